@@ -1,0 +1,47 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConfigError } from '../core/errors.js';
+import { parseProfileYaml, DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
+import { parseKey, type RsaKey } from '../crypto/keys.js';
+import type { KeyHalf } from '../core/profile.js';
+
+/** Reads a file for the user, turning ENOENT and friends into one clear line. */
+export function readUserFile(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new ConfigError('unreadable-file', `cannot read ${what} ${path}: ${why}`);
+  }
+}
+
+/** Loads a key file of the expected half. */
+export function loadKeyFile(path: string, expect: KeyHalf): RsaKey {
+  return parseKey(readUserFile(path, `${expect} key`), { source: path, expect });
+}
+
+/** Loads `--profile F`, or the default profile. */
+export function loadProfile(path: string | undefined): CryptoProfile {
+  if (path === undefined) return { ...DEFAULT_PROFILE };
+  return parseProfileYaml(readUserFile(path, 'profile').toString('utf8'), path);
+}
+
+/** Reads all of standard input as bytes. */
+export async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Writes a file, creating its folder; refuses to overwrite unless asked. */
+export function writeUserFile(path: string, contents: string | Uint8Array, options: { overwrite?: boolean; mode?: number } = {}): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, contents, { flag: options.overwrite ? 'w' : 'wx', mode: options.mode ?? 0o644 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new ConfigError('file-exists', `${path} exists already (use --force to overwrite)`);
+    throw new ConfigError('unwritable-file', `cannot write ${path}: ${code ?? (error as Error).message}`);
+  }
+}

@@ -1,0 +1,73 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { MESSAGE_PREFIX, isWalletConformanceError } from '../core/errors.js';
+import { CryptoError } from '../crypto/errors.js';
+import { registerCryptoCommand } from './crypto-command.js';
+import { registerGenerateCommand } from './generate-command.js';
+import { registerKeysCommand } from './keys-command.js';
+import { registerSpecCommand } from './spec-command.js';
+
+/** Exit statuses of design.md: 0 all MUST checks passed, 1 a MUST check failed, 2 could not run. */
+export const EXIT = { ok: 0, failed: 1, unusable: 2 } as const;
+
+/** Builds the command tree; commands write to stdout and throw toolkit errors. */
+export function buildProgram(): Command {
+  const program = new Command('wallet-conformance')
+    .description('Contract-testing and conformance toolkit for the merchant wallet service interface')
+    .option('--debug', 'show stack traces of toolkit errors')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined });
+  program.version(process.env.npm_package_version ?? '0.1.0', '--version');
+  registerKeysCommand(program);
+  registerCryptoCommand(program);
+  registerSpecCommand(program);
+  registerGenerateCommand(program);
+  for (const command of program.commands) propagate(command);
+  return program;
+}
+
+function propagate(command: Command): void {
+  command.exitOverride().configureOutput({ writeErr: () => undefined });
+  for (const sub of command.commands) propagate(sub);
+}
+
+/** Runs the CLI and returns the exit status; every toolkit error becomes one line on stderr. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      if (error.code === 'commander.executeSubCommandAsync') return error.exitCode;
+      process.stderr.write(`${MESSAGE_PREFIX} ${error.message.replace(/^error: /, '')} (see --help)\n`);
+      return EXIT.unusable;
+    }
+    const debug = argv.includes('--debug');
+    if (isWalletConformanceError(error)) {
+      const what = error instanceof CryptoError ? `cannot decrypt: ${error.message} [${error.reason}]` : error.message;
+      process.stderr.write(`${MESSAGE_PREFIX} ${what}\n`);
+      if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+      return EXIT.unusable;
+    }
+    // A bug of ours: still one line, with the stack only on request.
+    process.stderr.write(`${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`);
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return EXIT.unusable;
+  }
+}
+
+const invokedDirectly = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
+import { parseRuleCatalog } from '../core/rules.js';
+import { lintOpenApi, lintToolkitRules } from '../generate/spec-lint.js';
+import { parseSpec } from '../generate/spec-document.js';
+import { readUserFile } from './io.js';
+
+/** `spec lint [--spec F] [--rules F]`: OpenAPI 3.1 validation plus the toolkit's own spec rules. */
+export function registerSpecCommand(program: Command): void {
+  const spec = program.command('spec').description('the OpenAPI description of the interface');
+  spec
+    .command('lint')
+    .description('validate the spec with an OpenAPI 3.1 validator and the toolkit rules; exit 1 on any error')
+    .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
+    .option('--rules <file>', 'rule catalog', RULES_PATH)
+    .action(async (options: { spec: string; rules: string }) => {
+      const source = parseSpec(readUserFile(options.spec, 'spec').toString('utf8'), options.spec);
+      const rules = parseRuleCatalog(readUserFile(options.rules, 'rule catalog').toString('utf8'), options.rules);
+      const problems = [...(await lintOpenApi(source)), ...lintToolkitRules(source, rules)];
+      for (const problem of problems) {
+        process.stdout.write(`${problem.severity.padEnd(7)} ${problem.source.padEnd(7)} ${problem.pointer || '/'}  ${problem.message}\n`);
+      }
+      const errors = problems.filter((problem) => problem.severity === 'error').length;
+      process.stdout.write(`spec lint: ${errors} error(s), ${problems.length - errors} warning(s)\n`);
+      if (errors > 0) process.exitCode = 1;
+    });
+}

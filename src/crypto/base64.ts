@@ -1,0 +1,79 @@
+import { CryptoError } from './errors.js';
+
+/** The interface's pattern for encrypted data (ENERGY-DATA, ORDER-DATA, CB-RAW-BODY). */
+export const BASE64_PATTERN = /^[A-Za-z0-9+/]+={0,2}$/;
+
+const ALPHABET = /^[A-Za-z0-9+/]*$/;
+
+/** Standard Base64, padded, no line breaks: the one encoding the interface uses. */
+export function encodeBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/**
+ * Decodes standard, padded Base64 strictly. A failure says *why*, in the terms of the usual
+ * integration bugs: a form-decoded '+', a `data=` prefix on a raw body, URL-safe text, line breaks.
+ *
+ * @example decodeBase64Strict('AQID') // <Buffer 01 02 03>
+ */
+export function decodeBase64Strict(text: string): Buffer {
+  if (text.length === 0) {
+    throw new CryptoError('empty', 'no data: the Base64 text is empty');
+  }
+  if (/^data=/.test(text)) {
+    throw new CryptoError(
+      'data-prefix',
+      "the text starts with 'data=': it is a form body, but raw Base64 was expected (CB-RAW-BODY: the callback body is the Base64 text itself)",
+    );
+  }
+  if (/[\r\n]/.test(text)) {
+    throw new CryptoError('line-breaks', `line breaks in the Base64 text (at offset ${text.search(/[\r\n]/)}): MIME-style wrapping is not allowed; encode without line breaks`);
+  }
+  if (text.includes(' ')) {
+    const repaired = text.replaceAll(' ', '+');
+    if (isCanonical(repaired)) {
+      throw new CryptoError(
+        'plus-as-space',
+        "a '+' of the Base64 text arrived as a space: the data went through form decoding (application/x-www-form-urlencoded turns '+' into ' '); read the raw body, or percent-encode the field",
+      );
+    }
+    throw new CryptoError('whitespace', `spaces in the Base64 text (at offset ${text.indexOf(' ')})`);
+  }
+  if (/[\t\f\v]/.test(text)) {
+    throw new CryptoError('whitespace', `whitespace in the Base64 text (at offset ${text.search(/[\t\f\v]/)})`);
+  }
+  if (/%[0-9A-Fa-f]{2}/.test(text)) {
+    throw new CryptoError('percent-encoded', 'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text');
+  }
+  if (/[-_]/.test(text) && ALPHABET.test(text.replace(/=+$/, '').replaceAll('-', '+').replaceAll('_', '/'))) {
+    throw new CryptoError('url-safe-alphabet', "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')");
+  }
+  const body = text.replace(/=+$/, '');
+  const bad = body.search(/[^A-Za-z0-9+/]/);
+  if (bad >= 0) {
+    const ch = body[bad] ?? '';
+    if (ch === '=') {
+      throw new CryptoError('misplaced-padding', `'=' padding inside the text at offset ${bad}: several Base64 strings concatenated? Encode the concatenated ciphertext once`);
+    }
+    throw new CryptoError('invalid-character', `character ${JSON.stringify(ch)} (U+${ch.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}) at offset ${bad} is not in the Base64 alphabet`);
+  }
+  const padding = text.length - body.length;
+  if (padding > 2) {
+    throw new CryptoError('misplaced-padding', `${padding} '=' characters at the end; Base64 has at most 2`);
+  }
+  if (text.length % 4 !== 0) {
+    if (padding === 0 && body.length % 4 !== 1) {
+      throw new CryptoError('missing-padding', `the '=' padding is missing (length ${text.length} is not a multiple of 4); the interface uses padded Base64`);
+    }
+    throw new CryptoError('bad-base64-length', `length ${text.length} is not a multiple of 4: the text is truncated or has extra characters`);
+  }
+  if (!isCanonical(text)) {
+    throw new CryptoError('non-canonical-base64', 'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)');
+  }
+  return Buffer.from(text, 'base64');
+}
+
+function isCanonical(text: string): boolean {
+  if (text.length % 4 !== 0 || !BASE64_PATTERN.test(text)) return false;
+  return Buffer.from(text, 'base64').toString('base64') === text;
+}
