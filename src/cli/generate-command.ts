@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { GENERATED_DIR, PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
-import { generateAll } from '../generate/all.js';
 import { parseSpec } from '../generate/spec-document.js';
 import { readUserFile, writeUserFile } from './io.js';
 
@@ -14,7 +13,8 @@ export function registerGenerateCommand(program: Command): void {
     .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
     .option('--out <dir>', 'output folder', GENERATED_DIR)
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
-    .action((options: { spec: string; out: string; check?: boolean }) => {
+    .action(async (options: { spec: string; out: string; check?: boolean }) => {
+      const { generateAll } = await import('../generate/all.js');
       const name = relative(PACKAGE_ROOT, options.spec).startsWith('..') ? options.spec : relative(PACKAGE_ROOT, options.spec);
       const spec = parseSpec(readUserFile(options.spec, 'spec').toString('utf8'), name);
       let stale = 0;

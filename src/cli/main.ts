@@ -1,7 +1,9 @@
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { MESSAGE_PREFIX, isWalletConformanceError } from '../core/errors.js';
+import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
 import { registerCryptoCommand } from './crypto-command.js';
 import { registerGenerateCommand } from './generate-command.js';
@@ -19,13 +21,17 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
-  program.version(process.env.npm_package_version ?? '0.1.0', '--version');
+  program.version(packageVersion(), '--version');
   registerKeysCommand(program);
   registerCryptoCommand(program);
   registerSpecCommand(program);
   registerGenerateCommand(program);
   for (const command of program.commands) propagate(command);
   return program;
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 function propagate(command: Command): void {

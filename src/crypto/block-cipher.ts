@@ -43,9 +43,16 @@ export function decryptBlocks(cipher: Uint8Array, key: RsaKey, padding: Padding,
         // The first block opened, so the key is right: this block was damaged or spliced in.
         throw new CryptoError('corrupted-block', `${where} does not decrypt although block 1 did: the ciphertext was altered or blocks of different messages were mixed`);
       }
-      throw new CryptoError(kind, `${where}: ${detail}`);
+      throw new CryptoError(kind, `${where}: ${detail}${kind === 'wrong-key' ? otherSizeHint(cipher.length, k) : ''}`);
     }
     parts.push(result.message);
   }
   return Buffer.concat(parts);
+}
+
+const COMMON_MODULUS_BYTES = [128, 256, 384, 512];
+
+function otherSizeHint(length: number, k: number): string {
+  const fits = COMMON_MODULUS_BYTES.filter((size) => size !== k && length % size === 0);
+  return fits.length === 0 ? '' : ` (the length would also fit ${fits.map((size) => `${size * 8}-bit`).join(' or ')} keys: is this the right key?)`;
 }
