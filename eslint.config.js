@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**'],
+    files: ['src/cli/**', 'bin/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
 );

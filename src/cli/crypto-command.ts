@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { parseExactJson, stringifyExact } from '../core/exact-json.js';
-import { DIRECTIONS, type Direction } from '../core/profile.js';
+import { DIRECTIONS } from '../core/profile.js';
 import { decodeUtf8, halfFor, openBytes, sealBytes } from '../crypto/codec.js';
 import { CryptoError } from '../crypto/errors.js';
 import { forgeEngine, nativeEngine } from '../crypto/rsa-engine.js';

@@ -42,7 +42,12 @@ export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[]
     const ids = node['x-rules'];
     if (ids !== undefined) {
       if (!Array.isArray(ids) || ids.length === 0) error(pointer, 'x-rules must be a non-empty list of rule ids');
-      else for (const id of ids.map(String)) known.has(id) ? cited.add(id) : error(pointer, `x-rules cites ${id}, which is not in the rule catalog`);
+      else {
+        for (const id of ids.map(String)) {
+          if (known.has(id)) cited.add(id);
+          else error(pointer, `x-rules cites ${id}, which is not in the rule catalog`);
+        }
+      }
     }
     const unspecified = node['x-unspecified'];
     if (unspecified !== undefined) {
