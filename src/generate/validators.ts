@@ -34,6 +34,8 @@ export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
     strictTypes: false,
     strictRequired: false,
     allowUnionTypes: true,
+    // Errors carry their parentSchema, whose x-rules name the broken rule even inside a $ref.
+    verbose: true,
     code: { source: options.source ?? false, esm: true, lines: true },
   });
   addFormats(ajv);
@@ -85,7 +87,12 @@ export function generateValidators(spec: SpecSource): GeneratedFile[] {
   ];
 }
 
-/** ajv's standalone ESM still emits `require()` (ajv#2209): hoist each into an import. */
+/**
+ * ajv's standalone ESM still emits `require()` (ajv#2209): hoist each into a namespace import.
+ * What `require()` gave is `module.exports`, which Node exposes as the namespace's default while
+ * Vite and bundlers unwrap `__esModule` modules into the namespace itself; `__cjs` picks the right
+ * one in both, so the same file loads under Node, vitest and a browser bundler.
+ */
 function esmImports(code: string): string {
   const imports: string[] = [];
   const seen = new Map<string, string>();
@@ -95,10 +102,10 @@ function esmImports(code: string): string {
       name = `__import${seen.size}`;
       seen.set(specifier, name);
       const path = specifier.endsWith('.js') ? specifier : `${specifier}.js`;
-      // The default import of a CommonJS module is its module.exports, exactly what require() gave.
-      imports.push(`import ${name} from ${JSON.stringify(path)};`);
+      imports.push(`import * as ${name}ns from ${JSON.stringify(path)};\nconst ${name} = __cjs(${name}ns);`);
     }
     return name;
   });
-  return `${imports.join('\n')}\n${body.replace(/^"use strict";\n?/, '')}`;
+  const helper = 'function __cjs(ns) { const d = ns.default; return d && typeof d === "object" && d.__esModule ? d : ns; }';
+  return `${helper}\n${imports.join('\n')}\n${body.replace(/^"use strict";\n?/, '')}`;
 }
