@@ -1,0 +1,24 @@
+import { mediaType } from '../../core/http-io.js';
+import { isFinding, pass, fail, type Check } from './check.js';
+import { callbacksOf } from './callback-support.js';
+
+/** `callback-headers`: Content-Type form-urlencoded and X-API-KEY = the merchant's own key. */
+export const callbackHeadersCheck: Check = {
+  id: 'callback-headers',
+  title: 'callback headers',
+  rules: ['CB-HEADERS', 'CB-KEY-SAME'],
+  needs: 'callbacks',
+  run(ctx) {
+    const callbacks = callbacksOf(ctx);
+    if (isFinding(callbacks)) return [callbacks];
+    if (ctx.target.side !== 'service') return [fail('suite error: callback checks judge a service')];
+    for (const [i, callback] of callbacks.entries()) {
+      const type = mediaType(callback.headers['content-type']);
+      if (type !== 'application/x-www-form-urlencoded') return [fail(`delivery ${i + 1}: Content-Type is ${JSON.stringify(callback.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`)];
+      const key = callback.headers['x-api-key'];
+      if (key === undefined) return [fail(`delivery ${i + 1}: no X-API-KEY header`)];
+      if (key !== ctx.target.apiKey) return [fail(`delivery ${i + 1}: X-API-KEY is not the merchant's own credential`)];
+    }
+    return [pass(`${callbacks.length} deliveries with both headers`)];
+  },
+};

@@ -1,0 +1,61 @@
+import { isFinding, pass, fail, type Check } from './check.js';
+import { callbacksOf, openCallback } from './callback-support.js';
+
+/** The payloads of the step's deliveries, or a finding when one does not decrypt. */
+function payloads(ctx: Parameters<Check['run']>[0]) {
+  const callbacks = callbacksOf(ctx);
+  if (isFinding(callbacks)) return callbacks;
+  if (ctx.target.side !== 'service') return fail('suite error: callback checks judge a service');
+  const values = [];
+  for (const [i, callback] of callbacks.entries()) {
+    const opened = openCallback(callback, ctx.target);
+    if ('error' in opened) return fail(`delivery ${i + 1} does not decrypt: ${opened.error}`);
+    values.push(opened.value);
+  }
+  return values;
+}
+
+/** `callback-request-uuid`: requestUUID differs on every delivery, retries included. */
+export const callbackRequestUuidCheck: Check = {
+  id: 'callback-request-uuid',
+  title: 'fresh requestUUID per delivery',
+  rules: ['CB-UUID'],
+  needs: 'callbacks',
+  run(ctx) {
+    const values = payloads(ctx);
+    if (isFinding(values)) return [values];
+    const uuids = values.map((value) => String(value.requestUUID));
+    const repeated = uuids.find((uuid, i) => uuids.indexOf(uuid) !== i);
+    if (values.length < 2) return [fail(`only ${values.length} delivery arrived; at least two are needed to judge`)];
+    return [repeated === undefined ? pass(`${uuids.length} deliveries, ${uuids.length} distinct requestUUIDs`) : fail(`requestUUID ${repeated} was sent on more than one delivery`)];
+  },
+};
+
+/** `callback-tracking-id`: trackingId is the same on every delivery of the event. */
+export const callbackTrackingIdCheck: Check = {
+  id: 'callback-tracking-id',
+  title: 'stable trackingId across deliveries',
+  rules: ['CB-ID-OTHER'],
+  needs: 'callbacks',
+  run(ctx) {
+    const values = payloads(ctx);
+    if (isFinding(values)) return [values];
+    const ids = new Set(values.map((value) => String(value.trackingId)));
+    return [ids.size === 1 ? pass(`${values.length} deliveries share trackingId ${[...ids][0]}`) : fail(`the deliveries of one event carry ${ids.size} trackingIds: ${[...ids].join(', ')}`)];
+  },
+};
+
+/** `callback-attempts`: exactly `equals` deliveries arrived: retries until errCode 0, none after. */
+export const callbackAttemptsCheck: Check = {
+  id: 'callback-attempts',
+  title: 'retries until errCode 0 and never after',
+  rules: ['CB-ERRCODE'],
+  needs: 'callbacks',
+  run(ctx) {
+    const callbacks = callbacksOf(ctx);
+    if (isFinding(callbacks)) return [callbacks];
+    const expected = Number(ctx.params.equals);
+    const answered = callbacks.map((callback) => callback.answeredStatus).join(', ');
+    return [callbacks.length === expected ? pass(`${expected} deliveries (answers HTTP ${answered})`) : fail(`expected ${expected} deliveries, got ${callbacks.length} (answers HTTP ${answered})`)];
+  },
+};

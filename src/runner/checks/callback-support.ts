@@ -1,0 +1,26 @@
+import type { ExactJson } from '../../core/exact-json.js';
+import { openJson } from '../../crypto/codec.js';
+import { CryptoError } from '../../crypto/errors.js';
+import type { CheckContext, ReceivedCallback } from '../context.js';
+import type { ServiceTarget } from '../types.js';
+import type { Finding } from '../types.js';
+import { fail } from './check.js';
+
+/** The callbacks an emit step collected, or a finding saying none arrived. */
+export function callbacksOf(ctx: CheckContext): ReceivedCallback[] | Finding {
+  const callbacks = ctx.outcome.callbacks ?? [];
+  const broken = ctx.outcome.exchanges.find((exchange) => exchange.error);
+  if (broken) return fail(`could not make the service emit: ${broken.error}`);
+  if (callbacks.length === 0) return fail('no callback arrived at the receiver');
+  return callbacks;
+}
+
+/** Decrypts one callback body with the merchant's public key (CB-DECRYPT). */
+export function openCallback(callback: ReceivedCallback, target: ServiceTarget): { value: Record<string, ExactJson>; text: string } | { error: string } {
+  try {
+    const opened = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile });
+    return { value: opened.value as Record<string, ExactJson>, text: opened.text };
+  } catch (error) {
+    return { error: error instanceof CryptoError ? `${error.message} [${error.reason}]` : (error as Error).message };
+  }
+}

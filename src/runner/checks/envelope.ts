@@ -1,0 +1,33 @@
+import { validateSchema } from '../../core/schemas.js';
+import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+
+/**
+ * `envelope`: HTTP 200 with the order-endpoint envelope; `outcome: success` needs code 0, an
+ * empty message and `data` that decrypts; `outcome: failure` needs a non-zero code and error text.
+ */
+export const envelopeCheck: Check = {
+  id: 'envelope',
+  title: 'response envelope',
+  rules: ['ENV-CODE', 'ENV-MSG', 'ENV-DATA'],
+  needs: 'exchange',
+  run(ctx) {
+    const exchange = lastExchange(ctx);
+    if (isFinding(exchange)) return [exchange];
+    const response = exchange.response!;
+    if (response.status !== 200) return [fail(`expected HTTP 200 with an envelope, got ${response.status}: ${preview(response.body)}`)];
+    if (response.json === undefined) return [fail(`the body is not JSON: ${preview(response.body)}`)];
+    const issues = validateSchema('Envelope', response.json);
+    if (issues.length > 0) return [fail(`not a valid envelope: ${describeIssues(issues)}; body ${preview(response.body)}`)];
+    const envelope = response.json as unknown as { code: { valueOf(): unknown }; message: string };
+    const code = String(envelope.code);
+    if (ctx.params.outcome === 'failure') {
+      if (code === '0') return [fail(`expected a failure (non-zero code), got code 0${response.decrypted ? ` with data ${preview(response.decrypted.text)}` : ''}`)];
+      if (envelope.message.length === 0) return [fail(`failure code ${code} with an empty message (ENV-MSG: message carries the error text)`)];
+      return [pass(`code ${code}: ${preview(envelope.message)}`)];
+    }
+    if (code !== '0') return [fail(`expected success (code 0), got code ${code}: ${preview(envelope.message)}`)];
+    if (response.decryptError) return [fail(`data does not decrypt with the merchant's public key: ${response.decryptError}`)];
+    if (!response.decrypted) return [fail('success without data')];
+    return [pass(`code 0, data decrypts to ${preview(response.decrypted.text)}`)];
+  },
+};

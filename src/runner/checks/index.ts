@@ -1,0 +1,37 @@
+import { answersCheck } from './answers.js';
+import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackTrackingIdCheck } from './callback-identity.js';
+import { callbackDecryptsCheck } from './callback-decrypts.js';
+import { callbackHeadersCheck } from './callback-headers.js';
+import { callbackRawBodyCheck } from './callback-raw-body.js';
+import { cardResponseCheck } from './card-response.js';
+import type { Check } from './check.js';
+import { energyFloorCheck } from './energy-floor.js';
+import { envelopeCheck } from './envelope.js';
+import { errorBodyCheck } from './error-body.js';
+import { processedCheck, processedExactCheck } from './processed.js';
+import { resultCheck } from './result.js';
+import { statusCheck } from './status.js';
+
+/** Every check a suite can name, by id: an explicit registry, no discovery. */
+export const CHECKS: readonly Check[] = [
+  statusCheck,
+  errorBodyCheck,
+  envelopeCheck,
+  resultCheck,
+  energyFloorCheck,
+  cardResponseCheck,
+  callbackRawBodyCheck,
+  callbackHeadersCheck,
+  callbackDecryptsCheck,
+  callbackRequestUuidCheck,
+  callbackTrackingIdCheck,
+  callbackAttemptsCheck,
+  answersCheck,
+  processedCheck,
+  processedExactCheck,
+];
+
+/** The check registered under `id`. */
+export function findCheck(id: string): Check | undefined {
+  return CHECKS.find((check) => check.id === id);
+}

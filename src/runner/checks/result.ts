@@ -1,0 +1,40 @@
+import { stringifyExact, type ExactJson } from '../../core/exact-json.js';
+import { isSchemaName, validateSchema } from '../../core/schemas.js';
+import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+
+/** The exact JSON text of a value; strings compare by their content. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : stringifyExact(value);
+}
+
+/**
+ * `result`: the decrypted envelope data matches `schema`; `echo: {resultField: requestField}`
+ * compares each result field with the request's (exact digits; a string "20931" equals 20931 only
+ * by text, so the typing is judged by the schema, the value by the echo).
+ */
+export const resultCheck: Check = {
+  id: 'result',
+  title: 'decrypted result',
+  rules: ['ORDER-RES'],
+  needs: 'exchange',
+  run(ctx) {
+    const exchange = lastExchange(ctx);
+    if (isFinding(exchange)) return [exchange];
+    const response = exchange.response!;
+    if (response.decryptError) return [fail(`data does not decrypt: ${response.decryptError}`)];
+    if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
+    const schema = String(ctx.params.schema);
+    if (!isSchemaName(schema)) return [fail(`suite error: ${schema} is not a schema of the spec`)];
+    const issues = validateSchema(schema, response.decrypted.value);
+    if (issues.length > 0) return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`)];
+    const echo = (ctx.params.echo ?? {}) as Record<string, string>;
+    const requestPlain = exchange.request.plain ? (JSON.parse(exchange.request.plain) as Record<string, unknown>) : {};
+    const result = response.decrypted.value as Record<string, ExactJson>;
+    for (const [resultField, requestField] of Object.entries(echo)) {
+      const want = text(requestPlain[requestField]);
+      const got = text(result[resultField]);
+      if (want !== got) return [fail(`result ${resultField} is ${got}, expected the request's ${requestField} ${want}`)];
+    }
+    return [pass(`decrypted ${preview(response.decrypted.text)}`)];
+  },
+};

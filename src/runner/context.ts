@@ -1,0 +1,97 @@
+import { generateKeyPairSync } from 'node:crypto';
+import type { ExactJson } from '../core/exact-json.js';
+import type { Rule } from '../core/rules.js';
+import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
+import type { WireResponse } from './http-client.js';
+import type { Case, Step, Suite } from './suite.js';
+import type { Target } from './types.js';
+
+/** A request as sent, with its plain form beside the wire form. */
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The plain JSON text before encryption, when the runner encrypted it. */
+  plain?: string;
+}
+
+/** An answer, with its decrypted `data` when there is one. */
+export interface ReceivedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  json?: ExactJson;
+  /** Decrypted envelope `data` (service) as text and exact JSON. */
+  decrypted?: { text: string; value: ExactJson };
+  /** Why `data` could not be decrypted, when it could not. */
+  decryptError?: string;
+}
+
+/** One request and its answer (or the transport failure). */
+export interface Exchange {
+  request: SentRequest;
+  response?: ReceivedResponse;
+  error?: string;
+  /** The callback payload a merchant delivery carried (plain text), for the probe checks. */
+  payloadText?: string;
+}
+
+/** A callback the runner's receiver got from a service. */
+export interface ReceivedCallback {
+  at: number;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  answeredStatus: number;
+}
+
+/** What a step produced, for its checks. */
+export interface StepOutcome {
+  exchanges: Exchange[];
+  /** Callbacks received during an emit step. */
+  callbacks?: ReceivedCallback[];
+  /** Probe entries (exact JSON texts) added during the step; undefined without a probe. */
+  processed?: string[];
+  /** The event payloads (plain text) the step delivered, in order. */
+  delivered?: string[];
+  /** The saved plain requests of the case so far. */
+  saved: Record<string, unknown>;
+}
+
+/** Everything a check sees. */
+export interface CheckContext {
+  target: Target;
+  suite: Suite;
+  testCase: Case;
+  step: Step;
+  outcome: StepOutcome;
+  params: Record<string, unknown>;
+  rules: Map<string, Rule>;
+  /** A key pair that is not the target's: for wrong-key cases. */
+  strangerKeys: StrangerKeys;
+}
+
+/** Another key pair of the same size, made once per run. */
+export interface StrangerKeys {
+  publicKey: RsaPublicKey;
+  privateKey: RsaPrivateKey;
+}
+
+/** Makes a stranger key pair with the modulus size of the target's key. */
+export function makeStrangerKeys(bits: number): StrangerKeys {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
+  const priv = parseKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as RsaPrivateKey;
+  return { privateKey: priv, publicKey: priv.publicKey };
+}
+
+/** Redacts a credential for reports: the first 4 characters stay, so a person can tell keys apart. */
+export function redact(secret: string): string {
+  return secret.length <= 4 ? '****' : `${secret.slice(0, 4)}…(redacted)`;
+}
+
+/** Flattens a wire response's body for evidence. */
+export function bodyText(response: WireResponse): string {
+  return response.body.toString('utf8');
+}

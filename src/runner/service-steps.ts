@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { parseExactJson, stringifyExact } from '../core/exact-json.js';
+import { encodeBase64 } from '../crypto/base64.js';
+import { openJson, sealJson } from '../crypto/codec.js';
+import { CryptoError } from '../crypto/errors.js';
+import { redact, type Exchange, type ReceivedResponse, type StrangerKeys } from './context.js';
+import { send, sendJsonRequest } from './http-client.js';
+import type { RequestStep, Step } from './suite.js';
+import { fill, type TemplateScope } from './template.js';
+import type { ServiceTarget } from './types.js';
+
+const ENDPOINTS: Record<string, { path: string; card?: boolean }> = {
+  energy: { path: '/api/v1/api/order/getEnergyMaxCount' },
+  order: { path: '/api/v1/api/order/withdrawWithoutVerify' },
+  card: { path: '/card/close', card: true },
+};
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/** Joins a base URL (which may carry a path prefix) and an absolute path. */
+export function joinUrl(base: string, path: string): string {
+  return base.replace(/\/+$/, '') + path;
+}
+
+/** The X-API-KEY a case asks for; undefined means "send none". */
+function apiKeyFor(choice: RequestStep['apiKey'], target: ServiceTarget): string | undefined {
+  switch (choice ?? 'valid') {
+    case 'missing': return undefined;
+    case 'unknown': return `wc-unknown-${randomUUID()}`;
+    case 'expired': return target.expiredKey;
+    case 'forbidden': return target.forbiddenKey;
+    default: return target.apiKey;
+  }
+}
+
+/** Encrypts the plain request and shapes the `data` value as the case asks (mangled or not). */
+function encodeData(plainText: string, step: RequestStep, target: ServiceTarget, stranger: StrangerKeys): string {
+  const encode = step.encode ?? 'standard';
+  const key = encode === 'wrong-key' ? stranger.publicKey : target.publicKey;
+  const sealed = sealJson(plainText, 'request', key, { profile: target.profile });
+  switch (encode) {
+    case 'url-safe': return sealed.replaceAll('+', '-').replaceAll('/', '_');
+    case 'line-breaks': return sealed.replace(/(.{76})/g, '$1\r\n');
+    case 'plus-as-space': return sealed.replaceAll('+', ' ');
+    case 'truncated': return encodeBase64(Buffer.from(sealed, 'base64').subarray(0, -16));
+    default: return sealed;
+  }
+}
+
+/**
+ * Builds and sends one request to the service side: the runner encrypts the plain payload, puts it
+ * in the form field `data` (or the raw body the case gives), and decrypts the envelope's answer.
+ */
+export async function runRequest(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys): Promise<Exchange> {
+  const endpoint = ENDPOINTS[step.endpoint];
+  const path = endpoint?.path ?? step.endpoint;
+  const url = joinUrl(endpoint?.card ? target.cardBaseUrl : target.baseUrl, path);
+  const headers: Record<string, string> = {};
+  const key = apiKeyFor(step.apiKey, target);
+  if (key !== undefined && !endpoint?.card) headers['x-api-key'] = key;
+  const contentType = step.contentType ?? (endpoint?.card ? 'application/json' : FORM);
+  if (contentType !== 'none') headers['content-type'] = contentType;
+
+  let body = '';
+  let plain: string | undefined;
+  if (step.body !== undefined) body = String(fill(step.body, scope));
+  else if (step.json !== undefined) body = stringifyExact(fill(step.json, scope));
+  else {
+    if (step.plainText !== undefined) plain = String(fill(step.plainText, scope));
+    else if (step.plain !== undefined) plain = stringifyExact(fill(step.plain, scope));
+    const data = step.data !== undefined ? String(fill(step.data, scope)) : plain !== undefined ? encodeData(plain, step, target, stranger) : undefined;
+    if (data !== undefined) body = step.encode === 'unencoded-form' ? `data=${data}` : new URLSearchParams({ data }).toString();
+  }
+  if (step.save && plain !== undefined) scope.saved[step.save] = parseExactJson(plain);
+  if (step.save && step.json !== undefined) scope.saved[step.save] = parseExactJson(body);
+
+  const request = { method: step.method ?? 'POST', url, headers, body, ...(plain === undefined ? {} : { plain }) };
+  const shown = { ...request, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers };
+  try {
+    const wire = await send({ method: request.method, url, headers, body });
+    return { request: shown, response: readResponse(wire.status, wire.headers, wire.body.toString('utf8'), target) };
+  } catch (error) {
+    return { request: shown, error: (error as Error).message };
+  }
+}
+
+/** Parses the answer; an envelope's `data` is decrypted with the merchant's key per profile. */
+function readResponse(status: number, headers: Record<string, string>, body: string, target: ServiceTarget): ReceivedResponse {
+  const response: ReceivedResponse = { status, headers, body };
+  try {
+    response.json = parseExactJson(body);
+  } catch {
+    return response;
+  }
+  const data = (response.json as Record<string, unknown> | null)?.data;
+  if (typeof data === 'string' && data.length > 0) {
+    try {
+      const opened = openJson(data, 'response', target.publicKey, { profile: target.profile });
+      response.decrypted = { text: opened.text, value: opened.value };
+    } catch (error) {
+      response.decryptError = error instanceof CryptoError ? `${error.message} [${error.reason}]` : (error as Error).message;
+    }
+  }
+  return response;
+}
+
+/** Runs a control step against the service's control API (design.md). */
+export async function runControl(control: NonNullable<Step['control']>, target: ServiceTarget): Promise<Exchange> {
+  const headers = { 'x-control-token': target.controlToken ?? '' };
+  const base = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);
+  const [path, body] = control.energy ? ['/energy', control.energy] : ['/cards', control.card];
+  const url = base + path;
+  const method = control.energy ? 'PUT' : 'POST';
+  try {
+    const answer = await sendJsonRequest(method, url, body, headers);
+    return {
+      request: { method, url, headers: { 'x-control-token': redact(headers['x-control-token']) }, body: JSON.stringify(body) },
+      response: { status: answer.status, headers: {}, body: answer.text },
+      ...(answer.status === 200 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
+    };
+  } catch (error) {
+    return { request: { method, url, headers: {}, body: JSON.stringify(body) }, error: (error as Error).message };
+  }
+}

@@ -1,0 +1,165 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../core/errors.js';
+import { PACKAGE_ROOT } from '../core/package-paths.js';
+
+/** The folder of the built-in suites and their schema. */
+export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
+
+/** What a case can need from the target; without it the case is skipped. */
+export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver';
+
+/** One expectation: a registered check and its parameters. */
+export interface Expectation {
+  check: string;
+  rules?: string[];
+  title?: string;
+  [param: string]: unknown;
+}
+
+/** One step of a case; exactly one of control, request, emit, deliver. */
+export interface Step {
+  title?: string;
+  control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string } };
+  request?: RequestStep;
+  emit?: EmitStep;
+  deliver?: DeliverStep;
+  expect?: Expectation[];
+}
+
+/** A request to the service side. */
+export interface RequestStep {
+  endpoint: string;
+  method?: string;
+  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired' | 'forbidden';
+  contentType?: string;
+  plain?: unknown;
+  plainText?: string;
+  data?: string;
+  encode?: 'standard' | 'url-safe' | 'line-breaks' | 'plus-as-space' | 'wrong-key' | 'truncated' | 'unencoded-form';
+  json?: unknown;
+  body?: string;
+  save?: string;
+}
+
+/** A callback the service is asked (through its control API) to emit to the runner's receiver. */
+export interface EmitStep {
+  type: number;
+  fields?: Record<string, unknown>;
+  deliveries?: number;
+  concurrent?: boolean;
+  retryDelaysMs?: number[];
+  answers?: Array<'ack' | 'errcode-1' | 'http-500' | 'string-zero'>;
+  expectDeliveries?: number;
+  settleMs?: number;
+}
+
+/** A callback the runner delivers to a merchant. */
+export interface DeliverStep {
+  type?: number;
+  fields?: Record<string, unknown>;
+  event?: string;
+  same?: string;
+  twin?: string;
+  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired';
+  mangle?: 'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
+  deliveries?: number;
+  concurrent?: boolean;
+}
+
+/** A case: rules, needs, steps with expectations. */
+export interface Case {
+  id: string;
+  title: string;
+  rules: string[];
+  needs?: Need[];
+  steps: Step[];
+}
+
+/** A loaded suite; `name` is its path under suites/ without extension (`service/energy`). */
+export interface Suite {
+  name: string;
+  title: string;
+  side: 'service' | 'merchant';
+  description?: string;
+  cases: Case[];
+}
+
+let validateSuite: ReturnType<Ajv2020['compile']> | undefined;
+
+function suiteValidator(): ReturnType<Ajv2020['compile']> {
+  if (!validateSuite) {
+    const schema = JSON.parse(readFileSync(join(SUITES_DIR, 'suite.schema.json'), 'utf8')) as Record<string, unknown>;
+    validateSuite = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  }
+  return validateSuite;
+}
+
+/** Parses and validates one suite file; a bad suite is a ConfigError naming the file and the place. */
+export function parseSuite(text: string, name: string): Suite {
+  let data: unknown;
+  try {
+    data = parseYaml(text, { uniqueKeys: true });
+  } catch (error) {
+    throw new ConfigError('bad-suite', `suite ${name}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const validate = suiteValidator();
+  if (!validate(data)) {
+    const first = validate.errors?.[0];
+    throw new ConfigError('bad-suite', `suite ${name}: ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'} (suites/suite.schema.json)`);
+  }
+  const suite = data as Omit<Suite, 'name'>;
+  const ids = new Set<string>();
+  for (const c of suite.cases) {
+    if (ids.has(c.id)) throw new ConfigError('bad-suite', `suite ${name}: case id ${c.id} is used twice`);
+    ids.add(c.id);
+  }
+  return { name, ...suite };
+}
+
+/** Loads every suite under `dir` (default: the built-in suites), sorted by name. */
+export function loadSuites(dir = SUITES_DIR): Suite[] {
+  const files: string[] = [];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.ya?ml$/.test(entry.name)) files.push(path);
+    }
+  };
+  walk(dir);
+  return files.sort().map((file) => parseSuite(readFileSync(file, 'utf8'), relative(dir, file).split(sep).join('/').replace(/\.ya?ml$/, '')));
+}
+
+/** Glob over suite names: `*` within a segment, `**` across; `service/*`, `*energy*`. */
+export function matchesGlob(name: string, glob: string): boolean {
+  const pattern = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${pattern}$`).test(name) || new RegExp(`^${pattern}$`).test(name.split('/').pop() ?? name);
+}
+
+/** Parses `i/n` (1-based) and keeps the cases of shard i: a stable split by case position. */
+export function parseShard(text: string): { index: number; total: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  const index = Number(match?.[1]);
+  const total = Number(match?.[2]);
+  if (!match || total < 1 || index < 1 || index > total) throw new ConfigError('bad-shard', `--shard must be i/n with 1 <= i <= n, not ${JSON.stringify(text)}`);
+  return { index, total };
+}
+
+/** Selects suites by glob and cases by shard. */
+export function selectSuites(suites: Suite[], options: { glob?: string; shard?: { index: number; total: number } }): Suite[] {
+  let position = 0;
+  return suites
+    .filter((suite) => !options.glob || matchesGlob(suite.name, options.glob))
+    .map((suite) => ({
+      ...suite,
+      cases: suite.cases.filter(() => {
+        const mine = !options.shard || position % options.shard.total === options.shard.index - 1;
+        position++;
+        return mine;
+      }),
+    }))
+    .filter((suite) => suite.cases.length > 0);
+}

@@ -1,0 +1,82 @@
+import type { CryptoProfile } from '../core/profile.js';
+import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
+
+/** How one check ended. `warning`: a SHOULD rule or an assumption (U-*) failed. */
+export type Status = 'passed' | 'failed' | 'warning' | 'skipped';
+
+/** What a check found: the outcome plus the evidence a person needs to see why. */
+export interface Finding {
+  status: Status;
+  message: string;
+}
+
+/** One line of report.json (design.md): a check of a case of a suite. */
+export interface CheckResult {
+  id: string;
+  suite: string;
+  case: string;
+  title: string;
+  rules: string[];
+  status: Status;
+  message: string;
+  evidence?: Record<string, unknown>;
+}
+
+/** Counts that agree with the results. */
+export interface Summary {
+  passed: number;
+  failed: number;
+  warnings: number;
+  skipped: number;
+  durationMs: number;
+}
+
+/** report.json exactly as design.md fixes it. */
+export interface Report {
+  target: Record<string, unknown>;
+  summary: Summary;
+  results: CheckResult[];
+}
+
+/** The service side under test: any base URL speaking the interface. */
+export interface ServiceTarget {
+  side: 'service';
+  baseUrl: string;
+  cardBaseUrl: string;
+  apiKey: string;
+  publicKey: RsaPublicKey;
+  profile: CryptoProfile;
+  userId?: number;
+  forbiddenKey?: string;
+  expiredKey?: string;
+  controlToken?: string;
+  /** Order-creating cases run only with this (they move money), or against the emulator. */
+  allowOrders: boolean;
+  /** Port for a callback receiver (`--listen`), when callbacks are triggered by hand. */
+  listenPort?: number;
+}
+
+/** The merchant side under test: a callback endpoint. */
+export interface MerchantTarget {
+  side: 'merchant';
+  callbackUrl: string;
+  apiKey: string;
+  privateKey: RsaPrivateKey;
+  profile: CryptoProfile;
+  probeUrl?: string;
+  expiredKey?: string;
+}
+
+/** Either side. */
+export type Target = ServiceTarget | MerchantTarget;
+
+/** A flattened, API-key-free description of the target for reports. */
+export function describeTarget(target: Target): Record<string, unknown> {
+  if (target.side === 'service') {
+    return {
+      side: 'service', baseUrl: target.baseUrl, cardBaseUrl: target.cardBaseUrl, userId: target.userId ?? null,
+      profile: target.profile, control: Boolean(target.controlToken), allowOrders: target.allowOrders,
+    };
+  }
+  return { side: 'merchant', callbackUrl: target.callbackUrl, probeUrl: target.probeUrl ?? null, profile: target.profile };
+}
