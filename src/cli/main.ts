@@ -5,13 +5,15 @@ import { Command, CommanderError } from 'commander';
 import { MESSAGE_PREFIX, isWalletConformanceError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
+import { registerCallbackCommand } from './callback-command.js';
 import { registerCryptoCommand } from './crypto-command.js';
+import { EXIT } from './exit.js';
 import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerSpecCommand } from './spec-command.js';
+import { registerVerifyCommand } from './verify-command.js';
 
-/** Exit statuses of design.md: 0 all MUST checks passed, 1 a MUST check failed, 2 could not run. */
-export const EXIT = { ok: 0, failed: 1, unusable: 2 } as const;
+export { EXIT };
 
 /** Builds the command tree; commands write to stdout and throw toolkit errors. */
 export function buildProgram(): Command {
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerCryptoCommand(program);
   registerSpecCommand(program);
   registerGenerateCommand(program);
+  registerVerifyCommand(program);
+  registerCallbackCommand(program);
   for (const command of program.commands) propagate(command);
   return program;
 }

@@ -1,9 +1,13 @@
 import { ConfigError } from '../core/errors.js';
 
 /** Parses a whole-number flag value, or says which flag was wrong. */
-export function parseInteger(value: string, flag: string): number {
+export function parseInteger(value: string, flag: string, range: { min?: number; max?: number } = {}): number {
   if (!/^-?\d+$/.test(value.trim())) throw new ConfigError('bad-flag', `${flag} takes a whole number, not ${JSON.stringify(value)}`);
-  return Number.parseInt(value, 10);
+  const n = Number.parseInt(value, 10);
+  if ((range.min !== undefined && n < range.min) || (range.max !== undefined && n > range.max)) {
+    throw new ConfigError('bad-flag', `${flag} must be between ${range.min ?? '-∞'} and ${range.max ?? '∞'}, not ${n}`);
+  }
+  return n;
 }
 
 /** Checks a flag value against a closed list. */

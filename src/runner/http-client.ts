@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { TransportError } from '../core/errors.js';
+import { stringifyExact } from '../core/exact-json.js';
 
 /** A request exactly as it goes on the wire: no header is added that is not listed. */
 export interface WireRequest {

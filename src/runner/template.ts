@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LosslessNumber } from '../core/exact-json.js';
 
-/** Values a template may name: `{{userId}}`, `{{id}}`, `{{uuid}}`, `{{long:300}}`, `{{saved.order.callBackId}}`. */
+/** Values a template may name: `{{userId}}` (a number), `{{userIdText}}`, `{{id}}`, `{{uuid}}`, `{{long:300}}`, `{{saved.order.callBackId}}`. */
 export interface TemplateScope {
   userId?: number;
   /** Stable within one case: lets a case refer to the same callBackId twice. */
@@ -39,6 +39,7 @@ function lookup(name: string, scope: TemplateScope): unknown {
   if (name === 'uuid') return randomUUID();
   if (name === 'id') return scope.caseId;
   if (name === 'userId') return scope.userId ?? 0;
+  if (name === 'userIdText') return String(scope.userId ?? 0);
   const long = /^long:(\d+)$/.exec(name);
   if (long) return 'L'.repeat(Number(long[1])) ;
   if (name.startsWith('saved.')) {

@@ -1,3 +1,4 @@
+import { LosslessNumber } from '../../core/exact-json.js';
 import { fail, pass, preview, type Check } from './check.js';
 
 /**
@@ -10,22 +11,23 @@ export const answersCheck: Check = {
   rules: ['CB-ERRCODE'],
   needs: 'exchange',
   run(ctx) {
-    const status = Number(ctx.params.status ?? 200);
     const errCode = ctx.params.errCode as 'zero' | 'nonzero' | undefined;
+    // "Not acknowledged" is any answer but HTTP 200 with errCode 0, so a refusal may use any status.
+    const status = ctx.params.status === undefined ? (errCode === 'nonzero' ? undefined : 200) : Number(ctx.params.status);
     const exchanges = ctx.outcome.exchanges;
     if (exchanges.length === 0) return [fail('the step delivered nothing')];
     for (const [i, exchange] of exchanges.entries()) {
       const n = exchanges.length > 1 ? `delivery ${i + 1}/${exchanges.length}: ` : '';
       if (!exchange.response) return [fail(`${n}no answer: ${exchange.error ?? 'unknown'}`)];
       const { response } = exchange;
-      if (response.status !== status) return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
+      if (status !== undefined && response.status !== status) return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
       if (!errCode) continue;
       const code = (response.json as Record<string, unknown> | undefined)?.errCode;
       // design.md: only the number 0 acknowledges; the string "0" does not.
-      const isZero = code !== undefined && typeof code === 'object' && code !== null && String(code) === '0' && !/[.eE]/.test(String(code));
+      const isZero = response.status === 200 && code instanceof LosslessNumber && code.value === '0';
       if (errCode === 'zero' && !isZero) return [fail(`${n}expected errCode 0, got ${preview(response.body)}`)];
       if (errCode === 'nonzero' && isZero) return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
     }
-    return [pass(`${exchanges.length} answer(s): HTTP ${status}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`)];
+    return [pass(`${exchanges.length} answer(s): HTTP ${status ?? 'any'}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`)];
   },
 };

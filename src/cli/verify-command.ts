@@ -1,0 +1,126 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
+import { runSuites } from '../runner/engine.js';
+import { send } from '../runner/http-client.js';
+import type { Target } from '../runner/types.js';
+import { loadKeyFile, loadProfile } from './io.js';
+import { parseInteger } from './options.js';
+import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+
+interface ServiceFlags extends CommonRunOptions {
+  baseUrl: string;
+  cardBaseUrl?: string;
+  apiKey: string;
+  publicKey: string;
+  userId?: string;
+  profile?: string;
+  allowOrders?: boolean;
+  forbiddenKey?: string;
+  expiredKey?: string;
+  controlToken?: string;
+  listen?: string;
+}
+
+interface MerchantFlags extends CommonRunOptions {
+  callbackUrl: string;
+  apiKey: string;
+  privateKey: string;
+  probeUrl?: string;
+  profile?: string;
+  expiredKey?: string;
+}
+
+/** A URL flag, checked up front so a typo is one clear line. */
+function httpUrl(value: string, flag: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('bad-url', `${flag} must be an http:// URL, not ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:') throw new ConfigError('bad-url', `${flag} must be an http:// URL, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine). */
+export async function assertReachable(url: string, flag: string): Promise<void> {
+  try {
+    await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 });
+  } catch (error) {
+    throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${(error as Error).message}`);
+  }
+}
+
+function common(command: Command): Command {
+  return command
+    .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
+    .option('--strict', 'SHOULD rules fail too')
+    .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
+    .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--verbose', 'print every case as it runs');
+}
+
+/** Builds the service target from flags. */
+export function serviceTarget(flags: ServiceFlags): Target {
+  return {
+    side: 'service',
+    baseUrl: httpUrl(flags.baseUrl, '--base-url'),
+    cardBaseUrl: httpUrl(flags.cardBaseUrl ?? flags.baseUrl, '--card-base-url'),
+    apiKey: flags.apiKey,
+    publicKey: loadKeyFile(flags.publicKey, 'public') as RsaPublicKey,
+    profile: loadProfile(flags.profile),
+    allowOrders: flags.allowOrders ?? false,
+    ...(flags.userId === undefined ? {} : { userId: parseInteger(flags.userId, '--user-id', { min: 0 }) }),
+    ...(flags.forbiddenKey ? { forbiddenKey: flags.forbiddenKey } : {}),
+    ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
+    ...(flags.controlToken ? { controlToken: flags.controlToken } : {}),
+    ...(flags.listen === undefined ? {} : { listenPort: parseInteger(flags.listen, '--listen', { min: 0, max: 65535 }) }),
+  };
+}
+
+/** `verify service ...` and `verify merchant ...` (design.md's flags and exit statuses). */
+export function registerVerifyCommand(program: Command): void {
+  const verify = program.command('verify').description('run the conformance suites against a service or a merchant');
+  common(verify.command('service'))
+    .description('verify a wallet service (or an emulator of it) at a base URL')
+    .requiredOption('--base-url <url>', '{base_url} of the order endpoints')
+    .option('--card-base-url <url>', '{card_base_url} of card close (default: --base-url)')
+    .requiredOption('--api-key <key>', "the merchant's X-API-KEY")
+    .requiredOption('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER)")
+    .option('--user-id <n>', "the merchant's userId in the wallet system (order cases are skipped without it)")
+    .option('--profile <file>', 'crypto profile YAML')
+    .option('--allow-orders', 'run order-creating cases against a real service (they move money)')
+    .option('--forbidden-key <key>', 'a valid key without the permission (ERR-403)')
+    .option('--expired-key <key>', 'a key outside its validity window (ERR-401)')
+    .option('--control-token <token>', "the target offers design.md's control API with this token")
+    .option('--listen <port>', 'port of the callback receiver')
+    .action(async (flags: ServiceFlags) => {
+      const target = serviceTarget(flags);
+      await assertReachable(target.side === 'service' ? target.baseUrl : '', '--base-url');
+      const report = await runSuites({ target, suites: chooseSuites('service', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
+      process.exitCode = finish(report, flags);
+    });
+  common(verify.command('merchant'))
+    .description("verify a merchant's callback endpoint")
+    .requiredOption('--callback-url <url>', "the merchant's callback URL")
+    .requiredOption('--api-key <key>', "the merchant's X-API-KEY (sent with every callback)")
+    .requiredOption('--private-key <file>', 'the private key the service encrypts callbacks with')
+    .option('--probe-url <url>', "the merchant's processing probe (design.md); idempotency checks are skipped without it")
+    .option('--profile <file>', 'crypto profile YAML')
+    .option('--expired-key <key>', 'a key outside its validity window (CB-KEY-401)')
+    .action(async (flags: MerchantFlags) => {
+      const target: Target = {
+        side: 'merchant',
+        callbackUrl: httpUrl(flags.callbackUrl, '--callback-url'),
+        apiKey: flags.apiKey,
+        privateKey: loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey,
+        profile: loadProfile(flags.profile),
+        ...(flags.probeUrl ? { probeUrl: httpUrl(flags.probeUrl, '--probe-url') } : {}),
+        ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
+      };
+      await assertReachable(target.callbackUrl, '--callback-url');
+      const report = await runSuites({ target, suites: chooseSuites('merchant', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
+      process.exitCode = finish(report, flags);
+    });
+}
