@@ -10,6 +10,7 @@ import { registerCryptoCommand } from './crypto-command.js';
 import { EXIT } from './exit.js';
 import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
+import { registerMerchantCommand } from './merchant-command.js';
 import { registerSpecCommand } from './spec-command.js';
 import { registerVerifyCommand } from './verify-command.js';
 
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerCryptoCommand(program);
   registerSpecCommand(program);
   registerGenerateCommand(program);
+  registerMerchantCommand(program);
   registerVerifyCommand(program);
   registerCallbackCommand(program);
   for (const command of program.commands) propagate(command);

@@ -1,9 +1,10 @@
+import { stringifyExact } from '../core/exact-json.js';
 import { openJson } from '../crypto/codec.js';
 import { redact, type Exchange, type ReceivedCallback } from './context.js';
 import { sendJsonRequest } from './http-client.js';
 import type { Receiver } from './receiver.js';
 import { joinUrl } from './service-steps.js';
-import type { EmitStep } from './suite.js';
+import type { AwaitStep, EmitStep } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
 import type { ServiceTarget } from './types.js';
 
@@ -29,9 +30,9 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   const started = Date.now();
   receiver.script(step.answers ?? ['ack']);
   const exchanges: Exchange[] = [];
-  const pointed = await sendJsonRequest('PUT', `${merchant}/callback-url`, { url: receiver.url }, headers);
-  exchanges.push({ request: { method: 'PUT', url: `${merchant}/callback-url`, headers: shownHeaders, body: JSON.stringify({ url: receiver.url }) }, response: { status: pointed.status, headers: {}, body: pointed.text } });
-  if (pointed.status !== 200) return { exchanges: exchanges.map((e) => ({ ...e, error: `control API answered ${pointed.status}` })), callbacks: [] };
+  const pointed = await pointCallbacks(target, receiver);
+  exchanges.push(pointed);
+  if (pointed.error) return { exchanges, callbacks: [] };
   const request = {
     type: step.type,
     fields: fill(step.fields ?? {}, scope),
@@ -40,7 +41,7 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
     ...(step.retryDelaysMs ? { retryDelaysMs: step.retryDelaysMs } : {}),
   };
   const emitted = await sendJsonRequest('POST', `${merchant}/callbacks`, request, headers);
-  const emitExchange: Exchange = { request: { method: 'POST', url: `${merchant}/callbacks`, headers: shownHeaders, body: JSON.stringify(request) }, response: { status: emitted.status, headers: {}, body: emitted.text } };
+  const emitExchange: Exchange = { request: { method: 'POST', url: `${merchant}/callbacks`, headers: shownHeaders, body: stringifyExact(request) }, response: { status: emitted.status, headers: {}, body: emitted.text } };
   exchanges.push(emitExchange);
   const trackingId = (emitted.json as { trackingId?: unknown } | undefined)?.trackingId;
   if (emitted.status !== 200 || typeof trackingId !== 'string') {
@@ -53,18 +54,47 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   await receiver.waitFor(expected, ours, budget);
   if (step.settleMs) await new Promise((resolve) => setTimeout(resolve, step.settleMs));
   const callbacks = receiver.received.filter(ours);
-  for (const callback of callbacks) {
-    let plain: string | undefined;
-    try {
-      plain = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).text;
-    } catch {
-      plain = undefined;
-    }
-    const shown = { ...callback.headers, ...(callback.headers['x-api-key'] ? { 'x-api-key': redact(callback.headers['x-api-key']) } : {}) };
-    exchanges.push({
-      request: { method: callback.method, url: callback.url, headers: shown, body: callback.body.toString('utf8'), ...(plain === undefined ? {} : { plain }) },
-      response: { status: callback.answeredStatus, headers: {}, body: '' },
-    });
-  }
+  exchanges.push(...callbacks.map((callback) => exchangeOf(callback, target)));
   return { exchanges, callbacks };
+}
+
+/** Points the merchant's callbacks at the receiver (control API). */
+export async function pointCallbacks(target: ServiceTarget, receiver: Receiver): Promise<Exchange> {
+  const url = `${joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`)}/callback-url`;
+  const answer = await sendJsonRequest('PUT', url, { url: receiver.url }, { 'x-control-token': target.controlToken ?? '' });
+  return {
+    request: { method: 'PUT', url, headers: { 'x-control-token': redact(target.controlToken ?? '') }, body: JSON.stringify({ url: receiver.url }) },
+    response: { status: answer.status, headers: {}, body: answer.text },
+    ...(answer.status === 200 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
+  };
+}
+
+/** Waits for a callback of `type` whose payload carries the `match` fields (e.g. the order's callBackId). */
+export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
+  const match = fill(step.match ?? {}, scope) as Record<string, unknown>;
+  const wanted = (callback: ReceivedCallback) => {
+    try {
+      const value = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).value as Record<string, unknown>;
+      return String(value.type) === String(step.type) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
+    } catch {
+      return false;
+    }
+  };
+  const callbacks = (await receiver.waitFor(1, wanted, step.timeoutMs ?? 10_000)).slice(0, 1);
+  return { exchanges: callbacks.map((callback) => exchangeOf(callback, target)), callbacks };
+}
+
+/** A received callback as report evidence: wire body beside its decryption, key redacted. */
+export function exchangeOf(callback: ReceivedCallback, target: ServiceTarget): Exchange {
+  let plain: string | undefined;
+  try {
+    plain = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).text;
+  } catch {
+    plain = undefined;
+  }
+  const shown = { ...callback.headers, ...(callback.headers['x-api-key'] ? { 'x-api-key': redact(callback.headers['x-api-key']) } : {}) };
+  return {
+    request: { method: callback.method, url: callback.url, headers: shown, body: callback.body.toString('utf8'), ...(plain === undefined ? {} : { plain }) },
+    response: { status: callback.answeredStatus, headers: {}, body: '' },
+  };
 }

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Rule } from '../core/rules.js';
-import { runEmit } from './callback-steps.js';
+import { pointCallbacks, runAwait, runEmit } from './callback-steps.js';
 import { findCheck } from './checks/index.js';
 import { makeStrangerKeys, type CheckContext, type Exchange, type StepOutcome } from './context.js';
 import { readProbe, runDelivery, type EventBook } from './merchant-steps.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { runControl, runRequest } from './service-steps.js';
 import type { Case, Need, Suite } from './suite.js';
-import type { TemplateScope } from './template.js';
+import { fill, type TemplateScope } from './template.js';
 import { describeTarget, type CheckResult, type Finding, type Report, type Status, type Target } from './types.js';
 
 /** What the engine tells reporters while it runs. */
@@ -62,7 +62,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   const total = options.suites.reduce((n, suite) => n + suite.cases.reduce((m, c) => m + c.steps.reduce((k, s) => k + (s.expect?.length ?? 0), 0), 0), 0);
   emit({ kind: 'start', total });
   let receiver: Receiver | undefined;
-  const needsReceiver = target.side === 'service' && target.controlToken && options.suites.some((suite) => suite.cases.some((c) => c.steps.some((s) => s.emit)));
+  const needsReceiver = target.side === 'service' && target.controlToken && options.suites.some((suite) => suite.cases.some((c) => c.steps.some((s) => s.emit || s.await || s.control?.pointCallbacks)));
   if (needsReceiver) receiver = await startReceiver(target.side === 'service' ? (target.listenPort ?? 0) : 0);
   try {
     for (const suite of options.suites) {
@@ -117,19 +117,30 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun): Promise<void
   const { target } = run;
   const scope: TemplateScope = { caseId: `wc-${randomUUID().slice(0, 13)}`, saved: {}, ...(target.side === 'service' && target.userId !== undefined ? { userId: target.userId } : {}) };
   const events: EventBook = new Map();
+  // A failed setup step (no expectations of its own) fails every later check of the case.
+  let setupError: string | undefined;
   for (const step of testCase.steps) {
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };
-    let stepError: string | undefined;
+    let stepError: string | undefined = setupError;
     try {
-      if (step.request && target.side === 'service') outcome.exchanges.push(await runRequest(step.request, target, scope, run.stranger));
-      else if (step.control && target.side === 'service') {
-        const exchange = await runControl(step.control, target);
+      if (setupError) outcome.exchanges = [];
+      else if (step.request && target.side === 'service') outcome.exchanges.push(await runRequest(step.request, target, scope, run.stranger));
+      else if (step.control?.pointCallbacks && target.side === 'service' && run.receiver) {
+        const exchange = await pointCallbacks(target, run.receiver);
+        outcome.exchanges.push(exchange);
+        if (exchange.error) stepError = `pointing callbacks at the runner failed: ${exchange.error}`;
+      } else if (step.control && target.side === 'service') {
+        const exchange = await runControl(fill(step.control, scope) as NonNullable<typeof step.control>, target);
         outcome.exchanges.push(exchange);
         if (exchange.error) stepError = `setup through the control API failed: ${exchange.error}`;
       } else if (step.emit && target.side === 'service' && run.receiver) {
         const emitted = await runEmit(step.emit, target, run.receiver, scope);
         outcome.exchanges.push(...emitted.exchanges);
         outcome.callbacks = emitted.callbacks;
+      } else if (step.await && target.side === 'service' && run.receiver) {
+        const awaited = await runAwait(step.await, target, run.receiver, scope);
+        outcome.exchanges.push(...awaited.exchanges);
+        outcome.callbacks = awaited.callbacks;
       } else if (step.deliver && target.side === 'merchant') {
         const before = await readProbe(target);
         const delivered = await runDelivery(step.deliver, target, scope, events, run.stranger);
@@ -141,6 +152,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun): Promise<void
     } catch (error) {
       stepError = (error as Error).message;
     }
+    if (stepError && !step.expect?.length) setupError ??= stepError;
     for (const expectation of step.expect ?? []) {
       const check = findCheck(expectation.check);
       const ruleIds = expectation.rules ?? testCase.rules;
@@ -149,7 +161,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun): Promise<void
       if (!check) findings = [{ status: 'failed', message: `suite error: no check named ${expectation.check}` }];
       else if (stepError) findings = [{ status: 'failed', message: stepError }];
       else {
-        const ctx: CheckContext = { target, suite, testCase, step, outcome, params, rules: run.rules, strangerKeys: run.stranger };
+        const ctx: CheckContext = { target, suite, testCase, step, outcome, params: fill(params, scope) as Record<string, unknown>, rules: run.rules, strangerKeys: run.stranger };
         try {
           findings = check.run(ctx);
         } catch (error) {

@@ -66,7 +66,7 @@ export async function sendJsonRequest(method: string, url: string, body: unknown
   const response = await send({
     method, url,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(body === undefined ? {} : { body: stringifyExact(body) }),
   });
   const text = response.body.toString('utf8');
   let json: unknown;

@@ -22,7 +22,8 @@ export interface Expectation {
 /** One step of a case; exactly one of control, request, emit, deliver. */
 export interface Step {
   title?: string;
-  control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string } };
+  control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string }; pointCallbacks?: true };
+  await?: AwaitStep;
   request?: RequestStep;
   emit?: EmitStep;
   deliver?: DeliverStep;
@@ -54,6 +55,13 @@ export interface EmitStep {
   answers?: Array<'ack' | 'errcode-1' | 'http-500' | 'string-zero'>;
   expectDeliveries?: number;
   settleMs?: number;
+}
+
+/** A callback the service emits by itself (after an order), awaited at the runner's receiver. */
+export interface AwaitStep {
+  type: number;
+  match?: Record<string, unknown>;
+  timeoutMs?: number;
 }
 
 /** A callback the runner delivers to a merchant. */
@@ -135,8 +143,12 @@ export function loadSuites(dir = SUITES_DIR): Suite[] {
 
 /** Glob over suite names: `*` within a segment, `**` across; `service/*`, `*energy*`. */
 export function matchesGlob(name: string, glob: string): boolean {
-  const pattern = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${pattern}$`).test(name) || new RegExp(`^${pattern}$`).test(name.split('/').pop() ?? name);
+  const pattern = glob
+    .split('**')
+    .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '.'))
+    .join('.*');
+  const regex = new RegExp(`^${pattern}$`);
+  return regex.test(name) || regex.test(name.split('/').pop() ?? name);
 }
 
 /** Parses `i/n` (1-based) and keeps the cases of shard i: a stable split by case position. */

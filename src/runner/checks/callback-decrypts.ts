@@ -22,7 +22,7 @@ export const callbackDecryptsCheck: Check = {
       const fields = (ctx.params.fields ?? {}) as Record<string, string>;
       for (const [field, want] of Object.entries(fields)) {
         const got = opened.value[field];
-        if (got === undefined || String(got) !== want) return [fail(`delivery ${i + 1}: ${field} is ${got === undefined ? 'absent' : String(got)}, expected ${want} exactly`)];
+        if (got === undefined || String(got) !== String(want)) return [fail(`delivery ${i + 1}: ${field} is ${got === undefined ? 'absent' : String(got)}, expected ${want} exactly`)];
       }
     }
     return [pass(`${callbacks.length} deliveries decrypt to valid payloads`)];

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import { generateMerchantKeyPair } from '../crypto/key-pair.js';
+import { loadMerchantSettings, merchantConfigTemplate, parseMerchantConfig } from '../merchant/config.js';
+import { startMerchantServer } from '../merchant/server.js';
+import { readUserFile, writeUserFile } from './io.js';
+import { parseInteger } from './options.js';
+
+interface MerchantOptions {
+  config?: string;
+  port?: string;
+  init?: string;
+  bits: string;
+  force?: boolean;
+}
+
+/** `merchant --init DIR [--bits N] [--force]` and `merchant --config F [--port N]`. */
+export function registerMerchantCommand(program: Command): void {
+  program
+    .command('merchant')
+    .description('run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init')
+    .option('--config <file>', 'merchant.yaml to serve with')
+    .option('--port <n>', 'port to listen on (0 = any free port); overrides the config')
+    .option('--init <dir>', 'write DIR/merchant.yaml and a merchant key pair, then exit')
+    .option('--bits <n>', 'key size for --init', '1024')
+    .option('--force', 'let --init overwrite existing files')
+    .action(async (options: MerchantOptions) => {
+      if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
+      if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
+      if (options.config === undefined) throw new ConfigError('bad-flag', 'merchant needs --config FILE (write one with merchant --init DIR)');
+      await serve(options.config, options.port);
+    });
+}
+
+function init(dir: string, bits: number, force: boolean): void {
+  const pair = generateMerchantKeyPair(bits);
+  const files: Array<[string, string, number]> = [
+    ['merchant.yaml', merchantConfigTemplate(randomBytes(16).toString('hex')), 0o600],
+    ['merchant-private.pem', pair.privatePem, 0o600],
+    ['merchant-public.pem', pair.publicPem, 0o644],
+    ['merchant-private.b64', `${pair.privateBase64}\n`, 0o600],
+    ['merchant-public.b64', `${pair.publicBase64}\n`, 0o644],
+  ];
+  // Check every file first: a refusal must not leave half a set of keys behind.
+  const existing = files.map(([name]) => join(dir, name)).filter((path) => existsSync(path));
+  if (existing.length > 0 && !force) throw new ConfigError('file-exists', `${existing.join(', ')} exists already (use --force to overwrite)`);
+  for (const [name, contents, mode] of files) writeUserFile(join(dir, name), contents, { overwrite: force, mode });
+  for (const [name] of files) process.stdout.write(`${join(dir, name)}\n`);
+  process.stdout.write(`next: wallet-conformance merchant --config ${join(dir, 'merchant.yaml')}\n`);
+}
+
+async function serve(configPath: string, portFlag: string | undefined): Promise<void> {
+  const flagPort = portFlag === undefined ? undefined : parseInteger(portFlag, '--port');
+  if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535)) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
+  const file = parseMerchantConfig(readUserFile(configPath, 'merchant config').toString('utf8'), configPath);
+  const settings = loadMerchantSettings(file, readUserFile);
+  const port = flagPort ?? settings.port;
+  const merchant = await startMerchantServer({
+    apiKeys: settings.apiKeys,
+    publicKey: settings.callbackKey,
+    profile: settings.profile,
+    store: settings.storePath,
+    bodyLimit: settings.bodyLimit,
+    host: settings.host,
+    port,
+    log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+  }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new ConfigError('cannot-listen', `cannot listen on ${settings.host}:${port}: ${code}`);
+    }
+    throw error;
+  });
+  process.stdout.write(`merchant listening on ${merchant.callbackUrl} (probe: ${merchant.probeUrl})\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  // Close the store cleanly: a SQLite WAL is checkpointed, nothing half-written is left.
+  await merchant.close();
+  process.stdout.write('merchant stopped\n');
+}
