@@ -7,10 +7,12 @@ import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
 import { registerCallbackCommand } from './callback-command.js';
 import { registerCryptoCommand } from './crypto-command.js';
+import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT } from './exit.js';
 import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerMerchantCommand } from './merchant-command.js';
+import { registerRunCommand } from './run-command.js';
 import { registerSpecCommand } from './spec-command.js';
 import { registerVerifyCommand } from './verify-command.js';
 
@@ -29,7 +31,9 @@ export function buildProgram(): Command {
   registerCryptoCommand(program);
   registerSpecCommand(program);
   registerGenerateCommand(program);
+  registerEmulatorCommand(program);
   registerMerchantCommand(program);
+  registerRunCommand(program);
   registerVerifyCommand(program);
   registerCallbackCommand(program);
   for (const command of program.commands) propagate(command);

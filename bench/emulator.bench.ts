@@ -1,0 +1,211 @@
+/**
+ * Figures of the service emulator: requests per second of getEnergyMaxCount and
+ * withdrawWithoutVerify under autocannon on loopback (2048-bit keys, default profile), next to a
+ * bare node:http server doing the same decrypt + encrypt work in the same run (goal: emulator ÷
+ * bare ≥ 0.7), and the callback dispatch rate to a local receiver. Each server runs in its own
+ * child process (this file with EMULATOR_BENCH_ROLE set), so autocannon does not share its event
+ * loop. Every order body carries a unique callBackId, and every answer is checked for code 0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { LosslessNumber } from '../src/core/exact-json.js';
+import { readBody, sendJson } from '../src/core/http-io.js';
+import { openJson, sealJson } from '../src/crypto/codec.js';
+import type { RsaPrivateKey } from '../src/crypto/keys.js';
+import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
+import { startEmulator } from '../src/emulator/server.js';
+
+const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
+const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
+const DURATION_S = Number(process.env.EMULATOR_BENCH_SECONDS ?? 8);
+const CONNECTIONS = 16;
+const ORDER_POOL = 60_000;
+const DISPATCH_EVENTS = 1_000;
+
+/** Child role: serve, print the URL, stop on SIGTERM. */
+async function child(role: string, configPath: string): Promise<void> {
+  const config = loadEmulatorConfig(configPath);
+  let url: string;
+  let close: () => Promise<void>;
+  if (role === 'emulator') {
+    const emulator = await startEmulator(config, { port: 0 });
+    url = emulator.url;
+    close = () => emulator.close();
+  } else {
+    // The baseline: the same form parse, decrypt, JSON and encrypt, nothing else.
+    const merchant = config.merchants[0]!;
+    const key = merchant.keyPair.privateKey;
+    const server = createServer(async (req, res) => {
+      const body = await readBody(req);
+      if (!body.ok) return sendJson(res, 413, {});
+      const data = new URLSearchParams(body.body.toString('utf8')).get('data') ?? '';
+      const plain = openJson(data, 'request', key).value as Record<string, unknown>;
+      const result =
+        req.url === ENERGY ? { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber('312') } : { tenantUserId: new LosslessNumber('20931'), id: plain.callBackId };
+      sendJson(res, 200, { code: 0, message: '', data: sealJson(result, 'response', key) });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => new Promise((resolve) => server.close(() => resolve()));
+  }
+  process.stdout.write(`listening ${url}\n`);
+  await new Promise<void>((resolve) => process.once('SIGTERM', resolve));
+  await close();
+  process.exit(0);
+}
+
+interface Child {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function startChild(role: 'emulator' | 'bare', configPath: string): Promise<Child> {
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, EMULATOR_BENCH_ROLE: role, EMULATOR_BENCH_CONFIG: configPath },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening (\S+)/.exec(out)?.[1];
+      if (url) resolve({ url, stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
+    });
+    proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
+  });
+}
+
+interface Load {
+  rps: number;
+  p99: number;
+  ok: number;
+  failed: number;
+}
+
+async function load(url: string, path: string, apiKey: string, bodies: () => string): Promise<Load> {
+  let ok = 0;
+  let failed = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
+        setupRequest: (req) => ({ ...req, body: bodies() }),
+        onResponse: (status, body) => {
+          if (status === 200 && body.startsWith('{"code":0,')) ok++;
+          else failed++;
+        },
+      },
+    ],
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, ok, failed };
+}
+
+export default async function bench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'wc-emulator-bench-'));
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      if (received === target) reached?.();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0,"message":""}');
+    });
+  });
+  let received = 0;
+  let target = 0;
+  let reached: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
+    const { configPath } = initEmulatorDir(dir, { bits: 2048, store: 'bench.sqlite', callbackUrl, port: 0 });
+    // Withdrawal callbacks of the load phase wait an hour: the load figures measure requests only.
+    writeFileSync(configPath, readFileSync(configPath, 'utf8').replace('withdrawalDelayMs: 1000', 'withdrawalDelayMs: 3600000'));
+    const config = loadEmulatorConfig(configPath);
+    const merchant = config.merchants[0]!;
+    const pub = merchant.keyPair.publicKey;
+    const form = (plain: unknown) => new URLSearchParams({ data: sealJson(plain, 'request', pub) }).toString();
+    const energyBodies = Array.from({ length: 256 }, () => form({ symbol: 'ENERGY', chainName: 'TRON' }));
+    const orderBody = (i: number) => form({ userId: merchant.userId, tenantUserId: '20931', tenantType: 1, callBackId: `bench-${i}`, symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: new LosslessNumber('12345678901234567890.123') });
+    const started = performance.now();
+    const orderBodies = Array.from({ length: ORDER_POOL }, (_, i) => orderBody(i));
+    console.log(`pre-encrypted ${ORDER_POOL} unique order bodies and ${energyBodies.length} energy bodies in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    let e = 0;
+    let o = 0;
+    const nextEnergy = () => energyBodies[e++ % energyBodies.length]!;
+    const nextOrder = () => orderBodies[o++ % ORDER_POOL]!;
+
+    const rows: Array<[string, Load, Load]> = [];
+    for (const [name, path, bodies] of [
+      ['getEnergyMaxCount', ENERGY, nextEnergy],
+      ['withdrawWithoutVerify', ORDER, nextOrder],
+    ] as const) {
+      const bare = await startChild('bare', configPath);
+      const bareLoad = await load(bare.url, path, merchant.apiKey, bodies).finally(() => bare.stop());
+      const emulator = await startChild('emulator', configPath);
+      const emulatorLoad = await load(emulator.url, path, merchant.apiKey, bodies).finally(() => emulator.stop());
+      rows.push([name, emulatorLoad, bareLoad]);
+    }
+    console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, 2048-bit key, default profile (pkcs1); emulator store: SQLite file (WAL, synchronous=NORMAL)`);
+    for (const [name, emulator, bare] of rows) {
+      const ratio = emulator.rps / bare.rps;
+      console.log(
+        `${name.padEnd(22)} emulator=${emulator.rps.toFixed(0)} req/s (p99 ${emulator.p99} ms, ${emulator.ok} ok, ${emulator.failed} not ok)  bare=${bare.rps.toFixed(0)} req/s (p99 ${bare.p99} ms)  emulator/bare=${ratio.toFixed(2)} (goal >= 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'})`,
+      );
+    }
+    if (o > ORDER_POOL) console.log(`note: ${o - ORDER_POOL} order bodies were reused (duplicate callBackIds answer 40012); raise ORDER_POOL`);
+
+    // Callback dispatch: one event, DISPATCH_EVENTS concurrent deliveries, each sealed with the private key.
+    const fresh = join(dir, 'dispatch.yaml');
+    writeFileSync(fresh, readFileSync(configPath, 'utf8').replace("store: 'bench.sqlite'", "store: 'dispatch.sqlite'"));
+    const emulator = await startChild('emulator', fresh);
+    try {
+      for (const concurrent of [true, false]) {
+        const count = concurrent ? DISPATCH_EVENTS : DISPATCH_EVENTS / 4;
+        received = 0;
+        target = count;
+        const done = new Promise<void>((resolve) => (reached = resolve));
+        const t0 = performance.now();
+        const res = await fetch(`${emulator.url}/__control/merchants/${merchant.userId}/callbacks`, {
+          method: 'POST',
+          headers: { 'x-control-token': config.control.token },
+          body: JSON.stringify({ type: 1, deliveries: count, concurrent }),
+        });
+        if (res.status !== 200) throw new Error(`control API answered ${res.status}: ${await res.text()}`);
+        await done;
+        const seconds = (performance.now() - t0) / 1000;
+        console.log(`callback dispatch (${concurrent ? 'concurrent' : 'one after another'}): ${count} deliveries in ${seconds.toFixed(2)} s = ${(count / seconds).toFixed(0)} callbacks/s (each sealed with the 2048-bit private key)`);
+      }
+    } finally {
+      await emulator.stop();
+    }
+    const seal = privateSealRate(merchant.keyPair.privateKey);
+    console.log(`reference: private-key seal of one callback payload in this process = ${seal.toFixed(0)}/s (the dispatcher's CPU bound on one core)`);
+  } finally {
+    receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function privateSealRate(key: RsaPrivateKey): number {
+  const payload = { type: 1, requestUUID: '0b6f7c1e-4a53-4f0e-9d2a-6d1f7e0c9a11', trackingId: 'dep-7f3a9c', txid: 'a'.repeat(64), chain: 'TRON', symbol: 'USDT', toAddress: 'T'.repeat(34), amount: '250.000001' };
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < 1_000) {
+    sealJson(payload, 'callback', key);
+    n++;
+  }
+  return n / ((performance.now() - t0) / 1000);
+}
+
+const role = process.env.EMULATOR_BENCH_ROLE;
+if (role) await child(role, process.env.EMULATOR_BENCH_CONFIG ?? '');

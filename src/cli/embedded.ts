@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } from '../emulator/config.js';
+import type { EmulatorFault } from '../emulator/faults.js';
+import { startEmulator } from '../emulator/server.js';
+import { startMerchantServer, type MerchantServerConfig } from '../merchant/server.js';
+import type { MerchantTarget, ServiceTarget } from '../runner/types.js';
+
+/** The embedded default of `run`: the emulator and the reference merchant on free loopback ports. */
+export interface Embedded {
+  service: ServiceTarget;
+  merchant: MerchantTarget;
+  close(): Promise<void>;
+}
+
+/** Options for the toolkit's own tests: deliberately faulty variants of either side. */
+export interface EmbeddedOptions {
+  emulatorFaults?: EmulatorFault[];
+  /** Overrides of the reference merchant's configuration (a faulty merchant, for tests). */
+  merchant?: Partial<MerchantServerConfig>;
+}
+
+/**
+ * Starts the emulator (throwaway in-memory setup, fast retries) and the reference merchant, and
+ * points the emulator's callbacks at the merchant.
+ */
+export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embedded> {
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-conformance-run-'));
+  try {
+    initEmulatorDir(dir, { store: 'emulator.sqlite', port: 0 });
+    const config = loadEmulatorConfig(join(dir, 'emulator.yaml'));
+    config.callbacks = { ...config.callbacks, withdrawalDelayMs: 100, timeoutMs: 2000, retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 } };
+    const account = config.merchants[0]!;
+    const keys = describeMerchantKeys(account);
+    const merchant = await startMerchantServer({
+      apiKeys: [keys.apiKey, ...(keys.expiredKey ? [{ key: keys.expiredKey, notAfter: '2020-01-01T00:00:00Z' }] : [])],
+      publicKey: account.keyPair.publicKey,
+      profile: account.profile,
+      store: ':memory:',
+      ...options.merchant,
+    });
+    account.callbackUrl = merchant.callbackUrl;
+    let emulator;
+    try {
+      emulator = await startEmulator(config, { port: 0, ...(options.emulatorFaults ? { faults: options.emulatorFaults } : {}) });
+    } catch (error) {
+      await merchant.close();
+      throw error;
+    }
+    return {
+      service: {
+        side: 'service',
+        baseUrl: emulator.url,
+        cardBaseUrl: emulator.cardUrl,
+        apiKey: keys.apiKey,
+        publicKey: account.keyPair.publicKey,
+        profile: account.profile,
+        userId: account.userId,
+        ...(keys.forbiddenKey ? { forbiddenKey: keys.forbiddenKey } : {}),
+        ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
+        controlToken: config.control.token,
+        allowOrders: true,
+      },
+      merchant: {
+        side: 'merchant',
+        callbackUrl: merchant.callbackUrl,
+        apiKey: keys.apiKey,
+        privateKey: account.keyPair.privateKey,
+        profile: account.profile,
+        probeUrl: merchant.probeUrl,
+        ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
+      },
+      async close() {
+        await Promise.allSettled([emulator.close(), merchant.close()]);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

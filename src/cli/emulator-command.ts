@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig } from '../emulator/config.js';
+import { startEmulator } from '../emulator/server.js';
+import { parseInteger } from './options.js';
+
+interface EmulatorOptions {
+  config?: string;
+  port?: string;
+  host?: string;
+  init?: string;
+  bits: string;
+  force?: boolean;
+  quiet?: boolean;
+}
+
+/** `emulator --init DIR [--bits N] [--force]` and `emulator [--config F] [--port N] [--host H] [--quiet]`. */
+export function registerEmulatorCommand(program: Command): void {
+  program
+    .command('emulator')
+    .description('run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init')
+    .option('--config <file>', 'emulator.yaml to serve (default: a throwaway in-memory setup in a temporary folder)')
+    .option('--port <n>', 'port to listen on (0 = any free port); overrides the config')
+    .option('--host <address>', 'address to listen on; overrides the config')
+    .option('--init <dir>', 'write DIR/emulator.yaml and a merchant key pair, then exit')
+    .option('--bits <n>', 'key size for --init', '1024')
+    .option('--force', 'let --init overwrite existing files')
+    .option('--quiet', 'no line per request')
+    .action(async (options: EmulatorOptions) => {
+      if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
+      if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
+      await serve(options);
+    });
+}
+
+function init(dir: string, bits: number, force: boolean): void {
+  const { configPath, files } = initEmulatorDir(dir, { bits, force });
+  for (const file of files) process.stdout.write(`${file}\n`);
+  process.stdout.write(`next: wallet-conformance emulator --config ${configPath}\n`);
+}
+
+async function serve(options: EmulatorOptions): Promise<void> {
+  const flagPort = options.port === undefined ? undefined : parseInteger(options.port, '--port');
+  if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535)) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
+  let throwaway: string | undefined;
+  let config: EmulatorConfig;
+  if (options.config !== undefined) {
+    config = loadEmulatorConfig(options.config);
+  } else {
+    // No config: a fresh setup that lives as long as this process (keys included).
+    throwaway = mkdtempSync(join(tmpdir(), 'wallet-conformance-emulator-'));
+    config = loadEmulatorConfig(initEmulatorDir(throwaway, { store: ':memory:' }).configPath);
+  }
+  const cleanup = () => {
+    if (throwaway) rmSync(throwaway, { recursive: true, force: true });
+  };
+  const host = options.host ?? config.host;
+  const port = flagPort ?? config.port ?? 8080;
+  const emulator = await startEmulator(config, {
+    port,
+    host,
+    ...(options.quiet ? {} : { log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`) }),
+  }).catch((error: unknown) => {
+    cleanup();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new ConfigError('cannot-listen', `cannot listen on ${host}:${port}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port; --port 0 picks a free one)' : ''}`);
+    }
+    throw error;
+  });
+  if (throwaway) process.stdout.write(`throwaway setup (removed on exit): ${join(throwaway, 'emulator.yaml')}\n`);
+  for (const merchant of config.merchants) {
+    const keys = describeMerchantKeys(merchant);
+    const extra = [keys.forbiddenKey ? `forbidden key ${keys.forbiddenKey}` : '', keys.expiredKey ? `expired key ${keys.expiredKey}` : ''].filter(Boolean).join(', ');
+    process.stdout.write(`merchant ${merchant.userId}: api key ${keys.apiKey}${extra ? `, ${extra}` : ''}; public key ${merchant.publicKey}\n`);
+  }
+  // Last, so a script that waits for this line has everything above it.
+  process.stdout.write(`emulator listening on ${emulator.url} (control token: ${config.control.token})\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  // Close cleanly: pending callbacks stay queued in the store, the SQLite WAL is checkpointed.
+  await emulator.close();
+  cleanup();
+  process.stdout.write('emulator stopped\n');
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { runSuites } from '../runner/engine.js';
+import type { Report } from '../runner/types.js';
+import { startEmbedded } from './embedded.js';
+import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+
+/** Merges the service and the merchant reports of `run` into one report.json. */
+export function mergeReports(service: Report, merchant: Report): Report {
+  return {
+    target: { embedded: true, service: service.target, merchant: merchant.target },
+    summary: {
+      passed: service.summary.passed + merchant.summary.passed,
+      failed: service.summary.failed + merchant.summary.failed,
+      warnings: service.summary.warnings + merchant.summary.warnings,
+      skipped: service.summary.skipped + merchant.summary.skipped,
+      durationMs: service.summary.durationMs + merchant.summary.durationMs,
+    },
+    results: [...service.results, ...merchant.results],
+  };
+}
+
+/** `run`: the embedded default: emulator + reference merchant on free ports, every suite against both. */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('start the service emulator and the reference merchant, run every suite against both, write the reports')
+    .option('--reports <dir>', 'where the reports go', 'reports')
+    .option('--strict', 'SHOULD rules fail too')
+    .option('--suite <glob>', 'only suites whose name matches')
+    .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--verbose', 'print every case as it runs')
+    .action(async (flags: CommonRunOptions) => {
+      const rules = loadRules();
+      const serviceSuites = chooseSuites('service', flags);
+      const merchantSuites = chooseSuites('merchant', flags);
+      const embedded = await startEmbedded();
+      try {
+        process.stdout.write(`emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`);
+        const onEvent = progress(flags);
+        const strict = flags.strict ?? false;
+        const service = await runSuites({ target: embedded.service, suites: serviceSuites, rules, strict, onEvent });
+        const merchant = await runSuites({ target: embedded.merchant, suites: merchantSuites, rules, strict, onEvent });
+        process.exitCode = finish(mergeReports(service, merchant), flags);
+      } finally {
+        await embedded.close();
+      }
+    });
+}

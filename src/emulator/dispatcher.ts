@@ -1,0 +1,195 @@
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { otherHalf } from '../core/profile.js';
+import { halfFor, sealJson } from '../crypto/codec.js';
+import type { EmulatorConfig, EmulatorMerchant } from './config.js';
+import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
+import type { FaultSet } from './faults.js';
+import { createPostAgents, postRaw, type PostAnswer } from './http-post.js';
+import type { AttemptRecord, DeliveryUpdate, DueDelivery, EmulatorStore } from './store.js';
+
+/** What the dispatcher works with. */
+export interface DispatcherOptions {
+  store: EmulatorStore;
+  merchants: ReadonlyMap<number, EmulatorMerchant>;
+  callbacks: EmulatorConfig['callbacks'];
+  faults: FaultSet;
+  now: EmulatorClock;
+  random: EmulatorRandom;
+  log?: EmulatorLog | undefined;
+}
+
+/** Deliveries claimed per tick; the next tick follows at once when more are due. */
+const BATCH = 256;
+/** Bytes of a merchant's answer kept for the verdict and the log. */
+const ANSWER_LIMIT = 64 * 1024;
+
+/**
+ * The callback dispatcher: a durable queue in the store, a timer for the next due delivery, and one
+ * POST per attempt. CB-HEADERS, CB-RAW-BODY, CB-KEY-SAME; a fresh requestUUID per attempt (CB-UUID)
+ * and one trackingId per event; CB-ERRCODE: only HTTP 200 with errCode the number 0 ends a
+ * delivery, anything else is retried on the schedule (U-RETRY), never after an acknowledgement.
+ */
+export class CallbackDispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #agents = createPostAgents();
+  readonly #inFlight = new Map<string, AbortController>();
+  readonly #running = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Infinity;
+  #closed = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+  }
+
+  /** Looks for due work again (after a new event, or at start to resume the durable queue). */
+  wake(): void {
+    if (this.#closed) return;
+    const next = this.#o.store.nextDueAt();
+    if (next === undefined) return;
+    if (this.#timer !== undefined && this.#timerAt <= next) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = next;
+    this.#timer = setTimeout(() => this.#tick(), Math.min(Math.max(0, next - this.#o.now()), 2 ** 31 - 1));
+  }
+
+  /** Deliveries being sent right now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Stops: no new attempts; sends in flight are cancelled and stay queued (delivered after a restart). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const controller of this.#inFlight.values()) controller.abort();
+    await Promise.allSettled([...this.#running]);
+    this.#agents.destroy();
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    if (this.#closed) return;
+    const now = this.#o.now();
+    const due = this.#o.store.claimDue(now, BATCH, now + this.#o.callbacks.timeoutMs + 1_000);
+    for (const delivery of due) this.#start(delivery);
+    this.wake();
+  }
+
+  #start(delivery: DueDelivery): void {
+    const key = `${delivery.eventId}:${delivery.idx}`;
+    const controller = new AbortController();
+    this.#inFlight.set(key, controller);
+    const running: Promise<void> = this.#deliver(delivery, controller.signal)
+      .catch((error: unknown) => this.#o.log?.(`callback ${delivery.trackingId}: internal error ${(error as Error).message}`))
+      .finally(() => {
+        this.#inFlight.delete(key);
+        this.#running.delete(running);
+      });
+    this.#running.add(running);
+  }
+
+  async #deliver(delivery: DueDelivery, cancel: AbortSignal): Promise<void> {
+    const { store, faults, now, random } = this.#o;
+    const at = new Date(now()).toISOString();
+    const merchant = this.#o.merchants.get(delivery.merchant);
+    if (!merchant) {
+      store.recordAttempt(delivery, { at, requestUUID: '', status: 0, answer: null, verdict: 'failed', error: `merchant ${delivery.merchant} is no longer configured` }, { state: 'exhausted' }, now());
+      return;
+    }
+    // CB-UUID: every attempt is a delivery with its own requestUUID (fault callback-same-uuid: one per event).
+    let requestUUID = faults.has('callback-same-uuid') ? delivery.fixedUuid : random.uuid();
+    let answer: PostAnswer;
+    try {
+      const built = this.#payload(delivery, requestUUID);
+      requestUUID = built.requestUUID;
+      answer = await postRaw(delivery.callbackUrl, this.#headers(merchant), this.#body(merchant, built.text), {
+        agents: this.#agents,
+        signal: AbortSignal.any([cancel, AbortSignal.timeout(this.#o.callbacks.timeoutMs)]),
+        limit: ANSWER_LIMIT,
+      });
+    } catch (error) {
+      answer = { status: 0, body: Buffer.alloc(0), error: `cannot send: ${(error as Error).message}` };
+    }
+    if (cancel.aborted) {
+      // Shutting down: not an answer; the delivery stays queued for the next start.
+      store.releaseDelivery(delivery.eventId, delivery.idx, now());
+      return;
+    }
+    const attempt = judge(at, requestUUID, answer);
+    store.recordAttempt(delivery, attempt, this.#next(delivery, attempt.verdict), now());
+    this.#o.log?.(
+      `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}`,
+    );
+    this.wake();
+  }
+
+  /** The payload text of one attempt: the stored event with this attempt's requestUUID. */
+  #payload(delivery: DueDelivery, fresh: string): { text: string; requestUUID: string } {
+    const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
+    // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
+    const requestUUID = typeof pinned === 'string' ? pinned : fresh;
+    const payload: Record<string, ExactJson | undefined> = { type, requestUUID, ...rest };
+    // Fault callback-new-tracking-id: trackingId must be stable across an event's deliveries.
+    if (this.#o.faults.has('callback-new-tracking-id')) payload.trackingId = `${String(rest.trackingId ?? 'evt')}-${this.#o.random.hex(4)}`;
+    return { text: stringifyExact(payload), requestUUID };
+  }
+
+  /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */
+  #headers(merchant: EmulatorMerchant): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (this.#o.faults.has('callback-wrong-api-key')) headers['x-api-key'] = `not-${merchant.apiKey}`;
+    else if (!this.#o.faults.has('callback-no-api-key')) headers['x-api-key'] = merchant.apiKey;
+    return headers;
+  }
+
+  /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */
+  #body(merchant: EmulatorMerchant, text: string): string {
+    const profile = merchant.profile;
+    let half = halfFor('callback', 'encrypt', profile);
+    let sealProfile = profile;
+    if (this.#o.faults.has('callback-public-key')) {
+      half = otherHalf(half);
+      sealProfile = { ...profile, callback: half };
+    }
+    const sealed = sealJson(text, 'callback', merchantKey(merchant, half), { profile: sealProfile });
+    return this.#o.faults.has('callback-form-field') ? `data=${encodeURIComponent(sealed)}` : sealed;
+  }
+
+  /** What follows an attempt (CB-ERRCODE, U-RETRY). */
+  #next(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
+    const { faults, now } = this.#o;
+    const attempt = delivery.attempts + 1;
+    const max = faults.has('callback-no-retry') ? 1 : delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#o.callbacks.retry.maxAttempts;
+    if (verdict === 'acknowledged') {
+      if (faults.has('callback-retry-after-ack') && !delivery.acked) return { state: 'pending', nextAt: now() + this.#delay(delivery, attempt), acked: true };
+      return { state: 'acknowledged' };
+    }
+    if (delivery.acked) return { state: 'acknowledged' };
+    if (attempt >= max) return { state: 'exhausted' };
+    return { state: 'pending', nextAt: now() + this.#delay(delivery, attempt) };
+  }
+
+  /** The wait after attempt n: the event's retryDelaysMs, else min(initial × factor^(n-1), max). */
+  #delay(delivery: DueDelivery, attempt: number): number {
+    if (delivery.retryDelaysMs) return delivery.retryDelaysMs[attempt - 1] ?? delivery.retryDelaysMs.at(-1) ?? 0;
+    const { initialDelayMs, factor, maxDelayMs } = this.#o.callbacks.retry;
+    return Math.min(maxDelayMs, Math.round(initialDelayMs * factor ** (attempt - 1)));
+  }
+}
+
+/** CB-ERRCODE: acknowledged = HTTP 200 and a JSON object whose errCode is the number 0. */
+export function judge(at: string, requestUUID: string, answer: PostAnswer): AttemptRecord {
+  if (answer.status === 0) return { at, requestUUID, status: 0, answer: null, verdict: 'failed', error: answer.error ?? 'no answer' };
+  const text = answer.body.toString('utf8');
+  let parsed: unknown = text.length === 0 ? null : text;
+  try {
+    if (text.length > 0) parsed = JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON: the log keeps the text.
+  }
+  const acknowledged = answer.status === 200 && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && (parsed as { errCode?: unknown }).errCode === 0;
+  return { at, requestUUID, status: answer.status, answer: parsed, verdict: acknowledged ? 'acknowledged' : 'rejected' };
+}

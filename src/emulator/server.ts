@@ -1,0 +1,175 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sendJson } from '../core/http-io.js';
+import { ApiKeyIndex } from './api-keys.js';
+import { CARD_CLOSE_PATH, sendCardFailure, serveCardClose } from './card-close.js';
+import type { EmulatorConfig, EmulatorMerchant } from './config.js';
+import { cryptoRandom, type EmulatorClock, type EmulatorContext, type EmulatorLog, type EmulatorRandom } from './context.js';
+import { CONTROL_PREFIX, serveControl } from './control-api.js';
+import { CallbackDispatcher } from './dispatcher.js';
+import { sendFailure, sendNotFound, whyOf } from './envelope.js';
+import { faultSet, type EmulatorFault } from './faults.js';
+import { ORDER_PATHS, serveOrderEndpoint, type OrderEndpoint } from './order-endpoints.js';
+import { openEmulatorStore, type Energy } from './store.js';
+
+/** Options of {@link startEmulator}; everything but the config is optional. */
+export interface StartEmulatorOptions {
+  /** Port to listen on (default: the config's `port`, else 0 = any free port). */
+  port?: number;
+  /** Address to listen on (default: the config's `host`, 127.0.0.1). */
+  host?: string;
+  clock?: EmulatorClock;
+  random?: EmulatorRandom;
+  /** Deliberate deviations for the toolkit's own tests (faults.ts); never from the YAML. */
+  faults?: readonly EmulatorFault[];
+  /** One line per request and per callback attempt; quiet when absent. */
+  log?: EmulatorLog;
+}
+
+/** A running service emulator. */
+export interface RunningEmulator {
+  /** {base_url}, e.g. http://127.0.0.1:PORT (order endpoints and /__control). */
+  url: string;
+  /** {card_base_url}: the same server. */
+  cardUrl: string;
+  port: number;
+  config: EmulatorConfig;
+  /** Stops accepting requests and callbacks; pending callbacks stay queued in the store. */
+  close(): Promise<void>;
+}
+
+const ROUTES = new Map<string, OrderEndpoint | 'card'>([
+  [ORDER_PATHS.getEnergyMaxCount, 'getEnergyMaxCount'],
+  [ORDER_PATHS.withdrawWithoutVerify, 'withdrawWithoutVerify'],
+  [CARD_CLOSE_PATH, 'card'],
+]);
+
+/**
+ * Starts the service emulator: the order endpoints, card close and the control API on one
+ * loopback server, state in SQLite, callbacks from a durable queue.
+ *
+ * @example const emulator = await startEmulator(loadEmulatorConfig('emu/emulator.yaml'), { port: 0 }); await emulator.close()
+ */
+export async function startEmulator(config: EmulatorConfig, options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  const faults = faultSet(options.faults);
+  const store = openEmulatorStore(config.store);
+  const now = options.clock ?? Date.now;
+  const merchants = new Map<number, EmulatorMerchant>(config.merchants.map((m) => [m.userId, m]));
+  const initialEnergy = new Map<number, Energy>();
+  let dispatcher: CallbackDispatcher;
+  try {
+    for (const merchant of config.merchants) {
+      store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
+      initialEnergy.set(merchant.userId, store.energy(merchant.userId)!);
+    }
+    dispatcher = new CallbackDispatcher({ store, merchants, callbacks: config.callbacks, faults, now, random: options.random ?? cryptoRandom, log: options.log });
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const ctx: EmulatorContext = {
+    config,
+    store,
+    faults,
+    keys: new ApiKeyIndex(config.merchants),
+    merchants,
+    now,
+    random: options.random ?? cryptoRandom,
+    initialEnergy,
+    wakeDispatcher: () => dispatcher.wake(),
+    log: options.log,
+  };
+
+  const server: Server = createServer(
+    {
+      // Slow clients (slowloris) must not hold the emulator: bound the headers and the whole request.
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.headersTimeoutMs / 4))),
+      keepAliveTimeout: 5_000,
+    },
+    (req, res) => handle(ctx, req, res),
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Malformed or too slow: answer the status Node would, then drop the connection (never a crash).
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    if (error.code !== 'ECONNRESET' && socket.writable && !socket.writableEnded) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    else socket.destroy();
+  });
+
+  const host = options.host ?? config.host;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? config.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await dispatcher.close();
+    store.close();
+    throw error;
+  }
+  // Resume the durable queue: deliveries left by an earlier run are due now (or when their lease ends).
+  dispatcher.wake();
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    cardUrl: url,
+    port,
+    config,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), 1_000);
+        cut.unref();
+        await dispatcher.close();
+        await closed;
+        clearTimeout(cut);
+        store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse): void {
+  const started = performance.now();
+  const target = req.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const path = queryAt < 0 ? target : target.slice(0, queryAt);
+  if (ctx.log) {
+    const log = ctx.log;
+    res.on('finish', () => {
+      const why = whyOf(res);
+      log(`${req.method ?? '?'} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${why ? ` ${why}` : ''}`);
+    });
+  }
+  const route = ROUTES.get(path);
+  let work: Promise<void>;
+  if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) {
+    work = serveControl(ctx, req, res, path, new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)));
+  } else if (route !== undefined && req.method === 'POST') {
+    work = route === 'card' ? serveCardClose(ctx, req, res) : serveOrderEndpoint(ctx, route, req, res);
+  } else {
+    // ERR-404: any other path, or another method on an endpoint's path.
+    req.resume();
+    sendNotFound(ctx, res);
+    return;
+  }
+  work.catch((error: unknown) => {
+    // A bug of ours: answer in the endpoint's shape rather than crash or hang (design.md: bad input never crashes).
+    ctx.log?.(`internal error on ${req.method ?? '?'} ${path}: ${(error as Error)?.stack ?? String(error)}`);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (route === 'card') sendCardFailure(ctx, res, `req-${ctx.random.uuid()}`, 'internal', 'internal error');
+    else if (route !== undefined) sendFailure(res, 'internal', 'internal error');
+    else sendJson(res, 500, { error: 'internal error' });
+  });
+}

@@ -1,0 +1,491 @@
+import Database from 'better-sqlite3';
+import { ConfigError } from '../core/errors.js';
+
+/**
+ * The emulator's state in SQLite (better-sqlite3): merchants' energy and callback URLs, orders,
+ * surrogate tenant ids, cards and close serial numbers, the callback queue and its delivery log.
+ * A file store survives a restart with nothing lost; `:memory:` is for throwaway runs. Amounts and
+ * balances are TEXT (exact decimal digits), never REAL.
+ */
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS merchants (
+  user_id       INTEGER PRIMARY KEY,
+  balance       TEXT NOT NULL,
+  cost_per_tx   TEXT NOT NULL,
+  callback_url  TEXT,
+  seed          TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS orders (
+  merchant        INTEGER NOT NULL,
+  call_back_id    TEXT NOT NULL,
+  kind            TEXT NOT NULL CHECK (kind IN ('withdrawal', 'energy')),
+  tenant_user_id  TEXT NOT NULL,
+  symbol          TEXT NOT NULL,
+  chain           TEXT NOT NULL,
+  to_addr         TEXT NOT NULL,
+  amount          TEXT NOT NULL,
+  expiry_hours    INTEGER,
+  status          TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'active')),
+  txid            TEXT,
+  created_at      INTEGER NOT NULL,
+  completed_at    INTEGER,
+  PRIMARY KEY (merchant, call_back_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS tenant_ids (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  merchant        INTEGER NOT NULL,
+  tenant_user_id  TEXT NOT NULL,
+  UNIQUE (merchant, tenant_user_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS cards (
+  merchant          INTEGER NOT NULL,
+  power_card_id     TEXT NOT NULL,
+  merchant_user_id  TEXT NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+  biz_id            TEXT,
+  PRIMARY KEY (merchant, power_card_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS close_serials (
+  merchant       INTEGER NOT NULL,
+  serial         TEXT NOT NULL,
+  power_card_id  TEXT NOT NULL,
+  PRIMARY KEY (merchant, serial)
+) STRICT;
+CREATE TABLE IF NOT EXISTS callback_events (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  tracking_id     TEXT NOT NULL,
+  merchant        INTEGER NOT NULL,
+  type            INTEGER NOT NULL,
+  payload         TEXT NOT NULL,
+  deliveries      INTEGER NOT NULL,
+  concurrent      INTEGER NOT NULL,
+  retry_delays    TEXT,
+  fixed_uuid      TEXT NOT NULL,
+  order_id        TEXT,
+  created_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS callback_events_tracking ON callback_events (tracking_id);
+CREATE TABLE IF NOT EXISTS callback_deliveries (
+  event_id  INTEGER NOT NULL,
+  idx       INTEGER NOT NULL,
+  state     TEXT NOT NULL CHECK (state IN ('waiting', 'pending', 'acknowledged', 'exhausted')),
+  attempts  INTEGER NOT NULL DEFAULT 0,
+  acked     INTEGER NOT NULL DEFAULT 0,
+  next_at   INTEGER,
+  PRIMARY KEY (event_id, idx)
+) STRICT;
+CREATE INDEX IF NOT EXISTS callback_deliveries_due ON callback_deliveries (state, next_at);
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id      INTEGER NOT NULL,
+  tracking_id   TEXT NOT NULL,
+  idx           INTEGER NOT NULL,
+  attempt       INTEGER NOT NULL,
+  at            TEXT NOT NULL,
+  request_uuid  TEXT NOT NULL,
+  status        INTEGER NOT NULL,
+  answer        TEXT NOT NULL,
+  verdict       TEXT NOT NULL CHECK (verdict IN ('acknowledged', 'rejected', 'failed')),
+  error         TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS delivery_attempts_tracking ON delivery_attempts (tracking_id, id);
+`;
+
+/** A merchant's energy: exact integers. */
+export interface Energy {
+  balance: bigint;
+  costPerTx: bigint;
+}
+
+/** An order to record (ORDER-*). */
+export interface NewOrder {
+  merchant: number;
+  callBackId: string;
+  kind: 'withdrawal' | 'energy';
+  tenantUserId: string;
+  symbol: string;
+  chain: string;
+  toAddr: string;
+  /** Exact decimal text. */
+  amount: string;
+  expiryHours?: number;
+  txid?: string;
+  createdAt: number;
+}
+
+/** A callback event to queue. */
+export interface NewEvent {
+  trackingId: string;
+  merchant: number;
+  type: number;
+  /** The payload's exact JSON text, without requestUUID (set per delivery, CB-UUID). */
+  payload: string;
+  deliveries: number;
+  concurrent: boolean;
+  retryDelaysMs?: number[];
+  fixedUuid: string;
+  /** callBackId of the order this event completes. */
+  orderId?: string;
+  createdAt: number;
+  /** First delivery is due at this instant. */
+  dueAt: number;
+}
+
+/** One delivery of an event that is due, with what sending it needs. */
+export interface DueDelivery {
+  eventId: number;
+  idx: number;
+  attempts: number;
+  acked: boolean;
+  trackingId: string;
+  merchant: number;
+  type: number;
+  payload: string;
+  concurrent: boolean;
+  deliveries: number;
+  retryDelaysMs?: number[];
+  fixedUuid: string;
+  orderId?: string;
+  callbackUrl: string;
+}
+
+/** One logged delivery attempt (ControlDeliveryAttempt). */
+export interface AttemptRecord {
+  at: string;
+  requestUUID: string;
+  status: number;
+  answer: unknown;
+  verdict: 'acknowledged' | 'rejected' | 'failed';
+  /** Why no answer arrived (status 0): refused, timed out. */
+  error?: string;
+}
+
+/** What happens to a delivery after an attempt. */
+export type DeliveryUpdate = { state: 'pending'; nextAt: number; acked?: boolean } | { state: 'acknowledged' | 'exhausted' };
+
+/** Outcome of a card close in the store. */
+export type CloseOutcome = 'closed' | 'not-found' | 'already-closed' | 'duplicate-serial';
+
+interface DueRow {
+  event_id: number;
+  idx: number;
+  attempts: number;
+  acked: number;
+  tracking_id: string;
+  merchant: number;
+  type: number;
+  payload: string;
+  concurrent: number;
+  deliveries: number;
+  retry_delays: string | null;
+  fixed_uuid: string;
+  order_id: string | null;
+  callback_url: string;
+}
+
+function prepare(db: Database.Database) {
+  return {
+    seed: db.prepare<[number], { seed: string }>('SELECT seed FROM merchants WHERE user_id = ?'),
+    seedMerchant: db.prepare<[number, string, string, string | null, string]>(
+      'INSERT INTO merchants (user_id, balance, cost_per_tx, callback_url, seed) VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET balance = excluded.balance, cost_per_tx = excluded.cost_per_tx, callback_url = excluded.callback_url, seed = excluded.seed',
+    ),
+    energy: db.prepare<[number], { balance: string; cost_per_tx: string }>('SELECT balance, cost_per_tx FROM merchants WHERE user_id = ?'),
+    setEnergy: db.prepare<[string, string, number]>('UPDATE merchants SET balance = ?, cost_per_tx = ? WHERE user_id = ?'),
+    setBalance: db.prepare<[string, number]>('UPDATE merchants SET balance = ? WHERE user_id = ?'),
+    callbackUrl: db.prepare<[number], { callback_url: string | null }>('SELECT callback_url FROM merchants WHERE user_id = ?'),
+    setCallbackUrl: db.prepare<[string, number]>('UPDATE merchants SET callback_url = ? WHERE user_id = ?'),
+    hasOrder: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM orders WHERE merchant = ? AND call_back_id = ?'),
+    insertOrder: db.prepare(
+      'INSERT INTO orders (merchant, call_back_id, kind, tenant_user_id, symbol, chain, to_addr, amount, expiry_hours, status, txid, created_at) VALUES (@merchant, @callBackId, @kind, @tenantUserId, @symbol, @chain, @toAddr, @amount, @expiryHours, @status, @txid, @createdAt)',
+    ),
+    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null }>('SELECT kind, amount, status, txid FROM orders WHERE merchant = ? AND call_back_id = ?'),
+    completeOrder: db.prepare<[number, number, string]>("UPDATE orders SET status = 'completed', completed_at = ? WHERE merchant = ? AND call_back_id = ? AND status = 'processing'"),
+    insertTenant: db.prepare<[number, string]>('INSERT OR IGNORE INTO tenant_ids (merchant, tenant_user_id) VALUES (?, ?)'),
+    tenant: db.prepare<[number, string], { id: number }>('SELECT id FROM tenant_ids WHERE merchant = ? AND tenant_user_id = ?'),
+    seedCard: db.prepare<[number, string, string, string]>('INSERT OR IGNORE INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, ?)'),
+    upsertCard: db.prepare<[number, string, string]>(
+      "INSERT INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, 'open') ON CONFLICT (merchant, power_card_id) DO UPDATE SET merchant_user_id = excluded.merchant_user_id, status = 'open', biz_id = NULL",
+    ),
+    card: db.prepare<[number, string], { merchant_user_id: string; status: 'open' | 'closed' }>('SELECT merchant_user_id, status FROM cards WHERE merchant = ? AND power_card_id = ?'),
+    closeCard: db.prepare<[string, number, string]>("UPDATE cards SET status = 'closed', biz_id = ? WHERE merchant = ? AND power_card_id = ?"),
+    hasSerial: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM close_serials WHERE merchant = ? AND serial = ?'),
+    insertSerial: db.prepare<[number, string, string]>('INSERT OR IGNORE INTO close_serials (merchant, serial, power_card_id) VALUES (?, ?, ?)'),
+    insertEvent: db.prepare(
+      'INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, retry_delays, fixed_uuid, order_id, created_at) VALUES (@trackingId, @merchant, @type, @payload, @deliveries, @concurrent, @retryDelays, @fixedUuid, @orderId, @createdAt)',
+    ),
+    insertDelivery: db.prepare<[number, number, string, number | null]>('INSERT INTO callback_deliveries (event_id, idx, state, next_at) VALUES (?, ?, ?, ?)'),
+    due: db.prepare<[number, number], DueRow>(
+      `SELECT d.event_id, d.idx, d.attempts, d.acked, e.tracking_id, e.merchant, e.type, e.payload, e.concurrent, e.deliveries,
+              e.retry_delays, e.fixed_uuid, e.order_id, m.callback_url
+         FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
+        WHERE d.state = 'pending' AND d.next_at <= ? AND m.callback_url IS NOT NULL
+        ORDER BY d.next_at, d.event_id, d.idx LIMIT ?`,
+    ),
+    nextDue: db.prepare<[], { next_at: number | null }>(
+      `SELECT MIN(d.next_at) AS next_at FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
+        WHERE d.state = 'pending' AND m.callback_url IS NOT NULL`,
+    ),
+    insertAttempt: db.prepare(
+      'INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict, error) VALUES (@eventId, @trackingId, @idx, @attempt, @at, @requestUUID, @status, @answer, @verdict, @error)',
+    ),
+    updateDelivery: db.prepare<[string, number, number, number | null, number, number]>(
+      'UPDATE callback_deliveries SET state = ?, attempts = ?, acked = ?, next_at = ? WHERE event_id = ? AND idx = ?',
+    ),
+    promoteNext: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET state = 'pending', next_at = ? WHERE event_id = ? AND idx = ? AND state = 'waiting'"),
+    attempts: db.prepare<[string], { at: string; request_uuid: string; status: number; answer: string; verdict: AttemptRecord['verdict']; error: string | null }>(
+      'SELECT at, request_uuid, status, answer, verdict, error FROM delivery_attempts WHERE tracking_id = ? ORDER BY id',
+    ),
+    eventCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM callback_events WHERE tracking_id = ?'),
+    lease: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
+    pendingCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM callback_deliveries WHERE state IN ('pending', 'waiting')"),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+/**
+ * Opens (or creates) the emulator's SQLite store.
+ *
+ * @example const store = openEmulatorStore(':memory:'); store.energy(10086)
+ */
+export function openEmulatorStore(path: string): EmulatorStore {
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    throw new ConfigError('bad-store', `cannot open the emulator store ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return new EmulatorStore(db);
+  } catch (error) {
+    db.close();
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError('bad-store', `cannot use ${path} as the emulator store: ${(error as Error).message}`);
+  }
+}
+
+/** The emulator's state; every method is synchronous and each mutation is one transaction. */
+export class EmulatorStore {
+  readonly #db: Database.Database;
+  readonly #stmt: Statements;
+  readonly createOrder: (order: NewOrder, lease: { cost: bigint } | undefined, event: NewEvent | undefined) => 'ok' | 'duplicate' | 'insufficient';
+  readonly closeCard: (merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean) => CloseOutcome;
+  readonly recordAttempt: (delivery: DueDelivery, attempt: AttemptRecord, update: DeliveryUpdate, now: number) => void;
+  readonly insertEvent: (event: NewEvent) => number;
+  readonly claimDue: (now: number, limit: number, leaseUntil: number) => DueDelivery[];
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    if (db.name !== ':memory:') {
+      db.pragma('journal_mode = WAL');
+      // A crash may lose the last commits of an emulator, never corrupt them; FULL costs a sync per request.
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== 0 && version !== SCHEMA_VERSION) {
+      throw new ConfigError('bad-store', `the emulator store ${db.name} has schema version ${version}, this emulator uses ${SCHEMA_VERSION}: delete it to start afresh`);
+    }
+    db.exec(SCHEMA);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+
+    const s = prepare(db);
+    this.#stmt = s;
+
+    this.insertEvent = (event) => {
+      const id = Number(
+        s.insertEvent.run({
+          trackingId: event.trackingId,
+          merchant: event.merchant,
+          type: event.type,
+          payload: event.payload,
+          deliveries: event.deliveries,
+          concurrent: event.concurrent ? 1 : 0,
+          retryDelays: event.retryDelaysMs ? JSON.stringify(event.retryDelaysMs) : null,
+          fixedUuid: event.fixedUuid,
+          orderId: event.orderId ?? null,
+          createdAt: event.createdAt,
+        }).lastInsertRowid,
+      );
+      for (let idx = 0; idx < event.deliveries; idx++) {
+        // Sequential deliveries wait for the one before them to finish (acknowledged or given up).
+        const now = event.concurrent || idx === 0;
+        s.insertDelivery.run(id, idx, now ? 'pending' : 'waiting', now ? event.dueAt : null);
+      }
+      return id;
+    };
+    this.insertEvent = db.transaction(this.insertEvent);
+
+    this.createOrder = db.transaction((order: NewOrder, lease: { cost: bigint } | undefined, event: NewEvent | undefined) => {
+      if (s.hasOrder.get(order.merchant, order.callBackId)) return 'duplicate' as const;
+      if (lease) {
+        const row = s.energy.get(order.merchant);
+        const balance = BigInt(row?.balance ?? '0');
+        if (lease.cost > balance) return 'insufficient' as const;
+        s.setBalance.run((balance - lease.cost).toString(), order.merchant);
+      }
+      s.insertOrder.run({
+        ...order,
+        expiryHours: order.expiryHours ?? null,
+        txid: order.txid ?? null,
+        status: order.kind === 'withdrawal' ? 'processing' : 'active',
+      });
+      if (event) this.insertEvent(event);
+      return 'ok' as const;
+    });
+
+    this.closeCard = db.transaction((merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean): CloseOutcome => {
+      if (checkSerial && s.hasSerial.get(merchant, serial)) return 'duplicate-serial';
+      const card = s.card.get(merchant, powerCardId);
+      if (!card || card.merchant_user_id !== merchantUserId) return 'not-found';
+      if (card.status === 'closed') return 'already-closed';
+      s.closeCard.run(bizId, merchant, powerCardId);
+      s.insertSerial.run(merchant, serial, powerCardId);
+      return 'closed';
+    });
+
+    // A claimed delivery is leased: its next_at moves past the send's deadline, so it is not due
+    // again while in flight, and a crash mid-send only delays it (at-least-once, CB-ONCE is the merchant's part).
+    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number) => {
+      const due = this.dueDeliveries(now, limit);
+      for (const delivery of due) s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
+      return due;
+    });
+
+    this.recordAttempt = db.transaction((delivery: DueDelivery, attempt: AttemptRecord, update: DeliveryUpdate, now: number) => {
+      s.insertAttempt.run({
+        eventId: delivery.eventId,
+        trackingId: delivery.trackingId,
+        idx: delivery.idx,
+        attempt: delivery.attempts + 1,
+        at: attempt.at,
+        requestUUID: attempt.requestUUID,
+        status: attempt.status,
+        answer: JSON.stringify(attempt.answer ?? null),
+        verdict: attempt.verdict,
+        error: attempt.error ?? null,
+      });
+      if (update.state === 'pending') {
+        s.updateDelivery.run('pending', delivery.attempts + 1, update.acked || delivery.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
+      } else {
+        s.updateDelivery.run(update.state, delivery.attempts + 1, update.state === 'acknowledged' ? 1 : 0, null, delivery.eventId, delivery.idx);
+        if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
+      }
+      if (delivery.orderId !== undefined && delivery.attempts === 0) s.completeOrder.run(now, delivery.merchant, delivery.orderId);
+    });
+  }
+
+  /**
+   * Adds a merchant and its missing cards. A merchant the store knows keeps its live state (energy
+   * after leases and control calls, callback URL) unless the config's values changed since they were
+   * seeded: an edit of the YAML takes effect, a restart alone loses nothing.
+   */
+  seedMerchant(userId: number, energy: Energy, callbackUrl: string | undefined, cards: ReadonlyArray<{ powerCardId: string; merchantUserId: string; status: 'open' | 'closed' }>): void {
+    const seed = JSON.stringify([energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null]);
+    this.#db.transaction(() => {
+      if (this.#stmt.seed.get(userId)?.seed !== seed) {
+        this.#stmt.seedMerchant.run(userId, energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null, seed);
+      }
+      for (const card of cards) this.#stmt.seedCard.run(userId, card.powerCardId, card.merchantUserId, card.status);
+    })();
+  }
+
+  /** The merchant's live energy, or undefined for an unknown merchant. */
+  energy(userId: number): Energy | undefined {
+    const row = this.#stmt.energy.get(userId);
+    return row ? { balance: BigInt(row.balance), costPerTx: BigInt(row.cost_per_tx) } : undefined;
+  }
+
+  /** Sets balance and cost per transaction. */
+  setEnergy(userId: number, energy: Energy): void {
+    this.#stmt.setEnergy.run(energy.balance.toString(), energy.costPerTx.toString(), userId);
+  }
+
+  /** The merchant's callback URL (null when none). */
+  callbackUrl(userId: number): string | null {
+    return this.#stmt.callbackUrl.get(userId)?.callback_url ?? null;
+  }
+
+  /** Points the merchant's callbacks at `url`. */
+  setCallbackUrl(userId: number, url: string): void {
+    this.#stmt.setCallbackUrl.run(url, userId);
+  }
+
+  /** A recorded order. */
+  order(merchant: number, callBackId: string): { kind: string; amount: string; status: string; txid: string | null } | undefined {
+    return this.#stmt.order.get(merchant, callBackId);
+  }
+
+  /** A stable surrogate id for a tenantUserId that is not a decimal integer (ORDER-RES needs an integer). */
+  tenantNumericId(merchant: number, tenantUserId: string): number {
+    this.#stmt.insertTenant.run(merchant, tenantUserId);
+    return this.#stmt.tenant.get(merchant, tenantUserId)!.id;
+  }
+
+  /** A card of a merchant. */
+  card(merchant: number, powerCardId: string): { merchantUserId: string; status: 'open' | 'closed' } | undefined {
+    const row = this.#stmt.card.get(merchant, powerCardId);
+    return row ? { merchantUserId: row.merchant_user_id, status: row.status } : undefined;
+  }
+
+  /** Creates an open card, or reopens an existing one for `merchantUserId`. */
+  openCard(merchant: number, powerCardId: string, merchantUserId: string): void {
+    this.#stmt.upsertCard.run(merchant, powerCardId, merchantUserId);
+  }
+
+  /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL. */
+  dueDeliveries(now: number, limit: number): DueDelivery[] {
+    return this.#stmt.due.all(now, limit).map((row) => {
+      const due: DueDelivery = {
+        eventId: row.event_id,
+        idx: row.idx,
+        attempts: row.attempts,
+        acked: row.acked === 1,
+        trackingId: row.tracking_id,
+        merchant: row.merchant,
+        type: row.type,
+        payload: row.payload,
+        concurrent: row.concurrent === 1,
+        deliveries: row.deliveries,
+        fixedUuid: row.fixed_uuid,
+        callbackUrl: row.callback_url,
+      };
+      if (row.retry_delays !== null) due.retryDelaysMs = JSON.parse(row.retry_delays) as number[];
+      if (row.order_id !== null) due.orderId = row.order_id;
+      return due;
+    });
+  }
+
+  /** Makes a leased delivery due at `at` again (its send was cancelled, not answered). */
+  releaseDelivery(eventId: number, idx: number, at: number): void {
+    this.#stmt.lease.run(at, eventId, idx);
+  }
+
+  /** When the next pending delivery is due (undefined when none waits). */
+  nextDueAt(): number | undefined {
+    return this.#stmt.nextDue.get()?.next_at ?? undefined;
+  }
+
+  /** Deliveries not finished yet (pending or waiting for the one before them). */
+  unfinishedDeliveries(): number {
+    return this.#stmt.pendingCount.get()!.n;
+  }
+
+  /** Every attempt of the events with this trackingId, oldest first; undefined when no such event exists. */
+  attempts(trackingId: string): AttemptRecord[] | undefined {
+    if (this.#stmt.eventCount.get(trackingId)!.n === 0) return undefined;
+    return this.#stmt.attempts.all(trackingId).map((row) => {
+      const attempt: AttemptRecord = { at: row.at, requestUUID: row.request_uuid, status: row.status, answer: JSON.parse(row.answer) as unknown, verdict: row.verdict };
+      if (row.error !== null) attempt.error = row.error;
+      return attempt;
+    });
+  }
+
+  /** Closes the database. */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,242 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openJson, sealJson } from '../src/crypto/codec.js';
+import { CryptoError } from '../src/crypto/errors.js';
+import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
+import { EMULATOR_FAULTS, FAULT_NAMES, type EmulatorFault } from '../src/emulator/faults.js';
+import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
+
+const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
+const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
+
+let dir: string;
+let config: EmulatorConfig;
+let merchant: EmulatorMerchant;
+let keys: ReturnType<typeof describeMerchantKeys>;
+let server: Server;
+let callbackUrl: string;
+let received: Array<{ headers: IncomingHttpHeaders; body: string; text: string; payload: Record<string, unknown> }> = [];
+let answerStatus = 200;
+
+/** What a probe can do against one emulator. */
+interface Harness {
+  emulator: RunningEmulator;
+  call(path: string, plain: unknown, options?: { apiKey?: string; contentType?: string }): Promise<{ status: number; text: string; body: Record<string, unknown> }>;
+  control(method: string, path: string, body?: unknown): Promise<Record<string, unknown>>;
+  /** Emits a callback and waits until `count` deliveries arrived and the queue settled. */
+  emit(request: Record<string, unknown>, count: number): Promise<typeof received>;
+  close(body: Record<string, string>): Promise<Record<string, unknown>>;
+}
+
+const energyQuery = { symbol: 'ENERGY', chainName: 'TRON' };
+const order = (fields: Record<string, unknown> = {}) => ({ userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 'cb-fault-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9', amount: 10, ...fields });
+
+/** Opens an envelope's data like a merchant: 'ok' or the reason it cannot. */
+function openReason(data: unknown): string {
+  try {
+    openJson(String(data), 'response', merchant.keyPair.publicKey, { profile: merchant.profile });
+    return 'ok';
+  } catch (error) {
+    return error instanceof CryptoError ? error.reason : 'error';
+  }
+}
+
+/** The decrypted callback text, or '' when it does not open. */
+function tryOpen(body: string): string {
+  try {
+    return openJson(body, 'callback', merchant.keyPair.publicKey, { profile: merchant.profile }).text;
+  } catch {
+    return '';
+  }
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function until(probe: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+function harness(emulator: RunningEmulator): Harness {
+  const h: Harness = {
+    emulator,
+    async call(path, plain, options = {}) {
+      const data = sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
+      const res = await fetch(emulator.url + path, {
+        method: 'POST',
+        headers: { 'content-type': options.contentType ?? 'application/x-www-form-urlencoded', 'x-api-key': options.apiKey ?? merchant.apiKey },
+        body: new URLSearchParams({ data }).toString(),
+      });
+      const text = await res.text();
+      return { status: res.status, text, body: JSON.parse(text) as Record<string, unknown> };
+    },
+    async control(method, path, body) {
+      const res = await fetch(emulator.url + path, { method, headers: { 'x-control-token': config.control.token }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return (await res.json()) as Record<string, unknown>;
+    },
+    async emit(request, count) {
+      received = [];
+      await h.control('POST', `/__control/merchants/${merchant.userId}/callbacks`, request);
+      await until(() => received.length >= count);
+      await sleep(150);
+      return received;
+    },
+    async close(body) {
+      const res = await fetch(`${emulator.cardUrl}/card/close`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return (await res.json()) as Record<string, unknown>;
+    },
+  };
+  return h;
+}
+
+const result = async (h: Harness, path: string, plain: unknown) => {
+  const answer = await h.call(path, plain);
+  return openJson(String(answer.body.data), 'response', merchant.keyPair.publicKey).value as Record<string, unknown>;
+};
+const card = (serial: string, powerCardId: string) => ({ merchantId: '10086', merchantUserId: 'u-1001', powerCardId, channel: 'APP', closeSerialNo: serial });
+
+/**
+ * One row per fault: a probe, what a conforming emulator shows, and what the faulty one shows
+ * instead. The runner's own tests rely on each fault being observable this way.
+ */
+const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; good: unknown; faulty: unknown }> = {
+  'err401-wrong-body': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).text, good: '{"code":"UNAUTHORIZED","message":"unauthorized"}', faulty: '{"code":"UNAUTHENTICATED","message":"unauthorized"}' },
+  'err401-status-200': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).status, good: 401, faulty: 200 },
+  'err401-expired-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.expiredKey! })).status, good: 401, faulty: 200 },
+  'no-403': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 200 },
+  'err404-wrong-body': { probe: async (h) => (await fetch(`${h.emulator.url}/nope`)).text(), good: '{"code":"NOT FOUND","message":"not found"}', faulty: '{"code":"NOT_FOUND","message":"Not Found"}' },
+  'ct-any': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code, good: 40001, faulty: 0 },
+  'envelope-code-string': { probe: async (h) => typeof (await h.call(ENERGY, energyQuery)).body.code, good: 'number', faulty: 'string' },
+  'envelope-message-null': { probe: async (h) => (await h.call(ENERGY, energyQuery)).body.message, good: '', faulty: null },
+  'response-urlsafe-base64': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: expect.stringMatching(/url-safe-alphabet|missing-padding|bad-base64-length/) },
+  'response-line-breaks': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: 'line-breaks' },
+  'response-wrong-key': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: 'wrong-key' },
+  'energy-round': {
+    probe: async (h) => {
+      await h.control('PUT', '/__control/merchants/10086/energy', { balance: 190, costPerTx: 100 });
+      return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
+    },
+    good: '1',
+    faulty: '2',
+  },
+  'energy-stale': {
+    probe: async (h) => {
+      await h.control('PUT', '/__control/merchants/10086/energy', { balance: 640000, costPerTx: 64000 });
+      return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
+    },
+    good: '10',
+    faulty: '312',
+  },
+  'order-tenant-type-any': { probe: async (h) => (await h.call(ORDER, order({ tenantType: 2 }))).body.code, good: 40011, faulty: 0 },
+  'order-energy-no-expiry': { probe: async (h) => (await h.call(ORDER, order({ symbol: 'ENERGY', amount: 1 }))).body.code, good: 40013, faulty: 0 },
+  'order-result-string': {
+    probe: async (h) => openJson(String((await h.call(ORDER, order())).body.data), 'response', merchant.keyPair.publicKey).text,
+    good: '{"tenantUserId":20931,"id":"cb-fault-1"}',
+    faulty: '{"tenantUserId":"20931","id":"cb-fault-1"}',
+  },
+  'order-id-echo-wrong': { probe: async (h) => (await result(h, ORDER, order())).id, good: 'cb-fault-1', faulty: 'cb-fault-1-1' },
+  'order-amount-float': {
+    probe: async (h) => {
+      received = [];
+      await h.call(ORDER, `{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"f-1","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":12345678901234567890.123}`);
+      await until(() => received.length >= 1);
+      return /"amount":([^,}]+)/.exec(received[0]!.text)?.[1];
+    },
+    good: '12345678901234567890.123',
+    faulty: '12345678901234567000',
+  },
+  'card-missing-fields': { probe: async (h) => 'errorMessageEn' in (await h.close(card('s-1', 'pc-none'))), good: true, faulty: false },
+  'card-repeat-serial-ok': {
+    probe: async (h) => {
+      await h.close(card('s-same', 'pc-5500-0001'));
+      return (await h.close(card('s-same', 'pc-5500-0002'))).success;
+    },
+    good: false,
+    faulty: true,
+  },
+  'callback-form-field': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('data='), good: false, faulty: true },
+  'callback-no-api-key': { probe: async (h) => 'x-api-key' in (await h.emit({ type: 4 }, 1))[0]!.headers, good: true, faulty: false },
+  'callback-wrong-api-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey, good: true, faulty: false },
+  'callback-same-uuid': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.requestUUID)).size, good: 2, faulty: 1 },
+  'callback-new-tracking-id': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.trackingId)).size, good: 1, faulty: 2 },
+  'callback-retry-after-ack': { probe: async (h) => (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).length, good: 1, faulty: 2 },
+  'callback-no-retry': {
+    probe: async (h) => {
+      answerStatus = 500;
+      try {
+        return (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).length;
+      } finally {
+        answerStatus = 200;
+      }
+    },
+    good: 3,
+    faulty: 1,
+  },
+  'callback-public-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '', good: true, faulty: false },
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'wc-emu-faults-'));
+  config = loadEmulatorConfig(initEmulatorDir(dir, { store: ':memory:', port: 0 }).configPath);
+  merchant = config.merchants[0]!;
+  keys = describeMerchantKeys(merchant);
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('latin1');
+      const text = tryOpen(body);
+      received.push({ headers: req.headers, body, text, payload: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+  merchant.callbackUrl = callbackUrl;
+  config.callbacks = { timeoutMs: 1_000, withdrawalDelayMs: 10, retry: { initialDelayMs: 10, factor: 1, maxDelayMs: 10, maxAttempts: 3 } };
+});
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('emulator faults', () => {
+  it('covers at least 18 faults, each naming the rules it breaks, and the table covers every one', () => {
+    expect(FAULT_NAMES.length).toBeGreaterThanOrEqual(18);
+    expect(Object.keys(TABLE).sort()).toEqual([...FAULT_NAMES].sort());
+    for (const fault of FAULT_NAMES) expect(EMULATOR_FAULTS[fault].rules.length, fault).toBeGreaterThan(0);
+  });
+
+  it('refuses unknown fault names, and faults cannot come from the YAML', async () => {
+    await expect(startEmulator(config, { port: 0, faults: ['energy-flor' as EmulatorFault] })).rejects.toThrow(/unknown emulator fault "energy-flor"/);
+    expect(() => resolveEmulatorConfig({ control: { token: 't' }, faults: ['ct-any'], merchants: [] }, dir, 'x.yaml')).toThrow(/unknown field 'faults'/);
+  });
+
+  for (const fault of FAULT_NAMES) {
+    it(`${fault}: ${EMULATOR_FAULTS[fault].effect} (breaks ${EMULATOR_FAULTS[fault].rules.join(', ')})`, async () => {
+      const row = TABLE[fault];
+      for (const [faults, expected] of [
+        [[], row.good],
+        [[fault], row.faulty],
+      ] as const) {
+        const emulator = await startEmulator(config, { port: 0, faults });
+        try {
+          expect(await row.probe(harness(emulator)), faults.length ? 'faulty' : 'conforming').toEqual(expected);
+        } finally {
+          await emulator.close();
+        }
+      }
+    });
+  }
+});
