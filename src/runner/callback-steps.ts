@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { stringifyExact } from '../core/exact-json.js';
 import { openJson } from '../crypto/codec.js';
 import { redact, type Exchange, type ReceivedCallback } from './context.js';
@@ -8,11 +9,13 @@ import type { AwaitStep, EmitStep } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
 import type { ServiceTarget } from './types.js';
 
-/** The trackingId inside a callback body, when it decrypts. */
-export function trackingIdOf(callback: ReceivedCallback, target: ServiceTarget): string | undefined {
+/** The payload field the runner adds to every event it asks a service to emit. */
+export const EVENT_MARK = 'wcEventMark';
+
+/** A callback's decrypted payload, or undefined when it does not decrypt. */
+export function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Record<string, unknown> | undefined {
   try {
-    const value = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).value as Record<string, unknown>;
-    return typeof value.trackingId === 'string' ? value.trackingId : undefined;
+    return openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).value as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -33,9 +36,12 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   const pointed = await pointCallbacks(target, receiver);
   exchanges.push(pointed);
   if (pointed.error) return { exchanges, callbacks: [] };
+  // A mark of our own in the payload (U-CB-FIELDS allows extra fields) tells this event's deliveries
+  // apart from other callbacks, even when a faulty service changes trackingId between deliveries.
+  const mark = randomUUID();
   const request = {
     type: step.type,
-    fields: fill(step.fields ?? {}, scope),
+    fields: { ...(fill(step.fields ?? {}, scope) as Record<string, unknown>), [EVENT_MARK]: mark },
     deliveries: step.deliveries ?? 1,
     concurrent: step.concurrent ?? false,
     ...(step.retryDelaysMs ? { retryDelaysMs: step.retryDelaysMs } : {}),
@@ -48,7 +54,11 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
     emitExchange.error = `control API answered ${emitted.status} without a trackingId: ${emitted.text.slice(0, 200)}`;
     return { exchanges, callbacks: [] };
   }
-  const ours = (callback: ReceivedCallback) => callback.at >= started && [trackingId, undefined].includes(trackingIdOf(callback, target));
+  const ours = (callback: ReceivedCallback) => {
+    if (callback.at < started) return false;
+    const payload = payloadOf(callback, target);
+    return payload === undefined || payload[EVENT_MARK] === mark || payload.trackingId === trackingId;
+  };
   const expected = step.expectDeliveries ?? step.deliveries ?? 1;
   const budget = 10_000 + (step.retryDelaysMs ?? []).reduce((a, b) => a + b, 0) * 2;
   await receiver.waitFor(expected, ours, budget);
@@ -73,12 +83,8 @@ export async function pointCallbacks(target: ServiceTarget, receiver: Receiver):
 export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
   const match = fill(step.match ?? {}, scope) as Record<string, unknown>;
   const wanted = (callback: ReceivedCallback) => {
-    try {
-      const value = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).value as Record<string, unknown>;
-      return String(value.type) === String(step.type) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
-    } catch {
-      return false;
-    }
+    const value = payloadOf(callback, target);
+    return value !== undefined && String(value.type) === String(step.type) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
   };
   const callbacks = (await receiver.waitFor(1, wanted, step.timeoutMs ?? 10_000)).slice(0, 1);
   return { exchanges: callbacks.map((callback) => exchangeOf(callback, target)), callbacks };

@@ -9,6 +9,7 @@ import { energyFloorCheck } from './energy-floor.js';
 import { envelopeCheck } from './envelope.js';
 import { errorBodyCheck } from './error-body.js';
 import { processedCheck, processedExactCheck } from './processed.js';
+import { refusedCheck } from './refused.js';
 import { resultCheck } from './result.js';
 import { statusCheck } from './status.js';
 
@@ -17,6 +18,7 @@ export const CHECKS: readonly Check[] = [
   statusCheck,
   errorBodyCheck,
   envelopeCheck,
+  refusedCheck,
   resultCheck,
   energyFloorCheck,
   cardResponseCheck,

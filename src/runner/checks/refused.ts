@@ -1,0 +1,28 @@
+import { validateSchema } from '../../core/schemas.js';
+import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+
+/**
+ * `refused`: bad input is not accepted. The interface names no error for it (U-CODES), so a
+ * refusal is an HTTP 4xx, or HTTP 200 with a failure envelope (non-zero code, error text). Success,
+ * a 5xx (the service broke) or an invalid envelope fail.
+ */
+export const refusedCheck: Check = {
+  id: 'refused',
+  title: 'bad input is refused',
+  rules: ['ENV-CODE'],
+  needs: 'exchange',
+  run(ctx) {
+    const exchange = lastExchange(ctx);
+    if (isFinding(exchange)) return [exchange];
+    const response = exchange.response!;
+    if (response.status >= 400 && response.status < 500) return [pass(`HTTP ${response.status}: ${preview(response.body)}`)];
+    if (response.status !== 200) return [fail(`HTTP ${response.status} (neither a refusal nor an envelope): ${preview(response.body)}`)];
+    if (response.json === undefined) return [fail(`HTTP 200 with a body that is not JSON: ${preview(response.body)}`)];
+    const issues = validateSchema('Envelope', response.json);
+    if (issues.length > 0) return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`)];
+    const envelope = response.json as unknown as { code: unknown; message: string };
+    if (String(envelope.code) === '0') return [fail(`accepted (code 0)${response.decrypted ? `, result ${preview(response.decrypted.text)}` : ''}`)];
+    if (envelope.message.length === 0) return [fail(`failure code ${String(envelope.code)} without error text (ENV-MSG)`)];
+    return [pass(`failure envelope, code ${String(envelope.code)}: ${preview(envelope.message)}`)];
+  },
+};
