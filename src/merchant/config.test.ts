@@ -50,6 +50,6 @@ describe('merchant.yaml', () => {
 
   it('writes a template that parses back', () => {
     const config = parseMerchantConfig(merchantConfigTemplate('00ff'), '/x/merchant.yaml');
-    expect(config).toMatchObject({ apiKeys: [{ key: '00ff' }], publicKeyPath: '/x/merchant-public.pem', storePath: '/x/merchant.sqlite', port: 8080 });
+    expect(config).toMatchObject({ apiKeys: [{ key: '00ff' }], publicKeyPath: '/x/merchant-public.pem', storePath: '/x/merchant.sqlite', port: 9400 });
   });
 });

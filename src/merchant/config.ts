@@ -146,7 +146,7 @@ privateKey: merchant-private.pem  # the service's half: for sending test callbac
 profile: {}                       # crypto profile (inline, or the path of a profile YAML); defaults: pkcs1, callback: private
 store: merchant.sqlite            # processed events (SQLite file, or ":memory:")
 bodyLimit: 65536                  # bytes; larger bodies get HTTP 413
-port: 8080                        # 0 = any free port; --port overrides
+port: 9400                        # 0 = any free port; --port overrides (the emulator's --init sends callbacks here)
 host: 127.0.0.1
 `;
 }

@@ -4,6 +4,7 @@ import type { RunEvent } from '../runner/engine.js';
 export function consoleReporter(write: (text: string) => void, options: { verbose?: boolean } = {}): (event: RunEvent) => void {
   let done = 0;
   let total = 0;
+  let suite = '';
   return (event) => {
     switch (event.kind) {
       case 'start':
@@ -11,7 +12,14 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
         write(`running ${total} checks\n`);
         break;
       case 'case':
+        if (event.suite !== suite) {
+          suite = event.suite;
+          write(`${suite} (${done}/${total} checks done)\n`);
+        }
         if (options.verbose) write(`  … ${event.suite}/${event.testCase}: ${event.title}\n`);
+        break;
+      case 'prompt':
+        write(`\n>>> ${event.text}\n\n`);
         break;
       case 'result': {
         done++;

@@ -82,11 +82,19 @@ export async function pointCallbacks(target: ServiceTarget, receiver: Receiver):
 /** Waits for a callback of `type` whose payload carries the `match` fields (e.g. the order's callBackId). */
 export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
   const match = fill(step.match ?? {}, scope) as Record<string, unknown>;
+  const started = Date.now();
+  const count = step.count ?? 1;
+  if (step.answers) receiver.script(step.answers);
+  // A hand-triggered callback (no type, no match) may be anything the service sends, even a body
+  // that does not decrypt: that is exactly what the checks must then judge.
+  const open = step.type === undefined && Object.keys(match).length === 0;
   const wanted = (callback: ReceivedCallback) => {
+    if (callback.at < started) return false;
     const value = payloadOf(callback, target);
-    return value !== undefined && String(value.type) === String(step.type) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
+    if (value === undefined) return open;
+    return (step.type === undefined || String(value.type) === String(step.type)) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
   };
-  const callbacks = (await receiver.waitFor(1, wanted, step.timeoutMs ?? 10_000)).slice(0, 1);
+  const callbacks = (await receiver.waitFor(count, wanted, step.timeoutMs ?? 10_000)).slice(0, count);
   return { exchanges: callbacks.map((callback) => exchangeOf(callback, target)), callbacks };
 }
 

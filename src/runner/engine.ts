@@ -15,6 +15,7 @@ export type RunEvent =
   | { kind: 'start'; total: number }
   | { kind: 'case'; suite: string; testCase: string; title: string }
   | { kind: 'result'; result: CheckResult }
+  | { kind: 'prompt'; text: string }
   | { kind: 'done'; report: Report };
 
 /** Everything a run needs. */
@@ -30,11 +31,11 @@ export interface RunOptions {
 /** Why a case cannot run against this target, or undefined when it can. */
 export function missingNeed(testCase: Case, target: Target): string | undefined {
   const has: Record<Need, boolean> = target.side === 'service'
-    ? { userId: target.userId !== undefined, orders: target.allowOrders, control: Boolean(target.controlToken), forbiddenKey: Boolean(target.forbiddenKey), expiredKey: Boolean(target.expiredKey), probe: false, receiver: Boolean(target.controlToken) }
-    : { userId: true, orders: true, control: false, forbiddenKey: false, expiredKey: Boolean(target.expiredKey), probe: Boolean(target.probeUrl), receiver: false };
+    ? { userId: target.userId !== undefined, orders: target.allowOrders, control: Boolean(target.controlToken), forbiddenKey: Boolean(target.forbiddenKey), expiredKey: Boolean(target.expiredKey), probe: false, receiver: Boolean(target.controlToken), listen: target.listenPort !== undefined }
+    : { userId: true, orders: true, control: false, forbiddenKey: false, expiredKey: Boolean(target.expiredKey), probe: Boolean(target.probeUrl), receiver: false, listen: false };
   const flag: Record<Need, string> = {
     userId: '--user-id', orders: '--allow-orders (order cases move money on a real service)', control: '--control-token', forbiddenKey: '--forbidden-key',
-    expiredKey: '--expired-key', probe: '--probe-url', receiver: '--control-token (to point callbacks at the runner)',
+    expiredKey: '--expired-key', probe: '--probe-url', receiver: '--control-token (to point callbacks at the runner)', listen: '--listen PORT (callbacks triggered by hand)',
   };
   const missing = (testCase.needs ?? []).filter((need) => !has[need]);
   return missing.length ? `needs ${missing.map((need) => flag[need]).join(', ')}` : undefined;
@@ -62,8 +63,9 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   const total = options.suites.reduce((n, suite) => n + suite.cases.reduce((m, c) => m + c.steps.reduce((k, s) => k + (s.expect?.length ?? 0), 0), 0), 0);
   emit({ kind: 'start', total });
   let receiver: Receiver | undefined;
-  const needsReceiver = target.side === 'service' && target.controlToken && options.suites.some((suite) => suite.cases.some((c) => c.steps.some((s) => s.emit || s.await || s.control?.pointCallbacks)));
-  if (needsReceiver) receiver = await startReceiver(target.side === 'service' ? (target.listenPort ?? 0) : 0);
+  const needsReceiver = target.side === 'service' && (target.controlToken || target.listenPort !== undefined) && options.suites.some((suite) => suite.cases.some((c) => c.steps.some((s) => s.emit || s.await || s.control?.pointCallbacks)));
+  // --listen opens the receiver to the network: a real service must reach it.
+  if (needsReceiver && target.side === 'service') receiver = await startReceiver(target.listenPort ?? 0, target.listenPort === undefined ? '127.0.0.1' : '0.0.0.0');
   try {
     for (const suite of options.suites) {
       for (const testCase of suite.cases) {
@@ -87,7 +89,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           }
           continue;
         }
-        await runCase(suite, testCase, { target, rules, strict, stranger, receiver, push, resultId });
+        await runCase(suite, testCase, { target, rules, strict, stranger, receiver, push, resultId, emit });
       }
     }
   } finally {
@@ -111,6 +113,7 @@ interface CaseRun {
   receiver: Receiver | undefined;
   push(result: CheckResult): void;
   resultId(check: string): string;
+  emit(event: RunEvent): void;
 }
 
 async function runCase(suite: Suite, testCase: Case, run: CaseRun): Promise<void> {
@@ -138,6 +141,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun): Promise<void
         outcome.exchanges.push(...emitted.exchanges);
         outcome.callbacks = emitted.callbacks;
       } else if (step.await && target.side === 'service' && run.receiver) {
+        if (step.await.prompt) run.emit({ kind: 'prompt', text: String(fill(step.await.prompt, { ...scope, saved: { ...scope.saved, receiverUrl: run.receiver.url } })) });
         const awaited = await runAwait(step.await, target, run.receiver, scope);
         outcome.exchanges.push(...awaited.exchanges);
         outcome.callbacks = awaited.callbacks;

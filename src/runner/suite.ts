@@ -9,7 +9,7 @@ import { PACKAGE_ROOT } from '../core/package-paths.js';
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
 
 /** What a case can need from the target; without it the case is skipped. */
-export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver';
+export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen';
 
 /** One expectation: a registered check and its parameters. */
 export interface Expectation {
@@ -59,9 +59,12 @@ export interface EmitStep {
 
 /** A callback the service emits by itself (after an order), awaited at the runner's receiver. */
 export interface AwaitStep {
-  type: number;
+  type?: number;
   match?: Record<string, unknown>;
   timeoutMs?: number;
+  count?: number;
+  answers?: Array<'ack' | 'errcode-1' | 'http-500' | 'string-zero'>;
+  prompt?: string;
 }
 
 /** A callback the runner delivers to a merchant. */

@@ -1,0 +1,80 @@
+/**
+ * Figures of the runner: the embedded `run` end to end (both sides, every suite), and the runner's
+ * overhead against a plain script that makes the same HTTP calls with the same crypto and the
+ * same judgement (decrypt + validate), in the same run. Goal: runner ÷ plain script ≤ 1.5x.
+ */
+import { readFileSync } from 'node:fs';
+import { startEmbedded } from '../src/cli/embedded.js';
+import { parseExactJson } from '../src/core/exact-json.js';
+import { RULES_PATH } from '../src/core/package-paths.js';
+import { parseRuleCatalog } from '../src/core/rules.js';
+import { validateSchema } from '../src/core/schemas.js';
+import { openJson, sealJson } from '../src/crypto/codec.js';
+import { runSuites } from '../src/runner/engine.js';
+import { send } from '../src/runner/http-client.js';
+import { loadSuites, type Suite } from '../src/runner/suite.js';
+import type { ServiceTarget } from '../src/runner/types.js';
+
+const CASES = 300;
+
+/** N cases, each one energy query judged by status, envelope and result checks. */
+function energySuite(n: number): Suite {
+  return {
+    name: 'bench/energy', title: 'bench', side: 'service',
+    cases: Array.from({ length: n }, (_, i) => ({
+      id: `q${i}`, title: 'energy query', rules: ['ENERGY-RES'],
+      steps: [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect: [{ check: 'status', equals: 200 }, { check: 'envelope', outcome: 'success' }, { check: 'result', schema: 'EnergyMaxCountResult' }] }],
+    })),
+  };
+}
+
+/** The same calls by hand: seal, POST the form, parse, decrypt, validate. */
+async function plainScript(target: ServiceTarget, n: number): Promise<number> {
+  let ok = 0;
+  for (let i = 0; i < n; i++) {
+    const data = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', target.publicKey, { profile: target.profile });
+    const response = await send({ method: 'POST', url: `${target.baseUrl}/api/v1/api/order/getEnergyMaxCount`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': target.apiKey }, body: new URLSearchParams({ data }).toString() });
+    const envelope = parseExactJson(response.body.toString('utf8')) as Record<string, unknown>;
+    const opened = openJson(String(envelope.data), 'response', target.publicKey, { profile: target.profile });
+    if (response.status === 200 && validateSchema('Envelope', envelope).length === 0 && validateSchema('EnergyMaxCountResult', opened.value).length === 0) ok++;
+  }
+  return ok;
+}
+
+export default async function bench(): Promise<void> {
+  const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
+  const embedded = await startEmbedded();
+  try {
+    const suite = energySuite(CASES);
+    // Warm both paths (JIT, keep-alive sockets) before measuring.
+    await runSuites({ target: embedded.service, suites: [energySuite(30)], rules });
+    await plainScript(embedded.service, 30);
+    const rounds: Array<{ runner: number; script: number }> = [];
+    for (let round = 0; round < 3; round++) {
+      let t = performance.now();
+      const report = await runSuites({ target: embedded.service, suites: [suite], rules });
+      const runner = performance.now() - t;
+      if (report.summary.failed > 0) throw new Error('the bench suite failed against the emulator');
+      t = performance.now();
+      const ok = await plainScript(embedded.service, CASES);
+      const script = performance.now() - t;
+      if (ok !== CASES) throw new Error('the plain script saw failures');
+      rounds.push({ runner, script });
+    }
+    const best = (key: 'runner' | 'script') => Math.min(...rounds.map((r) => r[key]));
+    console.log(`${CASES} energy queries (1024-bit, default profile), each: seal, POST, decrypt, validate; best of 3`);
+    console.log(`  runner ${(CASES / best('runner') * 1000).toFixed(0)} cases/s, plain script ${(CASES / best('script') * 1000).toFixed(0)} calls/s, runner/script = ${(best('runner') / best('script')).toFixed(2)}x (goal <= 1.5x)`);
+  } finally {
+    await embedded.close();
+  }
+
+  // The embedded run end to end: start both servers, every suite of both sides, stop.
+  const all = loadSuites();
+  const t = performance.now();
+  const again = await startEmbedded();
+  const service = await runSuites({ target: again.service, suites: all.filter((s) => s.side === 'service'), rules });
+  const merchant = await runSuites({ target: again.merchant, suites: all.filter((s) => s.side === 'merchant'), rules });
+  await again.close();
+  const checks = service.results.length + merchant.results.length;
+  console.log(`embedded run end to end: ${checks} checks, ${service.summary.failed + merchant.summary.failed} failed, ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}

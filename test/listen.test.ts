@@ -1,0 +1,52 @@
+import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { startEmbedded } from '../src/cli/embedded.js';
+import { RULES_PATH } from '../src/core/package-paths.js';
+import { parseRuleCatalog } from '../src/core/rules.js';
+import { runSuites } from '../src/runner/engine.js';
+import { sendJsonRequest } from '../src/runner/http-client.js';
+import { loadSuites, selectSuites } from '../src/runner/suite.js';
+
+/** A free TCP port on loopback. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('verify service --listen: callbacks triggered by hand', () => {
+  it('prompts the person, receives the callback and its retry, and judges them', async () => {
+    const embedded = await startEmbedded();
+    try {
+      const port = await freePort();
+      const { controlToken, ...service } = embedded.service;
+      const suites = selectSuites(loadSuites(), { glob: 'service/callbacks' }).map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === 'hand-triggered-callback') }));
+      const prompts: string[] = [];
+      const report = await runSuites({
+        target: { ...service, listenPort: port },
+        suites,
+        rules: parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')),
+        onEvent: (event) => {
+          if (event.kind !== 'prompt') return;
+          prompts.push(event.text);
+          // The "person": points the emulator's callbacks at the printed URL and makes it send one.
+          const url = /(http:\/\/\S+)/.exec(event.text)![1]!;
+          const headers = { 'x-control-token': controlToken! };
+          const merchant = `${service.baseUrl}/__control/merchants/${service.userId}`;
+          void sendJsonRequest('PUT', `${merchant}/callback-url`, { url }, headers).then(() =>
+            sendJsonRequest('POST', `${merchant}/callbacks`, { type: 3, retryDelaysMs: [50] }, headers));
+        },
+      });
+      expect(prompts).toHaveLength(1);
+      expect(prompts[0]).toContain(`:${port}/`);
+      expect(report.results.map((r) => [r.id, r.status, r.message])).toEqual(report.results.map((r) => [r.id, 'passed', r.message]));
+      expect(report.results).toHaveLength(5);
+    } finally {
+      await embedded.close();
+    }
+  }, 60_000);
+});
