@@ -86,6 +86,9 @@ describe('verify: the toolkit cannot run (exit 2, one line)', () => {
     const bad = runCli(['run', '--shard', '3/2']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--shard must be i\/n/);
+    const send = runCli(['callback', 'send', '--url', 'ftp://x/cb', '--api-key', 'k', '--private-key', 'nope.pem', '--type', '1']);
+    expect(send.status).toBe(2);
+    expect(send.stderr).toMatch(/--url must be an http:\/\/ URL|cannot read private key/);
     const ftp = runCli(['verify', 'merchant', '--callback-url', 'ftp://x/cb', '--api-key', 'k', '--private-key', 'nope.pem']);
     expect(ftp.status).toBe(2);
     expect(ftp.stderr.trim().split('\n')).toHaveLength(1);

@@ -6,6 +6,7 @@ import { runDelivery } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
+import { httpUrl } from './verify-command.js';
 
 interface SendFlags {
   url: string;
@@ -46,7 +47,7 @@ export function registerCallbackCommand(program: Command): void {
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;
-      const target: MerchantTarget = { side: 'merchant', callbackUrl: flags.url, apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };
+      const target: MerchantTarget = { side: 'merchant', callbackUrl: httpUrl(flags.url, '--url'), apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };
       const { exchanges } = await runDelivery({ type, fields, deliveries, concurrent: flags.concurrent ?? false }, target, { caseId: 'cli', saved: {} }, new Map(), makeStrangerKeys(privateKey.bits));
       let failures = 0;
       for (const [i, exchange] of exchanges.entries()) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
+import { EMULATOR_HEADER } from '../emulator/server.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
 import { runSuites } from '../runner/engine.js';
 import { send } from '../runner/http-client.js';
@@ -32,7 +33,7 @@ interface MerchantFlags extends CommonRunOptions {
 }
 
 /** A URL flag, checked up front so a typo is one clear line. */
-function httpUrl(value: string, flag: string): string {
+export function httpUrl(value: string, flag: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -43,10 +44,10 @@ function httpUrl(value: string, flag: string): string {
   return value;
 }
 
-/** Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine). */
-export async function assertReachable(url: string, flag: string): Promise<void> {
+/** Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine); returns the answer's headers. */
+export async function assertReachable(url: string, flag: string): Promise<Record<string, string>> {
   try {
-    await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 });
+    return (await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 })).headers;
   } catch (error) {
     throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${(error as Error).message}`);
   }
@@ -97,7 +98,13 @@ export function registerVerifyCommand(program: Command): void {
     .option('--listen <port>', 'port of the callback receiver')
     .action(async (flags: ServiceFlags) => {
       const target = serviceTarget(flags);
-      await assertReachable(target.side === 'service' ? target.baseUrl : '', '--base-url');
+      if (target.side !== 'service') return;
+      const headers = await assertReachable(target.baseUrl, '--base-url');
+      // Order cases move money on a real service; on the toolkit's own emulator they move nothing.
+      if (headers[EMULATOR_HEADER] === '1' && !target.allowOrders) {
+        target.allowOrders = true;
+        process.stdout.write('the target is the wallet-conformance emulator: order cases run without --allow-orders\n');
+      }
       const report = await runSuites({ target, suites: chooseSuites('service', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
       process.exitCode = finish(report, flags);
     });

@@ -137,8 +137,12 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   };
 }
 
+/** Every answer of the emulator says so: `verify service` lets order cases run against it without --allow-orders. */
+export const EMULATOR_HEADER = 'x-wallet-conformance-emulator';
+
 function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now();
+  res.setHeader(EMULATOR_HEADER, '1');
   const target = req.url ?? '/';
   const queryAt = target.indexOf('?');
   const path = queryAt < 0 ? target : target.slice(0, queryAt);
