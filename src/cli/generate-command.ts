@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
-import { GENERATED_DIR, PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
+import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
 import { parseSpec } from '../generate/spec-document.js';
 import { readUserFile, writeUserFile } from './io.js';
 
@@ -9,16 +9,16 @@ import { readUserFile, writeUserFile } from './io.js';
 export function registerGenerateCommand(program: Command): void {
   program
     .command('generate')
-    .description('regenerate src/generated (validators) from the spec')
+    .description('regenerate every generated file (src/generated, spec/pacts) from the spec')
     .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
-    .option('--out <dir>', 'output folder', GENERATED_DIR)
+    .option('--out <dir>', 'folder the generated paths are relative to (src/generated/…, spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
       const { generateAll } = await import('../generate/all.js');
       const name = relative(PACKAGE_ROOT, options.spec).startsWith('..') ? options.spec : relative(PACKAGE_ROOT, options.spec);
       const spec = parseSpec(readUserFile(options.spec, 'spec').toString('utf8'), name);
       let stale = 0;
-      for (const file of generateAll(spec)) {
+      for (const file of await generateAll(spec)) {
         const target = join(options.out, file.path);
         const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
         if (current === file.contents) {

@@ -46,7 +46,7 @@ describe('validator generator', () => {
   it('emits a do-not-edit header carrying the spec sha256, and ES imports instead of require()', () => {
     const spec = parseSpec(miniSpec(1), 'test.yaml');
     const [file] = generateValidators(spec);
-    expect(file!.path).toBe('validators.ts');
+    expect(file!.path).toBe('src/generated/validators.ts');
     expect(file!.contents).toContain(`sha256 ${spec.sha256}`);
     expect(file!.contents).toMatch(/Do not edit/);
     expect(file!.contents).not.toMatch(/require\(/);

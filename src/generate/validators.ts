@@ -6,7 +6,7 @@ import { componentSchemas, walkJson, type SpecSource } from './spec-document.js'
 
 /** A file a generator produces; the CLI writes it. */
 export interface GeneratedFile {
-  /** Relative to the output folder. */
+  /** Relative to the package root, e.g. `src/generated/validators.ts`. */
   path: string;
   contents: string;
 }
@@ -83,7 +83,7 @@ export function generateValidators(spec: SpecSource): GeneratedFile[] {
     '// Do not edit: change the spec and regenerate. A test fails when this file is stale.',
   ].join('\n');
   return [
-    { path: 'validators.ts', contents: `${header}\n${esmImports(code)}\n\nexport const SPEC_SHA256 = ${JSON.stringify(spec.sha256)};\n\nexport const SCHEMA_NAMES = ${JSON.stringify(names, null, 2)} as const;\n\nexport const RULE_INDEX: Record<string, string[]> = ${JSON.stringify(ruleIndex(bundle), null, 2)};\n` },
+    { path: 'src/generated/validators.ts', contents: `${header}\n${esmImports(code)}\n\nexport const SPEC_SHA256 = ${JSON.stringify(spec.sha256)};\n\nexport const SCHEMA_NAMES = ${JSON.stringify(names, null, 2)} as const;\n\nexport const RULE_INDEX: Record<string, string[]> = ${JSON.stringify(ruleIndex(bundle), null, 2)};\n` },
   ];
 }
 
