@@ -28,9 +28,9 @@ describe('service suites against deliberately faulty emulators', () => {
   const reports = new Map<string, Report>();
   beforeAll(async () => {
     const names: Array<EmulatorFault | 'none'> = ['none', ...FAULT_NAMES];
-    // Four emulators at a time: each run is mostly waiting on loopback and callback retries.
-    for (let i = 0; i < names.length; i += 4) {
-      const batch = names.slice(i, i + 4);
+    // Eight emulators at a time: each run is mostly waiting on loopback and callback retries.
+    for (let i = 0; i < names.length; i += 8) {
+      const batch = names.slice(i, i + 8);
       const done = await Promise.all(batch.map((name) => verify(name === 'none' ? [] : [name])));
       batch.forEach((name, j) => reports.set(name, done[j]!));
     }
