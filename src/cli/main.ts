@@ -7,11 +7,13 @@ import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
 import { registerCallbackCommand } from './callback-command.js';
 import { registerCryptoCommand } from './crypto-command.js';
+import { registerDocsCommand } from './docs-command.js';
 import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT } from './exit.js';
 import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerMerchantCommand } from './merchant-command.js';
+import { registerPactCommand } from './pact-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSpecCommand } from './spec-command.js';
 import { registerVerifyCommand } from './verify-command.js';
@@ -36,6 +38,8 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerVerifyCommand(program);
   registerCallbackCommand(program);
+  registerPactCommand(program);
+  registerDocsCommand(program);
   for (const command of program.commands) propagate(command);
   return program;
 }

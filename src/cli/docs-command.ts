@@ -1,0 +1,73 @@
+import { statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
+import { parseRuleCatalog } from '../core/rules.js';
+import { generateMerchantKeyPair } from '../crypto/key-pair.js';
+import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure } from '../emulator/codes.js';
+import { parseSpec } from '../generate/spec-document.js';
+import { idempotencyKey } from '../merchant/idempotency.js';
+import { CHECKS } from '../runner/checks/index.js';
+import { loadSuites } from '../runner/suite.js';
+import { loadKeyFile, loadProfile, readUserFile, writeUserFile } from './io.js';
+
+interface DocsFlags {
+  out: string;
+  spec: string;
+  rules: string;
+  suites?: string;
+  demoKey?: string;
+  profile?: string;
+}
+
+/** `docs [--out DIR]`: the offline documentation site (HTML and Markdown) from the spec, the rules and the suites. */
+export function registerDocsCommand(program: Command): void {
+  program
+    .command('docs')
+    .description('render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites')
+    .option('--out <dir>', 'folder of the site (its index.html and index.md)', join('reports', 'docs'))
+    .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
+    .option('--rules <file>', 'rule catalog', RULES_PATH)
+    .option('--suites <dir>', 'suites folder, for the traceability table (default: the packaged suites)')
+    .option('--demo-key <file>', 'private key that encrypts the examples (default: a fresh 1024-bit demo key, written next to the site)')
+    .option('--profile <file>', 'crypto profile YAML of the examples')
+    .action(async (flags: DocsFlags) => {
+      const specName = relative(PACKAGE_ROOT, flags.spec).startsWith('..') ? flags.spec : relative(PACKAGE_ROOT, flags.spec);
+      const spec = parseSpec(readUserFile(flags.spec, 'spec').toString('utf8'), specName);
+      const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
+      const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));
+      const key = (flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })) as RsaPrivateKey;
+      const { generateDocs, DOCS_INDEX } = await import('../generate/docs.js');
+      const files = generateDocs(spec, rules, suites, {
+        checks: CHECKS,
+        demo: { key, profile: loadProfile(flags.profile) },
+        businessCodes: Object.entries(ENVELOPE_CODES).map(([name, code]) => ({ code, name })),
+        cardErrors: Object.entries(CARD_ERROR_CODES).map(([name, errorCode]) => ({
+          errorCode,
+          name,
+          errorMessage: CARD_ERROR_TEXTS[name as CardFailure].zh,
+          errorMessageEn: CARD_ERROR_TEXTS[name as CardFailure].en,
+        })),
+        idempotencyKey: (payload) => idempotencyKey(payload),
+      });
+      for (const file of files) {
+        writeUserFile(join(flags.out, file.path), file.contents, { overwrite: true, mode: file.path.endsWith('private.pem') ? 0o600 : 0o644 });
+      }
+      const pages = files.filter((file) => file.path.endsWith('.html')).length;
+      process.stdout.write(`docs: ${pages} HTML pages and ${pages} Markdown pages in ${flags.out}; open ${join(flags.out, DOCS_INDEX)}\n`);
+    });
+}
+
+/** `--suites DIR` must be a folder: a typo is a user error (exit 2), not an internal one. */
+function suitesFolder(dir: string): string {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(dir).isDirectory();
+  } catch {
+    throw new ConfigError('unreadable-file', `cannot read suites folder ${dir}: no such folder`);
+  }
+  if (!isFolder) throw new ConfigError('unreadable-file', `cannot read suites folder ${dir}: not a folder`);
+  return resolve(dir);
+}

@@ -1,0 +1,161 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
+import { parseSpec, type SpecSource } from '../generate/spec-document.js';
+import { loadKeyFile, loadProfile, readUserFile, writeUserFile } from './io.js';
+import { parseInteger } from './options.js';
+import { assertReachable, httpUrl } from './verify-command.js';
+
+interface GenerateFlags {
+  spec: string;
+  out: string;
+  check?: boolean;
+}
+
+interface VerifyFlags {
+  spec: string;
+  baseUrl: string;
+  cardBaseUrl?: string;
+  apiKey: string;
+  privateKey?: string;
+  publicKey?: string;
+  profile?: string;
+  userId?: string;
+  controlToken?: string;
+  forbiddenKey?: string;
+  pactDir?: string;
+  brokerUrl?: string;
+  brokerToken?: string;
+  providerVersion?: string;
+  providerBranch?: string;
+  publish?: boolean;
+  logLevel: string;
+}
+
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+
+function loadSpec(path: string): SpecSource {
+  const name = relative(PACKAGE_ROOT, path).startsWith('..') ? path : relative(PACKAGE_ROOT, path);
+  return parseSpec(readUserFile(path, 'spec').toString('utf8'), name);
+}
+
+/** The local pact files whose provider is `provider`, in name order. */
+function pactFilesOf(dir: string, provider: string): string[] {
+  if (!existsSync(dir)) throw new ConfigError('no-pacts', `--pact-dir ${dir} does not exist`);
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => join(dir, name))
+    .filter((file) => {
+      try {
+        return (JSON.parse(readFileSync(file, 'utf8')) as { provider?: { name?: string } }).provider?.name === provider;
+      } catch {
+        return false;
+      }
+    });
+  if (files.length === 0) throw new ConfigError('no-pacts', `${dir} holds no pact file of provider ${provider} (run: wallet-conformance pact generate)`);
+  return files;
+}
+
+/** `pact generate` and `pact verify`: Pact V4 contracts from the spec, verified with Pact's verifier. */
+export function registerPactCommand(program: Command): void {
+  const pact = program.command('pact').description('Pact contracts from the spec (generate) and their verification against a wallet service (verify)');
+  pact
+    .command('generate')
+    .description('write the Pact V4 files (HTTP and callback messages) to spec/pacts from the spec, with pact-js')
+    .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
+    .option('--out <dir>', 'folder the generated paths are relative to (spec/pacts/…)', PACKAGE_ROOT)
+    .option('--check', 'write nothing; exit 1 when a pact file is missing or stale')
+    .action(async (flags: GenerateFlags) => {
+      const { generatePactFiles } = await import('../generate/pact-files.js');
+      let stale = 0;
+      for (const file of await generatePactFiles(loadSpec(flags.spec))) {
+        const target = join(flags.out, file.path);
+        const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+        if (current === file.contents) process.stdout.write(`fresh  ${target}\n`);
+        else if (flags.check) {
+          stale++;
+          process.stdout.write(`stale  ${target}\n`);
+        } else {
+          writeUserFile(target, file.contents, { overwrite: true });
+          process.stdout.write(`wrote  ${target}\n`);
+        }
+      }
+      if (stale > 0) process.exitCode = 1;
+    });
+  pact
+    .command('verify')
+    .description('verify a wallet service against the HTTP pact with the Pact verifier (provider states through the control API)')
+    .requiredOption('--base-url <url>', '{base_url} of the order endpoints')
+    .option('--card-base-url <url>', '{card_base_url} of card close (default: --base-url)')
+    .requiredOption('--api-key <key>', "the merchant's X-API-KEY, injected into the requests")
+    .option('--private-key <file>', "the merchant's private key (PEM or bare Base64 DER); its public half is used where the profile says so")
+    .option('--public-key <file>', "the merchant's public key (enough for the default profile)")
+    .option('--profile <file>', 'crypto profile YAML')
+    .option('--user-id <n>', "the merchant's userId in the wallet system (default: the pact's example merchant)")
+    .option('--control-token <token>', "the target offers design.md's control API: provider states are set up through it")
+    .option('--forbidden-key <key>', 'a valid key without the permission, for the 403 interaction (ERR-403)')
+    .option('--pact-dir <dir>', 'folder of pact files (default: the packaged spec/pacts)')
+    .option('--broker-url <url>', 'fetch the pacts from this Pact Broker instead (env PACT_BROKER_BASE_URL)')
+    .option('--broker-token <token>', 'Pact Broker bearer token (env PACT_BROKER_TOKEN)')
+    .option('--provider-version <v>', 'provider version for published results (e.g. the git SHA)')
+    .option('--provider-branch <b>', 'provider branch for published results')
+    .option('--publish', 'publish the verification results to the broker (needs --broker-url and --provider-version)')
+    .option('--spec <file>', 'OpenAPI spec the pacts were generated from', SPEC_PATH)
+    .option('--log-level <level>', `Pact log level: ${LOG_LEVELS.join(', ')}`, 'warn')
+    .action(async (flags: VerifyFlags) => {
+      const baseUrl = httpUrl(flags.baseUrl, '--base-url');
+      const cardBaseUrl = httpUrl(flags.cardBaseUrl ?? flags.baseUrl, '--card-base-url');
+      if (Boolean(flags.privateKey) === Boolean(flags.publicKey)) throw new ConfigError('bad-flag', 'give the merchant key with exactly one of --private-key F or --public-key F');
+      if (!(LOG_LEVELS as readonly string[]).includes(flags.logLevel)) throw new ConfigError('bad-flag', `--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(flags.logLevel)}`);
+      const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
+      const brokerToken = flags.brokerToken ?? process.env.PACT_BROKER_TOKEN;
+      if (brokerUrl !== undefined && !/^https?:\/\//.test(brokerUrl)) throw new ConfigError('bad-url', `--broker-url must be an http(s) URL, not ${JSON.stringify(brokerUrl)}`);
+      if (flags.publish && !brokerUrl) throw new ConfigError('bad-flag', '--publish needs --broker-url (verification results are published to the broker the pacts came from)');
+      if (flags.publish && !flags.providerVersion) throw new ConfigError('bad-flag', '--publish needs --provider-version');
+      const key = flags.privateKey ? loadKeyFile(flags.privateKey, 'private') : loadKeyFile(flags.publicKey!, 'public');
+      const profile = loadProfile(flags.profile);
+      const userId = flags.userId === undefined ? undefined : parseInteger(flags.userId, '--user-id', { min: 0 });
+      const spec = loadSpec(flags.spec);
+      const pactFiles = brokerUrl ? undefined : pactFilesOf(resolve(flags.pactDir ?? join(PACKAGE_ROOT, 'spec', 'pacts')), 'wallet-service');
+      await assertReachable(baseUrl, '--base-url');
+      if (cardBaseUrl !== baseUrl) await assertReachable(cardBaseUrl, '--card-base-url');
+      const { verifyPacts } = await import('../generate/pact-verifier.js');
+      const result = await verifyPacts({
+        spec,
+        baseUrl,
+        cardBaseUrl,
+        apiKey: flags.apiKey,
+        key,
+        profile,
+        logLevel: flags.logLevel as (typeof LOG_LEVELS)[number],
+        ...(userId === undefined ? {} : { userId }),
+        ...(flags.controlToken ? { controlToken: flags.controlToken } : {}),
+        ...(flags.forbiddenKey ? { forbiddenKey: flags.forbiddenKey } : {}),
+        ...(pactFiles ? { pactFiles } : {}),
+        ...(brokerUrl
+          ? {
+              broker: {
+                url: brokerUrl,
+                ...(brokerToken ? { token: brokerToken } : {}),
+                publish: flags.publish ?? false,
+                ...(flags.providerVersion ? { providerVersion: flags.providerVersion } : {}),
+                ...(flags.providerBranch ? { providerBranch: flags.providerBranch } : {}),
+              },
+            }
+          : {}),
+      });
+      const out: string[] = [];
+      for (const note of result.notes) out.push(`note   ${note}`);
+      for (const failure of result.failures) out.push(`FAIL   pact: ${failure}`);
+      for (const check of result.checks) out.push(`${check.status === 'passed' ? 'ok    ' : check.status === 'failed' ? 'FAIL  ' : 'skip  '} decrypted: ${check.interaction}: ${check.message}`);
+      const counts = (status: string) => result.checks.filter((check) => check.status === status).length;
+      out.push(
+        `pact verify: Pact verifier ${result.pactPassed ? 'passed' : 'FAILED'}; decrypted data checks: ${counts('passed')} passed, ${counts('failed')} failed, ${counts('skipped')} skipped`,
+      );
+      process.stdout.write(`${out.join('\n')}\n`);
+      process.exitCode = result.passed ? 0 : 1;
+    });
+}

@@ -1,0 +1,350 @@
+import { stringifyExact } from '../core/exact-json.js';
+import { answerBlocks, idempotencyOf, keyFieldsText } from './docs-callback-page.js';
+import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './docs-context.js';
+import { businessFailures } from './docs-endpoint-page.js';
+import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './docs-model.js';
+import { isNode, literal, rulesOf, union } from './docs-schema.js';
+
+/** The anchor of a check's row on the traceability page. */
+export const checkAnchor = (id: string): string => `check-${id}`;
+
+/** The index: what the interface is, every page, the demo key that made the examples. */
+export function indexPage(ctx: DocsContext): Page {
+  const info = isNode(ctx.document.info) ? ctx.document.info : {};
+  const title = String(info.title ?? 'Interface');
+  const checked = ctx.rules.filter((rule) => (ctx.coverage.get(rule.id) ?? []).length > 0).length;
+  const profile = ctx.demo.profile;
+  const blocks: Block[] = [
+    para(t(`Version ${literal(info.version ?? '')}. `), ...(info.summary ? [t(String(info.summary))] : []), t(' Generated from '), c(ctx.source.name), t(` (sha256 ${ctx.source.sha256.slice(0, 12)}…) and the rule catalog.`)),
+    ...paragraphs(String(info.description ?? ''), ctx.ruleIds),
+    heading(2, 'endpoints', 'Endpoints'),
+    {
+      kind: 'table',
+      id: 'endpoints-table',
+      columns: ['endpoint', 'method and path', 'summary', 'rules'],
+      rows: ctx.endpoints.map((endpoint) => ({
+        cells: [[link(endpoint.pageId, endpoint.operationId)], [c(`${endpoint.method} ${endpoint.server}${endpoint.path}`)], [t(String(endpoint.operation.summary ?? ''))], ruleLinks(rulesOf(endpoint.operation))],
+      })),
+    },
+    heading(2, 'callbacks', 'Callbacks'),
+    para(t("The service POSTs each event to the merchant's callback URL as the Base64 text of the RSA-encrypted JSON payload, the raw body.")),
+    {
+      kind: 'table',
+      id: 'callbacks-table',
+      columns: ['type', 'callback', 'idempotency key', 'rules'],
+      rows: ctx.callbacks.map((callback) => {
+        const view = ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+        const key = idempotencyOf(view);
+        return { cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], key ? [t(keyFieldsText(key))] : [t('—')], ruleLinks(view.rules)] };
+      }),
+    },
+    heading(2, 'reference', 'Reference'),
+    {
+      kind: 'list',
+      items: [
+        [link('rules', 'Rule catalog'), t(`: ${ctx.rules.length} rules (${count(ctx, 'MUST')} MUST, ${count(ctx, 'SHOULD')} SHOULD, ${count(ctx, 'UNSPECIFIED')} unspecified), and every unspecified point of the spec.`)],
+        [link('traceability', 'Traceability'), t(`: rule → checks → suites and cases; ${checked} of ${ctx.rules.length} rules are judged by a check.`)],
+        [link('idempotency', 'Callback idempotency'), t(': the key of every callback type.')],
+        [link('errors', 'Error tables'), t(': HTTP error bodies, failure envelopes and business codes, card close failures, the merchant\'s answers.')],
+      ],
+    },
+    heading(2, 'unspecified', 'Unspecified across the interface'),
+    unspecifiedTable(ctx, ctx.unspecified.filter((point) => point.where === 'the whole interface')),
+    para(t('Every other unspecified point is shown where it applies, and all of them in the '), link('rules', 'rule catalog', 'unspecified'), t('.')),
+    heading(2, 'demo-key', 'Examples and the demo key'),
+    para(
+      t('Every encrypted example in these pages was made for this build with a throwaway '),
+      b(`${ctx.demo.bits}-bit demo key pair`),
+      t(' (public key SHA-256 fingerprint '),
+      c(ctx.demo.fingerprint.slice(0, 16)),
+      t('…), never a real merchant key. Private-key PKCS#1 encryption is deterministic, public-key encryption is not; a new build makes a new key, so ciphertexts differ from build to build. The plain payloads are the spec\'s own examples, exact digits kept.'),
+    ),
+    {
+      kind: 'table',
+      id: 'profile-table',
+      columns: ['direction', 'encrypted with', 'decrypted with'],
+      rows: (['request', 'response', 'callback'] as const).map((direction) => ({
+        cells: [[c(direction)], [t(`the ${profile[direction]} key`)], [t(`the ${profile[direction] === 'public' ? 'private' : 'public'} key`)]],
+      })),
+    },
+    para(t(`Padding `), c(profile.padding), t(', plaintext blocks '), c(String(profile.plaintextBlock)), t('. The demo key files: '), { kind: 'file', href: 'demo-key/merchant-public.pem', text: 'merchant-public.pem' }, t(', '), { kind: 'file', href: 'demo-key/merchant-private.pem', text: 'merchant-private.pem' }, t('; every example as data: '), { kind: 'file', href: 'examples.json', text: 'examples.json' }, t('. Decrypt one yourself:')),
+    { kind: 'code', language: 'sh', text: `echo '<Base64 of a request example>' | npx wallet-conformance crypto decrypt --direction request \\\n  --${profile.request === 'public' ? 'private' : 'public'}-key demo-key/merchant-${profile.request === 'public' ? 'private' : 'public'}.pem --pretty` },
+    ...controlApi(ctx),
+  ];
+  return { id: 'index', title: `${title}: reference`, nav: 'Overview', group: 'overview', blocks };
+}
+
+function count(ctx: DocsContext, severity: string): number {
+  return ctx.rules.filter((rule) => rule.severity === severity).length;
+}
+
+/** The emulator's control API, listed for completeness: it is not part of the interface. */
+function controlApi(ctx: DocsContext): Block[] {
+  const rows: Row[] = [];
+  for (const [path, item] of Object.entries(isNode(ctx.document.paths) ? ctx.document.paths : {})) {
+    if (!isNode(item)) continue;
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const operation = item[method];
+      if (isNode(operation) && Array.isArray(operation.tags) && operation.tags.includes('control')) {
+        rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(String(operation.summary ?? ''))]] });
+      }
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    heading(2, 'control-api', 'Control API (test doubles only)'),
+    para(t('Not part of the wallet service: the emulator (and any service test double that offers it) lets a suite set up state and make the service emit callbacks. Every call carries '), c('X-Control-Token'), t('.')),
+    { kind: 'table', id: 'control-table', columns: ['call', 'what it does'], rows },
+  ];
+}
+
+/** The rule catalog: every rule with its anchor, where the pages cite it, and every unspecified point. */
+export function rulesPage(ctx: DocsContext, citedOn: Map<string, Array<{ id: string; nav: string }>>): Page {
+  const rows: Row[] = ctx.rules.map((rule) => ({
+    id: ruleAnchor(rule.id),
+    tone: toneOf(rule.severity),
+    cells: [
+      [c(rule.id)],
+      severityBadge(ctx, rule.id),
+      prose(rule.text),
+      [t(rule.source)],
+      rule.blackBox ? [t('yes')] : [b('no'), t(': '), ...prose(rule.reason ?? '', ctx.ruleIds)],
+      join((citedOn.get(rule.id) ?? []).map((page) => [link(page.id, page.nav)])),
+      checksCell(ctx, rule.id),
+    ],
+  }));
+  return {
+    id: 'rules',
+    title: 'Rule catalog',
+    nav: 'Rule catalog',
+    group: 'reference',
+    blocks: [
+      para(t(`${ctx.rules.length} rules of the interface, from `), c('spec/rules.yaml'), t('. '), badge('must', 'MUST'), t(' fails a run; '), badge('should', 'SHOULD'), t(' warns unless '), c('--strict'), t('; '), badge('unspecified', 'UNSPECIFIED'), t(' is a point the interface leaves open, where the toolkit states an assumption (its checks warn).')),
+      heading(2, 'catalog', 'Rules'),
+      { kind: 'table', id: 'rules-table', columns: ['rule', 'severity', 'text', 'source', 'black-box', 'cited on', 'checked by'], rows },
+      heading(2, 'unspecified', 'Unspecified points'),
+      para(t('Every '), c('x-unspecified'), t(' of the spec: what the interface leaves open, where, and what the toolkit assumes.')),
+      unspecifiedTable(ctx, ctx.unspecified, 'unspecified-table'),
+    ],
+  };
+}
+
+/** rule → checks → suites/cases; MUST rules without a check show why; unspecified points show as such. */
+export function traceabilityPage(ctx: DocsContext): Page {
+  let checked = 0;
+  let notBlackBox = 0;
+  let missing = 0;
+  let assumptions = 0;
+  const rows: Row[] = ctx.rules.map((rule) => {
+    const coverage = ctx.coverage.get(rule.id) ?? [];
+    const checks = union(coverage.map((entry) => entry.check));
+    const cases = union(coverage.map((entry) => `${entry.suite}/${entry.caseId}`));
+    let status: Text;
+    let tone: Row['tone'];
+    if (rule.severity === 'UNSPECIFIED') {
+      assumptions++;
+      const places = union(ctx.unspecified.filter((point) => point.rule === rule.id).map((point) => point.where));
+      status = [badge('unspecified', 'unspecified'), t(` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`)];
+      tone = 'unspecified';
+    } else if (checks.length > 0) {
+      checked++;
+      status = [badge('covered', 'checked'), t(` ${cases.length} case${cases.length === 1 ? '' : 's'}`)];
+      tone = 'covered';
+    } else if (!rule.blackBox) {
+      notBlackBox++;
+      status = [badge('plain', 'not black-box'), t(' '), ...prose(rule.reason ?? 'no check can observe it from outside.', ctx.ruleIds)];
+      tone = 'plain';
+    } else {
+      missing++;
+      status = [badge('uncovered', 'no check')];
+      tone = 'uncovered';
+    }
+    return {
+      id: ruleAnchor(rule.id),
+      tone,
+      cells: [
+        [link('rules', [c(rule.id)], ruleAnchor(rule.id))],
+        severityBadge(ctx, rule.id),
+        join(checks.map((check) => [link('', [c(check)], checkAnchor(check))]), t(' ')),
+        join(cases.map((name) => [c(name)]), t(' ')),
+        status,
+      ],
+    };
+  });
+  const expectations = new Map<string, { count: number; rules: string[] }>();
+  for (const [rule, coverage] of ctx.coverage) {
+    for (const entry of coverage) {
+      const current = expectations.get(entry.check) ?? { count: 0, rules: [] };
+      expectations.set(entry.check, { count: current.count + 1, rules: union(current.rules, [rule]) });
+    }
+  }
+  const checkRows: Row[] = [...ctx.checks.values()].map((check) => {
+    const used = expectations.get(check.id);
+    return {
+      id: checkAnchor(check.id),
+      cells: [[c(check.id)], [t(check.title)], ruleLinks(check.rules), used ? ruleLinks(used.rules) : [badge('uncovered', 'unused')]],
+    };
+  });
+  const unknown = [...expectations.keys()].filter((id) => !ctx.checks.has(id));
+  return {
+    id: 'traceability',
+    title: 'Traceability: rule → checks → suites',
+    nav: 'Traceability',
+    group: 'reference',
+    blocks: [
+      para(t('For every rule of the catalog: the registered checks that judge it and the suite cases that run them (an expectation judges its own rules, else its case\'s rules, exactly as the runner attributes results).')),
+      {
+        kind: 'list',
+        items: [
+          [badge('covered', 'checked'), t(` ${checked} MUST/SHOULD rules are judged by at least one check.`)],
+          [badge('plain', 'not black-box'), t(` ${notBlackBox} MUST/SHOULD rules cannot be observed from outside; the catalog says why.`)],
+          [badge('uncovered', 'no check'), t(` ${missing} MUST/SHOULD rules have no check.`)],
+          [badge('unspecified', 'unspecified'), t(` ${assumptions} points the interface leaves open.`)],
+        ],
+      },
+      heading(2, 'rules', 'Rules'),
+      { kind: 'table', id: 'traceability-table', columns: ['rule', 'severity', 'checks', 'suites/cases', 'status'], rows },
+      heading(2, 'checks', 'Checks'),
+      para(t('Every registered check, the rules it declares, and the rules suites use it for.'), ...(unknown.length > 0 ? [t(' Suites name unknown checks: '), ...join(unknown.map((id) => [c(id)]))] : [])),
+      { kind: 'table', id: 'checks-table', columns: ['check', 'title', 'declares', 'judges in suites'], rows: checkRows },
+    ],
+  };
+}
+
+/** Every callback type with its idempotency key (CB-ID-*), from the spec. */
+export function idempotencyPage(ctx: DocsContext): Page {
+  const keyFn = ctx.options.idempotencyKey;
+  const rows: Row[] = ctx.callbacks.map((callback) => {
+    const view = ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+    const key = idempotencyOf(view);
+    const example = view.examples[0];
+    let sample = '';
+    if (keyFn && isNode(example)) {
+      try {
+        sample = keyFn(example);
+      } catch (error) {
+        sample = `(no key: ${(error as Error).message})`;
+      }
+    }
+    return {
+      id: `type-${callback.type}`,
+      cells: [
+        [t(String(callback.type))],
+        [link(callback.pageId, callback.label)],
+        key ? ruleLinks([key.rule]) : [t('—')],
+        key ? join(key.fields.map((field) => [c(field.path), ...(field.required ? [] : [t(' (when present)')])])) : [t('—')],
+        ...(keyFn ? [sample ? [c(sample)] : [t('—')]] : []),
+      ],
+    };
+  });
+  const cite = (id: string): Block => para(...ruleLinks([id]), t(': '), ...prose(ctx.ruleById.get(id)?.text ?? '', ctx.ruleIds));
+  return {
+    id: 'idempotency',
+    title: 'Callback idempotency',
+    nav: 'Idempotency',
+    group: 'reference',
+    blocks: [
+      para(t('The service may deliver one event several times; the merchant processes each event once and acknowledges every duplicate. The key of each type comes from the spec: the fields of the type\'s schema that cite its '), c('CB-ID-*'), t(' rule.')),
+      ...['CB-ONCE', 'CB-DUP-ACK', 'CB-UUID'].filter((id) => ctx.ruleById.has(id)).map(cite),
+      heading(2, 'keys', 'Keys per type'),
+      {
+        kind: 'table',
+        id: 'idempotency-table',
+        columns: ['type', 'callback', 'rule', 'key fields', ...(keyFn ? ["reference merchant's key of the spec example"] : [])],
+        rows,
+      },
+      para(c('requestUUID'), t(' is new on every delivery and is never part of a key; '), c('trackingId'), t(' is stable across the deliveries of one event.')),
+    ],
+  };
+}
+
+/** Every error table of the interface on one page. */
+export function errorsPage(ctx: DocsContext): Page {
+  const blocks: Block[] = [
+    para(t('Errors of the order endpoints are HTTP errors with fixed bodies, or HTTP 200 failure envelopes; card close fails inside HTTP 200; callbacks fail through the merchant\'s answer.')),
+    heading(2, 'http-errors', 'HTTP error bodies'),
+  ];
+  const byResponse = new Map<string, { status: string; meaning: string; body: string; rules: string[]; pages: Array<{ id: string; nav: string }> }>();
+  for (const endpoint of ctx.endpoints) {
+    for (const [status, raw] of Object.entries(isNode(endpoint.operation.responses) ? endpoint.operation.responses : {})) {
+      if (status.startsWith('2')) continue;
+      const { node: response, name } = ctx.spec.resolve(raw);
+      const key = name ?? `${endpoint.operationId}-${status}`;
+      const media = isNode(response.content) ? Object.values(response.content).find(isNode) : undefined;
+      const view = media && isNode(media.schema) ? ctx.spec.objectView(media.schema) : undefined;
+      const entry = byResponse.get(key) ?? {
+        status,
+        meaning: String(response.description ?? ''),
+        body: view?.examples[0] === undefined ? '(no body)' : stringifyExact(view.examples[0]),
+        rules: union(rulesOf(response), view?.rules ?? []),
+        pages: [],
+      };
+      entry.pages.push({ id: endpoint.pageId, nav: endpoint.operationId });
+      byResponse.set(key, entry);
+    }
+  }
+  blocks.push({
+    kind: 'table',
+    id: 'http-error-table',
+    columns: ['status', 'meaning', 'body (exact)', 'rules', 'answered by'],
+    rows: [...byResponse.values()].map((entry) => ({
+      id: `http-${entry.status}`,
+      cells: [[c(`HTTP ${entry.status}`)], prose(entry.meaning, ctx.ruleIds), [c(entry.body)], ruleLinks(entry.rules), join(entry.pages.map((page) => [link(page.id, page.nav)]))],
+    })),
+  });
+  const orderSubmission = ctx.unspecified.filter((point) => point.rule === 'U-CODES' && point.where.startsWith('POST'));
+  for (const point of orderSubmission) blocks.push({ kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(` ${point.where}: `), ...prose(point.note, ctx.ruleIds)] });
+
+  const envelope = envelopeSchema(ctx);
+  if (envelope) {
+    const view = ctx.spec.objectView({ $ref: `#/components/schemas/${envelope}` });
+    blocks.push(
+      heading(2, 'envelope-failures', 'Failure envelopes (HTTP 200)'),
+      ...paragraphs(view.description, ctx.ruleIds),
+      fieldTable(ctx, view, { id: 'envelope-fields' }),
+      ...conditionTable(ctx, view.conditions, 'envelope-conditions'),
+      ...view.examples.filter((example) => isNode(example) && literal(example.code) !== '0').map((example, i): Block => ({ kind: 'code', title: [t(`Failure envelope ${i + 1}`)], language: 'json', text: stringifyExact(example, 2) })),
+    );
+  }
+
+  blocks.push(
+    heading(2, 'business-codes', 'Business codes'),
+    { kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(' '), link('rules', [c('U-CODES')], ruleAnchor('U-CODES')), t(': '), ...prose(ctx.ruleById.get('U-CODES')?.text ?? 'non-zero business codes are not shown.'), t(' The interface names only '), c('0'), t(' (success); the codes below are the emulator\'s choice, not the service\'s.')] },
+  );
+  const codes = ctx.options.businessCodes ?? [];
+  blocks.push({
+    kind: 'table',
+    id: 'business-code-table',
+    columns: ['code', 'name', 'meaning (the emulator\'s)'],
+    rows: codes.map((code) => ({ id: `code-${literal(code.code)}`, tone: 'unspecified', cells: [[c(literal(code.code))], [c(code.name)], [t(humanize(code.name))]] })),
+    empty: 'no implementation codes were given',
+  });
+
+  for (const endpoint of ctx.endpoints) {
+    const failures = businessFailures(ctx, endpoint.operation);
+    if (failures.length === 0 || failures.some((block) => block.kind === 'heading' && block.id === 'business-failures')) continue;
+    blocks.push(heading(2, `failures-${slug(endpoint.operationId)}`, [link(endpoint.pageId, endpoint.operationId), t(': failures')]), ...failures);
+  }
+
+  const webhook = ctx.callbacks[0];
+  if (webhook) {
+    const answers = answerBlocks(ctx, webhook.operation, []);
+    blocks.push(heading(2, 'callback-answers', "Callbacks: the merchant's answer"), ...answers.filter((block) => !(block.kind === 'heading' && block.id === 'answer')));
+  }
+  return { id: 'errors', title: 'Error tables', nav: 'Error tables', group: 'reference', blocks };
+}
+
+/** The order endpoints' envelope: the schema an encrypted 200 inherits from. */
+function envelopeSchema(ctx: DocsContext): string | undefined {
+  for (const endpoint of ctx.endpoints) {
+    const ok = isNode(endpoint.operation.responses) ? endpoint.operation.responses['200'] : undefined;
+    if (!ok) continue;
+    const response = ctx.spec.resolve(ok).node;
+    const media = isNode(response.content) ? Object.values(response.content).find(isNode) : undefined;
+    if (!media || !isNode(media.schema)) continue;
+    const schema = ctx.spec.resolve(media.schema).node;
+    const base = Array.isArray(schema.allOf) ? schema.allOf.map((part) => ctx.spec.refName(part)).find(Boolean) : undefined;
+    if (base) return base;
+  }
+  return undefined;
+}

@@ -1,0 +1,438 @@
+import { MatchersV3 } from '@pact-foundation/pact';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { SpecError } from '../core/errors.js';
+import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import type { SchemaName } from '../core/schemas.js';
+import type { SpecSource } from './spec-document.js';
+
+/**
+ * The Pact contract of the interface as data, derived from the spec's examples: the HTTP
+ * interactions of the merchant (consumer) with the wallet service (provider) and the callback
+ * messages the service sends the merchant. `pact-files.ts` turns it into Pact V4 files with
+ * pact-js; `pact-verifier.ts` uses the same model to set up provider states and to encrypt the
+ * plain example of each interaction, so both sides read one source.
+ */
+
+/** Consumer name in every pact file: the merchant's integration. */
+export const PACT_CONSUMER = 'wallet-merchant';
+/** Provider of the HTTP pact: the order endpoints and card close. */
+export const PACT_PROVIDER = 'wallet-service';
+/** Provider of the message pact: the callbacks the service sends to the merchant's URL. */
+export const PACT_CALLBACK_PROVIDER = 'wallet-service-callbacks';
+/** Where `npm run generate` writes the pact files (relative to the package root). */
+export const PACT_DIR = 'spec/pacts';
+
+/** File name of the pact between the merchant and `provider`, as Pact names it. */
+export function pactFileName(provider: string): string {
+  return `${PACT_CONSUMER}-${provider}.json`;
+}
+
+/** Standard Base64, padded, no line breaks (CRYPTO-ENVELOPE, ENERGY-DATA, ORDER-DATA). */
+export const BASE64_REGEX = '^[A-Za-z0-9+/]+={0,2}$';
+/** Any non-empty header value without blanks: the X-API-KEY is the merchant's own. */
+export const API_KEY_REGEX = '^\\S+$';
+/** The form media type, with or without parameters (Java clients add `; charset=UTF-8`). */
+export const FORM_CONTENT_TYPE_REGEX = '^application/x-www-form-urlencoded(\\s*;.*)?$';
+/** A BigDecimal as a JSON number or a decimal string (the spec's Decimal). */
+export const DECIMAL_REGEX = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?$';
+
+/** What a provider state asks of the service; the verifier maps each kind to the control API. */
+export type StateKind = 'key-valid' | 'key-unknown' | 'key-forbidden' | 'energy' | 'callback-id-unused' | 'card-open' | 'card-missing' | 'callback-event';
+
+/** A provider state: its readable name (with the example's values) and the same values as params. */
+export interface ProviderState {
+  kind: StateKind;
+  name: string;
+  params: Record<string, string | number>;
+}
+
+/** Which credential the request carries; the verifier injects the real one. */
+export type ApiKeyRole = 'valid' | 'unknown' | 'forbidden';
+
+/** One HTTP interaction: request, expected answer, provider states, plain forms. */
+export interface PactHttpInteraction {
+  /** Stable identifier (kebab-case), for tests and messages. */
+  id: string;
+  description: string;
+  /** The spec's operation, none for a path outside the interface. */
+  operationId?: string;
+  states: ProviderState[];
+  method: 'POST';
+  path: string;
+  /** `card` paths live under {card_base_url}, the rest under {base_url}. */
+  base: 'base' | 'card';
+  apiKey?: { role: ApiKeyRole; example: string };
+  /** An encrypted form request: field `data`, its example and the plain JSON it stands for. */
+  form?: { example: string; plain: ExactJson; plainSchema: SchemaName };
+  /** A plain JSON request body (card close). */
+  json?: Record<string, ExactJson>;
+  response: {
+    status: number;
+    /** The body with pact-js matchers. */
+    body: unknown;
+    /** Schema of the decrypted envelope `data`, when there is one. */
+    plainSchema?: SchemaName;
+    plainExample?: ExactJson;
+  };
+  comments: string[];
+}
+
+/** One callback message: the plain payload (before encryption) with matchers. */
+export interface PactMessageInteraction {
+  id: string;
+  type: number;
+  description: string;
+  states: ProviderState[];
+  schema: SchemaName;
+  /** The spec's example, exact. */
+  plain: Record<string, ExactJson>;
+  /** The same with pact-js matchers where deliveries differ. */
+  content: Record<string, unknown>;
+  comments: string[];
+}
+
+/** The whole contract. */
+export interface PactContract {
+  http: PactHttpInteraction[];
+  messages: PactMessageInteraction[];
+}
+
+const documents = new WeakMap<SpecSource, Document>();
+
+function yamlDocument(spec: SpecSource): Document {
+  let doc = documents.get(spec);
+  if (!doc) {
+    doc = parseDocument(spec.text, { uniqueKeys: true });
+    documents.set(spec, doc);
+  }
+  return doc;
+}
+
+const NUMBER_LITERAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+function toExact(node: unknown, doc: Document): ExactJson {
+  if (isAlias(node)) return toExact(node.resolve(doc), doc);
+  if (isMap(node)) {
+    const out: Record<string, ExactJson> = {};
+    for (const pair of node.items) out[String(isScalar(pair.key) ? pair.key.value : pair.key)] = toExact(pair.value, doc);
+    return out;
+  }
+  if (isSeq(node)) return node.items.map((item) => toExact(item, doc));
+  if (isScalar(node)) {
+    const { value } = node;
+    // Exact amounts: the literal digits of the YAML, never the float the parser made of them.
+    if (typeof value === 'number') return new LosslessNumber(node.source !== undefined && NUMBER_LITERAL.test(node.source) ? node.source : String(value));
+    if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  }
+  throw new SpecError('bad-example', `unsupported YAML node in an example: ${String(node)}`);
+}
+
+/**
+ * The `index`-th example of a component schema as exact JSON (numbers keep their literal digits).
+ *
+ * @example exactExample(spec, 'OrderRequest', 0).amount // LosslessNumber '12345678901234567890.123'
+ */
+export function exactExample(spec: SpecSource, schema: string, index = 0): ExactJson {
+  const doc = yamlDocument(spec);
+  const node = doc.getIn(['components', 'schemas', schema, 'examples', index], true);
+  if (node === undefined) throw new SpecError('missing-example', `${spec.name}: components.schemas.${schema} has no example ${index}, which the Pact contract needs`);
+  return toExact(node, doc);
+}
+
+function exampleRecord(spec: SpecSource, schema: string, index = 0): Record<string, ExactJson> {
+  const value = exactExample(spec, schema, index);
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof LosslessNumber) {
+    throw new SpecError('bad-example', `${spec.name}: example ${index} of ${schema} is not an object`);
+  }
+  return value;
+}
+
+function exampleString(spec: SpecSource, schema: string, field: string): string {
+  const value = exampleRecord(spec, schema)[field];
+  if (typeof value !== 'string') throw new SpecError('bad-example', `${spec.name}: ${schema}.examples[0].${field} is not a string`);
+  return value;
+}
+
+function parameterExample(spec: SpecSource, name: string): unknown {
+  const parameter = spec.document.components?.parameters?.[name] as { example?: unknown } | undefined;
+  if (parameter?.example === undefined) throw new SpecError('missing-example', `${spec.name}: components.parameters.${name} has no example`);
+  return parameter.example;
+}
+
+function operationPath(spec: SpecSource, operationId: string): string {
+  for (const [path, item] of Object.entries(spec.document.paths ?? {})) {
+    if ((item as { post?: { operationId?: string } } | undefined)?.post?.operationId === operationId) return path;
+  }
+  throw new SpecError('missing-operation', `${spec.name}: no POST operation ${operationId}, which the Pact contract needs`);
+}
+
+/** The plain JSON text of an exact value, for comments. */
+const text = (value: unknown): string => stringifyExact(value);
+
+/** Plain data of a number (an exact integer param). */
+function integer(value: ExactJson | undefined, what: string): number {
+  const n = value instanceof LosslessNumber ? Number(value.value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new SpecError('bad-example', `${what} is not a whole number`);
+  return n;
+}
+
+/** Provider states of the HTTP pact, named with the example's values so a broker shows them plainly. */
+export const states = {
+  keyValid: (userId: number): ProviderState => ({ kind: 'key-valid', name: `merchant ${userId} holds a valid X-API-KEY`, params: { userId } }),
+  keyUnknown: (): ProviderState => ({ kind: 'key-unknown', name: 'the X-API-KEY is unknown to the service', params: {} }),
+  keyForbidden: (userId: number, permission: string): ProviderState => ({
+    kind: 'key-forbidden',
+    name: `the X-API-KEY of merchant ${userId} lacks the ${permission} permission`,
+    params: { userId, permission },
+  }),
+  energy: (userId: number, balance: number, costPerTx: number): ProviderState => ({
+    kind: 'energy',
+    name: `merchant ${userId} has energy ${balance} at ${costPerTx} per transaction`,
+    params: { userId, balance, costPerTx },
+  }),
+  callBackIdUnused: (userId: number, callBackId: string): ProviderState => ({
+    kind: 'callback-id-unused',
+    name: `merchant ${userId} has not used callBackId ${callBackId}`,
+    params: { userId, callBackId },
+  }),
+  cardOpen: (userId: number, powerCardId: string, merchantUserId: string): ProviderState => ({
+    kind: 'card-open',
+    name: `card ${powerCardId} of user ${merchantUserId} of merchant ${userId} is open`,
+    params: { userId, powerCardId, merchantUserId },
+  }),
+  cardMissing: (userId: number, powerCardId: string): ProviderState => ({
+    kind: 'card-missing',
+    name: `merchant ${userId} has no card ${powerCardId}`,
+    params: { userId, powerCardId },
+  }),
+  callbackEvent: (userId: number, type: number, title: string): ProviderState => ({
+    kind: 'callback-event',
+    name: `the service has a ${title} event (callback type ${type}) for merchant ${userId}`,
+    params: { userId, type },
+  }),
+};
+
+const { like, regex } = MatchersV3;
+
+/** The success envelope: code 0, message "", data Base64 (ENV-CODE, ENV-MSG, ENV-DATA). */
+function successEnvelope(example: string): unknown {
+  return { code: 0, message: '', data: regex(BASE64_REGEX, example) };
+}
+
+/** The HTTP error bodies are fixed texts (ERR-401, ERR-403, ERR-404): matched exactly. */
+function errorBody(spec: SpecSource, schema: 'UnauthorizedError' | 'ForbiddenError' | 'NotFoundError'): unknown {
+  return exampleRecord(spec, schema);
+}
+
+/** Every field of a card close body is a string the merchant chooses (CARD-REQ): matched by type. */
+function cardResponse(example: Record<string, ExactJson>): unknown {
+  const data = example.data;
+  const success = example.success === true;
+  return {
+    success: example.success ?? false,
+    // CARD-RES: errorCode is empty on success; CARD-ERR: a failure fills it (codes are U-CODES).
+    errorCode: success ? '' : regex('^\\S.*$', String(example.errorCode)),
+    errorMessage: like(example.errorMessage ?? ''),
+    errorMessageEn: like(example.errorMessageEn ?? ''),
+    detailMessage: like(example.detailMessage ?? ''),
+    requestId: like(example.requestId ?? ''),
+    data:
+      data && typeof data === 'object' && !Array.isArray(data) && !(data instanceof LosslessNumber)
+        ? Object.fromEntries(Object.entries(data).map(([key, value]) => [key, like(value as string)]))
+        : null,
+  };
+}
+
+const CALLBACK_TITLES: Record<number, string> = {
+  1: 'deposit',
+  2: 'withdrawal request',
+  3: 'withdrawal',
+  4: 'address',
+  5: 'invalid address',
+  6: 'not enough money',
+  7: 'not enough hot money',
+};
+
+/** Fields that differ between deliveries or events; the rest is the example, exactly. */
+const VARYING_CALLBACK_FIELDS = ['requestUUID', 'trackingId', 'txid'];
+
+/** The callback schemas by type, from CallbackPayload's `if type const N then $ref`. */
+function callbackSchemas(spec: SpecSource): Array<{ type: number; schema: string }> {
+  const payload = spec.document.components?.schemas?.CallbackPayload as { allOf?: Array<Record<string, unknown>> } | undefined;
+  const out: Array<{ type: number; schema: string }> = [];
+  for (const entry of payload?.allOf ?? []) {
+    const type = (entry.if as { properties?: { type?: { const?: unknown } } } | undefined)?.properties?.type?.const;
+    const ref = (entry.then as { $ref?: string } | undefined)?.$ref;
+    if (typeof type === 'number' && typeof ref === 'string') out.push({ type, schema: ref.replace('#/components/schemas/', '') });
+  }
+  if (out.length === 0) throw new SpecError('missing-callbacks', `${spec.name}: CallbackPayload maps no callback type to a schema`);
+  return out.sort((a, b) => a.type - b.type);
+}
+
+function messageContent(plain: Record<string, ExactJson>): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(plain)) {
+    if (VARYING_CALLBACK_FIELDS.includes(field)) content[field] = like(value as string);
+    // Pact's core reads JSON numbers as 64-bit floats: an exact BigDecimal is written as its decimal
+    // string and matched by the Decimal pattern, which a number or a string satisfies (ORDER-FIELDS).
+    else if (field === 'amount') content[field] = regex(DECIMAL_REGEX, value instanceof LosslessNumber ? value.value : String(value));
+    else content[field] = value instanceof LosslessNumber ? Number(value.value) : value;
+  }
+  return content;
+}
+
+/**
+ * Builds the contract from the spec's examples: the encrypted requests carry the example
+ * ciphertexts of the form schemas and name the plain examples they stand for.
+ */
+export function buildPactContract(spec: SpecSource): PactContract {
+  const energyPath = operationPath(spec, 'getEnergyMaxCount');
+  const orderPath = operationPath(spec, 'withdrawWithoutVerify');
+  const cardPath = operationPath(spec, 'closeCard');
+  const apiKey = String(parameterExample(spec, 'XApiKey'));
+  const userId = Number(parameterExample(spec, 'ControlUserId'));
+  const energyData = exampleString(spec, 'EnergyMaxCountForm', 'data');
+  const orderData = exampleString(spec, 'OrderForm', 'data');
+  const energyPlain = exampleRecord(spec, 'EnergyMaxCountRequest');
+  const withdrawal = exampleRecord(spec, 'OrderRequest', 0);
+  const lease = exampleRecord(spec, 'OrderRequest', 1);
+  const energy = exampleRecord(spec, 'ControlEnergy');
+  const balance = integer(energy.balance, 'ControlEnergy.balance');
+  const costPerTx = integer(energy.costPerTx, 'ControlEnergy.costPerTx');
+  const energyResult = exampleRecord(spec, 'EnergyMaxCountResult');
+  const orderResult = exampleRecord(spec, 'OrderResult');
+  const energyEnvelope = exampleString(spec, 'EnergyMaxCountEnvelope', 'data');
+  const orderEnvelope = exampleString(spec, 'OrderEnvelope', 'data');
+  const cardRequest = exampleRecord(spec, 'CardCloseRequest');
+  const cardSuccess = exampleRecord(spec, 'CardCloseResponse', 0);
+  const cardFailure = exampleRecord(spec, 'CardCloseResponse', 1);
+  const valid = { role: 'valid' as const, example: apiKey };
+  const encrypted = (plain: Record<string, ExactJson>, plainSchema: SchemaName, result: Record<string, ExactJson>, resultSchema: string) => [
+    'data is the Base64 text of the RSA-encrypted JSON (crypto profile; by default requests are encrypted with the merchant public key).',
+    `plain request data: ${text(plain)} (${plainSchema})`,
+    `the envelope data decrypts to ${resultSchema}, e.g. ${text(result)}`,
+  ];
+  const missingCard = String(cardFailure.detailMessage ?? '').match(/\bpc-[\w-]+/)?.[0] ?? 'pc-unknown';
+  const http: PactHttpInteraction[] = [
+    {
+      id: 'energy-query',
+      description: 'an energy capacity query (getEnergyMaxCount)',
+      operationId: 'getEnergyMaxCount',
+      states: [states.keyValid(userId), states.energy(userId, balance, costPerTx)],
+      method: 'POST',
+      path: energyPath,
+      base: 'base',
+      apiKey: valid,
+      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
+      response: { status: 200, body: successEnvelope(energyEnvelope), plainSchema: 'EnergyMaxCountResult', plainExample: energyResult },
+      comments: [...encrypted(energyPlain, 'EnergyMaxCountRequest', energyResult, 'EnergyMaxCountResult'), 'energyMaxCount = floor(balance / costPerTx) (ENERGY-FLOOR).'],
+    },
+    {
+      id: 'withdrawal-order',
+      description: 'a withdrawal order (withdrawWithoutVerify)',
+      operationId: 'withdrawWithoutVerify',
+      states: [states.keyValid(userId), states.callBackIdUnused(userId, String(withdrawal.callBackId))],
+      method: 'POST',
+      path: orderPath,
+      base: 'base',
+      apiKey: valid,
+      form: { example: orderData, plain: withdrawal, plainSchema: 'OrderRequest' },
+      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: 'OrderResult', plainExample: orderResult },
+      comments: [...encrypted(withdrawal, 'OrderRequest', orderResult, 'OrderResult'), 'The result echoes callBackId as id (ORDER-RES); a withdrawal callback (type 3) follows.'],
+    },
+    {
+      id: 'energy-lease-order',
+      description: 'an energy lease order (withdrawWithoutVerify, symbol ENERGY)',
+      operationId: 'withdrawWithoutVerify',
+      states: [states.keyValid(userId), states.energy(userId, balance, costPerTx), states.callBackIdUnused(userId, String(lease.callBackId))],
+      method: 'POST',
+      path: orderPath,
+      base: 'base',
+      apiKey: valid,
+      form: { example: orderData, plain: lease, plainSchema: 'OrderRequest' },
+      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: 'OrderResult', plainExample: { ...orderResult, id: lease.callBackId ?? '' } },
+      comments: [...encrypted(lease, 'OrderRequest', { ...orderResult, id: lease.callBackId ?? '' }, 'OrderResult'), 'amount is the number of transactions and expiryHours is required (ORDER-ENERGY-AMOUNT, ORDER-EXPIRY).'],
+    },
+    {
+      id: 'card-close',
+      description: 'closing an open card (card close)',
+      operationId: 'closeCard',
+      states: [states.cardOpen(userId, String(cardRequest.powerCardId), String(cardRequest.merchantUserId))],
+      method: 'POST',
+      path: cardPath,
+      base: 'card',
+      json: cardRequest,
+      response: { status: 200, body: cardResponse(cardSuccess) },
+      comments: ['Card close is plain JSON under {card_base_url} and carries no credential (U-CARD-AUTH).', 'Success: success true, errorCode empty, data {bizId, status} (CARD-RES).'],
+    },
+    {
+      id: 'card-close-failure',
+      description: 'closing a card that does not exist (card close failure)',
+      operationId: 'closeCard',
+      states: [states.cardMissing(userId, missingCard)],
+      method: 'POST',
+      path: cardPath,
+      base: 'card',
+      json: { ...cardRequest, powerCardId: missingCard, closeSerialNo: `${String(cardRequest.closeSerialNo)}-f` },
+      response: { status: 200, body: cardResponse(cardFailure) },
+      comments: ['A failure is HTTP 200 with success false and every error field filled (CARD-ERR); the codes are the service\'s (U-CODES).'],
+    },
+    {
+      id: 'unauthorized',
+      description: 'an energy capacity query with an unknown X-API-KEY (401)',
+      operationId: 'getEnergyMaxCount',
+      states: [states.keyUnknown()],
+      method: 'POST',
+      path: energyPath,
+      base: 'base',
+      apiKey: { role: 'unknown', example: 'ak_unknown_000000000000' },
+      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
+      response: { status: 401, body: errorBody(spec, 'UnauthorizedError') },
+      comments: ['A missing, unknown or expired key gets HTTP 401 with this exact body (ERR-401).'],
+    },
+    {
+      id: 'forbidden',
+      description: 'an energy capacity query with a key that lacks the permission (403)',
+      operationId: 'getEnergyMaxCount',
+      states: [states.keyForbidden(userId, 'getEnergyMaxCount')],
+      method: 'POST',
+      path: energyPath,
+      base: 'base',
+      apiKey: { role: 'forbidden', example: 'ak_forbidden_000000000000' },
+      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
+      response: { status: 403, body: errorBody(spec, 'ForbiddenError') },
+      comments: ['A valid key without the permission gets HTTP 403 with this exact body (ERR-403).'],
+    },
+    {
+      id: 'not-found',
+      description: 'a request to a path that does not exist (404)',
+      states: [states.keyValid(userId)],
+      method: 'POST',
+      path: energyPath.replace(/[^/]+$/, 'getEnergyMaxCounts'),
+      base: 'base',
+      apiKey: valid,
+      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
+      response: { status: 404, body: errorBody(spec, 'NotFoundError') },
+      comments: ['Any other path gets HTTP 404 with this exact body (ERR-404).'],
+    },
+  ];
+  const messages = callbackSchemas(spec).map(({ type, schema }): PactMessageInteraction => {
+    const plain = exampleRecord(spec, schema);
+    const title = CALLBACK_TITLES[type] ?? `type ${type}`;
+    return {
+      id: `callback-${type}`,
+      type,
+      description: `callback type ${type} (${title})`,
+      states: [states.callbackEvent(userId, type, title)],
+      schema: schema as SchemaName,
+      plain,
+      content: messageContent(plain),
+      comments: [
+        `The plain ${schema} payload. On the wire: HTTP POST to the merchant callback URL with X-API-KEY, the raw body being the Base64 text of the RSA-encrypted JSON (CB-RAW-BODY, CB-DECRYPT).`,
+        'requestUUID is new on every delivery, trackingId stable per event (CB-UUID); the merchant answers {"errCode": 0} (CB-ERRCODE).',
+        ...(plain.amount instanceof LosslessNumber ? [`amount is the exact JSON number ${plain.amount.value} on the wire; Pact keeps it as a decimal string (64-bit floats would round it).`] : []),
+      ],
+    };
+  });
+  return { http, messages };
+}

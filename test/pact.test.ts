@@ -1,0 +1,272 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
+import { PACKAGE_ROOT, SPEC_PATH } from '../src/core/package-paths.js';
+import { validateSchema } from '../src/core/schemas.js';
+import type { EmulatorFault } from '../src/emulator/faults.js';
+import { PACT_DIR } from '../src/generate/pact-contract.js';
+import { verifyPacts, type PactVerification } from '../src/generate/pact-verifier.js';
+import { parseSpec } from '../src/generate/spec-document.js';
+import { ROOT } from './support/cli.js';
+
+const spec = parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'spec/wallet-api.yaml');
+const HTTP_PACT = join(PACKAGE_ROOT, PACT_DIR, 'wallet-merchant-wallet-service.json');
+const MESSAGE_PACT = join(PACKAGE_ROOT, PACT_DIR, 'wallet-merchant-wallet-service-callbacks.json');
+
+interface Matcher {
+  match: string;
+  regex?: string;
+}
+interface Interaction {
+  type: string;
+  description: string;
+  providerStates?: Array<{ name: string }>;
+  request?: {
+    method: string;
+    path: string;
+    headers?: Record<string, string[]>;
+    body?: { content: unknown; contentType: string };
+    matchingRules?: { body?: Record<string, { matchers: Matcher[] }> };
+  };
+  response?: { status: number; body?: { content: Record<string, unknown> }; matchingRules?: { body?: Record<string, { matchers: Matcher[] }> } };
+  contents?: { content: Record<string, unknown> };
+}
+interface PactFile {
+  consumer: { name: string };
+  provider: { name: string };
+  interactions: Interaction[];
+  metadata: { pactSpecification: { version: string } };
+}
+const load = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as PactFile;
+
+/** Runs the real CLI without blocking this process (the emulator lives in it). */
+function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/** Verifies the packaged HTTP pact against an embedded emulator, with or without faults. */
+async function verifyEmulator(faults: EmulatorFault[] = []): Promise<PactVerification> {
+  const embedded = await startEmbedded({ emulatorFaults: faults });
+  try {
+    const s = embedded.service;
+    return await verifyPacts({
+      spec,
+      baseUrl: s.baseUrl,
+      cardBaseUrl: s.cardBaseUrl,
+      apiKey: s.apiKey,
+      key: s.publicKey,
+      ...(s.userId === undefined ? {} : { userId: s.userId }),
+      ...(s.controlToken ? { controlToken: s.controlToken } : {}),
+      ...(s.forbiddenKey ? { forbiddenKey: s.forbiddenKey } : {}),
+      pactFiles: [HTTP_PACT],
+      logLevel: 'error',
+    });
+  } finally {
+    await embedded.close();
+  }
+}
+
+describe('the generated Pact V4 files (spec/pacts)', () => {
+  const http = load(HTTP_PACT);
+  const messages = load(MESSAGE_PACT);
+
+  it('are V4 pacts of the merchant as consumer of the service and of its callbacks', () => {
+    expect([http.metadata.pactSpecification.version, http.consumer.name, http.provider.name]).toEqual(['4.0', 'wallet-merchant', 'wallet-service']);
+    expect([messages.metadata.pactSpecification.version, messages.provider.name]).toEqual(['4.0', 'wallet-service-callbacks']);
+  });
+
+  it('hold an HTTP interaction for every service path of the spec, and the 401, 403 and 404 answers', () => {
+    const servicePaths = Object.entries(spec.document.paths as Record<string, Record<string, { tags?: string[] }>>)
+      .filter(([, item]) => !Object.values(item).some((op) => op.tags?.includes('control')))
+      .map(([path]) => path);
+    expect(servicePaths.length).toBe(3);
+    const paths = new Set(http.interactions.map((i) => i.request!.path));
+    for (const path of servicePaths) expect(paths, path).toContain(path);
+    expect(http.interactions.every((i) => i.type === 'Synchronous/HTTP')).toBe(true);
+    expect(http.interactions.map((i) => i.response!.status).sort()).toEqual(expect.arrayContaining([200, 401, 403, 404]));
+    const unauthorized = http.interactions.find((i) => i.response!.status === 401)!;
+    expect(unauthorized.response!.body!.content).toEqual({ code: 'UNAUTHORIZED', message: 'unauthorized' });
+  });
+
+  it('match the form field data by the Base64 regex of the spec, on a form body whose example has +, / and =', () => {
+    const forms = http.interactions.filter((i) => i.request!.body?.contentType === 'application/x-www-form-urlencoded');
+    expect(forms.length).toBeGreaterThanOrEqual(4);
+    for (const form of forms) {
+      const [matcher] = form.request!.matchingRules!.body!['$.data']!.matchers;
+      expect(matcher).toEqual({ match: 'regex', regex: '^[A-Za-z0-9+/]+={0,2}$' });
+      const data = new URLSearchParams(String(form.request!.body!.content)).get('data')!;
+      expect(data).toMatch(new RegExp(matcher!.regex!));
+    }
+    // The form encoding of '+', '/' and '=' is what merchants get wrong: the examples show it.
+    const sample = forms.map((form) => String(form.request!.body!.content)).join('');
+    expect(sample).toMatch(/%2B/);
+    expect(sample).toMatch(/%2F/);
+    expect(sample).toMatch(/%3D/);
+  });
+
+  it('hold one message interaction per callback type, each content a valid payload of its type', () => {
+    const types = messages.interactions.map((i) => i.contents!.content.type);
+    expect(types).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(messages.interactions.every((i) => i.type === 'Asynchronous/Messages')).toBe(true);
+    for (const message of messages.interactions) expect(validateSchema('CallbackPayload', message.contents!.content), message.description).toEqual([]);
+  });
+});
+
+describe('pact generate (the real CLI)', () => {
+  const out = mkdtempSync(join(tmpdir(), 'wc-pact-gen-'));
+
+  it('--check fails on a folder without the pacts, generate writes them, then --check passes', async () => {
+    const missing = await cli(['pact', 'generate', '--out', out, '--check']);
+    expect(missing.stdout).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
+    expect(missing.status).toBe(1);
+    const written = await cli(['pact', 'generate', '--out', out]);
+    expect(written.status).toBe(0);
+    expect(readFileSync(join(out, PACT_DIR, 'wallet-merchant-wallet-service.json'), 'utf8')).toBe(readFileSync(HTTP_PACT, 'utf8'));
+    expect((await cli(['pact', 'generate', '--out', out, '--check'])).status).toBe(0);
+  }, 60_000);
+});
+
+describe('pact verify: the real Pact verifier against the emulator', () => {
+  let embedded: Embedded;
+  const dir = mkdtempSync(join(tmpdir(), 'wc-pact-verify-'));
+  beforeAll(async () => {
+    embedded = await startEmbedded();
+    writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+  });
+  afterAll(() => embedded.close());
+  const flags = () => {
+    const s = embedded.service;
+    return ['--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(s.userId), '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!];
+  };
+
+  it('passes the emulator: exit 0, Pact passed and every decrypted result valid', async () => {
+    const run = await cli(['pact', 'verify', ...flags(), '--log-level', 'error']);
+    expect(run.stdout).toMatch(/pact verify: Pact verifier passed; decrypted data checks: 3 passed, 0 failed, 0 skipped/);
+    expect(run.stdout).not.toMatch(/FAIL/);
+    expect(run.status).toBe(0);
+  }, 60_000);
+
+  it('without a control token, notes the provider states it cannot arrange instead of pretending', async () => {
+    const s = embedded.service;
+    const run = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--forbidden-key', s.forbiddenKey!, '--log-level', 'error']);
+    expect(run.stdout).toMatch(/note {3}provider state "card pc-5500-0001-7342 .*is open" is not arranged: no --control-token/);
+    // The emulator holds no such card unless asked: Pact sees the failure envelope.
+    expect(run.status).toBe(1);
+  }, 60_000);
+
+  it('gives one clear line and exit 2 for bad flags and unreachable targets', async () => {
+    const s = embedded.service;
+    const both = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', 'k', '--public-key', join(dir, 'public.pem'), '--private-key', join(dir, 'public.pem')]);
+    const noPacts = await cli(['pact', 'verify', ...flags(), '--pact-dir', dir]);
+    const unreachable = await cli(['pact', 'verify', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--public-key', join(dir, 'public.pem')]);
+    const publish = await cli(['pact', 'verify', ...flags(), '--publish']);
+    for (const [run, text] of [
+      [both, /exactly one of --private-key F or --public-key F/],
+      [noPacts, /holds no pact file of provider wallet-service/],
+      [unreachable, /127\.0\.0\.1:9/],
+      [publish, /--publish needs --broker-url/],
+    ] as const) {
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(text);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.status).toBe(2);
+    }
+  }, 60_000);
+});
+
+describe('pact verify fails faulty emulators', () => {
+  // Each fault breaks something the contract's interactions exercise: the Pact verifier's matchers
+  // catch the HTTP shape, the decrypted-data checks catch what only the plaintext shows.
+  const caughtByPact: EmulatorFault[] = ['err401-wrong-body', 'err401-status-200', 'no-403', 'err404-wrong-body', 'envelope-code-string', 'envelope-message-null', 'response-urlsafe-base64', 'response-line-breaks', 'card-missing-fields'];
+  const caughtDecrypted: EmulatorFault[] = ['response-wrong-key', 'order-result-string', 'order-id-echo-wrong', 'energy-round'];
+
+  it.each(caughtByPact)('%s: the Pact verifier fails', async (fault) => {
+    const result = await verifyEmulator([fault]);
+    expect(result.pactPassed).toBe(false);
+    expect(result.failures.length).toBeGreaterThan(0);
+    expect(result.passed).toBe(false);
+  }, 60_000);
+
+  it.each(caughtDecrypted)('%s: the decrypted-data check fails', async (fault) => {
+    const result = await verifyEmulator([fault]);
+    expect(result.checks.filter((check) => check.status === 'failed').length).toBeGreaterThan(0);
+    expect(result.passed).toBe(false);
+  }, 60_000);
+
+  it('and the fault-free emulator passes the same verification', async () => {
+    const result = await verifyEmulator();
+    expect(result.failures).toEqual([]);
+    expect(result.checks.map((check) => check.status)).toEqual(['passed', 'passed', 'passed']);
+    expect(result.passed).toBe(true);
+  }, 60_000);
+});
+
+describe('pact verify with a Pact Broker', () => {
+  it('fetches the pacts from the broker with the token and publishes the results with version and branch', async () => {
+    const { createServer } = await import('node:http');
+    const seen: Array<{ method: string; url: string; auth: string | undefined; body: string }> = [];
+    const pact = readFileSync(HTTP_PACT, 'utf8');
+    const broker = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
+        const base = `http://127.0.0.1:${(broker.address() as { port: number }).port}`;
+        const hal = (value: unknown) => {
+          res.writeHead(200, { 'content-type': 'application/hal+json' });
+          res.end(JSON.stringify(value));
+        };
+        if (req.url === '/') return hal({ _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } });
+        if (req.url === '/pacts/provider/wallet-service/for-verification') {
+          // The verifier reads the resource's own link (GET), then asks with its selectors (POST).
+          if (req.method === 'GET') return hal({ _links: { self: { href: `${base}${req.url}` } } });
+          return hal({ _embedded: { pacts: [{ shortDescription: 'main', verificationProperties: { pending: false, notices: [] }, _links: { self: { href: `${base}/pacts/1` } } }] } });
+        }
+        if (req.url === '/pacts/1') {
+          return hal({ ...(JSON.parse(pact) as object), _links: { 'pb:publish-verification-results': { href: `${base}/pacts/1/verification-results` }, 'pb:provider': { href: `${base}/pacticipants/wallet-service` } } });
+        }
+        if (req.url === '/pacticipants/wallet-service') {
+          return hal({ _links: { 'pb:branch-version': { href: `${base}/pacticipants/wallet-service/branches/{branch}/versions/{version}`, templated: true } } });
+        }
+        if (req.url === '/pacts/1/verification-results' || req.url!.startsWith('/pacticipants/wallet-service/branches/')) return hal({ _links: {} });
+        res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((done) => broker.listen(0, '127.0.0.1', done));
+    const embedded = await startEmbedded();
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'wc-pact-broker-'));
+      writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+      const s = embedded.service;
+      const brokerUrl = `http://127.0.0.1:${(broker.address() as { port: number }).port}`;
+      const run = await cli([
+        'pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(s.userId),
+        '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!, '--log-level', 'error',
+        '--broker-url', brokerUrl, '--broker-token', 'tok-123', '--publish', '--provider-version', 'abc1234', '--provider-branch', 'main',
+      ]);
+      expect(run.stdout).toMatch(/Pact verifier passed/);
+      expect(run.status).toBe(0);
+      const selectors = seen.find((r) => r.method === 'POST' && r.url.endsWith('/for-verification'));
+      expect(JSON.parse(selectors!.body)).toMatchObject({ consumerVersionSelectors: [{ mainBranch: true }, { deployedOrReleased: true }] });
+      expect(seen.filter((r) => r.url === '/pacts/1')).toHaveLength(1);
+      expect(seen.every((r) => r.auth === 'Bearer tok-123')).toBe(true);
+      const published = seen.find((r) => r.url === '/pacts/1/verification-results');
+      expect(published?.method).toBe('POST');
+      expect(JSON.parse(published!.body)).toMatchObject({ success: true, providerApplicationVersion: 'abc1234' });
+      expect(seen.some((r) => r.method === 'PUT' && r.url === '/pacticipants/wallet-service/branches/main/versions/abc1234')).toBe(true);
+    } finally {
+      await embedded.close();
+      broker.close();
+    }
+  }, 60_000);
+});
