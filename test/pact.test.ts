@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../src/core/package-paths.js';
@@ -10,7 +9,7 @@ import type { EmulatorFault } from '../src/emulator/faults.js';
 import { PACT_DIR } from '../src/generate/pact-contract.js';
 import { verifyPacts, type PactVerification } from '../src/generate/pact-verifier.js';
 import { parseSpec } from '../src/generate/spec-document.js';
-import { ROOT } from './support/cli.js';
+import { runCliAsync } from './support/cli.js';
 
 const spec = parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'spec/wallet-api.yaml');
 const HTTP_PACT = join(PACKAGE_ROOT, PACT_DIR, 'wallet-merchant-wallet-service.json');
@@ -42,17 +41,7 @@ interface PactFile {
 }
 const load = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as PactFile;
 
-/** Runs the real CLI without blocking this process (the emulator lives in it). */
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const cli = runCliAsync;
 
 /** Verifies the packaged HTTP pact against an embedded emulator, with or without faults. */
 async function verifyEmulator(faults: EmulatorFault[] = []): Promise<PactVerification> {

@@ -1,23 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import type { Report } from '../src/runner/types.js';
-import { ROOT } from './support/cli.js';
+import { runCliAsync } from './support/cli.js';
 
-/** Runs the real CLI without blocking this process (the targets live in it). */
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const cli = runCliAsync;
 
 describe('verify (the real CLI) against running targets', () => {
   let embedded: Embedded;

@@ -1,17 +1,16 @@
 import { statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
+import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure } from '../emulator/codes.js';
-import { parseSpec } from '../generate/spec-document.js';
 import { idempotencyKey } from '../merchant/idempotency.js';
 import { CHECKS } from '../runner/checks/index.js';
 import { loadSuites } from '../runner/suite.js';
-import { loadKeyFile, loadProfile, readUserFile, writeUserFile } from './io.js';
+import { loadKeyFile, loadProfile, loadSpecFile, readUserFile, writeUserFile } from './io.js';
 
 interface DocsFlags {
   out: string;
@@ -34,8 +33,7 @@ export function registerDocsCommand(program: Command): void {
     .option('--demo-key <file>', 'private key that encrypts the examples (default: a fresh 1024-bit demo key, written next to the site)')
     .option('--profile <file>', 'crypto profile YAML of the examples')
     .action(async (flags: DocsFlags) => {
-      const specName = relative(PACKAGE_ROOT, flags.spec).startsWith('..') ? flags.spec : relative(PACKAGE_ROOT, flags.spec);
-      const spec = parseSpec(readUserFile(flags.spec, 'spec').toString('utf8'), specName);
+      const spec = loadSpecFile(flags.spec);
       const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
       const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));
       const key = (flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })) as RsaPrivateKey;

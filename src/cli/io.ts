@@ -1,9 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { parseProfileYaml, DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
 import type { KeyHalf } from '../core/profile.js';
+import { parseSpec, type SpecSource } from '../generate/spec-document.js';
+import type { GeneratedFile } from '../generate/validators.js';
 
 /** Reads a file for the user, turning ENOENT and friends into one clear line. */
 export function readUserFile(path: string, what: string): Buffer {
@@ -44,4 +47,32 @@ export function writeUserFile(path: string, contents: string | Uint8Array, optio
     if (code === 'EEXIST') throw new ConfigError('file-exists', `${path} exists already (use --force to overwrite)`);
     throw new ConfigError('unwritable-file', `cannot write ${path}: ${code ?? (error as Error).message}`);
   }
+}
+
+/** Reads and parses `--spec F`; inside the package, the spec is named by its relative path (as in generated headers). */
+export function loadSpecFile(path: string): SpecSource {
+  const inPackage = relative(PACKAGE_ROOT, path);
+  return parseSpec(readUserFile(path, 'spec').toString('utf8'), inPackage.startsWith('..') ? path : inPackage);
+}
+
+/**
+ * Writes generated files under `out`, one `fresh`/`wrote`/`stale` line each; with `check`, writes
+ * nothing. Returns how many are stale (the caller's exit status).
+ */
+export function writeGeneratedFiles(files: readonly GeneratedFile[], out: string, check = false): number {
+  let stale = 0;
+  for (const file of files) {
+    const target = join(out, file.path);
+    const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    if (current === file.contents) {
+      process.stdout.write(`fresh  ${target}\n`);
+    } else if (check) {
+      stale++;
+      process.stdout.write(`stale  ${target}\n`);
+    } else {
+      writeUserFile(target, file.contents, { overwrite: true });
+      process.stdout.write(`wrote  ${target}\n`);
+    }
+  }
+  return stale;
 }

@@ -1,10 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
-import { parseSpec, type SpecSource } from '../generate/spec-document.js';
-import { loadKeyFile, loadProfile, readUserFile, writeUserFile } from './io.js';
+import { loadKeyFile, loadProfile, loadSpecFile, writeGeneratedFiles } from './io.js';
 import { parseInteger } from './options.js';
 import { assertReachable, httpUrl } from './verify-command.js';
 
@@ -36,11 +35,6 @@ interface VerifyFlags {
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
 
-function loadSpec(path: string): SpecSource {
-  const name = relative(PACKAGE_ROOT, path).startsWith('..') ? path : relative(PACKAGE_ROOT, path);
-  return parseSpec(readUserFile(path, 'spec').toString('utf8'), name);
-}
-
 /** The local pact files whose provider is `provider`, in name order. */
 function pactFilesOf(dir: string, provider: string): string[] {
   if (!existsSync(dir)) throw new ConfigError('no-pacts', `--pact-dir ${dir} does not exist`);
@@ -70,20 +64,7 @@ export function registerPactCommand(program: Command): void {
     .option('--check', 'write nothing; exit 1 when a pact file is missing or stale')
     .action(async (flags: GenerateFlags) => {
       const { generatePactFiles } = await import('../generate/pact-files.js');
-      let stale = 0;
-      for (const file of await generatePactFiles(loadSpec(flags.spec))) {
-        const target = join(flags.out, file.path);
-        const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-        if (current === file.contents) process.stdout.write(`fresh  ${target}\n`);
-        else if (flags.check) {
-          stale++;
-          process.stdout.write(`stale  ${target}\n`);
-        } else {
-          writeUserFile(target, file.contents, { overwrite: true });
-          process.stdout.write(`wrote  ${target}\n`);
-        }
-      }
-      if (stale > 0) process.exitCode = 1;
+      if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0) process.exitCode = 1;
     });
   pact
     .command('verify')
@@ -118,7 +99,7 @@ export function registerPactCommand(program: Command): void {
       const key = flags.privateKey ? loadKeyFile(flags.privateKey, 'private') : loadKeyFile(flags.publicKey!, 'public');
       const profile = loadProfile(flags.profile);
       const userId = flags.userId === undefined ? undefined : parseInteger(flags.userId, '--user-id', { min: 0 });
-      const spec = loadSpec(flags.spec);
+      const spec = loadSpecFile(flags.spec);
       const pactFiles = brokerUrl ? undefined : pactFilesOf(resolve(flags.pactDir ?? join(PACKAGE_ROOT, 'spec', 'pacts')), 'wallet-service');
       await assertReachable(baseUrl, '--base-url');
       if (cardBaseUrl !== baseUrl) await assertReachable(cardBaseUrl, '--card-base-url');

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 /** The repository root. */
@@ -26,4 +26,16 @@ export function runCli(args: string[], input?: string | Buffer, options: { cwd?:
     stderr: result.stderr.toString('utf8'),
     stdoutBytes: result.stdout,
   };
+}
+
+/** Runs the real CLI without blocking this process: for targets (emulator, merchant) that live in it. */
+export function runCliAsync(args: string[]): Promise<Omit<CliRun, 'stdoutBytes'>> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
 }
