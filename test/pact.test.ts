@@ -145,10 +145,12 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
     expect(run.status).toBe(0);
   }, 60_000);
 
-  it('without a control token, notes the provider states it cannot arrange instead of pretending', async () => {
+  it('without a control token or a forbidden key, notes the provider states it cannot arrange instead of pretending', async () => {
     const s = embedded.service;
-    const run = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--forbidden-key', s.forbiddenKey!, '--log-level', 'error']);
+    const run = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--log-level', 'error']);
     expect(run.stdout).toMatch(/note {3}provider state "card pc-5500-0001-7342 .*is open" is not arranged: no --control-token/);
+    expect(run.stdout).toMatch(/note {3}provider state "the X-API-KEY of merchant 10086 lacks the getEnergyMaxCount permission" is not arranged: no --forbidden-key/);
+    expect(run.stdout).toMatch(/FAIL {3}pact: .*\(403\): .*expected 403 but was 401/);
     // The emulator holds no such card unless asked: Pact sees the failure envelope.
     expect(run.status).toBe(1);
   }, 60_000);
