@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runSuites } from '../runner/engine.js';
+import { summaryLine } from '../reporters/console.js';
 import type { Report } from '../runner/types.js';
 import { startEmbedded } from './embedded.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
@@ -40,7 +41,9 @@ export function registerRunCommand(program: Command): void {
         const strict = flags.strict ?? false;
         const service = await runSuites({ target: embedded.service, suites: serviceSuites, rules, strict, onEvent });
         const merchant = await runSuites({ target: embedded.merchant, suites: merchantSuites, rules, strict, onEvent });
-        process.exitCode = finish(mergeReports(service, merchant), flags);
+        const report = mergeReports(service, merchant);
+        process.stdout.write(`both sides: ${summaryLine(report.summary)}\n`);
+        process.exitCode = finish(report, flags);
       } finally {
         await embedded.close();
       }

@@ -1,15 +1,28 @@
 import type { RunEvent } from '../runner/engine.js';
+import type { Report } from '../runner/types.js';
 
-/** Writes progress while a run goes: the case running, failures as they happen, a closing summary. */
+/** One summary line: `172 passed, 0 failed, 0 warnings, 5 skipped in 3.2 s`. */
+export function summaryLine(summary: Report['summary']): string {
+  return `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings, ${summary.skipped} skipped in ${(summary.durationMs / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Writes progress while a run goes: the case running, failures as they happen, a closing summary.
+ * One reporter may follow several runs (`run` does the service side, then the merchant side): each
+ * start resets the counts and names its side.
+ */
 export function consoleReporter(write: (text: string) => void, options: { verbose?: boolean } = {}): (event: RunEvent) => void {
   let done = 0;
   let total = 0;
   let suite = '';
+  let side = '';
   return (event) => {
     switch (event.kind) {
       case 'start':
-        total = event.total;
-        write(`running ${total} checks\n`);
+        ({ total, side } = event);
+        done = 0;
+        suite = '';
+        write(`${side} side: running ${total} checks\n`);
         break;
       case 'case':
         if (event.suite !== suite) {
@@ -28,8 +41,7 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
         break;
       }
       case 'done': {
-        const s = event.report.summary;
-        write(`${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped in ${(s.durationMs / 1000).toFixed(1)} s\n`);
+        write(`${side} side: ${summaryLine(event.report.summary)}\n`);
         break;
       }
     }

@@ -12,7 +12,7 @@ import { describeTarget, type CheckResult, type Finding, type Report, type Statu
 
 /** What the engine tells reporters while it runs. */
 export type RunEvent =
-  | { kind: 'start'; total: number }
+  | { kind: 'start'; total: number; side: Target['side'] }
   | { kind: 'case'; suite: string; testCase: string; title: string }
   | { kind: 'result'; result: CheckResult }
   | { kind: 'prompt'; text: string }
@@ -61,7 +61,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   const results: CheckResult[] = [];
   const stranger = makeStrangerKeys(target.side === 'service' ? target.publicKey.bits : target.privateKey.bits);
   const total = options.suites.reduce((n, suite) => n + suite.cases.reduce((m, c) => m + c.steps.reduce((k, s) => k + (s.expect?.length ?? 0), 0), 0), 0);
-  emit({ kind: 'start', total });
+  emit({ kind: 'start', total, side: target.side });
   let receiver: Receiver | undefined;
   const needsReceiver = target.side === 'service' && (target.controlToken || target.listenPort !== undefined) && options.suites.some((suite) => suite.cases.some((c) => c.steps.some((s) => s.emit || s.await || s.control?.pointCallbacks)));
   // --listen opens the receiver to the network: a real service must reach it.
