@@ -9,11 +9,11 @@ export const callbackDecryptsCheck: Check = {
   rules: ['CB-DECRYPT', 'CRYPTO-SAME'],
   needs: 'callbacks',
   run(ctx) {
-    const callbacks = callbacksOf(ctx);
-    if (isFinding(callbacks)) return [callbacks];
-    if (ctx.target.side !== 'service') return [fail('suite error: callback checks judge a service')];
+    const collected = callbacksOf(ctx);
+    if (isFinding(collected)) return [collected];
+    const { callbacks, target } = collected;
     for (const [i, callback] of callbacks.entries()) {
-      const opened = openCallback(callback, ctx.target);
+      const opened = openCallback(callback, target);
       if ('error' in opened) return [fail(`delivery ${i + 1} does not decrypt with the public key: ${opened.error}`)];
       const issues = validateSchema('CallbackPayload', opened.value);
       if (issues.length > 0) return [fail(`delivery ${i + 1} payload ${preview(opened.text)}: ${describeIssues(issues)}`)];

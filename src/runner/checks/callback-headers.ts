@@ -9,15 +9,15 @@ export const callbackHeadersCheck: Check = {
   rules: ['CB-HEADERS', 'CB-KEY-SAME'],
   needs: 'callbacks',
   run(ctx) {
-    const callbacks = callbacksOf(ctx);
-    if (isFinding(callbacks)) return [callbacks];
-    if (ctx.target.side !== 'service') return [fail('suite error: callback checks judge a service')];
+    const collected = callbacksOf(ctx);
+    if (isFinding(collected)) return [collected];
+    const { callbacks, target } = collected;
     for (const [i, callback] of callbacks.entries()) {
       const type = mediaType(callback.headers['content-type']);
       if (type !== 'application/x-www-form-urlencoded') return [fail(`delivery ${i + 1}: Content-Type is ${JSON.stringify(callback.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`)];
       const key = callback.headers['x-api-key'];
       if (key === undefined) return [fail(`delivery ${i + 1}: no X-API-KEY header`)];
-      if (key !== ctx.target.apiKey) return [fail(`delivery ${i + 1}: X-API-KEY is not the merchant's own credential`)];
+      if (key !== target.apiKey) return [fail(`delivery ${i + 1}: X-API-KEY is not the merchant's own credential`)];
     }
     return [pass(`${callbacks.length} deliveries with both headers`)];
   },

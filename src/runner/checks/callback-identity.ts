@@ -3,12 +3,12 @@ import { callbacksOf, openCallback } from './callback-support.js';
 
 /** The payloads of the step's deliveries, or a finding when one does not decrypt. */
 function payloads(ctx: Parameters<Check['run']>[0]) {
-  const callbacks = callbacksOf(ctx);
-  if (isFinding(callbacks)) return callbacks;
-  if (ctx.target.side !== 'service') return fail('suite error: callback checks judge a service');
+  const collected = callbacksOf(ctx);
+  if (isFinding(collected)) return collected;
+  const { callbacks, target } = collected;
   const values = [];
   for (const [i, callback] of callbacks.entries()) {
-    const opened = openCallback(callback, ctx.target);
+    const opened = openCallback(callback, target);
     if ('error' in opened) return fail(`delivery ${i + 1} does not decrypt: ${opened.error}`);
     values.push(opened.value);
   }
@@ -52,8 +52,9 @@ export const callbackAttemptsCheck: Check = {
   rules: ['CB-ERRCODE'],
   needs: 'callbacks',
   run(ctx) {
-    const callbacks = callbacksOf(ctx);
-    if (isFinding(callbacks)) return [callbacks];
+    const collected = callbacksOf(ctx);
+    if (isFinding(collected)) return [collected];
+    const { callbacks } = collected;
     const expected = Number(ctx.params.equals);
     const answered = callbacks.map((callback) => callback.answeredStatus).join(', ');
     return [callbacks.length === expected ? pass(`${expected} deliveries (answers HTTP ${answered})`) : fail(`expected ${expected} deliveries, got ${callbacks.length} (answers HTTP ${answered})`)];

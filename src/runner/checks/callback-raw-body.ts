@@ -9,8 +9,9 @@ export const callbackRawBodyCheck: Check = {
   rules: ['CB-RAW-BODY'],
   needs: 'callbacks',
   run(ctx) {
-    const callbacks = callbacksOf(ctx);
-    if (isFinding(callbacks)) return [callbacks];
+    const collected = callbacksOf(ctx);
+    if (isFinding(collected)) return [collected];
+    const { callbacks } = collected;
     for (const [i, callback] of callbacks.entries()) {
       const body = callback.body.toString('utf8');
       if (body.startsWith('data=')) return [fail(`delivery ${i + 1} sends a form field data=… instead of the raw body: ${preview(body, 60)}`)];

@@ -6,13 +6,17 @@ import type { ServiceTarget } from '../types.js';
 import type { Finding } from '../types.js';
 import { fail } from './check.js';
 
-/** The callbacks an emit step collected, or a finding saying none arrived. */
-export function callbacksOf(ctx: CheckContext): ReceivedCallback[] | Finding {
+/**
+ * The callbacks an emit step collected and the service that sent them, or a finding: none arrived,
+ * the service could not be made to emit, or a suite put a callback check on a merchant case.
+ */
+export function callbacksOf(ctx: CheckContext): { callbacks: ReceivedCallback[]; target: ServiceTarget } | Finding {
+  if (ctx.target.side !== 'service') return fail('suite error: callback checks judge a service');
   const callbacks = ctx.outcome.callbacks ?? [];
   const broken = ctx.outcome.exchanges.find((exchange) => exchange.error);
   if (broken) return fail(`could not make the service emit: ${broken.error}`);
   if (callbacks.length === 0) return fail('no callback arrived at the receiver');
-  return callbacks;
+  return { callbacks, target: ctx.target };
 }
 
 /** Decrypts one callback body with the merchant's public key (CB-DECRYPT). */
