@@ -1,6 +1,7 @@
 import { parseDocument, visit } from 'yaml';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import { SpecError } from '../core/errors.js';
+import { followLocalRef } from './spec-document.js';
 
 /** A JSON object node of the spec. */
 export type Node = Record<string, unknown>;
@@ -102,11 +103,7 @@ export class SpecModel {
   /** The node at a JSON pointer (`#/components/schemas/X`). */
   at(ref: string): unknown {
     if (!ref.startsWith('#/')) throw new SpecError('bad-spec', `only local $refs are supported, not ${ref}`);
-    let node: unknown = this.document;
-    for (const raw of ref.slice(2).split('/')) {
-      const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-      node = isNode(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
-    }
+    const node = followLocalRef(this.document, ref);
     if (node === undefined) throw new SpecError('bad-spec', `$ref ${ref} points nowhere`);
     return node;
   }

@@ -1,6 +1,6 @@
 import { SpecError } from '../core/errors.js';
 import type { EndpointMethod, WalletEndpoint } from '../msw/types.js';
-import type { SpecSource } from './spec-document.js';
+import { followLocalRef, type SpecSource } from './spec-document.js';
 import type { GeneratedFile } from './validators.js';
 
 /** Where the generated handlers go, relative to the package root. */
@@ -31,10 +31,7 @@ class SpecReader {
     let current = node;
     for (let hops = 0; isJson(current) && typeof current.$ref === 'string'; hops++) {
       if (hops > 20 || !current.$ref.startsWith('#/')) this.fail(where, `cannot follow $ref ${current.$ref}`);
-      let target: unknown = this.spec.document;
-      for (const part of current.$ref.slice(2).split('/')) {
-        target = isJson(target) ? target[part.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
-      }
+      const target = followLocalRef(this.spec.document, current.$ref);
       if (target === undefined) this.fail(where, `$ref ${current.$ref} points nowhere`);
       current = target;
     }

@@ -50,3 +50,17 @@ export function walkJson(node: unknown, visit: (value: Record<string, unknown>, 
     }
   }
 }
+
+/**
+ * The node a local JSON pointer `$ref` (`#/components/schemas/X`, `~0`/`~1` escapes) points at;
+ * undefined when it is not local or points nowhere. Callers word the error for their product.
+ */
+export function followLocalRef(document: unknown, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = document;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    node = Array.isArray(node) ? node[Number(key)] : node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
