@@ -1,0 +1,106 @@
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { LosslessNumber } from 'lossless-json';
+import { describe, expect, it } from 'vitest';
+import { createScrubber, fingerprint, spellings } from './scrub.js';
+
+const API_KEY = 'sk_live+Ab/9"x&y=z<1>';
+const TOKEN = 'ctl-7f3a9c2e-token';
+
+function hash4(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 4);
+}
+
+describe('fingerprint', () => {
+  it('is the kind, an ellipsis and 4 hex digits of the sha256, with no character of the secret', () => {
+    expect(fingerprint(TOKEN, 'ct')).toBe(`ct…#${hash4(TOKEN)}`);
+    expect(fingerprint('abcdef', 'ak')).not.toContain('abc');
+  });
+
+  it('gives a PEM key and its bare Base64 DER the same fingerprint', () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const der = privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
+    expect(fingerprint(pem, 'pk')).toBe(fingerprint(der, 'pk'));
+  });
+});
+
+describe('createScrubber', () => {
+  const scrub = createScrubber([
+    { kind: 'ak', value: API_KEY },
+    { kind: 'ct', value: TOKEN },
+  ]);
+  const shownKey = fingerprint(API_KEY, 'ak');
+
+  it('replaces a secret in every spelling: raw, percent-encoded, form-encoded, JSON-escaped twice, HTML-escaped', () => {
+    const forms = [
+      API_KEY,
+      encodeURIComponent(API_KEY),
+      new URLSearchParams({ k: API_KEY }).toString().slice(2),
+      JSON.stringify(API_KEY).slice(1, -1),
+      JSON.stringify(JSON.stringify(API_KEY).slice(1, -1)).slice(1, -1),
+      API_KEY.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    ];
+    for (const form of forms) {
+      const out = scrub.text(`before ${form} after`);
+      expect(out).toBe(`before ${shownKey} after`);
+    }
+  });
+
+  it('lists the lower-case percent encoding among the spellings', () => {
+    expect(spellings('a/b')).toContain('a%2fb');
+  });
+
+  it('scrubs data deeply and keeps exact numbers as they are', () => {
+    const amount = new LosslessNumber('12345678901234567890.123');
+    const out = scrub.value({ headers: { 'x-control-token': TOKEN }, list: [`t=${TOKEN}`], amount });
+    expect(out).toEqual({ headers: { 'x-control-token': fingerprint(TOKEN, 'ct') }, list: [`t=${fingerprint(TOKEN, 'ct')}`], amount });
+    expect(out.amount).toBe(amount);
+  });
+
+  it('removes any private key, configured or not, as PEM (also JSON-escaped) and as bare Base64 DER', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const der = privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
+    const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const out = createScrubber([]).text(`a ${pem} b ${JSON.stringify(pem)} c ${der} d ${publicPem}`);
+    expect(out).not.toMatch(/PRIVATE KEY/);
+    expect(out).not.toContain(der.slice(10, 60));
+    for (const line of pem.split('\n').slice(1, -2)) expect(out).not.toContain(line);
+    expect(out).toContain(publicPem);
+    expect(out).toMatch(/pk…#[0-9a-f]{4}/);
+  });
+
+  it('removes every line of a configured key even when the PEM armour is gone', () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const lines = pem.split('\n').slice(1, -2);
+    const out = createScrubber([{ kind: 'pk', value: pem }]).text(`one line: ${lines[3]!}; percent: ${encodeURIComponent(lines[5]!)}`);
+    expect(out).toBe(`one line: ${fingerprint(pem, 'pk')}; percent: ${fingerprint(pem, 'pk')}`);
+  });
+
+  it('removes URL passwords, token query parameters and Authorization credentials it was not told about', () => {
+    const out = createScrubber([]).text('GET http://alice:hunter22@127.0.0.1:80/x?access_token=abc123&page=2 authorization: Bearer eyJhbGciOi.x.y');
+    expect(out).toBe(`GET http://alice:${fingerprint('hunter22', 'pw')}@127.0.0.1:80/x?access_token=${fingerprint('abc123', 'qt')}&page=2 authorization: Bearer ${fingerprint('eyJhbGciOi.x.y', 'au')}`);
+  });
+
+  it('keeps the fingerprint of a configured secret in a URL instead of fingerprinting it again', () => {
+    const out = scrub.text(`http://u:${TOKEN}@h/?token=${TOKEN}`);
+    expect(out).toBe(`http://u:${fingerprint(TOKEN, 'ct')}@h/?token=${fingerprint(TOKEN, 'ct')}`);
+  });
+
+  it('finds a configured secret inside Base64 (a Basic credential made from URL userinfo)', () => {
+    const basic = Buffer.from(`merchant:${TOKEN}`).toString('base64');
+    expect(createScrubber([{ kind: 'ct', value: TOKEN }]).text(`echo ${basic} end`)).toBe(`echo ${fingerprint(TOKEN, 'ct')} end`);
+  });
+
+  it('names the kind right when the runner fingerprinted a configured forbidden key as an API key', () => {
+    const forbidden = 'forbidden-key-0001';
+    const out = createScrubber([{ kind: 'fk', value: forbidden }]).text(`x-api-key: ${fingerprint(forbidden, 'ak')}`);
+    expect(out).toBe(`x-api-key: ${fingerprint(forbidden, 'fk')}`);
+  });
+
+  it('leaves text without secrets unchanged', () => {
+    const text = 'service/orders/create: errCode 0, "amount": 12.50, Basic authentication is not used';
+    expect(scrub.text(text)).toBe(text);
+  });
+});

@@ -1,0 +1,173 @@
+import { createHash, createPrivateKey } from 'node:crypto';
+
+/**
+ * Fingerprints and scrubbing of secrets (issue 12): every configured secret is replaced, wherever it
+ * appears in a report or a console line and in whatever escaping the text gives it, by a short
+ * fingerprint such as `ak…#3f9c`. A fingerprint is a kind prefix and 4 hex digits of the secret's
+ * sha256: two runs with the same key show the same fingerprint, and no character of the secret shows.
+ */
+
+/**
+ * What a secret is: `ak` API key, `ct` control token, `fk` forbidden key, `ek` expired key,
+ * `bt` Pact Broker token, `pk` private key material; found without being configured: `pw` a URL's
+ * password, `qt` a token in a URL query, `au` an Authorization credential.
+ */
+export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pk' | 'pw' | 'qt' | 'au';
+
+/** One secret to scrub. For `pk`, `value` is the key as PEM or bare Base64 DER. */
+export interface Secret {
+  kind: SecretKind;
+  value: string;
+}
+
+/** Replaces secrets in text and in plain data (objects, arrays, strings). */
+export interface Scrubber {
+  /** The text with every secret replaced by its fingerprint. */
+  text(input: string): string;
+  /** A copy of plain data with every string scrubbed; class instances (exact numbers) are kept as they are. */
+  value<T>(input: T): T;
+}
+
+const FINGERPRINT = /\b([a-z]{2})…#([0-9a-f]{4})\b/g;
+
+/**
+ * The fingerprint of a secret: kind, an ellipsis, and the first 4 hex digits of its sha256.
+ *
+ * @example fingerprint('sk_live_4242', 'ak') // 'ak…#' + 4 hex digits
+ */
+export function fingerprint(secret: string, kind: SecretKind): string {
+  return `${kind}…#${createHash('sha256').update(kind === 'pk' ? keyBody(secret) : secret).digest('hex').slice(0, 4)}`;
+}
+
+/** The Base64 of a key without PEM armour or white space, so PEM and bare DER of one key fingerprint alike. */
+function keyBody(text: string): string {
+  return text.replace(/-----(BEGIN|END) [A-Z0-9 ]+-----/g, '').replace(/\\[rn]|\s/g, '');
+}
+
+function escapeHtml(text: string, apostrophe: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apostrophe);
+}
+
+function jsonEscaped(text: string): string[] {
+  const plain = JSON.stringify(text).slice(1, -1);
+  // eslint-disable-next-line no-control-regex
+  const ascii = plain.replace(/[^\u0000-\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [plain, plain.replace(/\//g, '\\/'), ascii];
+}
+
+/**
+ * Every spelling a secret can take in a report or a log line: raw, percent-encoded (upper- and
+ * lower-case hex, and as a form value), JSON-escaped once or twice (a JSON body inside report.json),
+ * and each of those HTML/XML-escaped.
+ */
+export function spellings(secret: string): string[] {
+  const encoded = encodeURIComponent(secret);
+  const wire = [secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2)];
+  const json = wire.flatMap((w) => [w, ...jsonEscaped(w)]);
+  const twice = json.flatMap((j) => [j, ...jsonEscaped(j)]);
+  const all = twice.flatMap((t) => [t, escapeHtml(t, '&#39;'), escapeHtml(t, '&#x27;')]);
+  return [...new Set(all)].filter((s) => s.length > 0);
+}
+
+/** The pieces of a private key that must never show: the whole Base64 body, and each of its PEM lines. */
+function keyPieces(text: string): string[] {
+  const body = keyBody(text);
+  const lines = text
+    .replace(/-----(BEGIN|END) [A-Z0-9 ]+-----/g, '\n')
+    .split(/\\r\\n|\\n|\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 16);
+  return [body, ...lines];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const PEM_PRIVATE = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g;
+// A private key's DER starts with a SEQUENCE of two-byte length: Base64 "MII", maybe in PEM lines.
+const DER_CANDIDATE = /MII[A-Za-z0-9+/]{200,}={0,2}(?:(?:\\r\\n|\\n|\r?\n)[A-Za-z0-9+/]+={0,2})*/g;
+// A value that is a fingerprint already is matched first and kept.
+const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*:)([a-z]{2}…#[0-9a-f]{4}|[^\s/?#@"'<>]+)(@)/gi;
+const QUERY_TOKEN = /([?&](?:access_token|token|api[_-]?key|apikey|key|secret|password|signature|sig|auth)=)([a-z]{2}…#[0-9a-f]{4}|[^&\s"'<>#]+)/gi;
+const AUTHORIZATION = /(authorization\W{0,12}(?:Bearer|Basic)\s+)([a-z]{2}…#[0-9a-f]{4}|[A-Za-z0-9._~+/-]+=*)/gi;
+const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}={0,2}/g;
+
+function isPrivateKeyDer(base64: string): boolean {
+  const der = Buffer.from(base64, 'base64');
+  for (const type of ['pkcs8', 'pkcs1'] as const) {
+    try {
+      createPrivateKey({ key: der, format: 'der', type });
+      return true;
+    } catch {
+      // not this encoding
+    }
+  }
+  return false;
+}
+
+/**
+ * A scrubber for these secrets. Besides them, it always removes what is a secret by its form:
+ * private keys (PEM blocks and bare Base64 DER), a URL's password, token-like query parameters,
+ * Bearer and Basic credentials, and Base64 text that decodes to a configured secret.
+ *
+ * @example createScrubber([{ kind: 'ak', value: key }]).text(`x-api-key: ${key}`) // 'x-api-key: ak…#....'
+ */
+export function createScrubber(secrets: readonly Secret[]): Scrubber {
+  const replacement = new Map<string, string>();
+  const byHash = new Map<string, SecretKind | null>();
+  const raw: Array<{ value: string; shown: string }> = [];
+  for (const secret of secrets) {
+    if (secret.value.length === 0) continue;
+    const shown = fingerprint(secret.value, secret.kind);
+    const hash = shown.slice(-4);
+    byHash.set(hash, byHash.has(hash) && byHash.get(hash) !== secret.kind ? null : secret.kind);
+    const pieces = secret.kind === 'pk' ? [secret.value.trim(), ...keyPieces(secret.value)] : [secret.value];
+    for (const piece of pieces) {
+      raw.push({ value: piece, shown });
+      for (const spelling of spellings(piece)) if (!replacement.has(spelling)) replacement.set(spelling, shown);
+    }
+  }
+  const known = replacement.size === 0 ? undefined : new RegExp([...replacement.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+
+  const isFingerprint = (text: string) => /^[a-z]{2}…#[0-9a-f]{4}$/.test(text);
+  const text = (input: string): string => {
+    let out = known ? input.replace(known, (match) => replacement.get(match) ?? match) : input;
+    out = out.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk'));
+    out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
+    out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
+    out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
+    out = out.replace(AUTHORIZATION, (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`);
+    if (raw.length > 0) {
+      out = out.replace(BASE64_RUN, (run) => {
+        const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
+        return raw.find((secret) => secret.value.length >= 4 && decoded.includes(secret.value))?.shown ?? run;
+      });
+    }
+    // The runner's own redaction knows no kinds (every X-API-KEY shows as `ak`): name the configured ones right.
+    return out.replace(FINGERPRINT, (shown, kind: string, hash: string) => {
+      const right = byHash.get(hash);
+      return right && right !== kind ? `${right}…#${hash}` : shown;
+    });
+  };
+
+  const value = <T>(input: T): T => {
+    if (typeof input === 'string') return text(input) as T;
+    if (Array.isArray(input)) return input.map((item: unknown) => value(item)) as T;
+    if (input !== null && typeof input === 'object') {
+      const proto = Object.getPrototypeOf(input) as unknown;
+      if (proto !== Object.prototype && proto !== null) return input;
+      return Object.fromEntries(Object.entries(input).map(([k, v]) => [text(k), value(v)])) as T;
+    }
+    return input;
+  };
+  return { text, value };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
