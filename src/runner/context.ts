@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
+import { fingerprint, type SecretKind } from '../core/scrub.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import type { WireResponse } from './http-client.js';
 import type { Case, Step, Suite } from './suite.js';
@@ -86,9 +87,12 @@ export function makeStrangerKeys(bits: number): StrangerKeys {
   return { privateKey: priv, publicKey: priv.publicKey };
 }
 
-/** Redacts a credential for reports: the first 4 characters stay, so a person can tell keys apart. */
-export function redact(secret: string): string {
-  return secret.length <= 4 ? '****' : `${secret.slice(0, 4)}…(redacted)`;
+/**
+ * Redacts a credential for reports by its fingerprint (`ak…#3f9c`): a person can tell keys apart,
+ * and no character of the key shows. An empty value stays empty (nothing was sent).
+ */
+export function redact(secret: string, kind: SecretKind = 'ak'): string {
+  return secret.length === 0 ? '' : fingerprint(secret, kind);
 }
 
 /** Flattens a wire response's body for evidence. */
