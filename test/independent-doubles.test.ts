@@ -1,0 +1,103 @@
+/**
+ * The toolkit's verdicts against implementations it did not write: a second wallet service on plain
+ * node:http and merchant receivers on Express 5 and Fastify 5 (test/doubles/), each built from
+ * interface.md, rules.md and design.md alone, with their own legal choices on every open point.
+ * A correct implementation must pass `verify` with no failure; a failure here is read first as a
+ * toolkit that enforces something the interface leaves open.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExpressReceiver } from './doubles/express-receiver.js';
+import { startFastifyReceiver } from './doubles/fastify-receiver.js';
+import { startIndependentService } from './doubles/service.js';
+import { runCliAsync } from './support/cli.js';
+
+/** The part of report.json (design.md) these tests read. */
+interface ReportFile {
+  summary: { passed: number; failed: number; warnings: number; skipped: number };
+  results: { id: string; rules: string[]; status: string; message: string }[];
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wc-independent-'));
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const apiKey = 'ind-live-7f3a9c2e41d84b6f';
+const expiredKey = 'ind-expired-0b12c9aa';
+const forbiddenKey = 'ind-readonly-5d6e7f80';
+const userId = 70421;
+
+function readReport(reports: string): ReportFile {
+  return JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile;
+}
+
+/** Every failed result, one line each, so that a failing run says which check broke and why. */
+function failuresOf(report: ReportFile): string {
+  return report.results
+    .filter((result) => result.status === 'failed')
+    .map((result) => `${result.id} [${result.rules.join(', ')}]: ${result.message}`)
+    .join('\n');
+}
+
+beforeAll(() => {
+  writeFileSync(join(dir, 'merchant-public.pem'), publicPem);
+  writeFileSync(join(dir, 'merchant-private.pem'), privatePem, { mode: 0o600 });
+});
+
+describe('verify service against an independent service on plain node:http', () => {
+  let service: Awaited<ReturnType<typeof startIndependentService>>;
+  beforeAll(async () => {
+    service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey, expiredKey, userId, controlToken: 'ind-control-1e2d3c' });
+  });
+  afterAll(() => service.close());
+
+  it('passes every MUST check with every flag the service supports, and most checks really run', async () => {
+    const reports = join(dir, 'service');
+    const run = await runCliAsync([
+      'verify', 'service', '--base-url', service.url, '--card-base-url', service.cardBaseUrl, '--api-key', apiKey,
+      '--public-key', join(dir, 'merchant-public.pem'), '--user-id', String(userId), '--allow-orders',
+      '--forbidden-key', forbiddenKey, '--expired-key', expiredKey, '--control-token', 'ind-control-1e2d3c', '--reports', reports,
+    ]);
+    const report = readReport(reports);
+    const failures = failuresOf(report);
+    expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
+    expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
+    // Of about 90 service checks, only the hand-triggered callback case (5 checks) needs a person.
+    expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(70);
+  }, 120_000);
+});
+
+describe('verify merchant against independent receivers', () => {
+  const keys = [
+    { key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') },
+    { key: expiredKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2021-01-01T00:00:00Z') },
+  ];
+  const receivers = [
+    ['Express 5', () => startExpressReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
+    ['Fastify 5', () => startFastifyReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
+  ] as const;
+
+  for (const [name, start] of receivers) {
+    it(`passes every MUST check on a receiver built on ${name}, with the probe, and most checks really run`, async () => {
+      const receiver = await start();
+      try {
+        const reports = join(dir, name.replace(/\W+/g, '-'));
+        const run = await runCliAsync([
+          'verify', 'merchant', '--callback-url', receiver.callbackUrl, '--api-key', apiKey,
+          '--private-key', join(dir, 'merchant-private.pem'), '--probe-url', receiver.probeUrl, '--expired-key', expiredKey, '--reports', reports,
+        ]);
+        const report = readReport(reports);
+        const failures = failuresOf(report);
+        expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
+        expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
+        // With the probe and the expired key, no merchant check needs anything more.
+        expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(60);
+      } finally {
+        await receiver.close();
+      }
+    }, 120_000);
+  }
+});
