@@ -4,6 +4,7 @@ import type { RsaPrivateKey } from '../crypto/keys.js';
 import { makeStrangerKeys } from '../runner/context.js';
 import { runDelivery } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
+import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { httpUrl } from './verify-command.js';
@@ -28,6 +29,14 @@ export function parseField(text: string, fields: Record<string, string>): Record
   return { ...fields, [key]: /^-?\d+(\.\d+)?$/.test(value) ? `#decimal:${value}` : value };
 }
 
+/** One stderr line per `--field` the spec does not give this callback type: sent anyway (U-CB-FIELDS allows extra fields), but likely a typo. */
+function warnUnknownFields(type: number, names: string[]): void {
+  const known = packagedCallbackFields(type);
+  for (const name of names.filter((field) => !known.has(field))) {
+    process.stderr.write(`warning: callback type ${type} has no field ${JSON.stringify(name)} (known: ${[...known].join(', ')}); sent anyway\n`);
+  }
+}
+
 /** `callback send`: delivers hand-made callbacks like the service would and prints each answer. */
 export function registerCallbackCommand(program: Command): void {
   const callback = program.command('callback').description('deliver callbacks to a merchant endpoint by hand');
@@ -46,6 +55,7 @@ export function registerCallbackCommand(program: Command): void {
       const type = parseInteger(flags.type, '--type', { min: 1, max: 7 });
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
+      warnUnknownFields(type, Object.keys(fields));
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;
       const target: MerchantTarget = { side: 'merchant', callbackUrl: httpUrl(flags.url, '--url'), apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };
       const { exchanges } = await runDelivery({ type, fields, deliveries, concurrent: flags.concurrent ?? false }, target, { caseId: 'cli', saved: {} }, new Map(), makeStrangerKeys(privateKey.bits));

@@ -16,6 +16,8 @@ interface CryptoOptions {
   engine: string;
   raw?: boolean;
   pretty?: boolean;
+  /** `-n`/`--no-newline` sets this false. */
+  newline?: boolean;
 }
 
 /** `crypto encrypt|decrypt --direction D (--public-key F | --private-key F) [--profile F]`: stdin to stdout. */
@@ -32,6 +34,7 @@ export function registerCryptoCommand(program: Command): void {
   common(crypto.command('encrypt'))
     .description('read plain JSON on stdin, write the Base64 ciphertext')
     .option('--raw', 'encrypt stdin as bytes even if it is not JSON')
+    .option('-n, --no-newline', 'no line end after the Base64 (the default when stdout is a file or a pipe)')
     .action(async (options: CryptoOptions) => {
       const { direction, profile, key, engine } = setUp(options, 'encrypt');
       const plain = await readStdin();
@@ -43,7 +46,10 @@ export function registerCryptoCommand(program: Command): void {
           throw new ConfigError('not-json', `stdin is not JSON (${why}); use --raw to encrypt it anyway`);
         }
       }
-      process.stdout.write(`${sealBytes(plain, direction, key, { profile, engine })}\n`);
+      // A line end only for a person at a terminal: in a file or a pipe (curl -d @file, $(...)) it
+      // would become part of the form value and break the strict Base64 of the `data` field.
+      const newline = options.newline !== false && process.stdout.isTTY === true;
+      process.stdout.write(`${sealBytes(plain, direction, key, { profile, engine })}${newline ? '\n' : ''}`);
     });
 
   common(crypto.command('decrypt'))

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig } from '../emulator/config.js';
 import { startEmulator } from '../emulator/server.js';
+import { keyFiles, pairedEmulatorYaml, pairingFromMerchant, writeInitFiles } from './init-pairing.js';
 import { parseInteger } from './options.js';
 
 interface EmulatorOptions {
@@ -12,12 +13,13 @@ interface EmulatorOptions {
   port?: string;
   host?: string;
   init?: string;
+  merchant?: string;
   bits: string;
   force?: boolean;
   quiet?: boolean;
 }
 
-/** `emulator --init DIR [--bits N] [--force]` and `emulator [--config F] [--port N] [--host H] [--quiet]`. */
+/** `emulator --init DIR [--merchant F] [--bits N] [--force]` and `emulator [--config F] [--port N] [--host H] [--quiet]`. */
 export function registerEmulatorCommand(program: Command): void {
   program
     .command('emulator')
@@ -26,11 +28,14 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port); overrides the config')
     .option('--host <address>', 'address to listen on; overrides the config')
     .option('--init <dir>', 'write DIR/emulator.yaml and a merchant key pair, then exit')
+    .option('--merchant <file>', "with --init: pair with this merchant.yaml (its key pair, API key and profile; callbacks go to its port)")
     .option('--bits <n>', 'key size for --init', '1024')
     .option('--force', 'let --init overwrite existing files')
     .option('--quiet', 'no line per request')
     .action(async (options: EmulatorOptions) => {
       if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
+      if (options.merchant !== undefined && options.init === undefined) throw new ConfigError('bad-flag', '--merchant goes with --init DIR');
+      if (options.init !== undefined && options.merchant !== undefined) return initPaired(options.init, options.merchant, options.force === true);
       if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
       await serve(options);
     });
@@ -40,6 +45,15 @@ function init(dir: string, bits: number, force: boolean): void {
   const { configPath, files } = initEmulatorDir(dir, { bits, force });
   for (const file of files) process.stdout.write(`${file}\n`);
   process.stdout.write(`next: wallet-conformance emulator --config ${configPath}\n`);
+}
+
+/** `emulator --init DIR --merchant F`: the merchant's key pair, API key and profile; callbacks to its `POST /callback`. */
+function initPaired(dir: string, merchantYaml: string, force: boolean): void {
+  const pairing = pairingFromMerchant(merchantYaml);
+  const paths = writeInitFiles(dir, [['emulator.yaml', pairedEmulatorYaml(pairing), 0o600], ...keyFiles(pairing.keys)], force);
+  for (const path of paths) process.stdout.write(`${path}\n`);
+  process.stdout.write(`paired with ${merchantYaml}: same key pair and API key; callbacks go to ${pairing.callbackUrl}\n`);
+  process.stdout.write(`next: wallet-conformance emulator --config ${join(dir, 'emulator.yaml')}\n`);
 }
 
 async function serve(options: EmulatorOptions): Promise<void> {

@@ -6,6 +6,7 @@ import { ConfigError } from '../core/errors.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { loadMerchantSettings, merchantConfigTemplate, parseMerchantConfig } from '../merchant/config.js';
 import { startMerchantServer } from '../merchant/server.js';
+import { keyFiles, pairedMerchantYaml, pairingFromEmulator, withPort, writeInitFiles } from './init-pairing.js';
 import { readUserFile, writeUserFile } from './io.js';
 import { parseInteger } from './options.js';
 
@@ -13,32 +14,51 @@ interface MerchantOptions {
   config?: string;
   port?: string;
   init?: string;
+  emulator?: string;
+  userId?: string;
   bits: string;
   force?: boolean;
 }
 
-/** `merchant --init DIR [--bits N] [--force]` and `merchant --config F [--port N]`. */
+/** `merchant --init DIR [--emulator F [--user-id N]] [--bits N] [--force]` and `merchant --config F [--port N]`. */
 export function registerMerchantCommand(program: Command): void {
   program
     .command('merchant')
     .description('run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init')
     .option('--config <file>', 'merchant.yaml to serve with')
-    .option('--port <n>', 'port to listen on (0 = any free port); overrides the config')
+    .option('--port <n>', 'port to listen on (0 = any free port); overrides the config; with --init: the port written to merchant.yaml')
     .option('--init <dir>', 'write DIR/merchant.yaml and a merchant key pair, then exit')
+    .option('--emulator <file>', "with --init: pair with this emulator.yaml (its merchant's key pair, API key, profile and callback URL)")
+    .option('--user-id <n>', 'with --emulator: which of its merchants (default: the first)')
     .option('--bits <n>', 'key size for --init', '1024')
     .option('--force', 'let --init overwrite existing files')
     .action(async (options: MerchantOptions) => {
       if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
-      if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
+      if (options.init === undefined && (options.emulator !== undefined || options.userId !== undefined)) throw new ConfigError('bad-flag', '--emulator and --user-id go with --init DIR');
+      if (options.init !== undefined && options.emulator !== undefined) {
+        if (options.port !== undefined) throw new ConfigError('bad-flag', "with --emulator the port comes from the emulator's callbackUrl; drop --port");
+        return initPaired(options.init, options.emulator, options.userId, options.force === true);
+      }
+      if (options.userId !== undefined) throw new ConfigError('bad-flag', '--user-id goes with --emulator FILE');
+      if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true, options.port === undefined ? undefined : portOf(options.port));
       if (options.config === undefined) throw new ConfigError('bad-flag', 'merchant needs --config FILE (write one with merchant --init DIR)');
       await serve(options.config, options.port);
     });
 }
 
-function init(dir: string, bits: number, force: boolean): void {
+function portOf(text: string): number {
+  const port = parseInteger(text, '--port');
+  if (port < 0 || port > 65_535) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${port}`);
+  return port;
+}
+
+function init(dir: string, bits: number, force: boolean, port: number | undefined): void {
   const pair = generateMerchantKeyPair(bits);
+  const template = merchantConfigTemplate(randomBytes(16).toString('hex'));
+  // --port with --init writes the port, so `emulator --init --merchant` can send callbacks there.
+  const yaml = port === undefined ? template : withPort(template, port);
   const files: Array<[string, string, number]> = [
-    ['merchant.yaml', merchantConfigTemplate(randomBytes(16).toString('hex')), 0o600],
+    ['merchant.yaml', yaml, 0o600],
     ['merchant-private.pem', pair.privatePem, 0o600],
     ['merchant-public.pem', pair.publicPem, 0o644],
     ['merchant-private.b64', `${pair.privateBase64}\n`, 0o600],
@@ -52,9 +72,17 @@ function init(dir: string, bits: number, force: boolean): void {
   process.stdout.write(`next: wallet-conformance merchant --config ${join(dir, 'merchant.yaml')}\n`);
 }
 
+/** `merchant --init DIR --emulator F`: the emulator's merchant key pair, API key and profile, served where it sends callbacks. */
+function initPaired(dir: string, emulatorYaml: string, userId: string | undefined, force: boolean): void {
+  const pairing = pairingFromEmulator(emulatorYaml, userId === undefined ? undefined : parseInteger(userId, '--user-id', { min: 0 }));
+  const paths = writeInitFiles(dir, [['merchant.yaml', pairedMerchantYaml(pairing), 0o600], ...keyFiles(pairing.keys)], force);
+  for (const path of paths) process.stdout.write(`${path}\n`);
+  process.stdout.write(`paired with ${emulatorYaml}: same key pair and API key; the emulator's callbacks go to ${pairing.callbackUrl}\n`);
+  process.stdout.write(`next: wallet-conformance merchant --config ${join(dir, 'merchant.yaml')}\n`);
+}
+
 async function serve(configPath: string, portFlag: string | undefined): Promise<void> {
-  const flagPort = portFlag === undefined ? undefined : parseInteger(portFlag, '--port');
-  if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535)) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
+  const flagPort = portFlag === undefined ? undefined : portOf(portFlag);
   const file = parseMerchantConfig(readUserFile(configPath, 'merchant config').toString('utf8'), configPath);
   const settings = loadMerchantSettings(file, readUserFile);
   const port = flagPort ?? settings.port;
