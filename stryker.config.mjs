@@ -1,0 +1,25 @@
+// @ts-check
+/**
+ * `npm run mutate`: mutation testing of the checks and the crypto (issue 11: score >= 90%).
+ * Only the unit tests beside the code run (vitest.stryker.config.ts: no tsc build, no servers),
+ * one mutant at a time (the machine's 2 cores are shared), incremental between runs.
+ *
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.stryker.config.ts', related: false },
+  mutate: ['src/runner/checks/**/*.ts', 'src/crypto/**/*.ts', '!**/*.test.ts'],
+  coverageAnalysis: 'perTest',
+  concurrency: 1,
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
+  // The sandbox needs src/ and the committed key vectors; not the end-to-end tests or builds.
+  ignorePatterns: ['dist', 'bench', 'examples', 'reports', 'spec/pacts', 'test/*.ts', 'test/support', 'test/fixtures', '.ci'],
+  tempDirName: 'reports/.stryker-tmp',
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 80, break: null },
+  timeoutMS: 10000,
+};
