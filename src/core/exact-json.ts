@@ -7,9 +7,33 @@ import { isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
  */
 export type ExactJson = null | boolean | string | LosslessNumber | ExactJson[] | { [key: string]: ExactJson };
 
-/** Parses JSON keeping every number's literal text. Throws SyntaxError with a position. */
+/** Deepest nesting of arrays and objects that parseExactJson accepts. */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * Parses JSON keeping every number's literal text. Throws SyntaxError with a position, also for
+ * nesting deeper than {@link MAX_JSON_DEPTH}: the recursive parser and every walker after it would
+ * otherwise overflow the stack on a few kilobytes of brackets.
+ */
 export function parseExactJson(text: string): ExactJson {
+  assertDepth(text);
   return parse(text) as ExactJson;
+}
+
+/** One pass over the text counting brackets outside strings; cheap next to the parse itself. */
+function assertDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${i}`);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
 }
 
 /** Serialises JSON, writing exact numbers with their original digits. */

@@ -1,5 +1,6 @@
+import { isSafeNumber } from 'lossless-json';
 import * as generated from '../generated/validators.js';
-import { toValidationView } from './exact-json.js';
+import { LosslessNumber } from './exact-json.js';
 
 /** The name of a component schema of the spec (e.g. `OrderRequest`, `CallbackPayload`). */
 export type SchemaName = (typeof generated.SCHEMA_NAMES)[number];
@@ -43,8 +44,23 @@ export function isSchemaName(name: string): name is SchemaName {
 export function validateSchema(name: SchemaName, value: unknown): SchemaIssue[] {
   const validate = validators[name];
   if (typeof validate !== 'function') throw new TypeError(`no generated validator for schema ${name}`);
-  if (validate(toValidationView(value))) return [];
-  return (validate.errors ?? [])
+  const rounded = new Set<string>();
+  const view = numberView(value, '', rounded, undefined);
+  const errors = validate(view) ? [] : [...(validate.errors ?? [])];
+  if (rounded.size > 0) {
+    // A fraction that a float rounds to a whole number (1.000000000000000000001) was shown as that
+    // whole number, so an integer check, an enum or a const could wrongly accept it. Judge those
+    // places again with a plain non-integer in its stead, keeping only what says "not an integer".
+    validate(numberView(value, '', rounded, 0.5));
+    const probe = (validate.errors ?? []).filter((error) => rounded.has(error.instancePath));
+    const notInteger = new Set(probe.filter((error) => error.keyword === 'type' && [error.params.type].flat().includes('integer')).map((error) => error.instancePath));
+    const seen = new Set(errors.map((error) => `${error.instancePath} ${error.schemaPath}`));
+    for (const error of probe) {
+      const counts = ['enum', 'const'].includes(error.keyword) || (notInteger.has(error.instancePath) && ['type', 'anyOf', 'oneOf', 'multipleOf'].includes(error.keyword));
+      if (counts && !seen.has(`${error.instancePath} ${error.schemaPath}`)) errors.push(error);
+    }
+  }
+  return errors
     .filter((error) => error.keyword !== 'if')
     .map((error) => {
       const missing = error.keyword === 'required' ? String(error.params.missingProperty) : '';
@@ -56,6 +72,37 @@ export function validateSchema(name: SchemaName, value: unknown): SchemaIssue[] 
         rules: rulesOf(error, missing) ?? rulesAt(name, error.schemaPath),
       };
     });
+}
+
+/**
+ * The form the validator judges: every exact number as a JS number, so a number is never taken
+ * for a string (a long fraction shown as its text passed `type: string`). A fraction whose float
+ * is a whole number is noted in `rounded` (by JSON pointer) and, when `stand` is given, replaced
+ * by it.
+ */
+function numberView(value: unknown, pointer: string, rounded: Set<string>, stand: number | undefined): unknown {
+  if (value instanceof LosslessNumber) {
+    const text = value.value;
+    const number = Number(text);
+    if (isSafeNumber(text) || !Number.isInteger(number) || isWholeLiteral(text)) return number;
+    rounded.add(pointer);
+    return stand ?? number;
+  }
+  if (Array.isArray(value)) return value.map((item, i) => numberView(item, `${pointer}/${i}`, rounded, stand));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = numberView(v, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, rounded, stand);
+    return out;
+  }
+  return value;
+}
+
+/** Is a JSON number literal a whole number, digit for digit (`12.000`, `1.5e3`; not `1.0000000000000000001`)? */
+function isWholeLiteral(text: string): boolean {
+  const match = /^-?\d+(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return false;
+  const fraction = (match[1] ?? '').replace(/0+$/, '');
+  return fraction.length <= Number(match[2] ?? 0);
 }
 
 /** The x-rules of the schema that failed (of the missing property, for `required`). */

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { createCallbackReceiver, type CallbackEvent, type CallbackHandlerOptions } from './callback-handler.js';
 import { MemoryIdempotencyStore } from './memory-store.js';
 import { openSqliteStore } from './sqlite-store.js';
+import type { IdempotencyStore } from './store.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
 const headers = { 'x-api-key': 'k-1' };
@@ -104,5 +106,145 @@ describe('callback receiver core', () => {
     expect(() => receiver({ publicKey: privateKey })).toThrow(/decrypting it needs the public key/);
     expect(() => receiver({ apiKeys: [] })).toThrow(/at least one API key/);
     expect(() => receiver({ apiKeys: [{ key: 'k', notAfter: 'soon' }] })).toThrow(/notAfter is not a date-time/);
+  });
+});
+
+/** A store whose lease renewals never reach it: its holder stalls, as in a long GC pause or a network partition. */
+function withoutRenewal(store: IdempotencyStore, stall: Promise<void> = Promise.resolve()): IdempotencyStore {
+  let stalled = false;
+  return {
+    leaseMs: store.leaseMs,
+    claim: (key, text) => store.claim(key, text),
+    renew: async () => true,
+    complete: (key, token) => store.complete(key, token),
+    release: (key, token) => store.release(key, token),
+    completeInTransaction: async (key, token, work) => {
+      // The first holder stalls between its claim and its transaction.
+      if (!stalled) {
+        stalled = true;
+        await stall;
+      }
+      return store.completeInTransaction!(key, token, work);
+    },
+    processed: () => store.processed(),
+    close: () => store.close(),
+  };
+}
+
+describe('callback receiver claims under faults', () => {
+  it('renews the claim while a slow process runs, so a redelivery after the lease waits and is acknowledged as a duplicate', async () => {
+    let calls = 0;
+    const { core } = receiver({ store: new MemoryIdempotencyStore({ leaseMs: 150 }), busyWaitMs: 3_000, process: async () => {
+      calls++;
+      await sleep(600);
+    } });
+    const first = core.handle({ headers, body: body('r-1') });
+    await sleep(300);
+    expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('duplicate');
+    expect((await first).outcome).toBe('processed');
+    expect(calls).toBe(1);
+  });
+
+  it('answers errCode 409 to a holder whose claim was taken over, so only the current holder acknowledges (fencing)', async () => {
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const store = new MemoryIdempotencyStore({ leaseMs: 100 });
+    const texts: string[] = [];
+    const { core } = receiver({ store: withoutRenewal(store), process: async (event) => {
+      texts.push(event.requestUUID!);
+      if (texts.length === 1) await gate;
+    } });
+    const slow = core.handle({ headers, body: body('r-1') });
+    await sleep(200);
+    expect(await core.handle({ headers, body: body('r-2') })).toMatchObject({ body: { errCode: 0 }, outcome: 'processed' });
+    release();
+    expect(await slow).toMatchObject({ status: 200, body: { errCode: 409 }, outcome: 'lost' });
+    // Outside a transaction the stalled holder's effect already happened: at-least-once, never a false acknowledgement.
+    expect(texts).toEqual(['r-1', 'r-2']);
+    expect(await store.processed()).toEqual([withdrawalText('r-2')]);
+  });
+
+  it('in transactional mode runs the business write exactly once when the first holder stalls past its lease', async () => {
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const path = join(dir, 'fenced-tx.sqlite');
+    const store = openSqliteStore(path, { leaseMs: 100 });
+    const ledger = new Database(path);
+    ledger.exec('CREATE TABLE ledger (requestUUID TEXT NOT NULL)');
+    ledger.close();
+    const { core } = receiver({
+      store: withoutRenewal(store, gate),
+      transactional: true,
+      process: (event, tx) => {
+        if (tx?.kind !== 'sqlite') throw new Error('expected the SQLite transaction');
+        tx.db.prepare('INSERT INTO ledger (requestUUID) VALUES (?)').run(event.requestUUID);
+      },
+    });
+    const stalled = core.handle({ headers, body: body('r-1') });
+    await sleep(200);
+    expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('processed');
+    release();
+    expect(await stalled).toMatchObject({ body: { errCode: 409 }, outcome: 'lost' });
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare('SELECT requestUUID FROM ledger').all()).toEqual([{ requestUUID: 'r-2' }]);
+    check.close();
+    await store.close();
+  });
+
+  it('in transactional mode rolls the business write back when process throws, and the retry commits it once', async () => {
+    const path = join(dir, 'rollback-tx.sqlite');
+    const store = openSqliteStore(path);
+    const db = new Database(path);
+    db.exec('CREATE TABLE ledger (requestUUID TEXT NOT NULL)');
+    let calls = 0;
+    const { core } = receiver({
+      store,
+      transactional: true,
+      process: (event, tx) => {
+        if (tx?.kind !== 'sqlite') throw new Error('expected the SQLite transaction');
+        tx.db.prepare('INSERT INTO ledger (requestUUID) VALUES (?)').run(event.requestUUID);
+        if (++calls === 1) throw new Error('after the write');
+      },
+    });
+    expect(await core.handle({ headers, body: body('r-1') })).toMatchObject({ body: { errCode: 500 }, outcome: 'failed' });
+    expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('processed');
+    expect((await core.handle({ headers, body: body('r-3') })).outcome).toBe('duplicate');
+    expect(db.prepare('SELECT requestUUID FROM ledger').all()).toEqual([{ requestUUID: 'r-2' }]);
+    db.close();
+    await store.close();
+  });
+
+  it('refuses transactional mode with a store that cannot run a transaction', () => {
+    const { completeInTransaction: _, ...plain } = withoutRenewal(new MemoryIdempotencyStore());
+    expect(() => receiver({ store: plain as IdempotencyStore, transactional: true })).toThrow(/transactional mode needs a store with completeInTransaction/);
+  });
+});
+
+describe('callback receiver and hostile payloads', () => {
+  it('answers 400, not 500, to JSON nested thousands of levels deep within the body limit', async () => {
+    const { core, events } = receiver();
+    const deep = `{"type":3,"requestUUID":"r-1","trackingId":"wd-1","txid":"4e8a","x":${'['.repeat(3000)}${']'.repeat(3000)}}`;
+    const sealed = Buffer.from(sealJson(deep, 'callback', privateKey));
+    expect(sealed.length).toBeLessThan(64 * 1024);
+    const answer = await core.handle({ headers, body: sealed });
+    expect(answer).toMatchObject({ status: 400, body: { errCode: 400, message: expect.stringMatching(/^not-json: .*nested deeper than 512/) } });
+    expect(events).toHaveLength(0);
+  });
+
+  it('refuses a trackingId sent as a long fraction (a number is not a string, however many digits)', async () => {
+    const { core, events } = receiver();
+    for (const number of ['1.00000000000000000000001', '0.10000000000000000000001']) {
+      const text = withdrawalText('r-1').replace('"trackingId":"wd-1"', `"trackingId":${number}`);
+      const answer = await core.handle({ headers, body: Buffer.from(sealJson(text, 'callback', privateKey)) });
+      expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/invalid-payload: \/trackingId must be string/) } });
+    }
+    expect(events).toHaveLength(0);
+  });
+
+  it('refuses a business field sent as a fraction that a float would round to an integer', async () => {
+    const { core } = receiver();
+    const text = withdrawalText('r-1').replace('"trackingId"', '"business":1.0000000000000000000001,"trackingId"');
+    const answer = await core.handle({ headers, body: Buffer.from(sealJson(text, 'callback', privateKey)) });
+    expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/\/business must be integer/) } });
   });
 });

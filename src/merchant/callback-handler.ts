@@ -9,7 +9,7 @@ import { CryptoError } from '../crypto/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { compileApiKeys, type ApiKeySpec } from './api-keys.js';
 import { callbackType, idempotencyKey } from './idempotency.js';
-import type { IdempotencyStore } from './store.js';
+import type { IdempotencyStore, StoreTransaction } from './store.js';
 
 /** One event handed to the merchant's business processing. */
 export interface CallbackEvent {
@@ -23,10 +23,19 @@ export interface CallbackEvent {
   key: string;
   /** This delivery's id: for logs only, never for idempotency (CB-UUID). */
   requestUUID: string | undefined;
+  /**
+   * Aborted when this delivery lost its claim (its lease could not be renewed and another delivery
+   * took the event over): stop early, the answer will be non-zero whatever `process` does.
+   */
+  signal: AbortSignal;
 }
 
-/** The merchant's business processing; throwing (or rejecting) means "not processed, retry". */
-export type ProcessCallback = (event: CallbackEvent) => void | Promise<void>;
+/**
+ * The merchant's business processing; throwing (or rejecting) means "not processed, retry". In
+ * transactional mode (`transactional: true`) it receives the store's transaction as `tx`: writes
+ * made through it commit together with the event's `done` mark, or not at all.
+ */
+export type ProcessCallback = (event: CallbackEvent, tx?: StoreTransaction) => unknown;
 
 /** Everything the receiver needs. */
 export interface CallbackHandlerOptions {
@@ -38,6 +47,12 @@ export interface CallbackHandlerOptions {
   profile?: CryptoProfile;
   store: IdempotencyStore;
   process: ProcessCallback;
+  /**
+   * Transactional mode: `process(event, tx)` writes its business effect through the store's
+   * transaction, which also marks the event done, so the effect happens exactly once even when a
+   * holder stalls past its lease or crashes mid-way. Needs a store with `completeInTransaction`.
+   */
+  transactional?: boolean;
   /** Largest accepted body in bytes (default 64 KiB). */
   bodyLimit?: number;
   /** How long a delivery waits for a concurrent delivery of the same event (default 5 s). */
@@ -55,7 +70,7 @@ export interface MerchantAnswer {
 }
 
 /** What happened to one delivery. */
-export type CallbackOutcome = 'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'error';
+export type CallbackOutcome = 'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
 
 /** One delivery's answer: HTTP status, JSON body, and what happened (for logs and tests). */
 export interface CallbackAnswer {
@@ -82,7 +97,10 @@ export const ERR_CODES = {
   unauthorized: 401,
   /** Not POST: HTTP 405. */
   methodNotAllowed: 405,
-  /** Another delivery of the event is still processing after the wait: HTTP 200, retry later. */
+  /**
+   * Another delivery of the event is still processing after the wait, or this delivery lost its
+   * claim to another one (its lease ran out): HTTP 200, retry later.
+   */
   busy: 409,
   /** Body over the size limit: HTTP 413. */
   tooLarge: 413,
@@ -121,6 +139,9 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+  if (options.transactional && !options.store.completeInTransaction) {
+    throw new TypeError('transactional mode needs a store with completeInTransaction (the SQLite, PostgreSQL and memory stores have it)');
+  }
   // Deliveries of an event being processed in this process, so concurrent twins wait on it directly.
   const inFlight = new Map<string, Promise<void>>();
 
@@ -162,7 +183,7 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
       let event: CallbackEvent;
       try {
         const requestUUID = typeof payload.requestUUID === 'string' ? payload.requestUUID : undefined;
-        event = { type: callbackType(payload), payload, text: opened.text, key: idempotencyKey(payload), requestUUID };
+        event = { type: callbackType(payload), payload, text: opened.text, key: idempotencyKey(payload), requestUUID, signal: new AbortController().signal };
       } catch (error) {
         return reject('invalid-payload', (error as Error).message);
       }
@@ -179,8 +200,8 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
     for (;;) {
       const claim = await options.store.claim(event.key, event.text);
       // CB-DUP-ACK: a duplicate is acknowledged at once and not processed again.
-      if (claim === 'processed') return answer('duplicate', 200, ERR_CODES.ok, '', about);
-      if (claim === 'claimed') return run(event, about);
+      if (claim.state === 'processed') return answer('duplicate', 200, ERR_CODES.ok, '', about);
+      if (claim.state === 'claimed') return run(event, claim.token, about);
       // Busy: another delivery of this event is processing it. Waiting for it (rather than answering
       // a non-zero errCode at once) turns a burst of concurrent twins into duplicates acknowledged
       // with errCode 0 as soon as the first one finishes; if that one fails, a waiter claims the
@@ -199,23 +220,50 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
     }
   };
 
-  const run = async (event: CallbackEvent, about: string): Promise<CallbackAnswer> => {
+  const run = async (claimed: CallbackEvent, token: number, about: string): Promise<CallbackAnswer> => {
     let settle = () => undefined as void;
-    inFlight.set(event.key, new Promise<void>((resolve) => (settle = resolve)));
+    const mine = new Promise<void>((resolve) => (settle = resolve));
+    inFlight.set(claimed.key, mine);
+    const lost = new AbortController();
+    const event = { ...claimed, signal: lost.signal };
+    const store = options.store;
+    // Keep the claim alive while process runs: renew at a third of the lease, so two renewals may
+    // fail before another delivery can take it over. A failed renewal means the claim is gone.
+    const renewal = setInterval(() => {
+      store.renew(event.key, token).then(
+        (held) => (held ? undefined : lost.abort(new Error('the claim was lost'))),
+        () => undefined,
+      );
+    }, Math.max(1, Math.floor(store.leaseMs / 3)));
+    const lostAnswer = () =>
+      answer('lost', 200, ERR_CODES.busy, 'this delivery lost its claim on the event to another delivery (lease expired); retry later', `${about}: claim lost`);
     try {
+      let committed: boolean | undefined;
       try {
-        await options.process(event);
+        if (options.transactional) {
+          // Exactly-once: the business writes and the fenced done mark commit together or not at all.
+          committed = (await store.completeInTransaction!(event.key, token, (tx) => options.process(event, tx))).state === 'done';
+        } else {
+          await options.process(event);
+        }
       } catch (error) {
-        // Not processed: forget the claim so the service's retry processes it (CB-ERRCODE).
-        await options.store.release(event.key);
+        clearInterval(renewal);
+        // Not processed: end the claim so the service's retry processes it (CB-ERRCODE). A stale
+        // token releases nothing, so a slow holder never frees another delivery's claim.
+        await store.release(event.key, token);
         const why = oneLine((error as Error)?.message ?? String(error));
         return answer('failed', 200, ERR_CODES.failed, `processing failed: ${why}`, `${about}: ${why}`);
       }
-      await options.store.complete(event.key);
+      clearInterval(renewal);
+      committed ??= await store.complete(event.key, token);
+      // CB-NO-FALSE-ACK: errCode 0 only when this delivery's done mark is durable.
+      if (!committed) return lostAnswer();
       return answer('processed', 200, ERR_CODES.ok, '', about);
     } finally {
-      // Waiters re-claim only after complete/release, so they see the settled state.
-      inFlight.delete(event.key);
+      clearInterval(renewal);
+      // Waiters re-claim only after complete/release, so they see the settled state. A holder
+      // that lost its claim leaves the entry of the delivery that took it over.
+      if (inFlight.get(event.key) === mine) inFlight.delete(event.key);
       settle();
     }
   };

@@ -1,27 +1,30 @@
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions } from './store.js';
+import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 interface Entry {
   state: 'processing' | 'done';
   text: string;
+  token: number;
   claimedAt: number;
 }
 
 /**
  * An in-memory {@link IdempotencyStore} for tests and benches: one process, lost on exit. Every
  * method body runs synchronously before its promise settles, so a claim is atomic within the
- * process.
+ * process; the process's clock is the store's clock.
  *
- * @example const store = new MemoryIdempotencyStore(); await store.claim('withdrawal:ab12', text) // 'claimed'
+ * @example const store = new MemoryIdempotencyStore(); await store.claim('withdrawal:ab12', text) // { state: 'claimed', token: 1 }
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly leaseMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #done: string[] = [];
-  readonly #leaseMs: number;
   readonly #now: () => number;
+  /** Fencing tokens grow across every key and every claim, so a stale token never matches again. */
+  #tokens = 0;
   #closed = false;
 
   constructor(options: StoreOptions = {}) {
-    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#now = options.now ?? Date.now;
   }
 
@@ -29,23 +32,43 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.#open();
     const entry = this.#entries.get(key);
     const now = this.#now();
-    if (entry?.state === 'done') return 'processed';
-    if (entry && now - entry.claimedAt < this.#leaseMs) return 'busy';
-    this.#entries.set(key, { state: 'processing', text: payloadText, claimedAt: now });
-    return 'claimed';
+    if (entry?.state === 'done') return { state: 'processed' };
+    if (entry && now - entry.claimedAt < this.leaseMs) return { state: 'busy' };
+    const token = ++this.#tokens;
+    this.#entries.set(key, { state: 'processing', text: payloadText, token, claimedAt: now });
+    return { state: 'claimed', token };
   }
 
-  async complete(key: string): Promise<void> {
+  async renew(key: string, token: number): Promise<boolean> {
+    this.#open();
+    const entry = this.#held(key, token);
+    if (entry) entry.claimedAt = this.#now();
+    return entry !== undefined;
+  }
+
+  async complete(key: string, token: number): Promise<boolean> {
     this.#open();
     const entry = this.#entries.get(key);
-    if (!entry || entry.state === 'done') return;
-    entry.state = 'done';
-    this.#done.push(entry.text);
+    if (entry?.token !== token) return false;
+    if (entry.state === 'processing') {
+      entry.state = 'done';
+      this.#done.push(entry.text);
+    }
+    return true;
   }
 
-  async release(key: string): Promise<void> {
+  async release(key: string, token: number): Promise<void> {
     this.#open();
-    if (this.#entries.get(key)?.state === 'processing') this.#entries.delete(key);
+    // The row stays with an expired lease: the next claim takes it with a fresh token.
+    const entry = this.#held(key, token);
+    if (entry) entry.claimedAt = -Infinity;
+  }
+
+  async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
+    this.#open();
+    if (!this.#held(key, token)) return { state: 'lost' };
+    const value = await work({ kind: 'memory' });
+    return (await this.complete(key, token)) ? { state: 'done', value } : { state: 'lost' };
   }
 
   async processed(): Promise<string[]> {
@@ -55,6 +78,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   async close(): Promise<void> {
     this.#closed = true;
+  }
+
+  /** The entry while `token` holds its claim. */
+  #held(key: string, token: number): Entry | undefined {
+    const entry = this.#entries.get(key);
+    return entry?.state === 'processing' && entry.token === token ? entry : undefined;
   }
 
   #open(): void {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions } from './store.js';
+import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions extends StoreOptions {
@@ -20,75 +20,124 @@ CREATE TABLE IF NOT EXISTS processed_events (
   seq          INTEGER UNIQUE,
   completed_at INTEGER
 ) STRICT;
+CREATE TABLE IF NOT EXISTS claim_tokens (
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  last INTEGER NOT NULL
+) STRICT;
+INSERT OR IGNORE INTO claim_tokens (id, last) VALUES (1, 0);
 `;
+
+/** SQLite's clock in ms since the epoch; a test clock is passed as @now instead. */
+const NOW = "COALESCE(@now, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))";
 
 interface Row {
   state: 'processing' | 'done';
-  claimed_at: number;
+  token: number;
+  expired: 0 | 1;
 }
 
 /**
  * The reference merchant's {@link IdempotencyStore} on SQLite (better-sqlite3): one row per
- * idempotency key with its state and, once done, a sequence number. WAL mode; every claim runs in
- * a `BEGIN IMMEDIATE` transaction, so it is atomic even between processes sharing the file. A
- * restart (close, reopen the same file) keeps every `done` key, so nothing is processed twice.
+ * idempotency key with its state, fencing token and, once done, a sequence number. WAL mode; every
+ * claim runs in a `BEGIN IMMEDIATE` transaction, so it is atomic even between processes sharing the
+ * file, and lease ages are read from SQLite's clock. A restart (close, reopen the same file) keeps
+ * every `done` key, so nothing is processed twice.
  *
  * @example const store = openSqliteStore('merchant.sqlite'); await store.claim(key, text)
  */
 export class SqliteIdempotencyStore implements IdempotencyStore {
+  readonly leaseMs: number;
   readonly #db: Database.Database;
-  readonly #leaseMs: number;
-  readonly #now: () => number;
-  readonly #claim: (key: string, text: string, now: number) => ClaimResult;
-  readonly #complete: (key: string, now: number) => void;
-  readonly #release: Database.Statement<[string]>;
+  readonly #now: (() => number) | undefined;
+  readonly #claim: (key: string, text: string, now: number | null) => ClaimResult;
+  readonly #renew: Database.Statement<{ key: string; token: number; now: number | null }>;
+  readonly #markDone: (key: string, token: number, now: number | null) => boolean;
+  readonly #complete: (key: string, token: number, now: number | null) => boolean;
+  readonly #release: Database.Statement<{ key: string; token: number }>;
+  readonly #held: Database.Statement<{ key: string; token: number }, { one: 1 }>;
   readonly #processed: Database.Statement<[], { payload: string }>;
 
   constructor(db: Database.Database, options: SqliteStoreOptions = {}) {
     this.#db = db;
-    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.#now = options.now ?? Date.now;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#now = options.now;
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     // Another process holding the write lock: wait for it rather than fail the delivery.
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
+    // A file written before fencing tokens: add the column (old claims hold token 0).
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(processed_events)').all();
+    if (!columns.some((column) => column.name === 'token')) db.exec('ALTER TABLE processed_events ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
 
-    const select = db.prepare<[string], Row>('SELECT state, claimed_at FROM processed_events WHERE key = ?');
-    const insert = db.prepare<[string, string, number]>("INSERT INTO processed_events (key, state, payload, claimed_at) VALUES (?, 'processing', ?, ?)");
-    // A stale claim is taken over with the new delivery's text: that delivery is the one processed.
-    const takeOver = db.prepare<[string, number, string]>("UPDATE processed_events SET payload = ?, claimed_at = ? WHERE key = ? AND state = 'processing'");
-    const markDone = db.prepare<[number, string]>(
-      "UPDATE processed_events SET state = 'done', completed_at = ?, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM processed_events) WHERE key = ? AND state = 'processing'",
+    const select = db.prepare<{ key: string; now: number | null; lease: number }, Row>(
+      `SELECT state, token, (claimed_at <= ${NOW} - @lease) AS expired FROM processed_events WHERE key = @key`,
     );
+    const nextToken = db.prepare<[], { last: number }>('UPDATE claim_tokens SET last = last + 1 WHERE id = 1 RETURNING last');
+    const insert = db.prepare<{ key: string; text: string; token: number; now: number | null }>(
+      `INSERT INTO processed_events (key, state, payload, token, claimed_at) VALUES (@key, 'processing', @text, @token, ${NOW})`,
+    );
+    // A stale claim is taken over with the new delivery's text: that delivery is the one processed.
+    const takeOver = db.prepare<{ key: string; text: string; token: number; now: number | null }>(
+      `UPDATE processed_events SET payload = @text, token = @token, claimed_at = ${NOW} WHERE key = @key AND state = 'processing'`,
+    );
+    const markDone = db.prepare<{ key: string; token: number; now: number | null }>(
+      `UPDATE processed_events SET state = 'done', completed_at = ${NOW}, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM processed_events)
+       WHERE key = @key AND token = @token AND state = 'processing'`,
+    );
+    const doneBy = db.prepare<{ key: string; token: number }, { one: 1 }>("SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'done'");
     this.#claim = db
-      .transaction((key: string, text: string, now: number): ClaimResult => {
-        const row = select.get(key);
-        if (!row) {
-          insert.run(key, text, now);
-          return 'claimed';
-        }
-        if (row.state === 'done') return 'processed';
-        if (now - row.claimed_at < this.#leaseMs) return 'busy';
-        takeOver.run(text, now, key);
-        return 'claimed';
+      .transaction((key: string, text: string, now: number | null): ClaimResult => {
+        const row = select.get({ key, now, lease: this.leaseMs });
+        if (row?.state === 'done') return { state: 'processed' };
+        if (row && !row.expired) return { state: 'busy' };
+        const token = nextToken.get()!.last;
+        (row ? takeOver : insert).run({ key, text, token, now });
+        return { state: 'claimed', token };
       })
       .immediate;
-    this.#complete = db.transaction((key: string, now: number) => void markDone.run(now, key)).immediate;
-    this.#release = db.prepare<[string]>("DELETE FROM processed_events WHERE key = ? AND state = 'processing'");
+    this.#markDone = (key, token, now) => markDone.run({ key, token, now }).changes === 1 || doneBy.get({ key, token }) !== undefined;
+    this.#complete = db.transaction(this.#markDone).immediate;
+    this.#renew = db.prepare(`UPDATE processed_events SET claimed_at = ${NOW} WHERE key = @key AND token = @token AND state = 'processing'`);
+    // The row stays with an expired lease: the next claim takes it with a fresh token.
+    this.#release = db.prepare("UPDATE processed_events SET claimed_at = -9223372036854775807 WHERE key = @key AND token = @token AND state = 'processing'");
+    this.#held = db.prepare("SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'processing'");
     this.#processed = db.prepare<[], { payload: string }>("SELECT payload FROM processed_events WHERE state = 'done' ORDER BY seq");
   }
 
   async claim(key: string, payloadText: string): Promise<ClaimResult> {
-    return this.#claim(key, payloadText, this.#now());
+    return this.#claim(key, payloadText, this.#clock());
   }
 
-  async complete(key: string): Promise<void> {
-    this.#complete(key, this.#now());
+  async renew(key: string, token: number): Promise<boolean> {
+    return this.#renew.run({ key, token, now: this.#clock() }).changes === 1;
   }
 
-  async release(key: string): Promise<void> {
-    this.#release.run(key);
+  async complete(key: string, token: number): Promise<boolean> {
+    return this.#complete(key, token, this.#clock());
+  }
+
+  async release(key: string, token: number): Promise<void> {
+    this.#release.run({ key, token });
+  }
+
+  /**
+   * Runs `work` and the fenced `done` mark in one `BEGIN IMMEDIATE` transaction. better-sqlite3 is
+   * synchronous: `work` must write synchronously; a returned promise is refused and rolled back.
+   */
+  async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
+    const now = this.#clock();
+    const run = this.#db.transaction((): TransactionOutcome<T> => {
+      // BEGIN IMMEDIATE holds the write lock: nobody can take the claim over between this check and the mark.
+      if (this.#held.get({ key, token }) === undefined) return { state: 'lost' };
+      const value = work({ kind: 'sqlite', db: this.#db });
+      if (value !== null && typeof (value as { then?: unknown } | undefined)?.then === 'function') {
+        throw new TypeError('process must write synchronously in a SQLite transaction (better-sqlite3 is synchronous); nothing was committed');
+      }
+      if (!this.#markDone(key, token, now)) throw new Error('the claim was lost inside the transaction; nothing was committed');
+      return { state: 'done', value: value as T };
+    });
+    return run.immediate();
   }
 
   async processed(): Promise<string[]> {
@@ -97,6 +146,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
+  }
+
+  #clock(): number | null {
+    return this.#now ? this.#now() : null;
   }
 }
 

@@ -1,10 +1,12 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { storeContract, tokenOf } from '../../test/support/store-contract.js';
 import { MemoryIdempotencyStore } from './memory-store.js';
 import { openSqliteStore } from './sqlite-store.js';
-import type { IdempotencyStore, StoreOptions } from './store.js';
+import type { IdempotencyStore, StoreOptions, StoreTransaction } from './store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -14,49 +16,31 @@ describe.each<[string, (options: StoreOptions) => IdempotencyStore]>([
   ['in-memory', (options) => new MemoryIdempotencyStore(options)],
   ['SQLite', (options) => openSqliteStore(join(dir, `unit-${counter++}.sqlite`), options)],
 ])('%s idempotency store', (_name, open) => {
-  it('claims a new key once: a second claim is busy, and after complete it is processed', async () => {
-    const store = open({});
-    expect(await store.claim('k', '{"a":1}')).toBe('claimed');
-    expect(await store.claim('k', '{"a":2}')).toBe('busy');
-    await store.complete('k');
-    expect(await store.claim('k', '{"a":3}')).toBe('processed');
-    expect(await store.processed()).toEqual(['{"a":1}']);
-    await store.close();
-  });
-
-  it('lets a released key be claimed again, with the new delivery text', async () => {
-    const store = open({});
-    await store.claim('k', 'first');
-    await store.release('k');
-    expect(await store.claim('k', 'second')).toBe('claimed');
-    await store.complete('k');
-    expect(await store.processed()).toEqual(['second']);
-    await store.close();
-  });
+  storeContract(open);
 
   it('hands a stale claim (a crashed process) to the next delivery after the lease, not before', async () => {
     let now = 1_000_000;
     const store = open({ leaseMs: 30_000, now: () => now });
-    await store.claim('k', 'crashed');
+    tokenOf(await store.claim('k', 'crashed'));
     now += 29_999;
-    expect(await store.claim('k', 'early')).toBe('busy');
+    expect(await store.claim('k', 'early')).toEqual({ state: 'busy' });
     now += 2;
-    expect(await store.claim('k', 'retry')).toBe('claimed');
-    await store.complete('k');
+    const token = tokenOf(await store.claim('k', 'retry'));
+    await store.complete('k', token);
     expect(await store.processed()).toEqual(['retry']);
     await store.close();
   });
 
-  it('lists processed events in completion order, and ignores complete or release of unknown keys', async () => {
-    const store = open({});
-    for (const key of ['a', 'b', 'c']) await store.claim(key, key);
-    await store.complete('c');
-    await store.complete('a');
-    await store.complete('a');
-    await store.complete('nope');
-    await store.release('nope');
-    await store.release('a');
-    expect(await store.processed()).toEqual(['c', 'a']);
+  it('measures the lease from the last renewal', async () => {
+    let now = 1_000_000;
+    const store = open({ leaseMs: 30_000, now: () => now });
+    const token = tokenOf(await store.claim('k', 'long'));
+    now += 25_000;
+    expect(await store.renew('k', token)).toBe(true);
+    now += 25_000;
+    expect(await store.claim('k', 'early')).toEqual({ state: 'busy' });
+    now += 5_001;
+    expect(await store.claim('k', 'late')).toMatchObject({ state: 'claimed' });
     await store.close();
   });
 });
@@ -65,27 +49,81 @@ describe('SQLite idempotency store on disk', () => {
   it('keeps processed keys and a pending claim across a close and reopen of the same file', async () => {
     const path = join(dir, 'reopen.sqlite');
     const first = openSqliteStore(path);
-    await first.claim('done', 'x');
-    await first.complete('done');
-    await first.claim('pending', 'y');
+    await first.complete('done', tokenOf(await first.claim('done', 'x')));
+    const pending = tokenOf(await first.claim('pending', 'y'));
     await first.close();
     const second = openSqliteStore(path);
-    expect(await second.claim('done', 'x2')).toBe('processed');
-    expect(await second.claim('pending', 'y2')).toBe('busy');
-    expect(await second.processed()).toEqual(['x']);
+    expect(await second.claim('done', 'x2')).toEqual({ state: 'processed' });
+    expect(await second.claim('pending', 'y2')).toEqual({ state: 'busy' });
+    expect(await second.complete('pending', pending)).toBe(true);
+    expect(await second.processed()).toEqual(['x', 'y']);
     await second.close();
   });
 
-  it('is atomic between two connections to one file', async () => {
+  it('is atomic between two connections to one file, and their tokens never repeat', async () => {
     const path = join(dir, 'shared.sqlite');
     const a = openSqliteStore(path);
     const b = openSqliteStore(path);
-    expect(await a.claim('k', 'a')).toBe('claimed');
-    expect(await b.claim('k', 'b')).toBe('busy');
-    await a.complete('k');
-    expect(await b.claim('k', 'b')).toBe('processed');
+    const token = tokenOf(await a.claim('k', 'a'));
+    expect(await b.claim('k', 'b')).toEqual({ state: 'busy' });
+    expect(tokenOf(await b.claim('k2', 'b'))).toBeGreaterThan(token);
+    await a.complete('k', token);
+    expect(await b.claim('k', 'b')).toEqual({ state: 'processed' });
     await a.close();
     await b.close();
+  });
+
+  it('reads lease ages from SQLite: a clock-skewed process cannot take a live claim over', async () => {
+    const path = join(dir, 'skew.sqlite');
+    const honest = openSqliteStore(path);
+    const token = tokenOf(await honest.claim('k', 'first'));
+    // The production store has no clock option: a second process's own clock plays no part.
+    const dateNow = Date.now;
+    Date.now = () => dateNow() + 3_600_000;
+    try {
+      const skewed = openSqliteStore(path);
+      expect(await skewed.claim('k', 'second')).toEqual({ state: 'busy' });
+      await skewed.close();
+    } finally {
+      Date.now = dateNow;
+    }
+    expect(await honest.complete('k', token)).toBe(true);
+    await honest.close();
+  });
+
+  it('opens a file written before fencing tokens and fences its old claims', async () => {
+    const path = join(dir, 'old.sqlite');
+    const db = new Database(path);
+    db.exec("CREATE TABLE processed_events (key TEXT PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('processing', 'done')), payload TEXT NOT NULL, claimed_at INTEGER NOT NULL, seq INTEGER UNIQUE, completed_at INTEGER) STRICT");
+    db.prepare("INSERT INTO processed_events VALUES ('old', 'done', 'o', 1, 1, 1)").run();
+    db.close();
+    const store = openSqliteStore(path);
+    expect(await store.claim('old', 'again')).toEqual({ state: 'processed' });
+    expect(tokenOf(await store.claim('new', 'n'))).toBeGreaterThan(0);
+    await store.close();
+  });
+
+  it('commits the business write and the done mark in one transaction, or neither', async () => {
+    const store = openSqliteStore(join(dir, 'tx.sqlite'));
+    const ledger = new Database(join(dir, 'tx.sqlite'));
+    ledger.exec('CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY)');
+    ledger.close();
+    const write = (key: string) => (tx: StoreTransaction) => {
+      if (tx.kind !== 'sqlite') throw new Error('not sqlite');
+      tx.db.prepare('INSERT INTO ledger (key) VALUES (?)').run(key);
+    };
+    const token = tokenOf(await store.claim('k', 'tx'));
+    await expect(store.completeInTransaction('k', token, (tx) => {
+      write('k')(tx);
+      throw new Error('after the write');
+    })).rejects.toThrow('after the write');
+    await expect(store.completeInTransaction('k', token, async (tx) => write('k')(tx))).rejects.toThrow(/synchronously/);
+    expect(await store.completeInTransaction('k', token, write('k'))).toEqual({ state: 'done', value: undefined });
+    const check = new Database(join(dir, 'tx.sqlite'), { readonly: true });
+    expect(check.prepare('SELECT key FROM ledger').all()).toEqual([{ key: 'k' }]);
+    check.close();
+    expect(await store.processed()).toEqual(['tx']);
+    await store.close();
   });
 
   it('refuses an unusable path with one clear line', () => {

@@ -1,0 +1,103 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect, it } from 'vitest';
+import type { ClaimResult, IdempotencyStore, StoreOptions } from '../../src/merchant/store.js';
+
+/** Opens a fresh, empty store of the kind under test. */
+export type OpenStore = (options: StoreOptions) => IdempotencyStore | Promise<IdempotencyStore>;
+
+/** The token of a claim that must have succeeded. */
+export function tokenOf(claim: ClaimResult): number {
+  if (claim.state !== 'claimed') throw new Error(`expected a claim, got ${claim.state}`);
+  return claim.token;
+}
+
+/** Waits (bounded) until the store's own clock lets `key` be claimed again; returns that claim. */
+export async function claimAfterLease(store: IdempotencyStore, key: string, text: string, limitMs = 5_000): Promise<ClaimResult> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    const claim = await store.claim(key, text);
+    if (claim.state !== 'busy' || performance.now() > until) return claim;
+    await sleep(20);
+  }
+}
+
+/**
+ * The behaviour every IdempotencyStore owes the receiver (claim, fencing, lease, order), run
+ * against each store: in memory, SQLite, PostgreSQL. Lease tests use the store's real clock.
+ */
+export function storeContract(open: OpenStore): void {
+  it('claims a new key once: a second claim is busy, and after complete it is processed', async () => {
+    const store = await open({});
+    const token = tokenOf(await store.claim('k', '{"a":1}'));
+    expect(await store.claim('k', '{"a":2}')).toEqual({ state: 'busy' });
+    expect(await store.complete('k', token)).toBe(true);
+    expect(await store.complete('k', token)).toBe(true);
+    expect(await store.claim('k', '{"a":3}')).toEqual({ state: 'processed' });
+    expect(await store.processed()).toEqual(['{"a":1}']);
+    await store.close();
+  });
+
+  it('lets a released key be claimed again with the new delivery text and a larger token, and the old token completes nothing', async () => {
+    const store = await open({});
+    const first = tokenOf(await store.claim('k', 'first'));
+    await store.release('k', first);
+    const second = tokenOf(await store.claim('k', 'second'));
+    expect(second).toBeGreaterThan(first);
+    expect(await store.complete('k', first)).toBe(false);
+    expect(await store.complete('k', second)).toBe(true);
+    expect(await store.processed()).toEqual(['second']);
+    await store.close();
+  });
+
+  it('fences a holder whose lease expired: after the takeover its complete, release and renew do nothing', async () => {
+    const store = await open({ leaseMs: 150 });
+    const slow = tokenOf(await store.claim('k', 'slow'));
+    const fresh = tokenOf(await claimAfterLease(store, 'k', 'fresh'));
+    expect(fresh).toBeGreaterThan(slow);
+    expect(await store.release('k', slow)).toBeUndefined();
+    expect(await store.renew('k', slow)).toBe(false);
+    expect(await store.complete('k', slow)).toBe(false);
+    expect(await store.claim('k', 'third')).toEqual({ state: 'busy' });
+    expect(await store.complete('k', fresh)).toBe(true);
+    expect(await store.processed()).toEqual(['fresh']);
+    await store.close();
+  });
+
+  it('keeps a renewed claim past its first lease', async () => {
+    const store = await open({ leaseMs: 1_500 });
+    const token = tokenOf(await store.claim('k', 'long'));
+    for (let i = 0; i < 3; i++) {
+      await sleep(600);
+      expect(await store.renew('k', token)).toBe(true);
+    }
+    expect(await store.claim('k', 'other')).toEqual({ state: 'busy' });
+    expect(await store.complete('k', token)).toBe(true);
+    await store.close();
+  });
+
+  it('lists processed events in completion order, and ignores complete or release of unknown keys', async () => {
+    const store = await open({});
+    const tokens = new Map<string, number>();
+    for (const key of ['a', 'b', 'c']) tokens.set(key, tokenOf(await store.claim(key, key)));
+    await store.complete('c', tokens.get('c')!);
+    await store.complete('a', tokens.get('a')!);
+    expect(await store.complete('nope', 1)).toBe(false);
+    await store.release('nope', 1);
+    await store.release('a', tokens.get('a')!);
+    expect(await store.processed()).toEqual(['c', 'a']);
+    await store.close();
+  });
+
+  it('commits a transactional completion only for the current token, and rolls back a throwing one', async () => {
+    const store = await open({});
+    const token = tokenOf(await store.claim('k', 'tx'));
+    expect(await store.completeInTransaction!('k', token + 1000, () => 'never')).toEqual({ state: 'lost' });
+    await expect(store.completeInTransaction!('k', token, () => {
+      throw new Error('ledger down');
+    })).rejects.toThrow('ledger down');
+    expect(await store.processed()).toEqual([]);
+    expect(await store.completeInTransaction!('k', token, () => 'ok')).toEqual({ state: 'done', value: 'ok' });
+    expect(await store.processed()).toEqual(['tx']);
+    await store.close();
+  });
+}
