@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { answer, checkContext, exchange, merchantTarget } from '../../../test/support/check-context.js';
+import type { Exchange } from '../context.js';
+import type { Finding } from '../types.js';
+import { answersCheck } from './answers.js';
+
+const ack = '{"errCode":0}';
+const run = (params: Record<string, unknown>, exchanges: Exchange[]): Finding[] => answersCheck.run(checkContext({ target: merchantTarget, params, outcome: { exchanges } }));
+const passed = (message: string): Finding[] => [{ status: 'passed', message }];
+const failed = (message: string): Finding[] => [{ status: 'failed', message }];
+
+describe('answers: the merchant acknowledges what it processed and only that (CB-ERRCODE)', () => {
+  it('enforces CB-ERRCODE under the id answers', () => {
+    expect([answersCheck.id, answersCheck.rules]).toEqual(['answers', ['CB-ERRCODE']]);
+  });
+
+  it.each([
+    ['no delivery at all', {}, [], failed('the step delivered nothing')],
+    ['a delivery without an answer', {}, [exchange(undefined, { error: 'connect ECONNREFUSED 127.0.0.1:9' })], failed('no answer: connect ECONNREFUSED 127.0.0.1:9')],
+    ['a delivery without an answer or an error', {}, [exchange(undefined)], failed('no answer: unknown')],
+    ['the second of two deliveries unanswered', {}, [exchange(answer(200, ack)), exchange(undefined, { error: 'socket hang up' })], failed('delivery 2/2: no answer: socket hang up')],
+    ['HTTP 500 where 200 is the default', {}, [exchange(answer(500, 'oops'))], failed('expected HTTP 200, got 500: oops')],
+    ['HTTP 200 where the suite expects 401', { status: 401 }, [exchange(answer(200, ack))], failed('expected HTTP 401, got 200: {"errCode":0}')],
+    ['HTTP 401 where the suite expects "401" (a number given as text)', { status: '401' }, [exchange(answer(401, 'no key'))], passed('1 answer(s): HTTP 401; first no key')],
+    ['HTTP 200 with any body when no errCode is asked', {}, [exchange(answer(200, 'ok'))], passed('1 answer(s): HTTP 200; first ok')],
+    ['errCode 0 when it is asked', { errCode: 'zero' }, [exchange(answer(200, ack))], passed('1 answer(s): HTTP 200, errCode zero; first {"errCode":0}')],
+    ['errCode 0 among other fields', { errCode: 'zero' }, [exchange(answer(200, '{"msg":"ok","errCode":0}'))], passed('1 answer(s): HTTP 200, errCode zero; first {"msg":"ok","errCode":0}')],
+    ['the string "0" where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":"0"}'))], failed('expected errCode 0, got {"errCode":"0"}')],
+    ['errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":1}'))], failed('expected errCode 0, got {"errCode":1}')],
+    ['a body that is not JSON where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, 'OK'))], failed('expected errCode 0, got OK')],
+    ['a JSON body without errCode where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{}'))], failed('expected errCode 0, got {}')],
+    ['errCode 0 on HTTP 202 where the suite expects 202 and errCode 0', { status: 202, errCode: 'zero' }, [exchange(answer(202, ack))], failed('expected errCode 0, got {"errCode":0}')],
+    ['HTTP 500 where a refusal is asked (any status refuses)', { errCode: 'nonzero' }, [exchange(answer(500, 'down'))], passed('1 answer(s): HTTP any, errCode nonzero; first down')],
+    ['errCode 1 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(200, '{"errCode":1}'))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":1}')],
+    ['the string "0" where a refusal is asked (it does not acknowledge)', { errCode: 'nonzero' }, [exchange(answer(200, '{"errCode":"0"}'))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":"0"}')],
+    ['errCode 0 on HTTP 400 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(400, ack))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":0}')],
+    ['errCode 0 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(200, ack))], failed('answered errCode 0 to a callback it could not have processed: {"errCode":0}')],
+    ['errCode 0 where HTTP 200 and a refusal are asked', { status: 200, errCode: 'nonzero' }, [exchange(answer(200, ack))], failed('answered errCode 0 to a callback it could not have processed: {"errCode":0}')],
+    ['HTTP 500 where HTTP 200 and a refusal are asked', { status: 200, errCode: 'nonzero' }, [exchange(answer(500, ack))], failed('expected HTTP 200, got 500: {"errCode":0}')],
+  ])('judges %s', (_label, params, exchanges, findings) => {
+    expect(run(params, exchanges)).toEqual(findings);
+  });
+
+  it('judges every delivery and names the first that fails, with its position', () => {
+    const exchanges = [exchange(answer(200, ack)), exchange(answer(200, ack)), exchange(answer(200, '{"errCode":"0"}'))];
+    expect(run({ errCode: 'zero' }, exchanges)).toEqual(failed('delivery 3/3: expected errCode 0, got {"errCode":"0"}'));
+    expect(run({ errCode: 'nonzero' }, [exchange(answer(500, 'x')), exchange(answer(200, ack))])).toEqual(
+      failed('delivery 2/2: answered errCode 0 to a callback it could not have processed: {"errCode":0}'),
+    );
+    expect(run({}, [exchange(answer(200, ack)), exchange(answer(503, 'busy'))])).toEqual(failed('delivery 2/2: expected HTTP 200, got 503: busy'));
+  });
+
+  it('counts the answers and shows the first, cut at 80 characters', () => {
+    const long = `{"errCode":0,"msg":"${'a'.repeat(100)}"}`;
+    expect(run({ errCode: 'zero' }, [exchange(answer(200, long)), exchange(answer(200, ack))])).toEqual(passed(`2 answer(s): HTTP 200, errCode zero; first ${long.slice(0, 80)}…`));
+  });
+
+  it('cuts a long body in a failure at 160 characters', () => {
+    const long = 'e'.repeat(200);
+    expect(run({}, [exchange(answer(500, long))])).toEqual(failed(`expected HTTP 200, got 500: ${'e'.repeat(160)}…`));
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { checkContext, merchantTarget } from '../../../test/support/check-context.js';
+import type { StepOutcome } from '../context.js';
+import type { Finding } from '../types.js';
+import { processedCheck, processedExactCheck } from './processed.js';
+
+const passed = (message: string): Finding[] => [{ status: 'passed', message }];
+const failed = (message: string): Finding[] => [{ status: 'failed', message }];
+const noProbe: Finding[] = [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];
+
+describe('processed: the probe shows exactly the business processings the step should cause (CB-ONCE)', () => {
+  const run = (count: unknown, processed: string[] | undefined): Finding[] =>
+    processedCheck.run(checkContext({ target: merchantTarget, params: { count }, outcome: processed ? { processed } : {} }));
+
+  it('enforces CB-ONCE under the id processed', () => {
+    expect([processedCheck.id, processedCheck.rules, processedCheck.needs]).toEqual(['processed', ['CB-ONCE'], 'probe']);
+  });
+
+  it.each([
+    ['no probe', 1, undefined, noProbe],
+    ['one processing where one is expected', 1, ['{"a":1}'], passed('1 processing(s)')],
+    ['one processing where "1" is expected (a count given as text)', '1', ['{"a":1}'], passed('1 processing(s)')],
+    ['no processing where none is expected (a refused callback)', 0, [], passed('0 processing(s)')],
+    ['no processing where one is expected', 1, [], failed('expected 1 processing(s), the probe shows 0')],
+    ['two processings of one event (a duplicate processed twice)', 1, ['{"a":1}', '{"a":1}'], failed('expected 1 processing(s), the probe shows 2: {"a":1} | {"a":1}')],
+    ['one processing where none is expected', 0, ['{"a":2}'], failed('expected 0 processing(s), the probe shows 1: {"a":2}')],
+  ])('judges %s', (_label, count, processed, findings) => {
+    expect(run(count, processed)).toEqual(findings);
+  });
+
+  it('shows the processed entries cut at 240 characters', () => {
+    const entry = `{"note":"${'n'.repeat(300)}"}`;
+    expect(run(0, [entry])).toEqual(failed(`expected 0 processing(s), the probe shows 1: ${entry.slice(0, 240)}…`));
+  });
+});
+
+describe('processed-exact: every processed entry is a delivered payload, every digit intact (CB-RAW-BODY)', () => {
+  const run = (outcome: Partial<StepOutcome>): Finding[] => processedExactCheck.run(checkContext({ target: merchantTarget, outcome }));
+  const delivered = ['{"type":3, "amount": 12345678901234567890.123, "txid":"ab"}', '{"type":4,"amount":0.10}'];
+
+  it('enforces CB-RAW-BODY under the id processed-exact', () => {
+    expect([processedExactCheck.id, processedExactCheck.rules, processedExactCheck.needs]).toEqual(['processed-exact', ['CB-RAW-BODY'], 'probe']);
+  });
+
+  it.each([
+    ['no probe', { delivered }, noProbe],
+    ['the delivered payload, compared as exact JSON (spacing aside)', { delivered, processed: ['{"type":3,"amount":12345678901234567890.123,"txid":"ab"}'] }, passed('1 entries match delivered payloads exactly')],
+    ['both delivered payloads', { delivered, processed: ['{"type":4,"amount":0.10}', '{"type":3,"amount":12345678901234567890.123,"txid":"ab"}'] }, passed('2 entries match delivered payloads exactly')],
+    [
+      'an amount parsed as a binary float',
+      { delivered, processed: ['{"type":3,"amount":12345678901234567000,"txid":"ab"}'] },
+      failed('the probe shows {"type":3,"amount":12345678901234567000,"txid":"ab"}, which is not a payload that was delivered (a field or digit changed)'),
+    ],
+    [
+      'a trailing zero dropped from the second entry',
+      { delivered, processed: ['{"type":3,"amount":12345678901234567890.123,"txid":"ab"}', '{"type":4,"amount":0.1}'] },
+      failed('the probe shows {"type":4,"amount":0.1}, which is not a payload that was delivered (a field or digit changed)'),
+    ],
+    ['an entry when nothing was delivered', { processed: ['{"type":4,"amount":0.10}'] }, failed('the probe shows {"type":4,"amount":0.10}, which is not a payload that was delivered (a field or digit changed)')],
+    ['no entry at all', { delivered, processed: [] }, failed('nothing was processed')],
+  ])('judges %s', (_label, outcome, findings) => {
+    expect(run(outcome)).toEqual(findings);
+  });
+
+  it('shows a changed entry cut at 240 characters', () => {
+    const entry = `{"note":"${'n'.repeat(300)}"}`;
+    expect(run({ delivered, processed: [entry] })).toEqual(failed(`the probe shows ${entry.slice(0, 240)}…, which is not a payload that was delivered (a field or digit changed)`));
+  });
+});
