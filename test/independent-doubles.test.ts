@@ -47,15 +47,31 @@ beforeAll(() => {
   writeFileSync(join(dir, 'merchant-private.pem'), privatePem, { mode: 0o600 });
 });
 
-describe('verify service against an independent service on plain node:http', () => {
+/** Two services, each with its own legal reading of the open points (see test/doubles/service.ts). */
+const services = [
+  {
+    name: 'leases settle later, amounts capped at 30.12 digits, callback amounts as JSON numbers, card close without credentials',
+    options: {},
+    reports: 'service',
+    minimumPassed: 70,
+  },
+  {
+    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, card close needing X-API-KEY',
+    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', cardAuth: 'api-key' },
+    reports: 'service-strict',
+    minimumPassed: 50,
+  },
+] as const;
+
+describe.each(services)('verify service against an independent service on plain node:http ($name)', ({ options, reports: reportsName, minimumPassed }) => {
   let service: Awaited<ReturnType<typeof startIndependentService>>;
   beforeAll(async () => {
-    service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey, expiredKey, userId, controlToken: 'ind-control-1e2d3c' });
+    service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey, expiredKey, userId, controlToken: 'ind-control-1e2d3c', ...options });
   });
   afterAll(() => service.close());
 
   it('passes every MUST check with every flag the service supports, and most checks really run', async () => {
-    const reports = join(dir, 'service');
+    const reports = join(dir, reportsName);
     const run = await runCliAsync([
       'verify', 'service', '--base-url', service.url, '--card-base-url', service.cardBaseUrl, '--api-key', apiKey,
       '--public-key', join(dir, 'merchant-public.pem'), '--user-id', String(userId), '--allow-orders',
@@ -65,8 +81,9 @@ describe('verify service against an independent service on plain node:http', () 
     const failures = failuresOf(report);
     expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
     expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
-    // Of about 90 service checks, only the hand-triggered callback case (5 checks) needs a person.
-    expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(70);
+    // Of about 90 service checks, only the hand-triggered callback case (5 checks) needs a person;
+    // checks on an open point this service reads otherwise may be warnings.
+    expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(minimumPassed);
   }, 120_000);
 });
 

@@ -29,7 +29,8 @@ export interface RunningReceiver {
 /** Starts the Express receiver on 127.0.0.1: POST /wallet/callback and GET /probe. */
 export async function startExpressReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
   const publicKey = publicKeyOf(options.publicKey);
-  const store = new ProcessedStore();
+  const store = new ProcessedStore('wait');
+  const work = businessWork(5);
   const app = express();
 
   const keyFirst = (req: Request, res: Response, next: NextFunction) => {
@@ -59,7 +60,7 @@ export async function startExpressReceiver(options: ReceiverOptions): Promise<Ru
       return;
     }
     try {
-      await store.once(key.key, opened.text, businessWork);
+      await store.once(key.key, opened.text, work);
       res.status(200).json({ errCode: 0, message: 'success' });
     } catch {
       res.status(200).json({ errCode: 5000, message: 'processing failed, retry later' });

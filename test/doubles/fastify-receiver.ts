@@ -4,24 +4,31 @@
  * onRequest hook, which runs before the body is parsed (CB-KEY-FIRST). Written from interface.md
  * and design.md alone. Its own choices: what it cannot open is HTTP 200 with a non-zero errCode
  * (U-CB-RESPONSE: only errCode 0 counts as success), a callback type outside 1..7 is processed as an
- * "other" callback (U-CB-FIELDS: the list of event kinds is not shown), answer `{"errCode":0}`.
+ * "other" callback (U-CB-FIELDS: the list of event kinds is not shown), an identical delivery that
+ * arrives while the first is still being processed gets a non-zero errCode (the service retries it
+ * and then gets success directly: nothing is lost, nothing processed twice), answer `{"errCode":0}`.
  */
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { KeyObject } from 'node:crypto';
 import { publicKeyOf } from './crypto.js';
-import { businessWork, idempotencyKey, keyIsValid, openBody, ProcessedStore, type ApiKeyWindow } from './receiver-core.js';
+import { businessWork, idempotencyKey, keyIsValid, openBody, ProcessedStore, type ApiKeyWindow, type InFlightPolicy } from './receiver-core.js';
 
 /** Options of {@link startFastifyReceiver}. */
 export interface FastifyReceiverOptions {
   port?: number;
   publicKey: string | KeyObject;
   apiKeys: ApiKeyWindow[];
+  /** An identical delivery during processing: told to retry (`busy`, default) or made to wait. */
+  inFlight?: InFlightPolicy;
+  /** How long business processing takes (default 40 ms). */
+  processingMs?: number;
 }
 
 /** Starts the Fastify receiver on 127.0.0.1: POST /hooks/wallet and GET /probe. */
 export async function startFastifyReceiver(options: FastifyReceiverOptions): Promise<{ callbackUrl: string; probeUrl: string; close(): Promise<void> }> {
   const publicKey = publicKeyOf(options.publicKey);
-  const store = new ProcessedStore();
+  const store = new ProcessedStore(options.inFlight ?? 'busy');
+  const work = businessWork(options.processingMs ?? 40);
   const app = Fastify({ logger: false, bodyLimit: 128 * 1024 });
 
   // Every content type (the service sends application/x-www-form-urlencoded) arrives as raw bytes.
@@ -43,7 +50,9 @@ export async function startFastifyReceiver(options: FastifyReceiverOptions): Pro
       const key = idempotencyKey(opened.payload, 'process-as-other');
       if ('error' in key) return reply.code(200).send({ errCode: 12, message: key.error });
       try {
-        await store.once(key.key, opened.text, businessWork);
+        const outcome = await store.once(key.key, opened.text, work);
+        // U-CB-RESPONSE: an identical delivery during the first one's processing is told to retry.
+        if (outcome === 'busy') return reply.code(200).send({ errCode: 14, message: 'the same event is being processed, retry later' });
         return reply.code(200).send({ errCode: 0 });
       } catch {
         return reply.code(200).send({ errCode: 13, message: 'processing failed' });

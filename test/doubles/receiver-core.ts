@@ -78,8 +78,16 @@ export function openBody(raw: Buffer, publicKey: KeyObject): Opened {
   }
 }
 
+/**
+ * What a delivery gets while an identical one is still being processed: `wait` for it and then
+ * acknowledge, or `busy` (a non-zero errCode now: the event is not processed yet, so it is not yet a
+ * duplicate of a processed event; the service's retry then gets success directly).
+ */
+export type InFlightPolicy = 'wait' | 'busy';
+
 /** An in-memory processed-event store: one processing per key, also under concurrency. */
 export class ProcessedStore {
+  constructor(private readonly inFlightPolicy: InFlightPolicy = 'wait') {}
   private readonly done = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Each processed payload's decrypted text, in processing order (the probe). */
@@ -89,7 +97,8 @@ export class ProcessedStore {
    * Runs `work` once per key. A duplicate that arrives while the first is still processing waits
    * for it; a failed processing releases the key, so the service's retry can process it.
    */
-  async once(key: string, text: string, work: () => Promise<void>): Promise<'processed' | 'duplicate'> {
+  async once(key: string, text: string, work: () => Promise<void>): Promise<'processed' | 'duplicate' | 'busy'> {
+    if (this.inFlightPolicy === 'busy' && !this.done.has(key) && this.inFlight.has(key)) return 'busy';
     for (let round = 0; round < 3; round++) {
       if (this.done.has(key)) return 'duplicate';
       const running = this.inFlight.get(key);
@@ -119,6 +128,6 @@ export class ProcessedStore {
 }
 
 /** Simulated business processing: some I/O, so that concurrent duplicates really overlap. */
-export function businessWork(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 5));
+export function businessWork(ms = 5): () => Promise<void> {
+  return () => new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -23,7 +23,12 @@
  *   a non-JSON Content-Type or body is HTTP 400 in the same shape. No authentication (U-CARD-AUTH).
  * - Callbacks spell fields as the provider's public docs do (`txId`, `chainName`), amounts are JSON
  *   numbers with exact digits (U-CB-FIELDS); default retry schedule 300 ms, 1 s, 3 s, 10 s, 30 s
- *   (6 attempts, U-RETRY).
+ *   (6 attempts, U-RETRY). A withdrawal order completes `withdrawalDelayMs` later and emits its
+ *   type-3 callback (its callBackId, the exact amount) to the callback URL set at that moment.
+ *
+ * Options switch to other legal readings: `leaseSettleMs: 0` (a lease lowers the energy at once),
+ * `amountDigits` (other caps), `callbackAmounts: 'string'` (decimal strings), `cardAuth: 'api-key'`
+ * (card close needs the merchant's X-API-KEY, U-CARD-AUTH).
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, randomUUID, type KeyObject } from 'node:crypto';
@@ -60,7 +65,14 @@ export interface IndependentServiceOptions {
   userId: number;
   controlToken: string;
   energy?: { balance: bigint; costPerTx: bigint };
+  /** When a lease lowers the balance: after this many ms (default 1500); 0 = at once (U-STATES). */
   leaseSettleMs?: number;
+  /** Digit caps of a withdrawal amount (U-LIMITS); default 30 integer, 12 fraction digits. */
+  amountDigits?: { integer: number; fraction: number };
+  /** Card close authentication (U-CARD-AUTH): none (default), or the merchant's X-API-KEY required. */
+  cardAuth?: 'none' | 'api-key';
+  /** Callback amounts as JSON numbers (default) or decimal strings (U-CB-FIELDS). */
+  callbackAmounts?: 'number' | 'string';
   withdrawalDelayMs?: number;
   retryDelaysMs?: number[];
 }
@@ -156,6 +168,8 @@ export async function startIndependentService(options: IndependentServiceOptions
   const leaseSettleMs = options.leaseSettleMs ?? 1500;
   const withdrawalDelayMs = options.withdrawalDelayMs ?? 150;
   const defaultRetries = options.retryDelaysMs ?? [300, 1000, 3000, 10_000, 30_000];
+  const digitCap = options.amountDigits ?? { integer: 30, fraction: 12 };
+  const amountValue = (literal: string) => (options.callbackAmounts === 'string' ? literal : new LosslessNumber(literal));
   const orders = new Map<string, Order>();
   const closedCards = new Set<string>();
   const usedSerials = new Set<string>();
@@ -225,7 +239,7 @@ export async function startIndependentService(options: IndependentServiceOptions
     const common = { type: new LosslessNumber(String(type)), trackingId, tenantUserId: '20931', business: new LosslessNumber('0') };
     const txId = randomBytes(32).toString('hex');
     const callBackId = `ind-${randomUUID()}`;
-    const amount = new LosslessNumber('1000.000001');
+    const amount = amountValue('1000.000001');
     switch (type) {
       case 1: return { ...common, txId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', fromAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount, txIndex: new LosslessNumber('0') };
       case 2: return { ...common, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
@@ -258,7 +272,7 @@ export async function startIndependentService(options: IndependentServiceOptions
     const order = orders.get(callBackId);
     if (!order || order.kind !== 'withdrawal' || order.completed) return undefined;
     order.completed = true;
-    return emit(3, { tenantUserId: order.tenantUserId, callBackId: order.callBackId, chainName: order.chainName, symbol: order.symbol, toAddress: order.toAddr, amount: order.amount }, 1, false, 0, defaultRetries);
+    return emit(3, { tenantUserId: order.tenantUserId, callBackId: order.callBackId, chainName: order.chainName, symbol: order.symbol, toAddress: order.toAddr, amount: amountValue(order.amount.value) }, 1, false, 0, defaultRetries);
   };
 
   // --- order endpoints ---------------------------------------------------------------------
@@ -346,14 +360,16 @@ export async function startIndependentService(options: IndependentServiceOptions
       const needed = count * energy.costPerTx;
       if (needed > energy.balance) return envelopeFail(res, CODES.insufficientEnergy, 'insufficient energy');
       // U-STATES: the delegation settles later; only then does the balance drop.
-      later(leaseSettleMs, () => {
+      const settle = () => {
         energy.balance = energy.balance >= needed ? energy.balance - needed : 0n;
-      });
+      };
+      if (leaseSettleMs === 0) settle();
+      else later(leaseSettleMs, settle);
       orders.set(callBackId, { callBackId, kind: 'lease', tenantUserId, symbol, chainName, toAddr, amount: exactAmount, completed: true });
     } else {
       if (!/^[A-Z0-9]{2,10}$/.test(symbol)) return envelopeFail(res, CODES.unsupportedSymbol, `unsupported symbol ${symbol}`);
       if (decimal.negative || (decimal.integer === '' && decimal.fraction === '')) return envelopeFail(res, CODES.withdrawalAmount, 'a withdrawal amount is > 0');
-      if (decimal.integer.length > 30 || decimal.fraction.length > 12) return envelopeFail(res, CODES.withdrawalAmount, 'amount has more than 30 integer or 12 fraction digits');
+      if (decimal.integer.length > digitCap.integer || decimal.fraction.length > digitCap.fraction) return envelopeFail(res, CODES.withdrawalAmount, `amount has more than ${digitCap.integer} integer or ${digitCap.fraction} fraction digits`);
       orders.set(callBackId, { callBackId, kind: 'withdrawal', tenantUserId, symbol, chainName, toAddr, amount: exactAmount, completed: false });
       later(withdrawalDelayMs, () => void completeWithdrawal(callBackId));
     }
@@ -369,6 +385,10 @@ export async function startIndependentService(options: IndependentServiceOptions
   };
 
   const cardClose = async (req: IncomingMessage, res: ServerResponse) => {
+    if (options.cardAuth === 'api-key' && req.headers['x-api-key'] !== options.apiKey) {
+      req.resume();
+      return cardAnswer(res, 401, { code: 'E401', message: '未授权', en: 'unauthorized: X-API-KEY required', detail: '' });
+    }
     if (mediaType(req.headers['content-type']) !== 'application/json') return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'Content-Type must be application/json', detail: `got ${req.headers['content-type'] ?? 'none'}` });
     const body = await readBody(req);
     if (body === 'too-large') return cardAnswer(res, 413, { code: 'E101', message: '请求过大', en: 'request body too large', detail: `limit ${BODY_LIMIT} bytes` });
