@@ -20,6 +20,8 @@ export interface DispatcherOptions {
 
 /** Deliveries claimed per tick; the next tick follows at once when more are due. */
 const BATCH = 256;
+/** Attempts of one delivery that may go unrecorded before this process stops sending it. */
+const MAX_UNRECORDED = 3;
 /** Bytes of a merchant's answer kept for the verdict and the log. */
 const ANSWER_LIMIT = 64 * 1024;
 
@@ -34,6 +36,8 @@ export class CallbackDispatcher {
   readonly #agents = createPostAgents();
   readonly #inFlight = new Map<string, AbortController>();
   readonly #running = new Set<Promise<void>>();
+  /** Deliveries whose attempts could not be recorded, with how many times in a row. */
+  readonly #unrecorded = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
   #closed = false;
@@ -74,7 +78,9 @@ export class CallbackDispatcher {
     if (this.#closed) return;
     const now = this.#o.now();
     const due = this.#o.store.claimDue(now, BATCH, now + this.#o.callbacks.timeoutMs + 1_000);
-    for (const delivery of due) this.#start(delivery);
+    for (const delivery of due) {
+      if ((this.#unrecorded.get(`${delivery.eventId}:${delivery.idx}`) ?? 0) < MAX_UNRECORDED) this.#start(delivery);
+    }
     this.wake();
   }
 
@@ -119,11 +125,39 @@ export class CallbackDispatcher {
       return;
     }
     const attempt = judge(at, requestUUID, answer);
-    store.recordAttempt(delivery, attempt, this.#next(delivery, attempt.verdict), now());
+    if (!this.#record(delivery, attempt)) return;
     this.#o.log?.(
       `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}`,
     );
     this.wake();
+  }
+
+  /**
+   * Records an attempt. An answer the store cannot hold is recorded without it; when even that
+   * fails (SQLITE_BUSY, a full disk), the delivery's lease runs out and it is sent again, but only
+   * MAX_UNRECORDED times per process: an unrecordable delivery must not be retried forever.
+   */
+  #record(delivery: DueDelivery, attempt: AttemptRecord): boolean {
+    const { store, now } = this.#o;
+    const update = this.#next(delivery, attempt.verdict);
+    const key = `${delivery.eventId}:${delivery.idx}`;
+    let failure: unknown;
+    for (const record of [attempt, { ...attempt, answer: null, error: `${attempt.error ? `${attempt.error}; ` : ''}the answer could not be recorded` }]) {
+      try {
+        store.recordAttempt(delivery, record, update, now());
+        this.#unrecorded.delete(key);
+        return true;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    const count = (this.#unrecorded.get(key) ?? 0) + 1;
+    this.#unrecorded.set(key, count);
+    this.#o.log?.(
+      `callback ${delivery.trackingId} delivery ${delivery.idx + 1}: attempt not recorded (${(failure as Error)?.message ?? String(failure)})` +
+        (count >= MAX_UNRECORDED ? `; given up after ${count} unrecorded attempts until the emulator restarts` : '; it is sent again when its lease ends'),
+    );
+    return false;
   }
 
   /** The payload text of one attempt: the stored event with this attempt's requestUUID. */
