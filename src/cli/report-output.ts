@@ -4,9 +4,10 @@ import { RULES_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
 import { consoleReporter } from '../reporters/console.js';
 import { renderReports } from '../reporters/write-reports.js';
-import { loadSuites, parseShard, selectSuites, type Suite } from '../runner/suite.js';
+import { parseShard, selectSuites, type Suite } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
 import { EXIT } from './exit.js';
+import { loadAllSuites } from './user-suites.js';
 import { writeUserFile } from './io.js';
 
 /** Flags every suite-running command shares (design.md). */
@@ -16,6 +17,8 @@ export interface CommonRunOptions {
   suite?: string;
   shard?: string;
   verbose?: boolean;
+  /** `--suites DIR` (repeatable): the user's own suite folders, added to the built-in suites. */
+  suites?: string[];
 }
 
 /** The rule catalog of the package. */
@@ -23,9 +26,9 @@ export function loadRules(): Rule[] {
   return parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 }
 
-/** The built-in suites of one side (or both), narrowed by --suite and --shard. */
+/** The built-in suites (and the user's, --suites) of one side (or both), narrowed by --suite and --shard. */
 export function chooseSuites(side: 'service' | 'merchant' | 'both', options: CommonRunOptions): Suite[] {
-  const all = loadSuites().filter((suite) => side === 'both' || suite.side === side);
+  const all = loadAllSuites(options.suites ?? [], loadRules()).filter((suite) => side === 'both' || suite.side === side);
   return selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
 }
 

@@ -3,6 +3,7 @@ import { runSuites } from '../runner/engine.js';
 import { summaryLine } from '../reporters/console.js';
 import type { Report } from '../runner/types.js';
 import { startEmbedded } from './embedded.js';
+import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
 
 /** Merges the service and the merchant reports of `run` into one report.json. */
@@ -28,6 +29,7 @@ export function registerRunCommand(program: Command): void {
     .option('--reports <dir>', 'where the reports go', 'reports')
     .option('--strict', 'SHOULD rules fail too')
     .option('--suite <glob>', 'only suites whose name matches')
+    .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--verbose', 'print every case as it runs')
     .action(async (flags: CommonRunOptions) => {

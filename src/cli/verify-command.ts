@@ -7,6 +7,7 @@ import { send } from '../runner/http-client.js';
 import type { Target } from '../runner/types.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
+import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
 
 interface ServiceFlags extends CommonRunOptions {
@@ -58,6 +59,7 @@ function common(command: Command): Command {
     .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
     .option('--strict', 'SHOULD rules fail too')
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
+    .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--verbose', 'print every case as it runs');
 }

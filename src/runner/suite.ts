@@ -130,18 +130,52 @@ export function parseSuite(text: string, name: string): Suite {
   return { name, ...suite };
 }
 
-/** Loads every suite under `dir` (default: the built-in suites), sorted by name. */
-export function loadSuites(dir = SUITES_DIR): Suite[] {
+/**
+ * Loads every suite under `dir` (default: the built-in suites), sorted by name, then the user's own
+ * suites of each `extraDirs` folder (`--suites DIR`): same schema, same checks, named by their path
+ * inside their folder; a name that is already taken is refused.
+ */
+export function loadSuites(dir = SUITES_DIR, extraDirs: readonly string[] = []): Suite[] {
+  const suites = suitesIn(dir);
+  const names = new Set(suites.map((suite) => suite.name));
+  for (const extra of extraDirs) {
+    for (const suite of suitesIn(extra, true)) {
+      if (names.has(suite.name)) throw new ConfigError('bad-suite', `suite ${suite.name} of ${extra}: a suite of that name is loaded already; rename the file`);
+      names.add(suite.name);
+      suites.push(suite);
+    }
+  }
+  return suites;
+}
+
+function suitesIn(dir: string, userFolder = false): Suite[] {
   const files: string[] = [];
   const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      if (!userFolder) throw error;
+      throw new ConfigError('unreadable-file', `cannot read suites folder ${folder}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a folder' : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (error as Error).message}`);
+    }
+    for (const entry of entries) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (/\.ya?ml$/.test(entry.name)) files.push(path);
     }
   };
   walk(dir);
-  return files.sort().map((file) => parseSuite(readFileSync(file, 'utf8'), relative(dir, file).split(sep).join('/').replace(/\.ya?ml$/, '')));
+  if (userFolder && files.length === 0) throw new ConfigError('bad-suite', `suites folder ${dir} holds no .yaml or .yml file`);
+  return files.sort().map((file) => {
+    const name = relative(dir, file).split(sep).join('/').replace(/\.ya?ml$/, '');
+    try {
+      return parseSuite(readFileSync(file, 'utf8'), name);
+    } catch (error) {
+      // A user's file is named by its path, which they can open.
+      if (userFolder && error instanceof ConfigError) throw new ConfigError('bad-suite', error.message.replace(`suite ${name}:`, `suite ${file}:`));
+      throw error;
+    }
+  });
 }
 
 /** Glob over suite names: `*` within a segment, `**` across; `service/*`, `*energy*`. */
