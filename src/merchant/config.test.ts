@@ -22,6 +22,12 @@ describe('merchant.yaml', () => {
     expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprofile: profile.yaml\n', '/a/m.yaml')).toMatchObject({ profile: { path: '/a/profile.yaml' }, storePath: '/a/merchant.sqlite' });
   });
 
+  it('keeps a postgres:// store URL as a URL, not a path beside the file', () => {
+    const url = 'postgres://merchant:pw@db.internal:5432/wallet';
+    expect(parseMerchantConfig(`apiKey: k\npublicKey: p.pem\nstore: "${url}"\n`, '/a/m.yaml').storePath).toBe(url);
+    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nstore: postgresql://db/w\n', '/a/m.yaml').storePath).toBe('postgresql://db/w');
+  });
+
   it.each([
     ['apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n', /m\.yaml: unknown field 'stroe' \(known: apiKey, publicKey/],
     ['publicKey: p.pem\n', /apiKey is required/],

@@ -6,6 +6,7 @@ import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/pr
 import { halfFor } from '../crypto/codec.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
 import type { ApiKeyEntry } from './api-keys.js';
+import { isPostgresUrl } from './postgres-store.js';
 
 /** merchant.yaml as written, paths resolved against the file's folder. */
 export interface MerchantConfigFile {
@@ -17,7 +18,7 @@ export interface MerchantConfigFile {
   privateKeyPath: string | undefined;
   /** An inline profile, or the path of a profile YAML. */
   profile: CryptoProfile | { path: string };
-  /** SQLite file path, or `:memory:`. */
+  /** SQLite file path, `:memory:`, or a `postgres://` URL. */
   storePath: string;
   bodyLimit: number;
   port: number;
@@ -84,7 +85,8 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
     publicKeyPath: path(doc.publicKey, 'publicKey'),
     privateKeyPath: path(doc.privateKey, 'privateKey'),
     profile,
-    storePath: path(doc.store, 'store') ?? resolve(base, 'merchant.sqlite'),
+    // A postgres:// URL names a database server (several instances share it), not a file.
+    storePath: typeof doc.store === 'string' && isPostgresUrl(doc.store) ? doc.store : (path(doc.store, 'store') ?? resolve(base, 'merchant.sqlite')),
     bodyLimit: integer(doc.bodyLimit, 'bodyLimit', DEFAULT_BODY_LIMIT, 1, 64 * 1024 * 1024),
     port: integer(doc.port, 'port', 0, 0, 65_535),
     host: (doc.host as string | undefined) ?? '127.0.0.1',
@@ -144,7 +146,7 @@ apiKey: "${apiKey}"            # the X-API-KEY the service sends (CB-KEY-SAME); 
 publicKey: merchant-public.pem    # opens callbacks (CB-DECRYPT)
 privateKey: merchant-private.pem  # the service's half: for sending test callbacks only
 profile: {}                       # crypto profile (inline, or the path of a profile YAML); defaults: pkcs1, callback: private
-store: merchant.sqlite            # processed events (SQLite file, or ":memory:")
+store: merchant.sqlite            # processed events: SQLite file, ":memory:", or postgres://user:pw@host/db (several instances)
 bodyLimit: 65536                  # bytes; larger bodies get HTTP 413
 port: 9400                        # 0 = any free port; --port overrides (the emulator's --init sends callbacks here)
 host: 127.0.0.1

@@ -2,12 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendJson } from '../core/http-io.js';
 import { createCallbackReceiver, serveCallback, ERR_CODES, type CallbackHandlerOptions, type ProcessCallback } from './callback-handler.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { openStore } from './open-store.js';
 import type { IdempotencyStore } from './store.js';
 
 /** What the reference merchant server runs with. */
 export interface MerchantServerConfig extends Omit<CallbackHandlerOptions, 'store' | 'process'> {
-  /** A store instance (the caller closes it), or a SQLite path / `:memory:` (closed with the server). */
+  /**
+   * A store instance (the caller closes it), or a `postgres://` URL, a SQLite path or `:memory:`
+   * (opened here and closed with the server).
+   */
   store: IdempotencyStore | string;
   /** Business processing; the reference merchant's default does nothing beyond recording the event for the probe. */
   process?: ProcessCallback;
@@ -39,7 +42,7 @@ export interface MerchantServer {
  */
 export async function startMerchantServer(config: MerchantServerConfig): Promise<MerchantServer> {
   const ownsStore = typeof config.store === 'string';
-  const store = typeof config.store === 'string' ? openSqliteStore(config.store) : config.store;
+  const store = typeof config.store === 'string' ? await openStore(config.store) : config.store;
   let receiver;
   try {
     receiver = createCallbackReceiver({ ...config, store, process: config.process ?? (() => undefined) });
