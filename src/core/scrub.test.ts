@@ -104,3 +104,27 @@ describe('createScrubber', () => {
     expect(scrub.text(text)).toBe(text);
   });
 });
+
+describe('createScrubber on text cut short', () => {
+  it('replaces the first characters of a secret that a truncated message ends with', () => {
+    const secret = 'ak-Live-7Qx9zR2mP4';
+    const scrub = createScrubber([{ kind: 'ak', value: secret }]);
+    expect(scrub.text(`refused key ${secret.slice(0, 9)}…`)).toBe(`refused key ${fingerprint(secret, 'ak')}…`);
+    expect(scrub.text(`{"errMsg":"refused key ${JSON.stringify(secret).slice(1, 12)}`)).toBe(`{"errMsg":"refused key ${fingerprint(secret, 'ak')}`);
+  });
+
+  it('leaves a word that only shares a few first characters with a secret', () => {
+    const scrub = createScrubber([{ kind: 'ak', value: 'ak-Live-7Qx9zR2mP4' }]);
+    expect(scrub.text('ak-Lime shares five characters')).toBe('ak-Lime shares five characters');
+  });
+});
+
+describe('createScrubber on a key whose lines were joined with spaces', () => {
+  it('replaces the whole PEM block, armour included, by one fingerprint', () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const out = createScrubber([{ kind: 'pk', value: pem }]).text(`x-leak: ${pem.replace(/\s+/g, ' ')}`);
+    expect(out).not.toMatch(/PRIVATE KEY/);
+    expect(out).toBe(`x-leak: ${fingerprint(pem, 'pk')} `);
+  });
+});

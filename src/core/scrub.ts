@@ -18,6 +18,8 @@ export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pk' | 'pw' | 'qt' |
 export interface Secret {
   kind: SecretKind;
   value: string;
+  /** The fingerprint to show instead of the value's own: one key in two encodings shows as one. */
+  shownAs?: string;
 }
 
 /** Replaces secrets in text and in plain data (objects, arrays, strings). */
@@ -84,6 +86,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** How many first characters of a secret, cut short, are still scrubbed. */
+const TRUNCATED_MIN = 6;
 const PEM_PRIVATE = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g;
 // A private key's DER starts with a SEQUENCE of two-byte length: Base64 "MII", maybe in PEM lines.
 const DER_CANDIDATE = /MII[A-Za-z0-9+/]{200,}={0,2}(?:(?:\\r\\n|\\n|\r?\n)[A-Za-z0-9+/]+={0,2})*/g;
@@ -119,7 +123,7 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   const raw: Array<{ value: string; shown: string }> = [];
   for (const secret of secrets) {
     if (secret.value.length === 0) continue;
-    const shown = fingerprint(secret.value, secret.kind);
+    const shown = secret.shownAs ?? fingerprint(secret.value, secret.kind);
     const hash = shown.slice(-4);
     byHash.set(hash, byHash.has(hash) && byHash.get(hash) !== secret.kind ? null : secret.kind);
     const pieces = secret.kind === 'pk' ? [secret.value.trim(), ...keyPieces(secret.value)] : [secret.value];
@@ -129,12 +133,40 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     }
   }
   const known = replacement.size === 0 ? undefined : new RegExp([...replacement.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  // A message cut short (`slice(0, 200) + '…'`) can end inside a secret: its first characters are found by their head.
+  const heads = new Map<string, string[]>();
+  for (const spelling of replacement.keys()) {
+    if (spelling.length < TRUNCATED_MIN + 2) continue;
+    const head = spelling.slice(0, TRUNCATED_MIN);
+    heads.set(head, [...(heads.get(head) ?? []), spelling]);
+  }
+  const truncated = heads.size === 0 ? undefined : new RegExp([...heads.keys()].map(escapeRegExp).join('|'), 'g');
+  const cutShort = (input: string): string => {
+    if (!truncated) return input;
+    let out = '';
+    let from = 0;
+    truncated.lastIndex = 0;
+    for (let match = truncated.exec(input); match; match = truncated.exec(input)) {
+      let best = '';
+      for (const spelling of heads.get(match[0]) ?? []) {
+        let k = TRUNCATED_MIN;
+        while (k < spelling.length && input[match.index + k] === spelling[k]) k++;
+        if (k > best.length) best = spelling.slice(0, k);
+      }
+      out += input.slice(from, match.index) + (replacement.get(heads.get(match[0])!.find((s) => s.startsWith(best))!) ?? '');
+      from = match.index + best.length;
+      truncated.lastIndex = from;
+    }
+    return out + input.slice(from);
+  };
 
   const isFingerprint = (text: string) => /^[a-z]{2}…#[0-9a-f]{4}$/.test(text);
   const text = (input: string): string => {
-    let out = known ? input.replace(known, (match) => replacement.get(match) ?? match) : input;
-    out = out.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk'));
+    // Whole PEM blocks first: one fingerprint per key, the same however its lines were joined.
+    let out = input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk'));
+    if (known) out = out.replace(known, (match) => replacement.get(match) ?? match);
     out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
+    out = cutShort(out);
     out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
     out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
     out = out.replace(AUTHORIZATION, (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`);

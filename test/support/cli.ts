@@ -28,10 +28,15 @@ export function runCli(args: string[], input?: string | Buffer, options: { cwd?:
   };
 }
 
-/** Runs the real CLI without blocking this process: for targets (emulator, merchant) that live in it. */
-export function runCliAsync(args: string[]): Promise<Omit<CliRun, 'stdoutBytes'>> {
+/**
+ * Runs the real CLI without blocking this process: for targets (emulator, merchant) that live in it.
+ * `env` adds variables (a value of undefined removes one); `cwd` is where a config file is looked for.
+ */
+export function runCliAsync(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<Omit<CliRun, 'stdoutBytes'>> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...options.env };
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: options.cwd ?? ROOT, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

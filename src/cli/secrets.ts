@@ -1,0 +1,195 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import { createScrubber, fingerprint, type Scrubber, type Secret, type SecretKind } from '../core/scrub.js';
+import type { RsaKey } from '../crypto/keys.js';
+import type { Target } from '../runner/types.js';
+import { applyConfigFile, CONFIG_FILE_NAME, configKeyOf, requireOption, type AppliedConfig, type ConfigSection } from './config-file.js';
+import { readUserFile } from './io.js';
+
+/**
+ * Secrets never need the command line (where `ps` and CI logs show them): each has a flag, an
+ * environment variable and a file form. Every secret the CLI learns is also registered here, and
+ * every report and console line the CLI writes passes through the scrubber built from them.
+ */
+
+/** How one secret can be given. */
+export interface SecretSpec {
+  kind: SecretKind;
+  /** The flag with the value itself (kept for compatibility; argv is visible to `ps`). */
+  flag: string;
+  /** The flag naming a file that holds the value. */
+  fileFlag: string;
+  env: string;
+  /** The config file key naming a file that holds the value. */
+  configKey: string;
+  /** What it is, for help texts and messages. */
+  what: string;
+}
+
+/** The secrets of the CLI, by option name. */
+export const SECRETS = {
+  apiKey: { kind: 'ak', flag: '--api-key', fileFlag: '--api-key-file', env: 'WALLET_API_KEY', configKey: 'apiKeyFile', what: 'API key' },
+  controlToken: { kind: 'ct', flag: '--control-token', fileFlag: '--control-token-file', env: 'WALLET_CONTROL_TOKEN', configKey: 'controlTokenFile', what: 'control API token' },
+  forbiddenKey: { kind: 'fk', flag: '--forbidden-key', fileFlag: '--forbidden-key-file', env: 'WALLET_FORBIDDEN_KEY', configKey: 'forbiddenKeyFile', what: 'forbidden key' },
+  expiredKey: { kind: 'ek', flag: '--expired-key', fileFlag: '--expired-key-file', env: 'WALLET_EXPIRED_KEY', configKey: 'expiredKeyFile', what: 'expired key' },
+  brokerToken: { kind: 'bt', flag: '--broker-token', fileFlag: '--broker-token-file', env: 'PACT_BROKER_TOKEN', configKey: 'brokerTokenFile', what: 'Pact Broker token' },
+} as const satisfies Record<string, SecretSpec>;
+
+/** A secret's option name. */
+export type SecretName = keyof typeof SECRETS;
+
+/** The help of a secret's value flag: it names the forms that keep the secret out of argv. */
+export function secretHelp(name: SecretName, description: string): string {
+  const spec = SECRETS[name];
+  return `${description}; better env ${spec.env} or ${spec.fileFlag} (ps and CI logs show argv)`;
+}
+
+/** The help of a secret's file flag. */
+export function secretFileHelp(name: SecretName): string {
+  return `read the ${SECRETS[name].what} from this file (one trailing newline is dropped)`;
+}
+
+/** The ways to give a secret, for the line that says it is missing. */
+export function waysToGive(name: SecretName, configKey: string): string {
+  const spec = SECRETS[name];
+  return `${spec.fileFlag} FILE, env ${spec.env}, ${configKey} in ${CONFIG_FILE_NAME}, or ${spec.flag} VALUE`;
+}
+
+/** Reads a secret file: one trailing newline (as editors and `echo` write) is not part of the secret. */
+export function readSecretFile(path: string, what: string, where: string): string {
+  const value = readUserFile(path, `${what} file (${where})`).toString('utf8').replace(/\r?\n$/, '');
+  if (value.length === 0) throw new ConfigError('empty-secret', `the ${what} file ${path} (${where}) is empty`);
+  return value;
+}
+
+/**
+ * A secret from, in this order, its flag or file flag, its environment variable (an empty one counts
+ * as unset: CI gives missing secrets as empty strings), or its file key in the config file. A secret
+ * found is registered for scrubbing; a required one found nowhere is one line naming every way.
+ *
+ * @example const apiKey = resolveSecret('apiKey', applied, { configKey: 'service.apiKeyFile', required: true });
+ */
+export function resolveSecret(
+  name: SecretName,
+  applied: Pick<AppliedConfig, 'flags' | 'values' | 'file'>,
+  options: { configKey: string; required: true; env?: NodeJS.ProcessEnv },
+): string;
+export function resolveSecret(
+  name: SecretName,
+  applied: Pick<AppliedConfig, 'flags' | 'values' | 'file'>,
+  options: { configKey: string; required?: boolean; env?: NodeJS.ProcessEnv },
+): string | undefined;
+export function resolveSecret(
+  name: SecretName,
+  applied: Pick<AppliedConfig, 'flags' | 'values' | 'file'>,
+  options: { configKey: string; required?: boolean; env?: NodeJS.ProcessEnv },
+): string | undefined {
+  const spec = SECRETS[name];
+  const env = options.env ?? process.env;
+  const inline = applied.flags[name];
+  const file = applied.flags[`${name}File`];
+  if (typeof inline === 'string' && typeof file === 'string') throw new ConfigError('bad-flag', `give the ${spec.what} once: ${spec.flag} or ${spec.fileFlag}, not both`);
+  let value: string | undefined;
+  if (typeof inline === 'string') {
+    if (inline.length === 0) throw new ConfigError('empty-secret', `${spec.flag} is empty`);
+    value = inline;
+  } else if (typeof file === 'string') value = readSecretFile(file, spec.what, spec.fileFlag);
+  else if (env[spec.env]) value = env[spec.env];
+  else if (typeof applied.values[spec.configKey] === 'string') {
+    value = readSecretFile(applied.values[spec.configKey] as string, spec.what, `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`);
+  }
+  if (value === undefined) {
+    if (options.required) throw new ConfigError('missing-secret', `no ${spec.what}: give it with ${waysToGive(name, options.configKey)}`);
+    return undefined;
+  }
+  protect({ kind: spec.kind, value });
+  return value;
+}
+
+/** What a command needs settled before it runs. */
+export interface Settling {
+  /** Config file sections it reads, in order (later wins). */
+  sections: readonly ConfigSection[];
+  /** Config keys named differently by this command (`callbackUrl` is `--url` of callback send). */
+  aliases?: Record<string, string>;
+  /** Its secrets: true when required. */
+  secrets: Partial<Record<SecretName, boolean>>;
+  /** Options that are required but may come from the config file. */
+  required?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Settles a command's options before it runs: the config file fills what no flag gave, each secret
+ * is resolved (flag > env > config file) into its option and registered for scrubbing, a client
+ * certificate's key is registered too, and missing required options are one line (exit 2).
+ *
+ * @example const flags = settleFlags<ServiceFlags>(command, { sections: ['service'], secrets: { apiKey: true }, required: ['baseUrl'] });
+ */
+export function settleFlags<T>(command: Command, settling: Settling): T {
+  const applied = applyConfigFile(command, settling.sections, settling.aliases);
+  const flags = applied.flags;
+  for (const name of settling.required ?? []) {
+    const fileKey = Object.entries(settling.aliases ?? {}).find(([, alias]) => alias === name)?.[0] ?? name;
+    requireOption(applied, name, configKeyOf(fileKey, settling.sections));
+  }
+  for (const [name, required] of Object.entries(settling.secrets) as Array<[SecretName, boolean]>) {
+    const configKey = configKeyOf(SECRETS[name].configKey, settling.sections);
+    const value = resolveSecret(name, applied, { configKey, required, ...(settling.env ? { env: settling.env } : {}) });
+    if (value === undefined) delete flags[name];
+    else flags[name] = value;
+  }
+  if (typeof flags.key === 'string') protectKeyFile(flags.key);
+  return flags as T;
+}
+
+const guarded: Secret[] = [];
+let scrubber: Scrubber | undefined;
+
+/** Registers a secret: from now on no report or console line of this process shows it. */
+export function protect(secret: Secret): void {
+  if (secret.value.length === 0 || guarded.some((known) => known.kind === secret.kind && known.value === secret.value)) return;
+  guarded.push(secret);
+  scrubber = undefined;
+}
+
+/** Registers a private key in both DER encodings it may be written in (PKCS#8 and PKCS#1). */
+export function protectKey(key: RsaKey): void {
+  if (key.half !== 'private') return;
+  const pkcs8 = key.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString();
+  protect({ kind: 'pk', value: pkcs8 });
+  protect({ kind: 'pk', value: key.keyObject.export({ type: 'pkcs1', format: 'pem' }).toString(), shownAs: fingerprint(pkcs8, 'pk') });
+}
+
+/** Registers every secret a target carries: its keys, tokens and private key. */
+export function protectTarget(target: Target): void {
+  protect({ kind: 'ak', value: target.apiKey });
+  if (target.expiredKey) protect({ kind: 'ek', value: target.expiredKey });
+  if (target.side === 'service') {
+    if (target.forbiddenKey) protect({ kind: 'fk', value: target.forbiddenKey });
+    if (target.controlToken) protect({ kind: 'ct', value: target.controlToken });
+  } else {
+    protectKey(target.privateKey);
+  }
+}
+
+/** Registers the key of a key file (a client certificate's key): its text is key material. */
+export function protectKeyFile(path: string): void {
+  const text = readUserFile(path, 'key').toString('utf8');
+  if (/PRIVATE KEY/.test(text) || /^[A-Za-z0-9+/=\s]+$/.test(text)) protect({ kind: 'pk', value: text });
+}
+
+function current(): Scrubber {
+  scrubber ??= createScrubber(guarded);
+  return scrubber;
+}
+
+/** Console or report text with every registered secret (and any private key, URL password, token) replaced. */
+export function scrubOutput(text: string): string {
+  return current().text(text);
+}
+
+/** A report (or any plain data) with every string scrubbed. */
+export function scrubData<T>(data: T): T {
+  return current().value(data);
+}
