@@ -6,7 +6,7 @@
  * toolkit that enforces something the interface leaves open.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,9 @@ const expiredKey = 'ind-expired-0b12c9aa';
 const forbiddenKey = 'ind-readonly-5d6e7f80';
 const userId = 70421;
 
-function readReport(reports: string): ReportFile {
+/** The run's report.json; a run that wrote none (exit 2) fails with what the CLI printed. */
+function readReport(reports: string, run: { status: number | null; stdout: string; stderr: string }): ReportFile {
+  if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
   return JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile;
 }
 
@@ -53,13 +55,13 @@ const services = [
     name: 'leases settle later, amounts capped at 30.12 digits, callback amounts as JSON numbers, card close without credentials',
     options: {},
     reports: 'service',
-    minimumPassed: 70,
+    minimumPassed: 80,
   },
   {
-    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, card close needing X-API-KEY',
-    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', cardAuth: 'api-key' },
+    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, unreadable requests and card failures as HTTP 4xx, emission answered 202',
+    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', requestFailures: 'http-400', cardFailureStatus: 'http-4xx', controlAccepted: true },
     reports: 'service-strict',
-    minimumPassed: 50,
+    minimumPassed: 80,
   },
 ] as const;
 
@@ -77,11 +79,12 @@ describe.each(services)('verify service against an independent service on plain 
       '--public-key', join(dir, 'merchant-public.pem'), '--user-id', String(userId), '--allow-orders',
       '--forbidden-key', forbiddenKey, '--expired-key', expiredKey, '--control-token', 'ind-control-1e2d3c', '--reports', reports,
     ]);
-    const report = readReport(reports);
+    const report = readReport(reports, run);
     const failures = failuresOf(report);
     expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
     expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
-    // Of about 90 service checks, only the hand-triggered callback case (5 checks) needs a person;
+    // Of about 100 service checks, only the hand-triggered case (a person, --listen) and the cases
+    // that create cards through a route outside design.md's control API cannot run (12 checks);
     // checks on an open point this service reads otherwise may be warnings.
     expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(minimumPassed);
   }, 120_000);
@@ -106,12 +109,12 @@ describe('verify merchant against independent receivers', () => {
           'verify', 'merchant', '--callback-url', receiver.callbackUrl, '--api-key', apiKey,
           '--private-key', join(dir, 'merchant-private.pem'), '--probe-url', receiver.probeUrl, '--expired-key', expiredKey, '--reports', reports,
         ]);
-        const report = readReport(reports);
+        const report = readReport(reports, run);
         const failures = failuresOf(report);
         expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
         expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
-        // With the probe and the expired key, no merchant check needs anything more.
-        expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(60);
+        // With the probe and the expired key, only the restart case (--restart) cannot run.
+        expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(80);
       } finally {
         await receiver.close();
       }

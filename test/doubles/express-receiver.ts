@@ -83,7 +83,8 @@ export async function startExpressReceiver(options: ReceiverOptions): Promise<Ru
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    callbackUrl: `${origin}/wallet/callback`,
+    // The path is the merchant's choice; this one carries a query string the service must keep.
+    callbackUrl: `${origin}/wallet/callback?channel=wallet-service`,
     probeUrl: `${origin}/probe`,
     close: async () => {
       server.closeAllConnections();

@@ -24,7 +24,7 @@ export interface FastifyReceiverOptions {
   processingMs?: number;
 }
 
-/** Starts the Fastify receiver on 127.0.0.1: POST /hooks/wallet and GET /probe. */
+/** Starts the Fastify receiver on 127.0.0.1: POST /hooks/wallet and the probe GET /internal/processed-events. */
 export async function startFastifyReceiver(options: FastifyReceiverOptions): Promise<{ callbackUrl: string; probeUrl: string; close(): Promise<void> }> {
   const publicKey = publicKeyOf(options.publicKey);
   const store = new ProcessedStore(options.inFlight ?? 'busy');
@@ -39,7 +39,8 @@ export async function startFastifyReceiver(options: FastifyReceiverOptions): Pro
     onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       // CB-KEY-FIRST, CB-KEY-401: answered before the body is parsed.
       if (!keyIsValid(req.headers['x-api-key'], options.apiKeys)) {
-        return reply.code(401).header('connection', 'close').send({ errCode: 401, message: 'invalid X-API-KEY' });
+        // U-CB-RESPONSE: the body of a 401 is not shown; this one is plain text.
+        return reply.code(401).header('connection', 'close').type('text/plain; charset=utf-8').send('unauthorized');
       }
     },
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
@@ -60,12 +61,12 @@ export async function startFastifyReceiver(options: FastifyReceiverOptions): Pro
     },
   });
 
-  app.get('/probe', async (_req, reply) => reply.type('application/json').send(store.probeBody()));
+  app.get('/internal/processed-events', async (_req, reply) => reply.type('application/json').send(store.probeBody()));
 
   const address = await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   return {
     callbackUrl: `${address}/hooks/wallet`,
-    probeUrl: `${address}/probe`,
+    probeUrl: `${address}/internal/processed-events`,
     close: () => app.close(),
   };
 }

@@ -73,6 +73,12 @@ export interface IndependentServiceOptions {
   cardAuth?: 'none' | 'api-key';
   /** Callback amounts as JSON numbers (default) or decimal strings (U-CB-FIELDS). */
   callbackAmounts?: 'number' | 'string';
+  /** Card close failures as HTTP 200 (default) or as 4xx statuses with the same body (U-CARD-VALUES). */
+  cardFailureStatus?: 'http-200' | 'http-4xx';
+  /** A request the service cannot read (form, Base64, decryption, JSON, field types) as a failure envelope (default) or HTTP 400 JSON (U-CODES). */
+  requestFailures?: 'envelope' | 'http-400';
+  /** POST callbacks answers 202 Accepted (the event is queued) instead of 200. */
+  controlAccepted?: boolean;
   withdrawalDelayMs?: number;
   retryDelaysMs?: number[];
 }
@@ -188,6 +194,9 @@ export async function startIndependentService(options: IndependentServiceOptions
 
   const envelopeOk = (res: ServerResponse, result: unknown) => sendJson(res, 200, { code: 0, message: '', data: encryptWithPrivate(Buffer.from(stringifyExact(result), 'utf8'), privateKey) });
   const envelopeFail = (res: ServerResponse, code: number, message: string) => sendJson(res, 200, { code, message });
+  /** A request the service cannot read: a failure envelope, or HTTP 400 JSON (U-CODES). */
+  const requestFail = (res: ServerResponse, code: number, message: string) =>
+    options.requestFailures === 'http-400' ? sendJson(res, 400, { code: String(code), message }) : envelopeFail(res, code, message);
 
   // --- callbacks ---------------------------------------------------------------------------
 
@@ -302,7 +311,7 @@ export async function startIndependentService(options: IndependentServiceOptions
     const values = form.getAll('data');
     const data = values[0];
     if (values.length !== 1 || data === undefined || data === '') {
-      envelopeFail(res, CODES.missingData, 'form field data is required exactly once');
+      requestFail(res, CODES.missingData, 'form field data is required exactly once');
       return undefined;
     }
     let plainBytes: Buffer;
@@ -310,18 +319,18 @@ export async function startIndependentService(options: IndependentServiceOptions
       if (!/^[A-Za-z0-9+/]+={0,2}$/.test(data)) throw new Error('data does not match ^[A-Za-z0-9+/]+={0,2}$');
       plainBytes = decryptWithPrivate(data, privateKey);
     } catch (error) {
-      envelopeFail(res, /match|Base64/.test((error as Error).message) ? CODES.badData : CODES.cannotDecrypt, `data cannot be read: ${(error as Error).message}`);
+      requestFail(res, /match|Base64/.test((error as Error).message) ? CODES.badData : CODES.cannotDecrypt, `data cannot be read: ${(error as Error).message}`);
       return undefined;
     }
     let plain: unknown;
     try {
       plain = parseExact(strictUtf8(plainBytes));
     } catch (error) {
-      envelopeFail(res, CODES.notJson, (error as Error).message);
+      requestFail(res, CODES.notJson, (error as Error).message);
       return undefined;
     }
     if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
-      envelopeFail(res, CODES.notJson, 'data must hold a JSON object');
+      requestFail(res, CODES.notJson, 'data must hold a JSON object');
       return undefined;
     }
     return plain as Record<string, unknown>;
@@ -330,7 +339,7 @@ export async function startIndependentService(options: IndependentServiceOptions
   const energyQuery = async (req: IncomingMessage, res: ServerResponse) => {
     const plain = await openRequest(req, res);
     if (!plain) return;
-    if (typeof plain.symbol !== 'string' || typeof plain.chainName !== 'string') return envelopeFail(res, CODES.badField, 'symbol and chainName are required strings');
+    if (typeof plain.symbol !== 'string' || typeof plain.chainName !== 'string') return requestFail(res, CODES.badField, 'symbol and chainName are required strings');
     if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') return envelopeFail(res, CODES.unsupportedResource, 'only ENERGY on TRON is supported');
     envelopeOk(res, { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber(String(energy.balance / energy.costPerTx)) });
   };
@@ -339,16 +348,16 @@ export async function startIndependentService(options: IndependentServiceOptions
     const plain = await openRequest(req, res);
     if (!plain) return;
     const { userId, tenantUserId, tenantType, callBackId, symbol, chainName, toAddr, amount, expiryHours } = plain;
-    if (!isIntegerNumber(userId)) return envelopeFail(res, CODES.badField, 'userId is a required integer');
-    if (typeof tenantUserId !== 'string' || !/^\d{1,18}$/.test(tenantUserId)) return envelopeFail(res, CODES.badField, 'tenantUserId is a required string of digits');
-    if (!isIntegerNumber(tenantType)) return envelopeFail(res, CODES.badField, 'tenantType is a required integer');
-    if (typeof callBackId !== 'string' || callBackId === '') return envelopeFail(res, CODES.badField, 'callBackId is a required string');
-    if (typeof symbol !== 'string' || symbol === '') return envelopeFail(res, CODES.badField, 'symbol is a required string');
-    if (typeof chainName !== 'string' || chainName === '') return envelopeFail(res, CODES.badField, 'chainName is a required string');
-    if (typeof toAddr !== 'string' || toAddr === '') return envelopeFail(res, CODES.badField, 'toAddr is a required string');
+    if (!isIntegerNumber(userId)) return requestFail(res, CODES.badField, 'userId is a required integer');
+    if (typeof tenantUserId !== 'string' || !/^\d{1,18}$/.test(tenantUserId)) return requestFail(res, CODES.badField, 'tenantUserId is a required string of digits');
+    if (!isIntegerNumber(tenantType)) return requestFail(res, CODES.badField, 'tenantType is a required integer');
+    if (typeof callBackId !== 'string' || callBackId === '') return requestFail(res, CODES.badField, 'callBackId is a required string');
+    if (typeof symbol !== 'string' || symbol === '') return requestFail(res, CODES.badField, 'symbol is a required string');
+    if (typeof chainName !== 'string' || chainName === '') return requestFail(res, CODES.badField, 'chainName is a required string');
+    if (typeof toAddr !== 'string' || toAddr === '') return requestFail(res, CODES.badField, 'toAddr is a required string');
     const amountLiteral = amountText(amount);
     const decimal = amountLiteral === undefined ? undefined : decimalOf(amountLiteral);
-    if (amountLiteral === undefined || !decimal) return envelopeFail(res, CODES.badField, 'amount is a required decimal');
+    if (amountLiteral === undefined || !decimal) return requestFail(res, CODES.badField, 'amount is a required decimal');
     if (BigInt(numberText(userId) ?? '-1') !== BigInt(options.userId)) return envelopeFail(res, CODES.wrongUser, 'userId does not belong to this X-API-KEY');
     if (numberText(tenantType) !== '1') return envelopeFail(res, CODES.tenantType, 'tenantType must be 1');
     if (orders.has(callBackId)) return envelopeFail(res, CODES.duplicateCallBackId, 'callBackId already used');
@@ -384,6 +393,9 @@ export async function startIndependentService(options: IndependentServiceOptions
     sendJson(res, status, { success: false, errorCode: failure.code, errorMessage: failure.message, errorMessageEn: failure.en, detailMessage: failure.detail, requestId, data: { bizId: '', status: 'REJECTED' } });
   };
 
+  /** The HTTP status of a card close failure (U-CARD-VALUES). */
+  const cardStatus = (status: number) => (options.cardFailureStatus === 'http-4xx' ? status : 200);
+
   const cardClose = async (req: IncomingMessage, res: ServerResponse) => {
     if (options.cardAuth === 'api-key' && req.headers['x-api-key'] !== options.apiKey) {
       req.resume();
@@ -401,14 +413,14 @@ export async function startIndependentService(options: IndependentServiceOptions
     if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'body is not a JSON object', detail: '' });
     const fields = plain as Record<string, unknown>;
     for (const name of ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo']) {
-      if (typeof fields[name] !== 'string' || fields[name] === '') return cardAnswer(res, 200, { code: 'E102', message: '参数错误', en: `${name} is a required non-empty string`, detail: name });
+      if (typeof fields[name] !== 'string' || fields[name] === '') return cardAnswer(res, cardStatus(400), { code: 'E102', message: '参数错误', en: `${name} is a required non-empty string`, detail: name });
     }
     const merchantId = String(fields.merchantId);
     const powerCardId = String(fields.powerCardId);
     const closeSerialNo = String(fields.closeSerialNo);
-    if (merchantId !== String(options.userId)) return cardAnswer(res, 200, { code: 'E200', message: '商户不存在', en: 'merchant not found', detail: merchantId });
-    if (usedSerials.has(closeSerialNo)) return cardAnswer(res, 200, { code: 'E301', message: '流水号重复', en: 'closeSerialNo already used', detail: closeSerialNo });
-    if (closedCards.has(powerCardId)) return cardAnswer(res, 200, { code: 'E302', message: '卡已关闭', en: 'card already closed', detail: powerCardId });
+    if (merchantId !== String(options.userId)) return cardAnswer(res, cardStatus(404), { code: 'E200', message: '商户不存在', en: 'merchant not found', detail: merchantId });
+    if (usedSerials.has(closeSerialNo)) return cardAnswer(res, cardStatus(409), { code: 'E301', message: '流水号重复', en: 'closeSerialNo already used', detail: closeSerialNo });
+    if (closedCards.has(powerCardId)) return cardAnswer(res, cardStatus(409), { code: 'E302', message: '卡已关闭', en: 'card already closed', detail: powerCardId });
     usedSerials.add(closeSerialNo);
     closedCards.add(powerCardId);
     cardAnswer(res, 200, undefined, `biz-${randomUUID()}`);
@@ -417,7 +429,22 @@ export async function startIndependentService(options: IndependentServiceOptions
   // --- control API (design.md's routes only) -------------------------------------------------
 
   const control = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => {
-    if (req.headers['x-control-token'] !== options.controlToken) return sendJson(res, 401, { error: 'bad or missing X-Control-Token' });
+    if (req.headers['x-control-token'] !== options.controlToken) {
+      req.resume();
+      return sendJson(res, 401, { error: 'bad or missing X-Control-Token' });
+    }
+    // Route first: an unknown route is 404 whatever its body.
+    const deliveries = req.method === 'GET' && path === '/deliveries';
+    const match = /^\/merchants\/([^/]+)\/(energy|callback-url|callbacks)$/.exec(path);
+    const route = match ? `${req.method} ${match[2]}` : '';
+    if (!deliveries && !['PUT energy', 'PUT callback-url', 'POST callbacks'].includes(route)) {
+      req.resume();
+      return sendJson(res, 404, { error: 'no such control route' });
+    }
+    if (match && match[1] !== String(options.userId)) {
+      req.resume();
+      return sendJson(res, 404, { error: `no merchant ${match[1]}` });
+    }
     const body = await readBody(req);
     if (body === 'too-large') return sendJson(res, 413, { error: 'too large' });
     let input: Record<string, unknown> = {};
@@ -430,14 +457,10 @@ export async function startIndependentService(options: IndependentServiceOptions
         return sendJson(res, 400, { error: `body is not a JSON object: ${(error as Error).message}` });
       }
     }
-    if (req.method === 'GET' && path === '/deliveries') {
+    if (deliveries) {
       const trackingId = query.get('trackingId') ?? '';
       return sendJson(res, 200, { attempts: attempts.get(trackingId) ?? [] });
     }
-    const match = /^\/merchants\/([^/]+)\/(energy|callback-url|callbacks)$/.exec(path);
-    if (!match) return sendJson(res, 404, { error: 'no such control route' });
-    if (match[1] !== String(options.userId)) return sendJson(res, 404, { error: `no merchant ${match[1]}` });
-    const route = `${req.method} ${match[2]}`;
     if (route === 'PUT energy') {
       const balance = numberText(input.balance);
       const cost = numberText(input.costPerTx);
@@ -467,7 +490,8 @@ export async function startIndependentService(options: IndependentServiceOptions
         if (delays.some((wait) => !Number.isInteger(wait) || wait < 0 || wait > 120_000)) return sendJson(res, 400, { error: 'each wait is 0..120000 ms' });
       }
       const trackingId = emit(Number(type), fields as Record<string, unknown>, copies, input.concurrent === true, delayMs, delays);
-      return sendJson(res, 200, { trackingId });
+      // design.md fixes the answer's body, not its status: this service says the event is queued.
+      return sendJson(res, options.controlAccepted ? 202 : 200, { trackingId });
     }
     return sendJson(res, 404, { error: 'no such control route' });
   };
