@@ -8,8 +8,9 @@ import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { httpUrl } from './verify-command.js';
+import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
 
-interface SendFlags {
+interface SendFlags extends NetworkFlags {
   url: string;
   apiKey: string;
   privateKey: string;
@@ -40,8 +41,7 @@ function warnUnknownFields(type: number, names: string[]): void {
 /** `callback send`: delivers hand-made callbacks like the service would and prints each answer. */
 export function registerCallbackCommand(program: Command): void {
   const callback = program.command('callback').description('deliver callbacks to a merchant endpoint by hand');
-  callback
-    .command('send')
+  addNetworkOptions(callback.command('send'))
     .description('encrypt and deliver a callback (optionally duplicated or concurrent); prints each answer')
     .requiredOption('--url <url>', "the merchant's callback URL")
     .requiredOption('--api-key <key>', 'X-API-KEY to send')
@@ -57,8 +57,12 @@ export function registerCallbackCommand(program: Command): void {
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
       warnUnknownFields(type, Object.keys(fields));
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;
+      networkFromFlags(flags);
       const target: MerchantTarget = { side: 'merchant', callbackUrl: httpUrl(flags.url, '--url'), apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };
       const { exchanges } = await runDelivery({ type, fields, deliveries, concurrent: flags.concurrent ?? false }, target, { caseId: 'cli', saved: {} }, new Map(), makeStrangerKeys(privateKey.bits));
+      // A TLS failure is the toolkit not reaching the target (exit 2, one line), not the merchant's answer.
+      const tlsError = exchanges.find((exchange) => exchange.error?.startsWith('TLS:'))?.error;
+      if (tlsError && exchanges.every((exchange) => exchange.error)) throw new ConfigError('tls', `--url ${flags.url}: ${tlsError}`);
       let failures = 0;
       for (const [i, exchange] of exchanges.entries()) {
         const answer = exchange.response ? `HTTP ${exchange.response.status} ${exchange.response.body}` : `no answer: ${exchange.error ?? ''}`;

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } from '../emulator/config.js';
 import type { EmulatorFault } from '../emulator/faults.js';
 import { startEmulator } from '../emulator/server.js';
@@ -11,6 +12,8 @@ import type { MerchantTarget, ServiceTarget } from '../runner/types.js';
 export interface Embedded {
   service: ServiceTarget;
   merchant: MerchantTarget;
+  /** The throwaway CA (PEM) both servers' certificates chain to, under `tls`. */
+  ca?: string;
   close(): Promise<void>;
 }
 
@@ -19,6 +22,8 @@ export interface EmbeddedOptions {
   emulatorFaults?: EmulatorFault[];
   /** Overrides of the reference merchant's configuration (a faulty merchant, for tests). */
   merchant?: Partial<MerchantServerConfig>;
+  /** Serve both over HTTPS with a throwaway CA made in the run's temp folder (`run --tls`). */
+  tls?: boolean;
 }
 
 /**
@@ -33,11 +38,25 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     config.callbacks = { ...config.callbacks, withdrawalDelayMs: 100, timeoutMs: 2000, retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 } };
     const account = config.merchants[0]!;
     const keys = describeMerchantKeys(account);
+    let ca: string | undefined;
+    let serverTls: { cert: string; key: string } | undefined;
+    if (options.tls) {
+      // node-forge signs the certificates (node:crypto cannot): no openssl binary needed.
+      const authority = makeThrowawayCa();
+      serverTls = authority.issue({ names: ['127.0.0.1', 'localhost', '::1'] });
+      ca = authority.cert;
+      writeFileSync(join(dir, 'ca.pem'), authority.cert);
+      writeFileSync(join(dir, 'server.pem'), serverTls.cert);
+      writeFileSync(join(dir, 'server-key.pem'), serverTls.key, { mode: 0o600 });
+      config.tls = serverTls;
+      config.callbacks = { ...config.callbacks, ca: [authority.cert] };
+    }
     const merchant = await startMerchantServer({
       apiKeys: [keys.apiKey, ...(keys.expiredKey ? [{ key: keys.expiredKey, notAfter: '2020-01-01T00:00:00Z' }] : [])],
       publicKey: account.keyPair.publicKey,
       profile: account.profile,
       store: ':memory:',
+      ...(serverTls ? { tls: serverTls } : {}),
       ...options.merchant,
     });
     account.callbackUrl = merchant.callbackUrl;
@@ -49,6 +68,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       throw error;
     }
     return {
+      ...(ca ? { ca } : {}),
       service: {
         side: 'service',
         baseUrl: emulator.url,

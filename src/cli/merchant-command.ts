@@ -94,6 +94,7 @@ async function serve(configPath: string, portFlag: string | undefined): Promise<
     bodyLimit: settings.bodyLimit,
     host: settings.host,
     port,
+    ...(settings.tls ? { tls: settings.tls } : {}),
     log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
   }).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

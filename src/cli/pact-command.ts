@@ -6,6 +6,8 @@ import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
 import { loadKeyFile, loadProfile, loadSpecFile, writeGeneratedFiles } from './io.js';
 import { parseInteger } from './options.js';
 import { assertReachable, httpUrl } from './verify-command.js';
+import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
+import { pactEndpoints } from './relay.js';
 
 interface GenerateFlags {
   spec: string;
@@ -13,7 +15,7 @@ interface GenerateFlags {
   check?: boolean;
 }
 
-interface VerifyFlags {
+interface VerifyFlags extends NetworkFlags {
   spec: string;
   baseUrl: string;
   cardBaseUrl?: string;
@@ -66,8 +68,7 @@ export function registerPactCommand(program: Command): void {
       const { generatePactFiles } = await import('../generate/pact-files.js');
       if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0) process.exitCode = 1;
     });
-  pact
-    .command('verify')
+  addNetworkOptions(pact.command('verify'))
     .description('verify a wallet service against the HTTP pact with the Pact verifier (provider states through the control API)')
     .requiredOption('--base-url <url>', '{base_url} of the order endpoints')
     .option('--card-base-url <url>', '{card_base_url} of card close (default: --base-url)')
@@ -101,13 +102,16 @@ export function registerPactCommand(program: Command): void {
       const userId = flags.userId === undefined ? undefined : parseInteger(flags.userId, '--user-id', { min: 0 });
       const spec = loadSpecFile(flags.spec);
       const pactFiles = brokerUrl ? undefined : pactFilesOf(resolve(flags.pactDir ?? join(PACKAGE_ROOT, 'spec', 'pacts')), 'wallet-service');
+      const network = networkFromFlags(flags);
       await assertReachable(baseUrl, '--base-url');
       if (cardBaseUrl !== baseUrl) await assertReachable(cardBaseUrl, '--card-base-url');
       const { verifyPacts } = await import('../generate/pact-verifier.js');
+      // HTTPS and proxies: the Pact verifier reaches the target through loopback relays on our network layer.
+      const endpoints = await pactEndpoints(baseUrl, cardBaseUrl, network);
       const result = await verifyPacts({
         spec,
-        baseUrl,
-        cardBaseUrl,
+        baseUrl: endpoints.baseUrl,
+        cardBaseUrl: endpoints.cardBaseUrl,
         apiKey: flags.apiKey,
         key,
         profile,
@@ -127,7 +131,7 @@ export function registerPactCommand(program: Command): void {
               },
             }
           : {}),
-      });
+      }).finally(() => endpoints.close());
       const out: string[] = [];
       for (const note of result.notes) out.push(`note   ${note}`);
       for (const failure of result.failures) out.push(`FAIL   pact: ${failure}`);

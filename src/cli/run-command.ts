@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { runSuites } from '../runner/engine.js';
 import { summaryLine } from '../reporters/console.js';
 import type { Report } from '../runner/types.js';
+import { defaultNetwork } from '../net/network-config.js';
+import { useNetwork } from '../runner/http-client.js';
 import { startEmbedded } from './embedded.js';
 import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
@@ -32,11 +34,14 @@ export function registerRunCommand(program: Command): void {
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--verbose', 'print every case as it runs')
-    .action(async (flags: CommonRunOptions) => {
+    .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
+    .action(async (flags: CommonRunOptions & { tls?: boolean }) => {
       const rules = loadRules();
       const serviceSuites = chooseSuites('service', flags);
       const merchantSuites = chooseSuites('merchant', flags);
-      const embedded = await startEmbedded();
+      const embedded = await startEmbedded(flags.tls ? { tls: true } : {});
+      // The embedded servers are the toolkit's own: reached directly (never through a proxy), trusting the run's CA.
+      useNetwork(defaultNetwork({ tls: { extraCa: embedded.ca ? [embedded.ca] : [], insecure: false } }));
       try {
         process.stdout.write(`emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`);
         const onEvent = progress(flags);

@@ -9,8 +9,9 @@ import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 
-interface ServiceFlags extends CommonRunOptions {
+interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   baseUrl: string;
   cardBaseUrl?: string;
   apiKey: string;
@@ -24,7 +25,7 @@ interface ServiceFlags extends CommonRunOptions {
   listen?: string;
 }
 
-interface MerchantFlags extends CommonRunOptions {
+interface MerchantFlags extends CommonRunOptions, NetworkFlags {
   callbackUrl: string;
   apiKey: string;
   privateKey: string;
@@ -39,9 +40,9 @@ export function httpUrl(value: string, flag: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError('bad-url', `${flag} must be an http:// URL, not ${JSON.stringify(value)}`);
+    throw new ConfigError('bad-url', `${flag} must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'http:') throw new ConfigError('bad-url', `${flag} must be an http:// URL, not ${JSON.stringify(value)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('bad-url', `${flag} must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -50,12 +51,14 @@ export async function assertReachable(url: string, flag: string): Promise<Record
   try {
     return (await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 })).headers;
   } catch (error) {
+    // A TLS failure names its cause (unknown CA, name mismatch, expired, client certificate required).
+    if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
     throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${(error as Error).message}`);
   }
 }
 
 function common(command: Command): Command {
-  return command
+  return addNetworkOptions(command)
     .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
     .option('--strict', 'SHOULD rules fail too')
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
@@ -99,6 +102,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--control-token <token>', "the target offers design.md's control API with this token")
     .option('--listen <port>', 'port of the callback receiver')
     .action(async (flags: ServiceFlags) => {
+      const network = networkFromFlags(flags);
       const target = serviceTarget(flags);
       if (target.side !== 'service') return;
       const headers = await assertReachable(target.baseUrl, '--base-url');
@@ -108,7 +112,7 @@ export function registerVerifyCommand(program: Command): void {
         process.stdout.write('the target is the wallet-conformance emulator: order cases run without --allow-orders\n');
       }
       const report = await runSuites({ target, suites: chooseSuites('service', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
-      process.exitCode = finish(report, flags);
+      process.exitCode = endRun(report, network, () => finish(report, flags));
     });
   common(verify.command('merchant'))
     .description("verify a merchant's callback endpoint")
@@ -119,6 +123,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--profile <file>', 'crypto profile YAML')
     .option('--expired-key <key>', 'a key outside its validity window (CB-KEY-401)')
     .action(async (flags: MerchantFlags) => {
+      const network = networkFromFlags(flags);
       const target: Target = {
         side: 'merchant',
         callbackUrl: httpUrl(flags.callbackUrl, '--callback-url'),
@@ -130,6 +135,6 @@ export function registerVerifyCommand(program: Command): void {
       };
       await assertReachable(target.callbackUrl, '--callback-url');
       const report = await runSuites({ target, suites: chooseSuites('merchant', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
-      process.exitCode = finish(report, flags);
+      process.exitCode = endRun(report, network, () => finish(report, flags));
     });
 }

@@ -7,6 +7,8 @@ import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
+import { splitPem } from '../net/network-config.js';
+import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 
 /** What an API key may call (ERR-403 when the key lacks it). */
 export const PERMISSIONS = ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'] as const;
@@ -86,8 +88,12 @@ export interface EmulatorConfig {
     /** A withdrawal order completes, and its callback is due, this long after submission. */
     withdrawalDelayMs: number;
     retry: RetrySchedule;
+    /** `callbacks.ca: FILE`: PEM certificates trusted (besides the system roots) for https callback URLs. */
+    ca?: string[];
   };
   merchants: EmulatorMerchant[];
+  /** `tls: {cert, key}`: serve HTTPS (paths relative to the YAML). */
+  tls?: ServerTls;
 }
 
 /** Defaults of every optional setting. */
@@ -101,9 +107,9 @@ export const EMULATOR_DEFAULTS = Object.freeze({
   retry: Object.freeze({ initialDelayMs: 1_000, factor: 2, maxDelayMs: 60_000, maxAttempts: 8 }),
 });
 
-const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'control', 'callbacks', 'merchants'];
+const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'control', 'callbacks', 'merchants', 'tls'];
 const CONTROL_FIELDS = ['token'];
-const CALLBACK_FIELDS = ['timeoutMs', 'withdrawalDelayMs', 'retry'];
+const CALLBACK_FIELDS = ['timeoutMs', 'withdrawalDelayMs', 'retry', 'ca'];
 const RETRY_FIELDS = ['initialDelayMs', 'factor', 'maxDelayMs', 'maxAttempts'];
 const MERCHANT_FIELDS = ['userId', 'apiKey', 'apiKeyValidFrom', 'apiKeyValidUntil', 'apiKeys', 'privateKey', 'publicKey', 'profile', 'callbackUrl', 'energy', 'cards'];
 const KEY_FIELDS = ['key', 'permissions', 'notBefore', 'notAfter'];
@@ -275,6 +281,9 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
     merchants: [],
   };
   if (doc.port !== undefined && doc.port !== null) config.port = r.integer(doc.port, 'port', undefined, 0, 65_535);
+  const tls = loadServerTls(doc.tls, baseDir, source);
+  if (tls) config.tls = tls;
+  if (callbacks.ca !== undefined && callbacks.ca !== null) config.callbacks.ca = splitPem(readText(r.path(callbacks.ca, 'callbacks.ca'), 'callbacks.ca', source));
   const merchants = r.array(doc.merchants, 'merchants');
   if (merchants.length === 0) r.fail('merchants', 'at least one merchant is required');
   const userIds = new Set<number>();

@@ -33,7 +33,7 @@ const ANSWER_LIMIT = 64 * 1024;
  */
 export class CallbackDispatcher {
   readonly #o: DispatcherOptions;
-  readonly #agents = createPostAgents();
+  readonly #agents: ReturnType<typeof createPostAgents>;
   readonly #inFlight = new Map<string, AbortController>();
   readonly #running = new Set<Promise<void>>();
   /** Deliveries whose attempts could not be recorded, with how many times in a row. */
@@ -44,6 +44,7 @@ export class CallbackDispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#agents = createPostAgents(options.callbacks.ca);
   }
 
   /** Looks for due work again (after a new event, or at start to resume the durable queue). */

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { rootCertificates } from 'node:tls';
 
 /** The answer to a POST, or why there was none (status 0). */
 export interface PostAnswer {
@@ -18,10 +19,10 @@ export interface PostAgents {
   destroy(): void;
 }
 
-/** Agents that reuse connections to callback targets (at most 128 sockets per target). */
-export function createPostAgents(): PostAgents {
+/** Agents that reuse connections to callback targets (at most 128 sockets per target); `ca` is trusted besides the system roots. */
+export function createPostAgents(ca?: string[]): PostAgents {
   const http = new HttpAgent({ keepAlive: true, maxSockets: 128 });
-  const https = new HttpsAgent({ keepAlive: true, maxSockets: 128 });
+  const https = new HttpsAgent({ keepAlive: true, maxSockets: 128, ...(ca?.length ? { ca: [...rootCertificates, ...ca] } : {}) });
   return {
     http,
     https,

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendJson } from '../core/http-io.js';
+import { createWebServer } from '../net/server-tls.js';
 import { ApiKeyIndex } from './api-keys.js';
 import { CARD_CLOSE_PATH, sendCardFailure, serveCardClose } from './card-close.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
@@ -80,7 +81,8 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     log: options.log,
   };
 
-  const server: Server = createServer(
+  const server: Server = createWebServer(
+    config.tls,
     {
       // Slow clients (slowloris) must not hold the emulator: bound the headers and the whole request.
       headersTimeout: config.headersTimeoutMs,
@@ -114,7 +116,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   // Resume the durable queue: deliveries left by an earlier run are due now (or when their lease ends).
   dispatcher.wake();
   const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -7,6 +7,7 @@ import { halfFor } from '../crypto/codec.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
 import type { ApiKeyEntry } from './api-keys.js';
 import { isPostgresUrl } from './postgres-store.js';
+import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 
 /** merchant.yaml as written, paths resolved against the file's folder. */
 export interface MerchantConfigFile {
@@ -23,6 +24,8 @@ export interface MerchantConfigFile {
   bodyLimit: number;
   port: number;
   host: string;
+  /** The `tls: {cert, key}` block as written (files are read with the keys). */
+  tls?: unknown;
 }
 
 /** merchant.yaml with its keys and profile loaded: what the server runs with. */
@@ -36,9 +39,11 @@ export interface MerchantSettings {
   bodyLimit: number;
   port: number;
   host: string;
+  /** Serve HTTPS with this certificate and key. */
+  tls?: ServerTls;
 }
 
-const FIELDS = ['apiKey', 'publicKey', 'privateKey', 'profile', 'store', 'bodyLimit', 'port', 'host'] as const;
+const FIELDS = ['apiKey', 'publicKey', 'privateKey', 'profile', 'store', 'bodyLimit', 'port', 'host', 'tls'] as const;
 const KEY_FIELDS = ['key', 'notBefore', 'notAfter'] as const;
 
 /**
@@ -90,6 +95,7 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
     bodyLimit: integer(doc.bodyLimit, 'bodyLimit', DEFAULT_BODY_LIMIT, 1, 64 * 1024 * 1024),
     port: integer(doc.port, 'port', 0, 0, 65_535),
     host: (doc.host as string | undefined) ?? '127.0.0.1',
+    ...(doc.tls === undefined || doc.tls === null ? {} : { tls: doc.tls }),
   };
 }
 
@@ -134,7 +140,8 @@ export function loadMerchantSettings(file: MerchantConfigFile, read: (path: stri
     throw new ConfigError('bad-merchant-config', `${file.source}: ${half}Key is required (the profile opens callbacks with the ${half} key)`);
   }
   const callbackKey = parseKey(read(path, `${half} key`), { source: path, expect: half });
-  return { source: file.source, apiKeys: file.apiKeys, callbackKey, profile, storePath: file.storePath, bodyLimit: file.bodyLimit, port: file.port, host: file.host };
+  const tls = loadServerTls(file.tls, dirname(resolve(file.source)), file.source);
+  return { source: file.source, apiKeys: file.apiKeys, callbackKey, profile, storePath: file.storePath, bodyLimit: file.bodyLimit, port: file.port, host: file.host, ...(tls ? { tls } : {}) };
 }
 
 /** The merchant.yaml that `merchant --init` writes, with the file names it writes beside it. */

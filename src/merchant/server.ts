@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendJson } from '../core/http-io.js';
+import { createWebServer, type ServerTls } from '../net/server-tls.js';
 import { createCallbackReceiver, serveCallback, ERR_CODES, type CallbackHandlerOptions, type ProcessCallback } from './callback-handler.js';
 import { openStore } from './open-store.js';
 import type { IdempotencyStore } from './store.js';
@@ -20,6 +21,8 @@ export interface MerchantServerConfig extends Omit<CallbackHandlerOptions, 'stor
   host?: string;
   /** Whole-request deadline for slow senders, ms (default 10 s). */
   requestTimeoutMs?: number;
+  /** Serve HTTPS with this certificate and key (merchant.yaml's `tls:`). */
+  tls?: ServerTls;
 }
 
 /** A running reference merchant. */
@@ -54,7 +57,7 @@ export async function startMerchantServer(config: MerchantServerConfig): Promise
   const requestTimeout = config.requestTimeoutMs ?? 10_000;
   // Slow senders (slowloris) must not hold the receiver: bound headers and the whole request, and
   // check the bounds every second rather than Node's default 30 s.
-  const server: Server = createServer({ requestTimeout, headersTimeout: Math.min(5_000, requestTimeout), connectionsCheckingInterval: 1_000 }, (req, res) => {
+  const server: Server = createWebServer(config.tls, { requestTimeout, headersTimeout: Math.min(5_000, requestTimeout), connectionsCheckingInterval: 1_000 }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const route = async () => {
       if (path === '/callback') return serveCallback(receiver, req, res);
@@ -87,7 +90,7 @@ export async function startMerchantServer(config: MerchantServerConfig): Promise
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host ?? '127.0.0.1';
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | undefined;
   return {
     url,

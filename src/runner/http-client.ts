@@ -1,14 +1,25 @@
 import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import tls from 'node:tls';
 import { TransportError } from '../core/errors.js';
 import { stringifyExact } from '../core/exact-json.js';
+import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
+import { proxyFor } from '../net/proxy.js';
+import { RunCutError } from '../net/run-session.js';
+import { describeTlsFailure } from '../net/tls-failure.js';
+import { openTunnel, proxyAuthorization } from '../net/tunnel.js';
 
-/** A request exactly as it goes on the wire: no header is added that is not listed. */
+/** A request exactly as it goes on the wire: no header is added that is not listed (but Host and Connection). */
 export interface WireRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer;
+  /** Idle timeout: no byte for this long ends the request (default: the network's). */
   timeoutMs?: number;
+  /** TLS, proxy and limits of the run (default: direct, verifying, 1 MiB cap). */
+  network?: NetworkConfig;
 }
 
 /** The answer as received. */
@@ -19,54 +30,202 @@ export interface WireResponse {
   durationMs: number;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+let processNetwork: NetworkConfig | undefined;
 
 /**
- * Sends one HTTP request with node:http, so that a case can omit Content-Type or send bytes that
- * fetch would normalise. A refused connection or a time-out is a TransportError.
+ * The network of requests that name none: what the CLI set with `useNetwork` for this run, else
+ * direct, verifying, default limits (NODE_EXTRA_CA_CERTS trusted).
+ */
+export function currentNetwork(): NetworkConfig {
+  return (processNetwork ??= defaultNetwork());
+}
+
+/** Makes `network` the one of every request that names none (one CLI command is one run). */
+export function useNetwork(network: NetworkConfig): void {
+  processNetwork = network;
+}
+
+const agents = new WeakMap<NetworkConfig, { http: http.Agent; https: https.Agent }>();
+
+function agentsOf(network: NetworkConfig): { http: http.Agent; https: https.Agent } {
+  let pair = agents.get(network);
+  if (!pair) {
+    const ca = trustedCa(network.tls);
+    pair = {
+      http: new http.Agent({ keepAlive: true, maxSockets: 256 }),
+      https: new https.Agent({
+        keepAlive: true, maxSockets: 256, rejectUnauthorized: !network.tls.insecure,
+        ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
+      }),
+    };
+    agents.set(network, pair);
+  }
+  return pair;
+}
+
+/** Closes the keep-alive connections of a network (end of a run). */
+export function closeNetwork(network: NetworkConfig): void {
+  const pair = agents.get(network);
+  pair?.http.destroy();
+  pair?.https.destroy();
+  agents.delete(network);
+}
+
+const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Sends one HTTP(S) request with node:http, so that a case can omit Content-Type or send bytes that
+ * fetch would normalise. Honours the network's TLS settings, proxies (CONNECT for https), answer cap,
+ * idle timeout and overall deadline. Failures are TransportErrors; a refused connection to an origin
+ * that answered before cuts the run (RunCutError 'target-gone').
  */
 export function send(request: WireRequest): Promise<WireResponse> {
+  const network = request.network ?? currentNetwork();
   const started = performance.now();
+  const stopped = network.session.stopped;
+  if (stopped) return Promise.reject(stopped);
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return Promise.reject(new TransportError('bad-url', `not a URL: ${request.url}`));
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new TransportError('bad-url', `only http:// and https:// targets are supported, not ${url.protocol}`));
+  const secure = url.protocol === 'https:';
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || (secure ? 443 : 80));
+  const what = `${request.method} ${request.url}`;
+  const proxy = proxyFor(url, network.proxy);
+  const body = request.body === undefined ? undefined : Buffer.from(request.body);
+  const headers: Record<string, string | number> = { ...request.headers };
+  if (body !== undefined) headers['content-length'] = body.length;
+  const idleMs = request.timeoutMs ?? network.idleTimeoutMs;
+  const cap = network.maxBodyBytes;
+
   return new Promise((resolve, reject) => {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      reject(new TransportError('bad-url', `not a URL: ${request.url}`));
-      return;
-    }
-    if (url.protocol !== 'http:') {
-      reject(new TransportError('bad-url', `only http:// targets are supported here, not ${url.protocol}`));
-      return;
-    }
-    const body = request.body === undefined ? undefined : Buffer.from(request.body);
-    const headers: Record<string, string | number> = { ...request.headers };
-    if (body !== undefined) headers['content-length'] = body.length;
-    const req = http.request(url, { method: request.method, headers, agent }, (res) => {
+    let settled = false;
+    let current: http.ClientRequest | undefined;
+    const finish = (outcome: { error: Error } | { response: WireResponse }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      untrack();
+      if ('error' in outcome) {
+        current?.destroy();
+        reject(outcome.error);
+      } else resolve(outcome.response);
+    };
+    const fail = (error: Error) => finish({ error });
+    const untrack = network.session.track(fail);
+    const deadline = setTimeout(() => fail(new TransportError('deadline', `${what}: no complete answer within ${network.requestDeadlineMs} ms (the overall deadline of a request)`)), network.requestDeadlineMs);
+    deadline.unref();
+
+    // TLS 1.3 servers judge the client certificate after the client's handshake ended: a refusal may
+    // reach us as a bare reset of the fresh connection before any answer.
+    let freshHandshake = false;
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      const tlsLine = secure ? describeTlsFailure(error, url.host) : undefined;
+      if (tlsLine) return fail(new TransportError('tls', tlsLine));
+      if (secure && freshHandshake && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        const hint = network.tls.cert ? 'did it refuse the client certificate (--cert)?' : 'does it require a client certificate (--cert FILE --key FILE)?';
+        return fail(new TransportError('tls', `TLS: ${url.host} closed the connection right after the handshake [${error.code}]: ${hint}`));
+      }
+      if (REFUSED.has(error.code ?? '') && network.session.hasAnswered(url.origin)) {
+        return fail(network.session.stop('target-gone', `${url.origin} went away during the run: ${error.code} (it answered earlier); the run was cut`));
+      }
+      const reason = error.code === 'ECONNREFUSED' ? 'unreachable' : 'transport';
+      fail(new TransportError(reason, `${what}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' ')));
+    };
+
+    const onResponse = (res: http.IncomingMessage) => {
+      network.session.answered(url.origin);
+      const declared = Number(res.headers['content-length']);
+      const tooLarge = () => fail(new TransportError('too-large', `${what}: the answer is larger than the cap of ${cap} bytes (--max-body)`));
+      if (Number.isFinite(declared) && declared > cap) return tooLarge();
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > cap) return tooLarge();
+        chunks.push(chunk);
+      });
       res.on('end', () => {
         const flat: Record<string, string> = {};
         for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-        resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks), durationMs: performance.now() - started });
+        finish({ response: { status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks), durationMs: performance.now() - started } });
       });
-      res.on('error', (error) => reject(new TransportError('aborted', `${request.method} ${request.url}: ${error.message}`)));
-    });
-    req.setTimeout(request.timeoutMs ?? 15_000, () => req.destroy(new Error(`no answer within ${request.timeoutMs ?? 15_000} ms`)));
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'ECONNREFUSED' ? 'unreachable' : 'transport';
-      reject(new TransportError(reason, `${request.method} ${request.url}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' ')));
-    });
-    req.end(body);
+      res.on('error', (error) => fail(new TransportError('aborted', `${what}: ${error.message}`)));
+      res.on('aborted', () => fail(new TransportError('aborted', `${what}: the answer was cut off`)));
+    };
+
+    const issue = (options: https.RequestOptions, viaTls = false) => {
+      if (settled) return;
+      let req: http.ClientRequest;
+      try {
+        req = (viaTls ? https : http).request({ ...options, method: request.method, headers: options.headers ?? headers }, onResponse);
+      } catch (error) {
+        // A header value Node refuses (e.g. a control character a case put there) is a transport error, not a crash.
+        return fail(new TransportError('transport', `${what}: ${(error as Error).message}`));
+      }
+      current = req;
+      req.once('socket', (socket) => {
+        if (req.reusedSocket) return;
+        const mark = () => (freshHandshake = true);
+        socket.once('secureConnect', mark);
+        req.once('close', () => socket.off('secureConnect', mark));
+      });
+      req.once('response', () => (freshHandshake = false));
+      req.setTimeout(idleMs, () => req.destroy(Object.assign(new Error(`no answer within ${idleMs} ms`), { code: 'ETIMEDOUT' })));
+      req.on('error', onError);
+      req.end(body);
+    };
+
+    if (secure && proxy) {
+      const authority = `${url.hostname}:${port}`;
+      openTunnel(proxy, authority, (req) => (current = req)).then(
+        (socket) => {
+          if (settled) return socket.destroy();
+          const ca = trustedCa(network.tls);
+          const secured = tls.connect({
+            socket, host: hostname, ...(isIP(hostname) ? {} : { servername: hostname }), rejectUnauthorized: !network.tls.insecure,
+            ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
+          });
+          issue({ host: hostname, port, path: `${url.pathname}${url.search}`, createConnection: () => secured });
+        },
+        (error: TransportError) => {
+          const status = (error.cause as { status?: number } | undefined)?.status;
+          if (status !== undefined && status >= 502 && status <= 504 && network.session.hasAnswered(url.origin)) {
+            return fail(network.session.stop('target-gone', `${url.origin} went away during the run: the proxy answered ${status} to CONNECT (it answered earlier); the run was cut`));
+          }
+          fail(error);
+        },
+      );
+    } else if (proxy) {
+      // Absolute-form through an HTTP proxy; Host stays the target's.
+      issue({
+        host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 80), path: url.href, agent: agentsOf(network).http,
+        headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
+      });
+    } else if (secure) {
+      const agent = agentsOf(network).https;
+      issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent, ...(isIP(hostname) ? {} : { servername: hostname }) }, true);
+    } else issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent: agentsOf(network).http });
   });
 }
 
+/** Is this error the end of the run (target gone, --timeout)? Steps that catch errors let it through. */
+export function isRunCut(error: unknown): error is RunCutError {
+  return error instanceof RunCutError;
+}
+
 /** Sends JSON and parses a JSON answer (for control APIs and probes). */
-export async function sendJsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown; text: string }> {
+export async function sendJsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}, network?: NetworkConfig): Promise<{ status: number; json: unknown; text: string }> {
   const response = await send({
     method, url,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
     ...(body === undefined ? {} : { body: stringifyExact(body) }),
+    ...(network ? { network } : {}),
   });
   const text = response.body.toString('utf8');
   let json: unknown;

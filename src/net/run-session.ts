@@ -1,0 +1,67 @@
+import { TransportError } from '../core/errors.js';
+
+/** Why a run was cut short: the target went away, or `--timeout` ran out. */
+export type RunStopReason = 'target-gone' | 'run-timeout';
+
+/** A run cut short: every later request fails with it at once, and the engine stops and says so. */
+export class RunCutError extends TransportError {
+  declare readonly reason: RunStopReason;
+
+  constructor(reason: RunStopReason, message: string) {
+    super(reason, message);
+  }
+}
+
+/**
+ * The network state of one run: the origins that answered (a refused connection to one of them
+ * means the target went away), the requests in flight, and why the run stopped, if it did.
+ */
+export class RunSession {
+  readonly #answered = new Set<string>();
+  readonly #inFlight = new Set<(error: Error) => void>();
+  #stop: RunCutError | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** Why the run was cut, or undefined while it may go on. */
+  get stopped(): RunCutError | undefined {
+    return this.#stop;
+  }
+
+  /** Remembers that an origin answered once. */
+  answered(origin: string): void {
+    this.#answered.add(origin);
+  }
+
+  /** Did this origin answer before in this run? */
+  hasAnswered(origin: string): boolean {
+    return this.#answered.has(origin);
+  }
+
+  /** Cuts the run: requests in flight are aborted with the reason, later ones fail at once. */
+  stop(reason: RunStopReason, message: string): RunCutError {
+    this.#stop ??= new RunCutError(reason, message);
+    for (const abort of [...this.#inFlight]) abort(this.#stop);
+    this.#inFlight.clear();
+    this.clearDeadline();
+    return this.#stop;
+  }
+
+  /** Cuts the run after `ms` (`--timeout`); the timer does not keep the process alive. */
+  setDeadline(ms: number): void {
+    this.clearDeadline();
+    this.#timer = setTimeout(() => this.stop('run-timeout', `the run was cut after --timeout ${ms / 1000} s`), ms);
+    this.#timer.unref();
+  }
+
+  /** Ends the `--timeout` timer (the run finished in time). */
+  clearDeadline(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Tracks a request in flight; returns the function that forgets it. */
+  track(abort: (error: Error) => void): () => void {
+    this.#inFlight.add(abort);
+    return () => this.#inFlight.delete(abort);
+  }
+}
