@@ -25,6 +25,13 @@ describe('idempotencyKey', () => {
     expect(new Set([a, b, c]).size).toBe(3);
   });
 
+  it('reads txId and chainName (the provider documentation spelling) as txid and chain: one event, one key (U-CB-FIELDS)', () => {
+    const provider = { type: 1, requestUUID: 'r-3', trackingId: 't-1', txId: 'ab12', chainName: 'TRON', symbol: 'USDT', toAddress: 'TQn9' };
+    expect(idempotencyKey(provider)).toBe(idempotencyKey(deposit));
+    expect(idempotencyKey({ type: 3, requestUUID: 'r', trackingId: 't', txId: '4e8a0c' })).toBe('withdrawal:4e8a0c');
+    expect(idempotencyKey({ ...provider, txId: 'cd34' })).not.toBe(idempotencyKey(deposit));
+  });
+
   it('is the txid for a withdrawal (CB-ID-WITHDRAW)', () => {
     expect(idempotencyKey(parse('{"type":3,"requestUUID":"r-9","trackingId":"t","txid":"4e8a0c","callBackId":"cb-1"}'))).toBe('withdrawal:4e8a0c');
   });

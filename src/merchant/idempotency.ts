@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { callbackField } from '../core/callback-fields.js';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 
 /** Callback `type` values of design.md ("Callback payloads"). */
@@ -30,6 +31,9 @@ export type CallbackPayload = Readonly<Record<string, unknown>>;
  * - every other type (CB-ID-OTHER): `event:<type>:<JSON array [trackingId, callBackId]>`, the
  *   missing callBackId of an event without an order written as `null`.
  *
+ * `txId` and `chainName` (the provider's documented spelling) are read as `txid` and `chain`
+ * (U-CB-FIELDS), so one event keeps one key whichever spelling a delivery carries.
+ *
  * A payload without the fields its key needs is a TypeError: validate it first.
  *
  * @example idempotencyKey({ type: 3, txid: 'ab12', requestUUID: 'r-1' }) // 'withdrawal:ab12'
@@ -56,7 +60,7 @@ export function callbackType(payload: CallbackPayload): number {
 }
 
 function required(payload: CallbackPayload, field: string, what: string): unknown {
-  const value = payload[field];
+  const value = callbackField(payload, field);
   if (value === undefined || value === null || value === '') throw new TypeError(`${what} needs ${field} for its idempotency key`);
   return value;
 }

@@ -1,3 +1,4 @@
+import { exec } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
@@ -28,6 +29,28 @@ export function defaultPayload(type: number, tenantUserId = 'u-20931'): Record<s
 /** Named events of a case, for redeliveries (`same`) and wrapped-contract twins (`twin`). */
 export type EventBook = Map<string, Record<string, ExactJson>>;
 
+/**
+ * How callback fields are spelt (U-CB-FIELDS): `interface` as interface.md's idempotency table
+ * (`txid`, `chain`), `provider` as the provider's public documentation (`txId`, `chainName`).
+ */
+export type Spelling = 'interface' | 'provider';
+
+const PROVIDER_SPELLING: Record<string, string> = { txid: 'txId', chain: 'chainName' };
+
+/** The payload with its fields spelt as asked; the order of fields is kept. */
+export function spell(payload: Record<string, ExactJson>, spelling: Spelling): Record<string, ExactJson> {
+  if (spelling === 'interface') return payload;
+  return Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER_SPELLING[name] ?? name, value]));
+}
+
+/** A fresh event like `base` (new trackingId, txid, callBackId): a distinct event of the same type. */
+function distinctFrom(base: Record<string, ExactJson>): Record<string, ExactJson> {
+  const fresh = defaultPayload(Number(String(base.type)));
+  const copy: Record<string, ExactJson> = { ...base, trackingId: fresh.trackingId ?? `wc-${randomUUID()}` };
+  for (const name of ['txid', 'txId', 'callBackId']) if (name in copy) copy[name] = name === 'callBackId' ? `wc-${randomUUID()}` : randomBytes(32).toString('hex');
+  return copy;
+}
+
 /** The body of one delivery: encrypted, then mangled as the case asks. Bodies hold '+', '/' and '='. */
 function deliveryBody(payload: Record<string, ExactJson>, step: DeliverStep, target: MerchantTarget, stranger: StrangerKeys): { body: string; contentType: string; text: string } {
   const mangle = step.mangle ?? 'none';
@@ -38,7 +61,9 @@ function deliveryBody(payload: Record<string, ExactJson>, step: DeliverStep, tar
     const text = mangle === 'invalid-payload' ? stringifyExact({ ...payload, type: new LosslessNumber('99') }) : stringifyExact(payload);
     const bytes = mangle === 'not-json' ? Buffer.from(`not json: ${text.slice(0, 40)}`) : mangle === 'not-utf8' ? Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(text)]) : Buffer.from(text, 'utf8');
     const sealed = sealBytes(bytes, 'callback', key, { profile: target.profile });
-    if (attempt < 200 && !(sealed.includes('+') && sealed.includes('/') && sealed.includes('='))) continue;
+    // '=' can only appear when the ciphertext's length is not a multiple of 3 bytes.
+    const padded = sealed.includes('=') || Buffer.byteLength(sealed, 'base64') % 3 === 0;
+    if (attempt < 200 && !(sealed.includes('+') && sealed.includes('/') && padded)) continue;
     const body = (() => {
       switch (mangle) {
         case 'form-field': return `data=${encodeURIComponent(sealed)}`;
@@ -64,20 +89,69 @@ function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget): strin
   }
 }
 
-/** Reads the probe's processed list (exact JSON texts); undefined without a probe. */
+/** The expected shape of a probe's answer, for error messages. */
+export const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order)';
+
+/** Parses a probe's answer (`{"processed": [...]}`, or a bare array from a probe command) into exact JSON texts. */
+export function parseProbe(text: string, source: string): string[] {
+  let parsed: ExactJson;
+  try {
+    parsed = parseExactJson(text.trim());
+  } catch {
+    throw new Error(`${source} printed no JSON: expected ${PROBE_SHAPE}`);
+  }
+  const list = Array.isArray(parsed) ? parsed : (parsed as { processed?: ExactJson } | null)?.processed;
+  if (!Array.isArray(list)) throw new Error(`${source} gave JSON without a processed list: expected ${PROBE_SHAPE}`);
+  return list.map((entry) => stringifyExact(entry));
+}
+
+/** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
+function runCommand(command: string, what: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    exec(command, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
+      if (error) {
+        const why = error.killed ? `did not finish within ${timeoutMs / 1000} s` : `exited with status ${error.code ?? '?'}`;
+        reject(new Error(`${what} ${why}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
+      } else resolve(stdout);
+    });
+  });
+}
+
+/** Reads the processed list (exact JSON texts) from the probe URL or the probe command; undefined without either. */
 export async function readProbe(target: MerchantTarget): Promise<string[] | undefined> {
+  if (target.probeCmd) return parseProbe(await runCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd');
   if (!target.probeUrl) return undefined;
   const answer = await sendJsonRequest('GET', target.probeUrl, undefined);
-  const parsed = parseExactJson(answer.text) as { processed?: ExactJson[] } | null;
-  if (answer.status !== 200 || !Array.isArray(parsed?.processed)) throw new Error(`the probe ${target.probeUrl} answered ${answer.status} without a processed list`);
-  return parsed.processed.map((entry) => stringifyExact(entry));
+  if (answer.status !== 200) throw new Error(`the probe ${target.probeUrl} answered ${answer.status}: expected 200 with ${PROBE_SHAPE}`);
+  return parseProbe(answer.text, `the probe ${target.probeUrl}`);
+}
+
+/** Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again; returns an error line or undefined. */
+export async function runRestart(target: MerchantTarget): Promise<string | undefined> {
+  try {
+    if (target.restartHook) await target.restartHook();
+    else if (target.restartCmd) await runCommand(target.restartCmd, '--restart', 120_000);
+    else return 'no --restart command was given';
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await send({ method: 'GET', url: target.callbackUrl, headers: {}, timeoutMs: 2000 });
+      return undefined;
+    } catch (error) {
+      if (Date.now() > deadline) return `the callback URL did not answer within 30 s of the restart: ${(error as Error).message}`;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 /**
  * Delivers a callback (or several identical ones, possibly at the same moment) to the merchant, as
  * the service would: raw Base64 body, form content type, the merchant's own key.
  */
-export async function runDelivery(step: DeliverStep, target: MerchantTarget, scope: TemplateScope, events: EventBook, stranger: StrangerKeys): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
+export async function runDelivery(step: DeliverStep, target: MerchantTarget, scope: TemplateScope, events: EventBook, stranger: StrangerKeys, spelling: Spelling = 'interface'): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
   let payload: Record<string, ExactJson>;
   if (step.same) {
     const known = events.get(step.same);
@@ -86,13 +160,13 @@ export async function runDelivery(step: DeliverStep, target: MerchantTarget, sco
   } else {
     const base = step.twin ? events.get(step.twin) : defaultPayload(step.type ?? 1);
     if (!base) throw new Error(`deliver.twin names ${step.twin}, which no earlier step defined`);
-    payload = { ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) };
+    payload = spell({ ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling);
     if (step.event) events.set(step.event, payload);
   }
   const key = apiKeyFor(step.apiKey, target);
   const count = step.deliveries ?? 1;
-  const one = async (): Promise<Exchange> => {
-    const copy = { ...payload };
+  const deliverOne = async (event: Record<string, ExactJson>): Promise<Exchange> => {
+    const copy = { ...event };
     const { body, contentType, text } = deliveryBody(copy, step, target, stranger);
     const headers: Record<string, string> = { 'content-type': contentType, ...(key === undefined ? {} : { 'x-api-key': key }) };
     const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: text };
@@ -111,7 +185,11 @@ export async function runDelivery(step: DeliverStep, target: MerchantTarget, sco
     }
   };
   const exchanges: Exchange[] = [];
-  if (step.concurrent) exchanges.push(...(await Promise.all(Array.from({ length: count }, one))));
-  else for (let i = 0; i < count; i++) exchanges.push(await one());
+  if (step.distinct) {
+    // A long history: distinct events, each delivered once, eight at a time.
+    const events = Array.from({ length: step.distinct }, () => distinctFrom(payload));
+    for (let i = 0; i < events.length; i += 8) exchanges.push(...(await Promise.all(events.slice(i, i + 8).map((event) => deliverOne(event)))));
+  } else if (step.concurrent) exchanges.push(...(await Promise.all(Array.from({ length: count }, () => deliverOne(payload)))));
+  else for (let i = 0; i < count; i++) exchanges.push(await deliverOne(payload));
   return { exchanges, delivered: exchanges.map((exchange) => exchange.payloadText ?? '') };
 }

@@ -9,7 +9,7 @@ import { PACKAGE_ROOT } from '../core/package-paths.js';
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
 
 /** What a case can need from the target; without it the case is skipped. */
-export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen';
+export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart';
 
 /** One expectation: a registered check and its parameters. */
 export interface Expectation {
@@ -19,9 +19,11 @@ export interface Expectation {
   [param: string]: unknown;
 }
 
-/** One step of a case; exactly one of control, request, emit, deliver. */
+/** One step of a case; exactly one of control, request, emit, await, deliver, restart. */
 export interface Step {
   title?: string;
+  /** Run the user's `--restart` command, then wait until the callback URL answers again. */
+  restart?: true;
   control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string }; pointCallbacks?: true };
   await?: AwaitStep;
   request?: RequestStep;
@@ -78,6 +80,8 @@ export interface DeliverStep {
   mangle?: 'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
   deliveries?: number;
   concurrent?: boolean;
+  /** This many distinct events of the type (fresh ids each), each delivered once. */
+  distinct?: number;
 }
 
 /** A case: rules, needs, steps with expectations. */
@@ -86,6 +90,8 @@ export interface Case {
   title: string;
   rules: string[];
   needs?: Need[];
+  /** `both`: run once per field spelling (txid/chain, txId/chainName); one passing spelling is a U-CB-FIELDS warning. */
+  spellings?: 'interface' | 'both';
   steps: Step[];
 }
 

@@ -8,6 +8,19 @@ export type Status = 'passed' | 'failed' | 'warning' | 'skipped';
 export interface Finding {
   status: Status;
   message: string;
+  /**
+   * What the failure follows from (e.g. `undecryptable-answer`, `no-answer`): within a step, only the
+   * first failure of a cause is reported; later ones are `skipped`, pointing at it.
+   */
+  cause?: string;
+  /** The rules the observation breaks, when the check can name them more precisely than the expectation. */
+  rules?: string[];
+}
+
+/** An open point of the interface (a U-* rule) that a verdict rests on, with the rule's text. */
+export interface Assumption {
+  rule: string;
+  text: string;
 }
 
 /** One line of report.json (design.md): a check of a case of a suite. */
@@ -19,6 +32,10 @@ export interface CheckResult {
   rules: string[];
   status: Status;
   message: string;
+  /** How long the step that produced this verdict took. */
+  durationMs?: number;
+  /** The U-* readings this verdict depends on (from spec/rules.yaml), when any. */
+  assumptions?: Assumption[];
   evidence?: Record<string, unknown>;
 }
 
@@ -29,6 +46,8 @@ export interface Summary {
   warnings: number;
   skipped: number;
   durationMs: number;
+  /** Skipped checks of MUST rules: a green run with these is not an all-clear. */
+  skippedMust?: number;
 }
 
 /** report.json exactly as design.md fixes it. */
@@ -36,6 +55,8 @@ export interface Report {
   target: Record<string, unknown>;
   summary: Summary;
   results: CheckResult[];
+  /** What a person must know to read the verdict: why MUST checks were skipped, what was not restored. */
+  notes?: string[];
 }
 
 /** The service side under test: any base URL speaking the interface. */
@@ -64,6 +85,12 @@ export interface MerchantTarget {
   privateKey: RsaPrivateKey;
   profile: CryptoProfile;
   probeUrl?: string;
+  /** A command that prints the processed payloads as JSON, in place of a probe URL. */
+  probeCmd?: string;
+  /** A command that restarts the receiver (for redelivery across a restart). */
+  restartCmd?: string;
+  /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
+  restartHook?: () => Promise<void>;
   expiredKey?: string;
 }
 
@@ -78,5 +105,5 @@ export function describeTarget(target: Target): Record<string, unknown> {
       profile: target.profile, control: Boolean(target.controlToken), allowOrders: target.allowOrders,
     };
   }
-  return { side: 'merchant', callbackUrl: target.callbackUrl, probeUrl: target.probeUrl ?? null, profile: target.profile };
+  return { side: 'merchant', callbackUrl: target.callbackUrl, probeUrl: target.probeUrl ?? null, probeCmd: Boolean(target.probeCmd), restart: Boolean(target.restartCmd ?? target.restartHook), profile: target.profile };
 }

@@ -49,15 +49,20 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     [
       'an amount parsed as a binary float',
       { delivered, processed: ['{"type":3,"amount":12345678901234567000,"txid":"ab"}'] },
-      failed('the probe shows {"type":3,"amount":12345678901234567000,"txid":"ab"}, which is not a payload that was delivered (a field or digit changed)'),
+      failed('amount: sent 12345678901234567890.123, the probe shows 12345678901234567000 (parsed as a binary float?)'),
     ],
     [
       'a trailing zero dropped from the second entry',
       { delivered, processed: ['{"type":3,"amount":12345678901234567890.123,"txid":"ab"}', '{"type":4,"amount":0.1}'] },
-      failed('the probe shows {"type":4,"amount":0.1}, which is not a payload that was delivered (a field or digit changed)'),
+      failed('amount: sent 0.10, the probe shows 0.1 (parsed as a binary float?)'),
     ],
     ['an entry when nothing was delivered', { processed: ['{"type":4,"amount":0.10}'] }, failed('the probe shows {"type":4,"amount":0.10}, which is not a payload that was delivered (a field or digit changed)')],
     ['no entry at all', { delivered, processed: [] }, failed('nothing was processed')],
+    [
+      'a field renamed and one missing, matched by trackingId',
+      { delivered: ['{"type":1,"trackingId":"t-1","txid":"ab","chain":"TRON"}', '{"type":1,"trackingId":"t-2","txid":"cd","chain":"TRON"}'], processed: ['{"type":1,"trackingId":"t-2","txId":"cd"}'] },
+      failed('txid: sent "cd", the probe shows nothing; chain: sent "TRON", the probe shows nothing; txId: not sent, the probe shows "cd"'),
+    ],
   ])('judges %s', (_label, outcome, findings) => {
     expect(run(outcome)).toEqual(findings);
   });

@@ -1,0 +1,83 @@
+import { joinUrl } from './service-steps.js';
+import { send } from './http-client.js';
+import type { Step } from './suite.js';
+import type { ServiceTarget } from './types.js';
+
+/**
+ * A route of a service's control API. design.md fixes four (`PUT energy`, `PUT callback-url`,
+ * `POST callbacks`, `GET deliveries`); the rest are extensions some test doubles offer
+ * (the toolkit's emulator offers `GET energy`, `GET callback-url` and `POST cards`).
+ */
+export type ControlRoute = 'PUT energy' | 'GET energy' | 'PUT callback-url' | 'GET callback-url' | 'POST callbacks' | 'GET deliveries' | 'POST cards';
+
+/** What one route answered when probed: whether it is there, and one line on why we think so. */
+export interface RouteProbe {
+  present: boolean;
+  detail: string;
+  /** The answer's text, for read routes (the state to restore at the end). */
+  text?: string;
+}
+
+/** What the target offers beyond the interface itself, found out before the suites run. */
+export interface Capabilities {
+  routes: Partial<Record<ControlRoute, RouteProbe>>;
+}
+
+const ROUTES: ReadonlyArray<{ route: ControlRoute; method: string; path: string }> = [
+  { route: 'GET energy', method: 'GET', path: '/energy' },
+  { route: 'PUT energy', method: 'PUT', path: '/energy' },
+  { route: 'GET callback-url', method: 'GET', path: '/callback-url' },
+  { route: 'PUT callback-url', method: 'PUT', path: '/callback-url' },
+  { route: 'POST callbacks', method: 'POST', path: '/callbacks' },
+  { route: 'POST cards', method: 'POST', path: '/cards' },
+];
+
+/** The path of a control route for this target, as the user reads it in a skip reason. */
+export function routePath(route: ControlRoute, target: Pick<ServiceTarget, 'userId'>): string {
+  const [method, name] = route.split(' ');
+  return name === 'deliveries' ? `${method} /__control/deliveries` : `${method} /__control/merchants/${target.userId ?? '{userId}'}/${name}`;
+}
+
+/** A control API call's answer means "no such route" (as opposed to "bad input" or "done"). */
+function absent(status: number): boolean {
+  return status === 404 || status === 405 || status === 501;
+}
+
+/**
+ * Probes each control route without changing anything: read routes are read, write routes get a
+ * body that is not JSON (every implementation refuses it before acting). 404, 405 and 501 mean the
+ * route is not offered; 401 means the control token is wrong (the caller stops the run).
+ */
+export async function probeCapabilities(target: ServiceTarget): Promise<Capabilities> {
+  const routes: Capabilities['routes'] = {};
+  if (!target.controlToken) return { routes };
+  const headers = { 'x-control-token': target.controlToken };
+  const base = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);
+  const probes = [
+    ...ROUTES.map((entry) => ({ route: entry.route, method: entry.method, url: base + entry.path })),
+    { route: 'GET deliveries' as const, method: 'GET', url: joinUrl(target.baseUrl, '/__control/deliveries?trackingId=wc-capability-probe') },
+  ];
+  await Promise.all(probes.map(async ({ route, method, url }) => {
+    try {
+      const answer = await send(method === 'GET'
+        ? { method, url, headers: { ...headers, accept: 'application/json' } }
+        : { method, url, headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' });
+      const text = answer.body.toString('utf8');
+      routes[route] = absent(answer.status)
+        ? { present: false, detail: `answered ${answer.status}` }
+        : { present: true, detail: `answered ${answer.status}`, ...(method === 'GET' && answer.status === 200 ? { text } : {}) };
+    } catch (error) {
+      routes[route] = { present: false, detail: `no answer: ${(error as Error).message}` };
+    }
+  }));
+  return { routes };
+}
+
+/** The control routes a step relies on. */
+export function routesOfStep(step: Step): ControlRoute[] {
+  if (step.control?.energy) return ['PUT energy'];
+  if (step.control?.card) return ['POST cards'];
+  if (step.control?.pointCallbacks) return ['PUT callback-url'];
+  if (step.emit) return ['PUT callback-url', 'POST callbacks', 'GET deliveries'];
+  return [];
+}
