@@ -1,0 +1,322 @@
+import { exec } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
+import { sealJson } from '../crypto/codec.js';
+import type { RsaKey } from '../crypto/keys.js';
+import { idempotencyKey } from '../merchant/idempotency.js';
+import { generateEvents, type StormEvent } from './events.js';
+
+/** Everything a storm needs; every count and time is bounded. */
+export interface StormOptions {
+  /** Callback URLs, deliveries spread over them (several instances behind no balancer). */
+  callbackUrls: readonly string[];
+  apiKey: string;
+  /** The key callbacks are encrypted with (the service's half: private under the default profile). */
+  key: RsaKey;
+  profile?: CryptoProfile;
+  /** Distinct events (default 1,000; at most 100,000). */
+  events?: number;
+  /** Share of events delivered again with a fresh requestUUID (default 0.3; 0 to 5). */
+  duplicates?: number;
+  /** Deliveries in flight at once (default 32; at most 1,000). */
+  concurrency?: number;
+  /** Delivery starts per second, unbounded when absent. */
+  rate?: number;
+  /** Callback types to generate (default 1 and 3). */
+  types?: readonly number[];
+  /** The storm stops starting deliveries after this many seconds (default 120; at most 3,600). */
+  durationS?: number;
+  /** Reads the merchant's processed payload texts (the probe); without it exactly-once is not judged. */
+  probe?: () => Promise<string[]>;
+  /** Attempts of one delivery until acknowledged, as the service retries (default 8). */
+  maxAttempts?: number;
+  /** Whole-attempt timeout, ms (default 10 s). */
+  timeoutMs?: number;
+  /** Called about once a second, and once at the end, with the counters so far. */
+  onProgress?: (progress: StormProgress) => void;
+  /** Called after each delivery finishes (acknowledged or given up); tests use it to inject faults mid-storm. */
+  onDelivery?: (done: number, planned: number) => void | Promise<void>;
+}
+
+/** Counters of a running storm. */
+export interface StormProgress {
+  elapsedMs: number;
+  planned: number;
+  done: number;
+  acknowledged: number;
+  attempts: number;
+  retries: number;
+}
+
+/** An event processed other than once, or acknowledged but not processed. */
+export interface StormOffender {
+  key: string;
+  trackingId: string;
+  type: number;
+  /** How many times the probe shows it processed. */
+  processed: number;
+  /** Whether some delivery of it was acknowledged with errCode 0. */
+  acknowledged: boolean;
+}
+
+/** What a storm found. */
+export interface StormResult {
+  events: number;
+  /** Deliveries beyond the first of each event (redeliveries; retries not counted). */
+  duplicateDeliveries: number;
+  deliveries: number;
+  attempts: number;
+  retries: number;
+  /** Events with at least one acknowledged delivery. */
+  acknowledged: number;
+  /** Deliveries given up after every attempt failed (or the time ran out). */
+  unacknowledgedDeliveries: number;
+  /** undefined without a probe: not judged. */
+  exactlyOnce: boolean | undefined;
+  offenders: StormOffender[];
+  /** Probe entries matching no event of this storm (earlier history of the merchant). */
+  foreignProbeEntries: number;
+  durationMs: number;
+  /** Acknowledged events per second of the delivery phase. */
+  eventsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Attempt latencies: upper bound in ms (Infinity for the last) and count. */
+  histogram: Array<{ upToMs: number; count: number }>;
+  /** A few failure reasons with counts (connection refused, HTTP 500, errCode 409, ...). */
+  failures: Record<string, number>;
+}
+
+/** Bounds of every storm. */
+export const STORM_LIMITS = { events: 100_000, duplicates: 5, concurrency: 1_000, durationS: 3_600, maxAttempts: 20 } as const;
+const BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, Infinity];
+const RETRY_DELAYS_MS = [50, 100, 200, 400, 800, 1_600, 3_200];
+
+interface Planned {
+  event: StormEvent;
+  /** A redelivery, not the event's first delivery. */
+  duplicate: boolean;
+  /** Pre-sealed first attempt (keeps RSA work out of the timed phase). */
+  body: string;
+}
+
+/**
+ * A callback storm: N distinct events, a share delivered again (fresh requestUUID; half right after
+ * the first delivery so they race it, half at the end), spread over the URLs, each delivery
+ * retried until acknowledged (HTTP 200 and errCode the number 0) as the service does, then the
+ * probe is read and every event must show exactly once.
+ *
+ * @example const result = await runStorm({ callbackUrls: [url], apiKey, key, probe: () => readProbe(probeUrl) })
+ */
+export async function runStorm(options: StormOptions): Promise<StormResult> {
+  const n = bounded(options.events ?? 1_000, 1, STORM_LIMITS.events, 'events');
+  const share = bounded(options.duplicates ?? 0.3, 0, STORM_LIMITS.duplicates, 'duplicates');
+  const concurrency = bounded(options.concurrency ?? 32, 1, STORM_LIMITS.concurrency, 'concurrency');
+  const durationMs = bounded(options.durationS ?? 120, 0.1, STORM_LIMITS.durationS, 'duration') * 1_000;
+  const maxAttempts = bounded(options.maxAttempts ?? 8, 1, STORM_LIMITS.maxAttempts, 'maxAttempts');
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const profile = options.profile ?? DEFAULT_PROFILE;
+  if (options.callbackUrls.length === 0) throw new RangeError('a storm needs at least one callback URL');
+  const urls = options.callbackUrls.map((url) => new URL(url));
+
+  const events = generateEvents(n, options.types ?? [1, 3]);
+  const seal = (event: StormEvent) => sealJson(stringifyExact({ ...event.payload, requestUUID: randomUUID() }), 'callback', options.key, { profile });
+  const plan = planDeliveries(events, share).map(({ event, duplicate }) => ({ event, duplicate, body: seal(event) }) satisfies Planned);
+
+  const agents = urls.map((url) => (url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency }) : new HttpAgent({ keepAlive: true, maxSockets: concurrency })));
+  const latencies: number[] = [];
+  const failures: Record<string, number> = {};
+  const acked = new Set<number>();
+  const counters = { done: 0, attempts: 0, retries: 0, unacknowledged: 0 };
+  const started = performance.now();
+  const deadline = started + durationMs;
+  const progress = (): StormProgress => ({ elapsedMs: performance.now() - started, planned: plan.length, done: counters.done, acknowledged: acked.size, attempts: counters.attempts, retries: counters.retries });
+  const ticker = options.onProgress ? setInterval(() => options.onProgress!(progress()), 1_000) : undefined;
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      if (i >= plan.length || performance.now() > deadline) return;
+      if (options.rate) {
+        const due = started + (i / options.rate) * 1_000;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const item = plan[i]!;
+      let ok = false;
+      for (let attempt = 0; attempt < maxAttempts && performance.now() <= deadline; attempt++) {
+        if (attempt > 0) {
+          counters.retries++;
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]));
+        }
+        // The retry goes to the next URL, as a balancer would send it to another instance.
+        const which = (i + attempt) % urls.length;
+        const body = attempt === 0 ? item.body : seal(item.event);
+        counters.attempts++;
+        const t0 = performance.now();
+        const verdict = await post(urls[which]!, agents[which]!, body, options.apiKey, timeoutMs);
+        latencies.push(performance.now() - t0);
+        if (verdict === 'ok') {
+          ok = true;
+          break;
+        }
+        failures[verdict] = (failures[verdict] ?? 0) + 1;
+      }
+      if (ok) acked.add(item.event.index);
+      else counters.unacknowledged++;
+      counters.done++;
+      await options.onDelivery?.(counters.done, plan.length);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, plan.length) }, worker));
+  } finally {
+    if (ticker) clearInterval(ticker);
+    for (const agent of agents) agent.destroy();
+  }
+  const elapsed = performance.now() - started;
+  counters.unacknowledged += plan.length - counters.done;
+  options.onProgress?.(progress());
+
+  const judged = options.probe ? judge(events, acked, await options.probe()) : undefined;
+  const sorted = latencies.sort((a, b) => a - b);
+  const quantile = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
+  return {
+    events: n,
+    duplicateDeliveries: plan.filter((item) => item.duplicate).length,
+    deliveries: plan.length,
+    attempts: counters.attempts,
+    retries: counters.retries,
+    acknowledged: acked.size,
+    unacknowledgedDeliveries: counters.unacknowledged,
+    exactlyOnce: judged ? judged.offenders.length === 0 : undefined,
+    offenders: judged?.offenders ?? [],
+    foreignProbeEntries: judged?.foreign ?? 0,
+    durationMs: elapsed,
+    eventsPerSecond: acked.size / (elapsed / 1_000),
+    p50Ms: quantile(0.5),
+    p99Ms: quantile(0.99),
+    maxMs: sorted.at(-1) ?? 0,
+    histogram: BUCKETS.map((upToMs, b) => ({ upToMs, count: sorted.filter((ms) => ms <= upToMs && (b === 0 || ms > BUCKETS[b - 1]!)).length })),
+    failures,
+  };
+}
+
+/**
+ * The delivery order: each event once; `share` × N redeliveries of events chosen evenly, half
+ * placed right after the event's first delivery (they race it), half at the end (late redelivery).
+ */
+export function planDeliveries(events: readonly StormEvent[], share: number): Array<{ event: StormEvent; duplicate: boolean }> {
+  const extra = Math.round(share * events.length);
+  const soon = new Map<number, number>();
+  const late: StormEvent[] = [];
+  for (let d = 0; d < extra; d++) {
+    // Spread redeliveries over the events (a prime stride), so most duplicated events get one.
+    const event = events[(d * 7_919) % events.length]!;
+    if (d % 2 === 0) soon.set(event.index, (soon.get(event.index) ?? 0) + 1);
+    else late.push(event);
+  }
+  const plan: Array<{ event: StormEvent; duplicate: boolean }> = [];
+  for (const event of events) {
+    plan.push({ event, duplicate: false });
+    for (let k = 0; k < (soon.get(event.index) ?? 0); k++) plan.push({ event, duplicate: true });
+  }
+  for (const event of late) plan.push({ event, duplicate: true });
+  return plan;
+}
+
+/** Matches probe entries to events by idempotency key: every event must show once. */
+function judge(events: readonly StormEvent[], acked: ReadonlySet<number>, probe: readonly string[]): { offenders: StormOffender[]; foreign: number } {
+  const counts = new Map<string, number>();
+  const byKey = new Map(events.map((event) => [event.key, event]));
+  let foreign = 0;
+  for (const text of probe) {
+    let key: string | undefined;
+    try {
+      key = idempotencyKey(parseExactJson(text) as Record<string, ExactJson>);
+    } catch {
+      key = undefined;
+    }
+    if (key === undefined || !byKey.has(key)) foreign++;
+    else counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const offenders = events
+    .filter((event) => (counts.get(event.key) ?? 0) !== 1)
+    .map((event) => ({ key: event.key, trackingId: event.trackingId, type: event.type, processed: counts.get(event.key) ?? 0, acknowledged: acked.has(event.index) }));
+  return { offenders, foreign };
+}
+
+/** One attempt: 'ok' when acknowledged, else a short reason. */
+function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey }, timeout: timeoutMs },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= 64 * 1024) chunks.push(chunk);
+        });
+        response.on('end', () => {
+          if (response.statusCode !== 200) return resolve(`HTTP ${response.statusCode}`);
+          try {
+            const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { errCode?: unknown };
+            resolve(answer !== null && typeof answer === 'object' && answer.errCode === 0 ? 'ok' : `errCode ${JSON.stringify(answer?.errCode ?? null)}`);
+          } catch {
+            resolve('answer not JSON');
+          }
+        });
+        response.on('error', () => resolve('answer cut off'));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve(error.message === 'timeout' ? 'timeout' : (error.code ?? 'send failed')));
+    request.end(body);
+  });
+}
+
+/** Reads a probe URL: `{"processed": [...]}` (or a bare array); entries as exact JSON texts. */
+export async function readProbeUrl(url: string, timeoutMs = 30_000): Promise<string[]> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!response.ok) throw new Error(`the probe ${url} answered HTTP ${response.status}`);
+  return probeEntries(await response.text(), url);
+}
+
+/** Runs a probe command (bounded in time) and reads its output like a probe URL's. */
+export function readProbeCommand(command: string, timeoutMs = 60_000): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    exec(command, { timeout: timeoutMs, maxBuffer: 512 * 1024 * 1024 }, (error, stdout) => {
+      if (error) return reject(new Error(`--probe-cmd failed: ${error.message.split('\n')[0]}`));
+      try {
+        resolve(probeEntries(stdout, '--probe-cmd'));
+      } catch (failure) {
+        reject(failure as Error);
+      }
+    });
+  });
+}
+
+/** The entries of a probe answer as exact JSON texts. */
+export function probeEntries(text: string, source: string): string[] {
+  let parsed: ExactJson;
+  try {
+    parsed = parseExactJson(text);
+  } catch (error) {
+    throw new Error(`${source} is not JSON: ${(error as Error).message}`);
+  }
+  const list = Array.isArray(parsed) ? parsed : parsed !== null && typeof parsed === 'object' && Array.isArray((parsed as Record<string, ExactJson>).processed) ? ((parsed as Record<string, ExactJson>).processed as ExactJson[]) : undefined;
+  if (!list) throw new Error(`${source} must answer {"processed": [...]} or a JSON array`);
+  return list.map((entry) => stringifyExact(entry));
+}
+
+function bounded(value: number, min: number, max: number, what: string): number {
+  if (!Number.isFinite(value) || value < min || value > max) throw new RangeError(`${what} must be from ${min} to ${max}, not ${value}`);
+  return value;
+}
