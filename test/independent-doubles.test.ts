@@ -58,8 +58,8 @@ const services = [
     minimumPassed: 80,
   },
   {
-    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, unreadable requests and card failures as HTTP 4xx, emission answered 202',
-    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', requestFailures: 'http-400', cardFailureStatus: 'http-4xx', controlAccepted: true },
+    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, unreadable requests and card failures as HTTP 4xx, own 401 body on order submission, callbacks with a charset, emission answered 202',
+    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', requestFailures: 'http-400', cardFailureStatus: 'http-4xx', controlAccepted: true, callbackCharset: true, orderAuthBodies: 'own' },
     reports: 'service-strict',
     minimumPassed: 80,
   },

@@ -27,7 +27,7 @@ export interface FastifyReceiverOptions {
 /** Starts the Fastify receiver on 127.0.0.1: POST /hooks/wallet and the probe GET /internal/processed-events. */
 export async function startFastifyReceiver(options: FastifyReceiverOptions): Promise<{ callbackUrl: string; probeUrl: string; close(): Promise<void> }> {
   const publicKey = publicKeyOf(options.publicKey);
-  const store = new ProcessedStore(options.inFlight ?? 'busy');
+  const store = new ProcessedStore(options.inFlight ?? 'busy', true);
   const work = businessWork(options.processingMs ?? 40);
   const app = Fastify({ logger: false, bodyLimit: 128 * 1024 });
 

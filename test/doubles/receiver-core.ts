@@ -87,7 +87,8 @@ export type InFlightPolicy = 'wait' | 'busy';
 
 /** An in-memory processed-event store: one processing per key, also under concurrency. */
 export class ProcessedStore {
-  constructor(private readonly inFlightPolicy: InFlightPolicy = 'wait') {}
+  /** `withCount` adds a field of its own beside `processed` in the probe body. */
+  constructor(private readonly inFlightPolicy: InFlightPolicy = 'wait', private readonly withCount = false) {}
   private readonly done = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Each processed payload's decrypted text, in processing order (the probe). */
@@ -123,7 +124,7 @@ export class ProcessedStore {
 
   /** The probe body: each entry the decrypted JSON exactly as received. */
   probeBody(): string {
-    return `{"processed":[${this.processed.join(',')}]}`;
+    return `{"processed":[${this.processed.join(',')}]${this.withCount ? `,"count":${this.processed.length}` : ''}}`;
   }
 }
 

@@ -79,6 +79,10 @@ export interface IndependentServiceOptions {
   requestFailures?: 'envelope' | 'http-400';
   /** POST callbacks answers 202 Accepted (the event is queued) instead of 200. */
   controlAccepted?: boolean;
+  /** 401 and 403 bodies of order submission: the energy query's (default) or this service's own `{code: 40100, message}` (U-CODES). */
+  orderAuthBodies?: 'table' | 'own';
+  /** The callback Content-Type: the bare form type (default) or with `; charset=UTF-8`, as Java HTTP clients send it. */
+  callbackCharset?: boolean;
   withdrawalDelayMs?: number;
   retryDelaysMs?: number[];
 }
@@ -222,7 +226,7 @@ export async function startIndependentService(options: IndependentServiceOptions
       } catch {
         return record(0, 'bad callback URL', false);
       }
-      const req = httpRequest(target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': options.apiKey, 'content-length': Buffer.byteLength(body) }, timeout: 5000 }, (res) => {
+      const req = httpRequest(target, { method: 'POST', headers: { 'content-type': options.callbackCharset ? 'application/x-www-form-urlencoded; charset=UTF-8' : 'application/x-www-form-urlencoded', 'x-api-key': options.apiKey, 'content-length': Buffer.byteLength(body) }, timeout: 5000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
@@ -287,15 +291,17 @@ export async function startIndependentService(options: IndependentServiceOptions
   // --- order endpoints ---------------------------------------------------------------------
 
   /** Key, Content-Type, form, Base64, decryption and JSON; the plain object, or undefined when answered. */
-  const openRequest = async (req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> => {
+  const openRequest = async (req: IncomingMessage, res: ServerResponse, endpoint: 'energy' | 'order'): Promise<Record<string, unknown> | undefined> => {
+    // ERR-401/ERR-403 fix the bodies of the energy query; order submission's are open (U-CODES).
+    const own = endpoint === 'order' && options.orderAuthBodies === 'own';
     const key = req.headers['x-api-key'];
     if (key === options.forbiddenKey) {
-      sendJson(res, 403, { code: 'FORBIDDEN', message: 'forbidden' });
+      sendJson(res, 403, own ? { code: 40300, message: 'this key may not submit orders' } : { code: 'FORBIDDEN', message: 'forbidden' });
       return undefined;
     }
     if (typeof key !== 'string' || key !== options.apiKey) {
       // ERR-401: missing, unknown and expired keys alike.
-      sendJson(res, 401, { code: 'UNAUTHORIZED', message: 'unauthorized' });
+      sendJson(res, 401, own ? { code: 40100, message: 'X-API-KEY missing, unknown or expired' } : { code: 'UNAUTHORIZED', message: 'unauthorized' });
       return undefined;
     }
     if (mediaType(req.headers['content-type']) !== 'application/x-www-form-urlencoded') {
@@ -337,7 +343,7 @@ export async function startIndependentService(options: IndependentServiceOptions
   };
 
   const energyQuery = async (req: IncomingMessage, res: ServerResponse) => {
-    const plain = await openRequest(req, res);
+    const plain = await openRequest(req, res, 'energy');
     if (!plain) return;
     if (typeof plain.symbol !== 'string' || typeof plain.chainName !== 'string') return requestFail(res, CODES.badField, 'symbol and chainName are required strings');
     if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') return envelopeFail(res, CODES.unsupportedResource, 'only ENERGY on TRON is supported');
@@ -345,7 +351,7 @@ export async function startIndependentService(options: IndependentServiceOptions
   };
 
   const orderSubmission = async (req: IncomingMessage, res: ServerResponse) => {
-    const plain = await openRequest(req, res);
+    const plain = await openRequest(req, res, 'order');
     if (!plain) return;
     const { userId, tenantUserId, tenantType, callBackId, symbol, chainName, toAddr, amount, expiryHours } = plain;
     if (!isIntegerNumber(userId)) return requestFail(res, CODES.badField, 'userId is a required integer');
