@@ -42,6 +42,7 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
       }
       case 'done': {
         write(`${side} side: ${summaryLine(event.report.summary)}\n`);
+        for (const note of event.report.notes ?? []) write(`  note: ${note}\n`);
         break;
       }
     }

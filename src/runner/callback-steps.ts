@@ -108,7 +108,7 @@ export function exchangeOf(callback: ReceivedCallback, target: ServiceTarget): E
   }
   const shown = { ...callback.headers, ...(callback.headers['x-api-key'] ? { 'x-api-key': redact(callback.headers['x-api-key']) } : {}) };
   return {
-    request: { method: callback.method, url: callback.url, headers: shown, body: callback.body.toString('utf8'), ...(plain === undefined ? {} : { plain }) },
-    response: { status: callback.answeredStatus, headers: {}, body: '' },
+    request: { method: callback.method, url: callback.url, headers: shown, body: callback.body.toString('utf8'), ...(plain === undefined ? {} : { plain }), receivedAt: callback.at },
+    response: { status: callback.answeredStatus, headers: {}, body: callback.answeredBody ?? '' },
   };
 }

@@ -15,6 +15,8 @@ export interface SentRequest {
   body: string;
   /** The plain JSON text before encryption, when the runner encrypted it. */
   plain?: string;
+  /** When the runner's receiver got it (ms since the epoch): a callback delivery, for the report's timeline. */
+  receivedAt?: number;
 }
 
 /** An answer, with its decrypted `data` when there is one. */
@@ -46,6 +48,8 @@ export interface ReceivedCallback {
   headers: Record<string, string>;
   body: Buffer;
   answeredStatus: number;
+  /** The body the receiver answered with (its errCode decides whether the service retries). */
+  answeredBody?: string;
 }
 
 /** What a step produced, for its checks. */

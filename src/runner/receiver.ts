@@ -38,7 +38,7 @@ export async function startReceiver(port = 0, host = '127.0.0.1'): Promise<Recei
     answered++;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    received.push({ at: Date.now(), method: req.method ?? '', url: req.url ?? '', headers, body: body.ok ? body.body : Buffer.alloc(0), answeredStatus: answer.status });
+    received.push({ at: Date.now(), method: req.method ?? '', url: req.url ?? '', headers, body: body.ok ? body.body : Buffer.alloc(0), answeredStatus: answer.status, answeredBody: answer.body });
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
     for (const wake of waiters) wake();
   });
