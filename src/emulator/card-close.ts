@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LosslessNumber, parseExactJson, type ExactJson } from '../core/exact-json.js';
 import { mediaType, readBody, sendJson } from '../core/http-io.js';
 import { validateSchema } from '../core/schemas.js';
-import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, type CardFailure } from './codes.js';
+import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, CARD_HTTP_STATUS, type CardFailure } from './codes.js';
 import type { EmulatorContext } from './context.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './limits.js';
 import { noteWhy, sendForbidden, sendTooLarge, sendUnauthorized } from './envelope.js';
@@ -61,7 +61,10 @@ export async function serveCardClose(ctx: EmulatorContext, req: IncomingMessage,
     return sendForbidden(res, `X-API-KEY of merchant ${keyMerchant} used for merchant ${merchant.userId}`);
   }
   const bizId = `biz-${ctx.random.hex(8)}`;
-  const outcome = ctx.store.closeCard(merchant.userId, request.powerCardId, request.merchantUserId, request.closeSerialNo, bizId, !ctx.faults.has('card-repeat-serial-ok'));
+  const { policies } = ctx.config;
+  // U-CARD-VALUES (policy closeSerialNo) and U-STATES (policy cardRegistry: off closes any card once).
+  const checkSerial = policies.closeSerialNo === 'unique' && !ctx.faults.has('card-repeat-serial-ok');
+  const outcome = ctx.store.closeCard(merchant.userId, request.powerCardId, request.merchantUserId, request.closeSerialNo, bizId, checkSerial, policies.cardRegistry === 'on');
   switch (outcome) {
     case 'duplicate-serial':
       return fail('duplicateSerialNo', `closeSerialNo ${request.closeSerialNo} was used for an earlier close of merchant ${merchant.userId}`);
@@ -83,7 +86,10 @@ export async function serveCardClose(ctx: EmulatorContext, req: IncomingMessage,
   }
 }
 
-/** CARD-ERR: success false with every error field filled, data null (fault card-missing-fields drops errorMessageEn). */
+/**
+ * CARD-ERR: success false with every error field filled, data null (fault card-missing-fields drops
+ * errorMessageEn); HTTP 200, or a 4xx under the policy `refusals: http` (U-CODES).
+ */
 export function sendCardFailure(ctx: EmulatorContext, res: ServerResponse, requestId: string, failure: CardFailure, detail: string): void {
   noteWhy(res, `${CARD_ERROR_CODES[failure]} ${detail}`);
   const text = CARD_ERROR_TEXTS[failure];
@@ -97,5 +103,5 @@ export function sendCardFailure(ctx: EmulatorContext, res: ServerResponse, reque
     data: null,
   };
   if (ctx.faults.has('card-missing-fields')) delete body.errorMessageEn;
-  sendJson(res, 200, body);
+  sendJson(res, ctx.config.policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200, body);
 }

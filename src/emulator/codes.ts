@@ -44,6 +44,26 @@ export const ENVELOPE_CODES = Object.freeze({
 /** Name of an envelope failure. */
 export type EnvelopeFailure = keyof typeof ENVELOPE_CODES;
 
+/** HTTP statuses of the order endpoints' failures under the policy `refusals: http` (U-CODES). */
+export const ENVELOPE_HTTP_STATUS: Readonly<Record<EnvelopeFailure, number>> = Object.freeze({
+  badContentType: 415,
+  missingData: 400,
+  badBase64: 400,
+  cannotDecrypt: 400,
+  badJson: 400,
+  invalidRequest: 400,
+  userIdMismatch: 403,
+  unsupportedResource: 400,
+  tenantType: 400,
+  duplicateCallBackId: 409,
+  expiryHours: 400,
+  energyAmount: 400,
+  amount: 400,
+  insufficientEnergy: 409,
+  unsupportedSymbol: 400,
+  internal: 500,
+});
+
 /** Card close `errorCode` values (U-CODES, U-CARD-VALUES); failures are HTTP 200 with success false. */
 export const CARD_ERROR_CODES = Object.freeze({
   /** Content-Type is not application/json (CARD-PATH). */
@@ -64,6 +84,17 @@ export const CARD_ERROR_CODES = Object.freeze({
 
 /** Name of a card close failure. */
 export type CardFailure = keyof typeof CARD_ERROR_CODES;
+
+/** HTTP statuses of card close failures under the policy `refusals: http` (U-CODES, U-CARD-VALUES); the body keeps the response shape. */
+export const CARD_HTTP_STATUS: Readonly<Record<CardFailure, number>> = Object.freeze({
+  badContentType: 415,
+  badRequest: 400,
+  merchantNotFound: 404,
+  cardNotFound: 404,
+  alreadyClosed: 409,
+  duplicateSerialNo: 409,
+  internal: 500,
+});
 
 /** Chinese and English texts of card close failures (errorMessage, errorMessageEn). */
 export const CARD_ERROR_TEXTS: Readonly<Record<CardFailure, { zh: string; en: string }>> = Object.freeze({

@@ -7,6 +7,7 @@ import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
+import { resolvePolicies, type EmulatorPolicies } from './policies.js';
 import { splitPem } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 
@@ -92,6 +93,8 @@ export interface EmulatorConfig {
     ca?: string[];
   };
   merchants: EmulatorMerchant[];
+  /** The readings of the interface's open points (policies.ts); defaults are the historical behaviour. */
+  policies: EmulatorPolicies;
   /** `tls: {cert, key}`: serve HTTPS (paths relative to the YAML). */
   tls?: ServerTls;
 }
@@ -107,7 +110,7 @@ export const EMULATOR_DEFAULTS = Object.freeze({
   retry: Object.freeze({ initialDelayMs: 1_000, factor: 2, maxDelayMs: 60_000, maxAttempts: 8 }),
 });
 
-const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'control', 'callbacks', 'merchants', 'tls'];
+const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'control', 'callbacks', 'policies', 'merchants', 'tls'];
 const CONTROL_FIELDS = ['token'];
 const CALLBACK_FIELDS = ['timeoutMs', 'withdrawalDelayMs', 'retry', 'ca'];
 const RETRY_FIELDS = ['initialDelayMs', 'factor', 'maxDelayMs', 'maxAttempts'];
@@ -279,6 +282,7 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
       },
     },
     merchants: [],
+    policies: resolvePolicies(doc.policies, (where, message) => r.fail(where, message)),
   };
   if (doc.port !== undefined && doc.port !== null) config.port = r.integer(doc.port, 'port', undefined, 0, 65_535);
   const tls = loadServerTls(doc.tls, baseDir, source);
@@ -446,6 +450,7 @@ callbacks:
     factor: 2
     maxDelayMs: 60000
     maxAttempts: 8
+policies: {}                  # readings of the interface's open points (U-*): see the README's Decisions
 merchants:
   - userId: 10086
     apiKey: ak_${hex(12)}                 # every permission

@@ -35,6 +35,8 @@ export interface EmulatorContext {
   random: EmulatorRandom;
   /** Energy at start-up, for the energy-stale fault. */
   initialEnergy: ReadonlyMap<number, Energy>;
+  /** Lease debits not yet applied (policy leaseDebit: later), oldest first. */
+  pendingDebits: Array<{ merchant: number; cost: bigint; dueAt: number }>;
   /** Queue work for the callback dispatcher (a new event is due). */
   wakeDispatcher(): void;
   log: EmulatorLog | undefined;

@@ -7,6 +7,8 @@ import { defaultCallbackPayload, newTrackingId, type CallbackType } from './call
 import type { EmulatorMerchant } from './config.js';
 import type { EmulatorContext } from './context.js';
 import { decimalToBigInt, isWholeDecimal, parseDecimal } from './decimal.js';
+import { settleLeaseDebits } from './order-endpoints.js';
+import { shapeCallbackPayload } from './policies.js';
 import { noteWhy } from './envelope.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './limits.js';
 
@@ -102,6 +104,7 @@ function whole(value: ExactJson | undefined): bigint | undefined {
 }
 
 function energyBody(ctx: EmulatorContext, merchant: EmulatorMerchant): unknown {
+  settleLeaseDebits(ctx);
   const energy = ctx.store.energy(merchant.userId)!;
   return { balance: new LosslessNumber(energy.balance.toString()), costPerTx: new LosslessNumber(energy.costPerTx.toString()) };
 }
@@ -115,6 +118,8 @@ function setEnergy(ctx: EmulatorContext, merchant: EmulatorMerchant, value: Exac
   const costPerTx = whole(doc.costPerTx);
   if (balance === undefined || costPerTx === undefined || costPerTx < 1n) return error(400, 'balance must be a whole number from 0 and costPerTx from 1');
   ctx.store.setEnergy(merchant.userId, { balance, costPerTx });
+  // A new balance replaces the old one with its pending lease debits (U-STATES, leaseDebit: later).
+  ctx.pendingDebits.splice(0, ctx.pendingDebits.length, ...ctx.pendingDebits.filter((debit) => debit.merchant !== merchant.userId));
   return { status: 200, body: energyBody(ctx, merchant) };
 }
 
@@ -143,7 +148,8 @@ function emitCallback(ctx: EmulatorContext, merchant: EmulatorMerchant, value: E
   const type = Number((doc.type as LosslessNumber).value) as CallbackType;
   const fields = (doc.fields ?? {}) as Json;
   const trackingId = typeof fields.trackingId === 'string' && fields.trackingId !== '' ? fields.trackingId : newTrackingId(type, ctx.random);
-  const payload = { ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId };
+  // U-CB-FIELDS (policies callbackAmount, callbackFieldNames): the amount's form and the fields' spelling.
+  const payload = shapeCallbackPayload<ExactJson>({ ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId }, ctx.config.policies, (text) => new LosslessNumber(text));
   const int = (field: ExactJson | undefined, fallback: number) => (field instanceof LosslessNumber ? Number(field.value) : fallback);
   const retryDelaysMs = Array.isArray(doc.retryDelaysMs) ? doc.retryDelaysMs.map((item) => int(item, 0)) : undefined;
   const now = ctx.now();

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
 import { halfFor, sealJson } from '../crypto/codec.js';
-import { ENVELOPE_CODES, HTTP_ERROR_BODIES, type EnvelopeFailure } from './codes.js';
+import { ENVELOPE_CODES, ENVELOPE_HTTP_STATUS, HTTP_ERROR_BODIES, type EnvelopeFailure } from './codes.js';
 import type { EmulatorMerchant } from './config.js';
 import { merchantKey, strangerKey, type EmulatorContext } from './context.js';
 
@@ -44,9 +44,14 @@ function strangerKeyOfHalf(merchant: EmulatorMerchant, half: 'public' | 'private
   return half === 'private' ? stranger : stranger.publicKey;
 }
 
-/** Sends a failure envelope `{"code":<non-zero>,"message":"<text>"}` with no data (ENV-DATA; codes: U-CODES). */
-export function sendFailure(res: ServerResponse, failure: EnvelopeFailure, message: string): void {
+/**
+ * Sends a failure envelope `{"code":<non-zero>,"message":"<text>"}` with no data (ENV-DATA; codes:
+ * U-CODES), or under the policy `refusals: http` an HTTP 4xx (5xx for an internal error) with
+ * `{"code":"<code as text>","message":"<text>"}`, the shape of the interface's other HTTP errors.
+ */
+export function sendFailure(ctx: EmulatorContext, res: ServerResponse, failure: EnvelopeFailure, message: string): void {
   noteWhy(res, `${ENVELOPE_CODES[failure]} ${message}`);
+  if (ctx.config.policies.refusals === 'http') return sendJson(res, ENVELOPE_HTTP_STATUS[failure], { code: String(ENVELOPE_CODES[failure]), message });
   sendJson(res, 200, { code: ENVELOPE_CODES[failure], message });
 }
 

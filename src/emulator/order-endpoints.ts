@@ -11,6 +11,7 @@ import { merchantKey, type EmulatorContext } from './context.js';
 import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './limits.js';
 import { sendFailure, sendForbidden, sendSuccess, sendTooLarge, sendUnauthorized } from './envelope.js';
+import { acceptsWithdrawalSymbol, describeWithdrawalSymbols, shapeCallbackPayload } from './policies.js';
 
 /** The two encrypted order endpoints (ENERGY-PATH, ORDER-PATH). */
 export type OrderEndpoint = 'getEnergyMaxCount' | 'withdrawWithoutVerify';
@@ -24,7 +25,6 @@ export const ORDER_PATHS: Readonly<Record<OrderEndpoint, string>> = Object.freez
 /** Base of surrogate tenant ids: a non-numeric tenantUserId gets 9e15 + n (below 2^53, ORDER-RES). */
 export const SURROGATE_TENANT_BASE = 9_000_000_000_000_000;
 const JAVA_LONG_MAX = 9_223_372_036_854_775_807n;
-const CURRENCY_SYMBOL = /^[A-Z0-9]{1,20}$/;
 const MAX_EXPIRY_HOURS = 8760;
 const MAX_LEASE_TRANSACTIONS = 1_000_000_000_000n;
 
@@ -49,7 +49,7 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
   const merchant = verdict.merchant;
   const type = mediaType(req.headers['content-type']);
   if (type !== 'application/x-www-form-urlencoded' && !faults.has('ct-any')) {
-    return sendFailure(res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
+    return sendFailure(ctx, res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
   }
   const body = await readBody(req, ctx.config.bodyLimit);
   if (!body.ok) {
@@ -58,9 +58,9 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
     return;
   }
   const opened = openRequest(merchant, body.body);
-  if (!opened.ok) return sendFailure(res, opened.failure, opened.message);
+  if (!opened.ok) return sendFailure(ctx, res, opened.failure, opened.message);
   const outcome = endpoint === 'getEnergyMaxCount' ? energyMaxCount(ctx, merchant, opened.plain) : submitOrder(ctx, merchant, opened.plain);
-  if (!outcome.ok) return sendFailure(res, outcome.failure, outcome.message);
+  if (!outcome.ok) return sendFailure(ctx, res, outcome.failure, outcome.message);
   sendSuccess(ctx, res, merchant, outcome.result);
 }
 
@@ -109,6 +109,7 @@ function energyMaxCount(ctx: EmulatorContext, merchant: EmulatorMerchant, plain:
   if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') {
     return { ok: false, failure: 'unsupportedResource', message: `only symbol ENERGY on chainName TRON is supported, not ${String(plain.symbol)} on ${String(plain.chainName)}` };
   }
+  settleLeaseDebits(ctx);
   const energy = ctx.faults.has('energy-stale') ? ctx.initialEnergy.get(merchant.userId) : ctx.store.energy(merchant.userId);
   if (!energy) return { ok: false, failure: 'internal', message: 'merchant missing from the store' };
   const count = ctx.faults.has('energy-round') ? BigInt(Math.round(Number(energy.balance) / Number(energy.costPerTx))) : energy.balance / energy.costPerTx;
@@ -134,7 +135,7 @@ function literal(value: ExactJson | undefined): string | undefined {
 function submitOrder(ctx: EmulatorContext, merchant: EmulatorMerchant, plain: Plain): Outcome {
   const { faults } = ctx;
   const issues = validateSchema('OrderRequest', plain).filter((issue) => {
-    if (faults.has('order-tenant-type-any') && issue.rules.includes('ORDER-TENANT-TYPE')) return false;
+    if (faults.has('order-tenant-type-any') && issue.rules.includes('ORDER-TENANT-TYPE') && issue.keyword !== 'required') return false;
     if (faults.has('order-energy-no-expiry') && issue.keyword === 'required' && issue.path === '/expiryHours') return false;
     return true;
   });
@@ -153,15 +154,16 @@ function submitOrder(ctx: EmulatorContext, merchant: EmulatorMerchant, plain: Pl
   const callBackId = plain.callBackId as string;
   const tenantUserId = plain.tenantUserId as string;
   const lease = symbol === 'ENERGY';
-  if (!lease && !CURRENCY_SYMBOL.test(symbol)) {
-    return { ok: false, failure: 'unsupportedSymbol', message: `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol (1-20 upper-case letters or digits)` };
+  const policies = ctx.config.policies;
+  if (!lease && !acceptsWithdrawalSymbol(policies, symbol)) {
+    return { ok: false, failure: 'unsupportedSymbol', message: `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol this service pays out (${describeWithdrawalSymbols(policies)})` };
   }
   let amountText = literal(plain.amount) ?? '';
   // Fault order-amount-float: the BigDecimal goes through a binary float (ORDER-FIELDS broken).
   if (faults.has('order-amount-float')) amountText = String(Number(amountText));
   const amount = parseDecimal(amountText);
   let expiryHours: number | undefined;
-  let leaseCost: bigint | undefined;
+  let leaseDebit: { cost: bigint; debit: boolean; pending: bigint } | undefined;
   if (lease) {
     // ORDER-ENERGY-AMOUNT: the number of transactions, a whole number.
     if (!amount || !isWholeDecimal(amount) || !isPositive(amount) || decimalToBigInt(amount) > MAX_LEASE_TRANSACTIONS) {
@@ -174,10 +176,14 @@ function submitOrder(ctx: EmulatorContext, merchant: EmulatorMerchant, plain: Pl
       }
       expiryHours = Number(decimalToBigInt(hours));
     }
+    settleLeaseDebits(ctx);
     const energy = ctx.store.energy(merchant.userId);
-    leaseCost = decimalToBigInt(amount) * (energy?.costPerTx ?? 1n);
-  } else if (!amount || !isPositive(amount) || integerDigits(amount) > 38 || amount.scale > 18) {
-    return { ok: false, failure: 'amount', message: `amount must be a decimal above 0 with at most 38 integer and 18 fraction digits, not ${literal(plain.amount)}` };
+    const pending = ctx.pendingDebits.filter((debit) => debit.merchant === merchant.userId).reduce((sum, debit) => sum + debit.cost, 0n);
+    // U-STATES (policy leaseDebit): the lease lowers the balance now, later, or never.
+    leaseDebit = { cost: decimalToBigInt(amount) * (energy?.costPerTx ?? 1n), debit: policies.leaseDebit === 'now', pending };
+  } else if (!amount || !isPositive(amount) || integerDigits(amount) > policies.amountIntegerDigits || amount.scale > policies.amountFractionDigits) {
+    // U-LIMITS (policies amountIntegerDigits, amountFractionDigits): how many digits an amount may have.
+    return { ok: false, failure: 'amount', message: `amount must be a decimal above 0 with at most ${policies.amountIntegerDigits} integer and ${policies.amountFractionDigits} fraction digits, not ${literal(plain.amount)}` };
   }
   const exact = formatDecimal(amount as ExactDecimal);
   const now = ctx.now();
@@ -196,9 +202,15 @@ function submitOrder(ctx: EmulatorContext, merchant: EmulatorMerchant, plain: Pl
     ...(txid === undefined ? {} : { txid }),
   };
   const event = txid === undefined ? undefined : withdrawalEvent(ctx, merchant, order, txid, now);
-  const stored = ctx.store.createOrder(order, leaseCost === undefined ? undefined : { cost: leaseCost }, event);
-  if (stored === 'duplicate') return { ok: false, failure: 'duplicateCallBackId', message: `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order` };
-  if (stored === 'insufficient') return { ok: false, failure: 'insufficientEnergy', message: `insufficient energy: the lease needs ${leaseCost} and the merchant has less` };
+  const stored = ctx.store.createOrder(order, leaseDebit, event);
+  if (stored === 'duplicate') {
+    const first = ctx.store.order(merchant.userId, callBackId);
+    // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
+    if (policies.duplicateCallBackId === 'replay' && first) return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
+    return { ok: false, failure: 'duplicateCallBackId', message: `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order` };
+  }
+  if (stored === 'insufficient') return { ok: false, failure: 'insufficientEnergy', message: `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less` };
+  if (leaseDebit && policies.leaseDebit === 'later') ctx.pendingDebits.push({ merchant: merchant.userId, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
   if (event) ctx.wakeDispatcher();
   return {
     ok: true,
@@ -228,11 +240,11 @@ function withdrawalEvent(
   now: number,
 ) {
   const trackingId = `wd-${ctx.random.hex(8)}`;
-  const payload = {
-    type: 3,
+  const payload = shapeCallbackPayload<ExactJson>({
+    type: new LosslessNumber('3'),
     trackingId,
     tenantUserId: order.tenantUserId,
-    business: 0,
+    business: new LosslessNumber('0'),
     txid,
     callBackId: order.callBackId,
     chain: order.chain,
@@ -240,7 +252,7 @@ function withdrawalEvent(
     toAddress: order.toAddr,
     // Exact amounts: the digits as a JSON number, never through a float.
     amount: new LosslessNumber(order.amount),
-  };
+  }, ctx.config.policies, (text) => new LosslessNumber(text));
   return {
     trackingId,
     merchant: merchant.userId,
@@ -253,4 +265,18 @@ function withdrawalEvent(
     createdAt: now,
     dueAt: now + ctx.config.callbacks.withdrawalDelayMs,
   };
+}
+
+/**
+ * Applies the lease debits that are due (policy leaseDebit: later, U-STATES). They live in memory:
+ * a restart forgets debits not yet due, as a service that debits on a later event may.
+ */
+export function settleLeaseDebits(ctx: EmulatorContext): void {
+  const now = ctx.now();
+  const due = ctx.pendingDebits.filter((debit) => debit.dueAt <= now);
+  if (due.length === 0) return;
+  for (const debit of due) {
+    ctx.store.debitEnergy(debit.merchant, debit.cost);
+    ctx.pendingDebits.splice(ctx.pendingDebits.indexOf(debit), 1);
+  }
 }

@@ -77,6 +77,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     now,
     random: options.random ?? cryptoRandom,
     initialEnergy,
+    pendingDebits: [],
     wakeDispatcher: () => dispatcher.wake(),
     log: options.log,
   };
@@ -175,7 +176,7 @@ function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse)
       return;
     }
     if (route === 'card') sendCardFailure(ctx, res, `req-${ctx.random.uuid()}`, 'internal', 'internal error');
-    else if (route !== undefined) sendFailure(res, 'internal', 'internal error');
+    else if (route !== undefined) sendFailure(ctx, res, 'internal', 'internal error');
     else sendJson(res, 500, { error: 'internal error' });
   });
 }

@@ -186,6 +186,13 @@ interface DueRow {
   callback_url: string;
 }
 
+/** The energy an order leases: its cost, whether it is debited at once, and debits still pending (U-STATES). */
+export interface LeaseDebit {
+  cost: bigint;
+  debit?: boolean;
+  pending?: bigint;
+}
+
 function prepare(db: Database.Database) {
   return {
     seed: db.prepare<[number], { seed: string }>('SELECT seed FROM merchants WHERE user_id = ?'),
@@ -201,7 +208,7 @@ function prepare(db: Database.Database) {
     insertOrder: db.prepare(
       'INSERT INTO orders (merchant, call_back_id, kind, tenant_user_id, symbol, chain, to_addr, amount, expiry_hours, status, txid, created_at) VALUES (@merchant, @callBackId, @kind, @tenantUserId, @symbol, @chain, @toAddr, @amount, @expiryHours, @status, @txid, @createdAt)',
     ),
-    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null }>('SELECT kind, amount, status, txid FROM orders WHERE merchant = ? AND call_back_id = ?'),
+    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string }>('SELECT kind, amount, status, txid, tenant_user_id AS tenantUserId FROM orders WHERE merchant = ? AND call_back_id = ?'),
     completeOrder: db.prepare<[number, number, string]>("UPDATE orders SET status = 'completed', completed_at = ? WHERE merchant = ? AND call_back_id = ? AND status = 'processing'"),
     insertTenant: db.prepare<[number, string]>('INSERT OR IGNORE INTO tenant_ids (merchant, tenant_user_id) VALUES (?, ?)'),
     tenant: db.prepare<[number, string], { id: number }>('SELECT id FROM tenant_ids WHERE merchant = ? AND tenant_user_id = ?'),
@@ -271,8 +278,10 @@ export function openEmulatorStore(path: string): EmulatorStore {
 export class EmulatorStore {
   readonly #db: Database.Database;
   readonly #stmt: Statements;
-  readonly createOrder: (order: NewOrder, lease: { cost: bigint } | undefined, event: NewEvent | undefined) => 'ok' | 'duplicate' | 'insufficient';
-  readonly closeCard: (merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean) => CloseOutcome;
+  /** `lease.debit` false: checked against the balance (less `pending` debits) but not debited now. */
+  readonly createOrder: (order: NewOrder, lease: LeaseDebit | undefined, event: NewEvent | undefined) => 'ok' | 'duplicate' | 'insufficient';
+  /** `registry` false: a card never seen is closed once (recorded closed); `checkSerial` false: serials may repeat. */
+  readonly closeCard: (merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean, registry?: boolean) => CloseOutcome;
   readonly recordAttempt: (delivery: DueDelivery, attempt: AttemptRecord, update: DeliveryUpdate, now: number) => void;
   readonly insertEvent: (event: NewEvent) => number;
   readonly claimDue: (now: number, limit: number, leaseUntil: number) => DueDelivery[];
@@ -319,13 +328,13 @@ export class EmulatorStore {
     };
     this.insertEvent = db.transaction(this.insertEvent);
 
-    this.createOrder = db.transaction((order: NewOrder, lease: { cost: bigint } | undefined, event: NewEvent | undefined) => {
+    this.createOrder = db.transaction((order: NewOrder, lease: LeaseDebit | undefined, event: NewEvent | undefined) => {
       if (s.hasOrder.get(order.merchant, order.callBackId)) return 'duplicate' as const;
       if (lease) {
         const row = s.energy.get(order.merchant);
         const balance = BigInt(row?.balance ?? '0');
-        if (lease.cost > balance) return 'insufficient' as const;
-        s.setBalance.run((balance - lease.cost).toString(), order.merchant);
+        if (lease.cost + (lease.pending ?? 0n) > balance) return 'insufficient' as const;
+        if (lease.debit !== false) s.setBalance.run((balance - lease.cost).toString(), order.merchant);
       }
       s.insertOrder.run({
         ...order,
@@ -337,9 +346,15 @@ export class EmulatorStore {
       return 'ok' as const;
     });
 
-    this.closeCard = db.transaction((merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean): CloseOutcome => {
+    this.closeCard = db.transaction((merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean, registry = true): CloseOutcome => {
       if (checkSerial && s.hasSerial.get(merchant, serial)) return 'duplicate-serial';
       const card = s.card.get(merchant, powerCardId);
+      if (!card && !registry) {
+        s.seedCard.run(merchant, powerCardId, merchantUserId, 'closed');
+        s.closeCard.run(bizId, merchant, powerCardId);
+        s.insertSerial.run(merchant, serial, powerCardId);
+        return 'closed';
+      }
       if (!card || card.merchant_user_id !== merchantUserId) return 'not-found';
       if (card.status === 'closed') return 'already-closed';
       s.closeCard.run(bizId, merchant, powerCardId);
@@ -399,6 +414,14 @@ export class EmulatorStore {
     return row ? { balance: BigInt(row.balance), costPerTx: BigInt(row.cost_per_tx) } : undefined;
   }
 
+  /** Lowers the balance by `cost` (a deferred lease debit), never below 0. */
+  debitEnergy(userId: number, cost: bigint): void {
+    const energy = this.energy(userId);
+    if (!energy) return;
+    const left = energy.balance > cost ? energy.balance - cost : 0n;
+    this.#stmt.setBalance.run(left.toString(), userId);
+  }
+
   /** Sets balance and cost per transaction. */
   setEnergy(userId: number, energy: Energy): void {
     this.#stmt.setEnergy.run(energy.balance.toString(), energy.costPerTx.toString(), userId);
@@ -415,7 +438,7 @@ export class EmulatorStore {
   }
 
   /** A recorded order. */
-  order(merchant: number, callBackId: string): { kind: string; amount: string; status: string; txid: string | null } | undefined {
+  order(merchant: number, callBackId: string): { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string } | undefined {
     return this.#stmt.order.get(merchant, callBackId);
   }
 

@@ -15,7 +15,7 @@ export function callbacksOf(ctx: CheckContext): { callbacks: ReceivedCallback[];
   const callbacks = ctx.outcome.callbacks ?? [];
   const broken = ctx.outcome.exchanges.find((exchange) => exchange.error);
   if (broken) return fail(`could not make the service emit: ${broken.error}`);
-  if (callbacks.length === 0) return fail('no callback arrived at the receiver');
+  if (callbacks.length === 0) return { ...fail('no callback arrived at the receiver'), cause: 'no-callback' };
   return { callbacks, target: ctx.target };
 }
 

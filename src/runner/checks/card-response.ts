@@ -1,7 +1,10 @@
 import { validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
-/** `card-response`: the card close answer has the response shape; `outcome` success or failure. */
+/**
+ * `card-response`: the card close answer has the response shape (any HTTP status: card close's are
+ * not shown, U-CARD-VALUES); `outcome` success, failure, or `any` (the shape alone is judged).
+ */
 export const cardResponseCheck: Check = {
   id: 'card-response',
   title: 'card close response',
@@ -11,10 +14,14 @@ export const cardResponseCheck: Check = {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
     const response = exchange.response!;
-    if (response.json === undefined) return [fail(`HTTP ${response.status}, body is not JSON: ${preview(response.body)}`)];
+    if (response.json === undefined) return [fail(`HTTP ${response.status}, body is not JSON: ${preview(response.body)}`, ['CARD-RES'])];
     const issues = validateSchema('CardCloseResponse', response.json);
-    if (issues.length > 0) return [fail(`HTTP ${response.status}, ${preview(response.body)}: ${describeIssues(issues)}`)];
+    const failed = (response.json as { success?: unknown }).success === false;
+    // A failure's missing fields break CARD-ERR; a success's, CARD-RES.
+    // One malformed answer is one failure: a second card-response check of the step is skipped.
+    if (issues.length > 0) return [{ ...fail(`HTTP ${response.status}, ${preview(response.body)}: ${describeIssues(issues)}`, failed ? ['CARD-ERR'] : issueRules(issues)?.filter((rule) => rule !== 'CARD-ERR')), cause: 'malformed-card-response' }];
     const success = (response.json as { success: boolean }).success;
+    if (ctx.params.outcome === 'any') return [pass(`HTTP ${response.status}, success ${success}: ${preview(response.body)}`)];
     const wanted = ctx.params.outcome !== 'failure';
     if (success !== wanted) return [fail(`expected success ${wanted}, got ${success}: ${preview(response.body)}`)];
     return [pass(`HTTP ${response.status}, ${preview(response.body)}`)];

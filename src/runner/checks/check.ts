@@ -15,14 +15,51 @@ export interface Check {
 
 /** A passed finding. */
 export const pass = (message = ''): Finding => ({ status: 'passed', message });
-/** A failed finding; the engine turns it into a warning when its rules are only SHOULD/U-*. */
-export const fail = (message: string): Finding => ({ status: 'failed', message });
+/**
+ * A failed finding; the engine turns it into a warning when its rules are only SHOULD/U-*. `rules`
+ * names the rules this observation breaks when the check knows them better than the expectation.
+ */
+export const fail = (message: string, rules?: readonly string[]): Finding => (rules?.length ? { status: 'failed', message, rules: [...new Set(rules)] } : { status: 'failed', message });
+
+/** Base64 shapes of `data` (CRYPTO-ENVELOPE: Base64 of RSA ciphertext); every other reason is a key or padding mismatch (CRYPTO-SAME). */
+const BASE64_REASONS = new Set([
+  'empty', 'data-prefix', 'plus-as-space', 'percent-encoded', 'url-safe-alphabet', 'line-breaks', 'whitespace', 'invalid-character',
+  'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64', 'not-utf8', 'not-json',
+]);
+
+/**
+ * The finding for an envelope `data` that does not open: CRYPTO-ENVELOPE when its Base64 or JSON is
+ * malformed, CRYPTO-SAME when the merchant's key and profile cannot decrypt it. Reported once per
+ * step (cause `undecryptable-answer`); later checks of the step are skipped by the engine.
+ */
+export function undecryptable(error: string): Finding {
+  const reason = /\[([a-z0-9-]+)\]$/.exec(error)?.[1] ?? '';
+  const rule = BASE64_REASONS.has(reason) ? 'CRYPTO-ENVELOPE' : 'CRYPTO-SAME';
+  return { status: 'failed', message: `data does not decrypt with the merchant's key: ${error}`, rules: [rule], cause: 'undecryptable-answer' };
+}
+
+/**
+ * The finding for a callback body that does not open: CB-RAW-BODY when the body is not raw Base64
+ * (a form field, line breaks), CB-DECRYPT when the merchant's public key cannot decrypt it. Reported
+ * once per step (cause `undecryptable-callback`).
+ */
+export function undecryptableCallback(delivery: number, error: string): Finding {
+  const reason = /\[([a-z0-9-]+)\]$/.exec(error)?.[1] ?? '';
+  const rule = BASE64_REASONS.has(reason) && reason !== 'not-utf8' && reason !== 'not-json' ? 'CB-RAW-BODY' : 'CB-DECRYPT';
+  return { status: 'failed', message: `delivery ${delivery} does not decrypt with the public key: ${error}`, rules: [rule], cause: 'undecryptable-callback' };
+}
+
+/** The rules of schema issues (their x-rules), or undefined when the issues name none. */
+export function issueRules(issues: readonly SchemaIssue[]): string[] | undefined {
+  const rules = [...new Set(issues.flatMap((issue) => issue.rules))];
+  return rules.length ? rules : undefined;
+}
 
 /** The last exchange of the step, or a finding that says why there is none. */
 export function lastExchange(ctx: CheckContext): Exchange | Finding {
   const exchange = ctx.outcome.exchanges.at(-1);
   if (!exchange) return fail('the step made no request');
-  if (exchange.error || !exchange.response) return fail(`no answer: ${exchange.error ?? 'unknown transport failure'}`);
+  if (exchange.error || !exchange.response) return { status: 'failed', message: `no answer: ${exchange.error ?? 'unknown transport failure'}`, cause: 'no-answer' };
   return exchange;
 }
 

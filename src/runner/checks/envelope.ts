@@ -1,5 +1,5 @@
 import { validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 
 /**
  * `envelope`: HTTP 200 with the order-endpoint envelope; `outcome: success` needs code 0, an
@@ -17,17 +17,23 @@ export const envelopeCheck: Check = {
     if (response.status !== 200) return [fail(`expected HTTP 200 with an envelope, got ${response.status}: ${preview(response.body)}`)];
     if (response.json === undefined) return [fail(`the body is not JSON: ${preview(response.body)}`)];
     const issues = validateSchema('Envelope', response.json);
-    if (issues.length > 0) return [fail(`not a valid envelope: ${describeIssues(issues)}; body ${preview(response.body)}`)];
+    if (issues.length > 0) {
+      // data breaking the Base64 pattern is CRYPTO-ENVELOPE (the spec's shared pattern also names the request rules).
+      const dataOnly = issues.every((issue) => issue.path === '/data');
+      if (dataOnly) return [{ ...fail(`data is not standard Base64: ${describeIssues(issues)}; body ${preview(response.body)}`, ['CRYPTO-ENVELOPE']), cause: 'undecryptable-answer' }];
+      return [fail(`not a valid envelope: ${describeIssues(issues)}; body ${preview(response.body)}`, issueRules(issues.filter((issue) => issue.path !== '/data')) ?? issueRules(issues))];
+    }
     const envelope = response.json as unknown as { code: { valueOf(): unknown }; message: string };
     const code = String(envelope.code);
     if (ctx.params.outcome === 'failure') {
       if (code === '0') return [fail(`expected a failure (non-zero code), got code 0${response.decrypted ? ` with data ${preview(response.decrypted.text)}` : ''}`)];
-      if (envelope.message.length === 0) return [fail(`failure code ${code} with an empty message (ENV-MSG: message carries the error text)`)];
+      if (envelope.message.length === 0) return [fail(`failure code ${code} with an empty message (ENV-MSG: message carries the error text)`, ['ENV-MSG'])];
       return [pass(`code ${code}: ${preview(envelope.message)}`)];
     }
     if (code !== '0') return [fail(`expected success (code 0), got code ${code}: ${preview(envelope.message)}`)];
-    if (response.decryptError) return [fail(`data does not decrypt with the merchant's public key: ${response.decryptError}`)];
-    if (!response.decrypted) return [fail('success without data')];
+    if (envelope.message.length > 0) return [fail(`success (code 0) with a message ${preview(envelope.message)}: ENV-MSG wants it empty`, ['ENV-MSG'])];
+    if (response.decryptError) return [undecryptable(response.decryptError)];
+    if (!response.decrypted) return [fail('success without data', ['ENV-DATA'])];
     return [pass(`code 0, data decrypts to ${preview(response.decrypted.text)}`)];
   },
 };

@@ -1,5 +1,5 @@
 import { isSchemaName, validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
 /** `error-body`: the HTTP error body is JSON matching `schema` (UnauthorizedError, ForbiddenError, NotFoundError). */
 export const errorBodyCheck: Check = {
@@ -15,6 +15,6 @@ export const errorBodyCheck: Check = {
     const response = exchange.response!;
     if (response.json === undefined) return [fail(`the body is not JSON: ${preview(response.body)}`)];
     const issues = validateSchema(schema, response.json);
-    return [issues.length === 0 ? pass(`body ${preview(response.body)}`) : fail(`body ${preview(response.body)} does not match ${schema}: ${describeIssues(issues)}`)];
+    return [issues.length === 0 ? pass(`body ${preview(response.body)}`) : fail(`body ${preview(response.body)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
   },
 };

@@ -1,5 +1,5 @@
 import { validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
 /**
  * `refused`: bad input is not accepted. The interface names no error for it (U-CODES), so a
@@ -19,10 +19,10 @@ export const refusedCheck: Check = {
     if (response.status !== 200) return [fail(`HTTP ${response.status} (neither a refusal nor an envelope): ${preview(response.body)}`)];
     if (response.json === undefined) return [fail(`HTTP 200 with a body that is not JSON: ${preview(response.body)}`)];
     const issues = validateSchema('Envelope', response.json);
-    if (issues.length > 0) return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`)];
+    if (issues.length > 0) return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`, issueRules(issues))];
     const envelope = response.json as unknown as { code: unknown; message: string };
     if (String(envelope.code) === '0') return [fail(`accepted (code 0)${response.decrypted ? `, result ${preview(response.decrypted.text)}` : ''}`)];
-    if (envelope.message.length === 0) return [fail(`failure code ${String(envelope.code)} without error text (ENV-MSG)`)];
+    if (envelope.message.length === 0) return [fail(`failure code ${String(envelope.code)} without error text (ENV-MSG)`, ['ENV-MSG'])];
     return [pass(`failure envelope, code ${String(envelope.code)}: ${preview(envelope.message)}`)];
   },
 };

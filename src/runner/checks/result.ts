@@ -1,6 +1,6 @@
 import { stringifyExact, type ExactJson } from '../../core/exact-json.js';
 import { isSchemaName, validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 
 /** The exact JSON text of a value; strings compare by their content. */
 function text(value: unknown): string {
@@ -21,12 +21,12 @@ export const resultCheck: Check = {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
     const response = exchange.response!;
-    if (response.decryptError) return [fail(`data does not decrypt: ${response.decryptError}`)];
+    if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
     const schema = String(ctx.params.schema);
     if (!isSchemaName(schema)) return [fail(`suite error: ${schema} is not a schema of the spec`)];
     const issues = validateSchema(schema, response.decrypted.value);
-    if (issues.length > 0) return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`)];
+    if (issues.length > 0) return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
     const echo = (ctx.params.echo ?? {}) as Record<string, string>;
     const requestPlain = exchange.request.plain ? (JSON.parse(exchange.request.plain) as Record<string, unknown>) : {};
     const result = response.decrypted.value as Record<string, ExactJson>;

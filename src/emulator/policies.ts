@@ -1,0 +1,176 @@
+/**
+ * The emulator's readings of the points the interface leaves open (the U-* rules of rules.md). Each
+ * reading is a named policy set in emulator.yaml under `policies:`; the defaults are the emulator's
+ * historical behaviour. Business code asks the policy, never a scattered flag, so any legal reading
+ * can be tried against the suites (test/service-policies.test.ts runs them all).
+ */
+
+/** A fixed set of allowed withdrawal symbols (U-LIMITS), as opposed to a pattern or anything. */
+export type SymbolList = readonly string[];
+
+/** The emulator's policies: one per open point it decides. */
+export interface EmulatorPolicies {
+  /** U-STATES: `on` closes only registered cards (config or control API); `off` closes any well-formed card once. */
+  cardRegistry: 'on' | 'off';
+  /** U-STATES: an energy lease lowers the balance `now`, `later` (after leaseDebitDelayMs), or `never` (leased from a pool). */
+  leaseDebit: 'now' | 'later' | 'never';
+  /** U-STATES: the wait of `leaseDebit: later`, in milliseconds. */
+  leaseDebitDelayMs: number;
+  /** U-LIMITS: most integer digits of a withdrawal amount (at least 12: the suites' exact amounts need them). */
+  amountIntegerDigits: number;
+  /** U-LIMITS: most fraction digits of a withdrawal amount (at least 6: TRON USDT's precision). */
+  amountFractionDigits: number;
+  /** ORDER-KIND, U-LIMITS: withdrawal symbols allowed: `pattern` ([A-Z0-9]{1,20}), `any` non-empty text, or an explicit list. */
+  withdrawalSymbols: 'pattern' | 'any' | SymbolList;
+  /** U-CB-FIELDS: callback `amount` as design.md's model has it (`per-type`), always a JSON `number`, or always a decimal `string`. */
+  callbackAmount: 'per-type' | 'number' | 'string';
+  /** U-CB-FIELDS: callback field spelling: `interface` (txid, chain) or `provider` (txId, chainName, as the provider's docs write). */
+  callbackFieldNames: 'interface' | 'provider';
+  /** U-CODES: bad input to the order endpoints and card close is refused with a failure `envelope` (HTTP 200) or an `http` 4xx. */
+  refusals: 'envelope' | 'http';
+  /** U-STATES: a second order with a used callBackId is refused (`refuse`) or answered with the first order's result (`replay`). */
+  duplicateCallBackId: 'refuse' | 'replay';
+  /** U-CARD-VALUES: a closeSerialNo is `unique` per merchant (a reuse is refused) or `ignored`. */
+  closeSerialNo: 'unique' | 'ignored';
+}
+
+/** Today's behaviour: every reading the emulator had before policies existed. */
+export const DEFAULT_POLICIES: Readonly<EmulatorPolicies> = Object.freeze({
+  cardRegistry: 'on',
+  leaseDebit: 'now',
+  leaseDebitDelayMs: 1_000,
+  amountIntegerDigits: 38,
+  amountFractionDigits: 18,
+  withdrawalSymbols: 'pattern',
+  callbackAmount: 'per-type',
+  callbackFieldNames: 'interface',
+  refusals: 'envelope',
+  duplicateCallBackId: 'refuse',
+  closeSerialNo: 'unique',
+});
+
+/** A policy name. */
+export type PolicyName = keyof EmulatorPolicies;
+
+/** What a policy accepts, its U-* rule, for validation, docs and the policy matrix test. */
+export interface PolicyDescription {
+  /** The open point (rule id) the policy decides. */
+  rule: string;
+  /** The values, for enumerated policies; a sample of legal values for the numeric and list ones. */
+  values: readonly EmulatorPolicies[PolicyName][];
+  /** One line: what the policy decides. */
+  text: string;
+}
+
+/** Every policy: its rule, values and meaning. The README's Decisions table follows it. */
+export const POLICIES: Readonly<Record<PolicyName, PolicyDescription>> = Object.freeze({
+  cardRegistry: { rule: 'U-STATES', values: ['on', 'off'], text: 'whether card close needs a card registered beforehand' },
+  leaseDebit: { rule: 'U-STATES', values: ['now', 'later', 'never'], text: 'whether and when an energy lease lowers the available energy' },
+  leaseDebitDelayMs: { rule: 'U-STATES', values: [1_000, 0], text: 'the delay of leaseDebit: later' },
+  amountIntegerDigits: { rule: 'U-LIMITS', values: [38, 18, 12], text: 'integer digits of a withdrawal amount (12 to 1000)' },
+  amountFractionDigits: { rule: 'U-LIMITS', values: [18, 8, 6], text: 'fraction digits of a withdrawal amount (6 to 1000)' },
+  withdrawalSymbols: { rule: 'U-LIMITS', values: ['pattern', 'any', ['USDT', 'USDC', 'TRX']], text: 'which withdrawal symbols are accepted' },
+  callbackAmount: { rule: 'U-CB-FIELDS', values: ['per-type', 'number', 'string'], text: 'a callback amount as a JSON number or a decimal string' },
+  callbackFieldNames: { rule: 'U-CB-FIELDS', values: ['interface', 'provider'], text: 'callback field spelling txid/chain or txId/chainName' },
+  refusals: { rule: 'U-CODES', values: ['envelope', 'http'], text: 'refusal of bad input: HTTP 200 failure envelope or HTTP 4xx' },
+  duplicateCallBackId: { rule: 'U-STATES', values: ['refuse', 'replay'], text: 'a repeated callBackId: refused or answered with the first result' },
+  closeSerialNo: { rule: 'U-CARD-VALUES', values: ['unique', 'ignored'], text: 'whether a reused closeSerialNo is refused' },
+});
+
+/** Every policy name, in table order. */
+export const POLICY_NAMES = Object.keys(POLICIES) as PolicyName[];
+
+/** The range of the numeric policies. */
+const NUMERIC: Partial<Record<PolicyName, { min: number; max: number }>> = {
+  leaseDebitDelayMs: { min: 0, max: 86_400_000 },
+  amountIntegerDigits: { min: 12, max: 1000 },
+  amountFractionDigits: { min: 6, max: 1000 },
+};
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * Validates `policies:` of emulator.yaml (a mapping, possibly absent) against {@link POLICIES};
+ * returns the full set with defaults filled, or throws `fail(where, message)`'s error for an unknown
+ * policy or value.
+ *
+ * @example resolvePolicies({ cardRegistry: 'off' }, fail).cardRegistry // 'off'
+ */
+export function resolvePolicies(raw: unknown, fail: (where: string, message: string) => never): EmulatorPolicies {
+  const policies: EmulatorPolicies = { ...DEFAULT_POLICIES };
+  if (raw === undefined || raw === null) return policies;
+  if (typeof raw !== 'object' || Array.isArray(raw)) fail('policies', `expected a mapping of ${POLICY_NAMES.join(', ')}`);
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    const where = `policies.${name}`;
+    if (!Object.hasOwn(POLICIES, name)) fail('policies', `unknown policy '${name}' (known: ${POLICY_NAMES.join(', ')})`);
+    const policy = name as PolicyName;
+    const range = NUMERIC[policy];
+    if (range) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) fail(where, `must be a whole number from ${range.min} to ${range.max}, not ${show(value)}`);
+      (policies as unknown as Record<string, unknown>)[policy] = value;
+    } else if (policy === 'withdrawalSymbols') {
+      policies.withdrawalSymbols = symbolsPolicy(value, where, fail);
+    } else {
+      const allowed = POLICIES[policy].values as readonly unknown[];
+      if (!allowed.includes(value)) fail(where, `must be one of ${allowed.join(', ')}, not ${show(value)}`);
+      (policies as unknown as Record<string, unknown>)[policy] = value;
+    }
+  }
+  return policies;
+}
+
+function symbolsPolicy(value: unknown, where: string, fail: (where: string, message: string) => never): EmulatorPolicies['withdrawalSymbols'] {
+  if (value === 'pattern' || value === 'any') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY')) return Object.freeze([...(value as string[])]);
+  return fail(where, `must be pattern, any, or a non-empty list of symbols other than ENERGY, not ${show(value)}`);
+}
+
+const CURRENCY_SYMBOL = /^[A-Z0-9]{1,20}$/;
+
+/**
+ * Does `symbol` make a withdrawal under the policy (ORDER-KIND; which symbols exist is U-LIMITS)?
+ *
+ * @example acceptsWithdrawalSymbol(DEFAULT_POLICIES, 'usdt') // false
+ */
+export function acceptsWithdrawalSymbol(policies: EmulatorPolicies, symbol: string): boolean {
+  const rule = policies.withdrawalSymbols;
+  if (rule === 'any') return symbol.trim() !== '';
+  if (rule === 'pattern') return CURRENCY_SYMBOL.test(symbol);
+  return rule.includes(symbol);
+}
+
+/** Words for the refusal message of a symbol the policy does not accept. */
+export function describeWithdrawalSymbols(policies: EmulatorPolicies): string {
+  const rule = policies.withdrawalSymbols;
+  if (rule === 'any') return 'any non-empty text';
+  if (rule === 'pattern') return '1-20 upper-case letters or digits';
+  return `one of ${rule.join(', ')}`;
+}
+
+/** Callback fields the provider's documentation spells differently (U-CB-FIELDS): interface → provider. */
+export const PROVIDER_SPELLING: Readonly<Record<string, string>> = Object.freeze({ txid: 'txId', chain: 'chainName' });
+
+/**
+ * A callback payload as the policies shape it: the amount as a number or a string, the fields
+ * spelled as the interface or the provider writes them (U-CB-FIELDS). Key order is kept.
+ *
+ * @example shapeCallbackPayload({ txid: 'ab', amount: '1.5' }, { ...DEFAULT_POLICIES, callbackFieldNames: 'provider' }) // { txId: 'ab', amount: '1.5' }
+ */
+export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: EmulatorPolicies, asNumber: (text: string) => T): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [field, value] of Object.entries(payload)) {
+    let shaped = value;
+    if (field === 'amount' && policies.callbackAmount !== 'per-type') {
+      const text = typeof value === 'string' ? value : value !== null && typeof value === 'object' && 'value' in value ? String((value as { value: unknown }).value) : undefined;
+      if (text !== undefined && /^-?\d+(\.\d+)?$/.test(text)) shaped = policies.callbackAmount === 'string' ? (text as T) : asNumber(text);
+    }
+    const name = policies.callbackFieldNames === 'provider' ? (PROVIDER_SPELLING[field] ?? field) : field;
+    // A payload that already carries the provider's name keeps it (fields given through the control API).
+    if (name !== field && Object.hasOwn(payload, name)) continue;
+    out[name] = shaped;
+  }
+  return out;
+}
