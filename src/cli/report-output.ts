@@ -2,13 +2,15 @@ import { join, relative } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { RULES_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
+import { compareWithBaseline, parseBaseline, type BaselineComparison } from '../reporters/baseline.js';
 import { consoleReporter } from '../reporters/console.js';
 import { renderReports } from '../reporters/write-reports.js';
 import { parseShard, selectSuites, type Suite } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
 import { EXIT } from './exit.js';
 import { loadAllSuites } from './user-suites.js';
-import { writeUserFile } from './io.js';
+import { readUserFile, writeUserFile } from './io.js';
+import { scrubData, scrubOutput } from './secrets.js';
 
 /** Flags every suite-running command shares (design.md). */
 export interface CommonRunOptions {
@@ -17,6 +19,10 @@ export interface CommonRunOptions {
   suite?: string;
   shard?: string;
   verbose?: boolean;
+  /** A report.json of an earlier run: only results worse than it fail this one. */
+  baseline?: string;
+  /** Exit 1 when a MUST check was skipped. */
+  failOnSkip?: boolean;
   /** `--suites DIR` (repeatable): the user's own suite folders, added to the built-in suites. */
   suites?: string[];
 }
@@ -28,19 +34,45 @@ export function loadRules(): Rule[] {
 
 /** The built-in suites (and the user's, --suites) of one side (or both), narrowed by --suite and --shard. */
 export function chooseSuites(side: 'service' | 'merchant' | 'both', options: CommonRunOptions): Suite[] {
+  // A bad --baseline is found before the run, not after it.
+  if (options.baseline !== undefined) parseBaseline(readUserFile(options.baseline, 'baseline').toString('utf8'), options.baseline);
   const all = loadAllSuites(options.suites ?? [], loadRules()).filter((suite) => side === 'both' || suite.side === side);
   return selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
 }
 
 /** A console reporter on stderr-free stdout. */
 export function progress(options: CommonRunOptions) {
-  return consoleReporter((text) => process.stdout.write(text), { verbose: options.verbose ?? false });
+  return consoleReporter((text) => process.stdout.write(scrubOutput(text)), { verbose: options.verbose ?? false });
 }
 
-/** Writes the four report files and returns the exit status: 1 when a MUST check (or, strict, any check) failed. */
-export function finish(report: Report, options: CommonRunOptions): number {
-  for (const file of renderReports(report)) writeUserFile(join(options.reports, file.path), file.contents, { overwrite: true });
+/** Reads `--baseline F` and compares the report with it; an unreadable or malformed file is exit 2. */
+export function loadBaseline(report: Report, file: string): BaselineComparison {
+  return compareWithBaseline(report, parseBaseline(readUserFile(file, 'baseline').toString('utf8'), file), file);
+}
+
+/**
+ * Writes the four report files and returns the exit status: 1 when a MUST check (or, strict, any
+ * check) failed; with `--baseline`, only when a check is worse than the baseline (known failures
+ * are listed, not fatal).
+ */
+export function finish(unscrubbed: Report, options: CommonRunOptions): number {
+  // Issue 12: no configured secret (nor any private key, URL password, token) reaches a report.
+  const report = scrubData(unscrubbed);
+  const baseline = options.baseline === undefined ? undefined : loadBaseline(report, options.baseline);
+  for (const file of renderReports(report, { rules: loadRules(), ...(baseline ? { baseline } : {}) })) writeUserFile(join(options.reports, file.path), scrubOutput(file.contents), { overwrite: true });
   const html = join(options.reports, 'report.html');
   process.stdout.write(`reports: ${relative(process.cwd(), html) || html} (also report.json, junit.xml, summary.md)\n`);
+  if (baseline) {
+    const lines = [`baseline ${options.baseline}: ${baseline.worse.length} worse, ${baseline.known.length} known failure(s) (not fatal), ${baseline.fixed.length} fixed`];
+    for (const { result, was } of baseline.worse) lines.push(`  WORSE ${result.id} [${result.rules.join(', ')}] (${was === 'new' ? 'not in the baseline' : `was ${was}`}): ${result.message}`);
+    for (const result of baseline.known) lines.push(`  known ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
+    process.stdout.write(scrubOutput(`${lines.join('\n')}\n`));
+  }
+  const skippedMust = report.summary.skippedMust ?? 0;
+  if (options.failOnSkip && skippedMust > 0) {
+    process.stdout.write(`--fail-on-skip: ${skippedMust} MUST check(s) were skipped: exit 1\n`);
+    return EXIT.failed;
+  }
+  if (baseline) return baseline.worse.length > 0 ? EXIT.failed : EXIT.ok;
   return report.summary.failed > 0 ? EXIT.failed : EXIT.ok;
 }
