@@ -14,6 +14,7 @@ import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerMerchantCommand } from './merchant-command.js';
 import { registerPactCommand } from './pact-command.js';
+import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSpecCommand } from './spec-command.js';
 import { registerVerifyCommand } from './verify-command.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerVerifyCommand(program);
   registerCallbackCommand(program);
   registerPactCommand(program);
+  registerReportCommand(program);
   registerDocsCommand(program);
   for (const command of program.commands) propagate(command);
   return program;

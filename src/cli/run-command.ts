@@ -33,6 +33,7 @@ export function registerRunCommand(program: Command): void {
     .option('--suite <glob>', 'only suites whose name matches')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--verbose', 'print every case as it runs')
     .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
     .action(async (flags: CommonRunOptions & { tls?: boolean }) => {

@@ -64,6 +64,7 @@ function common(command: Command): Command {
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--verbose', 'print every case as it runs');
 }
 
