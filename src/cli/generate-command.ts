@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
 import { loadSpecFile, writeGeneratedFiles } from './io.js';
+import { withOptionalPackage } from './optional-package.js';
 
 /** `generate [--spec F] [--out DIR] [--check]`: regenerate every generated file from the spec. */
 export function registerGenerateCommand(program: Command): void {
@@ -11,7 +12,7 @@ export function registerGenerateCommand(program: Command): void {
     .option('--out <dir>', 'folder the generated paths are relative to (src/generated/…, spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
-      const { generateAll } = await import('../generate/all.js');
+      const { generateAll } = await withOptionalPackage('@pact-foundation/pact', 'generate', () => import('../generate/all.js'));
       if (writeGeneratedFiles(await generateAll(loadSpecFile(options.spec)), options.out, options.check) > 0) process.exitCode = 1;
     });
 }

@@ -3,6 +3,7 @@ import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { parseSpec } from '../generate/spec-document.js';
 import { readUserFile } from './io.js';
+import { withOptionalPackage } from './optional-package.js';
 
 /** `spec lint [--spec F] [--rules F]`: OpenAPI 3.1 validation plus the toolkit's own spec rules. */
 export function registerSpecCommand(program: Command): void {
@@ -14,7 +15,7 @@ export function registerSpecCommand(program: Command): void {
     .option('--rules <file>', 'rule catalog', RULES_PATH)
     .action(async (options: { spec: string; rules: string }) => {
       // Redocly takes a third of a second to load: only this command pays for it.
-      const { lintOpenApi, lintToolkitRules } = await import('../generate/spec-lint.js');
+      const { lintOpenApi, lintToolkitRules } = await withOptionalPackage('@redocly/openapi-core', 'spec lint', () => import('../generate/spec-lint.js'));
       const source = parseSpec(readUserFile(options.spec, 'spec').toString('utf8'), options.spec);
       const rules = parseRuleCatalog(readUserFile(options.rules, 'rule catalog').toString('utf8'), options.rules);
       const problems = [...(await lintOpenApi(source)), ...lintToolkitRules(source, rules)];

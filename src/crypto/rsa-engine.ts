@@ -1,5 +1,6 @@
 import { constants, privateDecrypt, privateEncrypt, publicDecrypt, publicEncrypt } from 'node:crypto';
-import forge from 'node-forge';
+import { createRequire } from 'node:module';
+import type forge from 'node-forge';
 import type { Padding } from '../core/profile.js';
 import type { RsaKey } from './keys.js';
 import { identifyPadding, padOaep, unpad, type Unpadded } from './padding.js';
@@ -78,8 +79,14 @@ interface ForgePkcs1 {
   encode_rsa_oaep(key: unknown, message: string, options: object): string;
   decode_rsa_oaep(key: unknown, em: string, options: object): string;
 }
-const forgeRsa = (forge.pki as unknown as { rsa: ForgeRsaInternals }).rsa;
-const forgePkcs1 = (forge as unknown as { pkcs1: ForgePkcs1 }).pkcs1;
+
+// node-forge (about 1 MB of JavaScript) loads on the forge engine's first use, not with every CLI
+// command: the native engine is the hot path.
+const requireModule = createRequire(import.meta.url);
+let forgeModule: typeof forge | undefined;
+const forgeLib = (): typeof forge => (forgeModule ??= requireModule('node-forge') as typeof forge);
+const forgeRsa = (): ForgeRsaInternals => (forgeLib().pki as unknown as { rsa: ForgeRsaInternals }).rsa;
+const forgePkcs1 = (): ForgePkcs1 => (forgeLib() as unknown as { pkcs1: ForgePkcs1 }).pkcs1;
 
 type ForgeKey = forge.pki.rsa.PrivateKey | forge.pki.rsa.PublicKey;
 const forgeKeys = new WeakMap<RsaKey, ForgeKey>();
@@ -89,15 +96,15 @@ function forgeKey(key: RsaKey): ForgeKey {
   if (!converted) {
     converted =
       key.half === 'private'
-        ? forge.pki.privateKeyFromPem(key.keyObject.export({ type: 'pkcs1', format: 'pem' }).toString())
-        : forge.pki.publicKeyFromPem(key.keyObject.export({ type: 'spki', format: 'pem' }).toString());
+        ? forgeLib().pki.privateKeyFromPem(key.keyObject.export({ type: 'pkcs1', format: 'pem' }).toString())
+        : forgeLib().pki.publicKeyFromPem(key.keyObject.export({ type: 'spki', format: 'pem' }).toString());
     forgeKeys.set(key, converted);
   }
   return converted;
 }
 
 function oaepOptions(padding: Padding): object {
-  const md = () => (padding === 'oaep-sha1' ? forge.md.sha1.create() : forge.md.sha256.create());
+  const md = () => (padding === 'oaep-sha1' ? forgeLib().md.sha1.create() : forgeLib().md.sha256.create());
   return { md: md(), mgf1: { md: md() } };
 }
 
@@ -114,8 +121,8 @@ export const forgeEngine: RsaEngine = {
       const pub = fk as forge.pki.rsa.PublicKey;
       return fromBinary(padding === 'pkcs1' ? pub.encrypt(m, 'RSAES-PKCS1-V1_5') : pub.encrypt(m, 'RSA-OAEP', oaepOptions(padding)));
     }
-    if (padding === 'pkcs1') return fromBinary(forgeRsa.encrypt(m, fk, 0x01));
-    return fromBinary(forgeRsa.encrypt(forgePkcs1.encode_rsa_oaep(fk, m, oaepOptions(padding)), fk, false));
+    if (padding === 'pkcs1') return fromBinary(forgeRsa().encrypt(m, fk, 0x01));
+    return fromBinary(forgeRsa().encrypt(forgePkcs1().encode_rsa_oaep(fk, m, oaepOptions(padding)), fk, false));
   },
   decryptBlock(block, key, padding) {
     const fk = forgeKey(key);
@@ -128,8 +135,8 @@ export const forgeEngine: RsaEngine = {
       }
       const m =
         padding === 'pkcs1'
-          ? forgeRsa.decrypt(ed, fk, true)
-          : forgePkcs1.decode_rsa_oaep(fk, forgeRsa.decrypt(ed, fk, true, false), oaepOptions(padding));
+          ? forgeRsa().decrypt(ed, fk, true)
+          : forgePkcs1().decode_rsa_oaep(fk, forgeRsa().decrypt(ed, fk, true, false), oaepOptions(padding));
       return { ok: true, message: fromBinary(m) };
     } catch (error) {
       return { ok: false, failure: { kind: 'bad-padding', detail: `node-forge: ${(error as Error).message}` } };

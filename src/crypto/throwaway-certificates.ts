@@ -1,6 +1,11 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import forge from 'node-forge';
+import { createRequire } from 'node:module';
+import type forge from 'node-forge';
+
+// node-forge loads when a certificate is made (run --tls, tests), not with every CLI command.
+const requireModule = createRequire(import.meta.url);
+const forgeLib = (): typeof forge => requireModule('node-forge') as typeof forge;
 
 /** A certificate and its private key, both PEM. */
 export interface CertificatePair {
@@ -28,6 +33,7 @@ const DAY = 86_400_000;
 
 function keyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; pem: string } {
   // node:crypto makes the key (fast); node-forge signs the X.509 certificate (node:crypto cannot).
+  const forge = forgeLib();
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const forgeKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
@@ -47,6 +53,7 @@ function serial(): string {
  * @example const ca = makeThrowawayCa(); const server = ca.issue({ names: ['127.0.0.1', 'localhost'] })
  */
 export function makeThrowawayCa(commonName = 'wallet-conformance throwaway CA'): ThrowawayCa {
+  const forge = forgeLib();
   const keys = keyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
