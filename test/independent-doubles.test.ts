@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import forge from 'node-forge';
+import { decryptWithPrivate, decryptWithPublic, encryptWithPrivate, encryptWithPublic } from './doubles/crypto.js';
 import { startExpressReceiver } from './doubles/express-receiver.js';
 import { startFastifyReceiver } from './doubles/fastify-receiver.js';
 import { startIndependentService } from './doubles/service.js';
@@ -49,6 +51,41 @@ beforeAll(() => {
   writeFileSync(join(dir, 'merchant-private.pem'), privatePem, { mode: 0o600 });
 });
 
+describe("the doubles' own segmented RSA agrees with node-forge, a third implementation", () => {
+  const forgePrivate = forge.pki.privateKeyFromPem(privatePem);
+  const forgePublic = forge.pki.publicKeyFromPem(publicPem);
+  // forge's raw PKCS#1 v1.5 block operations (bt 0x01: private-key type 1; 0x02: public-key type 2), untyped in @types/node-forge.
+  const rsa = forge.pki.rsa as unknown as { encrypt(m: string, key: unknown, bt: number): string; decrypt(ed: string, key: unknown, pub: boolean, unpad: boolean): string };
+  // Three blocks of k-11 = 117 bytes and a short fourth, with multi-byte UTF-8 across a block edge.
+  const plain = Buffer.from(JSON.stringify({ amount: '12345678901234567890.123', memo: 'é'.repeat(150), pad: 'x'.repeat(60) }), 'utf8');
+  const blocks = (bytes: Buffer, size: number) => Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+
+  it('opens a request encrypted with the public key by the doubles, block by block, with forge', () => {
+    const sealed = Buffer.from(encryptWithPublic(plain, publicKey), 'base64');
+    expect(sealed.length).toBe(128 * Math.ceil(plain.length / 117));
+    const opened = blocks(sealed, 128).map((block) => Buffer.from(rsa.decrypt(block.toString('binary'), forgePrivate, false, true), 'binary'));
+    expect(Buffer.concat(opened).equals(plain)).toBe(true);
+  });
+
+  it('opens a request encrypted with the public key by forge, with the doubles', () => {
+    const sealed = Buffer.concat(blocks(plain, 117).map((block) => Buffer.from(rsa.encrypt(block.toString('binary'), forgePublic, 0x02), 'binary')));
+    expect(decryptWithPrivate(sealed.toString('base64'), privateKey).equals(plain)).toBe(true);
+  });
+
+  it('encrypts a callback with the private key byte for byte as forge does (PKCS#1 type 1 is deterministic)', () => {
+    const forgeSealed = Buffer.concat(blocks(plain, 117).map((block) => Buffer.from(rsa.encrypt(block.toString('binary'), forgePrivate, 0x01), 'binary')));
+    expect(encryptWithPrivate(plain, privateKey)).toBe(forgeSealed.toString('base64'));
+    expect(decryptWithPublic(forgeSealed.toString('base64'), publicKey).equals(plain)).toBe(true);
+  });
+
+  it('refuses Base64 that is not strict and a block under another padding', () => {
+    const sealed = encryptWithPrivate(plain, privateKey);
+    expect(() => decryptWithPublic(sealed.replaceAll('+', '-').replaceAll('/', '_'), publicKey)).toThrow(/Base64/);
+    expect(() => decryptWithPublic(sealed.slice(0, -4), publicKey)).toThrow();
+    expect(() => decryptWithPrivate(sealed, privateKey)).toThrow(/PKCS#1|padding/);
+  });
+});
+
 /** Two services, each with its own legal reading of the open points (see test/doubles/service.ts). */
 const services = [
   {
@@ -58,8 +95,8 @@ const services = [
     minimumPassed: 80,
   },
   {
-    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, unreadable requests and card failures as HTTP 4xx, own 401 body on order submission, callbacks with a charset, emission answered 202',
-    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', requestFailures: 'http-400', cardFailureStatus: 'http-4xx', controlAccepted: true, callbackCharset: true, orderAuthBodies: 'own' },
+    name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, unreadable requests and card failures as HTTP 4xx, own 401 body on order submission, lean callbacks with a charset, emission answered 202',
+    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', requestFailures: 'http-400', cardFailureStatus: 'http-4xx', controlAccepted: true, callbackCharset: true, orderAuthBodies: 'own', callbackLean: true },
     reports: 'service-strict',
     minimumPassed: 80,
   },

@@ -81,6 +81,12 @@ export interface IndependentServiceOptions {
   controlAccepted?: boolean;
   /** 401 and 403 bodies of order submission: the energy query's (default) or this service's own `{code: 40100, message}` (U-CODES). */
   orderAuthBodies?: 'table' | 'own';
+  /**
+   * Lean callbacks: only the fields the interface names for a type plus requestUUID, tenantUserId as
+   * a number, no `business`/`fromAddress`/`txIndex`, no trackingId on deposits and withdrawals (their
+   * keys do not use it). U-CB-FIELDS: every other field, and every field's type, is open.
+   */
+  callbackLean?: boolean;
   /** The callback Content-Type: the bare form type (default) or with `; charset=UTF-8`, as Java HTTP clients send it. */
   callbackCharset?: boolean;
   withdrawalDelayMs?: number;
@@ -267,6 +273,11 @@ export async function startIndependentService(options: IndependentServiceOptions
   const emit = (type: number, fields: Record<string, unknown>, copies: number, concurrent: boolean, delayMs: number, delays: number[]): string => {
     const trackingId = typeof fields.trackingId === 'string' ? fields.trackingId : `trk-${randomUUID()}`;
     const payload = payloadOf(type, trackingId);
+    if (options.callbackLean) {
+      for (const extra of ['business', 'fromAddress', 'txIndex']) delete payload[extra];
+      payload.tenantUserId = new LosslessNumber('20931');
+      if (type === 1 || type === 3) delete payload.trackingId;
+    }
     // A field given in the interface's spelling replaces ours in the provider's spelling.
     if ('txid' in fields) delete payload.txId;
     if ('chain' in fields) delete payload.chainName;
