@@ -237,14 +237,15 @@ export async function startIndependentService(options: IndependentServiceOptions
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const answer = Buffer.concat(chunks).toString('utf8');
-          let acknowledged = false;
-          try {
-            const parsed = JSON.parse(answer) as { errCode?: unknown };
-            acknowledged = res.statusCode === 200 && typeof parsed === 'object' && parsed !== null && typeof parsed.errCode === 'number' && parsed.errCode === 0;
-          } catch {
-            acknowledged = false;
-          }
-          record(res.statusCode ?? 0, answer, acknowledged);
+          // CB-ERRCODE: only HTTP 200 with errCode the number 0 is a success; "0", a missing errCode or another status is retried.
+          const errCode = (() => {
+            try {
+              return (JSON.parse(answer) as { errCode?: unknown } | null)?.errCode;
+            } catch {
+              return undefined;
+            }
+          })();
+          record(res.statusCode ?? 0, answer, res.statusCode === 200 && errCode === 0);
         });
         res.on('error', () => record(res.statusCode ?? 0, 'response error', false));
       });
