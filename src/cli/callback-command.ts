@@ -8,6 +8,8 @@ import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { httpUrl } from './verify-command.js';
+import { CONFIG_HELP } from './config-file.js';
+import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
 
 interface SendFlags extends NetworkFlags {
@@ -43,15 +45,18 @@ export function registerCallbackCommand(program: Command): void {
   const callback = program.command('callback').description('deliver callbacks to a merchant endpoint by hand');
   addNetworkOptions(callback.command('send'))
     .description('encrypt and deliver a callback (optionally duplicated or concurrent); prints each answer')
-    .requiredOption('--url <url>', "the merchant's callback URL")
-    .requiredOption('--api-key <key>', 'X-API-KEY to send')
-    .requiredOption('--private-key <file>', 'the private key the service encrypts callbacks with')
+    .option('--url <url>', "the merchant's callback URL (required)")
+    .option('--api-key <key>', secretHelp('apiKey', 'X-API-KEY to send (required)'))
+    .option('--api-key-file <file>', secretFileHelp('apiKey'))
+    .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
     .requiredOption('--type <n>', 'callback type: 1 deposit, 2 withdrawal request, 3 withdrawal, 4 address, 5 invalid address, 6 not enough money, 7 not enough hot money')
     .option('--field <key=value>', 'set a payload field (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--deliveries <n>', 'deliver the identical event this many times (fresh requestUUID each)', '1')
     .option('--concurrent', 'send the deliveries at the same moment')
     .option('--profile <file>', 'crypto profile YAML')
-    .action(async (flags: SendFlags) => {
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (_given: SendFlags, command: Command) => {
+      const flags = settleFlags<SendFlags>(command, { sections: ['merchant'], aliases: { callbackUrl: 'url' }, secrets: { apiKey: true }, required: ['url', 'privateKey'] });
       const type = parseInteger(flags.type, '--type', { min: 1, max: 7 });
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
@@ -59,6 +64,7 @@ export function registerCallbackCommand(program: Command): void {
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;
       networkFromFlags(flags);
       const target: MerchantTarget = { side: 'merchant', callbackUrl: httpUrl(flags.url, '--url'), apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };
+      protectTarget(target);
       const { exchanges } = await runDelivery({ type, fields, deliveries, concurrent: flags.concurrent ?? false }, target, { caseId: 'cli', saved: {} }, new Map(), makeStrangerKeys(privateKey.bits));
       // A TLS failure is the toolkit not reaching the target (exit 2, one line), not the merchant's answer.
       const tlsError = exchanges.find((exchange) => exchange.error?.startsWith('TLS:'))?.error;
@@ -68,8 +74,8 @@ export function registerCallbackCommand(program: Command): void {
         const answer = exchange.response ? `HTTP ${exchange.response.status} ${exchange.response.body}` : `no answer: ${exchange.error ?? ''}`;
         const acked = exchange.response?.status === 200 && /"errCode"\s*:\s*0\s*[,}]/.test(exchange.response.body);
         if (!acked) failures++;
-        process.stdout.write(`delivery ${i + 1}/${exchanges.length}: ${answer}\n`);
-        if (i === 0) process.stdout.write(`  payload ${exchange.payloadText ?? ''}\n`);
+        process.stdout.write(scrubOutput(`delivery ${i + 1}/${exchanges.length}: ${answer}\n`));
+        if (i === 0) process.stdout.write(scrubOutput(`  payload ${exchange.payloadText ?? ''}\n`));
       }
       if (failures > 0) process.exitCode = 1;
     });

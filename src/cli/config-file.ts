@@ -55,8 +55,9 @@ export interface ConfigFile {
   sections: Partial<Record<ConfigSection, Record<string, unknown>>>;
 }
 
+// A value is named by its type, never quoted: a secret pasted under the wrong key must not reach a CI log.
 function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : JSON.stringify(value);
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
 }
 
 interface Where {

@@ -18,6 +18,7 @@ import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSpecCommand } from './spec-command.js';
 import { registerVerifyCommand } from './verify-command.js';
+import { scrubOutput } from './secrets.js';
 
 export { EXIT };
 
@@ -65,19 +66,19 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
       if (error.code === 'commander.executeSubCommandAsync') return error.exitCode;
-      process.stderr.write(`${MESSAGE_PREFIX} ${error.message.replace(/^error: /, '')} (see --help)\n`);
+      process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${error.message.replace(/^error: /, '')} (see --help)\n`));
       return EXIT.unusable;
     }
     const debug = argv.includes('--debug');
     if (isWalletConformanceError(error)) {
       const what = error instanceof CryptoError ? `cannot decrypt: ${error.message} [${error.reason}]` : error.message;
-      process.stderr.write(`${MESSAGE_PREFIX} ${what}\n`);
-      if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+      process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${what}\n`));
+      if (debug && error.stack) process.stderr.write(scrubOutput(`${error.stack}\n`));
       return EXIT.unusable;
     }
     // A bug of ours: still one line, with the stack only on request.
-    process.stderr.write(`${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`);
-    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`));
+    if (debug && error instanceof Error && error.stack) process.stderr.write(scrubOutput(`${error.stack}\n`));
     return EXIT.unusable;
   }
 }

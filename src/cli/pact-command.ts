@@ -6,6 +6,8 @@ import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
 import { loadKeyFile, loadProfile, loadSpecFile, writeGeneratedFiles } from './io.js';
 import { parseInteger } from './options.js';
 import { assertReachable, httpUrl } from './verify-command.js';
+import { CONFIG_HELP } from './config-file.js';
+import { protectKey, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { pactEndpoints } from './relay.js';
 
@@ -70,24 +72,35 @@ export function registerPactCommand(program: Command): void {
     });
   addNetworkOptions(pact.command('verify'))
     .description('verify a wallet service against the HTTP pact with the Pact verifier (provider states through the control API)')
-    .requiredOption('--base-url <url>', '{base_url} of the order endpoints')
+    .option('--base-url <url>', '{base_url} of the order endpoints (required)')
     .option('--card-base-url <url>', '{card_base_url} of card close (default: --base-url)')
-    .requiredOption('--api-key <key>', "the merchant's X-API-KEY, injected into the requests")
+    .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY, injected into the requests (required)"))
+    .option('--api-key-file <file>', secretFileHelp('apiKey'))
     .option('--private-key <file>', "the merchant's private key (PEM or bare Base64 DER); its public half is used where the profile says so")
     .option('--public-key <file>', "the merchant's public key (enough for the default profile)")
     .option('--profile <file>', 'crypto profile YAML')
     .option('--user-id <n>', "the merchant's userId in the wallet system (default: the pact's example merchant)")
-    .option('--control-token <token>', "the target offers design.md's control API: provider states are set up through it")
-    .option('--forbidden-key <key>', 'a valid key without the permission, for the 403 interaction (ERR-403)')
+    .option('--control-token <token>', secretHelp('controlToken', "the target offers design.md's control API: provider states are set up through it"))
+    .option('--control-token-file <file>', secretFileHelp('controlToken'))
+    .option('--forbidden-key <key>', secretHelp('forbiddenKey', 'a valid key without the permission, for the 403 interaction (ERR-403)'))
+    .option('--forbidden-key-file <file>', secretFileHelp('forbiddenKey'))
     .option('--pact-dir <dir>', 'folder of pact files (default: the packaged spec/pacts)')
     .option('--broker-url <url>', 'fetch the pacts from this Pact Broker instead (env PACT_BROKER_BASE_URL)')
-    .option('--broker-token <token>', 'Pact Broker bearer token (env PACT_BROKER_TOKEN)')
+    .option('--broker-token <token>', secretHelp('brokerToken', 'Pact Broker bearer token'))
+    .option('--broker-token-file <file>', secretFileHelp('brokerToken'))
     .option('--provider-version <v>', 'provider version for published results (e.g. the git SHA)')
     .option('--provider-branch <b>', 'provider branch for published results')
     .option('--publish', 'publish the verification results to the broker (needs --broker-url and --provider-version)')
     .option('--spec <file>', 'OpenAPI spec the pacts were generated from', SPEC_PATH)
     .option('--log-level <level>', `Pact log level: ${LOG_LEVELS.join(', ')}`, 'warn')
-    .action(async (flags: VerifyFlags) => {
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (_given: VerifyFlags, command: Command) => {
+      const flags = settleFlags<VerifyFlags>(command, {
+        sections: ['service', 'pact'], secrets: { apiKey: true, controlToken: false, forbiddenKey: false, brokerToken: false }, required: ['baseUrl'],
+      });
+      // A key half given on the command line replaces the other half from the config file.
+      if (command.getOptionValueSource('privateKey') === 'cli' && command.getOptionValueSource('publicKey') === 'config') delete flags.publicKey;
+      if (command.getOptionValueSource('publicKey') === 'cli' && command.getOptionValueSource('privateKey') === 'config') delete flags.privateKey;
       const baseUrl = httpUrl(flags.baseUrl, '--base-url');
       const cardBaseUrl = httpUrl(flags.cardBaseUrl ?? flags.baseUrl, '--card-base-url');
       if (Boolean(flags.privateKey) === Boolean(flags.publicKey)) throw new ConfigError('bad-flag', 'give the merchant key with exactly one of --private-key F or --public-key F');
@@ -98,6 +111,7 @@ export function registerPactCommand(program: Command): void {
       if (flags.publish && !brokerUrl) throw new ConfigError('bad-flag', '--publish needs --broker-url (verification results are published to the broker the pacts came from)');
       if (flags.publish && !flags.providerVersion) throw new ConfigError('bad-flag', '--publish needs --provider-version');
       const key = flags.privateKey ? loadKeyFile(flags.privateKey, 'private') : loadKeyFile(flags.publicKey!, 'public');
+      protectKey(key);
       const profile = loadProfile(flags.profile);
       const userId = flags.userId === undefined ? undefined : parseInteger(flags.userId, '--user-id', { min: 0 });
       const spec = loadSpecFile(flags.spec);
@@ -140,7 +154,7 @@ export function registerPactCommand(program: Command): void {
       out.push(
         `pact verify: Pact verifier ${result.pactPassed ? 'passed' : 'FAILED'}; decrypted data checks: ${counts('passed')} passed, ${counts('failed')} failed, ${counts('skipped')} skipped`,
       );
-      process.stdout.write(`${out.join('\n')}\n`);
+      process.stdout.write(scrubOutput(`${out.join('\n')}\n`));
       process.exitCode = result.passed ? 0 : 1;
     });
 }

@@ -7,6 +7,8 @@ import { useNetwork } from '../runner/http-client.js';
 import { startEmbedded } from './embedded.js';
 import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { CONFIG_HELP } from './config-file.js';
+import { protectTarget, settleFlags } from './secrets.js';
 
 /** Merges the service and the merchant reports of `run` into one report.json. */
 export function mergeReports(service: Report, merchant: Report): Report {
@@ -36,11 +38,15 @@ export function registerRunCommand(program: Command): void {
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--verbose', 'print every case as it runs')
     .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
-    .action(async (flags: CommonRunOptions & { tls?: boolean }) => {
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (_given: CommonRunOptions & { tls?: boolean }, command: Command) => {
+      const flags = settleFlags<CommonRunOptions & { tls?: boolean }>(command, { sections: [], secrets: {} });
       const rules = loadRules();
       const serviceSuites = chooseSuites('service', flags);
       const merchantSuites = chooseSuites('merchant', flags);
       const embedded = await startEmbedded(flags.tls ? { tls: true } : {});
+      protectTarget(embedded.service);
+      protectTarget(embedded.merchant);
       // The embedded servers are the toolkit's own: reached directly (never through a proxy), trusting the run's CA.
       useNetwork(defaultNetwork({ tls: { extraCa: embedded.ca ? [embedded.ca] : [], insecure: false } }));
       try {

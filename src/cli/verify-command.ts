@@ -9,6 +9,8 @@ import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { CONFIG_HELP } from './config-file.js';
+import { protectTarget, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
@@ -65,6 +67,7 @@ function common(command: Command): Command {
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
+    .option('--config <file>', CONFIG_HELP)
     .option('--verbose', 'print every case as it runs');
 }
 
@@ -91,21 +94,29 @@ export function registerVerifyCommand(program: Command): void {
   const verify = program.command('verify').description('run the conformance suites against a service or a merchant');
   common(verify.command('service'))
     .description('verify a wallet service (or an emulator of it) at a base URL')
-    .requiredOption('--base-url <url>', '{base_url} of the order endpoints')
+    .option('--base-url <url>', '{base_url} of the order endpoints (required)')
     .option('--card-base-url <url>', '{card_base_url} of card close (default: --base-url)')
-    .requiredOption('--api-key <key>', "the merchant's X-API-KEY")
-    .requiredOption('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER)")
+    .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY (required)"))
+    .option('--api-key-file <file>', secretFileHelp('apiKey'))
+    .option('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER) (required)")
     .option('--user-id <n>', "the merchant's userId in the wallet system (order cases are skipped without it)")
     .option('--profile <file>', 'crypto profile YAML')
     .option('--allow-orders', 'run order-creating cases against a real service (they move money)')
-    .option('--forbidden-key <key>', 'a valid key without the permission (ERR-403)')
-    .option('--expired-key <key>', 'a key outside its validity window (ERR-401)')
-    .option('--control-token <token>', "the target offers design.md's control API with this token")
+    .option('--forbidden-key <key>', secretHelp('forbiddenKey', 'a valid key without the permission (ERR-403)'))
+    .option('--forbidden-key-file <file>', secretFileHelp('forbiddenKey'))
+    .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (ERR-401)'))
+    .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
+    .option('--control-token <token>', secretHelp('controlToken', "the target offers design.md's control API with this token"))
+    .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
-    .action(async (flags: ServiceFlags) => {
+    .action(async (_given: ServiceFlags, command: Command) => {
+      const flags = settleFlags<ServiceFlags>(command, {
+        sections: ['service'], secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false }, required: ['baseUrl', 'publicKey'],
+      });
       const network = networkFromFlags(flags);
       const target = serviceTarget(flags);
       if (target.side !== 'service') return;
+      protectTarget(target);
       const headers = await assertReachable(target.baseUrl, '--base-url');
       // Order cases move money on a real service; on the toolkit's own emulator they move nothing.
       if (headers[EMULATOR_HEADER] === '1' && !target.allowOrders) {
@@ -117,13 +128,16 @@ export function registerVerifyCommand(program: Command): void {
     });
   common(verify.command('merchant'))
     .description("verify a merchant's callback endpoint")
-    .requiredOption('--callback-url <url>', "the merchant's callback URL")
-    .requiredOption('--api-key <key>', "the merchant's X-API-KEY (sent with every callback)")
-    .requiredOption('--private-key <file>', 'the private key the service encrypts callbacks with')
+    .option('--callback-url <url>', "the merchant's callback URL (required)")
+    .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY, sent with every callback (required)"))
+    .option('--api-key-file <file>', secretFileHelp('apiKey'))
+    .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
     .option('--probe-url <url>', "the merchant's processing probe (design.md); idempotency checks are skipped without it")
     .option('--profile <file>', 'crypto profile YAML')
-    .option('--expired-key <key>', 'a key outside its validity window (CB-KEY-401)')
-    .action(async (flags: MerchantFlags) => {
+    .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
+    .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
+    .action(async (_given: MerchantFlags, command: Command) => {
+      const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false }, required: ['callbackUrl', 'privateKey'] });
       const network = networkFromFlags(flags);
       const target: Target = {
         side: 'merchant',
@@ -134,6 +148,7 @@ export function registerVerifyCommand(program: Command): void {
         ...(flags.probeUrl ? { probeUrl: httpUrl(flags.probeUrl, '--probe-url') } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
       };
+      protectTarget(target);
       await assertReachable(target.callbackUrl, '--callback-url');
       const report = await runSuites({ target, suites: chooseSuites('merchant', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
       process.exitCode = endRun(report, network, () => finish(report, flags));

@@ -128,3 +128,10 @@ describe('createScrubber on a key whose lines were joined with spaces', () => {
     expect(out).toBe(`x-leak: ${fingerprint(pem, 'pk')} `);
   });
 });
+
+describe('createScrubber on short secrets', () => {
+  it('replaces a secret under 6 characters only as a whole word, so the text stays readable', () => {
+    const scrub = createScrubber([{ kind: 'ak', value: 'k' }]);
+    expect(scrub.text('cannot read private key nope.pem; sent X-API-KEY k')).toBe(`cannot read private key nope.pem; sent X-API-KEY ${fingerprint('k', 'ak')}`);
+  });
+});

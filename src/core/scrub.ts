@@ -86,6 +86,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Secrets shorter than this are scrubbed as whole words only. */
+const SHORT = 6;
 /** How many first characters of a secret, cut short, are still scrubbed. */
 const TRUNCATED_MIN = 6;
 const PEM_PRIVATE = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g;
@@ -132,7 +134,9 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       for (const spelling of spellings(piece)) if (!replacement.has(spelling)) replacement.set(spelling, shown);
     }
   }
-  const known = replacement.size === 0 ? undefined : new RegExp([...replacement.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  // A short value (a test key such as `k`) is replaced only as a whole word: as a substring it would eat every `k` of the text.
+  const alternative = (spelling: string) => (spelling.length >= SHORT ? escapeRegExp(spelling) : `(?<![A-Za-z0-9])${escapeRegExp(spelling)}(?![A-Za-z0-9])`);
+  const known = replacement.size === 0 ? undefined : new RegExp([...replacement.keys()].sort((a, b) => b.length - a.length).map(alternative).join('|'), 'g');
   // A message cut short (`slice(0, 200) + '…'`) can end inside a secret: its first characters are found by their head.
   const heads = new Map<string, string[]>();
   for (const spelling of replacement.keys()) {
@@ -173,7 +177,7 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     if (raw.length > 0) {
       out = out.replace(BASE64_RUN, (run) => {
         const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-        return raw.find((secret) => secret.value.length >= 4 && decoded.includes(secret.value))?.shown ?? run;
+        return raw.find((secret) => secret.value.length >= SHORT && decoded.includes(secret.value))?.shown ?? run;
       });
     }
     // The runner's own redaction knows no kinds (every X-API-KEY shows as `ak`): name the configured ones right.

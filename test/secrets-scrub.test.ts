@@ -1,0 +1,156 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fingerprint, type SecretKind } from '../src/core/scrub.js';
+import { runCliAsync } from './support/cli.js';
+
+/**
+ * Issue 12: every configured secret is planted everywhere a target can echo it (answer headers and
+ * bodies, error texts, URLs with userinfo and query tokens, transport errors), then all four reports
+ * and the console are searched for it, raw, percent-encoded and JSON-escaped, and for its first
+ * characters (a message cut short). None may show; its fingerprint must.
+ */
+
+const REPORTS = ['report.json', 'junit.xml', 'report.html', 'summary.md'];
+
+/** A target that answers everything by echoing the request (headers, body, URL) and leaking `leak`; every 11th request after the 3rd is cut off. */
+async function startEchoTarget(leak = ''): Promise<{ origin: string; requests: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      count++;
+      if (count > 3 && count % 11 === 0) {
+        req.socket.destroy();
+        return;
+      }
+      const said = `refused key ${req.headers['x-api-key'] ?? ''} token ${req.headers['x-control-token'] ?? ''} auth ${req.headers.authorization ?? ''} at ${req.url ?? ''}`;
+      // The first answers acknowledge, so the pre-flight lets the run go on.
+      const ok = count <= 3 || count % 3 !== 0;
+      const body = JSON.stringify({ code: ok ? 0 : 1, errCode: ok ? 0 : 1, message: said, errMsg: said, data: '', echo: { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }, leak });
+      res.writeHead(ok ? 200 : 500, {
+        'content-type': 'application/json',
+        'x-echo-key': String(req.headers['x-api-key'] ?? ''),
+        'x-echo-token': String(req.headers['x-control-token'] ?? ''),
+        'x-echo-url': req.url ?? '',
+        'x-echo-leak': leak.replace(/\s+/g, ' '),
+      });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  return {
+    origin: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => count,
+    close: () => new Promise<void>((closed) => server.close(() => closed())),
+  };
+}
+
+/** Every spelling of a secret that must not show: raw, percent-encoded, JSON-escaped, and its first 8 characters in each. */
+function forbiddenSpellings(secret: string): string[] {
+  const whole = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  return [...new Set([...whole, ...whole.map((spelling) => spelling.slice(0, 8))])];
+}
+
+function outputsOf(dir: string, run: { stdout: string; stderr: string }): Record<string, string> {
+  return { ...Object.fromEntries(REPORTS.map((name) => [name, readFileSync(join(dir, name), 'utf8')])), stdout: run.stdout, stderr: run.stderr };
+}
+
+function expectScrubbed(outputs: Record<string, string>, secrets: Record<string, { value: string; kind: SecretKind }>): void {
+  for (const [what, { value, kind }] of Object.entries(secrets)) {
+    for (const spelling of forbiddenSpellings(value)) {
+      for (const [name, text] of Object.entries(outputs)) expect(text.includes(spelling), `${what} as ${JSON.stringify(spelling)} in ${name}`).toBe(false);
+    }
+    expect(outputs['report.json'], `${what}'s fingerprint in report.json`).toContain(fingerprint(value, kind));
+  }
+}
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+describe('no secret reaches a report or the console, wherever a target echoes it', () => {
+  it('verify service: API key (env), control token (file), forbidden key (config file), expired key (flag)', async () => {
+    const secrets = {
+      apiKey: { value: 'ak"Live+7/Qx=9z-0001', kind: 'ak' as const },
+      controlToken: { value: 'ct+S3cret/Tok=2&x', kind: 'ct' as const },
+      forbiddenKey: { value: 'fk-Forbid"0003/zz', kind: 'fk' as const },
+      expiredKey: { value: 'ek-Expired+0004=q', kind: 'ek' as const },
+    };
+    const target = await startEchoTarget();
+    closers.push(target.close);
+    const cwd = mkdtempSync(join(tmpdir(), 'wc-secrets-service-'));
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(join(cwd, 'public.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(join(cwd, 'control-token'), `${secrets.controlToken.value}\n`);
+    writeFileSync(join(cwd, 'forbidden-key'), `${secrets.forbiddenKey.value}\n`);
+    writeFileSync(join(cwd, 'wallet-conformance.yaml'), 'reports: out\nservice:\n  publicKey: public.pem\n  userId: 7\n  allowOrders: true\n  forbiddenKeyFile: forbidden-key\n');
+    const enc = encodeURIComponent;
+    const run = await runCliAsync(
+      [
+        'verify', 'service',
+        '--base-url', `http://merchant:${enc(secrets.controlToken.value)}@${target.origin}/api?api_key=${enc(secrets.apiKey.value)}`,
+        '--card-base-url', `http://${target.origin}/card?token=${enc(secrets.forbiddenKey.value)}&sig=${enc(secrets.expiredKey.value)}`,
+        '--control-token-file', 'control-token',
+        '--expired-key', secrets.expiredKey.value,
+      ],
+      { cwd, env: { WALLET_API_KEY: secrets.apiKey.value, WALLET_CONTROL_TOKEN: undefined, WALLET_FORBIDDEN_KEY: undefined, WALLET_EXPIRED_KEY: undefined } },
+    );
+    expect(run.stderr.split('\n').filter((line) => line.includes('wallet-conformance:') && !line.includes('pre-flight'))).toEqual([]);
+    expect(run.status).toBe(1);
+    expect(target.requests()).toBeGreaterThan(50);
+    expectScrubbed(outputsOf(join(cwd, 'out'), run), secrets);
+  }, 120_000);
+
+  it('verify merchant: API key (file flag), expired key (env), private key (config file) that the target leaks as PEM and bare DER', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pkcs1Der = privateKey.export({ type: 'pkcs1', format: 'der' }).toString('base64');
+    const secrets = {
+      apiKey: { value: 'mk"Merchant+Key/0005', kind: 'ak' as const },
+      expiredKey: { value: 'ek2-Old"Key+0006', kind: 'ek' as const },
+      privateKey: { value: pem, kind: 'pk' as const },
+    };
+    const target = await startEchoTarget(`${pem} and ${pkcs1Der}`);
+    closers.push(target.close);
+    const cwd = mkdtempSync(join(tmpdir(), 'wc-secrets-merchant-'));
+    writeFileSync(join(cwd, 'private.pem'), pem);
+    writeFileSync(join(cwd, 'api-key'), `${secrets.apiKey.value}\n`);
+    writeFileSync(join(cwd, 'wc.yaml'), 'merchant:\n  privateKey: private.pem\n  reports: merchant-out\n');
+    const enc = encodeURIComponent;
+    const run = await runCliAsync(
+      ['verify', 'merchant', '--config', 'wc.yaml', '--callback-url', `http://hook:${enc(secrets.apiKey.value)}@${target.origin}/cb?token=${enc(secrets.expiredKey.value)}`, '--api-key-file', 'api-key', '--suite', 'merchant/*'],
+      { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value } },
+    );
+    expect(run.status).toBe(1);
+    const outputs = outputsOf(join(cwd, 'merchant-out'), run);
+    expectScrubbed(outputs, secrets);
+    for (const [name, text] of Object.entries(outputs)) {
+      expect(text, name).not.toMatch(/PRIVATE KEY/);
+      expect(text.includes(pkcs1Der.slice(100, 164)), `the bare DER in ${name}`).toBe(false);
+      for (const line of pem.split('\n').slice(1, -2)) expect(text.includes(line), `a PEM line in ${name}`).toBe(false);
+    }
+  }, 120_000);
+
+  it('callback send prints the answers a target echoes without the API key', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const apiKey = 'cb"Send+Key/0007';
+    const target = await startEchoTarget();
+    closers.push(target.close);
+    const cwd = mkdtempSync(join(tmpdir(), 'wc-secrets-send-'));
+    writeFileSync(join(cwd, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const run = await runCliAsync(['callback', 'send', '--url', `http://${target.origin}/cb?key=${encodeURIComponent(apiKey)}`, '--private-key', 'private.pem', '--type', '1', '--deliveries', '2'], {
+      cwd,
+      env: { WALLET_API_KEY: apiKey },
+    });
+    expect(run.stdout).toMatch(/delivery 2\/2: HTTP 200/);
+    for (const spelling of forbiddenSpellings(apiKey)) expect(run.stdout + run.stderr).not.toContain(spelling);
+    expect(run.stdout).toContain(fingerprint(apiKey, 'ak'));
+  }, 60_000);
+});
