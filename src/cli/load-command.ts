@@ -1,0 +1,142 @@
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.js';
+import type { RsaKey } from '../crypto/keys.js';
+import { STORM_TYPES } from '../load/events.js';
+import { readProbeCommand, readProbeUrl, runStorm, STORM_LIMITS, type StormResult } from '../load/storm.js';
+import { offenderLines, progressLine, summaryLine } from '../load/summary.js';
+import { loadReportHtml, loadReportJson } from '../load/report.js';
+import { halfFor } from '../crypto/codec.js';
+import { loadKeyFile, loadProfile, writeUserFile } from './io.js';
+import { protect, readSecretFile, scrubOutput } from './secrets.js';
+
+interface LoadFlags {
+  callbackUrl: string[];
+  apiKey?: string;
+  apiKeyFile?: string;
+  privateKey?: string;
+  probeUrl?: string;
+  probeCmd?: string;
+  events: string;
+  duplicates: string;
+  concurrency: string;
+  rate?: string;
+  types: string;
+  duration: string;
+  profile?: string;
+  reports: string;
+}
+
+/** `load merchant ...`: a bounded callback storm against the user's own endpoint(s). */
+export function registerLoadCommand(program: Command): void {
+  const load = program.command('load').description('load tests: a bounded callback storm against your own endpoint');
+  load
+    .command('merchant')
+    .description('deliver a storm of callbacks (with duplicates and retries) to your callback URL(s) and judge exactly-once with the probe')
+    .option('--callback-url <url>', 'a callback URL of yours; repeat it to spread deliveries over several instances (required)', (value: string, list: string[] = []) => [...list, value])
+    .option('--api-key <key>', "the merchant's X-API-KEY (or --api-key-file, or WALLET_API_KEY)")
+    .option('--api-key-file <file>', 'a file holding the X-API-KEY')
+    .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
+    .option('--probe-url <url>', 'the processing probe: GET answers {"processed": [payload, ...]}; exactly-once is judged only with it or --probe-cmd')
+    .option('--probe-cmd <cmd>', 'a shell command printing the processed payloads as JSON, in place of --probe-url')
+    .option('--events <n>', `distinct events (1 to ${STORM_LIMITS.events})`, '1000')
+    .option('--duplicates <r>', 'share of events delivered again with a fresh requestUUID, some racing, some late (0 to 5)', '0.3')
+    .option('--concurrency <c>', `deliveries in flight at once (1 to ${STORM_LIMITS.concurrency})`, '32')
+    .option('--rate <per-s>', 'delivery starts per second (default: as fast as the endpoint answers)')
+    .option('--types <list>', `callback types to generate, e.g. 1,3 (of ${STORM_TYPES.join(',')})`, '1,3')
+    .option('--duration <s>', `stop starting deliveries after this many seconds (at most ${STORM_LIMITS.durationS})`, '120')
+    .option('--profile <file>', 'crypto profile YAML')
+    .option('--reports <dir>', 'where report.json and report.html go', 'reports')
+    .action(async (flags: LoadFlags) => {
+      const urls = (flags.callbackUrl ?? []).map((url) => httpUrl(url, '--callback-url'));
+      if (urls.length === 0) throw new ConfigError('bad-flag', 'load merchant needs --callback-url URL (repeat it for several instances)');
+      if (flags.privateKey === undefined) throw new ConfigError('bad-flag', 'load merchant needs --private-key FILE (the key the service encrypts callbacks with)');
+      if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flag', 'give --probe-url or --probe-cmd, not both');
+      const apiKey = flags.apiKey ?? (flags.apiKeyFile ? readSecretFile(flags.apiKeyFile, 'API key', '--api-key-file') : process.env.WALLET_API_KEY);
+      if (!apiKey) throw new ConfigError('missing-secret', 'no API key: give it with --api-key, --api-key-file or WALLET_API_KEY');
+      protect({ kind: 'ak', value: apiKey });
+      const profile = loadProfile(flags.profile);
+      const key: RsaKey = loadKeyFile(flags.privateKey, halfFor('callback', 'encrypt', profile));
+      const options = {
+        events: number(flags.events, '--events', 1, STORM_LIMITS.events, true),
+        duplicates: number(flags.duplicates, '--duplicates', 0, STORM_LIMITS.duplicates, false),
+        concurrency: number(flags.concurrency, '--concurrency', 1, STORM_LIMITS.concurrency, true),
+        durationS: number(flags.duration, '--duration', 1, STORM_LIMITS.durationS, false),
+        types: types(flags.types),
+        ...(flags.rate === undefined ? {} : { rate: number(flags.rate, '--rate', 1, 1_000_000, false) }),
+      };
+      const probeUrl = flags.probeUrl === undefined ? undefined : httpUrl(flags.probeUrl, '--probe-url');
+      for (const url of urls) await assertReachable(url, '--callback-url');
+      const probe = probeUrl ? () => readProbeUrl(probeUrl) : flags.probeCmd ? ((command: string) => () => readProbeCommand(command))(flags.probeCmd) : undefined;
+      if (!probe) process.stderr.write('load: no --probe-url or --probe-cmd: answers are measured, exactly-once is not judged\n');
+
+      let result: StormResult;
+      try {
+        result = await runStorm({ callbackUrls: urls, apiKey, key, profile, ...options, ...(probe ? { probe } : {}), onProgress: (progress) => process.stdout.write(`${progressLine(progress)}\n`) });
+      } catch (error) {
+        throw new ConfigError('load-failed', `load merchant: ${(error as Error).message}`);
+      }
+      const target = { callbackUrls: urls, probe: probeUrl ?? (flags.probeCmd ? '--probe-cmd' : null) };
+      writeUserFile(join(flags.reports, 'report.json'), scrubOutput(`${JSON.stringify(loadReportJson(result, target), null, 2)}\n`), { overwrite: true });
+      writeUserFile(join(flags.reports, 'report.html'), scrubOutput(loadReportHtml(result, target)), { overwrite: true });
+      process.stdout.write(`${summaryLine(result)}\n`);
+      if (result.exactlyOnce === false) {
+        process.stdout.write(`${result.offenders.length} events were not processed exactly once; the first:\n${offenderLines(result).join('\n')}\n`);
+      }
+      if (result.unacknowledgedDeliveries > 0) process.stdout.write(`${result.unacknowledgedDeliveries} deliveries were never acknowledged (${failureText(result)})\n`);
+      process.stdout.write(`reports: ${join(flags.reports, 'report.json')}, ${join(flags.reports, 'report.html')}\n`);
+      process.exitCode = result.exactlyOnce === false ? 1 : 0;
+    });
+}
+
+function failureText(result: StormResult): string {
+  return Object.entries(result.failures).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([why, n]) => `${why}: ${n}`).join(', ');
+}
+
+function httpUrl(value: string, flag: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError('bad-url', `${flag} must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** One TCP connection: a URL nobody listens on is exit 2 before the storm, not 2,000 failures. */
+function assertReachable(value: string, flag: string): Promise<void> {
+  const url = new URL(value);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port, timeout: 5_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    const fail = (why: string) => {
+      socket.destroy();
+      reject(new ConfigError('unreachable', `${flag} ${value} is unreachable: ${why}`));
+    };
+    socket.once('timeout', () => fail('no connection within 5 s'));
+    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
+  });
+}
+
+function number(value: string, flag: string, min: number, max: number, whole: boolean): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || (whole && !Number.isInteger(n)) || n < min || n > max) {
+    throw new ConfigError('bad-flag', `${flag} takes ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function types(value: string): number[] {
+  const list = value.split(',').map((part) => part.trim());
+  const parsed = list.map(Number);
+  if (list.length === 0 || parsed.some((type, i) => list[i] === '' || !STORM_TYPES.includes(type))) {
+    throw new ConfigError('bad-flag', `--types takes callback types from ${STORM_TYPES.join(',')} separated by commas, not ${JSON.stringify(value)}`);
+  }
+  return [...new Set(parsed)];
+}
