@@ -12,6 +12,7 @@ import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT } from './exit.js';
 import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
+import { registerLoadCommand } from './load-command.js';
 import { registerMerchantCommand } from './merchant-command.js';
 import { registerPactCommand } from './pact-command.js';
 import { registerReportCommand } from './report-command.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerCallbackCommand(program);
   registerPactCommand(program);
   registerReportCommand(program);
+  registerLoadCommand(program);
   registerDocsCommand(program);
   for (const command of program.commands) propagate(command);
   return program;
