@@ -1,0 +1,95 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
+import { startMerchantServer } from '../src/merchant/server.js';
+import type { Report } from '../src/runner/types.js';
+import { runCliWithEnv as cli } from './support/network.js';
+
+/** A receiver that answers GET at once and `answer` to everything else. */
+async function receiver(answer: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') res.writeHead(405, { 'content-length': 0 }).end();
+    else answer(req, res);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
+    close: () => new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+  };
+}
+
+describe('limits of a run: --max-body, --timeout, a target that goes away', () => {
+  let embedded: Embedded;
+  const dir = mkdtempSync(join(tmpdir(), 'wc-limits-'));
+  const file = (name: string) => join(dir, name);
+  beforeAll(async () => {
+    embedded = await startEmbedded();
+    writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
+  });
+  afterAll(() => embedded.close());
+  const send = (url: string, extra: string[] = []) => cli(['callback', 'send', '--url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--type', '1', ...extra]);
+  const merchantRun = (url: string, reports: string, extra: string[] = []) =>
+    cli(['verify', 'merchant', '--callback-url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--reports', file(reports), ...extra]);
+
+  it('an answer bigger than --max-body is a transport error naming the cap; the default cap is 1 MiB', async () => {
+    const target = await receiver((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"errCode":0,"pad":"${'x'.repeat(5000)}"}`);
+    });
+    try {
+      const capped = await send(target.url, ['--max-body', '1000']);
+      expect(capped.stdout).toMatch(/delivery 1\/1: no answer: POST http:\/\/127\.0\.0\.1:\d+\/callback: the answer is larger than the cap of 1000 bytes \(--max-body\)/);
+      expect(capped.status).toBe(1);
+      const uncapped = await send(target.url);
+      expect(uncapped.stdout).toMatch(/delivery 1\/1: HTTP 200 \{"errCode":0/);
+      expect(uncapped.status).toBe(0);
+      const bad = await send(target.url, ['--max-body', 'lots']);
+      expect(bad.stderr).toBe('wallet-conformance: --max-body takes a whole number, not "lots"\n');
+      expect(bad.status).toBe(2);
+    } finally {
+      await target.close();
+    }
+  }, 60_000);
+
+  it('--timeout bounds the whole run: the run stops, the reports are written and say so, exit 2', async () => {
+    // It acknowledges the first callback (the pre-flight), then never answers again.
+    let answered = 0;
+    const hanging = await receiver((req, res) => {
+      req.resume();
+      if (answered++ === 0) res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}');
+    });
+    try {
+      const run = await merchantRun(hanging.url, 'timeout', ['--timeout', '5', '--suite', 'merchant/raw-body']);
+      expect(run.stderr).toMatch(/wallet-conformance: the run was cut after --timeout 5 s; the reports hold what ran before\n$/);
+      const report = JSON.parse(readFileSync(file('timeout/report.json'), 'utf8')) as Report;
+      expect(report.target.cut).toEqual({ reason: 'run-timeout', message: 'the run was cut after --timeout 5 s' });
+      expect(run.status).toBe(2);
+    } finally {
+      await hanging.close();
+    }
+  }, 60_000);
+
+  it('a merchant that goes away mid-run ends the run with exit 2 and a report that says the target went away', async () => {
+    let processed = 0;
+    const merchant = await startMerchantServer({
+      apiKeys: [embedded.merchant.apiKey], publicKey: embedded.service.publicKey, profile: embedded.merchant.profile, store: ':memory:',
+      process: () => {
+        // The third accepted callback (the pre-flight's is the first) takes the merchant down, as a crash or a deploy would.
+        if (++processed === 3) setImmediate(() => void merchant.close());
+      },
+    });
+    const run = await merchantRun(merchant.callbackUrl, 'gone', ['--suite', 'merchant/raw-body']);
+    expect(run.stderr).toMatch(/wallet-conformance: http:\/\/127\.0\.0\.1:\d+ went away during the run: ECONNREFUSED \(it answered earlier\); the run was cut; the reports hold what ran before\n$/);
+    const report = JSON.parse(readFileSync(file('gone/report.json'), 'utf8')) as Report;
+    expect(report.target.cut).toMatchObject({ reason: 'target-gone' });
+    expect(report.summary.passed).toBeGreaterThan(0);
+    expect(run.status).toBe(2);
+  }, 60_000);
+});
