@@ -291,8 +291,9 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
         else causes.set(worst.cause, expectation.check);
       }
       // A failure names the rule its observation breaks when the check knows it (a wrong key is CRYPTO-SAME, not
-      // ENERGY-RES); checks name rules only for what no legal reading allows, so an open point's expectation stays a warning otherwise.
-      const named = worst.status === 'failed' && worst.rules?.length ? worst.rules : ruleIds;
+      // ENERGY-RES). An expectation that names only open points (U-*, SHOULD) keeps its rules: the suite says the
+      // whole observation depends on a reading (an order's 401 body is open, U-CODES, though ERR-401 fixes the query's).
+      const named = worst.status === 'failed' && worst.rules?.length && ruleIds.some((id) => run.rules.get(id)?.severity === 'MUST') ? worst.rules : ruleIds;
       const status = worst.status === 'failed' ? failureStatus(named, run.rules, run.strict) : worst.status;
       results.push({
         id: expectation.check,
