@@ -113,6 +113,12 @@ describe('createScrubber on text cut short', () => {
     expect(scrub.text(`{"errMsg":"refused key ${JSON.stringify(secret).slice(1, 12)}`)).toBe(`{"errMsg":"refused key ${fingerprint(secret, 'ak')}`);
   });
 
+  it('leaves a word that goes on past what it shares with a secret (a case id beside an embedded key)', () => {
+    const scrub = createScrubber([{ kind: 'fk', value: 'forbidden-8f3a91c2d4' }]);
+    expect(scrub.text('service/errors/forbidden-key/status')).toBe('service/errors/forbidden-key/status');
+    expect(scrub.text('(HTTP 500: refused forbidden-8f3a)')).toBe(`(HTTP 500: refused ${fingerprint('forbidden-8f3a91c2d4', 'fk')})`);
+  });
+
   it('leaves a word that only shares a few first characters with a secret', () => {
     const scrub = createScrubber([{ kind: 'ak', value: 'ak-Live-7Qx9zR2mP4' }]);
     expect(scrub.text('ak-Lime shares five characters')).toBe('ak-Lime shares five characters');

@@ -157,6 +157,12 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
         while (k < spelling.length && input[match.index + k] === spelling[k]) k++;
         if (k > best.length) best = spelling.slice(0, k);
       }
+      // Cut short means the text stops there: a word going on (`forbidden-key` beside the key `forbidden-8f3a…`) is not the secret.
+      const next = input[match.index + best.length];
+      if (next !== undefined && /[A-Za-z0-9]/.test(next)) {
+        truncated.lastIndex = match.index + 1;
+        continue;
+      }
       out += input.slice(from, match.index) + (replacement.get(heads.get(match[0])!.find((s) => s.startsWith(best))!) ?? '');
       from = match.index + best.length;
       truncated.lastIndex = from;
