@@ -6,6 +6,8 @@ import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } from '../em
 import type { EmulatorFault } from '../emulator/faults.js';
 import { startEmulator } from '../emulator/server.js';
 import { startMerchantServer, type MerchantServerConfig } from '../merchant/server.js';
+import { openSqliteStore } from '../merchant/sqlite-store.js';
+import type { IdempotencyStore } from '../merchant/store.js';
 import type { MerchantTarget, ServiceTarget } from '../runner/types.js';
 
 /** The embedded default of `run`: the emulator and the reference merchant on free loopback ports. */
@@ -51,14 +53,29 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       config.tls = serverTls;
       config.callbacks = { ...config.callbacks, ca: [authority.cert] };
     }
-    const merchant = await startMerchantServer({
+    // A file, not :memory:, so a restart of the merchant keeps what it processed (the restart case);
+    // synchronous=normal: a throwaway run needs to survive a process restart, not a power cut.
+    const storePath = join(dir, 'merchant.sqlite');
+    const merchantConfig = {
       apiKeys: [keys.apiKey, ...(keys.expiredKey ? [{ key: keys.expiredKey, notAfter: '2020-01-01T00:00:00Z' }] : [])],
       publicKey: account.keyPair.publicKey,
       profile: account.profile,
-      store: ':memory:',
+      store: openSqliteStore(storePath, { synchronous: 'normal' }) as IdempotencyStore,
       ...(serverTls ? { tls: serverTls } : {}),
       ...options.merchant,
-    });
+    };
+    const ownStore = options.merchant?.store === undefined;
+    let merchant = await startMerchantServer(merchantConfig);
+    // Restarts the reference merchant as its process would restart: same port, the store reopened from its file.
+    const restartMerchant = async () => {
+      const port = merchant.port;
+      await merchant.close();
+      if (ownStore) {
+        await merchant.store.close();
+        merchantConfig.store = openSqliteStore(storePath, { synchronous: 'normal' });
+      }
+      merchant = await startMerchantServer({ ...merchantConfig, port });
+    };
     account.callbackUrl = merchant.callbackUrl;
     let emulator;
     try {
@@ -89,10 +106,11 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         privateKey: account.keyPair.privateKey,
         profile: account.profile,
         probeUrl: merchant.probeUrl,
+        restartHook: restartMerchant,
         ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
       },
       async close() {
-        await Promise.allSettled([emulator.close(), merchant.close()]);
+        await Promise.allSettled([emulator.close(), merchant.close().then(() => (ownStore ? merchant.store.close() : undefined))]);
         rmSync(dir, { recursive: true, force: true });
       },
     };

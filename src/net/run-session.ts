@@ -32,6 +32,11 @@ export class RunSession {
     this.#answered.add(origin);
   }
 
+  /** Forgets that an origin answered: it is about to go away on purpose (a restart the user asked for). */
+  forget(origin: string): void {
+    this.#answered.delete(origin);
+  }
+
   /** Did this origin answer before in this run? */
   hasAnswered(origin: string): boolean {
     return this.#answered.has(origin);

@@ -4,7 +4,7 @@ import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '
 import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
-import { send, sendJsonRequest } from './http-client.js';
+import { currentNetwork, send, sendJsonRequest } from './http-client.js';
 import type { DeliverStep } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
 import type { MerchantTarget } from './types.js';
@@ -128,6 +128,9 @@ export async function readProbe(target: MerchantTarget): Promise<string[] | unde
 
 /** Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again; returns an error line or undefined. */
 export async function runRestart(target: MerchantTarget): Promise<string | undefined> {
+  // The receiver goes away on purpose: a refused connection now is not "the target went away".
+  const session = currentNetwork().session;
+  for (const url of [target.callbackUrl, target.probeUrl]) if (url) session.forget(new URL(url).origin);
   try {
     if (target.restartHook) await target.restartHook();
     else if (target.restartCmd) await runCommand(target.restartCmd, '--restart', 120_000);
