@@ -49,7 +49,7 @@ function exchangeHtml(exchange: ShownExchange, i: number): string {
   const wire = `${String(request.method ?? '')} ${String(request.url ?? '')}\n${headerLines(request.headers)}\n\n${String(request.body ?? '')}`;
   const plain = showBody(request.plain) || (typeof request.plain === 'string' ? request.plain : isDelivery ? '(does not decrypt with the key)' : '(not encrypted)');
   const answer = response ? `HTTP ${String(response.status)}\n\n${String(response.body ?? '')}` : `no answer: ${String(exchange.error ?? '')}`;
-  const decrypted = response?.decrypted?.text !== undefined ? showBody(response.decrypted.text) : response?.decryptError ? `cannot decrypt: ${String(response.decryptError)}` : response?.body ? showBody(response.body) : '(no encrypted data)';
+  const decrypted = response?.decrypted?.text !== undefined ? showBody(response.decrypted.text) : response?.decryptError ? `cannot decrypt: ${String(response.decryptError)}` : isDelivery && response?.body ? showBody(response.body) : '(no encrypted data)';
   const who = isDelivery ? ['callback from the service (wire)', 'callback (decrypted)', "the runner's answer (wire)", "the runner's answer (read)"] : ['request (wire)', 'request (plain, before encryption)', 'answer (wire)', 'answer (decrypted)'];
   return `<div class="exchange"><h4>exchange ${i + 1}${exchange.error ? ` <span class="bad">${h(String(exchange.error))}</span>` : ''}</h4><div class="grid">
 ${pane(who[0]!, wire, 'wire')}${pane(who[1]!, plain, 'plain')}
