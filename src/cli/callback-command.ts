@@ -43,7 +43,7 @@ function warnUnknownFields(type: number, names: string[]): void {
 /** `callback send`: delivers hand-made callbacks like the service would and prints each answer. */
 export function registerCallbackCommand(program: Command): void {
   const callback = program.command('callback').description('deliver callbacks to a merchant endpoint by hand');
-  addNetworkOptions(callback.command('send'))
+  addNetworkOptions(callback.command('send'), { runTimeout: false })
     .description('encrypt and deliver a callback (optionally duplicated or concurrent); prints each answer')
     .option('--url <url>', "the merchant's callback URL (required)")
     .option('--api-key <key>', secretHelp('apiKey', 'X-API-KEY to send (required)'))

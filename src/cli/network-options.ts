@@ -17,15 +17,16 @@ export interface NetworkFlags {
   timeout?: string;
 }
 
-/** Adds --ca, --cert, --key, --insecure, --max-body and --timeout to a command. */
-export function addNetworkOptions(command: Command): Command {
-  return command
+/** Adds --ca, --cert, --key, --insecure, --max-body and (for commands that write reports) --timeout to a command. */
+export function addNetworkOptions(command: Command, options: { runTimeout?: boolean } = {}): Command {
+  command
     .option('--ca <file>', 'PEM CA bundle trusted besides the system roots (repeatable; env NODE_EXTRA_CA_CERTS works too)', (value: string, all: string[] = []) => [...all, value])
     .option('--cert <file>', 'client certificate (PEM) for targets that require mTLS; needs --key')
     .option('--key <file>', 'private key (PEM, unencrypted) of --cert')
     .option('--insecure', 'do not verify TLS certificates (a warning is printed and every report notes it)')
-    .option('--max-body <bytes>', `largest answer accepted; a bigger one is a transport error (default ${DEFAULT_MAX_BODY_BYTES})`)
-    .option('--timeout <seconds>', 'bound the whole run: when it runs out the run stops, reports are written, exit 2');
+    .option('--max-body <bytes>', `largest answer accepted; a bigger one is a transport error (default ${DEFAULT_MAX_BODY_BYTES})`);
+  if (options.runTimeout === false) return command;
+  return command.option('--timeout <seconds>', 'bound the whole run: when it runs out the run stops, reports are written, exit 2');
 }
 
 function readFlagFile(file: string, flag: string): string {

@@ -71,7 +71,7 @@ export function registerPactCommand(program: Command): void {
       const { generatePactFiles } = await withOptionalPackage('@pact-foundation/pact', 'pact generate', () => import('../generate/pact-files.js'));
       if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0) process.exitCode = 1;
     });
-  addNetworkOptions(pact.command('verify'))
+  addNetworkOptions(pact.command('verify'), { runTimeout: false })
     .description('verify a wallet service against the HTTP pact with the Pact verifier (provider states through the control API)')
     .option('--base-url <url>', '{base_url} of the order endpoints (required)')
     .option('--card-base-url <url>', '{card_base_url} of card close (default: --base-url)')
