@@ -20,7 +20,8 @@ type ValueType = 'string' | 'path' | 'paths' | 'boolean' | 'integer' | 'number';
 /** Keys every section (and the top level) takes: they apply to whichever command reads the file. */
 const SHARED: Record<string, ValueType> = {
   reports: 'path', strict: 'boolean', suite: 'string', shard: 'string', verbose: 'boolean', profile: 'path',
-  suites: 'paths', baseline: 'path', ca: 'paths', cert: 'path', key: 'path', insecure: 'boolean', maxBody: 'integer', timeout: 'number',
+  suites: 'paths', baseline: 'path', failOnSkip: 'boolean', ca: 'paths', cert: 'path', key: 'path', insecure: 'boolean', maxBody: 'integer', timeout: 'number',
+  tls: 'boolean',
 };
 
 /** The sections: `service` (verify service, pact verify), `merchant` (verify merchant, callback send), `pact` (pact verify). */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { createScrubber, fingerprint, type Scrubber, type Secret, type SecretKind } from '../core/scrub.js';
@@ -173,9 +174,14 @@ export function protectTarget(target: Target): void {
   }
 }
 
-/** Registers the key of a key file (a client certificate's key): its text is key material. */
+/** Registers the key of a key file (a client certificate's key): its text is key material. An unreadable file is left to the flag's own check. */
 export function protectKeyFile(path: string): void {
-  const text = readUserFile(path, 'key').toString('utf8');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return;
+  }
   if (/PRIVATE KEY/.test(text) || /^[A-Za-z0-9+/=\s]+$/.test(text)) protect({ kind: 'pk', value: text });
 }
 
