@@ -28,7 +28,7 @@ export function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Re
  */
 export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
   const headers = { 'x-control-token': target.controlToken ?? '' };
-  const shownHeaders = { 'x-control-token': redact(headers['x-control-token']) };
+  const shownHeaders = { 'x-control-token': redact(headers['x-control-token'], 'ct') };
   const merchant = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);
   const started = Date.now();
   receiver.script(step.answers ?? ['ack']);
@@ -73,7 +73,7 @@ export async function pointCallbacks(target: ServiceTarget, receiver: Receiver):
   const url = `${joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`)}/callback-url`;
   const answer = await sendJsonRequest('PUT', url, { url: receiver.url }, { 'x-control-token': target.controlToken ?? '' });
   return {
-    request: { method: 'PUT', url, headers: { 'x-control-token': redact(target.controlToken ?? '') }, body: JSON.stringify({ url: receiver.url }) },
+    request: { method: 'PUT', url, headers: { 'x-control-token': redact(target.controlToken ?? '', 'ct') }, body: JSON.stringify({ url: receiver.url }) },
     response: { status: answer.status, headers: {}, body: answer.text },
     ...(answer.status === 200 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
   };

@@ -114,7 +114,7 @@ export async function runControl(control: NonNullable<Step['control']>, target: 
   try {
     const answer = await sendJsonRequest(method, url, body, headers);
     return {
-      request: { method, url, headers: { 'x-control-token': redact(headers['x-control-token']) }, body: stringifyExact(body) },
+      request: { method, url, headers: { 'x-control-token': redact(headers['x-control-token'], 'ct') }, body: stringifyExact(body) },
       response: { status: answer.status, headers: {}, body: answer.text },
       ...(answer.status === 200 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
     };
