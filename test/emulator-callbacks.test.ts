@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSchema } from '../src/core/schemas.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
+import { DEFAULT_POLICIES } from '../src/emulator/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
@@ -342,5 +343,40 @@ describe('durability', () => {
     } finally {
       await held.close();
     }
+  });
+});
+
+describe('callback policies (U-CB-FIELDS): the amount as a number or a string, the provider\'s spellings', () => {
+  // The emulator reads its policies on every event, so one emulator serves each reading in turn.
+  afterAll(() => {
+    config.policies = { ...DEFAULT_POLICIES };
+  });
+
+  it('sends txId, chainName and the amount as a decimal string with every digit when the policies say so', async () => {
+    receiver.reset();
+    config.policies = { ...DEFAULT_POLICIES, callbackFieldNames: 'provider', callbackAmount: 'string' };
+    expect((await callOrder(emulator, orderText('wd-provider-1'))).code).toBe(0);
+    const [got] = await until(() => receiver.received.length >= 1 && receiver.received);
+    expect(got!.text).toContain('"amount":"12345678901234567890.123"');
+    expect(got!.payload).toMatchObject({ type: 3, callBackId: 'wd-provider-1', chainName: 'TRON', symbol: 'USDT' });
+    expect(got!.payload.txId).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.keys(got!.payload).filter((field) => field === 'txid' || field === 'chain')).toEqual([]);
+  });
+
+  it('sends a deposit amount as a JSON number with the same digits under callbackAmount: number', async () => {
+    receiver.reset();
+    config.policies = { ...DEFAULT_POLICIES, callbackAmount: 'number' };
+    await emit({ type: 1, fields: { amount: '0.000000000000000001' } });
+    const [got] = await until(() => receiver.received.length >= 1 && receiver.received);
+    expect(got!.text).toContain('"amount":0.000000000000000001,');
+    expect(got!.payload).toMatchObject({ type: 1, chain: 'TRON' });
+  });
+
+  it('keeps design.md\'s model by default: a deposit amount as a string, a withdrawal amount as a number', async () => {
+    receiver.reset();
+    config.policies = { ...DEFAULT_POLICIES };
+    await emit({ type: 1, fields: { amount: '7.25' } });
+    const [got] = await until(() => receiver.received.length >= 1 && receiver.received);
+    expect(got!.text).toContain('"amount":"7.25"');
   });
 });
