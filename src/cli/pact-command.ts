@@ -81,7 +81,7 @@ export function registerPactCommand(program: Command): void {
     .option('--public-key <file>', "the merchant's public key (enough for the default profile)")
     .option('--profile <file>', 'crypto profile YAML')
     .option('--user-id <n>', "the merchant's userId in the wallet system (default: the pact's example merchant)")
-    .option('--control-token <token>', secretHelp('controlToken', "the target offers design.md's control API: provider states are set up through it"))
+    .option('--control-token <token>', secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token): provider states are set up through it'))
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--forbidden-key <key>', secretHelp('forbiddenKey', 'a valid key without the permission, for the 403 interaction (ERR-403)'))
     .option('--forbidden-key-file <file>', secretFileHelp('forbiddenKey'))

@@ -106,7 +106,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--forbidden-key-file <file>', secretFileHelp('forbiddenKey'))
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (ERR-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
-    .option('--control-token <token>', secretHelp('controlToken', "the target offers design.md's control API with this token"))
+    .option('--control-token <token>', secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token) with this token'))
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
     .action(async (_given: ServiceFlags, command: Command) => {
