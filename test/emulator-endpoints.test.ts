@@ -10,6 +10,7 @@ import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import type { RsaPublicKey } from '../src/crypto/keys.js';
 import { ENVELOPE_CODES } from '../src/emulator/codes.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
+import { DEFAULT_POLICIES, type EmulatorPolicies } from '../src/emulator/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
@@ -422,5 +423,74 @@ describe('config', () => {
     expect(load({ ...base, merchants: [{ ...base.merchants[0], apiKeyValidUntil: 'soon' }] })).toThrow(/apiKeyValidUntil: must be an ISO 8601/);
     expect(resolveEmulatorConfig(base, dir).merchants[0]!.privateKey).toBe(join(dir, 'merchant-private.pem'));
     expect(() => resolveEmulatorConfig(stringify(base), dir)).toThrow(/expected a mapping/);
+  });
+});
+
+describe('policies of the open points (emulator.yaml policies:)', () => {
+  // The emulator reads its policies on every request, so one emulator serves each reading in turn.
+  const use = (policies: Partial<EmulatorPolicies>) => {
+    config.policies = { ...DEFAULT_POLICIES, ...policies };
+  };
+  const energyMaxCount = async () => /"energyMaxCount":(\d+)/.exec((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result ?? '')?.[1];
+  const closeCard = async (fields: Record<string, unknown>) => {
+    const res = await fetch(`${emulator.cardUrl}/card/close`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', channel: 'APP', closeSerialNo: `s-${Math.random()}`, ...fields }) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  afterAll(async () => {
+    use({});
+    await control('PUT', '/__control/merchants/10086/energy', { balance: 20000000, costPerTx: 64000 });
+  });
+
+  it('refuses bad input with HTTP 4xx and {code, message} under refusals: http; card close keeps its shape', async () => {
+    use({ refusals: 'http' });
+    const refused = await call(ORDER, order({ tenantType: 2 }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ code: String(ENVELOPE_CODES.tenantType), message: expect.stringContaining('tenantType') });
+    const card = await closeCard({ powerCardId: 'pc-none-http' });
+    expect(card.status).toBe(404);
+    expect(card.body).toMatchObject({ success: false, errorCode: 'CARD_NOT_FOUND' });
+    expect(validateSchema('CardCloseResponse', card.body)).toEqual([]);
+  });
+
+  it('debits a lease later (after leaseDebitDelayMs) or never, counting pending debits against the balance', async () => {
+    await control('PUT', '/__control/merchants/10086/energy', { balance: 650000, costPerTx: 65000 });
+    use({ leaseDebit: 'later', leaseDebitDelayMs: 3_600_000 });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 6, expiryHours: 1 }))).body.code).toBe(0);
+    expect(await energyMaxCount()).toBe('10');
+    // 6 leased and pending: 5 more exceed the 10 the balance holds.
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 5, expiryHours: 1 }))).body.code).toBe(ENVELOPE_CODES.insufficientEnergy);
+    use({ leaseDebit: 'later', leaseDebitDelayMs: 0 });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 1, expiryHours: 1 }))).body.code).toBe(0);
+    expect(await energyMaxCount()).toBe('9');
+    use({ leaseDebit: 'never' });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2, expiryHours: 1 }))).body.code).toBe(0);
+    expect(await energyMaxCount()).toBe('9');
+  });
+
+  it("answers a repeated callBackId with the first order's result under duplicateCallBackId: replay", async () => {
+    use({ duplicateCallBackId: 'replay' });
+    const first = await call(ORDER, order({ callBackId: 'cb-replay', tenantUserId: '777' }));
+    const again = await call(ORDER, order({ callBackId: 'cb-replay', tenantUserId: '888' }));
+    expect([first.body.code, again.body.code]).toEqual([0, 0]);
+    expect(again.result).toBe('{"tenantUserId":777,"id":"cb-replay"}');
+  });
+
+  it('closes a card never registered once under cardRegistry: off, then refuses it as closed', async () => {
+    use({ cardRegistry: 'off' });
+    expect((await closeCard({ powerCardId: 'pc-unregistered' })).body).toMatchObject({ success: true, data: { status: 'CLOSED' } });
+    expect((await closeCard({ powerCardId: 'pc-unregistered' })).body).toMatchObject({ success: false, errorCode: 'CARD_ALREADY_CLOSED' });
+  });
+
+  it('caps amount digits and picks withdrawal symbols as the policies say', async () => {
+    use({ amountIntegerDigits: 12, amountFractionDigits: 6 });
+    const atCap = sealJson('{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"cb-at-cap","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":123456789012.123456}', 'request', main.keyPair.publicKey, { profile: main.profile });
+    expect((await postForm(ORDER, atCap, main.apiKey)).body.code).toBe(0);
+    const tooLong = sealJson('{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"cb-digits","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":1234567890123.5}', 'request', main.keyPair.publicKey, { profile: main.profile });
+    expect((await postForm(ORDER, tooLong, main.apiKey)).body.code).toBe(ENVELOPE_CODES.amount);
+    use({ withdrawalSymbols: ['USDT', 'TRX'] });
+    expect((await call(ORDER, order({ symbol: 'WCTEST' }))).body.code).toBe(ENVELOPE_CODES.unsupportedSymbol);
+    expect((await call(ORDER, order({ symbol: 'TRX' }))).body.code).toBe(0);
+    use({ withdrawalSymbols: 'any' });
+    expect((await call(ORDER, order({ symbol: 'usdt-trc20' }))).body.code).toBe(0);
   });
 });
