@@ -20,6 +20,10 @@ import { MemoryIdempotencyStore } from '../src/merchant/memory-store.js';
 import { startMerchantServer } from '../src/merchant/server.js';
 import { openSqliteStore } from '../src/merchant/sqlite-store.js';
 import type { IdempotencyStore } from '../src/merchant/store.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { readProbeUrl, runStorm, type StormResult } from '../src/load/storm.js';
+import { startPostgres } from '../test/support/postgres.js';
 
 const IN_PROCESS = 3000;
 const OVER_HTTP = 6000;
@@ -118,6 +122,7 @@ export default async function bench(): Promise<void> {
       http[kind.name] = await overHttp(kind, privateKey, seal(OVER_HTTP, 2_000_000), duplicate);
     }
     report(http);
+    await underStorm(dir, privateKey);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -130,5 +135,95 @@ function report(rates: Record<string, { unique: number; duplicate: number }>): v
       `  ${name.padEnd(36)} unique=${rate.unique.toFixed(0).padStart(6)}/s (${(rate.unique / memory.unique).toFixed(2)}x memory)` +
         `  duplicate=${rate.duplicate.toFixed(0).padStart(6)}/s (${(rate.duplicate / memory.duplicate).toFixed(2)}x memory)`,
     );
+  }
+}
+
+const STORM_EVENTS = 2000;
+const STORM_CONCURRENCY = 64;
+
+/** A merchant process (bench/merchant-instance.ts under tsx) and its port. */
+function instance(store: string, keyFile: string): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /port (\d+)/.exec(out);
+      if (port) resolve({ child, port: Number(port[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`merchant instance (${store}) exited with ${code}`)));
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * The reference merchant under `load merchant` on loopback: separate merchant processes (the
+ * driver is this process), memory, SQLite, PostgreSQL with one and with three instances, all in
+ * this run; CPU per event of the merchant processes; and the driver alone against an ack-only
+ * receiver, to show it is not the bottleneck.
+ */
+async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void> {
+  const keyFile = join(dir, 'public.pem');
+  writeFileSync(keyFile, privateKey.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
+  // fsync on, like SQLite's synchronous=full: a done mark is on disk before it is acknowledged.
+  const postgres = await startPostgres({ durable: true });
+  const storm = async (name: string, stores: string[]): Promise<StormResult & { cpuMsPerEvent: number }> => {
+    const children = await Promise.all(stores.map((store) => instance(store, keyFile)));
+    try {
+      const urls = children.map(({ port }) => `http://127.0.0.1:${port}/callback`);
+      const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
+      const result = await runStorm({
+        callbackUrls: urls,
+        apiKey: API_KEY,
+        key: privateKey,
+        events: STORM_EVENTS,
+        duplicates: 0.3,
+        concurrency: STORM_CONCURRENCY,
+        durationS: 300,
+        ...(name === 'driver ceiling (ack-only)' ? {} : { probe: () => readProbeUrl(`http://127.0.0.1:${children[0]!.port}/probe`) }),
+      });
+      const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
+      if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
+      return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events };
+    } finally {
+      for (const { child } of children) child.kill('SIGTERM');
+    }
+  };
+  try {
+    console.log(`under load merchant (${STORM_EVENTS} events, 30% duplicates, ${STORM_CONCURRENCY} in flight, merchant in separate processes):`);
+    const results: Record<string, StormResult & { cpuMsPerEvent: number }> = {};
+    results.memory = await storm('memory', ['memory']);
+    results.SQLite = await storm('SQLite', [join(dir, 'storm.sqlite')]);
+    results['PostgreSQL, 1 instance'] = await storm('PostgreSQL 1', [postgres.url]);
+    // A fresh start for the three-instance run: the same table, emptied.
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    await client.query('TRUNCATE wallet_processed_events');
+    await client.end();
+    results['PostgreSQL, 3 instances'] = await storm('PostgreSQL 3', [postgres.url, postgres.url, postgres.url]);
+    const ceiling = await storm('driver ceiling (ack-only)', ['ack-only']);
+    const memory = results.memory!;
+    for (const [name, r] of Object.entries(results)) {
+      console.log(
+        `  ${name.padEnd(26)} ${r.eventsPerSecond.toFixed(0).padStart(5)} events/s (${(r.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x memory)  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  merchant CPU ${r.cpuMsPerEvent.toFixed(2)} ms/event  retries ${r.retries}`,
+      );
+    }
+    const one = results['PostgreSQL, 1 instance']!;
+    const three = results['PostgreSQL, 3 instances']!;
+    const best = Math.max(...Object.values(results).map((r) => r.eventsPerSecond));
+    console.log(`  SQLite ÷ memory: ${(results.SQLite!.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x (goal >= 0.5); PostgreSQL 3 ÷ 1 instance: ${(three.eventsPerSecond / one.eventsPerSecond).toFixed(2)}x (goal >= 1.5)`);
+    console.log(`  driver alone (ack-only receiver): ${ceiling.eventsPerSecond.toFixed(0)} events/s = ${(ceiling.eventsPerSecond / best).toFixed(2)}x the fastest merchant (goal >= 2)`);
+  } finally {
+    await postgres.stop();
   }
 }

@@ -130,3 +130,20 @@ describe('SQLite idempotency store on disk', () => {
     expect(() => openSqliteStore(join(dir, 'no', 'such', 'dir', 'x.sqlite'))).toThrow(/^cannot open the merchant store .*x\.sqlite: /);
   });
 });
+
+describe('SQLite idempotency store group commit', () => {
+  it('marks many concurrent completions in one commit, each answered for its own token, and keeps them across a reopen', async () => {
+    const path = join(dir, 'group.sqlite');
+    const store = openSqliteStore(path);
+    const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => store.claim(`k${i}`, `t${i}`).then(tokenOf)));
+    const answers = await Promise.all(tokens.map((token, i) => store.complete(`k${i}`, i === 7 ? token + 10_000 : token)));
+    expect(answers.filter((done) => !done)).toHaveLength(1);
+    expect(answers[7]).toBe(false);
+    const pending = store.complete('k7', tokens[7]!);
+    await store.close();
+    expect(await pending).toBe(true);
+    const again = openSqliteStore(path);
+    expect(await again.processed()).toHaveLength(50);
+    await again.close();
+  });
+});

@@ -28,7 +28,7 @@ export function postgresBinDir(): string | undefined {
  * afterwards), else a throwaway server of our own: initdb and pg_ctl in a temporary folder as an
  * unprivileged user (PostgreSQL refuses root), on a free port, listening on 127.0.0.1 only.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   if (process.env.PG_URL) return freshDatabase(process.env.PG_URL, async () => undefined);
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql) and PG_URL is not set');
@@ -40,9 +40,10 @@ export async function startPostgres(): Promise<PostgresServer> {
   const port = await freePort();
   try {
     await as('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-    // Loopback only, socket in our folder; fsync off: the tests kill merchants, never the database.
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-    await as('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+    // Loopback only, socket in our folder; fsync off unless asked (benches): the tests kill
+    // merchants, never the database.
+    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${options.durable ? '' : ' -c fsync=off'}`;
+    await as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
