@@ -50,7 +50,8 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   const emitExchange: Exchange = { request: { method: 'POST', url: `${merchant}/callbacks`, headers: shownHeaders, body: stringifyExact(request) }, response: { status: emitted.status, headers: {}, body: emitted.text } };
   exchanges.push(emitExchange);
   const trackingId = (emitted.json as { trackingId?: unknown } | undefined)?.trackingId;
-  if (emitted.status !== 200 || typeof trackingId !== 'string') {
+  // design.md fixes the answer's body ({"trackingId"}), not its status: any 2xx with one will do.
+  if (emitted.status < 200 || emitted.status > 299 || typeof trackingId !== 'string') {
     emitExchange.error = `control API answered ${emitted.status} without a trackingId: ${emitted.text.slice(0, 200)}`;
     return { exchanges, callbacks: [] };
   }
@@ -75,7 +76,7 @@ export async function pointCallbacks(target: ServiceTarget, receiver: Receiver):
   return {
     request: { method: 'PUT', url, headers: { 'x-control-token': redact(target.controlToken ?? '', 'ct') }, body: JSON.stringify({ url: receiver.url }) },
     response: { status: answer.status, headers: {}, body: answer.text },
-    ...(answer.status === 200 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
+    ...(answer.status >= 200 && answer.status < 300 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
   };
 }
 
@@ -88,14 +89,28 @@ export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver:
   // A hand-triggered callback (no type, no match) may be anything the service sends, even a body
   // that does not decrypt: that is exactly what the checks must then judge.
   const open = step.type === undefined && Object.keys(match).length === 0;
+  let first: Record<string, unknown> | undefined;
   const wanted = (callback: ReceivedCallback) => {
     if (callback.at < started) return false;
     const value = payloadOf(callback, target);
     if (value === undefined) return open;
+    // A hand-triggered event is not one the runner asked for (those carry its mark), and once its
+    // first delivery arrived, later ones must be deliveries of the same event, not of another.
+    if (open) {
+      if (value[EVENT_MARK] !== undefined) return false;
+      first ??= value;
+      return sameEvent(first, value);
+    }
     return (step.type === undefined || String(value.type) === String(step.type)) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
   };
   const callbacks = (await receiver.waitFor(count, wanted, step.timeoutMs ?? 10_000)).slice(0, count);
   return { exchanges: callbacks.map((callback) => exchangeOf(callback, target)), callbacks };
+}
+
+/** Two payloads are deliveries of one event: the same trackingId, or without one, the same type and ids. */
+function sameEvent(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  if (a.trackingId !== undefined || b.trackingId !== undefined) return a.trackingId === b.trackingId;
+  return ['type', 'txid', 'txId', 'callBackId'].every((field) => String(a[field]) === String(b[field]));
 }
 
 /** A received callback as report evidence: wire body beside its decryption, key redacted. */

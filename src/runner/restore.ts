@@ -47,7 +47,7 @@ export async function restoreControlState(snapshot: ControlSnapshot, touched: Se
     }
     try {
       const answer = await sendJsonRequest('PUT', base + path, value, headers);
-      notes.push(answer.status === 200 ? `${what} restored to its value before the run` : `${what} not restored: ${routePath(route, target)} answered ${answer.status}`);
+      notes.push(answer.status >= 200 && answer.status < 300 ? `${what} restored to its value before the run` : `${what} not restored: ${routePath(route, target)} answered ${answer.status}`);
     } catch (error) {
       notes.push(`${what} not restored: ${(error as Error).message}`);
     }

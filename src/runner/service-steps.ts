@@ -116,7 +116,7 @@ export async function runControl(control: NonNullable<Step['control']>, target: 
     return {
       request: { method, url, headers: { 'x-control-token': redact(headers['x-control-token'], 'ct') }, body: stringifyExact(body) },
       response: { status: answer.status, headers: {}, body: answer.text },
-      ...(answer.status === 200 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
+      ...(answer.status >= 200 && answer.status < 300 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
     };
   } catch (error) {
     return { request: { method, url, headers: {}, body: stringifyExact(body) }, error: (error as Error).message };
