@@ -138,14 +138,16 @@ describe('no secret reaches a report or the console, wherever a target echoes it
     }
   }, 120_000);
 
-  it('callback send prints the answers a target echoes without the API key', async () => {
+  it('callback send (callback URL and key file from the config file) prints the answers a target echoes without the API key', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const apiKey = 'cb"Send+Key/0007';
     const target = await startEchoTarget();
     closers.push(target.close);
     const cwd = mkdtempSync(join(tmpdir(), 'wc-secrets-send-'));
     writeFileSync(join(cwd, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    const run = await runCliAsync(['callback', 'send', '--url', `http://${target.origin}/cb?key=${encodeURIComponent(apiKey)}`, '--private-key', 'private.pem', '--type', '1', '--deliveries', '2'], {
+    // merchant.callbackUrl is callback send's --url.
+    writeFileSync(join(cwd, 'wallet-conformance.yaml'), `merchant:\n  callbackUrl: "http://${target.origin}/cb?key=${encodeURIComponent(apiKey)}"\n  privateKey: private.pem\n`);
+    const run = await runCliAsync(['callback', 'send', '--type', '1', '--deliveries', '2'], {
       cwd,
       env: { WALLET_API_KEY: apiKey },
     });
