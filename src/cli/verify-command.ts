@@ -4,6 +4,7 @@ import { EMULATOR_HEADER } from '../emulator/server.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
 import { runSuites } from '../runner/engine.js';
 import { send } from '../runner/http-client.js';
+import { addGenerated } from '../property/generated-run.js';
 import type { Target } from '../runner/types.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
@@ -14,6 +15,8 @@ import { protectTarget, secretFileHelp, secretHelp, settleFlags } from './secret
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
+  generate?: string;
+  seed?: string;
   baseUrl: string;
   cardBaseUrl?: string;
   apiKey: string;
@@ -28,6 +31,8 @@ interface ServiceFlags extends CommonRunOptions, NetworkFlags {
 }
 
 interface MerchantFlags extends CommonRunOptions, NetworkFlags {
+  generate?: string;
+  seed?: string;
   callbackUrl: string;
   apiKey: string;
   privateKey: string;
@@ -68,7 +73,15 @@ function common(command: Command): Command {
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--config <file>', CONFIG_HELP)
-    .option('--verbose', 'print every case as it runs');
+    .option('--verbose', 'print every case as it runs')
+    .option('--generate <n>', 'after the suites, N generated cases per property (property-based; 0: none)', '0')
+    .option('--seed <s>', 'seed of the generated cases: the same seed replays the same cases (printed with every result)');
+}
+
+/** `--generate N --seed S` as numbers (a bad value is one line and exit 2). */
+export function generateFlags(flags: { generate?: string; seed?: string }): { numRuns: number; seed?: number } {
+  const numRuns = parseInteger(flags.generate ?? '0', '--generate', { min: 0, max: 1_000_000 });
+  return { numRuns, ...(flags.seed === undefined ? {} : { seed: parseInteger(flags.seed, '--seed', { min: 1, max: 2 ** 31 - 1 }) }) };
 }
 
 /** Builds the service target from flags. */
@@ -123,7 +136,10 @@ export function registerVerifyCommand(program: Command): void {
         target.allowOrders = true;
         process.stdout.write('the target is the wallet-conformance emulator: order cases run without --allow-orders\n');
       }
-      const report = await runSuites({ target, suites: chooseSuites('service', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
+      const generate = generateFlags(flags);
+      const onEvent = progress(flags);
+      const report = await runSuites({ target, suites: chooseSuites('service', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
       process.exitCode = endRun(report, network, () => finish(report, flags));
     });
   common(verify.command('merchant'))
@@ -150,7 +166,10 @@ export function registerVerifyCommand(program: Command): void {
       };
       protectTarget(target);
       await assertReachable(target.callbackUrl, '--callback-url');
-      const report = await runSuites({ target, suites: chooseSuites('merchant', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent: progress(flags) });
+      const generate = generateFlags(flags);
+      const onEvent = progress(flags);
+      const report = await runSuites({ target, suites: chooseSuites('merchant', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
       process.exitCode = endRun(report, network, () => finish(report, flags));
     });
 }

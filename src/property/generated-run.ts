@@ -1,0 +1,52 @@
+import { join } from 'node:path';
+import type { Rule } from '../core/rules.js';
+import type { Capabilities } from '../runner/capabilities.js';
+import { makeStrangerKeys } from '../runner/context.js';
+import type { RunEvent } from '../runner/engine.js';
+import type { CheckResult, MerchantTarget, Report, ServiceTarget, Target } from '../runner/types.js';
+import { folderExampleStore } from './example-store.js';
+import type { Property } from './property.js';
+import { checkProperties, mergeGenerated, newSeed, type GenerateOptions } from './run-properties.js';
+import { serviceProperties } from './service-properties.js';
+import { merchantProperties } from './merchant-properties.js';
+
+/** What `--generate N --seed S` asks of a run, with the reports folder holding `examples/`. */
+export interface GeneratedRun {
+  numRuns: number;
+  seed?: number;
+  reportsDir: string;
+  rules: Rule[];
+  strict?: boolean;
+  capabilities?: Capabilities;
+  onEvent?: (event: RunEvent) => void;
+  timeLimitMs?: number;
+}
+
+/** The generated properties of one side, run after the suites; results grouped per property. */
+export async function runGenerated(target: Target, run: GeneratedRun): Promise<CheckResult[]> {
+  if (run.numRuns <= 0) return [];
+  const rules = new Map(run.rules.map((rule) => [rule.id, rule]));
+  const options: GenerateOptions = {
+    numRuns: run.numRuns,
+    seed: run.seed ?? newSeed(),
+    rules,
+    strict: run.strict ?? false,
+    store: folderExampleStore(join(run.reportsDir, 'examples')),
+    ...(run.timeLimitMs === undefined ? {} : { timeLimitMs: run.timeLimitMs }),
+    onResult: (result) => run.onEvent?.({ kind: 'result', result }),
+  };
+  const stranger = makeStrangerKeys(target.side === 'service' ? target.publicKey.bits : target.privateKey.bits);
+  const properties = target.side === 'service'
+    ? serviceProperties(target as ServiceTarget, stranger, run.capabilities)
+    : merchantProperties(target as MerchantTarget, stranger);
+  return checkProperties(target.side, properties as Property<unknown>[], options);
+}
+
+/**
+ * Runs the generated properties and merges their results into the suites' report (the CLI's one
+ * call after the suites); `--generate 0` leaves the report as it is.
+ */
+export async function addGenerated(report: Report, target: Target, run: GeneratedRun): Promise<Report> {
+  const results = await runGenerated(target, run);
+  return mergeGenerated(report, results, new Map(run.rules.map((rule) => [rule.id, rule])));
+}

@@ -1,0 +1,25 @@
+import type { Arbitrary } from 'fast-check';
+
+/** What one generated case showed: held, or broke the named rules (with the decrypted evidence). */
+export type Verdict =
+  | { ok: true; /** A short tag counted in the result's message (`accepted`, `refused 40016`). */ tag?: string }
+  | { ok: false; message: string; rules: string[]; evidence: Record<string, unknown> };
+
+/**
+ * A property of the interface checked over generated cases: an arbitrary of plain (JSON-safe)
+ * values, and a judge that sends one case and reads the answer. A judge never throws because the
+ * target is wrong: it returns a verdict.
+ */
+export interface Property<T> {
+  /** Stable id: the case of the result (`valid-requests`). */
+  id: string;
+  title: string;
+  /** Every rule the property checks. */
+  rules: string[];
+  arbitrary: Arbitrary<T>;
+  judge(value: T): Promise<Verdict>;
+  /** Why the property cannot run against this target (a missing flag), or undefined. */
+  skip?: string;
+  /** The generated case as it would be stored and shown (exact JSON text of plain data). */
+  show?(value: T): unknown;
+}

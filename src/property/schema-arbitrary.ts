@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import fc, { type Arbitrary } from 'fast-check';
+import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
+import { SPEC_PATH } from '../core/package-paths.js';
+import { followLocalRef, parseSpec } from '../generate/spec-document.js';
+
+/** A JSON Schema node of the spec (OpenAPI 3.1 schema object). */
+export type SchemaNode = Record<string, unknown>;
+
+/** How strings without a rule of their own are drawn: plain printable text, or any Unicode grapheme. */
+export type StringFlavour = 'ascii' | 'unicode';
+
+/**
+ * What a refinement sees: the property name the node sits under (when it is a property), the rule
+ * ids on the node, and the node itself. A refinement that returns an arbitrary replaces the
+ * generic one; `undefined` keeps the schema's own generation.
+ */
+export interface RefineSite {
+  property: string | undefined;
+  rules: readonly string[];
+  node: SchemaNode;
+}
+
+/** Everything a derivation needs: the spec document, the value rules, the string flavour. */
+export interface DeriveOptions {
+  refine?: (site: RefineSite) => Arbitrary<ExactJson> | undefined;
+  strings?: StringFlavour;
+}
+
+let specDocument: unknown;
+
+/** The parsed spec (read once from the installed package's spec/wallet-api.yaml). */
+export function specDocumentOnce(): unknown {
+  specDocument ??= parseSpec(readFileSync(SPEC_PATH, 'utf8')).document;
+  return specDocument;
+}
+
+/** A component schema of the spec by name. */
+export function componentSchema(name: string): SchemaNode {
+  const node = followLocalRef(specDocumentOnce(), `#/components/schemas/${name}`);
+  if (!node || typeof node !== 'object') throw new TypeError(`no component schema ${name} in the spec`);
+  return node as SchemaNode;
+}
+
+/** Follows `$ref` (keeping the sibling keywords, which override), once per level. */
+function resolve(node: SchemaNode): SchemaNode {
+  const ref = node.$ref;
+  if (typeof ref !== 'string') return node;
+  const target = followLocalRef(specDocumentOnce(), ref) as SchemaNode | undefined;
+  if (!target) throw new TypeError(`unresolved $ref ${ref}`);
+  const { $ref: _ref, ...siblings } = node;
+  const inner = resolve(target);
+  const rules = [...new Set([...((inner['x-rules'] as string[]) ?? []), ...((siblings['x-rules'] as string[]) ?? [])])];
+  return { ...inner, ...siblings, 'x-rules': rules };
+}
+
+/** Flattens `allOf` into one object schema: properties merged (later wins), `required` united. */
+export function flatten(input: SchemaNode): SchemaNode {
+  const node = resolve(input);
+  const parts = (node.allOf as SchemaNode[] | undefined) ?? [];
+  if (parts.length === 0) return node;
+  const { allOf: _allOf, ...own } = node;
+  let merged: SchemaNode = {};
+  const anyOfRequired: string[][][] = [];
+  for (const part of [...parts.map(flatten), own]) {
+    // An anyOf of `required` lists only (the two field spellings) becomes a choice of which names to require.
+    const anyOf = part.anyOf as SchemaNode[] | undefined;
+    if (anyOf && anyOf.every((branch) => Object.keys(branch).every((key) => key === 'required'))) {
+      anyOfRequired.push(anyOf.map((branch) => branch.required as string[]));
+    }
+    const properties = { ...(merged.properties as Record<string, SchemaNode> | undefined) };
+    for (const [name, schema] of Object.entries((part.properties as Record<string, SchemaNode> | undefined) ?? {})) {
+      properties[name] = properties[name] ? { ...resolve(properties[name]), ...schema } : schema;
+    }
+    merged = {
+      ...merged,
+      ...Object.fromEntries(Object.entries(part).filter(([key]) => !['properties', 'required', 'anyOf', 'x-rules'].includes(key))),
+      type: 'object',
+      properties,
+      required: [...new Set([...((merged.required as string[]) ?? []), ...((part.required as string[]) ?? [])])],
+      'x-rules': [...new Set([...((merged['x-rules'] as string[]) ?? []), ...((part['x-rules'] as string[]) ?? [])])],
+    };
+  }
+  if (anyOfRequired.length) merged['x-any-required'] = anyOfRequired;
+  return merged;
+}
+
+/** Exact JSON of a literal from the spec: numbers become exact numbers. */
+export function exactLiteral(value: unknown): ExactJson {
+  if (typeof value === 'number') return new LosslessNumber(String(value));
+  if (Array.isArray(value)) return value.map(exactLiteral);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, exactLiteral(v)]));
+  return value as ExactJson;
+}
+
+/** Text of the flavour asked for; `unicode` draws graphemes (astral, combining sequences included). */
+export function textArbitrary(flavour: StringFlavour, minLength = 0, maxLength = 40): Arbitrary<string> {
+  return flavour === 'unicode'
+    ? fc.string({ unit: 'grapheme', minLength, maxLength })
+    : fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
+}
+
+/**
+ * Derives a fast-check arbitrary of exact JSON from a schema of the spec: `$ref`, `allOf`,
+ * `anyOf`, `if`/`then` on a constant, `const`, `enum`, `type`, `required`, `minLength`, `pattern`,
+ * `minimum` and `examples` (drawn often, as a person would write them). Value rules from `x-rules`
+ * come in through `options.refine`, so "valid" means what the interface means.
+ *
+ * @example fc.sample(deriveArbitrary(componentSchema('EnergyMaxCountRequest')), 1)
+ */
+export function deriveArbitrary(input: SchemaNode, options: DeriveOptions = {}, property?: string): Arbitrary<ExactJson> {
+  const node = flatten(input);
+  if ('const' in node) return fc.constant(exactLiteral(node.const));
+  const refined = options.refine?.({ property, rules: (node['x-rules'] as string[] | undefined) ?? [], node });
+  if (refined) return refined;
+  if (Array.isArray(node.enum)) return fc.constantFrom(...node.enum.map(exactLiteral));
+  if (node.if && node.then) return conditional(node, options, property);
+  if (Array.isArray(node.anyOf) && !node.type) return fc.oneof(...(node.anyOf as SchemaNode[]).map((branch) => deriveArbitrary({ ...branch, 'x-rules': node['x-rules'] }, options, property)));
+  const examples = Array.isArray(node.examples) ? node.examples.map(exactLiteral) : [];
+  const generic = byType(node, options);
+  return examples.length > 0 && node.type !== 'object' ? fc.oneof({ arbitrary: fc.constantFrom(...examples), weight: 1 }, { arbitrary: generic, weight: 3 }) : generic;
+}
+
+/** `if: {properties: {P: {const: C}}, required: [P]}, then: ...`: either P = C and `then` holds, or P ≠ C. */
+function conditional(node: SchemaNode, options: DeriveOptions, property: string | undefined): Arbitrary<ExactJson> {
+  const { if: condition, then: consequence, ...base } = node as SchemaNode & { if: SchemaNode; then: SchemaNode };
+  const conditionProperties = (condition.properties as Record<string, SchemaNode> | undefined) ?? {};
+  const entries = Object.entries(conditionProperties).filter(([, schema]) => 'const' in schema);
+  if (entries.length !== 1) return deriveArbitrary(base, options, property);
+  const [name, constant] = entries[0]!;
+  const then = flatten(consequence);
+  const baseProperties = (base.properties as Record<string, SchemaNode>) ?? {};
+  const holds: SchemaNode = {
+    ...base,
+    required: [...new Set([...((base.required as string[]) ?? []), ...((then.required as string[]) ?? []), name])],
+    properties: { ...baseProperties, ...Object.fromEntries(Object.entries((then.properties as Record<string, SchemaNode>) ?? {}).map(([key, schema]) => [key, { ...resolve(baseProperties[key] ?? {}), ...resolve(schema), 'x-rules': [...new Set([...((resolve(baseProperties[key] ?? {})['x-rules'] as string[]) ?? []), ...((resolve(schema)['x-rules'] as string[]) ?? [])])] }])), [name]: { ...resolve(baseProperties[name] ?? {}), const: constant.const } },
+  };
+  const wanted = exactLiteral(constant.const);
+  const fails = deriveArbitrary(base, options, property).filter((value) => !sameLiteral((value as Record<string, ExactJson>)[name], wanted));
+  return fc.oneof(deriveArbitrary(holds, options, property), fails);
+}
+
+function sameLiteral(a: ExactJson | undefined, b: ExactJson): boolean {
+  const text = (v: ExactJson | undefined) => (v instanceof LosslessNumber ? `n:${v.value}` : `${typeof v}:${String(v)}`);
+  return text(a) === text(b);
+}
+
+function byType(node: SchemaNode, options: DeriveOptions): Arbitrary<ExactJson> {
+  const flavour = options.strings ?? 'ascii';
+  switch (node.type) {
+    case 'object': return objectArbitrary(node, options);
+    case 'integer': {
+      const min = typeof node.minimum === 'number' ? node.minimum : -1_000_000;
+      return fc.integer({ min, max: Math.max(min, 1_000_000) }).map((n) => new LosslessNumber(String(n)));
+    }
+    case 'number': return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }).map((n) => new LosslessNumber(String(n)));
+    case 'boolean': return fc.boolean();
+    case 'string': {
+      const minLength = typeof node.minLength === 'number' ? node.minLength : 0;
+      if (typeof node.pattern === 'string') return fc.stringMatching(new RegExp(node.pattern));
+      return textArbitrary(flavour, minLength);
+    }
+    default: return fc.constant(null);
+  }
+}
+
+/** Required properties always; optional ones present or not; one alternative of each spelling choice. */
+function objectArbitrary(node: SchemaNode, options: DeriveOptions): Arbitrary<ExactJson> {
+  const properties = (node.properties as Record<string, SchemaNode> | undefined) ?? {};
+  const required = new Set((node.required as string[] | undefined) ?? []);
+  const choices = (node['x-any-required'] as string[][][] | undefined) ?? [];
+  const spelled = new Set(choices.flat(2));
+  const fields = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, deriveArbitrary(schema, options, name)]));
+  const fixed = Object.keys(fields).filter((name) => required.has(name) && !spelled.has(name));
+  const optional = Object.keys(fields).filter((name) => !required.has(name) && !spelled.has(name));
+  const pick = fc.tuple(...choices.map((alternatives) => fc.constantFrom(...alternatives)));
+  return fc.tuple(fc.record(fields), fc.subarray(optional), pick).map(([values, present, picked]) => {
+    const out: Record<string, ExactJson> = {};
+    const keep = new Set([...fixed, ...present, ...picked.flat()]);
+    for (const name of Object.keys(properties)) {
+      if (keep.has(name)) out[name] = values[name]!;
+    }
+    return out;
+  });
+}

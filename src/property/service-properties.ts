@@ -1,0 +1,12 @@
+import type { Capabilities } from '../runner/capabilities.js';
+import type { StrangerKeys } from '../runner/context.js';
+import type { ServiceTarget } from '../runner/types.js';
+import type { Property } from './property.js';
+import { serviceEnv } from './service-exchange.js';
+import { validRequests } from './valid-requests.js';
+
+/** The service properties, in the order they run (an explicit list, as checks/index.ts is). */
+export function serviceProperties(target: ServiceTarget, stranger: StrangerKeys, _capabilities?: Capabilities): Property<never>[] {
+  const env = serviceEnv(target, stranger);
+  return [validRequests(env)] as Property<never>[];
+}
