@@ -175,6 +175,7 @@ describe('naming the padding a block really carries', () => {
     ['a mixed block that does not start with 00', mixed(dataBlock(128, 'sha256', [4]), 0x01), null],
     ['a mixed block with separator 02', mixed(dataBlock(128, 'sha256', [4], 0x02)), null],
     ['a mixed block of zeros after the label hash', mixed(Buffer.concat([createHash('sha256').digest(), Buffer.alloc(75)])), null],
+    ['a mixed-style block whose label is no SHA-256 hash', mixed(Buffer.concat([Buffer.alloc(32, 0x77), Buffer.alloc(61), Buffer.from([0x01, 4])])), null],
     ['a mixed block with a SHA-1 label', oaepBlock(dataBlock(128, 'sha1', [4]).subarray(0, 95), 'sha1', 0x00, 32), null],
     ['a short block of zeros', Buffer.alloc(65), null],
     ['a block of zeros', Buffer.alloc(128), null],

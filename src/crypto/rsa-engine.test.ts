@@ -144,6 +144,11 @@ describe('native decryption failures, explained', () => {
     expect(nativeEngine.decryptBlock(cipher, openKey, 'oaep-sha1')).toEqual({ ok: false, failure: { kind: 'wrong-key', detail: wrongKeyDetail } });
   });
 
+  it('names a block that starts 01 01 (not 00 01) a wrong key, not bad padding', () => {
+    const cipher = rawEncrypt(Buffer.concat([Buffer.from([0x01, 0x01]), Buffer.alloc(8, 0xff), Buffer.alloc(118, 0x00)]), 'private');
+    expect(nativeEngine.decryptBlock(cipher, key.publicKey, 'pkcs1')).toEqual({ ok: false, failure: { kind: 'wrong-key', detail: wrongKeyDetail } });
+  });
+
   it('names a malformed block of type 3 a wrong key', () => {
     const cipher = rawEncrypt(Buffer.concat([Buffer.from([0x00, 0x03]), Buffer.alloc(5, 0xff), Buffer.alloc(121, 0x00)]), 'private');
     expect(nativeEngine.decryptBlock(cipher, key.publicKey, 'pkcs1')).toEqual({ ok: false, failure: { kind: 'wrong-key', detail: wrongKeyDetail } });
