@@ -55,6 +55,22 @@ describe('wallet-conformance load merchant', () => {
     }
   });
 
+  it('reads the probe through --probe-cmd and paces deliveries with --rate', async () => {
+    const merchant = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore() });
+    try {
+      const probeCmd = `"${process.execPath}" -e "fetch('${merchant.probeUrl}').then((r) => r.text()).then((t) => process.stdout.write(t))"`;
+      const run = await runCliAsync(['load', 'merchant', '--callback-url', merchant.callbackUrl, '--api-key', API_KEY, '--private-key', keyFile, '--probe-cmd', probeCmd, '--events', '200', '--rate', '400', '--reports', join(dir, 'cmd')]);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(SUMMARY);
+      expect(run.stdout).toContain('processed exactly once: yes');
+      const report = JSON.parse(readFileSync(join(dir, 'cmd', 'report.json'), 'utf8')) as { load: { durationMs: number } };
+      // 260 delivery starts at 400/s cannot take less than 0.65 s: the rate was honoured.
+      expect(report.load.durationMs).toBeGreaterThanOrEqual(640);
+    } finally {
+      await merchant.close();
+    }
+  });
+
   it.each([
     [['--events', '0'], /--events takes a whole number from 1 to 100000/],
     [['--types', '1,9'], /--types takes callback types from 1,2,3,4,5,6,7/],
