@@ -309,7 +309,7 @@ export function probeEntries(text: string, source: string): string[] {
   try {
     parsed = parseExactJson(text);
   } catch (error) {
-    throw new Error(`${source} is not JSON: ${(error as Error).message}`);
+    throw new Error(`${source} is not JSON: ${(error as Error).message}`, { cause: error });
   }
   const list = Array.isArray(parsed) ? parsed : parsed !== null && typeof parsed === 'object' && Array.isArray((parsed as Record<string, ExactJson>).processed) ? ((parsed as Record<string, ExactJson>).processed as ExactJson[]) : undefined;
   if (!list) throw new Error(`${source} must answer {"processed": [...]} or a JSON array`);
