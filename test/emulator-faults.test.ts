@@ -114,6 +114,14 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'err401-expired-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.expiredKey! })).status, good: 401, faulty: 200 },
   'no-403': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 200 },
   'err404-wrong-body': { probe: async (h) => (await fetch(`${h.emulator.url}/nope`)).text(), good: '{"code":"NOT FOUND","message":"not found"}', faulty: '{"code":"NOT_FOUND","message":"Not Found"}' },
+  'err404-status-400': {
+    probe: async (h) => {
+      const res = await fetch(`${h.emulator.url}/nope`);
+      return `${res.status} ${await res.text()}`;
+    },
+    good: '404 {"code":"NOT FOUND","message":"not found"}',
+    faulty: '400 {"code":"NOT FOUND","message":"not found"}',
+  },
   'ct-any': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code, good: 40001, faulty: 0 },
   'envelope-code-string': { probe: async (h) => typeof (await h.call(ENERGY, energyQuery)).body.code, good: 'number', faulty: 'string' },
   'envelope-message-null': { probe: async (h) => (await h.call(ENERGY, energyQuery)).body.message, good: '', faulty: null },

@@ -33,6 +33,7 @@ const CATCHES: Record<EmulatorFault, { catches: Catch[]; cascades?: Record<strin
   'err401-expired-ok': { catches: [{ check: 'status', case: 'energy/expired-key', message: /expected HTTP 401, got 200/, rule: 'ERR-401' }] },
   'no-403': { catches: [{ check: 'status', case: 'energy/forbidden-key', message: /expected HTTP 403, got 200/, rule: 'ERR-403' }] },
   'err404-wrong-body': { catches: [{ check: 'error-body', case: 'errors/unknown-path', message: /does not match NotFoundError/, rule: 'ERR-404' }] },
+  'err404-status-400': { catches: [{ check: 'status', case: 'errors/unknown-path', message: /expected HTTP 404, got 400/, rule: 'ERR-404' }] },
   'ct-any': {
     catches: [
       { check: 'refused', case: 'energy/form-body-wrong-content-type', message: /accepted \(code 0\)/, rule: 'ENERGY-CT' },
@@ -56,10 +57,7 @@ const CATCHES: Record<EmulatorFault, { catches: Catch[]; cascades?: Record<strin
   'card-missing-fields': { catches: [{ check: 'card-response', case: 'card/unknown-card', message: /must have required property 'errorMessageEn'/, rule: 'CARD-ERR' }] },
   // Refusing a reused closeSerialNo is a reading of an open point: caught as a warning, a failure under --strict.
   'card-repeat-serial-ok': { catches: [{ check: 'card-response#3', case: 'card/repeated-serial', message: /expected success false, got true/, rule: 'U-CARD-VALUES' }] },
-  'callback-form-field': {
-    catches: [{ check: 'callback-raw-body', case: 'callbacks/deposit-delivery', message: /sends a form field data=/, rule: 'CB-RAW-BODY' }],
-    cascades: { 'service/callbacks/withdrawal-order-callback/callback-decrypts': 'the runner finds an order callback by its decrypted callBackId: an undecryptable one never arrives' },
-  },
+  'callback-form-field': { catches: [{ check: 'callback-raw-body', case: 'callbacks/deposit-delivery', message: /sends a form field data=/, rule: 'CB-RAW-BODY' }] },
   'callback-no-api-key': {
     catches: [
       { check: 'callback-headers', case: 'callbacks/deposit-delivery', message: /no X-API-KEY header/, rule: 'CB-HEADERS' },
@@ -78,7 +76,7 @@ const CATCHES: Record<EmulatorFault, { catches: Catch[]; cascades?: Record<strin
   'callback-no-retry': { catches: [{ check: 'callback-attempts', case: 'callbacks/retry-until-ack', message: /expected 4 deliveries, got 1/, rule: 'CB-ERRCODE' }] },
   'callback-public-key': {
     catches: [{ check: 'callback-decrypts', case: 'callbacks/deposit-delivery', message: /does not decrypt with the public key: .*another key pair/, rule: 'CB-DECRYPT' }],
-    cascades: { 'service/callbacks/withdrawal-order-callback/callback-decrypts': 'the runner finds an order callback by its decrypted callBackId: an undecryptable one never arrives' },
+    cascades: { 'service/callbacks/withdrawal-order-callback/callback-raw-body': 'the runner finds an order callback by its decrypted callBackId: an undecryptable one never arrives' },
   },
 };
 
@@ -116,6 +114,17 @@ describe('service suites against deliberately faulty emulators', () => {
     for (const fault of FAULT_NAMES) {
       expect([...new Set(CATCHES[fault].catches.map((c) => c.rule))].sort(), fault).toEqual([...EMULATOR_FAULTS[fault].rules].sort());
     }
+  });
+
+  it('have, for every check of the service suites, a fault that no other check catches (a check that cannot fail would show)', () => {
+    const used = new Set(suites.flatMap((suite) => suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check)))));
+    const checkOf = (r: CheckResult) => r.id.replace(/#\d+$/, '').split('/').at(-1)!;
+    const onlyCatcher = new Set(
+      FAULT_NAMES.map((fault) => new Set(reports.get(fault)!.results.filter((r) => r.status === 'failed' || r.status === 'warning').map(checkOf)))
+        .filter((checks) => checks.size === 1)
+        .map((checks) => [...checks][0]!),
+    );
+    expect([...used].filter((check) => !onlyCatcher.has(check)).sort()).toEqual([]);
   });
 
   for (const fault of FAULT_NAMES) {

@@ -72,6 +72,7 @@ export function sendForbidden(res: ServerResponse, why: string): void {
 /** ERR-404: HTTP 404 `{"code":"NOT FOUND","message":"not found"}` (or a fault's deviation). */
 export function sendNotFound(ctx: EmulatorContext, res: ServerResponse): void {
   if (ctx.faults.has('err404-wrong-body')) return sendJson(res, 404, { code: 'NOT_FOUND', message: 'Not Found' });
+  if (ctx.faults.has('err404-status-400')) return sendJson(res, 400, HTTP_ERROR_BODIES.notFound);
   sendJson(res, 404, HTTP_ERROR_BODIES.notFound);
 }
 

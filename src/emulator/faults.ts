@@ -12,6 +12,7 @@ export type EmulatorFault =
   | 'err401-expired-ok'
   | 'no-403'
   | 'err404-wrong-body'
+  | 'err404-status-400'
   | 'ct-any'
   | 'envelope-code-string'
   | 'envelope-message-null'
@@ -49,6 +50,7 @@ export const EMULATOR_FAULTS: Readonly<Record<EmulatorFault, FaultDescription>> 
   'err401-expired-ok': { rules: ['ERR-401'], effect: 'a key outside its validity window is accepted' },
   'no-403': { rules: ['ERR-403'], effect: 'a key without the permission is allowed' },
   'err404-wrong-body': { rules: ['ERR-404'], effect: 'HTTP 404 with {"code":"NOT_FOUND","message":"Not Found"}' },
+  'err404-status-400': { rules: ['ERR-404'], effect: 'an unknown path gets HTTP 400 with the right body {"code":"NOT FOUND","message":"not found"}' },
   // Card close's Content-Type is named (CARD-PATH) but refusing another is not: only the order endpoints' refusal is judged.
   'ct-any': { rules: ['ENERGY-CT', 'ORDER-CT'], effect: 'any Content-Type is accepted (the body is parsed as a form, or as JSON for card close)' },
   'envelope-code-string': { rules: ['ENV-CODE'], effect: 'success envelopes carry code "0" (a string)' },
