@@ -68,7 +68,7 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     for (const name of ['Endpoints', 'Callbacks', 'Reference']) expect(await page.getByRole('heading', { level: 2, name, exact: true }).first().isVisible(), name).toBe(true);
     const nav = page.locator('nav.site');
     const labels = (await nav.locator('a').allTextContents()).map((text) => text.trim());
-    expect(labels).toEqual(['Overview', ...ENDPOINTS, ...CALLBACKS, 'Rule catalog', 'Traceability', 'Idempotency', 'Error tables']);
+    expect(labels).toEqual(['Overview', ...ENDPOINTS, ...CALLBACKS, 'Writing a receiver', 'Rule catalog', 'Traceability', 'Idempotency', 'Error tables']);
     expect(await nav.locator('a[aria-current="page"]').textContent()).toBe('Overview');
     // The endpoint and callback tables of the index list the same pages.
     expect(await page.locator('#endpoints-table tbody tr').count()).toBe(3);
@@ -155,7 +155,7 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
 
   it('opens every page with no console error, no failed and no external request', async () => {
     const pages = await page.locator('nav.site a').evaluateAll((links) => links.map((link) => (link as unknown as { href: string }).href));
-    expect(pages).toHaveLength(15);
+    expect(pages).toHaveLength(16);
     for (const url of pages) {
       const response = await page.goto(url);
       expect(response?.ok() ?? true, url).toBe(true);

@@ -91,7 +91,7 @@ const CALLBACK_PAGES = [
   'callback-6-not-enough-money',
   'callback-7-not-enough-hot-money',
 ];
-const REFERENCE_PAGES = ['index', 'rules', 'traceability', 'idempotency', 'errors'];
+const REFERENCE_PAGES = ['index', 'rules', 'traceability', 'idempotency', 'errors', 'receiver'];
 const PAGES = [...REFERENCE_PAGES, ...ENDPOINT_PAGES, ...CALLBACK_PAGES];
 
 /** Callback types of the spec: the `if: {type: {const: N}} then: $ref` branches of the payload. */
@@ -487,7 +487,7 @@ describe('docs (the real CLI)', () => {
     const run = runCli(['docs', '--out', out]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout).toBe(`docs: 15 HTML pages and 15 Markdown pages in ${out}; open ${join(out, 'index.html')}\n`);
+    expect(run.stdout).toBe(`docs: 16 HTML pages and 16 Markdown pages in ${out}; open ${join(out, 'index.html')}\n`);
     for (const id of PAGES) {
       expect(existsSync(join(out, `${id}.html`)), id).toBe(true);
       expect(existsSync(join(out, `${id}.md`)), id).toBe(true);

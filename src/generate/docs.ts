@@ -6,6 +6,7 @@ import { endpointPage } from './docs-endpoint-page.js';
 import { renderHtmlPage } from './docs-html.js';
 import { renderMarkdownPage } from './docs-markdown.js';
 import { anchorsOf, linksOf, type Page } from './docs-model.js';
+import { receiverPage } from './docs-receiver-page.js';
 import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } from './docs-reference-pages.js';
 import { isNode } from './docs-schema.js';
 import type { SpecSource } from './spec-document.js';
@@ -43,7 +44,7 @@ export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly D
       if (!list.some((entry) => entry.id === page.id)) citedOn.set(id, [...list, { id: page.id, nav: page.nav }]);
     }
   }
-  const pages: Page[] = [index, ...endpoints, ...callbacks, rulesPage(ctx, citedOn), traceability, idempotency, errors];
+  const pages: Page[] = [index, ...endpoints, ...callbacks, receiverPage(ctx), rulesPage(ctx, citedOn), traceability, idempotency, errors];
   assertRulesKnown(pages, ctx.ruleIds, ctx.source.name);
   assertLinks(pages);
   const info = isNode(ctx.document.info) ? ctx.document.info : {};

@@ -1,0 +1,82 @@
+import { stringifyExact } from '../core/exact-json.js';
+import { idempotencyOf, keyFieldsText } from './docs-callback-page.js';
+import type { DocsContext } from './docs-context.js';
+import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './docs-model.js';
+import { isNode } from './docs-schema.js';
+
+/** Fields every payload carries; the per-type table lists the others. */
+const COMMON = new Set(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business']);
+
+/** The receiver of the README, on the package's public API (a test runs the README's copy and keeps this one equal). */
+export const RECEIVER_EXAMPLE = `// receiver.mjs: WALLET_API_KEY=… node receiver.mjs   (merchant-public.pem beside it)
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createCallbackHandler, LosslessNumber, MemoryIdempotencyStore, parseKey } from 'wallet-conformance';
+
+const processed = []; // the probe: the exact decrypted text of each processed event
+
+/** A decimal's exact digits as a BigInt count of 10^-18 units: "1.5" and "1.50" compare equal. */
+const units = (amount) => {
+  const [int, frac = ''] = String(amount).split('.'); // a LosslessNumber's String() is its literal digits
+  return BigInt(int + frac.padEnd(18, '0').slice(0, 18));
+};
+
+const callback = createCallbackHandler({
+  apiKeys: [process.env.WALLET_API_KEY],              // or [{ key, notBefore, notAfter }]
+  publicKey: parseKey(readFileSync('merchant-public.pem'), { expect: 'public' }),
+  store: new MemoryIdempotencyStore(),                 // openSqliteStore('callbacks.sqlite') survives restarts
+  process: async ({ type, payload, text }) => {        // once per idempotency key, never per delivery
+    if ((type === 1 || type === 3) && units(payload.amount) <= 0n) throw new Error('amount must be positive'); // errCode 500: retried
+    if (payload.amount instanceof LosslessNumber) console.log(\`amount \${payload.amount.value}\`); // the JSON number's text
+    processed.push(text);
+  },
+});
+
+createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/probe') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(\`{"processed":[\${processed.join(',')}]}\`);
+  } else if (req.url === '/callback') {
+    callback(req, res);                                // key first, raw body, decrypt, validate, once
+  } else {
+    res.writeHead(404).end();
+  }
+}).listen(Number(process.env.PORT ?? 9400), '127.0.0.1');`;
+
+/**
+ * "Writing a receiver": what a merchant needs beyond the per-type pages: every type's fields in one
+ * table, the answer, the processing probe's contract with an example built from the spec's own
+ * callback examples, a receiver on the library, and what exact numbers mean in code.
+ */
+export function receiverPage(ctx: DocsContext): Page {
+  const rows: Row[] = ctx.callbacks.map((callback) => {
+    const view = ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+    const own = view.fields.filter((field) => field.depth === 0 && !COMMON.has(field.path));
+    const key = idempotencyOf(view);
+    const fields: Text = join(own.map((field) => [field.required ? b(field.path) : c(field.path)]));
+    return { id: `receiver-type-${callback.type}`, cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], fields.length > 0 ? fields : [t('—')], key ? [t(keyFieldsText(key))] : [t('—')]] };
+  });
+  // The probe's answer after a deposit and a withdrawal: the spec's own examples, exact digits.
+  const samples = ctx.callbacks
+    .filter((callback) => callback.type === 1 || callback.type === 3)
+    .map((callback) => ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` }).examples[0])
+    .filter(isNode);
+  const probeAnswer = `{"processed":[\n  ${samples.map((sample) => stringifyExact(sample)).join(',\n  ')}\n]}`;
+  const blocks: Block[] = [
+    para(t("The service POSTs each event to the merchant's callback URL: header "), c('X-API-KEY'), t(" (the merchant's own key), body the raw Base64 text of the RSA-encrypted JSON payload (not a form field). Every payload carries "), c('type'), t(', '), c('requestUUID'), t(' (new on every delivery, retries included: never an idempotency key), '), c('trackingId'), t(' (the same for every delivery of one event), '), c('tenantUserId'), t(' and '), c('business'), t('; extra fields are allowed.')),
+    heading(2, 'types', 'Fields per callback type'),
+    para(t('Bold fields are required; deposits and withdrawals (types 1 and 3) also need '), c('txid'), t(' or '), c('txId'), t(', and '), c('chain'), t(' or '), c('chainName'), t(" (the provider's spelling of the same fields).")),
+    { kind: 'table', id: 'receiver-types', columns: ['type', 'callback', 'fields besides the common ones', 'idempotency key'], rows },
+    heading(2, 'answer', "The merchant's answer"),
+    para(t('HTTP 200 with a JSON object whose '), c('errCode'), t(' is the number 0 means processed, or a duplicate acknowledged; anything else (another status, no '), c('errCode'), t(', the string "0") is a failure that the service retries. A failed '), c('X-API-KEY'), t(' check is HTTP 401, answered before the body is read.')),
+    heading(2, 'probe', 'The processing probe'),
+    para(t('Idempotency cannot be judged from answers alone. For '), c('verify merchant --probe-url U'), t(', the merchant exposes '), c('GET U'), t(' answering '), c('{"processed": [...]}'), t(': one entry each time business processing ran (a skipped duplicate adds none), in processing order, each the decrypted payload exactly as received, every field, numbers with their digits. Without a probe the checks that need it are skipped, never passed.')),
+    { kind: 'code', title: [t('GET {probe-url} after a deposit and a withdrawal')], language: 'json', text: probeAnswer },
+    heading(2, 'receiver', 'A receiver on the library'),
+    { kind: 'code', title: [t('receiver.mjs (npm install wallet-conformance)')], language: 'text', text: RECEIVER_EXAMPLE },
+    heading(2, 'exact-numbers', 'Exact numbers'),
+    para(t('A JSON number in a payload arrives as a '), c('LosslessNumber'), t(' (lossless-json, re-exported by the package): '), c('.value'), t(' and '), c('String()'), t(' are its literal digits; a decimal string stays a string. '), c('Number(amount)'), t(' would round '), c('12345678901234567890.123'), t('. Compare the text when the digits must match, or scaled BigInts when 1.5 and 1.50 mean the same. The event\'s '), c('text'), t(' is the decrypted JSON exactly as received: what the probe hands back.')),
+    heading(2, 'verify', 'Verify it'),
+    { kind: 'code', language: 'sh', text: 'WALLET_API_KEY=... npx wallet-conformance verify merchant --callback-url http://127.0.0.1:9400/callback \\\n  --probe-url http://127.0.0.1:9400/probe --private-key merchant-private.pem' },
+  ];
+  return { id: 'receiver', title: 'Writing a callback receiver', nav: 'Writing a receiver', group: 'callbacks', blocks };
+}
