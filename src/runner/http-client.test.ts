@@ -91,6 +91,15 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     }
   });
 
+  it('does not hold a HEAD answer to the cap: it declares a length it does not carry', async () => {
+    const server = await httpServer((_req, res) => res.writeHead(200, { 'content-length': 10_000 }).end());
+    try {
+      await expect(send({ method: 'HEAD', url: server.url, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).resolves.toMatchObject({ status: 200 });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('ends a request that trickles bytes past its overall deadline, though it is never idle', async () => {
     const server = await httpServer((_req, res) => {
       res.writeHead(200);

@@ -142,7 +142,9 @@ export function send(request: WireRequest): Promise<WireResponse> {
       network.session.answered(url.origin);
       const declared = Number(res.headers['content-length']);
       const tooLarge = () => fail(new TransportError('too-large', `${what}: the answer is larger than the cap of ${cap} bytes (--max-body)`));
-      if (Number.isFinite(declared) && declared > cap) return tooLarge();
+      // A HEAD answer (or 204/304) declares a length it does not carry.
+      const bodyless = request.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304;
+      if (!bodyless && Number.isFinite(declared) && declared > cap) return tooLarge();
       const chunks: Buffer[] = [];
       let received = 0;
       res.on('data', (chunk: Buffer) => {
