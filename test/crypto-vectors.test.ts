@@ -44,10 +44,10 @@ describe('independent interop vectors (OpenSSL and Java)', () => {
     it(`${vector.id}: decrypts to the exact plaintext on both engines`, () => {
       const key = vector.encryptedWith === 'private' ? parseKey(read(vector.publicKey)) : parseKey(read(vector.privateKey));
       const plain = read(vector.plaintext);
-      for (const engine of [nativeEngine, forgeEngine]) {
-        if (engine === forgeEngine && vector.bits === 4096 && vector.encryptedWith === 'public') continue; // forge's 4096-bit private op is seconds per block
-        expect(openBytes(vector.ciphertext, direction, key, { profile, engine }).equals(plain)).toBe(true);
-      }
+      // Every vector on both engines, none left out: forge's 4096-bit private-key operation costs
+      // about half a second per block, five blocks in all.
+      const decrypted = [nativeEngine, forgeEngine].map((engine) => openBytes(vector.ciphertext, direction, key, { profile, engine }).toString('hex'));
+      expect(decrypted).toEqual([plain.toString('hex'), plain.toString('hex')]);
     });
 
     if (vector.deterministic) {
@@ -61,7 +61,7 @@ describe('independent interop vectors (OpenSSL and Java)', () => {
 
   it("explains Java's OAEP default (MGF1-SHA-1 with a SHA-256 label hash) instead of a bare failure", () => {
     const vector = vectors.find((v) => v.padding === 'oaep-sha256-mgf1sha1');
-    expect(vector).toBeDefined();
+    expect(vector && { source: vector.source, encryptedWith: vector.encryptedWith }).toEqual({ source: 'java', encryptedWith: 'public' });
     const priv = parseKey(read(vector!.privateKey)) as RsaPrivateKey;
     const attempt = () => openBytes(vector!.ciphertext, 'request', priv, { profile: resolveProfile({ padding: 'oaep-sha256' }) });
     expect(attempt).toThrow(CryptoError);
