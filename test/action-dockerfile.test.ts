@@ -58,7 +58,11 @@ describe('Dockerfile', () => {
     for (const source of copied) cpSync(join(ROOT, source), join(context, source), { recursive: true });
     // What `npm ci` puts there.
     symlinkSync(join(ROOT, 'node_modules'), join(context, 'node_modules'));
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: context, stdio: 'pipe' });
+    try {
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: context, stdio: 'pipe' });
+    } catch (error) {
+      throw new Error(`the build stage's tsc failed in the copied context:\n${String((error as { stdout?: Buffer }).stdout ?? '')}`);
+    }
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: context, stdio: ['ignore', 'pipe', 'ignore'] }).toString()) as Array<{ files: Array<{ path: string }> }>;
     const paths = packed[0]!.files.map((file) => file.path);
     for (const path of ['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/msw/browser.js', 'spec/wallet-api.yaml', 'spec/rules.yaml', 'suites/suite.schema.json', 'package.json']) {
