@@ -61,7 +61,7 @@ describe('Dockerfile', () => {
     try {
       execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: context, stdio: 'pipe' });
     } catch (error) {
-      throw new Error(`the build stage's tsc failed in the copied context:\n${String((error as { stdout?: Buffer }).stdout ?? '')}`);
+      throw new Error(`the build stage's tsc failed in the copied context:\n${String((error as { stdout?: Buffer }).stdout ?? '')}`, { cause: error });
     }
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: context, stdio: ['ignore', 'pipe', 'ignore'] }).toString()) as Array<{ files: Array<{ path: string }> }>;
     const paths = packed[0]!.files.map((file) => file.path);
