@@ -1,11 +1,19 @@
 // What a user of the package sees must stand alone: ../shared/ and design.md exist only in this
 // repository's development setup, so nothing shipped (spec/, suites/, README.md, every --help page
-// of the built CLI) may point at them.
+// of the built CLI, every page of the documentation site) may point at them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { RULES_PATH, SPEC_PATH } from '../src/core/package-paths.js';
+import { parseRuleCatalog } from '../src/core/rules.js';
+import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
+import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
+import { generateDocs } from '../src/generate/docs.js';
+import { parseSpec } from '../src/generate/spec-document.js';
+import { CHECKS } from '../src/runner/checks/index.js';
+import { loadSuites } from '../src/runner/suite.js';
 import { ROOT } from './support/cli.js';
 
 const FORBIDDEN = /\.\.\/shared|design\.md/;
@@ -36,5 +44,12 @@ describe('shipped text', () => {
     visit(buildProgram(), 'wallet-conformance');
     expect(pages.length).toBeGreaterThan(15);
     expect(pages.flatMap(([path, help]) => offending(help).map((line) => `${path} --help ${line}`))).toEqual([]);
+  });
+
+  it('in every page of the documentation site points at no ../shared file and no design.md', () => {
+    const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
+    const files = generateDocs(parseSpec(readFileSync(SPEC_PATH, 'utf8')), parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')), loadSuites(), { checks: CHECKS, demo: { key } });
+    expect(files.length).toBeGreaterThan(20);
+    expect(files.flatMap((file) => offending(file.contents).map((line) => `${file.path}:${line}`))).toEqual([]);
   });
 });
