@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { answer, checkContext, exchange } from '../../../test/support/check-context.js';
+import type { Exchange } from '../context.js';
+import type { Finding } from '../types.js';
+import { errorBodyCheck } from './error-body.js';
+
+const run = (schema: unknown, exchanges: Exchange[]): Finding[] => errorBodyCheck.run(checkContext({ params: schema === undefined ? {} : { schema }, outcome: { exchanges } }));
+const body401 = '{"code":"UNAUTHORIZED","message":"unauthorized"}';
+
+describe('error-body: an HTTP error body is the JSON the interface shows for it', () => {
+  it('is registered as error-body under ERR-401', () => {
+    expect([errorBodyCheck.id, errorBodyCheck.rules, errorBodyCheck.needs]).toEqual(['error-body', ['ERR-401'], 'exchange']);
+  });
+
+  it.each([
+    ['the 401 body', 'UnauthorizedError', [exchange(answer(401, body401))], [{ status: 'passed', message: `body ${body401}` }]],
+    ['the 404 body', 'NotFoundError', [exchange(answer(404, '{"code":"NOT FOUND","message":"not found"}'))], [{ status: 'passed', message: 'body {"code":"NOT FOUND","message":"not found"}' }]],
+    [
+      'a 401 body with another code',
+      'UnauthorizedError',
+      [exchange(answer(401, '{"code":"UNAUTHENTICATED","message":"unauthorized"}'))],
+      [{ status: 'failed', message: 'body {"code":"UNAUTHENTICATED","message":"unauthorized"} does not match UnauthorizedError: /code must be equal to constant [ERR-401]', rules: ['ERR-401'] }],
+    ],
+    [
+      'the 401 body where the 403 body is expected',
+      'ForbiddenError',
+      [exchange(answer(403, body401))],
+      [{ status: 'failed', message: `body ${body401} does not match ForbiddenError: /code must be equal to constant [ERR-403]; /message must be equal to constant [ERR-403]`, rules: ['ERR-403'] }],
+    ],
+    ['a body that is not JSON', 'UnauthorizedError', [exchange(answer(401, 'Unauthorized'))], [{ status: 'failed', message: 'the body is not JSON: Unauthorized' }]],
+    ['an empty body', 'UnauthorizedError', [exchange(answer(401, ''))], [{ status: 'failed', message: 'the body is not JSON: ' }]],
+    ['a suite naming no schema of the spec', 'Unauthorised', [exchange(answer(401, body401))], [{ status: 'failed', message: 'suite error: Unauthorised is not a schema of the spec' }]],
+    ['a suite naming no schema at all', undefined, [exchange(answer(401, body401))], [{ status: 'failed', message: 'suite error: undefined is not a schema of the spec' }]],
+    ['no request', 'UnauthorizedError', [], [{ status: 'failed', message: 'the step made no request' }]],
+    ['a transport failure', 'UnauthorizedError', [exchange(undefined, { error: 'socket hang up' })], [{ status: 'failed', message: 'no answer: socket hang up', cause: 'no-answer' }]],
+  ])('judges %s', (_label, schema, exchanges, findings) => {
+    expect(run(schema, exchanges)).toEqual(findings);
+  });
+});

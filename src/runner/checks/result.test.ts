@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { answer, checkContext, decryptedAnswer, exchange } from '../../../test/support/check-context.js';
+import type { ReceivedResponse } from '../context.js';
+import type { Finding } from '../types.js';
+import { resultCheck } from './result.js';
+
+const ok = '{"code":0,"message":"","data":"AQID"}';
+const request = '{"callBackId":"cb-1","tenantUserId":20931,"amount":"12.5"}';
+const run = (params: Record<string, unknown>, response: ReceivedResponse | undefined, plain: string | undefined = request): Finding[] =>
+  resultCheck.run(checkContext({ params, outcome: { exchanges: response ? [exchange(response, plain === undefined ? {} : { plain })] : [] } }));
+const echo = { id: 'callBackId', tenantUserId: 'tenantUserId' };
+
+describe('result: the decrypted data has the result shape and echoes the request (ORDER-RES)', () => {
+  it('is registered as result under ORDER-RES', () => {
+    expect([resultCheck.id, resultCheck.rules]).toEqual(['result', ['ORDER-RES']]);
+  });
+
+  it.each([
+    ['a result that echoes the request', { schema: 'OrderResult', echo }, decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":20931}'), [{ status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":20931}' }]],
+    ['a valid result when nothing is echoed', { schema: 'OrderResult' }, decryptedAnswer(200, ok, '{"id":"other","tenantUserId":1}'), [{ status: 'passed', message: 'decrypted {"id":"other","tenantUserId":1}' }]],
+    [
+      'tenantUserId as a string',
+      { schema: 'OrderResult', echo },
+      decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":"20931"}'),
+      [{ status: 'failed', message: 'decrypted {"id":"cb-1","tenantUserId":"20931"} does not match OrderResult: /tenantUserId must be integer [ORDER-RES]', rules: ['ORDER-RES'] }],
+    ],
+    [
+      'an id that is not the callBackId',
+      { schema: 'OrderResult', echo },
+      decryptedAnswer(200, ok, '{"id":"cb-1-x","tenantUserId":20931}'),
+      [{ status: 'failed', message: "result id is cb-1-x, expected the request's callBackId cb-1" }],
+    ],
+    [
+      'another tenantUserId',
+      { schema: 'OrderResult', echo },
+      decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":20932}'),
+      [{ status: 'failed', message: "result tenantUserId is 20932, expected the request's tenantUserId 20931" }],
+    ],
+    [
+      'data that does not decrypt',
+      { schema: 'OrderResult' },
+      answer(200, ok, { decryptError: "the text uses the URL-safe Base64 alphabet [url-safe-alphabet]" }),
+      [{ status: 'failed', message: "data does not decrypt with the merchant's key: the text uses the URL-safe Base64 alphabet [url-safe-alphabet]", rules: ['CRYPTO-ENVELOPE'], cause: 'undecryptable-answer' }],
+    ],
+    ['an answer without encrypted data', { schema: 'OrderResult' }, answer(200, '{"code":1,"message":"no","data":""}'), [{ status: 'failed', message: 'no encrypted data in the answer: {"code":1,"message":"no","data":""}' }]],
+    ['a suite naming no schema of the spec', { schema: 'OrderReply' }, decryptedAnswer(200, ok, '{}'), [{ status: 'failed', message: 'suite error: OrderReply is not a schema of the spec' }]],
+    ['no request', { schema: 'OrderResult' }, undefined, [{ status: 'failed', message: 'the step made no request' }]],
+  ])('judges %s', (_label, params, response, findings) => {
+    expect(run(params, response)).toEqual(findings);
+  });
+
+  it('compares a string echo by its text', () => {
+    const params = { schema: 'OrderResult', echo: { id: 'callBackId' } };
+    expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([{ status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":1}' }]);
+    expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-2","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([{ status: 'failed', message: "result id is cb-2, expected the request's callBackId cb-1" }]);
+  });
+});
