@@ -177,20 +177,93 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
 
 describe('pact verify fails faulty emulators', () => {
   // Each fault breaks something the contract's interactions exercise: the Pact verifier's matchers
-  // catch the HTTP shape, the decrypted-data checks catch what only the plaintext shows.
-  const caughtByPact: EmulatorFault[] = ['err401-wrong-body', 'err401-status-200', 'no-403', 'err404-wrong-body', 'envelope-code-string', 'envelope-message-null', 'response-urlsafe-base64', 'response-line-breaks', 'card-missing-fields'];
-  const caughtDecrypted: EmulatorFault[] = ['response-wrong-key', 'order-result-string', 'order-id-echo-wrong', 'energy-round'];
+  // catch the HTTP shape, the decrypted-data checks catch what only the plaintext shows. Each test
+  // names the interactions a fault must fail and the mismatch it must cause, and nothing else.
+  const UNKNOWN_KEY = 'an energy capacity query with an unknown X-API-KEY (401)';
+  const NO_PERMISSION = 'an energy capacity query with a key that lacks the permission (403)';
+  const NO_PATH = 'a request to a path that does not exist (404)';
+  const NO_CARD = 'closing a card that does not exist (card close failure)';
+  const WITHDRAWAL = 'a withdrawal order (withdrawWithoutVerify)';
+  const ENERGY = 'an energy capacity query (getEnergyMaxCount)';
+  const LEASE = 'an energy lease order (withdrawWithoutVerify, symbol ENERGY)';
+  const ENVELOPED = [WITHDRAWAL, ENERGY, LEASE].sort();
+  const BASE64_REGEX = "to match '^[A-Za-z0-9+/]+={0,2}$'";
+  const descriptions = load(HTTP_PACT).interactions.map((i) => i.description);
 
-  it.each(caughtByPact)('%s: the Pact verifier fails', async (fault) => {
+  /** Splits the verifier's lines ("Verifying a pact ... Given ... - <description>: <mismatch>") by interaction. */
+  function mismatches(result: PactVerification): Array<{ interaction: string; mismatch: string }> {
+    return result.failures
+      .map((line) => {
+        const interaction = descriptions.find((description) => line.includes(` - ${description}: `));
+        return { interaction: interaction ?? `(no interaction of the pact) ${line}`, mismatch: interaction ? line.slice(line.indexOf(` - ${interaction}: `) + interaction.length + 5) : '' };
+      })
+      .sort((a, b) => a.interaction.localeCompare(b.interaction));
+  }
+  const each = (interactions: string[], mismatch: string) => [...interactions].sort().map((interaction) => ({ interaction, mismatch }));
+
+  const caughtByPact: Array<[EmulatorFault, Array<{ interaction: string; mismatch: string }>]> = [
+    ['err401-wrong-body', each([UNKNOWN_KEY], "Expected 'UNAUTHENTICATED' (String) to be equal to 'UNAUTHORIZED' (String)")],
+    ['err401-status-200', each([UNKNOWN_KEY], "Expected 401 (Integer) to be equal to 'UNAUTHORIZED' (String); expected 401 but was 200")],
+    ['no-403', each([NO_PERMISSION], "Expected 0 (Integer) to be equal to 'FORBIDDEN' (String); Expected '' (String) to be equal to 'forbidden' (String); expected 403 but was 200")],
+    ['err404-wrong-body', each([NO_PATH], "Expected 'Not Found' (String) to be equal to 'not found' (String); Expected 'NOT_FOUND' (String) to be equal to 'NOT FOUND' (String)")],
+    ['envelope-code-string', each(ENVELOPED, "Expected '0' (String) to be equal to 0 (Integer)")],
+    ['envelope-message-null', each(ENVELOPED, "Expected null (Null) to be equal to '' (String)")],
+    ['card-missing-fields', each([NO_CARD], 'Actual map is missing the following keys: errorMessageEn')],
+  ];
+
+  it.each(caughtByPact)('%s: the Pact verifier fails exactly the interactions it breaks, with the mismatch it causes', async (fault, expected) => {
     const result = await verifyEmulator([fault]);
+    expect(mismatches(result)).toEqual(expected);
     expect(result.pactPassed).toBe(false);
-    expect(result.failures.length).toBeGreaterThan(0);
+    expect(result.checks.map((check) => check.status)).toEqual(['passed', 'passed', 'passed']);
     expect(result.passed).toBe(false);
   }, 60_000);
 
-  it.each(caughtDecrypted)('%s: the decrypted-data check fails', async (fault) => {
+  it('response-line-breaks: the Base64 matcher fails every encrypted answer, and so does its decryption', async () => {
+    const result = await verifyEmulator(['response-line-breaks']);
+    const found = mismatches(result);
+    expect(found.map((entry) => entry.interaction)).toEqual(ENVELOPED);
+    for (const { mismatch } of found) expect(mismatch).toMatch(new RegExp(`^Expected '[A-Za-z0-9+/=]{76}\\r\\n[A-Za-z0-9+/=\\r\\n]+' ${literal(BASE64_REGEX)}$`));
+    expect(result.checks).toEqual(
+      [WITHDRAWAL, ENERGY, LEASE].map((interaction) => ({ interaction, status: 'failed', message: 'cannot decrypt data: line breaks in the Base64 text (at offset 76): MIME-style wrapping is not allowed; encode without line breaks' })),
+    );
+    expect(result.passed).toBe(false);
+  }, 60_000);
+
+  it('response-urlsafe-base64: the decryption of every encrypted answer fails, and the Base64 matcher on each answer that holds a - or _', async () => {
+    const result = await verifyEmulator(['response-urlsafe-base64']);
+    // A 1024-bit block's 171 characters miss both '+' and '/' once in about 230 answers; such an
+    // answer only loses its padding, which the regex allows and the strict decoder refuses.
+    const found = mismatches(result);
+    expect(found.length).toBeGreaterThan(0);
+    for (const { interaction, mismatch } of found) {
+      expect(ENVELOPED).toContain(interaction);
+      expect(mismatch).toMatch(new RegExp(`^Expected '[A-Za-z0-9_-]*[_-][A-Za-z0-9_-]*' ${literal(BASE64_REGEX)}$`));
+    }
+    expect(result.checks.map((check) => check.interaction)).toEqual([WITHDRAWAL, ENERGY, LEASE]);
+    for (const check of result.checks) {
+      expect(check.status).toBe('failed');
+      expect(check.message).toMatch(/^cannot decrypt data: (the text uses the URL-safe Base64 alphabet \('-' and '_'\)|the '=' padding is missing)/);
+    }
+  }, 60_000);
+
+  const caughtDecrypted: Array<[EmulatorFault, Array<[string, RegExp]>]> = [
+    ['response-wrong-key', [WITHDRAWAL, ENERGY, LEASE].map((interaction) => [interaction, /^cannot decrypt data: block 1 of 1: no known padding after decryption: the data was encrypted under another key pair/])],
+    ['order-result-string', [WITHDRAWAL, LEASE].map((interaction) => [interaction, /^decrypted data breaks OrderResult: \/tenantUserId must be integer \[ORDER-RES\]$/])],
+    ['order-id-echo-wrong', [
+      [WITHDRAWAL, /^id "(wd-[^"]+)-1" is not the request's callBackId "\1" \[ORDER-RES\]$/],
+      [LEASE, /^id "(el-[^"]+)-1" is not the request's callBackId "\1" \[ORDER-RES\]$/],
+    ]],
+    ['energy-round', [[ENERGY, /^energyMaxCount 313 is not floor\(20000000 \/ 64000\) = 312 \[ENERGY-FLOOR\]$/]]],
+  ];
+
+  it.each(caughtDecrypted)('%s: Pact passes and the decrypted-data check fails exactly the interactions it breaks', async (fault, expected) => {
     const result = await verifyEmulator([fault]);
-    expect(result.checks.filter((check) => check.status === 'failed').length).toBeGreaterThan(0);
+    expect(result.failures).toEqual([]);
+    expect(result.pactPassed).toBe(true);
+    const failed = result.checks.filter((check) => check.status === 'failed');
+    expect(failed.map((check) => check.interaction)).toEqual(expected.map(([interaction]) => interaction));
+    failed.forEach((check, i) => expect(check.message).toMatch(expected[i]![1]));
     expect(result.passed).toBe(false);
   }, 60_000);
 
@@ -201,6 +274,11 @@ describe('pact verify fails faulty emulators', () => {
     expect(result.passed).toBe(true);
   }, 60_000);
 });
+
+/** A literal text as a RegExp source. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
 
 describe('pact verify with a Pact Broker', () => {
   it('fetches the pacts from the broker with the token and publishes the results with version and branch', async () => {
