@@ -1,12 +1,13 @@
 // `--suites DIR`: a user's own suite files run with the built-in ones and are held to the same
 // schema and the same checks; a bad file is one line naming it and exit 2, before any target starts.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadAllSuites } from '../src/cli/user-suites.js';
 import { loadRules } from '../src/cli/report-output.js';
-import { runCli } from './support/cli.js';
+import { ROOT, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-user-suites-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,5 +50,11 @@ describe('--suites DIR', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stdout).not.toContain('emulator http');
+  });
+
+  it('exports the suite schema as wallet-conformance/suite.schema.json, for editors and your own tooling', () => {
+    const path = createRequire(join(ROOT, 'package.json')).resolve('wallet-conformance/suite.schema.json');
+    expect(path).toBe(join(ROOT, 'suites', 'suite.schema.json'));
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ title: 'wallet-conformance suite', required: ['title', 'side', 'cases'] });
   });
 });
