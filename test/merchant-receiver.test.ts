@@ -197,17 +197,21 @@ describe('reference merchant receiver across a restart', () => {
 });
 
 describe('reference merchant receiver and slow senders', () => {
-  it('cuts off a sender that never finishes its body, and keeps serving others', async () => {
+  it('answers HTTP 408 to a sender that never finishes its body, then acknowledges the next callback', async () => {
     const server = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: ':memory:', requestTimeoutMs: 500 });
     running.push(server);
-    const socket = connect(server.port, '127.0.0.1');
-    socket.write(`POST /callback HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${API_KEY}\r\nContent-Length: 1000\r\n\r\nAAAA`);
-    const started = performance.now();
-    let received = '';
-    socket.on('data', (chunk) => (received += chunk.toString()));
-    await new Promise((resolve) => socket.on('close', resolve));
-    expect(performance.now() - started).toBeLessThan(3_000);
-    expect(received).toMatch(/^HTTP\/1\.1 408/);
-    expect((await deliver(server.callbackUrl, seal(withdrawal(), keys.privateKey), { apiKey: API_KEY })).json).toEqual(OK);
+    // Everything the merchant answered before it closed the connection; an unreachable merchant rejects.
+    const received = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1');
+      let text = '';
+      let connected = false;
+      socket.on('connect', () => (connected = true));
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('error', (error) => !connected && reject(error));
+      socket.on('close', () => resolve(text));
+      socket.write(`POST /callback HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${API_KEY}\r\nContent-Length: 1000\r\n\r\nAAAA`);
+    });
+    expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(await deliver(server.callbackUrl, seal(withdrawal(), keys.privateKey), { apiKey: API_KEY })).toMatchObject({ status: 200, json: OK });
   });
 });
