@@ -5,6 +5,8 @@ import type { Report } from '../runner/types.js';
 import { defaultNetwork } from '../net/network-config.js';
 import { useNetwork } from '../runner/http-client.js';
 import { startEmbedded } from './embedded.js';
+import { addGenerated } from '../property/generated-run.js';
+import { generateFlags } from './verify-command.js';
 import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
 import { CONFIG_HELP } from './config-file.js';
@@ -37,6 +39,8 @@ export function registerRunCommand(program: Command): void {
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--verbose', 'print every case as it runs')
+    .option('--generate <n>', 'after the suites, N generated cases per property on each side (property-based; 0: none)', '0')
+    .option('--seed <s>', 'seed of the generated cases: the same seed replays the same cases')
     .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: CommonRunOptions & { tls?: boolean }, command: Command) => {
@@ -53,8 +57,11 @@ export function registerRunCommand(program: Command): void {
         process.stdout.write(`emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`);
         const onEvent = progress(flags);
         const strict = flags.strict ?? false;
+        const generate = { ...generateFlags(flags as { generate?: string; seed?: string }), reportsDir: flags.reports, rules, strict, onEvent };
         const service = await runSuites({ target: embedded.service, suites: serviceSuites, rules, strict, onEvent });
+        await addGenerated(service, embedded.service, generate);
         const merchant = await runSuites({ target: embedded.merchant, suites: merchantSuites, rules, strict, onEvent });
+        await addGenerated(merchant, embedded.merchant, generate);
         const report = mergeReports(service, merchant);
         process.stdout.write(`both sides: ${summaryLine(report.summary)}\n`);
         process.exitCode = finish(report, flags);

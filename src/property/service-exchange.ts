@@ -125,3 +125,17 @@ export function judgeValidAnswer(exchange: Exchange, testCase: ServiceCase, sent
   }
   return { ok: true, tag: 'accepted' };
 }
+
+/** Properties 2 and 3: bad input is refused (non-zero code with a message, or HTTP 4xx); never a success, never 5xx. */
+export function judgeRefused(exchange: Exchange, rules: string[], what: string): Verdict {
+  const read = readEnvelope(exchange, rules);
+  if ('ok' in read) return read;
+  if ('refusedHttp' in read) return { ok: true, tag: `refused HTTP ${read.refusedHttp}` };
+  const { envelope, code } = read;
+  if (code === '0') {
+    const result = exchange.response?.decrypted?.text;
+    return fail(exchange, `accepted (code 0) ${what}${result ? `, result ${result.slice(0, 200)}` : ''}`, rules);
+  }
+  if (typeof envelope.message !== 'string' || envelope.message === '') return fail(exchange, `refusal code ${code} without an error text in message`, ['ENV-MSG']);
+  return { ok: true, tag: `refused ${code}` };
+}

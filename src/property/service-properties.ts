@@ -4,9 +4,12 @@ import type { ServiceTarget } from '../runner/types.js';
 import type { Property } from './property.js';
 import { serviceEnv } from './service-exchange.js';
 import { validRequests } from './valid-requests.js';
+import { oneRuleBroken } from './one-rule-broken.js';
+import { cryptoMangled } from './crypto-mangled.js';
+import { edges } from './edges.js';
 
 /** The service properties, in the order they run (an explicit list, as checks/index.ts is). */
 export function serviceProperties(target: ServiceTarget, stranger: StrangerKeys, _capabilities?: Capabilities): Property<never>[] {
   const env = serviceEnv(target, stranger);
-  return [validRequests(env)] as Property<never>[];
+  return [validRequests(env), oneRuleBroken(env), cryptoMangled(env), edges(env)] as Property<never>[];
 }

@@ -1,0 +1,153 @@
+import fc, { type Arbitrary } from 'fast-check';
+import { parseExactJson, stringifyExact } from '../core/exact-json.js';
+import { maxPlaintextBlock, plaintextBlockSize, type Padding } from '../core/profile.js';
+import { encodeBase64 } from '../crypto/base64.js';
+import { encryptBlocks } from '../crypto/block-cipher.js';
+import type { RsaPublicKey } from '../crypto/keys.js';
+import { makeStrangerKeys } from '../runner/context.js';
+import type { Property, Verdict } from './property.js';
+import { asSent, judgeRefused, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+
+/** One way to mangle a valid request's ciphertext or its Base64 text. */
+export type Mangle =
+  | { op: 'bit-flip'; block: number; byte: number; bit: number }
+  | { op: 'truncate'; bytes: number }
+  | { op: 'swap-blocks'; a: number; b: number }
+  | { op: 'duplicate-block'; a: number }
+  | { op: 'other-padding' }
+  | { op: 'other-key-size' }
+  | { op: 'wrong-key' }
+  | { op: 'base64'; variant: 'url-safe' | 'line-breaks' | 'missing-padding' | 'whitespace' | 'plus-as-space' };
+
+/** A valid case and how its encrypted form is mangled. */
+export interface MangledCase {
+  base: ServiceCase;
+  mangle: Mangle;
+}
+
+/** Every mangling, with small indexes that shrink toward the first block and byte. */
+export const MANGLES: Arbitrary<Mangle> = fc.oneof(
+  fc.record({ op: fc.constant('bit-flip' as const), block: fc.nat(7), byte: fc.nat(511), bit: fc.nat(7) }),
+  fc.record({ op: fc.constant('truncate' as const), bytes: fc.integer({ min: 1, max: 511 }) }),
+  fc.record({ op: fc.constant('swap-blocks' as const), a: fc.nat(7), b: fc.nat(7) }),
+  fc.record({ op: fc.constant('duplicate-block' as const), a: fc.nat(7) }),
+  fc.constant({ op: 'other-padding' as const }),
+  fc.constant({ op: 'other-key-size' as const }),
+  fc.constant({ op: 'wrong-key' as const }),
+  fc.record({ op: fc.constant('base64' as const), variant: fc.constantFrom('url-safe' as const, 'line-breaks' as const, 'missing-padding' as const, 'whitespace' as const, 'plus-as-space' as const) }),
+);
+
+interface Sealed {
+  data: string;
+  /** The plaintext the service would read if it decrypted the mangled data as the profile says (block moves only). */
+  readable?: string;
+  /** The mangling rests on an open point (another padding: U-CRYPTO). */
+  open?: boolean;
+}
+
+/**
+ * Property 3: a valid plaintext, then its ciphertext mangled (a bit flipped in one block,
+ * truncated, blocks swapped or duplicated, another padding, another key or key size, Base64
+ * variants) is refused cleanly: never a success, never 5xx, always an answer.
+ */
+export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
+  const target = env.target;
+  let otherSize: RsaPublicKey | undefined;
+  const otherSizeKey = () => (otherSize ??= makeStrangerKeys(target.publicKey.bits === 1024 ? 2048 : 1024).publicKey);
+
+  function sealed(plainText: string, mangle: Mangle): Sealed {
+    const plain = Buffer.from(plainText, 'utf8');
+    const key = target.publicKey;
+    const padding = target.profile.padding;
+    const size = plaintextBlockSize(target.profile, key.modulusBytes);
+    const k = key.modulusBytes;
+    const cipher = () => encryptBlocks(plain, key, padding, size);
+    switch (mangle.op) {
+      case 'bit-flip': {
+        const bytes = cipher();
+        const blocks = bytes.length / k;
+        const at = (mangle.block % blocks) * k + (mangle.byte % k);
+        bytes[at]! ^= 1 << mangle.bit;
+        return { data: encodeBase64(bytes) };
+      }
+      case 'truncate': {
+        const bytes = cipher();
+        return { data: encodeBase64(bytes.subarray(0, Math.max(1, bytes.length - (mangle.bytes % k || 1)))) };
+      }
+      case 'swap-blocks':
+      case 'duplicate-block': {
+        const bytes = cipher();
+        const count = bytes.length / k;
+        const chunks = Array.from({ length: count }, (_, i) => ({ c: bytes.subarray(i * k, (i + 1) * k), p: plain.subarray(i * size, (i + 1) * size) }));
+        const a = mangle.a % count;
+        const b = mangle.op === 'swap-blocks' ? mangle.b % count : a;
+        if (mangle.op === 'swap-blocks' && a !== b) [chunks[a], chunks[b]] = [chunks[b]!, chunks[a]!];
+        else chunks.splice(a, 0, chunks[a]!);
+        return { data: encodeBase64(Buffer.concat(chunks.map((chunk) => chunk.c))), readable: Buffer.concat(chunks.map((chunk) => chunk.p)).toString('utf8') };
+      }
+      case 'other-padding': {
+        const other: Padding = padding === 'pkcs1' ? 'oaep-sha1' : 'pkcs1';
+        return { data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, k))), open: true };
+      }
+      case 'other-key-size': {
+        const stranger = otherSizeKey();
+        return { data: encodeBase64(encryptBlocks(plain, stranger, padding, maxPlaintextBlock(padding, stranger.modulusBytes))) };
+      }
+      case 'wrong-key':
+        return { data: encodeBase64(encryptBlocks(plain, env.stranger.publicKey, padding, size)) };
+      case 'base64': {
+        const text = encodeBase64(cipher());
+        const variants: Record<typeof mangle.variant, string> = {
+          'url-safe': text.replaceAll('+', '-').replaceAll('/', '_'),
+          'line-breaks': text.replace(/(.{76})/g, '$1\r\n'),
+          'missing-padding': text.replace(/=+$/, ''),
+          whitespace: `${text.slice(0, 8)} ${text.slice(8)}`,
+          'plus-as-space': text.replaceAll('+', ' '),
+        };
+        // A variant that changes nothing here (no '+' to replace) becomes inner whitespace, which always does.
+        return { data: variants[mangle.variant] === text ? variants.whitespace : variants[mangle.variant] };
+      }
+    }
+  }
+
+  return {
+    id: 'crypto-mangled',
+    title: 'A valid plaintext with its ciphertext or Base64 mangled is refused cleanly',
+    rules: ['ENERGY-DATA', 'ORDER-DATA', 'CRYPTO-ENVELOPE', 'ENV-CODE'],
+    arbitrary: fc.record({ base: validCases(target), mangle: MANGLES }),
+    async judge({ base, mangle }): Promise<Verdict> {
+      const sent = asSent(env, base);
+      const text = stringifyExact(sent);
+      const result = sealed(text, mangle);
+      const exchange = await sendData(env, base.endpoint, result.data, text);
+      const rules = [base.endpoint === 'energy' ? 'ENERGY-DATA' : 'ORDER-DATA', 'CRYPTO-ENVELOPE', ...(result.open ? ['U-CRYPTO'] : [])];
+      if (result.readable !== undefined && isJson(result.readable)) {
+        // Blocks moved inside a string: the service reads another valid plaintext; only an answer is owed.
+        const read = readEnvelope(exchange, rules);
+        return 'ok' in read ? read : { ok: true, tag: 'still valid JSON' };
+      }
+      return judgeRefused(exchange, rules, `after ${describe(mangle)}`);
+    },
+  };
+}
+
+function isJson(text: string): boolean {
+  try {
+    parseExactJson(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The mangling in words, for a message. */
+export function describe(mangle: Mangle): string {
+  switch (mangle.op) {
+    case 'bit-flip': return `a bit flip (block ${mangle.block}, byte ${mangle.byte}, bit ${mangle.bit})`;
+    case 'truncate': return `truncation by ${mangle.bytes} bytes`;
+    case 'swap-blocks': return `swapping blocks ${mangle.a} and ${mangle.b}`;
+    case 'duplicate-block': return `duplicating block ${mangle.a}`;
+    case 'base64': return `Base64 variant ${mangle.variant}`;
+    default: return mangle.op;
+  }
+}
