@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { sealJson } from '../../crypto/codec.js';
+import { callback, checkContext, testKeys } from '../../../test/support/check-context.js';
+import type { ReceivedCallback } from '../context.js';
+import type { Finding } from '../types.js';
+import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackTrackingIdCheck } from './callback-identity.js';
+
+const delivery = (requestUUID: string, trackingId: string, answeredStatus = 200): ReceivedCallback =>
+  callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}","trackingId":"${trackingId}"}`, 'callback', testKeys), {}, answeredStatus);
+// Sealed with the public key: the merchant's public key cannot open it (another half of the pair).
+const wrongHalf = callback(sealJson('{"type":4}', 'request', testKeys.publicKey));
+const undecryptable: Finding = {
+  status: 'failed',
+  message: 'delivery 2 does not decrypt with the public key: block 1 of 1: no known padding after decryption: the data was encrypted under another key pair, with the other half of this pair, or altered [wrong-key]',
+  rules: ['CB-DECRYPT'],
+  cause: 'undecryptable-callback',
+};
+const none: Finding = { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' };
+
+describe('callback-request-uuid: every delivery, retries included, has a fresh requestUUID (CB-UUID)', () => {
+  const run = (callbacks: ReceivedCallback[]): Finding[] => callbackRequestUuidCheck.run(checkContext({ outcome: { callbacks } }));
+
+  it('is registered as callback-request-uuid under CB-UUID', () => {
+    expect([callbackRequestUuidCheck.id, callbackRequestUuidCheck.rules]).toEqual(['callback-request-uuid', ['CB-UUID']]);
+  });
+
+  it.each([
+    ['three distinct requestUUIDs', [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-3', 't')], [{ status: 'passed', message: '3 deliveries, 3 distinct requestUUIDs' }]],
+    ['a requestUUID reused by the third delivery', [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-1', 't')], [{ status: 'failed', message: 'requestUUID u-1 was sent on more than one delivery' }]],
+    ['one delivery: nothing to compare', [delivery('u-1', 't')], [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }]],
+    ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
+    ['no callback', [], [none]],
+  ])('judges %s', (_label, callbacks, findings) => {
+    expect(run(callbacks)).toEqual(findings);
+  });
+});
+
+describe('callback-tracking-id: every delivery of an event keeps its trackingId (CB-ID-OTHER)', () => {
+  const run = (callbacks: ReceivedCallback[]): Finding[] => callbackTrackingIdCheck.run(checkContext({ outcome: { callbacks } }));
+
+  it('is registered as callback-tracking-id under CB-ID-OTHER', () => {
+    expect([callbackTrackingIdCheck.id, callbackTrackingIdCheck.rules]).toEqual(['callback-tracking-id', ['CB-ID-OTHER']]);
+  });
+
+  it.each([
+    ['one trackingId on every delivery', [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-7')], [{ status: 'passed', message: '2 deliveries share trackingId dep-7' }]],
+    ['a single delivery', [delivery('u-1', 'dep-7')], [{ status: 'passed', message: '1 deliveries share trackingId dep-7' }]],
+    ['a new trackingId per delivery', [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-8'), delivery('u-3', 'dep-7')], [{ status: 'failed', message: 'the deliveries of one event carry 2 trackingIds: dep-7, dep-8' }]],
+    ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
+    ['no callback', [], [none]],
+  ])('judges %s', (_label, callbacks, findings) => {
+    expect(run(callbacks)).toEqual(findings);
+  });
+});
+
+describe('callback-attempts: retries until errCode 0 and none after (CB-ERRCODE)', () => {
+  const run = (equals: unknown, callbacks: ReceivedCallback[]): Finding[] => callbackAttemptsCheck.run(checkContext({ params: { equals }, outcome: { callbacks } }));
+
+  it('is registered as callback-attempts under CB-ERRCODE', () => {
+    expect([callbackAttemptsCheck.id, callbackAttemptsCheck.rules]).toEqual(['callback-attempts', ['CB-ERRCODE']]);
+  });
+
+  it.each([
+    ['the expected number of deliveries', 3, [delivery('u-1', 't', 500), delivery('u-2', 't', 200), delivery('u-3', 't', 200)], [{ status: 'passed', message: '3 deliveries (answers HTTP 500, 200, 200)' }]],
+    ['the number given as text', '1', [delivery('u-1', 't')], [{ status: 'passed', message: '1 deliveries (answers HTTP 200)' }]],
+    ['a retry after the acknowledgement', 1, [delivery('u-1', 't'), delivery('u-2', 't')], [{ status: 'failed', message: 'expected 1 deliveries, got 2 (answers HTTP 200, 200)' }]],
+    ['no retry after a failure', 2, [delivery('u-1', 't', 500)], [{ status: 'failed', message: 'expected 2 deliveries, got 1 (answers HTTP 500)' }]],
+    ['deliveries that cannot be told apart (one does not decrypt)', 2, [delivery('u-1', 't'), wrongHalf], [undecryptable]],
+    ['no callback', 1, [], [none]],
+  ])('judges %s', (_label, equals, callbacks, findings) => {
+    expect(run(equals, callbacks)).toEqual(findings);
+  });
+});
