@@ -95,6 +95,23 @@ describe('PostgreSQL idempotency store on a real server', () => {
     expect(await takeover).toEqual({ state: 'processed' });
   });
 
+  it('wakes a delivery waiting in another instance as soon as the claim is completed or released, not at its timeout', async () => {
+    const name = table();
+    const holder = open({ table: name });
+    const waiter = open({ table: name });
+    const token = tokenOf(await holder.claim('k', 'first'));
+    const released = waiter.settled('k', 20_000);
+    await waiter.settled('warm-up', 0);
+    await holder.release('k', token);
+    expect(await released).toBe('settled');
+    const again = tokenOf(await waiter.claim('k', 'second'));
+    const completed = holder.settled('k', 20_000);
+    await holder.settled('warm-up', 0);
+    await waiter.complete('k', again);
+    expect(await completed).toBe('settled');
+    expect(await waiter.settled('other', 50)).toBe('timeout');
+  });
+
   it('names an unreachable server in one line without its password', async () => {
     await expect(openStore('postgres://merchant:s3cret-pw@127.0.0.1:1/wallet')).rejects.toThrow(/^cannot use the merchant store postgres:\/\/merchant:\*\*\*@127\.0\.0\.1:1\/wallet: /);
     await expect(openStore('postgres://merchant:s3cret-pw@127.0.0.1:1/wallet')).rejects.not.toThrow(/s3cret/);

@@ -110,6 +110,8 @@ export const ERR_CODES = {
 
 /** How often a delivery that found the event busy in another process re-checks the store. */
 const BUSY_POLL_MS = 20;
+/** The same with a store that notifies: only a holder that died goes unnoticed, and its lease is long. */
+const NOTIFIED_POLL_MS = 250;
 const DEFAULT_BUSY_WAIT_MS = 5_000;
 
 /** The transport-free core of the receiver; adapters feed it raw bytes. */
@@ -212,10 +214,13 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
         return answer('busy', 200, ERR_CODES.busy, 'another delivery of this event is still being processed; retry later', about);
       }
       const local = inFlight.get(event.key);
-      // In another process (a shared SQLite file) there is nothing to wait on but the store: poll.
+      // In another process there is nothing to wait on but the store: its notification when it has
+      // one (PostgreSQL), with a slower poll behind it for a holder that died or a notification
+      // sent just before this wait began; else a fast poll.
+      const notified = local ? undefined : options.store.settled?.(event.key, remaining);
       const timer = new AbortController();
-      const pause = sleep(local ? remaining : Math.min(BUSY_POLL_MS, remaining), undefined, { signal: timer.signal }).catch(() => undefined);
-      await (local ? Promise.race([local, pause]) : pause);
+      const pause = sleep(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), undefined, { signal: timer.signal }).catch(() => undefined);
+      await Promise.race([local ?? notified ?? pause, pause]);
       timer.abort();
     }
   };

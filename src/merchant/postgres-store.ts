@@ -10,11 +10,13 @@ export interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
   poolSize?: number;
 }
 
-/** Table and sequence names of one store. */
+/** Table, sequence and notification channel names of one store. */
 interface Names {
   table: string;
   tokens: string;
   order: string;
+  /** NOTIFY channel: the key of every completed or released claim. */
+  channel: string;
 }
 
 /**
@@ -34,14 +36,20 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   readonly #pool: pg.Pool;
   readonly #names: Names;
   readonly #where: string;
+  readonly #url: string;
   #schema: Promise<void> | undefined;
+  /** The LISTEN connection, opened on the first wait. */
+  #listener: Promise<pg.Client> | undefined;
+  readonly #waiters = new Map<string, Set<() => void>>();
+  #closed = false;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const table = options.table ?? 'wallet_processed_events';
     if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table)) throw new ConfigError('bad-store', `the merchant store's table name must be lower-case letters, digits and _, not ${JSON.stringify(table)}`);
-    this.#names = { table, tokens: `${table}_token`, order: `${table}_seq` };
+    this.#names = { table, tokens: `${table}_token`, order: `${table}_seq`, channel: `${table}_settled` };
     this.#where = redact(url);
+    this.#url = url;
     this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // An idle client's error (the server restarted) must not crash the merchant; the next query reconnects.
     this.#pool.on('error', () => undefined);
@@ -86,8 +94,60 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async release(key: string, token: number): Promise<void> {
     await this.ready();
-    // The row stays with an expired lease: the next claim takes it with a fresh token.
-    await this.#pool.query(`UPDATE ${this.#names.table} SET claimed_at = '-infinity' WHERE key = $1 AND token = $2 AND state = 'processing'`, [key, token]);
+    // The row stays with an expired lease: the next claim takes it with a fresh token. Waiting
+    // deliveries in other instances are told at once.
+    const { table, channel } = this.#names;
+    await this.#pool.query(
+      `WITH released AS (UPDATE ${table} SET claimed_at = '-infinity' WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
+       SELECT pg_notify('${channel}', key) FROM released`,
+      [key, token],
+    );
+  }
+
+  async settled(key: string, timeoutMs: number): Promise<'settled' | 'timeout'> {
+    try {
+      await this.#listen();
+    } catch {
+      // No notifications (the LISTEN connection failed): the caller's poll still finds the change.
+      return new Promise((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs)).unref());
+    }
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(key) ?? new Set<() => void>();
+      this.#waiters.set(key, waiters);
+      const done = (outcome: 'settled' | 'timeout') => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0 && this.#waiters.get(key) === waiters) this.#waiters.delete(key);
+        resolve(outcome);
+      };
+      const wake = () => done('settled');
+      const timer = setTimeout(() => done('timeout'), Math.max(0, timeoutMs));
+      timer.unref();
+      waiters.add(wake);
+    });
+  }
+
+  /** One connection LISTENing on the store's channel; a broken one is replaced on the next wait. */
+  #listen(): Promise<pg.Client> {
+    this.#listener ??= (async () => {
+      await this.ready();
+      const client = new pg.Client({ connectionString: this.#url });
+      client.on('notification', (message) => {
+        for (const wake of [...(this.#waiters.get(message.payload ?? '') ?? [])]) wake();
+      });
+      client.on('error', () => {
+        this.#listener = undefined;
+        client.end().catch(() => undefined);
+      });
+      await client.connect();
+      await client.query(`LISTEN ${this.#names.channel}`);
+      if (this.#closed) await client.end();
+      return client;
+    })().catch((error: unknown) => {
+      this.#listener = undefined;
+      throw error;
+    });
+    return this.#listener;
   }
 
   async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
@@ -123,13 +183,19 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    if (listener) await listener.then((client) => client.end()).catch(() => undefined);
     await this.#pool.end().catch(() => undefined);
   }
 
   async #markDone(db: pg.Pool | pg.PoolClient, key: string, token: number): Promise<boolean> {
-    const { table, order } = this.#names;
+    const { table, order, channel } = this.#names;
+    // The notification goes out when this commits (at once outside a transaction).
     const done = await db.query(
-      `UPDATE ${table} SET state = 'done', seq = nextval('${order}'), completed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing'`,
+      `WITH done AS (UPDATE ${table} SET state = 'done', seq = nextval('${order}'), completed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
+       SELECT pg_notify('${channel}', key) FROM done`,
       [key, token],
     );
     if (done.rowCount === 1) return true;

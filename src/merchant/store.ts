@@ -47,6 +47,13 @@ export interface IdempotencyStore {
    * a throwing `work` rolls back and rethrows.
    */
   completeInTransaction?<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>>;
+  /**
+   * Resolves when a claim on `key` is completed or released by any instance, or after
+   * `timeoutMs`. Optional: a store without it is polled. The PostgreSQL store listens for the
+   * other instances' notifications, so a duplicate racing across instances is answered as soon as
+   * the first delivery commits.
+   */
+  settled?(key: string, timeoutMs: number): Promise<'settled' | 'timeout'>;
   /** Decrypted payload texts of the processed events, in processing order (the probe). */
   processed(): Promise<string[]>;
   /** Releases the store's resources; the store is unusable afterwards. */
