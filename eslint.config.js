@@ -1,6 +1,48 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The import directions of src/ (ARCHITECTURE.md, "Layers"): each layer and the layers its code may
+ * import today. Everything else under src/ is refused, src/cli by everyone. Tests beside the code
+ * (`*.test.ts`) are consumers, like test/: they may wire layers together, only src/cli stays out.
+ * src/generated is the output of `npm run generate` and is not linted.
+ */
+const LAYERS = {
+  core: [], // and src/generated/validators.js alone: the spec's compiled schemas, data rather than a layer
+  crypto: ['core'],
+  net: ['core'],
+  emulator: ['core', 'crypto', 'net'],
+  merchant: ['core', 'crypto', 'net'],
+  runner: ['core', 'crypto', 'net'],
+  reporters: ['core'], // and `import type` from src/runner: the report model, never the engine
+  generate: ['core', 'crypto', 'msw'],
+  msw: ['core', 'crypto', 'generated'],
+  load: ['core', 'crypto', 'merchant'],
+  property: ['core', 'crypto', 'generate', 'runner'],
+};
+const ALL = ['cli', 'generated', ...Object.keys(LAYERS)];
+
+/**
+ * src/msw must not import src/emulator (issue 14: the service written once in src/service, with
+ * MSW and the emulator as two adapters over it), but these files still do. The list may only shrink.
+ */
+const MSW_IMPORTS_EMULATOR = ['src/msw/answers.ts', 'src/msw/operations.ts', 'src/msw/scenarios.ts', 'src/msw/wallet-mock.ts'];
+
+/** A relative import that climbs out of the current layer into `layer`. */
+const into = (layer, rest = '') => `^(\\.\\./)+${layer}(/${rest}|$)`;
+
+function layerRule(layer, extraAllowed = []) {
+  const allowed = [...LAYERS[layer], ...extraAllowed];
+  const message = `src/${layer} may import only ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'itself'}${layer === 'core' ? ' and src/generated/validators.js' : ''}${layer === 'reporters' ? ' and types from src/runner' : ''} (ARCHITECTURE.md: import directions)`;
+  const patterns = ALL.filter((name) => name !== layer && !allowed.includes(name)).map((name) => {
+    if (name === 'cli') return { regex: into('cli'), message: 'Nothing imports src/cli (ARCHITECTURE.md: import directions).' };
+    if (layer === 'core' && name === 'generated') return { regex: into('generated', '(?!validators\\.js$)'), message };
+    if (layer === 'reporters' && name === 'runner') return { regex: into('runner'), allowTypeImports: true, message };
+    return { regex: into(name), message };
+  });
+  return { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'reports/**', 'test/vectors/**'] },
   js.configs.recommended,
@@ -15,5 +57,14 @@ export default tseslint.config(
   {
     files: ['src/cli/**', 'bin/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  ...Object.keys(LAYERS).map((layer) => ({
+    files: [`src/${layer}/**/*.ts`],
+    ignores: ['**/*.test.ts', ...(layer === 'msw' ? MSW_IMPORTS_EMULATOR : [])],
+    rules: layerRule(layer),
+  })),
+  {
+    files: MSW_IMPORTS_EMULATOR,
+    rules: layerRule('msw', ['emulator']),
   },
 );
