@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { loadEmulatorConfig } from '../src/emulator/config.js';
@@ -95,7 +95,9 @@ describe('wallet-conformance emulator', () => {
     const { child, url, output } = await serve(['--port', '0', '--quiet']);
     const configPath = /throwaway setup \(removed on exit\): (\S+)/.exec(output())?.[1];
     try {
-      expect(configPath).toBeDefined();
+      // <tmpdir>/wallet-conformance-emulator-XXXXXX/emulator.yaml, the folder removed on exit.
+      const folder = dirname(configPath ?? '');
+      expect([dirname(folder), basename(folder).replace(/[^-]+$/, 'XXXXXX'), basename(configPath ?? '')]).toEqual([tmpdir(), 'wallet-conformance-emulator-XXXXXX', 'emulator.yaml']);
       expect(await energyMaxCount(url, configPath!)).toContain('"energyMaxCount":312');
       expect(output()).not.toMatch(/POST \/api/);
     } finally {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpecError } from '../src/core/errors.js';
-import { LosslessNumber, type ExactJson } from '../src/core/exact-json.js';
+import { LosslessNumber, stringifyExact, type ExactJson } from '../src/core/exact-json.js';
 import { DEFAULT_PROFILE, resolveProfile, type CryptoProfile } from '../src/core/profile.js';
 import { validateSchema, type SchemaName } from '../src/core/schemas.js';
 import { openJson, sealBytes, sealJson } from '../src/crypto/codec.js';
@@ -309,7 +309,8 @@ describe('invalid plain requests fail naming the rule, never code 0', () => {
   it.each(ORDER_CASES)('withdrawWithoutVerify refuses %s', async (_, plain, failure, rule) => {
     const answer = await orderCall(plain);
     expectFailure(answer, ENVELOPE_CODES[failure], rule);
-    expect(calls.at(-1)?.plainText).toBeDefined();
+    // The refusal was made on the decrypted text exactly as sent.
+    expect(calls.at(-1)?.plainText).toBe(stringifyExact(plain));
   });
 
   it('names a field broken twice (by its property and by the ENERGY branch) once', async () => {
@@ -383,7 +384,7 @@ describe('scenarios', () => {
   it.each(WALLET_SCENARIOS.map((scenario) => [scenario]))('scenario %s answers each valid request as expected', async (scenario) => {
     useWallet({ scenario });
     const expectations = SCENARIO_EXPECTATIONS[scenario];
-    expect(expectations, `no expectation for scenario ${scenario}`).toBeDefined();
+    expect(Object.keys(expectations ?? {}).sort(), `expectations of scenario ${scenario}`).toEqual(WALLET_ENDPOINTS.map((endpoint) => endpoint.operationId).sort());
     if (scenario !== 'success') expect(Object.values(expectations).some((expected) => expected !== ok), `${scenario} changes nothing`).toBe(true);
     const answers = { getEnergyMaxCount: await energyCall(), withdrawWithoutVerify: await orderCall(lease()), closeCard: await cardCall() };
     for (const [operationId, answer] of Object.entries(answers) as Array<[keyof typeof answers, Answer]>) {
