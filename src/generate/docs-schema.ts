@@ -195,6 +195,13 @@ export class SpecModel {
         for (const [key, value] of Object.entries(part.properties)) if (isNode(value)) properties.set(key, [...(properties.get(key) ?? []), value]);
       }
       if (Array.isArray(part.required)) for (const key of part.required) required.add(String(key));
+      // `anyOf: [{required: [txid]}, {required: [txId]}]`: one of two spellings is required (U-CB-FIELDS);
+      // the first is the interface's, shown as the required field, the other as its alias.
+      const spellings = Array.isArray(part.anyOf) ? part.anyOf : [];
+      const first = spellings[0] as Node | undefined;
+      if (spellings.length > 1 && spellings.every((alt) => isNode(alt) && Array.isArray(alt.required) && alt.required.length === 1 && Object.keys(alt).length === 1)) {
+        required.add(String((first!.required as unknown[])[0]));
+      }
       conditions.push(...this.conditions(part));
       unspecified = [...unspecified, ...unspecifiedOf(part, name)];
     }

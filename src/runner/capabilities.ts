@@ -58,10 +58,12 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
     { route: 'GET deliveries' as const, method: 'GET', url: joinUrl(target.baseUrl, '/__control/deliveries?trackingId=wc-capability-probe') },
   ];
   await Promise.all(probes.map(async ({ route, method, url }) => {
+    const ask = () => send(method === 'GET'
+      ? { method, url, headers: { ...headers, accept: 'application/json' } }
+      : { method, url, headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' });
     try {
-      const answer = await send(method === 'GET'
-        ? { method, url, headers: { ...headers, accept: 'application/json' } }
-        : { method, url, headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' });
+      // One retry: a connection lost once must not skip every case that needs the route.
+      const answer = await ask().catch(ask);
       const text = answer.body.toString('utf8');
       routes[route] = absent(answer.status)
         ? { present: false, detail: `answered ${answer.status}` }

@@ -41,6 +41,11 @@ export const callbackTrackingIdCheck: Check = {
   run(ctx) {
     const values = payloads(ctx);
     if (isFinding(values)) return [values];
+    // trackingId is the toolkit's payload model (design.md), not named by the interface (U-CB-FIELDS):
+    // a service without one cannot be judged here; one that sends it on some deliveries only, can.
+    const missing = values.filter((value) => value.trackingId === undefined || value.trackingId === null).length;
+    if (missing === values.length) return [{ status: 'skipped', message: `the ${values.length} deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare` }];
+    if (missing > 0) return [fail(`${missing} of ${values.length} deliveries of one event carry no trackingId`)];
     const ids = new Set(values.map((value) => String(value.trackingId)));
     return [ids.size === 1 ? pass(`${values.length} deliveries share trackingId ${[...ids][0]}`) : fail(`the deliveries of one event carry ${ids.size} trackingIds: ${[...ids].join(', ')}`)];
   },

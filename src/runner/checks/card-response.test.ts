@@ -53,3 +53,11 @@ describe('card-response: the card close answer has the response shape and the ex
     expect(run(outcome, response)).toEqual(findings);
   });
 });
+
+describe('card-response when card close wants an authentication the toolkit does not send (U-CARD-AUTH)', () => {
+  it.each([401, 403])('skips an HTTP %i answer instead of counting it as a refusal of the close', (status) => {
+    expect(run('failure', answer(status, failure))).toEqual([
+      { status: 'skipped', message: `card close answered HTTP ${status}: it needs an authentication the interface does not show (U-CARD-AUTH), and the toolkit sends none; ${failure.slice(0, 80)}…` },
+    ]);
+  });
+});

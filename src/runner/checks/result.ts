@@ -1,4 +1,4 @@
-import { stringifyExact, type ExactJson } from '../../core/exact-json.js';
+import { parseExactJson, stringifyExact, type ExactJson } from '../../core/exact-json.js';
 import { isSchemaName, validateSchema } from '../../core/schemas.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 
@@ -10,7 +10,9 @@ function text(value: unknown): string {
 /**
  * `result`: the decrypted envelope data matches `schema`; `echo: {resultField: requestField}`
  * compares each result field with the request's (exact digits; a string "20931" equals 20931 only
- * by text, so the typing is judged by the schema, the value by the echo).
+ * by text, so the typing is judged by the schema, the value by the echo). With `ifAccepted: true`, a
+ * refusal (a non-zero envelope code) is `skipped`: the case's request rests on an open limit, and only
+ * an accepted one has a result to judge.
  */
 export const resultCheck: Check = {
   id: 'result',
@@ -21,6 +23,10 @@ export const resultCheck: Check = {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
     const response = exchange.response!;
+    const code = (response.json as { code?: unknown } | undefined)?.code;
+    if (ctx.params.ifAccepted === true && response.status === 200 && code !== undefined && text(code) !== '0') {
+      return [{ status: 'skipped', message: `the service refused the request (code ${text(code)}): no result to judge; ${preview(response.body, 80)}` }];
+    }
     if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
     const schema = String(ctx.params.schema);
@@ -28,7 +34,7 @@ export const resultCheck: Check = {
     const issues = validateSchema(schema, response.decrypted.value);
     if (issues.length > 0) return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
     const echo = (ctx.params.echo ?? {}) as Record<string, string>;
-    const requestPlain = exchange.request.plain ? (JSON.parse(exchange.request.plain) as Record<string, unknown>) : {};
+    const requestPlain = exchange.request.plain ? (parseExactJson(exchange.request.plain) as Record<string, unknown>) : {};
     const result = response.decrypted.value as Record<string, ExactJson>;
     for (const [resultField, requestField] of Object.entries(echo)) {
       const want = text(requestPlain[requestField]);
