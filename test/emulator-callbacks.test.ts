@@ -9,6 +9,7 @@ import { openJson, sealJson } from '../src/crypto/codec.js';
 import { initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
 import { DEFAULT_POLICIES } from '../src/emulator/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
+import { openEmulatorStore, type EmulatorStore } from '../src/emulator/store.js';
 
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
@@ -97,6 +98,25 @@ async function until<T>(probe: () => T | undefined | false | Promise<T | undefin
   }
 }
 
+/**
+ * An emulator of its own on a SQLite file, and a second handle on that file that reads its callback
+ * queue. `queue.unfinishedDeliveries() === 0` is the deterministic signal that nothing more will be
+ * sent (the dispatcher only sends pending deliveries); no test sleeps to show that nothing follows.
+ */
+async function watchedEmulator(name: string, base: EmulatorConfig = config): Promise<{ target: RunningEmulator; queue: EmulatorStore; close(): Promise<void> }> {
+  const store = join(dir, `${name}.sqlite`);
+  const target = await startEmulator({ ...base, store }, { port: 0 });
+  const queue = openEmulatorStore(store);
+  return {
+    target,
+    queue,
+    async close() {
+      queue.close();
+      await target.close();
+    },
+  };
+}
+
 async function control(target: RunningEmulator, method: string, path: string, body?: unknown) {
   const res = await fetch(target.url + path, { method, headers: { 'x-control-token': config.control.token }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -177,39 +197,47 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
       { status: 200, body: '{"errCode":0}' },
     ];
     receiver.answer = (n) => answers[n - 1] ?? { status: 200, body: '{"errCode":0}' };
-    const trackingId = await emit({ type: 6, retryDelaysMs: [10, 10, 10, 10, 10, 10] });
-    await until(() => receiver.received.length >= 5);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(receiver.received).toHaveLength(5);
-    const log = await attempts(trackingId);
-    expect(log.map((a) => a.verdict)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'acknowledged']);
-    expect(log.map((a) => a.status)).toEqual([500, 200, 200, 200, 200]);
-    expect(log[2]!.answer).toBe('OK');
-    expect(new Set(log.map((a) => a.requestUUID)).size).toBe(5);
-    expect(new Set(receiver.received.map((r) => r.payload.trackingId))).toEqual(new Set([trackingId]));
-    const withoutUuid = receiver.received.map((r) => ({ ...r.payload, requestUUID: undefined }));
-    for (const payload of withoutUuid) expect(payload).toEqual(withoutUuid[0]);
+    const own = await watchedEmulator('retries-until-ack');
+    try {
+      const trackingId = await emit({ type: 6, retryDelaysMs: [10, 10, 10, 10, 10, 10] }, own.target);
+      await until(() => own.queue.unfinishedDeliveries() === 0);
+      expect(receiver.received).toHaveLength(5);
+      const log = await attempts(trackingId, own.target);
+      expect(log.map((a) => a.verdict)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'acknowledged']);
+      expect(log.map((a) => a.status)).toEqual([500, 200, 200, 200, 200]);
+      expect(log[2]!.answer).toBe('OK');
+      expect(new Set(log.map((a) => a.requestUUID)).size).toBe(5);
+      expect(new Set(receiver.received.map((r) => r.payload.trackingId))).toEqual(new Set([trackingId]));
+      const withoutUuid = receiver.received.map((r) => ({ ...r.payload, requestUUID: undefined }));
+      for (const payload of withoutUuid) expect(payload).toEqual(withoutUuid[0]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('gives up after the configured attempts with exponential backoff, and after retryDelaysMs.length + 1', async () => {
     receiver.reset();
     receiver.answer = () => ({ status: 503, body: '' });
-    const trackingId = await emit({ type: 4 });
-    await until(() => receiver.received.length >= 4);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(receiver.received).toHaveLength(4);
-    const gaps = receiver.received.slice(1).map((r, i) => r.at - receiver.received[i]!.at);
-    expect(gaps[0]).toBeGreaterThanOrEqual(15);
-    expect(gaps[1]).toBeGreaterThanOrEqual(35);
-    expect(gaps[2]).toBeGreaterThanOrEqual(75);
-    expect((await attempts(trackingId)).map((a) => a.verdict)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    const own = await watchedEmulator('gives-up');
+    try {
+      const trackingId = await emit({ type: 4 }, own.target);
+      await until(() => own.queue.unfinishedDeliveries() === 0);
+      expect(receiver.received).toHaveLength(4);
+      const gaps = receiver.received.slice(1).map((r, i) => r.at - receiver.received[i]!.at);
+      expect(gaps[0]).toBeGreaterThanOrEqual(15);
+      expect(gaps[1]).toBeGreaterThanOrEqual(35);
+      expect(gaps[2]).toBeGreaterThanOrEqual(75);
+      expect((await attempts(trackingId, own.target)).map((a) => a.verdict)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
 
-    receiver.reset();
-    receiver.answer = () => ({ status: 500, body: '{}' });
-    const short = await emit({ type: 4, retryDelaysMs: [5] });
-    await until(() => receiver.received.length >= 2);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await attempts(short)).length).toBe(2);
+      receiver.reset();
+      receiver.answer = () => ({ status: 500, body: '{}' });
+      const short = await emit({ type: 4, retryDelaysMs: [5] }, own.target);
+      await until(() => own.queue.unfinishedDeliveries() === 0);
+      expect((await attempts(short, own.target)).map((a) => a.verdict)).toEqual(['rejected', 'rejected']);
+      expect(receiver.received).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
   });
 
   it('times out a hanging target and retries it', async () => {
@@ -330,18 +358,20 @@ describe('durability', () => {
   it('holds withdrawal callbacks of a merchant without a callback URL until one is set', async () => {
     const quiet: EmulatorConfig = { ...config, merchants: [{ ...merchant, callbackUrl: undefined as unknown as string }] };
     delete quiet.merchants[0]!.callbackUrl;
-    const held = await startEmulator(quiet, { port: 0 });
+    const own = await watchedEmulator('held', quiet);
+    const held = own.target;
     try {
       receiver.reset();
       expect((await callOrder(held, orderText('held-1'))).code).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(receiver.received).toHaveLength(0);
+      // The callback is queued and nothing is due: no URL, so the dispatcher has nothing to send.
+      expect([own.queue.unfinishedDeliveries(), own.queue.nextDueAt()]).toEqual([1, undefined]);
+      expect(receiver.received.filter((r) => r.payload.callBackId === 'held-1')).toEqual([]);
       expect((await control(held, 'POST', '/__control/merchants/10086/callbacks', { type: 1 })).status).toBe(400);
       await control(held, 'PUT', '/__control/merchants/10086/callback-url', { url: receiver.url });
       const got = await until(() => receiver.received.find((r) => r.payload.callBackId === 'held-1'));
       expect(got.payload.type).toBe(3);
     } finally {
-      await held.close();
+      await own.close();
     }
   });
 });
