@@ -4,6 +4,7 @@ import type { Rule } from '../core/rules.js';
 import { probeCapabilities, routePath, routesOfStep, type Capabilities, type ControlRoute } from './capabilities.js';
 import { pointCallbacks, runAwait, runEmit } from './callback-steps.js';
 import { findCheck } from './checks/index.js';
+import { currentNetwork } from './http-client.js';
 import { makeStrangerKeys, type CheckContext, type Exchange, type StepOutcome } from './context.js';
 import { readProbe, runDelivery, runRestart, type EventBook, type Spelling } from './merchant-steps.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
@@ -123,7 +124,9 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           ids.set(check, n);
           return `${suite.name}/${testCase.id}/${check}${n > 1 ? `#${n}` : ''}`;
         };
-        const skip = missingNeed(testCase, target, capabilities);
+        // The target went away or --timeout ran out: what is left is not run (skipped with the reason), not failed.
+        const cut = currentNetwork().session.stopped;
+        const skip = cut ? `not run: ${cut.message}` : missingNeed(testCase, target, capabilities);
         if (skip) {
           for (const step of testCase.steps) {
             for (const expectation of step.expect ?? []) {
@@ -140,6 +143,9 @@ export async function runSuites(options: RunOptions): Promise<Report> {
         } else {
           for (const result of await runCase(suite, testCase, run, 'interface')) push({ ...result, id: resultId(result.id) });
         }
+        // The case that met the cut: its failures are the cut's, not the target's verdict.
+        const during = currentNetwork().session.stopped;
+        if (during && !cut) for (const result of results) if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning')) Object.assign(result, { status: 'skipped', message: `not judged: ${during.message}` });
       }
     }
   } finally {
@@ -152,7 +158,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
     target: describeTarget(target),
     summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: Math.round(performance.now() - started), skippedMust: skipped.skippedMust },
     results,
-    notes: [...skipped.notes, ...notes],
+    notes: [...(currentNetwork().session.stopped ? [currentNetwork().session.stopped!.message] : []), ...skipped.notes, ...notes],
   };
   emit({ kind: 'done', report });
   return report;
