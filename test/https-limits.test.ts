@@ -107,8 +107,7 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     expect(report.summary.passed).toBeGreaterThan(0);
     // What was left is not run and what met the cut is not judged: no page of failures.
     expect(report.results.filter((r) => r.status === 'failed')).toEqual([]);
-    expect(report.results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(10);
-    expect(report.results.filter((r) => r.status === 'skipped').every((r) => /^not (run|judged): .*went away during the run/.test(r.message))).toBe(true);
+    expect(report.results.filter((r) => r.status === 'skipped' && /^not (run|judged): .*went away during the run/.test(r.message)).length).toBeGreaterThan(10);
     expect(report.notes?.[0]).toMatch(/went away during the run/);
     expect(run.status).toBe(2);
   }, 60_000);
