@@ -42,11 +42,73 @@ describe('verify (the real CLI) against running targets', () => {
     expect(noProbe.status).toBe(0);
   }, 60_000);
 
-  it('verify merchant exits 1 when a MUST check fails (a key the merchant does not know)', async () => {
+  it('verify merchant exits 1 when a MUST check fails (the merchant accepts a key given as expired)', async () => {
     const m = embedded.merchant;
-    const run = await cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', 'not-the-merchants-key', '--private-key', join(dir, 'private.pem'), '--suite', 'merchant/raw-body', '--reports', join(dir, 'm3')]);
-    expect(run.stdout).toMatch(/FAIL .*merchant\/raw-body\/valid-deposit/);
+    const run = await cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--expired-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--suite', 'merchant/key-first', '--reports', join(dir, 'm3')]);
+    expect(run.stdout).toMatch(/FAIL .*merchant\/key-first\/expired-key\/answers \[CB-KEY-401\]/);
     expect(run.status).toBe(1);
+  }, 60_000);
+
+  it('a wrong --api-key ends verify merchant in pre-flight: one line naming the cause, exit 2, no page of failures', async () => {
+    const m = embedded.merchant;
+    const run = await cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', 'not-the-merchants-key', '--private-key', join(dir, 'private.pem'), '--reports', join(dir, 'm4')]);
+    expect(run.stderr.trim()).toBe('wallet-conformance: pre-flight: --api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
+    expect(run.stdout).not.toContain('FAIL');
+    expect(run.status).toBe(2);
+  }, 60_000);
+
+  it('without a probe, a green merchant run says MUST checks were skipped and why; --fail-on-skip makes it exit 1', async () => {
+    const m = embedded.merchant;
+    const args = ['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--suite', 'merchant/idempotency'];
+    const run = await cli([...args, '--reports', join(dir, 'm5')]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/note: \d+ MUST checks skipped: needs --probe-url or --probe-cmd/);
+    const summary = readFileSync(join(dir, 'm5', 'summary.md'), 'utf8');
+    expect(summary).toMatch(/NOT FULLY CHECKED: no check failed, but \d+ MUST check\(s\) were skipped/);
+    expect(summary).not.toContain('✅ wallet-conformance');
+    const report = JSON.parse(readFileSync(join(dir, 'm5', 'report.json'), 'utf8')) as Report;
+    expect(report.summary.skippedMust).toBeGreaterThan(20);
+    const gate = await cli([...args, '--fail-on-skip', '--reports', join(dir, 'm6')]);
+    expect(gate.stdout).toMatch(/--fail-on-skip: \d+ MUST check\(s\) were skipped: exit 1/);
+    expect(gate.status).toBe(1);
+  }, 60_000);
+
+  it('--probe-cmd proves processing without a probe endpoint; a probe of the wrong shape ends the run with exit 2', async () => {
+    const m = embedded.merchant;
+    const fetchProbe = `${JSON.stringify(process.execPath)} -e "fetch(process.argv[1]).then((r) => r.text()).then((t) => process.stdout.write(t))" ${m.probeUrl}`;
+    const args = ['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--suite', 'merchant/raw-body'];
+    const run = await cli([...args, '--probe-cmd', fetchProbe, '--reports', join(dir, 'm7')]);
+    const report = JSON.parse(readFileSync(join(dir, 'm7', 'report.json'), 'utf8')) as Report;
+    expect(report.summary.failed).toBe(0);
+    expect(report.results.filter((r) => /\/processed(-exact)?(#\d+)?$/.test(r.id)).map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
+    expect(run.status).toBe(0);
+    const wrong = await cli([...args, '--probe-cmd', `${JSON.stringify(process.execPath)} -e "process.stdout.write('{}')"`, '--reports', join(dir, 'm8')]);
+    expect(wrong.stderr.trim()).toBe('wallet-conformance: pre-flight: --probe-cmd gave JSON without a processed list: expected {"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order)');
+    expect(wrong.status).toBe(2);
+  }, 60_000);
+
+  it('verify service stops in pre-flight on a key pair the service does not hold, and on a wrong control token', async () => {
+    const s = embedded.service;
+    const keys = mkdtempSync(join(tmpdir(), 'wc-other-key-'));
+    expect((await cli(['keys', 'generate', '--out', keys])).status).toBe(0);
+    const base = ['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--user-id', String(s.userId), '--suite', 'service/energy'];
+    const otherKey = await cli([...base, '--public-key', join(keys, 'merchant-public.pem'), '--reports', join(dir, 's2')]);
+    expect(otherKey.stderr).toMatch(/^wallet-conformance: pre-flight: the service refused a valid energy query \(code \d+: .*\): it most likely cannot decrypt our request; check --public-key/);
+    expect(otherKey.status).toBe(2);
+    const badToken = await cli([...base, '--public-key', join(dir, 'public.pem'), '--control-token', 'not-the-token', '--reports', join(dir, 's3')]);
+    expect(badToken.stderr.trim()).toBe('wallet-conformance: pre-flight: --control-token is not accepted: every control API route answered 401');
+    expect(badToken.status).toBe(2);
+  }, 60_000);
+
+  it('verify service leaves the target as it found it: energy and the callback URL are put back, and the report says so', async () => {
+    const s = embedded.service;
+    const energyUrl = `${s.baseUrl}/__control/merchants/${s.userId}/energy`;
+    const before = await (await fetch(energyUrl, { headers: { 'x-control-token': s.controlToken! } })).text();
+    const run = await cli(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(s.userId), '--control-token', s.controlToken!, '--suite', 'service/energy', '--reports', join(dir, 's4')]);
+    expect(run.status).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 's4', 'report.json'), 'utf8')) as Report;
+    expect(report.notes).toContain('energy restored to its value before the run');
+    expect(await (await fetch(energyUrl, { headers: { 'x-control-token': s.controlToken! } })).text()).toBe(before);
   }, 60_000);
 
   it('callback send delivers a deposit with an exact amount and prints the answer', async () => {

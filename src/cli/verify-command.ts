@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { EMULATOR_HEADER } from '../emulator/server.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
+import { probeCapabilities } from '../runner/capabilities.js';
 import { runSuites } from '../runner/engine.js';
+import { preflightMerchant, preflightService } from '../runner/preflight.js';
 import { send } from '../runner/http-client.js';
 import { addGenerated } from '../property/generated-run.js';
 import type { Target } from '../runner/types.js';
@@ -10,9 +12,9 @@ import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
-import { CONFIG_HELP } from './config-file.js';
-import { protectTarget, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
+import { CONFIG_HELP } from './config-file.js';
+import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   generate?: string;
@@ -37,6 +39,8 @@ interface MerchantFlags extends CommonRunOptions, NetworkFlags {
   apiKey: string;
   privateKey: string;
   probeUrl?: string;
+  probeCmd?: string;
+  restart?: string;
   profile?: string;
   expiredKey?: string;
 }
@@ -71,8 +75,9 @@ function common(command: Command): Command {
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
-    .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--config <file>', CONFIG_HELP)
+    .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
+    .option('--fail-on-skip', 'exit 1 when a check of a MUST rule was skipped (a CI gate that must not silently shrink)')
     .option('--verbose', 'print every case as it runs')
     .option('--generate <n>', 'after the suites, N generated cases per property (property-based; 0: none)', '0')
     .option('--seed <s>', 'seed of the generated cases: the same seed replays the same cases (printed with every result)');
@@ -136,10 +141,13 @@ export function registerVerifyCommand(program: Command): void {
         target.allowOrders = true;
         process.stdout.write('the target is the wallet-conformance emulator: order cases run without --allow-orders\n');
       }
+      const suites = chooseSuites('service', flags);
+      const capabilities = await probeCapabilities(target);
+      for (const line of await preflightService(target, capabilities)) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
-      const report = await runSuites({ target, suites: chooseSuites('service', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      const report = await runSuites({ target, suites, capabilities, rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent });
       process.exitCode = endRun(report, network, () => finish(report, flags));
     });
   common(verify.command('merchant'))
@@ -148,7 +156,9 @@ export function registerVerifyCommand(program: Command): void {
     .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY, sent with every callback (required)"))
     .option('--api-key-file <file>', secretFileHelp('apiKey'))
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
-    .option('--probe-url <url>', "the merchant's processing probe (design.md); idempotency checks are skipped without it")
+    .option('--probe-url <url>', 'the merchant\'s processing probe: GET answers {"processed": [payload, ...]}; idempotency checks are skipped without it or --probe-cmd')
+    .option('--probe-cmd <cmd>', 'a shell command that prints the processed payloads as JSON ({"processed": [...]} or a bare array), in place of --probe-url')
+    .option('--restart <cmd>', 'a shell command that restarts the receiver: enables redelivery across a restart')
     .option('--profile <file>', 'crypto profile YAML')
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
@@ -162,13 +172,18 @@ export function registerVerifyCommand(program: Command): void {
         privateKey: loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey,
         profile: loadProfile(flags.profile),
         ...(flags.probeUrl ? { probeUrl: httpUrl(flags.probeUrl, '--probe-url') } : {}),
+        ...(flags.probeCmd ? { probeCmd: flags.probeCmd } : {}),
+        ...(flags.restart ? { restartCmd: flags.restart } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
       };
       protectTarget(target);
+      if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');
       await assertReachable(target.callbackUrl, '--callback-url');
+      const suites = chooseSuites('merchant', flags);
+      if (target.side === 'merchant') for (const line of await preflightMerchant(target)) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
-      const report = await runSuites({ target, suites: chooseSuites('merchant', flags), rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      const report = await runSuites({ target, suites, rules: loadRules(), strict: flags.strict ?? false, onEvent });
       await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
       process.exitCode = endRun(report, network, () => finish(report, flags));
     });
