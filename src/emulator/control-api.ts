@@ -46,9 +46,11 @@ async function route(ctx: EmulatorContext, req: IncomingMessage, path: string, q
   const [, idText = '', resource] = match;
   const merchant = /^\d{1,16}$/.test(idText) ? ctx.merchants.get(Number(idText)) : undefined;
   const known = `${method} ${resource}`;
-  if (!['PUT energy', 'GET energy', 'PUT callback-url', 'POST callbacks', 'POST cards'].includes(known)) return error(404, `no control route ${method} ${path}`);
+  if (!['PUT energy', 'GET energy', 'PUT callback-url', 'GET callback-url', 'POST callbacks', 'POST cards'].includes(known)) return error(404, `no control route ${method} ${path}`);
   if (!merchant) return error(404, `unknown merchant ${decodeSafely(idText)}`);
   if (known === 'GET energy') return { status: 200, body: energyBody(ctx, merchant) };
+  // An extension (like GET energy): lets `verify` put the callback URL back after a run.
+  if (known === 'GET callback-url') return { status: 200, body: { url: ctx.store.callbackUrl(merchant.userId) ?? null } };
   const body = await readJson(ctx, req);
   if ('error' in body) return body.error;
   switch (known) {
