@@ -11,7 +11,7 @@ const failed = (message: string): Finding[] => [{ status: 'failed', message }];
 
 describe('answers: the merchant acknowledges what it processed and only that (CB-ERRCODE)', () => {
   it('enforces CB-ERRCODE under the id answers', () => {
-    expect([answersCheck.id, answersCheck.rules]).toEqual(['answers', ['CB-ERRCODE']]);
+    expect([answersCheck.id, answersCheck.title, answersCheck.rules, answersCheck.needs]).toEqual(['answers', 'merchant answers', ['CB-ERRCODE'], 'exchange']);
   });
 
   it.each([

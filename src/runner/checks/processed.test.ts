@@ -13,7 +13,7 @@ describe('processed: the probe shows exactly the business processings the step s
     processedCheck.run(checkContext({ target: merchantTarget, params: { count }, outcome: processed ? { processed } : {} }));
 
   it('enforces CB-ONCE under the id processed', () => {
-    expect([processedCheck.id, processedCheck.rules, processedCheck.needs]).toEqual(['processed', ['CB-ONCE'], 'probe']);
+    expect([processedCheck.id, processedCheck.title, processedCheck.rules, processedCheck.needs]).toEqual(['processed', 'business processing count (probe)', ['CB-ONCE'], 'probe']);
   });
 
   it.each([
@@ -39,7 +39,12 @@ describe('processed-exact: every processed entry is a delivered payload, every d
   const delivered = ['{"type":3, "amount": 12345678901234567890.123, "txid":"ab"}', '{"type":4,"amount":0.10}'];
 
   it('enforces CB-RAW-BODY under the id processed-exact', () => {
-    expect([processedExactCheck.id, processedExactCheck.rules, processedExactCheck.needs]).toEqual(['processed-exact', ['CB-RAW-BODY'], 'probe']);
+    expect([processedExactCheck.id, processedExactCheck.title, processedExactCheck.rules, processedExactCheck.needs]).toEqual([
+      'processed-exact',
+      'processed payloads are exact (probe)',
+      ['CB-RAW-BODY'],
+      'probe',
+    ]);
   });
 
   it.each([
@@ -62,6 +67,25 @@ describe('processed-exact: every processed entry is a delivered payload, every d
       'a field renamed and one missing, matched by trackingId',
       { delivered: ['{"type":1,"trackingId":"t-1","txid":"ab","chain":"TRON"}', '{"type":1,"trackingId":"t-2","txid":"cd","chain":"TRON"}'], processed: ['{"type":1,"trackingId":"t-2","txId":"cd"}'] },
       failed('txid: sent "cd", the probe shows nothing; chain: sent "TRON", the probe shows nothing; txId: not sent, the probe shows "cd"'),
+    ],
+    [
+      'a decimal string whose digits a float rounded',
+      { delivered, processed: ['{"type":3,"amount":"12345678901234567000","txid":"ab"}'] },
+      failed('amount: sent 12345678901234567890.123, the probe shows "12345678901234567000" (parsed as a binary float?)'),
+    ],
+    ['another number: no float in sight', { delivered: ['{"type":4,"amount":5}'], processed: ['{"type":4,"amount":6}'] }, failed('amount: sent 5, the probe shows 6')],
+    ['a number turned into true', { delivered: ['{"type":4,"amount":1}'], processed: ['{"type":4,"amount":true}'] }, failed('amount: sent 1, the probe shows true')],
+    ['a string sent and a number shown', { delivered: ['{"type":4,"txid":"5"}'], processed: ['{"type":4,"txid":5}'] }, failed('txid: sent "5", the probe shows 5')],
+    ['another string', { delivered: ['{"type":4,"txid":"ab"}'], processed: ['{"type":4,"txid":"ac"}'] }, failed('txid: sent "ab", the probe shows "ac"')],
+    [
+      'an entry that is JSON null',
+      { delivered, processed: ['null'] },
+      failed('the probe shows null, which is not a payload that was delivered (a field or digit changed)'),
+    ],
+    [
+      'a delivered payload that is not an object, beside one that is',
+      { delivered: ['null', '7', '{"type":4,"amount":0.10}'], processed: ['{"type":4,"amount":0.1}'] },
+      failed('amount: sent 0.10, the probe shows 0.1 (parsed as a binary float?)'),
     ],
   ])('judges %s', (_label, outcome, findings) => {
     expect(run(outcome)).toEqual(findings);
