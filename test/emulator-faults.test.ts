@@ -9,6 +9,7 @@ import { CryptoError } from '../src/crypto/errors.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
 import { EMULATOR_FAULTS, FAULT_NAMES, type EmulatorFault } from '../src/emulator/faults.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
+import { openEmulatorStore, type EmulatorStore } from '../src/emulator/store.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
@@ -66,7 +67,12 @@ async function until(probe: () => boolean, timeoutMs = 3_000): Promise<void> {
   }
 }
 
-function harness(emulator: RunningEmulator): Harness {
+/**
+ * `queue` is a second handle on the emulator's SQLite file: `unfinishedDeliveries() === 0` is the
+ * deterministic signal that no further callback will be sent (the dispatcher sends only pending
+ * deliveries), so no probe sleeps to show that nothing follows.
+ */
+function harness(emulator: RunningEmulator, queue: EmulatorStore): Harness {
   const h: Harness = {
     emulator,
     async call(path, plain, options = {}) {
@@ -86,8 +92,7 @@ function harness(emulator: RunningEmulator): Harness {
     async emit(request, count) {
       received = [];
       await h.control('POST', `/__control/merchants/${merchant.userId}/callbacks`, request);
-      await until(() => received.length >= count);
-      await sleep(150);
+      await until(() => received.length >= count && queue.unfinishedDeliveries() === 0);
       return received;
     },
     async close(body) {
@@ -238,10 +243,13 @@ describe('emulator faults', () => {
         [[], row.good],
         [[fault], row.faulty],
       ] as const) {
-        const emulator = await startEmulator(config, { port: 0, faults });
+        const store = join(dir, `${fault}${faults.length ? '-faulty' : ''}.sqlite`);
+        const emulator = await startEmulator({ ...config, store }, { port: 0, faults });
+        const queue = openEmulatorStore(store);
         try {
-          expect(await row.probe(harness(emulator)), faults.length ? 'faulty' : 'conforming').toEqual(expected);
+          expect(await row.probe(harness(emulator, queue)), faults.length ? 'faulty' : 'conforming').toEqual(expected);
         } finally {
+          queue.close();
           await emulator.close();
         }
       }
