@@ -1,0 +1,84 @@
+import fc, { type Arbitrary } from 'fast-check';
+import { stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { encodeBase64 } from '../crypto/base64.js';
+import { sealBytes } from '../crypto/codec.js';
+import { callbackArbitrary } from './callbacks-once.js';
+import type { Property } from './property.js';
+import { acknowledged, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
+
+/** How a callback body is mangled. */
+export type BodyMangle =
+  | { op: 'bit-flip'; byte: number; bit: number }
+  | { op: 'truncate'; bytes: number }
+  | { op: 'wrong-key' }
+  | { op: 'form-field' }
+  | { op: 'url-safe' }
+  | { op: 'line-breaks' }
+  | { op: 'plus-as-space' }
+  | { op: 'not-json'; cut: number };
+
+export const BODY_MANGLES: Arbitrary<BodyMangle> = fc.oneof(
+  fc.record({ op: fc.constant('bit-flip' as const), byte: fc.nat(1023), bit: fc.nat(7) }),
+  fc.record({ op: fc.constant('truncate' as const), bytes: fc.integer({ min: 1, max: 127 }) }),
+  fc.constant({ op: 'wrong-key' as const }),
+  fc.constant({ op: 'form-field' as const }),
+  fc.constant({ op: 'url-safe' as const }),
+  fc.constant({ op: 'line-breaks' as const }),
+  fc.constant({ op: 'plus-as-space' as const }),
+  fc.record({ op: fc.constant('not-json' as const), cut: fc.integer({ min: 1, max: 40 }) }),
+);
+
+/** A valid event and how its delivery is mangled. */
+export interface MangledCallback {
+  payload: Record<string, ExactJson>;
+  mangle: BodyMangle;
+}
+
+/**
+ * Merchant property: a mangled callback body (a bit flipped, truncated, another key, a form field,
+ * Base64 variants, a plaintext that is not JSON) is never acknowledged and never processed; the
+ * next valid callback still is (CB-NO-FALSE-ACK, CB-AVAILABLE: SHOULD rules, warnings unless --strict).
+ */
+export function callbacksMangled(env: MerchantEnv): Property<MangledCallback> {
+  function body(text: string, mangle: BodyMangle): string | undefined {
+    const sealed = sealCallback(env, text);
+    const bytes = Buffer.from(sealed, 'base64');
+    switch (mangle.op) {
+      case 'bit-flip': bytes[mangle.byte % bytes.length]! ^= 1 << mangle.bit; return encodeBase64(bytes);
+      case 'truncate': return encodeBase64(bytes.subarray(0, Math.max(1, bytes.length - mangle.bytes)));
+      case 'wrong-key': return sealBytes(Buffer.from(text, 'utf8'), 'callback', env.stranger.privateKey, { profile: env.target.profile });
+      case 'form-field': return `data=${encodeURIComponent(sealed)}`;
+      case 'url-safe': return /[+/]/.test(sealed) ? sealed.replaceAll('+', '-').replaceAll('/', '_') : undefined;
+      case 'line-breaks': return sealed.replace(/(.{76})/g, '$1\r\n');
+      case 'plus-as-space': return sealed.includes('+') ? sealed.replaceAll('+', ' ') : undefined;
+      case 'not-json': return sealCallback(env, text.slice(0, Math.max(1, text.length - mangle.cut)));
+    }
+  }
+  return {
+    id: 'callbacks-mangled',
+    title: 'A mangled callback body is never acknowledged nor processed, and the next valid one is',
+    rules: ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'],
+    arbitrary: fc.record({ payload: callbackArbitrary(), mangle: BODY_MANGLES }),
+    async judge({ payload, mangle }) {
+      const event = uniqueEvent(env, payload).payload;
+      const text = stringifyExact({ ...event, requestUUID: 'mangled' });
+      const mangled = body(text, mangle);
+      if (mangled === undefined) return { ok: true, tag: 'variant not applicable' };
+      if (env.probeSeen === undefined) await probeSince(env);
+      const exchange = await deliverBody(env, mangled, text);
+      if (acknowledged(exchange)) {
+        await probeSince(env);
+        return { ok: false, message: `a callback body mangled by ${mangle.op} was acknowledged with errCode 0`, rules: ['CB-NO-FALSE-ACK'], evidence: { exchanges: [exchange] } };
+      }
+      const next = await deliverEvent(env, event);
+      if (!acknowledged(next)) {
+        await probeSince(env);
+        return { ok: false, message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged`, rules: ['CB-AVAILABLE'], evidence: { exchanges: [exchange, next] } };
+      }
+      // One probe read for both deliveries: exactly the valid one was processed, the mangled one not.
+      const added = await probeSince(env);
+      if (added && added.length !== 1) return { ok: false, message: `a callback body mangled by ${mangle.op}, then the same event valid: the probe shows ${added.length} processings, not 1`, rules: ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'], evidence: { exchanges: [exchange, next], processed: added } };
+      return { ok: true, tag: 'refused' };
+    },
+  };
+}

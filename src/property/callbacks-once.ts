@@ -1,0 +1,137 @@
+import fc, { type Arbitrary } from 'fast-check';
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import type { Exchange } from '../runner/context.js';
+import { valueRules } from './refinements.js';
+import { componentSchema, deriveArbitrary } from './schema-arbitrary.js';
+import type { Property, Verdict } from './property.js';
+import { acknowledged, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
+
+/** The callback schemas of the spec, one per type. */
+const TYPE_SCHEMAS = ['DepositCallback', 'WithdrawalRequestCallback', 'WithdrawalCallback', 'AddressCallback', 'InvalidAddressCallback', 'NotEnoughMoneyCallback', 'NotEnoughHotMoneyCallback'];
+
+/** A generated event; `twin` makes it a wrapped-contract twin of an earlier deposit (same txid, another symbol). */
+export interface GeneratedEvent {
+  payload: Record<string, ExactJson>;
+  twin: boolean;
+}
+
+/** A delivery of the schedule: which event, how many identical copies at once, and where it falls in the order. */
+export interface ScheduledDelivery {
+  event: number;
+  copies: number;
+  at: number;
+}
+
+/** A sequence of events and their deliveries (every event once, then redeliveries interleaved). */
+export interface CallbackSequence {
+  events: GeneratedEvent[];
+  redeliveries: ScheduledDelivery[];
+}
+
+/** Random valid callbacks of every type, fields and spellings drawn from the spec's schemas. */
+export function callbackArbitrary(): Arbitrary<Record<string, ExactJson>> {
+  const refine = valueRules({ strings: 'ascii' });
+  return fc.oneof(...TYPE_SCHEMAS.map((name) => deriveArbitrary(componentSchema(name), { refine }) as Arbitrary<Record<string, ExactJson>>));
+}
+
+export const SEQUENCES: Arbitrary<CallbackSequence> = fc.record({
+  events: fc.array(fc.record({ payload: callbackArbitrary(), twin: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+  redeliveries: fc.array(fc.record({ event: fc.nat(5), copies: fc.integer({ min: 1, max: 3 }), at: fc.nat(20) }), { maxLength: 6 }),
+});
+
+const PROVIDER: Record<string, string> = { txId: 'txid', chainName: 'chain' };
+
+/** The sequence with every field spelt as interface.md spells it (txid, chain). */
+function interfaceSpelling(sequence: CallbackSequence): CallbackSequence {
+  const respell = (payload: Record<string, ExactJson>) => Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name, value]));
+  return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
+}
+
+const usesProviderSpelling = (sequence: CallbackSequence) => sequence.events.some((event) => 'txId' in event.payload || 'chainName' in event.payload);
+
+/** The rule of an event's idempotency key. */
+function keyRule(payload: Record<string, ExactJson>): string {
+  const type = Number(String(payload.type));
+  return type === 1 ? 'CB-ID-DEPOSIT' : type === 3 ? 'CB-ID-WITHDRAW' : 'CB-ID-OTHER';
+}
+
+/**
+ * Merchant property: random valid callbacks of every type (all fields generated, both field
+ * spellings, wrapped-contract twins), each delivered once and redelivered at random moments, some
+ * copies at the same instant, are all acknowledged with errCode 0 and processed exactly once with
+ * the exact payload (with a probe).
+ */
+export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
+  async function run(sequence: CallbackSequence): Promise<Verdict> {
+    // Make every event unique; a twin takes the txid of the latest deposit before it and another symbol.
+    const sent: Array<Record<string, ExactJson>> = [];
+    let lastDeposit: { payload: Record<string, ExactJson>; suffix: string } | undefined;
+    for (const event of sequence.events) {
+      const isDeposit = String(event.payload.type) === '1';
+      if (isDeposit && event.twin && lastDeposit) {
+        const txField = 'txid' in lastDeposit.payload ? 'txid' : 'txId';
+        const twin = uniqueEvent(env, { ...event.payload, symbol: `${String(lastDeposit.payload.symbol)}W` });
+        const withTxid: Record<string, ExactJson> = Object.fromEntries(Object.entries(twin.payload).filter(([name]) => name !== 'txid' && name !== 'txId'));
+        withTxid[txField] = lastDeposit.payload[txField]!;
+        // Same chain and address as the deposit: only the token differs (a wrapped contract).
+        for (const field of ['chain', 'chainName', 'toAddress']) if (field in lastDeposit.payload) withTxid[field] = lastDeposit.payload[field]!;
+        sent.push(withTxid);
+        continue;
+      }
+      const made = uniqueEvent(env, event.payload);
+      if (isDeposit) lastDeposit = made;
+      sent.push(made.payload);
+    }
+    const schedule = [
+      ...sent.map((_, event) => ({ event, copies: 1, at: event * 3 })),
+      ...sequence.redeliveries.map((r) => ({ event: r.event % sent.length, copies: r.copies, at: r.at })),
+    ].sort((a, b) => a.at - b.at);
+    const probe = env.probeSeen === undefined ? await probeSince(env) : [];
+    const exchanges: Exchange[] = [];
+    for (const delivery of schedule) {
+      const copies = await Promise.all(Array.from({ length: delivery.copies }, () => deliverEvent(env, sent[delivery.event]!)));
+      exchanges.push(...copies);
+      const refused = copies.find((exchange) => !acknowledged(exchange));
+      if (refused) {
+        await probeSince(env);
+        const payload = sent[delivery.event]!;
+        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error}`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+      }
+    }
+    const added = probe ? await probeSince(env) : undefined;
+    if (!added) return { ok: true, tag: 'acknowledged (no probe: processing not checked)' };
+    const delivered = new Set(exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))));
+    for (const [i, payload] of sent.entries()) {
+      const trackingId = payload.trackingId;
+      const entries = added.filter((entry) => {
+        const value = parseExactJson(entry) as Record<string, ExactJson>;
+        return value && value.trackingId === trackingId && String(value.type) === String(payload.type);
+      });
+      if (entries.length !== 1) {
+        const copies = schedule.filter((d) => d.event === i).reduce((n, d) => n + d.copies, 0);
+        return { ok: false, message: `a type ${String(payload.type)} event delivered ${copies} time(s) was processed ${entries.length} time(s), not once`, rules: ['CB-ONCE', 'CB-DUP-ACK', keyRule(payload)], evidence: { event: stringifyExact(payload), processed: entries, schedule, sent: sent.map((p) => stringifyExact(p)) } };
+      }
+      if (!delivered.has(entries[0]!)) {
+        return { ok: false, message: `the probe shows ${entries[0]!.slice(0, 300)}, not the exact payload delivered`, rules: ['CB-RAW-BODY'], evidence: { event: stringifyExact(payload), processed: entries } };
+      }
+    }
+    if (added.length !== sent.length) {
+      return { ok: false, message: `${sent.length} distinct events were delivered, the probe shows ${added.length} new processings`, rules: ['CB-ONCE'], evidence: { processed: added, sent: sent.map((p) => stringifyExact(p)) } };
+    }
+    return { ok: true, tag: 'processed once' };
+  }
+
+  return {
+    id: 'callbacks-once',
+    title: 'Random valid callbacks, redelivered at random moments, are acknowledged and processed exactly once with the exact payload',
+    rules: ['CB-ERRCODE', 'CB-ONCE', 'CB-DUP-ACK', 'CB-ID-DEPOSIT', 'CB-ID-WITHDRAW', 'CB-ID-OTHER', 'CB-UUID', 'CB-RAW-BODY'],
+    arbitrary: SEQUENCES,
+    async judge(sequence) {
+      const verdict = await run(sequence);
+      if (verdict.ok || !usesProviderSpelling(sequence)) return verdict;
+      // U-CB-FIELDS: a merchant that fails only with txId/chainName (the provider's spelling) gets a warning.
+      const asInterface = await run(interfaceSpelling(sequence));
+      return asInterface.ok ? { ...verdict, message: `with the provider's spelling txId/chainName only: ${verdict.message}`, rules: ['U-CB-FIELDS'] } : verdict;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { sealBytes } from '../crypto/codec.js';
+import { redact, type Exchange, type StrangerKeys } from '../runner/context.js';
+import { send } from '../runner/http-client.js';
+import { readProbe } from '../runner/merchant-steps.js';
+import type { MerchantTarget } from '../runner/types.js';
+
+/** What the merchant properties share: the target, a stranger key pair, a per-run tag for unique event ids. */
+export interface MerchantEnv {
+  target: MerchantTarget;
+  stranger: StrangerKeys;
+  tag: string;
+  events: number;
+  /** Entries of the probe as last read: the next case's "before" (one probe read per case, not two). */
+  probeSeen?: number;
+}
+
+/** A new environment for one run against `target`. */
+export function merchantEnv(target: MerchantTarget, stranger: StrangerKeys): MerchantEnv {
+  return { target, stranger, tag: randomBytes(3).toString('base64url').slice(0, 4), events: 0 };
+}
+
+/** The fields that make an event itself (CB-ID-*): suffixed per sent event so earlier runs never make it a duplicate. */
+const IDENTITY_FIELDS = ['trackingId', 'txid', 'txId', 'callBackId'] as const;
+
+/**
+ * The event as sent: its identity fields get a unique suffix of fixed width (the merchant
+ * remembers every event it ever processed; a replay or an earlier run must not look like a
+ * duplicate). A wrapped-contract twin shares the txid suffix of its deposit.
+ */
+export function uniqueEvent(env: MerchantEnv, payload: Record<string, ExactJson>, shared?: string): { payload: Record<string, ExactJson>; suffix: string } {
+  env.events++;
+  const suffix = shared ?? `~${env.tag}${(env.events % 36 ** 5).toString(36).padStart(5, '0')}`;
+  const out = { ...payload };
+  for (const field of IDENTITY_FIELDS) if (typeof out[field] === 'string') out[field] = `${out[field] as string}${suffix}`;
+  return { payload: out, suffix };
+}
+
+/** One delivery's answer, read: acknowledged only by HTTP 200 with errCode the number 0 (CB-ERRCODE). */
+export function acknowledged(exchange: Exchange): boolean {
+  const response = exchange.response;
+  if (!response || response.status !== 200) return false;
+  const code = (response.json as Record<string, ExactJson> | undefined)?.errCode;
+  return code instanceof LosslessNumber && code.value === '0';
+}
+
+/** Delivers a body (already sealed or mangled) as the service does: raw body, form content type, the merchant's key. */
+export async function deliverBody(env: MerchantEnv, body: string, plainText: string): Promise<Exchange> {
+  const { target } = env;
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': target.apiKey };
+  const request = { method: 'POST', url: target.callbackUrl, headers: { ...headers, 'x-api-key': redact(target.apiKey) }, body, plain: plainText };
+  try {
+    const wire = await send({ method: 'POST', url: target.callbackUrl, headers, body });
+    const answer = wire.body.toString('utf8');
+    let json: ExactJson | undefined;
+    try {
+      json = parseExactJson(answer);
+    } catch {
+      json = undefined;
+    }
+    return { request, payloadText: plainText, response: { status: wire.status, headers: wire.headers, body: answer, ...(json === undefined ? {} : { json }) } };
+  } catch (error) {
+    return { request, payloadText: plainText, error: (error as Error).message };
+  }
+}
+
+/** Delivers one copy of an event: a fresh requestUUID (CB-UUID), encrypted with the merchant's private key. */
+export async function deliverEvent(env: MerchantEnv, payload: Record<string, ExactJson>): Promise<Exchange> {
+  const copy = { ...payload, requestUUID: randomUUID() };
+  const text = stringifyExact(copy);
+  return deliverBody(env, sealCallback(env, text), text);
+}
+
+/** Encrypts a callback plaintext as the profile says (the service's half of the merchant's key pair). */
+export function sealCallback(env: MerchantEnv, text: string): string {
+  return sealBytes(Buffer.from(text, 'utf8'), 'callback', env.target.privateKey, { profile: env.target.profile });
+}
+
+/**
+ * The probe's entries added since the last call (undefined without a probe). The first call reads
+ * the baseline; each later call reads once and remembers the length for the next.
+ */
+export async function probeSince(env: MerchantEnv): Promise<string[] | undefined> {
+  const list = await readProbe(env.target);
+  if (!list) return undefined;
+  const from = env.probeSeen ?? list.length;
+  env.probeSeen = list.length;
+  return list.slice(from);
+}
