@@ -1,0 +1,51 @@
+/**
+ * The import directions of ARCHITECTURE.md as eslint.config.js enforces them: each rule refuses the
+ * wrong direction and lets the right one through, so a broken pattern cannot pass `npm run lint`
+ * silently; and the src/msw → src/emulator exception list (issue 14) names exactly the files that
+ * still need it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './support/cli.js';
+
+const eslint = new ESLint({ cwd: ROOT });
+
+/** The import-direction messages ESLint gives `source` as if it were the file at `path`. */
+async function refusals(path: string, source: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${source}\n`, { filePath: join(ROOT, path) });
+  return result!.messages.filter((message) => message.ruleId?.endsWith('no-restricted-imports')).map((message) => message.message);
+}
+
+const refused = (what: string) => [expect.stringContaining(what)];
+
+describe('import directions (eslint.config.js)', () => {
+  it.each<[string, string, string, string[]]>([
+    ['src/core imports no other layer', 'src/core/x.ts', "import '../crypto/codec.js';", refused('src/core may import only itself and src/generated/validators.js')],
+    ['src/core reads the generated validators', 'src/core/x.ts', "import '../generated/validators.js';", []],
+    ['src/core does not read the generated MSW handlers', 'src/core/x.ts', "import '../generated/msw-handlers.js';", refused('src/core may import only')],
+    ['src/crypto imports src/core', 'src/crypto/x.ts', "import '../core/errors.js';", []],
+    ['src/crypto imports nothing else', 'src/crypto/x.ts', "import '../net/proxy.js';", refused('src/crypto may import only src/core')],
+    ['src/reporters take types from src/runner', 'src/reporters/x.ts', "import type { Report } from '../runner/types.js';", []],
+    ['src/reporters take no runner code', 'src/reporters/x.ts', "import { runSuites } from '../runner/engine.js';", refused('src/reporters may import only src/core and types from src/runner')],
+    ['nothing imports src/cli, from any depth', 'src/runner/checks/x.ts', "import '../../cli/main.js';", refused('Nothing imports src/cli')],
+    ['src/runner does not import the emulator', 'src/runner/checks/x.ts', "import '../../emulator/server.js';", refused('src/runner may import only src/core, src/crypto, src/net')],
+    ['a new src/msw file does not import the emulator (issue 14)', 'src/msw/x.ts', "import '../emulator/codes.js';", refused('src/msw may import only src/core, src/crypto, src/generated')],
+    ['package names are not layers', 'src/msw/x.ts', "import { http } from 'msw';\nimport { setupServer } from 'msw/node';", []],
+    ['a unit test beside the code may wire layers together', 'src/core/x.test.ts', "import '../emulator/codes.js';", []],
+    ['a unit test beside the code does not import src/cli', 'src/core/x.test.ts', "import '../cli/main.js';", refused('Nothing imports cli')],
+    ['an example does not import src/cli', 'examples/x.ts', "import '../src/cli/main.js';", refused('Nothing imports cli')],
+  ])('%s', async (_name, path, source, expected) => {
+    expect(await refusals(path, source)).toEqual(expected);
+  });
+
+  it('lets exactly the src/msw files that import src/emulator today do so (the exception list only shrinks)', async () => {
+    const files = readdirSync(join(ROOT, 'src/msw')).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
+    const importing = files.filter((name) => /from '\.\.\/emulator\//.test(readFileSync(join(ROOT, 'src/msw', name), 'utf8')));
+    const allowed: string[] = [];
+    for (const name of files) if ((await refusals(`src/msw/${name}`, "import '../emulator/codes.js';")).length === 0) allowed.push(name);
+    expect(allowed).toEqual(importing);
+    expect(importing.length, 'none left (issue 14 done): delete MSW_IMPORTS_EMULATOR in eslint.config.js and this test').toBeGreaterThan(0);
+  });
+});
