@@ -91,6 +91,15 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     for (const delivery of schedule) {
       const copies = await Promise.all(Array.from({ length: delivery.copies }, () => deliverEvent(env, sent[delivery.event]!)));
       exchanges.push(...copies);
+      // A copy refused while its twin is in flight is retried, as the service retries any failure (CB-ERRCODE); it must then be acknowledged.
+      if (delivery.copies > 1) {
+        for (const i of copies.keys()) {
+          for (let retry = 0; retry < 3 && !acknowledged(copies[i]!); retry++) {
+            copies[i] = await deliverEvent(env, sent[delivery.event]!);
+            exchanges.push(copies[i]!);
+          }
+        }
+      }
       const refused = copies.find((exchange) => !acknowledged(exchange));
       if (refused) {
         await probeSince(env);

@@ -2,7 +2,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { plaintextBlockSize } from '../core/profile.js';
 import type { Property } from './property.js';
-import { asSent, judgeValidAnswer, ordersAllowed, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import { asSent, CALLBACK_ID_SUFFIX_LENGTH, judgeValidAnswer, ordersAllowed, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
 
 /** The free-text fields of an order, where any Unicode is a valid value. */
 const TEXT_FIELDS = ['tenantUserId', 'toAddr', 'callBackId'] as const;
@@ -14,8 +14,8 @@ export const HARD_TEXT = ['😀', '𝒜', '𠜎', 'e\u0301', 'a\u0308\u0323', '�
 export type Edge =
   | { edge: 'none' }
   | { edge: 'unicode'; field: (typeof TEXT_FIELDS)[number]; at: number; text: string }
-  | { edge: 'block-boundary'; field: 'tenantUserId' | 'toAddr'; blocks: number; delta: -1 | 0 | 1 }
-  | { edge: 'long-text'; field: 'tenantUserId' | 'toAddr'; length: number }
+  | { edge: 'block-boundary'; field: 'toAddr' | 'callBackId'; blocks: number; delta: -1 | 0 | 1 }
+  | { edge: 'long-text'; field: 'toAddr' | 'callBackId'; length: number }
   | { edge: 'precise-amount'; integer: string; fraction: string; asString: boolean };
 
 /** A valid order and the edge it is pushed to. */
@@ -30,8 +30,8 @@ const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(.
 export const EDGES: Arbitrary<Edge> = fc.oneof(
   { arbitrary: fc.constant({ edge: 'none' as const }), weight: 1 },
   { arbitrary: fc.record({ edge: fc.constant('unicode' as const), field: fc.constantFrom(...TEXT_FIELDS), at: fc.nat(40), text: fc.oneof(fc.constantFrom(...HARD_TEXT), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 })) }), weight: 3 },
-  { arbitrary: fc.record({ edge: fc.constant('block-boundary' as const), field: fc.constantFrom('tenantUserId' as const, 'toAddr' as const), blocks: fc.integer({ min: 1, max: 4 }), delta: fc.constantFrom(0 as const, -1 as const, 1 as const) }), weight: 3 },
-  { arbitrary: fc.record({ edge: fc.constant('long-text' as const), field: fc.constantFrom('tenantUserId' as const, 'toAddr' as const), length: fc.integer({ min: 0, max: 2000 }) }), weight: 2 },
+  { arbitrary: fc.record({ edge: fc.constant('block-boundary' as const), field: fc.constantFrom('toAddr' as const, 'callBackId' as const), blocks: fc.integer({ min: 1, max: 4 }), delta: fc.constantFrom(0 as const, -1 as const, 1 as const) }), weight: 3 },
+  { arbitrary: fc.record({ edge: fc.constant('long-text' as const), field: fc.constantFrom('toAddr' as const, 'callBackId' as const), length: fc.integer({ min: 1, max: 2000 }) }), weight: 2 },
   { arbitrary: fc.record({ edge: fc.constant('precise-amount' as const), integer: fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 37)).map(([a, b]) => `${a}${b}`), fraction: digits(0, 18), asString: fc.boolean() }), weight: 2 },
 );
 
@@ -60,7 +60,8 @@ export function applyEdge(plain: Record<string, ExactJson>, edge: Edge, blockSiz
       return out;
     }
     case 'long-text':
-      out[edge.field] = edge.length === 0 ? '' : 'L'.repeat(edge.length);
+      // A callBackId keeps its unique suffix (a replay must not be a duplicate).
+      out[edge.field] = edge.field === 'callBackId' ? 'L'.repeat(edge.length) + String(out.callBackId).slice(-CALLBACK_ID_SUFFIX_LENGTH) : 'L'.repeat(edge.length);
       return out;
     case 'precise-amount': {
       if (out.symbol === 'ENERGY') return out;

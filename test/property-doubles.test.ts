@@ -1,0 +1,71 @@
+/**
+ * The generated properties against implementations the toolkit did not write (test/doubles/): an
+ * independent service on node:http (two sets of its legal choices on open points) and receivers on
+ * Express 5 and Fastify 5. A failure here is read first as a property that demands something the
+ * interface leaves open.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadRules } from '../src/cli/report-output.js';
+import { DEFAULT_PROFILE } from '../src/core/profile.js';
+import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
+import { runGenerated } from '../src/property/generated-run.js';
+import { startExpressReceiver } from './doubles/express-receiver.js';
+import { startFastifyReceiver } from './doubles/fastify-receiver.js';
+import { startIndependentService, type IndependentServiceOptions } from './doubles/service.js';
+
+const rules = loadRules();
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const merchantKey = parseKey(privatePem) as RsaPrivateKey;
+const publicPem = merchantKey.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString();
+const apiKey = 'ind-live-7f3a9c2e41d84b6f';
+const userId = 70421;
+const reportsDir = () => mkdtempSync(join(tmpdir(), 'wc-property-doubles-'));
+
+describe('generated cases against the independent doubles', () => {
+  const services: Array<[string, Partial<IndependentServiceOptions>]> = [
+    ['its defaults', {}],
+    ['leases settled at once, 18.8-digit amounts, unreadable requests as HTTP 400', { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, requestFailures: 'http-400' }],
+  ];
+  for (const [name, options] of services) {
+    it(`the independent service (${name}) passes every service property on two seeds`, async () => {
+      const service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey: 'ind-f', expiredKey: 'ind-e', userId, controlToken: 'ind-c', ...options });
+      try {
+        for (const seed of [101, 202]) {
+          const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.url, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true }, { numRuns: 150, seed, reportsDir: reportsDir(), rules });
+          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+            ['valid-requests', 'passed', ''], ['one-rule-broken', 'passed', ''], ['crypto-mangled', 'passed', ''], ['edges', 'passed', ''],
+          ]);
+          // Generation reaches the business logic: some valid orders are accepted.
+          expect(results[0]!.message).toMatch(/\d+ accepted/);
+        }
+      } finally {
+        await service.close();
+      }
+    }, 240_000);
+  }
+
+  const keys = [{ key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') }];
+  const receivers = [
+    ['Express 5', () => startExpressReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
+    ['Fastify 5', () => startFastifyReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
+  ] as const;
+  for (const [name, start] of receivers) {
+    it(`the receiver on ${name} passes every merchant property on two seeds`, async () => {
+      const receiver = await start();
+      try {
+        for (const seed of [101, 202]) {
+          const results = await runGenerated({ side: 'merchant', callbackUrl: receiver.callbackUrl, probeUrl: receiver.probeUrl, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 100, seed, reportsDir: reportsDir(), rules });
+          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([['callbacks-once', 'passed', ''], ['callbacks-mangled', 'passed', '']]);
+          expect(results[0]!.message).toMatch(/^100 cases \(100 processed once\)/);
+        }
+      } finally {
+        await receiver.close();
+      }
+    }, 240_000);
+  }
+});
