@@ -243,10 +243,8 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
   it('times out a hanging target and retries it', async () => {
     receiver.reset();
     receiver.answer = (n) => (n === 1 ? 'hang' : { status: 200, body: '{"errCode":0}' });
-    const started = Date.now();
     const trackingId = await emit({ type: 5, retryDelaysMs: [10] });
     const log = await until(async () => (await attempts(trackingId)).length >= 2 && true, 5_000).then(() => attempts(trackingId));
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(log[0]).toMatchObject({ status: 0, answer: null, verdict: 'failed', error: expect.stringMatching(/timed out/) });
     expect(log[1]).toMatchObject({ status: 200, verdict: 'acknowledged' });
   });
