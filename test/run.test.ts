@@ -95,6 +95,15 @@ describe('verify: the toolkit cannot run (exit 2, one line)', () => {
     expect(ftp.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('refuses a --suite that matches nothing (a typo is not a green run of nothing): exit 2, one line naming the suites there are', () => {
+    const none = runCli(['run', '--suite', 'service/energyy']);
+    expect(none.status).toBe(2);
+    expect(none.stderr.trim()).toMatch(/^wallet-conformance: --suite "service\/energyy" matches no suite \(there are: merchant\/idempotency, .*service\/energy, /);
+    const otherSide = runCli(['verify', 'merchant', '--callback-url', 'http://127.0.0.1:9/cb', '--api-key', 'k', '--private-key', resolve(ROOT, 'test/vectors/keys/rsa1024-private.pem'), '--suite', 'service/energy']);
+    expect(otherSide.status).toBe(2);
+    expect(otherSide.stderr.trim()).toMatch(/^wallet-conformance: --suite "service\/energy" matches no merchant suite \(there are: merchant\/idempotency, /);
+  });
+
   it('names the suite file and the place when a suite is malformed', async () => {
     const { parseSuite } = await import('../src/runner/suite.js');
     expect(() => parseSuite('title: t\nside: service\ncases: [{id: x, title: t, rules: [ERR-401], steps: [{request: {endpoint: energy}, emit: {type: 1}}]}]', 'service/bad')).toThrow(/suite service\/bad: \/cases\/0\/steps\/0/);

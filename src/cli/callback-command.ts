@@ -8,9 +8,9 @@ import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { httpUrl } from './verify-command.js';
+import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { CONFIG_HELP } from './config-file.js';
 import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
-import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
 
 interface SendFlags extends NetworkFlags {
   url: string;

@@ -6,11 +6,11 @@ import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
 import { loadKeyFile, loadProfile, loadSpecFile, writeGeneratedFiles } from './io.js';
 import { parseInteger } from './options.js';
 import { assertReachable, httpUrl } from './verify-command.js';
+import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
+import { pactEndpoints } from './relay.js';
 import { CONFIG_HELP } from './config-file.js';
 import { protectKey, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 import { withOptionalPackage } from './optional-package.js';
-import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
-import { pactEndpoints } from './relay.js';
 
 interface GenerateFlags {
   spec: string;

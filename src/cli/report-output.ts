@@ -5,8 +5,9 @@ import { parseRuleCatalog, type Rule } from '../core/rules.js';
 import { compareWithBaseline, parseBaseline, type BaselineComparison } from '../reporters/baseline.js';
 import { consoleReporter } from '../reporters/console.js';
 import { renderReports } from '../reporters/write-reports.js';
-import { parseShard, selectSuites, type Suite } from '../runner/suite.js';
+import { matchesGlob, parseShard, selectSuites, type Suite } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
+import { ConfigError } from '../core/errors.js';
 import { EXIT } from './exit.js';
 import { loadAllSuites } from './user-suites.js';
 import { readUserFile, writeUserFile } from './io.js';
@@ -33,10 +34,14 @@ export function loadRules(): Rule[] {
 }
 
 /** The built-in suites (and the user's, --suites) of one side (or both), narrowed by --suite and --shard. */
-export function chooseSuites(side: 'service' | 'merchant' | 'both', options: CommonRunOptions): Suite[] {
+export function chooseSuites(side: 'service' | 'merchant' | 'both', options: CommonRunOptions, { allowEmpty = false } = {}): Suite[] {
   // A bad --baseline is found before the run, not after it.
   if (options.baseline !== undefined) parseBaseline(readUserFile(options.baseline, 'baseline').toString('utf8'), options.baseline);
   const all = loadAllSuites(options.suites ?? [], loadRules()).filter((suite) => side === 'both' || suite.side === side);
+  // A --suite that matches nothing is a typo, not a green run of nothing.
+  if (options.suite && !allowEmpty && !all.some((suite) => matchesGlob(suite.name, options.suite!))) {
+    throw new ConfigError('no-suite', `--suite ${JSON.stringify(options.suite)} matches no ${side === 'both' ? '' : `${side} `}suite (there are: ${all.map((suite) => suite.name).join(', ')})`);
+  }
   return selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
 }
 

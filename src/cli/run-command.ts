@@ -51,10 +51,11 @@ export function registerRunCommand(program: Command): void {
       const rules = loadRules();
       // The hand-triggered callback case is for `verify service --listen` (a person acts on a real
       // service); the embedded run has nobody to act, so it is left out rather than counted as skipped.
-      const serviceSuites = chooseSuites('service', flags)
+      chooseSuites('both', flags);
+      const serviceSuites = chooseSuites('service', flags, { allowEmpty: true })
         .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => !c.needs?.includes('listen')) }))
         .filter((suite) => suite.cases.length > 0);
-      const merchantSuites = chooseSuites('merchant', flags);
+      const merchantSuites = chooseSuites('merchant', flags, { allowEmpty: true });
       const embedded = await startEmbedded(flags.tls ? { tls: true } : {});
       protectTarget(embedded.service);
       protectTarget(embedded.merchant);

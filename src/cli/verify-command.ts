@@ -135,13 +135,14 @@ export function registerVerifyCommand(program: Command): void {
       const target = serviceTarget(flags);
       if (target.side !== 'service') return;
       protectTarget(target);
+      const suites = chooseSuites('service', flags);
       const headers = await assertReachable(target.baseUrl, '--base-url');
+      if (target.cardBaseUrl !== target.baseUrl) await assertReachable(target.cardBaseUrl, '--card-base-url');
       // Order cases move money on a real service; on the toolkit's own emulator they move nothing.
       if (headers[EMULATOR_HEADER] === '1' && !target.allowOrders) {
         target.allowOrders = true;
         process.stdout.write('the target is the wallet-conformance emulator: order cases run without --allow-orders\n');
       }
-      const suites = chooseSuites('service', flags);
       const capabilities = await probeCapabilities(target);
       for (const line of await preflightService(target, capabilities)) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
@@ -178,8 +179,9 @@ export function registerVerifyCommand(program: Command): void {
       };
       protectTarget(target);
       if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');
-      await assertReachable(target.callbackUrl, '--callback-url');
       const suites = chooseSuites('merchant', flags);
+      await assertReachable(target.callbackUrl, '--callback-url');
+      if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url');
       if (target.side === 'merchant') for (const line of await preflightMerchant(target)) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
