@@ -48,6 +48,19 @@ describe('card-response: the card close answer has the response shape and the ex
         },
       ],
     ],
+    [
+      'a success without errorMessageEn: CARD-RES only (CARD-ERR is the failure rule)',
+      undefined,
+      answer(200, success.replace(',"errorMessageEn":""', '')),
+      [
+        {
+          status: 'failed',
+          message: `HTTP 200, ${success.replace(',"errorMessageEn":""', '')}: (root) must have required property 'errorMessageEn' [CARD-RES, CARD-ERR]`,
+          rules: ['CARD-RES'],
+          cause: 'malformed-card-response',
+        },
+      ],
+    ],
     ['no request', undefined, undefined, [{ status: 'failed', message: 'the step made no request' }]],
   ])('judges %s', (_label, outcome, response, findings) => {
     expect(run(outcome, response)).toEqual(findings);
