@@ -55,7 +55,10 @@ export interface FastifyLikeReply {
  * app.post('/callback', fastifyCallback(options));
  * ```
  * Inside an encapsulated plugin the parser applies to that plugin's routes only, so the rest of the
- * app can keep `@fastify/formbody`. A body that is not a Buffer gets HTTP 500 with a non-zero errCode.
+ * app can keep a form parser; when the root app registered one, the plugin must first call
+ * `app.removeContentTypeParser('application/x-www-form-urlencoded')` (Fastify refuses a second parser
+ * for a type with FST_ERR_CTP_ALREADY_PRESENT). A body that is not a Buffer gets HTTP 500 with a
+ * non-zero errCode.
  *
  * @example app.post('/callback', fastifyCallback({ apiKeys, publicKey, store, process }))
  */
