@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { sealBytes } from '../crypto/codec.js';
 import { redact, type Exchange, type StrangerKeys } from '../runner/context.js';
-import { send } from '../runner/http-client.js';
-import { readProbe } from '../runner/merchant-steps.js';
+import { currentNetwork, send } from '../runner/http-client.js';
+import { parseProbe, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
 
 /** What the merchant properties share: the target, a stranger key pair, a per-run tag for unique event ids. */
@@ -82,9 +82,21 @@ export function sealCallback(env: MerchantEnv, text: string): string {
  * the baseline; each later call reads once and remembers the length for the next.
  */
 export async function probeSince(env: MerchantEnv): Promise<string[] | undefined> {
-  const list = await readProbe(env.target);
+  const list = await readWholeProbe(env.target);
   if (!list) return undefined;
   const from = env.probeSeen ?? list.length;
   env.probeSeen = list.length;
   return list.slice(from);
+}
+
+/** The probe's whole history can outgrow the answer cap of a run (1 MiB) after thousands of generated events. */
+const PROBE_CAP_BYTES = 512 * 1024 * 1024;
+
+/** Reads the probe like readProbe, with a cap that fits a long generated run's history. */
+async function readWholeProbe(target: MerchantTarget): Promise<string[] | undefined> {
+  if (!target.probeUrl) return readProbe(target);
+  const network = currentNetwork();
+  const answer = await send({ method: 'GET', url: target.probeUrl, headers: { accept: 'application/json' }, network: { ...network, maxBodyBytes: Math.max(network.maxBodyBytes, PROBE_CAP_BYTES) } });
+  if (answer.status !== 200) throw new Error(`the probe ${target.probeUrl} answered ${answer.status}: expected 200 with ${PROBE_SHAPE}`);
+  return parseProbe(answer.body.toString('utf8'), `the probe ${target.probeUrl}`);
 }
