@@ -70,7 +70,8 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
       const isDeposit = String(event.payload.type) === '1';
       if (isDeposit && event.twin && lastDeposit) {
         const txField = 'txid' in lastDeposit.payload ? 'txid' : 'txId';
-        const twin = uniqueEvent(env, { ...event.payload, symbol: `${String(lastDeposit.payload.symbol)}W` });
+        // Each twin its own token (W1, W2, ...): two twins of one deposit with one symbol would be one event (CB-ID-DEPOSIT).
+        const twin = uniqueEvent(env, { ...event.payload, symbol: `${String(lastDeposit.payload.symbol)}W${env.events}` });
         const withTxid: Record<string, ExactJson> = Object.fromEntries(Object.entries(twin.payload).filter(([name]) => name !== 'txid' && name !== 'txId'));
         withTxid[txField] = lastDeposit.payload[txField]!;
         // Same chain and address as the deposit: only the token differs (a wrapped contract).

@@ -86,7 +86,78 @@ export async function probeSince(env: MerchantEnv): Promise<string[] | undefined
   if (!list) return undefined;
   const from = env.probeSeen ?? list.length;
   env.probeSeen = list.length;
-  return list.slice(from);
+  // Only the new entries are parsed: the history grows with every case.
+  return list.slice(from).map((entry) => stringifyExact(parseExactJson(entry)));
+}
+
+/**
+ * The texts of the processed list's entries, found by one scan that tracks strings and brackets
+ * (no parse): `{"processed": [...]}` or a bare array. Undefined when the text is not that shape.
+ */
+export function probeEntryTexts(text: string): string[] | undefined {
+  let i = 0;
+  const skipSpace = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  /** Index just past the JSON value starting at i (strings and brackets tracked), or -1. */
+  const valueEnd = (start: number): number => {
+    let depth = 0;
+    let inString = false;
+    for (let j = start; j < text.length; j++) {
+      const c = text[j]!;
+      if (inString) {
+        if (c === '\\') j++;
+        else if (c === '"') {
+          inString = false;
+          if (depth === 0) return j + 1;
+        }
+      } else if (c === '"') inString = true;
+      else if (c === '[' || c === '{') depth++;
+      else if (c === ']' || c === '}') {
+        depth--;
+        if (depth === 0) return j + 1;
+        if (depth < 0) return j;
+      } else if (depth === 0 && (c === ',' || /\s/.test(c))) return j;
+    }
+    return depth === 0 ? text.length : -1;
+  };
+  skipSpace();
+  if (text[i] === '{') {
+    i++;
+    for (;;) {
+      skipSpace();
+      if (text[i] !== '"') return undefined;
+      const keyEnd = valueEnd(i);
+      if (keyEnd < 0) return undefined;
+      const key = JSON.parse(text.slice(i, keyEnd)) as string;
+      i = keyEnd;
+      skipSpace();
+      if (text[i] !== ':') return undefined;
+      i++;
+      skipSpace();
+      if (key === 'processed') break;
+      const end = valueEnd(i);
+      if (end < 0) return undefined;
+      i = end;
+      skipSpace();
+      if (text[i] !== ',') return undefined;
+      i++;
+    }
+  }
+  if (text[i] !== '[') return undefined;
+  i++;
+  const entries: string[] = [];
+  for (;;) {
+    skipSpace();
+    if (text[i] === ']') return entries;
+    const end = valueEnd(i);
+    if (end < 0 || end === i) return undefined;
+    entries.push(text.slice(i, end));
+    i = end;
+    skipSpace();
+    if (text[i] === ',') i++;
+    else if (text[i] !== ']') return undefined;
+  }
 }
 
 /** The probe's whole history can outgrow the answer cap of a run (1 MiB) after thousands of generated events. */
@@ -98,5 +169,6 @@ async function readWholeProbe(target: MerchantTarget): Promise<string[] | undefi
   const network = currentNetwork();
   const answer = await send({ method: 'GET', url: target.probeUrl, headers: { accept: 'application/json' }, network: { ...network, maxBodyBytes: Math.max(network.maxBodyBytes, PROBE_CAP_BYTES) } });
   if (answer.status !== 200) throw new Error(`the probe ${target.probeUrl} answered ${answer.status}: expected 200 with ${PROBE_SHAPE}`);
-  return parseProbe(answer.body.toString('utf8'), `the probe ${target.probeUrl}`);
+  const text = answer.body.toString('utf8');
+  return probeEntryTexts(text) ?? parseProbe(text, `the probe ${target.probeUrl}`);
 }

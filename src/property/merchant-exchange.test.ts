@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { parseProbe } from '../runner/merchant-steps.js';
+import { probeEntryTexts } from './merchant-exchange.js';
+
+describe('reading a long probe without parsing its whole history', () => {
+  it('finds the same entries as the full parse, in both probe shapes', () => {
+    const entries = ['{"type":1,"amount":12345678901234567890.123,"note":"a \\"quoted\\" ], { text"}', '{"type":3,"list":[1,[2,{"x":"]"}]]}', '"plain"', '42'];
+    for (const text of [`{"processed": [${entries.join(', ')}]}`, `[${entries.join(',')}]`, `{"count": 4, "meta": {"a": [1, 2]}, "processed":[${entries.join(',\n ')}], "after": true}`]) {
+      const found = probeEntryTexts(text)!;
+      expect(found).toEqual(entries);
+      expect(found.map((entry) => parseProbe(`[${entry}]`, 'x')[0])).toEqual(parseProbe(text, 'x'));
+    }
+    expect(probeEntryTexts('{"processed": []}')).toEqual([]);
+  });
+
+  it('gives up on other shapes, so the full parse can name the problem', () => {
+    expect(probeEntryTexts('{"items": [1]}')).toBeUndefined();
+    expect(probeEntryTexts('{"processed": 3}')).toBeUndefined();
+    expect(probeEntryTexts('{"processed": [1, 2')).toBeUndefined();
+  });
+});
