@@ -81,7 +81,7 @@ export async function preflightMerchant(target: MerchantTarget): Promise<string[
   if (!response) stop(`--callback-url ${target.callbackUrl} did not answer a valid callback: ${exchange?.error ?? 'no answer'}`);
   if (response.status === 401) stop('--api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
   const errCode = response.json && typeof response.json === 'object' ? stringifyExact((response.json as Record<string, ExactJson>).errCode ?? null) : undefined;
-  if (response.status !== 200 || errCode !== '0') {
+  if (response.status !== 200 || errCode === undefined || Number(errCode) !== 0) {
     if (/decrypt|padding|wrong[- ]key|\bkey pair\b|\brsa\b|cipher/i.test(response.body)) {
       stop(`the merchant could not decrypt a valid callback (HTTP ${response.status}: ${response.body.slice(0, 120)}): check --private-key (the half the service encrypts callbacks with) and --profile (padding: ${target.profile.padding}, callback: ${target.profile.callback})`);
     }

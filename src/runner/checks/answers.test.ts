@@ -25,6 +25,7 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
     ['HTTP 200 with any body when no errCode is asked', {}, [exchange(answer(200, 'ok'))], passed('1 answer(s): HTTP 200; first ok')],
     ['errCode 0 when it is asked', { errCode: 'zero' }, [exchange(answer(200, ack))], passed('1 answer(s): HTTP 200, errCode zero; first {"errCode":0}')],
     ['errCode 0 among other fields', { errCode: 'zero' }, [exchange(answer(200, '{"msg":"ok","errCode":0}'))], passed('1 answer(s): HTTP 200, errCode zero; first {"msg":"ok","errCode":0}')],
+    ['errCode 0.0 (the number 0 written another way) where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}'))], passed('1 answer(s): HTTP 200, errCode zero; first {"errCode":0.0}')],
     ['the string "0" where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":"0"}'))], failed('expected errCode 0, got {"errCode":"0"}')],
     ['errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":1}'))], failed('expected errCode 0, got {"errCode":1}')],
     ['a body that is not JSON where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, 'OK'))], failed('expected errCode 0, got OK')],

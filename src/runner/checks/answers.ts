@@ -24,7 +24,7 @@ export const answersCheck: Check = {
       if (!errCode) continue;
       const code = (response.json as Record<string, unknown> | undefined)?.errCode;
       // design.md: only the number 0 acknowledges; the string "0" does not.
-      const isZero = response.status === 200 && code instanceof LosslessNumber && code.value === '0';
+      const isZero = response.status === 200 && code instanceof LosslessNumber && Number(code.value) === 0; // 0, 0.0 and -0 are the number 0
       if (errCode === 'zero' && !isZero) return [fail(`${n}expected errCode 0, got ${preview(response.body)}`)];
       if (errCode === 'nonzero' && isZero) return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
     }

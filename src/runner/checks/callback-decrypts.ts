@@ -1,4 +1,4 @@
-import { LosslessNumber, type ExactJson } from '../../core/exact-json.js';
+import { stringifyExact, LosslessNumber, type ExactJson } from '../../core/exact-json.js';
 import { validateSchema, type SchemaIssue } from '../../core/schemas.js';
 import type { Finding } from '../types.js';
 import { describeIssues, isFinding, issueRules, pass, fail, preview, undecryptableCallback, type Check } from './check.js';
@@ -47,7 +47,7 @@ function fieldOf(issue: SchemaIssue): string {
 function comparable(value: ExactJson | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (value instanceof LosslessNumber) return value.value;
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return typeof value === 'string' ? value : stringifyExact(value);
 }
 
 /**

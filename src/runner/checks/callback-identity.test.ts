@@ -7,6 +7,7 @@ import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackTrackingIdChec
 
 const delivery = (requestUUID: string, trackingId: string, answeredStatus = 200): ReceivedCallback =>
   callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}","trackingId":"${trackingId}"}`, 'callback', testKeys), {}, answeredStatus);
+const untracked = (requestUUID: string): ReceivedCallback => callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}"}`, 'callback', testKeys));
 // Sealed with the public key: the merchant's public key cannot open it (another half of the pair).
 const wrongHalf = callback(sealJson('{"type":4}', 'request', testKeys.publicKey));
 const undecryptable: Finding = {
@@ -48,6 +49,12 @@ describe('callback-tracking-id: every delivery of an event keeps its trackingId 
     ['a new trackingId per delivery', [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-8'), delivery('u-3', 'dep-7')], [{ status: 'failed', message: 'the deliveries of one event carry 2 trackingIds: dep-7, dep-8' }]],
     ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
     ['no callback', [], [none]],
+    [
+      'deliveries without any trackingId (the field is the toolkit model, not the interface)',
+      [untracked('u-1'), untracked('u-2')],
+      [{ status: 'skipped', message: "the 2 deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare" }],
+    ],
+    ['a trackingId on some deliveries only', [delivery('u-1', 'dep-7'), untracked('u-2')], [{ status: 'failed', message: '1 of 2 deliveries of one event carry no trackingId' }]],
   ])('judges %s', (_label, callbacks, findings) => {
     expect(run(callbacks)).toEqual(findings);
   });

@@ -25,6 +25,12 @@ describe('result: the decrypted data has the result shape and echoes the request
       [{ status: 'failed', message: 'decrypted {"id":"cb-1","tenantUserId":"20931"} does not match OrderResult: /tenantUserId must be integer [ORDER-RES]', rules: ['ORDER-RES'] }],
     ],
     [
+      'an echo of a field the request does not carry: named absent, not a crash',
+      { schema: 'OrderResult', echo: { id: 'orderId' } },
+      decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":20931}'),
+      [{ status: 'failed', message: "result id is cb-1, expected the request's orderId (absent)" }],
+    ],
+    [
       'an id that is not the callBackId',
       { schema: 'OrderResult', echo },
       decryptedAnswer(200, ok, '{"id":"cb-1-x","tenantUserId":20931}'),
@@ -53,5 +59,13 @@ describe('result: the decrypted data has the result shape and echoes the request
     const params = { schema: 'OrderResult', echo: { id: 'callBackId' } };
     expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([{ status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":1}' }]);
     expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-2","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([{ status: 'failed', message: "result id is cb-2, expected the request's callBackId cb-1" }]);
+  });
+});
+
+describe('result echoes compare the request as sent, digit for digit', () => {
+  it('reads the request without a float: 12345678901234567890.123 echoed as text matches', () => {
+    const plain = '{"callBackId":"cb-1","amount":12345678901234567890.123}';
+    const findings = run({ schema: 'OrderResult', echo: { id: 'amount' } }, decryptedAnswer(200, ok, '{"id":"12345678901234567890.123","tenantUserId":1}'), plain);
+    expect(findings).toEqual([{ status: 'passed', message: 'decrypted {"id":"12345678901234567890.123","tenantUserId":1}' }]);
   });
 });

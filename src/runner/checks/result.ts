@@ -4,6 +4,7 @@ import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, previe
 
 /** The exact JSON text of a value; strings compare by their content. */
 function text(value: unknown): string {
+  if (value === undefined) return '(absent)';
   return typeof value === 'string' ? value : stringifyExact(value);
 }
 
