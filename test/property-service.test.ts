@@ -62,6 +62,21 @@ describe('verify service --generate (the real CLI) against the emulator', () => 
   }, 60_000);
 });
 
+describe('run --generate (the embedded run)', () => {
+  it('adds the generated results of both sides to the one report', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'wc-property-run-'));
+    const run = await runCliAsync(['run', '--generate', '10', '--seed', '9', '--reports', reports]);
+    const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as Report;
+    const generated = report.results.filter((result) => result.suite.startsWith('generated/'));
+    expect(generated.map((result) => `${result.suite}/${result.case} ${result.status}`)).toEqual([
+      'generated/service/valid-requests passed', 'generated/service/one-rule-broken passed', 'generated/service/crypto-mangled passed', 'generated/service/edges passed',
+      'generated/merchant/callbacks-once passed', 'generated/merchant/callbacks-mangled passed',
+    ]);
+    expect(report.summary.passed).toBe(report.results.filter((result) => result.status === 'passed').length);
+    expect(run.status).toBe(0);
+  }, 180_000);
+});
+
 describe('faulty services that only generated inputs reveal', () => {
   const cases: Array<{ defect: ServiceDefect; rule: string; shows: RegExp }> = [
     { defect: 'astral-crash', rule: 'ORDER-FIELDS', shows: /HTTP 500/ },
