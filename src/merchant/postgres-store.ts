@@ -34,6 +34,13 @@ interface Names {
 export class PostgresIdempotencyStore implements IdempotencyStore {
   readonly leaseMs: number;
   readonly #pool: pg.Pool;
+  /**
+   * Claims, renewals and releases commit without waiting for the disk (`synchronous_commit=off`):
+   * one lost in a crash is a claim never made, which the next delivery makes again. Done marks go
+   * through `#pool` and wait for the disk, and WAL order means a durable done mark carries its claim
+   * with it. Half the flushes per event, so the store is not the bottleneck before decryption is.
+   */
+  readonly #claims: pg.Pool;
   readonly #names: Names;
   readonly #where: string;
   readonly #url: string;
@@ -51,8 +58,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.#where = redact(url);
     this.#url = url;
     this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    this.#claims = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c synchronous_commit=off' });
     // An idle client's error (the server restarted) must not crash the merchant; the next query reconnects.
     this.#pool.on('error', () => undefined);
+    this.#claims.on('error', () => undefined);
   }
 
   /** Connects and creates the schema when missing; a failure names the server without its password. */
@@ -69,7 +78,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const { table, tokens } = this.#names;
     // New key → insert; a processing row whose lease ran out by the server's clock → take it over
     // with a new token and this delivery's text. Anything else leaves the row and returns nothing.
-    const taken = await this.#pool.query<{ token: string }>(
+    const taken = await this.#claims.query<{ token: string }>(
       `INSERT INTO ${table} AS t (key, state, token, payload, claimed_at) VALUES ($1, 'processing', nextval('${tokens}'), $2, clock_timestamp())
        ON CONFLICT (key) DO UPDATE SET token = nextval('${tokens}'), payload = EXCLUDED.payload, claimed_at = clock_timestamp()
        WHERE t.state = 'processing' AND t.claimed_at <= clock_timestamp() - make_interval(secs => $3::double precision / 1000)
@@ -77,13 +86,13 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       [key, payloadText, this.leaseMs],
     );
     if (taken.rows[0]) return { state: 'claimed', token: Number(taken.rows[0].token) };
-    const row = await this.#pool.query<{ state: string }>(`SELECT state FROM ${table} WHERE key = $1`, [key]);
+    const row = await this.#claims.query<{ state: string }>(`SELECT state FROM ${table} WHERE key = $1`, [key]);
     return row.rows[0]?.state === 'done' ? { state: 'processed' } : { state: 'busy' };
   }
 
   async renew(key: string, token: number): Promise<boolean> {
     await this.ready();
-    const result = await this.#pool.query(`UPDATE ${this.#names.table} SET claimed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing'`, [key, token]);
+    const result = await this.#claims.query(`UPDATE ${this.#names.table} SET claimed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing'`, [key, token]);
     return result.rowCount === 1;
   }
 
@@ -97,7 +106,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     // The row stays with an expired lease: the next claim takes it with a fresh token. Waiting
     // deliveries in other instances are told at once.
     const { table, channel } = this.#names;
-    await this.#pool.query(
+    await this.#claims.query(
       `WITH released AS (UPDATE ${table} SET claimed_at = '-infinity' WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
        SELECT pg_notify('${channel}', key) FROM released`,
       [key, token],
@@ -187,7 +196,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const listener = this.#listener;
     this.#listener = undefined;
     if (listener) await listener.then((client) => client.end()).catch(() => undefined);
-    await this.#pool.end().catch(() => undefined);
+    await Promise.all([this.#pool.end().catch(() => undefined), this.#claims.end().catch(() => undefined)]);
   }
 
   async #markDone(db: pg.Pool | pg.PoolClient, key: string, token: number): Promise<boolean> {
