@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { sealBytes } from '../crypto/codec.js';
-import { redact, type Exchange, type StrangerKeys } from '../runner/context.js';
+import type { Exchange, StrangerKeys } from '../runner/context.js';
 import { currentNetwork, send } from '../runner/http-client.js';
-import { parseProbe, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
+import { parseProbe, postCallback, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
 
 /** What the merchant properties share: the target, a stranger key pair, a per-run tag for unique event ids. */
@@ -46,23 +46,8 @@ export function acknowledged(exchange: Exchange): boolean {
 }
 
 /** Delivers a body (already sealed or mangled) as the service does: raw body, form content type, the merchant's key. */
-export async function deliverBody(env: MerchantEnv, body: string, plainText: string): Promise<Exchange> {
-  const { target } = env;
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': target.apiKey };
-  const request = { method: 'POST', url: target.callbackUrl, headers: { ...headers, 'x-api-key': redact(target.apiKey) }, body, plain: plainText };
-  try {
-    const wire = await send({ method: 'POST', url: target.callbackUrl, headers, body });
-    const answer = wire.body.toString('utf8');
-    let json: ExactJson | undefined;
-    try {
-      json = parseExactJson(answer);
-    } catch {
-      json = undefined;
-    }
-    return { request, payloadText: plainText, response: { status: wire.status, headers: wire.headers, body: answer, ...(json === undefined ? {} : { json }) } };
-  } catch (error) {
-    return { request, payloadText: plainText, error: (error as Error).message };
-  }
+export function deliverBody(env: MerchantEnv, body: string, plainText: string): Promise<Exchange> {
+  return postCallback(env.target, body, plainText, env.target.apiKey);
 }
 
 /** Delivers one copy of an event: a fresh requestUUID (CB-UUID), encrypted with the merchant's private key. */

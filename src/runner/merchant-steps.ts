@@ -117,6 +117,28 @@ function runCommand(command: string, what: string, timeoutMs: number): Promise<s
   });
 }
 
+/**
+ * Posts one callback body as the service does: the raw body, the form content type, the given
+ * X-API-KEY (none when undefined; redacted in the evidence). A transport failure is the exchange's error.
+ */
+export async function postCallback(target: MerchantTarget, body: string, plainText: string, key: string | undefined, contentType = 'application/x-www-form-urlencoded'): Promise<Exchange> {
+  const headers: Record<string, string> = { 'content-type': contentType, ...(key === undefined ? {} : { 'x-api-key': key }) };
+  const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: plainText };
+  try {
+    const wire = await send({ method: 'POST', url: target.callbackUrl, headers, body });
+    const answer = wire.body.toString('utf8');
+    let json: ExactJson | undefined;
+    try {
+      json = parseExactJson(answer);
+    } catch {
+      json = undefined;
+    }
+    return { request, payloadText: plainText, response: { status: wire.status, headers: wire.headers, body: answer, ...(json === undefined ? {} : { json }) } };
+  } catch (error) {
+    return { request, payloadText: plainText, error: (error as Error).message };
+  }
+}
+
 /** Reads the processed list (exact JSON texts) from the probe URL or the probe command; undefined without either. */
 export async function readProbe(target: MerchantTarget): Promise<string[] | undefined> {
   if (target.probeCmd) return parseProbe(await runCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd');
@@ -169,23 +191,8 @@ export async function runDelivery(step: DeliverStep, target: MerchantTarget, sco
   const key = apiKeyFor(step.apiKey, target);
   const count = step.deliveries ?? 1;
   const deliverOne = async (event: Record<string, ExactJson>): Promise<Exchange> => {
-    const copy = { ...event };
-    const { body, contentType, text } = deliveryBody(copy, step, target, stranger);
-    const headers: Record<string, string> = { 'content-type': contentType, ...(key === undefined ? {} : { 'x-api-key': key }) };
-    const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: text };
-    try {
-      const wire = await send({ method: 'POST', url: target.callbackUrl, headers, body });
-      const answer = wire.body.toString('utf8');
-      let json: ExactJson | undefined;
-      try {
-        json = parseExactJson(answer);
-      } catch {
-        json = undefined;
-      }
-      return { request, payloadText: text, response: { status: wire.status, headers: wire.headers, body: answer, ...(json === undefined ? {} : { json }) } };
-    } catch (error) {
-      return { request, payloadText: text, error: (error as Error).message };
-    }
+    const { body, contentType, text } = deliveryBody({ ...event }, step, target, stranger);
+    return postCallback(target, body, text, key, contentType);
   };
   const exchanges: Exchange[] = [];
   if (step.distinct) {
