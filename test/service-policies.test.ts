@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RULES_PATH } from '../src/core/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
-import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
+import { emulatorTarget } from '../src/cli/embedded.js';
+import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
 import { DEFAULT_POLICIES, POLICIES, POLICY_NAMES, type EmulatorPolicies, type PolicyName } from '../src/emulator/policies.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
-import type { CheckResult, Report, ServiceTarget } from '../src/runner/types.js';
+import type { CheckResult, Report } from '../src/runner/types.js';
 
 const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 // Cases that wait for a person to trigger a callback (--listen) are covered in listen.test.ts.
@@ -53,22 +54,8 @@ async function emulatorWith(policies: EmulatorPolicies, dir: string) {
   const account = config.merchants[0]!;
   // Callbacks wait until a case points them at the runner's receiver.
   delete account.callbackUrl;
-  const keys = describeMerchantKeys(account);
   const emulator = await startEmulator(config, { port: 0 });
-  const target: ServiceTarget = {
-    side: 'service',
-    baseUrl: emulator.url,
-    cardBaseUrl: emulator.cardUrl,
-    apiKey: keys.apiKey,
-    publicKey: account.keyPair.publicKey,
-    profile: account.profile,
-    userId: account.userId,
-    ...(keys.forbiddenKey ? { forbiddenKey: keys.forbiddenKey } : {}),
-    ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
-    controlToken: config.control.token,
-    allowOrders: true,
-  };
-  return { target, close: () => emulator.close() };
+  return { target: emulatorTarget(emulator, config, account), close: () => emulator.close() };
 }
 
 /** The U-* rules the non-default policies of a combination rest on. */

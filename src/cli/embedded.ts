@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
-import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } from '../emulator/config.js';
+import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../emulator/config.js';
 import type { EmulatorFault } from '../emulator/faults.js';
-import { startEmulator } from '../emulator/server.js';
+import { startEmulator, type RunningEmulator } from '../emulator/server.js';
 import { startMerchantServer, type MerchantServerConfig } from '../merchant/server.js';
 import { openSqliteStore } from '../merchant/sqlite-store.js';
 import type { IdempotencyStore } from '../merchant/store.js';
@@ -26,6 +26,24 @@ export interface EmbeddedOptions {
   merchant?: Partial<MerchantServerConfig>;
   /** Serve both over HTTPS with a throwaway CA made in the run's temp folder (`run --tls`). */
   tls?: boolean;
+}
+
+/** The service target of a running emulator's merchant: every key, the control token, orders allowed. */
+export function emulatorTarget(emulator: RunningEmulator, config: EmulatorConfig, account: EmulatorMerchant): ServiceTarget {
+  const keys = describeMerchantKeys(account);
+  return {
+    side: 'service',
+    baseUrl: emulator.url,
+    cardBaseUrl: emulator.cardUrl,
+    apiKey: keys.apiKey,
+    publicKey: account.keyPair.publicKey,
+    profile: account.profile,
+    userId: account.userId,
+    ...(keys.forbiddenKey ? { forbiddenKey: keys.forbiddenKey } : {}),
+    ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
+    controlToken: config.control.token,
+    allowOrders: true,
+  };
 }
 
 /**
@@ -86,19 +104,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     }
     return {
       ...(ca ? { ca } : {}),
-      service: {
-        side: 'service',
-        baseUrl: emulator.url,
-        cardBaseUrl: emulator.cardUrl,
-        apiKey: keys.apiKey,
-        publicKey: account.keyPair.publicKey,
-        profile: account.profile,
-        userId: account.userId,
-        ...(keys.forbiddenKey ? { forbiddenKey: keys.forbiddenKey } : {}),
-        ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
-        controlToken: config.control.token,
-        allowOrders: true,
-      },
+      service: emulatorTarget(emulator, config, account),
       merchant: {
         side: 'merchant',
         callbackUrl: merchant.callbackUrl,
