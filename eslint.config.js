@@ -11,28 +11,28 @@ const LAYERS = {
   core: [], // and src/generated/validators.js alone: the spec's compiled schemas, data rather than a layer
   crypto: ['core'],
   net: ['core'],
-  emulator: ['core', 'crypto', 'net'],
+  service: ['core', 'crypto'], // the wallet service without a transport: no node:http, no msw, no SQLite
+  emulator: ['core', 'crypto', 'net', 'service'],
   merchant: ['core', 'crypto', 'net'],
   runner: ['core', 'crypto', 'net'],
   reporters: ['core'], // and `import type` from src/runner: the report model, never the engine
   generate: ['core', 'crypto', 'msw'],
-  msw: ['core', 'crypto', 'generated'],
+  msw: ['core', 'crypto', 'generated', 'service'],
   load: ['core', 'crypto', 'merchant'],
   property: ['core', 'crypto', 'generate', 'runner'],
 };
 const ALL = ['cli', 'generated', ...Object.keys(LAYERS)];
 
-/**
- * src/msw must not import src/emulator (issue 14: the service written once in src/service, with
- * MSW and the emulator as two adapters over it), but these files still do. The list may only shrink.
- */
-const MSW_IMPORTS_EMULATOR = ['src/msw/answers.ts', 'src/msw/operations.ts', 'src/msw/scenarios.ts', 'src/msw/wallet-mock.ts'];
+/** Packages a layer must not import: src/service is the service without a transport or a database. */
+const NO_PACKAGES = {
+  service: { regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|pg)$', what: 'node:http, msw, a database or the file system' },
+};
 
 /** A relative import that climbs out of the current layer into `layer`. */
 const into = (layer, rest = '') => `^(\\.\\./)+${layer}(/${rest}|$)`;
 
-function layerRule(layer, extraAllowed = []) {
-  const allowed = [...LAYERS[layer], ...extraAllowed];
+function layerRule(layer) {
+  const allowed = LAYERS[layer];
   const message = `src/${layer} may import only ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'itself'}${layer === 'core' ? ' and src/generated/validators.js' : ''}${layer === 'reporters' ? ' and types from src/runner' : ''} (ARCHITECTURE.md: import directions)`;
   const patterns = ALL.filter((name) => name !== layer && !allowed.includes(name)).map((name) => {
     if (name === 'cli') return { regex: into('cli'), message: 'Nothing imports src/cli (ARCHITECTURE.md: import directions).' };
@@ -40,6 +40,8 @@ function layerRule(layer, extraAllowed = []) {
     if (layer === 'reporters' && name === 'runner') return { regex: into('runner'), allowTypeImports: true, message };
     return { regex: into(name), message };
   });
+  const banned = NO_PACKAGES[layer];
+  if (banned) patterns.push({ regex: banned.regex, message: `src/${layer} imports no ${banned.what} (ARCHITECTURE.md: import directions)` });
   return { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };
 }
 
@@ -60,11 +62,7 @@ export default tseslint.config(
   },
   ...Object.keys(LAYERS).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],
-    ignores: ['**/*.test.ts', ...(layer === 'msw' ? MSW_IMPORTS_EMULATOR : [])],
+    ignores: ['**/*.test.ts'],
     rules: layerRule(layer),
   })),
-  {
-    files: MSW_IMPORTS_EMULATOR,
-    rules: layerRule('msw', ['emulator']),
-  },
 );

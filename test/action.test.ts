@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import type { Report } from '../src/runner/types.js';
 import { ROOT } from './support/cli.js';
+import { faultyVariant } from './fixtures/emulator-faults.js';
 
 interface ActionStep {
   name: string;
@@ -190,7 +191,7 @@ describe('action.yml, the composite GitHub Action', () => {
 
   it('fails the step with exit code 1 when a check fails, and still writes the summary and uploads the reports', async () => {
     // A service whose success envelopes carry code "0" (a string): service/energy/success fails ENV-CODE.
-    const faulty = await startEmbedded({ emulatorFaults: ['envelope-code-string'] });
+    const faulty = await startEmbedded({ emulatorVariant: faultyVariant(['envelope-code-string']) });
     try {
       const s = faulty.service;
       const run = await runAction(

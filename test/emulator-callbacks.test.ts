@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSchema } from '../src/core/schemas.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
-import { DEFAULT_POLICIES } from '../src/emulator/policies.js';
+import { DEFAULT_POLICIES } from '../src/service/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { openEmulatorStore, type EmulatorStore } from '../src/emulator/store.js';
 

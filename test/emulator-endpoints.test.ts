@@ -8,9 +8,9 @@ import { validateSchema } from '../src/core/schemas.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import type { RsaPublicKey } from '../src/crypto/keys.js';
-import { ENVELOPE_CODES } from '../src/emulator/codes.js';
+import { ENVELOPE_CODES } from '../src/service/codes.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
-import { DEFAULT_POLICIES, type EmulatorPolicies } from '../src/emulator/policies.js';
+import { DEFAULT_POLICIES, type ServicePolicies } from '../src/service/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
@@ -438,7 +438,7 @@ describe('config', () => {
 
 describe('policies of the open points (emulator.yaml policies:)', () => {
   // The emulator reads its policies on every request, so one emulator serves each reading in turn.
-  const use = (policies: Partial<EmulatorPolicies>) => {
+  const use = (policies: Partial<ServicePolicies>) => {
     config.policies = { ...DEFAULT_POLICIES, ...policies };
   };
   const energyMaxCount = async () => /"energyMaxCount":(\d+)/.exec((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result ?? '')?.[1];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { CryptoError } from '../src/crypto/errors.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
-import { EMULATOR_FAULTS, FAULT_NAMES, type EmulatorFault } from '../src/emulator/faults.js';
+import { EMULATOR_FAULTS, FAULT_NAMES, faultyVariant, type EmulatorFault } from './fixtures/emulator-faults.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { openEmulatorStore, type EmulatorStore } from '../src/emulator/store.js';
 
@@ -232,7 +232,7 @@ describe('emulator faults', () => {
   });
 
   it('refuses unknown fault names, and faults cannot come from the YAML', async () => {
-    await expect(startEmulator(config, { port: 0, faults: ['energy-flor' as EmulatorFault] })).rejects.toThrow(/unknown emulator fault "energy-flor"/);
+    expect(() => faultyVariant(['energy-flor'])).toThrow(/unknown emulator fault "energy-flor"/);
     expect(() => resolveEmulatorConfig({ control: { token: 't' }, faults: ['ct-any'], merchants: [] }, dir, 'x.yaml')).toThrow(/unknown field 'faults'/);
   });
 
@@ -244,7 +244,7 @@ describe('emulator faults', () => {
         [[fault], row.faulty],
       ] as const) {
         const store = join(dir, `${fault}${faults.length ? '-faulty' : ''}.sqlite`);
-        const emulator = await startEmulator({ ...config, store }, { port: 0, faults });
+        const emulator = await startEmulator({ ...config, store }, { port: 0, variant: faultyVariant(faults) });
         const queue = openEmulatorStore(store);
         try {
           expect(await row.probe(harness(emulator, queue)), faults.length ? 'faulty' : 'conforming').toEqual(expected);

@@ -1,10 +1,8 @@
 /**
  * The import directions of ARCHITECTURE.md as eslint.config.js enforces them: each rule refuses the
  * wrong direction and lets the right one through, so a broken pattern cannot pass `npm run lint`
- * silently; and the src/msw → src/emulator exception list (issue 14) names exactly the files that
- * still need it.
+ * silently. src/msw and src/emulator are two adapters over src/service: neither imports the other.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -31,21 +29,22 @@ describe('import directions (eslint.config.js)', () => {
     ['src/reporters take no runner code', 'src/reporters/x.ts', "import { runSuites } from '../runner/engine.js';", refused('src/reporters may import only src/core and types from src/runner')],
     ['nothing imports src/cli, from any depth', 'src/runner/checks/x.ts', "import '../../cli/main.js';", refused('Nothing imports src/cli')],
     ['src/runner does not import the emulator', 'src/runner/checks/x.ts', "import '../../emulator/server.js';", refused('src/runner may import only src/core, src/crypto, src/net')],
-    ['a new src/msw file does not import the emulator (issue 14)', 'src/msw/x.ts', "import '../emulator/codes.js';", refused('src/msw may import only src/core, src/crypto, src/generated')],
+    ['src/msw does not import the emulator', 'src/msw/x.ts', "import '../emulator/store.js';", refused('src/msw may import only src/core, src/crypto, src/generated, src/service')],
+    ['src/msw imports the service', 'src/msw/x.ts', "import '../service/operations.js';", []],
+    ['src/emulator imports the service', 'src/emulator/x.ts', "import '../service/operations.js';", []],
+    ['src/emulator does not import msw', 'src/emulator/x.ts', "import '../msw/operations.js';", refused('src/emulator may import only src/core, src/crypto, src/net, src/service')],
+    ['src/service imports src/core and src/crypto', 'src/service/x.ts', "import '../core/errors.js';\nimport '../crypto/codec.js';", []],
+    ['src/service does not import its adapters', 'src/service/x.ts', "import '../emulator/store.js';", refused('src/service may import only src/core, src/crypto')],
+    ['src/service does not import the network layer', 'src/service/x.ts', "import '../net/proxy.js';", refused('src/service may import only src/core, src/crypto')],
+    ['src/service imports no transport', 'src/service/x.ts', "import { createServer } from 'node:http';", refused('src/service imports no node:http')],
+    ['src/service imports no msw', 'src/service/x.ts', "import { http } from 'msw';", refused('src/service imports no node:http')],
+    ['src/service imports no database', 'src/service/x.ts', "import Database from 'better-sqlite3';", refused('src/service imports no node:http')],
+    ['other layers may use node:http', 'src/emulator/x.ts', "import { createServer } from 'node:http';", []],
     ['package names are not layers', 'src/msw/x.ts', "import { http } from 'msw';\nimport { setupServer } from 'msw/node';", []],
     ['a unit test beside the code may wire layers together', 'src/core/x.test.ts', "import '../emulator/codes.js';", []],
     ['a unit test beside the code does not import src/cli', 'src/core/x.test.ts', "import '../cli/main.js';", refused('Nothing imports cli')],
     ['an example does not import src/cli', 'examples/x.ts', "import '../src/cli/main.js';", refused('Nothing imports cli')],
   ])('%s', async (_name, path, source, expected) => {
     expect(await refusals(path, source)).toEqual(expected);
-  });
-
-  it('lets exactly the src/msw files that import src/emulator today do so (the exception list only shrinks)', async () => {
-    const files = readdirSync(join(ROOT, 'src/msw')).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
-    const importing = files.filter((name) => /from '\.\.\/emulator\//.test(readFileSync(join(ROOT, 'src/msw', name), 'utf8')));
-    const allowed: string[] = [];
-    for (const name of files) if ((await refusals(`src/msw/${name}`, "import '../emulator/codes.js';")).length === 0) allowed.push(name);
-    expect(allowed).toEqual(importing);
-    expect(importing.length, 'none left (issue 14 done): delete MSW_IMPORTS_EMULATOR in eslint.config.js and this test').toBeGreaterThan(0);
   });
 });

@@ -11,7 +11,7 @@ import { validateSchema, type SchemaName } from '../src/core/schemas.js';
 import { openJson, sealBytes, sealJson } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaKey } from '../src/crypto/keys.js';
-import { CARD_ERROR_CODES, ENVELOPE_CODES } from '../src/emulator/codes.js';
+import { CARD_ERROR_CODES, ENVELOPE_CODES } from '../src/service/codes.js';
 import { generateMswHandlers, mswEndpointTable } from '../src/generate/msw-handlers.js';
 import { parseSpec, type SpecSource } from '../src/generate/spec-document.js';
 import {

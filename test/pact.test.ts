@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../src/core/package-paths.js';
 import { validateSchema } from '../src/core/schemas.js';
-import type { EmulatorFault } from '../src/emulator/faults.js';
+import { faultyVariant, type EmulatorFault } from './fixtures/emulator-faults.js';
 import { PACT_DIR } from '../src/generate/pact-contract.js';
 import { verifyPacts, type PactVerification } from '../src/generate/pact-verifier.js';
 import { parseSpec } from '../src/generate/spec-document.js';
@@ -45,7 +45,7 @@ const cli = runCliAsync;
 
 /** Verifies the packaged HTTP pact against an embedded emulator, with or without faults. */
 async function verifyEmulator(faults: EmulatorFault[] = []): Promise<PactVerification> {
-  const embedded = await startEmbedded({ emulatorFaults: faults });
+  const embedded = await startEmbedded({ emulatorVariant: faultyVariant(faults) });
   try {
     const s = embedded.service;
     return await verifyPacts({

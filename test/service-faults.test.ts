@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../src/cli/embedded.js';
 import { RULES_PATH } from '../src/core/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
-import { EMULATOR_FAULTS, FAULT_NAMES, type EmulatorFault } from '../src/emulator/faults.js';
+import { EMULATOR_FAULTS, FAULT_NAMES, faultyVariant, type EmulatorFault } from './fixtures/emulator-faults.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
 import type { CheckResult, Report } from '../src/runner/types.js';
@@ -82,7 +82,7 @@ const CATCHES: Record<EmulatorFault, { catches: Catch[]; cascades?: Record<strin
 
 /** Runs every service suite against the emulator with `faults` switched on. */
 async function verify(faults: EmulatorFault[]): Promise<Report> {
-  const embedded = await startEmbedded({ emulatorFaults: faults });
+  const embedded = await startEmbedded({ emulatorVariant: faultyVariant(faults) });
   try {
     return await runSuites({ target: embedded.service, suites, rules });
   } finally {

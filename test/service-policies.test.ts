@@ -6,7 +6,7 @@ import { RULES_PATH } from '../src/core/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
-import { DEFAULT_POLICIES, POLICIES, POLICY_NAMES, type EmulatorPolicies, type PolicyName } from '../src/emulator/policies.js';
+import { DEFAULT_POLICIES, POLICIES, POLICY_NAMES, type ServicePolicies, type PolicyName } from '../src/service/policies.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
@@ -47,7 +47,7 @@ function pairwise(): Combination[] {
 }
 
 /** A running emulator with `policies` and the target that points at it. */
-async function emulatorWith(policies: EmulatorPolicies, dir: string) {
+async function emulatorWith(policies: ServicePolicies, dir: string) {
   const config = loadEmulatorConfig(initEmulatorDir(dir, { store: ':memory:', port: 0 }).configPath);
   config.callbacks = { ...config.callbacks, withdrawalDelayMs: 100, timeoutMs: 2000, retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 } };
   config.policies = policies;
@@ -67,7 +67,7 @@ function rulesOf(combination: Combination): string[] {
  * Where a non-default reading shows (proof that the policy changes what the emulator does): the
  * result that warns under it, or for readings every check accepts, a passing result's message.
  */
-const SHOWS: Array<{ when: (c: EmulatorPolicies) => boolean; id: string; status: 'warning' | 'passed'; message?: RegExp }> = [
+const SHOWS: Array<{ when: (c: ServicePolicies) => boolean; id: string; status: 'warning' | 'passed'; message?: RegExp }> = [
   { when: (c) => c.cardRegistry === 'off', id: 'service/card/unknown-card/card-response#2', status: 'warning' },
   { when: (c) => c.leaseDebit === 'later' && c.leaseDebitDelayMs > 0, id: 'service/orders/energy-lease-uses-energy/energy-floor#2', status: 'warning' },
   { when: (c) => c.leaseDebit === 'never', id: 'service/orders/energy-lease-uses-energy/energy-floor#2', status: 'warning' },
@@ -95,7 +95,7 @@ describe('service suites against the emulator under every legal reading of the o
       const batch = combinations.slice(i, i + 6).map((combination, j) => ({ combination, n: i + j }));
       await Promise.all(
         batch.map(async ({ combination, n }) => {
-          const running = await emulatorWith({ ...DEFAULT_POLICIES, ...combination } as EmulatorPolicies, join(dir, String(n)));
+          const running = await emulatorWith({ ...DEFAULT_POLICIES, ...combination } as ServicePolicies, join(dir, String(n)));
           try {
             const plain = await runSuites({ target: running.target, suites, rules });
             const strict = await runSuites({ target: running.target, suites, rules, strict: true });
@@ -138,7 +138,7 @@ describe('service suites against the emulator under every legal reading of the o
     });
 
     it(`show each non-default reading in the verdicts under ${label(combination)}`, () => {
-      const policies = { ...DEFAULT_POLICIES, ...combination } as EmulatorPolicies;
+      const policies = { ...DEFAULT_POLICIES, ...combination } as ServicePolicies;
       const { plain } = reports.get(n)!;
       for (const shows of SHOWS.filter((entry) => entry.when(policies))) {
         const result = plain.results.find((r) => r.id === shows.id);

@@ -6,7 +6,7 @@ import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure } from '../emulator/codes.js';
+import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure } from '../service/codes.js';
 import { idempotencyKey } from '../merchant/idempotency.js';
 import { CHECKS } from '../runner/checks/index.js';
 import { loadSuites } from '../runner/suite.js';

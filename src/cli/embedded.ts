@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../emulator/config.js';
-import type { EmulatorFault } from '../emulator/faults.js';
 import { startEmulator, type RunningEmulator } from '../emulator/server.js';
+import type { EmulatorVariant } from '../emulator/variant.js';
 import { startMerchantServer, type MerchantServerConfig } from '../merchant/server.js';
 import { openSqliteStore } from '../merchant/sqlite-store.js';
 import type { IdempotencyStore } from '../merchant/store.js';
@@ -21,7 +21,8 @@ export interface Embedded {
 
 /** Options for the toolkit's own tests: deliberately faulty variants of either side. */
 export interface EmbeddedOptions {
-  emulatorFaults?: EmulatorFault[];
+  /** A deliberately different emulator (the toolkit's own tests build faulty ones: test/fixtures/emulator-faults.ts). */
+  emulatorVariant?: EmulatorVariant;
   /** Overrides of the reference merchant's configuration (a faulty merchant, for tests). */
   merchant?: Partial<MerchantServerConfig>;
   /** Serve both over HTTPS with a throwaway CA made in the run's temp folder (`run --tls`). */
@@ -97,7 +98,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     account.callbackUrl = merchant.callbackUrl;
     let emulator;
     try {
-      emulator = await startEmulator(config, { port: 0, ...(options.emulatorFaults ? { faults: options.emulatorFaults } : {}) });
+      emulator = await startEmulator(config, { port: 0, ...(options.emulatorVariant ? { variant: options.emulatorVariant } : {}) });
     } catch (error) {
       await merchant.close();
       throw error;

@@ -7,7 +7,7 @@ import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
-import { resolvePolicies, type EmulatorPolicies } from './policies.js';
+import { resolvePolicies, type ServicePolicies as EmulatorPolicies } from '../service/policies.js';
 import { splitPem } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 

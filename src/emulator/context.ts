@@ -1,9 +1,11 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { parseKey, type RsaKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RsaKey } from '../crypto/keys.js';
+import type { ServiceContext } from '../service/context.js';
+import type { ServiceOperations } from '../service/operations.js';
 import type { ApiKeyIndex } from './api-keys.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
-import type { FaultSet } from './faults.js';
-import type { Energy, EmulatorStore } from './store.js';
+import type { EmulatorStore } from './store.js';
+import type { EmulatorVariant } from './variant.js';
 
 /** Milliseconds since the epoch; injected so tests can move time (key windows, attempt times). */
 export type EmulatorClock = () => number;
@@ -28,15 +30,16 @@ export type EmulatorLog = (line: string) => void;
 export interface EmulatorContext {
   config: EmulatorConfig;
   store: EmulatorStore;
-  faults: FaultSet;
+  /** The service over the store: state, policies (the variant's, if any), time, randomness. */
+  service: ServiceContext;
+  /** The service's operations (decorated by the variant, if any). */
+  operations: ServiceOperations;
+  /** Hooks of a deliberately different emulator (the toolkit's own tests); empty otherwise. */
+  variant: EmulatorVariant;
   keys: ApiKeyIndex;
   merchants: ReadonlyMap<number, EmulatorMerchant>;
   now: EmulatorClock;
   random: EmulatorRandom;
-  /** Energy at start-up, for the energy-stale fault. */
-  initialEnergy: ReadonlyMap<number, Energy>;
-  /** Lease debits not yet applied (policy leaseDebit: later), oldest first. */
-  pendingDebits: Array<{ merchant: number; cost: bigint; dueAt: number }>;
   /** Queue work for the callback dispatcher (a new event is due). */
   wakeDispatcher(): void;
   log: EmulatorLog | undefined;
@@ -45,17 +48,4 @@ export interface EmulatorContext {
 /** The key of `merchant` that encrypts (or decrypts) with the given half. */
 export function merchantKey(merchant: EmulatorMerchant, half: 'public' | 'private'): RsaKey {
   return half === 'private' ? merchant.keyPair.privateKey : merchant.keyPair.publicKey;
-}
-
-const strangers = new Map<number, RsaPrivateKey>();
-
-/** A key pair unrelated to any merchant, of the given size (fault response-wrong-key); made once per size. */
-export function strangerKey(bits: number): RsaPrivateKey {
-  let key = strangers.get(bits);
-  if (!key) {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
-    key = parseKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { source: 'stranger key' }) as RsaPrivateKey;
-    strangers.set(bits, key);
-  }
-  return key;
 }

@@ -6,11 +6,11 @@ import { validateSchema, type SchemaName } from '../core/schemas.js';
 import { defaultCallbackPayload, newTrackingId, type CallbackType } from './callback-payloads.js';
 import type { EmulatorMerchant } from './config.js';
 import type { EmulatorContext } from './context.js';
-import { decimalToBigInt, isWholeDecimal, parseDecimal } from './decimal.js';
-import { settleLeaseDebits } from './order-endpoints.js';
-import { shapeCallbackPayload } from './policies.js';
+import { decimalToBigInt, isWholeDecimal, parseDecimal } from '../service/decimal.js';
+import { settleLeaseDebits } from '../service/energy.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
+import { shapeCallbackPayload } from '../service/policies.js';
 import { noteWhy } from './envelope.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './limits.js';
 
 /** Prefix of every control route (design.md "Control API"). */
 export const CONTROL_PREFIX = '/__control';
@@ -106,7 +106,7 @@ function whole(value: ExactJson | undefined): bigint | undefined {
 }
 
 function energyBody(ctx: EmulatorContext, merchant: EmulatorMerchant): unknown {
-  settleLeaseDebits(ctx);
+  settleLeaseDebits(ctx.service);
   const energy = ctx.store.energy(merchant.userId)!;
   return { balance: new LosslessNumber(energy.balance.toString()), costPerTx: new LosslessNumber(energy.costPerTx.toString()) };
 }
@@ -121,7 +121,8 @@ function setEnergy(ctx: EmulatorContext, merchant: EmulatorMerchant, value: Exac
   if (balance === undefined || costPerTx === undefined || costPerTx < 1n) return error(400, 'balance must be a whole number from 0 and costPerTx from 1');
   ctx.store.setEnergy(merchant.userId, { balance, costPerTx });
   // A new balance replaces the old one with its pending lease debits (U-STATES, leaseDebit: later).
-  ctx.pendingDebits.splice(0, ctx.pendingDebits.length, ...ctx.pendingDebits.filter((debit) => debit.merchant !== merchant.userId));
+  const pending = ctx.service.state.pendingDebits;
+  pending.splice(0, pending.length, ...pending.filter((debit) => debit.merchant !== BigInt(merchant.userId)));
   return { status: 200, body: energyBody(ctx, merchant) };
 }
 
@@ -151,7 +152,7 @@ function emitCallback(ctx: EmulatorContext, merchant: EmulatorMerchant, value: E
   const fields = (doc.fields ?? {}) as Json;
   const trackingId = typeof fields.trackingId === 'string' && fields.trackingId !== '' ? fields.trackingId : newTrackingId(type, ctx.random);
   // U-CB-FIELDS (policies callbackAmount, callbackFieldNames): the amount's form and the fields' spelling.
-  const payload = shapeCallbackPayload<ExactJson>({ ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId }, ctx.config.policies, (text) => new LosslessNumber(text));
+  const payload = shapeCallbackPayload<ExactJson>({ ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId }, ctx.service.policies, (text) => new LosslessNumber(text));
   const int = (field: ExactJson | undefined, fallback: number) => (field instanceof LosslessNumber ? Number(field.value) : fallback);
   const retryDelaysMs = Array.isArray(doc.retryDelaysMs) ? doc.retryDelaysMs.map((item) => int(item, 0)) : undefined;
   const now = ctx.now();

@@ -8,7 +8,6 @@ import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
 import { CallbackDispatcher } from './dispatcher.js';
-import { faultSet } from './faults.js';
 import { openEmulatorStore, type EmulatorStore } from './store.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
@@ -62,7 +61,6 @@ describe('callback dispatcher when recording an attempt fails', () => {
       store,
       merchants: new Map([[7, merchant]]),
       callbacks: { timeoutMs: 200, withdrawalDelayMs: 0, retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 5 } },
-      faults: faultSet(),
       now: () => now,
       random: cryptoRandom,
       log: (line) => lines.push(line),

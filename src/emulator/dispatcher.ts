@@ -1,18 +1,18 @@
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import { otherHalf } from '../core/profile.js';
 import { halfFor, sealJson } from '../crypto/codec.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
-import type { FaultSet } from './faults.js';
 import { createPostAgents, postRaw, type PostAnswer } from './http-post.js';
 import type { AttemptRecord, DeliveryUpdate, DueDelivery, EmulatorStore } from './store.js';
+import type { DeliveryVariant } from './variant.js';
 
 /** What the dispatcher works with. */
 export interface DispatcherOptions {
   store: EmulatorStore;
   merchants: ReadonlyMap<number, EmulatorMerchant>;
   callbacks: EmulatorConfig['callbacks'];
-  faults: FaultSet;
+  /** Seams of a deliberately different dispatcher (the toolkit's own tests); absent: none. */
+  variant?: DeliveryVariant | undefined;
   now: EmulatorClock;
   random: EmulatorRandom;
   log?: EmulatorLog | undefined;
@@ -99,15 +99,16 @@ export class CallbackDispatcher {
   }
 
   async #deliver(delivery: DueDelivery, cancel: AbortSignal): Promise<void> {
-    const { store, faults, now, random } = this.#o;
+    const { store, now, random } = this.#o;
     const at = new Date(now()).toISOString();
     const merchant = this.#o.merchants.get(delivery.merchant);
     if (!merchant) {
       store.recordAttempt(delivery, { at, requestUUID: '', status: 0, answer: null, verdict: 'failed', error: `merchant ${delivery.merchant} is no longer configured` }, { state: 'exhausted' }, now());
       return;
     }
-    // CB-UUID: every attempt is a delivery with its own requestUUID (fault callback-same-uuid: one per event).
-    let requestUUID = faults.has('callback-same-uuid') ? delivery.fixedUuid : random.uuid();
+    // CB-UUID: every attempt is a delivery with its own requestUUID.
+    const fresh = random.uuid();
+    let requestUUID = this.#o.variant?.requestUUID ? this.#o.variant.requestUUID(fresh, delivery) : fresh;
     let answer: PostAnswer;
     try {
       const built = this.#payload(delivery, requestUUID);
@@ -166,43 +167,37 @@ export class CallbackDispatcher {
     const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
-    const payload: Record<string, ExactJson | undefined> = { type, requestUUID, ...rest };
-    // Fault callback-new-tracking-id: trackingId must be stable across an event's deliveries.
-    if (this.#o.faults.has('callback-new-tracking-id')) payload.trackingId = `${String(rest.trackingId ?? 'evt')}-${this.#o.random.hex(4)}`;
+    let payload: Record<string, ExactJson | undefined> = { type, requestUUID, ...rest };
+    if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random);
     return { text: stringifyExact(payload), requestUUID };
   }
 
   /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-    if (this.#o.faults.has('callback-wrong-api-key')) headers['x-api-key'] = `not-${merchant.apiKey}`;
-    else if (!this.#o.faults.has('callback-no-api-key')) headers['x-api-key'] = merchant.apiKey;
-    return headers;
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey };
+    return this.#o.variant?.headers ? this.#o.variant.headers(headers, merchant) : headers;
   }
 
   /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */
   #body(merchant: EmulatorMerchant, text: string): string {
     const profile = merchant.profile;
-    let half = halfFor('callback', 'encrypt', profile);
-    let sealProfile = profile;
-    if (this.#o.faults.has('callback-public-key')) {
-      half = otherHalf(half);
-      sealProfile = { ...profile, callback: half };
-    }
-    const sealed = sealJson(text, 'callback', merchantKey(merchant, half), { profile: sealProfile });
-    return this.#o.faults.has('callback-form-field') ? `data=${encodeURIComponent(sealed)}` : sealed;
+    const sealed = sealJson(text, 'callback', merchantKey(merchant, halfFor('callback', 'encrypt', profile)), { profile });
+    return this.#o.variant?.body ? this.#o.variant.body(sealed, { text, merchant }) : sealed;
   }
 
   /** What follows an attempt (CB-ERRCODE, U-RETRY). */
   #next(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
-    const { faults, now } = this.#o;
+    const update = this.#conformingNext(delivery, verdict);
+    const hook = this.#o.variant?.next;
+    return hook ? hook(update, { delivery, verdict, now: this.#o.now(), delayMs: this.#delay(delivery, delivery.attempts + 1) }) : update;
+  }
+
+  #conformingNext(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
+    const { now } = this.#o;
     const attempt = delivery.attempts + 1;
-    const max = faults.has('callback-no-retry') ? 1 : delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#o.callbacks.retry.maxAttempts;
-    if (verdict === 'acknowledged') {
-      if (faults.has('callback-retry-after-ack') && !delivery.acked) return { state: 'pending', nextAt: now() + this.#delay(delivery, attempt), acked: true };
-      return { state: 'acknowledged' };
-    }
-    if (delivery.acked) return { state: 'acknowledged' };
+    const max = delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#o.callbacks.retry.maxAttempts;
+    // A delivery acknowledged once stays acknowledged, whatever a later attempt got (never retried after an acknowledgement).
+    if (verdict === 'acknowledged' || delivery.acked) return { state: 'acknowledged' };
     if (attempt >= max) return { state: 'exhausted' };
     return { state: 'pending', nextAt: now() + this.#delay(delivery, attempt) };
   }

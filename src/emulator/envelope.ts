@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
 import { halfFor, sealJson } from '../crypto/codec.js';
-import { ENVELOPE_CODES, ENVELOPE_HTTP_STATUS, HTTP_ERROR_BODIES, type EnvelopeFailure } from './codes.js';
+import { ENVELOPE_CODES, ENVELOPE_HTTP_STATUS, HTTP_ERROR_BODIES, type EnvelopeFailure } from '../service/codes.js';
 import type { EmulatorMerchant } from './config.js';
-import { merchantKey, strangerKey, type EmulatorContext } from './context.js';
+import { merchantKey, type EmulatorContext } from './context.js';
+import type { HttpAnswer } from './variant.js';
 
 /** Why a request ended the way it did: for the log line, never for the answer. */
 export const WHY = Symbol('why');
@@ -24,24 +25,10 @@ export function whyOf(res: ServerResponse): string | undefined {
  * (CRYPTO-SAME), exact numbers kept.
  */
 export function sendSuccess(ctx: EmulatorContext, res: ServerResponse, merchant: EmulatorMerchant, result: unknown): void {
-  const { faults } = ctx;
   const profile = merchant.profile;
-  const half = halfFor('response', 'encrypt', profile);
-  const key = faults.has('response-wrong-key') ? strangerKeyOfHalf(merchant, half) : merchantKey(merchant, half);
-  let data = sealJson(result, 'response', key, { profile });
-  if (faults.has('response-urlsafe-base64')) data = data.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-  if (faults.has('response-line-breaks')) data = data.replace(/.{76}(?=.)/g, '$&\r\n');
-  const envelope = {
-    code: faults.has('envelope-code-string') ? '0' : 0,
-    message: faults.has('envelope-message-null') ? null : '',
-    data,
-  };
-  sendJson(res, 200, envelope);
-}
-
-function strangerKeyOfHalf(merchant: EmulatorMerchant, half: 'public' | 'private') {
-  const stranger = strangerKey(merchant.keyPair.privateKey.bits);
-  return half === 'private' ? stranger : stranger.publicKey;
+  const data = sealJson(result, 'response', merchantKey(merchant, halfFor('response', 'encrypt', profile)), { profile });
+  const envelope = { code: 0, message: '', data };
+  sendJson(res, 200, ctx.variant.successEnvelope ? ctx.variant.successEnvelope(envelope, { result, merchant }) : envelope);
 }
 
 /**
@@ -51,16 +38,14 @@ function strangerKeyOfHalf(merchant: EmulatorMerchant, half: 'public' | 'private
  */
 export function sendFailure(ctx: EmulatorContext, res: ServerResponse, failure: EnvelopeFailure, message: string): void {
   noteWhy(res, `${ENVELOPE_CODES[failure]} ${message}`);
-  if (ctx.config.policies.refusals === 'http') return sendJson(res, ENVELOPE_HTTP_STATUS[failure], { code: String(ENVELOPE_CODES[failure]), message });
+  if (ctx.service.policies.refusals === 'http') return sendJson(res, ENVELOPE_HTTP_STATUS[failure], { code: String(ENVELOPE_CODES[failure]), message });
   sendJson(res, 200, { code: ENVELOPE_CODES[failure], message });
 }
 
-/** ERR-401: HTTP 401 `{"code":"UNAUTHORIZED","message":"unauthorized"}` (or a fault's deviation). */
+/** ERR-401: HTTP 401 `{"code":"UNAUTHORIZED","message":"unauthorized"}` (or the variant's answer). */
 export function sendUnauthorized(ctx: EmulatorContext, res: ServerResponse, why: string): void {
   noteWhy(res, why);
-  if (ctx.faults.has('err401-status-200')) return sendJson(res, 200, { code: 401, message: 'unauthorized' });
-  if (ctx.faults.has('err401-wrong-body')) return sendJson(res, 401, { code: 'UNAUTHENTICATED', message: 'unauthorized' });
-  sendJson(res, 401, HTTP_ERROR_BODIES.unauthorized);
+  sendHttpError(ctx, res, 'unauthorized', { status: 401, body: HTTP_ERROR_BODIES.unauthorized });
 }
 
 /** ERR-403: HTTP 403 `{"code":"FORBIDDEN","message":"forbidden"}`. */
@@ -69,11 +54,14 @@ export function sendForbidden(res: ServerResponse, why: string): void {
   sendJson(res, 403, HTTP_ERROR_BODIES.forbidden);
 }
 
-/** ERR-404: HTTP 404 `{"code":"NOT FOUND","message":"not found"}` (or a fault's deviation). */
+/** ERR-404: HTTP 404 `{"code":"NOT FOUND","message":"not found"}` (or the variant's answer). */
 export function sendNotFound(ctx: EmulatorContext, res: ServerResponse): void {
-  if (ctx.faults.has('err404-wrong-body')) return sendJson(res, 404, { code: 'NOT_FOUND', message: 'Not Found' });
-  if (ctx.faults.has('err404-status-400')) return sendJson(res, 400, HTTP_ERROR_BODIES.notFound);
-  sendJson(res, 404, HTTP_ERROR_BODIES.notFound);
+  sendHttpError(ctx, res, 'notFound', { status: 404, body: HTTP_ERROR_BODIES.notFound });
+}
+
+function sendHttpError(ctx: EmulatorContext, res: ServerResponse, kind: 'unauthorized' | 'notFound', answer: HttpAnswer): void {
+  const sent = ctx.variant.httpError ? ctx.variant.httpError(kind, answer) : answer;
+  sendJson(res, sent.status, sent.body);
 }
 
 /** 413 for a body over the limit (U-LIMITS); the connection closes so the rest is not read. */

@@ -9,9 +9,11 @@ import { cryptoRandom, type EmulatorClock, type EmulatorContext, type EmulatorLo
 import { CONTROL_PREFIX, serveControl } from './control-api.js';
 import { CallbackDispatcher } from './dispatcher.js';
 import { sendFailure, sendNotFound, whyOf } from './envelope.js';
-import { faultSet, type EmulatorFault } from './faults.js';
 import { ORDER_PATHS, serveOrderEndpoint, type OrderEndpoint } from './order-endpoints.js';
-import { openEmulatorStore, type Energy } from './store.js';
+import { openEmulatorStore, storeServiceState } from './store.js';
+import type { EmulatorVariant } from './variant.js';
+import type { ServiceContext } from '../service/context.js';
+import { SERVICE_OPERATIONS } from '../service/operations.js';
 
 /** Options of {@link startEmulator}; everything but the config is optional. */
 export interface StartEmulatorOptions {
@@ -21,8 +23,8 @@ export interface StartEmulatorOptions {
   host?: string;
   clock?: EmulatorClock;
   random?: EmulatorRandom;
-  /** Deliberate deviations for the toolkit's own tests (faults.ts); never from the YAML. */
-  faults?: readonly EmulatorFault[];
+  /** A deliberately different emulator for the toolkit's own tests (variant.ts); never from the YAML. */
+  variant?: EmulatorVariant;
   /** One line per request and per callback attempt; quiet when absent. */
   log?: EmulatorLog;
 }
@@ -52,18 +54,28 @@ const ROUTES = new Map<string, OrderEndpoint | 'card'>([
  * @example const emulator = await startEmulator(loadEmulatorConfig('emu/emulator.yaml'), { port: 0 }); await emulator.close()
  */
 export async function startEmulator(config: EmulatorConfig, options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const faults = faultSet(options.faults);
+  const variant = options.variant ?? {};
   const store = openEmulatorStore(config.store);
   const now = options.clock ?? Date.now;
+  const random = options.random ?? cryptoRandom;
   const merchants = new Map<number, EmulatorMerchant>(config.merchants.map((m) => [m.userId, m]));
-  const initialEnergy = new Map<number, Energy>();
   let dispatcher: CallbackDispatcher;
+  let service: ServiceContext;
+  let operations = SERVICE_OPERATIONS;
   try {
-    for (const merchant of config.merchants) {
-      store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
-      initialEnergy.set(merchant.userId, store.energy(merchant.userId)!);
-    }
-    dispatcher = new CallbackDispatcher({ store, merchants, callbacks: config.callbacks, faults, now, random: options.random ?? cryptoRandom, log: options.log });
+    for (const merchant of config.merchants) store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
+    dispatcher = new CallbackDispatcher({ store, merchants, callbacks: config.callbacks, variant: variant.delivery, now, random, log: options.log });
+    const state = storeServiceState(store, merchants.keys());
+    service = {
+      state,
+      callbacks: { queued: () => dispatcher.wake() },
+      policies: variant.policies ? variant.policies(config.policies) : config.policies,
+      now,
+      random,
+      withdrawalDelayMs: config.callbacks.withdrawalDelayMs,
+      bizId: () => `biz-${random.hex(8)}`,
+    };
+    if (variant.operations) operations = variant.operations(SERVICE_OPERATIONS, { state, merchants: config.merchants.map((m) => BigInt(m.userId)) });
   } catch (error) {
     store.close();
     throw error;
@@ -71,13 +83,13 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   const ctx: EmulatorContext = {
     config,
     store,
-    faults,
+    service,
+    operations,
+    variant,
     keys: new ApiKeyIndex(config.merchants),
     merchants,
     now,
-    random: options.random ?? cryptoRandom,
-    initialEnergy,
-    pendingDebits: [],
+    random,
     wakeDispatcher: () => dispatcher.wake(),
     log: options.log,
   };

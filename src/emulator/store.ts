@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
 import { ConfigError } from '../core/errors.js';
+import type { CloseOutcome, Energy, LeaseDebit, MerchantId, ServiceState } from '../service/state.js';
+
+export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
 
 /**
  * The emulator's state in SQLite (better-sqlite3): merchants' energy and callback URLs, orders,
@@ -94,13 +97,7 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 CREATE INDEX IF NOT EXISTS delivery_attempts_tracking ON delivery_attempts (tracking_id, id);
 `;
 
-/** A merchant's energy: exact integers. */
-export interface Energy {
-  balance: bigint;
-  costPerTx: bigint;
-}
-
-/** An order to record (ORDER-*). */
+/** An order to record (ORDER-*); the store names merchants by their userId as an SQLite INTEGER. */
 export interface NewOrder {
   merchant: number;
   callBackId: string;
@@ -166,9 +163,6 @@ export interface AttemptRecord {
 /** What happens to a delivery after an attempt. */
 export type DeliveryUpdate = { state: 'pending'; nextAt: number; acked?: boolean } | { state: 'acknowledged' | 'exhausted' };
 
-/** Outcome of a card close in the store. */
-export type CloseOutcome = 'closed' | 'not-found' | 'already-closed' | 'duplicate-serial';
-
 interface DueRow {
   event_id: number;
   idx: number;
@@ -184,13 +178,6 @@ interface DueRow {
   fixed_uuid: string;
   order_id: string | null;
   callback_url: string;
-}
-
-/** The energy an order leases: its cost, whether it is debited at once, and debits still pending (U-STATES). */
-export interface LeaseDebit {
-  cost: bigint;
-  debit?: boolean;
-  pending?: bigint;
 }
 
 function prepare(db: Database.Database) {
@@ -511,4 +498,26 @@ export class EmulatorStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
+}
+
+/**
+ * The store as the service's state (src/service/state.ts) for the merchants of the config: a
+ * merchant's userId becomes the SQLite INTEGER it is stored under. Pending lease debits (policy
+ * leaseDebit: later) live in memory: a restart forgets debits not yet due.
+ *
+ * @example const state = storeServiceState(openEmulatorStore(':memory:'), [10086]); state.energy(10086n)
+ */
+export function storeServiceState(store: EmulatorStore, merchants: Iterable<number>): ServiceState {
+  const known = new Set(merchants);
+  const id = (merchant: MerchantId): number => Number(merchant);
+  return {
+    pendingDebits: [],
+    hasMerchant: (merchant) => known.has(id(merchant)) && BigInt(id(merchant)) === merchant,
+    energy: (merchant) => store.energy(id(merchant)),
+    debitEnergy: (merchant, cost) => store.debitEnergy(id(merchant), cost),
+    createOrder: (order, lease, callback) => store.createOrder({ ...order, merchant: id(order.merchant) }, lease, callback && { ...callback, merchant: id(callback.merchant) }),
+    order: (merchant, callBackId) => store.order(id(merchant), callBackId),
+    tenantNumber: (merchant, tenantUserId) => store.tenantNumericId(id(merchant), tenantUserId),
+    closeCard: (close) => store.closeCard(id(close.merchant), close.powerCardId, close.merchantUserId, close.closeSerialNo, close.bizId, close.checkSerial, close.registry),
+  };
 }

@@ -1,6 +1,6 @@
 import { stringifyExact } from '../core/exact-json.js';
 import type { SchemaIssue } from '../core/schemas.js';
-import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure, type EnvelopeFailure } from '../emulator/codes.js';
+import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure, type EnvelopeFailure } from '../service/codes.js';
 
 /** An answer as data: what onCall sees and what becomes the Response. */
 export interface Answer {

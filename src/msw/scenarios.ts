@@ -1,4 +1,4 @@
-import type { CardFailure, EnvelopeFailure } from '../emulator/codes.js';
+import type { ForcedFailure } from '../service/context.js';
 
 /**
  * What the mocked service does. `success` answers by the rules (invalid requests still fail);
@@ -33,16 +33,14 @@ export const HTTP_SCENARIOS: Readonly<Partial<Record<WalletScenario, string>>> =
   'not-found': '404',
 });
 
-/** A forced business failure: the emulator's code (U-CODES) and its text. */
-export type BusinessFailure =
-  | { kind: 'envelope'; failure: EnvelopeFailure; message: string }
-  | { kind: 'card'; failure: CardFailure; message: string };
+/** A forced business failure: the service's code (U-CODES) and its text. */
+export type BusinessFailure = ForcedFailure;
 
 type BusinessTable = Partial<Record<WalletScenario, Readonly<Record<string, BusinessFailure>>>>;
 
 const internalEnvelope: BusinessFailure = { kind: 'envelope', failure: 'internal', message: 'internal error' };
 
-/** Business scenarios by operationId; the codes and texts are the emulator's (src/emulator/codes.ts). */
+/** Business scenarios by operationId; the codes and texts are the emulator's (src/service/codes.ts). */
 const BUSINESS: BusinessTable = {
   'unsupported-resource': {
     getEnergyMaxCount: { kind: 'envelope', failure: 'unsupportedResource', message: 'only symbol ENERGY on chainName TRON is supported' },

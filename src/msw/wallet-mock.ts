@@ -2,7 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { resolveProfile } from '../core/profile.js';
 import { validateSchema } from '../core/schemas.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../emulator/limits.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import { cardFailure, describeIssues, envelopeFailure, ruleSuffix, toResponse, type Answer } from './answers.js';
 import { OPTIONS_SOURCE, resolveMerchants, type ResolvedMerchant } from './merchants.js';
 import { createMockState, OPERATIONS, type OperationOutcome, type Plain } from './operations.js';
@@ -76,7 +76,7 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
   resolveProfile(options.profile ?? {}, `${OPTIONS_SOURCE}: profile`);
   const merchants = resolveMerchants(options.merchants, [...table.keys()], options.profile);
   const byKey = new Map(merchants.map((merchant) => [merchant.apiKey, merchant]));
-  const state = createMockState();
+  const state = createMockState(merchants);
   const notFoundBody = endpoints.find((endpoint) => endpoint.errors['404'])?.errors['404'] ?? { code: 'NOT FOUND', message: 'not found' };
 
   // Keys load in the background from now on; a key the codec refuses fails every answer with its ConfigError.

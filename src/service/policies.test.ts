@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { acceptsWithdrawalSymbol, DEFAULT_POLICIES, POLICIES, POLICY_NAMES, resolvePolicies, shapeCallbackPayload, type EmulatorPolicies } from './policies.js';
+import { acceptsWithdrawalSymbol, DEFAULT_POLICIES, POLICIES, POLICY_NAMES, resolvePolicies, shapeCallbackPayload, type ServicePolicies } from './policies.js';
 
 const fail = (where: string, message: string): never => {
   throw new Error(`${where}: ${message}`);
@@ -35,7 +35,7 @@ describe('emulator policies', () => {
   });
 
   it('judge withdrawal symbols by pattern, by list or by anything non-empty', () => {
-    const withSymbols = (withdrawalSymbols: EmulatorPolicies['withdrawalSymbols']) => ({ ...DEFAULT_POLICIES, withdrawalSymbols });
+    const withSymbols = (withdrawalSymbols: ServicePolicies['withdrawalSymbols']) => ({ ...DEFAULT_POLICIES, withdrawalSymbols });
     expect(['USDT', 'WCTEST', 'usdt', ''].map((s) => acceptsWithdrawalSymbol(withSymbols('pattern'), s))).toEqual([true, true, false, false]);
     expect(['USDT', 'WCTEST', 'usdt', ' '].map((s) => acceptsWithdrawalSymbol(withSymbols('any'), s))).toEqual([true, true, true, false]);
     expect(['USDT', 'WCTEST'].map((s) => acceptsWithdrawalSymbol(withSymbols(['USDT', 'TRX']), s))).toEqual([true, false]);

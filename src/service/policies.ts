@@ -9,7 +9,7 @@
 export type SymbolList = readonly string[];
 
 /** The emulator's policies: one per open point it decides. */
-export interface EmulatorPolicies {
+export interface ServicePolicies {
   /** U-STATES: `on` closes only registered cards (config or control API); `off` closes any well-formed card once. */
   cardRegistry: 'on' | 'off';
   /** U-STATES: an energy lease lowers the balance `now`, `later` (after leaseDebitDelayMs), or `never` (leased from a pool). */
@@ -35,7 +35,7 @@ export interface EmulatorPolicies {
 }
 
 /** Today's behaviour: every reading the emulator had before policies existed. */
-export const DEFAULT_POLICIES: Readonly<EmulatorPolicies> = Object.freeze({
+export const DEFAULT_POLICIES: Readonly<ServicePolicies> = Object.freeze({
   cardRegistry: 'on',
   leaseDebit: 'now',
   leaseDebitDelayMs: 1_000,
@@ -50,14 +50,14 @@ export const DEFAULT_POLICIES: Readonly<EmulatorPolicies> = Object.freeze({
 });
 
 /** A policy name. */
-export type PolicyName = keyof EmulatorPolicies;
+export type PolicyName = keyof ServicePolicies;
 
 /** What a policy accepts, its U-* rule, for validation, docs and the policy matrix test. */
 export interface PolicyDescription {
   /** The open point (rule id) the policy decides. */
   rule: string;
   /** The values, for enumerated policies; a sample of legal values for the numeric and list ones. */
-  values: readonly EmulatorPolicies[PolicyName][];
+  values: readonly ServicePolicies[PolicyName][];
   /** One line: what the policy decides. */
   text: string;
 }
@@ -99,8 +99,8 @@ function show(value: unknown): string {
  *
  * @example resolvePolicies({ cardRegistry: 'off' }, fail).cardRegistry // 'off'
  */
-export function resolvePolicies(raw: unknown, fail: (where: string, message: string) => never): EmulatorPolicies {
-  const policies: EmulatorPolicies = { ...DEFAULT_POLICIES };
+export function resolvePolicies(raw: unknown, fail: (where: string, message: string) => never): ServicePolicies {
+  const policies: ServicePolicies = { ...DEFAULT_POLICIES };
   if (raw === undefined || raw === null) return policies;
   if (typeof raw !== 'object' || Array.isArray(raw)) fail('policies', `expected a mapping of ${POLICY_NAMES.join(', ')}`);
   for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
@@ -122,7 +122,7 @@ export function resolvePolicies(raw: unknown, fail: (where: string, message: str
   return policies;
 }
 
-function symbolsPolicy(value: unknown, where: string, fail: (where: string, message: string) => never): EmulatorPolicies['withdrawalSymbols'] {
+function symbolsPolicy(value: unknown, where: string, fail: (where: string, message: string) => never): ServicePolicies['withdrawalSymbols'] {
   if (value === 'pattern' || value === 'any') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY')) return Object.freeze([...(value as string[])]);
   return fail(where, `must be pattern, any, or a non-empty list of symbols other than ENERGY, not ${show(value)}`);
@@ -135,7 +135,7 @@ const CURRENCY_SYMBOL = /^[A-Z0-9]{1,20}$/;
  *
  * @example acceptsWithdrawalSymbol(DEFAULT_POLICIES, 'usdt') // false
  */
-export function acceptsWithdrawalSymbol(policies: EmulatorPolicies, symbol: string): boolean {
+export function acceptsWithdrawalSymbol(policies: ServicePolicies, symbol: string): boolean {
   const rule = policies.withdrawalSymbols;
   if (rule === 'any') return symbol.trim() !== '';
   if (rule === 'pattern') return CURRENCY_SYMBOL.test(symbol);
@@ -143,7 +143,7 @@ export function acceptsWithdrawalSymbol(policies: EmulatorPolicies, symbol: stri
 }
 
 /** Words for the refusal message of a symbol the policy does not accept. */
-export function describeWithdrawalSymbols(policies: EmulatorPolicies): string {
+export function describeWithdrawalSymbols(policies: ServicePolicies): string {
   const rule = policies.withdrawalSymbols;
   if (rule === 'any') return 'any non-empty text';
   if (rule === 'pattern') return '1-20 upper-case letters or digits';
@@ -159,7 +159,7 @@ export const PROVIDER_SPELLING: Readonly<Record<string, string>> = Object.freeze
  *
  * @example shapeCallbackPayload({ txid: 'ab', amount: '1.5' }, { ...DEFAULT_POLICIES, callbackFieldNames: 'provider' }) // { txId: 'ab', amount: '1.5' }
  */
-export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: EmulatorPolicies, asNumber: (text: string) => T): Record<string, T> {
+export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: ServicePolicies, asNumber: (text: string) => T): Record<string, T> {
   const out: Record<string, T> = {};
   for (const [field, value] of Object.entries(payload)) {
     let shaped = value;

@@ -1,0 +1,68 @@
+import type { ExactJson } from '../core/exact-json.js';
+import type { ServiceOperations } from '../service/operations.js';
+import type { ServicePolicies } from '../service/policies.js';
+import type { MerchantId, ServiceState } from '../service/state.js';
+import type { EmulatorMerchant } from './config.js';
+import type { EmulatorRandom } from './context.js';
+import type { AttemptRecord, DeliveryUpdate, DueDelivery } from './store.js';
+
+/** An HTTP answer outside the envelope: status and JSON body. */
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** The success envelope of the order endpoints before it is sent (ENV-CODE, ENV-MSG, ENV-DATA). */
+export interface SuccessEnvelope {
+  code: unknown;
+  message: unknown;
+  data: string;
+}
+
+/** What the service's operations are built over at start: the state after the config's merchants were seeded. */
+export interface VariantStart {
+  state: ServiceState;
+  merchants: readonly MerchantId[];
+}
+
+/**
+ * Seams of the callback dispatcher: each gets what the conforming dispatcher chose and returns what
+ * to use instead. Absent: the conforming choice.
+ */
+export interface DeliveryVariant {
+  /** The requestUUID of one attempt (CB-UUID): `fresh` is new per attempt, `delivery.fixedUuid` one per event. */
+  requestUUID?(fresh: string, delivery: DueDelivery): string;
+  /** The payload of one attempt, requestUUID set (key order kept). */
+  payload?(payload: Record<string, ExactJson | undefined>, random: EmulatorRandom): Record<string, ExactJson | undefined>;
+  /** The headers of one attempt (CB-HEADERS, CB-KEY-SAME). */
+  headers?(headers: Record<string, string>, merchant: EmulatorMerchant): Record<string, string>;
+  /** The body of one attempt (CB-RAW-BODY): `sealed` is the Base64 the profile names; `text` the payload's JSON. */
+  body?(sealed: string, attempt: { text: string; merchant: EmulatorMerchant }): string;
+  /** What follows an attempt (CB-ERRCODE, U-RETRY): `update` is the conforming next state. */
+  next?(update: DeliveryUpdate, attempt: { delivery: DueDelivery; verdict: AttemptRecord['verdict']; now: number; delayMs: number }): DeliveryUpdate;
+}
+
+/**
+ * A variant of the emulator: decorators of the service's operations and policies and hooks on what
+ * the transport sends. It carries no names of faults: the toolkit's own tests build deliberately
+ * faulty variants from it (test/fixtures/emulator-faults.ts) to prove every check can fail. It is
+ * reachable only through `startEmulator`'s options, never from the YAML config.
+ */
+export interface EmulatorVariant {
+  /** The policies to run under instead of the config's. */
+  policies?(policies: ServicePolicies): ServicePolicies;
+  /** Decorates the service's operations, once at start. */
+  operations?(operations: ServiceOperations, start: VariantStart): ServiceOperations;
+  /** Relaxations of the X-API-KEY check (ERR-401, ERR-403). */
+  keyCheck?: { ignoreWindow?: boolean; ignorePermissions?: boolean };
+  /** Accept any Content-Type on the order endpoints and card close (ENERGY-CT, ORDER-CT). */
+  anyContentType?: boolean;
+  /** The success envelope to send for `result` sealed for `merchant`. */
+  successEnvelope?(envelope: SuccessEnvelope, sealed: { result: unknown; merchant: EmulatorMerchant }): SuccessEnvelope;
+  /** The HTTP error to send for a missing or refused key (401) or an unknown path (404). */
+  httpError?(kind: 'unauthorized' | 'notFound', answer: HttpAnswer): HttpAnswer;
+  /** A card close failure body (CARD-ERR) before it is sent. */
+  cardFailure?(body: Record<string, unknown>): Record<string, unknown>;
+  /** Seams of the callback dispatcher. */
+  delivery?: DeliveryVariant;
+}

@@ -1,0 +1,53 @@
+import { validateSchema } from '../core/schemas.js';
+import { refuse, type CardOutcome, type Plain, type ServiceContext } from './context.js';
+import type { MerchantId } from './state.js';
+
+/** The fields of a card close request (CARD-REQ), all non-empty strings. */
+export const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo'] as const;
+
+/**
+ * closeCard (CARD-*): the request's fields, the merchant named by merchantId (a merchant's userId as
+ * text), `forbidden` when an X-API-KEY of another merchant was sent (`keyMerchant`), then the close
+ * itself under the policies closeSerialNo (U-CARD-VALUES) and cardRegistry (U-STATES).
+ *
+ * @example closeCard(ctx, { merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1' })
+ */
+export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: MerchantId): CardOutcome {
+  const issues = validateSchema('CardCloseRequest', plain);
+  if (issues.length > 0) return refuse('badRequest', `invalid request: ${issues.map((issue) => issue.message).join('; ')} [CARD-REQ]`);
+  // A number a float cannot hold (1e999) passes a string schema as its text: check the type once more.
+  const notText = CARD_FIELDS.filter((field) => typeof plain[field] !== 'string');
+  if (notText.length > 0) return refuse('badRequest', `${notText.join(', ')} must be strings [CARD-REQ]`);
+  const request = plain as Record<(typeof CARD_FIELDS)[number], string>;
+  const empty = CARD_FIELDS.filter((field) => request[field].trim() === '');
+  if (empty.length > 0) return refuse('badRequest', `${empty.join(', ')} must not be empty [CARD-REQ]`);
+  const merchant = /^(0|[1-9]\d*)$/.test(request.merchantId) ? BigInt(request.merchantId) : undefined;
+  if (merchant === undefined || !ctx.state.hasMerchant(merchant)) return refuse('merchantNotFound', `no merchant ${request.merchantId}`);
+  if (keyMerchant !== undefined && keyMerchant !== merchant) {
+    return { ...refuse('forbidden', `X-API-KEY of merchant ${keyMerchant} used for merchant ${merchant}`), merchant };
+  }
+  const forced = ctx.forced?.('closeCard');
+  if (forced?.kind === 'card') return { ...refuse(forced.failure, forced.message), merchant };
+  const bizId = ctx.bizId();
+  const { policies } = ctx;
+  const outcome = ctx.state.closeCard({
+    merchant,
+    powerCardId: request.powerCardId,
+    merchantUserId: request.merchantUserId,
+    closeSerialNo: request.closeSerialNo,
+    bizId,
+    // U-CARD-VALUES (policy closeSerialNo) and U-STATES (policy cardRegistry: off closes any card once).
+    checkSerial: policies.closeSerialNo === 'unique',
+    registry: policies.cardRegistry === 'on',
+  });
+  switch (outcome) {
+    case 'duplicate-serial':
+      return { ...refuse('duplicateSerialNo', `closeSerialNo ${request.closeSerialNo} was used for an earlier close of merchant ${merchant}`), merchant };
+    case 'not-found':
+      return { ...refuse('cardNotFound', `no card ${request.powerCardId} of merchant ${merchant} held by ${request.merchantUserId}`), merchant };
+    case 'already-closed':
+      return { ...refuse('alreadyClosed', `card ${request.powerCardId} is closed already`), merchant };
+    case 'closed':
+      return { ok: true, merchant, result: { bizId, status: 'CLOSED' } };
+  }
+}

@@ -1,0 +1,75 @@
+import type { ExactJson } from '../core/exact-json.js';
+import type { SchemaIssue } from '../core/schemas.js';
+import type { CardFailure, EnvelopeFailure } from './codes.js';
+import type { ServicePolicies } from './policies.js';
+import type { CallbackQueue, MerchantId, ServiceState } from './state.js';
+
+/** The operations of the interface, by operationId. */
+export type OperationName = 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard';
+
+/** Randomness of the service (txids, trackingIds, requestUUIDs); injected so tests can pin it. */
+export interface ServiceRandom {
+  uuid(): string;
+  /** `bytes` random bytes as lower-case hex. */
+  hex(bytes: number): string;
+}
+
+/** A failure forced on an operation after its request passed validation (MSW's scenarios). */
+export type ForcedFailure = { kind: 'envelope'; failure: EnvelopeFailure; message: string } | { kind: 'card'; failure: CardFailure; message: string };
+
+/** Everything an operation needs besides its request: the state, the policies, time and randomness. */
+export interface ServiceContext {
+  readonly state: ServiceState;
+  readonly callbacks: CallbackQueue;
+  /** The readings of the open points (policies.ts). */
+  readonly policies: ServicePolicies;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  readonly random: ServiceRandom;
+  /** Delay of a withdrawal's callback after its order, in milliseconds. */
+  readonly withdrawalDelayMs: number;
+  /** A new bizId for a closed card. */
+  bizId(): string;
+  /** A failure to answer once the request passed validation, before the state is read or changed; undefined: none. */
+  forced?(operation: OperationName): ForcedFailure | undefined;
+}
+
+/** A plain request (decrypted `data`, or card close's JSON body). */
+export type Plain = Record<string, ExactJson>;
+
+/** A refusal: the failure's code name, its message (the emulator's words) and the rules it names. */
+export interface Refusal<F extends string> {
+  ok: false;
+  failure: F;
+  message: string;
+  /** Rule ids the message may name as ` [A, B]` when it does not already (the MSW handlers do). */
+  rules: readonly string[];
+}
+
+/** Outcome of an order endpoint's operation: the plain result to seal, or a failure envelope. */
+export type EnvelopeOutcome = { ok: true; result: Plain } | Refusal<EnvelopeFailure>;
+
+/** Outcome of card close: the data of the success body, a card failure, or `forbidden` (a key of another merchant, ERR-403). */
+export type CardOutcome =
+  | { ok: true; merchant: MerchantId; result: { bizId: string; status: 'CLOSED' } }
+  | (Refusal<CardFailure | 'forbidden'> & { merchant?: MerchantId });
+
+/** A refusal with its rules. */
+export function refuse<F extends string>(failure: F, message: string, rules: readonly string[] = []): Refusal<F> {
+  return { ok: false, failure, message, rules };
+}
+
+/** Schema issues as one message: the first five, each with its rules. */
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  const shown = issues.slice(0, 5).map((issue) => `${issue.message}${issue.rules.length > 0 ? ` [${issue.rules.join(', ')}]` : ''}`);
+  return shown.join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
+}
+
+/**
+ * The schema's view turns a number a float cannot hold (1e999) into its text, which a `string`
+ * schema accepts; string fields are checked once more so a number never reaches the state.
+ */
+export function notStrings(plain: Plain, fields: readonly string[]): string | undefined {
+  const wrong = fields.filter((field) => typeof plain[field] !== 'string');
+  return wrong.length === 0 ? undefined : `${wrong.map((field) => `/${field}`).join(', ')} must be string`;
+}

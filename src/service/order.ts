@@ -1,0 +1,147 @@
+import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { validateSchema } from '../core/schemas.js';
+import type { EnvelopeFailure } from './codes.js';
+import { describeIssues, notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
+import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
+import { settleLeaseDebits } from './energy.js';
+import { acceptsWithdrawalSymbol, describeWithdrawalSymbols, shapeCallbackPayload } from './policies.js';
+import type { LeaseDebit, MerchantId, NewOrder, QueuedCallback } from './state.js';
+
+/** Base of surrogate tenant ids: a non-numeric tenantUserId gets 9e15 + n (below 2^53, ORDER-RES). */
+export const SURROGATE_TENANT_BASE = 9_000_000_000_000_000n;
+const JAVA_LONG_MAX = 9_223_372_036_854_775_807n;
+/** Longest energy lease, in hours (ORDER-EXPIRY; U-LIMITS). */
+export const MAX_EXPIRY_HOURS = 8760;
+/** Most transactions one energy lease may buy (ORDER-ENERGY-AMOUNT; U-LIMITS). */
+export const MAX_LEASE_TRANSACTIONS = 1_000_000_000_000n;
+
+/** The literal text of a JSON number or string (amounts, integers kept exact). */
+export function literal(value: ExactJson | undefined): string | undefined {
+  if (value instanceof LosslessNumber) return value.value;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * withdrawWithoutVerify (ORDER-*): the schema, the userId of the key's merchant, the symbol, the
+ * amount's digits (policies), a lease's transactions, expiry and energy (policy leaseDebit), a used
+ * callBackId (policy duplicateCallBackId); records the order and, for a withdrawal, queues its
+ * callback (type 3). The result echoes tenantUserId as an integer (surrogate ids for other text).
+ */
+export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId, plain: Plain): EnvelopeOutcome {
+  const issues = validateSchema('OrderRequest', plain);
+  if (issues.length > 0) {
+    const has = (rule: string) => issues.some((issue) => issue.rules.includes(rule));
+    const failure: EnvelopeFailure = has('ORDER-TENANT-TYPE') ? 'tenantType' : has('ORDER-EXPIRY') ? 'expiryHours' : has('ORDER-ENERGY-AMOUNT') ? 'energyAmount' : 'invalidRequest';
+    return refuse(failure, `invalid order: ${describeIssues(issues)}`);
+  }
+  const notText = notStrings(plain, ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr']);
+  if (notText) return refuse('invalidRequest', `invalid order: ${notText} [ORDER-FIELDS]`);
+  const userId = parseDecimal(literal(plain.userId) ?? '');
+  if (!userId || !isWholeDecimal(userId) || decimalToBigInt(userId) !== merchant) {
+    return refuse('userIdMismatch', `userId ${literal(plain.userId) ?? '?'} is not the userId of the merchant that owns this X-API-KEY`);
+  }
+  const symbol = plain.symbol as string;
+  const callBackId = plain.callBackId as string;
+  const tenantUserId = plain.tenantUserId as string;
+  const lease = symbol === 'ENERGY';
+  const { policies, state } = ctx;
+  if (!lease && !acceptsWithdrawalSymbol(policies, symbol)) {
+    return refuse('unsupportedSymbol', `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol this service pays out (${describeWithdrawalSymbols(policies)})`, ['ORDER-KIND']);
+  }
+  const amount = parseDecimal(literal(plain.amount) ?? '');
+  let expiryHours: number | undefined;
+  let leaseDebit: LeaseDebit | undefined;
+  if (lease) {
+    // ORDER-ENERGY-AMOUNT: the number of transactions, a whole number.
+    if (!amount || !isWholeDecimal(amount) || !isPositive(amount) || decimalToBigInt(amount) > MAX_LEASE_TRANSACTIONS) {
+      return refuse('energyAmount', `an ENERGY order's amount is the number of transactions: a whole number from 1 to ${MAX_LEASE_TRANSACTIONS}, not ${literal(plain.amount)}`, ['ORDER-ENERGY-AMOUNT']);
+    }
+    if (plain.expiryHours !== undefined) {
+      const hours = parseDecimal(literal(plain.expiryHours) ?? '');
+      if (!hours || !isWholeDecimal(hours) || !isPositive(hours) || decimalToBigInt(hours) > BigInt(MAX_EXPIRY_HOURS)) {
+        return refuse('expiryHours', `expiryHours must be a whole number from 1 to ${MAX_EXPIRY_HOURS}, not ${literal(plain.expiryHours)}`, ['ORDER-EXPIRY']);
+      }
+      expiryHours = Number(decimalToBigInt(hours));
+    }
+  } else if (!amount || !isPositive(amount) || integerDigits(amount) > policies.amountIntegerDigits || amount.scale > policies.amountFractionDigits) {
+    // U-LIMITS (policies amountIntegerDigits, amountFractionDigits): how many digits an amount may have.
+    return refuse('amount', `amount must be a decimal above 0 with at most ${policies.amountIntegerDigits} integer and ${policies.amountFractionDigits} fraction digits, not ${literal(plain.amount)}`);
+  }
+  const forced = ctx.forced?.('withdrawWithoutVerify');
+  if (forced?.kind === 'envelope') return refuse(forced.failure, forced.message);
+  if (lease) {
+    settleLeaseDebits(ctx);
+    const energy = state.energy(merchant);
+    const pending = state.pendingDebits.filter((debit) => debit.merchant === merchant).reduce((sum, debit) => sum + debit.cost, 0n);
+    // U-STATES (policy leaseDebit): the lease lowers the balance now, later, or never.
+    leaseDebit = { cost: decimalToBigInt(amount!) * (energy?.costPerTx ?? 1n), debit: policies.leaseDebit === 'now', pending };
+  }
+  const now = ctx.now();
+  const txid = lease ? undefined : ctx.random.hex(32);
+  const order: NewOrder = {
+    merchant,
+    callBackId,
+    kind: lease ? 'energy' : 'withdrawal',
+    tenantUserId,
+    symbol,
+    chain: plain.chainName as string,
+    toAddr: plain.toAddr as string,
+    amount: formatDecimal(amount as ExactDecimal),
+    createdAt: now,
+    ...(expiryHours === undefined ? {} : { expiryHours }),
+    ...(txid === undefined ? {} : { txid }),
+  };
+  const callback = txid === undefined ? undefined : withdrawalCallback(ctx, order, txid, now);
+  const stored = state.createOrder(order, leaseDebit, callback);
+  if (stored === 'duplicate') {
+    const first = state.order(merchant, callBackId);
+    // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
+    if (policies.duplicateCallBackId === 'replay' && first) return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
+    return refuse('duplicateCallBackId', `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`, ['ORDER-CALLBACK-ID']);
+  }
+  if (stored === 'insufficient') return refuse('insufficientEnergy', `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less`);
+  if (leaseDebit && policies.leaseDebit === 'later') state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
+  if (callback) ctx.callbacks.queued(callback);
+  return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, tenantUserId), id: callBackId } };
+}
+
+/**
+ * ORDER-RES types tenantUserId as an integer while the request types it as a string: a decimal
+ * string that fits a Java long is echoed as that integer, digit for digit; any other string gets a
+ * stable surrogate id (9e15 + n) kept in the state.
+ */
+export function tenantIdOf(ctx: Pick<ServiceContext, 'state'>, merchant: MerchantId, tenantUserId: string): LosslessNumber {
+  if (/^(0|[1-9]\d{0,18})$/.test(tenantUserId) && BigInt(tenantUserId) <= JAVA_LONG_MAX) return new LosslessNumber(tenantUserId);
+  return new LosslessNumber((SURROGATE_TENANT_BASE + BigInt(ctx.state.tenantNumber(merchant, tenantUserId))).toString());
+}
+
+/** The withdrawal callback (type 3) of an order, due after withdrawalDelayMs (CB-ID-WITHDRAW: txid). */
+function withdrawalCallback(ctx: ServiceContext, order: NewOrder, txid: string, now: number): QueuedCallback {
+  const trackingId = `wd-${ctx.random.hex(8)}`;
+  // U-CB-FIELDS (policies callbackAmount, callbackFieldNames): the amount's form and the fields' spelling.
+  const payload = shapeCallbackPayload<ExactJson>({
+    type: new LosslessNumber('3'),
+    trackingId,
+    tenantUserId: order.tenantUserId,
+    business: new LosslessNumber('0'),
+    txid,
+    callBackId: order.callBackId,
+    chain: order.chain,
+    symbol: order.symbol,
+    toAddress: order.toAddr,
+    // Exact amounts: the digits as a JSON number, never through a float.
+    amount: new LosslessNumber(order.amount),
+  }, ctx.policies, (text) => new LosslessNumber(text));
+  return {
+    trackingId,
+    merchant: order.merchant,
+    type: 3,
+    payload: stringifyExact(payload),
+    deliveries: 1,
+    concurrent: false,
+    fixedUuid: ctx.random.uuid(),
+    orderId: order.callBackId,
+    createdAt: now,
+    dueAt: now + ctx.withdrawalDelayMs,
+  };
+}
