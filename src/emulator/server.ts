@@ -69,7 +69,10 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     service = {
       state,
       callbacks: { queued: () => dispatcher.wake() },
-      policies: variant.policies ? variant.policies(config.policies) : config.policies,
+      // Read on every request: a test may switch the config's policies on a running emulator.
+      get policies() {
+        return variant.policies ? variant.policies(config.policies) : config.policies;
+      },
       now,
       random,
       withdrawalDelayMs: config.callbacks.withdrawalDelayMs,
