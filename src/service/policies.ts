@@ -1,14 +1,15 @@
 /**
- * The emulator's readings of the points the interface leaves open (the U-* rules of rules.md). Each
- * reading is a named policy set in emulator.yaml under `policies:`; the defaults are the emulator's
- * historical behaviour. Business code asks the policy, never a scattered flag, so any legal reading
- * can be tried against the suites (test/service-policies.test.ts runs them all).
+ * The service's readings of the points the interface leaves open (the U-* rules of rules.md). Each
+ * reading is a named policy; the emulator reads them from emulator.yaml under `policies:`
+ * (resolvePolicies), the MSW handlers run the defaults, which are the emulator's historical
+ * behaviour. Business code asks the policy, never a scattered flag, so any legal reading can be
+ * tried against the suites (test/service-policies.test.ts runs them all).
  */
 
 /** A fixed set of allowed withdrawal symbols (U-LIMITS), as opposed to a pattern or anything. */
 export type SymbolList = readonly string[];
 
-/** The emulator's policies: one per open point it decides. */
+/** The service's policies: one per open point it decides. */
 export interface ServicePolicies {
   /** U-STATES: `on` closes only registered cards (config or control API); `off` closes any well-formed card once. */
   cardRegistry: 'on' | 'off';

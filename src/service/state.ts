@@ -103,7 +103,7 @@ export interface ServiceState {
   createOrder(order: NewOrder, lease: LeaseDebit | undefined, callback: QueuedCallback | undefined): CreateOrderOutcome;
   /** A recorded order. */
   order(merchant: MerchantId, callBackId: string): { tenantUserId: string } | undefined;
-  /** A stable number n ≥ 1 for a tenantUserId that is not a decimal integer (surrogate id 9e15 + n, ORDER-RES). */
+  /** A number n ≥ 1 for a tenantUserId that is not a decimal integer (surrogate id 9e15 + n, ORDER-RES): stable and distinct per tenant, not necessarily dense. */
   tenantNumber(merchant: MerchantId, tenantUserId: string): number;
   /** Closes a card: a reused serial first (when checked), then the card's registration and status. */
   closeCard(close: CardClose): CloseOutcome;
