@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { RsaKey } from '../crypto/keys.js';
-import type { ServiceContext } from '../service/context.js';
+import type { ServiceContext, ServiceRandom } from '../service/context.js';
 import type { ServiceOperations } from '../service/operations.js';
 import type { ApiKeyIndex } from './api-keys.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
@@ -11,11 +11,7 @@ import type { EmulatorVariant } from './variant.js';
 export type EmulatorClock = () => number;
 
 /** Randomness of the emulator (requestUUIDs, txids, ids); injected so tests can pin it. */
-export interface EmulatorRandom {
-  uuid(): string;
-  /** `bytes` random bytes as lower-case hex. */
-  hex(bytes: number): string;
-}
+export type EmulatorRandom = ServiceRandom;
 
 /** node:crypto randomness. */
 export const cryptoRandom: EmulatorRandom = {

@@ -2,6 +2,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendJson } from '../core/http-io.js';
 import { createWebServer } from '../net/server-tls.js';
+import type { ServiceContext } from '../service/context.js';
+import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { ApiKeyIndex } from './api-keys.js';
 import { CARD_CLOSE_PATH, sendCardFailure, serveCardClose } from './card-close.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
@@ -12,8 +14,6 @@ import { sendFailure, sendNotFound, whyOf } from './envelope.js';
 import { ORDER_PATHS, serveOrderEndpoint, type OrderEndpoint } from './order-endpoints.js';
 import { openEmulatorStore, storeServiceState } from './store.js';
 import type { EmulatorVariant } from './variant.js';
-import type { ServiceContext } from '../service/context.js';
-import { SERVICE_OPERATIONS } from '../service/operations.js';
 
 /** Options of {@link startEmulator}; everything but the config is optional. */
 export interface StartEmulatorOptions {
@@ -69,13 +69,15 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     service = {
       state,
       callbacks: { queued: () => dispatcher.wake() },
-      // Read on every request: a test may switch the config's policies on a running emulator.
+      // Read on every request, as before the service had its own layer: a test may change the config of a running emulator.
       get policies() {
         return variant.policies ? variant.policies(config.policies) : config.policies;
       },
+      get withdrawalDelayMs() {
+        return config.callbacks.withdrawalDelayMs;
+      },
       now,
       random,
-      withdrawalDelayMs: config.callbacks.withdrawalDelayMs,
       bizId: () => `biz-${random.hex(8)}`,
     };
     if (variant.operations) operations = variant.operations(SERVICE_OPERATIONS, { state, merchants: config.merchants.map((m) => BigInt(m.userId)) });
