@@ -1,8 +1,8 @@
-import { stringifyExact } from '../core/exact-json.js';
-import { idempotencyOf, keyFieldsText } from './docs-callback-page.js';
-import type { DocsContext } from './docs-context.js';
-import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './docs-model.js';
-import { isNode } from './docs-schema.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import { idempotencyOf, keyFieldsText } from './callback-page.js';
+import type { DocsContext } from './context.js';
+import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './model.js';
+import { isNode } from '../../spec/document.js';
 
 /** Fields every payload carries; the per-type table lists the others. */
 const COMMON = new Set(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business']);

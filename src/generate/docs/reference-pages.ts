@@ -1,9 +1,10 @@
-import { stringifyExact } from '../core/exact-json.js';
-import { answerBlocks, idempotencyOf, keyFieldsText } from './docs-callback-page.js';
-import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './docs-context.js';
-import { businessFailures } from './docs-endpoint-page.js';
-import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './docs-model.js';
-import { isNode, literal, rulesOf, union } from './docs-schema.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import { answerBlocks, idempotencyOf, keyFieldsText } from './callback-page.js';
+import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './context.js';
+import { businessFailures } from './endpoint-page.js';
+import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './model.js';
+import { isNode, literal, rulesOf } from '../../spec/document.js';
+import { union } from './schema-view.js';
 
 /** The anchor of a check's row on the traceability page. */
 export const checkAnchor = (id: string): string => `check-${id}`;
