@@ -56,12 +56,8 @@ const TXID = '9f2c4e0b7d1a3c5e8f6b2d4a0c9e7f1b3d5a8c6e4f2b0d9a7c5e3f1b8d6a4c2e';
 const CALLBACK_ID = 'wd-2026-11-23-000042';
 const ORDER_AMOUNT = new LosslessNumber('100.5');
 
-/**
- * The callback types of the interface (design.md "Callback payloads"; the spec's CallbackPayload
- * dispatch): the only list of them in the toolkit. Adding a type is one schema and dispatch entry
- * in the spec plus one entry here.
- */
-export const CALLBACK_TYPE_TABLE = [
+/** The built-in entries, kept literal so {@link CALLBACK_TYPES} knows each id's type. */
+const BUILT_IN = [
   {
     type: 1,
     id: 'deposit',
@@ -134,9 +130,16 @@ export const CALLBACK_TYPE_TABLE = [
   },
 ] as const satisfies CallbackTypeTable;
 
+/**
+ * The callback types of the interface (design.md "Callback payloads"; the spec's CallbackPayload
+ * dispatch): the only list of them in the toolkit. Adding a type is one schema and dispatch entry
+ * in the spec plus one entry here.
+ */
+export const CALLBACK_TYPE_TABLE: CallbackTypeTable = BUILT_IN;
+
 /** The built-in types by identifier: `CALLBACK_TYPES.deposit` is 1. */
-export const CALLBACK_TYPES = Object.fromEntries(CALLBACK_TYPE_TABLE.map((entry) => [entry.id, entry.type])) as {
-  readonly [E in (typeof CALLBACK_TYPE_TABLE)[number] as E['id']]: E['type'];
+export const CALLBACK_TYPES = Object.fromEntries(BUILT_IN.map((entry) => [entry.id, entry.type])) as {
+  readonly [E in (typeof BUILT_IN)[number] as E['id']]: E['type'];
 };
 
 /** The entry of `type`, undefined when the table has none. */
