@@ -121,6 +121,8 @@ export interface DocsContext {
   coverage: Map<string, Coverage[]>;
   endpoints: Endpoint[];
   callbacks: CallbackType[];
+  /** The callback type table the callbacks are named from. */
+  callbackTable: CallbackTypeTable;
   /** Every x-unspecified of the spec, located. */
   unspecified: UnspecifiedPoint[];
   demo: { key: RsaPrivateKey; profile: CryptoProfile; engine?: RsaEngine; bits: number; fingerprint: string; publicPem: string; privatePem: string };
@@ -147,6 +149,7 @@ export function createContext(source: SpecSource, rules: Rule[], suites: readonl
     coverage: coverageOf(suites),
     endpoints: endpointsOf(model),
     callbacks: callbackTypesOf(model, options.callbackTypes ?? CALLBACK_TYPE_TABLE),
+    callbackTable: options.callbackTypes ?? CALLBACK_TYPE_TABLE,
     unspecified: unspecifiedPointsOf(document),
     demo: {
       key,

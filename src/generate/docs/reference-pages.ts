@@ -82,14 +82,8 @@ function count(ctx: DocsContext, severity: string): number {
 /** The emulator's control API, listed for completeness: it is not part of the interface. */
 function controlApi(ctx: DocsContext): Block[] {
   const rows: Row[] = [];
-  for (const [path, item] of Object.entries(isNode(ctx.document.paths) ? ctx.document.paths : {})) {
-    if (!isNode(item)) continue;
-    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
-      const operation = item[method];
-      if (isNode(operation) && Array.isArray(operation.tags) && operation.tags.includes('control')) {
-        rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(String(operation.summary ?? ''))]] });
-      }
-    }
+  for (const { method, path, node, control } of ctx.spec.model.operations()) {
+    if (control) rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(String(node.summary ?? ''))]] });
   }
   if (rows.length === 0) return [];
   return [
