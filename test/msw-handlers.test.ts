@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
 import { SpecError } from '../src/core/errors.js';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../src/core/exact-json.js';
 import { DEFAULT_PROFILE, resolveProfile, type CryptoProfile } from '../src/core/profile.js';
@@ -12,8 +13,8 @@ import { openJson, sealBytes, sealJson } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaKey } from '../src/crypto/keys.js';
 import { CARD_ERROR_CODES, ENVELOPE_CODES } from '../src/service/codes.js';
-import { generateMswHandlers, mswEndpointTable } from '../src/generate/msw-handlers.js';
-import { parseSpec, type SpecSource } from '../src/generate/spec-document.js';
+import { generateMswHandlers, mswEndpointTable } from '../src/generate/codegen/msw-handlers.js';
+import { parseSpec, type SpecSource } from '../src/spec/document.js';
 import {
   createWalletHandlers,
   createWalletMock,
@@ -480,11 +481,11 @@ describe('the generator', () => {
   type Node = Record<string, unknown>;
   /** The object at `path` inside a spec document. */
   const at = (node: unknown, ...path: string[]): Node => path.reduce<unknown>((current, key) => (current as Node)[key], node) as Node;
-  /** The spec with its document changed by `edit` (on a deep copy). */
+  /** The spec with its document changed by `edit` (on a deep copy), loaded again from its YAML text as any spec is. */
   const edited = (edit: (document: Node) => unknown): SpecSource => {
     const document = structuredClone(spec.document) as unknown as Node;
     edit(document);
-    return { ...spec, document: document as unknown as SpecSource['document'] };
+    return parseSpec(stringifyYaml(document));
   };
   const contentsOf = (source: SpecSource): string => generateMswHandlers(source)[0]!.contents;
 

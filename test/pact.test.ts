@@ -6,9 +6,9 @@ import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../src/core/package-paths.js';
 import { validateSchema } from '../src/core/schemas.js';
 import { faultyVariant, type EmulatorFault } from './fixtures/emulator-faults.js';
-import { PACT_DIR } from '../src/generate/pact-contract.js';
-import { verifyPacts, type PactVerification } from '../src/generate/pact-verifier.js';
-import { parseSpec } from '../src/generate/spec-document.js';
+import { PACT_DIR } from '../src/generate/pact/contract.js';
+import { verifyPacts, type PactVerification } from '../src/generate/pact/verifier.js';
+import { parseSpec } from '../src/spec/document.js';
 import { runCliAsync } from './support/cli.js';
 
 const spec = parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'spec/wallet-api.yaml');

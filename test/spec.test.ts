@@ -8,7 +8,7 @@ import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../src/core/package-paths.j
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { isSchemaName, validateSchema, type SchemaName } from '../src/core/schemas.js';
 import { generateAll } from '../src/generate/all.js';
-import { componentSchemas, parseSpec } from '../src/generate/spec-document.js';
+import { componentSchemas, parseSpec } from '../src/spec/document.js';
 import { lintOpenApi, lintToolkitRules } from '../src/generate/spec-lint.js';
 import { ROOT, runCli } from './support/cli.js';
 

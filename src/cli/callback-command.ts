@@ -4,6 +4,7 @@ import type { RsaPrivateKey } from '../crypto/keys.js';
 import { makeStrangerKeys } from '../runner/context.js';
 import { runDelivery } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
+import { CALLBACK_TYPE_TABLE, callbackTypeNumbers } from '../spec/callback-types.js';
 import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
@@ -49,7 +50,7 @@ export function registerCallbackCommand(program: Command): void {
     .option('--api-key <key>', secretHelp('apiKey', 'X-API-KEY to send (required)'))
     .option('--api-key-file <file>', secretFileHelp('apiKey'))
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
-    .requiredOption('--type <n>', 'callback type: 1 deposit, 2 withdrawal request, 3 withdrawal, 4 address, 5 invalid address, 6 not enough money, 7 not enough hot money')
+    .requiredOption('--type <n>', `callback type: ${CALLBACK_TYPE_TABLE.map((entry) => `${entry.type} ${entry.name}`).join(', ')}`)
     .option('--field <key=value>', 'set a payload field (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--deliveries <n>', 'deliver the identical event this many times (fresh requestUUID each)', '1')
     .option('--concurrent', 'send the deliveries at the same moment')
@@ -57,7 +58,8 @@ export function registerCallbackCommand(program: Command): void {
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: SendFlags, command: Command) => {
       const flags = settleFlags<SendFlags>(command, { sections: ['merchant'], aliases: { callbackUrl: 'url' }, secrets: { apiKey: true }, required: ['url', 'privateKey'] });
-      const type = parseInteger(flags.type, '--type', { min: 1, max: 7 });
+      const types = callbackTypeNumbers();
+      const type = parseInteger(flags.type, '--type', { min: types[0]!, max: types.at(-1)! });
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
       warnUnknownFields(type, Object.keys(fields));

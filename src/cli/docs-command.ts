@@ -37,7 +37,7 @@ export function registerDocsCommand(program: Command): void {
       const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
       const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));
       const key = (flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })) as RsaPrivateKey;
-      const { generateDocs, DOCS_INDEX } = await import('../generate/docs.js');
+      const { generateDocs, DOCS_INDEX } = await import('../generate/docs/site.js');
       const files = generateDocs(spec, rules, suites, {
         checks: CHECKS,
         demo: { key, profile: loadProfile(flags.profile) },

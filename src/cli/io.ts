@@ -5,8 +5,8 @@ import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { parseProfileYaml, DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
 import type { KeyHalf } from '../core/profile.js';
-import { parseSpec, type SpecSource } from '../generate/spec-document.js';
-import type { GeneratedFile } from '../generate/validators.js';
+import { parseSpec, type SpecSource } from '../spec/document.js';
+import type { GeneratedFile } from '../generate/generated-file.js';
 
 /** Reads a file for the user, turning ENOENT and friends into one clear line. */
 export function readUserFile(path: string, what: string): Buffer {

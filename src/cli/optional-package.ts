@@ -27,7 +27,7 @@ export function isMissingPackage(error: unknown, name: string): boolean {
  * Loads a module of the toolkit that imports an optional peer package; when that package is not
  * installed, one line that names it and the command that needs it (exit 2), never a stack trace.
  *
- * @example const { verifyPacts } = await withOptionalPackage('@pact-foundation/pact', 'pact verify', () => import('../generate/pact-verifier.js'));
+ * @example const { verifyPacts } = await withOptionalPackage('@pact-foundation/pact', 'pact verify', () => import('../generate/pact/verifier.js'));
  */
 export async function withOptionalPackage<T>(name: OptionalPackage, command: string, load: () => Promise<T>): Promise<T> {
   try {

@@ -68,7 +68,7 @@ export function registerPactCommand(program: Command): void {
     .option('--out <dir>', 'folder the generated paths are relative to (spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a pact file is missing or stale')
     .action(async (flags: GenerateFlags) => {
-      const { generatePactFiles } = await withOptionalPackage('@pact-foundation/pact', 'pact generate', () => import('../generate/pact-files.js'));
+      const { generatePactFiles } = await withOptionalPackage('@pact-foundation/pact', 'pact generate', () => import('../generate/pact/files.js'));
       if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0) process.exitCode = 1;
     });
   addNetworkOptions(pact.command('verify'), { runTimeout: false })
@@ -120,7 +120,7 @@ export function registerPactCommand(program: Command): void {
       const network = networkFromFlags(flags);
       await assertReachable(baseUrl, '--base-url');
       if (cardBaseUrl !== baseUrl) await assertReachable(cardBaseUrl, '--card-base-url');
-      const { verifyPacts } = await withOptionalPackage('@pact-foundation/pact', 'pact verify', () => import('../generate/pact-verifier.js'));
+      const { verifyPacts } = await withOptionalPackage('@pact-foundation/pact', 'pact verify', () => import('../generate/pact/verifier.js'));
       // HTTPS and proxies: the Pact verifier reaches the target through loopback relays on our network layer.
       const endpoints = await pactEndpoints(baseUrl, cardBaseUrl, network);
       const result = await verifyPacts({

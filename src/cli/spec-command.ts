@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
-import { parseSpec } from '../generate/spec-document.js';
+import { parseSpec } from '../spec/document.js';
 import { readUserFile } from './io.js';
 import { withOptionalPackage } from './optional-package.js';
 

@@ -1,11 +1,9 @@
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
+import { CALLBACK_TYPE_TABLE, callbackPayload, callbackTypeEntry, otherCallbackType, type CallbackTypeTable } from '../spec/callback-types.js';
 import type { EmulatorRandom } from './context.js';
 
-/** Callback types of design.md: 1 deposit … 7 not enough hot money. */
-export type CallbackType = 1 | 2 | 3 | 4 | 5 | 6 | 7;
-
-/** trackingId prefixes per type, so a log line says what an event is. */
-const PREFIX: Readonly<Record<CallbackType, string>> = { 1: 'dep', 2: 'wrq', 3: 'wd', 4: 'adr', 5: 'iad', 6: 'nem', 7: 'nhm' };
+/** A callback type (`type` of the payload): one of the callback type table's. */
+export type CallbackType = number;
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -17,34 +15,26 @@ function tronAddress(random: EmulatorRandom): string {
   return out;
 }
 
-/** A new trackingId for an event of `type` (stable across its deliveries, CB-ID-OTHER). */
-export function newTrackingId(type: CallbackType, random: EmulatorRandom): string {
-  return `${PREFIX[type]}-${random.hex(8)}`;
+/** A new trackingId for an event of `type` (stable across its deliveries, CB-ID-OTHER); its prefix says the type. */
+export function newTrackingId(type: CallbackType, random: EmulatorRandom, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): string {
+  return `${(callbackTypeEntry(type, table) ?? otherCallbackType(type)).trackingPrefix}-${random.hex(8)}`;
 }
 
 /**
- * The default payload of a callback type, without requestUUID (set per delivery, CB-UUID). Fields
- * follow the spec's CallbackPayload model (U-CB-FIELDS): deposits carry the amount as a decimal
- * string, withdrawals as an exact JSON number.
+ * The default payload of a callback type, without requestUUID (set per delivery, CB-UUID): the
+ * callback type table's fields and example values (`table`, default the built-in one), with fresh
+ * random ids, transaction hashes and addresses. Fields follow the spec's CallbackPayload model
+ * (U-CB-FIELDS).
  *
  * @example defaultCallbackPayload(1, 'dep-1', cryptoRandom).txid.length // 64
  */
-export function defaultCallbackPayload(type: CallbackType, trackingId: string, random: EmulatorRandom): Record<string, ExactJson> {
-  const common = { type: new LosslessNumber(String(type)), trackingId, tenantUserId: '10001', business: new LosslessNumber('0') };
+export function defaultCallbackPayload(type: CallbackType, trackingId: string, random: EmulatorRandom, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): Record<string, ExactJson> {
   const callBackId = `cb-${random.hex(8)}`;
-  switch (type) {
-    case 1:
-      return { ...common, txid: random.hex(32), chain: 'TRON', symbol: 'USDT', toAddress: tronAddress(random), fromAddress: tronAddress(random), amount: '250.000001', txIndex: new LosslessNumber('0') };
-    case 2:
-      return { ...common, callBackId, chain: 'TRON', symbol: 'USDT', toAddress: tronAddress(random), amount: new LosslessNumber('100.5') };
-    case 3:
-      return { ...common, txid: random.hex(32), callBackId, chain: 'TRON', symbol: 'USDT', toAddress: tronAddress(random), amount: new LosslessNumber('100.5') };
-    case 4:
-      return { ...common, chain: 'TRON', address: tronAddress(random) };
-    case 5:
-      return { ...common, callBackId, chain: 'TRON', address: tronAddress(random) };
-    case 6:
-    case 7:
-      return { ...common, callBackId, chain: 'TRON', symbol: 'USDT', amount: '99999.5' };
-  }
+  const address = () => tronAddress(random);
+  // Values are drawn in field order, so a seeded random source gives the same payload every time.
+  return callbackPayload(
+    callbackTypeEntry(type, table) ?? otherCallbackType(type),
+    { trackingId, tenantUserId: '10001', business: new LosslessNumber('0') },
+    { callBackId, txid: () => random.hex(32), toAddress: address, fromAddress: address, address },
+  );
 }

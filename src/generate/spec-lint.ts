@@ -1,7 +1,7 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { Rule } from '../core/rules.js';
-import { componentSchemas, walkJson, type SpecSource } from './spec-document.js';
-import { createAjv, schemaBundle } from './validators.js';
+import { componentSchemas, walkJson, type SpecSource } from '../spec/document.js';
+import { createAjv, schemaBundle } from './codegen/validators.js';
 
 /** One problem found in the spec. */
 export interface LintProblem {

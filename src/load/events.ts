@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { CALLBACK_TYPES, idempotencyKey } from '../merchant/idempotency.js';
+import { idempotencyKey } from '../merchant/idempotency.js';
+import { CALLBACK_TYPES, callbackPayload, callbackTypeEntry, callbackTypeNumbers, otherCallbackType } from '../spec/callback-types.js';
 
 /** One generated event of a storm: its payload without requestUUID (set per delivery, CB-UUID). */
 export interface StormEvent {
@@ -16,8 +17,8 @@ export interface StormEvent {
 const ADDRESSES = ['TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7'];
 const SYMBOLS = ['USDT', 'USDC', 'TRX'];
 
-/** The callback types a storm can generate: all of design.md's. */
-export const STORM_TYPES: readonly number[] = Object.values(CALLBACK_TYPES);
+/** The callback types a storm can generate: all of the callback type table's. */
+export const STORM_TYPES: readonly number[] = callbackTypeNumbers();
 
 /**
  * N distinct events of the given types, in a fixed rotation, with realistic fields (design.md's
@@ -47,32 +48,26 @@ export function generateEvents(count: number, types: readonly number[]): StormEv
   return events;
 }
 
+/** One event of `type` (the callback type table's fields) with values varying by `index`. */
 function payloadOf(type: number, index: number): Record<string, ExactJson> {
   const common: Record<string, ExactJson> = {
-    type: new LosslessNumber(String(type)),
     trackingId: `load-${randomUUID()}`,
     tenantUserId: `u-${10_000 + (index % 997)}`,
     business: new LosslessNumber('0'),
   };
-  const txid = randomBytes(32).toString('hex');
-  const callBackId = `load-${randomUUID()}`;
   // Amounts a float would round: the merchant must keep every digit (the probe shows it).
   const amount = new LosslessNumber(`${1 + (index % 99_999)}${String(index).padStart(12, '0')}.${String(index * 7919 % 1_000_000).padStart(6, '0')}123`);
-  const chain = 'TRON';
-  const symbol = SYMBOLS[index % SYMBOLS.length]!;
   const toAddress = ADDRESSES[index % ADDRESSES.length]!;
-  switch (type) {
-    case CALLBACK_TYPES.deposit:
-      return { ...common, txid, chain, symbol, toAddress, fromAddress: ADDRESSES[(index + 2) % ADDRESSES.length]!, amount, txIndex: new LosslessNumber(String(index % 3)) };
-    case CALLBACK_TYPES.withdrawalRequest:
-      return { ...common, callBackId, chain, symbol, toAddress, amount };
-    case CALLBACK_TYPES.withdrawal:
-      return { ...common, txid, callBackId, chain, symbol, toAddress, amount };
-    case CALLBACK_TYPES.address:
-      return { ...common, chain, address: toAddress };
-    case CALLBACK_TYPES.invalidAddress:
-      return { ...common, callBackId, chain, address: `${toAddress.slice(0, -1)}X` };
-    default:
-      return { ...common, callBackId, chain, symbol, amount };
-  }
+  return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, {
+    txid: randomBytes(32).toString('hex'),
+    callBackId: `load-${randomUUID()}`,
+    chain: 'TRON',
+    symbol: SYMBOLS[index % SYMBOLS.length]!,
+    toAddress,
+    fromAddress: ADDRESSES[(index + 2) % ADDRESSES.length]!,
+    // An address event names the storm's address; an invalid one a mangled copy of it.
+    address: (entry) => (entry.type === CALLBACK_TYPES.invalidAddress ? `${toAddress.slice(0, -1)}X` : toAddress),
+    amount,
+    txIndex: new LosslessNumber(String(index % 3)),
+  });
 }

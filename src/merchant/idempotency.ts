@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
-import { callbackField } from '../core/callback-fields.js';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
+import { CALLBACK_TYPE_TABLE, CALLBACK_TYPES, callbackField, callbackTypeEntry, eventKey, type CallbackTypeTable } from '../spec/callback-types.js';
 
-/** Callback `type` values of design.md ("Callback payloads"). */
-export const CALLBACK_TYPES = {
-  deposit: 1,
-  withdrawalRequest: 2,
-  withdrawal: 3,
-  address: 4,
-  invalidAddress: 5,
-  notEnoughMoney: 6,
-  notEnoughHotMoney: 7,
-} as const;
+/** Callback `type` values by name (the callback type table's). */
+export { CALLBACK_TYPES };
 
 /** Which rule an idempotency key follows: CB-ID-DEPOSIT, CB-ID-WITHDRAW or CB-ID-OTHER. */
 export type IdempotencyKind = 'deposit' | 'withdrawal' | 'event';
@@ -20,16 +12,18 @@ export type IdempotencyKind = 'deposit' | 'withdrawal' | 'event';
 export type CallbackPayload = Readonly<Record<string, unknown>>;
 
 /**
- * The idempotency key of a callback (CB-ONCE). Never derived from `requestUUID`, which changes on
- * every delivery (CB-UUID).
+ * The idempotency key of a callback (CB-ONCE), made as its type's entry in the callback type table
+ * says. Never derived from `requestUUID`, which changes on every
+ * delivery (CB-UUID).
  *
  * - type 1, deposit (CB-ID-DEPOSIT): `deposit:<sha256 hex>` over the JSON array text
  *   `[txid, chain, symbol, toAddress]` (values as received, numbers exact). JSON array encoding is
  *   unambiguous (quotes and separators are escaped), so no two field tuples share a key, and
  *   wrapped-contract twins (same txid, another toAddress or symbol) stay apart.
  * - type 3, withdrawal (CB-ID-WITHDRAW): `withdrawal:<txid>`; the txid is globally unique.
- * - every other type (CB-ID-OTHER): `event:<type>:<JSON array [trackingId, callBackId]>`, the
- *   missing callBackId of an event without an order written as `null`.
+ * - every other type, and a type the table does not know (CB-ID-OTHER):
+ *   `event:<type>:<JSON array [trackingId, callBackId]>`, the missing callBackId of an event
+ *   without an order written as `null`.
  *
  * `txId` and `chainName` (the provider's documented spelling) are read as `txid` and `chain`
  * (U-CB-FIELDS), so one event keeps one key whichever spelling a delivery carries.
@@ -39,16 +33,31 @@ export type CallbackPayload = Readonly<Record<string, unknown>>;
  * @example idempotencyKey({ type: 3, txid: 'ab12', requestUUID: 'r-1' }) // 'withdrawal:ab12'
  */
 export function idempotencyKey(payload: CallbackPayload): string {
+  return keyOf(payload, CALLBACK_TYPE_TABLE);
+}
+
+/**
+ * The idempotency key function of another callback type table (one that adds a type): keys of the
+ * built-in types are those of {@link idempotencyKey}.
+ *
+ * @example idempotencyKeyOf([...CALLBACK_TYPE_TABLE, type8])({ type: 8, refundId: 'r-1', … })
+ */
+export function idempotencyKeyOf(table: CallbackTypeTable): (payload: CallbackPayload) => string {
+  return (payload) => keyOf(payload, table);
+}
+
+function keyOf(payload: CallbackPayload, table: CallbackTypeTable): string {
   const type = callbackType(payload);
-  if (type === CALLBACK_TYPES.deposit) {
-    const tuple = ['txid', 'chain', 'symbol', 'toAddress'].map((field) => required(payload, field, 'a deposit (CB-ID-DEPOSIT)'));
-    return `deposit:${createHash('sha256').update(stringifyExact(tuple)).digest('hex')}`;
+  const recipe = callbackTypeEntry(type, table)?.key ?? eventKey(type);
+  const values = recipe.fields.map((field) => required(payload, field, recipe.subject));
+  switch (recipe.form) {
+    case 'digest':
+      return `${recipe.prefix}:${createHash('sha256').update(stringifyExact(values)).digest('hex')}`;
+    case 'value':
+      return `${recipe.prefix}:${text(values[0])}`;
+    case 'tuple':
+      return `${recipe.prefix}:${stringifyExact([...values, ...(recipe.optional ?? []).map((field) => callbackField(payload, field) ?? null)])}`;
   }
-  if (type === CALLBACK_TYPES.withdrawal) {
-    return `withdrawal:${text(required(payload, 'txid', 'a withdrawal (CB-ID-WITHDRAW)'))}`;
-  }
-  const trackingId = required(payload, 'trackingId', `a type ${type} callback (CB-ID-OTHER)`);
-  return `event:${type}:${stringifyExact([trackingId, payload.callBackId ?? null])}`;
 }
 
 /** The integer `type` of a payload; a TypeError when it has none. */

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { SPEC_PATH } from '../core/package-paths.js';
-import { followLocalRef, parseSpec } from '../generate/spec-document.js';
+import { followLocalRef } from '../spec/document.js';
+import { packagedSpec } from '../spec/packaged.js';
 
 /** A JSON Schema node of the spec (OpenAPI 3.1 schema object). */
 export type SchemaNode = Record<string, unknown>;
@@ -27,12 +26,9 @@ export interface DeriveOptions {
   strings?: StringFlavour;
 }
 
-let specDocument: unknown;
-
-/** The parsed spec (read once from the installed package's spec/wallet-api.yaml). */
+/** The parsed spec (read once from the installed package's spec/wallet-api.yaml), plain numbers. */
 export function specDocumentOnce(): unknown {
-  specDocument ??= parseSpec(readFileSync(SPEC_PATH, 'utf8')).document;
-  return specDocument;
+  return packagedSpec().document;
 }
 
 /** A component schema of the spec by name. */

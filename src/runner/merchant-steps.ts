@@ -3,27 +3,22 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
+import { callbackPayload, callbackTypeEntry, otherCallbackType, type CallbackTypeEntry } from '../spec/callback-types.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
 import { currentNetwork, send, sendJsonRequest } from './http-client.js';
 import type { DeliverStep } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
 import type { MerchantTarget } from './types.js';
 
-/** The callback payload model of design.md (U-CB-FIELDS): fields of each type, before overrides. */
+/**
+ * The default payload of a callback type (the callback type table's fields and example values,
+ * U-CB-FIELDS), before overrides: fresh ids and txid, and every amount that the table gives as an
+ * exact number the 20-digit `12345678901234567890.123`, which a float would round.
+ */
 export function defaultPayload(type: number, tenantUserId = 'u-20931'): Record<string, ExactJson> {
-  const common: Record<string, ExactJson> = { type: new LosslessNumber(String(type)), requestUUID: '', trackingId: `wc-${randomUUID()}`, tenantUserId, business: new LosslessNumber('0') };
-  const txid = randomBytes(32).toString('hex');
-  const callBackId = `wc-${randomUUID()}`;
-  const amount = new LosslessNumber('12345678901234567890.123');
-  const order = { callBackId, chain: 'TRON', symbol: 'USDT', toAddress: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount };
-  switch (type) {
-    case 1: return { ...common, txid, chain: 'TRON', symbol: 'USDT', toAddress: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', fromAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount: '250.000001', txIndex: new LosslessNumber('0') };
-    case 2: return { ...common, ...order };
-    case 3: return { ...common, txid, ...order };
-    case 4: return { ...common, chain: 'TRON', address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE' };
-    case 5: return { ...common, callBackId, chain: 'TRON', address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLX' };
-    default: return { ...common, callBackId, chain: 'TRON', symbol: 'USDT', amount: new LosslessNumber('99999.5') };
-  }
+  const common: Record<string, ExactJson> = { requestUUID: '', trackingId: `wc-${randomUUID()}`, tenantUserId, business: new LosslessNumber('0') };
+  const amount = (entry: CallbackTypeEntry): ExactJson => (entry.example.amount instanceof LosslessNumber ? new LosslessNumber('12345678901234567890.123') : (entry.example.amount ?? null));
+  return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, { txid: randomBytes(32).toString('hex'), callBackId: `wc-${randomUUID()}`, amount });
 }
 
 /** Named events of a case, for redeliveries (`same`) and wrapped-contract twins (`twin`). */

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { stringifyExact } from '../core/exact-json.js';
-import { DEFAULT_PROFILE, type CryptoProfile, type Direction, type KeyHalf } from '../core/profile.js';
-import type { Rule } from '../core/rules.js';
-import { halfFor, sealJson } from '../crypto/codec.js';
-import { publicHalf, type RsaPrivateKey } from '../crypto/keys.js';
-import type { RsaEngine } from '../crypto/rsa-engine.js';
-import { anchorsOf, badge, c, join, link, linksOf, prose, ruleAnchor, t, type Block, type ExampleBlock, type Page, type Panel, type Row, type Text, type Tone } from './docs-model.js';
-import { exactDocument, isNode, rulesOf, SpecModel, unspecifiedOf, union, type Condition, type Node, type ObjectView, type UnspecifiedPoint } from './docs-schema.js';
-import { walkJson, type SpecSource } from './spec-document.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import { DEFAULT_PROFILE, type CryptoProfile, type Direction, type KeyHalf } from '../../core/profile.js';
+import type { Rule } from '../../core/rules.js';
+import { halfFor, sealJson } from '../../crypto/codec.js';
+import { publicHalf, type RsaPrivateKey } from '../../crypto/keys.js';
+import type { RsaEngine } from '../../crypto/rsa-engine.js';
+import { anchorsOf, badge, c, join, link, linksOf, prose, ruleAnchor, t, type Block, type ExampleBlock, type Page, type Panel, type Row, type Text, type Tone } from './model.js';
+import { CALLBACK_TYPE_TABLE, callbackTypeEntry, type CallbackTypeTable } from '../../spec/callback-types.js';
+import { isNode, rulesOf, walkJson, type Node, type SpecSource } from '../../spec/document.js';
+import { specModel, type SpecModel } from '../../spec/model.js';
+import { SchemaView, unspecifiedOf, union, type Condition, type ObjectView, type UnspecifiedPoint } from './schema-view.js';
 
 /** A registered check, as the docs need it (the runner's CHECKS registry fits). */
 export interface DocsCheck {
@@ -62,6 +64,8 @@ export interface DocsOptions {
   cardErrors?: readonly DocsCardError[];
   /** The reference merchant's idempotency key, shown for each callback example. */
   idempotencyKey?: (payload: Record<string, unknown>) => string;
+  /** The callback types' names (default: the built-in table). */
+  callbackTypes?: CallbackTypeTable;
 }
 
 /** One case expectation that judges a rule: rule → check → suite/case. */
@@ -108,7 +112,7 @@ export interface ExampleRecord {
 /** Every default resolved once: the one object each page builder reads. */
 export interface DocsContext {
   source: SpecSource;
-  spec: SpecModel;
+  spec: SchemaView;
   document: Node;
   rules: Rule[];
   ruleById: Map<string, Rule>;
@@ -117,6 +121,8 @@ export interface DocsContext {
   coverage: Map<string, Coverage[]>;
   endpoints: Endpoint[];
   callbacks: CallbackType[];
+  /** The callback type table the callbacks are named from. */
+  callbackTable: CallbackTypeTable;
   /** Every x-unspecified of the spec, located. */
   unspecified: UnspecifiedPoint[];
   demo: { key: RsaPrivateKey; profile: CryptoProfile; engine?: RsaEngine; bits: number; fingerprint: string; publicPem: string; privatePem: string };
@@ -125,12 +131,11 @@ export interface DocsContext {
   examples: ExampleRecord[];
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
 /** Builds the context: discovery of endpoints and callback types, coverage, the demo key. */
 export function createContext(source: SpecSource, rules: Rule[], suites: readonly DocsSuite[], options: DocsOptions): DocsContext {
-  const document = exactDocument(source.text, source.name);
-  const spec = new SpecModel(document);
+  const model = specModel(source);
+  const document = model.document;
+  const spec = new SchemaView(model);
   const key = options.demo.key;
   const publicDer = publicHalf(key).keyObject.export({ type: 'spki', format: 'der' });
   return {
@@ -142,8 +147,9 @@ export function createContext(source: SpecSource, rules: Rule[], suites: readonl
     ruleIds: new Set(rules.map((rule) => rule.id)),
     checks: new Map(options.checks.map((check) => [check.id, check])),
     coverage: coverageOf(suites),
-    endpoints: endpointsOf(document),
-    callbacks: callbackTypesOf(spec, document),
+    endpoints: endpointsOf(model),
+    callbacks: callbackTypesOf(model, options.callbackTypes ?? CALLBACK_TYPE_TABLE),
+    callbackTable: options.callbackTypes ?? CALLBACK_TYPE_TABLE,
     unspecified: unspecifiedPointsOf(document),
     demo: {
       key,
@@ -181,28 +187,22 @@ function coverageOf(suites: readonly DocsSuite[]): Map<string, Coverage[]> {
   return coverage;
 }
 
-function endpointsOf(document: Node): Endpoint[] {
-  const out: Endpoint[] = [];
-  const rootServer = firstServer(document.servers) ?? '';
-  for (const [path, item] of Object.entries(isNode(document.paths) ? document.paths : {})) {
-    if (!isNode(item)) continue;
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!isNode(operation)) continue;
-      const tags = Array.isArray(operation.tags) ? operation.tags.map(String) : [];
-      if (tags.includes('control')) continue;
-      const operationId = String(operation.operationId ?? `${method}-${path}`);
-      out.push({
-        pageId: `endpoint-${slug(operationId)}`,
-        operationId,
+function endpointsOf(model: SpecModel): Endpoint[] {
+  const rootServer = firstServer(model.document.servers) ?? '';
+  return model
+    .operations()
+    .filter((operation) => !operation.control)
+    .map(({ method, path, operationId, node, item }) => {
+      const id = operationId ?? String(node.operationId ?? `${method}-${path}`);
+      return {
+        pageId: `endpoint-${slug(id)}`,
+        operationId: id,
         method: method.toUpperCase(),
         path,
-        server: firstServer(operation.servers) ?? firstServer(item.servers) ?? rootServer,
-        operation,
-      });
-    }
-  }
-  return out;
+        server: firstServer(node.servers) ?? firstServer(item.servers) ?? rootServer,
+        operation: node,
+      };
+    });
 }
 
 function firstServer(servers: unknown): string | undefined {
@@ -211,36 +211,20 @@ function firstServer(servers: unknown): string | undefined {
 
 /**
  * Callback types come from the spec: each webhook's encrypted body names its plain schema, whose
- * `if: {type: {const: N}}` branches name one schema per type.
+ * `if: {type: {const: N}}` branches name one schema per type. Their names come from the callback
+ * type table (a type the table lacks is named after its schema).
  */
-function callbackTypesOf(spec: SpecModel, document: Node): CallbackType[] {
-  const out: CallbackType[] = [];
-  for (const [webhook, item] of Object.entries(isNode(document.webhooks) ? document.webhooks : {})) {
-    if (!isNode(item) || !isNode(item.post)) continue;
-    const operation = item.post;
-    const body = requestSchema(spec, operation);
-    const marker = body ? spec.resolve(body).node['x-encrypted'] : undefined;
-    if (!isNode(marker)) continue;
-    const payload = spec.resolve(marker.plaintext).node;
-    for (const part of Array.isArray(payload.allOf) ? payload.allOf : []) {
-      if (!isNode(part) || !isNode(part.if) || !isNode(part.then)) continue;
-      const typeConst = isNode(part.if.properties) && isNode(part.if.properties.type) ? part.if.properties.type.const : undefined;
-      const schemaName = spec.refName(part.then);
-      if (typeConst === undefined || !schemaName) continue;
-      const type = Number(String(typeConst));
-      const label = humanize(schemaName.replace(/Callback$/, ''));
-      out.push({ pageId: `callback-${type}-${slug(label)}`, type, schemaName, label, operation, webhook });
-    }
-  }
-  return out.sort((a, b) => a.type - b.type);
+function callbackTypesOf(model: SpecModel, table: CallbackTypeTable): CallbackType[] {
+  return model.callbackTypes().map(({ type, schema: schemaName, webhook }) => {
+    const name = callbackTypeEntry(type, table)?.name;
+    const label = name ? name.charAt(0).toUpperCase() + name.slice(1) : humanize(schemaName.replace(/Callback$/, ''));
+    return { pageId: `callback-${type}-${slug(label)}`, type, schemaName, label, operation: webhook.node, webhook: webhook.name };
+  });
 }
 
 /** The schema of an operation's request body (first media type). */
-export function requestSchema(spec: SpecModel, operation: Node): Node | undefined {
-  if (!operation.requestBody) return undefined;
-  const body = spec.resolve(operation.requestBody).node;
-  const media = isNode(body.content) ? Object.values(body.content).find(isNode) : undefined;
-  return media && isNode(media.schema) ? media.schema : undefined;
+export function requestSchema(spec: SchemaView, operation: Node): Node | undefined {
+  return spec.model.requestSchema(operation);
 }
 
 /** `DepositCallback` → `Deposit callback`; `NotEnoughHotMoney` → `Not enough hot money`. */
@@ -425,6 +409,6 @@ export function withRulesOnPage(ctx: DocsContext, page: Page): Page {
 }
 
 /** The x-rules of a node plus those of its referenced component. */
-export function rulesWithRef(spec: SpecModel, node: unknown): string[] {
+export function rulesWithRef(spec: SchemaView, node: unknown): string[] {
   return union(rulesOf(node), isNode(node) && typeof node.$ref === 'string' ? rulesOf(spec.resolve(node).node) : []);
 }

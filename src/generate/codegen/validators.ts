@@ -1,15 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
-import { SpecError } from '../core/errors.js';
-import { componentSchemas, walkJson, type SpecSource } from './spec-document.js';
+import { SpecError } from '../../core/errors.js';
+import { componentSchemas, ruleIndex as specRuleIndex, type SpecSource } from '../../spec/document.js';
+import type { GeneratedFile } from '../generated-file.js';
 
-/** A file a generator produces; the CLI writes it. */
-export interface GeneratedFile {
-  /** Relative to the package root, e.g. `src/generated/validators.ts`. */
-  path: string;
-  contents: string;
-}
+export type { GeneratedFile } from '../generated-file.js';
 
 /** Keywords the spec uses that carry no validation: OpenAPI's and ours. */
 export const ANNOTATION_KEYWORDS = ['x-rules', 'x-encrypted', 'x-unspecified', 'x-toolkit', 'discriminator', 'xml', 'externalDocs', 'example'];
@@ -48,12 +44,7 @@ export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
  * spec's `x-rules`. A validation error is attributed to the deepest pointer that has rules.
  */
 export function ruleIndex(bundle: Record<string, unknown>): Record<string, string[]> {
-  const index: Record<string, string[]> = {};
-  walkJson(bundle.$defs, (node, pointer) => {
-    const rules = node['x-rules'];
-    if (Array.isArray(rules) && rules.length > 0) index[pointer] = rules.map(String);
-  });
-  return index;
+  return specRuleIndex(bundle.$defs);
 }
 
 /**

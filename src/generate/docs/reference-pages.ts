@@ -1,9 +1,10 @@
-import { stringifyExact } from '../core/exact-json.js';
-import { answerBlocks, idempotencyOf, keyFieldsText } from './docs-callback-page.js';
-import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './docs-context.js';
-import { businessFailures } from './docs-endpoint-page.js';
-import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './docs-model.js';
-import { isNode, literal, rulesOf, union } from './docs-schema.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import { answerBlocks, idempotencyOf, keyFieldsText } from './callback-page.js';
+import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './context.js';
+import { businessFailures } from './endpoint-page.js';
+import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './model.js';
+import { isNode, literal, rulesOf } from '../../spec/document.js';
+import { union } from './schema-view.js';
 
 /** The anchor of a check's row on the traceability page. */
 export const checkAnchor = (id: string): string => `check-${id}`;
@@ -81,14 +82,8 @@ function count(ctx: DocsContext, severity: string): number {
 /** The emulator's control API, listed for completeness: it is not part of the interface. */
 function controlApi(ctx: DocsContext): Block[] {
   const rows: Row[] = [];
-  for (const [path, item] of Object.entries(isNode(ctx.document.paths) ? ctx.document.paths : {})) {
-    if (!isNode(item)) continue;
-    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
-      const operation = item[method];
-      if (isNode(operation) && Array.isArray(operation.tags) && operation.tags.includes('control')) {
-        rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(String(operation.summary ?? ''))]] });
-      }
-    }
+  for (const { method, path, node, control } of ctx.spec.model.operations()) {
+    if (control) rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(String(node.summary ?? ''))]] });
   }
   if (rows.length === 0) return [];
   return [

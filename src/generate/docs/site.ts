@@ -1,18 +1,17 @@
-import { SpecError } from '../core/errors.js';
-import type { Rule } from '../core/rules.js';
-import { callbackPage } from './docs-callback-page.js';
-import { createContext, withRulesOnPage, type DocsOptions, type DocsSuite } from './docs-context.js';
-import { endpointPage } from './docs-endpoint-page.js';
-import { renderHtmlPage } from './docs-html.js';
-import { renderMarkdownPage } from './docs-markdown.js';
-import { anchorsOf, linksOf, type Page } from './docs-model.js';
-import { receiverPage } from './docs-receiver-page.js';
-import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } from './docs-reference-pages.js';
-import { isNode } from './docs-schema.js';
-import type { SpecSource } from './spec-document.js';
-import type { GeneratedFile } from './validators.js';
+import { SpecError } from '../../core/errors.js';
+import type { Rule } from '../../core/rules.js';
+import { callbackPage } from './callback-page.js';
+import { createContext, withRulesOnPage, type DocsOptions, type DocsSuite } from './context.js';
+import { endpointPage } from './endpoint-page.js';
+import { renderHtmlPage } from './html.js';
+import { renderMarkdownPage } from './markdown.js';
+import { anchorsOf, linksOf, type Page } from './model.js';
+import { receiverPage } from './receiver-page.js';
+import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } from './reference-pages.js';
+import { isNode, type SpecSource } from '../../spec/document.js';
+import type { GeneratedFile } from '../generated-file.js';
 
-export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite, ExampleRecord } from './docs-context.js';
+export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite, ExampleRecord } from './context.js';
 
 /** The entry page of the site. */
 export const DOCS_INDEX = 'index.html';

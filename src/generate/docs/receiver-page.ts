@@ -1,8 +1,9 @@
-import { stringifyExact } from '../core/exact-json.js';
-import { idempotencyOf, keyFieldsText } from './docs-callback-page.js';
-import type { DocsContext } from './docs-context.js';
-import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './docs-model.js';
-import { isNode } from './docs-schema.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import { idempotencyOf, keyFieldsText } from './callback-page.js';
+import type { DocsContext } from './context.js';
+import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './model.js';
+import { isNode } from '../../spec/document.js';
+import { aliasesOf, FIELD_ALIASES } from '../../spec/callback-types.js';
 
 /** Fields every payload carries; the per-type table lists the others. */
 const COMMON = new Set(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business']);
@@ -56,15 +57,21 @@ export function receiverPage(ctx: DocsContext): Page {
     return { id: `receiver-type-${callback.type}`, cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], fields.length > 0 ? fields : [t('—')], key ? [t(keyFieldsText(key))] : [t('—')]] };
   });
   // The probe's answer after a deposit and a withdrawal: the spec's own examples, exact digits.
+  // The types whose key needs a field spelt two ways (U-CB-FIELDS): deposits and withdrawals.
+  const spelt = ctx.callbackTable.filter((entry) => entry.key.fields.some((field) => aliasesOf(field).length > 0));
   const samples = ctx.callbacks
-    .filter((callback) => callback.type === 1 || callback.type === 3)
+    .filter((callback) => spelt.some((entry) => entry.type === callback.type))
     .map((callback) => ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` }).examples[0])
     .filter(isNode);
   const probeAnswer = `{"processed":[\n  ${samples.map((sample) => stringifyExact(sample)).join(',\n  ')}\n]}`;
   const blocks: Block[] = [
     para(t("The service POSTs each event to the merchant's callback URL: header "), c('X-API-KEY'), t(" (the merchant's own key), body the raw Base64 text of the RSA-encrypted JSON payload (not a form field). Every payload carries "), c('type'), t(', '), c('requestUUID'), t(' (new on every delivery, retries included: never an idempotency key), '), c('trackingId'), t(' (the same for every delivery of one event), '), c('tenantUserId'), t(' and '), c('business'), t('; extra fields are allowed.')),
     heading(2, 'types', 'Fields per callback type'),
-    para(t('Bold fields are required; deposits and withdrawals (types 1 and 3) also need '), c('txid'), t(' or '), c('txId'), t(', and '), c('chain'), t(' or '), c('chainName'), t(" (the provider's spelling of the same fields).")),
+    para(
+      t(`Bold fields are required; ${spelt.map((entry) => `${entry.name}s`).join(' and ')} (types ${spelt.map((entry) => entry.type).join(' and ')}) also need `),
+      ...join(Object.entries(FIELD_ALIASES).map(([field, aliases]) => join([field, ...aliases].map((name) => [c(name)]), t(' or '))), t(', and ')),
+      t(" (the provider's spelling of the same fields)."),
+    ),
     { kind: 'table', id: 'receiver-types', columns: ['type', 'callback', 'fields besides the common ones', 'idempotency key'], rows },
     heading(2, 'answer', "The merchant's answer"),
     para(t('HTTP 200 with a JSON object whose '), c('errCode'), t(' is the number 0 means processed, or a duplicate acknowledged; anything else (another status, no '), c('errCode'), t(', the string "0") is a failure that the service retries. A failed '), c('X-API-KEY'), t(' check is HTTP 401, answered before the body is read.')),

@@ -1,9 +1,10 @@
 import { MatchersV3 } from '@pact-foundation/pact';
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
-import { SpecError } from '../core/errors.js';
-import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import type { SchemaName } from '../core/schemas.js';
-import type { SpecSource } from './spec-document.js';
+import { SpecError } from '../../core/errors.js';
+import { LosslessNumber, stringifyExact, type ExactJson } from '../../core/exact-json.js';
+import type { SchemaName } from '../../core/schemas.js';
+import { CALLBACK_TYPE_TABLE, callbackTypeEntry, type CallbackTypeTable } from '../../spec/callback-types.js';
+import type { SpecSource } from '../../spec/document.js';
+import { specModel } from '../../spec/model.js';
 
 /**
  * The Pact contract of the interface as data, derived from the spec's examples: the HTTP
@@ -97,46 +98,13 @@ export interface PactContract {
   messages: PactMessageInteraction[];
 }
 
-const documents = new WeakMap<SpecSource, Document>();
-
-function yamlDocument(spec: SpecSource): Document {
-  let doc = documents.get(spec);
-  if (!doc) {
-    doc = parseDocument(spec.text, { uniqueKeys: true });
-    documents.set(spec, doc);
-  }
-  return doc;
-}
-
-const NUMBER_LITERAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-function toExact(node: unknown, doc: Document): ExactJson {
-  if (isAlias(node)) return toExact(node.resolve(doc), doc);
-  if (isMap(node)) {
-    const out: Record<string, ExactJson> = {};
-    for (const pair of node.items) out[String(isScalar(pair.key) ? pair.key.value : pair.key)] = toExact(pair.value, doc);
-    return out;
-  }
-  if (isSeq(node)) return node.items.map((item) => toExact(item, doc));
-  if (isScalar(node)) {
-    const { value } = node;
-    // Exact amounts: the literal digits of the YAML, never the float the parser made of them.
-    if (typeof value === 'number') return new LosslessNumber(node.source !== undefined && NUMBER_LITERAL.test(node.source) ? node.source : String(value));
-    if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
-  }
-  throw new SpecError('bad-example', `unsupported YAML node in an example: ${String(node)}`);
-}
-
 /**
  * The `index`-th example of a component schema as exact JSON (numbers keep their literal digits).
  *
  * @example exactExample(spec, 'OrderRequest', 0).amount // LosslessNumber '12345678901234567890.123'
  */
 export function exactExample(spec: SpecSource, schema: string, index = 0): ExactJson {
-  const doc = yamlDocument(spec);
-  const node = doc.getIn(['components', 'schemas', schema, 'examples', index], true);
-  if (node === undefined) throw new SpecError('missing-example', `${spec.name}: components.schemas.${schema} has no example ${index}, which the Pact contract needs`);
-  return toExact(node, doc);
+  return specModel(spec).example(schema, index, 'the Pact contract');
 }
 
 function exampleRecord(spec: SpecSource, schema: string, index = 0): Record<string, ExactJson> {
@@ -153,17 +121,16 @@ function exampleString(spec: SpecSource, schema: string, field: string): string 
   return value;
 }
 
-function parameterExample(spec: SpecSource, name: string): unknown {
-  const parameter = spec.document.components?.parameters?.[name] as { example?: unknown } | undefined;
-  if (parameter?.example === undefined) throw new SpecError('missing-example', `${spec.name}: components.parameters.${name} has no example`);
-  return parameter.example;
+function parameterExample(spec: SpecSource, name: string): ExactJson {
+  const example = specModel(spec).parameterExample(name);
+  if (example === undefined) throw new SpecError('missing-example', `${spec.name}: components.parameters.${name} has no example`);
+  return example;
 }
 
 function operationPath(spec: SpecSource, operationId: string): string {
-  for (const [path, item] of Object.entries(spec.document.paths ?? {})) {
-    if ((item as { post?: { operationId?: string } } | undefined)?.post?.operationId === operationId) return path;
-  }
-  throw new SpecError('missing-operation', `${spec.name}: no POST operation ${operationId}, which the Pact contract needs`);
+  const operation = specModel(spec).operations().find((candidate) => candidate.method === 'post' && candidate.operationId === operationId);
+  if (!operation) throw new SpecError('missing-operation', `${spec.name}: no POST operation ${operationId}, which the Pact contract needs`);
+  return operation.path;
 }
 
 /** The plain JSON text of an exact value, for comments. */
@@ -244,30 +211,14 @@ function cardResponse(example: Record<string, ExactJson>): unknown {
   };
 }
 
-const CALLBACK_TITLES: Record<number, string> = {
-  1: 'deposit',
-  2: 'withdrawal request',
-  3: 'withdrawal',
-  4: 'address',
-  5: 'invalid address',
-  6: 'not enough money',
-  7: 'not enough hot money',
-};
-
 /** Fields that differ between deliveries or events; the rest is the example, exactly. */
 const VARYING_CALLBACK_FIELDS = ['requestUUID', 'trackingId', 'txid'];
 
-/** The callback schemas by type, from CallbackPayload's `if type const N then $ref`. */
+/** The callback schemas by type, from the spec's webhooks (CallbackPayload's `if type const N then $ref`). */
 function callbackSchemas(spec: SpecSource): Array<{ type: number; schema: string }> {
-  const payload = spec.document.components?.schemas?.CallbackPayload as { allOf?: Array<Record<string, unknown>> } | undefined;
-  const out: Array<{ type: number; schema: string }> = [];
-  for (const entry of payload?.allOf ?? []) {
-    const type = (entry.if as { properties?: { type?: { const?: unknown } } } | undefined)?.properties?.type?.const;
-    const ref = (entry.then as { $ref?: string } | undefined)?.$ref;
-    if (typeof type === 'number' && typeof ref === 'string') out.push({ type, schema: ref.replace('#/components/schemas/', '') });
-  }
+  const out = specModel(spec).callbackTypes().map(({ type, schema }) => ({ type, schema }));
   if (out.length === 0) throw new SpecError('missing-callbacks', `${spec.name}: CallbackPayload maps no callback type to a schema`);
-  return out.sort((a, b) => a.type - b.type);
+  return out;
 }
 
 function messageContent(plain: Record<string, ExactJson>): Record<string, unknown> {
@@ -286,7 +237,8 @@ function messageContent(plain: Record<string, ExactJson>): Record<string, unknow
  * Builds the contract from the spec's examples: the encrypted requests carry the example
  * ciphertexts of the form schemas and name the plain examples they stand for.
  */
-export function buildPactContract(spec: SpecSource): PactContract {
+export function buildPactContract(spec: SpecSource, options: { callbackTypes?: CallbackTypeTable } = {}): PactContract {
+  const table = options.callbackTypes ?? CALLBACK_TYPE_TABLE;
   const energyPath = operationPath(spec, 'getEnergyMaxCount');
   const orderPath = operationPath(spec, 'withdrawWithoutVerify');
   const cardPath = operationPath(spec, 'closeCard');
@@ -419,7 +371,7 @@ export function buildPactContract(spec: SpecSource): PactContract {
   ];
   const messages = callbackSchemas(spec).map(({ type, schema }): PactMessageInteraction => {
     const plain = exampleRecord(spec, schema);
-    const title = CALLBACK_TITLES[type] ?? `type ${type}`;
+    const title = callbackTypeEntry(type, table)?.name ?? `type ${type}`;
     return {
       id: `callback-${type}`,
       type,

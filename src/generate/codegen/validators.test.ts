@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseSpec } from './spec-document.js';
+import { parseSpec } from '../../spec/document.js';
 import { generateValidators } from './validators.js';
 
 const scratch = resolve(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'wc-generated-test');

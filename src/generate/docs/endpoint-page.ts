@@ -1,5 +1,5 @@
-import { stringifyExact } from '../core/exact-json.js';
-import type { Direction } from '../core/profile.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import type { Direction } from '../../core/profile.js';
 import {
   conditionTable,
   exampleBlock,
@@ -11,9 +11,10 @@ import {
   unspecifiedTable,
   type DocsContext,
   type Endpoint,
-} from './docs-context.js';
-import { badge, c, heading, link, para, paragraphs, prose, t, type Block, type Page, type Panel, type Row, type Text } from './docs-model.js';
-import { isNode, literal, rulesOf, union, unspecifiedOf, type Node, type ObjectView, type UnspecifiedPoint } from './docs-schema.js';
+} from './context.js';
+import { badge, c, heading, link, para, paragraphs, prose, t, type Block, type Page, type Panel, type Row, type Text } from './model.js';
+import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
+import { union, unspecifiedOf, type ObjectView, type UnspecifiedPoint } from './schema-view.js';
 
 /** A header the request carries: from parameters, plus Content-Type from the body. */
 export interface HeaderRow {

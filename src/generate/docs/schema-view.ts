@@ -1,10 +1,6 @@
-import { parseDocument, visit } from 'yaml';
-import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
-import { SpecError } from '../core/errors.js';
-import { followLocalRef } from './spec-document.js';
-
-/** A JSON object node of the spec. */
-export type Node = Record<string, unknown>;
+import { stringifyExact } from '../../core/exact-json.js';
+import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
+import type { SpecModel } from '../../spec/model.js';
 
 /** One `x-unspecified` entry: what the interface leaves open and what the toolkit assumes. */
 export interface UnspecifiedPoint {
@@ -46,44 +42,6 @@ export interface ObjectView {
   examples: unknown[];
 }
 
-const NUMBER_LITERAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-/**
- * Parses the spec's YAML again keeping every number's literal text (LosslessNumber): examples carry
- * BigDecimal amounts such as `12345678901234567890.123`, which a float would round.
- */
-export function exactDocument(text: string, name = 'spec'): Node {
-  const document = parseDocument(text, { uniqueKeys: true });
-  if (document.errors.length > 0) throw new SpecError('bad-spec', `${name}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
-  visit(document, {
-    Scalar(_key, node) {
-      if (typeof node.value === 'number' && Number.isFinite(node.value)) {
-        const literal = node.source !== undefined && NUMBER_LITERAL.test(node.source) ? node.source : String(node.value);
-        node.value = new LosslessNumber(literal);
-      }
-    },
-  });
-  const value = document.toJS() as unknown;
-  if (!isNode(value)) throw new SpecError('bad-spec', `${name}: not an OpenAPI document`);
-  return value;
-}
-
-/** Is this a JSON object (not an array, not an exact number)? */
-export function isNode(value: unknown): value is Node {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof LosslessNumber);
-}
-
-/** A value as short text: strings as they are, anything else as exact JSON. */
-export function literal(value: unknown): string {
-  return typeof value === 'string' ? value : stringifyExact(value ?? null);
-}
-
-/** Rule ids of a node's `x-rules`. */
-export function rulesOf(node: unknown): string[] {
-  const rules = isNode(node) ? node['x-rules'] : undefined;
-  return Array.isArray(rules) ? rules.map(String) : [];
-}
-
 /** The `x-unspecified` entries of a node, located. */
 export function unspecifiedOf(node: unknown, where: string): UnspecifiedPoint[] {
   const list = isNode(node) ? node['x-unspecified'] : undefined;
@@ -96,34 +54,21 @@ export function union<T>(...lists: T[][]): T[] {
   return [...new Set(lists.flat())];
 }
 
-/** Reads and follows local `$ref`s of one document. */
-export class SpecModel {
-  constructor(readonly document: Node) {}
+/**
+ * The spec's schemas as the docs show them: types in words, constraints, flattened objects. Reads
+ * the spec model (refs resolved there); presentation only.
+ */
+export class SchemaView {
+  constructor(readonly model: SpecModel) {}
 
-  /** The node at a JSON pointer (`#/components/schemas/X`). */
-  at(ref: string): unknown {
-    if (!ref.startsWith('#/')) throw new SpecError('bad-spec', `only local $refs are supported, not ${ref}`);
-    const node = followLocalRef(this.document, ref);
-    if (node === undefined) throw new SpecError('bad-spec', `$ref ${ref} points nowhere`);
-    return node;
-  }
-
-  /** Follows `$ref` chains; the last name of a component reached is kept. */
+  /** Follows `$ref` chains (see SpecModel.resolve). */
   resolve(node: unknown): { node: Node; name?: string } {
-    let current = node;
-    let name: string | undefined;
-    for (let hops = 0; isNode(current) && typeof current.$ref === 'string'; hops++) {
-      if (hops > 32) throw new SpecError('bad-spec', `$ref cycle at ${current.$ref}`);
-      name = current.$ref.split('/').pop();
-      current = this.at(current.$ref);
-    }
-    if (!isNode(current)) throw new SpecError('bad-spec', 'expected an object in the spec');
-    return name === undefined ? { node: current } : { node: current, name };
+    return this.model.resolve(node);
   }
 
   /** The component name a `$ref` names, if any. */
   refName(node: unknown): string | undefined {
-    return isNode(node) && typeof node.$ref === 'string' ? node.$ref.split('/').pop() : undefined;
+    return this.model.refName(node);
   }
 
   /** Is this schema (after refs) an object with properties? */

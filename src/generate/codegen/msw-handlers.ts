@@ -1,7 +1,9 @@
-import { SpecError } from '../core/errors.js';
-import type { EndpointMethod, WalletEndpoint } from '../msw/types.js';
-import { followLocalRef, type SpecSource } from './spec-document.js';
-import type { GeneratedFile } from './validators.js';
+import { SpecError } from '../../core/errors.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import type { WalletEndpoint } from '../../msw/types.js';
+import { followLocalRef, isNode, rulesOf, type Node, type SpecSource } from '../../spec/document.js';
+import { specModel, type SpecModel } from '../../spec/model.js';
+import type { GeneratedFile } from '../generated-file.js';
 
 /** Where the generated handlers go, relative to the package root. */
 export const MSW_HANDLERS_PATH = 'src/generated/msw-handlers.ts';
@@ -9,21 +11,15 @@ export const MSW_HANDLERS_PATH = 'src/generated/msw-handlers.ts';
 /** An endpoint row as the generator builds it: schema names are whatever the spec has. */
 export type EndpointRow = WalletEndpoint<string>;
 
-type Json = Record<string, unknown>;
+type Json = Node;
+const isJson = isNode;
 
-const METHODS: readonly EndpointMethod[] = ['get', 'put', 'post', 'delete', 'patch'];
-/** Operations with this tag belong to a test double's control API, not to the service (see the spec's tags). */
-const CONTROL_TAG = 'control';
-
-const isJson = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
-const rulesOf = (node: unknown): string[] => (isJson(node) && Array.isArray(node['x-rules']) ? node['x-rules'].map(String) : []);
-
-/** Reads one spec, resolving local `$ref`s; every gap is a SpecError naming the operation. */
+/** Reads the spec model for the handlers; every gap is a SpecError naming the operation. */
 class SpecReader {
-  constructor(private readonly spec: SpecSource) {}
+  constructor(private readonly model: SpecModel) {}
 
   fail(where: string, what: string): never {
-    throw new SpecError('bad-spec', `${this.spec.name}: ${where}: ${what} (needed by the MSW handlers)`);
+    throw new SpecError('bad-spec', `${this.model.name}: ${where}: ${what} (needed by the MSW handlers)`);
   }
 
   /** Follows `$ref` chains inside the document. */
@@ -31,7 +27,7 @@ class SpecReader {
     let current = node;
     for (let hops = 0; isJson(current) && typeof current.$ref === 'string'; hops++) {
       if (hops > 20 || !current.$ref.startsWith('#/')) this.fail(where, `cannot follow $ref ${current.$ref}`);
-      const target = followLocalRef(this.spec.document, current.$ref);
+      const target = followLocalRef(this.model.document, current.$ref);
       if (target === undefined) this.fail(where, `$ref ${current.$ref} points nowhere`);
       current = target;
     }
@@ -74,9 +70,9 @@ function serverVariable(reader: SpecReader, servers: unknown, where: string): st
   return match[1]!;
 }
 
-function apiKeyOf(reader: SpecReader, spec: SpecSource, operation: Json, parameters: unknown[], where: string): { header: string | null; rules: string[] } {
-  const requirements = (operation.security ?? spec.document.security ?? []) as unknown[];
-  const schemes = (spec.document.components?.securitySchemes ?? {}) as Record<string, unknown>;
+function apiKeyOf(reader: SpecReader, model: SpecModel, requirements: unknown[], parameters: unknown[], where: string): { header: string | null; rules: string[] } {
+  const components = isJson(model.document.components) ? model.document.components : {};
+  const schemes = isJson(components.securitySchemes) ? components.securitySchemes : {};
   for (const requirement of requirements) {
     for (const name of Object.keys(isJson(requirement) ? requirement : {})) {
       const scheme = reader.deref(schemes[name], `${where} security ${name}`);
@@ -111,60 +107,58 @@ function errorBodies(reader: SpecReader, responses: Json, where: string): Record
  * its server variable, media type, encrypted field and plain schemas, error bodies and rule ids.
  */
 export function mswEndpointTable(spec: SpecSource): EndpointRow[] {
-  const reader: SpecReader = new SpecReader(spec);
+  const model = specModel(spec);
+  const reader: SpecReader = new SpecReader(model);
   const rows: EndpointRow[] = [];
-  for (const [path, item] of Object.entries((spec.document.paths ?? {}) as Record<string, Json>)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!isJson(operation) || (Array.isArray(operation.tags) && operation.tags.includes(CONTROL_TAG))) continue;
-      const where = `${method.toUpperCase()} ${path}`;
-      if (typeof operation.operationId !== 'string') reader.fail(where, 'no operationId');
-      const server = serverVariable(reader, operation.servers ?? item.servers ?? spec.document.servers, where);
-      const apiKey = apiKeyOf(reader, spec, operation, [...((item.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])], where);
-      const body = reader.deref(operation.requestBody, `${where} requestBody`);
-      const [mediaType, media] = Object.entries(isJson(body.content) ? body.content : {})[0] ?? reader.fail(where, 'the request body has no media type');
-      const requestSchema = reader.schemaName((media as Json).schema, `${where} requestBody`);
-      const requestEncrypted = reader.encrypted(reader.deref((media as Json).schema, where), 'request', where);
-      const plainName = requestEncrypted?.plaintext ?? requestSchema;
-      const plain = reader.deref({ $ref: `#/components/schemas/${plainName}` }, where);
-      const plainProperties = reader.properties(plain, `${where} ${plainName}`);
-      const responses = reader.deref(operation.responses, `${where} responses`);
-      const ok = reader.deref(responses['200'], `${where} 200`);
-      const okMedia = isJson(ok.content) ? ok.content['application/json'] : undefined;
-      if (!isJson(okMedia)) reader.fail(`${where} 200`, 'no application/json content');
-      const responseSchema = reader.schemaName(okMedia.schema, `${where} 200`);
-      const responseEncrypted = reader.encrypted(reader.deref(okMedia.schema, where), 'response', `${where} 200`);
-      const resultSchema = reader.deref({ $ref: `#/components/schemas/${responseEncrypted?.plaintext ?? responseSchema}` }, where);
-      const pattern = requestEncrypted ? (requestEncrypted.property.pattern ?? reader.deref(requestEncrypted.property, where).pattern) : undefined;
-      if (requestEncrypted && typeof pattern !== 'string') reader.fail(where, `the encrypted field ${requestEncrypted.field} has no pattern`);
-      rows.push({
-        operationId: operation.operationId,
-        method,
-        path,
-        server,
-        apiKeyHeader: apiKey.header,
-        request: {
-          mediaType: mediaType.toLowerCase(),
-          schema: requestSchema,
-          encrypted: requestEncrypted ? { field: requestEncrypted.field, pattern: pattern as string, plaintext: requestEncrypted.plaintext } : null,
-          constants: Object.fromEntries(Object.entries(plainProperties).filter(([, p]) => 'const' in p).map(([name, p]) => [name, p.const])),
-          stringFields: Object.entries(plainProperties).filter(([, p]) => p.type === 'string').map(([name]) => name),
-        },
-        response: {
-          schema: responseSchema,
-          encrypted: responseEncrypted ? { field: responseEncrypted.field, plaintext: responseEncrypted.plaintext } : null,
-          example: Array.isArray(resultSchema.examples) ? (resultSchema.examples[0] ?? null) : null,
-        },
-        errors: errorBodies(reader, responses, where),
-        rules: {
-          operation: rulesOf(operation),
-          apiKey: apiKey.rules,
-          contentType: rulesOf(media),
-          data: rulesOf(requestEncrypted?.property),
-          request: rulesOf(plain),
-        },
-      });
-    }
+  for (const { method, path, node: operation, control, servers, parameters, security } of model.operations()) {
+    if (control) continue;
+    const where = `${method.toUpperCase()} ${path}`;
+    if (typeof operation.operationId !== 'string') reader.fail(where, 'no operationId');
+    const server = serverVariable(reader, servers, where);
+    const apiKey = apiKeyOf(reader, model, security, parameters, where);
+    const body = reader.deref(operation.requestBody, `${where} requestBody`);
+    const [mediaType, media] = Object.entries(isJson(body.content) ? body.content : {})[0] ?? reader.fail(where, 'the request body has no media type');
+    const requestSchema = reader.schemaName((media as Json).schema, `${where} requestBody`);
+    const requestEncrypted = reader.encrypted(reader.deref((media as Json).schema, where), 'request', where);
+    const plainName = requestEncrypted?.plaintext ?? requestSchema;
+    const plain = reader.deref({ $ref: `#/components/schemas/${plainName}` }, where);
+    const plainProperties = reader.properties(plain, `${where} ${plainName}`);
+    const responses = reader.deref(operation.responses, `${where} responses`);
+    const ok = reader.deref(responses['200'], `${where} 200`);
+    const okMedia = isJson(ok.content) ? ok.content['application/json'] : undefined;
+    if (!isJson(okMedia)) reader.fail(`${where} 200`, 'no application/json content');
+    const responseSchema = reader.schemaName(okMedia.schema, `${where} 200`);
+    const responseEncrypted = reader.encrypted(reader.deref(okMedia.schema, where), 'response', `${where} 200`);
+    const resultSchema = reader.deref({ $ref: `#/components/schemas/${responseEncrypted?.plaintext ?? responseSchema}` }, where);
+    const pattern = requestEncrypted ? (requestEncrypted.property.pattern ?? reader.deref(requestEncrypted.property, where).pattern) : undefined;
+    if (requestEncrypted && typeof pattern !== 'string') reader.fail(where, `the encrypted field ${requestEncrypted.field} has no pattern`);
+    rows.push({
+      operationId: operation.operationId,
+      method,
+      path,
+      server,
+      apiKeyHeader: apiKey.header,
+      request: {
+        mediaType: mediaType.toLowerCase(),
+        schema: requestSchema,
+        encrypted: requestEncrypted ? { field: requestEncrypted.field, pattern: pattern as string, plaintext: requestEncrypted.plaintext } : null,
+        constants: Object.fromEntries(Object.entries(plainProperties).filter(([, p]) => 'const' in p).map(([name, p]) => [name, p.const])),
+        stringFields: Object.entries(plainProperties).filter(([, p]) => p.type === 'string').map(([name]) => name),
+      },
+      response: {
+        schema: responseSchema,
+        encrypted: responseEncrypted ? { field: responseEncrypted.field, plaintext: responseEncrypted.plaintext } : null,
+        example: Array.isArray(resultSchema.examples) ? (resultSchema.examples[0] ?? null) : null,
+      },
+      errors: errorBodies(reader, responses, where),
+      rules: {
+        operation: rulesOf(operation),
+        apiKey: apiKey.rules,
+        contentType: rulesOf(media),
+        data: rulesOf(requestEncrypted?.property),
+        request: rulesOf(plain),
+      },
+    });
   }
   return rows;
 }
@@ -194,7 +188,7 @@ export type { MerchantCrypto, OpenOutcome, WalletCall, WalletCodec, WalletEndpoi
 export const SPEC_SHA256 = ${JSON.stringify(spec.sha256)};
 
 /** The service's endpoints as the spec describes them (the control API excluded). */
-export const WALLET_ENDPOINTS = ${JSON.stringify(rows, null, 2)} as const satisfies readonly WalletEndpoint[];
+export const WALLET_ENDPOINTS = ${stringifyExact(rows, 2)} as const satisfies readonly WalletEndpoint[];
 
 /** An operationId of the spec: what a merchant's \`permissions\` list. */
 export type WalletOperationId = (typeof WALLET_ENDPOINTS)[number]['operationId'];

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Verifier } from '@pact-foundation/pact';
-import { ConfigError } from '../core/errors.js';
-import { LosslessNumber, parseExactJson, type ExactJson } from '../core/exact-json.js';
-import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
-import { validateSchema } from '../core/schemas.js';
-import { halfFor, openJson, sealJson } from '../crypto/codec.js';
-import { publicHalf, type RsaKey } from '../crypto/keys.js';
-import { buildPactContract, PACT_PROVIDER, type PactHttpInteraction, type ProviderState } from './pact-contract.js';
-import type { SpecSource } from './spec-document.js';
+import { ConfigError } from '../../core/errors.js';
+import { LosslessNumber, parseExactJson, type ExactJson } from '../../core/exact-json.js';
+import { DEFAULT_PROFILE, type CryptoProfile } from '../../core/profile.js';
+import { validateSchema } from '../../core/schemas.js';
+import { halfFor, openJson, sealJson } from '../../crypto/codec.js';
+import { publicHalf, type RsaKey } from '../../crypto/keys.js';
+import { buildPactContract, PACT_PROVIDER, type PactHttpInteraction, type ProviderState } from './contract.js';
+import type { SpecSource } from '../../spec/document.js';
 
 /** Where the pacts come from and where results go: a Pact Broker (PactFlow included). */
 export interface PactBrokerOptions {

@@ -1,8 +1,9 @@
-import { stringifyExact } from '../core/exact-json.js';
-import { exampleBlock, fieldTable, requestSchema, ruleLinks, sealedWith, unspecifiedTable, type CallbackType, type DocsContext } from './docs-context.js';
-import { headerRows } from './docs-endpoint-page.js';
-import { b, badge, c, heading, join, link, para, paragraphs, prose, t, type Block, type Page, type Row } from './docs-model.js';
-import { isNode, literal, rulesOf, union, unspecifiedOf, type FieldRow, type Node, type ObjectView } from './docs-schema.js';
+import { stringifyExact } from '../../core/exact-json.js';
+import { exampleBlock, fieldTable, requestSchema, ruleLinks, sealedWith, unspecifiedTable, type CallbackType, type DocsContext } from './context.js';
+import { headerRows } from './endpoint-page.js';
+import { b, badge, c, heading, join, link, para, paragraphs, prose, t, type Block, type Page, type Row } from './model.js';
+import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
+import { union, unspecifiedOf, type FieldRow, type ObjectView } from './schema-view.js';
 
 /** The idempotency key of one callback type, from the spec: its CB-ID-* rule and the fields that carry it. */
 export interface IdempotencyKeyInfo {

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
-import { parseRuleCatalog } from '../core/rules.js';
-import { generateMerchantKeyPair } from '../crypto/key-pair.js';
-import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { CHECKS } from '../runner/checks/index.js';
-import { loadSuites } from '../runner/suite.js';
-import { generateDocs } from './docs.js';
-import { RECEIVER_EXAMPLE } from './docs-receiver-page.js';
-import { parseSpec } from './spec-document.js';
+import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../../core/package-paths.js';
+import { parseRuleCatalog } from '../../core/rules.js';
+import { generateMerchantKeyPair } from '../../crypto/key-pair.js';
+import { parseKey, type RsaPrivateKey } from '../../crypto/keys.js';
+import { CHECKS } from '../../runner/checks/index.js';
+import { loadSuites } from '../../runner/suite.js';
+import { generateDocs } from './site.js';
+import { RECEIVER_EXAMPLE } from './receiver-page.js';
+import { parseSpec } from '../../spec/document.js';
 
 const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
 const files = new Map(

@@ -1,4 +1,4 @@
-import type { Block, ExampleBlock, Inline, Page, PageGroup, Panel, Text } from './docs-model.js';
+import type { Block, ExampleBlock, Inline, Page, PageGroup, Panel, Text } from './model.js';
 
 /** Group headings of the navigation, in order. */
 export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = { overview: 'Overview', endpoints: 'Endpoints', callbacks: 'Callbacks', reference: 'Reference' };

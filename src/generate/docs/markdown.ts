@@ -1,5 +1,5 @@
-import { GROUP_TITLES } from './docs-html.js';
-import type { Block, Inline, Page, PageGroup, Text } from './docs-model.js';
+import { GROUP_TITLES } from './html.js';
+import type { Block, Inline, Page, PageGroup, Text } from './model.js';
 
 /** Escapes Markdown punctuation in plain text (tables included: `|`). */
 export function escapeMarkdown(text: string): string {
