@@ -1,6 +1,5 @@
 import { joinUrl } from './service-steps.js';
 import { send } from './http-client.js';
-import type { Step } from './suite.js';
 import type { ServiceTarget } from './types.js';
 
 /**
@@ -73,13 +72,4 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
     }
   }));
   return { routes };
-}
-
-/** The control routes a step relies on. */
-export function routesOfStep(step: Step): ControlRoute[] {
-  if (step.control?.energy) return ['PUT energy'];
-  if (step.control?.card) return ['POST cards'];
-  if (step.control?.pointCallbacks) return ['PUT callback-url'];
-  if (step.emit) return ['PUT callback-url', 'POST callbacks', 'GET deliveries'];
-  return [];
 }

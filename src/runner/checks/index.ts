@@ -4,7 +4,7 @@ import { callbackDecryptsCheck } from './callback-decrypts.js';
 import { callbackHeadersCheck } from './callback-headers.js';
 import { callbackRawBodyCheck } from './callback-raw-body.js';
 import { cardResponseCheck } from './card-response.js';
-import type { Check } from './check.js';
+import type { AnyCheck } from './check.js';
 import { energyFloorCheck } from './energy-floor.js';
 import { envelopeCheck } from './envelope.js';
 import { errorBodyCheck } from './error-body.js';
@@ -14,7 +14,7 @@ import { resultCheck } from './result.js';
 import { statusCheck } from './status.js';
 
 /** Every check a suite can name, by id: an explicit registry, no discovery. */
-export const CHECKS: readonly Check[] = [
+export const CHECKS: readonly AnyCheck[] = [
   statusCheck,
   errorBodyCheck,
   envelopeCheck,
@@ -34,6 +34,6 @@ export const CHECKS: readonly Check[] = [
 ];
 
 /** The check registered under `id`. */
-export function findCheck(id: string): Check | undefined {
+export function findCheck(id: string): AnyCheck | undefined {
   return CHECKS.find((check) => check.id === id);
 }
