@@ -1,5 +1,5 @@
 import { joinUrl } from './service-steps.js';
-import { send } from './http-client.js';
+import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 /**
@@ -57,7 +57,7 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
     { route: 'GET deliveries' as const, method: 'GET', url: joinUrl(target.baseUrl, '/__control/deliveries?trackingId=wc-capability-probe') },
   ];
   await Promise.all(probes.map(async ({ route, method, url }) => {
-    const ask = () => send(method === 'GET'
+    const ask = () => transportOf(target).send(method === 'GET'
       ? { method, url, headers: { ...headers, accept: 'application/json' } }
       : { method, url, headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' });
     try {

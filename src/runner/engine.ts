@@ -11,6 +11,7 @@ import { startReceiver, type Receiver } from './receiver.js';
 import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
 import type { Case, Need, Suite } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
+import type { Transport } from './transport.js';
 import { describeTarget, type CheckResult, type Finding, type Report, type Status, type Target } from './types.js';
 
 /** What the engine tells reporters while it runs. */
@@ -31,6 +32,11 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
   /** What the target offers beyond the interface; probed before the run when not given. */
   capabilities?: Capabilities;
+  /**
+   * How the runner reaches the target (default: HTTP(S) through src/net): a test injects one that
+   * answers in-process. The receiver of service callbacks stays a loopback server.
+   */
+  transport?: Transport;
 }
 
 /** Why a case cannot run against this target, or undefined when it can. */
@@ -92,7 +98,8 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
 /** Runs suites against a target and returns report.json's content. Checks never throw for a bad target. */
 export async function runSuites(options: RunOptions): Promise<Report> {
   const started = performance.now();
-  const { target, strict = false } = options;
+  const { strict = false } = options;
+  const target: Target = options.transport ? { ...options.target, transport: options.transport } : options.target;
   const rules = new Map(options.rules.map((rule) => [rule.id, rule]));
   const emit = options.onEvent ?? (() => undefined);
   const results: CheckResult[] = [];
