@@ -122,3 +122,15 @@ describe('expectations the loader refuses, with the file, the case and the line'
     expect(() => loadSuites(undefined, [dir])).toThrow(`${join(dir, 'service', 'mine.yaml')}:10: case "floor" expects status: unknown parameter "equal" (known: equals)`);
   });
 });
+
+describe('another main folder than the built-in one (docs --suites DIR)', () => {
+  it('names its files by the path given, not by one relative to the package', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-suite-main-'));
+    try {
+      writeFileSync(join(dir, 'x.yaml'), SUITE('          - { check: status, equal: 200 }'));
+      expect(thrown(() => loadSuites(dir))).toBe(`${join(dir, 'x.yaml')}:10: case "floor" expects status: unknown parameter "equal" (known: equals)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -225,7 +225,7 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
     const name = relative(dir, file).split(sep).join('/').replace(/\.ya?ml$/, '');
     try {
       // A user's file is named by its path, which they can open; a built-in one by its path in the package.
-      return parseSuite(readFileSync(file, 'utf8'), name, userFolder ? file : relative(PACKAGE_ROOT, file).split(sep).join('/'));
+      return parseSuite(readFileSync(file, 'utf8'), name, dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file);
     } catch (error) {
       // A user's file is named by its path, which they can open.
       if (userFolder && error instanceof ConfigError) throw new ConfigError('bad-suite', error.message.replace(`suite ${name}:`, `suite ${file}:`));
