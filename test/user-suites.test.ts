@@ -31,7 +31,7 @@ const CASE = (check: string, rule: string) => `  - id: one
 
 describe('--suites DIR', () => {
   it('adds the folder suites, named by their path inside it, after the built-in ones', () => {
-    const good = folder('good', CASE('status', 'ENERGY-PATH'), 'nested/extra.yaml');
+    const good = folder('good', CASE('status, equals: 200', 'ENERGY-PATH'), 'nested/extra.yaml');
     const suites = loadAllSuites([good], loadRules());
     expect(suites.at(-1)).toMatchObject({ name: 'nested/extra', side: 'service', cases: [{ id: 'one' }] });
     expect(suites.some((suite) => suite.name === 'service/energy')).toBe(true);
@@ -41,9 +41,12 @@ describe('--suites DIR', () => {
     ['a folder that does not exist', () => join(dir, 'nowhere'), /cannot read suites folder .*nowhere: no such folder/],
     ['a folder without suite files', () => (mkdirSync(join(dir, 'empty')), join(dir, 'empty')), /suites folder .*empty holds no \.yaml or \.yml file/],
     ['a file the schema refuses', () => folder('schema', '  - id: one\n    title: t\n    rules: [ENERGY-PATH]\n    stepz: []\n'), /suite .*schema\/mine\.yaml: .*\(suites\/suite\.schema\.json\)/],
-    ['a check that does not exist', () => folder('check', CASE('statuz', 'ENERGY-PATH')), /suite mine, case one: no check named "statuz"/],
-    ['a rule id that is not in the catalog', () => folder('rule', CASE('status', 'ENERGY-PATHS')), /suite mine, case one: rule ENERGY-PATHS is not in the rule catalog/],
-    ['a suite name the built-in suites use', () => folder('clash', CASE('status', 'ENERGY-PATH'), 'service/energy.yaml'), /suite service\/energy of .*clash: a suite of that name is loaded already/],
+    ['a check that does not exist', () => folder('check', CASE('statuz', 'ENERGY-PATH')), /check\/mine\.yaml:11: case "one": no check named "statuz" \(known: status, /],
+    ['a typo in a check\'s parameter', () => folder('param', CASE('status, equal: 200', 'ENERGY-PATH')), /param\/mine\.yaml:11: case "one" expects status: unknown parameter "equal" \(known: equals\)/],
+    ['a check of what its step does not produce', () => folder('needs', CASE('processed, count: "1"', 'CB-ONCE')), /needs\/mine\.yaml:11: case "one" expects processed: it judges the probe's processed list, which a request step does not produce \(deliver steps do\)/],
+    ['a parameter of the wrong type', () => folder('typed', CASE('status, equals: "200"', 'ENERGY-PATH')), /typed\/mine\.yaml:11: case "one" expects status: parameter "equals" must be an integer, not "200"/],
+    ['a rule id that is not in the catalog', () => folder('rule', CASE('status, equals: 200', 'ENERGY-PATHS')), /suite mine, case one: rule ENERGY-PATHS is not in the rule catalog/],
+    ['a suite name the built-in suites use', () => folder('clash', CASE('status, equals: 200', 'ENERGY-PATH'), 'service/energy.yaml'), /suite service\/energy of .*clash: a suite of that name is loaded already/],
   ])('refuses %s with one line and exit 2, before starting anything', (_, make, message) => {
     const run = runCli(['run', '--suites', make(), '--reports', join(dir, 'reports')]);
     expect(run.status).toBe(2);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { inKeyWindow } from '../core/api-keys.js';
 import { ConfigError } from '../core/errors.js';
 import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
@@ -37,7 +38,11 @@ export interface EmulatorCard {
 export interface EmulatorMerchant {
   /** The merchant's identifier in the wallet system (order requests carry it; card close's merchantId is its text). */
   userId: number;
-  /** Main credential: every permission, valid within apiKeyValidFrom..apiKeyValidUntil. */
+  /**
+   * Main credential: every permission, valid within apiKeyValidFrom..apiKeyValidUntil (ISO 8601,
+   * inclusive). emulator.yaml may name the bounds `apiKeyNotBefore`/`apiKeyNotAfter`, as an extra
+   * key's `notBefore`/`notAfter` and the reference merchant's are named; either name lands here.
+   */
   apiKey: string;
   apiKeyValidFrom?: string;
   apiKeyValidUntil?: string;
@@ -114,7 +119,7 @@ const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'r
 const CONTROL_FIELDS = ['token'];
 const CALLBACK_FIELDS = ['timeoutMs', 'withdrawalDelayMs', 'retry', 'ca'];
 const RETRY_FIELDS = ['initialDelayMs', 'factor', 'maxDelayMs', 'maxAttempts'];
-const MERCHANT_FIELDS = ['userId', 'apiKey', 'apiKeyValidFrom', 'apiKeyValidUntil', 'apiKeys', 'privateKey', 'publicKey', 'profile', 'callbackUrl', 'energy', 'cards'];
+const MERCHANT_FIELDS = ['userId', 'apiKey', 'apiKeyNotBefore', 'apiKeyNotAfter', 'apiKeyValidFrom', 'apiKeyValidUntil', 'apiKeys', 'privateKey', 'publicKey', 'profile', 'callbackUrl', 'energy', 'cards'];
 const KEY_FIELDS = ['key', 'permissions', 'notBefore', 'notAfter'];
 const ENERGY_FIELDS = ['balance', 'costPerTx'];
 const CARD_FIELDS = ['powerCardId', 'merchantUserId', 'status'];
@@ -339,8 +344,8 @@ function resolveMerchant(r: Reader, raw: unknown, where: string): EmulatorMercha
     cards: r.array(doc.cards, `${where}.cards`).map((item, index) => resolveCard(r, item, `${where}.cards[${index}]`)),
     keyPair: { privateKey, publicKey },
   };
-  const validFrom = r.instant(doc.apiKeyValidFrom, `${where}.apiKeyValidFrom`);
-  const validUntil = r.instant(doc.apiKeyValidUntil, `${where}.apiKeyValidUntil`);
+  const validFrom = keyBound(r, doc, where, 'apiKeyNotBefore', 'apiKeyValidFrom');
+  const validUntil = keyBound(r, doc, where, 'apiKeyNotAfter', 'apiKeyValidUntil');
   if (validFrom !== undefined) merchant.apiKeyValidFrom = validFrom;
   if (validUntil !== undefined) merchant.apiKeyValidUntil = validUntil;
   const callbackUrl = r.url(doc.callbackUrl, `${where}.callbackUrl`);
@@ -351,6 +356,17 @@ function resolveMerchant(r: Reader, raw: unknown, where: string): EmulatorMercha
     cardIds.add(card.powerCardId);
   }
   return merchant;
+}
+
+/**
+ * A bound of the main key's window under either of its names: `apiKeyNotBefore` (the name an extra
+ * key and the reference merchant use) or `apiKeyValidFrom` (the older one); both at once is an error.
+ */
+function keyBound(r: Reader, doc: Doc, where: string, name: string, oldName: string): string | undefined {
+  const given = (field: string) => doc[field] !== undefined && doc[field] !== null;
+  if (given(name) && given(oldName)) r.fail(`${where}.${name}`, `${oldName} names the same bound: give one of them`);
+  const field = given(name) ? name : oldName;
+  return r.instant(doc[field], `${where}.${field}`);
 }
 
 function resolveApiKey(r: Reader, raw: unknown, where: string): EmulatorApiKey {
@@ -390,10 +406,8 @@ export interface MerchantKeyDescription {
  * @example describeMerchantKeys(config.merchants[0]!).forbiddenKey // 'forbidden-3f9a...'
  */
 export function describeMerchantKeys(merchant: EmulatorMerchant, now = Date.now()): MerchantKeyDescription {
-  const inWindow = (from: string | undefined, until: string | undefined) =>
-    (from === undefined || Date.parse(from) <= now) && (until === undefined || now <= Date.parse(until));
   const description: MerchantKeyDescription = { apiKey: merchant.apiKey };
-  const forbidden = merchant.apiKeys.find((k) => inWindow(k.notBefore, k.notAfter) && PERMISSIONS.some((p) => !k.permissions.includes(p)));
+  const forbidden = merchant.apiKeys.find((k) => inKeyWindow(k, now) && PERMISSIONS.some((p) => !k.permissions.includes(p)));
   if (forbidden) description.forbiddenKey = forbidden.key;
   const expired = merchant.apiKeys.find((k) => k.notAfter !== undefined && Date.parse(k.notAfter) < now);
   if (expired) description.expiredKey = expired.key;

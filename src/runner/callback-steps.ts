@@ -7,6 +7,7 @@ import type { Receiver } from './receiver.js';
 import { joinUrl } from './service-steps.js';
 import type { AwaitStep, EmitStep } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
+import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 /** The payload field the runner adds to every event it asks a service to emit. */
@@ -46,7 +47,7 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
     concurrent: step.concurrent ?? false,
     ...(step.retryDelaysMs ? { retryDelaysMs: step.retryDelaysMs } : {}),
   };
-  const emitted = await sendJsonRequest('POST', `${merchant}/callbacks`, request, headers);
+  const emitted = await sendJsonRequest('POST', `${merchant}/callbacks`, request, headers, undefined, (wire) => transportOf(target).send(wire));
   const emitExchange: Exchange = { request: { method: 'POST', url: `${merchant}/callbacks`, headers: shownHeaders, body: stringifyExact(request) }, response: { status: emitted.status, headers: {}, body: emitted.text } };
   exchanges.push(emitExchange);
   const trackingId = (emitted.json as { trackingId?: unknown } | undefined)?.trackingId;
@@ -72,7 +73,7 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
 /** Points the merchant's callbacks at the receiver (control API). */
 export async function pointCallbacks(target: ServiceTarget, receiver: Receiver): Promise<Exchange> {
   const url = `${joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`)}/callback-url`;
-  const answer = await sendJsonRequest('PUT', url, { url: receiver.url }, { 'x-control-token': target.controlToken ?? '' });
+  const answer = await sendJsonRequest('PUT', url, { url: receiver.url }, { 'x-control-token': target.controlToken ?? '' }, undefined, (wire) => transportOf(target).send(wire));
   return {
     request: { method: 'PUT', url, headers: { 'x-control-token': redact(target.controlToken ?? '', 'ct') }, body: JSON.stringify({ url: receiver.url }) },
     response: { status: answer.status, headers: {}, body: answer.text },

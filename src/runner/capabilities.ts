@@ -1,6 +1,5 @@
 import { joinUrl } from './service-steps.js';
-import { send } from './http-client.js';
-import type { Step } from './suite.js';
+import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 /**
@@ -58,7 +57,7 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
     { route: 'GET deliveries' as const, method: 'GET', url: joinUrl(target.baseUrl, '/__control/deliveries?trackingId=wc-capability-probe') },
   ];
   await Promise.all(probes.map(async ({ route, method, url }) => {
-    const ask = () => send(method === 'GET'
+    const ask = () => transportOf(target).send(method === 'GET'
       ? { method, url, headers: { ...headers, accept: 'application/json' } }
       : { method, url, headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' });
     try {
@@ -73,13 +72,4 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
     }
   }));
   return { routes };
-}
-
-/** The control routes a step relies on. */
-export function routesOfStep(step: Step): ControlRoute[] {
-  if (step.control?.energy) return ['PUT energy'];
-  if (step.control?.card) return ['POST cards'];
-  if (step.control?.pointCallbacks) return ['PUT callback-url'];
-  if (step.emit) return ['PUT callback-url', 'POST callbacks', 'GET deliveries'];
-  return [];
 }

@@ -65,14 +65,14 @@ export interface StepOutcome {
   saved: Record<string, unknown>;
 }
 
-/** Everything a check sees. */
-export interface CheckContext {
+/** Everything a check sees; `params` are the expectation's, validated by the check's schema, templates filled. */
+export interface CheckContext<P = Record<string, unknown>> {
   target: Target;
   suite: Suite;
   testCase: Case;
   step: Step;
   outcome: StepOutcome;
-  params: Record<string, unknown>;
+  params: P;
   rules: Map<string, Rule>;
   /** A key pair that is not the target's: for wrong-key cases. */
   strangerKeys: StrangerKeys;

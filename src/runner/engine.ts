@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { parseExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
-import { probeCapabilities, routePath, routesOfStep, type Capabilities, type ControlRoute } from './capabilities.js';
-import { pointCallbacks, runAwait, runEmit } from './callback-steps.js';
+import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
 import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
 import { makeStrangerKeys, type CheckContext, type Exchange, type StepOutcome } from './context.js';
-import { readProbe, runDelivery, runRestart, type EventBook, type Spelling } from './merchant-steps.js';
+import type { Spelling } from './merchant-steps.js';
+import { expectationProblem } from './params.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
 import { startReceiver, type Receiver } from './receiver.js';
-import { runControl, runRequest } from './service-steps.js';
+import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
 import type { Case, Need, Suite } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
+import type { Transport } from './transport.js';
 import { describeTarget, type CheckResult, type Finding, type Report, type Status, type Target } from './types.js';
 
 /** What the engine tells reporters while it runs. */
@@ -32,6 +32,11 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
   /** What the target offers beyond the interface; probed before the run when not given. */
   capabilities?: Capabilities;
+  /**
+   * How the runner reaches the target (default: HTTP(S) through src/net): a test injects one that
+   * answers in-process. The receiver of service callbacks stays a loopback server.
+   */
+  transport?: Transport;
 }
 
 /** Why a case cannot run against this target, or undefined when it can. */
@@ -93,7 +98,8 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
 /** Runs suites against a target and returns report.json's content. Checks never throw for a bad target. */
 export async function runSuites(options: RunOptions): Promise<Report> {
   const started = performance.now();
-  const { target, strict = false } = options;
+  const { strict = false } = options;
+  const target: Target = options.transport ? { ...options.target, transport: options.transport } : options.target;
   const rules = new Map(options.rules.map((rule) => [rule.id, rule]));
   const emit = options.onEvent ?? (() => undefined);
   const results: CheckResult[] = [];
@@ -104,7 +110,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   const snapshot = target.side === 'service' ? snapshotControlState(capabilities) : undefined;
   const touched = new Set<ControlRoute>();
   let receiver: Receiver | undefined;
-  const needsReceiver = target.side === 'service' && (target.controlToken || target.listenPort !== undefined) && options.suites.some((suite) => suite.cases.some((c) => c.steps.some((s) => s.emit || s.await || s.control?.pointCallbacks)));
+  const needsReceiver = target.side === 'service' && (target.controlToken || target.listenPort !== undefined) && options.suites.some((suite) => suite.cases.some((c) => c.steps.some(stepNeedsReceiver)));
   // --listen opens the receiver to the network: a real service must reach it.
   if (needsReceiver && target.side === 'service') receiver = await startReceiver(target.listenPort ?? 0, target.listenPort === undefined ? '127.0.0.1' : '0.0.0.0');
   const notes: string[] = [];
@@ -195,24 +201,15 @@ interface CaseRun {
   touched: Set<ControlRoute>;
 }
 
-/** The trackingId of a payload's JSON text, when it has a string one. */
-function trackingIdOf(text: string): string | undefined {
-  try {
-    const value = parseExactJson(text) as Record<string, unknown> | null;
-    return typeof value?.trackingId === 'string' ? value.trackingId : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Runs one case; result ids are the bare check ids (the caller numbers repeats). */
 async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spelling): Promise<CheckResult[]> {
   const { target } = run;
   const results: CheckResult[] = [];
   const scope: TemplateScope = { caseId: `wc-${randomUUID().slice(0, 13)}`, saved: {}, ...(target.side === 'service' && target.userId !== undefined ? { userId: target.userId } : {}) };
-  const events: EventBook = new Map();
-  const caseEvents = new Set<string>();
-  let lastProbe: string[] | undefined;
+  const state: CaseState = {
+    scope, stranger: run.stranger, receiver: run.receiver, spelling, events: new Map(), caseEvents: new Set(), lastProbe: undefined,
+    prompt: (text) => run.emit({ kind: 'prompt', text }),
+  };
   // A failed setup step (no expectations of its own) makes every later check of the case `skipped`:
   // the target was not prepared, so nothing it does afterwards is its fault.
   let setupError: string | undefined;
@@ -220,54 +217,17 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };
     const stepStarted = performance.now();
     let stepError: string | undefined = setupError;
-    try {
-      if (setupError) outcome.exchanges = [];
-      else if (step.request && target.side === 'service') outcome.exchanges.push(await runRequest(step.request, target, scope, run.stranger));
-      else if (step.control?.pointCallbacks && target.side === 'service' && run.receiver) {
-        const exchange = await pointCallbacks(target, run.receiver);
-        outcome.exchanges.push(exchange);
-        if (exchange.error) stepError = `setup failed: pointing callbacks at the runner: ${exchange.error}`;
-      } else if (step.control && target.side === 'service') {
-        const exchange = await runControl(fill(step.control, scope) as NonNullable<typeof step.control>, target);
-        outcome.exchanges.push(exchange);
-        if (exchange.error) stepError = `setup failed: the control API: ${exchange.error}`;
-      } else if (step.emit && target.side === 'service' && run.receiver) {
-        const emitted = await runEmit(step.emit, target, run.receiver, scope);
-        outcome.exchanges.push(...emitted.exchanges);
-        outcome.callbacks = emitted.callbacks;
-        const failed = emitted.exchanges.find((exchange) => exchange.error);
-        if (failed) stepError = `setup failed: asking the service to emit a callback: ${failed.error}`;
-      } else if (step.await && target.side === 'service' && run.receiver) {
-        if (step.await.prompt) run.emit({ kind: 'prompt', text: String(fill(step.await.prompt, { ...scope, saved: { ...scope.saved, receiverUrl: run.receiver.url } })) });
-        const awaited = await runAwait(step.await, target, run.receiver, scope);
-        outcome.exchanges.push(...awaited.exchanges);
-        outcome.callbacks = awaited.callbacks;
-      } else if (step.deliver && target.side === 'merchant') {
-        // The previous step's last read is this step's baseline: one probe read per step, and a late
-        // processing between steps is seen by the next step rather than lost.
-        const before = lastProbe ?? (await readProbe(target));
-        const delivered = await runDelivery(step.deliver, target, scope, events, run.stranger, spelling);
-        outcome.exchanges.push(...delivered.exchanges);
-        outcome.delivered = delivered.delivered;
-        const after = await readProbe(target);
-        lastProbe = after;
-        for (const text of delivered.delivered) {
-          const id = trackingIdOf(text);
-          if (id !== undefined) caseEvents.add(id);
-        }
-        // Only this case's events count: a merchant may process other traffic meanwhile (other
-        // tests, the service's own callbacks); an entry without a trackingId cannot be told apart.
-        if (before && after) outcome.processed = after.slice(before.length).filter((entry) => {
-          const id = trackingIdOf(entry);
-          return id === undefined || caseEvents.has(id);
-        });
-      } else if (step.restart && target.side === 'merchant') {
-        const restarted = await runRestart(target);
-        lastProbe = undefined;
-        if (restarted) stepError = `setup failed: --restart: ${restarted}`;
-      } else stepError = `suite error: this step does not apply to a ${target.side}`;
-    } catch (error) {
-      stepError = `setup failed: ${(error as Error).message}`;
+    if (!setupError) {
+      try {
+        const ran = await runStep(step, target, state);
+        outcome.exchanges.push(...ran.exchanges);
+        if (ran.callbacks) outcome.callbacks = ran.callbacks;
+        if (ran.processed) outcome.processed = ran.processed;
+        if (ran.delivered) outcome.delivered = ran.delivered;
+        stepError = ran.error;
+      } catch (error) {
+        stepError = `setup failed: ${(error as Error).message}`;
+      }
     }
     if (!setupError) for (const route of routesOfStep(step)) run.touched.add(route);
     const durationMs = Math.round(performance.now() - stepStarted);
@@ -279,7 +239,10 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
       const ruleIds = expectation.rules ?? testCase.rules;
       const { check: _id, rules: _rules, title, ...params } = expectation;
       let findings: Finding[];
+      const problem = expectationProblem(expectation, step);
       if (!check) findings = [{ status: 'failed', message: `suite error: no check named ${expectation.check}` }];
+      // A suite the loader did not see (built in code): its checks read typed parameters only.
+      else if (problem) findings = [{ status: 'failed', message: `suite error: ${check.id}: ${problem.message}` }];
       else if (stepError?.startsWith('setup failed') || stepError?.startsWith('suite error')) findings = [{ status: stepError.startsWith('suite error') ? 'failed' : 'skipped', message: stepError }];
       else if (stepError) findings = [{ status: 'failed', message: stepError }];
       else {

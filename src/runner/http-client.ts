@@ -221,9 +221,9 @@ export function isRunCut(error: unknown): error is RunCutError {
   return error instanceof RunCutError;
 }
 
-/** Sends JSON and parses a JSON answer (for control APIs and probes). */
-export async function sendJsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}, network?: NetworkConfig): Promise<{ status: number; json: unknown; text: string }> {
-  const response = await send({
+/** Sends JSON and parses a JSON answer (for control APIs and probes), by `via` (default: HTTP(S), `send`). */
+export async function sendJsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}, network?: NetworkConfig, via: (request: WireRequest) => Promise<WireResponse> = send): Promise<{ status: number; json: unknown; text: string }> {
+  const response = await via({
     method, url,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
     ...(body === undefined ? {} : { body: stringifyExact(body) }),

@@ -5,9 +5,10 @@ import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
 import { callbackPayload, callbackTypeEntry, otherCallbackType, type CallbackTypeEntry } from '../spec/callback-types.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
-import { currentNetwork, send, sendJsonRequest } from './http-client.js';
+import { currentNetwork, sendJsonRequest } from './http-client.js';
 import type { DeliverStep } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
+import { transportOf } from './transport.js';
 import type { MerchantTarget } from './types.js';
 
 /**
@@ -120,7 +121,7 @@ export async function postCallback(target: MerchantTarget, body: string, plainTe
   const headers: Record<string, string> = { 'content-type': contentType, ...(key === undefined ? {} : { 'x-api-key': key }) };
   const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: plainText };
   try {
-    const wire = await send({ method: 'POST', url: target.callbackUrl, headers, body });
+    const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers, body });
     const answer = wire.body.toString('utf8');
     let json: ExactJson | undefined;
     try {
@@ -138,7 +139,7 @@ export async function postCallback(target: MerchantTarget, body: string, plainTe
 export async function readProbe(target: MerchantTarget): Promise<string[] | undefined> {
   if (target.probeCmd) return parseProbe(await runCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd');
   if (!target.probeUrl) return undefined;
-  const answer = await sendJsonRequest('GET', target.probeUrl, undefined);
+  const answer = await sendJsonRequest('GET', target.probeUrl, undefined, {}, undefined, (wire) => transportOf(target).send(wire));
   if (answer.status !== 200) throw new Error(`the probe ${target.probeUrl} answered ${answer.status}: expected 200 with ${PROBE_SHAPE}`);
   return parseProbe(answer.text, `the probe ${target.probeUrl}`);
 }
@@ -158,7 +159,7 @@ export async function runRestart(target: MerchantTarget): Promise<string | undef
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      await send({ method: 'GET', url: target.callbackUrl, headers: {}, timeoutMs: 2000 });
+      await transportOf(target).send({ method: 'GET', url: target.callbackUrl, headers: {}, timeoutMs: 2000 });
       return undefined;
     } catch (error) {
       if (Date.now() > deadline) return `the callback URL did not answer within 30 s of the restart: ${(error as Error).message}`;

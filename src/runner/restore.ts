@@ -4,6 +4,7 @@ import { parseExactJson } from '../core/exact-json.js';
 import { sendJsonRequest } from './http-client.js';
 import { joinUrl } from './service-steps.js';
 import type { ServiceTarget } from './types.js';
+import { transportOf } from './transport.js';
 
 /** The control state a run may change, as read before the run (undefined: the target offers no read route). */
 export interface ControlSnapshot {
@@ -46,7 +47,7 @@ export async function restoreControlState(snapshot: ControlSnapshot, touched: Se
       return;
     }
     try {
-      const answer = await sendJsonRequest('PUT', base + path, value, headers);
+      const answer = await sendJsonRequest('PUT', base + path, value, headers, undefined, (wire) => transportOf(target).send(wire));
       notes.push(answer.status >= 200 && answer.status < 300 ? `${what} restored to its value before the run` : `${what} not restored: ${routePath(route, target)} answered ${answer.status}`);
     } catch (error) {
       notes.push(`${what} not restored: ${(error as Error).message}`);

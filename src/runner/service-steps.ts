@@ -4,9 +4,10 @@ import { encodeBase64 } from '../crypto/base64.js';
 import { openJson, sealJson } from '../crypto/codec.js';
 import { CryptoError } from '../crypto/errors.js';
 import { redact, type Exchange, type ReceivedResponse, type StrangerKeys } from './context.js';
-import { send, sendJsonRequest } from './http-client.js';
+import { sendJsonRequest } from './http-client.js';
 import type { RequestStep, Step } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
+import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 const ENDPOINTS: Record<string, { path: string; card?: boolean }> = {
@@ -77,7 +78,7 @@ export async function runRequest(step: RequestStep, target: ServiceTarget, scope
   const request = { method: step.method ?? 'POST', url, headers, body, ...(plain === undefined ? {} : { plain }) };
   const shown = { ...request, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers };
   try {
-    const wire = await send({ method: request.method, url, headers, body });
+    const wire = await transportOf(target).send({ method: request.method, url, headers, body });
     return { request: shown, response: readResponse(wire.status, wire.headers, wire.body.toString('utf8'), target) };
   } catch (error) {
     return { request: shown, error: (error as Error).message };
@@ -112,7 +113,7 @@ export async function runControl(control: NonNullable<Step['control']>, target: 
   const url = base + path;
   const method = control.energy ? 'PUT' : 'POST';
   try {
-    const answer = await sendJsonRequest(method, url, body, headers);
+    const answer = await sendJsonRequest(method, url, body, headers, undefined, (wire) => transportOf(target).send(wire));
     return {
       request: { method, url, headers: { 'x-control-token': redact(headers['x-control-token'], 'ct') }, body: stringifyExact(body) },
       response: { status: answer.status, headers: {}, body: answer.text },

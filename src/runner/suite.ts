@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parse as parseYaml } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { expectationProblem } from './params.js';
 
 /** The folder of the built-in suites and their schema. */
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
@@ -11,13 +12,15 @@ export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
 /** What a case can need from the target; without it the case is skipped. */
 export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart';
 
-/** One expectation: a registered check and its parameters. */
-export interface Expectation {
-  check: string;
-  rules?: string[];
-  title?: string;
-  [param: string]: unknown;
-}
+/**
+ * One expectation: a registered check and its parameters, which the check's schema declares
+ * (`Check.params`; the loader refuses unknown and mistyped ones). `ExpectationOf<StatusParams>`
+ * types one check's.
+ */
+export type Expectation = ExpectationOf<Record<string, unknown>>;
+
+/** An expectation of a check whose parameters are `P`. */
+export type ExpectationOf<P> = { check: string; rules?: string[]; title?: string } & P;
 
 /** One step of a case; exactly one of control, request, emit, await, deliver, restart. */
 export interface Step {
@@ -114,14 +117,19 @@ function suiteValidator(): ReturnType<Ajv2020['compile']> {
   return validateSuite;
 }
 
-/** Parses and validates one suite file; a bad suite is a ConfigError naming the file and the place. */
-export function parseSuite(text: string, name: string): Suite {
-  let data: unknown;
-  try {
-    data = parseYaml(text, { uniqueKeys: true });
-  } catch (error) {
-    throw new ConfigError('bad-suite', `suite ${name}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
+/**
+ * Parses and validates one suite file; a bad suite is a ConfigError naming the file and the place.
+ * An expectation its check cannot take (an unknown check, an unknown or mistyped parameter, a check
+ * of what its step does not produce) is named by file and line: `suites/x.yaml:42: case "floor"
+ * expects status: unknown parameter "equal" (known: equals)`; `file` defaults to `suite NAME`.
+ */
+export function parseSuite(text: string, name: string, file = `suite ${name}`): Suite {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: true, lineCounter: lines });
+  const yamlError = doc.errors[0];
+  if (yamlError) throw new ConfigError('bad-suite', `suite ${name}: not valid YAML: ${yamlError.message.split('\n')[0]}`);
+  const data: unknown = doc.toJS();
+  checkExpectations(data, doc, lines, file);
   const validate = suiteValidator();
   if (!validate(data)) {
     const first = validate.errors?.[0];
@@ -134,6 +142,47 @@ export function parseSuite(text: string, name: string): Suite {
     ids.add(c.id);
   }
   return { name, ...suite };
+}
+
+/** The node at `path` in the document, or its nearest ancestor that is there (an alias hides the rest). */
+function lineOf(doc: Document, lines: LineCounter, path: readonly (string | number)[], key?: string): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true);
+    const range = (node as { range?: [number, number, number] | null } | undefined)?.range;
+    if (!range) continue;
+    if (key !== undefined && depth === path.length && isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === key);
+      const at = (pair?.key as { range?: [number, number, number] } | undefined)?.range?.[0];
+      if (at !== undefined) return lines.linePos(at).line;
+    }
+    return lines.linePos(range[0]).line;
+  }
+  return 1;
+}
+
+/**
+ * Checks every expectation against its check (name, what its step produces, parameters) before the
+ * suite schema: the first one that cannot be judged is a ConfigError with the file and the line.
+ */
+function checkExpectations(data: unknown, doc: Document, lines: LineCounter, file: string): void {
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+  for (const [c, testCase] of list(record(data)?.cases).entries()) {
+    const caseId = record(testCase)?.id;
+    for (const [s, step] of list(record(testCase)?.steps).entries()) {
+      const body = record(step);
+      if (!body) continue;
+      for (const [e, expectation] of list(body.expect).entries()) {
+        const given = record(expectation);
+        if (typeof given?.check !== 'string') continue;
+        const problem = expectationProblem(given as Expectation, body as Step);
+        if (!problem) continue;
+        const line = lineOf(doc, lines, ['cases', c, 'steps', s, 'expect', e], problem.param);
+        const named = `case ${JSON.stringify(typeof caseId === 'string' ? caseId : `#${c + 1}`)}${problem.check ? ` expects ${problem.check.id}` : ''}`;
+        throw new ConfigError('bad-suite', `${file}:${line}: ${named}: ${problem.message}`);
+      }
+    }
+  }
 }
 
 /**
@@ -175,7 +224,8 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
   return files.sort().map((file) => {
     const name = relative(dir, file).split(sep).join('/').replace(/\.ya?ml$/, '');
     try {
-      return parseSuite(readFileSync(file, 'utf8'), name);
+      // A user's file is named by its path, which they can open; a built-in one by its path in the package.
+      return parseSuite(readFileSync(file, 'utf8'), name, dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file);
     } catch (error) {
       // A user's file is named by its path, which they can open.
       if (userFolder && error instanceof ConfigError) throw new ConfigError('bad-suite', error.message.replace(`suite ${name}:`, `suite ${file}:`));

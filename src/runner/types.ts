@@ -1,5 +1,6 @@
 import type { CryptoProfile } from '../core/profile.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
+import type { Transport } from './transport.js';
 
 /** How one check ended. `warning`: a SHOULD rule or an assumption (U-*) failed. */
 export type Status = 'passed' | 'failed' | 'warning' | 'skipped';
@@ -75,6 +76,8 @@ export interface ServiceTarget {
   allowOrders: boolean;
   /** Port for a callback receiver (`--listen`), when callbacks are triggered by hand. */
   listenPort?: number;
+  /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
+  transport?: Transport;
 }
 
 /** The merchant side under test: a callback endpoint. */
@@ -92,6 +95,8 @@ export interface MerchantTarget {
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;
   expiredKey?: string;
+  /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
+  transport?: Transport;
 }
 
 /** Either side. */

@@ -64,15 +64,19 @@ export function callback(body: string | Buffer, headers: Record<string, string> 
   return { at: 0, method: 'POST', url: '/callback', headers, body: typeof body === 'string' ? Buffer.from(body, 'latin1') : body, answeredStatus };
 }
 
-/** The context a check sees after a step: defaults to a service target and no exchanges. */
-export function checkContext(options: { target?: Target; params?: Record<string, unknown>; outcome?: Partial<StepOutcome>; step?: Step } = {}): CheckContext {
+/**
+ * The context a check sees after a step: defaults to a service target and no exchanges. `params`
+ * are given as a suite holds them after the loader validated them against the check's schema; the
+ * context fits any check (`CheckContext<never>`), so a table can feed each check its own.
+ */
+export function checkContext(options: { target?: Target; params?: Record<string, unknown>; outcome?: Partial<StepOutcome>; step?: Step } = {}): CheckContext<never> {
   return {
     target: options.target ?? serviceTarget,
     suite: { name: 'unit/checks', title: 'unit', side: options.target?.side ?? 'service', cases: [] },
     testCase: { id: 'unit-case', title: 'a unit case', rules: [], steps: [] },
     step: options.step ?? {},
     outcome: { exchanges: [], saved: {}, ...options.outcome },
-    params: options.params ?? {},
+    params: (options.params ?? {}) as never,
     rules: new Map(),
     strangerKeys: { privateKey: testKeys, publicKey: testKeys.publicKey },
   };

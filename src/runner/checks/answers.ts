@@ -1,19 +1,31 @@
 import { LosslessNumber } from '../../core/exact-json.js';
 import { fail, pass, preview, type Check } from './check.js';
 
+/** `status` of every answer (default 200, any for a refusal); `errCode` zero or nonzero. */
+export type AnswersParams = { status?: number; errCode?: 'zero' | 'nonzero' };
+
 /**
  * `answers`: every delivery of the step got HTTP `status` (default 200) and, for 200, `errCode`
  * `zero` (the number 0) or `nonzero` (anything but the number 0).
  */
-export const answersCheck: Check = {
+export const answersCheck: Check<AnswersParams> = {
   id: 'answers',
   title: 'merchant answers',
   rules: ['CB-ERRCODE'],
   needs: 'exchange',
+  params: {
+    type: 'object',
+    properties: {
+      status: { type: 'integer', minimum: 100, maximum: 599, description: 'the HTTP status of every answer; default 200, any status when errCode is nonzero' },
+      errCode: { enum: ['zero', 'nonzero'], description: 'zero: every answer acknowledges (the number 0); nonzero: none does' },
+    },
+    required: [],
+    additionalProperties: false,
+  },
   run(ctx) {
-    const errCode = ctx.params.errCode as 'zero' | 'nonzero' | undefined;
+    const { errCode } = ctx.params;
     // "Not acknowledged" is any answer but HTTP 200 with errCode 0, so a refusal may use any status.
-    const status = ctx.params.status === undefined ? (errCode === 'nonzero' ? undefined : 200) : Number(ctx.params.status);
+    const status = ctx.params.status ?? (errCode === 'nonzero' ? undefined : 200);
     const exchanges = ctx.outcome.exchanges;
     if (exchanges.length === 0) return [fail('the step delivered nothing')];
     for (const [i, exchange] of exchanges.entries()) {

@@ -50,16 +50,25 @@ function comparable(value: ExactJson | undefined): string | undefined {
   return typeof value === 'string' ? value : stringifyExact(value);
 }
 
+/** `fields`: payload fields that must have exactly these values. */
+export type CallbackDecryptsParams = { fields?: Record<string, ExactJson> };
+
 /**
  * `callback-decrypts`: each body decrypts with the merchant's public key to a valid payload of the
  * emitted type; `fields` compares fields exactly (digits kept), txid/txId and chain/chainName being
  * one field and a number equal to a decimal string with the same digits (U-CB-FIELDS).
  */
-export const callbackDecryptsCheck: Check = {
+export const callbackDecryptsCheck: Check<CallbackDecryptsParams> = {
   id: 'callback-decrypts',
   title: 'callback decrypts with the public key',
   rules: ['CB-DECRYPT', 'CRYPTO-SAME'],
   needs: 'callbacks',
+  params: {
+    type: 'object',
+    properties: { fields: { type: 'object', description: 'payload fields compared exactly (digits kept; txid/txId and chain/chainName are one field; {{templates}} allowed)' } },
+    required: [],
+    additionalProperties: false,
+  },
   run(ctx) {
     const collected = callbacksOf(ctx);
     if (isFinding(collected)) return [collected];
@@ -79,7 +88,7 @@ export const callbackDecryptsCheck: Check = {
       if (issues.length > 0 && ctx.params.fields === undefined) openPoint ??= fail(`delivery ${i + 1} payload ${preview(opened.text)} differs from the toolkit's payload model (fields the interface does not name): ${describeIssues(issues)}`, ['U-CB-FIELDS']);
       const type = ctx.step.emit?.type;
       if (type !== undefined && String(opened.value.type) !== String(type)) return [fail(`delivery ${i + 1} has type ${String(opened.value.type)}, the event emitted was type ${type}`)];
-      const fields = (ctx.params.fields ?? {}) as Record<string, ExactJson>;
+      const fields = ctx.params.fields ?? {};
       for (const [field, want] of Object.entries(fields)) {
         const got = comparable(payload[interfaceName(field)]);
         const wanted = comparable(want);

@@ -1,5 +1,5 @@
 import { mediaType } from '../../core/http-io.js';
-import { isFinding, pass, fail, type Check } from './check.js';
+import { isFinding, pass, fail, type Check, NO_PARAMS } from './check.js';
 import { callbacksOf } from './callback-support.js';
 
 /** `callback-headers`: Content-Type form-urlencoded and X-API-KEY = the merchant's own key. */
@@ -8,6 +8,7 @@ export const callbackHeadersCheck: Check = {
   title: 'callback headers',
   rules: ['CB-HEADERS', 'CB-KEY-SAME'],
   needs: 'callbacks',
+  params: NO_PARAMS,
   run(ctx) {
     const collected = callbacksOf(ctx);
     if (isFinding(collected)) return [collected];

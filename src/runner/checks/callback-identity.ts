@@ -1,8 +1,12 @@
-import { isFinding, pass, fail, undecryptableCallback, type Check } from './check.js';
+import { NO_PARAMS, isFinding, pass, fail, undecryptableCallback, type Check } from './check.js';
+
+/** `equals`: the deliveries expected. */
+export type CallbackAttemptsParams = { equals: number };
+import type { CheckContext } from '../context.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 
 /** The payloads of the step's deliveries, or a finding when one does not decrypt. */
-function payloads(ctx: Parameters<Check['run']>[0]) {
+function payloads(ctx: CheckContext<unknown>) {
   const collected = callbacksOf(ctx);
   if (isFinding(collected)) return collected;
   const { callbacks, target } = collected;
@@ -21,6 +25,7 @@ export const callbackRequestUuidCheck: Check = {
   title: 'fresh requestUUID per delivery',
   rules: ['CB-UUID'],
   needs: 'callbacks',
+  params: NO_PARAMS,
   run(ctx) {
     const values = payloads(ctx);
     if (isFinding(values)) return [values];
@@ -38,6 +43,7 @@ export const callbackTrackingIdCheck: Check = {
   title: 'stable trackingId across deliveries',
   rules: ['CB-ID-OTHER'],
   needs: 'callbacks',
+  params: NO_PARAMS,
   run(ctx) {
     const values = payloads(ctx);
     if (isFinding(values)) return [values];
@@ -52,11 +58,17 @@ export const callbackTrackingIdCheck: Check = {
 };
 
 /** `callback-attempts`: exactly `equals` deliveries arrived: retries until errCode 0, none after. */
-export const callbackAttemptsCheck: Check = {
+export const callbackAttemptsCheck: Check<CallbackAttemptsParams> = {
   id: 'callback-attempts',
   title: 'retries until errCode 0 and never after',
   rules: ['CB-ERRCODE'],
   needs: 'callbacks',
+  params: {
+    type: 'object',
+    properties: { equals: { type: 'integer', minimum: 0, description: 'the deliveries of the event that must arrive: retries until errCode 0, none after' } },
+    required: ['equals'],
+    additionalProperties: false,
+  },
   run(ctx) {
     const collected = callbacksOf(ctx);
     if (isFinding(collected)) return [collected];
@@ -64,7 +76,7 @@ export const callbackAttemptsCheck: Check = {
     // The runner tells events apart by their decrypted payload: undecryptable deliveries cannot be counted per event.
     const opened = payloads(ctx);
     if (isFinding(opened)) return [opened];
-    const expected = Number(ctx.params.equals);
+    const expected = ctx.params.equals;
     const answered = callbacks.map((callback) => callback.answeredStatus).join(', ');
     return [callbacks.length === expected ? pass(`${expected} deliveries (answers HTTP ${answered})`) : fail(`expected ${expected} deliveries, got ${callbacks.length} (answers HTTP ${answered})`)];
   },

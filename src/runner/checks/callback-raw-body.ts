@@ -1,5 +1,5 @@
 import { BASE64_PATTERN } from '../../crypto/base64.js';
-import { isFinding, pass, fail, preview, type Check } from './check.js';
+import { isFinding, pass, fail, preview, type Check, NO_PARAMS } from './check.js';
 import { callbacksOf } from './callback-support.js';
 
 /** `callback-raw-body`: every delivery's body is the Base64 text itself, not a form field `data=`. */
@@ -8,6 +8,7 @@ export const callbackRawBodyCheck: Check = {
   title: 'callback body is raw Base64',
   rules: ['CB-RAW-BODY'],
   needs: 'callbacks',
+  params: NO_PARAMS,
   run(ctx) {
     const collected = callbacksOf(ctx);
     if (isFinding(collected)) return [collected];

@@ -10,7 +10,7 @@ import { fail } from './check.js';
  * The callbacks an emit step collected and the service that sent them, or a finding: none arrived,
  * the service could not be made to emit, or a suite put a callback check on a merchant case.
  */
-export function callbacksOf(ctx: CheckContext): { callbacks: ReceivedCallback[]; target: ServiceTarget } | Finding {
+export function callbacksOf(ctx: CheckContext<unknown>): { callbacks: ReceivedCallback[]; target: ServiceTarget } | Finding {
   if (ctx.target.side !== 'service') return fail('suite error: callback checks judge a service');
   const callbacks = ctx.outcome.callbacks ?? [];
   const broken = ctx.outcome.exchanges.find((exchange) => exchange.error);

@@ -1,15 +1,24 @@
 import { validateSchema } from '../../core/schemas.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
+/** `outcome`: success (the default), failure, or any (the shape alone is judged). */
+export type CardResponseParams = { outcome?: 'success' | 'failure' | 'any' };
+
 /**
  * `card-response`: the card close answer has the response shape (any HTTP status: card close's are
  * not shown, U-CARD-VALUES); `outcome` success, failure, or `any` (the shape alone is judged).
  */
-export const cardResponseCheck: Check = {
+export const cardResponseCheck: Check<CardResponseParams> = {
   id: 'card-response',
   title: 'card close response',
   rules: ['CARD-RES'],
   needs: 'exchange',
+  params: {
+    type: 'object',
+    properties: { outcome: { enum: ['success', 'failure', 'any'], default: 'success', description: 'the success the answer must report; any: the response shape alone is judged' } },
+    required: [],
+    additionalProperties: false,
+  },
   run(ctx) {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];

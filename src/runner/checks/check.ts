@@ -2,16 +2,50 @@ import type { SchemaIssue } from '../../core/schemas.js';
 import type { CheckContext, Exchange } from '../context.js';
 import type { Finding } from '../types.js';
 
-/** A conformance check: code, registered by id in checks/index.ts, parameterised by suite data. */
-export interface Check {
+/** A JSON schema (draft 2020-12) of one parameter. */
+export type ParamSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * The JSON schema of a check's parameters: an object of exactly these properties, so the suite
+ * loader refuses an unknown or mistyped one (`equal: 200`) with the file, the case and the line.
+ * Its property names are the keys of `P`, so the schema and the type cannot name different ones.
+ */
+export interface ParamsSchema<P> {
+  type: 'object';
+  properties: { readonly [K in keyof P]-?: ParamSchema };
+  required: ReadonlyArray<keyof P & string>;
+  additionalProperties: false;
+}
+
+/** The parameters of a check that takes none. */
+export type NoParams = Record<never, never>;
+
+/** What a step produced that a check can judge (the step kinds in steps.ts say which they produce). */
+export type Observation = 'exchange' | 'callbacks' | 'probe';
+
+/**
+ * A conformance check: code, registered by id in checks/index.ts, parameterised by suite data
+ * whose shape `params` declares (the loader validates it; `run` reads it typed, templates filled).
+ */
+export interface Check<P = NoParams> {
   id: string;
   title: string;
   /** The rules it enforces when the case does not narrow them. */
   rules: string[];
-  /** What the step must have produced for the check to judge anything. */
-  needs?: 'exchange' | 'callbacks' | 'probe';
-  run(ctx: CheckContext): Finding[];
+  /**
+   * What the step must have produced for the check to judge anything: the loader refuses the check
+   * on a step kind that produces no such thing (a callback check on a request step).
+   */
+  needs: Observation;
+  params: ParamsSchema<P>;
+  run(ctx: CheckContext<P>): Finding[];
 }
+
+/** Any registered check, its parameters erased (the registry's element type). */
+export type AnyCheck = Check<Record<string, unknown>>;
+
+/** The schema of a check without parameters. */
+export const NO_PARAMS: ParamsSchema<NoParams> = { type: 'object', properties: {}, required: [], additionalProperties: false };
 
 /** A passed finding. */
 export const pass = (message = ''): Finding => ({ status: 'passed', message });
@@ -56,7 +90,7 @@ export function issueRules(issues: readonly SchemaIssue[]): string[] | undefined
 }
 
 /** The last exchange of the step, or a finding that says why there is none. */
-export function lastExchange(ctx: CheckContext): Exchange | Finding {
+export function lastExchange(ctx: CheckContext<unknown>): Exchange | Finding {
   const exchange = ctx.outcome.exchanges.at(-1);
   if (!exchange) return fail('the step made no request');
   if (exchange.error || !exchange.response) return { status: 'failed', message: `no answer: ${exchange.error ?? 'unknown transport failure'}`, cause: 'no-answer' };

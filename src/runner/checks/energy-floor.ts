@@ -1,11 +1,28 @@
 import { fail, isFinding, lastExchange, pass, undecryptable, type Check } from './check.js';
 
+/** A whole number of energy, as a YAML integer or (for digits a float would round) a string of digits. */
+type Amount = number | string;
+
+/** `balance` the case set (or each balance a legal reading allows), `costPerTx` per transaction. */
+export type EnergyFloorParams = { balance: Amount | Amount[]; costPerTx: Amount };
+
+const AMOUNT = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] };
+
 /** `energy-floor`: energyMaxCount = floor(balance / costPerTx), with the balance the case set. */
-export const energyFloorCheck: Check = {
+export const energyFloorCheck: Check<EnergyFloorParams> = {
   id: 'energy-floor',
   title: 'energyMaxCount from the live balance',
   rules: ['ENERGY-FLOOR'],
   needs: 'exchange',
+  params: {
+    type: 'object',
+    properties: {
+      balance: { anyOf: [AMOUNT, { type: 'array', items: AMOUNT, minItems: 1 }], description: 'the balance the case set, or every balance a legal reading allows' },
+      costPerTx: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]*[1-9][0-9]*$' }], description: 'the energy cost per transaction the case set' },
+    },
+    required: ['balance', 'costPerTx'],
+    additionalProperties: false,
+  },
   run(ctx) {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];

@@ -1,15 +1,24 @@
 import { validateSchema } from '../../core/schemas.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 
+/** `outcome`: success (the default) or failure. */
+export type EnvelopeParams = { outcome?: 'success' | 'failure' };
+
 /**
  * `envelope`: HTTP 200 with the order-endpoint envelope; `outcome: success` needs code 0, an
  * empty message and `data` that decrypts; `outcome: failure` needs a non-zero code and error text.
  */
-export const envelopeCheck: Check = {
+export const envelopeCheck: Check<EnvelopeParams> = {
   id: 'envelope',
   title: 'response envelope',
   rules: ['ENV-CODE', 'ENV-MSG', 'ENV-DATA'],
   needs: 'exchange',
+  params: {
+    type: 'object',
+    properties: { outcome: { enum: ['success', 'failure'], default: 'success', description: 'success: code 0, empty message, data that decrypts; failure: a non-zero code with error text' } },
+    required: [],
+    additionalProperties: false,
+  },
   run(ctx) {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];

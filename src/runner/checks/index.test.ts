@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answersCheck } from './answers.js';
-import { CHECKS, findCheck } from './index.js';
+import { paramsProblem } from '../params.js';
+import { CHECKS, CHECKS_BY_ID, findCheck, type TypedExpectation } from './index.js';
 import { processedCheck, processedExactCheck } from './processed.js';
 
 describe('the check registry', () => {
@@ -38,6 +39,22 @@ describe('the check registry', () => {
   ])('registers %s as "%s" with its rules and what it needs', (id, title, rules, needs) => {
     const check = findCheck(id);
     expect([check?.title, check?.rules, check?.needs]).toEqual([title, rules, needs]);
+  });
+
+  it('files each check under its own id', () => {
+    expect(Object.entries(CHECKS_BY_ID).filter(([id, check]) => check.id !== id)).toEqual([]);
+  });
+
+  it('types an expectation built in code by its check, as the loader judges a suite file', () => {
+    const good: TypedExpectation[] = [{ check: 'status', equals: 200, rules: ['ENERGY-PATH'] }, { check: 'refused' }, { check: 'energy-floor', balance: [1, '2'], costPerTx: 3 }];
+    // @ts-expect-error a typo in a parameter's name
+    const typo: TypedExpectation = { check: 'status', equal: 200 };
+    // @ts-expect-error a status given as text
+    const text: TypedExpectation = { check: 'status', equals: '200' };
+    // @ts-expect-error a parameter of another check
+    const other: TypedExpectation = { check: 'refused', outcome: 'failure' };
+    const problems = [...good, typo, text, other].map(({ check, rules: _rules, title: _title, ...params }) => paramsProblem(findCheck(check)!, params)?.message);
+    expect(problems).toEqual([undefined, undefined, undefined, 'unknown parameter "equal" (known: equals)', 'parameter "equals" must be an integer, not "200"', 'unknown parameter "outcome" (it takes none)']);
   });
 
   it('finds nothing under an unknown id', () => {

@@ -4,7 +4,7 @@ import { callbackDecryptsCheck } from './callback-decrypts.js';
 import { callbackHeadersCheck } from './callback-headers.js';
 import { callbackRawBodyCheck } from './callback-raw-body.js';
 import { cardResponseCheck } from './card-response.js';
-import type { Check } from './check.js';
+import type { AnyCheck, Check } from './check.js';
 import { energyFloorCheck } from './energy-floor.js';
 import { envelopeCheck } from './envelope.js';
 import { errorBodyCheck } from './error-body.js';
@@ -13,27 +13,42 @@ import { refusedCheck } from './refused.js';
 import { resultCheck } from './result.js';
 import { statusCheck } from './status.js';
 
-/** Every check a suite can name, by id: an explicit registry, no discovery. */
-export const CHECKS: readonly Check[] = [
-  statusCheck,
-  errorBodyCheck,
-  envelopeCheck,
-  refusedCheck,
-  resultCheck,
-  energyFloorCheck,
-  cardResponseCheck,
-  callbackRawBodyCheck,
-  callbackHeadersCheck,
-  callbackDecryptsCheck,
-  callbackRequestUuidCheck,
-  callbackTrackingIdCheck,
-  callbackAttemptsCheck,
-  answersCheck,
-  processedCheck,
-  processedExactCheck,
-];
+/** Every check a suite can name, under its id: an explicit registry, no discovery. */
+export const CHECKS_BY_ID = {
+  status: statusCheck,
+  'error-body': errorBodyCheck,
+  envelope: envelopeCheck,
+  refused: refusedCheck,
+  result: resultCheck,
+  'energy-floor': energyFloorCheck,
+  'card-response': cardResponseCheck,
+  'callback-raw-body': callbackRawBodyCheck,
+  'callback-headers': callbackHeadersCheck,
+  'callback-decrypts': callbackDecryptsCheck,
+  'callback-request-uuid': callbackRequestUuidCheck,
+  'callback-tracking-id': callbackTrackingIdCheck,
+  'callback-attempts': callbackAttemptsCheck,
+  answers: answersCheck,
+  processed: processedCheck,
+  'processed-exact': processedExactCheck,
+};
+
+/** The id of a registered check. */
+export type CheckId = keyof typeof CHECKS_BY_ID;
+
+/** The parameters of the check `Id` (`CheckParamsOf<'status'>` is `{ equals: number }`). */
+export type CheckParamsOf<Id extends CheckId> = (typeof CHECKS_BY_ID)[Id] extends Check<infer P> ? P : never;
+
+/**
+ * An expectation typed by its check, for suites built in code: `{ check: 'status', equal: 200 }`
+ * does not compile. (Suite files are checked by the loader against the same schemas.)
+ */
+export type TypedExpectation = { [Id in CheckId]: { check: Id; rules?: string[]; title?: string } & CheckParamsOf<Id> }[CheckId];
+
+/** Every check, in the registry's order (the order of the docs and of suite.schema.json). */
+export const CHECKS: readonly AnyCheck[] = Object.values(CHECKS_BY_ID);
 
 /** The check registered under `id`. */
-export function findCheck(id: string): Check | undefined {
+export function findCheck(id: string): AnyCheck | undefined {
   return CHECKS.find((check) => check.id === id);
 }

@@ -1,16 +1,25 @@
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../../core/exact-json.js';
-import { fail, pass, preview, type Check } from './check.js';
+import { NO_PARAMS, fail, pass, preview, type Check } from './check.js';
+
+/** `count`: the processings the probe must show. */
+export type ProcessedParams = { count: number };
 
 /** `processed`: the probe shows exactly `count` new business processings during the step. */
-export const processedCheck: Check = {
+export const processedCheck: Check<ProcessedParams> = {
   id: 'processed',
   title: 'business processing count (probe)',
   rules: ['CB-ONCE'],
   needs: 'probe',
+  params: {
+    type: 'object',
+    properties: { count: { type: 'integer', minimum: 0, description: 'the new business processings the probe must show after the step' } },
+    required: ['count'],
+    additionalProperties: false,
+  },
   run(ctx) {
     const processed = ctx.outcome.processed;
     if (!processed) return [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];
-    const expected = Number(ctx.params.count);
+    const expected = ctx.params.count;
     return [processed.length === expected ? pass(`${expected} processing(s)`) : fail(`expected ${expected} processing(s), the probe shows ${processed.length}${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ''}`)];
   },
 };
@@ -21,6 +30,7 @@ export const processedExactCheck: Check = {
   title: 'processed payloads are exact (probe)',
   rules: ['CB-RAW-BODY'],
   needs: 'probe',
+  params: NO_PARAMS,
   run(ctx) {
     const processed = ctx.outcome.processed;
     if (!processed) return [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];

@@ -1,5 +1,5 @@
 import { validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
+import { NO_PARAMS, describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
 /**
  * `refused`: bad input is not accepted. The interface names no error for it (U-CODES), so a
@@ -11,6 +11,7 @@ export const refusedCheck: Check = {
   title: 'bad input is refused',
   rules: ['ENV-CODE'],
   needs: 'exchange',
+  params: NO_PARAMS,
   run(ctx) {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];

@@ -1,5 +1,5 @@
 import { parseExactJson, stringifyExact, type ExactJson } from '../../core/exact-json.js';
-import { isSchemaName, validateSchema } from '../../core/schemas.js';
+import { validateSchema } from '../../core/schemas.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 
 /** The exact JSON text of a value; strings compare by their content. */
@@ -8,6 +8,12 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : stringifyExact(value);
 }
 
+/** The spec's schemas of a decrypted result. */
+export const RESULT_SCHEMAS = ['EnergyMaxCountResult', 'OrderResult'] as const;
+
+/** `schema` of the decrypted data; `echo`: result field → request field; `ifAccepted`: skip on a refusal. */
+export type ResultParams = { schema: (typeof RESULT_SCHEMAS)[number]; echo?: Record<string, string>; ifAccepted?: boolean };
+
 /**
  * `result`: the decrypted envelope data matches `schema`; `echo: {resultField: requestField}`
  * compares each result field with the request's (exact digits; a string "20931" equals 20931 only
@@ -15,11 +21,21 @@ function text(value: unknown): string {
  * refusal (a non-zero envelope code) is `skipped`: the case's request rests on an open limit, and only
  * an accepted one has a result to judge.
  */
-export const resultCheck: Check = {
+export const resultCheck: Check<ResultParams> = {
   id: 'result',
   title: 'decrypted result',
   rules: ['ORDER-RES'],
   needs: 'exchange',
+  params: {
+    type: 'object',
+    properties: {
+      schema: { enum: [...RESULT_SCHEMAS], description: 'the spec\'s schema of the decrypted data' },
+      echo: { type: 'object', additionalProperties: { type: 'string' }, description: 'result field → the request field whose value it must carry' },
+      ifAccepted: { type: 'boolean', description: 'a refusal (non-zero code) is skipped: only an accepted request has a result' },
+    },
+    required: ['schema'],
+    additionalProperties: false,
+  },
   run(ctx) {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
@@ -30,11 +46,10 @@ export const resultCheck: Check = {
     }
     if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
-    const schema = String(ctx.params.schema);
-    if (!isSchemaName(schema)) return [fail(`suite error: ${schema} is not a schema of the spec`)];
+    const { schema } = ctx.params;
     const issues = validateSchema(schema, response.decrypted.value);
     if (issues.length > 0) return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
-    const echo = (ctx.params.echo ?? {}) as Record<string, string>;
+    const echo = ctx.params.echo ?? {};
     const requestPlain = exchange.request.plain ? (parseExactJson(exchange.request.plain) as Record<string, unknown>) : {};
     const result = response.decrypted.value as Record<string, ExactJson>;
     for (const [resultField, requestField] of Object.entries(echo)) {

@@ -1,0 +1,197 @@
+import { parseExactJson } from '../core/exact-json.js';
+import type { ControlRoute } from './capabilities.js';
+import { pointCallbacks, runAwait, runEmit } from './callback-steps.js';
+import type { Observation } from './checks/check.js';
+import type { Exchange, ReceivedCallback, StrangerKeys } from './context.js';
+import { readProbe, runDelivery, runRestart, type EventBook, type Spelling } from './merchant-steps.js';
+import type { Receiver } from './receiver.js';
+import { runControl, runRequest } from './service-steps.js';
+import type { Step } from './suite.js';
+import { fill, type TemplateScope } from './template.js';
+import type { MerchantTarget, ServiceTarget, Target } from './types.js';
+
+/** The kinds of step a case is made of; a step is exactly one of them (suite.schema.json: `oneOf`). */
+export type StepKindName = 'request' | 'control' | 'emit' | 'await' | 'deliver' | 'restart';
+
+/** What the steps of one case share: the templates' scope, named events, the probe's last read. */
+export interface CaseState {
+  scope: TemplateScope;
+  stranger: StrangerKeys;
+  /** The runner's callback receiver (service side, with a control token or `--listen`). */
+  receiver: Receiver | undefined;
+  spelling: Spelling;
+  /** Named events of the case (`deliver.event`), for `same` and `twin`. */
+  events: EventBook;
+  /** The trackingIds the case delivered: only their probe entries are the case's. */
+  caseEvents: Set<string>;
+  /** The probe's last read: the next deliver step's baseline (undefined: read it first). */
+  lastProbe: string[] | undefined;
+  /** Tells the person running verify what to do now (an await step's prompt). */
+  prompt(text: string): void;
+}
+
+/** What a step produced for its checks, and why it could not prepare the target (`setup failed: …`). */
+export interface StepRun {
+  exchanges: Exchange[];
+  callbacks?: ReceivedCallback[];
+  processed?: string[];
+  delivered?: string[];
+  error?: string;
+}
+
+type Side = Target['side'];
+type TargetOf<S extends Side> = S extends 'service' ? ServiceTarget : MerchantTarget;
+
+/** One kind of step: the side it runs on, what it produces, what it needs, and its executor. */
+export interface StepKind<K extends StepKindName, S extends Side = Side> {
+  side: S;
+  /** What its checks can judge: a check whose `needs` is not here is refused on this kind by the loader. */
+  produces: readonly Observation[];
+  /** The control API routes it calls (probed first: a case using a missing one is skipped). */
+  routes(body: NonNullable<Step[K]>): ControlRoute[];
+  /** Does it need the runner's callback receiver? */
+  receiver(body: NonNullable<Step[K]>): boolean;
+  run(body: NonNullable<Step[K]>, target: TargetOf<S>, state: CaseState): Promise<StepRun>;
+}
+
+/** The trackingId of a payload's JSON text, when it has a string one. */
+function trackingIdOf(text: string): string | undefined {
+  try {
+    const value = parseExactJson(text) as Record<string, unknown> | null;
+    return typeof value?.trackingId === 'string' ? value.trackingId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const request: StepKind<'request', 'service'> = {
+  side: 'service',
+  produces: ['exchange'],
+  routes: () => [],
+  receiver: () => false,
+  run: async (body, target, state) => ({ exchanges: [await runRequest(body, target, state.scope, state.stranger)] }),
+};
+
+const control: StepKind<'control', 'service'> = {
+  side: 'service',
+  produces: ['exchange'],
+  routes: (body) => (body.energy ? ['PUT energy'] : body.card ? ['POST cards'] : body.pointCallbacks ? ['PUT callback-url'] : []),
+  receiver: (body) => body.pointCallbacks === true,
+  async run(body, target, state) {
+    if (body.pointCallbacks && state.receiver) {
+      const exchange = await pointCallbacks(target, state.receiver);
+      return { exchanges: [exchange], ...(exchange.error ? { error: `setup failed: pointing callbacks at the runner: ${exchange.error}` } : {}) };
+    }
+    const exchange = await runControl(fill(body, state.scope) as typeof body, target);
+    return { exchanges: [exchange], ...(exchange.error ? { error: `setup failed: the control API: ${exchange.error}` } : {}) };
+  },
+};
+
+const emit: StepKind<'emit', 'service'> = {
+  side: 'service',
+  produces: ['exchange', 'callbacks'],
+  routes: () => ['PUT callback-url', 'POST callbacks', 'GET deliveries'],
+  receiver: () => true,
+  async run(body, target, state) {
+    const emitted = await runEmit(body, target, state.receiver!, state.scope);
+    const failed = emitted.exchanges.find((exchange) => exchange.error);
+    return { ...emitted, ...(failed ? { error: `setup failed: asking the service to emit a callback: ${failed.error}` } : {}) };
+  },
+};
+
+const awaitKind: StepKind<'await', 'service'> = {
+  side: 'service',
+  produces: ['exchange', 'callbacks'],
+  routes: () => [],
+  receiver: () => true,
+  async run(body, target, state) {
+    const receiver = state.receiver!;
+    if (body.prompt) state.prompt(String(fill(body.prompt, { ...state.scope, saved: { ...state.scope.saved, receiverUrl: receiver.url } })));
+    return runAwait(body, target, receiver, state.scope);
+  },
+};
+
+const deliver: StepKind<'deliver', 'merchant'> = {
+  side: 'merchant',
+  produces: ['exchange', 'probe'],
+  routes: () => [],
+  receiver: () => false,
+  async run(body, target, state) {
+    // The previous step's last read is this step's baseline: one probe read per step, and a late
+    // processing between steps is seen by the next step rather than lost.
+    const before = state.lastProbe ?? (await readProbe(target));
+    const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling);
+    const after = await readProbe(target);
+    state.lastProbe = after;
+    for (const text of delivered.delivered) {
+      const id = trackingIdOf(text);
+      if (id !== undefined) state.caseEvents.add(id);
+    }
+    // Only this case's events count: a merchant may process other traffic meanwhile (other
+    // tests, the service's own callbacks); an entry without a trackingId cannot be told apart.
+    const processed = before && after ? after.slice(before.length).filter((entry) => {
+      const id = trackingIdOf(entry);
+      return id === undefined || state.caseEvents.has(id);
+    }) : undefined;
+    return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}) };
+  },
+};
+
+const restart: StepKind<'restart', 'merchant'> = {
+  side: 'merchant',
+  produces: [],
+  routes: () => [],
+  receiver: () => false,
+  async run(_body, target, state) {
+    const restarted = await runRestart(target);
+    state.lastProbe = undefined;
+    return { exchanges: [], ...(restarted ? { error: `setup failed: --restart: ${restarted}` } : {}) };
+  },
+};
+
+/**
+ * Every step kind, in the order a step's keys are tried: the one table the loader (what a kind
+ * produces), capabilities.ts (its routes) and the engine (its executor, its side) read.
+ */
+export const STEP_KINDS: { readonly [K in StepKindName]: StepKind<K> } = { request, control, emit, await: awaitKind, deliver, restart } as { readonly [K in StepKindName]: StepKind<K> };
+
+/** The kind of a step, or undefined for a step of none (only a hand-built suite can hold one). */
+export function stepKindOf(step: Step): StepKindName | undefined {
+  return (Object.keys(STEP_KINDS) as StepKindName[]).find((kind) => step[kind] !== undefined);
+}
+
+/** The kind's entry for a step, with the step's body for it. */
+function entryOf(step: Step): { kind: StepKindName; entry: StepKind<StepKindName>; body: never } | undefined {
+  const kind = stepKindOf(step);
+  return kind ? { kind, entry: STEP_KINDS[kind] as StepKind<StepKindName>, body: step[kind] as never } : undefined;
+}
+
+/** The control routes a step calls. */
+export function routesOfStep(step: Step): ControlRoute[] {
+  const found = entryOf(step);
+  return found ? found.entry.routes(found.body) : [];
+}
+
+/** Does the step need the runner's callback receiver? */
+export function stepNeedsReceiver(step: Step): boolean {
+  const found = entryOf(step);
+  return found ? found.entry.receiver(found.body) : false;
+}
+
+/** What a step produces for its checks (nothing for a step of no kind). */
+export function producedBy(step: Step): readonly Observation[] {
+  const kind = stepKindOf(step);
+  return kind ? STEP_KINDS[kind].produces : [];
+}
+
+/**
+ * Runs one step on its kind's executor; a step for the other side, or one needing the receiver the
+ * run does not have, is a suite error (its checks fail with it).
+ */
+export async function runStep(step: Step, target: Target, state: CaseState): Promise<StepRun> {
+  const found = entryOf(step);
+  if (!found || found.entry.side !== target.side || (found.entry.receiver(found.body) && !state.receiver)) {
+    return { exchanges: [], error: `suite error: this step does not apply to a ${target.side}` };
+  }
+  return found.entry.run(found.body, target as never, state);
+}
