@@ -1,18 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
+import type { GeneratedFile } from '../generate/generated-file.js';
+import { SUITES_DIR } from '../runner/suite.js';
+import { withCheckParams } from '../runner/suite-schema.js';
 import { loadSpecFile, writeGeneratedFiles } from './io.js';
 import { withOptionalPackage } from './optional-package.js';
+
+/**
+ * suites/suite.schema.json with every check's parameter schema in it: the checks (src/runner) are
+ * the source of the `params-*` definitions, the rest of the file is written by hand.
+ */
+function suiteSchemaFile(): GeneratedFile {
+  const schema = JSON.parse(readFileSync(join(SUITES_DIR, 'suite.schema.json'), 'utf8')) as Record<string, unknown>;
+  return { path: 'suites/suite.schema.json', contents: `${JSON.stringify(withCheckParams(schema), null, 2)}\n` };
+}
 
 /** `generate [--spec F] [--out DIR] [--check]`: regenerate every generated file from the spec. */
 export function registerGenerateCommand(program: Command): void {
   program
     .command('generate')
-    .description('regenerate every generated file (src/generated, spec/pacts) from the spec')
+    .description('regenerate every generated file (src/generated, spec/pacts, the check parameters in suites/suite.schema.json)')
     .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
     .option('--out <dir>', 'folder the generated paths are relative to (src/generated/…, spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
       const { generateAll } = await withOptionalPackage('@pact-foundation/pact', 'generate', () => import('../generate/all.js'));
-      if (writeGeneratedFiles(await generateAll(loadSpecFile(options.spec)), options.out, options.check) > 0) process.exitCode = 1;
+      if (writeGeneratedFiles([...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile()], options.out, options.check) > 0) process.exitCode = 1;
     });
 }

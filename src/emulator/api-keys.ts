@@ -7,7 +7,7 @@ export type KeyVerdict =
   | { ok: false; status: 401; why: string }
   | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
 
-/** Options of a key check: which deviations to commit (faults err401-expired-ok and no-403). */
+/** Options of a key check: the deviations a test variant may ask for (`EmulatorVariant.keyCheck`). */
 export type KeyCheckOptions = ApiKeyCheckOptions;
 
 /**

@@ -12,15 +12,38 @@ export interface ParamsProblem {
 }
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
+const coercing = new Ajv2020({ allErrors: true, strict: true, coerceTypes: true });
 const compiled = new Map<string, ValidateFunction>();
+const compiledCoercing = new Map<string, ValidateFunction>();
 
-function validatorOf(check: AnyCheck): ValidateFunction {
-  let validate = compiled.get(check.id);
+function validatorOf(check: AnyCheck, cache = compiled, compiler = ajv): ValidateFunction {
+  let validate = cache.get(check.id);
   if (!validate) {
-    validate = ajv.compile(check.params);
-    compiled.set(check.id, validate);
+    validate = compiler.compile(check.params);
+    cache.set(check.id, validate);
   }
   return validate;
+}
+
+/**
+ * Suite files written before parameters were typed may quote a whole number (`equals: "401"`); those
+ * ran then, so the loader reads them as the number now. Only whole-number text where the check's
+ * schema takes a number is changed, and only when that makes the parameters valid; anything else is
+ * left for `paramsProblem` to refuse.
+ *
+ * @example const e = { check: 'status', equals: '401' }; numbersFromText(e); e.equals // 401
+ */
+export function numbersFromText(expectation: Record<string, unknown>): void {
+  const check = findCheck(String(expectation.check));
+  if (!check) return;
+  const { check: _id, rules: _rules, title: _title, ...params } = expectation;
+  if (validatorOf(check)(params)) return;
+  const copy = structuredClone(params);
+  if (!validatorOf(check, compiledCoercing, coercing)(copy)) return;
+  const changed = Object.entries(copy).filter(([name, value]) => typeof value === 'number' && typeof params[name] === 'string' && /^-?(0|[1-9][0-9]*)$/.test(params[name] as string));
+  const next = { ...params, ...Object.fromEntries(changed) };
+  if (!validatorOf(check)(next)) return;
+  for (const [name, value] of changed) expectation[name] = value;
 }
 
 /** A value as a suite author wrote it, short. */

@@ -89,7 +89,8 @@ describe('expectations the loader refuses, with the file, the case and the line'
   it.each([
     ['a typo in a parameter name', SUITE('          - { check: status, equals: 200 }\n          - { check: status, equal: 200 }'), 'suites/x.yaml:11: case "floor" expects status: unknown parameter "equal" (known: equals)'],
     ['a parameter on its own line, named at that line', SUITE('          - check: status\n            title: mine\n            equals: 200\n            equls: 200'), 'suites/x.yaml:13: case "floor" expects status: unknown parameter "equls" (known: equals)'],
-    ['a mistyped value, named at its line', SUITE('          - check: status\n            equals: "401"'), 'suites/x.yaml:11: case "floor" expects status: parameter "equals" must be an integer, not "401"'],
+    ['a mistyped value, named at its line', SUITE('          - check: status\n            equals: "4o1"'), 'suites/x.yaml:11: case "floor" expects status: parameter "equals" must be an integer, not "4o1"'],
+    ['a fractional number as text', SUITE('          - { check: status, equals: "401.5" }'), 'suites/x.yaml:10: case "floor" expects status: parameter "equals" must be an integer, not "401.5"'],
     ['a missing parameter, named at its expectation', SUITE('          - { check: energy-floor, balance: 1 }'), 'suites/x.yaml:10: case "floor" expects energy-floor: parameter "costPerTx" is missing'],
     ['a check that does not exist', SUITE('          - { check: statuz, equals: 200 }'), `suites/x.yaml:10: case "floor": no check named "statuz" (known: ${CHECKS_LIST})`],
     ['a check of what the step does not produce', SUITE('          - { check: callback-raw-body }'), 'suites/x.yaml:10: case "floor" expects callback-raw-body: it judges received callbacks, which a request step does not produce (emit and await steps do)'],
@@ -97,6 +98,11 @@ describe('expectations the loader refuses, with the file, the case and the line'
     ['a parameter the check does not take', SUITE('          - { check: refused, outcome: failure }'), 'suites/x.yaml:10: case "floor" expects refused: unknown parameter "outcome" (it takes none)'],
   ])('refuses %s', (_label, text, message) => {
     expect(thrown(() => parseSuite(text, 'x', 'suites/x.yaml'))).toBe(message);
+  });
+
+  it('reads a whole number written as text as the number, as suites written before typed parameters ran', () => {
+    const suite = parseSuite(SUITE('          - { check: status, equals: "401" }\n          - { check: answers, status: "200" }'), 'x', 'suites/x.yaml');
+    expect(suite.cases[0]!.steps[0]!.expect).toEqual([{ check: 'status', equals: 401 }, { check: 'answers', status: 200 }]);
   });
 
   it('names a suite given without a file by its name', () => {

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
-import { expectationProblem } from './params.js';
+import { expectationProblem, numbersFromText } from './params.js';
 
 /** The folder of the built-in suites and their schema. */
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
@@ -175,6 +175,7 @@ function checkExpectations(data: unknown, doc: Document, lines: LineCounter, fil
       for (const [e, expectation] of list(body.expect).entries()) {
         const given = record(expectation);
         if (typeof given?.check !== 'string') continue;
+        numbersFromText(given);
         const problem = expectationProblem(given as Expectation, body as Step);
         if (!problem) continue;
         const line = lineOf(doc, lines, ['cases', c, 'steps', s, 'expect', e], problem.param);
