@@ -36,9 +36,10 @@ function validatorOf(check: AnyCheck, cache = compiled, compiler = ajv): Validat
 export function numbersFromText(expectation: Record<string, unknown>): void {
   const check = findCheck(String(expectation.check));
   if (!check) return;
-  const { check: _id, rules: _rules, title: _title, ...params } = expectation;
-  if (validatorOf(check)(params)) return;
-  const copy = structuredClone(params);
+  const { check: _id, rules: _rules, title: _title, ...given } = expectation;
+  const params: Record<string, unknown> = given;
+  if (validatorOf(check)({ ...params })) return;
+  const copy: Record<string, unknown> = structuredClone(params);
   if (!validatorOf(check, compiledCoercing, coercing)(copy)) return;
   const changed = Object.entries(copy).filter(([name, value]) => typeof value === 'number' && typeof params[name] === 'string' && /^-?(0|[1-9][0-9]*)$/.test(params[name] as string));
   const next = { ...params, ...Object.fromEntries(changed) };
