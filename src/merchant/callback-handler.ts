@@ -13,7 +13,7 @@ import type { IdempotencyStore, StoreTransaction } from './store.js';
 
 /** One event handed to the merchant's business processing. */
 export interface CallbackEvent {
-  /** Callback type (1 deposit, 2 withdrawal request, 3 withdrawal, 4-7 other events). */
+  /** Callback type: a number of the callback type table (src/spec/callback-types.ts). */
   type: number;
   /** The decrypted payload, numbers exact (LosslessNumber). */
   payload: { [field: string]: ExactJson };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { stringifyExact } from '../core/exact-json.js';
 import { openJson } from '../crypto/codec.js';
+import { callbackField } from '../spec/callback-types.js';
 import { redact, type Exchange, type ReceivedCallback } from './context.js';
 import { sendJsonRequest } from './http-client.js';
 import type { Receiver } from './receiver.js';
@@ -111,7 +112,7 @@ export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver:
 /** Two payloads are deliveries of one event: the same trackingId, or without one, the same type and ids. */
 function sameEvent(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   if (a.trackingId !== undefined || b.trackingId !== undefined) return a.trackingId === b.trackingId;
-  return ['type', 'txid', 'txId', 'callBackId'].every((field) => String(a[field]) === String(b[field]));
+  return ['type', 'txid', 'callBackId'].every((field) => String(callbackField(a, field)) === String(callbackField(b, field)));
 }
 
 /** A received callback as report evidence: wire body beside its decryption, key redacted. */

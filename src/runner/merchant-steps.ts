@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
-import { callbackPayload, callbackTypeEntry, otherCallbackType, type CallbackTypeEntry } from '../spec/callback-types.js';
+import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
 import { currentNetwork, sendJsonRequest } from './http-client.js';
 import type { DeliverStep } from './suite.js';
@@ -31,12 +31,10 @@ export type EventBook = Map<string, Record<string, ExactJson>>;
  */
 export type Spelling = 'interface' | 'provider';
 
-const PROVIDER_SPELLING: Record<string, string> = { txid: 'txId', chain: 'chainName' };
-
 /** The payload with its fields spelt as asked; the order of fields is kept. */
 export function spell(payload: Record<string, ExactJson>, spelling: Spelling): Record<string, ExactJson> {
   if (spelling === 'interface') return payload;
-  return Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER_SPELLING[name] ?? name, value]));
+  return Object.fromEntries(Object.entries(payload).map(([name, value]) => [providerName(name), value]));
 }
 
 /** A fresh event like `base` (new trackingId, txid, callBackId): a distinct event of the same type. */

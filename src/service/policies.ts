@@ -1,3 +1,5 @@
+import { providerName } from '../spec/callback-types.js';
+
 /**
  * The service's readings of the points the interface leaves open (the U-* rules of rules.md). Each
  * reading is a named policy; the emulator reads them from emulator.yaml under `policies:`
@@ -151,9 +153,6 @@ export function describeWithdrawalSymbols(policies: ServicePolicies): string {
   return `one of ${rule.join(', ')}`;
 }
 
-/** Callback fields the provider's documentation spells differently (U-CB-FIELDS): interface → provider. */
-export const PROVIDER_SPELLING: Readonly<Record<string, string>> = Object.freeze({ txid: 'txId', chain: 'chainName' });
-
 /**
  * A callback payload as the policies shape it: the amount as a number or a string, the fields
  * spelled as the interface or the provider writes them (U-CB-FIELDS). Key order is kept.
@@ -168,7 +167,7 @@ export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: Se
       const text = typeof value === 'string' ? value : value !== null && typeof value === 'object' && 'value' in value ? String((value as { value: unknown }).value) : undefined;
       if (text !== undefined && /^-?\d+(\.\d+)?$/.test(text)) shaped = policies.callbackAmount === 'string' ? (text as T) : asNumber(text);
     }
-    const name = policies.callbackFieldNames === 'provider' ? (PROVIDER_SPELLING[field] ?? field) : field;
+    const name = policies.callbackFieldNames === 'provider' ? providerName(field) : field;
     // A payload that already carries the provider's name keeps it (fields given through the control API).
     if (name !== field && Object.hasOwn(payload, name)) continue;
     out[name] = shaped;

@@ -217,6 +217,11 @@ export function interfaceName(field: string): string {
   return field;
 }
 
+/** The provider's documentation's name of a field (`txid` → `txId`): its first alias, else itself. */
+export function providerName(field: string): string {
+  return FIELD_ALIASES[field]?.[0] ?? field;
+}
+
 /** The other spellings of a field (`chain` → `chainName`), none for most. */
 export function aliasesOf(field: string): readonly string[] {
   return FIELD_ALIASES[field] ?? [];

@@ -2,15 +2,9 @@ import { stringifyExact, LosslessNumber, type ExactJson } from '../../core/exact
 import { validateSchema, type SchemaIssue } from '../../core/schemas.js';
 import type { Finding } from '../types.js';
 import { describeIssues, isFinding, issueRules, pass, fail, preview, undecryptableCallback, type Check } from './check.js';
+import { interfaceName } from '../../spec/callback-types.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 
-/** U-CB-FIELDS: the provider's documentation spells these fields differently; both name one field. */
-const SPELLINGS: Readonly<Record<string, readonly string[]>> = { txid: ['txid', 'txId'], chain: ['chain', 'chainName'] };
-
-/** The interface's name of a field, whichever spelling a payload or a suite uses. */
-function interfaceName(field: string): string {
-  return Object.entries(SPELLINGS).find(([, names]) => names.includes(field))?.[0] ?? field;
-}
 
 /** The payload with every field under its interface name (txId → txid, chainName → chain), for the schema. */
 export function withInterfaceNames(payload: Record<string, ExactJson>): Record<string, ExactJson> {
