@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setImmediate as tick } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { ManualScheduler, settle } from '../merchant/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
 import { CallbackDispatcher } from './dispatcher.js';
@@ -43,42 +43,62 @@ describe('callback dispatcher when recording an attempt fails', () => {
     const merchantSide = await acknowledgingMerchant();
     const store: EmulatorStore = openEmulatorStore(':memory:');
     cleanup.push(() => store.close());
-    let now = 1_000_000;
+    // The dispatcher's clock and timer: time moves only when the test moves it.
+    const scheduler = new ManualScheduler(1_000_000);
+    const now = () => scheduler.now();
     const merchant = { userId: 7, apiKey: 'k', keyPair: { privateKey, publicKey: privateKey.publicKey }, profile: DEFAULT_PROFILE } as unknown as EmulatorMerchant;
     store.seedMerchant(7, { balance: 0n, costPerTx: 1n }, merchantSide.url, []);
-    store.insertEvent({ trackingId: 't-1', merchant: 7, type: 4, payload: '{"type":4,"trackingId":"t-1"}', deliveries: 1, concurrent: false, fixedUuid: 'u', createdAt: now, dueAt: now });
+    store.insertEvent({ trackingId: 't-1', merchant: 7, type: 4, payload: '{"type":4,"trackingId":"t-1"}', deliveries: 1, concurrent: false, fixedUuid: 'u', createdAt: now(), dueAt: now() });
     // Every write of an attempt fails, as with a database locked by another process (SQLITE_BUSY).
     Object.defineProperty(store, 'recordAttempt', { value: () => { throw new Error('database is locked'); } });
+    // Each claim, and how many sends were in flight right after it (the dispatcher starts them in the same tick).
     const claims: number[] = [];
+    const sending: number[] = [];
     const claimDue = store.claimDue;
     Object.defineProperty(store, 'claimDue', { value: (...args: Parameters<typeof claimDue>) => {
       const due = claimDue(...args);
       claims.push(due.length);
+      queueMicrotask(() => sending.push(dispatcher.inFlight));
       return due;
     } });
     const lines: string[] = [];
+    let logged = (): void => undefined;
     const dispatcher = new CallbackDispatcher({
       store,
       merchants: new Map([[7, merchant]]),
       callbacks: { timeoutMs: 200, withdrawalDelayMs: 0, retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 5 } },
-      now: () => now,
+      now,
+      scheduler,
       random: cryptoRandom,
-      log: (line) => lines.push(line),
+      log: (line) => {
+        lines.push(line);
+        logged();
+      },
     });
     cleanup.push(() => dispatcher.close());
 
+    // Each claim leases the delivery for the send's timeout and a second (1.2 s): an attempt that
+    // could not be recorded is due again when that lease ends, and not before.
+    const lease = 200 + 1_000;
     for (let round = 1; round <= 5; round++) {
+      // Rounds 1 to 3 send: the attempt goes out, its answer comes back, recording it fails and that is logged.
       const posted = round <= 3 ? merchantSide.next() : undefined;
-      dispatcher.wake();
-      // Every round's claim happens on the dispatcher's timer (set for the lease's end, 1.2 s): let it fire.
-      for (let i = 0; i < 600 && claims.length < round; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(claims).toHaveLength(round);
-      if (posted) await posted;
-      else expect(dispatcher.inFlight).toBe(0);
-      for (let i = 0; i < 100 && dispatcher.inFlight > 0; i++) await tick();
-      // The lease of the unrecorded attempt runs out: the delivery is due again.
-      now += 10_000;
+      const recorded = round <= 3 ? new Promise<void>((resolve) => (logged = resolve)) : undefined;
+      if (round === 1) {
+        dispatcher.wake();
+        await scheduler.advance(0);
+      } else {
+        await scheduler.advance(lease - 1);
+        expect(claims).toHaveLength(round - 1);
+        await scheduler.advance(1);
+      }
+      expect(claims).toEqual(Array.from({ length: round }, () => 1));
+      await posted;
+      await recorded;
+      await settle();
+      expect(dispatcher.inFlight).toBe(0);
     }
+    expect(sending).toEqual([1, 1, 1, 0, 0]);
     expect(merchantSide.posts()).toBe(3);
     expect(lines.filter((line) => line.includes('attempt not recorded (database is locked)'))).toHaveLength(3);
     expect(lines.at(-1)).toMatch(/given up after 3 unrecorded attempts/);

@@ -6,6 +6,22 @@ import { createPostAgents, postRaw, type PostAnswer } from './http-post.js';
 import type { AttemptRecord, DeliveryUpdate, DueDelivery, EmulatorStore } from './store.js';
 import type { DeliveryVariant } from './variant.js';
 
+/**
+ * Sets the dispatcher's timer: calls `run` once, `ms` from now, and returns its cancel. Default:
+ * `setTimeout`. A test passes a hand-moved one together with `now`, so no test waits on a lease.
+ */
+export interface DispatcherScheduler {
+  after(ms: number, run: () => void): () => void;
+}
+
+/** Real time: `setTimeout`. */
+const realTimers: DispatcherScheduler = {
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 /** What the dispatcher works with. */
 export interface DispatcherOptions {
   store: EmulatorStore;
@@ -14,6 +30,8 @@ export interface DispatcherOptions {
   /** Seams of a deliberately different dispatcher (the toolkit's own tests); absent: none. */
   variant?: DeliveryVariant | undefined;
   now: EmulatorClock;
+  /** The timer for the next due delivery, set `nextDueAt - now()` ahead (default: real timers). */
+  scheduler?: DispatcherScheduler | undefined;
   random: EmulatorRandom;
   log?: EmulatorLog | undefined;
 }
@@ -38,7 +56,8 @@ export class CallbackDispatcher {
   readonly #running = new Set<Promise<void>>();
   /** Deliveries whose attempts could not be recorded, with how many times in a row. */
   readonly #unrecorded = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
+  /** Cancels the timer for the next due delivery, while one is set. */
+  #timer: (() => void) | undefined;
   #timerAt = Infinity;
   #closed = false;
 
@@ -53,9 +72,9 @@ export class CallbackDispatcher {
     const next = this.#o.store.nextDueAt();
     if (next === undefined) return;
     if (this.#timer !== undefined && this.#timerAt <= next) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timerAt = next;
-    this.#timer = setTimeout(() => this.#tick(), Math.min(Math.max(0, next - this.#o.now()), 2 ** 31 - 1));
+    this.#timer = (this.#o.scheduler ?? realTimers).after(Math.min(Math.max(0, next - this.#o.now()), 2 ** 31 - 1), () => this.#tick());
   }
 
   /** Deliveries being sent right now. */
@@ -66,7 +85,7 @@ export class CallbackDispatcher {
   /** Stops: no new attempts; sends in flight are cancelled and stay queued (delivered after a restart). */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timer = undefined;
     for (const controller of this.#inFlight.values()) controller.abort();
     await Promise.allSettled([...this.#running]);

@@ -2,12 +2,12 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sealJson } from '../crypto/codec.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { createCallbackReceiver, type CallbackEvent, type CallbackHandlerOptions } from './callback-handler.js';
+import { gate, ManualScheduler, settle } from './manual-scheduler.js';
 import { MemoryIdempotencyStore } from './memory-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { IdempotencyStore } from './store.js';
@@ -35,6 +35,13 @@ function receiver(options: Partial<CallbackHandlerOptions> = {}) {
   return { core, lines, events };
 }
 
+/** The answer of a delivery as it arrives: undefined while the delivery is still waiting or processing. */
+function watch<T>(answer: Promise<T>): () => T | undefined {
+  let value: T | undefined;
+  void answer.then((settled) => (value = settled));
+  return () => value;
+}
+
 describe('callback receiver core', () => {
   it('hands process the exact payload, its text, the key and the requestUUID', async () => {
     const { core, events } = receiver();
@@ -59,39 +66,70 @@ describe('callback receiver core', () => {
   });
 
   it('answers a non-zero errCode 409 when a concurrent delivery is still processing after the wait', async () => {
-    let finish = () => undefined as void;
-    const { core, events } = receiver({ busyWaitMs: 50, process: () => new Promise<void>((resolve) => (finish = resolve)) });
+    const scheduler = new ManualScheduler();
+    const started = gate();
+    const finish = gate();
+    const { core } = receiver({ scheduler, busyWaitMs: 50, process: () => {
+      started.open();
+      return finish.promise;
+    } });
     const first = core.handle({ headers, body: body('r-1') });
-    await sleep(10);
-    expect(await core.handle({ headers, body: body('r-2') })).toMatchObject({ status: 200, body: { errCode: 409 }, outcome: 'busy' });
-    finish();
+    await started.promise;
+    const second = watch(core.handle({ headers, body: body('r-2') }));
+    await scheduler.advance(49);
+    expect(second()).toBeUndefined();
+    await scheduler.advance(1);
+    expect(second()).toMatchObject({ status: 200, body: { errCode: 409 }, outcome: 'busy' });
+    finish.open();
     expect((await first).body.errCode).toBe(0);
-    expect(events).toHaveLength(0);
   });
 
   it('lets a waiting delivery process the event itself when the one in flight fails', async () => {
+    const scheduler = new ManualScheduler();
+    const fail = gate();
     let calls = 0;
     const { core } = receiver({
+      scheduler,
       process: async () => {
-        await sleep(20);
-        if (++calls === 1) throw new Error('first attempt fails');
+        if (++calls === 1) {
+          await fail.promise;
+          throw new Error('first attempt fails');
+        }
       },
     });
-    const answers = await Promise.all([core.handle({ headers, body: body('r-1') }), core.handle({ headers, body: body('r-2') })]);
-    expect(answers.map((a) => a.outcome)).toEqual(['failed', 'processed']);
+    const answers = watch(Promise.all([core.handle({ headers, body: body('r-1') }), core.handle({ headers, body: body('r-2') })]));
+    await settle();
+    // The second delivery found the event busy and waits on the first.
+    expect(calls).toBe(1);
+    fail.open();
+    // It takes over as soon as the first one releases its claim, with no time passing.
+    await settle();
+    expect(answers()?.map((a) => a.outcome)).toEqual(['failed', 'processed']);
     expect(calls).toBe(2);
   });
 
   it('waits on another process through the shared SQLite file, then acknowledges the duplicate', async () => {
     const path = join(dir, 'shared.sqlite');
-    const a = receiver({ store: openSqliteStore(path), process: () => sleep(100) });
-    const b = receiver({ store: openSqliteStore(path) });
+    const scheduler = new ManualScheduler();
+    const started = gate();
+    const finish = gate();
+    const stores = [openSqliteStore(path), openSqliteStore(path)] as const;
+    const a = receiver({ scheduler, store: stores[0], process: () => {
+      started.open();
+      return finish.promise;
+    } });
+    const b = receiver({ scheduler, store: stores[1] });
     const first = a.core.handle({ headers, body: body('r-1') });
-    await sleep(20);
-    const second = await b.core.handle({ headers, body: body('r-2') });
-    expect(second.outcome).toBe('duplicate');
+    await started.promise;
+    const second = watch(b.core.handle({ headers, body: body('r-2') }));
+    // b re-reads the file every 20 ms while a processes: a second later it is still waiting.
+    await scheduler.advance(1_000);
+    expect(second()).toBeUndefined();
+    finish.open();
     expect((await first).outcome).toBe('processed');
-    expect(b.events).toHaveLength(0);
+    await scheduler.advance(20);
+    expect(second()?.outcome).toBe('duplicate');
+    expect(b.events).toHaveLength(0);    for (const store of stores) await store.close();
   });
 
   it('turns a store failure into HTTP 500 with a non-zero errCode, never a throw', async () => {
@@ -109,8 +147,12 @@ describe('callback receiver core', () => {
   });
 });
 
-/** A store whose lease renewals never reach it: its holder stalls, as in a long GC pause or a network partition. */
-function withoutRenewal(store: IdempotencyStore, stall: Promise<void> = Promise.resolve()): IdempotencyStore {
+/**
+ * A store whose lease renewals never reach it: its holder stalls, as in a long GC pause or a network
+ * partition. With `stall`, the first holder also stops between its claim and its transaction: it
+ * opens `stall.entered` and goes on when `stall.until` resolves.
+ */
+function withoutRenewal(store: IdempotencyStore, stall?: { entered: () => void; until: Promise<void> }): IdempotencyStore {
   let stalled = false;
   return {
     leaseMs: store.leaseMs,
@@ -120,9 +162,10 @@ function withoutRenewal(store: IdempotencyStore, stall: Promise<void> = Promise.
     release: (key, token) => store.release(key, token),
     completeInTransaction: async (key, token, work) => {
       // The first holder stalls between its claim and its transaction.
-      if (!stalled) {
+      if (!stalled && stall) {
         stalled = true;
-        await stall;
+        stall.entered();
+        await stall.until;
       }
       return store.completeInTransaction!(key, token, work);
     },
@@ -133,31 +176,47 @@ function withoutRenewal(store: IdempotencyStore, stall: Promise<void> = Promise.
 
 describe('callback receiver claims under faults', () => {
   it('renews the claim while a slow process runs, so a redelivery after the lease waits and is acknowledged as a duplicate', async () => {
+    const scheduler = new ManualScheduler();
+    const started = gate();
+    const finish = gate();
     let calls = 0;
-    const { core } = receiver({ store: new MemoryIdempotencyStore({ leaseMs: 150 }), busyWaitMs: 3_000, process: async () => {
-      calls++;
-      await sleep(600);
+    const store = new MemoryIdempotencyStore({ leaseMs: 30_000, now: () => scheduler.now() });
+    const { core } = receiver({ scheduler, store, process: async () => {
+      if (++calls > 1) return;
+      started.open();
+      await finish.promise;
     } });
     const first = core.handle({ headers, body: body('r-1') });
-    await sleep(300);
-    expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('duplicate');
+    await started.promise;
+    // Three leases pass while process runs; the receiver renews the claim every 10 s.
+    await scheduler.advance(90_000);
+    const second = watch(core.handle({ headers, body: body('r-2') }));
+    await settle();
+    expect(second()).toBeUndefined();
+    finish.open();
     expect((await first).outcome).toBe('processed');
+    await settle();
+    expect(second()?.outcome).toBe('duplicate');
     expect(calls).toBe(1);
   });
 
   it('answers errCode 409 to a holder whose claim was taken over, so only the current holder acknowledges (fencing)', async () => {
-    let release = () => undefined as void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const store = new MemoryIdempotencyStore({ leaseMs: 100 });
+    const scheduler = new ManualScheduler();
+    const started = gate();
+    const release = gate();
+    const store = new MemoryIdempotencyStore({ leaseMs: 30_000, now: () => scheduler.now() });
     const texts: string[] = [];
-    const { core } = receiver({ store: withoutRenewal(store), process: async (event) => {
+    const { core } = receiver({ scheduler, store: withoutRenewal(store), process: async (event) => {
       texts.push(event.requestUUID!);
-      if (texts.length === 1) await gate;
+      if (texts.length > 1) return;
+      started.open();
+      await release.promise;
     } });
     const slow = core.handle({ headers, body: body('r-1') });
-    await sleep(200);
+    await started.promise;
+    await scheduler.advance(30_000);
     expect(await core.handle({ headers, body: body('r-2') })).toMatchObject({ body: { errCode: 0 }, outcome: 'processed' });
-    release();
+    release.open();
     expect(await slow).toMatchObject({ status: 200, body: { errCode: 409 }, outcome: 'lost' });
     // Outside a transaction the stalled holder's effect already happened: at-least-once, never a false acknowledgement.
     expect(texts).toEqual(['r-1', 'r-2']);
@@ -165,15 +224,17 @@ describe('callback receiver claims under faults', () => {
   });
 
   it('in transactional mode runs the business write exactly once when the first holder stalls past its lease', async () => {
-    let release = () => undefined as void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const scheduler = new ManualScheduler();
+    const entered = gate();
+    const release = gate();
     const path = join(dir, 'fenced-tx.sqlite');
-    const store = openSqliteStore(path, { leaseMs: 100 });
+    const store = openSqliteStore(path, { leaseMs: 30_000, now: () => scheduler.now() });
     const ledger = new Database(path);
     ledger.exec('CREATE TABLE ledger (requestUUID TEXT NOT NULL)');
     ledger.close();
     const { core } = receiver({
-      store: withoutRenewal(store, gate),
+      scheduler,
+      store: withoutRenewal(store, { entered: entered.open, until: release.promise }),
       transactional: true,
       process: (event, tx) => {
         if (tx?.kind !== 'sqlite') throw new Error('expected the SQLite transaction');
@@ -181,9 +242,10 @@ describe('callback receiver claims under faults', () => {
       },
     });
     const stalled = core.handle({ headers, body: body('r-1') });
-    await sleep(200);
+    await entered.promise;
+    await scheduler.advance(30_000);
     expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('processed');
-    release();
+    release.open();
     expect(await stalled).toMatchObject({ body: { errCode: 409 }, outcome: 'lost' });
     const check = new Database(path, { readonly: true });
     expect(check.prepare('SELECT requestUUID FROM ledger').all()).toEqual([{ requestUUID: 'r-2' }]);

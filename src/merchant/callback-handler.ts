@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_BODY_LIMIT, readBody, sendJson } from '../core/http-io.js';
 import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
@@ -9,6 +8,7 @@ import { CryptoError } from '../crypto/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { compileApiKeys, type ApiKeySpec } from './api-keys.js';
 import { callbackType, idempotencyKey } from './idempotency.js';
+import { every, realScheduler, type Scheduler } from './scheduler.js';
 import type { IdempotencyStore, StoreTransaction } from './store.js';
 
 /** One event handed to the merchant's business processing. */
@@ -59,8 +59,14 @@ export interface CallbackHandlerOptions {
   busyWaitMs?: number;
   /** Receives one line per delivery: processed, duplicate, rejected, ... */
   log?: (line: string) => void;
-  /** The clock for key validity windows (ms since the epoch); waits always use real time. */
+  /** The clock for key validity windows (ms since the epoch). */
   now?: () => number;
+  /**
+   * The timers of the receiver's own waits: a delivery waiting for a concurrent one (`busyWaitMs`,
+   * the re-checks of a shared store) and the lease renewal while `process` runs. Default: real
+   * time. Tests pass a ManualScheduler (`manual-scheduler.ts`) and move its time by hand.
+   */
+  scheduler?: Scheduler;
 }
 
 /** The body of every answer: `errCode` 0 means processed or duplicate (CB-ERRCODE). */
@@ -141,6 +147,7 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+  const scheduler = options.scheduler ?? realScheduler;
   if (options.transactional && !options.store.completeInTransaction) {
     throw new TypeError('transactional mode needs a store with completeInTransaction (the SQLite, PostgreSQL and memory stores have it)');
   }
@@ -198,7 +205,7 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
 
   const exactlyOnce = async (event: CallbackEvent): Promise<CallbackAnswer> => {
     const about = `${event.key} (type ${event.type}, requestUUID ${event.requestUUID ?? '-'})`;
-    const deadline = performance.now() + busyWaitMs;
+    const deadline = scheduler.now() + busyWaitMs;
     for (;;) {
       const claim = await options.store.claim(event.key, event.text);
       // CB-DUP-ACK: a duplicate is acknowledged at once and not processed again.
@@ -209,7 +216,7 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
       // with errCode 0 as soon as the first one finishes; if that one fails, a waiter claims the
       // event and processes it itself. Only when the wait runs out is the answer non-zero (409), so
       // the service retries and nothing is lost or falsely acknowledged (CB-NO-FALSE-ACK).
-      const remaining = deadline - performance.now();
+      const remaining = deadline - scheduler.now();
       if (remaining <= 0) {
         return answer('busy', 200, ERR_CODES.busy, 'another delivery of this event is still being processed; retry later', about);
       }
@@ -218,10 +225,10 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
       // one (PostgreSQL), with a slower poll behind it for a holder that died or a notification
       // sent just before this wait began; else a fast poll.
       const notified = local ? undefined : options.store.settled?.(event.key, remaining);
-      const timer = new AbortController();
-      const pause = sleep(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), undefined, { signal: timer.signal }).catch(() => undefined);
+      let cancel = (): void => undefined;
+      const pause = new Promise<void>((resolve) => (cancel = scheduler.after(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), resolve)));
       await Promise.race([local ?? notified ?? pause, pause]);
-      timer.abort();
+      cancel();
     }
   };
 
@@ -234,12 +241,12 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
     const store = options.store;
     // Keep the claim alive while process runs: renew at a third of the lease, so two renewals may
     // fail before another delivery can take it over. A failed renewal means the claim is gone.
-    const renewal = setInterval(() => {
+    const stopRenewal = every(scheduler, Math.max(1, Math.floor(store.leaseMs / 3)), () => {
       store.renew(event.key, token).then(
         (held) => (held ? undefined : lost.abort(new Error('the claim was lost'))),
         () => undefined,
       );
-    }, Math.max(1, Math.floor(store.leaseMs / 3)));
+    });
     const lostAnswer = () =>
       answer('lost', 200, ERR_CODES.busy, 'this delivery lost its claim on the event to another delivery (lease expired); retry later', `${about}: claim lost`);
     try {
@@ -252,20 +259,20 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
           await options.process(event);
         }
       } catch (error) {
-        clearInterval(renewal);
+        stopRenewal();
         // Not processed: end the claim so the service's retry processes it (CB-ERRCODE). A stale
         // token releases nothing, so a slow holder never frees another delivery's claim.
         await store.release(event.key, token);
         const why = oneLine((error as Error)?.message ?? String(error));
         return answer('failed', 200, ERR_CODES.failed, `processing failed: ${why}`, `${about}: ${why}`);
       }
-      clearInterval(renewal);
+      stopRenewal();
       committed ??= await store.complete(event.key, token);
       // CB-NO-FALSE-ACK: errCode 0 only when this delivery's done mark is durable.
       if (!committed) return lostAnswer();
       return answer('processed', 200, ERR_CODES.ok, '', about);
     } finally {
-      clearInterval(renewal);
+      stopRenewal();
       // Waiters re-claim only after complete/release, so they see the settled state. A holder
       // that lost its claim leaves the entry of the delivery that took it over.
       if (inFlight.get(event.key) === mine) inFlight.delete(event.key);

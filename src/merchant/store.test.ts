@@ -2,11 +2,25 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { storeContract, tokenOf } from '../../test/support/store-contract.js';
 import { MemoryIdempotencyStore } from './memory-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { IdempotencyStore, StoreOptions, StoreTransaction } from './store.js';
+
+/**
+ * The stores' clock in this file. The shared contract (test/support/store-contract.ts) waits out
+ * leases with `setTimeout` of node:timers/promises, written for PostgreSQL's own clock; here each of
+ * its waits moves this clock instead, at once, and the stores read it (`now`).
+ */
+const clock = vi.hoisted(() => ({ now: 1_000_000 }));
+vi.mock('node:timers/promises', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('node:timers/promises')>()),
+  setTimeout: async <T>(ms: number, value?: T): Promise<T | undefined> => {
+    clock.now += ms;
+    return value;
+  },
+}));
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,7 +30,7 @@ describe.each<[string, (options: StoreOptions) => IdempotencyStore]>([
   ['in-memory', (options) => new MemoryIdempotencyStore(options)],
   ['SQLite', (options) => openSqliteStore(join(dir, `unit-${counter++}.sqlite`), options)],
 ])('%s idempotency store', (_name, open) => {
-  storeContract(open);
+  storeContract((options) => open({ now: () => clock.now, ...options }));
 
   it('hands a stale claim (a crashed process) to the next delivery after the lease, not before', async () => {
     let now = 1_000_000;
@@ -89,6 +103,19 @@ describe('SQLite idempotency store on disk', () => {
     }
     expect(await honest.complete('k', token)).toBe(true);
     await honest.close();
+  });
+
+  it("keeps lease times in SQLite's own clock as ms since the epoch (what a test clock stands in for)", async () => {
+    const path = join(dir, 'sql-clock.sqlite');
+    const production = openSqliteStore(path, { leaseMs: 30_000 });
+    tokenOf(await production.claim('k', 'first'));
+    // Read against the wall clock, the claim made by SQLite's clock is live until its lease ends, give or take a few seconds.
+    const reader = (offset: number) => openSqliteStore(path, { leaseMs: 30_000, now: () => Date.now() + offset });
+    const before = reader(25_000);
+    expect(await before.claim('k', 'early')).toEqual({ state: 'busy' });
+    const after = reader(35_000);
+    expect(await after.claim('k', 'late')).toMatchObject({ state: 'claimed' });
+    for (const store of [production, before, after]) await store.close();
   });
 
   it('opens a file written before fencing tokens and fences its old claims', async () => {
