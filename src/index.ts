@@ -8,6 +8,8 @@ export { sealJson, openJson, sealBytes, openBytes } from './crypto/codec.js';
 export { CryptoError } from './crypto/errors.js';
 export { generateMerchantKeyPair } from './crypto/key-pair.js';
 export { createCallbackHandler, createCallbackReceiver, serveCallback, type CallbackHandlerOptions } from './merchant/callback-handler.js';
+export { ManualScheduler, gate, settle } from './core/manual-scheduler.js';
+export { realScheduler, type Scheduler } from './core/scheduler.js';
 export { expressCallback, fastifyCallback } from './merchant/adapters.js';
 export { idempotencyKey } from './merchant/idempotency.js';
 export { MemoryIdempotencyStore } from './merchant/memory-store.js';

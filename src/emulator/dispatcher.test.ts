@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { ManualScheduler, settle } from '../merchant/manual-scheduler.js';
+import { ManualScheduler, settle } from '../core/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
 import { CallbackDispatcher } from './dispatcher.js';

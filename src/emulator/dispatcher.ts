@@ -1,4 +1,5 @@
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { realScheduler, type Scheduler } from '../core/scheduler.js';
 import { halfFor, sealJson } from '../crypto/codec.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
@@ -7,20 +8,14 @@ import type { AttemptRecord, DeliveryUpdate, DueDelivery, EmulatorStore } from '
 import type { DeliveryVariant } from './variant.js';
 
 /**
- * Sets the dispatcher's timer: calls `run` once, `ms` from now, and returns its cancel. Default:
- * `setTimeout`. A test passes a hand-moved one together with `now`, so no test waits on a lease.
+ * Sets the dispatcher's timer: calls `run` once, `ms` from now, and returns its cancel (the shared
+ * Scheduler's `after`). Default: `setTimeout`. A test passes a ManualScheduler together with `now`,
+ * so no test waits on a lease.
  */
-export interface DispatcherScheduler {
-  after(ms: number, run: () => void): () => void;
-}
+export type DispatcherScheduler = Pick<Scheduler, 'after'>;
 
 /** Real time: `setTimeout`. */
-const realTimers: DispatcherScheduler = {
-  after(ms, run) {
-    const timer = setTimeout(run, ms);
-    return () => clearTimeout(timer);
-  },
-};
+const realTimers: DispatcherScheduler = realScheduler;
 
 /** What the dispatcher works with. */
 export interface DispatcherOptions {

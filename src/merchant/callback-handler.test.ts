@@ -7,7 +7,7 @@ import { sealJson } from '../crypto/codec.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { createCallbackReceiver, type CallbackEvent, type CallbackHandlerOptions } from './callback-handler.js';
-import { gate, ManualScheduler, settle } from './manual-scheduler.js';
+import { gate, ManualScheduler, settle } from '../core/manual-scheduler.js';
 import { MemoryIdempotencyStore } from './memory-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { IdempotencyStore } from './store.js';

@@ -8,7 +8,7 @@ import { CryptoError } from '../crypto/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { compileApiKeys, type ApiKeySpec } from './api-keys.js';
 import { callbackType, idempotencyKey } from './idempotency.js';
-import { every, realScheduler, type Scheduler } from './scheduler.js';
+import { every, realScheduler, type Scheduler } from '../core/scheduler.js';
 import type { IdempotencyStore, StoreTransaction } from './store.js';
 
 /** One event handed to the merchant's business processing. */
@@ -64,7 +64,7 @@ export interface CallbackHandlerOptions {
   /**
    * The timers of the receiver's own waits: a delivery waiting for a concurrent one (`busyWaitMs`,
    * the re-checks of a shared store) and the lease renewal while `process` runs. Default: real
-   * time. Tests pass a ManualScheduler (`manual-scheduler.ts`) and move its time by hand.
+   * time. Tests pass a ManualScheduler (`core/manual-scheduler.ts`) and move its time by hand.
    */
   scheduler?: Scheduler;
 }
