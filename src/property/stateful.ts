@@ -400,6 +400,9 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
         // The final state is checked too: a sequence ends with a query (and pins the debits that landed).
         await query(real, 'final: query energyMaxCount');
       } catch (error) {
+        // After a failure the target is known faulty and what landed is unknown: the next sequence
+        // starts from its own balance alone, so that shrinking replays each candidate the same way.
+        energy.states = [];
         if (error instanceof StepFailure) return error.verdict;
         throw error;
       }
