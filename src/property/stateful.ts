@@ -144,7 +144,7 @@ interface LogEntry {
   expected?: string;
 }
 
-/** The service's side of the run: the log, the warnings, the last exchange. */
+/** The service's side of one sequence: its log (the report's evidence), its first warning, what it showed. */
 interface Real {
   log: LogEntry[];
   warning?: Warning;
@@ -237,9 +237,10 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
   const energy = unknownEnergy();
   /**
    * The reading the service showed at the first query after one of the property's own leases (the
-   * calibration): `at-once` when the lease was debited by then, `lagging` when not. Only at once is an energyMaxCount below every reading of the
-   * property's own leases a failure: on a service that debits later, a lease made before the
-   * property ran (by the suites, another property) may land at any time.
+   * calibration): `at-once` when the lease was debited by then, `lagging` when not. Only at once
+   * is an energyMaxCount below every reading of the property's own leases a failure: on a service
+   * that debits later, a lease made before the property ran (by the suites, another property) may
+   * land at any time.
    */
   let debitReading: 'unknown' | 'at-once' | 'lagging' = 'unknown';
   let touched = false;
