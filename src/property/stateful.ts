@@ -57,7 +57,8 @@ const floorOf = (k: EnergyKnowledge, debit: bigint) => (k.balance > debit ? k.ba
 /** A new balance: a debit not yet landed (from the earliest a state leaves open) may still land on it. */
 export function energySet(k: EnergyKnowledge, balance: bigint, cost: bigint): void {
   const n = lastIndex(k);
-  const from = k.states.length === 0 ? n : Math.min(...k.states.map(([, c]) => c));
+  let from = n;
+  for (const [, c] of k.states) if (c < from) from = c;
   k.states = [];
   for (let a = from; a <= n; a++) k.states.push([a, a]);
   k.balance = balance;
@@ -150,8 +151,6 @@ interface Real {
   warning?: Warning;
   repeatedLeaseAccepted: boolean;
   caseNo: number;
-  /** Set once a debit this property did not make landed: the sequence's energy is not judged further. */
-  energyUnjudged?: boolean;
 }
 
 /** A failing step: stops the sequence; the property reports it with the log. */
@@ -236,13 +235,16 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
   // The energy model lives across sequences: a debit of an earlier sequence may still land (U-STATES).
   const energy = unknownEnergy();
   /**
-   * The reading the service showed at the first query after one of the property's own leases (the
-   * calibration): `at-once` when the lease was debited by then, `lagging` when not. Only at once
-   * is an energyMaxCount below every reading of the property's own leases a failure: on a service
-   * that debits later, a lease made before the property ran (by the suites, another property) may
-   * land at any time.
+   * Whether the service debits a lease at once, as the calibration showed (twice: a clean query, a
+   * lease of one transaction, one transaction less at the next query). Then the model is exact:
+   * any energyMaxCount that no order of debits explains fails. Otherwise (a lease lands later or
+   * never, U-STATES), a lease of this property, or one made before it (by the suites, another
+   * property), may land at any time, and only the bound holds: debits never raise energyMaxCount
+   * above floor(balance set last / cost), nor above its value at the previous query.
    */
-  let debitReading: 'unknown' | 'at-once' | 'lagging' = 'unknown';
+  let atOnce = false;
+  let ceiling = 0n;
+  const floorOfSet = () => energy.balance / energy.cost;
   let touched = false;
   let cases = 0;
 
@@ -262,9 +264,10 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
       throw new Error(`the control API did not set the energy: ${exchange.error ?? 'no answer'}`);
     }
     energySet(energy, BigInt(balance), BigInt(costPerTx));
+    ceiling = floorOfSet();
   }
 
-  async function query(real: Real, label: string): Promise<void> {
+  async function query(real: Real, label: string): Promise<bigint | undefined> {
     const text = stringifyExact({ symbol: 'ENERGY', chainName: 'TRON' });
     const exchange = await sendData(env, 'energy', seal(env, text), text);
     const { own, low, high } = energyReadings(energy);
@@ -283,24 +286,21 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     const issues = validateSchema('EnergyMaxCountResult', decrypted!.value);
     if (issues.length > 0) fail(real, `success whose decrypted result breaks EnergyMaxCountResult: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, [...new Set(issues.flatMap((issue) => issue.rules))], exchange);
     const got = BigInt((decrypted!.value as Record<string, LosslessNumber>).energyMaxCount!.value);
-    if (real.energyUnjudged) return;
-    const ownSinceSet = lastIndex(energy) > energy.setAt;
+    if (!atOnce) {
+      // A service that does not debit at once (or whose reading is not known): a lease of this property, or one made before it
+      // (by the suites, another property), may land at any time. What still holds: debits only lower the balance set last.
+      if (got > ceiling) fail(real, `energyMaxCount ${got} is above ${ceiling}, ${ceiling === floorOfSet() ? `floor(${energy.balance} / ${energy.cost}) of the balance set last` : 'its value at the last query'}: without a new balance, debits only lower it`, ['ENERGY-FLOOR'], exchange);
+      ceiling = got;
+      energy.states = [];
+      if (got.toString() !== own) warn(real, `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`, ['U-STATES']);
+      return got;
+    }
     if (!energyObserved(energy, got)) {
-      if (got < BigInt(low) && debitReading !== 'at-once') {
-        // Debits of leases this property did not make (the suites', another property's, an earlier run's) may land while it runs,
-        // on a service that debits later: a legal reading. The rest of the sequence's energy is not judged; the next starts afresh.
-        warn(real, `energyMaxCount ${got} is below every reading of this property's own leases (${low} to ${high}): a debit of a lease made before it (by the suites, another property, an earlier run) landing now, a legal reading of when a lease lowers the energy on a service that does not debit at once`, ['U-STATES']);
-        real.energyUnjudged = true;
-        energy.states = [];
-        return;
-      }
       const repeated = real.repeatedLeaseAccepted ? '; an energy lease with a repeated callBackId was accepted before: was it debited again? (ORDER-CALLBACK-ID)' : '';
       fail(real, `energyMaxCount ${got} is no legal reading of the live balance: expected ${own} = floor((${energy.balance} - debits since it was set) / ${energy.cost}) with every accepted lease debited${low === high ? '' : ` (debits landing later, in order, would give other values from ${low} to ${high}, not this one)`}${repeated}`, real.repeatedLeaseAccepted ? ['ENERGY-FLOOR', 'ORDER-CALLBACK-ID'] : ['ENERGY-FLOOR'], exchange);
     }
-    // What the service showed of its reading: every own lease debited at once, or a debit that lags.
-    // Learned once (by the calibration, or the first query after an own lease), never changed by what a faulty service shows later.
-    if (ownSinceSet && debitReading === 'unknown') debitReading = got.toString() === own ? 'at-once' : 'lagging';
     if (got.toString() !== own) warn(real, `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`, ['U-STATES']);
+    return got;
   }
 
   function orderPlain(real: Real, symbol: string, amount: ExactJson, expiryHours?: number): Record<string, ExactJson> {
@@ -380,22 +380,32 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
   }
 
   /**
-   * Before the first sequence: one lease of one transaction and a query show whether the service
-   * debits at once, so that the first generated sequences (and their shrinking) are judged the same
-   * as the later ones. A failure here is left to the generated sequences to find and report.
+   * Before the first sequence: a clean query, a lease of one transaction and a query, twice, show
+   * whether the service debits at once (and the exact model applies). A failure here is left to
+   * the generated sequences to find and report.
    */
   async function calibrate(): Promise<void> {
     if (!ordersAllowed(target)) return;
-    const real: Real = { log: [], repeatedLeaseAccepted: false, caseNo: 0 };
-    const model: Model = { energy, orders: [], cards: [], cardsRegistrable: false, cardsJudged: false };
-    try {
-      await setEnergy(real, SETUP_ENERGY.balance, SETUP_ENERGY.costPerTx, 'calibration: set energy');
-      await order(model, real, 'calibration: lease 1 transaction', orderPlain(real, 'ENERGY', new LosslessNumber('1'), 1), true);
-      await query(real, 'calibration: query energyMaxCount');
-    } catch (error) {
-      energy.states = [];
-      if (!(error instanceof StepFailure)) throw error;
+    let shown = 0;
+    for (let round = 0; round < 2; round++) {
+      const real: Real = { log: [], repeatedLeaseAccepted: false, caseNo: -round };
+      const model: Model = { energy, orders: [], cards: [], cardsRegistrable: false, cardsJudged: false };
+      try {
+        await setEnergy(real, SETUP_ENERGY.balance, SETUP_ENERGY.costPerTx, 'calibration: set energy');
+        const clean = floorOfSet();
+        const before = await query(real, 'calibration: query energyMaxCount');
+        await order(model, real, 'calibration: lease 1 transaction', orderPlain(real, 'ENERGY', new LosslessNumber('1'), 1), true);
+        const after = model.orders.length === 1 ? await query(real, 'calibration: query energyMaxCount') : undefined;
+        if (before !== clean || after !== clean - 1n) break;
+        shown++;
+      } catch (error) {
+        if (!(error instanceof StepFailure)) throw error;
+        break;
+      } finally {
+        energy.states = [];
+      }
     }
+    atOnce = shown === 2;
   }
 
   function command(spec: StateCommand): fc.AsyncCommand<Model, Real> {
@@ -411,7 +421,10 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
       async run(model, real) {
         switch (spec.op) {
           case 'set-energy': return setEnergy(real, spec.balance, spec.costPerTx, label);
-          case 'query': return query(real, label);
+          case 'query': {
+            await query(real, label);
+            return;
+          }
           case 'lease': return order(model, real, label, orderPlain(real, 'ENERGY', new LosslessNumber(String(spec.amount)), spec.expiryHours), true);
           case 'withdraw': return order(model, real, label, orderPlain(real, 'USDT', new LosslessNumber(spec.amount)), false);
           case 'repeat-callback-id': return repeat(model, real, label, spec.pick);
