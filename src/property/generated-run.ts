@@ -39,7 +39,8 @@ export async function runGenerated(target: Target, run: GeneratedRun): Promise<C
   };
   const stranger = makeStrangerKeys(target.side === 'service' ? target.publicKey.bits : target.privateKey.bits);
   // The stateful property needs the control routes: probed here when the caller has not (the embedded run, library use).
-  const capabilities = target.side === 'service' && !run.capabilities && target.controlToken ? await probeCapabilities(target) : run.capabilities;
+  const wantsControl = !run.only || run.only.includes('stateful');
+  const capabilities = target.side === 'service' && !run.capabilities && target.controlToken && wantsControl ? await probeCapabilities(target) : run.capabilities;
   const properties = target.side === 'service'
     ? serviceProperties(target as ServiceTarget, stranger, capabilities)
     : merchantProperties(target as MerchantTarget, stranger);
