@@ -36,10 +36,20 @@ describe('generated cases against the independent doubles', () => {
       const service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey: 'ind-f', expiredKey: 'ind-e', userId, controlToken: 'ind-c', ...options });
       try {
         for (const seed of [101, 202]) {
-          const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.url, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true }, { numRuns: 150, seed, reportsDir: reportsDir(), rules });
-          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+          const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.cardBaseUrl, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true, controlToken: 'ind-c' }, { numRuns: 150, seed, reportsDir: reportsDir(), rules });
+          expect(results.slice(0, 4).map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
             ['valid-requests', 'passed', ''], ['one-rule-broken', 'passed', ''], ['crypto-mangled', 'passed', ''], ['edges', 'passed', ''],
           ]);
+          // Property 4 through design.md's control routes alone (no cards route: unregistered cards close once).
+          const stateful = results[4]!;
+          expect(stateful.case).toBe('stateful');
+          if (options.leaseSettleMs === 0) expect([stateful.status, stateful.message]).toEqual(['passed', `150 cases (150 held); seed ${seed}`]);
+          else {
+            // Its leases land 1.5 s after the order: a legal reading that warns, never a failure.
+            expect(stateful.status, stateful.message).toBe('warning');
+            expect(stateful.rules).toEqual(['U-STATES']);
+            expect(stateful.message).toMatch(/a lease debited later or never/);
+          }
           // Generation reaches the business logic: some valid orders are accepted.
           expect(results[0]!.message).toMatch(/\d+ accepted/);
         }

@@ -10,8 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { loadRules } from '../src/cli/report-output.js';
 import { runGenerated } from '../src/property/generated-run.js';
+import { runSuites } from '../src/runner/engine.js';
+import { loadSuites } from '../src/runner/suite.js';
 import type { MerchantTarget, Report } from '../src/runner/types.js';
-import { startFaultyMerchant, type MerchantDefect } from './fixtures/property-faulty-merchants.js';
+import { startFaultyMerchant, startUtf8mb3Merchant, type MerchantDefect } from './fixtures/property-faulty-merchants.js';
 import { runCliAsync } from './support/cli.js';
 
 const rules = loadRules();
@@ -59,4 +61,38 @@ describe('generated callbacks against merchants', () => {
       }
     }, 300_000);
   }
+});
+
+describe('a merchant that only Unicode callbacks reveal', () => {
+  it('the hand-written merchant suites pass the reference merchant with a utf8mb3 tenantUserId column', async () => {
+    const faulty = await startUtf8mb3Merchant();
+    try {
+      const report = await runSuites({ target: faulty.merchant, suites: loadSuites().filter((suite) => suite.side === 'merchant'), rules, strict: false });
+      expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+      expect(report.summary.passed).toBeGreaterThan(20);
+    } finally {
+      await faulty.close();
+    }
+  }, 180_000);
+
+  it('generated callbacks find it within 200 cases on three seeds, shrunk to one event whose tenantUserId is one astral character, under CB-ERRCODE', async () => {
+    const faulty = await startUtf8mb3Merchant();
+    try {
+      for (const seed of [1, 2, 3]) {
+        const results = await runGenerated(faulty.merchant, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-utf8-')), rules, only: ['callbacks-once'] });
+        const found = results[0]!;
+        expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
+        expect(found.rules).toContain('CB-ERRCODE');
+        expect(found.message).toMatch(/was not acknowledged: HTTP 200 .*Incorrect string value: '\\\\xF0/);
+        const minimal = (found.evidence?.generated as { case: { events: Array<{ payload: Record<string, unknown> }>; redeliveries: unknown[] } }).case;
+        expect(minimal.redeliveries, `seed ${seed}`).toEqual([]);
+        expect(minimal.events.length, `seed ${seed}`).toBeLessThanOrEqual(2);
+        const tenant = String(minimal.events[0]!.payload.tenantUserId);
+        expect([...tenant], `seed ${seed}`).toHaveLength(1);
+        expect(tenant.codePointAt(0)!, `seed ${seed}`).toBeGreaterThanOrEqual(0x10000);
+      }
+    } finally {
+      await faulty.close();
+    }
+  }, 240_000);
 });

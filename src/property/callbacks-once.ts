@@ -2,7 +2,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange } from '../runner/context.js';
 import { valueRules } from './refinements.js';
-import { componentSchema, deriveArbitrary } from './schema-arbitrary.js';
+import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
 import type { Property, Verdict } from './property.js';
 import { acknowledged, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
 
@@ -28,10 +28,17 @@ export interface CallbackSequence {
   redeliveries: ScheduledDelivery[];
 }
 
-/** Random valid callbacks of every type, fields and spellings drawn from the spec's schemas. */
+/**
+ * Random valid callbacks of every type, fields and spellings drawn from the spec's schemas; one in
+ * three with any Unicode in its free-text fields (astral characters, combining sequences, CJK), as
+ * a tenant's name or an address label may hold.
+ */
 export function callbackArbitrary(): Arbitrary<Record<string, ExactJson>> {
-  const refine = valueRules({ strings: 'ascii' });
-  return fc.oneof(...TYPE_SCHEMAS.map((name) => deriveArbitrary(componentSchema(name), { refine }) as Arbitrary<Record<string, ExactJson>>));
+  const of = (strings: StringFlavour) => {
+    const refine = valueRules({ strings });
+    return fc.oneof(...TYPE_SCHEMAS.map((name) => deriveArbitrary(componentSchema(name), { refine, strings }) as Arbitrary<Record<string, ExactJson>>));
+  };
+  return fc.oneof({ arbitrary: of('ascii'), weight: 2 }, { arbitrary: of('unicode'), weight: 1 });
 }
 
 export const SEQUENCES: Arbitrary<CallbackSequence> = fc.record({

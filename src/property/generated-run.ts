@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Rule } from '../core/rules.js';
-import type { Capabilities } from '../runner/capabilities.js';
+import { probeCapabilities, type Capabilities } from '../runner/capabilities.js';
 import { makeStrangerKeys } from '../runner/context.js';
 import type { RunEvent } from '../runner/engine.js';
 import type { CheckResult, MerchantTarget, Report, ServiceTarget, Target } from '../runner/types.js';
@@ -38,8 +38,11 @@ export async function runGenerated(target: Target, run: GeneratedRun): Promise<C
     onResult: (result) => run.onEvent?.({ kind: 'result', result }),
   };
   const stranger = makeStrangerKeys(target.side === 'service' ? target.publicKey.bits : target.privateKey.bits);
+  // The stateful property needs the control routes: probed here when the caller has not (the embedded run, library use).
+  const wantsControl = !run.only || run.only.includes('stateful');
+  const capabilities = target.side === 'service' && !run.capabilities && target.controlToken && wantsControl ? await probeCapabilities(target) : run.capabilities;
   const properties = target.side === 'service'
-    ? serviceProperties(target as ServiceTarget, stranger, run.capabilities)
+    ? serviceProperties(target as ServiceTarget, stranger, capabilities)
     : merchantProperties(target as MerchantTarget, stranger);
   const chosen = (properties as Property<unknown>[]).filter((property) => !run.only || run.only.includes(property.id));
   return checkProperties(target.side, chosen, options);

@@ -2,8 +2,24 @@ import type { Arbitrary } from 'fast-check';
 
 /** What one generated case showed: held, or broke the named rules (with the decrypted evidence). */
 export type Verdict =
-  | { ok: true; /** A short tag counted in the result's message (`accepted`, `refused 40016`). */ tag?: string }
+  | {
+    ok: true;
+    /** A short tag counted in the result's message (`accepted`, `refused 40016`). */ tag?: string;
+    /**
+     * The case held under another legal reading of an open point than the property's own (a U-*
+     * rule): reported as a warning, while generation goes on looking for failures (a failure under
+     * `--strict`, as any U-* verdict).
+     */
+    warning?: Warning;
+  }
   | { ok: false; message: string; rules: string[]; evidence: Record<string, unknown> };
+
+/** What a warning verdict reports: the open point's rule, the message, the decrypted evidence. */
+export interface Warning {
+  message: string;
+  rules: string[];
+  evidence: Record<string, unknown>;
+}
 
 /**
  * A property of the interface checked over generated cases: an arbitrary of plain (JSON-safe)
@@ -22,4 +38,6 @@ export interface Property<T> {
   skip?: string;
   /** The generated case as it would be stored and shown (exact JSON text of plain data). */
   show?(value: T): unknown;
+  /** Runs once after the last case (and shrink): puts back what the property changed; notes for the evidence. */
+  finish?(): Promise<string[]>;
 }

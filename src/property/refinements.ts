@@ -56,7 +56,11 @@ export function valueRules(context: RefineContext): (site: RefineSite) => Arbitr
     if (property === 'userId' && context.userId !== undefined) return fc.constant(new LosslessNumber(String(context.userId)));
     if (has('ORDER-FIELDS') && property === 'chainName') return fc.oneof({ arbitrary: fc.constant('TRON'), weight: 4 }, { arbitrary: fc.constantFrom('ETH', 'BSC'), weight: 1 });
     // ORDER-RES types the result's tenantUserId as an integer: the request's is mostly digits (a service may refuse other text).
-    if (has('ORDER-FIELDS') && property === 'tenantUserId') return fc.oneof({ arbitrary: digits(1, 18).map((d) => d.replace(/^0+(?=.)/, '')), weight: 3 }, { arbitrary: textArbitrary(context.strings, 0, 24), weight: 1 });
+    // Ids of every length a Java long holds, long ones as often as short ones (snowflake ids have 18 or 19 digits).
+    if (has('ORDER-FIELDS') && property === 'tenantUserId') {
+      const canonical = (min: number, max: number) => digits(min, max).map((d) => d.replace(/^0+(?=.)/, ''));
+      return fc.oneof({ arbitrary: canonical(1, 8), weight: 1 }, { arbitrary: canonical(9, 15), weight: 1 }, { arbitrary: canonical(16, 19), weight: 1 }, { arbitrary: textArbitrary(context.strings, 0, 24), weight: 1 });
+    }
     // ORDER-CALLBACK-ID: a non-empty merchant-generated id (the runner makes it unique per send).
     if (has('ORDER-CALLBACK-ID') && property === 'callBackId') return textArbitrary(context.strings, 1, 24);
     return undefined;

@@ -44,6 +44,37 @@ describe('checking properties over generated cases', () => {
     expect(second.seen).toEqual(first.seen);
   });
 
+  /** Holds every case, some only under another reading of an open point (a number above 100), and fails on 999 when asked. */
+  function otherReading(failOn999 = false): Property<number[]> {
+    return {
+      id: 'reading', title: 'other readings warn', rules: ['ORDER-FIELDS', 'U-LIMITS'],
+      arbitrary: fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 8 }),
+      async judge(value) {
+        if (failOn999 && value.includes(999)) return { ok: false, message: 'a 999', rules: ['ORDER-FIELDS'], evidence: { value } };
+        return value.some((n) => n > 100) ? { ok: true, tag: 'other reading', warning: { message: 'a number above 100', rules: ['U-LIMITS'], evidence: { value } } } : { ok: true };
+      },
+    };
+  }
+
+  it('a case held under another legal reading warns and generation goes on; --strict makes it a shrunk failure', async () => {
+    const [warned] = await checkProperties('service', [otherReading() as Property<unknown>], { numRuns: 100, seed: 3, rules });
+    expect(warned!.status).toBe('warning');
+    expect(warned!.rules).toEqual(['U-LIMITS']);
+    expect(warned!.message).toMatch(/^100 cases \(\d+ other reading, \d+ held\), no failure; \d+ held under another legal reading than the property's own: a number above 100 \(first such case: \[.*\]; replay with --generate 100 --seed 3\)$/);
+    expect(warned!.evidence?.generated).toMatchObject({ seed: 3, cases: 100 });
+    const [strict] = await checkProperties('service', [otherReading() as Property<unknown>], { numRuns: 100, seed: 3, rules, strict: true });
+    expect(strict!.status).toBe('failed');
+    expect(strict!.evidence?.generated).toMatchObject({ case: [101] });
+  });
+
+  it('a failure still wins over the warnings found before it', async () => {
+    const failing: Property<number[]> = { ...otherReading(true), arbitrary: fc.array(fc.constantFrom(150, 999), { minLength: 1, maxLength: 3 }) };
+    const [result] = await checkProperties('service', [failing as Property<unknown>], { numRuns: 100, seed: 4, rules });
+    expect(result!.status).toBe('failed');
+    expect(result!.rules).toEqual(['ORDER-FIELDS']);
+    expect((result!.evidence?.generated as { case: number[] }).case).toContain(999);
+  });
+
   it('warns, never fails, when the property rests on an open point', async () => {
     const [result] = await checkProperties('service', [capped('U-LIMITS') as Property<unknown>], { numRuns: 100, seed: 3, rules });
     expect(result!.status).toBe('warning');

@@ -5,7 +5,7 @@ import { stringifyExact } from '../core/exact-json.js';
 import { assumptionsOf, failureStatus, skipNotes } from '../runner/engine.js';
 import type { CheckResult, Report, Status } from '../runner/types.js';
 import { NO_EXAMPLE_STORE, type ExampleStore } from './example-store.js';
-import type { Property, Verdict } from './property.js';
+import type { Property, Verdict, Warning } from './property.js';
 
 /** How a generated run goes: cases per property, the seed, where failing examples are kept. */
 export interface GenerateOptions {
@@ -53,12 +53,25 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
     const tags = new Map<string, number>();
     let judged = 0;
     let lastFailure: { value: unknown; verdict: Extract<Verdict, { ok: false }> } | undefined;
+    let firstWarning: { value: unknown; warning: Warning } | undefined;
+    let warnings = 0;
     const details = await fc.check(
       fc.asyncProperty(property.arbitrary, async (value) => {
         judged++;
         const verdict = await property.judge(value);
+        if (verdict.ok && verdict.warning && failureStatus(verdict.warning.rules, options.rules, options.strict ?? false) === 'failed') {
+          // --strict: another reading of an open point fails, and is shrunk like any failure.
+          lastFailure = { value, verdict: { ok: false, ...verdict.warning } };
+          return false;
+        }
         if (verdict.ok) {
-          if (!lastFailure) tags.set(verdict.tag ?? 'held', (tags.get(verdict.tag ?? 'held') ?? 0) + 1);
+          if (!lastFailure) {
+            tags.set(verdict.tag ?? 'held', (tags.get(verdict.tag ?? 'held') ?? 0) + 1);
+            if (verdict.warning) {
+              warnings++;
+              firstWarning ??= { value, warning: verdict.warning };
+            }
+          }
           return true;
         }
         lastFailure = { value, verdict };
@@ -72,6 +85,8 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
         markInterruptAsFailure: false,
       },
     );
+    const restored = property.finish ? await property.finish().catch((error: unknown) => [`could not put the state back: ${(error as Error).message}`]) : [];
+    const finished = restored.length ? { restored } : {};
     const durationMs = Math.round(performance.now() - started);
     const replay = replayLine(options.numRuns, seed);
     if (details.failed && lastFailure && details.counterexample) {
@@ -86,24 +101,37 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
         ...base, rules: verdict.rules, status, durationMs,
         message: `${verdict.message} (minimal case after ${details.numShrinks} shrink${details.numShrinks === 1 ? '' : 's'}${fromStore ? ', a stored failing example' : ''}: ${stringifyExact(shown)}; replay with ${replay})`,
         ...(assumptions.length ? { assumptions } : {}),
-        evidence: { ...verdict.evidence, generated: { seed, replay, case: shown, shrinks: details.numShrinks, casesBeforeFailure: details.numRuns, path: details.counterexamplePath ?? null, storedExamples: stored.length } },
+        evidence: { ...verdict.evidence, generated: { seed, replay, case: shown, shrinks: details.numShrinks, casesBeforeFailure: details.numRuns, path: details.counterexamplePath ?? null, storedExamples: stored.length, ...finished } },
       }));
       continue;
     }
     if (details.failed) {
       // The judge itself threw: a fault of the toolkit, reported rather than hidden.
       const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      results.push(emit(options, { ...base, status: 'failed', durationMs, message: `the toolkit could not judge a generated case: ${error} (replay with ${replay})`, evidence: { generated: { seed, replay } } }));
+      results.push(emit(options, { ...base, status: 'failed', durationMs, message: `the toolkit could not judge a generated case: ${error} (replay with ${replay})`, evidence: { generated: { seed, replay, ...finished } } }));
       continue;
     }
     store.save(side, property.id, []);
     const counted = [...tags].sort((a, b) => b[1] - a[1]).map(([tag, n]) => `${n} ${tag}`).join(', ');
     const cut = details.interrupted ? ` (stopped by the time limit after ${details.numRuns} of ${options.numRuns})` : '';
     const storedNote = stored.length ? `, ${stored.length} stored example${stored.length === 1 ? '' : 's'} replayed first and now passing` : '';
+    if (firstWarning) {
+      // No failure, but some cases held only under another legal reading of an open point: a warning, with the first such case.
+      const { value, warning } = firstWarning;
+      const shown = property.show ? property.show(value) : value;
+      const assumptions = assumptionsOf(warning.rules, options.rules);
+      results.push(emit(options, {
+        ...base, rules: warning.rules, status: 'warning', durationMs,
+        message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${cut}${storedNote}, no failure; ${warnings} held under another legal reading than the property's own: ${warning.message} (first such case: ${stringifyExact(shown)}; replay with ${replay})`,
+        ...(assumptions.length ? { assumptions } : {}),
+        evidence: { ...warning.evidence, generated: { seed, replay, case: shown, cases: details.numRuns, judged, warnings, ...finished } },
+      }));
+      continue;
+    }
     results.push(emit(options, {
       ...base, status: 'passed', durationMs,
       message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${cut}${storedNote}; seed ${seed}`,
-      evidence: { generated: { seed, replay, cases: details.numRuns, judged } },
+      evidence: { generated: { seed, replay, cases: details.numRuns, judged, ...finished } },
     }));
   }
   return results;

@@ -10,6 +10,9 @@ import { valueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
 import type { Verdict } from './property.js';
 
+/** The largest tenantUserId an integer result can carry (a Java long, as the service's binding has it). */
+const JAVA_LONG_MAX = 9_223_372_036_854_775_807n;
+
 /** The two encrypted endpoints a generated case goes to. */
 export type Endpoint = 'energy' | 'order';
 
@@ -120,8 +123,17 @@ export function judgeValidAnswer(exchange: Exchange, testCase: ServiceCase, sent
   const issues = validateSchema(schema, response.decrypted.value);
   if (issues.length > 0) return fail(exchange, `success whose decrypted result breaks ${schema}: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, [...new Set(issues.flatMap((issue) => issue.rules))]);
   if (testCase.endpoint === 'order') {
-    const id = (response.decrypted.value as Record<string, ExactJson>).id;
+    const result = response.decrypted.value as Record<string, ExactJson>;
+    const id = result.id;
     if (id !== sent.callBackId) return fail(exchange, `success whose result id ${stringifyExact(id ?? null)} is not the callBackId ${stringifyExact(sent.callBackId ?? null)} sent`, ['ORDER-RES']);
+    // ORDER-RES: the result's tenantUserId is the request's, typed integer. A canonical decimal that
+    // fits a Java long must come back digit for digit (the suites' echo compares it the same way);
+    // other text has no integer reading, and any integer is accepted for it.
+    const tenant = sent.tenantUserId;
+    const echoed = result.tenantUserId;
+    if (typeof tenant === 'string' && /^(0|[1-9]\d{0,18})$/.test(tenant) && BigInt(tenant) <= JAVA_LONG_MAX && !(echoed instanceof LosslessNumber && echoed.value === tenant)) {
+      return fail(exchange, `success whose result tenantUserId ${stringifyExact(echoed ?? null)} is not the request's tenantUserId "${tenant}" (${tenant.length} digits)`, ['ORDER-RES']);
+    }
   }
   return { ok: true, tag: 'accepted' };
 }

@@ -1,0 +1,473 @@
+import fc, { type Arbitrary } from 'fast-check';
+import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { validateSchema } from '../core/schemas.js';
+import type { Capabilities } from '../runner/capabilities.js';
+import type { Exchange } from '../runner/context.js';
+import { restoreControlState, snapshotControlState } from '../runner/restore.js';
+import { runControl, runRequest } from '../runner/service-steps.js';
+import type { Property, Verdict, Warning } from './property.js';
+import { asSent, judgeValidAnswer, ordersAllowed, readEnvelope, seal, sendData, type ServiceEnv } from './service-exchange.js';
+
+/** One command of a generated sequence (plain data: stored, shown and replayed as it is). */
+export type StateCommand =
+  | { op: 'set-energy'; balance: number; costPerTx: number }
+  | { op: 'query' }
+  | { op: 'lease'; amount: number; expiryHours: number }
+  | { op: 'withdraw'; amount: string }
+  | { op: 'repeat-callback-id'; pick: number }
+  | { op: 'register-card'; card: number }
+  | { op: 'close-card'; card: number };
+
+/** The energy every sequence starts from (its setup), so the model knows the balance. */
+export const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as const;
+
+/** Cards per sequence: few, so that "close it again" comes often. */
+const CARDS = 3;
+
+/**
+ * What the model knows of the energy: the balance and cost as last set, the debits (amount ×
+ * cost) of every accepted lease in order, and the hidden states the service may be in. A state
+ * [a, c] says the debits a..c-1 have lowered the balance set last. Whether and when a lease is
+ * debited is open (U-STATES): c may lag behind the last lease (a debit that lands later, or never)
+ * but never goes back, and debits land in order. A new balance makes the debits before it
+ * irrelevant, except those that had not landed yet and may still land on it. The knowledge lives
+ * across sequences, so a debit of an earlier sequence that lands later is a legal reading too.
+ */
+export interface EnergyKnowledge {
+  balance: bigint;
+  cost: bigint;
+  /** prefix[i] = sum of the debits offset..offset+i-1 (debits before `offset` no state can reach). */
+  prefix: bigint[];
+  offset: number;
+  /** Possible hidden states as absolute index pairs [a, c]. */
+  states: Array<[number, number]>;
+  /** The model's own reading (every debit at once): the debits since this index lowered the balance set last. */
+  setAt: number;
+}
+
+/** A fresh knowledge: nothing known until the first balance is set. */
+export function unknownEnergy(): EnergyKnowledge {
+  return { balance: 0n, cost: 1n, prefix: [0n], offset: 0, states: [], setAt: 0 };
+}
+
+const lastIndex = (k: EnergyKnowledge) => k.offset + k.prefix.length - 1;
+const sumOf = (k: EnergyKnowledge, from: number, to: number) => k.prefix[to - k.offset]! - k.prefix[from - k.offset]!;
+const floorOf = (k: EnergyKnowledge, debit: bigint) => (k.balance > debit ? k.balance - debit : 0n) / k.cost;
+
+/** A new balance: a debit not yet landed (from the earliest a state leaves open) may still land on it. */
+export function energySet(k: EnergyKnowledge, balance: bigint, cost: bigint): void {
+  const n = lastIndex(k);
+  let from = n;
+  for (const [, c] of k.states) if (c < from) from = c;
+  k.states = [];
+  for (let a = from; a <= n; a++) k.states.push([a, a]);
+  k.balance = balance;
+  k.cost = cost;
+  k.setAt = n;
+  compact(k);
+}
+
+/** An accepted lease: its debit joins the queue (the states stay: it may not have landed yet). */
+export function energyLeased(k: EnergyKnowledge, debit: bigint): void {
+  k.prefix.push(k.prefix[k.prefix.length - 1]! + debit);
+}
+
+/** The model's own reading of energyMaxCount (every accepted lease debited at once), and the range of the legal ones. */
+export function energyReadings(k: EnergyKnowledge): { own: string; low: string; high: string } {
+  const n = lastIndex(k);
+  let low: bigint | undefined;
+  let high: bigint | undefined;
+  for (const [a, c] of k.states) {
+    const most = floorOf(k, sumOf(k, a, c));
+    const least = floorOf(k, sumOf(k, a, n));
+    if (high === undefined || most > high) high = most;
+    if (low === undefined || least < low) low = least;
+  }
+  const own = floorOf(k, sumOf(k, k.setAt, n));
+  return { own: own.toString(), low: (low ?? own).toString(), high: (high ?? own).toString() };
+}
+
+/**
+ * An observed energyMaxCount: keeps the states that explain it (debits may have landed since, in
+ * order); returns false when none does (no legal reading gives this count).
+ */
+export function energyObserved(k: EnergyKnowledge, count: bigint): boolean {
+  const n = lastIndex(k);
+  const kept = new Map<string, [number, number]>();
+  for (const [a, c] of k.states) {
+    // floor(balance - debits) only falls as more debits land: find the first c' where it is <= count.
+    let lo = c;
+    let hi = n + 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (floorOf(k, sumOf(k, a, mid)) <= count) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let at = lo; at <= n && floorOf(k, sumOf(k, a, at)) === count; at++) kept.set(`${a},${at}`, [a, at]);
+  }
+  if (kept.size === 0) return false;
+  k.states = [...kept.values()];
+  compact(k);
+  return true;
+}
+
+/** Drops debits no state can reach any more (they landed before the balance was set). */
+function compact(k: EnergyKnowledge): void {
+  if (k.states.length === 0) return;
+  let low = k.setAt;
+  for (const [a] of k.states) if (a < low) low = a;
+  if (low > k.offset) {
+    k.prefix.splice(0, low - k.offset);
+    k.offset = low;
+  }
+}
+
+/** A card as the model sees it: never touched, registered open, or closed. */
+type CardState = 'unknown' | 'open' | 'closed';
+
+/** The model of one sequence. */
+interface Model {
+  energy: EnergyKnowledge;
+  /** Orders the service accepted: the plain request as sent and whether it was a lease. */
+  orders: Array<{ sent: Record<string, ExactJson>; lease: boolean }>;
+  cards: CardState[];
+  cardsRegistrable: boolean;
+  cardsJudged: boolean;
+}
+
+/** What one step of the run shows in the report: the command, the plain request, the answer (decrypted). */
+interface LogEntry {
+  step: number;
+  command: string;
+  request?: string;
+  status?: number | string;
+  answer?: string;
+  expected?: string;
+}
+
+/** The service's side of one sequence: its log (the report's evidence), its first warning, what it showed. */
+interface Real {
+  log: LogEntry[];
+  warning?: Warning;
+  repeatedLeaseAccepted: boolean;
+  caseNo: number;
+}
+
+/** A failing step: stops the sequence; the property reports it with the log. */
+class StepFailure extends Error {
+  constructor(readonly verdict: Extract<Verdict, { ok: false }>) {
+    super(verdict.message);
+  }
+}
+
+/** What the property needs of the target, or why it cannot run. */
+export function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undefined): string | undefined {
+  if (!env.target.controlToken) return 'needs the control API (--control-token) to set the energy balance';
+  const route = capabilities?.routes['PUT energy'];
+  if (!route?.present) return `needs PUT /__control/merchants/{userId}/energy (${route ? route.detail : 'not probed'})`;
+  return undefined;
+}
+
+/** The commands the target allows, as an arbitrary of sequences. */
+export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefined): Arbitrary<StateCommand[]> {
+  const orders = ordersAllowed(env.target);
+  const cards = env.target.userId !== undefined;
+  const registrable = cards && Boolean(capabilities?.routes['POST cards']?.present);
+  const options: Array<{ arbitrary: Arbitrary<StateCommand>; weight: number }> = [
+    { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.integer({ min: 0, max: 20_000_000 }), costPerTx: fc.integer({ min: 1, max: 100_000 }) }), weight: 2 },
+    { arbitrary: fc.constant({ op: 'query' as const }), weight: 4 },
+  ];
+  if (orders) {
+    options.push(
+      { arbitrary: fc.record({ op: fc.constant('lease' as const), amount: fc.integer({ min: 1, max: 5 }), expiryHours: fc.integer({ min: 1, max: 72 }) }), weight: 4 },
+      { arbitrary: fc.record({ op: fc.constant('withdraw' as const), amount: fc.tuple(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 0, max: 999_999 })).map(([whole, fraction]) => `${whole}.${String(fraction).padStart(6, '0')}`) }), weight: 2 },
+      { arbitrary: fc.record({ op: fc.constant('repeat-callback-id' as const), pick: fc.nat(7) }), weight: 2 },
+    );
+  }
+  if (cards) options.push({ arbitrary: fc.record({ op: fc.constant('close-card' as const), card: fc.nat(CARDS - 1) }), weight: 2 });
+  if (registrable) options.push({ arbitrary: fc.record({ op: fc.constant('register-card' as const), card: fc.nat(CARDS - 1) }), weight: 1 });
+  return fc.array(fc.oneof(...options), { minLength: 0, maxLength: 12 });
+}
+
+/** A command as one line of the report. */
+export function describeCommand(command: StateCommand): string {
+  switch (command.op) {
+    case 'set-energy': return `set energy balance ${command.balance} costPerTx ${command.costPerTx}`;
+    case 'query': return 'query energyMaxCount';
+    case 'lease': return `lease ${command.amount} transactions for ${command.expiryHours} h`;
+    case 'withdraw': return `withdraw ${command.amount} USDT`;
+    case 'repeat-callback-id': return `repeat the callBackId of accepted order #${command.pick} (mod count)`;
+    case 'register-card': return `register card #${command.card}`;
+    case 'close-card': return `close card #${command.card}`;
+  }
+}
+
+const preview = (text: string | undefined, max = 300) => (text === undefined ? undefined : text.length > max ? `${text.slice(0, max)}…` : text);
+
+function logExchange(real: Real, command: string, exchange: Exchange, expected?: string): LogEntry {
+  const response = exchange.response;
+  const entry: LogEntry = {
+    step: real.log.length,
+    command,
+    ...(exchange.request.plain ? { request: exchange.request.plain } : exchange.request.body ? { request: preview(exchange.request.body)! } : {}),
+    status: response ? response.status : (exchange.error ?? 'no answer'),
+    ...(response ? { answer: response.decrypted ? `${preview(response.body, 120)} → data ${response.decrypted.text}` : preview(response.body)! } : {}),
+    ...(expected ? { expected } : {}),
+  };
+  real.log.push(entry);
+  return entry;
+}
+
+/**
+ * Property 4 (stateful): random sequences of energy settings, queries, energy leases, withdrawals,
+ * repeated callBackIds and card closes, run against the target through its control API and checked
+ * against a model: energyMaxCount is floor(live balance / cost) (ENERGY-FLOOR), a lease lowers the
+ * balance by amount × cost (at once in the model's reading; later or never are legal readings,
+ * U-STATES, and warn), a withdrawal does not touch the energy (ORDER-KIND), a repeated callBackId is
+ * refused (answered with the first result is the other reading, U-STATES), a registered card
+ * closes, and a closed card stays closed (U-STATES). fast-check shrinks a failure to the shortest
+ * sequence; the report shows it step by step with the decrypted answers.
+ */
+export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined): Property<StateCommand[]> {
+  const target = env.target;
+  const skip = statefulSkip(env, capabilities);
+  const registrable = Boolean(capabilities?.routes['POST cards']?.present);
+  // The energy model lives across sequences: a debit of an earlier sequence may still land (U-STATES).
+  const energy = unknownEnergy();
+  /**
+   * Whether the service debits a lease at once, as the calibration showed (twice: a clean query, a
+   * lease of one transaction, one transaction less at the next query). Then the model is exact:
+   * any energyMaxCount that no order of debits explains fails. Otherwise (a lease lands later or
+   * never, U-STATES), a lease of this property, or one made before it (by the suites, another
+   * property), may land at any time, and only the bound holds: debits never raise energyMaxCount
+   * above floor(balance set last / cost), nor above its value at the previous query.
+   */
+  let atOnce = false;
+  let ceiling = 0n;
+  const floorOfSet = () => energy.balance / energy.cost;
+  let touched = false;
+  let cases = 0;
+
+  const fail = (real: Real, message: string, rules: string[], exchange?: Exchange): never => {
+    throw new StepFailure({ ok: false, message: `${message} [step ${real.log.length - 1} of the sequence]`, rules, evidence: { sequence: real.log, ...(exchange ? { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }] } : {}) } });
+  };
+  const warn = (real: Real, message: string, rules: string[]) => {
+    real.warning ??= { message: `${message} [step ${real.log.length - 1}]`, rules, evidence: { sequence: [...real.log] } };
+  };
+
+  async function setEnergy(real: Real, balance: number, costPerTx: number, label: string): Promise<void> {
+    const exchange = await runControl({ energy: { balance, costPerTx } }, target);
+    touched = true;
+    logExchange(real, label, exchange);
+    if (exchange.error || !exchange.response) {
+      // The control API is the toolkit's lever, not the interface: without it nothing can be judged.
+      throw new Error(`the control API did not set the energy: ${exchange.error ?? 'no answer'}`);
+    }
+    energySet(energy, BigInt(balance), BigInt(costPerTx));
+    ceiling = floorOfSet();
+  }
+
+  async function query(real: Real, label: string): Promise<bigint | undefined> {
+    const text = stringifyExact({ symbol: 'ENERGY', chainName: 'TRON' });
+    const exchange = await sendData(env, 'energy', seal(env, text), text);
+    const { own, low, high } = energyReadings(energy);
+    const legal = low === high ? own : `${own} (the model's reading; a later debit: ${low} to ${high})`;
+    logExchange(real, label, exchange, legal);
+    const read = readEnvelope(exchange, ['ENERGY-RES', 'ENV-CODE']);
+    if ('ok' in read) fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? ['ENERGY-RES'] : read.rules, exchange);
+    if ('refusedHttp' in read) return;
+    const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
+    if (code !== '0') {
+      if (typeof envelope.message !== 'string' || envelope.message === '') fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
+      return;
+    }
+    const decrypted = exchange.response!.decrypted;
+    if (!decrypted) fail(real, exchange.response!.decryptError ? `success whose data does not decrypt: ${exchange.response!.decryptError}` : 'success without data', ['ENERGY-RES', 'CRYPTO-ENVELOPE'], exchange);
+    const issues = validateSchema('EnergyMaxCountResult', decrypted!.value);
+    if (issues.length > 0) fail(real, `success whose decrypted result breaks EnergyMaxCountResult: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, [...new Set(issues.flatMap((issue) => issue.rules))], exchange);
+    const got = BigInt((decrypted!.value as Record<string, LosslessNumber>).energyMaxCount!.value);
+    if (!atOnce) {
+      // A service that does not debit at once (or whose reading is not known): a lease of this property, or one made before it
+      // (by the suites, another property), may land at any time. What still holds: debits only lower the balance set last.
+      if (got > ceiling) fail(real, `energyMaxCount ${got} is above ${ceiling}, ${ceiling === floorOfSet() ? `floor(${energy.balance} / ${energy.cost}) of the balance set last` : 'its value at the last query'}: without a new balance, debits only lower it`, ['ENERGY-FLOOR'], exchange);
+      ceiling = got;
+      energy.states = [];
+      if (got.toString() !== own) warn(real, `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`, ['U-STATES']);
+      return got;
+    }
+    if (!energyObserved(energy, got)) {
+      const repeated = real.repeatedLeaseAccepted ? '; an energy lease with a repeated callBackId was accepted before: was it debited again? (ORDER-CALLBACK-ID)' : '';
+      fail(real, `energyMaxCount ${got} is no legal reading of the live balance: expected ${own} = floor((${energy.balance} - debits since it was set) / ${energy.cost}) with every accepted lease debited${low === high ? '' : ` (debits landing later, in order, would give other values from ${low} to ${high}, not this one)`}${repeated}`, real.repeatedLeaseAccepted ? ['ENERGY-FLOOR', 'ORDER-CALLBACK-ID'] : ['ENERGY-FLOOR'], exchange);
+    }
+    if (got.toString() !== own) warn(real, `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`, ['U-STATES']);
+    return got;
+  }
+
+  function orderPlain(real: Real, symbol: string, amount: ExactJson, expiryHours?: number): Record<string, ExactJson> {
+    return {
+      userId: new LosslessNumber(String(target.userId)),
+      tenantUserId: '20931',
+      tenantType: new LosslessNumber('1'),
+      callBackId: `st${real.caseNo}-${real.log.length}`,
+      symbol,
+      chainName: 'TRON',
+      toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+      amount,
+      ...(expiryHours === undefined ? {} : { expiryHours: new LosslessNumber(String(expiryHours)) }),
+    };
+  }
+
+  async function order(model: Model, real: Real, label: string, plain: Record<string, ExactJson>, lease: boolean): Promise<void> {
+    const sent = asSent(env, { endpoint: 'order', plain });
+    const text = stringifyExact(sent);
+    const exchange = await sendData(env, 'order', seal(env, text), text);
+    logExchange(real, label, exchange, lease ? 'accepted (then debited) or refused' : 'accepted or refused; the energy unchanged');
+    const verdict = judgeValidAnswer(exchange, { endpoint: 'order', plain }, sent);
+    if (!verdict.ok) fail(real, verdict.message, verdict.rules, exchange);
+    if ((verdict as { tag?: string }).tag !== 'accepted') return;
+    model.orders.push({ sent, lease });
+    if (lease) energyLeased(energy, BigInt(String(plain.amount)) * energy.cost);
+  }
+
+  async function repeat(model: Model, real: Real, label: string, pick: number): Promise<void> {
+    const first = model.orders[pick % model.orders.length]!;
+    const text = stringifyExact(first.sent);
+    const exchange = await sendData(env, 'order', seal(env, text), text);
+    logExchange(real, label, exchange, 'refused (or the first result again, U-STATES)');
+    const read = readEnvelope(exchange, ['ORDER-RES', 'ENV-CODE']);
+    if ('ok' in read) fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? ['ORDER-RES'] : read.rules, exchange);
+    if ('refusedHttp' in read) return;
+    const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
+    if (code !== '0') {
+      if (typeof envelope.message !== 'string' || envelope.message === '') fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
+      return;
+    }
+    // The other reading: the first order's result again. It must still be a valid result for this callBackId.
+    const verdict = judgeValidAnswer(exchange, { endpoint: 'order', plain: first.sent }, first.sent);
+    if (!verdict.ok) fail(real, `a repeated callBackId answered as a success with a wrong result: ${verdict.message}`, verdict.rules, exchange);
+    if (first.lease) real.repeatedLeaseAccepted = true;
+    warn(real, `an order repeating the callBackId ${stringifyExact(first.sent.callBackId ?? null)} was answered as a success (the first order's result again), not refused: the merchant keeps callBackIds unique (ORDER-CALLBACK-ID), and how a service answers a repeat is open`, ['U-STATES']);
+  }
+
+  async function registerCard(model: Model, real: Real, label: string, card: number): Promise<void> {
+    const exchange = await runControl({ card: { powerCardId: cardId(real, card), merchantUserId: 'u-20931' } }, target);
+    logExchange(real, label, exchange);
+    if (exchange.error || !exchange.response) throw new Error(`the control API did not register the card: ${exchange.error ?? 'no answer'}`);
+    model.cards[card] = 'open';
+  }
+
+  const cardId = (real: Real, card: number) => `pc-${env.tag}-${real.caseNo}-${card}`;
+
+  async function closeCard(model: Model, real: Real, label: string, card: number): Promise<void> {
+    const state = model.cards[card]!;
+    const json = { merchantId: String(target.userId), merchantUserId: 'u-20931', powerCardId: cardId(real, card), channel: 'APP', closeSerialNo: `cls-${env.tag}-${real.caseNo}-${real.log.length}` };
+    const exchange = await runRequest({ endpoint: 'card', json }, target, { caseId: 'generated', saved: {} }, env.stranger);
+    logExchange(real, label, exchange, state === 'open' ? 'success (a registered open card)' : state === 'closed' ? 'refused (a closed card stays closed)' : 'success or refused (an unknown card, U-STATES)');
+    const response = exchange.response;
+    if (!response) fail(real, `card close got no answer: ${exchange.error ?? 'the connection ended'}`, ['CARD-RES'], exchange);
+    if (response!.status === 401 || response!.status === 403) {
+      // U-CARD-AUTH: the toolkit sends no credential; nothing about the close can be judged.
+      model.cardsJudged = false;
+      return;
+    }
+    if (response!.json === undefined) fail(real, `card close answered HTTP ${response!.status} with a body that is not JSON`, ['CARD-RES'], exchange);
+    const issues = validateSchema('CardCloseResponse', response!.json);
+    const success = (response!.json as { success?: unknown }).success;
+    if (issues.length > 0) fail(real, `card close answered HTTP ${response!.status} outside the response shape: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, success === false ? ['CARD-ERR'] : ['CARD-RES'], exchange);
+    if (state === 'open' && success !== true) fail(real, 'closing a registered open card was refused', ['CARD-RES'], exchange);
+    if (state === 'closed' && success === true) warn(real, `card #${card} was closed a second time: a closed card stays closed (how a service answers is open)`, ['U-STATES']);
+    if (success === true) model.cards[card] = 'closed';
+  }
+
+  /**
+   * Before the first sequence: a clean query, a lease of one transaction and a query, twice, show
+   * whether the service debits at once (and the exact model applies). A failure here is left to
+   * the generated sequences to find and report.
+   */
+  async function calibrate(): Promise<void> {
+    if (!ordersAllowed(target)) return;
+    let shown = 0;
+    for (let round = 0; round < 2; round++) {
+      const real: Real = { log: [], repeatedLeaseAccepted: false, caseNo: -round };
+      const model: Model = { energy, orders: [], cards: [], cardsRegistrable: false, cardsJudged: false };
+      try {
+        await setEnergy(real, SETUP_ENERGY.balance, SETUP_ENERGY.costPerTx, 'calibration: set energy');
+        const clean = floorOfSet();
+        const before = await query(real, 'calibration: query energyMaxCount');
+        await order(model, real, 'calibration: lease 1 transaction', orderPlain(real, 'ENERGY', new LosslessNumber('1'), 1), true);
+        const after = model.orders.length === 1 ? await query(real, 'calibration: query energyMaxCount') : undefined;
+        if (before !== clean || after !== clean - 1n) break;
+        shown++;
+      } catch (error) {
+        if (!(error instanceof StepFailure)) throw error;
+        break;
+      } finally {
+        energy.states = [];
+      }
+    }
+    atOnce = shown === 2;
+  }
+
+  function command(spec: StateCommand): fc.AsyncCommand<Model, Real> {
+    const label = describeCommand(spec);
+    return {
+      check: (model) => {
+        if (spec.op === 'repeat-callback-id') return model.orders.length > 0;
+        // A card is registered only before anything happened to it (a closed card stays closed).
+        if (spec.op === 'register-card') return model.cardsRegistrable && model.cards[spec.card] === 'unknown';
+        if (spec.op === 'close-card') return model.cardsJudged;
+        return true;
+      },
+      async run(model, real) {
+        switch (spec.op) {
+          case 'set-energy': return setEnergy(real, spec.balance, spec.costPerTx, label);
+          case 'query': {
+            await query(real, label);
+            return;
+          }
+          case 'lease': return order(model, real, label, orderPlain(real, 'ENERGY', new LosslessNumber(String(spec.amount)), spec.expiryHours), true);
+          case 'withdraw': return order(model, real, label, orderPlain(real, 'USDT', new LosslessNumber(spec.amount)), false);
+          case 'repeat-callback-id': return repeat(model, real, label, spec.pick);
+          case 'register-card': return registerCard(model, real, label, spec.card);
+          case 'close-card': return closeCard(model, real, label, spec.card);
+        }
+      },
+      toString: () => label,
+    };
+  }
+
+  return {
+    id: 'stateful',
+    title: 'Random sequences of energy settings, queries, leases, orders, repeated callBackIds and card closes agree with a model of the service',
+    rules: ['ENERGY-FLOOR', 'ENERGY-RES', 'ORDER-KIND', 'ORDER-RES', 'ORDER-CALLBACK-ID', 'CARD-RES', 'CARD-ERR', 'U-STATES'],
+    ...(skip ? { skip } : {}),
+    arbitrary: commandsFor(env, capabilities),
+    show: (commands) => [`setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`, ...commands.map(describeCommand), 'final: query energyMaxCount'],
+    async judge(commands) {
+      cases++;
+      if (cases === 1) await calibrate();
+      const real: Real = { log: [], repeatedLeaseAccepted: false, caseNo: cases };
+      const model: Model = { energy, orders: [], cards: Array.from({ length: CARDS }, () => 'unknown'), cardsRegistrable: registrable, cardsJudged: true };
+      try {
+        await fc.asyncModelRun(async () => {
+          await setEnergy(real, SETUP_ENERGY.balance, SETUP_ENERGY.costPerTx, `setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`);
+          return { model, real };
+        }, commands.map(command));
+        // The final state is checked too: a sequence ends with a query (and pins the debits that landed).
+        await query(real, 'final: query energyMaxCount');
+      } catch (error) {
+        // After a failure the target is known faulty and what landed is unknown: the next sequence
+        // starts from its own balance alone, so that shrinking replays each candidate the same way.
+        energy.states = [];
+        if (error instanceof StepFailure) return error.verdict;
+        throw error;
+      }
+      return real.warning ? { ok: true, tag: 'held under another legal reading', warning: real.warning } : { ok: true, tag: 'held' };
+    },
+    async finish() {
+      if (!touched) return [];
+      // Put the energy back as it was before the run (read by the capability probe), where the target lets us read it.
+      return restoreControlState(snapshotControlState(capabilities ?? { routes: {} }), new Set(['PUT energy']), target);
+    },
+  };
+}
