@@ -11,7 +11,7 @@ import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { loadRules } from '../src/cli/report-output.js';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
-import { DEFAULT_POLICIES, type EmulatorPolicies } from '../src/emulator/policies.js';
+import { DEFAULT_POLICIES, type ServicePolicies as EmulatorPolicies } from '../src/service/policies.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { runGenerated } from '../src/property/generated-run.js';
 import { runSuites } from '../src/runner/engine.js';

@@ -1,13 +1,14 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange } from '../runner/context.js';
+import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
 import { valueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
 import type { Property, Verdict } from './property.js';
 import { acknowledged, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
 
-/** The callback schemas of the spec, one per type. */
-const TYPE_SCHEMAS = ['DepositCallback', 'WithdrawalRequestCallback', 'WithdrawalCallback', 'AddressCallback', 'InvalidAddressCallback', 'NotEnoughMoneyCallback', 'NotEnoughHotMoneyCallback'];
+/** The callback schemas of the spec, one per type of the callback type table. */
+const TYPE_SCHEMAS = CALLBACK_TYPE_TABLE.map((entry) => entry.schema);
 
 /** A generated event; `twin` makes it a wrapped-contract twin of an earlier deposit (same txid, another symbol). */
 export interface GeneratedEvent {

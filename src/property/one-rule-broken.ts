@@ -1,5 +1,6 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { rulesOf } from '../spec/document.js';
 import type { Property } from './property.js';
 import { componentSchema, flatten, type SchemaNode } from './schema-arbitrary.js';
 import { asSent, judgeRefused, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
@@ -19,8 +20,9 @@ export interface BrokenCase {
   breakage: Breakage;
 }
 
-const rulesOf = (node: SchemaNode | undefined, fallback: string[]): string[] => {
-  const rules = (node?.['x-rules'] as string[] | undefined) ?? [];
+/** The node's own x-rules, else the request schema's. */
+const rulesOr = (node: SchemaNode | undefined, fallback: string[]): string[] => {
+  const rules = rulesOf(node);
   return rules.length ? rules : fallback;
 };
 
@@ -42,12 +44,12 @@ export function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
   const options: Arbitrary<Breakage>[] = [];
   for (const field of required) {
     const node = flatten(properties[field] ?? {});
-    options.push(fc.constant({ kind: 'missing' as const, field, rules: field === 'expiryHours' ? ['ORDER-EXPIRY'] : rulesOf(node, base) }));
+    options.push(fc.constant({ kind: 'missing' as const, field, rules: field === 'expiryHours' ? ['ORDER-EXPIRY'] : rulesOr(node, base) }));
   }
   // Only fields the request needs: an optional one a service does not use (expiryHours on a withdrawal, ORDER-EXPIRY) may be ignored.
   for (const field of required.filter((name) => name in testCase.plain)) {
     const node = flatten(properties[field] ?? {});
-    const rules = field === 'expiryHours' ? ['ORDER-EXPIRY'] : rulesOf(node, base);
+    const rules = field === 'expiryHours' ? ['ORDER-EXPIRY'] : rulesOr(node, base);
     options.push(UNCOERCIBLE.map((value) => ({ kind: 'mistyped' as const, field, value, rules })));
     if ('const' in node && typeof node.const === 'number') {
       const wanted = node.const;
