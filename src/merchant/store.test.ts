@@ -2,25 +2,19 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { storeContract, tokenOf } from '../../test/support/store-contract.js';
 import { MemoryIdempotencyStore } from './memory-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { IdempotencyStore, StoreOptions, StoreTransaction } from './store.js';
 
 /**
- * The stores' clock in this file. The shared contract (test/support/store-contract.ts) waits out
- * leases with `setTimeout` of node:timers/promises, written for PostgreSQL's own clock; here each of
- * its waits moves this clock instead, at once, and the stores read it (`now`).
+ * The stores' clock in this file: the shared contract (test/support/store-contract.ts) lets time
+ * pass by moving it, at once, and the stores read it (`now`). PostgreSQL runs the same contract in
+ * real time on its own clock (test/postgres-store.test.ts).
  */
-const clock = vi.hoisted(() => ({ now: 1_000_000 }));
-vi.mock('node:timers/promises', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('node:timers/promises')>()),
-  setTimeout: async <T>(ms: number, value?: T): Promise<T | undefined> => {
-    clock.now += ms;
-    return value;
-  },
-}));
+const clock = { now: 1_000_000 };
+const testTime = { wait: async (ms: number) => { clock.now += ms; }, elapsed: () => clock.now };
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +24,7 @@ describe.each<[string, (options: StoreOptions) => IdempotencyStore]>([
   ['in-memory', (options) => new MemoryIdempotencyStore(options)],
   ['SQLite', (options) => openSqliteStore(join(dir, `unit-${counter++}.sqlite`), options)],
 ])('%s idempotency store', (_name, open) => {
-  storeContract((options) => open({ now: () => clock.now, ...options }));
+  storeContract((options) => open({ now: () => clock.now, ...options }), testTime);
 
   it('hands a stale claim (a crashed process) to the next delivery after the lease, not before', async () => {
     let now = 1_000_000;

@@ -11,21 +11,35 @@ export function tokenOf(claim: ClaimResult): number {
   return claim.token;
 }
 
-/** Waits (bounded) until the store's own clock lets `key` be claimed again; returns that claim. */
-export async function claimAfterLease(store: IdempotencyStore, key: string, text: string, limitMs = 5_000): Promise<ClaimResult> {
-  const until = performance.now() + limitMs;
+/**
+ * How the contract lets time pass: on a store with its own clock (PostgreSQL) real waits measured
+ * by the wall clock; on a store given a test clock (`now`), moves of that clock, at once.
+ */
+export interface ContractTime {
+  wait(ms: number): Promise<void>;
+  /** Ms on the clock `wait` moves (only differences count). */
+  elapsed(): number;
+}
+
+/** Real time: sleeps and `performance.now`. */
+export const REAL_TIME: ContractTime = { wait: async (ms) => { await sleep(ms); }, elapsed: () => performance.now() };
+
+/** Waits (bounded, in `time`'s ms) until the store's clock lets `key` be claimed again; returns that claim. */
+export async function claimAfterLease(store: IdempotencyStore, key: string, text: string, limitMs = 5_000, time: ContractTime = REAL_TIME): Promise<ClaimResult> {
+  const until = time.elapsed() + limitMs;
   for (;;) {
     const claim = await store.claim(key, text);
-    if (claim.state !== 'busy' || performance.now() > until) return claim;
-    await sleep(20);
+    if (claim.state !== 'busy' || time.elapsed() > until) return claim;
+    await time.wait(20);
   }
 }
 
 /**
  * The behaviour every IdempotencyStore owes the receiver (claim, fencing, lease, order), run
- * against each store: in memory, SQLite, PostgreSQL. Lease tests use the store's real clock.
+ * against each store: in memory, SQLite, PostgreSQL. Lease tests let `time` pass: real time for a
+ * store on its own clock, a test clock's moves for one given `now`.
  */
-export function storeContract(open: OpenStore): void {
+export function storeContract(open: OpenStore, time: ContractTime = REAL_TIME): void {
   it('claims a new key once: a second claim is busy, and after complete it is processed', async () => {
     const store = await open({});
     const token = tokenOf(await store.claim('k', '{"a":1}'));
@@ -52,7 +66,7 @@ export function storeContract(open: OpenStore): void {
   it('fences a holder whose lease expired: after the takeover its complete, release and renew do nothing', async () => {
     const store = await open({ leaseMs: 150 });
     const slow = tokenOf(await store.claim('k', 'slow'));
-    const fresh = tokenOf(await claimAfterLease(store, 'k', 'fresh'));
+    const fresh = tokenOf(await claimAfterLease(store, 'k', 'fresh', 5_000, time));
     expect(fresh).toBeGreaterThan(slow);
     expect(await store.release('k', slow)).toBeUndefined();
     expect(await store.renew('k', slow)).toBe(false);
@@ -68,7 +82,7 @@ export function storeContract(open: OpenStore): void {
     const store = await open({ leaseMs: 2_500 });
     const token = tokenOf(await store.claim('k', 'long'));
     for (let i = 0; i < 5; i++) {
-      await sleep(600);
+      await time.wait(600);
       expect(await store.renew('k', token)).toBe(true);
     }
     expect(await store.claim('k', 'other')).toEqual({ state: 'busy' });
