@@ -7,7 +7,8 @@ import { LosslessNumber } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
 import { folderExampleStore } from './example-store.js';
 import type { Property } from './property.js';
-import { checkProperties } from './run-properties.js';
+import { sampleReport } from '../../test/support/sample-report.js';
+import { checkProperties, mergeGenerated } from './run-properties.js';
 
 const rules = new Map<string, Rule>([
   ['ORDER-FIELDS', { id: 'ORDER-FIELDS', severity: 'MUST', text: 'fields' } as Rule],
@@ -85,6 +86,16 @@ describe('checking properties over generated cases', () => {
     const [result] = await checkProperties('service', [property as Property<unknown>], { numRuns: 40, seed: 1, rules });
     expect(result).toMatchObject({ status: 'passed', suite: 'generated/service', case: 'small', id: 'generated/service/small' });
     expect(result!.message).toMatch(/^40 cases \(40 accepted\)/);
+  });
+
+  it('puts what a property restored (or could not) into the report\'s notes', async () => {
+    const property: Property<number> = {
+      id: 'stateful', title: 't', rules: ['ORDER-FIELDS'], arbitrary: fc.integer({ min: 0, max: 9 }), judge: async () => ({ ok: true }),
+      finish: async () => ['energy not restored: GET /__control/merchants/1/energy answered 404'],
+    };
+    const results = await checkProperties('service', [property as Property<unknown>], { numRuns: 5, seed: 1, rules });
+    const report = mergeGenerated(sampleReport(), results, rules);
+    expect(report.notes?.filter((note) => note.startsWith('generated stateful'))).toEqual(['generated stateful: energy not restored: GET /__control/merchants/1/energy answered 404']);
   });
 
   it('stores a failing example and replays it first on the next run, whatever the seed', async () => {

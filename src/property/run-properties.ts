@@ -156,6 +156,11 @@ export function mergeGenerated(report: Report, results: CheckResult[], rules: Ma
     skippedMust: skipNotes(all, rules).skippedMust,
   };
   const notes = skipNotes(results, rules).notes.map((note) => `generated: ${note}`);
+  // What a stateful property put back (or could not) is a note of the run, as the suites' restore is.
+  for (const result of results) {
+    const restored = (result.evidence as { generated?: { restored?: unknown } } | undefined)?.generated?.restored;
+    if (Array.isArray(restored)) notes.push(...restored.map((line) => `generated ${result.case}: ${String(line)}`));
+  }
   if (notes.length) report.notes = [...(report.notes ?? []), ...notes];
   return report;
 }
