@@ -1,4 +1,3 @@
-import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.js';
 
@@ -6,6 +5,9 @@ import { ConfigError } from './errors.js';
  * The one reader of the toolkit's own YAML files (emulator.yaml, merchant.yaml, profiles): every
  * problem is a ConfigError of one line, `<source>: <field>: <what is wrong>`, with the reason the
  * caller names (`bad-emulator-config`, `bad-merchant-config`, ...).
+ *
+ * No node:* import here: core/profile.ts reads its YAML through this file, and the profile is part
+ * of the MSW handlers' browser bundle. The caller says how a relative path resolves.
  */
 
 /** A mapping of a config document, read field by field. */
@@ -43,7 +45,7 @@ export function showValue(value: unknown): string {
  * @example describeType(12345) // 'a number'
  */
 export function describeType(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+  return value === null ? 'null' : value === undefined ? 'nothing' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
 }
 
 const absent = (value: unknown): value is undefined | null => value === undefined || value === null;
@@ -51,9 +53,10 @@ const absent = (value: unknown): value is undefined | null => value === undefine
 /**
  * Reads values at a path (`where`, e.g. `merchants[0].apiKey`) of a parsed document, failing with one
  * line that names the source and the field. An absent value is `undefined` or `null` (`key:` with
- * nothing after it). Relative paths resolve against `baseDir`.
+ * nothing after it). `resolvePath` turns a path as written into the one to open (the file readers
+ * pass `(p) => isAbsolute(p) ? p : resolve(folderOfTheFile, p)`).
  *
- * @example new ConfigReader('x.yaml', 'bad-emulator-config', '/srv').integer(70000, 'port', 0, 0, 65535) // throws 'x.yaml: port: must be a whole number from 0 to 65535, not 70000'
+ * @example new ConfigReader('x.yaml', 'bad-emulator-config').integer(70000, 'port', 0, 0, 65535) // throws 'x.yaml: port: must be a whole number from 0 to 65535, not 70000'
  */
 export class ConfigReader {
   constructor(
@@ -61,8 +64,8 @@ export class ConfigReader {
     readonly source: string,
     /** The ConfigError reason of every failure. */
     readonly reason: string,
-    /** The folder relative paths start from (`.`: the working directory). */
-    readonly baseDir: string = '.',
+    /** A path as written -> the path to open; as written by default. */
+    readonly resolvePath: (path: string) => string = (path) => path,
   ) {}
 
   /** Throws `<source>: <where>: <message>` (no `<where>: ` when `where` is empty: the whole document). */
@@ -155,10 +158,10 @@ export class ConfigReader {
     return window;
   }
 
-  /** A file path, absolute or resolved against `baseDir`; `:memory:` (a throwaway SQLite store) as is. */
+  /** A file path, through `resolvePath`; `:memory:` (a throwaway SQLite store) as is. */
   path(value: unknown, where: string): string {
     if (typeof value !== 'string' || value.trim() === '') this.fail(where, `must be a file path, not ${showValue(value)}`);
-    return value === ':memory:' || isAbsolute(value) ? value : resolve(this.baseDir, value);
+    return value === ':memory:' ? value : this.resolvePath(value);
   }
 
   /** {@link path}, or `undefined` when absent. */

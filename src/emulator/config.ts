@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { inKeyWindow } from '../core/api-keys.js';
 import { ConfigReader, parseConfigYaml, showValue, type ConfigDoc } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
@@ -153,7 +153,7 @@ export function loadEmulatorConfig(path: string): EmulatorConfig {
  * @example resolveEmulatorConfig(parse(yamlText), '/srv/emu', 'emulator.yaml').store // '/srv/emu/emulator.sqlite'
  */
 export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'emulator config'): EmulatorConfig {
-  const r = new ConfigReader(source, 'bad-emulator-config', baseDir);
+  const r = new ConfigReader(source, 'bad-emulator-config', (path) => (isAbsolute(path) ? path : resolve(baseDir, path)));
   const doc = r.mapping(raw, '', TOP_FIELDS);
   const control = r.mapping(doc.control, 'control', CONTROL_FIELDS);
   const callbacks = r.optionalMapping(doc.callbacks, 'callbacks', CALLBACK_FIELDS);

@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigReader, describeType, parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
@@ -53,7 +53,8 @@ const KEY_FIELDS = ['key', 'notBefore', 'notAfter'];
  * @example parseMerchantConfig('apiKey: k\npublicKey: merchant-public.pem\n', '/srv/merchant.yaml').publicKeyPath // '/srv/merchant-public.pem'
  */
 export function parseMerchantConfig(text: string, source: string): MerchantConfigFile {
-  const r = new ConfigReader(source, 'bad-merchant-config', dirname(resolve(source)));
+  const base = dirname(resolve(source));
+  const r = new ConfigReader(source, 'bad-merchant-config', (path) => (isAbsolute(path) ? path : resolve(base, path)));
   const doc = r.mapping(parseConfigYaml(text, source, 'bad-merchant-config'), '', FIELDS);
   const profile: MerchantConfigFile['profile'] = typeof doc.profile === 'string' ? { path: r.path(doc.profile, 'profile') } : resolveProfile(doc.profile, `${source}: profile`);
   return {
@@ -63,7 +64,7 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
     privateKeyPath: r.optionalPath(doc.privateKey, 'privateKey'),
     profile,
     // A postgres:// URL names a database server (several instances share it), not a file.
-    storePath: typeof doc.store === 'string' && isPostgresUrl(doc.store) ? doc.store : (r.optionalPath(doc.store, 'store') ?? resolve(r.baseDir, 'merchant.sqlite')),
+    storePath: typeof doc.store === 'string' && isPostgresUrl(doc.store) ? doc.store : (r.optionalPath(doc.store, 'store') ?? resolve(base, 'merchant.sqlite')),
     bodyLimit: r.integer(doc.bodyLimit, 'bodyLimit', DEFAULT_BODY_LIMIT, 1, 64 * 1024 * 1024),
     port: r.integer(doc.port, 'port', 0, 0, 65_535),
     host: r.host(doc.host, 'host', '127.0.0.1'),
