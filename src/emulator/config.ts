@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { inKeyWindow } from '../core/api-keys.js';
 import { ConfigReader, parseConfigYaml, showValue, type ConfigDoc } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
+import { fingerprint } from '../core/scrub.js';
 import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
@@ -197,8 +198,8 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
     if (userIds.has(merchant.userId)) r.fail(`merchants[${index}].userId`, `${merchant.userId} is used by another merchant`);
     userIds.add(merchant.userId);
     for (const key of [merchant.apiKey, ...merchant.apiKeys.map((k) => k.key)]) {
-      // One key, one merchant: the key alone says whose request it is.
-      if (keys.has(key)) r.fail(`merchants[${index}]`, `API key ${showValue(key)} appears twice (every key must be unique across merchants)`);
+      // One key, one merchant: the key alone says whose request it is. Named by its fingerprint: a key never shows in a message.
+      if (keys.has(key)) r.fail(`merchants[${index}]`, `API key ${fingerprint(key, 'ak')} appears twice (every key must be unique across merchants)`);
       keys.add(key);
     }
     config.merchants.push(merchant);
