@@ -69,6 +69,11 @@ describe('wallet-conformance emulator', () => {
     const yaml = readFileSync(join(setup, 'emulator.yaml'), 'utf8');
     expect(yaml).toMatch(/key: forbidden-[0-9a-f]+/);
     expect(yaml).toMatch(/key: expired-[0-9a-f]+/);
+    // The main key's window under the names an extra key and merchant.yaml use; it loads back as that window.
+    expect(yaml).toMatch(/^ {4}apiKeyNotBefore: '2020-01-01T00:00:00Z'/m);
+    expect(yaml).toMatch(/^ {4}apiKeyNotAfter: '2099-12-31T23:59:59Z'/m);
+    expect(yaml).not.toMatch(/^ {4}apiKeyValid(From|Until):/m);
+    expect(loadEmulatorConfig(join(setup, 'emulator.yaml')).merchants[0]).toMatchObject({ apiKeyValidFrom: '2020-01-01T00:00:00Z', apiKeyValidUntil: '2099-12-31T23:59:59Z' });
     const again = runCli(['emulator', '--init', setup]);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/exists already \(use --force to overwrite\)\n$/);

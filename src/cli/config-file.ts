@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { describeType, parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { readUserFile } from './io.js';
 
@@ -56,11 +56,6 @@ export interface ConfigFile {
   sections: Partial<Record<ConfigSection, Record<string, unknown>>>;
 }
 
-// A value is named by its type, never quoted: a secret pasted under the wrong key must not reach a CI log.
-function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
-}
-
 interface Where {
   /** The file as the user named it, for messages. */
   label: string;
@@ -68,9 +63,10 @@ interface Where {
   base: string;
 }
 
+// A value is named by its type, never quoted: a secret pasted under the wrong key must not reach a CI log.
 function checkValue({ label: file, base }: Where, key: string, type: ValueType, value: unknown): unknown {
   const fail = (what: string): never => {
-    throw new ConfigError('bad-config', `${file}: ${key} must be ${what}, not ${describe(value)}`);
+    throw new ConfigError('bad-config', `${file}: ${key} must be ${what}, not ${describeType(value)}`);
   };
   switch (type) {
     case 'string':
@@ -94,7 +90,7 @@ function checkValue({ label: file, base }: Where, key: string, type: ValueType, 
 function checkMapping(where: Where, prefix: string, value: unknown, allowed: Record<string, ValueType>, sectionsAllowed: boolean): { values: Record<string, unknown>; sections: ConfigFile['sections'] } {
   const file = where.label;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError('bad-config', `${file}: ${prefix || 'the file'} must be a mapping of option names to values, not ${describe(value)}`);
+    throw new ConfigError('bad-config', `${file}: ${prefix || 'the file'} must be a mapping of option names to values, not ${describeType(value)}`);
   }
   const values: Record<string, unknown> = {};
   const sections: ConfigFile['sections'] = {};
@@ -122,12 +118,7 @@ function checkMapping(where: Where, prefix: string, value: unknown, allowed: Rec
  * @example parseConfigFile('service:\n  baseUrl: https://wallet.example/\n', '/ci/wallet-conformance.yaml')
  */
 export function parseConfigFile(text: string, path: string, label: string = path): ConfigFile {
-  let document: unknown;
-  try {
-    document = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError('bad-config', `${label}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
+  const document = parseConfigYaml(text, label, 'bad-config');
   const { values, sections } = checkMapping({ label, base: dirname(resolve(path)) }, '', document ?? {}, SHARED, true);
   return { path: label, shared: values, sections };
 }

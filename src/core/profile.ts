@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from './config-reader.js';
 import { ConfigError } from './errors.js';
 
 /** Padding schemes a profile may name (U-CRYPTO: the interface leaves padding open). */
@@ -117,11 +117,5 @@ export function resolveProfile(input: unknown, source = 'profile'): CryptoProfil
 
 /** Parses a profile YAML file's text (see {@link resolveProfile}). */
 export function parseProfileYaml(text: string, source = 'profile'): CryptoProfile {
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError('bad-profile', `${source}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
-  return resolveProfile(parsed, source);
+  return resolveProfile(parseConfigYaml(text, source, 'bad-profile'), source);
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { inKeyWindow } from '../core/api-keys.js';
+import { ConfigReader, parseConfigYaml, showValue, type ConfigDoc } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
+import { fingerprint } from '../core/scrub.js';
 import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
@@ -124,105 +125,6 @@ const KEY_FIELDS = ['key', 'permissions', 'notBefore', 'notAfter'];
 const ENERGY_FIELDS = ['balance', 'costPerTx'];
 const CARD_FIELDS = ['powerCardId', 'merchantUserId', 'status'];
 
-type Doc = Record<string, unknown>;
-
-/** Reads values at a path of the document, failing with one line that names file and field. */
-class Reader {
-  constructor(
-    readonly source: string,
-    readonly baseDir: string,
-  ) {}
-
-  fail(where: string, message: string): never {
-    throw new ConfigError('bad-emulator-config', `${this.source}: ${where ? `${where}: ` : ''}${message}`);
-  }
-
-  mapping(value: unknown, where: string, fields: readonly string[]): Doc {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) this.fail(where, `expected a mapping of ${fields.join(', ')}`);
-    for (const key of Object.keys(value as Doc)) {
-      if (!fields.includes(key)) this.fail(where, `unknown field '${key}' (known: ${fields.join(', ')})`);
-    }
-    return value as Doc;
-  }
-
-  optionalMapping(value: unknown, where: string, fields: readonly string[]): Doc {
-    return value === undefined || value === null ? {} : this.mapping(value, where, fields);
-  }
-
-  string(value: unknown, where: string): string {
-    if (typeof value !== 'string' || value.length === 0) this.fail(where, `must be a non-empty string, not ${show(value)}`);
-    return value;
-  }
-
-  optionalString(value: unknown, where: string): string | undefined {
-    return value === undefined || value === null ? undefined : this.string(value, where);
-  }
-
-  integer(value: unknown, where: string, fallback: number | undefined, min: number, max: number): number {
-    if (value === undefined || value === null) {
-      if (fallback === undefined) this.fail(where, 'is required');
-      return fallback;
-    }
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.fail(where, `must be a whole number from ${min} to ${max}, not ${show(value)}`);
-    }
-    return value;
-  }
-
-  number(value: unknown, where: string, fallback: number, min: number, max: number): number {
-    if (value === undefined || value === null) return fallback;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) this.fail(where, `must be a number from ${min} to ${max}, not ${show(value)}`);
-    return value;
-  }
-
-  /** A whole number of any size: a YAML integer, or a digit string for values beyond 2^53. */
-  bigint(value: unknown, where: string, min: bigint): bigint {
-    let big: bigint | undefined;
-    if (typeof value === 'number' && Number.isSafeInteger(value)) big = BigInt(value);
-    else if (typeof value === 'string' && /^\d{1,60}$/.test(value)) big = BigInt(value);
-    else if (typeof value === 'bigint') big = value;
-    if (big === undefined || big < min) this.fail(where, `must be a whole number from ${min} (a quoted digit string for values beyond 2^53), not ${show(value)}`);
-    return big;
-  }
-
-  instant(value: unknown, where: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    const text = value instanceof Date ? value.toISOString() : value;
-    if (typeof text !== 'string' || Number.isNaN(Date.parse(text))) this.fail(where, `must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not ${show(value)}`);
-    return text;
-  }
-
-  path(value: unknown, where: string): string {
-    const text = this.string(value, where);
-    return text === ':memory:' || isAbsolute(text) ? text : resolve(this.baseDir, text);
-  }
-
-  url(value: unknown, where: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    const text = this.string(value, where);
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) this.fail(where, `must be an http(s) URL, not ${show(value)}`);
-    return text;
-  }
-
-  array(value: unknown, where: string): unknown[] {
-    if (value === undefined || value === null) return [];
-    if (!Array.isArray(value)) this.fail(where, `must be a list, not ${show(value)}`);
-    return value;
-  }
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'bigint') return value.toString();
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
 function readText(path: string, what: string, source: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -241,13 +143,7 @@ function readText(path: string, what: string, source: string): string {
  */
 export function loadEmulatorConfig(path: string): EmulatorConfig {
   const source = resolve(path);
-  const text = readText(source, 'emulator config', path);
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError('bad-emulator-config', `${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
+  const raw = parseConfigYaml(readText(source, 'emulator config', path), path, 'bad-emulator-config');
   return resolveEmulatorConfig(raw, dirname(source), path);
 }
 
@@ -258,7 +154,7 @@ export function loadEmulatorConfig(path: string): EmulatorConfig {
  * @example resolveEmulatorConfig(parse(yamlText), '/srv/emu', 'emulator.yaml').store // '/srv/emu/emulator.sqlite'
  */
 export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'emulator config'): EmulatorConfig {
-  const r = new Reader(source, baseDir);
+  const r = new ConfigReader(source, 'bad-emulator-config', (path) => (isAbsolute(path) ? path : resolve(baseDir, path)));
   const doc = r.mapping(raw, '', TOP_FIELDS);
   const control = r.mapping(doc.control, 'control', CONTROL_FIELDS);
   const callbacks = r.optionalMapping(doc.callbacks, 'callbacks', CALLBACK_FIELDS);
@@ -270,12 +166,12 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
   const initialDelayMs = r.integer(retry.initialDelayMs, 'callbacks.retry.initialDelayMs', defaults.retry.initialDelayMs, 0, 3_600_000);
   const config: EmulatorConfig = {
     source,
-    host: doc.host === undefined ? defaults.host : r.string(doc.host, 'host'),
+    host: r.host(doc.host, 'host', defaults.host),
     store: doc.store === undefined ? ':memory:' : r.path(doc.store, 'store'),
     bodyLimit: r.integer(doc.bodyLimit, 'bodyLimit', defaults.bodyLimit, 1024, 16 * 1024 * 1024),
     headersTimeoutMs,
     requestTimeoutMs,
-    control: { token: r.string(control.token, 'control.token') },
+    control: { token: r.secret(control.token, 'control.token') },
     callbacks: {
       timeoutMs: r.integer(callbacks.timeoutMs, 'callbacks.timeoutMs', defaults.callbackTimeoutMs, 10, 600_000),
       withdrawalDelayMs: r.integer(callbacks.withdrawalDelayMs, 'callbacks.withdrawalDelayMs', defaults.withdrawalDelayMs, 0, 86_400_000),
@@ -302,8 +198,8 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
     if (userIds.has(merchant.userId)) r.fail(`merchants[${index}].userId`, `${merchant.userId} is used by another merchant`);
     userIds.add(merchant.userId);
     for (const key of [merchant.apiKey, ...merchant.apiKeys.map((k) => k.key)]) {
-      // One key, one merchant: the key alone says whose request it is.
-      if (keys.has(key)) r.fail(`merchants[${index}]`, `API key ${show(key)} appears twice (every key must be unique across merchants)`);
+      // One key, one merchant: the key alone says whose request it is. Named by its fingerprint: a key never shows in a message.
+      if (keys.has(key)) r.fail(`merchants[${index}]`, `API key ${fingerprint(key, 'ak')} appears twice (every key must be unique across merchants)`);
       keys.add(key);
     }
     config.merchants.push(merchant);
@@ -311,7 +207,7 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
   return config;
 }
 
-function resolveMerchant(r: Reader, raw: unknown, where: string): EmulatorMerchant {
+function resolveMerchant(r: ConfigReader, raw: unknown, where: string): EmulatorMerchant {
   const doc = r.mapping(raw, where, MERCHANT_FIELDS);
   const userId = r.integer(doc.userId, `${where}.userId`, undefined, 0, Number.MAX_SAFE_INTEGER);
   const privatePath = r.path(doc.privateKey, `${where}.privateKey`);
@@ -332,7 +228,7 @@ function resolveMerchant(r: Reader, raw: unknown, where: string): EmulatorMercha
   const energy = r.mapping(doc.energy ?? { balance: 0, costPerTx: 1 }, `${where}.energy`, ENERGY_FIELDS);
   const merchant: EmulatorMerchant = {
     userId,
-    apiKey: r.string(doc.apiKey, `${where}.apiKey`),
+    apiKey: r.secret(doc.apiKey, `${where}.apiKey`),
     apiKeys: r.array(doc.apiKeys, `${where}.apiKeys`).map((item, index) => resolveApiKey(r, item, `${where}.apiKeys[${index}]`)),
     privateKey: privatePath,
     publicKey: publicPath,
@@ -352,7 +248,7 @@ function resolveMerchant(r: Reader, raw: unknown, where: string): EmulatorMercha
   if (callbackUrl !== undefined) merchant.callbackUrl = callbackUrl;
   const cardIds = new Set<string>();
   for (const card of merchant.cards) {
-    if (cardIds.has(card.powerCardId)) r.fail(`${where}.cards`, `powerCardId ${show(card.powerCardId)} appears twice`);
+    if (cardIds.has(card.powerCardId)) r.fail(`${where}.cards`, `powerCardId ${showValue(card.powerCardId)} appears twice`);
     cardIds.add(card.powerCardId);
   }
   return merchant;
@@ -362,31 +258,26 @@ function resolveMerchant(r: Reader, raw: unknown, where: string): EmulatorMercha
  * A bound of the main key's window under either of its names: `apiKeyNotBefore` (the name an extra
  * key and the reference merchant use) or `apiKeyValidFrom` (the older one); both at once is an error.
  */
-function keyBound(r: Reader, doc: Doc, where: string, name: string, oldName: string): string | undefined {
+function keyBound(r: ConfigReader, doc: ConfigDoc, where: string, name: string, oldName: string): string | undefined {
   const given = (field: string) => doc[field] !== undefined && doc[field] !== null;
   if (given(name) && given(oldName)) r.fail(`${where}.${name}`, `${oldName} names the same bound: give one of them`);
   const field = given(name) ? name : oldName;
   return r.instant(doc[field], `${where}.${field}`);
 }
 
-function resolveApiKey(r: Reader, raw: unknown, where: string): EmulatorApiKey {
+function resolveApiKey(r: ConfigReader, raw: unknown, where: string): EmulatorApiKey {
   const doc = r.mapping(raw, where, KEY_FIELDS);
   const permissions = r.array(doc.permissions, `${where}.permissions`).map((value, index) => {
-    if (!(PERMISSIONS as readonly unknown[]).includes(value)) r.fail(`${where}.permissions[${index}]`, `must be one of ${PERMISSIONS.join(', ')}, not ${show(value)}`);
+    if (!(PERMISSIONS as readonly unknown[]).includes(value)) r.fail(`${where}.permissions[${index}]`, `must be one of ${PERMISSIONS.join(', ')}, not ${showValue(value)}`);
     return value as Permission;
   });
-  const entry: EmulatorApiKey = { key: r.string(doc.key, `${where}.key`), permissions };
-  const notBefore = r.instant(doc.notBefore, `${where}.notBefore`);
-  const notAfter = r.instant(doc.notAfter, `${where}.notAfter`);
-  if (notBefore !== undefined) entry.notBefore = notBefore;
-  if (notAfter !== undefined) entry.notAfter = notAfter;
-  return entry;
+  return { key: r.secret(doc.key, `${where}.key`), permissions, ...r.keyWindow(doc, where) };
 }
 
-function resolveCard(r: Reader, raw: unknown, where: string): EmulatorCard {
+function resolveCard(r: ConfigReader, raw: unknown, where: string): EmulatorCard {
   const doc = r.mapping(raw, where, CARD_FIELDS);
   const status = doc.status ?? 'open';
-  if (status !== 'open' && status !== 'closed') r.fail(`${where}.status`, `must be open or closed, not ${show(status)}`);
+  if (status !== 'open' && status !== 'closed') r.fail(`${where}.status`, `must be open or closed, not ${showValue(status)}`);
   return { powerCardId: r.string(doc.powerCardId, `${where}.powerCardId`), merchantUserId: r.string(doc.merchantUserId, `${where}.merchantUserId`), status };
 }
 
@@ -468,8 +359,8 @@ policies: {}                  # readings of the interface's open points (U-*): s
 merchants:
   - userId: 10086
     apiKey: ak_${hex(12)}                 # every permission
-    apiKeyValidFrom: '2020-01-01T00:00:00Z'
-    apiKeyValidUntil: '2099-12-31T23:59:59Z'
+    apiKeyNotBefore: '2020-01-01T00:00:00Z'  # the main key's window (the older names apiKeyValidFrom/apiKeyValidUntil still work)
+    apiKeyNotAfter: '2099-12-31T23:59:59Z'
     apiKeys:
       - key: forbidden-${hex(8)}          # valid, no permission: ERR-403
         permissions: []

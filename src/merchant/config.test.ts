@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/errors.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { loadMerchantSettings, merchantConfigTemplate, parseMerchantConfig } from './config.js';
@@ -29,17 +30,30 @@ describe('merchant.yaml', () => {
   });
 
   it.each([
-    ['apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n', /m\.yaml: unknown field 'stroe' \(known: apiKey, publicKey/],
-    ['publicKey: p.pem\n', /apiKey is required/],
-    ['apiKey: 12345\npublicKey: p.pem\n', /apiKey must be a string \(quote a key/],
-    ['apiKey: [{ key: k, notAfter: soon }]\npublicKey: p.pem\n', /apiKey\[0\]\.notAfter must be an ISO 8601 date-time/],
-    ['apiKey: [{ key: k, expires: x }]\npublicKey: p.pem\n', /apiKey\[0\]: unknown field 'expires'/],
-    ['apiKey: k\npublicKey: p.pem\nport: 70000\n', /port must be a whole number from 0 to 65535/],
-    ['apiKey: k\npublicKey: p.pem\nprofile: { paddding: pkcs1 }\n', /profile: unknown field 'paddding'/],
-    ['apiKey: k\n  bad: [\n', /not valid YAML/],
-    ['- a\n', /expected a mapping/],
+    ['apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n', "/a/m.yaml: unknown field 'stroe' (known: apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls)"],
+    ['publicKey: p.pem\n', '/a/m.yaml: apiKey: is required (the X-API-KEY the service sends, CB-KEY-SAME)'],
+    ['apiKey: []\npublicKey: p.pem\n', '/a/m.yaml: apiKey: lists no key'],
+    ['apiKey: 12345\npublicKey: p.pem\n', '/a/m.yaml: apiKey: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number'],
+    ['apiKey: [k, 12345]\npublicKey: p.pem\n', '/a/m.yaml: apiKey[1]: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number'],
+    ['apiKey: [{ key: 12345 }]\npublicKey: p.pem\n', '/a/m.yaml: apiKey[0].key: must be a non-empty string, not a number'],
+    ['apiKey: [{ key: k, notAfter: soon }]\npublicKey: p.pem\n', '/a/m.yaml: apiKey[0].notAfter: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not "soon"'],
+    ['apiKey: [{ key: k, expires: x }]\npublicKey: p.pem\n', "/a/m.yaml: apiKey[0]: unknown field 'expires' (known: key, notBefore, notAfter)"],
+    ['apiKey: k\npublicKey: 5\n', '/a/m.yaml: publicKey: must be a file path, not 5'],
+    ['apiKey: k\npublicKey: p.pem\nport: 70000\n', '/a/m.yaml: port: must be a whole number from 0 to 65535, not 70000'],
+    ['apiKey: k\npublicKey: p.pem\nhost: ""\n', '/a/m.yaml: host: must be a host name or address (e.g. 127.0.0.1), not ""'],
+    ['- a\n', '/a/m.yaml: expected a mapping of apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls'],
   ])('refuses %j with one clear line', (text, message) => {
-    expect(() => parseMerchantConfig(text, '/a/m.yaml')).toThrow(message);
+    expect(() => parseMerchantConfig(text, '/a/m.yaml')).toThrow(new ConfigError('bad-merchant-config', message));
+  });
+
+  it('leaves an inline profile to the profile reader (its reason, the file and field named)', () => {
+    expect(() => parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprofile: { paddding: pkcs1 }\n', '/a/m.yaml')).toThrow(
+      new ConfigError('bad-profile', "/a/m.yaml: profile: unknown field 'paddding' (known: padding, request, response, callback, plaintextBlock)"),
+    );
+  });
+
+  it('refuses YAML that does not parse with one line', () => {
+    expect(() => parseMerchantConfig('apiKey: k\n  bad: [\n', '/a/m.yaml')).toThrow(/^\/a\/m\.yaml: not valid YAML: [^\n]+$/);
   });
 
   it('loads the key that opens callbacks: the public half, or the private half when the profile says so', () => {

@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { ConfigReader, describeType, parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
@@ -43,8 +43,8 @@ export interface MerchantSettings {
   tls?: ServerTls;
 }
 
-const FIELDS = ['apiKey', 'publicKey', 'privateKey', 'profile', 'store', 'bodyLimit', 'port', 'host', 'tls'] as const;
-const KEY_FIELDS = ['key', 'notBefore', 'notAfter'] as const;
+const FIELDS = ['apiKey', 'publicKey', 'privateKey', 'profile', 'store', 'bodyLimit', 'port', 'host', 'tls'];
+const KEY_FIELDS = ['key', 'notBefore', 'notAfter'];
 
 /**
  * Parses merchant.yaml. Every problem (unknown field, wrong type, missing apiKey) is a ConfigError
@@ -53,76 +53,40 @@ const KEY_FIELDS = ['key', 'notBefore', 'notAfter'] as const;
  * @example parseMerchantConfig('apiKey: k\npublicKey: merchant-public.pem\n', '/srv/merchant.yaml').publicKeyPath // '/srv/merchant-public.pem'
  */
 export function parseMerchantConfig(text: string, source: string): MerchantConfigFile {
-  const fail = (message: string): never => {
-    throw new ConfigError('bad-merchant-config', `${source}: ${message}`);
-  };
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    fail(`not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(`expected a mapping of ${FIELDS.join(', ')}`);
-  const doc = raw as Record<string, unknown>;
-  for (const field of Object.keys(doc)) {
-    if (!(FIELDS as readonly string[]).includes(field)) fail(`unknown field '${field}' (known: ${FIELDS.join(', ')})`);
-  }
   const base = dirname(resolve(source));
-  const path = (value: unknown, field: string): string | undefined => {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string' || value.trim() === '') return fail(`${field} must be a file path`);
-    return value === ':memory:' || isAbsolute(value) ? value : resolve(base, value);
-  };
-  const integer = (value: unknown, field: string, fallback: number, min: number, max: number): number => {
-    if (value === undefined || value === null) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) return fail(`${field} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
-    return value;
-  };
-
-  let profile: MerchantConfigFile['profile'];
-  if (typeof doc.profile === 'string') profile = { path: path(doc.profile, 'profile') as string };
-  else profile = resolveProfile(doc.profile, `${source}: profile`);
-  if (doc.host !== undefined && (typeof doc.host !== 'string' || doc.host === '')) fail('host must be a host name or address, e.g. 127.0.0.1');
-
+  const r = new ConfigReader(source, 'bad-merchant-config', (path) => (isAbsolute(path) ? path : resolve(base, path)));
+  const doc = r.mapping(parseConfigYaml(text, source, 'bad-merchant-config'), '', FIELDS);
+  const profile: MerchantConfigFile['profile'] = typeof doc.profile === 'string' ? { path: r.path(doc.profile, 'profile') } : resolveProfile(doc.profile, `${source}: profile`);
   return {
     source,
-    apiKeys: apiKeys(doc.apiKey, fail),
-    publicKeyPath: path(doc.publicKey, 'publicKey'),
-    privateKeyPath: path(doc.privateKey, 'privateKey'),
+    apiKeys: apiKeys(r, doc.apiKey),
+    publicKeyPath: r.optionalPath(doc.publicKey, 'publicKey'),
+    privateKeyPath: r.optionalPath(doc.privateKey, 'privateKey'),
     profile,
     // A postgres:// URL names a database server (several instances share it), not a file.
-    storePath: typeof doc.store === 'string' && isPostgresUrl(doc.store) ? doc.store : (path(doc.store, 'store') ?? resolve(base, 'merchant.sqlite')),
-    bodyLimit: integer(doc.bodyLimit, 'bodyLimit', DEFAULT_BODY_LIMIT, 1, 64 * 1024 * 1024),
-    port: integer(doc.port, 'port', 0, 0, 65_535),
-    host: (doc.host as string | undefined) ?? '127.0.0.1',
+    storePath: typeof doc.store === 'string' && isPostgresUrl(doc.store) ? doc.store : (r.optionalPath(doc.store, 'store') ?? resolve(base, 'merchant.sqlite')),
+    bodyLimit: r.integer(doc.bodyLimit, 'bodyLimit', DEFAULT_BODY_LIMIT, 1, 64 * 1024 * 1024),
+    port: r.integer(doc.port, 'port', 0, 0, 65_535),
+    host: r.host(doc.host, 'host', '127.0.0.1'),
     ...(doc.tls === undefined || doc.tls === null ? {} : { tls: doc.tls }),
   };
 }
 
-function apiKeys(value: unknown, fail: (message: string) => never): ApiKeyEntry[] {
-  if (value === undefined || value === null) return fail('apiKey is required (the X-API-KEY the service sends, CB-KEY-SAME)');
+/** `apiKey:` — one key, or a list of keys and `{ key, notBefore, notAfter }` mappings; a key is never shown in a message. */
+function apiKeys(r: ConfigReader, value: unknown): ApiKeyEntry[] {
+  if (value === undefined || value === null) return r.fail('apiKey', 'is required (the X-API-KEY the service sends, CB-KEY-SAME)');
   const list = Array.isArray(value) ? value : [value];
-  if (list.length === 0) return fail('apiKey lists no key');
+  if (list.length === 0) return r.fail('apiKey', 'lists no key');
   return list.map((item: unknown, i) => {
     const where = Array.isArray(value) ? `apiKey[${i}]` : 'apiKey';
     if (typeof item === 'string' && item !== '') return { key: item };
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      return fail(`${where} must be a string (quote a key that looks like a number) or a mapping of ${KEY_FIELDS.join(', ')}`);
+      return r.fail(where, `must be a string (quote a key that looks like a number) or a mapping of ${KEY_FIELDS.join(', ')}, not ${item === '' ? 'an empty string' : describeType(item)}`);
     }
-    const entry = item as Record<string, unknown>;
-    for (const field of Object.keys(entry)) {
-      if (!(KEY_FIELDS as readonly string[]).includes(field)) fail(`${where}: unknown field '${field}' (known: ${KEY_FIELDS.join(', ')})`);
-    }
-    if (typeof entry.key !== 'string' || entry.key === '') fail(`${where}.key must be a non-empty string`);
-    const result: ApiKeyEntry = { key: entry.key as string };
-    for (const bound of ['notBefore', 'notAfter'] as const) {
-      const when = entry[bound];
-      if (when === undefined || when === null) continue;
-      const ms = when instanceof Date ? when.getTime() : typeof when === 'string' ? Date.parse(when) : Number.NaN;
-      if (Number.isNaN(ms)) fail(`${where}.${bound} must be an ISO 8601 date-time such as 2030-01-01T00:00:00Z, not ${JSON.stringify(when)}`);
-      result[bound] = new Date(ms);
-    }
-    return result;
+    const entry = r.mapping(item, where, KEY_FIELDS);
+    const key = r.secret(entry.key, `${where}.key`);
+    const { notBefore, notAfter } = r.keyWindow(entry, where);
+    return { key, ...(notBefore === undefined ? {} : { notBefore: new Date(notBefore) }), ...(notAfter === undefined ? {} : { notAfter: new Date(notAfter) }) };
   });
 }
 
