@@ -116,7 +116,7 @@ describe('pact generate (the real CLI)', () => {
 
   it('--check fails on a folder without the pacts, generate writes them, then --check passes', async () => {
     const missing = await cli(['pact', 'generate', '--out', out, '--check']);
-    expect(missing.stdout).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
+    expect(missing.stdout, `exit ${missing.status}: ${missing.stderr}`).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
     expect(missing.status).toBe(1);
     const written = await cli(['pact', 'generate', '--out', out]);
     expect(written.status).toBe(0);
