@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConfigError } from '../core/errors.js';
-import type { CloseOutcome, Energy, LeaseDebit, MerchantId, ServiceState } from '../service/state.js';
+import type { CloseOutcome, Energy, LeaseDebit, MerchantId, QueuedCallback, ServiceState } from '../service/state.js';
 
 export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
 
@@ -113,23 +113,8 @@ export interface NewOrder {
   createdAt: number;
 }
 
-/** A callback event to queue. */
-export interface NewEvent {
-  trackingId: string;
-  merchant: number;
-  type: number;
-  /** The payload's exact JSON text, without requestUUID (set per delivery, CB-UUID). */
-  payload: string;
-  deliveries: number;
-  concurrent: boolean;
-  retryDelaysMs?: number[];
-  fixedUuid: string;
-  /** callBackId of the order this event completes. */
-  orderId?: string;
-  createdAt: number;
-  /** First delivery is due at this instant. */
-  dueAt: number;
-}
+/** A callback event to queue: the service's QueuedCallback, its merchant by the store's number. */
+export type NewEvent = Omit<QueuedCallback, 'merchant'> & { merchant: number };
 
 /** One delivery of an event that is due, with what sending it needs. */
 export interface DueDelivery {
