@@ -123,10 +123,10 @@ function openResult(answer: Answer, envelope: SchemaName, result: SchemaName, pr
 const rulesIn = (message: unknown): string[] => [...String(message).matchAll(/\[([A-Z0-9, -]+)\]/g)].flatMap((match) => match[1]!.split(', '));
 
 /** A failure envelope (never code 0, no result) with the expected code and the rule it names. */
-function expectFailure(answer: Answer, code: number, rule?: string): void {
+function expectFailure(answer: Answer, code: number | readonly number[], rule?: string): void {
   expect(answer.status, answer.text).toBe(200);
   expect(answer.json.code, answer.text).not.toBe(0);
-  expect(answer.json.code, answer.text).toBe(code);
+  expect(typeof code === 'number' ? [code] : code, answer.text).toContain(answer.json.code);
   expect(answer.json).not.toHaveProperty('data');
   expect(typeof answer.json.message === 'string' && answer.json.message.length > 0).toBe(true);
   if (rule) expect(rulesIn(answer.json.message), String(answer.json.message)).toContain(rule);
@@ -272,7 +272,10 @@ describe('requests broken on the wire fail naming the rule, never code 0', () =>
 
   it('refuses a ciphertext of a padding the profile does not use', async () => {
     const answer = await post(ENERGY_URL, form(seal(energyRequest, resolveProfile({ padding: 'oaep-sha1' }))));
-    expectFailure(answer, ENVELOPE_CODES.cannotDecrypt, 'ENERGY-DATA');
+    // An OAEP block has random bytes where PKCS#1 v1.5 wants 0x02 and a separator: about once in a
+    // thousand it unpads by chance, and the bytes that come out are then not UTF-8 (40005).
+    expectFailure(answer, [ENVELOPE_CODES.cannotDecrypt, ENVELOPE_CODES.badJson], 'ENERGY-DATA');
+    if (answer.json.code === ENVELOPE_CODES.badJson) expect(String(answer.json.message)).toContain('[not-utf8]');
   });
 
   it.each([
