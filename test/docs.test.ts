@@ -6,11 +6,12 @@ import { parse as parseYaml, parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseExactJson, stringifyExact } from '../src/core/exact-json.js';
 import { RULES_PATH, SPEC_PATH } from '../src/core/package-paths.js';
-import { DEFAULT_PROFILE, type CryptoProfile, type Direction, type KeyHalf } from '../src/core/profile.js';
+import { DEFAULT_PROFILE, type CryptoProfile, type Direction } from '../src/core/profile.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { halfFor, openJson } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey } from '../src/crypto/keys.js';
+import type { ExampleRecord } from '../src/generate/docs/context.js';
 import { generateDocs } from '../src/generate/docs/site.js';
 import { parseSpec, walkJson, type SpecSource } from '../src/spec/document.js';
 import { CHECKS } from '../src/runner/checks/index.js';
@@ -281,18 +282,10 @@ describe('generateDocs: rule catalog and traceability', () => {
 });
 
 describe('generateDocs: examples', () => {
-  interface Example {
-    page: string;
-    id: string;
-    direction: Direction;
-    keyHalf: KeyHalf;
-    plain: string;
-    encrypted: string;
-  }
-  const examplesOf = (site: Files) => JSON.parse(site.get('examples.json')!) as { demoKey: { bits: number; sha256: string; profile: CryptoProfile }; examples: Example[] };
+  const examplesOf = (site: Files) => JSON.parse(site.get('examples.json')!) as { demoKey: { bits: number; sha256: string; profile: CryptoProfile }; examples: ExampleRecord[] };
 
   /** Decrypts every example with the other half of the demo key and compares it with the page. */
-  function decryptAll(site: Files, demo: RsaPrivateKey, profile: CryptoProfile): Example[] {
+  function decryptAll(site: Files, demo: RsaPrivateKey, profile: CryptoProfile): ExampleRecord[] {
     const { examples } = examplesOf(site);
     for (const example of examples) {
       expect(example.keyHalf, example.id).toBe(halfFor(example.direction, 'encrypt', profile));

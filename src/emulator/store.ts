@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConfigError } from '../core/errors.js';
-import type { CloseOutcome, Energy, LeaseDebit, MerchantId, QueuedCallback, ServiceState } from '../service/state.js';
+import type { CloseOutcome, Energy, LeaseDebit, MerchantId, NewOrder as ServiceOrder, QueuedCallback, ServiceState } from '../service/state.js';
 
 export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
 
@@ -97,21 +97,8 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 CREATE INDEX IF NOT EXISTS delivery_attempts_tracking ON delivery_attempts (tracking_id, id);
 `;
 
-/** An order to record (ORDER-*); the store names merchants by their userId as an SQLite INTEGER. */
-export interface NewOrder {
-  merchant: number;
-  callBackId: string;
-  kind: 'withdrawal' | 'energy';
-  tenantUserId: string;
-  symbol: string;
-  chain: string;
-  toAddr: string;
-  /** Exact decimal text. */
-  amount: string;
-  expiryHours?: number;
-  txid?: string;
-  createdAt: number;
-}
+/** An order to record (ORDER-*): the service's NewOrder, its merchant by the userId as an SQLite INTEGER. */
+export type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
 
 /** A callback event to queue: the service's QueuedCallback, its merchant by the store's number. */
 export type NewEvent = Omit<QueuedCallback, 'merchant'> & { merchant: number };
