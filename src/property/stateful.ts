@@ -255,6 +255,21 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     real.warning ??= { message: `${message} [step ${real.log.length - 1}]`, rules, evidence: { sequence: [...real.log] } };
   };
 
+  /**
+   * Whether the answer is a success (envelope code 0): false for a refusal (an HTTP 4xx, or a
+   * non-zero code with an error text); anything else fails the step under `resultRule` or the
+   * envelope's rules.
+   */
+  function succeeded(real: Real, exchange: Exchange, resultRule: string): boolean {
+    const read = readEnvelope(exchange, [resultRule, 'ENV-CODE']);
+    if ('ok' in read) fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? [resultRule] : read.rules, exchange);
+    if ('refusedHttp' in read) return false;
+    const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
+    if (code === '0') return true;
+    if (typeof envelope.message !== 'string' || envelope.message === '') fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
+    return false;
+  }
+
   async function setEnergy(real: Real, balance: number, costPerTx: number, label: string): Promise<void> {
     const exchange = await runControl({ energy: { balance, costPerTx } }, target);
     touched = true;
@@ -273,14 +288,7 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     const { own, low, high } = energyReadings(energy);
     const legal = low === high ? own : `${own} (the model's reading; a later debit: ${low} to ${high})`;
     logExchange(real, label, exchange, legal);
-    const read = readEnvelope(exchange, ['ENERGY-RES', 'ENV-CODE']);
-    if ('ok' in read) fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? ['ENERGY-RES'] : read.rules, exchange);
-    if ('refusedHttp' in read) return;
-    const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
-    if (code !== '0') {
-      if (typeof envelope.message !== 'string' || envelope.message === '') fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
-      return;
-    }
+    if (!succeeded(real, exchange, 'ENERGY-RES')) return;
     const decrypted = exchange.response!.decrypted;
     if (!decrypted) fail(real, exchange.response!.decryptError ? `success whose data does not decrypt: ${exchange.response!.decryptError}` : 'success without data', ['ENERGY-RES', 'CRYPTO-ENVELOPE'], exchange);
     const issues = validateSchema('EnergyMaxCountResult', decrypted!.value);
@@ -334,14 +342,7 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     const text = stringifyExact(first.sent);
     const exchange = await sendData(env, 'order', seal(env, text), text);
     logExchange(real, label, exchange, 'refused (or the first result again, U-STATES)');
-    const read = readEnvelope(exchange, ['ORDER-RES', 'ENV-CODE']);
-    if ('ok' in read) fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? ['ORDER-RES'] : read.rules, exchange);
-    if ('refusedHttp' in read) return;
-    const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
-    if (code !== '0') {
-      if (typeof envelope.message !== 'string' || envelope.message === '') fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
-      return;
-    }
+    if (!succeeded(real, exchange, 'ORDER-RES')) return;
     // The other reading: the first order's result again. It must still be a valid result for this callBackId.
     const verdict = judgeValidAnswer(exchange, { endpoint: 'order', plain: first.sent }, first.sent);
     if (!verdict.ok) fail(real, `a repeated callBackId answered as a success with a wrong result: ${verdict.message}`, verdict.rules, exchange);
