@@ -1,5 +1,5 @@
 import { SpecError } from '../core/errors.js';
-import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
+import type { ExactJson } from '../core/exact-json.js';
 import { followLocalRef, isNode, METHODS, rulesOf, type Method, type Node, type SpecSource } from './document.js';
 
 /** One operation of the spec's paths: where it is, what it carries, which rules it cites. */
@@ -191,9 +191,4 @@ export function specModel(source: SpecSource): SpecModel {
     models.set(source, model);
   }
   return model;
-}
-
-/** An exact JSON number as a JS number (a plain number as it is). */
-export function numberOf(value: unknown): number {
-  return value instanceof LosslessNumber ? Number(value.value) : typeof value === 'number' ? value : Number.NaN;
 }
