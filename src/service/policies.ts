@@ -1,3 +1,4 @@
+import { showValue } from '../core/config-reader.js';
 import { providerName } from '../spec/callback-types.js';
 
 /**
@@ -90,11 +91,6 @@ const NUMERIC: Partial<Record<PolicyName, { min: number; max: number }>> = {
   amountFractionDigits: { min: 6, max: 1000 },
 };
 
-function show(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
 /**
  * Validates `policies:` of emulator.yaml (a mapping, possibly absent) against {@link POLICIES};
  * returns the full set with defaults filled, or throws `fail(where, message)`'s error for an unknown
@@ -112,13 +108,13 @@ export function resolvePolicies(raw: unknown, fail: (where: string, message: str
     const policy = name as PolicyName;
     const range = NUMERIC[policy];
     if (range) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) fail(where, `must be a whole number from ${range.min} to ${range.max}, not ${show(value)}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) fail(where, `must be a whole number from ${range.min} to ${range.max}, not ${showValue(value)}`);
       (policies as unknown as Record<string, unknown>)[policy] = value;
     } else if (policy === 'withdrawalSymbols') {
       policies.withdrawalSymbols = symbolsPolicy(value, where, fail);
     } else {
       const allowed = POLICIES[policy].values as readonly unknown[];
-      if (!allowed.includes(value)) fail(where, `must be one of ${allowed.join(', ')}, not ${show(value)}`);
+      if (!allowed.includes(value)) fail(where, `must be one of ${allowed.join(', ')}, not ${showValue(value)}`);
       (policies as unknown as Record<string, unknown>)[policy] = value;
     }
   }
@@ -128,7 +124,7 @@ export function resolvePolicies(raw: unknown, fail: (where: string, message: str
 function symbolsPolicy(value: unknown, where: string, fail: (where: string, message: string) => never): ServicePolicies['withdrawalSymbols'] {
   if (value === 'pattern' || value === 'any') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY')) return Object.freeze([...(value as string[])]);
-  return fail(where, `must be pattern, any, or a non-empty list of symbols other than ENERGY, not ${show(value)}`);
+  return fail(where, `must be pattern, any, or a non-empty list of symbols other than ENERGY, not ${showValue(value)}`);
 }
 
 const CURRENCY_SYMBOL = /^[A-Z0-9]{1,20}$/;
