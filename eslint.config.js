@@ -12,15 +12,16 @@ const LAYERS = {
   spec: ['core'], // the spec model and the callback type table: every reader of spec/ goes through it
   crypto: ['core'],
   net: ['core'],
-  service: ['core', 'crypto', 'spec'], // the wallet service without a transport: no node:http, no msw, no SQLite
-  emulator: ['core', 'crypto', 'net', 'service', 'spec'],
-  merchant: ['core', 'crypto', 'net', 'spec'],
-  runner: ['core', 'crypto', 'net', 'spec'],
+  wire: ['core', 'crypto', 'spec'], // the wire protocol: what acknowledges a callback, how a crypto failure is classified
+  service: ['core', 'crypto', 'spec', 'wire'], // the wallet service without a transport: no node:http, no msw, no SQLite
+  emulator: ['core', 'crypto', 'net', 'service', 'spec', 'wire'],
+  merchant: ['core', 'crypto', 'net', 'spec', 'wire'],
+  runner: ['core', 'crypto', 'net', 'spec', 'wire'],
   reporters: ['core'], // and `import type` from src/runner: the report model, never the engine
-  generate: ['core', 'crypto', 'msw', 'spec'],
-  msw: ['core', 'crypto', 'generated', 'service'],
-  load: ['core', 'crypto', 'merchant', 'spec'],
-  property: ['core', 'crypto', 'generate', 'runner', 'spec'],
+  generate: ['core', 'crypto', 'msw', 'spec', 'wire'],
+  msw: ['core', 'crypto', 'generated', 'service', 'wire'],
+  load: ['core', 'crypto', 'merchant', 'spec', 'wire'],
+  property: ['core', 'crypto', 'generate', 'runner', 'spec', 'wire'],
 };
 const ALL = ['cli', 'generated', ...Object.keys(LAYERS)];
 
