@@ -29,7 +29,7 @@ describe('withRequestUUID (CB-UUID)', () => {
   });
 
   it('replaces an existing requestUUID where it stands, and leads without a type', () => {
-    expect(Object.keys(withRequestUUID({ trackingId: 't', requestUUID: '', type: 1 }, 'u-2'))).toEqual(['trackingId', 'requestUUID', 'type']);
+    expect(Object.keys(withRequestUUID({ trackingId: 't', requestUUID: '', type: new LosslessNumber('1') }, 'u-2'))).toEqual(['trackingId', 'requestUUID', 'type']);
     expect(withRequestUUID({ trackingId: 't', requestUUID: 'old' }, 'u-2').requestUUID).toBe('u-2');
     expect(Object.keys(withRequestUUID({ trackingId: 't' }, 'u-3'))).toEqual(['requestUUID', 'trackingId']);
   });
@@ -37,7 +37,7 @@ describe('withRequestUUID (CB-UUID)', () => {
 
 describe('sealCallback (CB-DECRYPT, CB-RAW-BODY)', () => {
   it('encrypts with the private key under the default profile; the public key opens the Base64 body', () => {
-    const body = sealCallback({ type: 1, requestUUID: 'u', amount: new LosslessNumber('0.10') }, privateKey);
+    const body = sealCallback({ type: new LosslessNumber('1'), requestUUID: 'u', amount: new LosslessNumber('0.10') }, privateKey);
     expect(body).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
     expect(openBytes(body, 'callback', publicHalf(privateKey)).toString('utf8')).toBe('{"type":1,"requestUUID":"u","amount":0.10}');
   });
