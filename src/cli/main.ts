@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { MESSAGE_PREFIX, isWalletConformanceError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
+import { describeCryptoFailure } from '../wire/crypto-failure.js';
 import { registerCallbackCommand } from './callback-command.js';
 import { registerCryptoCommand } from './crypto-command.js';
 import { registerDocsCommand } from './docs-command.js';
@@ -73,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const debug = argv.includes('--debug');
     if (isWalletConformanceError(error)) {
-      const what = error instanceof CryptoError ? `cannot decrypt: ${error.message} [${error.reason}]` : error.message;
+      const what = error instanceof CryptoError ? `cannot decrypt: ${describeCryptoFailure(error)}` : error.message;
       process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${what}\n`));
       if (debug && error.stack) process.stderr.write(scrubOutput(`${error.stack}\n`));
       return EXIT.unusable;

@@ -3,11 +3,12 @@ import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { mediaType, readBody } from '../core/http-io.js';
 import { BASE64_PATTERN } from '../crypto/base64.js';
 import { halfFor, openJson } from '../crypto/codec.js';
-import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
+import { CryptoError } from '../crypto/errors.js';
 import type { EnvelopeFailure } from '../service/codes.js';
 import type { Plain } from '../service/context.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import type { EmulatorMerchant, Permission } from './config.js';
+import { describeCryptoFailure, familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
 import { merchantKey, type EmulatorContext } from './context.js';
 import { sendFailure, sendForbidden, sendSuccess, sendTooLarge, sendUnauthorized } from './envelope.js';
 
@@ -53,10 +54,8 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
   sendSuccess(ctx, res, merchant, outcome.result);
 }
 
-const BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
-  'empty', 'data-prefix', 'plus-as-space', 'percent-encoded', 'url-safe-alphabet', 'line-breaks', 'whitespace',
-  'invalid-character', 'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64',
-]);
+/** The envelope failure of a request `data` that does not open, by the family of its reason (src/wire/crypto-failure.ts). */
+const OPEN_FAILURE: Record<CryptoFailureFamily, EnvelopeFailure> = { base64: 'badBase64', plaintext: 'badJson', key: 'cannotDecrypt' };
 
 function openRequest(merchant: EmulatorMerchant, body: Buffer): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
   const values = new URLSearchParams(body.toString('utf8')).getAll('data');
@@ -70,8 +69,7 @@ function openRequest(merchant: EmulatorMerchant, body: Buffer): { ok: true; plai
     value = openJson(data, 'request', key, { profile }).value;
   } catch (error) {
     if (!(error instanceof CryptoError)) throw error;
-    const failure: EnvelopeFailure = BASE64_REASONS.has(error.reason) ? 'badBase64' : error.reason === 'not-utf8' || error.reason === 'not-json' ? 'badJson' : 'cannotDecrypt';
-    return { ok: false, failure, message: `cannot read data: ${error.message} [${error.reason}]` };
+    return { ok: false, failure: OPEN_FAILURE[familyOf(error.reason)], message: `cannot read data: ${describeCryptoFailure(error)}` };
   }
   if (!BASE64_PATTERN.test(data)) {
     // openJson's strict decoder refuses everything the pattern refuses; this is a second fence.

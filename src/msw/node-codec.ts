@@ -1,19 +1,15 @@
 import { ConfigError } from '../core/errors.js';
 import { halfFor, openBytes, decodeUtf8, sealJson } from '../crypto/codec.js';
-import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
+import { CryptoError } from '../crypto/errors.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { describeCryptoFailure, familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
 import type { OpenFailureKind, WalletCodec } from './types.js';
 
-/** Failures of the Base64 text itself (the emulator's badBase64 code), as opposed to the RSA layer. */
-const BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
-  'empty', 'data-prefix', 'plus-as-space', 'percent-encoded', 'url-safe-alphabet', 'line-breaks', 'whitespace',
-  'invalid-character', 'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64',
-]);
-
-function kindOf(reason: CryptoFailureReason): OpenFailureKind {
-  if (BASE64_REASONS.has(reason)) return 'base64';
-  return reason === 'not-utf8' ? 'text' : 'decrypt';
-}
+/**
+ * The codec's kind of a failure by the family of its reason (src/wire/crypto-failure.ts): the
+ * Base64 text itself (the emulator's badBase64 code), bytes that are not UTF-8 JSON, or the RSA layer.
+ */
+const KIND: Record<CryptoFailureFamily, OpenFailureKind> = { base64: 'base64', plaintext: 'text', key: 'decrypt' };
 
 /**
  * The default codec: src/crypto on node:crypto. The service holds the private key, which carries
@@ -38,7 +34,7 @@ export const nodeCodec: WalletCodec = {
           return { ok: true, text: decodeUtf8(openBytes(data, 'request', requestKey, { profile })) };
         } catch (error) {
           if (!(error instanceof CryptoError)) throw error;
-          return { ok: false, kind: kindOf(error.reason), message: `${error.message} [${error.reason}]` };
+          return { ok: false, kind: KIND[familyOf(error.reason)], message: describeCryptoFailure(error) };
         }
       },
       seal: (json) => sealJson(json, 'response', responseKey, { profile }),

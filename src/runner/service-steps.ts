@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { openJson, sealJson } from '../crypto/codec.js';
-import { CryptoError } from '../crypto/errors.js';
+import { describeCryptoFailure } from '../wire/crypto-failure.js';
 import { redact, type Exchange, type ReceivedResponse, type StrangerKeys } from './context.js';
 import { sendJsonRequest } from './http-client.js';
 import type { RequestStep, Step } from './suite.js';
@@ -99,7 +99,7 @@ function readResponse(status: number, headers: Record<string, string>, body: str
       const opened = openJson(data, 'response', target.publicKey, { profile: target.profile });
       response.decrypted = { text: opened.text, value: opened.value };
     } catch (error) {
-      response.decryptError = error instanceof CryptoError ? `${error.message} [${error.reason}]` : (error as Error).message;
+      response.decryptError = describeCryptoFailure(error);
     }
   }
   return response;

@@ -1,9 +1,9 @@
 import type { ExactJson } from '../../core/exact-json.js';
 import { openJson } from '../../crypto/codec.js';
-import { CryptoError } from '../../crypto/errors.js';
 import type { CheckContext, ReceivedCallback } from '../context.js';
 import type { ServiceTarget } from '../types.js';
 import type { Finding } from '../types.js';
+import { describeCryptoFailure } from '../../wire/crypto-failure.js';
 import { fail } from './check.js';
 
 /**
@@ -25,6 +25,6 @@ export function openCallback(callback: ReceivedCallback, target: ServiceTarget):
     const opened = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile });
     return { value: opened.value as Record<string, ExactJson>, text: opened.text };
   } catch (error) {
-    return { error: error instanceof CryptoError ? `${error.message} [${error.reason}]` : (error as Error).message };
+    return { error: describeCryptoFailure(error) };
   }
 }

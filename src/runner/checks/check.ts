@@ -1,4 +1,5 @@
 import type { SchemaIssue } from '../../core/schemas.js';
+import { answerFailureRule, callbackFailureRule, reasonInMessage } from '../../wire/crypto-failure.js';
 import type { CheckContext, Exchange } from '../context.js';
 import type { Finding } from '../types.js';
 
@@ -55,20 +56,13 @@ export const pass = (message = ''): Finding => ({ status: 'passed', message });
  */
 export const fail = (message: string, rules?: readonly string[]): Finding => (rules?.length ? { status: 'failed', message, rules: [...new Set(rules)] } : { status: 'failed', message });
 
-/** Base64 shapes of `data` (CRYPTO-ENVELOPE: Base64 of RSA ciphertext); every other reason is a key or padding mismatch (CRYPTO-SAME). */
-const BASE64_REASONS = new Set([
-  'empty', 'data-prefix', 'plus-as-space', 'percent-encoded', 'url-safe-alphabet', 'line-breaks', 'whitespace', 'invalid-character',
-  'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64', 'not-utf8', 'not-json',
-]);
-
 /**
  * The finding for an envelope `data` that does not open: CRYPTO-ENVELOPE when its Base64 or JSON is
- * malformed, CRYPTO-SAME when the merchant's key and profile cannot decrypt it. Reported once per
+ * malformed, CRYPTO-SAME when the merchant's key and profile cannot decrypt it (src/wire/crypto-failure.ts). Reported once per
  * step (cause `undecryptable-answer`); later checks of the step are skipped by the engine.
  */
 export function undecryptable(error: string): Finding {
-  const reason = /\[([a-z0-9-]+)\]$/.exec(error)?.[1] ?? '';
-  const rule = BASE64_REASONS.has(reason) ? 'CRYPTO-ENVELOPE' : 'CRYPTO-SAME';
+  const rule = answerFailureRule(reasonInMessage(error));
   return { status: 'failed', message: `data does not decrypt with the merchant's key: ${error}`, rules: [rule], cause: 'undecryptable-answer' };
 }
 
@@ -78,8 +72,7 @@ export function undecryptable(error: string): Finding {
  * once per step (cause `undecryptable-callback`).
  */
 export function undecryptableCallback(delivery: number, error: string): Finding {
-  const reason = /\[([a-z0-9-]+)\]$/.exec(error)?.[1] ?? '';
-  const rule = BASE64_REASONS.has(reason) && reason !== 'not-utf8' && reason !== 'not-json' ? 'CB-RAW-BODY' : 'CB-DECRYPT';
+  const rule = callbackFailureRule(reasonInMessage(error));
   return { status: 'failed', message: `delivery ${delivery} does not decrypt with the public key: ${error}`, rules: [rule], cause: 'undecryptable-callback' };
 }
 
