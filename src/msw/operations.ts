@@ -3,7 +3,8 @@ import type { CardOutcome, EnvelopeOutcome, ServiceContext, ServiceRandom } from
 import { MemoryServiceState } from '../service/memory-state.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { DEFAULT_POLICIES } from '../service/policies.js';
-import { cardFailure, envelopeFailure, ruleSuffix, type Answer } from './answers.js';
+import { ruleSuffix } from '../core/issue-wording.js';
+import { cardFailure, envelopeFailure, type Answer } from './answers.js';
 import type { ResolvedMerchant } from './merchants.js';
 import { businessFailure, type WalletScenario } from './scenarios.js';
 

@@ -3,7 +3,8 @@ import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '
 import { resolveProfile } from '../core/profile.js';
 import { validateSchema } from '../core/schemas.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
-import { cardFailure, describeIssues, envelopeFailure, ruleSuffix, toResponse, type Answer } from './answers.js';
+import { describeIssues, ruleSuffix } from '../core/issue-wording.js';
+import { cardFailure, envelopeFailure, toResponse, type Answer } from './answers.js';
 import { OPTIONS_SOURCE, resolveMerchants, type ResolvedMerchant } from './merchants.js';
 import { createMockState, OPERATIONS, type OperationOutcome, type Plain } from './operations.js';
 import { HTTP_SCENARIOS, isWalletScenario, WALLET_SCENARIOS, type WalletScenario } from './scenarios.js';
@@ -154,7 +155,7 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
     if (issues.length > 0) {
       const has = (rule: string) => issues.some((issue) => issue.rules.includes(rule));
       const kind = has('ORDER-TENANT-TYPE') ? 'tenantType' : has('ORDER-EXPIRY') ? 'expiryHours' : has('ORDER-ENERGY-AMOUNT') ? 'energyAmount' : 'invalidRequest';
-      return { answer: failure(endpoint, kind, describeIssues(issues, endpoint.request.constants)) };
+      return { answer: failure(endpoint, kind, describeIssues(issues, { limit: 5, fields: { constants: endpoint.request.constants }, once: true })) };
     }
     // A number a float cannot hold (1e999) passes a string schema as its text: the type is checked once more.
     const notText = endpoint.request.stringFields.filter((field) => value[field] !== undefined && typeof value[field] !== 'string');

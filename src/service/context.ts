@@ -1,5 +1,4 @@
 import type { ExactJson } from '../core/exact-json.js';
-import type { SchemaIssue } from '../core/schemas.js';
 import type { CardFailure, EnvelopeFailure } from './codes.js';
 import type { ServicePolicies } from './policies.js';
 import type { CallbackQueue, MerchantId, ServiceState } from './state.js';
@@ -57,12 +56,6 @@ export type CardOutcome =
 /** A refusal with its rules. */
 export function refuse<F extends string>(failure: F, message: string, rules: readonly string[] = []): Refusal<F> {
   return { ok: false, failure, message, rules };
-}
-
-/** Schema issues as one message: the first five, each with its rules. */
-export function describeIssues(issues: readonly SchemaIssue[]): string {
-  const shown = issues.slice(0, 5).map((issue) => `${issue.message}${issue.rules.length > 0 ? ` [${issue.rules.join(', ')}]` : ''}`);
-  return shown.join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
 }
 
 /**

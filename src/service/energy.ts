@@ -1,6 +1,7 @@
 import { LosslessNumber } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
-import { describeIssues, notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
+import { describeIssues } from '../core/issue-wording.js';
+import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
 import type { MerchantId } from './state.js';
 
 /**
@@ -11,7 +12,7 @@ import type { MerchantId } from './state.js';
  */
 export function getEnergyMaxCount(ctx: ServiceContext, merchant: MerchantId, plain: Plain): EnvelopeOutcome {
   const issues = validateSchema('EnergyMaxCountRequest', plain);
-  if (issues.length > 0) return refuse('invalidRequest', `invalid request: ${describeIssues(issues)}`);
+  if (issues.length > 0) return refuse('invalidRequest', `invalid request: ${describeIssues(issues, { limit: 5 })}`);
   const notText = notStrings(plain, ['symbol', 'chainName']);
   if (notText) return refuse('invalidRequest', `invalid request: ${notText} [ENERGY-REQ]`);
   if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') {

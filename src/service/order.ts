@@ -1,7 +1,8 @@
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
 import type { EnvelopeFailure } from './codes.js';
-import { describeIssues, notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
+import { describeIssues } from '../core/issue-wording.js';
+import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
 import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
 import { acceptsWithdrawalSymbol, describeWithdrawalSymbols, shapeCallbackPayload } from './policies.js';
@@ -32,7 +33,7 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (issues.length > 0) {
     const has = (rule: string) => issues.some((issue) => issue.rules.includes(rule));
     const failure: EnvelopeFailure = has('ORDER-TENANT-TYPE') ? 'tenantType' : has('ORDER-EXPIRY') ? 'expiryHours' : has('ORDER-ENERGY-AMOUNT') ? 'energyAmount' : 'invalidRequest';
-    return refuse(failure, `invalid order: ${describeIssues(issues)}`);
+    return refuse(failure, `invalid order: ${describeIssues(issues, { limit: 5 })}`);
   }
   const notText = notStrings(plain, ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr']);
   if (notText) return refuse('invalidRequest', `invalid order: ${notText} [ORDER-FIELDS]`);

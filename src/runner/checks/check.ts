@@ -95,10 +95,8 @@ export function isFinding(value: unknown): value is Finding {
   return typeof value === 'object' && value !== null && 'status' in value && !('request' in value);
 }
 
-/** One line per schema issue, with the rules it breaks. */
-export function describeIssues(issues: SchemaIssue[]): string {
-  return issues.map((issue) => `${issue.message}${issue.rules.length ? ` [${issue.rules.join(', ')}]` : ''}`).join('; ');
-}
+/** Schema issues as one line, each with the rules it breaks (core/issue-wording.ts: every issue shown). */
+export { describeIssues } from '../../core/issue-wording.js';
 
 /** A short view of a body for messages. */
 export function preview(text: string, max = 160): string {
