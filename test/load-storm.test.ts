@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents, STORM_TYPES } from '../src/load/events.js';
 import { planDeliveries, readProbeUrl, runStorm } from '../src/load/storm.js';
 import { offenderLines, summaryLine } from '../src/load/summary.js';
+import { openJson } from '../src/crypto/codec.js';
 import { MemoryIdempotencyStore } from '../src/merchant/memory-store.js';
 import { startMerchantServer } from '../src/merchant/server.js';
 import { RECEIVER_FAULTS, startFaultyReceiver, type ReceiverFault } from './fixtures/faulty-receivers.js';
@@ -43,6 +46,50 @@ describe('storm plan', () => {
     const racing = plan.slice(0, -15).filter((item, i) => item.duplicate && plan[i - 1]?.event.index === item.event.index);
     expect(racing.length).toBe(15);
     expect(plan.slice(-15).every((item) => item.duplicate)).toBe(true);
+  });
+});
+
+describe('storm reads each answer as the service does (CB-ERRCODE, U-CB-RESPONSE)', () => {
+  /** A receiver answering every delivery with `status` and `body`; it keeps what it was sent. */
+  async function answering(status: number, body: string) {
+    const seen: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('latin1') });
+        res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+    return { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  it.each<[string, number, string, { acknowledged: number; ambiguous: number; attempts: number; failures: Record<string, number> }]>([
+    ['the plain form', 200, '{"errCode":0}', { acknowledged: 1, ambiguous: 0, attempts: 1, failures: {} }],
+    ['errCode 0 with HTTP 500 (counted, like the emulator)', 500, '{"errCode":0}', { acknowledged: 1, ambiguous: 1, attempts: 1, failures: {} }],
+    ['0 written 0.0 (counted)', 200, '{"errCode":0.0}', { acknowledged: 1, ambiguous: 1, attempts: 1, failures: {} }],
+    ['errCode the string "0" (retried)', 200, '{"errCode":"0"}', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'errCode "0"': 2 } }],
+    ['code instead of errCode (retried)', 200, '{"code":0}', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'errCode null': 2 } }],
+    ['a text body (retried)', 200, 'success', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'answer not JSON': 2 } }],
+    ['errCode 1 with HTTP 503 (retried)', 503, '{"errCode":1}', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'HTTP 503': 2 } }],
+  ])('%s', async (_name, status, body, expected) => {
+    const receiver = await answering(status, body);
+    try {
+      const result = await runStorm({ callbackUrls: [receiver.url], apiKey: API_KEY, key: keys.privateKey, events: 1, duplicates: 0, concurrency: 1, maxAttempts: 2, durationS: 30 });
+      expect({ acknowledged: result.acknowledged, ambiguous: result.ambiguousAcknowledgements, attempts: result.attempts, failures: result.failures }).toEqual(expected);
+      expect(receiver.seen).toHaveLength(expected.attempts);
+      // Each attempt as the service sends it: the form Content-Type, the key, the raw Base64 body, a fresh requestUUID.
+      const uuids = receiver.seen.map((delivery) => {
+        expect(delivery.headers['content-type']).toBe('application/x-www-form-urlencoded');
+        expect(delivery.headers['x-api-key']).toBe(API_KEY);
+        return String((openJson(delivery.body, 'callback', keys.publicKey).value as Record<string, unknown>).requestUUID);
+      });
+      expect(new Set(uuids).size).toBe(uuids.length);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -1,12 +1,12 @@
 import { exec } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
-import { sealJson } from '../crypto/codec.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { idempotencyKey } from '../merchant/idempotency.js';
+import { readAcknowledgement, type CallbackAnswer } from '../wire/acknowledgement.js';
+import { callbackHeaders, sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
 import { generateEvents, type StormEvent } from './events.js';
 
 /** Everything a storm needs; every count and time is bounded. */
@@ -72,6 +72,12 @@ export interface StormResult {
   retries: number;
   /** Events with at least one acknowledged delivery. */
   acknowledged: number;
+  /**
+   * Attempts counted as acknowledged though their answer is not the plain HTTP 200 `{"errCode":0}`
+   * (errCode the number 0 with another status, or 0 written `0.0`): U-CB-RESPONSE leaves them open;
+   * the storm, like the emulator, counts them.
+   */
+  ambiguousAcknowledgements: number;
   /** Deliveries given up after every attempt failed (or the time ran out). */
   unacknowledgedDeliveries: number;
   /** undefined without a probe: not judged. */
@@ -107,7 +113,7 @@ interface Planned {
 /**
  * A callback storm: N distinct events, a share delivered again (fresh requestUUID; half right after
  * the first delivery so they race it, half at the end), spread over the URLs, each delivery
- * retried until acknowledged (HTTP 200 and errCode the number 0) as the service does, then the
+ * retried until acknowledged (errCode the number 0, src/wire/acknowledgement.ts) as the service does, then the
  * probe is read and every event must show exactly once.
  *
  * @example const result = await runStorm({ callbackUrls: [url], apiKey, key, probe: () => readProbe(probeUrl) })
@@ -124,14 +130,15 @@ export async function runStorm(options: StormOptions): Promise<StormResult> {
   const urls = options.callbackUrls.map((url) => new URL(url));
 
   const events = generateEvents(n, options.types ?? [1, 3]);
-  const seal = (event: StormEvent) => sealJson(stringifyExact({ ...event.payload, requestUUID: randomUUID() }), 'callback', options.key, { profile });
+  // CB-UUID: every delivery and every retry is sealed afresh with its own requestUUID.
+  const seal = (event: StormEvent) => sealCallback(withRequestUUID(event.payload), options.key, profile);
   const plan = planDeliveries(events, share).map(({ event, duplicate }) => ({ event, duplicate, body: seal(event) }) satisfies Planned);
 
   const agents = urls.map((url) => (url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency }) : new HttpAgent({ keepAlive: true, maxSockets: concurrency })));
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
   const acked = new Set<number>();
-  const counters = { done: 0, attempts: 0, retries: 0, unacknowledged: 0 };
+  const counters = { done: 0, attempts: 0, retries: 0, unacknowledged: 0, ambiguous: 0 };
   const started = performance.now();
   const deadline = started + durationMs;
   const progress = (): StormProgress => ({ elapsedMs: performance.now() - started, planned: plan.length, done: counters.done, acknowledged: acked.size, attempts: counters.attempts, retries: counters.retries });
@@ -159,13 +166,17 @@ export async function runStorm(options: StormOptions): Promise<StormResult> {
         const body = attempt === 0 ? item.body : seal(item.event);
         counters.attempts++;
         const t0 = performance.now();
-        const verdict = await post(urls[which]!, agents[which]!, body, options.apiKey, timeoutMs);
+        const answer = await post(urls[which]!, agents[which]!, body, options.apiKey, timeoutMs);
         latencies.push(performance.now() - t0);
-        if (verdict === 'ok') {
+        const verdict = typeof answer === 'string' ? undefined : readAcknowledgement(answer).verdict;
+        // CB-ERRCODE as the service reads it (the emulator's reading of U-CB-RESPONSE): an ambiguous answer counts.
+        if (verdict === 'acknowledged' || verdict === 'ambiguous') {
+          if (verdict === 'ambiguous') counters.ambiguous++;
           ok = true;
           break;
         }
-        failures[verdict] = (failures[verdict] ?? 0) + 1;
+        const why = typeof answer === 'string' ? answer : failureOf(answer);
+        failures[why] = (failures[why] ?? 0) + 1;
       }
       if (ok) acked.add(item.event.index);
       else counters.unacknowledged++;
@@ -193,6 +204,7 @@ export async function runStorm(options: StormOptions): Promise<StormResult> {
     attempts: counters.attempts,
     retries: counters.retries,
     acknowledged: acked.size,
+    ambiguousAcknowledgements: counters.ambiguous,
     unacknowledgedDeliveries: counters.unacknowledged,
     exactlyOnce: judged ? judged.offenders.length === 0 : undefined,
     offenders: judged?.offenders ?? [],
@@ -251,12 +263,25 @@ function judge(events: readonly StormEvent[], acked: ReadonlySet<number>, probe:
   return { offenders, foreign };
 }
 
-/** One attempt: 'ok' when acknowledged, else a short reason. */
-function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: string, timeoutMs: number): Promise<string> {
+/** Why an answer did not acknowledge, in the storm's short words (its failure counts). */
+function failureOf(answer: CallbackAnswer): string {
+  if (answer.status !== 200) return `HTTP ${answer.status}`;
+  let json: ExactJson;
+  try {
+    json = parseExactJson(answer.body);
+  } catch {
+    return 'answer not JSON';
+  }
+  const code = json !== null && typeof json === 'object' && !Array.isArray(json) && !(json instanceof LosslessNumber) ? (json as Record<string, ExactJson>).errCode : undefined;
+  return `errCode ${code instanceof LosslessNumber ? code.value : JSON.stringify(code ?? null)}`;
+}
+
+/** One attempt: the answer (status and body), or a short reason when none came. */
+function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: string, timeoutMs: number): Promise<CallbackAnswer | string> {
   return new Promise((resolve) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey }, timeout: timeoutMs },
+      { method: 'POST', agent, headers: { ...callbackHeaders(apiKey), 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -264,15 +289,7 @@ function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: str
           size += chunk.length;
           if (size <= 64 * 1024) chunks.push(chunk);
         });
-        response.on('end', () => {
-          if (response.statusCode !== 200) return resolve(`HTTP ${response.statusCode}`);
-          try {
-            const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { errCode?: unknown };
-            resolve(answer !== null && typeof answer === 'object' && answer.errCode === 0 ? 'ok' : `errCode ${JSON.stringify(answer?.errCode ?? null)}`);
-          } catch {
-            resolve('answer not JSON');
-          }
-        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
         response.on('error', () => resolve('answer cut off'));
       },
     );

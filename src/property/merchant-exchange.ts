@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import { sealBytes } from '../crypto/codec.js';
 import type { Exchange, StrangerKeys } from '../runner/context.js';
 import { currentNetwork, send } from '../runner/http-client.js';
 import { parseProbe, postCallback, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
+import { sealCallback as sealWireCallback, withRequestUUID } from '../wire/callback-delivery.js';
 
 /** What the merchant properties share: the target, a stranger key pair, a per-run tag for unique event ids. */
 export interface MerchantEnv {
@@ -52,14 +52,13 @@ export function deliverBody(env: MerchantEnv, body: string, plainText: string): 
 
 /** Delivers one copy of an event: a fresh requestUUID (CB-UUID), encrypted with the merchant's private key. */
 export async function deliverEvent(env: MerchantEnv, payload: Record<string, ExactJson>): Promise<Exchange> {
-  const copy = { ...payload, requestUUID: randomUUID() };
-  const text = stringifyExact(copy);
+  const text = stringifyExact(withRequestUUID(payload));
   return deliverBody(env, sealCallback(env, text), text);
 }
 
 /** Encrypts a callback plaintext as the profile says (the service's half of the merchant's key pair). */
 export function sealCallback(env: MerchantEnv, text: string): string {
-  return sealBytes(Buffer.from(text, 'utf8'), 'callback', env.target.privateKey, { profile: env.target.profile });
+  return sealWireCallback(text, env.target.privateKey, env.target.profile);
 }
 
 /**

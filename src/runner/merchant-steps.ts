@@ -2,8 +2,8 @@ import { exec } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
-import { sealBytes } from '../crypto/codec.js';
 import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
+import { CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
 import { currentNetwork, sendJsonRequest } from './http-client.js';
 import type { DeliverStep } from './suite.js';
@@ -51,10 +51,10 @@ function deliveryBody(payload: Record<string, ExactJson>, step: DeliverStep, tar
   const key = mangle === 'wrong-key' ? stranger.privateKey : target.privateKey;
   for (let attempt = 0; ; attempt++) {
     // A new requestUUID per delivery (CB-UUID) also varies the ciphertext until it shows all three characters.
-    payload.requestUUID = randomUUID();
-    const text = mangle === 'invalid-payload' ? stringifyExact({ ...payload, type: new LosslessNumber('99') }) : stringifyExact(payload);
+    const stamped = withRequestUUID(payload);
+    const text = mangle === 'invalid-payload' ? stringifyExact({ ...stamped, type: new LosslessNumber('99') }) : stringifyExact(stamped);
     const bytes = mangle === 'not-json' ? Buffer.from(`not json: ${text.slice(0, 40)}`) : mangle === 'not-utf8' ? Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(text)]) : Buffer.from(text, 'utf8');
-    const sealed = sealBytes(bytes, 'callback', key, { profile: target.profile });
+    const sealed = sealCallback(bytes, key, target.profile);
     // '=' can only appear when the ciphertext's length is not a multiple of 3 bytes.
     const padded = sealed.includes('=') || Buffer.byteLength(sealed, 'base64') % 3 === 0;
     if (attempt < 200 && !(sealed.includes('+') && sealed.includes('/') && padded)) continue;
@@ -69,7 +69,7 @@ function deliveryBody(payload: Record<string, ExactJson>, step: DeliverStep, tar
         default: return sealed;
       }
     })();
-    return { body, contentType: 'application/x-www-form-urlencoded', text };
+    return { body, contentType: CALLBACK_CONTENT_TYPE, text };
   }
 }
 
@@ -112,11 +112,12 @@ function runCommand(command: string, what: string, timeoutMs: number): Promise<s
 }
 
 /**
- * Posts one callback body as the service does: the raw body, the form content type, the given
- * X-API-KEY (none when undefined; redacted in the evidence). A transport failure is the exchange's error.
+ * Posts one callback body as the service does (src/wire/callback-delivery.ts): the raw body, the
+ * form content type, the given X-API-KEY (none when undefined; redacted in the evidence). A
+ * transport failure is the exchange's error.
  */
-export async function postCallback(target: MerchantTarget, body: string, plainText: string, key: string | undefined, contentType = 'application/x-www-form-urlencoded'): Promise<Exchange> {
-  const headers: Record<string, string> = { 'content-type': contentType, ...(key === undefined ? {} : { 'x-api-key': key }) };
+export async function postCallback(target: MerchantTarget, body: string, plainText: string, key: string | undefined, contentType = CALLBACK_CONTENT_TYPE): Promise<Exchange> {
+  const headers: Record<string, string> = { ...callbackHeaders(key), 'content-type': contentType };
   const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: plainText };
   try {
     const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers, body });
