@@ -5,6 +5,7 @@ import { makeStrangerKeys } from '../runner/context.js';
 import { runDelivery } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
 import { CALLBACK_TYPE_TABLE, callbackTypeNumbers } from '../spec/callback-types.js';
+import { isAcknowledged } from '../wire/acknowledgement.js';
 import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
@@ -74,8 +75,8 @@ export function registerCallbackCommand(program: Command): void {
       let failures = 0;
       for (const [i, exchange] of exchanges.entries()) {
         const answer = exchange.response ? `HTTP ${exchange.response.status} ${exchange.response.body}` : `no answer: ${exchange.error ?? ''}`;
-        const acked = exchange.response?.status === 200 && /"errCode"\s*:\s*0\s*[,}]/.test(exchange.response.body);
-        if (!acked) failures++;
+        // Exit 0 only when every reading counts every answer (CB-ERRCODE): an ambiguous one (U-CB-RESPONSE) is not a clean pass.
+        if (!isAcknowledged(exchange.response)) failures++;
         process.stdout.write(scrubOutput(`delivery ${i + 1}/${exchanges.length}: ${answer}\n`));
         if (i === 0) process.stdout.write(scrubOutput(`  payload ${exchange.payloadText ?? ''}\n`));
       }
