@@ -190,7 +190,7 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
   it('retries until errCode is the number 0 and never after; a fresh requestUUID each attempt, one trackingId', async () => {
     receiver.reset();
     const answers: Answer[] = [
-      { status: 500, body: '{"errCode":0}' },
+      { status: 500, body: '{"errCode":1}' },
       { status: 200, body: '{"errCode":"0"}' },
       { status: 200, body: 'OK' },
       { status: 200, body: '{"errCode":1}' },
@@ -210,6 +210,26 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
       expect(new Set(receiver.received.map((r) => r.payload.trackingId))).toEqual(new Set([trackingId]));
       const withoutUuid = receiver.received.map((r) => ({ ...r.payload, requestUUID: undefined }));
       for (const payload of withoutUuid) expect(payload).toEqual(withoutUuid[0]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('counts an ambiguous answer (errCode 0 with HTTP 500, 0 written 0.0) as acknowledged and records it as written (U-CB-RESPONSE)', async () => {
+    const own = await watchedEmulator('ambiguous-acknowledged');
+    try {
+      for (const answer of [{ status: 500, body: '{"errCode":0}' }, { status: 200, body: '{"errCode":0.0}' }]) {
+        receiver.reset();
+        receiver.answer = () => answer;
+        const trackingId = await emit({ type: 6, retryDelaysMs: [10, 10] }, own.target);
+        await until(() => own.queue.unfinishedDeliveries() === 0);
+        expect(receiver.received).toHaveLength(1);
+        const log = await attempts(trackingId, own.target);
+        expect(log).toEqual([expect.objectContaining({ status: answer.status, verdict: 'acknowledged' })]);
+        // The record keeps the answer as written: the control API shows errCode 0.0, not a rounded 0.
+        const raw = await fetch(`${own.target.url}/__control/deliveries?trackingId=${encodeURIComponent(trackingId)}`, { headers: { 'x-control-token': config.control.token } });
+        expect(await raw.text()).toContain(`"answer":${answer.body}`);
+      }
     } finally {
       await own.close();
     }

@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LosslessNumber } from '../core/exact-json.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { ManualScheduler, settle } from '../core/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
-import { CallbackDispatcher } from './dispatcher.js';
+import { CallbackDispatcher, judgeAttempt } from './dispatcher.js';
 import { openEmulatorStore, type EmulatorStore } from './store.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
@@ -102,5 +103,34 @@ describe('callback dispatcher when recording an attempt fails', () => {
     expect(merchantSide.posts()).toBe(3);
     expect(lines.filter((line) => line.includes('attempt not recorded (database is locked)'))).toHaveLength(3);
     expect(lines.at(-1)).toMatch(/given up after 3 unrecorded attempts/);
+  });
+});
+
+describe('judging an attempt (CB-ERRCODE; the emulator counts an ambiguous answer, U-CB-RESPONSE)', () => {
+  const at = '2026-11-26T00:00:00.000Z';
+  it.each<[string, number, string, 'acknowledged' | 'rejected', boolean]>([
+    ['the plain form', 200, '{"errCode":0,"message":""}', 'acknowledged', false],
+    ['0 written 0.0', 200, '{"errCode":0.0}', 'acknowledged', true],
+    ['0 written -0', 200, '{"errCode":-0}', 'acknowledged', true],
+    ['errCode 0 with HTTP 500', 500, '{"errCode":0}', 'acknowledged', true],
+    ['errCode the string "0"', 200, '{"errCode":"0"}', 'rejected', false],
+    ['code instead of errCode', 200, '{"code":0}', 'rejected', false],
+    ['a text body', 200, 'OK', 'rejected', false],
+    ['an empty body', 200, '', 'rejected', false],
+    ['a JSON array', 200, '[{"errCode":0}]', 'rejected', false],
+    ['errCode 1', 200, '{"errCode":1}', 'rejected', false],
+  ])('%s: HTTP %i %s is %s', (_name, status, body, verdict, noted) => {
+    const { attempt, note } = judgeAttempt(at, 'u-1', { status, body: Buffer.from(body) });
+    expect(attempt.verdict).toBe(verdict);
+    expect(attempt.status).toBe(status);
+    expect(note === undefined ? false : /^counted as acknowledged, ambiguous under U-CB-RESPONSE: /.test(note)).toBe(noted);
+  });
+
+  it('records no answer as failed, and the answer as written otherwise', () => {
+    expect(judgeAttempt(at, 'u', { status: 0, body: Buffer.alloc(0), error: 'connect ECONNREFUSED' }).attempt).toEqual({ at, requestUUID: 'u', status: 0, answer: null, verdict: 'failed', error: 'connect ECONNREFUSED' });
+    expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('OK') }).attempt.answer).toBe('OK');
+    expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('') }).attempt.answer).toBeNull();
+    expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('null') }).attempt.answer).toBeNull();
+    expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('{"errCode":0.0}') }).attempt.answer).toEqual({ errCode: new LosslessNumber('0.0') });
   });
 });

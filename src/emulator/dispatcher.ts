@@ -1,6 +1,7 @@
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { realScheduler, type Scheduler } from '../core/scheduler.js';
-import { halfFor, sealJson } from '../crypto/codec.js';
+import { readAcknowledgement } from '../wire/acknowledgement.js';
+import { callbackHeaders, sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
 import { createPostAgents, postRaw, type PostAnswer } from './http-post.js';
@@ -40,9 +41,10 @@ const ANSWER_LIMIT = 64 * 1024;
 
 /**
  * The callback dispatcher: a durable queue in the store, a timer for the next due delivery, and one
- * POST per attempt. CB-HEADERS, CB-RAW-BODY, CB-KEY-SAME; a fresh requestUUID per attempt (CB-UUID)
- * and one trackingId per event; CB-ERRCODE: only HTTP 200 with errCode the number 0 ends a
- * delivery, anything else is retried on the schedule (U-RETRY), never after an acknowledgement.
+ * POST per attempt, sealed and addressed as src/wire/callback-delivery.ts says. CB-HEADERS,
+ * CB-RAW-BODY, CB-KEY-SAME; a fresh requestUUID per attempt (CB-UUID) and one trackingId per event;
+ * CB-ERRCODE: an answer with errCode the number 0 ends a delivery (`judge`), anything else is
+ * retried on the schedule (U-RETRY), never after an acknowledgement.
  */
 export class CallbackDispatcher {
   readonly #o: DispatcherOptions;
@@ -140,10 +142,10 @@ export class CallbackDispatcher {
       store.releaseDelivery(delivery.eventId, delivery.idx, now());
       return;
     }
-    const attempt = judge(at, requestUUID, answer);
+    const { attempt, note } = judgeAttempt(at, requestUUID, answer);
     if (!this.#record(delivery, attempt)) return;
     this.#o.log?.(
-      `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}`,
+      `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}${note ? ` (${note})` : ''}`,
     );
     this.wake();
   }
@@ -181,21 +183,20 @@ export class CallbackDispatcher {
     const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
-    let payload: Record<string, ExactJson | undefined> = { type, requestUUID, ...rest };
+    let payload: Record<string, ExactJson | undefined> = withRequestUUID({ type, ...rest }, requestUUID);
     if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random);
     return { text: stringifyExact(payload), requestUUID };
   }
 
   /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey };
+    const headers = callbackHeaders(merchant.apiKey);
     return this.#o.variant?.headers ? this.#o.variant.headers(headers, merchant) : headers;
   }
 
   /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */
   #body(merchant: EmulatorMerchant, text: string): string {
-    const profile = merchant.profile;
-    const sealed = sealJson(text, 'callback', merchantKey(merchant, halfFor('callback', 'encrypt', profile)), { profile });
+    const sealed = sealCallback(text, merchantKey(merchant, 'private'), merchant.profile);
     return this.#o.variant?.body ? this.#o.variant.body(sealed, { text, merchant }) : sealed;
   }
 
@@ -224,16 +225,23 @@ export class CallbackDispatcher {
   }
 }
 
-/** CB-ERRCODE: acknowledged = HTTP 200 and a JSON object whose errCode is the number 0. */
-export function judge(at: string, requestUUID: string, answer: PostAnswer): AttemptRecord {
-  if (answer.status === 0) return { at, requestUUID, status: 0, answer: null, verdict: 'failed', error: answer.error ?? 'no answer' };
+/**
+ * One attempt as the emulator records it (CB-ERRCODE, read by src/wire/acknowledgement.ts), with a
+ * note for the log when the answer is ambiguous. The emulator's reading of U-CB-RESPONSE: an
+ * ambiguous answer (errCode the number 0 with another status than 200, or 0 written `0.0`) is
+ * counted as acknowledged, since the rule asks only for errCode equal to 0; the note says so, and
+ * the record keeps the status and the answer as written, so the reading stays visible.
+ */
+export function judgeAttempt(at: string, requestUUID: string, answer: PostAnswer): { attempt: AttemptRecord; note?: string } {
+  if (answer.status === 0) return { attempt: { at, requestUUID, status: 0, answer: null, verdict: 'failed', error: answer.error ?? 'no answer' } };
   const text = answer.body.toString('utf8');
-  let parsed: unknown = text.length === 0 ? null : text;
+  let json: ExactJson | undefined;
   try {
-    if (text.length > 0) parsed = JSON.parse(text) as unknown;
+    if (text.length > 0) json = parseExactJson(text);
   } catch {
-    // Not JSON: the log keeps the text.
+    // Not JSON: the record keeps the text.
   }
-  const acknowledged = answer.status === 200 && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && (parsed as { errCode?: unknown }).errCode === 0;
-  return { at, requestUUID, status: answer.status, answer: parsed, verdict: acknowledged ? 'acknowledged' : 'rejected' };
+  const read = readAcknowledgement({ status: answer.status, body: text, json });
+  const attempt: AttemptRecord = { at, requestUUID, status: answer.status, answer: text.length === 0 ? null : json === undefined ? text : json, verdict: read.verdict === 'not-acknowledged' ? 'rejected' : 'acknowledged' };
+  return read.verdict === 'ambiguous' ? { attempt, note: `counted as acknowledged, ambiguous under U-CB-RESPONSE: ${read.reason}` } : { attempt };
 }

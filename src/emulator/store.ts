@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConfigError } from '../core/errors.js';
+import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import type { CloseOutcome, Energy, LeaseDebit, MerchantId, NewOrder as ServiceOrder, QueuedCallback, ServiceState } from '../service/state.js';
 
 export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
@@ -338,7 +339,7 @@ export class EmulatorStore {
         at: attempt.at,
         requestUUID: attempt.requestUUID,
         status: attempt.status,
-        answer: JSON.stringify(attempt.answer ?? null),
+        answer: stringifyExact(attempt.answer ?? null),
         verdict: attempt.verdict,
         error: attempt.error ?? null,
       });
@@ -460,7 +461,7 @@ export class EmulatorStore {
   attempts(trackingId: string): AttemptRecord[] | undefined {
     if (this.#stmt.eventCount.get(trackingId)!.n === 0) return undefined;
     return this.#stmt.attempts.all(trackingId).map((row) => {
-      const attempt: AttemptRecord = { at: row.at, requestUUID: row.request_uuid, status: row.status, answer: JSON.parse(row.answer) as unknown, verdict: row.verdict };
+      const attempt: AttemptRecord = { at: row.at, requestUUID: row.request_uuid, status: row.status, answer: parseExactJson(row.answer) as unknown, verdict: row.verdict };
       if (row.error !== null) attempt.error = row.error;
       return attempt;
     });
