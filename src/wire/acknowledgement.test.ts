@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAcknowledged, mayBeAcknowledged, readAcknowledgement, type AcknowledgementVerdict } from './acknowledgement.js';
-import { parseExactJson } from '../core/exact-json.js';
+import { parseExactJson, stringifyExact } from '../core/exact-json.js';
+import { ERR_CODES } from '../merchant/callback-handler.js';
 
 describe('readAcknowledgement (CB-ERRCODE; its open edges U-CB-RESPONSE)', () => {
   it.each<[string, number, string, AcknowledgementVerdict, string | undefined]>([
@@ -39,5 +40,17 @@ describe('readAcknowledgement (CB-ERRCODE; its open edges U-CB-RESPONSE)', () =>
   it('uses the exact JSON the caller already parsed instead of the body', () => {
     expect(readAcknowledgement({ status: 200, body: 'ignored', json: parseExactJson('{"errCode":0}') }).verdict).toBe('acknowledged');
     expect(readAcknowledgement({ status: 200, body: '{"errCode":0}', json: parseExactJson('{"errCode":0.0}') }).verdict).toBe('ambiguous');
+  });
+});
+
+describe("the reference merchant's answers", () => {
+  it('acknowledge only with errCode 0 at HTTP 200; every other code is not acknowledged at any status, never ambiguous', () => {
+    for (const [name, errCode] of Object.entries(ERR_CODES)) {
+      for (const status of [200, 400, 409, 500]) {
+        const verdict = readAcknowledgement({ status, body: stringifyExact({ errCode, message: '' }) }).verdict;
+        if (name === 'ok') expect(verdict).toBe(status === 200 ? 'acknowledged' : 'ambiguous');
+        else expect(verdict, `${name} at HTTP ${status}`).toBe('not-acknowledged');
+      }
+    }
   });
 });
