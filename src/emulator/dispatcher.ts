@@ -43,7 +43,7 @@ const ANSWER_LIMIT = 64 * 1024;
  * The callback dispatcher: a durable queue in the store, a timer for the next due delivery, and one
  * POST per attempt, sealed and addressed as src/wire/callback-delivery.ts says. CB-HEADERS,
  * CB-RAW-BODY, CB-KEY-SAME; a fresh requestUUID per attempt (CB-UUID) and one trackingId per event;
- * CB-ERRCODE: an answer with errCode the number 0 ends a delivery (`judge`), anything else is
+ * CB-ERRCODE: an answer with errCode the number 0 ends a delivery (`judgeAttempt`), anything else is
  * retried on the schedule (U-RETRY), never after an acknowledgement.
  */
 export class CallbackDispatcher {
