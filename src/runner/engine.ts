@@ -42,23 +42,27 @@ export interface RunOptions {
 }
 
 /** An exchange of the run with the case that sent it: the trail a target's fall is read from. */
-interface Sent {
+export interface Sent {
   suite: string;
   case: string;
   exchange: Exchange;
 }
 
 /**
- * The result of a target that stopped answering because of what the run sent (CB-AVAILABLE for a
- * merchant, and the MUST rules of the case whose input it fell over on): the last input it received
- * before the first refused request is the evidence. Returns the result and the case to blame.
+ * The result of a target that stopped answering because of what the run sent: failed, under
+ * CB-AVAILABLE for a merchant and the MUST rules of the case whose input it fell over on (when that
+ * case names none, those of the next case, which a target that answers nothing cannot pass); the
+ * last input it received before the first refused request is the evidence. Returns the result and
+ * the case to blame.
  */
-export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], cut: string, running: { suite: string; case: string }, caseRules: (suite: string, id: string) => string[], rules: Map<string, Rule>, strict: boolean): { result: CheckResult; after: string } {
+export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], cut: string, running: { suite: string; case: string }, caseRules: (suite: string, id: string, next?: boolean) => string[], rules: Map<string, Rule>): { result: CheckResult; after: string } {
   const at = trail.findIndex((sent) => sent.exchange.error === cut);
   const refused = at < 0 ? trail.length : at;
   const last = trail.slice(0, refused).at(-1);
   const culprit = last ? { suite: last.suite, case: last.case } : running;
-  const musts = caseRules(culprit.suite, culprit.case).filter((id) => rules.get(id)?.severity === 'MUST');
+  const must = (ids: string[]) => ids.filter((id) => rules.get(id)?.severity === 'MUST');
+  const own = must(caseRules(culprit.suite, culprit.case));
+  const musts = own.length > 0 ? own : must(caseRules(culprit.suite, culprit.case, true));
   const ruleIds = [...new Set([...(side === 'merchant' ? ['CB-AVAILABLE'] : []), ...musts])];
   const request = last?.exchange.request;
   const input = request && last
@@ -70,7 +74,8 @@ export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], c
     result: {
       id: 'target-stopped', suite: culprit.suite, case: culprit.case,
       title: `${side === 'merchant' ? 'The merchant' : 'The service'} keeps answering after this case's input`,
-      rules: ruleIds, status: failureStatus(ruleIds, rules, strict),
+      // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
+      rules: ruleIds, status: 'failed',
       message: `the ${side} stopped answering after case ${after} (${cut}); the last input it received: ${input}; the cases left were not run`,
       evidence: evidenceOf(trail.slice(Math.max(0, refused - 3), refused + 1).map((sent) => sent.exchange)),
     },
@@ -155,9 +160,11 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   // Every exchange of the run with its case, and where the target fell over (a refused connection
   // after it answered: its fault, judged below) when it did.
   const trail: Sent[] = [];
-  const caseRules = (suiteName: string, id: string) => {
-    const found = options.suites.find((s) => s.name === suiteName)?.cases.find((c) => c.id === id);
-    return found ? [...new Set(found.steps.flatMap((step) => (step.expect ?? []).flatMap((expectation) => expectation.rules ?? found.rules)))] : [];
+  const order = options.suites.flatMap((s) => s.cases.map((c) => ({ suite: s.name, testCase: c })));
+  const caseRules = (suiteName: string, id: string, next = false) => {
+    const at = order.findIndex((entry) => entry.suite === suiteName && entry.testCase.id === id);
+    const found = order[next ? at + 1 : at]?.testCase;
+    return found && at >= 0 ? [...new Set(found.steps.flatMap((step) => (step.expect ?? []).flatMap((expectation) => expectation.rules ?? found.rules)))] : [];
   };
   let fell: string | undefined;
   try {
@@ -200,7 +207,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
         // one failed result says so, with the last input it received. --timeout is the tool's stop.
         const during = currentNetwork().session.stopped;
         if (during && !cut) {
-          const gone = during.reason === 'target-gone' ? stoppedAnswering(trail, target.side, during.message, { suite: suite.name, case: testCase.id }, caseRules, rules, strict) : undefined;
+          const gone = during.reason === 'target-gone' ? stoppedAnswering(trail, target.side, during.message, { suite: suite.name, case: testCase.id }, caseRules, rules) : undefined;
           const why = gone ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)` : `not judged: ${during.message}`;
           for (const result of results) if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning')) Object.assign(result, { status: 'skipped', message: why });
           if (gone) {
