@@ -29,9 +29,9 @@ class Reasoning {
     this.steps.push({ what, observed, conclusion, level: 'warning' });
   }
 
-  /** One line, exit 2: proven wrong, and the line says how it is known. */
+  /** One line, exit 2: proven wrong, and the line says how it is known (`observed`: '' when the conclusion already says it). */
   stop(what: string, observed: string, conclusion: string): never {
-    throw new ConfigError('preflight', `pre-flight: ${conclusion} (${what}: ${observed})`);
+    throw new ConfigError('preflight', `pre-flight: ${conclusion}${observed ? ` (${what}: ${observed})` : ''}`);
   }
 
   result(): Preflight {
@@ -68,16 +68,16 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   const why: Reasoning = new Reasoning();
   const probed = Object.entries(capabilities.routes);
   if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401')) {
-    why.stop('the control API routes with --control-token', `all ${probed.length} answered 401`, '--control-token is not accepted: every control API route answered 401');
+    why.stop('the control API routes with --control-token', '', '--control-token is not accepted: every control API route answered 401');
   }
   const stranger = makeStrangerKeys(target.publicKey.bits);
   const scope = { caseId: 'wc-preflight', saved: {} };
   const what = 'one valid energy query with --api-key, encrypted with --public-key under --profile';
   const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
   const response = exchange.response;
-  if (!response) why.stop(what, answerOf(exchange), `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
-  if (response.status === 401) why.stop(what, 'HTTP 401', '--api-key is not accepted: a valid energy query got HTTP 401 (check the key and its validity window)');
-  if (response.status === 403) why.stop(what, 'HTTP 403', '--api-key lacks the permission for the energy query: a valid query got HTTP 403');
+  if (!response) why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
+  if (response.status === 401) why.stop(what, '', '--api-key is not accepted: a valid energy query got HTTP 401 (check the key and its validity window)');
+  if (response.status === 403) why.stop(what, '', '--api-key lacks the permission for the energy query: a valid query got HTTP 403');
   if (response.status === 404) {
     // A 404 alone may be a service that lacks the endpoint (a finding). The base URL is proven
     // wrong only when the documented path is answered exactly as a path that exists nowhere.
@@ -125,13 +125,16 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   return why.result();
 }
 
-/** A type-4 callback (the shortest payload) whose Base64 holds no '+': a form decoder leaves it intact. */
+/**
+ * A type-4 callback (the shortest payload) whose Base64 holds no '+': a form decoder leaves it
+ * intact ('/' and '=' survive form decoding; a 1024-bit key's ciphertext always ends in '=').
+ * PKCS#1 v1.5 with the private key is deterministic, so the fresh ids sit at both ends of the text
+ * and every block changes from one attempt to the next.
+ */
 function plainCallback(target: MerchantTarget): { body: string; text: string } | undefined {
-  const payload = defaultPayload(4);
+  const { trackingId: _tracking, requestUUID: _uuid, type, ...rest } = defaultPayload(4);
   for (let attempt = 0; attempt < 4000; attempt++) {
-    payload.requestUUID = randomUUID();
-    payload.trackingId = `wc-${randomUUID()}`;
-    const text = stringifyExact(payload);
+    const text = stringifyExact({ type: type ?? 4, requestUUID: randomUUID(), ...rest, trackingId: `wc-${randomUUID()}` });
     const body = sealBytes(Buffer.from(text, 'utf8'), 'callback', target.privateKey, { profile: target.profile });
     if (!body.includes('+')) return { body, text };
   }
@@ -165,15 +168,15 @@ export async function preflightMerchant(target: MerchantTarget): Promise<Preflig
     try {
       await readProbe(target);
     } catch (error) {
-      why.stop('reading the processing probe', 'it has the wrong shape', (error as Error).message);
+      why.stop('reading the processing probe', '', (error as Error).message);
     }
   }
   const deliver = (sealed: { body: string; text: string }) => postCallback(target, sealed.body, sealed.text, target.apiKey);
   const ack = (exchange: Exchange): Acknowledgement => readAcknowledgement(exchange.response);
   const ordinary = await deliver(ordinaryCallback(target.privateKey, target.profile));
   const what = 'one valid deposit callback (its Base64 holds a \'+\') with --api-key, sealed with --private-key under --profile';
-  if (!ordinary.response) why.stop(what, answerOf(ordinary), `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
-  if (ordinary.response.status === 401) why.stop(what, 'HTTP 401', '--api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
+  if (!ordinary.response) why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
+  if (ordinary.response.status === 401) why.stop(what, '', '--api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
   const first = ack(ordinary);
   if (first.verdict !== 'not-acknowledged') {
     why.ok(what, `${answerOf(ordinary)} (${first.reason})`, 'the merchant accepts the key and opens the callback');
