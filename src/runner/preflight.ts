@@ -121,7 +121,14 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
       `the answer to a valid energy query does not open with --public-key under any padding (${rule}${reason ? `, ${reason}` : ''}); no other reading of the profile explains it, so the suites judge it`);
     return why.result();
   }
-  why.ok(what, `HTTP ${response.status}${code !== undefined ? `, code ${code}` : ''}${response.decrypted ? ', data opens' : ''}`, 'the service accepts the key and the profile');
+  const observed = `${answerOf(exchange)}${response.decrypted ? ' (data opens)' : ''}`;
+  if (response.status !== 200) {
+    why.warn(what, observed, `the service answered a valid energy query with HTTP ${response.status}: a finding for the suites, not proof of a wrong configuration`);
+  } else if (!response.decrypted) {
+    why.warn(what, observed, 'the answer carries no encrypted data to open: a finding for the suites, not proof of a wrong configuration');
+  } else {
+    why.ok(what, observed, 'the service accepts the key, and its answer opens with --public-key under --profile');
+  }
   return why.result();
 }
 
