@@ -87,7 +87,7 @@ export function networkFromFlags(flags: NetworkFlags, options: { env?: NodeJS.Pr
 
 /**
  * What a report says about the run's network and how it ended: `tls: {insecure: true}` and the like,
- * and `cut: {reason, message}` when the target went away or --timeout ran out.
+ * and `cut: {reason, message}` when the target stopped answering or --timeout ran out.
  */
 export function networkNote(network: NetworkConfig): Record<string, unknown> {
   const stopped = network.session.stopped;
