@@ -5,6 +5,7 @@
 import { constants, generateKeyPairSync, privateEncrypt, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,40 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     const run = await runCliAsync(['verify', 'service', '--base-url', `${s.baseUrl}/wrong-prefix`, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-404')]);
     expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: --base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does .*POST .*\/wc-preflight-no-such-endpoint-\w+ \(a path no service has\) answered HTTP 404/);
     expect(run.status).toBe(2);
+  }, 60_000);
+
+  it('a service that stops answering mid-run has failed under the MUST rules of the case it fell over on; the cases left are not run; exit 1', async () => {
+    // The service sits behind a TCP hop that falls as a crashing process would when the fourth POST
+    // arrives (the pre-flight's query is the first): that request gets no answer, later ones are refused.
+    const s = embedded.service;
+    const sockets = new Set<net.Socket>();
+    let posts = 0;
+    const hop = net.createServer((client) => {
+      const upstream = net.connect(Number(new URL(s.baseUrl).port), '127.0.0.1');
+      sockets.add(client).add(upstream);
+      client.on('data', (chunk: Buffer) => {
+        posts += chunk.toString('latin1').split('POST /').length - 1;
+        if (posts >= 4) {
+          hop.close();
+          for (const socket of sockets) socket.destroy();
+        } else upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
+    const run = await runCliAsync(['verify', 'service', '--base-url', url, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--suite', 'service/energy', '--reports', file('s-dies')]);
+    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/);
+    const r = report('s-dies');
+    const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
+    expect(stopped?.status).toBe('failed');
+    expect(stopped?.rules.length).toBeGreaterThan(0);
+    expect(stopped?.rules).not.toContain('CB-AVAILABLE');
+    expect(stopped?.message).toMatch(/^the service stopped answering after case service\/energy\/[\w-]+ .*the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/.* \(no answer: /);
+    expect(r.results.filter((result) => result.status === 'skipped' && result.message.startsWith('not run: the target stopped answering after case service/energy/')).length).toBeGreaterThan(0);
+    expect(run.status).toBe(1);
   }, 60_000);
 
   describe('merchants', () => {
