@@ -76,7 +76,7 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     }
   }, 60_000);
 
-  it('a merchant that goes away mid-run ends the run with exit 2 and a report that says the target went away', async () => {
+  it('a merchant that stops answering mid-run has failed (CB-AVAILABLE, with the last input as evidence): exit 1, the cases left not run', async () => {
     let processed = 0;
     // The merchant sits behind a TCP hop that the test can pull at once, as a crash or a redeploy would:
     // open connections are cut and new ones refused.
@@ -101,14 +101,21 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}/callback`;
     // Every merchant suite: many deliveries are left when the merchant goes.
     const run = await merchantRun(url, 'gone').finally(() => merchant.close());
-    expect(run.stderr).toMatch(/wallet-conformance: http:\/\/127\.0\.0\.1:\d+ went away during the run: ECONNREFUSED \(it answered earlier\); the run was cut; the reports hold what ran before\n$/);
+    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(http:\/\/127\.0\.0\.1:\d+ stopped answering: ECONNREFUSED \(it answered earlier in the run\)\): reported as a failure; the cases left were not run\n$/);
     const report = JSON.parse(readFileSync(file('gone/report.json'), 'utf8')) as Report;
     expect(report.target.cut).toMatchObject({ reason: 'target-gone' });
     expect(report.summary.passed).toBeGreaterThan(0);
-    // What was left is not run and what met the cut is not judged: no page of failures.
-    expect(report.results.filter((r) => r.status === 'failed')).toEqual([]);
-    expect(report.results.filter((r) => r.status === 'skipped' && /^not (run|judged): .*went away during the run/.test(r.message)).length).toBeGreaterThan(10);
-    expect(report.notes?.[0]).toMatch(/went away during the run/);
-    expect(run.status).toBe(2);
+    // One failure says the merchant fell over, with what it last received; nothing else fails for it.
+    const stopped = report.results.filter((r) => r.id.endsWith('/target-stopped'));
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]!.status).toBe('failed');
+    expect(report.results.filter((r) => r.status === 'failed').every((r) => r.suite === stopped[0]!.suite && r.case === stopped[0]!.case)).toBe(true);
+    expect(stopped[0]!.rules[0]).toBe('CB-AVAILABLE');
+    expect(stopped[0]!.message).toMatch(/^the merchant stopped answering after case merchant\/[\w/-]+ \(.*ECONNREFUSED.*\); the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/callback/);
+    expect((stopped[0]!.evidence as { exchanges: unknown[] }).exchanges.length).toBeGreaterThan(0);
+    // What was left is not run, naming the case after which the merchant stopped: no page of failures.
+    expect(report.results.filter((r) => r.status === 'skipped' && r.message.startsWith('not run: the target stopped answering after case merchant/')).length).toBeGreaterThan(10);
+    expect(report.notes?.[0]).toMatch(/^the target stopped answering after case merchant\//);
+    expect(run.status).toBe(1);
   }, 60_000);
 });

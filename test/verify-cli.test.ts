@@ -87,14 +87,14 @@ describe('verify (the real CLI) against running targets', () => {
     expect(wrong.status).toBe(2);
   }, 60_000);
 
-  it('verify service stops in pre-flight on a key pair the service does not hold, and on a wrong control token', async () => {
+  it('verify service does not blame a key pair the service does not hold without proof (a warning, the suites judge), and stops on a wrong control token', async () => {
     const s = embedded.service;
     const keys = mkdtempSync(join(tmpdir(), 'wc-other-key-'));
     expect((await cli(['keys', 'generate', '--out', keys])).status).toBe(0);
     const base = ['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--user-id', String(s.userId), '--suite', 'service/energy'];
     const otherKey = await cli([...base, '--public-key', join(keys, 'merchant-public.pem'), '--reports', join(dir, 's2')]);
-    expect(otherKey.stderr).toMatch(/^wallet-conformance: pre-flight: the service refused a valid energy query \(code \d+: .*\): it most likely cannot decrypt our request; check --public-key/);
-    expect(otherKey.status).toBe(2);
+    expect(otherKey.stderr).toMatch(/^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m);
+    expect(otherKey.status).toBe(1);
     const badToken = await cli([...base, '--public-key', join(dir, 'public.pem'), '--control-token', 'not-the-token', '--reports', join(dir, 's3')]);
     expect(badToken.stderr.trim()).toBe('wallet-conformance: pre-flight: --control-token is not accepted: every control API route answered 401');
     expect(badToken.status).toBe(2);

@@ -87,7 +87,7 @@ export function networkFromFlags(flags: NetworkFlags, options: { env?: NodeJS.Pr
 
 /**
  * What a report says about the run's network and how it ended: `tls: {insecure: true}` and the like,
- * and `cut: {reason, message}` when the target went away or --timeout ran out.
+ * and `cut: {reason, message}` when the target stopped answering or --timeout ran out.
  */
 export function networkNote(network: NetworkConfig): Record<string, unknown> {
   const stopped = network.session.stopped;
@@ -96,8 +96,10 @@ export function networkNote(network: NetworkConfig): Record<string, unknown> {
 
 /**
  * Ends the run's network: stops the --timeout clock, writes the network note into report.json's
- * target, and when the run was cut says so in one line on stderr. Returns exit status 2 when the
- * run was cut, else `status` (what the verdict says).
+ * target, and when the run was cut says so in one line on stderr. A target that stopped answering
+ * (it answered earlier, then refused) fell over on what the run sent: the engine reported it as a
+ * failure, so the status is the verdict's, at least 1. `--timeout` running out is the tool's stop:
+ * exit 2. Otherwise `status` (what the verdict says).
  */
 export function endRun(report: { target: Record<string, unknown> }, network: NetworkConfig, write: () => number): number {
   network.session.clearDeadline();
@@ -105,6 +107,10 @@ export function endRun(report: { target: Record<string, unknown> }, network: Net
   const status = write();
   const stopped = network.session.stopped;
   if (!stopped) return status;
+  if (stopped.reason === 'target-gone') {
+    process.stderr.write(`${MESSAGE_PREFIX} the target stopped answering during the run (${stopped.message}): reported as a failure; the cases left were not run\n`);
+    return Math.max(status, 1);
+  }
   process.stderr.write(`${MESSAGE_PREFIX} ${stopped.message}; the reports hold what ran before\n`);
   return 2;
 }

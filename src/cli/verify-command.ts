@@ -4,7 +4,7 @@ import { EMULATOR_HEADER } from '../emulator/server.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
 import { probeCapabilities } from '../runner/capabilities.js';
 import { runSuites } from '../runner/engine.js';
-import { preflightMerchant, preflightService } from '../runner/preflight.js';
+import { preflightMerchant, preflightService, preflightWarnings } from '../runner/preflight.js';
 import { send } from '../runner/http-client.js';
 import { addGenerated } from '../property/generated-run.js';
 import type { Target } from '../runner/types.js';
@@ -144,10 +144,11 @@ export function registerVerifyCommand(program: Command): void {
         process.stdout.write('the target is the wallet-conformance emulator: order cases run without --allow-orders\n');
       }
       const capabilities = await probeCapabilities(target);
-      for (const line of await preflightService(target, capabilities)) process.stderr.write(scrubOutput(`${line}\n`));
+      const preflight = await preflightService(target, capabilities);
+      for (const line of preflightWarnings(preflight)) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
-      const report = await runSuites({ target, suites, capabilities, rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      const report = await runSuites({ target, suites, capabilities, rules: loadRules(), strict: flags.strict ?? false, onEvent, preflight });
       await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent });
       process.exitCode = endRun(report, network, () => finish(report, flags));
     });
@@ -182,10 +183,11 @@ export function registerVerifyCommand(program: Command): void {
       const suites = chooseSuites('merchant', flags);
       await assertReachable(target.callbackUrl, '--callback-url');
       if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url');
-      if (target.side === 'merchant') for (const line of await preflightMerchant(target)) process.stderr.write(scrubOutput(`${line}\n`));
+      const preflight = target.side === 'merchant' ? await preflightMerchant(target) : undefined;
+      for (const line of preflight ? preflightWarnings(preflight) : []) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
-      const report = await runSuites({ target, suites, rules: loadRules(), strict: flags.strict ?? false, onEvent });
+      const report = await runSuites({ target, suites, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...(preflight ? { preflight } : {}) });
       await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
       process.exitCode = endRun(report, network, () => finish(report, flags));
     });

@@ -1,6 +1,6 @@
 import { TransportError } from '../core/errors.js';
 
-/** Why a run was cut short: the target went away, or `--timeout` ran out. */
+/** Why a run was cut short: the target stopped answering (its failure, judged by the engine), or `--timeout` ran out (the tool's stop). */
 export type RunStopReason = 'target-gone' | 'run-timeout';
 
 /** A run cut short: every later request fails with it at once, and the engine stops and says so. */
@@ -14,7 +14,7 @@ export class RunCutError extends TransportError {
 
 /**
  * The network state of one run: the origins that answered (a refused connection to one of them
- * means the target went away), the requests in flight, and why the run stopped, if it did.
+ * means the target stopped answering), the requests in flight, and why the run stopped, if it did.
  */
 export class RunSession {
   readonly #answered = new Set<string>();

@@ -42,6 +42,8 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
       }
       case 'done': {
         write(`${side} side: ${summaryLine(event.report.summary)}\n`);
+        const pre = event.report.preflight;
+        if (pre) write(`  pre-flight: ${pre.verdict}${pre.verdict === 'warning' ? ` (${pre.steps.filter((step) => step.level === 'warning').length} unproven; see report.html)` : ''}\n`);
         for (const note of event.report.notes ?? []) write(`  note: ${note}\n`);
         break;
       }

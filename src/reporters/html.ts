@@ -1,6 +1,6 @@
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
-import type { CheckResult, Report, Status } from '../runner/types.js';
+import type { CheckResult, Preflight, Report, Status } from '../runner/types.js';
 import type { BaselineComparison } from './baseline.js';
 import { escapeXml as h } from './escape.js';
 import { ruleStatus, targetSides, verdictOf } from './verdict.js';
@@ -170,6 +170,14 @@ function baselineHtml(baseline: BaselineComparison, anchors: Map<CheckResult, nu
 <h3>Fixed since the baseline (${baseline.fixed.length})</h3>${list(baseline.fixed)}</section>`;
 }
 
+/** Pre-flight's reasoning: what it sent, what it saw, what it concludes, one row per step. */
+function preflightHtml(preflight: Preflight): string {
+  const rows = preflight.steps.map((step) => `<tr class="${step.level === 'warning' ? 'warning' : 'passed'}"><td><span class="badge ${step.level === 'warning' ? 'warning' : 'passed'}">${step.level}</span></td><td>${h(step.what)}</td><td>${h(step.observed)}</td><td>${h(step.conclusion)}</td></tr>`).join('');
+  return `<h2 id="preflight">Pre-flight: ${h(preflight.verdict)}</h2>
+<p class="muted">${preflight.verdict === 'warning' ? 'Pre-flight suspected something it could not prove: the suites ran and judged the target.' : 'Pre-flight found the configuration working.'}</p>
+<table class="preflight"><tr><th></th><th>what was sent</th><th>observed</th><th>conclusion</th></tr>${rows}</table>`;
+}
+
 /**
  * report.html, for a person: a header that says pass or fail and what was tested, each rule with
  * its text and status, then the checks with failures first, each with its evidence decrypted beside
@@ -219,6 +227,7 @@ h4{margin:.6rem 0 .3rem}td.rule-id{white-space:nowrap}td code,li code{background
 <nav class="toc"><a href="#tested">What was tested</a><a href="#rules">Rules</a><a href="#checks">Checks</a></nav>
 <h2 id="tested">What was tested</h2>
 ${targetHtml(report.target)}
+${report.preflight ? preflightHtml(report.preflight) : ''}
 ${notes.length ? `<h2>Notes</h2><ul class="notes">${notes.map((note) => `<li>${h(note)}</li>`).join('')}</ul>` : ''}
 ${context.baseline ? baselineHtml(context.baseline, anchors) : ''}
 <h2 id="rules">Rules (${new Set(report.results.flatMap((r) => r.rules)).size})</h2>

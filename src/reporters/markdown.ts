@@ -36,6 +36,12 @@ export function renderMarkdown(report: Report, baseline?: BaselineComparison): s
     ...targetSides(report.target).sides.map((side) => `- **${cell(side.side)}** ${side.address.map((a) => `\`${cell(a)}\``).join(', ')}${side.other.length ? ` (${cell(side.other.join(', '))})` : ''}`),
     '',
   ];
+  if (report.preflight) {
+    const pre = report.preflight;
+    lines.push(`**Pre-flight: ${pre.verdict}**${pre.verdict === 'warning' ? ' (unproven: the suites ran and judged)' : ''}`, '');
+    for (const step of pre.steps) lines.push(`- ${step.level === 'warning' ? ICON.warning : ICON.passed} ${cell(step.what)}: ${cell(step.observed)}. ${cell(step.conclusion)}`);
+    lines.push('');
+  }
   const failed = report.results.filter((r) => r.status === 'failed');
   if (baseline) {
     const worse = new Map(baseline.worse.map((w) => [w.result, w.was]));

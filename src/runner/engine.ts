@@ -12,7 +12,7 @@ import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step
 import type { Case, Need, Suite } from './suite.js';
 import { fill, type TemplateScope } from './template.js';
 import type { Transport } from './transport.js';
-import { describeTarget, type CheckResult, type Finding, type Report, type Status, type Target } from './types.js';
+import { describeTarget, type CheckResult, type Finding, type Preflight, type Report, type Status, type Target } from './types.js';
 
 /** What the engine tells reporters while it runs. */
 export type RunEvent =
@@ -37,6 +37,49 @@ export interface RunOptions {
    * answers in-process. The receiver of service callbacks stays a loopback server.
    */
   transport?: Transport;
+  /** Pre-flight's reasoning (written into the report as `preflight`). */
+  preflight?: Preflight;
+}
+
+/** An exchange of the run with the case that sent it: the trail a target's fall is read from. */
+export interface Sent {
+  suite: string;
+  case: string;
+  exchange: Exchange;
+}
+
+/**
+ * The result of a target that stopped answering because of what the run sent: failed, under
+ * CB-AVAILABLE for a merchant and the MUST rules of the case whose input it fell over on (when that
+ * case names none, those of the next case, which a target that answers nothing cannot pass); the
+ * last input it received before the first refused request is the evidence. Returns the result and
+ * the case to blame.
+ */
+export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], cut: string, running: { suite: string; case: string }, caseRules: (suite: string, id: string, next?: boolean) => string[], rules: Map<string, Rule>): { result: CheckResult; after: string } {
+  const at = trail.findIndex((sent) => sent.exchange.error === cut);
+  const refused = at < 0 ? trail.length : at;
+  const last = trail.slice(0, refused).at(-1);
+  const culprit = last ? { suite: last.suite, case: last.case } : running;
+  const must = (ids: string[]) => ids.filter((id) => rules.get(id)?.severity === 'MUST');
+  const own = must(caseRules(culprit.suite, culprit.case));
+  const musts = own.length > 0 ? own : must(caseRules(culprit.suite, culprit.case, true));
+  const ruleIds = [...new Set([...(side === 'merchant' ? ['CB-AVAILABLE'] : []), ...musts])];
+  const request = last?.exchange.request;
+  const input = request && last
+    ? `${request.method} ${request.url}${request.plain === undefined ? ` with body ${JSON.stringify(request.body.slice(0, 60))}${request.body.length > 60 ? '…' : ''}` : ''} (${last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`})`
+    : 'none recorded';
+  const after = `${culprit.suite}/${culprit.case}`;
+  return {
+    after,
+    result: {
+      id: 'target-stopped', suite: culprit.suite, case: culprit.case,
+      title: `${side === 'merchant' ? 'The merchant' : 'The service'} keeps answering after this case's input`,
+      // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
+      rules: ruleIds, status: 'failed',
+      message: `the ${side} stopped answering after case ${after} (${cut}); the last input it received: ${input}; the cases left were not run`,
+      evidence: evidenceOf(trail.slice(Math.max(0, refused - 3), refused + 1).map((sent) => sent.exchange)),
+    },
+  };
 }
 
 /** Why a case cannot run against this target, or undefined when it can. */
@@ -114,6 +157,16 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   // --listen opens the receiver to the network: a real service must reach it.
   if (needsReceiver && target.side === 'service') receiver = await startReceiver(target.listenPort ?? 0, target.listenPort === undefined ? '127.0.0.1' : '0.0.0.0');
   const notes: string[] = [];
+  // Every exchange of the run with its case, and where the target fell over (a refused connection
+  // after it answered: its fault, judged below) when it did.
+  const trail: Sent[] = [];
+  const order = options.suites.flatMap((s) => s.cases.map((c) => ({ suite: s.name, testCase: c })));
+  const caseRules = (suiteName: string, id: string, next = false) => {
+    const at = order.findIndex((entry) => entry.suite === suiteName && entry.testCase.id === id);
+    const found = order[next ? at + 1 : at]?.testCase;
+    return found && at >= 0 ? [...new Set(found.steps.flatMap((step) => (step.expect ?? []).flatMap((expectation) => expectation.rules ?? found.rules)))] : [];
+  };
+  let fell: string | undefined;
   try {
     for (const suite of options.suites) {
       for (const testCase of suite.cases) {
@@ -130,9 +183,9 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           ids.set(check, n);
           return `${suite.name}/${testCase.id}/${check}${n > 1 ? `#${n}` : ''}`;
         };
-        // The target went away or --timeout ran out: what is left is not run (skipped with the reason), not failed.
+        // The target fell over or --timeout ran out: what is left is not run (skipped with the reason), not failed.
         const cut = currentNetwork().session.stopped;
-        const skip = cut ? `not run: ${cut.message}` : missingNeed(testCase, target, capabilities);
+        const skip = cut ? `not run: ${fell ? `the target stopped answering after case ${fell}` : cut.message}` : missingNeed(testCase, target, capabilities);
         if (skip) {
           for (const step of testCase.steps) {
             for (const expectation of step.expect ?? []) {
@@ -141,7 +194,11 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           }
           continue;
         }
-        const run = { target, rules, strict, stranger, receiver, emit, touched };
+        const run = { target, rules, strict, stranger, receiver, emit, touched, sent: (exchanges: Exchange[]) => {
+          trail.push(...exchanges.map((exchange) => ({ suite: suite.name, case: testCase.id, exchange })));
+          // Only the last inputs matter (the fall is judged at the end of the case it happened in).
+          if (trail.length > 200) trail.splice(0, trail.length - 200);
+        } };
         if (testCase.spellings === 'both' && target.side === 'merchant') {
           const asInterface = await runCase(suite, testCase, run, 'interface');
           const asProvider = await runCase(suite, testCase, run, 'provider');
@@ -149,9 +206,19 @@ export async function runSuites(options: RunOptions): Promise<Report> {
         } else {
           for (const result of await runCase(suite, testCase, run, 'interface')) push({ ...result, id: resultId(result.id) });
         }
-        // The case that met the cut: its failures are the cut's, not the target's verdict.
+        // The case that met the cut: its failures are the cut's, not verdicts of their own. A target
+        // that stopped answering (it answered earlier; now it refuses) fell over on what the run sent:
+        // one failed result says so, with the last input it received. --timeout is the tool's stop.
         const during = currentNetwork().session.stopped;
-        if (during && !cut) for (const result of results) if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning')) Object.assign(result, { status: 'skipped', message: `not judged: ${during.message}` });
+        if (during && !cut) {
+          const gone = during.reason === 'target-gone' ? stoppedAnswering(trail, target.side, during.message, { suite: suite.name, case: testCase.id }, caseRules, rules) : undefined;
+          const why = gone ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)` : `not judged: ${during.message}`;
+          for (const result of results) if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning')) Object.assign(result, { status: 'skipped', message: why });
+          if (gone) {
+            fell = gone.after;
+            push({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
+          }
+        }
       }
     }
   } finally {
@@ -164,7 +231,8 @@ export async function runSuites(options: RunOptions): Promise<Report> {
     target: describeTarget(target),
     summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: Math.round(performance.now() - started), skippedMust: skipped.skippedMust },
     results,
-    notes: [...(currentNetwork().session.stopped ? [currentNetwork().session.stopped!.message] : []), ...skipped.notes, ...notes],
+    notes: [...(currentNetwork().session.stopped ? [fell ? `the target stopped answering after case ${fell} (${currentNetwork().session.stopped!.message}): a failure, and the cases left were not run` : currentNetwork().session.stopped!.message] : []), ...skipped.notes, ...notes],
+    ...(options.preflight ? { preflight: options.preflight } : {}),
   };
   emit({ kind: 'done', report });
   return report;
@@ -199,6 +267,8 @@ interface CaseRun {
   emit(event: RunEvent): void;
   /** Control routes that changed the target's state during the run (restored at the end). */
   touched: Set<ControlRoute>;
+  /** Records what a step sent (the run's trail). */
+  sent(exchanges: Exchange[]): void;
 }
 
 /** Runs one case; result ids are the bare check ids (the caller numbers repeats). */
@@ -225,6 +295,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
         if (ran.processed) outcome.processed = ran.processed;
         if (ran.delivered) outcome.delivered = ran.delivered;
         stepError = ran.error;
+        run.sent(ran.exchanges);
       } catch (error) {
         stepError = `setup failed: ${(error as Error).message}`;
       }

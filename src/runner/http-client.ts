@@ -77,7 +77,8 @@ const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
  * Sends one HTTP(S) request with node:http, so that a case can omit Content-Type or send bytes that
  * fetch would normalise. Honours the network's TLS settings, proxies (CONNECT for https), answer cap,
  * idle timeout and overall deadline. Failures are TransportErrors; a refused connection to an origin
- * that answered before cuts the run (RunCutError 'target-gone').
+ * that answered before cuts the run (RunCutError 'target-gone': the target stopped answering, which
+ * the engine reports as the target's failure).
  */
 export function send(request: WireRequest): Promise<WireResponse> {
   const network = request.network ?? currentNetwork();
@@ -132,7 +133,7 @@ export function send(request: WireRequest): Promise<WireResponse> {
         return fail(new TransportError('tls', `TLS: ${url.host} closed the connection right after the handshake [${error.code}]: ${hint}`));
       }
       if (REFUSED.has(error.code ?? '') && network.session.hasAnswered(url.origin)) {
-        return fail(network.session.stop('target-gone', `${url.origin} went away during the run: ${error.code} (it answered earlier); the run was cut`));
+        return fail(network.session.stop('target-gone', `${url.origin} stopped answering: ${error.code} (it answered earlier in the run)`));
       }
       const reason = error.code === 'ECONNREFUSED' ? 'unreachable' : 'transport';
       fail(new TransportError(reason, `${what}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' ')));
@@ -198,7 +199,7 @@ export function send(request: WireRequest): Promise<WireResponse> {
         (error: TransportError) => {
           const status = (error.cause as { status?: number } | undefined)?.status;
           if (status !== undefined && status >= 502 && status <= 504 && network.session.hasAnswered(url.origin)) {
-            return fail(network.session.stop('target-gone', `${url.origin} went away during the run: the proxy answered ${status} to CONNECT (it answered earlier); the run was cut`));
+            return fail(network.session.stop('target-gone', `${url.origin} stopped answering: the proxy answered ${status} to CONNECT (it answered earlier in the run)`));
           }
           fail(error);
         },
@@ -216,7 +217,7 @@ export function send(request: WireRequest): Promise<WireResponse> {
   });
 }
 
-/** Is this error the end of the run (target gone, --timeout)? Steps that catch errors let it through. */
+/** Is this error the end of the run (the target stopped answering, --timeout)? Steps that catch errors let it through. */
 export function isRunCut(error: unknown): error is RunCutError {
   return error instanceof RunCutError;
 }

@@ -145,7 +145,7 @@ export async function readProbe(target: MerchantTarget): Promise<string[] | unde
 
 /** Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again; returns an error line or undefined. */
 export async function runRestart(target: MerchantTarget): Promise<string | undefined> {
-  // The receiver goes away on purpose: a refused connection now is not "the target went away".
+  // The receiver goes away on purpose: a refused connection now is not "the target stopped answering".
   const session = currentNetwork().session;
   for (const url of [target.callbackUrl, target.probeUrl]) if (url) session.forget(new URL(url).origin);
   try {

@@ -1,91 +1,254 @@
+import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../core/errors.js';
-import { stringifyExact, type ExactJson } from '../core/exact-json.js';
-import type { CryptoProfile } from '../core/profile.js';
-import { openJson } from '../crypto/codec.js';
+import { stringifyExact } from '../core/exact-json.js';
+import { PADDINGS, otherHalf, type CryptoProfile } from '../core/profile.js';
+import { halfFor, openJson, sealBytes } from '../crypto/codec.js';
+import type { RsaKey } from '../crypto/keys.js';
+import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
+import { answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { Capabilities } from './capabilities.js';
-import { makeStrangerKeys } from './context.js';
-import { readProbe, runDelivery } from './merchant-steps.js';
+import { makeStrangerKeys, type Exchange } from './context.js';
+import { defaultPayload, postCallback, readProbe } from './merchant-steps.js';
 import { runRequest } from './service-steps.js';
-import type { MerchantTarget, ServiceTarget } from './types.js';
+import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './types.js';
 
-/** One line, exit 2: the run cannot judge anything until the user fixes this. */
-function stop(message: string): never {
-  throw new ConfigError('preflight', `pre-flight: ${message}`);
+/**
+ * Pre-flight ends a run (exit 2, one line) only for a configuration it has shown to be wrong, and
+ * the line says how it knows. Everything else it observes is a step of the report's `preflight`
+ * (what it sent, what it saw, what it concludes); an unproven suspicion is a warning and the suites
+ * run and judge the target.
+ */
+class Reasoning {
+  readonly steps: PreflightStep[] = [];
+
+  ok(what: string, observed: string, conclusion: string): void {
+    this.steps.push({ what, observed, conclusion, level: 'ok' });
+  }
+
+  warn(what: string, observed: string, conclusion: string): void {
+    this.steps.push({ what, observed, conclusion, level: 'warning' });
+  }
+
+  /** One line, exit 2: proven wrong, and the line says how it is known (`observed`: '' when the conclusion already says it). */
+  stop(what: string, observed: string, conclusion: string): never {
+    throw new ConfigError('preflight', `pre-flight: ${conclusion}${observed ? ` (${what}: ${observed})` : ''}`);
+  }
+
+  result(): Preflight {
+    return { verdict: this.steps.some((step) => step.level === 'warning') ? 'warning' : 'ok', steps: this.steps };
+  }
 }
 
-/** Profiles a service might use instead of the one given, to name a profile mismatch precisely. */
-function otherProfiles(profile: CryptoProfile): CryptoProfile[] {
-  const paddings = ['pkcs1', 'oaep-sha1', 'oaep-sha256'] as const;
-  const halves = ['private', 'public'] as const;
-  return paddings.flatMap((padding) => halves.map((response) => ({ ...profile, padding, response })))
-    .filter((p) => p.padding !== profile.padding || p.response !== profile.response);
+/** The lines a console prints for a pre-flight: one per warning step. */
+export function preflightWarnings(preflight: Preflight): string[] {
+  return preflight.steps.filter((step) => step.level === 'warning').map((step) => `pre-flight: warning: ${step.conclusion}`);
+}
+
+function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** An answer as one clause: `HTTP 400 {"errCode":4001}`, or the transport error. */
+function answerOf(exchange: Exchange | undefined): string {
+  if (!exchange) return 'nothing was sent';
+  if (!exchange.response) return `no answer (${exchange.error ?? 'unknown error'})`;
+  return `HTTP ${exchange.response.status} ${clip(exchange.response.body) || '(empty body)'}`;
+}
+
+const PADDING_NAME: Record<CryptoProfile['padding'], string> = { 'pkcs1': 'PKCS#1 v1.5 (pkcs1)', 'oaep-sha1': 'OAEP-SHA1 (oaep-sha1)', 'oaep-sha256': 'OAEP-SHA256 (oaep-sha256)' };
+
+/**
+ * Before the service suites: the control routes, then one valid energy query. Ends the run only on
+ * what is proven: every control route 401, a 401/403 to a valid query with our key, a 404 on the
+ * documented path that an unknown path shares, an answer that opens only under another padding.
+ * A refused query (code ≠ 0) or an answer that opens under no padding is a finding for the suites.
+ */
+export async function preflightService(target: ServiceTarget, capabilities: Capabilities): Promise<Preflight> {
+  const why: Reasoning = new Reasoning();
+  const probed = Object.entries(capabilities.routes);
+  if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401')) {
+    why.stop('the control API routes with --control-token', '', '--control-token is not accepted: every control API route answered 401');
+  }
+  const stranger = makeStrangerKeys(target.publicKey.bits);
+  const scope = { caseId: 'wc-preflight', saved: {} };
+  const what = 'one valid energy query with --api-key, encrypted with --public-key under --profile';
+  const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
+  const response = exchange.response;
+  if (!response) why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
+  if (response.status === 401) why.stop(what, '', '--api-key is not accepted: a valid energy query got HTTP 401 (check the key and its validity window)');
+  if (response.status === 403) why.stop(what, '', '--api-key lacks the permission for the energy query: a valid query got HTTP 403');
+  if (response.status === 404) {
+    // A 404 alone may be a service that lacks the endpoint (a finding). The base URL is proven
+    // wrong only when the documented path is answered exactly as a path that exists nowhere.
+    const unknown = await runRequest({ endpoint: `/api/v1/api/order/wc-preflight-no-such-endpoint-${randomUUID().slice(0, 8)}`, plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
+    const observed = `POST ${exchange.request.url} answered 404; POST ${unknown.request.url} (a path no service has) answered ${answerOf(unknown)}`;
+    if (unknown.response?.status === 404) {
+      why.stop(what, observed, `--base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does (the base URL is what comes before /api/v1/...)`);
+    }
+    why.warn(what, observed, 'the documented energy path answered 404 but an unknown path did not: the base URL reaches a service that does not offer the energy query as documented; the suites will report it');
+    return why.result();
+  }
+  const envelope = response.json as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  const code = envelope && typeof envelope === 'object' && !Array.isArray(envelope) ? String(envelope.code) : undefined;
+  if (response.status === 200 && code !== undefined && code !== '0') {
+    // Not proof of a wrong key: a service may refuse for its own reasons, and we cannot open what it did.
+    why.warn(what, `HTTP 200, code ${code}: ${clip(String(envelope?.message ?? ''), 80)}`,
+      `the service refused a valid energy query (code ${code}); this is a finding for the suites, not proof of a wrong key: if every query is refused, check that --public-key is the key pair the service holds for this merchant and --profile (padding ${target.profile.padding}, requests encrypted with the ${target.profile.request} key)`);
+    return why.result();
+  }
+  if (response.decryptError && typeof envelope?.data === 'string') {
+    const data = envelope.data;
+    // Only the halves we hold can be tried: a service target holds the merchant's public key.
+    const opens = PADDINGS.filter((padding) => padding !== target.profile.padding).filter((padding) => {
+      const profile = { ...target.profile, padding };
+      if (halfFor('response', 'decrypt', profile) !== target.publicKey.half) return false;
+      try {
+        openJson(data, 'response', target.publicKey, { profile });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (opens.length > 0) {
+      const names = opens.map((padding) => PADDING_NAME[padding]).join(' and ');
+      why.stop(what, `the envelope data does not open under ${target.profile.padding}; it opens into JSON under ${names}`,
+        `the answer opens with ${names}, not ${target.profile.padding}: set padding in --profile`);
+    }
+    const reason = reasonInMessage(response.decryptError);
+    const rule = answerFailureRule(reason);
+    why.warn(what, `HTTP 200, code 0, data that does not open: ${clip(response.decryptError, 160)}`,
+      `the answer to a valid energy query does not open with --public-key under any padding (${rule}${reason ? `, ${reason}` : ''}); no other reading of the profile explains it, so the suites judge it`);
+    return why.result();
+  }
+  const observed = `${answerOf(exchange)}${response.decrypted ? ' (data opens)' : ''}`;
+  if (response.status !== 200) {
+    why.warn(what, observed, `the service answered a valid energy query with HTTP ${response.status}: a finding for the suites, not proof of a wrong configuration`);
+  } else if (!response.decrypted) {
+    why.warn(what, observed, 'the answer carries no encrypted data to open: a finding for the suites, not proof of a wrong configuration');
+  } else {
+    why.ok(what, observed, 'the service accepts the key, and its answer opens with --public-key under --profile');
+  }
+  return why.result();
 }
 
 /**
- * Before the service suites: one valid energy query. A wrong --api-key, a key pair the service does
- * not hold, or a profile other than the service's would otherwise show up as dozens of failures;
- * here each is one line naming the likely cause. A service that answers but breaks a rule is left
- * to the suites. Returns lines worth printing (warnings that do not stop the run).
+ * A type-4 callback (the shortest payload) whose Base64 holds no '+': a form decoder leaves it
+ * intact ('/' and '=' survive form decoding; a 1024-bit key's ciphertext always ends in '=').
+ * PKCS#1 v1.5 with the private key is deterministic, so the fresh ids sit at both ends of the text
+ * and every block changes from one attempt to the next.
  */
-export async function preflightService(target: ServiceTarget, capabilities: Capabilities): Promise<string[]> {
-  const warnings: string[] = [];
-  const probed = Object.values(capabilities.routes);
-  if (probed.length > 0 && probed.every((route) => route?.detail === 'answered 401')) {
-    stop('--control-token is not accepted: every control API route answered 401');
+function plainCallback(target: MerchantTarget): { body: string; text: string } | undefined {
+  const { trackingId: _tracking, requestUUID: _uuid, type, ...rest } = defaultPayload(4);
+  for (let attempt = 0; attempt < 4000; attempt++) {
+    const text = stringifyExact({ type: type ?? 4, requestUUID: randomUUID(), ...rest, trackingId: `wc-${randomUUID()}` });
+    const body = sealBytes(Buffer.from(text, 'utf8'), 'callback', target.privateKey, { profile: target.profile });
+    if (!body.includes('+')) return { body, text };
   }
-  const stranger = makeStrangerKeys(target.publicKey.bits);
-  const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, { caseId: 'wc-preflight', saved: {} }, stranger);
-  const response = exchange.response;
-  if (!response) stop(`--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
-  if (response.status === 401) stop('--api-key is not accepted: a valid energy query got HTTP 401 (check the key and its validity window)');
-  if (response.status === 403) stop('--api-key lacks the permission for the energy query: a valid query got HTTP 403');
-  if (response.status === 404) stop(`--base-url looks wrong: POST ${exchange.request.url} answered 404 (the base URL is what comes before /api/v1/...)`);
-  const envelope = response.json as { code?: unknown; message?: unknown } | undefined;
-  const code = envelope && typeof envelope === 'object' ? String(envelope.code) : undefined;
-  if (response.status === 200 && code !== undefined && code !== '0') {
-    stop(`the service refused a valid energy query (code ${code}: ${String(envelope?.message ?? '')}): it most likely cannot decrypt our request; check --public-key (the merchant's public key) and --profile (padding; which half encrypts requests: ${target.profile.request})`);
+  return undefined;
+}
+
+/** A fresh type-1 callback sealed with `key` under `profile`: its Base64 holds a '+'. */
+function ordinaryCallback(key: RsaKey, profile: CryptoProfile): { body: string; text: string } {
+  const payload = defaultPayload(1);
+  for (let attempt = 0; ; attempt++) {
+    payload.requestUUID = randomUUID();
+    const text = stringifyExact(payload);
+    const body = sealBytes(Buffer.from(text, 'utf8'), 'callback', key, { profile });
+    if (body.includes('+') || attempt >= 50) return { body, text };
   }
-  if (response.decryptError && typeof (envelope as { data?: unknown } | undefined)?.data === 'string') {
-    const data = (envelope as { data: string }).data;
-    for (const profile of otherProfiles(target.profile)) {
-      try {
-        openJson(data, 'response', target.publicKey, { profile });
-        stop(`the answer decrypts only with another profile (padding: ${profile.padding}, response: ${profile.response}); set them in --profile`);
-      } catch (error) {
-        if (error instanceof ConfigError) throw error;
-      }
-    }
-    warnings.push(`pre-flight: the answer to a valid energy query does not decrypt with the merchant's key (${response.decryptError}); the suites will report it`);
-  }
-  return warnings;
+}
+
+function sameAnswer(a: Exchange, b: Exchange): boolean {
+  return a.response !== undefined && b.response !== undefined && a.response.status === b.response.status && a.response.body === b.response.body;
 }
 
 /**
  * Before the merchant suites: the probe (when given) has the documented shape, and one valid
- * callback is acknowledged. A 401 to our own --api-key, or an answer that says the body could not
- * be decrypted, ends the run with one line.
+ * callback is acknowledged. When it is not, experiments (never the merchant's own words) tell a
+ * finding from a configuration: a callback whose Base64 a form decoder leaves intact, callbacks
+ * sealed under the other readings of the profile, one sealed with a stranger's key.
  */
-export async function preflightMerchant(target: MerchantTarget): Promise<string[]> {
-  const warnings: string[] = [];
+export async function preflightMerchant(target: MerchantTarget): Promise<Preflight> {
+  const why: Reasoning = new Reasoning();
   if (target.probeUrl || target.probeCmd) {
     try {
       await readProbe(target);
     } catch (error) {
-      stop((error as Error).message);
+      why.stop('reading the processing probe', '', (error as Error).message);
     }
   }
-  const stranger = makeStrangerKeys(target.privateKey.bits);
-  const { exchanges } = await runDelivery({ type: 1 }, target, { caseId: 'wc-preflight', saved: {} }, new Map(), stranger);
-  const exchange = exchanges[0];
-  const response = exchange?.response;
-  if (!response) stop(`--callback-url ${target.callbackUrl} did not answer a valid callback: ${exchange?.error ?? 'no answer'}`);
-  if (response.status === 401) stop('--api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
-  const errCode = response.json && typeof response.json === 'object' ? stringifyExact((response.json as Record<string, ExactJson>).errCode ?? null) : undefined;
-  if (response.status !== 200 || errCode === undefined || Number(errCode) !== 0) {
-    if (/decrypt|padding|wrong[- ]key|\bkey pair\b|\brsa\b|cipher/i.test(response.body)) {
-      stop(`the merchant could not decrypt a valid callback (HTTP ${response.status}: ${response.body.slice(0, 120)}): check --private-key (the half the service encrypts callbacks with) and --profile (padding: ${target.profile.padding}, callback: ${target.profile.callback})`);
-    }
-    warnings.push(`pre-flight: the merchant did not acknowledge a valid callback (HTTP ${response.status}: ${response.body.slice(0, 120)}); the suites will report it`);
+  const deliver = (sealed: { body: string; text: string }) => postCallback(target, sealed.body, sealed.text, target.apiKey);
+  const ack = (exchange: Exchange): Acknowledgement => readAcknowledgement(exchange.response);
+  const sealed = ordinaryCallback(target.privateKey, target.profile);
+  const plus = sealed.body.includes('+');
+  const ordinary = await deliver(sealed);
+  const what = `one valid deposit callback (its Base64 holds ${plus ? 'a \'+\'' : 'no \'+\''}) with --api-key, sealed with --private-key under --profile`;
+  if (!ordinary.response) why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
+  if (ordinary.response.status === 401) why.stop(what, '', '--api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
+  const first = ack(ordinary);
+  if (first.verdict !== 'not-acknowledged') {
+    why.ok(what, `${answerOf(ordinary)} (${first.reason})`, 'the merchant accepts the key and opens the callback');
+    return why.result();
   }
-  return warnings;
+  why.warn(what, `${answerOf(ordinary)} (${first.reason})`, `the merchant did not acknowledge a valid callback (${first.reason}); pre-flight tries to tell a finding from a configuration`);
+
+  // 1. A callback whose Base64 a form decoder leaves intact (no '+'). Acknowledged: the key and the
+  // profile are right (it opened what we sealed), so the ordinary one failed on how it was read.
+  const plain = plus ? plainCallback(target) : undefined;
+  if (plain) {
+    const exchange = await deliver(plain);
+    const verdict = ack(exchange);
+    if (verdict.verdict !== 'not-acknowledged') {
+      why.warn('a valid callback whose Base64 holds no \'+\' (the only character a form decoder changes), same key and profile', `${answerOf(exchange)} (${verdict.reason})`,
+        'the merchant opens a callback sealed with --private-key under --profile, so the key and the profile are right; it fails a callback whose Base64 holds a \'+\': it reads the body as a form (CB-RAW-BODY), a finding the suites report');
+      return why.result();
+    }
+    why.ok('a valid callback whose Base64 holds no \'+\', same key and profile', `${answerOf(exchange)} (${verdict.reason})`, 'not acknowledged either: how the body is read does not explain it');
+  } else {
+    why.ok('a valid callback whose Base64 holds no \'+\'', plus ? 'none could be built with this key size and profile in 4000 attempts' : 'the first callback already held none', 'this experiment was not run');
+  }
+
+  // 2. A stranger's key: what the merchant answers to a callback it cannot open.
+  const strangerKeys = makeStrangerKeys(target.privateKey.bits);
+  const strangerKey = halfFor('callback', 'encrypt', target.profile) === 'private' ? strangerKeys.privateKey : strangerKeys.publicKey;
+  const stranger = await deliver(ordinaryCallback(strangerKey, target.profile));
+  const strangerAck = ack(stranger);
+  why.ok('the same callback sealed with a key pair the merchant cannot hold', `${answerOf(stranger)} (${strangerAck.reason})`,
+    strangerAck.verdict !== 'not-acknowledged' ? 'acknowledged: the merchant acknowledges what it cannot open (the suites judge CB-NO-FALSE-ACK)' : 'not acknowledged');
+
+  // 3. The other readings of the profile with the key pair we hold: one that is acknowledged (and a
+  // stranger's is not) proves the merchant's profile differs from --profile.
+  if (strangerAck.verdict === 'not-acknowledged') {
+    for (const padding of PADDINGS) {
+      for (const half of [target.profile.callback, otherHalf(target.profile.callback)]) {
+        if (padding === target.profile.padding && half === target.profile.callback) continue;
+        const profile: CryptoProfile = { ...target.profile, padding, callback: half };
+        const key = half === 'private' ? target.privateKey : target.privateKey.publicKey;
+        let sealed: { body: string; text: string };
+        try {
+          sealed = ordinaryCallback(key, profile);
+        } catch {
+          continue;
+        }
+        const exchange = await deliver(sealed);
+        const verdict = ack(exchange);
+        const reading = `padding ${padding}, callbacks encrypted with the ${half} key`;
+        if (verdict.verdict !== 'not-acknowledged') {
+          why.stop(`a valid callback sealed with the key pair of --private-key under ${reading}`, `${answerOf(exchange)} (${verdict.reason}), while --profile's reading and a stranger's key are not acknowledged`,
+            `the merchant opens callbacks under ${reading}, not under --profile's (padding ${target.profile.padding}, ${target.profile.callback} key): set ${padding !== target.profile.padding ? 'padding' : ''}${padding !== target.profile.padding && half !== target.profile.callback ? ' and ' : ''}${half !== target.profile.callback ? 'callback' : ''} in --profile`);
+        }
+      }
+    }
+    why.ok('the same callback under every other padding and key half of the pair of --private-key', 'none acknowledged', 'no other reading of the profile explains it');
+  }
+
+  if (sameAnswer(ordinary, stranger)) {
+    why.warn('comparing the answers', 'the valid callback got exactly the answer of a callback sealed with a stranger\'s key',
+      'the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key, or it does not open callbacks as the interface sends them (CB-RAW-BODY, CB-DECRYPT); pre-flight cannot prove which, so the suites run and judge');
+  } else {
+    why.warn('comparing the answers', 'the valid callback and the stranger\'s got different answers',
+      'the merchant tells a valid callback from one it cannot open but still does not acknowledge it: a finding for the suites, not the configuration');
+  }
+  return why.result();
 }

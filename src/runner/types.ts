@@ -51,6 +51,20 @@ export interface Summary {
   skippedMust?: number;
 }
 
+/** One thing pre-flight did: what it sent, what it saw, what it concludes (`warning`: unproven, the suites judge). */
+export interface PreflightStep {
+  what: string;
+  observed: string;
+  conclusion: string;
+  level: 'ok' | 'warning';
+}
+
+/** Pre-flight's reasoning before the suites (a run it stopped has no report: exit 2, one line). */
+export interface Preflight {
+  verdict: 'ok' | 'warning';
+  steps: PreflightStep[];
+}
+
 /** report.json exactly as design.md fixes it. */
 export interface Report {
   target: Record<string, unknown>;
@@ -58,6 +72,8 @@ export interface Report {
   results: CheckResult[];
   /** What a person must know to read the verdict: why MUST checks were skipped, what was not restored. */
   notes?: string[];
+  /** How pre-flight judged the configuration before the suites, step by step. */
+  preflight?: Preflight;
 }
 
 /** The service side under test: any base URL speaking the interface. */

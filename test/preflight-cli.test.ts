@@ -1,0 +1,242 @@
+/**
+ * Pre-flight blames the configuration only when it proved it wrong, and a target that falls over
+ * under our input has failed: the real CLI against faulty services and merchants on loopback.
+ */
+import { constants, generateKeyPairSync, privateEncrypt, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
+import { stringifyExact } from '../src/core/exact-json.js';
+import { readBody } from '../src/core/http-io.js';
+import { decodeBase64Strict, encodeBase64 } from '../src/crypto/base64.js';
+import { openJson, sealJson } from '../src/crypto/codec.js';
+import { parseKey, type RsaPublicKey } from '../src/crypto/keys.js';
+import { nativeEngine } from '../src/crypto/rsa-engine.js';
+import type { EmulatorMerchant } from '../src/emulator/config.js';
+import type { SuccessEnvelope } from '../src/emulator/variant.js';
+import type { Report } from '../src/runner/types.js';
+import { faultyVariant } from './fixtures/emulator-faults.js';
+import { startFaultyMerchant, type FaultyMerchant } from './fixtures/faulty-merchant.js';
+import { listenOn, receiverServer, stopServer } from './fixtures/receiver-server.js';
+import { runCliAsync } from './support/cli.js';
+
+type Envelope = (envelope: SuccessEnvelope, sealed: { result: unknown; merchant: EmulatorMerchant }) => SuccessEnvelope;
+
+/** PKCS#1 v1.5 block type 2 (the public-key framing) applied with the private key: the wrong block type. */
+function wrongBlockType(text: string, merchant: EmulatorMerchant): string {
+  const key = merchant.keyPair.privateKey;
+  const k = key.modulusBytes;
+  const plain = Buffer.from(text, 'utf8');
+  const blocks: Buffer[] = [];
+  for (let offset = 0; offset < plain.length; offset += k - 11) {
+    const message = plain.subarray(offset, offset + k - 11);
+    const filler = Buffer.from([...randomBytes(k - 3 - message.length)].map((byte) => byte || 1));
+    blocks.push(privateEncrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, Buffer.concat([Buffer.from([0, 2]), filler, Buffer.from([0]), message])));
+  }
+  return encodeBase64(Buffer.concat(blocks));
+}
+
+/** How the service's success envelope is shaped in each test (one emulator, switched per test). */
+const ENVELOPES: Record<string, Envelope | undefined> = {
+  'not-encrypted': (envelope, { result }) => ({ ...envelope, data: encodeBase64(Buffer.from(stringifyExact(result), 'utf8')) }),
+  'another-key': faultyVariant(['response-wrong-key']).successEnvelope,
+  'url-safe': faultyVariant(['response-urlsafe-base64']).successEnvelope,
+  'line-breaks': faultyVariant(['response-line-breaks']).successEnvelope,
+  'wrong-block-type': (envelope, { result, merchant }) => ({ ...envelope, data: wrongBlockType(stringifyExact(result), merchant) }),
+  'oaep-sha1': (envelope, { result, merchant }) => ({ ...envelope, data: sealJson(result, 'response', merchant.keyPair.privateKey, { profile: { ...merchant.profile, padding: 'oaep-sha1' } }) }),
+};
+
+describe('pre-flight: no blame without proof; a crash is a failure (the real CLI)', () => {
+  let embedded: Embedded;
+  let mode: string | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'wc-preflight-'));
+  const file = (name: string) => join(dir, name);
+  const report = (name: string) => JSON.parse(readFileSync(file(`${name}/report.json`), 'utf8')) as Report;
+  beforeAll(async () => {
+    embedded = await startEmbedded({ emulatorVariant: { successEnvelope: (envelope, sealed) => {
+      const shape = mode === undefined ? undefined : ENVELOPES[mode];
+      return shape ? shape(envelope, sealed) : envelope;
+    } } });
+    writeFileSync(file('public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
+  });
+  afterAll(() => embedded.close());
+
+  const service = (name: string, extra: string[] = []) => {
+    const s = embedded.service;
+    return runCliAsync(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--suite', 'service/energy', '--reports', file(name), ...extra]);
+  };
+  const merchant = (url: string, name: string, suite: string, extra: string[] = []) =>
+    runCliAsync(['verify', 'merchant', '--callback-url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--suite', suite, '--reports', file(name), ...extra]);
+
+  for (const [fault, rule] of [['not-encrypted', 'CRYPTO-SAME'], ['another-key', 'CRYPTO-SAME'], ['url-safe', 'CRYPTO-ENVELOPE'], ['line-breaks', 'CRYPTO-ENVELOPE'], ['wrong-block-type', 'CRYPTO-SAME']] as const) {
+    it(`a service whose answer data is ${fault} is judged by the suites (exit 1 under ${rule}), not blamed on the configuration`, async () => {
+      mode = fault;
+      const run = await service(`s-${fault}`);
+      mode = undefined;
+      expect(run.stderr).toMatch(/^pre-flight: warning: the answer to a valid energy query does not open with --public-key under any padding/m);
+      expect(run.stderr).not.toMatch(/public key was given|set padding/);
+      const r = report(`s-${fault}`);
+      expect(r.preflight?.verdict).toBe('warning');
+      expect(r.preflight?.steps.at(-1)?.conclusion).toContain(rule);
+      expect(r.results.some((result) => result.status === 'failed' && result.rules.includes(rule))).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+  }
+
+  it('a service whose answer opens only with OAEP-SHA1 while --profile says pkcs1: exit 2 naming the padding and how it is known', async () => {
+    mode = 'oaep-sha1';
+    const run = await service('s-oaep');
+    mode = undefined;
+    expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: the answer opens with OAEP-SHA1 \(oaep-sha1\), not pkcs1: set padding in --profile \(.*: the envelope data does not open under pkcs1; it opens into JSON under OAEP-SHA1 \(oaep-sha1\)\)$/);
+    expect(run.status).toBe(2);
+  }, 60_000);
+
+  it('a service refusing a valid query (a key pair it does not hold) is a warning, not proof: the suites run, exit 1', async () => {
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    writeFileSync(file('other-public.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const s = embedded.service;
+    const run = await runCliAsync(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('other-public.pem'), '--suite', 'service/energy', '--reports', file('s-refused')]);
+    expect(run.stderr).toMatch(/^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m);
+    expect(report('s-refused').preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 200, code \d+/) });
+    expect(run.status).toBe(1);
+  }, 60_000);
+
+  it('a 404 on the documented path is blamed on --base-url only because an unknown path answers 404 too', async () => {
+    const s = embedded.service;
+    const run = await runCliAsync(['verify', 'service', '--base-url', `${s.baseUrl}/wrong-prefix`, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-404')]);
+    expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: --base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does .*POST .*\/wc-preflight-no-such-endpoint-\w+ \(a path no service has\) answered HTTP 404/);
+    expect(run.status).toBe(2);
+  }, 60_000);
+
+  it('a service that stops answering mid-run has failed under the MUST rules of the case it fell over on; the cases left are not run; exit 1', async () => {
+    // The service sits behind a TCP hop that falls as a crashing process would when the fourth POST
+    // arrives (the pre-flight's query is the first): that request gets no answer, later ones are refused.
+    const s = embedded.service;
+    const sockets = new Set<net.Socket>();
+    let posts = 0;
+    const hop = net.createServer((client) => {
+      const upstream = net.connect(Number(new URL(s.baseUrl).port), '127.0.0.1');
+      sockets.add(client).add(upstream);
+      client.on('data', (chunk: Buffer) => {
+        posts += chunk.toString('latin1').split('POST /').length - 1;
+        if (posts >= 4) {
+          hop.close();
+          for (const socket of sockets) socket.destroy();
+        } else upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
+    const run = await runCliAsync(['verify', 'service', '--base-url', url, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--suite', 'service/energy', '--reports', file('s-dies')]);
+    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/);
+    const r = report('s-dies');
+    const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
+    expect(stopped?.status).toBe('failed');
+    expect(stopped?.rules.length).toBeGreaterThan(0);
+    expect(stopped?.rules).not.toContain('CB-AVAILABLE');
+    expect(stopped?.message).toMatch(/^the service stopped answering after case service\/energy\/[\w-]+ .*the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/.* \(no answer: /);
+    expect(r.results.filter((result) => result.status === 'skipped' && result.message.startsWith('not run: the target stopped answering after case service/energy/')).length).toBeGreaterThan(0);
+    expect(run.status).toBe(1);
+  }, 60_000);
+
+  describe('merchants', () => {
+    const started: Array<{ close(): Promise<void> }> = [];
+    afterAll(async () => {
+      for (const server of started) await server.close();
+    });
+    const faulty = async (fault: Parameters<typeof startFaultyMerchant>[0], publicKey: RsaPublicKey = embedded.service.publicKey, profile = embedded.merchant.profile): Promise<FaultyMerchant> => {
+      const m = await startFaultyMerchant(fault, { apiKey: embedded.merchant.apiKey, publicKey, profile });
+      started.push(m);
+      return m;
+    };
+
+    it('a form-field reader: pre-flight proves the key right (a callback without \'+\' is acknowledged) and names CB-RAW-BODY; exit 1', async () => {
+      const m = await faulty('form-field-reader');
+      const run = await merchant(m.callbackUrl, 'm-form', 'merchant/raw-body');
+      expect(run.stderr).not.toMatch(/--private-key \(|check --private-key/);
+      const r = report('m-form');
+      expect(r.preflight?.verdict).toBe('warning');
+      expect(r.preflight?.steps.at(-1)).toMatchObject({ level: 'warning', conclusion: expect.stringMatching(/the key and the profile are right.*reads the body as a form \(CB-RAW-BODY\)/) });
+      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+
+    it('a merchant that decrypts only the first block: unproven, so a warning; the suites fail it; exit 1', async () => {
+      const publicKey = embedded.service.publicKey;
+      const k = publicKey.modulusBytes;
+      const server = receiverServer(embedded.merchant.apiKey, [], (body) => {
+        const first = decodeBase64Strict(body).subarray(0, k);
+        const opened = nativeEngine.decryptBlock(first, publicKey, 'pkcs1');
+        if (!opened.ok) throw new Error('cannot decrypt');
+        JSON.parse(opened.message.toString('utf8'));
+      });
+      const port = await listenOn(server);
+      started.push({ close: () => stopServer(server) });
+      const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-first-block', 'merchant/raw-body');
+      expect(run.stderr).toMatch(/pre-flight: warning: the merchant treats a valid callback like one it cannot open: .*pre-flight cannot prove which, so the suites run and judge/);
+      const r = report('m-first-block');
+      expect(r.preflight?.verdict).toBe('warning');
+      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+
+    it('a merchant configured with another key pair: pre-flight cannot prove it (a warning naming the suspicion), the suites fail it; exit 1', async () => {
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+      const other = parseKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+      if (other.half !== 'private') throw new Error('expected a private key');
+      const m = await faulty('none', other.publicKey);
+      const run = await merchant(m.callbackUrl, 'm-other-key', 'merchant/raw-body');
+      expect(run.stderr).toMatch(/pre-flight: warning: the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key/);
+      expect(report('m-other-key').results.some((result) => result.status === 'failed' && result.rules.includes('CB-DECRYPT'))).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+
+    it('a merchant that opens callbacks under OAEP-SHA1 while --profile says pkcs1: proven by the experiment, exit 2 naming the profile', async () => {
+      const m = await faulty('none', embedded.service.publicKey, { ...embedded.merchant.profile, padding: 'oaep-sha1' });
+      const run = await merchant(m.callbackUrl, 'm-oaep', 'merchant/raw-body');
+      expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: the merchant opens callbacks under padding oaep-sha1, callbacks encrypted with the private key, not under --profile's \(padding pkcs1, private key\): set padding in --profile \(.*while --profile's reading and a stranger's key are not acknowledged\)$/);
+      expect(run.status).toBe(2);
+    }, 60_000);
+
+    it('a merchant that exits on a malformed body has failed CB-AVAILABLE with the input as evidence; the cases left are not run; exit 1', async () => {
+      const publicKey = embedded.service.publicKey;
+      const server = http.createServer(async (req, res) => {
+        const body = await readBody(req);
+        if (req.headers['x-api-key'] !== embedded.merchant.apiKey) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"errCode":401}');
+        try {
+          openJson(body.ok ? body.body.toString('latin1') : '', 'callback', publicKey, { profile: embedded.merchant.profile });
+        } catch {
+          // As a process that dies on an exception would: the connection drops, the port closes.
+          res.socket?.destroy();
+          server.close();
+          server.closeAllConnections();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}');
+      });
+      const port = await listenOn(server);
+      started.push({ close: () => stopServer(server) });
+      const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-dies', 'merchant/malformed');
+      expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/);
+      const r = report('m-dies');
+      const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
+      // The malformed suite names no MUST (CB-NO-FALSE-ACK, CB-AVAILABLE are SHOULDs): the crash fails all the same.
+      expect(stopped).toMatchObject({ status: 'failed', rules: ['CB-AVAILABLE'] });
+      expect(stopped?.message).toMatch(/^the merchant stopped answering after case merchant\/malformed\/[\w-]+ .*the last input it received: POST .* \(no answer: .*\)/);
+      const evidence = (stopped?.evidence as { exchanges: Array<{ request: { body: string }; error?: string }> }).exchanges;
+      expect(evidence.some((exchange) => exchange.error && !/stopped answering/.test(exchange.error))).toBe(true);
+      const left = r.results.filter((result) => result.message === `not run: the target stopped answering after case ${stopped!.suite}/${stopped!.case}`);
+      expect(left.length).toBeGreaterThan(0);
+      expect(left.every((result) => result.status === 'skipped')).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+  });
+});
