@@ -4,7 +4,7 @@ import { probeCapabilities, routePath, type Capabilities, type ControlRoute } fr
 import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
 import { makeStrangerKeys, type CheckContext, type Exchange, type StepOutcome } from './context.js';
-import type { Spelling } from './merchant-steps.js';
+import type { AmountForm, Spelling } from './merchant-steps.js';
 import { expectationProblem } from './params.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -199,13 +199,20 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           // Only the last inputs matter (the fall is judged at the end of the case it happened in).
           if (trail.length > 200) trail.splice(0, trail.length - 200);
         } };
-        if (testCase.spellings === 'both' && target.side === 'merchant') {
-          const asInterface = await runCase(suite, testCase, run, 'interface');
-          const asProvider = await runCase(suite, testCase, run, 'provider');
-          for (const [i, result] of asInterface.entries()) push({ ...mergeSpellings(result, asProvider[i], rules, strict), id: resultId(result.id) });
-        } else {
-          for (const result of await runCase(suite, testCase, run, 'interface')) push({ ...result, id: resultId(result.id) });
+        // U-CB-FIELDS leaves field spellings and the amount's form open: a merchant case may run once per
+        // form (`spellings: both`, `amounts: both`), each extra run merged into the first run's verdicts.
+        const forms: Pick<Case, 'spellings' | 'amounts'> = target.side === 'merchant' ? testCase : {};
+        const first: PayloadForm = { spelling: 'interface', ...(forms.amounts === 'both' ? { amounts: 'number' as const } : {}) };
+        let verdicts = await runCase(suite, testCase, run, first);
+        if (forms.spellings === 'both') {
+          const asProvider = await runCase(suite, testCase, run, { ...first, spelling: 'provider' });
+          verdicts = verdicts.map((result, i) => mergeSpellings(result, asProvider[i], rules, strict));
         }
+        if (forms.amounts === 'both') {
+          const asString = await runCase(suite, testCase, run, { ...first, amounts: 'string' });
+          verdicts = verdicts.map((result, i) => mergeAmountForms(result, asString[i], rules, strict));
+        }
+        for (const result of verdicts) push({ ...result, id: resultId(result.id) });
         // The case that met the cut: its failures are the cut's, not verdicts of their own. A target
         // that stopped answering (it answered earlier; now it refuses) fell over on what the run sent:
         // one failed result says so, with the last input it received. --timeout is the tool's stop.
@@ -238,24 +245,76 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   return report;
 }
 
+/** One axis of the forms U-CB-FIELDS leaves open: how to name it, and a verdict that stands as judged. */
+interface FormAxis {
+  noun: string;
+  /** Both forms, for a failure under each: `field spellings`. */
+  both: string;
+  /** The form a run used, in words: `txid/chain (the interface's spelling)`. */
+  label(second: boolean): string;
+  /** A verdict the check already judged under the form's own rule: it stands, it is not "one form only". */
+  stands?(result: CheckResult): boolean;
+}
+
+/**
+ * One check's verdicts under two forms of the payload (U-CB-FIELDS): the same verdict stands; a
+ * target that passes with one form only gets a warning naming the other, unless the failing
+ * verdict already names the form's own rule; both judged but different: the worse stands.
+ */
+function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: FormAxis, rules: Map<string, Rule>, strict: boolean): CheckResult {
+  if (!second || second.status === first.status) {
+    return first.status === 'failed' && second ? { ...first, message: `${first.message} (with both ${axis.both})` } : first;
+  }
+  if (first.status === 'skipped' || second.status === 'skipped') {
+    // One skipped, the other judged: the judged verdict stands.
+    const judged = first.status === 'skipped' ? second : first;
+    return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict) : judged.status };
+  }
+  const rank: Record<Status, number> = { failed: 3, warning: 2, skipped: 1, passed: 0 };
+  const bad = rank[second.status] > rank[first.status] ? second : first;
+  const good = bad === first ? second : first;
+  if (good.status !== 'passed' || axis.stands?.(bad)) return bad;
+  const ruleIds = [...new Set([...bad.rules, 'U-CB-FIELDS'])];
+  return { ...bad, rules: ruleIds, status: strict ? 'failed' : 'warning', message: `passes with one ${axis.noun} only: with ${axis.label(bad === second)}: ${bad.message}` };
+}
+
+const SPELLINGS: FormAxis = {
+  noun: 'spelling',
+  both: 'field spellings',
+  label: (provider) => (provider ? 'txId/chainName (the provider documentation\'s spelling)' : 'txid/chain (the interface\'s spelling)'),
+};
+
 /**
  * One check's verdicts under both field spellings (U-CB-FIELDS): the same verdict stands; a target
  * that passes with one spelling only gets a warning naming the other; failing both is a failure.
  */
 export function mergeSpellings(asInterface: CheckResult, asProvider: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  if (!asProvider || asProvider.status === asInterface.status) {
-    return asInterface.status === 'failed' && asProvider ? { ...asInterface, message: `${asInterface.message} (with both field spellings)` } : asInterface;
-  }
-  const bad = [asInterface, asProvider].find((r) => r.status === 'failed' || r.status === 'warning');
-  const good = [asInterface, asProvider].find((r) => r.status === 'passed');
-  if (bad && good) {
-    const spelling = bad === asProvider ? 'txId/chainName (the provider documentation\'s spelling)' : 'txid/chain (the interface\'s spelling)';
-    const ruleIds = [...new Set([...bad.rules, 'U-CB-FIELDS'])];
-    return { ...bad, rules: ruleIds, status: strict ? 'failed' : 'warning', message: `passes with one spelling only: with ${spelling}: ${bad.message}` };
-  }
-  // One skipped, the other judged: the judged verdict stands.
-  const judged = asInterface.status === 'skipped' ? asProvider : asInterface;
-  return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict) : judged.status };
+  return mergeForms(asInterface, asProvider, SPELLINGS, rules, strict);
+}
+
+const AMOUNT_FORMS: FormAxis = {
+  noun: 'amount form',
+  both: 'amount forms',
+  label: (string) => (string ? 'amounts as decimal strings' : 'amounts as JSON numbers'),
+  // processed-exact judges the amount under its own rules: digits lost from a JSON number are a
+  // U-CB-FIELDS warning, from a decimal string an ORDER-FIELDS failure. That verdict stands.
+  stands: (result) => result.rules.includes('ORDER-FIELDS') || result.rules.includes('U-CB-FIELDS'),
+};
+
+/**
+ * One check's verdicts with amounts as JSON numbers and as decimal strings (U-CB-FIELDS leaves the
+ * form open; ORDER-FIELDS makes the amount a BigDecimal in both): a verdict the check gave under the
+ * amount's own rule stands; a target that passes with one form only otherwise gets a U-CB-FIELDS
+ * warning naming the form that failed; failing both is a failure.
+ */
+export function mergeAmountForms(asNumber: CheckResult, asString: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
+  return mergeForms(asNumber, asString, AMOUNT_FORMS, rules, strict);
+}
+
+/** How one run of a case writes its callback payloads (U-CB-FIELDS). */
+interface PayloadForm {
+  spelling: Spelling;
+  amounts?: AmountForm;
 }
 
 interface CaseRun {
@@ -272,12 +331,12 @@ interface CaseRun {
 }
 
 /** Runs one case; result ids are the bare check ids (the caller numbers repeats). */
-async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spelling): Promise<CheckResult[]> {
+async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: PayloadForm): Promise<CheckResult[]> {
   const { target } = run;
   const results: CheckResult[] = [];
   const scope: TemplateScope = { caseId: `wc-${randomUUID().slice(0, 13)}`, saved: {}, ...(target.side === 'service' && target.userId !== undefined ? { userId: target.userId } : {}) };
   const state: CaseState = {
-    scope, stranger: run.stranger, receiver: run.receiver, spelling, events: new Map(), caseEvents: new Set(), lastProbe: undefined,
+    scope, stranger: run.stranger, receiver: run.receiver, spelling: form.spelling, ...(form.amounts ? { amounts: form.amounts } : {}), events: new Map(), caseEvents: new Set(), lastProbe: undefined,
     prompt: (text) => run.emit({ kind: 'prompt', text }),
   };
   // A failed setup step (no expectations of its own) makes every later check of the case `skipped`:

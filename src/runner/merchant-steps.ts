@@ -31,6 +31,29 @@ export type EventBook = Map<string, Record<string, ExactJson>>;
  */
 export type Spelling = 'interface' | 'provider';
 
+/**
+ * How a callback's `amount` is written (U-CB-FIELDS leaves it open; ORDER-FIELDS makes it a
+ * BigDecimal either way): `number` a JSON number with the exact digits, `string` a decimal string
+ * with the same digits. Undefined: as the case wrote it.
+ */
+export type AmountForm = 'number' | 'string';
+
+/** The BigDecimal fields of a callback payload (the spec's `Decimal`). */
+const DECIMAL_FIELDS = ['amount'];
+/** A decimal string that is also a JSON number's text (a string like `+5` or `.5` stays a string). */
+const JSON_NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** The payload with its amounts written in `form` (same digits); the order of fields is kept. */
+export function withAmountForm(payload: Record<string, ExactJson>, form: AmountForm | undefined): Record<string, ExactJson> {
+  if (!form) return payload;
+  return Object.fromEntries(Object.entries(payload).map(([name, value]) => {
+    if (!DECIMAL_FIELDS.includes(name)) return [name, value];
+    if (form === 'string' && value instanceof LosslessNumber) return [name, value.value];
+    if (form === 'number' && typeof value === 'string' && JSON_NUMBER_TEXT.test(value)) return [name, new LosslessNumber(value)];
+    return [name, value];
+  }));
+}
+
 /** The payload with its fields spelt as asked; the order of fields is kept. */
 export function spell(payload: Record<string, ExactJson>, spelling: Spelling): Record<string, ExactJson> {
   if (spelling === 'interface') return payload;
@@ -171,7 +194,7 @@ export async function runRestart(target: MerchantTarget): Promise<string | undef
  * Delivers a callback (or several identical ones, possibly at the same moment) to the merchant, as
  * the service would: raw Base64 body, form content type, the merchant's own key.
  */
-export async function runDelivery(step: DeliverStep, target: MerchantTarget, scope: TemplateScope, events: EventBook, stranger: StrangerKeys, spelling: Spelling = 'interface'): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
+export async function runDelivery(step: DeliverStep, target: MerchantTarget, scope: TemplateScope, events: EventBook, stranger: StrangerKeys, spelling: Spelling = 'interface', amounts?: AmountForm): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
   let payload: Record<string, ExactJson>;
   if (step.same) {
     const known = events.get(step.same);
@@ -180,7 +203,7 @@ export async function runDelivery(step: DeliverStep, target: MerchantTarget, sco
   } else {
     const base = step.twin ? events.get(step.twin) : defaultPayload(step.type ?? 1);
     if (!base) throw new Error(`deliver.twin names ${step.twin}, which no earlier step defined`);
-    payload = spell({ ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling);
+    payload = withAmountForm(spell({ ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling), amounts);
     if (step.event) events.set(step.event, payload);
   }
   const key = apiKeyFor(step.apiKey, target);

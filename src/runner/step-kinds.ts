@@ -3,7 +3,7 @@ import type { ControlRoute } from './capabilities.js';
 import { pointCallbacks, runAwait, runEmit } from './callback-steps.js';
 import type { Observation } from './checks/check.js';
 import type { Exchange, ReceivedCallback, StrangerKeys } from './context.js';
-import { readProbe, runDelivery, runRestart, type EventBook, type Spelling } from './merchant-steps.js';
+import { readProbe, runDelivery, runRestart, type AmountForm, type EventBook, type Spelling } from './merchant-steps.js';
 import type { Receiver } from './receiver.js';
 import { runControl, runRequest } from './service-steps.js';
 import type { Step } from './suite.js';
@@ -20,6 +20,8 @@ export interface CaseState {
   /** The runner's callback receiver (service side, with a control token or `--listen`). */
   receiver: Receiver | undefined;
   spelling: Spelling;
+  /** How amounts are written in this run (`amounts: both`); undefined: as the case wrote them. */
+  amounts?: AmountForm;
   /** Named events of the case (`deliver.event`), for `same` and `twin`. */
   events: EventBook;
   /** The trackingIds the case delivered: only their probe entries are the case's. */
@@ -120,7 +122,7 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // The previous step's last read is this step's baseline: one probe read per step, and a late
     // processing between steps is seen by the next step rather than lost.
     const before = state.lastProbe ?? (await readProbe(target));
-    const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling);
+    const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
     const after = await readProbe(target);
     state.lastProbe = after;
     for (const text of delivered.delivered) {

@@ -95,6 +95,8 @@ export interface Case {
   needs?: Need[];
   /** `both`: run once per field spelling (txid/chain, txId/chainName); one passing spelling is a U-CB-FIELDS warning. */
   spellings?: 'interface' | 'both';
+  /** `both`: run once with amounts as JSON numbers, once as decimal strings (U-CB-FIELDS); see `mergeAmountForms`. */
+  amounts?: 'as-written' | 'both';
   steps: Step[];
 }
 

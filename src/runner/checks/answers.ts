@@ -1,4 +1,5 @@
 import { LosslessNumber } from '../../core/exact-json.js';
+import { readAcknowledgement } from '../../wire/acknowledgement.js';
 import { fail, pass, preview, type Check } from './check.js';
 
 /** `status` of every answer (default 200, any for a refusal); `errCode` zero or nonzero. */
@@ -37,7 +38,12 @@ export const answersCheck: Check<AnswersParams> = {
       const code = (response.json as Record<string, unknown> | undefined)?.errCode;
       // design.md: only the number 0 acknowledges; the string "0" does not.
       const isZero = response.status === 200 && code instanceof LosslessNumber && Number(code.value) === 0; // 0, 0.0 and -0 are the number 0
-      if (errCode === 'zero' && !isZero) return [fail(`${n}expected errCode 0, got ${preview(response.body)}`)];
+      if (errCode === 'zero') {
+        // What acknowledges is src/wire's one reading: the number 0 spelt 0.0, or on another status than 200, is ambiguous (U-CB-RESPONSE).
+        const read = readAcknowledgement({ status: response.status, body: response.body, json: response.json });
+        if (read.verdict === 'not-acknowledged') return [fail(`${n}expected errCode 0, got ${preview(response.body) || 'an empty body'}`)];
+        if (read.verdict === 'ambiguous') return [fail(`${n}${read.reason}: ${preview(response.body)}; the interface leaves the answer's form open (U-CB-RESPONSE)`, ['U-CB-RESPONSE'])];
+      }
       if (errCode === 'nonzero' && isZero) return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
     }
     return [pass(`${exchanges.length} answer(s): HTTP ${status ?? 'any'}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`)];
