@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Rule } from '../core/rules.js';
+import { bindsSide, type Rule } from '../core/rules.js';
 import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
 import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
@@ -66,10 +66,35 @@ export function missingNeed(testCase: Case, target: Target, capabilities: Capabi
   return undefined;
 }
 
-/** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict). */
-export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean): Status {
-  if (strict) return 'failed';
-  return ruleIds.some((id) => rules.get(id)?.severity === 'MUST') ? 'failed' : 'warning';
+/** A failure's weight: `failed` or `warning`, and, when a MUST was found but binds the other party, why it only warns. */
+export interface FailureVerdict {
+  status: 'failed' | 'warning';
+  /** Why MUST rules did not fail the run: they oblige the other party, not the target. */
+  why?: string;
+}
+
+/**
+ * The one place a failure gets its weight. A finding fails only a MUST rule that binds the target
+ * of the run (spec/rules.yaml `binds`); SHOULD and U-* rules warn unless `strict`. A failure whose
+ * MUST rules all bind the other party (the runner's own receiver, a merchant's duty seen from the
+ * service side) is a warning that names them, even under `strict`: no reading makes it the
+ * target's duty. Without `side` every rule binds (the catalog's old reading).
+ */
+export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
+  // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
+  const binds = (id: string) => { const rule = rules.get(id); return !side || !rule || bindsSide(rule, side); };
+  const own = ruleIds.filter(binds);
+  if (own.some((id) => rules.get(id)?.severity === 'MUST')) return { status: 'failed' };
+  if (strict && own.length > 0) return { status: 'failed' };
+  const others = ruleIds.filter((id) => !binds(id) && rules.get(id)?.severity === 'MUST');
+  if (others.length === 0) return { status: strict ? 'failed' : 'warning' };
+  const party = side === 'service' ? 'merchant' : 'service';
+  return { status: 'warning', why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test` };
+}
+
+/** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict); see judgeFailure. */
+export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): Status {
+  return judgeFailure(ruleIds, rules, strict, side).status;
 }
 
 /** Evidence for a report: request and answer, plain beside wire (keys already redacted). */
@@ -187,7 +212,7 @@ export function mergeSpellings(asInterface: CheckResult, asProvider: CheckResult
   }
   // One skipped, the other judged: the judged verdict stands.
   const judged = asInterface.status === 'skipped' ? asProvider : asInterface;
-  return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict) : judged.status };
+  return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict, 'merchant') : judged.status };
 }
 
 interface CaseRun {
@@ -232,8 +257,10 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
     if (!setupError) for (const route of routesOfStep(step)) run.touched.add(route);
     const durationMs = Math.round(performance.now() - stepStarted);
     if (stepError && !step.expect?.length) setupError ??= stepError;
-    // Within a step, a cause (an undecryptable answer, no answer) is reported once, at its first check.
-    const causes = new Map<string, string>();
+    // Within a step, a cause (an undecryptable answer, no answer) is judged once per rule: the first check that
+    // fails of it reports it under its rules; a later check of the same cause is skipped only when it would
+    // judge no rule the cause was not already judged under. Under another rule it gets its own verdict.
+    const causes = new Map<string, { check: string; rules: Set<string> }>();
     for (const expectation of step.expect ?? []) {
       const check = findCheck(expectation.check);
       const ruleIds = expectation.rules ?? testCase.rules;
@@ -254,16 +281,20 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
         }
       }
       let worst = findings.find((f) => f.status === 'failed') ?? findings.find((f) => f.status === 'skipped') ?? findings[0] ?? { status: 'passed', message: '' };
+      // A failure is judged under the rules its finding names when the check knows them (a wrong key is
+      // CRYPTO-SAME, not ENERGY-RES), else under the expectation's. Labels never hide a MUST: an
+      // expectation labelled with open points only (U-LIMITS) widens what the check accepts (a refusal
+      // warns), but a finding that names a MUST (data that does not open) fails under it.
+      const named = worst.status === 'failed' && worst.rules?.length ? worst.rules : ruleIds;
       if (worst.status === 'failed' && worst.cause) {
         const first = causes.get(worst.cause);
-        if (first) worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first})` };
-        else causes.set(worst.cause, expectation.check);
+        if (!first) causes.set(worst.cause, { check: expectation.check, rules: new Set(named) });
+        else if (named.every((id) => first.rules.has(id))) worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once under ${named.join(', ')}, by ${first.check})` };
+        else for (const id of named) first.rules.add(id);
       }
-      // A failure names the rule its observation breaks when the check knows it (a wrong key is CRYPTO-SAME, not
-      // ENERGY-RES). An expectation that names only open points (U-*, SHOULD) keeps its rules: the suite says the
-      // whole observation depends on a reading (an order's 401 body is open, U-CODES, though ERR-401 fixes the query's).
-      const named = worst.status === 'failed' && worst.rules?.length && ruleIds.some((id) => run.rules.get(id)?.severity === 'MUST') ? worst.rules : ruleIds;
-      const status = worst.status === 'failed' ? failureStatus(named, run.rules, run.strict) : worst.status;
+      const verdict = worst.status === 'failed' ? judgeFailure(named, run.rules, run.strict, target.side) : undefined;
+      const status = verdict?.status ?? worst.status;
+      const message = verdict?.why ? `${worst.message} (a warning: ${verdict.why})` : worst.message;
       results.push({
         id: expectation.check,
         suite: suite.name,
@@ -271,7 +302,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
         title: title ?? `${testCase.title}: ${check?.title ?? expectation.check}`,
         rules: named,
         status,
-        message: worst.message,
+        message,
         durationMs,
         evidence: evidenceOf(outcome.exchanges),
       });
