@@ -34,4 +34,13 @@ describe('error-body: an HTTP error body is the JSON the interface shows for it'
   ])('judges %s', (_label, schema, exchanges, findings) => {
     expect(run(schema, exchanges)).toEqual(findings);
   });
+
+  it.each([
+    ['order', '{"code":401,"msg":"no key"}', [{ status: 'failed', message: 'body {"code":401,"msg":"no key"} does not match UnauthorizedError: (root) must have required property \'message\'; /code must be string; /code must be equal to constant [ERR-401] (the error bodies of order submission and card close are open, U-CODES)', rules: ['U-CODES'] }]],
+    ['card', 'denied', [{ status: 'failed', message: 'the body is not JSON: denied (the error bodies of order submission and card close are open, U-CODES)', rules: ['U-CODES'] }]],
+    ['energy', 'denied', [{ status: 'failed', message: 'the body is not JSON: denied' }]],
+  ])('names U-CODES, not the schema\'s rules, for a wrong error body of the %s endpoint', (endpoint, body, findings) => {
+    const ctx = checkContext({ params: { schema: 'UnauthorizedError' }, outcome: { exchanges: [exchange(answer(401, body))] }, step: { request: { endpoint } } });
+    expect(errorBodyCheck.run(ctx)).toEqual(findings);
+  });
 });
