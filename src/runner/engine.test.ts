@@ -82,7 +82,7 @@ describe('runSuites: labels never hide a MUST', () => {
     const report = await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} } });
     expect(show(report.results)).toEqual(['failed long-callback-id/envelope [CRYPTO-SAME]', 'skipped long-callback-id/result [CRYPTO-SAME]']);
     expect(report.results[0]!.message).toMatch(/does not decrypt with the merchant's key/);
-    expect(report.results[1]!.message).toMatch(/the cause is reported once under CRYPTO-SAME, by envelope/);
+    expect(report.results[1]!.message).toMatch(/the cause is reported once, by envelope, under CRYPTO-SAME\)$/);
   });
 
   it('fails it under CRYPTO-ENVELOPE when the data breaks the Base64 pattern', async () => {
@@ -117,21 +117,30 @@ function oneStep(expect: Suite['cases'][number]['steps'][number]['expect']): Sui
 const gone: Transport = { send: () => Promise.reject(new Error('socket hang up')) };
 
 describe('runSuites: one cause is judged once per rule', () => {
-  it('gives each rule its verdict when checks of different rules share a cause (no answer), and skips a repeat under the same rule', async () => {
+  it('reports a shared cause (no answer) once, by its first check, under every rule it kept the later checks from judging', async () => {
     const suites = oneStep([
-      { check: 'status', equals: 200, rules: ['ENERGY-PATH'] },
+      { check: 'status', equals: 200, rules: ['U-LIMITS'] },
       { check: 'envelope', outcome: 'success', rules: ['ENV-CODE'] },
-      { check: 'status', equals: 200, rules: ['ENERGY-PATH'] },
-      { check: 'result', schema: 'EnergyMaxCountResult', rules: ['ENERGY-RES', 'ENERGY-PATH'] },
+      { check: 'status', equals: 200, rules: ['U-LIMITS'] },
+      { check: 'result', schema: 'EnergyMaxCountResult', rules: ['ENERGY-RES', 'ENV-CODE'] },
     ]);
     const report = await runSuites({ target, suites, rules: catalog, transport: gone, capabilities: { routes: {} } });
+    // The first check alone would only warn (U-LIMITS); the MUSTs the later checks could not judge make it fail.
     expect(show(report.results)).toEqual([
-      'failed c/status [ENERGY-PATH]',
-      'failed c/envelope [ENV-CODE]',
-      'skipped c/status#2 [ENERGY-PATH]',
-      'failed c/result [ENERGY-RES, ENERGY-PATH]',
+      'failed c/status [U-LIMITS, ENV-CODE, ENERGY-RES]',
+      'skipped c/envelope [ENV-CODE]',
+      'skipped c/status#2 [U-LIMITS]',
+      'skipped c/result [ENERGY-RES, ENV-CODE]',
     ]);
-    expect(report.results[2]!.message).toBe('not judged: no answer: socket hang up (the cause is reported once under ENERGY-PATH, by status)');
+    expect(report.results[0]!.message).toBe('no answer: socket hang up');
+    expect(report.results[1]!.message).toBe('not judged: no answer: socket hang up (the cause is reported once, by status, under U-LIMITS, ENV-CODE)');
+    expect(report.summary).toMatchObject({ failed: 1, skipped: 3, warnings: 0 });
+  });
+
+  it('leaves the first check a warning when the later ones judge only open points', async () => {
+    const suites = oneStep([{ check: 'status', equals: 200, rules: ['U-LIMITS'] }, { check: 'envelope', outcome: 'success', rules: ['U-STATES'] }]);
+    const report = await runSuites({ target, suites, rules: catalog, transport: gone, capabilities: { routes: {} } });
+    expect(show(report.results)).toEqual(['warning c/status [U-LIMITS, U-STATES]', 'skipped c/envelope [U-STATES]']);
   });
 
   it('judges a shared undecryptable answer once under its crypto rule, whatever the expectations are labelled', async () => {

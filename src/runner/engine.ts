@@ -92,6 +92,23 @@ export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict
   return { status: 'warning', why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test` };
 }
 
+/**
+ * The rules a finding is judged under: its own when the check knows them (a wrong key is CRYPTO-SAME,
+ * not ENERGY-RES), else the expectation's labels. Labels never hide a MUST: an expectation labelled
+ * with open points only (U-LIMITS) widens what the check accepts (a refusal warns), but a finding
+ * that names a MUST (data that does not open) stands under it.
+ */
+export function judgedRules(finding: Finding, labels: string[]): string[] {
+  return finding.status === 'failed' && finding.rules?.length ? finding.rules : labels;
+}
+
+/** A finding's verdict in a result: its status and message (a warning says why), under `judgedRules`. */
+export function judgeFinding(finding: Finding, labels: string[], rules: Map<string, Rule>, strict: boolean, side: Target['side']): { status: Status; message: string } {
+  if (finding.status !== 'failed') return { status: finding.status, message: finding.message };
+  const verdict = judgeFailure(judgedRules(finding, labels), rules, strict, side);
+  return { status: verdict.status, message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message };
+}
+
 /** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict); see judgeFailure. */
 export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): Status {
   return judgeFailure(ruleIds, rules, strict, side).status;
@@ -257,10 +274,11 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
     if (!setupError) for (const route of routesOfStep(step)) run.touched.add(route);
     const durationMs = Math.round(performance.now() - stepStarted);
     if (stepError && !step.expect?.length) setupError ??= stepError;
-    // Within a step, a cause (an undecryptable answer, no answer) is judged once per rule: the first check that
-    // fails of it reports it under its rules; a later check of the same cause is skipped only when it would
-    // judge no rule the cause was not already judged under. Under another rule it gets its own verdict.
-    const causes = new Map<string, { check: string; rules: Set<string> }>();
+    // Within a step, a cause (an undecryptable answer, no answer, no callback) is reported once, by the first
+    // check that fails of it, and judged under every rule it keeps the step's checks from judging: a later
+    // check of the same cause cannot judge its rule without the data, so it is skipped, and its rules join
+    // the first result's (a target that does not answer fails each MUST the answer was to show).
+    const causes = new Map<string, { check: string; finding: Finding; result: CheckResult }>();
     for (const expectation of step.expect ?? []) {
       const check = findCheck(expectation.check);
       const ruleIds = expectation.rules ?? testCase.rules;
@@ -281,21 +299,15 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
         }
       }
       let worst = findings.find((f) => f.status === 'failed') ?? findings.find((f) => f.status === 'skipped') ?? findings[0] ?? { status: 'passed', message: '' };
-      // A failure is judged under the rules its finding names when the check knows them (a wrong key is
-      // CRYPTO-SAME, not ENERGY-RES), else under the expectation's. Labels never hide a MUST: an
-      // expectation labelled with open points only (U-LIMITS) widens what the check accepts (a refusal
-      // warns), but a finding that names a MUST (data that does not open) fails under it.
-      const named = worst.status === 'failed' && worst.rules?.length ? worst.rules : ruleIds;
-      if (worst.status === 'failed' && worst.cause) {
-        const first = causes.get(worst.cause);
-        if (!first) causes.set(worst.cause, { check: expectation.check, rules: new Set(named) });
-        else if (named.every((id) => first.rules.has(id))) worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once under ${named.join(', ')}, by ${first.check})` };
-        else for (const id of named) first.rules.add(id);
+      const named = judgedRules(worst, ruleIds);
+      const first = worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
+      if (first) {
+        const joined = [...new Set([...first.result.rules, ...named])];
+        if (joined.length > first.result.rules.length) Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, target.side));
+        worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
       }
-      const verdict = worst.status === 'failed' ? judgeFailure(named, run.rules, run.strict, target.side) : undefined;
-      const status = verdict?.status ?? worst.status;
-      const message = verdict?.why ? `${worst.message} (a warning: ${verdict.why})` : worst.message;
-      results.push({
+      const { status, message } = judgeFinding(worst, ruleIds, run.rules, run.strict, target.side);
+      const result: CheckResult = {
         id: expectation.check,
         suite: suite.name,
         case: testCase.id,
@@ -305,7 +317,9 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, spelling: Spe
         message,
         durationMs,
         evidence: evidenceOf(outcome.exchanges),
-      });
+      };
+      if (worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
+      results.push(result);
     }
   }
   return results;

@@ -29,6 +29,9 @@ describe('error-body: an HTTP error body is the JSON the interface shows for it'
     ],
     ['a body that is not JSON', 'UnauthorizedError', [exchange(answer(401, 'Unauthorized'))], [{ status: 'failed', message: 'the body is not JSON: Unauthorized' }]],
     ['an empty body', 'UnauthorizedError', [exchange(answer(401, ''))], [{ status: 'failed', message: 'the body is not JSON: ' }]],
+    ['HTTP 200 where the 401 body is expected: the status check judges it', 'UnauthorizedError', [exchange(answer(200, '{"code":0}'))], [{ status: 'skipped', message: 'HTTP 200, not 401: no UnauthorizedError body to judge (the status is judged on its own): {"code":0}' }]],
+    ['HTTP 400 where the 404 body is expected', 'NotFoundError', [exchange(answer(400, 'bad'))], [{ status: 'skipped', message: 'HTTP 400, not 404: no NotFoundError body to judge (the status is judged on its own): bad' }]],
+    ['any status for the generic ErrorBody', 'ErrorBody', [exchange(answer(400, 'bad'))], [{ status: 'failed', message: 'the body is not JSON: bad' }]],
     ['no request', 'UnauthorizedError', [], [{ status: 'failed', message: 'the step made no request' }]],
     ['a transport failure', 'UnauthorizedError', [exchange(undefined, { error: 'socket hang up' })], [{ status: 'failed', message: 'no answer: socket hang up', cause: 'no-answer' }]],
   ])('judges %s', (_label, schema, exchanges, findings) => {
