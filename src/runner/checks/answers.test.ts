@@ -27,11 +27,11 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
     ['errCode 0 among other fields', { errCode: 'zero' }, [exchange(answer(200, '{"msg":"ok","errCode":0}'))], passed('1 answer(s): HTTP 200, errCode zero; first {"msg":"ok","errCode":0}')],
     ['errCode 0.0 (the number 0 written another way) where errCode 0 is asked: ambiguous, U-CB-RESPONSE', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}'))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode written 0.0 (a strictly typed service may not read it as 0): {"errCode":0.0}')],
     ['errCode 0 on HTTP 201 where errCode 0 is asked: ambiguous, U-CB-RESPONSE', { errCode: 'zero' }, [exchange(answer(201, ack))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode 0 with HTTP 201 (a service that reads the status first counts it as a failure): {"errCode":0}')],
-    ['the string "0" where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":"0"}'))], failed('expected errCode 0, got errCode "0" is not a number: {"errCode":"0"}')],
-    ['errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":1}'))], failed('expected errCode 0, got errCode 1: {"errCode":1}')],
-    ['a body that is not JSON where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, 'OK'))], failed('expected errCode 0, got HTTP 200 with a body that is not a JSON object (no errCode): OK')],
-    ['a JSON body without errCode where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{}'))], failed('expected errCode 0, got HTTP 200 without errCode: {}')],
-    ['HTTP 500 with errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(500, '{"errCode":1}'))], failed('expected errCode 0, got errCode 1: {"errCode":1}')],
+    ['the string "0" where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":"0"}'))], failed('expected errCode 0, got {"errCode":"0"} (errCode "0" is not a number)')],
+    ['errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":1}'))], failed('expected errCode 0, got {"errCode":1} (errCode 1)')],
+    ['a body that is not JSON where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, 'OK'))], failed('expected errCode 0, got OK (HTTP 200 with a body that is not a JSON object (no errCode))')],
+    ['a JSON body without errCode where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{}'))], failed('expected errCode 0, got {} (HTTP 200 without errCode)')],
+    ['HTTP 500 with errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(500, '{"errCode":1}'))], failed('expected HTTP 200, got 500: {"errCode":1} (errCode 1)')],
     ['errCode 0 on HTTP 202 where the suite expects 202 and errCode 0: ambiguous', { status: 202, errCode: 'zero' }, [exchange(answer(202, ack))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode 0 with HTTP 202 (a service that reads the status first counts it as a failure): {"errCode":0}')],
     ['HTTP 500 where a refusal is asked (any status refuses)', { errCode: 'nonzero' }, [exchange(answer(500, 'down'))], passed('1 answer(s): HTTP any, errCode nonzero; first down')],
     ['errCode 1 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(200, '{"errCode":1}'))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":1}')],
@@ -48,9 +48,9 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
 
   it('judges every delivery and names the first that fails, with its position', () => {
     const exchanges = [exchange(answer(200, ack)), exchange(answer(200, ack)), exchange(answer(200, '{"errCode":"0"}'))];
-    expect(run({ errCode: 'zero' }, exchanges)).toEqual(failed('delivery 3/3: expected errCode 0, got errCode "0" is not a number: {"errCode":"0"}'));
+    expect(run({ errCode: 'zero' }, exchanges)).toEqual(failed('delivery 3/3: expected errCode 0, got {"errCode":"0"} (errCode "0" is not a number)'));
     // An ambiguous answer warns only when no delivery fails outright.
-    expect(run({ errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}')), exchange(answer(200, '{}'))])).toEqual(failed('delivery 2/2: expected errCode 0, got HTTP 200 without errCode: {}'));
+    expect(run({ errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}')), exchange(answer(200, '{}'))])).toEqual(failed('delivery 2/2: expected errCode 0, got {} (HTTP 200 without errCode)'));
     expect(run({ errCode: 'zero' }, [exchange(answer(200, ack)), exchange(answer(200, '{"errCode":0.0}'))])).toEqual(openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): delivery 2/2: errCode written 0.0 (a strictly typed service may not read it as 0): {"errCode":0.0}'));
     expect(run({ errCode: 'nonzero' }, [exchange(answer(500, 'x')), exchange(answer(200, ack))])).toEqual(
       failed('delivery 2/2: answered errCode 0 to a callback it could not have processed: {"errCode":0}'),

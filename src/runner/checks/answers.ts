@@ -40,7 +40,10 @@ export const answersCheck: Check<AnswersParams> = {
       if (status !== undefined && response.status !== status) return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
       if (!errCode) continue;
       const ack = readAcknowledgement({ status: response.status, body: response.body, json: response.json });
-      if (errCode === 'zero' && ack.verdict === 'not-acknowledged') return [fail(`${n}expected errCode 0, got ${ack.reason}: ${preview(response.body)}`)];
+      if (errCode === 'zero' && ack.verdict === 'not-acknowledged') {
+        if (response.status !== 200) return [fail(`${n}expected HTTP 200, got ${response.status}: ${preview(response.body)} (${ack.reason})`)];
+        return [fail(`${n}expected errCode 0, got ${preview(response.body)} (${ack.reason})`)];
+      }
       if (errCode === 'zero' && ack.verdict === 'ambiguous') ambiguous ??= `${n}${ack.reason}: ${preview(response.body)}`;
       if (errCode === 'nonzero' && ack.verdict === 'acknowledged') return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
       if (errCode === 'nonzero' && ack.verdict === 'ambiguous') return [fail(`${n}answered a possible acknowledgement to a callback it could not have processed (${ack.reason}): ${preview(response.body)}`)];
