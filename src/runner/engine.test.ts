@@ -160,3 +160,24 @@ describe('runSuites: one cause is judged once per rule', () => {
     expect(report.results[0]).toMatchObject({ status: 'warning', rules: ['CB-ONCE'], message: 'no answer: socket hang up (a warning: CB-ONCE binds the merchant, not the service under test)' });
   });
 });
+
+describe('runSuites: what a service may accept', () => {
+  const energy = selectSuites(loadSuites(), { glob: 'service/energy' });
+  const acceptsAll: Transport = { send: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"code":0,"message":"","data":"AQID"}'), durationMs: 1 }) };
+
+  it('passes energy/unpadded-data on a service that refuses it, warns under U-CRYPTO (failed under strict) on one that accepts it', async () => {
+    const refusing = await runSuites({ target, suites: onlyCase(energy, 'unpadded-data'), rules: catalog, transport: mswTransport(handlers()), capabilities: { routes: {} } });
+    expect(show(refusing.results)).toEqual(['passed unpadded-data/refused [U-CRYPTO]']);
+    const accepting = await runSuites({ target, suites: onlyCase(energy, 'unpadded-data'), rules: catalog, transport: acceptsAll, capabilities: { routes: {} } });
+    expect(show(accepting.results)).toEqual(['warning unpadded-data/refused [U-CRYPTO]']);
+    expect(accepting.results[0]!.message).toMatch(/data is Base64 with missing-padding: the pattern of ENERGY-DATA\/ORDER-DATA allows it/);
+    const strict = await runSuites({ target, suites: onlyCase(energy, 'unpadded-data'), rules: catalog, transport: acceptsAll, capabilities: { routes: {} }, strict: true });
+    expect(strict.results[0]!.status).toBe('failed');
+  });
+
+  it('still fails a service that accepts data outside the pattern (url-safe-data, line-broken-data) or a wrong Content-Type', async () => {
+    const suites = energy.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => ['url-safe-data', 'line-broken-data', 'form-body-wrong-content-type'].includes(c.id)) }));
+    const report = await runSuites({ target, suites, rules: catalog, transport: acceptsAll, capabilities: { routes: {} } });
+    expect(show(report.results)).toEqual(['failed form-body-wrong-content-type/refused [ENERGY-CT]', 'failed url-safe-data/refused [ENERGY-DATA]', 'failed line-broken-data/refused [ENERGY-DATA]']);
+  });
+});

@@ -48,6 +48,11 @@ function encodeData(plainText: string, step: RequestStep, target: ServiceTarget,
     case 'line-breaks': return sealed.replace(/(.{76})/g, '$1\r\n');
     case 'plus-as-space': return sealed.replaceAll('+', ' ');
     case 'truncated': return encodeBase64(Buffer.from(sealed, 'base64').subarray(0, -16));
+    case 'unpadded': {
+      // A ciphertext of a whole number of 3-byte groups (a 3072-bit key) has no '=' to drop.
+      if (!sealed.endsWith('=')) throw new Error(`the ciphertext's Base64 has no '=' padding to drop (${Buffer.from(sealed, 'base64').length} bytes, a multiple of 3): nothing unpadded to send`);
+      return sealed.replace(/=+$/, '');
+    }
     default: return sealed;
   }
 }
