@@ -29,7 +29,8 @@ export const answersCheck: Check<AnswersParams> = {
   },
   run(ctx) {
     const { errCode } = ctx.params;
-    const status = ctx.params.status ?? (errCode === undefined ? 200 : undefined);
+    // With errCode zero, HTTP 200 is part of what "acknowledged" means: the reading judges it (another status with errCode 0 is ambiguous).
+    const status = errCode === 'zero' && ctx.params.status === 200 ? undefined : ctx.params.status ?? (errCode === undefined ? 200 : undefined);
     const exchanges = ctx.outcome.exchanges;
     if (exchanges.length === 0) return [fail('the step delivered nothing')];
     let ambiguous: string | undefined;
