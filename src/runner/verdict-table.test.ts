@@ -65,6 +65,9 @@ const SCENARIOS: Record<string, Scenario[]> = {
   'answers a JSON envelope under a Content-Type other than JSON': [
     { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{}'), headers: { 'content-type': 'text/plain' } })], labels: ['ENV-CODE', 'ENV-MSG', 'ENV-DATA'] },
   ],
+  'answers envelope `data` without its `=` padding': [
+    { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), headers: json, lenientBase64: 'missing-padding' })], labels: ['ENV-DATA'] },
+  ],
   'accepts a long order (labelled U-LIMITS) and answers `data` that does not open': [
     { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json, decryptError: 'no key opens it [wrong-key]' }))], labels: ['U-LIMITS'] },
   ],

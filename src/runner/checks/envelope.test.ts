@@ -107,4 +107,11 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
     expect(run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQID"}'), headers: { 'content-type': 'text/html' } })).toEqual([{ status: 'failed', message: 'not a valid envelope: /message must be equal to constant [ENV-MSG]; body {"code":0,"message":"x","data":"AQID"}', rules: ['ENV-MSG'] }]);
     expect(run('failure', { ...answer(200, '{"code":7,"message":"no","data":""}'), headers: { 'content-type': 'text/html' } })).toEqual([{ status: 'failed', message: 'a JSON envelope answered with Content-Type text/html: typed JSON clients refuse to read it; no rule fixes it (U-CODES). The envelope itself: code 7: no', rules: ['U-CODES'] }]);
   });
+
+  it('warns under U-CRYPTO when data opened only read leniently (no = padding), and judges the rest', () => {
+    expect(run(undefined, { ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), lenientBase64: 'missing-padding' })).toEqual([
+      { status: 'failed', message: 'data is Base64 with missing-padding: the pattern of the envelope\'s data allows it and Java\'s decoder reads it, a strict decoder refuses it (U-CRYPTO). The envelope itself: code 0, data decrypts to {}', rules: ['U-CRYPTO'] },
+    ]);
+    expect(run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQI"}'), lenientBase64: 'missing-padding' })[0]).toMatchObject({ rules: ['ENV-MSG'] });
+  });
 });
