@@ -15,6 +15,7 @@ import { refusedCheck } from './checks/refused.js';
 import { statusCheck } from './checks/status.js';
 import type { Exchange, ReceivedResponse } from './context.js';
 import { judgedRules, judgeFinding } from './engine.js';
+import { loadSuites } from './suite.js';
 import type { Finding, Target } from './types.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
@@ -27,6 +28,15 @@ function tableRows(): Array<{ does: string; verdict: string }> {
   return (end < 0 ? section : section.slice(0, end)).split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| what') && !line.startsWith('| ---'))
     .map((line) => { const cells = line.split(' | '); return { does: cells[0]!.slice(2), verdict: cells[1]! }; });
+}
+
+const suites = loadSuites();
+/** The labels a shipped case gives its (first) expectation of `check`: the rows judge the suites as shipped. */
+function labelsOf(suite: string, caseId: string, check: string): string[] {
+  const testCase = suites.find((s) => s.name === suite)?.cases.find((c) => c.id === caseId);
+  const expectation = testCase?.steps.flatMap((step) => step.expect ?? []).find((e) => e.check === check);
+  if (!testCase || !expectation) throw new Error(`no ${check} in ${suite}/${caseId}`);
+  return expectation.rules ?? testCase.rules;
 }
 
 const ORDER = 'http://127.0.0.1:9/api/v1/api/order/withdrawWithoutVerify';
@@ -54,7 +64,7 @@ const acks = (response: ReceivedResponse): Scenario => ({ run: (ctx) => answersC
 
 /** Each row's observations, by the row's first cell; every one must get the row's verdict. */
 const SCENARIOS: Record<string, Scenario[]> = {
-  'accepts `data` without its `=` padding, or with non-zero unused bits': [...LENIENT_BASE64_REASONS].map((reason) => refusal([order(lenientForms[reason]!)], ['ORDER-DATA'])),
+  'accepts `data` without its `=` padding, or with non-zero unused bits': [...LENIENT_BASE64_REASONS].map((reason) => refusal([order(lenientForms[reason]!)], labelsOf('service/energy', 'unpadded-data', 'refused'))),
   'accepts `data` with URL-safe letters or line breaks': [refusal([order('AQ-_')], ['ENERGY-DATA']), refusal([order('AQID\nAQID')], ['ENERGY-DATA'])],
   'accepts `"1"` for tenantType, `"42"` for userId, `20931` for tenantUserId': [
     refusal([order('AQID', { ...good, tenantType: '1' })], ['ORDER-TENANT-TYPE']),
@@ -69,12 +79,14 @@ const SCENARIOS: Record<string, Scenario[]> = {
     { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), headers: json, lenientBase64: 'missing-padding' })], labels: ['ENV-DATA'] },
   ],
   'accepts a long order (labelled U-LIMITS) and answers `data` that does not open': [
-    { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json, decryptError: 'no key opens it [wrong-key]' }))], labels: ['U-LIMITS'] },
+    { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json, decryptError: 'no key opens it [wrong-key]' }))], labels: labelsOf('service/orders', 'long-callback-id', 'envelope') },
   ],
-  'refuses that long order': [{ run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":40013,"message":"too long","data":""}', { headers: json }))], labels: ['U-LIMITS'] }],
+  'refuses that long order': [{ run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":40013,"message":"too long","data":""}', { headers: json }))], labels: labelsOf('service/orders', 'long-callback-id', 'envelope') }],
   'answers an order without a key with another 401 body': [
-    { run: (ctx) => errorBodyCheck.run(ctx), params: { schema: 'UnauthorizedError' }, exchanges: [exchange(answer(401, '{"error":"no key"}'))], labels: ['U-CODES'], step: { request: { endpoint: 'order' } } },
+    { run: (ctx) => errorBodyCheck.run(ctx), params: { schema: 'UnauthorizedError' }, exchanges: [exchange(answer(401, '{"error":"no key"}'))], labels: labelsOf('service/errors', 'order-missing-key', 'error-body'), step: { request: { endpoint: 'order' } } },
   ],
+  'serves `/api/v2/…` (not 404)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 404 }, exchanges: [exchange(accepted)], labels: labelsOf('service/errors', 'unversioned-path', 'status') }],
+  'refuses a withdrawal carrying expiryHours': [{ run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":40010,"message":"expiryHours is for ENERGY","data":""}', { headers: json }))], labels: labelsOf('service/orders', 'withdrawal-with-expiry', 'envelope') }],
   '(merchant) answers errCode 0 with HTTP 201, or written `0.0`': [acks(answer(201, '{"errCode":0}')), acks(answer(200, '{"errCode":0.0}'))],
   '(merchant) answers `{"errCode":"0"}` where it processed': [acks(answer(200, '{"errCode":"0"}'))],
   '(service) fails a check labelled only with a merchant\'s rule (CB-ONCE)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-ONCE'] }],
