@@ -4,16 +4,30 @@ import { SpecError } from './errors.js';
 /** How much a rule weighs: MUST fails a run, SHOULD warns unless --strict, UNSPECIFIED is an assumption. */
 export type RuleSeverity = 'MUST' | 'SHOULD' | 'UNSPECIFIED';
 
+/**
+ * The party a rule obliges: the `service` (the wallet), the `merchant` (the caller of the order
+ * endpoints and the callback receiver), or `both` (a rule on the wire that one sends and the other
+ * reads, such as a Content-Type or the Base64 of `data`).
+ */
+export type RuleParty = 'service' | 'merchant' | 'both';
+
 /** One rule of the interface, as spec/rules.yaml records it. */
 export interface Rule {
   id: string;
   text: string;
   severity: RuleSeverity;
+  /** Whom the rule obliges (spec/rules.yaml `binds`); absent means `both`. */
+  binds?: RuleParty;
   /** The interface.md section the rule comes from. */
   source: string;
   /** Can a check observe it from outside? When not, `reason` says why. */
   blackBox: boolean;
   reason?: string;
+}
+
+/** Does the rule oblige this side (the target of a run)? */
+export function bindsSide(rule: Pick<Rule, 'binds'>, side: 'service' | 'merchant'): boolean {
+  return rule.binds === undefined || rule.binds === 'both' || rule.binds === side;
 }
 
 /** Rule ids look like `CB-KEY-401`: upper-case words joined by '-'. */
@@ -39,10 +53,15 @@ export function parseRuleCatalog(text: string, name = 'spec/rules.yaml'): Rule[]
     if (severity !== 'MUST' && severity !== 'SHOULD' && severity !== 'UNSPECIFIED') {
       throw new SpecError('bad-rules', `${name}: rule ${id} has severity ${JSON.stringify(severity)} (MUST, SHOULD or UNSPECIFIED)`);
     }
+    const binds = entry.binds ?? 'both';
+    if (binds !== 'service' && binds !== 'merchant' && binds !== 'both') {
+      throw new SpecError('bad-rules', `${name}: rule ${id} has binds ${JSON.stringify(binds)} (service, merchant or both)`);
+    }
     return {
       id,
       text: String(entry.text ?? ''),
       severity,
+      binds,
       source: String(entry.source ?? ''),
       blackBox: entry.blackBox !== false,
       ...(entry.reason === undefined ? {} : { reason: String(entry.reason) }),

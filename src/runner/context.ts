@@ -29,6 +29,11 @@ export interface ReceivedResponse {
   decrypted?: { text: string; value: ExactJson };
   /** Why `data` could not be decrypted, when it could not. */
   decryptError?: string;
+  /**
+   * `data` opened only when read leniently: the reason (`missing-padding`, `non-canonical-base64`,
+   * src/wire/crypto-failure.ts LENIENT_BASE64_REASONS) its Base64 is not the standard padded form.
+   */
+  lenientBase64?: string;
 }
 
 /** One request and its answer (or the transport failure). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Rule } from '../core/rules.js';
+import { bindsSide, type Rule } from '../core/rules.js';
 import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
 import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
@@ -109,10 +109,52 @@ export function missingNeed(testCase: Case, target: Target, capabilities: Capabi
   return undefined;
 }
 
-/** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict). */
-export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean): Status {
-  if (strict) return 'failed';
-  return ruleIds.some((id) => rules.get(id)?.severity === 'MUST') ? 'failed' : 'warning';
+/** A failure's weight: `failed` or `warning`, and, when a MUST was found but binds the other party, why it only warns. */
+export interface FailureVerdict {
+  status: 'failed' | 'warning';
+  /** Why MUST rules did not fail the run: they oblige the other party, not the target. */
+  why?: string;
+}
+
+/**
+ * The one place a failure gets its weight. A finding fails only a MUST rule that binds the target
+ * of the run (spec/rules.yaml `binds`); SHOULD and U-* rules warn unless `strict`. A failure whose
+ * MUST rules all bind the other party (the runner's own receiver, a merchant's duty seen from the
+ * service side) is a warning that names them, even under `strict`: no reading makes it the
+ * target's duty. Without `side` every rule binds (the catalog's old reading).
+ */
+export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
+  // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
+  const binds = (id: string) => { const rule = rules.get(id); return !side || !rule || bindsSide(rule, side); };
+  const own = ruleIds.filter(binds);
+  if (own.some((id) => rules.get(id)?.severity === 'MUST')) return { status: 'failed' };
+  if (strict && own.length > 0) return { status: 'failed' };
+  const others = ruleIds.filter((id) => !binds(id) && rules.get(id)?.severity === 'MUST');
+  if (others.length === 0) return { status: strict ? 'failed' : 'warning' };
+  const party = side === 'service' ? 'merchant' : 'service';
+  return { status: 'warning', why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test` };
+}
+
+/**
+ * The rules a finding is judged under: its own when the check knows them (a wrong key is CRYPTO-SAME,
+ * not ENERGY-RES), else the expectation's labels. Labels never hide a MUST: an expectation labelled
+ * with open points only (U-LIMITS) widens what the check accepts (a refusal warns), but a finding
+ * that names a MUST (data that does not open) stands under it.
+ */
+export function judgedRules(finding: Finding, labels: string[]): string[] {
+  return finding.status === 'failed' && finding.rules?.length ? finding.rules : labels;
+}
+
+/** A finding's verdict in a result: its status and message (a warning says why), under `judgedRules`. */
+export function judgeFinding(finding: Finding, labels: string[], rules: Map<string, Rule>, strict: boolean, side: Target['side']): { status: Status; message: string } {
+  if (finding.status !== 'failed') return { status: finding.status, message: finding.message };
+  const verdict = judgeFailure(judgedRules(finding, labels), rules, strict, side);
+  return { status: verdict.status, message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message };
+}
+
+/** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict); see judgeFailure. */
+export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): Status {
+  return judgeFailure(ruleIds, rules, strict, side).status;
 }
 
 /** Evidence for a report: request and answer, plain beside wire (keys already redacted). */
@@ -268,7 +310,7 @@ function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: F
   if (first.status === 'skipped' || second.status === 'skipped') {
     // One skipped, the other judged: the judged verdict stands.
     const judged = first.status === 'skipped' ? second : first;
-    return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict) : judged.status };
+    return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict, 'merchant') : judged.status };
   }
   const rank: Record<Status, number> = { failed: 3, warning: 2, skipped: 1, passed: 0 };
   const bad = rank[second.status] > rank[first.status] ? second : first;
@@ -362,8 +404,11 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
     if (!setupError) for (const route of routesOfStep(step)) run.touched.add(route);
     const durationMs = Math.round(performance.now() - stepStarted);
     if (stepError && !step.expect?.length) setupError ??= stepError;
-    // Within a step, a cause (an undecryptable answer, no answer) is reported once, at its first check.
-    const causes = new Map<string, string>();
+    // Within a step, a cause (an undecryptable answer, no answer, no callback) is reported once, by the first
+    // check that fails of it, and judged under every rule it keeps the step's checks from judging: a later
+    // check of the same cause cannot judge its rule without the data, so it is skipped, and its rules join
+    // the first result's (a target that does not answer fails each MUST the answer was to show).
+    const causes = new Map<string, { check: string; finding: Finding; result: CheckResult }>();
     for (const expectation of step.expect ?? []) {
       const check = findCheck(expectation.check);
       const ruleIds = expectation.rules ?? testCase.rules;
@@ -384,27 +429,27 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
         }
       }
       let worst = findings.find((f) => f.status === 'failed') ?? findings.find((f) => f.status === 'skipped') ?? findings[0] ?? { status: 'passed', message: '' };
-      if (worst.status === 'failed' && worst.cause) {
-        const first = causes.get(worst.cause);
-        if (first) worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first})` };
-        else causes.set(worst.cause, expectation.check);
+      const named = judgedRules(worst, ruleIds);
+      const first = worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
+      if (first) {
+        const joined = [...new Set([...first.result.rules, ...named])];
+        if (joined.length > first.result.rules.length) Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, target.side));
+        worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
       }
-      // A failure names the rule its observation breaks when the check knows it (a wrong key is CRYPTO-SAME, not
-      // ENERGY-RES). An expectation that names only open points (U-*, SHOULD) keeps its rules: the suite says the
-      // whole observation depends on a reading (an order's 401 body is open, U-CODES, though ERR-401 fixes the query's).
-      const named = worst.status === 'failed' && worst.rules?.length && ruleIds.some((id) => run.rules.get(id)?.severity === 'MUST') ? worst.rules : ruleIds;
-      const status = worst.status === 'failed' ? failureStatus(named, run.rules, run.strict) : worst.status;
-      results.push({
+      const { status, message } = judgeFinding(worst, ruleIds, run.rules, run.strict, target.side);
+      const result: CheckResult = {
         id: expectation.check,
         suite: suite.name,
         case: testCase.id,
         title: title ?? `${testCase.title}: ${check?.title ?? expectation.check}`,
         rules: named,
         status,
-        message: worst.message,
+        message,
         durationMs,
         evidence: evidenceOf(outcome.exchanges),
-      });
+      };
+      if (worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
+      results.push(result);
     }
   }
   return results;

@@ -44,7 +44,7 @@ export interface RequestStep {
   plain?: unknown;
   plainText?: string;
   data?: string;
-  encode?: 'standard' | 'url-safe' | 'line-breaks' | 'plus-as-space' | 'wrong-key' | 'truncated' | 'unencoded-form';
+  encode?: 'standard' | 'url-safe' | 'line-breaks' | 'plus-as-space' | 'wrong-key' | 'truncated' | 'unencoded-form' | 'unpadded';
   json?: unknown;
   body?: string;
   save?: string;

@@ -8,8 +8,9 @@ const ack = '{"errCode":0}';
 const run = (params: Record<string, unknown>, exchanges: Exchange[]): Finding[] => answersCheck.run(checkContext({ target: merchantTarget, params, outcome: { exchanges } }));
 const passed = (message: string): Finding[] => [{ status: 'passed', message }];
 const failed = (message: string): Finding[] => [{ status: 'failed', message }];
+const openPoint = (message: string): Finding[] => [{ status: 'failed', message, rules: ['U-CB-RESPONSE'] }];
 
-describe('answers: the merchant acknowledges what it processed and only that (CB-ERRCODE)', () => {
+describe('answers: the merchant acknowledges what it processed and only that (CB-ERRCODE, read by src/wire/acknowledgement.ts)', () => {
   it('enforces CB-ERRCODE under the id answers', () => {
     expect([answersCheck.id, answersCheck.title, answersCheck.rules, answersCheck.needs]).toEqual(['answers', 'merchant answers', ['CB-ERRCODE'], 'exchange']);
   });
@@ -24,28 +25,24 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
     ['HTTP 200 with any body when no errCode is asked', {}, [exchange(answer(200, 'ok'))], passed('1 answer(s): HTTP 200; first ok')],
     ['errCode 0 when it is asked', { errCode: 'zero' }, [exchange(answer(200, ack))], passed('1 answer(s): HTTP 200, errCode zero; first {"errCode":0}')],
     ['errCode 0 among other fields', { errCode: 'zero' }, [exchange(answer(200, '{"msg":"ok","errCode":0}'))], passed('1 answer(s): HTTP 200, errCode zero; first {"msg":"ok","errCode":0}')],
-    [
-      'errCode 0.0 (the number 0 written another way) where errCode 0 is asked: ambiguous, a U-CB-RESPONSE reading',
-      { errCode: 'zero' },
-      [exchange(answer(200, '{"errCode":0.0}'))],
-      [{ status: 'failed', message: 'errCode written 0.0 (a strictly typed service may not read it as 0): {"errCode":0.0}; the interface leaves the answer\'s form open (U-CB-RESPONSE)', rules: ['U-CB-RESPONSE'] }],
-    ],
-    ['{"code":0} (no errCode) where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"code":0}'))], failed('expected errCode 0, got {"code":0}')],
-    ['an empty body where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, ''))], failed('expected errCode 0, got an empty body')],
-    ['the string "0" where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":"0"}'))], failed('expected errCode 0, got {"errCode":"0"}')],
-    ['errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":1}'))], failed('expected errCode 0, got {"errCode":1}')],
-    ['a body that is not JSON where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, 'OK'))], failed('expected errCode 0, got OK')],
-    ['a JSON body without errCode where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{}'))], failed('expected errCode 0, got {}')],
-    [
-      'errCode 0 on HTTP 202 where the suite expects 202 and errCode 0: ambiguous, a U-CB-RESPONSE reading',
-      { status: 202, errCode: 'zero' },
-      [exchange(answer(202, ack))],
-      [{ status: 'failed', message: 'errCode 0 with HTTP 202 (a service that reads the status first counts it as a failure): {"errCode":0}; the interface leaves the answer\'s form open (U-CB-RESPONSE)', rules: ['U-CB-RESPONSE'] }],
-    ],
+    ['errCode 0.0 (the number 0 written another way) where errCode 0 is asked: ambiguous, U-CB-RESPONSE', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}'))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode written 0.0 (a strictly typed service may not read it as 0): {"errCode":0.0}')],
+    ['errCode 0 on HTTP 201 where errCode 0 is asked: ambiguous, U-CB-RESPONSE', { errCode: 'zero' }, [exchange(answer(201, ack))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode 0 with HTTP 201 (a service that reads the status first counts it as a failure): {"errCode":0}')],
+    ['the string "0" where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":"0"}'))], failed('expected errCode 0, got {"errCode":"0"} (errCode "0" is not a number)')],
+    ['{"code":0} (no errCode) where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"code":0}'))], failed('expected errCode 0, got {"code":0} (HTTP 200 without errCode)')],
+    ['an empty body where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, ''))], failed('expected errCode 0, got an empty body (HTTP 200 with an empty body (no errCode))')],
+    ['errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{"errCode":1}'))], failed('expected errCode 0, got {"errCode":1} (errCode 1)')],
+    ['a body that is not JSON where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, 'OK'))], failed('expected errCode 0, got OK (HTTP 200 with a body that is not a JSON object (no errCode))')],
+    ['a JSON body without errCode where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(200, '{}'))], failed('expected errCode 0, got {} (HTTP 200 without errCode)')],
+    ['errCode 0 on HTTP 201 where HTTP 200 and errCode 0 are asked: ambiguous, not a wrong status', { status: 200, errCode: 'zero' }, [exchange(answer(201, ack))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode 0 with HTTP 201 (a service that reads the status first counts it as a failure): {"errCode":0}')],
+    ['HTTP 500 with errCode 1 where HTTP 200 and errCode 0 are asked', { status: 200, errCode: 'zero' }, [exchange(answer(500, '{"errCode":1}'))], failed('expected HTTP 200, got 500: {"errCode":1} (errCode 1)')],
+    ['HTTP 500 with errCode 1 where errCode 0 is asked', { errCode: 'zero' }, [exchange(answer(500, '{"errCode":1}'))], failed('expected HTTP 200, got 500: {"errCode":1} (errCode 1)')],
+    ['errCode 0 on HTTP 202 where the suite expects 202 and errCode 0: ambiguous', { status: 202, errCode: 'zero' }, [exchange(answer(202, ack))], openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): errCode 0 with HTTP 202 (a service that reads the status first counts it as a failure): {"errCode":0}')],
     ['HTTP 500 where a refusal is asked (any status refuses)', { errCode: 'nonzero' }, [exchange(answer(500, 'down'))], passed('1 answer(s): HTTP any, errCode nonzero; first down')],
     ['errCode 1 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(200, '{"errCode":1}'))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":1}')],
     ['the string "0" where a refusal is asked (it does not acknowledge)', { errCode: 'nonzero' }, [exchange(answer(200, '{"errCode":"0"}'))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":"0"}')],
-    ['errCode 0 on HTTP 400 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(400, ack))], passed('1 answer(s): HTTP any, errCode nonzero; first {"errCode":0}')],
+    ['errCode 0 on HTTP 400 where a refusal is asked: a service reading errCode alone counts it (a possible false ack)', { errCode: 'nonzero' }, [exchange(answer(400, ack))], failed('answered a possible acknowledgement to a callback it could not have processed (errCode 0 with HTTP 400 (a service that reads the status first counts it as a failure)): {"errCode":0}')],
+    ['errCode -0 where a refusal is asked (a possible false ack)', { errCode: 'nonzero' }, [exchange(answer(200, '{"errCode":-0}'))], failed('answered a possible acknowledgement to a callback it could not have processed (errCode written -0 (a strictly typed service may not read it as 0)): {"errCode":-0}')],
+    ['no errCode on HTTP 200 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(200, '{"code":0}'))], passed('1 answer(s): HTTP any, errCode nonzero; first {"code":0}')],
     ['errCode 0 where a refusal is asked', { errCode: 'nonzero' }, [exchange(answer(200, ack))], failed('answered errCode 0 to a callback it could not have processed: {"errCode":0}')],
     ['errCode 0 where HTTP 200 and a refusal are asked', { status: 200, errCode: 'nonzero' }, [exchange(answer(200, ack))], failed('answered errCode 0 to a callback it could not have processed: {"errCode":0}')],
     ['HTTP 500 where HTTP 200 and a refusal are asked', { status: 200, errCode: 'nonzero' }, [exchange(answer(500, ack))], failed('expected HTTP 200, got 500: {"errCode":0}')],
@@ -55,7 +52,10 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
 
   it('judges every delivery and names the first that fails, with its position', () => {
     const exchanges = [exchange(answer(200, ack)), exchange(answer(200, ack)), exchange(answer(200, '{"errCode":"0"}'))];
-    expect(run({ errCode: 'zero' }, exchanges)).toEqual(failed('delivery 3/3: expected errCode 0, got {"errCode":"0"}'));
+    expect(run({ errCode: 'zero' }, exchanges)).toEqual(failed('delivery 3/3: expected errCode 0, got {"errCode":"0"} (errCode "0" is not a number)'));
+    // An ambiguous answer warns only when no delivery fails outright.
+    expect(run({ errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}')), exchange(answer(200, '{}'))])).toEqual(failed('delivery 2/2: expected errCode 0, got {} (HTTP 200 without errCode)'));
+    expect(run({ errCode: 'zero' }, [exchange(answer(200, ack)), exchange(answer(200, '{"errCode":0.0}'))])).toEqual(openPoint('errCode 0 in a form the interface leaves open (U-CB-RESPONSE): delivery 2/2: errCode written 0.0 (a strictly typed service may not read it as 0): {"errCode":0.0}'));
     expect(run({ errCode: 'nonzero' }, [exchange(answer(500, 'x')), exchange(answer(200, ack))])).toEqual(
       failed('delivery 2/2: answered errCode 0 to a callback it could not have processed: {"errCode":0}'),
     );

@@ -1,13 +1,17 @@
-import { LosslessNumber } from '../../core/exact-json.js';
 import { readAcknowledgement } from '../../wire/acknowledgement.js';
 import { fail, pass, preview, type Check } from './check.js';
 
-/** `status` of every answer (default 200, any for a refusal); `errCode` zero or nonzero. */
+/** `status` of every answer (default 200 when no errCode is asked); `errCode` zero or nonzero. */
 export type AnswersParams = { status?: number; errCode?: 'zero' | 'nonzero' };
 
 /**
- * `answers`: every delivery of the step got HTTP `status` (default 200) and, for 200, `errCode`
- * `zero` (the number 0) or `nonzero` (anything but the number 0).
+ * `answers`: every delivery of the step got HTTP `status` and, with `errCode`, the acknowledgement
+ * asked for, read as the service reads it (src/wire/acknowledgement.ts, CB-ERRCODE):
+ * - `zero`: acknowledged passes; ambiguous (errCode 0 with another HTTP status, or written `0.0`)
+ *   warns under U-CB-RESPONSE (a service may count it, a strict one may not); not acknowledged fails.
+ * - `nonzero`: fails on an acknowledgement, and on an ambiguous one (a service that counts it loses
+ *   the event: a possible false ack); anything not acknowledged passes, whatever its HTTP status.
+ * Without `status`, `zero` leaves the status to the acknowledgement reading and `nonzero` takes any.
  */
 export const answersCheck: Check<AnswersParams> = {
   id: 'answers',
@@ -17,35 +21,36 @@ export const answersCheck: Check<AnswersParams> = {
   params: {
     type: 'object',
     properties: {
-      status: { type: 'integer', minimum: 100, maximum: 599, description: 'the HTTP status of every answer; default 200, any status when errCode is nonzero' },
-      errCode: { enum: ['zero', 'nonzero'], description: 'zero: every answer acknowledges (the number 0); nonzero: none does' },
+      status: { type: 'integer', minimum: 100, maximum: 599, description: 'the HTTP status of every answer; default 200 without errCode, else the acknowledgement reading decides' },
+      errCode: { enum: ['zero', 'nonzero'], description: 'zero: every answer acknowledges (HTTP 200, the number 0); nonzero: none does, nor may be read as doing so' },
     },
     required: [],
     additionalProperties: false,
   },
   run(ctx) {
     const { errCode } = ctx.params;
-    // "Not acknowledged" is any answer but HTTP 200 with errCode 0, so a refusal may use any status.
-    const status = ctx.params.status ?? (errCode === 'nonzero' ? undefined : 200);
+    // With errCode zero, HTTP 200 is part of what "acknowledged" means: the reading judges it (another status with errCode 0 is ambiguous).
+    const status = errCode === 'zero' && ctx.params.status === 200 ? undefined : ctx.params.status ?? (errCode === undefined ? 200 : undefined);
     const exchanges = ctx.outcome.exchanges;
     if (exchanges.length === 0) return [fail('the step delivered nothing')];
+    let ambiguous: string | undefined;
     for (const [i, exchange] of exchanges.entries()) {
       const n = exchanges.length > 1 ? `delivery ${i + 1}/${exchanges.length}: ` : '';
       if (!exchange.response) return [fail(`${n}no answer: ${exchange.error ?? 'unknown'}`)];
       const { response } = exchange;
       if (status !== undefined && response.status !== status) return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
       if (!errCode) continue;
-      const code = (response.json as Record<string, unknown> | undefined)?.errCode;
-      // design.md: only the number 0 acknowledges; the string "0" does not.
-      const isZero = response.status === 200 && code instanceof LosslessNumber && Number(code.value) === 0; // 0, 0.0 and -0 are the number 0
-      if (errCode === 'zero') {
-        // What acknowledges is src/wire's one reading: the number 0 spelt 0.0, or on another status than 200, is ambiguous (U-CB-RESPONSE).
-        const read = readAcknowledgement({ status: response.status, body: response.body, json: response.json });
-        if (read.verdict === 'not-acknowledged') return [fail(`${n}expected errCode 0, got ${preview(response.body) || 'an empty body'}`)];
-        if (read.verdict === 'ambiguous') return [fail(`${n}${read.reason}: ${preview(response.body)}; the interface leaves the answer's form open (U-CB-RESPONSE)`, ['U-CB-RESPONSE'])];
+      const ack = readAcknowledgement({ status: response.status, body: response.body, json: response.json });
+      if (errCode === 'zero' && ack.verdict === 'not-acknowledged') {
+        if (response.status !== 200) return [fail(`${n}expected HTTP 200, got ${response.status}: ${preview(response.body)} (${ack.reason})`)];
+        return [fail(`${n}expected errCode 0, got ${preview(response.body) || 'an empty body'} (${ack.reason})`)];
       }
-      if (errCode === 'nonzero' && isZero) return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
+      if (errCode === 'zero' && ack.verdict === 'ambiguous') ambiguous ??= `${n}${ack.reason}: ${preview(response.body)}`;
+      if (errCode === 'nonzero' && ack.verdict === 'acknowledged') return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
+      if (errCode === 'nonzero' && ack.verdict === 'ambiguous') return [fail(`${n}answered a possible acknowledgement to a callback it could not have processed (${ack.reason}): ${preview(response.body)}`)];
     }
-    return [pass(`${exchanges.length} answer(s): HTTP ${status ?? 'any'}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`)];
+    // The merchant may mean an acknowledgement; whether the service counts it is open.
+    if (ambiguous) return [fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ambiguous}`, ['U-CB-RESPONSE'])];
+    return [pass(`${exchanges.length} answer(s): HTTP ${status ?? (errCode === 'zero' ? 200 : 'any')}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`)];
   },
 };

@@ -4,8 +4,10 @@ import type { ReceivedResponse } from '../context.js';
 import type { Finding } from '../types.js';
 import { envelopeCheck } from './envelope.js';
 
+/** Answers are JSON-typed unless a row sets its own headers (see the Content-Type rows). */
+const asJson = (response: ReceivedResponse): ReceivedResponse => (Object.keys(response.headers).length ? response : { ...response, headers: { 'content-type': 'application/json; charset=utf-8' } });
 const run = (outcome: string | undefined, response: ReceivedResponse | undefined): Finding[] =>
-  envelopeCheck.run(checkContext({ params: outcome ? { outcome } : {}, outcome: { exchanges: response ? [exchange(response)] : [] } }));
+  envelopeCheck.run(checkContext({ params: outcome ? { outcome } : {}, outcome: { exchanges: response ? [exchange(asJson(response))] : [] } }));
 const ok = '{"code":0,"message":"","data":"AQID"}';
 
 describe('envelope: the order endpoints answer HTTP 200 with {code, message, data}', () => {
@@ -88,5 +90,28 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
     const text = 'm'.repeat(170);
     expect(run(undefined, answer(200, `{"code":1,"message":"${text}","data":""}`))).toEqual([{ status: 'failed', message: `expected success (code 0), got code 1: ${text.slice(0, 160)}…` }]);
     expect(run('failure', answer(200, `{"code":1,"message":"${text}","data":""}`))).toEqual([{ status: 'passed', message: `code 1: ${text.slice(0, 160)}…` }]);
+  });
+
+  it.each([
+    ['text/plain', { 'content-type': 'text/plain' }, 'a JSON envelope answered with Content-Type text/plain: typed JSON clients refuse to read it; no rule fixes it (U-CODES). The envelope itself: code 0, data decrypts to {}'],
+    ['no Content-Type at all', { 'x-other': '1' }, 'a JSON envelope answered with no Content-Type: typed JSON clients refuse to read it; no rule fixes it (U-CODES). The envelope itself: code 0, data decrypts to {}'],
+  ])('warns under U-CODES, never fails a MUST, on a passing envelope with %s', (_label, headers, message) => {
+    expect(run(undefined, { ...decryptedAnswer(200, ok, '{}'), headers })).toEqual([{ status: 'failed', message, rules: ['U-CODES'] }]);
+  });
+
+  it.each([['application/json'], ['application/json;charset=UTF-8'], ['Application/JSON'], ['application/problem+json']])('takes %s as JSON', (type) => {
+    expect(run(undefined, { ...decryptedAnswer(200, ok, '{}'), headers: { 'content-type': type } })).toEqual([{ status: 'passed', message: 'code 0, data decrypts to {}' }]);
+  });
+
+  it('judges the envelope first: a MUST it breaks stands whatever the Content-Type', () => {
+    expect(run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQID"}'), headers: { 'content-type': 'text/html' } })).toEqual([{ status: 'failed', message: 'not a valid envelope: /message must be equal to constant [ENV-MSG]; body {"code":0,"message":"x","data":"AQID"}', rules: ['ENV-MSG'] }]);
+    expect(run('failure', { ...answer(200, '{"code":7,"message":"no","data":""}'), headers: { 'content-type': 'text/html' } })).toEqual([{ status: 'failed', message: 'a JSON envelope answered with Content-Type text/html: typed JSON clients refuse to read it; no rule fixes it (U-CODES). The envelope itself: code 7: no', rules: ['U-CODES'] }]);
+  });
+
+  it('warns under U-CRYPTO when data opened only read leniently (no = padding), and judges the rest', () => {
+    expect(run(undefined, { ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), lenientBase64: 'missing-padding' })).toEqual([
+      { status: 'failed', message: 'data is Base64 with missing-padding: the pattern of the envelope\'s data allows it and Java\'s decoder reads it, a strict decoder refuses it (U-CRYPTO). The envelope itself: code 0, data decrypts to {}', rules: ['U-CRYPTO'] },
+    ]);
+    expect(run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQI"}'), lenientBase64: 'missing-padding' })[0]).toMatchObject({ rules: ['ENV-MSG'] });
   });
 });

@@ -1,5 +1,26 @@
+import { mediaType } from '../../core/http-io.js';
 import { validateSchema } from '../../core/schemas.js';
+import type { ReceivedResponse } from '../context.js';
+import type { Finding } from '../types.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
+
+/** application/json or a structured `+json` type, with any parameters. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
+
+/**
+ * A passing envelope under a Content-Type that is not JSON: no rule fixes the answer's Content-Type
+ * (the interface says only "JSON"), but typed JSON clients (Spring's RestTemplate, Go's strict
+ * decoders behind a type switch) refuse to read it. How the order endpoints write their answers
+ * beyond what the interface shows is U-CODES: a warning, a failure only under --strict.
+ */
+function judgedWireForm(response: ReceivedResponse, passed: Finding): Finding {
+  // data the pattern allows but a strict decoder refuses (Python's b64decode with validate, a padding check).
+  if (response.lenientBase64) return fail(`data is Base64 with ${response.lenientBase64}: the pattern of the envelope's data allows it and Java's decoder reads it, a strict decoder refuses it (U-CRYPTO). The envelope itself: ${passed.message}`, ['U-CRYPTO']);
+  const header = response.headers['content-type'];
+  if (JSON_MEDIA_TYPE.test(mediaType(header))) return passed;
+  const shown = header === undefined ? 'no Content-Type' : `Content-Type ${header}`;
+  return fail(`a JSON envelope answered with ${shown}: typed JSON clients refuse to read it; no rule fixes it (U-CODES). The envelope itself: ${passed.message}`, ['U-CODES']);
+}
 
 /** `outcome`: success (the default) or failure. */
 export type EnvelopeParams = { outcome?: 'success' | 'failure' };
@@ -7,6 +28,8 @@ export type EnvelopeParams = { outcome?: 'success' | 'failure' };
 /**
  * `envelope`: HTTP 200 with the order-endpoint envelope; `outcome: success` needs code 0, an
  * empty message and `data` that decrypts; `outcome: failure` needs a non-zero code and error text.
+ * An envelope that passes under a Content-Type other than JSON warns (U-CODES); one whose `data` opens
+ * only when read leniently (no '=' padding, non-zero unused bits) warns (U-CRYPTO).
  */
 export const envelopeCheck: Check<EnvelopeParams> = {
   id: 'envelope',
@@ -37,12 +60,12 @@ export const envelopeCheck: Check<EnvelopeParams> = {
     if (ctx.params.outcome === 'failure') {
       if (code === '0') return [fail(`expected a failure (non-zero code), got code 0${response.decrypted ? ` with data ${preview(response.decrypted.text)}` : ''}`)];
       if (envelope.message.length === 0) return [fail(`failure code ${code} with an empty message (ENV-MSG: message carries the error text)`, ['ENV-MSG'])];
-      return [pass(`code ${code}: ${preview(envelope.message)}`)];
+      return [judgedWireForm(response, pass(`code ${code}: ${preview(envelope.message)}`))];
     }
     if (code !== '0') return [fail(`expected success (code 0), got code ${code}: ${preview(envelope.message)}`)];
     if (envelope.message.length > 0) return [fail(`success (code 0) with a message ${preview(envelope.message)}: ENV-MSG wants it empty`, ['ENV-MSG'])];
     if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) return [fail('success without data', ['ENV-DATA'])];
-    return [pass(`code 0, data decrypts to ${preview(response.decrypted.text)}`)];
+    return [judgedWireForm(response, pass(`code 0, data decrypts to ${preview(response.decrypted.text)}`))];
   },
 };

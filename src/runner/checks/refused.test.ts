@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answer, checkContext, decryptedAnswer, exchange } from '../../../test/support/check-context.js';
-import type { ReceivedResponse } from '../context.js';
+import type { Exchange, ReceivedResponse } from '../context.js';
 import type { Finding } from '../types.js';
 import { refusedCheck } from './refused.js';
 
@@ -36,5 +36,42 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
     const text = 'r'.repeat(200);
     expect(run(answer(200, `{"code":7,"message":"${text}","data":""}`))).toEqual([{ status: 'passed', message: `failure envelope, code 7: ${text.slice(0, 160)}…` }]);
     expect(run(answer(404, text))).toEqual([{ status: 'passed', message: `HTTP 404: ${text.slice(0, 160)}…` }]);
+  });
+
+  describe('what a service may accept (leniency.ts): judged under the open point, not failed', () => {
+    const ORDER = 'http://127.0.0.1:9/api/v1/api/order/withdrawWithoutVerify';
+    const good = { userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 'cb-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'T', amount: 1.5 };
+    const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}');
+    const sent = (data: string, plain: Record<string, unknown> | string = good, contentType = 'application/x-www-form-urlencoded'): Exchange => ({
+      request: { method: 'POST', url: ORDER, headers: { 'content-type': contentType }, body: new URLSearchParams({ data }).toString(), plain: typeof plain === 'string' ? plain : JSON.stringify(plain) },
+      response: accepted,
+    });
+    const judge = (ex: Exchange) => refusedCheck.run(checkContext({ outcome: { exchanges: [ex] } }));
+    const open = (why: string, rules: string[]) => [{ status: 'failed', message: `accepted (code 0); ${why}: no rule obliges a service to refuse it`, rules }];
+    const plainFailure = [{ status: 'failed', message: 'accepted (code 0)' }];
+
+    it.each([
+      ['data without its = padding', sent('AQI'), open('data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO'])],
+      ['data with non-zero unused bits', sent('AQJ='), open('data is Base64 with non-canonical-base64: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO'])],
+      ['tenantType "1" (a string)', sent('AQID', { ...good, tenantType: '1' }), open('tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CODES'])],
+      ['userId "42" and tenantUserId 20931', sent('AQID', { ...good, userId: '42', tenantUserId: 20931 }), open('userId "42", tenantUserId 20931: a JSON binder reads them as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CODES'])],
+      ['unpadded data and a coerced field at once', sent('AQI', { ...good, tenantType: '1' }), open('data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO); tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CRYPTO', 'U-CODES'])],
+    ])('warns on an accepted order with %s', (_label, ex, findings) => {
+      expect(judge(ex)).toEqual(findings);
+    });
+
+    it.each([
+      ['data in the URL-safe alphabet (outside the pattern)', sent('AQ-_')],
+      ['data with a line break (outside the pattern)', sent('AQID\nAQID')],
+      ['unpadded data of an order without userId (a missing field)', sent('AQI', { ...good, userId: undefined })],
+      ['tenantType "2": still not 1 once coerced (ORDER-TENANT-TYPE)', sent('AQID', { ...good, tenantType: '2' })],
+      ['amount "lots" (no binder makes it a decimal)', sent('AQID', { ...good, amount: 'lots' })],
+      ['a plain request that is not JSON', sent('AQI', 'symbol=ENERGY')],
+      ['unpadded data under a wrong Content-Type (ORDER-CT)', sent('AQI', good, 'text/plain')],
+      ['a coerced field under a wrong Content-Type (ORDER-CT)', sent('AQID', { ...good, tenantType: '1' }, 'application/json')],
+      ['a valid order in standard Base64', sent('AQID')],
+    ])('fails an accepted order with %s', (_label, ex) => {
+      expect(judge(ex)).toEqual(plainFailure);
+    });
   });
 });

@@ -1,10 +1,13 @@
 import { validateSchema } from '../../core/schemas.js';
+import { leniencyOf } from '../leniency.js';
 import { NO_PARAMS, describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
 /**
  * `refused`: bad input is not accepted. The interface names no error for it (U-CODES), so a
  * refusal is an HTTP 4xx, or HTTP 200 with a failure envelope (non-zero code, error text). Success,
- * a 5xx (the service broke) or an invalid envelope fail.
+ * a 5xx (the service broke) or an invalid envelope fail. An acceptance of input no rule obliges a
+ * service to refuse (unpadded Base64 the pattern allows, a field a JSON binder coerces: see
+ * leniency.ts) is judged under the open point instead: a warning, a failure only under --strict.
  */
 export const refusedCheck: Check = {
   id: 'refused',
@@ -22,7 +25,11 @@ export const refusedCheck: Check = {
     const issues = validateSchema('Envelope', response.json);
     if (issues.length > 0) return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`, issueRules(issues))];
     const envelope = response.json as unknown as { code: unknown; message: string };
-    if (String(envelope.code) === '0') return [fail(`accepted (code 0)${response.decrypted ? `, result ${preview(response.decrypted.text)}` : ''}`)];
+    if (String(envelope.code) === '0') {
+      const accepted = `accepted (code 0)${response.decrypted ? `, result ${preview(response.decrypted.text)}` : ''}`;
+      const lenient = leniencyOf(exchange.request);
+      return [lenient ? fail(`${accepted}; ${lenient.why}`, lenient.rules) : fail(accepted)];
+    }
     if (envelope.message.length === 0) return [fail(`failure code ${String(envelope.code)} without error text (ENV-MSG)`, ['ENV-MSG'])];
     return [pass(`failure envelope, code ${String(envelope.code)}: ${preview(envelope.message)}`)];
   },
