@@ -140,7 +140,9 @@ export class CallbackDispatcher {
       store.releaseDelivery(delivery.eventId, delivery.idx, now());
       return;
     }
-    const attempt = judge(at, requestUUID, answer);
+    let attempt = judge(at, requestUUID, answer);
+    const reading = this.#o.variant?.acknowledgement;
+    if (reading) attempt = { ...attempt, verdict: reading(attempt.verdict, { status: answer.status, body: answer.body.toString('utf8') }) };
     if (!this.#record(delivery, attempt)) return;
     this.#o.log?.(
       `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}`,
@@ -182,7 +184,7 @@ export class CallbackDispatcher {
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
     let payload: Record<string, ExactJson | undefined> = { type, requestUUID, ...rest };
-    if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random);
+    if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random, delivery);
     return { text: stringifyExact(payload), requestUUID };
   }
 

@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import type { EmulatorMerchant, Permission } from './config.js';
 import { merchantKey, type EmulatorContext } from './context.js';
 import { sendFailure, sendForbidden, sendSuccess, sendTooLarge, sendUnauthorized } from './envelope.js';
+import { REQUEST_CHECK_ORDER } from './variant.js';
 
 /** The two encrypted order endpoints (ENERGY-PATH, ORDER-PATH). */
 export type OrderEndpoint = 'getEnergyMaxCount' | 'withdrawWithoutVerify';
@@ -26,31 +27,43 @@ export const ORDER_PATHS: Readonly<Record<OrderEndpoint, string>> = Object.freez
  * key per profile, then the service's operation (src/service); every failure is an envelope.
  */
 export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const relax = ctx.variant.keyCheck;
-  const verdict = ctx.keys.check(req.headers['x-api-key'], endpoint satisfies Permission, ctx.now(), {
-    ignoreWindow: relax?.ignoreWindow === true,
-    ignorePermissions: relax?.ignorePermissions === true,
-  });
-  if (!verdict.ok) {
-    if (verdict.status === 401) return sendUnauthorized(ctx, res, verdict.why);
-    return sendForbidden(res, verdict.why);
+  const listed = ctx.variant.requestChecks ? ctx.variant.requestChecks(REQUEST_CHECK_ORDER) : REQUEST_CHECK_ORDER;
+  let merchant: EmulatorMerchant | undefined;
+  let data = '';
+  for (const check of [...listed, ...REQUEST_CHECK_ORDER.filter((one) => !listed.includes(one))]) {
+    if (check === 'key') {
+      const relax = ctx.variant.keyCheck;
+      const verdict = ctx.keys.check(req.headers['x-api-key'], endpoint satisfies Permission, ctx.now(), {
+        ignoreWindow: relax?.ignoreWindow === true,
+        ignorePermissions: relax?.ignorePermissions === true,
+      });
+      if (!verdict.ok) {
+        if (verdict.status === 401) return sendUnauthorized(ctx, res, verdict.why);
+        return sendForbidden(res, verdict.why);
+      }
+      merchant = verdict.merchant;
+    } else if (check === 'content-type') {
+      const type = mediaType(req.headers['content-type']);
+      if (type !== 'application/x-www-form-urlencoded' && ctx.variant.anyContentType !== true) {
+        return sendFailure(ctx, res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
+      }
+    } else {
+      const body = await readBody(req, ctx.config.bodyLimit);
+      if (!body.ok) {
+        if (body.reason === 'too-large') return sendTooLarge(res, ctx.config.bodyLimit);
+        res.destroy();
+        return;
+      }
+      const field = formData(body.body);
+      if (!field.ok) return sendFailure(ctx, res, field.failure, field.message);
+      data = field.data;
+    }
   }
-  const merchant = verdict.merchant;
-  const type = mediaType(req.headers['content-type']);
-  if (type !== 'application/x-www-form-urlencoded' && ctx.variant.anyContentType !== true) {
-    return sendFailure(ctx, res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
-  }
-  const body = await readBody(req, ctx.config.bodyLimit);
-  if (!body.ok) {
-    if (body.reason === 'too-large') return sendTooLarge(res, ctx.config.bodyLimit);
-    res.destroy();
-    return;
-  }
-  const opened = openRequest(merchant, body.body);
+  const opened = openRequest(merchant!, data);
   if (!opened.ok) return sendFailure(ctx, res, opened.failure, opened.message);
-  const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant.userId), opened.plain);
+  const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant!.userId), opened.plain);
   if (!outcome.ok) return sendFailure(ctx, res, outcome.failure, outcome.message);
-  sendSuccess(ctx, res, merchant, outcome.result);
+  sendSuccess(ctx, res, merchant!, outcome.result);
 }
 
 const BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
@@ -58,11 +71,15 @@ const BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
   'invalid-character', 'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64',
 ]);
 
-function openRequest(merchant: EmulatorMerchant, body: Buffer): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
+/** The form field data, sent once and not empty (ENERGY-DATA, ORDER-DATA). */
+function formData(body: Buffer): { ok: true; data: string } | { ok: false; failure: EnvelopeFailure; message: string } {
   const values = new URLSearchParams(body.toString('utf8')).getAll('data');
   if (values.length === 0 || values[0] === '') return { ok: false, failure: 'missingData', message: 'form field data is required' };
   if (values.length > 1) return { ok: false, failure: 'missingData', message: `form field data appears ${values.length} times; send it once` };
-  const data = values[0]!;
+  return { ok: true, data: values[0]! };
+}
+
+function openRequest(merchant: EmulatorMerchant, data: string): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
   const profile = merchant.profile;
   const key = merchantKey(merchant, halfFor('request', 'decrypt', profile));
   let value: ExactJson;
