@@ -22,6 +22,8 @@ let server: Server;
 let callbackUrl: string;
 let received: Array<{ headers: IncomingHttpHeaders; body: string; text: string; payload: Record<string, unknown> }> = [];
 let answerStatus = 200;
+/** The body the callback server answers with instead of errCode 0 / 1 (for readings of an answer). */
+let answerBody: string | undefined;
 
 /** What a probe can do against one emulator. */
 interface Harness {
@@ -106,6 +108,24 @@ function harness(emulator: RunningEmulator, queue: EmulatorStore): Harness {
 const result = async (h: Harness, path: string, plain: unknown) => {
   const answer = await h.call(path, plain);
   return openJson(String(answer.body.data), 'response', merchant.keyPair.publicKey).value as Record<string, unknown>;
+};
+/** The HTTP status of a POST to the energy query with exactly these headers and body (no key added). */
+const bare = async (h: Harness, headers: Record<string, string>, body: string) => (await fetch(h.emulator.url + ENERGY, { method: 'POST', headers, body })).status;
+/** The deliveries of one event whose every attempt is answered `body` (HTTP 200), retried twice at most. */
+const answeredWith = async (h: Harness, body: string) => {
+  answerBody = body;
+  try {
+    // Counted by type: a withdrawal callback of an earlier probe's order may still arrive.
+    return (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).filter((r) => r.payload.type === 4).length;
+  } finally {
+    answerBody = undefined;
+  }
+};
+/** energyMaxCount after an order with `fields` on a balance of 10 transactions. */
+const energyAfter = async (h: Harness, fields: Record<string, unknown>) => {
+  await h.control('PUT', '/__control/merchants/10086/energy', { balance: 640000, costPerTx: 64000 });
+  await h.call(ORDER, order(fields));
+  return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
 };
 const card = (serial: string, powerCardId: string) => ({ merchantId: '10086', merchantUserId: 'u-1001', powerCardId, channel: 'APP', closeSerialNo: serial });
 
@@ -195,6 +215,27 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     faulty: 1,
   },
   'callback-public-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '', good: true, faulty: false },
+  'err401-after-content-type': { probe: (h) => bare(h, { 'content-type': 'text/plain' }, 'not a form'), good: 401, faulty: 200 },
+  'err401-after-form': { probe: (h) => bare(h, { 'content-type': 'application/x-www-form-urlencoded' }, 'symbol=ENERGY'), good: 401, faulty: 200 },
+  'order-kind-ignore-case': { probe: (h) => energyAfter(h, { symbol: 'energy', amount: 2, expiryHours: 24 }), good: '10', faulty: '8' },
+  'order-withdrawal-leases': { probe: (h) => energyAfter(h, { symbol: 'USDT', amount: 3 }), good: '10', faulty: '7' },
+  'callback-ack-no-errcode': { probe: (h) => answeredWith(h, '{"message":"ok"}'), good: 3, faulty: 1 },
+  'callback-ack-code-zero': { probe: (h) => answeredWith(h, '{"code":0}'), good: 3, faulty: 1 },
+  'callback-ack-text-body': { probe: (h) => answeredWith(h, 'success'), good: 3, faulty: 1 },
+  'callback-ack-string-zero': { probe: (h) => answeredWith(h, '{"errCode":"0"}'), good: 3, faulty: 1 },
+  'callback-retry-new-to-address': {
+    probe: async (h) => {
+      answerStatus = 500;
+      try {
+        return new Set((await h.emit({ type: 1, retryDelaysMs: [10] }, 2)).filter((r) => r.payload.type === 1).map((r) => r.payload.toAddress)).size;
+      } finally {
+        answerStatus = 200;
+      }
+    },
+    good: 1,
+    faulty: 2,
+  },
+  'callback-resend-chain-case': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.chain)).size, good: 1, faulty: 2 },
 };
 
 beforeAll(async () => {
@@ -209,7 +250,7 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString('latin1');
       const text = tryOpen(body);
       received.push({ headers: req.headers, body, text, payload: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
-      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}');
+      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(answerBody ?? (answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
