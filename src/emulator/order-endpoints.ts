@@ -33,18 +33,22 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
   for (const check of [...listed, ...REQUEST_CHECK_ORDER.filter((one) => !listed.includes(one))]) {
     if (check === 'key') {
       const relax = ctx.variant.keyCheck;
-      const verdict = ctx.keys.check(req.headers['x-api-key'], endpoint satisfies Permission, ctx.now(), {
+      const sent = req.headers['x-api-key'];
+      const header = ctx.variant.apiKey ? ctx.variant.apiKey(typeof sent === 'string' ? sent : undefined, { endpoint, merchants: ctx.config.merchants }) : sent;
+      const verdict = ctx.keys.check(header, endpoint satisfies Permission, ctx.now(), {
         ignoreWindow: relax?.ignoreWindow === true,
         ignorePermissions: relax?.ignorePermissions === true,
       });
       if (!verdict.ok) {
         if (verdict.status === 401) return sendUnauthorized(ctx, res, verdict.why);
-        return sendForbidden(res, verdict.why);
+        return sendForbidden(ctx, res, verdict.why);
       }
       merchant = verdict.merchant;
     } else if (check === 'content-type') {
       const type = mediaType(req.headers['content-type']);
-      if (type !== 'application/x-www-form-urlencoded' && ctx.variant.anyContentType !== true) {
+      const conforming = type === 'application/x-www-form-urlencoded' || ctx.variant.anyContentType === true;
+      const accepted = ctx.variant.acceptsContentType ? ctx.variant.acceptsContentType(req.headers['content-type'] === undefined ? undefined : type, conforming, { endpoint, header: req.headers['content-type'] }) : conforming;
+      if (!accepted) {
         return sendFailure(ctx, res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
       }
     } else {
@@ -56,7 +60,7 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
       }
       const field = formData(body.body);
       if (!field.ok) return sendFailure(ctx, res, field.failure, field.message);
-      data = field.data;
+      data = ctx.variant.requestData ? ctx.variant.requestData(field.data) : field.data;
     }
   }
   const opened = openRequest(merchant!, data);

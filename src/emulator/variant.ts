@@ -70,12 +70,25 @@ export interface EmulatorVariant {
   keyCheck?: { ignoreWindow?: boolean; ignorePermissions?: boolean };
   /** Accept any Content-Type on the order endpoints and card close (ENERGY-CT, ORDER-CT). */
   anyContentType?: boolean;
+  /**
+   * Whether an endpoint accepts a request's Content-Type (ENERGY-CT, ORDER-CT, CARD-PATH): `conforming`
+   * is the conforming answer; `type` the media type (undefined: none), `header` the whole header.
+   */
+  acceptsContentType?(type: string | undefined, conforming: boolean, request: { endpoint: 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'card'; header: string | undefined }): boolean;
+  /** The X-API-KEY the order endpoints check (ENERGY-KEY, ERR-401): gets the header as sent (undefined: none) and the configured merchants. */
+  apiKey?(header: string | undefined, request: { endpoint: 'getEnergyMaxCount' | 'withdrawWithoutVerify'; merchants: readonly EmulatorMerchant[] }): string | undefined;
+  /** The order endpoints' form field data as the decoder gets it (ENERGY-DATA, ORDER-DATA). */
+  requestData?(data: string): string;
+  /** The path a request is routed by (ENERGY-PATH, ORDER-PATH, CARD-PATH, VERSION-V1, ERR-404): gets the request's path. */
+  route?(path: string): string;
   /** The success envelope to send for `result` sealed for `merchant`. */
   successEnvelope?(envelope: SuccessEnvelope, sealed: { result: unknown; merchant: EmulatorMerchant }): SuccessEnvelope;
-  /** The HTTP error to send for a missing or refused key (401) or an unknown path (404). */
-  httpError?(kind: 'unauthorized' | 'notFound', answer: HttpAnswer): HttpAnswer;
+  /** The HTTP error to send for a missing or refused key (401), a key without the permission (403) or an unknown path (404). */
+  httpError?(kind: 'unauthorized' | 'forbidden' | 'notFound', answer: HttpAnswer): HttpAnswer;
   /** A card close failure body (CARD-ERR) before it is sent. */
   cardFailure?(body: Record<string, unknown>): Record<string, unknown>;
+  /** A card close success body (CARD-RES) before it is sent. */
+  cardSuccess?(body: Record<string, unknown>): Record<string, unknown>;
   /** Seams of the callback dispatcher. */
   delivery?: DeliveryVariant;
 }
