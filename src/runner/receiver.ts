@@ -22,7 +22,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-const ANSWERS: Record<Answer, { status: number; body: string }> = {
+/** What each scripted answer sends: HTTP status and body. */
+export const ANSWERS: Readonly<Record<Answer, { status: number; body: string }>> = {
   ack: { status: 200, body: '{"errCode":0,"message":""}' },
   'errcode-1': { status: 200, body: '{"errCode":1,"message":"not processed (scripted by wallet-conformance)"}' },
   'http-500': { status: 500, body: '{"errCode":500,"message":"scripted failure"}' },
