@@ -22,9 +22,10 @@ export const ORDER_PATHS: Readonly<Record<OrderEndpoint, string>> = Object.freez
 });
 
 /**
- * Serves getEnergyMaxCount or withdrawWithoutVerify: key check (ERR-401/403), Content-Type
- * (ENERGY-CT, ORDER-CT), form field `data` (ENERGY-DATA, ORDER-DATA), decryption with the merchant's
- * key per profile, then the service's operation (src/service); every failure is an envelope.
+ * Serves getEnergyMaxCount or withdrawWithoutVerify: key check (ERR-401/403) first, so a request
+ * without credentials gets 401 whatever its body, then Content-Type (ENERGY-CT, ORDER-CT), form field
+ * `data` (ENERGY-DATA, ORDER-DATA), decryption with the merchant's key per profile, then the
+ * service's operation (src/service); every failure after the key check is an envelope.
  */
 export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const listed = ctx.variant.requestChecks ? ctx.variant.requestChecks(REQUEST_CHECK_ORDER) : REQUEST_CHECK_ORDER;
@@ -63,11 +64,13 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
       data = ctx.variant.requestData ? ctx.variant.requestData(field.data) : field.data;
     }
   }
-  const opened = openRequest(merchant!, data);
+  // Every check runs (one left out of the variant's order runs last), so the key's merchant is known here.
+  if (!merchant) throw new Error('the X-API-KEY check did not run');
+  const opened = openRequest(merchant, data);
   if (!opened.ok) return sendFailure(ctx, res, opened.failure, opened.message);
-  const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant!.userId), opened.plain);
+  const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant.userId), opened.plain);
   if (!outcome.ok) return sendFailure(ctx, res, outcome.failure, outcome.message);
-  sendSuccess(ctx, res, merchant!, outcome.result);
+  sendSuccess(ctx, res, merchant, outcome.result);
 }
 
 const BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
