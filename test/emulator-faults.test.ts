@@ -22,6 +22,8 @@ let server: Server;
 let callbackUrl: string;
 let received: Array<{ headers: IncomingHttpHeaders; body: string; text: string; payload: Record<string, unknown> }> = [];
 let answerStatus = 200;
+/** The body the callback server answers with instead of errCode 0 / 1 (for readings of an answer). */
+let answerBody: string | undefined;
 
 /** What a probe can do against one emulator. */
 interface Harness {
@@ -106,6 +108,53 @@ function harness(emulator: RunningEmulator, queue: EmulatorStore): Harness {
 const result = async (h: Harness, path: string, plain: unknown) => {
   const answer = await h.call(path, plain);
   return openJson(String(answer.body.data), 'response', merchant.keyPair.publicKey).value as Record<string, unknown>;
+};
+/** The HTTP status of a POST to `path` (the energy query) with exactly these headers and body (no key added). */
+const bare = async (h: Harness, headers: Record<string, string>, body: string | Uint8Array, path = ENERGY) => (await fetch(h.emulator.url + path, { method: 'POST', headers, body })).status;
+const FORM = 'application/x-www-form-urlencoded';
+/** Form field data sealed for the merchant: `plain` encrypted as the profile names. */
+const sealed = (plain: unknown) => sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
+/** Is an energy query whose data is `data` (the sealed query, then changed) accepted (code 0)? */
+const dataAccepted = async (h: Harness, change: (data: string) => string, needs: (data: string) => boolean = () => true) => {
+  let data = sealed({ ...energyQuery, pad: 'x'.repeat(150) });
+  // PKCS#1 v1.5 padding is random: seal again until the text has what the change needs (bounded).
+  for (let i = 0; i < 50 && !needs(data); i++) data = sealed({ ...energyQuery, pad: 'x'.repeat(150) });
+  const res = await fetch(h.emulator.url + ENERGY, { method: 'POST', headers: { 'content-type': FORM, 'x-api-key': merchant.apiKey }, body: `data=${encodeURIComponent(change(data)).replaceAll('%20', ' ')}` });
+  return ((await res.json()) as { code: unknown }).code === 0;
+};
+/** Is an order with `plain` accepted (code 0), on a balance of 10 transactions? */
+const orderAccepted = async (h: Harness, plain: unknown) => {
+  await h.control('PUT', '/__control/merchants/10086/energy', { balance: 640000, costPerTx: 64000 });
+  return (await h.call(ORDER, plain)).body.code === 0;
+};
+const without = (field: string) => Object.fromEntries(Object.entries(order()).filter(([name]) => name !== field));
+/** The deliveries of one type 4 event whose first attempt is answered HTTP 500, then errCode 0. */
+const retried = async (h: Harness) => {
+  answerStatus = 500;
+  try {
+    const first = h.emit({ type: 4, retryDelaysMs: [100] }, 1);
+    await until(() => received.length >= 1);
+    answerStatus = 200;
+    return (await first).filter((r) => r.payload.type === 4);
+  } finally {
+    answerStatus = 200;
+  }
+};
+/** The deliveries of one event whose every attempt is answered `body` (HTTP 200), retried twice at most. */
+const answeredWith = async (h: Harness, body: string) => {
+  answerBody = body;
+  try {
+    // Counted by type: a withdrawal callback of an earlier probe's order may still arrive.
+    return (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).filter((r) => r.payload.type === 4).length;
+  } finally {
+    answerBody = undefined;
+  }
+};
+/** energyMaxCount after an order with `fields` on a balance of 10 transactions. */
+const energyAfter = async (h: Harness, fields: Record<string, unknown>) => {
+  await h.control('PUT', '/__control/merchants/10086/energy', { balance: 640000, costPerTx: 64000 });
+  await h.call(ORDER, order(fields));
+  return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
 };
 const card = (serial: string, powerCardId: string) => ({ merchantId: '10086', merchantUserId: 'u-1001', powerCardId, channel: 'APP', closeSerialNo: serial });
 
@@ -195,6 +244,78 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     faulty: 1,
   },
   'callback-public-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '', good: true, faulty: false },
+  'err401-after-content-type': { probe: (h) => bare(h, { 'content-type': 'text/plain' }, 'not a form'), good: 401, faulty: 200 },
+  'err401-after-form': { probe: (h) => bare(h, { 'content-type': 'application/x-www-form-urlencoded' }, 'symbol=ENERGY'), good: 401, faulty: 200 },
+  'order-kind-ignore-case': { probe: (h) => energyAfter(h, { symbol: 'energy', amount: 2, expiryHours: 24 }), good: '10', faulty: '8' },
+  'order-withdrawal-leases': { probe: (h) => energyAfter(h, { symbol: 'USDT', amount: 3 }), good: '10', faulty: '7' },
+  'callback-ack-no-errcode': { probe: (h) => answeredWith(h, '{"message":"ok"}'), good: 3, faulty: 1 },
+  'callback-ack-code-zero': { probe: (h) => answeredWith(h, '{"code":0}'), good: 3, faulty: 1 },
+  'callback-ack-text-body': { probe: (h) => answeredWith(h, 'success'), good: 3, faulty: 1 },
+  'callback-ack-string-zero': { probe: (h) => answeredWith(h, '{"errCode":"0"}'), good: 3, faulty: 1 },
+  'callback-retry-new-to-address': {
+    probe: async (h) => {
+      answerStatus = 500;
+      try {
+        return new Set((await h.emit({ type: 1, retryDelaysMs: [10] }, 2)).filter((r) => r.payload.type === 1).map((r) => r.payload.toAddress)).size;
+      } finally {
+        answerStatus = 200;
+      }
+    },
+    good: 1,
+    faulty: 2,
+  },
+  'callback-resend-chain-case': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.chain)).size, good: 1, faulty: 2 },
+  'err403-wrong-body': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).text, good: '{"code":"FORBIDDEN","message":"forbidden"}', faulty: '{"code":"PERMISSION_DENIED","message":"forbidden"}' },
+  'err403-status-401': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 401 },
+  'ct-missing-ok': {
+    probe: async (h) => {
+      // A byte body: fetch adds no Content-Type.
+      const res = await fetch(h.emulator.url + ENERGY, { method: 'POST', headers: { 'x-api-key': merchant.apiKey }, body: new TextEncoder().encode(new URLSearchParams({ data: sealed(energyQuery) }).toString()) });
+      return ((await res.json()) as { code: unknown }).code === 0;
+    },
+    good: false,
+    faulty: true,
+  },
+  'ct-text-plain-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code === 0, good: false, faulty: true },
+  'key-missing-first-merchant': { probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()), good: 401, faulty: 200 },
+  'key-missing-ok-energy': { probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()), good: 401, faulty: 200 },
+  'data-url-safe-ok': { probe: (h) => dataAccepted(h, (data) => data.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')), good: false, faulty: true },
+  'data-line-breaks-ok': { probe: (h) => dataAccepted(h, (data) => data.replace(/.{76}(?=.)/g, '$&\r\n')), good: false, faulty: true },
+  'data-plus-as-space-ok': { probe: (h) => dataAccepted(h, (data) => data.replaceAll('+', ' '), (data) => data.includes('+')), good: false, faulty: true },
+  'energy-req-default-chain': { probe: async (h) => (await h.call(ENERGY, { symbol: 'ENERGY' })).body.code === 0, good: false, faulty: true },
+  'energy-req-default-symbol': { probe: async (h) => (await h.call(ENERGY, { chainName: 'TRON' })).body.code === 0, good: false, faulty: true },
+  'energy-res-missing-symbol': { probe: async (h) => 'symbol' in (await result(h, ENERGY, energyQuery)), good: true, faulty: false },
+  'energy-res-chain-lowercase': { probe: async (h) => (await result(h, ENERGY, energyQuery)).chainName, good: 'TRON', faulty: 'tron' },
+  'envelope-message-absent': { probe: async (h) => 'message' in (await h.call(ENERGY, energyQuery)).body, good: true, faulty: false },
+  'envelope-code-missing': { probe: async (h) => 'code' in (await h.call(ENERGY, energyQuery)).body, good: true, faulty: false },
+  'envelope-data-empty': { probe: async (h) => (await h.call(ENERGY, energyQuery)).body.data === '', good: false, faulty: true },
+  'envelope-data-absent': { probe: async (h) => 'data' in (await h.call(ENERGY, energyQuery)).body, good: true, faulty: false },
+  'order-tenant-type-at-most-1': { probe: (h) => orderAccepted(h, order({ tenantType: 0 })), good: false, faulty: true },
+  'order-missing-userid-ok': { probe: (h) => orderAccepted(h, without('userId')), good: false, faulty: true },
+  'order-missing-toaddr-ok': { probe: (h) => orderAccepted(h, without('toAddr')), good: false, faulty: true },
+  'order-energy-amount-rounded': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })), good: false, faulty: true },
+  'order-energy-amount-truncated': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })), good: false, faulty: true },
+  'order-energy-null-expiry-ok': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 1, expiryHours: null })), good: false, faulty: true },
+  'response-other-half': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data) === 'ok', good: true, faulty: false },
+  'card-success-no-bizid': { probe: async (h) => typeof ((await h.close(card('s-2', 'pc-5500-0001'))).data as { bizId?: unknown } | null)?.bizId, good: 'string', faulty: 'undefined' },
+  'card-success-error-code-null': { probe: async (h) => (await h.close(card('s-2', 'pc-5500-0001'))).errorCode, good: '', faulty: null },
+  'card-error-code-number': { probe: async (h) => typeof (await h.close(card('s-1', 'pc-none'))).errorCode, good: 'string', faulty: 'number' },
+  'card-req-numeric-merchant-id': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
+  'callback-json-content-type': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['content-type'], good: FORM, faulty: 'application/json' },
+  'callback-json-body': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('{'), good: false, faulty: true },
+  'callback-stranger-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '', good: true, faulty: false },
+  'callback-api-key-upper': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey, good: true, faulty: false },
+  'callback-retry-same-uuid': { probe: async (h) => new Set((await retried(h)).map((r) => r.payload.requestUUID)).size, good: 2, faulty: 1 },
+  'callback-retry-new-tracking-id': { probe: async (h) => new Set((await retried(h)).map((r) => r.payload.trackingId)).size, good: 1, faulty: 2 },
+  'path-any-version': { probe: (h) => bare(h, { 'content-type': FORM, 'x-api-key': merchant.apiKey }, new URLSearchParams({ data: sealed(energyQuery) }).toString(), ENERGY.replace('/v1/', '/v2/')), good: 404, faulty: 200 },
+  'energy-path-lowercase': { probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.toLowerCase(), energyQuery)).status], good: [200, 404], faulty: [404, 200] },
+  'energy-path-trailing-slash': { probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(`${ENERGY}/`, energyQuery)).status], good: [200, 404], faulty: [404, 200] },
+  'order-path-lowercase': { probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.toLowerCase(), order({ callBackId: 'cb-fault-2' }))).status], good: [200, 404], faulty: [404, 200] },
+  'order-path-trailing-slash': { probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(`${ORDER}/`, order({ callBackId: 'cb-fault-2' }))).status], good: [200, 404], faulty: [404, 200] },
+  'card-ct-form-only': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
+  'card-ct-charset-required': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
+  'card-req-snake-case': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
+  'path-unversioned-alias': { probe: (h) => bare(h, { 'content-type': FORM, 'x-api-key': merchant.apiKey }, new URLSearchParams({ data: sealed(energyQuery) }).toString(), ENERGY.replace('/v1/', '/')), good: 404, faulty: 200 },
 };
 
 beforeAll(async () => {
@@ -209,7 +330,7 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString('latin1');
       const text = tryOpen(body);
       received.push({ headers: req.headers, body, text, payload: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
-      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}');
+      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(answerBody ?? (answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

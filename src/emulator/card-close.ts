@@ -24,10 +24,12 @@ export async function serveCardClose(ctx: EmulatorContext, req: IncomingMessage,
   if (header !== undefined) {
     const relax = ctx.variant.keyCheck;
     const verdict = ctx.keys.check(header, 'closeCard', ctx.now(), { ignoreWindow: relax?.ignoreWindow === true, ignorePermissions: relax?.ignorePermissions === true });
-    if (!verdict.ok) return verdict.status === 401 ? sendUnauthorized(ctx, res, verdict.why) : sendForbidden(res, verdict.why);
+    if (!verdict.ok) return verdict.status === 401 ? sendUnauthorized(ctx, res, verdict.why) : sendForbidden(ctx, res, verdict.why);
     keyMerchant = verdict.merchant.userId;
   }
-  if (mediaType(req.headers['content-type']) !== 'application/json' && ctx.variant.anyContentType !== true) {
+  const conforming = mediaType(req.headers['content-type']) === 'application/json' || ctx.variant.anyContentType === true;
+  const type = req.headers['content-type'] === undefined ? undefined : mediaType(req.headers['content-type']);
+  if (!(ctx.variant.acceptsContentType ? ctx.variant.acceptsContentType(type, conforming, { endpoint: 'card', header: req.headers['content-type'] }) : conforming)) {
     return fail('badContentType', `Content-Type must be application/json, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
   }
   const body = await readBody(req, ctx.config.bodyLimit);
@@ -48,17 +50,10 @@ export async function serveCardClose(ctx: EmulatorContext, req: IncomingMessage,
   if (nestedDeeperThan(value)) return fail('badRequest', `the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const request = value as Plain;
   const outcome = ctx.operations.closeCard(ctx.service, request, keyMerchant === undefined ? undefined : BigInt(keyMerchant));
-  if (!outcome.ok) return outcome.failure === 'forbidden' ? sendForbidden(res, outcome.message) : fail(outcome.failure, outcome.message);
+  if (!outcome.ok) return outcome.failure === 'forbidden' ? sendForbidden(ctx, res, outcome.message) : fail(outcome.failure, outcome.message);
   noteWhy(res, `closed ${String(request.powerCardId)}`);
-  sendJson(res, 200, {
-    success: true,
-    errorCode: '',
-    errorMessage: '',
-    errorMessageEn: '',
-    detailMessage: '',
-    requestId,
-    data: outcome.result,
-  });
+  const answer: Record<string, unknown> = { success: true, errorCode: '', errorMessage: '', errorMessageEn: '', detailMessage: '', requestId, data: outcome.result };
+  sendJson(res, 200, ctx.variant.cardSuccess ? ctx.variant.cardSuccess(answer) : answer);
 }
 
 /**

@@ -142,7 +142,11 @@ export class CallbackDispatcher {
       store.releaseDelivery(delivery.eventId, delivery.idx, now());
       return;
     }
-    const { attempt, note } = judgeAttempt(at, requestUUID, answer);
+    const judged = judgeAttempt(at, requestUUID, answer);
+    const { note } = judged;
+    let { attempt } = judged;
+    const reading = this.#o.variant?.acknowledgement;
+    if (reading) attempt = { ...attempt, verdict: reading(attempt.verdict, { status: answer.status, body: answer.body.toString('utf8') }) };
     if (!this.#record(delivery, attempt)) return;
     this.#o.log?.(
       `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}${note ? ` (${note})` : ''}`,
@@ -184,7 +188,7 @@ export class CallbackDispatcher {
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
     let payload: Record<string, ExactJson | undefined> = withRequestUUID({ type, ...rest }, requestUUID);
-    if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random);
+    if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random, delivery);
     return { text: stringifyExact(payload), requestUUID };
   }
 

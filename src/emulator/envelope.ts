@@ -48,10 +48,10 @@ export function sendUnauthorized(ctx: EmulatorContext, res: ServerResponse, why:
   sendHttpError(ctx, res, 'unauthorized', { status: 401, body: HTTP_ERROR_BODIES.unauthorized });
 }
 
-/** ERR-403: HTTP 403 `{"code":"FORBIDDEN","message":"forbidden"}`. */
-export function sendForbidden(res: ServerResponse, why: string): void {
+/** ERR-403: HTTP 403 `{"code":"FORBIDDEN","message":"forbidden"}` (or the variant's answer). */
+export function sendForbidden(ctx: EmulatorContext, res: ServerResponse, why: string): void {
   noteWhy(res, why);
-  sendJson(res, 403, HTTP_ERROR_BODIES.forbidden);
+  sendHttpError(ctx, res, 'forbidden', { status: 403, body: HTTP_ERROR_BODIES.forbidden });
 }
 
 /** ERR-404: HTTP 404 `{"code":"NOT FOUND","message":"not found"}` (or the variant's answer). */
@@ -59,7 +59,7 @@ export function sendNotFound(ctx: EmulatorContext, res: ServerResponse): void {
   sendHttpError(ctx, res, 'notFound', { status: 404, body: HTTP_ERROR_BODIES.notFound });
 }
 
-function sendHttpError(ctx: EmulatorContext, res: ServerResponse, kind: 'unauthorized' | 'notFound', answer: HttpAnswer): void {
+function sendHttpError(ctx: EmulatorContext, res: ServerResponse, kind: 'unauthorized' | 'forbidden' | 'notFound', answer: HttpAnswer): void {
   const sent = ctx.variant.httpError ? ctx.variant.httpError(kind, answer) : answer;
   sendJson(res, sent.status, sent.body);
 }

@@ -11,6 +11,7 @@ import type { EmulatorMerchant, Permission } from './config.js';
 import { describeCryptoFailure, familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
 import { merchantKey, type EmulatorContext } from './context.js';
 import { sendFailure, sendForbidden, sendSuccess, sendTooLarge, sendUnauthorized } from './envelope.js';
+import { REQUEST_CHECK_ORDER } from './variant.js';
 
 /** The two encrypted order endpoints (ENERGY-PATH, ORDER-PATH). */
 export type OrderEndpoint = 'getEnergyMaxCount' | 'withdrawWithoutVerify';
@@ -22,32 +23,51 @@ export const ORDER_PATHS: Readonly<Record<OrderEndpoint, string>> = Object.freez
 });
 
 /**
- * Serves getEnergyMaxCount or withdrawWithoutVerify: key check (ERR-401/403), Content-Type
- * (ENERGY-CT, ORDER-CT), form field `data` (ENERGY-DATA, ORDER-DATA), decryption with the merchant's
- * key per profile, then the service's operation (src/service); every failure is an envelope.
+ * Serves getEnergyMaxCount or withdrawWithoutVerify: key check (ERR-401/403) first, so a request
+ * without credentials gets 401 whatever its body, then Content-Type (ENERGY-CT, ORDER-CT), form field
+ * `data` (ENERGY-DATA, ORDER-DATA), decryption with the merchant's key per profile, then the
+ * service's operation (src/service); every failure after the key check is an envelope.
  */
 export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const relax = ctx.variant.keyCheck;
-  const verdict = ctx.keys.check(req.headers['x-api-key'], endpoint satisfies Permission, ctx.now(), {
-    ignoreWindow: relax?.ignoreWindow === true,
-    ignorePermissions: relax?.ignorePermissions === true,
-  });
-  if (!verdict.ok) {
-    if (verdict.status === 401) return sendUnauthorized(ctx, res, verdict.why);
-    return sendForbidden(res, verdict.why);
+  const listed = ctx.variant.requestChecks ? ctx.variant.requestChecks(REQUEST_CHECK_ORDER) : REQUEST_CHECK_ORDER;
+  let merchant: EmulatorMerchant | undefined;
+  let data = '';
+  for (const check of [...listed, ...REQUEST_CHECK_ORDER.filter((one) => !listed.includes(one))]) {
+    if (check === 'key') {
+      const relax = ctx.variant.keyCheck;
+      const sent = req.headers['x-api-key'];
+      const header = ctx.variant.apiKey ? ctx.variant.apiKey(typeof sent === 'string' ? sent : undefined, { endpoint, merchants: ctx.config.merchants }) : sent;
+      const verdict = ctx.keys.check(header, endpoint satisfies Permission, ctx.now(), {
+        ignoreWindow: relax?.ignoreWindow === true,
+        ignorePermissions: relax?.ignorePermissions === true,
+      });
+      if (!verdict.ok) {
+        if (verdict.status === 401) return sendUnauthorized(ctx, res, verdict.why);
+        return sendForbidden(ctx, res, verdict.why);
+      }
+      merchant = verdict.merchant;
+    } else if (check === 'content-type') {
+      const type = mediaType(req.headers['content-type']);
+      const conforming = type === 'application/x-www-form-urlencoded' || ctx.variant.anyContentType === true;
+      const accepted = ctx.variant.acceptsContentType ? ctx.variant.acceptsContentType(req.headers['content-type'] === undefined ? undefined : type, conforming, { endpoint, header: req.headers['content-type'] }) : conforming;
+      if (!accepted) {
+        return sendFailure(ctx, res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
+      }
+    } else {
+      const body = await readBody(req, ctx.config.bodyLimit);
+      if (!body.ok) {
+        if (body.reason === 'too-large') return sendTooLarge(res, ctx.config.bodyLimit);
+        res.destroy();
+        return;
+      }
+      const field = formData(body.body);
+      if (!field.ok) return sendFailure(ctx, res, field.failure, field.message);
+      data = ctx.variant.requestData ? ctx.variant.requestData(field.data) : field.data;
+    }
   }
-  const merchant = verdict.merchant;
-  const type = mediaType(req.headers['content-type']);
-  if (type !== 'application/x-www-form-urlencoded' && ctx.variant.anyContentType !== true) {
-    return sendFailure(ctx, res, 'badContentType', `Content-Type must be application/x-www-form-urlencoded, not ${JSON.stringify(req.headers['content-type'] ?? '')}`);
-  }
-  const body = await readBody(req, ctx.config.bodyLimit);
-  if (!body.ok) {
-    if (body.reason === 'too-large') return sendTooLarge(res, ctx.config.bodyLimit);
-    res.destroy();
-    return;
-  }
-  const opened = openRequest(merchant, body.body);
+  // Every check runs (one left out of the variant's order runs last), so the key's merchant is known here.
+  if (!merchant) throw new Error('the X-API-KEY check did not run');
+  const opened = openRequest(merchant, data);
   if (!opened.ok) return sendFailure(ctx, res, opened.failure, opened.message);
   const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant.userId), opened.plain);
   if (!outcome.ok) return sendFailure(ctx, res, outcome.failure, outcome.message);
@@ -57,11 +77,15 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
 /** The envelope failure of a request `data` that does not open, by the family of its reason (src/wire/crypto-failure.ts). */
 const OPEN_FAILURE: Record<CryptoFailureFamily, EnvelopeFailure> = { base64: 'badBase64', plaintext: 'badJson', key: 'cannotDecrypt' };
 
-function openRequest(merchant: EmulatorMerchant, body: Buffer): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
+/** The form field data, sent once and not empty (ENERGY-DATA, ORDER-DATA). */
+function formData(body: Buffer): { ok: true; data: string } | { ok: false; failure: EnvelopeFailure; message: string } {
   const values = new URLSearchParams(body.toString('utf8')).getAll('data');
   if (values.length === 0 || values[0] === '') return { ok: false, failure: 'missingData', message: 'form field data is required' };
   if (values.length > 1) return { ok: false, failure: 'missingData', message: `form field data appears ${values.length} times; send it once` };
-  const data = values[0]!;
+  return { ok: true, data: values[0]! };
+}
+
+function openRequest(merchant: EmulatorMerchant, data: string): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
   const profile = merchant.profile;
   const key = merchantKey(merchant, halfFor('request', 'decrypt', profile));
   let value: ExactJson;

@@ -173,7 +173,7 @@ function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse)
       log(`${req.method ?? '?'} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${why ? ` ${why}` : ''}`);
     });
   }
-  const route = ROUTES.get(path);
+  const route = ROUTES.get(ctx.variant.route ? ctx.variant.route(path) : path);
   let work: Promise<void>;
   if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) {
     work = serveControl(ctx, req, res, path, new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)));

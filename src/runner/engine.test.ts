@@ -54,18 +54,18 @@ describe('judgeFailure: a finding fails only a MUST that binds the target', () =
   });
 
   it('warns, naming why, when every MUST found binds the other party, even under strict', () => {
-    expect(judgeFailure(['CB-ONCE'], rules, false, 'service')).toEqual({ status: 'warning', why: 'CB-ONCE binds the merchant, not the service under test' });
-    expect(judgeFailure(['CB-ONCE', 'CB-DUP-ACK'], rules, true, 'service')).toEqual({ status: 'warning', why: 'CB-ONCE, CB-DUP-ACK bind the merchant, not the service under test' });
+    expect(judgeFailure(['CB-KEY-FIRST'], rules, false, 'service')).toEqual({ status: 'warning', why: 'CB-KEY-FIRST binds the merchant, not the service under test' });
+    expect(judgeFailure(['CB-KEY-FIRST', 'CB-DUP-ACK'], rules, true, 'service')).toEqual({ status: 'warning', why: 'CB-KEY-FIRST, CB-DUP-ACK bind the merchant, not the service under test' });
     expect(judgeFailure(['ENV-MSG'], rules, false, 'merchant')).toEqual({ status: 'warning', why: 'ENV-MSG binds the service, not the merchant under test' });
     // One binding MUST among them is enough to fail; a binding open point fails under strict only.
-    expect(judgeFailure(['CB-ONCE', 'CB-ERRCODE'], rules, false, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CB-ONCE', 'U-RETRY'], rules, true, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CB-ONCE', 'U-RETRY'], rules, false, 'service')).toMatchObject({ status: 'warning', why: expect.stringContaining('CB-ONCE binds the merchant') });
+    expect(judgeFailure(['CB-KEY-FIRST', 'CB-ERRCODE'], rules, false, 'service')).toEqual({ status: 'failed' });
+    expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, true, 'service')).toEqual({ status: 'failed' });
+    expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, false, 'service')).toMatchObject({ status: 'warning', why: expect.stringContaining('CB-KEY-FIRST binds the merchant') });
   });
 
   it('counts a rule outside the catalog, and every rule without a side, as binding', () => {
     expect(failureStatus(['NO-SUCH-RULE'], rules, false, 'service')).toBe('warning');
-    expect(failureStatus(['CB-ONCE'], rules, false)).toBe('failed');
+    expect(failureStatus(['CB-KEY-FIRST'], rules, false)).toBe('failed');
     const noBinds = new Map<string, Rule>([['X-Y', { id: 'X-Y', text: '', severity: 'MUST', source: '', blackBox: true }]]);
     expect(failureStatus(['X-Y'], noBinds, false, 'merchant')).toBe('failed');
   });
@@ -164,8 +164,8 @@ describe('runSuites: one cause is judged once per rule', () => {
   });
 
   it('warns, naming why, when the failed rule binds the merchant and the target is a service', async () => {
-    const report = await runSuites({ target, suites: oneStep([{ check: 'status', equals: 200, rules: ['CB-ONCE'] }]), rules: catalog, transport: gone, capabilities: { routes: {} } });
-    expect(report.results[0]).toMatchObject({ status: 'warning', rules: ['CB-ONCE'], message: 'no answer: socket hang up (a warning: CB-ONCE binds the merchant, not the service under test)' });
+    const report = await runSuites({ target, suites: oneStep([{ check: 'status', equals: 200, rules: ['CB-KEY-FIRST'] }]), rules: catalog, transport: gone, capabilities: { routes: {} } });
+    expect(report.results[0]).toMatchObject({ status: 'warning', rules: ['CB-KEY-FIRST'], message: 'no answer: socket hang up (a warning: CB-KEY-FIRST binds the merchant, not the service under test)' });
   });
 });
 

@@ -3,8 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { readBody } from '../core/http-io.js';
 import type { ReceivedCallback } from './context.js';
 
-/** How the receiver answers one delivery. */
-export type Answer = 'ack' | 'errcode-1' | 'http-500' | 'string-zero';
+/**
+ * How the receiver answers one delivery. Every answer but `ack` is one the service must count as a
+ * failure and retry (CB-ERRCODE, as src/wire/acknowledgement.ts reads it: not-acknowledged).
+ */
+export type Answer = 'ack' | 'errcode-1' | 'http-500' | 'string-zero' | 'no-errcode' | 'code-zero' | 'text-body';
 
 /** A local callback receiver that plays a merchant for the service-side callback suites. */
 export interface Receiver {
@@ -19,11 +22,18 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-const ANSWERS: Record<Answer, { status: number; body: string }> = {
+/** What each scripted answer sends: HTTP status and body. */
+export const ANSWERS: Readonly<Record<Answer, { status: number; body: string }>> = {
   ack: { status: 200, body: '{"errCode":0,"message":""}' },
   'errcode-1': { status: 200, body: '{"errCode":1,"message":"not processed (scripted by wallet-conformance)"}' },
   'http-500': { status: 500, body: '{"errCode":500,"message":"scripted failure"}' },
   'string-zero': { status: 200, body: '{"errCode":"0","message":""}' },
+  // HTTP 200 and an object, but no errCode at all.
+  'no-errcode': { status: 200, body: '{"message":"ok"}' },
+  // 0 under another name than errCode.
+  'code-zero': { status: 200, body: '{"code":0}' },
+  // A text body a merchant might mean as success.
+  'text-body': { status: 200, body: 'success' },
 };
 
 /** Starts the receiver on `port` (0: a free one) on loopback, or on every interface for `--listen`. */

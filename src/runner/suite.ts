@@ -5,6 +5,7 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { expectationProblem, numbersFromText } from './params.js';
+import type { Answer } from './receiver.js';
 
 /** The folder of the built-in suites and their schema. */
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
@@ -57,7 +58,7 @@ export interface EmitStep {
   deliveries?: number;
   concurrent?: boolean;
   retryDelaysMs?: number[];
-  answers?: Array<'ack' | 'errcode-1' | 'http-500' | 'string-zero'>;
+  answers?: Answer[];
   expectDeliveries?: number;
   settleMs?: number;
 }
@@ -68,7 +69,7 @@ export interface AwaitStep {
   match?: Record<string, unknown>;
   timeoutMs?: number;
   count?: number;
-  answers?: Array<'ack' | 'errcode-1' | 'http-500' | 'string-zero'>;
+  answers?: Answer[];
   prompt?: string;
 }
 

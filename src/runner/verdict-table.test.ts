@@ -89,7 +89,7 @@ const SCENARIOS: Record<string, Scenario[]> = {
   'refuses a withdrawal carrying expiryHours': [{ run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":40010,"message":"expiryHours is for ENERGY","data":""}', { headers: json }))], labels: labelsOf('service/orders', 'withdrawal-with-expiry', 'envelope') }],
   '(merchant) answers errCode 0 with HTTP 201, or written `0.0`': [acks(answer(201, '{"errCode":0}')), acks(answer(200, '{"errCode":0.0}'))],
   '(merchant) answers `{"errCode":"0"}` where it processed': [acks(answer(200, '{"errCode":"0"}'))],
-  '(service) fails a check labelled only with a merchant\'s rule (CB-ONCE)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-ONCE'] }],
+  '(service) fails a check labelled only with a merchant\'s rule (CB-KEY-FIRST)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-KEY-FIRST'] }],
 };
 
 describe('README: the verdict model table', () => {

@@ -3,7 +3,7 @@ import { sealJson } from '../../crypto/codec.js';
 import { callback, checkContext, testKeys } from '../../../test/support/check-context.js';
 import type { ReceivedCallback } from '../context.js';
 import type { Finding } from '../types.js';
-import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackTrackingIdCheck } from './callback-identity.js';
+import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackSameEventCheck, callbackTrackingIdCheck } from './callback-identity.js';
 
 const delivery = (requestUUID: string, trackingId: string, answeredStatus = 200): ReceivedCallback =>
   callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}","trackingId":"${trackingId}"}`, 'callback', testKeys), {}, answeredStatus);
@@ -75,5 +75,40 @@ describe('callback-attempts: retries until errCode 0 and none after (CB-ERRCODE)
     ['no callback', 1, [], [none]],
   ])('judges %s', (_label, equals, callbacks, findings) => {
     expect(run(equals, callbacks)).toEqual(findings);
+  });
+});
+
+describe('callback-same-event: every delivery of an event carries the same identity fields (CB-ONCE)', () => {
+  const deposit = (requestUUID: string, fields: string): ReceivedCallback =>
+    callback(sealJson(`{"type":1,"requestUUID":"${requestUUID}","trackingId":"dep-7",${fields}}`, 'callback', testKeys));
+  const same = '"txid":"ab","chain":"TRON","symbol":"USDT","toAddress":"T1","amount":1.5';
+  const run = (callbacks: ReceivedCallback[]): Finding[] => callbackSameEventCheck.run(checkContext({ outcome: { callbacks } }));
+
+  it('is registered as callback-same-event under CB-ONCE', () => {
+    expect([callbackSameEventCheck.id, callbackSameEventCheck.rules]).toEqual(['callback-same-event', ['CB-ONCE']]);
+  });
+
+  it.each([
+    ['identical resends (requestUUIDs differ)', [deposit('u-1', same), deposit('u-2', same)], [{ status: 'passed', message: '2 deliveries carry the same type, txid, chain, symbol, toAddress' }]],
+    [
+      'the provider spelling on one resend (txId, chainName: the same values)',
+      [deposit('u-1', same), deposit('u-2', '"txId":"ab","chainName":"TRON","symbol":"USDT","toAddress":"T1"')],
+      [{ status: 'passed', message: '2 deliveries carry the same type, txid, chain, symbol, toAddress' }],
+    ],
+    [
+      'another toAddress on a retry',
+      [deposit('u-1', same), deposit('u-2', '"txid":"ab","chain":"TRON","symbol":"USDT","toAddress":"T2"')],
+      [{ status: 'failed', message: 'the 2 deliveries of one event differ in toAddress: T1, T2' }],
+    ],
+    [
+      'the symbol in another letter case and a txid missing on a resend',
+      [deposit('u-1', same), deposit('u-2', '"chain":"TRON","symbol":"usdt","toAddress":"T1"')],
+      [{ status: 'failed', message: 'the 2 deliveries of one event differ in txid: ab, (absent); symbol: USDT, usdt' }],
+    ],
+    ['one delivery: nothing to compare', [deposit('u-1', same)], [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }]],
+    ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
+    ['no callback', [], [none]],
+  ])('judges %s', (_label, callbacks, findings) => {
+    expect(run(callbacks)).toEqual(findings);
   });
 });

@@ -3,6 +3,7 @@ import { NO_PARAMS, isFinding, pass, fail, undecryptableCallback, type Check } f
 /** `equals`: the deliveries expected. */
 export type CallbackAttemptsParams = { equals: number };
 import type { CheckContext } from '../context.js';
+import { callbackField } from '../../spec/callback-types.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 
 /** The payloads of the step's deliveries, or a finding when one does not decrypt. */
@@ -54,6 +55,44 @@ export const callbackTrackingIdCheck: Check = {
     if (missing > 0) return [fail(`${missing} of ${values.length} deliveries of one event carry no trackingId`)];
     const ids = new Set(values.map((value) => String(value.trackingId)));
     return [ids.size === 1 ? pass(`${values.length} deliveries share trackingId ${[...ids][0]}`) : fail(`the deliveries of one event carry ${ids.size} trackingIds: ${[...ids].join(', ')}`)];
+  },
+};
+
+/**
+ * The fields an event is known by (CB-ID-DEPOSIT, CB-ID-WITHDRAW, CB-ID-OTHER), in the interface's
+ * spelling (the provider's `txId`, `chainName` are read too). trackingId has its own check.
+ */
+export const IDENTITY_FIELDS: readonly string[] = Object.freeze(['type', 'txid', 'chain', 'symbol', 'toAddress', 'callBackId']);
+
+/** The text of a JSON value for comparison (exact numbers keep their digits). */
+const textOf = (value: unknown): string => (value === undefined ? '(absent)' : typeof value === 'string' ? value : String(value));
+
+/**
+ * `callback-same-event`: the deliveries of one event (resends and retries) are identical in the
+ * fields the event is known by (CB-ONCE: the service resends an identical callback; a resend that
+ * differs in one of them is another event to the merchant's idempotency key).
+ */
+export const callbackSameEventCheck: Check = {
+  id: 'callback-same-event',
+  title: 'identical identity fields on every delivery of an event',
+  rules: ['CB-ONCE'],
+  needs: 'callbacks',
+  params: NO_PARAMS,
+  run(ctx) {
+    const values = payloads(ctx);
+    if (isFinding(values)) return [values];
+    if (values.length < 2) return [{ status: 'skipped', message: `only ${values.length} delivery arrived; at least two are needed to judge` }];
+    const differing: string[] = [];
+    const compared: string[] = [];
+    for (const field of IDENTITY_FIELDS) {
+      const seen = values.map((value) => callbackField(value as Record<string, unknown>, field));
+      if (seen.every((value) => value === undefined)) continue;
+      compared.push(field);
+      const distinct = [...new Set(seen.map(textOf))];
+      if (distinct.length > 1) differing.push(`${field}: ${distinct.join(', ')}`);
+    }
+    if (differing.length > 0) return [fail(`the ${values.length} deliveries of one event differ in ${differing.join('; ')}`)];
+    return [pass(`${values.length} deliveries carry the same ${compared.join(', ')}`)];
   },
 };
 

@@ -41,19 +41,6 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       ],
     ],
     [
-      'null data on a success: the Base64 shape of data (CRYPTO-ENVELOPE), once for the step',
-      undefined,
-      answer(200, '{"code":0,"message":"","data":null}'),
-      [
-        {
-          status: 'failed',
-          message: 'data is not standard Base64: /data must be string [ENERGY-DATA, ORDER-DATA, CRYPTO-ENVELOPE]; body {"code":0,"message":"","data":null}',
-          rules: ['CRYPTO-ENVELOPE'],
-          cause: 'undecryptable-answer',
-        },
-      ],
-    ],
-    [
       'message null on a success',
       undefined,
       answer(200, '{"code":0,"message":null,"data":"AQID"}'),
@@ -81,6 +68,10 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       [{ status: 'failed', message: "data does not decrypt with the merchant's key: the Base64 text is not canonical [non-canonical-base64]", rules: ['CRYPTO-ENVELOPE'], cause: 'undecryptable-answer' }],
     ],
     ['a success without decrypted data', undefined, answer(200, ok), [{ status: 'failed', message: 'success without data', rules: ['ENV-DATA'] }]],
+    ['a success without a data field (ENV-DATA, not the Base64 pattern)', undefined, answer(200, '{"code":0,"message":""}'), [{ status: 'failed', message: 'success (code 0) without data: {"code":0,"message":""}', rules: ['ENV-DATA'], cause: 'undecryptable-answer' }]],
+    ['a success with data null (ENV-DATA: once for the step)', 'success', answer(200, '{"code":0,"message":"","data":null}'), [{ status: 'failed', message: 'success (code 0) without data: {"code":0,"message":"","data":null}', rules: ['ENV-DATA'], cause: 'undecryptable-answer' }]],
+    ['a success with empty data', undefined, answer(200, '{"code":0,"message":"","data":""}'), [{ status: 'failed', message: 'success (code 0) without data: {"code":0,"message":"","data":""}', rules: ['ENV-DATA'], cause: 'undecryptable-answer' }]],
+    ['a failure with empty data, where a failure is expected (data on failure is open)', 'failure', answer(200, '{"code":40001,"message":"bad","data":""}'), [{ status: 'passed', message: 'code 40001: bad' }]],
     ['no request', undefined, undefined, [{ status: 'failed', message: 'the step made no request' }]],
   ])('judges %s', (_label, outcome, response, findings) => {
     expect(run(outcome, response)).toEqual(findings);

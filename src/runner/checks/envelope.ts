@@ -48,6 +48,12 @@ export const envelopeCheck: Check<EnvelopeParams> = {
     const response = exchange.response!;
     if (response.status !== 200) return [fail(`expected HTTP 200 with an envelope, got ${response.status}: ${preview(response.body)}`)];
     if (response.json === undefined) return [fail(`the body is not JSON: ${preview(response.body)}`)];
+    // ENV-DATA: a success (code 0) carries its result in data; none at all (absent, null, "") is that rule's,
+    // not the Base64 pattern's. Nothing of the step's result can be read after it.
+    const sent = response.json as { code?: unknown; data?: unknown } | null;
+    if (ctx.params.outcome !== 'failure' && sent !== null && typeof sent === 'object' && String(sent.code) === '0' && (sent.data === undefined || sent.data === null || sent.data === '')) {
+      return [{ ...fail(`success (code 0) without data: ${preview(response.body)}`, ['ENV-DATA']), cause: 'undecryptable-answer' }];
+    }
     const issues = validateSchema('Envelope', response.json);
     if (issues.length > 0) {
       // data breaking the Base64 pattern is CRYPTO-ENVELOPE (the spec's shared pattern also names the request rules).

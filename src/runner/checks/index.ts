@@ -1,5 +1,5 @@
 import { answersCheck } from './answers.js';
-import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackTrackingIdCheck } from './callback-identity.js';
+import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackSameEventCheck, callbackTrackingIdCheck } from './callback-identity.js';
 import { callbackDecryptsCheck } from './callback-decrypts.js';
 import { callbackHeadersCheck } from './callback-headers.js';
 import { callbackRawBodyCheck } from './callback-raw-body.js';
@@ -27,6 +27,7 @@ export const CHECKS_BY_ID = {
   'callback-decrypts': callbackDecryptsCheck,
   'callback-request-uuid': callbackRequestUuidCheck,
   'callback-tracking-id': callbackTrackingIdCheck,
+  'callback-same-event': callbackSameEventCheck,
   'callback-attempts': callbackAttemptsCheck,
   answers: answersCheck,
   processed: processedCheck,
