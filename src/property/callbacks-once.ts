@@ -4,8 +4,8 @@ import type { Exchange } from '../runner/context.js';
 import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
 import { valueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
-import type { Property, Verdict } from './property.js';
-import { acknowledged, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
+import type { Property, Verdict, Warning } from './property.js';
+import { acknowledgementOf, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
 
 /** The callback schemas of the spec, one per type of the callback type table. */
 const TYPE_SCHEMAS = CALLBACK_TYPE_TABLE.map((entry) => entry.schema);
@@ -97,27 +97,36 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     ].sort((a, b) => a.at - b.at);
     const probe = env.probeSeen === undefined ? await probeSince(env) : [];
     const exchanges: Exchange[] = [];
+    const refusedNow = (exchange: Exchange) => acknowledgementOf(exchange).verdict === 'not-acknowledged';
+    // U-CB-RESPONSE: an answer some readings count and some do not (errCode 0.0, errCode 0 with HTTP 202) warns.
+    let warning: Warning | undefined;
     for (const delivery of schedule) {
       const copies = await Promise.all(Array.from({ length: delivery.copies }, () => deliverEvent(env, sent[delivery.event]!)));
       exchanges.push(...copies);
       // A copy refused while its twin is in flight is retried, as the service retries any failure (CB-ERRCODE); it must then be acknowledged.
       if (delivery.copies > 1) {
         for (const i of copies.keys()) {
-          for (let retry = 0; retry < 3 && !acknowledged(copies[i]!); retry++) {
+          for (let retry = 0; retry < 3 && refusedNow(copies[i]!); retry++) {
             copies[i] = await deliverEvent(env, sent[delivery.event]!);
             exchanges.push(copies[i]!);
           }
         }
       }
-      const refused = copies.find((exchange) => !acknowledged(exchange));
+      const refused = copies.find(refusedNow);
       if (refused) {
         await probeSince(env);
         const payload = sent[delivery.event]!;
-        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error}`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged (${acknowledgementOf(refused).reason}): ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error}`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+      }
+      const ambiguous = copies.find((exchange) => acknowledgementOf(exchange).verdict === 'ambiguous');
+      if (ambiguous && !warning) {
+        const payload = sent[delivery.event]!;
+        warning = { message: `a valid type ${String(payload.type)} callback was answered ${acknowledgementOf(ambiguous).reason}: a service may not count it as acknowledged`, rules: ['U-CB-RESPONSE'], evidence: { exchanges: [ambiguous] } };
       }
     }
     const added = probe ? await probeSince(env) : undefined;
-    if (!added) return { ok: true, tag: 'acknowledged (no probe: processing not checked)' };
+    const held = (tag: string): Verdict => (warning ? { ok: true, tag: `${tag}, an ambiguous answer (U-CB-RESPONSE)`, warning } : { ok: true, tag });
+    if (!added) return held('acknowledged (no probe: processing not checked)');
     const delivered = new Set(exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))));
     for (const [i, payload] of sent.entries()) {
       const trackingId = payload.trackingId;
@@ -136,7 +145,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     if (added.length !== sent.length) {
       return { ok: false, message: `${sent.length} distinct events were delivered, the probe shows ${added.length} new processings`, rules: ['CB-ONCE'], evidence: { processed: added, sent: sent.map((p) => stringifyExact(p)) } };
     }
-    return { ok: true, tag: 'processed once' };
+    return held('processed once');
   }
 
   return {

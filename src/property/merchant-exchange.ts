@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { sealBytes } from '../crypto/codec.js';
 import type { Exchange, StrangerKeys } from '../runner/context.js';
 import { currentNetwork, send } from '../runner/http-client.js';
 import { parseProbe, postCallback, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
+import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 
 /** What the merchant properties share: the target, a stranger key pair, a per-run tag for unique event ids. */
 export interface MerchantEnv {
@@ -37,12 +38,14 @@ export function uniqueEvent(env: MerchantEnv, payload: Record<string, ExactJson>
   return { payload: out, suffix };
 }
 
-/** One delivery's answer, read: acknowledged only by HTTP 200 with errCode the number 0 (CB-ERRCODE). */
-export function acknowledged(exchange: Exchange): boolean {
+/**
+ * One delivery's answer as the service reads it (CB-ERRCODE), through the one definition of
+ * "acknowledged" (src/wire/acknowledgement.ts): `ambiguous` (errCode 0 spelled `0.0`, or with
+ * another HTTP status) is a reading of U-CB-RESPONSE, which the properties warn about.
+ */
+export function acknowledgementOf(exchange: Exchange): Acknowledgement {
   const response = exchange.response;
-  if (!response || response.status !== 200) return false;
-  const code = (response.json as Record<string, ExactJson> | undefined)?.errCode;
-  return code instanceof LosslessNumber && code.value === '0';
+  return readAcknowledgement(response ? { status: response.status, body: response.body, json: response.json } : undefined);
 }
 
 /** Delivers a body (already sealed or mangled) as the service does: raw body, form content type, the merchant's key. */
