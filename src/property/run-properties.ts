@@ -80,7 +80,7 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       {
         numRuns: options.numRuns,
         seed,
-        examples: stored.map((example) => [example.value]),
+        examples: [...stored.map((example) => [example.value]), ...(property.examples ?? []).map((value) => [value])],
         interruptAfterTimeLimit: options.timeLimitMs ?? 600_000,
         markInterruptAsFailure: false,
       },
