@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { loadRules } from '../src/cli/report-output.js';
+import { plaintextBlockSize } from '../src/core/profile.js';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
 import { DEFAULT_POLICIES, type ServicePolicies as EmulatorPolicies } from '../src/service/policies.js';
@@ -123,6 +124,61 @@ describe('faulty services that only generated inputs reveal', () => {
       }
     }, 180_000);
   }
+});
+
+describe('faulty services that only the edges reveal (block multiples, integers past 2^53)', () => {
+  const serviceSuites = loadSuites()
+    .filter((suite) => suite.side === 'service')
+    .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => !c.needs?.includes('listen')) }));
+
+  for (const defect of ['block-split', 'count-through-double'] as const) {
+    it(`the hand-written service suites pass ${defect}`, async () => {
+      const faulty = await startFaultyService(defect);
+      try {
+        const report = await runSuites({ target: faulty.service, suites: serviceSuites, rules, strict: false });
+        expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+      } finally {
+        await faulty.close();
+      }
+    }, 180_000);
+  }
+
+  it('the edges find block-split on seeds 1 to 3: an energy query whose plaintext is exactly one block, HTTP 500, under ENERGY-RES', async () => {
+    const faulty = await startFaultyService('block-split');
+    try {
+      const block = plaintextBlockSize(faulty.service.profile, faulty.service.publicKey.modulusBytes);
+      for (const seed of [1, 2, 3]) {
+        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-split-')), rules, only: ['edges'] });
+        const found = results[0]!;
+        expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
+        expect(found.rules).toContain('ENERGY-RES');
+        expect(found.message).toMatch(/^HTTP 500: the service failed on this input/);
+        const length = Number(/the energy query's plaintext of (\d+) bytes/.exec(found.message)?.[1]);
+        expect(length % block, found.message).toBe(0);
+        const plain = (found.evidence?.exchanges as Array<{ request: { plain: string } }>)[0]!.request.plain;
+        expect(Buffer.byteLength(plain, 'utf8')).toBe(length);
+      }
+    } finally {
+      await faulty.close();
+    }
+  }, 180_000);
+
+  it('the stateful property finds count-through-double on seeds 1 to 3, on a balance past 2^53, under ENERGY-FLOOR', async () => {
+    const faulty = await startFaultyService('count-through-double');
+    try {
+      for (const seed of [1, 2, 3]) {
+        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-double-')), rules, only: ['stateful'] });
+        const found = results[0]!;
+        expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
+        expect(found.rules).toEqual(['ENERGY-FLOOR']);
+        expect(found.message).toMatch(/^energyMaxCount \d{16,} is no legal reading of the live balance/);
+        const minimal = (found.evidence?.generated as { case: string[] }).case;
+        expect(minimal.some((step) => /set energy balance \d{16,}/.test(step)), minimal.join('; ')).toBe(true);
+      }
+    } finally {
+      await faulty.close();
+    }
+  }, 180_000);
 });
 
 describe('property 4 (stateful) finds the faults only a sequence or a long id reveals', () => {

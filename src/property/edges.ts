@@ -163,7 +163,7 @@ export function edges(env: ServiceEnv): Property<EdgeCase> {
       const exchange = await sendData(env, base.endpoint, seal(env, text), text);
       const verdict = judgeValidAnswer(exchange, base, sent);
       if (verdict.ok) return verdict;
-      const where = edge.edge === 'block-boundary' ? `a ${kindOf(base)} plaintext of ${Buffer.byteLength(text, 'utf8')} bytes (block size ${blockSize})` : `${edge.edge} in a ${kindOf(base)}`;
+      const where = edge.edge === 'block-boundary' ? `the ${kindOf(base)}'s plaintext of ${Buffer.byteLength(text, 'utf8')} bytes (block size ${blockSize})` : `${edge.edge} in the ${kindOf(base)}`;
       return { ...verdict, message: `${verdict.message} [edge: ${where}]`, rules: [...new Set([...verdict.rules, base.endpoint === 'order' ? 'ORDER-FIELDS' : 'ENERGY-RES'])] };
     },
   };
