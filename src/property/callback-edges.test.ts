@@ -42,7 +42,7 @@ describe('callback edge cases', () => {
   it('are valid callbacks of their type, amounts past 2^53 as JSON numbers and decimal strings included', () => {
     for (const event of examples.flatMap((s) => s.events)) {
       const entry = CALLBACK_TYPE_TABLE.find((e) => e.type === typeOf(event.payload))!;
-      expect(validateSchema(entry.schema, event.payload), JSON.stringify(event.payload)).toEqual([]);
+      expect(validateSchema(entry.schema as Parameters<typeof validateSchema>[0], event.payload), JSON.stringify(event.payload)).toEqual([]);
     }
     const amounts = examples.flatMap((s) => s.events).map((e) => e.payload.amount).filter((a) => a !== undefined);
     for (const value of BIG_INTEGERS) {
