@@ -136,7 +136,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
       if (refused) {
         await probeSince(env);
         const payload = sent[delivery.event]!;
-        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged (${acknowledgementOf(refused).reason}): ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error}`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error} (${acknowledgementOf(refused).reason})`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
       }
       const ambiguous = copies.find((exchange) => acknowledgementOf(exchange).verdict === 'ambiguous');
       if (ambiguous && !warning) {
