@@ -94,6 +94,23 @@ describe('run --generate (the embedded run)', () => {
   }, 180_000);
 });
 
+describe('--generate 200 against the emulator and the reference merchant, edges first', () => {
+  it('passes every property on seeds 1 to 5 with no failure and no warning', async () => {
+    const embedded = await startEmbedded();
+    try {
+      for (const seed of [1, 2, 3, 4, 5]) {
+        for (const target of [embedded.service, embedded.merchant]) {
+          const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-200-')), rules });
+          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]), `seed ${seed}`).toEqual(results.map((result) => [result.case, 'passed', '']));
+          expect(results.length).toBeGreaterThanOrEqual(2);
+        }
+      }
+    } finally {
+      await embedded.close();
+    }
+  }, 600_000);
+});
+
 describe('faulty services that only generated inputs reveal', () => {
   const cases: Array<{ defect: ServiceDefect; rule: string; shows: RegExp }> = [
     { defect: 'astral-crash', rule: 'ORDER-FIELDS', shows: /HTTP 500/ },

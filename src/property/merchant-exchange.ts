@@ -66,8 +66,11 @@ export function sealCallback(env: MerchantEnv, text: string): string {
 }
 
 /**
- * The probe's entries added since the last call (undefined without a probe). The first call reads
- * the baseline; each later call reads once and remembers the length for the next.
+ * The probe's entries added since the last call that are events of this run (undefined without a
+ * probe). The first call reads the baseline; each later call reads once and remembers the length
+ * for the next. An entry counts when one of its identity fields carries this run's suffix: what
+ * others delivered meanwhile (the service's own callbacks in an embedded run, a parallel run) is
+ * processed legitimately and is no business of the property.
  */
 export async function probeSince(env: MerchantEnv): Promise<string[] | undefined> {
   const list = await readWholeProbe(env.target);
@@ -75,7 +78,17 @@ export async function probeSince(env: MerchantEnv): Promise<string[] | undefined
   const from = env.probeSeen ?? list.length;
   env.probeSeen = list.length;
   // Only the new entries are parsed: the history grows with every case.
-  return list.slice(from).map((entry) => stringifyExact(parseExactJson(entry)));
+  return list.slice(from).map((entry) => parseExactJson(entry)).filter((entry) => isOurs(env, entry)).map((entry) => stringifyExact(entry));
+}
+
+/** Does a processed entry belong to an event of this run (an identity field with this run's suffix)? */
+export function isOurs(env: MerchantEnv, entry: ExactJson): boolean {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return true;
+  const record = entry as Record<string, ExactJson>;
+  const marker = `~${env.tag}`;
+  const identities = IDENTITY_FIELDS.filter((field) => typeof record[field] === 'string');
+  // An entry without any identity field cannot be told apart: it counts (a merchant that stores garbage is judged on it).
+  return identities.length === 0 || identities.some((field) => (record[field] as string).includes(marker));
 }
 
 /**
