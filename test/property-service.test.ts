@@ -160,6 +160,23 @@ describe('faulty services that only the edges reveal (block multiples, integers 
     }, 180_000);
   }
 
+  it("a service that reads Base64 as Java's decoder does (no '=', non-canonical bits) gets a U-CRYPTO warning from crypto-mangled, never a failure; --strict fails it", async () => {
+    const lenient = await startFaultyService('lenient-base64');
+    try {
+      for (const seed of [1, 2, 3]) {
+        const [result] = await runGenerated(lenient.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')), rules, only: ['crypto-mangled'] });
+        expect(result!.status, `seed ${seed}: ${result!.message}`).toBe('warning');
+        expect(result!.rules).toEqual(['U-CRYPTO']);
+        expect(result!.message).toMatch(/accepted Base64 variant (missing-padding|non-canonical): Base64 matching the pattern \((missing-padding|non-canonical-base64)\)/);
+      }
+      const [strict] = await runGenerated(lenient.service, { numRuns: 200, seed: 1, strict: true, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')), rules, only: ['crypto-mangled'] });
+      expect(strict!.status).toBe('failed');
+      expect(strict!.rules).toEqual(['U-CRYPTO']);
+    } finally {
+      await lenient.close();
+    }
+  }, 180_000);
+
   it('the edges find block-split on seeds 1 to 3: an energy query whose plaintext is exactly one block, HTTP 500, under ENERGY-RES', async () => {
     const faulty = await startFaultyService('block-split');
     try {

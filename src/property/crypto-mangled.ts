@@ -178,7 +178,7 @@ function judgeOpen(exchange: Parameters<typeof readEnvelope>[0], base: ServiceCa
   if ('refusedHttp' in read || read.code !== '0') return judgeRefused(exchange, rules, `after ${what}`);
   const valid = judgeValidAnswer(exchange, base, sent);
   if (!valid.ok) return { ...valid, message: `${valid.message} [after ${what}]` };
-  return { ok: true, tag: 'accepted (U-CRYPTO)', warning: { message: `accepted ${what}: no rule obliges a service to refuse it, and a strict reader would`, rules: ['U-CRYPTO'], evidence: { exchanges: [{ request: exchange.request, response: exchange.response ?? null }] } } };
+  return { ok: true, tag: 'accepted (U-CRYPTO)', warning: { message: `accepted ${what}: no rule obliges a service to refuse it (a strict reader does)`, rules: ['U-CRYPTO'], evidence: { exchanges: [{ request: exchange.request, response: exchange.response ?? null }] } } };
 }
 
 function isJson(text: string): boolean {
