@@ -32,18 +32,18 @@ describe('generated cases against the independent doubles', () => {
     ['leases settled at once, 18.8-digit amounts, unreadable requests as HTTP 400', { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, requestFailures: 'http-400' }],
   ];
   for (const [name, options] of services) {
-    it(`the independent service (${name}) passes every service property on two seeds`, async () => {
+    it(`the independent service (${name}) passes every service property, edges first, on seeds 1 to 5`, async () => {
       const service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey: 'ind-f', expiredKey: 'ind-e', userId, controlToken: 'ind-c', ...options });
       try {
-        for (const seed of [101, 202]) {
-          const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.cardBaseUrl, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true, controlToken: 'ind-c' }, { numRuns: 150, seed, reportsDir: reportsDir(), rules });
+        for (const seed of [1, 2, 3, 4, 5]) {
+          const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.cardBaseUrl, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true, controlToken: 'ind-c' }, { numRuns: 200, seed, reportsDir: reportsDir(), rules });
           expect(results.slice(0, 4).map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
             ['valid-requests', 'passed', ''], ['one-rule-broken', 'passed', ''], ['crypto-mangled', 'passed', ''], ['edges', 'passed', ''],
           ]);
           // Property 4 through design.md's control routes alone (no cards route: unregistered cards close once).
           const stateful = results[4]!;
           expect(stateful.case).toBe('stateful');
-          if (options.leaseSettleMs === 0) expect([stateful.status, stateful.message]).toEqual(['passed', `150 cases (150 held); seed ${seed}`]);
+          if (options.leaseSettleMs === 0) expect([stateful.status, stateful.message]).toEqual(['passed', `200 cases (200 held); seed ${seed}`]);
           else {
             // Its leases land 1.5 s after the order: a legal reading that warns, never a failure.
             expect(stateful.status, stateful.message).toBe('warning');
@@ -56,7 +56,7 @@ describe('generated cases against the independent doubles', () => {
       } finally {
         await service.close();
       }
-    }, 240_000);
+    }, 480_000);
   }
 
   const keys = [{ key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') }];
@@ -65,17 +65,17 @@ describe('generated cases against the independent doubles', () => {
     ['Fastify 5', () => startFastifyReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
   ] as const;
   for (const [name, start] of receivers) {
-    it(`the receiver on ${name} passes every merchant property on two seeds`, async () => {
+    it(`the receiver on ${name} passes every merchant property, edges first, on seeds 1 to 5`, async () => {
       const receiver = await start();
       try {
-        for (const seed of [101, 202]) {
-          const results = await runGenerated({ side: 'merchant', callbackUrl: receiver.callbackUrl, probeUrl: receiver.probeUrl, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 100, seed, reportsDir: reportsDir(), rules });
+        for (const seed of [1, 2, 3, 4, 5]) {
+          const results = await runGenerated({ side: 'merchant', callbackUrl: receiver.callbackUrl, probeUrl: receiver.probeUrl, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 200, seed, reportsDir: reportsDir(), rules });
           expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([['callbacks-once', 'passed', ''], ['callbacks-mangled', 'passed', '']]);
-          expect(results[0]!.message).toMatch(/^100 cases \(100 processed once\)/);
+          expect(results[0]!.message).toMatch(/^200 cases \(200 processed once\)/);
         }
       } finally {
         await receiver.close();
       }
-    }, 240_000);
+    }, 600_000);
   }
 });

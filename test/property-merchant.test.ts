@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { loadRules } from '../src/cli/report-output.js';
+import { plaintextBlockSize } from '../src/core/profile.js';
 import { runGenerated } from '../src/property/generated-run.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
@@ -61,6 +62,29 @@ describe('generated callbacks against merchants', () => {
       }
     }, 300_000);
   }
+});
+
+describe('a merchant that only callbacks at a block multiple reveal', () => {
+  it('generated callbacks find block-split on seeds 1 to 3: a callback whose plaintext is an exact multiple of the block, not acknowledged, under CB-ERRCODE', async () => {
+    const embedded = await startEmbedded();
+    const m = embedded.merchant;
+    const faulty = await startFaultyMerchant('block-split', { apiKey: m.apiKey, publicKey: m.privateKey.publicKey });
+    try {
+      const block = plaintextBlockSize(m.profile, m.privateKey.modulusBytes);
+      const target: MerchantTarget = { side: 'merchant', callbackUrl: faulty.callbackUrl, probeUrl: faulty.probeUrl, apiKey: m.apiKey, privateKey: m.privateKey, profile: m.profile };
+      for (const seed of [1, 2, 3]) {
+        const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-split-')), rules, only: ['callbacks-once'] });
+        const found = results[0]!;
+        expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
+        expect(found.rules).toContain('CB-ERRCODE');
+        const plain = (found.evidence?.exchanges as Array<{ payloadText?: string }>)[0]!.payloadText!;
+        expect(Buffer.byteLength(plain, 'utf8') % block, plain).toBe(0);
+      }
+    } finally {
+      await faulty.close();
+      await embedded.close();
+    }
+  }, 240_000);
 });
 
 describe('a merchant that only Unicode callbacks reveal', () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { loadRules } from '../src/cli/report-output.js';
+import { plaintextBlockSize } from '../src/core/profile.js';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
 import { DEFAULT_POLICIES, type ServicePolicies as EmulatorPolicies } from '../src/service/policies.js';
@@ -93,6 +94,23 @@ describe('run --generate (the embedded run)', () => {
   }, 180_000);
 });
 
+describe('--generate 200 against the emulator and the reference merchant, edges first', () => {
+  it('passes every property on seeds 1 to 5 with no failure and no warning', async () => {
+    const embedded = await startEmbedded();
+    try {
+      for (const seed of [1, 2, 3, 4, 5]) {
+        for (const target of [embedded.service, embedded.merchant]) {
+          const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-200-')), rules });
+          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]), `seed ${seed}`).toEqual(results.map((result) => [result.case, 'passed', '']));
+          expect(results.length).toBeGreaterThanOrEqual(2);
+        }
+      }
+    } finally {
+      await embedded.close();
+    }
+  }, 600_000);
+});
+
 describe('faulty services that only generated inputs reveal', () => {
   const cases: Array<{ defect: ServiceDefect; rule: string; shows: RegExp }> = [
     { defect: 'astral-crash', rule: 'ORDER-FIELDS', shows: /HTTP 500/ },
@@ -123,6 +141,78 @@ describe('faulty services that only generated inputs reveal', () => {
       }
     }, 180_000);
   }
+});
+
+describe('faulty services that only the edges reveal (block multiples, integers past 2^53)', () => {
+  const serviceSuites = loadSuites()
+    .filter((suite) => suite.side === 'service')
+    .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => !c.needs?.includes('listen')) }));
+
+  for (const defect of ['block-split', 'count-through-double'] as const) {
+    it(`the hand-written service suites pass ${defect}`, async () => {
+      const faulty = await startFaultyService(defect);
+      try {
+        const report = await runSuites({ target: faulty.service, suites: serviceSuites, rules, strict: false });
+        expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+      } finally {
+        await faulty.close();
+      }
+    }, 180_000);
+  }
+
+  it("a service that reads Base64 as Java's decoder does (no '=', non-canonical bits) gets a U-CRYPTO warning from crypto-mangled, never a failure; --strict fails it", async () => {
+    const lenient = await startFaultyService('lenient-base64');
+    try {
+      for (const seed of [1, 2, 3]) {
+        const [result] = await runGenerated(lenient.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')), rules, only: ['crypto-mangled'] });
+        expect(result!.status, `seed ${seed}: ${result!.message}`).toBe('warning');
+        expect(result!.rules).toEqual(['U-CRYPTO']);
+        expect(result!.message).toMatch(/accepted Base64 variant (missing-padding|non-canonical): Base64 matching the pattern \((missing-padding|non-canonical-base64)\)/);
+      }
+      const [strict] = await runGenerated(lenient.service, { numRuns: 200, seed: 1, strict: true, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')), rules, only: ['crypto-mangled'] });
+      expect(strict!.status).toBe('failed');
+      expect(strict!.rules).toEqual(['U-CRYPTO']);
+    } finally {
+      await lenient.close();
+    }
+  }, 180_000);
+
+  it('the edges find block-split on seeds 1 to 3: an energy query whose plaintext is exactly one block, HTTP 500, under ENERGY-RES', async () => {
+    const faulty = await startFaultyService('block-split');
+    try {
+      const block = plaintextBlockSize(faulty.service.profile, faulty.service.publicKey.modulusBytes);
+      for (const seed of [1, 2, 3]) {
+        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-split-')), rules, only: ['edges'] });
+        const found = results[0]!;
+        expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
+        expect(found.rules).toContain('ENERGY-RES');
+        expect(found.message).toMatch(/^HTTP 500: the service failed on this input/);
+        const length = Number(/the energy query's plaintext of (\d+) bytes/.exec(found.message)?.[1]);
+        expect(length % block, found.message).toBe(0);
+        const plain = (found.evidence?.exchanges as Array<{ request: { plain: string } }>)[0]!.request.plain;
+        expect(Buffer.byteLength(plain, 'utf8')).toBe(length);
+      }
+    } finally {
+      await faulty.close();
+    }
+  }, 180_000);
+
+  it('the stateful property finds count-through-double on seeds 1 to 3, on a balance past 2^53, under ENERGY-FLOOR', async () => {
+    const faulty = await startFaultyService('count-through-double');
+    try {
+      for (const seed of [1, 2, 3]) {
+        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-double-')), rules, only: ['stateful'] });
+        const found = results[0]!;
+        expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
+        expect(found.rules).toEqual(['ENERGY-FLOOR']);
+        expect(found.message).toMatch(/^energyMaxCount \d{16,} is no legal reading of the live balance/);
+        const minimal = (found.evidence?.generated as { case: string[] }).case;
+        expect(minimal.some((step) => /set energy balance \d{16,}/.test(step)), minimal.join('; ')).toBe(true);
+      }
+    } finally {
+      await faulty.close();
+    }
+  }, 180_000);
 });
 
 describe('property 4 (stateful) finds the faults only a sequence or a long id reveals', () => {

@@ -4,7 +4,7 @@ import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
 import { callbackArbitrary } from './callbacks-once.js';
 import type { Property } from './property.js';
-import { acknowledged, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
+import { acknowledgementOf, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
 
 /** How a callback body is mangled. */
 export type BodyMangle =
@@ -66,18 +66,23 @@ export function callbacksMangled(env: MerchantEnv): Property<MangledCallback> {
       if (mangled === undefined) return { ok: true, tag: 'variant not applicable' };
       if (env.probeSeen === undefined) await probeSince(env);
       const exchange = await deliverBody(env, mangled, text);
-      if (acknowledged(exchange)) {
+      const first = acknowledgementOf(exchange);
+      if (first.verdict === 'acknowledged') {
         await probeSince(env);
         return { ok: false, message: `a callback body mangled by ${mangle.op} was acknowledged with errCode 0`, rules: ['CB-NO-FALSE-ACK'], evidence: { exchanges: [exchange] } };
       }
       const next = await deliverEvent(env, event);
-      if (!acknowledged(next)) {
+      const second = acknowledgementOf(next);
+      if (second.verdict === 'not-acknowledged') {
         await probeSince(env);
-        return { ok: false, message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged`, rules: ['CB-AVAILABLE'], evidence: { exchanges: [exchange, next] } };
+        return { ok: false, message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged (${second.reason})`, rules: ['CB-AVAILABLE'], evidence: { exchanges: [exchange, next] } };
       }
       // One probe read for both deliveries: exactly the valid one was processed, the mangled one not.
       const added = await probeSince(env);
       if (added && added.length !== 1) return { ok: false, message: `a callback body mangled by ${mangle.op}, then the same event valid: the probe shows ${added.length} processings, not 1`, rules: ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'], evidence: { exchanges: [exchange, next], processed: added } };
+      // U-CB-RESPONSE: an answer that some readings count as an acknowledgement and some do not.
+      if (first.verdict === 'ambiguous') return { ok: true, tag: 'refused ambiguously (U-CB-RESPONSE)', warning: { message: `a callback body mangled by ${mangle.op} was answered ${first.reason}: a service that reads it as errCode 0 loses the event`, rules: ['CB-NO-FALSE-ACK', 'U-CB-RESPONSE'], evidence: { exchanges: [exchange] } } };
+      if (second.verdict === 'ambiguous') return { ok: true, tag: 'next acknowledged ambiguously (U-CB-RESPONSE)', warning: { message: `the valid callback after a mangled one was answered ${second.reason}: a service may not count it as acknowledged`, rules: ['U-CB-RESPONSE'], evidence: { exchanges: [next] } } };
       return { ok: true, tag: 'refused' };
     },
   };

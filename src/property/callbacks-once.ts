@@ -1,19 +1,26 @@
 import fc, { type Arbitrary } from 'fast-check';
-import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange } from '../runner/context.js';
 import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
 import { valueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
-import type { Property, Verdict } from './property.js';
-import { acknowledged, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
+import type { Property, Verdict, Warning } from './property.js';
+import { plaintextBlockSize } from '../core/profile.js';
+import { callbackEdgeExamples, padToEdge } from './callback-edges.js';
+import type { BlockEdge } from './edge-values.js';
+import { acknowledgementOf, deliverEvent, probeSince, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
 
 /** The callback schemas of the spec, one per type of the callback type table. */
 const TYPE_SCHEMAS = CALLBACK_TYPE_TABLE.map((entry) => entry.schema);
 
-/** A generated event; `twin` makes it a wrapped-contract twin of an earlier deposit (same txid, another symbol). */
+/**
+ * A generated event; `twin` makes it a wrapped-contract twin of an earlier deposit (same txid,
+ * another symbol); `length` puts its plaintext at a block edge (the edge cases, callback-edges.ts).
+ */
 export interface GeneratedEvent {
   payload: Record<string, ExactJson>;
   twin: boolean;
+  length?: BlockEdge;
 }
 
 /** A delivery of the schedule: which event, how many identical copies at once, and where it falls in the order. */
@@ -55,7 +62,19 @@ function interfaceSpelling(sequence: CallbackSequence): CallbackSequence {
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
 }
 
-const usesProviderSpelling = (sequence: CallbackSequence) => sequence.events.some((event) => 'txId' in event.payload || 'chainName' in event.payload);
+/** A JSON number's grammar: a decimal string that can be written as a number with the same digits. */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** The sequence with every amount spelt one way (U-CB-FIELDS: a JSON number or a decimal string), digits kept. */
+export function amountsAs(sequence: CallbackSequence, form: 'number' | 'string'): CallbackSequence {
+  const respell = (payload: Record<string, ExactJson>): Record<string, ExactJson> => {
+    const amount = payload.amount;
+    if (form === 'string' && amount instanceof LosslessNumber) return { ...payload, amount: amount.value };
+    if (form === 'number' && typeof amount === 'string' && JSON_NUMBER.test(amount)) return { ...payload, amount: new LosslessNumber(amount) };
+    return payload;
+  };
+  return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
+}
 
 /** The rule of an event's idempotency key. */
 function keyRule(payload: Record<string, ExactJson>): string {
@@ -70,6 +89,7 @@ function keyRule(payload: Record<string, ExactJson>): string {
  * the exact payload (with a probe).
  */
 export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
+  const blockSize = plaintextBlockSize(env.target.profile, env.target.privateKey.modulusBytes);
   async function run(sequence: CallbackSequence): Promise<Verdict> {
     // Make every event unique; a twin takes the txid of the latest deposit before it and another symbol.
     const sent: Array<Record<string, ExactJson>> = [];
@@ -89,7 +109,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
       }
       const made = uniqueEvent(env, event.payload);
       if (isDeposit) lastDeposit = made;
-      sent.push(made.payload);
+      sent.push(event.length ? padToEdge(made.payload, event.length, blockSize) : made.payload);
     }
     const schedule = [
       ...sent.map((_, event) => ({ event, copies: 1, at: event * 3 })),
@@ -97,27 +117,36 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     ].sort((a, b) => a.at - b.at);
     const probe = env.probeSeen === undefined ? await probeSince(env) : [];
     const exchanges: Exchange[] = [];
+    const refusedNow = (exchange: Exchange) => acknowledgementOf(exchange).verdict === 'not-acknowledged';
+    // U-CB-RESPONSE: an answer some readings count and some do not (errCode 0.0, errCode 0 with HTTP 202) warns.
+    let warning: Warning | undefined;
     for (const delivery of schedule) {
       const copies = await Promise.all(Array.from({ length: delivery.copies }, () => deliverEvent(env, sent[delivery.event]!)));
       exchanges.push(...copies);
       // A copy refused while its twin is in flight is retried, as the service retries any failure (CB-ERRCODE); it must then be acknowledged.
       if (delivery.copies > 1) {
         for (const i of copies.keys()) {
-          for (let retry = 0; retry < 3 && !acknowledged(copies[i]!); retry++) {
+          for (let retry = 0; retry < 3 && refusedNow(copies[i]!); retry++) {
             copies[i] = await deliverEvent(env, sent[delivery.event]!);
             exchanges.push(copies[i]!);
           }
         }
       }
-      const refused = copies.find((exchange) => !acknowledged(exchange));
+      const refused = copies.find(refusedNow);
       if (refused) {
         await probeSince(env);
         const payload = sent[delivery.event]!;
-        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error}`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error} (${acknowledgementOf(refused).reason})`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+      }
+      const ambiguous = copies.find((exchange) => acknowledgementOf(exchange).verdict === 'ambiguous');
+      if (ambiguous && !warning) {
+        const payload = sent[delivery.event]!;
+        warning = { message: `a valid type ${String(payload.type)} callback was answered ${acknowledgementOf(ambiguous).reason}: a service may not count it as acknowledged`, rules: ['U-CB-RESPONSE'], evidence: { exchanges: [ambiguous] } };
       }
     }
     const added = probe ? await probeSince(env) : undefined;
-    if (!added) return { ok: true, tag: 'acknowledged (no probe: processing not checked)' };
+    const held = (tag: string): Verdict => (warning ? { ok: true, tag: `${tag}, an ambiguous answer (U-CB-RESPONSE)`, warning } : { ok: true, tag });
+    if (!added) return held('acknowledged (no probe: processing not checked)');
     const delivered = new Set(exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))));
     for (const [i, payload] of sent.entries()) {
       const trackingId = payload.trackingId;
@@ -136,7 +165,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     if (added.length !== sent.length) {
       return { ok: false, message: `${sent.length} distinct events were delivered, the probe shows ${added.length} new processings`, rules: ['CB-ONCE'], evidence: { processed: added, sent: sent.map((p) => stringifyExact(p)) } };
     }
-    return { ok: true, tag: 'processed once' };
+    return held('processed once');
   }
 
   return {
@@ -144,12 +173,25 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     title: 'Random valid callbacks, redelivered at random moments, are acknowledged and processed exactly once with the exact payload',
     rules: ['CB-ERRCODE', 'CB-ONCE', 'CB-DUP-ACK', 'CB-ID-DEPOSIT', 'CB-ID-WITHDRAW', 'CB-ID-OTHER', 'CB-UUID', 'CB-RAW-BODY'],
     arbitrary: SEQUENCES,
+    examples: callbackEdgeExamples(),
     async judge(sequence) {
       const verdict = await run(sequence);
-      if (verdict.ok || !usesProviderSpelling(sequence)) return verdict;
-      // U-CB-FIELDS: a merchant that fails only with txId/chainName (the provider's spelling) gets a warning.
-      const asInterface = await run(interfaceSpelling(sequence));
-      return asInterface.ok ? { ...verdict, message: `with the provider's spelling txId/chainName only: ${verdict.message}`, rules: ['U-CB-FIELDS'] } : verdict;
+      if (verdict.ok) return verdict;
+      // U-CB-FIELDS: a merchant that fails only with txId/chainName (the provider's spelling), or only
+      // with amounts spelt one way (a JSON number or a decimal string), gets a warning.
+      const shown = stringifyExact(sequence as unknown as ExactJson);
+      const interfaceSpelt = interfaceSpelling(sequence);
+      const readings: Array<[string, CallbackSequence]> = [
+        ["the provider's spelling txId/chainName", interfaceSpelt],
+        ['amounts as JSON numbers', amountsAs(interfaceSpelt, 'number')],
+        ['amounts as decimal strings', amountsAs(interfaceSpelt, 'string')],
+      ];
+      for (const [what, other] of readings) {
+        if (stringifyExact(other as unknown as ExactJson) === shown) continue;
+        const again = await run(other);
+        if (again.ok && !again.warning) return { ...verdict, message: `${what === "the provider's spelling txId/chainName" ? `with ${what} only` : `fails unless ${what}`}: ${verdict.message}`, rules: ['U-CB-FIELDS'] };
+      }
+      return verdict;
     },
   };
 }

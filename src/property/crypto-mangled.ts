@@ -1,12 +1,14 @@
 import fc, { type Arbitrary } from 'fast-check';
-import { parseExactJson, stringifyExact } from '../core/exact-json.js';
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { maxPlaintextBlock, plaintextBlockSize, type Padding } from '../core/profile.js';
-import { encodeBase64 } from '../crypto/base64.js';
+import { decodeBase64Strict, encodeBase64 } from '../crypto/base64.js';
 import { encryptBlocks } from '../crypto/block-cipher.js';
+import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
 import type { RsaPublicKey } from '../crypto/keys.js';
 import { makeStrangerKeys } from '../runner/context.js';
+import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import type { Property, Verdict } from './property.js';
-import { asSent, judgeRefused, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import { asSent, judgeRefused, judgeValidAnswer, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
 
 /** One way to mangle a valid request's ciphertext or its Base64 text. */
 export type Mangle =
@@ -17,7 +19,10 @@ export type Mangle =
   | { op: 'other-padding' }
   | { op: 'other-key-size' }
   | { op: 'wrong-key' }
-  | { op: 'base64'; variant: 'url-safe' | 'line-breaks' | 'missing-padding' | 'whitespace' | 'plus-as-space' };
+  | { op: 'base64'; variant: Base64Variant };
+
+/** The Base64 variants: the first five lie outside the pattern; `missing-padding` and `non-canonical` match it (U-CRYPTO). */
+export type Base64Variant = 'url-safe' | 'line-breaks' | 'missing-padding' | 'whitespace' | 'plus-as-space' | 'non-canonical';
 
 /** A valid case and how its encrypted form is mangled. */
 export interface MangledCase {
@@ -34,15 +39,41 @@ export const MANGLES: Arbitrary<Mangle> = fc.oneof(
   fc.constant({ op: 'other-padding' as const }),
   fc.constant({ op: 'other-key-size' as const }),
   fc.constant({ op: 'wrong-key' as const }),
-  fc.record({ op: fc.constant('base64' as const), variant: fc.constantFrom('url-safe' as const, 'line-breaks' as const, 'missing-padding' as const, 'whitespace' as const, 'plus-as-space' as const) }),
+  fc.record({ op: fc.constant('base64' as const), variant: fc.constantFrom<Base64Variant>('url-safe', 'line-breaks', 'missing-padding', 'whitespace', 'plus-as-space', 'non-canonical') }),
 );
 
 interface Sealed {
   data: string;
   /** The plaintext the service would read if it decrypted the mangled data as the profile says (block moves only). */
   readable?: string;
-  /** The mangling rests on an open point (another padding: U-CRYPTO). */
-  open?: boolean;
+  /**
+   * The mangled data is one that no rule obliges the service to refuse (another padding; Base64
+   * that matches the pattern, LENIENT_BASE64_REASONS): refusing it passes, accepting it is a
+   * reading of U-CRYPTO (a warning). Says why, for the message.
+   */
+  open?: string;
+}
+
+/** Why a strict reader refuses this text (the codec's reason), or undefined when it reads it. */
+export function base64Reason(text: string): CryptoFailureReason | undefined {
+  try {
+    decodeBase64Strict(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof CryptoError) return error.reason;
+    throw error;
+  }
+}
+
+/** The text with the unused low bits of its last Base64 character set (the same bytes to a lenient decoder), or the text itself when no bit is unused. */
+export function nonCanonical(text: string): string {
+  const pad = /=*$/.exec(text)![0].length;
+  if (pad === 0) return text;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const at = text.length - pad - 1;
+  // One '=': the last character carries 2 unused bits; two: 4.
+  const value = alphabet.indexOf(text[at]!) | 1;
+  return text.slice(0, at) + alphabet[value]! + text.slice(at + 1);
 }
 
 /**
@@ -87,7 +118,7 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
       }
       case 'other-padding': {
         const other: Padding = padding === 'pkcs1' ? 'oaep-sha1' : 'pkcs1';
-        return { data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, k))), open: true };
+        return { data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, k))), open: `another padding (${other})` };
       }
       case 'other-key-size': {
         const stranger = otherSizeKey();
@@ -103,9 +134,13 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
           'missing-padding': text.replace(/=+$/, ''),
           whitespace: `${text.slice(0, 8)} ${text.slice(8)}`,
           'plus-as-space': text.replaceAll('+', ' '),
+          'non-canonical': nonCanonical(text),
         };
         // A variant that changes nothing here (no '+' to replace) becomes inner whitespace, which always does.
-        return { data: variants[mangle.variant] === text ? variants.whitespace : variants[mangle.variant] };
+        const data = variants[mangle.variant] === text ? variants.whitespace : variants[mangle.variant];
+        // The one classification of Base64 failures says whether a rule obliges the service to refuse it.
+        const reason = base64Reason(data);
+        return reason && LENIENT_BASE64_REASONS.has(reason) ? { data, open: `Base64 matching the pattern (${reason})` } : { data };
       }
     }
   }
@@ -120,15 +155,30 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
       const text = stringifyExact(sent);
       const result = sealed(text, mangle);
       const exchange = await sendData(env, base.endpoint, result.data, text);
-      const rules = [base.endpoint === 'energy' ? 'ENERGY-DATA' : 'ORDER-DATA', 'CRYPTO-ENVELOPE', ...(result.open ? ['U-CRYPTO'] : [])];
+      const rules = [base.endpoint === 'energy' ? 'ENERGY-DATA' : 'ORDER-DATA', 'CRYPTO-ENVELOPE'];
       if (result.readable !== undefined && isJson(result.readable)) {
         // Blocks moved inside a string: the service reads another valid plaintext; only an answer is owed.
         const read = readEnvelope(exchange, rules);
         return 'ok' in read ? read : { ok: true, tag: 'still valid JSON' };
       }
+      if (result.open !== undefined) return judgeOpen(exchange, base, sent, rules, `${describe(mangle)}: ${result.open}`);
       return judgeRefused(exchange, rules, `after ${describe(mangle)}`);
     },
   };
+}
+
+/**
+ * Data no rule obliges the service to refuse: a refusal passes; an acceptance is a reading of
+ * U-CRYPTO (a warning), provided the service then answers as any valid request demands (it read
+ * the same plaintext). No answer, a 5xx or a broken success still fails.
+ */
+function judgeOpen(exchange: Parameters<typeof readEnvelope>[0], base: ServiceCase, sent: Record<string, ExactJson>, rules: string[], what: string): Verdict {
+  const read = readEnvelope(exchange, rules);
+  if ('ok' in read) return read;
+  if ('refusedHttp' in read || read.code !== '0') return judgeRefused(exchange, rules, `after ${what}`);
+  const valid = judgeValidAnswer(exchange, base, sent);
+  if (!valid.ok) return { ...valid, message: `${valid.message} [after ${what}]` };
+  return { ok: true, tag: 'accepted (U-CRYPTO)', warning: { message: `accepted ${what}: no rule obliges a service to refuse it (a strict reader does)`, rules: ['U-CRYPTO'], evidence: { exchanges: [{ request: exchange.request, response: exchange.response ?? null }] } } };
 }
 
 function isJson(text: string): boolean {

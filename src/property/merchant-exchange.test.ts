@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseProbe } from '../runner/merchant-steps.js';
-import { probeEntryTexts } from './merchant-exchange.js';
+import { parseExactJson } from '../core/exact-json.js';
+import { isOurs, probeEntryTexts, type MerchantEnv } from './merchant-exchange.js';
 
 describe('reading a long probe without parsing its whole history', () => {
   it('finds the same entries as the full parse, in both probe shapes', () => {
@@ -17,5 +18,17 @@ describe('reading a long probe without parsing its whole history', () => {
     expect(probeEntryTexts('{"items": [1]}')).toBeUndefined();
     expect(probeEntryTexts('{"processed": 3}')).toBeUndefined();
     expect(probeEntryTexts('{"processed": [1, 2')).toBeUndefined();
+  });
+});
+
+describe("the probe's entries of this run", () => {
+  const env = { tag: 'Ab-_' } as MerchantEnv;
+  it('are those whose identity field carries the run suffix; the service\'s own callbacks meanwhile are not', () => {
+    expect(isOurs(env, parseExactJson('{"type":3,"trackingId":"wd-e~Ab-_00001","txid":"9f2c"}'))).toBe(true);
+    expect(isOurs(env, parseExactJson('{"type":1,"trackingId":"dep-1~Zz9900002","txid":"ab~Ab-_00001"}'))).toBe(true);
+    expect(isOurs(env, parseExactJson('{"type":3,"trackingId":"wd-7f3a9c","txid":"9f2c","callBackId":"c~Zz9900003"}'))).toBe(false);
+    // Garbage a merchant stored cannot be told apart: it counts against the merchant.
+    expect(isOurs(env, parseExactJson('{"note":"x"}'))).toBe(true);
+    expect(isOurs(env, parseExactJson('"text"'))).toBe(true);
   });
 });

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange, StrangerKeys } from '../runner/context.js';
 import { currentNetwork, send } from '../runner/http-client.js';
 import { parseProbe, postCallback, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
+import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { sealCallback as sealWireCallback, withRequestUUID } from '../wire/callback-delivery.js';
 
 /** What the merchant properties share: the target, a stranger key pair, a per-run tag for unique event ids. */
@@ -37,12 +38,14 @@ export function uniqueEvent(env: MerchantEnv, payload: Record<string, ExactJson>
   return { payload: out, suffix };
 }
 
-/** One delivery's answer, read: acknowledged only by HTTP 200 with errCode the number 0 (CB-ERRCODE). */
-export function acknowledged(exchange: Exchange): boolean {
+/**
+ * One delivery's answer as the service reads it (CB-ERRCODE), through the one definition of
+ * "acknowledged" (src/wire/acknowledgement.ts): `ambiguous` (errCode 0 spelled `0.0`, or with
+ * another HTTP status) is a reading of U-CB-RESPONSE, which the properties warn about.
+ */
+export function acknowledgementOf(exchange: Exchange): Acknowledgement {
   const response = exchange.response;
-  if (!response || response.status !== 200) return false;
-  const code = (response.json as Record<string, ExactJson> | undefined)?.errCode;
-  return code instanceof LosslessNumber && code.value === '0';
+  return readAcknowledgement(response ? { status: response.status, body: response.body, json: response.json } : undefined);
 }
 
 /** Delivers a body (already sealed or mangled) as the service does: raw body, form content type, the merchant's key. */
@@ -62,8 +65,11 @@ export function sealCallback(env: MerchantEnv, text: string): string {
 }
 
 /**
- * The probe's entries added since the last call (undefined without a probe). The first call reads
- * the baseline; each later call reads once and remembers the length for the next.
+ * The probe's entries added since the last call that are events of this run (undefined without a
+ * probe). The first call reads the baseline; each later call reads once and remembers the length
+ * for the next. An entry counts when one of its identity fields carries this run's suffix: what
+ * others delivered meanwhile (the service's own callbacks in an embedded run, a parallel run) is
+ * processed legitimately and is no business of the property.
  */
 export async function probeSince(env: MerchantEnv): Promise<string[] | undefined> {
   const list = await readWholeProbe(env.target);
@@ -71,7 +77,17 @@ export async function probeSince(env: MerchantEnv): Promise<string[] | undefined
   const from = env.probeSeen ?? list.length;
   env.probeSeen = list.length;
   // Only the new entries are parsed: the history grows with every case.
-  return list.slice(from).map((entry) => stringifyExact(parseExactJson(entry)));
+  return list.slice(from).map((entry) => parseExactJson(entry)).filter((entry) => isOurs(env, entry)).map((entry) => stringifyExact(entry));
+}
+
+/** Does a processed entry belong to an event of this run (an identity field with this run's suffix)? */
+export function isOurs(env: MerchantEnv, entry: ExactJson): boolean {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return true;
+  const record = entry as Record<string, ExactJson>;
+  const marker = `~${env.tag}`;
+  const identities = IDENTITY_FIELDS.filter((field) => typeof record[field] === 'string');
+  // An entry without any identity field cannot be told apart: it counts (a merchant that stores garbage is judged on it).
+  return identities.length === 0 || identities.some((field) => (record[field] as string).includes(marker));
 }
 
 /**

@@ -33,6 +33,11 @@ export interface Property<T> {
   /** Every rule the property checks. */
   rules: string[];
   arbitrary: Arbitrary<T>;
+  /**
+   * Edge cases run first on every run, whatever the seed (after the stored failing examples; they
+   * count among the N cases): what a random draw would reach too rarely to rely on.
+   */
+  examples?: T[];
   judge(value: T): Promise<Verdict>;
   /** Why the property cannot run against this target (a missing flag), or undefined. */
   skip?: string;

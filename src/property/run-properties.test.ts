@@ -81,6 +81,22 @@ describe('checking properties over generated cases', () => {
     expect(result!.status).toBe('warning');
   });
 
+  it("runs a property's edge examples first on every seed, counted among the N cases", async () => {
+    for (const seed of [1, 2]) {
+      const property = { ...capped(), arbitrary: fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 8 }), examples: [[100], [0, 100]] };
+      const [result] = await checkProperties('service', [property as Property<unknown>], { numRuns: 5, seed, rules });
+      expect(property.seen.slice(0, 2)).toEqual([[100], [0, 100]]);
+      expect(property.seen).toHaveLength(5);
+      expect(result!.status).toBe('passed');
+    }
+    // An example that fails is the failure, shrunk where the arbitrary can shrink a value it did not draw.
+    const failing = { ...capped(), arbitrary: fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 8 }), examples: [[7, 500]] };
+    const [failed] = await checkProperties('service', [failing as Property<unknown>], { numRuns: 5, seed: 3, rules });
+    expect(failed!.status).toBe('failed');
+    expect(failing.seen[0]).toEqual([7, 500]);
+    expect(failed!.message).toContain('minimal case after');
+  });
+
   it('passes with the number of cases when nothing fails', async () => {
     const property: Property<number> = { id: 'small', title: 't', rules: ['ORDER-FIELDS'], arbitrary: fc.integer({ min: 0, max: 9 }), judge: async () => ({ ok: true, tag: 'accepted' }) };
     const [result] = await checkProperties('service', [property as Property<unknown>], { numRuns: 40, seed: 1, rules });

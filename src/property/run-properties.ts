@@ -59,7 +59,7 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       fc.asyncProperty(property.arbitrary, async (value) => {
         judged++;
         const verdict = await property.judge(value);
-        if (verdict.ok && verdict.warning && failureStatus(verdict.warning.rules, options.rules, options.strict ?? false) === 'failed') {
+        if (verdict.ok && verdict.warning && failureStatus(verdict.warning.rules, options.rules, options.strict ?? false, side) === 'failed') {
           // --strict: another reading of an open point fails, and is shrunk like any failure.
           lastFailure = { value, verdict: { ok: false, ...verdict.warning } };
           return false;
@@ -80,7 +80,7 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       {
         numRuns: options.numRuns,
         seed,
-        examples: stored.map((example) => [example.value]),
+        examples: [...stored.map((example) => [example.value]), ...(property.examples ?? []).map((value) => [value])],
         interruptAfterTimeLimit: options.timeLimitMs ?? 600_000,
         markInterruptAsFailure: false,
       },
@@ -93,7 +93,7 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       const minimal = details.counterexample[0];
       const verdict = lastFailure.verdict;
       const shown = property.show ? property.show(minimal) : minimal;
-      const status: Status = failureStatus(verdict.rules, options.rules, options.strict ?? false);
+      const status: Status = failureStatus(verdict.rules, options.rules, options.strict ?? false, side);
       const fromStore = stored.some((example) => stringifyExact(example.value) === stringifyExact(minimal));
       store.save(side, property.id, [...stored, { value: minimal, seed, ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}), rules: verdict.rules, foundAt: new Date().toISOString() }]);
       const assumptions = assumptionsOf(verdict.rules, options.rules);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { energyLeased, energyObserved, energyReadings, energySet, unknownEnergy, type EnergyKnowledge } from './stateful.js';
+import { energyLeased, energyObserved, energyReadings, energySet, HUGE_BALANCES, hugeEnergyExamples, unknownEnergy, type EnergyKnowledge } from './stateful.js';
 
 /** A knowledge after `balance`/`cost` is set and the given leases (in transactions) are accepted. */
 function after(balance: number, cost: number, leases: number[]): EnergyKnowledge {
@@ -68,5 +68,29 @@ describe('the energy model of property 4', () => {
     }
     expect(k.prefix.length).toBeLessThanOrEqual(2);
     expect(k.states).toHaveLength(1);
+  });
+
+  it('is exact past 2^53: a count one off from a float-rounded one is told apart', () => {
+    const k = unknownEnergy();
+    energySet(k, 9_007_199_254_740_993n, 1n);
+    expect(energyReadings(k).own).toBe('9007199254740993');
+    // A service that computes through a double answers 9007199254740992: no legal reading.
+    expect(energyObserved(k, 9_007_199_254_740_992n)).toBe(false);
+    const big = unknownEnergy();
+    energySet(big, 18_446_744_073_709_551_617n, 3n);
+    energyLeased(big, 2n * 3n);
+    expect(energyReadings(big)).toEqual({ own: '6148914691236517203', low: '6148914691236517203', high: '6148914691236517205' });
+    expect(energyObserved(big, 6_148_914_691_236_517_203n)).toBe(true);
+  });
+
+  it('starts every run with energy settings past 2^53, leases on them only where orders are allowed', () => {
+    const withOrders = hugeEnergyExamples(true);
+    for (const balance of HUGE_BALANCES) expect(withOrders.some((sequence) => sequence[0]!.op === 'set-energy' && sequence[0]!.balance === balance)).toBe(true);
+    expect(withOrders.flat().some((command) => command.op === 'lease')).toBe(true);
+    expect(hugeEnergyExamples(false).flat().every((command) => command.op === 'set-energy' || command.op === 'query')).toBe(true);
+    for (const sequence of withOrders) {
+      const set = sequence[0] as { balance: string; costPerTx: string };
+      expect(BigInt(set.balance) > BigInt(Number.MAX_SAFE_INTEGER) || BigInt(set.costPerTx) > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
+    }
   });
 });

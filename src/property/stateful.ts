@@ -10,7 +10,7 @@ import { asSent, judgeValidAnswer, ordersAllowed, readEnvelope, seal, sendData, 
 
 /** One command of a generated sequence (plain data: stored, shown and replayed as it is). */
 export type StateCommand =
-  | { op: 'set-energy'; balance: number; costPerTx: number }
+  | { op: 'set-energy'; balance: number | string; costPerTx: number | string }
   | { op: 'query' }
   | { op: 'lease'; amount: number; expiryHours: number }
   | { op: 'withdraw'; amount: string }
@@ -18,8 +18,31 @@ export type StateCommand =
   | { op: 'register-card'; card: number }
   | { op: 'close-card'; card: number };
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** The energy every sequence starts from (its setup), so the model knows the balance. */
 export const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as const;
+
+/**
+ * Balances and costs past 2^53 (decimal strings, exact): 2^53 + 1, a Java long's maximum, 2^64 + 1
+ * and 10^30 + 7. A service computes floor(balance / cost) from them in exact arithmetic or refuses
+ * them through the control API (U-LIMITS); a float rounds them.
+ */
+export const HUGE_BALANCES = ['9007199254740993', '9223372036854775807', '18446744073709551617', '1000000000000000000000000000007'] as const;
+const HUGE_COSTS = ['1', '3', '9007199254740993'] as const;
+
+/** A sequence's energy settings past 2^53, run first on every seed (queries and leases on them; leases only where orders are allowed). */
+export function hugeEnergyExamples(orders: boolean): StateCommand[][] {
+  const out: StateCommand[][] = [];
+  for (const [i, balance] of HUGE_BALANCES.entries()) {
+    const costPerTx = HUGE_COSTS[i % HUGE_COSTS.length]!;
+    out.push([{ op: 'set-energy', balance, costPerTx }, { op: 'query' }, ...(orders ? [{ op: 'lease' as const, amount: 1 + i, expiryHours: 1 }, { op: 'query' as const }] : [])]);
+  }
+  // A cost past 2^53 on a balance past 2^64: one transaction's worth, and one unit short of it.
+  out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
+  out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n - 1n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
+  return out;
+}
 
 /** Cards per sequence: few, so that "close it again" comes often. */
 const CARDS = 3;
@@ -175,6 +198,7 @@ export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefi
   const registrable = cards && Boolean(capabilities?.routes['POST cards']?.present);
   const options: Array<{ arbitrary: Arbitrary<StateCommand>; weight: number }> = [
     { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.integer({ min: 0, max: 20_000_000 }), costPerTx: fc.integer({ min: 1, max: 100_000 }) }), weight: 2 },
+    { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.constantFrom<string>(...HUGE_BALANCES), costPerTx: fc.constantFrom<string>(...HUGE_COSTS) }), weight: 1 },
     { arbitrary: fc.constant({ op: 'query' as const }), weight: 4 },
   ];
   if (orders) {
@@ -270,10 +294,18 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     return false;
   }
 
-  async function setEnergy(real: Real, balance: number, costPerTx: number, label: string): Promise<void> {
-    const exchange = await runControl({ energy: { balance, costPerTx } }, target);
+  async function setEnergy(real: Real, balance: number | string, costPerTx: number | string, label: string): Promise<void> {
+    // Exact numbers on the wire (runControl writes the body with stringifyExact): a balance past 2^53 keeps its digits.
+    const exact = (value: number | string) => new LosslessNumber(String(value)) as unknown as number;
+    const exchange = await runControl({ energy: { balance: exact(balance), costPerTx: exact(costPerTx) } }, target);
     touched = true;
     logExchange(real, label, exchange);
+    const status = exchange.response?.status ?? 0;
+    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && (BigInt(balance) > MAX_SAFE || BigInt(costPerTx) > MAX_SAFE)) {
+      // U-LIMITS: a service may refuse a balance it cannot hold; the energy stays as it was, and the model with it.
+      real.log[real.log.length - 1]!.expected = 'set, or refused (U-LIMITS: a balance past 2^53)';
+      return;
+    }
     if (exchange.error || !exchange.response) {
       // The control API is the toolkit's lever, not the interface: without it nothing can be judged.
       throw new Error(`the control API did not set the energy: ${exchange.error ?? 'no answer'}`);
@@ -443,6 +475,7 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     rules: ['ENERGY-FLOOR', 'ENERGY-RES', 'ORDER-KIND', 'ORDER-RES', 'ORDER-CALLBACK-ID', 'CARD-RES', 'CARD-ERR', 'U-STATES'],
     ...(skip ? { skip } : {}),
     arbitrary: commandsFor(env, capabilities),
+    examples: hugeEnergyExamples(ordersAllowed(target)),
     show: (commands) => [`setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`, ...commands.map(describeCommand), 'final: query energyMaxCount'],
     async judge(commands) {
       cases++;
