@@ -54,9 +54,15 @@ public class Receiver {
         FAULTS.put("latin1-text", "CB-DECRYPT: new String(plain, ISO_8859_1) (Java 17's default charset on a C locale is not UTF-8): non-ASCII text mangled");
         FAULTS.put("bigdecimal-double", "ORDER-FIELDS: books the amount as new BigDecimal(text).doubleValue() and records Double.toString (1.2345678901234567E19)");
         FAULTS.put("dedupe-tracking-id", "CB-ID-WITHDRAW/CB-ID-DEPOSIT: every type keyed on trackingId alone (a withdrawal re-sent under another trackingId processed twice)");
+        FAULTS.put("deposit-by-tracking-id", "CB-ID-DEPOSIT: deposits keyed on trackingId, not on (txid, chain, symbol, toAddress) (the same deposit under a new trackingId processed twice)");
+        FAULTS.put("ack-then-process", "open: claims the key and answers errCode 0 at once, books the event 300 ms later on another thread (@Async)");
         FAULTS.put("legal-reserialize", "legal: the probe re-serialises the parsed payload (keys in another order, numbers with their digits)");
         FAULTS.put("legal-strip-zeros", "legal: books amounts as BigDecimal.stripTrailingZeros().toPlainString() (1.10 becomes 1.1)");
         FAULTS.put("legal-read-body-first", "legal: reads the whole body before checking X-API-KEY (nothing is decoded or processed before the check)");
+        FAULTS.put("legal-require-form-ct", "legal: refuses (415, errCode 415) a callback whose Content-Type is not application/x-www-form-urlencoded (Spring consumes=...)");
+        FAULTS.put("legal-refuse-unknown-type", "legal: refuses a callback type outside 1..7 with errCode 400");
+        FAULTS.put("legal-busy-in-flight", "legal: an identical delivery while the first is processing gets errCode 409 (retry later)");
+        FAULTS.put("legal-mime-decoder", "legal: Base64.getMimeDecoder() (line breaks and stray characters ignored)");
         FAULTS.put("legal-text-plain", "legal: answers {\"errCode\":0} with Content-Type text/plain");
     }
 
@@ -67,6 +73,8 @@ public class Receiver {
     static RSAPublicKey publicKey;
     static final Set<String> done = ConcurrentHashMap.newKeySet();
     static final Map<String, Object> locks = new ConcurrentHashMap<>();
+    static final Map<String, Boolean> busy = new ConcurrentHashMap<>();
+    static final java.util.concurrent.ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
     static final List<String> processed = Collections.synchronizedList(new ArrayList<>());
 
     public static void main(String[] args) throws Exception {
@@ -145,6 +153,11 @@ public class Receiver {
                 answer(exchange, 401, "{\"errCode\":401,\"message\":\"unauthorized\"}");
                 return;
             }
+            String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+            if (faults.contains("legal-require-form-ct") && (contentType == null || !contentType.toLowerCase().startsWith("application/x-www-form-urlencoded"))) {
+                answer(exchange, 415, "{\"errCode\":415,\"message\":\"form content type expected\"}");
+                return;
+            }
             byte[] raw = early != null ? early : exchange.getRequestBody().readAllBytes();
             String text;
             try {
@@ -174,7 +187,19 @@ public class Receiver {
                 answer(exchange, 400, "{\"errCode\":400,\"message\":" + quote(e.getMessage()) + "}");
                 return;
             }
+            if (faults.contains("ack-then-process")) {
+                if (done.add(key)) {
+                    String entry = record(payload, text);
+                    later.schedule(() -> processed.add(entry), 300, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+                answer(exchange, 200, "{\"errCode\":0,\"message\":\"\"}");
+                return;
+            }
             Object lock = locks.computeIfAbsent(key, k -> new Object());
+            if (faults.contains("legal-busy-in-flight") && !done.contains(key) && busy.putIfAbsent(key, Boolean.TRUE) != null) {
+                answer(exchange, 200, "{\"errCode\":409,\"message\":\"in progress, retry\"}");
+                return;
+            }
             synchronized (lock) {
                 if (!done.contains(key)) {
                     // Business processing: book the event (a short I/O-like pause so duplicates overlap).
@@ -182,6 +207,7 @@ public class Receiver {
                     processed.add(record(payload, text));
                     done.add(key);
                 }
+                busy.remove(key);
             }
             // Events 5: processed, or a duplicate answered with success directly.
             answer(exchange, 200, "{\"errCode\":0,\"message\":\"\"}");
@@ -220,7 +246,7 @@ public class Receiver {
         if (faults.contains("url-decode-body")) body = URLDecoder.decode(body, StandardCharsets.UTF_8);
         byte[] sealed;
         try {
-            sealed = Base64.getDecoder().decode(body);
+            sealed = faults.contains("legal-mime-decoder") ? Base64.getMimeDecoder().decode(body) : Base64.getDecoder().decode(body);
         } catch (IllegalArgumentException e) {
             throw new BadInput("bad Base64: " + e.getMessage());
         }
@@ -266,7 +292,8 @@ public class Receiver {
     /** Events 3: the idempotency key per callback type; never requestUUID (Events 4). */
     static String idempotencyKey(Map<String, Object> payload) throws BadInput {
         int type = type(payload);
-        if (faults.contains("dedupe-tracking-id")) {
+        if (faults.contains("legal-refuse-unknown-type") && (type < 1 || type > 7)) throw new BadInput("unknown callback type " + type);
+        if (faults.contains("dedupe-tracking-id") || (type == 1 && faults.contains("deposit-by-tracking-id"))) {
             String tracking = field(payload, "trackingId");
             if (tracking == null) throw new BadInput("trackingId is required");
             return "t:" + tracking;
