@@ -56,6 +56,8 @@ public class Receiver {
         FAULTS.put("dedupe-tracking-id", "CB-ID-WITHDRAW/CB-ID-DEPOSIT: every type keyed on trackingId alone (a withdrawal re-sent under another trackingId processed twice)");
         FAULTS.put("deposit-by-tracking-id", "CB-ID-DEPOSIT: deposits keyed on trackingId, not on (txid, chain, symbol, toAddress) (the same deposit under a new trackingId processed twice)");
         FAULTS.put("ack-then-process", "open: claims the key and answers errCode 0 at once, books the event 300 ms later on another thread (@Async)");
+        FAULTS.put("header-name-exact", "CB-KEY-SAME: looks the key up by iterating the headers for the exact name X-API-KEY (com.sun.net.httpserver stores it as X-api-key): every callback gets 401");
+        FAULTS.put("unauthorized-errcode-zero", "open: a failed key check is HTTP 401 with the shared answer template {\"errCode\":0,...}");
         FAULTS.put("legal-reserialize", "legal: the probe re-serialises the parsed payload (keys in another order, numbers with their digits)");
         FAULTS.put("legal-strip-zeros", "legal: books amounts as BigDecimal.stripTrailingZeros().toPlainString() (1.10 becomes 1.1)");
         FAULTS.put("legal-read-body-first", "legal: reads the whole body before checking X-API-KEY (nothing is decoded or processed before the check)");
@@ -149,8 +151,13 @@ public class Receiver {
             }
             byte[] early = faults.contains("legal-read-body-first") ? exchange.getRequestBody().readAllBytes() : null;
             // Merchant rule 4 / Authentication 2: the key first, before anything of the body is used.
-            if (!keyIsValid(exchange.getRequestHeaders().getFirst("X-API-KEY"))) {
-                answer(exchange, 401, "{\"errCode\":401,\"message\":\"unauthorized\"}");
+            String header = exchange.getRequestHeaders().getFirst("X-API-KEY");
+            if (faults.contains("header-name-exact")) {
+                header = null;
+                for (Map.Entry<String, List<String>> entry : exchange.getRequestHeaders().entrySet()) if (entry.getKey().equals("X-API-KEY")) header = entry.getValue().get(0);
+            }
+            if (!keyIsValid(header)) {
+                answer(exchange, 401, faults.contains("unauthorized-errcode-zero") ? "{\"errCode\":0,\"message\":\"unauthorized\"}" : "{\"errCode\":401,\"message\":\"unauthorized\"}");
                 return;
             }
             String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
