@@ -5,8 +5,10 @@ import { encodeBase64 } from '../crypto/base64.js';
 import { encryptBlocks } from '../crypto/block-cipher.js';
 import type { RsaPublicKey } from '../crypto/keys.js';
 import { makeStrangerKeys } from '../runner/context.js';
+import type { CryptoFailureReason } from '../crypto/errors.js';
+import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import type { Property, Verdict } from './property.js';
-import { asSent, judgeRefused, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import { asSent, judgeRefused, judgeValidAnswer, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
 
 /** One way to mangle a valid request's ciphertext or its Base64 text. */
 export type Mangle =
@@ -41,7 +43,10 @@ interface Sealed {
   data: string;
   /** The plaintext the service would read if it decrypted the mangled data as the profile says (block moves only). */
   readable?: string;
-  /** The mangling rests on an open point (another padding: U-CRYPTO). */
+  /**
+   * The mangling rests on an open point (another padding, or Base64 that the pattern of
+   * ENERGY-DATA/ORDER-DATA allows and common decoders read: U-CRYPTO): accepting it is a warning.
+   */
   open?: boolean;
 }
 
@@ -105,7 +110,8 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
           'plus-as-space': text.replaceAll('+', ' '),
         };
         // A variant that changes nothing here (no '+' to replace) becomes inner whitespace, which always does.
-        return { data: variants[mangle.variant] === text ? variants.whitespace : variants[mangle.variant] };
+        if (variants[mangle.variant] === text) return { data: variants.whitespace };
+        return { data: variants[mangle.variant], open: LENIENT_BASE64_REASONS.has(mangle.variant as CryptoFailureReason) };
       }
     }
   }
@@ -126,7 +132,15 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
         const read = readEnvelope(exchange, rules);
         return 'ok' in read ? read : { ok: true, tag: 'still valid JSON' };
       }
-      return judgeRefused(exchange, rules, `after ${describe(mangle)}`);
+      const verdict = judgeRefused(exchange, rules, `after ${describe(mangle)}`);
+      const read = readEnvelope(exchange, rules);
+      if (result.open && !verdict.ok && 'code' in read && read.code === '0') {
+        // Accepted under an open point: a warning (U-CRYPTO), but the answer must still be a valid one.
+        const answer = judgeValidAnswer(exchange, base, sent);
+        if (!answer.ok) return answer;
+        return { ok: true, tag: 'accepted under U-CRYPTO', warning: { message: `${verdict.message}: no rule obliges a service to refuse it (U-CRYPTO)`, rules: ['U-CRYPTO'], evidence: verdict.evidence } };
+      }
+      return verdict;
     },
   };
 }
