@@ -165,6 +165,28 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
     expect(report.results.filter((result) => result.status === 'warning' && result.rules.includes('U-CRYPTO'))).not.toEqual([]);
   }, 120_000);
 
+  it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async () => {
+    const service = await startJava(
+      SERVICE,
+      ['--port', '0', '--private-key', join(dir, 'private.pem'), '--api-key', apiKey, '--user-id', String(userId), '--control-token', controlToken],
+      /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    );
+    try {
+      const url = `${service.match[1]!}/`;
+      const { status, stderr, report } = await cliReport(join(dir, 'service-generated'), [
+        'verify', 'service', '--base-url', url, '--card-base-url', url, '--api-key', apiKey, '--public-key', join(dir, 'public.pem'),
+        '--user-id', String(userId), '--allow-orders', '--control-token', controlToken, '--suite', 'service/errors', '--generate', '40', '--seed', '7',
+      ]);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+      expect(report.results.filter((result) => result.id.startsWith('generated/service/')).map((result) => result.id.split('/').at(-1))).toEqual(
+        ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'],
+      );
+    } finally {
+      service.stop();
+    }
+  }, 180_000);
+
   const faults: [fault: string, rule: string, where: RegExp][] = [
     ['urlsafe-envelope', 'CRYPTO-ENVELOPE', /^service\/(energy|orders)\/[\w-]+\/envelope/],
     ['energy-round', 'ENERGY-FLOOR', /^service\/energy\/floor-of-live-balance\/energy-floor/],

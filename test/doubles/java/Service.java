@@ -276,6 +276,8 @@ public class Service {
             throw new BadInput("amount is not a decimal");
         }
         if (!user.equals(BigInteger.valueOf(userId))) throw new BadInput("userId does not belong to this key");
+        // The result types tenantUserId as an integer: an identifier without an integer reading is refused.
+        if (!tenantUserId.matches("-?\\d{1,30}")) throw new BadInput("tenantUserId must be a decimal integer (the result carries it as one)");
         if (!tenantType.equals(BigInteger.ONE)) throw new BadInput("tenantType must be 1");
         if (amount.signum() <= 0) throw new BadInput("amount must be positive");
         if (amount.precision() - amount.scale() > 38 || amount.scale() > 18) throw new BadInput("amount out of range");
@@ -293,8 +295,7 @@ public class Service {
             if (!symbol.matches("[A-Z0-9]{1,20}")) throw new BadInput("unknown symbol");
             if (!callBackIds.add(callBackId)) throw new BadInput("callBackId already used");
         }
-        String tenant = faults.contains("tenant-as-string") ? Json.write(tenantUserId)
-            : tenantUserId.matches("-?\\d{1,30}") ? new BigInteger(tenantUserId).toString() : Json.write(tenantUserId);
+        String tenant = faults.contains("tenant-as-string") ? Json.write(tenantUserId) : new BigInteger(tenantUserId).toString();
         return "{\"tenantUserId\":" + tenant + ",\"id\":" + Json.write(callBackId) + "}";
     }
 
