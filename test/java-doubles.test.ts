@@ -1,0 +1,204 @@
+/**
+ * The toolkit's verdicts against implementations written in another language: test/doubles/java/
+ * Receiver.java and Service.java, plain JDK 17 (com.sun.net.httpserver, javax.crypto, java.util.Base64),
+ * built from the interface alone. The real CLI (`verify merchant`, `verify service`) must pass each
+ * correct double and its legal variants (warnings allowed) and fail each deliberate fault under the
+ * rule it breaks: exit 1, never exit 2 (a fault of the target is never the user's configuration).
+ * Skipped only where no `java` is installed.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCliAsync } from './support/cli.js';
+
+const JAVA = spawnSync('java', ['-version']).status === 0;
+const RECEIVER = resolve(ROOT, 'test', 'doubles', 'java', 'Receiver.java');
+const SERVICE = resolve(ROOT, 'test', 'doubles', 'java', 'Service.java');
+
+/** The part of report.json these tests read. */
+interface ReportFile {
+  summary: { passed: number; failed: number; warnings: number; skipped: number };
+  results: { id: string; rules: string[]; status: string; message: string }[];
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wc-java-'));
+const apiKey = 'java-live-4c1d9e7a';
+const expiredKey = 'java-expired-93b0f2';
+const forbiddenKey = 'java-readonly-1b7e05';
+const controlToken = 'java-control-6a2f11';
+const userId = 10086;
+const children: ChildProcess[] = [];
+
+/**
+ * Starts a Java double (`java File.java` compiles it on the fly) on a free loopback port; resolves
+ * with the first line of its output that matches `ready` (it prints its URL once it serves).
+ */
+function startJava(file: string, args: string[], ready: RegExp): Promise<{ match: RegExpExecArray; stop: () => void }> {
+  const child = spawn('java', [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((done, failed) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => failed(new Error(`${file} did not start in 30 s: ${err}`)), 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = ready.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        done({ match, stop: () => child.kill() });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      failed(new Error(`${file} exited ${code}: ${err}`));
+    });
+  });
+}
+
+const faultArgs = (faults: string[]) => (faults.length > 0 ? ['--fault', faults.join(',')] : []);
+
+/** The CLI's exit status and report.json. */
+async function cliReport(reports: string, args: string[]): Promise<{ status: number | null; stderr: string; report: ReportFile }> {
+  const run = await runCliAsync([...args, '--reports', reports]);
+  if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
+  return { status: run.status, stderr: run.stderr, report: JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile };
+}
+
+/** `verify merchant` against one variant of Receiver.java, with the probe and the expired key. */
+async function verifyReceiver(name: string, faults: string[]) {
+  const receiver = await startJava(
+    RECEIVER,
+    ['--port', '0', '--public-key', join(dir, 'public.pem'), '--api-key', apiKey, '--expired-key', expiredKey, ...faultArgs(faults)],
+    /listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/,
+  );
+  try {
+    return await cliReport(join(dir, `merchant-${name}`), [
+      'verify', 'merchant', '--callback-url', receiver.match[1]!, '--api-key', apiKey, '--expired-key', expiredKey,
+      '--private-key', join(dir, 'private.pem'), '--probe-url', receiver.match[2]!,
+    ]);
+  } finally {
+    receiver.stop();
+  }
+}
+
+/** `verify service` against one variant of Service.java, with orders, every key and the control token. */
+async function verifyService(name: string, faults: string[]) {
+  const service = await startJava(
+    SERVICE,
+    ['--port', '0', '--private-key', join(dir, 'private.pem'), '--api-key', apiKey, '--forbidden-key', forbiddenKey, '--expired-key', expiredKey,
+      '--user-id', String(userId), '--control-token', controlToken, ...faultArgs(faults)],
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  try {
+    const url = `${service.match[1]!}/`;
+    return await cliReport(join(dir, `service-${name}`), [
+      'verify', 'service', '--base-url', url, '--card-base-url', url, '--api-key', apiKey, '--forbidden-key', forbiddenKey,
+      '--expired-key', expiredKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(userId), '--allow-orders',
+      '--control-token', controlToken,
+    ]);
+  } finally {
+    service.stop();
+  }
+}
+
+const failed = (report: ReportFile) => report.results.filter((result) => result.status === 'failed');
+const lines = (results: ReportFile['results']) => results.map((result) => `${result.id} [${result.rules.join(', ')}]: ${result.message}`).join('\n');
+
+beforeAll(() => {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  writeFileSync(join(dir, 'public.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+  writeFileSync(join(dir, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+});
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill();
+});
+
+describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', () => {
+  it('passes the correct receiver: exit 0, no failure, the probe cases really run', async () => {
+    const { status, stderr, report } = await verifyReceiver('correct', []);
+    expect(report.summary.failed, lines(failed(report))).toBe(0);
+    expect(status, stderr).toBe(0);
+    expect(report.summary.passed).toBeGreaterThan(80);
+  }, 120_000);
+
+  it('passes the legal Java choices (probe re-serialised, scale stripped, body read before the key check, text/plain answer, form Content-Type required, unknown types refused, busy while in flight, MIME decoder)', async () => {
+    const legal = ['legal-reserialize', 'legal-strip-zeros', 'legal-read-body-first', 'legal-text-plain', 'legal-require-form-ct', 'legal-refuse-unknown-type', 'legal-busy-in-flight', 'legal-mime-decoder'];
+    const { status, stderr, report } = await verifyReceiver('legal', legal);
+    expect(report.summary.failed, lines(failed(report))).toBe(0);
+    expect(status, stderr).toBe(0);
+  }, 120_000);
+
+  // Each fault: exit 1 (never 2), and a failed result under the rule it breaks, on the case that shows it.
+  const faults: [fault: string, rule: string, where: RegExp][] = [
+    ['url-decode-body', 'CB-RAW-BODY', /^merchant\/raw-body\//],
+    ['latin1-text', 'CB-DECRYPT', /^merchant\/raw-body\/non-ascii-text\/processed-exact/],
+    ['bigdecimal-double', 'ORDER-FIELDS', /^merchant\/raw-body\/(valid-deposit|multi-block)\/processed-exact/],
+    ['dedupe-tracking-id', 'CB-ID-WITHDRAW', /^merchant\/idempotency\/withdrawal-same-txid/],
+  ];
+  for (const [fault, rule, where] of faults) {
+    it(`fails the fault ${fault} under ${rule}, exit 1`, async () => {
+      const { status, stderr, report } = await verifyReceiver(fault, [fault]);
+      const failures = failed(report);
+      expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
+      expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
+    }, 120_000);
+  }
+});
+
+describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', () => {
+  it("passes the correct service (Java's Base64 decoder reads unpadded data: a warning at most): exit 0, no failure", async () => {
+    const { status, stderr, report } = await verifyService('correct', []);
+    expect(report.summary.failed, lines(failed(report))).toBe(0);
+    expect(status, stderr).toBe(0);
+    expect(report.summary.passed).toBeGreaterThan(60);
+  }, 120_000);
+
+  it('passes a service that answers envelope data without its = padding: warnings under U-CRYPTO, no failure', async () => {
+    const { status, stderr, report } = await verifyService('unpadded-envelope', ['legal-unpadded-envelope']);
+    expect(report.summary.failed, lines(failed(report))).toBe(0);
+    expect(status, stderr).toBe(0);
+    expect(report.results.filter((result) => result.status === 'warning' && result.rules.includes('U-CRYPTO'))).not.toEqual([]);
+  }, 120_000);
+
+  it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async () => {
+    const service = await startJava(
+      SERVICE,
+      ['--port', '0', '--private-key', join(dir, 'private.pem'), '--api-key', apiKey, '--user-id', String(userId), '--control-token', controlToken],
+      /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    );
+    try {
+      const url = `${service.match[1]!}/`;
+      const { status, stderr, report } = await cliReport(join(dir, 'service-generated'), [
+        'verify', 'service', '--base-url', url, '--card-base-url', url, '--api-key', apiKey, '--public-key', join(dir, 'public.pem'),
+        '--user-id', String(userId), '--allow-orders', '--control-token', controlToken, '--suite', 'service/errors', '--generate', '40', '--seed', '7',
+      ]);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+      expect(report.results.filter((result) => result.id.startsWith('generated/service/')).map((result) => result.id.split('/').at(-1))).toEqual(
+        ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'],
+      );
+    } finally {
+      service.stop();
+    }
+  }, 180_000);
+
+  const faults: [fault: string, rule: string, where: RegExp][] = [
+    ['urlsafe-envelope', 'CRYPTO-ENVELOPE', /^service\/(energy|orders)\/[\w-]+\/envelope/],
+    ['energy-round', 'ENERGY-FLOOR', /^service\/energy\/floor-of-live-balance\/energy-floor/],
+    ['tenant-as-string', 'ORDER-RES', /^service\/orders\/withdrawal\/result/],
+    ['unauthorized-200', 'ERR-401', /^service\/energy\/(missing|unknown|expired)-key\/status/],
+  ];
+  for (const [fault, rule, where] of faults) {
+    it(`fails the fault ${fault} under ${rule}, exit 1`, async () => {
+      const { status, stderr, report } = await verifyService(fault, [fault]);
+      const failures = failed(report);
+      expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
+      expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
+    }, 120_000);
+  }
+});
