@@ -5,6 +5,7 @@ import { BASE64_PATTERN } from '../crypto/base64.js';
 import { halfFor, openJson } from '../crypto/codec.js';
 import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
 import type { EnvelopeFailure } from '../service/codes.js';
+import { acceptedBase64 } from '../service/policies.js';
 import type { Plain } from '../service/context.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import type { EmulatorMerchant, Permission } from './config.js';
@@ -46,7 +47,8 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
     res.destroy();
     return;
   }
-  const opened = openRequest(merchant, body.body);
+  // U-CRYPTO (policy base64Padding): which Base64 forms the pattern allows the service reads.
+  const opened = openRequest(merchant, body.body, acceptedBase64(ctx.service.policies));
   if (!opened.ok) return sendFailure(ctx, res, opened.failure, opened.message);
   const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant.userId), opened.plain);
   if (!outcome.ok) return sendFailure(ctx, res, outcome.failure, outcome.message);
@@ -58,7 +60,7 @@ const BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
   'invalid-character', 'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64',
 ]);
 
-function openRequest(merchant: EmulatorMerchant, body: Buffer): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
+function openRequest(merchant: EmulatorMerchant, body: Buffer, accept: ReadonlySet<CryptoFailureReason>): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
   const values = new URLSearchParams(body.toString('utf8')).getAll('data');
   if (values.length === 0 || values[0] === '') return { ok: false, failure: 'missingData', message: 'form field data is required' };
   if (values.length > 1) return { ok: false, failure: 'missingData', message: `form field data appears ${values.length} times; send it once` };
@@ -67,7 +69,7 @@ function openRequest(merchant: EmulatorMerchant, body: Buffer): { ok: true; plai
   const key = merchantKey(merchant, halfFor('request', 'decrypt', profile));
   let value: ExactJson;
   try {
-    value = openJson(data, 'request', key, { profile }).value;
+    value = openJson(data, 'request', key, { profile, base64: { accept } }).value;
   } catch (error) {
     if (!(error instanceof CryptoError)) throw error;
     const failure: EnvelopeFailure = BASE64_REASONS.has(error.reason) ? 'badBase64' : error.reason === 'not-utf8' || error.reason === 'not-json' ? 'badJson' : 'cannotDecrypt';
