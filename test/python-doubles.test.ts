@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, runCliAsync, runCliWithHand } from './support/cli.js';
 
-const PYTHON = process.env.PYTHON ?? 'python3';
+// DOUBLES_PYTHON picks another interpreter (not PYTHON, which node-gyp reads for its own purpose).
+const PYTHON = process.env.DOUBLES_PYTHON ?? 'python3';
 const probe = spawnSync(PYTHON, ['-c', 'import flask, cryptography'], { encoding: 'utf8' });
 /** Why the Python doubles cannot run here, or undefined when they can. */
 const missing = probe.error ? `${PYTHON} not found (${probe.error.message})` : probe.status !== 0 ? `${PYTHON} lacks flask or cryptography: ${probe.stderr.trim().split('\n').at(-1) ?? ''}` : undefined;
