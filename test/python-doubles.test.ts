@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decryptWithPublic, encryptWithPublic } from './doubles/crypto.js';
 import { freePort, ROOT, runCliAsync, runCliWithHand } from './support/cli.js';
 
 // DOUBLES_PYTHON picks another interpreter (not PYTHON, which node-gyp reads for its own purpose).
@@ -155,5 +156,24 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
       // Its closed symbol list refuses a symbol the toolkit's emulator takes: a U-LIMITS warning, not a failure.
       expect(lines(report, 'warning')).toMatch(/unlisted-symbol/);
     }, 180_000);
+
+    it('reads the requests it claims to: unpadded Base64 (U-CRYPTO), "40417" for userId (U-CODES), and refuses an unlisted symbol (U-LIMITS)', async () => {
+      const post = async (path: string, plain: unknown, data?: (sealed: string) => string) => {
+        const sealed = encryptWithPublic(Buffer.from(JSON.stringify(plain), 'utf8'), publicKey);
+        const res = await fetch(`${service.origin}/wallet-api/api/v1/api/order/${path}`, {
+          method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
+          body: new URLSearchParams({ data: data ? data(sealed) : sealed }).toString(),
+        });
+        const body = (await res.json()) as { code: number; message: string; data: string };
+        return { code: body.code, result: body.code === 0 ? decryptWithPublic(body.data, publicKey).toString('utf8') : body.message };
+      };
+      const energy = { symbol: 'ENERGY', chainName: 'TRON' };
+      expect(encryptWithPublic(Buffer.from(JSON.stringify(energy)), publicKey)).toMatch(/=$/);
+      expect(await post('getEnergyMaxCount', energy, (sealed) => sealed.replace(/=+$/, ''))).toMatchObject({ code: 0, result: expect.stringMatching(/^\{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":\d+\}$/) });
+      expect((await post('getEnergyMaxCount', energy, (sealed) => sealed.replaceAll('+', '-').replaceAll('/', '_'))).code).toBe(2003);
+      const order = { userId: String(userId), tenantUserId: 20931, tenantType: '1', callBackId: 'py-coerced-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: '10.5' };
+      expect(await post('withdrawWithoutVerify', order)).toEqual({ code: 0, result: '{"tenantUserId":20931,"id":"py-coerced-1"}' });
+      expect((await post('withdrawWithoutVerify', { ...order, callBackId: 'py-coerced-2', symbol: 'WCTEST' })).code).toBe(2014);
+    });
   });
 });
