@@ -386,6 +386,9 @@ ERRORS = {
 def make_handler(service):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out as two writes; without TCP_NODELAY a keep-alive client waits for
+        # the delayed ACK (about 40 ms) on every answer.
+        disable_nagle_algorithm = True
 
         def log_message(self, *_args):
             pass
