@@ -6,20 +6,14 @@
  * loopback port it picks itself and reports. A correct implementation must pass `verify` with no
  * failure; a failure here is read first as a check that enforces what the interface leaves open.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptWithPublic, encryptWithPublic } from './doubles/crypto.js';
+import { pythonMissing as missing, PYTHON, startPython as startIn, type PythonDouble } from './doubles/python.js';
 import { freePort, ROOT, runCliAsync, runCliWithHand } from './support/cli.js';
-
-// DOUBLES_PYTHON picks another interpreter (not PYTHON, which node-gyp reads for its own purpose).
-const PYTHON = process.env.DOUBLES_PYTHON ?? 'python3';
-const probe = spawnSync(PYTHON, ['-c', 'import flask, cryptography'], { encoding: 'utf8' });
-/** Why the Python doubles cannot run here, or undefined when they can. */
-const missing = probe.error ? `${PYTHON} not found (${probe.error.message})` : probe.status !== 0 ? `${PYTHON} lacks flask or cryptography: ${probe.stderr.trim().split('\n').at(-1) ?? ''}` : undefined;
 
 /** The part of report.json these tests read. */
 interface ReportFile {
@@ -36,47 +30,7 @@ const expiredKey = 'py-expired-77c1e0';
 const forbiddenKey = 'py-readonly-3a90f2';
 const controlToken = 'py-control-41d2';
 const userId = 40417;
-
-/** A running Python double: its port and process id, what it printed, and how to stop it. */
-interface PythonDouble {
-  origin: string;
-  port: number;
-  pid: number;
-  output: () => string;
-  close: () => Promise<void>;
-}
-
-/** Starts `script` with its config file; resolves once it prints `LISTENING <port>` (10 s at most). */
-function startPython(script: string, config: Record<string, unknown>): Promise<PythonDouble> {
-  const configPath = join(dir, `${script}.json`);
-  writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-  const child: ChildProcessWithoutNullStreams = spawn(PYTHON, ['-u', join(ROOT, 'test/doubles/python', script), configPath], { stdio: 'pipe' });
-  let output = '';
-  const exited = new Promise<void>((done) => child.on('exit', () => done()));
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  return new Promise((done, failed) => {
-    const timer = setTimeout(() => {
-      void close();
-      failed(new Error(`${script} did not start in 10 s:\n${output}`));
-    }, 10_000);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const port = /LISTENING (\d+)/.exec(output)?.[1];
-      if (port) {
-        clearTimeout(timer);
-        done({ origin: `http://127.0.0.1:${port}`, port: Number(port), pid: child.pid!, output: () => output, close });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      failed(new Error(`${script} exited with ${code} before listening:\n${output}`));
-    });
-  });
-}
+const startPython = (script: string, config: Record<string, unknown>) => startIn(script, config, dir);
 
 /** The run's report.json; a run that wrote none (exit 2) fails with what the CLI printed. */
 function readReport(reports: string, run: { status: number | null; stdout: string; stderr: string }): ReportFile {
