@@ -503,4 +503,32 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
     use({ withdrawalSymbols: 'any' });
     expect((await call(ORDER, order({ symbol: 'usdt-trc20' }))).body.code).toBe(0);
   });
+
+  it('reads unpadded and non-canonical data under base64Padding: optional, and refuses them under required', async () => {
+    const sealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey, { profile: main.profile });
+    expect(sealed).toMatch(/=$/);
+    const unpadded = sealed.replace(/=+$/, '');
+    // The last character before the padding carries unused low bits: set one (the same bytes for Java's decoder).
+    const body = sealed.replace(/=+$/, '');
+    const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const nonCanonical = body.slice(0, -1) + last[last.indexOf(body.at(-1)!) | 1] + sealed.slice(body.length);
+    expect(nonCanonical).not.toBe(sealed);
+    use({});
+    for (const data of [unpadded, nonCanonical]) expect((await postForm(ENERGY, data, main.apiKey)).body.code).toBe(ENVELOPE_CODES.badBase64);
+    use({ base64Padding: 'optional' });
+    for (const data of [unpadded, nonCanonical, sealed]) expect((await postForm(ENERGY, data, main.apiKey)).body.code).toBe(0);
+    // Still refused: what the pattern itself refuses.
+    expect((await postForm(ENERGY, sealed.replaceAll('+', '-').replaceAll('/', '_'), main.apiKey)).body.code).toBe(ENVELOPE_CODES.badBase64);
+  });
+
+  it('binds "10086" to userId and 20931 to tenantUserId under typeCoercion: on, and refuses them under off', async () => {
+    const coercible = { userId: '10086', tenantType: '1', tenantUserId: 20931 };
+    use({});
+    for (const [field, value] of Object.entries(coercible)) expect((await call(ORDER, order({ [field]: value }))).body.code, field).not.toBe(0);
+    use({ typeCoercion: 'on' });
+    const accepted = await call(ORDER, order({ ...coercible, callBackId: 'cb-coerced' }));
+    expect(accepted.body.code).toBe(0);
+    expect(accepted.result).toBe('{"tenantUserId":20931,"id":"cb-coerced"}');
+    expect((await call(ORDER, order({ userId: '10086.5' }))).body.code).toBe(ENVELOPE_CODES.invalidRequest);
+  });
 });

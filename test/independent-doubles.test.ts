@@ -5,19 +5,17 @@
  * A correct implementation must pass `verify` with no failure; a failure here is read first as a
  * toolkit that enforces something the interface leaves open.
  */
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import forge from 'node-forge';
 import { decryptWithPrivate, decryptWithPublic, encryptWithPrivate, encryptWithPublic } from './doubles/crypto.js';
 import { startExpressReceiver } from './doubles/express-receiver.js';
 import { startFastifyReceiver } from './doubles/fastify-receiver.js';
 import { startIndependentService } from './doubles/service.js';
-import { ROOT, runCliAsync } from './support/cli.js';
+import { freePort, runCliAsync, runCliWithHand } from './support/cli.js';
 
 /** The part of report.json (design.md) these tests read. */
 interface ReportFile {
@@ -33,41 +31,6 @@ const apiKey = 'ind-live-7f3a9c2e41d84b6f';
 const expiredKey = 'ind-expired-0b12c9aa';
 const forbiddenKey = 'ind-readonly-5d6e7f80';
 const userId = 70421;
-
-/** A free loopback port for --listen. */
-function freePort(): Promise<number> {
-  return new Promise((done, failed) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : failed(new Error('no port'))));
-    });
-  });
-}
-
-/**
- * Runs the real CLI with `--listen PORT` and plays the person of the hand-triggered case: once the
- * CLI prints its receiver URL (http://127.0.0.1:PORT/...), `trigger` makes the service send one
- * callback there, once. Bounded by the CLI's own wait and the test's timeout.
- */
-function runCliWithHand(args: string[], port: number, trigger: (receiverUrl: string) => Promise<void>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args, '--listen', String(port)], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    let triggered = false;
-    const receiverUrl = new RegExp(`http://127\\.0\\.0\\.1:${port}/[^\\s'"),]*`);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = receiverUrl.exec(stdout);
-      if (found && !triggered) {
-        triggered = true;
-        trigger(found[0]).catch((error: Error) => (stderr += `trigger failed: ${error.message}\n`));
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
 
 /** The run's report.json; a run that wrote none (exit 2) fails with what the CLI printed. */
 function readReport(reports: string, run: { status: number | null; stdout: string; stderr: string }): ReportFile {

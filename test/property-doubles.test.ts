@@ -1,7 +1,7 @@
 /**
  * The generated properties against implementations the toolkit did not write (test/doubles/): an
  * independent service on node:http (two sets of its legal choices on open points) and receivers on
- * Express 5 and Fastify 5. A failure here is read first as a property that demands something the
+ * Express 5, Fastify 5 and (in Python) Flask. A failure here is read first as a property that demands something the
  * interface leaves open.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -15,6 +15,7 @@ import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { runGenerated } from '../src/property/generated-run.js';
 import { startExpressReceiver } from './doubles/express-receiver.js';
 import { startFastifyReceiver } from './doubles/fastify-receiver.js';
+import { pythonMissing, startPython } from './doubles/python.js';
 import { startIndependentService, type IndependentServiceOptions } from './doubles/service.js';
 
 const rules = loadRules();
@@ -64,6 +65,20 @@ describe('generated cases against the independent doubles', () => {
     ['Express 5', () => startExpressReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
     ['Fastify 5', () => startFastifyReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
   ] as const;
+  it.skipIf(pythonMissing !== undefined)(`the Python receiver on Flask and SQLite passes every merchant property on two seeds (skipped only when ${pythonMissing ?? 'python3, flask or cryptography is missing'})`, async () => {
+    const dir = reportsDir();
+    const receiver = await startPython('receiver.py', { publicKeyPem: publicPem, store: join(dir, 'receiver.sqlite'), apiKeys: [{ key: apiKey }] }, dir);
+    try {
+      for (const seed of [101, 202]) {
+        const results = await runGenerated({ side: 'merchant', callbackUrl: `${receiver.origin}/hooks/wallet`, probeUrl: `${receiver.origin}/hooks/processed`, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 100, seed, reportsDir: reportsDir(), rules });
+        expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([['callbacks-once', 'passed', ''], ['callbacks-mangled', 'passed', '']]);
+        expect(results[0]!.message).toMatch(/^100 cases \(100 processed once\)/);
+      }
+    } finally {
+      await receiver.close();
+    }
+  }, 240_000);
+
   for (const [name, start] of receivers) {
     it(`the receiver on ${name} passes every merchant property, edges first, on seeds 1 to 5`, async () => {
       const receiver = await start();

@@ -113,6 +113,48 @@ describe('strict Base64: each refusal explains itself exactly', () => {
   });
 });
 
+describe('a lenient reading of Base64 (a service policy, U-CRYPTO)', () => {
+  const lenient = { accept: new Set(['missing-padding', 'non-canonical-base64'] as const) };
+  const padOnly = { accept: new Set(['missing-padding'] as const) };
+  const reasonWith = (text: string, options: Parameters<typeof decodeBase64Strict>[1]) => {
+    try {
+      return [...decodeBase64Strict(text, options)];
+    } catch (error) {
+      return (error as CryptoError).reason;
+    }
+  };
+
+  it.each([
+    ['AQ', [0x01]],
+    ['AQI', [0x01, 0x02]],
+    ['AQIDAQ', [0x01, 0x02, 0x03, 0x01]],
+    ['+/+/AQI', [0xfb, 0xff, 0xbf, 0x01, 0x02]],
+    ['AQJ=', [0x01, 0x02]],
+    ['AR==', [0x01]],
+    ['AQJ', [0x01, 0x02]],
+  ])('reads %j as the bytes Java\'s decoder gives', (text, expected) => {
+    expect(reasonWith(text, lenient)).toEqual(expected);
+  });
+
+  it('accepts only the reasons it is given: unpadded yes, non-canonical still refused', () => {
+    expect(reasonWith('AQI', padOnly)).toEqual([0x01, 0x02]);
+    expect(reasonWith('AQJ', padOnly)).toBe('non-canonical-base64');
+    expect(reasonWith('AQJ=', padOnly)).toBe('non-canonical-base64');
+  });
+
+  it.each([
+    ['AB-D', 'url-safe-alphabet'],
+    ['A', 'bad-base64-length'],
+    ['AQ=', 'bad-base64-length'],
+    ['AQ==AQ==', 'misplaced-padding'],
+    ['AQ ID', 'whitespace'],
+    ['AQ\r\nID', 'line-breaks'],
+    ['', 'empty'],
+  ])('still refuses %j (%s): no reading of the pattern allows it', (text, reason) => {
+    expect(reasonWith(text, lenient)).toBe(reason);
+  });
+});
+
 describe('Base64 encoding and the interface pattern', () => {
   it('encodes only the viewed bytes of a subarray', () => {
     const whole = Uint8Array.from([0xff, 0x01, 0x02, 0x03, 0xff]);

@@ -1,4 +1,4 @@
-import { CryptoError } from './errors.js';
+import { CryptoError, type CryptoFailureReason } from './errors.js';
 
 /** The interface's pattern for encrypted data (ENERGY-DATA, ORDER-DATA, CB-RAW-BODY). */
 export const BASE64_PATTERN = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -10,13 +10,27 @@ export function encodeBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
+/** How far a decoder bends: the failure reasons it reads instead of refusing. */
+export interface Base64Options {
+  /**
+   * Reasons read as the bytes they stand for instead of refused: only `missing-padding` (the
+   * '=' are added) and `non-canonical-base64` (the unused low bits are dropped) have a reading;
+   * any other reason is refused whatever this says. The set of forms a service may accept is
+   * decided elsewhere (the service's policy); the default accepts none.
+   */
+  accept?: ReadonlySet<CryptoFailureReason>;
+}
+
 /**
  * Decodes standard, padded Base64 strictly. A failure says *why*, in the terms of the usual
  * integration bugs: a form-decoded '+', a `data=` prefix on a raw body, URL-safe text, line breaks.
+ * `options.accept` lets a lenient reader take unpadded or non-canonical text, as Java's decoder does.
  *
  * @example decodeBase64Strict('AQID') // <Buffer 01 02 03>
+ * @example decodeBase64Strict('AQI', { accept: new Set(['missing-padding']) }) // <Buffer 01 02>
  */
-export function decodeBase64Strict(text: string): Buffer {
+export function decodeBase64Strict(text: string, options: Base64Options = {}): Buffer {
+  const accepts = (reason: CryptoFailureReason) => options.accept?.has(reason) === true;
   if (text.length === 0) {
     throw new CryptoError('empty', 'no data: the Base64 text is empty');
   }
@@ -63,11 +77,13 @@ export function decodeBase64Strict(text: string): Buffer {
   }
   if (text.length % 4 !== 0) {
     if (padding === 0 && body.length % 4 !== 1) {
+      if (accepts('missing-padding')) return decodeBase64Strict(text + '='.repeat(4 - (text.length % 4)), options);
       throw new CryptoError('missing-padding', `the '=' padding is missing (length ${text.length} is not a multiple of 4); the interface uses padded Base64`);
     }
     throw new CryptoError('bad-base64-length', `length ${text.length} is not a multiple of 4: the text is truncated or has extra characters`);
   }
   if (!isCanonical(text)) {
+    if (accepts('non-canonical-base64')) return Buffer.from(text, 'base64');
     throw new CryptoError('non-canonical-base64', 'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)');
   }
   return Buffer.from(text, 'base64');

@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_PROFILE, otherHalf, plaintextBlockSize, type CryptoProfile, type Direction, type KeyHalf } from '../core/profile.js';
-import { decodeBase64Strict, encodeBase64 } from './base64.js';
+import { decodeBase64Strict, encodeBase64, type Base64Options } from './base64.js';
 import { decryptBlocks, encryptBlocks } from './block-cipher.js';
 import { CryptoError } from './errors.js';
 import type { RsaKey } from './keys.js';
@@ -11,6 +11,8 @@ import { nativeEngine, type RsaEngine } from './rsa-engine.js';
 export interface CodecOptions {
   profile?: CryptoProfile;
   engine?: RsaEngine;
+  /** Base64 forms read instead of refused when opening (see decodeBase64Strict); strict by default. */
+  base64?: Base64Options;
 }
 
 /** An opened payload: the exact bytes, their text and the parsed JSON (numbers kept exact). */
@@ -48,7 +50,7 @@ export function sealBytes(plain: Uint8Array, direction: Direction, key: RsaKey, 
 export function openBytes(base64: string, direction: Direction, key: RsaKey, options: CodecOptions = {}): Buffer {
   const profile = options.profile ?? DEFAULT_PROFILE;
   assertKeyHalf(key, direction, 'decrypt', profile);
-  return decryptBlocks(decodeBase64Strict(base64), key, profile.padding, options.engine ?? nativeEngine);
+  return decryptBlocks(decodeBase64Strict(base64, options.base64), key, profile.padding, options.engine ?? nativeEngine);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

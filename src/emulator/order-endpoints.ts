@@ -3,8 +3,9 @@ import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { mediaType, readBody } from '../core/http-io.js';
 import { BASE64_PATTERN } from '../crypto/base64.js';
 import { halfFor, openJson } from '../crypto/codec.js';
-import { CryptoError } from '../crypto/errors.js';
+import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
 import type { EnvelopeFailure } from '../service/codes.js';
+import { acceptedBase64 } from '../service/policies.js';
 import type { Plain } from '../service/context.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import type { EmulatorMerchant, Permission } from './config.js';
@@ -67,7 +68,8 @@ export async function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEn
   }
   // Every check runs (one left out of the variant's order runs last), so the key's merchant is known here.
   if (!merchant) throw new Error('the X-API-KEY check did not run');
-  const opened = openRequest(merchant, data);
+  // U-CRYPTO (policy base64Padding): which Base64 forms the pattern allows the service reads.
+  const opened = openRequest(merchant, data, acceptedBase64(ctx.service.policies));
   if (!opened.ok) return sendFailure(ctx, res, opened.failure, opened.message);
   const outcome = ctx.operations[endpoint](ctx.service, BigInt(merchant.userId), opened.plain);
   if (!outcome.ok) return sendFailure(ctx, res, outcome.failure, outcome.message);
@@ -85,12 +87,12 @@ function formData(body: Buffer): { ok: true; data: string } | { ok: false; failu
   return { ok: true, data: values[0]! };
 }
 
-function openRequest(merchant: EmulatorMerchant, data: string): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
+function openRequest(merchant: EmulatorMerchant, data: string, accept: ReadonlySet<CryptoFailureReason>): { ok: true; plain: Plain } | { ok: false; failure: EnvelopeFailure; message: string } {
   const profile = merchant.profile;
   const key = merchantKey(merchant, halfFor('request', 'decrypt', profile));
   let value: ExactJson;
   try {
-    value = openJson(data, 'request', key, { profile }).value;
+    value = openJson(data, 'request', key, { profile, base64: { accept } }).value;
   } catch (error) {
     if (!(error instanceof CryptoError)) throw error;
     return { ok: false, failure: OPEN_FAILURE[familyOf(error.reason)], message: `cannot read data: ${describeCryptoFailure(error)}` };

@@ -2,6 +2,7 @@ import { LosslessNumber } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
 import { describeIssues } from '../core/issue-wording.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
+import { coerceFields } from './policies.js';
 import type { MerchantId } from './state.js';
 
 /**
@@ -10,7 +11,9 @@ import type { MerchantId } from './state.js';
  *
  * @example getEnergyMaxCount(ctx, 10086n, { symbol: 'ENERGY', chainName: 'TRON' }) // { ok: true, result: { …, energyMaxCount: 312 } }
  */
-export function getEnergyMaxCount(ctx: ServiceContext, merchant: MerchantId, plain: Plain): EnvelopeOutcome {
+export function getEnergyMaxCount(ctx: ServiceContext, merchant: MerchantId, request: Plain): EnvelopeOutcome {
+  // U-CODES (policy typeCoercion): a number in a string field bound as its text, as Jackson binds it.
+  const plain = coerceFields(request, ctx.policies, { integers: [], strings: ['symbol', 'chainName'] });
   const issues = validateSchema('EnergyMaxCountRequest', plain);
   if (issues.length > 0) return refuse('invalidRequest', `invalid request: ${describeIssues(issues, { limit: 5 })}`);
   const notText = notStrings(plain, ['symbol', 'chainName']);

@@ -95,6 +95,18 @@ describe('withdrawWithoutVerify', () => {
     ['12 integer digits allowed: 13', { amountIntegerDigits: 12 }, { amount: n('1234567890123') }, false],
     ['6 fraction digits allowed: 6', { amountFractionDigits: 6 }, { amount: n('0.123456') }, true],
     ['6 fraction digits allowed: 7', { amountFractionDigits: 6 }, { amount: n('0.1234567') }, false],
+    ['typeCoercion off: userId "10086"', {}, { userId: '10086' }, false],
+    ['typeCoercion off: tenantType "1"', {}, { tenantType: '1' }, false],
+    ['typeCoercion off: tenantUserId 20931', {}, { tenantUserId: n('20931') }, false],
+    ['typeCoercion off: a lease\'s expiryHours "24"', {}, lease({ expiryHours: '24' }), false],
+    ['typeCoercion on: userId "10086"', { typeCoercion: 'on' }, { userId: '10086' }, true],
+    ['typeCoercion on: tenantType "1"', { typeCoercion: 'on' }, { tenantType: '1' }, true],
+    ['typeCoercion on: tenantUserId 20931', { typeCoercion: 'on' }, { tenantUserId: n('20931') }, true],
+    ['typeCoercion on: a lease\'s expiryHours "24"', { typeCoercion: 'on' }, lease({ expiryHours: '24' }), true],
+    ['typeCoercion on: tenantType "2" is still not 1', { typeCoercion: 'on' }, { tenantType: '2' }, false],
+    ['typeCoercion on: userId "10086.0" is no integer', { typeCoercion: 'on' }, { userId: '10086.0' }, false],
+    ['typeCoercion on: userId "ten" is no integer', { typeCoercion: 'on' }, { userId: 'ten' }, false],
+    ['typeCoercion on: an object is no string', { typeCoercion: 'on' }, { toAddr: {} }, false],
   ])('follows the policies: %s', (_name, policies, fields, accepted) => {
     expect(setup(policies).submit(fields).ok).toBe(accepted);
   });

@@ -5,7 +5,7 @@ import { describeIssues } from '../core/issue-wording.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
 import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
-import { acceptsWithdrawalSymbol, describeWithdrawalSymbols, shapeCallbackPayload } from './policies.js';
+import { acceptsWithdrawalSymbol, coerceFields, describeWithdrawalSymbols, shapeCallbackPayload, type FieldTypes } from './policies.js';
 import type { LeaseDebit, MerchantId, NewOrder, QueuedCallback } from './state.js';
 
 /** Base of surrogate tenant ids: a non-numeric tenantUserId gets 9e15 + n (below 2^53, ORDER-RES). */
@@ -22,13 +22,18 @@ export function literal(value: ExactJson | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The order request's fields by their type (ORDER-FIELDS, ORDER-EXPIRY); amount is a decimal either way. */
+const ORDER_FIELD_TYPES: FieldTypes = { integers: ['userId', 'tenantType', 'expiryHours'], strings: ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr'] };
+
 /**
  * withdrawWithoutVerify (ORDER-*): the schema, the userId of the key's merchant, the symbol, the
  * amount's digits (policies), a lease's transactions, expiry and energy (policy leaseDebit), a used
  * callBackId (policy duplicateCallBackId); records the order and, for a withdrawal, queues its
  * callback (type 3). The result echoes tenantUserId as an integer (surrogate ids for other text).
  */
-export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId, plain: Plain): EnvelopeOutcome {
+export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId, request: Plain): EnvelopeOutcome {
+  // U-CODES (policy typeCoercion): "42" for an integer field, 42 for a string field, bound as Jackson binds them.
+  const plain = coerceFields(request, ctx.policies, ORDER_FIELD_TYPES);
   const issues = validateSchema('OrderRequest', plain);
   if (issues.length > 0) {
     const has = (rule: string) => issues.some((issue) => issue.rules.includes(rule));

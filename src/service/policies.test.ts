@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { acceptsWithdrawalSymbol, DEFAULT_POLICIES, POLICIES, POLICY_NAMES, resolvePolicies, shapeCallbackPayload, type ServicePolicies } from './policies.js';
+import { acceptedBase64, acceptsWithdrawalSymbol, coerceFields, DEFAULT_POLICIES, POLICIES, POLICY_NAMES, resolvePolicies, shapeCallbackPayload, type ServicePolicies } from './policies.js';
 
 const fail = (where: string, message: string): never => {
   throw new Error(`${where}: ${message}`);
@@ -54,5 +54,19 @@ describe('emulator policies', () => {
   it('keep a provider-spelled field given explicitly rather than write it twice', () => {
     const shaped = shapeCallbackPayload<ExactJson>({ txid: 'a', txId: 'b' }, { ...DEFAULT_POLICIES, callbackFieldNames: 'provider' }, number);
     expect(shaped).toEqual({ txId: 'b' });
+  });
+
+  it('read the Base64 forms the interface pattern allows only under base64Padding: optional', () => {
+    expect([...acceptedBase64(DEFAULT_POLICIES)]).toEqual([]);
+    expect([...acceptedBase64({ ...DEFAULT_POLICIES, base64Padding: 'optional' })].sort()).toEqual(['missing-padding', 'non-canonical-base64']);
+  });
+
+  it('bind "42" to an integer field and 42 to a string field only under typeCoercion: on, keeping the digits', () => {
+    const types = { integers: ['userId', 'tenantType'], strings: ['tenantUserId', 'symbol'] };
+    const plain = { userId: '12345678901234567890', tenantType: '1.0', tenantUserId: number('20931.50'), symbol: 'USDT', amount: '1.5' };
+    expect(coerceFields(plain, DEFAULT_POLICIES, types)).toBe(plain);
+    const on = coerceFields(plain, { ...DEFAULT_POLICIES, typeCoercion: 'on' }, types);
+    expect(on).toEqual({ userId: number('12345678901234567890'), tenantType: '1.0', tenantUserId: '20931.50', symbol: 'USDT', amount: '1.5' });
+    expect(plain.userId).toBe('12345678901234567890');
   });
 });

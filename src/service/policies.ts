@@ -1,5 +1,8 @@
 import { showValue } from '../core/config-reader.js';
+import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
+import type { CryptoFailureReason } from '../crypto/errors.js';
 import { providerName } from '../spec/callback-types.js';
+import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 
 /**
  * The service's readings of the points the interface leaves open (the U-* rules of rules.md). Each
@@ -36,6 +39,16 @@ export interface ServicePolicies {
   duplicateCallBackId: 'refuse' | 'replay';
   /** U-CARD-VALUES: a closeSerialNo is `unique` per merchant (a reuse is refused) or `ignored`. */
   closeSerialNo: 'unique' | 'ignored';
+  /**
+   * U-CRYPTO: request `data` must be padded, canonical Base64 (`required`), or unpadded and
+   * non-canonical text is read as Java's decoder reads it (`optional`; the pattern allows both).
+   */
+  base64Padding: 'required' | 'optional';
+  /**
+   * U-CODES: request fields bind strictly by JSON type (`off`), or as Jackson binds them (`on`):
+   * a string of digits fills an integer field (userId, tenantType, expiryHours), a number a string field.
+   */
+  typeCoercion: 'off' | 'on';
 }
 
 /** Today's behaviour: every reading the emulator had before policies existed. */
@@ -51,6 +64,8 @@ export const DEFAULT_POLICIES: Readonly<ServicePolicies> = Object.freeze({
   refusals: 'envelope',
   duplicateCallBackId: 'refuse',
   closeSerialNo: 'unique',
+  base64Padding: 'required',
+  typeCoercion: 'off',
 });
 
 /** A policy name. */
@@ -79,6 +94,8 @@ export const POLICIES: Readonly<Record<PolicyName, PolicyDescription>> = Object.
   refusals: { rule: 'U-CODES', values: ['envelope', 'http'], text: 'refusal of bad input: HTTP 200 failure envelope or HTTP 4xx' },
   duplicateCallBackId: { rule: 'U-STATES', values: ['refuse', 'replay'], text: 'a repeated callBackId: refused or answered with the first result' },
   closeSerialNo: { rule: 'U-CARD-VALUES', values: ['unique', 'ignored'], text: 'whether a reused closeSerialNo is refused' },
+  base64Padding: { rule: 'U-CRYPTO', values: ['required', 'optional'], text: 'whether request data may be unpadded or non-canonical Base64' },
+  typeCoercion: { rule: 'U-CODES', values: ['off', 'on'], text: 'whether "42" binds to an integer field and 42 to a string field' },
 });
 
 /** Every policy name, in table order. */
@@ -167,6 +184,44 @@ export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: Se
     // A payload that already carries the provider's name keeps it (fields given through the control API).
     if (name !== field && Object.hasOwn(payload, name)) continue;
     out[name] = shaped;
+  }
+  return out;
+}
+
+/**
+ * The Base64 forms of request `data` the service reads instead of refusing (U-CRYPTO, policy
+ * base64Padding): none, or the forms the interface's pattern allows (`LENIENT_BASE64_REASONS`).
+ */
+export function acceptedBase64(policies: ServicePolicies): ReadonlySet<CryptoFailureReason> {
+  return policies.base64Padding === 'optional' ? LENIENT_BASE64_REASONS : NO_REASONS;
+}
+
+const NO_REASONS: ReadonlySet<CryptoFailureReason> = new Set();
+
+/** Request fields by the type the interface gives them, for coercion (ORDER-FIELDS, ENERGY-REQ). */
+export interface FieldTypes {
+  integers: readonly string[];
+  strings: readonly string[];
+}
+
+/**
+ * A request as the policy binds it (U-CODES, policy typeCoercion): with `on`, a string of digits in
+ * an integer field becomes that integer, and a JSON number in a string field becomes its literal
+ * text, as Jackson's default binding does; anything else is left for validation to refuse. With
+ * `off` the request is returned unchanged.
+ *
+ * @example coerceFields({ userId: '42' }, { ...DEFAULT_POLICIES, typeCoercion: 'on' }, { integers: ['userId'], strings: [] }) // { userId: 42 }
+ */
+export function coerceFields(plain: Record<string, ExactJson>, policies: ServicePolicies, types: FieldTypes): Record<string, ExactJson> {
+  if (policies.typeCoercion !== 'on') return plain;
+  const out = { ...plain };
+  for (const field of types.integers) {
+    const value = out[field];
+    if (typeof value === 'string' && /^-?\d{1,30}$/.test(value)) out[field] = new LosslessNumber(value);
+  }
+  for (const field of types.strings) {
+    const value = out[field];
+    if (value instanceof LosslessNumber) out[field] = value.value;
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 /** The repository root. */
@@ -40,6 +41,41 @@ export function runCliAsync(args: string[], options: { cwd?: string; env?: Recor
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/** A free loopback port for --listen. */
+export function freePort(): Promise<number> {
+  return new Promise((done, failed) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : failed(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Runs the real CLI with `--listen PORT` and plays the person of the hand-triggered case: once the
+ * CLI prints its receiver URL (http://127.0.0.1:PORT/...), `trigger` makes the service send one
+ * callback there, once. Bounded by the CLI's own wait and the test's timeout.
+ */
+export function runCliWithHand(args: string[], port: number, trigger: (receiverUrl: string) => Promise<void>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args, '--listen', String(port)], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    let triggered = false;
+    const receiverUrl = new RegExp(`http://127\\.0\\.0\\.1:${port}/[^\\s'"),]*`);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = receiverUrl.exec(stdout);
+      if (found && !triggered) {
+        triggered = true;
+        trigger(found[0]).catch((error: Error) => (stderr += `trigger failed: ${error.message}\n`));
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('close', (status) => done({ status, stdout, stderr }));
   });
