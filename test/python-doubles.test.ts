@@ -111,6 +111,19 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
       expect(lines(report, 'warning')).toMatch(/unlisted-symbol/);
     }, 180_000);
 
+    it('passes the generated cases: what its lenient reading accepts (unpadded Base64, another padding) warns at most, never fails', async () => {
+      const reports = join(dir, 'service-generated');
+      const run = await runCliAsync([
+        'verify', 'service', '--base-url', `${service.origin}/wallet-api`, '--card-base-url', `${service.origin}/cardsvc`, '--api-key', apiKey,
+        '--public-key', join(dir, 'merchant-public.pem'), '--user-id', String(userId), '--allow-orders', '--control-token', controlToken,
+        '--suite', 'service/energy', '--generate', '60', '--seed', '3', '--reports', reports,
+      ]);
+      const report = readReport(reports, run);
+      expect(report.summary.failed, `failed checks:\n${lines(report, 'failed')}\n${run.stderr}`).toBe(0);
+      expect(report.results.filter((result) => result.suite === 'generated/service').length).toBeGreaterThan(3);
+      expect(run.status, run.stderr).toBe(0);
+    }, 180_000);
+
     it('reads the requests it claims to: unpadded Base64 (U-CRYPTO), "40417" for userId (U-CODES), and refuses an unlisted symbol (U-LIMITS)', async () => {
       const post = async (path: string, plain: unknown, data?: (sealed: string) => string) => {
         const sealed = encryptWithPublic(Buffer.from(JSON.stringify(plain), 'utf8'), publicKey);
