@@ -316,6 +316,8 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'card-ct-charset-required': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
   'card-req-snake-case': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
   'path-unversioned-alias': { probe: (h) => bare(h, { 'content-type': FORM, 'x-api-key': merchant.apiKey }, new URLSearchParams({ data: sealed(energyQuery) }).toString(), ENERGY.replace('/v1/', '/')), good: 404, faulty: 200 },
+  'order-path-v2-only': { probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.replace('/v1/', '/v2/'), order({ callBackId: 'cb-fault-2' }))).status], good: [200, 404], faulty: [404, 200] },
+  'energy-path-unversioned-only': { probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.replace('/v1/', '/'), energyQuery)).status], good: [200, 404], faulty: [404, 200] },
 };
 
 beforeAll(async () => {

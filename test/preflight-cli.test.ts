@@ -57,10 +57,14 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
   const file = (name: string) => join(dir, name);
   const report = (name: string) => JSON.parse(readFileSync(file(`${name}/report.json`), 'utf8')) as Report;
   beforeAll(async () => {
-    embedded = await startEmbedded({ emulatorVariant: { successEnvelope: (envelope, sealed) => {
-      const shape = mode === undefined ? undefined : ENVELOPES[mode];
-      return shape ? shape(envelope, sealed) : envelope;
-    } } });
+    const unversioned = faultyVariant(['energy-path-unversioned-only']).route!;
+    embedded = await startEmbedded({ emulatorVariant: {
+      successEnvelope: (envelope, sealed) => {
+        const shape = mode === undefined ? undefined : ENVELOPES[mode];
+        return shape ? shape(envelope, sealed) : envelope;
+      },
+      route: (path) => (mode === 'unversioned-only' ? unversioned(path) : path),
+    } });
     writeFileSync(file('public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
     writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
   });
@@ -111,6 +115,18 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     const run = await runCliAsync(['verify', 'service', '--base-url', `${s.baseUrl}/wrong-prefix`, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-404')]);
     expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: --base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does .*POST .*\/wc-preflight-no-such-endpoint-\w+ \(a path no service has\) answered HTTP 404/);
     expect(run.status).toBe(2);
+  }, 60_000);
+
+  it('a 404 on the documented path while the same query answers without the version is a finding (VERSION-V1), not a wrong --base-url: the suites run, exit 1', async () => {
+    mode = 'unversioned-only';
+    const run = await service('s-unversioned');
+    mode = undefined;
+    expect(run.stderr).toMatch(/^pre-flight: warning: the documented energy path answered 404 but the same query answers at \/api\/api\/order\/getEnergyMaxCount: .*\(VERSION-V1, ENERGY-PATH\)/m);
+    expect(run.stderr).not.toMatch(/looks wrong/);
+    const r = report('s-unversioned');
+    expect(r.preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/getEnergyMaxCount answered 404; POST .*\/api\/api\/order\/getEnergyMaxCount answered HTTP 200/) });
+    expect(r.results.find((result) => result.id === 'service/energy/success/status')).toMatchObject({ status: 'failed', rules: expect.arrayContaining(['ENERGY-PATH', 'VERSION-V1']) });
+    expect(run.status).toBe(1);
   }, 60_000);
 
   it('a service that stops answering mid-run has failed under the MUST rules of the case it fell over on; the cases left are not run; exit 1', async () => {

@@ -88,7 +88,7 @@ describe('runSuites: labels never hide a MUST', () => {
   it('reads an answer whose data lacks its = padding as Java does: a U-CRYPTO warning on the envelope, the result still judged', async () => {
     const transport = orderDataReplaced((data) => data.replace(/=+$/, ''));
     const report = await runSuites({ target, suites: onlyCase(orders, 'withdrawal'), rules: catalog, transport, capabilities: { routes: {} } });
-    expect(show(report.results)).toEqual(['passed withdrawal/status [ORDER-PATH]', 'warning withdrawal/envelope [U-CRYPTO]', 'passed withdrawal/result [ORDER-RES]']);
+    expect(show(report.results)).toEqual(['passed withdrawal/status [ORDER-PATH, VERSION-V1]', 'warning withdrawal/envelope [U-CRYPTO]', 'passed withdrawal/result [ORDER-RES]']);
     const broken = await runSuites({ target, suites: onlyCase(orders, 'withdrawal'), rules: catalog, transport: orderDataReplaced((data) => `${data.slice(0, -8).replace(/=+$/, '')}AAAA`), capabilities: { routes: {} } });
     expect(show(broken.results)[1]).toMatch(/^failed withdrawal\/envelope \[CRYPTO-/);
   });

@@ -56,12 +56,16 @@ function answerOf(exchange: Exchange | undefined): string {
   return `HTTP ${exchange.response.status} ${clip(exchange.response.body) || '(empty body)'}`;
 }
 
+/** Where a service that misplaces the version serves the energy query: another version, or none. */
+const ENERGY_SIBLINGS = ['/api/v2/api/order/getEnergyMaxCount', '/api/api/order/getEnergyMaxCount'] as const;
+
 const PADDING_NAME: Record<CryptoProfile['padding'], string> = { 'pkcs1': 'PKCS#1 v1.5 (pkcs1)', 'oaep-sha1': 'OAEP-SHA1 (oaep-sha1)', 'oaep-sha256': 'OAEP-SHA256 (oaep-sha256)' };
 
 /**
  * Before the service suites: the control routes, then one valid energy query. Ends the run only on
  * what is proven: every control route 401, a 401/403 to a valid query with our key, a 404 on the
- * documented path that an unknown path shares, an answer that opens only under another padding.
+ * documented path that an unknown path shares while no sibling path (/api/v2/..., /api/...) answers
+ * the query, an answer that opens only under another padding.
  * A refused query (code ≠ 0) or an answer that opens under no padding is a finding for the suites.
  */
 export async function preflightService(target: ServiceTarget, capabilities: Capabilities): Promise<Preflight> {
@@ -79,6 +83,16 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   if (response.status === 401) why.stop(what, '', '--api-key is not accepted: a valid energy query got HTTP 401 (check the key and its validity window)');
   if (response.status === 403) why.stop(what, '', '--api-key lacks the permission for the energy query: a valid query got HTTP 403');
   if (response.status === 404) {
+    // The same operation answering at a sibling of the documented path (another version, none) is
+    // a service that serves it at the wrong path (VERSION-V1): a finding, not a wrong base URL.
+    for (const sibling of ENERGY_SIBLINGS) {
+      const other = await runRequest({ endpoint: sibling, plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
+      if (other.response && other.response.status !== 404) {
+        why.warn(what, `POST ${exchange.request.url} answered 404; POST ${other.request.url} answered ${answerOf(other)}`,
+          `the documented energy path answered 404 but the same query answers at ${sibling}: the service offers it without the documented version in its path (VERSION-V1, ENERGY-PATH); the suites will report it`);
+        return why.result();
+      }
+    }
     // A 404 alone may be a service that lacks the endpoint (a finding). The base URL is proven
     // wrong only when the documented path is answered exactly as a path that exists nowhere.
     const unknown = await runRequest({ endpoint: `/api/v1/api/order/wc-preflight-no-such-endpoint-${randomUUID().slice(0, 8)}`, plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
