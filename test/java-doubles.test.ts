@@ -139,6 +139,7 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
     ['latin1-text', 'CB-DECRYPT', /^merchant\/raw-body\/non-ascii-text\/processed-exact/],
     ['bigdecimal-double', 'ORDER-FIELDS', /^merchant\/raw-body\/(valid-deposit|multi-block)\/processed-exact/],
     ['dedupe-tracking-id', 'CB-ID-WITHDRAW', /^merchant\/idempotency\/withdrawal-same-txid/],
+    ['deposit-by-tracking-id', 'CB-ID-DEPOSIT', /^merchant\/idempotency\/deposit-new-tracking-id\/processed/],
   ];
   for (const [fault, rule, where] of faults) {
     it(`fails the fault ${fault} under ${rule}, exit 1`, async () => {
