@@ -133,12 +133,20 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
     expect(status, stderr).toBe(0);
   }, 120_000);
 
+  it('passes a receiver that answers first and books each event 300 ms later on another thread (processing may end after the answer): exit 0, no failure', async () => {
+    const { status, stderr, report } = await verifyReceiver('ack-then-process', ['ack-then-process']);
+    expect(report.summary.failed, lines(failed(report))).toBe(0);
+    expect(status, stderr).toBe(0);
+    expect(report.results.filter((result) => result.id.includes('/processed') && result.status === 'passed').length).toBeGreaterThan(20);
+  }, 120_000);
+
   // Each fault: exit 1 (never 2), and a failed result under the rule it breaks, on the case that shows it.
   const faults: [fault: string, rule: string, where: RegExp][] = [
     ['url-decode-body', 'CB-RAW-BODY', /^merchant\/raw-body\//],
     ['latin1-text', 'CB-DECRYPT', /^merchant\/raw-body\/non-ascii-text\/processed-exact/],
     ['bigdecimal-double', 'ORDER-FIELDS', /^merchant\/raw-body\/(valid-deposit|multi-block)\/processed-exact/],
     ['dedupe-tracking-id', 'CB-ID-WITHDRAW', /^merchant\/idempotency\/withdrawal-same-txid/],
+    ['deposit-by-tracking-id', 'CB-ID-DEPOSIT', /^merchant\/idempotency\/deposit-new-tracking-id\/processed/],
   ];
   for (const [fault, rule, where] of faults) {
     it(`fails the fault ${fault} under ${rule}, exit 1`, async () => {

@@ -16,10 +16,16 @@ const suites = loadSuites().filter((suite) => suite.side === 'merchant');
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
 const profile = { ...DEFAULT_PROFILE };
 
-async function verify(fault: MerchantFault): Promise<Report> {
-  const merchant = await startFaultyMerchant(fault, { apiKey: 'ak-good', expiredKey: 'ak-old', publicKey: privateKey.publicKey, profile });
+/**
+ * Runs the merchant suites against one variant. A fault that never processes what a check expects
+ * makes each such step wait the settle limit, so the faults run with 500 ms (the late bookings here
+ * come 300 ms after the answer); the fault-free merchants run with the default.
+ */
+async function verify(fault: MerchantFault, bookAfterMs?: number): Promise<Report> {
+  const merchant = await startFaultyMerchant(fault, { apiKey: 'ak-good', expiredKey: 'ak-old', publicKey: privateKey.publicKey, profile, ...(bookAfterMs === undefined ? {} : { bookAfterMs }) });
+  const settle = fault === 'none' ? {} : { settleMs: 500 };
   try {
-    return await runSuites({ target: { side: 'merchant', callbackUrl: merchant.callbackUrl, probeUrl: merchant.probeUrl, apiKey: 'ak-good', expiredKey: 'ak-old', privateKey, profile, restartHook: merchant.restart }, suites, rules });
+    return await runSuites({ target: { side: 'merchant', callbackUrl: merchant.callbackUrl, probeUrl: merchant.probeUrl, apiKey: 'ak-good', expiredKey: 'ak-old', privateKey, profile, restartHook: merchant.restart, ...settle }, suites, rules });
   } finally {
     await merchant.close();
   }
@@ -27,15 +33,35 @@ async function verify(fault: MerchantFault): Promise<Report> {
 
 describe('merchant suites against deliberately faulty merchants', () => {
   const reports = new Map<MerchantFault, Report>();
+  /** Merchants that answer first and book 300 ms later: fault-free (processes-after-ack), and without deduplication. */
+  const late = new Map<'processes-after-ack' | 'late-duplicate', Report>();
   beforeAll(async () => {
     for (const fault of Object.keys(MERCHANT_FAULTS) as MerchantFault[]) reports.set(fault, await verify(fault));
-  }, 420_000);
-  afterAll(() => reports.clear());
+    late.set('processes-after-ack', await verify('none', 300));
+    late.set('late-duplicate', await verify('no-dedupe', 300));
+  }, 600_000);
+  afterAll(() => {
+    reports.clear();
+    late.clear();
+  });
 
   it('pass every check against the fault-free merchant, with nothing skipped (restart included)', () => {
     const report = reports.get('none')!;
     expect(report.results.filter((r) => r.status !== 'passed')).toEqual([]);
     expect(report.summary.passed).toBeGreaterThan(90);
+  });
+
+  it('pass every check against a merchant that books each event 300 ms after acknowledging it, exactly once (processing may end after the answer)', () => {
+    const report = late.get('processes-after-ack')!;
+    expect(report.summary.failed).toBe(0);
+    expect(report.results.filter((r) => r.status !== 'passed')).toEqual([]);
+    expect(report.summary.passed).toBe(reports.get('none')!.summary.passed);
+  });
+
+  it('catch a merchant that acknowledges a duplicate and books it again 300 ms later under CB-ONCE', () => {
+    const result = late.get('late-duplicate')!.results.find((r) => r.id === 'merchant/idempotency/redelivered-withdrawal/processed#2');
+    expect({ status: result?.status, hasRule: result?.rules.includes('CB-ONCE') }).toEqual({ status: 'failed', hasRule: true });
+    expect(result!.message).toMatch(/expected 0 processing\(s\), the probe shows 2/);
   });
 
   for (const [fault, expected] of Object.entries(MERCHANT_CATCHES) as Array<[Exclude<MerchantFault, 'none'>, MerchantCatch]>) {

@@ -49,6 +49,15 @@ describe('verify (the real CLI) against running targets', () => {
     expect(run.status).toBe(1);
   }, 60_000);
 
+  it('--settle-ms takes whole milliseconds (0: the probe is read once); anything else is one line and exit 2', async () => {
+    const m = embedded.merchant;
+    const args = ['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--probe-url', m.probeUrl!, '--suite', 'merchant/idempotency'];
+    const bad = await cli([...args, '--settle-ms', 'soon', '--reports', join(dir, 'm9')]);
+    expect([bad.stderr.trim(), bad.status]).toEqual(['wallet-conformance: --settle-ms takes a whole number, not "soon"', 2]);
+    const once = await cli([...args, '--settle-ms', '0', '--reports', join(dir, 'm10')]);
+    expect(once.status, once.stdout).toBe(0);
+  }, 60_000);
+
   it('a wrong --api-key ends verify merchant in pre-flight: one line naming the cause, exit 2, no page of failures', async () => {
     const m = embedded.merchant;
     const run = await cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', 'not-the-merchants-key', '--private-key', join(dir, 'private.pem'), '--reports', join(dir, 'm4')]);

@@ -43,6 +43,7 @@ interface MerchantFlags extends CommonRunOptions, NetworkFlags {
   restart?: string;
   profile?: string;
   expiredKey?: string;
+  settleMs?: string;
 }
 
 /** A URL flag, checked up front so a typo is one clear line. */
@@ -164,6 +165,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--profile <file>', 'crypto profile YAML')
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
+    .option('--settle-ms <ms>', 'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)')
     .action(async (_given: MerchantFlags, command: Command) => {
       const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false }, required: ['callbackUrl', 'privateKey'] });
       const network = networkFromFlags(flags);
@@ -177,6 +179,7 @@ export function registerVerifyCommand(program: Command): void {
         ...(flags.probeCmd ? { probeCmd: flags.probeCmd } : {}),
         ...(flags.restart ? { restartCmd: flags.restart } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
+        ...(flags.settleMs === undefined ? {} : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),
       };
       protectTarget(target);
       if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { merchantTarget, serviceTarget, testKeys } from '../../test/support/check-context.js';
-import { producedBy, routesOfStep, runStep, STEP_KINDS, stepKindOf, stepNeedsReceiver, type CaseState } from './step-kinds.js';
+import { expectedProcessings, graceMs, producedBy, routesOfStep, runStep, STEP_KINDS, stepKindOf, stepNeedsReceiver, type CaseState } from './step-kinds.js';
+import type { Transport } from './transport.js';
 import type { Step } from './suite.js';
 
 const state = (): CaseState => ({
@@ -36,5 +37,98 @@ describe('the step-kind registry: one entry per kind', () => {
     ['a step of no kind', {}, serviceTarget],
   ])('refuses to run %s, as a suite error, without touching the target', async (_label, step, target) => {
     expect(await runStep(step, target, state())).toEqual({ exchanges: [], error: `suite error: this step does not apply to a ${target.side}` });
+  });
+});
+
+describe('a deliver step settles: processing may end after the answer', () => {
+  /** A merchant over an in-process transport: answers errCode 0 at once and books each delivery (only the first: `dedupe`) `bookMs` later (-1: never). */
+  const lateMerchant = (bookMs: number, dedupe = false) => {
+    const processed: string[] = [];
+    let probeReads = 0;
+    let deliveries = 0;
+    const transport: Transport = {
+      async send(request) {
+        if (request.method === 'GET' && request.url.endsWith('/probe')) {
+          probeReads++;
+          return { status: 200, headers: {} as Record<string, string>, body: Buffer.from(JSON.stringify({ processed: processed.map((text) => JSON.parse(text) as unknown) })), durationMs: 0 };
+        }
+        const book = () => processed.push('{"booked":true}');
+        const first = deliveries++ === 0;
+        if ((first || !dedupe) && bookMs === 0) book();
+        else if ((first || !dedupe) && bookMs > 0) setTimeout(book, bookMs);
+        return { status: 200, headers: { 'content-type': 'application/json' } as Record<string, string>, body: Buffer.from('{"errCode":0}'), durationMs: 0 };
+      },
+    };
+    return { target: { ...merchantTarget, probeUrl: 'http://127.0.0.1:9/probe', transport, settleMs: 1000 }, reads: () => probeReads };
+  };
+  const deliver = (count: number, event: Record<string, unknown> = { type: 1, event: 'first' }): Step => ({ deliver: event, expect: [{ check: 'processed', count }] });
+  const timed = async (run: () => Promise<unknown>) => {
+    const started = performance.now();
+    const result = await run();
+    return { result, ms: performance.now() - started };
+  };
+
+  it('reads the probe once after the answer when the processing is already there: a fast receiver pays nothing', async () => {
+    const merchant = lateMerchant(0, true);
+    const s = state();
+    const ran = await runStep(deliver(1), merchant.target, s);
+    expect([ran.processed, merchant.reads(), s.lateMs]).toEqual([['{"booked":true}'], 2, undefined]);
+    // The duplicate: nothing was late, so no grace before the one read.
+    const { result, ms } = await timed(() => runStep(deliver(0, { same: 'first' }), merchant.target, s));
+    expect([(result as { processed?: string[] }).processed, merchant.reads()]).toEqual([[], 3]);
+    expect(ms).toBeLessThan(190); // no grace (it is 200 ms at least)
+  });
+
+  it('reads again until a processing booked 300 ms after the answer shows, and remembers it was late', async () => {
+    const merchant = lateMerchant(300);
+    const s = state();
+    const { result, ms } = await timed(() => runStep(deliver(1), merchant.target, s));
+    expect((result as { processed?: string[] }).processed).toEqual(['{"booked":true}']);
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(1000);
+    expect(s.lateMs).toBeGreaterThanOrEqual(290);
+  });
+
+  it('waits a grace before judging a duplicate when the original was late, so a duplicate booked late is counted (CB-ONCE)', async () => {
+    const merchant = lateMerchant(300);
+    const s = state();
+    await runStep(deliver(1), merchant.target, s);
+    // This merchant books every delivery again (no deduplication), 300 ms after answering.
+    const ran = await runStep(deliver(0, { same: 'first' }), merchant.target, s);
+    expect(ran.processed).toEqual(['{"booked":true}']);
+  });
+
+  it('gives up at the settle limit when the processing never shows', async () => {
+    const merchant = lateMerchant(-1);
+    const s = state();
+    const { result, ms } = await timed(() => runStep(deliver(1), merchant.target, s));
+    expect((result as { processed?: string[] }).processed).toEqual([]);
+    expect(ms).toBeGreaterThanOrEqual(990);
+    expect(ms).toBeLessThan(2000);
+    expect(s.lateMs).toBeUndefined();
+  });
+
+  it('reads once with --settle-ms 0', async () => {
+    const merchant = lateMerchant(300);
+    const ran = await runStep(deliver(1), { ...merchant.target, settleMs: 0 }, state());
+    expect([ran.processed, merchant.reads()]).toEqual([[], 2]);
+  });
+});
+
+describe('what a deliver step waits for', () => {
+  it.each<[string, Step, number | undefined]>([
+    ['no probe check', { deliver: { type: 1 }, expect: [{ check: 'answers', errCode: 'zero' }] }, undefined],
+    ['a processed count', { deliver: { type: 1 }, expect: [{ check: 'processed', count: 3 }] }, 3],
+    ['a duplicate', { deliver: { type: 1 }, expect: [{ check: 'processed', count: 0 }] }, 0],
+    ['processed-exact alone: at least one', { deliver: { type: 1 }, expect: [{ check: 'processed-exact' }] }, 1],
+    ['both: the larger', { deliver: { type: 1 }, expect: [{ check: 'processed', count: 2 }, { check: 'processed-exact' }] }, 2],
+  ])('expects %s', (_label, step, expected) => {
+    expect(expectedProcessings(step)).toBe(expected);
+  });
+
+  it.each<[number | undefined, number, number]>([
+    [undefined, 2000, 0], [50, 2000, 200], [350, 2000, 700], [1500, 2000, 2000], [350, 0, 0],
+  ])('waits a grace of %s ms late with a %s ms limit: %s ms', (late, limit, grace) => {
+    expect(graceMs(late, limit)).toBe(grace);
   });
 });

@@ -28,6 +28,8 @@ export interface CaseState {
   caseEvents: Set<string>;
   /** The probe's last read: the next deliver step's baseline (undefined: read it first). */
   lastProbe: string[] | undefined;
+  /** How long after its answers the last deliver step that expected processing saw it (ms); undefined: at once. */
+  lateMs?: number;
   /** Tells the person running verify what to do now (an await step's prompt). */
   prompt(text: string): void;
 }
@@ -53,7 +55,38 @@ export interface StepKind<K extends StepKindName, S extends Side = Side> {
   routes(body: NonNullable<Step[K]>): ControlRoute[];
   /** Does it need the runner's callback receiver? */
   receiver(body: NonNullable<Step[K]>): boolean;
-  run(body: NonNullable<Step[K]>, target: TargetOf<S>, state: CaseState): Promise<StepRun>;
+  /** Runs the step; `step` is the whole step, for an executor that reads its expectations. */
+  run(body: NonNullable<Step[K]>, target: TargetOf<S>, state: CaseState, step: Step): Promise<StepRun>;
+}
+
+/** How long a deliver step waits, by default, for processing that finishes after the answer (`--settle-ms`). */
+export const DEFAULT_SETTLE_MS = 2000;
+/** How often the probe is read again while waiting. */
+const SETTLE_POLL_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The fewest processings of its own events a deliver step's checks expect: the largest `processed`
+ * count, and one for `processed-exact` (it fails when nothing was processed); undefined when no check
+ * reads the probe.
+ */
+export function expectedProcessings(step: Step): number | undefined {
+  let expected: number | undefined;
+  for (const expectation of step.expect ?? []) {
+    if (expectation.check === 'processed' && typeof expectation.count === 'number') expected = Math.max(expected ?? 0, expectation.count);
+    else if (expectation.check === 'processed-exact') expected = Math.max(expected ?? 0, 1);
+  }
+  return expected;
+}
+
+/**
+ * The grace a step expecting no new processing waits before its last read: none when the case's
+ * previous events were seen at once, else twice as long as they took (at least 200 ms), at most the
+ * settle limit, so a duplicate booked as late as its original is still seen (CB-ONCE).
+ */
+export function graceMs(lateMs: number | undefined, settleMs: number): number {
+  return lateMs === undefined ? 0 : Math.min(settleMs, Math.max(200, 2 * lateMs));
 }
 
 /** The trackingId of a payload's JSON text, when it has a string one. */
@@ -118,23 +151,42 @@ const deliver: StepKind<'deliver', 'merchant'> = {
   produces: ['exchange', 'probe'],
   routes: () => [],
   receiver: () => false,
-  async run(body, target, state) {
-    // The previous step's last read is this step's baseline: one probe read per step, and a late
-    // processing between steps is seen by the next step rather than lost.
+  async run(body, target, state, step) {
+    // The previous step's last read is this step's baseline: a late processing between steps is
+    // seen by the next step rather than lost.
     const before = state.lastProbe ?? (await readProbe(target));
     const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
-    const after = await readProbe(target);
-    state.lastProbe = after;
+    const answered = performance.now();
     for (const text of delivered.delivered) {
       const id = trackingIdOf(text);
       if (id !== undefined) state.caseEvents.add(id);
     }
     // Only this case's events count: a merchant may process other traffic meanwhile (other
     // tests, the service's own callbacks); an entry without a trackingId cannot be told apart.
-    const processed = before && after ? after.slice(before.length).filter((entry) => {
+    const own = (after: string[] | undefined) => (before && after ? after.slice(before.length).filter((entry) => {
       const id = trackingIdOf(entry);
       return id === undefined || state.caseEvents.has(id);
-    }) : undefined;
+    }) : undefined);
+    // Processing may finish after the answer (nothing in the interface says it ends first): while the
+    // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
+    // settle limit. A step expecting none waits a grace only when the case's events were seen late.
+    const expected = expectedProcessings(step);
+    const settleMs = target.settleMs ?? DEFAULT_SETTLE_MS;
+    const grace = expected === 0 ? graceMs(state.lateMs, settleMs) : 0;
+    if (grace > 0) await sleep(grace);
+    let after = await readProbe(target);
+    let processed = own(after);
+    if (processed && expected !== undefined && expected > 0) {
+      let reads = 0;
+      while (processed.length < expected && performance.now() - answered < settleMs) {
+        await sleep(SETTLE_POLL_MS);
+        after = await readProbe(target);
+        processed = own(after)!;
+        reads++;
+      }
+      state.lateMs = reads > 0 && processed.length >= expected ? performance.now() - answered : undefined;
+    }
+    state.lastProbe = after;
     return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}) };
   },
 };
@@ -195,5 +247,5 @@ export async function runStep(step: Step, target: Target, state: CaseState): Pro
   if (!found || found.entry.side !== target.side || (found.entry.receiver(found.body) && !state.receiver)) {
     return { exchanges: [], error: `suite error: this step does not apply to a ${target.side}` };
   }
-  return found.entry.run(found.body, target as never, state);
+  return found.entry.run(found.body, target as never, state, step);
 }

@@ -111,6 +111,8 @@ export interface MerchantTarget {
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;
   expiredKey?: string;
+  /** How long (ms) a deliver step waits for processing that finishes after the answer (default 2000). */
+  settleMs?: number;
   /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
   transport?: Transport;
 }
