@@ -27,16 +27,22 @@ const apiKey = 'ind-live-7f3a9c2e41d84b6f';
 const userId = 70421;
 const reportsDir = () => mkdtempSync(join(tmpdir(), 'wc-property-doubles-'));
 
+/**
+ * Two seeds here keep CI within its time; seeds 1 to 5 at 200 cases and 1 to 5 at 1,000 are measured
+ * through the CLI (README, Generated cases). The edges run first on every seed, whatever it is.
+ */
+const SEEDS = [1, 3];
+
 describe('generated cases against the independent doubles', () => {
   const services: Array<[string, Partial<IndependentServiceOptions>]> = [
     ['its defaults', {}],
     ['leases settled at once, 18.8-digit amounts, unreadable requests as HTTP 400', { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, requestFailures: 'http-400' }],
   ];
   for (const [name, options] of services) {
-    it(`the independent service (${name}) passes every service property, edges first, on seeds 1 to 5`, async () => {
+    it(`the independent service (${name}) passes every service property, edges first, on seeds ${SEEDS.join(' and ')}`, async () => {
       const service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey: 'ind-f', expiredKey: 'ind-e', userId, controlToken: 'ind-c', ...options });
       try {
-        for (const seed of [1, 2, 3, 4, 5]) {
+        for (const seed of SEEDS) {
           const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.cardBaseUrl, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true, controlToken: 'ind-c' }, { numRuns: 200, seed, reportsDir: reportsDir(), rules });
           expect(results.slice(0, 4).map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
             ['valid-requests', 'passed', ''], ['one-rule-broken', 'passed', ''], ['crypto-mangled', 'passed', ''], ['edges', 'passed', ''],
@@ -80,10 +86,10 @@ describe('generated cases against the independent doubles', () => {
   }, 240_000);
 
   for (const [name, start] of receivers) {
-    it(`the receiver on ${name} passes every merchant property, edges first, on seeds 1 to 5`, async () => {
+    it(`the receiver on ${name} passes every merchant property, edges first, on seeds ${SEEDS.join(' and ')}`, async () => {
       const receiver = await start();
       try {
-        for (const seed of [1, 2, 3, 4, 5]) {
+        for (const seed of SEEDS) {
           const results = await runGenerated({ side: 'merchant', callbackUrl: receiver.callbackUrl, probeUrl: receiver.probeUrl, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 200, seed, reportsDir: reportsDir(), rules });
           expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([['callbacks-once', 'passed', ''], ['callbacks-mangled', 'passed', '']]);
           expect(results[0]!.message).toMatch(/^200 cases \(200 processed once\)/);
