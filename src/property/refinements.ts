@@ -66,3 +66,22 @@ export function valueRules(context: RefineContext): (site: RefineSite) => Arbitr
     return undefined;
   };
 }
+
+/**
+ * The value rules of a generated VALID callback: the interface's rules (valueRules), and every free
+ * string field (txid/txId, chain/chainName, symbol, toAddress, trackingId, callBackId, ...) holds
+ * something. The schema sets no minLength, but an event with a blank identity value is not one a
+ * service sends: a receiver refusing it is at most U-CB-FIELDS, not a fault the valid cases catch.
+ */
+export function callbackValueRules(context: RefineContext): (site: RefineSite) => Arbitrary<ExactJson> | undefined {
+  const rules = valueRules(context);
+  return (site) => {
+    const refined = rules(site);
+    if (refined) return refined;
+    const { node } = site;
+    const free = node.type === 'string' && !('const' in node) && !Array.isArray(node.enum) && typeof node.pattern !== 'string';
+    if (!free) return undefined;
+    const min = typeof node.minLength === 'number' ? Math.max(1, node.minLength) : 1;
+    return textArbitrary(context.strings, min, Math.max(min, 40)).filter((text) => text.trim() !== '');
+  };
+}
