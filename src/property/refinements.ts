@@ -81,7 +81,9 @@ export function callbackValueRules(context: RefineContext): (site: RefineSite) =
     const { node } = site;
     const free = node.type === 'string' && !('const' in node) && !Array.isArray(node.enum) && typeof node.pattern !== 'string';
     if (!free) return undefined;
+    // A visible first character, then any text: never blank, and it shrinks in a step to one letter
+    // (a filter would make shrinking, which re-runs deliveries, walk through rejected blanks).
     const min = typeof node.minLength === 'number' ? Math.max(1, node.minLength) : 1;
-    return textArbitrary(context.strings, min, Math.max(min, 40)).filter((text) => text.trim() !== '');
+    return fc.tuple(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), textArbitrary(context.strings, min - 1, Math.max(min, 40) - 1)).map(([first, rest]) => first + rest);
   };
 }
