@@ -147,6 +147,9 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
     ['bigdecimal-double', 'ORDER-FIELDS', /^merchant\/raw-body\/(valid-deposit|multi-block)\/processed-exact/],
     ['dedupe-tracking-id', 'CB-ID-WITHDRAW', /^merchant\/idempotency\/withdrawal-same-txid/],
     ['deposit-by-tracking-id', 'CB-ID-DEPOSIT', /^merchant\/idempotency\/deposit-new-tracking-id\/processed/],
+
+    // Every callback 401 (the exact name X-API-KEY is never found): not blamed on --api-key (exit 1, a pre-flight warning).
+    ['header-name-exact', 'CB-ERRCODE', /^merchant\/raw-body\/valid-deposit\/answers/],
   ];
   for (const [fault, rule, where] of faults) {
     it(`fails the fault ${fault} under ${rule}, exit 1`, async () => {
@@ -154,6 +157,7 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
       const failures = failed(report);
       expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
       expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
+      if (fault === 'header-name-exact') expect(stderr).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m);
     }, 120_000);
   }
 });
@@ -207,6 +211,7 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
       const failures = failed(report);
       expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
       expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
+      if (fault === 'header-name-exact') expect(stderr).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m);
     }, 120_000);
   }
 });

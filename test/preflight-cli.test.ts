@@ -110,6 +110,15 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.status).toBe(1);
   }, 60_000);
 
+  it('a 401 to a valid energy query is not proof of a wrong key: a warning saying what to check first, the suites judge (exit 1)', async () => {
+    const s = embedded.service;
+    const run = await runCliAsync(['verify', 'service', '--base-url', s.baseUrl, '--api-key', 'not-the-merchants-key', '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-401')]);
+    expect(run.stderr.split('\n')[0]).toMatch(/^pre-flight: warning: the service answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the service's key check is at fault \(ERR-401\)/);
+    expect(report('s-401').preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 401 /) });
+    expect(report('s-401').results.some((result) => result.status === 'failed')).toBe(true);
+    expect(run.status).toBe(1);
+  }, 60_000);
+
   it('a 404 on the documented path is blamed on --base-url only because an unknown path answers 404 too', async () => {
     const s = embedded.service;
     const run = await runCliAsync(['verify', 'service', '--base-url', `${s.baseUrl}/wrong-prefix`, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-404')]);
@@ -201,6 +210,49 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const r = report('m-first-block');
       expect(r.preflight?.verdict).toBe('warning');
       expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+
+    it('a 401 to a valid callback is not proof of a wrong key: a warning saying what to check, the suites judge (exit 1); the key header goes out spelled X-API-KEY', async () => {
+      const names: string[] = [];
+      const server = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'x-api-key') names.push(req.rawHeaders[i]!);
+          res.writeHead(401, { 'content-type': 'application/json' }).end('{"errCode":401}');
+        });
+      });
+      const port = await listenOn(server);
+      started.push({ close: () => stopServer(server) });
+      const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-401', 'merchant/raw-body');
+      expect(run.stderr.split('\n')[0]).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/);
+      expect(run.stderr).not.toContain(embedded.merchant.apiKey);
+      const r = report('m-401');
+      expect(r.preflight?.steps.at(-1)).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 401 .*header X-API-KEY: HTTP 401 .*header x-api-key: HTTP 401/) });
+      expect(r.results.some((result) => result.status === 'failed')).toBe(true);
+      expect(run.status).toBe(1);
+      // The experiment sent x-api-key once; every other delivery names the header as the interface does.
+      expect(names.filter((name) => name === 'x-api-key')).toHaveLength(1);
+      expect(names.filter((name) => name !== 'X-API-KEY' && name !== 'x-api-key')).toEqual([]);
+    }, 60_000);
+
+    it('a receiver that finds the key only under one spelling of the header name: proven by the experiment (RFC 9110), a warning naming it; exit 1', async () => {
+      const apiKey = embedded.merchant.apiKey;
+      const server = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          // Looks the key up by the exact name x-api-key in the raw headers, as a case-sensitive map would.
+          const at = req.rawHeaders.findIndex((name, i) => i % 2 === 0 && name === 'x-api-key');
+          const ok = at >= 0 && req.rawHeaders[at + 1] === apiKey;
+          res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"errCode":0}' : '{"errCode":401}');
+        });
+      });
+      const port = await listenOn(server);
+      started.push({ close: () => stopServer(server) });
+      const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-header-case', 'merchant/raw-body');
+      expect(run.stderr).toMatch(/^pre-flight: warning: the merchant accepts --api-key only under the header name x-api-key: the key is right, and the receiver reads header names by their case/m);
+      expect(run.stderr).not.toMatch(/check the key/);
+      expect(report('m-header-case').results.some((result) => result.status === 'failed')).toBe(true);
       expect(run.status).toBe(1);
     }, 60_000);
 

@@ -1,7 +1,7 @@
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { realScheduler, type Scheduler } from '../core/scheduler.js';
 import { readAcknowledgement } from '../wire/acknowledgement.js';
-import { callbackHeaders, sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
+import { callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
 import { createPostAgents, postRaw, type PostAnswer } from './http-post.js';
@@ -195,7 +195,7 @@ export class CallbackDispatcher {
   /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
     const headers = callbackHeaders(merchant.apiKey);
-    return this.#o.variant?.headers ? this.#o.variant.headers(headers, merchant) : headers;
+    return spelledHeaders(this.#o.variant?.headers ? this.#o.variant.headers(headers, merchant) : headers);
   }
 
   /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */

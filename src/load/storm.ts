@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { idempotencyKey } from '../merchant/idempotency.js';
 import { readAcknowledgement, type CallbackAnswer } from '../wire/acknowledgement.js';
-import { callbackHeaders, sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
+import { callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import { generateEvents, type StormEvent } from './events.js';
 
 /** Everything a storm needs; every count and time is bounded. */
@@ -281,7 +281,7 @@ function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: str
   return new Promise((resolve) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
       url,
-      { method: 'POST', agent, headers: { ...callbackHeaders(apiKey), 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
+      { method: 'POST', agent, headers: { ...spelledHeaders(callbackHeaders(apiKey)), 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;

@@ -2,6 +2,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import { stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
+import { defaultPayload } from '../runner/merchant-steps.js';
 import { callbackArbitrary } from './callbacks-once.js';
 import type { Property } from './property.js';
 import { acknowledgementOf, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
@@ -74,8 +75,16 @@ export function callbacksMangled(env: MerchantEnv): Property<MangledCallback> {
       const next = await deliverEvent(env, event);
       const second = acknowledgementOf(next);
       if (second.verdict === 'not-acknowledged') {
+        // CB-AVAILABLE is about the endpoint, not this event: a plain valid callback tells them apart.
+        // Acknowledged, the endpoint is up and the receiver refused this generated event itself,
+        // which callbacks-once judges (CB-ERRCODE, CB-ONCE; U-CB-FIELDS for a field reading).
+        // A fresh copy of the event (new ids) refused too, with the plain one acknowledged: the refusal
+        // is of the event's content. Acknowledged: the mangled body left the endpoint unable for a while.
+        const plain = await deliverEvent(env, uniqueEvent(env, defaultPayload(4)).payload);
+        const fresh = acknowledgementOf(plain).verdict === 'not-acknowledged' ? undefined : await deliverEvent(env, uniqueEvent(env, payload).payload);
         await probeSince(env);
-        return { ok: false, message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged (${second.reason})`, rules: ['CB-AVAILABLE'], evidence: { exchanges: [exchange, next] } };
+        if (fresh && acknowledgementOf(fresh).verdict === 'not-acknowledged') return { ok: true, tag: 'the endpoint stays up (this event itself is refused: judged by callbacks-once)' };
+        return { ok: false, message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged (${second.reason}); ${fresh ? 'a fresh copy of the same event later was' : `nor a plain valid callback after it (${acknowledgementOf(plain).reason})`}`, rules: ['CB-AVAILABLE'], evidence: { exchanges: [exchange, next, plain, ...(fresh ? [fresh] : [])] } };
       }
       // One probe read for both deliveries: exactly the valid one was processed, the mangled one not.
       const added = await probeSince(env);

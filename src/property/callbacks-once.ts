@@ -2,7 +2,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange } from '../runner/context.js';
 import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
-import { valueRules } from './refinements.js';
+import { callbackValueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
 import type { Property, Verdict, Warning } from './property.js';
 import { plaintextBlockSize } from '../core/profile.js';
@@ -39,11 +39,11 @@ export interface CallbackSequence {
 /**
  * Random valid callbacks of every type, fields and spellings drawn from the spec's schemas; one in
  * three with any Unicode in its free-text fields (astral characters, combining sequences, CJK), as
- * a tenant's name or an address label may hold.
+ * a tenant's name or an address label may hold. No string field is blank (callbackValueRules).
  */
 export function callbackArbitrary(): Arbitrary<Record<string, ExactJson>> {
   const of = (strings: StringFlavour) => {
-    const refine = valueRules({ strings });
+    const refine = callbackValueRules({ strings });
     return fc.oneof(...TYPE_SCHEMAS.map((name) => deriveArbitrary(componentSchema(name), { refine, strings }) as Arbitrary<Record<string, ExactJson>>));
   };
   return fc.oneof({ arbitrary: of('ascii'), weight: 2 }, { arbitrary: of('unicode'), weight: 1 });
@@ -136,7 +136,10 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
       if (refused) {
         await probeSince(env);
         const payload = sent[delivery.event]!;
-        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error} (${acknowledgementOf(refused).reason})`, rules: ['CB-ERRCODE', 'CB-DECRYPT'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+        // Not CB-DECRYPT: the answer does not say whether the body was opened (a receiver refusing a
+        // field it read has decrypted it). An event not acknowledged is one the service counts as
+        // not delivered (CB-ERRCODE) and that was not processed once (CB-ONCE).
+        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error} (${acknowledgementOf(refused).reason})`, rules: ['CB-ERRCODE', 'CB-ONCE'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
       }
       const ambiguous = copies.find((exchange) => acknowledgementOf(exchange).verdict === 'ambiguous');
       if (ambiguous && !warning) {

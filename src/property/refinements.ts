@@ -66,3 +66,24 @@ export function valueRules(context: RefineContext): (site: RefineSite) => Arbitr
     return undefined;
   };
 }
+
+/**
+ * The value rules of a generated VALID callback: the interface's rules (valueRules), and every free
+ * string field (txid/txId, chain/chainName, symbol, toAddress, trackingId, callBackId, ...) holds
+ * something. The schema sets no minLength, but an event with a blank identity value is not one a
+ * service sends: a receiver refusing it is at most U-CB-FIELDS, not a fault the valid cases catch.
+ */
+export function callbackValueRules(context: RefineContext): (site: RefineSite) => Arbitrary<ExactJson> | undefined {
+  const rules = valueRules(context);
+  return (site) => {
+    const refined = rules(site);
+    if (refined) return refined;
+    const { node } = site;
+    const free = node.type === 'string' && !('const' in node) && !Array.isArray(node.enum) && typeof node.pattern !== 'string';
+    if (!free) return undefined;
+    // A visible first character, then any text: never blank, and it shrinks in a step to one letter
+    // (a filter would make shrinking, which re-runs deliveries, walk through rejected blanks).
+    const min = typeof node.minLength === 'number' ? Math.max(1, node.minLength) : 1;
+    return fc.tuple(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), textArbitrary(context.strings, min - 1, Math.max(min, 40) - 1)).map(([first, rest]) => first + rest);
+  };
+}

@@ -45,7 +45,9 @@ function absent(status: number): boolean {
 /**
  * Probes each control route without changing anything: read routes are read, write routes get a
  * body that is not JSON (every implementation refuses it before acting). 404, 405 and 501 mean the
- * route is not offered; 401 means the control token is wrong (the caller stops the run).
+ * route is not offered. A 401 is a route we cannot use (a wrong --control-token, or a token check
+ * of the target's own: no rule binds the control API): the cases that need it are skipped, and
+ * pre-flight warns when every route answered 401.
  */
 export async function probeCapabilities(target: ServiceTarget): Promise<Capabilities> {
   const routes: Capabilities['routes'] = {};
@@ -64,8 +66,8 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
       // One retry: a connection lost once must not skip every case that needs the route.
       const answer = await ask().catch(ask);
       const text = answer.body.toString('utf8');
-      routes[route] = absent(answer.status)
-        ? { present: false, detail: `answered ${answer.status}` }
+      routes[route] = absent(answer.status) || answer.status === 401
+        ? { present: false, detail: answer.status === 401 ? 'answered 401 to --control-token' : `answered ${answer.status}` }
         : { present: true, detail: `answered ${answer.status}`, ...(method === 'GET' && answer.status === 200 ? { text } : {}) };
     } catch (error) {
       routes[route] = { present: false, detail: `no answer: ${(error as Error).message}` };

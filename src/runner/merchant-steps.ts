@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
-import { CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
+import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
 import { currentNetwork, sendJsonRequest } from './http-client.js';
 import type { DeliverStep } from './suite.js';
@@ -136,14 +136,15 @@ function runCommand(command: string, what: string, timeoutMs: number): Promise<s
 
 /**
  * Posts one callback body as the service does (src/wire/callback-delivery.ts): the raw body, the
- * form content type, the given X-API-KEY (none when undefined; redacted in the evidence). A
- * transport failure is the exchange's error.
+ * form content type, the given X-API-KEY (none when undefined; redacted in the evidence), its
+ * header named `keyHeader` on the wire (`X-API-KEY` as the interface spells it). A transport
+ * failure is the exchange's error.
  */
-export async function postCallback(target: MerchantTarget, body: string, plainText: string, key: string | undefined, contentType = CALLBACK_CONTENT_TYPE): Promise<Exchange> {
+export async function postCallback(target: MerchantTarget, body: string, plainText: string, key: string | undefined, contentType = CALLBACK_CONTENT_TYPE, keyHeader = API_KEY_HEADER): Promise<Exchange> {
   const headers: Record<string, string> = { ...callbackHeaders(key), 'content-type': contentType };
   const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: plainText };
   try {
-    const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers, body });
+    const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers: spelledHeaders(headers, keyHeader), body });
     const answer = wire.body.toString('utf8');
     let json: ExactJson | undefined;
     try {

@@ -63,16 +63,19 @@ const PADDING_NAME: Record<CryptoProfile['padding'], string> = { 'pkcs1': 'PKCS#
 
 /**
  * Before the service suites: the control routes, then one valid energy query. Ends the run only on
- * what is proven: every control route 401, a 401/403 to a valid query with our key, a 404 on the
- * documented path that an unknown path shares while no sibling path (/api/v2/..., /api/...) answers
- * the query, an answer that opens only under another padding.
- * A refused query (code ≠ 0) or an answer that opens under no padding is a finding for the suites.
+ * what is proven: a 404 on the documented path that an unknown path shares while no sibling path (/api/v2/..., /api/...)
+ * answers the query, an answer that opens
+ * only under another padding. A 401/403 to a valid query with our key (a wrong key cannot be told
+ * from a broken key check), every control route 401, a refused query (code ≠ 0) or an answer that
+ * opens under no padding are warnings: the suites judge.
  */
 export async function preflightService(target: ServiceTarget, capabilities: Capabilities): Promise<Preflight> {
   const why: Reasoning = new Reasoning();
   const probed = Object.entries(capabilities.routes);
-  if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401')) {
-    why.stop('the control API routes with --control-token', '', '--control-token is not accepted: every control API route answered 401');
+  if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) {
+    // No rule binds the control API: a 401 there is a setup the target does not perform for us.
+    why.warn('the control API routes with --control-token', 'every control API route answered 401',
+      'the service refused --control-token on every control API route: check the token; the cases that need the control API are skipped');
   }
   const stranger = makeStrangerKeys(target.publicKey.bits);
   const scope = { caseId: 'wc-preflight', saved: {} };
@@ -80,8 +83,14 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
   const response = exchange.response;
   if (!response) why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
-  if (response.status === 401) why.stop(what, '', '--api-key is not accepted: a valid energy query got HTTP 401 (check the key and its validity window)');
-  if (response.status === 403) why.stop(what, '', '--api-key lacks the permission for the energy query: a valid query got HTTP 403');
+  if (response.status === 401 || response.status === 403) {
+    // Not proof of a wrong key: a service whose key check is broken (an inverted validity window)
+    // answers every key so. The suites run and judge (they will fail).
+    why.warn(what, answerOf(exchange), response.status === 401
+      ? 'the service answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the service\'s key check is at fault (ERR-401); the suites judge'
+      : 'the service answered HTTP 403 to --api-key: check that the key holds the energy query permission; if it does, the service\'s permission check is at fault (ERR-403); the suites judge');
+    return why.result();
+  }
   if (response.status === 404) {
     // The same operation answering at a sibling of the documented path (another version, none) is
     // a service that serves it at the wrong path (VERSION-V1): a finding, not a wrong base URL.
@@ -173,6 +182,32 @@ function ordinaryCallback(key: RsaKey, profile: CryptoProfile): { body: string; 
   }
 }
 
+/**
+ * A valid callback answered 401. A wrong key cannot be told from a broken key check (an inverted
+ * validity window refuses every key), so this is a warning. One experiment proves a receiver fault:
+ * the same key under the header name spelled `X-API-KEY` (as the interface writes it) and
+ * `x-api-key`. Header names are case-insensitive (RFC 9110): when exactly one spelling is
+ * accepted, the key is right and the receiver reads header names by their case.
+ */
+async function keyHeaderExperiment(target: MerchantTarget, why: Reasoning, what: string, ordinary: Exchange): Promise<void> {
+  const spellings = ['X-API-KEY', 'x-api-key'] as const;
+  const answers: { name: string; exchange: Exchange; accepted: boolean }[] = [];
+  for (const name of spellings) {
+    const sealed = ordinaryCallback(target.privateKey, target.profile);
+    const exchange = await postCallback(target, sealed.body, sealed.text, target.apiKey, undefined, name);
+    answers.push({ name, exchange, accepted: exchange.response !== undefined && exchange.response.status !== 401 });
+  }
+  const observed = answers.map(({ name, exchange }) => `header ${name}: ${answerOf(exchange)}`).join('; ');
+  const accepted = answers.filter((answer) => answer.accepted);
+  if (accepted.length === 1) {
+    why.warn('the same key under the header name X-API-KEY and x-api-key', observed,
+      `the merchant accepts --api-key only under the header name ${accepted[0]!.name}: the key is right, and the receiver reads header names by their case, though HTTP header names are case-insensitive (RFC 9110; CB-KEY-401, CB-HEADERS); the suites judge`);
+    return;
+  }
+  why.warn(what, `${answerOf(ordinary)}; ${observed}`,
+    'the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver\'s key check is at fault (CB-KEY-401); the suites judge');
+}
+
 function sameAnswer(a: Exchange, b: Exchange): boolean {
   return a.response !== undefined && b.response !== undefined && a.response.status === b.response.status && a.response.body === b.response.body;
 }
@@ -199,7 +234,10 @@ export async function preflightMerchant(target: MerchantTarget): Promise<Preflig
   const ordinary = await deliver(sealed);
   const what = `one valid deposit callback (its Base64 holds ${plus ? 'a \'+\'' : 'no \'+\''}) with --api-key, sealed with --private-key under --profile`;
   if (!ordinary.response) why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
-  if (ordinary.response.status === 401) why.stop(what, '', '--api-key is not accepted: the merchant answered a valid callback with HTTP 401 (check the key and its validity window)');
+  if (ordinary.response.status === 401) {
+    await keyHeaderExperiment(target, why, what, ordinary);
+    return why.result();
+  }
   const first = ack(ordinary);
   if (first.verdict !== 'not-acknowledged') {
     why.ok(what, `${answerOf(ordinary)} (${first.reason})`, 'the merchant accepts the key and opens the callback');

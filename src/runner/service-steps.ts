@@ -3,6 +3,7 @@ import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import { BASE64_PATTERN, encodeBase64 } from '../crypto/base64.js';
 import { openJson, sealJson } from '../crypto/codec.js';
 import { CryptoError } from '../crypto/errors.js';
+import { spelledHeaders } from '../wire/callback-delivery.js';
 import { describeCryptoFailure, LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import { redact, type Exchange, type ReceivedResponse, type StrangerKeys } from './context.js';
 import { sendJsonRequest } from './http-client.js';
@@ -88,7 +89,7 @@ export async function runRequest(step: RequestStep, target: ServiceTarget, scope
   const request = { method: step.method ?? 'POST', url, headers, body, ...(plain === undefined ? {} : { plain }) };
   const shown = { ...request, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers };
   try {
-    const wire = await transportOf(target).send({ method: request.method, url, headers, body });
+    const wire = await transportOf(target).send({ method: request.method, url, headers: spelledHeaders(headers), body });
     return { request: shown, response: readResponse(wire.status, wire.headers, wire.body.toString('utf8'), target) };
   } catch (error) {
     return { request: shown, error: (error as Error).message };

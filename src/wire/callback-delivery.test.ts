@@ -4,7 +4,7 @@ import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { openBytes } from '../crypto/codec.js';
 import { parseKey, publicHalf, type RsaPrivateKey } from '../crypto/keys.js';
-import { CALLBACK_CONTENT_TYPE, callbackHeaders, callbackSealingKey, sealCallback, withRequestUUID } from './callback-delivery.js';
+import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, callbackSealingKey, sealCallback, spelledHeaders, withRequestUUID } from './callback-delivery.js';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const privateKey = parseKey(pem, { expect: 'private' }) as RsaPrivateKey;
@@ -14,6 +14,12 @@ describe('callbackHeaders (CB-HEADERS, AUTH-KEY)', () => {
   it('sends the form Content-Type and the key, or no key', () => {
     expect(callbackHeaders('ak-1')).toEqual({ 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': 'ak-1' });
     expect(callbackHeaders(undefined)).toEqual({ 'content-type': CALLBACK_CONTENT_TYPE });
+  });
+  it('names the key header on the wire as the interface spells it, or as asked', () => {
+    expect(spelledHeaders(callbackHeaders('ak-1'))).toEqual({ 'content-type': CALLBACK_CONTENT_TYPE, [API_KEY_HEADER]: 'ak-1' });
+    expect(Object.keys(spelledHeaders(callbackHeaders('ak-1')))).toContain('X-API-KEY');
+    expect(spelledHeaders({ 'X-Api-Key': 'ak-1' }, 'x-api-key')).toEqual({ 'x-api-key': 'ak-1' });
+    expect(spelledHeaders(callbackHeaders(undefined))).toEqual({ 'content-type': CALLBACK_CONTENT_TYPE });
   });
 });
 

@@ -28,6 +28,21 @@ export function callbackHeaders(apiKey: string | undefined): Record<string, stri
   return { 'content-type': CALLBACK_CONTENT_TYPE, ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }) };
 }
 
+/** The key header's name as the interface spells it; HTTP header names are case-insensitive (RFC 9110), but a receiver may not be. */
+export const API_KEY_HEADER = 'X-API-KEY';
+
+/**
+ * The headers as sent on the wire: the key header named as the interface spells it (`X-API-KEY`;
+ * node:http keeps the case it is given), or as `keyHeader` spells it. Evidence keeps lower-case names.
+ *
+ * @example spelledHeaders({ 'x-api-key': 'k' }) // { 'X-API-KEY': 'k' }
+ */
+export function spelledHeaders(headers: Record<string, string>, keyHeader: string = API_KEY_HEADER): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase() === 'x-api-key' ? keyHeader : name] = value;
+  return out;
+}
+
 /**
  * The payload of one delivery (CB-UUID): a copy with `requestUUID` set to `requestUUID` (a fresh
  * random UUID by default). An existing `requestUUID` is replaced where it stands; otherwise it

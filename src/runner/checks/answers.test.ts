@@ -71,4 +71,28 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
     const long = 'e'.repeat(200);
     expect(run({}, [exchange(answer(500, long))])).toEqual(failed(`expected HTTP 200, got 500: ${'e'.repeat(160)}…`));
   });
+  it('lenient: a Base64 form a decoder reads is judged by what became of the event (CB-NO-FALSE-ACK only when it was lost; else U-CRYPTO)', () => {
+    const event = '{"type":1,"trackingId":"t-own","txid":"x"}';
+    const other = '{"type":1,"trackingId":"t-other","txid":"y"}';
+    const lenient = (exchanges: Exchange[], processed: string[] | undefined): Finding[] =>
+      answersCheck.run(checkContext({ target: merchantTarget, params: { errCode: 'nonzero', lenient: true }, outcome: { exchanges, delivered: [event], ...(processed ? { processed } : {}) } }));
+    const refused = [exchange(answer(400, '{"errCode":400}'))];
+    const acked = [exchange(answer(200, ack))];
+    expect(lenient(refused, [])[0]!.status).toBe('passed');
+    expect(lenient(refused, undefined)[0]!.status).toBe('passed');
+    // Refused yet processed: the service would never resend it, the merchant holds an event it refused.
+    expect(lenient(refused, [event])).toEqual([{ status: 'failed', message: expect.stringMatching(/^refused the body, yet the probe shows 1 processing/) }]);
+    // Acknowledged and processed once, the event's own trackingId: leniency, U-CRYPTO.
+    expect(lenient(acked, [event])).toEqual([{ status: 'failed', rules: ['U-CRYPTO'], message: expect.stringMatching(/processed the event once/) }]);
+    // Acknowledged without a probe: not known to be lost, U-CRYPTO.
+    expect(lenient(acked, undefined)).toEqual([{ status: 'failed', rules: ['U-CRYPTO'], message: expect.stringMatching(/without a probe/) }]);
+    // Acknowledged and not processed, or something else processed: a false ack under the expectation's rules.
+    expect(lenient(acked, [])).toEqual([{ status: 'failed', message: expect.stringMatching(/the probe shows 0 processing\(s\) \(the event is lost\)$/) }]);
+    expect(lenient(acked, [other])).toEqual([{ status: 'failed', message: expect.stringMatching(/did not process as the event: the probe shows 1/) }]);
+    expect(lenient(acked, [event, event])).toEqual([{ status: 'failed', message: expect.stringMatching(/shows 2 processing/) }]);
+    // An ambiguous answer is read as a possible acknowledgement.
+    expect(lenient([exchange(answer(200, '{"errCode":0.0}'))], [])[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/^answered a possible acknowledgement/) });
+    // Without lenient, the same acknowledgement is a false ack whatever the probe shows.
+    expect(run({ errCode: 'nonzero' }, acked)[0]!.status).toBe('failed');
+  });
 });

@@ -24,6 +24,11 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
       answer(200, '{"code":"40011","message":"x"}'),
       [{ status: 'failed', message: 'HTTP 200 with an invalid envelope: /code must be integer [ENV-CODE]', rules: ['ENV-CODE'] }],
     ],
+    [
+      'HTTP 200 whose data is URL-safe Base64: the answer\'s rule only (CRYPTO-ENVELOPE), once, not the request\'s ENERGY-DATA/ORDER-DATA',
+      answer(200, '{"code":0,"message":"","data":"ab-_cd=="}'),
+      [{ status: 'failed', message: 'HTTP 200 with data that is not standard Base64: /data must match pattern "^[A-Za-z0-9+/]+={0,2}$" [CRYPTO-ENVELOPE]', rules: ['CRYPTO-ENVELOPE'] }],
+    ],
     ['an accepted request (code 0)', answer(200, '{"code":0,"message":"","data":"AQID"}'), [{ status: 'failed', message: 'accepted (code 0)' }]],
     ['an accepted request with its result', decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{"id":"cb-1"}'), [{ status: 'failed', message: 'accepted (code 0), result {"id":"cb-1"}' }]],
     ['a failure code without error text', answer(200, '{"code":7,"message":"","data":""}'), [{ status: 'failed', message: 'failure code 7 without error text (ENV-MSG)', rules: ['ENV-MSG'] }]],

@@ -23,7 +23,16 @@ export const refusedCheck: Check = {
     if (response.status !== 200) return [fail(`HTTP ${response.status} (neither a refusal nor an envelope): ${preview(response.body)}`)];
     if (response.json === undefined) return [fail(`HTTP 200 with a body that is not JSON: ${preview(response.body)}`)];
     const issues = validateSchema('Envelope', response.json);
-    if (issues.length > 0) return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`, issueRules(issues))];
+    if (issues.length > 0) {
+      // The answer's data breaking the Base64 pattern is CRYPTO-ENVELOPE: the spec's shared pattern also
+      // names the request's rules (ENERGY-DATA, ORDER-DATA), and its anyOf branches (null, "") add nothing.
+      const pattern = issues.filter((issue) => issue.path === '/data' && issue.keyword === 'pattern');
+      if (pattern.length > 0 && issues.every((issue) => issue.path === '/data')) {
+        return [fail(`HTTP 200 with data that is not standard Base64: ${[...new Set(pattern.map((issue) => issue.message))].join('; ')} [CRYPTO-ENVELOPE]`, ['CRYPTO-ENVELOPE'])];
+      }
+      const answerSide = issues.filter((issue) => issue.path !== '/data' || issue.keyword !== 'pattern');
+      return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`, issueRules(answerSide) ?? ['CRYPTO-ENVELOPE'])];
+    }
     const envelope = response.json as unknown as { code: unknown; message: string };
     if (String(envelope.code) === '0') {
       const accepted = `accepted (code 0)${response.decrypted ? `, result ${preview(response.decrypted.text)}` : ''}`;
