@@ -124,21 +124,21 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
     expect(report.summary.passed).toBeGreaterThan(80);
-  }, 120_000);
+  }, 240_000);
 
   it('passes the legal Java choices (probe re-serialised, scale stripped, body read before the key check, text/plain answer, form Content-Type required, unknown types refused, busy while in flight, MIME decoder)', async () => {
     const legal = ['legal-reserialize', 'legal-strip-zeros', 'legal-read-body-first', 'legal-text-plain', 'legal-require-form-ct', 'legal-refuse-unknown-type', 'legal-busy-in-flight', 'legal-mime-decoder'];
     const { status, stderr, report } = await verifyReceiver('legal', legal);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
-  }, 120_000);
+  }, 240_000);
 
   it('passes a receiver that answers first and books each event 300 ms later on another thread (processing may end after the answer): exit 0, no failure', async () => {
     const { status, stderr, report } = await verifyReceiver('ack-then-process', ['ack-then-process']);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
     expect(report.results.filter((result) => result.id.includes('/processed') && result.status === 'passed').length).toBeGreaterThan(20);
-  }, 120_000);
+  }, 240_000);
 
   // Each fault: exit 1 (never 2), and a failed result under the rule it breaks, on the case that shows it.
   const faults: [fault: string, rule: string, where: RegExp][] = [
@@ -158,7 +158,7 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
       expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
       expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
       if (fault === 'header-name-exact') expect(stderr).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m);
-    }, 120_000);
+    }, 240_000);
   }
 });
 
@@ -168,14 +168,14 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
     expect(report.summary.passed).toBeGreaterThan(60);
-  }, 120_000);
+  }, 240_000);
 
   it('passes a service that answers envelope data without its = padding: warnings under U-CRYPTO, no failure', async () => {
     const { status, stderr, report } = await verifyService('unpadded-envelope', ['legal-unpadded-envelope']);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
     expect(report.results.filter((result) => result.status === 'warning' && result.rules.includes('U-CRYPTO'))).not.toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async () => {
     const service = await startJava(
@@ -212,6 +212,6 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
       expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
       expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
       if (fault === 'header-name-exact') expect(stderr).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m);
-    }, 120_000);
+    }, 240_000);
   }
 });

@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { MESSAGE_PREFIX, isWalletConformanceError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
-import { describeCryptoFailure } from '../wire/crypto-failure.js';
+import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import { registerCallbackCommand } from './callback-command.js';
 import { registerCryptoCommand } from './crypto-command.js';
 import { registerDocsCommand } from './docs-command.js';

@@ -2,7 +2,8 @@ import { ConfigError } from '../core/errors.js';
 import { halfFor, openBytes, decodeUtf8, sealJson } from '../crypto/codec.js';
 import { CryptoError } from '../crypto/errors.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { describeCryptoFailure, familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
+import { familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
+import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import type { OpenFailureKind, WalletCodec } from './types.js';
 
 /**

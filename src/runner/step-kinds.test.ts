@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { merchantTarget, serviceTarget, testKeys } from '../../test/support/check-context.js';
-import { expectedProcessings, graceMs, producedBy, routesOfStep, runStep, STEP_KINDS, stepKindOf, stepNeedsReceiver, type CaseState } from './step-kinds.js';
+import { expectedProcessings, graceMs, settleLimit, producedBy, routesOfStep, runStep, STEP_KINDS, stepKindOf, stepNeedsReceiver, type CaseState } from './step-kinds.js';
 import type { Transport } from './transport.js';
 import type { Step } from './suite.js';
 
@@ -130,5 +130,15 @@ describe('what a deliver step waits for', () => {
     [undefined, 2000, 0], [50, 2000, 200], [350, 2000, 700], [1500, 2000, 2000], [350, 0, 0],
   ])('waits a grace of %s ms late with a %s ms limit: %s ms', (late, limit, grace) => {
     expect(graceMs(late, limit)).toBe(grace);
+  });
+
+  it.each<[string, { late: boolean; missed: number } | undefined, number, number]>([
+    ['a first wait', undefined, 2000, 2000],
+    ['one wait ran out', { late: false, missed: 1 }, 2000, 2000],
+    ['two waits ran out, never late: short', { late: false, missed: 2 }, 2000, 200],
+    ['two waits ran out, once late: the whole limit', { late: true, missed: 5 }, 2000, 2000],
+    ['a limit below the short one stays', { late: false, missed: 3 }, 100, 100],
+  ])('settles for %s: %o with a %s ms limit waits %s ms', (_label, history, limit, expected) => {
+    expect(settleLimit(history, limit)).toBe(expected);
   });
 });

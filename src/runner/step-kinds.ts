@@ -67,6 +67,27 @@ const SETTLE_POLL_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * What the run has learnt of the receiver's timing (per target, so per run): whether it was ever
+ * seen processing after its answer, and how many settle waits ran out with processing still missing.
+ */
+interface SettleHistory {
+  late: boolean;
+  missed: number;
+}
+const SETTLE_HISTORY = new WeakMap<object, SettleHistory>();
+/** The settle limit once the receiver lost events twice without ever processing late. */
+const SHORT_SETTLE_MS = 200;
+
+/**
+ * The settle limit for the next wait: the configured one, until two waits ran out while nothing was
+ * ever seen late; then a short one. A receiver that loses events (a form-field reader loses them all)
+ * would otherwise cost the limit on every case, while one that books late keeps the whole limit.
+ */
+export function settleLimit(history: SettleHistory | undefined, settleMs: number): number {
+  return history && !history.late && history.missed >= 2 ? Math.min(settleMs, SHORT_SETTLE_MS) : settleMs;
+}
+
+/**
  * The fewest processings of its own events a deliver step's checks expect: the largest `processed`
  * count, and one for `processed-exact` (it fails when nothing was processed); undefined when no check
  * reads the probe.
@@ -171,7 +192,9 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
     // settle limit. A step expecting none waits a grace only when the case's events were seen late.
     const expected = expectedProcessings(step);
-    const settleMs = target.settleMs ?? DEFAULT_SETTLE_MS;
+    const history = SETTLE_HISTORY.get(target) ?? { late: false, missed: 0 };
+    SETTLE_HISTORY.set(target, history);
+    const settleMs = settleLimit(history, target.settleMs ?? DEFAULT_SETTLE_MS);
     const grace = expected === 0 ? graceMs(state.lateMs, settleMs) : 0;
     if (grace > 0) await sleep(grace);
     let after = await readProbe(target);
@@ -185,6 +208,8 @@ const deliver: StepKind<'deliver', 'merchant'> = {
         reads++;
       }
       state.lateMs = reads > 0 && processed.length >= expected ? performance.now() - answered : undefined;
+      if (state.lateMs !== undefined) history.late = true;
+      if (processed.length < expected) history.missed++;
     }
     state.lastProbe = after;
     return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}) };

@@ -11,7 +11,9 @@
  * - `key`: the RSA layer failed (another key, another padding, a corrupted block, a length that is
  *   not a whole number of blocks).
  */
-import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
+// Types only: src/service reads LENIENT_BASE64_REASONS and is bundled for the browser, where no
+// part of src/crypto may go (the wording of a CryptoError is in crypto-wording.ts).
+import type { CryptoFailureReason } from '../crypto/errors.js';
 
 export type CryptoFailureFamily = 'base64' | 'plaintext' | 'key';
 
@@ -43,15 +45,6 @@ export function familyOf(reason: string): CryptoFailureFamily {
   return (FAMILY as Record<string, CryptoFailureFamily>)[reason] ?? 'key';
 }
 
-/**
- * A failure to open encrypted data as one line: a CryptoError's explanation followed by its reason
- * in brackets (`… is missing [missing-padding]`, the form `reasonInMessage` reads back); any other
- * error by its message.
- */
-export function describeCryptoFailure(error: unknown): string {
-  if (error instanceof CryptoError) return `${error.message} [${error.reason}]`;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The reason at the end of a CryptoError's message as the codec words it (`… [missing-padding]`). */
 export function reasonInMessage(message: string): string {

@@ -3,7 +3,7 @@ import { openJson } from '../../crypto/codec.js';
 import type { CheckContext, ReceivedCallback } from '../context.js';
 import type { ServiceTarget } from '../types.js';
 import type { Finding } from '../types.js';
-import { describeCryptoFailure } from '../../wire/crypto-failure.js';
+import { describeCryptoFailure } from '../../wire/crypto-wording.js';
 import { fail } from './check.js';
 
 /**
