@@ -44,8 +44,7 @@ export function uniqueEvent(env: MerchantEnv, payload: Record<string, ExactJson>
  * another HTTP status) is a reading of U-CB-RESPONSE, which the properties warn about.
  */
 export function acknowledgementOf(exchange: Exchange): Acknowledgement {
-  const response = exchange.response;
-  return readAcknowledgement(response ? { status: response.status, body: response.body, json: response.json } : undefined);
+  return readAcknowledgement(exchange.response);
 }
 
 /** Delivers a body (already sealed or mangled) as the service does: raw body, form content type, the merchant's key. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAcknowledged, mayBeAcknowledged, readAcknowledgement, type AcknowledgementVerdict } from './acknowledgement.js';
+import { isAcknowledged, readAcknowledgement, type AcknowledgementVerdict } from './acknowledgement.js';
 import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import { ERR_CODES } from '../merchant/callback-handler.js';
 
@@ -30,7 +30,6 @@ describe('readAcknowledgement (CB-ERRCODE; its open edges U-CB-RESPONSE)', () =>
     expect(read.errCode).toBe(errCode);
     expect(read.reason).not.toBe('');
     expect(isAcknowledged({ status, body })).toBe(verdict === 'acknowledged');
-    expect(mayBeAcknowledged({ status, body })).toBe(verdict !== 'not-acknowledged');
   });
 
   it('reads no answer at all as not acknowledged', () => {

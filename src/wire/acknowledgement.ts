@@ -68,8 +68,3 @@ export function readAcknowledgement(answer: CallbackAnswer | undefined): Acknowl
 export function isAcknowledged(answer: CallbackAnswer | undefined): boolean {
   return readAcknowledgement(answer).verdict === 'acknowledged';
 }
-
-/** May some reading of the interface count this answer as an acknowledgement? */
-export function mayBeAcknowledged(answer: CallbackAnswer | undefined): boolean {
-  return readAcknowledgement(answer).verdict !== 'not-acknowledged';
-}

@@ -50,7 +50,7 @@ export const answersCheck: Check<AnswersParams> = {
       const { response } = exchange;
       if (status !== undefined && response.status !== status) return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
       if (!errCode) continue;
-      const ack = readAcknowledgement({ status: response.status, body: response.body, json: response.json });
+      const ack = readAcknowledgement(response);
       if (errCode === 'zero' && ack.verdict === 'not-acknowledged') {
         if (response.status !== 200) return [fail(`${n}expected HTTP 200, got ${response.status}: ${preview(response.body)} (${ack.reason})`)];
         return [fail(`${n}expected errCode 0, got ${preview(response.body) || 'an empty body'} (${ack.reason})`)];
@@ -80,7 +80,7 @@ function lenientVerdict(ctx: CheckContext<AnswersParams>): Finding[] {
   const exchanges = ctx.outcome.exchanges;
   const unanswered = exchanges.find((exchange) => !exchange.response);
   if (unanswered) return [fail(`no answer: ${unanswered.error ?? 'unknown'}`)];
-  const acks = exchanges.map((exchange) => readAcknowledgement({ status: exchange.response!.status, body: exchange.response!.body, json: exchange.response!.json }));
+  const acks = exchanges.map((exchange) => readAcknowledgement(exchange.response));
   const taken = acks.findIndex((ack) => ack.verdict !== 'not-acknowledged');
   const processed = ctx.outcome.processed;
   if (taken < 0) {
