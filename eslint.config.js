@@ -22,6 +22,7 @@ const LAYERS = {
   msw: ['core', 'crypto', 'generated', 'service', 'wire'],
   load: ['core', 'crypto', 'merchant', 'spec', 'wire'],
   property: ['core', 'crypto', 'generate', 'runner', 'spec', 'wire'],
+  observe: ['core', 'crypto', 'net', 'runner', 'spec', 'wire'], // the decrypting proxy: judges with the runner's checks and verdict model
 };
 const ALL = ['cli', 'generated', ...Object.keys(LAYERS)];
 
