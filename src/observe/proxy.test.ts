@@ -1,0 +1,245 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultNetwork } from '../net/network-config.js';
+import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
+import type { ObservedExchange, Judge } from './exchange.js';
+import { endToEndHeaders, OBSERVE_HEADER, startObserveProxy, upstreamUrl, type ObserveProxy, type ProxyListener } from './proxy.js';
+
+/** What an upstream saw of one request. */
+interface Seen {
+  method: string;
+  url: string;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** A loopback upstream that records every request and answers with `answer`. */
+async function upstream(answer: (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void, tls?: { cert: string; key: string }) {
+  const seen: Seen[] = [];
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method!, url: req.url!, rawHeaders: req.rawHeaders, body });
+      answer(req, res, body);
+    });
+  };
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cleanups.push(() => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  }));
+  return { url, seen };
+}
+
+/** The recording judge of these tests: keeps every exchange it is given, judges nothing. */
+function recordingJudge(): Judge & { seen: ObservedExchange[] } {
+  const seen: ObservedExchange[] = [];
+  return {
+    seen,
+    accept: (exchange) => (seen.push(exchange), []),
+    finish: () => ({ exchanges: seen.length, forgottenEvents: 0, report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [] } }),
+  };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function proxy(listeners: Array<Partial<ProxyListener> & Pick<ProxyListener, 'upstream'>>, judge: Judge, extra: { upstreamTimeoutMs?: number; maxRecordedBodyBytes?: number; onError?: (error: unknown) => void; network?: ReturnType<typeof defaultNetwork> } = {}): Promise<ObserveProxy> {
+  const started = await startObserveProxy({
+    listeners: listeners.map((listener) => ({ direction: 'merchant→service', host: '127.0.0.1', port: 0, ...listener })),
+    onExchange: (exchange) => void judge.accept(exchange),
+    ...extra,
+  });
+  cleanups.push(() => started.close());
+  return started;
+}
+
+/** Sends exactly these raw headers and body; resolves with what came back. */
+function request(url: string, options: { method?: string; headers?: string[]; body?: Buffer; ca?: string } = {}): Promise<{ status: number; statusMessage: string; rawHeaders: string[]; body: Buffer }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = (target.protocol === 'https:' ? https : http).request({
+      host: target.hostname, port: target.port, path: target.pathname + target.search, method: options.method ?? 'POST',
+      headers: ['Host', target.host, ...(options.headers ?? [])], agent: false, ...(options.ca ? { ca: options.ca } : {}),
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, statusMessage: res.statusMessage!, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Resolves once the judge holds `count` exchanges (the proxy hands one over after its answer left). */
+async function judged(judge: { seen: ObservedExchange[] }, count: number): Promise<ObservedExchange[]> {
+  for (let i = 0; i < 200 && judge.seen.length < count; i++) await new Promise((resolve) => setImmediate(resolve));
+  return judge.seen;
+}
+
+const FORM = Buffer.from('data=Ab+/cD%2B==&x=1');
+
+describe('the observe proxy', () => {
+  it('forwards request and answer unchanged (headers in order, repeats, body bytes) and records both', async () => {
+    const service = await upstream((_req, res) => {
+      res.sendDate = false;
+      res.writeHead(201, 'Made It', ['Content-Type', 'application/json; charset=utf-8', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Odd-Case', 'v']);
+      res.end('{"code":0,"data":"x+y/="}');
+    });
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: `${service.url}/gw` }], judge);
+    const answer = await request(`${observe.addresses[0]!.url}/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb`, {
+      headers: ['Content-Type', 'application/x-www-form-urlencoded', 'X-API-KEY', 'key-1', 'X-Repeat', 'one', 'X-Repeat', 'two', 'Content-Length', String(FORM.length)],
+      body: FORM,
+    });
+
+    const [seen] = service.seen;
+    expect(seen!.method).toBe('POST');
+    expect(seen!.url).toBe('/gw/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb');
+    expect(seen!.body.equals(FORM)).toBe(true);
+    // Host names the upstream; everything else as sent, in order; the client's keep-alive Connection is not passed on, nothing is added.
+    const { port } = new URL(service.url);
+    expect(seen!.rawHeaders).toEqual(['Host', `127.0.0.1:${port}`, 'Content-Type', 'application/x-www-form-urlencoded', 'X-API-KEY', 'key-1', 'X-Repeat', 'one', 'X-Repeat', 'two', 'Content-Length', String(FORM.length), 'Connection', 'keep-alive']);
+
+    expect(answer.status).toBe(201);
+    expect(answer.statusMessage).toBe('Made It');
+    expect(answer.body.toString()).toBe('{"code":0,"data":"x+y/="}');
+    expect(endToEndHeaders(answer.rawHeaders)).toEqual(['Content-Type', 'application/json; charset=utf-8', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Odd-Case', 'v']);
+
+    const [exchange] = await judged(judge, 1);
+    expect(exchange).toMatchObject({
+      v: 1, seq: 1, kind: 'energy', direction: 'merchant→service',
+      request: { method: 'POST', path: '/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb', bodyBase64: FORM.toString('base64') },
+      response: { status: 201, bodyBase64: Buffer.from('{"code":0,"data":"x+y/="}').toString('base64') },
+    });
+    expect(exchange!.request.headers).toMatchObject({ 'x-api-key': 'key-1', 'x-repeat': 'one, two', 'content-type': 'application/x-www-form-urlencoded' });
+    expect(exchange!.response!.headers['set-cookie']).toBe('a=1, b=2');
+    expect(exchange!.endedAt).toBeGreaterThanOrEqual(exchange!.startedAt);
+    expect(exchange!.upstreamError).toBeUndefined();
+  });
+
+  it('drops hop-by-hop headers and those Connection names, both ways', () => {
+    expect(endToEndHeaders(['Connection', 'close, X-Hop', 'X-Hop', '1', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked', 'TE', 'trailers', 'Upgrade', 'h2c', 'Proxy-Authorization', 'Basic x', 'X-Keep', '2']))
+      .toEqual(['X-Keep', '2']);
+    expect(upstreamUrl('http://svc:1/base/', '/card/close?a=1').href).toBe('http://svc:1/base/card/close?a=1');
+    expect(upstreamUrl('http://svc:1', 'http://elsewhere/card/close').href).toBe('http://svc:1/card/close');
+  });
+
+  it('numbers exchanges in the order they end, tells callbacks from orders, and routes card close to its own upstream', async () => {
+    const service = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}'));
+    const card = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"card":true}'));
+    const merchant = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}'));
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: service.url, cardUpstream: `${card.url}/cards` }, { direction: 'service→merchant', upstream: merchant.url }], judge);
+    const [orders, callbacks] = observe.addresses;
+    expect((await request(`${orders!.url}/card/close`, { body: FORM })).body.toString()).toBe('{"card":true}');
+    expect((await request(`${orders!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })).body.toString()).toBe('{"code":0}');
+    expect((await request(`${callbacks!.url}/callback`, { body: Buffer.from('c2VhbGVk'), headers: ['Content-Type', 'text/plain'] })).body.toString()).toBe('{"errCode":0}');
+    expect(card.seen.map((seen) => seen.url)).toEqual(['/cards/card/close']);
+    expect(merchant.seen.map((seen) => seen.body.toString())).toEqual(['c2VhbGVk']);
+    const seen = await judged(judge, 3);
+    expect(seen.map((exchange) => [exchange.seq, exchange.kind, exchange.direction])).toEqual([
+      [1, 'card-close', 'merchant→service'], [2, 'withdraw', 'merchant→service'], [3, 'callback', 'service→merchant'],
+    ]);
+    expect(observe.exchanges).toBe(3);
+  });
+
+  it('answers 502 as a gateway when the upstream refuses, and records the failure without a response', async () => {
+    const gone = await upstream(() => undefined);
+    await cleanups.pop()!();
+    const judge = recordingJudge();
+    const observe = await proxy([{ direction: 'service→merchant', upstream: gone.url }], judge);
+    const answer = await request(`${observe.addresses[0]!.url}/callback`, { body: Buffer.from('abc') });
+    expect(answer.status).toBe(502);
+    expect(answer.rawHeaders).toContain(OBSERVE_HEADER);
+    expect(answer.body.toString()).toMatch(/^observe: http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
+    const [exchange] = await judged(judge, 1);
+    expect(exchange!.response).toBeUndefined();
+    expect(exchange!.upstreamError).toMatchObject({ gatewayStatus: 502, message: expect.stringMatching(/ECONNREFUSED/) as string });
+    expect(exchange!.request.bodyBase64).toBe(Buffer.from('abc').toString('base64'));
+  });
+
+  it('answers 504 when the upstream gives no answer within --upstream-timeout', async () => {
+    const held: http.ServerResponse[] = [];
+    const silent = await upstream((_req, res) => void held.push(res));
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: silent.url }], judge, { upstreamTimeoutMs: 150 });
+    const answer = await request(`${observe.addresses[0]!.url}/api/v1/api/order/getEnergyMaxCount`, { body: FORM });
+    expect(answer.status).toBe(504);
+    expect(answer.body.toString()).toMatch(/gave no complete answer within 150 ms \(--upstream-timeout\)/);
+    const [exchange] = await judged(judge, 1);
+    expect(exchange!.upstreamError?.gatewayStatus).toBe(504);
+  });
+
+  it('cuts the client off when the upstream dies mid-answer (never half an answer as a whole one)', async () => {
+    const dying = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"errCode":');
+      setImmediate(() => res.destroy());
+    });
+    const judge = recordingJudge();
+    const observe = await proxy([{ direction: 'service→merchant', upstream: dying.url }], judge);
+    await expect(request(`${observe.addresses[0]!.url}/callback`, { body: Buffer.from('x') })).rejects.toThrow();
+    const [exchange] = await judged(judge, 1);
+    expect(exchange!.upstreamError).toMatchObject({ gatewayStatus: 502, message: expect.stringMatching(/cut its answer off|failed during its answer/) as string });
+  });
+
+  it('forwards a body past the recording cap whole and marks the record truncated', async () => {
+    const echo = await upstream((_req, res, body) => res.writeHead(200).end(body));
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: echo.url }], judge, { maxRecordedBodyBytes: 1000 });
+    const big = Buffer.alloc(5000, 'a');
+    const answer = await request(`${observe.addresses[0]!.url}/x`, { body: big });
+    expect(answer.body.equals(big)).toBe(true);
+    expect(echo.seen[0]!.body.equals(big)).toBe(true);
+    const [exchange] = await judged(judge, 1);
+    expect(exchange!.request.truncated).toBe(true);
+    expect(Buffer.from(exchange!.request.bodyBase64, 'base64').length).toBe(1000);
+    expect(exchange!.response!.truncated).toBe(true);
+  });
+
+  it('goes on forwarding when the judge throws', async () => {
+    const service = await upstream((_req, res) => res.writeHead(200).end('ok'));
+    const errors: unknown[] = [];
+    const throwing: Judge = { accept: () => { throw new Error('judge bug'); }, finish: () => recordingJudge().finish() };
+    const observe = await proxy([{ upstream: service.url }], throwing, { onError: (error) => errors.push(error) });
+    expect((await request(`${observe.addresses[0]!.url}/a`)).body.toString()).toBe('ok');
+    expect((await request(`${observe.addresses[0]!.url}/b`)).body.toString()).toBe('ok');
+    expect(errors.map((error) => (error as Error).message)).toEqual(['judge bug', 'judge bug']);
+  });
+
+  it('listens with TLS and reaches a TLS upstream it trusts through the network settings', async () => {
+    const ca = makeThrowawayCa();
+    const pair = ca.issue({ names: ['127.0.0.1'] });
+    const service = await upstream((_req, res) => res.writeHead(200).end('secure'), pair);
+    const judge = recordingJudge();
+    const network = defaultNetwork();
+    network.tls.extraCa = [ca.cert];
+    const observe = await proxy([{ upstream: service.url, tls: pair }], judge, { network });
+    expect(observe.addresses[0]!.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect((await request(`${observe.addresses[0]!.url}/card/close`, { ca: ca.cert })).body.toString()).toBe('secure');
+    // Without trusting the upstream's CA the proxy answers 502 and says why.
+    const untrusting = await proxy([{ upstream: service.url }], recordingJudge());
+    const refused = await request(`${untrusting.addresses[0]!.url}/card/close`);
+    expect(refused.status).toBe(502);
+    expect(refused.body.toString()).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA/);
+  });
+
+  it('starts all listeners or none: a port in use rejects and frees the other one', async () => {
+    const busy = await upstream(() => undefined);
+    const port = Number(new URL(busy.url).port);
+    await expect(startObserveProxy({
+      listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: busy.url }, { direction: 'service→merchant', host: '127.0.0.1', port, upstream: busy.url }],
+      onExchange: () => undefined,
+    })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+});

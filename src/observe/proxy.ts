@@ -1,0 +1,320 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type AddressInfo } from 'node:net';
+import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
+import { createWebServer, type ServerTls } from '../net/server-tls.js';
+import { describeTlsFailure } from '../net/tls-failure.js';
+import { classify } from './classify.js';
+import type { ObservedExchange, ObservedMessage } from './exchange.js';
+
+/**
+ * The forwarding half of `wallet-conformance observe`: listeners that pass every request to an
+ * upstream and its answer back, unchanged, and hand each finished exchange (request and answer as
+ * they crossed, bodies as Base64) to `onExchange` once the answer has left, so judging never adds
+ * to the latency the two sides see.
+ *
+ * What "unchanged" means here: method, path and query, every end-to-end header (names, values,
+ * order and repeats, from the raw header list), the body bytes; the answer's status, reason
+ * phrase, headers and body. What a proxy must change it changes: the hop-by-hop headers of RFC 9110
+ * §7.6.1 (Connection and the headers it names, Keep-Alive, Transfer-Encoding, TE, Trailer,
+ * Upgrade, Proxy-*) are the connection's, not the message's, and `Host` names the upstream (as a
+ * gateway's does); `Expect` is answered by the proxy itself. Nothing is added (no Via, no
+ * X-Forwarded-*).
+ */
+
+/** One listener: where it listens, what it forwards to, which direction its traffic is. */
+export interface ProxyListener {
+  direction: ObservedExchange['direction'];
+  host: string;
+  port: number;
+  tls?: ServerTls;
+  /** The upstream's base URL: a request's path and query are appended to its path. */
+  upstream: string;
+  /** Card close goes here when given ({card_base_url} on another host), else to `upstream`. */
+  cardUpstream?: string;
+}
+
+export interface ObserveProxyOptions {
+  listeners: readonly ProxyListener[];
+  /** TLS trust and client certificate of upstream connections (--ca, --cert/--key, --insecure). */
+  network?: NetworkConfig;
+  /** No complete answer from the upstream within this long: 504 (default 30 s). */
+  upstreamTimeoutMs?: number;
+  /** How much of one body is recorded; longer bodies are forwarded whole, recorded cut (`truncated`). */
+  maxRecordedBodyBytes?: number;
+  /** Each finished exchange, in the order they finish (`seq` counts them from 1). */
+  onExchange: (exchange: ObservedExchange) => void;
+  /** `onExchange` threw: the proxy goes on forwarding. */
+  onError?: (error: unknown) => void;
+  /** Clock of startedAt/endedAt (ms since the epoch). */
+  now?: () => number;
+}
+
+export interface ObserveProxy {
+  /** Each listener's own URL (the port bound, when 0 was asked) and where it forwards to. */
+  addresses: Array<{ direction: ObservedExchange['direction']; url: string; upstream: string; cardUpstream?: string }>;
+  /** Exchanges handed to onExchange so far. */
+  readonly exchanges: number;
+  /** Stops listening, ends idle connections and waits for exchanges in flight. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RECORDED_BODY_BYTES = 1024 * 1024;
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+/** Dropped towards the upstream besides the hop-by-hop ones: Host is the upstream's, Expect was answered here. */
+const REPLACED_ON_REQUEST = new Set(['host', 'expect']);
+/** The header that marks the proxy's own answers (a gateway failure), never an upstream's. */
+export const OBSERVE_HEADER = 'x-wallet-conformance-observe';
+
+/** The raw header list without hop-by-hop headers (and those Connection names) and without `drop`. */
+export function endToEndHeaders(raw: readonly string[], drop: ReadonlySet<string> = new Set()): string[] {
+  const named = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'connection') for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(name) || named.has(name) || drop.has(name)) continue;
+    out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+/** Header names lower-case, repeats joined by ", " (the seam's form). */
+function flatHeaders(raw: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    out[name] = name in out ? `${out[name]}, ${raw[i + 1]!}` : raw[i + 1]!;
+  }
+  return out;
+}
+
+/** Keeps the first `cap` bytes of a body, and whether there was more. */
+class BodyRecorder {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  add(chunk: Buffer): void {
+    if (this.truncated) return;
+    if (this.size + chunk.length > this.cap) {
+      this.chunks.push(chunk.subarray(0, this.cap - this.size));
+      this.size = this.cap;
+      this.truncated = true;
+      return;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+  bytes(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+  }
+  message(headers: Record<string, string>): ObservedMessage {
+    return { headers, bodyBase64: this.bytes().toString('base64'), ...(this.truncated ? { truncated: true as const } : {}) };
+  }
+}
+
+/** The upstream URL of a request: the base's path, then the request's path and query. */
+export function upstreamUrl(base: string, requestTarget: string): URL {
+  const url = new URL(base);
+  // An absolute-form target (a client that treats us as a forward proxy) keeps only its path.
+  const pathAndQuery = /^[a-z][a-z0-9+.-]*:\/\//i.test(requestTarget) ? (({ pathname, search }) => pathname + search)(new URL(requestTarget)) : requestTarget;
+  const [path, ...query] = pathAndQuery.split('?');
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path!.startsWith('/') ? '' : '/'}${path}`;
+  url.search = query.length > 0 ? `?${query.join('?')}` : '';
+  return url;
+}
+
+function agentsFor(network: NetworkConfig): { http: http.Agent; https: https.Agent } {
+  const ca = trustedCa(network.tls);
+  // Idle upstream connections are closed after 4 s, before a server's usual 5 s keep-alive, so a
+  // request is rarely sent on a connection the upstream is closing.
+  const common = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
+  return {
+    http: new http.Agent(common),
+    https: new https.Agent({
+      ...common, rejectUnauthorized: !network.tls.insecure,
+      ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
+    }),
+  };
+}
+
+/** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
+export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
+  const network = options.network ?? defaultNetwork();
+  const agents = agentsFor(network);
+  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const cap = options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES;
+  const now = options.now ?? Date.now;
+  let seq = 0;
+  const inFlight = new Set<Promise<void>>();
+
+  const emit = (exchange: Omit<ObservedExchange, 'seq'>) => {
+    const numbered = { ...exchange, seq: ++seq } as ObservedExchange;
+    try {
+      options.onExchange(numbered);
+    } catch (error) {
+      options.onError?.(error);
+    }
+  };
+
+  const handler = (listener: ProxyListener) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    forward(listener, req, res, settle);
+  };
+
+  const forward = (listener: ProxyListener, req: http.IncomingMessage, res: http.ServerResponse, settle: () => void) => {
+    const startedAt = now();
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    const kind = classify(listener.direction, method, path);
+    const base = kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream;
+    const target = upstreamUrl(base, path);
+    const secure = target.protocol === 'https:';
+    const hostname = target.hostname.replace(/^\[|\]$/g, '');
+    const requestHeaders = flatHeaders(req.rawHeaders);
+    const requestBody = new BodyRecorder(cap);
+    const headers = ['Host', target.host, ...endToEndHeaders(req.rawHeaders, REPLACED_ON_REQUEST)];
+    let requestEnded = false;
+    let finished = false;
+    let current: http.ClientRequest | undefined;
+    let retried = false;
+
+    const record = (outcome: Pick<ObservedExchange, 'response' | 'upstreamError'>) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
+      const exchange: Omit<ObservedExchange, 'seq'> = {
+        v: 1, kind, direction: listener.direction, startedAt, endedAt: now(),
+        request: { method, path, ...requestBody.message(requestHeaders) },
+        ...outcome,
+      };
+      emit(exchange);
+      settle();
+    };
+    // The client went away before its answer was out: nothing crossed whole, nothing to judge.
+    const abandon = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
+      current?.destroy();
+      settle();
+    };
+
+    const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
+      if (finished) return;
+      current?.destroy();
+      if (!res.headersSent) {
+        const text = `observe: ${message}\n`;
+        res.writeHead(gatewayStatus, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [OBSERVE_HEADER]: 'upstream-failed' });
+        res.end(text);
+      } else {
+        // Part of the answer is out already: cut the connection, as a gateway does, so the client cannot take half an answer for a whole one.
+        res.destroy();
+      }
+      record({ upstreamError: { message, gatewayStatus } });
+    };
+
+    const deadline = setTimeout(() => gatewayFailure(504, `${target.origin} gave no complete answer within ${timeoutMs} ms (--upstream-timeout)`), timeoutMs);
+
+    const onResponse = (upstream: http.IncomingMessage) => {
+      const responseBody = new BodyRecorder(cap);
+      const responseHeaders = flatHeaders(upstream.rawHeaders);
+      res.sendDate = false;
+      try {
+        res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders));
+      } catch (error) {
+        return gatewayFailure(502, `${target.origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
+      }
+      upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
+      upstream.on('aborted', () => gatewayFailure(502, `${target.origin} cut its answer off after ${responseBody.bytes().length} bytes`));
+      upstream.on('error', (error) => gatewayFailure(502, `${target.origin} failed during its answer: ${error.message}`));
+      res.once('finish', () => record({ response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders) } }));
+      upstream.pipe(res);
+    };
+
+    const issue = (body?: Buffer) => {
+      let upstreamRequest: http.ClientRequest;
+      try {
+        upstreamRequest = (secure ? https : http).request({
+          host: hostname, port: Number(target.port || (secure ? 443 : 80)), method, path: target.pathname + target.search,
+          headers, agent: secure ? agents.https : agents.http, ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
+        });
+      } catch (error) {
+        return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
+      }
+      current = upstreamRequest;
+      upstreamRequest.on('response', onResponse);
+      upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
+        if (finished || current !== upstreamRequest) return;
+        // A kept-alive connection the upstream closed as we reused it: nothing reached it; send again once on a fresh one.
+        if (upstreamRequest.reusedSocket && error.code === 'ECONNRESET' && !res.headersSent && requestEnded && !requestBody.truncated && !retried) {
+          retried = true;
+          return issue(requestBody.bytes());
+        }
+        const tls = secure ? describeTlsFailure(error, target.host) : undefined;
+        gatewayFailure(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
+      });
+      if (body) upstreamRequest.end(body);
+      return upstreamRequest;
+    };
+
+    req.on('data', (chunk: Buffer) => requestBody.add(chunk));
+    req.on('end', () => (requestEnded = true));
+    res.once('close', () => {
+      if (!res.writableFinished) abandon();
+    });
+    const first = issue();
+    if (first) req.pipe(first);
+  };
+
+  const servers: http.Server[] = [];
+  const addresses: ObserveProxy['addresses'] = [];
+  try {
+    for (const listener of options.listeners) {
+      const server = createWebServer(listener.tls, {}, handler(listener));
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(listener.port, listener.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const { address, port } = server.address() as AddressInfo;
+      const host = address.includes(':') ? `[${address}]` : address;
+      addresses.push({
+        direction: listener.direction, url: `${listener.tls ? 'https' : 'http'}://${host}:${port}`, upstream: listener.upstream,
+        ...(listener.cardUpstream ? { cardUpstream: listener.cardUpstream } : {}),
+      });
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    agents.http.destroy();
+    agents.https.destroy();
+    throw error;
+  }
+
+  return {
+    addresses,
+    get exchanges() {
+      return seq;
+    },
+    async close() {
+      const closed = Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+      for (const server of servers) server.closeIdleConnections();
+      await Promise.all([...inFlight]);
+      for (const server of servers) server.closeAllConnections();
+      await closed;
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
