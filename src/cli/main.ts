@@ -15,6 +15,7 @@ import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerLoadCommand } from './load-command.js';
 import { registerMerchantCommand } from './merchant-command.js';
+import { registerObserveCommand } from './observe-command.js';
 import { registerPactCommand } from './pact-command.js';
 import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerLoadCommand(program);
   registerDocsCommand(program);
+  registerObserveCommand(program);
   for (const command of program.commands) propagate(command);
   return program;
 }

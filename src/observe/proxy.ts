@@ -154,7 +154,8 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
   const inFlight = new Set<Promise<void>>();
 
   const emit = (exchange: Omit<ObservedExchange, 'seq'>) => {
-    const numbered = { ...exchange, seq: ++seq } as ObservedExchange;
+    const { v, ...rest } = exchange;
+    const numbered: ObservedExchange = { v, seq: ++seq, ...rest };
     try {
       options.onExchange(numbered);
     } catch (error) {

@@ -1,0 +1,305 @@
+import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { parseConfigYaml } from '../core/config-reader.js';
+import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
+import type { CryptoProfile } from '../core/profile.js';
+import type { NetworkConfig } from '../net/network-config.js';
+import { loadServerTls, type ServerTls } from '../net/server-tls.js';
+import { CaptureWriter, readCapture } from '../observe/capture.js';
+import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange, ObserveResult } from '../observe/exchange.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
+import type { CheckResult } from '../runner/types.js';
+import { readUserFile, loadKeyFile, loadProfile } from './io.js';
+import { addNetworkOptions, networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
+import { parseInteger } from './options.js';
+import { finish } from './report-output.js';
+import { protectKey, scrubData, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
+import { httpUrl } from './verify-command.js';
+
+interface ObserveFlags extends NetworkFlags {
+  serviceUrl?: string;
+  cardServiceUrl?: string;
+  listen?: string;
+  listenTls?: string;
+  merchantUrl?: string;
+  callbackListen?: string;
+  callbackListenTls?: string;
+  publicKey?: string;
+  privateKey?: string;
+  apiKey?: string;
+  profile?: string;
+  reports: string;
+  capture?: string;
+  duration?: string;
+  upstreamTimeout?: string;
+  replay?: string;
+  strict?: boolean;
+}
+
+/** What the judge half of observe exports (src/observe/judge.ts). */
+export type CreateJudge = (options: { keys: ObserveKeys; strict: boolean; profile?: CryptoProfile }) => Judge;
+
+/**
+ * The judge of this build. It is looked up when observe starts rather than imported statically so
+ * that the proxy half builds and runs on its own; a build without it forwards and captures and says,
+ * on stderr and in the report, that nothing was judged.
+ */
+async function loadCreateJudge(): Promise<CreateJudge | undefined> {
+  const specifier = '../observe/judge.js';
+  try {
+    return ((await import(specifier)) as { createJudge?: CreateJudge }).createJudge;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /observe[/\\]judge/.test((error as Error).message)) return undefined;
+    throw error;
+  }
+}
+
+/** Stands in for the judge in a build that has none: counts exchanges, judges nothing, says so. */
+function unjudged(): Judge {
+  let exchanges = 0;
+  return {
+    accept: () => (exchanges++, []),
+    finish: (): ObserveResult => ({
+      exchanges,
+      forgottenEvents: 0,
+      report: {
+        target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [],
+        notes: ['this build of wallet-conformance has no observe judge: the exchanges were forwarded (and captured) but not judged'],
+      },
+    }),
+  };
+}
+
+/** `[HOST:]PORT` of a listener (host 127.0.0.1 unless given: a proxy is opened to the network on purpose). */
+function listenAddress(value: string, flag: string): { host: string; port: number } {
+  const match = /^(?:\[?([^\]]*)\]?:)?(\d+)$/.exec(value.trim());
+  if (!match) throw new ConfigError('bad-flag', `${flag} takes [HOST:]PORT, not ${JSON.stringify(value)}`);
+  return { host: match[1] || '127.0.0.1', port: parseInteger(match[2]!, flag, { min: 0, max: 65_535 }) };
+}
+
+/** A YAML file's `tls:` block (cert, key, clientCa: as in emulator.yaml and merchant.yaml; other keys are ignored). */
+function listenerTls(file: string, flag: string): ServerTls {
+  const document = parseConfigYaml(readUserFile(file, `${flag} file`).toString('utf8'), file, 'bad-config');
+  const raw = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>).tls : undefined;
+  if (raw === undefined || raw === null) throw new ConfigError('bad-config', `${file}: no tls: block (${flag} needs tls: {cert: FILE, key: FILE})`);
+  return loadServerTls(raw, dirname(resolve(file)), file)!;
+}
+
+function seconds(value: string, flag: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) <= 0) throw new ConfigError('bad-flag', `${flag} takes a positive number of seconds, not ${JSON.stringify(value)}`);
+  return Number(value) * 1000;
+}
+
+/** The listeners the flags ask for; each side needs both its listener and its upstream, and at least one side is needed. */
+function listenersOf(flags: ObserveFlags): ProxyListener[] {
+  const listeners: ProxyListener[] = [];
+  const pairs = [
+    { listen: flags.listen, listenFlag: '--listen', url: flags.serviceUrl, urlFlag: '--service-url', tls: flags.listenTls, tlsFlag: '--listen-tls', direction: 'merchant→service' as const },
+    { listen: flags.callbackListen, listenFlag: '--callback-listen', url: flags.merchantUrl, urlFlag: '--merchant-url', tls: flags.callbackListenTls, tlsFlag: '--callback-listen-tls', direction: 'service→merchant' as const },
+  ];
+  for (const pair of pairs) {
+    if (pair.listen === undefined && pair.url === undefined) {
+      if (pair.tls !== undefined) throw new ConfigError('bad-flag', `${pair.tlsFlag} goes with ${pair.listenFlag} PORT`);
+      continue;
+    }
+    if (pair.listen === undefined) throw new ConfigError('bad-flag', `${pair.urlFlag} needs ${pair.listenFlag} [HOST:]PORT (where the other side sends its requests)`);
+    if (pair.url === undefined) throw new ConfigError('bad-flag', `${pair.listenFlag} needs ${pair.urlFlag} URL (where the requests go on to)`);
+    listeners.push({
+      direction: pair.direction, ...listenAddress(pair.listen, pair.listenFlag), upstream: httpUrl(pair.url, pair.urlFlag),
+      ...(pair.tls === undefined ? {} : { tls: listenerTls(pair.tls, pair.tlsFlag) }),
+      ...(pair.direction === 'merchant→service' && flags.cardServiceUrl !== undefined ? { cardUpstream: httpUrl(flags.cardServiceUrl, '--card-service-url') } : {}),
+    });
+  }
+  if (flags.cardServiceUrl !== undefined && flags.serviceUrl === undefined) throw new ConfigError('bad-flag', '--card-service-url goes with --service-url and --listen');
+  if (listeners.length === 0) throw new ConfigError('bad-flag', 'observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both (or --replay FILE)');
+  return listeners;
+}
+
+/** The keys the judge may use; a key file that cannot be read or parsed is one line, exit 2. */
+function keysOf(flags: ObserveFlags): ObserveKeys {
+  if (flags.publicKey === undefined) throw new ConfigError('missing-option', '--public-key FILE is required (the merchant\'s public key: PEM or bare Base64 DER)');
+  const publicKey = loadKeyFile(flags.publicKey, 'public');
+  const privateKey = flags.privateKey === undefined ? undefined : loadKeyFile(flags.privateKey, 'private');
+  if (privateKey) protectKey(privateKey);
+  return {
+    publicKeyPem: publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
+    ...(privateKey ? { privateKeyPem: privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString() } : {}),
+    ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+  };
+}
+
+/** Prints each failed or warning result once, as it is known. */
+function findingPrinter(): { print(results: readonly CheckResult[]): void } {
+  const printed = new Set<string>();
+  return {
+    print(results) {
+      for (const result of results) {
+        if (result.status !== 'failed' && result.status !== 'warning') continue;
+        const key = `${result.id}\n${result.message}`;
+        if (printed.has(key)) continue;
+        printed.add(key);
+        process.stdout.write(scrubOutput(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`));
+      }
+    },
+  };
+}
+
+/** Opens the capture file, refusing to overwrite an earlier capture (real traffic is not thrown away by a rerun). */
+async function openCaptureFile(path: string): Promise<WriteStream> {
+  if (existsSync(path)) throw new ConfigError('file-exists', `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`);
+  const stream = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+  await new Promise<void>((resolveOpen, reject) => {
+    stream.once('open', () => resolveOpen());
+    stream.once('error', (error: NodeJS.ErrnoException) => reject(new ConfigError('unwritable-file', `cannot write --capture ${path}: ${error.code ?? error.message}`)));
+  });
+  return stream;
+}
+
+/** Ends an observe run or replay: the summary line, the four reports, the exit status. */
+function conclude(judge: Judge, flags: ObserveFlags, printer: ReturnType<typeof findingPrinter>, target: Record<string, unknown>, extraLines: string[]): number {
+  const result = judge.finish();
+  printer.print(result.report.results);
+  const { summary } = result.report;
+  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings\n`);
+  for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
+  if (result.forgottenEvents > 0) process.stdout.write(`observe: ${result.forgottenEvents} events left the stream window before they were settled (memory is bounded); see the report's notes\n`);
+  const report = { ...result.report, target: { ...result.report.target, ...target } };
+  return finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) });
+}
+
+/** Live: listen, forward, judge as it happens, until a signal or --duration. */
+interface LivePlan {
+  listeners: ProxyListener[];
+  durationMs?: number;
+  upstreamTimeoutMs: number;
+  network: NetworkConfig;
+}
+
+/** Every flag of a live run checked before anything starts (one line, exit 2). */
+function planLive(flags: ObserveFlags): LivePlan {
+  const listeners = listenersOf(flags);
+  return {
+    listeners,
+    ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
+    upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
+    // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
+    network: networkFromFlags(flags, { proxy: false }),
+  };
+}
+
+async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durationMs, upstreamTimeoutMs, network }: LivePlan): Promise<number> {
+  const printer = findingPrinter();
+  const stream = flags.capture === undefined ? undefined : await openCaptureFile(flags.capture);
+  const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
+  const onExchange = (exchange: ObservedExchange) => {
+    capture?.write(exchange);
+    printer.print(judge.accept(exchange) as ObserveFinding[]);
+  };
+  let proxy: ObserveProxy;
+  try {
+    proxy = await startObserveProxy({
+      listeners, network, upstreamTimeoutMs, maxRecordedBodyBytes: network.maxBodyBytes, onExchange,
+      onError: (error) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`)),
+    });
+  } catch (error) {
+    if (stream) await new Promise((done) => stream.end(done));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
+      throw new ConfigError('cannot-listen', `cannot listen on ${failed.address ?? '?'}:${failed.port ?? '?'}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port)' : ''}`);
+    }
+    throw error;
+  }
+  const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
+  const orders = side('merchant→service');
+  const callbacks = side('service→merchant');
+  process.stdout.write(scrubOutput(`observe: ${[
+    orders ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}` : 'orders not observed (no --listen)',
+    callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
+  ].join('; ')}\n`));
+
+  await new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearTimeout(timer);
+      resolveStop();
+    };
+    const timer = durationMs === undefined ? undefined : setTimeout(stop, durationMs);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await proxy.close();
+  const lines: string[] = [];
+  if (capture) {
+    await capture.close();
+    lines.push(`capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`);
+  }
+  return conclude(judge, flags, printer, {
+    observe: {
+      listeners: proxy.addresses.map((address) => ({ direction: address.direction, listen: address.url, upstream: address.upstream, ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}) })),
+      ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+    },
+    ...networkNote(network),
+  }, lines);
+}
+
+/** Replay: judge a capture file as the live run would have. */
+/** A replay takes no flag of a live run, and its file must be readable. */
+function checkReplay(flags: ObserveFlags, file: string): void {
+  const live = ['listen', 'callbackListen', 'serviceUrl', 'merchantUrl', 'cardServiceUrl', 'capture', 'duration', 'listenTls', 'callbackListenTls', 'upstreamTimeout'] as const;
+  const given = live.filter((name) => flags[name] !== undefined);
+  if (given.length > 0) throw new ConfigError('bad-flag', `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`);
+  readUserFile(file, 'capture');
+}
+
+async function observeReplay(flags: ObserveFlags, judge: Judge, file: string): Promise<number> {
+  const printer = findingPrinter();
+  const input = createReadStream(file, { encoding: 'utf8' });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const exchange of readCapture(lines, file, flags.apiKey === undefined ? {} : { apiKey: flags.apiKey })) printer.print(judge.accept(exchange));
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  return conclude(judge, flags, printer, { observe: { replay: file } }, []);
+}
+
+/** `observe --service-url URL --listen PORT --merchant-url URL --callback-listen PORT --public-key FILE ...` and `observe --replay FILE`. */
+export function registerObserveCommand(program: Command): void {
+  const command = program
+    .command('observe')
+    .description('a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)')
+    .option('--service-url <url>', "the service's {base_url}: requests arriving on --listen go on to it")
+    .option('--card-service-url <url>', "the service's {card_base_url}, when card close lives elsewhere (default: --service-url)")
+    .option('--listen <[host:]port>', "where the merchant sends its orders (point its base URL here; host 127.0.0.1 unless given)")
+    .option('--listen-tls <file>', 'serve --listen over HTTPS: a YAML file with a tls: {cert, key, clientCa?} block (as in emulator.yaml)')
+    .option('--merchant-url <url>', "the merchant's callback base URL: callbacks arriving on --callback-listen go on to it, with their path")
+    .option('--callback-listen <[host:]port>', "where the service sends callbacks (point the merchant's callback URL here)")
+    .option('--callback-listen-tls <file>', 'serve --callback-listen over HTTPS: a YAML file with a tls: block')
+    .option('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER) (required)")
+    .option('--private-key <file>', 'the private key: opens order requests and callbacks sealed with the public half')
+    .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY, to judge the key header"))
+    .option('--api-key-file <file>', secretFileHelp('apiKey'))
+    .option('--profile <file>', 'crypto profile YAML')
+    .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
+    .option('--capture <file>', 'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)')
+    .option('--duration <seconds>', 'stop after this long (default: on SIGINT or SIGTERM)')
+    .option('--upstream-timeout <seconds>', `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`)
+    .option('--replay <file>', 'judge a capture file offline instead of listening (same output)')
+    .option('--strict', 'SHOULD rules and open points fail too');
+  addNetworkOptions(command, { runTimeout: false }).action(async (_given: ObserveFlags, self: Command) => {
+    const flags = settleFlags<ObserveFlags>(self, { sections: [], secrets: { apiKey: false } });
+    // Every flag and file is checked before anything listens or prints.
+    const plan = flags.replay === undefined ? planLive(flags) : (checkReplay(flags, flags.replay), undefined);
+    const keys = keysOf(flags);
+    const profile = flags.profile === undefined ? undefined : loadProfile(flags.profile);
+    const createJudge = await loadCreateJudge();
+    if (!createJudge) process.stderr.write(`${MESSAGE_PREFIX} warning: this build has no observe judge (src/observe/judge.ts): exchanges are forwarded and captured, not judged\n`);
+    const judge = createJudge ? createJudge({ keys, strict: flags.strict ?? false, ...(profile ? { profile } : {}) }) : unjudged();
+    process.exitCode = plan ? await observeLive(flags, judge, plan) : await observeReplay(flags, judge, flags.replay!);
+  });
+}
