@@ -1,0 +1,213 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
+import { readCapture } from '../src/observe/capture.js';
+import type { ObservedExchange } from '../src/observe/exchange.js';
+import type { Report } from '../src/runner/types.js';
+import { ROOT, runCliAsync } from './support/cli.js';
+
+/**
+ * `wallet-conformance observe` end to end: the real CLI between the emulator and the reference
+ * merchant, with the real suites' traffic going through it. Observe must never be in the way: the
+ * suites' verdicts are the same with and without it in the path.
+ */
+
+let dir: string;
+let embedded: Embedded;
+const file = (name: string) => join(dir, name);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'wc-observe-'));
+  embedded = await startEmbedded();
+  writeFileSync(file('public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
+  writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 });
+});
+afterAll(async () => {
+  await embedded?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  orders?: string;
+  callbacks?: string;
+  output: () => { stdout: string; stderr: string };
+  stop: () => Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Starts `observe ARGS` and resolves once it printed the line naming its addresses. */
+function observe(args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'observe', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`observe did not start: ${stdout}${stderr}`)), 30_000);
+    void exited.then(() => fail(new Error(`observe exited: ${stdout}${stderr}`)));
+    child.stdout.on('data', () => {
+      const line = /^observe: (orders (http:\/\/127\.0\.0\.1:\d+)|orders not observed).*; (callbacks (http:\/\/127\.0\.0\.1:\d+)|callbacks not observed).*$/m.exec(stdout);
+      if (!line) return;
+      clearTimeout(timer);
+      done({
+        child, exited,
+        ...(line[2] ? { orders: line[2] } : {}),
+        ...(line[4] ? { callbacks: line[4] } : {}),
+        output: () => ({ stdout, stderr }),
+        stop: () => (child.kill('SIGTERM'), exited),
+      });
+    });
+  });
+}
+
+function reportOf(reports: string): Report {
+  return JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as Report;
+}
+
+/** Every check's verdict by id: what must not change when observe is in the path. */
+function verdicts(report: Report): Record<string, string> {
+  return Object.fromEntries(report.results.map((result) => [result.id, result.status]));
+}
+
+async function captured(path: string): Promise<ObservedExchange[]> {
+  const out: ObservedExchange[] = [];
+  for await (const exchange of readCapture(createInterface({ input: createReadStream(path), crlfDelay: Infinity }), path)) out.push(exchange);
+  return out;
+}
+
+function summaryLine(stdout: string): string {
+  return /^observe: \d+ exchanges, \d+ failed, \d+ warnings$/m.exec(stdout)?.[0] ?? `no summary line in: ${stdout}`;
+}
+
+describe('wallet-conformance observe', () => {
+  it('is never in the way: verify service and verify merchant give the same verdicts through it; it captures every exchange without a secret, and a replay judges the capture as the live run did', async () => {
+    const s = embedded.service;
+    const m = embedded.merchant;
+    const merchantOrigin = new URL(m.callbackUrl).origin;
+    const run = await observe([
+      '--service-url', s.baseUrl, '--listen', '0', '--merchant-url', merchantOrigin, '--callback-listen', '0',
+      '--public-key', file('public.pem'), '--private-key', file('private.pem'), '--api-key-file', writeSecret('api-key', s.apiKey),
+      '--reports', file('observe-live'), '--capture', file('capture.jsonl'),
+    ]);
+    expect(run.orders).toBeDefined();
+    expect(run.callbacks).toBeDefined();
+
+    const service = (base: string, reports: string) => runCliAsync([
+      'verify', 'service', '--base-url', base, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId),
+      '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!, '--expired-key', s.expiredKey!, '--reports', file(reports),
+    ]);
+    const merchant = (callbackUrl: string, reports: string) => runCliAsync([
+      'verify', 'merchant', '--callback-url', callbackUrl, '--api-key', m.apiKey, '--private-key', file('private.pem'), '--probe-url', m.probeUrl!,
+      '--expired-key', m.expiredKey!, '--reports', file(reports),
+    ]);
+    const direct = await service(s.baseUrl, 'service-direct');
+    const through = await service(run.orders!, 'service-through');
+    expect(through.status, through.stderr).toBe(direct.status);
+    expect(verdicts(reportOf(file('service-through')))).toEqual(verdicts(reportOf(file('service-direct'))));
+    expect(reportOf(file('service-direct')).results.length).toBeGreaterThan(50);
+
+    const directMerchant = await merchant(m.callbackUrl, 'merchant-direct');
+    const throughMerchant = await merchant(`${run.callbacks!}${new URL(m.callbackUrl).pathname}`, 'merchant-through');
+    expect(throughMerchant.status, throughMerchant.stderr).toBe(directMerchant.status);
+    expect(verdicts(reportOf(file('merchant-through')))).toEqual(verdicts(reportOf(file('merchant-direct'))));
+    expect(reportOf(file('merchant-direct')).results.length).toBeGreaterThan(50);
+
+    const status = await run.stop();
+    const { stdout, stderr } = run.output();
+    const live = reportOf(file('observe-live'));
+    // Exit 1 exactly when a MUST failure was seen (the suites send faulty traffic on purpose).
+    expect(status).toBe(live.summary.failed > 0 ? 1 : 0);
+    const exchanges = await captured(file('capture.jsonl'));
+    expect(summaryLine(stdout)).toBe(`observe: ${exchanges.length} exchanges, ${live.summary.failed} failed, ${live.summary.warnings} warnings`);
+    expect(stdout).toContain(`capture: ${file('capture.jsonl')} (${exchanges.length} exchanges)`);
+    expect(new Set(exchanges.map((exchange) => exchange.kind))).toEqual(new Set(['energy', 'withdraw', 'card-close', 'callback', 'other']));
+    expect(exchanges.map((exchange) => exchange.seq)).toEqual(exchanges.map((_exchange, i) => i + 1));
+    // Every callback the suites sent crossed observe and was answered by the merchant.
+    expect(exchanges.filter((exchange) => exchange.kind === 'callback').every((exchange) => exchange.response !== undefined)).toBe(true);
+    const text = readFileSync(file('capture.jsonl'), 'utf8');
+    for (const secret of [s.apiKey, s.controlToken!, s.forbiddenKey!, s.expiredKey!]) {
+      expect(text).not.toContain(secret);
+      expect(stdout + stderr).not.toContain(secret);
+      expect(readFileSync(join(file('observe-live'), 'report.json'), 'utf8')).not.toContain(secret);
+    }
+
+    const replay = await runCliAsync(['observe', '--replay', file('capture.jsonl'), '--public-key', file('public.pem'), '--private-key', file('private.pem'), '--api-key', s.apiKey, '--reports', file('observe-replay')]);
+    expect(replay.status, replay.stderr).toBe(status);
+    expect(summaryLine(replay.stdout)).toBe(summaryLine(stdout));
+    expect(verdicts(reportOf(file('observe-replay')))).toEqual(verdicts(live));
+  }, 240_000);
+
+  it('answers 502 for an upstream that is down, counts the exchange, and stops by itself after --duration', async () => {
+    const closed = await closedPort();
+    const run = await observe(['--service-url', `http://127.0.0.1:${closed}`, '--listen', '0', '--public-key', file('public.pem'), '--duration', '2', '--reports', file('observe-down')]);
+    const answer = await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: 'data=x' });
+    expect(answer.status).toBe(502);
+    expect(await answer.text()).toMatch(/^observe: http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
+    const status = await run.exited;
+    const report = reportOf(file('observe-down'));
+    expect(status).toBe(report.summary.failed > 0 ? 1 : 0);
+    expect(summaryLine(run.output().stdout)).toBe(`observe: 1 exchanges, ${report.summary.failed} failed, ${report.summary.warnings} warnings`);
+    expect(run.output().stdout).toContain('callbacks not observed (no --callback-listen)');
+  }, 60_000);
+
+  describe('bad input is one line and exit 2', () => {
+    let busy: Server;
+    let busyPort: number;
+    beforeAll(async () => {
+      busy = createServer();
+      await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+      busyPort = (busy.address() as { port: number }).port;
+      writeFileSync(file('bad-capture.jsonl'), `${JSON.stringify({ v: 1, seq: 1, kind: 'other', direction: 'merchant→service', startedAt: 1, endedAt: 2, request: { method: 'GET', path: '/', headers: {}, bodyBase64: '' }, response: { status: 200, headers: {}, bodyBase64: '' } })}\n{"v":1,"seq":2}\n`);
+      writeFileSync(file('existing.jsonl'), '');
+      writeFileSync(file('no-tls.yaml'), 'port: 1\n');
+    });
+    afterAll(() => new Promise<void>((done) => busy.close(() => done())));
+
+    const key = () => ['--public-key', file('public.pem')];
+    it.each([
+      ['no listener', () => [...key()], /^wallet-conformance: observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both \(or --replay FILE\)$/],
+      ['a listener without its upstream', () => ['--listen', '0', ...key()], /^wallet-conformance: --listen needs --service-url URL/],
+      ['an upstream without its listener', () => ['--merchant-url', 'http://127.0.0.1:1', ...key()], /^wallet-conformance: --merchant-url needs --callback-listen \[HOST:\]PORT/],
+      ['a bad port', () => ['--listen', 'eighty', '--service-url', 'http://127.0.0.1:1', ...key()], /^wallet-conformance: --listen takes \[HOST:\]PORT, not "eighty"$/],
+      ['a bad upstream URL', () => ['--listen', '0', '--service-url', 'ftp://x', ...key()], /^wallet-conformance: --service-url must be an http:\/\/ or https:\/\/ URL/],
+      ['no public key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'], /^wallet-conformance: --public-key FILE is required/],
+      ['an unreadable key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('missing.pem')], /^wallet-conformance: cannot read public key .*missing\.pem: no such file$/],
+      ['a private key where the public one goes', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('private.pem')], /^wallet-conformance: .*private\.pem/],
+      ['a port in use', () => ['--listen', String(busyPort), '--service-url', 'http://127.0.0.1:1', ...key()], /^wallet-conformance: cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/],
+      ['a bad --duration', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--duration', '0', ...key()], /^wallet-conformance: --duration takes a positive number of seconds, not "0"$/],
+      ['a --listen-tls file without tls:', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--listen-tls', file('no-tls.yaml'), ...key()], /^wallet-conformance: .*no-tls\.yaml: no tls: block/],
+      ['an existing --capture file', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture', file('existing.jsonl'), ...key()], /^wallet-conformance: --capture .*existing\.jsonl exists already/],
+      ['--replay with a listener', () => ['--replay', file('bad-capture.jsonl'), '--listen', '0', ...key()], /^wallet-conformance: --replay judges a capture offline: drop --listen$/],
+      ['a capture that is not there', () => ['--replay', file('nothing.jsonl'), ...key()], /^wallet-conformance: cannot read capture .*nothing\.jsonl: no such file$/],
+      ['a bad capture line', () => ['--replay', file('bad-capture.jsonl'), '--reports', file('never'), ...key()], /^wallet-conformance: .*bad-capture\.jsonl:2: kind must be one of/],
+    ])('%s', async (_name, args, message) => {
+      const run = await runCliAsync(['observe', ...args()]);
+      expect(run.status, run.stdout + run.stderr).toBe(2);
+      const lines = run.stderr.split('\n').filter((line) => line !== '' && !/no observe judge/.test(line));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+    });
+  });
+});
+
+function writeSecret(name: string, value: string): string {
+  writeFileSync(file(name), `${value}\n`, { mode: 0o600 });
+  return file(name);
+}
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
