@@ -57,7 +57,7 @@ async function child(role: string): Promise<void> {
       onExchange: () => void judged++,
     });
     url = proxy.addresses[0]!.url;
-    close = () => proxy.close();
+    close = async () => void (await proxy.close());
   }
   process.stdout.write(`listening ${url}\n`);
   await new Promise<void>((resolve) => process.once('SIGTERM', resolve));

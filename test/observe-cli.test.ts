@@ -3,9 +3,11 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } fr
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
+import { makeThrowawayCa } from '../src/crypto/throwaway-certificates.js';
 import { readCapture } from '../src/observe/capture.js';
 import type { ObservedExchange } from '../src/observe/exchange.js';
 import type { Report } from '../src/runner/types.js';
@@ -53,7 +55,7 @@ function observe(args: string[]): Promise<Running> {
     const timer = setTimeout(() => fail(new Error(`observe did not start: ${stdout}${stderr}`)), 30_000);
     void exited.then(() => fail(new Error(`observe exited: ${stdout}${stderr}`)));
     child.stdout.on('data', () => {
-      const line = /^observe: (orders (http:\/\/127\.0\.0\.1:\d+)|orders not observed).*; (callbacks (http:\/\/127\.0\.0\.1:\d+)|callbacks not observed).*$/m.exec(stdout);
+      const line = /^observe: (orders (https?:\/\/127\.0\.0\.1:\d+)|orders not observed).*; (callbacks (https?:\/\/127\.0\.0\.1:\d+)|callbacks not observed).*$/m.exec(stdout);
       if (!line) return;
       clearTimeout(timer);
       done({
@@ -155,6 +157,27 @@ describe('wallet-conformance observe', () => {
     expect(status).toBe(report.summary.failed > 0 ? 1 : 0);
     expect(summaryLine(run.output().stdout)).toBe(`observe: 1 exchanges, ${report.summary.failed} failed, ${report.summary.warnings} warnings`);
     expect(run.output().stdout).toContain('callbacks not observed (no --callback-listen)');
+  }, 60_000);
+
+  it('serves a listener over HTTPS from a tls: block (as in emulator.yaml) and forwards to a plain upstream', async () => {
+    const authority = makeThrowawayCa();
+    const pair = authority.issue({ names: ['127.0.0.1'] });
+    writeFileSync(file('observe-cert.pem'), pair.cert);
+    writeFileSync(file('observe-key.pem'), pair.key, { mode: 0o600 });
+    writeFileSync(file('observe-tls.yaml'), 'tls:\n  cert: observe-cert.pem\n  key: observe-key.pem\nport: 9999\n');
+    const run = await observe(['--service-url', embedded.service.baseUrl, '--listen', '0', '--listen-tls', file('observe-tls.yaml'), '--public-key', file('public.pem'), '--reports', file('observe-tls')]);
+    expect(run.output().stdout).toMatch(/^observe: orders https:\/\/127\.0\.0\.1:\d+ → /m);
+    const port = Number(new URL(run.orders!).port);
+    const answer = await new Promise<{ status: number; emulator: string | undefined }>((done, fail) => {
+      https.get({ host: '127.0.0.1', port, path: '/', ca: authority.cert }, (res) => {
+        res.resume();
+        done({ status: res.statusCode!, emulator: res.headers['x-wallet-conformance-emulator'] as string | undefined });
+      }).on('error', fail);
+    });
+    // The emulator's own answer (its 404 for /, with its header), carried over TLS.
+    expect(answer).toEqual({ status: 404, emulator: '1' });
+    expect(await run.stop()).not.toBe(2);
+    expect(summaryLine(run.output().stdout)).toMatch(/^observe: 1 exchanges, /);
   }, 60_000);
 
   describe('bad input is one line and exit 2', () => {

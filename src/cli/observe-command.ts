@@ -231,8 +231,9 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await proxy.close();
+  const { cut } = await proxy.close();
   const lines: string[] = [];
+  if (cut > 0) lines.push(`observe: ${cut} exchanges still waiting for their upstream 10 s after the stop were cut (not judged)`);
   if (capture) {
     await capture.close();
     lines.push(`capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`);

@@ -58,7 +58,7 @@ async function proxy(listeners: Array<Partial<ProxyListener> & Pick<ProxyListene
     onExchange: (exchange) => void judge.accept(exchange),
     ...extra,
   });
-  cleanups.push(() => started.close());
+  cleanups.push(async () => void (await started.close()));
   return started;
 }
 
@@ -232,6 +232,43 @@ describe('the observe proxy', () => {
     const refused = await request(`${untrusting.addresses[0]!.url}/card/close`);
     expect(refused.status).toBe(502);
     expect(refused.body.toString()).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA/);
+  });
+
+  it('sends a request once more on a fresh connection when a kept-alive one turns out closed, and records it once', async () => {
+    const served = new WeakSet<object>();
+    let resets = 0;
+    const server = http.createServer((req, res) => {
+      // A kept-alive connection this upstream considers closed: it drops it on the next request, having processed nothing.
+      if (served.has(req.socket)) {
+        resets++;
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
+      req.resume();
+      req.on('end', () => res.writeHead(200).end(`ok ${resets}`));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }], judge);
+    expect((await request(`${observe.addresses[0]!.url}/card/close`, { body: FORM })).body.toString()).toBe('ok 0');
+    expect((await request(`${observe.addresses[0]!.url}/card/close`, { body: FORM })).body.toString()).toBe('ok 1');
+    const seen = await judged(judge, 2);
+    expect(seen.map((exchange) => exchange.response?.status)).toEqual([200, 200]);
+    expect(seen[1]!.request.bodyBase64).toBe(FORM.toString('base64'));
+  });
+
+  it('closes within its grace period, cutting exchanges still waiting for their upstream, and says how many', async () => {
+    const silent = await upstream(() => undefined);
+    const judge = recordingJudge();
+    const observe = await startObserveProxy({ listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: silent.url }], onExchange: (exchange) => void judge.accept(exchange) });
+    const pending = request(`${observe.addresses[0]!.url}/card/close`, { body: FORM });
+    for (let i = 0; i < 200 && silent.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(silent.seen).toHaveLength(1);
+    expect(await observe.close({ graceMs: 50 })).toEqual({ cut: 1 });
+    await expect(pending).rejects.toThrow();
+    expect(judge.seen).toEqual([]);
   });
 
   it('starts all listeners or none: a port in use rejects and frees the other one', async () => {

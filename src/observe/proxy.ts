@@ -55,12 +55,17 @@ export interface ObserveProxy {
   addresses: Array<{ direction: ObservedExchange['direction']; url: string; upstream: string; cardUpstream?: string }>;
   /** Exchanges handed to onExchange so far. */
   readonly exchanges: number;
-  /** Stops listening, ends idle connections and waits for exchanges in flight. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, ends idle connections and waits for exchanges in flight, at most `graceMs`
+   * (default 10 s); those still open then are cut, not judged, and counted in `cut`.
+   */
+  close(options?: { graceMs?: number }): Promise<{ cut: number }>;
 }
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RECORDED_BODY_BYTES = 1024 * 1024;
+/** How long `close` waits for exchanges in flight before it cuts them. */
+export const DEFAULT_CLOSE_GRACE_MS = 10_000;
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 /** Dropped towards the upstream besides the hop-by-hop ones: Host is the upstream's, Expect was answered here. */
@@ -308,14 +313,19 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     get exchanges() {
       return seq;
     },
-    async close() {
+    async close({ graceMs = DEFAULT_CLOSE_GRACE_MS } = {}) {
       const closed = Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       for (const server of servers) server.closeIdleConnections();
-      await Promise.all([...inFlight]);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all([...inFlight]), graceOver]);
+      clearTimeout(timer);
+      const cut = inFlight.size;
       for (const server of servers) server.closeAllConnections();
       await closed;
       agents.http.destroy();
       agents.https.destroy();
+      return { cut };
     },
   };
 }
