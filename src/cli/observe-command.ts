@@ -9,7 +9,7 @@ import type { NetworkConfig } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 import { CaptureWriter, readCapture } from '../observe/capture.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange, ObserveResult } from '../observe/exchange.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
+import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
 import { readUserFile, loadKeyFile, loadProfile } from './io.js';
 import { addNetworkOptions, networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
@@ -130,16 +130,25 @@ function keysOf(flags: ObserveFlags): ObserveKeys {
   };
 }
 
-/** Prints each failed or warning result once, as it is known. */
+/** How many printed lines are remembered by their text, so the report's results at the end do not print them again. */
+const REMEMBERED_LINES = 10_000;
+
+/**
+ * Prints each failed or warning result once, as it is known. A result is remembered by identity
+ * (held no longer than the judge holds it) and, for the first lines, by its text, in case the
+ * judge's report carries copies: memory stays bounded however long observe runs.
+ */
 function findingPrinter(): { print(results: readonly CheckResult[]): void } {
-  const printed = new Set<string>();
+  const printedResults = new WeakSet<CheckResult>();
+  const printedLines = new Set<string>();
   return {
     print(results) {
       for (const result of results) {
         if (result.status !== 'failed' && result.status !== 'warning') continue;
         const key = `${result.id}\n${result.message}`;
-        if (printed.has(key)) continue;
-        printed.add(key);
+        if (printedResults.has(result) || printedLines.has(key)) continue;
+        printedResults.add(result);
+        if (printedLines.size < REMEMBERED_LINES) printedLines.add(key);
         process.stdout.write(scrubOutput(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`));
       }
     },
@@ -278,7 +287,7 @@ export function registerObserveCommand(program: Command): void {
     .option('--card-service-url <url>', "the service's {card_base_url}, when card close lives elsewhere (default: --service-url)")
     .option('--listen <[host:]port>', "where the merchant sends its orders (point its base URL here; host 127.0.0.1 unless given)")
     .option('--listen-tls <file>', 'serve --listen over HTTPS: a YAML file with a tls: {cert, key, clientCa?} block (as in emulator.yaml)')
-    .option('--merchant-url <url>', "the merchant's callback base URL: callbacks arriving on --callback-listen go on to it, with their path")
+    .option('--merchant-url <url>', "the merchant's base URL (scheme, host, port): a callback to /PATH on --callback-listen goes on to it with its /PATH")
     .option('--callback-listen <[host:]port>', "where the service sends callbacks (point the merchant's callback URL here)")
     .option('--callback-listen-tls <file>', 'serve --callback-listen over HTTPS: a YAML file with a tls: block')
     .option('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER) (required)")
@@ -292,7 +301,11 @@ export function registerObserveCommand(program: Command): void {
     .option('--upstream-timeout <seconds>', `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`)
     .option('--replay <file>', 'judge a capture file offline instead of listening (same output)')
     .option('--strict', 'SHOULD rules and open points fail too');
-  addNetworkOptions(command, { runTimeout: false }).action(async (_given: ObserveFlags, self: Command) => {
+  addNetworkOptions(command, { runTimeout: false });
+  // Observe forwards every body whole; --max-body bounds only what it records of one (memory).
+  const maxBody = command.options.find((option) => option.long === '--max-body');
+  if (maxBody) maxBody.description = `how much of one body is recorded and judged; a longer body is forwarded whole, recorded cut (default ${DEFAULT_MAX_RECORDED_BODY_BYTES})`;
+  command.action(async (_given: ObserveFlags, self: Command) => {
     const flags = settleFlags<ObserveFlags>(self, { sections: [], secrets: { apiKey: false } });
     // Every flag and file is checked before anything listens or prints.
     const plan = flags.replay === undefined ? planLive(flags) : (checkReplay(flags, flags.replay), undefined);
