@@ -127,6 +127,32 @@ describe('the observe proxy', () => {
     expect(exchange!.upstreamError).toBeUndefined();
   });
 
+  it('carries a chunked body in either direction to the same bytes (framing is the connection\'s, the bytes are the message\'s)', async () => {
+    const service = await upstream((_req, res, body) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write(body.subarray(0, 3));
+      res.end(body.subarray(3));
+    });
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: service.url }], judge);
+    const target = new URL(`${observe.addresses[0]!.url}/callback`);
+    const answer = await new Promise<{ body: string; chunked: string | undefined }>((resolve, reject) => {
+      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ body, chunked: res.headers['transfer-encoding'] }));
+      });
+      req.on('error', reject);
+      req.write('data=a+b');
+      req.end('/c==');
+    });
+    expect(service.seen[0]!.body.toString()).toBe('data=a+b/c==');
+    expect(answer).toEqual({ body: 'data=a+b/c==', chunked: 'chunked' });
+    const [exchange] = await judged(judge, 1);
+    expect(Buffer.from(exchange!.request.bodyBase64, 'base64').toString()).toBe('data=a+b/c==');
+    expect(exchange!.request.headers['transfer-encoding']).toBe('chunked');
+  });
+
   it('drops hop-by-hop headers and those Connection names, both ways', () => {
     expect(endToEndHeaders(['Connection', 'close, X-Hop', 'X-Hop', '1', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked', 'TE', 'trailers', 'Upgrade', 'h2c', 'Proxy-Authorization', 'Basic x', 'X-Keep', '2']))
       .toEqual(['X-Keep', '2']);
