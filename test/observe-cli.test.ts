@@ -29,7 +29,10 @@ beforeAll(async () => {
   writeFileSync(file('public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
   writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 });
 });
+/** Every observe started here: one a failed test left running is killed at the end. */
+const started: ChildProcess[] = [];
 afterAll(async () => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await embedded?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -46,6 +49,7 @@ interface Running {
 /** Starts `observe ARGS` and resolves once it printed the line naming its addresses. */
 function observe(args: string[]): Promise<Running> {
   const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'observe', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  started.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
