@@ -109,7 +109,7 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Runs a block in its own folder and process group; every process it left behind is stopped after. */
-async function runBlock(block: ShellBlock): Promise<{ status: number | null; log: string }> {
+async function runBlock(block: ShellBlock): Promise<{ status: number | null; log: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-manual-'));
   folders.push(dir);
   let code = block.code;
@@ -133,7 +133,7 @@ async function runBlock(block: ShellBlock): Promise<{ status: number | null; log
   } catch {
     // the group is gone already
   }
-  return { status, log: readFileSync(logPath, 'utf8') };
+  return { status, log: readFileSync(logPath, 'utf8'), dir };
 }
 
 describe('shell blocks of README.md and docs/', () => {
@@ -142,6 +142,26 @@ describe('shell blocks of README.md and docs/', () => {
     expect(RUNNABLE.length).toBeGreaterThan(5);
     expect(NOT_RUN.length, NOT_RUN.map((block) => block.where).join(', ')).toBeLessThanOrEqual(MAX_NOT_RUN);
   });
+
+  it('fail a block whose command fails, and stop what a block left running', async () => {
+    const failing = await runBlock({ where: 'harness', code: 'npx wallet-conformance crypto decrypt --direction callback --public-key missing.pem < /dev/null\necho not reached' });
+    expect(failing.status).not.toBe(0);
+    expect(failing.log).toMatch(/^wallet-conformance: .*missing\.pem/m);
+    expect(failing.log).not.toContain('not reached');
+    const left = await runBlock({ where: 'harness', code: 'npx wallet-conformance emulator --port 8080 > emulator.log &\necho $! > server.pid\nuntil curl -so /dev/null http://127.0.0.1:8080/; do sleep 0.2; done' });
+    expect(left.status, left.log).toBe(0);
+    const pid = Number(readFileSync(join(left.dir, 'server.pid'), 'utf8'));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((wait) => setTimeout(wait, 100));
+    expect(alive(), 'the emulator the block started in the background is stopped with its group').toBe(false);
+  }, 60_000);
 
   describe.concurrent('each runnable block exits 0', () => {
     it.each(RUNNABLE.map((block) => [block.where, block] as const))('%s', async (_where, block) => {
