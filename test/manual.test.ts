@@ -71,6 +71,7 @@ const RUNNABLE = BLOCKS.filter((block) => block.notRun === undefined);
 const NOT_RUN = BLOCKS.filter((block) => block.notRun !== undefined);
 
 const PRELUDE = `set -eo pipefail
+command -v curl >/dev/null || { echo "docs harness: the manual's blocks need curl" >&2; exit 97; }
 wallet-conformance() { node "$WC_BIN" "$@"; }
 npx() { if [ "$1" = wallet-conformance ]; then shift; node "$WC_BIN" "$@"; else echo "docs harness: npx $1 is not available here" >&2; return 127; fi; }
 `;
