@@ -53,4 +53,12 @@ describe('manualPages', () => {
       { kind: 'text', text: 'the web' }, { kind: 'text', text: ' (' }, { kind: 'code', text: 'https://example.com/x' }, { kind: 'text', text: ')' },
     ]);
   });
+
+  it('reads numbered lists as lists and quotes as notes', () => {
+    const [only] = manualPages([{ path: 'docs/x.md', text: '# X\n\n1. first\n2. second\n\n> a quoted\n> note\n' }]);
+    expect(only!.blocks).toEqual([
+      { kind: 'list', items: [[{ kind: 'text', text: 'first' }], [{ kind: 'text', text: 'second' }]] },
+      { kind: 'note', tone: 'info', text: [{ kind: 'text', text: 'a quoted note' }] },
+    ]);
+  });
 });

@@ -117,15 +117,15 @@ function parseBlocks(source: string, resolve: Resolve): Block[] {
       i = j;
       continue;
     }
-    if (/^\s*[-*] /.test(line)) {
+    if (/^\s*(?:[-*]|\d+\.) /.test(line)) {
       const items: Text[] = [];
       let j = i;
       let current: string[] = [];
       for (; j < lines.length; j++) {
         const next = lines[j]!;
-        if (/^\s*[-*] /.test(next)) {
+        if (/^\s*(?:[-*]|\d+\.) /.test(next)) {
           if (current.length) items.push(inline(current.join(' '), resolve));
-          current = [next.replace(/^\s*[-*] /, '')];
+          current = [next.replace(/^\s*(?:[-*]|\d+\.) /, '')];
         } else if (next.trim() !== '' && /^\s+/.test(next)) current.push(next.trim());
         else break;
       }
@@ -134,11 +134,19 @@ function parseBlocks(source: string, resolve: Resolve): Block[] {
       i = j;
       continue;
     }
+    if (line.startsWith('>')) {
+      const quoted: string[] = [];
+      let j = i;
+      for (; j < lines.length && lines[j]!.startsWith('>'); j++) quoted.push(lines[j]!.replace(/^>\s?/, ''));
+      blocks.push({ kind: 'note', tone: 'info', text: inline(quoted.join(' '), resolve) });
+      i = j;
+      continue;
+    }
     const paragraph: string[] = [];
     let j = i;
     for (; j < lines.length; j++) {
       const next = lines[j]!;
-      if (next.trim() === '' || /^(#{1,6} |`{3,}|\|)/.test(next) || (j > i && /^\s*[-*] /.test(next))) break;
+      if (next.trim() === '' || /^(#{1,6} |`{3,}|\||>)/.test(next) || (j > i && /^\s*(?:[-*]|\d+\.) /.test(next))) break;
       paragraph.push(next.trim());
     }
     blocks.push({ kind: 'paragraph', text: inline(paragraph.join(' '), resolve) });
