@@ -47,7 +47,8 @@ describe('examples/decrypt: the guide\'s decryption recipes', () => {
   for (const [language, available, command] of RECIPES) {
     it.skipIf(!available)(`${language} opens callbacks block by block, byte for byte, from a PEM and from bare Base64`, () => {
       for (const key of KEYS) {
-        for (const file of [key.publicPem, key.publicB64]) {
+        // Both key formats on the first key size; a JVM start costs seconds, so the second runs on PEM alone.
+        for (const file of key.bits === 1024 ? [key.publicPem, key.publicB64] : [key.publicPem]) {
           const [program, ...args] = command(file);
           const run = spawnSync(program!, args, { input: key.body, timeout: 60_000 });
           expect(run.stderr.toString(), `${language}, ${key.bits} bits`).toBe('');
