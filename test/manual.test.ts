@@ -168,7 +168,7 @@ describe('shell blocks of README.md and docs/', () => {
     it.each(RUNNABLE.map((block) => [block.where, block] as const))('%s', async (_where, block) => {
       const { status, log } = await limited(() => runBlock(block));
       expect(status, `${block.code}\n--- output (last 4000 characters) ---\n${log.slice(-4000)}`).toBe(0);
-    }, 180_000);
+    }, 400_000); // includes the wait for a free slot (PARALLEL at once)
   });
 });
 
