@@ -7,7 +7,8 @@
 // - every relative link of every Markdown file in the repository resolves (the file, and the
 //   heading of a `#fragment` in a Markdown file), and so does every link of a shipped Markdown file
 //   inside the packed package (`npm pack --dry-run`): a shipped page never points at an unshipped file;
-// - no source file (src, test, bench, examples, bin) cites a document the repository does not hold.
+// - no source file (src, test, bench, examples, bin) nor page of the manual cites a document the
+//   repository does not hold.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -259,8 +260,8 @@ describe('sources', () => {
     'test/manual.test.ts': 'names the forbidden documents in order to forbid them',
   };
 
-  it('cite no document the repository does not hold (src, test, bench, examples, bin)', () => {
-    const files = ['src', 'test', 'bench', 'examples', 'bin'].flatMap((dir) => walk(join(ROOT, dir), (file) => /\.(ts|js|mjs|cjs|py|java|sh|ya?ml|json|md)$/.test(file) && statSync(file).size < 2_000_000));
+  it('cite no document the repository does not hold (src, test, bench, examples, bin, and the manual)', () => {
+    const files = [...['src', 'test', 'bench', 'examples', 'bin'].flatMap((dir) => walk(join(ROOT, dir), (file) => /\.(ts|js|mjs|cjs|py|java|sh|ya?ml|json|md)$/.test(file) && statSync(file).size < 2_000_000)), ...MANUAL, join(ROOT, 'ARCHITECTURE.md')];
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((file) => {
       const path = posix(relative(ROOT, file));
