@@ -17,6 +17,11 @@ COPY src ./src
 COPY spec ./spec
 COPY suites ./suites
 COPY schemas ./schemas
+# The manual and the examples it links ship in the package too (package.json "files").
+COPY README.md LICENSE ./
+COPY docs ./docs
+COPY examples/decrypt ./examples/decrypt
+COPY examples/python-receiver ./examples/python-receiver
 RUN npm run build && npm pack --ignore-scripts && mv wallet-conformance-*.tgz /tmp/wallet-conformance.tgz
 
 FROM node:20-slim

@@ -1,4 +1,4 @@
-// The public API of wallet-conformance: named exports only (style.md: the one barrel).
+// The public API of wallet-conformance: named exports only (ARCHITECTURE.md: `src/index.ts`, the one barrel).
 export { DEFAULT_PROFILE, resolveProfile, parseProfileYaml, type CryptoProfile, type Direction, type Padding } from './core/profile.js';
 export { parseExactJson, stringifyExact, LosslessNumber, type ExactJson } from './core/exact-json.js';
 export { validateSchema, isSchemaName, type SchemaIssue, type SchemaName } from './core/schemas.js';

@@ -32,6 +32,16 @@ const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').ma
 /** Sources of the COPY instructions that read the build context (not another stage). */
 const copied = dockerfile.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
 
+/** Whether .dockerignore keeps `source` out of the context: the last pattern that matches decides, `!` lets it back in. */
+function isIgnored(source: string): boolean {
+  let out = false;
+  for (const pattern of ignored) {
+    const path = pattern.replace(/^!/, '');
+    if (source === path || source.startsWith(`${path}/`)) out = !pattern.startsWith('!');
+  }
+  return out;
+}
+
 const context = mkdtempSync(join(tmpdir(), 'wc-docker-context-'));
 afterAll(() => rmSync(context, { recursive: true, force: true }));
 
@@ -46,12 +56,14 @@ describe('Dockerfile', () => {
   it('copies only files that exist and that .dockerignore lets through, and every folder the package ships', () => {
     for (const source of copied) {
       expect(existsSync(join(ROOT, source)), source).toBe(true);
-      expect(ignored.filter((pattern) => source === pattern || source.startsWith(`${pattern}/`)), source).toEqual([]);
+      expect(isIgnored(source), source).toBe(false);
     }
     const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
     // dist is built in the image; everything else the package ships must be copied in.
     expect(files.filter((entry) => entry !== 'dist' && !copied.includes(entry))).toEqual([]);
     for (const heavy of ['node_modules', 'dist', 'reports', 'keys', '.git']) expect(ignored, heavy).toContain(heavy);
+    // The tests and the merchant-client example stay out; the examples the manual links are let back in.
+    expect([isIgnored('test'), isIgnored('examples/merchant-client'), isIgnored('examples/decrypt')]).toEqual([true, true, false]);
   });
 
   it('builds and packs the package from the copied files alone', () => {
@@ -65,7 +77,7 @@ describe('Dockerfile', () => {
     }
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: context, stdio: ['ignore', 'pipe', 'ignore'] }).toString()) as Array<{ files: Array<{ path: string }> }>;
     const paths = packed[0]!.files.map((file) => file.path);
-    for (const path of ['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/msw/browser.js', 'spec/wallet-api.yaml', 'spec/rules.yaml', 'suites/suite.schema.json', 'package.json']) {
+    for (const path of ['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/msw/browser.js', 'spec/wallet-api.yaml', 'spec/rules.yaml', 'suites/suite.schema.json', 'package.json', 'README.md', 'LICENSE', 'docs/merchant-guide.md', 'examples/decrypt/CallbackDecrypt.java']) {
       expect(paths, path).toContain(path);
     }
     expect(paths.filter((path) => path.startsWith('test/') || path.startsWith('src/'))).toEqual([]);

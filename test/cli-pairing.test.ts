@@ -1,4 +1,4 @@
-// A new user's first hour from the README alone: emulator and merchant set up to talk to each other
+// A new user's first hour from the manual alone: emulator and merchant set up to talk to each other
 // with --init and no file edited, a curl-ready ciphertext, and a warning for a mistyped field.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -68,7 +68,10 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     for (const name of ['Endpoints', 'Callbacks', 'Reference']) expect(await page.getByRole('heading', { level: 2, name, exact: true }).first().isVisible(), name).toBe(true);
     const nav = page.locator('nav.site');
     const labels = (await nav.locator('a').allTextContents()).map((text) => text.trim());
-    expect(labels).toEqual(['Overview', ...ENDPOINTS, ...CALLBACKS, 'Writing a receiver', 'Rule catalog', 'Traceability', 'Idempotency', 'Error tables']);
+    const reference = ['Overview', ...ENDPOINTS, ...CALLBACKS, 'Writing a receiver', 'Rule catalog', 'Traceability', 'Idempotency', 'Error tables'];
+    expect(labels.slice(0, reference.length)).toEqual(reference);
+    // Then the manual (README.md and docs/), the README, its index and the two guides first.
+    expect(labels.slice(reference.length, reference.length + 4)).toEqual(['README', 'Index', 'Merchant guide', 'Service guide']);
     expect(await nav.locator('a[aria-current="page"]').textContent()).toBe('Overview');
     // The endpoint and callback tables of the index list the same pages.
     expect(await page.locator('#endpoints-table tbody tr').count()).toBe(3);
@@ -79,6 +82,16 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     mkdirSync(resolve(ROOT, 'reports'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
     expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+
+  it('navigates to the manual: the merchant guide with its tables and code, and from it to another manual page', async () => {
+    await page.locator('nav.site').getByRole('link', { name: 'Merchant guide', exact: true }).click();
+    expect(await page.locator('h1').textContent()).toBe('Merchant guide');
+    expect(await page.locator('nav.site a[aria-current="page"]').textContent()).toBe('Merchant guide');
+    expect(await page.locator('main table').count()).toBeGreaterThan(3);
+    expect(await page.locator('main pre').filter({ hasText: 'RSA/ECB/PKCS1Padding' }).count()).toBe(1);
+    await page.locator('main').getByRole('link', { name: 'crypto-profiles.md', exact: true }).first().click();
+    expect(await page.locator('h1').textContent()).toBe('Crypto profiles');
   });
 
   it('navigates to an endpoint page showing its plain fields and an encrypted example beside the plain JSON', async () => {
@@ -155,7 +168,9 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
 
   it('opens every page with no console error, no failed and no external request', async () => {
     const pages = await page.locator('nav.site a').evaluateAll((links) => links.map((link) => (link as unknown as { href: string }).href));
-    expect(pages).toHaveLength(16);
+    // The 16 reference pages and the manual's pages in the navigation (its decisions are reached from their index).
+    expect(pages.length).toBeGreaterThan(16 + 10);
+    expect(pages.filter((url) => /\/manual-[^/]*\.html$/.test(url))).toHaveLength(pages.length - 16);
     for (const url of pages) {
       const response = await page.goto(url);
       expect(response?.ok() ?? true, url).toBe(true);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml, parseDocument } from 'yaml';
@@ -16,7 +16,7 @@ import { generateDocs } from '../src/generate/docs/site.js';
 import { parseSpec, walkJson, type SpecSource } from '../src/spec/document.js';
 import { CHECKS } from '../src/runner/checks/index.js';
 import { loadSuites, SUITES_DIR } from '../src/runner/suite.js';
-import { runCli } from './support/cli.js';
+import { ROOT, runCli } from './support/cli.js';
 
 const specText = readFileSync(SPEC_PATH, 'utf8');
 const spec = parseSpec(specText, 'spec/wallet-api.yaml');
@@ -480,7 +480,17 @@ describe('docs (the real CLI)', () => {
     const run = runCli(['docs', '--out', out]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout).toBe(`docs: 16 HTML pages and 16 Markdown pages in ${out}; open ${join(out, 'index.html')}\n`);
+    // The 16 reference pages, and a page for every Markdown file of the manual (README.md, docs/**).
+    const manual = 1 + (readdirSync(join(ROOT, 'docs'), { recursive: true }) as string[]).filter((file) => file.endsWith('.md')).length;
+    expect(run.stdout).toBe(`docs: ${16 + manual} HTML pages and ${16 + manual} Markdown pages in ${out}; open ${join(out, 'index.html')}\n`);
+    expect(readFileSync(join(out, 'manual-merchant-guide.html'), 'utf8')).toContain('<h2 id="what-to-answer-in-every-situation">');
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('href="manual-merchant-guide.html"');
+    // Every link of the manual's pages stays inside the site and finds its file.
+    for (const page of readdirSync(out).filter((file) => file.startsWith('manual-') && file.endsWith('.html'))) {
+      for (const [, href] of readFileSync(join(out, page), 'utf8').matchAll(/\shref="([^"#]*)(?:#[^"]*)?"/g)) {
+        if (href) expect(existsSync(join(out, href)), `${page} → ${href}`).toBe(true);
+      }
+    }
     for (const id of PAGES) {
       expect(existsSync(join(out, `${id}.html`)), id).toBe(true);
       expect(existsSync(join(out, `${id}.md`)), id).toBe(true);

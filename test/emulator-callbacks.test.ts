@@ -420,7 +420,7 @@ describe('callback policies (U-CB-FIELDS): the amount as a number or a string, t
     expect(got!.payload).toMatchObject({ type: 1, chain: 'TRON' });
   });
 
-  it('keeps design.md\'s model by default: a deposit amount as a string, a withdrawal amount as a number', async () => {
+  it('keeps the toolkit\'s payload model by default: a deposit amount as a string, a withdrawal amount as a number', async () => {
     receiver.reset();
     config.policies = { ...DEFAULT_POLICIES };
     await emit({ type: 1, fields: { amount: '7.25' } });

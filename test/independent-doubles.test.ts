@@ -1,7 +1,8 @@
 /**
  * The toolkit's verdicts against implementations it did not write: a second wallet service on plain
  * node:http and merchant receivers on Express 5 and Fastify 5 (test/doubles/), each built from
- * interface.md, rules.md and design.md alone, with their own legal choices on every open point.
+ * the interface's description (spec/wallet-api.yaml, spec/rules.yaml) and the manual alone, with
+ * their own legal choices on every open point.
  * A correct implementation must pass `verify` with no failure; a failure here is read first as a
  * toolkit that enforces something the interface leaves open.
  */
@@ -17,7 +18,7 @@ import { startFastifyReceiver } from './doubles/fastify-receiver.js';
 import { startIndependentService } from './doubles/service.js';
 import { freePort, runCliAsync, runCliWithHand } from './support/cli.js';
 
-/** The part of report.json (design.md) these tests read. */
+/** The part of report.json (schemas/report.schema.json) these tests read. */
 interface ReportFile {
   summary: { passed: number; failed: number; warnings: number; skipped: number };
   results: { id: string; rules: string[]; status: string; message: string }[];
@@ -128,7 +129,7 @@ describe.each(services)('verify service against an independent service on plain 
     expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
     expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
     // Of about 100 service checks, only the cases that create cards through a route outside
-    // design.md's control API cannot run (7 checks); checks on an open point this service reads
+    // the documented control API cannot run (7 checks); checks on an open point this service reads
     // otherwise may be warnings.
     expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(minimumPassed);
   }, 120_000);

@@ -1,5 +1,5 @@
 // `wallet-conformance/msw/browser` as a user gets it: a page that imports the package by name (as
-// the README shows, no codec of its own) is bundled by esbuild for the browser with nothing marked
+// docs/from-the-spec.md shows, no codec of its own) is bundled by esbuild for the browser with nothing marked
 // external, so a node:* import anywhere in the graph would fail the build; then the page runs the
 // handlers under setupWorker in headless Chromium. Answers are opened here with node:crypto.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const FORM = 'application/x-www-form-urlencoded';
 
-/** The page: the README's snippet, plus a fetch helper the test drives. */
+/** The page: the manual's snippet, plus a fetch helper the test drives. */
 const PAGE = `
 import { setupWorker } from 'msw/browser';
 import { createWalletHandlers } from 'wallet-conformance/msw/browser';

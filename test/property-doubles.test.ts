@@ -29,7 +29,7 @@ const reportsDir = () => mkdtempSync(join(tmpdir(), 'wc-property-doubles-'));
 
 /**
  * Two seeds here keep CI within its time; seeds 1 to 5 at 200 cases and 1 to 5 at 1,000 are measured
- * through the CLI (README, Generated cases). The edges run first on every seed, whatever it is.
+ * through the CLI (docs/generated-cases.md). The edges run first on every seed, whatever it is.
  */
 const SEEDS = [1, 3];
 
@@ -47,7 +47,7 @@ describe('generated cases against the independent doubles', () => {
           expect(results.slice(0, 4).map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
             ['valid-requests', 'passed', ''], ['one-rule-broken', 'passed', ''], ['crypto-mangled', 'passed', ''], ['edges', 'passed', ''],
           ]);
-          // Property 4 through design.md's control routes alone (no cards route: unregistered cards close once).
+          // Property 4 through the documented control routes alone (no cards route: unregistered cards close once).
           const stateful = results[4]!;
           expect(stateful.case).toBe('stateful');
           if (options.leaseSettleMs === 0) expect([stateful.status, stateful.message]).toEqual(['passed', `200 cases (200 held); seed ${seed}`]);

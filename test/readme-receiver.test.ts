@@ -1,4 +1,4 @@
-// The README's receiver (section "A receiver on the library, with exact numbers") is run as a user
+// The merchant guide's receiver (docs/merchant-guide.md, "A receiver on the library (Node)") is run as a user
 // would copy it: the code block is written to receiver.mjs in a project that has the package in
 // node_modules, started with node, and delivered callbacks; its probe must give back each
 // processed event exactly once, amount digits intact.
@@ -14,7 +14,7 @@ import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { ROOT } from './support/cli.js';
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const readme = readFileSync(join(ROOT, 'docs/merchant-guide.md'), 'utf8');
 const code = /```js\n(\/\/ receiver\.mjs[\s\S]*?)```/.exec(readme)?.[1];
 const keys = generateMerchantKeyPair(1024);
 const privateKey = parseKey(keys.privatePem) as RsaPrivateKey;
@@ -36,7 +36,7 @@ function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!code) throw new Error('README.md has no ```js block starting with "// receiver.mjs"');
+  if (!code) throw new Error('docs/merchant-guide.md has no ```js block starting with "// receiver.mjs"');
   dir = mkdtempSync(join(tmpdir(), 'wc-readme-receiver-'));
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(ROOT, join(dir, 'node_modules', 'wallet-conformance'));
@@ -52,7 +52,7 @@ beforeAll(async () => {
     if (await fetch(`${base}/probe`).then(() => true, () => false)) return;
     await new Promise((wait) => setTimeout(wait, 200));
   }
-  throw new Error(`the README receiver did not start: ${output}`);
+  throw new Error(`the merchant guide's receiver did not start: ${output}`);
 }, 30_000);
 
 afterAll(() => {
@@ -70,7 +70,7 @@ async function deliver(payload: string, apiKey = API_KEY): Promise<{ status: num
 
 const WITHDRAWAL = '{"type":3,"requestUUID":"","trackingId":"wd-1","tenantUserId":"20931","business":0,"txid":"ab12","callBackId":"wd-0001","chain":"TRON","symbol":"USDT","toAddress":"TQn9","amount":12345678901234567890.123}';
 
-describe("the README's receiver", () => {
+describe("the merchant guide's receiver", () => {
   it('processes a redelivered withdrawal once, acknowledges both, and its probe returns the exact payload', async () => {
     expect(await deliver(WITHDRAWAL)).toEqual({ status: 200, body: '{"errCode":0,"message":""}' });
     expect(await deliver(WITHDRAWAL)).toEqual({ status: 200, body: '{"errCode":0,"message":""}' });

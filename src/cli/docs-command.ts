@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
+import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
@@ -49,6 +49,7 @@ export function registerDocsCommand(program: Command): void {
           errorMessageEn: CARD_ERROR_TEXTS[name as CardFailure].en,
         })),
         idempotencyKey: (payload) => idempotencyKey(payload),
+        manual: manualFiles(),
       });
       for (const file of files) {
         writeUserFile(join(flags.out, file.path), file.contents, { overwrite: true, mode: file.path.endsWith('private.pem') ? 0o600 : 0o644 });
@@ -68,4 +69,18 @@ function suitesFolder(dir: string): string {
   }
   if (!isFolder) throw new ConfigError('unreadable-file', `cannot read suites folder ${dir}: not a folder`);
   return resolve(dir);
+}
+
+/** The package's manual (README.md and docs/**\/*.md), rendered beside the reference; none where it is absent. */
+function manualFiles(): Array<{ path: string; text: string }> {
+  const files: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) visit(join(dir, entry.name));
+      else if (entry.name.endsWith('.md')) files.push(join(dir, entry.name));
+    }
+  };
+  if (existsSync(join(PACKAGE_ROOT, 'docs'))) visit(join(PACKAGE_ROOT, 'docs'));
+  if (existsSync(join(PACKAGE_ROOT, 'README.md'))) files.unshift(join(PACKAGE_ROOT, 'README.md'));
+  return files.map((file) => ({ path: relative(PACKAGE_ROOT, file).split(sep).join('/'), text: readFileSync(file, 'utf8') }));
 }

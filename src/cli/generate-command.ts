@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { cliReference } from './cli-reference.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
 import type { GeneratedFile } from '../generate/generated-file.js';
 import { SUITES_DIR } from '../runner/suite.js';
@@ -17,16 +18,20 @@ function suiteSchemaFile(): GeneratedFile {
   return { path: 'suites/suite.schema.json', contents: `${JSON.stringify(withCheckParams(schema), null, 2)}\n` };
 }
 
-/** `generate [--spec F] [--out DIR] [--check]`: regenerate every generated file from the spec. */
-export function registerGenerateCommand(program: Command): void {
+/**
+ * `generate [--spec F] [--out DIR] [--check]`: regenerate every generated file from the spec, and
+ * docs/cli-reference.md from `shipped()`, the program the installed CLI runs. A developer command:
+ * only `src/cli/dev.ts` registers it.
+ */
+export function registerGenerateCommand(program: Command, shipped: () => Command): void {
   program
     .command('generate')
-    .description('regenerate every generated file (src/generated, spec/pacts, the check parameters in suites/suite.schema.json)')
+    .description('regenerate every generated file (src/generated, spec/pacts, the check parameters in suites/suite.schema.json, docs/cli-reference.md)')
     .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
     .option('--out <dir>', 'folder the generated paths are relative to (src/generated/…, spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
       const { generateAll } = await withOptionalPackage('@pact-foundation/pact', 'generate', () => import('../generate/all.js'));
-      if (writeGeneratedFiles([...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile()], options.out, options.check) > 0) process.exitCode = 1;
+      if (writeGeneratedFiles([...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile(), { path: 'docs/cli-reference.md', contents: cliReference(shipped()) }], options.out, options.check) > 0) process.exitCode = 1;
     });
 }

@@ -11,7 +11,6 @@ import { registerCryptoCommand } from './crypto-command.js';
 import { registerDocsCommand } from './docs-command.js';
 import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT } from './exit.js';
-import { registerGenerateCommand } from './generate-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerLoadCommand } from './load-command.js';
 import { registerMerchantCommand } from './merchant-command.js';
@@ -37,7 +36,6 @@ export function buildProgram(): Command {
   registerKeysCommand(program);
   registerCryptoCommand(program);
   registerSpecCommand(program);
-  registerGenerateCommand(program);
   registerEmulatorCommand(program);
   registerMerchantCommand(program);
   registerRunCommand(program);
@@ -62,8 +60,8 @@ function propagate(command: Command): void {
 }
 
 /** Runs the CLI and returns the exit status; every toolkit error becomes one line on stderr. */
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+export async function main(argv: string[], build: () => Command = buildProgram): Promise<number> {
+  const program = build();
   try {
     await program.parseAsync(argv, { from: 'user' });
     return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);

@@ -12,7 +12,7 @@ import type { Report } from '../runner/types.js';
 import { readUserFile } from './io.js';
 import { finish } from './report-output.js';
 
-/** The package's own report schema (a superset of design.md's contract). */
+/** The package's own report schema (schemas/report.schema.json). */
 export const REPORT_SCHEMA_PATH = join(PACKAGE_ROOT, 'schemas', 'report.schema.json');
 
 let validator: ValidateFunction | undefined;

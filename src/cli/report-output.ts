@@ -13,7 +13,7 @@ import { loadAllSuites } from './user-suites.js';
 import { readUserFile, writeUserFile } from './io.js';
 import { scrubData, scrubOutput } from './secrets.js';
 
-/** Flags every suite-running command shares (design.md). */
+/** Flags every suite-running command shares (docs/cli-reference.md). */
 export interface CommonRunOptions {
   reports: string;
   strict?: boolean;

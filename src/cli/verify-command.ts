@@ -108,7 +108,7 @@ export function serviceTarget(flags: ServiceFlags): Target {
   };
 }
 
-/** `verify service ...` and `verify merchant ...` (design.md's flags and exit statuses). */
+/** `verify service ...` and `verify merchant ...` (flags: docs/cli-reference.md; exit statuses: README.md). */
 export function registerVerifyCommand(program: Command): void {
   const verify = program.command('verify').description('run the conformance suites against a service or a merchant');
   common(verify.command('service'))

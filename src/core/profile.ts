@@ -14,7 +14,7 @@ export const DIRECTIONS = ['request', 'response', 'callback'] as const;
 /** One of the three encrypted channels of the interface. */
 export type Direction = (typeof DIRECTIONS)[number];
 
-/** The crypto profile of design.md: every field optional in YAML, resolved here once. */
+/** The crypto profile (docs/crypto-profiles.md): every field optional in YAML, resolved here once. */
 export interface CryptoProfile {
   padding: Padding;
   /** Which half encrypts a request's form field `data`. */

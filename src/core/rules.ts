@@ -18,7 +18,7 @@ export interface Rule {
   severity: RuleSeverity;
   /** Whom the rule obliges (spec/rules.yaml `binds`); absent means `both`. */
   binds?: RuleParty;
-  /** The interface.md section the rule comes from. */
+  /** The section of the interface the rule comes from. */
   source: string;
   /** Can a check observe it from outside? When not, `reason` says why. */
   blackBox: boolean;

@@ -355,7 +355,7 @@ callbacks:
     factor: 2
     maxDelayMs: 60000
     maxAttempts: 8
-policies: {}                  # readings of the interface's open points (U-*): see the README's Decisions
+policies: {}                  # readings of the interface's open points (U-*): see docs/decisions/open-points-emulator-policies.md
 merchants:
   - userId: 10086
     apiKey: ak_${hex(12)}                 # every permission

@@ -12,7 +12,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import { shapeCallbackPayload } from '../service/policies.js';
 import { noteWhy } from './envelope.js';
 
-/** Prefix of every control route (design.md "Control API"). */
+/** Prefix of every control route (docs/service-guide.md, "Control API"). */
 export const CONTROL_PREFIX = '/__control';
 
 type Json = Record<string, ExactJson>;

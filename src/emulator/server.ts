@@ -186,7 +186,7 @@ function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse)
     return;
   }
   work.catch((error: unknown) => {
-    // A bug of ours: answer in the endpoint's shape rather than crash or hang (design.md: bad input never crashes).
+    // A bug of ours: answer in the endpoint's shape rather than crash or hang (bad input never crashes).
     ctx.log?.(`internal error on ${req.method ?? '?'} ${path}: ${(error as Error)?.stack ?? String(error)}`);
     if (res.headersSent) {
       res.destroy();

@@ -21,7 +21,7 @@ const SYMBOLS = ['USDT', 'USDC', 'TRX'];
 export const STORM_TYPES: readonly number[] = callbackTypeNumbers();
 
 /**
- * N distinct events of the given types, in a fixed rotation, with realistic fields (design.md's
+ * N distinct events of the given types, in a fixed rotation, with realistic fields (the spec's
  * payload model, exact amounts with many digits). Every tenth deposit is a wrapped-contract twin
  * of the deposit before it (same txid, another toAddress or symbol): a distinct event
  * (CB-ID-DEPOSIT) that a merchant keying on txid alone would swallow.

@@ -39,7 +39,7 @@ export interface MerchantServer {
 
 /**
  * Starts the reference merchant receiver: `POST /callback` (the receiver), `GET /probe` (the
- * processing probe of design.md), JSON 404 for anything else.
+ * processing probe of docs/merchant-guide.md), JSON 404 for anything else.
  *
  * @example const merchant = await startMerchantServer({ apiKeys: ['k'], publicKey, store: ':memory:' }); await merchant.close()
  */

@@ -113,7 +113,7 @@ export interface WalletMockOptions<Op extends string = string> {
   /** {card_base_url}; default baseUrl. */
   cardBaseUrl?: string;
   merchants: readonly WalletMockMerchant<Op>[];
-  /** Crypto profile (design.md), every field optional; default: PKCS#1 v1.5, requests under the public key. */
+  /** Crypto profile (docs/crypto-profiles.md), every field optional; default: PKCS#1 v1.5, requests under the public key. */
   profile?: Partial<CryptoProfile>;
   /** What the service does; default `success`. */
   scenario?: WalletScenario;

@@ -56,7 +56,7 @@ export const SEQUENCES: Arbitrary<CallbackSequence> = fc.record({
 
 const PROVIDER: Record<string, string> = { txId: 'txid', chainName: 'chain' };
 
-/** The sequence with every field spelt as interface.md spells it (txid, chain). */
+/** The sequence with every field spelt as the interface spells it (txid, chain). */
 function interfaceSpelling(sequence: CallbackSequence): CallbackSequence {
   const respell = (payload: Record<string, ExactJson>) => Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name, value]));
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };

@@ -3,7 +3,7 @@ import type { Report } from '../runner/types.js';
 import type { BaselineComparison } from './baseline.js';
 
 /**
- * report.json: the shape of design.md (schemas/report.schema.json, a superset of the shared
+ * report.json: the shape of schemas/report.schema.json (a superset of the common
  * contract), with every number written as its literal digits: evidence holds exact JSON
  * (LosslessNumber), which JSON.stringify would write as `{"value":…,"isLosslessNumber":true}`.
  */

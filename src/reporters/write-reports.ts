@@ -18,7 +18,7 @@ export interface ReportContext {
   hostname?: string;
 }
 
-/** The four report files of design.md, by file name; the CLI writes them. */
+/** The four report files (docs/suites-and-verdicts.md), by file name; the CLI writes them. */
 export function renderReports(report: Report, context: ReportContext = {}): Array<{ path: string; contents: string }> {
   const startedAt = context.startedAt ?? new Date(Date.now() - report.summary.durationMs);
   return [

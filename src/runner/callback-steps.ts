@@ -52,7 +52,7 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   const emitExchange: Exchange = { request: { method: 'POST', url: `${merchant}/callbacks`, headers: shownHeaders, body: stringifyExact(request) }, response: { status: emitted.status, headers: {}, body: emitted.text } };
   exchanges.push(emitExchange);
   const trackingId = (emitted.json as { trackingId?: unknown } | undefined)?.trackingId;
-  // design.md fixes the answer's body ({"trackingId"}), not its status: any 2xx with one will do.
+  // The control API (docs/service-guide.md) fixes the answer's body ({"trackingId"}), not its status: any 2xx with one will do.
   if (emitted.status < 200 || emitted.status > 299 || typeof trackingId !== 'string') {
     emitExchange.error = `control API answered ${emitted.status} without a trackingId: ${emitted.text.slice(0, 200)}`;
     return { exchanges, callbacks: [] };

@@ -3,7 +3,7 @@ import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 /**
- * A route of a service's control API. design.md fixes four (`PUT energy`, `PUT callback-url`,
+ * A route of a service's control API. The manual fixes four (docs/service-guide.md, Control API) (`PUT energy`, `PUT callback-url`,
  * `POST callbacks`, `GET deliveries`); the rest are extensions some test doubles offer
  * (the toolkit's emulator offers `GET energy`, `GET callback-url` and `POST cards`).
  */

@@ -97,7 +97,7 @@ export function missingNeed(testCase: Case, target: Target, capabilities: Capabi
     const cards = missing.includes('cards') && target.side === 'service' && target.controlToken ? capabilities.routes['POST cards'] : undefined;
     return `needs ${missing.map((need) => flag[need]).join(', ')}${cards ? `: answered ${cards.detail.replace(/^answered /, '')}` : ''}`;
   }
-  // Only design.md's control API is assumed of a target: a route it lacks skips the cases using it.
+  // Only the documented control API (docs/service-guide.md) is assumed of a target: a route it lacks skips the cases using it.
   if (target.side === 'service' && target.controlToken) {
     for (const step of testCase.steps) {
       for (const route of routesOfStep(step)) {

@@ -26,7 +26,7 @@ export function defaultPayload(type: number, tenantUserId = 'u-20931'): Record<s
 export type EventBook = Map<string, Record<string, ExactJson>>;
 
 /**
- * How callback fields are spelt (U-CB-FIELDS): `interface` as interface.md's idempotency table
+ * How callback fields are spelt (U-CB-FIELDS): `interface` as the interface's idempotency table (CB-ID-*)
  * (`txid`, `chain`), `provider` as the provider's public documentation (`txId`, `chainName`).
  */
 export type Spelling = 'interface' | 'provider';

@@ -129,7 +129,7 @@ function readResponse(status: number, headers: Record<string, string>, body: str
   return response;
 }
 
-/** Runs a control step against the service's control API (design.md). */
+/** Runs a control step against the service's control API (docs/service-guide.md). */
 export async function runControl(control: NonNullable<Step['control']>, target: ServiceTarget): Promise<Exchange> {
   const headers = { 'x-control-token': target.controlToken ?? '' };
   const base = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);

@@ -24,7 +24,7 @@ export interface Assumption {
   text: string;
 }
 
-/** One line of report.json (design.md): a check of a case of a suite. */
+/** One line of report.json (schemas/report.schema.json): a check of a case of a suite. */
 export interface CheckResult {
   id: string;
   suite: string;
@@ -65,7 +65,7 @@ export interface Preflight {
   steps: PreflightStep[];
 }
 
-/** report.json exactly as design.md fixes it. */
+/** report.json exactly as schemas/report.schema.json fixes it. */
 export interface Report {
   target: Record<string, unknown>;
   summary: Summary;

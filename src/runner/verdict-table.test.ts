@@ -1,4 +1,4 @@
-// Keeps README's "The verdict model" table true: each row is an observation run through the real check
+// Keeps the verdict model table (docs/decisions/verdict-model.md) true: each row is an observation run through the real check
 // and judged as the engine judges it (judgeFinding), and the verdict must be the row's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,12 +20,10 @@ import type { Finding, Target } from './types.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
 
-/** The rows of the table under `### The verdict model`: what the target does → the verdict written. */
+/** The rows of the table in docs/decisions/verdict-model.md: what the target does → the verdict written. */
 function tableRows(): Array<{ does: string; verdict: string }> {
-  const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### The verdict model'));
-  const end = section.indexOf('\n#', 5);
-  return (end < 0 ? section : section.slice(0, end)).split('\n')
+  const section = readFileSync(join(PACKAGE_ROOT, 'docs/decisions/verdict-model.md'), 'utf8');
+  return section.split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| what') && !line.startsWith('| ---'))
     .map((line) => { const cells = line.split(' | '); return { does: cells[0]!.slice(2), verdict: cells[1]! }; });
 }
@@ -92,7 +90,7 @@ const SCENARIOS: Record<string, Scenario[]> = {
   '(service) fails a check labelled only with a merchant\'s rule (CB-KEY-FIRST)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-KEY-FIRST'] }],
 };
 
-describe('README: the verdict model table', () => {
+describe('docs/decisions/verdict-model.md: the verdict model table', () => {
   const rows = tableRows();
 
   it('has a scenario for every row and a row for every scenario', () => {

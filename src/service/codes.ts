@@ -1,7 +1,7 @@
 /**
  * The service's business codes, answered by the emulator and the MSW handlers alike. The interface
  * names only `0` (success) and leaves the non-zero codes, and the error bodies of order submission
- * and card close, open (U-CODES): this table is the toolkit's choice, documented in the README. Order-endpoint failures are HTTP 200 with the
+ * and card close, open (U-CODES): this table is the toolkit's choice, documented in docs/service-guide.md. Order-endpoint failures are HTTP 200 with the
  * envelope `{"code": <below>, "message": "<text>"}` and no `data` (ENV-CODE, ENV-MSG, ENV-DATA).
  */
 

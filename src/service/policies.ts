@@ -5,7 +5,7 @@ import { providerName } from '../spec/callback-types.js';
 import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 
 /**
- * The service's readings of the points the interface leaves open (the U-* rules of rules.md). Each
+ * The service's readings of the points the interface leaves open (the U-* rules of spec/rules.yaml). Each
  * reading is a named policy; the emulator reads them from emulator.yaml under `policies:`
  * (resolvePolicies), the MSW handlers run the defaults, which are the emulator's historical
  * behaviour. Business code asks the policy, never a scattered flag, so any legal reading can be
@@ -29,7 +29,7 @@ export interface ServicePolicies {
   amountFractionDigits: number;
   /** ORDER-KIND, U-LIMITS: withdrawal symbols allowed: `pattern` ([A-Z0-9]{1,20}), `any` non-empty text, or an explicit list. */
   withdrawalSymbols: 'pattern' | 'any' | SymbolList;
-  /** U-CB-FIELDS: callback `amount` as design.md's model has it (`per-type`), always a JSON `number`, or always a decimal `string`. */
+  /** U-CB-FIELDS: callback `amount` as the toolkit's payload model has it (`per-type`), always a JSON `number`, or always a decimal `string`. */
   callbackAmount: 'per-type' | 'number' | 'string';
   /** U-CB-FIELDS: callback field spelling: `interface` (txid, chain) or `provider` (txId, chainName, as the provider's docs write). */
   callbackFieldNames: 'interface' | 'provider';
@@ -81,7 +81,7 @@ export interface PolicyDescription {
   text: string;
 }
 
-/** Every policy: its rule, values and meaning. The README's Decisions table follows it. */
+/** Every policy: its rule, values and meaning. docs/decisions/open-points-emulator-policies.md follows it. */
 export const POLICIES: Readonly<Record<PolicyName, PolicyDescription>> = Object.freeze({
   cardRegistry: { rule: 'U-STATES', values: ['on', 'off'], text: 'whether card close needs a card registered beforehand' },
   leaseDebit: { rule: 'U-STATES', values: ['now', 'later', 'never'], text: 'whether and when an energy lease lowers the available energy' },

@@ -131,7 +131,7 @@ const BUILT_IN = [
 ] as const satisfies CallbackTypeTable;
 
 /**
- * The callback types of the interface (design.md "Callback payloads"; the spec's CallbackPayload
+ * The callback types of the interface (the merchant guide's "Callback types and fields"; the spec's CallbackPayload
  * dispatch): the only list of them in the toolkit. Adding a type is one schema and dispatch entry
  * in the spec plus one entry here.
  */

@@ -1,5 +1,5 @@
 /**
- * Segmented RSA of design.md's default crypto profile, written from the contract alone (no code of
+ * Segmented RSA of the default crypto profile (docs/crypto-profiles.md), written from the contract alone (no code of
  * src/): PKCS#1 v1.5, plaintext blocks of k-11 bytes, each block encrypted to k bytes, the
  * concatenation Base64-encoded once (standard alphabet, padded, no line breaks).
  *

@@ -1,8 +1,8 @@
 /**
  * A merchant callback receiver on Express 5, as Express's documentation shows a raw body:
  * `express.raw({ type: '*' + '/*' })` on the callback route, here after a key-check middleware so that
- * X-API-KEY is judged before a byte of the body is read (CB-KEY-FIRST). Written from interface.md
- * and design.md alone. Its own choices: HTTP 400 with a non-zero errCode for what it cannot open,
+ * X-API-KEY is judged before a byte of the body is read (CB-KEY-FIRST). Written from the interface
+ * and the manual alone. Its own choices: HTTP 400 with a non-zero errCode for what it cannot open,
  * unknown callback types refused, answer `{"errCode":0,"message":"success"}`.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';

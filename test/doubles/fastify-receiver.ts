@@ -1,8 +1,8 @@
 /**
  * A merchant callback receiver on Fastify 5, as Fastify's documentation shows a raw body:
  * `addContentTypeParser('*', { parseAs: 'buffer' }, ...)`, with the X-API-KEY check in the route's
- * onRequest hook, which runs before the body is parsed (CB-KEY-FIRST). Written from interface.md
- * and design.md alone. Its own choices: what it cannot open is HTTP 200 with a non-zero errCode
+ * onRequest hook, which runs before the body is parsed (CB-KEY-FIRST). Written from the interface
+ * and the manual alone. Its own choices: what it cannot open is HTTP 200 with a non-zero errCode
  * (U-CB-RESPONSE: only errCode 0 counts as success), a callback type outside 1..7 is processed as an
  * "other" callback (U-CB-FIELDS: the list of event kinds is not shown), an identical delivery that
  * arrives while the first is still being processed gets a non-zero errCode (the service retries it

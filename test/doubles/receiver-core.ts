@@ -1,6 +1,6 @@
 /**
  * What a merchant's callback receiver decides, independent of the web framework, written from
- * interface.md and design.md alone (no code of src/). The Express and Fastify receivers wrap it the
+ * the interface and the manual alone (no code of src/). The Express and Fastify receivers wrap it the
  * way their documentation shows raw bodies.
  */
 import { createHash, type KeyObject } from 'node:crypto';
@@ -37,7 +37,7 @@ function field(payload: Record<string, unknown>, ...names: string[]): string | u
 /** How a receiver treats a callback type it does not know. */
 export type UnknownTypePolicy = 'refuse' | 'process-as-other';
 
-/** The idempotency key of a payload (interface.md's table), or an error text. */
+/** The idempotency key of a payload (the interface's table: CB-ID-*), or an error text. */
 export function idempotencyKey(payload: Record<string, unknown>, unknownTypes: UnknownTypePolicy): { key: string } | { error: string } {
   const typeText = numberText(payload.type);
   if (typeText === undefined || !/^\d+$/.test(typeText)) return { error: 'type is not an integer' };

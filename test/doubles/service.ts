@@ -1,10 +1,10 @@
 /**
- * An independent wallet service, written from interface.md, rules.md and design.md alone (no code
+ * An independent wallet service, written from the interface, spec/rules.yaml and the manual alone (no code
  * of src/), on plain node:http. It makes its own legal choices on every open point (U-*), on
  * purpose unlike the project's emulator:
  *
  * - {base_url} and {card_base_url} are two different path prefixes on one server (`/gateway`,
- *   `/card-svc`); the control API lives under `{base_url}/__control` and offers design.md's four
+ *   `/card-svc`); the control API lives under `{base_url}/__control` and offers the documented four
  *   routes only (no cards route, no GET energy).
  * - Business codes (U-CODES) are 1001.. (table below); a failure envelope has no `data` at all.
  * - A Content-Type other than the form is HTTP 400 with a JSON `{code, message}` (U-CODES), not an
@@ -444,7 +444,7 @@ export async function startIndependentService(options: IndependentServiceOptions
     cardAnswer(res, 200, undefined, `biz-${randomUUID()}`);
   };
 
-  // --- control API (design.md's routes only) -------------------------------------------------
+  // --- control API (the documented routes only) -------------------------------------------------
 
   const control = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => {
     if (req.headers['x-control-token'] !== options.controlToken) {
@@ -508,7 +508,7 @@ export async function startIndependentService(options: IndependentServiceOptions
         if (delays.some((wait) => !Number.isInteger(wait) || wait < 0 || wait > 120_000)) return sendJson(res, 400, { error: 'each wait is 0..120000 ms' });
       }
       const trackingId = emit(Number(type), fields as Record<string, unknown>, copies, input.concurrent === true, delayMs, delays);
-      // design.md fixes the answer's body, not its status: this service says the event is queued.
+      // The control API fixes the answer's body, not its status: this service says the event is queued.
       return sendJson(res, options.controlAccepted ? 202 : 200, { trackingId });
     }
     return sendJson(res, 404, { error: 'no such control route' });

@@ -10,6 +10,7 @@ import { CALLBACK_TYPE_TABLE, callbackTypeEntry, type CallbackTypeTable } from '
 import { isNode, rulesOf, walkJson, type Node, type SpecSource } from '../../spec/document.js';
 import { specModel, type SpecModel } from '../../spec/model.js';
 import { SchemaView, unspecifiedOf, union, type Condition, type ObjectView, type UnspecifiedPoint } from './schema-view.js';
+import type { ManualFile } from './manual-pages.js';
 
 /** A registered check, as the docs need it (the runner's CHECKS registry fits). */
 export interface DocsCheck {
@@ -66,6 +67,8 @@ export interface DocsOptions {
   idempotencyKey?: (payload: Record<string, unknown>) => string;
   /** The callback types' names (default: the built-in table). */
   callbackTypes?: CallbackTypeTable;
+  /** The manual (README.md, docs/**), rendered beside the reference; none by default. */
+  manual?: readonly ManualFile[];
 }
 
 /** One case expectation that judges a rule: rule → check → suite/case. */

@@ -1,7 +1,7 @@
 import type { Block, ExampleBlock, Inline, Page, PageGroup, Panel, Text } from './model.js';
 
 /** Group headings of the navigation, in order. */
-export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = { overview: 'Overview', endpoints: 'Endpoints', callbacks: 'Callbacks', reference: 'Reference' };
+export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = { overview: 'Overview', endpoints: 'Endpoints', callbacks: 'Callbacks', reference: 'Reference', manual: 'Manual' };
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -130,7 +130,7 @@ function block(item: Block): string {
 export function renderHtmlPage(page: Page, pages: readonly Page[], siteTitle: string): string {
   const groups = (Object.keys(GROUP_TITLES) as PageGroup[])
     .map((group) => {
-      const members = pages.filter((member) => member.group === group);
+      const members = pages.filter((member) => member.group === group && !member.hidden);
       if (members.length === 0) return '';
       const items = members.map((member) => `<li><a href="${member.id}.html"${member.id === page.id ? ' aria-current="page"' : ''}>${h(member.nav)}</a></li>`).join('');
       return `<h2>${h(GROUP_TITLES[group])}</h2><ul>${items}</ul>`;

@@ -78,7 +78,7 @@ function block(item: Block): string {
 export function renderMarkdownPage(page: Page, pages: readonly Page[], siteTitle: string): string {
   const nav = (Object.keys(GROUP_TITLES) as PageGroup[])
     .map((group) => {
-      const members = pages.filter((member) => member.group === group);
+      const members = pages.filter((member) => member.group === group && !member.hidden);
       if (members.length === 0) return '';
       const links = members.map((member) => (member.id === page.id ? `**${md(member.nav)}**` : `[${md(member.nav)}](${member.id}.md)`));
       return `${GROUP_TITLES[group]}: ${links.join(' · ')}`;

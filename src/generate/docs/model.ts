@@ -60,7 +60,7 @@ export type Block =
   | ExampleBlock;
 
 /** Where a page sits in the navigation. */
-export type PageGroup = 'overview' | 'endpoints' | 'callbacks' | 'reference';
+export type PageGroup = 'overview' | 'endpoints' | 'callbacks' | 'reference' | 'manual';
 
 /** One page: `<id>.html` and `<id>.md`. */
 export interface Page {
@@ -70,6 +70,8 @@ export interface Page {
   nav: string;
   group: PageGroup;
   blocks: Block[];
+  /** Reachable by links but not listed in the navigation (the manual's decisions, one page each). */
+  hidden?: boolean;
 }
 
 /** Plain text. */

@@ -29,8 +29,8 @@ describe('the docs page "Writing a callback receiver"', () => {
     expect(markdown).toContain('"amount":"250.000001"');
   });
 
-  it("shows the README's receiver, the one a test runs", () => {
-    const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
+  it("shows the merchant guide's receiver, the one a test runs", () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, 'docs/merchant-guide.md'), 'utf8');
     expect(/```js\n(\/\/ receiver\.mjs[\s\S]*?)\n```/.exec(readme)?.[1]).toBe(RECEIVER_EXAMPLE);
     expect(files.get('receiver.html')).toContain('createCallbackHandler');
     expect(files.get('index.html')).toContain('href="receiver.html"');

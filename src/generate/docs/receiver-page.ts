@@ -8,7 +8,7 @@ import { aliasesOf, FIELD_ALIASES } from '../../spec/callback-types.js';
 /** Fields every payload carries; the per-type table lists the others. */
 const COMMON = new Set(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business']);
 
-/** The receiver of the README, on the package's public API (a test runs the README's copy and keeps this one equal). */
+/** The receiver of the merchant guide (docs/merchant-guide.md), on the package's public API (a test runs the guide's copy and keeps this one equal). */
 export const RECEIVER_EXAMPLE = `// receiver.mjs: WALLET_API_KEY=… node receiver.mjs   (merchant-public.pem beside it)
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -6,11 +6,13 @@ import { endpointPage } from './endpoint-page.js';
 import { renderHtmlPage } from './html.js';
 import { renderMarkdownPage } from './markdown.js';
 import { anchorsOf, linksOf, type Page } from './model.js';
+import { manualPages } from './manual-pages.js';
 import { receiverPage } from './receiver-page.js';
 import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } from './reference-pages.js';
 import { isNode, type SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
+export type { ManualFile } from './manual-pages.js';
 export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite, ExampleRecord } from './context.js';
 
 /** The entry page of the site. */
@@ -43,7 +45,7 @@ export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly D
       if (!list.some((entry) => entry.id === page.id)) citedOn.set(id, [...list, { id: page.id, nav: page.nav }]);
     }
   }
-  const pages: Page[] = [index, ...endpoints, ...callbacks, receiverPage(ctx), rulesPage(ctx, citedOn), traceability, idempotency, errors];
+  const pages: Page[] = [index, ...endpoints, ...callbacks, receiverPage(ctx), rulesPage(ctx, citedOn), traceability, idempotency, errors, ...manualPages(options.manual ?? [])];
   assertRulesKnown(pages, ctx.ruleIds, ctx.source.name);
   assertLinks(pages);
   const info = isNode(ctx.document.info) ? ctx.document.info : {};

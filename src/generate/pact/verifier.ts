@@ -40,7 +40,7 @@ export interface PactVerifyOptions {
   profile?: CryptoProfile;
   /** The merchant's userId in the wallet system (default: the pact's example merchant). */
   userId?: number;
-  /** The provider offers design.md's control API with this token: provider states are set up through it. */
+  /** The provider offers the documented control API (docs/service-guide.md) with this token: provider states are set up through it. */
   controlToken?: string;
   /** Local pact files to verify (ignored with a broker). */
   pactFiles?: string[];

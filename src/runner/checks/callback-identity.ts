@@ -48,7 +48,7 @@ export const callbackTrackingIdCheck: Check = {
   run(ctx) {
     const values = payloads(ctx);
     if (isFinding(values)) return [values];
-    // trackingId is the toolkit's payload model (design.md), not named by the interface (U-CB-FIELDS):
+    // trackingId is the toolkit's payload model (spec/wallet-api.yaml), not named by the interface (U-CB-FIELDS):
     // a service without one cannot be judged here; one that sends it on some deliveries only, can.
     const missing = values.filter((value) => value.trackingId === undefined || value.trackingId === null).length;
     if (missing === values.length) return [{ status: 'skipped', message: `the ${values.length} deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare` }];

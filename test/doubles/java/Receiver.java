@@ -1,6 +1,6 @@
 /*
  * A merchant's callback receiver in plain JDK 17, written from the interface alone (the merchant-side
- * callback endpoint, Authentication, Events) and the README's "Writing your own side": no code of the
+ * callback endpoint, Authentication, Events) and the manual's merchant guide (docs/merchant-guide.md): no code of the
  * toolkit. Run it as a single-file source program:
  *
  *   java Receiver.java --port 0 --public-key merchant-public.pem --api-key K [--api-key K2]
@@ -321,7 +321,7 @@ public class Receiver {
         return "other:" + sha256(type + "\u0000" + tracking + "\u0000" + (callBackId == null ? "" : callBackId));
     }
 
-    /** What this merchant needs to process an event (README's table of callback types). */
+    /** What this merchant needs to process an event (the merchant guide's table of callback types). */
     static void validate(Map<String, Object> payload) throws BadInput {
         int type = type(payload);
         List<String[]> required = new ArrayList<>();

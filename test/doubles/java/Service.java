@@ -1,7 +1,7 @@
 /*
  * A minimal wallet service in plain JDK 17, written from the interface alone: the energy capacity
- * query, order submission and card close, plus the energy routes of the control API the README
- * documents (PUT/GET /__control/merchants/{userId}/energy). Run it as a single-file source program:
+ * query, order submission and card close, plus the energy routes of the control API the service
+ * guide documents (PUT/GET /__control/merchants/{userId}/energy). Run it as a single-file source program:
  *
  *   java Service.java --port 0 --private-key merchant-private.pem --api-key K --user-id N
  *        [--forbidden-key K] [--expired-key K] [--control-token T] [--fault NAME[,NAME...]]

@@ -2,7 +2,7 @@
 """A merchant's callback receiver on Flask, written from the interface alone.
 
 Sources: the interface (merchant-side callback endpoint, Authentication, Events), its rule
-catalogue, and the toolkit's README ("Crypto profile", "The processing probe"); none of the
+catalogue, and the toolkit's manual (docs/crypto-profiles.md, docs/merchant-guide.md "The processing probe"); none of the
 toolkit's code. Debian's standard libraries only: python3-flask, python3-cryptography, sqlite3.
 
 What it does, rule by rule:

@@ -2,13 +2,13 @@
 """A small wallet service on http.server, written from the interface alone.
 
 Sources: the interface (endpoints, envelope, Authentication, Events, Errors), its rule catalogue,
-and the toolkit's README ("Crypto profile", "Control API"); none of the toolkit's code. Debian's
+and the toolkit's manual (docs/crypto-profiles.md, docs/service-guide.md "Control API"); none of the toolkit's code. Debian's
 standard libraries only: python3-cryptography, http.server, threading.
 
 Its own readings of the open points, on purpose unlike the toolkit's emulator:
 
 - {base_url} is /wallet-api and {card_base_url} is /cardsvc on one server; the control API is
-  under {base_url}/__control with the README's routes (energy PUT/GET, callback-url, cards,
+  under {base_url}/__control with the documented routes (energy PUT/GET, callback-url, cards,
   callbacks, deliveries).
 - Business codes (U-CODES) are 2001.. (table CODES); every refusal of an order endpoint is an
   HTTP 200 envelope with `data` "" (ENV-DATA allows it).
@@ -26,7 +26,7 @@ Its own readings of the open points, on purpose unlike the toolkit's emulator:
   (U-CB-FIELDS), Content-Type with "; charset=UTF-8"; retries after 200 ms, 500 ms, 1 s, 2 s, 4 s
   (U-RETRY) on threads, until HTTP 200 with errCode the integer 0 (CB-ERRCODE).
 
-Crypto (the README's default profile): 1024-bit-or-any RSA, PKCS#1 v1.5; requests are encrypted
+Crypto (the manual's default profile): 1024-bit-or-any RSA, PKCS#1 v1.5; requests are encrypted
 with the public key in blocks of k-11 bytes (decrypted here with the private key); answers and
 callbacks are encrypted with the private key (PKCS#1 type 1, done here with the key's numbers),
 the merchant opens them with the public key.
