@@ -176,7 +176,7 @@ describe('withdrawal orders lead to withdrawal callbacks', () => {
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
     expect(log).toEqual([{ at: iso, queuedAt: iso, sentAt: iso, settledAt: iso, requestUUID: got!.payload.requestUUID, status: 200, answer: { errCode: 0, message: '' }, verdict: 'acknowledged' }]);
     // Queued, sent, then its outcome, in that order; `at` is when it was sent.
-    const [attempt] = log as Array<Record<string, string>>;
+    const [attempt] = log as unknown as Array<Record<string, string>>;
     expect(attempt!.queuedAt! <= attempt!.sentAt! && attempt!.sentAt! <= attempt!.settledAt!).toBe(true);
     expect(attempt!.at).toBe(attempt!.sentAt);
   });
