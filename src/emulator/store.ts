@@ -362,7 +362,8 @@ export class EmulatorStore {
     }
     db.pragma('busy_timeout = 5000');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== 0 && version !== SCHEMA_VERSION) {
+    // Version 1 is migrated in place (the attempt columns of version 2 are added below).
+    if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
       throw new ConfigError('bad-store', `the emulator store ${db.name} has schema version ${version}, this emulator uses ${SCHEMA_VERSION}: delete it to start afresh`);
     }
     db.exec(SCHEMA);
