@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { realScheduler, type Scheduler } from '../core/scheduler.js';
 import { readAcknowledgement } from '../wire/acknowledgement.js';
@@ -32,8 +33,13 @@ export interface DispatcherOptions {
   log?: EmulatorLog | undefined;
 }
 
-/** Due deliveries looked at per tick; the next tick follows at once when more are due and there is room. */
-const BATCH = 256;
+/**
+ * Due deliveries claimed per tick: each is sealed in the tick, so a small chunk lets answers and
+ * sends of other attempts run between chunks; the next tick follows at once when more are due.
+ */
+const CLAIM_CHUNK = 16;
+/** Events whose payload text is kept ready (all but the requestUUID), so an attempt does not parse and write the JSON again. */
+const TEMPLATE_CACHE = 1_024;
 /** Bytes of a merchant's answer kept for the verdict and the log. */
 const ANSWER_LIMIT = 64 * 1024;
 /** While every due delivery waits for a free connection, look again this often (a settled attempt wakes it sooner). */
@@ -91,6 +97,8 @@ export class CallbackDispatcher {
   readonly #perOrigin = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   #outbox: OutboxItems = { sends: [], settled: [], unsent: [] };
+  /** An event's payload text around its requestUUID, by event id. */
+  readonly #templates = new Map<number, { before: string; after: string; pinned?: string }>();
   #flushQueued = false;
   #retryTimer: (() => void) | undefined;
   /** The last tick left due deliveries for want of a free connection. */
@@ -117,7 +125,7 @@ export class CallbackDispatcher {
     const now = this.#o.now();
     let next: number | undefined;
     try {
-      next = this.#o.store.nextDueAt();
+      next = this.#o.store.nextDueAt(this.#fullMerchants());
     } catch (error) {
       this.#o.log?.(`callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
       next = now + WRITE_RETRY_MS;
@@ -168,11 +176,17 @@ export class CallbackDispatcher {
     let claimed: ClaimedDelivery[];
     try {
       const leaseUntil = now + callbacks.timeoutMs * 2 + 1_000;
-      claimed = store.claimDue(now, BATCH, leaseUntil, (delivery) => {
-        const decision = this.#decide(delivery, reserved);
-        if (decision === 'skip') skipped++;
-        return decision;
-      });
+      claimed = store.claimDue(
+        now,
+        CLAIM_CHUNK,
+        leaseUntil,
+        (delivery) => {
+          const decision = this.#decide(delivery, reserved);
+          if (decision === 'skip') skipped++;
+          return decision;
+        },
+        this.#fullMerchants(),
+      );
     } catch (error) {
       this.#o.log?.(`callback queue: cannot claim due deliveries (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
       this.#timerAt = now + WRITE_RETRY_MS;
@@ -182,6 +196,16 @@ export class CallbackDispatcher {
     for (const delivery of claimed) this.#start(delivery);
     this.#blocked = skipped > 0;
     this.wake();
+  }
+
+  /** Merchants whose callback target has every connection in use: their due deliveries are not even read until one frees. */
+  #fullMerchants(): number[] {
+    const full = new Set<string>();
+    for (const [origin, count] of this.#perOrigin) if (count >= MAX_SOCKETS_PER_TARGET) full.add(origin);
+    if (full.size === 0) return [];
+    const merchants = new Set<number>();
+    for (const attempt of this.#inFlight.values()) if (full.has(attempt.origin)) merchants.add(attempt.delivery.merchant);
+    return [...merchants];
   }
 
   /** Whether to send a due delivery now: not while this process has it under way or its target has no free connection; never past the cap. */
@@ -397,12 +421,36 @@ export class CallbackDispatcher {
 
   /** The payload text of one attempt: the stored event with this attempt's requestUUID. */
   #payload(delivery: DueDelivery, fresh: string): { text: string; requestUUID: string } {
+    if (!this.#o.variant?.payload) {
+      // The same text as below, from the event's template: parsed and written once per event, not per attempt.
+      const template = this.#template(delivery);
+      if (template) {
+        const requestUUID = template.pinned ?? fresh;
+        return { text: `${template.before}${JSON.stringify(requestUUID).slice(1, -1)}${template.after}`, requestUUID };
+      }
+    }
     const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
     let payload: Record<string, ExactJson | undefined> = withRequestUUID({ type, ...rest }, requestUUID);
     if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random, delivery);
     return { text: stringifyExact(payload), requestUUID };
+  }
+
+  /** The event's payload written once with a marker where the requestUUID goes (CB-UUID: the marker is replaced per attempt). */
+  #template(delivery: DueDelivery): { before: string; after: string; pinned?: string } | undefined {
+    const cached = this.#templates.get(delivery.eventId);
+    if (cached) return cached;
+    const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
+    // A random marker (not the emulator's injected randomness, which tests may count): no field can hold it by chance.
+    const marker = `requestUUID-${randomBytes(16).toString('hex')}`;
+    const text = stringifyExact(withRequestUUID({ type, ...rest }, marker));
+    const at = text.indexOf(`"${marker}"`);
+    if (at < 0) return undefined;
+    const template = { before: text.slice(0, at + 1), after: text.slice(at + 1 + marker.length), ...(typeof pinned === 'string' ? { pinned } : {}) };
+    if (this.#templates.size >= TEMPLATE_CACHE) this.#templates.clear();
+    this.#templates.set(delivery.eventId, template);
+    return template;
   }
 
   /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */

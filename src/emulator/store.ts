@@ -262,16 +262,17 @@ function prepare(db: Database.Database) {
       'INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, retry_delays, fixed_uuid, order_id, created_at) VALUES (@trackingId, @merchant, @type, @payload, @deliveries, @concurrent, @retryDelays, @fixedUuid, @orderId, @createdAt)',
     ),
     insertDelivery: db.prepare<[number, number, string, number | null]>('INSERT INTO callback_deliveries (event_id, idx, state, next_at) VALUES (?, ?, ?, ?)'),
-    due: db.prepare<[number, number], DueRow>(
+    // `exclude`: a JSON array of merchants whose callback target has no free connection now.
+    due: db.prepare<[number, string, number], DueRow>(
       `SELECT d.event_id, d.idx, d.attempts, d.acked, e.tracking_id, e.merchant, e.type, e.payload, e.concurrent, e.deliveries,
               e.retry_delays, e.fixed_uuid, e.order_id, m.callback_url
          FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
-        WHERE d.state = 'pending' AND d.next_at <= ? AND m.callback_url IS NOT NULL
+        WHERE d.state = 'pending' AND d.next_at <= ? AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))
         ORDER BY d.next_at, d.event_id, d.idx LIMIT ?`,
     ),
-    nextDue: db.prepare<[], { next_at: number | null }>(
+    nextDue: db.prepare<[string], { next_at: number | null }>(
       `SELECT MIN(d.next_at) AS next_at FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
-        WHERE d.state = 'pending' AND m.callback_url IS NOT NULL`,
+        WHERE d.state = 'pending' AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))`,
     ),
     queueAttempt: db.prepare<[number, string, number, number, string, number]>(
       "INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict, error, phase, queued_at) VALUES (?, ?, ?, ?, ?, '', 0, 'null', 'failed', NULL, 'queued', ?)",
@@ -345,7 +346,7 @@ export class EmulatorStore {
    * `leaseUntil` and gets an attempt row in phase `queued`; one it finishes ends exhausted (or
    * acknowledged, if it was) with the reason as an unsent row; one it skips stays due.
    */
-  readonly claimDue: (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision) => ClaimedDelivery[];
+  readonly claimDue: (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude?: readonly number[]) => ClaimedDelivery[];
   /**
    * At start: settles what an earlier process left open. An attempt that was sent has an unknown
    * outcome (recorded as failed, counted); one only queued never left (not counted). Their
@@ -441,9 +442,9 @@ export class EmulatorStore {
       if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
     };
 
-    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision) => {
+    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) => {
       const claimed: ClaimedDelivery[] = [];
-      for (const delivery of this.dueDeliveries(now, limit)) {
+      for (const delivery of this.dueDeliveries(now, limit, exclude)) {
         const decision = decide ? decide(delivery) : 'send';
         if (decision === 'skip') continue;
         const attemptId = Number(s.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid);
@@ -575,9 +576,9 @@ export class EmulatorStore {
     this.#stmt.upsertCard.run(merchant, powerCardId, merchantUserId);
   }
 
-  /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL. */
-  dueDeliveries(now: number, limit: number): DueDelivery[] {
-    return this.#stmt.due.all(now, limit).map((row) => {
+  /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL and is not in `exclude`. */
+  dueDeliveries(now: number, limit: number, exclude: readonly number[] = []): DueDelivery[] {
+    return this.#stmt.due.all(now, JSON.stringify(exclude), limit).map((row) => {
       const due: DueDelivery = {
         eventId: row.event_id,
         idx: row.idx,
@@ -603,9 +604,9 @@ export class EmulatorStore {
     this.#stmt.lease.run(at, eventId, idx);
   }
 
-  /** When the next pending delivery is due (undefined when none waits). */
-  nextDueAt(): number | undefined {
-    return this.#stmt.nextDue.get()?.next_at ?? undefined;
+  /** When the next pending delivery is due (undefined when none waits), leaving out the merchants in `exclude`. */
+  nextDueAt(exclude: readonly number[] = []): number | undefined {
+    return this.#stmt.nextDue.get(JSON.stringify(exclude))?.next_at ?? undefined;
   }
 
   /** Deliveries not finished yet (pending or waiting for the one before them). */
