@@ -97,6 +97,8 @@ export class CallbackDispatcher {
   readonly #perOrigin = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   #outbox: OutboxItems = { sends: [], settled: [], unsent: [] };
+  /** The headers of every attempt, by the merchant's API key. */
+  readonly #headersOf = new Map<string, Record<string, string>>();
   /** An event's payload text around its requestUUID, by event id. */
   readonly #templates = new Map<number, { before: string; after: string; pinned?: string }>();
   #flushQueued = false;
@@ -453,10 +455,13 @@ export class CallbackDispatcher {
     return template;
   }
 
-  /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */
+  /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key (the same for every attempt, so built once per merchant). */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
-    const headers = callbackHeaders(merchant.apiKey);
-    return spelledHeaders(this.#o.variant?.headers ? this.#o.variant.headers(headers, merchant) : headers);
+    if (this.#o.variant?.headers) return spelledHeaders(this.#o.variant.headers(callbackHeaders(merchant.apiKey), merchant));
+    const key = merchant.apiKey;
+    let headers = this.#headersOf.get(key);
+    if (!headers) this.#headersOf.set(key, (headers = spelledHeaders(callbackHeaders(merchant.apiKey))));
+    return headers;
   }
 
   /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */

@@ -115,18 +115,15 @@ export function startPost(url: string, headers: Record<string, string>, body: st
     },
   };
   const payload = Buffer.from(body, 'utf8');
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
+  const target = targetOf(url);
+  if (!target) {
     early = `not a URL: ${url}`;
     queueMicrotask(() => options.onSocket());
     return handle;
   }
-  const secure = target.protocol === 'https:';
-  const send = secure ? httpsRequest : httpRequest;
+  const send = target.secure ? httpsRequest : httpRequest;
   try {
-    req = send(target, { method: 'POST', agent: secure ? options.agents.https : options.agents.http, headers: { ...headers, 'content-length': String(payload.length) } });
+    req = send({ ...target.options, method: 'POST', agent: target.secure ? options.agents.https : options.agents.http, headers: { ...headers, 'content-length': String(payload.length) } });
   } catch (error) {
     early = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     queueMicrotask(() => options.onSocket());
@@ -178,4 +175,31 @@ export function startPost(url: string, headers: Record<string, string>, body: st
     if (released && !res) fail('connection closed without an answer');
   });
   return handle;
+}
+
+/** A callback URL as request options, parsed once per URL (a delivery's every attempt goes to the same few URLs). */
+interface Target {
+  secure: boolean;
+  origin: string;
+  options: { protocol: string; hostname: string; port: string; path: string };
+}
+
+const TARGETS = new Map<string, Target | null>();
+const TARGET_CACHE = 256;
+
+function targetOf(url: string): Target | undefined {
+  let target = TARGETS.get(url);
+  if (target === undefined) {
+    try {
+      const parsed = new URL(url);
+      // A bracketed IPv6 host is given to node:http without its brackets.
+      const hostname = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+      target = { secure: parsed.protocol === 'https:', origin: parsed.origin, options: { protocol: parsed.protocol, hostname, port: parsed.port, path: `${parsed.pathname}${parsed.search}` } };
+    } catch {
+      target = null;
+    }
+    if (TARGETS.size >= TARGET_CACHE) TARGETS.clear();
+    TARGETS.set(url, target);
+  }
+  return target ?? undefined;
 }
