@@ -602,11 +602,6 @@ export class EmulatorStore {
     });
   }
 
-  /** Makes a leased delivery due at `at` again (its send was cancelled, not answered). */
-  releaseDelivery(eventId: number, idx: number, at: number): void {
-    this.#stmt.lease.run(at, eventId, idx);
-  }
-
   /** When the next pending delivery is due (undefined when none waits), leaving out the merchants in `exclude`. */
   nextDueAt(exclude: readonly number[] = []): number | undefined {
     return this.#stmt.nextDue.get(JSON.stringify(exclude))?.next_at ?? undefined;
