@@ -2,7 +2,7 @@
  * Figures of the service emulator: requests per second of getEnergyMaxCount and
  * withdrawWithoutVerify under autocannon on loopback (2048-bit keys, default profile), next to a
  * bare node:http server doing the same decrypt + encrypt work in the same run (goal: emulator ÷
- * bare ≥ 0.7), and the callback dispatch rate to a local receiver. Each server runs in its own
+ * bare ≥ 0.7); the callback dispatch rate is bench/dispatch.bench.ts. Each server runs in its own
  * child process (this file with EMULATOR_BENCH_ROLE set), so autocannon does not share its event
  * loop. Every order body carries a unique callBackId, and every answer is checked for code 0.
  */
@@ -17,7 +17,6 @@ import autocannon from 'autocannon';
 import { LosslessNumber } from '../src/core/exact-json.js';
 import { readBody, sendJson } from '../src/core/http-io.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
-import type { RsaPrivateKey } from '../src/crypto/keys.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
 import { startEmulator } from '../src/emulator/server.js';
 
@@ -26,7 +25,6 @@ const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
 const DURATION_S = Number(process.env.EMULATOR_BENCH_SECONDS ?? 8);
 const CONNECTIONS = 16;
 const ORDER_POOL = 60_000;
-const DISPATCH_EVENTS = 1_000;
 
 /** Child role: serve, print the URL, stop on SIGTERM. */
 async function child(role: string, configPath: string): Promise<void> {
@@ -113,17 +111,11 @@ async function load(url: string, path: string, apiKey: string, bodies: () => str
 
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-emulator-bench-'));
+  // The merchants' callback URL (withdrawal callbacks of the load phase are not due during the run).
   const receiver = createServer((req, res) => {
     req.resume();
-    req.on('end', () => {
-      received++;
-      if (received === target) reached?.();
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0,"message":""}');
-    });
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0,"message":""}'));
   });
-  let received = 0;
-  let target = 0;
-  let reached: (() => void) | undefined;
   try {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
@@ -164,47 +156,11 @@ export default async function bench(): Promise<void> {
     }
     if (o > ORDER_POOL) console.log(`note: ${o - ORDER_POOL} order bodies were reused (duplicate callBackIds answer 40012); raise ORDER_POOL`);
 
-    // Callback dispatch: one event, DISPATCH_EVENTS concurrent deliveries, each sealed with the private key.
-    const fresh = join(dir, 'dispatch.yaml');
-    writeFileSync(fresh, readFileSync(configPath, 'utf8').replace("store: 'bench.sqlite'", "store: 'dispatch.sqlite'"));
-    const emulator = await startChild('emulator', fresh);
-    try {
-      for (const concurrent of [true, false]) {
-        const count = concurrent ? DISPATCH_EVENTS : DISPATCH_EVENTS / 4;
-        received = 0;
-        target = count;
-        const done = new Promise<void>((resolve) => (reached = resolve));
-        const t0 = performance.now();
-        const res = await fetch(`${emulator.url}/__control/merchants/${merchant.userId}/callbacks`, {
-          method: 'POST',
-          headers: { 'x-control-token': config.control.token },
-          body: JSON.stringify({ type: 1, deliveries: count, concurrent }),
-        });
-        if (res.status !== 200) throw new Error(`control API answered ${res.status}: ${await res.text()}`);
-        await done;
-        const seconds = (performance.now() - t0) / 1000;
-        console.log(`callback dispatch (${concurrent ? 'concurrent' : 'one after another'}): ${count} deliveries in ${seconds.toFixed(2)} s = ${(count / seconds).toFixed(0)} callbacks/s (each sealed with the 2048-bit private key)`);
-      }
-    } finally {
-      await emulator.stop();
-    }
-    const seal = privateSealRate(merchant.keyPair.privateKey);
-    console.log(`reference: private-key seal of one callback payload in this process = ${seal.toFixed(0)}/s (the dispatcher's CPU bound on one core)`);
+    // The callback dispatch rate is its own bench: bench/dispatch.bench.ts (npm run bench dispatch).
   } finally {
     receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function privateSealRate(key: RsaPrivateKey): number {
-  const payload = { type: 1, requestUUID: '0b6f7c1e-4a53-4f0e-9d2a-6d1f7e0c9a11', trackingId: 'dep-7f3a9c', txid: 'a'.repeat(64), chain: 'TRON', symbol: 'USDT', toAddress: 'T'.repeat(34), amount: '250.000001' };
-  const t0 = performance.now();
-  let n = 0;
-  while (performance.now() - t0 < 1_000) {
-    sealJson(payload, 'callback', key);
-    n++;
-  }
-  return n / ((performance.now() - t0) / 1000);
 }
 
 const role = process.env.EMULATOR_BENCH_ROLE;

@@ -173,7 +173,12 @@ describe('withdrawal orders lead to withdrawal callbacks', () => {
     expect(got!.payload.txid).toMatch(/^[0-9a-f]{64}$/);
     expect(validateSchema('CallbackPayload', JSON.parse(got!.text))).toEqual([]);
     const log = await until(async () => (await attempts(got!.payload.trackingId as string)).length > 0 && true).then(() => attempts(got!.payload.trackingId as string));
-    expect(log).toEqual([{ at: expect.any(String), requestUUID: got!.payload.requestUUID, status: 200, answer: { errCode: 0, message: '' }, verdict: 'acknowledged' }]);
+    const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
+    expect(log).toEqual([{ at: iso, queuedAt: iso, sentAt: iso, settledAt: iso, requestUUID: got!.payload.requestUUID, status: 200, answer: { errCode: 0, message: '' }, verdict: 'acknowledged' }]);
+    // Queued, sent, then its outcome, in that order; `at` is when it was sent.
+    const [attempt] = log as unknown as Array<Record<string, string>>;
+    expect(attempt!.queuedAt! <= attempt!.sentAt! && attempt!.sentAt! <= attempt!.settledAt!).toBe(true);
+    expect(attempt!.at).toBe(attempt!.sentAt);
   });
 
   it('waits withdrawalDelayMs before the callback', async () => {

@@ -8,6 +8,9 @@ import { startEmulator } from '../emulator/server.js';
 import { keyFiles, pairedEmulatorYaml, pairingFromMerchant, writeInitFiles } from './init-pairing.js';
 import { parseInteger } from './options.js';
 
+/** SIGTERM/SIGINT stop the emulator within this long (callback attempts under way are cut, sockets closed). */
+const STOP_BOUND_MS = 4_500;
+
 interface EmulatorOptions {
   config?: string;
   port?: string;
@@ -98,7 +101,14 @@ async function serve(options: EmulatorOptions): Promise<void> {
     process.once('SIGTERM', resolve);
   });
   // Close cleanly: pending callbacks stay queued in the store, the SQLite WAL is checkpointed.
+  // The close cuts every attempt and connection itself; this bound only guards a stop that hangs anyway.
+  const bound = setTimeout(() => {
+    process.stderr.write(`emulator: the shutdown took longer than ${STOP_BOUND_MS} ms; exiting without waiting further\n`);
+    process.exit(1);
+  }, STOP_BOUND_MS);
+  bound.unref();
   await emulator.close();
+  clearTimeout(bound);
   cleanup();
   process.stdout.write('emulator stopped\n');
 }

@@ -1,11 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { realScheduler, type Scheduler } from '../core/scheduler.js';
 import { readAcknowledgement } from '../wire/acknowledgement.js';
 import { callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
-import { createPostAgents, postRaw, type PostAnswer } from './http-post.js';
-import type { AttemptRecord, DeliveryUpdate, DueDelivery, EmulatorStore } from './store.js';
+import { createPostAgents, MAX_SOCKETS_PER_TARGET, startPost, type PostAnswer, type PostHandle, type PostOutcome } from './http-post.js';
+import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, EmulatorStore, SendMark, SendVerdict, Settlement, Unsent } from './store.js';
 import type { DeliveryVariant } from './variant.js';
 
 /**
@@ -32,27 +33,78 @@ export interface DispatcherOptions {
   log?: EmulatorLog | undefined;
 }
 
-/** Deliveries claimed per tick; the next tick follows at once when more are due. */
-const BATCH = 256;
-/** Attempts of one delivery that may go unrecorded before this process stops sending it. */
-const MAX_UNRECORDED = 3;
+/**
+ * Due deliveries claimed per tick: each is sealed in the tick, so a small chunk lets answers and
+ * sends of other attempts run between chunks; the next tick follows at once when more are due.
+ */
+const CLAIM_CHUNK = 16;
+/** Events whose payload text is kept ready (all but the requestUUID), so an attempt does not parse and write the JSON again. */
+const TEMPLATE_CACHE = 1_024;
 /** Bytes of a merchant's answer kept for the verdict and the log. */
 const ANSWER_LIMIT = 64 * 1024;
+/** While every due delivery waits for a free connection, look again this often (a settled attempt wakes it sooner). */
+const BLOCKED_POLL_MS = 250;
+/** When an outbox write failed (SQLITE_BUSY, a full disk), it is tried again after this long. */
+const WRITE_RETRY_MS = 1_000;
+/** An attempt that never went out (no connection within the wait) is due again after this long. */
+const UNSENT_RETRY_MS = 1_000;
+
+/** One attempt from its claim until its outcome is written. */
+interface Attempt {
+  key: string;
+  origin: string;
+  delivery: ClaimedDelivery;
+  merchant: EmulatorMerchant;
+  requestUUID: string;
+  /** Why it cannot go out (a payload that could not be built): recorded as a failed attempt once counted. */
+  early?: string;
+  post?: PostHandle;
+  sentAt?: number;
+  /** queued: claimed; counting: its send is in the outbox; sent: out; settling: its outcome is in the outbox. */
+  phase: 'queued' | 'counting' | 'sent' | 'settling' | 'done';
+  /** The store refused to count it (acknowledged, capped, changed): its row is already written. */
+  refused?: SendVerdict;
+}
+
+interface OutboxItems {
+  sends: Attempt[];
+  settled: Array<{ attempt: Attempt; settlement: Settlement; line: string }>;
+  unsent: Array<{ attempt: Attempt; unsent: Unsent; line: string }>;
+}
 
 /**
  * The callback dispatcher: a durable queue in the store, a timer for the next due delivery, and one
  * POST per attempt, sealed and addressed as src/wire/callback-delivery.ts says. CB-HEADERS,
  * CB-RAW-BODY, CB-KEY-SAME; a fresh requestUUID per attempt (CB-UUID) and one trackingId per event;
- * CB-ERRCODE: an answer with errCode the number 0 ends a delivery (`judgeAttempt`), anything else is
- * retried on the schedule (U-RETRY), never after an acknowledgement.
+ * CB-ERRCODE: an answer with errCode the number 0 ends a delivery (`judgeAttempt`, over
+ * src/wire/acknowledgement.ts), anything else is retried on the schedule (U-RETRY), never after an
+ * acknowledgement.
+ *
+ * Each attempt is a row from its claim: `queued`, then `sent` once it is on a socket and counted
+ * against maxAttempts (the store counts it only while the delivery is still pending, unchanged since
+ * the claim and under the cap, so an acknowledged delivery is never sent again and the cap is hard),
+ * then its outcome. No more attempts per target are started than the agent has sockets, so no
+ * request waits in the agent's queue; the deadline starts on the socket and covers connect, headers
+ * and body. Writes are batched: one transaction per turn of the event loop, not one per attempt.
  */
 export class CallbackDispatcher {
   readonly #o: DispatcherOptions;
   readonly #agents: ReturnType<typeof createPostAgents>;
-  readonly #inFlight = new Map<string, AbortController>();
+  readonly #timers: DispatcherScheduler;
+  /** Attempts from claim until their outcome is written, by `eventId:idx`: such a delivery is never claimed again by this process. */
+  readonly #inFlight = new Map<string, Attempt>();
+  /** Attempts under way per target origin (at most MAX_SOCKETS_PER_TARGET). */
+  readonly #perOrigin = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
-  /** Deliveries whose attempts could not be recorded, with how many times in a row. */
-  readonly #unrecorded = new Map<string, number>();
+  #outbox: OutboxItems = { sends: [], settled: [], unsent: [] };
+  /** The headers of every attempt, by the merchant's API key. */
+  readonly #headersOf = new Map<string, Record<string, string>>();
+  /** An event's payload text around its requestUUID, by event id. */
+  readonly #templates = new Map<number, { before: string; after: string; pinned?: string }>();
+  #flushQueued = false;
+  #retryTimer: (() => void) | undefined;
+  /** The last tick left due deliveries for want of a free connection. */
+  #blocked = false;
   /** Cancels the timer for the next due delivery, while one is set. */
   #timer: (() => void) | undefined;
   #timerAt = Infinity;
@@ -60,32 +112,58 @@ export class CallbackDispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#timers = options.scheduler ?? realTimers;
     this.#agents = createPostAgents(options.callbacks.ca);
+    // What an earlier process left open: a sent attempt's outcome is unknown (it counts), a queued one never left.
+    const recovered = options.store.recoverOpenAttempts(options.now());
+    if (recovered.sent + recovered.queued > 0) {
+      options.log?.(`callback queue resumed: ${recovered.sent} attempt(s) sent before the last stop have no known outcome (recorded as failed), ${recovered.queued} queued one(s) were never sent`);
+    }
   }
 
-  /** Looks for due work again (after a new event, or at start to resume the durable queue). */
+  /** Looks for due work again (after a new event, a settled attempt, or at start to resume the durable queue). */
   wake(): void {
     if (this.#closed) return;
-    const next = this.#o.store.nextDueAt();
+    const now = this.#o.now();
+    let next: number | undefined;
+    try {
+      next = this.#o.store.nextDueAt(this.#fullMerchants());
+    } catch (error) {
+      this.#o.log?.(`callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
+      next = now + WRITE_RETRY_MS;
+    }
     if (next === undefined) return;
+    if (this.#blocked && next <= now) next = now + BLOCKED_POLL_MS;
     if (this.#timer !== undefined && this.#timerAt <= next) return;
     this.#timer?.();
     this.#timerAt = next;
-    this.#timer = (this.#o.scheduler ?? realTimers).after(Math.min(Math.max(0, next - this.#o.now()), 2 ** 31 - 1), () => this.#tick());
+    this.#timer = this.#timers.after(Math.min(Math.max(0, next - now), 2 ** 31 - 1), () => this.#tick());
   }
 
-  /** Deliveries being sent right now. */
+  /** Deliveries being sent right now (claimed, outcome not yet written). */
   get inFlight(): number {
     return this.#inFlight.size;
   }
 
-  /** Stops: no new attempts; sends in flight are cancelled and stay queued (delivered after a restart). */
+  /**
+   * Stops: no new attempts; attempts under way are cut at once. One not sent yet is released
+   * uncounted; one sent is recorded as failed ("cut: the emulator shut down") and counts, since the
+   * merchant may have processed it. Either way the delivery stays pending for the next start
+   * unless that attempt was its last. Keep-alive sockets are closed.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     this.#timer?.();
     this.#timer = undefined;
-    for (const controller of this.#inFlight.values()) controller.abort();
+    this.#retryTimer?.();
+    this.#retryTimer = undefined;
+    for (const attempt of this.#inFlight.values()) {
+      if (attempt.post) attempt.post.cut('the emulator shut down');
+      else if (attempt.phase === 'counting') this.#unsent(attempt, 'not sent: the emulator shut down');
+    }
     await Promise.allSettled([...this.#running]);
+    this.#flush();
     this.#agents.destroy();
   }
 
@@ -93,97 +171,266 @@ export class CallbackDispatcher {
     this.#timer = undefined;
     this.#timerAt = Infinity;
     if (this.#closed) return;
-    const now = this.#o.now();
-    const due = this.#o.store.claimDue(now, BATCH, now + this.#o.callbacks.timeoutMs + 1_000);
-    for (const delivery of due) {
-      if ((this.#unrecorded.get(`${delivery.eventId}:${delivery.idx}`) ?? 0) < MAX_UNRECORDED) this.#start(delivery);
+    const { store, now: clock, callbacks } = this.#o;
+    const now = clock();
+    const reserved = new Map<string, number>();
+    let skipped = 0;
+    let claimed: ClaimedDelivery[];
+    try {
+      const leaseUntil = now + callbacks.timeoutMs * 2 + 1_000;
+      claimed = store.claimDue(
+        now,
+        CLAIM_CHUNK,
+        leaseUntil,
+        (delivery) => {
+          const decision = this.#decide(delivery, reserved);
+          if (decision === 'skip') skipped++;
+          return decision;
+        },
+        this.#fullMerchants(),
+      );
+    } catch (error) {
+      this.#o.log?.(`callback queue: cannot claim due deliveries (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
+      this.#timerAt = now + WRITE_RETRY_MS;
+      this.#timer = this.#timers.after(WRITE_RETRY_MS, () => this.#tick());
+      return;
     }
+    for (const delivery of claimed) this.#start(delivery);
+    this.#blocked = skipped > 0;
     this.wake();
   }
 
-  #start(delivery: DueDelivery): void {
-    const key = `${delivery.eventId}:${delivery.idx}`;
-    const controller = new AbortController();
-    this.#inFlight.set(key, controller);
-    const running: Promise<void> = this.#deliver(delivery, controller.signal)
+  /** Merchants whose callback target has every connection in use: their due deliveries are not even read until one frees. */
+  #fullMerchants(): number[] {
+    const full = new Set<string>();
+    for (const [origin, count] of this.#perOrigin) if (count >= MAX_SOCKETS_PER_TARGET) full.add(origin);
+    if (full.size === 0) return [];
+    const merchants = new Set<number>();
+    for (const attempt of this.#inFlight.values()) if (full.has(attempt.origin)) merchants.add(attempt.delivery.merchant);
+    return [...merchants];
+  }
+
+  /** Whether to send a due delivery now: not while this process has it under way or its target has no free connection; never past the cap. */
+  #decide(delivery: DueDelivery, reserved: Map<string, number>): ClaimDecision {
+    const key = keyOf(delivery);
+    if (this.#inFlight.has(key)) return 'skip';
+    if (!this.#o.merchants.has(delivery.merchant)) return { finish: `not sent: merchant ${delivery.merchant} is no longer configured` };
+    const max = this.#maxAttempts(delivery);
+    if (delivery.attempts >= max) return { finish: `not sent: maxAttempts (${max}) reached` };
+    const origin = originOf(delivery.callbackUrl);
+    const taken = (this.#perOrigin.get(origin) ?? 0) + (reserved.get(origin) ?? 0);
+    if (taken >= MAX_SOCKETS_PER_TARGET) return 'skip';
+    reserved.set(origin, (reserved.get(origin) ?? 0) + 1);
+    return 'send';
+  }
+
+  #start(delivery: ClaimedDelivery): void {
+    const merchant = this.#o.merchants.get(delivery.merchant)!;
+    const attempt: Attempt = { key: keyOf(delivery), origin: originOf(delivery.callbackUrl), delivery, merchant, requestUUID: '', phase: 'queued' };
+    this.#inFlight.set(attempt.key, attempt);
+    this.#perOrigin.set(attempt.origin, (this.#perOrigin.get(attempt.origin) ?? 0) + 1);
+    // CB-UUID: every attempt is a delivery with its own requestUUID.
+    const fresh = this.#o.random.uuid();
+    attempt.requestUUID = this.#o.variant?.requestUUID ? this.#o.variant.requestUUID(fresh, delivery) : fresh;
+    let request: { headers: Record<string, string>; body: string };
+    try {
+      const built = this.#payload(delivery, attempt.requestUUID);
+      attempt.requestUUID = built.requestUUID;
+      request = { headers: this.#headers(merchant), body: this.#body(merchant, built.text) };
+    } catch (error) {
+      attempt.early = `cannot send: ${(error as Error).message}`;
+      this.#count(attempt);
+      return;
+    }
+    const post = startPost(delivery.callbackUrl, request.headers, request.body, {
+      agents: this.#agents,
+      timeoutMs: this.#o.callbacks.timeoutMs,
+      socketWaitMs: this.#o.callbacks.timeoutMs,
+      limit: ANSWER_LIMIT,
+      timers: this.#timers,
+      onSocket: () => this.#count(attempt),
+    });
+    attempt.post = post;
+    const running: Promise<void> = post.done
+      .then((outcome) => this.#outcome(attempt, outcome))
       .catch((error: unknown) => this.#o.log?.(`callback ${delivery.trackingId}: internal error ${(error as Error).message}`))
-      .finally(() => {
-        this.#inFlight.delete(key);
-        this.#running.delete(running);
-      });
+      .finally(() => this.#running.delete(running));
     this.#running.add(running);
   }
 
-  async #deliver(delivery: DueDelivery, cancel: AbortSignal): Promise<void> {
-    const { store, now, random } = this.#o;
-    const at = new Date(now()).toISOString();
-    const merchant = this.#o.merchants.get(delivery.merchant);
-    if (!merchant) {
-      store.recordAttempt(delivery, { at, requestUUID: '', status: 0, answer: null, verdict: 'failed', error: `merchant ${delivery.merchant} is no longer configured` }, { state: 'exhausted' }, now());
-      return;
-    }
-    // CB-UUID: every attempt is a delivery with its own requestUUID.
-    const fresh = random.uuid();
-    let requestUUID = this.#o.variant?.requestUUID ? this.#o.variant.requestUUID(fresh, delivery) : fresh;
-    let answer: PostAnswer;
-    try {
-      const built = this.#payload(delivery, requestUUID);
-      requestUUID = built.requestUUID;
-      answer = await postRaw(delivery.callbackUrl, this.#headers(merchant), this.#body(merchant, built.text), {
-        agents: this.#agents,
-        signal: AbortSignal.any([cancel, AbortSignal.timeout(this.#o.callbacks.timeoutMs)]),
-        limit: ANSWER_LIMIT,
-      });
-    } catch (error) {
-      answer = { status: 0, body: Buffer.alloc(0), error: `cannot send: ${(error as Error).message}` };
-    }
-    if (cancel.aborted) {
-      // Shutting down: not an answer; the delivery stays queued for the next start.
-      store.releaseDelivery(delivery.eventId, delivery.idx, now());
-      return;
-    }
-    const judged = judgeAttempt(at, requestUUID, answer);
-    const { note } = judged;
-    let { attempt } = judged;
-    const reading = this.#o.variant?.acknowledgement;
-    if (reading) attempt = { ...attempt, verdict: reading(attempt.verdict, { status: answer.status, body: answer.body.toString('utf8') }) };
-    if (!this.#record(delivery, attempt)) return;
-    this.#o.log?.(
-      `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${attempt.status || '-'} ${attempt.verdict}${attempt.error ? ` (${attempt.error})` : ''}${note ? ` (${note})` : ''}`,
-    );
-    this.wake();
+  /** On a socket: the send is counted in the next outbox write, and goes out after it. */
+  #count(attempt: Attempt): void {
+    if (attempt.phase !== 'queued') return;
+    attempt.phase = 'counting';
+    this.#outbox.sends.push(attempt);
+    this.#queueFlush();
   }
 
-  /**
-   * Records an attempt. An answer the store cannot hold is recorded without it; when even that
-   * fails (SQLITE_BUSY, a full disk), the delivery's lease runs out and it is sent again, but only
-   * MAX_UNRECORDED times per process: an unrecordable delivery must not be retried forever.
-   */
-  #record(delivery: DueDelivery, attempt: AttemptRecord): boolean {
-    const { store, now } = this.#o;
-    const update = this.#next(delivery, attempt.verdict);
-    const key = `${delivery.eventId}:${delivery.idx}`;
-    let failure: unknown;
-    for (const record of [attempt, { ...attempt, answer: null, error: `${attempt.error ? `${attempt.error}; ` : ''}the answer could not be recorded` }]) {
-      try {
-        store.recordAttempt(delivery, record, update, now());
-        this.#unrecorded.delete(key);
-        return true;
-      } catch (error) {
-        failure = error;
-      }
+  #outcome(attempt: Attempt, outcome: PostOutcome): void {
+    if (!outcome.sent) {
+      if (attempt.refused) return this.#done(attempt);
+      return this.#unsent(attempt, outcome.error ?? 'not sent');
     }
-    const count = (this.#unrecorded.get(key) ?? 0) + 1;
-    this.#unrecorded.set(key, count);
-    this.#o.log?.(
-      `callback ${delivery.trackingId} delivery ${delivery.idx + 1}: attempt not recorded (${(failure as Error)?.message ?? String(failure)})` +
-        (count >= MAX_UNRECORDED ? `; given up after ${count} unrecorded attempts until the emulator restarts` : '; it is sent again when its lease ends'),
-    );
-    return false;
+    this.#settle(attempt, outcome);
+  }
+
+  /** An attempt that never went out: not counted; the delivery is due again (at once after a shutdown: at the next start). */
+  #unsent(attempt: Attempt, reason: string): void {
+    const sends = this.#outbox.sends.indexOf(attempt);
+    if (sends >= 0) this.#outbox.sends.splice(sends, 1);
+    attempt.phase = 'settling';
+    const now = this.#o.now();
+    const { delivery } = attempt;
+    this.#outbox.unsent.push({
+      attempt,
+      unsent: { attemptId: delivery.attemptId, delivery, reason, dueAt: this.#closed ? now : now + UNSENT_RETRY_MS, settledAt: now },
+      line: `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries}: ${reason} (not counted as an attempt)`,
+    });
+    this.#queueFlush();
+  }
+
+  /** An attempt that went out (or failed once counted): its outcome, judged, and what follows it. */
+  #settle(attempt: Attempt, answer: PostAnswer): void {
+    const { delivery } = attempt;
+    const now = this.#o.now();
+    const at = new Date(attempt.sentAt ?? now).toISOString();
+    const judged = judgeAttempt(at, attempt.requestUUID, answer);
+    const { note } = judged;
+    let { attempt: record } = judged;
+    const reading = this.#o.variant?.acknowledgement;
+    if (reading) record = { ...record, verdict: reading(record.verdict, { status: answer.status, body: answer.body.toString('utf8') }) };
+    attempt.phase = 'settling';
+    this.#outbox.settled.push({
+      attempt,
+      settlement: { attemptId: delivery.attemptId, delivery, attempt: record, update: this.#next(delivery, record.verdict), settledAt: now },
+      line: `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${record.status || '-'} ${record.verdict}${record.error ? ` (${record.error})` : ''}${note ? ` (${note})` : ''}`,
+    });
+    this.#queueFlush();
+  }
+
+  #queueFlush(): void {
+    if (this.#flushQueued || this.#closed) return;
+    this.#flushQueued = true;
+    // After this turn's I/O callbacks: every send and outcome of the turn in one transaction.
+    setImmediate(() => this.#flush());
+  }
+
+  /** Writes the outbox: counts the sends (then lets them out), records outcomes and unsent attempts. */
+  #flush(): void {
+    this.#flushQueued = false;
+    const items = this.#outbox;
+    this.#outbox = { sends: [], settled: [], unsent: [] };
+    if (items.sends.length + items.settled.length + items.unsent.length === 0) return;
+    const now = this.#o.now();
+    const marks: SendMark[] = items.sends.map((attempt) => ({ attemptId: attempt.delivery.attemptId, delivery: attempt.delivery, maxAttempts: this.#maxAttempts(attempt.delivery), requestUUID: attempt.requestUUID, sentAt: now }));
+    const batch = { sends: marks, settled: items.settled.map((item) => item.settlement), unsent: items.unsent.map((item) => item.unsent) };
+    let verdicts: Array<SendVerdict | Error>;
+    let written: { settled: boolean[]; unsent: boolean[] };
+    try {
+      verdicts = this.#o.store.writeOutbox(batch, now);
+      written = { settled: items.settled.map(() => true), unsent: items.unsent.map(() => true) };
+    } catch {
+      // One at a time, so one record the store refuses holds back only itself.
+      const one = <T>(write: () => T): T | Error => {
+        try {
+          return write();
+        } catch (error) {
+          return error as Error;
+        }
+      };
+      verdicts = marks.map((mark) => {
+        const verdict = one(() => this.#o.store.writeOutbox({ sends: [mark], settled: [], unsent: [] }, now));
+        return verdict instanceof Error ? verdict : verdict[0]!;
+      });
+      written = {
+        settled: items.settled.map((item) => {
+          const plain = one(() => this.#o.store.writeOutbox({ sends: [], settled: [item.settlement], unsent: [] }, now));
+          if (!(plain instanceof Error)) return true;
+          // An answer the store cannot hold is recorded without it.
+          const bare = { ...item.settlement, attempt: { ...item.settlement.attempt, answer: null, error: `${item.settlement.attempt.error ? `${item.settlement.attempt.error}; ` : ''}the answer could not be recorded` } };
+          const retried = one(() => this.#o.store.writeOutbox({ sends: [], settled: [bare], unsent: [] }, now));
+          if (!(retried instanceof Error)) return true;
+          this.#o.log?.(`callback ${item.attempt.delivery.trackingId} delivery ${item.attempt.delivery.idx + 1}: outcome not recorded yet (${retried.message}); not sent again until it is`);
+          return false;
+        }),
+        unsent: items.unsent.map((item) => !(one(() => this.#o.store.writeOutbox({ sends: [], settled: [], unsent: [item.unsent] }, now)) instanceof Error)),
+      };
+    }
+    let freed = false;
+    items.settled.forEach((item, i) => {
+      if (!written.settled[i]) return this.#keep('settled', item);
+      this.#o.log?.(item.line);
+      this.#done(item.attempt);
+      freed = true;
+    });
+    items.unsent.forEach((item, i) => {
+      if (!written.unsent[i]) return this.#keep('unsent', item);
+      this.#o.log?.(item.line);
+      this.#done(item.attempt);
+      freed = true;
+    });
+    items.sends.forEach((attempt, i) => {
+      const verdict = verdicts[i]!;
+      if (verdict === 'sent') {
+        attempt.phase = 'sent';
+        attempt.sentAt = now;
+        if (attempt.post) attempt.post.release(true);
+        else this.#settle(attempt, { status: 0, body: Buffer.alloc(0), error: attempt.early ?? 'not sent' });
+        return;
+      }
+      if (verdict instanceof Error) {
+        // Not counted, so not sent: the delivery is due again when its lease ends.
+        this.#o.log?.(`callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`);
+        attempt.refused = 'changed';
+      } else {
+        attempt.refused = verdict;
+        this.#o.log?.(`callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}/${attempt.delivery.deliveries}: not sent (${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? 'maxAttempts reached' : 'changed since it was claimed'})`);
+      }
+      if (attempt.post) attempt.post.release(false, 'not sent');
+      else this.#done(attempt);
+      freed = true;
+    });
+    if (freed) {
+      this.#blocked = false;
+      this.wake();
+    }
+  }
+
+  /** An outcome the store could not take yet: kept (its delivery stays under way, never sent again meanwhile) and written again later. */
+  #keep(kind: 'settled' | 'unsent', item: OutboxItems['settled'][number] | OutboxItems['unsent'][number]): void {
+    if (kind === 'settled') this.#outbox.settled.push(item as OutboxItems['settled'][number]);
+    else this.#outbox.unsent.push(item as OutboxItems['unsent'][number]);
+    if (this.#retryTimer || this.#closed) return;
+    this.#retryTimer = this.#timers.after(WRITE_RETRY_MS, () => {
+      this.#retryTimer = undefined;
+      this.#queueFlush();
+    });
+  }
+
+  #done(attempt: Attempt): void {
+    if (attempt.phase === 'done') return;
+    attempt.phase = 'done';
+    if (this.#inFlight.get(attempt.key) === attempt) this.#inFlight.delete(attempt.key);
+    const left = (this.#perOrigin.get(attempt.origin) ?? 1) - 1;
+    if (left > 0) this.#perOrigin.set(attempt.origin, left);
+    else this.#perOrigin.delete(attempt.origin);
+  }
+
+  /** The hard cap: the event's retryDelaysMs length + 1, else the configured maxAttempts. */
+  #maxAttempts(delivery: DueDelivery): number {
+    return delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#o.callbacks.retry.maxAttempts;
   }
 
   /** The payload text of one attempt: the stored event with this attempt's requestUUID. */
   #payload(delivery: DueDelivery, fresh: string): { text: string; requestUUID: string } {
+    if (!this.#o.variant?.payload) {
+      // The same text as below, from the event's template: parsed and written once per event, not per attempt.
+      const template = this.#template(delivery);
+      if (template) {
+        const requestUUID = template.pinned ?? fresh;
+        return { text: `${template.before}${JSON.stringify(requestUUID).slice(1, -1)}${template.after}`, requestUUID };
+      }
+    }
     const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
@@ -192,10 +439,29 @@ export class CallbackDispatcher {
     return { text: stringifyExact(payload), requestUUID };
   }
 
-  /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key. */
+  /** The event's payload written once with a marker where the requestUUID goes (CB-UUID: the marker is replaced per attempt). */
+  #template(delivery: DueDelivery): { before: string; after: string; pinned?: string } | undefined {
+    const cached = this.#templates.get(delivery.eventId);
+    if (cached) return cached;
+    const { type, requestUUID: pinned, ...rest } = parseExactJson(delivery.payload) as Record<string, ExactJson>;
+    // A random marker (not the emulator's injected randomness, which tests may count): no field can hold it by chance.
+    const marker = `requestUUID-${randomBytes(16).toString('hex')}`;
+    const text = stringifyExact(withRequestUUID({ type, ...rest }, marker));
+    const at = text.indexOf(`"${marker}"`);
+    if (at < 0) return undefined;
+    const template = { before: text.slice(0, at + 1), after: text.slice(at + 1 + marker.length), ...(typeof pinned === 'string' ? { pinned } : {}) };
+    if (this.#templates.size >= TEMPLATE_CACHE) this.#templates.clear();
+    this.#templates.set(delivery.eventId, template);
+    return template;
+  }
+
+  /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key (the same for every attempt, so built once per merchant). */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
-    const headers = callbackHeaders(merchant.apiKey);
-    return spelledHeaders(this.#o.variant?.headers ? this.#o.variant.headers(headers, merchant) : headers);
+    if (this.#o.variant?.headers) return spelledHeaders(this.#o.variant.headers(callbackHeaders(merchant.apiKey), merchant));
+    const key = merchant.apiKey;
+    let headers = this.#headersOf.get(key);
+    if (!headers) this.#headersOf.set(key, (headers = spelledHeaders(callbackHeaders(merchant.apiKey))));
+    return headers;
   }
 
   /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */
@@ -214,10 +480,9 @@ export class CallbackDispatcher {
   #conformingNext(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
     const { now } = this.#o;
     const attempt = delivery.attempts + 1;
-    const max = delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#o.callbacks.retry.maxAttempts;
     // A delivery acknowledged once stays acknowledged, whatever a later attempt got (never retried after an acknowledgement).
     if (verdict === 'acknowledged' || delivery.acked) return { state: 'acknowledged' };
-    if (attempt >= max) return { state: 'exhausted' };
+    if (attempt >= this.#maxAttempts(delivery)) return { state: 'exhausted' };
     return { state: 'pending', nextAt: now() + this.#delay(delivery, attempt) };
   }
 
@@ -226,6 +491,19 @@ export class CallbackDispatcher {
     if (delivery.retryDelaysMs) return delivery.retryDelaysMs[attempt - 1] ?? delivery.retryDelaysMs.at(-1) ?? 0;
     const { initialDelayMs, factor, maxDelayMs } = this.#o.callbacks.retry;
     return Math.min(maxDelayMs, Math.round(initialDelayMs * factor ** (attempt - 1)));
+  }
+}
+
+function keyOf(delivery: DueDelivery): string {
+  return `${delivery.eventId}:${delivery.idx}`;
+}
+
+/** Where a callback goes, as the agent pools its sockets. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
   }
 }
 

@@ -1,6 +1,7 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { rootCertificates } from 'node:tls';
+import type { Scheduler } from '../core/scheduler.js';
 
 /** The answer to a POST, or why there was none (status 0). */
 export interface PostAnswer {
@@ -12,6 +13,11 @@ export interface PostAnswer {
   error?: string;
 }
 
+/** How one exchange ended: `sent` says whether the request was let out (and so counts as an attempt). */
+export interface PostOutcome extends PostAnswer {
+  sent: boolean;
+}
+
 /** Keep-alive agents of one emulator's callback dispatcher. */
 export interface PostAgents {
   http: HttpAgent;
@@ -19,10 +25,13 @@ export interface PostAgents {
   destroy(): void;
 }
 
-/** Agents that reuse connections to callback targets (at most 128 sockets per target); `ca` is trusted besides the system roots. */
+/** Sockets per callback target; the dispatcher starts no more attempts per target than this, so none waits in the agent's queue. */
+export const MAX_SOCKETS_PER_TARGET = 128;
+
+/** Agents that reuse connections to callback targets (at most MAX_SOCKETS_PER_TARGET each); `ca` is trusted besides the system roots. */
 export function createPostAgents(ca?: string[]): PostAgents {
-  const http = new HttpAgent({ keepAlive: true, maxSockets: 128 });
-  const https = new HttpsAgent({ keepAlive: true, maxSockets: 128, ...(ca?.length ? { ca: [...rootCertificates, ...ca] } : {}) });
+  const http = new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_TARGET });
+  const https = new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_TARGET, ...(ca?.length ? { ca: [...rootCertificates, ...ca] } : {}) });
   return {
     http,
     https,
@@ -33,59 +42,164 @@ export function createPostAgents(ca?: string[]): PostAgents {
   };
 }
 
-/**
- * POSTs a body exactly as given (no form encoding: CB-RAW-BODY) and reads at most `limit` bytes of
- * the answer. Never rejects: a refused connection, a reset or the signal firing (a hanging
- * receiver) is status 0 with the reason.
- */
-export function postRaw(url: string, headers: Record<string, string>, body: string, options: { agents: PostAgents; signal: AbortSignal; limit: number }): Promise<PostAnswer> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (answer: PostAnswer) => {
-      if (settled) return;
-      settled = true;
-      resolve(answer);
-    };
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      finish({ status: 0, body: Buffer.alloc(0), error: `not a URL: ${url}` });
-      return;
-    }
-    const secure = target.protocol === 'https:';
-    const payload = Buffer.from(body, 'utf8');
-    const send = secure ? httpsRequest : httpRequest;
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        agent: secure ? options.agents.https : options.agents.http,
-        headers: { ...headers, 'content-length': String(payload.length) },
-        signal: options.signal,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (received >= options.limit) return;
-          received += chunk.length;
-          chunks.push(chunk);
-        });
-        res.on('end', () => finish({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, options.limit) }));
-        res.on('error', (error) => finish({ status: 0, body: Buffer.alloc(0), error: reason(error, options.signal) }));
-        res.on('aborted', () => finish({ status: 0, body: Buffer.alloc(0), error: reason(new Error('answer aborted'), options.signal) }));
-      },
-    );
-    req.on('error', (error) => finish({ status: 0, body: Buffer.alloc(0), error: reason(error, options.signal) }));
-    req.end(payload);
-  });
+/** One exchange under way. */
+export interface PostHandle {
+  /** Settles once: the answer, or why there is none, and whether the request went out. */
+  readonly done: Promise<PostOutcome>;
+  /** Lets the request out once it is on a socket (`onSocket` was called); `false` drops it unsent with `why`. */
+  release(go: boolean, why?: string): void;
+  /** Cuts the exchange now (shutdown): an unsent request stays unsent; a sent one fails with `why`. */
+  cut(why: string): void;
 }
 
-function reason(error: Error, signal: AbortSignal): string {
-  if (signal.aborted) {
-    const cause = signal.reason as { name?: string } | undefined;
-    return cause?.name === 'TimeoutError' ? 'timed out: no answer within the callback timeout' : 'cancelled: the emulator is shutting down';
+/** What one exchange needs. */
+export interface PostOptions {
+  agents: PostAgents;
+  /** The deadline of the whole exchange once the request is on a socket: connect, headers and body. */
+  timeoutMs: number;
+  /** How long the request may wait for a socket (the agent's queue); then it is dropped unsent, not charged to the receiver. */
+  socketWaitMs: number;
+  /** Bytes of the answer kept; the rest is read and dropped (the deadline still cuts an endless body). */
+  limit: number;
+  /** The timers: the deadline and the socket wait are plain timer handles held until the exchange settles. */
+  timers: Pick<Scheduler, 'after'>;
+  /** Called once the request is on a socket: nothing is written until `release(true)`. */
+  onSocket(): void;
+}
+
+/**
+ * POSTs a body exactly as given (no form encoding: CB-RAW-BODY) and reads at most `limit` bytes of
+ * the answer, in two steps: the request waits for a socket (bounded by `socketWaitMs`), then for
+ * `release` (the caller counts the attempt first), then goes out. The deadline starts on the socket
+ * and covers the whole exchange: connect, the answer's headers and its whole body. It is a timer
+ * handle this exchange holds until it settles, so no garbage collection can lose it (an
+ * `AbortSignal.timeout` held by nothing can be collected before it fires). Never rejects.
+ */
+export function startPost(url: string, headers: Record<string, string>, body: string, options: PostOptions): PostHandle {
+  let resolveDone!: (outcome: PostOutcome) => void;
+  const done = new Promise<PostOutcome>((resolve) => (resolveDone = resolve));
+  let settled = false;
+  let released = false;
+  let onSocket = false;
+  let early: string | undefined;
+  let cancelWait: (() => void) | undefined;
+  let cancelDeadline: (() => void) | undefined;
+  let req: ClientRequest | undefined;
+  let res: IncomingMessage | undefined;
+  const finish = (status: number, answer: Buffer, error?: string, sent = released) => {
+    if (settled) return;
+    settled = true;
+    cancelWait?.();
+    cancelDeadline?.();
+    cancelWait = undefined;
+    cancelDeadline = undefined;
+    if (status === 0) {
+      res?.destroy();
+      req?.destroy();
+    }
+    resolveDone({ status, body: answer, sent, ...(error === undefined ? {} : { error }) });
+  };
+  const fail = (error: string) => finish(0, Buffer.alloc(0), error);
+  const handle: PostHandle = {
+    done,
+    release(go, why) {
+      if (settled || released) return;
+      if (!go) return finish(0, Buffer.alloc(0), why ?? 'not sent', false);
+      released = true;
+      // An error before the release (a refused connect) is this attempt's outcome.
+      if (early !== undefined) return fail(early);
+      req?.end(payload);
+    },
+    cut(why) {
+      fail(released ? `cut: ${why}` : `not sent: ${why}`);
+    },
+  };
+  const payload = Buffer.from(body, 'utf8');
+  const target = targetOf(url);
+  if (!target) {
+    early = `not a URL: ${url}`;
+    queueMicrotask(() => options.onSocket());
+    return handle;
   }
-  return (error as NodeJS.ErrnoException).code ?? error.message;
+  const send = target.secure ? httpsRequest : httpRequest;
+  try {
+    req = send({ ...target.options, method: 'POST', agent: target.secure ? options.agents.https : options.agents.http, headers: { ...headers, 'content-length': String(payload.length) } });
+  } catch (error) {
+    early = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    queueMicrotask(() => options.onSocket());
+    return handle;
+  }
+  cancelWait = options.timers.after(options.socketWaitMs, () => {
+    if (!onSocket) finish(0, Buffer.alloc(0), `not sent: no free connection to ${target.origin} within ${options.socketWaitMs} ms`, false);
+  });
+  req.on('socket', () => {
+    if (settled) return;
+    onSocket = true;
+    cancelWait?.();
+    cancelWait = undefined;
+    cancelDeadline = options.timers.after(options.timeoutMs, () =>
+      fail(
+        res
+          ? `timed out: HTTP ${res.statusCode ?? '?'} arrived, but its body did not end within the callback timeout (${options.timeoutMs} ms)`
+          : `timed out: no answer within the callback timeout (${options.timeoutMs} ms)`,
+      ),
+    );
+    options.onSocket();
+  });
+  req.on('response', (response) => {
+    res = response;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    response.on('data', (chunk: Buffer) => {
+      if (received >= options.limit) return;
+      received += chunk.length;
+      chunks.push(chunk);
+    });
+    response.on('end', () => finish(response.statusCode ?? 0, Buffer.concat(chunks).subarray(0, options.limit)));
+    response.on('error', (error) => fail((error as NodeJS.ErrnoException).code ?? error.message));
+    response.on('aborted', () => fail('answer aborted'));
+  });
+  req.on('error', (error) => {
+    const why = (error as NodeJS.ErrnoException).code ?? error.message;
+    if (released) return fail(why);
+    early ??= why;
+    if (!onSocket && !settled) {
+      // Failed before any socket was handed out: still an attempt, counted once released.
+      onSocket = true;
+      cancelWait?.();
+      cancelWait = undefined;
+      options.onSocket();
+    }
+  });
+  req.on('close', () => {
+    if (released && !res) fail('connection closed without an answer');
+  });
+  return handle;
+}
+
+/** A callback URL as request options, parsed once per URL (a delivery's every attempt goes to the same few URLs). */
+interface Target {
+  secure: boolean;
+  origin: string;
+  options: { protocol: string; hostname: string; port: string; path: string };
+}
+
+const TARGETS = new Map<string, Target | null>();
+const TARGET_CACHE = 256;
+
+function targetOf(url: string): Target | undefined {
+  let target = TARGETS.get(url);
+  if (target === undefined) {
+    try {
+      const parsed = new URL(url);
+      // A bracketed IPv6 host is given to node:http without its brackets.
+      const hostname = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+      target = { secure: parsed.protocol === 'https:', origin: parsed.origin, options: { protocol: parsed.protocol, hostname, port: parsed.port, path: `${parsed.pathname}${parsed.search}` } };
+    } catch {
+      target = null;
+    }
+    if (TARGETS.size >= TARGET_CACHE) TARGETS.clear();
+    TARGETS.set(url, target);
+  }
+  return target ?? undefined;
 }

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import type { Plain, ServiceContext } from '../service/context.js';
@@ -88,5 +92,106 @@ describe('the SQLite store as the service state', () => {
   it('knows only the merchants of the config, by their exact userId', () => {
     const state = sqlite();
     expect([10086n, 10087n, 10086n + 2n ** 64n].map((id) => state.hasMerchant(id))).toEqual([true, false, false]);
+  });
+});
+
+describe('the callback outbox', () => {
+  const url = 'http://127.0.0.1:9/callback';
+  function outbox(path = ':memory:') {
+    const store = openEmulatorStore(path);
+    store.seedMerchant(7, { balance: 0n, costPerTx: 1n }, url, []);
+    return store;
+  }
+  const event = (trackingId: string) => ({ trackingId, merchant: 7, type: 4, payload: '{"type":4}', deliveries: 1, concurrent: false, fixedUuid: 'u', createdAt: 0, dueAt: 0 });
+  const claim = (store: ReturnType<typeof outbox>, now: number) => store.claimDue(now, 10, now + 1_000);
+  const send = (delivery: ReturnType<typeof claim>[number], max: number, sentAt = 1) => ({ attemptId: delivery.attemptId, delivery, maxAttempts: max, requestUUID: 'r', sentAt });
+  const settled = (delivery: ReturnType<typeof claim>[number], verdict: 'acknowledged' | 'rejected', update: { state: 'pending'; nextAt: number } | { state: 'acknowledged' | 'exhausted' }) => ({
+    attemptId: delivery.attemptId,
+    delivery,
+    attempt: { at: new Date(2).toISOString(), requestUUID: 'r', status: 200, answer: null, verdict },
+    update,
+    settledAt: 2,
+  });
+
+  it('counts an attempt at send time and refuses one past maxAttempts (a hard cap)', () => {
+    const store = outbox();
+    store.insertEvent(event('cap'));
+    const [first] = claim(store, 0);
+    expect(store.writeOutbox({ sends: [send(first!, 1)], settled: [], unsent: [] }, 1)).toEqual(['sent']);
+    expect(store.delivery(1, 0)).toEqual({ state: 'pending', attempts: 1, acked: false });
+    // A stale claim of the same delivery (its lease ran out while the first was under way) is not counted, so not sent.
+    expect(store.writeOutbox({ sends: [send(first!, 2)], settled: [], unsent: [] }, 1)).toEqual(['changed']);
+    expect(store.writeOutbox({ sends: [send({ ...first!, attempts: 1 }, 1)], settled: [], unsent: [] }, 1)).toEqual(['capped']);
+    expect(store.delivery(1, 0)).toEqual({ state: 'exhausted', attempts: 1, acked: false });
+  });
+
+  it('never sends an acknowledged delivery again, and never marks it exhausted', () => {
+    const store = outbox();
+    store.insertEvent(event('ack'));
+    const [first] = claim(store, 0);
+    store.writeOutbox({ sends: [send(first!, 3)], settled: [], unsent: [] }, 1);
+    store.writeOutbox({ sends: [], settled: [settled(first!, 'acknowledged', { state: 'acknowledged' })], unsent: [] }, 2);
+    expect(store.writeOutbox({ sends: [send({ ...first!, attempts: 1 }, 3)], settled: [], unsent: [] }, 3)).toEqual(['acknowledged']);
+    // A give-up written after the acknowledgement (a late outcome) leaves it acknowledged.
+    store.writeOutbox({ sends: [], settled: [settled(first!, 'rejected', { state: 'exhausted' })], unsent: [] }, 4);
+    expect(store.delivery(1, 0)).toEqual({ state: 'acknowledged', attempts: 1, acked: true });
+  });
+
+  it('records queued, sent and outcome in that order, and an unsent attempt without counting it', () => {
+    const store = outbox();
+    store.insertEvent(event('order'));
+    const [first] = claim(store, 10);
+    expect(store.attemptRows('order')).toEqual([expect.objectContaining({ phase: 'queued', queuedAt: 10, sentAt: null, settledAt: null })]);
+    store.writeOutbox({ sends: [], settled: [], unsent: [{ attemptId: first!.attemptId, delivery: first!, reason: 'not sent: no free connection', dueAt: 20, settledAt: 15 }] }, 15);
+    expect(store.delivery(1, 0)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(store.attempts('order')).toEqual([]);
+    const [second] = claim(store, 20);
+    store.writeOutbox({ sends: [send(second!, 3, 21)], settled: [], unsent: [] }, 21);
+    store.writeOutbox({ sends: [], settled: [settled(second!, 'acknowledged', { state: 'acknowledged' })], unsent: [] }, 22);
+    expect(store.attemptRows('order').map((row) => [row.phase, row.queuedAt, row.sentAt, row.settledAt])).toEqual([['not-sent', 10, null, 15], ['done', 20, 21, 2]]);
+    expect(store.attempts('order')).toHaveLength(1);
+  });
+
+  it('settles at start what a stopped process left open: a sent attempt counts with an unknown outcome, a queued one never left', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-outbox-'));
+    try {
+      const path = join(dir, 'store.sqlite');
+      const before = outbox(path);
+      before.insertEvent(event('sent'));
+      before.insertEvent(event('queued'));
+      const claimed = claim(before, 0);
+      before.writeOutbox({ sends: [send(claimed[0]!, 3)], settled: [], unsent: [] }, 1);
+      before.close();
+      const after = outbox(path);
+      expect(after.recoverOpenAttempts(5_000)).toEqual({ sent: 1, queued: 1 });
+      expect(after.attempts('sent')).toEqual([expect.objectContaining({ status: 0, verdict: 'failed', error: 'outcome unknown: the emulator stopped before the answer arrived' })]);
+      expect(after.attemptRows('queued')).toEqual([expect.objectContaining({ phase: 'not-sent', error: 'not sent: the emulator stopped before it was sent' })]);
+      expect([after.delivery(1, 0), after.delivery(2, 0)]).toEqual([{ state: 'pending', attempts: 1, acked: false }, { state: 'pending', attempts: 0, acked: false }]);
+      expect(after.nextDueAt()).toBe(5_000);
+      after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('migrates a version-1 store in place, keeping its attempts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-outbox-'));
+    try {
+      const path = join(dir, 'v1.sqlite');
+      const db = new Database(path);
+      db.exec(`CREATE TABLE delivery_attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, event_id INTEGER NOT NULL, tracking_id TEXT NOT NULL, idx INTEGER NOT NULL, attempt INTEGER NOT NULL, at TEXT NOT NULL,
+        request_uuid TEXT NOT NULL, status INTEGER NOT NULL, answer TEXT NOT NULL, verdict TEXT NOT NULL CHECK (verdict IN ('acknowledged', 'rejected', 'failed')), error TEXT) STRICT;
+        CREATE TABLE callback_events (id INTEGER PRIMARY KEY AUTOINCREMENT, tracking_id TEXT NOT NULL, merchant INTEGER NOT NULL, type INTEGER NOT NULL, payload TEXT NOT NULL, deliveries INTEGER NOT NULL,
+        concurrent INTEGER NOT NULL, retry_delays TEXT, fixed_uuid TEXT NOT NULL, order_id TEXT, created_at INTEGER NOT NULL) STRICT;
+        INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, fixed_uuid, created_at) VALUES ('old', 7, 4, '{}', 1, 0, 'u', 0);
+        INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict) VALUES (1, 'old', 0, 1, '2026-01-01T00:00:00.000Z', 'r', 200, '{"errCode":0}', 'acknowledged');
+        PRAGMA user_version = 1;`);
+      db.close();
+      const store = outbox(path);
+      expect(store.attempts('old')).toEqual([{ at: '2026-01-01T00:00:00.000Z', requestUUID: 'r', status: 200, answer: { errCode: new LosslessNumber('0') }, verdict: 'acknowledged' }]);
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -12,7 +12,8 @@ export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
  * balances are TEXT (exact decimal digits), never REAL.
  */
 
-const SCHEMA_VERSION = 1;
+/** 2: an attempt is a row from the moment it is queued (phase, queued_at, sent_at, settled_at); 1 is migrated in place. */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS merchants (
@@ -82,6 +83,7 @@ CREATE TABLE IF NOT EXISTS callback_deliveries (
   PRIMARY KEY (event_id, idx)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS callback_deliveries_due ON callback_deliveries (state, next_at);
+CREATE INDEX IF NOT EXISTS callback_deliveries_due_order ON callback_deliveries (state, next_at, event_id, idx);
 CREATE TABLE IF NOT EXISTS delivery_attempts (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,
   event_id      INTEGER NOT NULL,
@@ -93,10 +95,25 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
   status        INTEGER NOT NULL,
   answer        TEXT NOT NULL,
   verdict       TEXT NOT NULL CHECK (verdict IN ('acknowledged', 'rejected', 'failed')),
-  error         TEXT
+  error         TEXT,
+  phase         TEXT NOT NULL DEFAULT 'done',
+  queued_at     INTEGER,
+  sent_at       INTEGER,
+  settled_at    INTEGER
 ) STRICT;
 CREATE INDEX IF NOT EXISTS delivery_attempts_tracking ON delivery_attempts (tracking_id, id);
 `;
+
+/** Columns schema 2 added to delivery_attempts; a version-1 store gets them by ALTER TABLE. */
+const ATTEMPT_COLUMNS_V2: ReadonlyArray<[string, string]> = [
+  ['phase', "TEXT NOT NULL DEFAULT 'done'"],
+  ['queued_at', 'INTEGER'],
+  ['sent_at', 'INTEGER'],
+  ['settled_at', 'INTEGER'],
+];
+
+/** Attempts not settled yet: few at any time, read at start (recovery). */
+const OPEN_ATTEMPTS_INDEX = "CREATE INDEX IF NOT EXISTS delivery_attempts_open ON delivery_attempts (id) WHERE phase IN ('queued', 'sent')";
 
 /** An order to record (ORDER-*): the service's NewOrder, its merchant by the userId as an SQLite INTEGER. */
 export type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
@@ -124,6 +141,7 @@ export interface DueDelivery {
 
 /** One logged delivery attempt (ControlDeliveryAttempt). */
 export interface AttemptRecord {
+  /** When the request went out (on a socket, counted); the time of the attempt. */
   at: string;
   requestUUID: string;
   status: number;
@@ -131,10 +149,71 @@ export interface AttemptRecord {
   verdict: 'acknowledged' | 'rejected' | 'failed';
   /** Why no answer arrived (status 0): refused, timed out. */
   error?: string;
+  /** When the dispatcher took the delivery up (before any wait for a connection). */
+  queuedAt?: string;
+  /** When the request was on a socket and counted against maxAttempts (the deadline starts here). */
+  sentAt?: string;
+  /** When the outcome was known. */
+  settledAt?: string;
 }
 
 /** What happens to a delivery after an attempt. */
 export type DeliveryUpdate = { state: 'pending'; nextAt: number; acked?: boolean } | { state: 'acknowledged' | 'exhausted' };
+
+/** A delivery the dispatcher claimed: its attempt is a row (phase `queued`) from now on. */
+export type ClaimedDelivery = DueDelivery & { attemptId: number };
+
+/** What the dispatcher does with a due delivery: send it, leave it due (no free connection), or end it unsent (`why`). */
+export type ClaimDecision = 'send' | 'skip' | { finish: string };
+
+/** An attempt about to leave: counted (attempts + 1) only while the delivery is still pending, unchanged and under the cap. */
+export interface SendMark {
+  attemptId: number;
+  delivery: DueDelivery;
+  maxAttempts: number;
+  requestUUID: string;
+  sentAt: number;
+}
+
+/** Why a send was not counted: it went out (`sent`), or must not (acknowledged, the cap reached, changed meanwhile). */
+export type SendVerdict = 'sent' | 'acknowledged' | 'capped' | 'changed';
+
+/** The outcome of an attempt that went out. */
+export interface Settlement {
+  attemptId: number;
+  delivery: DueDelivery;
+  attempt: AttemptRecord;
+  update: DeliveryUpdate;
+  settledAt: number;
+}
+
+/** An attempt that never went out (no connection within the wait, shutdown before the send): not counted, the delivery due at `dueAt`. */
+export interface Unsent {
+  attemptId: number;
+  delivery: DueDelivery;
+  reason: string;
+  dueAt: number;
+  settledAt: number;
+}
+
+/** One write of the dispatcher's outbox: sends to count, outcomes and unsent attempts, in one transaction. */
+export interface OutboxBatch {
+  sends: SendMark[];
+  settled: Settlement[];
+  unsent: Unsent[];
+}
+
+/** Every row of an event's attempts, whatever its phase (tests, diagnostics). */
+export interface AttemptRow {
+  attempt: number;
+  phase: 'queued' | 'sent' | 'done' | 'not-sent';
+  verdict: AttemptRecord['verdict'];
+  status: number;
+  error: string | null;
+  queuedAt: number | null;
+  sentAt: number | null;
+  settledAt: number | null;
+}
 
 interface DueRow {
   event_id: number;
@@ -184,27 +263,47 @@ function prepare(db: Database.Database) {
       'INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, retry_delays, fixed_uuid, order_id, created_at) VALUES (@trackingId, @merchant, @type, @payload, @deliveries, @concurrent, @retryDelays, @fixedUuid, @orderId, @createdAt)',
     ),
     insertDelivery: db.prepare<[number, number, string, number | null]>('INSERT INTO callback_deliveries (event_id, idx, state, next_at) VALUES (?, ?, ?, ?)'),
-    due: db.prepare<[number, number], DueRow>(
+    // `exclude`: a JSON array of merchants whose callback target has no free connection now.
+    due: db.prepare<[number, string, number], DueRow>(
       `SELECT d.event_id, d.idx, d.attempts, d.acked, e.tracking_id, e.merchant, e.type, e.payload, e.concurrent, e.deliveries,
               e.retry_delays, e.fixed_uuid, e.order_id, m.callback_url
          FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
-        WHERE d.state = 'pending' AND d.next_at <= ? AND m.callback_url IS NOT NULL
+        WHERE d.state = 'pending' AND d.next_at <= ? AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))
         ORDER BY d.next_at, d.event_id, d.idx LIMIT ?`,
     ),
-    nextDue: db.prepare<[], { next_at: number | null }>(
-      `SELECT MIN(d.next_at) AS next_at FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
-        WHERE d.state = 'pending' AND m.callback_url IS NOT NULL`,
+    // ORDER BY … LIMIT 1 rather than MIN(): read in the index's order, it stops at the first match instead of visiting every pending row.
+    nextDue: db.prepare<[string], { next_at: number | null }>(
+      `SELECT d.next_at FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
+        WHERE d.state = 'pending' AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))
+        ORDER BY d.next_at LIMIT 1`,
     ),
-    insertAttempt: db.prepare(
-      'INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict, error) VALUES (@eventId, @trackingId, @idx, @attempt, @at, @requestUUID, @status, @answer, @verdict, @error)',
+    queueAttempt: db.prepare<[number, string, number, number, string, number]>(
+      "INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict, error, phase, queued_at) VALUES (?, ?, ?, ?, ?, '', 0, 'null', 'failed', NULL, 'queued', ?)",
     ),
-    updateDelivery: db.prepare<[string, number, number, number | null, number, number]>(
-      'UPDATE callback_deliveries SET state = ?, attempts = ?, acked = ?, next_at = ? WHERE event_id = ? AND idx = ?',
+    // Counted at send time, only while nothing changed since the claim and the cap is not reached.
+    countSend: db.prepare<[number, number, number, number]>(
+      "UPDATE callback_deliveries SET attempts = attempts + 1 WHERE event_id = ? AND idx = ? AND state = 'pending' AND attempts = ? AND attempts < ?",
+    ),
+    deliveryState: db.prepare<[number, number], { state: string; attempts: number; acked: number }>('SELECT state, attempts, acked FROM callback_deliveries WHERE event_id = ? AND idx = ?'),
+    markSent: db.prepare<[string, string, number, number]>("UPDATE delivery_attempts SET phase = 'sent', at = ?, request_uuid = ?, sent_at = ? WHERE id = ?"),
+    settleAttempt: db.prepare(
+      "UPDATE delivery_attempts SET phase = 'done', at = @at, request_uuid = @requestUUID, status = @status, answer = @answer, verdict = @verdict, error = @error, settled_at = @settledAt WHERE id = @id",
+    ),
+    settleUnknown: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'done', status = 0, answer = 'null', verdict = 'failed', error = ?, settled_at = ? WHERE id = ?"),
+    markUnsent: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'not-sent', error = ?, settled_at = ? WHERE id = ?"),
+    keepPending: db.prepare<[number, number, number, number]>("UPDATE callback_deliveries SET acked = MAX(acked, ?), next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
+    // Never exhausted once acknowledged: an earlier acknowledgement wins over a later give-up.
+    finishDelivery: db.prepare<[string, string, number, number]>(
+      "UPDATE callback_deliveries SET state = CASE WHEN acked = 1 OR ? = 'acknowledged' THEN 'acknowledged' ELSE 'exhausted' END, acked = CASE WHEN ? = 'acknowledged' THEN 1 ELSE acked END, next_at = NULL WHERE event_id = ? AND idx = ?",
     ),
     promoteNext: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET state = 'pending', next_at = ? WHERE event_id = ? AND idx = ? AND state = 'waiting'"),
-    attempts: db.prepare<[string], { at: string; request_uuid: string; status: number; answer: string; verdict: AttemptRecord['verdict']; error: string | null }>(
-      'SELECT at, request_uuid, status, answer, verdict, error FROM delivery_attempts WHERE tracking_id = ? ORDER BY id',
+    attempts: db.prepare<[string], { at: string; request_uuid: string; status: number; answer: string; verdict: AttemptRecord['verdict']; error: string | null; queued_at: number | null; sent_at: number | null; settled_at: number | null }>(
+      "SELECT at, request_uuid, status, answer, verdict, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? AND phase = 'done' ORDER BY id",
     ),
+    attemptRows: db.prepare<[string], { attempt: number; phase: AttemptRow['phase']; verdict: AttemptRecord['verdict']; status: number; error: string | null; queued_at: number | null; sent_at: number | null; settled_at: number | null }>(
+      'SELECT attempt, phase, verdict, status, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? ORDER BY id',
+    ),
+    openAttempts: db.prepare<[], { id: number; event_id: number; idx: number; phase: 'queued' | 'sent' }>("SELECT id, event_id, idx, phase FROM delivery_attempts WHERE phase IN ('queued', 'sent')"),
     eventCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM callback_events WHERE tracking_id = ?'),
     lease: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
     pendingCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM callback_deliveries WHERE state IN ('pending', 'waiting')"),
@@ -242,9 +341,21 @@ export class EmulatorStore {
   readonly createOrder: (order: NewOrder, lease: LeaseDebit | undefined, event: NewEvent | undefined) => 'ok' | 'duplicate' | 'insufficient';
   /** `registry` false: a card never seen is closed once (recorded closed); `checkSerial` false: serials may repeat. */
   readonly closeCard: (merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean, registry?: boolean) => CloseOutcome;
-  readonly recordAttempt: (delivery: DueDelivery, attempt: AttemptRecord, update: DeliveryUpdate, now: number) => void;
+  /** Writes one batch of the dispatcher's outbox in one transaction; a verdict per send, in order. */
+  readonly writeOutbox: (batch: OutboxBatch, now: number) => SendVerdict[];
   readonly insertEvent: (event: NewEvent) => number;
-  readonly claimDue: (now: number, limit: number, leaseUntil: number) => DueDelivery[];
+  /**
+   * Claims due deliveries (at most `limit` looked at): each one `decide` sends is leased until
+   * `leaseUntil` and gets an attempt row in phase `queued`; one it finishes ends exhausted (or
+   * acknowledged, if it was) with the reason as an unsent row; one it skips stays due.
+   */
+  readonly claimDue: (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude?: readonly number[]) => ClaimedDelivery[];
+  /**
+   * At start: settles what an earlier process left open. An attempt that was sent has an unknown
+   * outcome (recorded as failed, counted); one only queued never left (not counted). Their
+   * deliveries are due now.
+   */
+  readonly recoverOpenAttempts: (now: number) => { sent: number; queued: number };
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -255,10 +366,14 @@ export class EmulatorStore {
     }
     db.pragma('busy_timeout = 5000');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== 0 && version !== SCHEMA_VERSION) {
+    // Version 1 is migrated in place (the attempt columns of version 2 are added below).
+    if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
       throw new ConfigError('bad-store', `the emulator store ${db.name} has schema version ${version}, this emulator uses ${SCHEMA_VERSION}: delete it to start afresh`);
     }
     db.exec(SCHEMA);
+    const columns = new Set((db.pragma('table_info(delivery_attempts)') as Array<{ name: string }>).map((column) => column.name));
+    for (const [name, type] of ATTEMPT_COLUMNS_V2) if (!columns.has(name)) db.exec(`ALTER TABLE delivery_attempts ADD COLUMN ${name} ${type}`);
+    db.exec(OPEN_ATTEMPTS_INDEX);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
 
     const s = prepare(db);
@@ -324,32 +439,77 @@ export class EmulatorStore {
 
     // A claimed delivery is leased: its next_at moves past the send's deadline, so it is not due
     // again while in flight, and a crash mid-send only delays it (at-least-once, CB-ONCE is the merchant's part).
-    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number) => {
-      const due = this.dueDeliveries(now, limit);
-      for (const delivery of due) s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
-      return due;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const finish = (delivery: DueDelivery, state: 'acknowledged' | 'exhausted', now: number) => {
+      s.finishDelivery.run(state, state, delivery.eventId, delivery.idx);
+      if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
+    };
+
+    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) => {
+      const claimed: ClaimedDelivery[] = [];
+      for (const delivery of this.dueDeliveries(now, limit, exclude)) {
+        const decision = decide ? decide(delivery) : 'send';
+        if (decision === 'skip') continue;
+        const attemptId = Number(s.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid);
+        if (decision !== 'send') {
+          s.markUnsent.run(decision.finish, now, attemptId);
+          finish(delivery, 'exhausted', now);
+          continue;
+        }
+        s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
+        claimed.push({ ...delivery, attemptId });
+      }
+      return claimed;
     });
 
-    this.recordAttempt = db.transaction((delivery: DueDelivery, attempt: AttemptRecord, update: DeliveryUpdate, now: number) => {
-      s.insertAttempt.run({
-        eventId: delivery.eventId,
-        trackingId: delivery.trackingId,
-        idx: delivery.idx,
-        attempt: delivery.attempts + 1,
-        at: attempt.at,
-        requestUUID: attempt.requestUUID,
-        status: attempt.status,
-        answer: stringifyExact(attempt.answer ?? null),
-        verdict: attempt.verdict,
-        error: attempt.error ?? null,
-      });
-      if (update.state === 'pending') {
-        s.updateDelivery.run('pending', delivery.attempts + 1, update.acked || delivery.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
-      } else {
-        s.updateDelivery.run(update.state, delivery.attempts + 1, update.state === 'acknowledged' ? 1 : 0, null, delivery.eventId, delivery.idx);
-        if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
+    this.writeOutbox = db.transaction((batch: OutboxBatch, now: number) => {
+      for (const done of batch.settled) {
+        const { attempt, delivery, update } = done;
+        s.settleAttempt.run({
+          id: done.attemptId,
+          at: attempt.at,
+          requestUUID: attempt.requestUUID,
+          status: attempt.status,
+          answer: stringifyExact(attempt.answer ?? null),
+          verdict: attempt.verdict,
+          error: attempt.error ?? null,
+          settledAt: done.settledAt,
+        });
+        if (update.state === 'pending') s.keepPending.run(update.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
+        else finish(delivery, update.state, now);
+        if (delivery.orderId !== undefined && delivery.attempts === 0) s.completeOrder.run(now, delivery.merchant, delivery.orderId);
       }
-      if (delivery.orderId !== undefined && delivery.attempts === 0) s.completeOrder.run(now, delivery.merchant, delivery.orderId);
+      for (const unsent of batch.unsent) {
+        s.markUnsent.run(unsent.reason, unsent.settledAt, unsent.attemptId);
+        s.lease.run(unsent.dueAt, unsent.delivery.eventId, unsent.delivery.idx);
+      }
+      return batch.sends.map((send): SendVerdict => {
+        const { delivery } = send;
+        if (s.countSend.run(delivery.eventId, delivery.idx, delivery.attempts, send.maxAttempts).changes === 1) {
+          s.markSent.run(iso(send.sentAt), send.requestUUID, send.sentAt, send.attemptId);
+          return 'sent';
+        }
+        const row = s.deliveryState.get(delivery.eventId, delivery.idx);
+        const verdict: SendVerdict = row?.state === 'acknowledged' || (row?.state !== 'pending' && row?.acked === 1) ? 'acknowledged' : row?.state === 'pending' && row.attempts >= send.maxAttempts ? 'capped' : 'changed';
+        s.markUnsent.run(`not sent: ${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? `maxAttempts (${send.maxAttempts}) reached` : 'the delivery changed since it was claimed'}`, now, send.attemptId);
+        if (verdict === 'capped') finish(delivery, 'exhausted', now);
+        return verdict;
+      });
+    });
+
+    this.recoverOpenAttempts = db.transaction((now: number) => {
+      const counts = { sent: 0, queued: 0 };
+      for (const open of s.openAttempts.all()) {
+        if (open.phase === 'sent') {
+          s.settleUnknown.run('outcome unknown: the emulator stopped before the answer arrived', now, open.id);
+          counts.sent++;
+        } else {
+          s.markUnsent.run('not sent: the emulator stopped before it was sent', now, open.id);
+          counts.queued++;
+        }
+        s.lease.run(now, open.event_id, open.idx);
+      }
+      return counts;
     });
   }
 
@@ -419,9 +579,9 @@ export class EmulatorStore {
     this.#stmt.upsertCard.run(merchant, powerCardId, merchantUserId);
   }
 
-  /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL. */
-  dueDeliveries(now: number, limit: number): DueDelivery[] {
-    return this.#stmt.due.all(now, limit).map((row) => {
+  /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL and is not in `exclude`. */
+  dueDeliveries(now: number, limit: number, exclude: readonly number[] = []): DueDelivery[] {
+    return this.#stmt.due.all(now, JSON.stringify(exclude), limit).map((row) => {
       const due: DueDelivery = {
         eventId: row.event_id,
         idx: row.idx,
@@ -442,14 +602,9 @@ export class EmulatorStore {
     });
   }
 
-  /** Makes a leased delivery due at `at` again (its send was cancelled, not answered). */
-  releaseDelivery(eventId: number, idx: number, at: number): void {
-    this.#stmt.lease.run(at, eventId, idx);
-  }
-
-  /** When the next pending delivery is due (undefined when none waits). */
-  nextDueAt(): number | undefined {
-    return this.#stmt.nextDue.get()?.next_at ?? undefined;
+  /** When the next pending delivery is due (undefined when none waits), leaving out the merchants in `exclude`. */
+  nextDueAt(exclude: readonly number[] = []): number | undefined {
+    return this.#stmt.nextDue.get(JSON.stringify(exclude))?.next_at ?? undefined;
   }
 
   /** Deliveries not finished yet (pending or waiting for the one before them). */
@@ -463,8 +618,31 @@ export class EmulatorStore {
     return this.#stmt.attempts.all(trackingId).map((row) => {
       const attempt: AttemptRecord = { at: row.at, requestUUID: row.request_uuid, status: row.status, answer: parseExactJson(row.answer) as unknown, verdict: row.verdict };
       if (row.error !== null) attempt.error = row.error;
+      if (row.queued_at !== null) attempt.queuedAt = new Date(row.queued_at).toISOString();
+      if (row.sent_at !== null) attempt.sentAt = new Date(row.sent_at).toISOString();
+      if (row.settled_at !== null) attempt.settledAt = new Date(row.settled_at).toISOString();
       return attempt;
     });
+  }
+
+  /** Every attempt row of the events with this trackingId, whatever its phase, oldest first (queued and unsent ones included). */
+  attemptRows(trackingId: string): AttemptRow[] {
+    return this.#stmt.attemptRows.all(trackingId).map((row) => ({
+      attempt: row.attempt,
+      phase: row.phase,
+      verdict: row.verdict,
+      status: row.status,
+      error: row.error,
+      queuedAt: row.queued_at,
+      sentAt: row.sent_at,
+      settledAt: row.settled_at,
+    }));
+  }
+
+  /** The state of one delivery (tests, diagnostics). */
+  delivery(eventId: number, idx: number): { state: string; attempts: number; acked: boolean } | undefined {
+    const row = this.#stmt.deliveryState.get(eventId, idx);
+    return row && { state: row.state, attempts: row.attempts, acked: row.acked === 1 };
   }
 
   /** Closes the database. */

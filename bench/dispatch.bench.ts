@@ -1,0 +1,172 @@
+/**
+ * `npm run bench dispatch`: the emulator's callback dispatch rate next to the rate at which one core
+ * seals callbacks (the dispatcher's CPU bound: each delivery is sealed with the merchant's 2048-bit
+ * private key), as a ratio (goal: dispatch / seal >= 0.8). The emulator runs in a child process
+ * (this file with DISPATCH_BENCH_ROLE set) with a SQLite file store; the receiver, in this process,
+ * acknowledges at once and counts each delivery (every one must be acknowledged exactly once).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LosslessNumber } from '../src/core/exact-json.js';
+import { sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js';
+import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
+import { startEmulator } from '../src/emulator/server.js';
+import type { RsaPrivateKey } from '../src/crypto/keys.js';
+
+const DELIVERIES = Number(process.env.DISPATCH_BENCH_DELIVERIES ?? 2_000);
+const GOAL = 0.8;
+
+/** Child role: the emulator; prints its URL, stops on SIGTERM. */
+async function child(configPath: string): Promise<void> {
+  const emulator = await startEmulator(loadEmulatorConfig(configPath), { port: 0 });
+  process.stdout.write(`listening ${emulator.url}\n`);
+  // The parent reads this process's CPU time around each run (SIGUSR2 -> "cpu <microseconds>").
+  process.on('SIGUSR2', () => {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`cpu ${user + system}\n`);
+  });
+  await new Promise<void>((resolve) => process.once('SIGTERM', resolve));
+  await emulator.close();
+  process.exit(0);
+}
+
+interface EmulatorChild {
+  url: string;
+  /** CPU seconds the emulator process used so far (user + system). */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function startChild(configPath: string): Promise<EmulatorChild> {
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, DISPATCH_BENCH_ROLE: 'emulator', DISPATCH_BENCH_CONFIG: configPath },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let cpuWaiter: ((seconds: number) => void) | undefined;
+    let resolved = false;
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      for (let line = /^cpu (\d+)\n/m.exec(out); line; line = /^cpu (\d+)\n/m.exec(out)) {
+        out = out.replace(line[0], '');
+        cpuWaiter?.(Number(line[1]) / 1e6);
+      }
+      const url = /listening (\S+)/.exec(out)?.[1];
+      if (url && !resolved) {
+        resolved = true;
+        resolve({
+          url,
+          cpu: () => new Promise((done) => ((cpuWaiter = done), proc.kill('SIGUSR2'))),
+          stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))),
+        });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`emulator child exited with ${code}: ${out}`)));
+  });
+}
+
+/** Callbacks sealed on this core per wall second and per CPU second: the payload the emulator sends, a fresh requestUUID each. */
+function sealRate(key: RsaPrivateKey): { wall: number; cpu: number } {
+  const payload = { type: new LosslessNumber('1'), trackingId: 'dep-7f3a9c', txid: 'a'.repeat(64), chain: 'TRON', symbol: 'USDT', toAddress: 'T'.repeat(34), amount: '250.000001' };
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  let n = 0;
+  while (performance.now() - t0 < 2_000) {
+    sealCallback(withRequestUUID(payload), key);
+    n++;
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: n / ((performance.now() - t0) / 1000), cpu: n / ((cpu.user + cpu.system) / 1e6) };
+}
+
+export default async function bench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'wc-dispatch-bench-'));
+  let received = 0;
+  let target = 0;
+  let reached: (() => void) | undefined;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0,"message":""}');
+      if (received === target) reached?.();
+    });
+  });
+  try {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
+    const { configPath } = initEmulatorDir(dir, { bits: 2048, store: 'dispatch.sqlite', callbackUrl, port: 0 });
+    const config = loadEmulatorConfig(configPath);
+    const merchant = config.merchants[0]!;
+    // The seal rate is taken before and after the dispatch runs and averaged: on a shared machine the load moves.
+    const before = sealRate(merchant.keyPair.privateKey);
+    const emulator = await startChild(configPath);
+    const rates: Record<string, { wall: number; cpu: number }> = {};
+    try {
+      for (const concurrent of [true, false]) {
+        const count = concurrent ? DELIVERIES : DELIVERIES / 8;
+        received = 0;
+        target = count;
+        const done = new Promise<void>((resolve) => (reached = resolve));
+        const cpu0 = await emulator.cpu();
+        const t0 = performance.now();
+        // One event holds at most 1,000 deliveries (ControlCallbackRequest): several events, emitted at once.
+        const sizes = Array.from({ length: Math.ceil(count / 1_000) }, (_, i) => Math.min(1_000, count - i * 1_000));
+        const trackingIds = await Promise.all(
+          sizes.map(async (deliveries) => {
+            const res = await fetch(`${emulator.url}/__control/merchants/${merchant.userId}/callbacks`, {
+              method: 'POST',
+              headers: { 'x-control-token': config.control.token },
+              body: JSON.stringify({ type: 1, deliveries, concurrent }),
+            });
+            if (res.status !== 200) throw new Error(`control API answered ${res.status}: ${await res.text()}`);
+            return ((await res.json()) as { trackingId: string }).trackingId;
+          }),
+        );
+        await done;
+        const seconds = (performance.now() - t0) / 1000;
+        const cpuSeconds = (await emulator.cpu()) - cpu0;
+        const mode = concurrent ? 'concurrent' : 'one after another';
+        rates[mode] = { wall: count / seconds, cpu: count / cpuSeconds };
+        // Every delivery acknowledged exactly once, as the emulator recorded it.
+        const recorded = async () => {
+          const lists = await Promise.all(
+            trackingIds.map(async (trackingId) => ((await (await fetch(`${emulator.url}/__control/deliveries?trackingId=${trackingId}`, { headers: { 'x-control-token': config.control.token } })).json()) as { attempts: Array<{ verdict: string }> }).attempts),
+          );
+          return lists.flat();
+        };
+        let attempts = await recorded();
+        for (let i = 0; i < 100 && attempts.length < count; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          attempts = await recorded();
+        }
+        const acked = attempts.filter((a) => a.verdict === 'acknowledged').length;
+        console.log(
+          `callback dispatch (${mode}): ${count} deliveries in ${seconds.toFixed(2)} s = ${rates[mode]!.wall.toFixed(0)} callbacks/s (${rates[mode]!.cpu.toFixed(0)} per emulator CPU second); received ${received}, recorded ${attempts.length} attempts, ${acked} acknowledged`,
+        );
+      }
+    } finally {
+      await emulator.stop();
+    }
+    const after = sealRate(merchant.keyPair.privateKey);
+    const seal = { wall: (before.wall + after.wall) / 2, cpu: (before.cpu + after.cpu) / 2 };
+    console.log(
+      `reference: one core seals ${seal.wall.toFixed(0)} callbacks/s (${before.wall.toFixed(0)} before, ${after.wall.toFixed(0)} after the dispatch runs; ${seal.cpu.toFixed(0)} per CPU second; 2048-bit private key, default profile)`,
+    );
+    // Wall rates depend on what else the machine runs; CPU rates compare the work per callback.
+    const wall = rates.concurrent!.wall / seal.wall;
+    const cpu = rates.concurrent!.cpu / seal.cpu;
+    console.log(`dispatch/seal = ${wall.toFixed(2)} by wall time, ${cpu.toFixed(2)} by CPU time (goal >= ${GOAL}: ${wall >= GOAL ? 'met' : 'NOT met'} by wall time, ${cpu >= GOAL ? 'met' : 'NOT met'} by CPU time)`);
+  } finally {
+    receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.DISPATCH_BENCH_ROLE) await child(process.env.DISPATCH_BENCH_CONFIG ?? '');
