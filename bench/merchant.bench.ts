@@ -20,10 +20,9 @@ import { MemoryIdempotencyStore } from '../src/merchant/memory-store.js';
 import { startMerchantServer } from '../src/merchant/server.js';
 import { openSqliteStore } from '../src/merchant/sqlite-store.js';
 import type { IdempotencyStore } from '../src/merchant/store.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { readProbeUrl, runStorm, type StormResult } from '../src/load/storm.js';
+import { writeFileSync } from 'node:fs';
 import { startPostgres } from '../test/support/postgres.js';
+import { cpuRatioLine, STORM_CONCURRENCY, STORM_EVENTS, stormOn, type StormFigures } from './storm.js';
 
 const IN_PROCESS = 3000;
 const OVER_HTTP = 6000;
@@ -138,33 +137,6 @@ function report(rates: Record<string, { unique: number; duplicate: number }>): v
   }
 }
 
-const STORM_EVENTS = 2000;
-const STORM_CONCURRENCY = 64;
-
-/** A merchant process (bench/merchant-instance.ts under tsx) and its port. */
-function instance(store: string, keyFile: string): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /port (\d+)/.exec(out);
-      if (port) resolve({ child, port: Number(port[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`merchant instance (${store}) exited with ${code}`)));
-  });
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /**
  * The reference merchant under `load merchant` on loopback: separate merchant processes (the
  * driver is this process), memory, SQLite, PostgreSQL with one and with three instances, all in
@@ -176,31 +148,10 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
   writeFileSync(keyFile, privateKey.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
   // fsync on, like SQLite's synchronous=full: a done mark is on disk before it is acknowledged.
   const postgres = await startPostgres({ durable: true });
-  const storm = async (name: string, stores: string[]): Promise<StormResult & { cpuMsPerEvent: number }> => {
-    const children = await Promise.all(stores.map((store) => instance(store, keyFile)));
-    try {
-      const urls = children.map(({ port }) => `http://127.0.0.1:${port}/callback`);
-      const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
-      const result = await runStorm({
-        callbackUrls: urls,
-        apiKey: API_KEY,
-        key: privateKey,
-        events: STORM_EVENTS,
-        duplicates: 0.3,
-        concurrency: STORM_CONCURRENCY,
-        durationS: 300,
-        ...(name === 'driver ceiling (ack-only)' ? {} : { probe: () => readProbeUrl(`http://127.0.0.1:${children[0]!.port}/probe`) }),
-      });
-      const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
-      if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
-      return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events };
-    } finally {
-      for (const { child } of children) child.kill('SIGTERM');
-    }
-  };
+  const storm = (name: string, stores: string[]) => stormOn(name, stores, keyFile, privateKey);
   try {
     console.log(`under load merchant (${STORM_EVENTS} events, 30% duplicates, ${STORM_CONCURRENCY} in flight, merchant in separate processes):`);
-    const results: Record<string, StormResult & { cpuMsPerEvent: number }> = {};
+    const results: Record<string, StormFigures> = {};
     results.memory = await storm('memory', ['memory']);
     results.SQLite = await storm('SQLite', [join(dir, 'storm.sqlite')]);
     results['PostgreSQL, 1 instance'] = await storm('PostgreSQL 1', [postgres.url]);
@@ -222,6 +173,7 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
     const three = results['PostgreSQL, 3 instances']!;
     const best = Math.max(...Object.values(results).map((r) => r.eventsPerSecond));
     console.log(`  SQLite ÷ memory: ${(results.SQLite!.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x (goal >= 0.5); PostgreSQL 3 ÷ 1 instance: ${(three.eventsPerSecond / one.eventsPerSecond).toFixed(2)}x (goal >= 1.5)`);
+    console.log(`${cpuRatioLine(one, three)}; one cold run each: npm run bench postgres-instances measures it warmed and alternating`);
     console.log(`  driver alone (ack-only receiver): ${ceiling.eventsPerSecond.toFixed(0)} events/s = ${(ceiling.eventsPerSecond / best).toFixed(2)}x the fastest merchant (goal >= 2)`);
   } finally {
     await postgres.stop();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallbackEvent } from '../src/merchant/callback-handler.js';
@@ -7,7 +8,7 @@ import { startMerchantServer } from '../src/merchant/server.js';
 import type { StoreTransaction } from '../src/merchant/store.js';
 import { deliver, deposit, makeKeyPair, probe, redelivery, seal, withdrawal } from './support/merchant.js';
 import { startPostgres, type PostgresServer } from './support/postgres.js';
-import { storeContract, tokenOf } from './support/store-contract.js';
+import { claimAfterLease, storeContract, tokenOf } from './support/store-contract.js';
 
 let server: PostgresServer;
 beforeAll(async () => {
@@ -81,18 +82,77 @@ describe('PostgreSQL idempotency store on a real server', () => {
     }
   });
 
-  it('holds off a takeover while a transactional completion is open, which then finds the event processed', async () => {
-    const store = open({ leaseMs: 100 });
-    const token = tokenOf(await store.claim('k', 'slow'));
-    let takeover: Promise<unknown> | undefined;
-    const outcome = await store.completeInTransaction('k', token, async () => {
-      // Inside the transaction the lease runs out; a takeover must wait for the commit.
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      takeover = store.claim('k', 'late');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    });
-    expect(outcome.state).toBe('done');
-    expect(await takeover).toEqual({ state: 'processed' });
+  it('lets a takeover in while a transactional completion works, and the late holder finds its token gone and rolls back', async () => {
+    const name = table();
+    // The transaction may stay idle longer than the lease here, so the takeover comes first.
+    const store = openPostgresStore(server.url, { table: name, leaseMs: 100, transactionIdleMs: 30_000 });
+    opened.push(store);
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await client.query(`CREATE TABLE ${name}_ledger (who text NOT NULL)`);
+      const slow = tokenOf(await store.claim('k', 'slow'));
+      let fresh = 0;
+      const outcome = await store.completeInTransaction('k', slow, async (tx) => {
+        if (tx.kind !== 'postgres') throw new Error('expected the PostgreSQL transaction');
+        await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('slow')`);
+        // No lock is held while the work runs: the lease runs out and another delivery takes over.
+        fresh = tokenOf(await claimAfterLease(store, 'k', 'fresh'));
+      });
+      expect(outcome).toEqual({ state: 'lost' });
+      expect(fresh).toBeGreaterThan(slow);
+      expect(await store.completeInTransaction('k', fresh, async (tx) => {
+        if (tx.kind === 'postgres') await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('fresh')`);
+      })).toEqual({ state: 'done', value: undefined });
+      expect((await client.query(`SELECT who FROM ${name}_ledger`)).rows).toEqual([{ who: 'fresh' }]);
+      expect(await store.processed()).toEqual(['fresh']);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('bounds the wait for a row another instance locked: a claim answers busy, then takes the event once the lock is gone', async () => {
+    const name = table();
+    const store = openPostgresStore(server.url, { table: name, leaseMs: 100, lockTimeoutMs: 200 });
+    opened.push(store);
+    tokenOf(await store.claim('k', 'stalled'));
+    // A stalled holder between its done mark and its commit: the row is locked, the lease expired.
+    const holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM ${name} WHERE key = 'k' FOR UPDATE`);
+      await sleep(150);
+      const other = store.claim('other', 'unrelated');
+      expect(await store.claim('k', 'takeover')).toEqual({ state: 'busy' });
+      expect(await other).toMatchObject({ state: 'claimed' });
+      await holder.query('ROLLBACK');
+      expect(await store.claim('k', 'takeover')).toMatchObject({ state: 'claimed' });
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('has the server end a business transaction left idle past transactionIdleMs (a stopped holder), which then commits nothing', async () => {
+    const name = table();
+    const store = openPostgresStore(server.url, { table: name, transactionIdleMs: 200 });
+    opened.push(store);
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await client.query(`CREATE TABLE ${name}_ledger (who text NOT NULL)`);
+      const token = tokenOf(await store.claim('k', 'stopped'));
+      await expect(store.completeInTransaction('k', token, async (tx) => {
+        if (tx.kind === 'postgres') await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('stopped')`);
+        // Idle in transaction, as a process stopped with SIGSTOP is.
+        await sleep(1_000);
+      })).rejects.toThrow();
+      expect((await client.query(`SELECT count(*)::int AS n FROM ${name}_ledger`)).rows[0]).toEqual({ n: 0 });
+      // The pool is healthy afterwards, and the claim is still this token's to finish.
+      expect(await store.completeInTransaction('k', token, () => 'again')).toEqual({ state: 'done', value: 'again' });
+    } finally {
+      await client.end();
+    }
   });
 
   it('wakes a delivery waiting in another instance as soon as the claim is completed or released, not at its timeout', async () => {

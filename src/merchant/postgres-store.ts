@@ -6,8 +6,26 @@ import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOp
 export interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
   /** Table name (default `wallet_processed_events`); its sequences take the same prefix. */
   table?: string;
-  /** Connections in the pool (default 10). */
+  /** Connections in each of the two pools, claims and business work (default 10). */
   poolSize?: number;
+  /**
+   * Transactional mode: how long a business transaction may sit idle, waiting for its merchant
+   * process, before the server ends it and rolls it back (`idle_in_transaction_session_timeout`,
+   * ms; default: the lease). A holder stopped (SIGSTOP, a long GC pause, a frozen VM) with its
+   * transaction open thus releases its locks after this bound, its claim's lease runs out, and
+   * another instance takes the event over; when the holder resumes, its commit fails.
+   */
+  transactionIdleMs?: number;
+}
+
+/** Default lock bound on PostgreSQL: row locks are held only from a done mark to its commit. */
+export const DEFAULT_PG_LOCK_TIMEOUT_MS = 1_000;
+
+/** SQLSTATE of a statement that gave up waiting for a lock (`lock_timeout`). */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE;
 }
 
 /** Table, sequence and notification channel names of one store. */
@@ -25,9 +43,14 @@ interface Names {
  * state, fencing token, payload, claim time, sequence), created on first use. Every claim is one
  * `INSERT ... ON CONFLICT DO UPDATE ... WHERE` statement, atomic across instances; fencing tokens
  * and the processing order come from sequences; lease ages are read from the server's clock
- * (`clock_timestamp()`), so instances with skewed clocks agree on who holds a claim. In
- * transactional mode the fenced `done` mark runs in the business transaction (`SELECT ... FOR
- * UPDATE` first, so no takeover can slip in before the commit).
+ * (`clock_timestamp()`), so instances with skewed clocks agree on who holds a claim.
+ *
+ * A stalled instance delays only its own event (docs/stores.md): claims and business work use two
+ * pools; every statement waits at most `lockTimeoutMs` for another instance's lock (a claim that
+ * runs out answers `busy`); no lock is held while the business work runs. In transactional mode
+ * the fenced `done` mark is the last statement before COMMIT, so a holder whose claim was taken
+ * over finds its token gone and rolls back, and the server ends a transaction left idle longer
+ * than `transactionIdleMs`, so a stopped holder cannot keep its locks.
  *
  * @example const store = openPostgresStore('postgres://merchant@db.internal/wallet'); await store.claim(key, text)
  */
@@ -41,6 +64,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
    * with it. Half the flushes per event, so the store is not the bottleneck before decryption is.
    */
   readonly #claims: pg.Pool;
+  readonly lockTimeoutMs: number;
   readonly #names: Names;
   readonly #where: string;
   readonly #url: string;
@@ -57,8 +81,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.#names = { table, tokens: `${table}_token`, order: `${table}_seq`, channel: `${table}_settled` };
     this.#where = redact(url);
     this.#url = url;
-    this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    this.#claims = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c synchronous_commit=off' });
+    this.lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? DEFAULT_PG_LOCK_TIMEOUT_MS));
+    const idleMs = Math.max(1, Math.round(options.transactionIdleMs ?? this.leaseMs));
+    const bounded = `-c lock_timeout=${this.lockTimeoutMs}`;
+    this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `${bounded} -c idle_in_transaction_session_timeout=${idleMs}` });
+    this.#claims = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `${bounded} -c synchronous_commit=off` });
     // An idle client's error (the server restarted) must not crash the merchant; the next query reconnects.
     this.#pool.on('error', () => undefined);
     this.#claims.on('error', () => undefined);
@@ -76,18 +103,31 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   async claim(key: string, payloadText: string): Promise<ClaimResult> {
     await this.ready();
     const { table, tokens } = this.#names;
-    // New key → insert; a processing row whose lease ran out by the server's clock → take it over
-    // with a new token and this delivery's text. Anything else leaves the row and returns nothing.
-    const taken = await this.#claims.query<{ token: string }>(
-      `INSERT INTO ${table} AS t (key, state, token, payload, claimed_at) VALUES ($1, 'processing', nextval('${tokens}'), $2, clock_timestamp())
-       ON CONFLICT (key) DO UPDATE SET token = nextval('${tokens}'), payload = EXCLUDED.payload, claimed_at = clock_timestamp()
-       WHERE t.state = 'processing' AND t.claimed_at <= clock_timestamp() - make_interval(secs => $3::double precision / 1000)
-       RETURNING token`,
-      [key, payloadText, this.leaseMs],
-    );
-    if (taken.rows[0]) return { state: 'claimed', token: Number(taken.rows[0].token) };
-    const row = await this.#claims.query<{ state: string }>(`SELECT state FROM ${table} WHERE key = $1`, [key]);
-    return row.rows[0]?.state === 'done' ? { state: 'processed' } : { state: 'busy' };
+    // One round trip. New key → insert; a processing row whose lease ran out by the server's clock
+    // → take it over with a new token and this delivery's text. Anything else leaves the row, and
+    // the second branch reads its state (from the statement's snapshot: a row committed since is
+    // not seen and counts as busy, so the caller asks again).
+    let rows: { token: string | null; state: string | null }[];
+    try {
+      ({ rows } = await this.#claims.query<{ token: string | null; state: string | null }>(
+        `WITH taken AS (
+           INSERT INTO ${table} AS t (key, state, token, payload, claimed_at) VALUES ($1, 'processing', nextval('${tokens}'), $2, clock_timestamp())
+           ON CONFLICT (key) DO UPDATE SET token = nextval('${tokens}'), payload = EXCLUDED.payload, claimed_at = clock_timestamp()
+           WHERE t.state = 'processing' AND t.claimed_at <= clock_timestamp() - make_interval(secs => $3::double precision / 1000)
+           RETURNING token)
+         SELECT token::text, NULL::text AS state FROM taken
+         UNION ALL SELECT NULL, state FROM ${table} WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)`,
+        [key, payloadText, this.leaseMs],
+      ));
+    } catch (error) {
+      // Another instance holds the row (between its done mark and its commit) longer than the
+      // lock bound: someone is processing this event.
+      if (isLockTimeout(error)) return { state: 'busy' };
+      throw error;
+    }
+    const row = rows[0];
+    if (row?.token) return { state: 'claimed', token: Number(row.token) };
+    return row?.state === 'done' ? { state: 'processed' } : { state: 'busy' };
   }
 
   async renew(key: string, token: number): Promise<boolean> {
@@ -106,11 +146,16 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     // The row stays with an expired lease: the next claim takes it with a fresh token. Waiting
     // deliveries in other instances are told at once.
     const { table, channel } = this.#names;
-    await this.#claims.query(
-      `WITH released AS (UPDATE ${table} SET claimed_at = '-infinity' WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
-       SELECT pg_notify('${channel}', key) FROM released`,
-      [key, token],
-    );
+    try {
+      await this.#claims.query(
+        `WITH released AS (UPDATE ${table} SET claimed_at = '-infinity' WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
+         SELECT pg_notify('${channel}', key) FROM released`,
+        [key, token],
+      );
+    } catch (error) {
+      // The row is locked past the bound by a newer holder's commit: this claim is gone anyway.
+      if (!isLockTimeout(error)) throw error;
+    }
   }
 
   async settled(key: string, timeoutMs: number): Promise<'settled' | 'timeout'> {
@@ -161,26 +206,46 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
     await this.ready();
+    const { table, order, channel } = this.#names;
     const client = await this.#pool.connect();
+    // The server may end this session while it is checked out (idle in transaction past
+    // transactionIdleMs, the holder stalled): that is an error of this transaction, not of the process.
+    let ended: unknown;
+    const onError = (error: unknown) => (ended ??= error);
+    client.on('error', onError);
     let broken = false;
     try {
       await client.query('BEGIN');
-      // The row lock holds off any takeover until this transaction ends; then it sees `done`.
-      const held = await client.query(`SELECT 1 FROM ${this.#names.table} WHERE key = $1 AND token = $2 AND state = 'processing' FOR UPDATE`, [key, token]);
+      // A cheap early answer for a claim already lost; no lock: a takeover may still happen while
+      // `work` runs, and the fenced mark below then finds the token gone.
+      const held = await client.query(`SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND state = 'processing'`, [key, token]);
       if (held.rowCount !== 1) {
         await client.query('ROLLBACK');
         return { state: 'lost' };
       }
       const value = await work({ kind: 'postgres', client });
-      if (!(await this.#markDone(client, key, token))) throw new Error('the claim was lost inside the transaction; nothing was committed');
+      if (ended) throw ended;
+      // The fence: the mark is the last statement, and takes the row lock, so from here to COMMIT
+      // no takeover can happen, and a takeover that happened before leaves nothing to mark.
+      const marked = await client.query(
+        `WITH done AS (UPDATE ${table} SET state = 'done', seq = nextval('${order}'), completed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
+         SELECT pg_notify('${channel}', key) FROM done`,
+        [key, token],
+      );
+      if (marked.rowCount !== 1) {
+        await client.query('ROLLBACK');
+        return { state: 'lost' };
+      }
       await client.query('COMMIT');
       return { state: 'done', value };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
+      if (ended) broken = true;
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -28,6 +28,15 @@ CREATE TABLE IF NOT EXISTS claim_tokens (
 INSERT OR IGNORE INTO claim_tokens (id, last) VALUES (1, 0);
 `;
 
+/** Default lock bound on SQLite: one write lock for the whole file, taken by every claim and mark. */
+export const DEFAULT_SQLITE_LOCK_TIMEOUT_MS = 5_000;
+
+/** Did SQLite refuse because another connection holds a lock (busy_timeout is 0: it never waits)? */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
 /** SQLite's clock in ms since the epoch; a test clock is passed as @now instead. */
 const NOW = "COALESCE(@now, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))";
 
@@ -53,10 +62,16 @@ interface Row {
  * file, and lease ages are read from SQLite's clock. A restart (close, reopen the same file) keeps
  * every `done` key, so nothing is processed twice.
  *
+ * Waiting for another process's lock never blocks the event loop: `busy_timeout` is 0, so SQLite
+ * refuses at once, and the store tries again after a timer (1 ms, doubling to 50 ms) until
+ * `lockTimeoutMs`; a claim then answers `busy`, anything else fails. Other requests of this
+ * process (other events, the probe) are answered meanwhile (docs/stores.md).
+ *
  * @example const store = openSqliteStore('merchant.sqlite'); await store.claim(key, text)
  */
 export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly leaseMs: number;
+  readonly lockTimeoutMs: number;
   readonly #db: Database.Database;
   readonly #now: (() => number) | undefined;
   readonly #claim: (key: string, text: string, now: number | null) => ClaimResult;
@@ -72,15 +87,17 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   constructor(db: Database.Database, options: SqliteStoreOptions = {}) {
     this.#db = db;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.lockTimeoutMs = Math.max(0, options.lockTimeoutMs ?? DEFAULT_SQLITE_LOCK_TIMEOUT_MS);
     this.#now = options.now;
-    db.pragma('journal_mode = WAL');
+    // Never wait inside SQLite: its busy handler sleeps on the event loop's thread, so every other
+    // request of this process would wait too. #retry waits on a timer instead.
+    db.pragma('busy_timeout = 0');
+    this.#retryingSync(() => db.pragma('journal_mode = WAL'));
     // Claims commit without a sync (NORMAL); a done mark is synced (FULL) by the commit that writes
     // it, which also syncs the claims before it in the WAL.
     this.#durable = options.synchronous !== 'normal';
     db.pragma('synchronous = NORMAL');
-    // Another process holding the write lock: wait for it rather than fail the delivery.
-    db.pragma('busy_timeout = 5000');
-    db.exec(SCHEMA);
+    this.#retryingSync(() => db.exec(SCHEMA));
     // A file written before fencing tokens: add the column (old claims hold token 0).
     const columns = db.prepare<[], { name: string }>('PRAGMA table_info(processed_events)').all();
     if (!columns.some((column) => column.name === 'token')) db.exec('ALTER TABLE processed_events ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
@@ -121,11 +138,57 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(key: string, payloadText: string): Promise<ClaimResult> {
-    return this.#claim(key, payloadText, this.#clock());
+    const now = this.#clock();
+    const claimed = await this.#retry(() => this.#claim(key, payloadText, now));
+    // Another process held the write lock past the bound: it is writing, maybe this very event.
+    return claimed ?? { state: 'busy' };
   }
 
   async renew(key: string, token: number): Promise<boolean> {
-    return this.#renew.run({ key, token, now: this.#clock() }).changes === 1;
+    const now = this.#clock();
+    const renewed = await this.#retry(() => this.#renew.run({ key, token, now }).changes === 1);
+    // Not renewed within the bound: the lease may still hold; the next renewal tries again.
+    return renewed ?? true;
+  }
+
+  /**
+   * Runs `op` (synchronous, one short transaction) until SQLite lets it through; between tries the
+   * event loop is free. Undefined when the lock stayed taken for `lockTimeoutMs`.
+   */
+  async #retry<T>(op: () => T): Promise<T | undefined> {
+    const deadline = performance.now() + this.lockTimeoutMs;
+    let pause = 1;
+    for (;;) {
+      try {
+        return op();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+      pause = Math.min(pause * 2, 50);
+    }
+  }
+
+  /** The same, for the few statements of opening the store, where nothing else can run yet. */
+  #retryingSync<T>(op: () => T): T {
+    const deadline = performance.now() + this.lockTimeoutMs;
+    for (;;) {
+      try {
+        return op();
+      } catch (error) {
+        if (!isBusy(error) || performance.now() >= deadline) throw error;
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+
+  /** `#retry` for an operation that must happen: running out of the bound is an error. */
+  async #must<T>(op: () => T, what: string): Promise<T> {
+    const result = await this.#retry(() => ({ value: op() }));
+    if (result === undefined) throw new Error(`the merchant store is locked by another process for over ${this.lockTimeoutMs} ms (${what})`);
+    return result.value;
   }
 
   /**
@@ -136,19 +199,26 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   complete(key: string, token: number): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ key, token, now: this.#clock(), resolve, reject });
-      if (this.#pending.length === 1) setImmediate(() => this.#flush());
+      if (this.#pending.length === 1) setImmediate(() => void this.#flush());
     });
   }
 
-  #flush(): void {
-    const batch = this.#pending;
-    this.#pending = [];
-    try {
-      const results = this.#synced(() => this.#completeMany(batch));
-      batch.forEach((done, i) => done.resolve(results[i]!));
-    } catch (error) {
-      for (const done of batch) done.reject(error);
-    }
+  #flushing: Promise<void> = Promise.resolve();
+
+  /** Writes the waiting done marks (one at a time: a flush waiting for the lock holds the next). */
+  #flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(async () => {
+      const batch = this.#pending;
+      this.#pending = [];
+      if (batch.length === 0) return;
+      try {
+        const results = await this.#must(() => this.#synced(() => this.#completeMany(batch)), 'done mark');
+        batch.forEach((done, i) => done.resolve(results[i]!));
+      } catch (error) {
+        for (const done of batch) done.reject(error);
+      }
+    });
+    return this.#flushing;
   }
 
   /** Runs a write whose commit must reach the disk (synchronous=FULL) when the store is durable. */
@@ -163,7 +233,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async release(key: string, token: number): Promise<void> {
-    this.#release.run({ key, token });
+    // Not released within the bound: the claim ends with its lease instead.
+    await this.#retry(() => this.#release.run({ key, token }));
   }
 
   /**
@@ -182,16 +253,18 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       if (!this.#markDone(key, token, now)) throw new Error('the claim was lost inside the transaction; nothing was committed');
       return { state: 'done', value: value as T };
     });
-    return this.#synced(() => run.immediate());
+    // A refused BEGIN IMMEDIATE ran nothing of `work`, so trying again is safe.
+    return this.#must(() => this.#synced(() => run.immediate()), 'transaction');
   }
 
   async processed(): Promise<string[]> {
-    return this.#processed.all().map((row) => row.payload);
+    return (await this.#must(() => this.#processed.all(), 'probe')).map((row) => row.payload);
   }
 
   async close(): Promise<void> {
     // Done marks waiting for their group commit are written first.
-    if (this.#pending.length > 0 && this.#db.open) this.#flush();
+    if (this.#pending.length > 0 && this.#db.open) await this.#flush();
+    else await this.#flushing;
     if (this.#db.open) this.#db.close();
   }
 

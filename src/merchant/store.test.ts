@@ -147,6 +147,32 @@ describe('SQLite idempotency store on disk', () => {
     await store.close();
   });
 
+  it("waits for another connection's write lock on a timer: the event loop runs meanwhile, a claim answers busy after the bound, then succeeds", async () => {
+    const path = join(dir, 'locked.sqlite');
+    const store = openSqliteStore(path, { lockTimeoutMs: 300 });
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 5);
+      const claim = store.claim('k', 'waiting');
+      // better-sqlite3's busy_timeout would hold the thread here, and no timer could fire.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const during = ticks;
+      expect(await claim).toEqual({ state: 'busy' });
+      clearInterval(ticker);
+      expect(during).toBeGreaterThan(0);
+      await expect(store.completeInTransaction('k', 1, () => 'never')).rejects.toThrow(/locked by another process for over 300 ms/);
+      const pending = store.claim('k', 'after');
+      setTimeout(() => other.exec('COMMIT'), 50);
+      expect(await pending).toMatchObject({ state: 'claimed' });
+    } finally {
+      if (other.inTransaction) other.exec('COMMIT');
+      other.close();
+      await store.close();
+    }
+  });
+
   it('refuses an unusable path with one clear line', () => {
     expect(() => openSqliteStore(join(dir, 'no', 'such', 'dir', 'x.sqlite'))).toThrow(/^cannot open the merchant store .*x\.sqlite: /);
   });

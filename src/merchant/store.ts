@@ -93,6 +93,14 @@ export interface StoreOptions {
    * unset: SQLite and PostgreSQL then read the time in SQL.
    */
   now?: () => number;
+  /**
+   * How long one store operation waits for a lock another instance holds (ms) before it gives up:
+   * a claim then answers `busy` (the receiver waits and tries again, or answers 409), any other
+   * operation fails. A holder stalled while it holds a lock therefore delays only deliveries of its
+   * own event, each by at most this bound. Default: 1 s on PostgreSQL (its row locks are held only
+   * from the done mark to the commit), 5 s on SQLite (one write lock for the whole file).
+   */
+  lockTimeoutMs?: number;
 }
 
 /** Default lease of a claim: 30 s. */

@@ -1,0 +1,101 @@
+/**
+ * The storm scenario of the benches: separate reference merchant processes
+ * (bench/merchant-instance.ts under tsx) driven by `load merchant`'s storm from this process, with
+ * the CPU the merchant processes used per event. Shared by merchant.bench.ts (every store) and
+ * postgres-instances.bench.ts (PostgreSQL, one and three instances, alone).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RsaPrivateKey } from '../src/crypto/keys.js';
+import { readProbeUrl, runStorm, type StormResult } from '../src/load/storm.js';
+
+export const STORM_EVENTS = 2000;
+export const STORM_CONCURRENCY = 64;
+const API_KEY = 'bench-key';
+
+/**
+ * On PostgreSQL: a counter of the transactions (= statements, all autocommit but the done marks'
+ * own) the database ran since it was made; the statistics reach pg_stat_database within a second.
+ */
+async function statementCounter(store: string): Promise<(() => Promise<number>) | undefined> {
+  if (!/^postgres(?:ql)?:\/\//.test(store)) return undefined;
+  const { default: pg } = await import('pg');
+  const read = async () => {
+    const client = new pg.Client({ connectionString: store });
+    await client.connect();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+      return Number(rows[0]!.n);
+    } finally {
+      await client.end();
+    }
+  };
+  const start = await read();
+  // The counter's own two transactions (its read) are not the merchant's.
+  return async () => (await read()) - start - 1;
+}
+
+/** A storm's result with the merchant processes' CPU per event. */
+export type StormFigures = StormResult & { cpuMsPerEvent: number; statementsPerEvent?: number };
+
+/** A merchant process (bench/merchant-instance.ts under tsx) and its port. */
+function instance(store: string, keyFile: string): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /port (\d+)/.exec(out);
+      if (port) resolve({ child, port: Number(port[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`merchant instance (${store}) exited with ${code}`)));
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** One storm against one merchant process per entry of `stores` (`memory`, `ack-only`, a SQLite path, a postgres:// URL). */
+export async function stormOn(name: string, stores: string[], keyFile: string, privateKey: RsaPrivateKey, warmUpPerInstance = 0): Promise<StormFigures> {
+  const children = await Promise.all(stores.map((store) => instance(store, keyFile)));
+  try {
+    const urls = children.map(({ port }) => `http://127.0.0.1:${port}/callback`);
+    if (warmUpPerInstance > 0) {
+      // Each process compiles its hot paths once (V8's JIT): a fixed cost per process, which a
+      // short storm would charge to its events, N times over for N instances.
+      await runStorm({ callbackUrls: urls, apiKey: API_KEY, key: privateKey, events: warmUpPerInstance * urls.length, duplicates: 0.3, concurrency: STORM_CONCURRENCY, durationS: 300 });
+    }
+    const statements = await statementCounter(stores[0]!);
+    const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
+    const result = await runStorm({
+      callbackUrls: urls,
+      apiKey: API_KEY,
+      key: privateKey,
+      events: STORM_EVENTS,
+      duplicates: 0.3,
+      concurrency: STORM_CONCURRENCY,
+      durationS: 300,
+      ...(stores[0] === 'ack-only' ? {} : { probe: () => readProbeUrl(`http://127.0.0.1:${children[0]!.port}/probe`) }),
+    });
+    const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
+    const perEvent = statements ? ((await statements()) / result.events) : undefined;
+    if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
+    return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events, ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }) };
+  } finally {
+    for (const { child } of children) child.kill('SIGTERM');
+  }
+}
+
+/** The figure of issue 20: merchant CPU per event of three PostgreSQL instances over one (goal <= 1.2x). */
+export function cpuRatioLine(one: StormFigures, three: StormFigures): string {
+  return `  PostgreSQL merchant CPU per event, 3 instances ÷ 1: ${(three.cpuMsPerEvent / one.cpuMsPerEvent).toFixed(2)}x (${three.cpuMsPerEvent.toFixed(2)} ÷ ${one.cpuMsPerEvent.toFixed(2)} ms/event; goal <= 1.2)`;
+}
