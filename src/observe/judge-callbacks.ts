@@ -108,7 +108,8 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
       }
     }
     delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, finding);
-    if (finding.status !== 'passed') valid = false;
+    // A payload that differs from the toolkit's model only (U-CB-FIELDS) is still a valid delivery.
+    if (finding.status === 'skipped' || (finding.status === 'failed' && !(finding.rules ?? []).every((rule) => rule.startsWith('U-')))) valid = false;
   }
 
   // The merchant's answer.

@@ -219,7 +219,9 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
   const envelope = run(envelopeCheck, { outcome });
   answer('envelope', envelopeCheck.title, envelopeCheck.rules, envelope);
   if (outcome === 'failure' || envelope.status === 'failed' && envelope.cause === 'undecryptable-answer' || !response.decrypted) return { judgements, facts };
-  const echo = plain === undefined ? undefined : endpoint.suiteName === 'order' ? { id: 'callBackId', tenantUserId: 'tenantUserId' } : undefined;
+  // ORDER-RES: id is the request's callBackId; tenantUserId is an integer, compared with the request's only when that is one written as text (as the suites do).
+  const tenantUserId = plainField(fields, 'tenantUserId');
+  const echo = plain === undefined || endpoint.suiteName !== 'order' ? undefined : { id: 'callBackId', ...(tenantUserId !== undefined && /^\d+$/.test(tenantUserId) ? { tenantUserId: 'tenantUserId' } : {}) };
   const result = run(resultCheck, { schema: endpoint.resultSchema, ...(echo ? { echo } : {}) });
   answer('result', resultCheck.title, [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'], result);
   if (endpoint.suiteName === 'order' && accepted) {
