@@ -167,6 +167,24 @@ function plainField(fields: Record<string, ExactJson> | undefined, field: string
 }
 
 /**
+ * Envelope `data` that is Base64 of the plain result itself, not of ciphertext: the service skipped
+ * the encryption (CRYPTO-ENVELOPE), which the key failure alone would misname as another key (CRYPTO-SAME).
+ */
+function unencrypted(response: ReceivedResponse): Finding | undefined {
+  if (!response.decryptError) return undefined;
+  const data = (response.json as { data?: unknown } | undefined)?.data;
+  if (typeof data !== 'string' || !BASE64_PATTERN.test(data)) return undefined;
+  const text = Buffer.from(data, 'base64').toString('utf8').trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return { ...fail(`data is the Base64 of the plain result ${preview(text, 120)}, not of RSA ciphertext: business data is RSA-encrypted, then Base64-encoded (CRYPTO-ENVELOPE)`, ['CRYPTO-ENVELOPE']), cause: 'undecryptable-answer' };
+}
+
+/**
  * Judges one energy query or order submission exchange: the request (sent by the merchant) and the
  * answer (sent by the service).
  */
@@ -216,7 +234,7 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
     answer('envelope', envelopeCheck.title, ['ENV-DATA'], { status: 'skipped', message: 'the envelope data is not judged: the judge holds no key that opens answers (give the public key)' });
     return { judgements, facts };
   }
-  const envelope = run(envelopeCheck, { outcome });
+  const envelope = unencrypted(response) ?? run(envelopeCheck, { outcome });
   answer('envelope', envelopeCheck.title, envelopeCheck.rules, envelope);
   if (outcome === 'failure' || envelope.status === 'failed' && envelope.cause === 'undecryptable-answer' || !response.decrypted) return { judgements, facts };
   // ORDER-RES: id is the request's callBackId; tenantUserId is an integer, compared with the request's only when that is one written as text (as the suites do).

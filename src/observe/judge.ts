@@ -65,6 +65,8 @@ export function createJudge(options: JudgeOptions): Judge {
   let exchanges = 0;
   let lastSeq = 0;
   let outOfOrder = 0;
+  let firstAt: number | undefined;
+  let lastAt = 0;
   let finished: ObserveResult | undefined;
 
   const settle = (judgements: Judgement[]): ObserveFinding[] => {
@@ -84,6 +86,8 @@ export function createJudge(options: JudgeOptions): Judge {
       counts[exchange.kind] = (counts[exchange.kind] ?? 0) + 1;
       if (exchange.seq <= lastSeq) outOfOrder++;
       lastSeq = Math.max(lastSeq, exchange.seq);
+      firstAt ??= exchange.startedAt;
+      lastAt = Math.max(lastAt, exchange.endedAt);
       const judgements: Judgement[] = [...stream.advance(exchange.startedAt)];
       try {
         if (exchange.kind === 'energy' || exchange.kind === 'withdraw') {
@@ -133,7 +137,7 @@ export function createJudge(options: JudgeOptions): Judge {
           window: { events: limits.maxEvents, ageMs: limits.maxEventAgeMs, retryWaitMs: limits.retryWaitMs, orderCallbackWaitMs: limits.orderCallbackWaitMs },
           ...options.target,
         },
-        summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: 0, skippedMust: skipped.skippedMust },
+        summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: firstAt === undefined ? 0 : Math.max(0, lastAt - firstAt), skippedMust: skipped.skippedMust },
         results,
         notes,
       };
