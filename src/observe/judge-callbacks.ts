@@ -18,7 +18,7 @@ import { familyOf, reasonInMessage } from '../wire/crypto-failure.js';
 import { mediaType } from '../core/http-io.js';
 import type { ObservedExchange } from './exchange.js';
 import { bodyBytes, bodyText, evidenceOf, isConfiguredKey, openingKey, openWith, type JudgeKeys } from './observed.js';
-import type { Judgement } from './tally.js';
+import { lazyEvidence, type Evidence, type Judgement } from './tally.js';
 
 /** What the stream needs of one delivery. */
 export interface DeliveryFacts {
@@ -34,7 +34,7 @@ export interface DeliveryFacts {
   ownKey?: boolean;
   /** The merchant refused it with its key check (HTTP 401). */
   keyRefused: boolean;
-  evidence: Record<string, unknown>;
+  evidence: Evidence;
 }
 
 function contextFor(callback: ReceivedCallback, keys: JudgeKeys, apiKey: string, rules: Map<string, Rule>): CheckContext<never> {
@@ -67,7 +67,7 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   const ctx = contextFor(callback, keys, keys.apiKey ?? header ?? '', rules);
   const opened = openWith(keys, 'callback', text);
   const payload = opened !== 'no-key' && 'opened' in opened && opened.opened.value !== null && typeof opened.opened.value === 'object' && !Array.isArray(opened.opened.value) ? (opened.opened.value as Record<string, ExactJson>) : undefined;
-  const evidence = evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {});
+  const evidence = lazyEvidence(() => evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}));
   const delivery = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the service's callback delivery: ${title}`, labels, side: 'service', finding, seq: observed.seq, evidence });
   const ack = readAcknowledgement(observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined);
 

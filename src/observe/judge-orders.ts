@@ -25,7 +25,7 @@ import type { Finding, ServiceTarget } from '../runner/types.js';
 import { LENIENT_BASE64_REASONS, answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { ObservedExchange } from './exchange.js';
 import { bodyJson, bodyText, evidenceOf, openWith, type JudgeKeys } from './observed.js';
-import type { Judgement } from './tally.js';
+import { lazyEvidence, type Judgement } from './tally.js';
 
 /** What the judge learnt of an order exchange, for the stream (the order callback that should follow). */
 export interface OrderFacts {
@@ -193,7 +193,7 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
   const judgements: Judgement[] = [];
   const { findings, reading, plain, fields } = judgeOrderRequest(observed, endpoint, keys);
   const response = receivedResponse(observed, keys);
-  const evidence = evidenceOf(keys, observed, { ...(plain === undefined ? {} : { request: plain }), ...(response?.decrypted ? { response: response.decrypted.text } : {}) });
+  const evidence = lazyEvidence(() => evidenceOf(keys, observed, { ...(plain === undefined ? {} : { request: plain }), ...(response?.decrypted ? { response: response.decrypted.text } : {}) }));
   const title = endpoint.suiteName === 'energy' ? 'energy query' : 'order submission';
   const accepted = response?.status === 200 && String((response.json as { code?: unknown } | undefined)?.code) === '0';
   for (const finding of findings) {
@@ -255,7 +255,7 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
 /** Judges one card close exchange: the request's form (CARD-PATH, CARD-REQ) and the answer's shape (CARD-RES, CARD-ERR). */
 export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): Judgement[] {
   const judgements: Judgement[] = [];
-  const evidence = evidenceOf(keys, observed);
+  const evidence = lazyEvidence(() => evidenceOf(keys, observed));
   const request = observed.request;
   const requestJudgement = (finding: Finding, labels: string[]) => judgements.push({ check: 'card-request', title: "the merchant's card close request (Content-Type, JSON fields)", labels, side: 'merchant', finding, seq: observed.seq, evidence });
   const type = mediaType(request.headers['content-type']);

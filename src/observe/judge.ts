@@ -16,7 +16,7 @@ import { judgeCallback } from './judge-callbacks.js';
 import { judgeCardClose, judgeOrder } from './judge-orders.js';
 import { evidenceOf, judgeKeys } from './observed.js';
 import { DEFAULT_LIMITS, Stream, type StreamLimits } from './stream.js';
-import { Tally, type Judgement } from './tally.js';
+import { lazyEvidence, Tally, type Judgement } from './tally.js';
 
 export interface JudgeOptions {
   keys: ObserveKeys;
@@ -92,7 +92,7 @@ export function createJudge(options: JudgeOptions): Judge {
       try {
         if (exchange.kind === 'energy' || exchange.kind === 'withdraw') {
           const judged = judgeOrder(exchange, keys, rules);
-          judgements.push(...judged.judgements, ...stream.order(exchange, judged.facts, evidenceOf(keys, exchange)));
+          judgements.push(...judged.judgements, ...stream.order(exchange, judged.facts, lazyEvidence(() => evidenceOf(keys, exchange))));
         } else if (exchange.kind === 'card-close') {
           judgements.push(...judgeCardClose(exchange, keys, rules));
         } else if (exchange.kind === 'callback') {

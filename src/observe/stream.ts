@@ -14,7 +14,7 @@ import { callbackField, callbackTypeEntry } from '../spec/callback-types.js';
 import type { ObservedExchange } from './exchange.js';
 import type { DeliveryFacts } from './judge-callbacks.js';
 import type { OrderFacts } from './judge-orders.js';
-import type { Judgement } from './tally.js';
+import type { Evidence, Judgement } from './tally.js';
 
 /** How long the judge waits, in observed time, and how much it remembers. */
 export interface StreamLimits {
@@ -40,7 +40,7 @@ interface EventState {
   lastAt: number;
   /** The last delivery's answer: acknowledged, or not (ambiguous counts as possibly acknowledged). */
   lastAcknowledged: boolean;
-  lastEvidence: Record<string, unknown>;
+  lastEvidence: Evidence;
 }
 
 interface Deadline {
@@ -53,7 +53,7 @@ interface PendingOrder {
   callBackId: string;
   seq: number;
   at: number;
-  evidence: Record<string, unknown>;
+  evidence: Evidence;
 }
 
 const RETRY = { check: 'callback-retry', title: 'the service retries a delivery that was not acknowledged, and only such a delivery (CB-ERRCODE)', labels: ['CB-ERRCODE'] };
@@ -94,7 +94,7 @@ export class Stream {
   // How the merchant answers valid deliveries, by whether their body holds '+' (CB-RAW-BODY: a form parser turns it into ' ').
   #ackedPlus = 0;
   #ackedPlain = 0;
-  #refusedPlus: Array<{ seq: number; evidence: Record<string, unknown> }> = [];
+  #refusedPlus: Array<{ seq: number; evidence: Evidence }> = [];
   #formParsing: 'open' | 'proven' | 'disproven' = 'open';
 
   constructor(private readonly limits: StreamLimits) {}
@@ -193,7 +193,7 @@ export class Stream {
   }
 
   /** Remembers an accepted withdrawal: its order callback should follow (ORDER-KIND). */
-  order(observed: ObservedExchange, facts: OrderFacts, evidence: Record<string, unknown>): Judgement[] {
+  order(observed: ObservedExchange, facts: OrderFacts, evidence: Evidence): Judgement[] {
     if (facts.acceptedWithdrawal === undefined) return [];
     this.#orders.delete(facts.acceptedWithdrawal);
     this.#orders.set(facts.acceptedWithdrawal, { callBackId: facts.acceptedWithdrawal, seq: observed.seq, at: observed.endedAt, evidence });

@@ -17,6 +17,15 @@ import type { CheckResult, Finding, Status } from '../runner/types.js';
 /** The suite name of every observe result. */
 export const OBSERVE_SUITE = 'observe';
 
+/** Evidence, or how to make it: built only for a result that keeps it (a failure or a warning), once. */
+export type Evidence = Record<string, unknown> | (() => Record<string, unknown>);
+
+/** Evidence built at most once, on first use. */
+export function lazyEvidence(make: () => Record<string, unknown>): () => Record<string, unknown> {
+  let made: Record<string, unknown> | undefined;
+  return () => (made ??= make());
+}
+
 /** One judgement of one exchange (or of a stream of them), before it is weighed. */
 export interface Judgement {
   /** The check's id (a runner check's id where one is reused: `envelope`, `callback-decrypts`). */
@@ -30,7 +39,7 @@ export interface Judgement {
   /** The exchange's seq, when the judgement is about one exchange. */
   seq?: number;
   /** Evidence (already scrubbed by the caller). */
-  evidence?: Record<string, unknown>;
+  evidence?: Evidence;
 }
 
 interface Aggregate {
@@ -82,7 +91,7 @@ export class Tally {
       status,
       message,
       ...withAssumptions(ruleIds, this.rules),
-      ...(judgement.evidence ? { evidence: judgement.evidence } : {}),
+      ...(judgement.evidence ? { evidence: typeof judgement.evidence === 'function' ? judgement.evidence() : judgement.evidence } : {}),
     };
     this.#individual.push(result);
     return result;
