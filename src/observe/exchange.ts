@@ -17,6 +17,12 @@ export interface ObservedMessage {
   headers: Record<string, string>;
   /** The raw body, Base64 (standard, padded). */
   bodyBase64: string;
+  /**
+   * The body was longer than the proxy records of one body (1 MiB by default): it was forwarded
+   * whole, `bodyBase64` holds only its first bytes. A judge cannot judge the body (not its Base64,
+   * nor its decryption), only the rest of the message.
+   */
+  truncated?: true;
 }
 
 export interface ObservedRequest extends ObservedMessage {

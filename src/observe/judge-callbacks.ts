@@ -20,6 +20,8 @@ import type { ObservedExchange } from './exchange.js';
 import { bodyBytes, bodyText, evidenceOf, isConfiguredKey, openingKey, openWith, type JudgeKeys } from './observed.js';
 import { lazyEvidence, type Evidence, type Judgement } from './tally.js';
 
+const TRUNCATED = 'not judged: the body was longer than the proxy records of one body (it was forwarded whole)';
+
 /** What the stream needs of one delivery. */
 export interface DeliveryFacts {
   /** The decrypted payload, when it opened. */
@@ -65,14 +67,16 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   const ownKey = isConfiguredKey(keys, header);
   // Without a configured key, the header is compared with itself: CB-KEY-SAME is skipped below, not passed.
   const ctx = contextFor(callback, keys, keys.apiKey ?? header ?? '', rules);
-  const opened = openWith(keys, 'callback', text);
+  // A body longer than the proxy records is only its first bytes: nothing about it can be judged.
+  const truncated = observed.request.truncated === true;
+  const opened = truncated ? 'no-key' : openWith(keys, 'callback', text);
   const payload = opened !== 'no-key' && 'opened' in opened && opened.opened.value !== null && typeof opened.opened.value === 'object' && !Array.isArray(opened.opened.value) ? (opened.opened.value as Record<string, ExactJson>) : undefined;
   const evidence = lazyEvidence(() => evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}));
   const delivery = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the service's callback delivery: ${title}`, labels, side: 'service', finding, seq: observed.seq, evidence });
   const ack = readAcknowledgement(observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined);
 
-  let valid = true;
-  const raw = first(callbackRawBodyCheck, ctx);
+  let valid = !truncated;
+  const raw = truncated ? { status: 'skipped' as const, message: TRUNCATED } : first(callbackRawBodyCheck, ctx);
   delivery('callback-raw-body', callbackRawBodyCheck.title, callbackRawBodyCheck.rules, raw);
   if (raw.status === 'failed') valid = false;
 
@@ -93,7 +97,9 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   }
 
   let undecryptable: string | undefined;
-  if (raw.status === 'failed') {
+  if (truncated) {
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: TRUNCATED });
+  } else if (raw.status === 'failed') {
     delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: `not judged: the body is not raw Base64 (reported once, by callback-raw-body)` });
   } else if (opened === 'no-key') {
     valid = false;
@@ -115,7 +121,9 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   // The merchant's answer.
   const answer = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the merchant's answer to a callback: ${title}`, labels, side: 'merchant', finding, seq: observed.seq, evidence });
   const keyRefused = observed.response?.status === 401;
-  if (!observed.response) {
+  if (observed.response?.truncated) {
+    answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' });
+  } else if (!observed.response) {
     answer('callback-answered', 'an answer', ['CB-AVAILABLE'], fail(`the merchant did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered the service ${observed.upstreamError?.gatewayStatus ?? 502}; the service counts the delivery as failed and retries)`, ['CB-AVAILABLE']));
   } else {
     const status = observed.response.status;

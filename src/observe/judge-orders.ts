@@ -108,6 +108,7 @@ function receivedResponse(observed: ObservedExchange, keys: JudgeKeys): Received
 /** Judges the request of an order endpoint: the merchant's side of the ENERGY and ORDER rules, CRYPTO-ENVELOPE and CRYPTO-SAME. */
 function judgeOrderRequest(observed: ObservedExchange, endpoint: Endpoint, keys: JudgeKeys): { findings: Finding[]; reading: RequestReading; plain?: string; fields?: Record<string, ExactJson> } {
   const request = observed.request;
+  if (request.truncated) return { findings: [{ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)' }], reading: { kind: 'unknown' } };
   const findings: Finding[] = [];
   const broken: string[] = [];
   const failWith = (message: string, rules: string[]) => {
@@ -212,6 +213,10 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
     answer('answered', 'an answer', [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'], fail(`the service did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered ${observed.upstreamError?.gatewayStatus ?? 502})`));
     return { judgements, facts };
   }
+  if (observed.response?.truncated) {
+    answer('envelope', envelopeCheck.title, envelopeCheck.rules, { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' });
+    return { judgements, facts };
+  }
   const exchange: Exchange = { request: { method: observed.request.method, url: `http://observed${observed.request.path}`, headers: observed.request.headers, body: bodyText(observed.request, 'latin1'), ...(plain === undefined ? {} : { plain }) }, response };
   const run = (check: { run(ctx: CheckContext<never>): Finding[] }, params: Record<string, unknown>) => check.run(contextFor(exchange, keys, endpoint.suiteName, params, rules))[0] ?? pass();
   const errorSchema = ({ 401: 'UnauthorizedError', 403: 'ForbiddenError', 404: 'NotFoundError' } as const)[response.status as 401 | 403 | 404];
@@ -259,7 +264,8 @@ export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rule
   const request = observed.request;
   const requestJudgement = (finding: Finding, labels: string[]) => judgements.push({ check: 'card-request', title: "the merchant's card close request (Content-Type, JSON fields)", labels, side: 'merchant', finding, seq: observed.seq, evidence });
   const type = mediaType(request.headers['content-type']);
-  if (request.method.toUpperCase() !== 'POST' || type !== 'application/json') requestJudgement(fail(`${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`, ['CARD-PATH']), ['CARD-PATH']);
+  if (request.truncated) requestJudgement({ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body' }, ['CARD-REQ']);
+  else if (request.method.toUpperCase() !== 'POST' || type !== 'application/json') requestJudgement(fail(`${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`, ['CARD-PATH']), ['CARD-PATH']);
   else {
     const json = bodyJson(request);
     const issues = json === undefined ? undefined : validateSchema('CardCloseRequest', json);
@@ -267,6 +273,10 @@ export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rule
     else requestJudgement(issues.length ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ']) : pass(), ['CARD-REQ']);
   }
   const response = receivedResponse(observed, keys);
+  if (observed.response?.truncated) {
+    judgements.push({ check: 'card-response', title: "the service's card close answer", labels: ['CARD-RES'], side: 'service', finding: { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' }, seq: observed.seq, evidence });
+    return judgements;
+  }
   if (!response) {
     judgements.push({ check: 'card-response', title: "the service's card close answer", labels: ['CARD-RES'], side: 'service', finding: fail(`the service did not answer: ${observed.upstreamError?.message ?? 'no answer'}`), seq: observed.seq, evidence });
     return judgements;

@@ -107,6 +107,16 @@ describe('results: one per (check, exchange) for failures, aggregated passes, a 
   });
 });
 
+describe('a body the proxy truncated (ObservedMessage.truncated)', () => {
+  it('is not judged (skipped, never failed): its first bytes are not the body', () => {
+    const whole = delivery('big-1', ACK, 1_000);
+    const cut = { ...whole, request: { ...whole.request, bodyBase64: whole.request.bodyBase64.slice(0, 40), truncated: true as const } };
+    const { result } = judged([cut]);
+    expect(result.report.summary.failed).toBe(0);
+    expect(byCheck(result.report.results, 'callback-raw-body').map((r) => [r.status, r.message])).toEqual([['skipped', `1 judgement (seq ${cut.seq}): not judged: the body was longer than the proxy records of one body (it was forwarded whole)`]]);
+  });
+});
+
 describe('capture reader', () => {
   const line = JSON.stringify(delivery('r-1', ACK, 1_000));
   it.each([
