@@ -4,7 +4,7 @@
  */
 import { parseExactJson, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_PROFILE, type CryptoProfile, type Direction } from '../core/profile.js';
-import { createScrubber, fingerprint, type Scrubber } from '../core/scrub.js';
+import { createScrubber, fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
 import { halfFor, openJson, type OpenedJson } from '../crypto/codec.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import { preview } from '../runner/checks/check.js';
@@ -80,10 +80,16 @@ export function sidesOf(exchange: ObservedExchange): { requester: 'service' | 'm
   return exchange.direction === 'service→merchant' ? { requester: 'service', answerer: 'merchant' } : { requester: 'merchant', answerer: 'service' };
 }
 
-/** Headers for evidence: the key header shown by its fingerprint, never its value. */
+/** Headers whose value is a credential whatever it is (a wrong API key may be another merchant's real one). */
+const SECRET_HEADERS: Readonly<Record<string, SecretKind>> = { 'x-api-key': 'ak', 'x-control-token': 'ct', authorization: 'au', 'proxy-authorization': 'au', cookie: 'au', 'set-cookie': 'au' };
+
+/** Headers for evidence: credentials shown by their fingerprint, never their value. */
 function shownHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = name === 'x-api-key' && !/^ak…#[0-9a-f]{4}$/.test(value) ? fingerprint(value, 'ak') : value;
+  for (const [name, value] of Object.entries(headers)) {
+    const kind = SECRET_HEADERS[name];
+    out[name] = kind && !/^[a-z]{2}…#[0-9a-f]{4}$/.test(value) ? fingerprint(value, kind) : value;
+  }
   return out;
 }
 
