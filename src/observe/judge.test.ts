@@ -7,6 +7,7 @@ import { parseCaptureLine, readCaptureLines } from './capture-read.js';
 import type { ObservedExchange } from './exchange.js';
 import { createJudge } from './judge.js';
 import { replayHeaders } from './replay.js';
+import { renderReports } from '../reporters/write-reports.js';
 
 /**
  * The judge's verdicts that depend on observed time and on memory, on hand-made exchanges (the
@@ -97,6 +98,13 @@ describe('results: one per (check, exchange) for failures, aggregated passes, a 
     expect(answers.map((r) => r.case)).toEqual([`seq-${exchanges[0]!.seq}`, `seq-${exchanges[1]!.seq}`, 'all']);
     expect(answers[2]!.message).toMatch(/^2 judgements \(seq \d+…\d+\): more failures of this check past the first 2 \(each listed above\); the last: HTTP 200 without errCode/);
     expect(result.report.summary.failed).toBe(3);
+  });
+
+  it('writes the four reports of verify from the judge\'s report, each naming a failure under its rule', () => {
+    const { result } = judged([delivery('rep-1', '{"code":0}', 1_000)]);
+    const files = renderReports(result.report, { startedAt: new Date(0), hostname: 'unit' });
+    expect(files.map((file) => file.path)).toEqual(['report.json', 'junit.xml', 'summary.md', 'report.html']);
+    for (const file of files) expect(file.contents, file.path).toContain('CB-ERRCODE');
   });
 
   it('never shows the API key: evidence shows its fingerprint', () => {
