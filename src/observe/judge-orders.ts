@@ -33,6 +33,8 @@ export interface OrderFacts {
   acceptedWithdrawal?: string;
   /** The plain request's callBackId, when the request was opened (ORDER-CALLBACK-ID: unique per merchant). */
   requestCallBackId?: string;
+  /** The plain request's text, when it was opened. */
+  requestPlain?: string;
 }
 
 interface Endpoint {
@@ -205,7 +207,7 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
   }
   const facts: OrderFacts = {};
   const callBackId = plainField(fields, 'callBackId');
-  if (callBackId !== undefined && endpoint.suiteName === 'order') facts.requestCallBackId = callBackId;
+  if (callBackId !== undefined && endpoint.suiteName === 'order') Object.assign(facts, { requestCallBackId: callBackId, ...(plain === undefined ? {} : { requestPlain: plain }) });
   const answer = (check: string, checkTitle: string, labels: string[], finding: Finding) =>
     judgements.push({ check, title: `the service's ${title} answer: ${checkTitle}`, labels, side: 'service', finding, seq: observed.seq, evidence });
 

@@ -3,6 +3,7 @@ import { LosslessNumber } from '../core/exact-json.js';
 import { fingerprint } from '../core/scrub.js';
 import { testKeys } from '../../test/support/check-context.js';
 import { sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
+import { sealJson } from '../crypto/codec.js';
 import { parseCaptureLine, readCaptureLines } from './capture-read.js';
 import type { ObservedExchange } from './exchange.js';
 import { createJudge } from './judge.js';
@@ -112,6 +113,37 @@ describe('results: one per (check, exchange) for failures, aggregated passes, a 
     const text = JSON.stringify(result.report);
     expect(text).not.toContain(apiKey);
     expect(text).toContain(fingerprint(apiKey, 'ak'));
+  });
+});
+
+describe('ORDER-CALLBACK-ID: the merchant keeps callBackId unique (seen only in traffic)', () => {
+  const privateKeyPem = testKeys.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const orderExchange = (callBackId: string, amount: string, at: number): ObservedExchange => {
+    const plain = `{"userId":10086,"tenantUserId":"20931","tenantType":1,"callBackId":"${callBackId}","symbol":"USDT","chainName":"TRON","toAddr":"TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE","amount":${amount}}`;
+    const body = new URLSearchParams({ data: sealJson(plain, 'request', testKeys.publicKey) }).toString();
+    return {
+      v: 1, seq: ++seq, kind: 'withdraw', direction: 'merchant→service', startedAt: at, endedAt: at + 3,
+      request: { method: 'POST', path: '/api/v1/api/order/withdrawWithoutVerify', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey }, bodyBase64: Buffer.from(body).toString('base64') },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, bodyBase64: Buffer.from('{"code":2001,"message":"insufficient balance","data":null}').toString('base64') },
+    };
+  };
+  const judgeOrders = (exchanges: ObservedExchange[]) => {
+    const judge = createJudge({ keys: { publicKeyPem, privateKeyPem, apiKey }, strict: false });
+    for (const exchange of exchanges) judge.accept(exchange);
+    return judge.finish().report;
+  };
+
+  it('fails another order under a callBackId used before, against the merchant', () => {
+    const first = orderExchange('cb-dup-1', '10.5', 1_000);
+    const second = orderExchange('cb-dup-1', '99.5', 2_000);
+    const report = judgeOrders([first, second]);
+    expect(report.results.filter((r) => r.status === 'failed').map((r) => [r.id, r.rules, r.message])).toEqual([[`observe/seq-${second.seq}/order-callback-id`, ['ORDER-CALLBACK-ID'], `callBackId cb-dup-1 was already used by another order (seq ${first.seq}): the merchant keeps callBackId unique`]]);
+  });
+
+  it('passes the same order submitted again, and distinct callBackIds', () => {
+    const report = judgeOrders([orderExchange('cb-a', '10.5', 1_000), orderExchange('cb-a', '10.5', 2_000), orderExchange('cb-b', '10.5', 3_000)]);
+    expect(report.summary.failed, JSON.stringify(report.results.filter((r) => r.status === 'failed'))).toBe(0);
+    expect(report.results.find((r) => r.id === 'observe/all/order-callback-id')?.message).toMatch(/^passed on 3 judgements/);
   });
 });
 

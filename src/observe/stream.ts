@@ -88,6 +88,8 @@ export class Stream {
   readonly #trackingByKey = new Map<string, string>();
   #deadlines: Deadline[] = [];
   #orders = new Map<string, PendingOrder>();
+  /** callBackId → the first order request that used it (ORDER-CALLBACK-ID). */
+  readonly #callBackIds = new Map<string, { seq: number; plain: string }>();
   #now = 0;
   #callbacksSeen = 0;
   forgotten = 0;
@@ -192,12 +194,30 @@ export class Stream {
     return out;
   }
 
-  /** Remembers an accepted withdrawal: its order callback should follow (ORDER-KIND). */
+  /**
+   * ORDER-CALLBACK-ID: the merchant keeps callBackId unique. Another order under a callBackId seen
+   * before fails; the same plain request again (a resubmission of one order) does not.
+   */
+  #callBackIdUse(observed: ObservedExchange, facts: OrderFacts, evidence: Evidence): Judgement[] {
+    if (facts.requestCallBackId === undefined || facts.requestPlain === undefined) return [];
+    const id = facts.requestCallBackId;
+    const before = this.#callBackIds.get(id);
+    this.#callBackIds.delete(id);
+    this.#callBackIds.set(id, before ?? { seq: observed.seq, plain: facts.requestPlain });
+    while (this.#callBackIds.size > this.limits.maxEvents) this.#callBackIds.delete(this.#callBackIds.keys().next().value as string);
+    const finding = before === undefined || before.plain === facts.requestPlain
+      ? pass(before === undefined ? 'a callBackId not seen before' : `the same order as seq ${before.seq}, submitted again`)
+      : fail(`callBackId ${id} was already used by another order (seq ${before.seq}): the merchant keeps callBackId unique`, ['ORDER-CALLBACK-ID']);
+    return [{ check: 'order-callback-id', title: 'the merchant keeps callBackId unique (ORDER-CALLBACK-ID)', labels: ['ORDER-CALLBACK-ID'], side: 'merchant', finding, seq: observed.seq, evidence }];
+  }
+
+  /** Remembers an accepted withdrawal: its order callback should follow (ORDER-KIND); judges the callBackId's uniqueness. */
   order(observed: ObservedExchange, facts: OrderFacts, evidence: Evidence): Judgement[] {
-    if (facts.acceptedWithdrawal === undefined) return [];
+    const used = this.#callBackIdUse(observed, facts, evidence);
+    if (facts.acceptedWithdrawal === undefined) return used;
     this.#orders.delete(facts.acceptedWithdrawal);
     this.#orders.set(facts.acceptedWithdrawal, { callBackId: facts.acceptedWithdrawal, seq: observed.seq, at: observed.endedAt, evidence });
-    const out: Judgement[] = [];
+    const out: Judgement[] = [...used];
     while (this.#orders.size > this.limits.maxEvents) {
       const oldest = this.#orders.values().next().value as PendingOrder;
       this.#orders.delete(oldest.callBackId);
