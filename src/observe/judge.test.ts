@@ -140,6 +140,18 @@ describe('ORDER-CALLBACK-ID: the merchant keeps callBackId unique (seen only in 
     expect(report.results.filter((r) => r.status === 'failed').map((r) => [r.id, r.rules, r.message])).toEqual([[`observe/seq-${second.seq}/order-callback-id`, ['ORDER-CALLBACK-ID'], `callBackId cb-dup-1 was already used by another order (seq ${first.seq}): the merchant keeps callBackId unique`]]);
   });
 
+  it('numbers two failures of one check on one exchange, as the engine numbers repeats', () => {
+    const exchange = orderExchange('cb-bare', '10.5', 1_000);
+    const bare = { ...exchange, request: { ...exchange.request, headers: {} } };
+    const report = judgeOrders([bare]);
+    expect(report.results.filter((r) => r.status === 'failed').map((r) => [r.id, r.rules])).toEqual([
+      [`observe/seq-${bare.seq}/order-request`, ['ORDER-CT']],
+      [`observe/seq-${bare.seq}/order-request#2`, ['ORDER-CT', 'AUTH-KEY']],
+    ]);
+    // The service refused it (a failure envelope): the `refused` check passes.
+    expect(report.results.find((r) => r.id === 'observe/all/refused')?.status).toBe('passed');
+  });
+
   it('passes the same order submitted again, and distinct callBackIds', () => {
     const report = judgeOrders([orderExchange('cb-a', '10.5', 1_000), orderExchange('cb-a', '10.5', 2_000), orderExchange('cb-b', '10.5', 3_000)]);
     expect(report.summary.failed, JSON.stringify(report.results.filter((r) => r.status === 'failed'))).toBe(0);

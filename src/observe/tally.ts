@@ -58,6 +58,7 @@ export class Tally {
   readonly #individual: CheckResult[] = [];
   readonly #aggregates = new Map<string, Aggregate>();
   readonly #perCheck = new Map<string, number>();
+  readonly #ids = new Map<string, number>();
 
   constructor(
     private readonly rules: Map<string, Rule>,
@@ -82,8 +83,12 @@ export class Tally {
       return undefined;
     }
     const where = judgement.seq === undefined ? 'stream' : `seq-${judgement.seq}`;
+    // Two findings of one check on one exchange (a request without Content-Type and without a key) are two results: numbered as the engine numbers repeats.
+    const base = `${OBSERVE_SUITE}/${where}/${judgement.check}`;
+    const repeat = (this.#ids.get(base) ?? 0) + 1;
+    this.#ids.set(base, repeat);
     const result: CheckResult = {
-      id: `${OBSERVE_SUITE}/${where}/${judgement.check}`,
+      id: repeat > 1 ? `${base}#${repeat}` : base,
       suite: OBSERVE_SUITE,
       case: where,
       title: judgement.title,
