@@ -152,6 +152,14 @@ describe('ORDER-CALLBACK-ID: the merchant keeps callBackId unique (seen only in 
     expect(report.results.find((r) => r.id === 'observe/all/refused')?.status).toBe('passed');
   });
 
+  it('fails a service that accepts a request the judge proved invalid (refused), against the service', () => {
+    const exchange = orderExchange('cb-accepted', '10.5', 1_000);
+    const accepted = { ...exchange, request: { ...exchange.request, headers: { 'x-api-key': apiKey } }, response: { ...exchange.response!, bodyBase64: Buffer.from('{"code":0,"message":"","data":"AQID"}').toString('base64') } };
+    const refused = judgeOrders([accepted]).results.filter((r) => r.id.endsWith('/refused'));
+    expect(refused.map((r) => [r.status, r.rules, r.title])).toEqual([['failed', ['ORDER-CT'], "the service's order submission answer: bad input is refused"]]);
+    expect(refused[0]!.message).toMatch(/^accepted \(code 0\)/);
+  });
+
   it('passes the same order submitted again, and distinct callBackIds', () => {
     const report = judgeOrders([orderExchange('cb-a', '10.5', 1_000), orderExchange('cb-a', '10.5', 2_000), orderExchange('cb-b', '10.5', 3_000)]);
     expect(report.summary.failed, JSON.stringify(report.results.filter((r) => r.status === 'failed'))).toBe(0);
