@@ -15,6 +15,7 @@ import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { CONFIG_HELP } from './config-file.js';
 import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
+import { replayMerchant } from './replay-merchant.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   generate?: string;
@@ -44,6 +45,7 @@ interface MerchantFlags extends CommonRunOptions, NetworkFlags {
   profile?: string;
   expiredKey?: string;
   settleMs?: string;
+  replay?: string;
 }
 
 /** A URL flag, checked up front so a typo is one clear line. */
@@ -166,6 +168,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
     .option('--settle-ms <ms>', 'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)')
+    .option('--replay <file>', 'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers')
     .action(async (_given: MerchantFlags, command: Command) => {
       const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false }, required: ['callbackUrl', 'privateKey'] });
       const network = networkFromFlags(flags);
@@ -183,6 +186,12 @@ export function registerVerifyCommand(program: Command): void {
       };
       protectTarget(target);
       if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');
+      if (flags.replay !== undefined && target.side === 'merchant') {
+        await assertReachable(target.callbackUrl, '--callback-url');
+        const replayed = await replayMerchant(target, flags.replay, { strict: flags.strict ?? false, onEvent: progress(flags) });
+        process.exitCode = endRun(replayed, network, () => finish(replayed, flags));
+        return;
+      }
       const suites = chooseSuites('merchant', flags);
       await assertReachable(target.callbackUrl, '--callback-url');
       if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url');

@@ -1,0 +1,151 @@
+/**
+ * Passive judging of one callback delivery (service→merchant) and the merchant's answer to it.
+ * The delivery is judged by the runner's own callback checks (`callback-raw-body`,
+ * `callback-headers`, `callback-decrypts`) over a CheckContext built from the observed bytes; the
+ * answer by src/wire/acknowledgement.ts, the one definition of an acknowledgement.
+ */
+import type { ExactJson } from '../core/exact-json.js';
+import type { Rule } from '../core/rules.js';
+import type { RsaPublicKey } from '../crypto/keys.js';
+import { fail, pass, preview, type Check, type NoParams } from '../runner/checks/check.js';
+import { callbackDecryptsCheck } from '../runner/checks/callback-decrypts.js';
+import { callbackHeadersCheck } from '../runner/checks/callback-headers.js';
+import { callbackRawBodyCheck } from '../runner/checks/callback-raw-body.js';
+import type { CheckContext, ReceivedCallback, StrangerKeys } from '../runner/context.js';
+import type { Finding, ServiceTarget } from '../runner/types.js';
+import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
+import { familyOf, reasonInMessage } from '../wire/crypto-failure.js';
+import { mediaType } from '../core/http-io.js';
+import type { ObservedExchange } from './exchange.js';
+import { bodyBytes, bodyText, evidenceOf, isConfiguredKey, openingKey, openWith, type JudgeKeys } from './observed.js';
+import { lazyEvidence, type Evidence, type Judgement } from './tally.js';
+
+const TRUNCATED = 'not judged: the body was longer than the proxy records of one body (it was forwarded whole)';
+
+/** What the stream needs of one delivery. */
+export interface DeliveryFacts {
+  /** The decrypted payload, when it opened. */
+  payload?: Record<string, ExactJson>;
+  /** The merchant's answer read as the service reads it. */
+  ack: Acknowledgement;
+  /** The delivery broke no rule the judge could check (raw Base64, headers, opens to a valid payload). */
+  valid: boolean;
+  /** Its body holds '+', which a form parser turns into ' ' (CB-RAW-BODY). */
+  plus: boolean;
+  /** Its key header is the configured API key (undefined: no key configured). */
+  ownKey?: boolean;
+  /** The merchant refused it with its key check (HTTP 401). */
+  keyRefused: boolean;
+  evidence: Evidence;
+}
+
+function contextFor(callback: ReceivedCallback, keys: JudgeKeys, apiKey: string, rules: Map<string, Rule>): CheckContext<never> {
+  // The runner's callback checks open a delivery with `target.publicKey`: here, the half the profile names for callbacks.
+  const opener = (openingKey(keys, 'callback') ?? keys.publicKey) as RsaPublicKey;
+  const target: ServiceTarget = { side: 'service', baseUrl: 'http://observed', cardBaseUrl: 'http://observed', apiKey, publicKey: opener, profile: keys.profile, allowOrders: false };
+  return {
+    target,
+    suite: { name: 'observe', title: 'observe', side: 'service', cases: [] },
+    testCase: { id: 'observed', title: 'observed traffic', rules: [], steps: [] },
+    step: {},
+    outcome: { exchanges: [], callbacks: [callback], saved: {} },
+    params: {} as never,
+    rules,
+    strangerKeys: { publicKey: opener, privateKey: keys.privateKey } as StrangerKeys,
+  };
+}
+
+const first = (check: Check<NoParams> | Check<{ fields?: Record<string, ExactJson> }>, ctx: CheckContext<never>): Finding => (check as Check<NoParams>).run(ctx)[0] ?? pass();
+
+/** Judges one callback exchange: the delivery (the service's bytes) and the answer (the merchant's). */
+export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): { judgements: Judgement[]; facts: DeliveryFacts } {
+  const judgements: Judgement[] = [];
+  const body = bodyBytes(observed.request);
+  const text = body.toString('latin1');
+  const callback: ReceivedCallback = { at: observed.startedAt, method: observed.request.method, url: observed.request.path, headers: observed.request.headers, body, answeredStatus: observed.response?.status ?? 0 };
+  const header = observed.request.headers['x-api-key'];
+  const ownKey = isConfiguredKey(keys, header);
+  // Without a configured key, the header is compared with itself: CB-KEY-SAME is skipped below, not passed.
+  const ctx = contextFor(callback, keys, keys.apiKey ?? header ?? '', rules);
+  // A body longer than the proxy records is only its first bytes: nothing about it can be judged.
+  const truncated = observed.request.truncated === true;
+  const opened = truncated ? 'no-key' : openWith(keys, 'callback', text);
+  const payload = opened !== 'no-key' && 'opened' in opened && opened.opened.value !== null && typeof opened.opened.value === 'object' && !Array.isArray(opened.opened.value) ? (opened.opened.value as Record<string, ExactJson>) : undefined;
+  const evidence = lazyEvidence(() => evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}));
+  const delivery = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the service's callback delivery: ${title}`, labels, side: 'service', finding, seq: observed.seq, evidence });
+  const ack = readAcknowledgement(observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined);
+
+  let valid = !truncated;
+  const raw = truncated ? { status: 'skipped' as const, message: TRUNCATED } : first(callbackRawBodyCheck, ctx);
+  delivery('callback-raw-body', callbackRawBodyCheck.title, callbackRawBodyCheck.rules, raw);
+  if (raw.status === 'failed') valid = false;
+
+  if (keys.apiKey !== undefined) {
+    const headers = first(callbackHeadersCheck, ctx);
+    // A capture holds the key's fingerprint: it counts as the key (isConfiguredKey).
+    const judged = headers.status === 'failed' && ownKey && headers.rules?.includes('CB-KEY-SAME') ? pass('both headers, the merchant\'s own key (by fingerprint)') : headers;
+    delivery('callback-headers', callbackHeadersCheck.title, callbackHeadersCheck.rules, judged);
+    if (judged.status === 'failed') valid = false;
+  } else {
+    const type = mediaType(observed.request.headers['content-type']);
+    const finding = type !== 'application/x-www-form-urlencoded'
+      ? fail(`Content-Type is ${JSON.stringify(observed.request.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`, ['CB-HEADERS'])
+      : header === undefined ? fail('no X-API-KEY header', ['CB-HEADERS', 'AUTH-KEY']) : pass('both headers');
+    delivery('callback-headers', 'callback headers (form Content-Type, X-API-KEY present)', ['CB-HEADERS'], finding);
+    delivery('callback-key-same', "the callback's X-API-KEY is the merchant's own", ['CB-KEY-SAME'], { status: 'skipped', message: 'not judged without the API key: give it to the judge to compare the key header with it' });
+    if (finding.status === 'failed') valid = false;
+  }
+
+  let undecryptable: string | undefined;
+  if (truncated) {
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: TRUNCATED });
+  } else if (raw.status === 'failed') {
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: `not judged: the body is not raw Base64 (reported once, by callback-raw-body)` });
+  } else if (opened === 'no-key') {
+    valid = false;
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: 'not judged: the judge holds no key that opens callbacks (give the public key)' });
+  } else {
+    let finding = first(callbackDecryptsCheck, ctx);
+    if (finding.status === 'failed' && finding.cause === 'undecryptable-callback') {
+      undecryptable = finding.message;
+      // The merchant acknowledged what the judge's key cannot open: the key given to the judge may not be the merchant's.
+      if (familyOf(reasonInMessage(finding.message)) === 'key' && ack.verdict === 'acknowledged') {
+        finding = { status: 'skipped', message: `not judged: ${finding.message}; yet the merchant acknowledged it, so either the public key given to the judge is not the merchant's, or the merchant acknowledges what it cannot open (CB-NO-FALSE-ACK)` };
+      }
+    }
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, finding);
+    // A payload that differs from the toolkit's model only (U-CB-FIELDS) is still a valid delivery.
+    if (finding.status === 'skipped' || (finding.status === 'failed' && !(finding.rules ?? []).every((rule) => rule.startsWith('U-')))) valid = false;
+  }
+
+  // The merchant's answer.
+  const answer = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the merchant's answer to a callback: ${title}`, labels, side: 'merchant', finding, seq: observed.seq, evidence });
+  const keyRefused = observed.response?.status === 401;
+  if (observed.response?.truncated) {
+    answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' });
+  } else if (!observed.response) {
+    answer('callback-answered', 'an answer', ['CB-AVAILABLE'], fail(`the merchant did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered the service ${observed.upstreamError?.gatewayStatus ?? 502}; the service counts the delivery as failed and retries)`, ['CB-AVAILABLE']));
+  } else {
+    const status = observed.response.status;
+    const shown = preview(bodyText(observed.response)) || 'an empty body';
+    if (header === undefined || ownKey === false) {
+      // CB-KEY-401: a failed key check gets HTTP 401. No key at all can never pass one; another key may be one the judge does not know.
+      if (header === undefined) answer('callback-key-check', 'a delivery without X-API-KEY gets HTTP 401', ['CB-KEY-401'], status === 401 ? pass() : fail(`a delivery without X-API-KEY got HTTP ${status}: ${shown}`, ['CB-KEY-401']));
+      else answer('callback-key-check', 'a delivery with another X-API-KEY', ['CB-KEY-401'], { status: 'skipped', message: 'the delivery carries a key that is not the one given to the judge: whether the merchant holds it is not observable' });
+    }
+    if (ack.verdict === 'acknowledged') {
+      const garbage = undecryptable !== undefined && familyOf(reasonInMessage(undecryptable)) === 'plaintext';
+      answer('callback-answer', 'errCode (CB-ERRCODE, the one reading of src/wire/acknowledgement.ts)', ['CB-ERRCODE'], garbage ? fail(`answered errCode 0 to a delivery whose plaintext is not a JSON payload (${undecryptable}): the event would be lost`, ['CB-NO-FALSE-ACK']) : pass(ack.reason));
+    } else if (ack.verdict === 'ambiguous') {
+      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ack.reason}: ${shown}`, ['U-CB-RESPONSE']));
+    } else if (status >= 200 && status < 300 && ack.errCode === undefined) {
+      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], fail(`HTTP ${status} without errCode (${ack.reason}): the service counts a delivery successful only by errCode 0, so it reads this as a failure: ${shown}`, ['CB-ERRCODE']));
+    } else if (status >= 200 && status < 300 && ack.errCode !== undefined && !/^-?\d/.test(ack.errCode)) {
+      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], fail(`HTTP ${status} with ${ack.reason}: errCode is a number, and the service reads this as a failure: ${shown}`, ['CB-ERRCODE']));
+    } else {
+      // A refusal (non-zero errCode, an error status): legal when processing failed; the stream judges the retry.
+      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], pass(`not acknowledged: ${ack.reason}`));
+    }
+  }
+  return { judgements, facts: { ...(payload ? { payload } : {}), ack, valid, plus: text.includes('+'), ...(ownKey === undefined ? {} : { ownKey }), keyRefused, evidence } };
+}

@@ -1,0 +1,138 @@
+/**
+ * How the judge turns findings on observed exchanges into report results (docs/decisions/observe-judge.md):
+ *
+ * - A finding is weighed by `judgeFinding` (src/runner/engine.ts), the one place a failure gets its
+ *   weight, with the side that SENT the bytes as the party under test: a MUST binding the sender
+ *   fails, SHOULD and U-* warn unless strict, a MUST binding only the other party warns.
+ * - Failed and warning findings are one result each per (check, exchange), with the exchange as
+ *   evidence; past `perCheckLimit` of one check and status, further ones are counted into one
+ *   aggregate result per check and status (memory stays bounded on a long run).
+ * - Passed findings are one aggregate result per check (how many exchanges, first and last seq).
+ * - Skipped findings are one aggregate result per check and reason.
+ */
+import type { Rule } from '../core/rules.js';
+import { assumptionsOf, judgedRules, judgeFinding } from '../runner/engine.js';
+import type { CheckResult, Finding, Status } from '../runner/types.js';
+
+/** The suite name of every observe result. */
+export const OBSERVE_SUITE = 'observe';
+
+/** Evidence, or how to make it: built only for a result that keeps it (a failure or a warning), once. */
+export type Evidence = Record<string, unknown> | (() => Record<string, unknown>);
+
+/** Evidence built at most once, on first use. */
+export function lazyEvidence(make: () => Record<string, unknown>): () => Record<string, unknown> {
+  let made: Record<string, unknown> | undefined;
+  return () => (made ??= make());
+}
+
+/** One judgement of one exchange (or of a stream of them), before it is weighed. */
+export interface Judgement {
+  /** The check's id (a runner check's id where one is reused: `envelope`, `callback-decrypts`). */
+  check: string;
+  title: string;
+  /** The rules the check is labelled with (the finding's own rules win when it names them). */
+  labels: string[];
+  /** The party that sent the judged bytes: the target of this verdict. */
+  side: 'service' | 'merchant';
+  finding: Finding;
+  /** The exchange's seq, when the judgement is about one exchange. */
+  seq?: number;
+  /** Evidence (already scrubbed by the caller). */
+  evidence?: Evidence;
+}
+
+interface Aggregate {
+  check: string;
+  title: string;
+  rules: Set<string>;
+  status: Status;
+  message: string;
+  count: number;
+  firstSeq?: number;
+  lastSeq?: number;
+}
+
+/** Collects results with bounded memory; `results()` gives the report's list. */
+export class Tally {
+  readonly #individual: CheckResult[] = [];
+  readonly #aggregates = new Map<string, Aggregate>();
+  readonly #perCheck = new Map<string, number>();
+  readonly #ids = new Map<string, number>();
+
+  constructor(
+    private readonly rules: Map<string, Rule>,
+    private readonly strict: boolean,
+    private readonly perCheckLimit = 200,
+  ) {}
+
+  /** Weighs a judgement and keeps it; returns the result when it is one of its own (failed or warning, under the limit). */
+  add(judgement: Judgement): CheckResult | undefined {
+    const { finding, labels, side } = judgement;
+    const { status, message } = judgeFinding(finding, labels, this.rules, this.strict, side);
+    const ruleIds = judgedRules(finding, labels);
+    if (status === 'passed' || status === 'skipped') {
+      this.#aggregate(judgement.check, judgement.title, ruleIds, status, status === 'passed' ? '' : message, judgement.seq);
+      return undefined;
+    }
+    const key = `${judgement.check}\u0000${status}`;
+    const n = (this.#perCheck.get(key) ?? 0) + 1;
+    this.#perCheck.set(key, n);
+    if (n > this.perCheckLimit) {
+      this.#aggregate(judgement.check, judgement.title, ruleIds, status, `more ${status === 'failed' ? 'failures' : 'warnings'} of this check past the first ${this.perCheckLimit} (each listed above); the last: ${message}`, judgement.seq, true);
+      return undefined;
+    }
+    const where = judgement.seq === undefined ? 'stream' : `seq-${judgement.seq}`;
+    // Two findings of one check on one exchange (a request without Content-Type and without a key) are two results: numbered as the engine numbers repeats.
+    const base = `${OBSERVE_SUITE}/${where}/${judgement.check}`;
+    const repeat = (this.#ids.get(base) ?? 0) + 1;
+    this.#ids.set(base, repeat);
+    const result: CheckResult = {
+      id: repeat > 1 ? `${base}#${repeat}` : base,
+      suite: OBSERVE_SUITE,
+      case: where,
+      title: judgement.title,
+      rules: ruleIds,
+      status,
+      message,
+      ...withAssumptions(ruleIds, this.rules),
+      ...(judgement.evidence ? { evidence: typeof judgement.evidence === 'function' ? judgement.evidence() : judgement.evidence } : {}),
+    };
+    this.#individual.push(result);
+    return result;
+  }
+
+  #aggregate(check: string, title: string, ruleIds: string[], status: Status, message: string, seq: number | undefined, overflow = false): void {
+    const key = `${check}\u0000${status}\u0000${overflow ? 'overflow' : message}`;
+    let entry = this.#aggregates.get(key);
+    if (!entry) {
+      entry = { check, title, rules: new Set(), status, message, count: 0 };
+      this.#aggregates.set(key, entry);
+    }
+    for (const id of ruleIds) entry.rules.add(id);
+    entry.count++;
+    if (overflow) entry.message = message;
+    if (seq !== undefined) {
+      entry.firstSeq ??= seq;
+      entry.lastSeq = seq;
+    }
+  }
+
+  /** Every result: the individual ones in the order they were settled, then the aggregates. */
+  results(): CheckResult[] {
+    const aggregates = [...this.#aggregates.values()].map((entry, i): CheckResult => {
+      const ruleIds = [...entry.rules];
+      const span = entry.firstSeq === undefined ? '' : entry.firstSeq === entry.lastSeq ? ` (seq ${entry.firstSeq})` : ` (seq ${entry.firstSeq}…${entry.lastSeq})`;
+      const count = `${entry.count} judgement${entry.count === 1 ? '' : 's'}${span}`;
+      const message = entry.status === 'passed' ? `passed on ${count}` : `${count}: ${entry.message}`;
+      const id = `${OBSERVE_SUITE}/all/${entry.check}${entry.status === 'passed' ? '' : `/${entry.status}-${i + 1}`}`;
+      return { id, suite: OBSERVE_SUITE, case: 'all', title: entry.title, rules: ruleIds, status: entry.status, message, ...withAssumptions(ruleIds, this.rules), evidence: { judgements: entry.count, ...(entry.firstSeq === undefined ? {} : { firstSeq: entry.firstSeq, lastSeq: entry.lastSeq }) } };
+    });
+    return [...this.#individual, ...aggregates];
+  }
+}
+
+function withAssumptions(ruleIds: string[], rules: Map<string, Rule>): Pick<CheckResult, 'assumptions'> {
+  const assumptions = assumptionsOf(ruleIds, rules);
+  return assumptions.length ? { assumptions } : {};
+}
