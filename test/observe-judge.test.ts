@@ -17,7 +17,7 @@ import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { openEmulatorStore } from '../src/emulator/store.js';
 import type { EmulatorVariant } from '../src/emulator/variant.js';
 import { startMerchantServer, type MerchantServer } from '../src/merchant/server.js';
-import { readCaptureFile } from '../src/observe/capture-read.js';
+import { readCaptureFile } from '../src/observe/capture.js';
 import type { ObservedExchange, ObserveResult } from '../src/observe/exchange.js';
 import { createJudge } from '../src/observe/judge.js';
 import type { CheckResult } from '../src/runner/types.js';

@@ -1,14 +1,13 @@
-import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
-import type { CryptoProfile } from '../core/profile.js';
 import type { NetworkConfig } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
-import { CaptureWriter, readCapture } from '../observe/capture.js';
-import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange, ObserveResult } from '../observe/exchange.js';
+import { CaptureWriter, readCaptureFile } from '../observe/capture.js';
+import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
+import { createJudge } from '../observe/judge.js';
 import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
 import { readUserFile, loadKeyFile, loadProfile } from './io.js';
@@ -36,40 +35,6 @@ interface ObserveFlags extends NetworkFlags {
   upstreamTimeout?: string;
   replay?: string;
   strict?: boolean;
-}
-
-/** What the judge half of observe exports (src/observe/judge.ts). */
-export type CreateJudge = (options: { keys: ObserveKeys; strict: boolean; profile?: CryptoProfile }) => Judge;
-
-/**
- * The judge of this build. It is looked up when observe starts rather than imported statically so
- * that the proxy half builds and runs on its own; a build without it forwards and captures and says,
- * on stderr and in the report, that nothing was judged.
- */
-async function loadCreateJudge(): Promise<CreateJudge | undefined> {
-  const specifier = '../observe/judge.js';
-  try {
-    return ((await import(specifier)) as { createJudge?: CreateJudge }).createJudge;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /observe[/\\]judge/.test((error as Error).message)) return undefined;
-    throw error;
-  }
-}
-
-/** Stands in for the judge in a build that has none: counts exchanges, judges nothing, says so. */
-function unjudged(): Judge {
-  let exchanges = 0;
-  return {
-    accept: () => (exchanges++, []),
-    finish: (): ObserveResult => ({
-      exchanges,
-      forgottenEvents: 0,
-      report: {
-        target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [],
-        notes: ['this build of wallet-conformance has no observe judge: the exchanges were forwarded (and captured) but not judged'],
-      },
-    }),
-  };
 }
 
 /** `[HOST:]PORT` of a listener (host 127.0.0.1 unless given: a proxy is opened to the network on purpose). */
@@ -267,14 +232,7 @@ function checkReplay(flags: ObserveFlags, file: string): void {
 
 async function observeReplay(flags: ObserveFlags, judge: Judge, file: string): Promise<number> {
   const printer = findingPrinter();
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  try {
-    for await (const exchange of readCapture(lines, file, flags.apiKey === undefined ? {} : { apiKey: flags.apiKey })) printer.print(judge.accept(exchange));
-  } finally {
-    lines.close();
-    input.destroy();
-  }
+  for await (const exchange of readCaptureFile(file, flags.apiKey === undefined ? {} : { apiKey: flags.apiKey })) printer.print(judge.accept(exchange));
   return conclude(judge, flags, printer, { observe: { replay: file } }, []);
 }
 
@@ -311,9 +269,7 @@ export function registerObserveCommand(program: Command): void {
     const plan = flags.replay === undefined ? planLive(flags) : (checkReplay(flags, flags.replay), undefined);
     const keys = keysOf(flags);
     const profile = flags.profile === undefined ? undefined : loadProfile(flags.profile);
-    const createJudge = await loadCreateJudge();
-    if (!createJudge) process.stderr.write(`${MESSAGE_PREFIX} warning: this build has no observe judge (src/observe/judge.ts): exchanges are forwarded and captured, not judged\n`);
-    const judge = createJudge ? createJudge({ keys, strict: flags.strict ?? false, ...(profile ? { profile } : {}) }) : unjudged();
+    const judge = createJudge({ keys, strict: flags.strict ?? false, ...(profile ? { profile } : {}) });
     process.exitCode = plan ? await observeLive(flags, judge, plan) : await observeReplay(flags, judge, flags.replay!);
   });
 }

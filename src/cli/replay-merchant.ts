@@ -1,4 +1,4 @@
-import { readCaptureFile } from '../observe/capture-read.js';
+import { readCaptureFile } from '../observe/capture.js';
 import { createJudge } from '../observe/judge.js';
 import { replayCallbacks, type ReplayCounts } from '../observe/replay.js';
 import type { RunEvent } from '../runner/engine.js';

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { ConfigError } from '../core/errors.js';
 import { fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
 import type { ExchangeKind, ObservedExchange, ObservedMessage } from './exchange.js';
@@ -184,5 +186,21 @@ export async function* readCapture(lines: AsyncIterable<string>, file: string, s
       }
     }
     yield exchange;
+  }
+}
+
+/** The exchanges of a capture file, streamed line by line (an unreadable file is a one-line ConfigError). */
+export async function* readCaptureFile(path: string, secrets: { apiKey?: string } = {}): AsyncGenerator<ObservedExchange> {
+  const input = createReadStream(path, { encoding: 'utf8' });
+  await new Promise<void>((resolve, reject) => {
+    input.once('open', () => resolve());
+    input.once('error', (error) => reject(new ConfigError('bad-capture', `${path}: cannot read the capture: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+  });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    yield* readCapture(lines, path, secrets);
+  } finally {
+    lines.close();
+    input.destroy();
   }
 }

@@ -4,7 +4,6 @@ import { fingerprint } from '../core/scrub.js';
 import { testKeys } from '../../test/support/check-context.js';
 import { sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
 import { sealJson } from '../crypto/codec.js';
-import { parseCaptureLine, readCaptureLines } from './capture-read.js';
 import type { ObservedExchange } from './exchange.js';
 import { createJudge } from './judge.js';
 import { replayHeaders } from './replay.js';
@@ -174,25 +173,6 @@ describe('a body the proxy truncated (ObservedMessage.truncated)', () => {
     const { result } = judged([cut]);
     expect(result.report.summary.failed).toBe(0);
     expect(byCheck(result.report.results, 'callback-raw-body').map((r) => [r.status, r.message])).toEqual([['skipped', `1 judgement (seq ${cut.seq}): not judged: the body was longer than the proxy records of one body (it was forwarded whole)`]]);
-  });
-});
-
-describe('capture reader', () => {
-  const line = JSON.stringify(delivery('r-1', ACK, 1_000));
-  it.each([
-    ['not JSON', '{"v":1', /^capture:3: not JSON: /],
-    ['another version', JSON.stringify({ ...JSON.parse(line), v: 2 }), /^capture:3: not an observed exchange: format version 2 \(this reader knows 1\)$/],
-    ['a bad kind', JSON.stringify({ ...JSON.parse(line), kind: 'webhook' }), /^capture:3: not an observed exchange: kind "webhook" is not one of/],
-    ['no answer nor upstream error', JSON.stringify({ ...JSON.parse(line), response: undefined }), /^capture:3: not an observed exchange: neither a response nor an upstreamError$/],
-  ])('refuses %s with the line number', async (_name, text, message) => {
-    const read = async () => {
-      for await (const exchange of readCaptureLines([line, '', text])) void exchange;
-    };
-    await expect(read()).rejects.toThrow(message);
-  });
-
-  it('reads a line back as the exchange written', () => {
-    expect(parseCaptureLine(line, 1)).toEqual(JSON.parse(line));
   });
 });
 
