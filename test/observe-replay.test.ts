@@ -100,6 +100,6 @@ describe('verify merchant --replay', () => {
     const run = await runCliAsync(['verify', 'merchant', '--replay', bad, '--callback-url', reference.callbackUrl, '--api-key', apiKey, '--private-key', keyFile, '--reports', join(dir, 'bad')]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain(`${bad}:2: not an observed exchange: kind undefined is not one of energy, withdraw, card-close, callback, other`);
+    expect(run.stderr).toContain(`${bad}:2: kind must be one of energy, withdraw, card-close, callback, other, not undefined`);
   });
 });
