@@ -11,7 +11,9 @@ import type { Target } from '../runner/types.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { collectDirs } from './user-suites.js';
-import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { collectCases } from './case-filter.js';
+import { replayBase } from './replay-command.js';
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { CONFIG_HELP } from './config-file.js';
 import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
@@ -76,6 +78,7 @@ function common(command: Command): Command {
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list; each failure in the reports shows its --case)', collectCases)
     .option('--config <file>', CONFIG_HELP)
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--fail-on-skip', 'exit 1 when a check of a MUST rule was skipped (a CI gate that must not silently shrink)')
@@ -150,8 +153,8 @@ export function registerVerifyCommand(program: Command): void {
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
       const report = await runSuites({ target, suites, capabilities, rules: loadRules(), strict: flags.strict ?? false, onEvent, preflight });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent });
-      process.exitCode = endRun(report, network, () => finish(report, flags));
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent, ...generatedOnly(flags) });
+      process.exitCode = endRun(report, network, () => finish(report, { ...flags, replay: replayBase(command) }));
     });
   common(verify.command('merchant'))
     .description("verify a merchant's callback endpoint")
@@ -191,7 +194,7 @@ export function registerVerifyCommand(program: Command): void {
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
       const report = await runSuites({ target, suites, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...(preflight ? { preflight } : {}) });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
-      process.exitCode = endRun(report, network, () => finish(report, flags));
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...generatedOnly(flags) });
+      process.exitCode = endRun(report, network, () => finish(report, { ...flags, replay: replayBase(command) }));
     });
 }

@@ -447,6 +447,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
         message,
         durationMs,
         evidence: evidenceOf(outcome.exchanges),
+        ...(worst.status === 'failed' && worst.cause ? { cause: worst.cause } : {}),
       };
       if (worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
       results.push(result);

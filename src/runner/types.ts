@@ -38,6 +38,10 @@ export interface CheckResult {
   /** The U-* readings this verdict depends on (from spec/rules.yaml), when any. */
   assumptions?: Assumption[];
   evidence?: Record<string, unknown>;
+  /** What the failure follows from (the finding's `cause`, e.g. `no-answer`): failures sharing one are grouped in the reports. */
+  cause?: string;
+  /** The one command that replays just this case (set by the CLI on results that did not pass; no secret in it). */
+  replay?: string;
 }
 
 /** Counts that agree with the results. */
@@ -74,6 +78,8 @@ export interface Report {
   notes?: string[];
   /** How pre-flight judged the configuration before the suites, step by step. */
   preflight?: Preflight;
+  /** How to run one case of this run again: the run's command without secrets, to which `--case ID` is added. */
+  replay?: { command: string };
 }
 
 /** The service side under test: any base URL speaking the interface. */
