@@ -5,7 +5,6 @@ import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
 import { probeCapabilities } from '../runner/capabilities.js';
 import { runSuites } from '../runner/engine.js';
 import { preflightMerchant, preflightService, preflightWarnings } from '../runner/preflight.js';
-import { send } from '../runner/http-client.js';
 import { addGenerated } from '../property/generated-run.js';
 import type { Target } from '../runner/types.js';
 import { loadKeyFile, loadProfile } from './io.js';
@@ -14,11 +13,13 @@ import { collectDirs } from './user-suites.js';
 import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRunOptions } from './report-output.js';
 import { collectCases } from './case-filter.js';
 import { replayBase } from './replay-command.js';
+import { reachWithin, waitForMs } from './wait-for.js';
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { CONFIG_HELP } from './config-file.js';
 import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
+  waitFor?: string;
   generate?: string;
   seed?: string;
   baseUrl: string;
@@ -35,6 +36,7 @@ interface ServiceFlags extends CommonRunOptions, NetworkFlags {
 }
 
 interface MerchantFlags extends CommonRunOptions, NetworkFlags {
+  waitFor?: string;
   generate?: string;
   seed?: string;
   callbackUrl: string;
@@ -60,15 +62,12 @@ export function httpUrl(value: string, flag: string): string {
   return value;
 }
 
-/** Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine); returns the answer's headers. */
-export async function assertReachable(url: string, flag: string): Promise<Record<string, string>> {
-  try {
-    return (await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 })).headers;
-  } catch (error) {
-    // A TLS failure names its cause (unknown CA, name mismatch, expired, client certificate required).
-    if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
-    throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${(error as Error).message}`);
-  }
+/**
+ * Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine); returns the answer's
+ * headers. With `waitMs` (--wait-for) it polls until the target answers or the time is up.
+ */
+export async function assertReachable(url: string, flag: string, waitMs = 0): Promise<Record<string, string>> {
+  return reachWithin(url, flag, waitMs);
 }
 
 function common(command: Command): Command {
@@ -78,6 +77,7 @@ function common(command: Command): Command {
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--wait-for <seconds>', 'poll until the target answers HTTP (for a target still starting), at most this long; then the unreachable line, exit 2')
     .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list; each failure in the reports shows its --case)', collectCases)
     .option('--config <file>', CONFIG_HELP)
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
@@ -140,8 +140,9 @@ export function registerVerifyCommand(program: Command): void {
       if (target.side !== 'service') return;
       protectTarget(target);
       const suites = chooseSuites('service', flags);
-      const headers = await assertReachable(target.baseUrl, '--base-url');
-      if (target.cardBaseUrl !== target.baseUrl) await assertReachable(target.cardBaseUrl, '--card-base-url');
+      const wait = waitForMs(flags.waitFor);
+      const headers = await assertReachable(target.baseUrl, '--base-url', wait);
+      if (target.cardBaseUrl !== target.baseUrl) await assertReachable(target.cardBaseUrl, '--card-base-url', wait);
       // Order cases move money on a real service; on the toolkit's own emulator they move nothing.
       if (headers[EMULATOR_HEADER] === '1' && !target.allowOrders) {
         target.allowOrders = true;
@@ -187,8 +188,9 @@ export function registerVerifyCommand(program: Command): void {
       protectTarget(target);
       if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');
       const suites = chooseSuites('merchant', flags);
-      await assertReachable(target.callbackUrl, '--callback-url');
-      if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url');
+      const wait = waitForMs(flags.waitFor);
+      await assertReachable(target.callbackUrl, '--callback-url', wait);
+      if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url', wait);
       const preflight = target.side === 'merchant' ? await preflightMerchant(target) : undefined;
       for (const line of preflight ? preflightWarnings(preflight) : []) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
