@@ -14,9 +14,10 @@ import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRu
 import { collectCases } from './case-filter.js';
 import { replayBase } from './replay-command.js';
 import { reachWithin, waitForMs } from './wait-for.js';
+import { receiverAddress } from './receiver-flags.js';
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { CONFIG_HELP } from './config-file.js';
-import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
+import { protectTarget, scrubOutput, secretFileHelp, secretHelp, secretSource, settleFlags } from './secrets.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   waitFor?: string;
@@ -33,6 +34,8 @@ interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   expiredKey?: string;
   controlToken?: string;
   listen?: string;
+  listenHost?: string;
+  publicUrl?: string;
 }
 
 interface MerchantFlags extends CommonRunOptions, NetworkFlags {
@@ -108,6 +111,7 @@ export function serviceTarget(flags: ServiceFlags): Target {
     ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
     ...(flags.controlToken ? { controlToken: flags.controlToken } : {}),
     ...(flags.listen === undefined ? {} : { listenPort: parseInteger(flags.listen, '--listen', { min: 0, max: 65535 }) }),
+    ...receiverAddress(flags),
   };
 }
 
@@ -131,6 +135,8 @@ export function registerVerifyCommand(program: Command): void {
     .option('--control-token <token>', secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token) with this token'))
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
+    .option('--listen-host <host>', 'address the callback receiver binds (default 127.0.0.1; 0.0.0.0 with --listen or --public-url)')
+    .option('--public-url <url>', 'the callback receiver\'s URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)')
     .action(async (_given: ServiceFlags, command: Command) => {
       const flags = settleFlags<ServiceFlags>(command, {
         sections: ['service'], secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false }, required: ['baseUrl', 'publicKey'],
@@ -138,6 +144,8 @@ export function registerVerifyCommand(program: Command): void {
       const network = networkFromFlags(flags);
       const target = serviceTarget(flags);
       if (target.side !== 'service') return;
+      target.apiKeySource = secretSource('apiKey');
+      if (target.controlToken) target.controlTokenSource = secretSource('controlToken');
       protectTarget(target);
       const suites = chooseSuites('service', flags);
       const wait = waitForMs(flags.waitFor);
@@ -184,6 +192,7 @@ export function registerVerifyCommand(program: Command): void {
         ...(flags.restart ? { restartCmd: flags.restart } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
         ...(flags.settleMs === undefined ? {} : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),
+        apiKeySource: secretSource('apiKey'),
       };
       protectTarget(target);
       if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');

@@ -98,6 +98,14 @@ export interface ServiceTarget {
   allowOrders: boolean;
   /** Port for a callback receiver (`--listen`), when callbacks are triggered by hand. */
   listenPort?: number;
+  /** Address the callback receiver binds (`--listen-host`; default loopback, or every interface with --listen or --public-url). */
+  listenHost?: string;
+  /** The receiver's URL as the service reaches it (`--public-url`), told to the service instead of the bound address. */
+  publicUrl?: string;
+  /** Where the API key came from, for messages (`env WALLET_API_KEY`; default `--api-key`). */
+  apiKeySource?: string;
+  /** Where the control token came from, for messages (default `--control-token`). */
+  controlTokenSource?: string;
   /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
   transport?: Transport;
 }
@@ -117,6 +125,8 @@ export interface MerchantTarget {
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;
   expiredKey?: string;
+  /** Where the API key came from, for messages (`env WALLET_API_KEY`; default `--api-key`). */
+  apiKeySource?: string;
   /** How long (ms) a deliver step waits for processing that finishes after the answer (default 2000). */
   settleMs?: number;
   /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
