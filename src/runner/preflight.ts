@@ -10,6 +10,7 @@ import type { Capabilities } from './capabilities.js';
 import { makeStrangerKeys, type Exchange } from './context.js';
 import { defaultPayload, postCallback, readProbe } from './merchant-steps.js';
 import { checkUserId } from './preflight-user.js';
+import { proveRestart } from './restart-proof.js';
 import { runRequest } from './service-steps.js';
 import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './types.js';
 
@@ -237,6 +238,11 @@ export async function preflightMerchant(target: MerchantTarget): Promise<Preflig
     } catch (error) {
       why.stop('reading the processing probe', '', (error as Error).message);
     }
+  }
+  if (target.restartCmd && !target.restartHook) {
+    const restart = await proveRestart(target);
+    if (!restart.proven) why.stop(restart.step.what, restart.step.observed, restart.step.conclusion);
+    why.steps.push(restart.step);
   }
   const deliver = (sealed: { body: string; text: string }) => postCallback(target, sealed.body, sealed.text, target.apiKey);
   const ack = (exchange: Exchange): Acknowledgement => readAcknowledgement(exchange.response);
