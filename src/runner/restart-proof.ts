@@ -61,6 +61,7 @@ export async function proveRestart(target: MerchantTarget): Promise<{ proven: bo
   })();
   // The receiver goes away on purpose: a refused connection now is not "the target stopped answering".
   const session = currentNetwork().session;
+  for (const origin of [url.origin, ...(target.probeUrl ? [new URL(target.probeUrl).origin] : [])]) session.forget(origin);
   const started = Date.now();
   let failure: string | undefined;
   try {
@@ -88,7 +89,6 @@ export async function proveRestart(target: MerchantTarget): Promise<{ proven: bo
   polling = false;
   await poller;
   held?.destroy();
-  session.forget(url.origin);
   const observed = `the command ${failure ? failure : `ran ${ran} ms`}; ${held ? `the held connection ${heldClosed ? 'was closed by the receiver' : 'stayed open'}` : 'no connection could be held before it'}; ${refused} of ${polls} connection attempts refused; afterwards the callback URL ${back}`;
   if (failure) return { proven: false, step: { what, observed, conclusion: `--restart failed: ${failure}`, level: 'warning' } };
   if (!down()) return { proven: false, step: { what, observed, conclusion: `--restart did not restart the receiver: it never went down (no connection closed or refused while the command ran or ${GRACE_MS / 1000} s after); the command must stop the receiver and start it again`, level: 'warning' } };
