@@ -30,17 +30,18 @@ export async function reachWithin(url: string, flag: string, waitMs: number, opt
     let failure: Error;
     try {
       const answer = await send({ method: 'GET', url, headers: {}, timeoutMs: waitMs === 0 ? 5000 : Math.max(1000, Math.min(5000, left)) });
-      if (!STARTING.has(answer.status) || left <= pause) return answer.headers;
+      if (!STARTING.has(answer.status) || left <= 0) return answer.headers;
       failure = new Error(`answered HTTP ${answer.status}`);
     } catch (error) {
       // A TLS failure names its cause (unknown CA, name mismatch, plain HTTP on a TLS port, …).
       if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
       failure = error as Error;
     }
-    if (Date.now() - started + pause > waitMs) {
+    const elapsed = Date.now() - started;
+    if (elapsed >= waitMs) {
       const waited = waitMs > 0 ? ` (waited ${seconds(Date.now() - started)} with --wait-for ${Number((waitMs / 1000).toFixed(1))}: ${attempt} attempt${attempt === 1 ? '' : 's'})` : '';
       throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${failure.message}${waited}`);
     }
-    await sleep(pause);
+    await sleep(Math.min(pause, waitMs - elapsed));
   }
 }

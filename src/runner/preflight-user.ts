@@ -29,7 +29,8 @@ function shown(answer: Answer | undefined): string {
 export async function checkUserId(target: ServiceTarget): Promise<PreflightStep | undefined> {
   if (target.userId === undefined || !target.controlToken) return undefined;
   const given = String(target.userId);
-  const nobody = String(randomInt(10 ** 14, 10 ** 15 - 1)) + String(randomInt(0, 9));
+  // 16 digits (the longest id the emulator reads as a number), none handed out: 9 and 15 random digits.
+  const nobody = `9${String(randomInt(0, 10 ** 9)).padStart(9, '0')}${String(randomInt(0, 10 ** 6)).padStart(6, '0')}`;
   const ask = async (path: string): Promise<Answer | undefined> => {
     try {
       const answer = await transportOf(target).send({ method: 'PUT', url: joinUrl(target.baseUrl, path), headers: { 'x-control-token': target.controlToken!, 'content-type': 'application/json' }, body: '{not json' });
