@@ -18,7 +18,7 @@ function shown(answer: Answer | undefined): string {
 }
 
 /**
- * Is `--user-id` a merchant the service knows? Asked of the control API (design.md's `PUT
+ * Is `--user-id` a merchant the service knows? Asked of the control API (`PUT
  * /__control/merchants/{userId}/energy`, with a body that is not JSON so nothing changes) for the
  * given id and for an id no merchant has; a route that does not exist is asked too. The id is proven
  * unknown (exit 2, one line with the answers) only when it is answered exactly like the id no
