@@ -55,6 +55,8 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     expect(cases.sort()).toEqual(['merchant/key-first/missing-key', 'merchant/raw-body/valid-deposit']);
     const typo = await cli([...merchantArgs(), '--case', 'merchant/raw-body/valid-depost', '--reports', join(dir, 'typo')]);
     expect([typo.status, typo.stderr]).toEqual([2, 'wallet-conformance: --case "merchant/raw-body/valid-depost" names no case; did you mean merchant/raw-body/valid-deposit?\n']);
+    const leftOut = await cli([...merchantArgs(), '--suite', 'merchant/key-first', '--case', 'merchant/raw-body/valid-deposit', '--reports', join(dir, 'left-out')]);
+    expect([leftOut.status, leftOut.stderr]).toEqual([2, 'wallet-conformance: --case merchant/raw-body/valid-deposit names no case among those --suite "merchant/key-first" chose\n']);
   }, 60_000);
 
   describe('a receiver that reads the body as a form field', () => {

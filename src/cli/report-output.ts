@@ -51,7 +51,12 @@ export function chooseSuites(side: 'service' | 'merchant' | 'both', options: Com
   const selected = selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
   if (!options.case?.length) return selected;
   if (!allowEmpty) filterCases(all, options.case);
-  return filterCases(selected, options.case, { check: false }).suites;
+  const narrowed = filterCases(selected, options.case, { check: false });
+  // Cases that exist but that --suite or --shard left out: an empty run would pass, so it is a line too.
+  if (!allowEmpty && narrowed.suites.length === 0 && narrowed.generated.length === 0) {
+    throw new ConfigError('no-case', `--case ${options.case.join(',')} names no case among those ${options.suite ? `--suite ${JSON.stringify(options.suite)}` : ''}${options.suite && options.shard ? ' and ' : ''}${options.shard ? `--shard ${options.shard}` : ''} chose`);
+  }
+  return narrowed.suites;
 }
 
 /** The generated properties `--case generated/<side>/<property>` names (`only` of the property run); all when no --case. */
