@@ -82,10 +82,31 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
       ['merchant/idempotency/redelivery-across-restart/answers', 'passed'],
       ['merchant/idempotency/redelivery-across-restart/processed#2', 'passed'],
     ]);
-    expect(starts).toBe(2);
+    // The first start, pre-flight's proof of --restart (it went down and came back), the case's restart.
+    expect(starts).toBe(3);
+    expect(report.preflight?.steps.find((step) => step.what.startsWith('running --restart once'))).toMatchObject({ level: 'ok', conclusion: 'the receiver went down and came back: --restart restarts it' });
     expect(report.summary.failed).toBe(0);
     expect(status).toBe(0);
   }, 120_000);
+
+  it('exits 2 when --restart restarts nothing: the receiver never went down', async () => {
+    const port = await freePort();
+    const merchant = supervise(join(dir, 'merchant.yaml'), port, join(dir, 'noop.pid'));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 100; i++) {
+        if (await fetch(`${base}/probe`).then(() => true, () => false)) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const run = await runCliAsync(['verify', 'merchant', '--callback-url', `${base}/callback`, '--probe-url', `${base}/probe`, '--api-key', apiKey, '--private-key', join(dir, 'merchant-private.pem'),
+        '--restart', 'true', '--suite', 'merchant/idempotency', '--reports', join(dir, 'noop')]);
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^wallet-conformance: pre-flight: --restart did not restart the receiver: it never went down \(no connection closed or refused while the command ran or 2 s after\); the command must stop the receiver and start it again \(running --restart once, .*the held connection stayed open; 0 of \d+ connection attempts refused; afterwards the callback URL answered HTTP \d+\)\n$/);
+      expect(merchant.starts()).toBe(1);
+    } finally {
+      await merchant.stop();
+    }
+  }, 60_000);
 
   it('fails a merchant whose store lives in memory: the restart forgets, the redelivery is processed again', async () => {
     const memory = join(dir, 'merchant-memory.yaml');

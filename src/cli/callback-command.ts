@@ -4,7 +4,7 @@ import type { RsaPrivateKey } from '../crypto/keys.js';
 import { makeStrangerKeys } from '../runner/context.js';
 import { runDelivery } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
-import { CALLBACK_TYPE_TABLE, callbackTypeNumbers } from '../spec/callback-types.js';
+import { CALLBACK_TYPE_TABLE, type CallbackTypeTable } from '../spec/callback-types.js';
 import { isAcknowledged } from '../wire/acknowledgement.js';
 import { packagedCallbackFields } from './callback-fields.js';
 import { loadKeyFile, loadProfile } from './io.js';
@@ -42,6 +42,22 @@ function warnUnknownFields(type: number, names: string[]): void {
   }
 }
 
+/** A callback type's name as a flag value: `withdrawal request` is also `withdrawal-request` or `withdrawal_request`, any case. */
+function typeSlug(name: string): string {
+  return name.trim().toLowerCase().replace(/[\s_-]+/g, '-');
+}
+
+/**
+ * `--type` by number or by name from the callback type table (`deposit`, `withdrawal-request`, …);
+ * anything else is one line listing the valid names and numbers.
+ */
+export function parseCallbackType(text: string, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): number {
+  const byNumber = /^\d+$/.test(text.trim()) ? table.find((entry) => entry.type === Number(text.trim())) : undefined;
+  const entry = byNumber ?? table.find((one) => typeSlug(one.name) === typeSlug(text));
+  if (entry) return entry.type;
+  throw new ConfigError('bad-flag', `--type must be a callback type's name or number (${table.map((one) => `${typeSlug(one.name)} ${one.type}`).join(', ')}), not ${JSON.stringify(text)}`);
+}
+
 /** `callback send`: delivers hand-made callbacks like the service would and prints each answer. */
 export function registerCallbackCommand(program: Command): void {
   const callback = program.command('callback').description('deliver callbacks to a merchant endpoint by hand');
@@ -51,7 +67,7 @@ export function registerCallbackCommand(program: Command): void {
     .option('--api-key <key>', secretHelp('apiKey', 'X-API-KEY to send (required)'))
     .option('--api-key-file <file>', secretFileHelp('apiKey'))
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
-    .requiredOption('--type <n>', `callback type: ${CALLBACK_TYPE_TABLE.map((entry) => `${entry.type} ${entry.name}`).join(', ')}`)
+    .requiredOption('--type <name|n>', `callback type by name or number: ${CALLBACK_TYPE_TABLE.map((entry) => `${typeSlug(entry.name)} ${entry.type}`).join(', ')}`)
     .option('--field <key=value>', 'set a payload field (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--deliveries <n>', 'deliver the identical event this many times (fresh requestUUID each)', '1')
     .option('--concurrent', 'send the deliveries at the same moment')
@@ -59,8 +75,7 @@ export function registerCallbackCommand(program: Command): void {
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: SendFlags, command: Command) => {
       const flags = settleFlags<SendFlags>(command, { sections: ['merchant'], aliases: { callbackUrl: 'url' }, secrets: { apiKey: true }, required: ['url', 'privateKey'] });
-      const types = callbackTypeNumbers();
-      const type = parseInteger(flags.type, '--type', { min: types[0]!, max: types.at(-1)! });
+      const type = parseCallbackType(flags.type);
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
       warnUnknownFields(type, Object.keys(fields));

@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import { RULES_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
 import { compareWithBaseline, parseBaseline, type BaselineComparison } from '../reporters/baseline.js';
-import { consoleReporter } from '../reporters/console.js';
+import { consoleReporter, failureDigest } from '../reporters/console.js';
+import { withReplay } from '../reporters/replay.js';
 import { renderReports } from '../reporters/write-reports.js';
 import { matchesGlob, parseShard, selectSuites, type Suite } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
 import { ConfigError } from '../core/errors.js';
 import { EXIT } from './exit.js';
 import { loadAllSuites } from './user-suites.js';
+import { filterCases } from './case-filter.js';
 import { readUserFile, writeUserFile } from './io.js';
 import { scrubData, scrubOutput } from './secrets.js';
 
@@ -26,6 +28,10 @@ export interface CommonRunOptions {
   failOnSkip?: boolean;
   /** `--suites DIR` (repeatable): the user's own suite folders, added to the built-in suites. */
   suites?: string[];
+  /** `--case ID` (repeatable, comma lists, globs): only these cases. */
+  case?: string[];
+  /** The command that ran, without secrets (`replayBase`): each failure's replay adds `--case ID` to it. */
+  replay?: string;
 }
 
 /** The rule catalog of the package. */
@@ -42,7 +48,20 @@ export function chooseSuites(side: 'service' | 'merchant' | 'both', options: Com
   if (options.suite && !allowEmpty && !all.some((suite) => matchesGlob(suite.name, options.suite!))) {
     throw new ConfigError('no-suite', `--suite ${JSON.stringify(options.suite)} matches no ${side === 'both' ? '' : `${side} `}suite (there are: ${all.map((suite) => suite.name).join(', ')})`);
   }
-  return selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
+  const selected = selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
+  if (!options.case?.length) return selected;
+  if (!allowEmpty) filterCases(all, options.case);
+  const narrowed = filterCases(selected, options.case, { check: false });
+  // Cases that exist but that --suite or --shard left out: an empty run would pass, so it is a line too.
+  if (!allowEmpty && narrowed.suites.length === 0 && narrowed.generated.length === 0) {
+    throw new ConfigError('no-case', `--case ${options.case.join(',')} names no case among those ${options.suite ? `--suite ${JSON.stringify(options.suite)}` : ''}${options.suite && options.shard ? ' and ' : ''}${options.shard ? `--shard ${options.shard}` : ''} chose`);
+  }
+  return narrowed.suites;
+}
+
+/** The generated properties `--case generated/<side>/<property>` names (`only` of the property run); all when no --case. */
+export function generatedOnly(options: CommonRunOptions): { only?: string[] } {
+  return options.case?.length ? { only: filterCases([], options.case, { check: false }).generated } : {};
 }
 
 /** A console reporter on stderr-free stdout. */
@@ -62,9 +81,11 @@ export function loadBaseline(report: Report, file: string): BaselineComparison {
  */
 export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   // Issue 12: no configured secret (nor any private key, URL password, token) reaches a report.
-  const report = scrubData(unscrubbed);
+  const report = scrubData(options.replay ? withReplay(unscrubbed, options.replay) : unscrubbed);
   const baseline = options.baseline === undefined ? undefined : loadBaseline(report, options.baseline);
   for (const file of renderReports(report, { rules: loadRules(), ...(baseline ? { baseline } : {}) })) writeUserFile(join(options.reports, file.path), scrubOutput(file.contents), { overwrite: true });
+  const digest = failureDigest(report);
+  if (digest) process.stdout.write(scrubOutput(digest));
   const html = join(options.reports, 'report.html');
   process.stdout.write(`reports: ${relative(process.cwd(), html) || html} (also report.json, junit.xml, summary.md)\n`);
   if (baseline) {

@@ -8,7 +8,9 @@ import { startEmbedded } from './embedded.js';
 import { addGenerated } from '../property/generated-run.js';
 import { generateFlags } from './verify-command.js';
 import { collectDirs } from './user-suites.js';
-import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { collectCases } from './case-filter.js';
+import { replayBase } from './replay-command.js';
 import { CONFIG_HELP } from './config-file.js';
 import { protectTarget, settleFlags } from './secrets.js';
 
@@ -39,6 +41,7 @@ export function registerRunCommand(program: Command): void {
     .option('--suite <glob>', 'only suites whose name matches')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list)', collectCases)
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--fail-on-skip', 'exit 1 when a check of a MUST rule was skipped')
     .option('--verbose', 'print every case as it runs')
@@ -65,14 +68,14 @@ export function registerRunCommand(program: Command): void {
         process.stdout.write(`emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`);
         const onEvent = progress(flags);
         const strict = flags.strict ?? false;
-        const generate = { ...generateFlags(flags as { generate?: string; seed?: string }), reportsDir: flags.reports, rules, strict, onEvent };
+        const generate = { ...generateFlags(flags as { generate?: string; seed?: string }), reportsDir: flags.reports, rules, strict, onEvent, ...generatedOnly(flags) };
         const service = await runSuites({ target: embedded.service, suites: serviceSuites, rules, strict, onEvent });
         await addGenerated(service, embedded.service, generate);
         const merchant = await runSuites({ target: embedded.merchant, suites: merchantSuites, rules, strict, onEvent });
         await addGenerated(merchant, embedded.merchant, generate);
         const report = mergeReports(service, merchant);
         process.stdout.write(`both sides: ${summaryLine(report.summary)}\n`);
-        process.exitCode = finish(report, flags);
+        process.exitCode = finish(report, { ...flags, replay: replayBase(command) });
       } finally {
         await embedded.close();
       }

@@ -99,12 +99,26 @@ export function resolveSecret(
   else if (typeof applied.values[spec.configKey] === 'string') {
     value = readSecretFile(applied.values[spec.configKey] as string, spec.what, `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`);
   }
+  if (value !== undefined) {
+    sources.set(name, typeof inline === 'string' ? spec.flag : typeof file === 'string' ? `${spec.fileFlag} ${file}` : env[spec.env] ? `env ${spec.env}` : `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`);
+  }
   if (value === undefined) {
     if (options.required) throw new ConfigError('missing-secret', `no ${spec.what}: give it with ${waysToGive(name, options.configKey)}`);
     return undefined;
   }
   protect({ kind: spec.kind, value });
   return value;
+}
+
+const sources = new Map<SecretName, string>();
+
+/**
+ * Where a secret of this run came from, for messages about it: `--api-key`, `env WALLET_API_KEY`,
+ * `--api-key-file keys/ak.txt` or `merchant.apiKeyFile in wallet-conformance.yaml`. A wrong key
+ * from a variable is not reported as the flag. Default (never resolved here): the value flag.
+ */
+export function secretSource(name: SecretName): string {
+  return sources.get(name) ?? SECRETS[name].flag;
 }
 
 /** What a command needs settled before it runs. */

@@ -5,19 +5,23 @@ import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
 import { probeCapabilities } from '../runner/capabilities.js';
 import { runSuites } from '../runner/engine.js';
 import { preflightMerchant, preflightService, preflightWarnings } from '../runner/preflight.js';
-import { send } from '../runner/http-client.js';
 import { addGenerated } from '../property/generated-run.js';
 import type { Target } from '../runner/types.js';
 import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { collectDirs } from './user-suites.js';
-import { chooseSuites, finish, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRunOptions } from './report-output.js';
+import { collectCases } from './case-filter.js';
+import { replayBase } from './replay-command.js';
+import { reachWithin, waitForMs } from './wait-for.js';
+import { receiverAddress } from './receiver-flags.js';
 import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { CONFIG_HELP } from './config-file.js';
-import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
+import { protectTarget, scrubOutput, secretFileHelp, secretHelp, secretSource, settleFlags } from './secrets.js';
 import { replayMerchant } from './replay-merchant.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
+  waitFor?: string;
   generate?: string;
   seed?: string;
   baseUrl: string;
@@ -31,9 +35,12 @@ interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   expiredKey?: string;
   controlToken?: string;
   listen?: string;
+  listenHost?: string;
+  publicUrl?: string;
 }
 
 interface MerchantFlags extends CommonRunOptions, NetworkFlags {
+  waitFor?: string;
   generate?: string;
   seed?: string;
   callbackUrl: string;
@@ -60,15 +67,12 @@ export function httpUrl(value: string, flag: string): string {
   return value;
 }
 
-/** Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine); returns the answer's headers. */
-export async function assertReachable(url: string, flag: string): Promise<Record<string, string>> {
-  try {
-    return (await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 })).headers;
-  } catch (error) {
-    // A TLS failure names its cause (unknown CA, name mismatch, expired, client certificate required).
-    if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
-    throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${(error as Error).message}`);
-  }
+/**
+ * Fails with exit 2 when nothing answers at `url` (any HTTP answer is fine); returns the answer's
+ * headers. With `waitMs` (--wait-for) it polls until the target answers or the time is up.
+ */
+export async function assertReachable(url: string, flag: string, waitMs = 0): Promise<Record<string, string>> {
+  return reachWithin(url, flag, waitMs);
 }
 
 function common(command: Command): Command {
@@ -78,6 +82,8 @@ function common(command: Command): Command {
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
     .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
+    .option('--wait-for <seconds>', 'poll until the target answers HTTP (for a target still starting), at most this long; then the unreachable line, exit 2')
+    .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list; each failure in the reports shows its --case)', collectCases)
     .option('--config <file>', CONFIG_HELP)
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
     .option('--fail-on-skip', 'exit 1 when a check of a MUST rule was skipped (a CI gate that must not silently shrink)')
@@ -107,6 +113,7 @@ export function serviceTarget(flags: ServiceFlags): Target {
     ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
     ...(flags.controlToken ? { controlToken: flags.controlToken } : {}),
     ...(flags.listen === undefined ? {} : { listenPort: parseInteger(flags.listen, '--listen', { min: 0, max: 65535 }) }),
+    ...receiverAddress(flags),
   };
 }
 
@@ -130,6 +137,8 @@ export function registerVerifyCommand(program: Command): void {
     .option('--control-token <token>', secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token) with this token'))
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
+    .option('--listen-host <host>', 'address the callback receiver binds (default 127.0.0.1; 0.0.0.0 with --listen or --public-url)')
+    .option('--public-url <url>', 'the callback receiver\'s URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)')
     .action(async (_given: ServiceFlags, command: Command) => {
       const flags = settleFlags<ServiceFlags>(command, {
         sections: ['service'], secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false }, required: ['baseUrl', 'publicKey'],
@@ -137,10 +146,13 @@ export function registerVerifyCommand(program: Command): void {
       const network = networkFromFlags(flags);
       const target = serviceTarget(flags);
       if (target.side !== 'service') return;
+      target.apiKeySource = secretSource('apiKey');
+      if (target.controlToken) target.controlTokenSource = secretSource('controlToken');
       protectTarget(target);
       const suites = chooseSuites('service', flags);
-      const headers = await assertReachable(target.baseUrl, '--base-url');
-      if (target.cardBaseUrl !== target.baseUrl) await assertReachable(target.cardBaseUrl, '--card-base-url');
+      const wait = waitForMs(flags.waitFor);
+      const headers = await assertReachable(target.baseUrl, '--base-url', wait);
+      if (target.cardBaseUrl !== target.baseUrl) await assertReachable(target.cardBaseUrl, '--card-base-url', wait);
       // Order cases move money on a real service; on the toolkit's own emulator they move nothing.
       if (headers[EMULATOR_HEADER] === '1' && !target.allowOrders) {
         target.allowOrders = true;
@@ -152,8 +164,8 @@ export function registerVerifyCommand(program: Command): void {
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
       const report = await runSuites({ target, suites, capabilities, rules: loadRules(), strict: flags.strict ?? false, onEvent, preflight });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent });
-      process.exitCode = endRun(report, network, () => finish(report, flags));
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent, ...generatedOnly(flags) });
+      process.exitCode = endRun(report, network, () => finish(report, { ...flags, replay: replayBase(command) }));
     });
   common(verify.command('merchant'))
     .description("verify a merchant's callback endpoint")
@@ -183,6 +195,7 @@ export function registerVerifyCommand(program: Command): void {
         ...(flags.restart ? { restartCmd: flags.restart } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
         ...(flags.settleMs === undefined ? {} : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),
+        apiKeySource: secretSource('apiKey'),
       };
       protectTarget(target);
       if (flags.probeUrl && flags.probeCmd) throw new ConfigError('bad-flags', 'give --probe-url or --probe-cmd, not both');
@@ -193,14 +206,15 @@ export function registerVerifyCommand(program: Command): void {
         return;
       }
       const suites = chooseSuites('merchant', flags);
-      await assertReachable(target.callbackUrl, '--callback-url');
-      if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url');
+      const wait = waitForMs(flags.waitFor);
+      await assertReachable(target.callbackUrl, '--callback-url', wait);
+      if (target.side === 'merchant' && target.probeUrl) await assertReachable(target.probeUrl, '--probe-url', wait);
       const preflight = target.side === 'merchant' ? await preflightMerchant(target) : undefined;
       for (const line of preflight ? preflightWarnings(preflight) : []) process.stderr.write(scrubOutput(`${line}\n`));
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
       const report = await runSuites({ target, suites, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...(preflight ? { preflight } : {}) });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent });
-      process.exitCode = endRun(report, network, () => finish(report, flags));
+      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...generatedOnly(flags) });
+      process.exitCode = endRun(report, network, () => finish(report, { ...flags, replay: replayBase(command) }));
     });
 }

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../runner/engine.js';
 import type { Report } from '../runner/types.js';
+import { groupFailures, groupHeading } from './root-causes.js';
 
 /** One summary line: `172 passed, 0 failed, 0 warnings, 5 skipped in 3.2 s`. */
 export function summaryLine(summary: Report['summary']): string {
@@ -49,4 +50,26 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
       }
     }
   };
+}
+
+/** Cause groups the closing digest shows; the rest are in report.html. */
+const DIGEST_GROUPS = 8;
+
+/**
+ * The closing digest of a run that failed: the failures grouped by root cause, largest first, each
+ * with how it is known, its first failure and the one command that replays that case. Words only.
+ */
+export function failureDigest(report: Report): string {
+  const groups = groupFailures(report);
+  if (groups.length === 0) return '';
+  const lines = [`what to fix first (${report.summary.failed} failure${report.summary.failed === 1 ? '' : 's'} in ${groups.length} group${groups.length === 1 ? '' : 's'}):`];
+  for (const group of groups.slice(0, DIGEST_GROUPS)) {
+    const first = group.results[0]!;
+    lines.push(`  ${groupHeading(group)} [${group.rules.join(', ')}]`);
+    if (group.proof) lines.push(`    how it is known: ${group.proof}`);
+    if (group.results.length > 1) lines.push(`    e.g. ${first.id}: ${first.message}`);
+    if (first.replay) lines.push(`    replay: ${first.replay}`);
+  }
+  if (groups.length > DIGEST_GROUPS) lines.push(`  … ${groups.length - DIGEST_GROUPS} more group(s): see report.html`);
+  return `${lines.join('\n')}\n`;
 }

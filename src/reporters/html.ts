@@ -3,6 +3,7 @@ import type { Rule } from '../core/rules.js';
 import type { CheckResult, Preflight, Report, Status } from '../runner/types.js';
 import type { BaselineComparison } from './baseline.js';
 import { escapeXml as h } from './escape.js';
+import { groupFailures, groupHeading } from './root-causes.js';
 import { ruleStatus, targetSides, verdictOf } from './verdict.js';
 
 /** What report.html shows besides the report: the rules' texts, the baseline comparison. */
@@ -139,6 +140,7 @@ function checkHtml(result: CheckResult, index: number, rules: Map<string, Rule>)
   return `<details id="check-${index}" class="check ${result.status}"${result.status === 'failed' ? ' open' : ''}>
 <summary><span class="badge ${result.status}">${h(result.status)}</span> <code>${h(result.id)}</code> ${h(result.title)} <span class="rules">${result.rules.map((id) => `<abbr title="${h(ruleTip(rules.get(id), id))}">${h(id)}</abbr>`).join(' ')}</span>${ms === undefined ? '' : ` <span class="muted">${ms} ms</span>`}</summary>
 ${result.message ? `<p class="message">${h(result.message)}</p>` : ''}
+${result.replay ? `<p class="replay">replay just this case: <code>${h(result.replay)}</code></p>` : ''}
 <ul class="rule-texts">${result.rules.map((id) => `<li><b>${h(id)}</b> ${ruleText(rules.get(id)?.text ?? '(not in the rule catalog)')}</li>`).join('')}</ul>
 ${assumptions.length ? `<p class="muted">assumes: ${assumptions.map((a) => `${h(a.rule)} ${h(a.text)}`).join('; ')}</p>` : ''}
 ${deliveryTimeline(result)}${exchanges.map(exchangeHtml).join('\n')}${more}</details>`;
@@ -178,10 +180,22 @@ function preflightHtml(preflight: Preflight): string {
 <table class="preflight"><tr><th></th><th>what was sent</th><th>observed</th><th>conclusion</th></tr>${rows}</table>`;
 }
 
+/** The failures grouped by root cause: each group's cause, how it is known and what to do, then its checks. */
+function failuresHtml(report: Report, rules: Map<string, Rule>, anchors: Map<CheckResult, number>): string {
+  const groups = groupFailures(report);
+  if (groups.length === 0) return '';
+  const total = groups.reduce((n, g) => n + g.results.length, 0);
+  return `<section class="failures"><h2 id="failed">Failed (${total}), by cause</h2>
+${groups.map((group) => `<div class="cause">${group.results.length > 1 || group.fix ? `<h3>${h(groupHeading(group))}</h3>` : ''}${group.proof ? `<p class="muted">How it is known: ${h(group.proof)}</p>` : ''}
+${group.results.map((r) => checkHtml(r, anchors.get(r)!, rules)).join('\n')}</div>`).join('\n')}
+</section>`;
+}
+
 /**
- * report.html, for a person: a header that says pass or fail and what was tested, each rule with
- * its text and status, then the checks with failures first, each with its evidence decrypted beside
- * the wire and, for callbacks, the timeline of deliveries. Numbers keep every digit.
+ * report.html, for a person: a header that says pass or fail, the pre-flight diagnosis, then what
+ * to do: the failures grouped by root cause, each with the command replaying its case and its
+ * evidence decrypted beside the wire (for callbacks, the timeline of deliveries); then what was
+ * tested, the notes, each rule with its text and status, and the other checks. Numbers keep every digit.
  */
 export function renderHtml(report: Report, context: HtmlContext = { rules: [] }): string {
   const rules = new Map(context.rules.map((rule) => [rule.id, rule]));
@@ -189,7 +203,7 @@ export function renderHtml(report: Report, context: HtmlContext = { rules: [] })
   const verdict = verdictOf(report, context.baseline);
   const s = report.summary;
   const notes = report.notes ?? [];
-  const groups = ORDER.map((status) => {
+  const groups = ORDER.filter((status) => status !== 'failed').map((status) => {
     const results = report.results.filter((r) => r.status === status);
     if (results.length === 0) return '';
     return `<h3 id="${status}">${HEADINGS[status]} (${results.length})</h3>\n${results.map((r) => checkHtml(r, anchors.get(r)!, rules)).join('\n')}`;
@@ -210,7 +224,7 @@ table.target code{font-size:12px}
 tr.failed td:first-child{border-left:4px solid #cf222e}tr.warning td:first-child{border-left:4px solid #bf8700}
 details.check{border:1px solid #d0d7de;border-radius:6px;margin:.4rem 0;padding:.4rem .7rem}details.check.failed{border-color:#cf222e;border-width:2px}
 details.check summary{cursor:pointer}.rules abbr{color:#57606a;font-size:12px;text-decoration:none;border-bottom:1px dotted}
-.message{font-weight:600}.muted{color:#57606a}.bad{color:#cf222e}
+.message{font-weight:600}.replay code{user-select:all}section.failures{border-left:4px solid #cf222e;padding-left:.8rem}.muted{color:#57606a}.bad{color:#cf222e}
 .rule-texts{margin:.2rem 0 .5rem;padding-left:1.2rem;color:#424a53}
 .grid{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}.pane h5{margin:.2rem 0}
 pre{background:#f6f8fa;border:1px solid #eaeef2;padding:.5rem;overflow:auto;max-height:22rem;white-space:pre-wrap;word-break:break-all;margin:0;font-size:12px}
@@ -224,15 +238,16 @@ h4{margin:.6rem 0 .3rem}td.rule-id{white-space:nowrap}td code,li code{background
 <p>${h(verdict.reason)}</p>
 <ul class="counts"><li><b>${s.failed}</b> failed</li><li><b>${s.warnings}</b> warnings</li><li><b>${s.passed}</b> passed</li><li><b>${s.skipped}</b> skipped</li><li><b>${(s.durationMs / 1000).toFixed(1)}</b> s</li></ul>
 </header>
+${report.preflight ? preflightHtml(report.preflight) : ''}
+${failuresHtml(report, rules, anchors)}
 <nav class="toc"><a href="#tested">What was tested</a><a href="#rules">Rules</a><a href="#checks">Checks</a></nav>
 <h2 id="tested">What was tested</h2>
 ${targetHtml(report.target)}
-${report.preflight ? preflightHtml(report.preflight) : ''}
 ${notes.length ? `<h2>Notes</h2><ul class="notes">${notes.map((note) => `<li>${h(note)}</li>`).join('')}</ul>` : ''}
 ${context.baseline ? baselineHtml(context.baseline, anchors) : ''}
 <h2 id="rules">Rules (${new Set(report.results.flatMap((r) => r.rules)).size})</h2>
 ${rulesTable(report, rules, anchors)}
-<h2 id="checks">Checks, failures first</h2>
+<h2 id="checks">Other checks: warnings, skipped, passed</h2>
 ${groups}
 </body></html>
 `;

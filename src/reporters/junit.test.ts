@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleReport } from '../../test/support/sample-report.js';
 import { renderJunit } from './junit.js';
+import { withReplay } from './replay.js';
 
 const context = { startedAt: new Date('2026-01-02T03:04:05.678Z'), hostname: 'ci-1' };
 
@@ -24,5 +25,11 @@ describe('junit.xml', () => {
     expect(xml).toContain('<failure message="tenantUserId is the string &quot;20931&quot;, expected an integer" type="ORDER-RES">service/orders/withdrawal/order-res');
     expect(xml).toContain('<skipped message="needs --expired-key"/>');
     expect(xml).toContain('WARNING: status &quot;CLOSED&quot; is not a documented value');
+  });
+
+  it('writes the replay command under a failure and a warning', () => {
+    const xml = renderJunit(withReplay(sampleReport(), 'wallet-conformance verify service'), context);
+    expect(xml).toContain('service/orders/withdrawal/order-res\ntenantUserId is the string &quot;20931&quot;, expected an integer\nreplay: wallet-conformance verify service --case service/orders/withdrawal</failure>');
+    expect(xml).toContain('replay: wallet-conformance verify service --case service/card/close');
   });
 });

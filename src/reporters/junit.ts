@@ -31,9 +31,9 @@ export function renderJunit(report: Report, context: JunitContext): string {
     lines.push('    <properties>', `      <property name="target" value="${a(describeSide(report.target))}"/>`, '    </properties>');
     for (const result of results) {
       lines.push(`    <testcase classname="${a(`${suite}.${result.case}`)}" name="${a(`[${result.rules.join(', ')}] ${result.title}`)}" time="${seconds(result.durationMs)}">`);
-      if (result.status === 'failed') lines.push(`      <failure message="${a(result.message)}" type="${a(result.rules.join(','))}">${a(`${result.id}\n${result.message}`)}</failure>`);
+      if (result.status === 'failed') lines.push(`      <failure message="${a(result.message)}" type="${a(result.rules.join(','))}">${a(`${result.id}\n${result.message}${result.replay ? `\nreplay: ${result.replay}` : ''}`)}</failure>`);
       if (result.status === 'skipped') lines.push(`      <skipped message="${a(result.message)}"/>`);
-      const out = [`id: ${result.id}`, `rules: ${result.rules.join(', ')}`, ...(result.status === 'warning' ? [`WARNING: ${result.message}`] : [])];
+      const out = [`id: ${result.id}`, `rules: ${result.rules.join(', ')}`, ...(result.status === 'warning' ? [`WARNING: ${result.message}`] : []), ...(result.replay ? [`replay: ${result.replay}`] : [])];
       lines.push(`      <system-out>${a(out.join('\n'))}</system-out>`);
       lines.push('    </testcase>');
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleReport } from '../../test/support/sample-report.js';
 import { renderMarkdown } from './markdown.js';
+import { withReplay } from './replay.js';
 
 describe('summary.md', () => {
   it('starts with the verdict as a heading and a table of counts, for $GITHUB_STEP_SUMMARY', () => {
@@ -9,17 +10,29 @@ describe('summary.md', () => {
     expect(lines.slice(2, 5)).toEqual(['| passed | failed | warnings | skipped | time |', '| ---: | ---: | ---: | ---: | ---: |', '| 7 | 1 | 1 | 2 | 1.2 s |']);
   });
 
-  it('lists failures in a table and folds warnings and skips', () => {
+  it('lists failures by cause before what was tested, and folds warnings and skips', () => {
     const text = renderMarkdown(sampleReport());
-    expect(text).toContain('### Failed (1)');
-    expect(text).toContain('| ❌ failed | ORDER-RES | `service/orders/withdrawal/order-res` | tenantUserId is the string "20931", expected an integer |');
+    expect(text).toContain('### Failed (1), by cause');
+    expect(text).toContain('- ❌ `service/orders/withdrawal/order-res` [ORDER-RES]: tenantUserId is the string "20931", expected an integer');
+    expect(text.indexOf('### Failed')).toBeLessThan(text.indexOf('### What was tested'));
     expect(text).toContain('<details><summary>⏭️ 2 skipped</summary>');
   });
 
-  it('keeps a message from breaking the table or adding HTML', () => {
+  it('keeps a message from breaking a line or adding HTML', () => {
     const report = sampleReport();
     report.results[7]!.message = 'a | b\n<script>x</script>';
-    expect(renderMarkdown(report)).toContain('| a \\| b &lt;script&gt;x&lt;/script&gt; |');
+    expect(renderMarkdown(report)).toContain('[ORDER-RES]: a \\| b &lt;script&gt;x&lt;/script&gt;\n');
+  });
+
+  it('puts the pre-flight diagnosis above the failures, shows each failure\'s replay, and writes no JSON for the target', () => {
+    const report = withReplay(sampleReport(), 'wallet-conformance verify service --base-url http://127.0.0.1:4010');
+    report.preflight = { verdict: 'warning', steps: [{ what: 'one valid energy query', observed: 'HTTP 401', conclusion: 'check the key', level: 'warning' }] };
+    report.target.tls = { extraCaCertificates: 144 };
+    const text = renderMarkdown(report);
+    expect(text.indexOf('**Pre-flight: warning**')).toBeLessThan(text.indexOf('### Failed'));
+    expect(text).toContain('  replay: `wallet-conformance verify service --base-url http://127.0.0.1:4010 --case service/orders/withdrawal`');
+    expect(text).toContain('tls (extra CA certificates 144)');
+    expect(text).not.toMatch(/\{"/);
   });
 
   it('separates failures worse than the baseline from known ones', () => {

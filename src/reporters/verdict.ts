@@ -56,11 +56,20 @@ export interface TargetSide {
 
 const ADDRESS = ['baseUrl', 'cardBaseUrl', 'callbackUrl', 'probeUrl'];
 
-function show(value: unknown): string {
+/** camelCase in words: `extraCaCertificates` → `extra CA certificates`. */
+function words(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().replace(/\b(ca|tls|url|id|api|ms)\b/g, (w) => w.toUpperCase());
+}
+
+/** A value in words, never as JSON: an object is `name value, name value` (`tls {"extraCaCertificates":144}` → `extra CA certificates 144`). */
+export function show(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === true) return 'yes';
   if (value === false) return 'no';
-  return value === null || value === undefined ? '—' : stringifyExact(value);
+  if (value === null || value === undefined) return '—';
+  if (Array.isArray(value)) return value.map(show).join(', ');
+  if (typeof value === 'object' && !('isLosslessNumber' in value)) return Object.entries(value).map(([k, v]) => `${words(k)} ${show(v)}`).join(', ');
+  return stringifyExact(value);
 }
 
 /** The target as one row per side (`run` tests both) plus run-wide facts (embedded, TLS). */
@@ -72,7 +81,7 @@ export function targetSides(target: Record<string, unknown>): { sides: TargetSid
     side: show(one.side ?? '?'),
     address: ADDRESS.filter((key) => typeof one[key] === 'string' && !(key === 'cardBaseUrl' && one[key] === one.baseUrl)).map((key) => `${key} ${String(one[key])}`),
     profile: one.profile && typeof one.profile === 'object' ? Object.entries(one.profile as Record<string, unknown>).map(([k, v]) => `${k} ${show(v)}`).join(', ') : '',
-    other: Object.entries(one).filter(([key, value]) => key !== 'side' && key !== 'profile' && !ADDRESS.includes(key) && value !== null && value !== undefined).map(([key, value]) => `${key} ${show(value)}`),
+    other: Object.entries(one).filter(([key, value]) => key !== 'side' && key !== 'profile' && !ADDRESS.includes(key) && value !== null && value !== undefined).map(([key, value]) => (value !== null && typeof value === 'object' && !('isLosslessNumber' in value) ? `${key} (${show(value)})` : `${key} ${show(value)}`)),
   }));
   const general = nested.length > 0 ? describeTarget(Object.fromEntries(Object.entries(target).filter(([key]) => key !== 'service' && key !== 'merchant'))) : [];
   return { sides, general };

@@ -197,7 +197,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
   let receiver: Receiver | undefined;
   const needsReceiver = target.side === 'service' && (target.controlToken || target.listenPort !== undefined) && options.suites.some((suite) => suite.cases.some((c) => c.steps.some(stepNeedsReceiver)));
   // --listen opens the receiver to the network: a real service must reach it.
-  if (needsReceiver && target.side === 'service') receiver = await startReceiver(target.listenPort ?? 0, target.listenPort === undefined ? '127.0.0.1' : '0.0.0.0');
+  if (needsReceiver && target.side === 'service') receiver = await startReceiver(target.listenPort ?? 0, target.listenHost ?? (target.listenPort === undefined && !target.publicUrl ? '127.0.0.1' : '0.0.0.0'), target.publicUrl);
   const notes: string[] = [];
   // Every exchange of the run with its case, and where the target fell over (a refused connection
   // after it answered: its fault, judged below) when it did.
@@ -447,6 +447,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
         message,
         durationMs,
         evidence: evidenceOf(outcome.exchanges),
+        ...(worst.status === 'failed' && worst.cause ? { cause: worst.cause } : {}),
       };
       if (worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
       results.push(result);

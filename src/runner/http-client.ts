@@ -7,7 +7,7 @@ import { stringifyExact } from '../core/exact-json.js';
 import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
 import { proxyFor } from '../net/proxy.js';
 import { RunCutError } from '../net/run-session.js';
-import { describeTlsFailure } from '../net/tls-failure.js';
+import { describeTlsFailure, plainToTlsLine, speaksTls } from '../net/tls-failure.js';
 import { openTunnel, proxyAuthorization } from '../net/tunnel.js';
 
 /** A request exactly as it goes on the wire: no header is added that is not listed (but Host and Connection). */
@@ -136,7 +136,13 @@ export function send(request: WireRequest): Promise<WireResponse> {
         return fail(network.session.stop('target-gone', `${url.origin} stopped answering: ${error.code} (it answered earlier in the run)`));
       }
       const reason = error.code === 'ECONNREFUSED' ? 'unreachable' : 'transport';
-      fail(new TransportError(reason, `${what}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' ')));
+      const plainLine = new TransportError(reason, `${what}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' '));
+      // A plain request to a TLS port is dropped without an answer ("socket hang up"): one handshake tells it from a target that reset.
+      if (!secure && !proxy && error.code === 'ECONNRESET' && !network.session.hasAnswered(url.origin)) {
+        void speaksTls(hostname, port).then((isTls) => fail(isTls ? new TransportError('tls', plainToTlsLine(url.host, error.code ?? 'ECONNRESET')) : plainLine));
+        return;
+      }
+      fail(plainLine);
     };
 
     const onResponse = (res: http.IncomingMessage) => {

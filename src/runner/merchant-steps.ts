@@ -123,7 +123,7 @@ export function parseProbe(text: string, source: string): string[] {
 }
 
 /** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
-function runCommand(command: string, what: string, timeoutMs: number): Promise<string> {
+export function runCommand(command: string, what: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     exec(command, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
       if (error) {

@@ -9,6 +9,8 @@ import { answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { Capabilities } from './capabilities.js';
 import { makeStrangerKeys, type Exchange } from './context.js';
 import { defaultPayload, postCallback, readProbe } from './merchant-steps.js';
+import { checkUserId } from './preflight-user.js';
+import { proveRestart } from './restart-proof.js';
 import { runRequest } from './service-steps.js';
 import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './types.js';
 
@@ -37,6 +39,11 @@ class Reasoning {
   result(): Preflight {
     return { verdict: this.steps.some((step) => step.level === 'warning') ? 'warning' : 'ok', steps: this.steps };
   }
+}
+
+/** The API key as messages name it: `--api-key`, or where else it came from (`the API key from env WALLET_API_KEY`). */
+function keyName(target: ServiceTarget | MerchantTarget): string {
+  return target.apiKeySource && target.apiKeySource !== '--api-key' ? `the API key from ${target.apiKeySource}` : '--api-key';
 }
 
 /** The lines a console prints for a pre-flight: one per warning step. */
@@ -74,12 +81,17 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   const probed = Object.entries(capabilities.routes);
   if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) {
     // No rule binds the control API: a 401 there is a setup the target does not perform for us.
-    why.warn('the control API routes with --control-token', 'every control API route answered 401',
-      'the service refused --control-token on every control API route: check the token; the cases that need the control API are skipped');
+    const token = target.controlTokenSource && target.controlTokenSource !== '--control-token' ? `the control token from ${target.controlTokenSource}` : '--control-token';
+    why.warn(`the control API routes with ${token}`, 'every control API route answered 401',
+      `the service refused ${token} on every control API route: check the token; the cases that need the control API are skipped`);
   }
+  // --user-id against the control API, when it can tell (an unknown id proven so ends the run).
+  const user = await checkUserId(target);
+  if (user) why.steps.push(user);
   const stranger = makeStrangerKeys(target.publicKey.bits);
   const scope = { caseId: 'wc-preflight', saved: {} };
-  const what = 'one valid energy query with --api-key, encrypted with --public-key under --profile';
+  const key = keyName(target);
+  const what = `one valid energy query with ${key}, encrypted with --public-key under --profile`;
   const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
   const response = exchange.response;
   if (!response) why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
@@ -87,8 +99,8 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
     // Not proof of a wrong key: a service whose key check is broken (an inverted validity window)
     // answers every key so. The suites run and judge (they will fail).
     why.warn(what, answerOf(exchange), response.status === 401
-      ? 'the service answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the service\'s key check is at fault (ERR-401); the suites judge'
-      : 'the service answered HTTP 403 to --api-key: check that the key holds the energy query permission; if it does, the service\'s permission check is at fault (ERR-403); the suites judge');
+      ? `the service answered HTTP 401 to ${key}: check the key and its validity window; if they are right, the service's key check is at fault (ERR-401); the suites judge`
+      : `the service answered HTTP 403 to ${key}: check that the key holds the energy query permission; if it does, the service's permission check is at fault (ERR-403); the suites judge`);
     return why.result();
   }
   if (response.status === 404) {
@@ -201,11 +213,11 @@ async function keyHeaderExperiment(target: MerchantTarget, why: Reasoning, what:
   const accepted = answers.filter((answer) => answer.accepted);
   if (accepted.length === 1) {
     why.warn('the same key under the header name X-API-KEY and x-api-key', observed,
-      `the merchant accepts --api-key only under the header name ${accepted[0]!.name}: the key is right, and the receiver reads header names by their case, though HTTP header names are case-insensitive (RFC 9110; CB-KEY-401, CB-HEADERS); the suites judge`);
+      `the merchant accepts ${keyName(target)} only under the header name ${accepted[0]!.name}: the key is right, and the receiver reads header names by their case, though HTTP header names are case-insensitive (RFC 9110; CB-KEY-401, CB-HEADERS); the suites judge`);
     return;
   }
   why.warn(what, `${answerOf(ordinary)}; ${observed}`,
-    'the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver\'s key check is at fault (CB-KEY-401); the suites judge');
+    `the merchant answered HTTP 401 to ${keyName(target)}: check the key and its validity window; if they are right, the receiver's key check is at fault (CB-KEY-401); the suites judge`);
 }
 
 function sameAnswer(a: Exchange, b: Exchange): boolean {
@@ -227,12 +239,17 @@ export async function preflightMerchant(target: MerchantTarget): Promise<Preflig
       why.stop('reading the processing probe', '', (error as Error).message);
     }
   }
+  if (target.restartCmd && !target.restartHook) {
+    const restart = await proveRestart(target);
+    if (!restart.proven) why.stop(restart.step.what, restart.step.observed, restart.step.conclusion);
+    why.steps.push(restart.step);
+  }
   const deliver = (sealed: { body: string; text: string }) => postCallback(target, sealed.body, sealed.text, target.apiKey);
   const ack = (exchange: Exchange): Acknowledgement => readAcknowledgement(exchange.response);
   const sealed = ordinaryCallback(target.privateKey, target.profile);
   const plus = sealed.body.includes('+');
   const ordinary = await deliver(sealed);
-  const what = `one valid deposit callback (its Base64 holds ${plus ? 'a \'+\'' : 'no \'+\''}) with --api-key, sealed with --private-key under --profile`;
+  const what = `one valid deposit callback (its Base64 holds ${plus ? 'a \'+\'' : 'no \'+\''}) with ${keyName(target)}, sealed with --private-key under --profile`;
   if (!ordinary.response) why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
   if (ordinary.response.status === 401) {
     await keyHeaderExperiment(target, why, what, ordinary);

@@ -36,8 +36,12 @@ export const ANSWERS: Readonly<Record<Answer, { status: number; body: string }>>
   'text-body': { status: 200, body: 'success' },
 };
 
-/** Starts the receiver on `port` (0: a free one) on loopback, or on every interface for `--listen`. */
-export async function startReceiver(port = 0, host = '127.0.0.1'): Promise<Receiver> {
+/**
+ * Starts the receiver on `port` (0: a free one) on loopback, on every interface for `--listen`, or
+ * on `host` (`--listen-host`). Its `url` (what the service is told) is `publicUrl` when given
+ * (`--public-url`: a service on another host reaches the runner by that name), else the bound address.
+ */
+export async function startReceiver(port = 0, host = '127.0.0.1', publicUrl?: string): Promise<Receiver> {
   const received: ReceivedCallback[] = [];
   let answers: Answer[] = ['ack'];
   let answered = 0;
@@ -59,7 +63,7 @@ export async function startReceiver(port = 0, host = '127.0.0.1'): Promise<Recei
   });
   const actual = (server.address() as AddressInfo).port;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual}/wallet-conformance/callback`,
+    url: publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${actual}/wallet-conformance/callback`,
     port: actual,
     received,
     script(next) {

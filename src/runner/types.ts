@@ -38,6 +38,10 @@ export interface CheckResult {
   /** The U-* readings this verdict depends on (from spec/rules.yaml), when any. */
   assumptions?: Assumption[];
   evidence?: Record<string, unknown>;
+  /** What the failure follows from (the finding's `cause`, e.g. `no-answer`): failures sharing one are grouped in the reports. */
+  cause?: string;
+  /** The one command that replays just this case (set by the CLI on results that did not pass; no secret in it). */
+  replay?: string;
 }
 
 /** Counts that agree with the results. */
@@ -74,6 +78,8 @@ export interface Report {
   notes?: string[];
   /** How pre-flight judged the configuration before the suites, step by step. */
   preflight?: Preflight;
+  /** How to run one case of this run again: the run's command without secrets, to which `--case ID` is added. */
+  replay?: { command: string };
 }
 
 /** The service side under test: any base URL speaking the interface. */
@@ -92,6 +98,14 @@ export interface ServiceTarget {
   allowOrders: boolean;
   /** Port for a callback receiver (`--listen`), when callbacks are triggered by hand. */
   listenPort?: number;
+  /** Address the callback receiver binds (`--listen-host`; default loopback, or every interface with --listen or --public-url). */
+  listenHost?: string;
+  /** The receiver's URL as the service reaches it (`--public-url`), told to the service instead of the bound address. */
+  publicUrl?: string;
+  /** Where the API key came from, for messages (`env WALLET_API_KEY`; default `--api-key`). */
+  apiKeySource?: string;
+  /** Where the control token came from, for messages (default `--control-token`). */
+  controlTokenSource?: string;
   /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
   transport?: Transport;
 }
@@ -111,6 +125,8 @@ export interface MerchantTarget {
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;
   expiredKey?: string;
+  /** Where the API key came from, for messages (`env WALLET_API_KEY`; default `--api-key`). */
+  apiKeySource?: string;
   /** How long (ms) a deliver step waits for processing that finishes after the answer (default 2000). */
   settleMs?: number;
   /** How the runner reaches it (default: HTTP(S) through src/net); `RunOptions.transport` sets it. */
