@@ -9,10 +9,10 @@ import { createHash, createPrivateKey } from 'node:crypto';
 
 /**
  * What a secret is: `ak` API key, `ct` control token, `fk` forbidden key, `ek` expired key,
- * `bt` Pact Broker token, `pk` private key material; found without being configured: `pw` a URL's
+ * `bt` Pact Broker token, `pt` probe token, `pk` private key material; found without being configured: `pw` a URL's
  * password, `qt` a token in a URL query, `au` an Authorization credential.
  */
-export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pk' | 'pw' | 'qt' | 'au';
+export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pt' | 'pk' | 'pw' | 'qt' | 'au';
 
 /** One secret to scrub. For `pk`, `value` is the key as PEM or bare Base64 DER. */
 export interface Secret {
