@@ -64,6 +64,8 @@ export async function assertReachable(url: string, flag: string): Promise<Record
   try {
     return (await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 })).headers;
   } catch (error) {
+    // An answer over the cap came: the URL is reachable (a probe that does not page answers its whole history).
+    if ((error as { reason?: string }).reason === 'too-large') return {};
     // A TLS failure names its cause (unknown CA, name mismatch, expired, client certificate required).
     if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
     throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${(error as Error).message}`);

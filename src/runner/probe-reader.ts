@@ -47,27 +47,152 @@ export interface ProbeReadOptions {
 
 /** The parsed body of one probe answer. */
 interface ProbeAnswer {
+  /** The entries from the asked index on, as exact JSON texts. */
   entries: string[];
+  /** How many entries the answer held in all. */
+  count: number;
   next?: string;
   more: boolean;
 }
 
-/** Parses a probe's answer (`{"processed": [...]}` with optional `next`/`more`, or a bare array from a probe command). */
-export function parseProbeAnswer(text: string, source: string): ProbeAnswer {
-  let parsed: ExactJson;
-  try {
-    parsed = parseExactJson(text.trim());
-  } catch {
-    throw new Error(`${source} gave no JSON: expected ${PROBE_SHAPE}`);
+/**
+ * Scans a probe answer without parsing it (strings and brackets tracked): the raw texts of the
+ * processed list's entries and of the top-level fields beside it. `{"processed": [...], ...}` or a
+ * bare array; undefined when the text is not that shape.
+ */
+function scanProbe(text: string): { entries: string[]; fields: Record<string, string> } | undefined {
+  let i = 0;
+  const skipSpace = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  };
+  /** Index just past the JSON value starting at `start` (strings and brackets tracked), or -1. */
+  const valueEnd = (start: number): number => {
+    let depth = 0;
+    let inString = false;
+    for (let j = start; j < text.length; j++) {
+      const c = text[j]!;
+      if (inString) {
+        if (c === '\\') j++;
+        else if (c === '"') {
+          inString = false;
+          if (depth === 0) return j + 1;
+        }
+      } else if (c === '"') inString = true;
+      else if (c === '[' || c === '{') depth++;
+      else if (c === ']' || c === '}') {
+        depth--;
+        if (depth === 0) return j + 1;
+        if (depth < 0) return j;
+      } else if (depth === 0 && (c === ',' || c === ' ' || c === '\n' || c === '\r' || c === '\t')) return j;
+    }
+    return depth === 0 && !inString ? text.length : -1;
+  };
+  const list = (): string[] | undefined => {
+    if (text[i] !== '[') return undefined;
+    i++;
+    const entries: string[] = [];
+    for (;;) {
+      skipSpace();
+      if (text[i] === ']') {
+        i++;
+        return entries;
+      }
+      const end = valueEnd(i);
+      if (end < 0 || end === i) return undefined;
+      entries.push(text.slice(i, end));
+      i = end;
+      skipSpace();
+      if (text[i] === ',') i++;
+      else if (text[i] !== ']') return undefined;
+    }
+  };
+  skipSpace();
+  if (text[i] === '[') {
+    const entries = list();
+    skipSpace();
+    return entries && i === text.length ? { entries, fields: {} } : undefined;
   }
-  if (Array.isArray(parsed)) return { entries: parsed.map((entry) => stringifyExact(entry)), more: false };
-  const record = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, ExactJson>) : undefined;
-  const list = record?.processed;
-  if (!Array.isArray(list)) throw new Error(`${source} gave JSON without a processed list: expected ${PROBE_SHAPE}`);
-  const next = record?.next;
+  if (text[i] !== '{') return undefined;
+  i++;
+  const fields: Record<string, string> = {};
+  let entries: string[] | undefined;
+  for (;;) {
+    skipSpace();
+    if (text[i] === '}' && Object.keys(fields).length === 0 && !entries) break;
+    if (text[i] !== '"') return undefined;
+    const keyEnd = valueEnd(i);
+    if (keyEnd < 0) return undefined;
+    let key: string;
+    try {
+      key = JSON.parse(text.slice(i, keyEnd)) as string;
+    } catch {
+      return undefined;
+    }
+    i = keyEnd;
+    skipSpace();
+    if (text[i] !== ':') return undefined;
+    i++;
+    skipSpace();
+    if (key === 'processed' && text[i] === '[') {
+      entries = list();
+      if (!entries) return undefined;
+    } else {
+      const end = valueEnd(i);
+      if (end < 0 || end === i) return undefined;
+      fields[key] = text.slice(i, end);
+      i = end;
+    }
+    skipSpace();
+    if (text[i] === ',') i++;
+    else if (text[i] === '}') break;
+    else return undefined;
+  }
+  return entries ? { entries, fields } : undefined;
+}
+
+/**
+ * The texts of the processed list's entries, found by one scan that tracks strings and brackets
+ * (no parse): `{"processed": [...]}` or a bare array. Undefined when the text is not that shape.
+ */
+export function probeEntryTexts(text: string): string[] | undefined {
+  return scanProbe(text)?.entries;
+}
+
+/**
+ * Parses a probe's answer (`{"processed": [...]}` with optional `next`/`more`, or a bare array from
+ * a probe command). Only the entries from `skip` on are parsed (exactly, as exact JSON texts): a
+ * probe that answers its whole history each time costs a scan, not a parse, of what was seen.
+ */
+export function parseProbeAnswer(text: string, source: string, skip = 0): ProbeAnswer {
+  const scanned = scanProbe(text);
+  if (!scanned) {
+    // Not the shape: parse it to say what is wrong.
+    try {
+      parseExactJson(text.trim());
+    } catch {
+      throw new Error(`${source} gave no JSON: expected ${PROBE_SHAPE}`);
+    }
+    throw new Error(`${source} gave JSON without a processed list: expected ${PROBE_SHAPE}`);
+  }
+  const field = (name: string): ExactJson | undefined => {
+    const raw = scanned.fields[name];
+    if (raw === undefined) return undefined;
+    try {
+      return parseExactJson(raw);
+    } catch {
+      throw new Error(`${source} gave no JSON (its "${name}"): expected ${PROBE_SHAPE}`);
+    }
+  };
+  const next = field('next');
   const cursor = typeof next === 'string' ? next : next instanceof LosslessNumber ? next.value : undefined;
   if (next !== undefined && next !== null && cursor === undefined) throw new Error(`${source} gave a "next" that is not a string: expected ${PROBE_SHAPE}`);
-  return { entries: list.map((entry) => stringifyExact(entry)), ...(cursor === undefined ? {} : { next: cursor }), more: record?.more === true };
+  let entries: string[];
+  try {
+    entries = scanned.entries.slice(skip).map((entry) => stringifyExact(parseExactJson(entry)));
+  } catch {
+    throw new Error(`${source} gave no JSON (an entry of its processed list): expected ${PROBE_SHAPE}`);
+  }
+  return { entries, count: scanned.entries.length, ...(cursor === undefined ? {} : { next: cursor }), more: field('more') === true };
 }
 
 /** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
@@ -126,8 +251,8 @@ const UNPAGED = new WeakMap<MerchantTarget, true>();
 export async function readProbeAfter(target: MerchantTarget, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
   const keep = options.keep ?? true;
   if (target.probeCmd) {
-    const all = parseProbeAnswer(await runShellCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd').entries;
-    return { entries: keep ? all.slice(from?.index ?? 0) : [], mark: { index: all.length }, paged: false };
+    const answer = parseProbeAnswer(await runShellCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd', keep ? (from?.index ?? 0) : Infinity);
+    return { entries: answer.entries, mark: { index: answer.count }, paged: false };
   }
   if (!target.probeUrl) return undefined;
   const source = `the probe ${target.probeUrl}`;
@@ -145,11 +270,16 @@ export async function readProbeAfter(target: MerchantTarget, from: ProbeMark | u
       }
     }
     if (answer.status !== 200) throw refusal(target, answer.status);
-    const parsed = parseProbeAnswer(answer.text, source);
+    // Until it shows it pages, an answer may be the whole history: only what follows the mark is parsed.
+    const parsed = parseProbeAnswer(answer.text, source, page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0);
     if (parsed.next === undefined) {
       // It does not page: the answer is the whole history.
-      if (page > 0) throw new Error(`${source} stopped paging mid-read (a page without "next"): expected ${PROBE_SHAPE}`);
-      return { entries: keep ? parsed.entries.slice(from?.index ?? 0) : [], mark: { index: parsed.entries.length }, paged: false };
+      if (page > 0 || from?.cursor !== undefined) throw new Error(`${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`);
+      return { entries: parsed.entries, mark: { index: parsed.count }, paged: false };
+    }
+    if (page === 0 && from?.cursor === undefined && parsed.entries.length < parsed.count) {
+      // It pages after all: its first page is read whole.
+      parsed.entries = parseProbeAnswer(answer.text, source).entries;
     }
     if (keep) for (const entry of parsed.entries) entries.push(entry);
     const advanced = parsed.next !== cursor;
