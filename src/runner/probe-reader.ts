@@ -8,6 +8,9 @@ import type { MerchantTarget } from './types.js';
 /** The expected shape of a probe's answer, for error messages. */
 export const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)';
 
+/** Where the probe is and how to ask it: the probe fields of a merchant target (`load merchant` builds one). */
+export type ProbeSource = Pick<MerchantTarget, 'probeUrl' | 'probeCmd' | 'probeToken' | 'transport'>;
+
 /** Entries asked for per page. */
 export const PROBE_PAGE_ENTRIES = 500;
 
@@ -216,7 +219,7 @@ function pageUrl(probeUrl: string, cursor: string | undefined): string {
 }
 
 /** One GET of the probe; the answer's text, or a one-line error naming what to do. */
-async function getProbe(target: MerchantTarget, url: string): Promise<{ status: number; text: string }> {
+async function getProbe(target: ProbeSource, url: string): Promise<{ status: number; text: string }> {
   const network = currentNetwork();
   const headers: Record<string, string> = { accept: 'application/json', ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}) };
   try {
@@ -230,7 +233,7 @@ async function getProbe(target: MerchantTarget, url: string): Promise<{ status: 
   }
 }
 
-function refusal(target: MerchantTarget, status: number): Error {
+function refusal(target: ProbeSource, status: number): Error {
   if (status === 401 || status === 403) {
     return new Error(target.probeToken
       ? `the probe ${target.probeUrl} answered ${status} to the probe token (--probe-token or WALLET_PROBE_TOKEN): is it the one in the merchant's probe.token?`
@@ -240,7 +243,7 @@ function refusal(target: MerchantTarget, status: number): Error {
 }
 
 /** Probes that answered the paged request with an error but the plain one with 200: asked without a query. */
-const UNPAGED = new WeakMap<MerchantTarget, true>();
+const UNPAGED = new WeakMap<ProbeSource, true>();
 
 /**
  * Reads the probe after `from` (undefined: from the start): page by page when the probe pages
@@ -248,7 +251,7 @@ const UNPAGED = new WeakMap<MerchantTarget, true>();
  * entries past `from.index` are new. A history of any length is read in bounded pieces; with
  * `keep: false` nothing but the end is remembered (a baseline). A probe command is run once.
  */
-export async function readProbeAfter(target: MerchantTarget, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
+export async function readProbeAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
   const keep = options.keep ?? true;
   if (target.probeCmd) {
     const answer = parseProbeAnswer(await runShellCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd', keep ? (from?.index ?? 0) : Infinity);
@@ -261,13 +264,12 @@ export async function readProbeAfter(target: MerchantTarget, from: ProbeMark | u
   const maxPages = Math.min(options.maxPages ?? MAX_PAGES, MAX_PAGES);
   for (let page = 0; page < maxPages; page++) {
     let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor));
-    if (answer.status !== 200 && answer.status !== 401 && answer.status !== 403 && page === 0 && !UNPAGED.has(target)) {
-      // A probe that refuses a query it does not know: ask it the old way.
+    if (answer.status !== 200 && page === 0 && !UNPAGED.has(target)) {
+      // A probe that refuses a query it does not know (a strict router may even answer 401 to a
+      // path it does not serve): ask it the old way.
       const plain = await getProbe(target, target.probeUrl);
-      if (plain.status === 200) {
-        UNPAGED.set(target, true);
-        answer = plain;
-      }
+      if (plain.status === 200) UNPAGED.set(target, true);
+      answer = plain;
     }
     if (answer.status !== 200) throw refusal(target, answer.status);
     // Until it shows it pages, an answer may be the whole history: only what follows the mark is parsed.
@@ -292,21 +294,21 @@ export async function readProbeAfter(target: MerchantTarget, from: ProbeMark | u
 }
 
 /** Where the last read of each target's probe stopped, so a new baseline reads only what came since. */
-const LAST_MARK = new WeakMap<MerchantTarget, ProbeMark>();
+const LAST_MARK = new WeakMap<ProbeSource, ProbeMark>();
 
 /**
  * The end of the probe's history now (undefined without a probe): a deliver step's baseline. The
  * first call of a run pages through the history once, keeping nothing; later calls start where the
  * last read of this target stopped.
  */
-export async function probeBaseline(target: MerchantTarget): Promise<ProbeMark | undefined> {
+export async function probeBaseline(target: ProbeSource): Promise<ProbeMark | undefined> {
   const read = await readProbeAfter(target, LAST_MARK.get(target), { keep: false });
   if (read) LAST_MARK.set(target, read.mark);
   return read?.mark;
 }
 
 /** Records where a read of the target's probe stopped (undefined: forget it, e.g. after a restart). */
-export function rememberProbeMark(target: MerchantTarget, mark: ProbeMark | undefined): void {
+export function rememberProbeMark(target: ProbeSource, mark: ProbeMark | undefined): void {
   if (mark) LAST_MARK.set(target, mark);
   else LAST_MARK.delete(target);
 }
