@@ -95,11 +95,14 @@ function base64Alignments(bytes: Buffer): string[] {
  * @example renderings('sk_live_4242').includes(Buffer.from('sk_live_4242').toString('hex')) // true
  */
 export function renderings(secret: string | Buffer): string[] {
-  const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
-  const text = typeof secret === 'string' ? spellings(secret) : [];
+  return [...new Set([...(typeof secret === 'string' ? spellings(secret) : []), ...byteRenderings(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret)])];
+}
+
+/** The renderings of bytes as text: Base64 at every alignment, standard and URL-safe, and hex. */
+function byteRenderings(bytes: Buffer): string[] {
   const base64 = base64Alignments(bytes);
   const urlSafe = base64.map((b) => b.replace(/\+/g, '-').replace(/\//g, '_'));
-  return [...new Set([...text, ...base64, ...urlSafe, bytes.toString('hex')])].filter((r) => r.length > 0);
+  return [...new Set([...base64, ...urlSafe, bytes.toString('hex')])].filter((r) => r.length > 0);
 }
 
 /**
@@ -243,13 +246,16 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   for (const secret of secrets) {
     if (secret.value.length < SHORT) continue;
     const shown = secret.shownAs ?? fingerprint(secret.value, secret.kind);
-    const sources = secret.kind === 'pk' ? privateParts(secret.value).flatMap((part) => renderings(part)) : renderings(secret.value);
-    for (const rendering of sources) {
+    const sources = secret.kind === 'pk'
+      ? privateParts(secret.value).flatMap((part) => byteRenderings(part).map((text) => ({ text, wordy: false })))
+      : [...spellings(secret.value).map((text) => ({ text, wordy: true })), ...byteRenderings(Buffer.from(secret.value, 'utf8')).map((text) => ({ text, wordy: false }))];
+    for (const { text: rendering, wordy } of sources) {
       const folded = foldAscii(rendering);
       for (let i = 0; i + WINDOW <= folded.length; i++) {
-        // A window that reads as a word (the readable prefix of a key such as `forbidden-8f3a…`) would
-        // scrub that word everywhere: only the secret's random-looking windows are indexed.
-        if (WORDLIKE.test(rendering.slice(i, i + WINDOW))) continue;
+        // A window of the secret's text that reads as a word (the readable prefix of a key such as
+        // `forbidden-8f3a…`) would scrub that word everywhere: only its random-looking windows are
+        // indexed. Encoded bytes (hex, Base64) are indexed whole: `deadbeef` is a window of hex.
+        if (wordy && WORDLIKE.test(rendering.slice(i, i + WINDOW))) continue;
         if (!windows.has(folded.slice(i, i + WINDOW))) windows.set(folded.slice(i, i + WINDOW), shown);
       }
     }
