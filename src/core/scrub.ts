@@ -260,6 +260,10 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       }
     }
   }
+  // A filter on each window's first 4 characters (7 bits each, one integer), so most positions of a
+  // text cost one Set lookup and no substring. Lossy for non-ASCII: a false hit only costs a lookup.
+  const code4 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
+  const heads4 = new Set<number>([...windows.keys()].map((window) => code4(window, 0)));
   const byValue = (input: string): string => {
     if (windows.size === 0 || input.length < WINDOW) return input;
     const folded = foldAscii(input);
@@ -268,7 +272,10 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     let runEnd = -1;
     let runStart = -1;
     let runShown = '';
+    let code = folded.length >= 4 ? code4(folded, 0) >>> 7 : 0;
     for (let i = 0; i + WINDOW <= folded.length; i++) {
+      code = ((code << 7) | (folded.charCodeAt(i + 3) & 0x7f)) & 0xfffffff;
+      if (!heads4.has(code)) continue;
       const shown = windows.get(folded.slice(i, i + WINDOW));
       if (shown === undefined) continue;
       if (i <= runEnd) runEnd = i + WINDOW;
