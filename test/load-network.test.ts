@@ -60,6 +60,7 @@ describe('load merchant over HTTPS (real TLS)', () => {
     const run = await storm(merchant.callbackUrl, 'insecure', ['--insecure', '--probe-url', merchant.probeUrl]);
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toMatch(/warning: --insecure: TLS certificates are not verified/);
+    expect((JSON.parse(readFileSync(file('insecure/report.json'), 'utf8')) as { target: { tls?: unknown } }).target.tls).toMatchObject({ insecure: true });
   }, 60_000);
 
   it('presents a client certificate with --cert and --key to a merchant that requires one (mTLS)', async () => {

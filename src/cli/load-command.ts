@@ -8,7 +8,7 @@ import { runStorm, STORM_LIMITS, type StormResult } from '../load/storm.js';
 import { offenderLines, progressLine, summaryLine } from '../load/summary.js';
 import { loadReportHtml, loadReportJson } from '../load/report.js';
 import { halfFor } from '../crypto/codec.js';
-import { trustedCa } from '../net/network-config.js';
+import { describeNetwork, trustedCa } from '../net/network-config.js';
 import { probeBaseline, readProbeAfter, type ProbeSource } from '../runner/probe-reader.js';
 import { loadKeyFile, loadProfile, writeUserFile } from './io.js';
 import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
@@ -103,7 +103,8 @@ export function registerLoadCommand(program: Command): void {
       } catch (error) {
         throw new ConfigError('load-failed', `load merchant: ${(error as Error).message}`);
       }
-      const target = { callbackUrls: urls, probe: probeUrl ?? (flags.probeCmd ? '--probe-cmd' : null) };
+      // The report notes --insecure, extra CAs and a client certificate, as verify's do.
+      const target = { callbackUrls: urls, probe: probeUrl ?? (flags.probeCmd ? '--probe-cmd' : null), ...describeNetwork(network) };
       writeUserFile(join(flags.reports, 'report.json'), scrubOutput(`${JSON.stringify(loadReportJson(result, target), null, 2)}\n`), { overwrite: true });
       writeUserFile(join(flags.reports, 'report.html'), scrubOutput(loadReportHtml(result, target)), { overwrite: true });
       process.stdout.write(`${summaryLine(result)}\n`);

@@ -6,6 +6,8 @@ export interface LoadTarget {
   callbackUrls: readonly string[];
   /** The probe URL, `--probe-cmd`, or null. */
   probe: string | null;
+  /** What differs from the default network (`tls: {insecure: true}`, ...), as verify's reports say. */
+  tls?: unknown;
 }
 
 /**

@@ -35,18 +35,22 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 const numbers = (body: Record<string, unknown>) => (body.processed as Array<{ n: number }>).map((entry) => entry.n);
 
 describe('GET /probe: paged, the old form for a short history', () => {
-  it('answers the old form (no query) as before while the history fits one page', async () => {
+  it('answers the old form (no query) as before while the history is short', async () => {
     const server = await serve(await storeWith(3));
     const response = await fetch(server.probeUrl);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('{"processed":[{"n":0,"pad":"xxxxxxxxxxxxxxxxxxxx"},{"n":1,"pad":"xxxxxxxxxxxxxxxxxxxx"},{"n":2,"pad":"xxxxxxxxxxxxxxxxxxxx"}]}');
   });
 
-  it('answers the old form with 413 and the way to page once the history is longer than one page', async () => {
-    const server = await serve(await storeWith(PROBE_LIMITS.pageEntries + 1));
-    const { status, body } = await get(server.probeUrl);
+  it('answers the old form with 413 and the way to page once the history passes 10,000 entries or 1 MiB', async () => {
+    const long = await serve(await storeWith(PROBE_LIMITS.shortEntries + 1));
+    const { status, body } = await get(long.probeUrl);
     expect(status).toBe(413);
-    expect(body.message).toMatch(/more than one page .*GET \/probe\?since=0&limit=500, then \?since=<next> while "more" is true/);
+    expect(body.message).toMatch(/longer than the old form answers \(10000 entries or 1048576 bytes\): read it in pages, GET \/probe\?since=0&limit=500, then \?since=<next> while "more" is true/);
+    await merchant!.close();
+    expect((await get((await serve(await storeWith(PROBE_LIMITS.shortEntries))).probeUrl)).status).toBe(200);
+    await merchant!.close();
+    expect((await get((await serve(await storeWith(11, 100 * 1024))).probeUrl)).status).toBe(413);
   });
 
   it('pages with since and limit: next is the cursor to continue from, more says whether entries follow', async () => {

@@ -14,10 +14,11 @@ export interface ProbeOptions {
 /**
  * The bounds of one probe answer (docs/probe.md). A page holds at most `pageEntries` entries and
  * stops before `pageBytes` of entry text (but always holds one entry), so an answer held by a slow
- * reader costs at most about `pageBytes`; a history is "short" when it fits one page of the
- * largest size, and only a short history is answered in the old form (no query).
+ * reader costs at most about `pageBytes`. A history is "short" when it fits `shortEntries` entries
+ * and `shortBytes` (the 1 MiB answer cap `verify` had before the probe paged): only a short history
+ * is answered in the old form (no query); a longer one gets 413.
  */
-export const PROBE_LIMITS = { pageEntries: 500, pageBytes: 256 * 1024, deadlineMs: 10_000 } as const;
+export const PROBE_LIMITS = { pageEntries: 500, pageBytes: 256 * 1024, shortEntries: 10_000, shortBytes: 1024 * 1024, deadlineMs: 10_000 } as const;
 
 /** The parsed query of a probe request: the old form (no paging parameter), or a page. */
 type ProbeQuery = { paged: false } | { paged: true; after: number; limit: number };
@@ -41,21 +42,30 @@ export function parseProbeQuery(search: string): ProbeQuery | { error: string } 
   return { paged: true, after, limit: size };
 }
 
-/** One page after `after`: at most `limit` entries, cut before the byte bound; `more` when entries follow. */
-export async function probePage(store: IdempotencyStore, after: number, limit: number): Promise<{ entries: ProcessedEntry[]; more: boolean }> {
-  // One entry beyond the page tells whether more follow.
-  const fetched = store.processedPage
-    ? await store.processedPage(after, limit + 1)
-    : (await store.processed()).slice(after, after + limit + 1).map((text, i) => ({ seq: after + i + 1, text }));
+/**
+ * One page after `after`: at most `limit` entries, cut before `maxBytes` of entry text (one entry at
+ * least); `more` when entries follow. Read from the store in chunks, so a long history is never
+ * loaded for one answer.
+ */
+export async function probePage(store: IdempotencyStore, after: number, limit: number, maxBytes: number = PROBE_LIMITS.pageBytes): Promise<{ entries: ProcessedEntry[]; more: boolean }> {
   const entries: ProcessedEntry[] = [];
   let bytes = 0;
-  for (const entry of fetched.slice(0, limit)) {
-    const size = Buffer.byteLength(entry.text) + 1;
-    if (entries.length > 0 && bytes + size > PROBE_LIMITS.pageBytes) break;
-    entries.push(entry);
-    bytes += size;
+  let cursor = after;
+  for (;;) {
+    // One entry beyond what is still wanted tells whether more follow.
+    const want = Math.min(limit - entries.length, PROBE_LIMITS.pageEntries) + 1;
+    const fetched = store.processedPage
+      ? await store.processedPage(cursor, want)
+      : (await store.processed()).slice(cursor, cursor + want).map((text, i) => ({ seq: cursor + i + 1, text }));
+    for (const entry of fetched) {
+      const size = Buffer.byteLength(entry.text) + 1;
+      if (entries.length >= limit || (entries.length > 0 && bytes + size > maxBytes)) return { entries, more: true };
+      entries.push(entry);
+      bytes += size;
+    }
+    if (fetched.length < want) return { entries, more: false };
+    cursor = entries.at(-1)!.seq;
   }
-  return { entries, more: fetched.length > entries.length };
 }
 
 function digest(text: string): Buffer {
@@ -72,7 +82,7 @@ function authorised(req: IncomingMessage, token: string | undefined): boolean {
 
 /**
  * Serves `GET /probe` (docs/probe.md): paged with `?since=<cursor>&limit=<n>` (the answer carries
- * `next` and `more`), the old form (no query) for a history of one page, 413 beyond it; the token
+ * `next` and `more`), the old form (no query) for a short history, 413 beyond it; the token
  * when configured; the whole answer within the deadline, else the connection is cut.
  */
 export async function serveProbe(req: IncomingMessage, res: ServerResponse, store: IdempotencyStore, options: ProbeOptions = {}): Promise<void> {
@@ -88,11 +98,11 @@ export async function serveProbe(req: IncomingMessage, res: ServerResponse, stor
   const query = parseProbeQuery((req.url ?? '').split('?')[1] ?? '');
   if ('error' in query) return sendJson(res, 400, { errCode: 400, message: `bad probe query: ${query.error}` });
   if (!query.paged) {
-    const { entries, more } = await probePage(store, 0, PROBE_LIMITS.pageEntries);
+    const { entries, more } = await probePage(store, 0, PROBE_LIMITS.shortEntries, PROBE_LIMITS.shortBytes);
     if (more) {
       return sendJson(res, 413, {
         errCode: 413,
-        message: `the history holds more than one page (${PROBE_LIMITS.pageEntries} entries or ${PROBE_LIMITS.pageBytes} bytes): read it in pages, GET /probe?since=0&limit=${PROBE_LIMITS.pageEntries}, then ?since=<next> while "more" is true`,
+        message: `the history is longer than the old form answers (${PROBE_LIMITS.shortEntries} entries or ${PROBE_LIMITS.shortBytes} bytes): read it in pages, GET /probe?since=0&limit=${PROBE_LIMITS.pageEntries}, then ?since=<next> while "more" is true`,
       });
     }
     // Splice the stored texts: each entry is the decrypted JSON exactly as received, so amounts
