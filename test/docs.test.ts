@@ -505,13 +505,37 @@ describe('docs (the real CLI)', () => {
     expect(openJson(request.encrypted, 'request', demo).text).toBe(request.plain);
   });
 
+  it('refuses a --demo-key that is not a demo key (it would publish a real private key), with one line and exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
+    const pair = generateMerchantKeyPair(1024);
+    writeFileSync(join(dir, 'real.pem'), pair.privatePem);
+    const run = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem')]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/is not a demo key .*keys generate --demo --out DIR.*--publish-private-key "I understand this key is public"/);
+    expect(existsSync(join(dir, 'site'))).toBe(false);
+    const words = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem'), '--publish-private-key', 'yes']);
+    expect(words.status).toBe(2);
+    expect(words.stderr).toMatch(/--publish-private-key takes the words "I understand this key is public"/);
+  });
+
+  it('takes a key of keys generate --demo, and the demo key a site published, as demo keys', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
+    expect(runCli(['keys', 'generate', '--demo', '--out', join(dir, 'keys')]).status).toBe(0);
+    const run = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'keys', 'merchant-private.pem')]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const again = runCli(['docs', '--out', join(dir, 'site2'), '--demo-key', join(dir, 'site', 'demo-key', 'merchant-private.pem')]);
+    expect(again.status, again.stderr).toBe(0);
+  });
+
   it('uses the --demo-key it is given and writes it next to the site', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const pair = generateMerchantKeyPair(1024);
     const keyFile = join(dir, 'demo.pem');
     writeFileSync(keyFile, pair.privatePem);
     const out = join(dir, 'site');
-    const run = runCli(['docs', '--out', out, '--demo-key', keyFile]);
+    const run = runCli(['docs', '--out', out, '--demo-key', keyFile, '--publish-private-key', 'I understand this key is public']);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(readFileSync(join(out, 'demo-key', 'merchant-public.pem'), 'utf8')).toBe(pair.publicPem);

@@ -156,3 +156,68 @@ describe('no secret reaches a report or the console, wherever a target echoes it
     expect(run.stdout).toContain(fingerprint(apiKey, 'ak'));
   }, 60_000);
 });
+
+describe('scrubbing by value: a target echoes every secret in every rendering', () => {
+  /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/secrets.md). */
+  const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
+  const windows = (text: string, wordy: boolean) => Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter((window) => !(wordy && WORDLIKE.test(window)));
+  const base64At = (bytes: Buffer, shift: number) => Buffer.concat([Buffer.alloc(shift, 0x41), bytes]).toString('base64').slice(Math.ceil((shift * 4) / 3), Math.floor(((shift + bytes.length) * 4) / 3));
+
+  /** Every rendering of a text secret a target might echo: its text family (word-like windows exempt) and its bytes encoded. */
+  function textRenderings(value: string): Array<{ text: string; wordy: boolean }> {
+    const bytes = Buffer.from(value);
+    const text = [value, value.toUpperCase(), value.toLowerCase(), encodeURIComponent(value), JSON.stringify(value).slice(1, -1), value.slice(2, 11)];
+    const encoded = [bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64url'), base64At(bytes, 0), base64At(bytes, 1), base64At(bytes, 2), bytes.toString('hex').slice(5, 21)];
+    return [...text.map((t) => ({ text: t, wordy: true })), ...encoded.map((t) => ({ text: t, wordy: false }))];
+  }
+
+  /** The private exponent and primes of a key, rendered as a target might leak them. */
+  function keyRenderings(jwk: { d?: string; p?: string; q?: string; dp?: string }): Array<{ text: string; wordy: boolean }> {
+    const d = Buffer.from(jwk.d!, 'base64url');
+    const p = Buffer.from(jwk.p!, 'base64url');
+    return [d.toString('hex').toUpperCase(), d.toString('hex').slice(31, 77), p.toString('base64'), base64At(Buffer.from(jwk.q!, 'base64url'), 1), jwk.dp!].map((text) => ({ text, wordy: false }));
+  }
+
+  it('verify merchant: the API key, expired key, probe token and private key leaked raw, as hex, Base64, upper-case, escaped and in pieces show nowhere', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const secrets = {
+      apiKey: { value: 'mk7Q"x9+Zp/2Wv&r4Lk0', kind: 'ak' as const },
+      expiredKey: { value: 'ek3q"Ol9d+Ke5y/06z', kind: 'ek' as const },
+      probeToken: { value: 'pt9Pr4ob+Tk/77xQ2', kind: 'pt' as const },
+    };
+    const all = [...Object.values(secrets).flatMap((secret) => textRenderings(secret.value)), ...keyRenderings(privateKey.export({ format: 'jwk' }))];
+    const leak = all.map((rendering) => rendering.text).join(' | ');
+    let count = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        count++;
+        const headers = { 'content-type': 'application/json', 'x-echo-leak': leak, 'x-echo-key': String(req.headers['x-api-key'] ?? ''), 'x-echo-auth': String(req.headers.authorization ?? '') };
+        if ((req.url ?? '').startsWith('/probe')) return res.writeHead(200, headers).end('{"processed":[]}');
+        // The first answers acknowledge (the pre-flight goes on); later ones refuse, leaking everything.
+        const ok = count <= 3;
+        res.writeHead(ok ? 200 : 500, headers).end(JSON.stringify({ errCode: ok ? 0 : 1, message: `refused ${leak}`, echo: req.headers }));
+      });
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    closers.push(() => new Promise<void>((closed) => server.close(() => closed())));
+    const origin = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const cwd = mkdtempSync(join(tmpdir(), 'wc-secrets-values-'));
+    writeFileSync(join(cwd, 'private.pem'), pem);
+    writeFileSync(join(cwd, 'api-key'), `${secrets.apiKey.value}\n`);
+    const run = await runCliAsync(
+      ['verify', 'merchant', '--callback-url', `http://${origin}/cb`, '--probe-url', `http://${origin}/probe`, '--private-key', 'private.pem', '--api-key-file', 'api-key', '--suite', 'merchant/key-first', '--reports', 'out'],
+      { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value, WALLET_PROBE_TOKEN: secrets.probeToken.value } },
+    );
+    expect(count).toBeGreaterThan(5);
+    const outputs = outputsOf(join(cwd, 'out'), run);
+    for (const [name, text] of Object.entries(outputs)) {
+      const folded = text.toLowerCase();
+      for (const rendering of all) {
+        for (const window of windows(rendering.text, rendering.wordy)) expect(folded.includes(window.toLowerCase()), `${JSON.stringify(window)} of ${JSON.stringify(rendering.text.slice(0, 40))} in ${name}`).toBe(false);
+      }
+    }
+    expect(outputs['report.json']).toContain(fingerprint(secrets.apiKey.value, 'ak'));
+  }, 120_000);
+});

@@ -95,7 +95,7 @@ describe('verify (the real CLI) against running targets', () => {
     expect(report.results.filter((r) => /\/processed(-exact)?(#\d+)?$/.test(r.id)).map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
     expect(run.status).toBe(0);
     const wrong = await cli([...args, '--probe-cmd', `${JSON.stringify(process.execPath)} -e "process.stdout.write('{}')"`, '--reports', join(dir, 'm8')]);
-    expect(wrong.stderr.trim()).toBe('wallet-conformance: pre-flight: --probe-cmd gave JSON without a processed list: expected {"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order)');
+    expect(wrong.stderr.trim()).toBe('wallet-conformance: pre-flight: --probe-cmd gave JSON without a processed list: expected {"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)');
     expect(wrong.status).toBe(2);
   }, 60_000);
 

@@ -30,7 +30,7 @@ const SECTIONS = {
     baseUrl: 'string', cardBaseUrl: 'string', publicKey: 'path', userId: 'integer', allowOrders: 'boolean', listen: 'integer',
     apiKeyFile: 'path', controlTokenFile: 'path', forbiddenKeyFile: 'path', expiredKeyFile: 'path',
   },
-  merchant: { callbackUrl: 'string', privateKey: 'path', probeUrl: 'string', probeCmd: 'string', restart: 'string', apiKeyFile: 'path', expiredKeyFile: 'path' },
+  merchant: { callbackUrl: 'string', privateKey: 'path', probeUrl: 'string', probeCmd: 'string', restart: 'string', apiKeyFile: 'path', expiredKeyFile: 'path', probeTokenFile: 'path' },
   pact: {
     privateKey: 'path', pactDir: 'path', brokerUrl: 'string', brokerTokenFile: 'path', providerVersion: 'string', providerBranch: 'string',
     publish: 'boolean', spec: 'path', logLevel: 'string',
@@ -47,6 +47,7 @@ const INLINE_SECRETS: Record<string, string> = {
   forbiddenKey: 'forbiddenKeyFile, WALLET_FORBIDDEN_KEY or --forbidden-key-file',
   expiredKey: 'expiredKeyFile, WALLET_EXPIRED_KEY or --expired-key-file',
   brokerToken: 'brokerTokenFile, PACT_BROKER_TOKEN or --broker-token-file',
+  probeToken: 'probeTokenFile, WALLET_PROBE_TOKEN or --probe-token-file',
 };
 
 /** A validated config file: its path and its values by section, paths resolved against the file's folder. */

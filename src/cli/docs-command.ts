@@ -10,6 +10,7 @@ import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure } 
 import { idempotencyKey } from '../merchant/idempotency.js';
 import { CHECKS } from '../runner/checks/index.js';
 import { loadSuites } from '../runner/suite.js';
+import { assertPublishable, markDemoKey } from './demo-key.js';
 import { loadKeyFile, loadProfile, loadSpecFile, readUserFile, writeUserFile } from './io.js';
 
 interface DocsFlags {
@@ -18,6 +19,7 @@ interface DocsFlags {
   rules: string;
   suites?: string;
   demoKey?: string;
+  publishPrivateKey?: string;
   profile?: string;
 }
 
@@ -31,12 +33,16 @@ export function registerDocsCommand(program: Command): void {
     .option('--rules <file>', 'rule catalog', RULES_PATH)
     .option('--suites <dir>', 'suites folder, for the traceability table (default: the packaged suites)')
     .option('--demo-key <file>', 'private key that encrypts the examples (default: a fresh 1024-bit demo key, written next to the site)')
+    .option('--publish-private-key <words>', `publish a --demo-key that is not marked as a demo key (keys generate --demo): say "I understand this key is public"`)
     .option('--profile <file>', 'crypto profile YAML of the examples')
     .action(async (flags: DocsFlags) => {
       const spec = loadSpecFile(flags.spec);
       const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
       const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));
       const key = (flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })) as RsaPrivateKey;
+      // The site publishes the demo key's private half: only a demo key, or a key the user said may be public.
+      if (flags.demoKey) assertPublishable(flags.demoKey, flags.publishPrivateKey);
+      else if (flags.publishPrivateKey !== undefined) assertPublishable('', flags.publishPrivateKey);
       const { generateDocs, DOCS_INDEX } = await import('../generate/docs/site.js');
       const files = generateDocs(spec, rules, suites, {
         checks: CHECKS,
@@ -52,7 +58,9 @@ export function registerDocsCommand(program: Command): void {
         manual: manualFiles(),
       });
       for (const file of files) {
-        writeUserFile(join(flags.out, file.path), file.contents, { overwrite: true, mode: file.path.endsWith('private.pem') ? 0o600 : 0o644 });
+        // The published private key is marked as a demo key, so it can be given back to --demo-key.
+        const contents = file.path.endsWith('private.pem') ? markDemoKey(String(file.contents)) : file.contents;
+        writeUserFile(join(flags.out, file.path), contents, { overwrite: true, mode: file.path.endsWith('private.pem') ? 0o600 : 0o644 });
       }
       const pages = files.filter((file) => file.path.endsWith('.html')).length;
       process.stdout.write(`docs: ${pages} HTML pages and ${pages} Markdown pages in ${flags.out}; open ${join(flags.out, DOCS_INDEX)}\n`);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
+import { markDemoKey } from './demo-key.js';
 import { parseInteger } from './options.js';
 import { writeUserFile } from './io.js';
 
@@ -13,10 +14,11 @@ export function registerKeysCommand(program: Command): void {
     .option('--bits <n>', 'key size: 1024 (platform default), 2048, 3072 or 4096', '1024')
     .requiredOption('--out <dir>', 'folder to write the four files into')
     .option('--force', 'overwrite existing files')
-    .action((options: { bits: string; out: string; force?: boolean }) => {
+    .option('--demo', 'mark merchant-private.pem as a demo key (a line before the PEM): one that docs --demo-key may publish')
+    .action((options: { bits: string; out: string; force?: boolean; demo?: boolean }) => {
       const pair = generateMerchantKeyPair(parseInteger(options.bits, '--bits'));
       const files: Array<[string, string, number]> = [
-        ['merchant-private.pem', pair.privatePem, 0o600],
+        ['merchant-private.pem', options.demo ? markDemoKey(pair.privatePem) : pair.privatePem, 0o600],
         ['merchant-public.pem', pair.publicPem, 0o644],
         ['merchant-private.b64', `${pair.privateBase64}\n`, 0o600],
         ['merchant-public.b64', `${pair.publicBase64}\n`, 0o644],

@@ -4,20 +4,25 @@ import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { STORM_TYPES } from '../load/events.js';
-import { readProbeCommand, readProbeUrl, runStorm, STORM_LIMITS, type StormResult } from '../load/storm.js';
+import { runStorm, STORM_LIMITS, type StormResult } from '../load/storm.js';
 import { offenderLines, progressLine, summaryLine } from '../load/summary.js';
 import { loadReportHtml, loadReportJson } from '../load/report.js';
 import { halfFor } from '../crypto/codec.js';
+import { describeNetwork, trustedCa } from '../net/network-config.js';
+import { probeBaseline, readProbeAfter, type ProbeSource } from '../runner/probe-reader.js';
 import { loadKeyFile, loadProfile, writeUserFile } from './io.js';
-import { protect, readSecretFile, scrubOutput } from './secrets.js';
+import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
+import { protect, protectKeyFile, readSecretFile, scrubOutput } from './secrets.js';
 
-interface LoadFlags {
+interface LoadFlags extends NetworkFlags {
   callbackUrl: string[];
   apiKey?: string;
   apiKeyFile?: string;
   privateKey?: string;
   probeUrl?: string;
   probeCmd?: string;
+  probeToken?: string;
+  probeTokenFile?: string;
   events: string;
   duplicates: string;
   concurrency: string;
@@ -31,7 +36,7 @@ interface LoadFlags {
 /** `load merchant ...`: a bounded callback storm against the user's own endpoint(s). */
 export function registerLoadCommand(program: Command): void {
   const load = program.command('load').description('load tests: a bounded callback storm against your own endpoint');
-  load
+  const merchant = load
     .command('merchant')
     .description('deliver a storm of callbacks (with duplicates and retries) to your callback URL(s) and judge exactly-once with the probe')
     .option('--callback-url <url>', 'a callback URL of yours; repeat it to spread deliveries over several instances (required)', (value: string, list: string[] = []) => [...list, value])
@@ -40,6 +45,8 @@ export function registerLoadCommand(program: Command): void {
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
     .option('--probe-url <url>', 'the processing probe: GET answers {"processed": [payload, ...]}; exactly-once is judged only with it or --probe-cmd')
     .option('--probe-cmd <cmd>', 'a shell command printing the processed payloads as JSON, in place of --probe-url')
+    .option('--probe-token <token>', 'sent to --probe-url as Authorization: Bearer (the merchant\'s probe.token); better env WALLET_PROBE_TOKEN or --probe-token-file (ps and CI logs show argv)')
+    .option('--probe-token-file <file>', 'read the probe token from this file (one trailing newline is dropped)')
     .option('--events <n>', `distinct events (1 to ${STORM_LIMITS.events})`, '1000')
     .option('--duplicates <r>', 'share of events delivered again with a fresh requestUUID, some racing, some late (0 to 5)', '0.3')
     .option('--concurrency <c>', `deliveries in flight at once (1 to ${STORM_LIMITS.concurrency})`, '32')
@@ -47,7 +54,8 @@ export function registerLoadCommand(program: Command): void {
     .option('--types <list>', `callback types to generate, e.g. 1,3 (of ${STORM_TYPES.join(',')})`, '1,3')
     .option('--duration <s>', `stop starting deliveries after this many seconds (at most ${STORM_LIMITS.durationS})`, '120')
     .option('--profile <file>', 'crypto profile YAML')
-    .option('--reports <dir>', 'where report.json and report.html go', 'reports')
+    .option('--reports <dir>', 'where report.json and report.html go', 'reports');
+  addNetworkOptions(merchant, { runTimeout: false })
     .action(async (flags: LoadFlags) => {
       const urls = (flags.callbackUrl ?? []).map((url) => httpUrl(url, '--callback-url'));
       if (urls.length === 0) throw new ConfigError('bad-flag', 'load merchant needs --callback-url URL (repeat it for several instances)');
@@ -56,6 +64,12 @@ export function registerLoadCommand(program: Command): void {
       const apiKey = flags.apiKey ?? (flags.apiKeyFile ? readSecretFile(flags.apiKeyFile, 'API key', '--api-key-file') : process.env.WALLET_API_KEY);
       if (!apiKey) throw new ConfigError('missing-secret', 'no API key: give it with --api-key, --api-key-file or WALLET_API_KEY');
       protect({ kind: 'ak', value: apiKey });
+      if (flags.probeToken !== undefined && flags.probeTokenFile !== undefined) throw new ConfigError('bad-flag', 'give the probe token once: --probe-token or --probe-token-file, not both');
+      const probeToken = flags.probeToken ?? (flags.probeTokenFile ? readSecretFile(flags.probeTokenFile, 'probe token', '--probe-token-file') : process.env.WALLET_PROBE_TOKEN || undefined);
+      if (probeToken) protect({ kind: 'pt', value: probeToken });
+      if (flags.key) protectKeyFile(flags.key);
+      // --ca, --cert, --key, --insecure as verify: the storm's agents and the probe's reads use them.
+      const network = networkFromFlags(flags);
       const profile = loadProfile(flags.profile);
       const key: RsaKey = loadKeyFile(flags.privateKey, halfFor('callback', 'encrypt', profile));
       const options = {
@@ -68,16 +82,29 @@ export function registerLoadCommand(program: Command): void {
       };
       const probeUrl = flags.probeUrl === undefined ? undefined : httpUrl(flags.probeUrl, '--probe-url');
       for (const url of urls) await assertReachable(url, '--callback-url');
-      const probe = probeUrl ? () => readProbeUrl(probeUrl) : flags.probeCmd ? ((command: string) => () => readProbeCommand(command))(flags.probeCmd) : undefined;
-      if (!probe) process.stderr.write('load: no --probe-url or --probe-cmd: answers are measured, exactly-once is not judged\n');
+      const source: ProbeSource | undefined = probeUrl ? { probeUrl, ...(probeToken ? { probeToken } : {}) } : flags.probeCmd ? { probeCmd: flags.probeCmd } : undefined;
+      let probe: (() => Promise<string[]>) | undefined;
+      if (source) {
+        // Only what is processed from now on is read (page by page): the merchant's earlier history is not the storm's.
+        let mark;
+        try {
+          mark = await probeBaseline(source);
+        } catch (error) {
+          throw new ConfigError('probe-failed', `load merchant: reading the probe before the storm: ${(error as Error).message}`);
+        }
+        probe = async () => (await readProbeAfter(source, mark))?.entries ?? [];
+      } else process.stderr.write('load: no --probe-url or --probe-cmd: answers are measured, processing is not checked (exactly-once is not judged)\n');
+      const ca = trustedCa(network.tls);
+      const tls = { insecure: network.tls.insecure, ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}) };
 
       let result: StormResult;
       try {
-        result = await runStorm({ callbackUrls: urls, apiKey, key, profile, ...options, ...(probe ? { probe } : {}), onProgress: (progress) => process.stdout.write(`${progressLine(progress)}\n`) });
+        result = await runStorm({ callbackUrls: urls, apiKey, key, profile, tls, ...options, ...(probe ? { probe } : {}), onProgress: (progress) => process.stdout.write(`${progressLine(progress)}\n`) });
       } catch (error) {
         throw new ConfigError('load-failed', `load merchant: ${(error as Error).message}`);
       }
-      const target = { callbackUrls: urls, probe: probeUrl ?? (flags.probeCmd ? '--probe-cmd' : null) };
+      // The report notes --insecure, extra CAs and a client certificate, as verify's do.
+      const target = { callbackUrls: urls, probe: probeUrl ?? (flags.probeCmd ? '--probe-cmd' : null), ...describeNetwork(network) };
       writeUserFile(join(flags.reports, 'report.json'), scrubOutput(`${JSON.stringify(loadReportJson(result, target), null, 2)}\n`), { overwrite: true });
       writeUserFile(join(flags.reports, 'report.html'), scrubOutput(loadReportHtml(result, target)), { overwrite: true });
       process.stdout.write(`${summaryLine(result)}\n`);
@@ -85,8 +112,11 @@ export function registerLoadCommand(program: Command): void {
         process.stdout.write(`${result.offenders.length} events were not processed exactly once; the first:\n${offenderLines(result).join('\n')}\n`);
       }
       if (result.unacknowledgedDeliveries > 0) process.stdout.write(`${result.unacknowledgedDeliveries} deliveries were never acknowledged (${failureText(result)})\n`);
+      const unacknowledged = result.events - result.acknowledged;
+      if (unacknowledged > 0) process.stdout.write(`${unacknowledged} of ${result.events} events were never acknowledged (errCode 0): the storm fails\n`);
+      if (!source) process.stdout.write('processing was not checked: no --probe-url or --probe-cmd, so only the answers were judged\n');
       process.stdout.write(`reports: ${join(flags.reports, 'report.json')}, ${join(flags.reports, 'report.html')}\n`);
-      process.exitCode = result.exactlyOnce === false ? 1 : 0;
+      process.exitCode = result.exactlyOnce === false || unacknowledged > 0 ? 1 : 0;
     });
 }
 

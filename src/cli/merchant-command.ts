@@ -95,6 +95,7 @@ async function serve(configPath: string, portFlag: string | undefined): Promise<
     host: settings.host,
     port,
     ...(settings.tls ? { tls: settings.tls } : {}),
+    probe: settings.probe,
     log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
   }).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

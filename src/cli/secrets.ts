@@ -33,6 +33,7 @@ export const SECRETS = {
   controlToken: { kind: 'ct', flag: '--control-token', fileFlag: '--control-token-file', env: 'WALLET_CONTROL_TOKEN', configKey: 'controlTokenFile', what: 'control API token' },
   forbiddenKey: { kind: 'fk', flag: '--forbidden-key', fileFlag: '--forbidden-key-file', env: 'WALLET_FORBIDDEN_KEY', configKey: 'forbiddenKeyFile', what: 'forbidden key' },
   expiredKey: { kind: 'ek', flag: '--expired-key', fileFlag: '--expired-key-file', env: 'WALLET_EXPIRED_KEY', configKey: 'expiredKeyFile', what: 'expired key' },
+  probeToken: { kind: 'pt', flag: '--probe-token', fileFlag: '--probe-token-file', env: 'WALLET_PROBE_TOKEN', configKey: 'probeTokenFile', what: 'probe token' },
   brokerToken: { kind: 'bt', flag: '--broker-token', fileFlag: '--broker-token-file', env: 'PACT_BROKER_TOKEN', configKey: 'brokerTokenFile', what: 'Pact Broker token' },
 } as const satisfies Record<string, SecretSpec>;
 
@@ -185,6 +186,7 @@ export function protectTarget(target: Target): void {
     if (target.controlToken) protect({ kind: 'ct', value: target.controlToken });
   } else {
     protectKey(target.privateKey);
+    if (target.probeToken) protect({ kind: 'pt', value: target.probeToken });
   }
 }
 

@@ -48,6 +48,7 @@ interface MerchantFlags extends CommonRunOptions, NetworkFlags {
   privateKey: string;
   probeUrl?: string;
   probeCmd?: string;
+  probeToken?: string;
   restart?: string;
   profile?: string;
   expiredKey?: string;
@@ -175,6 +176,8 @@ export function registerVerifyCommand(program: Command): void {
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
     .option('--probe-url <url>', 'the merchant\'s processing probe: GET answers {"processed": [payload, ...]}; idempotency checks are skipped without it or --probe-cmd')
     .option('--probe-cmd <cmd>', 'a shell command that prints the processed payloads as JSON ({"processed": [...]} or a bare array), in place of --probe-url')
+    .option('--probe-token <token>', secretHelp('probeToken', 'sent to --probe-url as Authorization: Bearer (the merchant\'s probe.token)'))
+    .option('--probe-token-file <file>', secretFileHelp('probeToken'))
     .option('--restart <cmd>', 'a shell command that restarts the receiver: enables redelivery across a restart')
     .option('--profile <file>', 'crypto profile YAML')
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
@@ -182,7 +185,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--settle-ms <ms>', 'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)')
     .option('--replay <file>', 'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers')
     .action(async (_given: MerchantFlags, command: Command) => {
-      const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false }, required: ['callbackUrl', 'privateKey'] });
+      const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false, probeToken: false }, required: ['callbackUrl', 'privateKey'] });
       const network = networkFromFlags(flags);
       const target: Target = {
         side: 'merchant',
@@ -192,6 +195,7 @@ export function registerVerifyCommand(program: Command): void {
         profile: loadProfile(flags.profile),
         ...(flags.probeUrl ? { probeUrl: httpUrl(flags.probeUrl, '--probe-url') } : {}),
         ...(flags.probeCmd ? { probeCmd: flags.probeCmd } : {}),
+        ...(flags.probeToken ? { probeToken: flags.probeToken } : {}),
         ...(flags.restart ? { restartCmd: flags.restart } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
         ...(flags.settleMs === undefined ? {} : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),

@@ -33,6 +33,8 @@ export async function reachWithin(url: string, flag: string, waitMs: number, opt
       if (!STARTING.has(answer.status) || left <= 0) return answer.headers;
       failure = new Error(`answered HTTP ${answer.status}`);
     } catch (error) {
+      // An answer over the cap came: the URL is reachable (a probe that does not page answers its whole history).
+      if ((error as { reason?: string }).reason === 'too-large') return {};
       // A TLS failure names its cause (unknown CA, name mismatch, plain HTTP on a TLS port, …).
       if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
       failure = error as Error;

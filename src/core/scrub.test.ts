@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { createScrubber, fingerprint, spellings } from './scrub.js';
+import { createScrubber, fingerprint, renderings, spellings, WINDOW } from './scrub.js';
 
 const API_KEY = 'sk_live+Ab/9"x&y=z<1>';
 const TOKEN = 'ctl-7f3a9c2e-token';
@@ -139,5 +139,58 @@ describe('createScrubber on short secrets', () => {
   it('replaces a secret under 6 characters only as a whole word, so the text stays readable', () => {
     const scrub = createScrubber([{ kind: 'ak', value: 'k' }]);
     expect(scrub.text('cannot read private key nope.pem; sent X-API-KEY k')).toBe(`cannot read private key nope.pem; sent X-API-KEY ${fingerprint('k', 'ak')}`);
+  });
+});
+
+describe('scrubbing by value: any rendering of a secret, any 8-character window of it, any letter case', () => {
+  const KEY = 'ak-Q7x/9Zp+2mWv"r&4';
+  const shown = fingerprint(KEY, 'ak');
+  const scrub = createScrubber([{ kind: 'ak', value: KEY }]);
+  /** Every WINDOW-character run of the text, letter case folded. */
+  const windowsOf = (text: string) => Array.from({ length: Math.max(0, text.length - WINDOW + 1) }, (_, i) => text.slice(i, i + WINDOW).toLowerCase());
+
+  it.each<[string, string]>([
+    ['hex', Buffer.from(KEY).toString('hex')],
+    ['upper-case hex', Buffer.from(KEY).toString('hex').toUpperCase()],
+    ['Base64', Buffer.from(KEY).toString('base64')],
+    ['Base64 inside a longer Base64 text (another alignment)', Buffer.from(`xy${KEY}tail`).toString('base64')],
+    ['URL-safe Base64', Buffer.from(`z${KEY}`).toString('base64url')],
+    ['upper-case raw', KEY.toUpperCase()],
+    ['percent-encoded', encodeURIComponent(KEY)],
+    ['JSON-escaped twice', JSON.stringify(JSON.stringify(KEY)).slice(1, -1)],
+    ['its middle (a window cut out of it)', KEY.slice(5, 15)],
+    ['the middle of its hex', Buffer.from(KEY).toString('hex').slice(7, 23)],
+  ])('leaves no 8-character window of its %s', (_what, rendering) => {
+    const out = scrub.text(`echo: ${rendering} end`);
+    expect(out).toContain(shown);
+    for (const window of windowsOf(rendering)) expect(out.toLowerCase().includes(window), `${window} in ${out}`).toBe(false);
+  });
+
+  it('lists hex and Base64 at every alignment among the renderings', () => {
+    const all = renderings(KEY);
+    expect(all).toContain(Buffer.from(KEY).toString('hex'));
+    const inside = Buffer.from(`a${KEY}`).toString('base64');
+    expect(all.some((rendering) => rendering.length > 16 && inside.includes(rendering))).toBe(true);
+  });
+
+  it('keeps text that shares no 8-character window with a secret, and words its readable prefix spells', () => {
+    const keyed = createScrubber([{ kind: 'fk', value: 'forbidden-8f3a91c2d4e5' }]);
+    const text = 'service/errors/forbidden-key/status: the forbidden-key case; 8f3a = 8f3a';
+    expect(keyed.text(text)).toBe(text);
+  });
+
+  it("scrubs a private key's private exponent and primes in any rendering, but not its public modulus", () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const jwk = privateKey.export({ format: 'jwk' });
+    const keyed = createScrubber([{ kind: 'pk', value: pem }]);
+    const d = Buffer.from(jwk.d!, 'base64url');
+    const p = Buffer.from(jwk.p!, 'base64url');
+    for (const leak of [d.toString('hex').toUpperCase(), jwk.dp!, p.toString('base64'), d.toString('hex').slice(40, 60)]) {
+      const out = keyed.text(`leaked ${leak} here`);
+      for (const window of windowsOf(leak)) expect(out.toLowerCase().includes(window), `${window} of a private part`).toBe(false);
+    }
+    const modulus = Buffer.from(publicKey.export({ format: 'jwk' }).n!, 'base64url').toString('hex');
+    expect(keyed.text(`n = ${modulus}`)).toBe(`n = ${modulus}`);
   });
 });

@@ -9,10 +9,10 @@ import { createHash, createPrivateKey } from 'node:crypto';
 
 /**
  * What a secret is: `ak` API key, `ct` control token, `fk` forbidden key, `ek` expired key,
- * `bt` Pact Broker token, `pk` private key material; found without being configured: `pw` a URL's
+ * `bt` Pact Broker token, `pt` probe token, `pk` private key material; found without being configured: `pw` a URL's
  * password, `qt` a token in a URL query, `au` an Authorization credential.
  */
-export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pk' | 'pw' | 'qt' | 'au';
+export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pt' | 'pk' | 'pw' | 'qt' | 'au';
 
 /** One secret to scrub. For `pk`, `value` is the key as PEM or bare Base64 DER. */
 export interface Secret {
@@ -69,6 +69,76 @@ export function spellings(secret: string): string[] {
   const twice = json.flatMap((j) => [j, ...jsonEscaped(j)]);
   const all = twice.flatMap((t) => [t, escapeHtml(t, '&#39;'), escapeHtml(t, '&#x27;')]);
   return [...new Set(all)].filter((s) => s.length > 0);
+}
+
+/** Length of the windows scrubbed by value: any run of this many characters of any rendering of a secret. */
+export const WINDOW = 8;
+
+/** Base64 of `bytes` as it shows inside a longer Base64 text at each of the 3 byte alignments (the characters that only depend on `bytes`). */
+function base64Alignments(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
+    // The first characters mix in the padding bytes; the last one may be a partial group.
+    const from = Math.ceil((shift * 4) / 3);
+    const full = Math.floor(((shift + bytes.length) * 4) / 3);
+    out.push(padded.slice(from, full));
+  }
+  return out;
+}
+
+/**
+ * Every rendering of a secret's bytes that a target can echo: the spellings (raw, percent-encoded,
+ * JSON- and HTML-escaped), Base64 at every alignment (standard and URL-safe), and hex. Matching is
+ * blind to ASCII letter case, and any {@link WINDOW}-character run of one of them is scrubbed.
+ *
+ * @example renderings('sk_live_4242').includes(Buffer.from('sk_live_4242').toString('hex')) // true
+ */
+export function renderings(secret: string | Buffer): string[] {
+  return [...new Set([...(typeof secret === 'string' ? spellings(secret) : []), ...byteRenderings(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret)])];
+}
+
+/** The renderings of bytes as text: Base64 at every alignment, standard and URL-safe, and hex. */
+function byteRenderings(bytes: Buffer): string[] {
+  const base64 = base64Alignments(bytes);
+  const urlSafe = base64.map((b) => b.replace(/\+/g, '-').replace(/\//g, '_'));
+  return [...new Set([...base64, ...urlSafe, bytes.toString('hex')])].filter((r) => r.length > 0);
+}
+
+/**
+ * The private parts of an RSA private key as bytes: the private exponent, the primes and the CRT
+ * values (d, p, q, dp, dq, qi). The modulus and the public exponent are public and are not scrubbed.
+ */
+function privateParts(text: string): Buffer[] {
+  let jwk: Record<string, unknown>;
+  try {
+    const key = /PRIVATE KEY/.test(text) ? createPrivateKey(text) : createPrivateKeyFromDer(keyBody(text));
+    if (!key) return [];
+    jwk = key.export({ format: 'jwk' }) as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  return ['d', 'p', 'q', 'dp', 'dq', 'qi'].flatMap((name) => (typeof jwk[name] === 'string' ? [Buffer.from(jwk[name], 'base64url')] : []));
+}
+
+function createPrivateKeyFromDer(base64: string): ReturnType<typeof createPrivateKey> | undefined {
+  const der = Buffer.from(base64, 'base64');
+  for (const type of ['pkcs8', 'pkcs1'] as const) {
+    try {
+      return createPrivateKey({ key: der, format: 'der', type });
+    } catch {
+      // not this encoding
+    }
+  }
+  return undefined;
+}
+
+/** A window that reads as text: lower-case letters (one leading capital) and separators, no digit, no other mix of case. */
+const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
+
+/** ASCII letters lower-cased, every other character kept: the length never changes (unlike toLowerCase). */
+function foldAscii(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 }
 
 /** The pieces of a private key that must never show: the whole Base64 body, and each of its PEM lines. */
@@ -170,6 +240,59 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     return out + input.slice(from);
   };
 
+  // Scrubbing by value: every WINDOW-character run of every rendering (letter case folded) of every
+  // secret, indexed once per scrubber (one per run), so a report costs one pass over its text.
+  const windows = new Map<string, string>();
+  for (const secret of secrets) {
+    if (secret.value.length < SHORT) continue;
+    const shown = secret.shownAs ?? fingerprint(secret.value, secret.kind);
+    const sources = secret.kind === 'pk'
+      ? privateParts(secret.value).flatMap((part) => byteRenderings(part).map((text) => ({ text, wordy: false })))
+      : [...spellings(secret.value).map((text) => ({ text, wordy: true })), ...byteRenderings(Buffer.from(secret.value, 'utf8')).map((text) => ({ text, wordy: false }))];
+    for (const { text: rendering, wordy } of sources) {
+      const folded = foldAscii(rendering);
+      for (let i = 0; i + WINDOW <= folded.length; i++) {
+        // A window of the secret's text that reads as a word (the readable prefix of a key such as
+        // `forbidden-8f3a…`) would scrub that word everywhere: only its random-looking windows are
+        // indexed. Encoded bytes (hex, Base64) are indexed whole: `deadbeef` is a window of hex.
+        if (wordy && WORDLIKE.test(rendering.slice(i, i + WINDOW))) continue;
+        if (!windows.has(folded.slice(i, i + WINDOW))) windows.set(folded.slice(i, i + WINDOW), shown);
+      }
+    }
+  }
+  // A filter on each window's first 4 characters (7 bits each, one integer), so most positions of a
+  // text cost one Set lookup and no substring. Lossy for non-ASCII: a false hit only costs a lookup.
+  const code4 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
+  const heads4 = new Set<number>([...windows.keys()].map((window) => code4(window, 0)));
+  const byValue = (input: string): string => {
+    if (windows.size === 0 || input.length < WINDOW) return input;
+    const folded = foldAscii(input);
+    let out = '';
+    let from = 0;
+    let runEnd = -1;
+    let runStart = -1;
+    let runShown = '';
+    let code = folded.length >= 4 ? code4(folded, 0) >>> 7 : 0;
+    for (let i = 0; i + WINDOW <= folded.length; i++) {
+      code = ((code << 7) | (folded.charCodeAt(i + 3) & 0x7f)) & 0xfffffff;
+      if (!heads4.has(code)) continue;
+      const shown = windows.get(folded.slice(i, i + WINDOW));
+      if (shown === undefined) continue;
+      if (i <= runEnd) runEnd = i + WINDOW;
+      else {
+        if (runStart >= 0) {
+          out += input.slice(from, runStart) + runShown;
+          from = runEnd;
+        }
+        runStart = i;
+        runEnd = i + WINDOW;
+        runShown = shown;
+      }
+    }
+    if (runStart < 0) return input;
+    return out + input.slice(from, runStart) + runShown + input.slice(runEnd);
+  };
+
   const isFingerprint = (text: string) => /^[a-z]{2}…#[0-9a-f]{4}$/.test(text);
   const text = (input: string): string => {
     // Whole PEM blocks first: one fingerprint per key, the same however its lines were joined.
@@ -186,6 +309,7 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
         return raw.find((secret) => secret.value.length >= SHORT && decoded.includes(secret.value))?.shown ?? run;
       });
     }
+    out = byValue(out);
     // The runner's own redaction knows no kinds (every X-API-KEY shows as `ak`): name the configured ones right.
     return out.replace(FINGERPRINT, (shown, kind: string, hash: string) => {
       const right = byHash.get(hash);

@@ -29,6 +29,8 @@ export interface StormOptions {
   types?: readonly number[];
   /** The storm stops starting deliveries after this many seconds (default 120; at most 3,600). */
   durationS?: number;
+  /** TLS of https callback URLs: trusted CAs (all of them: system roots included when wanted), client certificate, no verification. */
+  tls?: StormTls;
   /** Reads the merchant's processed payload texts (the probe); without it exactly-once is not judged. */
   probe?: () => Promise<string[]>;
   /** Attempts of one delivery until acknowledged, as the service retries (default 8). */
@@ -39,6 +41,16 @@ export interface StormOptions {
   onProgress?: (progress: StormProgress) => void;
   /** Called after each delivery finishes (acknowledged or given up); tests use it to inject faults mid-storm. */
   onDelivery?: (done: number, planned: number) => void | Promise<void>;
+}
+
+/** How a storm speaks TLS (the CLI builds it from --ca, --cert, --key, --insecure). */
+export interface StormTls {
+  /** The CAs trusted (replacing the defaults); undefined: Node's defaults. */
+  ca?: string[];
+  cert?: string;
+  key?: string;
+  /** Do not verify the receiver's certificate. */
+  insecure?: boolean;
 }
 
 /** Counters of a running storm. */
@@ -83,7 +95,7 @@ export interface StormResult {
   /** undefined without a probe: not judged. */
   exactlyOnce: boolean | undefined;
   offenders: StormOffender[];
-  /** Probe entries matching no event of this storm (earlier history of the merchant). */
+  /** Probe entries matching no event of this storm (other traffic; the CLI reads only what was processed after the storm began). */
   foreignProbeEntries: number;
   durationMs: number;
   /** Acknowledged events per second of the delivery phase. */
@@ -134,7 +146,9 @@ export async function runStorm(options: StormOptions): Promise<StormResult> {
   const seal = (event: StormEvent) => sealCallback(withRequestUUID(event.payload), options.key, profile);
   const plan = planDeliveries(events, share).map(({ event, duplicate }) => ({ event, duplicate, body: seal(event) }) satisfies Planned);
 
-  const agents = urls.map((url) => (url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency }) : new HttpAgent({ keepAlive: true, maxSockets: concurrency })));
+  const tls = options.tls ?? {};
+  const httpsOptions = { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert } : {}), ...(tls.key ? { key: tls.key } : {}) };
+  const agents = urls.map((url) => (url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency, ...httpsOptions }) : new HttpAgent({ keepAlive: true, maxSockets: concurrency })));
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
   const acked = new Set<number>();

@@ -30,7 +30,7 @@ describe('merchant.yaml', () => {
   });
 
   it.each([
-    ['apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n', "/a/m.yaml: unknown field 'stroe' (known: apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls)"],
+    ['apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n', "/a/m.yaml: unknown field 'stroe' (known: apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls, probe)"],
     ['publicKey: p.pem\n', '/a/m.yaml: apiKey: is required (the X-API-KEY the service sends, CB-KEY-SAME)'],
     ['apiKey: []\npublicKey: p.pem\n', '/a/m.yaml: apiKey: lists no key'],
     ['apiKey: 12345\npublicKey: p.pem\n', '/a/m.yaml: apiKey: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number'],
@@ -41,9 +41,17 @@ describe('merchant.yaml', () => {
     ['apiKey: k\npublicKey: 5\n', '/a/m.yaml: publicKey: must be a file path, not 5'],
     ['apiKey: k\npublicKey: p.pem\nport: 70000\n', '/a/m.yaml: port: must be a whole number from 0 to 65535, not 70000'],
     ['apiKey: k\npublicKey: p.pem\nhost: ""\n', '/a/m.yaml: host: must be a host name or address (e.g. 127.0.0.1), not ""'],
-    ['- a\n', '/a/m.yaml: expected a mapping of apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls'],
+    ['apiKey: k\npublicKey: p.pem\nprobe: { tokn: x }\n', "/a/m.yaml: probe: unknown field 'tokn' (known: token, deadlineMs)"],
+    ['apiKey: k\npublicKey: p.pem\nprobe: { token: 12345 }\n', '/a/m.yaml: probe.token: must be a non-empty string, not a number'],
+    ['apiKey: k\npublicKey: p.pem\nprobe: { deadlineMs: 5 }\n', '/a/m.yaml: probe.deadlineMs: must be a whole number from 100 to 600000, not 5'],
+    ['- a\n', '/a/m.yaml: expected a mapping of apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls, probe'],
   ])('refuses %j with one clear line', (text, message) => {
     expect(() => parseMerchantConfig(text, '/a/m.yaml')).toThrow(new ConfigError('bad-merchant-config', message));
+  });
+
+  it('reads probe: its token (a secret) and its answer deadline, 10 s by default', () => {
+    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\n', '/a/m.yaml').probe).toEqual({ deadlineMs: 10_000 });
+    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprobe: { token: "t0ken-of-the-probe", deadlineMs: 2000 }\n', '/a/m.yaml').probe).toEqual({ token: 't0ken-of-the-probe', deadlineMs: 2000 });
   });
 
   it('leaves an inline profile to the profile reader (its reason, the file and field named)', () => {

@@ -7,6 +7,7 @@ import { halfFor } from '../crypto/codec.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
 import type { ApiKeyEntry } from './api-keys.js';
 import { isPostgresUrl } from './postgres-store.js';
+import { PROBE_LIMITS, type ProbeOptions } from './probe.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 
 /** merchant.yaml as written, paths resolved against the file's folder. */
@@ -26,6 +27,8 @@ export interface MerchantConfigFile {
   host: string;
   /** The `tls: {cert, key}` block as written (files are read with the keys). */
   tls?: unknown;
+  /** `probe: {token, deadlineMs}` (src/merchant/probe.ts). */
+  probe: ProbeOptions;
 }
 
 /** merchant.yaml with its keys and profile loaded: what the server runs with. */
@@ -41,9 +44,12 @@ export interface MerchantSettings {
   host: string;
   /** Serve HTTPS with this certificate and key. */
   tls?: ServerTls;
+  /** The probe's token and answer deadline. */
+  probe: ProbeOptions;
 }
 
-const FIELDS = ['apiKey', 'publicKey', 'privateKey', 'profile', 'store', 'bodyLimit', 'port', 'host', 'tls'];
+const FIELDS = ['apiKey', 'publicKey', 'privateKey', 'profile', 'store', 'bodyLimit', 'port', 'host', 'tls', 'probe'];
+const PROBE_FIELDS = ['token', 'deadlineMs'];
 const KEY_FIELDS = ['key', 'notBefore', 'notAfter'];
 
 /**
@@ -69,7 +75,15 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
     port: r.integer(doc.port, 'port', 0, 0, 65_535),
     host: r.host(doc.host, 'host', '127.0.0.1'),
     ...(doc.tls === undefined || doc.tls === null ? {} : { tls: doc.tls }),
+    probe: probeOptions(r, doc.probe),
   };
+}
+
+/** `probe:` — an optional token (a secret, never shown) and the answer deadline in ms. */
+function probeOptions(r: ConfigReader, value: unknown): ProbeOptions {
+  const doc = r.optionalMapping(value, 'probe', PROBE_FIELDS);
+  const token = doc.token === undefined || doc.token === null ? undefined : r.secret(doc.token, 'probe.token');
+  return { ...(token === undefined ? {} : { token }), deadlineMs: r.integer(doc.deadlineMs, 'probe.deadlineMs', PROBE_LIMITS.deadlineMs, 100, 600_000) };
 }
 
 /** `apiKey:` — one key, or a list of keys and `{ key, notBefore, notAfter }` mappings; a key is never shown in a message. */
@@ -105,7 +119,7 @@ export function loadMerchantSettings(file: MerchantConfigFile, read: (path: stri
   }
   const callbackKey = parseKey(read(path, `${half} key`), { source: path, expect: half });
   const tls = loadServerTls(file.tls, dirname(resolve(file.source)), file.source);
-  return { source: file.source, apiKeys: file.apiKeys, callbackKey, profile, storePath: file.storePath, bodyLimit: file.bodyLimit, port: file.port, host: file.host, ...(tls ? { tls } : {}) };
+  return { source: file.source, apiKeys: file.apiKeys, callbackKey, profile, storePath: file.storePath, bodyLimit: file.bodyLimit, port: file.port, host: file.host, ...(tls ? { tls } : {}), probe: file.probe };
 }
 
 /** The merchant.yaml that `merchant --init` writes, with the file names it writes beside it. */
@@ -121,5 +135,8 @@ store: merchant.sqlite            # processed events: SQLite file, ":memory:", o
 bodyLimit: 65536                  # bytes; larger bodies get HTTP 413
 port: 9400                        # 0 = any free port; --port overrides (the emulator's --init sends callbacks here)
 host: 127.0.0.1
+# probe:                          # GET /probe, paged (docs/probe.md)
+#   token: "a long random string" # then the probe answers only Authorization: Bearer <token>
+#   deadlineMs: 10000             # the whole answer within this, else the connection is cut
 `;
 }

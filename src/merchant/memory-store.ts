@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
+import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 interface Entry {
   state: 'processing' | 'done';
@@ -74,6 +74,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   async processed(): Promise<string[]> {
     this.#open();
     return [...this.#done];
+  }
+
+  async processedPage(after: number, limit: number): Promise<ProcessedEntry[]> {
+    this.#open();
+    // The sequence number of #done[i] is i + 1.
+    const from = Math.max(0, Math.floor(after));
+    return this.#done.slice(from, from + limit).map((text, i) => ({ seq: from + i + 1, text }));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
+import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
@@ -254,6 +254,13 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     await this.ready();
     const result = await this.#pool.query<{ payload: string }>(`SELECT payload FROM ${this.#names.table} WHERE state = 'done' ORDER BY seq`);
     return result.rows.map((row) => row.payload);
+  }
+
+  async processedPage(after: number, limit: number): Promise<ProcessedEntry[]> {
+    await this.ready();
+    // seq is a bigint: pg returns it as a string.
+    const result = await this.#pool.query<{ seq: string; payload: string }>(`SELECT seq, payload FROM ${this.#names.table} WHERE state = 'done' AND seq > $1 ORDER BY seq LIMIT $2`, [after, limit]);
+    return result.rows.map((row) => ({ seq: Number(row.seq), text: row.payload }));
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { sendJson } from '../core/http-io.js';
 import { createWebServer, type ServerTls } from '../net/server-tls.js';
 import { createCallbackReceiver, serveCallback, ERR_CODES, type CallbackHandlerOptions, type ProcessCallback } from './callback-handler.js';
 import { openStore } from './open-store.js';
+import { serveProbe, type ProbeOptions } from './probe.js';
 import type { IdempotencyStore } from './store.js';
 
 /** What the reference merchant server runs with. */
@@ -17,8 +18,10 @@ export interface MerchantServerConfig extends Omit<CallbackHandlerOptions, 'stor
   process?: ProcessCallback;
   /** 0 (default) picks a free port. */
   port?: number;
-  /** Default 127.0.0.1: the probe has no authentication, so it is not exposed by default. */
+  /** Default 127.0.0.1: the probe needs no token unless `probe.token` is set, so it is not exposed by default. */
   host?: string;
+  /** The probe's token and answer deadline (src/merchant/probe.ts, docs/probe.md). */
+  probe?: ProbeOptions;
   /** Whole-request deadline for slow senders, ms (default 10 s). */
   requestTimeoutMs?: number;
   /** Serve HTTPS with this certificate and key (merchant.yaml's `tls:`). */
@@ -39,7 +42,7 @@ export interface MerchantServer {
 
 /**
  * Starts the reference merchant receiver: `POST /callback` (the receiver), `GET /probe` (the
- * processing probe of docs/merchant-guide.md), JSON 404 for anything else.
+ * processing probe, paged: docs/probe.md), JSON 404 for anything else.
  *
  * @example const merchant = await startMerchantServer({ apiKeys: ['k'], publicKey, store: ':memory:' }); await merchant.close()
  */
@@ -62,11 +65,7 @@ export async function startMerchantServer(config: MerchantServerConfig): Promise
     const route = async () => {
       if (path === '/callback') return serveCallback(receiver, req, res);
       req.resume();
-      if (path === '/probe' && (req.method === 'GET' || req.method === 'HEAD')) {
-        // Splice the stored texts: each entry is the decrypted JSON exactly as received, so amounts
-        // keep every digit (no parse and re-serialise through floats).
-        return sendJson(res, 200, `{"processed":[${(await store.processed()).join(',')}]}`);
-      }
+      if (path === '/probe' && (req.method === 'GET' || req.method === 'HEAD')) return serveProbe(req, res, store, config.probe);
       return sendJson(res, 404, { errCode: 404, message: `not found: ${req.method ?? ''} ${path ?? ''}; the merchant serves POST /callback and GET /probe` });
     };
     route().catch(() => {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
+import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions extends StoreOptions {
@@ -83,6 +83,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly #release: Database.Statement<{ key: string; token: number }>;
   readonly #held: Database.Statement<{ key: string; token: number }, { one: 1 }>;
   readonly #processed: Database.Statement<[], { payload: string }>;
+  readonly #page: Database.Statement<{ after: number; limit: number }, { seq: number; payload: string }>;
 
   constructor(db: Database.Database, options: SqliteStoreOptions = {}) {
     this.#db = db;
@@ -135,6 +136,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.#release = db.prepare("UPDATE processed_events SET claimed_at = -9223372036854775807 WHERE key = @key AND token = @token AND state = 'processing'");
     this.#held = db.prepare("SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'processing'");
     this.#processed = db.prepare<[], { payload: string }>("SELECT payload FROM processed_events WHERE state = 'done' ORDER BY seq");
+    this.#page = db.prepare<{ after: number; limit: number }, { seq: number; payload: string }>("SELECT seq, payload FROM processed_events WHERE state = 'done' AND seq > @after ORDER BY seq LIMIT @limit");
   }
 
   async claim(key: string, payloadText: string): Promise<ClaimResult> {
@@ -259,6 +261,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async processed(): Promise<string[]> {
     return (await this.#must(() => this.#processed.all(), 'probe')).map((row) => row.payload);
+  }
+
+  async processedPage(after: number, limit: number): Promise<ProcessedEntry[]> {
+    return this.#page.all({ after, limit }).map((row) => ({ seq: row.seq, text: row.payload }));
   }
 
   async close(): Promise<void> {

@@ -39,6 +39,17 @@ describe.each<[string, (options: StoreOptions) => IdempotencyStore]>([
     await store.close();
   });
 
+  it('serves the processed events page by page after a sequence number (the paged probe), in processing order', async () => {
+    const store = open({});
+    for (const key of ['a', 'b', 'c']) await store.complete(key, tokenOf(await store.claim(key, key)));
+    const first = await store.processedPage!(0, 2);
+    expect(first.map((entry) => entry.text)).toEqual(['a', 'b']);
+    const rest = await store.processedPage!(first.at(-1)!.seq, 2);
+    expect(rest.map((entry) => entry.text)).toEqual(['c']);
+    expect(await store.processedPage!(rest.at(-1)!.seq, 2)).toEqual([]);
+    await store.close();
+  });
+
   it('measures the lease from the last renewal', async () => {
     let now = 1_000_000;
     const store = open({ leaseMs: 30_000, now: () => now });

@@ -56,8 +56,20 @@ export interface IdempotencyStore {
   settled?(key: string, timeoutMs: number): Promise<'settled' | 'timeout'>;
   /** Decrypted payload texts of the processed events, in processing order (the probe). */
   processed(): Promise<string[]>;
+  /**
+   * One page of the processed events after sequence number `after` (0: from the start), in
+   * processing order, at most `limit` of them: what the paged probe serves without loading the
+   * whole history. Optional: the server pages over `processed()` for a store without it.
+   */
+  processedPage?(after: number, limit: number): Promise<ProcessedEntry[]>;
   /** Releases the store's resources; the store is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/** A processed event as the paged probe reads it: its sequence number (the cursor) and payload text. */
+export interface ProcessedEntry {
+  seq: number;
+  text: string;
 }
 
 /** What `claim` found: see {@link IdempotencyStore}. */

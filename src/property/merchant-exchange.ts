@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange, StrangerKeys } from '../runner/context.js';
-import { currentNetwork, send } from '../runner/http-client.js';
-import { parseProbe, postCallback, PROBE_SHAPE, readProbe } from '../runner/merchant-steps.js';
+import { postCallback } from '../runner/merchant-steps.js';
+import { readProbeAfter, type ProbeMark } from '../runner/probe-reader.js';
 import type { MerchantTarget } from '../runner/types.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { sealCallback as sealWireCallback, withRequestUUID } from '../wire/callback-delivery.js';
@@ -14,7 +14,7 @@ export interface MerchantEnv {
   tag: string;
   events: number;
   /** Entries of the probe as last read: the next case's "before" (one probe read per case, not two). */
-  probeSeen?: number;
+  probeSeen?: ProbeMark;
 }
 
 /** A new environment for one run against `target`. */
@@ -71,12 +71,11 @@ export function sealCallback(env: MerchantEnv, text: string): string {
  * processed legitimately and is no business of the property.
  */
 export async function probeSince(env: MerchantEnv): Promise<string[] | undefined> {
-  const list = await readWholeProbe(env.target);
-  if (!list) return undefined;
-  const from = env.probeSeen ?? list.length;
-  env.probeSeen = list.length;
-  // Only the new entries are parsed: the history grows with every case.
-  return list.slice(from).map((entry) => parseExactJson(entry)).filter((entry) => isOurs(env, entry)).map((entry) => stringifyExact(entry));
+  // The first call pages to the end of the history and keeps nothing; each later call reads only what follows.
+  const read = await readProbeAfter(env.target, env.probeSeen, { keep: env.probeSeen !== undefined });
+  if (!read) return undefined;
+  env.probeSeen = read.mark;
+  return read.entries.map((entry) => parseExactJson(entry)).filter((entry) => isOurs(env, entry)).map((entry) => stringifyExact(entry));
 }
 
 /** Does a processed entry belong to an event of this run (an identity field with this run's suffix)? */
@@ -89,85 +88,4 @@ export function isOurs(env: MerchantEnv, entry: ExactJson): boolean {
   return identities.length === 0 || identities.some((field) => (record[field] as string).includes(marker));
 }
 
-/**
- * The texts of the processed list's entries, found by one scan that tracks strings and brackets
- * (no parse): `{"processed": [...]}` or a bare array. Undefined when the text is not that shape.
- */
-export function probeEntryTexts(text: string): string[] | undefined {
-  let i = 0;
-  const skipSpace = () => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-  };
-  /** Index just past the JSON value starting at i (strings and brackets tracked), or -1. */
-  const valueEnd = (start: number): number => {
-    let depth = 0;
-    let inString = false;
-    for (let j = start; j < text.length; j++) {
-      const c = text[j]!;
-      if (inString) {
-        if (c === '\\') j++;
-        else if (c === '"') {
-          inString = false;
-          if (depth === 0) return j + 1;
-        }
-      } else if (c === '"') inString = true;
-      else if (c === '[' || c === '{') depth++;
-      else if (c === ']' || c === '}') {
-        depth--;
-        if (depth === 0) return j + 1;
-        if (depth < 0) return j;
-      } else if (depth === 0 && (c === ',' || /\s/.test(c))) return j;
-    }
-    return depth === 0 ? text.length : -1;
-  };
-  skipSpace();
-  if (text[i] === '{') {
-    i++;
-    for (;;) {
-      skipSpace();
-      if (text[i] !== '"') return undefined;
-      const keyEnd = valueEnd(i);
-      if (keyEnd < 0) return undefined;
-      const key = JSON.parse(text.slice(i, keyEnd)) as string;
-      i = keyEnd;
-      skipSpace();
-      if (text[i] !== ':') return undefined;
-      i++;
-      skipSpace();
-      if (key === 'processed') break;
-      const end = valueEnd(i);
-      if (end < 0) return undefined;
-      i = end;
-      skipSpace();
-      if (text[i] !== ',') return undefined;
-      i++;
-    }
-  }
-  if (text[i] !== '[') return undefined;
-  i++;
-  const entries: string[] = [];
-  for (;;) {
-    skipSpace();
-    if (text[i] === ']') return entries;
-    const end = valueEnd(i);
-    if (end < 0 || end === i) return undefined;
-    entries.push(text.slice(i, end));
-    i = end;
-    skipSpace();
-    if (text[i] === ',') i++;
-    else if (text[i] !== ']') return undefined;
-  }
-}
-
-/** The probe's whole history can outgrow the answer cap of a run (1 MiB) after thousands of generated events. */
-const PROBE_CAP_BYTES = 512 * 1024 * 1024;
-
-/** Reads the probe like readProbe, with a cap that fits a long generated run's history. */
-async function readWholeProbe(target: MerchantTarget): Promise<string[] | undefined> {
-  if (!target.probeUrl) return readProbe(target);
-  const network = currentNetwork();
-  const answer = await send({ method: 'GET', url: target.probeUrl, headers: { accept: 'application/json' }, network: { ...network, maxBodyBytes: Math.max(network.maxBodyBytes, PROBE_CAP_BYTES) } });
-  if (answer.status !== 200) throw new Error(`the probe ${target.probeUrl} answered ${answer.status}: expected 200 with ${PROBE_SHAPE}`);
-  const text = answer.body.toString('utf8');
-  return probeEntryTexts(text) ?? parseProbe(text, `the probe ${target.probeUrl}`);
-}
+export { probeEntryTexts } from '../runner/probe-reader.js';

@@ -1,12 +1,12 @@
-import { exec } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
 import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
-import { currentNetwork, sendJsonRequest } from './http-client.js';
+import { currentNetwork } from './http-client.js';
 import type { DeliverStep } from './suite.js';
+import { parseProbeAnswer, readProbeAfter, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { MerchantTarget } from './types.js';
@@ -106,32 +106,11 @@ function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget): strin
   }
 }
 
-/** The expected shape of a probe's answer, for error messages. */
-export const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order)';
+export { PROBE_SHAPE } from './probe-reader.js';
 
 /** Parses a probe's answer (`{"processed": [...]}`, or a bare array from a probe command) into exact JSON texts. */
 export function parseProbe(text: string, source: string): string[] {
-  let parsed: ExactJson;
-  try {
-    parsed = parseExactJson(text.trim());
-  } catch {
-    throw new Error(`${source} printed no JSON: expected ${PROBE_SHAPE}`);
-  }
-  const list = Array.isArray(parsed) ? parsed : (parsed as { processed?: ExactJson } | null)?.processed;
-  if (!Array.isArray(list)) throw new Error(`${source} gave JSON without a processed list: expected ${PROBE_SHAPE}`);
-  return list.map((entry) => stringifyExact(entry));
-}
-
-/** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
-export function runCommand(command: string, what: string, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    exec(command, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
-      if (error) {
-        const why = error.killed ? `did not finish within ${timeoutMs / 1000} s` : `exited with status ${error.code ?? '?'}`;
-        reject(new Error(`${what} ${why}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
-      } else resolve(stdout);
-    });
-  });
+  return parseProbeAnswer(text, source).entries;
 }
 
 /**
@@ -158,13 +137,13 @@ export async function postCallback(target: MerchantTarget, body: string, plainTe
   }
 }
 
-/** Reads the processed list (exact JSON texts) from the probe URL or the probe command; undefined without either. */
+/**
+ * Reads the whole processed list (exact JSON texts) from the probe URL (page by page when it pages)
+ * or the probe command; undefined without either. Runs read only what follows a mark
+ * (`readProbeAfter`); this is for callers that want everything.
+ */
 export async function readProbe(target: MerchantTarget): Promise<string[] | undefined> {
-  if (target.probeCmd) return parseProbe(await runCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd');
-  if (!target.probeUrl) return undefined;
-  const answer = await sendJsonRequest('GET', target.probeUrl, undefined, {}, undefined, (wire) => transportOf(target).send(wire));
-  if (answer.status !== 200) throw new Error(`the probe ${target.probeUrl} answered ${answer.status}: expected 200 with ${PROBE_SHAPE}`);
-  return parseProbe(answer.text, `the probe ${target.probeUrl}`);
+  return (await readProbeAfter(target, undefined))?.entries;
 }
 
 /** Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again; returns an error line or undefined. */
@@ -174,7 +153,7 @@ export async function runRestart(target: MerchantTarget): Promise<string | undef
   for (const url of [target.callbackUrl, target.probeUrl]) if (url) session.forget(new URL(url).origin);
   try {
     if (target.restartHook) await target.restartHook();
-    else if (target.restartCmd) await runCommand(target.restartCmd, '--restart', 120_000);
+    else if (target.restartCmd) await runShellCommand(target.restartCmd, '--restart', 120_000);
     else return 'no --restart command was given';
   } catch (error) {
     return (error as Error).message;

@@ -8,8 +8,9 @@ import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgeme
 import { answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { Capabilities } from './capabilities.js';
 import { makeStrangerKeys, type Exchange } from './context.js';
-import { defaultPayload, postCallback, readProbe } from './merchant-steps.js';
+import { defaultPayload, postCallback } from './merchant-steps.js';
 import { checkUserId } from './preflight-user.js';
+import { readProbeAfter } from './probe-reader.js';
 import { proveRestart } from './restart-proof.js';
 import { runRequest } from './service-steps.js';
 import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './types.js';
@@ -234,7 +235,8 @@ export async function preflightMerchant(target: MerchantTarget): Promise<Preflig
   const why: Reasoning = new Reasoning();
   if (target.probeUrl || target.probeCmd) {
     try {
-      await readProbe(target);
+      // The shape is what matters here: one page tells it (a long history is not read through).
+      await readProbeAfter(target, undefined, { keep: false, maxPages: 1 });
     } catch (error) {
       why.stop('reading the processing probe', '', (error as Error).message);
     }

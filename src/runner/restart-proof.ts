@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentNetwork } from './http-client.js';
-import { runCommand } from './merchant-steps.js';
+import { runShellCommand } from './probe-reader.js';
 import { transportOf } from './transport.js';
 import type { MerchantTarget, PreflightStep } from './types.js';
 
@@ -65,7 +65,7 @@ export async function proveRestart(target: MerchantTarget): Promise<{ proven: bo
   const started = Date.now();
   let failure: string | undefined;
   try {
-    await runCommand(target.restartCmd!, '--restart', 120_000);
+    await runShellCommand(target.restartCmd!, '--restart', 120_000);
   } catch (error) {
     failure = (error as Error).message;
   }

@@ -48,7 +48,7 @@ describe('a deliver step settles: processing may end after the answer', () => {
     let deliveries = 0;
     const transport: Transport = {
       async send(request) {
-        if (request.method === 'GET' && request.url.endsWith('/probe')) {
+        if (request.method === 'GET' && new URL(request.url).pathname === '/probe') {
           probeReads++;
           return { status: 200, headers: {} as Record<string, string>, body: Buffer.from(JSON.stringify({ processed: processed.map((text) => JSON.parse(text) as unknown) })), durationMs: 0 };
         }

@@ -3,7 +3,8 @@ import type { ControlRoute } from './capabilities.js';
 import { pointCallbacks, runAwait, runEmit } from './callback-steps.js';
 import type { Observation } from './checks/check.js';
 import type { Exchange, ReceivedCallback, StrangerKeys } from './context.js';
-import { readProbe, runDelivery, runRestart, type AmountForm, type EventBook, type Spelling } from './merchant-steps.js';
+import { runDelivery, runRestart, type AmountForm, type EventBook, type Spelling } from './merchant-steps.js';
+import { probeBaseline, readProbeAfter, rememberProbeMark, type ProbeMark } from './probe-reader.js';
 import type { Receiver } from './receiver.js';
 import { runControl, runRequest } from './service-steps.js';
 import type { Step } from './suite.js';
@@ -26,8 +27,8 @@ export interface CaseState {
   events: EventBook;
   /** The trackingIds the case delivered: only their probe entries are the case's. */
   caseEvents: Set<string>;
-  /** The probe's last read: the next deliver step's baseline (undefined: read it first). */
-  lastProbe: string[] | undefined;
+  /** Where the probe's last read stopped: the next deliver step's baseline (undefined: read it first). */
+  lastProbe: ProbeMark | undefined;
   /** How long after its answers the last deliver step that expected processing saw it (ms); undefined: at once. */
   lateMs?: number;
   /** Tells the person running verify what to do now (an await step's prompt). */
@@ -175,7 +176,7 @@ const deliver: StepKind<'deliver', 'merchant'> = {
   async run(body, target, state, step) {
     // The previous step's last read is this step's baseline: a late processing between steps is
     // seen by the next step rather than lost.
-    const before = state.lastProbe ?? (await readProbe(target));
+    const before = state.lastProbe ?? (await probeBaseline(target));
     const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
     const answered = performance.now();
     for (const text of delivered.delivered) {
@@ -184,10 +185,15 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     }
     // Only this case's events count: a merchant may process other traffic meanwhile (other
     // tests, the service's own callbacks); an entry without a trackingId cannot be told apart.
-    const own = (after: string[] | undefined) => (before && after ? after.slice(before.length).filter((entry) => {
-      const id = trackingIdOf(entry);
-      return id === undefined || state.caseEvents.has(id);
-    }) : undefined);
+    // Each read starts at the baseline's mark: the history before it is never read again.
+    const readOwn = async () => {
+      const read = before ? await readProbeAfter(target, before) : undefined;
+      if (read) rememberProbeMark(target, read.mark);
+      return { mark: read?.mark, processed: read?.entries.filter((entry) => {
+        const id = trackingIdOf(entry);
+        return id === undefined || state.caseEvents.has(id);
+      }) };
+    };
     // Processing may finish after the answer (nothing in the interface says it ends first): while the
     // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
     // settle limit. A step expecting none waits a grace only when the case's events were seen late.
@@ -197,21 +203,20 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     const settleMs = settleLimit(history, target.settleMs ?? DEFAULT_SETTLE_MS);
     const grace = expected === 0 ? graceMs(state.lateMs, settleMs) : 0;
     if (grace > 0) await sleep(grace);
-    let after = await readProbe(target);
-    let processed = own(after);
+    let { mark, processed } = await readOwn();
     if (processed && expected !== undefined && expected > 0) {
       let reads = 0;
       while (processed.length < expected && performance.now() - answered < settleMs) {
         await sleep(SETTLE_POLL_MS);
-        after = await readProbe(target);
-        processed = own(after)!;
+        ({ mark, processed } = await readOwn());
+        processed ??= [];
         reads++;
       }
       state.lateMs = reads > 0 && processed.length >= expected ? performance.now() - answered : undefined;
       if (state.lateMs !== undefined) history.late = true;
       if (processed.length < expected) history.missed++;
     }
-    state.lastProbe = after;
+    state.lastProbe = mark;
     return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}) };
   },
 };
@@ -223,7 +228,9 @@ const restart: StepKind<'restart', 'merchant'> = {
   receiver: () => false,
   async run(_body, target, state) {
     const restarted = await runRestart(target);
+    // A restarted merchant may have lost or renumbered its history: the next baseline reads it anew.
     state.lastProbe = undefined;
+    rememberProbeMark(target, undefined);
     return { exchanges: [], ...(restarted ? { error: `setup failed: --restart: ${restarted}` } : {}) };
   },
 };

@@ -118,6 +118,8 @@ export interface MerchantTarget {
   privateKey: RsaPrivateKey;
   profile: CryptoProfile;
   probeUrl?: string;
+  /** Sent to the probe URL as `Authorization: Bearer <token>` (a secret: never in a report). */
+  probeToken?: string;
   /** A command that prints the processed payloads as JSON, in place of a probe URL. */
   probeCmd?: string;
   /** A command that restarts the receiver (for redelivery across a restart). */

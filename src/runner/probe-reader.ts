@@ -1,0 +1,314 @@
+import { exec } from 'node:child_process';
+import { TransportError } from '../core/errors.js';
+import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { currentNetwork } from './http-client.js';
+import { transportOf } from './transport.js';
+import type { MerchantTarget } from './types.js';
+
+/** The expected shape of a probe's answer, for error messages. */
+export const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)';
+
+/** Where the probe is and how to ask it: the probe fields of a merchant target (`load merchant` builds one). */
+export type ProbeSource = Pick<MerchantTarget, 'probeUrl' | 'probeCmd' | 'probeToken' | 'transport'>;
+
+/** Entries asked for per page. */
+export const PROBE_PAGE_ENTRIES = 500;
+
+/**
+ * The largest single probe answer read (a probe that does not page answers its whole history at
+ * once): beyond it the read fails with a line saying to page the probe.
+ */
+export const UNPAGED_PROBE_CAP_BYTES = 64 * 1024 * 1024;
+
+/** At most this many pages in one read (a probe whose cursor never ends is refused, not followed forever). */
+const MAX_PAGES = 100_000;
+
+/**
+ * Where a read of the probe stopped: a paged probe's cursor (its `next`), or for a probe that
+ * answers its whole history each time, the number of entries seen. The next read starts there.
+ */
+export interface ProbeMark {
+  cursor?: string;
+  index: number;
+}
+
+/** What one read of the probe found after a mark. */
+export interface ProbeRead {
+  /** The entries after the mark (exact JSON texts), in processing order; empty when not kept. */
+  entries: string[];
+  /** Where the read stopped: the next read's start. */
+  mark: ProbeMark;
+  /** Did the probe page (answer `next`)? */
+  paged: boolean;
+}
+
+/** How a read goes: whether entries are kept (a baseline needs only the end), at most how many pages. */
+export interface ProbeReadOptions {
+  keep?: boolean;
+  maxPages?: number;
+}
+
+/** The parsed body of one probe answer. */
+interface ProbeAnswer {
+  /** The entries from the asked index on, as exact JSON texts. */
+  entries: string[];
+  /** How many entries the answer held in all. */
+  count: number;
+  next?: string;
+  more: boolean;
+}
+
+/**
+ * Scans a probe answer without parsing it (strings and brackets tracked): the raw texts of the
+ * processed list's entries and of the top-level fields beside it. `{"processed": [...], ...}` or a
+ * bare array; undefined when the text is not that shape.
+ */
+function scanProbe(text: string): { entries: string[]; fields: Record<string, string> } | undefined {
+  let i = 0;
+  const skipSpace = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  };
+  /** Index just past the JSON value starting at `start` (strings and brackets tracked), or -1. */
+  const valueEnd = (start: number): number => {
+    let depth = 0;
+    let inString = false;
+    for (let j = start; j < text.length; j++) {
+      const c = text[j]!;
+      if (inString) {
+        if (c === '\\') j++;
+        else if (c === '"') {
+          inString = false;
+          if (depth === 0) return j + 1;
+        }
+      } else if (c === '"') inString = true;
+      else if (c === '[' || c === '{') depth++;
+      else if (c === ']' || c === '}') {
+        depth--;
+        if (depth === 0) return j + 1;
+        if (depth < 0) return j;
+      } else if (depth === 0 && (c === ',' || c === ' ' || c === '\n' || c === '\r' || c === '\t')) return j;
+    }
+    return depth === 0 && !inString ? text.length : -1;
+  };
+  const list = (): string[] | undefined => {
+    if (text[i] !== '[') return undefined;
+    i++;
+    const entries: string[] = [];
+    for (;;) {
+      skipSpace();
+      if (text[i] === ']') {
+        i++;
+        return entries;
+      }
+      const end = valueEnd(i);
+      if (end < 0 || end === i) return undefined;
+      entries.push(text.slice(i, end));
+      i = end;
+      skipSpace();
+      if (text[i] === ',') i++;
+      else if (text[i] !== ']') return undefined;
+    }
+  };
+  skipSpace();
+  if (text[i] === '[') {
+    const entries = list();
+    skipSpace();
+    return entries && i === text.length ? { entries, fields: {} } : undefined;
+  }
+  if (text[i] !== '{') return undefined;
+  i++;
+  const fields: Record<string, string> = {};
+  let entries: string[] | undefined;
+  for (;;) {
+    skipSpace();
+    if (text[i] === '}' && Object.keys(fields).length === 0 && !entries) break;
+    if (text[i] !== '"') return undefined;
+    const keyEnd = valueEnd(i);
+    if (keyEnd < 0) return undefined;
+    let key: string;
+    try {
+      key = JSON.parse(text.slice(i, keyEnd)) as string;
+    } catch {
+      return undefined;
+    }
+    i = keyEnd;
+    skipSpace();
+    if (text[i] !== ':') return undefined;
+    i++;
+    skipSpace();
+    if (key === 'processed' && text[i] === '[') {
+      entries = list();
+      if (!entries) return undefined;
+    } else {
+      const end = valueEnd(i);
+      if (end < 0 || end === i) return undefined;
+      fields[key] = text.slice(i, end);
+      i = end;
+    }
+    skipSpace();
+    if (text[i] === ',') i++;
+    else if (text[i] === '}') break;
+    else return undefined;
+  }
+  return entries ? { entries, fields } : undefined;
+}
+
+/**
+ * The texts of the processed list's entries, found by one scan that tracks strings and brackets
+ * (no parse): `{"processed": [...]}` or a bare array. Undefined when the text is not that shape.
+ */
+export function probeEntryTexts(text: string): string[] | undefined {
+  return scanProbe(text)?.entries;
+}
+
+/**
+ * Parses a probe's answer (`{"processed": [...]}` with optional `next`/`more`, or a bare array from
+ * a probe command). Only the entries from `skip` on are parsed (exactly, as exact JSON texts): a
+ * probe that answers its whole history each time costs a scan, not a parse, of what was seen.
+ */
+export function parseProbeAnswer(text: string, source: string, skip = 0): ProbeAnswer {
+  const scanned = scanProbe(text);
+  if (!scanned) {
+    // Not the shape: parse it to say what is wrong.
+    try {
+      parseExactJson(text.trim());
+    } catch {
+      throw new Error(`${source} gave no JSON: expected ${PROBE_SHAPE}`);
+    }
+    throw new Error(`${source} gave JSON without a processed list: expected ${PROBE_SHAPE}`);
+  }
+  const field = (name: string): ExactJson | undefined => {
+    const raw = scanned.fields[name];
+    if (raw === undefined) return undefined;
+    try {
+      return parseExactJson(raw);
+    } catch {
+      throw new Error(`${source} gave no JSON (its "${name}"): expected ${PROBE_SHAPE}`);
+    }
+  };
+  const next = field('next');
+  const cursor = typeof next === 'string' ? next : next instanceof LosslessNumber ? next.value : undefined;
+  if (next !== undefined && next !== null && cursor === undefined) throw new Error(`${source} gave a "next" that is not a string: expected ${PROBE_SHAPE}`);
+  let entries: string[];
+  try {
+    entries = scanned.entries.slice(skip).map((entry) => stringifyExact(parseExactJson(entry)));
+  } catch {
+    throw new Error(`${source} gave no JSON (an entry of its processed list): expected ${PROBE_SHAPE}`);
+  }
+  return { entries, count: scanned.entries.length, ...(cursor === undefined ? {} : { next: cursor }), more: field('more') === true };
+}
+
+/** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
+export function runShellCommand(command: string, what: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    exec(command, { timeout: timeoutMs, maxBuffer: UNPAGED_PROBE_CAP_BYTES, windowsHide: true }, (error, stdout, stderr) => {
+      if (error) {
+        const why = error.killed ? `did not finish within ${timeoutMs / 1000} s` : `exited with status ${error.code ?? '?'}`;
+        reject(new Error(`${what} ${why}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
+      } else resolve(stdout);
+    });
+  });
+}
+
+/** The probe URL with this page's query (a query the user's URL already holds is kept). */
+function pageUrl(probeUrl: string, cursor: string | undefined): string {
+  const url = new URL(probeUrl);
+  url.searchParams.set('limit', String(PROBE_PAGE_ENTRIES));
+  if (cursor !== undefined) url.searchParams.set('since', cursor);
+  return url.toString();
+}
+
+/** One GET of the probe; the answer's text, or a one-line error naming what to do. */
+async function getProbe(target: ProbeSource, url: string): Promise<{ status: number; text: string }> {
+  const network = currentNetwork();
+  const headers: Record<string, string> = { accept: 'application/json', ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}) };
+  try {
+    const answer = await transportOf(target).send({ method: 'GET', url, headers, network: { ...network, maxBodyBytes: Math.max(network.maxBodyBytes, UNPAGED_PROBE_CAP_BYTES) } });
+    return { status: answer.status, text: answer.body.toString('utf8') };
+  } catch (error) {
+    if (error instanceof TransportError && error.reason === 'too-large') {
+      throw new Error(`the probe ${target.probeUrl} answered more than ${UNPAGED_PROBE_CAP_BYTES} bytes at once: page it (?since=<cursor>&limit=<n>, answering "next" and "more"; docs/probe.md)`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+function refusal(target: ProbeSource, status: number): Error {
+  if (status === 401 || status === 403) {
+    return new Error(target.probeToken
+      ? `the probe ${target.probeUrl} answered ${status} to the probe token (--probe-token or WALLET_PROBE_TOKEN): is it the one in the merchant's probe.token?`
+      : `the probe ${target.probeUrl} answered ${status}: it may need a token; give it with --probe-token or WALLET_PROBE_TOKEN`);
+  }
+  return new Error(`the probe ${target.probeUrl} answered ${status}: expected 200 with ${PROBE_SHAPE}`);
+}
+
+/** Probes that answered the paged request with an error but the plain one with 200: asked without a query. */
+const UNPAGED = new WeakMap<ProbeSource, true>();
+
+/**
+ * Reads the probe after `from` (undefined: from the start): page by page when the probe pages
+ * (`?since=<cursor>&limit=<n>`, answers `next` and `more`), else its whole answer once, of which the
+ * entries past `from.index` are new. A history of any length is read in bounded pieces; with
+ * `keep: false` nothing but the end is remembered (a baseline). A probe command is run once.
+ */
+export async function readProbeAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
+  const keep = options.keep ?? true;
+  if (target.probeCmd) {
+    const answer = parseProbeAnswer(await runShellCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd', keep ? (from?.index ?? 0) : Infinity);
+    return { entries: answer.entries, mark: { index: answer.count }, paged: false };
+  }
+  if (!target.probeUrl) return undefined;
+  const source = `the probe ${target.probeUrl}`;
+  const entries: string[] = [];
+  let cursor = from?.cursor;
+  const maxPages = Math.min(options.maxPages ?? MAX_PAGES, MAX_PAGES);
+  for (let page = 0; page < maxPages; page++) {
+    let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor));
+    if (answer.status !== 200 && page === 0 && !UNPAGED.has(target)) {
+      // A probe that refuses a query it does not know (a strict router may even answer 401 to a
+      // path it does not serve): ask it the old way.
+      const plain = await getProbe(target, target.probeUrl);
+      if (plain.status === 200) UNPAGED.set(target, true);
+      answer = plain;
+    }
+    if (answer.status !== 200) throw refusal(target, answer.status);
+    // Until it shows it pages, an answer may be the whole history: only what follows the mark is parsed.
+    const parsed = parseProbeAnswer(answer.text, source, page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0);
+    if (parsed.next === undefined) {
+      // It does not page: the answer is the whole history.
+      if (page > 0 || from?.cursor !== undefined) throw new Error(`${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`);
+      return { entries: parsed.entries, mark: { index: parsed.count }, paged: false };
+    }
+    if (page === 0 && from?.cursor === undefined && parsed.entries.length < parsed.count) {
+      // It pages after all: its first page is read whole.
+      parsed.entries = parseProbeAnswer(answer.text, source).entries;
+    }
+    if (keep) for (const entry of parsed.entries) entries.push(entry);
+    const advanced = parsed.next !== cursor;
+    cursor = parsed.next;
+    if (!parsed.more || parsed.entries.length === 0) return { entries, mark: { cursor, index: 0 }, paged: true };
+    if (!advanced) throw new Error(`${source} answered "more" with the same "next" cursor it was asked for: it would be read forever`);
+  }
+  if (options.maxPages !== undefined) return { entries, mark: { ...(cursor === undefined ? {} : { cursor }), index: 0 }, paged: true };
+  throw new Error(`${source} still had more after ${MAX_PAGES} pages of ${PROBE_PAGE_ENTRIES}: stopped`);
+}
+
+/** Where the last read of each target's probe stopped, so a new baseline reads only what came since. */
+const LAST_MARK = new WeakMap<ProbeSource, ProbeMark>();
+
+/**
+ * The end of the probe's history now (undefined without a probe): a deliver step's baseline. The
+ * first call of a run pages through the history once, keeping nothing; later calls start where the
+ * last read of this target stopped.
+ */
+export async function probeBaseline(target: ProbeSource): Promise<ProbeMark | undefined> {
+  const read = await readProbeAfter(target, LAST_MARK.get(target), { keep: false });
+  if (read) LAST_MARK.set(target, read.mark);
+  return read?.mark;
+}
+
+/** Records where a read of the target's probe stopped (undefined: forget it, e.g. after a restart). */
+export function rememberProbeMark(target: ProbeSource, mark: ProbeMark | undefined): void {
+  if (mark) LAST_MARK.set(target, mark);
+  else LAST_MARK.delete(target);
+}
