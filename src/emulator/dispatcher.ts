@@ -121,12 +121,19 @@ export class CallbackDispatcher {
   readonly #ownSealer: boolean;
   /** The last tick found the sealer's queue full: a finished seal wakes the dispatcher. */
   #sealWait = false;
+  #warm: Promise<void> = Promise.resolve();
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#timers = options.scheduler ?? realTimers;
     this.#ownSealer = options.sealer === undefined;
-    this.#sealer = options.sealer ?? new SealPool();
+    if (options.sealer) this.#sealer = options.sealer;
+    else {
+      const pool = new SealPool();
+      // The threads load while the emulator starts, not when the first callback is due.
+      this.#warm = pool.warm();
+      this.#sealer = pool;
+    }
     this.#sealer.onFree(() => {
       if (!this.#sealWait) return;
       this.#sealWait = false;
@@ -157,6 +164,13 @@ export class CallbackDispatcher {
     this.#timer?.();
     this.#timerAt = next;
     this.#timer = this.#timers.after(Math.min(Math.max(0, next - now), 2 ** 31 - 1), () => this.#tick());
+  }
+
+  /** Settles once the sealing threads have loaded (at most `limitMs` from now): a start that awaits it sends its first callback without waiting for a thread. */
+  async ready(limitMs = 5_000): Promise<void> {
+    let cancel: (() => void) | undefined;
+    await Promise.race([this.#warm, new Promise<void>((resolve) => (cancel = this.#timers.after(limitMs, resolve)))]);
+    cancel?.();
   }
 
   /** Deliveries being sent right now (claimed, outcome not yet written). */

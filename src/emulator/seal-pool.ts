@@ -34,12 +34,14 @@ interface Thread {
   jobs: Map<number, Job>;
   /** Keys this thread holds, by key id. */
   keys: Set<number>;
+  /** Settles when the thread has loaded (or died). */
+  ready: Promise<void>;
 }
 
 /**
  * A small pool of worker threads that seal callbacks off the event loop, so the emulator's thread
  * only sends, reads answers and writes the store while RSA runs on another core. Size:
- * max(1, availableParallelism() - 1), started on the first job. Each thread has a bounded queue
+ * max(1, availableParallelism() - 1), started by `warm` or on the first job. Each thread has a bounded queue
  * (`free` says how many jobs fit). A thread that dies fails its jobs with SealerStopped (the
  * dispatcher records such an attempt as not sent, uncounted, and the delivery stays pending) and is
  * replaced on the next job. A thread is referenced only while it has jobs, so an idle pool never
@@ -55,8 +57,12 @@ export class SealPool implements CallbackSealer {
   #pending = 0;
   #closed = false;
 
-  constructor(size: number = Math.max(1, availableParallelism() - 1)) {
-    this.#size = Math.max(1, Math.floor(size));
+  readonly #start: () => Worker;
+
+  /** `size` threads (default max(1, availableParallelism() - 1)); `startWorker` starts one (default: seal-worker; a test passes one that dies). */
+  constructor(options: { size?: number; startWorker?: () => Worker } = {}) {
+    this.#size = Math.max(1, Math.floor(options.size ?? Math.max(1, availableParallelism() - 1)));
+    this.#start = options.startWorker ?? startSealWorker;
     this.#threads = Array.from({ length: this.#size }, () => undefined);
   }
 
@@ -66,6 +72,16 @@ export class SealPool implements CallbackSealer {
 
   onFree(listener: () => void): void {
     this.#listeners.push(listener);
+  }
+
+  /**
+   * Starts every thread now, so the first callback does not wait for a thread to load; settles
+   * when each has loaded (or died: it is replaced on the next job).
+   */
+  async warm(): Promise<void> {
+    if (this.#closed) return;
+    for (let i = 0; i < this.#size; i++) this.#threads[i] ??= this.#spawn(i);
+    await Promise.all(this.#threads.map((thread) => thread?.ready));
   }
 
   seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
@@ -101,10 +117,12 @@ export class SealPool implements CallbackSealer {
   }
 
   #spawn(index: number): Thread {
-    const worker = startSealWorker();
-    const thread: Thread = { worker, jobs: new Map(), keys: new Set() };
+    const worker = this.#start();
+    let loaded = () => {};
+    const thread: Thread = { worker, jobs: new Map(), keys: new Set(), ready: new Promise<void>((resolve) => (loaded = resolve)) };
     worker.unref();
     worker.on('message', (answer: SealWorkerAnswer) => {
+      if ('ready' in answer) return loaded();
       const job = thread.jobs.get(answer.id);
       if (!job) return;
       this.#end(thread, answer.id);
@@ -112,6 +130,7 @@ export class SealPool implements CallbackSealer {
       else job.reject(new Error(answer.error));
     });
     const died = (why: string) => {
+      loaded();
       if (this.#threads[index] === thread) this.#threads[index] = undefined;
       this.#fail(thread, why);
     };
@@ -140,7 +159,7 @@ export class SealPool implements CallbackSealer {
  * The worker thread running seal-worker: its compiled .js beside this file, or (run from the
  * TypeScript sources, under tsx or vitest) the .ts file through tsx's loader.
  */
-function startSealWorker(): Worker {
+export function startSealWorker(): Worker {
   const js = new URL('./seal-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(js))) return new Worker(js);
   const ts = pathToFileURL(fileURLToPath(new URL('./seal-worker.ts', import.meta.url))).href;

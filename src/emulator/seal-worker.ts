@@ -14,8 +14,8 @@ export type SealWorkerRequest =
   | { kind: 'key'; keyId: number; der: Uint8Array }
   | { kind: 'seal'; id: number; keyId: number; text: string; profile: CryptoProfile };
 
-/** The thread's answer to one seal job. */
-export type SealWorkerAnswer = { id: number; body: string } | { id: number; error: string };
+/** The thread's answer to one seal job, or its word that it is loaded. */
+export type SealWorkerAnswer = { id: number; body: string } | { id: number; error: string } | { ready: true };
 
 const keys = new Map<number, RsaKey>();
 
@@ -34,3 +34,4 @@ parentPort?.on('message', (message: SealWorkerRequest) => {
   }
   parentPort!.postMessage(answer);
 });
+parentPort?.postMessage({ ready: true } satisfies SealWorkerAnswer);
