@@ -26,9 +26,13 @@ async function child(configPath: string): Promise<void> {
   const emulator = await startEmulator(loadEmulatorConfig(configPath), { port: 0 });
   process.stdout.write(`listening ${emulator.url}\n`);
   // The parent reads this process's CPU time around each run (SIGUSR2 -> "cpu <microseconds>").
+  // And how busy its event loop was since the last such signal (1: the emulator's thread was the bottleneck).
+  let elu = performance.eventLoopUtilization();
   process.on('SIGUSR2', () => {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`cpu ${user + system}\n`);
+    const busy = performance.eventLoopUtilization(elu);
+    elu = performance.eventLoopUtilization();
+    process.stdout.write(`cpu ${user + system} ${busy.utilization.toFixed(3)}\n`);
   });
   await new Promise<void>((resolve) => process.once('SIGTERM', resolve));
   await emulator.close();
@@ -39,6 +43,8 @@ interface EmulatorChild {
   url: string;
   /** CPU seconds the emulator process used so far (user + system). */
   cpu(): Promise<number>;
+  /** The share of wall time its event loop was busy between the last two `cpu()` calls. */
+  loopBusy(): number;
   stop(): Promise<void>;
 }
 
@@ -50,11 +56,13 @@ function startChild(configPath: string): Promise<EmulatorChild> {
   return new Promise((resolve, reject) => {
     let out = '';
     let cpuWaiter: ((seconds: number) => void) | undefined;
+    let loopBusy = 0;
     let resolved = false;
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      for (let line = /^cpu (\d+)\n/m.exec(out); line; line = /^cpu (\d+)\n/m.exec(out)) {
+      for (let line = /^cpu (\d+) (\S+)\n/m.exec(out); line; line = /^cpu (\d+) (\S+)\n/m.exec(out)) {
         out = out.replace(line[0], '');
+        loopBusy = Number(line[2]);
         cpuWaiter?.(Number(line[1]) / 1e6);
       }
       const url = /listening (\S+)/.exec(out)?.[1];
@@ -63,6 +71,7 @@ function startChild(configPath: string): Promise<EmulatorChild> {
         resolve({
           url,
           cpu: () => new Promise((done) => ((cpuWaiter = done), proc.kill('SIGUSR2'))),
+          loopBusy: () => loopBusy,
           stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))),
         });
       }
@@ -134,6 +143,7 @@ export default async function bench(): Promise<void> {
         const cpuSeconds = (await emulator.cpu()) - cpu0;
         const mode = concurrent ? 'concurrent' : 'one after another';
         rates[mode] = { wall: count / seconds, cpu: count / cpuSeconds };
+        const loopBusy = emulator.loopBusy();
         // Every delivery acknowledged exactly once, as the emulator recorded it.
         const recorded = async () => {
           const lists = await Promise.all(
@@ -148,7 +158,7 @@ export default async function bench(): Promise<void> {
         }
         const acked = attempts.filter((a) => a.verdict === 'acknowledged').length;
         console.log(
-          `callback dispatch (${mode}): ${count} deliveries in ${seconds.toFixed(2)} s = ${rates[mode]!.wall.toFixed(0)} callbacks/s (${rates[mode]!.cpu.toFixed(0)} per emulator CPU second); received ${received}, recorded ${attempts.length} attempts, ${acked} acknowledged`,
+          `callback dispatch (${mode}): ${count} deliveries in ${seconds.toFixed(2)} s = ${rates[mode]!.wall.toFixed(0)} callbacks/s (${rates[mode]!.cpu.toFixed(0)} per emulator CPU second, its event loop busy ${(loopBusy * 100).toFixed(0)}% of the time); received ${received}, recorded ${attempts.length} attempts, ${acked} acknowledged`,
         );
       }
     } finally {

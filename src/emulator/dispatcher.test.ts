@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJson } from '../crypto/codec.js';
 import { LosslessNumber } from '../core/exact-json.js';
@@ -15,6 +16,7 @@ import { ManualScheduler } from '../core/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
 import { CallbackDispatcher, judgeAttempt, type DispatcherOptions } from './dispatcher.js';
+import { SealPool, startSealWorker } from './seal-pool.js';
 import { openEmulatorStore, type EmulatorStore, type NewEvent } from './store.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
@@ -333,5 +335,30 @@ describe('judging an attempt (CB-ERRCODE; the emulator counts an ambiguous answe
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('') }).attempt.answer).toBeNull();
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('null') }).attempt.answer).toBeNull();
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('{"errCode":0.0}') }).attempt.answer).toEqual({ errCode: new LosslessNumber('0.0') });
+  });
+});
+
+describe('callback dispatcher when a sealing thread dies', () => {
+  it('records the attempt as not sent (uncounted), keeps the delivery pending and sends it once a new thread seals it', async () => {
+    const side = await receiver((_req, res) => res.end(ACK));
+    const store = storeFor(side.url);
+    store.insertEvent(event('crash-1', Date.now()));
+    let started = 0;
+    // The first thread exits on its first job, as a crashed one would; the pool starts a fresh one.
+    const sealer = new SealPool({ size: 1, startWorker: () => (++started === 1 ? new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(7));', { eval: true }) : startSealWorker()) });
+    cleanup.push(() => sealer.close());
+    const { dispatcher, lines } = dispatcherFor(store, { retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 1 } }, { sealer });
+    dispatcher.wake();
+    await until(() => store.delivery(1, 0)?.state === 'acknowledged', 'the delivery is acknowledged after the thread died');
+    const rows = store.attemptRows('crash-1');
+    expect(rows.map((row) => row.phase)).toEqual(['not-sent', 'done']);
+    expect(rows[1]!.verdict).toBe('acknowledged');
+    expect(rows[0]!.error).toBe('not sent: the sealing thread stopped (exit code 7)');
+    // maxAttempts 1: the lost attempt did not count, so the one that went out was allowed.
+    expect(store.attempts('crash-1')!.map((a) => a.verdict)).toEqual(['acknowledged']);
+    expect(side.requests()).toBe(1);
+    expect(trackingIdOf(side.bodies[0]!)).toBe('crash-1');
+    expect(lines.some((line) => line.includes('not sent: the sealing thread stopped (exit code 7) (not counted as an attempt)'))).toBe(true);
+    expect(started).toBe(2);
   });
 });

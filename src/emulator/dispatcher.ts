@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { realScheduler, type Scheduler } from '../core/scheduler.js';
 import { readAcknowledgement } from '../wire/acknowledgement.js';
-import { callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
+import { callbackHeaders, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
 import { createPostAgents, MAX_SOCKETS_PER_TARGET, startPost, type PostAnswer, type PostHandle, type PostOutcome } from './http-post.js';
 import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, EmulatorStore, SendMark, SendVerdict, Settlement, Unsent } from './store.js';
+import { SealerStopped, SealPool, type CallbackSealer } from './seal-pool.js';
 import type { DeliveryVariant } from './variant.js';
 
 /**
@@ -31,6 +32,11 @@ export interface DispatcherOptions {
   scheduler?: DispatcherScheduler | undefined;
   random: EmulatorRandom;
   log?: EmulatorLog | undefined;
+  /**
+   * Where callbacks are sealed (default: a SealPool of worker threads, started on the first
+   * attempt and stopped by `close`). A sealer passed in is the caller's to close.
+   */
+  sealer?: CallbackSealer | undefined;
 }
 
 /**
@@ -83,7 +89,9 @@ interface OutboxItems {
  * Each attempt is a row from its claim: `queued`, then `sent` once it is on a socket and counted
  * against maxAttempts (the store counts it only while the delivery is still pending, unchanged since
  * the claim and under the cap, so an acknowledged delivery is never sent again and the cap is hard),
- * then its outcome. No more attempts per target are started than the agent has sockets, so no
+ * then its outcome. Sealing (RSA, the main cost per attempt) runs in worker threads (`SealPool`),
+ * so this thread only sends, reads answers and writes the store; it claims no more deliveries than
+ * the sealer's queue takes. No more attempts per target are started than the agent has sockets, so no
  * request waits in the agent's queue; the deadline starts on the socket and covers connect, headers
  * and body. Writes are batched: one transaction per turn of the event loop, not one per attempt.
  */
@@ -109,10 +117,28 @@ export class CallbackDispatcher {
   #timer: (() => void) | undefined;
   #timerAt = Infinity;
   #closed = false;
+  readonly #sealer: CallbackSealer;
+  readonly #ownSealer: boolean;
+  /** The last tick found the sealer's queue full: a finished seal wakes the dispatcher. */
+  #sealWait = false;
+  #warm: Promise<void> = Promise.resolve();
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#timers = options.scheduler ?? realTimers;
+    this.#ownSealer = options.sealer === undefined;
+    if (options.sealer) this.#sealer = options.sealer;
+    else {
+      const pool = new SealPool();
+      // The threads load while the emulator starts, not when the first callback is due.
+      this.#warm = pool.warm();
+      this.#sealer = pool;
+    }
+    this.#sealer.onFree(() => {
+      if (!this.#sealWait) return;
+      this.#sealWait = false;
+      this.wake();
+    });
     this.#agents = createPostAgents(options.callbacks.ca);
     // What an earlier process left open: a sent attempt's outcome is unknown (it counts), a queued one never left.
     const recovered = options.store.recoverOpenAttempts(options.now());
@@ -140,6 +166,13 @@ export class CallbackDispatcher {
     this.#timer = this.#timers.after(Math.min(Math.max(0, next - now), 2 ** 31 - 1), () => this.#tick());
   }
 
+  /** Settles once the sealing threads have loaded (at most `limitMs` from now): a start that awaits it sends its first callback without waiting for a thread. */
+  async ready(limitMs = 5_000): Promise<void> {
+    let cancel: (() => void) | undefined;
+    await Promise.race([this.#warm, new Promise<void>((resolve) => (cancel = this.#timers.after(limitMs, resolve)))]);
+    cancel?.();
+  }
+
   /** Deliveries being sent right now (claimed, outcome not yet written). */
   get inFlight(): number {
     return this.#inFlight.size;
@@ -160,11 +193,15 @@ export class CallbackDispatcher {
     this.#retryTimer = undefined;
     for (const attempt of this.#inFlight.values()) {
       if (attempt.post) attempt.post.cut('the emulator shut down');
-      else if (attempt.phase === 'counting') this.#unsent(attempt, 'not sent: the emulator shut down');
+      // Counting, or still being sealed: never sent.
+      else if (attempt.phase === 'counting' || attempt.phase === 'queued') this.#unsent(attempt, 'not sent: the emulator shut down');
     }
+    // Seals not done yet are dropped (their attempts were released above); the threads stop.
+    const sealerClosed = this.#ownSealer ? this.#sealer.close() : undefined;
     await Promise.allSettled([...this.#running]);
     this.#flush();
     this.#agents.destroy();
+    await sealerClosed;
   }
 
   #tick(): void {
@@ -176,11 +213,17 @@ export class CallbackDispatcher {
     const reserved = new Map<string, number>();
     let skipped = 0;
     let claimed: ClaimedDelivery[];
+    // No more claims than the sealer's queue takes: a full queue waits for a seal to finish.
+    const room = Math.min(CLAIM_CHUNK, this.#sealer.free);
+    if (room <= 0) {
+      this.#sealWait = true;
+      return;
+    }
     try {
       const leaseUntil = now + callbacks.timeoutMs * 2 + 1_000;
       claimed = store.claimDue(
         now,
-        CLAIM_CHUNK,
+        room,
         leaseUntil,
         (delivery) => {
           const decision = this.#decide(delivery, reserved);
@@ -232,17 +275,52 @@ export class CallbackDispatcher {
     // CB-UUID: every attempt is a delivery with its own requestUUID.
     const fresh = this.#o.random.uuid();
     attempt.requestUUID = this.#o.variant?.requestUUID ? this.#o.variant.requestUUID(fresh, delivery) : fresh;
-    let request: { headers: Record<string, string>; body: string };
+    let text: string;
+    let headers: Record<string, string>;
     try {
       const built = this.#payload(delivery, attempt.requestUUID);
       attempt.requestUUID = built.requestUUID;
-      request = { headers: this.#headers(merchant), body: this.#body(merchant, built.text) };
+      text = built.text;
+      headers = this.#headers(merchant);
     } catch (error) {
-      attempt.early = `cannot send: ${(error as Error).message}`;
-      this.#count(attempt);
+      this.#cannotSend(attempt, error);
       return;
     }
-    const post = startPost(delivery.callbackUrl, request.headers, request.body, {
+    // Sealed off the event loop; the attempt stays queued (uncounted) until its body is ready.
+    const sealing: Promise<void> = this.#sealer
+      .seal(text, merchantKey(merchant, 'private'), merchant.profile)
+      .then(
+        (sealed) => {
+          if (attempt.phase !== 'queued' || this.#closed) return;
+          let body: string;
+          try {
+            body = this.#o.variant?.body ? this.#o.variant.body(sealed, { text, merchant }) : sealed;
+          } catch (error) {
+            return this.#cannotSend(attempt, error);
+          }
+          this.#send(attempt, headers, body);
+        },
+        (error: unknown) => {
+          if (attempt.phase !== 'queued' || this.#closed) return;
+          // A sealing thread that died: the attempt never went out (not counted), the delivery is due again.
+          if (error instanceof SealerStopped) this.#unsent(attempt, `not sent: ${error.message}`);
+          else this.#cannotSend(attempt, error);
+        },
+      )
+      .finally(() => this.#running.delete(sealing));
+    this.#running.add(sealing);
+  }
+
+  /** A payload that cannot be built or sealed: a failed attempt, once counted. */
+  #cannotSend(attempt: Attempt, error: unknown): void {
+    attempt.early = `cannot send: ${(error as Error).message}`;
+    this.#count(attempt);
+  }
+
+  /** The sealed attempt onto a socket (counted when it gets one). */
+  #send(attempt: Attempt, headers: Record<string, string>, body: string): void {
+    const { delivery } = attempt;
+    const post = startPost(delivery.callbackUrl, headers, body, {
       agents: this.#agents,
       timeoutMs: this.#o.callbacks.timeoutMs,
       socketWaitMs: this.#o.callbacks.timeoutMs,
@@ -462,12 +540,6 @@ export class CallbackDispatcher {
     let headers = this.#headersOf.get(key);
     if (!headers) this.#headersOf.set(key, (headers = spelledHeaders(callbackHeaders(merchant.apiKey))));
     return headers;
-  }
-
-  /** CB-RAW-BODY: the Base64 text itself, encrypted with the half the profile names (CB-DECRYPT). */
-  #body(merchant: EmulatorMerchant, text: string): string {
-    const sealed = sealCallback(text, merchantKey(merchant, 'private'), merchant.profile);
-    return this.#o.variant?.body ? this.#o.variant.body(sealed, { text, merchant }) : sealed;
   }
 
   /** What follows an attempt (CB-ERRCODE, U-RETRY). */

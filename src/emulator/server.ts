@@ -131,6 +131,8 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     store.close();
     throw error;
   }
+  // The sealing threads loaded, so the first callback does not wait for one.
+  await dispatcher.ready();
   // Resume the durable queue: deliveries left by an earlier run are due now (or when their lease ends).
   dispatcher.wake();
   const { port } = server.address() as AddressInfo;

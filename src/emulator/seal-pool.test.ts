@@ -1,0 +1,83 @@
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PROFILE } from '../core/profile.js';
+import { openJson } from '../crypto/codec.js';
+import { generateMerchantKeyPair } from '../crypto/key-pair.js';
+import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { sealCallback } from '../wire/callback-delivery.js';
+import { SealerStopped, SealPool, startSealWorker } from './seal-pool.js';
+
+const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
+const otherKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
+const pools: SealPool[] = [];
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.close();
+});
+
+function pool(options: ConstructorParameters<typeof SealPool>[0] = {}): SealPool {
+  const made = new SealPool(options);
+  pools.push(made);
+  return made;
+}
+
+/** A thread that exits on its first message, as a thread that crashed would. */
+const dyingWorker = () => new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(3));', { eval: true });
+
+describe('the sealing pool (CB-DECRYPT off the event loop)', () => {
+  it('seals exactly as sealCallback does, with each merchant its own key', async () => {
+    const sealer = pool({ size: 2 });
+    const texts = Array.from({ length: 12 }, (_, i) => `{"type":1,"requestUUID":"u-${i}","trackingId":"t-${i}","pad":"${'x'.repeat(200)}"}`);
+    const bodies = await Promise.all(texts.map((text, i) => sealer.seal(text, i % 2 ? otherKey : privateKey, DEFAULT_PROFILE)));
+    // PKCS#1 v1.5 with the private key is deterministic: the same Base64 as on this thread.
+    expect(bodies).toEqual(texts.map((text, i) => sealCallback(text, i % 2 ? otherKey : privateKey, DEFAULT_PROFILE)));
+    expect(openJson(bodies[3]!, 'callback', otherKey.publicKey).value).toMatchObject({ trackingId: 't-3' });
+  });
+
+  it('passes a sealing error on as an error (not a stopped thread), with the message sealCallback gives', async () => {
+    const profile = { ...DEFAULT_PROFILE, plaintextBlock: 500 };
+    const expected = (() => {
+      try {
+        sealCallback('{}', privateKey, profile);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'no error';
+    })();
+    const failure = await pool().seal('{}', privateKey, profile).catch((error: unknown) => error as Error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(SealerStopped);
+    expect((failure as Error).message).toBe(expected);
+  });
+
+  it('fails the jobs of a thread that dies with SealerStopped and replaces the thread', async () => {
+    let started = 0;
+    const sealer = pool({ size: 1, startWorker: () => (++started === 1 ? dyingWorker() : startSealWorker()) });
+    const lost = await Promise.allSettled([sealer.seal('{"a":1}', privateKey, DEFAULT_PROFILE), sealer.seal('{"a":2}', privateKey, DEFAULT_PROFILE)]);
+    expect(lost.map((result) => result.status === 'rejected' && result.reason instanceof SealerStopped)).toEqual([true, true]);
+    expect((lost[0] as PromiseRejectedResult).reason.message).toMatch(/^the sealing thread stopped \(exit code 3\)$/);
+    expect(sealer.free).toBe(32);
+    expect(await sealer.seal('{"a":3}', privateKey, DEFAULT_PROFILE)).toBe(sealCallback('{"a":3}', privateKey, DEFAULT_PROFILE));
+    expect(started).toBe(2);
+  });
+
+  it('has a bounded queue: free counts down with each job and back up as each ends, telling listeners', async () => {
+    const sealer = pool({ size: 1 });
+    let ended = 0;
+    sealer.onFree(() => ended++);
+    expect(sealer.free).toBe(32);
+    const jobs = Array.from({ length: 5 }, (_, i) => sealer.seal(`{"n":${i}}`, privateKey, DEFAULT_PROFILE));
+    expect(sealer.free).toBe(27);
+    await Promise.all(jobs);
+    expect(sealer.free).toBe(32);
+    expect(ended).toBe(5);
+  });
+
+  it('fails jobs not answered at close with SealerStopped and takes none after', async () => {
+    const sealer = pool({ size: 1 });
+    const job = sealer.seal(`{"big":"${'y'.repeat(4_000)}"}`, privateKey, DEFAULT_PROFILE).catch((error: unknown) => error);
+    await sealer.close();
+    expect(await job).toBeInstanceOf(SealerStopped);
+    await expect(sealer.seal('{}', privateKey, DEFAULT_PROFILE)).rejects.toBeInstanceOf(SealerStopped);
+    expect(sealer.free).toBe(0);
+  });
+});

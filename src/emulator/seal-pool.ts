@@ -1,0 +1,172 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CryptoProfile } from '../core/profile.js';
+import type { RsaKey } from '../crypto/keys.js';
+import type { SealWorkerAnswer, SealWorkerRequest } from './seal-worker.js';
+
+/** Seals one callback payload text (CB-DECRYPT): the Base64 body, or a rejection. */
+export interface CallbackSealer {
+  /** Seal jobs this sealer takes now before its queue is full (the dispatcher claims no more). */
+  readonly free: number;
+  /** Calls `listener` each time a job ends, so a dispatcher that waited for room looks again. */
+  onFree(listener: () => void): void;
+  /** The sealed body; rejects with a SealerStopped when the thread died or the sealer closed, with the sealing error otherwise. */
+  seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A seal job lost with its thread (a crash, or the sealer closing): the attempt never went out. */
+export class SealerStopped extends Error {}
+
+/** Jobs queued per thread at most: enough to keep it busy between two turns of the event loop, few enough that a shutdown loses little. */
+const QUEUE_PER_THREAD = 32;
+
+interface Job {
+  resolve(body: string): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  worker: Worker;
+  jobs: Map<number, Job>;
+  /** Keys this thread holds, by key id. */
+  keys: Set<number>;
+  /** Settles when the thread has loaded (or died). */
+  ready: Promise<void>;
+}
+
+/**
+ * A small pool of worker threads that seal callbacks off the event loop, so the emulator's thread
+ * only sends, reads answers and writes the store while RSA runs on another core. Size:
+ * max(1, availableParallelism() - 1), started by `warm` or on the first job. Each thread has a bounded queue
+ * (`free` says how many jobs fit). A thread that dies fails its jobs with SealerStopped (the
+ * dispatcher records such an attempt as not sent, uncounted, and the delivery stays pending) and is
+ * replaced on the next job. A thread is referenced only while it has jobs, so an idle pool never
+ * keeps the process alive.
+ */
+export class SealPool implements CallbackSealer {
+  readonly #size: number;
+  readonly #threads: Array<Thread | undefined>;
+  readonly #keyIds = new WeakMap<RsaKey, number>();
+  readonly #listeners: Array<() => void> = [];
+  #nextKey = 0;
+  #nextJob = 0;
+  #pending = 0;
+  #closed = false;
+
+  readonly #start: () => Worker;
+
+  /** `size` threads (default max(1, availableParallelism() - 1)); `startWorker` starts one (default: seal-worker; a test passes one that dies). */
+  constructor(options: { size?: number; startWorker?: () => Worker } = {}) {
+    this.#size = Math.max(1, Math.floor(options.size ?? Math.max(1, availableParallelism() - 1)));
+    this.#start = options.startWorker ?? startSealWorker;
+    this.#threads = Array.from({ length: this.#size }, () => undefined);
+  }
+
+  get free(): number {
+    return this.#closed ? 0 : this.#size * QUEUE_PER_THREAD - this.#pending;
+  }
+
+  onFree(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * Starts every thread now, so the first callback does not wait for a thread to load; settles
+   * when each has loaded (or died: it is replaced on the next job).
+   */
+  async warm(): Promise<void> {
+    if (this.#closed) return;
+    for (let i = 0; i < this.#size; i++) this.#threads[i] ??= this.#spawn(i);
+    await Promise.all(this.#threads.map((thread) => thread?.ready));
+  }
+
+  seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
+    if (this.#closed) return Promise.reject(new SealerStopped('the sealing threads are stopped'));
+    // The thread with the fewest jobs.
+    let index = 0;
+    for (let i = 1; i < this.#size; i++) if ((this.#threads[i]?.jobs.size ?? 0) < (this.#threads[index]?.jobs.size ?? 0)) index = i;
+    const thread = this.#threads[index] ?? (this.#threads[index] = this.#spawn(index));
+    let keyId = this.#keyIds.get(key);
+    if (keyId === undefined) this.#keyIds.set(key, (keyId = this.#nextKey++));
+    if (!thread.keys.has(keyId)) {
+      const der = key.keyObject.export({ format: 'der', type: key.half === 'private' ? 'pkcs8' : 'spki' });
+      thread.worker.postMessage({ kind: 'key', keyId, der } satisfies SealWorkerRequest);
+      thread.keys.add(keyId);
+    }
+    const id = this.#nextJob++;
+    return new Promise<string>((resolve, reject) => {
+      if (thread.jobs.size === 0) thread.worker.ref();
+      thread.jobs.set(id, { resolve, reject });
+      this.#pending++;
+      thread.worker.postMessage({ kind: 'seal', id, keyId, text, profile: { ...profile } } satisfies SealWorkerRequest);
+    });
+  }
+
+  /** Stops every thread; jobs not answered yet fail with SealerStopped. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const threads = this.#threads.filter((thread): thread is Thread => thread !== undefined);
+    this.#threads.fill(undefined);
+    for (const thread of threads) this.#fail(thread, 'the emulator shut down');
+    await Promise.allSettled(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  #spawn(index: number): Thread {
+    const worker = this.#start();
+    let loaded = () => {};
+    const thread: Thread = { worker, jobs: new Map(), keys: new Set(), ready: new Promise<void>((resolve) => (loaded = resolve)) };
+    worker.unref();
+    worker.on('message', (answer: SealWorkerAnswer) => {
+      if ('ready' in answer) return loaded();
+      const job = thread.jobs.get(answer.id);
+      if (!job) return;
+      this.#end(thread, answer.id);
+      if ('body' in answer) job.resolve(answer.body);
+      else job.reject(new Error(answer.error));
+    });
+    const died = (why: string) => {
+      loaded();
+      if (this.#threads[index] === thread) this.#threads[index] = undefined;
+      this.#fail(thread, why);
+    };
+    worker.on('error', (error) => died(`the sealing thread failed: ${error.message}`));
+    worker.on('exit', (code) => died(`the sealing thread stopped (exit code ${code})`));
+    return thread;
+  }
+
+  #fail(thread: Thread, why: string): void {
+    const jobs = [...thread.jobs];
+    for (const [id, job] of jobs) {
+      this.#end(thread, id);
+      job.reject(new SealerStopped(why));
+    }
+  }
+
+  #end(thread: Thread, id: number): void {
+    if (!thread.jobs.delete(id)) return;
+    this.#pending--;
+    if (thread.jobs.size === 0) thread.worker.unref();
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/**
+ * The worker thread running seal-worker: its compiled .js beside this file, or (run from the
+ * TypeScript sources, under tsx or vitest) the .ts file through tsx's loader.
+ */
+export function startSealWorker(): Worker {
+  const js = new URL('./seal-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return new Worker(js);
+  const ts = pathToFileURL(fileURLToPath(new URL('./seal-worker.ts', import.meta.url))).href;
+  // tsx's ESM entry (its package exports name it; require.resolve would give the CommonJS one).
+  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
+  const api = new URL(entry, pathToFileURL(manifest)).href;
+  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
