@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { ConfigError } from '../core/errors.js';
+import { pgDriver } from './pg-driver.js';
 import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the PostgreSQL store. */
@@ -57,6 +58,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.#names = { table, tokens: `${table}_token`, order: `${table}_seq`, channel: `${table}_settled` };
     this.#where = redact(url);
     this.#url = url;
+    const pg = pgDriver();
     this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     this.#claims = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c synchronous_commit=off' });
     // An idle client's error (the server restarted) must not crash the merchant; the next query reconnects.
@@ -140,6 +142,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   #listen(): Promise<pg.Client> {
     this.#listener ??= (async () => {
       await this.ready();
+      const pg = pgDriver();
       const client = new pg.Client({ connectionString: this.#url });
       client.on('notification', (message) => {
         for (const wake of [...(this.#waiters.get(message.payload ?? '') ?? [])]) wake();
