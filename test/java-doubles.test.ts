@@ -10,11 +10,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCliAsync } from './support/cli.js';
 
-const JAVA = spawnSync('java', ['-version']).status === 0;
+const JAVA = spawnSync('java', ['-version']).status === 0 && spawnSync('javac', ['-version']).status === 0;
 const RECEIVER = resolve(ROOT, 'test', 'doubles', 'java', 'Receiver.java');
 const SERVICE = resolve(ROOT, 'test', 'doubles', 'java', 'Service.java');
 
@@ -32,12 +32,26 @@ const controlToken = 'java-control-6a2f11';
 const userId = 10086;
 const children: ChildProcess[] = [];
 
+/** Each double compiled once (javac), instead of once per start as `java File.java` would. */
+const compiled = new Map<string, string>();
+
+function compile(file: string): string {
+  let classes = compiled.get(file);
+  if (classes === undefined) {
+    classes = mkdtempSync(join(dir, 'classes-'));
+    const run = spawnSync('javac', ['-d', classes, file], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`javac ${file} failed: ${run.stderr}`);
+    compiled.set(file, classes);
+  }
+  return classes;
+}
+
 /**
- * Starts a Java double (`java File.java` compiles it on the fly) on a free loopback port; resolves
- * with the first line of its output that matches `ready` (it prints its URL once it serves).
+ * Starts a Java double on a free loopback port; resolves with the first line of its output that
+ * matches `ready` (it prints its URL once it serves).
  */
 function startJava(file: string, args: string[], ready: RegExp): Promise<{ match: RegExpExecArray; stop: () => void }> {
-  const child = spawn('java', [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('java', ['-cp', compile(file), basename(file, '.java'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((done, failed) => {
     let out = '';
@@ -118,7 +132,9 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill();
 });
 
-describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', () => {
+// The cases of each block run at once (vitest's maxConcurrency): each starts its own double on its own
+// port and writes its own reports folder, and a run mostly waits on the settle limit and loopback.
+describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', { concurrent: true }, () => {
   it('passes the correct receiver: exit 0, no failure, the probe cases really run', async () => {
     const { status, stderr, report } = await verifyReceiver('correct', []);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
@@ -162,7 +178,7 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
   }
 });
 
-describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', () => {
+describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', { concurrent: true }, () => {
   it("passes the correct service (Java's Base64 decoder reads unpadded data: a warning at most): exit 0, no failure", async () => {
     const { status, stderr, report } = await verifyService('correct', []);
     expect(report.summary.failed, lines(failed(report))).toBe(0);

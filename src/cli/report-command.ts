@@ -11,6 +11,7 @@ import { loadSuites } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
 import { readUserFile } from './io.js';
 import { finish } from './report-output.js';
+import { registerAnnotateCommand } from './report-annotate.js';
 
 /** The package's own report schema (schemas/report.schema.json). */
 export const REPORT_SCHEMA_PATH = join(PACKAGE_ROOT, 'schemas', 'report.schema.json');
@@ -59,4 +60,5 @@ export function registerReportCommand(program: Command): void {
       process.stdout.write(`merged ${dirs.length} report(s): ${summaryLine(merged.summary)}\n`);
       process.exitCode = finish(merged, { reports: flags.reports, ...(flags.baseline === undefined ? {} : { baseline: flags.baseline }) });
     });
+  registerAnnotateCommand(report, readReportDir);
 }

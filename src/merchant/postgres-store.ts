@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { ConfigError } from '../core/errors.js';
+import { pgDriver } from './pg-driver.js';
 import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the PostgreSQL store. */
@@ -84,6 +85,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? DEFAULT_PG_LOCK_TIMEOUT_MS));
     const idleMs = Math.max(1, Math.round(options.transactionIdleMs ?? this.leaseMs));
     const bounded = `-c lock_timeout=${this.lockTimeoutMs}`;
+    const pg = pgDriver();
     this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `${bounded} -c idle_in_transaction_session_timeout=${idleMs}` });
     this.#claims = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `${bounded} -c synchronous_commit=off` });
     // An idle client's error (the server restarted) must not crash the merchant; the next query reconnects.
@@ -185,6 +187,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   #listen(): Promise<pg.Client> {
     this.#listener ??= (async () => {
       await this.ready();
+      const pg = pgDriver();
       const client = new pg.Client({ connectionString: this.#url });
       client.on('notification', (message) => {
         for (const wake of [...(this.#waiters.get(message.payload ?? '') ?? [])]) wake();
