@@ -16,8 +16,6 @@ import { dirname, join, normalize, relative, resolve, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT } from './support/cli.js';
 
-/** Files other engineers add to docs/ (linked from the index already); checked like any other once they exist. */
-const PENDING = ['docs/ci-action.md', 'docs/ci-pipeline.md', 'docs/reports.md', 'docs/cli-conventions.md', 'docs/probe.md', 'docs/stores.md', 'docs/observe.md', 'docs/runtime.md'];
 /** At most this many shell blocks may be marked `not run` (each with its reason). */
 const MAX_NOT_RUN = 8;
 /** The fixed loopback ports the manual's blocks use; each run gets free ones instead. */
@@ -213,19 +211,15 @@ function resolveLink(file: string, target: string): { path: string; fragment: st
 describe('links', () => {
   it('resolve in the repository: every relative link of every Markdown file, and its #fragment', () => {
     const broken: string[] = [];
-    const pending = new Set<string>();
     for (const file of MARKDOWN) {
       for (const target of linksOf(file)) {
         const { path, fragment } = resolveLink(file, target);
         const where = `${posix(relative(ROOT, file))} → ${target}`;
         if (path.startsWith('..')) broken.push(`${where}: outside the repository`);
-        else if (!existsSync(join(ROOT, path))) {
-          if (PENDING.includes(path)) pending.add(path);
-          else broken.push(`${where}: no such file`);
-        } else if (fragment && path.endsWith('.md') && !anchorsOf(join(ROOT, path)).has(fragment)) broken.push(`${where}: no heading #${fragment}`);
+        else if (!existsSync(join(ROOT, path))) broken.push(`${where}: no such file`);
+        else if (fragment && path.endsWith('.md') && !anchorsOf(join(ROOT, path)).has(fragment)) broken.push(`${where}: no heading #${fragment}`);
       }
     }
-    if (pending.size > 0) console.info(`links to pages other engineers are adding, not here yet: ${[...pending].join(', ')}`);
     expect(broken).toEqual([]);
   });
 
@@ -240,7 +234,6 @@ describe('links', () => {
       linksOf(join(ROOT, page)).flatMap((target) => {
         const { path } = resolveLink(join(ROOT, page), target);
         if (shipped.has(path) || shippedDirs.has(path.replace(/\/$/, ''))) return [];
-        if (PENDING.includes(path) && !existsSync(join(ROOT, path))) return [];
         return [`${page} → ${target}: not in the package`];
       }),
     );
