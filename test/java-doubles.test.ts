@@ -6,13 +6,14 @@
  * rule it breaks: exit 1, never exit 2 (a fault of the target is never the user's configuration).
  * Skipped only where no `java` is installed.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCliAsync } from './support/cli.js';
+import { startPrinting } from './support/process.js';
 
 const JAVA = spawnSync('java', ['-version']).status === 0 && spawnSync('javac', ['-version']).status === 0;
 const RECEIVER = resolve(ROOT, 'test', 'doubles', 'java', 'Receiver.java');
@@ -51,26 +52,7 @@ function compile(file: string): string {
  * matches `ready` (it prints its URL once it serves).
  */
 function startJava(file: string, args: string[], ready: RegExp): Promise<{ match: RegExpExecArray; stop: () => void }> {
-  const child = spawn('java', ['-cp', compile(file), basename(file, '.java'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((done, failed) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => failed(new Error(`${file} did not start in 30 s: ${err}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = ready.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        done({ match, stop: () => child.kill() });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      failed(new Error(`${file} exited ${code}: ${err}`));
-    });
-  });
+  return startPrinting('java', ['-cp', compile(file), basename(file, '.java'), ...args], ready, children, file);
 }
 
 const faultArgs = (faults: string[]) => (faults.length > 0 ? ['--fault', faults.join(',')] : []);

@@ -5,7 +5,7 @@
  * judge with no failure; a failure here is read first as a check that enforces what the interface
  * leaves open.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import type { ObservedExchange } from '../src/observe/exchange.js';
 import { encryptWithPublic } from './doubles/crypto.js';
 import { pythonMissing, startPython, type PythonDouble } from './doubles/python.js';
 import { ROOT } from './support/cli.js';
+import { startPrinting } from './support/process.js';
 import { Recording, startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-observe-doubles-'));
@@ -39,27 +40,8 @@ afterAll(() => {
 const JAVA = spawnSync('java', ['-version']).status === 0;
 
 /** Starts a single-file Java double; resolves with the first match of `ready` in what it prints (30 s at most). */
-function startJava(file: string, args: string[], ready: RegExp): Promise<RegExpExecArray> {
-  const child = spawn('java', [join(ROOT, 'test/doubles/java', file), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((done, failed) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => failed(new Error(`${file} did not start in 30 s: ${err}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = ready.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        done(match);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      failed(new Error(`${file} exited ${code}: ${err}`));
-    });
-  });
+async function startJava(file: string, args: string[], ready: RegExp): Promise<RegExpExecArray> {
+  return (await startPrinting('java', [join(ROOT, 'test/doubles/java', file), ...args], ready, children, file)).match;
 }
 
 async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
