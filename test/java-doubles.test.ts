@@ -114,9 +114,10 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill();
 });
 
-// The cases of each block run at once (vitest's maxConcurrency): each starts its own double on its own
-// port and writes its own reports folder, and a run mostly waits on the settle limit and loopback.
-describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', { concurrent: true }, () => {
+// The cases run one after another: run at once under CI's load, a correct receiver once saw a reset
+// connection on delivery 9 of 300 (the runner has no retry on a reused keep-alive socket: to be
+// understood before these verdict tables run concurrently again).
+describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', () => {
   it('passes the correct receiver: exit 0, no failure, the probe cases really run', async () => {
     const { status, stderr, report } = await verifyReceiver('correct', []);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
@@ -160,7 +161,7 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
   }
 });
 
-describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', { concurrent: true }, () => {
+describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', () => {
   it("passes the correct service (Java's Base64 decoder reads unpadded data: a warning at most): exit 0, no failure", async () => {
     const { status, stderr, report } = await verifyService('correct', []);
     expect(report.summary.failed, lines(failed(report))).toBe(0);

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExchangeKind, ObservedExchange } from '../../src/observe/exchange.js';
 
-/** Where the exchanges of one or more proxies go, numbered in one sequence. */
+/** Where the exchanges of one or more proxies go, numbered in one sequence in the order they finish (as the observe proxy numbers them: a judge and a capture take them in `seq` order). */
 export class Recording {
   readonly exchanges: ObservedExchange[] = [];
   #seq = 0;
@@ -49,7 +49,6 @@ export async function startRecordingProxy(upstream: string, direction: ObservedE
       const body = Buffer.concat(chunks);
       const path = req.url ?? '/';
       const headers = flatHeaders(req.headers);
-      const seq = recording.next();
       const request = { method: req.method ?? 'GET', path, headers, bodyBase64: body.toString('base64') };
       const forward = { ...headers, host: target.host };
       const upstreamPath = `${target.pathname.replace(/\/$/, '')}${path}`;
@@ -59,12 +58,12 @@ export async function startRecordingProxy(upstream: string, direction: ObservedE
         answer.on('end', () => {
           const answerBody = Buffer.concat(answerChunks);
           res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
-          recording.exchanges.push({ v: 1, seq, kind: kindOf(path, direction), direction, startedAt, endedAt: Date.now(), request, response: { status: answer.statusCode ?? 0, headers: flatHeaders(answer.headers), bodyBase64: answerBody.toString('base64') } });
+          recording.exchanges.push({ v: 1, seq: recording.next(), kind: kindOf(path, direction), direction, startedAt, endedAt: Date.now(), request, response: { status: answer.statusCode ?? 0, headers: flatHeaders(answer.headers), bodyBase64: answerBody.toString('base64') } });
         });
       });
       out.on('error', (error) => {
         res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
-        recording.exchanges.push({ v: 1, seq, kind: kindOf(path, direction), direction, startedAt, endedAt: Date.now(), request, upstreamError: { message: error.message, gatewayStatus: 502 } });
+        recording.exchanges.push({ v: 1, seq: recording.next(), kind: kindOf(path, direction), direction, startedAt, endedAt: Date.now(), request, upstreamError: { message: error.message, gatewayStatus: 502 } });
       });
       out.end(body);
     });
