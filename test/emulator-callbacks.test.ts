@@ -354,8 +354,10 @@ describe('durability', () => {
     expect((await callOrder(first, orderText('persist-1'))).code).toBe(0);
     // A delivery in its retry wait survives too.
     receiver.answer = () => ({ status: 500, body: '{"errCode":500}' });
-    const retrying = await emit({ type: 7, retryDelaysMs: [300] }, first);
+    const retrying = await emit({ type: 7, retryDelaysMs: [1000] }, first);
     await until(() => receiver.received.length >= 1);
+    // The answer is recorded before the stop (a stop while an attempt is in flight records it as cut: failed).
+    await until(async () => (await attempts(retrying, first)).some((a) => a.verdict === 'rejected') && true, 5_000);
     await first.close();
     expect(receiver.received.every((r) => r.payload.callBackId !== 'persist-1')).toBe(true);
 

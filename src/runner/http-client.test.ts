@@ -71,6 +71,32 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     }
   });
 
+  it('sends once more on a new connection when a kept-alive socket is reset before any answer, never when a fresh one is', async () => {
+    const seen = new Set<unknown>();
+    let posts = 0;
+    // A server that drops a connection it kept alive when it is used again (as one closing idle
+    // sockets does, in the race), and answers on new ones; /always resets every request.
+    const server = await httpServer((req, res) => {
+      posts++;
+      if (req.url === '/always' || seen.has(req.socket)) return req.socket.destroy();
+      seen.add(req.socket);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+    try {
+      const network = defaultNetwork();
+      expect((await send({ method: 'POST', url: `${server.url}/once`, headers: {}, body: 'a', network })).status).toBe(200);
+      posts = 0;
+      const again = await send({ method: 'POST', url: `${server.url}/once`, headers: {}, body: 'b', network });
+      expect(again.status).toBe(200);
+      expect(posts).toBe(2); // the reset one and the one sent again
+      posts = 0;
+      await expect(send({ method: 'POST', url: `${server.url}/always`, headers: {}, body: 'c', network: defaultNetwork() })).rejects.toThrow(/ECONNRESET|socket hang up/);
+      expect(posts).toBe(1); // a fresh connection reset is the target's doing: not sent again
+    } finally {
+      server.close();
+    }
+  });
+
   it.each([407, 502])('a proxy refusing CONNECT with %i is a transport error naming the proxy, never the target\'s answer', async (status) => {
     // A proxy agent that replays the proxy's answer as the target's would make a service "answer"
     // 502 here (docs/decisions/proxies-our-own-connect-tunnel.md): the verdict must name the proxy.

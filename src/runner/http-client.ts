@@ -124,8 +124,17 @@ export function send(request: WireRequest): Promise<WireResponse> {
     // TLS 1.3 servers judge the client certificate after the client's handshake ended: a refusal may
     // reach us as a bare reset of the fresh connection before any answer.
     let freshHandshake = false;
+    // A kept-alive socket the target closed while idle (RFC 9112 §9.5 lets it) can meet our request
+    // as a reset before any answer: that is the connection's end, not the target's verdict. Such a
+    // request is sent once more, on a new connection (Node's documented pattern, `reusedSocket`).
+    let reissue: (() => void) | undefined;
+    let reissued = false;
     const onError = (error: NodeJS.ErrnoException) => {
       if (settled) return;
+      if (reissue && !reissued && current?.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        reissued = true;
+        return reissue();
+      }
       const tlsLine = secure ? describeTlsFailure(error, url.host) : undefined;
       if (tlsLine) return fail(new TransportError('tls', tlsLine));
       if (secure && freshHandshake && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
@@ -145,7 +154,9 @@ export function send(request: WireRequest): Promise<WireResponse> {
       fail(plainLine);
     };
 
+    let answered = false;
     const onResponse = (res: http.IncomingMessage) => {
+      answered = true;
       network.session.answered(url.origin);
       const declared = Number(res.headers['content-length']);
       const tooLarge = () => fail(new TransportError('too-large', `${what}: the answer is larger than the cap of ${cap} bytes (--max-body)`));
@@ -170,6 +181,8 @@ export function send(request: WireRequest): Promise<WireResponse> {
 
     const issue = (options: https.RequestOptions, viaTls = false) => {
       if (settled) return;
+      // Once per request, and only through a pooled agent (a tunnel's socket is never reused).
+      reissue = options.agent ? () => issue({ ...options, agent: viaTls ? new https.Agent({ ...(options.agent as https.Agent).options, keepAlive: false }) : false }, viaTls) : undefined;
       let req: http.ClientRequest;
       try {
         req = (viaTls ? https : http).request({ ...options, method: request.method, headers: options.headers ?? headers }, onResponse);
