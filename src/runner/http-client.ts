@@ -128,13 +128,15 @@ export function send(request: WireRequest): Promise<WireResponse> {
     // as a reset before any answer: that is the connection's end, not the target's verdict. Such a
     // request is sent once more, on a new connection (Node's documented pattern, `reusedSocket`).
     let reissue: (() => void) | undefined;
-    let reissued = false;
-    const onError = (error: NodeJS.ErrnoException) => {
+    let reset: NodeJS.ErrnoException | undefined;
+    const onError = (failure: NodeJS.ErrnoException) => {
       if (settled) return;
-      if (reissue && !reissued && current?.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
-        reissued = true;
+      if (reissue && !reset && current?.reusedSocket && !answered && (failure.code === 'ECONNRESET' || failure.code === 'EPIPE')) {
+        reset = failure;
         return reissue();
       }
+      // Sent again and the target is gone: the reset was its last word, judged as before.
+      const error = reset && REFUSED.has(failure.code ?? '') ? reset : failure;
       const tlsLine = secure ? describeTlsFailure(error, url.host) : undefined;
       if (tlsLine) return fail(new TransportError('tls', tlsLine));
       if (secure && freshHandshake && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
