@@ -13,7 +13,7 @@ import type { ExchangeKind, ObservedExchange, ObservedMessage } from './exchange
  */
 
 /** Headers whose value is a secret whatever it is (a wrong API key may be another merchant's real one). */
-const SECRET_HEADERS: Readonly<Record<string, SecretKind>> = {
+export const SECRET_HEADERS: Readonly<Record<string, SecretKind>> = {
   'x-api-key': 'ak',
   'x-control-token': 'ct',
   authorization: 'au',
@@ -22,7 +22,8 @@ const SECRET_HEADERS: Readonly<Record<string, SecretKind>> = {
   'set-cookie': 'au',
 };
 
-const FINGERPRINT = /^[a-z]{2}…#[0-9a-f]{4}$/;
+/** A value that is already a fingerprint (`ak…#3f9c`): shown as it is, never fingerprinted twice. */
+export const FINGERPRINT = /^[a-z]{2}…#[0-9a-f]{4}$/;
 
 function scrubHeaders(headers: Record<string, string>, scrubber: Scrubber | undefined): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,11 +4,12 @@
  */
 import { parseExactJson, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_PROFILE, type CryptoProfile, type Direction } from '../core/profile.js';
-import { createScrubber, fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
+import { createScrubber, fingerprint, type Scrubber } from '../core/scrub.js';
 import { halfFor, openJson, type OpenedJson } from '../crypto/codec.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import { preview } from '../runner/checks/check.js';
 import { describeCryptoFailure } from '../wire/crypto-wording.js';
+import { FINGERPRINT, SECRET_HEADERS } from './capture.js';
 import type { ObserveKeys, ObservedExchange, ObservedMessage } from './exchange.js';
 
 /** The keys the judge holds, parsed, with the profile that says which half opens which direction. */
@@ -80,15 +81,12 @@ export function sidesOf(exchange: ObservedExchange): { requester: 'service' | 'm
   return exchange.direction === 'service→merchant' ? { requester: 'service', answerer: 'merchant' } : { requester: 'merchant', answerer: 'service' };
 }
 
-/** Headers whose value is a credential whatever it is (a wrong API key may be another merchant's real one). */
-const SECRET_HEADERS: Readonly<Record<string, SecretKind>> = { 'x-api-key': 'ak', 'x-control-token': 'ct', authorization: 'au', 'proxy-authorization': 'au', cookie: 'au', 'set-cookie': 'au' };
-
 /** Headers for evidence: credentials shown by their fingerprint, never their value. */
 function shownHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const kind = SECRET_HEADERS[name];
-    out[name] = kind && !/^[a-z]{2}…#[0-9a-f]{4}$/.test(value) ? fingerprint(value, kind) : value;
+    out[name] = kind && !FINGERPRINT.test(value) ? fingerprint(value, kind) : value;
   }
   return out;
 }

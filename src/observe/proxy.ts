@@ -67,7 +67,8 @@ export const DEFAULT_MAX_RECORDED_BODY_BYTES = 1024 * 1024;
 /** How long `close` waits for exchanges in flight before it cuts them. */
 export const DEFAULT_CLOSE_GRACE_MS = 10_000;
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+/** Headers of one hop (RFC 9110 §7.6.1), never forwarded. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 /** Dropped towards the upstream besides the hop-by-hop ones: Host is the upstream's, Expect was answered here. */
 const REPLACED_ON_REQUEST = new Set(['host', 'expect']);
 /** The header that marks the proxy's own answers (a gateway failure), never an upstream's. */

@@ -12,9 +12,10 @@ import { fingerprint } from '../core/scrub.js';
 import { transportOf, type Transport } from '../runner/transport.js';
 import { API_KEY_HEADER } from '../wire/callback-delivery.js';
 import type { ObservedExchange } from './exchange.js';
+import { HOP_BY_HOP } from './proxy.js';
 
-/** Headers a hop sets for itself: never copied from a capture. */
-const HOP_BY_HOP = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection']);
+/** Headers a hop sets for itself (the hop-by-hop ones, Host, Content-Length): never copied from a capture. */
+const NOT_REPLAYED = new Set([...HOP_BY_HOP, 'host', 'content-length']);
 
 export interface ReplayOptions {
   /** The merchant's callback URL (the captured path is not used: the capture came through observe's listener). */
@@ -43,7 +44,7 @@ export function replayHeaders(captured: Record<string, string>, apiKey: string):
   let key: string | undefined;
   for (const [name, value] of Object.entries(captured)) {
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower)) continue;
+    if (NOT_REPLAYED.has(lower)) continue;
     if (lower === 'x-api-key') key = value;
     else out[lower] = value;
   }
