@@ -119,9 +119,10 @@ describe('pact generate (the real CLI)', () => {
     expect(missing.stdout, `exit ${missing.status}: ${missing.stderr}`).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
     expect(missing.status).toBe(1);
     const written = await cli(['pact', 'generate', '--out', out]);
-    expect(written.status).toBe(0);
+    expect(written.status, `${written.stdout}${written.stderr}`).toBe(0);
     expect(readFileSync(join(out, PACT_DIR, 'wallet-merchant-wallet-service.json'), 'utf8')).toBe(readFileSync(HTTP_PACT, 'utf8'));
-    expect((await cli(['pact', 'generate', '--out', out, '--check'])).status).toBe(0);
+    const checked = await cli(['pact', 'generate', '--out', out, '--check']);
+    expect(checked.status, `${checked.stdout}${checked.stderr}`).toBe(0);
   }, 60_000);
 });
 

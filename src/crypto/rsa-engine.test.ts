@@ -97,11 +97,11 @@ describe('native decryption failures, explained', () => {
   it('names a block above the modulus a wrong key, without trying to unpad it', () => {
     expect(nativeEngine.decryptBlock(Buffer.alloc(128, 0xff), key.publicKey, 'pkcs1')).toEqual({
       ok: false,
-      failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key" },
+      failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key pair" },
     });
     expect(nativeEngine.decryptBlock(Buffer.alloc(128, 0xff), key, 'oaep-sha1')).toEqual({
       ok: false,
-      failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key" },
+      failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key pair" },
     });
   });
 

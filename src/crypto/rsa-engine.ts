@@ -63,7 +63,7 @@ export const nativeEngine: RsaEngine = {
           : privateDecrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, block);
     } catch {
       // OpenSSL refuses a block whose integer is not below this key's modulus.
-      return { ok: false, failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key" } };
+      return { ok: false, failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key pair" } };
     }
     const unpadded = unpad(raw, padding, key.half === 'public' ? 1 : 2);
     return unpadded.ok ? unpadded : { ok: false, failure: diagnose(raw, padding, unpadded) };
