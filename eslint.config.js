@@ -28,7 +28,7 @@ const ALL = ['cli', 'generated', ...Object.keys(LAYERS)];
 
 /** Packages a layer must not import: src/service is the service without a transport or a database. */
 const NO_PACKAGES = {
-  service: { regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|pg)$', what: 'node:http, msw, a database or the file system' },
+  service: { regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|(node:)?sqlite|pg)$', what: 'node:http, msw, a database or the file system' },
 };
 
 /** A relative import that climbs out of the current layer into `layer`. */

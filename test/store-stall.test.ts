@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/core/sqlite.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support/cli.js';
@@ -177,7 +177,7 @@ describe.each(MODES)('a stalled claim holder on $name', (mode) => {
         await client.end();
       }
     }
-    const db = new Database(sqlitePath, { readonly: true });
+    const db = openSqlite(sqlitePath);
     try {
       return db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM ledger WHERE tracking_id = ?').get(trackingId)!.n;
     } finally {
@@ -192,7 +192,7 @@ describe.each(MODES)('a stalled claim holder on $name', (mode) => {
       await client.query(`CREATE TABLE ${table}_ledger (tracking_id text NOT NULL, pid int NOT NULL)`);
       await client.end();
     } else {
-      const db = new Database(sqlitePath);
+      const db = openSqlite(sqlitePath);
       db.exec('CREATE TABLE ledger (tracking_id TEXT NOT NULL, pid INTEGER NOT NULL)');
       db.close();
     }

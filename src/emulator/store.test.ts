@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../core/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import type { Plain, ServiceContext } from '../service/context.js';
@@ -178,7 +178,7 @@ describe('the callback outbox', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-outbox-'));
     try {
       const path = join(dir, 'v1.sqlite');
-      const db = new Database(path);
+      const db = openSqlite(path);
       db.exec(`CREATE TABLE delivery_attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, event_id INTEGER NOT NULL, tracking_id TEXT NOT NULL, idx INTEGER NOT NULL, attempt INTEGER NOT NULL, at TEXT NOT NULL,
         request_uuid TEXT NOT NULL, status INTEGER NOT NULL, answer TEXT NOT NULL, verdict TEXT NOT NULL CHECK (verdict IN ('acknowledged', 'rejected', 'failed')), error TEXT) STRICT;
         CREATE TABLE callback_events (id INTEGER PRIMARY KEY AUTOINCREMENT, tracking_id TEXT NOT NULL, merchant INTEGER NOT NULL, type INTEGER NOT NULL, payload TEXT NOT NULL, deliveries INTEGER NOT NULL,

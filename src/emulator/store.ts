@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite, sqliteDriver, type SqliteDatabase } from '../core/sqlite.js';
 import { ConfigError } from '../core/errors.js';
 import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import type { CloseOutcome, Energy, LeaseDebit, MerchantId, NewOrder as ServiceOrder, QueuedCallback, ServiceState } from '../service/state.js';
@@ -6,7 +6,7 @@ import type { CloseOutcome, Energy, LeaseDebit, MerchantId, NewOrder as ServiceO
 export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
 
 /**
- * The emulator's state in SQLite (better-sqlite3): merchants' energy and callback URLs, orders,
+ * The emulator's state in SQLite (through src/core/sqlite.ts: node:sqlite or better-sqlite3): merchants' energy and callback URLs, orders,
  * surrogate tenant ids, cards and close serial numbers, the callback queue and its delivery log.
  * A file store survives a restart with nothing lost; `:memory:` is for throwaway runs. Amounts and
  * balances are TEXT (exact decimal digits), never REAL.
@@ -232,7 +232,7 @@ interface DueRow {
   callback_url: string;
 }
 
-function prepare(db: Database.Database) {
+function prepare(db: SqliteDatabase) {
   return {
     seed: db.prepare<[number], { seed: string }>('SELECT seed FROM merchants WHERE user_id = ?'),
     seedMerchant: db.prepare<[number, string, string, string | null, string]>(
@@ -318,9 +318,11 @@ type Statements = ReturnType<typeof prepare>;
  * @example const store = openEmulatorStore(':memory:'); store.energy(10086)
  */
 export function openEmulatorStore(path: string): EmulatorStore {
-  let db: Database.Database;
+  // No driver (better-sqlite3 missing where Node has no node:sqlite) is its own one-line error, not the file's.
+  sqliteDriver();
+  let db: SqliteDatabase;
   try {
-    db = new Database(path);
+    db = openSqlite(path);
   } catch (error) {
     throw new ConfigError('bad-store', `cannot open the emulator store ${path}: ${(error as Error).message}`);
   }
@@ -335,7 +337,7 @@ export function openEmulatorStore(path: string): EmulatorStore {
 
 /** The emulator's state; every method is synchronous and each mutation is one transaction. */
 export class EmulatorStore {
-  readonly #db: Database.Database;
+  readonly #db: SqliteDatabase;
   readonly #stmt: Statements;
   /** `lease.debit` false: checked against the balance (less `pending` debits) but not debited now. */
   readonly createOrder: (order: NewOrder, lease: LeaseDebit | undefined, event: NewEvent | undefined) => 'ok' | 'duplicate' | 'insufficient';
@@ -357,7 +359,7 @@ export class EmulatorStore {
    */
   readonly recoverOpenAttempts: (now: number) => { sent: number; queued: number };
 
-  constructor(db: Database.Database) {
+  constructor(db: SqliteDatabase) {
     this.#db = db;
     if (db.name !== ':memory:') {
       db.pragma('journal_mode = WAL');

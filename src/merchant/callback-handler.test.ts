@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../core/sqlite.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -229,7 +229,7 @@ describe('callback receiver claims under faults', () => {
     const release = gate();
     const path = join(dir, 'fenced-tx.sqlite');
     const store = openSqliteStore(path, { leaseMs: 30_000, now: () => scheduler.now() });
-    const ledger = new Database(path);
+    const ledger = openSqlite(path);
     ledger.exec('CREATE TABLE ledger (requestUUID TEXT NOT NULL)');
     ledger.close();
     const { core } = receiver({
@@ -247,7 +247,7 @@ describe('callback receiver claims under faults', () => {
     expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('processed');
     release.open();
     expect(await stalled).toMatchObject({ body: { errCode: 409 }, outcome: 'lost' });
-    const check = new Database(path, { readonly: true });
+    const check = openSqlite(path);
     expect(check.prepare('SELECT requestUUID FROM ledger').all()).toEqual([{ requestUUID: 'r-2' }]);
     check.close();
     await store.close();
@@ -256,7 +256,7 @@ describe('callback receiver claims under faults', () => {
   it('in transactional mode rolls the business write back when process throws, and the retry commits it once', async () => {
     const path = join(dir, 'rollback-tx.sqlite');
     const store = openSqliteStore(path);
-    const db = new Database(path);
+    const db = openSqlite(path);
     db.exec('CREATE TABLE ledger (requestUUID TEXT NOT NULL)');
     let calls = 0;
     const { core } = receiver({

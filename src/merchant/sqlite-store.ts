@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite, sqliteDriver, type SqliteDatabase, type SqliteStatement } from '../core/sqlite.js';
 import { ConfigError } from '../core/errors.js';
 import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
@@ -56,7 +56,7 @@ interface Row {
 }
 
 /**
- * The reference merchant's {@link IdempotencyStore} on SQLite (better-sqlite3): one row per
+ * The reference merchant's {@link IdempotencyStore} on SQLite (node:sqlite or better-sqlite3, src/core/sqlite.ts): one row per
  * idempotency key with its state, fencing token and, once done, a sequence number. WAL mode; every
  * claim runs in a `BEGIN IMMEDIATE` transaction, so it is atomic even between processes sharing the
  * file, and lease ages are read from SQLite's clock. A restart (close, reopen the same file) keeps
@@ -72,20 +72,20 @@ interface Row {
 export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly leaseMs: number;
   readonly lockTimeoutMs: number;
-  readonly #db: Database.Database;
+  readonly #db: SqliteDatabase;
   readonly #now: (() => number) | undefined;
   readonly #claim: (key: string, text: string, now: number | null) => ClaimResult;
-  readonly #renew: Database.Statement<{ key: string; token: number; now: number | null }>;
+  readonly #renew: SqliteStatement<{ key: string; token: number; now: number | null }>;
   readonly #markDone: (key: string, token: number, now: number | null) => boolean;
   readonly #completeMany: (batch: readonly PendingDone[]) => boolean[];
   readonly #durable: boolean;
   #pending: PendingDone[] = [];
-  readonly #release: Database.Statement<{ key: string; token: number }>;
-  readonly #held: Database.Statement<{ key: string; token: number }, { one: 1 }>;
-  readonly #processed: Database.Statement<[], { payload: string }>;
-  readonly #page: Database.Statement<{ after: number; limit: number }, { seq: number; payload: string }>;
+  readonly #release: SqliteStatement<{ key: string; token: number }>;
+  readonly #held: SqliteStatement<{ key: string; token: number }, { one: 1 }>;
+  readonly #processed: SqliteStatement<[], { payload: string }>;
+  readonly #page: SqliteStatement<{ after: number; limit: number }, { seq: number; payload: string }>;
 
-  constructor(db: Database.Database, options: SqliteStoreOptions = {}) {
+  constructor(db: SqliteDatabase, options: SqliteStoreOptions = {}) {
     this.#db = db;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.lockTimeoutMs = Math.max(0, options.lockTimeoutMs ?? DEFAULT_SQLITE_LOCK_TIMEOUT_MS);
@@ -240,7 +240,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Runs `work` and the fenced `done` mark in one `BEGIN IMMEDIATE` transaction. better-sqlite3 is
+   * Runs `work` and the fenced `done` mark in one `BEGIN IMMEDIATE` transaction. SQLite is
    * synchronous: `work` must write synchronously; a returned promise is refused and rolled back.
    */
   async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
@@ -250,7 +250,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       if (this.#held.get({ key, token }) === undefined) return { state: 'lost' };
       const value = work({ kind: 'sqlite', db: this.#db });
       if (value !== null && typeof (value as { then?: unknown } | undefined)?.then === 'function') {
-        throw new TypeError('process must write synchronously in a SQLite transaction (better-sqlite3 is synchronous); nothing was committed');
+        throw new TypeError('process must write synchronously in a SQLite transaction (SQLite is synchronous here); nothing was committed');
       }
       if (!this.#markDone(key, token, now)) throw new Error('the claim was lost inside the transaction; nothing was committed');
       return { state: 'done', value: value as T };
@@ -284,9 +284,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
  * An unusable file is a ConfigError with one clear line.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteIdempotencyStore {
-  let db: Database.Database | undefined;
+  // No driver (better-sqlite3 missing where Node has no node:sqlite) is its own one-line error, not the file's.
+  sqliteDriver();
+  let db: SqliteDatabase | undefined;
   try {
-    db = new Database(path);
+    db = openSqlite(path);
     return new SqliteIdempotencyStore(db, options);
   } catch (error) {
     db?.close();

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../core/sqlite.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +125,7 @@ describe('SQLite idempotency store on disk', () => {
 
   it('opens a file written before fencing tokens and fences its old claims', async () => {
     const path = join(dir, 'old.sqlite');
-    const db = new Database(path);
+    const db = openSqlite(path);
     db.exec("CREATE TABLE processed_events (key TEXT PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('processing', 'done')), payload TEXT NOT NULL, claimed_at INTEGER NOT NULL, seq INTEGER UNIQUE, completed_at INTEGER) STRICT");
     db.prepare("INSERT INTO processed_events VALUES ('old', 'done', 'o', 1, 1, 1)").run();
     db.close();
@@ -137,7 +137,7 @@ describe('SQLite idempotency store on disk', () => {
 
   it('commits the business write and the done mark in one transaction, or neither', async () => {
     const store = openSqliteStore(join(dir, 'tx.sqlite'));
-    const ledger = new Database(join(dir, 'tx.sqlite'));
+    const ledger = openSqlite(join(dir, 'tx.sqlite'));
     ledger.exec('CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY)');
     ledger.close();
     const write = (key: string) => (tx: StoreTransaction) => {
@@ -151,7 +151,7 @@ describe('SQLite idempotency store on disk', () => {
     })).rejects.toThrow('after the write');
     await expect(store.completeInTransaction('k', token, async (tx) => write('k')(tx))).rejects.toThrow(/synchronously/);
     expect(await store.completeInTransaction('k', token, write('k'))).toEqual({ state: 'done', value: undefined });
-    const check = new Database(join(dir, 'tx.sqlite'), { readonly: true });
+    const check = openSqlite(join(dir, 'tx.sqlite'));
     expect(check.prepare('SELECT key FROM ledger').all()).toEqual([{ key: 'k' }]);
     check.close();
     expect(await store.processed()).toEqual(['tx']);
@@ -161,7 +161,7 @@ describe('SQLite idempotency store on disk', () => {
   it("waits for another connection's write lock on a timer: the event loop runs meanwhile, a claim answers busy after the bound, then succeeds", async () => {
     const path = join(dir, 'locked.sqlite');
     const store = openSqliteStore(path, { lockTimeoutMs: 300 });
-    const other = new Database(path);
+    const other = openSqlite(path);
     other.exec('BEGIN IMMEDIATE');
     try {
       let ticks = 0;

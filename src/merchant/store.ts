@@ -83,13 +83,13 @@ export type TransactionOutcome<T> = { state: 'done'; value: T } | { state: 'lost
  * through it, and it commits together with the `done` mark.
  *
  * - `postgres`: a `pg` client inside `BEGIN ... COMMIT` (`await tx.client.query(...)`).
- * - `sqlite`: the better-sqlite3 database inside `BEGIN IMMEDIATE`; better-sqlite3 is synchronous,
+ * - `sqlite`: the SQLite database (better-sqlite3's API, either driver) inside `BEGIN IMMEDIATE`; it is synchronous,
  *   so `process` must do its writes synchronously (a returned promise is refused and rolled back).
  * - `memory`: no database; `process` runs and the mark follows only when it succeeds.
  */
 export type StoreTransaction =
   | { kind: 'postgres'; client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> } }
-  | { kind: 'sqlite'; db: import('better-sqlite3').Database }
+  | { kind: 'sqlite'; db: import('../core/sqlite.js').SqliteDatabase }
   | { kind: 'memory' };
 
 /** Options every store takes. */
