@@ -17,11 +17,12 @@ let loaded: Promise<Main> | undefined;
  * calls with argv before setting the exit code) inside this test process, with stdout and stderr
  * captured. A process of the real CLI costs ~0.5 s of CPU to start; this costs that once per file.
  *
- * Only for runs that end in the argument checks before any work (a bad flag, a missing file, an
- * unknown command): whatever such a run would do to a process (exit code, one line on stderr) is in
- * `main`'s return and writes. A run that reads stdin, listens, or could leave something running
- * keeps a real process (`runCli`, `runCliAsync`): a process that hangs is a fault only that shows.
- * Calls must not overlap (the captured streams are this process's): await each.
+ * Only for runs that neither read stdin, nor listen, nor connect: those that end in the argument
+ * checks (a bad flag, a missing file, an unknown command) and those that only read and write files
+ * (report merge). Whatever such a run does to a process (exit code, lines on stdout and stderr) is
+ * in `main`'s return and writes. A run that reads stdin, listens, connects or could leave something
+ * running keeps a real process (`runCli`, `runCliAsync`): a process that hangs is a fault only that
+ * shows. Calls must not overlap (the captured streams are this process's): await each.
  */
 export async function runCliInProcess(args: string[]): Promise<InProcessRun> {
   loaded ??= import(pathToFileURL(resolve(ROOT, 'dist/cli/main.js')).href).then((module: { main: Main }) => module.main);
