@@ -119,10 +119,11 @@ describe('pact generate (the real CLI)', () => {
     const missing = await cli(['pact', 'generate', '--out', out, '--check']);
     expect(missing.stdout, `exit ${missing.status}: ${missing.stderr}`).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
     expect(missing.status).toBe(1);
-    const written = await cli(['pact', 'generate', '--out', out]);
+    // Files in, files out: the other two runs use the built main in-process (test/support/cli-in-process.ts).
+    const written = await runCliInProcess(['pact', 'generate', '--out', out]);
     expect(written.status, `${written.stdout}${written.stderr}`).toBe(0);
     expect(readFileSync(join(out, PACT_DIR, 'wallet-merchant-wallet-service.json'), 'utf8')).toBe(readFileSync(HTTP_PACT, 'utf8'));
-    const checked = await cli(['pact', 'generate', '--out', out, '--check']);
+    const checked = await runCliInProcess(['pact', 'generate', '--out', out, '--check']);
     expect(checked.status, `${checked.stdout}${checked.stderr}`).toBe(0);
   }, 60_000);
 });
