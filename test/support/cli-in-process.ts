@@ -22,7 +22,10 @@ let loaded: Promise<Main> | undefined;
  * (report merge). Whatever such a run does to a process (exit code, lines on stdout and stderr) is
  * in `main`'s return and writes. A run that reads stdin, listens, connects or could leave something
  * running keeps a real process (`runCli`, `runCliAsync`): a process that hangs is a fault only that
- * shows. Calls must not overlap (the captured streams are this process's): await each.
+ * shows. Calls must not overlap (the captured streams are this process's): await each. The secrets a
+ * run registers for scrubbing (src/cli/secrets.ts) stay registered for the later runs of the file,
+ * where a process would forget them: more is scrubbed, never less, so no test may expect a later
+ * run to print an earlier run's secret.
  */
 export async function runCliInProcess(args: string[]): Promise<InProcessRun> {
   loaded ??= import(pathToFileURL(resolve(ROOT, 'dist/cli/main.js')).href).then((module: { main: Main }) => module.main);
