@@ -8,7 +8,6 @@ import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { makeThrowawayCa, type CertificatePair, type ThrowawayCa } from '../src/crypto/throwaway-certificates.js';
 import { startMerchantServer, type MerchantServer } from '../src/merchant/server.js';
 import type { Report } from '../src/runner/types.js';
-import { runCliInProcess } from './support/cli-in-process.js';
 import { runCliWithEnv as cli } from './support/network.js';
 
 const DAY = 86_400_000;
@@ -146,11 +145,10 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
   }, 90_000);
 
   it('a --cert without --key, or a key of another certificate, is one line and exit 2', async () => {
-    // Refused by the argument checks, before any connection: the built main in-process (test/support/cli-in-process.ts).
-    const alone = await runCliInProcess([...merchantArgs(mtlsMerchant.callbackUrl, 'x'), '--cert', file('client.pem')]);
+    const alone = await cli([...merchantArgs(mtlsMerchant.callbackUrl, 'x'), '--cert', file('client.pem')]);
     expect(alone.stderr).toBe('wallet-conformance: a client certificate needs both --cert FILE and --key FILE\n');
     expect(alone.status).toBe(2);
-    const mixed = await runCliInProcess([...merchantArgs(mtlsMerchant.callbackUrl, 'x'), '--cert', file('client.pem'), '--key', file('stranger-key.pem')]);
+    const mixed = await cli([...merchantArgs(mtlsMerchant.callbackUrl, 'x'), '--cert', file('client.pem'), '--key', file('stranger-key.pem')]);
     expect(mixed.stderr).toMatch(/^wallet-conformance: --cert .* and --key .* are not a usable pair: .*\n$/);
     expect(mixed.stderr).not.toContain('PRIVATE KEY');
     expect(mixed.status).toBe(2);
