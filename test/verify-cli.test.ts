@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import type { Report } from '../src/runner/types.js';
 import { runCliAsync } from './support/cli.js';
-import { runCliInProcess } from './support/cli-in-process.js';
 
 const cli = runCliAsync;
 
@@ -61,8 +60,7 @@ describe('verify (the real CLI) against running targets', () => {
   it('--settle-ms takes whole milliseconds (0: the probe is read once); anything else is one line and exit 2', async () => {
     const m = embedded.merchant;
     const args = ['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--probe-url', m.probeUrl!, '--suite', 'merchant/idempotency'];
-    // Refused by the argument checks: the built main in-process (test/support/cli-in-process.ts).
-    const bad = await runCliInProcess([...args, '--settle-ms', 'soon', '--reports', join(dir, 'm9')]);
+    const bad = await cli([...args, '--settle-ms', 'soon', '--reports', join(dir, 'm9')]);
     expect([bad.stderr.trim(), bad.status]).toEqual(['wallet-conformance: --settle-ms takes a whole number, not "soon"', 2]);
     const once = await cli([...args, '--settle-ms', '0', '--reports', join(dir, 'm10')]);
     expect(once.status, once.stdout).toBe(0);
