@@ -7,7 +7,8 @@
 // registry or minutes here: `npm ci` links the installed node_modules, `npm run build` copies the
 // dist/ the global setup built from the same sources (test/action-dockerfile.test.ts runs the real
 // build and pack in a bare folder), `npm install --prefix P TARBALL` unpacks the tarball as npm
-// would and links its dependencies. `npm pack` is the real one: the verify step runs the packed CLI.
+// would and links its dependencies. `npm pack` is the real one (a later install of the same checkout
+// gets a copy of its tarball): the verify step runs the packed CLI.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +74,7 @@ beforeAll(async () => {
   shim = join(scratch, 'bin');
   mkdirSync(shim);
   npmLog = join(scratch, 'npm.log');
+  const packCache = join(scratch, 'pack-cache');
   const realNpm = execFileSync('bash', ['-c', 'command -v npm']).toString().trim();
   writeFileSync(
     join(shim, 'npm'),
@@ -82,7 +84,18 @@ echo "npm $* (in $PWD)" >> '${npmLog}'
 case "$1" in
   ci) rm -rf node_modules && ln -s '${join(ROOT, 'node_modules')}' node_modules ;;
   run) [ "$2" = build ] && rm -rf dist && cp -r '${join(ROOT, 'dist')}' dist ;;
-  pack) exec '${realNpm}' "$@" ;;
+  pack)
+    # The real npm pack the first time; later runs of the install step (same checkout, same tarball)
+    # get a copy of what it packed.
+    dest=
+    for ((i = 1; i <= $#; i++)); do [ "\${!i}" = --pack-destination ] && { j=$((i + 1)); dest=\${!j}; }; done
+    [ -n "$dest" ] || { echo "fake npm: pack needs --pack-destination" >&2; exit 1; }
+    if ! ls '${packCache}'/*.tgz >/dev/null 2>&1; then
+      '${realNpm}' "$@"
+      mkdir -p '${packCache}' && cp "$dest"/*.tgz '${packCache}'/
+    else
+      cp '${packCache}'/*.tgz "$dest"/
+    fi ;;
   install)
     prefix=; tarball=
     while [ $# -gt 0 ]; do case "$1" in --prefix) prefix=$2; shift ;; *.tgz) tarball=$1 ;; esac; shift; done

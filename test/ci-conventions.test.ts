@@ -13,6 +13,7 @@ import { makeThrowawayCa } from '../src/crypto/throwaway-certificates.js';
 import type { Report } from '../src/runner/types.js';
 import { startFaultyMerchant, type FaultyMerchant } from './fixtures/faulty-merchant.js';
 import { freePort, ROOT, runCliAsync } from './support/cli.js';
+import { runCliInProcess } from './support/cli-in-process.js';
 
 const cli = runCliAsync;
 const report = (dir: string): Report => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
@@ -53,9 +54,10 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     expect(run.status, run.stderr).toBe(0);
     const cases = [...new Set(report(join(dir, 'case')).results.map((r) => `${r.suite}/${r.case}`))];
     expect(cases.sort()).toEqual(['merchant/key-first/missing-key', 'merchant/raw-body/valid-deposit']);
-    const typo = await cli([...merchantArgs(), '--case', 'merchant/raw-body/valid-depost', '--reports', join(dir, 'typo')]);
+    // Refused by the argument checks before any connection: the built main in-process (test/support/cli-in-process.ts).
+    const typo = await runCliInProcess([...merchantArgs(), '--case', 'merchant/raw-body/valid-depost', '--reports', join(dir, 'typo')]);
     expect([typo.status, typo.stderr]).toEqual([2, 'wallet-conformance: --case "merchant/raw-body/valid-depost" names no case; did you mean merchant/raw-body/valid-deposit?\n']);
-    const leftOut = await cli([...merchantArgs(), '--suite', 'merchant/key-first', '--case', 'merchant/raw-body/valid-deposit', '--reports', join(dir, 'left-out')]);
+    const leftOut = await runCliInProcess([...merchantArgs(), '--suite', 'merchant/key-first', '--case', 'merchant/raw-body/valid-deposit', '--reports', join(dir, 'left-out')]);
     expect([leftOut.status, leftOut.stderr]).toEqual([2, 'wallet-conformance: --case merchant/raw-body/valid-deposit names no case among those --suite "merchant/key-first" chose\n']);
   }, 60_000);
 
@@ -102,7 +104,7 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     const run = await cli(['verify', 'merchant', '--callback-url', `http://127.0.0.1:${port}/cb`, '--api-key', 'k', '--private-key', pem('private.pem'), '--wait-for', '1', '--reports', join(dir, 'wait')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`^wallet-conformance: --callback-url http://127\\.0\\.0\\.1:${port}/cb is unreachable: .*ECONNREFUSED.* \\(waited 1(\\.\\d)? s with --wait-for 1: \\d+ attempts\\)\\n$`));
-    const bad = await cli(['verify', 'merchant', '--callback-url', `http://127.0.0.1:${port}/cb`, '--api-key', 'k', '--private-key', pem('private.pem'), '--wait-for', 'soon']);
+    const bad = await runCliInProcess(['verify', 'merchant', '--callback-url', `http://127.0.0.1:${port}/cb`, '--api-key', 'k', '--private-key', pem('private.pem'), '--wait-for', 'soon']);
     expect([bad.status, bad.stderr]).toEqual([2, 'wallet-conformance: --wait-for takes a number of seconds from 0 to 3600, not "soon"\n']);
   }, 30_000);
 
@@ -143,7 +145,7 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     const byName = await cli(['callback', 'send', '--url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', pem('private.pem'), '--type', 'withdrawal-request']);
     expect(byName.status, byName.stderr).toBe(0);
     expect(byName.stdout).toMatch(/"type":2\b/);
-    const unknown = await cli(['callback', 'send', '--url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', pem('private.pem'), '--type', 'refund']);
+    const unknown = await runCliInProcess(['callback', 'send', '--url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', pem('private.pem'), '--type', 'refund']);
     expect([unknown.status, unknown.stderr]).toEqual([2, 'wallet-conformance: --type must be a callback type\'s name or number (deposit 1, withdrawal-request 2, withdrawal 3, address 4, invalid-address 5, not-enough-money 6, not-enough-hot-money 7), not "refund"\n']);
   }, 30_000);
 
@@ -174,9 +176,9 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     expect(results.length).toBeGreaterThan(0);
     expect(results.every((r) => r.status === 'passed')).toBe(true);
     expect(JSON.stringify(results.map((r) => r.evidence))).toContain(JSON.stringify(JSON.stringify({ url: publicUrl })).slice(1, -1));
-    const badHost = await cli([...serviceArgs(), '--api-key', s.apiKey, '--listen-host', 'not a host']);
+    const badHost = await runCliInProcess([...serviceArgs(), '--api-key', s.apiKey, '--listen-host', 'not a host']);
     expect([badHost.status, badHost.stderr]).toEqual([2, 'wallet-conformance: --listen-host takes an IP address or a host name, not "not a host"\n']);
-    const badUrl = await cli([...serviceArgs(), '--api-key', s.apiKey, '--public-url', 'ftp://x/cb']);
+    const badUrl = await runCliInProcess([...serviceArgs(), '--api-key', s.apiKey, '--public-url', 'ftp://x/cb']);
     expect([badUrl.status, badUrl.stderr]).toEqual([2, 'wallet-conformance: --public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not "ftp://x/cb"\n']);
   }, 60_000);
 });

@@ -17,6 +17,7 @@ import { parseSpec, walkJson, type SpecSource } from '../src/spec/document.js';
 import { CHECKS } from '../src/runner/checks/index.js';
 import { loadSuites, SUITES_DIR } from '../src/runner/suite.js';
 import { ROOT, runCli } from './support/cli.js';
+import { runCliInProcess } from './support/cli-in-process.js';
 
 const specText = readFileSync(SPEC_PATH, 'utf8');
 const spec = parseSpec(specText, 'spec/wallet-api.yaml');
@@ -505,37 +506,39 @@ describe('docs (the real CLI)', () => {
     expect(openJson(request.encrypted, 'request', demo).text).toBe(request.plain);
   });
 
-  it('refuses a --demo-key that is not a demo key (it would publish a real private key), with one line and exit 2', () => {
+  // The runs below read and write files only: the built main in-process (test/support/cli-in-process.ts).
+  // The run above and the relative --out below (it needs its own working directory) are real processes.
+  it('refuses a --demo-key that is not a demo key (it would publish a real private key), with one line and exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const pair = generateMerchantKeyPair(1024);
     writeFileSync(join(dir, 'real.pem'), pair.privatePem);
-    const run = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem')]);
+    const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem')]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/is not a demo key .*keys generate --demo --out DIR.*--publish-private-key "I understand this key is public"/);
     expect(existsSync(join(dir, 'site'))).toBe(false);
-    const words = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem'), '--publish-private-key', 'yes']);
+    const words = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem'), '--publish-private-key', 'yes']);
     expect(words.status).toBe(2);
     expect(words.stderr).toMatch(/--publish-private-key takes the words "I understand this key is public"/);
   });
 
-  it('takes a key of keys generate --demo, and the demo key a site published, as demo keys', () => {
+  it('takes a key of keys generate --demo, and the demo key a site published, as demo keys', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
-    expect(runCli(['keys', 'generate', '--demo', '--out', join(dir, 'keys')]).status).toBe(0);
-    const run = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'keys', 'merchant-private.pem')]);
+    expect((await runCliInProcess(['keys', 'generate', '--demo', '--out', join(dir, 'keys')])).status).toBe(0);
+    const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'keys', 'merchant-private.pem')]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const again = runCli(['docs', '--out', join(dir, 'site2'), '--demo-key', join(dir, 'site', 'demo-key', 'merchant-private.pem')]);
+    const again = await runCliInProcess(['docs', '--out', join(dir, 'site2'), '--demo-key', join(dir, 'site', 'demo-key', 'merchant-private.pem')]);
     expect(again.status, again.stderr).toBe(0);
   });
 
-  it('uses the --demo-key it is given and writes it next to the site', () => {
+  it('uses the --demo-key it is given and writes it next to the site', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const pair = generateMerchantKeyPair(1024);
     const keyFile = join(dir, 'demo.pem');
     writeFileSync(keyFile, pair.privatePem);
     const out = join(dir, 'site');
-    const run = runCli(['docs', '--out', out, '--demo-key', keyFile, '--publish-private-key', 'I understand this key is public']);
+    const run = await runCliInProcess(['docs', '--out', out, '--demo-key', keyFile, '--publish-private-key', 'I understand this key is public']);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(readFileSync(join(out, 'demo-key', 'merchant-public.pem'), 'utf8')).toBe(pair.publicPem);
@@ -543,33 +546,33 @@ describe('docs (the real CLI)', () => {
     expect(demoKey.sha256).toBe(createHashHex(parseKey(pair.publicPem).keyObject.export({ type: 'spki', format: 'der' })));
   });
 
-  it('exits 2 with one line on stderr and no stack trace when --spec does not exist, writing nothing', () => {
+  it('exits 2 with one line on stderr and no stack trace when --spec does not exist, writing nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const out = join(dir, 'site');
     const missing = join(dir, 'no-such-spec.yaml');
-    const run = runCli(['docs', '--out', out, '--spec', missing]);
+    const run = await runCliInProcess(['docs', '--out', out, '--spec', missing]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`wallet-conformance: cannot read spec ${missing}: no such file\n`);
     expect(existsSync(out)).toBe(false);
   });
 
-  it('exits 2 with one line on stderr when --spec is not YAML', () => {
+  it('exits 2 with one line on stderr when --spec is not YAML', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'paths: [\n');
-    const run = runCli(['docs', '--out', join(dir, 'site'), '--spec', bad]);
+    const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--spec', bad]);
     expect(run.status).toBe(2);
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('not valid YAML');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('builds the traceability table from the --suites folder it is given', () => {
+  it('builds the traceability table from the --suites folder it is given', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     mkdirSync(join(dir, 'suites', 'service'), { recursive: true });
     copyFileSync(join(SUITES_DIR, 'service', 'errors.yaml'), join(dir, 'suites', 'service', 'errors.yaml'));
-    const run = runCli(['docs', '--out', join(dir, 'site'), '--suites', join(dir, 'suites')]);
+    const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--suites', join(dir, 'suites')]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const trace = readFileSync(join(dir, 'site', 'traceability.html'), 'utf8');
@@ -579,26 +582,26 @@ describe('docs (the real CLI)', () => {
     expect(visible(deposit[4]!)).toBe('no check');
   });
 
-  it('exits 2 with one line when --suites is not a folder, or the rule catalog lacks a rule the spec cites', () => {
+  it('exits 2 with one line when --suites is not a folder, or the rule catalog lacks a rule the spec cites', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
-    const missing = runCli(['docs', '--out', join(dir, 'a'), '--suites', join(dir, 'no-such-folder')]);
+    const missing = await runCliInProcess(['docs', '--out', join(dir, 'a'), '--suites', join(dir, 'no-such-folder')]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toBe(`wallet-conformance: cannot read suites folder ${join(dir, 'no-such-folder')}: no such folder\n`);
     const catalog = parseDocument(readFileSync(RULES_PATH, 'utf8'));
     const list = catalog.get('rules') as { items: Array<{ get(key: string): unknown }> };
     list.items = list.items.filter((item) => item.get('id') !== 'ENERGY-PATH');
     writeFileSync(join(dir, 'rules.yaml'), String(catalog));
-    const fewer = runCli(['docs', '--out', join(dir, 'b'), '--rules', join(dir, 'rules.yaml')]);
+    const fewer = await runCliInProcess(['docs', '--out', join(dir, 'b'), '--rules', join(dir, 'rules.yaml')]);
     expect(fewer.status).toBe(2);
     expect(fewer.stderr).toBe('wallet-conformance: spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH\n');
     expect(existsSync(join(dir, 'b'))).toBe(false);
   });
 
-  it('exits 2 when --demo-key is a public key', () => {
+  it('exits 2 when --demo-key is a public key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const keyFile = join(dir, 'public.pem');
     writeFileSync(keyFile, generateMerchantKeyPair(1024).publicPem);
-    const run = runCli(['docs', '--out', join(dir, 'site'), '--demo-key', keyFile]);
+    const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', keyFile]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`wallet-conformance: ${keyFile}: expected the private key of the merchant key pair, but this is the public key\n`);

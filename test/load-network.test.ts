@@ -91,7 +91,8 @@ describe('load merchant against a receiver that acknowledges nothing', () => {
   afterAll(() => new Promise((done) => receiver.close(done)));
 
   it('exits 1 without a probe, and says that processing was not checked', async () => {
-    const run = await storm(url, 'nothing', ['--events', '10', '--duplicates', '0']);
+    // --duration 2: what is judged is that no answer acknowledged, not how long the retries (6 s per event) go on.
+    const run = await storm(url, 'nothing', ['--events', '10', '--duplicates', '0', '--duration', '2']);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('processing is not checked');
     expect(run.stdout).toMatch(/^10 of 10 events were never acknowledged \(errCode 0\): the storm fails$/m);

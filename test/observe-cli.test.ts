@@ -12,6 +12,7 @@ import { readCapture } from '../src/observe/capture.js';
 import type { ObservedExchange } from '../src/observe/exchange.js';
 import type { Report } from '../src/runner/types.js';
 import { ROOT, runCliAsync } from './support/cli.js';
+import { runCliInProcess } from './support/cli-in-process.js';
 
 /**
  * `wallet-conformance observe` end to end: the real CLI between the emulator and the reference
@@ -198,6 +199,9 @@ describe('wallet-conformance observe', () => {
     afterAll(() => new Promise<void>((done) => busy.close(() => done())));
 
     const key = () => ['--public-key', file('public.pem')];
+    // What listens, or opens a file to write or a capture to read, runs as a real process (a process
+    // left hanging would show only there); the pure argument checks run the same main in-process.
+    const REAL = new Set(['a port in use', 'an existing --capture file', 'a bad capture line']);
     it.each([
       ['no listener', () => [...key()], /^wallet-conformance: observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both \(or --replay FILE\)$/],
       ['a listener without its upstream', () => ['--listen', '0', ...key()], /^wallet-conformance: --listen needs --service-url URL/],
@@ -214,8 +218,8 @@ describe('wallet-conformance observe', () => {
       ['--replay with a listener', () => ['--replay', file('bad-capture.jsonl'), '--listen', '0', ...key()], /^wallet-conformance: --replay judges a capture offline: drop --listen$/],
       ['a capture that is not there', () => ['--replay', file('nothing.jsonl'), ...key()], /^wallet-conformance: cannot read capture .*nothing\.jsonl: no such file$/],
       ['a bad capture line', () => ['--replay', file('bad-capture.jsonl'), '--reports', file('never'), ...key()], /^wallet-conformance: .*bad-capture\.jsonl:2: kind must be one of/],
-    ])('%s', async (_name, args, message) => {
-      const run = await runCliAsync(['observe', ...args()]);
+    ])('%s', async (name, args, message) => {
+      const run = await (REAL.has(name) ? runCliAsync : runCliInProcess)(['observe', ...args()]);
       expect(run.status, run.stdout + run.stderr).toBe(2);
       const lines = run.stderr.split('\n').filter((line) => line !== '' && !/no observe judge/.test(line));
       expect(lines).toHaveLength(1);

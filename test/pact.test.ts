@@ -10,6 +10,7 @@ import { PACT_DIR } from '../src/generate/pact/contract.js';
 import { verifyPacts, type PactVerification } from '../src/generate/pact/verifier.js';
 import { parseSpec } from '../src/spec/document.js';
 import { runCliAsync } from './support/cli.js';
+import { runCliInProcess } from './support/cli-in-process.js';
 
 const spec = parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'spec/wallet-api.yaml');
 const HTTP_PACT = join(PACKAGE_ROOT, PACT_DIR, 'wallet-merchant-wallet-service.json');
@@ -118,10 +119,11 @@ describe('pact generate (the real CLI)', () => {
     const missing = await cli(['pact', 'generate', '--out', out, '--check']);
     expect(missing.stdout, `exit ${missing.status}: ${missing.stderr}`).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
     expect(missing.status).toBe(1);
-    const written = await cli(['pact', 'generate', '--out', out]);
+    // Files in, files out: the other two runs use the built main in-process (test/support/cli-in-process.ts).
+    const written = await runCliInProcess(['pact', 'generate', '--out', out]);
     expect(written.status, `${written.stdout}${written.stderr}`).toBe(0);
     expect(readFileSync(join(out, PACT_DIR, 'wallet-merchant-wallet-service.json'), 'utf8')).toBe(readFileSync(HTTP_PACT, 'utf8'));
-    const checked = await cli(['pact', 'generate', '--out', out, '--check']);
+    const checked = await runCliInProcess(['pact', 'generate', '--out', out, '--check']);
     expect(checked.status, `${checked.stdout}${checked.stderr}`).toBe(0);
   }, 60_000);
 });
@@ -158,10 +160,12 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
 
   it('gives one clear line and exit 2 for bad flags and unreachable targets', async () => {
     const s = embedded.service;
-    const both = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', 'k', '--public-key', join(dir, 'public.pem'), '--private-key', join(dir, 'public.pem')]);
-    const noPacts = await cli(['pact', 'verify', ...flags(), '--pact-dir', dir]);
+    // Refused by the argument checks, before any connection: the built main in-process. The unreachable
+    // target is a real process (it connects).
+    const both = await runCliInProcess(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', 'k', '--public-key', join(dir, 'public.pem'), '--private-key', join(dir, 'public.pem')]);
+    const noPacts = await runCliInProcess(['pact', 'verify', ...flags(), '--pact-dir', dir]);
     const unreachable = await cli(['pact', 'verify', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--public-key', join(dir, 'public.pem')]);
-    const publish = await cli(['pact', 'verify', ...flags(), '--publish']);
+    const publish = await runCliInProcess(['pact', 'verify', ...flags(), '--publish']);
     for (const [run, text] of [
       [both, /exactly one of --private-key F or --public-key F/],
       [noPacts, /holds no pact file of provider wallet-service/],

@@ -6,6 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../src/runner/types.js';
 import { ROOT, runCli, runCliAsync, type CliRun } from './support/cli.js';
+import { runCliInProcess } from './support/cli-in-process.js';
 
 const OWN_SCHEMA = resolve(ROOT, 'schemas', 'report.schema.json');
 const SHARED_SCHEMA = resolve(ROOT, '..', 'shared', 'report.schema.json');
@@ -37,6 +38,7 @@ describe('reports of run, shards and report merge', () => {
       runCliAsync(['run', '--shard', '2/2', '--reports', dirs.two]),
     ]);
     runs = { full: full!, one: one!, two: two! };
+    // The merge a user runs, as a process; the merges below (files in, files out) run the built main in-process.
     merge = runCli(['report', 'merge', dirs.one, dirs.two, '--reports', dirs.merged]);
   }, 180_000);
 
@@ -90,23 +92,23 @@ describe('reports of run, shards and report merge', () => {
     for (const testcase of cases) expect(testcase).toMatch(/ time="\d+\.\d{3}"/);
   });
 
-  it('refuses shards of different targets and names the field that differs (exit 2)', () => {
+  it('refuses shards of different targets and names the field that differs (exit 2)', async () => {
     const other = tmp('other');
     const report = readReport(dirs.two) as Report & { target: { service: { userId: number } } };
     report.target.service.userId = 1;
     writeFileSync(join(other, 'report.json'), JSON.stringify(report));
-    const run = runCli(['report', 'merge', dirs.one, other, '--reports', tmp('out')]);
+    const run = await runCliInProcess(['report', 'merge', dirs.one, other, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(`wallet-conformance: the reports tested different targets: ${join(dirs.one, 'report.json')} and ${join(other, 'report.json')} differ in service.userId: 10086 ≠ 1\n`);
   });
 
-  it('refuses the same shard twice (exit 2)', () => {
-    const run = runCli(['report', 'merge', dirs.one, dirs.one, '--reports', tmp('out')]);
+  it('refuses the same shard twice (exit 2)', async () => {
+    const run = await runCliInProcess(['report', 'merge', dirs.one, dirs.one, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^wallet-conformance: check \S+ is in both .* the shards overlap \(the same shard twice\?\)\n$/);
   });
 
-  it('judges merged reports against a baseline: a failure the baseline has is known (exit 0), the same failure against a clean baseline is worse (exit 1)', () => {
+  it('judges merged reports against a baseline: a failure the baseline has is known (exit 0), the same failure against a clean baseline is worse (exit 1)', async () => {
     const failing = tmp('failing');
     cpSync(dirs.full, failing, { recursive: true });
     const report = readReport(failing);
@@ -115,12 +117,12 @@ describe('reports of run, shards and report merge', () => {
     writeFileSync(clean, JSON.stringify({ ...report, results: report.results.map((r) => ({ ...r, status: r.status === 'failed' ? 'passed' : r.status })) }));
     Object.assign(victim, { status: 'failed', message: 'planted failure' });
     writeFileSync(join(failing, 'report.json'), JSON.stringify(report));
-    const known = runCli(['report', 'merge', failing, '--reports', tmp('out'), '--baseline', join(failing, 'report.json')]);
+    const known = await runCliInProcess(['report', 'merge', failing, '--reports', tmp('out'), '--baseline', join(failing, 'report.json')]);
     expect(known.stderr).toBe('');
     expect(known.stdout).toContain(`  known ${victim.id} [${victim.rules.join(', ')}]: planted failure`);
     expect(known.status).toBe(0);
     const out = tmp('out');
-    const worse = runCli(['report', 'merge', failing, '--reports', out, '--baseline', clean]);
+    const worse = await runCliInProcess(['report', 'merge', failing, '--reports', out, '--baseline', clean]);
     expect(worse.stdout).toContain(`  WORSE ${victim.id} [${victim.rules.join(', ')}] (was passed): planted failure`);
     expect(worse.status).toBe(1);
     const written = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { baseline: { worse: string[] } };
@@ -130,17 +132,17 @@ describe('reports of run, shards and report merge', () => {
 });
 
 describe('report merge and --baseline refuse bad input with one line and exit 2', () => {
-  it('says which directory has no report.json', () => {
+  it('says which directory has no report.json', async () => {
     const empty = tmp('empty');
-    const run = runCli(['report', 'merge', empty, '--reports', tmp('out')]);
+    const run = await runCliInProcess(['report', 'merge', empty, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(`wallet-conformance: cannot read report ${join(empty, 'report.json')}: no such file\n`);
   });
 
-  it('says which report.json is not a report', () => {
+  it('says which report.json is not a report', async () => {
     const bad = tmp('bad');
     writeFileSync(join(bad, 'report.json'), '{"target":{},"summary":{"passed":1},"results":[]}');
-    const run = runCli(['report', 'merge', bad, '--reports', tmp('out')]);
+    const run = await runCliInProcess(['report', 'merge', bad, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(`wallet-conformance: ${join(bad, 'report.json')} is not a wallet-conformance report.json: /summary must have required property 'failed'\n`);
   });

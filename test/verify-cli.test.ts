@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,13 @@ describe('verify (the real CLI) against running targets', () => {
     writeFileSync(join(dir, 'private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
   });
   afterAll(() => embedded.close());
+  /** Every merchant suite without a probe, run once for the two tests that judge such a run (m2). */
+  let withoutProbe: ReturnType<typeof cli> | undefined;
+  const merchantWithoutProbe = () => {
+    const m = embedded.merchant;
+    withoutProbe ??= cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--reports', join(dir, 'm2')]);
+    return withoutProbe;
+  };
 
   it('verify service runs order cases against the emulator without --allow-orders, and passes', async () => {
     const s = embedded.service;
@@ -35,7 +43,7 @@ describe('verify (the real CLI) against running targets', () => {
     const m = embedded.merchant;
     const withProbe = await cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--probe-url', m.probeUrl!, '--reports', join(dir, 'm1')]);
     expect(withProbe.status).toBe(0);
-    const noProbe = await cli(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--reports', join(dir, 'm2')]);
+    const noProbe = await merchantWithoutProbe();
     const report = JSON.parse(readFileSync(join(dir, 'm2', 'report.json'), 'utf8')) as Report;
     expect(report.results.some((r) => r.status === 'skipped' && r.rules.includes('CB-ONCE'))).toBe(true);
     expect(report.results.filter((r) => r.status === 'passed' && r.id.includes('/processed'))).toEqual([]);
@@ -72,13 +80,14 @@ describe('verify (the real CLI) against running targets', () => {
   it('without a probe, a green merchant run says MUST checks were skipped and why; --fail-on-skip makes it exit 1', async () => {
     const m = embedded.merchant;
     const args = ['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--suite', 'merchant/idempotency'];
-    const run = await cli([...args, '--reports', join(dir, 'm5')]);
+    // The run of every merchant suite without a probe (shared with the test above).
+    const run = await merchantWithoutProbe();
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/note: \d+ MUST checks skipped: needs --probe-url or --probe-cmd/);
-    const summary = readFileSync(join(dir, 'm5', 'summary.md'), 'utf8');
+    const summary = readFileSync(join(dir, 'm2', 'summary.md'), 'utf8');
     expect(summary).toMatch(/NOT FULLY CHECKED: no check failed, but \d+ MUST check\(s\) were skipped/);
     expect(summary).not.toContain('✅ wallet-conformance');
-    const report = JSON.parse(readFileSync(join(dir, 'm5', 'report.json'), 'utf8')) as Report;
+    const report = JSON.parse(readFileSync(join(dir, 'm2', 'report.json'), 'utf8')) as Report;
     expect(report.summary.skippedMust).toBeGreaterThan(20);
     const gate = await cli([...args, '--fail-on-skip', '--reports', join(dir, 'm6')]);
     expect(gate.stdout).toMatch(/--fail-on-skip: \d+ MUST check\(s\) were skipped: exit 1/);
@@ -101,8 +110,9 @@ describe('verify (the real CLI) against running targets', () => {
 
   it('verify service does not blame a key pair the service does not hold without proof (a warning, the suites judge), nor a refused control token (a warning, the cases needing it skipped)', async () => {
     const s = embedded.service;
+    // A key pair the service does not hold (keys generate has its own tests).
     const keys = mkdtempSync(join(tmpdir(), 'wc-other-key-'));
-    expect((await cli(['keys', 'generate', '--out', keys])).status).toBe(0);
+    writeFileSync(join(keys, 'merchant-public.pem'), generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }));
     const base = ['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--user-id', String(s.userId), '--suite', 'service/energy'];
     const otherKey = await cli([...base, '--public-key', join(keys, 'merchant-public.pem'), '--reports', join(dir, 's2')]);
     expect(otherKey.stderr).toMatch(/^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m);
