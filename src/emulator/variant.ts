@@ -3,7 +3,7 @@ import type { ServiceOperations } from '../service/operations.js';
 import type { ServicePolicies } from '../service/policies.js';
 import type { MerchantId, ServiceState } from '../service/state.js';
 import type { EmulatorMerchant } from './config.js';
-import type { EmulatorRandom } from './context.js';
+import type { ServiceRandom as EmulatorRandom } from '../service/context.js';
 import type { AttemptRecord, DeliveryUpdate, DueDelivery } from './store.js';
 
 /** An HTTP answer outside the envelope: status and JSON body. */

@@ -6,7 +6,7 @@ import { redact, type Exchange, type ReceivedCallback } from './context.js';
 import { sendJsonRequest } from './http-client.js';
 import type { Receiver } from './receiver.js';
 import { joinUrl } from './service-steps.js';
-import type { AwaitStep, EmitStep } from './suite.js';
+import type { AwaitStep, EmitStep } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';

@@ -4,7 +4,7 @@ import type { Rule } from '../core/rules.js';
 import { fingerprint, type SecretKind } from '../core/scrub.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import type { WireResponse } from './http-client.js';
-import type { Case, Step, Suite } from './suite.js';
+import type { Case, Step, Suite } from './model.js';
 import type { Target } from './types.js';
 
 /** A request as sent, with its plain form beside the wire form. */

@@ -9,7 +9,7 @@ import { expectationProblem } from './params.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
-import type { Case, Need, Suite } from './suite.js';
+import type { Case, Need, Suite } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { Transport } from './transport.js';
 import { describeTarget, type CheckResult, type Finding, type Preflight, type Report, type Status, type Target } from './types.js';

@@ -5,7 +5,7 @@ import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, ty
 import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
 import { currentNetwork } from './http-client.js';
-import type { DeliverStep } from './suite.js';
+import type { DeliverStep } from './model.js';
 import { parseProbeAnswer, readProbeAfter, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';

@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import type { AnyCheck, Observation } from './checks/check.js';
 import { CHECKS, findCheck } from './checks/index.js';
 import { STEP_KINDS, stepKindOf, type StepKindName } from './step-kinds.js';
-import type { Expectation, Step } from './suite.js';
+import type { Expectation, Step } from './model.js';
 
 /** Why an expectation's parameters do not fit its check: one line, and the parameter it is about. */
 export interface ParamsProblem {

@@ -2,12 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../core/http-io.js';
 import type { ReceivedCallback } from './context.js';
+import type { Answer } from './model.js';
 
-/**
- * How the receiver answers one delivery. Every answer but `ack` is one the service must count as a
- * failure and retry (CB-ERRCODE, as src/wire/acknowledgement.ts reads it: not-acknowledged).
- */
-export type Answer = 'ack' | 'errcode-1' | 'http-500' | 'string-zero' | 'no-errcode' | 'code-zero' | 'text-body';
+export type { Answer };
 
 /** A local callback receiver that plays a merchant for the service-side callback suites. */
 export interface Receiver {

@@ -8,7 +8,7 @@ import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import { redact, type Exchange, type ReceivedResponse, type StrangerKeys } from './context.js';
 import { sendJsonRequest } from './http-client.js';
-import type { RequestStep, Step } from './suite.js';
+import type { RequestStep, Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';

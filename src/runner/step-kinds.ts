@@ -7,7 +7,7 @@ import { runDelivery, runRestart, type AmountForm, type EventBook, type Spelling
 import { probeBaseline, readProbeAfter, rememberProbeMark, type ProbeMark } from './probe-reader.js';
 import type { Receiver } from './receiver.js';
 import { runControl, runRequest } from './service-steps.js';
-import type { Step } from './suite.js';
+import type { Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { MerchantTarget, ServiceTarget, Target } from './types.js';
 

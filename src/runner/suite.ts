@@ -5,110 +5,12 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { expectationProblem, numbersFromText } from './params.js';
-import type { Answer } from './receiver.js';
+import type { Expectation, Step, Suite } from './model.js';
 
 /** The folder of the built-in suites and their schema. */
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
 
-/** What a case can need from the target; without it the case is skipped. */
-export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart';
-
-/**
- * One expectation: a registered check and its parameters, which the check's schema declares
- * (`Check.params`; the loader refuses unknown and mistyped ones). `ExpectationOf<StatusParams>`
- * types one check's.
- */
-export type Expectation = ExpectationOf<Record<string, unknown>>;
-
-/** An expectation of a check whose parameters are `P`. */
-export type ExpectationOf<P> = { check: string; rules?: string[]; title?: string } & P;
-
-/** One step of a case; exactly one of control, request, emit, await, deliver, restart. */
-export interface Step {
-  title?: string;
-  /** Run the user's `--restart` command, then wait until the callback URL answers again. */
-  restart?: true;
-  control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string }; pointCallbacks?: true };
-  await?: AwaitStep;
-  request?: RequestStep;
-  emit?: EmitStep;
-  deliver?: DeliverStep;
-  expect?: Expectation[];
-}
-
-/** A request to the service side. */
-export interface RequestStep {
-  endpoint: string;
-  method?: string;
-  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired' | 'forbidden';
-  contentType?: string;
-  plain?: unknown;
-  plainText?: string;
-  data?: string;
-  encode?: 'standard' | 'url-safe' | 'line-breaks' | 'plus-as-space' | 'wrong-key' | 'truncated' | 'unencoded-form' | 'unpadded';
-  json?: unknown;
-  body?: string;
-  save?: string;
-}
-
-/** A callback the service is asked (through its control API) to emit to the runner's receiver. */
-export interface EmitStep {
-  type: number;
-  fields?: Record<string, unknown>;
-  deliveries?: number;
-  concurrent?: boolean;
-  retryDelaysMs?: number[];
-  answers?: Answer[];
-  expectDeliveries?: number;
-  settleMs?: number;
-}
-
-/** A callback the service emits by itself (after an order), awaited at the runner's receiver. */
-export interface AwaitStep {
-  type?: number;
-  match?: Record<string, unknown>;
-  timeoutMs?: number;
-  count?: number;
-  answers?: Answer[];
-  prompt?: string;
-}
-
-/** A callback the runner delivers to a merchant. */
-export interface DeliverStep {
-  type?: number;
-  fields?: Record<string, unknown>;
-  event?: string;
-  same?: string;
-  twin?: string;
-  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired';
-  mangle?: 'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
-  deliveries?: number;
-  concurrent?: boolean;
-  /** This many distinct events of the type (fresh ids each), each delivered once. */
-  distinct?: number;
-}
-
-/** A case: rules, needs, steps with expectations. */
-export interface Case {
-  id: string;
-  title: string;
-  rules: string[];
-  needs?: Need[];
-  /** `both`: run once per field spelling (txid/chain, txId/chainName); one passing spelling is a U-CB-FIELDS warning. */
-  spellings?: 'interface' | 'both';
-  /** `both`: run once with amounts as JSON numbers, once as decimal strings (U-CB-FIELDS); see `mergeAmountForms`. */
-  amounts?: 'as-written' | 'both';
-  steps: Step[];
-}
-
-/** A loaded suite; `name` is its path under suites/ without extension (`service/energy`). */
-export interface Suite {
-  name: string;
-  title: string;
-  side: 'service' | 'merchant';
-  description?: string;
-  cases: Case[];
-}
+export type { Need, Expectation, ExpectationOf, Step, RequestStep, EmitStep, AwaitStep, DeliverStep, Case, Suite } from './model.js';
 
 let validateSuite: ReturnType<Ajv2020['compile']> | undefined;
 
