@@ -40,7 +40,7 @@ describe('service suites against deliberately faulty emulators', () => {
     // SLOTS emulators at a time, the next starting as soon as one ends: a run mostly waits on
     // loopback, callback retries and the wait for a callback a fault never sends (10 s), so a slot
     // kept by such a run does not hold the others back as a batch would.
-    const SLOTS = 12;
+    const SLOTS = 24;
     let next = 0;
     const slot = async () => {
       while (next < names.length) {
