@@ -26,6 +26,13 @@ const profile = { ...DEFAULT_PROFILE };
 const SOLE_CATCHERS: Record<string, Exclude<MerchantFault, 'none'>> = { answers: 'acks-not-json', processed: 'deposit-by-tracking-id', 'processed-exact': 'latin1-plaintext' };
 const FULL_RUNS: MerchantFault[] = ['none', 'interface-spelling-only', ...Object.values(SOLE_CATCHERS)];
 
+/**
+ * How late the late bookers book, after their answer: past the runner's first read and its first
+ * poll (100 ms later), so the settle wait, and the grace before a duplicate's read, are what find
+ * them. The full late run is one chain of steps that each wait about this long (300 ms made it 39 s).
+ */
+const LATE_MS = 150;
+
 /** The merchant suites cut to the case of a result id (`merchant/<suite>/<case>/<check>`). */
 function caseOf(id: string): Suite[] {
   const [side, suite, name] = id.split('/');
@@ -35,22 +42,24 @@ function caseOf(id: string): Suite[] {
 /**
  * Runs the merchant suites (or `only` those) against one variant. A fault that never processes what
  * a check expects makes each such step wait the settle limit, so the faults run with 500 ms (the late
- * bookings here come 300 ms after the answer); the fault-free merchants run with the default.
+ * bookings here come LATE_MS after the answer); the fault-free merchants run with the default.
  */
 async function verify(fault: MerchantFault, options: { bookAfterMs?: number; only?: Suite[] } = {}): Promise<Report> {
   const { bookAfterMs, only } = options;
+  const t0 = performance.now();
   const merchant = await startFaultyMerchant(fault, { apiKey: 'ak-good', expiredKey: 'ak-old', publicKey: privateKey.publicKey, profile, ...(bookAfterMs === undefined ? {} : { bookAfterMs }) });
   const settle = fault === 'none' ? {} : { settleMs: 500 };
   try {
     return await runSuites({ target: { side: 'merchant', callbackUrl: merchant.callbackUrl, probeUrl: merchant.probeUrl, apiKey: 'ak-good', expiredKey: 'ak-old', privateKey, profile, restartHook: merchant.restart, ...settle }, suites: only ?? suites, rules });
   } finally {
     await merchant.close();
+    console.log(`TIMING ${fault} ${only ? 'case' : 'full'} ${bookAfterMs ?? ''} ${(performance.now() - t0).toFixed(0)} ms`);
   }
 }
 
 describe('merchant suites against deliberately faulty merchants', () => {
   const reports = new Map<MerchantFault, Report>();
-  /** Merchants that answer first and book 300 ms later: fault-free (processes-after-ack), and without deduplication. */
+  /** Merchants that answer first and book LATE_MS later: fault-free (processes-after-ack), and without deduplication. */
   const late = new Map<'processes-after-ack' | 'late-duplicate', Report>();
   const LATE_DUPLICATE = 'merchant/idempotency/redelivered-withdrawal/processed#2';
   beforeAll(async () => {
@@ -60,8 +69,8 @@ describe('merchant suites against deliberately faulty merchants', () => {
     // with its own store.
     reports.set('racy-dedupe', await verify('racy-dedupe', { only: caseOf(MERCHANT_CATCHES['racy-dedupe'].id) }));
     const runs: Array<() => Promise<void>> = [
-      async () => void late.set('processes-after-ack', await verify('none', { bookAfterMs: 300 })),
-      async () => void late.set('late-duplicate', await verify('no-dedupe', { bookAfterMs: 300, only: caseOf(LATE_DUPLICATE) })),
+      async () => void late.set('processes-after-ack', await verify('none', { bookAfterMs: LATE_MS })),
+      async () => void late.set('late-duplicate', await verify('no-dedupe', { bookAfterMs: LATE_MS, only: caseOf(LATE_DUPLICATE) })),
       ...FULL_RUNS.map((fault) => async () => void reports.set(fault, await verify(fault))),
       ...(Object.keys(MERCHANT_CATCHES) as Array<Exclude<MerchantFault, 'none'>>)
         .filter((fault) => fault !== 'racy-dedupe' && !FULL_RUNS.includes(fault))
@@ -84,14 +93,14 @@ describe('merchant suites against deliberately faulty merchants', () => {
     expect(report.summary.passed).toBeGreaterThan(90);
   });
 
-  it('pass every check against a merchant that books each event 300 ms after acknowledging it, exactly once (processing may end after the answer)', () => {
+  it(`pass every check against a merchant that books each event ${LATE_MS} ms after acknowledging it, exactly once (processing may end after the answer)`, () => {
     const report = late.get('processes-after-ack')!;
     expect(report.summary.failed).toBe(0);
     expect(report.results.filter((r) => r.status !== 'passed')).toEqual([]);
     expect(report.summary.passed).toBe(reports.get('none')!.summary.passed);
   });
 
-  it('catch a merchant that acknowledges a duplicate and books it again 300 ms later under CB-ONCE', () => {
+  it(`catch a merchant that acknowledges a duplicate and books it again ${LATE_MS} ms later under CB-ONCE`, () => {
     const result = late.get('late-duplicate')!.results.find((r) => r.id === LATE_DUPLICATE);
     expect({ status: result?.status, hasRule: result?.rules.includes('CB-ONCE') }).toEqual({ status: 'failed', hasRule: true });
     expect(result!.message).toMatch(/expected 0 processing\(s\), the probe shows 2/);
