@@ -8,6 +8,7 @@ import { openJson, sealJson } from '../src/crypto/codec.js';
 import { CryptoError } from '../src/crypto/errors.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
 import { EMULATOR_FAULTS, FAULT_NAMES, faultyVariant, type EmulatorFault } from './fixtures/emulator-faults.js';
+import { SealPool } from '../src/emulator/seal-pool.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { openEmulatorStore, type EmulatorStore } from '../src/emulator/store.js';
 
@@ -22,6 +23,8 @@ let server: Server;
 let callbackUrl: string;
 let received: Array<{ headers: IncomingHttpHeaders; body: string; text: string; payload: Record<string, unknown> }> = [];
 let answerStatus = 200;
+/** One pool of sealing threads for every emulator of the table (loading a thread costs more than a probe). */
+let sealer: SealPool;
 /** The body the callback server answers with instead of errCode 0 / 1 (for readings of an answer). */
 let answerBody: string | undefined;
 
@@ -321,6 +324,8 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
 };
 
 beforeAll(async () => {
+  sealer = new SealPool();
+  await sealer.warm();
   dir = mkdtempSync(join(tmpdir(), 'wc-emu-faults-'));
   config = loadEmulatorConfig(initEmulatorDir(dir, { store: ':memory:', port: 0 }).configPath);
   merchant = config.merchants[0]!;
@@ -342,6 +347,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await sealer?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   rmSync(dir, { recursive: true, force: true });
@@ -367,7 +373,7 @@ describe('emulator faults', () => {
         [[fault], row.faulty],
       ] as const) {
         const store = join(dir, `${fault}${faults.length ? '-faulty' : ''}.sqlite`);
-        const emulator = await startEmulator({ ...config, store }, { port: 0, variant: faultyVariant(faults) });
+        const emulator = await startEmulator({ ...config, store }, { port: 0, variant: faultyVariant(faults), sealer });
         const queue = openEmulatorStore(store);
         try {
           expect(await row.probe(harness(emulator, queue)), faults.length ? 'faulty' : 'conforming').toEqual(expected);

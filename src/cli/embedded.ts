@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../emulator/config.js';
+import type { CallbackSealer } from '../emulator/seal-pool.js';
 import { startEmulator, type RunningEmulator } from '../emulator/server.js';
 import type { EmulatorVariant } from '../emulator/variant.js';
 import { startMerchantServer, type MerchantServerConfig } from '../merchant/server.js';
@@ -27,6 +28,8 @@ export interface EmbeddedOptions {
   merchant?: Partial<MerchantServerConfig>;
   /** Serve both over HTTPS with a throwaway CA made in the run's temp folder (`run --tls`). */
   tls?: boolean;
+  /** The emulator's sealer (`startEmulator`'s option): a test starting many emulators shares one pool of threads. */
+  emulatorSealer?: CallbackSealer;
 }
 
 /** The service target of a running emulator's merchant: every key, the control token, orders allowed. */
@@ -98,7 +101,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     account.callbackUrl = merchant.callbackUrl;
     let emulator;
     try {
-      emulator = await startEmulator(config, { port: 0, ...(options.emulatorVariant ? { variant: options.emulatorVariant } : {}) });
+      emulator = await startEmulator(config, { port: 0, ...(options.emulatorVariant ? { variant: options.emulatorVariant } : {}), ...(options.emulatorSealer ? { sealer: options.emulatorSealer } : {}) });
     } catch (error) {
       await merchant.close();
       throw error;

@@ -12,6 +12,7 @@ import { CONTROL_PREFIX, serveControl } from './control-api.js';
 import { CallbackDispatcher } from './dispatcher.js';
 import { sendFailure, sendNotFound, whyOf } from './envelope.js';
 import { ORDER_PATHS, serveOrderEndpoint, type OrderEndpoint } from './order-endpoints.js';
+import type { CallbackSealer } from './seal-pool.js';
 import { openEmulatorStore, storeServiceState } from './store.js';
 import type { EmulatorVariant } from './variant.js';
 
@@ -27,6 +28,12 @@ export interface StartEmulatorOptions {
   variant?: EmulatorVariant;
   /** One line per request and per callback attempt; quiet when absent. */
   log?: EmulatorLog;
+  /**
+   * Where callbacks are sealed (default: the emulator's own pool of sealing threads, loaded at start
+   * and stopped by `close`). A sealer passed in is the caller's to close: emulators started one after
+   * another in one process (a test's table of variants) share its threads instead of loading new ones.
+   */
+  sealer?: CallbackSealer;
 }
 
 /** A running service emulator. */
@@ -64,7 +71,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   let operations = SERVICE_OPERATIONS;
   try {
     for (const merchant of config.merchants) store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
-    dispatcher = new CallbackDispatcher({ store, merchants, callbacks: config.callbacks, variant: variant.delivery, now, random, log: options.log });
+    dispatcher = new CallbackDispatcher({ store, merchants, callbacks: config.callbacks, variant: variant.delivery, now, random, log: options.log, sealer: options.sealer });
     const state = storeServiceState(store, merchants.keys());
     service = {
       state,
