@@ -17,6 +17,7 @@ import { startExpressReceiver } from './doubles/express-receiver.js';
 import { startFastifyReceiver } from './doubles/fastify-receiver.js';
 import { startIndependentService } from './doubles/service.js';
 import { freePort, runCliAsync, runCliWithHand } from './support/cli.js';
+import { limit } from './support/limit.js';
 
 /** The part of report.json (schemas/report.schema.json) these tests read. */
 interface ReportFile {
@@ -87,6 +88,13 @@ describe("the doubles' own segmented RSA agrees with node-forge, a third impleme
   });
 });
 
+/**
+ * The four `verify` runs below (two services, two receivers, each its own target on its own port)
+ * run two at a time: a run mostly waits on its target's answers. A case's timeout includes its
+ * wait for a slot.
+ */
+const slot = limit(2);
+
 /** Two services, each with its own legal reading of the open points (see test/doubles/service.ts). */
 const services = [
   {
@@ -103,14 +111,14 @@ const services = [
   },
 ] as const;
 
-describe.each(services)('verify service against an independent service on plain node:http ($name)', ({ options, reports: reportsName, minimumPassed }) => {
+describe.concurrent.each(services)('verify service against an independent service on plain node:http ($name)', ({ options, reports: reportsName, minimumPassed }) => {
   let service: Awaited<ReturnType<typeof startIndependentService>>;
   beforeAll(async () => {
     service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey, expiredKey, userId, controlToken: 'ind-control-1e2d3c', ...options });
   });
   afterAll(() => service.close());
 
-  it('passes every MUST check with every flag the service supports, and most checks really run', async () => {
+  it('passes every MUST check with every flag the service supports, and most checks really run', async ({ expect }) => {
     const reports = join(dir, reportsName);
     const control = `${service.url}/__control/merchants/${userId}`;
     const headers = { 'content-type': 'application/json', 'x-control-token': 'ind-control-1e2d3c' };
@@ -119,11 +127,11 @@ describe.each(services)('verify service against an independent service on plain 
       await fetch(`${control}/callback-url`, { method: 'PUT', headers, body: JSON.stringify({ url: receiverUrl }) });
       await fetch(`${control}/callbacks`, { method: 'POST', headers, body: JSON.stringify({ type: 7 }) });
     };
-    const run = await runCliWithHand([
+    const run = await slot(async () => runCliWithHand([
       'verify', 'service', '--base-url', service.url, '--card-base-url', service.cardBaseUrl, '--api-key', apiKey,
       '--public-key', join(dir, 'merchant-public.pem'), '--user-id', String(userId), '--allow-orders',
       '--forbidden-key', forbiddenKey, '--expired-key', expiredKey, '--control-token', 'ind-control-1e2d3c', '--reports', reports,
-    ], await freePort(), handTrigger);
+    ], await freePort(), handTrigger));
     const report = readReport(reports, run);
     const failures = failuresOf(report);
     expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
@@ -132,10 +140,10 @@ describe.each(services)('verify service against an independent service on plain 
     // the documented control API cannot run (7 checks); checks on an open point this service reads
     // otherwise may be warnings.
     expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(minimumPassed);
-  }, 120_000);
+  }, 240_000);
 });
 
-describe('verify merchant against independent receivers', () => {
+describe.concurrent('verify merchant against independent receivers', () => {
   const keys = [
     { key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') },
     { key: expiredKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2021-01-01T00:00:00Z') },
@@ -146,7 +154,7 @@ describe('verify merchant against independent receivers', () => {
   ] as const;
 
   for (const [name, start] of receivers) {
-    it(`passes every MUST check on a receiver built on ${name}, with the probe, and most checks really run`, async () => {
+    it(`passes every MUST check on a receiver built on ${name}, with the probe, and most checks really run`, async ({ expect }) => slot(async () => {
       const receiver = await start();
       try {
         const reports = join(dir, name.replace(/\W+/g, '-'));
@@ -163,6 +171,6 @@ describe('verify merchant against independent receivers', () => {
       } finally {
         await receiver.close();
       }
-    }, 120_000);
+    }), 240_000);
   }
 });

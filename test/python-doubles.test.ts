@@ -47,7 +47,9 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${missing ?? 'python3, flask or cryptography is missing'})`, () => {
-  describe('verify merchant against a Flask receiver', () => {
+  // The receiver's describe and the service's run side by side (two targets, two CLIs; each mostly
+  // waits on the other's answers); the service's cases run one after another, on one service.
+  describe('verify merchant against a Flask receiver', { concurrent: true }, () => {
     let receiver: PythonDouble;
     beforeAll(async () => {
       receiver = await startPython('receiver.py', {
@@ -61,7 +63,7 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
     });
     afterAll(() => receiver?.close());
 
-    it('passes every MUST check with the probe and a restart; its own readings warn at most, and every check runs', async () => {
+    it('passes every MUST check with the probe and a restart; its own readings warn at most, and every check runs', async ({ expect }) => {
       const reports = join(dir, 'merchant');
       // The restart re-executes the same process (same PID, same port, same SQLite file) and returns once it answers again.
       const restart = [PYTHON, join(ROOT, 'test/doubles/python/receiver.py'), '--restart', String(receiver.pid), String(receiver.port)].map((word) => `'${word}'`).join(' ');
@@ -82,14 +84,14 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
     }, 180_000);
   });
 
-  describe('verify service against a wallet service on http.server', () => {
+  describe('verify service against a wallet service on http.server', { concurrent: true }, () => {
     let service: PythonDouble;
     beforeAll(async () => {
       service = await startPython('service.py', { privateKeyPem: privatePem, apiKey, forbiddenKey, expiredKey, userId, controlToken });
     });
     afterAll(() => service?.close());
 
-    it('passes every MUST check with the control API; its own readings warn at most, and most checks really run', async () => {
+    it.sequential('passes every MUST check with the control API; its own readings warn at most, and most checks really run', async () => {
       const reports = join(dir, 'service');
       const control = `${service.origin}/wallet-api/__control/merchants/${userId}`;
       const headers = { 'content-type': 'application/json', 'x-control-token': controlToken };
@@ -112,7 +114,7 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
       expect(lines(report, 'warning')).toMatch(/unlisted-symbol/);
     }, 180_000);
 
-    it('passes the generated cases: what its lenient reading accepts (unpadded Base64, another padding) warns at most, never fails', async () => {
+    it.sequential('passes the generated cases: what its lenient reading accepts (unpadded Base64, another padding) warns at most, never fails', async () => {
       const reports = join(dir, 'service-generated');
       const run = await runCliAsync([
         'verify', 'service', '--base-url', `${service.origin}/wallet-api`, '--card-base-url', `${service.origin}/cardsvc`, '--api-key', apiKey,
@@ -125,7 +127,7 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
       expect(run.status, run.stderr).toBe(0);
     }, 180_000);
 
-    it('reads the requests it claims to: unpadded Base64 (U-CRYPTO), "40417" for userId (U-CODES), and refuses an unlisted symbol (U-LIMITS)', async () => {
+    it.sequential('reads the requests it claims to: unpadded Base64 (U-CRYPTO), "40417" for userId (U-CODES), and refuses an unlisted symbol (U-LIMITS)', async () => {
       const post = async (path: string, plain: unknown, data?: (sealed: string) => string) => {
         const sealed = encryptWithPublic(Buffer.from(JSON.stringify(plain), 'utf8'), publicKey);
         const res = await fetch(`${service.origin}/wallet-api/api/v1/api/order/${path}`, {
