@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey } from 'node:crypto';
+import { createLiteralIndex } from './literal-index.js';
 
 /**
  * Fingerprints and scrubbing of secrets (issue 12): every configured secret is replaced, wherever it
@@ -152,10 +153,6 @@ function keyPieces(text: string): string[] {
   return [body, ...lines];
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Secrets shorter than this are scrubbed as whole words only. */
 const SHORT = 6;
 /** How many first characters of a secret, cut short, are still scrubbed. */
@@ -204,9 +201,9 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       for (const spelling of spellings(piece)) if (!replacement.has(spelling)) replacement.set(spelling, shown);
     }
   }
-  // A short value (a test key such as `k`) is replaced only as a whole word: as a substring it would eat every `k` of the text.
-  const alternative = (spelling: string) => (spelling.length >= SHORT ? escapeRegExp(spelling) : `(?<![A-Za-z0-9])${escapeRegExp(spelling)}(?![A-Za-z0-9])`);
-  const known = replacement.size === 0 ? undefined : new RegExp([...replacement.keys()].sort((a, b) => b.length - a.length).map(alternative).join('|'), 'g');
+  // Every spelling, found in one pass: leftmost, longest at its position, none overlapping. A short
+  // value (a test key such as `k`) is replaced only as a whole word: as a substring it would eat every `k` of the text.
+  const known = createLiteralIndex(replacement, SHORT);
   // A message cut short (`slice(0, 200) + '…'`) can end inside a secret: its first characters are found by their head.
   const heads = new Map<string, string[]>();
   for (const spelling of replacement.keys()) {
@@ -214,28 +211,32 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     const head = spelling.slice(0, TRUNCATED_MIN);
     heads.set(head, [...(heads.get(head) ?? []), spelling]);
   }
-  const truncated = heads.size === 0 ? undefined : new RegExp([...heads.keys()].map(escapeRegExp).join('|'), 'g');
+  const truncated = createLiteralIndex(heads, 0);
   const cutShort = (input: string): string => {
-    if (!truncated) return input;
+    if (truncated.size === 0) return input;
     let out = '';
     let from = 0;
-    truncated.lastIndex = 0;
-    for (let match = truncated.exec(input); match; match = truncated.exec(input)) {
+    for (let at = 0; at < input.length; ) {
+      const head = truncated.at(input, at);
+      if (head === undefined) {
+        at++;
+        continue;
+      }
       let best = '';
-      for (const spelling of heads.get(match[0]) ?? []) {
+      for (const spelling of head.value) {
         let k = TRUNCATED_MIN;
-        while (k < spelling.length && input[match.index + k] === spelling[k]) k++;
+        while (k < spelling.length && input[at + k] === spelling[k]) k++;
         if (k > best.length) best = spelling.slice(0, k);
       }
       // Cut short means the text stops there: a word going on (`forbidden-key` beside the key `forbidden-8f3a…`) is not the secret.
-      const next = input[match.index + best.length];
+      const next = input[at + best.length];
       if (next !== undefined && /[A-Za-z0-9]/.test(next)) {
-        truncated.lastIndex = match.index + 1;
+        at++;
         continue;
       }
-      out += input.slice(from, match.index) + (replacement.get(heads.get(match[0])!.find((s) => s.startsWith(best))!) ?? '');
-      from = match.index + best.length;
-      truncated.lastIndex = from;
+      out += input.slice(from, at) + (replacement.get(head.value.find((s) => s.startsWith(best))!) ?? '');
+      from = at + best.length;
+      at = from;
     }
     return out + input.slice(from);
   };
@@ -297,7 +298,7 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   const text = (input: string): string => {
     // Whole PEM blocks first: one fingerprint per key, the same however its lines were joined.
     let out = input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk'));
-    if (known) out = out.replace(known, (match) => replacement.get(match) ?? match);
+    out = known.replace(out, (match) => match.value);
     out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
     out = cutShort(out);
     out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
