@@ -261,23 +261,33 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       }
     }
   }
-  // A filter on each window's first 4 characters (7 bits each, one integer), so most positions of a
-  // text cost one Set lookup and no substring. Lossy for non-ASCII: a false hit only costs a lookup.
+  // A filter on each window's first 4 characters (7 bits each, one integer, letter case folded as
+  // the text is read), so most positions of a text cost one bit test and no substring: a bit per
+  // hashed integer first, then the set itself. Lossy for non-ASCII: a false hit only costs a lookup.
   const code4 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
   const heads4 = new Set<number>([...windows.keys()].map((window) => code4(window, 0)));
+  const HASH_BITS = 20;
+  const bit = (code: number) => Math.imul(code, 0x9e3779b1) >>> (32 - HASH_BITS);
+  const headBits = new Uint32Array(1 << (HASH_BITS - 5));
+  for (const code of heads4) headBits[bit(code) >>> 5]! |= 1 << (bit(code) & 31);
+  /** A character code with ASCII upper-case letters folded to lower case, 7 bits kept. */
+  const folded7 = (text: string, at: number) => {
+    const c = text.charCodeAt(at);
+    return (c >= 65 && c <= 90 ? c | 0x20 : c) & 0x7f;
+  };
   const byValue = (input: string): string => {
     if (windows.size === 0 || input.length < WINDOW) return input;
-    const folded = foldAscii(input);
     let out = '';
     let from = 0;
     let runEnd = -1;
     let runStart = -1;
     let runShown = '';
-    let code = folded.length >= 4 ? code4(folded, 0) >>> 7 : 0;
-    for (let i = 0; i + WINDOW <= folded.length; i++) {
-      code = ((code << 7) | (folded.charCodeAt(i + 3) & 0x7f)) & 0xfffffff;
-      if (!heads4.has(code)) continue;
-      const shown = windows.get(folded.slice(i, i + WINDOW));
+    let code = (folded7(input, 0) << 14) | (folded7(input, 1) << 7) | folded7(input, 2);
+    for (let i = 0; i + WINDOW <= input.length; i++) {
+      code = ((code << 7) | folded7(input, i + 3)) & 0xfffffff;
+      const h = bit(code);
+      if ((headBits[h >>> 5]! & (1 << (h & 31))) === 0 || !heads4.has(code)) continue;
+      const shown = windows.get(foldAscii(input.slice(i, i + WINDOW)));
       if (shown === undefined) continue;
       if (i <= runEnd) runEnd = i + WINDOW;
       else {
@@ -294,39 +304,60 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     return out + input.slice(from, runStart) + runShown + input.slice(runEnd);
   };
 
+  // Base64 text decoded is searched for these (the configured values and key pieces of SHORT characters or more).
+  const decodable = raw.filter((secret) => secret.value.length >= SHORT);
+  const shortestDecodable = Math.min(...decodable.map((secret) => secret.value.length));
   const isFingerprint = (text: string) => /^[a-z]{2}…#[0-9a-f]{4}$/.test(text);
   const text = (input: string): string => {
     // Whole PEM blocks first: one fingerprint per key, the same however its lines were joined.
-    let out = input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk'));
+    // Each pattern pass is skipped when the text lacks a literal its pattern cannot match without.
+    let out = input.includes('-----BEGIN ') ? input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk')) : input;
     out = known.replace(out, (match) => match.value);
-    out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
+    if (out.includes('MII')) out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
     out = cutShort(out);
-    out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
-    out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
+    if (out.includes('://')) out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
+    if (out.includes('=')) out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
     out = out.replace(AUTHORIZATION, (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`);
-    if (raw.length > 0) {
+    if (decodable.length > 0 && out.length >= 12) {
       out = out.replace(BASE64_RUN, (run) => {
-        const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-        return raw.find((secret) => secret.value.length >= SHORT && decoded.includes(secret.value))?.shown ?? run;
+        // Too short to hold the shortest secret once decoded: no need to decode it.
+        if (Math.floor((run.length * 3) / 4) < shortestDecodable) return run;
+        const decoded = Buffer.from(run.includes('-') || run.includes('_') ? run.replace(/-/g, '+').replace(/_/g, '/') : run, 'base64').toString('latin1');
+        return decodable.find((secret) => secret.value.length <= decoded.length && decoded.includes(secret.value))?.shown ?? run;
       });
     }
     out = byValue(out);
     // The runner's own redaction knows no kinds (every X-API-KEY shows as `ak`): name the configured ones right.
+    if (!out.includes('…#')) return out;
     return out.replace(FINGERPRINT, (shown, kind: string, hash: string) => {
       const right = byHash.get(hash);
       return right && right !== kind ? `${right}…#${hash}` : shown;
     });
   };
 
+  // A report repeats its strings (keys, statuses, rule ids, the same request in every case): each
+  // distinct string of one value() call is scrubbed once. The memo lives as long as the call.
   const value = <T>(input: T): T => {
-    if (typeof input === 'string') return text(input) as T;
-    if (Array.isArray(input)) return input.map((item: unknown) => value(item)) as T;
-    if (input !== null && typeof input === 'object') {
-      const proto = Object.getPrototypeOf(input) as unknown;
-      if (proto !== Object.prototype && proto !== null) return input;
-      return Object.fromEntries(Object.entries(input).map(([k, v]) => [text(k), value(v)])) as T;
-    }
-    return input;
+    const done = new Map<string, string>();
+    const once = (item: string): string => {
+      let out = done.get(item);
+      if (out === undefined) {
+        out = text(item);
+        done.set(item, out);
+      }
+      return out;
+    };
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') return once(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (item !== null && typeof item === 'object') {
+        const proto = Object.getPrototypeOf(item) as unknown;
+        if (proto !== Object.prototype && proto !== null) return item;
+        return Object.fromEntries(Object.entries(item).map(([k, v]) => [once(k), walk(v)]));
+      }
+      return item;
+    };
+    return walk(input) as T;
   };
   return { text, value };
 }
