@@ -48,6 +48,7 @@ function keyBody(text: string): string {
 }
 
 function escapeHtml(text: string, apostrophe: string): string {
+  if (!/[&<>"']/.test(text)) return text;
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apostrophe);
 }
 
@@ -65,11 +66,14 @@ function jsonEscaped(text: string): string[] {
  */
 export function spellings(secret: string): string[] {
   const encoded = encodeURIComponent(secret);
-  const wire = [secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2)];
-  const json = wire.flatMap((w) => [w, ...jsonEscaped(w)]);
-  const twice = json.flatMap((j) => [j, ...jsonEscaped(j)]);
+  // Each stage drops its repeats (most spellings of Base64 text are alike): the list, in its order, is
+  // the same as without, and a PEM key's spellings are not escaped 64 times over.
+  const unique = (list: string[]) => [...new Set(list)];
+  const wire = unique([secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2)]);
+  const json = unique(wire.flatMap((w) => [w, ...jsonEscaped(w)]));
+  const twice = unique(json.flatMap((j) => [j, ...jsonEscaped(j)]));
   const all = twice.flatMap((t) => [t, escapeHtml(t, '&#39;'), escapeHtml(t, '&#x27;')]);
-  return [...new Set(all)].filter((s) => s.length > 0);
+  return unique(all).filter((s) => s.length > 0);
 }
 
 /** Length of the windows scrubbed by value: any run of this many characters of any rendering of a secret. */
@@ -139,7 +143,9 @@ const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
 
 /** ASCII letters lower-cased, every other character kept: the length never changes (unlike toLowerCase). */
 function foldAscii(text: string): string {
-  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+  // An ASCII text folds as toLowerCase does; outside ASCII, toLowerCase would change more than letters A-Z (and lengths).
+  // eslint-disable-next-line no-control-regex
+  return /[^\u0000-\u007f]/.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text.toLowerCase();
 }
 
 /** The pieces of a private key that must never show: the whole Base64 body, and each of its PEM lines. */
@@ -244,6 +250,8 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   // Scrubbing by value: every WINDOW-character run of every rendering (letter case folded) of every
   // secret, indexed once per scrubber (one per run), so a report costs one pass over its text.
   const windows = new Map<string, string>();
+  // A rendering met again (a key given as PKCS#8 and as PKCS#1 has the same private parts) adds no window: the first shown wins.
+  const indexed = new Set<string>();
   for (const secret of secrets) {
     if (secret.value.length < SHORT) continue;
     const shown = secret.shownAs ?? fingerprint(secret.value, secret.kind);
@@ -251,13 +259,16 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       ? privateParts(secret.value).flatMap((part) => byteRenderings(part).map((text) => ({ text, wordy: false })))
       : [...spellings(secret.value).map((text) => ({ text, wordy: true })), ...byteRenderings(Buffer.from(secret.value, 'utf8')).map((text) => ({ text, wordy: false }))];
     for (const { text: rendering, wordy } of sources) {
+      if (indexed.has(`${wordy ? 'w' : 'b'}${rendering}`)) continue;
+      indexed.add(`${wordy ? 'w' : 'b'}${rendering}`);
       const folded = foldAscii(rendering);
       for (let i = 0; i + WINDOW <= folded.length; i++) {
         // A window of the secret's text that reads as a word (the readable prefix of a key such as
         // `forbidden-8f3a…`) would scrub that word everywhere: only its random-looking windows are
         // indexed. Encoded bytes (hex, Base64) are indexed whole: `deadbeef` is a window of hex.
         if (wordy && WORDLIKE.test(rendering.slice(i, i + WINDOW))) continue;
-        if (!windows.has(folded.slice(i, i + WINDOW))) windows.set(folded.slice(i, i + WINDOW), shown);
+        const window = folded.slice(i, i + WINDOW);
+        if (!windows.has(window)) windows.set(window, shown);
       }
     }
   }
