@@ -106,7 +106,7 @@ describe('createLiteralIndex', () => {
           expect(indexReplace(replacement, wordBelow, input)).toBe(regexReplace(replacement, wordBelow, input));
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 200 },
     );
   });
 
@@ -130,7 +130,7 @@ describe('createLiteralIndex', () => {
           expect(indexReplace(replacement, 6, input)).toBe(regexReplace(replacement, 6, input));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
   });
 });
