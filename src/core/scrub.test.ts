@@ -16,6 +16,15 @@ describe('fingerprint', () => {
     expect(fingerprint('abcdef', 'ak')).not.toContain('abc');
   });
 
+  it('stays the sha256 of each secret and kind however many were fingerprinted before (its memo is bounded)', () => {
+    const values = Array.from({ length: 600 }, (_, i) => `secret-${i}`);
+    for (const round of [1, 2]) {
+      for (const value of values) expect(fingerprint(value, round === 1 ? 'ak' : 'ct'), value).toBe(`${round === 1 ? 'ak' : 'ct'}…#${hash4(value)}`);
+    }
+    expect(fingerprint(TOKEN, 'ct')).toBe(`ct…#${hash4(TOKEN)}`);
+    expect(fingerprint(TOKEN, 'ak')).toBe(`ak…#${hash4(TOKEN)}`);
+  });
+
   it('gives a PEM key and its bare Base64 DER the same fingerprint', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -33,13 +33,24 @@ export interface Scrubber {
 
 const FINGERPRINT = /\b([a-z]{2})…#([0-9a-f]{4})\b/g;
 
+/** Fingerprints already computed, by kind and secret: a bounded memo, never output. */
+const fingerprints = new Map<string, string>();
+
 /**
  * The fingerprint of a secret: kind, an ellipsis, and the first 4 hex digits of its sha256.
  *
  * @example fingerprint('sk_live_4242', 'ak') // 'ak…#' + 4 hex digits
  */
 export function fingerprint(secret: string, kind: SecretKind): string {
-  return `${kind}…#${createHash('sha256').update(kind === 'pk' ? keyBody(secret) : secret).digest('hex').slice(0, 4)}`;
+  const key = `${kind}:${secret}`;
+  let shown = fingerprints.get(key);
+  if (shown === undefined) {
+    shown = `${kind}…#${createHash('sha256').update(kind === 'pk' ? keyBody(secret) : secret).digest('hex').slice(0, 4)}`;
+    // The runner fingerprints the same few keys on every exchange: the memo holds up to 256 (emptied when full).
+    if (fingerprints.size >= 256) fingerprints.clear();
+    fingerprints.set(key, shown);
+  }
+  return shown;
 }
 
 /** The Base64 of a key without PEM armour or white space, so PEM and bare DER of one key fingerprint alike. */
