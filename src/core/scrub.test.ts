@@ -16,6 +16,15 @@ describe('fingerprint', () => {
     expect(fingerprint('abcdef', 'ak')).not.toContain('abc');
   });
 
+  it('stays the sha256 of each secret and kind however many were fingerprinted before (its memo is bounded)', () => {
+    const values = Array.from({ length: 600 }, (_, i) => `secret-${i}`);
+    for (const round of [1, 2]) {
+      for (const value of values) expect(fingerprint(value, round === 1 ? 'ak' : 'ct'), value).toBe(`${round === 1 ? 'ak' : 'ct'}…#${hash4(value)}`);
+    }
+    expect(fingerprint(TOKEN, 'ct')).toBe(`ct…#${hash4(TOKEN)}`);
+    expect(fingerprint(TOKEN, 'ak')).toBe(`ak…#${hash4(TOKEN)}`);
+  });
+
   it('gives a PEM key and its bare Base64 DER the same fingerprint', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -192,5 +201,23 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
     }
     const modulus = Buffer.from(publicKey.export({ format: 'jwk' }).n!, 'base64url').toString('hex');
     expect(keyed.text(`n = ${modulus}`)).toBe(`n = ${modulus}`);
+  });
+
+  it('scrubs the private parts of a key given as PKCS#8 and as PKCS#1 (as the CLI registers it) with the one fingerprint shown', () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pkcs1 = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const keyed = createScrubber([
+      { kind: 'ak', value: KEY },
+      { kind: 'pk', value: pkcs1, shownAs: fingerprint(pkcs8, 'pk') },
+      { kind: 'pk', value: pkcs8 },
+    ]);
+    const q = Buffer.from(privateKey.export({ format: 'jwk' }).q!, 'base64url');
+    for (const leak of [q.toString('hex'), q.toString('base64'), pkcs1.split('\n')[2]!, pkcs8.split('\n')[3]!]) {
+      const out = keyed.text(`leaked ${leak} here`);
+      expect(out).toMatch(new RegExp(`^leaked (${fingerprint(pkcs8, 'pk')})+=* here$`));
+      for (const window of windowsOf(leak)) expect(out.toLowerCase().includes(window), `${window} of the key`).toBe(false);
+    }
+    expect(keyed.text(`and ${KEY}`)).toBe(`and ${shown}`);
   });
 });

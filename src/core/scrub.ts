@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey } from 'node:crypto';
+import { createLiteralIndex } from './literal-index.js';
 
 /**
  * Fingerprints and scrubbing of secrets (issue 12): every configured secret is replaced, wherever it
@@ -32,13 +33,24 @@ export interface Scrubber {
 
 const FINGERPRINT = /\b([a-z]{2})…#([0-9a-f]{4})\b/g;
 
+/** Fingerprints already computed, by kind and secret: a bounded memo, never output. */
+const fingerprints = new Map<string, string>();
+
 /**
  * The fingerprint of a secret: kind, an ellipsis, and the first 4 hex digits of its sha256.
  *
  * @example fingerprint('sk_live_4242', 'ak') // 'ak…#' + 4 hex digits
  */
 export function fingerprint(secret: string, kind: SecretKind): string {
-  return `${kind}…#${createHash('sha256').update(kind === 'pk' ? keyBody(secret) : secret).digest('hex').slice(0, 4)}`;
+  const key = `${kind}:${secret}`;
+  let shown = fingerprints.get(key);
+  if (shown === undefined) {
+    shown = `${kind}…#${createHash('sha256').update(kind === 'pk' ? keyBody(secret) : secret).digest('hex').slice(0, 4)}`;
+    // The runner fingerprints the same few keys on every exchange: the memo holds up to 256 (emptied when full).
+    if (fingerprints.size >= 256) fingerprints.clear();
+    fingerprints.set(key, shown);
+  }
+  return shown;
 }
 
 /** The Base64 of a key without PEM armour or white space, so PEM and bare DER of one key fingerprint alike. */
@@ -47,6 +59,7 @@ function keyBody(text: string): string {
 }
 
 function escapeHtml(text: string, apostrophe: string): string {
+  if (!/[&<>"']/.test(text)) return text;
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apostrophe);
 }
 
@@ -64,11 +77,14 @@ function jsonEscaped(text: string): string[] {
  */
 export function spellings(secret: string): string[] {
   const encoded = encodeURIComponent(secret);
-  const wire = [secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2)];
-  const json = wire.flatMap((w) => [w, ...jsonEscaped(w)]);
-  const twice = json.flatMap((j) => [j, ...jsonEscaped(j)]);
+  // Each stage drops its repeats (most spellings of Base64 text are alike): the list, in its order, is
+  // the same as without, and a PEM key's spellings are not escaped 64 times over.
+  const unique = (list: string[]) => [...new Set(list)];
+  const wire = unique([secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2)]);
+  const json = unique(wire.flatMap((w) => [w, ...jsonEscaped(w)]));
+  const twice = unique(json.flatMap((j) => [j, ...jsonEscaped(j)]));
   const all = twice.flatMap((t) => [t, escapeHtml(t, '&#39;'), escapeHtml(t, '&#x27;')]);
-  return [...new Set(all)].filter((s) => s.length > 0);
+  return unique(all).filter((s) => s.length > 0);
 }
 
 /** Length of the windows scrubbed by value: any run of this many characters of any rendering of a secret. */
@@ -138,7 +154,9 @@ const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
 
 /** ASCII letters lower-cased, every other character kept: the length never changes (unlike toLowerCase). */
 function foldAscii(text: string): string {
-  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+  // An ASCII text folds as toLowerCase does; outside ASCII, toLowerCase would change more than letters A-Z (and lengths).
+  // eslint-disable-next-line no-control-regex
+  return /[^\u0000-\u007f]/.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text.toLowerCase();
 }
 
 /** The pieces of a private key that must never show: the whole Base64 body, and each of its PEM lines. */
@@ -150,10 +168,6 @@ function keyPieces(text: string): string[] {
     .map((line) => line.trim())
     .filter((line) => line.length >= 16);
   return [body, ...lines];
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Secrets shorter than this are scrubbed as whole words only. */
@@ -204,9 +218,9 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       for (const spelling of spellings(piece)) if (!replacement.has(spelling)) replacement.set(spelling, shown);
     }
   }
-  // A short value (a test key such as `k`) is replaced only as a whole word: as a substring it would eat every `k` of the text.
-  const alternative = (spelling: string) => (spelling.length >= SHORT ? escapeRegExp(spelling) : `(?<![A-Za-z0-9])${escapeRegExp(spelling)}(?![A-Za-z0-9])`);
-  const known = replacement.size === 0 ? undefined : new RegExp([...replacement.keys()].sort((a, b) => b.length - a.length).map(alternative).join('|'), 'g');
+  // Every spelling, found in one pass: leftmost, longest at its position, none overlapping. A short
+  // value (a test key such as `k`) is replaced only as a whole word: as a substring it would eat every `k` of the text.
+  const known = createLiteralIndex(replacement, SHORT);
   // A message cut short (`slice(0, 200) + '…'`) can end inside a secret: its first characters are found by their head.
   const heads = new Map<string, string[]>();
   for (const spelling of replacement.keys()) {
@@ -214,28 +228,32 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     const head = spelling.slice(0, TRUNCATED_MIN);
     heads.set(head, [...(heads.get(head) ?? []), spelling]);
   }
-  const truncated = heads.size === 0 ? undefined : new RegExp([...heads.keys()].map(escapeRegExp).join('|'), 'g');
+  const truncated = createLiteralIndex(heads, 0);
   const cutShort = (input: string): string => {
-    if (!truncated) return input;
+    if (truncated.size === 0) return input;
     let out = '';
     let from = 0;
-    truncated.lastIndex = 0;
-    for (let match = truncated.exec(input); match; match = truncated.exec(input)) {
+    for (let at = 0; at < input.length; ) {
+      const head = truncated.at(input, at);
+      if (head === undefined) {
+        at++;
+        continue;
+      }
       let best = '';
-      for (const spelling of heads.get(match[0]) ?? []) {
+      for (const spelling of head.value) {
         let k = TRUNCATED_MIN;
-        while (k < spelling.length && input[match.index + k] === spelling[k]) k++;
+        while (k < spelling.length && input[at + k] === spelling[k]) k++;
         if (k > best.length) best = spelling.slice(0, k);
       }
       // Cut short means the text stops there: a word going on (`forbidden-key` beside the key `forbidden-8f3a…`) is not the secret.
-      const next = input[match.index + best.length];
+      const next = input[at + best.length];
       if (next !== undefined && /[A-Za-z0-9]/.test(next)) {
-        truncated.lastIndex = match.index + 1;
+        at++;
         continue;
       }
-      out += input.slice(from, match.index) + (replacement.get(heads.get(match[0])!.find((s) => s.startsWith(best))!) ?? '');
-      from = match.index + best.length;
-      truncated.lastIndex = from;
+      out += input.slice(from, at) + (replacement.get(head.value.find((s) => s.startsWith(best))!) ?? '');
+      from = at + best.length;
+      at = from;
     }
     return out + input.slice(from);
   };
@@ -243,6 +261,8 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   // Scrubbing by value: every WINDOW-character run of every rendering (letter case folded) of every
   // secret, indexed once per scrubber (one per run), so a report costs one pass over its text.
   const windows = new Map<string, string>();
+  // A rendering met again (a key given as PKCS#8 and as PKCS#1 has the same private parts) adds no window: the first shown wins.
+  const indexed = new Set<string>();
   for (const secret of secrets) {
     if (secret.value.length < SHORT) continue;
     const shown = secret.shownAs ?? fingerprint(secret.value, secret.kind);
@@ -250,33 +270,46 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       ? privateParts(secret.value).flatMap((part) => byteRenderings(part).map((text) => ({ text, wordy: false })))
       : [...spellings(secret.value).map((text) => ({ text, wordy: true })), ...byteRenderings(Buffer.from(secret.value, 'utf8')).map((text) => ({ text, wordy: false }))];
     for (const { text: rendering, wordy } of sources) {
+      if (indexed.has(`${wordy ? 'w' : 'b'}${rendering}`)) continue;
+      indexed.add(`${wordy ? 'w' : 'b'}${rendering}`);
       const folded = foldAscii(rendering);
       for (let i = 0; i + WINDOW <= folded.length; i++) {
         // A window of the secret's text that reads as a word (the readable prefix of a key such as
         // `forbidden-8f3a…`) would scrub that word everywhere: only its random-looking windows are
         // indexed. Encoded bytes (hex, Base64) are indexed whole: `deadbeef` is a window of hex.
         if (wordy && WORDLIKE.test(rendering.slice(i, i + WINDOW))) continue;
-        if (!windows.has(folded.slice(i, i + WINDOW))) windows.set(folded.slice(i, i + WINDOW), shown);
+        const window = folded.slice(i, i + WINDOW);
+        if (!windows.has(window)) windows.set(window, shown);
       }
     }
   }
-  // A filter on each window's first 4 characters (7 bits each, one integer), so most positions of a
-  // text cost one Set lookup and no substring. Lossy for non-ASCII: a false hit only costs a lookup.
+  // A filter on each window's first 4 characters (7 bits each, one integer, letter case folded as
+  // the text is read), so most positions of a text cost one bit test and no substring: a bit per
+  // hashed integer first, then the set itself. Lossy for non-ASCII: a false hit only costs a lookup.
   const code4 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
   const heads4 = new Set<number>([...windows.keys()].map((window) => code4(window, 0)));
+  const HASH_BITS = 20;
+  const bit = (code: number) => Math.imul(code, 0x9e3779b1) >>> (32 - HASH_BITS);
+  const headBits = new Uint32Array(1 << (HASH_BITS - 5));
+  for (const code of heads4) headBits[bit(code) >>> 5]! |= 1 << (bit(code) & 31);
+  /** A character code with ASCII upper-case letters folded to lower case, 7 bits kept. */
+  const folded7 = (text: string, at: number) => {
+    const c = text.charCodeAt(at);
+    return (c >= 65 && c <= 90 ? c | 0x20 : c) & 0x7f;
+  };
   const byValue = (input: string): string => {
     if (windows.size === 0 || input.length < WINDOW) return input;
-    const folded = foldAscii(input);
     let out = '';
     let from = 0;
     let runEnd = -1;
     let runStart = -1;
     let runShown = '';
-    let code = folded.length >= 4 ? code4(folded, 0) >>> 7 : 0;
-    for (let i = 0; i + WINDOW <= folded.length; i++) {
-      code = ((code << 7) | (folded.charCodeAt(i + 3) & 0x7f)) & 0xfffffff;
-      if (!heads4.has(code)) continue;
-      const shown = windows.get(folded.slice(i, i + WINDOW));
+    let code = (folded7(input, 0) << 14) | (folded7(input, 1) << 7) | folded7(input, 2);
+    for (let i = 0; i + WINDOW <= input.length; i++) {
+      code = ((code << 7) | folded7(input, i + 3)) & 0xfffffff;
+      const h = bit(code);
+      if ((headBits[h >>> 5]! & (1 << (h & 31))) === 0 || !heads4.has(code)) continue;
+      const shown = windows.get(foldAscii(input.slice(i, i + WINDOW)));
       if (shown === undefined) continue;
       if (i <= runEnd) runEnd = i + WINDOW;
       else {
@@ -293,39 +326,60 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     return out + input.slice(from, runStart) + runShown + input.slice(runEnd);
   };
 
+  // Base64 text decoded is searched for these (the configured values and key pieces of SHORT characters or more).
+  const decodable = raw.filter((secret) => secret.value.length >= SHORT);
+  const shortestDecodable = Math.min(...decodable.map((secret) => secret.value.length));
   const isFingerprint = (text: string) => /^[a-z]{2}…#[0-9a-f]{4}$/.test(text);
   const text = (input: string): string => {
     // Whole PEM blocks first: one fingerprint per key, the same however its lines were joined.
-    let out = input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk'));
-    if (known) out = out.replace(known, (match) => replacement.get(match) ?? match);
-    out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
+    // Each pattern pass is skipped when the text lacks a literal its pattern cannot match without.
+    let out = input.includes('-----BEGIN ') ? input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk')) : input;
+    out = known.replace(out, (match) => match.value);
+    if (out.includes('MII')) out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
     out = cutShort(out);
-    out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
-    out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
+    if (out.includes('://')) out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
+    if (out.includes('=')) out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
     out = out.replace(AUTHORIZATION, (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`);
-    if (raw.length > 0) {
+    if (decodable.length > 0 && out.length >= 12) {
       out = out.replace(BASE64_RUN, (run) => {
-        const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-        return raw.find((secret) => secret.value.length >= SHORT && decoded.includes(secret.value))?.shown ?? run;
+        // Too short to hold the shortest secret once decoded: no need to decode it.
+        if (Math.floor((run.length * 3) / 4) < shortestDecodable) return run;
+        const decoded = Buffer.from(run.includes('-') || run.includes('_') ? run.replace(/-/g, '+').replace(/_/g, '/') : run, 'base64').toString('latin1');
+        return decodable.find((secret) => secret.value.length <= decoded.length && decoded.includes(secret.value))?.shown ?? run;
       });
     }
     out = byValue(out);
     // The runner's own redaction knows no kinds (every X-API-KEY shows as `ak`): name the configured ones right.
+    if (!out.includes('…#')) return out;
     return out.replace(FINGERPRINT, (shown, kind: string, hash: string) => {
       const right = byHash.get(hash);
       return right && right !== kind ? `${right}…#${hash}` : shown;
     });
   };
 
+  // A report repeats its strings (keys, statuses, rule ids, the same request in every case): each
+  // distinct string of one value() call is scrubbed once. The memo lives as long as the call.
   const value = <T>(input: T): T => {
-    if (typeof input === 'string') return text(input) as T;
-    if (Array.isArray(input)) return input.map((item: unknown) => value(item)) as T;
-    if (input !== null && typeof input === 'object') {
-      const proto = Object.getPrototypeOf(input) as unknown;
-      if (proto !== Object.prototype && proto !== null) return input;
-      return Object.fromEntries(Object.entries(input).map(([k, v]) => [text(k), value(v)])) as T;
-    }
-    return input;
+    const done = new Map<string, string>();
+    const once = (item: string): string => {
+      let out = done.get(item);
+      if (out === undefined) {
+        out = text(item);
+        done.set(item, out);
+      }
+      return out;
+    };
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') return once(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (item !== null && typeof item === 'object') {
+        const proto = Object.getPrototypeOf(item) as unknown;
+        if (proto !== Object.prototype && proto !== null) return item;
+        return Object.fromEntries(Object.entries(item).map(([k, v]) => [once(k), walk(v)]));
+      }
+      return item;
+    };
+    return walk(input) as T;
   };
   return { text, value };
 }
