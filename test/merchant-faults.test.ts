@@ -46,14 +46,12 @@ function caseOf(id: string): Suite[] {
  */
 async function verify(fault: MerchantFault, options: { bookAfterMs?: number; only?: Suite[] } = {}): Promise<Report> {
   const { bookAfterMs, only } = options;
-  const t0 = performance.now();
   const merchant = await startFaultyMerchant(fault, { apiKey: 'ak-good', expiredKey: 'ak-old', publicKey: privateKey.publicKey, profile, ...(bookAfterMs === undefined ? {} : { bookAfterMs }) });
   const settle = fault === 'none' ? {} : { settleMs: 500 };
   try {
     return await runSuites({ target: { side: 'merchant', callbackUrl: merchant.callbackUrl, probeUrl: merchant.probeUrl, apiKey: 'ak-good', expiredKey: 'ak-old', privateKey, profile, restartHook: merchant.restart, ...settle }, suites: only ?? suites, rules });
   } finally {
     await merchant.close();
-    console.log(`TIMING ${fault} ${only ? 'case' : 'full'} ${bookAfterMs ?? ''} ${(performance.now() - t0).toFixed(0)} ms`);
   }
 }
 
