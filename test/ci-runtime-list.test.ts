@@ -20,10 +20,10 @@ describe('.ci/runtime-tests.txt', () => {
     }
   });
 
-  it('is what .ci/run runs on each extra Node, on the dist/ already built', () => {
+  it('is what .ci/run runs on each extra Node, on the dist/ already built, with the SQLite stores on node:sqlite', () => {
     const run = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     expect(run).toContain('.ci/runtime-tests.txt');
     expect(run).toMatch(/RUNTIMES=\(22 24\)/);
-    expect(run).toMatch(/WALLET_CONFORMANCE_DIST_BUILT=1 npx vitest run "\$\{RUNTIME_TESTS\[@\]\}"/);
+    expect(run).toMatch(/WALLET_CONFORMANCE_DIST_BUILT=1 WALLET_CONFORMANCE_SQLITE=node:sqlite npx vitest run "\$\{RUNTIME_TESTS\[@\]\}"/);
   });
 });
