@@ -5,7 +5,7 @@ import type { GeneratedRun } from '../property/generated-run.js';
  * The work of `verify` and `run`, which their actions import once they run (the command files
  * themselves stay light: registering them is all `--help` and a flag error need).
  */
-export { EMULATOR_HEADER } from '../emulator/server.js';
+export { EMULATOR_HEADER } from '../emulator/header.js';
 export { probeCapabilities } from '../runner/capabilities.js';
 export { runSuites } from '../runner/engine.js';
 export { preflightMerchant, preflightService, preflightWarnings } from '../runner/preflight.js';
