@@ -78,6 +78,7 @@ describe('the CLI start', () => {
     expect((await programFor(['--help'])).helpInformation()).toBe(whole.helpInformation());
     expect(COMMANDS.map((entry) => [entry.name, entry.description, entry.options])).toEqual(whole.commands.map((command) => [command.name(), command.description(), command.options.length > 0]));
     // A start that names a command registers that one only, for real.
+    expect((await programFor(['-h', 'verify'])).helpInformation()).toBe(whole.helpInformation());
     const verify = await programFor(['verify', 'merchant', '--help']);
     expect(verify.commands.map((command) => command.name())).toEqual(['verify']);
     expect(verify.commands[0]!.helpInformation()).toBe(whole.commands.find((command) => command.name() === 'verify')!.helpInformation());

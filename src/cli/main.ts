@@ -75,7 +75,10 @@ export async function programFor(argv: readonly string[]): Promise<Command> {
   // The global options (--debug, --version, --help) take no value: the first other word is the command.
   const words = argv.filter((word) => !word.startsWith('-'));
   const named = words[0] === 'help' ? words[1] : words[0];
-  const entry = COMMANDS.find((candidate) => candidate.name === named);
+  // `-h verify` and `--version verify` answer for the program, before any command.
+  const first = argv.findIndex((word) => !word.startsWith('-'));
+  const global = argv.slice(0, first === -1 ? argv.length : first).some((word) => word === '-h' || word === '--help' || word === '--version');
+  const entry = global ? undefined : COMMANDS.find((candidate) => candidate.name === named);
   const program = bareProgram();
   if (entry) {
     (await entry.register())(program);
