@@ -35,13 +35,13 @@ describe('shipped text', () => {
   });
 
   it('in every --help page of the built CLI points at no ../shared file and no design.md', async () => {
-    const { buildProgram } = (await import(pathToFileURL(join(ROOT, 'dist/cli/main.js')).href)) as { buildProgram(): Command };
+    const { buildProgram } = (await import(pathToFileURL(join(ROOT, 'dist/cli/main.js')).href)) as { buildProgram(): Promise<Command> };
     const pages: Array<[string, string]> = [];
     const visit = (command: Command, path: string) => {
       pages.push([path, command.helpInformation()]);
       for (const sub of command.commands) visit(sub, `${path} ${sub.name()}`);
     };
-    visit(buildProgram(), 'wallet-conformance');
+    visit(await buildProgram(), 'wallet-conformance');
     expect(pages.length).toBeGreaterThan(15);
     expect(pages.flatMap(([path, help]) => offending(help).map((line) => `${path} --help ${line}`))).toEqual([]);
   });

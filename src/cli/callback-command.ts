@@ -1,18 +1,13 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import type { RsaPrivateKey } from '../crypto/keys.js';
-import { makeStrangerKeys } from '../runner/context.js';
-import { runDelivery } from '../runner/merchant-steps.js';
 import type { MerchantTarget } from '../runner/types.js';
 import { CALLBACK_TYPE_TABLE, type CallbackTypeTable } from '../spec/callback-types.js';
-import { isAcknowledged } from '../wire/acknowledgement.js';
-import { packagedCallbackFields } from './callback-fields.js';
-import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
 import { httpUrl } from './verify-command.js';
-import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
-import { CONFIG_HELP } from './config-file.js';
-import { protectTarget, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
+import type { NetworkFlags } from './network-options.js';
+// Registration imports only flags.ts; the delivery (runner, crypto, the spec's fields) is imported by the action.
+import { addNetworkOptions, CONFIG_HELP, secretFileHelp, secretHelp } from './flags.js';
 
 interface SendFlags extends NetworkFlags {
   url: string;
@@ -35,7 +30,8 @@ export function parseField(text: string, fields: Record<string, string>): Record
 }
 
 /** One stderr line per `--field` the spec does not give this callback type: sent anyway (U-CB-FIELDS allows extra fields), but likely a typo. */
-function warnUnknownFields(type: number, names: string[]): void {
+async function warnUnknownFields(type: number, names: string[]): Promise<void> {
+  const { packagedCallbackFields } = await import('./callback-fields.js');
   const known = packagedCallbackFields(type);
   for (const name of names.filter((field) => !known.has(field))) {
     process.stderr.write(`warning: callback type ${type} has no field ${JSON.stringify(name)} (known: ${[...known].join(', ')}); sent anyway\n`);
@@ -74,11 +70,17 @@ export function registerCallbackCommand(program: Command): void {
     .option('--profile <file>', 'crypto profile YAML')
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: SendFlags, command: Command) => {
+      const { protectTarget, scrubOutput, settleFlags } = await import('./secrets.js');
       const flags = settleFlags<SendFlags>(command, { sections: ['merchant'], aliases: { callbackUrl: 'url' }, secrets: { apiKey: true }, required: ['url', 'privateKey'] });
       const type = parseCallbackType(flags.type);
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
-      warnUnknownFields(type, Object.keys(fields));
+      await warnUnknownFields(type, Object.keys(fields));
+      const { loadKeyFile, loadProfile } = await import('./io.js');
+      const { networkFromFlags } = await import('./network-options.js');
+      const { makeStrangerKeys } = await import('../runner/context.js');
+      const { runDelivery } = await import('../runner/merchant-steps.js');
+      const { isAcknowledged } = await import('../wire/acknowledgement.js');
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;
       networkFromFlags(flags);
       const target: MerchantTarget = { side: 'merchant', callbackUrl: httpUrl(flags.url, '--url'), apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };

@@ -1,10 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import { matchesGlob, type Suite } from '../runner/suite.js';
 
-/** `--case ID` (repeatable, or a comma list): collects every id given. */
-export function collectCases(value: string, all: string[] = []): string[] {
-  return [...all, ...value.split(',').map((id) => id.trim()).filter((id) => id.length > 0)];
-}
+export { collectCases } from './flags.js';
 
 /** Does `pattern` (an id or a glob: `*`, `**`, `?`) name this case? Its full id `suite/case` or its own id. */
 export function caseMatches(suite: string, id: string, pattern: string): boolean {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { describeType, parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { readUserFile } from './io.js';
+import { CONFIG_FILE_NAME, CONFIG_HELP } from './flags.js';
 
 /**
  * `wallet-conformance.yaml` (or `--config FILE`): every option of verify, run, callback send and
@@ -12,8 +13,8 @@ import { readUserFile } from './io.js';
  * (a config file gets committed): only the files that hold them (`apiKeyFile`, ...).
  */
 
-/** The file read from the working directory when `--config` is not given. */
-export const CONFIG_FILE_NAME = 'wallet-conformance.yaml';
+/** The config file's name and `--config`'s help live in flags.ts (what registering a command needs). */
+export { CONFIG_FILE_NAME, CONFIG_HELP };
 
 type ValueType = 'string' | 'path' | 'paths' | 'boolean' | 'integer' | 'number';
 
@@ -142,9 +143,6 @@ export function configKeyOf(name: string, sections: readonly ConfigSection[]): s
   const section = sections.find((candidate) => name in SECTIONS[candidate]);
   return section ? `${section}.${name}` : name;
 }
-
-/** The help text of `--config FILE`. */
-export const CONFIG_HELP = `options from this YAML file (default: ./${CONFIG_FILE_NAME} when present); flags and env win`;
 
 /** Adds `--config FILE` to a command. */
 export function addConfigOption(command: Command): Command {

@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { parseExactJson, stringifyExact } from '../core/exact-json.js';
-import { DIRECTIONS } from '../core/profile.js';
-import { decodeUtf8, halfFor, openBytes, sealBytes } from '../crypto/codec.js';
-import { CryptoError } from '../crypto/errors.js';
-import { forgeEngine, nativeEngine } from '../crypto/rsa-engine.js';
-import { loadKeyFile, loadProfile, readStdin } from './io.js';
+import { DIRECTIONS } from '../core/directions.js';
 import { parseChoice } from './options.js';
 
 interface CryptoOptions {
@@ -36,7 +31,11 @@ export function registerCryptoCommand(program: Command): void {
     .option('--raw', 'encrypt stdin as bytes even if it is not JSON')
     .option('-n, --no-newline', 'no line end after the Base64 (the default when stdout is a file or a pipe)')
     .action(async (options: CryptoOptions) => {
-      const { direction, profile, key, engine } = setUp(options, 'encrypt');
+      const { parseExactJson } = await import('../core/exact-json.js');
+      const { decodeUtf8, sealBytes } = await import('../crypto/codec.js');
+      const { CryptoError } = await import('../crypto/errors.js');
+      const { readStdin } = await import('./io.js');
+      const { direction, profile, key, engine } = await setUp(options, 'encrypt');
       const plain = await readStdin();
       if (!options.raw) {
         try {
@@ -56,7 +55,10 @@ export function registerCryptoCommand(program: Command): void {
     .description('read Base64 ciphertext on stdin, write the plaintext bytes exactly as decrypted')
     .option('--pretty', 'pretty-print the JSON (numbers kept exact) instead of the exact bytes')
     .action(async (options: CryptoOptions) => {
-      const { direction, profile, key, engine } = setUp(options, 'decrypt');
+      const { parseExactJson, stringifyExact } = await import('../core/exact-json.js');
+      const { decodeUtf8, openBytes } = await import('../crypto/codec.js');
+      const { readStdin } = await import('./io.js');
+      const { direction, profile, key, engine } = await setUp(options, 'decrypt');
       // One trailing line end is what `echo` and editors add; anything else stays strict.
       const text = (await readStdin()).toString('latin1').replace(/\r?\n$/, '');
       const plain = openBytes(text, direction, key, { profile, engine });
@@ -68,7 +70,10 @@ export function registerCryptoCommand(program: Command): void {
     });
 }
 
-function setUp(options: CryptoOptions, operation: 'encrypt' | 'decrypt') {
+async function setUp(options: CryptoOptions, operation: 'encrypt' | 'decrypt') {
+  const { halfFor } = await import('../crypto/codec.js');
+  const { forgeEngine, nativeEngine } = await import('../crypto/rsa-engine.js');
+  const { loadKeyFile, loadProfile } = await import('./io.js');
   const direction = parseChoice(options.direction, DIRECTIONS, '--direction');
   const profile = loadProfile(options.profile);
   const engine = parseChoice(options.engine, ['native', 'forge'] as const, '--engine') === 'forge' ? forgeEngine : nativeEngine;

@@ -5,8 +5,8 @@ import { main, buildProgram } from './main.js';
 import { registerGenerateCommand } from './generate-command.js';
 
 /** The shipped program with the developer commands added. */
-export function buildDevProgram() {
-  const program = buildProgram();
+export async function buildDevProgram() {
+  const program = await buildProgram();
   registerGenerateCommand(program, buildProgram);
   return program;
 }

@@ -3,15 +3,9 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
-import { parseRuleCatalog } from '../core/rules.js';
-import { generateMerchantKeyPair } from '../crypto/key-pair.js';
-import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES, type CardFailure } from '../service/codes.js';
-import { idempotencyKey } from '../merchant/idempotency.js';
-import { CHECKS } from '../runner/checks/index.js';
-import { loadSuites } from '../runner/suite.js';
-import { assertPublishable, markDemoKey } from './demo-key.js';
-import { loadKeyFile, loadProfile, loadSpecFile, readUserFile, writeUserFile } from './io.js';
+import type { RsaPrivateKey } from '../crypto/keys.js';
+import type { CardFailure } from '../service/codes.js';
+// The spec, the rules, the suites, keys and the site's generator are imported by the action.
 
 interface DocsFlags {
   out: string;
@@ -36,6 +30,15 @@ export function registerDocsCommand(program: Command): void {
     .option('--publish-private-key <words>', `publish a --demo-key that is not marked as a demo key (keys generate --demo): say "I understand this key is public"`)
     .option('--profile <file>', 'crypto profile YAML of the examples')
     .action(async (flags: DocsFlags) => {
+      const { parseRuleCatalog } = await import('../core/rules.js');
+      const { generateMerchantKeyPair } = await import('../crypto/key-pair.js');
+      const { parseKey } = await import('../crypto/keys.js');
+      const { CARD_ERROR_CODES, CARD_ERROR_TEXTS, ENVELOPE_CODES } = await import('../service/codes.js');
+      const { idempotencyKey } = await import('../merchant/idempotency.js');
+      const { CHECKS } = await import('../runner/checks/index.js');
+      const { loadSuites } = await import('../runner/suite.js');
+      const { assertPublishable, markDemoKey } = await import('./demo-key.js');
+      const { loadKeyFile, loadProfile, loadSpecFile, readUserFile, writeUserFile } = await import('./io.js');
       const spec = loadSpecFile(flags.spec);
       const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
       const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig } from '../emulator/config.js';
-import { startEmulator } from '../emulator/server.js';
-import { keyFiles, pairedEmulatorYaml, pairingFromMerchant, writeInitFiles } from './init-pairing.js';
+import type { EmulatorConfig } from '../emulator/config.js';
 import { parseInteger } from './options.js';
+// The emulator, its store and the pairing are imported when the action runs (a light --help).
 
 /** SIGTERM/SIGINT stop the emulator within this long (callback attempts under way are cut, sockets closed). */
 const STOP_BOUND_MS = 4_500;
@@ -38,20 +37,22 @@ export function registerEmulatorCommand(program: Command): void {
     .action(async (options: EmulatorOptions) => {
       if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
       if (options.merchant !== undefined && options.init === undefined) throw new ConfigError('bad-flag', '--merchant goes with --init DIR');
-      if (options.init !== undefined && options.merchant !== undefined) return initPaired(options.init, options.merchant, options.force === true);
-      if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
+      if (options.init !== undefined && options.merchant !== undefined) return await initPaired(options.init, options.merchant, options.force === true);
+      if (options.init !== undefined) return await init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
       await serve(options);
     });
 }
 
-function init(dir: string, bits: number, force: boolean): void {
+async function init(dir: string, bits: number, force: boolean): Promise<void> {
+  const { initEmulatorDir } = await import('../emulator/config.js');
   const { configPath, files } = initEmulatorDir(dir, { bits, force });
   for (const file of files) process.stdout.write(`${file}\n`);
   process.stdout.write(`next: wallet-conformance emulator --config ${configPath}\n`);
 }
 
 /** `emulator --init DIR --merchant F`: the merchant's key pair, API key and profile; callbacks to its `POST /callback`. */
-function initPaired(dir: string, merchantYaml: string, force: boolean): void {
+async function initPaired(dir: string, merchantYaml: string, force: boolean): Promise<void> {
+  const { keyFiles, pairedEmulatorYaml, pairingFromMerchant, writeInitFiles } = await import('./init-pairing.js');
   const pairing = pairingFromMerchant(merchantYaml);
   const paths = writeInitFiles(dir, [['emulator.yaml', pairedEmulatorYaml(pairing), 0o600], ...keyFiles(pairing.keys)], force);
   for (const path of paths) process.stdout.write(`${path}\n`);
@@ -62,6 +63,8 @@ function initPaired(dir: string, merchantYaml: string, force: boolean): void {
 async function serve(options: EmulatorOptions): Promise<void> {
   const flagPort = options.port === undefined ? undefined : parseInteger(options.port, '--port');
   if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535)) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
+  const { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } = await import('../emulator/config.js');
+  const { startEmulator } = await import('../emulator/server.js');
   let throwaway: string | undefined;
   let config: EmulatorConfig;
   if (options.config !== undefined) {

@@ -23,7 +23,7 @@ function suiteSchemaFile(): GeneratedFile {
  * docs/cli-reference.md from `shipped()`, the program the installed CLI runs. A developer command:
  * only `src/cli/dev.ts` registers it.
  */
-export function registerGenerateCommand(program: Command, shipped: () => Command): void {
+export function registerGenerateCommand(program: Command, shipped: () => Promise<Command>): void {
   program
     .command('generate')
     .description('regenerate every generated file (src/generated, spec/pacts, the check parameters in suites/suite.schema.json, docs/cli-reference.md)')
@@ -32,6 +32,6 @@ export function registerGenerateCommand(program: Command, shipped: () => Command
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
       const { generateAll } = await withOptionalPackage('@pact-foundation/pact', 'generate', () => import('../generate/all.js'));
-      if (writeGeneratedFiles([...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile(), { path: 'docs/cli-reference.md', contents: cliReference(shipped()) }], options.out, options.check) > 0) process.exitCode = 1;
+      if (writeGeneratedFiles([...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile(), { path: 'docs/cli-reference.md', contents: cliReference(await shipped()) }], options.out, options.check) > 0) process.exitCode = 1;
     });
 }

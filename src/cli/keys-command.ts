@@ -1,9 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { generateMerchantKeyPair } from '../crypto/key-pair.js';
-import { markDemoKey } from './demo-key.js';
 import { parseInteger } from './options.js';
-import { writeUserFile } from './io.js';
 
 /** `keys generate [--bits N] --out DIR [--force]`. */
 export function registerKeysCommand(program: Command): void {
@@ -15,7 +12,10 @@ export function registerKeysCommand(program: Command): void {
     .requiredOption('--out <dir>', 'folder to write the four files into')
     .option('--force', 'overwrite existing files')
     .option('--demo', 'mark merchant-private.pem as a demo key (a line before the PEM): one that docs --demo-key may publish')
-    .action((options: { bits: string; out: string; force?: boolean; demo?: boolean }) => {
+    .action(async (options: { bits: string; out: string; force?: boolean; demo?: boolean }) => {
+      const { generateMerchantKeyPair } = await import('../crypto/key-pair.js');
+      const { markDemoKey } = await import('./demo-key.js');
+      const { writeUserFile } = await import('./io.js');
       const pair = generateMerchantKeyPair(parseInteger(options.bits, '--bits'));
       const files: Array<[string, string, number]> = [
         ['merchant-private.pem', options.demo ? markDemoKey(pair.privatePem) : pair.privatePem, 0o600],

@@ -4,15 +4,12 @@ import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { STORM_TYPES } from '../load/events.js';
-import { runStorm, STORM_LIMITS, type StormResult } from '../load/storm.js';
-import { offenderLines, progressLine, summaryLine } from '../load/summary.js';
-import { loadReportHtml, loadReportJson } from '../load/report.js';
-import { halfFor } from '../crypto/codec.js';
-import { describeNetwork, trustedCa } from '../net/network-config.js';
-import { probeBaseline, readProbeAfter, type ProbeSource } from '../runner/probe-reader.js';
-import { loadKeyFile, loadProfile, writeUserFile } from './io.js';
-import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
-import { protect, protectKeyFile, readSecretFile, scrubOutput } from './secrets.js';
+import { STORM_LIMITS } from '../load/limits.js';
+import type { StormResult } from '../load/storm.js';
+import type { ProbeSource } from '../runner/probe-reader.js';
+import type { NetworkFlags } from './network-options.js';
+// Registration imports only flags.ts; the storm, keys and the probe reader are imported by the action.
+import { addNetworkOptions } from './flags.js';
 
 interface LoadFlags extends NetworkFlags {
   callbackUrl: string[];
@@ -57,6 +54,15 @@ export function registerLoadCommand(program: Command): void {
     .option('--reports <dir>', 'where report.json and report.html go', 'reports');
   addNetworkOptions(merchant, { runTimeout: false })
     .action(async (flags: LoadFlags) => {
+      const { protect, protectKeyFile, readSecretFile, scrubOutput } = await import('./secrets.js');
+      const { runStorm } = await import('../load/storm.js');
+      const { offenderLines, progressLine, summaryLine } = await import('../load/summary.js');
+      const { loadReportHtml, loadReportJson } = await import('../load/report.js');
+      const { halfFor } = await import('../crypto/codec.js');
+      const { describeNetwork, trustedCa } = await import('../net/network-config.js');
+      const { probeBaseline, readProbeAfter } = await import('../runner/probe-reader.js');
+      const { loadKeyFile, loadProfile, writeUserFile } = await import('./io.js');
+      const { networkFromFlags } = await import('./network-options.js');
       const urls = (flags.callbackUrl ?? []).map((url) => httpUrl(url, '--callback-url'));
       if (urls.length === 0) throw new ConfigError('bad-flag', 'load merchant needs --callback-url URL (repeat it for several instances)');
       if (flags.privateKey === undefined) throw new ConfigError('bad-flag', 'load merchant needs --private-key FILE (the key the service encrypts callbacks with)');

@@ -3,12 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { generateMerchantKeyPair } from '../crypto/key-pair.js';
-import { loadMerchantSettings, merchantConfigTemplate, parseMerchantConfig } from '../merchant/config.js';
-import { startMerchantServer } from '../merchant/server.js';
-import { keyFiles, pairedMerchantYaml, pairingFromEmulator, withPort, writeInitFiles } from './init-pairing.js';
-import { readUserFile, writeUserFile } from './io.js';
 import { parseInteger } from './options.js';
+// The receiver, its stores, keys and the pairing are imported when the action runs (a light --help).
 
 interface MerchantOptions {
   config?: string;
@@ -37,10 +33,10 @@ export function registerMerchantCommand(program: Command): void {
       if (options.init === undefined && (options.emulator !== undefined || options.userId !== undefined)) throw new ConfigError('bad-flag', '--emulator and --user-id go with --init DIR');
       if (options.init !== undefined && options.emulator !== undefined) {
         if (options.port !== undefined) throw new ConfigError('bad-flag', "with --emulator the port comes from the emulator's callbackUrl; drop --port");
-        return initPaired(options.init, options.emulator, options.userId, options.force === true);
+        return await initPaired(options.init, options.emulator, options.userId, options.force === true);
       }
       if (options.userId !== undefined) throw new ConfigError('bad-flag', '--user-id goes with --emulator FILE');
-      if (options.init !== undefined) return init(options.init, parseInteger(options.bits, '--bits'), options.force === true, options.port === undefined ? undefined : portOf(options.port));
+      if (options.init !== undefined) return await init(options.init, parseInteger(options.bits, '--bits'), options.force === true, options.port === undefined ? undefined : portOf(options.port));
       if (options.config === undefined) throw new ConfigError('bad-flag', 'merchant needs --config FILE (write one with merchant --init DIR)');
       await serve(options.config, options.port);
     });
@@ -52,7 +48,11 @@ function portOf(text: string): number {
   return port;
 }
 
-function init(dir: string, bits: number, force: boolean, port: number | undefined): void {
+async function init(dir: string, bits: number, force: boolean, port: number | undefined): Promise<void> {
+  const { generateMerchantKeyPair } = await import('../crypto/key-pair.js');
+  const { merchantConfigTemplate } = await import('../merchant/config.js');
+  const { withPort } = await import('./init-pairing.js');
+  const { writeUserFile } = await import('./io.js');
   const pair = generateMerchantKeyPair(bits);
   const template = merchantConfigTemplate(randomBytes(16).toString('hex'));
   // --port with --init writes the port, so `emulator --init --merchant` can send callbacks there.
@@ -73,7 +73,8 @@ function init(dir: string, bits: number, force: boolean, port: number | undefine
 }
 
 /** `merchant --init DIR --emulator F`: the emulator's merchant key pair, API key and profile, served where it sends callbacks. */
-function initPaired(dir: string, emulatorYaml: string, userId: string | undefined, force: boolean): void {
+async function initPaired(dir: string, emulatorYaml: string, userId: string | undefined, force: boolean): Promise<void> {
+  const { keyFiles, pairedMerchantYaml, pairingFromEmulator, writeInitFiles } = await import('./init-pairing.js');
   const pairing = pairingFromEmulator(emulatorYaml, userId === undefined ? undefined : parseInteger(userId, '--user-id', { min: 0 }));
   const paths = writeInitFiles(dir, [['merchant.yaml', pairedMerchantYaml(pairing), 0o600], ...keyFiles(pairing.keys)], force);
   for (const path of paths) process.stdout.write(`${path}\n`);
@@ -83,6 +84,9 @@ function initPaired(dir: string, emulatorYaml: string, userId: string | undefine
 
 async function serve(configPath: string, portFlag: string | undefined): Promise<void> {
   const flagPort = portFlag === undefined ? undefined : portOf(portFlag);
+  const { loadMerchantSettings, parseMerchantConfig } = await import('../merchant/config.js');
+  const { startMerchantServer } = await import('../merchant/server.js');
+  const { readUserFile } = await import('./io.js');
   const file = parseMerchantConfig(readUserFile(configPath, 'merchant config').toString('utf8'), configPath);
   const settings = loadMerchantSettings(file, readUserFile);
   const port = flagPort ?? settings.port;

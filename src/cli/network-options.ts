@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import type { Command } from 'commander';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
-import { DEFAULT_MAX_BODY_BYTES, defaultNetwork, describeNetwork, splitPem, type NetworkConfig } from '../net/network-config.js';
+import { defaultNetwork, describeNetwork, splitPem, type NetworkConfig } from '../net/network-config.js';
 import { proxyFromEnv } from '../net/proxy.js';
 import { useNetwork } from '../runner/http-client.js';
 import { parseInteger } from './options.js';
+
+export { addNetworkOptions } from './flags.js';
 
 /** The network flags of every command that reaches a target. */
 export interface NetworkFlags {
@@ -15,18 +16,6 @@ export interface NetworkFlags {
   insecure?: boolean;
   maxBody?: string;
   timeout?: string;
-}
-
-/** Adds --ca, --cert, --key, --insecure, --max-body and (for commands that write reports) --timeout to a command. */
-export function addNetworkOptions(command: Command, options: { runTimeout?: boolean } = {}): Command {
-  command
-    .option('--ca <file>', 'PEM CA bundle trusted besides the system roots (repeatable; env NODE_EXTRA_CA_CERTS works too)', (value: string, all: string[] = []) => [...all, value])
-    .option('--cert <file>', 'client certificate (PEM) for targets that require mTLS; needs --key')
-    .option('--key <file>', 'private key (PEM, unencrypted) of --cert')
-    .option('--insecure', 'do not verify TLS certificates (a warning is printed and every report notes it)')
-    .option('--max-body <bytes>', `largest answer accepted; a bigger one is a transport error (default ${DEFAULT_MAX_BODY_BYTES})`);
-  if (options.runTimeout === false) return command;
-  return command.option('--timeout <seconds>', 'bound the whole run: when it runs out the run stops, reports are written, exit 2');
 }
 
 function readFlagFile(file: string, flag: string): string {

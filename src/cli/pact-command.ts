@@ -3,13 +3,11 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
-import { loadKeyFile, loadProfile, loadSpecFile, writeGeneratedFiles } from './io.js';
 import { parseInteger } from './options.js';
 import { assertReachable, httpUrl } from './verify-command.js';
-import { addNetworkOptions, networkFromFlags, type NetworkFlags } from './network-options.js';
-import { pactEndpoints } from './relay.js';
-import { CONFIG_HELP } from './config-file.js';
-import { protectKey, scrubOutput, secretFileHelp, secretHelp, settleFlags } from './secrets.js';
+import type { NetworkFlags } from './network-options.js';
+// Registration imports only flags.ts; keys, the spec, the network and Pact are imported by the actions.
+import { addNetworkOptions, CONFIG_HELP, secretFileHelp, secretHelp } from './flags.js';
 import { withOptionalPackage } from './optional-package.js';
 
 interface GenerateFlags {
@@ -68,6 +66,7 @@ export function registerPactCommand(program: Command): void {
     .option('--out <dir>', 'folder the generated paths are relative to (spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a pact file is missing or stale')
     .action(async (flags: GenerateFlags) => {
+      const { loadSpecFile, writeGeneratedFiles } = await import('./io.js');
       const { generatePactFiles } = await withOptionalPackage('@pact-foundation/pact', 'pact generate', () => import('../generate/pact/files.js'));
       if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0) process.exitCode = 1;
     });
@@ -96,6 +95,7 @@ export function registerPactCommand(program: Command): void {
     .option('--log-level <level>', `Pact log level: ${LOG_LEVELS.join(', ')}`, 'warn')
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: VerifyFlags, command: Command) => {
+      const { protectKey, scrubOutput, settleFlags } = await import('./secrets.js');
       const flags = settleFlags<VerifyFlags>(command, {
         sections: ['service', 'pact'], secrets: { apiKey: true, controlToken: false, forbiddenKey: false, brokerToken: false }, required: ['baseUrl'],
       });
@@ -111,6 +111,9 @@ export function registerPactCommand(program: Command): void {
       if (brokerUrl !== undefined && !/^https?:\/\//.test(brokerUrl)) throw new ConfigError('bad-url', `--broker-url must be an http(s) URL, not ${JSON.stringify(brokerUrl)}`);
       if (flags.publish && !brokerUrl) throw new ConfigError('bad-flag', '--publish needs --broker-url (verification results are published to the broker the pacts came from)');
       if (flags.publish && !flags.providerVersion) throw new ConfigError('bad-flag', '--publish needs --provider-version');
+      const { loadKeyFile, loadProfile, loadSpecFile } = await import('./io.js');
+      const { networkFromFlags } = await import('./network-options.js');
+      const { pactEndpoints } = await import('./relay.js');
       const key = flags.privateKey ? loadKeyFile(flags.privateKey, 'private') : loadKeyFile(flags.publicKey!, 'public');
       protectKey(key);
       const profile = loadProfile(flags.profile);

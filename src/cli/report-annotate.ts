@@ -37,14 +37,14 @@ export function escapeProperty(text: string): string {
 }
 
 /** `report annotate DIR`: the workflow commands of DIR/report.json on stdout; exit 0 (verify's exit code is the verdict). */
-export function registerAnnotateCommand(report: Command, readReport: (dir: string) => { report: Report }): void {
+export function registerAnnotateCommand(report: Command, readReport: (dir: string) => Promise<{ report: Report }>): void {
   report
     .command('annotate')
     .description('print a GitHub Actions ::error line per failed check (and ::warning per warning) of DIR/report.json')
     .argument('<dir>', 'a report directory holding report.json')
     .option('--no-warnings', 'errors only')
-    .action((dir: string, flags: { warnings: boolean }) => {
-      const lines = annotations(readReport(dir).report, { warnings: flags.warnings });
+    .action(async (dir: string, flags: { warnings: boolean }) => {
+      const lines = annotations((await readReport(dir)).report, { warnings: flags.warnings });
       if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -36,14 +36,33 @@ export interface CommonRunOptions {
 
 /** The rule catalog of the package. */
 export function loadRules(): Rule[] {
-  return parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
+  // Parsed once per process (a run asks for it several times; the packaged file does not change under it).
+  rules ??= parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
+  return rules.map((rule) => ({ ...rule }));
+}
+
+let rules: Rule[] | undefined;
+const loadedSuites = new Map<string, Suite[]>();
+
+/**
+ * The built-in suites and those of `dirs`, parsed and validated once per process (`run` chooses
+ * three times: both sides, then each); each caller gets its own copy to narrow.
+ */
+function suitesOnce(dirs: readonly string[]): Suite[] {
+  const key = JSON.stringify(dirs);
+  let suites = loadedSuites.get(key);
+  if (!suites) {
+    suites = loadAllSuites(dirs, loadRules());
+    loadedSuites.set(key, suites);
+  }
+  return structuredClone(suites);
 }
 
 /** The built-in suites (and the user's, --suites) of one side (or both), narrowed by --suite and --shard. */
 export function chooseSuites(side: 'service' | 'merchant' | 'both', options: CommonRunOptions, { allowEmpty = false } = {}): Suite[] {
   // A bad --baseline is found before the run, not after it.
   if (options.baseline !== undefined) parseBaseline(readUserFile(options.baseline, 'baseline').toString('utf8'), options.baseline);
-  const all = loadAllSuites(options.suites ?? [], loadRules()).filter((suite) => side === 'both' || suite.side === side);
+  const all = suitesOnce(options.suites ?? []).filter((suite) => side === 'both' || suite.side === side);
   // A --suite that matches nothing is a typo, not a green run of nothing.
   if (options.suite && !allowEmpty && !all.some((suite) => matchesGlob(suite.name, options.suite!))) {
     throw new ConfigError('no-suite', `--suite ${JSON.stringify(options.suite)} matches no ${side === 'both' ? '' : `${side} `}suite (there are: ${all.map((suite) => suite.name).join(', ')})`);

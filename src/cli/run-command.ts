@@ -1,18 +1,9 @@
 import type { Command } from 'commander';
-import { runSuites } from '../runner/engine.js';
-import { summaryLine } from '../reporters/console.js';
 import type { Report } from '../runner/types.js';
-import { defaultNetwork } from '../net/network-config.js';
-import { useNetwork } from '../runner/http-client.js';
-import { startEmbedded } from './embedded.js';
-import { addGenerated } from '../property/generated-run.js';
 import { generateFlags } from './verify-command.js';
-import { collectDirs } from './user-suites.js';
-import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRunOptions } from './report-output.js';
-import { collectCases } from './case-filter.js';
-import { replayBase } from './replay-command.js';
-import { CONFIG_HELP } from './config-file.js';
-import { protectTarget, settleFlags } from './secrets.js';
+import type { CommonRunOptions } from './report-output.js';
+// Registration imports only flags.ts; the work (emulator, merchant, runner) is imported by the action.
+import { collectCases, collectDirs, CONFIG_HELP } from './flags.js';
 
 /** Merges the service and the merchant reports of `run` into one report.json. */
 export function mergeReports(service: Report, merchant: Report): Report {
@@ -50,6 +41,11 @@ export function registerRunCommand(program: Command): void {
     .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: CommonRunOptions & { tls?: boolean }, command: Command) => {
+      const { addGenerated, chooseSuites, finish, generatedOnly, loadRules, progress, protectTarget, replayBase, runSuites, settleFlags } = await import('./run-parts.js');
+      const { summaryLine } = await import('../reporters/console.js');
+      const { defaultNetwork } = await import('../net/network-config.js');
+      const { useNetwork } = await import('../runner/http-client.js');
+      const { startEmbedded } = await import('./embedded.js');
       const flags = settleFlags<CommonRunOptions & { tls?: boolean }>(command, { sections: [], secrets: {} });
       const rules = loadRules();
       // The hand-triggered callback case is for `verify service --listen` (a person acts on a real

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { createScrubber, fingerprint, type Scrubber, type Secret, type SecretKind } from '../core/scrub.js';
+import { fingerprint } from '../core/scrub.js';
 import type { RsaKey } from '../crypto/keys.js';
 import type { Target } from '../runner/types.js';
 import { applyConfigFile, CONFIG_FILE_NAME, configKeyOf, requireOption, type AppliedConfig, type ConfigSection } from './config-file.js';
 import { readUserFile } from './io.js';
+import { SECRETS, type SecretName } from './flags.js';
+import { protect } from './scrub-output.js';
 
 /**
  * Secrets never need the command line (where `ps` and CI logs show them): each has a flag, an
@@ -13,43 +15,7 @@ import { readUserFile } from './io.js';
  * every report and console line the CLI writes passes through the scrubber built from them.
  */
 
-/** How one secret can be given. */
-export interface SecretSpec {
-  kind: SecretKind;
-  /** The flag with the value itself (kept for compatibility; argv is visible to `ps`). */
-  flag: string;
-  /** The flag naming a file that holds the value. */
-  fileFlag: string;
-  env: string;
-  /** The config file key naming a file that holds the value. */
-  configKey: string;
-  /** What it is, for help texts and messages. */
-  what: string;
-}
-
-/** The secrets of the CLI, by option name. */
-export const SECRETS = {
-  apiKey: { kind: 'ak', flag: '--api-key', fileFlag: '--api-key-file', env: 'WALLET_API_KEY', configKey: 'apiKeyFile', what: 'API key' },
-  controlToken: { kind: 'ct', flag: '--control-token', fileFlag: '--control-token-file', env: 'WALLET_CONTROL_TOKEN', configKey: 'controlTokenFile', what: 'control API token' },
-  forbiddenKey: { kind: 'fk', flag: '--forbidden-key', fileFlag: '--forbidden-key-file', env: 'WALLET_FORBIDDEN_KEY', configKey: 'forbiddenKeyFile', what: 'forbidden key' },
-  expiredKey: { kind: 'ek', flag: '--expired-key', fileFlag: '--expired-key-file', env: 'WALLET_EXPIRED_KEY', configKey: 'expiredKeyFile', what: 'expired key' },
-  probeToken: { kind: 'pt', flag: '--probe-token', fileFlag: '--probe-token-file', env: 'WALLET_PROBE_TOKEN', configKey: 'probeTokenFile', what: 'probe token' },
-  brokerToken: { kind: 'bt', flag: '--broker-token', fileFlag: '--broker-token-file', env: 'PACT_BROKER_TOKEN', configKey: 'brokerTokenFile', what: 'Pact Broker token' },
-} as const satisfies Record<string, SecretSpec>;
-
-/** A secret's option name. */
-export type SecretName = keyof typeof SECRETS;
-
-/** The help of a secret's value flag: it names the forms that keep the secret out of argv. */
-export function secretHelp(name: SecretName, description: string): string {
-  const spec = SECRETS[name];
-  return `${description}; better env ${spec.env} or ${spec.fileFlag} (ps and CI logs show argv)`;
-}
-
-/** The help of a secret's file flag. */
-export function secretFileHelp(name: SecretName): string {
-  return `read the ${SECRETS[name].what} from this file (one trailing newline is dropped)`;
-}
+export { SECRETS, secretFileHelp, secretHelp, type SecretName, type SecretSpec } from './flags.js';
 
 /** The ways to give a secret, for the line that says it is missing. */
 export function waysToGive(name: SecretName, configKey: string): string {
@@ -159,16 +125,6 @@ export function settleFlags<T>(command: Command, settling: Settling): T {
   return flags as T;
 }
 
-const guarded: Secret[] = [];
-let scrubber: Scrubber | undefined;
-
-/** Registers a secret: from now on no report or console line of this process shows it. */
-export function protect(secret: Secret): void {
-  if (secret.value.length === 0 || guarded.some((known) => known.kind === secret.kind && known.value === secret.value)) return;
-  guarded.push(secret);
-  scrubber = undefined;
-}
-
 /** Registers a private key in both DER encodings it may be written in (PKCS#8 and PKCS#1). */
 export function protectKey(key: RsaKey): void {
   if (key.half !== 'private') return;
@@ -201,17 +157,4 @@ export function protectKeyFile(path: string): void {
   if (/PRIVATE KEY/.test(text) || /^[A-Za-z0-9+/=\s]+$/.test(text)) protect({ kind: 'pk', value: text });
 }
 
-function current(): Scrubber {
-  scrubber ??= createScrubber(guarded);
-  return scrubber;
-}
-
-/** Console or report text with every registered secret (and any private key, URL password, token) replaced. */
-export function scrubOutput(text: string): string {
-  return current().text(text);
-}
-
-/** A report (or any plain data) with every string scrubbed. */
-export function scrubData<T>(data: T): T {
-  return current().value(data);
-}
+export { protect, scrubData, scrubOutput } from './scrub-output.js';

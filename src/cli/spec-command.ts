@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
-import { parseRuleCatalog } from '../core/rules.js';
-import { parseSpec } from '../spec/document.js';
-import { readUserFile } from './io.js';
 import { withOptionalPackage } from './optional-package.js';
 
 /** `spec lint [--spec F] [--rules F]`: OpenAPI 3.1 validation plus the toolkit's own spec rules. */
@@ -16,6 +13,9 @@ export function registerSpecCommand(program: Command): void {
     .action(async (options: { spec: string; rules: string }) => {
       // Redocly takes a third of a second to load: only this command pays for it.
       const { lintOpenApi, lintToolkitRules } = await withOptionalPackage('@redocly/openapi-core', 'spec lint', () => import('../generate/spec-lint.js'));
+      const { parseRuleCatalog } = await import('../core/rules.js');
+      const { parseSpec } = await import('../spec/document.js');
+      const { readUserFile } = await import('./io.js');
       const source = parseSpec(readUserFile(options.spec, 'spec').toString('utf8'), options.spec);
       const rules = parseRuleCatalog(readUserFile(options.rules, 'rule catalog').toString('utf8'), options.rules);
       const problems = [...(await lintOpenApi(source)), ...lintToolkitRules(source, rules)];

@@ -28,7 +28,4 @@ export function loadAllSuites(dirs: readonly string[], rules: readonly Rule[]): 
   return suites;
 }
 
-/** Commander collector for a repeatable `--suites DIR`. */
-export function collectDirs(value: string, all: string[]): string[] {
-  return [...all, value];
-}
+export { collectDirs } from './flags.js';

@@ -1,24 +1,13 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { EMULATOR_HEADER } from '../emulator/server.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
-import { probeCapabilities } from '../runner/capabilities.js';
-import { runSuites } from '../runner/engine.js';
-import { preflightMerchant, preflightService, preflightWarnings } from '../runner/preflight.js';
-import { addGenerated } from '../property/generated-run.js';
 import type { Target } from '../runner/types.js';
-import { loadKeyFile, loadProfile } from './io.js';
 import { parseInteger } from './options.js';
-import { collectDirs } from './user-suites.js';
-import { chooseSuites, finish, generatedOnly, loadRules, progress, type CommonRunOptions } from './report-output.js';
-import { collectCases } from './case-filter.js';
-import { replayBase } from './replay-command.js';
-import { reachWithin, waitForMs } from './wait-for.js';
+import type { CommonRunOptions } from './report-output.js';
 import { receiverAddress } from './receiver-flags.js';
-import { addNetworkOptions, endRun, networkFromFlags, type NetworkFlags } from './network-options.js';
-import { CONFIG_HELP } from './config-file.js';
-import { protectTarget, scrubOutput, secretFileHelp, secretHelp, secretSource, settleFlags } from './secrets.js';
-import { replayMerchant } from './replay-merchant.js';
+import type { NetworkFlags } from './network-options.js';
+// Registration imports only flags.ts; the work (runner, crypto, suites) is imported by the actions.
+import { addNetworkOptions, collectCases, collectDirs, CONFIG_HELP, secretFileHelp, secretHelp } from './flags.js';
 
 interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   waitFor?: string;
@@ -73,6 +62,7 @@ export function httpUrl(value: string, flag: string): string {
  * headers. With `waitMs` (--wait-for) it polls until the target answers or the time is up.
  */
 export async function assertReachable(url: string, flag: string, waitMs = 0): Promise<Record<string, string>> {
+  const { reachWithin } = await import('./wait-for.js');
   return reachWithin(url, flag, waitMs);
 }
 
@@ -100,7 +90,8 @@ export function generateFlags(flags: { generate?: string; seed?: string }): { nu
 }
 
 /** Builds the service target from flags. */
-export function serviceTarget(flags: ServiceFlags): Target {
+export async function serviceTarget(flags: ServiceFlags): Promise<Target> {
+  const { loadKeyFile, loadProfile } = await import('./io.js');
   return {
     side: 'service',
     baseUrl: httpUrl(flags.baseUrl, '--base-url'),
@@ -141,11 +132,13 @@ export function registerVerifyCommand(program: Command): void {
     .option('--listen-host <host>', 'address the callback receiver binds (default 127.0.0.1; 0.0.0.0 with --listen or --public-url)')
     .option('--public-url <url>', 'the callback receiver\'s URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)')
     .action(async (_given: ServiceFlags, command: Command) => {
+      const { settleFlags } = await import('./secrets.js');
       const flags = settleFlags<ServiceFlags>(command, {
         sections: ['service'], secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false }, required: ['baseUrl', 'publicKey'],
       });
+      const { EMULATOR_HEADER, addGenerated, chooseSuites, endRun, finish, generatedOnly, loadRules, networkFromFlags, preflightService, preflightWarnings, probeCapabilities, progress, protectTarget, replayBase, runSuites, scrubOutput, secretSource, waitForMs } = await import('./run-parts.js');
       const network = networkFromFlags(flags);
-      const target = serviceTarget(flags);
+      const target = await serviceTarget(flags);
       if (target.side !== 'service') return;
       target.apiKeySource = secretSource('apiKey');
       if (target.controlToken) target.controlTokenSource = secretSource('controlToken');
@@ -185,7 +178,9 @@ export function registerVerifyCommand(program: Command): void {
     .option('--settle-ms <ms>', 'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)')
     .option('--replay <file>', 'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers')
     .action(async (_given: MerchantFlags, command: Command) => {
+      const { settleFlags } = await import('./secrets.js');
       const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false, probeToken: false }, required: ['callbackUrl', 'privateKey'] });
+      const { addGenerated, chooseSuites, endRun, finish, generatedOnly, loadKeyFile, loadProfile, loadRules, networkFromFlags, preflightMerchant, preflightWarnings, progress, protectTarget, replayBase, replayMerchant, runSuites, scrubOutput, secretSource, waitForMs } = await import('./run-parts.js');
       const network = networkFromFlags(flags);
       const target: Target = {
         side: 'merchant',

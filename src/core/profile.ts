@@ -9,10 +9,9 @@ export type Padding = (typeof PADDINGS)[number];
 /** Which half of the merchant key pair performs an operation. */
 export type KeyHalf = 'public' | 'private';
 
-/** Where encrypted data travels: request `data` field, envelope `data`, callback body. */
-export const DIRECTIONS = ['request', 'response', 'callback'] as const;
-/** One of the three encrypted channels of the interface. */
-export type Direction = (typeof DIRECTIONS)[number];
+// The directions live apart (no YAML reader behind them) so that the CLI's help can name them.
+import { DIRECTIONS } from './directions.js';
+export { DIRECTIONS, type Direction } from './directions.js';
 
 /** The crypto profile (docs/crypto-profiles.md): every field optional in YAML, resolved here once. */
 export interface CryptoProfile {

@@ -15,6 +15,7 @@ import { ORDER_PATHS, serveOrderEndpoint, type OrderEndpoint } from './order-end
 import type { CallbackSealer } from './seal-pool.js';
 import { openEmulatorStore, storeServiceState } from './store.js';
 import type { EmulatorVariant } from './variant.js';
+import { EMULATOR_HEADER } from './header.js';
 
 /** Options of {@link startEmulator}; everything but the config is optional. */
 export interface StartEmulatorOptions {
@@ -166,8 +167,8 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   };
 }
 
-/** Every answer of the emulator says so: `verify service` lets order cases run against it without --allow-orders. */
-export const EMULATOR_HEADER = 'x-wallet-conformance-emulator';
+/** Every answer of the emulator says so (header.ts holds the name, for a `verify` that loads no emulator). */
+export { EMULATOR_HEADER };
 
 function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now();

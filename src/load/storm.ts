@@ -8,6 +8,7 @@ import { idempotencyKey } from '../merchant/idempotency.js';
 import { readAcknowledgement, type CallbackAnswer } from '../wire/acknowledgement.js';
 import { callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import { generateEvents, type StormEvent } from './events.js';
+import { STORM_LIMITS } from './limits.js';
 
 /** Everything a storm needs; every count and time is bounded. */
 export interface StormOptions {
@@ -110,7 +111,7 @@ export interface StormResult {
 }
 
 /** Bounds of every storm. */
-export const STORM_LIMITS = { events: 100_000, duplicates: 5, concurrency: 1_000, durationS: 3_600, maxAttempts: 20 } as const;
+export { STORM_LIMITS };
 const BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, Infinity];
 const RETRY_DELAYS_MS = [50, 100, 200, 400, 800, 1_600, 3_200];
 

@@ -5,6 +5,7 @@ import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-co
 import { createWebServer, type ServerTls } from '../net/server-tls.js';
 import { describeTlsFailure } from '../net/tls-failure.js';
 import { classify } from './classify.js';
+import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import type { ObservedExchange, ObservedMessage } from './exchange.js';
 
 /**
@@ -62,8 +63,7 @@ export interface ObserveProxy {
   close(options?: { graceMs?: number }): Promise<{ cut: number }>;
 }
 
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_RECORDED_BODY_BYTES = 1024 * 1024;
+export { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS };
 /** How long `close` waits for exchanges in flight before it cuts them. */
 export const DEFAULT_CLOSE_GRACE_MS = 10_000;
 

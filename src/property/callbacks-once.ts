@@ -49,10 +49,19 @@ export function callbackArbitrary(): Arbitrary<Record<string, ExactJson>> {
   return fc.oneof({ arbitrary: of('ascii'), weight: 2 }, { arbitrary: of('unicode'), weight: 1 });
 }
 
-export const SEQUENCES: Arbitrary<CallbackSequence> = fc.record({
-  events: fc.array(fc.record({ payload: callbackArbitrary(), twin: fc.boolean() }), { minLength: 1, maxLength: 6 }),
-  redeliveries: fc.array(fc.record({ event: fc.nat(5), copies: fc.integer({ min: 1, max: 3 }), at: fc.nat(20) }), { maxLength: 6 }),
-});
+let sequences: Arbitrary<CallbackSequence> | undefined;
+
+/**
+ * The sequences the property draws, built on first use: deriving them reads the spec's schemas,
+ * which a CLI run without `--generate` never needs (it would parse the spec at import).
+ */
+export function sequenceArbitrary(): Arbitrary<CallbackSequence> {
+  sequences ??= fc.record({
+    events: fc.array(fc.record({ payload: callbackArbitrary(), twin: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+    redeliveries: fc.array(fc.record({ event: fc.nat(5), copies: fc.integer({ min: 1, max: 3 }), at: fc.nat(20) }), { maxLength: 6 }),
+  });
+  return sequences;
+}
 
 const PROVIDER: Record<string, string> = { txId: 'txid', chainName: 'chain' };
 
@@ -175,7 +184,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     id: 'callbacks-once',
     title: 'Random valid callbacks, redelivered at random moments, are acknowledged and processed exactly once with the exact payload',
     rules: ['CB-ERRCODE', 'CB-ONCE', 'CB-DUP-ACK', 'CB-ID-DEPOSIT', 'CB-ID-WITHDRAW', 'CB-ID-OTHER', 'CB-UUID', 'CB-RAW-BODY'],
-    arbitrary: SEQUENCES,
+    arbitrary: sequenceArbitrary(),
     examples: callbackEdgeExamples(),
     async judge(sequence) {
       const verdict = await run(sequence);

@@ -11,15 +11,17 @@ export interface ParamsProblem {
   param?: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-const coercing = new Ajv2020({ allErrors: true, strict: true, coerceTypes: true });
+// Built on first use (an Ajv instance costs milliseconds to make); each check's schema is compiled
+// once, when an expectation naming it is first checked.
+let ajv: Ajv2020 | undefined;
+let coercing: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 const compiledCoercing = new Map<string, ValidateFunction>();
 
-function validatorOf(check: AnyCheck, cache = compiled, compiler = ajv): ValidateFunction {
+function validatorOf(check: AnyCheck, cache = compiled, compiler = () => (ajv ??= new Ajv2020({ allErrors: true, strict: true }))): ValidateFunction {
   let validate = cache.get(check.id);
   if (!validate) {
-    validate = compiler.compile(check.params);
+    validate = compiler().compile(check.params);
     cache.set(check.id, validate);
   }
   return validate;
@@ -40,7 +42,7 @@ export function numbersFromText(expectation: Record<string, unknown>): void {
   const params: Record<string, unknown> = given;
   if (validatorOf(check)({ ...params })) return;
   const copy: Record<string, unknown> = structuredClone(params);
-  if (!validatorOf(check, compiledCoercing, coercing)(copy)) return;
+  if (!validatorOf(check, compiledCoercing, () => (coercing ??= new Ajv2020({ allErrors: true, strict: true, coerceTypes: true })))(copy)) return;
   const changed = Object.entries(copy).filter(([name, value]) => typeof value === 'number' && typeof params[name] === 'string' && /^-?(0|[1-9][0-9]*)$/.test(params[name] as string));
   const next = { ...params, ...Object.fromEntries(changed) };
   if (!validatorOf(check)(next)) return;

@@ -1,0 +1,230 @@
+// The work of `observe` (registered in observe-command.ts), imported when the command runs.
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { parseConfigYaml } from '../core/config-reader.js';
+import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
+import type { NetworkConfig } from '../net/network-config.js';
+import { loadServerTls, type ServerTls } from '../net/server-tls.js';
+import { CaptureWriter, readCaptureFile } from '../observe/capture.js';
+import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
+import { createJudge } from '../observe/judge.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
+import type { CheckResult } from '../runner/types.js';
+import { readUserFile, loadKeyFile, loadProfile } from './io.js';
+import { networkNote, networkFromFlags } from './network-options.js';
+import { parseInteger } from './options.js';
+import { finish } from './report-output.js';
+import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
+import { httpUrl } from './verify-command.js';
+import type { ObserveFlags } from './observe-command.js';
+
+/** `[HOST:]PORT` of a listener (host 127.0.0.1 unless given: a proxy is opened to the network on purpose). */
+function listenAddress(value: string, flag: string): { host: string; port: number } {
+  const match = /^(?:\[?([^\]]*)\]?:)?(\d+)$/.exec(value.trim());
+  if (!match) throw new ConfigError('bad-flag', `${flag} takes [HOST:]PORT, not ${JSON.stringify(value)}`);
+  return { host: match[1] || '127.0.0.1', port: parseInteger(match[2]!, flag, { min: 0, max: 65_535 }) };
+}
+
+/** A YAML file's `tls:` block (cert, key, clientCa: as in emulator.yaml and merchant.yaml; other keys are ignored). */
+function listenerTls(file: string, flag: string): ServerTls {
+  const document = parseConfigYaml(readUserFile(file, `${flag} file`).toString('utf8'), file, 'bad-config');
+  const raw = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>).tls : undefined;
+  if (raw === undefined || raw === null) throw new ConfigError('bad-config', `${file}: no tls: block (${flag} needs tls: {cert: FILE, key: FILE})`);
+  return loadServerTls(raw, dirname(resolve(file)), file)!;
+}
+
+function seconds(value: string, flag: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) <= 0) throw new ConfigError('bad-flag', `${flag} takes a positive number of seconds, not ${JSON.stringify(value)}`);
+  return Number(value) * 1000;
+}
+
+/** The listeners the flags ask for; each side needs both its listener and its upstream, and at least one side is needed. */
+function listenersOf(flags: ObserveFlags): ProxyListener[] {
+  const listeners: ProxyListener[] = [];
+  const pairs = [
+    { listen: flags.listen, listenFlag: '--listen', url: flags.serviceUrl, urlFlag: '--service-url', tls: flags.listenTls, tlsFlag: '--listen-tls', direction: 'merchant→service' as const },
+    { listen: flags.callbackListen, listenFlag: '--callback-listen', url: flags.merchantUrl, urlFlag: '--merchant-url', tls: flags.callbackListenTls, tlsFlag: '--callback-listen-tls', direction: 'service→merchant' as const },
+  ];
+  for (const pair of pairs) {
+    if (pair.listen === undefined && pair.url === undefined) {
+      if (pair.tls !== undefined) throw new ConfigError('bad-flag', `${pair.tlsFlag} goes with ${pair.listenFlag} PORT`);
+      continue;
+    }
+    if (pair.listen === undefined) throw new ConfigError('bad-flag', `${pair.urlFlag} needs ${pair.listenFlag} [HOST:]PORT (where the other side sends its requests)`);
+    if (pair.url === undefined) throw new ConfigError('bad-flag', `${pair.listenFlag} needs ${pair.urlFlag} URL (where the requests go on to)`);
+    listeners.push({
+      direction: pair.direction, ...listenAddress(pair.listen, pair.listenFlag), upstream: httpUrl(pair.url, pair.urlFlag),
+      ...(pair.tls === undefined ? {} : { tls: listenerTls(pair.tls, pair.tlsFlag) }),
+      ...(pair.direction === 'merchant→service' && flags.cardServiceUrl !== undefined ? { cardUpstream: httpUrl(flags.cardServiceUrl, '--card-service-url') } : {}),
+    });
+  }
+  if (flags.cardServiceUrl !== undefined && flags.serviceUrl === undefined) throw new ConfigError('bad-flag', '--card-service-url goes with --service-url and --listen');
+  if (listeners.length === 0) throw new ConfigError('bad-flag', 'observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both (or --replay FILE)');
+  return listeners;
+}
+
+/** The keys the judge may use; a key file that cannot be read or parsed is one line, exit 2. */
+function keysOf(flags: ObserveFlags): ObserveKeys {
+  if (flags.publicKey === undefined) throw new ConfigError('missing-option', '--public-key FILE is required (the merchant\'s public key: PEM or bare Base64 DER)');
+  const publicKey = loadKeyFile(flags.publicKey, 'public');
+  const privateKey = flags.privateKey === undefined ? undefined : loadKeyFile(flags.privateKey, 'private');
+  if (privateKey) protectKey(privateKey);
+  return {
+    publicKeyPem: publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
+    ...(privateKey ? { privateKeyPem: privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString() } : {}),
+    ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+  };
+}
+
+/** How many printed lines are remembered by their text, so the report's results at the end do not print them again. */
+const REMEMBERED_LINES = 10_000;
+
+/**
+ * Prints each failed or warning result once, as it is known. A result is remembered by identity
+ * (held no longer than the judge holds it) and, for the first lines, by its text, in case the
+ * judge's report carries copies: memory stays bounded however long observe runs.
+ */
+function findingPrinter(): { print(results: readonly CheckResult[]): void } {
+  const printedResults = new WeakSet<CheckResult>();
+  const printedLines = new Set<string>();
+  return {
+    print(results) {
+      for (const result of results) {
+        if (result.status !== 'failed' && result.status !== 'warning') continue;
+        const key = `${result.id}\n${result.message}`;
+        if (printedResults.has(result) || printedLines.has(key)) continue;
+        printedResults.add(result);
+        if (printedLines.size < REMEMBERED_LINES) printedLines.add(key);
+        process.stdout.write(scrubOutput(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`));
+      }
+    },
+  };
+}
+
+/** Opens the capture file, refusing to overwrite an earlier capture (real traffic is not thrown away by a rerun). */
+async function openCaptureFile(path: string): Promise<WriteStream> {
+  if (existsSync(path)) throw new ConfigError('file-exists', `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`);
+  const stream = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+  await new Promise<void>((resolveOpen, reject) => {
+    stream.once('open', () => resolveOpen());
+    stream.once('error', (error: NodeJS.ErrnoException) => reject(new ConfigError('unwritable-file', `cannot write --capture ${path}: ${error.code ?? error.message}`)));
+  });
+  return stream;
+}
+
+/** Ends an observe run or replay: the summary line, the four reports, the exit status. */
+function conclude(judge: Judge, flags: ObserveFlags, printer: ReturnType<typeof findingPrinter>, target: Record<string, unknown>, extraLines: string[]): number {
+  const result = judge.finish();
+  printer.print(result.report.results);
+  const { summary } = result.report;
+  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings\n`);
+  for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
+  if (result.forgottenEvents > 0) process.stdout.write(`observe: ${result.forgottenEvents} events left the stream window before they were settled (memory is bounded); see the report's notes\n`);
+  const report = { ...result.report, target: { ...result.report.target, ...target } };
+  return finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) });
+}
+
+/** Live: listen, forward, judge as it happens, until a signal or --duration. */
+interface LivePlan {
+  listeners: ProxyListener[];
+  durationMs?: number;
+  upstreamTimeoutMs: number;
+  network: NetworkConfig;
+}
+
+/** Every flag of a live run checked before anything starts (one line, exit 2). */
+function planLive(flags: ObserveFlags): LivePlan {
+  const listeners = listenersOf(flags);
+  return {
+    listeners,
+    ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
+    upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
+    // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
+    network: networkFromFlags(flags, { proxy: false }),
+  };
+}
+
+async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durationMs, upstreamTimeoutMs, network }: LivePlan): Promise<number> {
+  const printer = findingPrinter();
+  const stream = flags.capture === undefined ? undefined : await openCaptureFile(flags.capture);
+  const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
+  const onExchange = (exchange: ObservedExchange) => {
+    capture?.write(exchange);
+    printer.print(judge.accept(exchange) as ObserveFinding[]);
+  };
+  let proxy: ObserveProxy;
+  try {
+    proxy = await startObserveProxy({
+      listeners, network, upstreamTimeoutMs, maxRecordedBodyBytes: network.maxBodyBytes, onExchange,
+      onError: (error) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`)),
+    });
+  } catch (error) {
+    if (stream) await new Promise((done) => stream.end(done));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
+      throw new ConfigError('cannot-listen', `cannot listen on ${failed.address ?? '?'}:${failed.port ?? '?'}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port)' : ''}`);
+    }
+    throw error;
+  }
+  const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
+  const orders = side('merchant→service');
+  const callbacks = side('service→merchant');
+  process.stdout.write(scrubOutput(`observe: ${[
+    orders ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}` : 'orders not observed (no --listen)',
+    callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
+  ].join('; ')}\n`));
+
+  await new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearTimeout(timer);
+      resolveStop();
+    };
+    const timer = durationMs === undefined ? undefined : setTimeout(stop, durationMs);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  const { cut } = await proxy.close();
+  const lines: string[] = [];
+  if (cut > 0) lines.push(`observe: ${cut} exchanges still waiting for their upstream 10 s after the stop were cut (not judged)`);
+  if (capture) {
+    await capture.close();
+    lines.push(`capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`);
+  }
+  return conclude(judge, flags, printer, {
+    observe: {
+      listeners: proxy.addresses.map((address) => ({ direction: address.direction, listen: address.url, upstream: address.upstream, ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}) })),
+      ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+    },
+    ...networkNote(network),
+  }, lines);
+}
+
+/** Replay: judge a capture file as the live run would have. */
+/** A replay takes no flag of a live run, and its file must be readable. */
+function checkReplay(flags: ObserveFlags, file: string): void {
+  const live = ['listen', 'callbackListen', 'serviceUrl', 'merchantUrl', 'cardServiceUrl', 'capture', 'duration', 'listenTls', 'callbackListenTls', 'upstreamTimeout'] as const;
+  const given = live.filter((name) => flags[name] !== undefined);
+  if (given.length > 0) throw new ConfigError('bad-flag', `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`);
+  readUserFile(file, 'capture');
+}
+
+async function observeReplay(flags: ObserveFlags, judge: Judge, file: string): Promise<number> {
+  const printer = findingPrinter();
+  for await (const exchange of readCaptureFile(file, flags.apiKey === undefined ? {} : { apiKey: flags.apiKey })) printer.print(judge.accept(exchange));
+  return conclude(judge, flags, printer, { observe: { replay: file } }, []);
+}
+
+/** The work of `observe`: settle the flags, check every flag and file, then listen or replay. */
+export async function observe(self: Command): Promise<void> {
+  const flags = settleFlags<ObserveFlags>(self, { sections: [], secrets: { apiKey: false } });
+  // Every flag and file is checked before anything listens or prints.
+  const plan = flags.replay === undefined ? planLive(flags) : (checkReplay(flags, flags.replay), undefined);
+  const keys = keysOf(flags);
+  const profile = flags.profile === undefined ? undefined : loadProfile(flags.profile);
+  const judge = createJudge({ keys, strict: flags.strict ?? false, ...(profile ? { profile } : {}) });
+  process.exitCode = plan ? await observeLive(flags, judge, plan) : await observeReplay(flags, judge, flags.replay!);
+}
