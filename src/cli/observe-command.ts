@@ -1,29 +1,9 @@
 import type { Command } from 'commander';
-import type { NetworkFlags } from './network-options.js';
+import type { ObserveFlags } from './observe-run.js';
 import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from '../observe/defaults.js';
 // Registration imports only flags.ts; the proxy, the judge and the capture are in observe-run.ts, imported by the action.
 import { addNetworkOptions, secretFileHelp, secretHelp } from './flags.js';
 
-/** The flags of `observe`. */
-export interface ObserveFlags extends NetworkFlags {
-  serviceUrl?: string;
-  cardServiceUrl?: string;
-  listen?: string;
-  listenTls?: string;
-  merchantUrl?: string;
-  callbackListen?: string;
-  callbackListenTls?: string;
-  publicKey?: string;
-  privateKey?: string;
-  apiKey?: string;
-  profile?: string;
-  reports: string;
-  capture?: string;
-  duration?: string;
-  upstreamTimeout?: string;
-  replay?: string;
-  strict?: boolean;
-}
 
 /** `observe --service-url URL --listen PORT --merchant-url URL --callback-listen PORT --public-key FILE ...` and `observe --replay FILE`. */
 export function registerObserveCommand(program: Command): void {

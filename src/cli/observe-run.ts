@@ -12,12 +12,32 @@ import { createJudge } from '../observe/judge.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
 import { readUserFile, loadKeyFile, loadProfile } from './io.js';
-import { networkNote, networkFromFlags } from './network-options.js';
+import { networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { parseInteger } from './options.js';
 import { finish } from './report-output.js';
 import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
 import { httpUrl } from './verify-command.js';
-import type { ObserveFlags } from './observe-command.js';
+
+/** The flags of `observe`. */
+export interface ObserveFlags extends NetworkFlags {
+  serviceUrl?: string;
+  cardServiceUrl?: string;
+  listen?: string;
+  listenTls?: string;
+  merchantUrl?: string;
+  callbackListen?: string;
+  callbackListenTls?: string;
+  publicKey?: string;
+  privateKey?: string;
+  apiKey?: string;
+  profile?: string;
+  reports: string;
+  capture?: string;
+  duration?: string;
+  upstreamTimeout?: string;
+  replay?: string;
+  strict?: boolean;
+}
 
 /** `[HOST:]PORT` of a listener (host 127.0.0.1 unless given: a proxy is opened to the network on purpose). */
 function listenAddress(value: string, flag: string): { host: string; port: number } {
