@@ -82,27 +82,42 @@ describe('verify service --generate (the real CLI) against the emulator', () => 
 describe('run --generate (the embedded run)', () => {
   it('adds the generated results of both sides to the one report', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'wc-property-run-'));
-    const run = await runCliAsync(['run', '--generate', '10', '--seed', '9', '--reports', reports]);
+    // One suite (service/energy; the merchant side runs none): the embedded run of every suite is test/run.test.ts's, this one is the merge.
+    const run = await runCliAsync(['run', '--suite', 'service/energy', '--generate', '10', '--seed', '9', '--reports', reports]);
     const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as Report;
     const generated = report.results.filter((result) => result.suite.startsWith('generated/'));
     expect(generated.map((result) => `${result.suite}/${result.case} ${result.status}`)).toEqual([
       'generated/service/valid-requests passed', 'generated/service/one-rule-broken passed', 'generated/service/crypto-mangled passed', 'generated/service/edges passed', 'generated/service/stateful passed',
       'generated/merchant/callbacks-once passed', 'generated/merchant/callbacks-mangled passed',
     ]);
+    expect(report.results.filter((result) => !result.suite.startsWith('generated/')).map((result) => result.suite)).toContain('service/energy');
     expect(report.summary.passed).toBe(report.results.filter((result) => result.status === 'passed').length);
     expect(run.status).toBe(0);
   }, 180_000);
 });
 
+/**
+ * Seeds 1 to 3, as every fault below is found on: the edges (75 of the 200 service cases, 40 of the
+ * 200 callback sequences) are the same on every seed, so seeds 4 and 5 mostly repeated them; runs of
+ * seeds 1 to 5 at 1,000 cases are measured through the CLI (docs/contributing.md). Property 4's run
+ * here is also the proof that the fault-free emulator passes it with every case held, and that the
+ * energy is put back.
+ */
 describe('--generate 200 against the emulator and the reference merchant, edges first', () => {
-  it('passes every property on seeds 1 to 5 with no failure and no warning', async () => {
+  it('passes every property on seeds 1 to 3 with no failure and no warning', async () => {
     const embedded = await startEmbedded();
     try {
-      for (const seed of [1, 2, 3, 4, 5]) {
+      for (const seed of [1, 2, 3]) {
         for (const target of [embedded.service, embedded.merchant]) {
           const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-200-')), rules });
           expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]), `seed ${seed}`).toEqual(results.map((result) => [result.case, 'passed', '']));
-          expect(results.length).toBeGreaterThanOrEqual(2);
+          expect(results.map((result) => result.case)).toEqual(target.side === 'service' ? ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'] : ['callbacks-once', 'callbacks-mangled']);
+          if (target.side === 'service') {
+            const stateful = results[4]!;
+            expect(stateful.message).toBe(`200 cases (200 held); seed ${seed}`);
+            // The energy is put back as the probe read it before the run.
+            expect((stateful.evidence?.generated as { restored: string[] }).restored).toEqual(['energy restored to its value before the run']);
+          }
         }
       }
     } finally {
@@ -285,19 +300,7 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
     }
   }, 180_000);
 
-  it('the fault-free emulator passes property 4 on three seeds', async () => {
-    const embedded = await startEmbedded();
-    try {
-      for (const seed of [1, 2, 3]) {
-        const results = await runGenerated(embedded.service, { numRuns: 50, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-state-')), rules, only: ['stateful'] });
-        expect(results.map((result) => [result.status, result.message])).toEqual([['passed', `50 cases (50 held); seed ${seed}`]]);
-        // The energy is put back as the probe read it before the run.
-        expect((results[0]!.evidence?.generated as { restored: string[] }).restored).toEqual(['energy restored to its value before the run']);
-      }
-    } finally {
-      await embedded.close();
-    }
-  }, 120_000);
+  // The fault-free emulator passes property 4 (every case held, the energy put back): the seed loop above, at 200 sequences.
 
   // Every legal reading of the open points property 4 touches: a failure would be a property demanding what the interface leaves open.
   const readings: Array<[string, Partial<EmulatorPolicies>, RegExp | undefined]> = [

@@ -186,9 +186,9 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     rules: ['CB-ERRCODE', 'CB-ONCE', 'CB-DUP-ACK', 'CB-ID-DEPOSIT', 'CB-ID-WITHDRAW', 'CB-ID-OTHER', 'CB-UUID', 'CB-RAW-BODY'],
     arbitrary: sequenceArbitrary(),
     examples: callbackEdgeExamples(),
-    async judge(sequence) {
-      const verdict = await run(sequence);
-      if (verdict.ok) return verdict;
+    judge: run,
+    // Named once on the minimal case (shrinking needs only "fails"): up to three more runs per failing candidate otherwise.
+    async explain(sequence, verdict) {
       // U-CB-FIELDS: a merchant that fails only with txId/chainName (the provider's spelling), or only
       // with amounts spelt one way (a JSON number or a decimal string), gets a warning.
       const shown = stringifyExact(sequence as unknown as ExactJson);

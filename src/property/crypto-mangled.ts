@@ -76,6 +76,15 @@ export function nonCanonical(text: string): string {
   return text.slice(0, at) + alphabet[value]! + text.slice(at + 1);
 }
 
+/** Stranger keys of the other size, made once per process (a 2048-bit pair costs about 0.1 s of CPU): any pair not the target's will do. */
+const OTHER_SIZE = new Map<number, RsaPublicKey>();
+
+function otherSizeStranger(bits: number): RsaPublicKey {
+  let key = OTHER_SIZE.get(bits);
+  if (!key) OTHER_SIZE.set(bits, (key = makeStrangerKeys(bits).publicKey));
+  return key;
+}
+
 /**
  * Property 3: a valid plaintext, then its ciphertext mangled (a bit flipped in one block,
  * truncated, blocks swapped or duplicated, another padding, another key or key size, Base64
@@ -83,8 +92,7 @@ export function nonCanonical(text: string): string {
  */
 export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
   const target = env.target;
-  let otherSize: RsaPublicKey | undefined;
-  const otherSizeKey = () => (otherSize ??= makeStrangerKeys(target.publicKey.bits === 1024 ? 2048 : 1024).publicKey);
+  const otherSizeKey = () => otherSizeStranger(target.publicKey.bits === 1024 ? 2048 : 1024);
 
   function sealed(plainText: string, mangle: Mangle): Sealed {
     const plain = Buffer.from(plainText, 'utf8');

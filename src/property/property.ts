@@ -39,6 +39,13 @@ export interface Property<T> {
    */
   examples?: T[];
   judge(value: T): Promise<Verdict>;
+  /**
+   * Runs once, on the minimal failing case after shrinking: may name the failure anew (what another
+   * legal reading of an open point makes of it). Shrinking needs only "fails or holds", so work
+   * that only names a failure (more sends under other readings) belongs here, not in `judge`,
+   * where it would run again on every failing candidate the shrinker tries.
+   */
+  explain?(value: T, verdict: Extract<Verdict, { ok: false }>): Promise<Extract<Verdict, { ok: false }>>;
   /** Why the property cannot run against this target (a missing flag), or undefined. */
   skip?: string;
   /** The generated case as it would be stored and shown (exact JSON text of plain data). */

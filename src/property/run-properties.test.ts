@@ -76,6 +76,25 @@ describe('checking properties over generated cases', () => {
     expect((result!.evidence?.generated as { case: number[] }).case).toContain(999);
   });
 
+  it('names a failure once, on the minimal case after shrinking (explain), not on every failing candidate', async () => {
+    const explained: number[][] = [];
+    const property: Property<number[]> = {
+      ...capped(),
+      async explain(value, verdict) {
+        explained.push(value);
+        return { ...verdict, message: `under another reading: ${verdict.message}`, rules: ['U-LIMITS'] };
+      },
+    };
+    const [result] = await checkProperties('service', [property as Property<unknown>], { numRuns: 200, seed: 7, rules });
+    expect(explained).toEqual([[101]]);
+    expect(result!.status).toBe('warning');
+    expect(result!.rules).toEqual(['U-LIMITS']);
+    expect(result!.message).toMatch(/^under another reading: a number above 100 \(minimal case after \d+ shrinks: \[101\]/);
+    expect(result!.evidence?.generated).toMatchObject({ case: [101] });
+    // Shrinking tried many failing candidates; the judge alone saw them.
+    expect((result!.evidence?.generated as { shrinks: number }).shrinks).toBeGreaterThan(1);
+  });
+
   it('warns, never fails, when the property rests on an open point', async () => {
     const [result] = await checkProperties('service', [capped('U-LIMITS') as Property<unknown>], { numRuns: 100, seed: 3, rules });
     expect(result!.status).toBe('warning');

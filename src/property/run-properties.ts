@@ -85,6 +85,11 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
         markInterruptAsFailure: false,
       },
     );
+    // The minimal failing case is named once, before the state is put back (explain may send again).
+    if (details.failed && lastFailure && details.counterexample && property.explain) {
+      const minimal = details.counterexample[0];
+      lastFailure = { value: minimal, verdict: await property.explain(minimal, lastFailure.verdict).catch((error: unknown) => ({ ...lastFailure!.verdict, message: `${lastFailure!.verdict.message} (naming it under other readings failed: ${(error as Error).message})` })) };
+    }
     const restored = property.finish ? await property.finish().catch((error: unknown) => [`could not put the state back: ${(error as Error).message}`]) : [];
     const finished = restored.length ? { restored } : {};
     const durationMs = Math.round(performance.now() - started);

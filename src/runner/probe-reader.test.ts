@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { merchantTarget, testKeys } from '../../test/support/check-context.js';
+import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import { MemoryIdempotencyStore } from '../merchant/memory-store.js';
 import { startMerchantServer } from '../merchant/server.js';
-import { probeBaseline, readProbeAfter } from './probe-reader.js';
+import { parseProbeAnswer, probeBaseline, readProbeAfter } from './probe-reader.js';
 import type { MerchantTarget } from './types.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -98,5 +99,31 @@ describe('reading the probe page by page', () => {
     closers.push(() => new Promise((resolve) => server.close(resolve)));
     const target = { ...merchantTarget, probeUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe` };
     await expect(readProbeAfter(target, undefined)).rejects.toThrow(/answered "more" with the same "next" cursor it was asked for/);
+  });
+});
+
+describe('scanning a probe answer', () => {
+  // Strings holding what a naive scan trips on: quotes and backslashes escaped, brackets and commas, astral and combining characters.
+  const entries = [String.raw`{"t":"a\\"}`, String.raw`{"t":"b\\\"],{x"}`, '{"t":"租户𐀀é\u0301"}', '[1,{"n":2.50}]', '"s"', '12.340', String.raw`{"t":"\\\\"}`];
+  const text = `{"count":7, "processed": [ ${entries.join(' ,\n')} ], "more": false}`;
+
+  it('reads the same from the bytes as from the text, each entry exact, only those from the skip on decoded', () => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (const answer of [text, bytes]) {
+      const all = parseProbeAnswer(answer, 'p');
+      expect(all.entries).toEqual(entries.map((entry) => stringifyExact(parseExactJson(entry))));
+      expect(all.count).toBe(7);
+      expect(all.more).toBe(false);
+      const tail = parseProbeAnswer(answer, 'p', 5);
+      expect(tail).toEqual({ entries: all.entries.slice(5), count: 7, more: false });
+      expect(parseProbeAnswer(answer, 'p', Infinity)).toEqual({ entries: [], count: 7, more: false });
+    }
+  });
+
+  it('refuses an answer cut inside a string or a list, as text or as bytes', () => {
+    for (const cut of [text.slice(0, text.indexOf('租')), text.slice(0, -3)]) {
+      expect(() => parseProbeAnswer(cut, 'the probe')).toThrow(/^the probe gave no JSON/);
+      expect(() => parseProbeAnswer(Buffer.from(cut, 'utf8'), 'the probe')).toThrow(/^the probe gave no JSON/);
+    }
   });
 });

@@ -58,99 +58,127 @@ interface ProbeAnswer {
   more: boolean;
 }
 
+/** Bytes the scan tells apart: JSON's structure is ASCII, and no byte of a UTF-8 multi-byte character is. */
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
 /**
  * Scans a probe answer without parsing it (strings and brackets tracked): the raw texts of the
- * processed list's entries and of the top-level fields beside it. `{"processed": [...], ...}` or a
- * bare array; undefined when the text is not that shape.
+ * processed list's entries from `skip` on, how many entries it holds in all, and the raw texts of
+ * the top-level fields beside it. `{"processed": [...], ...}` or a bare array; undefined when the
+ * text is not that shape. It scans the UTF-8 bytes and decodes only the entries it keeps: a probe
+ * that answers its whole history every time costs one pass over the bytes of what was seen, with
+ * no text made of it (a long run reads such a probe once per generated case).
  */
-function scanProbe(text: string): { entries: string[]; fields: Record<string, string> } | undefined {
+function scanProbe(bytes: Uint8Array, skip = 0): { entries: string[]; count: number; fields: Record<string, string> } | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const length = bytes.length;
+  const text = (from: number, to: number) => buffer.toString('utf8', from, to);
   let i = 0;
   const skipSpace = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+    while (i < length && isSpace(bytes[i])) i++;
+  };
+  /** Index just past the string whose opening quote is at `start`, or -1. */
+  const stringEnd = (start: number): number => {
+    let j = start + 1;
+    for (;;) {
+      const quote = buffer.indexOf(QUOTE, j);
+      if (quote < 0) return -1;
+      let slashes = 0;
+      while (bytes[quote - 1 - slashes] === BACKSLASH) slashes++;
+      if (slashes % 2 === 0) return quote + 1;
+      j = quote + 1;
+    }
   };
   /** Index just past the JSON value starting at `start` (strings and brackets tracked), or -1. */
   const valueEnd = (start: number): number => {
     let depth = 0;
-    let inString = false;
-    for (let j = start; j < text.length; j++) {
-      const c = text[j]!;
-      if (inString) {
-        if (c === '\\') j++;
-        else if (c === '"') {
-          inString = false;
-          if (depth === 0) return j + 1;
-        }
-      } else if (c === '"') inString = true;
-      else if (c === '[' || c === '{') depth++;
-      else if (c === ']' || c === '}') {
+    for (let j = start; j < length; j++) {
+      const c = bytes[j]!;
+      if (c === QUOTE) {
+        const end = stringEnd(j);
+        if (end < 0) return -1;
+        if (depth === 0) return end;
+        j = end - 1;
+      } else if (c === OPEN_LIST || c === OPEN_OBJECT) depth++;
+      else if (c === CLOSE_LIST || c === CLOSE_OBJECT) {
         depth--;
         if (depth === 0) return j + 1;
         if (depth < 0) return j;
-      } else if (depth === 0 && (c === ',' || c === ' ' || c === '\n' || c === '\r' || c === '\t')) return j;
+      } else if (depth === 0 && (c === COMMA || isSpace(c))) return j;
     }
-    return depth === 0 && !inString ? text.length : -1;
+    return depth === 0 ? length : -1;
   };
+  let count = 0;
   const list = (): string[] | undefined => {
-    if (text[i] !== '[') return undefined;
+    if (bytes[i] !== OPEN_LIST) return undefined;
     i++;
     const entries: string[] = [];
     for (;;) {
       skipSpace();
-      if (text[i] === ']') {
+      if (bytes[i] === CLOSE_LIST) {
         i++;
         return entries;
       }
       const end = valueEnd(i);
       if (end < 0 || end === i) return undefined;
-      entries.push(text.slice(i, end));
+      if (count >= skip) entries.push(text(i, end));
+      count++;
       i = end;
       skipSpace();
-      if (text[i] === ',') i++;
-      else if (text[i] !== ']') return undefined;
+      if (bytes[i] === COMMA) i++;
+      else if (bytes[i] !== CLOSE_LIST) return undefined;
     }
   };
   skipSpace();
-  if (text[i] === '[') {
+  if (bytes[i] === OPEN_LIST) {
     const entries = list();
     skipSpace();
-    return entries && i === text.length ? { entries, fields: {} } : undefined;
+    return entries && i === length ? { entries, count, fields: {} } : undefined;
   }
-  if (text[i] !== '{') return undefined;
+  if (bytes[i] !== OPEN_OBJECT) return undefined;
   i++;
   const fields: Record<string, string> = {};
   let entries: string[] | undefined;
   for (;;) {
     skipSpace();
-    if (text[i] === '}' && Object.keys(fields).length === 0 && !entries) break;
-    if (text[i] !== '"') return undefined;
+    if (bytes[i] === CLOSE_OBJECT && Object.keys(fields).length === 0 && !entries) break;
+    if (bytes[i] !== QUOTE) return undefined;
     const keyEnd = valueEnd(i);
     if (keyEnd < 0) return undefined;
     let key: string;
     try {
-      key = JSON.parse(text.slice(i, keyEnd)) as string;
+      key = JSON.parse(text(i, keyEnd)) as string;
     } catch {
       return undefined;
     }
     i = keyEnd;
     skipSpace();
-    if (text[i] !== ':') return undefined;
+    if (bytes[i] !== COLON) return undefined;
     i++;
     skipSpace();
-    if (key === 'processed' && text[i] === '[') {
+    if (key === 'processed' && bytes[i] === OPEN_LIST) {
       entries = list();
       if (!entries) return undefined;
     } else {
       const end = valueEnd(i);
       if (end < 0 || end === i) return undefined;
-      fields[key] = text.slice(i, end);
+      fields[key] = text(i, end);
       i = end;
     }
     skipSpace();
-    if (text[i] === ',') i++;
-    else if (text[i] === '}') break;
+    if (bytes[i] === COMMA) i++;
+    else if (bytes[i] === CLOSE_OBJECT) break;
     else return undefined;
   }
-  return entries ? { entries, fields } : undefined;
+  return entries ? { entries, count, fields } : undefined;
 }
 
 /**
@@ -158,20 +186,21 @@ function scanProbe(text: string): { entries: string[]; fields: Record<string, st
  * (no parse): `{"processed": [...]}` or a bare array. Undefined when the text is not that shape.
  */
 export function probeEntryTexts(text: string): string[] | undefined {
-  return scanProbe(text)?.entries;
+  return scanProbe(Buffer.from(text, 'utf8'))?.entries;
 }
 
 /**
  * Parses a probe's answer (`{"processed": [...]}` with optional `next`/`more`, or a bare array from
- * a probe command). Only the entries from `skip` on are parsed (exactly, as exact JSON texts): a
- * probe that answers its whole history each time costs a scan, not a parse, of what was seen.
+ * a probe command), as text or as the bytes received. Only the entries from `skip` on are decoded
+ * and parsed (exactly, as exact JSON texts): a probe that answers its whole history each time costs
+ * a scan of its bytes, not a parse, of what was seen.
  */
-export function parseProbeAnswer(text: string, source: string, skip = 0): ProbeAnswer {
-  const scanned = scanProbe(text);
+export function parseProbeAnswer(answer: string | Uint8Array, source: string, skip = 0): ProbeAnswer {
+  const scanned = scanProbe(typeof answer === 'string' ? Buffer.from(answer, 'utf8') : answer, skip);
   if (!scanned) {
     // Not the shape: parse it to say what is wrong.
     try {
-      parseExactJson(text.trim());
+      parseExactJson((typeof answer === 'string' ? answer : Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength).toString('utf8')).trim());
     } catch {
       throw new Error(`${source} gave no JSON: expected ${PROBE_SHAPE}`);
     }
@@ -191,11 +220,11 @@ export function parseProbeAnswer(text: string, source: string, skip = 0): ProbeA
   if (next !== undefined && next !== null && cursor === undefined) throw new Error(`${source} gave a "next" that is not a string: expected ${PROBE_SHAPE}`);
   let entries: string[];
   try {
-    entries = scanned.entries.slice(skip).map((entry) => stringifyExact(parseExactJson(entry)));
+    entries = scanned.entries.map((entry) => stringifyExact(parseExactJson(entry)));
   } catch {
     throw new Error(`${source} gave no JSON (an entry of its processed list): expected ${PROBE_SHAPE}`);
   }
-  return { entries, count: scanned.entries.length, ...(cursor === undefined ? {} : { next: cursor }), more: field('more') === true };
+  return { entries, count: scanned.count, ...(cursor === undefined ? {} : { next: cursor }), more: field('more') === true };
 }
 
 /** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
@@ -218,13 +247,13 @@ function pageUrl(probeUrl: string, cursor: string | undefined): string {
   return url.toString();
 }
 
-/** One GET of the probe; the answer's text, or a one-line error naming what to do. */
-async function getProbe(target: ProbeSource, url: string): Promise<{ status: number; text: string }> {
+/** One GET of the probe; the answer's bytes (decoded only where an entry is kept), or a one-line error naming what to do. */
+async function getProbe(target: ProbeSource, url: string): Promise<{ status: number; body: Buffer }> {
   const network = currentNetwork();
   const headers: Record<string, string> = { accept: 'application/json', ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}) };
   try {
     const answer = await transportOf(target).send({ method: 'GET', url, headers, network: { ...network, maxBodyBytes: Math.max(network.maxBodyBytes, UNPAGED_PROBE_CAP_BYTES) } });
-    return { status: answer.status, text: answer.body.toString('utf8') };
+    return { status: answer.status, body: answer.body };
   } catch (error) {
     if (error instanceof TransportError && error.reason === 'too-large') {
       throw new Error(`the probe ${target.probeUrl} answered more than ${UNPAGED_PROBE_CAP_BYTES} bytes at once: page it (?since=<cursor>&limit=<n>, answering "next" and "more"; docs/probe.md)`, { cause: error });
@@ -273,7 +302,7 @@ export async function readProbeAfter(target: ProbeSource, from: ProbeMark | unde
     }
     if (answer.status !== 200) throw refusal(target, answer.status);
     // Until it shows it pages, an answer may be the whole history: only what follows the mark is parsed.
-    const parsed = parseProbeAnswer(answer.text, source, page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0);
+    const parsed = parseProbeAnswer(answer.body, source, page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0);
     if (parsed.next === undefined) {
       // It does not page: the answer is the whole history.
       if (page > 0 || from?.cursor !== undefined) throw new Error(`${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`);
@@ -281,7 +310,7 @@ export async function readProbeAfter(target: ProbeSource, from: ProbeMark | unde
     }
     if (page === 0 && from?.cursor === undefined && parsed.entries.length < parsed.count) {
       // It pages after all: its first page is read whole.
-      parsed.entries = parseProbeAnswer(answer.text, source).entries;
+      parsed.entries = parseProbeAnswer(answer.body, source).entries;
     }
     if (keep) for (const entry of parsed.entries) entries.push(entry);
     const advanced = parsed.next !== cursor;
