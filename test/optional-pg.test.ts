@@ -8,26 +8,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hideRequiredPackage } from './support/hide-package.js';
 import { ROOT, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-optional-pg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const hide = join(dir, 'hide-pg.cjs');
-writeFileSync(
-  hide,
-  `const Module = require('node:module');
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request === 'pg' || request.startsWith('pg/')) {
-    const error = new Error("Cannot find module '" + request + "'");
-    error.code = 'MODULE_NOT_FOUND';
-    throw error;
-  }
-  return resolve.call(this, request, ...rest);
-};
-`,
-);
+const hide = hideRequiredPackage(dir, 'pg');
 
 function withoutPg(args: string[], cwd = dir) {
   const run = spawnSync(process.execPath, ['--require', hide, resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });

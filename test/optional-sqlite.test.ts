@@ -5,30 +5,17 @@
 // require('better-sqlite3') as Node does when the package is not installed; WALLET_CONFORMANCE_SQLITE
 // makes the CLI take that path on any Node.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hideRequiredPackage } from './support/hide-package.js';
 import { ROOT } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-optional-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const hide = join(dir, 'hide-better-sqlite3.cjs');
-writeFileSync(
-  hide,
-  `const Module = require('node:module');
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request === 'better-sqlite3' || request.startsWith('better-sqlite3/')) {
-    const error = new Error("Cannot find module '" + request + "'");
-    error.code = 'MODULE_NOT_FOUND';
-    throw error;
-  }
-  return resolve.call(this, request, ...rest);
-};
-`,
-);
+const hide = hideRequiredPackage(dir, 'better-sqlite3');
 
 function cli(args: string[], env: Record<string, string>, preload = true) {
   const run = spawnSync(process.execPath, [...(preload ? ['--require', hide] : []), resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
