@@ -23,7 +23,7 @@ interface CommandEntry {
 /**
  * Every command, in the order of `--help`. A start imports only the module of the command it runs
  * (with its work imported by the action): `--version`, the top-level help and an unknown command
- * load none. `main-imports.test.ts` holds these lines to what the commands register.
+ * load none. `test/cold-start.test.ts` holds these lines to what the commands register.
  */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'keys', description: 'merchant RSA key pairs', options: false, register: async () => (await import('./keys-command.js')).registerKeysCommand },
