@@ -24,9 +24,10 @@ const GOAL = 0.8;
 /** Child role: the emulator; prints its URL, stops on SIGTERM. */
 async function child(configPath: string): Promise<void> {
   const emulator = await startEmulator(loadEmulatorConfig(configPath), { port: 0 });
-  process.stdout.write(`listening ${emulator.url}\n`);
   // The parent reads this process's CPU time around each run (SIGUSR2 -> "cpu <microseconds>").
   // And how busy its event loop was since the last such signal (1: the emulator's thread was the bottleneck).
+  // Listening before the line below: the parent may signal as soon as it reads it, and a SIGUSR2
+  // with no listener ends the process.
   let elu = performance.eventLoopUtilization();
   process.on('SIGUSR2', () => {
     const { user, system } = process.cpuUsage();
@@ -34,6 +35,7 @@ async function child(configPath: string): Promise<void> {
     elu = performance.eventLoopUtilization();
     process.stdout.write(`cpu ${user + system} ${busy.utilization.toFixed(3)}\n`);
   });
+  process.stdout.write(`listening ${emulator.url}\n`);
   await new Promise<void>((resolve) => process.once('SIGTERM', resolve));
   await emulator.close();
   process.exit(0);
@@ -56,6 +58,8 @@ function startChild(configPath: string): Promise<EmulatorChild> {
   return new Promise((resolve, reject) => {
     let out = '';
     let cpuWaiter: ((seconds: number) => void) | undefined;
+    let exited: Error | undefined;
+    let cpuFailed: ((error: Error) => void) | undefined;
     let loopBusy = 0;
     let resolved = false;
     proc.stdout!.on('data', (chunk: Buffer) => {
@@ -65,18 +69,29 @@ function startChild(configPath: string): Promise<EmulatorChild> {
         loopBusy = Number(line[2]);
         cpuWaiter?.(Number(line[1]) / 1e6);
       }
-      const url = /listening (\S+)/.exec(out)?.[1];
+      const url = /listening (\S+)\n/.exec(out)?.[1];
       if (url && !resolved) {
         resolved = true;
         resolve({
           url,
-          cpu: () => new Promise((done) => ((cpuWaiter = done), proc.kill('SIGUSR2'))),
+          cpu: () =>
+            new Promise((done, failed) => {
+              if (exited) return failed(exited);
+              cpuWaiter = done;
+              cpuFailed = failed;
+              proc.kill('SIGUSR2');
+            }),
           loopBusy: () => loopBusy,
           stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))),
         });
       }
     });
-    proc.once('exit', (code) => reject(new Error(`emulator child exited with ${code}: ${out}`)));
+    proc.once('exit', (code, signal) => {
+      // Before it listened, or while the parent waits for its CPU time: either way an error, never a hang.
+      exited = new Error(`emulator child exited with ${code ?? signal}: ${out}`);
+      reject(exited);
+      cpuFailed?.(exited);
+    });
   });
 }
 

@@ -72,7 +72,7 @@ function startChild(role: 'emulator' | 'bare', configPath: string): Promise<Chil
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = /listening (\S+)/.exec(out)?.[1];
+      const url = /listening (\S+)\n/.exec(out)?.[1];
       if (url) resolve({ url, stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
     });
     proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));

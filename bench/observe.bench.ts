@@ -79,7 +79,7 @@ function startChild(role: 'bare' | 'emulator' | 'proxy', env: Record<string, str
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = /listening (\S+)/.exec(out)?.[1];
+      const url = /listening (\S+)\n/.exec(out)?.[1];
       if (url) resolve({ url, stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
     });
     proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
