@@ -1,7 +1,6 @@
-import { exec } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { LosslessNumber, parseExactJson, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import type { RsaKey } from '../crypto/keys.js';
 import { idempotencyKey } from '../merchant/idempotency.js';
@@ -312,40 +311,6 @@ function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: str
     request.on('error', (error: NodeJS.ErrnoException) => resolve(error.message === 'timeout' ? 'timeout' : (error.code ?? 'send failed')));
     request.end(body);
   });
-}
-
-/** Reads a probe URL: `{"processed": [...]}` (or a bare array); entries as exact JSON texts. */
-export async function readProbeUrl(url: string, timeoutMs = 30_000): Promise<string[]> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-  if (!response.ok) throw new Error(`the probe ${url} answered HTTP ${response.status}`);
-  return probeEntries(await response.text(), url);
-}
-
-/** Runs a probe command (bounded in time) and reads its output like a probe URL's. */
-export function readProbeCommand(command: string, timeoutMs = 60_000): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    exec(command, { timeout: timeoutMs, maxBuffer: 512 * 1024 * 1024 }, (error, stdout) => {
-      if (error) return reject(new Error(`--probe-cmd failed: ${error.message.split('\n')[0]}`));
-      try {
-        resolve(probeEntries(stdout, '--probe-cmd'));
-      } catch (failure) {
-        reject(failure as Error);
-      }
-    });
-  });
-}
-
-/** The entries of a probe answer as exact JSON texts. */
-export function probeEntries(text: string, source: string): string[] {
-  let parsed: ExactJson;
-  try {
-    parsed = parseExactJson(text);
-  } catch (error) {
-    throw new Error(`${source} is not JSON: ${(error as Error).message}`, { cause: error });
-  }
-  const list = Array.isArray(parsed) ? parsed : parsed !== null && typeof parsed === 'object' && Array.isArray((parsed as Record<string, ExactJson>).processed) ? ((parsed as Record<string, ExactJson>).processed as ExactJson[]) : undefined;
-  if (!list) throw new Error(`${source} must answer {"processed": [...]} or a JSON array`);
-  return list.map((entry) => stringifyExact(entry));
 }
 
 function bounded(value: number, min: number, max: number, what: string): number {
