@@ -43,6 +43,8 @@ function layerRule(layer) {
     if (layer === 'reporters' && name === 'runner') return { regex: into('runner'), allowTypeImports: true, message };
     return { regex: into(name), message };
   });
+  // A layer built on the runner sees its public API alone: the runner's insides stay its own.
+  if (allowed.includes('runner')) patterns.push({ regex: into('runner', '(?!api\\.js$)'), message: `src/${layer} imports src/runner only through its public API, src/runner/api.ts (ARCHITECTURE.md: import directions)` });
   const banned = NO_PACKAGES[layer];
   if (banned) patterns.push({ regex: banned.regex, message: `src/${layer} imports no ${banned.what} (ARCHITECTURE.md: import directions)` });
   return { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };

@@ -7,7 +7,7 @@
  * Bytes are kept exactly as they crossed the wire (Base64 of the raw body), so a replay judges the
  * same bytes the live run saw, and `verify merchant --replay` can resend a callback byte for byte.
  */
-import type { CheckResult, Report } from '../runner/types.js';
+import type { CheckResult, Report } from '../runner/api.js';
 
 /** Which leg of the interface an exchange belongs to (by path and direction). */
 export type ExchangeKind = 'energy' | 'withdraw' | 'card-close' | 'callback' | 'other';

@@ -7,12 +7,7 @@
 import type { ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
 import type { RsaPublicKey } from '../crypto/keys.js';
-import { fail, pass, preview, type Check, type NoParams } from '../runner/checks/check.js';
-import { callbackDecryptsCheck } from '../runner/checks/callback-decrypts.js';
-import { callbackHeadersCheck } from '../runner/checks/callback-headers.js';
-import { callbackRawBodyCheck } from '../runner/checks/callback-raw-body.js';
-import type { CheckContext, ReceivedCallback, StrangerKeys } from '../runner/context.js';
-import type { Finding, ServiceTarget } from '../runner/types.js';
+import { callbackDecryptsCheck, callbackHeadersCheck, callbackRawBodyCheck, fail, pass, preview, type Check, type CheckContext, type Finding, type NoParams, type ReceivedCallback, type ServiceTarget, type StrangerKeys } from '../runner/api.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { familyOf, reasonInMessage } from '../wire/crypto-failure.js';
 import { mediaType } from '../core/http-io.js';

@@ -7,7 +7,7 @@ import { DEFAULT_PROFILE, type CryptoProfile, type Direction } from '../core/pro
 import { createScrubber, fingerprint, type Scrubber } from '../core/scrub.js';
 import { halfFor, openJson, type OpenedJson } from '../crypto/codec.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
-import { preview } from '../runner/checks/check.js';
+import { preview } from '../runner/api.js';
 import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import { FINGERPRINT, SECRET_HEADERS } from './capture.js';
 import type { ObserveKeys, ObservedExchange, ObservedMessage } from './exchange.js';

@@ -9,7 +9,7 @@
  * counted as not replayed.
  */
 import { fingerprint } from '../core/scrub.js';
-import { transportOf, type Transport } from '../runner/transport.js';
+import { transportOf, type Transport } from '../runner/api.js';
 import { API_KEY_HEADER } from '../wire/callback-delivery.js';
 import type { ObservedExchange } from './exchange.js';
 import { HOP_BY_HOP } from './proxy.js';

@@ -8,8 +8,7 @@
  * replays to the same verdict however fast it is read.
  */
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import { fail, pass } from '../runner/checks/check.js';
-import { IDENTITY_FIELDS } from '../runner/checks/callback-identity.js';
+import { IDENTITY_FIELDS, fail, pass } from '../runner/api.js';
 import { callbackField, callbackTypeEntry } from '../spec/callback-types.js';
 import type { ObservedExchange } from './exchange.js';
 import type { DeliveryFacts } from './judge-callbacks.js';

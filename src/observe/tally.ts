@@ -11,8 +11,7 @@
  * - Skipped findings are one aggregate result per check and reason.
  */
 import type { Rule } from '../core/rules.js';
-import { assumptionsOf, judgedRules, judgeFinding } from '../runner/engine.js';
-import type { CheckResult, Finding, Status } from '../runner/types.js';
+import { assumptionsOf, judgeFinding, judgedRules, type CheckResult, type Finding, type Status } from '../runner/api.js';
 
 /** The suite name of every observe result. */
 export const OBSERVE_SUITE = 'observe';

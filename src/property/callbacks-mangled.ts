@@ -2,7 +2,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import { stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { sealBytes } from '../crypto/codec.js';
-import { defaultPayload } from '../runner/merchant-steps.js';
+import { defaultPayload } from '../runner/api.js';
 import { callbackArbitrary } from './callbacks-once.js';
 import type { Property } from './property.js';
 import { acknowledgementOf, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';

@@ -1,6 +1,6 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import type { Exchange } from '../runner/context.js';
+import type { Exchange } from '../runner/api.js';
 import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
 import { callbackValueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';

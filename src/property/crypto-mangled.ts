@@ -5,7 +5,7 @@ import { decodeBase64Strict, encodeBase64 } from '../crypto/base64.js';
 import { encryptBlocks } from '../crypto/block-cipher.js';
 import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
 import type { RsaPublicKey } from '../crypto/keys.js';
-import { makeStrangerKeys } from '../runner/context.js';
+import { makeStrangerKeys } from '../runner/api.js';
 import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import type { Property, Verdict } from './property.js';
 import { asSent, judgeRefused, judgeValidAnswer, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';

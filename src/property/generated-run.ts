@@ -1,9 +1,6 @@
 import { join } from 'node:path';
 import type { Rule } from '../core/rules.js';
-import { probeCapabilities, type Capabilities } from '../runner/capabilities.js';
-import { makeStrangerKeys } from '../runner/context.js';
-import type { RunEvent } from '../runner/engine.js';
-import type { CheckResult, MerchantTarget, Report, ServiceTarget, Target } from '../runner/types.js';
+import { makeStrangerKeys, probeCapabilities, type Capabilities, type CheckResult, type MerchantTarget, type Report, type RunEvent, type ServiceTarget, type Target } from '../runner/api.js';
 import { folderExampleStore } from './example-store.js';
 import type { Property } from './property.js';
 import { checkProperties, mergeGenerated, newSeed, type GenerateOptions } from './run-properties.js';

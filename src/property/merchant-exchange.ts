@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import type { Exchange, StrangerKeys } from '../runner/context.js';
-import { postCallback } from '../runner/merchant-steps.js';
-import { readProbeAfter, type ProbeMark } from '../runner/probe-reader.js';
-import type { MerchantTarget } from '../runner/types.js';
+import { postCallback, readProbeAfter, type Exchange, type MerchantTarget, type ProbeMark, type StrangerKeys } from '../runner/api.js';
+export { probeEntryTexts } from '../runner/api.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { sealCallback as sealWireCallback, withRequestUUID } from '../wire/callback-delivery.js';
 
@@ -88,4 +86,3 @@ export function isOurs(env: MerchantEnv, entry: ExactJson): boolean {
   return identities.length === 0 || identities.some((field) => (record[field] as string).includes(marker));
 }
 
-export { probeEntryTexts } from '../runner/probe-reader.js';

@@ -1,5 +1,4 @@
-import type { StrangerKeys } from '../runner/context.js';
-import type { MerchantTarget } from '../runner/types.js';
+import type { MerchantTarget, StrangerKeys } from '../runner/api.js';
 import { callbacksMangled } from './callbacks-mangled.js';
 import { callbacksOnce } from './callbacks-once.js';
 import { merchantEnv } from './merchant-exchange.js';

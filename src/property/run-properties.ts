@@ -2,8 +2,7 @@ import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import type { Rule } from '../core/rules.js';
 import { stringifyExact } from '../core/exact-json.js';
-import { assumptionsOf, failureStatus, skipNotes } from '../runner/engine.js';
-import type { CheckResult, Report, Status } from '../runner/types.js';
+import { assumptionsOf, failureStatus, skipNotes, type CheckResult, type Report, type Status } from '../runner/api.js';
 import { NO_EXAMPLE_STORE, type ExampleStore } from './example-store.js';
 import type { Property, Verdict, Warning } from './property.js';
 

@@ -1,6 +1,4 @@
-import type { Capabilities } from '../runner/capabilities.js';
-import type { StrangerKeys } from '../runner/context.js';
-import type { ServiceTarget } from '../runner/types.js';
+import type { Capabilities, ServiceTarget, StrangerKeys } from '../runner/api.js';
 import type { Property } from './property.js';
 import { serviceEnv } from './service-exchange.js';
 import { validRequests } from './valid-requests.js';

@@ -1,10 +1,7 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
-import type { Capabilities } from '../runner/capabilities.js';
-import type { Exchange } from '../runner/context.js';
-import { restoreControlState, snapshotControlState } from '../runner/restore.js';
-import { runControl, runRequest } from '../runner/service-steps.js';
+import { restoreControlState, runControl, runRequest, snapshotControlState, type Capabilities, type Exchange } from '../runner/api.js';
 import type { Property, Verdict, Warning } from './property.js';
 import { asSent, judgeValidAnswer, ordersAllowed, readEnvelope, seal, sendData, type ServiceEnv } from './service-exchange.js';
 
