@@ -147,9 +147,14 @@ export class CallbackDispatcher {
     }
   }
 
-  /** Looks for due work again (after a new event, a settled attempt, or at start to resume the durable queue). */
-  wake(): void {
+  /**
+   * Looks for due work again (after a new event, a settled attempt, or at start to resume the durable
+   * queue). `dueAt`: the new event's first due instant; when the timer is already set at or before
+   * it, nothing can come sooner and the store is not asked (one query less per order under load).
+   */
+  wake(dueAt?: number): void {
     if (this.#closed) return;
+    if (dueAt !== undefined && this.#timer !== undefined && this.#timerAt <= dueAt) return;
     const now = this.#o.now();
     let next: number | undefined;
     try {
