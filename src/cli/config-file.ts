@@ -144,11 +144,6 @@ export function configKeyOf(name: string, sections: readonly ConfigSection[]): s
   return section ? `${section}.${name}` : name;
 }
 
-/** Adds `--config FILE` to a command. */
-export function addConfigOption(command: Command): Command {
-  return command.option('--config <file>', CONFIG_HELP);
-}
-
 /** What a command got from the config file. */
 export interface AppliedConfig {
   /** The command's options after the file filled in what neither a flag nor the environment gave. */

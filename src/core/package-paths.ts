@@ -9,6 +9,3 @@ export const SPEC_PATH = resolve(PACKAGE_ROOT, 'spec', 'wallet-api.yaml');
 
 /** The rule catalog as data. */
 export const RULES_PATH = resolve(PACKAGE_ROOT, 'spec', 'rules.yaml');
-
-/** Where `generate` writes by default. */
-export const GENERATED_DIR = resolve(PACKAGE_ROOT, 'src', 'generated');

@@ -30,11 +30,6 @@ export function describeTlsFailure(error: NodeJS.ErrnoException, host: string): 
   return undefined;
 }
 
-/** Was this a TLS failure in the handshake (as opposed to a refused or reset connection)? */
-export function isTlsFailure(error: NodeJS.ErrnoException): boolean {
-  return describeTlsFailure(error, '') !== undefined;
-}
-
 /**
  * Does `host:port` speak TLS? One handshake (certificates not judged: only whether TLS answers),
  * bounded by `timeoutMs`. Used when a plain http:// request was reset without an answer, to tell an

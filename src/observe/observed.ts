@@ -76,11 +76,6 @@ export function isConfiguredKey(keys: JudgeKeys, header: string | undefined): bo
   return header === keys.apiKey || header === fingerprint(keys.apiKey, 'ak');
 }
 
-/** The side that sent the request of an exchange, and the side that answered. */
-export function sidesOf(exchange: ObservedExchange): { requester: 'service' | 'merchant'; answerer: 'service' | 'merchant' } {
-  return exchange.direction === 'service→merchant' ? { requester: 'service', answerer: 'merchant' } : { requester: 'merchant', answerer: 'service' };
-}
-
 /** Headers for evidence: credentials shown by their fingerprint, never their value. */
 function shownHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -6,7 +6,6 @@ import { TransportError } from '../core/errors.js';
 import { stringifyExact } from '../core/exact-json.js';
 import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
 import { proxyFor } from '../net/proxy.js';
-import { RunCutError } from '../net/run-session.js';
 import { describeTlsFailure, plainToTlsLine, speaksTls } from '../net/tls-failure.js';
 import { openTunnel, proxyAuthorization } from '../net/tunnel.js';
 
@@ -236,11 +235,6 @@ export function send(request: WireRequest): Promise<WireResponse> {
       issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent, ...(isIP(hostname) ? {} : { servername: hostname }) }, true);
     } else issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent: agentsOf(network).http });
   });
-}
-
-/** Is this error the end of the run (the target stopped answering, --timeout)? Steps that catch errors let it through. */
-export function isRunCut(error: unknown): error is RunCutError {
-  return error instanceof RunCutError;
 }
 
 /** Sends JSON and parses a JSON answer (for control APIs and probes), by `via` (default: HTTP(S), `send`). */
