@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
-import { ROOT, runCli } from './support/cli.js';
+import { runCli, serveMerchant } from './support/cli.js';
 import { deliver, EXACT_AMOUNT, seal, withdrawal } from './support/merchant.js';
 
 let dir: string;
@@ -13,23 +13,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `merchant --config F --port 0` and resolves with the URLs it prints. */
-function serve(config: string): Promise<{ child: ChildProcess; callbackUrl: string; probeUrl: string; output: () => string }> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`merchant did not start: ${output}`)), 20_000);
-    child.on('exit', () => fail(new Error(`merchant exited: ${output}`)));
-    child.stdout!.on('data', () => {
-      const match = /merchant listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/.exec(output);
-      if (!match) return;
-      clearTimeout(timer);
-      done({ child, callbackUrl: match[1]!, probeUrl: match[2]!, output: () => output });
-    });
-  });
-}
 
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((done) => {
@@ -50,7 +33,7 @@ describe('wallet-conformance merchant', () => {
     expect(apiKey).toMatch(/^[0-9a-f]{32}$/);
     const privateKey = parseKey(readFileSync(join(dir, 'merchant-private.pem'), 'utf8')) as RsaPrivateKey;
 
-    const merchant = await serve(join(dir, 'merchant.yaml'));
+    const merchant = await serveMerchant(join(dir, 'merchant.yaml'));
     const payload = withdrawal();
     expect((await deliver(merchant.callbackUrl, seal(payload, privateKey), { apiKey })).json).toEqual({ errCode: 0, message: '' });
     expect((await deliver(merchant.callbackUrl, 'garbage', { apiKey: 'nope' })).status).toBe(401);
@@ -64,7 +47,7 @@ describe('wallet-conformance merchant', () => {
     expect(log).toMatch(/merchant stopped\n$/);
 
     // The store is a file beside the config: a restarted merchant still knows the event.
-    const again = await serve(join(dir, 'merchant.yaml'));
+    const again = await serveMerchant(join(dir, 'merchant.yaml'));
     expect((await deliver(again.callbackUrl, seal({ ...payload, requestUUID: 'r-after-restart' }, privateKey), { apiKey })).json).toEqual({ errCode: 0, message: '' });
     expect(await stop(again.child)).toBe(0);
     expect(again.output()).toMatch(/ duplicate withdrawal:/);

@@ -3,18 +3,18 @@
  * its memory bounded; `verify merchant` works against a history of over 1 MiB, through the token
  * when the merchant sets one, and against a user's probe of the old contract that ignores the query.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryIdempotencyStore } from '../src/merchant/memory-store.js';
 import { startMerchantServer } from '../src/merchant/server.js';
 import { openSqliteStore } from '../src/merchant/sqlite-store.js';
 import type { IdempotencyStore } from '../src/merchant/store.js';
-import { ROOT, runCliAsync } from './support/cli.js';
+import { runCliAsync, serveMerchant } from './support/cli.js';
 import { makeKeyPair } from './support/merchant.js';
 
 const API_KEY = 'ak-probe-paged-61c2';
@@ -41,23 +41,6 @@ function rssOf(pid: number): number {
   return Number(kb) * 1024;
 }
 
-/** Starts `merchant --config F --port 0` as its own process; resolves with its URLs. */
-function serve(config: string): Promise<{ child: ChildProcess; callbackUrl: string; probeUrl: string }> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`merchant did not start: ${output}`)), 20_000);
-    child.on('exit', () => fail(new Error(`merchant exited: ${output}`)));
-    child.stdout!.on('data', () => {
-      const match = /merchant listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/.exec(output);
-      if (!match) return;
-      clearTimeout(timer);
-      done({ child, callbackUrl: match[1]!, probeUrl: match[2]! });
-    });
-  });
-}
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
@@ -80,7 +63,7 @@ describe('a reference merchant process with a long history and a probe token', (
       `apiKey: "${API_KEY}"`, 'publicKey: merchant-public.pem', 'store: merchant.sqlite', 'port: 0',
       `probe: { token: "${PROBE_TOKEN}", deadlineMs: 2000 }`, '',
     ].join('\n'));
-    merchant = await serve(join(dir, 'merchant.yaml'));
+    merchant = await serveMerchant(join(dir, 'merchant.yaml'));
   });
   afterAll(() => stop(merchant.child));
 

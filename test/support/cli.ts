@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -78,5 +78,32 @@ export function runCliWithHand(args: string[], port: number, trigger: (receiverU
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/** A `merchant --config F --port 0` started by the real CLI as its own process, once it printed its URLs. */
+export interface ServedMerchant {
+  child: ChildProcess;
+  callbackUrl: string;
+  probeUrl: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output: () => string;
+}
+
+/** Starts `merchant --config F --port 0` and resolves with the URLs it prints (fails if it exits first or takes over 20 s). */
+export function serveMerchant(config: string): Promise<ServedMerchant> {
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`merchant did not start: ${output}`)), 20_000);
+    child.on('exit', () => fail(new Error(`merchant exited: ${output}`)));
+    child.stdout!.on('data', () => {
+      const match = /merchant listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      done({ child, callbackUrl: match[1]!, probeUrl: match[2]!, output: () => output });
+    });
   });
 }
