@@ -10,6 +10,7 @@ import { initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type Emulator
 import { DEFAULT_POLICIES } from '../src/service/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { openEmulatorStore, type EmulatorStore } from '../src/emulator/store.js';
+import { until } from './support/until.js';
 
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
@@ -88,15 +89,6 @@ let merchant: EmulatorMerchant;
 let emulator: RunningEmulator;
 let receiver: Receiver;
 
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /**
  * An emulator of its own on a SQLite file, and a second handle on that file that reads its callback

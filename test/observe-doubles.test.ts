@@ -22,6 +22,7 @@ import { pythonMissing, startPython, type PythonDouble } from './doubles/python.
 import { ROOT } from './support/cli.js';
 import { startPrinting } from './support/process.js';
 import { Recording, startRecordingProxy, type RecordingProxy } from './support/recording-proxy.js';
+import { until } from './support/until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-observe-doubles-'));
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
@@ -44,15 +45,6 @@ async function startJava(file: string, args: string[], ready: RegExp): Promise<R
   return (await startPrinting('java', [join(ROOT, 'test/doubles/java', file), ...args], ready, children, file)).match;
 }
 
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.skipIf(pythonMissing !== undefined)(`the Python doubles through the judge (skipped only when ${pythonMissing ?? 'python3, flask or cryptography is missing'})`, () => {
   let service: PythonDouble;
@@ -92,7 +84,7 @@ describe.skipIf(pythonMissing !== undefined)(`the Python doubles through the jud
     expect(card.status).toBeLessThan(500);
     await control('POST', 'callbacks', { type: 1 });
     await control('POST', 'callbacks', { type: 6 });
-    await until(() => recording.exchanges.filter((e) => e.kind === 'callback' && e.response?.status === 200).length >= 3);
+    await until(() => recording.exchanges.filter((e) => e.kind === 'callback' && e.response?.status === 200).length >= 3, 15_000, 20);
 
     const judge = createJudge({ keys: { publicKeyPem: publicPem, privateKeyPem: privatePem, apiKey }, strict: false });
     for (const exchange of [...recording.exchanges].sort((a: ObservedExchange, b: ObservedExchange) => a.seq - b.seq)) judge.accept(exchange);
@@ -130,7 +122,7 @@ describe.skipIf(!JAVA)('the Java doubles through the judge (skipped only without
         const res = await fetch(`${emulator.url}/__control/merchants/${merchant.userId}/callbacks`, { method: 'POST', headers: { 'x-control-token': config.control.token }, body: JSON.stringify({ type }) });
         expect(res.status).toBe(200);
       }
-      await until(() => queue.unfinishedDeliveries() === 0 && recording.exchanges.filter((e) => e.kind === 'callback').length >= 3);
+      await until(() => queue.unfinishedDeliveries() === 0 && recording.exchanges.filter((e) => e.kind === 'callback').length >= 3, 15_000, 20);
       const judge = createJudge({ keys: { publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(), privateKeyPem: merchant.keyPair.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(), apiKey: merchant.apiKey }, strict: false });
       for (const exchange of [...recording.exchanges].sort((a, b) => a.seq - b.seq)) judge.accept(exchange);
       const { report } = judge.finish();

@@ -26,6 +26,7 @@ import { sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js'
 import { faultyVariant } from './fixtures/emulator-faults.js';
 import { startFaultyMerchant, type MerchantFault } from './fixtures/faulty-merchant.js';
 import { Recording, startRecordingProxy } from './support/recording-proxy.js';
+import { until } from './support/until.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
@@ -41,15 +42,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** The emulator and a merchant with two recording proxies between them, torn down by `close`. */
 interface World {
@@ -98,7 +90,7 @@ async function world(options: { variant?: EmulatorVariant; fault?: MerchantFault
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     async settled() {
-      await until(() => queue.unfinishedDeliveries() === 0);
+      await until(() => queue.unfinishedDeliveries() === 0, 10_000);
     },
     async close() {
       queue.close();
@@ -145,7 +137,7 @@ describe('clean traffic: the emulator and the reference merchant', () => {
     expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 1 })).status).toBe(200);
     expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, deliveries: 3 })).status).toBe(200);
     await w.settled();
-    await until(() => w.recording.exchanges.filter((e) => e.kind === 'callback').length >= 6);
+    await until(() => w.recording.exchanges.filter((e) => e.kind === 'callback').length >= 6, 10_000);
     judged = judgeAll(w.recording.exchanges);
   }, 60_000);
   afterAll(() => w?.close());
