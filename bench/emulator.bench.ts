@@ -6,7 +6,6 @@
  * child process (this file with EMULATOR_BENCH_ROLE set), so autocannon does not share its event
  * loop. Every order body carries a unique callBackId, and every answer is checked for code 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +18,7 @@ import { readBody, sendJson } from '../src/core/http-io.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
 import { startEmulator } from '../src/emulator/server.js';
+import { startBenchChild, type BenchChild } from './child.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
@@ -58,25 +58,8 @@ async function child(role: string, configPath: string): Promise<void> {
   process.exit(0);
 }
 
-interface Child {
-  url: string;
-  stop(): Promise<void>;
-}
-
-function startChild(role: 'emulator' | 'bare', configPath: string): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, EMULATOR_BENCH_ROLE: role, EMULATOR_BENCH_CONFIG: configPath },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening (\S+)\n/.exec(out)?.[1];
-      if (url) resolve({ url, stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
-    });
-    proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
-  });
+function startChild(role: 'emulator' | 'bare', configPath: string): Promise<BenchChild> {
+  return startBenchChild(fileURLToPath(import.meta.url), role, { EMULATOR_BENCH_ROLE: role, EMULATOR_BENCH_CONFIG: configPath });
 }
 
 interface Load {

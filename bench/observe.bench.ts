@@ -13,7 +13,6 @@
  * shares an event loop with the load. The proxy hands every exchange to a judge that only counts:
  * these are the proxy's figures; judging runs after each answer has left.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +24,7 @@ import { sealJson } from '../src/crypto/codec.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { startObserveProxy } from '../src/observe/proxy.js';
+import { startBenchChild, type BenchChild } from './child.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -65,25 +65,8 @@ async function child(role: string): Promise<void> {
   process.exit(0);
 }
 
-interface Child {
-  url: string;
-  stop(): Promise<void>;
-}
-
-function startChild(role: 'bare' | 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, OBSERVE_BENCH_ROLE: role, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening (\S+)\n/.exec(out)?.[1];
-      if (url) resolve({ url, stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
-    });
-    proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
-  });
+function startChild(role: 'bare' | 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<BenchChild> {
+  return startBenchChild(fileURLToPath(import.meta.url), role, { OBSERVE_BENCH_ROLE: role, ...env });
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -128,7 +111,7 @@ async function throughput(url: string, body: string, apiKey: string): Promise<{ 
 
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
-  const children: Child[] = [];
+  const children: BenchChild[] = [];
   try {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;

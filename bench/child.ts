@@ -1,0 +1,25 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** A bench's server in its own process (so the load generator does not share its event loop). */
+export interface BenchChild {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the bench file `file` again as a child with `env` (which names its role), under tsx; resolves
+ * once it prints `listening <url>` on a line of its own, fails if it exits first. `stop` sends SIGTERM
+ * and waits for the exit.
+ */
+export function startBenchChild(file: string, role: string, env: Record<string, string>): Promise<BenchChild> {
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening (\S+)\n/.exec(out)?.[1];
+      if (url) resolve({ url, stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
+    });
+    proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
+  });
+}
