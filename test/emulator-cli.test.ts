@@ -1,33 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { loadEmulatorConfig } from '../src/emulator/config.js';
-import { ROOT, runCli } from './support/cli.js';
+import { runCli, serveEmulator } from './support/cli.js';
 
 let dir: string;
 
-/** Starts `wallet-conformance emulator ...` and resolves once it printed its base URL. */
-function serve(args: string[]): Promise<{ child: ChildProcess; url: string; token: string; output: () => string }> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in time: ${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /emulator listening on (http:\/\/\S+) \(control token: (\S+)\)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise({ child, url: match[1]!, token: match[2]!, output: () => output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
-  });
-}
 
 /** Stops the emulator; resolves once its output is closed, so output() then holds everything it printed. */
 function stop(child: ChildProcess): Promise<number | null> {
@@ -82,7 +63,7 @@ describe('wallet-conformance emulator', () => {
 
   it('serves --config on --port 0, answers getEnergyMaxCount and stops cleanly on SIGTERM', async () => {
     const setup = join(dir, 'setup');
-    const { child, url, token, output } = await serve(['--config', join(setup, 'emulator.yaml'), '--port', '0']);
+    const { child, url, token, output } = await serveEmulator(['--config', join(setup, 'emulator.yaml'), '--port', '0']);
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(token).toBe(loadEmulatorConfig(join(setup, 'emulator.yaml')).control.token);
@@ -99,7 +80,7 @@ describe('wallet-conformance emulator', () => {
   });
 
   it('without --config runs a throwaway in-memory setup and removes it on exit', async () => {
-    const { child, url, output } = await serve(['--port', '0', '--quiet']);
+    const { child, url, output } = await serveEmulator(['--port', '0', '--quiet']);
     const configPath = /throwaway setup \(removed on exit\): (\S+)/.exec(output())?.[1];
     try {
       // <tmpdir>/wallet-conformance-emulator-XXXXXX/emulator.yaml, the folder removed on exit.

@@ -1,33 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJson } from '../src/crypto/codec.js';
 import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
-import { ROOT } from './support/cli.js';
+import { serveEmulator } from './support/cli.js';
 
-/** Starts `wallet-conformance emulator --config F --port 0` and resolves once it printed its base URL. */
-function serve(configPath: string): Promise<{ child: ChildProcess; url: string; token: string; output: () => string }> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'emulator', '--config', configPath, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((done, failed) => {
-    const timer = setTimeout(() => failed(new Error(`no listening line in time: ${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /emulator listening on (http:\/\/\S+) \(control token: (\S+)\)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        done({ child, url: match[1]!, token: match[2]!, output: () => output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => failed(new Error(`exited with ${code}: ${output}`)));
-  });
-}
 
 /** Polls `probe` until it holds (bounded). */
 async function until(probe: () => boolean | Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
@@ -69,7 +50,7 @@ describe('emulator process: SIGTERM with a callback under way', () => {
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
     const trackingIdOf = (body: string) => (openJson(body, 'callback', merchant.keyPair.publicKey).value as Record<string, unknown>).trackingId;
 
-    const first = await serve(configPath);
+    const first = await serveEmulator(['--config', configPath, '--port', '0']);
     children.push(first.child);
     const emitted = await fetch(`${first.url}/__control/merchants/${merchant.userId}/callbacks`, {
       method: 'POST',
@@ -93,7 +74,7 @@ describe('emulator process: SIGTERM with a callback under way', () => {
     await until(() => held[0]!.destroyed || held[0]!.socket === null || held[0]!.socket.destroyed, 'the receiver sees the attempt cut', 2_000);
     expect(trackingIdOf(received[0]!)).toBe(trackingId);
 
-    const second = await serve(configPath);
+    const second = await serveEmulator(['--config', configPath, '--port', '0']);
     children.push(second.child);
     await until(() => received.length === 2, 'the pending delivery is sent after the restart');
     expect(trackingIdOf(received[1]!)).toBe(trackingId);

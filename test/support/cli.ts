@@ -107,3 +107,33 @@ export function serveMerchant(config: string): Promise<ServedMerchant> {
     });
   });
 }
+
+/** A `wallet-conformance emulator ...` started by the real CLI as its own process, once it printed its base URL. */
+export interface ServedEmulator {
+  child: ChildProcess;
+  url: string;
+  /** The control token it printed. */
+  token: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output: () => string;
+}
+
+/** Starts `wallet-conformance emulator <args>` and resolves once it printed its base URL (fails if it exits first or takes over 20 s). */
+export function serveEmulator(args: string[]): Promise<ServedEmulator> {
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((done, failed) => {
+    const timer = setTimeout(() => failed(new Error(`no listening line in time: ${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /emulator listening on (http:\/\/\S+) \(control token: (\S+)\)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        done({ child, url: match[1]!, token: match[2]!, output: () => output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => failed(new Error(`exited with ${code}: ${output}`)));
+  });
+}
