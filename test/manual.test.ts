@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, normalize, relative, resolve, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT } from './support/cli.js';
+import { limit } from './support/limit.js';
 
 /** At most this many shell blocks may be marked `not run` (each with its reason). */
 const MAX_NOT_RUN = 9;
@@ -96,18 +97,7 @@ async function portMap(): Promise<Map<number, number>> {
 
 /** At most this many blocks at once: each starts servers and a CLI on a machine other tests share. */
 const PARALLEL = 3;
-let running = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= PARALLEL) await new Promise<void>((go) => waiting.push(go));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const limited = limit(PARALLEL);
 
 /** Runs a block in its own folder and process group; every process it left behind is stopped after. */
 async function runBlock(block: ShellBlock): Promise<{ status: number | null; log: string; dir: string }> {
