@@ -10,6 +10,7 @@ import { loadSuites, type Suite } from '../src/runner/suite.js';
 import type { Report } from '../src/runner/types.js';
 import { MERCHANT_FAULTS, startFaultyMerchant, type MerchantFault } from './fixtures/faulty-merchant.js';
 import { MERCHANT_CATCHES, type MerchantCatch } from './fixtures/merchant-catches.js';
+import { limit } from './support/limit.js';
 
 const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 const suites = loadSuites().filter((suite) => suite.side === 'merchant');
@@ -74,11 +75,8 @@ describe('merchant suites against deliberately faulty merchants', () => {
         .filter((fault) => fault !== 'racy-dedupe' && !FULL_RUNS.includes(fault))
         .map((fault) => async () => void reports.set(fault, await verify(fault, { only: caseOf(MERCHANT_CATCHES[fault].id) }))),
     ];
-    let next = 0;
-    const slot = async () => {
-      while (next < runs.length) await runs[next++]!();
-    };
-    await Promise.all(Array.from({ length: 8 }, slot));
+    const slot = limit(8);
+    await Promise.all(runs.map((run) => slot(run)));
   }, 600_000);
   afterAll(() => {
     reports.clear();

@@ -9,6 +9,7 @@ import { SERVICE_CATCHES as CATCHES } from './fixtures/service-catches.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
 import type { CheckResult, Report } from '../src/runner/types.js';
+import { limit } from './support/limit.js';
 
 const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 // Cases that wait for a person to trigger a callback (--listen) are covered in listen.test.ts.
@@ -40,18 +41,11 @@ describe('service suites against deliberately faulty emulators', () => {
     // that never come (10 s per emit, 15 s for the order's callback), so they set the file's end.
     const waits = (fault: EmulatorFault) => [...CATCHES[fault].catches.map((c) => c.case), ...Object.keys(CATCHES[fault].cascades ?? {})].some((id) => id.includes('callbacks/'));
     const names: Array<EmulatorFault | 'none'> = [...FAULT_NAMES.filter(waits), 'none', ...FAULT_NAMES.filter((fault) => !waits(fault))];
-    // SLOTS emulators at a time, the next starting as soon as one ends: a run mostly waits on
+    // 24 emulators at a time, the next starting as soon as one ends: a run mostly waits on
     // loopback, callback retries and the wait for a callback a fault never sends, so a slot kept by
     // such a run does not hold the others back as a batch would.
-    const SLOTS = 24;
-    let next = 0;
-    const slot = async () => {
-      while (next < names.length) {
-        const name = names[next++]!;
-        reports.set(name, await verify(name === 'none' ? [] : [name]));
-      }
-    };
-    await Promise.all(Array.from({ length: SLOTS }, slot));
+    const slot = limit(24);
+    await Promise.all(names.map((name) => slot(async () => void reports.set(name, await verify(name === 'none' ? [] : [name])))));
   }, 300_000);
   afterAll(() => sealer.close());
 
