@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LosslessNumber } from '../src/core/exact-json.js';
 import { sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js';
-import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
+import { loadEmulatorConfig } from '../src/emulator/config-load.js';
+import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { startEmulator } from '../src/emulator/server.js';
 import type { RsaPrivateKey } from '../src/crypto/keys.js';
 

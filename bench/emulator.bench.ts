@@ -16,7 +16,8 @@ import autocannon from 'autocannon';
 import { LosslessNumber } from '../src/core/exact-json.js';
 import { readBody, sendJson } from '../src/core/http-io.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
-import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
+import { loadEmulatorConfig } from '../src/emulator/config-load.js';
+import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { startBenchChild, type BenchChild } from './child.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openJson, sealJson } from '../src/crypto/codec.js';
-import { loadEmulatorConfig } from '../src/emulator/config.js';
+import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { runCli, serveEmulator } from './support/cli.js';
 
 let dir: string;

@@ -9,7 +9,10 @@ import { openJson, sealJson } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import type { RsaPublicKey } from '../src/crypto/keys.js';
 import { ENVELOPE_CODES } from '../src/service/codes.js';
-import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, resolveEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
+import type { EmulatorConfig, EmulatorMerchant } from '../src/emulator/config.js';
+import { loadEmulatorConfig, resolveEmulatorConfig } from '../src/emulator/config-load.js';
+import { initEmulatorDir } from '../src/emulator/init-dir.js';
+import { describeMerchantKeys } from '../src/emulator/key-description.js';
 import { DEFAULT_POLICIES, type ServicePolicies } from '../src/service/policies.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSchema } from '../src/core/schemas.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
-import { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig, type EmulatorConfig, type EmulatorMerchant } from '../src/emulator/config.js';
+import type { EmulatorConfig, EmulatorMerchant } from '../src/emulator/config.js';
+import { loadEmulatorConfig } from '../src/emulator/config-load.js';
+import { initEmulatorDir } from '../src/emulator/init-dir.js';
+import { describeMerchantKeys } from '../src/emulator/key-description.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJson } from '../src/crypto/codec.js';
-import { initEmulatorDir, loadEmulatorConfig } from '../src/emulator/config.js';
+import { loadEmulatorConfig } from '../src/emulator/config-load.js';
+import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { serveEmulator } from './support/cli.js';
 
 

@@ -44,7 +44,7 @@ export function registerEmulatorCommand(program: Command): void {
 }
 
 async function init(dir: string, bits: number, force: boolean): Promise<void> {
-  const { initEmulatorDir } = await import('../emulator/config.js');
+  const { initEmulatorDir } = await import('../emulator/init-dir.js');
   const { configPath, files } = initEmulatorDir(dir, { bits, force });
   for (const file of files) process.stdout.write(`${file}\n`);
   process.stdout.write(`next: wallet-conformance emulator --config ${configPath}\n`);
@@ -63,7 +63,9 @@ async function initPaired(dir: string, merchantYaml: string, force: boolean): Pr
 async function serve(options: EmulatorOptions): Promise<void> {
   const flagPort = options.port === undefined ? undefined : parseInteger(options.port, '--port');
   if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535)) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
-  const { describeMerchantKeys, initEmulatorDir, loadEmulatorConfig } = await import('../emulator/config.js');
+  const { loadEmulatorConfig } = await import('../emulator/config-load.js');
+  const { initEmulatorDir } = await import('../emulator/init-dir.js');
+  const { describeMerchantKeys } = await import('../emulator/key-description.js');
   const { startEmulator } = await import('../emulator/server.js');
   let throwaway: string | undefined;
   let config: EmulatorConfig;

@@ -5,7 +5,8 @@ import { ConfigError } from '../core/errors.js';
 import type { CryptoProfile } from '../core/profile.js';
 import type { MerchantKeyPairFiles } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { emulatorSetupFiles, loadEmulatorConfig } from '../emulator/config.js';
+import { loadEmulatorConfig } from '../emulator/config-load.js';
+import { emulatorSetupFiles } from '../emulator/init-files.js';
 import { loadMerchantSettings, merchantConfigTemplate, parseMerchantConfig } from '../merchant/config.js';
 import { readUserFile, writeUserFile } from './io.js';
 

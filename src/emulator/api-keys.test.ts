@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyIndex } from './api-keys.js';
-import { describeMerchantKeys, resolveEmulatorConfig } from './config.js';
+import { resolveEmulatorConfig } from './config-load.js';
+import { describeMerchantKeys } from './key-description.js';
 
 const KEYS_DIR = fileURLToPath(new URL('../../test/vectors/keys/', import.meta.url));
 const T = Date.parse('2026-06-01T00:00:00Z');

@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { fingerprint } from '../core/scrub.js';
-import { emulatorSetupFiles, resolveEmulatorConfig } from './config.js';
+import { resolveEmulatorConfig } from './config-load.js';
+import { emulatorSetupFiles } from './init-files.js';
+import { emulatorYaml } from './init-template.js';
 
 const KEYS_DIR = fileURLToPath(new URL('../../test/vectors/keys/', import.meta.url));
 const MERCHANT = { userId: 7, apiKey: 'main', privateKey: 'rsa1024-private.pem', publicKey: 'rsa1024-public.pem' };
@@ -40,5 +43,14 @@ describe('emulator.yaml through the core config reader', () => {
     expect(yaml).toMatch(/^ {4}apiKeyNotBefore: '2020-01-01T00:00:00Z'/m);
     expect(yaml).toMatch(/^ {4}apiKeyNotAfter: '2099-12-31T23:59:59Z'/m);
     expect(yaml).not.toMatch(/^ {4}apiKeyValid(From|Until):/m);
+  });
+
+  it('fills the template of emulator init with the values it is given, and the result resolves', () => {
+    const yaml = emulatorYaml({ controlToken: 'tok-1', apiKey: 'ak-1', forbiddenKey: 'fb-1', expiredKey: 'ex-1', store: ':memory:', port: 0, callbackUrl: 'http://127.0.0.1:1/cb' });
+    const doc = parseConfigYaml(yaml.replace('merchant-private.pem', 'rsa1024-private.pem').replace('merchant-public.pem', 'rsa1024-public.pem'), 'x.yaml', 'bad-emulator-config');
+    const config = resolveEmulatorConfig(doc, KEYS_DIR, 'x.yaml');
+    expect([config.control.token, config.store, config.port, config.merchants[0]?.callbackUrl]).toEqual(['tok-1', ':memory:', 0, 'http://127.0.0.1:1/cb']);
+    expect(config.merchants[0]?.apiKey).toBe('ak-1');
+    expect(config.merchants[0]?.apiKeys.map((key) => [key.key, key.permissions.length])).toEqual([['fb-1', 0], ['ex-1', 3]]);
   });
 });

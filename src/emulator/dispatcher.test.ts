@@ -17,7 +17,8 @@ import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
 import { CallbackDispatcher, judgeAttempt, type DispatcherOptions } from './dispatcher.js';
 import { SealPool, startSealWorker } from './seal-pool.js';
-import { openEmulatorStore, type EmulatorStore, type NewEvent } from './store.js';
+import type { NewEvent } from './outbox.js';
+import { openEmulatorStore, type EmulatorStore } from './store.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
 const cleanup: Array<() => unknown> = [];

@@ -6,7 +6,8 @@ import { callbackHeaders, spelledHeaders, withRequestUUID } from '../wire/callba
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
 import { createPostAgents, MAX_SOCKETS_PER_TARGET, startPost, type PostAnswer, type PostHandle, type PostOutcome } from './http-post.js';
-import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, EmulatorStore, SendMark, SendVerdict, Settlement, Unsent } from './store.js';
+import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, SendMark, SendVerdict, Settlement, Unsent } from './outbox.js';
+import type { EmulatorStore } from './store.js';
 import { SealerStopped, SealPool, type CallbackSealer } from './seal-pool.js';
 import type { DeliveryVariant } from './variant.js';
 

@@ -8,7 +8,7 @@ import type { Plain, ServiceContext } from '../service/context.js';
 import { MemoryServiceState } from '../service/memory-state.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { DEFAULT_POLICIES, type ServicePolicies } from '../service/policies.js';
-import type { QueuedCallback, ServiceState } from '../service/state.js';
+import type { NewOrder, QueuedCallback, ServiceState } from '../service/state.js';
 import { openEmulatorStore, storeServiceState } from './store.js';
 
 const n = (text: string) => new LosslessNumber(text);
@@ -92,6 +92,102 @@ describe('the SQLite store as the service state', () => {
   it('knows only the merchants of the config, by their exact userId', () => {
     const state = sqlite();
     expect([10086n, 10087n, 10086n + 2n ** 64n].map((id) => state.hasMerchant(id))).toEqual([true, false, false]);
+  });
+});
+
+describe('the reads, writes and transaction of both states', () => {
+  const m = 10086n;
+  const newOrder = (callBackId: string): NewOrder => ({ merchant: m, callBackId, kind: 'withdrawal', tenantUserId: 'alice', symbol: 'USDT', chain: 'TRON', toAddr: 'TQn9', amount: '1.5', txid: 'tx', createdAt: 1 });
+  const callback = (trackingId: string): QueuedCallback => ({ trackingId, merchant: m, type: 3, payload: '{"type":3}', deliveries: 1, concurrent: false, fixedUuid: 'u', orderId: 'cb-1', createdAt: 1, dueAt: 1 });
+  /** Both states with a way to list the trackingIds queued so far (among `ids`). */
+  function both(): Array<[string, ServiceState, (ids: string[]) => string[]]> {
+    const inMemory = memory();
+    const store = openEmulatorStore(':memory:');
+    store.seedMerchant(10086, { balance: 20_000_000n, costPerTx: 64_000n }, undefined, [
+      { powerCardId: 'pc-1', merchantUserId: 'u-1', status: 'open' },
+      { powerCardId: 'pc-2', merchantUserId: 'u-1', status: 'open' },
+    ]);
+    return [
+      ['memory', inMemory, () => inMemory.callbacks.map((queued) => queued.trackingId)],
+      ['sqlite', storeServiceState(store, [10086]), (ids) => ids.filter((trackingId) => store.attempts(trackingId) !== undefined)],
+    ];
+  }
+  /** What a state holds, read through its interface alone. */
+  const snapshot = (state: ServiceState, queued: (ids: string[]) => string[]) => ({
+    energy: state.energy(m),
+    orders: ['cb-1', 'cb-2'].map((id) => state.order(m, id)?.tenantUserId),
+    cards: (['pc-1', 'pc-2', 'pc-9'] as const).map((card) => state.card(m, card, 'u-1')),
+    otherHolder: state.card(m, 'pc-1', 'u-2'),
+    serials: ['cs-1', 'cs-9'].map((serial) => state.closeSerialUsed(m, serial)),
+    queued: queued(['wd-1', 'wd-2']),
+  });
+
+  it('reads back what was written, the same in memory and in SQLite', () => {
+    const answers = both().map(([, state, queued]) => {
+      const before = snapshot(state, queued);
+      state.setBalance(m, 5n);
+      state.setBalance(1n, 9n);
+      state.insertOrder(newOrder('cb-1'));
+      state.queueCallback(callback('wd-1'));
+      state.recordClose({ merchant: m, powerCardId: 'pc-1', merchantUserId: 'u-1', closeSerialNo: 'cs-1', bizId: 'biz-1' });
+      // A card never registered is recorded closed, held by the user who closed it (policy cardRegistry: off).
+      state.recordClose({ merchant: m, powerCardId: 'pc-9', merchantUserId: 'u-1', closeSerialNo: 'cs-9', bizId: 'biz-9' });
+      return { before, after: snapshot(state, queued), unknown: state.energy(1n) };
+    });
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[0]).toEqual({
+      before: {
+        energy: { balance: 20_000_000n, costPerTx: 64_000n },
+        orders: [undefined, undefined],
+        cards: [{ merchantUserId: 'u-1', status: 'open' }, { merchantUserId: 'u-1', status: 'open' }, undefined],
+        otherHolder: { merchantUserId: 'u-1', status: 'open' },
+        serials: [false, false],
+        queued: [],
+      },
+      after: {
+        energy: { balance: 5n, costPerTx: 64_000n },
+        orders: ['alice', undefined],
+        cards: [{ merchantUserId: 'u-1', status: 'closed' }, { merchantUserId: 'u-1', status: 'open' }, { merchantUserId: 'u-1', status: 'closed' }],
+        otherHolder: { merchantUserId: 'u-1', status: 'closed' },
+        serials: [true, true],
+        queued: ['wd-1'],
+      },
+      unknown: undefined,
+    });
+  });
+
+  it('keeps none of the writes of a transaction that throws, and those of one that returns', () => {
+    const answers = both().map(([, state, queued]) => {
+      const before = snapshot(state, queued);
+      expect(() =>
+        state.transaction(() => {
+          state.setBalance(m, 5n);
+          state.insertOrder(newOrder('cb-1'));
+          state.queueCallback(callback('wd-1'));
+          state.recordClose({ merchant: m, powerCardId: 'pc-1', merchantUserId: 'u-1', closeSerialNo: 'cs-1', bizId: 'biz-1' });
+          throw new Error('crash between the order and its answer');
+        }),
+      ).toThrow('crash between');
+      const afterThrow = snapshot(state, queued);
+      // Nested: the inner transaction throws and is caught; the outer one keeps its own writes.
+      const result = state.transaction(() => {
+        state.insertOrder(newOrder('cb-2'));
+        try {
+          state.transaction(() => {
+            state.queueCallback(callback('wd-2'));
+            throw new Error('inner');
+          });
+        } catch {
+          // the inner writes are gone, the outer ones stay
+        }
+        state.queueCallback(callback('wd-1'));
+        return 'done';
+      });
+      return { afterThrow, before, result, after: snapshot(state, queued) };
+    });
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[0]!.afterThrow).toEqual(answers[0]!.before);
+    expect(answers[0]).toMatchObject({ result: 'done', after: { orders: [undefined, 'alice'], queued: ['wd-1'] } });
   });
 });
 

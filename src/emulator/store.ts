@@ -1,316 +1,19 @@
 import { openSqlite, sqliteDriver, type SqliteDatabase } from '../core/sqlite.js';
 import { ConfigError } from '../core/errors.js';
-import { parseExactJson, stringifyExact } from '../core/exact-json.js';
-import type { CloseOutcome, Energy, LeaseDebit, MerchantId, NewOrder as ServiceOrder, QueuedCallback, ServiceState } from '../service/state.js';
-
-export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
+import type { Energy, MerchantId, ServiceState } from '../service/state.js';
+import { DeliveryOutbox, type AttemptRecord, type AttemptRow, type DueDelivery } from './outbox.js';
+import { StateTables } from './state-tables.js';
 
 /**
- * The emulator's state in SQLite (through src/core/sqlite.ts: node:sqlite or better-sqlite3): merchants' energy and callback URLs, orders,
- * surrogate tenant ids, cards and close serial numbers, the callback queue and its delivery log.
- * A file store survives a restart with nothing lost; `:memory:` is for throwaway runs. Amounts and
- * balances are TEXT (exact decimal digits), never REAL.
+ * The emulator's store: one SQLite connection (through src/core/sqlite.ts: node:sqlite or
+ * better-sqlite3) holding two parts, the service state (`state-tables.ts`: merchants, energy,
+ * orders, cards) and the delivery outbox (`outbox.ts`: events, deliveries, attempts, claims), and
+ * the adapter that makes the first the service's `ServiceState` ({@link storeServiceState}). A file
+ * store survives a restart with nothing lost; `:memory:` is for throwaway runs.
  */
 
 /** 2: an attempt is a row from the moment it is queued (phase, queued_at, sent_at, settled_at); 1 is migrated in place. */
 const SCHEMA_VERSION = 2;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS merchants (
-  user_id       INTEGER PRIMARY KEY,
-  balance       TEXT NOT NULL,
-  cost_per_tx   TEXT NOT NULL,
-  callback_url  TEXT,
-  seed          TEXT NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS orders (
-  merchant        INTEGER NOT NULL,
-  call_back_id    TEXT NOT NULL,
-  kind            TEXT NOT NULL CHECK (kind IN ('withdrawal', 'energy')),
-  tenant_user_id  TEXT NOT NULL,
-  symbol          TEXT NOT NULL,
-  chain           TEXT NOT NULL,
-  to_addr         TEXT NOT NULL,
-  amount          TEXT NOT NULL,
-  expiry_hours    INTEGER,
-  status          TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'active')),
-  txid            TEXT,
-  created_at      INTEGER NOT NULL,
-  completed_at    INTEGER,
-  PRIMARY KEY (merchant, call_back_id)
-) STRICT;
-CREATE TABLE IF NOT EXISTS tenant_ids (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
-  merchant        INTEGER NOT NULL,
-  tenant_user_id  TEXT NOT NULL,
-  UNIQUE (merchant, tenant_user_id)
-) STRICT;
-CREATE TABLE IF NOT EXISTS cards (
-  merchant          INTEGER NOT NULL,
-  power_card_id     TEXT NOT NULL,
-  merchant_user_id  TEXT NOT NULL,
-  status            TEXT NOT NULL CHECK (status IN ('open', 'closed')),
-  biz_id            TEXT,
-  PRIMARY KEY (merchant, power_card_id)
-) STRICT;
-CREATE TABLE IF NOT EXISTS close_serials (
-  merchant       INTEGER NOT NULL,
-  serial         TEXT NOT NULL,
-  power_card_id  TEXT NOT NULL,
-  PRIMARY KEY (merchant, serial)
-) STRICT;
-CREATE TABLE IF NOT EXISTS callback_events (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
-  tracking_id     TEXT NOT NULL,
-  merchant        INTEGER NOT NULL,
-  type            INTEGER NOT NULL,
-  payload         TEXT NOT NULL,
-  deliveries      INTEGER NOT NULL,
-  concurrent      INTEGER NOT NULL,
-  retry_delays    TEXT,
-  fixed_uuid      TEXT NOT NULL,
-  order_id        TEXT,
-  created_at      INTEGER NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS callback_events_tracking ON callback_events (tracking_id);
-CREATE TABLE IF NOT EXISTS callback_deliveries (
-  event_id  INTEGER NOT NULL,
-  idx       INTEGER NOT NULL,
-  state     TEXT NOT NULL CHECK (state IN ('waiting', 'pending', 'acknowledged', 'exhausted')),
-  attempts  INTEGER NOT NULL DEFAULT 0,
-  acked     INTEGER NOT NULL DEFAULT 0,
-  next_at   INTEGER,
-  PRIMARY KEY (event_id, idx)
-) STRICT;
-CREATE INDEX IF NOT EXISTS callback_deliveries_due ON callback_deliveries (state, next_at);
-CREATE INDEX IF NOT EXISTS callback_deliveries_due_order ON callback_deliveries (state, next_at, event_id, idx);
-CREATE TABLE IF NOT EXISTS delivery_attempts (
-  id            INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id      INTEGER NOT NULL,
-  tracking_id   TEXT NOT NULL,
-  idx           INTEGER NOT NULL,
-  attempt       INTEGER NOT NULL,
-  at            TEXT NOT NULL,
-  request_uuid  TEXT NOT NULL,
-  status        INTEGER NOT NULL,
-  answer        TEXT NOT NULL,
-  verdict       TEXT NOT NULL CHECK (verdict IN ('acknowledged', 'rejected', 'failed')),
-  error         TEXT,
-  phase         TEXT NOT NULL DEFAULT 'done',
-  queued_at     INTEGER,
-  sent_at       INTEGER,
-  settled_at    INTEGER
-) STRICT;
-CREATE INDEX IF NOT EXISTS delivery_attempts_tracking ON delivery_attempts (tracking_id, id);
-`;
-
-/** Columns schema 2 added to delivery_attempts; a version-1 store gets them by ALTER TABLE. */
-const ATTEMPT_COLUMNS_V2: ReadonlyArray<[string, string]> = [
-  ['phase', "TEXT NOT NULL DEFAULT 'done'"],
-  ['queued_at', 'INTEGER'],
-  ['sent_at', 'INTEGER'],
-  ['settled_at', 'INTEGER'],
-];
-
-/** Attempts not settled yet: few at any time, read at start (recovery). */
-const OPEN_ATTEMPTS_INDEX = "CREATE INDEX IF NOT EXISTS delivery_attempts_open ON delivery_attempts (id) WHERE phase IN ('queued', 'sent')";
-
-/** An order to record (ORDER-*): the service's NewOrder, its merchant by the userId as an SQLite INTEGER. */
-export type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
-
-/** A callback event to queue: the service's QueuedCallback, its merchant by the store's number. */
-export type NewEvent = Omit<QueuedCallback, 'merchant'> & { merchant: number };
-
-/** One delivery of an event that is due, with what sending it needs. */
-export interface DueDelivery {
-  eventId: number;
-  idx: number;
-  attempts: number;
-  acked: boolean;
-  trackingId: string;
-  merchant: number;
-  type: number;
-  payload: string;
-  concurrent: boolean;
-  deliveries: number;
-  retryDelaysMs?: number[];
-  fixedUuid: string;
-  orderId?: string;
-  callbackUrl: string;
-}
-
-/** One logged delivery attempt (ControlDeliveryAttempt). */
-export interface AttemptRecord {
-  /** When the request went out (on a socket, counted); the time of the attempt. */
-  at: string;
-  requestUUID: string;
-  status: number;
-  answer: unknown;
-  verdict: 'acknowledged' | 'rejected' | 'failed';
-  /** Why no answer arrived (status 0): refused, timed out. */
-  error?: string;
-  /** When the dispatcher took the delivery up (before any wait for a connection). */
-  queuedAt?: string;
-  /** When the request was on a socket and counted against maxAttempts (the deadline starts here). */
-  sentAt?: string;
-  /** When the outcome was known. */
-  settledAt?: string;
-}
-
-/** What happens to a delivery after an attempt. */
-export type DeliveryUpdate = { state: 'pending'; nextAt: number; acked?: boolean } | { state: 'acknowledged' | 'exhausted' };
-
-/** A delivery the dispatcher claimed: its attempt is a row (phase `queued`) from now on. */
-export type ClaimedDelivery = DueDelivery & { attemptId: number };
-
-/** What the dispatcher does with a due delivery: send it, leave it due (no free connection), or end it unsent (`why`). */
-export type ClaimDecision = 'send' | 'skip' | { finish: string };
-
-/** An attempt about to leave: counted (attempts + 1) only while the delivery is still pending, unchanged and under the cap. */
-export interface SendMark {
-  attemptId: number;
-  delivery: DueDelivery;
-  maxAttempts: number;
-  requestUUID: string;
-  sentAt: number;
-}
-
-/** Why a send was not counted: it went out (`sent`), or must not (acknowledged, the cap reached, changed meanwhile). */
-export type SendVerdict = 'sent' | 'acknowledged' | 'capped' | 'changed';
-
-/** The outcome of an attempt that went out. */
-export interface Settlement {
-  attemptId: number;
-  delivery: DueDelivery;
-  attempt: AttemptRecord;
-  update: DeliveryUpdate;
-  settledAt: number;
-}
-
-/** An attempt that never went out (no connection within the wait, shutdown before the send): not counted, the delivery due at `dueAt`. */
-export interface Unsent {
-  attemptId: number;
-  delivery: DueDelivery;
-  reason: string;
-  dueAt: number;
-  settledAt: number;
-}
-
-/** One write of the dispatcher's outbox: sends to count, outcomes and unsent attempts, in one transaction. */
-export interface OutboxBatch {
-  sends: SendMark[];
-  settled: Settlement[];
-  unsent: Unsent[];
-}
-
-/** Every row of an event's attempts, whatever its phase (tests, diagnostics). */
-export interface AttemptRow {
-  attempt: number;
-  phase: 'queued' | 'sent' | 'done' | 'not-sent';
-  verdict: AttemptRecord['verdict'];
-  status: number;
-  error: string | null;
-  queuedAt: number | null;
-  sentAt: number | null;
-  settledAt: number | null;
-}
-
-interface DueRow {
-  event_id: number;
-  idx: number;
-  attempts: number;
-  acked: number;
-  tracking_id: string;
-  merchant: number;
-  type: number;
-  payload: string;
-  concurrent: number;
-  deliveries: number;
-  retry_delays: string | null;
-  fixed_uuid: string;
-  order_id: string | null;
-  callback_url: string;
-}
-
-function prepare(db: SqliteDatabase) {
-  return {
-    seed: db.prepare<[number], { seed: string }>('SELECT seed FROM merchants WHERE user_id = ?'),
-    seedMerchant: db.prepare<[number, string, string, string | null, string]>(
-      'INSERT INTO merchants (user_id, balance, cost_per_tx, callback_url, seed) VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET balance = excluded.balance, cost_per_tx = excluded.cost_per_tx, callback_url = excluded.callback_url, seed = excluded.seed',
-    ),
-    energy: db.prepare<[number], { balance: string; cost_per_tx: string }>('SELECT balance, cost_per_tx FROM merchants WHERE user_id = ?'),
-    setEnergy: db.prepare<[string, string, number]>('UPDATE merchants SET balance = ?, cost_per_tx = ? WHERE user_id = ?'),
-    setBalance: db.prepare<[string, number]>('UPDATE merchants SET balance = ? WHERE user_id = ?'),
-    callbackUrl: db.prepare<[number], { callback_url: string | null }>('SELECT callback_url FROM merchants WHERE user_id = ?'),
-    setCallbackUrl: db.prepare<[string, number]>('UPDATE merchants SET callback_url = ? WHERE user_id = ?'),
-    hasOrder: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM orders WHERE merchant = ? AND call_back_id = ?'),
-    insertOrder: db.prepare(
-      'INSERT INTO orders (merchant, call_back_id, kind, tenant_user_id, symbol, chain, to_addr, amount, expiry_hours, status, txid, created_at) VALUES (@merchant, @callBackId, @kind, @tenantUserId, @symbol, @chain, @toAddr, @amount, @expiryHours, @status, @txid, @createdAt)',
-    ),
-    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string }>('SELECT kind, amount, status, txid, tenant_user_id AS tenantUserId FROM orders WHERE merchant = ? AND call_back_id = ?'),
-    completeOrder: db.prepare<[number, number, string]>("UPDATE orders SET status = 'completed', completed_at = ? WHERE merchant = ? AND call_back_id = ? AND status = 'processing'"),
-    insertTenant: db.prepare<[number, string]>('INSERT OR IGNORE INTO tenant_ids (merchant, tenant_user_id) VALUES (?, ?)'),
-    tenant: db.prepare<[number, string], { id: number }>('SELECT id FROM tenant_ids WHERE merchant = ? AND tenant_user_id = ?'),
-    seedCard: db.prepare<[number, string, string, string]>('INSERT OR IGNORE INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, ?)'),
-    upsertCard: db.prepare<[number, string, string]>(
-      "INSERT INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, 'open') ON CONFLICT (merchant, power_card_id) DO UPDATE SET merchant_user_id = excluded.merchant_user_id, status = 'open', biz_id = NULL",
-    ),
-    card: db.prepare<[number, string], { merchant_user_id: string; status: 'open' | 'closed' }>('SELECT merchant_user_id, status FROM cards WHERE merchant = ? AND power_card_id = ?'),
-    closeCard: db.prepare<[string, number, string]>("UPDATE cards SET status = 'closed', biz_id = ? WHERE merchant = ? AND power_card_id = ?"),
-    hasSerial: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM close_serials WHERE merchant = ? AND serial = ?'),
-    insertSerial: db.prepare<[number, string, string]>('INSERT OR IGNORE INTO close_serials (merchant, serial, power_card_id) VALUES (?, ?, ?)'),
-    insertEvent: db.prepare(
-      'INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, retry_delays, fixed_uuid, order_id, created_at) VALUES (@trackingId, @merchant, @type, @payload, @deliveries, @concurrent, @retryDelays, @fixedUuid, @orderId, @createdAt)',
-    ),
-    insertDelivery: db.prepare<[number, number, string, number | null]>('INSERT INTO callback_deliveries (event_id, idx, state, next_at) VALUES (?, ?, ?, ?)'),
-    // `exclude`: a JSON array of merchants whose callback target has no free connection now.
-    due: db.prepare<[number, string, number], DueRow>(
-      `SELECT d.event_id, d.idx, d.attempts, d.acked, e.tracking_id, e.merchant, e.type, e.payload, e.concurrent, e.deliveries,
-              e.retry_delays, e.fixed_uuid, e.order_id, m.callback_url
-         FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
-        WHERE d.state = 'pending' AND d.next_at <= ? AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))
-        ORDER BY d.next_at, d.event_id, d.idx LIMIT ?`,
-    ),
-    // ORDER BY … LIMIT 1 rather than MIN(): read in the index's order, it stops at the first match instead of visiting every pending row.
-    nextDue: db.prepare<[string], { next_at: number | null }>(
-      `SELECT d.next_at FROM callback_deliveries d JOIN callback_events e ON e.id = d.event_id JOIN merchants m ON m.user_id = e.merchant
-        WHERE d.state = 'pending' AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))
-        ORDER BY d.next_at LIMIT 1`,
-    ),
-    queueAttempt: db.prepare<[number, string, number, number, string, number]>(
-      "INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict, error, phase, queued_at) VALUES (?, ?, ?, ?, ?, '', 0, 'null', 'failed', NULL, 'queued', ?)",
-    ),
-    // Counted at send time, only while nothing changed since the claim and the cap is not reached.
-    countSend: db.prepare<[number, number, number, number]>(
-      "UPDATE callback_deliveries SET attempts = attempts + 1 WHERE event_id = ? AND idx = ? AND state = 'pending' AND attempts = ? AND attempts < ?",
-    ),
-    deliveryState: db.prepare<[number, number], { state: string; attempts: number; acked: number }>('SELECT state, attempts, acked FROM callback_deliveries WHERE event_id = ? AND idx = ?'),
-    markSent: db.prepare<[string, string, number, number]>("UPDATE delivery_attempts SET phase = 'sent', at = ?, request_uuid = ?, sent_at = ? WHERE id = ?"),
-    settleAttempt: db.prepare(
-      "UPDATE delivery_attempts SET phase = 'done', at = @at, request_uuid = @requestUUID, status = @status, answer = @answer, verdict = @verdict, error = @error, settled_at = @settledAt WHERE id = @id",
-    ),
-    settleUnknown: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'done', status = 0, answer = 'null', verdict = 'failed', error = ?, settled_at = ? WHERE id = ?"),
-    markUnsent: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'not-sent', error = ?, settled_at = ? WHERE id = ?"),
-    keepPending: db.prepare<[number, number, number, number]>("UPDATE callback_deliveries SET acked = MAX(acked, ?), next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
-    // Never exhausted once acknowledged: an earlier acknowledgement wins over a later give-up.
-    finishDelivery: db.prepare<[string, string, number, number]>(
-      "UPDATE callback_deliveries SET state = CASE WHEN acked = 1 OR ? = 'acknowledged' THEN 'acknowledged' ELSE 'exhausted' END, acked = CASE WHEN ? = 'acknowledged' THEN 1 ELSE acked END, next_at = NULL WHERE event_id = ? AND idx = ?",
-    ),
-    promoteNext: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET state = 'pending', next_at = ? WHERE event_id = ? AND idx = ? AND state = 'waiting'"),
-    attempts: db.prepare<[string], { at: string; request_uuid: string; status: number; answer: string; verdict: AttemptRecord['verdict']; error: string | null; queued_at: number | null; sent_at: number | null; settled_at: number | null }>(
-      "SELECT at, request_uuid, status, answer, verdict, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? AND phase = 'done' ORDER BY id",
-    ),
-    attemptRows: db.prepare<[string], { attempt: number; phase: AttemptRow['phase']; verdict: AttemptRecord['verdict']; status: number; error: string | null; queued_at: number | null; sent_at: number | null; settled_at: number | null }>(
-      'SELECT attempt, phase, verdict, status, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? ORDER BY id',
-    ),
-    openAttempts: db.prepare<[], { id: number; event_id: number; idx: number; phase: 'queued' | 'sent' }>("SELECT id, event_id, idx, phase FROM delivery_attempts WHERE phase IN ('queued', 'sent')"),
-    eventCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM callback_events WHERE tracking_id = ?'),
-    lease: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
-    pendingCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM callback_deliveries WHERE state IN ('pending', 'waiting')"),
-  };
-}
-
-type Statements = ReturnType<typeof prepare>;
 
 /**
  * Opens (or creates) the emulator's SQLite store.
@@ -335,29 +38,27 @@ export function openEmulatorStore(path: string): EmulatorStore {
   }
 }
 
-/** The emulator's state; every method is synchronous and each mutation is one transaction. */
+/**
+ * The emulator's store: the service state's tables and the outbox on one connection. Its methods
+ * are those of the two parts (the control API, the dispatcher and the tests call them here);
+ * `transaction` spans both, so an order and its callback event commit together.
+ */
 export class EmulatorStore {
   readonly #db: SqliteDatabase;
-  readonly #stmt: Statements;
-  /** `lease.debit` false: checked against the balance (less `pending` debits) but not debited now. */
-  readonly createOrder: (order: NewOrder, lease: LeaseDebit | undefined, event: NewEvent | undefined) => 'ok' | 'duplicate' | 'insufficient';
-  /** `registry` false: a card never seen is closed once (recorded closed); `checkSerial` false: serials may repeat. */
-  readonly closeCard: (merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean, registry?: boolean) => CloseOutcome;
+  /** The service state: merchants, energy, orders, tenant ids, cards, close serials. */
+  readonly state: StateTables;
+  /** The delivery outbox: events, deliveries, attempts, claims. */
+  readonly outbox: DeliveryOutbox;
+  readonly #transaction: (fn: () => unknown) => unknown;
+  // The outbox's transactions, as function fields (unbound, as before the split; a test may wrap one).
+  /** Queues an event and its deliveries in one transaction; its id. */
+  readonly insertEvent: DeliveryOutbox['insertEvent'];
+  /** Claims due deliveries; see {@link DeliveryOutbox.claimDue}. */
+  readonly claimDue: DeliveryOutbox['claimDue'];
   /** Writes one batch of the dispatcher's outbox in one transaction; a verdict per send, in order. */
-  readonly writeOutbox: (batch: OutboxBatch, now: number) => SendVerdict[];
-  readonly insertEvent: (event: NewEvent) => number;
-  /**
-   * Claims due deliveries (at most `limit` looked at): each one `decide` sends is leased until
-   * `leaseUntil` and gets an attempt row in phase `queued`; one it finishes ends exhausted (or
-   * acknowledged, if it was) with the reason as an unsent row; one it skips stays due.
-   */
-  readonly claimDue: (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude?: readonly number[]) => ClaimedDelivery[];
-  /**
-   * At start: settles what an earlier process left open. An attempt that was sent has an unknown
-   * outcome (recorded as failed, counted); one only queued never left (not counted). Their
-   * deliveries are due now.
-   */
-  readonly recoverOpenAttempts: (now: number) => { sent: number; queued: number };
+  readonly writeOutbox: DeliveryOutbox['writeOutbox'];
+  /** At start: settles what an earlier process left open; see {@link DeliveryOutbox.recoverOpenAttempts}. */
+  readonly recoverOpenAttempts: DeliveryOutbox['recoverOpenAttempts'];
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
@@ -368,283 +69,94 @@ export class EmulatorStore {
     }
     db.pragma('busy_timeout = 5000');
     const version = db.pragma('user_version', { simple: true }) as number;
-    // Version 1 is migrated in place (the attempt columns of version 2 are added below).
+    // Version 1 is migrated in place (the outbox adds the attempt columns of version 2).
     if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
       throw new ConfigError('bad-store', `the emulator store ${db.name} has schema version ${version}, this emulator uses ${SCHEMA_VERSION}: delete it to start afresh`);
     }
-    db.exec(SCHEMA);
-    const columns = new Set((db.pragma('table_info(delivery_attempts)') as Array<{ name: string }>).map((column) => column.name));
-    for (const [name, type] of ATTEMPT_COLUMNS_V2) if (!columns.has(name)) db.exec(`ALTER TABLE delivery_attempts ADD COLUMN ${name} ${type}`);
-    db.exec(OPEN_ATTEMPTS_INDEX);
+    this.state = new StateTables(db);
+    this.outbox = new DeliveryOutbox(db);
+    ({ insertEvent: this.insertEvent, claimDue: this.claimDue, writeOutbox: this.writeOutbox, recoverOpenAttempts: this.recoverOpenAttempts } = this.outbox);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
-
-    const s = prepare(db);
-    this.#stmt = s;
-
-    this.insertEvent = (event) => {
-      const id = Number(
-        s.insertEvent.run({
-          trackingId: event.trackingId,
-          merchant: event.merchant,
-          type: event.type,
-          payload: event.payload,
-          deliveries: event.deliveries,
-          concurrent: event.concurrent ? 1 : 0,
-          retryDelays: event.retryDelaysMs ? JSON.stringify(event.retryDelaysMs) : null,
-          fixedUuid: event.fixedUuid,
-          orderId: event.orderId ?? null,
-          createdAt: event.createdAt,
-        }).lastInsertRowid,
-      );
-      for (let idx = 0; idx < event.deliveries; idx++) {
-        // Sequential deliveries wait for the one before them to finish (acknowledged or given up).
-        const now = event.concurrent || idx === 0;
-        s.insertDelivery.run(id, idx, now ? 'pending' : 'waiting', now ? event.dueAt : null);
-      }
-      return id;
-    };
-    this.insertEvent = db.transaction(this.insertEvent);
-
-    this.createOrder = db.transaction((order: NewOrder, lease: LeaseDebit | undefined, event: NewEvent | undefined) => {
-      if (s.hasOrder.get(order.merchant, order.callBackId)) return 'duplicate' as const;
-      if (lease) {
-        const row = s.energy.get(order.merchant);
-        const balance = BigInt(row?.balance ?? '0');
-        if (lease.cost + (lease.pending ?? 0n) > balance) return 'insufficient' as const;
-        if (lease.debit !== false) s.setBalance.run((balance - lease.cost).toString(), order.merchant);
-      }
-      s.insertOrder.run({
-        ...order,
-        expiryHours: order.expiryHours ?? null,
-        txid: order.txid ?? null,
-        status: order.kind === 'withdrawal' ? 'processing' : 'active',
-      });
-      if (event) this.insertEvent(event);
-      return 'ok' as const;
-    });
-
-    this.closeCard = db.transaction((merchant: number, powerCardId: string, merchantUserId: string, serial: string, bizId: string, checkSerial: boolean, registry = true): CloseOutcome => {
-      if (checkSerial && s.hasSerial.get(merchant, serial)) return 'duplicate-serial';
-      const card = s.card.get(merchant, powerCardId);
-      if (!card && !registry) {
-        s.seedCard.run(merchant, powerCardId, merchantUserId, 'closed');
-        s.closeCard.run(bizId, merchant, powerCardId);
-        s.insertSerial.run(merchant, serial, powerCardId);
-        return 'closed';
-      }
-      if (!card || card.merchant_user_id !== merchantUserId) return 'not-found';
-      if (card.status === 'closed') return 'already-closed';
-      s.closeCard.run(bizId, merchant, powerCardId);
-      s.insertSerial.run(merchant, serial, powerCardId);
-      return 'closed';
-    });
-
-    // A claimed delivery is leased: its next_at moves past the send's deadline, so it is not due
-    // again while in flight, and a crash mid-send only delays it (at-least-once, CB-ONCE is the merchant's part).
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const finish = (delivery: DueDelivery, state: 'acknowledged' | 'exhausted', now: number) => {
-      s.finishDelivery.run(state, state, delivery.eventId, delivery.idx);
-      if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
-    };
-
-    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) => {
-      const claimed: ClaimedDelivery[] = [];
-      for (const delivery of this.dueDeliveries(now, limit, exclude)) {
-        const decision = decide ? decide(delivery) : 'send';
-        if (decision === 'skip') continue;
-        const attemptId = Number(s.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid);
-        if (decision !== 'send') {
-          s.markUnsent.run(decision.finish, now, attemptId);
-          finish(delivery, 'exhausted', now);
-          continue;
-        }
-        s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
-        claimed.push({ ...delivery, attemptId });
-      }
-      return claimed;
-    });
-
-    this.writeOutbox = db.transaction((batch: OutboxBatch, now: number) => {
-      for (const done of batch.settled) {
-        const { attempt, delivery, update } = done;
-        s.settleAttempt.run({
-          id: done.attemptId,
-          at: attempt.at,
-          requestUUID: attempt.requestUUID,
-          status: attempt.status,
-          answer: stringifyExact(attempt.answer ?? null),
-          verdict: attempt.verdict,
-          error: attempt.error ?? null,
-          settledAt: done.settledAt,
-        });
-        if (update.state === 'pending') s.keepPending.run(update.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
-        else finish(delivery, update.state, now);
-        if (delivery.orderId !== undefined && delivery.attempts === 0) s.completeOrder.run(now, delivery.merchant, delivery.orderId);
-      }
-      for (const unsent of batch.unsent) {
-        s.markUnsent.run(unsent.reason, unsent.settledAt, unsent.attemptId);
-        s.lease.run(unsent.dueAt, unsent.delivery.eventId, unsent.delivery.idx);
-      }
-      return batch.sends.map((send): SendVerdict => {
-        const { delivery } = send;
-        if (s.countSend.run(delivery.eventId, delivery.idx, delivery.attempts, send.maxAttempts).changes === 1) {
-          s.markSent.run(iso(send.sentAt), send.requestUUID, send.sentAt, send.attemptId);
-          return 'sent';
-        }
-        const row = s.deliveryState.get(delivery.eventId, delivery.idx);
-        const verdict: SendVerdict = row?.state === 'acknowledged' || (row?.state !== 'pending' && row?.acked === 1) ? 'acknowledged' : row?.state === 'pending' && row.attempts >= send.maxAttempts ? 'capped' : 'changed';
-        s.markUnsent.run(`not sent: ${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? `maxAttempts (${send.maxAttempts}) reached` : 'the delivery changed since it was claimed'}`, now, send.attemptId);
-        if (verdict === 'capped') finish(delivery, 'exhausted', now);
-        return verdict;
-      });
-    });
-
-    this.recoverOpenAttempts = db.transaction((now: number) => {
-      const counts = { sent: 0, queued: 0 };
-      for (const open of s.openAttempts.all()) {
-        if (open.phase === 'sent') {
-          s.settleUnknown.run('outcome unknown: the emulator stopped before the answer arrived', now, open.id);
-          counts.sent++;
-        } else {
-          s.markUnsent.run('not sent: the emulator stopped before it was sent', now, open.id);
-          counts.queued++;
-        }
-        s.lease.run(now, open.event_id, open.idx);
-      }
-      return counts;
-    });
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
   }
 
-  /**
-   * Adds a merchant and its missing cards. A merchant the store knows keeps its live state (energy
-   * after leases and control calls, callback URL) unless the config's values changed since they were
-   * seeded: an edit of the YAML takes effect, a restart alone loses nothing.
-   */
+  /** Runs `fn` in one transaction of the connection (a savepoint inside another); a throw rolls back. */
+  transaction<T>(fn: () => T): T {
+    return this.#transaction(fn) as T;
+  }
+
+  // The service state (state-tables.ts).
+
+  /** Adds a merchant and its missing cards; see {@link StateTables.seedMerchant}. */
   seedMerchant(userId: number, energy: Energy, callbackUrl: string | undefined, cards: ReadonlyArray<{ powerCardId: string; merchantUserId: string; status: 'open' | 'closed' }>): void {
-    const seed = JSON.stringify([energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null]);
-    this.#db.transaction(() => {
-      if (this.#stmt.seed.get(userId)?.seed !== seed) {
-        this.#stmt.seedMerchant.run(userId, energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null, seed);
-      }
-      for (const card of cards) this.#stmt.seedCard.run(userId, card.powerCardId, card.merchantUserId, card.status);
-    })();
+    this.state.seedMerchant(userId, energy, callbackUrl, cards);
   }
 
   /** The merchant's live energy, or undefined for an unknown merchant. */
   energy(userId: number): Energy | undefined {
-    const row = this.#stmt.energy.get(userId);
-    return row ? { balance: BigInt(row.balance), costPerTx: BigInt(row.cost_per_tx) } : undefined;
-  }
-
-  /** Lowers the balance by `cost` (a deferred lease debit), never below 0. */
-  debitEnergy(userId: number, cost: bigint): void {
-    const energy = this.energy(userId);
-    if (!energy) return;
-    const left = energy.balance > cost ? energy.balance - cost : 0n;
-    this.#stmt.setBalance.run(left.toString(), userId);
+    return this.state.energy(userId);
   }
 
   /** Sets balance and cost per transaction. */
   setEnergy(userId: number, energy: Energy): void {
-    this.#stmt.setEnergy.run(energy.balance.toString(), energy.costPerTx.toString(), userId);
+    this.state.setEnergy(userId, energy);
   }
 
   /** The merchant's callback URL (null when none). */
   callbackUrl(userId: number): string | null {
-    return this.#stmt.callbackUrl.get(userId)?.callback_url ?? null;
+    return this.state.callbackUrl(userId);
   }
 
   /** Points the merchant's callbacks at `url`. */
   setCallbackUrl(userId: number, url: string): void {
-    this.#stmt.setCallbackUrl.run(url, userId);
+    this.state.setCallbackUrl(userId, url);
   }
 
   /** A recorded order. */
   order(merchant: number, callBackId: string): { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string } | undefined {
-    return this.#stmt.order.get(merchant, callBackId);
-  }
-
-  /** A stable surrogate id for a tenantUserId that is not a decimal integer (ORDER-RES needs an integer). */
-  tenantNumericId(merchant: number, tenantUserId: string): number {
-    this.#stmt.insertTenant.run(merchant, tenantUserId);
-    return this.#stmt.tenant.get(merchant, tenantUserId)!.id;
+    return this.state.order(merchant, callBackId);
   }
 
   /** A card of a merchant. */
   card(merchant: number, powerCardId: string): { merchantUserId: string; status: 'open' | 'closed' } | undefined {
-    const row = this.#stmt.card.get(merchant, powerCardId);
-    return row ? { merchantUserId: row.merchant_user_id, status: row.status } : undefined;
+    return this.state.card(merchant, powerCardId);
   }
 
   /** Creates an open card, or reopens an existing one for `merchantUserId`. */
   openCard(merchant: number, powerCardId: string, merchantUserId: string): void {
-    this.#stmt.upsertCard.run(merchant, powerCardId, merchantUserId);
+    this.state.openCard(merchant, powerCardId, merchantUserId);
   }
+
+  // The delivery outbox (outbox.ts).
 
   /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL and is not in `exclude`. */
   dueDeliveries(now: number, limit: number, exclude: readonly number[] = []): DueDelivery[] {
-    return this.#stmt.due.all(now, JSON.stringify(exclude), limit).map((row) => {
-      const due: DueDelivery = {
-        eventId: row.event_id,
-        idx: row.idx,
-        attempts: row.attempts,
-        acked: row.acked === 1,
-        trackingId: row.tracking_id,
-        merchant: row.merchant,
-        type: row.type,
-        payload: row.payload,
-        concurrent: row.concurrent === 1,
-        deliveries: row.deliveries,
-        fixedUuid: row.fixed_uuid,
-        callbackUrl: row.callback_url,
-      };
-      if (row.retry_delays !== null) due.retryDelaysMs = JSON.parse(row.retry_delays) as number[];
-      if (row.order_id !== null) due.orderId = row.order_id;
-      return due;
-    });
+    return this.outbox.dueDeliveries(now, limit, exclude);
   }
 
   /** When the next pending delivery is due (undefined when none waits), leaving out the merchants in `exclude`. */
   nextDueAt(exclude: readonly number[] = []): number | undefined {
-    return this.#stmt.nextDue.get(JSON.stringify(exclude))?.next_at ?? undefined;
+    return this.outbox.nextDueAt(exclude);
   }
 
   /** Deliveries not finished yet (pending or waiting for the one before them). */
   unfinishedDeliveries(): number {
-    return this.#stmt.pendingCount.get()!.n;
+    return this.outbox.unfinishedDeliveries();
   }
 
   /** Every attempt of the events with this trackingId, oldest first; undefined when no such event exists. */
   attempts(trackingId: string): AttemptRecord[] | undefined {
-    if (this.#stmt.eventCount.get(trackingId)!.n === 0) return undefined;
-    return this.#stmt.attempts.all(trackingId).map((row) => {
-      const attempt: AttemptRecord = { at: row.at, requestUUID: row.request_uuid, status: row.status, answer: parseExactJson(row.answer) as unknown, verdict: row.verdict };
-      if (row.error !== null) attempt.error = row.error;
-      if (row.queued_at !== null) attempt.queuedAt = new Date(row.queued_at).toISOString();
-      if (row.sent_at !== null) attempt.sentAt = new Date(row.sent_at).toISOString();
-      if (row.settled_at !== null) attempt.settledAt = new Date(row.settled_at).toISOString();
-      return attempt;
-    });
+    return this.outbox.attempts(trackingId);
   }
 
-  /** Every attempt row of the events with this trackingId, whatever its phase, oldest first (queued and unsent ones included). */
+  /** Every attempt row of the events with this trackingId, whatever its phase, oldest first. */
   attemptRows(trackingId: string): AttemptRow[] {
-    return this.#stmt.attemptRows.all(trackingId).map((row) => ({
-      attempt: row.attempt,
-      phase: row.phase,
-      verdict: row.verdict,
-      status: row.status,
-      error: row.error,
-      queuedAt: row.queued_at,
-      sentAt: row.sent_at,
-      settledAt: row.settled_at,
-    }));
+    return this.outbox.attemptRows(trackingId);
   }
 
   /** The state of one delivery (tests, diagnostics). */
   delivery(eventId: number, idx: number): { state: string; attempts: number; acked: boolean } | undefined {
-    const row = this.#stmt.deliveryState.get(eventId, idx);
-    return row && { state: row.state, attempts: row.attempts, acked: row.acked === 1 };
+    return this.outbox.delivery(eventId, idx);
   }
 
   /** Closes the database. */
@@ -654,23 +166,29 @@ export class EmulatorStore {
 }
 
 /**
- * The store as the service's state (src/service/state.ts) for the merchants of the config: a
- * merchant's userId becomes the SQLite INTEGER it is stored under. Pending lease debits (policy
- * leaseDebit: later) live in memory: a restart forgets debits not yet due.
+ * The store as the service's state (src/service/state.ts) for the merchants of the config: reads and
+ * writes on its tables and outbox, the decisions left to the service's operations. A merchant's
+ * userId becomes the SQLite INTEGER it is stored under. Pending lease debits (policy leaseDebit:
+ * later) live in memory: a restart forgets debits not yet due.
  *
  * @example const state = storeServiceState(openEmulatorStore(':memory:'), [10086]); state.energy(10086n)
  */
 export function storeServiceState(store: EmulatorStore, merchants: Iterable<number>): ServiceState {
   const known = new Set(merchants);
   const id = (merchant: MerchantId): number => Number(merchant);
+  const { state, outbox } = store;
   return {
     pendingDebits: [],
     hasMerchant: (merchant) => known.has(id(merchant)) && BigInt(id(merchant)) === merchant,
-    energy: (merchant) => store.energy(id(merchant)),
-    debitEnergy: (merchant, cost) => store.debitEnergy(id(merchant), cost),
-    createOrder: (order, lease, callback) => store.createOrder({ ...order, merchant: id(order.merchant) }, lease, callback && { ...callback, merchant: id(callback.merchant) }),
-    order: (merchant, callBackId) => store.order(id(merchant), callBackId),
-    tenantNumber: (merchant, tenantUserId) => store.tenantNumericId(id(merchant), tenantUserId),
-    closeCard: (close) => store.closeCard(id(close.merchant), close.powerCardId, close.merchantUserId, close.closeSerialNo, close.bizId, close.checkSerial, close.registry),
+    energy: (merchant) => state.energy(id(merchant)),
+    order: (merchant, callBackId) => state.order(id(merchant), callBackId),
+    card: (merchant, powerCardId) => state.card(id(merchant), powerCardId),
+    closeSerialUsed: (merchant, closeSerialNo) => state.closeSerialUsed(id(merchant), closeSerialNo),
+    tenantNumber: (merchant, tenantUserId) => state.tenantNumericId(id(merchant), tenantUserId),
+    setBalance: (merchant, balance) => state.setBalance(id(merchant), balance),
+    insertOrder: (order) => state.insertOrder({ ...order, merchant: id(order.merchant) }),
+    queueCallback: (callback) => void outbox.insertEvent({ ...callback, merchant: id(callback.merchant) }),
+    recordClose: (close) => state.recordClose(id(close.merchant), close.powerCardId, close.merchantUserId, close.closeSerialNo, close.bizId),
+    transaction: (fn) => store.transaction(fn),
   };
 }

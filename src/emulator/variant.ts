@@ -4,7 +4,7 @@ import type { ServicePolicies } from '../service/policies.js';
 import type { MerchantId, ServiceState } from '../service/state.js';
 import type { EmulatorMerchant } from './config.js';
 import type { ServiceRandom as EmulatorRandom } from '../service/context.js';
-import type { AttemptRecord, DeliveryUpdate, DueDelivery } from './store.js';
+import type { AttemptRecord, DeliveryUpdate, DueDelivery } from './outbox.js';
 
 /** An HTTP answer outside the envelope: status and JSON body. */
 export interface HttpAnswer {

@@ -1,146 +1,13 @@
-import fc, { type Arbitrary } from 'fast-check';
+import fc from 'fast-check';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
 import { restoreControlState, runControl, runRequest, snapshotControlState, type Capabilities, type Exchange } from '../runner/api.js';
+import { energyLeased, energyObserved, energyReadings, energySet, unknownEnergy, type EnergyKnowledge } from './energy-model.js';
 import type { Property, Verdict, Warning } from './property.js';
 import { asSent, judgeValidAnswer, ordersAllowed, readEnvelope, seal, sendData, type ServiceEnv } from './service-exchange.js';
-
-/** One command of a generated sequence (plain data: stored, shown and replayed as it is). */
-export type StateCommand =
-  | { op: 'set-energy'; balance: number | string; costPerTx: number | string }
-  | { op: 'query' }
-  | { op: 'lease'; amount: number; expiryHours: number }
-  | { op: 'withdraw'; amount: string }
-  | { op: 'repeat-callback-id'; pick: number }
-  | { op: 'register-card'; card: number }
-  | { op: 'close-card'; card: number };
+import { CARDS, commandsFor, describeCommand, hugeEnergyExamples, SETUP_ENERGY, type StateCommand } from './stateful-commands.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** The energy every sequence starts from (its setup), so the model knows the balance. */
-export const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as const;
-
-/**
- * Balances and costs past 2^53 (decimal strings, exact): 2^53 + 1, a Java long's maximum, 2^64 + 1
- * and 10^30 + 7. A service computes floor(balance / cost) from them in exact arithmetic or refuses
- * them through the control API (U-LIMITS); a float rounds them.
- */
-export const HUGE_BALANCES = ['9007199254740993', '9223372036854775807', '18446744073709551617', '1000000000000000000000000000007'] as const;
-const HUGE_COSTS = ['1', '3', '9007199254740993'] as const;
-
-/** A sequence's energy settings past 2^53, run first on every seed (queries and leases on them; leases only where orders are allowed). */
-export function hugeEnergyExamples(orders: boolean): StateCommand[][] {
-  const out: StateCommand[][] = [];
-  for (const [i, balance] of HUGE_BALANCES.entries()) {
-    const costPerTx = HUGE_COSTS[i % HUGE_COSTS.length]!;
-    out.push([{ op: 'set-energy', balance, costPerTx }, { op: 'query' }, ...(orders ? [{ op: 'lease' as const, amount: 1 + i, expiryHours: 1 }, { op: 'query' as const }] : [])]);
-  }
-  // A cost past 2^53 on a balance past 2^64: one transaction's worth, and one unit short of it.
-  out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
-  out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n - 1n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
-  return out;
-}
-
-/** Cards per sequence: few, so that "close it again" comes often. */
-const CARDS = 3;
-
-/**
- * What the model knows of the energy: the balance and cost as last set, the debits (amount ×
- * cost) of every accepted lease in order, and the hidden states the service may be in. A state
- * [a, c] says the debits a..c-1 have lowered the balance set last. Whether and when a lease is
- * debited is open (U-STATES): c may lag behind the last lease (a debit that lands later, or never)
- * but never goes back, and debits land in order. A new balance makes the debits before it
- * irrelevant, except those that had not landed yet and may still land on it. The knowledge lives
- * across sequences, so a debit of an earlier sequence that lands later is a legal reading too.
- */
-export interface EnergyKnowledge {
-  balance: bigint;
-  cost: bigint;
-  /** prefix[i] = sum of the debits offset..offset+i-1 (debits before `offset` no state can reach). */
-  prefix: bigint[];
-  offset: number;
-  /** Possible hidden states as absolute index pairs [a, c]. */
-  states: Array<[number, number]>;
-  /** The model's own reading (every debit at once): the debits since this index lowered the balance set last. */
-  setAt: number;
-}
-
-/** A fresh knowledge: nothing known until the first balance is set. */
-export function unknownEnergy(): EnergyKnowledge {
-  return { balance: 0n, cost: 1n, prefix: [0n], offset: 0, states: [], setAt: 0 };
-}
-
-const lastIndex = (k: EnergyKnowledge) => k.offset + k.prefix.length - 1;
-const sumOf = (k: EnergyKnowledge, from: number, to: number) => k.prefix[to - k.offset]! - k.prefix[from - k.offset]!;
-const floorOf = (k: EnergyKnowledge, debit: bigint) => (k.balance > debit ? k.balance - debit : 0n) / k.cost;
-
-/** A new balance: a debit not yet landed (from the earliest a state leaves open) may still land on it. */
-export function energySet(k: EnergyKnowledge, balance: bigint, cost: bigint): void {
-  const n = lastIndex(k);
-  let from = n;
-  for (const [, c] of k.states) if (c < from) from = c;
-  k.states = [];
-  for (let a = from; a <= n; a++) k.states.push([a, a]);
-  k.balance = balance;
-  k.cost = cost;
-  k.setAt = n;
-  compact(k);
-}
-
-/** An accepted lease: its debit joins the queue (the states stay: it may not have landed yet). */
-export function energyLeased(k: EnergyKnowledge, debit: bigint): void {
-  k.prefix.push(k.prefix[k.prefix.length - 1]! + debit);
-}
-
-/** The model's own reading of energyMaxCount (every accepted lease debited at once), and the range of the legal ones. */
-export function energyReadings(k: EnergyKnowledge): { own: string; low: string; high: string } {
-  const n = lastIndex(k);
-  let low: bigint | undefined;
-  let high: bigint | undefined;
-  for (const [a, c] of k.states) {
-    const most = floorOf(k, sumOf(k, a, c));
-    const least = floorOf(k, sumOf(k, a, n));
-    if (high === undefined || most > high) high = most;
-    if (low === undefined || least < low) low = least;
-  }
-  const own = floorOf(k, sumOf(k, k.setAt, n));
-  return { own: own.toString(), low: (low ?? own).toString(), high: (high ?? own).toString() };
-}
-
-/**
- * An observed energyMaxCount: keeps the states that explain it (debits may have landed since, in
- * order); returns false when none does (no legal reading gives this count).
- */
-export function energyObserved(k: EnergyKnowledge, count: bigint): boolean {
-  const n = lastIndex(k);
-  const kept = new Map<string, [number, number]>();
-  for (const [a, c] of k.states) {
-    // floor(balance - debits) only falls as more debits land: find the first c' where it is <= count.
-    let lo = c;
-    let hi = n + 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (floorOf(k, sumOf(k, a, mid)) <= count) hi = mid;
-      else lo = mid + 1;
-    }
-    for (let at = lo; at <= n && floorOf(k, sumOf(k, a, at)) === count; at++) kept.set(`${a},${at}`, [a, at]);
-  }
-  if (kept.size === 0) return false;
-  k.states = [...kept.values()];
-  compact(k);
-  return true;
-}
-
-/** Drops debits no state can reach any more (they landed before the balance was set). */
-function compact(k: EnergyKnowledge): void {
-  if (k.states.length === 0) return;
-  let low = k.setAt;
-  for (const [a] of k.states) if (a < low) low = a;
-  if (low > k.offset) {
-    k.prefix.splice(0, low - k.offset);
-    k.offset = low;
-  }
-}
 
 /** A card as the model sees it: never touched, registered open, or closed. */
 type CardState = 'unknown' | 'open' | 'closed';
@@ -186,41 +53,6 @@ export function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undef
   const route = capabilities?.routes['PUT energy'];
   if (!route?.present) return `needs PUT /__control/merchants/{userId}/energy (${route ? route.detail : 'not probed'})`;
   return undefined;
-}
-
-/** The commands the target allows, as an arbitrary of sequences. */
-export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefined): Arbitrary<StateCommand[]> {
-  const orders = ordersAllowed(env.target);
-  const cards = env.target.userId !== undefined;
-  const registrable = cards && Boolean(capabilities?.routes['POST cards']?.present);
-  const options: Array<{ arbitrary: Arbitrary<StateCommand>; weight: number }> = [
-    { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.integer({ min: 0, max: 20_000_000 }), costPerTx: fc.integer({ min: 1, max: 100_000 }) }), weight: 2 },
-    { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.constantFrom<string>(...HUGE_BALANCES), costPerTx: fc.constantFrom<string>(...HUGE_COSTS) }), weight: 1 },
-    { arbitrary: fc.constant({ op: 'query' as const }), weight: 4 },
-  ];
-  if (orders) {
-    options.push(
-      { arbitrary: fc.record({ op: fc.constant('lease' as const), amount: fc.integer({ min: 1, max: 5 }), expiryHours: fc.integer({ min: 1, max: 72 }) }), weight: 4 },
-      { arbitrary: fc.record({ op: fc.constant('withdraw' as const), amount: fc.tuple(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 0, max: 999_999 })).map(([whole, fraction]) => `${whole}.${String(fraction).padStart(6, '0')}`) }), weight: 2 },
-      { arbitrary: fc.record({ op: fc.constant('repeat-callback-id' as const), pick: fc.nat(7) }), weight: 2 },
-    );
-  }
-  if (cards) options.push({ arbitrary: fc.record({ op: fc.constant('close-card' as const), card: fc.nat(CARDS - 1) }), weight: 2 });
-  if (registrable) options.push({ arbitrary: fc.record({ op: fc.constant('register-card' as const), card: fc.nat(CARDS - 1) }), weight: 1 });
-  return fc.array(fc.oneof(...options), { minLength: 0, maxLength: 12 });
-}
-
-/** A command as one line of the report. */
-export function describeCommand(command: StateCommand): string {
-  switch (command.op) {
-    case 'set-energy': return `set energy balance ${command.balance} costPerTx ${command.costPerTx}`;
-    case 'query': return 'query energyMaxCount';
-    case 'lease': return `lease ${command.amount} transactions for ${command.expiryHours} h`;
-    case 'withdraw': return `withdraw ${command.amount} USDT`;
-    case 'repeat-callback-id': return `repeat the callBackId of accepted order #${command.pick} (mod count)`;
-    case 'register-card': return `register card #${command.card}`;
-    case 'close-card': return `close card #${command.card}`;
-  }
 }
 
 const preview = (text: string | undefined, max = 300) => (text === undefined ? undefined : text.length > max ? `${text.slice(0, max)}…` : text);

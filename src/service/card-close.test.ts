@@ -82,6 +82,7 @@ describe('closeCard', () => {
     const forced: ServiceContext = { ...ctx, forced: () => ({ kind: 'card', failure: 'cardNotFound', message: 'forced' }) };
     expect(closeCard(forced, request())).toMatchObject({ ok: false, failure: 'cardNotFound', message: 'forced', merchant: MERCHANT });
     expect(line(closeCard(forced, request({ merchantId: '1' })))).toBe('merchantNotFound: no merchant 1');
-    expect(state.closeCard({ merchant: MERCHANT, powerCardId: 'pc-1', merchantUserId: 'u-1', closeSerialNo: 'x', bizId: 'b', checkSerial: true, registry: true })).toBe('closed');
+    expect(state.card(MERCHANT, 'pc-1', 'u-1')).toEqual({ merchantUserId: 'u-1', status: 'open' });
+    expect(state.closeSerialUsed(MERCHANT, 'cs-1')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { validateSchema } from '../core/schemas.js';
 import { refuse, type CardOutcome, type Plain, type ServiceContext } from './context.js';
-import type { MerchantId } from './state.js';
+import type { CardClose, CloseOutcome, MerchantId, ServiceState } from './state.js';
 
 /** The fields of a card close request (CARD-REQ), all non-empty strings. */
 export const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo'] as const;
@@ -30,7 +30,7 @@ export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: Merch
   if (forced?.kind === 'card') return { ...refuse(forced.failure, forced.message), merchant };
   const bizId = ctx.bizId();
   const { policies } = ctx;
-  const outcome = ctx.state.closeCard({
+  const outcome = closeInState(ctx.state, {
     merchant,
     powerCardId: request.powerCardId,
     merchantUserId: request.merchantUserId,
@@ -50,4 +50,24 @@ export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: Merch
     case 'closed':
       return { ok: true, merchant, result: { bizId, status: 'CLOSED' } };
   }
+}
+
+/**
+ * Closes a card in one transaction of the state, in this order of precedence: a reused
+ * closeSerialNo first (when `checkSerial`, U-CARD-VALUES), then a card the state does not know
+ * (`not-found`, unless `registry` is off: then it is closed once, U-STATES) or held by another
+ * merchantUserId (`not-found`), then a card closed already.
+ */
+export function closeInState(state: ServiceState, close: CardClose): CloseOutcome {
+  return state.transaction(() => {
+    if (close.checkSerial && state.closeSerialUsed(close.merchant, close.closeSerialNo)) return 'duplicate-serial';
+    const card = state.card(close.merchant, close.powerCardId, close.merchantUserId);
+    if (card || close.registry) {
+      if (!card || card.merchantUserId !== close.merchantUserId) return 'not-found';
+      if (card.status === 'closed') return 'already-closed';
+    }
+    const { merchant, powerCardId, merchantUserId, closeSerialNo, bizId } = close;
+    state.recordClose({ merchant, powerCardId, merchantUserId, closeSerialNo, bizId });
+    return 'closed';
+  });
 }

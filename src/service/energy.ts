@@ -3,7 +3,7 @@ import { validateSchema } from '../core/schemas.js';
 import { describeIssues } from '../core/issue-wording.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
 import { coerceFields } from './policies.js';
-import type { MerchantId } from './state.js';
+import type { MerchantId, ServiceState } from './state.js';
 
 /**
  * getEnergyMaxCount (ENERGY-REQ, ENERGY-RES, ENERGY-FLOOR): floor(balance / costPerTx) from the
@@ -38,7 +38,13 @@ export function settleLeaseDebits(ctx: Pick<ServiceContext, 'state' | 'now'>): v
   const pending = ctx.state.pendingDebits;
   const due = pending.filter((debit) => debit.dueAt <= now);
   for (const debit of due) {
-    ctx.state.debitEnergy(debit.merchant, debit.cost);
+    debitEnergy(ctx.state, debit.merchant, debit.cost);
     pending.splice(pending.indexOf(debit), 1);
   }
+}
+
+/** Lowers the merchant's balance by `cost` (a deferred lease debit), never below 0. */
+export function debitEnergy(state: ServiceState, merchant: MerchantId, cost: bigint): void {
+  const energy = state.energy(merchant);
+  if (energy) state.setBalance(merchant, energy.balance > cost ? energy.balance - cost : 0n);
 }

@@ -6,7 +6,7 @@ import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceConte
 import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
 import { acceptsWithdrawalSymbol, coerceFields, describeWithdrawalSymbols, shapeCallbackPayload, type FieldTypes } from './policies.js';
-import type { LeaseDebit, MerchantId, NewOrder, QueuedCallback } from './state.js';
+import type { CreateOrderOutcome, LeaseDebit, MerchantId, NewOrder, QueuedCallback, ServiceState } from './state.js';
 
 /** Base of surrogate tenant ids: a non-numeric tenantUserId gets 9e15 + n (below 2^53, ORDER-RES). */
 export const SURROGATE_TENANT_BASE = 9_000_000_000_000_000n;
@@ -98,7 +98,7 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
     ...(txid === undefined ? {} : { txid }),
   };
   const callback = txid === undefined ? undefined : withdrawalCallback(ctx, order, txid, now);
-  const stored = state.createOrder(order, leaseDebit, callback);
+  const stored = recordOrder(state, order, leaseDebit, callback);
   if (stored === 'duplicate') {
     const first = state.order(merchant, callBackId);
     // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
@@ -109,6 +109,27 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (leaseDebit && policies.leaseDebit === 'later') state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
   if (callback) ctx.callbacks.queued(callback);
   return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, tenantUserId), id: callBackId } };
+}
+
+/**
+ * Records an order in one transaction of the state, deciding as it goes: a callBackId the merchant
+ * used before is `duplicate` (ORDER-CALLBACK-ID); a lease above the balance less the pending debits
+ * is `insufficient`, otherwise it is debited unless `lease.debit` is false (U-STATES, policy
+ * leaseDebit); the order is stored and `callback` queued with it, so neither survives a crash
+ * without the other.
+ */
+export function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | undefined, callback: QueuedCallback | undefined): CreateOrderOutcome {
+  return state.transaction(() => {
+    if (state.order(order.merchant, order.callBackId)) return 'duplicate';
+    if (lease) {
+      const balance = state.energy(order.merchant)?.balance ?? 0n;
+      if (lease.cost + (lease.pending ?? 0n) > balance) return 'insufficient';
+      if (lease.debit !== false) state.setBalance(order.merchant, balance - lease.cost);
+    }
+    state.insertOrder(order);
+    if (callback) state.queueCallback(callback);
+    return 'ok';
+  });
 }
 
 /**
