@@ -1,9 +1,15 @@
 import { stringifyExact } from '../../core/exact-json.js';
-import { exampleBlock, fieldTable, requestSchema, ruleLinks, sealedWith, unspecifiedTable, type CallbackType, type DocsContext } from './context.js';
+import type { DocsContext } from './context.js';
+import { exampleBlock, sealedWith } from './examples.js';
 import { headerRows } from './endpoint-page.js';
 import { b, badge, c, heading, join, link, para, paragraphs, prose, t, type Block, type Page, type Row } from './model.js';
 import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
-import { union, unspecifiedOf, type FieldRow, type ObjectView } from './schema-view.js';
+import { union } from './lists.js';
+import { ruleLinks } from './rule-cells.js';
+import { fieldTable } from './schema-tables.js';
+import type { FieldRow, ObjectView } from './schema-view.js';
+import type { CallbackType } from './site-map.js';
+import { unspecifiedOf, unspecifiedTable } from './unspecified.js';
 
 /** The idempotency key of one callback type, from the spec: its CB-ID-* rule and the fields that carry it. */
 export interface IdempotencyKeyInfo {
@@ -36,7 +42,7 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
   const keyFields = new Set(idempotency?.fields.map((field) => field.path) ?? []);
   const unspecified = [...unspecifiedOf(op, `callback ${callback.webhook}`), ...view.unspecified, ...view.fields.flatMap((field) => field.unspecified)];
   const headers = headerRows(ctx, op);
-  const bodySchema = requestSchema(spec, op);
+  const bodySchema = spec.requestSchema(op);
   const body = bodySchema ? spec.objectView(bodySchema) : undefined;
   const bodyNode = bodySchema ? spec.resolve(bodySchema).node : undefined;
   if (body) unspecified.push(...body.unspecified);

@@ -1,20 +1,15 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import type { Direction } from '../../core/profile.js';
-import {
-  conditionTable,
-  exampleBlock,
-  fieldTable,
-  requestSchema,
-  ruleLinks,
-  rulesWithRef,
-  sealedWith,
-  unspecifiedTable,
-  type DocsContext,
-  type Endpoint,
-} from './context.js';
+import type { DocsContext } from './context.js';
+import { exampleBlock, sealedWith } from './examples.js';
+import { union } from './lists.js';
 import { badge, c, heading, link, para, paragraphs, prose, t, type Block, type Page, type Panel, type Row, type Text } from './model.js';
 import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
-import { union, unspecifiedOf, type ObjectView, type UnspecifiedPoint } from './schema-view.js';
+import { ruleLinks } from './rule-cells.js';
+import { conditionTable, fieldTable } from './schema-tables.js';
+import type { ObjectView } from './schema-view.js';
+import type { Endpoint } from './site-map.js';
+import { unspecifiedOf, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
 
 /** A header the request carries: from parameters, plus Content-Type from the body. */
 export interface HeaderRow {
@@ -52,7 +47,7 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
       cells: [[c(header.name)], [t(header.required ? 'yes' : 'no')], [t(header.type)], ruleLinks(header.rules), prose(header.description, ctx.ruleIds), header.example ? [c(header.example)] : []],
     })),
   });
-  const bodySchema = requestSchema(spec, op);
+  const bodySchema = spec.requestSchema(op);
   if (bodySchema) {
     const body = spec.resolve(op.requestBody).node;
     const mediaType = isNode(body.content) ? Object.keys(body.content)[0] ?? '' : '';
@@ -152,7 +147,7 @@ export function headerRows(ctx: DocsContext, op: Node): HeaderRow[] {
       required: parameter.required === true,
       type: ctx.spec.typeText(parameter.schema),
       description: String(parameter.description ?? ''),
-      rules: rulesWithRef(ctx.spec, raw),
+      rules: ctx.spec.rulesWithRef(raw),
       ...(parameter.example === undefined ? {} : { example: literal(parameter.example) }),
     });
   }

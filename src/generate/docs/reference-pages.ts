@@ -1,10 +1,14 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { answerBlocks, idempotencyOf, keyFieldsText } from './callback-page.js';
-import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './context.js';
+import type { DocsContext } from './context.js';
 import { businessFailures } from './endpoint-page.js';
 import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './model.js';
 import { isNode, literal, rulesOf } from '../../spec/document.js';
-import { union } from './schema-view.js';
+import { union } from './lists.js';
+import { checksCell, ruleLinks, severityBadge, toneOf } from './rule-cells.js';
+import { conditionTable, fieldTable } from './schema-tables.js';
+import { unspecifiedTable } from './unspecified.js';
+import { humanize, slug } from './words.js';
 
 /** The anchor of a check's row on the traceability page. */
 export const checkAnchor = (id: string): string => `check-${id}`;

@@ -1,14 +1,8 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
 import type { SpecModel } from '../../spec/model.js';
-
-/** One `x-unspecified` entry: what the interface leaves open and what the toolkit assumes. */
-export interface UnspecifiedPoint {
-  rule: string;
-  note: string;
-  /** Where the spec marks it, in words (`OrderRequest.expiryHours`, `POST /card/close`). */
-  where: string;
-}
+import { union } from './lists.js';
+import { unspecifiedOf, type UnspecifiedPoint } from './unspecified.js';
 
 /** One row of a field table; nested fields have dotted paths (`data.bizId`). */
 export interface FieldRow {
@@ -42,18 +36,6 @@ export interface ObjectView {
   examples: unknown[];
 }
 
-/** The `x-unspecified` entries of a node, located. */
-export function unspecifiedOf(node: unknown, where: string): UnspecifiedPoint[] {
-  const list = isNode(node) ? node['x-unspecified'] : undefined;
-  if (!Array.isArray(list)) return [];
-  return list.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? ''), where }));
-}
-
-/** Adds items not yet present, keeping first-seen order. */
-export function union<T>(...lists: T[][]): T[] {
-  return [...new Set(lists.flat())];
-}
-
 /**
  * The spec's schemas as the docs show them: types in words, constraints, flattened objects. Reads
  * the spec model (refs resolved there); presentation only.
@@ -69,6 +51,16 @@ export class SchemaView {
   /** The component name a `$ref` names, if any. */
   refName(node: unknown): string | undefined {
     return this.model.refName(node);
+  }
+
+  /** The schema of an operation's request body (first media type), unresolved. */
+  requestSchema(operation: Node): Node | undefined {
+    return this.model.requestSchema(operation);
+  }
+
+  /** The x-rules of a node plus those of its referenced component. */
+  rulesWithRef(node: unknown): string[] {
+    return union(rulesOf(node), isNode(node) && typeof node.$ref === 'string' ? rulesOf(this.resolve(node).node) : []);
   }
 
   /** Is this schema (after refs) an object with properties? */
