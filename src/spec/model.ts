@@ -1,6 +1,29 @@
 import { SpecError } from '../core/errors.js';
 import type { ExactJson } from '../core/exact-json.js';
-import { followLocalRef, isNode, METHODS, rulesOf, type Method, type Node, type SpecSource } from './document.js';
+import { followLocalRef, isNode, METHODS, rulesOf, walkJson, type Method, type Node, type SpecSource } from './document.js';
+import { OperationReader, type SpecCallback, type SpecEndpoint, type SpecServer } from './endpoints.js';
+import { Flattener, type EncryptedMarker, type FlatSchema } from './flatten.js';
+
+/** The document's `info`, as the docs show it. */
+export interface SpecInfo {
+  title?: string;
+  version?: string;
+  summary?: string;
+  description?: string;
+}
+
+/**
+ * One place in the spec that carries an annotation of ours, with its JSON pointer: what spec-lint
+ * checks and the docs list. Values are as written (spec-lint judges them); `encrypted` is read.
+ */
+export interface SpecAnnotation {
+  pointer: string;
+  /** `x-rules` as written. */
+  rules?: unknown;
+  /** `x-unspecified` as written. */
+  unspecified?: unknown;
+  encrypted?: EncryptedMarker;
+}
 
 /** One operation of the spec's paths: where it is, what it carries, which rules it cites. */
 export interface SpecOperation {
@@ -19,7 +42,9 @@ export interface SpecOperation {
   security: unknown[];
   /** The operation's own `x-rules`. */
   rules: string[];
+  /** @deprecated The raw path item: only src/spec reads it (the docs until they read {@link SpecModel.endpoints}). */
   item: Node;
+  /** @deprecated The raw operation: only src/spec reads it (the docs until they read {@link SpecModel.endpoints}). */
   node: Node;
 }
 
@@ -27,6 +52,7 @@ export interface SpecOperation {
 export interface SpecWebhook {
   name: string;
   method: Method;
+  /** @deprecated The raw operation: only src/spec reads it (the docs until they read {@link SpecModel.callbacks}). */
   node: Node;
   /** The component schema of the plain (decrypted) payload, from the body's `x-encrypted`. */
   payloadSchema: string | undefined;
@@ -34,12 +60,114 @@ export interface SpecWebhook {
   types: Array<{ type: number; schema: string }>;
 }
 
-/** The spec read once: refs resolved, operations, webhooks, examples; numbers exact. */
+/**
+ * The spec read once: schemas flattened ({@link SpecModel.flatten}), endpoints, callbacks and the
+ * control API as typed views, examples; numbers exact. The only reader of the raw document:
+ * everything outside src/spec asks this model (see docs/decisions/spec-model.md).
+ */
 export class SpecModel {
+  /** @deprecated The raw document (exact numbers): only src/spec reads it (the docs until they read the views). */
   readonly document: Node;
+  private readonly flattener: Flattener;
+  private readonly reader: OperationReader;
+  private endpointViews: SpecEndpoint[] | undefined;
+  private callbackViews: SpecCallback[] | undefined;
+  private readonly components = new Map<string, FlatSchema>();
 
   constructor(readonly source: SpecSource) {
     this.document = source.exact;
+    this.flattener = new Flattener((ref) => this.at(ref));
+    this.reader = new OperationReader(
+      this.document,
+      (node, where) => {
+        try {
+          return this.resolve(node);
+        } catch (error) {
+          if (error instanceof SpecError) throw new SpecError(error.reason, `${where}: ${error.message}`);
+          throw error;
+        }
+      },
+      this.flattener,
+    );
+  }
+
+  /**
+   * The one flattening of the spec's schemas: a component by name, or (inside src/spec) a schema
+   * node; `$ref`s followed, `allOf` merged (see {@link FlatSchema}). Built once per node.
+   *
+   * @example model.flatten('OrderRequest').properties.amount.name // 'Decimal'
+   */
+  flatten(schema: string | Node): FlatSchema {
+    if (typeof schema !== 'string') return this.flattener.flatten(schema);
+    let view = this.components.get(schema);
+    if (!view) {
+      if (!this.schema(schema)) throw new SpecError('bad-spec', `${this.name}: no component schema ${schema}`);
+      view = this.flattener.flatten({ $ref: `#/components/schemas/${schema}` });
+      this.components.set(schema, view);
+    }
+    return view;
+  }
+
+  /** The component schemas' names, in the spec's order. */
+  schemaNames(): string[] {
+    return Object.keys(isNode(this.document.components) && isNode(this.document.components.schemas) ? this.document.components.schemas : {});
+  }
+
+  /** Every operation of the paths as a typed view, in the spec's order (the control API's included, marked). Built once. */
+  endpoints(): SpecEndpoint[] {
+    this.endpointViews ??= this.reader.endpoints();
+    return this.endpointViews;
+  }
+
+  /** The endpoint with this operationId, if any. */
+  endpoint(operationId: string): SpecEndpoint | undefined {
+    return this.endpoints().find((endpoint) => endpoint.operationId === operationId);
+  }
+
+  /** The service's endpoints (the control API left out). */
+  serviceEndpoints(): SpecEndpoint[] {
+    return this.endpoints().filter((endpoint) => !endpoint.control);
+  }
+
+  /** The control API of the test doubles (operations tagged `control`). */
+  controlOperations(): SpecEndpoint[] {
+    return this.endpoints().filter((endpoint) => endpoint.control);
+  }
+
+  /** The webhooks as typed views: the callbacks the service sends, each with its payload's type dispatch. Built once. */
+  callbacks(): SpecCallback[] {
+    this.callbackViews ??= this.reader.callbacks();
+    return this.callbackViews;
+  }
+
+  /** The document's servers. */
+  servers(): SpecServer[] {
+    return this.reader.servers(this.document.servers);
+  }
+
+  /** The document's `info`. */
+  info(): SpecInfo {
+    const info = isNode(this.document.info) ? this.document.info : {};
+    const out: SpecInfo = {};
+    for (const key of ['title', 'version', 'summary', 'description'] as const) if (info[key] !== undefined) out[key] = String(info[key]);
+    return out;
+  }
+
+  /** Every node carrying `x-rules`, `x-unspecified` or `x-encrypted`, in document order, with its JSON pointer. */
+  annotations(): SpecAnnotation[] {
+    const out: SpecAnnotation[] = [];
+    walkJson(this.document, (node, pointer) => {
+      if (node['x-rules'] === undefined && node['x-unspecified'] === undefined && node['x-encrypted'] === undefined) return;
+      const marker = node['x-encrypted'];
+      const encrypted = marker === undefined ? undefined : this.flattener.flatten({ 'x-encrypted': isNode(marker) ? marker : {} }).encrypted;
+      out.push({
+        pointer,
+        ...(node['x-rules'] !== undefined ? { rules: node['x-rules'] } : {}),
+        ...(node['x-unspecified'] !== undefined ? { unspecified: node['x-unspecified'] } : {}),
+        ...(marker !== undefined ? { encrypted: encrypted ?? { direction: '', plaintext: undefined, plaintextRef: undefined } } : {}),
+      });
+    });
+    return out;
   }
 
   get name(): string {
@@ -124,19 +252,8 @@ export class SpecModel {
    * branches name one schema per callback type (sorted by type).
    */
   webhooks(): SpecWebhook[] {
-    const out: SpecWebhook[] = [];
-    for (const [name, item] of Object.entries(isNode(this.document.webhooks) ? this.document.webhooks : {})) {
-      if (!isNode(item)) continue;
-      for (const method of METHODS) {
-        const node = item[method];
-        if (!isNode(node)) continue;
-        const body = this.requestSchema(node);
-        const marker = body ? this.resolve(body).node['x-encrypted'] : undefined;
-        const payloadSchema = isNode(marker) ? this.refName(marker.plaintext) : undefined;
-        out.push({ name, method, node, payloadSchema, types: isNode(marker) ? this.typeDispatch(marker.plaintext) : [] });
-      }
-    }
-    return out;
+    const items = isNode(this.document.webhooks) ? this.document.webhooks : {};
+    return this.callbacks().map(({ name, method, payload, types }) => ({ name, method, node: (items[name] as Node)[method] as Node, payloadSchema: payload?.name, types }));
   }
 
   /** Every callback type the spec dispatches on, with its schema and the webhook delivering it; sorted by type. */
@@ -144,20 +261,6 @@ export class SpecModel {
     return this.webhooks()
       .flatMap((webhook) => webhook.types.map((entry) => ({ ...entry, webhook })))
       .sort((a, b) => a.type - b.type);
-  }
-
-  /** The `allOf: [{if: {properties: {type: {const: N}}}, then: {$ref}}]` dispatch of a payload schema. */
-  private typeDispatch(payload: unknown): Array<{ type: number; schema: string }> {
-    const out: Array<{ type: number; schema: string }> = [];
-    const { node } = this.resolve(payload);
-    for (const part of Array.isArray(node.allOf) ? node.allOf : []) {
-      if (!isNode(part) || !isNode(part.if) || !isNode(part.then)) continue;
-      const typeConst = isNode(part.if.properties) && isNode(part.if.properties.type) ? part.if.properties.type.const : undefined;
-      const schema = this.refName(part.then);
-      if (typeConst === undefined || !schema) continue;
-      out.push({ type: Number(String(typeConst)), schema });
-    }
-    return out.sort((a, b) => a.type - b.type);
   }
 
   /**
