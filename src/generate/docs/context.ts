@@ -1,11 +1,10 @@
 import type { Rule } from '../../core/rules.js';
 import { CALLBACK_TYPE_TABLE, type CallbackTypeTable } from '../../spec/callback-types.js';
-import type { Node, SpecSource } from '../../spec/document.js';
-import { specModel } from '../../spec/model.js';
+import type { SpecSource } from '../../spec/document.js';
+import { specModel, type SpecModel } from '../../spec/model.js';
 import { demoKeyOf, type ExampleSink } from './examples.js';
 import type { DocsOptions, DocsSuite } from './options.js';
 import { indexRules, type RuleIndex } from './rule-index.js';
-import { SchemaView } from './schema-view.js';
 import { callbackTypesOf, endpointsOf, type CallbackType, type Endpoint } from './site-map.js';
 import { unspecifiedPointsOf, type UnspecifiedPoint } from './unspecified.js';
 
@@ -14,8 +13,8 @@ export type { ExampleRecord } from './examples.js';
 /** Every default resolved once: the one object each page builder reads. */
 export interface DocsContext extends RuleIndex, ExampleSink {
   source: SpecSource;
-  spec: SchemaView;
-  document: Node;
+  /** The spec model: every page reads the spec through it (flattened schemas, typed operations). */
+  model: SpecModel;
   endpoints: Endpoint[];
   callbacks: CallbackType[];
   /** The callback type table the callbacks are named from. */
@@ -28,17 +27,15 @@ export interface DocsContext extends RuleIndex, ExampleSink {
 /** Builds the context: the rule index, the pages of the interface, the demo key. */
 export function createContext(source: SpecSource, rules: Rule[], suites: readonly DocsSuite[], options: DocsOptions): DocsContext {
   const model = specModel(source);
-  const document = model.document;
   const callbackTable = options.callbackTypes ?? CALLBACK_TYPE_TABLE;
   return {
     source,
-    spec: new SchemaView(model),
-    document,
+    model,
     ...indexRules(rules, options.checks, suites),
     endpoints: endpointsOf(model),
     callbacks: callbackTypesOf(model, callbackTable),
     callbackTable,
-    unspecified: unspecifiedPointsOf(document),
+    unspecified: unspecifiedPointsOf(model),
     demo: demoKeyOf(options.demo),
     options,
     examples: [],

@@ -11,7 +11,7 @@ import type { DocsOptions, DocsSuite } from './options.js';
 import { receiverPage } from './receiver-page.js';
 import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } from './reference-pages.js';
 import { withRulesOnPage } from './rule-cells.js';
-import { isNode, type SpecSource } from '../../spec/document.js';
+import type { SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
 export type { ManualFile } from './manual-pages.js';
@@ -51,8 +51,7 @@ export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly D
   const pages: Page[] = [index, ...endpoints, ...callbacks, receiverPage(ctx), rulesPage(ctx, citedOn), traceability, idempotency, errors, ...manualPages(options.manual ?? [])];
   assertRulesKnown(pages, ctx.ruleIds, ctx.source.name);
   assertLinks(pages);
-  const info = isNode(ctx.document.info) ? ctx.document.info : {};
-  const siteTitle = String(info.title ?? 'Interface reference');
+  const siteTitle = ctx.model.info().title ?? 'Interface reference';
   const files: GeneratedFile[] = [];
   for (const page of pages) {
     files.push({ path: `${page.id}.html`, contents: renderHtmlPage(page, pages, siteTitle) });

@@ -1,4 +1,6 @@
-import { isNode, walkJson, type Node } from '../../spec/document.js';
+import { isNode } from '../../spec/document.js';
+import type { UnspecifiedNote } from '../../spec/flatten.js';
+import type { SpecModel } from '../../spec/model.js';
 import { badge, c, link, prose, ruleAnchor, t, type Block, type Text } from './model.js';
 import type { RuleIndex } from './rule-index.js';
 
@@ -10,20 +12,17 @@ export interface UnspecifiedPoint {
   where: string;
 }
 
-/** The `x-unspecified` entries of a node, located. */
-export function unspecifiedOf(node: unknown, where: string): UnspecifiedPoint[] {
-  const list = isNode(node) ? node['x-unspecified'] : undefined;
-  if (!Array.isArray(list)) return [];
-  return list.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? ''), where }));
+/** The `x-unspecified` notes of one place of the spec, located. */
+export function located(notes: readonly UnspecifiedNote[], where: string): UnspecifiedPoint[] {
+  return notes.map(({ rule, note }) => ({ rule, note, where }));
 }
 
-/** Every x-unspecified of the spec, located. */
-export function unspecifiedPointsOf(document: Node): UnspecifiedPoint[] {
-  const out: UnspecifiedPoint[] = [];
-  walkJson(document, (node, pointer) => {
-    if (Array.isArray(node['x-unspecified'])) out.push(...unspecifiedOf(node, describePointer(pointer)));
+/** Every x-unspecified of the spec, in document order, located. */
+export function unspecifiedPointsOf(model: SpecModel): UnspecifiedPoint[] {
+  return model.annotations().flatMap(({ pointer, unspecified }) => {
+    if (!Array.isArray(unspecified)) return [];
+    return unspecified.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? ''), where: describePointer(pointer) }));
   });
-  return out;
 }
 
 /** A JSON pointer of the spec in words: `#/components/schemas/OrderRequest/properties/expiryHours` → `OrderRequest.expiryHours`. */
