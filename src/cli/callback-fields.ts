@@ -1,5 +1,6 @@
 import { aliasesOf } from '../spec/callback-types.js';
-import { isNode, type SpecSource } from '../spec/document.js';
+import type { SpecSource } from '../spec/document.js';
+import type { FlatSchema } from '../spec/flatten.js';
 import { specModel } from '../spec/model.js';
 import { packagedSpec } from '../spec/packaged.js';
 
@@ -13,20 +14,18 @@ import { packagedSpec } from '../spec/packaged.js';
 export function callbackFields(spec: SpecSource, type: number): Set<string> {
   const model = specModel(spec);
   const fields = new Set<string>();
-  const add = (ref: string) => {
-    const schema = model.schema(ref.replace('#/components/schemas/', ''));
-    for (const part of Array.isArray(schema?.allOf) ? schema.allOf : []) if (isNode(part) && typeof part.$ref === 'string') add(part.$ref);
-    for (const name of Object.keys(isNode(schema?.properties) ? schema.properties : {})) {
+  const add = (schema: FlatSchema | undefined) => {
+    for (const name of Object.keys(schema?.properties ?? {})) {
       fields.add(name);
       for (const alias of aliasesOf(name)) fields.add(alias);
     }
   };
   // The payload schema: allOf [CallbackCommon, {if: {properties: {type: {const: T}}}, then: {$ref}} ...].
-  const webhook = model.webhooks().find((candidate) => candidate.types.some((entry) => entry.type === type));
-  const payload = model.schema(webhook?.payloadSchema ?? 'CallbackPayload');
-  for (const part of Array.isArray(payload?.allOf) ? payload.allOf : []) if (isNode(part) && typeof part.$ref === 'string') add(part.$ref);
-  const schema = webhook?.types.find((entry) => entry.type === type)?.schema;
-  if (schema) add(schema);
+  const callback = model.callbacks().find((candidate) => candidate.types.some((entry) => entry.type === type));
+  const payload = callback?.payload ?? (model.schemaNames().includes('CallbackPayload') ? model.flatten('CallbackPayload') : undefined);
+  for (const part of payload?.parts ?? []) add(part);
+  const schema = callback?.types.find((entry) => entry.type === type)?.schema;
+  if (schema) add(model.flatten(schema));
   return fields;
 }
 

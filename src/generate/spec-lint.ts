@@ -1,6 +1,7 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { Rule } from '../core/rules.js';
-import { componentSchemas, walkJson, type SpecSource } from '../spec/document.js';
+import { componentSchemas, type SpecSource } from '../spec/document.js';
+import { specModel } from '../spec/model.js';
 import { createAjv, schemaBundle } from './codegen/validators.js';
 
 /** One problem found in the spec. */
@@ -48,10 +49,10 @@ export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[]
   const error = (pointer: string, message: string) => problems.push({ severity: 'error', source: 'toolkit', pointer, message });
   const known = new Set(rules.map((rule) => rule.id));
   const cited = new Set<string>();
-  const schemaNames = new Set(componentSchemas(spec).map(([name]) => name));
+  const model = specModel(spec);
+  const schemaNames = new Set(model.schemaNames());
 
-  walkJson(spec.document, (node, pointer) => {
-    const ids = node['x-rules'];
+  for (const { pointer, rules: ids, unspecified, encrypted } of model.annotations()) {
     if (ids !== undefined) {
       if (!Array.isArray(ids) || ids.length === 0) error(pointer, 'x-rules must be a non-empty list of rule ids');
       else {
@@ -61,7 +62,6 @@ export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[]
         }
       }
     }
-    const unspecified = node['x-unspecified'];
     if (unspecified !== undefined) {
       for (const entry of Array.isArray(unspecified) ? unspecified : [unspecified]) {
         const id = String((entry as { rule?: unknown })?.rule ?? '');
@@ -69,14 +69,13 @@ export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[]
         else error(pointer, `x-unspecified names ${id || 'no rule'}, which is not in the rule catalog`);
       }
     }
-    const encrypted = node['x-encrypted'] as { direction?: unknown; plaintext?: { $ref?: unknown } } | undefined;
     if (encrypted !== undefined) {
-      if (!DIRECTIONS.has(String(encrypted?.direction))) error(pointer, `x-encrypted.direction must be request, response or callback`);
-      const ref = String(encrypted?.plaintext?.$ref ?? '');
+      if (!DIRECTIONS.has(encrypted.direction)) error(pointer, `x-encrypted.direction must be request, response or callback`);
+      const ref = encrypted.plaintextRef ?? '';
       const target = /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1];
       if (!target || !schemaNames.has(target)) error(pointer, `x-encrypted.plaintext must $ref an existing component schema, not ${JSON.stringify(ref)}`);
     }
-  });
+  }
   for (const rule of rules) {
     if (rule.severity !== 'UNSPECIFIED' && !cited.has(rule.id)) error('', `rule ${rule.id} (${rule.severity}) is not cited by any x-rules in the spec`);
   }

@@ -1,6 +1,8 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { followLocalRef } from '../spec/document.js';
+import { plainNumbers } from '../spec/document.js';
+import type { FlatSchema } from '../spec/flatten.js';
+import { specModel } from '../spec/model.js';
 import { packagedSpec } from '../spec/packaged.js';
 
 /** A JSON Schema node of the spec (OpenAPI 3.1 schema object). */
@@ -20,65 +22,52 @@ export interface RefineSite {
   node: SchemaNode;
 }
 
-/** Everything a derivation needs: the spec document, the value rules, the string flavour. */
+/** Everything a derivation needs besides the schema: the value rules, the string flavour. */
 export interface DeriveOptions {
   refine?: (site: RefineSite) => Arbitrary<ExactJson> | undefined;
   strings?: StringFlavour;
 }
 
-/** The parsed spec (read once from the installed package's spec/wallet-api.yaml), plain numbers. */
-export function specDocumentOnce(): unknown {
-  return packagedSpec().document;
-}
-
-/** A component schema of the spec by name. */
+/**
+ * A component schema of the spec by name, as the derivation reads it: the spec model's one
+ * flattening (`$ref`s followed, `allOf` merged; see src/spec/flatten.ts) written back as a plain
+ * JSON Schema node (numbers as the JSON Schema compiler reads them, rules in `x-rules`, spelling
+ * choices in `x-any-required`, the last condition as `if`/`then`).
+ */
 export function componentSchema(name: string): SchemaNode {
-  const node = followLocalRef(specDocumentOnce(), `#/components/schemas/${name}`);
-  if (!node || typeof node !== 'object') throw new TypeError(`no component schema ${name} in the spec`);
-  return node as SchemaNode;
+  const model = specModel(packagedSpec());
+  if (!model.schemaNames().includes(name)) throw new TypeError(`no component schema ${name} in the spec`);
+  return schemaNodeOf(model.flatten(name));
 }
 
-/** Follows `$ref` (keeping the sibling keywords, which override), once per level. */
-function resolve(node: SchemaNode): SchemaNode {
-  const ref = node.$ref;
-  if (typeof ref !== 'string') return node;
-  const target = followLocalRef(specDocumentOnce(), ref) as SchemaNode | undefined;
-  if (!target) throw new TypeError(`unresolved $ref ${ref}`);
-  const { $ref: _ref, ...siblings } = node;
-  const inner = resolve(target);
-  const rules = [...new Set([...((inner['x-rules'] as string[]) ?? []), ...((siblings['x-rules'] as string[]) ?? [])])];
-  return { ...inner, ...siblings, 'x-rules': rules };
-}
-
-/** Flattens `allOf` into one object schema: properties merged (later wins), `required` united. */
-export function flatten(input: SchemaNode): SchemaNode {
-  const node = resolve(input);
-  const parts = (node.allOf as SchemaNode[] | undefined) ?? [];
-  if (parts.length === 0) return node;
-  const { allOf: _allOf, ...own } = node;
-  let merged: SchemaNode = {};
-  const anyOfRequired: string[][][] = [];
-  for (const part of [...parts.map(flatten), own]) {
-    // An anyOf of `required` lists only (the two field spellings) becomes a choice of which names to require.
-    const anyOf = part.anyOf as SchemaNode[] | undefined;
-    if (anyOf && anyOf.every((branch) => Object.keys(branch).every((key) => key === 'required'))) {
-      anyOfRequired.push(anyOf.map((branch) => branch.required as string[]));
-    }
-    const properties = { ...(merged.properties as Record<string, SchemaNode> | undefined) };
-    for (const [name, schema] of Object.entries((part.properties as Record<string, SchemaNode> | undefined) ?? {})) {
-      properties[name] = properties[name] ? { ...resolve(properties[name]), ...schema } : schema;
-    }
-    merged = {
-      ...merged,
-      ...Object.fromEntries(Object.entries(part).filter(([key]) => !['properties', 'required', 'anyOf', 'x-rules'].includes(key))),
-      type: 'object',
-      properties,
-      required: [...new Set([...((merged.required as string[]) ?? []), ...((part.required as string[]) ?? [])])],
-      'x-rules': [...new Set([...((merged['x-rules'] as string[]) ?? []), ...((part['x-rules'] as string[]) ?? [])])],
-    };
+/** A flat view of the spec model as the plain node the arbitraries read. */
+function schemaNodeOf(view: FlatSchema): SchemaNode {
+  const node: SchemaNode = {};
+  for (const key of ['type', 'description', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'additionalProperties'] as const) {
+    if (view[key] !== undefined) node[key] = view[key];
   }
-  if (anyOfRequired.length) merged['x-any-required'] = anyOfRequired;
-  return merged;
+  if ('const' in view) node.const = plainNumbers(view.const);
+  if (view.enum) node.enum = plainNumbers(view.enum);
+  if ('default' in view) node.default = plainNumbers(view.default);
+  if (view.examples.length > 0) node.examples = plainNumbers(view.examples);
+  if (Object.keys(view.properties).length > 0) node.properties = Object.fromEntries(Object.entries(view.properties).map(([key, value]) => [key, schemaNodeOf(value)]));
+  if (view.required.length > 0) node.required = view.required;
+  if (view.anyOf) node.anyOf = view.anyOf.map(schemaNodeOf);
+  if (view.oneOf) node.oneOf = view.oneOf.map(schemaNodeOf);
+  if (view.items) node.items = schemaNodeOf(view.items);
+  if (view.requiredChoices.length > 0) node['x-any-required'] = view.requiredChoices;
+  const condition = view.conditions.at(-1);
+  if (condition) {
+    node.if = schemaNodeOf(condition.if);
+    node.then = schemaNodeOf(condition.then);
+  }
+  node['x-rules'] = view.rules;
+  return node;
+}
+
+/** The node as derivation reads it. Nodes from {@link componentSchema} are already flat; kept for callers. */
+export function flatten(input: SchemaNode): SchemaNode {
+  return input;
 }
 
 /** Exact JSON of a literal from the spec: numbers become exact numbers. */
@@ -129,7 +118,7 @@ function conditional(node: SchemaNode, options: DeriveOptions, property: string 
   const holds: SchemaNode = {
     ...base,
     required: [...new Set([...((base.required as string[]) ?? []), ...((then.required as string[]) ?? []), name])],
-    properties: { ...baseProperties, ...Object.fromEntries(Object.entries((then.properties as Record<string, SchemaNode>) ?? {}).map(([key, schema]) => [key, { ...resolve(baseProperties[key] ?? {}), ...resolve(schema), 'x-rules': [...new Set([...((resolve(baseProperties[key] ?? {})['x-rules'] as string[]) ?? []), ...((resolve(schema)['x-rules'] as string[]) ?? [])])] }])), [name]: { ...resolve(baseProperties[name] ?? {}), const: constant.const } },
+    properties: { ...baseProperties, ...Object.fromEntries(Object.entries((then.properties as Record<string, SchemaNode>) ?? {}).map(([key, schema]) => [key, { ...(baseProperties[key] ?? {}), ...schema, 'x-rules': [...new Set([...(((baseProperties[key] ?? {})['x-rules'] as string[]) ?? []), ...((schema['x-rules'] as string[]) ?? [])])] }])), [name]: { ...(baseProperties[name] ?? {}), const: constant.const } },
   };
   const wanted = exactLiteral(constant.const);
   const fails = deriveArbitrary(base, options, property).filter((value) => !sameLiteral((value as Record<string, ExactJson>)[name], wanted));

@@ -30,6 +30,9 @@ export interface EncryptedMarker {
   plaintext: { $ref: string };
 }
 
+/** Keywords the spec uses that carry no validation: OpenAPI's and ours (the schema compiler ignores them). */
+export const ANNOTATION_KEYWORDS = ['x-rules', 'x-encrypted', 'x-unspecified', 'x-toolkit', 'discriminator', 'xml', 'externalDocs', 'example'];
+
 /** The HTTP methods an OpenAPI path item may hold, in the order every reader walks them. */
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** One of {@link METHODS}. */

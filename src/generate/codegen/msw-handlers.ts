@@ -1,7 +1,9 @@
 import { SpecError } from '../../core/errors.js';
 import { stringifyExact } from '../../core/exact-json.js';
 import type { WalletEndpoint } from '../../msw/types.js';
-import { followLocalRef, isNode, rulesOf, type Node, type SpecSource } from '../../spec/document.js';
+import { isNode, type SpecSource } from '../../spec/document.js';
+import type { SpecEndpoint, SpecMedia } from '../../spec/endpoints.js';
+import { encryptedField } from '../../spec/flatten.js';
 import { specModel, type SpecModel } from '../../spec/model.js';
 import type { GeneratedFile } from '../generated-file.js';
 
@@ -11,152 +13,106 @@ export const MSW_HANDLERS_PATH = 'src/generated/msw-handlers.ts';
 /** An endpoint row as the generator builds it: schema names are whatever the spec has. */
 export type EndpointRow = WalletEndpoint<string>;
 
-type Json = Node;
-const isJson = isNode;
+type Fail = (where: string, what: string) => never;
 
-/** Reads the spec model for the handlers; every gap is a SpecError naming the operation. */
-class SpecReader {
-  constructor(private readonly model: SpecModel) {}
-
-  fail(where: string, what: string): never {
-    throw new SpecError('bad-spec', `${this.model.name}: ${where}: ${what} (needed by the MSW handlers)`);
-  }
-
-  /** Follows `$ref` chains inside the document. */
-  deref(node: unknown, where: string): Json {
-    let current = node;
-    for (let hops = 0; isJson(current) && typeof current.$ref === 'string'; hops++) {
-      if (hops > 20 || !current.$ref.startsWith('#/')) this.fail(where, `cannot follow $ref ${current.$ref}`);
-      const target = followLocalRef(this.model.document, current.$ref);
-      if (target === undefined) this.fail(where, `$ref ${current.$ref} points nowhere`);
-      current = target;
-    }
-    if (!isJson(current)) this.fail(where, 'expected an object');
-    return current;
-  }
-
-  /** The component schema name of a `$ref: '#/components/schemas/X'`. */
-  schemaName(node: unknown, where: string): string {
-    const ref = isJson(node) ? node.$ref : undefined;
-    const match = typeof ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(ref) : null;
-    if (!match) this.fail(where, 'the schema must be a $ref to a component schema (the validators are generated per component)');
-    return match[1]!;
-  }
-
-  /** A schema's properties, those of its `allOf` members first (the spec composes envelopes that way). */
-  properties(schema: Json, where: string): Record<string, Json> {
-    const merged: Record<string, Json> = {};
-    for (const member of Array.isArray(schema.allOf) ? schema.allOf : []) Object.assign(merged, this.properties(this.deref(member, where), where));
-    for (const [name, property] of Object.entries(isJson(schema.properties) ? schema.properties : {})) {
-      merged[name] = { ...merged[name], ...(property as Json) };
-    }
-    return merged;
-  }
-
-  /** The form field marked `x-encrypted` for `direction`, if any. */
-  encrypted(schema: Json, direction: string, where: string): { field: string; property: Json; plaintext: string } | null {
-    for (const [field, property] of Object.entries(this.properties(schema, where))) {
-      const marker = property['x-encrypted'];
-      if (isJson(marker) && marker.direction === direction) return { field, property, plaintext: this.schemaName(marker.plaintext, `${where} ${field} x-encrypted`) };
-    }
-    return null;
-  }
+/** Every gap in the spec is a SpecError naming the spec and the operation. */
+function failer(model: SpecModel): Fail {
+  return (where, what) => {
+    throw new SpecError('bad-spec', `${model.name}: ${where}: ${what} (needed by the MSW handlers)`);
+  };
 }
 
-function serverVariable(reader: SpecReader, servers: unknown, where: string): string {
-  const url = Array.isArray(servers) && isJson(servers[0]) ? servers[0].url : undefined;
+/** A media type's schema must be a `$ref` to a component (the validators are generated per component). */
+function componentOf(media: SpecMedia, where: string, fail: Fail): string {
+  if (!media.schemaIsComponent || media.schema.name === undefined) fail(where, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+  return media.schema.name;
+}
+
+function serverVariable(endpoint: SpecEndpoint, where: string, fail: Fail): string {
+  const url = endpoint.servers[0]?.url;
   const match = typeof url === 'string' ? /^\{([A-Za-z0-9_]+)\}$/.exec(url) : null;
-  if (!match) reader.fail(where, `the server URL must be one variable such as {base_url}, not ${JSON.stringify(url)}`);
+  if (!match) fail(where, `the server URL must be one variable such as {base_url}, not ${JSON.stringify(url)}`);
   return match[1]!;
 }
 
-function apiKeyOf(reader: SpecReader, model: SpecModel, requirements: unknown[], parameters: unknown[], where: string): { header: string | null; rules: string[] } {
-  const components = isJson(model.document.components) ? model.document.components : {};
-  const schemes = isJson(components.securitySchemes) ? components.securitySchemes : {};
-  for (const requirement of requirements) {
-    for (const name of Object.keys(isJson(requirement) ? requirement : {})) {
-      const scheme = reader.deref(schemes[name], `${where} security ${name}`);
-      if (scheme.type !== 'apiKey' || scheme.in !== 'header' || typeof scheme.name !== 'string') continue;
-      const header = scheme.name;
-      const parameter = parameters.map((p) => reader.deref(p, `${where} parameters`)).find((p) => p.in === 'header' && String(p.name).toLowerCase() === header.toLowerCase());
-      return { header, rules: [...new Set([...rulesOf(parameter), ...rulesOf(scheme)])] };
-    }
-  }
-  return { header: null, rules: [] };
-}
-
-function errorBodies(reader: SpecReader, responses: Json, where: string): Record<string, { code: string; message: string }> {
+function errorBodies(endpoint: SpecEndpoint): Record<string, { code: string; message: string }> {
   const errors: Record<string, { code: string; message: string }> = {};
-  for (const [status, ref] of Object.entries(responses)) {
-    if (!/^[45]\d\d$/.test(status)) continue;
-    const response = reader.deref(ref, `${where} ${status}`);
-    const media = isJson(response.content) ? response.content['application/json'] : undefined;
-    if (!isJson(media)) continue;
-    const schema = reader.deref(media.schema, `${where} ${status}`);
-    const properties = reader.properties(schema, `${where} ${status}`);
-    const example = Array.isArray(schema.examples) && isJson(schema.examples[0]) ? schema.examples[0] : {};
-    const code = properties.code?.const ?? example.code;
-    const message = properties.message?.const ?? example.message;
-    if (typeof code === 'string' && typeof message === 'string') errors[status] = { code, message };
+  for (const response of endpoint.responses) {
+    if (!/^[45]\d\d$/.test(response.status)) continue;
+    const schema = response.media.find((media) => media.mediaType === 'application/json')?.schema;
+    if (!schema) continue;
+    const example = isNode(schema.examples[0]) ? schema.examples[0] : {};
+    const code = schema.properties.code?.const ?? example.code;
+    const message = schema.properties.message?.const ?? example.message;
+    if (typeof code === 'string' && typeof message === 'string') errors[response.status] = { code, message };
   }
   return errors;
 }
 
+/** The endpoint views of the model, with a dangling `$ref` worded for the MSW handlers. */
+function serviceEndpoints(model: SpecModel, fail: Fail): SpecEndpoint[] {
+  try {
+    return model.serviceEndpoints();
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    const [where, ...what] = error.message.split(': ');
+    return fail(where!, what.join(': '));
+  }
+}
+
 /**
- * The endpoint table of the service, from the spec: every operation but the control API's, with
- * its server variable, media type, encrypted field and plain schemas, error bodies and rule ids.
+ * The endpoint table of the service, from the spec model: every operation but the control API's,
+ * with its server variable, media type, encrypted field and plain schemas, error bodies and rule ids.
  */
 export function mswEndpointTable(spec: SpecSource): EndpointRow[] {
   const model = specModel(spec);
-  const reader: SpecReader = new SpecReader(model);
+  const fail: Fail = failer(model);
   const rows: EndpointRow[] = [];
-  for (const { method, path, node: operation, control, servers, parameters, security } of model.operations()) {
-    if (control) continue;
+  for (const endpoint of serviceEndpoints(model, fail)) {
+    const { method, path } = endpoint;
     const where = `${method.toUpperCase()} ${path}`;
-    if (typeof operation.operationId !== 'string') reader.fail(where, 'no operationId');
-    const server = serverVariable(reader, servers, where);
-    const apiKey = apiKeyOf(reader, model, security, parameters, where);
-    const body = reader.deref(operation.requestBody, `${where} requestBody`);
-    const [mediaType, media] = Object.entries(isJson(body.content) ? body.content : {})[0] ?? reader.fail(where, 'the request body has no media type');
-    const requestSchema = reader.schemaName((media as Json).schema, `${where} requestBody`);
-    const requestEncrypted = reader.encrypted(reader.deref((media as Json).schema, where), 'request', where);
-    const plainName = requestEncrypted?.plaintext ?? requestSchema;
-    const plain = reader.deref({ $ref: `#/components/schemas/${plainName}` }, where);
-    const plainProperties = reader.properties(plain, `${where} ${plainName}`);
-    const responses = reader.deref(operation.responses, `${where} responses`);
-    const ok = reader.deref(responses['200'], `${where} 200`);
-    const okMedia = isJson(ok.content) ? ok.content['application/json'] : undefined;
-    if (!isJson(okMedia)) reader.fail(`${where} 200`, 'no application/json content');
-    const responseSchema = reader.schemaName(okMedia.schema, `${where} 200`);
-    const responseEncrypted = reader.encrypted(reader.deref(okMedia.schema, where), 'response', `${where} 200`);
-    const resultSchema = reader.deref({ $ref: `#/components/schemas/${responseEncrypted?.plaintext ?? responseSchema}` }, where);
-    const pattern = requestEncrypted ? (requestEncrypted.property.pattern ?? reader.deref(requestEncrypted.property, where).pattern) : undefined;
-    if (requestEncrypted && typeof pattern !== 'string') reader.fail(where, `the encrypted field ${requestEncrypted.field} has no pattern`);
+    if (endpoint.operationId === undefined) fail(where, 'no operationId');
+    const server = serverVariable(endpoint, where, fail);
+    const media = endpoint.requestBody?.media[0] ?? fail(where, 'the request body has no media type');
+    const requestSchema = componentOf(media, `${where} requestBody`, fail);
+    const requestEncrypted = media.encrypted?.marker.direction === 'request' && media.encrypted.field !== undefined ? media.encrypted : undefined;
+    if (requestEncrypted && requestEncrypted.marker.plaintext === undefined) fail(`${where} ${requestEncrypted.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+    const plainName = requestEncrypted?.marker.plaintext ?? requestSchema;
+    const plain = model.flatten(plainName);
+    const okMedia = endpoint.responses.find((response) => response.status === '200')?.media.find((candidate) => candidate.mediaType === 'application/json');
+    if (!okMedia) fail(`${where} 200`, 'no application/json content');
+    const responseSchema = componentOf(okMedia, `${where} 200`, fail);
+    const responseField = encryptedField(okMedia.schema, 'response');
+    if (responseField && responseField.marker.plaintext === undefined) fail(`${where} 200 ${responseField.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+    const responseEncrypted = responseField ? { field: responseField.field, plaintext: responseField.marker.plaintext! } : null;
+    const result = model.flatten(responseEncrypted?.plaintext ?? responseSchema);
+    const pattern = requestEncrypted?.schema.pattern;
+    if (requestEncrypted && typeof pattern !== 'string') fail(where, `the encrypted field ${requestEncrypted.field} has no pattern`);
     rows.push({
-      operationId: operation.operationId,
+      operationId: endpoint.operationId,
       method,
       path,
       server,
-      apiKeyHeader: apiKey.header,
+      apiKeyHeader: endpoint.apiKey?.header ?? null,
       request: {
-        mediaType: mediaType.toLowerCase(),
+        mediaType: media.mediaType.toLowerCase(),
         schema: requestSchema,
-        encrypted: requestEncrypted ? { field: requestEncrypted.field, pattern: pattern as string, plaintext: requestEncrypted.plaintext } : null,
-        constants: Object.fromEntries(Object.entries(plainProperties).filter(([, p]) => 'const' in p).map(([name, p]) => [name, p.const])),
-        stringFields: Object.entries(plainProperties).filter(([, p]) => p.type === 'string').map(([name]) => name),
+        encrypted: requestEncrypted ? { field: requestEncrypted.field!, pattern: pattern!, plaintext: requestEncrypted.marker.plaintext! } : null,
+        constants: Object.fromEntries(Object.entries(plain.properties).filter(([, p]) => 'const' in p).map(([name, p]) => [name, p.const!])),
+        stringFields: Object.entries(plain.properties).filter(([, p]) => p.type === 'string').map(([name]) => name),
       },
       response: {
         schema: responseSchema,
-        encrypted: responseEncrypted ? { field: responseEncrypted.field, plaintext: responseEncrypted.plaintext } : null,
-        example: Array.isArray(resultSchema.examples) ? (resultSchema.examples[0] ?? null) : null,
+        encrypted: responseEncrypted,
+        example: result.examples[0] ?? null,
       },
-      errors: errorBodies(reader, responses, where),
+      errors: errorBodies(endpoint),
       rules: {
-        operation: rulesOf(operation),
-        apiKey: apiKey.rules,
-        contentType: rulesOf(media),
-        data: rulesOf(requestEncrypted?.property),
-        request: rulesOf(plain),
+        operation: endpoint.rules,
+        apiKey: endpoint.apiKey?.rules ?? [],
+        contentType: media.rules,
+        data: requestEncrypted?.schema.site.rules ?? [],
+        request: plain.ownRules,
       },
     });
   }

@@ -2,13 +2,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
 import { SpecError } from '../../core/errors.js';
-import { componentSchemas, ruleIndex as specRuleIndex, type SpecSource } from '../../spec/document.js';
+import { ANNOTATION_KEYWORDS, componentSchemas, ruleIndex as specRuleIndex, type SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
 export type { GeneratedFile } from '../generated-file.js';
 
-/** Keywords the spec uses that carry no validation: OpenAPI's and ours. */
-export const ANNOTATION_KEYWORDS = ['x-rules', 'x-encrypted', 'x-unspecified', 'x-toolkit', 'discriminator', 'xml', 'externalDocs', 'example'];
+export { ANNOTATION_KEYWORDS } from '../../spec/document.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;

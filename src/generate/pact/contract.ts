@@ -4,6 +4,7 @@ import { LosslessNumber, stringifyExact, type ExactJson } from '../../core/exact
 import type { SchemaName } from '../../core/schemas.js';
 import { CALLBACK_TYPE_TABLE, callbackTypeEntry, type CallbackTypeTable } from '../../spec/callback-types.js';
 import type { SpecSource } from '../../spec/document.js';
+import type { SpecEndpoint, SpecMedia, SpecParameter } from '../../spec/endpoints.js';
 import { specModel } from '../../spec/model.js';
 
 /**
@@ -121,16 +122,43 @@ function exampleString(spec: SpecSource, schema: string, field: string): string 
   return value;
 }
 
-function parameterExample(spec: SpecSource, name: string): ExactJson {
-  const example = specModel(spec).parameterExample(name);
-  if (example === undefined) throw new SpecError('missing-example', `${spec.name}: components.parameters.${name} has no example`);
-  return example;
+/** An operation of the spec by method and operationId; a SpecError naming the contract when there is none. */
+function endpointOf(spec: SpecSource, operationId: string, method: 'post' | 'put' = 'post'): SpecEndpoint {
+  const endpoint = specModel(spec).endpoints().find((candidate) => candidate.method === method && candidate.operationId === operationId);
+  if (!endpoint) throw new SpecError('missing-operation', `${spec.name}: no ${method.toUpperCase()} operation ${operationId}, which the Pact contract needs`);
+  return endpoint;
 }
 
-function operationPath(spec: SpecSource, operationId: string): string {
-  const operation = specModel(spec).operations().find((candidate) => candidate.method === 'post' && candidate.operationId === operationId);
-  if (!operation) throw new SpecError('missing-operation', `${spec.name}: no POST operation ${operationId}, which the Pact contract needs`);
-  return operation.path;
+const needs = (spec: SpecSource, operationId: string, what: string): never => {
+  throw new SpecError('bad-spec', `${spec.name}: ${operationId}: ${what}, which the Pact contract needs`);
+};
+
+/** The component schema of a media type. */
+function schemaOf(spec: SpecSource, endpoint: SpecEndpoint, media: SpecMedia | undefined, what: string): string {
+  return media?.schema.name ?? needs(spec, String(endpoint.operationId), `no component schema for ${what}`);
+}
+
+/** The request body's media type. */
+function requestOf(endpoint: SpecEndpoint): SpecMedia | undefined {
+  return endpoint.requestBody?.media[0];
+}
+
+/** A response's JSON media type. */
+function responseOf(endpoint: SpecEndpoint, status: string): SpecMedia | undefined {
+  return endpoint.responses.find((response) => response.status === status)?.media.find((media) => media.mediaType === 'application/json');
+}
+
+/** An encrypted field: the form or envelope schema, the field and the plain schema it carries. */
+function encryptedOf(spec: SpecSource, endpoint: SpecEndpoint, media: SpecMedia | undefined, what: string): { schema: string; field: string; plain: string } {
+  const encrypted = media?.encrypted;
+  if (!encrypted?.field || !encrypted.marker.plaintext) return needs(spec, String(endpoint.operationId), `no encrypted field with a plain schema in ${what}`);
+  return { schema: schemaOf(spec, endpoint, media, what), field: encrypted.field, plain: encrypted.marker.plaintext };
+}
+
+/** The example of a parameter of an endpoint. */
+function parameterExample(spec: SpecSource, endpoint: SpecEndpoint, matches: (parameter: SpecParameter) => boolean, what: string): ExactJson {
+  const example = endpoint.parameters.find(matches)?.example;
+  return example ?? needs(spec, String(endpoint.operationId), `no example of ${what}`);
 }
 
 /** The plain JSON text of an exact value, for comments. */
@@ -187,7 +215,7 @@ function successEnvelope(example: string): unknown {
 }
 
 /** The HTTP error bodies are fixed texts (ERR-401, ERR-403, ERR-404): matched exactly. */
-function errorBody(spec: SpecSource, schema: 'UnauthorizedError' | 'ForbiddenError' | 'NotFoundError'): unknown {
+function errorBody(spec: SpecSource, schema: string): unknown {
   return exampleRecord(spec, schema);
 }
 
@@ -239,32 +267,49 @@ function messageContent(plain: Record<string, ExactJson>): Record<string, unknow
  */
 export function buildPactContract(spec: SpecSource, options: { callbackTypes?: CallbackTypeTable } = {}): PactContract {
   const table = options.callbackTypes ?? CALLBACK_TYPE_TABLE;
-  const energyPath = operationPath(spec, 'getEnergyMaxCount');
-  const orderPath = operationPath(spec, 'withdrawWithoutVerify');
-  const cardPath = operationPath(spec, 'closeCard');
-  const apiKey = String(parameterExample(spec, 'XApiKey'));
-  const userId = Number(parameterExample(spec, 'ControlUserId'));
-  const energyData = exampleString(spec, 'EnergyMaxCountForm', 'data');
-  const orderData = exampleString(spec, 'OrderForm', 'data');
-  const energyPlain = exampleRecord(spec, 'EnergyMaxCountRequest');
-  const withdrawal = exampleRecord(spec, 'OrderRequest', 0);
-  const lease = exampleRecord(spec, 'OrderRequest', 1);
-  const energy = exampleRecord(spec, 'ControlEnergy');
-  const balance = integer(energy.balance, 'ControlEnergy.balance');
-  const costPerTx = integer(energy.costPerTx, 'ControlEnergy.costPerTx');
-  const energyResult = exampleRecord(spec, 'EnergyMaxCountResult');
-  const orderResult = exampleRecord(spec, 'OrderResult');
-  const energyEnvelope = exampleString(spec, 'EnergyMaxCountEnvelope', 'data');
-  const orderEnvelope = exampleString(spec, 'OrderEnvelope', 'data');
-  const cardRequest = exampleRecord(spec, 'CardCloseRequest');
-  const cardSuccess = exampleRecord(spec, 'CardCloseResponse', 0);
-  const cardFailure = exampleRecord(spec, 'CardCloseResponse', 1);
+  // Every schema name comes from the endpoints' views: the form, the plain request, the envelope and
+  // the plain result of each encrypted endpoint, the card close bodies, the error bodies.
+  const energyEndpoint = endpointOf(spec, 'getEnergyMaxCount');
+  const orderEndpoint = endpointOf(spec, 'withdrawWithoutVerify');
+  const cardEndpoint = endpointOf(spec, 'closeCard');
+  const controlEnergy = endpointOf(spec, 'controlSetEnergy', 'put');
+  const energyForm = encryptedOf(spec, energyEndpoint, requestOf(energyEndpoint), 'the request body');
+  const orderForm = encryptedOf(spec, orderEndpoint, requestOf(orderEndpoint), 'the request body');
+  const energyOk = encryptedOf(spec, energyEndpoint, responseOf(energyEndpoint, '200'), 'the 200 response');
+  const orderOk = encryptedOf(spec, orderEndpoint, responseOf(orderEndpoint, '200'), 'the 200 response');
+  const cardRequestSchema = schemaOf(spec, cardEndpoint, requestOf(cardEndpoint), 'the request body');
+  const cardResponseSchema = schemaOf(spec, cardEndpoint, responseOf(cardEndpoint, '200'), 'the 200 response');
+  const energySchema = schemaOf(spec, controlEnergy, requestOf(controlEnergy), 'the request body');
+  const errorSchema = (status: string) => schemaOf(spec, energyEndpoint, responseOf(energyEndpoint, status), `the ${status} response`);
+  const keyHeader = energyEndpoint.apiKey?.header.toLowerCase();
+  const apiKey = String(parameterExample(spec, energyEndpoint, (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === keyHeader, 'the API key header'));
+  const userId = Number(parameterExample(spec, controlEnergy, (parameter) => parameter.in === 'path' && parameter.name === 'userId', 'the userId path parameter'));
+  const energyData = exampleString(spec, energyForm.schema, energyForm.field);
+  const orderData = exampleString(spec, orderForm.schema, orderForm.field);
+  const energyPlainSchema = energyForm.plain as SchemaName;
+  const orderPlainSchema = orderForm.plain as SchemaName;
+  const energyPlain = exampleRecord(spec, energyPlainSchema);
+  const withdrawal = exampleRecord(spec, orderPlainSchema, 0);
+  const lease = exampleRecord(spec, orderPlainSchema, 1);
+  const energy = exampleRecord(spec, energySchema);
+  const balance = integer(energy.balance, `${energySchema}.balance`);
+  const costPerTx = integer(energy.costPerTx, `${energySchema}.costPerTx`);
+  const energyResult = exampleRecord(spec, energyOk.plain);
+  const orderResult = exampleRecord(spec, orderOk.plain);
+  const energyEnvelope = exampleString(spec, energyOk.schema, energyOk.field);
+  const orderEnvelope = exampleString(spec, orderOk.schema, orderOk.field);
+  const cardRequest = exampleRecord(spec, cardRequestSchema);
+  const cardSuccess = exampleRecord(spec, cardResponseSchema, 0);
+  const cardFailure = exampleRecord(spec, cardResponseSchema, 1);
   const valid = { role: 'valid' as const, example: apiKey };
   const encrypted = (plain: Record<string, ExactJson>, plainSchema: SchemaName, result: Record<string, ExactJson>, resultSchema: string) => [
     'data is the Base64 text of the RSA-encrypted JSON (crypto profile; by default requests are encrypted with the merchant public key).',
     `plain request data: ${text(plain)} (${plainSchema})`,
     `the envelope data decrypts to ${resultSchema}, e.g. ${text(result)}`,
   ];
+  const energyPath = energyEndpoint.path;
+  const orderPath = orderEndpoint.path;
+  const cardPath = cardEndpoint.path;
   const missingCard = String(cardFailure.detailMessage ?? '').match(/\bpc-[\w-]+/)?.[0] ?? 'pc-unknown';
   const http: PactHttpInteraction[] = [
     {
@@ -276,9 +321,9 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: energyPath,
       base: 'base',
       apiKey: valid,
-      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
-      response: { status: 200, body: successEnvelope(energyEnvelope), plainSchema: 'EnergyMaxCountResult', plainExample: energyResult },
-      comments: [...encrypted(energyPlain, 'EnergyMaxCountRequest', energyResult, 'EnergyMaxCountResult'), 'energyMaxCount = floor(balance / costPerTx) (ENERGY-FLOOR).'],
+      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      response: { status: 200, body: successEnvelope(energyEnvelope), plainSchema: energyOk.plain as SchemaName, plainExample: energyResult },
+      comments: [...encrypted(energyPlain, energyPlainSchema, energyResult, energyOk.plain), 'energyMaxCount = floor(balance / costPerTx) (ENERGY-FLOOR).'],
     },
     {
       id: 'withdrawal-order',
@@ -289,9 +334,9 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: orderPath,
       base: 'base',
       apiKey: valid,
-      form: { example: orderData, plain: withdrawal, plainSchema: 'OrderRequest' },
-      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: 'OrderResult', plainExample: orderResult },
-      comments: [...encrypted(withdrawal, 'OrderRequest', orderResult, 'OrderResult'), 'The result echoes callBackId as id (ORDER-RES); a withdrawal callback (type 3) follows.'],
+      form: { example: orderData, plain: withdrawal, plainSchema: orderPlainSchema },
+      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: orderOk.plain as SchemaName, plainExample: orderResult },
+      comments: [...encrypted(withdrawal, orderPlainSchema, orderResult, orderOk.plain), 'The result echoes callBackId as id (ORDER-RES); a withdrawal callback (type 3) follows.'],
     },
     {
       id: 'energy-lease-order',
@@ -302,9 +347,9 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: orderPath,
       base: 'base',
       apiKey: valid,
-      form: { example: orderData, plain: lease, plainSchema: 'OrderRequest' },
-      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: 'OrderResult', plainExample: { ...orderResult, id: lease.callBackId ?? '' } },
-      comments: [...encrypted(lease, 'OrderRequest', { ...orderResult, id: lease.callBackId ?? '' }, 'OrderResult'), 'amount is the number of transactions and expiryHours is required (ORDER-ENERGY-AMOUNT, ORDER-EXPIRY).'],
+      form: { example: orderData, plain: lease, plainSchema: orderPlainSchema },
+      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: orderOk.plain as SchemaName, plainExample: { ...orderResult, id: lease.callBackId ?? '' } },
+      comments: [...encrypted(lease, orderPlainSchema, { ...orderResult, id: lease.callBackId ?? '' }, orderOk.plain), 'amount is the number of transactions and expiryHours is required (ORDER-ENERGY-AMOUNT, ORDER-EXPIRY).'],
     },
     {
       id: 'card-close',
@@ -339,8 +384,8 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: energyPath,
       base: 'base',
       apiKey: { role: 'unknown', example: 'ak_unknown_000000000000' },
-      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
-      response: { status: 401, body: errorBody(spec, 'UnauthorizedError') },
+      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      response: { status: 401, body: errorBody(spec, errorSchema('401')) },
       comments: ['A missing, unknown or expired key gets HTTP 401 with this exact body (ERR-401).'],
     },
     {
@@ -352,8 +397,8 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: energyPath,
       base: 'base',
       apiKey: { role: 'forbidden', example: 'ak_forbidden_000000000000' },
-      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
-      response: { status: 403, body: errorBody(spec, 'ForbiddenError') },
+      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      response: { status: 403, body: errorBody(spec, errorSchema('403')) },
       comments: ['A valid key without the permission gets HTTP 403 with this exact body (ERR-403).'],
     },
     {
@@ -364,8 +409,8 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: energyPath.replace(/[^/]+$/, 'getEnergyMaxCounts'),
       base: 'base',
       apiKey: valid,
-      form: { example: energyData, plain: energyPlain, plainSchema: 'EnergyMaxCountRequest' },
-      response: { status: 404, body: errorBody(spec, 'NotFoundError') },
+      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      response: { status: 404, body: errorBody(spec, errorSchema('404')) },
       comments: ['Any other path gets HTTP 404 with this exact body (ERR-404).'],
     },
   ];
