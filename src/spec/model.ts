@@ -200,7 +200,7 @@ export class SpecModel {
     return isNode(node) && typeof node.$ref === 'string' ? node.$ref.split('/').pop() : undefined;
   }
 
-  /** A component schema by name (exact numbers), undefined when the spec has none. */
+  /** The raw component schema by name (exact numbers), undefined when the spec has none. For src/spec: readers use {@link SpecModel.flatten}. */
   schema(name: string): Node | undefined {
     const schemas = isNode(this.document.components) && isNode(this.document.components.schemas) ? this.document.components.schemas : {};
     const schema = schemas[name];
