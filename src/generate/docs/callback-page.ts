@@ -1,9 +1,16 @@
 import { stringifyExact } from '../../core/exact-json.js';
-import { exampleBlock, fieldTable, requestSchema, ruleLinks, sealedWith, unspecifiedTable, type CallbackType, type DocsContext } from './context.js';
+import { isNode, literal } from '../../spec/document.js';
+import type { SpecOperationView } from '../../spec/endpoints.js';
+import type { DocsContext } from './context.js';
 import { headerRows } from './endpoint-page.js';
+import { exampleBlock, sealedWith } from './examples.js';
+import { union } from './lists.js';
 import { b, badge, c, heading, join, link, para, paragraphs, prose, t, type Block, type Page, type Row } from './model.js';
-import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
-import { union, unspecifiedOf, type FieldRow, type ObjectView } from './schema-view.js';
+import { ruleLinks } from './rule-cells.js';
+import { fieldTable } from './schema-tables.js';
+import { objectView, type FieldRow, type ObjectView } from './schema-view.js';
+import type { CallbackType } from './site-map.js';
+import { located, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
 
 /** The idempotency key of one callback type, from the spec: its CB-ID-* rule and the fields that carry it. */
 export interface IdempotencyKeyInfo {
@@ -28,25 +35,23 @@ export function keyFieldsText(info: IdempotencyKeyInfo): string {
 
 /** One page per callback type: delivery, payload fields, idempotency key, examples, the merchant's answer. */
 export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
-  const { spec } = ctx;
   const op = callback.operation;
   const page = callback.pageId;
-  const view = spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+  const view = objectView(ctx.model.flatten(callback.schemaName));
   const idempotency = idempotencyOf(view);
   const keyFields = new Set(idempotency?.fields.map((field) => field.path) ?? []);
-  const unspecified = [...unspecifiedOf(op, `callback ${callback.webhook}`), ...view.unspecified, ...view.fields.flatMap((field) => field.unspecified)];
-  const headers = headerRows(ctx, op);
-  const bodySchema = requestSchema(spec, op);
-  const body = bodySchema ? spec.objectView(bodySchema) : undefined;
-  const bodyNode = bodySchema ? spec.resolve(bodySchema).node : undefined;
+  const unspecified = [...located(op.unspecified, `callback ${callback.webhook}`), ...view.unspecified, ...view.fields.flatMap((field) => field.unspecified)];
+  const headers = headerRows(op);
+  const bodySchema = op.requestBody?.media[0]?.schema;
+  const body = bodySchema ? objectView(bodySchema) : undefined;
   if (body) unspecified.push(...body.unspecified);
   const others = ctx.callbacks.filter((other) => other.type !== callback.type);
 
   const blocks: Block[] = [
     para(badge('plain', 'POST'), t(' '), c("the merchant's callback URL"), t(` (configured with the platform; webhook `), c(callback.webhook), t(')')),
     para(b(`Callback type ${callback.type}: ${callback.label}. `), ...prose(view.description, ctx.ruleIds)),
-    ...paragraphs(String(op.description ?? ''), ctx.ruleIds),
-    para(t('Rules of the delivery: '), ...ruleLinks(rulesOf(op)), t('. Rules of this type: '), ...ruleLinks(view.rules)),
+    ...paragraphs(op.description ?? '', ctx.ruleIds),
+    para(t('Rules of the delivery: '), ...ruleLinks(op.rules), t('. Rules of this type: '), ...ruleLinks(view.rules)),
     para(t('Other callback types: '), ...join(others.map((other) => [link(other.pageId, `${other.type} ${other.label}`)]))),
     heading(2, 'request', 'Delivery'),
     heading(3, 'request-headers', 'Headers'),
@@ -64,11 +69,11 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
       t(' The raw body is '),
       c(body?.name ?? 'Base64'),
       t(': '),
-      ...prose(String(bodyNode?.description ?? ''), ctx.ruleIds),
+      ...prose(bodySchema?.description ?? '', ctx.ruleIds),
       t(' Pattern '),
-      c(String(bodyNode?.pattern ?? '')),
+      c(bodySchema?.pattern ?? ''),
       t('. Rules: '),
-      ...ruleLinks(union(rulesOf(bodyNode), rulesOf(op.requestBody))),
+      ...ruleLinks(union(bodySchema?.ownRules ?? [], op.requestBody?.rules ?? [])),
     ),
     heading(3, 'payload', `Payload fields (plain, after decryption): ${callback.schemaName}`),
     fieldTable(ctx, view, { id: 'payload-fields', keyFields }),
@@ -119,15 +124,14 @@ function deliveryText(headers: ReturnType<typeof headerRows>): string {
 }
 
 /** The merchant's answer: statuses, the answer fields, examples; shared with the error tables. */
-export function answerBlocks(ctx: DocsContext, op: Node, unspecified: ReturnType<typeof unspecifiedOf>): Block[] {
+export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecified: UnspecifiedPoint[]): Block[] {
   const rows: Row[] = [];
   let answer: ObjectView | undefined;
-  for (const [status, raw] of Object.entries(isNode(op.responses) ? op.responses : {})) {
-    const { node: response } = ctx.spec.resolve(raw);
-    const media = isNode(response.content) ? Object.values(response.content).find(isNode) : undefined;
-    const view = media && isNode(media.schema) ? ctx.spec.objectView(media.schema) : undefined;
+  for (const response of op.responses) {
+    const schema = response.media[0]?.schema;
+    const view = schema ? objectView(schema) : undefined;
     answer ??= view;
-    rows.push({ id: `answer-${status}`, cells: [[c(`HTTP ${status}`)], prose(String(response.description ?? ''), ctx.ruleIds), ruleLinks(rulesOf(response))] });
+    rows.push({ id: `answer-${response.status}`, cells: [[c(`HTTP ${response.status}`)], prose(response.description ?? '', ctx.ruleIds), ruleLinks(response.rules)] });
   }
   if (answer) unspecified.push(...answer.unspecified, ...answer.fields.flatMap((field) => field.unspecified));
   return [

@@ -1,20 +1,17 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import type { Direction } from '../../core/profile.js';
-import {
-  conditionTable,
-  exampleBlock,
-  fieldTable,
-  requestSchema,
-  ruleLinks,
-  rulesWithRef,
-  sealedWith,
-  unspecifiedTable,
-  type DocsContext,
-  type Endpoint,
-} from './context.js';
+import { isNode, literal } from '../../spec/document.js';
+import type { SpecMedia, SpecOperationView } from '../../spec/endpoints.js';
+import type { FlatSchema } from '../../spec/flatten.js';
+import type { DocsContext } from './context.js';
+import { exampleBlock, sealedWith } from './examples.js';
+import { union } from './lists.js';
 import { badge, c, heading, link, para, paragraphs, prose, t, type Block, type Page, type Panel, type Row, type Text } from './model.js';
-import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
-import { union, unspecifiedOf, type ObjectView, type UnspecifiedPoint } from './schema-view.js';
+import { ruleLinks } from './rule-cells.js';
+import { conditionTable, fieldTable } from './schema-tables.js';
+import { objectView, typeText } from './schema-view.js';
+import type { Endpoint } from './site-map.js';
+import { located, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
 
 /** A header the request carries: from parameters, plus Content-Type from the body. */
 export interface HeaderRow {
@@ -28,22 +25,20 @@ export interface HeaderRow {
 
 /** One page per endpoint: request (headers, body, plain fields, examples), responses, errors, unspecified points. */
 export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
-  const { spec } = ctx;
   const op = endpoint.operation;
   const page = endpoint.pageId;
-  const unspecified: UnspecifiedPoint[] = [...unspecifiedOf(op, `${endpoint.method} ${endpoint.path}`)];
+  const unspecified: UnspecifiedPoint[] = [...located(op.unspecified, `${endpoint.method} ${endpoint.path}`)];
   const blocks: Block[] = [
     para(badge('plain', endpoint.method), t(' '), c(`${endpoint.server}${endpoint.path}`)),
-    ...(op.summary ? [para(t(String(op.summary)))] : []),
-    ...paragraphs(String(op.description ?? ''), ctx.ruleIds),
-    para(t('Rules of the operation: '), ...ruleLinks(rulesOf(op))),
+    ...(op.summary ? [para(t(op.summary))] : []),
+    ...paragraphs(op.description ?? '', ctx.ruleIds),
+    para(t('Rules of the operation: '), ...ruleLinks(op.rules)),
   ];
 
   // Request
   blocks.push(heading(2, 'request', 'Request'));
-  const headers = headerRows(ctx, op);
-  const security = Array.isArray(op.security) ? op.security : undefined;
-  if (security && security.length === 0) blocks.push({ kind: 'note', tone: 'info', text: [t('This endpoint declares no authentication; the toolkit sends none (see the unspecified points below).')] });
+  const headers = headerRows(op);
+  if (op.declaresSecurity && op.security.length === 0) blocks.push({ kind: 'note', tone: 'info', text: [t('This endpoint declares no authentication; the toolkit sends none (see the unspecified points below).')] });
   blocks.push(heading(3, 'request-headers', 'Headers'), {
     kind: 'table',
     id: 'request-headers-table',
@@ -52,38 +47,37 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
       cells: [[c(header.name)], [t(header.required ? 'yes' : 'no')], [t(header.type)], ruleLinks(header.rules), prose(header.description, ctx.ruleIds), header.example ? [c(header.example)] : []],
     })),
   });
-  const bodySchema = requestSchema(spec, op);
-  if (bodySchema) {
-    const body = spec.resolve(op.requestBody).node;
-    const mediaType = isNode(body.content) ? Object.keys(body.content)[0] ?? '' : '';
-    const view = spec.objectView(bodySchema);
+  const body = op.requestBody;
+  const media = body?.media[0];
+  if (body && media) {
+    const mediaType = media.mediaType;
+    const view = objectView(media.schema);
     unspecified.push(...view.unspecified, ...view.fields.flatMap((field) => field.unspecified));
     blocks.push(
       heading(3, 'request-body', 'Body'),
-      para(t('Content-Type '), c(mediaType), t(`; ${body.required === true ? 'required' : 'optional'}. Schema `), c(view.name), t('. Rules: '), ...ruleLinks(union(rulesOf(body), rulesOf(isNode(body.content) ? body.content[mediaType] : undefined), view.rules))),
+      para(t('Content-Type '), c(mediaType), t(`; ${body.required ? 'required' : 'optional'}. Schema `), c(view.name), t('. Rules: '), ...ruleLinks(union(body.rules, media.rules, view.rules))),
       ...paragraphs(view.description, ctx.ruleIds),
       fieldTable(ctx, view, { id: 'request-fields', plainLink: (name) => [link('', [c(name)], 'request-plain')] }),
       ...conditionTable(ctx, view.conditions),
     );
-    const encrypted = view.fields.find((field) => field.encrypted);
-    const marker = encrypted ? encryptedMarker(ctx, bodySchema, encrypted.path) : undefined;
-    if (encrypted && marker) {
-      const plain = spec.objectView(marker.plaintext);
+    const encrypted = encryptedOf(media);
+    if (encrypted) {
+      const plain = objectView(encrypted.plain);
       unspecified.push(...plain.unspecified, ...plain.fields.flatMap((field) => field.unspecified));
       blocks.push(
-        heading(3, 'request-plain', [t('Plain '), c(encrypted.path), t(` (before encryption): ${plain.name}`)]),
+        heading(3, 'request-plain', [t('Plain '), c(encrypted.field), t(` (before encryption): ${plain.name}`)]),
         ...paragraphs(plain.description, ctx.ruleIds),
         para(t('Rules: '), ...ruleLinks(plain.rules)),
         fieldTable(ctx, plain, { id: 'request-plain-fields' }),
         ...conditionTable(ctx, plain.conditions, 'request-conditions'),
         heading(3, 'request-examples', 'Examples'),
-        para(t(`Each example is the real plain JSON and the same JSON `), ...sealedWith(ctx, marker.direction, ctx.demo.profile[marker.direction]), t('. The form body on the wire percent-encodes the Base64 ('), c('+'), t(' → '), c('%2B'), t(').')),
+        para(t(`Each example is the real plain JSON and the same JSON `), ...sealedWith(ctx, encrypted.direction, ctx.demo.profile[encrypted.direction]), t('. The form body on the wire percent-encodes the Base64 ('), c('+'), t(' → '), c('%2B'), t(').')),
       );
       plain.examples.forEach((example, i) => {
         blocks.push(
-          exampleBlock(ctx, page, `request-example-${i + 1}`, [t(`Request example ${i + 1}`), ...exampleHint(example)], example, marker.direction, (cipher) => [
-            { label: [t('form field '), c(encrypted.path), t(' (Base64)')], text: cipher, cipher: true },
-            { label: [t('the request on the wire')], text: wireRequest(endpoint, mediaType, headers, `${encrypted.path}=${encodeURIComponent(cipher)}`) },
+          exampleBlock(ctx, page, `request-example-${i + 1}`, [t(`Request example ${i + 1}`), ...exampleHint(example)], example, encrypted.direction, (cipher) => [
+            { label: [t('form field '), c(encrypted.field), t(' (Base64)')], text: cipher, cipher: true },
+            { label: [t('the request on the wire')], text: wireRequest(endpoint, mediaType, headers, `${encrypted.field}=${encodeURIComponent(cipher)}`) },
           ]),
         );
       });
@@ -97,34 +91,32 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
 
   // Responses
   blocks.push(heading(2, 'responses', 'Responses'));
-  const responses = isNode(op.responses) ? Object.entries(op.responses) : [];
   const errorRows: Row[] = [];
   const statusRows: Row[] = [];
-  for (const [status, raw] of responses) {
-    const { node: response, name } = spec.resolve(raw);
-    const rules = union(rulesOf(raw), rulesOf(response));
-    const schema = responseSchema(response);
-    const view = schema ? spec.objectView(schema) : undefined;
-    statusRows.push({ cells: [[c(status)], prose(String(response.description ?? ''), ctx.ruleIds), view ? [c(view.name)] : [], ruleLinks(union(rules, view?.rules ?? []))] });
+  for (const response of op.responses) {
+    const { status } = response;
+    const media = response.media[0];
+    const view = media ? objectView(media.schema) : undefined;
+    statusRows.push({ cells: [[c(status)], prose(response.description ?? '', ctx.ruleIds), view ? [c(view.name)] : [], ruleLinks(union(response.rules, view?.rules ?? []))] });
     if (view) unspecified.push(...view.unspecified, ...view.fields.flatMap((field) => field.unspecified));
     if (!status.startsWith('2')) {
       const example = view?.examples[0];
       errorRows.push({
         id: `error-${status}`,
-        cells: [[c(`HTTP ${status}`)], prose(String(response.description ?? name ?? ''), ctx.ruleIds), example === undefined ? [t('(no body)')] : [c(stringifyExact(example))], ruleLinks(union(rules, view?.rules ?? []))],
+        cells: [[c(`HTTP ${status}`)], prose(response.description ?? response.component ?? '', ctx.ruleIds), example === undefined ? [t('(no body)')] : [c(stringifyExact(example))], ruleLinks(union(response.rules, view?.rules ?? []))],
       });
       continue;
     }
-    if (!view || !schema) continue;
+    if (!view || !media) continue;
     blocks.push(
       heading(3, `response-${status}`, `HTTP ${status}`),
-      ...paragraphs(String(response.description ?? ''), ctx.ruleIds),
-      para(t('Schema '), c(view.name), t('. Rules: '), ...ruleLinks(union(rules, view.rules))),
+      ...paragraphs(response.description ?? '', ctx.ruleIds),
+      para(t('Schema '), c(view.name), t('. Rules: '), ...ruleLinks(union(response.rules, view.rules))),
       ...paragraphs(view.description, ctx.ruleIds),
       fieldTable(ctx, view, { id: `response-${status}-fields`, plainLink: (plainName) => [link('', [c(plainName)], `response-${status}-plain`)] }),
       ...conditionTable(ctx, view.conditions, `response-${status}-conditions`),
     );
-    blocks.push(...responseBody(ctx, endpoint, status, schema, view, unspecified));
+    blocks.push(...responseBody(ctx, endpoint, status, media, unspecified));
   }
   blocks.push({ kind: 'table', id: 'status-table', columns: ['status', 'meaning', 'schema', 'rules'], rows: statusRows });
 
@@ -138,73 +130,57 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
 
   // Unspecified
   blocks.push(heading(2, 'unspecified', 'Unspecified points'), para(t('What the interface leaves open here, and what the toolkit assumes:')), unspecifiedTable(ctx, unspecified));
-  return { id: page, title: `${endpoint.operationId}: ${String(op.summary ?? endpoint.path)}`, nav: endpoint.operationId, group: 'endpoints', blocks };
+  return { id: page, title: `${endpoint.operationId}: ${op.summary ?? endpoint.path}`, nav: endpoint.operationId, group: 'endpoints', blocks };
 }
 
 /** Headers of an operation: Content-Type from its body, then header parameters. */
-export function headerRows(ctx: DocsContext, op: Node): HeaderRow[] {
-  const rows: HeaderRow[] = [];
-  for (const raw of Array.isArray(op.parameters) ? op.parameters : []) {
-    const parameter = ctx.spec.resolve(raw).node;
-    if (parameter.in !== 'header') continue;
-    rows.push({
-      name: String(parameter.name),
-      required: parameter.required === true,
-      type: ctx.spec.typeText(parameter.schema),
-      description: String(parameter.description ?? ''),
-      rules: rulesWithRef(ctx.spec, raw),
+export function headerRows(op: SpecOperationView): HeaderRow[] {
+  const rows: HeaderRow[] = op.parameters
+    .filter((parameter) => parameter.in === 'header')
+    .map((parameter) => ({
+      name: parameter.name,
+      required: parameter.required,
+      type: typeText(parameter.schema),
+      description: parameter.description ?? '',
+      rules: parameter.rules,
       ...(parameter.example === undefined ? {} : { example: literal(parameter.example) }),
-    });
-  }
-  if (op.requestBody) {
-    const body = ctx.spec.resolve(op.requestBody).node;
-    const mediaType = isNode(body.content) ? Object.keys(body.content)[0] : undefined;
-    if (mediaType) {
-      rows.unshift({ name: 'Content-Type', required: true, type: 'string', description: `Exactly \`${mediaType}\`.`, rules: union(rulesOf(body.content && (body.content as Node)[mediaType]), rulesOf(body)), example: mediaType });
-    }
+    }));
+  const media = op.requestBody?.media[0];
+  if (op.requestBody && media) {
+    rows.unshift({ name: 'Content-Type', required: true, type: 'string', description: `Exactly \`${media.mediaType}\`.`, rules: union(media.rules, op.requestBody.rules), example: media.mediaType });
   }
   return rows;
 }
 
-function encryptedMarker(ctx: DocsContext, schema: Node, path: string): { direction: Direction; plaintext: Node } | undefined {
-  const view = ctx.spec.resolve(schema).node;
-  const candidates: Node[] = [view, ...(Array.isArray(view.allOf) ? view.allOf.filter(isNode).map((part) => ctx.spec.resolve(part).node) : [])];
-  for (const candidate of candidates.reverse()) {
-    const property = isNode(candidate.properties) ? candidate.properties[path] : undefined;
-    const marker = isNode(property) ? property['x-encrypted'] : undefined;
-    if (isNode(marker) && isNode(marker.plaintext)) return { direction: String(marker.direction) as Direction, plaintext: marker.plaintext };
-  }
-  return undefined;
-}
-
-function responseSchema(response: Node): Node | undefined {
-  const media = isNode(response.content) ? Object.values(response.content).find(isNode) : undefined;
-  return media && isNode(media.schema) ? media.schema : undefined;
+/** The encrypted field of a body and its plain schema, when the body has one that names it. */
+function encryptedOf(media: SpecMedia): { field: string; direction: Direction; plain: FlatSchema } | undefined {
+  const encrypted = media.encrypted;
+  if (!encrypted?.field || !encrypted.plain) return undefined;
+  return { field: encrypted.field, direction: encrypted.marker.direction as Direction, plain: encrypted.plain };
 }
 
 /** The plain form of an encrypted response field, its examples sealed into the envelope. */
-function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, schema: Node, view: ObjectView, unspecified: UnspecifiedPoint[]): Block[] {
+function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, media: SpecMedia, unspecified: UnspecifiedPoint[]): Block[] {
   const blocks: Block[] = [];
-  const encrypted = view.fields.find((field) => field.encrypted);
-  const marker = encrypted ? encryptedMarker(ctx, schema, encrypted.path) : undefined;
-  const envelopeExamples = examplesWithInherited(ctx, schema);
-  if (encrypted && marker) {
-    const plain = ctx.spec.objectView(marker.plaintext);
+  const encrypted = encryptedOf(media);
+  const envelopeExamples = examplesWithInherited(media.schema);
+  if (encrypted) {
+    const plain = objectView(encrypted.plain);
     unspecified.push(...plain.unspecified, ...plain.fields.flatMap((field) => field.unspecified));
     blocks.push(
-      heading(4, `response-${status}-plain`, [t('Decrypted '), c(encrypted.path), t(`: ${plain.name}`)]),
+      heading(4, `response-${status}-plain`, [t('Decrypted '), c(encrypted.field), t(`: ${plain.name}`)]),
       ...paragraphs(plain.description, ctx.ruleIds),
       para(t('Rules: '), ...ruleLinks(plain.rules)),
       fieldTable(ctx, plain, { id: `response-${status}-plain-fields` }),
       ...conditionTable(ctx, plain.conditions),
       heading(4, `response-${status}-examples`, 'Examples'),
-      para(t('The plain result and the envelope that carries it, '), ...sealedWith(ctx, marker.direction, ctx.demo.profile[marker.direction]), t('.')),
+      para(t('The plain result and the envelope that carries it, '), ...sealedWith(ctx, encrypted.direction, ctx.demo.profile[encrypted.direction]), t('.')),
     );
     const success = envelopeExamples.find((example) => isNode(example) && literal(example.code) === '0');
     plain.examples.forEach((example, i) => {
       blocks.push(
-        exampleBlock(ctx, endpoint.pageId, `response-${status}-example-${i + 1}`, [t(`Response example ${i + 1}`)], example, marker.direction, (cipher): Panel[] => [
-          { label: [t('envelope on the wire (HTTP '), c(status), t(', application/json)')], text: stringifyExact({ ...(isNode(success) ? success : { code: 0, message: '' }), [encrypted.path]: cipher }, 2) },
+        exampleBlock(ctx, endpoint.pageId, `response-${status}-example-${i + 1}`, [t(`Response example ${i + 1}`)], example, encrypted.direction, (cipher): Panel[] => [
+          { label: [t('envelope on the wire (HTTP '), c(status), t(', application/json)')], text: stringifyExact({ ...(isNode(success) ? success : { code: 0, message: '' }), [encrypted.field]: cipher }, 2) },
         ]),
       );
     });
@@ -215,16 +191,10 @@ function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, sche
   return blocks;
 }
 
-/** Examples of a schema and of the schemas it inherits (allOf), own first. */
-function examplesWithInherited(ctx: DocsContext, schema: Node): unknown[] {
-  const { node } = ctx.spec.resolve(schema);
-  const own = Array.isArray(node.examples) ? node.examples : [];
-  const inherited = (Array.isArray(node.allOf) ? node.allOf : []).flatMap((part) => {
-    const resolved = isNode(part) && !('if' in part) ? ctx.spec.resolve(part).node : undefined;
-    return resolved && Array.isArray(resolved.examples) ? resolved.examples : [];
-  });
+/** Examples of a schema and of the schemas it inherits (its parts), own first. */
+function examplesWithInherited(schema: FlatSchema): unknown[] {
   const seen = new Set<string>();
-  return [...own, ...inherited].filter((example) => {
+  return [...schema.examples, ...schema.parts.flatMap((part) => part.examples)].filter((example) => {
     const key = stringifyExact(example);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -247,13 +217,11 @@ function exampleHint(example: unknown): Text {
  * Failures inside a 200 body: the envelope's non-zero code (U-CODES) or a body with `success:
  * false` (card close), with the failure examples of the spec.
  */
-export function businessFailures(ctx: DocsContext, op: Node): Block[] {
-  const ok = isNode(op.responses) ? op.responses['200'] : undefined;
-  if (!ok) return [];
-  const schema = responseSchema(ctx.spec.resolve(ok).node);
+export function businessFailures(ctx: DocsContext, op: SpecOperationView): Block[] {
+  const schema = op.responses.find((response) => response.status === '200')?.media[0]?.schema;
   if (!schema) return [];
-  const view = ctx.spec.objectView(schema);
-  const examples = examplesWithInherited(ctx, schema);
+  const view = objectView(schema);
+  const examples = examplesWithInherited(schema);
   const codeField = view.fields.find((field) => field.path === 'code' && field.unspecified.some((point) => point.rule === 'U-CODES'));
   if (codeField) {
     const failures = examples.filter((example) => isNode(example) && literal(example.code) !== '0');

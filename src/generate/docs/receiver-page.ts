@@ -4,6 +4,7 @@ import type { DocsContext } from './context.js';
 import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './model.js';
 import { isNode } from '../../spec/document.js';
 import { aliasesOf, FIELD_ALIASES } from '../../spec/callback-types.js';
+import { objectView } from './schema-view.js';
 
 /** Fields every payload carries; the per-type table lists the others. */
 const COMMON = new Set(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business']);
@@ -50,7 +51,7 @@ createServer((req, res) => {
  */
 export function receiverPage(ctx: DocsContext): Page {
   const rows: Row[] = ctx.callbacks.map((callback) => {
-    const view = ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+    const view = objectView(ctx.model.flatten(callback.schemaName));
     const own = view.fields.filter((field) => field.depth === 0 && !COMMON.has(field.path));
     const key = idempotencyOf(view);
     const fields: Text = join(own.map((field) => [field.required ? b(field.path) : c(field.path)]));
@@ -61,7 +62,7 @@ export function receiverPage(ctx: DocsContext): Page {
   const spelt = ctx.callbackTable.filter((entry) => entry.key.fields.some((field) => aliasesOf(field).length > 0));
   const samples = ctx.callbacks
     .filter((callback) => spelt.some((entry) => entry.type === callback.type))
-    .map((callback) => ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` }).examples[0])
+    .map((callback) => objectView(ctx.model.flatten(callback.schemaName)).examples[0])
     .filter(isNode);
   const probeAnswer = `{"processed":[\n  ${samples.map((sample) => stringifyExact(sample)).join(',\n  ')}\n]}`;
   const blocks: Block[] = [

@@ -1,30 +1,35 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { answerBlocks, idempotencyOf, keyFieldsText } from './callback-page.js';
-import { checksCell, conditionTable, fieldTable, humanize, ruleLinks, severityBadge, slug, toneOf, unspecifiedTable, type DocsContext } from './context.js';
+import type { DocsContext } from './context.js';
 import { businessFailures } from './endpoint-page.js';
 import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './model.js';
-import { isNode, literal, rulesOf } from '../../spec/document.js';
-import { union } from './schema-view.js';
+import { isNode, literal } from '../../spec/document.js';
+import { union } from './lists.js';
+import { checksCell, ruleLinks, severityBadge, toneOf } from './rule-cells.js';
+import { conditionTable, fieldTable } from './schema-tables.js';
+import { objectView } from './schema-view.js';
+import { unspecifiedTable } from './unspecified.js';
+import { humanize, slug } from './words.js';
 
 /** The anchor of a check's row on the traceability page. */
 export const checkAnchor = (id: string): string => `check-${id}`;
 
 /** The index: what the interface is, every page, the demo key that made the examples. */
 export function indexPage(ctx: DocsContext): Page {
-  const info = isNode(ctx.document.info) ? ctx.document.info : {};
-  const title = String(info.title ?? 'Interface');
+  const info = ctx.model.info();
+  const title = info.title ?? 'Interface';
   const checked = ctx.rules.filter((rule) => (ctx.coverage.get(rule.id) ?? []).length > 0).length;
   const profile = ctx.demo.profile;
   const blocks: Block[] = [
-    para(t(`Version ${literal(info.version ?? '')}. `), ...(info.summary ? [t(String(info.summary))] : []), t(' Generated from '), c(ctx.source.name), t(` (sha256 ${ctx.source.sha256.slice(0, 12)}…) and the rule catalog.`)),
-    ...paragraphs(String(info.description ?? ''), ctx.ruleIds),
+    para(t(`Version ${info.version ?? ''}. `), ...(info.summary ? [t(info.summary)] : []), t(' Generated from '), c(ctx.source.name), t(` (sha256 ${ctx.source.sha256.slice(0, 12)}…) and the rule catalog.`)),
+    ...paragraphs(info.description ?? '', ctx.ruleIds),
     heading(2, 'endpoints', 'Endpoints'),
     {
       kind: 'table',
       id: 'endpoints-table',
       columns: ['endpoint', 'method and path', 'summary', 'rules'],
       rows: ctx.endpoints.map((endpoint) => ({
-        cells: [[link(endpoint.pageId, endpoint.operationId)], [c(`${endpoint.method} ${endpoint.server}${endpoint.path}`)], [t(String(endpoint.operation.summary ?? ''))], ruleLinks(rulesOf(endpoint.operation))],
+        cells: [[link(endpoint.pageId, endpoint.operationId)], [c(`${endpoint.method} ${endpoint.server}${endpoint.path}`)], [t(endpoint.operation.summary ?? '')], ruleLinks(endpoint.operation.rules)],
       })),
     },
     heading(2, 'callbacks', 'Callbacks'),
@@ -34,7 +39,7 @@ export function indexPage(ctx: DocsContext): Page {
       id: 'callbacks-table',
       columns: ['type', 'callback', 'idempotency key', 'rules'],
       rows: ctx.callbacks.map((callback) => {
-        const view = ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+        const view = objectView(ctx.model.flatten(callback.schemaName));
         const key = idempotencyOf(view);
         return { cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], key ? [t(keyFieldsText(key))] : [t('—')], ruleLinks(view.rules)] };
       }),
@@ -82,8 +87,8 @@ function count(ctx: DocsContext, severity: string): number {
 /** The emulator's control API, listed for completeness: it is not part of the interface. */
 function controlApi(ctx: DocsContext): Block[] {
   const rows: Row[] = [];
-  for (const { method, path, node, control } of ctx.spec.model.operations()) {
-    if (control) rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(String(node.summary ?? ''))]] });
+  for (const { method, path, summary } of ctx.model.controlOperations()) {
+    rows.push({ cells: [[c(`${method.toUpperCase()} ${path}`)], [t(summary ?? '')]] });
   }
   if (rows.length === 0) return [];
   return [
@@ -210,7 +215,7 @@ export function traceabilityPage(ctx: DocsContext): Page {
 export function idempotencyPage(ctx: DocsContext): Page {
   const keyFn = ctx.options.idempotencyKey;
   const rows: Row[] = ctx.callbacks.map((callback) => {
-    const view = ctx.spec.objectView({ $ref: `#/components/schemas/${callback.schemaName}` });
+    const view = objectView(ctx.model.flatten(callback.schemaName));
     const key = idempotencyOf(view);
     const example = view.examples[0];
     let sample = '';
@@ -261,17 +266,17 @@ export function errorsPage(ctx: DocsContext): Page {
   ];
   const byResponse = new Map<string, { status: string; meaning: string; body: string; rules: string[]; pages: Array<{ id: string; nav: string }> }>();
   for (const endpoint of ctx.endpoints) {
-    for (const [status, raw] of Object.entries(isNode(endpoint.operation.responses) ? endpoint.operation.responses : {})) {
+    for (const response of endpoint.operation.responses) {
+      const { status } = response;
       if (status.startsWith('2')) continue;
-      const { node: response, name } = ctx.spec.resolve(raw);
-      const key = name ?? `${endpoint.operationId}-${status}`;
-      const media = isNode(response.content) ? Object.values(response.content).find(isNode) : undefined;
-      const view = media && isNode(media.schema) ? ctx.spec.objectView(media.schema) : undefined;
+      const key = response.component ?? `${endpoint.operationId}-${status}`;
+      const schema = response.media[0]?.schema;
+      const view = schema ? objectView(schema) : undefined;
       const entry = byResponse.get(key) ?? {
         status,
-        meaning: String(response.description ?? ''),
+        meaning: response.description ?? '',
         body: view?.examples[0] === undefined ? '(no body)' : stringifyExact(view.examples[0]),
-        rules: union(rulesOf(response), view?.rules ?? []),
+        rules: union(response.rules, view?.rules ?? []),
         pages: [],
       };
       entry.pages.push({ id: endpoint.pageId, nav: endpoint.operationId });
@@ -292,7 +297,7 @@ export function errorsPage(ctx: DocsContext): Page {
 
   const envelope = envelopeSchema(ctx);
   if (envelope) {
-    const view = ctx.spec.objectView({ $ref: `#/components/schemas/${envelope}` });
+    const view = objectView(ctx.model.flatten(envelope));
     blocks.push(
       heading(2, 'envelope-failures', 'Failure envelopes (HTTP 200)'),
       ...paragraphs(view.description, ctx.ruleIds),
@@ -332,13 +337,8 @@ export function errorsPage(ctx: DocsContext): Page {
 /** The order endpoints' envelope: the schema an encrypted 200 inherits from. */
 function envelopeSchema(ctx: DocsContext): string | undefined {
   for (const endpoint of ctx.endpoints) {
-    const ok = isNode(endpoint.operation.responses) ? endpoint.operation.responses['200'] : undefined;
-    if (!ok) continue;
-    const response = ctx.spec.resolve(ok).node;
-    const media = isNode(response.content) ? Object.values(response.content).find(isNode) : undefined;
-    if (!media || !isNode(media.schema)) continue;
-    const schema = ctx.spec.resolve(media.schema).node;
-    const base = Array.isArray(schema.allOf) ? schema.allOf.map((part) => ctx.spec.refName(part)).find(Boolean) : undefined;
+    const schema = endpoint.operation.responses.find((response) => response.status === '200')?.media[0]?.schema;
+    const base = schema?.parts.map((part) => part.name).find(Boolean);
     if (base) return base;
   }
   return undefined;

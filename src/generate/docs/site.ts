@@ -1,19 +1,22 @@
 import { SpecError } from '../../core/errors.js';
 import type { Rule } from '../../core/rules.js';
 import { callbackPage } from './callback-page.js';
-import { createContext, withRulesOnPage, type DocsOptions, type DocsSuite } from './context.js';
+import { createContext } from './context.js';
 import { endpointPage } from './endpoint-page.js';
 import { renderHtmlPage } from './html.js';
 import { renderMarkdownPage } from './markdown.js';
 import { anchorsOf, linksOf, type Page } from './model.js';
 import { manualPages } from './manual-pages.js';
+import type { DocsOptions, DocsSuite } from './options.js';
 import { receiverPage } from './receiver-page.js';
 import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } from './reference-pages.js';
-import { isNode, type SpecSource } from '../../spec/document.js';
+import { withRulesOnPage } from './rule-cells.js';
+import type { SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
 export type { ManualFile } from './manual-pages.js';
-export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite, ExampleRecord } from './context.js';
+export type { ExampleRecord } from './examples.js';
+export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite } from './options.js';
 
 /** The entry page of the site. */
 export const DOCS_INDEX = 'index.html';
@@ -48,8 +51,7 @@ export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly D
   const pages: Page[] = [index, ...endpoints, ...callbacks, receiverPage(ctx), rulesPage(ctx, citedOn), traceability, idempotency, errors, ...manualPages(options.manual ?? [])];
   assertRulesKnown(pages, ctx.ruleIds, ctx.source.name);
   assertLinks(pages);
-  const info = isNode(ctx.document.info) ? ctx.document.info : {};
-  const siteTitle = String(info.title ?? 'Interface reference');
+  const siteTitle = ctx.model.info().title ?? 'Interface reference';
   const files: GeneratedFile[] = [];
   for (const page of pages) {
     files.push({ path: `${page.id}.html`, contents: renderHtmlPage(page, pages, siteTitle) });
