@@ -2,8 +2,8 @@
 // `npm run lint` (after the import-cycle check): no dead export in src/ (docs/decisions/dead-exports.md).
 // An export of a module under src/ must be used by another file: another module, a test (test/, a
 // unit test beside the code), a bench, an example. The roots are the public API and the entry points,
-// whose exports are used by definition: src/index.ts, the modules behind package.json `exports` and
-// `bin`, the .ts files the package.json scripts run (src/cli/dev.ts), and src/generated/ (the output
+// whose exports are used by definition: src/index.ts, the modules behind package.json `exports`,
+// `browser` and `bin`, the .ts files the package.json scripts run (src/cli/dev.ts), and src/generated/ (the output
 // of `npm run generate`). TypeScript's checker resolves every identifier of every file in the project
 // (imports, re-exports, `import()` destructured or read as an object, `import('./x.js').T` types), so
 // a name in a comment or a string never counts as a use, and an alias is followed to what it names.
@@ -13,7 +13,7 @@
 // Usage: node scripts/check-dead-exports.mjs [--fix] [project-dir]   (default: the current directory)
 // --fix drops `export` where only the file uses a name and deletes dead re-exports; the rest is yours.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const project = resolve(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? '.');
@@ -50,7 +50,8 @@ const manifestPath = join(project, 'package.json');
 const manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
 const fromDist = (path) => resolve(project, path.replace(/^\.?\/?dist\//, 'src/').replace(/\.js$/, '.ts'));
 const strings = (value) => (typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : []);
-for (const path of strings(manifest.exports)) if (/^\.?\/?dist\/.*\.js$/.test(path)) roots.add(fromDist(path));
+// `browser` maps a module to its stand-in in a browser bundle: the stand-in's exports are its twin's.
+for (const path of [...strings(manifest.exports), ...strings(manifest.browser)]) if (/^\.?\/?dist\/.*\.js$/.test(path)) roots.add(fromDist(path));
 for (const bin of strings(manifest.bin)) {
   const file = resolve(project, bin);
   if (!existsSync(file)) continue;
@@ -62,7 +63,6 @@ for (const bin of strings(manifest.bin)) {
 for (const command of strings(manifest.scripts)) for (const [path] of command.matchAll(/\bsrc\/[\w./-]+\.ts\b/g)) roots.add(resolve(project, path));
 
 const isTest = (file) => /\.test\.(m|c)?tsx?$/.test(file);
-const ownTest = (file) => join(dirname(file), basename(file).replace(/\.(m|c)?tsx?$/, '.test.ts'));
 const checked = program.getSourceFiles().filter((sf) => sf.fileName.startsWith(src + '/') && !sf.isDeclarationFile && !isTest(sf.fileName) && !roots.has(resolve(sf.fileName)));
 
 // Every symbol an identifier names, with the aliases on the way (an import names the export it imports).
@@ -158,22 +158,14 @@ for (const sf of checked) {
     const targets = chain(exported).filter((symbol) => symbol.declarations?.some((d) => resolve(d.getSourceFile().fileName) === file));
     const users = usersOf(targets);
     const elsewhere = [...users].filter((user) => user !== file);
-    // Its own unit test is a consumer when the module uses the export too (a helper tested on its
-    // own); an export nothing but its test uses is code nothing runs.
-    const onlyOwnTest = elsewhere.length === 1 && elsewhere[0] === ownTest(file) && !users.has(file);
-    if (elsewhere.length > 0 && !onlyOwnTest) continue;
+    // Any other file counts, its own unit test included: tests are consumers (ARCHITECTURE.md).
+    if (elsewhere.length > 0) continue;
     const line = sf.getLineAndCharacterOfPosition(declaration.getStart()).line + 1;
     const reExport = ts.isExportSpecifier(declaration) && declaration.parent.parent.moduleSpecifier;
-    const verdict = reExport
-      ? 'a re-export no file imports from here: delete it'
-      : onlyOwnTest
-        ? `used only by ${basename(ownTest(file))}: delete it and its tests`
-        : users.has(file)
-          ? 'used only in its own file: drop `export`'
-          : 'used nowhere: delete it';
+    const verdict = reExport ? 'a re-export no file imports from here: delete it' : users.has(file) ? 'used only in its own file: drop `export`' : 'used nowhere: delete it';
     dead.push(`dead export: ${show(file)}:${line} ${exported.name} (${verdict})`);
     if (reExport) fixes.push({ sf, kind: 'specifier', nodes: [declaration] });
-    else if (users.has(file) && !onlyOwnTest) fixes.push({ sf, kind: 'unexport', nodes: exported.declarations });
+    else if (users.has(file)) fixes.push({ sf, kind: 'unexport', nodes: exported.declarations });
   }
 }
 
@@ -186,11 +178,23 @@ if (process.argv.includes('--fix')) {
     edits.get(sf).push([from, to]);
   };
   const text = (sf) => sf.getFullText();
+  // A whole statement goes with the comment right above it, and leaves no second blank line.
+  const removeStatement = (sf, statement) => {
+    const all = text(sf);
+    let from = statement.getStart();
+    for (const comment of (ts.getLeadingCommentRanges(all, statement.getFullStart()) ?? []).reverse()) {
+      if (/\n\s*\n/.test(all.slice(comment.end, from))) break;
+      from = comment.pos;
+    }
+    from = all.lastIndexOf('\n', from - 1) + 1;
+    let to = statement.end + (all[statement.end] === '\n' ? 1 : 0);
+    if (all.slice(from - 2, from) === '\n\n' && all[to] === '\n') to += 1;
+    edit(sf, from, to);
+  };
   const removeSpecifier = (sf, specifier) => {
     const list = specifier.parent;
     if (list.elements.length === 1 || list.elements.every((element) => fixes.some((fix) => fix.nodes.includes(element)))) {
-      const statement = list.parent;
-      if (list.elements[0] === specifier) edit(sf, statement.getStart(), statement.end + (text(sf)[statement.end] === '\n' ? 1 : 0));
+      if (list.elements[0] === specifier) removeStatement(sf, list.parent);
       return;
     }
     const index = list.elements.indexOf(specifier);
