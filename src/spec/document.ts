@@ -24,12 +24,6 @@ export interface SpecSource {
   document: OpenAPIV3_1.Document;
 }
 
-/** The spec's extension marking an encrypted string and the schema of its plain form. */
-export interface EncryptedMarker {
-  direction: 'request' | 'response' | 'callback';
-  plaintext: { $ref: string };
-}
-
 /** The HTTP methods an OpenAPI path item may hold, in the order every reader walks them. */
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** One of {@link METHODS}. */

@@ -3,7 +3,7 @@ import type { ExactJson } from '../core/exact-json.js';
 import { followLocalRef, isNode, METHODS, rulesOf, type Method, type Node, type SpecSource } from './document.js';
 
 /** One operation of the spec's paths: where it is, what it carries, which rules it cites. */
-export interface SpecOperation {
+interface SpecOperation {
   method: Method;
   path: string;
   /** The spec's operationId (undefined when it has none: readers that need one say so). */
@@ -24,7 +24,7 @@ export interface SpecOperation {
 }
 
 /** One webhook (a callback the service sends) and the payload schema its encrypted body names. */
-export interface SpecWebhook {
+interface SpecWebhook {
   name: string;
   method: Method;
   node: Node;
