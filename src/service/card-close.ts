@@ -3,7 +3,7 @@ import { refuse, type CardOutcome, type Plain, type ServiceContext } from './con
 import type { MerchantId } from './state.js';
 
 /** The fields of a card close request (CARD-REQ), all non-empty strings. */
-export const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo'] as const;
+const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo'] as const;
 
 /**
  * closeCard (CARD-*): the request's fields, the merchant named by merchantId (a merchant's userId as
