@@ -14,12 +14,12 @@ import { splitPem } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 
 /** What an API key may call (ERR-403 when the key lacks it). */
-export const PERMISSIONS = ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'] as const;
+const PERMISSIONS = ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'] as const;
 /** One permission of an API key. */
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** An extra API key of a merchant: its permissions and validity window (ERR-401 outside it). */
-export interface EmulatorApiKey {
+interface EmulatorApiKey {
   key: string;
   permissions: Permission[];
   /** ISO 8601; the key is valid from this instant (inclusive). */
@@ -29,7 +29,7 @@ export interface EmulatorApiKey {
 }
 
 /** A card the merchant's users hold (card close). */
-export interface EmulatorCard {
+interface EmulatorCard {
   powerCardId: string;
   merchantUserId: string;
   status: 'open' | 'closed';
@@ -65,7 +65,7 @@ export interface EmulatorMerchant {
 }
 
 /** Callback retry schedule (U-RETRY): delay before retry n = min(initialDelayMs × factor^(n-1), maxDelayMs). */
-export interface RetrySchedule {
+interface RetrySchedule {
   initialDelayMs: number;
   factor: number;
   maxDelayMs: number;
@@ -106,7 +106,7 @@ export interface EmulatorConfig {
 }
 
 /** Defaults of every optional setting. */
-export const EMULATOR_DEFAULTS = Object.freeze({
+const EMULATOR_DEFAULTS = Object.freeze({
   host: '127.0.0.1',
   bodyLimit: DEFAULT_BODY_LIMIT,
   headersTimeoutMs: 5_000,
@@ -282,7 +282,7 @@ function resolveCard(r: ConfigReader, raw: unknown, where: string): EmulatorCard
 }
 
 /** The keys a test runner needs for ERR-401 and ERR-403 cases, found in a merchant's config. */
-export interface MerchantKeyDescription {
+interface MerchantKeyDescription {
   /** The main key: every permission. */
   apiKey: string;
   /** A key valid now that lacks a permission (ERR-403). */
@@ -307,7 +307,7 @@ export function describeMerchantKeys(merchant: EmulatorMerchant, now = Date.now(
 }
 
 /** One file of an emulator setup. */
-export interface SetupFile {
+interface SetupFile {
   /** File name inside the setup folder. */
   name: string;
   contents: string;
@@ -315,7 +315,7 @@ export interface SetupFile {
 }
 
 /** Options of a new emulator setup. */
-export interface SetupOptions {
+interface SetupOptions {
   /** Key size of the merchant key pair (default 1024, the platform's). */
   bits?: number;
   /** `store:` of the config (default `emulator.sqlite` beside it). */

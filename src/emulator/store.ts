@@ -3,8 +3,6 @@ import { ConfigError } from '../core/errors.js';
 import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import type { CloseOutcome, Energy, LeaseDebit, MerchantId, NewOrder as ServiceOrder, QueuedCallback, ServiceState } from '../service/state.js';
 
-export type { CloseOutcome, Energy, LeaseDebit } from '../service/state.js';
-
 /**
  * The emulator's state in SQLite (through src/core/sqlite.ts: node:sqlite or better-sqlite3): merchants' energy and callback URLs, orders,
  * surrogate tenant ids, cards and close serial numbers, the callback queue and its delivery log.
@@ -116,7 +114,7 @@ const ATTEMPT_COLUMNS_V2: ReadonlyArray<[string, string]> = [
 const OPEN_ATTEMPTS_INDEX = "CREATE INDEX IF NOT EXISTS delivery_attempts_open ON delivery_attempts (id) WHERE phase IN ('queued', 'sent')";
 
 /** An order to record (ORDER-*): the service's NewOrder, its merchant by the userId as an SQLite INTEGER. */
-export type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
+type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
 
 /** A callback event to queue: the service's QueuedCallback, its merchant by the store's number. */
 export type NewEvent = Omit<QueuedCallback, 'merchant'> & { merchant: number };
@@ -197,14 +195,14 @@ export interface Unsent {
 }
 
 /** One write of the dispatcher's outbox: sends to count, outcomes and unsent attempts, in one transaction. */
-export interface OutboxBatch {
+interface OutboxBatch {
   sends: SendMark[];
   settled: Settlement[];
   unsent: Unsent[];
 }
 
 /** Every row of an event's attempts, whatever its phase (tests, diagnostics). */
-export interface AttemptRow {
+interface AttemptRow {
   attempt: number;
   phase: 'queued' | 'sent' | 'done' | 'not-sent';
   verdict: AttemptRecord['verdict'];
