@@ -6,7 +6,7 @@ import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
 import { union, unspecifiedOf, type FieldRow, type ObjectView } from './schema-view.js';
 
 /** The idempotency key of one callback type, from the spec: its CB-ID-* rule and the fields that carry it. */
-export interface IdempotencyKeyInfo {
+interface IdempotencyKeyInfo {
   rule: string;
   fields: FieldRow[];
 }

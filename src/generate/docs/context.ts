@@ -13,7 +13,7 @@ import { SchemaView, unspecifiedOf, union, type Condition, type ObjectView, type
 import type { ManualFile } from './manual-pages.js';
 
 /** A registered check, as the docs need it (the runner's CHECKS registry fits). */
-export interface DocsCheck {
+interface DocsCheck {
   id: string;
   title: string;
   rules: readonly string[];
@@ -33,13 +33,13 @@ export interface DocsSuite {
 }
 
 /** A non-zero envelope code of an implementation (the interface names none: U-CODES). */
-export interface DocsBusinessCode {
+interface DocsBusinessCode {
   code: number | string;
   name: string;
 }
 
 /** A card close errorCode of an implementation (U-CODES, U-CARD-VALUES). */
-export interface DocsCardError {
+interface DocsCardError {
   errorCode: string;
   name: string;
   errorMessage: string;
@@ -47,7 +47,7 @@ export interface DocsCardError {
 }
 
 /** The demo key pair that encrypts the examples, and how. */
-export interface DemoCrypto {
+interface DemoCrypto {
   /** A private key carries its public half: both halves are used, as the profile says. */
   key: RsaPrivateKey;
   profile?: CryptoProfile;
@@ -72,7 +72,7 @@ export interface DocsOptions {
 }
 
 /** One case expectation that judges a rule: rule → check → suite/case. */
-export interface Coverage {
+interface Coverage {
   check: string;
   suite: string;
   caseId: string;
@@ -250,7 +250,7 @@ function unspecifiedPointsOf(document: Node): UnspecifiedPoint[] {
 }
 
 /** A JSON pointer of the spec in words: `#/components/schemas/OrderRequest/properties/expiryHours` → `OrderRequest.expiryHours`. */
-export function describePointer(pointer: string): string {
+function describePointer(pointer: string): string {
   const parts = pointer.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'the whole interface';
   if (parts[0] === 'info') return 'the whole interface';
@@ -264,7 +264,7 @@ export function describePointer(pointer: string): string {
 }
 
 /** Which half of the demo key encrypts `direction`, and the ciphertext of the exact JSON text. */
-export function seal(ctx: DocsContext, compact: string, direction: Direction): { cipher: string; keyHalf: KeyHalf } {
+function seal(ctx: DocsContext, compact: string, direction: Direction): { cipher: string; keyHalf: KeyHalf } {
   const keyHalf = halfFor(direction, 'encrypt', ctx.demo.profile);
   const key = keyHalf === 'private' ? ctx.demo.key : publicHalf(ctx.demo.key);
   const cipher = sealJson(compact, direction, key, { profile: ctx.demo.profile, ...(ctx.demo.engine ? { engine: ctx.demo.engine } : {}) });
@@ -356,7 +356,7 @@ export function conditionTable(ctx: DocsContext, conditions: Condition[], id?: s
 }
 
 /** An unspecified point in a sentence: badge, rule link, note. */
-export function unspecifiedInline(ctx: DocsContext, point: UnspecifiedPoint): Text {
+function unspecifiedInline(ctx: DocsContext, point: UnspecifiedPoint): Text {
   return [badge('unspecified', 'unspecified'), t(' '), link('rules', [c(point.rule)], ruleAnchor(point.rule)), t(': '), ...prose(point.note, ctx.ruleIds)];
 }
 

@@ -17,7 +17,7 @@ import { isNode, literal, rulesOf, type Node } from '../../spec/document.js';
 import { union, unspecifiedOf, type ObjectView, type UnspecifiedPoint } from './schema-view.js';
 
 /** A header the request carries: from parameters, plus Content-Type from the body. */
-export interface HeaderRow {
+interface HeaderRow {
   name: string;
   required: boolean;
   type: string;

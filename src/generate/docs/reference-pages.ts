@@ -7,7 +7,7 @@ import { isNode, literal, rulesOf } from '../../spec/document.js';
 import { union } from './schema-view.js';
 
 /** The anchor of a check's row on the traceability page. */
-export const checkAnchor = (id: string): string => `check-${id}`;
+const checkAnchor = (id: string): string => `check-${id}`;
 
 /** The index: what the interface is, every page, the demo key that made the examples. */
 export function indexPage(ctx: DocsContext): Page {

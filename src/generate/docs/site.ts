@@ -12,9 +12,6 @@ import { errorsPage, idempotencyPage, indexPage, rulesPage, traceabilityPage } f
 import { isNode, type SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
-export type { ManualFile } from './manual-pages.js';
-export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite, ExampleRecord } from './context.js';
-
 /** The entry page of the site. */
 export const DOCS_INDEX = 'index.html';
 
