@@ -21,13 +21,13 @@ export interface RefineSite {
 }
 
 /** Everything a derivation needs: the spec document, the value rules, the string flavour. */
-export interface DeriveOptions {
+interface DeriveOptions {
   refine?: (site: RefineSite) => Arbitrary<ExactJson> | undefined;
   strings?: StringFlavour;
 }
 
 /** The parsed spec (read once from the installed package's spec/wallet-api.yaml), plain numbers. */
-export function specDocumentOnce(): unknown {
+function specDocumentOnce(): unknown {
   return packagedSpec().document;
 }
 
@@ -82,7 +82,7 @@ export function flatten(input: SchemaNode): SchemaNode {
 }
 
 /** Exact JSON of a literal from the spec: numbers become exact numbers. */
-export function exactLiteral(value: unknown): ExactJson {
+function exactLiteral(value: unknown): ExactJson {
   if (typeof value === 'number') return new LosslessNumber(String(value));
   if (Array.isArray(value)) return value.map(exactLiteral);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, exactLiteral(v)]));

@@ -6,7 +6,7 @@ import type { Property, Verdict, Warning } from './property.js';
 import { asSent, judgeValidAnswer, ordersAllowed, readEnvelope, seal, sendData, type ServiceEnv } from './service-exchange.js';
 
 /** One command of a generated sequence (plain data: stored, shown and replayed as it is). */
-export type StateCommand =
+type StateCommand =
   | { op: 'set-energy'; balance: number | string; costPerTx: number | string }
   | { op: 'query' }
   | { op: 'lease'; amount: number; expiryHours: number }
@@ -18,7 +18,7 @@ export type StateCommand =
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The energy every sequence starts from (its setup), so the model knows the balance. */
-export const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as const;
+const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as const;
 
 /**
  * Balances and costs past 2^53 (decimal strings, exact): 2^53 + 1, a Java long's maximum, 2^64 + 1
@@ -181,7 +181,7 @@ class StepFailure extends Error {
 }
 
 /** What the property needs of the target, or why it cannot run. */
-export function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undefined): string | undefined {
+function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undefined): string | undefined {
   if (!env.target.controlToken) return 'needs the control API (--control-token) to set the energy balance';
   const route = capabilities?.routes['PUT energy'];
   if (!route?.present) return `needs PUT /__control/merchants/{userId}/energy (${route ? route.detail : 'not probed'})`;
@@ -189,7 +189,7 @@ export function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undef
 }
 
 /** The commands the target allows, as an arbitrary of sequences. */
-export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefined): Arbitrary<StateCommand[]> {
+function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefined): Arbitrary<StateCommand[]> {
   const orders = ordersAllowed(env.target);
   const cards = env.target.userId !== undefined;
   const registrable = cards && Boolean(capabilities?.routes['POST cards']?.present);
@@ -211,7 +211,7 @@ export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefi
 }
 
 /** A command as one line of the report. */
-export function describeCommand(command: StateCommand): string {
+function describeCommand(command: StateCommand): string {
   switch (command.op) {
     case 'set-energy': return `set energy balance ${command.balance} costPerTx ${command.costPerTx}`;
     case 'query': return 'query energyMaxCount';
