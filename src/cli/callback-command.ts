@@ -21,7 +21,7 @@ interface SendFlags extends NetworkFlags {
 }
 
 /** `--field k=v`: a value that looks like a JSON number is sent as that exact number, else as a string. */
-export function parseField(text: string, fields: Record<string, string>): Record<string, string> {
+function parseField(text: string, fields: Record<string, string>): Record<string, string> {
   const at = text.indexOf('=');
   if (at < 1) throw new ConfigError('bad-flag', `--field takes key=value, not ${JSON.stringify(text)}`);
   const key = text.slice(0, at);
@@ -47,7 +47,7 @@ function typeSlug(name: string): string {
  * `--type` by number or by name from the callback type table (`deposit`, `withdrawal-request`, …);
  * anything else is one line listing the valid names and numbers.
  */
-export function parseCallbackType(text: string, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): number {
+function parseCallbackType(text: string, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): number {
   const byNumber = /^\d+$/.test(text.trim()) ? table.find((entry) => entry.type === Number(text.trim())) : undefined;
   const entry = byNumber ?? table.find((one) => typeSlug(one.name) === typeSlug(text));
   if (entry) return entry.type;

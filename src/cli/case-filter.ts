@@ -1,10 +1,8 @@
 import { ConfigError } from '../core/errors.js';
 import { matchesGlob, type Suite } from '../runner/suite.js';
 
-export { collectCases } from './flags.js';
-
 /** Does `pattern` (an id or a glob: `*`, `**`, `?`) name this case? Its full id `suite/case` or its own id. */
-export function caseMatches(suite: string, id: string, pattern: string): boolean {
+function caseMatches(suite: string, id: string, pattern: string): boolean {
   const full = `${suite}/${id}`;
   return full === pattern || id === pattern || matchesGlob(full, pattern);
 }
@@ -25,7 +23,7 @@ function distance(a: string, b: string): number {
 }
 
 /** Up to three known ids close to `wanted`: sharing its last part, containing it, or a few edits away. */
-export function closeMatches(wanted: string, known: readonly string[]): string[] {
+function closeMatches(wanted: string, known: readonly string[]): string[] {
   const tail = wanted.split('/').pop()!.replace(/[*?]/g, '');
   const scored = known.map((id) => {
     const own = id.split('/').pop()!;

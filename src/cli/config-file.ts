@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { describeType, parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { readUserFile } from './io.js';
-import { CONFIG_FILE_NAME, CONFIG_HELP } from './flags.js';
+import { CONFIG_FILE_NAME } from './flags.js';
 
 /**
  * `wallet-conformance.yaml` (or `--config FILE`): every option of verify, run, callback send and
@@ -13,8 +13,8 @@ import { CONFIG_FILE_NAME, CONFIG_HELP } from './flags.js';
  * (a config file gets committed): only the files that hold them (`apiKeyFile`, ...).
  */
 
-/** The config file's name and `--config`'s help live in flags.ts (what registering a command needs). */
-export { CONFIG_FILE_NAME, CONFIG_HELP };
+/** The config file's name lives in flags.ts (what registering a command needs). */
+export { CONFIG_FILE_NAME };
 
 type ValueType = 'string' | 'path' | 'paths' | 'boolean' | 'integer' | 'number';
 
@@ -52,7 +52,7 @@ const INLINE_SECRETS: Record<string, string> = {
 };
 
 /** A validated config file: its path and its values by section, paths resolved against the file's folder. */
-export interface ConfigFile {
+interface ConfigFile {
   path: string;
   shared: Record<string, unknown>;
   sections: Partial<Record<ConfigSection, Record<string, unknown>>>;
@@ -126,7 +126,7 @@ export function parseConfigFile(text: string, path: string, label: string = path
 }
 
 /** `--config FILE`, else `wallet-conformance.yaml` in `cwd` when there is one, else nothing. */
-export function loadConfigFile(explicit: string | undefined, cwd: string = process.cwd()): ConfigFile | undefined {
+function loadConfigFile(explicit: string | undefined, cwd: string = process.cwd()): ConfigFile | undefined {
   const path = explicit === undefined ? resolve(cwd, CONFIG_FILE_NAME) : resolve(cwd, explicit);
   if (explicit === undefined && !existsSync(path)) return undefined;
   return parseConfigFile(readUserFile(path, 'config file').toString('utf8'), path, explicit ?? CONFIG_FILE_NAME);

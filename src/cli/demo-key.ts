@@ -6,13 +6,13 @@ import { readUserFile } from './io.js';
  * which `keys generate --demo` and `docs` (for the key it publishes) write before the PEM block.
  * PEM readers skip text before `-----BEGIN`, so the file stays a usable key.
  */
-export const DEMO_KEY_MARKER = '# wallet-conformance demo key: published with the docs; never use it for real traffic';
+const DEMO_KEY_MARKER = '# wallet-conformance demo key: published with the docs; never use it for real traffic';
 
 /** The words that let `docs --demo-key` publish a key that carries no demo marker. */
-export const PUBLISH_CONSENT = 'I understand this key is public';
+const PUBLISH_CONSENT = 'I understand this key is public';
 
 /** Does this key file text carry the demo marker (before its PEM block)? */
-export function isDemoKeyText(text: string): boolean {
+function isDemoKeyText(text: string): boolean {
   const head = text.split('-----BEGIN')[0] ?? '';
   return head.split(/\r?\n/).some((line) => line.trim() === DEMO_KEY_MARKER);
 }

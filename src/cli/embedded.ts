@@ -24,7 +24,7 @@ export interface Embedded {
 }
 
 /** Options for the toolkit's own tests: deliberately faulty variants of either side. */
-export interface EmbeddedOptions {
+interface EmbeddedOptions {
   /** A deliberately different emulator (the toolkit's own tests build faulty ones: test/fixtures/emulator-faults.ts). */
   emulatorVariant?: EmulatorVariant;
   /** Overrides of the reference merchant's configuration (a faulty merchant, for tests). */

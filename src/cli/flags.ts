@@ -7,7 +7,7 @@ import { DEFAULT_MAX_BODY_BYTES } from '../net/network-config.js';
  * sets. `main.ts` registers every command on each start (`--help`, `--version` and a flag error
  * included), so this file and every command file's registration import nothing heavy: no runner,
  * crypto, stores, yaml, ajv or fast-check (`main-imports.test.ts` holds the line). The work of a
- * command is imported when its action runs. The modules that own these names re-export them.
+ * command is imported when its action runs.
  */
 
 /** The file read from the working directory when `--config` is not given. */
@@ -39,7 +39,7 @@ export function addNetworkOptions(command: Command, options: { runTimeout?: bool
 }
 
 /** How one secret can be given. */
-export interface SecretSpec {
+interface SecretSpec {
   kind: SecretKind;
   /** The flag with the value itself (kept for compatibility; argv is visible to `ps`). */
   flag: string;

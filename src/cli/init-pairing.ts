@@ -11,7 +11,7 @@ import { loadMerchantSettings, merchantConfigTemplate, parseMerchantConfig } fro
 import { readUserFile, writeUserFile } from './io.js';
 
 /** What `emulator --init` and `merchant --init` must agree on for the two to talk without an edit. */
-export interface Pairing {
+interface Pairing {
   /** The X-API-KEY the service sends with callbacks and the merchant accepts (CB-KEY-SAME). */
   apiKey: string;
   /** The merchant key pair: the emulator holds the private half, the merchant opens callbacks with the public half. */
@@ -22,10 +22,10 @@ export interface Pairing {
 }
 
 /** One file of an init folder: name, contents, mode. */
-export type InitFile = readonly [name: string, contents: string, mode: number];
+type InitFile = readonly [name: string, contents: string, mode: number];
 
 /** A private key in every form `keys generate` writes (PKCS#8 / SPKI PEM and bare Base64 DER). */
-export function keyFilesOf(privateKey: RsaPrivateKey): MerchantKeyPairFiles {
+function keyFilesOf(privateKey: RsaPrivateKey): MerchantKeyPairFiles {
   const publicKey = privateKey.publicKey.keyObject;
   return {
     privatePem: privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),

@@ -6,8 +6,6 @@ import { proxyFromEnv } from '../net/proxy.js';
 import { useNetwork } from '../runner/http-client.js';
 import { parseInteger } from './options.js';
 
-export { addNetworkOptions } from './flags.js';
-
 /** The network flags of every command that reaches a target. */
 export interface NetworkFlags {
   ca?: string[];

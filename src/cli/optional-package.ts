@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 
 /** The optional peer dependencies: each is loaded only by the commands that need it. */
-export type OptionalPackage = 'msw' | '@pact-foundation/pact' | '@redocly/openapi-core';
+type OptionalPackage = 'msw' | '@pact-foundation/pact' | '@redocly/openapi-core';
 
 /** The version range package.json asks for, so the message says exactly what to install. */
 function peerRange(name: OptionalPackage): string | undefined {

@@ -23,7 +23,9 @@ export function receiverAddress(flags: { listenHost?: string; publicUrl?: string
       url = undefined;
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
-      throw new ConfigError('bad-url', `--public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not ${JSON.stringify(flags.publicUrl)}`);
+      // Credentials in the URL are a secret: the line shows where they were, never what.
+      const shown = url && (url.username || url.password) ? flags.publicUrl.replace(/\/\/[^/?#]*@/, '//…@') : flags.publicUrl;
+      throw new ConfigError('bad-url', `--public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not ${JSON.stringify(shown)}`);
     }
     out.publicUrl = flags.publicUrl;
   }

@@ -5,7 +5,7 @@ import { send } from '../runner/http-client.js';
 import type { NetworkConfig } from '../net/network-config.js';
 
 /** A loopback HTTP endpoint that forwards every request to a target through the toolkit's network layer. */
-export interface Relay {
+interface Relay {
   /** http://127.0.0.1:PORT: use it in place of the target's base URL. */
   url: string;
   close(): Promise<void>;
@@ -19,7 +19,7 @@ const DROPPED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection',
  * (the Pact verifier) then reaches an HTTPS target with --ca, --cert/--key, the proxy variables and
  * the answer cap, exactly as the runner does. Headers and body pass unchanged but for hop-by-hop ones.
  */
-export async function startRelay(base: string, network?: NetworkConfig): Promise<Relay> {
+async function startRelay(base: string, network?: NetworkConfig): Promise<Relay> {
   const target = base.replace(/\/+$/, '');
   const server = http.createServer((req, res) => {
     void (async () => {
@@ -56,7 +56,7 @@ export async function startRelay(base: string, network?: NetworkConfig): Promise
 }
 
 /** The provider URLs the Pact verifier is given, and how to stop the relays behind them. */
-export interface PactEndpoints {
+interface PactEndpoints {
   baseUrl: string;
   cardBaseUrl: string;
   close(): Promise<void>;

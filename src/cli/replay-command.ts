@@ -5,7 +5,7 @@ import { SECRETS, type SecretName } from './secrets.js';
 const NOT_REPLAYED = new Set(['case', 'suite', 'shard', 'generate', 'seed', 'baseline', 'verbose', 'failOnSkip', 'reports', 'waitFor', 'debug']);
 
 /** A word as the shell reads it back: bare when safe, else single-quoted. */
-export function shellWord(value: string): string {
+function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -89,7 +89,7 @@ export function progress(options: CommonRunOptions) {
 }
 
 /** Reads `--baseline F` and compares the report with it; an unreadable or malformed file is exit 2. */
-export function loadBaseline(report: Report, file: string): BaselineComparison {
+function loadBaseline(report: Report, file: string): BaselineComparison {
   return compareWithBaseline(report, parseBaseline(readUserFile(file, 'baseline').toString('utf8'), file), file);
 }
 

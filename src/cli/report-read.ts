@@ -9,7 +9,7 @@ import type { Report } from '../runner/types.js';
 import { readUserFile } from './io.js';
 
 /** The package's own report schema (schemas/report.schema.json). */
-export const REPORT_SCHEMA_PATH = join(PACKAGE_ROOT, 'schemas', 'report.schema.json');
+const REPORT_SCHEMA_PATH = join(PACKAGE_ROOT, 'schemas', 'report.schema.json');
 
 let validator: ValidateFunction | undefined;
 

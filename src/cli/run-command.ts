@@ -6,7 +6,7 @@ import type { CommonRunOptions } from './report-output.js';
 import { collectCases, collectDirs, CONFIG_HELP } from './flags.js';
 
 /** Merges the service and the merchant reports of `run` into one report.json. */
-export function mergeReports(service: Report, merchant: Report): Report {
+function mergeReports(service: Report, merchant: Report): Report {
   return {
     target: { embedded: true, service: service.target, merchant: merchant.target },
     summary: {

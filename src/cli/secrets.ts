@@ -15,10 +15,10 @@ import { protect } from './scrub-output.js';
  * every report and console line the CLI writes passes through the scrubber built from them.
  */
 
-export { SECRETS, secretFileHelp, secretHelp, type SecretName, type SecretSpec } from './flags.js';
+export { SECRETS, type SecretName } from './flags.js';
 
 /** The ways to give a secret, for the line that says it is missing. */
-export function waysToGive(name: SecretName, configKey: string): string {
+function waysToGive(name: SecretName, configKey: string): string {
   const spec = SECRETS[name];
   return `${spec.fileFlag} FILE, env ${spec.env}, ${configKey} in ${CONFIG_FILE_NAME}, or ${spec.flag} VALUE`;
 }
@@ -37,17 +37,17 @@ export function readSecretFile(path: string, what: string, where: string): strin
  *
  * @example const apiKey = resolveSecret('apiKey', applied, { configKey: 'service.apiKeyFile', required: true });
  */
-export function resolveSecret(
+function resolveSecret(
   name: SecretName,
   applied: Pick<AppliedConfig, 'flags' | 'values' | 'file'>,
   options: { configKey: string; required: true; env?: NodeJS.ProcessEnv },
 ): string;
-export function resolveSecret(
+function resolveSecret(
   name: SecretName,
   applied: Pick<AppliedConfig, 'flags' | 'values' | 'file'>,
   options: { configKey: string; required?: boolean; env?: NodeJS.ProcessEnv },
 ): string | undefined;
-export function resolveSecret(
+function resolveSecret(
   name: SecretName,
   applied: Pick<AppliedConfig, 'flags' | 'values' | 'file'>,
   options: { configKey: string; required?: boolean; env?: NodeJS.ProcessEnv },
@@ -89,7 +89,7 @@ export function secretSource(name: SecretName): string {
 }
 
 /** What a command needs settled before it runs. */
-export interface Settling {
+interface Settling {
   /** Config file sections it reads, in order (later wins). */
   sections: readonly ConfigSection[];
   /** Config keys named differently by this command (`callbackUrl` is `--url` of callback send). */

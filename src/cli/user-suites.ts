@@ -27,5 +27,3 @@ export function loadAllSuites(dirs: readonly string[], rules: readonly Rule[]): 
   }
   return suites;
 }
-
-export { collectDirs } from './flags.js';

@@ -90,7 +90,7 @@ export function generateFlags(flags: { generate?: string; seed?: string }): { nu
 }
 
 /** Builds the service target from flags. */
-export async function serviceTarget(flags: ServiceFlags): Promise<Target> {
+async function serviceTarget(flags: ServiceFlags): Promise<Target> {
   const { loadKeyFile, loadProfile } = await import('./io.js');
   return {
     side: 'service',

@@ -24,7 +24,7 @@ export interface ApiKeyEntry<O = undefined, P extends string = string> {
  * known key without the permission. `why` is for the log only, never the answer (which part of the
  * check failed is no business of the caller's).
  */
-export type ApiKeyVerdict<O = undefined> =
+type ApiKeyVerdict<O = undefined> =
   | { ok: true; owner: O }
   | { ok: false; status: 401; why: string }
   | { ok: false; status: 403; why: string; owner: O };

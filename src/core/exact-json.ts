@@ -8,7 +8,7 @@ import { isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 export type ExactJson = null | boolean | string | LosslessNumber | ExactJson[] | { [key: string]: ExactJson };
 
 /** Deepest nesting of arrays and objects that parseExactJson accepts. */
-export const MAX_JSON_DEPTH = 512;
+const MAX_JSON_DEPTH = 512;
 
 /**
  * Parses JSON keeping every number's literal text. Throws SyntaxError with a position, also for

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 /** A body read to the end, or the reason it was not. */
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted'; received: number };
+type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted'; received: number };
 
 /**
  * Reads a request body as raw bytes, never as a parsed form: a '+' stays a '+' (CB-RAW-BODY).

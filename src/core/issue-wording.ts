@@ -10,7 +10,7 @@ export function ruleSuffix(rules: readonly string[]): string {
 }
 
 /** How issues are worded. */
-export interface IssueWording {
+interface IssueWording {
   /** Issues shown at most, then `; and N more` (default: all). */
   limit?: number;
   /**

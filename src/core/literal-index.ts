@@ -21,14 +21,14 @@ interface Entry<V> {
 }
 
 /** A match: where it starts, the literal, and the literal's value. */
-export interface LiteralMatch<V> {
+interface LiteralMatch<V> {
   index: number;
   literal: string;
   value: V;
 }
 
 /** The literals, looked up at a position of a text. */
-export interface LiteralIndex<V> {
+interface LiteralIndex<V> {
   /** How many literals. */
   readonly size: number;
   /** The longest literal that matches at `at` (whole-word rule included), or undefined. */

@@ -75,7 +75,7 @@ export async function settle(turns = 3): Promise<void> {
 }
 
 /** A promise opened by hand: holds a step (a `process`, a stalled store call) until the test opens it. */
-export interface Gate {
+interface Gate {
   readonly promise: Promise<void>;
   open(): void;
 }

@@ -11,7 +11,7 @@ export type KeyHalf = 'public' | 'private';
 
 // The directions live apart (no YAML reader behind them) so that the CLI's help can name them.
 import { DIRECTIONS } from './directions.js';
-export { DIRECTIONS, type Direction } from './directions.js';
+export { type Direction } from './directions.js';
 
 /** The crypto profile (docs/crypto-profiles.md): every field optional in YAML, resolved here once. */
 export interface CryptoProfile {
@@ -41,7 +41,7 @@ export const DEFAULT_PROFILE: Readonly<CryptoProfile> = Object.freeze({
 const PROFILE_FIELDS = ['padding', 'request', 'response', 'callback', 'plaintextBlock'] as const;
 
 /** Hash output length in bytes for an OAEP padding, 0 for PKCS#1 v1.5. */
-export function oaepHashBytes(padding: Padding): number {
+function oaepHashBytes(padding: Padding): number {
   return padding === 'oaep-sha1' ? 20 : padding === 'oaep-sha256' ? 32 : 0;
 }
 

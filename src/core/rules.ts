@@ -2,14 +2,14 @@ import { parse as parseYaml } from 'yaml';
 import { SpecError } from './errors.js';
 
 /** How much a rule weighs: MUST fails a run, SHOULD warns unless --strict, UNSPECIFIED is an assumption. */
-export type RuleSeverity = 'MUST' | 'SHOULD' | 'UNSPECIFIED';
+type RuleSeverity = 'MUST' | 'SHOULD' | 'UNSPECIFIED';
 
 /**
  * The party a rule obliges: the `service` (the wallet), the `merchant` (the caller of the order
  * endpoints and the callback receiver), or `both` (a rule on the wire that one sends and the other
  * reads, such as a Content-Type or the Base64 of `data`).
  */
-export type RuleParty = 'service' | 'merchant' | 'both';
+type RuleParty = 'service' | 'merchant' | 'both';
 
 /** One rule of the interface, as spec/rules.yaml records it. */
 export interface Rule {
@@ -31,7 +31,7 @@ export function bindsSide(rule: Pick<Rule, 'binds'>, side: 'service' | 'merchant
 }
 
 /** Rule ids look like `CB-KEY-401`: upper-case words joined by '-'. */
-export const RULE_ID_PATTERN = /^[A-Z0-9]+(-[A-Z0-9]+)+$/;
+const RULE_ID_PATTERN = /^[A-Z0-9]+(-[A-Z0-9]+)+$/;
 
 /** Parses spec/rules.yaml; a malformed entry is a SpecError that names it. */
 export function parseRuleCatalog(text: string, name = 'spec/rules.yaml'): Rule[] {

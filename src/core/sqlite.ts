@@ -16,12 +16,12 @@ import { ConfigError } from './errors.js';
  *
  * @example const db = openSqlite(':memory:'); db.exec('CREATE TABLE t (x)'); db.prepare<[number]>('INSERT INTO t VALUES (?)').run(1)
  */
-export type SqliteDriver = 'node:sqlite' | 'better-sqlite3';
+type SqliteDriver = 'node:sqlite' | 'better-sqlite3';
 
 type Params<P> = P extends unknown[] ? P : [P];
 
 /** What `run` reports. */
-export interface SqliteRunResult {
+interface SqliteRunResult {
   changes: number;
   lastInsertRowid: number | bigint;
 }
@@ -34,7 +34,7 @@ export interface SqliteStatement<P extends unknown[] | object = unknown[], R = u
 }
 
 /** A function run inside a transaction (a savepoint when nested); `.immediate` begins with BEGIN IMMEDIATE. */
-export interface SqliteTransaction<F extends (...args: never[]) => unknown> {
+interface SqliteTransaction<F extends (...args: never[]) => unknown> {
   (...args: Parameters<F>): ReturnType<F>;
   deferred(...args: Parameters<F>): ReturnType<F>;
   immediate(...args: Parameters<F>): ReturnType<F>;

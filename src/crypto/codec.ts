@@ -8,7 +8,7 @@ import type { RsaKey } from './keys.js';
 import { nativeEngine, type RsaEngine } from './rsa-engine.js';
 
 /** What a seal or open needs besides the data: the profile and, optionally, another engine. */
-export interface CodecOptions {
+interface CodecOptions {
   profile?: CryptoProfile;
   engine?: RsaEngine;
   /** Base64 forms read instead of refused when opening (see decodeBase64Strict); strict by default. */

@@ -12,7 +12,7 @@ import type { Padding } from '../core/profile.js';
 export type Unpadded = { ok: true; message: Buffer } | { ok: false; problem: string };
 
 /** PKCS#1 v1.5 block type: 1 for private-key encryption, 2 for public-key encryption. */
-export type BlockType = 1 | 2;
+type BlockType = 1 | 2;
 
 /** Removes PKCS#1 v1.5 padding of the expected block type (RFC 8017 7.2.2 / 8.2.2 framing). */
 export function unpadPkcs1(raw: Uint8Array, type: BlockType): Unpadded {

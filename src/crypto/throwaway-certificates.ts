@@ -20,7 +20,7 @@ export interface ThrowawayCa extends CertificatePair {
 }
 
 /** What an issued certificate says. */
-export interface IssueOptions {
+interface IssueOptions {
   /** Host names and IP addresses the certificate is valid for (subjectAltName); the first is the CN. */
   names: string[];
   /** A client certificate (extendedKeyUsage clientAuth) instead of a server one. */

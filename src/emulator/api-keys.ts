@@ -2,13 +2,13 @@ import { ApiKeyRing, type ApiKeyCheckOptions } from '../core/api-keys.js';
 import type { EmulatorMerchant, Permission } from './config.js';
 
 /** The verdict on an `X-API-KEY` for one operation; `why` goes to the log only. */
-export type KeyVerdict =
+type KeyVerdict =
   | { ok: true; merchant: EmulatorMerchant }
   | { ok: false; status: 401; why: string }
   | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
 
 /** Options of a key check: the deviations a test variant may ask for (`EmulatorVariant.keyCheck`). */
-export type KeyCheckOptions = ApiKeyCheckOptions;
+type KeyCheckOptions = ApiKeyCheckOptions;
 
 /**
  * Every merchant's keys in one ring (core/api-keys.ts): the key alone says whose request it is (keys

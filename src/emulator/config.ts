@@ -62,7 +62,7 @@ export interface EmulatorMerchant {
 }
 
 /** Callback retry schedule (U-RETRY): delay before retry n = min(initialDelayMs × factor^(n-1), maxDelayMs). */
-export interface RetrySchedule {
+interface RetrySchedule {
   initialDelayMs: number;
   factor: number;
   maxDelayMs: number;

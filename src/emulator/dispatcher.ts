@@ -16,7 +16,7 @@ import type { DeliveryVariant } from './variant.js';
  * Scheduler's `after`). Default: `setTimeout`. A test passes a ManualScheduler together with `now`,
  * so no test waits on a lease.
  */
-export type DispatcherScheduler = Pick<Scheduler, 'after'>;
+type DispatcherScheduler = Pick<Scheduler, 'after'>;
 
 /** Real time: `setTimeout`. */
 const realTimers: DispatcherScheduler = realScheduler;

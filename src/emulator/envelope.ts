@@ -7,7 +7,7 @@ import { merchantKey, type EmulatorContext } from './context.js';
 import type { HttpAnswer } from './variant.js';
 
 /** Why a request ended the way it did: for the log line, never for the answer. */
-export const WHY = Symbol('why');
+const WHY = Symbol('why');
 
 /** Remembers the reason of an answer for the request log. */
 export function noteWhy(res: ServerResponse, why: string): void {

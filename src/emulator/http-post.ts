@@ -53,7 +53,7 @@ export interface PostHandle {
 }
 
 /** What one exchange needs. */
-export interface PostOptions {
+interface PostOptions {
   agents: PostAgents;
   /** The deadline of the whole exchange once the request is on a socket: connect, headers and body. */
   timeoutMs: number;

@@ -3,7 +3,7 @@ import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { emulatorYaml } from './init-template.js';
 
 /** One file of an emulator setup. */
-export interface SetupFile {
+interface SetupFile {
   /** File name inside the setup folder. */
   name: string;
   contents: string;

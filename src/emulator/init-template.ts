@@ -1,5 +1,5 @@
 /** What the emulator.yaml of `emulator init` is filled with: the secrets init-files.ts generates and the caller's options. */
-export interface EmulatorYamlValues {
+interface EmulatorYamlValues {
   /** X-Control-Token of the control API. */
   controlToken: string;
   /** The merchant's main key (every permission). */

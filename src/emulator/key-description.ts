@@ -2,7 +2,7 @@ import { inKeyWindow } from '../core/api-keys.js';
 import { PERMISSIONS, type EmulatorMerchant } from './config.js';
 
 /** The keys a test runner needs for ERR-401 and ERR-403 cases, found in a merchant's config. */
-export interface MerchantKeyDescription {
+interface MerchantKeyDescription {
   /** The main key: every permission. */
   apiKey: string;
   /** A key valid now that lacks a permission (ERR-403). */

@@ -10,7 +10,7 @@ import type { QueuedCallback } from '../service/state.js';
  */
 
 /** The tables of the outbox (created if missing). */
-export const OUTBOX_SCHEMA = `
+const OUTBOX_SCHEMA = `
 CREATE TABLE IF NOT EXISTS callback_events (
   id              INTEGER PRIMARY KEY AUTOINCREMENT,
   tracking_id     TEXT NOT NULL,
@@ -146,7 +146,7 @@ export interface Unsent {
 }
 
 /** One write of the dispatcher's outbox: sends to count, outcomes and unsent attempts, in one transaction. */
-export interface OutboxBatch {
+interface OutboxBatch {
   sends: SendMark[];
   settled: Settlement[];
   unsent: Unsent[];

@@ -18,7 +18,7 @@ import type { EmulatorVariant } from './variant.js';
 import { EMULATOR_HEADER } from './header.js';
 
 /** Options of {@link startEmulator}; everything but the config is optional. */
-export interface StartEmulatorOptions {
+interface StartEmulatorOptions {
   /** Port to listen on (default: the config's `port`, else 0 = any free port). */
   port?: number;
   /** Address to listen on (default: the config's `host`, 127.0.0.1). */
@@ -166,9 +166,6 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     },
   };
 }
-
-/** Every answer of the emulator says so (header.ts holds the name, for a `verify` that loads no emulator). */
-export { EMULATOR_HEADER };
 
 function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now();

@@ -9,7 +9,7 @@ import type { Energy, NewOrder as ServiceOrder } from '../service/state.js';
  */
 
 /** The tables of the service state (created if missing). */
-export const STATE_SCHEMA = `
+const STATE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS merchants (
   user_id       INTEGER PRIMARY KEY,
   balance       TEXT NOT NULL,
@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS close_serials (
 `;
 
 /** An order to record (ORDER-*): the service's NewOrder, its merchant by the userId as an SQLite INTEGER. */
-export type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
+type NewOrder = Omit<ServiceOrder, 'merchant'> & { merchant: number };
 
 function prepare(db: SqliteDatabase) {
   return {

@@ -20,7 +20,7 @@ export interface SuccessEnvelope {
 }
 
 /** What the service's operations are built over at start: the state after the config's merchants were seeded. */
-export interface VariantStart {
+interface VariantStart {
   state: ServiceState;
   merchants: readonly MerchantId[];
 }
@@ -48,7 +48,7 @@ export interface DeliveryVariant {
 }
 
 /** One check the order endpoints make on a request before decrypting it: the X-API-KEY (ERR-401, ERR-403), the Content-Type (ENERGY-CT, ORDER-CT), the form field data (ENERGY-DATA, ORDER-DATA). */
-export type RequestCheck = 'key' | 'content-type' | 'form';
+type RequestCheck = 'key' | 'content-type' | 'form';
 
 /** The conforming order: the key first, so a request without credentials gets 401 whatever its body (ERR-401). */
 export const REQUEST_CHECK_ORDER: readonly RequestCheck[] = Object.freeze(['key', 'content-type', 'form']);

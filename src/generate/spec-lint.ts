@@ -5,7 +5,7 @@ import { specModel } from '../spec/model.js';
 import { createAjv, schemaBundle } from './codegen/validators.js';
 
 /** One problem found in the spec. */
-export interface LintProblem {
+interface LintProblem {
   severity: 'error' | 'warning';
   /** `openapi` for the OpenAPI 3.1 validator, `toolkit` for our own rules. */
   source: 'openapi' | 'toolkit';

@@ -2,7 +2,7 @@ import type { StormResult } from './storm.js';
 import { offenderLines, summaryLine } from './summary.js';
 
 /** What the storm was aimed at, for the report. */
-export interface LoadTarget {
+interface LoadTarget {
   callbackUrls: readonly string[];
   /** The probe URL, `--probe-cmd`, or null. */
   probe: string | null;

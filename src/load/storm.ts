@@ -10,7 +10,7 @@ import { generateEvents, type StormEvent } from './events.js';
 import { STORM_LIMITS } from './limits.js';
 
 /** Everything a storm needs; every count and time is bounded. */
-export interface StormOptions {
+interface StormOptions {
   /** Callback URLs, deliveries spread over them (several instances behind no balancer). */
   callbackUrls: readonly string[];
   apiKey: string;
@@ -44,7 +44,7 @@ export interface StormOptions {
 }
 
 /** How a storm speaks TLS (the CLI builds it from --ca, --cert, --key, --insecure). */
-export interface StormTls {
+interface StormTls {
   /** The CAs trusted (replacing the defaults); undefined: Node's defaults. */
   ca?: string[];
   cert?: string;
@@ -64,7 +64,7 @@ export interface StormProgress {
 }
 
 /** An event processed other than once, or acknowledged but not processed. */
-export interface StormOffender {
+interface StormOffender {
   key: string;
   trackingId: string;
   type: number;
@@ -109,8 +109,6 @@ export interface StormResult {
   failures: Record<string, number>;
 }
 
-/** Bounds of every storm. */
-export { STORM_LIMITS };
 const BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, Infinity];
 const RETRY_DELAYS_MS = [50, 100, 200, 400, 800, 1_600, 3_200];
 

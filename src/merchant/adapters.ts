@@ -33,13 +33,13 @@ export function expressCallback(options: CallbackHandlerOptions): (req: Incoming
 }
 
 /** The parts of a Fastify request the adapter reads. */
-export interface FastifyLikeRequest {
+interface FastifyLikeRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   body: unknown;
 }
 
 /** The parts of a Fastify reply the adapter writes. */
-export interface FastifyLikeReply {
+interface FastifyLikeReply {
   code(status: number): FastifyLikeReply;
   header(name: string, value: string): FastifyLikeReply;
   send(payload: string): unknown;

@@ -8,10 +8,10 @@ export type ApiKeyEntry = Pick<CoreApiKeyEntry, 'key' | 'notBefore' | 'notAfter'
 export type ApiKeySpec = string | ApiKeyEntry;
 
 /** The verdict on a request's `X-API-KEY`; `why` is for the log only, never the answer. */
-export type ApiKeyVerdict = { ok: true } | { ok: false; why: string };
+type ApiKeyVerdict = { ok: true } | { ok: false; why: string };
 
 /** Checks `X-API-KEY` values against the merchant's keys and their validity windows. */
-export type ApiKeyCheck = (value: string | string[] | undefined, now: number) => ApiKeyVerdict;
+type ApiKeyCheck = (value: string | string[] | undefined, now: number) => ApiKeyVerdict;
 
 /**
  * Compiles the merchant's keys once (core/api-keys.ts: SHA-256 digests compared with

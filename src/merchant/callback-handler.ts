@@ -70,23 +70,23 @@ export interface CallbackHandlerOptions {
 }
 
 /** The body of every answer: `errCode` 0 means processed or duplicate (CB-ERRCODE). */
-export interface MerchantAnswer {
+interface MerchantAnswer {
   errCode: number;
   message: string;
 }
 
 /** What happened to one delivery. */
-export type CallbackOutcome = 'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
+type CallbackOutcome = 'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
 
 /** One delivery's answer: HTTP status, JSON body, and what happened (for logs and tests). */
-export interface CallbackAnswer {
+interface CallbackAnswer {
   status: number;
   body: MerchantAnswer;
   outcome: CallbackOutcome;
 }
 
 /** A request whose body was already read as raw bytes (by the node:http handler or an adapter). */
-export interface RawCallbackRequest {
+interface RawCallbackRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   body: Buffer;
 }
@@ -121,7 +121,7 @@ const NOTIFIED_POLL_MS = 250;
 const DEFAULT_BUSY_WAIT_MS = 5_000;
 
 /** The transport-free core of the receiver; adapters feed it raw bytes. */
-export interface CallbackReceiver {
+interface CallbackReceiver {
   /** Checks `X-API-KEY` (CB-KEY-FIRST): a 401 answer, or undefined when the key is valid. */
   authorize(headers: RawCallbackRequest['headers']): CallbackAnswer | undefined;
   /** The key check, then decode, decrypt, validate and process exactly once. Never throws. */
@@ -293,7 +293,7 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
 }
 
 /** A node:http request that a framework may have read already (see adapters.ts). */
-export type MaybeParsedRequest = IncomingMessage & { rawBody?: unknown; body?: unknown };
+type MaybeParsedRequest = IncomingMessage & { rawBody?: unknown; body?: unknown };
 
 /**
  * The receiver as a node:http request handler (also an Express handler). It never throws and never

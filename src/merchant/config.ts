@@ -11,7 +11,7 @@ import { PROBE_LIMITS, type ProbeOptions } from './probe.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 
 /** merchant.yaml as written, paths resolved against the file's folder. */
-export interface MerchantConfigFile {
+interface MerchantConfigFile {
   /** Where the config came from, for messages. */
   source: string;
   apiKeys: ApiKeyEntry[];
@@ -32,7 +32,7 @@ export interface MerchantConfigFile {
 }
 
 /** merchant.yaml with its keys and profile loaded: what the server runs with. */
-export interface MerchantSettings {
+interface MerchantSettings {
   source: string;
   apiKeys: ApiKeyEntry[];
   /** The key that opens callbacks (the public half under the default profile). */

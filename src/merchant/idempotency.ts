@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
-import { CALLBACK_TYPE_TABLE, CALLBACK_TYPES, callbackField, callbackTypeEntry, eventKey, type CallbackTypeTable } from '../spec/callback-types.js';
-
-/** Callback `type` values by name (the callback type table's). */
-export { CALLBACK_TYPES };
-
-/** Which rule an idempotency key follows: CB-ID-DEPOSIT, CB-ID-WITHDRAW or CB-ID-OTHER. */
-export type IdempotencyKind = 'deposit' | 'withdrawal' | 'event';
+import { CALLBACK_TYPE_TABLE, callbackField, callbackTypeEntry, eventKey, type CallbackTypeTable } from '../spec/callback-types.js';
 
 /** A decrypted callback payload: a JSON object (exact numbers as LosslessNumber, or plain numbers). */
 export type CallbackPayload = Readonly<Record<string, unknown>>;

@@ -4,7 +4,7 @@ import { pgDriver } from './pg-driver.js';
 import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the PostgreSQL store. */
-export interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
+interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
   /** Table name (default `wallet_processed_events`); its sequences take the same prefix. */
   table?: string;
   /** Connections in each of the two pools, claims and business work (default 10). */
@@ -20,7 +20,7 @@ export interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
 }
 
 /** Default lock bound on PostgreSQL: row locks are held only from a done mark to its commit. */
-export const DEFAULT_PG_LOCK_TIMEOUT_MS = 1_000;
+const DEFAULT_PG_LOCK_TIMEOUT_MS = 1_000;
 
 /** SQLSTATE of a statement that gave up waiting for a lock (`lock_timeout`). */
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -329,7 +329,7 @@ export function isPostgresUrl(store: string): boolean {
 }
 
 /** The URL without its password, for messages. */
-export function redact(url: string): string {
+function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

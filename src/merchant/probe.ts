@@ -47,7 +47,7 @@ export function parseProbeQuery(search: string): ProbeQuery | { error: string } 
  * least); `more` when entries follow. Read from the store in chunks, so a long history is never
  * loaded for one answer.
  */
-export async function probePage(store: IdempotencyStore, after: number, limit: number, maxBytes: number = PROBE_LIMITS.pageBytes): Promise<{ entries: ProcessedEntry[]; more: boolean }> {
+async function probePage(store: IdempotencyStore, after: number, limit: number, maxBytes: number = PROBE_LIMITS.pageBytes): Promise<{ entries: ProcessedEntry[]; more: boolean }> {
   const entries: ProcessedEntry[] = [];
   let bytes = 0;
   let cursor = after;

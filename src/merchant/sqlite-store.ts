@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors.js';
 import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
 
 /** Options of the SQLite store. */
-export interface SqliteStoreOptions extends StoreOptions {
+interface SqliteStoreOptions extends StoreOptions {
   /**
    * `full` (default) syncs every `done` mark to disk before it is acknowledged, so it survives a
    * power cut; `normal` survives a process crash only, and is faster. Claims are never synced on
@@ -29,7 +29,7 @@ INSERT OR IGNORE INTO claim_tokens (id, last) VALUES (1, 0);
 `;
 
 /** Default lock bound on SQLite: one write lock for the whole file, taken by every claim and mark. */
-export const DEFAULT_SQLITE_LOCK_TIMEOUT_MS = 5_000;
+const DEFAULT_SQLITE_LOCK_TIMEOUT_MS = 5_000;
 
 /** Did SQLite refuse because another connection holds a lock (busy_timeout is 0: it never waits)? */
 function isBusy(error: unknown): boolean {
@@ -69,7 +69,7 @@ interface Row {
  *
  * @example const store = openSqliteStore('merchant.sqlite'); await store.claim(key, text)
  */
-export class SqliteIdempotencyStore implements IdempotencyStore {
+class SqliteIdempotencyStore implements IdempotencyStore {
   readonly leaseMs: number;
   readonly lockTimeoutMs: number;
   readonly #db: SqliteDatabase;

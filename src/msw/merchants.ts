@@ -10,7 +10,7 @@ export const OPTIONS_SOURCE = 'createWalletHandlers';
  * Default energy: the emulator's sample merchant and the spec's examples (20000000 / 64000 = 312
  * transactions), so a mock without `energy` answers a plausible energyMaxCount and leases succeed.
  */
-export const DEFAULT_ENERGY = Object.freeze({ balance: 20_000_000n, costPerTx: 64_000n });
+const DEFAULT_ENERGY = Object.freeze({ balance: 20_000_000n, costPerTx: 64_000n });
 
 /** A merchant with its options checked: exact integers, a resolved profile. */
 export interface ResolvedMerchant {

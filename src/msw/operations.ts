@@ -17,7 +17,7 @@ export type Plain = Record<string, ExactJson>;
  * merchant counts as open until it is closed here (`unknownCards: 'open'`): a merchant's unit test
  * closes cards it never registered.
  */
-export interface MockState {
+interface MockState {
   readonly service: MemoryServiceState;
   /** Numbers requestId, bizId and the service's ids, so answers are deterministic. */
   sequence: number;
@@ -29,7 +29,7 @@ export function createMockState(merchants: readonly ResolvedMerchant[]): MockSta
 }
 
 /** What an operation needs: the merchant the key named (card close finds its own), the plain request. */
-export interface OperationContext {
+interface OperationContext {
   readonly merchant: ResolvedMerchant | undefined;
   readonly merchants: readonly ResolvedMerchant[];
   readonly plain: Plain;
@@ -41,7 +41,7 @@ export interface OperationContext {
 export type OperationOutcome = { ok: true; result: unknown; merchant?: ResolvedMerchant } | { ok: false; answer: Answer; merchant?: ResolvedMerchant };
 
 /** Business logic of one operation, after the request passed its schema. */
-export type Operation = (ctx: OperationContext) => OperationOutcome;
+type Operation = (ctx: OperationContext) => OperationOutcome;
 
 function nextId(state: MockState, prefix: string): string {
   state.sequence += 1;

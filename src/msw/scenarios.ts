@@ -34,7 +34,7 @@ export const HTTP_SCENARIOS: Readonly<Partial<Record<WalletScenario, string>>> =
 });
 
 /** A forced business failure: the service's code (U-CODES) and its text. */
-export type BusinessFailure = ForcedFailure;
+type BusinessFailure = ForcedFailure;
 
 type BusinessTable = Partial<Record<WalletScenario, Readonly<Record<string, BusinessFailure>>>>;
 

@@ -4,7 +4,7 @@ import type { RsaPrivateKey } from '../crypto/keys.js';
 import type { WalletScenario } from './scenarios.js';
 
 /** HTTP methods an endpoint of the table may use (msw's `http.*` names). */
-export type EndpointMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type EndpointMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * One endpoint of the interface as the spec describes it: a row of the generated table

@@ -6,12 +6,12 @@ import { RunSession } from './run-session.js';
 /** Default cap on an answer's body (1 MiB): a bigger answer is a transport error naming the cap. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Default idle timeout of one request: no byte for this long ends it. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 15_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 15_000;
 /** Default overall deadline of one request, however slowly bytes trickle in. */
-export const DEFAULT_REQUEST_DEADLINE_MS = 60_000;
+const DEFAULT_REQUEST_DEADLINE_MS = 60_000;
 
 /** TLS settings of outgoing requests. */
-export interface TlsSettings {
+interface TlsSettings {
   /** PEM certificates trusted besides the system roots (--ca, NODE_EXTRA_CA_CERTS). */
   extraCa: string[];
   /** Client certificate and key (PEM) for mTLS. */
@@ -51,7 +51,7 @@ export function defaultNetwork(overrides: Partial<Omit<NetworkConfig, 'session'>
  * The certificates of `NODE_EXTRA_CA_CERTS`: Node adds them to its default store, but an explicit
  * `ca` option replaces that store, so they are read again here (a missing file is ignored as Node does).
  */
-export function extraCaFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+function extraCaFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const file = env.NODE_EXTRA_CA_CERTS;
   if (!file) return [];
   try {

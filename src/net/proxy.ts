@@ -12,7 +12,7 @@ export interface ProxySettings {
 }
 
 /** One NO_PROXY entry: `*`, a host or domain suffix, an IP or CIDR range, each with an optional port. */
-export type NoProxyEntry =
+type NoProxyEntry =
   | { kind: 'all' }
   | { kind: 'host'; host: string; port?: number }
   | { kind: 'ip'; range: BlockList; port?: number };
@@ -40,7 +40,7 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): ProxySetting
 }
 
 /** A proxy URL; a bare `host:port` means http:// as in curl. Only HTTP proxies are supported. */
-export function proxyUrl(text: string): URL {
+function proxyUrl(text: string): URL {
   const value = /^[a-z][a-z0-9+.-]*:\/\//i.test(text.trim()) ? text.trim() : `http://${text.trim()}`;
   let url: URL;
   try {

@@ -1,7 +1,7 @@
 import { TransportError } from '../core/errors.js';
 
 /** Why a run was cut short: the target stopped answering (its failure, judged by the engine), or `--timeout` ran out (the tool's stop). */
-export type RunStopReason = 'target-gone' | 'run-timeout';
+type RunStopReason = 'target-gone' | 'run-timeout';
 
 /** A run cut short: every later request fails with it at once, and the engine stops and says so. */
 export class RunCutError extends TransportError {

@@ -65,7 +65,7 @@ export interface CaptureSink {
 }
 
 /** Bytes a capture may hold in memory while the disk is behind; past it lines are dropped and counted. */
-export const DEFAULT_CAPTURE_BUFFER_BYTES = 16 * 1024 * 1024;
+const DEFAULT_CAPTURE_BUFFER_BYTES = 16 * 1024 * 1024;
 
 /**
  * Streams exchanges to a sink, one line each, holding at most `maxBufferedBytes` in memory: a disk

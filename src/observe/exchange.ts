@@ -25,13 +25,13 @@ export interface ObservedMessage {
   truncated?: true;
 }
 
-export interface ObservedRequest extends ObservedMessage {
+interface ObservedRequest extends ObservedMessage {
   method: string;
   /** Path and query as the client sent them (no scheme or host). */
   path: string;
 }
 
-export interface ObservedResponse extends ObservedMessage {
+interface ObservedResponse extends ObservedMessage {
   status: number;
 }
 

@@ -17,7 +17,7 @@ import { evidenceOf, judgeKeys } from './observed.js';
 import { DEFAULT_LIMITS, Stream, type StreamLimits } from './stream.js';
 import { lazyEvidence, Tally, type Judgement } from './tally.js';
 
-export interface JudgeOptions {
+interface JudgeOptions {
   keys: ObserveKeys;
   strict: boolean;
   profile?: CryptoProfile;

@@ -35,7 +35,7 @@ export interface ProxyListener {
   cardUpstream?: string;
 }
 
-export interface ObserveProxyOptions {
+interface ObserveProxyOptions {
   listeners: readonly ProxyListener[];
   /** TLS trust and client certificate of upstream connections (--ca, --cert/--key, --insecure). */
   network?: NetworkConfig;
@@ -63,9 +63,9 @@ export interface ObserveProxy {
   close(options?: { graceMs?: number }): Promise<{ cut: number }>;
 }
 
-export { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS };
+export { DEFAULT_UPSTREAM_TIMEOUT_MS };
 /** How long `close` waits for exchanges in flight before it cuts them. */
-export const DEFAULT_CLOSE_GRACE_MS = 10_000;
+const DEFAULT_CLOSE_GRACE_MS = 10_000;
 
 /** Headers of one hop (RFC 9110 §7.6.1), never forwarded. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);

@@ -17,7 +17,7 @@ import { HOP_BY_HOP } from './proxy.js';
 /** Headers a hop sets for itself (the hop-by-hop ones, Host, Content-Length): never copied from a capture. */
 const NOT_REPLAYED = new Set([...HOP_BY_HOP, 'host', 'content-length']);
 
-export interface ReplayOptions {
+interface ReplayOptions {
   /** The merchant's callback URL (the captured path is not used: the capture came through observe's listener). */
   callbackUrl: string;
   /** The run's API key: what a captured key fingerprint stands for. */

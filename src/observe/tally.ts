@@ -14,7 +14,7 @@ import type { Rule } from '../core/rules.js';
 import { assumptionsOf, judgeFinding, judgedRules, type CheckResult, type Finding, type Status } from '../runner/api.js';
 
 /** The suite name of every observe result. */
-export const OBSERVE_SUITE = 'observe';
+const OBSERVE_SUITE = 'observe';
 
 /** Evidence, or how to make it: built only for a result that keeps it (a failure or a warning), once. */
 export type Evidence = Record<string, unknown> | (() => Record<string, unknown>);

@@ -13,10 +13,10 @@ import { BIG_INTEGERS, BLOCK_EDGES, blockEdgeLength, NON_ASCII, padField, type B
 const UUID_PLACEHOLDER = '00000000-0000-0000-0000-000000000000';
 
 /** The free field padded to reach a block edge: carried by every type, named in no idempotency key. */
-export const CALLBACK_PAD_FIELD = 'tenantUserId';
+const CALLBACK_PAD_FIELD = 'tenantUserId';
 
 /** An event of a sequence, with where its plaintext length must land (undefined: as generated). */
-export interface EdgeEvent {
+interface EdgeEvent {
   payload: Record<string, ExactJson>;
   twin: boolean;
   length?: BlockEdge;

@@ -8,7 +8,7 @@ import type { Property } from './property.js';
 import { acknowledgementOf, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
 
 /** How a callback body is mangled. */
-export type BodyMangle =
+type BodyMangle =
   | { op: 'bit-flip'; byte: number; bit: number }
   | { op: 'truncate'; bytes: number }
   | { op: 'wrong-key' }
@@ -18,7 +18,7 @@ export type BodyMangle =
   | { op: 'plus-as-space' }
   | { op: 'not-json'; cut: number };
 
-export const BODY_MANGLES: Arbitrary<BodyMangle> = fc.oneof(
+const BODY_MANGLES: Arbitrary<BodyMangle> = fc.oneof(
   fc.record({ op: fc.constant('bit-flip' as const), byte: fc.nat(1023), bit: fc.nat(7) }),
   fc.record({ op: fc.constant('truncate' as const), bytes: fc.integer({ min: 1, max: 127 }) }),
   fc.constant({ op: 'wrong-key' as const }),
@@ -30,7 +30,7 @@ export const BODY_MANGLES: Arbitrary<BodyMangle> = fc.oneof(
 );
 
 /** A valid event and how its delivery is mangled. */
-export interface MangledCallback {
+interface MangledCallback {
   payload: Record<string, ExactJson>;
   mangle: BodyMangle;
 }

@@ -17,21 +17,21 @@ const TYPE_SCHEMAS = CALLBACK_TYPE_TABLE.map((entry) => entry.schema);
  * A generated event; `twin` makes it a wrapped-contract twin of an earlier deposit (same txid,
  * another symbol); `length` puts its plaintext at a block edge (the edge cases, callback-edges.ts).
  */
-export interface GeneratedEvent {
+interface GeneratedEvent {
   payload: Record<string, ExactJson>;
   twin: boolean;
   length?: BlockEdge;
 }
 
 /** A delivery of the schedule: which event, how many identical copies at once, and where it falls in the order. */
-export interface ScheduledDelivery {
+interface ScheduledDelivery {
   event: number;
   copies: number;
   at: number;
 }
 
 /** A sequence of events and their deliveries (every event once, then redeliveries interleaved). */
-export interface CallbackSequence {
+interface CallbackSequence {
   events: GeneratedEvent[];
   redeliveries: ScheduledDelivery[];
 }
@@ -55,7 +55,7 @@ let sequences: Arbitrary<CallbackSequence> | undefined;
  * The sequences the property draws, built on first use: deriving them reads the spec's schemas,
  * which a CLI run without `--generate` never needs (it would parse the spec at import).
  */
-export function sequenceArbitrary(): Arbitrary<CallbackSequence> {
+function sequenceArbitrary(): Arbitrary<CallbackSequence> {
   sequences ??= fc.record({
     events: fc.array(fc.record({ payload: callbackArbitrary(), twin: fc.boolean() }), { minLength: 1, maxLength: 6 }),
     redeliveries: fc.array(fc.record({ event: fc.nat(5), copies: fc.integer({ min: 1, max: 3 }), at: fc.nat(20) }), { maxLength: 6 }),

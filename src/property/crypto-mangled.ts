@@ -11,7 +11,7 @@ import type { Property, Verdict } from './property.js';
 import { asSent, judgeRefused, judgeValidAnswer, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
 
 /** One way to mangle a valid request's ciphertext or its Base64 text. */
-export type Mangle =
+type Mangle =
   | { op: 'bit-flip'; block: number; byte: number; bit: number }
   | { op: 'truncate'; bytes: number }
   | { op: 'swap-blocks'; a: number; b: number }
@@ -22,16 +22,16 @@ export type Mangle =
   | { op: 'base64'; variant: Base64Variant };
 
 /** The Base64 variants: the first five lie outside the pattern; `missing-padding` and `non-canonical` match it (U-CRYPTO). */
-export type Base64Variant = 'url-safe' | 'line-breaks' | 'missing-padding' | 'whitespace' | 'plus-as-space' | 'non-canonical';
+type Base64Variant = 'url-safe' | 'line-breaks' | 'missing-padding' | 'whitespace' | 'plus-as-space' | 'non-canonical';
 
 /** A valid case and how its encrypted form is mangled. */
-export interface MangledCase {
+interface MangledCase {
   base: ServiceCase;
   mangle: Mangle;
 }
 
 /** Every mangling, with small indexes that shrink toward the first block and byte. */
-export const MANGLES: Arbitrary<Mangle> = fc.oneof(
+const MANGLES: Arbitrary<Mangle> = fc.oneof(
   fc.record({ op: fc.constant('bit-flip' as const), block: fc.nat(7), byte: fc.nat(511), bit: fc.nat(7) }),
   fc.record({ op: fc.constant('truncate' as const), bytes: fc.integer({ min: 1, max: 511 }) }),
   fc.record({ op: fc.constant('swap-blocks' as const), a: fc.nat(7), b: fc.nat(7) }),
@@ -199,7 +199,7 @@ function isJson(text: string): boolean {
 }
 
 /** The mangling in words, for a message. */
-export function describe(mangle: Mangle): string {
+function describe(mangle: Mangle): string {
   switch (mangle.op) {
     case 'bit-flip': return `a bit flip (block ${mangle.block}, byte ${mangle.byte}, bit ${mangle.bit})`;
     case 'truncate': return `truncation by ${mangle.bytes} bytes`;

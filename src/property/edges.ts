@@ -12,10 +12,10 @@ const STRING_FIELDS = ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainN
 const PAD_FIELDS = ['callBackId', 'toAddr', 'tenantUserId', 'whitespace'] as const;
 
 /** Characters the examples skip: astral (surrogate pairs in UTF-16, 4 bytes in UTF-8), combining sequences, joiners, CJK. */
-export const HARD_TEXT = ['😀', '𝒜', '𠜎', 'e\u0301', 'a\u0308\u0323', '👨\u200D👩\u200D👧', '🇨🇳', '中文', 'Ω', '\u00A0', '\u2028', '"\\', '\t\n', ...NON_ASCII];
+const HARD_TEXT = ['😀', '𝒜', '𠜎', 'e\u0301', 'a\u0308\u0323', '👨\u200D👩\u200D👧', '🇨🇳', '中文', 'Ω', '\u00A0', '\u2028', '"\\', '\t\n', ...NON_ASCII];
 
 /** One edge of a valid request. */
-export type Edge =
+type Edge =
   | { edge: 'none' }
   | { edge: 'unicode'; field: (typeof STRING_FIELDS)[number]; at: number; text: string }
   | { edge: 'block-boundary'; field: (typeof PAD_FIELDS)[number]; nth: BlockEdge['nth']; delta: BlockEdge['delta'] }
@@ -32,7 +32,7 @@ export interface EdgeCase {
 const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 
 /** The edges; `none` first, so a failure that needs no edge shrinks to the plain request. */
-export const EDGES: Arbitrary<Edge> = fc.oneof(
+const EDGES: Arbitrary<Edge> = fc.oneof(
   { arbitrary: fc.constant({ edge: 'none' as const }), weight: 1 },
   { arbitrary: fc.record({ edge: fc.constant('unicode' as const), field: fc.constantFrom(...STRING_FIELDS), at: fc.nat(40), text: fc.oneof(fc.constantFrom(...HARD_TEXT), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 })) }), weight: 3 },
   { arbitrary: fc.record({ edge: fc.constant('block-boundary' as const), field: fc.constantFrom(...PAD_FIELDS), nth: fc.constantFrom(1 as const, 2 as const, 3 as const), delta: fc.constantFrom(0 as const, -1 as const, 1 as const) }), weight: 3 },
@@ -42,7 +42,7 @@ export const EDGES: Arbitrary<Edge> = fc.oneof(
 );
 
 /** The request kinds of the interface: what a case is, for the edges' coverage. */
-export type RequestKind = 'energy query' | 'withdrawal' | 'energy lease';
+type RequestKind = 'energy query' | 'withdrawal' | 'energy lease';
 
 /** The kind of a case: an energy query, or an order whose symbol ENERGY makes it a lease (ORDER-KIND). */
 export function kindOf(testCase: ServiceCase): RequestKind {
@@ -51,7 +51,7 @@ export function kindOf(testCase: ServiceCase): RequestKind {
 }
 
 /** The smallest valid request of each kind the target allows (short texts, so that a failure on an example is already minimal). */
-export function minimalCases(userId: number | undefined, orders: boolean): ServiceCase[] {
+function minimalCases(userId: number | undefined, orders: boolean): ServiceCase[] {
   const energy: ServiceCase = { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } };
   if (!orders || userId === undefined) return [energy];
   const order = { userId: new LosslessNumber(String(userId)), tenantUserId: '1', tenantType: new LosslessNumber('1'), callBackId: 'c', chainName: 'TRON', toAddr: 'a' };

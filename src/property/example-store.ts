@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { LosslessNumber } from '../core/exact-json.js';
 
 /** A failing example as stored: the minimal case, the seed and path that found it, when. */
-export interface StoredExample {
+interface StoredExample {
   value: unknown;
   seed: number;
   path?: string;
@@ -60,7 +60,7 @@ export function folderExampleStore(dir: string): ExampleStore {
 export const NO_EXAMPLE_STORE: ExampleStore = { load: () => [], save: () => undefined };
 
 /** An exact number is stored as `{"$exact": "digits"}` so it replays as an exact number, and a plain number stays one. */
-export function encodeExact(value: unknown): unknown {
+function encodeExact(value: unknown): unknown {
   if (value instanceof LosslessNumber) return { $exact: value.value };
   if (Array.isArray(value)) return value.map(encodeExact);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encodeExact(v)]));
@@ -68,7 +68,7 @@ export function encodeExact(value: unknown): unknown {
 }
 
 /** The inverse of {@link encodeExact}. */
-export function decodeExact(value: unknown): unknown {
+function decodeExact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decodeExact);
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseProbe } from '../runner/merchant-steps.js';
 import { parseExactJson } from '../core/exact-json.js';
-import { isOurs, probeEntryTexts, type MerchantEnv } from './merchant-exchange.js';
+import { probeEntryTexts } from '../runner/api.js';
+import { isOurs, type MerchantEnv } from './merchant-exchange.js';
 
 describe('reading a long probe without parsing its whole history', () => {
   it('finds the same entries as the full parse, in both probe shapes', () => {

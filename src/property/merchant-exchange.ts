@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { postCallback, readProbeAfter, type Exchange, type MerchantTarget, type ProbeMark, type StrangerKeys } from '../runner/api.js';
-export { probeEntryTexts } from '../runner/api.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { sealCallback as sealWireCallback, withRequestUUID } from '../wire/callback-delivery.js';
 

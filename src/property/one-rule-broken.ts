@@ -6,7 +6,7 @@ import { componentSchema, flatten, type SchemaNode } from './schema-arbitrary.js
 import { asSent, judgeRefused, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
 
 /** One way to break exactly one rule of a valid request, derived from its schema. */
-export interface Breakage {
+interface Breakage {
   kind: 'missing' | 'mistyped' | 'wrong-literal';
   field: string;
   /** The value put in the field's place (absent for `missing`). */
@@ -15,7 +15,7 @@ export interface Breakage {
 }
 
 /** A valid case and the one rule it is made to break. */
-export interface BrokenCase {
+interface BrokenCase {
   base: ServiceCase;
   breakage: Breakage;
 }
@@ -35,7 +35,7 @@ const UNCOERCIBLE: Arbitrary<ExactJson> = fc.constantFrom<ExactJson>({}, [], { v
  * with a fraction (ORDER-ENERGY-AMOUNT). Open points (bounds, U-LIMITS) are not broken: refusing
  * them is not required.
  */
-export function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
+function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
   const schema = flatten(componentSchema(testCase.endpoint === 'energy' ? 'EnergyMaxCountRequest' : 'OrderRequest'));
   const properties = (schema.properties as Record<string, SchemaNode>) ?? {};
   const lease = testCase.endpoint === 'order' && testCase.plain.symbol === 'ENERGY';
@@ -66,7 +66,7 @@ export function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
 }
 
 /** The case with its breakage applied. */
-export function applyBreakage(plain: Record<string, ExactJson>, breakage: Breakage): Record<string, ExactJson> {
+function applyBreakage(plain: Record<string, ExactJson>, breakage: Breakage): Record<string, ExactJson> {
   const out = { ...plain };
   if (breakage.kind === 'missing') delete out[breakage.field];
   else out[breakage.field] = breakage.value!;

@@ -4,7 +4,7 @@ import type { RefineSite, StringFlavour } from './schema-arbitrary.js';
 import { textArbitrary } from './schema-arbitrary.js';
 
 /** What the refinements need to know of the target: the merchant's own userId (orders of others are refused). */
-export interface RefineContext {
+interface RefineContext {
   userId?: number;
   strings: StringFlavour;
 }
@@ -12,7 +12,7 @@ export interface RefineContext {
 const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 
 /** A positive exact decimal: up to 20 integer and 12 fraction digits, no leading zeros, never through a float. */
-export function exactDecimalText(): Arbitrary<string> {
+function exactDecimalText(): Arbitrary<string> {
   return fc
     .tuple(fc.integer({ min: 1, max: 9 }), digits(0, 19), fc.option(digits(1, 12), { nil: undefined }))
     .map(([lead, rest, fraction]) => `${lead}${rest}${fraction === undefined ? '' : `.${fraction}`}`);
@@ -24,7 +24,7 @@ function asNumberOrString(text: Arbitrary<string>): Arbitrary<ExactJson> {
 }
 
 /** A digital-currency symbol as people write them (ORDER-KIND): upper-case letters and digits. */
-export function currencySymbol(): Arbitrary<string> {
+function currencySymbol(): Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constantFrom('USDT', 'USDC', 'TRX', 'ETH', 'BTC'), weight: 3 },
     { arbitrary: fc.tuple(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), minLength: 1, maxLength: 9 })).map(([a, b]) => a + b), weight: 1 },

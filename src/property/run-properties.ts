@@ -26,7 +26,7 @@ export function newSeed(): number {
 }
 
 /** The `--seed` line that replays a run. */
-export function replayLine(numRuns: number, seed: number): string {
+function replayLine(numRuns: number, seed: number): string {
   return `--generate ${numRuns} --seed ${seed}`;
 }
 

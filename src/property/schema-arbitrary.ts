@@ -23,7 +23,7 @@ export interface RefineSite {
 }
 
 /** Everything a derivation needs besides the schema: the value rules, the string flavour. */
-export interface DeriveOptions {
+interface DeriveOptions {
   refine?: (site: RefineSite) => Arbitrary<ExactJson> | undefined;
   strings?: StringFlavour;
 }
@@ -71,7 +71,7 @@ export function flatten(input: SchemaNode): SchemaNode {
 }
 
 /** Exact JSON of a literal from the spec: numbers become exact numbers. */
-export function exactLiteral(value: unknown): ExactJson {
+function exactLiteral(value: unknown): ExactJson {
   if (typeof value === 'number') return new LosslessNumber(String(value));
   if (Array.isArray(value)) return value.map(exactLiteral);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, exactLiteral(v)]));

@@ -12,7 +12,7 @@ import type { Verdict } from './property.js';
 const JAVA_LONG_MAX = 9_223_372_036_854_775_807n;
 
 /** The two encrypted endpoints a generated case goes to. */
-export type Endpoint = 'energy' | 'order';
+type Endpoint = 'energy' | 'order';
 
 /** A generated service case: an endpoint and its plain request (exact JSON). */
 export interface ServiceCase {
@@ -75,7 +75,7 @@ export function seal(env: ServiceEnv, plainText: string): string {
 }
 
 /** Evidence of one exchange: the decrypted plain request beside the wire, the answer and its decrypted data. */
-export function evidenceOf(exchange: Exchange, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function evidenceOf(exchange: Exchange, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }], ...extra };
 }
 

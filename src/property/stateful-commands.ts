@@ -26,7 +26,7 @@ export const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as con
  * them through the control API (U-LIMITS); a float rounds them.
  */
 export const HUGE_BALANCES = ['9007199254740993', '9223372036854775807', '18446744073709551617', '1000000000000000000000000000007'] as const;
-export const HUGE_COSTS = ['1', '3', '9007199254740993'] as const;
+const HUGE_COSTS = ['1', '3', '9007199254740993'] as const;
 
 /** A sequence's energy settings past 2^53, run first on every seed (queries and leases on them; leases only where orders are allowed). */
 export function hugeEnergyExamples(orders: boolean): StateCommand[][] {

@@ -48,7 +48,7 @@ class StepFailure extends Error {
 }
 
 /** What the property needs of the target, or why it cannot run. */
-export function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undefined): string | undefined {
+function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undefined): string | undefined {
   if (!env.target.controlToken) return 'needs the control API (--control-token) to set the energy balance';
   const route = capabilities?.routes['PUT energy'];
   if (!route?.present) return `needs PUT /__control/merchants/{userId}/energy (${route ? route.detail : 'not probed'})`;

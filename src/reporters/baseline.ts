@@ -2,7 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import type { CheckResult, Report, Status } from '../runner/types.js';
 
 /** A failure of this run that the baseline did not have, and what the baseline said of that check. */
-export interface WorseResult {
+interface WorseResult {
   result: CheckResult;
   /** The baseline's status of the same check id, or `new` when the baseline has no such check. */
   was: Exclude<Status, 'failed'> | 'new';
@@ -21,7 +21,7 @@ export interface BaselineComparison {
 }
 
 /** What a baseline needs of a report: each check's id and status. */
-export type BaselineResults = ReadonlyMap<string, Status>;
+type BaselineResults = ReadonlyMap<string, Status>;
 
 const STATUSES = new Set<string>(['passed', 'failed', 'warning', 'skipped']);
 

@@ -7,7 +7,7 @@ import { groupFailures, groupHeading } from './root-causes.js';
 import { ruleStatus, targetSides, verdictOf } from './verdict.js';
 
 /** What report.html shows besides the report: the rules' texts, the baseline comparison. */
-export interface HtmlContext {
+interface HtmlContext {
   rules: readonly Rule[];
   baseline?: BaselineComparison;
 }

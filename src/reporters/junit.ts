@@ -2,7 +2,7 @@ import type { CheckResult, Report } from '../runner/types.js';
 import { escapeXml } from './escape.js';
 
 /** Where and when the run happened: JUnit's `timestamp` and `hostname` of each testsuite. */
-export interface JunitContext {
+interface JunitContext {
   /** When the run started. */
   startedAt: Date;
   hostname: string;

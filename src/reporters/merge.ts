@@ -9,7 +9,7 @@ export interface ShardReport {
 }
 
 /** The order suites and their cases run in: suite name → its case ids in order. */
-export type CaseOrder = ReadonlyMap<string, readonly string[]>;
+type CaseOrder = ReadonlyMap<string, readonly string[]>;
 
 // The embedded run (`run`) starts its servers on free loopback ports: every shard has its own.
 const EPHEMERAL = /(^|\.)(baseUrl|cardBaseUrl|callbackUrl|probeUrl)$/;

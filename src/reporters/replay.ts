@@ -1,7 +1,7 @@
 import type { CheckResult, Report } from '../runner/types.js';
 
 /** The id `--case` takes for a result's case: `suite/case` (`merchant/idempotency/redelivered-deposit`). */
-export function caseIdOf(result: Pick<CheckResult, 'suite' | 'case'>): string {
+function caseIdOf(result: Pick<CheckResult, 'suite' | 'case'>): string {
   return `${result.suite}/${result.case}`;
 }
 

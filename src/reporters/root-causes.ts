@@ -1,7 +1,7 @@
 import type { CheckResult, Report } from '../runner/types.js';
 
 /** Failures that follow from one cause: what they share, what to do when it is known, and the failures. */
-export interface CauseGroup {
+interface CauseGroup {
   /** A stable key of the group (`form-body`, `cause:no-answer`, `family:…`). */
   key: string;
   /** What the failures share, in words ("the body was read as a form field"). */

@@ -3,7 +3,7 @@ import type { CheckResult, Report, Status } from '../runner/types.js';
 import type { BaselineComparison } from './baseline.js';
 
 /** The run's verdict in one line, as the exit status sees it. */
-export interface Verdict {
+interface Verdict {
   passed: boolean;
   /** Passed, but MUST checks were skipped: never shown as an all-clear. */
   gaps?: boolean;
@@ -47,7 +47,7 @@ export function ruleStatus(results: readonly Pick<CheckResult, 'status'>[]): Sta
 }
 
 /** One side of a target in a person's words: its address, its crypto profile, everything else. */
-export interface TargetSide {
+interface TargetSide {
   side: string;
   address: string[];
   profile: string;
@@ -62,7 +62,7 @@ function words(key: string): string {
 }
 
 /** A value in words, never as JSON: an object is `name value, name value` (`tls {"extraCaCertificates":144}` → `extra CA certificates 144`). */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === true) return 'yes';
   if (value === false) return 'no';

@@ -8,7 +8,7 @@ import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 
 /** What the reports say besides the report itself. */
-export interface ReportContext {
+interface ReportContext {
   /** The rule catalog: report.html shows each rule's text. */
   rules?: readonly Rule[];
   /** The comparison with `--baseline`, when given. */

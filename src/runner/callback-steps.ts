@@ -12,10 +12,10 @@ import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 /** The payload field the runner adds to every event it asks a service to emit. */
-export const EVENT_MARK = 'wcEventMark';
+const EVENT_MARK = 'wcEventMark';
 
 /** A callback's decrypted payload, or undefined when it does not decrypt. */
-export function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Record<string, unknown> | undefined {
+function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Record<string, unknown> | undefined {
   try {
     return openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).value as Record<string, unknown>;
   } catch {
@@ -116,7 +116,7 @@ function sameEvent(a: Record<string, unknown>, b: Record<string, unknown>): bool
 }
 
 /** A received callback as report evidence: wire body beside its decryption, key redacted. */
-export function exchangeOf(callback: ReceivedCallback, target: ServiceTarget): Exchange {
+function exchangeOf(callback: ReceivedCallback, target: ServiceTarget): Exchange {
   let plain: string | undefined;
   try {
     plain = openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).text;

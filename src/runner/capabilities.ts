@@ -10,7 +10,7 @@ import type { ServiceTarget } from './types.js';
 export type ControlRoute = 'PUT energy' | 'GET energy' | 'PUT callback-url' | 'GET callback-url' | 'POST callbacks' | 'GET deliveries' | 'POST cards';
 
 /** What one route answered when probed: whether it is there, and one line on why we think so. */
-export interface RouteProbe {
+interface RouteProbe {
   present: boolean;
   detail: string;
   /** The answer's text, for read routes (the state to restore at the end). */

@@ -3,7 +3,6 @@ import type { ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
 import { fingerprint, type SecretKind } from '../core/scrub.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
-import type { WireResponse } from './http-client.js';
 import type { Case, Step, Suite } from './model.js';
 import type { Target } from './types.js';
 
@@ -102,9 +101,4 @@ export function makeStrangerKeys(bits: number): StrangerKeys {
  */
 export function redact(secret: string, kind: SecretKind = 'ak'): string {
   return secret.length === 0 ? '' : fingerprint(secret, kind);
-}
-
-/** Flattens a wire response's body for evidence. */
-export function bodyText(response: WireResponse): string {
-  return response.body.toString('utf8');
 }

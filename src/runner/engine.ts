@@ -83,7 +83,7 @@ export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], c
 }
 
 /** Why a case cannot run against this target, or undefined when it can. */
-export function missingNeed(testCase: Case, target: Target, capabilities: Capabilities = { routes: {} }): string | undefined {
+function missingNeed(testCase: Case, target: Target, capabilities: Capabilities = { routes: {} }): string | undefined {
   const has: Record<Need, boolean> = target.side === 'service'
     ? { userId: target.userId !== undefined, orders: target.allowOrders, control: Boolean(target.controlToken), forbiddenKey: Boolean(target.forbiddenKey), expiredKey: Boolean(target.expiredKey), probe: false, receiver: Boolean(target.controlToken), listen: target.listenPort !== undefined, cards: Boolean(capabilities.routes['POST cards']?.present), restart: false }
     : { userId: true, orders: true, control: false, forbiddenKey: false, expiredKey: Boolean(target.expiredKey), probe: Boolean(target.probeUrl ?? target.probeCmd), receiver: false, listen: false, cards: false, restart: Boolean(target.restartCmd ?? target.restartHook) };
@@ -110,7 +110,7 @@ export function missingNeed(testCase: Case, target: Target, capabilities: Capabi
 }
 
 /** A failure's weight: `failed` or `warning`, and, when a MUST was found but binds the other party, why it only warns. */
-export interface FailureVerdict {
+interface FailureVerdict {
   status: 'failed' | 'warning';
   /** Why MUST rules did not fail the run: they oblige the other party, not the target. */
   why?: string;

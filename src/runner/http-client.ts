@@ -62,14 +62,6 @@ function agentsOf(network: NetworkConfig): { http: http.Agent; https: https.Agen
   return pair;
 }
 
-/** Closes the keep-alive connections of a network (end of a run). */
-export function closeNetwork(network: NetworkConfig): void {
-  const pair = agents.get(network);
-  pair?.http.destroy();
-  pair?.https.destroy();
-  agents.delete(network);
-}
-
 const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**

@@ -21,7 +21,7 @@ import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import type { SentRequest } from './context.js';
 
 /** An acceptance no rule forbids: the open point it is judged under and why. */
-export interface Leniency {
+interface Leniency {
   rules: Array<'U-CRYPTO' | 'U-CODES'>;
   why: string;
 }

@@ -6,7 +6,7 @@ import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, s
 import { redact, type Exchange, type StrangerKeys } from './context.js';
 import { currentNetwork } from './http-client.js';
 import type { DeliverStep } from './model.js';
-import { parseProbeAnswer, readProbeAfter, runShellCommand } from './probe-reader.js';
+import { parseProbeAnswer, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { MerchantTarget } from './types.js';
@@ -55,7 +55,7 @@ export function withAmountForm(payload: Record<string, ExactJson>, form: AmountF
 }
 
 /** The payload with its fields spelt as asked; the order of fields is kept. */
-export function spell(payload: Record<string, ExactJson>, spelling: Spelling): Record<string, ExactJson> {
+function spell(payload: Record<string, ExactJson>, spelling: Spelling): Record<string, ExactJson> {
   if (spelling === 'interface') return payload;
   return Object.fromEntries(Object.entries(payload).map(([name, value]) => [providerName(name), value]));
 }
@@ -106,8 +106,6 @@ function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget): strin
   }
 }
 
-export { PROBE_SHAPE } from './probe-reader.js';
-
 /** Parses a probe's answer (`{"processed": [...]}`, or a bare array from a probe command) into exact JSON texts. */
 export function parseProbe(text: string, source: string): string[] {
   return parseProbeAnswer(text, source).entries;
@@ -135,15 +133,6 @@ export async function postCallback(target: MerchantTarget, body: string, plainTe
   } catch (error) {
     return { request, payloadText: plainText, error: (error as Error).message };
   }
-}
-
-/**
- * Reads the whole processed list (exact JSON texts) from the probe URL (page by page when it pages)
- * or the probe command; undefined without either. Runs read only what follows a mark
- * (`readProbeAfter`); this is for callers that want everything.
- */
-export async function readProbe(target: MerchantTarget): Promise<string[] | undefined> {
-  return (await readProbeAfter(target, undefined))?.entries;
 }
 
 /** Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again; returns an error line or undefined. */

@@ -22,7 +22,7 @@ export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKe
 export type Expectation = ExpectationOf<Record<string, unknown>>;
 
 /** An expectation of a check whose parameters are `P`. */
-export type ExpectationOf<P> = { check: string; rules?: string[]; title?: string } & P;
+type ExpectationOf<P> = { check: string; rules?: string[]; title?: string } & P;
 
 /** One step of a case; exactly one of control, request, emit, await, deliver, restart. */
 export interface Step {

@@ -5,7 +5,7 @@ import { STEP_KINDS, stepKindOf, type StepKindName } from './step-kinds.js';
 import type { Expectation, Step } from './model.js';
 
 /** Why an expectation's parameters do not fit its check: one line, and the parameter it is about. */
-export interface ParamsProblem {
+interface ParamsProblem {
   message: string;
   /** The parameter at fault; absent when one is missing (the expectation itself is at fault). */
   param?: string;

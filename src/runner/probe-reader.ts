@@ -6,19 +6,19 @@ import { transportOf } from './transport.js';
 import type { MerchantTarget } from './types.js';
 
 /** The expected shape of a probe's answer, for error messages. */
-export const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)';
+const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)';
 
 /** Where the probe is and how to ask it: the probe fields of a merchant target (`load merchant` builds one). */
 export type ProbeSource = Pick<MerchantTarget, 'probeUrl' | 'probeCmd' | 'probeToken' | 'transport'>;
 
 /** Entries asked for per page. */
-export const PROBE_PAGE_ENTRIES = 500;
+const PROBE_PAGE_ENTRIES = 500;
 
 /**
  * The largest single probe answer read (a probe that does not page answers its whole history at
  * once): beyond it the read fails with a line saying to page the probe.
  */
-export const UNPAGED_PROBE_CAP_BYTES = 64 * 1024 * 1024;
+const UNPAGED_PROBE_CAP_BYTES = 64 * 1024 * 1024;
 
 /** At most this many pages in one read (a probe whose cursor never ends is refused, not followed forever). */
 const MAX_PAGES = 100_000;
@@ -33,7 +33,7 @@ export interface ProbeMark {
 }
 
 /** What one read of the probe found after a mark. */
-export interface ProbeRead {
+interface ProbeRead {
   /** The entries after the mark (exact JSON texts), in processing order; empty when not kept. */
   entries: string[];
   /** Where the read stopped: the next read's start. */
@@ -43,7 +43,7 @@ export interface ProbeRead {
 }
 
 /** How a read goes: whether entries are kept (a baseline needs only the end), at most how many pages. */
-export interface ProbeReadOptions {
+interface ProbeReadOptions {
   keep?: boolean;
   maxPages?: number;
 }

@@ -7,7 +7,7 @@ import type { ServiceTarget } from './types.js';
 import { transportOf } from './transport.js';
 
 /** The control state a run may change, as read before the run (undefined: the target offers no read route). */
-export interface ControlSnapshot {
+interface ControlSnapshot {
   energy?: unknown;
   /** null: none was set before the run (there is nothing to put back). */
   callbackUrl?: string | null;

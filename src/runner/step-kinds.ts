@@ -36,7 +36,7 @@ export interface CaseState {
 }
 
 /** What a step produced for its checks, and why it could not prepare the target (`setup failed: …`). */
-export interface StepRun {
+interface StepRun {
   exchanges: Exchange[];
   callbacks?: ReceivedCallback[];
   processed?: string[];
@@ -48,7 +48,7 @@ type Side = Target['side'];
 type TargetOf<S extends Side> = S extends 'service' ? ServiceTarget : MerchantTarget;
 
 /** One kind of step: the side it runs on, what it produces, what it needs, and its executor. */
-export interface StepKind<K extends StepKindName, S extends Side = Side> {
+interface StepKind<K extends StepKindName, S extends Side = Side> {
   side: S;
   /** What its checks can judge: a check whose `needs` is not here is refused on this kind by the loader. */
   produces: readonly Observation[];
@@ -61,7 +61,7 @@ export interface StepKind<K extends StepKindName, S extends Side = Side> {
 }
 
 /** How long a deliver step waits, by default, for processing that finishes after the answer (`--settle-ms`). */
-export const DEFAULT_SETTLE_MS = 2000;
+const DEFAULT_SETTLE_MS = 2000;
 /** How often the probe is read again while waiting. */
 const SETTLE_POLL_MS = 100;
 

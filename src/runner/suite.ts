@@ -10,7 +10,7 @@ import type { Expectation, Step, Suite } from './model.js';
 /** The folder of the built-in suites and their schema. */
 export const SUITES_DIR = join(PACKAGE_ROOT, 'suites');
 
-export type { Need, Expectation, ExpectationOf, Step, RequestStep, EmitStep, AwaitStep, DeliverStep, Case, Suite } from './model.js';
+export type { Step, Suite } from './model.js';
 
 let validateSuite: ReturnType<Ajv2020['compile']> | undefined;
 

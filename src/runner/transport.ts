@@ -11,7 +11,7 @@ export interface Transport {
 }
 
 /** HTTP(S) over the network, as every run did before transports could be injected. */
-export const nodeTransport: Transport = { send };
+const nodeTransport: Transport = { send };
 
 /**
  * The transport of a target: the one a run injected (`RunOptions.transport`), else HTTP(S).

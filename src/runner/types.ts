@@ -19,7 +19,7 @@ export interface Finding {
 }
 
 /** An open point of the interface (a U-* rule) that a verdict rests on, with the rule's text. */
-export interface Assumption {
+interface Assumption {
   rule: string;
   text: string;
 }
@@ -45,7 +45,7 @@ export interface CheckResult {
 }
 
 /** Counts that agree with the results. */
-export interface Summary {
+interface Summary {
   passed: number;
   failed: number;
   warnings: number;

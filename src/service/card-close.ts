@@ -3,7 +3,7 @@ import { refuse, type CardOutcome, type Plain, type ServiceContext } from './con
 import type { CardClose, CloseOutcome, MerchantId, ServiceState } from './state.js';
 
 /** The fields of a card close request (CARD-REQ), all non-empty strings. */
-export const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo'] as const;
+const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo'] as const;
 
 /**
  * closeCard (CARD-*): the request's fields, the merchant named by merchantId (a merchant's userId as
@@ -58,7 +58,7 @@ export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: Merch
  * (`not-found`, unless `registry` is off: then it is closed once, U-STATES) or held by another
  * merchantUserId (`not-found`), then a card closed already.
  */
-export function closeInState(state: ServiceState, close: CardClose): CloseOutcome {
+function closeInState(state: ServiceState, close: CardClose): CloseOutcome {
   return state.transaction(() => {
     if (close.checkSerial && state.closeSerialUsed(close.merchant, close.closeSerialNo)) return 'duplicate-serial';
     const card = state.card(close.merchant, close.powerCardId, close.merchantUserId);

@@ -4,7 +4,7 @@ import type { ServicePolicies } from './policies.js';
 import type { CallbackQueue, MerchantId, ServiceState } from './state.js';
 
 /** The operations of the interface, by operationId. */
-export type OperationName = 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard';
+type OperationName = 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard';
 
 /** Randomness of the service (txids, trackingIds, requestUUIDs); injected so tests can pin it. */
 export interface ServiceRandom {
@@ -37,7 +37,7 @@ export interface ServiceContext {
 export type Plain = Record<string, ExactJson>;
 
 /** A refusal: the failure's code name, its message (the emulator's words) and the rules it names. */
-export interface Refusal<F extends string> {
+interface Refusal<F extends string> {
   ok: false;
   failure: F;
   message: string;

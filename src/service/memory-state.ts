@@ -1,7 +1,7 @@
 import type { ClosedCard, Energy, MerchantId, NewOrder, PendingDebit, QueuedCallback, ServiceState, StoredCard, StoredOrder } from './state.js';
 
 /** Options of {@link MemoryServiceState}. */
-export interface MemoryStateOptions {
+interface MemoryStateOptions {
   /** The merchants and their energy; the energy objects are the live balances (leases lower them in place). */
   merchants: Iterable<{ userId: MerchantId; energy: Energy }>;
   /**

@@ -9,15 +9,15 @@ import { acceptsWithdrawalSymbol, coerceFields, describeWithdrawalSymbols, shape
 import type { CreateOrderOutcome, LeaseDebit, MerchantId, NewOrder, QueuedCallback, ServiceState } from './state.js';
 
 /** Base of surrogate tenant ids: a non-numeric tenantUserId gets 9e15 + n (below 2^53, ORDER-RES). */
-export const SURROGATE_TENANT_BASE = 9_000_000_000_000_000n;
+const SURROGATE_TENANT_BASE = 9_000_000_000_000_000n;
 const JAVA_LONG_MAX = 9_223_372_036_854_775_807n;
 /** Longest energy lease, in hours (ORDER-EXPIRY; U-LIMITS). */
-export const MAX_EXPIRY_HOURS = 8760;
+const MAX_EXPIRY_HOURS = 8760;
 /** Most transactions one energy lease may buy (ORDER-ENERGY-AMOUNT; U-LIMITS). */
-export const MAX_LEASE_TRANSACTIONS = 1_000_000_000_000n;
+const MAX_LEASE_TRANSACTIONS = 1_000_000_000_000n;
 
 /** The literal text of a JSON number or string (amounts, integers kept exact). */
-export function literal(value: ExactJson | undefined): string | undefined {
+function literal(value: ExactJson | undefined): string | undefined {
   if (value instanceof LosslessNumber) return value.value;
   return typeof value === 'string' ? value : undefined;
 }
@@ -118,7 +118,7 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
  * leaseDebit); the order is stored and `callback` queued with it, so neither survives a crash
  * without the other.
  */
-export function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | undefined, callback: QueuedCallback | undefined): CreateOrderOutcome {
+function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | undefined, callback: QueuedCallback | undefined): CreateOrderOutcome {
   return state.transaction(() => {
     if (state.order(order.merchant, order.callBackId)) return 'duplicate';
     if (lease) {
@@ -137,7 +137,7 @@ export function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDe
  * string that fits a Java long is echoed as that integer, digit for digit; any other string gets a
  * stable surrogate id (9e15 + n) kept in the state.
  */
-export function tenantIdOf(ctx: Pick<ServiceContext, 'state'>, merchant: MerchantId, tenantUserId: string): LosslessNumber {
+function tenantIdOf(ctx: Pick<ServiceContext, 'state'>, merchant: MerchantId, tenantUserId: string): LosslessNumber {
   if (/^(0|[1-9]\d{0,18})$/.test(tenantUserId) && BigInt(tenantUserId) <= JAVA_LONG_MAX) return new LosslessNumber(tenantUserId);
   return new LosslessNumber((SURROGATE_TENANT_BASE + BigInt(ctx.state.tenantNumber(merchant, tenantUserId))).toString());
 }

@@ -13,7 +13,7 @@ import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
  */
 
 /** A fixed set of allowed withdrawal symbols (U-LIMITS), as opposed to a pattern or anything. */
-export type SymbolList = readonly string[];
+type SymbolList = readonly string[];
 
 /** The service's policies: one per open point it decides. */
 export interface ServicePolicies {
@@ -72,7 +72,7 @@ export const DEFAULT_POLICIES: Readonly<ServicePolicies> = Object.freeze({
 export type PolicyName = keyof ServicePolicies;
 
 /** What a policy accepts, its U-* rule, for validation, docs and the policy matrix test. */
-export interface PolicyDescription {
+interface PolicyDescription {
   /** The open point (rule id) the policy decides. */
   rule: string;
   /** The values, for enumerated policies; a sample of legal values for the numeric and list ones. */

@@ -8,7 +8,7 @@ import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
  * - `value`: `<prefix>:<the one field's text>` (CB-ID-WITHDRAW);
  * - `tuple`: `<prefix>:<the JSON array of the fields, then the optional ones or null>` (CB-ID-OTHER).
  */
-export interface IdempotencyRecipe {
+interface IdempotencyRecipe {
   /** The CB-ID-* rule the key follows. */
   rule: string;
   form: 'digest' | 'value' | 'tuple';
@@ -170,7 +170,7 @@ export function callbackTypeNumbers(table: CallbackTypeTable = CALLBACK_TYPE_TAB
 }
 
 /** A field's value for a builder: a value, or a function of the type's entry (called in field order). */
-export type CallbackFieldValue = ExactJson | ((entry: CallbackTypeEntry) => ExactJson);
+type CallbackFieldValue = ExactJson | ((entry: CallbackTypeEntry) => ExactJson);
 
 /**
  * A callback payload of one type: `type`, then `common` (trackingId, tenantUserId, …), then the

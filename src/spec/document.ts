@@ -24,12 +24,6 @@ export interface SpecSource {
   document: OpenAPIV3_1.Document;
 }
 
-/** The spec's extension marking an encrypted string and the schema of its plain form. */
-export interface EncryptedMarker {
-  direction: 'request' | 'response' | 'callback';
-  plaintext: { $ref: string };
-}
-
 /** Keywords the spec uses that carry no validation: OpenAPI's and ours (the schema compiler ignores them). */
 export const ANNOTATION_KEYWORDS = ['x-rules', 'x-encrypted', 'x-unspecified', 'x-toolkit', 'discriminator', 'xml', 'externalDocs', 'example'];
 

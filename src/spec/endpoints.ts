@@ -28,7 +28,7 @@ export interface SpecParameter {
 }
 
 /** The field of a body marked `x-encrypted`, and the plain schema it carries. */
-export interface SpecEncryptedField {
+interface SpecEncryptedField {
   /** The property's name (`data`); undefined when the whole body is the encrypted text (a callback, CB-RAW-BODY). */
   field: string | undefined;
   /** The property (or the whole body's schema), flattened: its pattern, its own rules in `site.rules`. */
@@ -53,7 +53,7 @@ export interface SpecMedia {
 }
 
 /** A request body, its `$ref` followed. */
-export interface SpecRequestBody {
+interface SpecRequestBody {
   required: boolean;
   description?: string;
   component?: string;
@@ -63,7 +63,7 @@ export interface SpecRequestBody {
 }
 
 /** One response of an operation, its `$ref` followed. */
-export interface SpecResponse {
+interface SpecResponse {
   /** As written: `200`, `401`, `default`. */
   status: string;
   /** The component response it names (`Unauthorized`), when it is a `$ref`. */
@@ -76,7 +76,7 @@ export interface SpecResponse {
 }
 
 /** The API key an operation requires: its header and the rules on it (parameter and scheme). */
-export interface SpecApiKey {
+interface SpecApiKey {
   header: string;
   /** The security scheme's name (`apiKey`). */
   scheme: string;
@@ -279,7 +279,7 @@ function notesOf(node: Node): UnspecifiedNote[] {
 }
 
 /** The `if: {properties: {type: {const: N}}} then: <component>` conditions of a payload: one schema per type, sorted. */
-export function typeDispatch(payload: FlatSchema): Array<{ type: number; schema: string }> {
+function typeDispatch(payload: FlatSchema): Array<{ type: number; schema: string }> {
   const out: Array<{ type: number; schema: string }> = [];
   for (const condition of payload.conditions) {
     const type = condition.if.properties.type;

@@ -2,9 +2,6 @@ import { SpecError } from '../core/errors.js';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { isNode, rulesOf, type Node } from './document.js';
 
-/** Which way an encrypted string travels (`x-encrypted.direction`). */
-export type EncryptedDirection = 'request' | 'response' | 'callback';
-
 /** One `x-unspecified` entry: what the interface leaves open there and what the toolkit assumes. */
 export interface UnspecifiedNote {
   rule: string;
@@ -22,7 +19,7 @@ export interface EncryptedMarker {
 }
 
 /** An `if`/`then` of a schema (or of one of its `allOf` parts), both flattened. */
-export interface FlatCondition {
+interface FlatCondition {
   if: FlatSchema;
   then: FlatSchema;
 }
@@ -111,7 +108,7 @@ function requiredChoice(anyOf: unknown): string[][] | undefined {
 const isConditionPart = (part: unknown): part is Node => isNode(part) && 'if' in part && !('properties' in part) && !('$ref' in part);
 
 /** The empty view: what `{}` flattens to. */
-export function emptyFlat(): FlatSchema {
+function emptyFlat(): FlatSchema {
   return { properties: {}, required: [], requiredChoices: [], nullable: false, examples: [], rules: [], ownRules: [], unspecified: [], conditions: [], parts: [], site: { rules: [], unspecified: [] } };
 }
 
@@ -119,7 +116,7 @@ export function emptyFlat(): FlatSchema {
  * `b` laid over `a`: b's keywords win where it has them, properties merge by name, lists unite.
  * Used for `allOf` parts, for a `$ref`'s siblings and for a property named twice.
  */
-export function mergeFlat(a: FlatSchema, b: FlatSchema): FlatSchema {
+function mergeFlat(a: FlatSchema, b: FlatSchema): FlatSchema {
   const out: FlatSchema = { ...a, ...definedOf(b) };
   const properties: Record<string, FlatSchema> = { ...a.properties };
   for (const [key, value] of Object.entries(b.properties)) properties[key] = properties[key] ? mergeFlat(properties[key], value) : value;

@@ -5,7 +5,7 @@ import { OperationReader, type SpecCallback, type SpecEndpoint, type SpecServer 
 import { Flattener, type EncryptedMarker, type FlatSchema } from './flatten.js';
 
 /** The document's `info`, as the docs show it. */
-export interface SpecInfo {
+interface SpecInfo {
   title?: string;
   version?: string;
   summary?: string;
@@ -16,7 +16,7 @@ export interface SpecInfo {
  * One place in the spec that carries an annotation of ours, with its JSON pointer: what spec-lint
  * checks and the docs list. Values are as written (spec-lint judges them); `encrypted` is read.
  */
-export interface SpecAnnotation {
+interface SpecAnnotation {
   pointer: string;
   /** `x-rules` as written. */
   rules?: unknown;
@@ -26,7 +26,7 @@ export interface SpecAnnotation {
 }
 
 /** One operation of the spec's paths: where it is, what it carries, which rules it cites. */
-export interface SpecOperation {
+interface SpecOperation {
   method: Method;
   path: string;
   /** The spec's operationId (undefined when it has none: readers that need one say so). */
@@ -49,7 +49,7 @@ export interface SpecOperation {
 }
 
 /** One webhook (a callback the service sends) and the payload schema its encrypted body names. */
-export interface SpecWebhook {
+interface SpecWebhook {
   name: string;
   method: Method;
   /** @deprecated The raw operation: only src/spec reads it (the docs until they read {@link SpecModel.callbacks}). */

@@ -8,10 +8,10 @@ import { specModel, type SpecModel } from '../../spec/model.js';
 import type { GeneratedFile } from '../generated-file.js';
 
 /** Where the generated handlers go, relative to the package root. */
-export const MSW_HANDLERS_PATH = 'src/generated/msw-handlers.ts';
+const MSW_HANDLERS_PATH = 'src/generated/msw-handlers.ts';
 
 /** An endpoint row as the generator builds it: schema names are whatever the spec has. */
-export type EndpointRow = WalletEndpoint<string>;
+type EndpointRow = WalletEndpoint<string>;
 
 type Fail = (where: string, what: string) => never;
 

@@ -5,10 +5,6 @@ import { SpecError } from '../../core/errors.js';
 import { ANNOTATION_KEYWORDS, componentSchemas, ruleIndex as specRuleIndex, type SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
-export type { GeneratedFile } from '../generated-file.js';
-
-export { ANNOTATION_KEYWORDS } from '../../spec/document.js';
-
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as a namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
@@ -42,7 +38,7 @@ export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
  * Where rules live in the schemas: JSON pointer (relative to `#/$defs`) → rule ids, from the
  * spec's `x-rules`. A validation error is attributed to the deepest pointer that has rules.
  */
-export function ruleIndex(bundle: Record<string, unknown>): Record<string, string[]> {
+function ruleIndex(bundle: Record<string, unknown>): Record<string, string[]> {
   return specRuleIndex(bundle.$defs);
 }
 

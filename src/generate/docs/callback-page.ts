@@ -13,7 +13,7 @@ import type { CallbackType } from './site-map.js';
 import { located, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
 
 /** The idempotency key of one callback type, from the spec: its CB-ID-* rule and the fields that carry it. */
-export interface IdempotencyKeyInfo {
+interface IdempotencyKeyInfo {
   rule: string;
   fields: FieldRow[];
 }

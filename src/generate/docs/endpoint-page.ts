@@ -14,7 +14,7 @@ import type { Endpoint } from './site-map.js';
 import { located, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
 
 /** A header the request carries: from parameters, plus Content-Type from the body. */
-export interface HeaderRow {
+interface HeaderRow {
   name: string;
   required: boolean;
   type: string;

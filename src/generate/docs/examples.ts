@@ -20,7 +20,7 @@ export interface ExampleRecord {
 }
 
 /** The demo key with every default resolved: profile, engine, size, fingerprint, both halves as PEM. */
-export interface DemoKey {
+interface DemoKey {
   key: RsaPrivateKey;
   profile: CryptoProfile;
   engine?: RsaEngine;
@@ -53,7 +53,7 @@ export function demoKeyOf(demo: DemoCrypto): DemoKey {
 }
 
 /** Which half of the demo key encrypts `direction`, and the ciphertext of the exact JSON text. */
-export function seal(sink: Pick<ExampleSink, 'demo'>, compact: string, direction: Direction): { cipher: string; keyHalf: KeyHalf } {
+function seal(sink: Pick<ExampleSink, 'demo'>, compact: string, direction: Direction): { cipher: string; keyHalf: KeyHalf } {
   const keyHalf = halfFor(direction, 'encrypt', sink.demo.profile);
   const key = keyHalf === 'private' ? sink.demo.key : publicHalf(sink.demo.key);
   const cipher = sealJson(compact, direction, key, { profile: sink.demo.profile, ...(sink.demo.engine ? { engine: sink.demo.engine } : {}) });

@@ -4,7 +4,7 @@ import type { Block, ExampleBlock, Inline, Page, PageGroup, Panel, Text } from '
 export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = { overview: 'Overview', endpoints: 'Endpoints', callbacks: 'Callbacks', reference: 'Reference', manual: 'Manual' };
 
 /** Escapes text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
 

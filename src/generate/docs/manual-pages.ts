@@ -14,7 +14,7 @@ export function manualPageId(path: string): string {
 }
 
 /** GitHub's anchor of a heading (the one the manual's own links use). */
-export function headingAnchor(heading: string): string {
+function headingAnchor(heading: string): string {
   return heading.replace(/`/g, '').trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
 }
 

@@ -2,7 +2,7 @@ import { GROUP_TITLES } from './html.js';
 import type { Block, Inline, Page, PageGroup, Text } from './model.js';
 
 /** Escapes Markdown punctuation in plain text (tables included: `|`). */
-export function escapeMarkdown(text: string): string {
+function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_[\]<>|#]/g, (ch) => `\\${ch}`);
 }
 

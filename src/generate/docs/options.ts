@@ -25,13 +25,13 @@ export interface DocsSuite {
 }
 
 /** A non-zero envelope code of an implementation (the interface names none: U-CODES). */
-export interface DocsBusinessCode {
+interface DocsBusinessCode {
   code: number | string;
   name: string;
 }
 
 /** A card close errorCode of an implementation (U-CODES, U-CARD-VALUES). */
-export interface DocsCardError {
+interface DocsCardError {
   errorCode: string;
   name: string;
   errorMessage: string;

@@ -12,7 +12,7 @@ import { unspecifiedTable } from './unspecified.js';
 import { humanize, slug } from './words.js';
 
 /** The anchor of a check's row on the traceability page. */
-export const checkAnchor = (id: string): string => `check-${id}`;
+const checkAnchor = (id: string): string => `check-${id}`;
 
 /** The index: what the interface is, every page, the demo key that made the examples. */
 export function indexPage(ctx: DocsContext): Page {

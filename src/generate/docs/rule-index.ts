@@ -2,7 +2,7 @@ import type { Rule } from '../../core/rules.js';
 import type { DocsCheck, DocsSuite } from './options.js';
 
 /** One case expectation that judges a rule: rule → check → suite/case. */
-export interface Coverage {
+interface Coverage {
   check: string;
   suite: string;
   caseId: string;

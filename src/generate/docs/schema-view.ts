@@ -37,7 +37,7 @@ export interface ObjectView {
 }
 
 /** Is this schema an object with properties? */
-export function isObject(schema: FlatSchema): boolean {
+function isObject(schema: FlatSchema): boolean {
   return Object.keys(schema.properties).length > 0 || schema.type === 'object';
 }
 
@@ -61,7 +61,7 @@ export function typeText(schema: FlatSchema | undefined, depth = 0): string {
 }
 
 /** Constraints worth showing beside the type (pattern, lengths, bounds, format, default). */
-export function constraints(schema: FlatSchema): string[] {
+function constraints(schema: FlatSchema): string[] {
   const out: string[] = [];
   if (schema.pattern !== undefined) out.push(`pattern ${schema.pattern}`);
   if (schema.format !== undefined) out.push(`format ${schema.format}`);

@@ -14,9 +14,6 @@ import { withRulesOnPage } from './rule-cells.js';
 import type { SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
-export type { ManualFile } from './manual-pages.js';
-export type { ExampleRecord } from './examples.js';
-export type { DemoCrypto, DocsBusinessCode, DocsCardError, DocsCheck, DocsOptions, DocsSuite } from './options.js';
 
 /** The entry page of the site. */
 export const DOCS_INDEX = 'index.html';

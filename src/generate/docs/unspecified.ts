@@ -26,7 +26,7 @@ export function unspecifiedPointsOf(model: SpecModel): UnspecifiedPoint[] {
 }
 
 /** A JSON pointer of the spec in words: `#/components/schemas/OrderRequest/properties/expiryHours` → `OrderRequest.expiryHours`. */
-export function describePointer(pointer: string): string {
+function describePointer(pointer: string): string {
   const parts = pointer.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'the whole interface';
   if (parts[0] === 'info') return 'the whole interface';

@@ -36,10 +36,10 @@ export const API_KEY_REGEX = '^\\S+$';
 /** The form media type, with or without parameters (Java clients add `; charset=UTF-8`). */
 export const FORM_CONTENT_TYPE_REGEX = '^application/x-www-form-urlencoded(\\s*;.*)?$';
 /** A BigDecimal as a JSON number or a decimal string (the spec's Decimal). */
-export const DECIMAL_REGEX = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?$';
+const DECIMAL_REGEX = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?$';
 
 /** What a provider state asks of the service; the verifier maps each kind to the control API. */
-export type StateKind = 'key-valid' | 'key-unknown' | 'key-forbidden' | 'energy' | 'callback-id-unused' | 'card-open' | 'card-missing' | 'callback-event';
+type StateKind = 'key-valid' | 'key-unknown' | 'key-forbidden' | 'energy' | 'callback-id-unused' | 'card-open' | 'card-missing' | 'callback-event';
 
 /** A provider state: its readable name (with the example's values) and the same values as params. */
 export interface ProviderState {
@@ -49,7 +49,7 @@ export interface ProviderState {
 }
 
 /** Which credential the request carries; the verifier injects the real one. */
-export type ApiKeyRole = 'valid' | 'unknown' | 'forbidden';
+type ApiKeyRole = 'valid' | 'unknown' | 'forbidden';
 
 /** One HTTP interaction: request, expected answer, provider states, plain forms. */
 export interface PactHttpInteraction {
@@ -94,7 +94,7 @@ export interface PactMessageInteraction {
 }
 
 /** The whole contract. */
-export interface PactContract {
+interface PactContract {
   http: PactHttpInteraction[];
   messages: PactMessageInteraction[];
 }
@@ -104,7 +104,7 @@ export interface PactContract {
  *
  * @example exactExample(spec, 'OrderRequest', 0).amount // LosslessNumber '12345678901234567890.123'
  */
-export function exactExample(spec: SpecSource, schema: string, index = 0): ExactJson {
+function exactExample(spec: SpecSource, schema: string, index = 0): ExactJson {
   return specModel(spec).example(schema, index, 'the Pact contract');
 }
 
@@ -172,7 +172,7 @@ function integer(value: ExactJson | undefined, what: string): number {
 }
 
 /** Provider states of the HTTP pact, named with the example's values so a broker shows them plainly. */
-export const states = {
+const states = {
   keyValid: (userId: number): ProviderState => ({ kind: 'key-valid', name: `merchant ${userId} holds a valid X-API-KEY`, params: { userId } }),
   keyUnknown: (): ProviderState => ({ kind: 'key-unknown', name: 'the X-API-KEY is unknown to the service', params: {} }),
   keyForbidden: (userId: number, permission: string): ProviderState => ({

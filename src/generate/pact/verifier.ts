@@ -11,7 +11,7 @@ import { buildPactContract, PACT_PROVIDER, type PactHttpInteraction, type Provid
 import type { SpecSource } from '../../spec/document.js';
 
 /** Where the pacts come from and where results go: a Pact Broker (PactFlow included). */
-export interface PactBrokerOptions {
+interface PactBrokerOptions {
   /** Pact Broker base URL; pacts for the provider are fetched from it. */
   url: string;
   token?: string;
@@ -24,7 +24,7 @@ export interface PactBrokerOptions {
 }
 
 /** What `pact verify` needs: the provider, the merchant's credentials and where the pacts are. */
-export interface PactVerifyOptions {
+interface PactVerifyOptions {
   /** The spec the pacts were generated from: the plain examples and provider states come from it. */
   spec: SpecSource;
   /** {base_url} of the order endpoints. */
@@ -53,7 +53,7 @@ export interface PactVerifyOptions {
 }
 
 /** One check made outside Pact: the decrypted envelope data of an interaction. */
-export interface DecryptedCheck {
+interface DecryptedCheck {
   interaction: string;
   status: 'passed' | 'failed' | 'skipped';
   message: string;

@@ -5,7 +5,7 @@ import type { CheckContext } from '../context.js';
 import { fail, pass, preview, type Check } from './check.js';
 
 /** `status` of every answer (default 200 when no errCode is asked); `errCode` zero or nonzero; `lenient`: the body is a form some decoders read. */
-export type AnswersParams = { status?: number; errCode?: 'zero' | 'nonzero'; lenient?: boolean };
+type AnswersParams = { status?: number; errCode?: 'zero' | 'nonzero'; lenient?: boolean };
 
 /**
  * `answers`: every delivery of the step got HTTP `status` and, with `errCode`, the acknowledgement

@@ -45,7 +45,7 @@ function comparable(value: ExactJson | undefined): string | undefined {
 }
 
 /** `fields`: payload fields that must have exactly these values. */
-export type CallbackDecryptsParams = { fields?: Record<string, ExactJson> };
+type CallbackDecryptsParams = { fields?: Record<string, ExactJson> };
 
 /**
  * `callback-decrypts`: each body decrypts with the merchant's public key to a valid payload of the

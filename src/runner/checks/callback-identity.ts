@@ -1,7 +1,7 @@
 import { NO_PARAMS, isFinding, pass, fail, undecryptableCallback, type Check } from './check.js';
 
 /** `equals`: the deliveries expected. */
-export type CallbackAttemptsParams = { equals: number };
+type CallbackAttemptsParams = { equals: number };
 import type { CheckContext } from '../context.js';
 import { callbackField } from '../../spec/callback-types.js';
 import { callbacksOf, openCallback } from './callback-support.js';

@@ -2,7 +2,7 @@ import { validateSchema } from '../../core/schemas.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
 
 /** `outcome`: success (the default), failure, or any (the shape alone is judged). */
-export type CardResponseParams = { outcome?: 'success' | 'failure' | 'any' };
+type CardResponseParams = { outcome?: 'success' | 'failure' | 'any' };
 
 /**
  * `card-response`: the card close answer has the response shape (any HTTP status: card close's are

@@ -4,14 +4,14 @@ import type { CheckContext, Exchange } from '../context.js';
 import type { Finding } from '../types.js';
 
 /** A JSON schema (draft 2020-12) of one parameter. */
-export type ParamSchema = Readonly<Record<string, unknown>>;
+type ParamSchema = Readonly<Record<string, unknown>>;
 
 /**
  * The JSON schema of a check's parameters: an object of exactly these properties, so the suite
  * loader refuses an unknown or mistyped one (`equal: 200`) with the file, the case and the line.
  * Its property names are the keys of `P`, so the schema and the type cannot name different ones.
  */
-export interface ParamsSchema<P> {
+interface ParamsSchema<P> {
   type: 'object';
   properties: { readonly [K in keyof P]-?: ParamSchema };
   required: ReadonlyArray<keyof P & string>;

@@ -4,7 +4,7 @@ import { fail, isFinding, lastExchange, pass, undecryptable, type Check } from '
 type Amount = number | string;
 
 /** `balance` the case set (or each balance a legal reading allows), `costPerTx` per transaction. */
-export type EnergyFloorParams = { balance: Amount | Amount[]; costPerTx: Amount };
+type EnergyFloorParams = { balance: Amount | Amount[]; costPerTx: Amount };
 
 const AMOUNT = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] };
 

@@ -23,7 +23,7 @@ function judgedWireForm(response: ReceivedResponse, passed: Finding): Finding {
 }
 
 /** `outcome`: success (the default) or failure. */
-export type EnvelopeParams = { outcome?: 'success' | 'failure' };
+type EnvelopeParams = { outcome?: 'success' | 'failure' };
 
 /**
  * `envelope`: HTTP 200 with the order-endpoint envelope; `outcome: success` needs code 0, an

@@ -5,7 +5,7 @@ import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, previe
 export const ERROR_SCHEMAS = ['ErrorBody', 'UnauthorizedError', 'ForbiddenError', 'NotFoundError'] as const;
 
 /** `schema`: the spec's schema the body must match. */
-export type ErrorBodyParams = { schema: (typeof ERROR_SCHEMAS)[number] };
+type ErrorBodyParams = { schema: (typeof ERROR_SCHEMAS)[number] };
 
 /**
  * The endpoints whose HTTP error bodies the interface leaves open (U-CODES: order submission and card

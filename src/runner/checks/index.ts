@@ -35,10 +35,10 @@ export const CHECKS_BY_ID = {
 };
 
 /** The id of a registered check. */
-export type CheckId = keyof typeof CHECKS_BY_ID;
+type CheckId = keyof typeof CHECKS_BY_ID;
 
 /** The parameters of the check `Id` (`CheckParamsOf<'status'>` is `{ equals: number }`). */
-export type CheckParamsOf<Id extends CheckId> = (typeof CHECKS_BY_ID)[Id] extends Check<infer P> ? P : never;
+type CheckParamsOf<Id extends CheckId> = (typeof CHECKS_BY_ID)[Id] extends Check<infer P> ? P : never;
 
 /**
  * An expectation typed by its check, for suites built in code: `{ check: 'status', equal: 200 }`

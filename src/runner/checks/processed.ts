@@ -3,7 +3,7 @@ import type { Finding } from '../types.js';
 import { NO_PARAMS, fail, pass, preview, type Check } from './check.js';
 
 /** `count`: the processings the probe must show. */
-export type ProcessedParams = { count: number };
+type ProcessedParams = { count: number };
 
 /** `processed`: the probe shows exactly `count` new business processings during the step. */
 export const processedCheck: Check<ProcessedParams> = {
@@ -142,7 +142,7 @@ function fieldDifferences(sent: Record<string, ExactJson>, entry: Record<string,
  * field's rule (`amount 12345678901234567890.123 sent as a JSON number was booked as
  * 12345678901234567000: …`); undefined when there is no payload to compare with.
  */
-export function compareEntry(entryText: string, delivered: string[]): { differences: Difference[]; notes: string[] } | undefined {
+function compareEntry(entryText: string, delivered: string[]): { differences: Difference[]; notes: string[] } | undefined {
   const entry = parseExactJson(entryText) as Record<string, ExactJson> | null;
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
   const sent = delivered.map((text) => parseExactJson(text) as Record<string, ExactJson>).filter((payload) => payload && typeof payload === 'object' && !Array.isArray(payload));

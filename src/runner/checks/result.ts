@@ -12,7 +12,7 @@ function text(value: unknown): string {
 export const RESULT_SCHEMAS = ['EnergyMaxCountResult', 'OrderResult'] as const;
 
 /** `schema` of the decrypted data; `echo`: result field → request field; `ifAccepted`: skip on a refusal. */
-export type ResultParams = { schema: (typeof RESULT_SCHEMAS)[number]; echo?: Record<string, string>; ifAccepted?: boolean };
+type ResultParams = { schema: (typeof RESULT_SCHEMAS)[number]; echo?: Record<string, string>; ifAccepted?: boolean };
 
 /**
  * `result`: the decrypted envelope data matches `schema`; `echo: {resultField: requestField}`

@@ -1,7 +1,7 @@
 import { fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
 
 /** `equals`: the HTTP status expected. */
-export type StatusParams = { equals: number };
+type StatusParams = { equals: number };
 
 /** `status`: the HTTP status equals `equals`. */
 export const statusCheck: Check<StatusParams> = {
