@@ -77,11 +77,4 @@ describe('closeCard', () => {
     expect(line(close({}, MERCHANT))).toBe('closed biz-1');
   });
 
-  it('answers a forced failure once the merchant is known, and closes nothing', () => {
-    const { ctx, state } = setup();
-    const forced: ServiceContext = { ...ctx, forced: () => ({ kind: 'card', failure: 'cardNotFound', message: 'forced' }) };
-    expect(closeCard(forced, request())).toMatchObject({ ok: false, failure: 'cardNotFound', message: 'forced', merchant: MERCHANT });
-    expect(line(closeCard(forced, request({ merchantId: '1' })))).toBe('merchantNotFound: no merchant 1');
-    expect(state.closeCard({ merchant: MERCHANT, powerCardId: 'pc-1', merchantUserId: 'u-1', closeSerialNo: 'x', bizId: 'b', checkSerial: true, registry: true })).toBe('closed');
-  });
 });

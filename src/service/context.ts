@@ -13,9 +13,6 @@ export interface ServiceRandom {
   hex(bytes: number): string;
 }
 
-/** A failure forced on an operation after its request passed validation (MSW's scenarios). */
-export type ForcedFailure = { kind: 'envelope'; failure: EnvelopeFailure; message: string } | { kind: 'card'; failure: CardFailure; message: string };
-
 /** Everything an operation needs besides its request: the state, the policies, time and randomness. */
 export interface ServiceContext {
   readonly state: ServiceState;
@@ -29,8 +26,6 @@ export interface ServiceContext {
   readonly withdrawalDelayMs: number;
   /** A new bizId for a closed card. */
   bizId(): string;
-  /** A failure to answer once the request passed validation, before the state is read or changed; undefined: none. */
-  forced?(operation: OperationName): ForcedFailure | undefined;
 }
 
 /** A plain request (decrypted `data`, or card close's JSON body). */
