@@ -209,6 +209,12 @@ function isObject(value: ExactJson): value is Plain {
 export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<M>): (endpoint: PipelineEndpoint, request: PipelineRequest) => Promise<PipelineAnswer | undefined> {
   const shapes = setup.shapes ?? {};
   const errorBodies = setup.errorBodies ?? HTTP_ERROR_BODIES;
+  const patterns = new Map<string, RegExp>();
+  const patternOf = (source: string): RegExp => {
+    let pattern = patterns.get(source);
+    if (!pattern) patterns.set(source, (pattern = new RegExp(source, 'u')));
+    return pattern;
+  };
 
   function httpError(kind: 'unauthorized' | 'forbidden', why: string): PipelineAnswer {
     const answer: HttpAnswer = { status: kind === 'unauthorized' ? 401 : 403, body: errorBodies[kind] };
@@ -288,7 +294,7 @@ export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<
       if (!merchant) throw new Error('the X-API-KEY check did not run');
       const rules = endpoint.rules.data;
       const opened = await setup.codec(merchant).open(data, setup.acceptedBase64(policies));
-      if (!new RegExp(encrypted.pattern, 'u').test(data)) {
+      if (!patternOf(encrypted.pattern).test(data)) {
         return fail('badBase64', withRules(`${encrypted.field} does not match ${encrypted.pattern}${opened.ok ? '' : `: ${opened.message}`}`, rules));
       }
       if (!opened.ok) {
