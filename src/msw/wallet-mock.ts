@@ -81,6 +81,7 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
   const bases: Record<string, string> = { base_url: normaliseBase(options.baseUrl, 'baseUrl') };
   bases.card_base_url = options.cardBaseUrl === undefined ? bases.base_url! : normaliseBase(options.cardBaseUrl, 'cardBaseUrl');
   const tableOf = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
+  const served = new Map(endpoints.map((endpoint) => [endpoint.operationId, pipelineEndpoint(endpoint)]));
   for (const endpoint of endpoints) {
     if (bases[endpoint.server] === undefined) throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: operation ${endpoint.operationId} sits under the unknown server variable {${endpoint.server}}`);
   }
@@ -160,7 +161,7 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
     };
     if (HTTP_SCENARIOS[scenario] === '404' && endpoint.errors['404']) return call({ status: 404, body: endpoint.errors['404'] });
     const header = endpoint.apiKeyHeader ?? 'x-api-key';
-    const answer = await serveByPipeline(pipelineEndpoint(endpoint), {
+    const answer = await serveByPipeline(served.get(operationId)!, {
       apiKey: request.headers.get(header) ?? undefined,
       contentType: request.headers.get('content-type') ?? undefined,
       body: () => request.text(),
