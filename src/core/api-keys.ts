@@ -29,14 +29,6 @@ type ApiKeyVerdict<O = undefined> =
   | { ok: false; status: 401; why: string }
   | { ok: false; status: 403; why: string; owner: O };
 
-/** Deviations a test double may commit on purpose (the emulator's faults). */
-export interface ApiKeyCheckOptions {
-  /** Accept keys outside their window. */
-  ignoreWindow?: boolean;
-  /** Accept keys without the permission. */
-  ignorePermissions?: boolean;
-}
-
 interface CompiledKey<O, P extends string> {
   digest: Buffer;
   notBefore: number;
@@ -70,7 +62,7 @@ export class ApiKeyRing<O = undefined, P extends string = string> {
    *
    * @example ring.check(req.headers['x-api-key'], 'getEnergyMaxCount', Date.now())
    */
-  check(header: string | readonly string[] | undefined, permission: P | undefined, now: number, options: ApiKeyCheckOptions = {}): ApiKeyVerdict<O> {
+  check(header: string | readonly string[] | undefined, permission: P | undefined, now: number): ApiKeyVerdict<O> {
     const several = Array.isArray(header) && header.length > 1;
     const value = Array.isArray(header) ? (header.length === 1 ? (header[0] as string) : undefined) : (header as string | undefined);
     if (value === undefined || value === '') return { ok: false, status: 401, why: several ? 'several X-API-KEY headers' : 'no X-API-KEY header' };
@@ -78,11 +70,9 @@ export class ApiKeyRing<O = undefined, P extends string = string> {
     let match: CompiledKey<O, P> | undefined;
     for (const key of this.#keys) if (timingSafeEqual(key.digest, digest) && !match) match = key;
     if (!match) return { ok: false, status: 401, why: 'unknown X-API-KEY' };
-    if (!options.ignoreWindow) {
-      if (now < match.notBefore) return { ok: false, status: 401, why: `X-API-KEY not valid before ${new Date(match.notBefore).toISOString()}` };
-      if (now > match.notAfter) return { ok: false, status: 401, why: `X-API-KEY expired at ${new Date(match.notAfter).toISOString()}` };
-    }
-    if (!options.ignorePermissions && permission !== undefined && match.permissions && !match.permissions.has(permission)) {
+    if (now < match.notBefore) return { ok: false, status: 401, why: `X-API-KEY not valid before ${new Date(match.notBefore).toISOString()}` };
+    if (now > match.notAfter) return { ok: false, status: 401, why: `X-API-KEY expired at ${new Date(match.notAfter).toISOString()}` };
+    if (permission !== undefined && match.permissions && !match.permissions.has(permission)) {
       return { ok: false, status: 403, why: `X-API-KEY lacks the ${permission} permission`, owner: match.owner };
     }
     return { ok: true, owner: match.owner };

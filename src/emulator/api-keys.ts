@@ -1,4 +1,4 @@
-import { ApiKeyRing, type ApiKeyCheckOptions } from '../core/api-keys.js';
+import { ApiKeyRing, type ApiKeyEntry } from '../core/api-keys.js';
 import type { EmulatorMerchant, Permission } from './config.js';
 
 /** The verdict on an `X-API-KEY` for one operation; `why` goes to the log only. */
@@ -7,8 +7,8 @@ type KeyVerdict =
   | { ok: false; status: 401; why: string }
   | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
 
-/** Options of a key check: the deviations a test variant may ask for (`EmulatorVariant.keyCheck`). */
-type KeyCheckOptions = ApiKeyCheckOptions;
+/** One key of the ring: its merchant, window and permissions. */
+export type MerchantKeyEntry = ApiKeyEntry<EmulatorMerchant, Permission>;
 
 /**
  * Every merchant's keys in one ring (core/api-keys.ts): the key alone says whose request it is (keys
@@ -18,11 +18,13 @@ type KeyCheckOptions = ApiKeyCheckOptions;
 export class ApiKeyIndex {
   readonly #ring: ApiKeyRing<EmulatorMerchant, Permission>;
 
-  constructor(merchants: readonly EmulatorMerchant[]) {
-    this.#ring = new ApiKeyRing(merchants.flatMap((merchant) => [
+  /** `entries`: the keys the ring is built from, given the merchants' own (a variant's seam, `EmulatorVariant.keyEntries`). */
+  constructor(merchants: readonly EmulatorMerchant[], entries?: (keys: MerchantKeyEntry[]) => MerchantKeyEntry[]) {
+    const keys: MerchantKeyEntry[] = merchants.flatMap((merchant) => [
       { key: merchant.apiKey, notBefore: merchant.apiKeyValidFrom, notAfter: merchant.apiKeyValidUntil, owner: merchant },
       ...merchant.apiKeys.map((key) => ({ key: key.key, permissions: key.permissions, notBefore: key.notBefore, notAfter: key.notAfter, owner: merchant })),
-    ]));
+    ]);
+    this.#ring = new ApiKeyRing(entries ? entries(keys) : keys);
   }
 
   /**
@@ -30,8 +32,8 @@ export class ApiKeyIndex {
    *
    * @example index.check(req.headers['x-api-key'], 'getEnergyMaxCount', Date.now())
    */
-  check(header: string | string[] | undefined, permission: Permission, now: number, options: KeyCheckOptions = {}): KeyVerdict {
-    const verdict = this.#ring.check(header, permission, now, options);
+  check(header: string | string[] | undefined, permission: Permission, now: number): KeyVerdict {
+    const verdict = this.#ring.check(header, permission, now);
     if (verdict.ok) return { ok: true, merchant: verdict.owner };
     return verdict.status === 403 ? { ok: false, status: 403, why: verdict.why, merchant: verdict.owner } : verdict;
   }

@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
-import { halfFor, sealJson } from '../crypto/codec.js';
 import { ENVELOPE_CODES, ENVELOPE_HTTP_STATUS, HTTP_ERROR_BODIES, type EnvelopeFailure } from '../service/codes.js';
-import type { EmulatorMerchant } from './config.js';
-import { merchantKey, type EmulatorContext } from './context.js';
-import type { HttpAnswer } from './variant.js';
+import type { HttpAnswer } from '../service/pipeline.js';
+import type { EmulatorContext } from './context.js';
 
 /** Why a request ended the way it did: for the log line, never for the answer. */
 const WHY = Symbol('why');
@@ -20,21 +18,9 @@ export function whyOf(res: ServerResponse): string | undefined {
 }
 
 /**
- * Sends the success envelope `{"code":0,"message":"","data":"<Base64>"}` (ENV-CODE, ENV-MSG,
- * ENV-DATA): the result is encrypted with the half the merchant's profile names for responses
- * (CRYPTO-SAME), exact numbers kept.
- */
-export function sendSuccess(ctx: EmulatorContext, res: ServerResponse, merchant: EmulatorMerchant, result: unknown): void {
-  const profile = merchant.profile;
-  const data = sealJson(result, 'response', merchantKey(merchant, halfFor('response', 'encrypt', profile)), { profile });
-  const envelope = { code: 0, message: '', data };
-  sendJson(res, 200, ctx.variant.successEnvelope ? ctx.variant.successEnvelope(envelope, { result, merchant }) : envelope);
-}
-
-/**
- * Sends a failure envelope `{"code":<non-zero>,"message":"<text>"}` with no data (ENV-DATA; codes:
- * U-CODES), or under the policy `refusals: http` an HTTP 4xx (5xx for an internal error) with
- * `{"code":"<code as text>","message":"<text>"}`, the shape of the interface's other HTTP errors.
+ * Sends the failure envelope of a bug of ours (the pipeline, src/service/pipeline.ts, threw):
+ * `{"code":<non-zero>,"message":"<text>"}` with no data (ENV-DATA; codes: U-CODES), or under the
+ * policy `refusals: http` an HTTP 5xx with `{"code":"<code as text>","message":"<text>"}`.
  */
 export function sendFailure(ctx: EmulatorContext, res: ServerResponse, failure: EnvelopeFailure, message: string): void {
   noteWhy(res, `${ENVELOPE_CODES[failure]} ${message}`);
@@ -42,24 +28,12 @@ export function sendFailure(ctx: EmulatorContext, res: ServerResponse, failure: 
   sendJson(res, 200, { code: ENVELOPE_CODES[failure], message });
 }
 
-/** ERR-401: HTTP 401 `{"code":"UNAUTHORIZED","message":"unauthorized"}` (or the variant's answer). */
-export function sendUnauthorized(ctx: EmulatorContext, res: ServerResponse, why: string): void {
-  noteWhy(res, why);
-  sendHttpError(ctx, res, 'unauthorized', { status: 401, body: HTTP_ERROR_BODIES.unauthorized });
-}
-
-/** ERR-403: HTTP 403 `{"code":"FORBIDDEN","message":"forbidden"}` (or the variant's answer). */
-export function sendForbidden(ctx: EmulatorContext, res: ServerResponse, why: string): void {
-  noteWhy(res, why);
-  sendHttpError(ctx, res, 'forbidden', { status: 403, body: HTTP_ERROR_BODIES.forbidden });
-}
-
 /** ERR-404: HTTP 404 `{"code":"NOT FOUND","message":"not found"}` (or the variant's answer). */
 export function sendNotFound(ctx: EmulatorContext, res: ServerResponse): void {
   sendHttpError(ctx, res, 'notFound', { status: 404, body: HTTP_ERROR_BODIES.notFound });
 }
 
-function sendHttpError(ctx: EmulatorContext, res: ServerResponse, kind: 'unauthorized' | 'forbidden' | 'notFound', answer: HttpAnswer): void {
+function sendHttpError(ctx: EmulatorContext, res: ServerResponse, kind: 'notFound', answer: HttpAnswer): void {
   const sent = ctx.variant.httpError ? ctx.variant.httpError(kind, answer) : answer;
   sendJson(res, sent.status, sent.body);
 }

@@ -99,7 +99,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     service,
     operations,
     variant,
-    keys: new ApiKeyIndex(config.merchants),
+    keys: new ApiKeyIndex(config.merchants, variant.keyEntries),
     merchants,
     now,
     random,

@@ -4,20 +4,11 @@ import type { ServicePolicies } from '../service/policies.js';
 import type { MerchantId, ServiceState } from '../service/state.js';
 import type { EmulatorMerchant } from './config.js';
 import type { ServiceRandom as EmulatorRandom } from '../service/context.js';
+import type { HttpAnswer, RequestCheck, SuccessEnvelope } from '../service/pipeline.js';
+import type { MerchantKeyEntry } from './api-keys.js';
 import type { AttemptRecord, DeliveryUpdate, DueDelivery } from './outbox.js';
 
-/** An HTTP answer outside the envelope: status and JSON body. */
-export interface HttpAnswer {
-  status: number;
-  body: unknown;
-}
-
-/** The success envelope of the order endpoints before it is sent (ENV-CODE, ENV-MSG, ENV-DATA). */
-export interface SuccessEnvelope {
-  code: unknown;
-  message: unknown;
-  data: string;
-}
+export { type SuccessEnvelope } from '../service/pipeline.js';
 
 /** What the service's operations are built over at start: the state after the config's merchants were seeded. */
 interface VariantStart {
@@ -47,15 +38,9 @@ export interface DeliveryVariant {
   next?(update: DeliveryUpdate, attempt: { delivery: DueDelivery; verdict: AttemptRecord['verdict']; now: number; delayMs: number }): DeliveryUpdate;
 }
 
-/** One check the order endpoints make on a request before decrypting it: the X-API-KEY (ERR-401, ERR-403), the Content-Type (ENERGY-CT, ORDER-CT), the form field data (ENERGY-DATA, ORDER-DATA). */
-type RequestCheck = 'key' | 'content-type' | 'form';
-
-/** The conforming order: the key first, so a request without credentials gets 401 whatever its body (ERR-401). */
-export const REQUEST_CHECK_ORDER: readonly RequestCheck[] = Object.freeze(['key', 'content-type', 'form']);
-
 /**
- * A variant of the emulator: decorators of the service's operations and policies and hooks on what
- * the transport sends. It carries no names of faults: the toolkit's own tests build deliberately
+ * A variant of the emulator: decorators of the service's operations, policies and key ring, and hooks
+ * on the pipeline's steps and what it sends. It carries no names of faults: the toolkit's own tests build deliberately
  * faulty variants from it (test/fixtures/emulator-faults.ts) to prove every check can fail. It is
  * reachable only through `startEmulator`'s options, never from the YAML config.
  */
@@ -64,12 +49,10 @@ export interface EmulatorVariant {
   policies?(policies: ServicePolicies): ServicePolicies;
   /** Decorates the service's operations, once at start. */
   operations?(operations: ServiceOperations, start: VariantStart): ServiceOperations;
-  /** The order of the order endpoints' request checks: gets the conforming order; a check left out runs after the listed ones. */
+  /** The order of the order endpoints' request checks (the pipeline's, src/service/pipeline.ts): gets the conforming order; a check left out runs after the listed ones. */
   requestChecks?(order: readonly RequestCheck[]): readonly RequestCheck[];
-  /** Relaxations of the X-API-KEY check (ERR-401, ERR-403). */
-  keyCheck?: { ignoreWindow?: boolean; ignorePermissions?: boolean };
-  /** Accept any Content-Type on the order endpoints and card close (ENERGY-CT, ORDER-CT). */
-  anyContentType?: boolean;
+  /** The keys the X-API-KEY check (ERR-401, ERR-403) is built from: gets the merchants' keys with their windows and permissions. */
+  keyEntries?(keys: MerchantKeyEntry[]): MerchantKeyEntry[];
   /**
    * Whether an endpoint accepts a request's Content-Type (ENERGY-CT, ORDER-CT, CARD-PATH): `conforming`
    * is the conforming answer; `type` the media type (undefined: none), `header` the whole header.

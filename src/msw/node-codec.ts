@@ -30,9 +30,9 @@ export const nodeCodec: WalletCodec = {
     const requestKey = half('request', 'decrypt');
     const responseKey = half('response', 'encrypt');
     return {
-      open(data) {
+      open(data, accept) {
         try {
-          return { ok: true, text: decodeUtf8(openBytes(data, 'request', requestKey, { profile })) };
+          return { ok: true, text: decodeUtf8(openBytes(data, 'request', requestKey, { profile, ...(accept ? { base64: { accept } } : {}) })) };
         } catch (error) {
           if (!(error instanceof CryptoError)) throw error;
           return { ok: false, kind: KIND[familyOf(error.reason)], message: describeCryptoFailure(error) };

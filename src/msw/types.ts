@@ -1,6 +1,8 @@
 import type { CryptoProfile } from '../core/profile.js';
 import type { SchemaName } from '../core/schemas.js';
+import type { CryptoFailureReason } from '../crypto/errors.js';
 import type { RsaPrivateKey } from '../crypto/keys.js';
+import type { OpenOutcome } from '../service/pipeline.js';
 import type { WalletScenario } from './scenarios.js';
 
 /** HTTP methods an endpoint of the table may use (msw's `http.*` names). */
@@ -68,16 +70,16 @@ export interface WalletMockMerchant<Op extends string = string> {
   profile?: Partial<CryptoProfile>;
 }
 
-/** Why a request's encrypted `data` did not open; the kind picks the envelope code. */
-export type OpenFailureKind = 'base64' | 'decrypt' | 'text';
-
-/** The plain text of a request's `data`, or why it did not open. */
-export type OpenOutcome = { ok: true; text: string } | { ok: false; kind: OpenFailureKind; message: string };
+/** Why a request's encrypted `data` did not open (the pipeline's, src/service/pipeline.ts); the kind picks the envelope code. */
+export type { OpenFailureKind, OpenOutcome } from '../service/pipeline.js';
 
 /** One merchant's crypto, bound to its key and profile. */
 export interface MerchantCrypto {
-  /** Decrypts a request's `data` (CRYPTO-SAME: the half the profile names for requests). */
-  open(data: string): OpenOutcome | Promise<OpenOutcome>;
+  /**
+   * Decrypts a request's `data` (CRYPTO-SAME: the half the profile names for requests); `accept`:
+   * the lenient Base64 forms the service's policies read (U-CRYPTO), none under the defaults.
+   */
+  open(data: string, accept?: ReadonlySet<CryptoFailureReason>): OpenOutcome | Promise<OpenOutcome>;
   /** Encrypts a result's exact JSON text for the envelope's `data`. */
   seal(json: string): string | Promise<string>;
 }

@@ -77,12 +77,4 @@ describe('closeCard', () => {
     expect(line(close({}, MERCHANT))).toBe('closed biz-1');
   });
 
-  it('answers a forced failure once the merchant is known, and closes nothing', () => {
-    const { ctx, state } = setup();
-    const forced: ServiceContext = { ...ctx, forced: () => ({ kind: 'card', failure: 'cardNotFound', message: 'forced' }) };
-    expect(closeCard(forced, request())).toMatchObject({ ok: false, failure: 'cardNotFound', message: 'forced', merchant: MERCHANT });
-    expect(line(closeCard(forced, request({ merchantId: '1' })))).toBe('merchantNotFound: no merchant 1');
-    expect(state.card(MERCHANT, 'pc-1', 'u-1')).toEqual({ merchantUserId: 'u-1', status: 'open' });
-    expect(state.closeSerialUsed(MERCHANT, 'cs-1')).toBe(false);
-  });
 });

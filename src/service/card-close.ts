@@ -26,8 +26,6 @@ export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: Merch
   if (keyMerchant !== undefined && keyMerchant !== merchant) {
     return { ...refuse('forbidden', `X-API-KEY of merchant ${keyMerchant} used for merchant ${merchant}`), merchant };
   }
-  const forced = ctx.forced?.('closeCard');
-  if (forced?.kind === 'card') return { ...refuse(forced.failure, forced.message), merchant };
   const bizId = ctx.bizId();
   const { policies } = ctx;
   const outcome = closeInState(ctx.state, {

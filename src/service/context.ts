@@ -3,18 +3,12 @@ import type { CardFailure, EnvelopeFailure } from './codes.js';
 import type { ServicePolicies } from './policies.js';
 import type { CallbackQueue, MerchantId, ServiceState } from './state.js';
 
-/** The operations of the interface, by operationId. */
-type OperationName = 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard';
-
 /** Randomness of the service (txids, trackingIds, requestUUIDs); injected so tests can pin it. */
 export interface ServiceRandom {
   uuid(): string;
   /** `bytes` random bytes as lower-case hex. */
   hex(bytes: number): string;
 }
-
-/** A failure forced on an operation after its request passed validation (MSW's scenarios). */
-export type ForcedFailure = { kind: 'envelope'; failure: EnvelopeFailure; message: string } | { kind: 'card'; failure: CardFailure; message: string };
 
 /** Everything an operation needs besides its request: the state, the policies, time and randomness. */
 export interface ServiceContext {
@@ -29,8 +23,6 @@ export interface ServiceContext {
   readonly withdrawalDelayMs: number;
   /** A new bizId for a closed card. */
   bizId(): string;
-  /** A failure to answer once the request passed validation, before the state is read or changed; undefined: none. */
-  forced?(operation: OperationName): ForcedFailure | undefined;
 }
 
 /** A plain request (decrypted `data`, or card close's JSON body). */

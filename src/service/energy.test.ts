@@ -51,13 +51,6 @@ describe('getEnergyMaxCount', () => {
     expect(getEnergyMaxCount(setup().ctx, 1n, query)).toMatchObject({ ok: false, failure: 'internal' });
   });
 
-  it('answers a forced failure after validation and never for an invalid request', () => {
-    const { ctx } = setup();
-    const forced: ServiceContext = { ...ctx, forced: () => ({ kind: 'envelope', failure: 'internal', message: 'forced' }) };
-    expect(getEnergyMaxCount(forced, MERCHANT, query)).toEqual({ ok: false, failure: 'internal', message: 'forced', rules: [] });
-    expect(getEnergyMaxCount(forced, MERCHANT, { symbol: 'BANDWIDTH', chainName: 'TRON' })).toMatchObject({ failure: 'unsupportedResource' });
-  });
-
   it('reads the balance after the lease debits that are due (policy leaseDebit: later), not before', () => {
     const { ctx, state, advance } = setup({ balance: 640_000n, costPerTx: 64_000n });
     state.pendingDebits.push({ merchant: MERCHANT, cost: 128_000n, dueAt: 1_500 }, { merchant: MERCHANT, cost: 64_000n, dueAt: 3_000 });

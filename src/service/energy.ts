@@ -21,8 +21,6 @@ export function getEnergyMaxCount(ctx: ServiceContext, merchant: MerchantId, req
   if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') {
     return refuse('unsupportedResource', `only symbol ENERGY on chainName TRON is supported, not ${String(plain.symbol)} on ${String(plain.chainName)}`);
   }
-  const forced = ctx.forced?.('getEnergyMaxCount');
-  if (forced?.kind === 'envelope') return refuse(forced.failure, forced.message);
   settleLeaseDebits(ctx);
   const energy = ctx.state.energy(merchant);
   if (!energy) return refuse('internal', 'merchant missing from the store');

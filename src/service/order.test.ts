@@ -188,15 +188,6 @@ describe('withdrawWithoutVerify', () => {
     expect(submit(lease({ callBackId: 'el-3', amount: n('4') })).ok).toBe(true);
   });
 
-  it('answers a forced failure after validation, before anything is recorded', () => {
-    const { ctx, queued, state } = setup();
-    const forced: ServiceContext = { ...ctx, forced: (operation) => (operation === 'withdrawWithoutVerify' ? { kind: 'envelope', failure: 'insufficientEnergy', message: 'forced' } : undefined) };
-    expect(withdrawWithoutVerify(forced, MERCHANT, order())).toMatchObject({ ok: false, failure: 'insufficientEnergy', message: 'forced' });
-    expect(withdrawWithoutVerify(forced, MERCHANT, order({ userId: n('1') }))).toMatchObject({ failure: 'userIdMismatch' });
-    expect(queued).toEqual([]);
-    expect(state.order(MERCHANT, 'cb-1')).toBeUndefined();
-  });
-
   it('refuses text a float cannot hold where a string belongs', () => {
     expect(withdrawWithoutVerify(setup().ctx, MERCHANT, order({ toAddr: n('1e999') }))).toMatchObject({ ok: false, failure: 'invalidRequest', message: 'invalid order: /toAddr must be string [ORDER-FIELDS]' });
   });

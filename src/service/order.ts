@@ -73,8 +73,6 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
     // U-LIMITS (policies amountIntegerDigits, amountFractionDigits): how many digits an amount may have.
     return refuse('amount', `amount must be a decimal above 0 with at most ${policies.amountIntegerDigits} integer and ${policies.amountFractionDigits} fraction digits, not ${literal(plain.amount)}`);
   }
-  const forced = ctx.forced?.('withdrawWithoutVerify');
-  if (forced?.kind === 'envelope') return refuse(forced.failure, forced.message);
   if (lease) {
     settleLeaseDebits(ctx);
     const energy = state.energy(merchant);
