@@ -68,18 +68,35 @@ function query(entries: Array<[string, string | undefined]>): string {
   return present.length ? `?${present.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')}` : '';
 }
 
-function build(client: ControlClient, method: ControlRequest['method'], path: string, body: unknown): ControlRequest {
+/** The request: JSON headers when there is a body, then the token; `text` is the body as sent. */
+function build(client: ControlClient, method: ControlRequest['method'], path: string, text: string | undefined): ControlRequest {
   return {
     method,
     url: client.baseUrl.replace(/\/+$/, '') + path,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', [CONTROL_TOKEN_HEADER]: client.token },
-    ...(body === undefined ? {} : { body: stringifyExact(body) }),
+    headers: { ...(text === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', [CONTROL_TOKEN_HEADER]: client.token },
+    ...(text === undefined ? {} : { body: text }),
   };
+}
+
+/**
+ * A control operation's request with a body the typed functions never write (`{not json`): for the
+ * deliberate probes that ask whether a route is there without changing anything. Same method, URL
+ * and headers as the typed request; path parameters from `params`.
+ */
+export function controlProbeRequest(client: ControlClient, operationId: ControlOperationId, params: Record<string, ControlId>, rawBody?: string): ControlRequest {
+  const { method, path } = CONTROL_OPERATIONS[operationId];
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`${operationId}: no value for the path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  return build(client, method, filled, rawBody);
 }
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-async function call<T>(client: ControlClient, request: ControlRequest): Promise<ControlAnswer<T>> {
+/** Sends a built request (a typed one, or a probe) through `client.send` and reads the answer. */
+export async function sendControlRequest<T = unknown>(client: ControlClient, request: ControlRequest): Promise<ControlAnswer<T>> {
   const response = await client.send(request);
   const text = typeof response.body === 'string' ? response.body : decoder.decode(response.body);
   let json: unknown;
@@ -161,7 +178,7 @@ export function controlGetEnergyRequest(client: ControlClient, params: { userId:
 
 /** Read a merchant's live energy balance and cost per transaction (GET /__control/merchants/{userId}/energy), sent through `client.send`. */
 export function controlGetEnergy(client: ControlClient, params: { userId: ControlId }): Promise<ControlAnswer<ControlGetEnergyAnswer>> {
-  return call(client, controlGetEnergyRequest(client, params));
+  return sendControlRequest(client, controlGetEnergyRequest(client, params));
 }
 
 /** The answer type of controlSetEnergy (its 200 schema). */
@@ -169,12 +186,12 @@ export type ControlSetEnergyAnswer = ControlEnergy;
 
 /** Builds PUT /__control/merchants/{userId}/energy: Set a merchant's energy balance and cost per transaction. */
 export function controlSetEnergyRequest(client: ControlClient, params: { userId: ControlId }, body: ControlEnergy): ControlRequest {
-  return build(client, "PUT", `/__control/merchants/${encodeURIComponent(String(params.userId))}/energy`, body);
+  return build(client, "PUT", `/__control/merchants/${encodeURIComponent(String(params.userId))}/energy`, stringifyExact(body));
 }
 
 /** Set a merchant's energy balance and cost per transaction (PUT /__control/merchants/{userId}/energy), sent through `client.send`. */
 export function controlSetEnergy(client: ControlClient, params: { userId: ControlId }, body: ControlEnergy): Promise<ControlAnswer<ControlSetEnergyAnswer>> {
-  return call(client, controlSetEnergyRequest(client, params, body));
+  return sendControlRequest(client, controlSetEnergyRequest(client, params, body));
 }
 
 /** The answer type of controlGetCallbackUrl (its 200 schema). */
@@ -189,7 +206,7 @@ export function controlGetCallbackUrlRequest(client: ControlClient, params: { us
 
 /** Read a merchant's callback URL (an extension beyond the four routes every test double offers) (GET /__control/merchants/{userId}/callback-url), sent through `client.send`. */
 export function controlGetCallbackUrl(client: ControlClient, params: { userId: ControlId }): Promise<ControlAnswer<ControlGetCallbackUrlAnswer>> {
-  return call(client, controlGetCallbackUrlRequest(client, params));
+  return sendControlRequest(client, controlGetCallbackUrlRequest(client, params));
 }
 
 /** The answer type of controlSetCallbackUrl (its 200 schema). */
@@ -197,12 +214,12 @@ export type ControlSetCallbackUrlAnswer = ControlCallbackUrl;
 
 /** Builds PUT /__control/merchants/{userId}/callback-url: Point a merchant's callbacks at a URL. */
 export function controlSetCallbackUrlRequest(client: ControlClient, params: { userId: ControlId }, body: ControlCallbackUrl): ControlRequest {
-  return build(client, "PUT", `/__control/merchants/${encodeURIComponent(String(params.userId))}/callback-url`, body);
+  return build(client, "PUT", `/__control/merchants/${encodeURIComponent(String(params.userId))}/callback-url`, stringifyExact(body));
 }
 
 /** Point a merchant's callbacks at a URL (PUT /__control/merchants/{userId}/callback-url), sent through `client.send`. */
 export function controlSetCallbackUrl(client: ControlClient, params: { userId: ControlId }, body: ControlCallbackUrl): Promise<ControlAnswer<ControlSetCallbackUrlAnswer>> {
-  return call(client, controlSetCallbackUrlRequest(client, params, body));
+  return sendControlRequest(client, controlSetCallbackUrlRequest(client, params, body));
 }
 
 /** The answer type of controlEmitCallback (its 200 schema). */
@@ -210,12 +227,12 @@ export type ControlEmitCallbackAnswer = ControlCallbackCreated;
 
 /** Builds POST /__control/merchants/{userId}/callbacks: Make the service emit a callback event. */
 export function controlEmitCallbackRequest(client: ControlClient, params: { userId: ControlId }, body: ControlCallbackRequest): ControlRequest {
-  return build(client, "POST", `/__control/merchants/${encodeURIComponent(String(params.userId))}/callbacks`, body);
+  return build(client, "POST", `/__control/merchants/${encodeURIComponent(String(params.userId))}/callbacks`, stringifyExact(body));
 }
 
 /** Make the service emit a callback event (POST /__control/merchants/{userId}/callbacks), sent through `client.send`. */
 export function controlEmitCallback(client: ControlClient, params: { userId: ControlId }, body: ControlCallbackRequest): Promise<ControlAnswer<ControlEmitCallbackAnswer>> {
-  return call(client, controlEmitCallbackRequest(client, params, body));
+  return sendControlRequest(client, controlEmitCallbackRequest(client, params, body));
 }
 
 /** The answer type of controlOpenCard (its 200 schema). */
@@ -223,12 +240,12 @@ export type ControlOpenCardAnswer = ControlCardState;
 
 /** Builds POST /__control/merchants/{userId}/cards: Create (or reopen) an open card for card close cases. */
 export function controlOpenCardRequest(client: ControlClient, params: { userId: ControlId }, body: ControlCard): ControlRequest {
-  return build(client, "POST", `/__control/merchants/${encodeURIComponent(String(params.userId))}/cards`, body);
+  return build(client, "POST", `/__control/merchants/${encodeURIComponent(String(params.userId))}/cards`, stringifyExact(body));
 }
 
 /** Create (or reopen) an open card for card close cases (POST /__control/merchants/{userId}/cards), sent through `client.send`. */
 export function controlOpenCard(client: ControlClient, params: { userId: ControlId }, body: ControlCard): Promise<ControlAnswer<ControlOpenCardAnswer>> {
-  return call(client, controlOpenCardRequest(client, params, body));
+  return sendControlRequest(client, controlOpenCardRequest(client, params, body));
 }
 
 /** The answer type of controlListDeliveries (its 200 schema). */
@@ -241,5 +258,5 @@ export function controlListDeliveriesRequest(client: ControlClient, params: { tr
 
 /** Read the delivery log of one event (GET /__control/deliveries), sent through `client.send`. */
 export function controlListDeliveries(client: ControlClient, params: { trackingId: string }): Promise<ControlAnswer<ControlListDeliveriesAnswer>> {
-  return call(client, controlListDeliveriesRequest(client, params));
+  return sendControlRequest(client, controlListDeliveriesRequest(client, params));
 }

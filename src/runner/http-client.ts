@@ -3,7 +3,6 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
 import { TransportError } from '../core/errors.js';
-import { stringifyExact } from '../core/exact-json.js';
 import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
 import { proxyFor } from '../net/proxy.js';
 import { describeTlsFailure, plainToTlsLine, speaksTls } from '../net/tls-failure.js';
@@ -235,22 +234,4 @@ export function send(request: WireRequest): Promise<WireResponse> {
       issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent, ...(isIP(hostname) ? {} : { servername: hostname }) }, true);
     } else issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent: agentsOf(network).http });
   });
-}
-
-/** Sends JSON and parses a JSON answer (for control APIs and probes), by `via` (default: HTTP(S), `send`). */
-export async function sendJsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}, network?: NetworkConfig, via: (request: WireRequest) => Promise<WireResponse> = send): Promise<{ status: number; json: unknown; text: string }> {
-  const response = await via({
-    method, url,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: stringifyExact(body) }),
-    ...(network ? { network } : {}),
-  });
-  const text = response.body.toString('utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
 }

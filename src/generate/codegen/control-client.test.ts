@@ -68,6 +68,16 @@ describe('the generated control-API client', () => {
     expect(answer.json).toEqual({ attempts: [] });
   });
 
+  it('builds a deliberate probe: the operation\'s method, URL and headers with a body no typed function writes', () => {
+    const { client: c } = recording();
+    expect(client.controlProbeRequest(c, 'controlSetEnergy', { userId: 7 }, '{not json')).toEqual({
+      method: 'PUT', url: 'http://127.0.0.1:4010/wallet-api/__control/merchants/7/energy',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'tok' }, body: '{not json',
+    });
+    expect(client.controlProbeRequest(c, 'controlGetEnergy', { userId: 7 })).toEqual(client.controlGetEnergyRequest(c, { userId: 7 }));
+    expect(() => client.controlProbeRequest(c, 'controlOpenCard', {}, '{not json')).toThrow('controlOpenCard: no value for the path parameter userId');
+  });
+
   it('keeps an answer that is not JSON as text, with no json', async () => {
     const { client: c } = recording({ status: 404, body: 'no such merchant' });
     const answer = await client.controlEmitCallback(c, { userId: 1 }, { type: 1 });

@@ -133,7 +133,7 @@ function operationCode(operation: ControlOperationView, types: TypeWriter): stri
     ? ` + query([${operation.query.map((q) => `[${JSON.stringify(q.name)}, params.${q.name}]`).join(', ')}])`
     : '';
   const signature = `client: ControlClient, params: ${paramsType}${bodyType ? `, body: ${bodyType}` : ''}`;
-  const bodyArg = bodyType ? 'body' : 'undefined';
+  const bodyArg = bodyType ? 'stringifyExact(body)' : 'undefined';
   return [
     `/** The answer type of ${operation.operationId} (its 200 schema). */`,
     `export type ${answerName} = ${answerType};`,
@@ -145,7 +145,7 @@ function operationCode(operation: ControlOperationView, types: TypeWriter): stri
     '',
     `/** ${operation.summary} (${operation.method} ${operation.path}), sent through \`client.send\`. */`,
     `export function ${operation.operationId}(${signature}): Promise<ControlAnswer<${answerName}>> {`,
-    `  return call(client, ${operation.operationId}Request(client, params${bodyType ? ', body' : ''}));`,
+    `  return sendControlRequest(client, ${operation.operationId}Request(client, params${bodyType ? ', body' : ''}));`,
     '}',
   ].join('\n');
 }
@@ -231,18 +231,35 @@ function query(entries: Array<[string, string | undefined]>): string {
   return present.length ? \`?\${present.map(([name, value]) => \`\${encodeURIComponent(name)}=\${encodeURIComponent(value)}\`).join('&')}\` : '';
 }
 
-function build(client: ControlClient, method: ControlRequest['method'], path: string, body: unknown): ControlRequest {
+/** The request: JSON headers when there is a body, then the token; \`text\` is the body as sent. */
+function build(client: ControlClient, method: ControlRequest['method'], path: string, text: string | undefined): ControlRequest {
   return {
     method,
     url: client.baseUrl.replace(/\\/+$/, '') + path,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', [CONTROL_TOKEN_HEADER]: client.token },
-    ...(body === undefined ? {} : { body: stringifyExact(body) }),
+    headers: { ...(text === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', [CONTROL_TOKEN_HEADER]: client.token },
+    ...(text === undefined ? {} : { body: text }),
   };
+}
+
+/**
+ * A control operation's request with a body the typed functions never write (\`{not json\`): for the
+ * deliberate probes that ask whether a route is there without changing anything. Same method, URL
+ * and headers as the typed request; path parameters from \`params\`.
+ */
+export function controlProbeRequest(client: ControlClient, operationId: ControlOperationId, params: Record<string, ControlId>, rawBody?: string): ControlRequest {
+  const { method, path } = CONTROL_OPERATIONS[operationId];
+  const filled = path.replace(/\\{([^}]+)\\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(\`\${operationId}: no value for the path parameter \${name}\`);
+    return encodeURIComponent(String(value));
+  });
+  return build(client, method, filled, rawBody);
 }
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-async function call<T>(client: ControlClient, request: ControlRequest): Promise<ControlAnswer<T>> {
+/** Sends a built request (a typed one, or a probe) through \`client.send\` and reads the answer. */
+export async function sendControlRequest<T = unknown>(client: ControlClient, request: ControlRequest): Promise<ControlAnswer<T>> {
   const response = await client.send(request);
   const text = typeof response.body === 'string' ? response.body : decoder.decode(response.body);
   let json: unknown;
