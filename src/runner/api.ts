@@ -17,7 +17,7 @@ export { resultCheck } from './checks/result.js';
 export { makeStrangerKeys, type CheckContext, type Exchange, type ReceivedCallback, type ReceivedResponse, type StrangerKeys } from './context.js';
 export { assumptionsOf, failureStatus, judgeFinding, judgedRules, skipNotes, type RunEvent } from './engine.js';
 export { defaultPayload, postCallback } from './merchant-steps.js';
-export { probeEntryTexts, readProbeAfter, type ProbeMark } from './probe-reader.js';
+export { probeEntriesAfter, probeEntryTexts, readProbeAfter, type ProbeMark } from './probe-reader.js';
 export { restoreControlState, snapshotControlState } from './restore.js';
 export { runControl, runRequest } from './service-steps.js';
 export { type Step } from './model.js';
