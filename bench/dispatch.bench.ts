@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LosslessNumber } from '../src/core/exact-json.js';
+import { controlEmitCallback, controlListDeliveries, type ControlClient, type ControlEmitCallbackAnswer, type ControlListDeliveriesAnswer } from '../src/generated/control-client.js';
 import { sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
@@ -132,6 +133,15 @@ export default async function bench(): Promise<void> {
     // The seal rate is taken before and after the dispatch runs and averaged: on a shared machine the load moves.
     const before = sealRate(merchant.keyPair.privateKey);
     const emulator = await startChild(configPath);
+    // The control API through the generated client, sent with fetch.
+    const control: ControlClient = {
+      baseUrl: emulator.url,
+      token: config.control.token,
+      send: async (request) => {
+        const res = await fetch(request.url, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) });
+        return { status: res.status, body: await res.text() };
+      },
+    };
     const rates: Record<string, { wall: number; cpu: number }> = {};
     try {
       for (const concurrent of [true, false]) {
@@ -145,13 +155,9 @@ export default async function bench(): Promise<void> {
         const sizes = Array.from({ length: Math.ceil(count / 1_000) }, (_, i) => Math.min(1_000, count - i * 1_000));
         const trackingIds = await Promise.all(
           sizes.map(async (deliveries) => {
-            const res = await fetch(`${emulator.url}/__control/merchants/${merchant.userId}/callbacks`, {
-              method: 'POST',
-              headers: { 'x-control-token': config.control.token },
-              body: JSON.stringify({ type: 1, deliveries, concurrent }),
-            });
-            if (res.status !== 200) throw new Error(`control API answered ${res.status}: ${await res.text()}`);
-            return ((await res.json()) as { trackingId: string }).trackingId;
+            const res = await controlEmitCallback(control, { userId: merchant.userId }, { type: 1, deliveries, concurrent });
+            if (res.status !== 200) throw new Error(`control API answered ${res.status}: ${res.text}`);
+            return (res.json as ControlEmitCallbackAnswer).trackingId;
           }),
         );
         await done;
@@ -163,7 +169,7 @@ export default async function bench(): Promise<void> {
         // Every delivery acknowledged exactly once, as the emulator recorded it.
         const recorded = async () => {
           const lists = await Promise.all(
-            trackingIds.map(async (trackingId) => ((await (await fetch(`${emulator.url}/__control/deliveries?trackingId=${trackingId}`, { headers: { 'x-control-token': config.control.token } })).json()) as { attempts: Array<{ verdict: string }> }).attempts),
+            trackingIds.map(async (trackingId) => ((await controlListDeliveries(control, { trackingId })).json as ControlListDeliveriesAnswer).attempts),
           );
           return lists.flat();
         };

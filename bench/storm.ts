@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RsaPrivateKey } from '../src/crypto/keys.js';
-import { readProbeAfter } from '../src/runner/probe-reader.js';
+import { probeEntriesAfter } from '../src/runner/probe-reader.js';
 import { runStorm, type StormResult } from '../src/load/storm.js';
 
 export const STORM_EVENTS = 2000;
@@ -85,7 +85,7 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
       duplicates: 0.3,
       concurrency: STORM_CONCURRENCY,
       durationS: 300,
-      ...(stores[0] === 'ack-only' ? {} : { probe: async () => (await readProbeAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined))?.entries ?? [] }),
+      ...(stores[0] === 'ack-only' ? {} : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
     });
     const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
     const perEvent = statements ? ((await statements()) / result.events) : undefined;

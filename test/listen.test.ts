@@ -5,7 +5,8 @@ import { startEmbedded } from '../src/cli/embedded.js';
 import { RULES_PATH } from '../src/core/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { runSuites } from '../src/runner/engine.js';
-import { sendJsonRequest } from '../src/runner/http-client.js';
+import { controlEmitCallback, controlSetCallbackUrl } from '../src/generated/control-client.js';
+import { send } from '../src/runner/http-client.js';
 import { loadSuites, selectSuites } from '../src/runner/suite.js';
 
 /** A free TCP port on loopback. */
@@ -35,10 +36,9 @@ describe('verify service --listen: callbacks triggered by hand', () => {
           prompts.push(event.text);
           // The "person": points the emulator's callbacks at the printed URL and makes it send one.
           const url = /(http:\/\/\S+)/.exec(event.text)![1]!;
-          const headers = { 'x-control-token': controlToken! };
-          const merchant = `${service.baseUrl}/__control/merchants/${service.userId}`;
-          void sendJsonRequest('PUT', `${merchant}/callback-url`, { url }, headers).then(() =>
-            sendJsonRequest('POST', `${merchant}/callbacks`, { type: 3, retryDelaysMs: [50] }, headers));
+          const client = { baseUrl: service.baseUrl, token: controlToken!, send };
+          const merchant = { userId: service.userId! };
+          void controlSetCallbackUrl(client, merchant, { url }).then(() => controlEmitCallback(client, merchant, { type: 3, retryDelaysMs: [50] }));
         },
       });
       expect(prompts).toHaveLength(1);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents, STORM_TYPES } from '../src/load/events.js';
-import { readProbeAfter } from '../src/runner/probe-reader.js';
+import { probeEntriesAfter } from '../src/runner/probe-reader.js';
 import { planDeliveries, runStorm } from '../src/load/storm.js';
 import { offenderLines, summaryLine } from '../src/load/summary.js';
 import { openJson } from '../src/crypto/codec.js';
@@ -107,7 +107,7 @@ describe('storm against faulty receivers', () => {
           duplicates: 0.5,
           concurrency: 16,
           durationS: 60,
-          probe: async () => (await readProbeAfter({ probeUrl: receiver.probeUrl }, undefined))?.entries ?? [],
+          probe: () => probeEntriesAfter({ probeUrl: receiver.probeUrl }, undefined),
           ...(fault === 'lost-on-restart' ? { onDelivery: async (done: number) => (done === 200 ? receiver.restart() : undefined) } : {}),
         });
         const line = summaryLine(result);
@@ -141,7 +141,7 @@ describe('storm against the reference merchant', () => {
         concurrency: 16,
         types: STORM_TYPES,
         durationS: 60,
-        probe: async () => (await readProbeAfter({ probeUrl: merchant.probeUrl }, undefined))?.entries ?? [],
+        probe: () => probeEntriesAfter({ probeUrl: merchant.probeUrl }, undefined),
       });
       expect(summaryLine(result)).toMatch(SUMMARY);
       expect(result.offenders).toEqual([]);

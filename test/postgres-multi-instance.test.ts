@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProbeAfter } from '../src/runner/probe-reader.js';
+import { probeEntriesAfter } from '../src/runner/probe-reader.js';
 import { runStorm } from '../src/load/storm.js';
 import { summaryLine } from '../src/load/summary.js';
 import { ROOT } from './support/cli.js';
@@ -65,7 +65,7 @@ describe('three reference merchant processes on one PostgreSQL', () => {
       durationS: 150,
       // A claim held by the killed process stays busy until its 30 s lease ends: retry past it.
       maxAttempts: 20,
-      probe: async () => (await readProbeAfter({ probeUrl: `http://127.0.0.1:${instances[0]!.port}/probe` }, undefined))?.entries ?? [],
+      probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${instances[0]!.port}/probe` }, undefined),
       onDelivery: (done, planned) => {
         if (killedAt === 0 && done >= planned / 2) {
           killedAt = done;

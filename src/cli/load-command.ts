@@ -60,7 +60,7 @@ export function registerLoadCommand(program: Command): void {
       const { loadReportHtml, loadReportJson } = await import('../load/report.js');
       const { halfFor } = await import('../crypto/codec.js');
       const { describeNetwork, trustedCa } = await import('../net/network-config.js');
-      const { probeBaseline, readProbeAfter } = await import('../runner/probe-reader.js');
+      const { probeBaseline, probeEntriesAfter } = await import('../runner/probe-reader.js');
       const { loadKeyFile, loadProfile, writeUserFile } = await import('./io.js');
       const { networkFromFlags } = await import('./network-options.js');
       const urls = (flags.callbackUrl ?? []).map((url) => httpUrl(url, '--callback-url'));
@@ -98,7 +98,7 @@ export function registerLoadCommand(program: Command): void {
         } catch (error) {
           throw new ConfigError('probe-failed', `load merchant: reading the probe before the storm: ${(error as Error).message}`);
         }
-        probe = async () => (await readProbeAfter(source, mark))?.entries ?? [];
+        probe = () => probeEntriesAfter(source, mark);
       } else process.stderr.write('load: no --probe-url or --probe-cmd: answers are measured, processing is not checked (exactly-once is not judged)\n');
       const ca = trustedCa(network.tls);
       const tls = { insecure: network.tls.insecure, ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}) };

@@ -1,5 +1,6 @@
 import type { CallbackTypeTable } from '../spec/callback-types.js';
 import type { SpecSource } from '../spec/document.js';
+import { generateControlClient } from './codegen/control-client.js';
 import { generateMswHandlers } from './codegen/msw-handlers.js';
 import { generateValidators } from './codegen/validators.js';
 import type { GeneratedFile } from './generated-file.js';
@@ -12,5 +13,5 @@ import { generatePactFiles } from './pact/files.js';
  * the callback types (default: the built-in table).
  */
 export async function generateAll(spec: SpecSource, options: { callbackTypes?: CallbackTypeTable } = {}): Promise<GeneratedFile[]> {
-  return [...generateValidators(spec), ...generateMswHandlers(spec), ...(await generatePactFiles(spec, options))];
+  return [...generateValidators(spec), ...generateMswHandlers(spec), ...generateControlClient(spec), ...(await generatePactFiles(spec, options))];
 }

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { stringifyExact } from '../core/exact-json.js';
 import { openJson } from '../crypto/codec.js';
+import { controlEmitCallback, controlSetCallbackUrl, type ControlCallbackRequest } from '../generated/control-client.js';
 import { callbackField } from '../spec/callback-types.js';
 import { redact, type Exchange, type ReceivedCallback } from './context.js';
-import { sendJsonRequest } from './http-client.js';
+import { controlClientOf, merchantOf } from './control.js';
 import type { Receiver } from './receiver.js';
-import { joinUrl } from './service-steps.js';
 import type { AwaitStep, EmitStep } from './model.js';
 import { fill, type TemplateScope } from './template.js';
-import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
 /** The payload field the runner adds to every event it asks a service to emit. */
@@ -29,9 +27,7 @@ function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Record<st
  * (a service that mangles bodies mangles them all; they must still be judged).
  */
 export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
-  const headers = { 'x-control-token': target.controlToken ?? '' };
-  const shownHeaders = { 'x-control-token': redact(headers['x-control-token'], 'ct') };
-  const merchant = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);
+  const client = controlClientOf(target);
   const started = Date.now();
   receiver.script(step.answers ?? ['ack']);
   const exchanges: Exchange[] = [];
@@ -41,15 +37,16 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   // A mark of our own in the payload (U-CB-FIELDS allows extra fields) tells this event's deliveries
   // apart from other callbacks, even when a faulty service changes trackingId between deliveries.
   const mark = randomUUID();
-  const request = {
+  const request: ControlCallbackRequest = {
     type: step.type,
     fields: { ...(fill(step.fields ?? {}, scope) as Record<string, unknown>), [EVENT_MARK]: mark },
     deliveries: step.deliveries ?? 1,
     concurrent: step.concurrent ?? false,
     ...(step.retryDelaysMs ? { retryDelaysMs: step.retryDelaysMs } : {}),
   };
-  const emitted = await sendJsonRequest('POST', `${merchant}/callbacks`, request, headers, undefined, (wire) => transportOf(target).send(wire));
-  const emitExchange: Exchange = { request: { method: 'POST', url: `${merchant}/callbacks`, headers: shownHeaders, body: stringifyExact(request) }, response: { status: emitted.status, headers: {}, body: emitted.text } };
+  const emitted = await controlEmitCallback(client, merchantOf(target), request);
+  const sent = emitted.request;
+  const emitExchange: Exchange = { request: { method: sent.method, url: sent.url, headers: { 'x-control-token': redact(client.token, 'ct') }, body: sent.body ?? '' }, response: { status: emitted.status, headers: {}, body: emitted.text } };
   exchanges.push(emitExchange);
   const trackingId = (emitted.json as { trackingId?: unknown } | undefined)?.trackingId;
   // The control API (docs/service-guide.md) fixes the answer's body ({"trackingId"}), not its status: any 2xx with one will do.
@@ -73,10 +70,11 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
 
 /** Points the merchant's callbacks at the receiver (control API). */
 export async function pointCallbacks(target: ServiceTarget, receiver: Receiver): Promise<Exchange> {
-  const url = `${joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`)}/callback-url`;
-  const answer = await sendJsonRequest('PUT', url, { url: receiver.url }, { 'x-control-token': target.controlToken ?? '' }, undefined, (wire) => transportOf(target).send(wire));
+  const client = controlClientOf(target);
+  const answer = await controlSetCallbackUrl(client, merchantOf(target), { url: receiver.url });
+  const { method, url, body = '' } = answer.request;
   return {
-    request: { method: 'PUT', url, headers: { 'x-control-token': redact(target.controlToken ?? '', 'ct') }, body: JSON.stringify({ url: receiver.url }) },
+    request: { method, url, headers: { 'x-control-token': redact(client.token, 'ct') }, body },
     response: { status: answer.status, headers: {}, body: answer.text },
     ...(answer.status >= 200 && answer.status < 300 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
   };

@@ -1,4 +1,5 @@
-import { joinUrl } from './service-steps.js';
+import { CONTROL_OPERATIONS, controlGetCallbackUrlRequest, controlGetEnergyRequest, controlListDeliveriesRequest, controlProbeRequest, type ControlOperationId, type ControlRequest } from '../generated/control-client.js';
+import { controlClientOf, merchantOf } from './control.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
 
@@ -22,19 +23,21 @@ export interface Capabilities {
   routes: Partial<Record<ControlRoute, RouteProbe>>;
 }
 
-const ROUTES: ReadonlyArray<{ route: ControlRoute; method: string; path: string }> = [
-  { route: 'GET energy', method: 'GET', path: '/energy' },
-  { route: 'PUT energy', method: 'PUT', path: '/energy' },
-  { route: 'GET callback-url', method: 'GET', path: '/callback-url' },
-  { route: 'PUT callback-url', method: 'PUT', path: '/callback-url' },
-  { route: 'POST callbacks', method: 'POST', path: '/callbacks' },
-  { route: 'POST cards', method: 'POST', path: '/cards' },
-];
+/** The control operation (spec/wallet-api.yaml, tag control) behind each route. */
+const OPERATION_OF: Readonly<Record<ControlRoute, ControlOperationId>> = {
+  'GET energy': 'controlGetEnergy',
+  'PUT energy': 'controlSetEnergy',
+  'GET callback-url': 'controlGetCallbackUrl',
+  'PUT callback-url': 'controlSetCallbackUrl',
+  'POST callbacks': 'controlEmitCallback',
+  'POST cards': 'controlOpenCard',
+  'GET deliveries': 'controlListDeliveries',
+};
 
 /** The path of a control route for this target, as the user reads it in a skip reason. */
 export function routePath(route: ControlRoute, target: Pick<ServiceTarget, 'userId'>): string {
-  const [method, name] = route.split(' ');
-  return name === 'deliveries' ? `${method} /__control/deliveries` : `${method} /__control/merchants/${target.userId ?? '{userId}'}/${name}`;
+  const { method, path } = CONTROL_OPERATIONS[OPERATION_OF[route]];
+  return `${method} ${path.replace('{userId}', String(target.userId ?? '{userId}'))}`;
 }
 
 /** A control API call's answer means "no such route" (as opposed to "bad input" or "done"). */
@@ -52,16 +55,23 @@ function absent(status: number): boolean {
 export async function probeCapabilities(target: ServiceTarget): Promise<Capabilities> {
   const routes: Capabilities['routes'] = {};
   if (!target.controlToken) return { routes };
-  const headers = { 'x-control-token': target.controlToken };
-  const base = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);
-  const probes = [
-    ...ROUTES.map((entry) => ({ route: entry.route, method: entry.method, url: base + entry.path })),
-    { route: 'GET deliveries' as const, method: 'GET', url: joinUrl(target.baseUrl, '/__control/deliveries?trackingId=wc-capability-probe') },
+  const client = controlClientOf(target);
+  const merchant = merchantOf(target);
+  // Read routes are read (typed); write routes get a body that is not JSON, which no typed function
+  // writes: the probe must change nothing, so it goes through controlProbeRequest.
+  const write = (route: ControlRoute) => controlProbeRequest(client, OPERATION_OF[route], merchant, '{not json');
+  const probes: Array<{ route: ControlRoute; request: ControlRequest }> = [
+    { route: 'GET energy', request: controlGetEnergyRequest(client, merchant) },
+    { route: 'PUT energy', request: write('PUT energy') },
+    { route: 'GET callback-url', request: controlGetCallbackUrlRequest(client, merchant) },
+    { route: 'PUT callback-url', request: write('PUT callback-url') },
+    { route: 'POST callbacks', request: write('POST callbacks') },
+    { route: 'POST cards', request: write('POST cards') },
+    { route: 'GET deliveries', request: controlListDeliveriesRequest(client, { trackingId: 'wc-capability-probe' }) },
   ];
-  await Promise.all(probes.map(async ({ route, method, url }) => {
-    const ask = () => transportOf(target).send(method === 'GET'
-      ? { method, url, headers: { ...headers, accept: 'application/json' } }
-      : { method, url, headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' });
+  await Promise.all(probes.map(async ({ route, request }) => {
+    const { method } = request;
+    const ask = () => transportOf(target).send(request);
     try {
       // One retry: a connection lost once must not skip every case that needs the route.
       const answer = await ask().catch(ask);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { bindsSide, type Rule } from '../core/rules.js';
+import type { NetworkConfig } from '../net/network-config.js';
 import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
 import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
@@ -7,6 +8,7 @@ import { makeStrangerKeys, type CheckContext, type Exchange, type StepOutcome } 
 import type { AmountForm, Spelling } from './merchant-steps.js';
 import { expectationProblem } from './params.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
+import { openRun, type RunContext } from './run-context.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
 import type { Case, Need, Suite } from './model.js';
@@ -39,6 +41,12 @@ export interface RunOptions {
   transport?: Transport;
   /** Pre-flight's reasoning (written into the report as `preflight`). */
   preflight?: Preflight;
+  /**
+   * TLS, proxies, limits and the session of the run (default: the process's, which the CLI sets
+   * with `useNetwork`). Read once: the run's steps, probe reads and requests use it, and what they
+   * opened is closed when the run ends.
+   */
+  network?: NetworkConfig;
 }
 
 /** An exchange of the run with the case that sent it: the trail a target's fall is read from. */
@@ -180,11 +188,24 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
   return { skippedMust, notes };
 }
 
-/** Runs suites against a target and returns report.json's content. Checks never throw for a bad target. */
+/**
+ * Runs suites against a target and returns report.json's content. Checks never throw for a bad
+ * target. The run's network is opened once and closed when the run ends, however it ends.
+ */
 export async function runSuites(options: RunOptions): Promise<Report> {
+  const run = openRun(options.network ?? currentNetwork(), options.transport);
+  try {
+    return await runOpen(options, run);
+  } finally {
+    run.close();
+  }
+}
+
+async function runOpen(options: RunOptions, context: RunContext): Promise<Report> {
   const started = performance.now();
   const { strict = false } = options;
-  const target: Target = options.transport ? { ...options.target, transport: options.transport } : options.target;
+  const { session } = context.network;
+  const target: Target = { ...options.target, transport: context.transport };
   const rules = new Map(options.rules.map((rule) => [rule.id, rule]));
   const emit = options.onEvent ?? (() => undefined);
   const results: CheckResult[] = [];
@@ -226,7 +247,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           return `${suite.name}/${testCase.id}/${check}${n > 1 ? `#${n}` : ''}`;
         };
         // The target fell over or --timeout ran out: what is left is not run (skipped with the reason), not failed.
-        const cut = currentNetwork().session.stopped;
+        const cut = session.stopped;
         const skip = cut ? `not run: ${fell ? `the target stopped answering after case ${fell}` : cut.message}` : missingNeed(testCase, target, capabilities);
         if (skip) {
           for (const step of testCase.steps) {
@@ -236,7 +257,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
           }
           continue;
         }
-        const run = { target, rules, strict, stranger, receiver, emit, touched, sent: (exchanges: Exchange[]) => {
+        const run = { target, context, rules, strict, stranger, receiver, emit, touched, sent: (exchanges: Exchange[]) => {
           trail.push(...exchanges.map((exchange) => ({ suite: suite.name, case: testCase.id, exchange })));
           // Only the last inputs matter (the fall is judged at the end of the case it happened in).
           if (trail.length > 200) trail.splice(0, trail.length - 200);
@@ -258,7 +279,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
         // The case that met the cut: its failures are the cut's, not verdicts of their own. A target
         // that stopped answering (it answered earlier; now it refuses) fell over on what the run sent:
         // one failed result says so, with the last input it received. --timeout is the tool's stop.
-        const during = currentNetwork().session.stopped;
+        const during = session.stopped;
         if (during && !cut) {
           const gone = during.reason === 'target-gone' ? stoppedAnswering(trail, target.side, during.message, { suite: suite.name, case: testCase.id }, caseRules, rules) : undefined;
           const why = gone ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)` : `not judged: ${during.message}`;
@@ -280,7 +301,7 @@ export async function runSuites(options: RunOptions): Promise<Report> {
     target: describeTarget(target),
     summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: Math.round(performance.now() - started), skippedMust: skipped.skippedMust },
     results,
-    notes: [...(currentNetwork().session.stopped ? [fell ? `the target stopped answering after case ${fell} (${currentNetwork().session.stopped!.message}): a failure, and the cases left were not run` : currentNetwork().session.stopped!.message] : []), ...skipped.notes, ...notes],
+    notes: [...(session.stopped ? [fell ? `the target stopped answering after case ${fell} (${session.stopped.message}): a failure, and the cases left were not run` : session.stopped.message] : []), ...skipped.notes, ...notes],
     ...(options.preflight ? { preflight: options.preflight } : {}),
   };
   emit({ kind: 'done', report });
@@ -361,6 +382,7 @@ interface PayloadForm {
 
 interface CaseRun {
   target: Target;
+  context: RunContext;
   rules: Map<string, Rule>;
   strict: boolean;
   stranger: ReturnType<typeof makeStrangerKeys>;
@@ -380,6 +402,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
   const state: CaseState = {
     scope, stranger: run.stranger, receiver: run.receiver, spelling: form.spelling, ...(form.amounts ? { amounts: form.amounts } : {}), events: new Map(), caseEvents: new Set(), lastProbe: undefined,
     prompt: (text) => run.emit({ kind: 'prompt', text }),
+    run: run.context,
   };
   // A failed setup step (no expectations of its own) makes every later check of the case `skipped`:
   // the target was not prepared, so nothing it does afterwards is its fault.

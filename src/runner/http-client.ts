@@ -1,9 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import tls from 'node:tls';
 import { TransportError } from '../core/errors.js';
-import { stringifyExact } from '../core/exact-json.js';
 import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
 import { proxyFor } from '../net/proxy.js';
 import { describeTlsFailure, plainToTlsLine, speaksTls } from '../net/tls-failure.js';
@@ -17,8 +16,10 @@ export interface WireRequest {
   body?: string | Buffer;
   /** Idle timeout: no byte for this long ends the request (default: the network's). */
   timeoutMs?: number;
-  /** TLS, proxy and limits of the run (default: direct, verifying, 1 MiB cap). */
+  /** TLS, proxy and limits of the run (default: the process's, `currentNetwork()`). */
   network?: NetworkConfig;
+  /** The cap on this answer's bytes (default: the network's `maxBodyBytes`). */
+  maxBodyBytes?: number;
 }
 
 /** The answer as received. */
@@ -32,34 +33,66 @@ export interface WireResponse {
 let processNetwork: NetworkConfig | undefined;
 
 /**
- * The network of requests that name none: what the CLI set with `useNetwork` for this run, else
- * direct, verifying, default limits (NODE_EXTRA_CA_CERTS trusted).
+ * The network of requests that name none, and of runs given none: what the CLI set with
+ * `useNetwork` for this command, else direct, verifying, default limits (NODE_EXTRA_CA_CERTS
+ * trusted). A run reads it once, as its default (`RunOptions.network`), and passes its own on.
  */
 export function currentNetwork(): NetworkConfig {
   return (processNetwork ??= defaultNetwork());
 }
 
-/** Makes `network` the one of every request that names none (one CLI command is one run). */
+/** Makes `network` the default of every request and run that names none (one CLI command). */
 export function useNetwork(network: NetworkConfig): void {
   processNetwork = network;
 }
 
-const agents = new WeakMap<NetworkConfig, { http: http.Agent; https: https.Agent }>();
+/** What a network opened: its keep-alive agents and the CONNECT tunnels still open. */
+interface Connections {
+  http: http.Agent;
+  https: https.Agent;
+  tunnels: Set<Socket>;
+}
 
-function agentsOf(network: NetworkConfig): { http: http.Agent; https: https.Agent } {
-  let pair = agents.get(network);
-  if (!pair) {
+const opened = new WeakMap<NetworkConfig, Connections>();
+
+function connectionsOf(network: NetworkConfig): Connections {
+  let pool = opened.get(network);
+  if (!pool) {
     const ca = trustedCa(network.tls);
-    pair = {
+    pool = {
       http: new http.Agent({ keepAlive: true, maxSockets: 256 }),
       https: new https.Agent({
         keepAlive: true, maxSockets: 256, rejectUnauthorized: !network.tls.insecure,
         ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
       }),
+      tunnels: new Set(),
     };
-    agents.set(network, pair);
+    opened.set(network, pool);
   }
-  return pair;
+  return pool;
+}
+
+/**
+ * Closes what requests over `network` opened: the keep-alive connections of its agents and the
+ * CONNECT tunnels still open (the end of a run: `openRun` in run-context.ts). A later request over
+ * the same network opens new ones.
+ */
+export function closeNetwork(network: NetworkConfig): void {
+  const pool = opened.get(network);
+  if (!pool) return;
+  opened.delete(network);
+  pool.http.destroy();
+  pool.https.destroy();
+  for (const tunnel of pool.tunnels) tunnel.destroy();
+  pool.tunnels.clear();
+}
+
+/** How many sockets `network` holds open now (kept-alive or in use, and a tunnel's two): for tests. */
+export function openConnections(network: NetworkConfig): number {
+  const pool = opened.get(network);
+  if (!pool) return 0;
+  const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+  return count(pool.http.sockets) + count(pool.http.freeSockets) + count(pool.https.sockets) + count(pool.https.freeSockets) + pool.tunnels.size;
 }
 
 const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -92,7 +125,7 @@ export function send(request: WireRequest): Promise<WireResponse> {
   const headers: Record<string, string | number> = { ...request.headers };
   if (body !== undefined) headers['content-length'] = body.length;
   const idleMs = request.timeoutMs ?? network.idleTimeoutMs;
-  const cap = network.maxBodyBytes;
+  const cap = request.maxBodyBytes ?? network.maxBodyBytes;
 
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -206,6 +239,12 @@ export function send(request: WireRequest): Promise<WireResponse> {
             socket, host: hostname, ...(isIP(hostname) ? {} : { servername: hostname }), rejectUnauthorized: !network.tls.insecure,
             ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
           });
+          // The tunnel is the network's until it closes: the end of the run closes one still open.
+          const { tunnels } = connectionsOf(network);
+          for (const open of [socket, secured]) {
+            tunnels.add(open);
+            open.once('close', () => tunnels.delete(open));
+          }
           issue({ host: hostname, port, path: `${url.pathname}${url.search}`, createConnection: () => secured });
         },
         (error: TransportError) => {
@@ -219,30 +258,12 @@ export function send(request: WireRequest): Promise<WireResponse> {
     } else if (proxy) {
       // Absolute-form through an HTTP proxy; Host stays the target's.
       issue({
-        host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 80), path: url.href, agent: agentsOf(network).http,
+        host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 80), path: url.href, agent: connectionsOf(network).http,
         headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       });
     } else if (secure) {
-      const agent = agentsOf(network).https;
+      const agent = connectionsOf(network).https;
       issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent, ...(isIP(hostname) ? {} : { servername: hostname }) }, true);
-    } else issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent: agentsOf(network).http });
+    } else issue({ host: hostname, port, path: `${url.pathname}${url.search}`, agent: connectionsOf(network).http });
   });
-}
-
-/** Sends JSON and parses a JSON answer (for control APIs and probes), by `via` (default: HTTP(S), `send`). */
-export async function sendJsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}, network?: NetworkConfig, via: (request: WireRequest) => Promise<WireResponse> = send): Promise<{ status: number; json: unknown; text: string }> {
-  const response = await via({
-    method, url,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: stringifyExact(body) }),
-    ...(network ? { network } : {}),
-  });
-  const text = response.body.toString('utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
 }

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { encodeBase64 } from '../crypto/base64.js';
+import type { RunSession } from '../net/run-session.js';
 import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
 import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import { redact, type Exchange, type StrangerKeys } from './context.js';
-import { currentNetwork } from './http-client.js';
 import type { DeliverStep } from './model.js';
 import { parseProbeAnswer, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
@@ -135,10 +135,12 @@ export async function postCallback(target: MerchantTarget, body: string, plainTe
   }
 }
 
-/** Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again; returns an error line or undefined. */
-export async function runRestart(target: MerchantTarget): Promise<string | undefined> {
+/**
+ * Runs the user's `--restart` command, then waits (up to 30 s) until the callback URL answers again;
+ * returns an error line or undefined. `session` is the run's (run-context.ts).
+ */
+export async function runRestart(target: MerchantTarget, session: RunSession): Promise<string | undefined> {
   // The receiver goes away on purpose: a refused connection now is not "the target stopped answering".
-  const session = currentNetwork().session;
   for (const url of [target.callbackUrl, target.probeUrl]) if (url) session.forget(new URL(url).origin);
   try {
     if (target.restartHook) await target.restartHook();

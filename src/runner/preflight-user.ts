@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { ConfigError } from '../core/errors.js';
+import { controlProbeRequest, sendControlRequest, type ControlRequest } from '../generated/control-client.js';
+import { controlClientOf } from './control.js';
 import { joinUrl } from './service-steps.js';
-import { transportOf } from './transport.js';
 import type { PreflightStep, ServiceTarget } from './types.js';
 
 interface Answer { status: number; text: string }
@@ -31,16 +32,21 @@ export async function checkUserId(target: ServiceTarget): Promise<PreflightStep 
   const given = String(target.userId);
   // 16 digits (the longest id the emulator reads as a number), none handed out: 9 and 15 random digits.
   const nobody = `9${String(randomInt(0, 10 ** 9)).padStart(9, '0')}${String(randomInt(0, 10 ** 6)).padStart(6, '0')}`;
-  const ask = async (path: string): Promise<Answer | undefined> => {
+  const client = controlClientOf(target);
+  const ask = async (request: ControlRequest): Promise<Answer | undefined> => {
     try {
-      const answer = await transportOf(target).send({ method: 'PUT', url: joinUrl(target.baseUrl, path), headers: { 'x-control-token': target.controlToken!, 'content-type': 'application/json' }, body: '{not json' });
-      return { status: answer.status, text: answer.body.toString('utf8') };
+      const answer = await sendControlRequest(client, request);
+      return { status: answer.status, text: answer.text };
     } catch {
       return undefined;
     }
   };
-  const mine = await ask(`/__control/merchants/${given}/energy`);
-  const stranger = await ask(`/__control/merchants/${nobody}/energy`);
+  // Deliberate probes, which the typed functions cannot write: PUT energy with a body that is not JSON
+  // (so nothing changes), and a route the control API does not have, which no operation of the spec
+  // names, so its request is built by hand from the same base URL and token header.
+  const energyProbe = (userId: string) => controlProbeRequest(client, 'controlSetEnergy', { userId }, '{not json');
+  const mine = await ask(energyProbe(given));
+  const stranger = await ask(energyProbe(nobody));
   const what = `PUT /__control/merchants/${given}/energy (a body that is not JSON: nothing changes), and the same for ${nobody}, an id no merchant has`;
   const observed = `--user-id ${given}: ${shown(mine)}; ${nobody}: ${shown(stranger)}`;
   if (!mine || !stranger || mine.status === 401 || stranger.status === 401) {
@@ -49,7 +55,7 @@ export async function checkUserId(target: ServiceTarget): Promise<PreflightStep 
   if (shape(mine, given) !== shape(stranger, nobody)) {
     return { what, observed, conclusion: `the control API answers --user-id ${given} otherwise than an id no merchant has: the service knows it`, level: 'ok' };
   }
-  const missing = await ask(`/__control/merchants/${given}/wc-no-such-route`);
+  const missing = await ask({ ...energyProbe(given), url: joinUrl(target.baseUrl, `/__control/merchants/${given}/wc-no-such-route`) });
   if (mine.status === 404 && missing && shape(missing, given) !== shape(mine, given)) {
     throw new ConfigError('preflight', `pre-flight: --user-id ${given} is not a merchant the service knows: its control API answers it exactly as ${nobody}, an id no merchant has (${observed}), while a route that does not exist answers ${shown(missing)}`);
   }

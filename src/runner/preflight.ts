@@ -4,10 +4,12 @@ import { stringifyExact } from '../core/exact-json.js';
 import { PADDINGS, otherHalf, type CryptoProfile } from '../core/profile.js';
 import { halfFor, openJson, sealBytes } from '../crypto/codec.js';
 import type { RsaKey } from '../crypto/keys.js';
+import type { NetworkConfig } from '../net/network-config.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { Capabilities } from './capabilities.js';
 import { makeStrangerKeys, type Exchange } from './context.js';
+import { currentNetwork } from './http-client.js';
 import { defaultPayload, postCallback } from './merchant-steps.js';
 import { checkUserId } from './preflight-user.js';
 import { readProbeAfter } from './probe-reader.js';
@@ -229,20 +231,21 @@ function sameAnswer(a: Exchange, b: Exchange): boolean {
  * Before the merchant suites: the probe (when given) has the documented shape, and one valid
  * callback is acknowledged. When it is not, experiments (never the merchant's own words) tell a
  * finding from a configuration: a callback whose Base64 a form decoder leaves intact, callbacks
- * sealed under the other readings of the profile, one sealed with a stranger's key.
+ * sealed under the other readings of the profile, one sealed with a stranger's key. `network`:
+ * the one the run will use (default: the process's).
  */
-export async function preflightMerchant(target: MerchantTarget): Promise<Preflight> {
+export async function preflightMerchant(target: MerchantTarget, network: NetworkConfig = currentNetwork()): Promise<Preflight> {
   const why: Reasoning = new Reasoning();
   if (target.probeUrl || target.probeCmd) {
     try {
       // The shape is what matters here: one page tells it (a long history is not read through).
-      await readProbeAfter(target, undefined, { keep: false, maxPages: 1 });
+      await readProbeAfter(target, undefined, { keep: false, maxPages: 1, network });
     } catch (error) {
       why.stop('reading the processing probe', '', (error as Error).message);
     }
   }
   if (target.restartCmd && !target.restartHook) {
-    const restart = await proveRestart(target);
+    const restart = await proveRestart(target, network.session);
     if (!restart.proven) why.stop(restart.step.what, restart.step.observed, restart.step.conclusion);
     why.steps.push(restart.step);
   }

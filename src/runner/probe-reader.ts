@@ -1,6 +1,7 @@
 import { exec } from 'node:child_process';
 import { TransportError } from '../core/errors.js';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import type { NetworkConfig } from '../net/network-config.js';
 import { currentNetwork } from './http-client.js';
 import { transportOf } from './transport.js';
 import type { MerchantTarget } from './types.js';
@@ -42,10 +43,12 @@ interface ProbeRead {
   paged: boolean;
 }
 
-/** How a read goes: whether entries are kept (a baseline needs only the end), at most how many pages. */
+/** How a read goes: whether entries are kept (a baseline needs only the end), at most how many pages, over which network. */
 interface ProbeReadOptions {
   keep?: boolean;
   maxPages?: number;
+  /** The run's network (run-context.ts); default: the process's, `currentNetwork()`. */
+  network?: NetworkConfig;
 }
 
 /** The parsed body of one probe answer. */
@@ -248,11 +251,11 @@ function pageUrl(probeUrl: string, cursor: string | undefined): string {
 }
 
 /** One GET of the probe; the answer's bytes (decoded only where an entry is kept), or a one-line error naming what to do. */
-async function getProbe(target: ProbeSource, url: string): Promise<{ status: number; body: Buffer }> {
-  const network = currentNetwork();
+async function getProbe(target: ProbeSource, url: string, network: NetworkConfig): Promise<{ status: number; body: Buffer }> {
   const headers: Record<string, string> = { accept: 'application/json', ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}) };
   try {
-    const answer = await transportOf(target).send({ method: 'GET', url, headers, network: { ...network, maxBodyBytes: Math.max(network.maxBodyBytes, UNPAGED_PROBE_CAP_BYTES) } });
+    // The run's network and its connections; only this answer's cap is raised (a probe that does not page answers its whole history).
+    const answer = await transportOf(target).send({ method: 'GET', url, headers, network, maxBodyBytes: Math.max(network.maxBodyBytes, UNPAGED_PROBE_CAP_BYTES) });
     return { status: answer.status, body: answer.body };
   } catch (error) {
     if (error instanceof TransportError && error.reason === 'too-large') {
@@ -282,6 +285,7 @@ const UNPAGED = new WeakMap<ProbeSource, true>();
  */
 export async function readProbeAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
   const keep = options.keep ?? true;
+  const network = options.network ?? currentNetwork();
   if (target.probeCmd) {
     const answer = parseProbeAnswer(await runShellCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd', keep ? (from?.index ?? 0) : Infinity);
     return { entries: answer.entries, mark: { index: answer.count }, paged: false };
@@ -292,11 +296,11 @@ export async function readProbeAfter(target: ProbeSource, from: ProbeMark | unde
   let cursor = from?.cursor;
   const maxPages = Math.min(options.maxPages ?? MAX_PAGES, MAX_PAGES);
   for (let page = 0; page < maxPages; page++) {
-    let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor));
+    let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor), network);
     if (answer.status !== 200 && page === 0 && !UNPAGED.has(target)) {
       // A probe that refuses a query it does not know (a strict router may even answer 401 to a
       // path it does not serve): ask it the old way.
-      const plain = await getProbe(target, target.probeUrl);
+      const plain = await getProbe(target, target.probeUrl, network);
       if (plain.status === 200) UNPAGED.set(target, true);
       answer = plain;
     }
@@ -322,6 +326,16 @@ export async function readProbeAfter(target: ProbeSource, from: ProbeMark | unde
   throw new Error(`${source} still had more after ${MAX_PAGES} pages of ${PROBE_PAGE_ENTRIES}: stopped`);
 }
 
+/**
+ * The entries the probe shows after `from` (undefined: from the start), or none without a probe:
+ * for callers that only count or compare what was processed (`load merchant`, the storm).
+ *
+ * @example const processed = await probeEntriesAfter({ probeUrl: 'http://127.0.0.1:9400/probe' }, mark)
+ */
+export async function probeEntriesAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<string[]> {
+  return (await readProbeAfter(target, from, options))?.entries ?? [];
+}
+
 /** Where the last read of each target's probe stopped, so a new baseline reads only what came since. */
 const LAST_MARK = new WeakMap<ProbeSource, ProbeMark>();
 
@@ -330,8 +344,8 @@ const LAST_MARK = new WeakMap<ProbeSource, ProbeMark>();
  * first call of a run pages through the history once, keeping nothing; later calls start where the
  * last read of this target stopped.
  */
-export async function probeBaseline(target: ProbeSource): Promise<ProbeMark | undefined> {
-  const read = await readProbeAfter(target, LAST_MARK.get(target), { keep: false });
+export async function probeBaseline(target: ProbeSource, network?: NetworkConfig): Promise<ProbeMark | undefined> {
+  const read = await readProbeAfter(target, LAST_MARK.get(target), { keep: false, ...(network ? { network } : {}) });
   if (read) LAST_MARK.set(target, read.mark);
   return read?.mark;
 }

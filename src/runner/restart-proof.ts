@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { currentNetwork } from './http-client.js';
+import type { RunSession } from '../net/run-session.js';
 import { runShellCommand } from './probe-reader.js';
 import { transportOf } from './transport.js';
 import type { MerchantTarget, PreflightStep } from './types.js';
@@ -36,9 +36,9 @@ function open(host: string, port: number, ms: number): Promise<Socket | undefine
  * within 2 s after it) and come back (the callback URL answers HTTP again within 30 s). A command
  * that restarts nothing (`true`, a typo'd service name that exits 0) goes down nowhere: the
  * step's level says so and pre-flight ends the run (exit 2). An in-process restart hook (the
- * toolkit's own tests) is not proven here.
+ * toolkit's own tests) is not proven here. `session` is the network session of the run to come.
  */
-export async function proveRestart(target: MerchantTarget): Promise<{ proven: boolean; step: PreflightStep }> {
+export async function proveRestart(target: MerchantTarget, session: RunSession): Promise<{ proven: boolean; step: PreflightStep }> {
   const url = new URL(target.callbackUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -60,7 +60,6 @@ export async function proveRestart(target: MerchantTarget): Promise<{ proven: bo
     }
   })();
   // The receiver goes away on purpose: a refused connection now is not "the target stopped answering".
-  const session = currentNetwork().session;
   for (const origin of [url.origin, ...(target.probeUrl ? [new URL(target.probeUrl).origin] : [])]) session.forget(origin);
   const started = Date.now();
   let failure: string | undefined;

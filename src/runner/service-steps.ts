@@ -6,8 +6,9 @@ import { CryptoError } from '../crypto/errors.js';
 import { spelledHeaders } from '../wire/callback-delivery.js';
 import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import { describeCryptoFailure } from '../wire/crypto-wording.js';
+import { controlOpenCardRequest, controlSetEnergyRequest, sendControlRequest } from '../generated/control-client.js';
 import { redact, type Exchange, type ReceivedResponse, type StrangerKeys } from './context.js';
-import { sendJsonRequest } from './http-client.js';
+import { controlClientOf, merchantOf } from './control.js';
 import type { RequestStep, Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
@@ -129,21 +130,19 @@ function readResponse(status: number, headers: Record<string, string>, body: str
   return response;
 }
 
-/** Runs a control step against the service's control API (docs/service-guide.md). */
+/** Runs a control step against the service's control API (docs/service-guide.md), through the generated client. */
 export async function runControl(control: NonNullable<Step['control']>, target: ServiceTarget): Promise<Exchange> {
-  const headers = { 'x-control-token': target.controlToken ?? '' };
-  const base = joinUrl(target.baseUrl, `/__control/merchants/${target.userId ?? 0}`);
-  const [path, body] = control.energy ? ['/energy', control.energy] : ['/cards', control.card];
-  const url = base + path;
-  const method = control.energy ? 'PUT' : 'POST';
+  const client = controlClientOf(target);
+  const request = control.energy ? controlSetEnergyRequest(client, merchantOf(target), control.energy) : controlOpenCardRequest(client, merchantOf(target), control.card!);
+  const { method, url, body = '' } = request;
   try {
-    const answer = await sendJsonRequest(method, url, body, headers, undefined, (wire) => transportOf(target).send(wire));
+    const answer = await sendControlRequest(client, request);
     return {
-      request: { method, url, headers: { 'x-control-token': redact(headers['x-control-token'], 'ct') }, body: stringifyExact(body) },
+      request: { method, url, headers: { 'x-control-token': redact(client.token, 'ct') }, body },
       response: { status: answer.status, headers: {}, body: answer.text },
       ...(answer.status >= 200 && answer.status < 300 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
     };
   } catch (error) {
-    return { request: { method, url, headers: {}, body: stringifyExact(body) }, error: (error as Error).message };
+    return { request: { method, url, headers: {}, body }, error: (error as Error).message };
   }
 }

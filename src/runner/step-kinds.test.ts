@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { merchantTarget, serviceTarget, testKeys } from '../../test/support/check-context.js';
 import { expectedProcessings, graceMs, settleLimit, producedBy, routesOfStep, runStep, STEP_KINDS, stepKindOf, stepNeedsReceiver, type CaseState } from './step-kinds.js';
 import type { Transport } from './transport.js';
+import { defaultNetwork } from '../net/network-config.js';
+import { openRun } from './run-context.js';
 import type { Step } from './suite.js';
 
 const state = (): CaseState => ({
   scope: { caseId: 'c', saved: {} }, stranger: { privateKey: testKeys, publicKey: testKeys.publicKey }, receiver: undefined,
   spelling: 'interface', events: new Map(), caseEvents: new Set(), lastProbe: undefined, prompt: () => undefined,
+  run: openRun(defaultNetwork()),
 });
 
 describe('the step-kind registry: one entry per kind', () => {

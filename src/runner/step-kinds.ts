@@ -6,6 +6,7 @@ import type { Exchange, ReceivedCallback, StrangerKeys } from './context.js';
 import { runDelivery, runRestart, type AmountForm, type EventBook, type Spelling } from './merchant-steps.js';
 import { probeBaseline, readProbeAfter, rememberProbeMark, type ProbeMark } from './probe-reader.js';
 import type { Receiver } from './receiver.js';
+import type { RunContext } from './run-context.js';
 import { runControl, runRequest } from './service-steps.js';
 import type { Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
@@ -33,6 +34,8 @@ export interface CaseState {
   lateMs?: number;
   /** Tells the person running verify what to do now (an await step's prompt). */
   prompt(text: string): void;
+  /** The run's network and transport (run-context.ts): probe reads and restarts use its session. */
+  run: RunContext;
 }
 
 /** What a step produced for its checks, and why it could not prepare the target (`setup failed: …`). */
@@ -176,7 +179,7 @@ const deliver: StepKind<'deliver', 'merchant'> = {
   async run(body, target, state, step) {
     // The previous step's last read is this step's baseline: a late processing between steps is
     // seen by the next step rather than lost.
-    const before = state.lastProbe ?? (await probeBaseline(target));
+    const before = state.lastProbe ?? (await probeBaseline(target, state.run.network));
     const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
     const answered = performance.now();
     for (const text of delivered.delivered) {
@@ -187,7 +190,7 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // tests, the service's own callbacks); an entry without a trackingId cannot be told apart.
     // Each read starts at the baseline's mark: the history before it is never read again.
     const readOwn = async () => {
-      const read = before ? await readProbeAfter(target, before) : undefined;
+      const read = before ? await readProbeAfter(target, before, { network: state.run.network }) : undefined;
       if (read) rememberProbeMark(target, read.mark);
       return { mark: read?.mark, processed: read?.entries.filter((entry) => {
         const id = trackingIdOf(entry);
@@ -227,7 +230,7 @@ const restart: StepKind<'restart', 'merchant'> = {
   routes: () => [],
   receiver: () => false,
   async run(_body, target, state) {
-    const restarted = await runRestart(target);
+    const restarted = await runRestart(target, state.run.network.session);
     // A restarted merchant may have lost or renumbered its history: the next baseline reads it anew.
     state.lastProbe = undefined;
     rememberProbeMark(target, undefined);

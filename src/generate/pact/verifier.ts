@@ -7,6 +7,7 @@ import { DEFAULT_PROFILE, type CryptoProfile } from '../../core/profile.js';
 import { validateSchema } from '../../core/schemas.js';
 import { halfFor, openJson, sealJson } from '../../crypto/codec.js';
 import { publicHalf, type RsaKey } from '../../crypto/keys.js';
+import { controlOpenCard, controlSetEnergy, type ControlAnswer, type ControlCard, type ControlClient, type ControlEnergy } from '../../generated/control-client.js';
 import { buildPactContract, PACT_PROVIDER, type PactHttpInteraction, type ProviderState } from './contract.js';
 import type { SpecSource } from '../../spec/document.js';
 
@@ -113,14 +114,18 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
   const session = { states: [] as ProviderState[], requestSeen: false, callBackIds: new Map<string, string>(), energy: undefined as Pending['energy'] };
 
   const userIdOf = (state: ProviderState) => options.userId ?? Number(state.params.userId);
-  const control = async (method: string, path: string, body: unknown): Promise<void> => {
-    const response = await send(`${options.baseUrl.replace(/\/+$/, '')}/__control${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', 'X-Control-Token': options.controlToken ?? '' },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`control API ${method} ${path} answered ${response.status}: ${text.slice(0, 200)}`);
+  // Provider states through the generated control-API client, sent with the verifier's fetch.
+  const client: ControlClient = {
+    baseUrl: options.baseUrl,
+    token: options.controlToken ?? '',
+    send: async (request) => {
+      const response = await send(request.url, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) });
+      return { status: response.status, body: await response.text() };
+    },
+  };
+  const control = async (answer: Promise<ControlAnswer<unknown>>): Promise<void> => {
+    const { request, status, text } = await answer;
+    if (status !== 200) throw new Error(`control API ${request.method} ${request.url.slice(options.baseUrl.replace(/\/+$/, '').length + '/__control'.length)} answered ${status}: ${text.slice(0, 200)}`);
   };
 
   const setUp = async (state: ProviderState): Promise<void> => {
@@ -134,11 +139,12 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
     }
     switch (state.kind) {
       case 'energy':
-        await control('PUT', `/merchants/${userId}/energy`, { balance: state.params.balance, costPerTx: state.params.costPerTx });
+        // The contract's energy states carry numbers (contract.ts, states.energy): sent as they are.
+        await control(controlSetEnergy(client, { userId }, { balance: state.params.balance, costPerTx: state.params.costPerTx } as ControlEnergy));
         session.energy = { balance: BigInt(state.params.balance ?? 0), costPerTx: BigInt(state.params.costPerTx ?? 1) };
         return;
       case 'card-open':
-        await control('POST', `/merchants/${userId}/cards`, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId });
+        await control(controlOpenCard(client, { userId }, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId } as ControlCard));
         return;
       case 'callback-id-unused':
         // ORDER-CALLBACK-ID: a service refuses a callBackId it has seen, so each run sends a fresh one.
