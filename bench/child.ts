@@ -12,7 +12,9 @@ export interface BenchChild {
  * and waits for the exit.
  */
 export function startBenchChild(file: string, role: string, env: Record<string, string>): Promise<BenchChild> {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: the child writes a V8 CPU profile there at its exit (bench/cpu-profile.ts sums it).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const proc: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/cpu-profile.ts <file.cpuprofile> [top] [--from <µs> --to <µs>]`: the self time of a V8 CPU profile (from
+ * `npx tsx bench/cpu-profile.ts <file.cpuprofile>... [--top N] [--from <µs> --to <µs>]`: the self time of V8 CPU profiles (from
  * `node --cpu-prof`, or a bench child started with BENCH_CPU_PROF=<dir>) summed by function and by
  * file, heaviest first, with each one's share of the profile's samples. Used to compare the
  * emulator's thread before and after a change (docs/decisions/dispatch-figures.md).
@@ -55,16 +55,28 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
     return at < 0 ? undefined : Number(args.splice(at, 2)[1]);
   };
   const window = { from: flag('--from'), to: flag('--to') };
-  const [file, top = '40'] = args;
-  if (!file) {
-    console.error('usage: tsx bench/cpu-profile.ts <file.cpuprofile> [top] [--from <µs> --to <µs>]');
+  const top = flag('--top') ?? 40;
+  const files = args;
+  const file = files.join(' + ');
+  if (files.length === 0) {
+    console.error('usage: tsx bench/cpu-profile.ts <file.cpuprofile>... [--top N] [--from <µs> --to <µs>]');
     process.exit(2);
   }
-  const summary = summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile, window);
+  // Several files (the processes of one run) are summed.
+  const summary = files
+    .map((one) => summarize(JSON.parse(readFileSync(one, 'utf8')) as Profile, window))
+    .reduce((sum, one) => {
+      const add = (a: Array<[string, number]>, b: Array<[string, number]>) => {
+        const map = new Map(a);
+        for (const [k, ms] of b) map.set(k, (map.get(k) ?? 0) + ms);
+        return [...map].sort((x, y) => y[1] - x[1]);
+      };
+      return { totalMs: sum.totalMs + one.totalMs, idleMs: sum.idleMs + one.idleMs, functions: add(sum.functions, one.functions), files: add(sum.files, one.files) };
+    });
   const busy = summary.totalMs - summary.idleMs;
   console.log(`${file}: ${summary.totalMs.toFixed(0)} ms sampled, ${busy.toFixed(0)} ms busy (idle ${summary.idleMs.toFixed(0)} ms)`);
   console.log('\nby function (self ms, share of busy):');
-  for (const [name, ms] of summary.functions.slice(0, Number(top))) console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  for (const [name, ms] of summary.functions.slice(0, top)) console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
   console.log('\nby file:');
   for (const [name, ms] of summary.files.slice(0, 25)) console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
 }

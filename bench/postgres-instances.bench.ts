@@ -21,7 +21,8 @@ import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { STORM_CONCURRENCY, STORM_EVENTS, stormOn, type StormFigures } from './storm.js';
 
-const ROUNDS = 3;
+/** Alternating rounds (BENCH_ROUNDS: fewer, for a profile within a time limit). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_PER_INSTANCE = 600;
 
 export default async function bench(): Promise<void> {

@@ -44,7 +44,9 @@ export type StormFigures = StormResult & { cpuMsPerEvent: number; statementsPerE
 /** A merchant process (bench/merchant-instance.ts under tsx) and its port. */
 function instance(store: string, keyFile: string): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // BENCH_CPU_PROF=<dir>: each merchant process writes a V8 CPU profile there when it stops (bench/cpu-profile.ts sums it).
+    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -77,6 +79,8 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
     }
     const statements = await statementCounter(stores[0]!);
     const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
+    // The monotonic clock in µs (the clock of V8's CPU profiles, the same in every process): the measured window.
+    const from = process.hrtime.bigint() / 1000n;
     const result = await runStorm({
       callbackUrls: urls,
       apiKey: API_KEY,
@@ -88,6 +92,7 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
       ...(stores[0] === 'ack-only' ? {} : { probe: async () => (await readProbeAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined))?.entries ?? [] }),
     });
     const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
+    if (process.env.BENCH_CPU_PROF) console.log(`  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`);
     const perEvent = statements ? ((await statements()) / result.events) : undefined;
     if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
     return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events, ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }) };
