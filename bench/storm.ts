@@ -90,7 +90,8 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
     const statements = await statementCounter(stores[0]!);
     const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
     const systemBefore = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0);
-    // The monotonic clock in µs (the clock of V8's CPU profiles, the same in every process): the measured window.
+    // The monotonic clock in µs (the clock of V8's CPU profiles and of `perf record -k CLOCK_MONOTONIC`,
+    // the same in every process): the measured window, printed with BENCH_CPU_PROF or BENCH_WINDOW set.
     const from = process.hrtime.bigint() / 1000n;
     const result = await runStorm({
       callbackUrls: urls,
@@ -104,7 +105,7 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
     });
     const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
     const system = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0) - systemBefore;
-    if (process.env.BENCH_CPU_PROF) console.log(`  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`);
+    if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW) console.log(`  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`);
     const perEvent = statements ? ((await statements()) / result.events) : undefined;
     if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
     return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events, systemMsPerEvent: (system * 1000) / result.events, ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }) };
