@@ -6,7 +6,7 @@
  * acknowledges at once and counts each delivery (every one must be acknowledged exactly once).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,23 @@ import { startEmulator } from '../src/emulator/server.js';
 import type { RsaPrivateKey } from '../src/crypto/keys.js';
 
 const DELIVERIES = Number(process.env.DISPATCH_BENCH_DELIVERIES ?? 2_000);
+/** Concurrent deliveries sent before the measured runs (DISPATCH_BENCH_WARM_UP; default: as many as the measured run). */
+const WARM_UP = Number(process.env.DISPATCH_BENCH_WARM_UP ?? DELIVERIES);
 const GOAL = 0.8;
+
+/**
+ * CPU µs of this process's main thread alone (the emulator's event loop, without the sealing
+ * threads), from /proc on Linux (clock ticks of 10 ms); -1 elsewhere.
+ */
+function mainThreadCpu(): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return -1;
+  }
+}
 
 /** Child role: the emulator; prints its URL, stops on SIGTERM. */
 async function child(configPath: string): Promise<void> {
@@ -35,7 +51,8 @@ async function child(configPath: string): Promise<void> {
     const { user, system } = process.cpuUsage();
     const busy = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
-    process.stdout.write(`cpu ${user + system} ${busy.utilization.toFixed(3)}\n`);
+    // The monotonic clock in µs (the clock of V8's CPU profiles): a profile can be cut to the measured run.
+    process.stdout.write(`cpu ${user + system} ${busy.utilization.toFixed(3)} ${process.hrtime.bigint() / 1000n} ${mainThreadCpu()}\n`);
   });
   process.stdout.write(`listening ${emulator.url}\n`);
   await new Promise<void>((resolve) => process.once('SIGTERM', resolve));
@@ -49,11 +66,18 @@ interface EmulatorChild {
   cpu(): Promise<number>;
   /** The share of wall time its event loop was busy between the last two `cpu()` calls. */
   loopBusy(): number;
+  /** Its monotonic clock in µs at the last `cpu()` call (the time base of its CPU profiles). */
+  clock(): string;
+  /** CPU seconds of its main thread alone at the last `cpu()` call (negative: not known on this system). */
+  mainCpu(): number;
+  pid: number;
   stop(): Promise<void>;
 }
 
 function startChild(configPath: string): Promise<EmulatorChild> {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+  // BENCH_CPU_PROF=<dir>: the emulator child (and its sealing threads) write V8 CPU profiles there (bench/cpu-profile.ts sums them).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const proc: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', fileURLToPath(import.meta.url)], {
     env: { ...process.env, DISPATCH_BENCH_ROLE: 'emulator', DISPATCH_BENCH_CONFIG: configPath },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -63,12 +87,16 @@ function startChild(configPath: string): Promise<EmulatorChild> {
     let exited: Error | undefined;
     let cpuFailed: ((error: Error) => void) | undefined;
     let loopBusy = 0;
+    let clock = '';
+    let mainCpu = 0;
     let resolved = false;
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      for (let line = /^cpu (\d+) (\S+)\n/m.exec(out); line; line = /^cpu (\d+) (\S+)\n/m.exec(out)) {
+      for (let line = /^cpu (\d+) (\S+) (\d+) (-?\d+)\n/m.exec(out); line; line = /^cpu (\d+) (\S+) (\d+) (-?\d+)\n/m.exec(out)) {
         out = out.replace(line[0], '');
         loopBusy = Number(line[2]);
+        clock = line[3]!;
+        mainCpu = Number(line[4]) / 1e6;
         cpuWaiter?.(Number(line[1]) / 1e6);
       }
       const url = /listening (\S+)\n/.exec(out)?.[1];
@@ -84,7 +112,10 @@ function startChild(configPath: string): Promise<EmulatorChild> {
               proc.kill('SIGUSR2');
             }),
           loopBusy: () => loopBusy,
+          clock: () => clock,
+          mainCpu: () => mainCpu,
           stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))),
+          pid: proc.pid ?? 0,
         });
       }
     });
@@ -144,12 +175,21 @@ export default async function bench(): Promise<void> {
     };
     const rates: Record<string, { wall: number; cpu: number }> = {};
     try {
-      for (const concurrent of [true, false]) {
-        const count = concurrent ? DELIVERIES : DELIVERIES / 8;
+      // The warm-up run first (not in the ratio): a long-running emulator's hot paths are compiled;
+      // without it V8's optimizing compiler ran in the measured run (0.15 ms of CPU per delivery on
+      // its background threads, by `perf record -e task-clock`, docs/decisions/dispatch-figures.md).
+      const runs: Array<[mode: string, concurrent: boolean, count: number]> = [
+        ...(WARM_UP > 0 ? [['warm-up', true, WARM_UP] as [string, boolean, number]] : []),
+        ['concurrent', true, DELIVERIES],
+        ['one after another', false, DELIVERIES / 8],
+      ];
+      for (const [mode, concurrent, count] of runs) {
         received = 0;
         target = count;
         const done = new Promise<void>((resolve) => (reached = resolve));
         const cpu0 = await emulator.cpu();
+        const clock0 = emulator.clock();
+        const main0 = emulator.mainCpu();
         const t0 = performance.now();
         // One event holds at most 1,000 deliveries (ControlCallbackRequest): several events, emitted at once.
         const sizes = Array.from({ length: Math.ceil(count / 1_000) }, (_, i) => Math.min(1_000, count - i * 1_000));
@@ -163,9 +203,10 @@ export default async function bench(): Promise<void> {
         await done;
         const seconds = (performance.now() - t0) / 1000;
         const cpuSeconds = (await emulator.cpu()) - cpu0;
-        const mode = concurrent ? 'concurrent' : 'one after another';
         rates[mode] = { wall: count / seconds, cpu: count / cpuSeconds };
         const loopBusy = emulator.loopBusy();
+        const mainMs = main0 < 0 ? undefined : ((emulator.mainCpu() - main0) * 1000) / count;
+        if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW) console.log(`profile window (${mode}): --from ${clock0} --to ${emulator.clock()} (pid ${emulator.pid})`);
         // Every delivery acknowledged exactly once, as the emulator recorded it.
         const recorded = async () => {
           const lists = await Promise.all(
@@ -180,7 +221,7 @@ export default async function bench(): Promise<void> {
         }
         const acked = attempts.filter((a) => a.verdict === 'acknowledged').length;
         console.log(
-          `callback dispatch (${mode}): ${count} deliveries in ${seconds.toFixed(2)} s = ${rates[mode]!.wall.toFixed(0)} callbacks/s (${rates[mode]!.cpu.toFixed(0)} per emulator CPU second, its event loop busy ${(loopBusy * 100).toFixed(0)}% of the time); received ${received}, recorded ${attempts.length} attempts, ${acked} acknowledged`,
+          `callback dispatch (${mode}): ${count} deliveries in ${seconds.toFixed(2)} s = ${rates[mode]!.wall.toFixed(0)} callbacks/s (${rates[mode]!.cpu.toFixed(0)} per emulator CPU second, its event loop busy ${(loopBusy * 100).toFixed(0)}% of the time${mainMs === undefined ? '' : `, ${mainMs.toFixed(3)} ms CPU per delivery on its main thread`}); received ${received}, recorded ${attempts.length} attempts, ${acked} acknowledged`,
         );
       }
     } finally {

@@ -24,6 +24,11 @@ import { startBenchChild, type BenchChild } from './child.js';
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const ORDER = '/api/v1/api/order/withdrawWithoutVerify';
 const DURATION_S = Number(process.env.EMULATOR_BENCH_SECONDS ?? 8);
+/**
+ * Seconds of the same load on each server before the measured run (EMULATOR_BENCH_WARM_UP_S; 0: none):
+ * both servers are measured with their hot paths compiled, as a long-running one has them.
+ */
+const WARM_UP_S = Number(process.env.EMULATOR_BENCH_WARM_UP_S ?? 2);
 const CONNECTIONS = 16;
 const ORDER_POOL = 60_000;
 
@@ -65,18 +70,22 @@ function startChild(role: 'emulator' | 'bare', configPath: string): Promise<Benc
 
 interface Load {
   rps: number;
+  /** The server's CPU ms per answered request (its process, every thread). */
+  cpuMs: number;
   p99: number;
   ok: number;
   failed: number;
 }
 
-async function load(url: string, path: string, apiKey: string, bodies: () => string): Promise<Load> {
+async function load(server: BenchChild, path: string, apiKey: string, bodies: () => string, duration = DURATION_S): Promise<Load> {
   let ok = 0;
   let failed = 0;
+  const cpu0 = server.cpu();
+  const from = process.hrtime.bigint() / 1000n;
   const result = await autocannon({
-    url,
+    url: server.url,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration,
     requests: [
       {
         method: 'POST',
@@ -90,7 +99,9 @@ async function load(url: string, path: string, apiKey: string, bodies: () => str
       },
     ],
   });
-  return { rps: result.requests.average, p99: result.latency.p99, ok, failed };
+  // BENCH_WINDOW=1: the measured window on the monotonic clock and the server's pid (for perf record -k CLOCK_MONOTONIC, bench/perf-threads.ts).
+  if (process.env.BENCH_WINDOW) console.log(`window ${path}: ${from} ${process.hrtime.bigint() / 1000n} ${server.pid} (${result.requests.total} requests)`);
+  return { rps: result.requests.average, cpuMs: ((server.cpu() - cpu0) * 1000) / Math.max(1, result.requests.total), p99: result.latency.p99, ok, failed };
 }
 
 export default async function bench(): Promise<void> {
@@ -125,15 +136,22 @@ export default async function bench(): Promise<void> {
       ['getEnergyMaxCount', ENERGY, nextEnergy],
       ['withdrawWithoutVerify', ORDER, nextOrder],
     ] as const) {
+      const warmed = async (server: BenchChild): Promise<Load> => {
+        if (WARM_UP_S > 0) await load(server, path, merchant.apiKey, bodies, WARM_UP_S);
+        return load(server, path, merchant.apiKey, bodies);
+      };
       const bare = await startChild('bare', configPath);
-      const bareLoad = await load(bare.url, path, merchant.apiKey, bodies).finally(() => bare.stop());
+      const bareLoad = await warmed(bare).finally(() => bare.stop());
       const emulator = await startChild('emulator', configPath);
-      const emulatorLoad = await load(emulator.url, path, merchant.apiKey, bodies).finally(() => emulator.stop());
+      const emulatorLoad = await warmed(emulator).finally(() => emulator.stop());
       rows.push([name, emulatorLoad, bareLoad]);
     }
-    console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, 2048-bit key, default profile (pkcs1); emulator store: SQLite file (WAL, synchronous=NORMAL)`);
+    console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARM_UP_S} s of warm-up, loopback, 2048-bit key, default profile (pkcs1); emulator store: SQLite file (WAL, synchronous=NORMAL)`);
     for (const [name, emulator, bare] of rows) {
       const ratio = emulator.rps / bare.rps;
+      // The same comparison by CPU time (what each server spent per answer): steadier on a shared machine.
+      const byCpu = bare.cpuMs / emulator.cpuMs;
+      console.log(`${name.padEnd(22)} CPU per request: emulator ${emulator.cpuMs.toFixed(3)} ms, bare ${bare.cpuMs.toFixed(3)} ms, bare/emulator=${byCpu.toFixed(2)}`);
       console.log(
         `${name.padEnd(22)} emulator=${emulator.rps.toFixed(0)} req/s (p99 ${emulator.p99} ms, ${emulator.ok} ok, ${emulator.failed} not ok)  bare=${bare.rps.toFixed(0)} req/s (p99 ${bare.p99} ms)  emulator/bare=${ratio.toFixed(2)} (goal >= 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'})`,
       );

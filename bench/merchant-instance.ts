@@ -11,6 +11,8 @@ import { MemoryIdempotencyStore } from '../src/merchant/memory-store.js';
 import { startMerchantServer } from '../src/merchant/server.js';
 
 const [store, keyFile, apiKey] = process.argv.slice(2) as [string, string, string];
+// Under --cpu-prof (BENCH_CPU_PROF), an exit on SIGTERM writes the profile; the default action would not.
+if (process.env.BENCH_CPU_PROF) process.once('SIGTERM', () => process.exit(0));
 if (store === 'ack-only') {
   const server = createServer((req, res) => {
     req.resume();

@@ -39,12 +39,14 @@ async function statementCounter(store: string): Promise<(() => Promise<number>) 
 }
 
 /** A storm's result with the merchant processes' CPU per event. */
-export type StormFigures = StormResult & { cpuMsPerEvent: number; statementsPerEvent?: number };
+export type StormFigures = StormResult & { cpuMsPerEvent: number; systemMsPerEvent: number; statementsPerEvent?: number };
 
 /** A merchant process (bench/merchant-instance.ts under tsx) and its port. */
 function instance(store: string, keyFile: string): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // BENCH_CPU_PROF=<dir>: each merchant process writes a V8 CPU profile there when it stops (bench/cpu-profile.ts sums it).
+    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -57,40 +59,56 @@ function instance(store: string, keyFile: string): Promise<{ child: ChildProcess
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
 function cpuSeconds(pid: number): number {
+  return kernelAndUser(pid).reduce((a, b) => a + b);
+}
+
+/** [user, system] CPU seconds of a process so far, from /proc (Linux); NaN elsewhere. */
+function kernelAndUser(pid: number): [number, number] {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return [Number(fields[11]) / 100, Number(fields[12]) / 100];
   } catch {
-    return Number.NaN;
+    return [Number.NaN, Number.NaN];
   }
 }
 
-/** One storm against one merchant process per entry of `stores` (`memory`, `ack-only`, a SQLite path, a postgres:// URL). */
-export async function stormOn(name: string, stores: string[], keyFile: string, privateKey: RsaPrivateKey, warmUpPerInstance = 0): Promise<StormFigures> {
+/**
+ * One storm against one merchant process per entry of `stores` (`memory`, `ack-only`, a SQLite path,
+ * a postgres:// URL). `control`: no duplicates and no exactly-once check (separate memory stores
+ * share nothing, and the probe reads the first process only): a CPU figure without a shared store.
+ */
+export async function stormOn(name: string, stores: string[], keyFile: string, privateKey: RsaPrivateKey, warmUpPerInstance = 0, control = false): Promise<StormFigures> {
+  const duplicates = control ? 0 : 0.3;
   const children = await Promise.all(stores.map((store) => instance(store, keyFile)));
   try {
     const urls = children.map(({ port }) => `http://127.0.0.1:${port}/callback`);
     if (warmUpPerInstance > 0) {
       // Each process compiles its hot paths once (V8's JIT): a fixed cost per process, which a
       // short storm would charge to its events, N times over for N instances.
-      await runStorm({ callbackUrls: urls, apiKey: API_KEY, key: privateKey, events: warmUpPerInstance * urls.length, duplicates: 0.3, concurrency: STORM_CONCURRENCY, durationS: 300 });
+      await runStorm({ callbackUrls: urls, apiKey: API_KEY, key: privateKey, events: warmUpPerInstance * urls.length, duplicates, concurrency: STORM_CONCURRENCY, durationS: 300 });
     }
     const statements = await statementCounter(stores[0]!);
     const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
+    const systemBefore = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0);
+    // The monotonic clock in µs (the clock of V8's CPU profiles and of `perf record -k CLOCK_MONOTONIC`,
+    // the same in every process): the measured window, printed with BENCH_CPU_PROF or BENCH_WINDOW set.
+    const from = process.hrtime.bigint() / 1000n;
     const result = await runStorm({
       callbackUrls: urls,
       apiKey: API_KEY,
       key: privateKey,
       events: STORM_EVENTS,
-      duplicates: 0.3,
+      duplicates,
       concurrency: STORM_CONCURRENCY,
       durationS: 300,
-      ...(stores[0] === 'ack-only' ? {} : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
+      ...(stores[0] === 'ack-only' || control ? {} : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
     });
     const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
+    const system = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0) - systemBefore;
+    if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW) console.log(`  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`);
     const perEvent = statements ? ((await statements()) / result.events) : undefined;
     if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
-    return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events, ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }) };
+    return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events, systemMsPerEvent: (system * 1000) / result.events, ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }) };
   } finally {
     for (const { child } of children) child.kill('SIGTERM');
   }

@@ -16,6 +16,7 @@ import { ManualScheduler } from '../core/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './context.js';
 import { CallbackDispatcher, judgeAttempt, type DispatcherOptions } from './dispatcher.js';
+import { sealCallback } from '../wire/callback-delivery.js';
 import { SealPool, startSealWorker } from './seal-pool.js';
 import type { NewEvent } from './outbox.js';
 import { openEmulatorStore, type EmulatorStore } from './store.js';
@@ -361,5 +362,55 @@ describe('callback dispatcher when a sealing thread dies', () => {
     expect(trackingIdOf(side.bodies[0]!)).toBe('crash-1');
     expect(lines.some((line) => line.includes('not sent: the sealing thread stopped (exit code 7) (not counted as an attempt)'))).toBe(true);
     expect(started).toBe(2);
+  });
+});
+
+describe('callback dispatcher: claims in chunks while the sealer is busy', () => {
+  it('waits until half the sealer queue is free before claiming again, then claims that many at once, and sends every delivery once', async () => {
+    const side = await acknowledgingMerchant();
+    const store = storeFor(side.url);
+    store.insertEvent(event('chunks-1', Date.now(), { deliveries: 24, concurrent: true }));
+    // A sealer of 8 places whose seals end when the test says: the dispatcher sees only `free` and `onFree`.
+    const capacity = 8;
+    const jobs: Array<() => void> = [];
+    let sealed = 0;
+    const listeners: Array<() => void> = [];
+    const sealer = {
+      get free() {
+        return capacity - jobs.length;
+      },
+      onFree: (listener: () => void) => listeners.push(listener),
+      seal: (text: string, key: Parameters<typeof sealCallback>[1], profile: Parameters<typeof sealCallback>[2]) =>
+        new Promise<string>((resolve) => {
+          sealed++;
+          const job = () => resolve(sealCallback(text, key, profile));
+          jobs.push(job);
+        }),
+      close: async () => {},
+    };
+    const end = (n: number) => {
+      for (const job of jobs.splice(0, n)) job();
+      for (const listener of listeners) listener();
+    };
+    const { dispatcher } = dispatcherFor(store, {}, { sealer });
+    dispatcher.wake();
+    await until(() => sealed === capacity, 'the sealer queue is full');
+    // One seal ends: one place is free, less than half the queue, so nothing is claimed.
+    end(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sealed).toBe(capacity);
+    // Three more: half the queue is free, and four deliveries are claimed at once.
+    end(3);
+    await until(() => sealed === capacity + 4, 'four more claimed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sealed).toBe(capacity + 4);
+    // Ending the rest as they come sends all 24, each once.
+    await until(() => {
+      end(jobs.length);
+      return store.attemptRows('chunks-1').filter((row) => row.phase === 'done').length === 24;
+    }, 'all 24 settled');
+    expect(side.posts()).toBe(24);
+    expect(sealed).toBe(24);
+    expect(store.attempts('chunks-1')!.every((attempt) => attempt.verdict === 'acknowledged')).toBe(true);
   });
 });

@@ -120,8 +120,10 @@ export class CallbackDispatcher {
   #closed = false;
   readonly #sealer: CallbackSealer;
   readonly #ownSealer: boolean;
-  /** The last tick found the sealer's queue full: a finished seal wakes the dispatcher. */
+  /** The last tick found too little room in the sealer's queue: a finished seal wakes the dispatcher once there is enough. */
   #sealWait = false;
+  /** The most room the sealer's queue was seen with (its size, when idle). */
+  #sealCapacity = 0;
   #warm: Promise<void> = Promise.resolve();
 
   constructor(options: DispatcherOptions) {
@@ -135,8 +137,9 @@ export class CallbackDispatcher {
       this.#warm = pool.warm();
       this.#sealer = pool;
     }
+    this.#sealCapacity = this.#sealer.free;
     this.#sealer.onFree(() => {
-      if (!this.#sealWait) return;
+      if (!this.#sealWait || this.#sealer.free < this.#claimAtLeast()) return;
       this.#sealWait = false;
       this.wake();
     });
@@ -156,6 +159,12 @@ export class CallbackDispatcher {
   wake(dueAt?: number): void {
     if (this.#closed) return;
     if (dueAt !== undefined && this.#timer !== undefined && this.#timerAt <= dueAt) return;
+    // Nothing can be claimed before the sealer has room: a finished seal wakes the dispatcher then
+    // (one due query less per settled attempt while the sealing threads are the bottleneck).
+    if (this.#sealer.free < this.#claimAtLeast()) {
+      this.#sealWait = true;
+      return;
+    }
     const now = this.#o.now();
     let next: number | undefined;
     try {
@@ -219,9 +228,13 @@ export class CallbackDispatcher {
     const reserved = new Map<string, number>();
     let skipped = 0;
     let claimed: ClaimedDelivery[];
-    // No more claims than the sealer's queue takes: a full queue waits for a seal to finish.
-    const room = Math.min(CLAIM_CHUNK, this.#sealer.free);
-    if (room <= 0) {
+    // No more claims than the sealer's queue takes. A queue with little room waits until half of it
+    // is free: claiming one delivery per finished seal cost a transaction (and a due query) per
+    // delivery; the half still queued keeps the sealing threads busy meanwhile.
+    const free = this.#sealer.free;
+    this.#sealCapacity = Math.max(this.#sealCapacity, free);
+    const room = Math.min(CLAIM_CHUNK, free);
+    if (room <= 0 || room < this.#claimAtLeast()) {
       this.#sealWait = true;
       return;
     }
@@ -247,6 +260,11 @@ export class CallbackDispatcher {
     for (const delivery of claimed) this.#start(delivery);
     this.#blocked = skipped > 0;
     this.wake();
+  }
+
+  /** The fewest deliveries a tick claims while the sealer is busy: half its queue, at most a chunk, at least one. */
+  #claimAtLeast(): number {
+    return Math.max(1, Math.min(CLAIM_CHUNK, Math.floor(this.#sealCapacity / 2)));
   }
 
   /** Merchants whose callback target has every connection in use: their due deliveries are not even read until one frees. */
