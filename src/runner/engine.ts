@@ -193,7 +193,8 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
  * target. The run's network is opened once and closed when the run ends, however it ends.
  */
 export async function runSuites(options: RunOptions): Promise<Report> {
-  const run = openRun(options.network ?? currentNetwork(), options.transport);
+  // A transport given in the options wins; else the target's own (as before the run had a context); else the network's.
+  const run = openRun(options.network ?? currentNetwork(), options.transport ?? options.target.transport);
   try {
     return await runOpen(options, run);
   } finally {

@@ -12,6 +12,7 @@ import { proxyFromEnv } from '../net/proxy.js';
 import { runSuites } from './engine.js';
 import { openConnections } from './http-client.js';
 import { openRun } from './run-context.js';
+import type { Transport } from './transport.js';
 
 /** A server that counts the connections open on its side; `held` answers only when released. */
 interface Counting {
@@ -126,5 +127,23 @@ describe('a run closes what it opened', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('runSuites sends through the transport of the options, else the target\'s own', async () => {
+    const seen: string[] = [];
+    const recording = (name: string): Transport => ({
+      send: async (request) => {
+        seen.push(`${name} ${request.method} ${new URL(request.url).pathname}`);
+        return { status: 404, headers: {}, body: Buffer.from('{}') };
+      },
+    });
+    const target = { ...serviceTarget, baseUrl: 'http://127.0.0.1:9', controlToken: 'ct', userId: 1, transport: recording('target') };
+    await runSuites({ target, suites: [], rules: [], network: defaultNetwork() });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((line) => line.startsWith('target '))).toBe(true);
+    seen.length = 0;
+    await runSuites({ target, suites: [], rules: [], network: defaultNetwork(), transport: recording('options') });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((line) => line.startsWith('options '))).toBe(true);
   });
 });
