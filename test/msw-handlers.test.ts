@@ -317,10 +317,10 @@ describe('invalid plain requests fail naming the rule, never code 0', () => {
     expect(calls.at(-1)?.plainText).toBe(stringifyExact(plain));
   });
 
-  it('words a refusal as the service does, the emulator and the handlers alike (src/service/pipeline.ts)', async () => {
+  it('names a field broken twice (by its property and by the ENERGY branch) once, in the service\'s words (src/service/request-wording.ts)', async () => {
     const answer = await orderCall(lease({ expiryHours: '24' }));
     expectFailure(answer, ENVELOPE_CODES.expiryHours, 'ORDER-EXPIRY');
-    expect(answer.json.message).toMatch(/^invalid order: \/expiryHours must be integer \[ORDER-EXPIRY\]/);
+    expect(answer.json.message).toBe('expiryHours must be integer [ORDER-EXPIRY]');
   });
 
   it('withdrawWithoutVerify refuses a callBackId used before [ORDER-CALLBACK-ID]', async () => {

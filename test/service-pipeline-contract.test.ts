@@ -25,7 +25,6 @@ import { createWalletHandlers, type WalletMerchant } from '../src/generated/msw-
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
 import { transportOf, type Transport } from '../src/runner/transport.js';
-import type { ServiceTarget } from '../src/runner/types.js';
 import { inKeyWindow } from '../src/core/api-keys.js';
 import { mswTransport } from './support/msw-transport.js';
 
@@ -140,11 +139,11 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
         return run;
       },
     };
-    const teeTarget: ServiceTarget = { ...target, transport: tee };
     for (const suite of suites) {
       for (const one of suite.cases) {
         current = `${suite.name}/${one.id}`;
-        await runSuites({ target: teeTarget, suites: [{ ...suite, cases: [one] }], rules });
+        // The run's transport is RunOptions.transport (src/runner/run-context.ts); a target's own is replaced by it.
+        await runSuites({ target, suites: [{ ...suite, cases: [one] }], rules, transport: tee });
       }
     }
   }, 300_000);

@@ -1,5 +1,7 @@
+import { ruleSuffix } from '../core/issue-wording.js';
 import { validateSchema } from '../core/schemas.js';
-import { refuse, type CardOutcome, type Plain, type ServiceContext } from './context.js';
+import { notStrings, refuse, type CardOutcome, type Plain, type ServiceContext } from './context.js';
+import { describeRequestIssues } from './request-wording.js';
 import type { CardClose, CloseOutcome, MerchantId, ServiceState } from './state.js';
 
 /** The fields of a card close request (CARD-REQ), all non-empty strings. */
@@ -14,10 +16,14 @@ const CARD_FIELDS = ['merchantId', 'merchantUserId', 'powerCardId', 'channel', '
  */
 export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: MerchantId): CardOutcome {
   const issues = validateSchema('CardCloseRequest', plain);
-  if (issues.length > 0) return refuse('badRequest', `invalid request: ${issues.map((issue) => issue.message).join('; ')} [CARD-REQ]`);
+  if (issues.length > 0) {
+    const message = describeRequestIssues('closeCard', issues);
+    // Every refusal of the request's fields names CARD-REQ, whether or not an issue's own rules did.
+    return refuse('badRequest', message + ruleSuffix(message.includes('CARD-REQ') ? [] : ['CARD-REQ']));
+  }
   // A number a float cannot hold (1e999) passes a string schema as its text: check the type once more.
-  const notText = CARD_FIELDS.filter((field) => typeof plain[field] !== 'string');
-  if (notText.length > 0) return refuse('badRequest', `${notText.join(', ')} must be strings [CARD-REQ]`);
+  const notText = notStrings(plain, CARD_FIELDS);
+  if (notText) return refuse('badRequest', `${notText} [CARD-REQ]`);
   const request = plain as Record<(typeof CARD_FIELDS)[number], string>;
   const empty = CARD_FIELDS.filter((field) => request[field].trim() === '');
   if (empty.length > 0) return refuse('badRequest', `${empty.join(', ')} must not be empty [CARD-REQ]`);

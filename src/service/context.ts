@@ -56,5 +56,5 @@ export function refuse<F extends string>(failure: F, message: string, rules: rea
  */
 export function notStrings(plain: Plain, fields: readonly string[]): string | undefined {
   const wrong = fields.filter((field) => typeof plain[field] !== 'string');
-  return wrong.length === 0 ? undefined : `${wrong.map((field) => `/${field}`).join(', ')} must be string`;
+  return wrong.length === 0 ? undefined : `${wrong.join(', ')} must be string`;
 }

@@ -1,8 +1,8 @@
 import { LosslessNumber } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
-import { describeIssues } from '../core/issue-wording.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
 import { coerceFields } from './policies.js';
+import { describeRequestIssues } from './request-wording.js';
 import type { MerchantId, ServiceState } from './state.js';
 
 /**
@@ -15,9 +15,9 @@ export function getEnergyMaxCount(ctx: ServiceContext, merchant: MerchantId, req
   // U-CODES (policy typeCoercion): a number in a string field bound as its text, as Jackson binds it.
   const plain = coerceFields(request, ctx.policies, { integers: [], strings: ['symbol', 'chainName'] });
   const issues = validateSchema('EnergyMaxCountRequest', plain);
-  if (issues.length > 0) return refuse('invalidRequest', `invalid request: ${describeIssues(issues, { limit: 5 })}`);
+  if (issues.length > 0) return refuse('invalidRequest', describeRequestIssues('getEnergyMaxCount', issues));
   const notText = notStrings(plain, ['symbol', 'chainName']);
-  if (notText) return refuse('invalidRequest', `invalid request: ${notText} [ENERGY-REQ]`);
+  if (notText) return refuse('invalidRequest', `${notText} [ENERGY-REQ]`);
   if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') {
     return refuse('unsupportedResource', `only symbol ENERGY on chainName TRON is supported, not ${String(plain.symbol)} on ${String(plain.chainName)}`);
   }

@@ -1,10 +1,10 @@
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
 import type { EnvelopeFailure } from './codes.js';
-import { describeIssues } from '../core/issue-wording.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
 import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
+import { describeRequestIssues } from './request-wording.js';
 import { acceptsWithdrawalSymbol, coerceFields, describeWithdrawalSymbols, shapeCallbackPayload, type FieldTypes } from './policies.js';
 import type { CreateOrderOutcome, LeaseDebit, MerchantId, NewOrder, QueuedCallback, ServiceState } from './state.js';
 
@@ -38,10 +38,10 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (issues.length > 0) {
     const has = (rule: string) => issues.some((issue) => issue.rules.includes(rule));
     const failure: EnvelopeFailure = has('ORDER-TENANT-TYPE') ? 'tenantType' : has('ORDER-EXPIRY') ? 'expiryHours' : has('ORDER-ENERGY-AMOUNT') ? 'energyAmount' : 'invalidRequest';
-    return refuse(failure, `invalid order: ${describeIssues(issues, { limit: 5 })}`);
+    return refuse(failure, describeRequestIssues('withdrawWithoutVerify', issues));
   }
   const notText = notStrings(plain, ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr']);
-  if (notText) return refuse('invalidRequest', `invalid order: ${notText} [ORDER-FIELDS]`);
+  if (notText) return refuse('invalidRequest', `${notText} [ORDER-FIELDS]`);
   const userId = parseDecimal(literal(plain.userId) ?? '');
   if (!userId || !isWholeDecimal(userId) || decimalToBigInt(userId) !== merchant) {
     return refuse('userIdMismatch', `userId ${literal(plain.userId) ?? '?'} is not the userId of the merchant that owns this X-API-KEY`);
