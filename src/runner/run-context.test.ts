@@ -134,7 +134,7 @@ describe('a run closes what it opened', () => {
     const recording = (name: string): Transport => ({
       send: async (request) => {
         seen.push(`${name} ${request.method} ${new URL(request.url).pathname}`);
-        return { status: 404, headers: {}, body: Buffer.from('{}') };
+        return { status: 404, headers: {}, body: Buffer.from('{}'), durationMs: 0 };
       },
     });
     const target = { ...serviceTarget, baseUrl: 'http://127.0.0.1:9', controlToken: 'ct', userId: 1, transport: recording('target') };
