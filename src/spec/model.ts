@@ -39,7 +39,7 @@ export class SpecModel {
   private callbackViews: SpecCallback[] | undefined;
   private readonly components = new Map<string, FlatSchema>();
 
-  constructor(readonly source: SpecSource) {
+  constructor(private readonly source: SpecSource) {
     this.document = source.exact;
     this.flattener = new Flattener((ref) => this.at(ref));
     this.reader = new OperationReader(
