@@ -49,10 +49,10 @@ describe('a new rule: one catalog entry and its id in the spec', () => {
   });
 
   it("is in the spec model's rules of the energy operation", () => {
-    const operation = specModel(spec).operation('getEnergyMaxCount');
-    expect(operation, 'the energy operation').toBeDefined();
-    expect(operation!.rules).toContain(NEW_RULE);
-    expect(specModel(parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'wallet-api.yaml')).operation('getEnergyMaxCount')!.rules).not.toContain(NEW_RULE);
+    const endpoint = specModel(spec).endpoint('getEnergyMaxCount');
+    expect(endpoint, 'the energy operation').toBeDefined();
+    expect(endpoint!.rules).toContain(NEW_RULE);
+    expect(specModel(parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'wallet-api.yaml')).endpoint('getEnergyMaxCount')!.rules).not.toContain(NEW_RULE);
   });
 
   it('gets its text on the endpoint page of the docs site and a row in the traceability table, with no check yet', () => {

@@ -30,7 +30,7 @@ components:
 describe('the spec model', () => {
   it('keeps every number exact, and gives ajv the same tree with plain numbers', () => {
     const spec = parseSpec(MINI, 'mini.yaml');
-    const examples = specModel(spec).schema('Amount')!.examples as LosslessNumber[];
+    const examples = specModel(spec).flatten('Amount').examples as LosslessNumber[];
     expect(examples.map((value) => value.value)).toEqual(['12345678901234567890.123', '0.10', '1e3', '31']);
     expect(specModel(spec).example('Amount', 0)).toEqual(new LosslessNumber('12345678901234567890.123'));
     expect((spec.document.components!.schemas!.Amount as { maximum: unknown }).maximum).toBe(1000);
@@ -39,20 +39,21 @@ describe('the spec model', () => {
 
   it('lists operations in order, with the control API marked, and resolves their request schemas', () => {
     const model = specModel(parseSpec(MINI, 'mini.yaml'));
-    const operations = model.operations();
-    expect(operations.map(({ method, path, operationId, control, rules }) => ({ method, path, operationId, control, rules }))).toEqual([
+    const endpoints = model.endpoints();
+    expect(endpoints.map(({ method, path, operationId, control, rules }) => ({ method, path, operationId, control, rules }))).toEqual([
       { method: 'post', path: '/a', operationId: 'a', control: false, rules: ['A-RULE'] },
       { method: 'get', path: '/b', operationId: 'b', control: true, rules: [] },
     ]);
-    expect(operations[0]!.servers).toEqual([{ url: '{base_url}' }]);
-    expect(model.refName(model.requestSchema(operations[0]!.node))).toBe('Amount');
-    expect(model.operation('b')?.path).toBe('/b');
+    expect(endpoints[0]!.servers).toEqual([{ url: '{base_url}', variables: {} }]);
+    expect(endpoints[0]!.requestBody?.media[0]?.schema.name).toBe('Amount');
+    expect(model.endpoint('b')?.path).toBe('/b');
+    expect(model.controlOperations().map(({ operationId }) => operationId)).toEqual(['b']);
   });
 
   it('names a missing example and a dangling $ref as SpecErrors', () => {
     const model = specModel(parseSpec(MINI, 'mini.yaml'));
     expect(() => model.example('Amount', 9, 'the Pact contract')).toThrow(new SpecError('missing-example', 'mini.yaml: components.schemas.Amount has no example 9, which the Pact contract needs'));
-    expect(() => model.resolve({ $ref: '#/components/schemas/Nope' })).toThrow('$ref #/components/schemas/Nope points nowhere');
+    expect(() => model.flatten({ $ref: '#/components/schemas/Nope' })).toThrow('$ref #/components/schemas/Nope points nowhere');
   });
 
   it('refuses broken YAML and a document that is not OpenAPI, naming the file', () => {
@@ -63,9 +64,10 @@ describe('the spec model', () => {
 
   it('finds the callback types of the packaged spec through its webhook', () => {
     const model = specModel(packagedSpec());
-    const [webhook] = model.webhooks();
-    expect(webhook).toMatchObject({ name: 'walletCallback', method: 'post', payloadSchema: 'CallbackPayload' });
+    const [callback] = model.callbacks();
+    expect(callback).toMatchObject({ name: 'walletCallback', method: 'post', payload: { name: 'CallbackPayload' } });
     expect(model.callbackTypes().map(({ type }) => type)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(new Set(model.callbackTypes().map(({ webhook }) => webhook))).toEqual(new Set(['walletCallback']));
     expect(specModel(packagedSpec())).toBe(model);
   });
 

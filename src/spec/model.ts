@@ -1,6 +1,6 @@
 import { SpecError } from '../core/errors.js';
 import type { ExactJson } from '../core/exact-json.js';
-import { followLocalRef, isNode, METHODS, rulesOf, walkJson, type Method, type Node, type SpecSource } from './document.js';
+import { followLocalRef, isNode, walkJson, type Node, type SpecSource } from './document.js';
 import { OperationReader, type SpecCallback, type SpecEndpoint, type SpecServer } from './endpoints.js';
 import { Flattener, type EncryptedMarker, type FlatSchema } from './flatten.js';
 
@@ -25,56 +25,21 @@ interface SpecAnnotation {
   encrypted?: EncryptedMarker;
 }
 
-/** One operation of the spec's paths: where it is, what it carries, which rules it cites. */
-interface SpecOperation {
-  method: Method;
-  path: string;
-  /** The spec's operationId (undefined when it has none: readers that need one say so). */
-  operationId: string | undefined;
-  tags: string[];
-  /** Tagged `control`: a test double's control API, not the service. */
-  control: boolean;
-  /** The servers that apply: the operation's, else its path item's, else the document's. */
-  servers: unknown;
-  /** Parameters of the path item, then of the operation (unresolved). */
-  parameters: unknown[];
-  /** Security requirements: the operation's, else the document's. */
-  security: unknown[];
-  /** The operation's own `x-rules`. */
-  rules: string[];
-  /** @deprecated The raw path item: only src/spec reads it (the docs until they read {@link SpecModel.endpoints}). */
-  item: Node;
-  /** @deprecated The raw operation: only src/spec reads it (the docs until they read {@link SpecModel.endpoints}). */
-  node: Node;
-}
-
-/** One webhook (a callback the service sends) and the payload schema its encrypted body names. */
-interface SpecWebhook {
-  name: string;
-  method: Method;
-  /** @deprecated The raw operation: only src/spec reads it (the docs until they read {@link SpecModel.callbacks}). */
-  node: Node;
-  /** The component schema of the plain (decrypted) payload, from the body's `x-encrypted`. */
-  payloadSchema: string | undefined;
-  /** The payload's `if: {type: {const: N}} then: $ref` dispatch: one schema per callback type. */
-  types: Array<{ type: number; schema: string }>;
-}
-
 /**
  * The spec read once: schemas flattened ({@link SpecModel.flatten}), endpoints, callbacks and the
  * control API as typed views, examples; numbers exact. The only reader of the raw document:
  * everything outside src/spec asks this model (see docs/decisions/spec-model.md).
  */
 export class SpecModel {
-  /** @deprecated The raw document (exact numbers): only src/spec reads it (the docs until they read the views). */
-  readonly document: Node;
+  /** The raw document (exact numbers): only the model reads it; everything else asks the views. */
+  private readonly document: Node;
   private readonly flattener: Flattener;
   private readonly reader: OperationReader;
   private endpointViews: SpecEndpoint[] | undefined;
   private callbackViews: SpecCallback[] | undefined;
   private readonly components = new Map<string, FlatSchema>();
 
-  constructor(readonly source: SpecSource) {
+  constructor(private readonly source: SpecSource) {
     this.document = source.exact;
     this.flattener = new Flattener((ref) => this.at(ref));
     this.reader = new OperationReader(
@@ -175,7 +140,7 @@ export class SpecModel {
   }
 
   /** The node at a local JSON pointer (`#/components/schemas/X`); a SpecError when there is none. */
-  at(ref: string): unknown {
+  private at(ref: string): unknown {
     if (!ref.startsWith('#/')) throw new SpecError('bad-spec', `only local $refs are supported, not ${ref}`);
     const node = followLocalRef(this.document, ref);
     if (node === undefined) throw new SpecError('bad-spec', `$ref ${ref} points nowhere`);
@@ -183,7 +148,7 @@ export class SpecModel {
   }
 
   /** Follows `$ref` chains; the last name of a component reached is kept. */
-  resolve(node: unknown): { node: Node; name?: string } {
+  private resolve(node: unknown): { node: Node; name?: string } {
     let current = node;
     let name: string | undefined;
     for (let hops = 0; isNode(current) && typeof current.$ref === 'string'; hops++) {
@@ -195,71 +160,17 @@ export class SpecModel {
     return name === undefined ? { node: current } : { node: current, name };
   }
 
-  /** The component name a `$ref` names, if any. */
-  refName(node: unknown): string | undefined {
-    return isNode(node) && typeof node.$ref === 'string' ? node.$ref.split('/').pop() : undefined;
-  }
-
-  /** The raw component schema by name (exact numbers), undefined when the spec has none. For src/spec: readers use {@link SpecModel.flatten}. */
-  schema(name: string): Node | undefined {
+  /** The raw component schema by name (exact numbers), undefined when the spec has none. Readers use {@link SpecModel.flatten}. */
+  private schema(name: string): Node | undefined {
     const schemas = isNode(this.document.components) && isNode(this.document.components.schemas) ? this.document.components.schemas : {};
     const schema = schemas[name];
     return isNode(schema) ? schema : undefined;
   }
 
-  /** Every operation of the paths, in the spec's order (paths, then {@link METHODS}). */
-  operations(): SpecOperation[] {
-    const out: SpecOperation[] = [];
-    for (const [path, item] of Object.entries(isNode(this.document.paths) ? this.document.paths : {})) {
-      if (!isNode(item)) continue;
-      for (const method of METHODS) {
-        const node = item[method];
-        if (!isNode(node)) continue;
-        const tags = Array.isArray(node.tags) ? node.tags.map(String) : [];
-        out.push({
-          method,
-          path,
-          operationId: typeof node.operationId === 'string' ? node.operationId : undefined,
-          tags,
-          control: tags.includes('control'),
-          servers: node.servers ?? item.servers ?? this.document.servers,
-          parameters: [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(node.parameters) ? node.parameters : [])],
-          security: (Array.isArray(node.security) ? node.security : Array.isArray(this.document.security) ? this.document.security : []) as unknown[],
-          rules: rulesOf(node),
-          item,
-          node,
-        });
-      }
-    }
-    return out;
-  }
-
-  /** The operation with this operationId, if any. */
-  operation(operationId: string): SpecOperation | undefined {
-    return this.operations().find((operation) => operation.operationId === operationId);
-  }
-
-  /** The schema of an operation's request body (first media type), unresolved. */
-  requestSchema(operation: Node): Node | undefined {
-    if (!operation.requestBody) return undefined;
-    const body = this.resolve(operation.requestBody).node;
-    const media = isNode(body.content) ? Object.values(body.content).find(isNode) : undefined;
-    return media && isNode(media.schema) ? media.schema : undefined;
-  }
-
-  /**
-   * The webhooks: each POST's encrypted body names its plain schema, whose `if: {type: {const: N}}`
-   * branches name one schema per callback type (sorted by type).
-   */
-  webhooks(): SpecWebhook[] {
-    const items = isNode(this.document.webhooks) ? this.document.webhooks : {};
-    return this.callbacks().map(({ name, method, payload, types }) => ({ name, method, node: (items[name] as Node)[method] as Node, payloadSchema: payload?.name, types }));
-  }
-
-  /** Every callback type the spec dispatches on, with its schema and the webhook delivering it; sorted by type. */
-  callbackTypes(): Array<{ type: number; schema: string; webhook: SpecWebhook }> {
-    return this.webhooks()
-      .flatMap((webhook) => webhook.types.map((entry) => ({ ...entry, webhook })))
+  /** Every callback type the spec dispatches on, with its schema and the name of the webhook delivering it; sorted by type. */
+  callbackTypes(): Array<{ type: number; schema: string; webhook: string }> {
+    return this.callbacks()
+      .flatMap(({ name, types }) => types.map((entry) => ({ ...entry, webhook: name })))
       .sort((a, b) => a.type - b.type);
   }
 
@@ -274,13 +185,6 @@ export class SpecModel {
     const value = Array.isArray(examples) ? (examples[index] as ExactJson | undefined) : undefined;
     if (value === undefined) throw new SpecError('missing-example', `${this.name}: components.schemas.${schema} has no example ${index}, which ${purpose} needs`);
     return value;
-  }
-
-  /** The example of a component parameter (`components.parameters.X.example`), exact. */
-  parameterExample(name: string): ExactJson | undefined {
-    const parameters = isNode(this.document.components) && isNode(this.document.components.parameters) ? this.document.components.parameters : {};
-    const parameter = parameters[name];
-    return isNode(parameter) ? (parameter.example as ExactJson | undefined) : undefined;
   }
 }
 

@@ -87,4 +87,20 @@ describe('src/spec is the only reader of the spec document', () => {
       expect(rawReads(readFileSync(join(SRC, path), 'utf8')), path).not.toEqual([]);
     }
   });
+
+  it("SpecModel's public members are its views: no raw accessor (document, resolve, a raw node) is handed out", () => {
+    const text = readFileSync(join(SRC, 'spec/model.ts'), 'utf8');
+    const body = /^export class SpecModel \{\n([\s\S]*?)^\}$/m.exec(text)?.[1] ?? '';
+    const members = [...body.matchAll(/^ {2}((?:(?:private|protected|public|readonly|static|get|set|async)\s+)*)(\w+)\s*[(<:=?]/gm)]
+      .filter(([, modifiers]) => !/\b(private|protected)\b/.test(modifiers!))
+      .map(([, modifiers, name]) => `${/\bget\b/.test(modifiers!) ? 'get ' : ''}${name}`)
+      .filter((name) => name !== 'constructor');
+    // A new member here is a new view: it hands out typed data (FlatSchema, the endpoint views, exact
+    // examples), never the tree. The constructor's SpecSource stays private.
+    expect(members).toEqual([
+      'flatten', 'schemaNames', 'endpoints', 'endpoint', 'serviceEndpoints', 'controlOperations', 'callbacks',
+      'servers', 'info', 'annotations', 'get name', 'callbackTypes', 'example',
+    ]);
+    expect(body).toMatch(/constructor\(private readonly source: SpecSource\)/);
+  });
 });

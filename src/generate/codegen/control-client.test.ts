@@ -41,6 +41,17 @@ describe('the control-API client generator', () => {
     const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace('      operationId: controlOpenCard\n', '');
     expect(() => generateControlClient(parseSpec(text))).toThrow(/POST \/__control\/merchants\/\{userId\}\/cards: a control operation needs an operationId/);
   });
+  it('declares a component once, by its name, with its own description (not a $ref site\'s)', () => {
+    const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace(
+      "          items:\n            $ref: '#/components/schemas/ControlDeliveryAttempt'\n",
+      "          items:\n            $ref: '#/components/schemas/ControlDeliveryAttempt'\n            description: One attempt, as listed.\n",
+    );
+    expect(text).toContain('One attempt, as listed.');
+    const contents = generateControlClient(parseSpec(text))[0]!.contents;
+    expect(contents).not.toContain('One attempt, as listed.');
+    expect(contents.match(/export interface ControlDeliveryAttempt \{/g)).toHaveLength(1);
+    expect(contents).toContain('export interface ControlDeliveries {\n  attempts: Array<ControlDeliveryAttempt>;\n}');
+  });
 });
 
 describe('the generated control-API client', () => {

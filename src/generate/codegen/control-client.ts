@@ -1,5 +1,6 @@
 import { SpecError } from '../../core/errors.js';
-import { isNode, type Node, type SpecSource } from '../../spec/document.js';
+import type { SpecSource } from '../../spec/document.js';
+import type { FlatSchema } from '../../spec/flatten.js';
 import { specModel, type SpecModel } from '../../spec/model.js';
 import type { GeneratedFile } from '../generated-file.js';
 
@@ -18,10 +19,10 @@ interface ControlOperationView {
   query: Array<{ name: string; required: boolean }>;
   /** The header of the operation's apiKey security scheme (X-Control-Token). */
   tokenHeader: string;
-  /** The JSON request body's schema, when the operation takes one. */
-  body?: Node;
-  /** The schema of the 200 answer, when it has one. */
-  answer?: Node;
+  /** The request body's schema (its first media type), when the operation takes one. */
+  body?: FlatSchema;
+  /** The schema of the 200 answer's JSON, when it has one. */
+  answer?: FlatSchema;
 }
 
 function fail(model: SpecModel, where: string, what: string): never {
@@ -29,70 +30,63 @@ function fail(model: SpecModel, where: string, what: string): never {
 }
 
 /**
- * The one place the generator reads the spec model: the operations tagged `control`, each with its
- * method, path, parameters, token header and body/answer schemas. (When src/spec grows typed views
- * of operations, this function is what switches to them.)
+ * What the generator reads of the spec model: the control operations' typed views
+ * ({@link SpecModel.controlOperations}), each with its method, path, parameters, token header and
+ * body/answer schemas (flattened).
  */
 export function readControlOperations(model: SpecModel): ControlOperationView[] {
-  const schemes = isNode(model.document.components) && isNode(model.document.components.securitySchemes) ? model.document.components.securitySchemes : {};
-  return model.operations().filter((operation) => operation.control).map((operation) => {
-    const where = `${operation.method.toUpperCase()} ${operation.path}`;
-    if (!operation.operationId) fail(model, where, 'a control operation needs an operationId (it names the client function)');
-    const method = operation.method.toUpperCase();
+  return model.controlOperations().map((endpoint) => {
+    const where = `${endpoint.method.toUpperCase()} ${endpoint.path}`;
+    if (!endpoint.operationId) fail(model, where, 'a control operation needs an operationId (it names the client function)');
+    const method = endpoint.method.toUpperCase();
     if (method !== 'GET' && method !== 'PUT' && method !== 'POST') fail(model, where, `method ${method} is not one the client sends`);
     const pathParams: string[] = [];
     const query: ControlOperationView['query'] = [];
-    for (const raw of operation.parameters) {
-      const parameter = model.resolve(raw).node;
-      const name = String(parameter.name);
-      if (parameter.in === 'path') pathParams.push(name);
-      else if (parameter.in === 'query') query.push({ name, required: parameter.required === true });
-      else fail(model, where, `parameter ${name} in ${String(parameter.in)} is not supported`);
+    for (const parameter of endpoint.parameters) {
+      if (parameter.in === 'path') pathParams.push(parameter.name);
+      else if (parameter.in === 'query') query.push({ name: parameter.name, required: parameter.required });
+      else fail(model, where, `parameter ${parameter.name} in ${parameter.in} is not supported`);
     }
-    const named = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+    const named = [...endpoint.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     if ([...named].sort().join() !== [...pathParams].sort().join()) fail(model, where, `the path template names {${named.join('}, {')}} but the parameters are ${pathParams.join(', ') || 'none'}`);
-    let tokenHeader: string | undefined;
-    for (const requirement of operation.security) {
-      for (const name of Object.keys(isNode(requirement) ? requirement : {})) {
-        const scheme = isNode(schemes[name]) ? model.resolve(schemes[name]).node : undefined;
-        if (scheme?.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') tokenHeader ??= scheme.name;
-      }
-    }
+    const tokenHeader = endpoint.apiKey?.header;
     if (!tokenHeader) fail(model, where, 'a control operation needs an apiKey header security scheme');
-    const body = model.requestSchema(operation.node);
-    const responses = isNode(operation.node.responses) ? operation.node.responses : {};
-    const ok = responses['200'] === undefined ? undefined : model.resolve(responses['200']).node;
-    const media = ok && isNode(ok.content) && isNode(ok.content['application/json']) ? ok.content['application/json'] : undefined;
+    const body = endpoint.requestBody?.media[0]?.schema;
+    const answer = endpoint.responses.find((response) => response.status === '200')?.media.find((media) => media.mediaType === 'application/json')?.schema;
     return {
-      operationId: operation.operationId, method, path: operation.path,
-      summary: typeof operation.node.summary === 'string' ? operation.node.summary : operation.operationId,
+      operationId: endpoint.operationId, method, path: endpoint.path,
+      summary: endpoint.summary ?? endpoint.operationId,
       pathParams: named, query, tokenHeader,
       ...(body ? { body } : {}),
-      ...(media && isNode(media.schema) ? { answer: media.schema } : {}),
+      ...(answer ? { answer } : {}),
     };
   });
 }
 
-/** TypeScript types for the schemas the operations name (component schemas become interfaces). */
+/** TypeScript types for the schemas the operations name (component schemas become interfaces, by their names). */
 class TypeWriter {
   readonly declarations = new Map<string, string>();
   constructor(private readonly model: SpecModel) {}
 
-  type(schema: unknown, indent = ''): string {
-    const ref = this.model.refName(schema);
-    if (ref) {
-      if (!this.declarations.has(ref)) {
-        this.declarations.set(ref, '');
-        const node = this.model.resolve(schema).node;
-        const description = typeof node.description === 'string' ? `/** ${node.description.trim().replace(/\s+/g, ' ')} */\n` : '';
-        const shape = this.type(node);
-        this.declarations.set(ref, shape.startsWith('{') ? `${description}export interface ${ref} ${shape}` : `${description}export type ${ref} = ${shape};`);
-      }
-      return ref;
+  type(schema: FlatSchema | undefined, indent = ''): string {
+    if (!schema) return 'unknown';
+    const name = schema.name;
+    if (name === undefined) return this.shape(schema, indent);
+    if (!this.declarations.has(name)) {
+      this.declarations.set(name, '');
+      // The component as declared (a `$ref` site's own keywords, e.g. a property's description, are not its).
+      const component = this.model.schemaNames().includes(name) ? this.model.flatten(name) : schema;
+      const description = component.description !== undefined ? `/** ${component.description.trim().replace(/\s+/g, ' ')} */\n` : '';
+      const shape = this.shape(component, '');
+      this.declarations.set(name, shape.startsWith('{') ? `${description}export interface ${name} ${shape}` : `${description}export type ${name} = ${shape};`);
     }
-    if (!isNode(schema)) return 'unknown';
+    return name;
+  }
+
+  /** The schema's own shape (not its component name). */
+  private shape(schema: FlatSchema, indent: string): string {
     if (schema.const !== undefined) return JSON.stringify(String(schema.const));
-    const types = Array.isArray(schema.type) ? schema.type.map(String) : [String(schema.type ?? '')];
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? ''];
     const shapes = types.map((type) => {
       switch (type) {
         case 'null': return 'null';
@@ -108,12 +102,11 @@ class TypeWriter {
     return shapes.join(' | ');
   }
 
-  private object(schema: Node, indent: string): string {
-    const properties = isNode(schema.properties) ? schema.properties : {};
-    if (Object.keys(properties).length === 0) return 'Record<string, unknown>';
-    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-    const lines = Object.entries(properties).map(([name, property]) => {
-      const description = isNode(property) && typeof property.description === 'string' ? `${indent}  /** ${property.description.trim().replace(/\s+/g, ' ')} */\n` : '';
+  private object(schema: FlatSchema, indent: string): string {
+    if (Object.keys(schema.properties).length === 0) return 'Record<string, unknown>';
+    const required = new Set(schema.required);
+    const lines = Object.entries(schema.properties).map(([name, property]) => {
+      const description = property.site.description !== undefined ? `${indent}  /** ${property.site.description.trim().replace(/\s+/g, ' ')} */\n` : '';
       return `${description}${indent}  ${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${this.type(property, `${indent}  `)};`;
     });
     return `{\n${lines.join('\n')}\n${indent}}`;
