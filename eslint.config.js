@@ -35,7 +35,10 @@ const GENERATED_FILE = {
 
 /** Packages a layer must not import: src/service is the service without a transport or a database. */
 const NO_PACKAGES = {
-  service: { regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|(node:)?sqlite|pg)$', what: 'node:http, msw, a database or the file system' },
+  service: {
+    regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|(node:)?sqlite|pg)$',
+    what: 'node:http, msw, a database or the file system',
+  },
 };
 
 /** A relative import that climbs out of the current layer into `layer`. */
@@ -52,7 +55,11 @@ function layerRule(layer) {
     return { regex: into(name), message };
   });
   // A layer built on the runner sees its public API alone: the runner's insides stay its own.
-  if (allowed.includes('runner')) patterns.push({ regex: into('runner', '(?!api\\.js$)'), message: `src/${layer} imports src/runner only through its public API, src/runner/api.ts (ARCHITECTURE.md: import directions)` });
+  if (allowed.includes('runner'))
+    patterns.push({
+      regex: into('runner', '(?!api\\.js$)'),
+      message: `src/${layer} imports src/runner only through its public API, src/runner/api.ts (ARCHITECTURE.md: import directions)`,
+    });
   const banned = NO_PACKAGES[layer];
   if (banned) patterns.push({ regex: banned.regex, message: `src/${layer} imports no ${banned.what} (ARCHITECTURE.md: import directions)` });
   return { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };

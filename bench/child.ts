@@ -28,13 +28,22 @@ export interface BenchChild {
 export function startBenchChild(file: string, role: string, env: Record<string, string>): Promise<BenchChild> {
   // BENCH_CPU_PROF=<dir>: the child writes a V8 CPU profile there at its exit (bench/cpu-profile.ts sums it).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const proc: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const url = /listening (\S+)\n/.exec(out)?.[1];
-      if (url) resolve({ url, pid: proc.pid ?? 0, cpu: () => cpuSeconds(proc.pid ?? 0), stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))) });
+      if (url)
+        resolve({
+          url,
+          pid: proc.pid ?? 0,
+          cpu: () => cpuSeconds(proc.pid ?? 0),
+          stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))),
+        });
     });
     proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
   });

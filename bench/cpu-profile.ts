@@ -21,7 +21,10 @@ interface Profile {
 }
 
 /** Self time per function (name, file, line) and per file, in milliseconds, heaviest first. */
-export function summarize(profile: Profile, window: { from?: number; to?: number } = {}): { totalMs: number; idleMs: number; functions: Array<[string, number]>; files: Array<[string, number]> } {
+export function summarize(
+  profile: Profile,
+  window: { from?: number; to?: number } = {},
+): { totalMs: number; idleMs: number; functions: Array<[string, number]>; files: Array<[string, number]> } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
   let at = profile.startTime;
@@ -71,12 +74,18 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
         for (const [k, ms] of b) map.set(k, (map.get(k) ?? 0) + ms);
         return [...map].sort((x, y) => y[1] - x[1]);
       };
-      return { totalMs: sum.totalMs + one.totalMs, idleMs: sum.idleMs + one.idleMs, functions: add(sum.functions, one.functions), files: add(sum.files, one.files) };
+      return {
+        totalMs: sum.totalMs + one.totalMs,
+        idleMs: sum.idleMs + one.idleMs,
+        functions: add(sum.functions, one.functions),
+        files: add(sum.files, one.files),
+      };
     });
   const busy = summary.totalMs - summary.idleMs;
   console.log(`${file}: ${summary.totalMs.toFixed(0)} ms sampled, ${busy.toFixed(0)} ms busy (idle ${summary.idleMs.toFixed(0)} ms)`);
   console.log('\nby function (self ms, share of busy):');
-  for (const [name, ms] of summary.functions.slice(0, top)) console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  for (const [name, ms] of summary.functions.slice(0, top))
+    console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
   console.log('\nby file:');
   for (const [name, ms] of summary.files.slice(0, 25)) console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
 }

@@ -13,7 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LosslessNumber } from '../src/core/exact-json.js';
-import { controlEmitCallback, controlListDeliveries, type ControlClient, type ControlEmitCallbackAnswer, type ControlListDeliveriesAnswer } from '../src/generated/control-client.js';
+import {
+  controlEmitCallback,
+  controlListDeliveries,
+  type ControlClient,
+  type ControlEmitCallbackAnswer,
+  type ControlListDeliveriesAnswer,
+} from '../src/generated/control-client.js';
 import { sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
@@ -130,7 +136,15 @@ function startChild(configPath: string): Promise<EmulatorChild> {
 
 /** Callbacks sealed on this core per wall second and per CPU second: the payload the emulator sends, a fresh requestUUID each. */
 function sealRate(key: RsaPrivateKey): { wall: number; cpu: number } {
-  const payload = { type: new LosslessNumber('1'), trackingId: 'dep-7f3a9c', txid: 'a'.repeat(64), chain: 'TRON', symbol: 'USDT', toAddress: 'T'.repeat(34), amount: '250.000001' };
+  const payload = {
+    type: new LosslessNumber('1'),
+    trackingId: 'dep-7f3a9c',
+    txid: 'a'.repeat(64),
+    chain: 'TRON',
+    symbol: 'USDT',
+    toAddress: 'T'.repeat(34),
+    amount: '250.000001',
+  };
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   let n = 0;
@@ -169,7 +183,11 @@ export default async function bench(): Promise<void> {
       baseUrl: emulator.url,
       token: config.control.token,
       send: async (request) => {
-        const res = await fetch(request.url, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) });
+        const res = await fetch(request.url, {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+        });
         return { status: res.status, body: await res.text() };
       },
     };
@@ -206,7 +224,8 @@ export default async function bench(): Promise<void> {
         rates[mode] = { wall: count / seconds, cpu: count / cpuSeconds };
         const loopBusy = emulator.loopBusy();
         const mainMs = main0 < 0 ? undefined : ((emulator.mainCpu() - main0) * 1000) / count;
-        if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW) console.log(`profile window (${mode}): --from ${clock0} --to ${emulator.clock()} (pid ${emulator.pid})`);
+        if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW)
+          console.log(`profile window (${mode}): --from ${clock0} --to ${emulator.clock()} (pid ${emulator.pid})`);
         // Every delivery acknowledged exactly once, as the emulator recorded it.
         const recorded = async () => {
           const lists = await Promise.all(
@@ -235,7 +254,9 @@ export default async function bench(): Promise<void> {
     // Wall rates depend on what else the machine runs; CPU rates compare the work per callback.
     const wall = rates.concurrent!.wall / seal.wall;
     const cpu = rates.concurrent!.cpu / seal.cpu;
-    console.log(`dispatch/seal = ${wall.toFixed(2)} by wall time, ${cpu.toFixed(2)} by CPU time (goal >= ${GOAL}: ${wall >= GOAL ? 'met' : 'NOT met'} by wall time, ${cpu >= GOAL ? 'met' : 'NOT met'} by CPU time)`);
+    console.log(
+      `dispatch/seal = ${wall.toFixed(2)} by wall time, ${cpu.toFixed(2)} by CPU time (goal >= ${GOAL}: ${wall >= GOAL ? 'met' : 'NOT met'} by wall time, ${cpu >= GOAL ? 'met' : 'NOT met'} by CPU time)`,
+    );
   } finally {
     receiver.close();
     rmSync(dir, { recursive: true, force: true });

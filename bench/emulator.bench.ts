@@ -51,7 +51,9 @@ async function child(role: string, configPath: string): Promise<void> {
       const data = new URLSearchParams(body.body.toString('utf8')).get('data') ?? '';
       const plain = openJson(data, 'request', key).value as Record<string, unknown>;
       const result =
-        req.url === ENERGY ? { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber('312') } : { tenantUserId: new LosslessNumber('20931'), id: plain.callBackId };
+        req.url === ENERGY
+          ? { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber('312') }
+          : { tenantUserId: new LosslessNumber('20931'), id: plain.callBackId };
       sendJson(res, 200, { code: 0, message: '', data: sealJson(result, 'response', key) });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -122,10 +124,22 @@ export default async function bench(): Promise<void> {
     const pub = merchant.keyPair.publicKey;
     const form = (plain: unknown) => new URLSearchParams({ data: sealJson(plain, 'request', pub) }).toString();
     const energyBodies = Array.from({ length: 256 }, () => form({ symbol: 'ENERGY', chainName: 'TRON' }));
-    const orderBody = (i: number) => form({ userId: merchant.userId, tenantUserId: '20931', tenantType: 1, callBackId: `bench-${i}`, symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: new LosslessNumber('12345678901234567890.123') });
+    const orderBody = (i: number) =>
+      form({
+        userId: merchant.userId,
+        tenantUserId: '20931',
+        tenantType: 1,
+        callBackId: `bench-${i}`,
+        symbol: 'USDT',
+        chainName: 'TRON',
+        toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+        amount: new LosslessNumber('12345678901234567890.123'),
+      });
     const started = performance.now();
     const orderBodies = Array.from({ length: ORDER_POOL }, (_, i) => orderBody(i));
-    console.log(`pre-encrypted ${ORDER_POOL} unique order bodies and ${energyBodies.length} energy bodies in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `pre-encrypted ${ORDER_POOL} unique order bodies and ${energyBodies.length} energy bodies in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     let e = 0;
     let o = 0;
     const nextEnergy = () => energyBodies[e++ % energyBodies.length]!;
@@ -146,12 +160,16 @@ export default async function bench(): Promise<void> {
       const emulatorLoad = await warmed(emulator).finally(() => emulator.stop());
       rows.push([name, emulatorLoad, bareLoad]);
     }
-    console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARM_UP_S} s of warm-up, loopback, 2048-bit key, default profile (pkcs1); emulator store: SQLite file (WAL, synchronous=NORMAL)`);
+    console.log(
+      `autocannon: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARM_UP_S} s of warm-up, loopback, 2048-bit key, default profile (pkcs1); emulator store: SQLite file (WAL, synchronous=NORMAL)`,
+    );
     for (const [name, emulator, bare] of rows) {
       const ratio = emulator.rps / bare.rps;
       // The same comparison by CPU time (what each server spent per answer): steadier on a shared machine.
       const byCpu = bare.cpuMs / emulator.cpuMs;
-      console.log(`${name.padEnd(22)} CPU per request: emulator ${emulator.cpuMs.toFixed(3)} ms, bare ${bare.cpuMs.toFixed(3)} ms, bare/emulator=${byCpu.toFixed(2)}`);
+      console.log(
+        `${name.padEnd(22)} CPU per request: emulator ${emulator.cpuMs.toFixed(3)} ms, bare ${bare.cpuMs.toFixed(3)} ms, bare/emulator=${byCpu.toFixed(2)}`,
+      );
       console.log(
         `${name.padEnd(22)} emulator=${emulator.rps.toFixed(0)} req/s (p99 ${emulator.p99} ms, ${emulator.ok} ok, ${emulator.failed} not ok)  bare=${bare.rps.toFixed(0)} req/s (p99 ${bare.p99} ms)  emulator/bare=${ratio.toFixed(2)} (goal >= 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'})`,
       );

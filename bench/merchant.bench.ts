@@ -172,9 +172,13 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
     const one = results['PostgreSQL, 1 instance']!;
     const three = results['PostgreSQL, 3 instances']!;
     const best = Math.max(...Object.values(results).map((r) => r.eventsPerSecond));
-    console.log(`  SQLite ÷ memory: ${(results.SQLite!.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x (goal >= 0.5); PostgreSQL 3 ÷ 1 instance: ${(three.eventsPerSecond / one.eventsPerSecond).toFixed(2)}x (goal >= 1.5)`);
+    console.log(
+      `  SQLite ÷ memory: ${(results.SQLite!.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x (goal >= 0.5); PostgreSQL 3 ÷ 1 instance: ${(three.eventsPerSecond / one.eventsPerSecond).toFixed(2)}x (goal >= 1.5)`,
+    );
     console.log(`${cpuRatioLine(one, three)}; one cold run each: npm run bench postgres-instances measures it warmed and alternating`);
-    console.log(`  driver alone (ack-only receiver): ${ceiling.eventsPerSecond.toFixed(0)} events/s = ${(ceiling.eventsPerSecond / best).toFixed(2)}x the fastest merchant (goal >= 2)`);
+    console.log(
+      `  driver alone (ack-only receiver): ${ceiling.eventsPerSecond.toFixed(0)} events/s = ${(ceiling.eventsPerSecond / best).toFixed(2)}x the fastest merchant (goal >= 2)`,
+    );
   } finally {
     await postgres.stop();
   }

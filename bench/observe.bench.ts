@@ -42,7 +42,9 @@ async function child(role: string): Promise<void> {
   if (role === 'bare') {
     const server = http.createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BARE_ANSWER) }).end(BARE_ANSWER));
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BARE_ANSWER) }).end(BARE_ANSWER),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -76,10 +78,20 @@ function once(url: string, body: string, apiKey: string): Promise<number> {
   const target = new URL(ENERGY, url);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`answered ${res.statusCode}`))));
-    });
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`answered ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -93,7 +105,15 @@ async function latency(direct: string, through: string, body: string, apiKey: st
   const times = { direct: [] as number[], through: [] as number[] };
   for (let i = 0; i < 200; i++) await once(i % 2 ? direct : through, body, apiKey);
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
-    for (const [name, url] of round % 2 ? ([['direct', direct], ['through', through]] as const) : ([['through', through], ['direct', direct]] as const)) {
+    for (const [name, url] of round % 2
+      ? ([
+          ['direct', direct],
+          ['through', through],
+        ] as const)
+      : ([
+          ['through', through],
+          ['direct', direct],
+        ] as const)) {
       for (let i = 0; i < LATENCY_BATCH; i++) times[name].push(await once(url, body, apiKey));
     }
   }
@@ -104,7 +124,11 @@ async function latency(direct: string, through: string, body: string, apiKey: st
 
 async function throughput(url: string, body: string, apiKey: string): Promise<{ rps: number; non2xx: number }> {
   const result = await autocannon({
-    url: `${url}${ENERGY}`, connections: CONNECTIONS, duration: DURATION_S, method: 'POST', body,
+    url: `${url}${ENERGY}`,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    method: 'POST',
+    body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
   });
   return { rps: result.requests.average, non2xx: result.non2xx + result.errors };
@@ -128,17 +152,26 @@ export default async function bench(): Promise<void> {
     const times = await latency(bare.url, bareProxy.url, body, merchant.apiKey);
     const row = (name: string, sorted: number[]) => `${name} p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms`;
     const added = percentile(times.through, 99) - percentile(times.direct, 99);
-    console.log(`latency (${times.direct.length} sequential requests each way, kept-alive, bare upstream): ${row('direct', times.direct)}; ${row('through observe', times.through)}`);
-    console.log(`  added p99 = ${added.toFixed(2)} ms (goal <= 2 ms: ${added <= 2 ? 'met' : 'NOT met'}); added p50 = ${(percentile(times.through, 50) - percentile(times.direct, 50)).toFixed(2)} ms`);
+    console.log(
+      `latency (${times.direct.length} sequential requests each way, kept-alive, bare upstream): ${row('direct', times.direct)}; ${row('through observe', times.through)}`,
+    );
+    console.log(
+      `  added p99 = ${added.toFixed(2)} ms (goal <= 2 ms: ${added <= 2 ? 'met' : 'NOT met'}); added p50 = ${(percentile(times.through, 50) - percentile(times.direct, 50)).toFixed(2)} ms`,
+    );
 
     const emulator = await start('emulator', { OBSERVE_BENCH_CONFIG: configPath });
     const emulatorProxy = await start('proxy', { OBSERVE_BENCH_UPSTREAM: emulator.url });
     console.log(`throughput: autocannon ${CONNECTIONS} connections, ${DURATION_S} s each, getEnergyMaxCount, loopback`);
-    for (const [name, direct, through] of [['emulator (2048-bit RSA)', emulator, emulatorProxy], ['bare upstream (worst case)', bare, bareProxy]] as const) {
+    for (const [name, direct, through] of [
+      ['emulator (2048-bit RSA)', emulator, emulatorProxy],
+      ['bare upstream (worst case)', bare, bareProxy],
+    ] as const) {
       const straight = await throughput(direct.url, body, merchant.apiKey);
       const proxied = await throughput(through.url, body, merchant.apiKey);
       const ratio = proxied.rps / straight.rps;
-      console.log(`  ${name.padEnd(27)} direct=${straight.rps.toFixed(0)} req/s  through=${proxied.rps.toFixed(0)} req/s  through/direct=${ratio.toFixed(2)} (goal >= 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'})${straight.non2xx + proxied.non2xx > 0 ? `  [${straight.non2xx}/${proxied.non2xx} answers not 2xx]` : ''}`);
+      console.log(
+        `  ${name.padEnd(27)} direct=${straight.rps.toFixed(0)} req/s  through=${proxied.rps.toFixed(0)} req/s  through/direct=${ratio.toFixed(2)} (goal >= 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'})${straight.non2xx + proxied.non2xx > 0 ? `  [${straight.non2xx}/${proxied.non2xx} answers not 2xx]` : ''}`,
+      );
     }
   } finally {
     agent.destroy();

@@ -70,7 +70,9 @@ export default async function bench(): Promise<void> {
     }
     const one = median(runs.map((run) => run.one.cpuMsPerEvent));
     const three = median(runs.map((run) => run.three.cpuMsPerEvent));
-    console.log(`  PostgreSQL merchant CPU per event, 3 instances ÷ 1 (medians): ${(three / one).toFixed(2)}x (${three.toFixed(2)} ÷ ${one.toFixed(2)} ms/event; goal <= 1.2)`);
+    console.log(
+      `  PostgreSQL merchant CPU per event, 3 instances ÷ 1 (medians): ${(three / one).toFixed(2)}x (${three.toFixed(2)} ÷ ${one.toFixed(2)} ms/event; goal <= 1.2)`,
+    );
   } finally {
     await postgres.stop();
     rmSync(dir, { recursive: true, force: true });

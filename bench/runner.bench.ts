@@ -25,10 +25,23 @@ const CASES = 300;
 /** N cases, each one energy query judged by status, envelope and result checks. */
 function energySuite(n: number): Suite {
   return {
-    name: 'bench/energy', title: 'bench', side: 'service',
+    name: 'bench/energy',
+    title: 'bench',
+    side: 'service',
     cases: Array.from({ length: n }, (_, i) => ({
-      id: `q${i}`, title: 'energy query', rules: ['ENERGY-RES'],
-      steps: [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect: [{ check: 'status', equals: 200 }, { check: 'envelope', outcome: 'success' }, { check: 'result', schema: 'EnergyMaxCountResult' }] }],
+      id: `q${i}`,
+      title: 'energy query',
+      rules: ['ENERGY-RES'],
+      steps: [
+        {
+          request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } },
+          expect: [
+            { check: 'status', equals: 200 },
+            { check: 'envelope', outcome: 'success' },
+            { check: 'result', schema: 'EnergyMaxCountResult' },
+          ],
+        },
+      ],
     })),
   };
 }
@@ -38,7 +51,12 @@ async function plainScript(target: ServiceTarget, n: number): Promise<number> {
   let ok = 0;
   for (let i = 0; i < n; i++) {
     const data = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', target.publicKey, { profile: target.profile });
-    const response = await send({ method: 'POST', url: `${target.baseUrl}/api/v1/api/order/getEnergyMaxCount`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': target.apiKey }, body: new URLSearchParams({ data }).toString() });
+    const response = await send({
+      method: 'POST',
+      url: `${target.baseUrl}/api/v1/api/order/getEnergyMaxCount`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': target.apiKey },
+      body: new URLSearchParams({ data }).toString(),
+    });
     const envelope = parseExactJson(response.body.toString('utf8')) as Record<string, unknown>;
     const opened = openJson(String(envelope.data), 'response', target.publicKey, { profile: target.profile });
     if (response.status === 200 && validateSchema('Envelope', envelope).length === 0 && validateSchema('EnergyMaxCountResult', opened.value).length === 0) ok++;
@@ -68,18 +86,26 @@ export default async function bench(): Promise<void> {
     }
     const best = (key: 'runner' | 'script') => Math.min(...rounds.map((r) => r[key]));
     console.log(`${CASES} energy queries (1024-bit, default profile), each: seal, POST, decrypt, validate; best of 3`);
-    console.log(`  runner ${(CASES / best('runner') * 1000).toFixed(0)} cases/s, plain script ${(CASES / best('script') * 1000).toFixed(0)} calls/s, runner/script = ${(best('runner') / best('script')).toFixed(2)}x (goal <= 1.5x)`);
+    console.log(
+      `  runner ${((CASES / best('runner')) * 1000).toFixed(0)} cases/s, plain script ${((CASES / best('script')) * 1000).toFixed(0)} calls/s, runner/script = ${(best('runner') / best('script')).toFixed(2)}x (goal <= 1.5x)`,
+    );
     // Generated cases (issue 15): property 1 (valid requests, energy queries and orders) against the
     // same emulator, and the generation alone, so a slow generator would show apart from the target's RSA.
-    const handWritten = CASES / best('runner') * 1000;
+    const handWritten = (CASES / best('runner')) * 1000;
     /** Best rate of 3 rounds of property 1 against `target`. */
     const generatedRate = async (target: ServiceTarget): Promise<number> => {
       const rates: number[] = [];
       for (let round = 0; round < 3; round++) {
         const t = performance.now();
-        const [result] = await runGenerated(target, { numRuns: CASES, seed: 1000 + round, reportsDir: mkdtempSync(join(tmpdir(), 'wc-bench-')), rules, only: ['valid-requests'] });
+        const [result] = await runGenerated(target, {
+          numRuns: CASES,
+          seed: 1000 + round,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-bench-')),
+          rules,
+          only: ['valid-requests'],
+        });
         if (result?.status !== 'passed') throw new Error(`generated cases failed against the emulator: ${result?.message}`);
-        rates.push(CASES / (performance.now() - t) * 1000);
+        rates.push((CASES / (performance.now() - t)) * 1000);
       }
       return Math.max(...rates);
     };
@@ -88,9 +114,13 @@ export default async function bench(): Promise<void> {
     const mixed = await generatedRate(embedded.service);
     const t = performance.now();
     fc.sample(validCases(embedded.service), { numRuns: 10 * CASES, seed: 1 });
-    const drawn = 10 * CASES / (performance.now() - t) * 1000;
-    console.log(`  generated energy queries (seal + POST + decrypt + judge): ${energyOnly.toFixed(0)} cases/s = ${(energyOnly / handWritten).toFixed(2)}x the hand-written rate (goal >= 0.8x)`);
-    console.log(`  generated mix (3/4 orders: longer plaintexts, 2 RSA blocks, an order stored and its callback sent): ${mixed.toFixed(0)} cases/s; drawing the cases alone ${drawn.toFixed(0)} cases/s`);
+    const drawn = ((10 * CASES) / (performance.now() - t)) * 1000;
+    console.log(
+      `  generated energy queries (seal + POST + decrypt + judge): ${energyOnly.toFixed(0)} cases/s = ${(energyOnly / handWritten).toFixed(2)}x the hand-written rate (goal >= 0.8x)`,
+    );
+    console.log(
+      `  generated mix (3/4 orders: longer plaintexts, 2 RSA blocks, an order stored and its callback sent): ${mixed.toFixed(0)} cases/s; drawing the cases alone ${drawn.toFixed(0)} cases/s`,
+    );
   } finally {
     await embedded.close();
   }
@@ -103,5 +133,7 @@ export default async function bench(): Promise<void> {
   const merchant = await runSuites({ target: again.merchant, suites: all.filter((s) => s.side === 'merchant'), rules });
   await again.close();
   const checks = service.results.length + merchant.results.length;
-  console.log(`embedded run end to end: ${checks} checks, ${service.summary.failed + merchant.summary.failed} failed, ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `embedded run end to end: ${checks} checks, ${service.summary.failed + merchant.summary.failed} failed, ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
 }

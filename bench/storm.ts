@@ -46,7 +46,9 @@ function instance(store: string, keyFile: string): Promise<{ child: ChildProcess
   return new Promise((resolve, reject) => {
     // BENCH_CPU_PROF=<dir>: each merchant process writes a V8 CPU profile there when it stops (bench/cpu-profile.ts sums it).
     const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -77,7 +79,14 @@ function kernelAndUser(pid: number): [number, number] {
  * a postgres:// URL). `control`: no duplicates and no exactly-once check (separate memory stores
  * share nothing, and the probe reads the first process only): a CPU figure without a shared store.
  */
-export async function stormOn(name: string, stores: string[], keyFile: string, privateKey: RsaPrivateKey, warmUpPerInstance = 0, control = false): Promise<StormFigures> {
+export async function stormOn(
+  name: string,
+  stores: string[],
+  keyFile: string,
+  privateKey: RsaPrivateKey,
+  warmUpPerInstance = 0,
+  control = false,
+): Promise<StormFigures> {
   const duplicates = control ? 0 : 0.3;
   const children = await Promise.all(stores.map((store) => instance(store, keyFile)));
   try {
@@ -85,7 +94,15 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
     if (warmUpPerInstance > 0) {
       // Each process compiles its hot paths once (V8's JIT): a fixed cost per process, which a
       // short storm would charge to its events, N times over for N instances.
-      await runStorm({ callbackUrls: urls, apiKey: API_KEY, key: privateKey, events: warmUpPerInstance * urls.length, duplicates, concurrency: STORM_CONCURRENCY, durationS: 300 });
+      await runStorm({
+        callbackUrls: urls,
+        apiKey: API_KEY,
+        key: privateKey,
+        events: warmUpPerInstance * urls.length,
+        duplicates,
+        concurrency: STORM_CONCURRENCY,
+        durationS: 300,
+      });
     }
     const statements = await statementCounter(stores[0]!);
     const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
@@ -101,14 +118,24 @@ export async function stormOn(name: string, stores: string[], keyFile: string, p
       duplicates,
       concurrency: STORM_CONCURRENCY,
       durationS: 300,
-      ...(stores[0] === 'ack-only' || control ? {} : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
+      ...(stores[0] === 'ack-only' || control
+        ? {}
+        : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
     });
     const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
     const system = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0) - systemBefore;
-    if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW) console.log(`  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`);
-    const perEvent = statements ? ((await statements()) / result.events) : undefined;
+    if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW)
+      console.log(
+        `  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`,
+      );
+    const perEvent = statements ? (await statements()) / result.events : undefined;
     if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
-    return { ...result, cpuMsPerEvent: (cpu * 1000) / result.events, systemMsPerEvent: (system * 1000) / result.events, ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }) };
+    return {
+      ...result,
+      cpuMsPerEvent: (cpu * 1000) / result.events,
+      systemMsPerEvent: (system * 1000) / result.events,
+      ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }),
+    };
   } finally {
     for (const { child } of children) child.kill('SIGTERM');
   }

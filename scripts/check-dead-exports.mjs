@@ -32,7 +32,15 @@ const walk = (dir, out = []) => {
 };
 
 // The files of the project: tsconfig.json's when there is one, else every .ts file under the usual folders.
-let options = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: [] };
+let options = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  strict: true,
+  skipLibCheck: true,
+  noEmit: true,
+  types: [],
+};
 let fileNames = ['src', 'test', 'bench', 'examples'].flatMap((dir) => walk(join(project, dir)));
 const tsconfig = join(project, 'tsconfig.json');
 if (existsSync(tsconfig)) {
@@ -63,7 +71,9 @@ for (const bin of strings(manifest.bin)) {
 for (const command of strings(manifest.scripts)) for (const [path] of command.matchAll(/\bsrc\/[\w./-]+\.ts\b/g)) roots.add(resolve(project, path));
 
 const isTest = (file) => /\.test\.(m|c)?tsx?$/.test(file);
-const checked = program.getSourceFiles().filter((sf) => sf.fileName.startsWith(src + '/') && !sf.isDeclarationFile && !isTest(sf.fileName) && !roots.has(resolve(sf.fileName)));
+const checked = program
+  .getSourceFiles()
+  .filter((sf) => sf.fileName.startsWith(src + '/') && !sf.isDeclarationFile && !isTest(sf.fileName) && !roots.has(resolve(sf.fileName)));
 
 // Every symbol an identifier names, with the aliases on the way (an import names the export it imports).
 const chain = (symbol) => {
@@ -162,7 +172,11 @@ for (const sf of checked) {
     if (elsewhere.length > 0) continue;
     const line = sf.getLineAndCharacterOfPosition(declaration.getStart()).line + 1;
     const reExport = ts.isExportSpecifier(declaration) && declaration.parent.parent.moduleSpecifier;
-    const verdict = reExport ? 'a re-export no file imports from here: delete it' : users.has(file) ? 'used only in its own file: drop `export`' : 'used nowhere: delete it';
+    const verdict = reExport
+      ? 'a re-export no file imports from here: delete it'
+      : users.has(file)
+        ? 'used only in its own file: drop `export`'
+        : 'used nowhere: delete it';
     dead.push(`dead export: ${show(file)}:${line} ${exported.name} (${verdict})`);
     if (reExport) fixes.push({ sf, kind: 'specifier', nodes: [declaration] });
     else if (users.has(file)) fixes.push({ sf, kind: 'unexport', nodes: exported.declarations });
@@ -226,7 +240,9 @@ if (process.argv.includes('--fix')) {
 
 if (dead.length > 0) {
   for (const line of dead) console.error(line);
-  console.error(`${dead.length} dead export${dead.length === 1 ? '' : 's'} in ${show(src)}: remove each, or drop its \`export\` (docs/decisions/dead-exports.md)`);
+  console.error(
+    `${dead.length} dead export${dead.length === 1 ? '' : 's'} in ${show(src)}: remove each, or drop its \`export\` (docs/decisions/dead-exports.md)`,
+  );
   process.exit(1);
 }
 console.log(`no dead export among ${checked.length} modules in ${show(src)}`);

@@ -87,7 +87,9 @@ for (const start of files) {
 
 if (cycles.length > 0) {
   for (const group of cycles) console.error(`import cycle (${group.length} files): ${group.join(' ')}`);
-  console.error(`${cycles.length} import cycle${cycles.length === 1 ? '' : 's'} in ${relative(process.cwd(), root) || '.'}: the modules of each must not import each other round (ARCHITECTURE.md)`);
+  console.error(
+    `${cycles.length} import cycle${cycles.length === 1 ? '' : 's'} in ${relative(process.cwd(), root) || '.'}: the modules of each must not import each other round (ARCHITECTURE.md)`,
+  );
   process.exit(1);
 }
 console.log(`no import cycle among ${files.length} files in ${relative(process.cwd(), root) || '.'}`);

@@ -28,7 +28,10 @@ function instructions(text: string): Instruction[] {
 }
 
 const dockerfile = instructions(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
-const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line && !line.startsWith('#'));
 /** Sources of the COPY instructions that read the build context (not another stage). */
 const copied = dockerfile.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
 
@@ -75,9 +78,24 @@ describe('Dockerfile', () => {
     } catch (error) {
       throw new Error(`the build stage's tsc failed in the copied context:\n${String((error as { stdout?: Buffer }).stdout ?? '')}`, { cause: error });
     }
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: context, stdio: ['ignore', 'pipe', 'ignore'] }).toString()) as Array<{ files: Array<{ path: string }> }>;
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: context, stdio: ['ignore', 'pipe', 'ignore'] }).toString(),
+    ) as Array<{ files: Array<{ path: string }> }>;
     const paths = packed[0]!.files.map((file) => file.path);
-    for (const path of ['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/msw/browser.js', 'spec/wallet-api.yaml', 'spec/rules.yaml', 'suites/suite.schema.json', 'package.json', 'README.md', 'LICENSE', 'docs/merchant-guide.md', 'examples/decrypt/CallbackDecrypt.java']) {
+    for (const path of [
+      'bin/wallet-conformance.js',
+      'dist/cli/main.js',
+      'dist/index.js',
+      'dist/msw/browser.js',
+      'spec/wallet-api.yaml',
+      'spec/rules.yaml',
+      'suites/suite.schema.json',
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'docs/merchant-guide.md',
+      'examples/decrypt/CallbackDecrypt.java',
+    ]) {
       expect(paths, path).toContain(path);
     }
     expect(paths.filter((path) => path.startsWith('test/') || path.startsWith('src/'))).toEqual([]);

@@ -65,7 +65,10 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'wc-action-'));
   // The action's own checkout: the files git has (tracked or new, not ignored), nothing built.
   actionPath = join(scratch, 'action');
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT }).toString().split('\0').filter((file) => file && file !== 'node_modules');
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT })
+    .toString()
+    .split('\0')
+    .filter((file) => file && file !== 'node_modules');
   for (const file of files) {
     if (!existsSync(join(ROOT, file))) continue;
     mkdirSync(dirname(join(actionPath, file)), { recursive: true });
@@ -126,12 +129,10 @@ afterAll(async () => {
 
 /** `${{ inputs.x }}` and the few expressions the action uses, as GitHub would substitute them. */
 function substitute(text: string, inputs: Record<string, string>): string {
-  return text
-    .replace(/\$\{\{\s*github\.action_path\s*\}\}/g, actionPath)
-    .replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
-      if (!(name in inputs)) throw new Error(`action.yml uses an undeclared input ${name}`);
-      return inputs[name]!;
-    });
+  return text.replace(/\$\{\{\s*github\.action_path\s*\}\}/g, actionPath).replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
+    if (!(name in inputs)) throw new Error(`action.yml uses an undeclared input ${name}`);
+    return inputs[name]!;
+  });
 }
 
 /** `if:` of the steps: `always()` and `inputs.x == 'v'` / `inputs.x != 'v'` joined by && are all the action needs. */
@@ -167,11 +168,21 @@ function bash(script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ st
 /** GITHUB_OUTPUT lines `name=value` (the action writes no multi-line values). */
 function readOutputs(file: string): Record<string, string> {
   if (!existsSync(file)) return {};
-  return Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 /** Runs the action's steps as a runner would, in a fresh workspace. */
-async function runAction(given: Record<string, string>, secrets: Record<string, string>, setUp?: (workspace: string) => void, options: { recordArgs?: boolean } = {}): Promise<ActionRun> {
+async function runAction(
+  given: Record<string, string>,
+  secrets: Record<string, string>,
+  setUp?: (workspace: string) => void,
+  options: { recordArgs?: boolean } = {},
+): Promise<ActionRun> {
   for (const [name, spec] of Object.entries(action.inputs)) {
     if (spec.required && !(name in given)) throw new Error(`input ${name} is required`);
   }
@@ -233,7 +244,26 @@ async function runAction(given: Record<string, string>, secrets: Record<string, 
 describe('action.yml, the composite GitHub Action', () => {
   it('declares the inputs a CI gate needs and no input for a secret', () => {
     expect(action.runs.using).toBe('composite');
-    const ciInputs = ['side', 'base-url', 'callback-url', 'suites', 'suite', 'case', 'baseline', 'strict', 'fail-on-skip', 'probe-cmd', 'restart', 'generate', 'seed', 'args', 'reports', 'annotate', 'node-version', 'package'];
+    const ciInputs = [
+      'side',
+      'base-url',
+      'callback-url',
+      'suites',
+      'suite',
+      'case',
+      'baseline',
+      'strict',
+      'fail-on-skip',
+      'probe-cmd',
+      'restart',
+      'generate',
+      'seed',
+      'args',
+      'reports',
+      'annotate',
+      'node-version',
+      'package',
+    ];
     for (const name of ciInputs) expect(action.inputs, name).toHaveProperty(name);
     expect(Object.keys(action.inputs).filter((name) => /api-key|token|secret|password/.test(name))).toEqual([]);
     expect(action.outputs['exit-code']?.value).toBe('${{ steps.verify.outputs.exit-code }}');
@@ -242,7 +272,15 @@ describe('action.yml, the composite GitHub Action', () => {
   it('verifies a service with secrets from the environment and a user suite folder, fills the step summary and uploads the reports', async () => {
     const s = embedded.service;
     const run = await runAction(
-      { side: 'service', 'base-url': s.baseUrl, 'public-key': 'keys/merchant-public.pem', 'user-id': String(s.userId), suites: 'my-suites\n\n', suite: '*energy*', reports: 'out/reports' },
+      {
+        side: 'service',
+        'base-url': s.baseUrl,
+        'public-key': 'keys/merchant-public.pem',
+        'user-id': String(s.userId),
+        suites: 'my-suites\n\n',
+        suite: '*energy*',
+        reports: 'out/reports',
+      },
       { WALLET_API_KEY: s.apiKey, WALLET_CONTROL_TOKEN: s.controlToken ?? '' },
       (workspace) => {
         mkdirSync(join(workspace, 'keys'));
@@ -254,8 +292,14 @@ describe('action.yml, the composite GitHub Action', () => {
     // Installed from the action's own checkout: dev dependencies without scripts, build, pack, the tarball installed.
     expect(run.statuses.get('Install wallet-conformance'), run.log).toBe(0);
     const npm = readFileSync(npmLog, 'utf8').split('\n').filter(Boolean).slice(-4);
-    expect(npm.slice(0, 3)).toEqual([`npm ci --ignore-scripts --no-audit --no-fund (in ${actionPath})`, `npm run build (in ${actionPath})`, expect.stringMatching(/^npm pack --ignore-scripts --pack-destination \S+\/wallet-conformance-pack /)]);
-    expect(npm[3]).toMatch(/^npm install --no-save --no-audit --no-fund --prefix \S+\/\.runner-temp\/wallet-conformance \S+\/wallet-conformance-pack\/wallet-conformance-\d+\.\d+\.\d+\.tgz /);
+    expect(npm.slice(0, 3)).toEqual([
+      `npm ci --ignore-scripts --no-audit --no-fund (in ${actionPath})`,
+      `npm run build (in ${actionPath})`,
+      expect.stringMatching(/^npm pack --ignore-scripts --pack-destination \S+\/wallet-conformance-pack /),
+    ]);
+    expect(npm[3]).toMatch(
+      /^npm install --no-save --no-audit --no-fund --prefix \S+\/\.runner-temp\/wallet-conformance \S+\/wallet-conformance-pack\/wallet-conformance-\d+\.\d+\.\d+\.tgz /,
+    );
     expect(run.log).toMatch(/installed wallet-conformance \d+\.\d+\.\d+ on node v\d+/);
     expect(run.uses[0]).toEqual(expect.objectContaining({ uses: 'actions/setup-node@v4', with: { 'node-version': '22' } }));
     expect(run.statuses.get('Verify'), run.log).toBe(0);
@@ -266,7 +310,12 @@ describe('action.yml, the composite GitHub Action', () => {
     const report = JSON.parse(readFileSync(join(run.workspace, 'out/reports/report.json'), 'utf8')) as Report;
     expect(report.results.some((r) => r.id.startsWith('energy-extra/query-twice/') && r.status === 'passed')).toBe(true);
     expect(report.results.some((r) => r.id.startsWith('service/energy/'))).toBe(true);
-    expect(run.uses.slice(1)).toEqual([expect.objectContaining({ uses: 'actions/upload-artifact@v4', with: { name: 'wallet-conformance-reports', path: 'out/reports', 'if-no-files-found': 'warn' } })]);
+    expect(run.uses.slice(1)).toEqual([
+      expect.objectContaining({
+        uses: 'actions/upload-artifact@v4',
+        with: { name: 'wallet-conformance-reports', path: 'out/reports', 'if-no-files-found': 'warn' },
+      }),
+    ]);
     expect(run.log).not.toContain(s.apiKey);
   }, 120_000);
 
@@ -335,18 +384,40 @@ describe('action.yml, the composite GitHub Action', () => {
     expect(run.statuses.get('Verify'), run.log).toBe(0);
     expect(run.uses).toEqual([]);
     expect(run.args).toEqual([
-      'verify', 'merchant',
-      '--callback-url', 'http://127.0.0.1:1/cb',
-      '--probe-cmd', 'cat "processed events.json"',
-      '--restart', 'systemctl restart my receiver',
-      '--private-key', 'keys/private key.pem',
-      '--suites', 'suites one', '--suites', 'suites two',
-      '--suite', 'merchant/*',
-      '--case', 'merchant/raw-body/exact-bytes', '--case', 'merchant/idempotency/same-event-twice',
-      '--strict', '--fail-on-skip',
-      '--generate', '25', '--seed', '7',
-      '--reports', 'wallet-conformance-reports',
-      '--settle-ms', '500', '--timeout', '600', '--max-body', '1048576',
+      'verify',
+      'merchant',
+      '--callback-url',
+      'http://127.0.0.1:1/cb',
+      '--probe-cmd',
+      'cat "processed events.json"',
+      '--restart',
+      'systemctl restart my receiver',
+      '--private-key',
+      'keys/private key.pem',
+      '--suites',
+      'suites one',
+      '--suites',
+      'suites two',
+      '--suite',
+      'merchant/*',
+      '--case',
+      'merchant/raw-body/exact-bytes',
+      '--case',
+      'merchant/idempotency/same-event-twice',
+      '--strict',
+      '--fail-on-skip',
+      '--generate',
+      '25',
+      '--seed',
+      '7',
+      '--reports',
+      'wallet-conformance-reports',
+      '--settle-ms',
+      '500',
+      '--timeout',
+      '600',
+      '--max-body',
+      '1048576',
     ]);
   }, 30_000);
 

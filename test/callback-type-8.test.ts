@@ -33,19 +33,35 @@ const specText = readFileSync(SPEC_PATH, 'utf8');
 /** The spec entry of type 8: its payload schema, its branch of the CallbackPayload dispatch, and 8 among the legal `type` values. */
 function withType8(text: string): SpecSource {
   const document = parseDocument(text);
-  document.setIn(['components', 'schemas', 'LeaseRefundCallback'], document.createNode({
-    description: 'Type 8 (an energy lease refunded). Idempotent on callBackId.',
-    'x-rules': ['CB-ID-OTHER'],
-    allOf: [{ $ref: '#/components/schemas/CallbackCommon' }],
-    required: ['callBackId', 'energy'],
-    properties: {
-      type: { const: 8 },
-      callBackId: { type: 'string', minLength: 1, 'x-rules': ['CB-ID-OTHER'] },
-      energy: { type: 'integer', minimum: 0 },
-    },
-    examples: [{ type: 8, requestUUID: '5f0c2a9e-7d41-4b8e-a3c6-1e9d7b2f0a64', trackingId: 'erf-3b7d1e', tenantUserId: 'u-20931', business: 0, callBackId: 'wd-2026-11-23-000046', energy: 64000 }],
-  }));
-  document.addIn(['components', 'schemas', 'CallbackPayload', 'allOf'], document.createNode({ if: { properties: { type: { const: 8 } }, required: ['type'] }, then: { $ref: '#/components/schemas/LeaseRefundCallback' } }));
+  document.setIn(
+    ['components', 'schemas', 'LeaseRefundCallback'],
+    document.createNode({
+      description: 'Type 8 (an energy lease refunded). Idempotent on callBackId.',
+      'x-rules': ['CB-ID-OTHER'],
+      allOf: [{ $ref: '#/components/schemas/CallbackCommon' }],
+      required: ['callBackId', 'energy'],
+      properties: {
+        type: { const: 8 },
+        callBackId: { type: 'string', minLength: 1, 'x-rules': ['CB-ID-OTHER'] },
+        energy: { type: 'integer', minimum: 0 },
+      },
+      examples: [
+        {
+          type: 8,
+          requestUUID: '5f0c2a9e-7d41-4b8e-a3c6-1e9d7b2f0a64',
+          trackingId: 'erf-3b7d1e',
+          tenantUserId: 'u-20931',
+          business: 0,
+          callBackId: 'wd-2026-11-23-000046',
+          energy: 64000,
+        },
+      ],
+    }),
+  );
+  document.addIn(
+    ['components', 'schemas', 'CallbackPayload', 'allOf'],
+    document.createNode({ if: { properties: { type: { const: 8 } }, required: ['type'] }, then: { $ref: '#/components/schemas/LeaseRefundCallback' } }),
+  );
   document.addIn(['components', 'schemas', 'CallbackCommon', 'properties', 'type', 'enum'], 8);
   document.addIn(['components', 'schemas', 'ControlCallbackRequest', 'properties', 'type', 'enum'], 8);
   return parseSpec(document.toString(), 'spec-with-type-8.yaml');
@@ -82,8 +98,16 @@ function callbackValidator(source: SpecSource): (data: unknown) => boolean {
 
 describe('a callback type 8 added in memory (one spec entry, one table entry)', () => {
   it('is in the spec model: the webhook dispatches type 8 to its schema', () => {
-    expect(specModel(spec).callbackTypes().map(({ type, schema }) => [type, schema])).toContainEqual([8, 'LeaseRefundCallback']);
-    expect(specModel(parseSpec(specText)).callbackTypes().map(({ type }) => type)).not.toContain(8);
+    expect(
+      specModel(spec)
+        .callbackTypes()
+        .map(({ type, schema }) => [type, schema]),
+    ).toContainEqual([8, 'LeaseRefundCallback']);
+    expect(
+      specModel(parseSpec(specText))
+        .callbackTypes()
+        .map(({ type }) => type),
+    ).not.toContain(8);
   });
 
   it('is in the validators generated from that spec: a type-8 payload passes, one without its fields fails', () => {
@@ -139,7 +163,12 @@ describe('a callback type 8 added in memory (one spec entry, one table entry)', 
   it('gets a docs page, a row in the callback and idempotency tables, and the merchant key of its example', () => {
     const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
     const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
-    const files = new Map(generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key }, callbackTypes: table, idempotencyKey: idempotencyKeyOf(table) }).map((file) => [file.path, file.contents]));
+    const files = new Map(
+      generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key }, callbackTypes: table, idempotencyKey: idempotencyKeyOf(table) }).map((file) => [
+        file.path,
+        file.contents,
+      ]),
+    );
     const page = files.get('callback-8-energy-refund.md');
     expect(page).toContain('# Callback type 8: Energy refund');
     expect(page).toContain('LeaseRefundCallback');

@@ -46,7 +46,18 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     await embedded.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const merchantArgs = () => ['verify', 'merchant', '--callback-url', embedded.merchant.callbackUrl, '--api-key', embedded.merchant.apiKey, '--private-key', pem('private.pem'), '--probe-url', embedded.merchant.probeUrl!];
+  const merchantArgs = () => [
+    'verify',
+    'merchant',
+    '--callback-url',
+    embedded.merchant.callbackUrl,
+    '--api-key',
+    embedded.merchant.apiKey,
+    '--private-key',
+    pem('private.pem'),
+    '--probe-url',
+    embedded.merchant.probeUrl!,
+  ];
   const serviceArgs = () => ['verify', 'service', '--base-url', embedded.service.baseUrl, '--public-key', pem('public.pem')];
 
   it('--case runs only the cases named (a comma list, a glob); an unknown id is one line, exit 2, naming the close ones', async () => {
@@ -56,27 +67,67 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     expect(cases.sort()).toEqual(['merchant/key-first/missing-key', 'merchant/raw-body/valid-deposit']);
     // Refused by the argument checks before any connection: the built main in-process (test/support/cli-in-process.ts).
     const typo = await runCliInProcess([...merchantArgs(), '--case', 'merchant/raw-body/valid-depost', '--reports', join(dir, 'typo')]);
-    expect([typo.status, typo.stderr]).toEqual([2, 'wallet-conformance: --case "merchant/raw-body/valid-depost" names no case; did you mean merchant/raw-body/valid-deposit?\n']);
-    const leftOut = await runCliInProcess([...merchantArgs(), '--suite', 'merchant/key-first', '--case', 'merchant/raw-body/valid-deposit', '--reports', join(dir, 'left-out')]);
-    expect([leftOut.status, leftOut.stderr]).toEqual([2, 'wallet-conformance: --case merchant/raw-body/valid-deposit names no case among those --suite "merchant/key-first" chose\n']);
+    expect([typo.status, typo.stderr]).toEqual([
+      2,
+      'wallet-conformance: --case "merchant/raw-body/valid-depost" names no case; did you mean merchant/raw-body/valid-deposit?\n',
+    ]);
+    const leftOut = await runCliInProcess([
+      ...merchantArgs(),
+      '--suite',
+      'merchant/key-first',
+      '--case',
+      'merchant/raw-body/valid-deposit',
+      '--reports',
+      join(dir, 'left-out'),
+    ]);
+    expect([leftOut.status, leftOut.stderr]).toEqual([
+      2,
+      'wallet-conformance: --case merchant/raw-body/valid-deposit names no case among those --suite "merchant/key-first" chose\n',
+    ]);
   }, 60_000);
 
   describe('a receiver that reads the body as a form field', () => {
     let faulty: FaultyMerchant;
     beforeAll(async () => {
-      faulty = await startFaultyMerchant('form-field-reader', { apiKey: 'ak-form-reader-7c1f', publicKey: embedded.merchant.privateKey.publicKey, profile: { ...DEFAULT_PROFILE } });
+      faulty = await startFaultyMerchant('form-field-reader', {
+        apiKey: 'ak-form-reader-7c1f',
+        publicKey: embedded.merchant.privateKey.publicKey,
+        profile: { ...DEFAULT_PROFILE },
+      });
     });
     afterAll(() => faulty.close());
 
     it('gets one root cause with its fix, pre-flight on top, failures before everything else, and a replay command per failure that replays just that case', async () => {
       const out = join(dir, 'form');
-      const run = await cli(['verify', 'merchant', '--callback-url', faulty.callbackUrl, '--private-key', pem('private.pem'), '--probe-url', faulty.probeUrl, '--settle-ms', '300', '--suite', 'merchant/raw-body', '--reports', out], { env: { WALLET_API_KEY: 'ak-form-reader-7c1f' } });
+      const run = await cli(
+        [
+          'verify',
+          'merchant',
+          '--callback-url',
+          faulty.callbackUrl,
+          '--private-key',
+          pem('private.pem'),
+          '--probe-url',
+          faulty.probeUrl,
+          '--settle-ms',
+          '300',
+          '--suite',
+          'merchant/raw-body',
+          '--reports',
+          out,
+        ],
+        { env: { WALLET_API_KEY: 'ak-form-reader-7c1f' } },
+      );
       expect(run.status, run.stderr).toBe(1);
       const json = report(out);
       const failed = json.results.filter((r) => r.status === 'failed');
       expect(failed.length).toBeGreaterThan(1);
       // The console closes with the groups: one cause, its proof (pre-flight's experiment), its replay.
-      expect(run.stdout).toMatch(new RegExp(`what to fix first \\(${failed.length} failures in 1 group\\):\\n  ${failed.length} failures share one cause: the body was read as a form field \\(a '\\+' in the Base64 became a space\\): read the raw request body as the Base64 text, before any form or JSON parser \\(CB-RAW-BODY\\)`));
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `what to fix first \\(${failed.length} failures in 1 group\\):\\n  ${failed.length} failures share one cause: the body was read as a form field \\(a '\\+' in the Base64 became a space\\): read the raw request body as the Base64 text, before any form or JSON parser \\(CB-RAW-BODY\\)`,
+        ),
+      );
       expect(run.stdout).toMatch(/ {4}how it is known: pre-flight: a valid callback whose Base64 holds no '\+'/);
       // report.html: title, pre-flight, then the failures, before what was tested, the rules and the rest.
       const html = readFileSync(join(out, 'report.html'), 'utf8');
@@ -87,7 +138,10 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
       expect(md.indexOf('**Pre-flight: warning**')).toBeLessThan(md.indexOf('### Failed'));
       expect(md.indexOf('### Failed')).toBeLessThan(md.indexOf('### What was tested'));
       // Every failure carries its replay; the key came from the environment: it is named nowhere, and its value never written.
-      for (const r of failed) expect(r.replay).toBe(`wallet-conformance verify merchant --callback-url ${faulty.callbackUrl} --private-key ${pem('private.pem')} --probe-url ${faulty.probeUrl} --settle-ms 300 --case ${r.suite}/${r.case}`);
+      for (const r of failed)
+        expect(r.replay).toBe(
+          `wallet-conformance verify merchant --callback-url ${faulty.callbackUrl} --private-key ${pem('private.pem')} --probe-url ${faulty.probeUrl} --settle-ms 300 --case ${r.suite}/${r.case}`,
+        );
       for (const text of [run.stdout, run.stderr, md, html, JSON.stringify(json)]) expect(text).not.toContain('ak-form-reader-7c1f');
       // The replay, as printed (the program by its path), runs that one case and fails it again.
       const replay = failed[0]!.replay!.replace(/^wallet-conformance /, `${process.execPath} ${resolve(ROOT, 'bin/wallet-conformance.js')} `);
@@ -101,14 +155,42 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
 
   it('--wait-for: a target that never answers is the unreachable line, saying how long it waited', async () => {
     const port = await freePort();
-    const run = await cli(['verify', 'merchant', '--callback-url', `http://127.0.0.1:${port}/cb`, '--api-key', 'k', '--private-key', pem('private.pem'), '--wait-for', '1', '--reports', join(dir, 'wait')]);
+    const run = await cli([
+      'verify',
+      'merchant',
+      '--callback-url',
+      `http://127.0.0.1:${port}/cb`,
+      '--api-key',
+      'k',
+      '--private-key',
+      pem('private.pem'),
+      '--wait-for',
+      '1',
+      '--reports',
+      join(dir, 'wait'),
+    ]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^wallet-conformance: --callback-url http://127\\.0\\.0\\.1:${port}/cb is unreachable: .*ECONNREFUSED.* \\(waited 1(\\.\\d)? s with --wait-for 1: \\d+ attempts\\)\\n$`));
-    const bad = await runCliInProcess(['verify', 'merchant', '--callback-url', `http://127.0.0.1:${port}/cb`, '--api-key', 'k', '--private-key', pem('private.pem'), '--wait-for', 'soon']);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^wallet-conformance: --callback-url http://127\\.0\\.0\\.1:${port}/cb is unreachable: .*ECONNREFUSED.* \\(waited 1(\\.\\d)? s with --wait-for 1: \\d+ attempts\\)\\n$`,
+      ),
+    );
+    const bad = await runCliInProcess([
+      'verify',
+      'merchant',
+      '--callback-url',
+      `http://127.0.0.1:${port}/cb`,
+      '--api-key',
+      'k',
+      '--private-key',
+      pem('private.pem'),
+      '--wait-for',
+      'soon',
+    ]);
     expect([bad.status, bad.stderr]).toEqual([2, 'wallet-conformance: --wait-for takes a number of seconds from 0 to 3600, not "soon"\n']);
   }, 30_000);
 
-  it('--wait-for: polls until a target still starting answers, past a gateway\'s 503', async () => {
+  it("--wait-for: polls until a target still starting answers, past a gateway's 503", async () => {
     let status = 503;
     const server = http.createServer((_req, res) => res.writeHead(status).end());
     const port = await freePort();
@@ -131,10 +213,34 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     const tlsPort = await listen(tls);
     const plainPort = new URL(embedded.merchant.callbackUrl).port;
     try {
-      const toPlain = await cli(['verify', 'merchant', '--callback-url', `https://127.0.0.1:${plainPort}/callback`, '--api-key', 'k', '--private-key', pem('private.pem')]);
-      expect([toPlain.status, toPlain.stderr]).toEqual([2, `wallet-conformance: --callback-url https://127.0.0.1:${plainPort}/callback: TLS: 127.0.0.1:${plainPort} does not speak TLS on that port, it answers plain HTTP [ERR_SSL_WRONG_VERSION_NUMBER]: use an http:// URL\n`]);
-      const toTls = await cli(['verify', 'merchant', '--callback-url', `http://127.0.0.1:${tlsPort}/callback`, '--api-key', 'k', '--private-key', pem('private.pem')]);
-      expect([toTls.status, toTls.stderr]).toEqual([2, `wallet-conformance: --callback-url http://127.0.0.1:${tlsPort}/callback: TLS: 127.0.0.1:${tlsPort} speaks TLS on that port, not plain HTTP (the plain request was dropped) [ECONNRESET]: use an https:// URL\n`]);
+      const toPlain = await cli([
+        'verify',
+        'merchant',
+        '--callback-url',
+        `https://127.0.0.1:${plainPort}/callback`,
+        '--api-key',
+        'k',
+        '--private-key',
+        pem('private.pem'),
+      ]);
+      expect([toPlain.status, toPlain.stderr]).toEqual([
+        2,
+        `wallet-conformance: --callback-url https://127.0.0.1:${plainPort}/callback: TLS: 127.0.0.1:${plainPort} does not speak TLS on that port, it answers plain HTTP [ERR_SSL_WRONG_VERSION_NUMBER]: use an http:// URL\n`,
+      ]);
+      const toTls = await cli([
+        'verify',
+        'merchant',
+        '--callback-url',
+        `http://127.0.0.1:${tlsPort}/callback`,
+        '--api-key',
+        'k',
+        '--private-key',
+        pem('private.pem'),
+      ]);
+      expect([toTls.status, toTls.stderr]).toEqual([
+        2,
+        `wallet-conformance: --callback-url http://127.0.0.1:${tlsPort}/callback: TLS: 127.0.0.1:${tlsPort} speaks TLS on that port, not plain HTTP (the plain request was dropped) [ECONNRESET]: use an https:// URL\n`,
+      ]);
     } finally {
       tls.close();
     }
@@ -142,15 +248,42 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
 
   it('callback send takes the type by name; an unknown one lists the names and numbers', async () => {
     const m = embedded.merchant;
-    const byName = await cli(['callback', 'send', '--url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', pem('private.pem'), '--type', 'withdrawal-request']);
+    const byName = await cli([
+      'callback',
+      'send',
+      '--url',
+      m.callbackUrl,
+      '--api-key',
+      m.apiKey,
+      '--private-key',
+      pem('private.pem'),
+      '--type',
+      'withdrawal-request',
+    ]);
     expect(byName.status, byName.stderr).toBe(0);
     expect(byName.stdout).toMatch(/"type":2\b/);
-    const unknown = await runCliInProcess(['callback', 'send', '--url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', pem('private.pem'), '--type', 'refund']);
-    expect([unknown.status, unknown.stderr]).toEqual([2, 'wallet-conformance: --type must be a callback type\'s name or number (deposit 1, withdrawal-request 2, withdrawal 3, address 4, invalid-address 5, not-enough-money 6, not-enough-hot-money 7), not "refund"\n']);
+    const unknown = await runCliInProcess([
+      'callback',
+      'send',
+      '--url',
+      m.callbackUrl,
+      '--api-key',
+      m.apiKey,
+      '--private-key',
+      pem('private.pem'),
+      '--type',
+      'refund',
+    ]);
+    expect([unknown.status, unknown.stderr]).toEqual([
+      2,
+      'wallet-conformance: --type must be a callback type\'s name or number (deposit 1, withdrawal-request 2, withdrawal 3, address 4, invalid-address 5, not-enough-money 6, not-enough-hot-money 7), not "refund"\n',
+    ]);
   }, 30_000);
 
   it('a refused key from an environment variable is named as that variable, not as --api-key', async () => {
-    const run = await cli([...serviceArgs(), '--case', 'service/energy/success', '--reports', join(dir, 'envkey')], { env: { WALLET_API_KEY: 'not-the-key-4f2a' } });
+    const run = await cli([...serviceArgs(), '--case', 'service/energy/success', '--reports', join(dir, 'envkey')], {
+      env: { WALLET_API_KEY: 'not-the-key-4f2a' },
+    });
     expect(run.stderr.split('\n')[0]).toMatch(/^pre-flight: warning: the service answered HTTP 401 to the API key from env WALLET_API_KEY: check the key/);
     expect(run.stderr).not.toContain('--api-key');
     expect(`${run.stdout}${run.stderr}`).not.toContain('not-the-key-4f2a');
@@ -158,19 +291,66 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
 
   it('--user-id: a merchant the control API does not know is exit 2 with the proof; a known one is an ok pre-flight step', async () => {
     const s = embedded.service;
-    const unknown = await cli([...serviceArgs(), '--api-key', s.apiKey, '--control-token', s.controlToken!, '--user-id', '424242', '--case', 'service/energy/success', '--reports', join(dir, 'user-unknown')]);
+    const unknown = await cli([
+      ...serviceArgs(),
+      '--api-key',
+      s.apiKey,
+      '--control-token',
+      s.controlToken!,
+      '--user-id',
+      '424242',
+      '--case',
+      'service/energy/success',
+      '--reports',
+      join(dir, 'user-unknown'),
+    ]);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/^wallet-conformance: pre-flight: --user-id 424242 is not a merchant the service knows: its control API answers it exactly as \d+, an id no merchant has \(--user-id 424242: HTTP 404 .*; \d+: HTTP 404 .*\), while a route that does not exist answers HTTP 404 .*\n$/);
-    const known = await cli([...serviceArgs(), '--api-key', s.apiKey, '--control-token', s.controlToken!, '--user-id', String(s.userId), '--case', 'service/energy/success', '--reports', join(dir, 'user-known')]);
+    expect(unknown.stderr).toMatch(
+      /^wallet-conformance: pre-flight: --user-id 424242 is not a merchant the service knows: its control API answers it exactly as \d+, an id no merchant has \(--user-id 424242: HTTP 404 .*; \d+: HTTP 404 .*\), while a route that does not exist answers HTTP 404 .*\n$/,
+    );
+    const known = await cli([
+      ...serviceArgs(),
+      '--api-key',
+      s.apiKey,
+      '--control-token',
+      s.controlToken!,
+      '--user-id',
+      String(s.userId),
+      '--case',
+      'service/energy/success',
+      '--reports',
+      join(dir, 'user-known'),
+    ]);
     expect(known.status, known.stderr).toBe(0);
-    expect(report(join(dir, 'user-known')).preflight?.steps[0]).toMatchObject({ level: 'ok', conclusion: `the control API answers --user-id ${s.userId} otherwise than an id no merchant has: the service knows it` });
+    expect(report(join(dir, 'user-known')).preflight?.steps[0]).toMatchObject({
+      level: 'ok',
+      conclusion: `the control API answers --user-id ${s.userId} otherwise than an id no merchant has: the service knows it`,
+    });
   }, 60_000);
 
   it('--public-url is the receiver URL told to the service; bad --listen-host and --public-url are one line each', async () => {
     const s = embedded.service;
     const port = await freePort();
     const publicUrl = `http://localhost:${port}/seen-from-the-service`;
-    const run = await cli([...serviceArgs(), '--api-key', s.apiKey, '--control-token', s.controlToken!, '--user-id', String(s.userId), '--listen', String(port), '--listen-host', '127.0.0.1', '--public-url', publicUrl, '--case', 'service/callbacks/deposit-delivery', '--reports', join(dir, 'public')]);
+    const run = await cli([
+      ...serviceArgs(),
+      '--api-key',
+      s.apiKey,
+      '--control-token',
+      s.controlToken!,
+      '--user-id',
+      String(s.userId),
+      '--listen',
+      String(port),
+      '--listen-host',
+      '127.0.0.1',
+      '--public-url',
+      publicUrl,
+      '--case',
+      'service/callbacks/deposit-delivery',
+      '--reports',
+      join(dir, 'public'),
+    ]);
     expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
     const results = report(join(dir, 'public')).results;
     expect(results.length).toBeGreaterThan(0);
@@ -179,6 +359,9 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     const badHost = await runCliInProcess([...serviceArgs(), '--api-key', s.apiKey, '--listen-host', 'not a host']);
     expect([badHost.status, badHost.stderr]).toEqual([2, 'wallet-conformance: --listen-host takes an IP address or a host name, not "not a host"\n']);
     const badUrl = await runCliInProcess([...serviceArgs(), '--api-key', s.apiKey, '--public-url', 'ftp://x/cb']);
-    expect([badUrl.status, badUrl.stderr]).toEqual([2, 'wallet-conformance: --public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not "ftp://x/cb"\n']);
+    expect([badUrl.status, badUrl.stderr]).toEqual([
+      2,
+      'wallet-conformance: --public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not "ftp://x/cb"\n',
+    ]);
   }, 60_000);
 });

@@ -65,11 +65,17 @@ describe('wallet-conformance keys and crypto commands', () => {
 
   it('crypto honours a profile file', () => {
     writeFileSync(join(dir, 'oaep.yaml'), 'padding: oaep-sha256\ncallback: private\n');
-    const sealed = runCli(['crypto', 'encrypt', '--direction', 'callback', '--private-key', join(dir, 'merchant-private.pem'), '--profile', join(dir, 'oaep.yaml')], payload);
+    const sealed = runCli(
+      ['crypto', 'encrypt', '--direction', 'callback', '--private-key', join(dir, 'merchant-private.pem'), '--profile', join(dir, 'oaep.yaml')],
+      payload,
+    );
     expect(sealed.status, sealed.stderr).toBe(0);
     const wrongProfile = runCli(['crypto', 'decrypt', '--direction', 'callback', '--public-key', join(dir, 'merchant-public.pem')], sealed.stdout);
     expectToolkitError(wrongProfile, /OAEP with SHA-256.*\[padding-mismatch\]/);
-    const opened = runCli(['crypto', 'decrypt', '--direction', 'callback', '--public-key', join(dir, 'merchant-public.pem'), '--profile', join(dir, 'oaep.yaml')], sealed.stdout);
+    const opened = runCli(
+      ['crypto', 'decrypt', '--direction', 'callback', '--public-key', join(dir, 'merchant-public.pem'), '--profile', join(dir, 'oaep.yaml')],
+      sealed.stdout,
+    );
     expect(opened.stdout).toBe(payload);
   });
 
@@ -101,7 +107,10 @@ describe('wallet-conformance keys and crypto commands', () => {
   });
 
   it('crypto encrypt refuses input that is not JSON unless --raw', () => {
-    expectToolkitError(runCli(['crypto', 'encrypt', '--direction', 'callback', '--private-key', join(dir, 'merchant-private.pem')], 'hello'), /stdin is not JSON/);
+    expectToolkitError(
+      runCli(['crypto', 'encrypt', '--direction', 'callback', '--private-key', join(dir, 'merchant-private.pem')], 'hello'),
+      /stdin is not JSON/,
+    );
     const raw = runCli(['crypto', 'encrypt', '--direction', 'callback', '--private-key', join(dir, 'merchant-private.pem'), '--raw'], 'hello');
     expect(raw.status).toBe(0);
   });

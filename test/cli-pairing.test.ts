@@ -140,7 +140,10 @@ describe('emulator --init and merchant --init paired', () => {
 describe('crypto encrypt for curl', () => {
   it('writes no line end into a pipe or file, so curl -d data=@file sends strict Base64', () => {
     const keys = join(dir, 'merchant');
-    const sealed = runCli(['crypto', 'encrypt', '--direction', 'request', '--public-key', join(keys, 'merchant-public.pem')], '{"symbol":"ENERGY","chainName":"TRON"}');
+    const sealed = runCli(
+      ['crypto', 'encrypt', '--direction', 'request', '--public-key', join(keys, 'merchant-public.pem')],
+      '{"symbol":"ENERGY","chainName":"TRON"}',
+    );
     expect(sealed.status, sealed.stderr).toBe(0);
     expect(sealed.stdout).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
     const opened = runCli(['crypto', 'decrypt', '--direction', 'request', '--private-key', join(keys, 'merchant-private.pem')], sealed.stdout);
@@ -163,7 +166,21 @@ describe('callback send --field', () => {
     await merchant.waitFor(/merchant listening on /);
     const send = (field: string) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-        const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'callback', 'send', '--url', `http://127.0.0.1:${port}/callback`, '--api-key', apiKey, '--private-key', join(merchantDir, 'merchant-private.pem'), '--type', '1', '--field', field]);
+        const child = spawn(process.execPath, [
+          resolve(ROOT, 'bin/wallet-conformance.js'),
+          'callback',
+          'send',
+          '--url',
+          `http://127.0.0.1:${port}/callback`,
+          '--api-key',
+          apiKey,
+          '--private-key',
+          join(merchantDir, 'merchant-private.pem'),
+          '--type',
+          '1',
+          '--field',
+          field,
+        ]);
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -13,14 +13,27 @@ import { ROOT, runCli } from './support/cli.js';
 const DIST = join(ROOT, 'dist');
 
 /** Packages a start must not load for --help, --version or a flag error. */
-const HEAVY_PACKAGES = ['yaml', 'ajv', 'ajv-formats', 'fast-check', 'better-sqlite3', 'msw', '@pact-foundation/pact', 'pg', 'node-forge', '@redocly/openapi-core'];
+const HEAVY_PACKAGES = [
+  'yaml',
+  'ajv',
+  'ajv-formats',
+  'fast-check',
+  'better-sqlite3',
+  'msw',
+  '@pact-foundation/pact',
+  'pg',
+  'node-forge',
+  '@redocly/openapi-core',
+];
 
 /** Modules of dist/ that are work, not registration: the layers that run, and crypto beyond its error class. */
 function heavyModule(path: string): boolean {
-  return /^(runner|emulator|property|generate|msw|service|reporters|generated|observe\/(?!defaults\.js))\//.test(path)
-    || /store/.test(path)
-    || (path.startsWith('crypto/') && path !== 'crypto/errors.js')
-    || /^merchant\/(?!idempotency\.js)/.test(path);
+  return (
+    /^(runner|emulator|property|generate|msw|service|reporters|generated|observe\/(?!defaults\.js))\//.test(path) ||
+    /store/.test(path) ||
+    (path.startsWith('crypto/') && path !== 'crypto/errors.js') ||
+    /^merchant\/(?!idempotency\.js)/.test(path)
+  );
 }
 
 /** Every module of dist/ a file loads through static imports (an `import type` is not in the JS), and the packages. */
@@ -76,7 +89,9 @@ describe('the CLI start', () => {
     };
     const whole = await buildProgram();
     expect((await programFor(['--help'])).helpInformation()).toBe(whole.helpInformation());
-    expect(COMMANDS.map((entry) => [entry.name, entry.description, entry.options])).toEqual(whole.commands.map((command) => [command.name(), command.description(), command.options.length > 0]));
+    expect(COMMANDS.map((entry) => [entry.name, entry.description, entry.options])).toEqual(
+      whole.commands.map((command) => [command.name(), command.description(), command.options.length > 0]),
+    );
     // A start that names a command registers that one only, for real.
     expect((await programFor(['-h', 'verify'])).helpInformation()).toBe(whole.helpInformation());
     const verify = await programFor(['verify', 'merchant', '--help']);

@@ -23,7 +23,12 @@ describe('parseConfigFile', () => {
       '/ci/wallet-conformance.yaml',
     );
     expect(configValues(config, ['service'])).toEqual({
-      reports: '/ci/out', strict: true, baseUrl: 'https://wallet.example/api', publicKey: '/ci/keys/public.pem', userId: '1001', apiKeyFile: '/ci/secrets/api-key',
+      reports: '/ci/out',
+      strict: true,
+      baseUrl: 'https://wallet.example/api',
+      publicKey: '/ci/keys/public.pem',
+      userId: '1001',
+      apiKeyFile: '/ci/secrets/api-key',
     });
     expect(configValues(config, ['merchant'])).toEqual({ reports: '/ci/merchant-out', strict: true });
   });
@@ -33,7 +38,9 @@ describe('parseConfigFile', () => {
   });
 
   it('refuses an unknown key, naming it with its section and the file', () => {
-    expect(refusal('service:\n  baseURL: https://wallet.example/\n')).toMatch(/^\/ci\/wallet-conformance\.yaml: unknown key service\.baseURL \(known in service: .*baseUrl/);
+    expect(refusal('service:\n  baseURL: https://wallet.example/\n')).toMatch(
+      /^\/ci\/wallet-conformance\.yaml: unknown key service\.baseURL \(known in service: .*baseUrl/,
+    );
     expect(refusal('report: out\n')).toMatch(/unknown key report \(known: reports,/);
   });
 

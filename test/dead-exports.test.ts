@@ -13,7 +13,11 @@ const check = (dir: string, ...flags: string[]) => {
   const run = spawnSync(process.execPath, [script, ...flags, dir], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   return { status: run.status, out: run.stdout + run.stderr };
 };
-const deadLines = (out: string) => out.split('\n').filter((line) => line.startsWith('dead export: ')).sort();
+const deadLines = (out: string) =>
+  out
+    .split('\n')
+    .filter((line) => line.startsWith('dead export: '))
+    .sort();
 
 /** A project with one of each kind of use, and five dead exports. */
 function planted(): string {
@@ -22,7 +26,16 @@ function planted(): string {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   };
-  file('package.json', JSON.stringify({ type: 'module', exports: { '.': './dist/index.js', './extra': { default: './dist/extra.js' } }, bin: { tool: 'bin/tool.js' }, browser: { './dist/codec.js': './dist/browser-codec.js' }, scripts: { gen: 'tsx src/dev.ts gen' } }));
+  file(
+    'package.json',
+    JSON.stringify({
+      type: 'module',
+      exports: { '.': './dist/index.js', './extra': { default: './dist/extra.js' } },
+      bin: { tool: 'bin/tool.js' },
+      browser: { './dist/codec.js': './dist/browser-codec.js' },
+      scripts: { gen: 'tsx src/dev.ts gen' },
+    }),
+  );
   file('bin/tool.js', "import { main } from '../dist/cli.js';\nawait main();\n");
   // Roots: their exports are used by definition.
   file('src/index.ts', "export { used, type Shape } from './lib.js';\nexport * from './star.js';\n");
@@ -107,6 +120,9 @@ describe('the dead-export check', () => {
     expect(lib).toContain('export interface Shape');
     expect(readFileSync(join(dir, 'src/barrel.ts'), 'utf8')).toBe('');
     const again = check(dir);
-    expect(deadLines(again.out)).toEqual(['dead export: src/lib.ts:6 unused (used nowhere: delete it)', 'dead export: src/lib2.ts:1 passedOn (used nowhere: delete it)']);
+    expect(deadLines(again.out)).toEqual([
+      'dead export: src/lib.ts:6 unused (used nowhere: delete it)',
+      'dead export: src/lib2.ts:1 passedOn (used nowhere: delete it)',
+    ]);
   }, 120_000);
 });

@@ -33,7 +33,9 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary`);
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary`,
+      );
     }
     site = join(mkdtempSync(join(tmpdir(), 'wc-docs-e2e-')), 'site');
     const run = runCli(['docs', '--out', site]);
@@ -65,7 +67,8 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
   it('renders the index with its Endpoints and Callbacks sections and every page in the navigation, and writes a screenshot', async () => {
     await expectVisible(page, 'h1');
     expect(await page.locator('h1').textContent()).toBe('Merchant Wallet Service Interface: reference');
-    for (const name of ['Endpoints', 'Callbacks', 'Reference']) expect(await page.getByRole('heading', { level: 2, name, exact: true }).first().isVisible(), name).toBe(true);
+    for (const name of ['Endpoints', 'Callbacks', 'Reference'])
+      expect(await page.getByRole('heading', { level: 2, name, exact: true }).first().isVisible(), name).toBe(true);
     const nav = page.locator('nav.site');
     const labels = (await nav.locator('a').allTextContents()).map((text) => text.trim());
     const reference = ['Overview', ...ENDPOINTS, ...CALLBACKS, 'Writing a receiver', 'Rule catalog', 'Traceability', 'Idempotency', 'Error tables'];
@@ -143,7 +146,12 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     const row = page.locator('#rule-CB-NO-FALSE-ACK');
     expect(await row.locator('td').nth(1).innerText()).toBe('SHOULD');
     // tr:target highlights the row the link points at.
-    expect(await row.locator('td').first().evaluate((cell) => (globalThis as unknown as BrowserWindow).getComputedStyle(cell).backgroundColor)).toBe('rgb(255, 248, 197)');
+    expect(
+      await row
+        .locator('td')
+        .first()
+        .evaluate((cell) => (globalThis as unknown as BrowserWindow).getComputedStyle(cell).backgroundColor),
+    ).toBe('rgb(255, 248, 197)');
     expect(await page.locator('#rule-U-CRYPTO td').nth(1).innerText()).toBe('UNSPECIFIED');
   });
 

@@ -74,7 +74,10 @@ const codes = (html: string): string[] => [...html.matchAll(/<code>([\s\S]*?)<\/
 type SchemaNode = Record<string, unknown>;
 const document = spec.document as unknown as SchemaNode;
 const schemas = (document.components as { schemas: Record<string, SchemaNode> }).schemas;
-const refName = (node: unknown): string => String((node as { $ref: string }).$ref).split('/').pop()!;
+const refName = (node: unknown): string =>
+  String((node as { $ref: string }).$ref)
+    .split('/')
+    .pop()!;
 
 /** The interface's operations (the emulator's control API is not part of it). */
 const operations = Object.entries(document.paths as Record<string, Record<string, SchemaNode>>).flatMap(([path, item]) =>
@@ -159,14 +162,21 @@ describe('generateDocs: pages', () => {
         for (const rule of fieldRules) expect(row![3], `${plain}.${name}`).toContain(`href="rules.html#rule-${rule}"`);
       }
     }
-    const order = new Map(rowsOf(element(page('endpoint-withdraw-without-verify.html'), 'table', 'request-plain-fields')).map((row) => [codes(cells(row)[0]!)[0]!, cells(row).map(visible)]));
+    const order = new Map(
+      rowsOf(element(page('endpoint-withdraw-without-verify.html'), 'table', 'request-plain-fields')).map((row) => [
+        codes(cells(row)[0]!)[0]!,
+        cells(row).map(visible),
+      ]),
+    );
     expect(order.get('userId')!.slice(1, 3)).toEqual(['integer', 'yes']);
     expect(order.get('tenantUserId')!.slice(1, 3)).toEqual(['string', 'yes']);
     expect(order.get('tenantType')!.slice(1, 4)).toEqual(['const 1', 'yes', 'ORDER-TENANT-TYPE']);
     expect(order.get('amount')![1]).toMatch(/^Decimal: number \| string$/);
     expect(order.get('expiryHours')!.slice(1, 4)).toEqual(['integer', 'no', 'ORDER-EXPIRY']);
 
-    const card = new Map(rowsOf(element(page('endpoint-close-card.html'), 'table', 'request-fields')).map((row) => [codes(cells(row)[0]!)[0]!, cells(row).map(visible)]));
+    const card = new Map(
+      rowsOf(element(page('endpoint-close-card.html'), 'table', 'request-fields')).map((row) => [codes(cells(row)[0]!)[0]!, cells(row).map(visible)]),
+    );
     for (const name of ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo']) {
       expect(card.get(name)?.[1], name).toBe('string');
       expect(card.get(name)?.[3], name).toContain('CARD-REQ');
@@ -200,7 +210,9 @@ describe('generateDocs: rule catalog and traceability', () => {
     for (const rule of raw) {
       const row = cells(element(html, 'tr', `rule-${rule.id}`));
       expect(visible(row[0]!), rule.id).toBe(rule.id);
-      expect(row[1], rule.id).toContain(`<span class="badge badge-${rule.severity === 'MUST' ? 'must' : rule.severity === 'SHOULD' ? 'should' : 'unspecified'}">${rule.severity}</span>`);
+      expect(row[1], rule.id).toContain(
+        `<span class="badge badge-${rule.severity === 'MUST' ? 'must' : rule.severity === 'SHOULD' ? 'should' : 'unspecified'}">${rule.severity}</span>`,
+      );
       expect(visible(row[2]!), rule.id).toBe(shown(rule.text));
       expect(md, rule.id).toMatch(new RegExp(`\\| <a id="rule-${rule.id}"></a>\`${rule.id}\` \\| \\*\\*${rule.severity}\\*\\* \\|`));
     }
@@ -208,7 +220,10 @@ describe('generateDocs: rule catalog and traceability', () => {
   });
 
   it('links a rule to the checks and suite cases that cite it (picked from suites/*.yaml)', () => {
-    const suite = (name: string) => parseYaml(readFileSync(join(SUITES_DIR, `${name}.yaml`), 'utf8')) as { cases: Array<{ id: string; rules: string[]; steps: Array<{ expect?: Array<{ check: string; rules?: string[] }> }> }> };
+    const suite = (name: string) =>
+      parseYaml(readFileSync(join(SUITES_DIR, `${name}.yaml`), 'utf8')) as {
+        cases: Array<{ id: string; rules: string[]; steps: Array<{ expect?: Array<{ check: string; rules?: string[] }> }> }>;
+      };
     // merchant/idempotency: the second delivery's `processed` expectation judges CB-ID-DEPOSIT.
     const deposit = suite('merchant/idempotency').cases.find((c) => c.id === 'redelivered-deposit')!;
     expect(deposit.steps[1]!.expect!.find((e) => e.check === 'processed')!.rules).toContain('CB-ID-DEPOSIT');
@@ -275,7 +290,9 @@ describe('generateDocs: rule catalog and traceability', () => {
       expect(rows[0]![0]).toContain('badge-unspecified');
     }
     // Where a point applies, its page says so: expiryHours bounds on the order page, card auth on card close.
-    const expiry = rowsOf(element(page('endpoint-withdraw-without-verify.html'), 'table', 'request-plain-fields')).find((row) => codes(cells(row)[0]!)[0] === 'expiryHours')!;
+    const expiry = rowsOf(element(page('endpoint-withdraw-without-verify.html'), 'table', 'request-plain-fields')).find(
+      (row) => codes(cells(row)[0]!)[0] === 'expiryHours',
+    )!;
     expect(visible(expiry)).toContain('unspecified U-LIMITS: Bounds of expiryHours are not shown.');
     expect(visible(element(page('endpoint-close-card.html'), 'table', 'unspecified-table'))).toContain('U-CARD-AUTH');
     expect(visible(element(page('callback-1-deposit.html'), 'table', 'unspecified-table'))).toContain('U-CB-RESPONSE');
@@ -283,7 +300,8 @@ describe('generateDocs: rule catalog and traceability', () => {
 });
 
 describe('generateDocs: examples', () => {
-  const examplesOf = (site: Files) => JSON.parse(site.get('examples.json')!) as { demoKey: { bits: number; sha256: string; profile: CryptoProfile }; examples: ExampleRecord[] };
+  const examplesOf = (site: Files) =>
+    JSON.parse(site.get('examples.json')!) as { demoKey: { bits: number; sha256: string; profile: CryptoProfile }; examples: ExampleRecord[] };
 
   /** Decrypts every example with the other half of the demo key and compares it with the page. */
   function decryptAll(site: Files, demo: RsaPrivateKey, profile: CryptoProfile): ExampleRecord[] {
@@ -295,7 +313,9 @@ describe('generateDocs: examples', () => {
       expect(opened.text, `${example.page}#${example.id}`).toBe(example.plain);
       // The page shows this ciphertext beside exactly this plain JSON.
       const section = element(site.get(`${example.page}.html`)!, 'section', example.id);
-      const attributes = new RegExp(`<section class="example" id="${example.id}" data-direction="${example.direction}" data-key-half="${example.keyHalf}" data-cipher="([^"]*)"`).exec(site.get(`${example.page}.html`)!);
+      const attributes = new RegExp(
+        `<section class="example" id="${example.id}" data-direction="${example.direction}" data-key-half="${example.keyHalf}" data-cipher="([^"]*)"`,
+      ).exec(site.get(`${example.page}.html`)!);
       expect(attributes?.[1], example.id).toBe(example.encrypted);
       const plainPanel = /<div class="panel plain">[\s\S]*?<pre>([\s\S]*?)<\/pre>/.exec(section)![1]!;
       expect(stringifyExact(parseExactJson(visible(plainPanel)))).toBe(opened.text);
@@ -307,7 +327,9 @@ describe('generateDocs: examples', () => {
   it('decrypt with the demo key to exactly the plain JSON shown next to them, in every direction', () => {
     const examples = decryptAll(files, key, DEFAULT_PROFILE);
     expect(new Set(examples.map((example) => example.direction))).toEqual(new Set(['request', 'response', 'callback']));
-    expect(new Set(examples.map((example) => example.page))).toEqual(new Set([...ENDPOINT_PAGES.filter((id) => id !== 'endpoint-close-card'), ...CALLBACK_PAGES]));
+    expect(new Set(examples.map((example) => example.page))).toEqual(
+      new Set([...ENDPOINT_PAGES.filter((id) => id !== 'endpoint-close-card'), ...CALLBACK_PAGES]),
+    );
     // Callbacks are sealed with the private half (CB-DECRYPT), requests with the public half.
     expect(examples.filter((example) => example.direction === 'callback').every((example) => example.keyHalf === 'private')).toBe(true);
     expect(examples.filter((example) => example.direction === 'request').every((example) => example.keyHalf === 'public')).toBe(true);
@@ -316,7 +338,9 @@ describe('generateDocs: examples', () => {
   it('are the spec examples with their exact digits (a BigDecimal amount is not rounded)', () => {
     const { examples } = examplesOf(files);
     const orderPlain = (schemas.OrderRequest!.examples as unknown[]).map((example) => stringifyExact(example));
-    const shownOrders = examples.filter((example) => example.page === 'endpoint-withdraw-without-verify' && example.direction === 'request').map((example) => JSON.stringify(JSON.parse(example.plain)));
+    const shownOrders = examples
+      .filter((example) => example.page === 'endpoint-withdraw-without-verify' && example.direction === 'request')
+      .map((example) => JSON.stringify(JSON.parse(example.plain)));
     expect(shownOrders).toEqual(orderPlain.map((text) => JSON.stringify(JSON.parse(text))));
     const big = examples.find((example) => /"amount":\d{17,}\.\d+/.test(example.plain));
     const literal = /"amount":(\d{17,}\.\d+)/.exec(big?.plain ?? '')?.[1];
@@ -330,7 +354,9 @@ describe('generateDocs: examples', () => {
     const spki = publicHalf(key).keyObject.export({ type: 'spki', format: 'der' });
     expect(demoKey.sha256).toBe(createHashHex(spki));
     expect(parseKey(page('demo-key/merchant-public.pem')).keyObject.export({ type: 'spki', format: 'der' })).toEqual(spki);
-    expect(parseKey(page('demo-key/merchant-private.pem'), { expect: 'private' }).keyObject.export({ type: 'pkcs8', format: 'der' })).toEqual(key.keyObject.export({ type: 'pkcs8', format: 'der' }));
+    expect(parseKey(page('demo-key/merchant-private.pem'), { expect: 'private' }).keyObject.export({ type: 'pkcs8', format: 'der' })).toEqual(
+      key.keyObject.export({ type: 'pkcs8', format: 'der' }),
+    );
 
     const flipped: CryptoProfile = { padding: 'oaep-sha256', request: 'private', response: 'public', callback: 'public', plaintextBlock: 'auto' };
     const other = site(spec, flipped);
@@ -386,7 +412,9 @@ describe('generateDocs: idempotency and error tables', () => {
 
 describe('generateDocs: a site that works offline', () => {
   it('resolves every internal href of every HTML page to a generated file and an existing id', () => {
-    const ids = new Map([...files].filter(([path]) => path.endsWith('.html')).map(([path, html]) => [path, new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))]));
+    const ids = new Map(
+      [...files].filter(([path]) => path.endsWith('.html')).map(([path, html]) => [path, new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))]),
+    );
     let checked = 0;
     for (const [path, html] of files) {
       if (!path.endsWith('.html')) continue;
@@ -408,7 +436,10 @@ describe('generateDocs: a site that works offline', () => {
       const pattern = path.endsWith('.html') ? /\sid="([^"]+)"/g : path.endsWith('.md') ? /<a id="([^"]+)"><\/a>/g : undefined;
       if (!pattern) continue;
       const ids = [...contents.matchAll(pattern)].map((m) => m[1]!);
-      expect(ids.filter((id, i) => ids.indexOf(id) !== i), path).toEqual([]);
+      expect(
+        ids.filter((id, i) => ids.indexOf(id) !== i),
+        path,
+      ).toEqual([]);
     }
   });
 
@@ -460,7 +491,9 @@ describe('generateDocs: follows the spec', () => {
 
   it('refuses, as a SpecError, a spec that cites a rule the catalog does not list', () => {
     const fewer = rules.filter((rule) => rule.id !== 'ENERGY-PATH');
-    expect(() => generateDocs(spec, fewer, suites, { checks: CHECKS, demo: { key } })).toThrow(expect.objectContaining({ name: 'SpecError', message: 'spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH' }));
+    expect(() => generateDocs(spec, fewer, suites, { checks: CHECKS, demo: { key } })).toThrow(
+      expect.objectContaining({ name: 'SpecError', message: 'spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH' }),
+    );
   });
 
   it('drops the pages of an endpoint removed from the spec', () => {
@@ -499,7 +532,9 @@ describe('docs (the real CLI)', () => {
     expect(statSync(join(out, 'demo-key', 'merchant-private.pem')).mode & 0o777).toBe(0o600);
     // The examples decrypt with the private key the CLI wrote next to them.
     const demo = parseKey(readFileSync(join(out, 'demo-key', 'merchant-private.pem')), { expect: 'private' });
-    const { examples } = JSON.parse(readFileSync(join(out, 'examples.json'), 'utf8')) as { examples: Array<{ direction: Direction; plain: string; encrypted: string }> };
+    const { examples } = JSON.parse(readFileSync(join(out, 'examples.json'), 'utf8')) as {
+      examples: Array<{ direction: Direction; plain: string; encrypted: string }>;
+    };
     const callback = examples.find((example) => example.direction === 'callback')!;
     expect(openJson(callback.encrypted, 'callback', publicHalf(demo)).text).toBe(callback.plain);
     const request = examples.find((example) => example.direction === 'request')!;

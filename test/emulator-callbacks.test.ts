@@ -91,13 +91,15 @@ let merchant: EmulatorMerchant;
 let emulator: RunningEmulator;
 let receiver: Receiver;
 
-
 /**
  * An emulator of its own on a SQLite file, and a second handle on that file that reads its callback
  * queue. `queue.unfinishedDeliveries() === 0` is the deterministic signal that nothing more will be
  * sent (the dispatcher only sends pending deliveries); no test sleeps to show that nothing follows.
  */
-async function watchedEmulator(name: string, base: EmulatorConfig = config): Promise<{ target: RunningEmulator; queue: EmulatorStore; close(): Promise<void> }> {
+async function watchedEmulator(
+  name: string,
+  base: EmulatorConfig = config,
+): Promise<{ target: RunningEmulator; queue: EmulatorStore; close(): Promise<void> }> {
   const store = join(dir, `${name}.sqlite`);
   const target = await startEmulator({ ...base, store }, { port: 0 });
   const queue = openEmulatorStore(store);
@@ -112,7 +114,11 @@ async function watchedEmulator(name: string, base: EmulatorConfig = config): Pro
 }
 
 async function control(target: RunningEmulator, method: string, path: string, body?: unknown) {
-  const res = await fetch(target.url + path, { method, headers: { 'x-control-token': config.control.token }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+  const res = await fetch(target.url + path, {
+    method,
+    headers: { 'x-control-token': config.control.token },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -130,7 +136,11 @@ async function attempts(trackingId: string, target = emulator) {
 
 async function callOrder(target: RunningEmulator, text: string) {
   const data = sealJson(text, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
-  const res = await fetch(target.url + ORDER, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey }, body: new URLSearchParams({ data }) });
+  const res = await fetch(target.url + ORDER, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey },
+    body: new URLSearchParams({ data }),
+  });
   return (await res.json()) as { code: number; message: string; data?: string };
 }
 
@@ -163,12 +173,32 @@ describe('withdrawal orders lead to withdrawal callbacks', () => {
     expect(got!.headers['x-api-key']).toBe(merchant.apiKey);
     expect(got!.body).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
     expect(got!.text).toContain('"amount":12345678901234567890.123}');
-    expect(got!.payload).toMatchObject({ type: 3, callBackId: 'wd-cb-1', chain: 'TRON', symbol: 'USDT', toAddress: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', tenantUserId: 'u-20931' });
+    expect(got!.payload).toMatchObject({
+      type: 3,
+      callBackId: 'wd-cb-1',
+      chain: 'TRON',
+      symbol: 'USDT',
+      toAddress: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+      tenantUserId: 'u-20931',
+    });
     expect(got!.payload.txid).toMatch(/^[0-9a-f]{64}$/);
     expect(validateSchema('CallbackPayload', JSON.parse(got!.text))).toEqual([]);
-    const log = await until(async () => (await attempts(got!.payload.trackingId as string)).length > 0 && true).then(() => attempts(got!.payload.trackingId as string));
+    const log = await until(async () => (await attempts(got!.payload.trackingId as string)).length > 0 && true).then(() =>
+      attempts(got!.payload.trackingId as string),
+    );
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
-    expect(log).toEqual([{ at: iso, queuedAt: iso, sentAt: iso, settledAt: iso, requestUUID: got!.payload.requestUUID, status: 200, answer: { errCode: 0, message: '' }, verdict: 'acknowledged' }]);
+    expect(log).toEqual([
+      {
+        at: iso,
+        queuedAt: iso,
+        sentAt: iso,
+        settledAt: iso,
+        requestUUID: got!.payload.requestUUID,
+        status: 200,
+        answer: { errCode: 0, message: '' },
+        verdict: 'acknowledged',
+      },
+    ]);
     // Queued, sent, then its outcome, in that order; `at` is when it was sent.
     const [attempt] = log as unknown as Array<Record<string, string>>;
     expect(attempt!.queuedAt! <= attempt!.sentAt! && attempt!.sentAt! <= attempt!.settledAt!).toBe(true);
@@ -217,7 +247,10 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
   it('counts an ambiguous answer (errCode 0 with HTTP 500, 0 written 0.0) as acknowledged and records it as written (U-CB-RESPONSE)', async () => {
     const own = await watchedEmulator('ambiguous-acknowledged');
     try {
-      for (const answer of [{ status: 500, body: '{"errCode":0}' }, { status: 200, body: '{"errCode":0.0}' }]) {
+      for (const answer of [
+        { status: 500, body: '{"errCode":0}' },
+        { status: 200, body: '{"errCode":0.0}' },
+      ]) {
         receiver.reset();
         receiver.answer = () => answer;
         const trackingId = await emit({ type: 6, retryDelaysMs: [10, 10] }, own.target);
@@ -226,7 +259,9 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
         const log = await attempts(trackingId, own.target);
         expect(log).toEqual([expect.objectContaining({ status: answer.status, verdict: 'acknowledged' })]);
         // The record keeps the answer as written: the control API shows errCode 0.0, not a rounded 0.
-        const raw = await fetch(`${own.target.url}/__control/deliveries?trackingId=${encodeURIComponent(trackingId)}`, { headers: { 'x-control-token': config.control.token } });
+        const raw = await fetch(`${own.target.url}/__control/deliveries?trackingId=${encodeURIComponent(trackingId)}`, {
+          headers: { 'x-control-token': config.control.token },
+        });
         expect(await raw.text()).toContain(`"answer":${answer.body}`);
       }
     } finally {
@@ -344,7 +379,14 @@ describe('durability', () => {
     const first = await startEmulator(fileConfig, { port: 0 });
     receiver.reset();
     await control(first, 'PUT', '/__control/merchants/10086/energy', { balance: 500, costPerTx: 100 });
-    expect((await callOrder(first, '{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"lease-1","symbol":"ENERGY","chainName":"TRON","toAddr":"T","amount":2,"expiryHours":1}')).code).toBe(0);
+    expect(
+      (
+        await callOrder(
+          first,
+          '{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"lease-1","symbol":"ENERGY","chainName":"TRON","toAddr":"T","amount":2,"expiryHours":1}',
+        )
+      ).code,
+    ).toBe(0);
     expect((await callOrder(first, orderText('persist-1'))).code).toBe(0);
     // A delivery in its retry wait survives too.
     receiver.answer = () => ({ status: 500, body: '{"errCode":500}' });
@@ -361,7 +403,11 @@ describe('durability', () => {
       const energy = await control(second, 'GET', '/__control/merchants/10086/energy');
       expect(energy.body).toEqual({ balance: 300, costPerTx: 100 });
       const data = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', merchant.keyPair.publicKey);
-      const res = await fetch(second.url + ENERGY, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey }, body: new URLSearchParams({ data }) });
+      const res = await fetch(second.url + ENERGY, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey },
+        body: new URLSearchParams({ data }),
+      });
       const envelope = (await res.json()) as { data: string };
       expect(openJson(envelope.data, 'response', merchant.keyPair.publicKey).text).toContain('"energyMaxCount":3}');
       expect((await callOrder(second, orderText('persist-1'))).code).toBe(40012);
@@ -395,7 +441,7 @@ describe('durability', () => {
   });
 });
 
-describe('callback policies (U-CB-FIELDS): the amount as a number or a string, the provider\'s spellings', () => {
+describe("callback policies (U-CB-FIELDS): the amount as a number or a string, the provider's spellings", () => {
   // The emulator reads its policies on every event, so one emulator serves each reading in turn.
   afterAll(() => {
     config.policies = { ...DEFAULT_POLICIES };
@@ -421,7 +467,7 @@ describe('callback policies (U-CB-FIELDS): the amount as a number or a string, t
     expect(got!.payload).toMatchObject({ type: 1, chain: 'TRON' });
   });
 
-  it('keeps the toolkit\'s payload model by default: a deposit amount as a string, a withdrawal amount as a number', async () => {
+  it("keeps the toolkit's payload model by default: a deposit amount as a string, a withdrawal amount as a number", async () => {
     receiver.reset();
     config.policies = { ...DEFAULT_POLICIES };
     await emit({ type: 1, fields: { amount: '7.25' } });

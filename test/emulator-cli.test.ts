@@ -9,7 +9,6 @@ import { runCli, serveEmulator } from './support/cli.js';
 
 let dir: string;
 
-
 /** Stops the emulator; resolves once its output is closed, so output() then holds everything it printed. */
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolvePromise) => {
@@ -44,7 +43,8 @@ describe('wallet-conformance emulator', () => {
     const setup = join(dir, 'setup');
     const run = runCli(['emulator', '--init', setup]);
     expect(run.status, run.stderr).toBe(0);
-    for (const name of ['emulator.yaml', 'merchant-private.pem', 'merchant-public.pem', 'merchant-private.b64', 'merchant-public.b64']) expect(run.stdout).toContain(join(setup, name));
+    for (const name of ['emulator.yaml', 'merchant-private.pem', 'merchant-public.pem', 'merchant-private.b64', 'merchant-public.b64'])
+      expect(run.stdout).toContain(join(setup, name));
     expect(run.stdout).toContain(`next: wallet-conformance emulator --config ${join(setup, 'emulator.yaml')}`);
     expect(statSync(join(setup, 'merchant-private.pem')).mode & 0o077).toBe(0);
     const yaml = readFileSync(join(setup, 'emulator.yaml'), 'utf8');
@@ -54,7 +54,10 @@ describe('wallet-conformance emulator', () => {
     expect(yaml).toMatch(/^ {4}apiKeyNotBefore: '2020-01-01T00:00:00Z'/m);
     expect(yaml).toMatch(/^ {4}apiKeyNotAfter: '2099-12-31T23:59:59Z'/m);
     expect(yaml).not.toMatch(/^ {4}apiKeyValid(From|Until):/m);
-    expect(loadEmulatorConfig(join(setup, 'emulator.yaml')).merchants[0]).toMatchObject({ apiKeyValidFrom: '2020-01-01T00:00:00Z', apiKeyValidUntil: '2099-12-31T23:59:59Z' });
+    expect(loadEmulatorConfig(join(setup, 'emulator.yaml')).merchants[0]).toMatchObject({
+      apiKeyValidFrom: '2020-01-01T00:00:00Z',
+      apiKeyValidUntil: '2099-12-31T23:59:59Z',
+    });
     const again = runCli(['emulator', '--init', setup]);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/exists already \(use --force to overwrite\)\n$/);
@@ -85,7 +88,11 @@ describe('wallet-conformance emulator', () => {
     try {
       // <tmpdir>/wallet-conformance-emulator-XXXXXX/emulator.yaml, the folder removed on exit.
       const folder = dirname(configPath ?? '');
-      expect([dirname(folder), basename(folder).replace(/[^-]+$/, 'XXXXXX'), basename(configPath ?? '')]).toEqual([tmpdir(), 'wallet-conformance-emulator-XXXXXX', 'emulator.yaml']);
+      expect([dirname(folder), basename(folder).replace(/[^-]+$/, 'XXXXXX'), basename(configPath ?? '')]).toEqual([
+        tmpdir(),
+        'wallet-conformance-emulator-XXXXXX',
+        'emulator.yaml',
+      ]);
       expect(await energyMaxCount(url, configPath!)).toContain('"energyMaxCount":312');
     } finally {
       expect(await stop(child)).toBe(0);
@@ -100,9 +107,15 @@ describe('wallet-conformance emulator', () => {
     const run = runCli(['emulator', '--config', join(dir, 'bad.yaml')]);
     expect(run.status).toBe(2);
     // One line naming the file, the field and the known fields (the list grows with the config).
-    expect(run.stderr).toMatch(new RegExp(`^wallet-conformance: ${join(dir, 'bad.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown field 'portt' \\(known: host, port, store, [\\w, ]*policies[\\w, ]*\\)\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^wallet-conformance: ${join(dir, 'bad.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown field 'portt' \\(known: host, port, store, [\\w, ]*policies[\\w, ]*\\)\\n$`,
+      ),
+    );
     writeFileSync(join(dir, 'bad-policy.yaml'), 'control: {token: t}\nmerchants: []\npolicies: {cardRegistry: maybe}\n');
-    expect(runCli(['emulator', '--config', join(dir, 'bad-policy.yaml')]).stderr).toBe(`wallet-conformance: ${join(dir, 'bad-policy.yaml')}: policies.cardRegistry: must be one of on, off, not "maybe"\n`);
+    expect(runCli(['emulator', '--config', join(dir, 'bad-policy.yaml')]).stderr).toBe(
+      `wallet-conformance: ${join(dir, 'bad-policy.yaml')}: policies.cardRegistry: must be one of on, off, not "maybe"\n`,
+    );
     expect(runCli(['emulator', '--port', 'x']).stderr).toMatch(/--port takes a whole number/);
   });
 });

@@ -28,7 +28,12 @@ let oaep: EmulatorMerchant;
 let keys: ReturnType<typeof describeMerchantKeys>;
 
 /** POSTs a form body; `data` is the raw field value (percent-encoded here, as a correct client does). */
-async function postForm(path: string, data: string | undefined, apiKey: string | undefined, contentType = FORM): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
+async function postForm(
+  path: string,
+  data: string | undefined,
+  apiKey: string | undefined,
+  contentType = FORM,
+): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
   const headers: Record<string, string> = { 'content-type': contentType };
   if (apiKey !== undefined) headers['x-api-key'] = apiKey;
   const res = await fetch(emulator.url + path, { method: 'POST', headers, body: data === undefined ? '' : new URLSearchParams({ data }).toString() });
@@ -46,11 +51,25 @@ async function call(path: string, plain: unknown, merchant = main, apiKey = merc
 }
 
 function order(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return { userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: `cb-${Math.random().toString(36).slice(2)}`, symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: 10, ...fields };
+  return {
+    userId: 10086,
+    tenantUserId: '20931',
+    tenantType: 1,
+    callBackId: `cb-${Math.random().toString(36).slice(2)}`,
+    symbol: 'USDT',
+    chainName: 'TRON',
+    toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+    amount: 10,
+    ...fields,
+  };
 }
 
 async function control(method: string, path: string, body?: unknown, token = config.control.token) {
-  const res = await fetch(emulator.url + path, { method, headers: { 'x-control-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+  const res = await fetch(emulator.url + path, {
+    method,
+    headers: { 'x-control-token': token, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -199,7 +218,11 @@ describe('form body and encryption', () => {
 
   it('refuses a missing, repeated or malformed data field and a wrong Content-Type with documented codes', async () => {
     expect((await postForm(ENERGY, undefined, main.apiKey)).body).toMatchObject({ code: ENVELOPE_CODES.missingData });
-    const twice = await fetch(emulator.url + ENERGY, { method: 'POST', headers: { 'content-type': FORM, 'x-api-key': main.apiKey }, body: 'data=AAAA&data=AAAA' });
+    const twice = await fetch(emulator.url + ENERGY, {
+      method: 'POST',
+      headers: { 'content-type': FORM, 'x-api-key': main.apiKey },
+      body: 'data=AAAA&data=AAAA',
+    });
     expect(((await twice.json()) as { code: number }).code).toBe(ENVELOPE_CODES.missingData);
     for (const data of ['!!!', 'AAAA-_', 'QUJD\nREVG', 'AAA', 'AAAA'.repeat(10)]) {
       const answer = await postForm(ENERGY, data, main.apiKey);
@@ -211,7 +234,11 @@ describe('form body and encryption', () => {
     for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x']) {
       expect((await postForm(ENERGY, sealed, main.apiKey, type)).body).toMatchObject({ code: ENVELOPE_CODES.badContentType });
     }
-    const noType = await fetch(emulator.url + ENERGY, { method: 'POST', headers: { 'x-api-key': main.apiKey }, body: new Blob([`data=${encodeURIComponent(sealed)}`]) });
+    const noType = await fetch(emulator.url + ENERGY, {
+      method: 'POST',
+      headers: { 'x-api-key': main.apiKey },
+      body: new Blob([`data=${encodeURIComponent(sealed)}`]),
+    });
     expect(((await noType.json()) as { code: number }).code).toBe(ENVELOPE_CODES.badContentType);
     expect((await postForm(ENERGY, sealed, main.apiKey, 'application/x-www-form-urlencoded; charset=UTF-8')).body.code).toBe(0);
   });
@@ -220,14 +247,25 @@ describe('form body and encryption', () => {
     const other = generateMerchantKeyPair(1024);
     const { parseKey } = await import('../src/crypto/keys.js');
     const stranger = parseKey(other.publicPem) as RsaPublicKey;
-    expect((await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', stranger), main.apiKey)).body.code).toBe(ENVELOPE_CODES.cannotDecrypt);
-    const privateSealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.privateKey, { profile: { ...main.profile, request: 'private' } });
+    expect((await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', stranger), main.apiKey)).body.code).toBe(
+      ENVELOPE_CODES.cannotDecrypt,
+    );
+    const privateSealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.privateKey, {
+      profile: { ...main.profile, request: 'private' },
+    });
     expect((await postForm(ENERGY, privateSealed, main.apiKey)).body.code).toBe(ENVELOPE_CODES.cannotDecrypt);
-    expect((await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', oaep.keyPair.publicKey, { profile: oaep.profile }), main.apiKey)).body.code).toBe(ENVELOPE_CODES.cannotDecrypt);
+    expect(
+      (await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', oaep.keyPair.publicKey, { profile: oaep.profile }), main.apiKey))
+        .body.code,
+    ).toBe(ENVELOPE_CODES.cannotDecrypt);
   });
 
   it('answers 413 JSON for a body over the limit and keeps serving', async () => {
-    const res = await fetch(emulator.url + ENERGY, { method: 'POST', headers: { 'content-type': FORM, 'x-api-key': main.apiKey }, body: `data=${'A'.repeat(70_000)}` });
+    const res = await fetch(emulator.url + ENERGY, {
+      method: 'POST',
+      headers: { 'content-type': FORM, 'x-api-key': main.apiKey },
+      body: `data=${'A'.repeat(70_000)}`,
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds 65536 bytes' });
     expect((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).body.code).toBe(0);
@@ -304,13 +342,24 @@ describe('withdrawWithoutVerify', () => {
 
 describe('card close', () => {
   async function close(body: unknown, contentType = 'application/json') {
-    const res = await fetch(`${emulator.cardUrl}/card/close`, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(`${emulator.cardUrl}/card/close`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     const json = (await res.json()) as Record<string, unknown>;
     expect(validateSchema('CardCloseResponse', json)).toEqual([]);
     return json;
   }
-  const request = (fields: Record<string, unknown> = {}) => ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: `s-${Math.random()}`, ...fields });
+  const request = (fields: Record<string, unknown> = {}) => ({
+    merchantId: '10086',
+    merchantUserId: 'u-1',
+    powerCardId: 'pc-1',
+    channel: 'APP',
+    closeSerialNo: `s-${Math.random()}`,
+    ...fields,
+  });
 
   it('closes an open card once, then refuses it as closed, with a fresh requestId every time', async () => {
     const first = await close(request({ closeSerialNo: 'serial-1' }));
@@ -339,15 +388,25 @@ describe('card close', () => {
     }
     expect((await close('{not json')).errorCode).toBe('BAD_REQUEST');
     expect((await close('[1]')).errorCode).toBe('BAD_REQUEST');
-    expect((await close('{"merchantId":"10086","merchantUserId":"u-1","powerCardId":1e999,"channel":"APP","closeSerialNo":"n-1"}')).errorCode).toBe('BAD_REQUEST');
+    expect((await close('{"merchantId":"10086","merchantUserId":"u-1","powerCardId":1e999,"channel":"APP","closeSerialNo":"n-1"}')).errorCode).toBe(
+      'BAD_REQUEST',
+    );
     expect((await close(request({ powerCardId: 'pc-2' }), 'text/plain')).errorCode).toBe('BAD_CONTENT_TYPE');
     expect((await close(request({ powerCardId: 'pc-2' }))).success).toBe(true);
   });
 
   it('closes cards created through the control API; a sent X-API-KEY must be valid and hold closeCard', async () => {
-    expect((await control('POST', '/__control/merchants/10086/cards', { powerCardId: 'pc-new', merchantUserId: 'u-9' })).body).toEqual({ powerCardId: 'pc-new', merchantUserId: 'u-9', status: 'open' });
+    expect((await control('POST', '/__control/merchants/10086/cards', { powerCardId: 'pc-new', merchantUserId: 'u-9' })).body).toEqual({
+      powerCardId: 'pc-new',
+      merchantUserId: 'u-9',
+      status: 'open',
+    });
     const keyed = (apiKey: string) =>
-      fetch(`${emulator.cardUrl}/card/close`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(request({ powerCardId: 'pc-new', merchantUserId: 'u-9' })) });
+      fetch(`${emulator.cardUrl}/card/close`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify(request({ powerCardId: 'pc-new', merchantUserId: 'u-9' })),
+      });
     expect((await keyed('unknown')).status).toBe(401);
     expect((await keyed(keys.forbiddenKey!)).status).toBe(403);
     expect((await keyed(oaep.apiKey)).status).toBe(403);
@@ -363,7 +422,14 @@ describe('control API', () => {
     expect(await noToken.json()).toEqual({ error: expect.any(String) });
     expect((await control('PUT', '/__control/merchants/4242/energy', { balance: 1, costPerTx: 1 })).status).toBe(404);
     expect((await control('GET', '/__control/nothing')).status).toBe(404);
-    for (const body of [{ balance: -1, costPerTx: 1 }, { balance: 1, costPerTx: 0 }, { balance: 1.5, costPerTx: 1 }, { balance: 1 }, { balance: 1, costPerTx: 1, extra: 1 }, '{bad']) {
+    for (const body of [
+      { balance: -1, costPerTx: 1 },
+      { balance: 1, costPerTx: 0 },
+      { balance: 1.5, costPerTx: 1 },
+      { balance: 1 },
+      { balance: 1, costPerTx: 1, extra: 1 },
+      '{bad',
+    ]) {
       const answer = await control('PUT', '/__control/merchants/10086/energy', body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(validateSchema('ControlError', answer.body)).toEqual([]);
@@ -414,7 +480,9 @@ describe('slow clients', () => {
   });
 
   it('answers HTTP 408 to a client that never finishes its body, then serves the next request', async () => {
-    const answer = await rawExchange(`POST ${ENERGY} HTTP/1.1\r\nHost: x\r\nContent-Type: ${FORM}\r\nX-API-KEY: ${main.apiKey}\r\nContent-Length: 1000\r\n\r\ndata=AAAA`);
+    const answer = await rawExchange(
+      `POST ${ENERGY} HTTP/1.1\r\nHost: x\r\nContent-Type: ${FORM}\r\nX-API-KEY: ${main.apiKey}\r\nContent-Length: 1000\r\n\r\ndata=AAAA`,
+    );
     expect(answer).toBe(TIMEOUT);
     const next = await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' });
     expect([next.status, next.body.code]).toEqual([200, 0]);
@@ -427,7 +495,9 @@ describe('config', () => {
     const load = (doc: unknown) => () => resolveEmulatorConfig(doc, dir, 'x.yaml');
     expect(load({ ...base, bodyLimitt: 1 })).toThrow(/^x\.yaml: unknown field 'bodyLimitt'/);
     expect(load({ ...base, merchants: [{ ...base.merchants[0], energy: { balanse: 1 } }] })).toThrow(/merchants\[0\]\.energy: unknown field 'balanse'/);
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], apiKeys: [{ key: 'f', permissions: ['fly'] }] }] })).toThrow(/merchants\[0\]\.apiKeys\[0\]\.permissions\[0\]: must be one of/);
+    expect(load({ ...base, merchants: [{ ...base.merchants[0], apiKeys: [{ key: 'f', permissions: ['fly'] }] }] })).toThrow(
+      /merchants\[0\]\.apiKeys\[0\]\.permissions\[0\]: must be one of/,
+    );
     expect(load({ ...base, merchants: [{ ...base.merchants[0], publicKey: 'oaep-public.b64' }] })).toThrow(/is not the public half of/);
     expect(load({ ...base, merchants: [{ ...base.merchants[0], privateKey: 'missing.pem' }] })).toThrow(/cannot read private key .*missing\.pem: no such file/);
     expect(load({ ...base, merchants: [{ ...base.merchants[0], profile: { padding: 'oaep' } }] })).toThrow(/padding must be one of/);
@@ -446,7 +516,11 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
   };
   const energyMaxCount = async () => /"energyMaxCount":(\d+)/.exec((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result ?? '')?.[1];
   const closeCard = async (fields: Record<string, unknown>) => {
-    const res = await fetch(`${emulator.cardUrl}/card/close`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', channel: 'APP', closeSerialNo: `s-${Math.random()}`, ...fields }) });
+    const res = await fetch(`${emulator.cardUrl}/card/close`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', channel: 'APP', closeSerialNo: `s-${Math.random()}`, ...fields }),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   afterAll(async () => {
@@ -496,9 +570,19 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
 
   it('caps amount digits and picks withdrawal symbols as the policies say', async () => {
     use({ amountIntegerDigits: 12, amountFractionDigits: 6 });
-    const atCap = sealJson('{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"cb-at-cap","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":123456789012.123456}', 'request', main.keyPair.publicKey, { profile: main.profile });
+    const atCap = sealJson(
+      '{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"cb-at-cap","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":123456789012.123456}',
+      'request',
+      main.keyPair.publicKey,
+      { profile: main.profile },
+    );
     expect((await postForm(ORDER, atCap, main.apiKey)).body.code).toBe(0);
-    const tooLong = sealJson('{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"cb-digits","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":1234567890123.5}', 'request', main.keyPair.publicKey, { profile: main.profile });
+    const tooLong = sealJson(
+      '{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"cb-digits","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":1234567890123.5}',
+      'request',
+      main.keyPair.publicKey,
+      { profile: main.profile },
+    );
     expect((await postForm(ORDER, tooLong, main.apiKey)).body.code).toBe(ENVELOPE_CODES.amount);
     use({ withdrawalSymbols: ['USDT', 'TRX'] });
     expect((await call(ORDER, order({ symbol: 'WCTEST' }))).body.code).toBe(ENVELOPE_CODES.unsupportedSymbol);

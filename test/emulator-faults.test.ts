@@ -34,7 +34,11 @@ let answerBody: string | undefined;
 /** What a probe can do against one emulator. */
 interface Harness {
   emulator: RunningEmulator;
-  call(path: string, plain: unknown, options?: { apiKey?: string; contentType?: string }): Promise<{ status: number; text: string; body: Record<string, unknown> }>;
+  call(
+    path: string,
+    plain: unknown,
+    options?: { apiKey?: string; contentType?: string },
+  ): Promise<{ status: number; text: string; body: Record<string, unknown> }>;
   control(method: string, path: string, body?: unknown): Promise<Record<string, unknown>>;
   /** Emits a callback and waits until `count` deliveries arrived and the queue settled. */
   emit(request: Record<string, unknown>, count: number): Promise<typeof received>;
@@ -42,7 +46,17 @@ interface Harness {
 }
 
 const energyQuery = { symbol: 'ENERGY', chainName: 'TRON' };
-const order = (fields: Record<string, unknown> = {}) => ({ userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 'cb-fault-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9', amount: 10, ...fields });
+const order = (fields: Record<string, unknown> = {}) => ({
+  userId: 10086,
+  tenantUserId: '20931',
+  tenantType: 1,
+  callBackId: 'cb-fault-1',
+  symbol: 'USDT',
+  chainName: 'TRON',
+  toAddr: 'TQn9',
+  amount: 10,
+  ...fields,
+});
 
 /** Opens an envelope's data like a merchant: 'ok' or the reason it cannot. */
 function openReason(data: unknown): string {
@@ -94,7 +108,11 @@ function harness(emulator: RunningEmulator, queue: EmulatorStore): Harness {
       return { status: res.status, text, body: JSON.parse(text) as Record<string, unknown> };
     },
     async control(method, path, body) {
-      const res = await fetch(emulator.url + path, { method, headers: { 'x-control-token': config.control.token }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await fetch(emulator.url + path, {
+        method,
+        headers: { 'x-control-token': config.control.token },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       return (await res.json()) as Record<string, unknown>;
     },
     async emit(request, count) {
@@ -104,7 +122,11 @@ function harness(emulator: RunningEmulator, queue: EmulatorStore): Harness {
       return received;
     },
     async close(body) {
-      const res = await fetch(`${emulator.cardUrl}/card/close`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${emulator.cardUrl}/card/close`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return (await res.json()) as Record<string, unknown>;
     },
   };
@@ -116,7 +138,8 @@ const result = async (h: Harness, path: string, plain: unknown) => {
   return openJson(String(answer.body.data), 'response', merchant.keyPair.publicKey).value as Record<string, unknown>;
 };
 /** The HTTP status of a POST to `path` (the energy query) with exactly these headers and body (no key added). */
-const bare = async (h: Harness, headers: Record<string, string>, body: string | Uint8Array, path = ENERGY) => (await fetch(h.emulator.url + path, { method: 'POST', headers, body })).status;
+const bare = async (h: Harness, headers: Record<string, string>, body: string | Uint8Array, path = ENERGY) =>
+  (await fetch(h.emulator.url + path, { method: 'POST', headers, body })).status;
 const FORM = 'application/x-www-form-urlencoded';
 /** Form field data sealed for the merchant: `plain` encrypted as the profile names. */
 const sealed = (plain: unknown) => sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
@@ -125,7 +148,11 @@ const dataAccepted = async (h: Harness, change: (data: string) => string, needs:
   let data = sealed({ ...energyQuery, pad: 'x'.repeat(150) });
   // PKCS#1 v1.5 padding is random: seal again until the text has what the change needs (bounded).
   for (let i = 0; i < 50 && !needs(data); i++) data = sealed({ ...energyQuery, pad: 'x'.repeat(150) });
-  const res = await fetch(h.emulator.url + ENERGY, { method: 'POST', headers: { 'content-type': FORM, 'x-api-key': merchant.apiKey }, body: `data=${encodeURIComponent(change(data)).replaceAll('%20', ' ')}` });
+  const res = await fetch(h.emulator.url + ENERGY, {
+    method: 'POST',
+    headers: { 'content-type': FORM, 'x-api-key': merchant.apiKey },
+    body: `data=${encodeURIComponent(change(data)).replaceAll('%20', ' ')}`,
+  });
   return ((await res.json()) as { code: unknown }).code === 0;
 };
 /** Is an order with `plain` accepted (code 0), on a balance of 10 transactions? */
@@ -169,11 +196,19 @@ const card = (serial: string, powerCardId: string) => ({ merchantId: '10086', me
  * instead. The runner's own tests rely on each fault being observable this way.
  */
 const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; good: unknown; faulty: unknown }> = {
-  'err401-wrong-body': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).text, good: '{"code":"UNAUTHORIZED","message":"unauthorized"}', faulty: '{"code":"UNAUTHENTICATED","message":"unauthorized"}' },
+  'err401-wrong-body': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).text,
+    good: '{"code":"UNAUTHORIZED","message":"unauthorized"}',
+    faulty: '{"code":"UNAUTHENTICATED","message":"unauthorized"}',
+  },
   'err401-status-200': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).status, good: 401, faulty: 200 },
   'err401-expired-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.expiredKey! })).status, good: 401, faulty: 200 },
   'no-403': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 200 },
-  'err404-wrong-body': { probe: async (h) => (await fetch(`${h.emulator.url}/nope`)).text(), good: '{"code":"NOT FOUND","message":"not found"}', faulty: '{"code":"NOT_FOUND","message":"Not Found"}' },
+  'err404-wrong-body': {
+    probe: async (h) => (await fetch(`${h.emulator.url}/nope`)).text(),
+    good: '{"code":"NOT FOUND","message":"not found"}',
+    faulty: '{"code":"NOT_FOUND","message":"Not Found"}',
+  },
   'err404-status-400': {
     probe: async (h) => {
       const res = await fetch(`${h.emulator.url}/nope`);
@@ -185,7 +220,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'ct-any': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code, good: 40001, faulty: 0 },
   'envelope-code-string': { probe: async (h) => typeof (await h.call(ENERGY, energyQuery)).body.code, good: 'number', faulty: 'string' },
   'envelope-message-null': { probe: async (h) => (await h.call(ENERGY, energyQuery)).body.message, good: '', faulty: null },
-  'response-urlsafe-base64': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: expect.stringMatching(/url-safe-alphabet|missing-padding|bad-base64-length/) },
+  'response-urlsafe-base64': {
+    probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data),
+    good: 'ok',
+    faulty: expect.stringMatching(/url-safe-alphabet|missing-padding|bad-base64-length/),
+  },
   'response-line-breaks': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: 'line-breaks' },
   'response-wrong-key': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: 'wrong-key' },
   'energy-round': {
@@ -215,7 +254,10 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'order-amount-float': {
     probe: async (h) => {
       received = [];
-      await h.call(ORDER, `{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"f-1","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":12345678901234567890.123}`);
+      await h.call(
+        ORDER,
+        `{"userId":10086,"tenantUserId":"1","tenantType":1,"callBackId":"f-1","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":12345678901234567890.123}`,
+      );
       await until(() => received.length >= 1);
       return /"amount":([^,}]+)/.exec(received[0]!.text)?.[1];
     },
@@ -234,8 +276,16 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'callback-form-field': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('data='), good: false, faulty: true },
   'callback-no-api-key': { probe: async (h) => 'x-api-key' in (await h.emit({ type: 4 }, 1))[0]!.headers, good: true, faulty: false },
   'callback-wrong-api-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey, good: true, faulty: false },
-  'callback-same-uuid': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.requestUUID)).size, good: 2, faulty: 1 },
-  'callback-new-tracking-id': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.trackingId)).size, good: 1, faulty: 2 },
+  'callback-same-uuid': {
+    probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.requestUUID)).size,
+    good: 2,
+    faulty: 1,
+  },
+  'callback-new-tracking-id': {
+    probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.trackingId)).size,
+    good: 1,
+    faulty: 2,
+  },
   'callback-retry-after-ack': { probe: async (h) => (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).length, good: 1, faulty: 2 },
   'callback-no-retry': {
     probe: async (h) => {
@@ -270,24 +320,53 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: 1,
     faulty: 2,
   },
-  'callback-resend-chain-case': { probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.chain)).size, good: 1, faulty: 2 },
-  'err403-wrong-body': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).text, good: '{"code":"FORBIDDEN","message":"forbidden"}', faulty: '{"code":"PERMISSION_DENIED","message":"forbidden"}' },
+  'callback-resend-chain-case': {
+    probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.chain)).size,
+    good: 1,
+    faulty: 2,
+  },
+  'err403-wrong-body': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).text,
+    good: '{"code":"FORBIDDEN","message":"forbidden"}',
+    faulty: '{"code":"PERMISSION_DENIED","message":"forbidden"}',
+  },
   'err403-status-401': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 401 },
   'ct-missing-ok': {
     probe: async (h) => {
       // A byte body: fetch adds no Content-Type.
-      const res = await fetch(h.emulator.url + ENERGY, { method: 'POST', headers: { 'x-api-key': merchant.apiKey }, body: new TextEncoder().encode(new URLSearchParams({ data: sealed(energyQuery) }).toString()) });
+      const res = await fetch(h.emulator.url + ENERGY, {
+        method: 'POST',
+        headers: { 'x-api-key': merchant.apiKey },
+        body: new TextEncoder().encode(new URLSearchParams({ data: sealed(energyQuery) }).toString()),
+      });
       return ((await res.json()) as { code: unknown }).code === 0;
     },
     good: false,
     faulty: true,
   },
   'ct-text-plain-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code === 0, good: false, faulty: true },
-  'key-missing-first-merchant': { probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()), good: 401, faulty: 200 },
-  'key-missing-ok-energy': { probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()), good: 401, faulty: 200 },
+  'key-missing-first-merchant': {
+    probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()),
+    good: 401,
+    faulty: 200,
+  },
+  'key-missing-ok-energy': {
+    probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()),
+    good: 401,
+    faulty: 200,
+  },
   'data-url-safe-ok': { probe: (h) => dataAccepted(h, (data) => data.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')), good: false, faulty: true },
   'data-line-breaks-ok': { probe: (h) => dataAccepted(h, (data) => data.replace(/.{76}(?=.)/g, '$&\r\n')), good: false, faulty: true },
-  'data-plus-as-space-ok': { probe: (h) => dataAccepted(h, (data) => data.replaceAll('+', ' '), (data) => data.includes('+')), good: false, faulty: true },
+  'data-plus-as-space-ok': {
+    probe: (h) =>
+      dataAccepted(
+        h,
+        (data) => data.replaceAll('+', ' '),
+        (data) => data.includes('+'),
+      ),
+    good: false,
+    faulty: true,
+  },
   'energy-req-default-chain': { probe: async (h) => (await h.call(ENERGY, { symbol: 'ENERGY' })).body.code === 0, good: false, faulty: true },
   'energy-req-default-symbol': { probe: async (h) => (await h.call(ENERGY, { chainName: 'TRON' })).body.code === 0, good: false, faulty: true },
   'energy-res-missing-symbol': { probe: async (h) => 'symbol' in (await result(h, ENERGY, energyQuery)), good: true, faulty: false },
@@ -303,7 +382,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'order-energy-amount-truncated': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })), good: false, faulty: true },
   'order-energy-null-expiry-ok': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 1, expiryHours: null })), good: false, faulty: true },
   'response-other-half': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data) === 'ok', good: true, faulty: false },
-  'card-success-no-bizid': { probe: async (h) => typeof ((await h.close(card('s-2', 'pc-5500-0001'))).data as { bizId?: unknown } | null)?.bizId, good: 'string', faulty: 'undefined' },
+  'card-success-no-bizid': {
+    probe: async (h) => typeof ((await h.close(card('s-2', 'pc-5500-0001'))).data as { bizId?: unknown } | null)?.bizId,
+    good: 'string',
+    faulty: 'undefined',
+  },
   'card-success-error-code-null': { probe: async (h) => (await h.close(card('s-2', 'pc-5500-0001'))).errorCode, good: '', faulty: null },
   'card-error-code-number': { probe: async (h) => typeof (await h.close(card('s-1', 'pc-none'))).errorCode, good: 'string', faulty: 'number' },
   'card-req-numeric-merchant-id': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
@@ -313,17 +396,61 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   'callback-api-key-upper': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey, good: true, faulty: false },
   'callback-retry-same-uuid': { probe: async (h) => new Set((await retried(h)).map((r) => r.payload.requestUUID)).size, good: 2, faulty: 1 },
   'callback-retry-new-tracking-id': { probe: async (h) => new Set((await retried(h)).map((r) => r.payload.trackingId)).size, good: 1, faulty: 2 },
-  'path-any-version': { probe: (h) => bare(h, { 'content-type': FORM, 'x-api-key': merchant.apiKey }, new URLSearchParams({ data: sealed(energyQuery) }).toString(), ENERGY.replace('/v1/', '/v2/')), good: 404, faulty: 200 },
-  'energy-path-lowercase': { probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.toLowerCase(), energyQuery)).status], good: [200, 404], faulty: [404, 200] },
-  'energy-path-trailing-slash': { probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(`${ENERGY}/`, energyQuery)).status], good: [200, 404], faulty: [404, 200] },
-  'order-path-lowercase': { probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.toLowerCase(), order({ callBackId: 'cb-fault-2' }))).status], good: [200, 404], faulty: [404, 200] },
-  'order-path-trailing-slash': { probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(`${ORDER}/`, order({ callBackId: 'cb-fault-2' }))).status], good: [200, 404], faulty: [404, 200] },
+  'path-any-version': {
+    probe: (h) =>
+      bare(
+        h,
+        { 'content-type': FORM, 'x-api-key': merchant.apiKey },
+        new URLSearchParams({ data: sealed(energyQuery) }).toString(),
+        ENERGY.replace('/v1/', '/v2/'),
+      ),
+    good: 404,
+    faulty: 200,
+  },
+  'energy-path-lowercase': {
+    probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.toLowerCase(), energyQuery)).status],
+    good: [200, 404],
+    faulty: [404, 200],
+  },
+  'energy-path-trailing-slash': {
+    probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(`${ENERGY}/`, energyQuery)).status],
+    good: [200, 404],
+    faulty: [404, 200],
+  },
+  'order-path-lowercase': {
+    probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.toLowerCase(), order({ callBackId: 'cb-fault-2' }))).status],
+    good: [200, 404],
+    faulty: [404, 200],
+  },
+  'order-path-trailing-slash': {
+    probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(`${ORDER}/`, order({ callBackId: 'cb-fault-2' }))).status],
+    good: [200, 404],
+    faulty: [404, 200],
+  },
   'card-ct-form-only': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
   'card-ct-charset-required': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
   'card-req-snake-case': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
-  'path-unversioned-alias': { probe: (h) => bare(h, { 'content-type': FORM, 'x-api-key': merchant.apiKey }, new URLSearchParams({ data: sealed(energyQuery) }).toString(), ENERGY.replace('/v1/', '/')), good: 404, faulty: 200 },
-  'order-path-v2-only': { probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.replace('/v1/', '/v2/'), order({ callBackId: 'cb-fault-2' }))).status], good: [200, 404], faulty: [404, 200] },
-  'energy-path-unversioned-only': { probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.replace('/v1/', '/'), energyQuery)).status], good: [200, 404], faulty: [404, 200] },
+  'path-unversioned-alias': {
+    probe: (h) =>
+      bare(
+        h,
+        { 'content-type': FORM, 'x-api-key': merchant.apiKey },
+        new URLSearchParams({ data: sealed(energyQuery) }).toString(),
+        ENERGY.replace('/v1/', '/'),
+      ),
+    good: 404,
+    faulty: 200,
+  },
+  'order-path-v2-only': {
+    probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.replace('/v1/', '/v2/'), order({ callBackId: 'cb-fault-2' }))).status],
+    good: [200, 404],
+    faulty: [404, 200],
+  },
+  'energy-path-unversioned-only': {
+    probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.replace('/v1/', '/'), energyQuery)).status],
+    good: [200, 404],
+    faulty: [404, 200],
+  },
 };
 
 beforeAll(async () => {

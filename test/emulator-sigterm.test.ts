@@ -10,7 +10,6 @@ import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { serveEmulator } from './support/cli.js';
 
-
 /** Polls `probe` until it holds (bounded). */
 async function until(probe: () => boolean | Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
   const end = Date.now() + limitMs;
@@ -80,9 +79,16 @@ describe('emulator process: SIGTERM with a callback under way', () => {
     await until(() => received.length === 2, 'the pending delivery is sent after the restart');
     expect(trackingIdOf(received[1]!)).toBe(trackingId);
     const attempts = async () =>
-      ((await (await fetch(`${second.url}/__control/deliveries?trackingId=${trackingId}`, { headers: { 'x-control-token': second.token } })).json()) as { attempts: Array<Record<string, unknown>> }).attempts;
+      (
+        (await (await fetch(`${second.url}/__control/deliveries?trackingId=${trackingId}`, { headers: { 'x-control-token': second.token } })).json()) as {
+          attempts: Array<Record<string, unknown>>;
+        }
+      ).attempts;
     await until(async () => (await attempts()).length === 2, 'both attempts are recorded');
-    expect((await attempts()).map((a) => [a.verdict, a.error ?? null])).toEqual([['failed', 'cut: the emulator shut down'], ['acknowledged', null]]);
+    expect((await attempts()).map((a) => [a.verdict, a.error ?? null])).toEqual([
+      ['failed', 'cut: the emulator shut down'],
+      ['acknowledged', null],
+    ]);
     const stopped = new Promise<number | null>((done) => second.child.once('close', (c) => done(c)));
     second.child.kill('SIGTERM');
     expect(await stopped).toBe(0);

@@ -95,18 +95,22 @@ describe('examples/gitlab-ci.yml', () => {
 
   it('verify-service passes against a conforming service and writes junit.xml where GitLab reads it', async () => {
     const s = embedded.service;
-    const run = await runJob('verify-service', {
-      WALLET_BASE_URL: s.baseUrl,
-      WALLET_USER_ID: String(s.userId),
-      WALLET_API_KEY: s.apiKey,
-      WALLET_CONTROL_TOKEN: s.controlToken ?? '',
-      WALLET_FORBIDDEN_KEY: s.forbiddenKey ?? '',
-      WALLET_EXPIRED_KEY: s.expiredKey ?? '',
-    }, (dir) => {
-      mkdirSync(join(dir, 'keys'));
-      writeFileSync(join(dir, 'keys/merchant-public.pem'), s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
-      writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: service/energy\n');
-    });
+    const run = await runJob(
+      'verify-service',
+      {
+        WALLET_BASE_URL: s.baseUrl,
+        WALLET_USER_ID: String(s.userId),
+        WALLET_API_KEY: s.apiKey,
+        WALLET_CONTROL_TOKEN: s.controlToken ?? '',
+        WALLET_FORBIDDEN_KEY: s.forbiddenKey ?? '',
+        WALLET_EXPIRED_KEY: s.expiredKey ?? '',
+      },
+      (dir) => {
+        mkdirSync(join(dir, 'keys'));
+        writeFileSync(join(dir, 'keys/merchant-public.pem'), s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+        writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: service/energy\n');
+      },
+    );
     expect(run.status, run.log).toBe(0);
     const junit = readFileSync(join(run.dir, job('verify-service').artifacts!.reports!.junit!), 'utf8');
     expect(junit).toMatch(/<testsuites[^>]* failures="0"/);
@@ -138,9 +142,19 @@ describe('examples/gitlab-ci.yml', () => {
     // A File variable: GitLab writes the value to a file outside the checkout and sets the variable to its path.
     const keyFile = join(scratch, 'merchant-private-key');
     writeFileSync(keyFile, m.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    const run = await runJob('verify-merchant', { CALLBACK_URL: m.callbackUrl, PROBE_URL: m.probeUrl ?? '', WALLET_API_KEY: m.apiKey, WALLET_EXPIRED_KEY: m.expiredKey ?? '', MERCHANT_PRIVATE_KEY: keyFile }, (dir) => {
-      writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: merchant/raw-body\n');
-    });
+    const run = await runJob(
+      'verify-merchant',
+      {
+        CALLBACK_URL: m.callbackUrl,
+        PROBE_URL: m.probeUrl ?? '',
+        WALLET_API_KEY: m.apiKey,
+        WALLET_EXPIRED_KEY: m.expiredKey ?? '',
+        MERCHANT_PRIVATE_KEY: keyFile,
+      },
+      (dir) => {
+        writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: merchant/raw-body\n');
+      },
+    );
     expect(run.status, run.log).toBe(0);
     expect(readFileSync(join(run.dir, 'wallet-conformance-reports/junit.xml'), 'utf8')).toMatch(/<testsuites[^>]* failures="0"/);
   }, 120_000);

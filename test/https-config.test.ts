@@ -40,7 +40,13 @@ describe('tls: {cert, key} in emulator.yaml and merchant.yaml', () => {
     const yaml = join(dir, 'merchant', 'merchant.yaml');
     appendFileSync(yaml, block);
     const settings = loadMerchantSettings(parseMerchantConfig(readFileSync(yaml, 'utf8'), yaml), readUserFile);
-    const merchant = await startMerchantServer({ apiKeys: settings.apiKeys, publicKey: settings.callbackKey, profile: settings.profile, store: ':memory:', ...(settings.tls ? { tls: settings.tls } : {}) });
+    const merchant = await startMerchantServer({
+      apiKeys: settings.apiKeys,
+      publicKey: settings.callbackKey,
+      profile: settings.profile,
+      store: ':memory:',
+      ...(settings.tls ? { tls: settings.tls } : {}),
+    });
     try {
       expect(merchant.probeUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/probe$/);
       const answer = await send({ method: 'GET', url: merchant.probeUrl, headers: {}, network });

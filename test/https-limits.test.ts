@@ -18,10 +18,11 @@ async function receiver(answer: http.RequestListener): Promise<{ url: string; cl
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -34,9 +35,22 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
   });
   afterAll(() => embedded.close());
-  const send = (url: string, extra: string[] = []) => cli(['callback', 'send', '--url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--type', '1', ...extra]);
+  const send = (url: string, extra: string[] = []) =>
+    cli(['callback', 'send', '--url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--type', '1', ...extra]);
   const merchantRun = (url: string, reports: string, extra: string[] = []) =>
-    cli(['verify', 'merchant', '--callback-url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--reports', file(reports), ...extra]);
+    cli([
+      'verify',
+      'merchant',
+      '--callback-url',
+      url,
+      '--api-key',
+      embedded.merchant.apiKey,
+      '--private-key',
+      file('private.pem'),
+      '--reports',
+      file(reports),
+      ...extra,
+    ]);
 
   it('an answer bigger than --max-body is a transport error naming the cap; the default cap is 1 MiB', async () => {
     const target = await receiver((req, res) => {
@@ -45,7 +59,9 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     });
     try {
       const capped = await send(target.url, ['--max-body', '1000']);
-      expect(capped.stdout).toMatch(/delivery 1\/1: no answer: POST http:\/\/127\.0\.0\.1:\d+\/callback: the answer is larger than the cap of 1000 bytes \(--max-body\)/);
+      expect(capped.stdout).toMatch(
+        /delivery 1\/1: no answer: POST http:\/\/127\.0\.0\.1:\d+\/callback: the answer is larger than the cap of 1000 bytes \(--max-body\)/,
+      );
       expect(capped.status).toBe(1);
       const uncapped = await send(target.url);
       expect(uncapped.stdout).toMatch(/delivery 1\/1: HTTP 200 \{"errCode":0/);
@@ -93,7 +109,10 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
       for (const socket of sockets) socket.destroy();
     };
     const merchant = await startMerchantServer({
-      apiKeys: [embedded.merchant.apiKey], publicKey: embedded.service.publicKey, profile: embedded.merchant.profile, store: ':memory:',
+      apiKeys: [embedded.merchant.apiKey],
+      publicKey: embedded.service.publicKey,
+      profile: embedded.merchant.profile,
+      store: ':memory:',
       // The third accepted callback (the pre-flight's is the first) takes the merchant down.
       process: () => void (++processed === 3 && setImmediate(pull)),
     });
@@ -101,7 +120,9 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}/callback`;
     // Every merchant suite: many deliveries are left when the merchant goes.
     const run = await merchantRun(url, 'gone').finally(() => merchant.close());
-    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(http:\/\/127\.0\.0\.1:\d+ stopped answering: ECONNREFUSED \(it answered earlier in the run\)\): reported as a failure; the cases left were not run\n$/);
+    expect(run.stderr).toMatch(
+      /wallet-conformance: the target stopped answering during the run \(http:\/\/127\.0\.0\.1:\d+ stopped answering: ECONNREFUSED \(it answered earlier in the run\)\): reported as a failure; the cases left were not run\n$/,
+    );
     const report = JSON.parse(readFileSync(file('gone/report.json'), 'utf8')) as Report;
     expect(report.target.cut).toMatchObject({ reason: 'target-gone' });
     expect(report.summary.passed).toBeGreaterThan(0);
@@ -111,10 +132,14 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     expect(stopped[0]!.status).toBe('failed');
     expect(report.results.filter((r) => r.status === 'failed').every((r) => r.suite === stopped[0]!.suite && r.case === stopped[0]!.case)).toBe(true);
     expect(stopped[0]!.rules[0]).toBe('CB-AVAILABLE');
-    expect(stopped[0]!.message).toMatch(/^the merchant stopped answering after case merchant\/[\w/-]+ \(.*ECONNREFUSED.*\); the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/callback/);
+    expect(stopped[0]!.message).toMatch(
+      /^the merchant stopped answering after case merchant\/[\w/-]+ \(.*ECONNREFUSED.*\); the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/callback/,
+    );
     expect((stopped[0]!.evidence as { exchanges: unknown[] }).exchanges.length).toBeGreaterThan(0);
     // What was left is not run, naming the case after which the merchant stopped: no page of failures.
-    expect(report.results.filter((r) => r.status === 'skipped' && r.message.startsWith('not run: the target stopped answering after case merchant/')).length).toBeGreaterThan(10);
+    expect(
+      report.results.filter((r) => r.status === 'skipped' && r.message.startsWith('not run: the target stopped answering after case merchant/')).length,
+    ).toBeGreaterThan(10);
     expect(report.notes?.[0]).toMatch(/^the target stopped answering after case merchant\//);
     expect(run.status).toBe(1);
   }, 60_000);

@@ -18,10 +18,11 @@ async function answeringServer(pair: CertificatePair): Promise<{ url: string; cl
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -51,7 +52,10 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
     writeFileSync(file('stranger.pem'), stranger.cert);
     writeFileSync(file('stranger-key.pem'), stranger.key);
     mtlsMerchant = await startMerchantServer({
-      apiKeys: [embedded.merchant.apiKey], publicKey: embedded.service.publicKey, profile: embedded.merchant.profile, store: ':memory:',
+      apiKeys: [embedded.merchant.apiKey],
+      publicKey: embedded.service.publicKey,
+      profile: embedded.merchant.profile,
+      store: ':memory:',
       tls: { ...own.issue({ names: ['127.0.0.1', 'localhost'] }), clientCa: own.cert },
     });
   }, 60_000);
@@ -60,12 +64,44 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
     await embedded?.close();
   });
 
-  const merchantArgs = (url: string, reports: string) => ['verify', 'merchant', '--callback-url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--suite', 'merchant/raw-body', '--reports', file(reports)];
+  const merchantArgs = (url: string, reports: string) => [
+    'verify',
+    'merchant',
+    '--callback-url',
+    url,
+    '--api-key',
+    embedded.merchant.apiKey,
+    '--private-key',
+    file('private.pem'),
+    '--suite',
+    'merchant/raw-body',
+    '--reports',
+    file(reports),
+  ];
 
   it('verify service passes the HTTPS emulator with --ca, and the report notes nothing insecure', async () => {
     const s = embedded.service;
     expect(s.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const run = await cli(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--control-token', s.controlToken!, '--suite', 'service/energy', '--ca', file('ca.pem'), '--reports', file('service')]);
+    const run = await cli([
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--control-token',
+      s.controlToken!,
+      '--suite',
+      'service/energy',
+      '--ca',
+      file('ca.pem'),
+      '--reports',
+      file('service'),
+    ]);
     expect(run.stderr).toBe('');
     const report = reportOf(file('service'));
     expect(report.summary.passed).toBeGreaterThan(5);
@@ -76,7 +112,20 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
 
   it('without --ca the same run stops before it starts: exit 2 and one line naming the unknown CA', async () => {
     const s = embedded.service;
-    const run = await cli(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('no-ca')]);
+    const run = await cli([
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('no-ca'),
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--base-url https:\/\/127\.0\.0\.1:\d+: TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA .*--ca FILE/);
@@ -99,7 +148,22 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
   }, 60_000);
 
   it('callback send delivers over HTTPS with --ca', async () => {
-    const run = await cli(['callback', 'send', '--url', embedded.merchant.callbackUrl, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--type', '1', '--field', 'amount=1.50', '--ca', file('ca.pem')]);
+    const run = await cli([
+      'callback',
+      'send',
+      '--url',
+      embedded.merchant.callbackUrl,
+      '--api-key',
+      embedded.merchant.apiKey,
+      '--private-key',
+      file('private.pem'),
+      '--type',
+      '1',
+      '--field',
+      'amount=1.50',
+      '--ca',
+      file('ca.pem'),
+    ]);
     expect(run.stdout).toMatch(/delivery 1\/1: HTTP 200 \{"errCode":0/);
     expect(run.status).toBe(0);
   }, 60_000);
@@ -128,7 +192,15 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
   }, 60_000);
 
   it('a merchant that requires a client certificate passes with --cert/--key and says what is missing without them', async () => {
-    const given = await cli([...merchantArgs(mtlsMerchant.callbackUrl, 'mtls'), '--ca', file('own-ca.pem'), '--cert', file('client.pem'), '--key', file('client-key.pem')]);
+    const given = await cli([
+      ...merchantArgs(mtlsMerchant.callbackUrl, 'mtls'),
+      '--ca',
+      file('own-ca.pem'),
+      '--cert',
+      file('client.pem'),
+      '--key',
+      file('client-key.pem'),
+    ]);
     expect(given.stderr).toBe('');
     expect(reportOf(file('mtls')).target.tls).toEqual({ extraCaCertificates: 1, clientCertificate: true });
     expect(given.status).toBe(0);
@@ -138,10 +210,20 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toMatch(/TLS: .*(requires a client certificate|handshake .* client certificate)/);
 
-    const wrong = await cli([...merchantArgs(mtlsMerchant.callbackUrl, 'mtls-wrong'), '--ca', file('own-ca.pem'), '--cert', file('stranger.pem'), '--key', file('stranger-key.pem')]);
+    const wrong = await cli([
+      ...merchantArgs(mtlsMerchant.callbackUrl, 'mtls-wrong'),
+      '--ca',
+      file('own-ca.pem'),
+      '--cert',
+      file('stranger.pem'),
+      '--key',
+      file('stranger-key.pem'),
+    ]);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
-    expect(wrong.stderr).toMatch(/TLS: 127\.0\.0\.1:\d+ (refused the client certificate|closed the connection right after the handshake .*did it refuse the client certificate)/);
+    expect(wrong.stderr).toMatch(
+      /TLS: 127\.0\.0\.1:\d+ (refused the client certificate|closed the connection right after the handshake .*did it refuse the client certificate)/,
+    );
   }, 90_000);
 
   it('a --cert without --key, or a key of another certificate, is one line and exit 2', async () => {
@@ -156,7 +238,26 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
 
   it('pact verify passes the HTTPS emulator with --ca (the Pact verifier goes through loopback relays)', async () => {
     const s = embedded.service;
-    const run = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!, '--ca', file('ca.pem'), '--log-level', 'error']);
+    const run = await cli([
+      'pact',
+      'verify',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--control-token',
+      s.controlToken!,
+      '--forbidden-key',
+      s.forbiddenKey!,
+      '--ca',
+      file('ca.pem'),
+      '--log-level',
+      'error',
+    ]);
     expect(run.stdout).toMatch(/pact verify: Pact verifier passed; decrypted data checks: 3 passed, 0 failed, 0 skipped/);
     expect(run.status).toBe(0);
     const untrusted = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem')]);

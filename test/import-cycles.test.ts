@@ -18,7 +18,9 @@ describe('the import-cycle check', () => {
     const run = check(join(ROOT, 'src'));
     expect(run.out).toMatch(/^no import cycle among \d+ files in src\n$/);
     expect(run.status).toBe(0);
-    const manifest = JSON.parse(spawnSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json").scripts)'], { cwd: ROOT, encoding: 'utf8' }).stdout) as Record<string, string>;
+    const manifest = JSON.parse(
+      spawnSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json").scripts)'], { cwd: ROOT, encoding: 'utf8' }).stdout,
+    ) as Record<string, string>;
     expect(manifest.lint).toMatch(/node scripts\/check-import-cycles\.mjs/);
   });
 
@@ -35,16 +37,25 @@ describe('the import-cycle check', () => {
     file('b/y.ts', "export type Y = import('./x.js').X | number;\n");
     file('b/index.ts', "export * from './reexported.js';\n");
     file('b/reexported.ts', "export { default as n } from './index.js';\n");
-    file('clean.ts', "// import { one } from './a/one.js';\nconst text = \"import './clean.js'\";\nimport { readFileSync } from 'node:fs';\nimport { one } from './a/one.js';\nexport { text, readFileSync, one };\n");
+    file(
+      'clean.ts',
+      "// import { one } from './a/one.js';\nconst text = \"import './clean.js'\";\nimport { readFileSync } from 'node:fs';\nimport { one } from './a/one.js';\nexport { text, readFileSync, one };\n",
+    );
     const run = check(dir);
     expect(run.status).toBe(1);
     const lines = run.out.trim().split('\n');
-    expect(lines.filter((line) => line.startsWith('import cycle')).map((line) => line.replace(/^import cycle \(\d files\): /, '').split(' ').map((path) => path.split('/').slice(-2).join('/')).join(' ')).sort()).toEqual([
-      'a/one.ts a/two.ts',
-      'b/index.ts b/reexported.ts',
-      'b/loader.ts b/model.ts',
-      'b/x.ts b/y.ts',
-    ]);
+    expect(
+      lines
+        .filter((line) => line.startsWith('import cycle'))
+        .map((line) =>
+          line
+            .replace(/^import cycle \(\d files\): /, '')
+            .split(' ')
+            .map((path) => path.split('/').slice(-2).join('/'))
+            .join(' '),
+        )
+        .sort(),
+    ).toEqual(['a/one.ts a/two.ts', 'b/index.ts b/reexported.ts', 'b/loader.ts b/model.ts', 'b/x.ts b/y.ts']);
     expect(lines.at(-1)).toMatch(/^4 import cycles in .*: the modules of each must not import each other round \(ARCHITECTURE\.md\)$/);
   });
 });

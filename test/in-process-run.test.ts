@@ -16,16 +16,24 @@ import { mswTransport } from './support/msw-transport.js';
 const keys = generateMerchantKeyPair(1024);
 /** A loopback port where nothing listens: only the in-process transport answers there. */
 const BASE = 'http://127.0.0.1:9';
-const handlers = () => createWalletHandlers({
-  baseUrl: BASE,
-  merchants: [
-    { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem },
-    { userId: 10087, apiKey: 'ak_orders_only', privateKey: keys.privatePem, permissions: ['withdrawWithoutVerify'] },
-  ],
-});
+const handlers = () =>
+  createWalletHandlers({
+    baseUrl: BASE,
+    merchants: [
+      { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem },
+      { userId: 10087, apiKey: 'ak_orders_only', privateKey: keys.privatePem, permissions: ['withdrawWithoutVerify'] },
+    ],
+  });
 const target: ServiceTarget = {
-  side: 'service', baseUrl: BASE, cardBaseUrl: BASE, apiKey: 'ak_live', publicKey: parseKey(keys.publicPem, { expect: 'public' }) as RsaPublicKey,
-  profile: { ...DEFAULT_PROFILE }, userId: 10086, forbiddenKey: 'ak_orders_only', allowOrders: true,
+  side: 'service',
+  baseUrl: BASE,
+  cardBaseUrl: BASE,
+  apiKey: 'ak_live',
+  publicKey: parseKey(keys.publicPem, { expect: 'public' }) as RsaPublicKey,
+  profile: { ...DEFAULT_PROFILE },
+  userId: 10086,
+  forbiddenKey: 'ak_orders_only',
+  allowOrders: true,
 };
 const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 const energy = selectSuites(loadSuites(), { glob: 'service/energy' });
@@ -36,7 +44,10 @@ describe('runSuites with an injected transport', () => {
     const status = (id: string) => report.results.filter((result) => result.id.startsWith(`service/energy/${id}/`)).map((result) => result.status);
     expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
     expect([status('success'), status('missing-key'), status('unknown-key'), status('forbidden-key')]).toEqual([
-      ['passed', 'passed', 'passed'], ['passed', 'passed'], ['passed', 'passed'], ['passed', 'passed'],
+      ['passed', 'passed', 'passed'],
+      ['passed', 'passed'],
+      ['passed', 'passed'],
+      ['passed', 'passed'],
     ]);
     // Without a control token the live-balance case is skipped, as against any target.
     expect(status('floor-of-live-balance')).toEqual(['skipped', 'skipped', 'skipped']);
@@ -45,7 +56,12 @@ describe('runSuites with an injected transport', () => {
   it('sends every request through it: without it, the same host cannot be reached', async () => {
     const seen: string[] = [];
     const inner = mswTransport(handlers());
-    await runSuites({ target, suites: energy, rules, transport: { send: (request) => (seen.push(`${request.method} ${new URL(request.url).pathname}`), inner.send(request)) } });
+    await runSuites({
+      target,
+      suites: energy,
+      rules,
+      transport: { send: (request) => (seen.push(`${request.method} ${new URL(request.url).pathname}`), inner.send(request)) },
+    });
     expect(seen.length).toBeGreaterThan(5);
     expect(new Set(seen)).toContain('POST /api/v1/api/order/getEnergyMaxCount');
     const direct = await runSuites({ target, suites: energy.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === 'success') })), rules });

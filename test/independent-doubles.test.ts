@@ -57,7 +57,10 @@ describe("the doubles' own segmented RSA agrees with node-forge, a third impleme
   const forgePrivate = forge.pki.privateKeyFromPem(privatePem);
   const forgePublic = forge.pki.publicKeyFromPem(publicPem);
   // forge's raw PKCS#1 v1.5 block operations (bt 0x01: private-key type 1; 0x02: public-key type 2), untyped in @types/node-forge.
-  const rsa = forge.pki.rsa as unknown as { encrypt(m: string, key: unknown, bt: number): string; decrypt(ed: string, key: unknown, pub: boolean, unpad: boolean): string };
+  const rsa = forge.pki.rsa as unknown as {
+    encrypt(m: string, key: unknown, bt: number): string;
+    decrypt(ed: string, key: unknown, pub: boolean, unpad: boolean): string;
+  };
   // Three blocks of k-11 = 117 bytes and a short fourth, with multi-byte UTF-8 across a block edge.
   const plain = Buffer.from(JSON.stringify({ amount: '12345678901234567890.123', memo: 'é'.repeat(150), pad: 'x'.repeat(60) }), 'utf8');
   const blocks = (bytes: Buffer, size: number) => Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
@@ -105,43 +108,95 @@ const services = [
   },
   {
     name: 'leases lower the energy at once, amounts capped at 18.8 digits, callback amounts as decimal strings, unreadable requests and card failures as HTTP 4xx, own 401 body on order submission, lean callbacks with a charset, emission answered 202',
-    options: { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, callbackAmounts: 'string', requestFailures: 'http-400', cardFailureStatus: 'http-4xx', controlAccepted: true, callbackCharset: true, orderAuthBodies: 'own', callbackLean: true },
+    options: {
+      leaseSettleMs: 0,
+      amountDigits: { integer: 18, fraction: 8 },
+      callbackAmounts: 'string',
+      requestFailures: 'http-400',
+      cardFailureStatus: 'http-4xx',
+      controlAccepted: true,
+      callbackCharset: true,
+      orderAuthBodies: 'own',
+      callbackLean: true,
+    },
     reports: 'service-strict',
     minimumPassed: 85,
   },
 ] as const;
 
-describe.concurrent.each(services)('verify service against an independent service on plain node:http ($name)', ({ options, reports: reportsName, minimumPassed }) => {
-  let service: Awaited<ReturnType<typeof startIndependentService>>;
-  beforeAll(async () => {
-    service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey, expiredKey, userId, controlToken: 'ind-control-1e2d3c', ...options });
-  });
-  afterAll(() => service.close());
+describe.concurrent.each(services)(
+  'verify service against an independent service on plain node:http ($name)',
+  ({ options, reports: reportsName, minimumPassed }) => {
+    let service: Awaited<ReturnType<typeof startIndependentService>>;
+    beforeAll(async () => {
+      service = await startIndependentService({
+        port: 0,
+        keys: { privateKey: privatePem },
+        apiKey,
+        forbiddenKey,
+        expiredKey,
+        userId,
+        controlToken: 'ind-control-1e2d3c',
+        ...options,
+      });
+    });
+    afterAll(() => service.close());
 
-  it('passes every MUST check with every flag the service supports, and most checks really run', async ({ expect }) => {
-    const reports = join(dir, reportsName);
-    const control = `${service.url}/__control/merchants/${userId}`;
-    const headers = { 'content-type': 'application/json', 'x-control-token': 'ind-control-1e2d3c' };
-    // The hand-triggered case: the person points the merchant's callbacks at the runner and makes the service send one.
-    const handTrigger = async (receiverUrl: string) => {
-      await fetch(`${control}/callback-url`, { method: 'PUT', headers, body: JSON.stringify({ url: receiverUrl }) });
-      await fetch(`${control}/callbacks`, { method: 'POST', headers, body: JSON.stringify({ type: 7 }) });
-    };
-    const run = await slot(async () => runCliWithHand([
-      'verify', 'service', '--base-url', service.url, '--card-base-url', service.cardBaseUrl, '--api-key', apiKey,
-      '--public-key', join(dir, 'merchant-public.pem'), '--user-id', String(userId), '--allow-orders',
-      '--forbidden-key', forbiddenKey, '--expired-key', expiredKey, '--control-token', 'ind-control-1e2d3c', '--reports', reports,
-    ], await freePort(), handTrigger));
-    const report = readReport(reports, run);
-    const failures = failuresOf(report);
-    expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
-    expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
-    // Of about 100 service checks, only the cases that create cards through a route outside
-    // the documented control API cannot run (7 checks); checks on an open point this service reads
-    // otherwise may be warnings.
-    expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(minimumPassed);
-  }, 240_000);
-});
+    it('passes every MUST check with every flag the service supports, and most checks really run', async ({ expect }) => {
+      const reports = join(dir, reportsName);
+      const control = `${service.url}/__control/merchants/${userId}`;
+      const headers = { 'content-type': 'application/json', 'x-control-token': 'ind-control-1e2d3c' };
+      // The hand-triggered case: the person points the merchant's callbacks at the runner and makes the service send one.
+      const handTrigger = async (receiverUrl: string) => {
+        await fetch(`${control}/callback-url`, { method: 'PUT', headers, body: JSON.stringify({ url: receiverUrl }) });
+        await fetch(`${control}/callbacks`, { method: 'POST', headers, body: JSON.stringify({ type: 7 }) });
+      };
+      const run = await slot(async () =>
+        runCliWithHand(
+          [
+            'verify',
+            'service',
+            '--base-url',
+            service.url,
+            '--card-base-url',
+            service.cardBaseUrl,
+            '--api-key',
+            apiKey,
+            '--public-key',
+            join(dir, 'merchant-public.pem'),
+            '--user-id',
+            String(userId),
+            '--allow-orders',
+            '--forbidden-key',
+            forbiddenKey,
+            '--expired-key',
+            expiredKey,
+            '--control-token',
+            'ind-control-1e2d3c',
+            '--reports',
+            reports,
+          ],
+          await freePort(),
+          handTrigger,
+        ),
+      );
+      const report = readReport(reports, run);
+      const failures = failuresOf(report);
+      expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
+      expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
+      // Of about 100 service checks, only the cases that create cards through a route outside
+      // the documented control API cannot run (7 checks); checks on an open point this service reads
+      // otherwise may be warnings.
+      expect(
+        report.summary.passed,
+        `skipped: ${report.results
+          .filter((r) => r.status === 'skipped')
+          .map((r) => `${r.id}: ${r.message}`)
+          .join('\n')}`,
+      ).toBeGreaterThan(minimumPassed);
+    }, 240_000);
+  },
+);
 
 describe.concurrent('verify merchant against independent receivers', () => {
   const keys = [
@@ -154,23 +209,46 @@ describe.concurrent('verify merchant against independent receivers', () => {
   ] as const;
 
   for (const [name, start] of receivers) {
-    it(`passes every MUST check on a receiver built on ${name}, with the probe, and most checks really run`, async ({ expect }) => slot(async () => {
-      const receiver = await start();
-      try {
-        const reports = join(dir, name.replace(/\W+/g, '-'));
-        const run = await runCliAsync([
-          'verify', 'merchant', '--callback-url', receiver.callbackUrl, '--api-key', apiKey,
-          '--private-key', join(dir, 'merchant-private.pem'), '--probe-url', receiver.probeUrl, '--expired-key', expiredKey, '--reports', reports,
-        ]);
-        const report = readReport(reports, run);
-        const failures = failuresOf(report);
-        expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
-        expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
-        // With the probe and the expired key, only the restart case (--restart) cannot run.
-        expect(report.summary.passed, `skipped: ${report.results.filter((r) => r.status === 'skipped').map((r) => `${r.id}: ${r.message}`).join('\n')}`).toBeGreaterThan(80);
-      } finally {
-        await receiver.close();
-      }
-    }), 240_000);
+    it(
+      `passes every MUST check on a receiver built on ${name}, with the probe, and most checks really run`,
+      async ({ expect }) =>
+        slot(async () => {
+          const receiver = await start();
+          try {
+            const reports = join(dir, name.replace(/\W+/g, '-'));
+            const run = await runCliAsync([
+              'verify',
+              'merchant',
+              '--callback-url',
+              receiver.callbackUrl,
+              '--api-key',
+              apiKey,
+              '--private-key',
+              join(dir, 'merchant-private.pem'),
+              '--probe-url',
+              receiver.probeUrl,
+              '--expired-key',
+              expiredKey,
+              '--reports',
+              reports,
+            ]);
+            const report = readReport(reports, run);
+            const failures = failuresOf(report);
+            expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
+            expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
+            // With the probe and the expired key, only the restart case (--restart) cannot run.
+            expect(
+              report.summary.passed,
+              `skipped: ${report.results
+                .filter((r) => r.status === 'skipped')
+                .map((r) => `${r.id}: ${r.message}`)
+                .join('\n')}`,
+            ).toBeGreaterThan(80);
+          } finally {
+            await receiver.close();
+          }
+        }),
+      240_000,
+    );
   }
 });

@@ -96,8 +96,19 @@ async function receiverRun(name: string, faults: string[], only?: string) {
   );
   try {
     return await cliReport(join(dir, `merchant-${name}`), [
-      'verify', 'merchant', '--callback-url', receiver.match[1]!, '--api-key', apiKey, '--expired-key', expiredKey,
-      '--private-key', join(dir, 'private.pem'), '--probe-url', receiver.match[2]!, ...(only ? ['--suite', only] : []),
+      'verify',
+      'merchant',
+      '--callback-url',
+      receiver.match[1]!,
+      '--api-key',
+      apiKey,
+      '--expired-key',
+      expiredKey,
+      '--private-key',
+      join(dir, 'private.pem'),
+      '--probe-url',
+      receiver.match[2]!,
+      ...(only ? ['--suite', only] : []),
     ]);
   } finally {
     receiver.stop();
@@ -112,16 +123,48 @@ async function verifyService(name: string, faults: string[], only?: string) {
 async function serviceRun(name: string, faults: string[], only?: string) {
   const service = await startJava(
     SERVICE,
-    ['--port', '0', '--private-key', join(dir, 'private.pem'), '--api-key', apiKey, '--forbidden-key', forbiddenKey, '--expired-key', expiredKey,
-      '--user-id', String(userId), '--control-token', controlToken, ...faultArgs(faults)],
+    [
+      '--port',
+      '0',
+      '--private-key',
+      join(dir, 'private.pem'),
+      '--api-key',
+      apiKey,
+      '--forbidden-key',
+      forbiddenKey,
+      '--expired-key',
+      expiredKey,
+      '--user-id',
+      String(userId),
+      '--control-token',
+      controlToken,
+      ...faultArgs(faults),
+    ],
     /listening on (http:\/\/127\.0\.0\.1:\d+)/,
   );
   try {
     const url = `${service.match[1]!}/`;
     return await cliReport(join(dir, `service-${name}`), [
-      'verify', 'service', '--base-url', url, '--card-base-url', url, '--api-key', apiKey, '--forbidden-key', forbiddenKey,
-      '--expired-key', expiredKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(userId), '--allow-orders',
-      '--control-token', controlToken, ...(only ? ['--suite', only] : []),
+      'verify',
+      'service',
+      '--base-url',
+      url,
+      '--card-base-url',
+      url,
+      '--api-key',
+      apiKey,
+      '--forbidden-key',
+      forbiddenKey,
+      '--expired-key',
+      expiredKey,
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--user-id',
+      String(userId),
+      '--allow-orders',
+      '--control-token',
+      controlToken,
+      ...(only ? ['--suite', only] : []),
     ]);
   } finally {
     service.stop();
@@ -147,7 +190,9 @@ afterAll(() => {
 // variants run every suite (no failure anywhere is the point); a fault runs the suite of the case
 // its assertion names, which still proves exit 1 (a finding) and not 2 (a configuration).
 describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', { concurrent: true }, () => {
-  it('passes a receiver that answers first and books each event 300 ms later on another thread (processing may end after the answer): exit 0, no failure', async ({ expect }) => {
+  it('passes a receiver that answers first and books each event 300 ms later on another thread (processing may end after the answer): exit 0, no failure', async ({
+    expect,
+  }) => {
     const { status, stderr, report } = await verifyReceiver('ack-then-process', ['ack-then-process']);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
@@ -161,8 +206,19 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
     expect(report.summary.passed).toBeGreaterThan(80);
   }, 300_000);
 
-  it('passes the legal Java choices (probe re-serialised, scale stripped, body read before the key check, text/plain answer, form Content-Type required, unknown types refused, busy while in flight, MIME decoder)', async ({ expect }) => {
-    const legal = ['legal-reserialize', 'legal-strip-zeros', 'legal-read-body-first', 'legal-text-plain', 'legal-require-form-ct', 'legal-refuse-unknown-type', 'legal-busy-in-flight', 'legal-mime-decoder'];
+  it('passes the legal Java choices (probe re-serialised, scale stripped, body read before the key check, text/plain answer, form Content-Type required, unknown types refused, busy while in flight, MIME decoder)', async ({
+    expect,
+  }) => {
+    const legal = [
+      'legal-reserialize',
+      'legal-strip-zeros',
+      'legal-read-body-first',
+      'legal-text-plain',
+      'legal-require-form-ct',
+      'legal-refuse-unknown-type',
+      'legal-busy-in-flight',
+      'legal-mime-decoder',
+    ];
     const { status, stderr, report } = await verifyReceiver('legal', legal);
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
@@ -184,14 +240,22 @@ describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not instal
       const { status, stderr, report } = await verifyReceiver(fault, [fault], suite);
       const failures = failed(report);
       expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
-      expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
-      if (fault === 'header-name-exact') expect(stderr).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m);
+      expect(
+        failures.filter((result) => result.rules.includes(rule) && where.test(result.id)),
+        lines(failures),
+      ).not.toEqual([]);
+      if (fault === 'header-name-exact')
+        expect(stderr).toMatch(
+          /^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m,
+        );
     }, 300_000);
   }
 });
 
 describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', { concurrent: true }, () => {
-  it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async ({ expect }) => {
+  it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async ({
+    expect,
+  }) => {
     const { status, stderr, report } = await slot(async () => {
       const service = await startJava(
         SERVICE,
@@ -201,8 +265,27 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
       try {
         const url = `${service.match[1]!}/`;
         return await cliReport(join(dir, 'service-generated'), [
-          'verify', 'service', '--base-url', url, '--card-base-url', url, '--api-key', apiKey, '--public-key', join(dir, 'public.pem'),
-          '--user-id', String(userId), '--allow-orders', '--control-token', controlToken, '--suite', 'service/errors', '--generate', '40', '--seed', '7',
+          'verify',
+          'service',
+          '--base-url',
+          url,
+          '--card-base-url',
+          url,
+          '--api-key',
+          apiKey,
+          '--public-key',
+          join(dir, 'public.pem'),
+          '--user-id',
+          String(userId),
+          '--allow-orders',
+          '--control-token',
+          controlToken,
+          '--suite',
+          'service/errors',
+          '--generate',
+          '40',
+          '--seed',
+          '7',
         ]);
       } finally {
         service.stop();
@@ -210,9 +293,13 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
     });
     expect(report.summary.failed, lines(failed(report))).toBe(0);
     expect(status, stderr).toBe(0);
-    expect(report.results.filter((result) => result.id.startsWith('generated/service/')).map((result) => result.id.split('/').at(-1))).toEqual(
-      ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'],
-    );
+    expect(report.results.filter((result) => result.id.startsWith('generated/service/')).map((result) => result.id.split('/').at(-1))).toEqual([
+      'valid-requests',
+      'one-rule-broken',
+      'crypto-mangled',
+      'edges',
+      'stateful',
+    ]);
   }, 300_000);
 
   it("passes the correct service (Java's Base64 decoder reads unpadded data: a warning at most): exit 0, no failure", async ({ expect }) => {
@@ -240,7 +327,10 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
       const { status, stderr, report } = await verifyService(fault, [fault], suite);
       const failures = failed(report);
       expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
-      expect(failures.filter((result) => result.rules.includes(rule) && where.test(result.id)), lines(failures)).not.toEqual([]);
+      expect(
+        failures.filter((result) => result.rules.includes(rule) && where.test(result.id)),
+        lines(failures),
+      ).not.toEqual([]);
     }, 300_000);
   }
 });

@@ -25,7 +25,10 @@ describe('verify service --listen: callbacks triggered by hand', () => {
     try {
       const port = await freePort();
       const { controlToken, ...service } = embedded.service;
-      const suites = selectSuites(loadSuites(), { glob: 'service/callbacks' }).map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === 'hand-triggered-callback') }));
+      const suites = selectSuites(loadSuites(), { glob: 'service/callbacks' }).map((suite) => ({
+        ...suite,
+        cases: suite.cases.filter((c) => c.id === 'hand-triggered-callback'),
+      }));
       const prompts: string[] = [];
       const report = await runSuites({
         target: { ...service, listenPort: port },

@@ -23,7 +23,26 @@ describe('wallet-conformance load merchant', () => {
     const reports = join(dir, 'good');
     try {
       const run = await runCliAsync(
-        ['load', 'merchant', '--callback-url', merchant.callbackUrl, '--private-key', keyFile, '--probe-url', merchant.probeUrl, '--events', '200', '--duplicates', '0.3', '--concurrency', '8', '--types', '1,3,4', '--reports', reports],
+        [
+          'load',
+          'merchant',
+          '--callback-url',
+          merchant.callbackUrl,
+          '--private-key',
+          keyFile,
+          '--probe-url',
+          merchant.probeUrl,
+          '--events',
+          '200',
+          '--duplicates',
+          '0.3',
+          '--concurrency',
+          '8',
+          '--types',
+          '1,3,4',
+          '--reports',
+          reports,
+        ],
         { env: { WALLET_API_KEY: API_KEY } },
       );
       expect(run.stderr).toBe('');
@@ -31,7 +50,10 @@ describe('wallet-conformance load merchant', () => {
       expect(run.stdout).toMatch(SUMMARY);
       expect(run.stdout).toContain('processed exactly once: yes');
       expect(run.stdout).toMatch(/^load: \d+ s, \d+\/260 deliveries, /m);
-      const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as { results: Array<{ status: string; rules: string[] }>; load: { histogram: Array<{ count: number }>; attempts: number } };
+      const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as {
+        results: Array<{ status: string; rules: string[] }>;
+        load: { histogram: Array<{ count: number }>; attempts: number };
+      };
       expect(report.results[0]).toMatchObject({ status: 'passed', rules: expect.arrayContaining(['CB-ONCE']) });
       expect(report.load.histogram.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(report.load.attempts);
       expect(readFileSync(join(reports, 'report.html'), 'utf8')).toContain('Latency of each attempt');
@@ -44,7 +66,22 @@ describe('wallet-conformance load merchant', () => {
   it('exits 1 against a receiver without idempotency and lists the first events processed more than once', async () => {
     const receiver = await startFaultyReceiver('no-idempotency', { apiKey: API_KEY, publicKey: keys.publicKey });
     try {
-      const run = await runCliAsync(['load', 'merchant', '--callback-url', receiver.callbackUrl, '--api-key', API_KEY, '--private-key', keyFile, '--probe-url', receiver.probeUrl, '--events', '200', '--reports', join(dir, 'bad')]);
+      const run = await runCliAsync([
+        'load',
+        'merchant',
+        '--callback-url',
+        receiver.callbackUrl,
+        '--api-key',
+        API_KEY,
+        '--private-key',
+        keyFile,
+        '--probe-url',
+        receiver.probeUrl,
+        '--events',
+        '200',
+        '--reports',
+        join(dir, 'bad'),
+      ]);
       expect(run.status).toBe(1);
       expect(run.stdout).toMatch(SUMMARY);
       expect(run.stdout).toContain('processed exactly once: no');
@@ -59,7 +96,24 @@ describe('wallet-conformance load merchant', () => {
     const merchant = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore() });
     try {
       const probeCmd = `"${process.execPath}" -e "fetch('${merchant.probeUrl}').then((r) => r.text()).then((t) => process.stdout.write(t))"`;
-      const run = await runCliAsync(['load', 'merchant', '--callback-url', merchant.callbackUrl, '--api-key', API_KEY, '--private-key', keyFile, '--probe-cmd', probeCmd, '--events', '200', '--rate', '400', '--reports', join(dir, 'cmd')]);
+      const run = await runCliAsync([
+        'load',
+        'merchant',
+        '--callback-url',
+        merchant.callbackUrl,
+        '--api-key',
+        API_KEY,
+        '--private-key',
+        keyFile,
+        '--probe-cmd',
+        probeCmd,
+        '--events',
+        '200',
+        '--rate',
+        '400',
+        '--reports',
+        join(dir, 'cmd'),
+      ]);
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(SUMMARY);
       expect(run.stdout).toContain('processed exactly once: yes');
@@ -77,7 +131,17 @@ describe('wallet-conformance load merchant', () => {
     [['--duration', '99999'], /--duration takes a number from 1 to 3600/],
     [['--callback-url', 'ftp://x'], /--callback-url must be an http:\/\/ or https:\/\/ URL/],
   ])('refuses %j with one line and exit 2', async (flags, message) => {
-    const run = await runCliAsync(['load', 'merchant', '--callback-url', 'http://127.0.0.1:9/callback', '--api-key', API_KEY, '--private-key', keyFile, ...flags]);
+    const run = await runCliAsync([
+      'load',
+      'merchant',
+      '--callback-url',
+      'http://127.0.0.1:9/callback',
+      '--api-key',
+      API_KEY,
+      '--private-key',
+      keyFile,
+      ...flags,
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(message);

@@ -23,7 +23,26 @@ writeFileSync(file('merchant-private.pem'), keys.pem.privatePem);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const storm = (callbackUrl: string, reports: string, extra: string[]) =>
-  runCliAsync(['load', 'merchant', '--callback-url', callbackUrl, '--private-key', file('merchant-private.pem'), '--events', '60', '--duplicates', '0.2', '--concurrency', '8', '--reports', file(reports), ...extra], { env: { WALLET_API_KEY: API_KEY } });
+  runCliAsync(
+    [
+      'load',
+      'merchant',
+      '--callback-url',
+      callbackUrl,
+      '--private-key',
+      file('merchant-private.pem'),
+      '--events',
+      '60',
+      '--duplicates',
+      '0.2',
+      '--concurrency',
+      '8',
+      '--reports',
+      file(reports),
+      ...extra,
+    ],
+    { env: { WALLET_API_KEY: API_KEY } },
+  );
 
 describe('load merchant over HTTPS (real TLS)', () => {
   let merchant: MerchantServer;
@@ -34,15 +53,25 @@ describe('load merchant over HTTPS (real TLS)', () => {
     const client = ca.issue({ names: ['load client'], client: true });
     writeFileSync(file('client.pem'), client.cert);
     writeFileSync(file('client-key.pem'), client.key);
-    merchant = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore(), tls: ca.issue({ names: ['127.0.0.1', 'localhost'] }) });
-    mtls = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore(), tls: { ...ca.issue({ names: ['127.0.0.1', 'localhost'] }), clientCa: ca.cert } });
+    merchant = await startMerchantServer({
+      apiKeys: [API_KEY],
+      publicKey: keys.publicKey,
+      store: new MemoryIdempotencyStore(),
+      tls: ca.issue({ names: ['127.0.0.1', 'localhost'] }),
+    });
+    mtls = await startMerchantServer({
+      apiKeys: [API_KEY],
+      publicKey: keys.publicKey,
+      store: new MemoryIdempotencyStore(),
+      tls: { ...ca.issue({ names: ['127.0.0.1', 'localhost'] }), clientCa: ca.cert },
+    });
   });
   afterAll(async () => {
     await merchant.close();
     await mtls.close();
   });
 
-  it('trusts the merchant\'s CA with --ca: every event acknowledged and processed once, the probe read over the same TLS', async () => {
+  it("trusts the merchant's CA with --ca: every event acknowledged and processed once, the probe read over the same TLS", async () => {
     const run = await storm(merchant.callbackUrl, 'ca', ['--ca', file('ca.pem'), '--probe-url', merchant.probeUrl]);
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('processed exactly once: yes');
@@ -64,10 +93,21 @@ describe('load merchant over HTTPS (real TLS)', () => {
   }, 60_000);
 
   it('presents a client certificate with --cert and --key to a merchant that requires one (mTLS)', async () => {
-    const run = await storm(mtls.callbackUrl, 'mtls', ['--ca', file('ca.pem'), '--cert', file('client.pem'), '--key', file('client-key.pem'), '--probe-url', mtls.probeUrl]);
+    const run = await storm(mtls.callbackUrl, 'mtls', [
+      '--ca',
+      file('ca.pem'),
+      '--cert',
+      file('client.pem'),
+      '--key',
+      file('client-key.pem'),
+      '--probe-url',
+      mtls.probeUrl,
+    ]);
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('processed exactly once: yes');
-    expect(run.stdout + run.stderr + readFileSync(file('mtls/report.json'), 'utf8')).not.toContain(readFileSync(file('client-key.pem'), 'utf8').split('\n')[1]!);
+    expect(run.stdout + run.stderr + readFileSync(file('mtls/report.json'), 'utf8')).not.toContain(
+      readFileSync(file('client-key.pem'), 'utf8').split('\n')[1]!,
+    );
   }, 60_000);
 
   it('refuses --cert without --key with one line and exit 2', async () => {
@@ -97,8 +137,14 @@ describe('load merchant against a receiver that acknowledges nothing', () => {
     expect(run.stderr).toContain('processing is not checked');
     expect(run.stdout).toMatch(/^10 of 10 events were never acknowledged \(errCode 0\): the storm fails$/m);
     expect(run.stdout).toMatch(/^processing was not checked: no --probe-url or --probe-cmd, so only the answers were judged$/m);
-    const report = JSON.parse(readFileSync(file('nothing/report.json'), 'utf8')) as { summary: { failed: number; skipped: number }; results: Array<{ id: string; status: string }> };
-    expect(report.results.map((result) => [result.id, result.status])).toEqual([['load/merchant/exactly-once', 'skipped'], ['load/merchant/acknowledged', 'failed']]);
+    const report = JSON.parse(readFileSync(file('nothing/report.json'), 'utf8')) as {
+      summary: { failed: number; skipped: number };
+      results: Array<{ id: string; status: string }>;
+    };
+    expect(report.results.map((result) => [result.id, result.status])).toEqual([
+      ['load/merchant/exactly-once', 'skipped'],
+      ['load/merchant/acknowledged', 'failed'],
+    ]);
     expect(report.summary).toMatchObject({ failed: 1, skipped: 1 });
   }, 60_000);
 });

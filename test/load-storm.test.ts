@@ -78,8 +78,19 @@ describe('storm reads each answer as the service does (CB-ERRCODE, U-CB-RESPONSE
   ])('%s', async (_name, status, body, expected) => {
     const receiver = await answering(status, body);
     try {
-      const result = await runStorm({ callbackUrls: [receiver.url], apiKey: API_KEY, key: keys.privateKey, events: 1, duplicates: 0, concurrency: 1, maxAttempts: 2, durationS: 30 });
-      expect({ acknowledged: result.acknowledged, ambiguous: result.ambiguousAcknowledgements, attempts: result.attempts, failures: result.failures }).toEqual(expected);
+      const result = await runStorm({
+        callbackUrls: [receiver.url],
+        apiKey: API_KEY,
+        key: keys.privateKey,
+        events: 1,
+        duplicates: 0,
+        concurrency: 1,
+        maxAttempts: 2,
+        durationS: 30,
+      });
+      expect({ acknowledged: result.acknowledged, ambiguous: result.ambiguousAcknowledgements, attempts: result.attempts, failures: result.failures }).toEqual(
+        expected,
+      );
       expect(receiver.seen).toHaveLength(expected.attempts);
       // Each attempt as the service sends it: the form Content-Type, the key, the raw Base64 body, a fresh requestUUID.
       const uuids = receiver.seen.map((delivery) => {

@@ -55,10 +55,21 @@ function shellBlocks(file: string): ShellBlock[] {
     if (end < 0) throw new Error(`${relative(ROOT, file)}:${i + 1}: a code block that never closes`);
     if (['sh', 'bash', 'shell', 'console'].includes(open[1]!)) {
       const body = lines.slice(i + 1, end);
-      const code = open[1] === 'console' ? body.filter((line) => line.startsWith('$ ')).map((line) => line.slice(2)).join('\n') : body.join('\n');
-      const above = lines.slice(0, i).reverse().find((line) => line.trim() !== '') ?? '';
+      const code =
+        open[1] === 'console'
+          ? body
+              .filter((line) => line.startsWith('$ '))
+              .map((line) => line.slice(2))
+              .join('\n')
+          : body.join('\n');
+      const above =
+        lines
+          .slice(0, i)
+          .reverse()
+          .find((line) => line.trim() !== '') ?? '';
       const marker = /^<!-- not run: (.+?) -->$/.exec(above.trim());
-      if (/^<!--\s*not run/.test(above.trim()) && !marker) throw new Error(`${relative(ROOT, file)}:${i}: a "not run" marker needs a reason: <!-- not run: why -->`);
+      if (/^<!--\s*not run/.test(above.trim()) && !marker)
+        throw new Error(`${relative(ROOT, file)}:${i}: a "not run" marker needs a reason: <!-- not run: why -->`);
       blocks.push({ where: `${posix(relative(ROOT, file))}:${i + 1}`, code, ...(marker ? { notRun: marker[1]! } : {}) });
     }
     i = end;
@@ -129,17 +140,25 @@ async function runBlock(block: ShellBlock): Promise<{ status: number | null; log
 
 describe('shell blocks of README.md and docs/', () => {
   it(`are each run, or marked not run with a reason (at most ${MAX_NOT_RUN})`, () => {
-    console.info(`manual: ${RUNNABLE.length} shell blocks run, ${NOT_RUN.length} not run:\n${NOT_RUN.map((block) => `  ${block.where}: ${block.notRun}`).join('\n')}`);
+    console.info(
+      `manual: ${RUNNABLE.length} shell blocks run, ${NOT_RUN.length} not run:\n${NOT_RUN.map((block) => `  ${block.where}: ${block.notRun}`).join('\n')}`,
+    );
     expect(RUNNABLE.length).toBeGreaterThan(5);
     expect(NOT_RUN.length, NOT_RUN.map((block) => block.where).join(', ')).toBeLessThanOrEqual(MAX_NOT_RUN);
   });
 
   it('fail a block whose command fails, and stop what a block left running', async () => {
-    const failing = await runBlock({ where: 'harness', code: 'npx wallet-conformance crypto decrypt --direction callback --public-key missing.pem < /dev/null\necho not reached' });
+    const failing = await runBlock({
+      where: 'harness',
+      code: 'npx wallet-conformance crypto decrypt --direction callback --public-key missing.pem < /dev/null\necho not reached',
+    });
     expect(failing.status).not.toBe(0);
     expect(failing.log).toMatch(/^wallet-conformance: .*missing\.pem/m);
     expect(failing.log).not.toContain('not reached');
-    const left = await runBlock({ where: 'harness', code: 'npx wallet-conformance emulator --port 8080 > emulator.log &\necho $! > server.pid\nuntil curl -so /dev/null http://127.0.0.1:8080/; do sleep 0.2; done' });
+    const left = await runBlock({
+      where: 'harness',
+      code: 'npx wallet-conformance emulator --port 8080 > emulator.log &\necho $! > server.pid\nuntil curl -so /dev/null http://127.0.0.1:8080/; do sleep 0.2; done',
+    });
     expect(left.status, left.log).toBe(0);
     const pid = Number(readFileSync(join(left.dir, 'server.pid'), 'utf8'));
     const alive = () => {
@@ -155,16 +174,25 @@ describe('shell blocks of README.md and docs/', () => {
   }, 60_000);
 
   describe.concurrent('each runnable block exits 0', () => {
-    it.each(RUNNABLE.map((block) => [block.where, block] as const))('%s', async (_where, block) => {
-      const { status, log } = await limited(() => runBlock(block));
-      expect(status, `${block.code}\n--- output (last 4000 characters) ---\n${log.slice(-4000)}`).toBe(0);
-    }, 400_000); // includes the wait for a free slot (PARALLEL at once)
+    it.each(RUNNABLE.map((block) => [block.where, block] as const))(
+      '%s',
+      async (_where, block) => {
+        const { status, log } = await limited(() => runBlock(block));
+        expect(status, `${block.code}\n--- output (last 4000 characters) ---\n${log.slice(-4000)}`).toBe(0);
+      },
+      400_000,
+    ); // includes the wait for a free slot (PARALLEL at once)
   });
 });
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as '-'. */
 function slug(heading: string): string {
-  return heading.replace(/`/g, '').trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .replace(/`/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 const anchorCache = new Map<string, Set<string>>();
@@ -188,7 +216,9 @@ function anchorsOf(file: string): Set<string> {
 
 /** The relative link targets of a Markdown file (outside code blocks and code spans). */
 function linksOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/^```[\s\S]*?^```/gm, '')
+    .replace(/`[^`\n]*`/g, '');
   return [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => match[1]!).filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
 }
 
@@ -218,7 +248,14 @@ describe('links', () => {
     const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(pack.status, pack.stderr).toBe(0);
     const shipped = new Set((JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path));
-    const shippedDirs = new Set([...shipped].flatMap((path) => path.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+    const shippedDirs = new Set(
+      [...shipped].flatMap((path) =>
+        path
+          .split('/')
+          .slice(0, -1)
+          .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+      ),
+    );
     const pages = [...shipped].filter((path) => path.endsWith('.md'));
     expect(pages).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/merchant-guide.md']));
     const broken = pages.flatMap((page) =>
@@ -245,12 +282,20 @@ describe('sources', () => {
   };
 
   it('cite no document the repository does not hold (src, test, bench, examples, bin, and the manual)', () => {
-    const files = [...['src', 'test', 'bench', 'examples', 'bin'].flatMap((dir) => walk(join(ROOT, dir), (file) => /\.(ts|js|mjs|cjs|py|java|sh|ya?ml|json|md)$/.test(file) && statSync(file).size < 2_000_000)), ...MANUAL, join(ROOT, 'ARCHITECTURE.md')];
+    const files = [
+      ...['src', 'test', 'bench', 'examples', 'bin'].flatMap((dir) =>
+        walk(join(ROOT, dir), (file) => /\.(ts|js|mjs|cjs|py|java|sh|ya?ml|json|md)$/.test(file) && statSync(file).size < 2_000_000),
+      ),
+      ...MANUAL,
+      join(ROOT, 'ARCHITECTURE.md'),
+    ];
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((file) => {
       const path = posix(relative(ROOT, file));
       if (ALLOWED[path]) return [];
-      return readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (FORBIDDEN.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (FORBIDDEN.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
     });
     expect(found).toEqual([]);
   });

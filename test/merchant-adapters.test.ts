@@ -116,7 +116,8 @@ describe('Express 5 recipes', () => {
     expect(answer.status).toBe(500);
     expect(answer.json).toEqual({
       errCode: 500,
-      message: 'raw body unavailable: a body parser consumed the request; mount express.raw({ type: "*/*" }) on the callback route before any global parser, or keep the bytes as req.rawBody',
+      message:
+        'raw body unavailable: a body parser consumed the request; mount express.raw({ type: "*/*" }) on the callback route before any global parser, or keep the bytes as req.rawBody',
     });
     expect(events).toEqual([]);
   });
@@ -154,7 +155,9 @@ describe('Fastify 5 recipe', () => {
     const events: CallbackEvent[] = [];
     const app = Fastify();
     // What @fastify/formbody does: decode the form ('+' becomes ' ').
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))));
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
     app.post('/form', async (request) => request.body);
     await app.register(async (callbacks) => {
       // Fastify refuses a second parser for an inherited content type (FST_ERR_CTP_ALREADY_PRESENT).
@@ -173,7 +176,9 @@ describe('Fastify 5 recipe', () => {
   it('never acknowledges a body that a form parser decoded (CB-RAW-BODY), and checks the key first (CB-KEY-FIRST)', async () => {
     const events: CallbackEvent[] = [];
     const app = Fastify();
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))));
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
     app.post('/callback', fastifyCallback(options(events)));
     const url = await listenFastify(app);
     const { body } = tricky();

@@ -13,7 +13,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((done) => {
     child.once('exit', (code) => done(code));
@@ -48,7 +47,10 @@ describe('wallet-conformance merchant', () => {
 
     // The store is a file beside the config: a restarted merchant still knows the event.
     const again = await serveMerchant(join(dir, 'merchant.yaml'));
-    expect((await deliver(again.callbackUrl, seal({ ...payload, requestUUID: 'r-after-restart' }, privateKey), { apiKey })).json).toEqual({ errCode: 0, message: '' });
+    expect((await deliver(again.callbackUrl, seal({ ...payload, requestUUID: 'r-after-restart' }, privateKey), { apiKey })).json).toEqual({
+      errCode: 0,
+      message: '',
+    });
     expect(await stop(again.child)).toBe(0);
     expect(again.output()).toMatch(/ duplicate withdrawal:/);
   });

@@ -24,7 +24,11 @@ const profile = { ...DEFAULT_PROFILE };
  * case of its catch (MERCHANT_CATCHES): the cases are independent (each delivers its own events), so
  * its verdict there is the one a full run gives, for a fraction of the RSA and the settle waits.
  */
-const SOLE_CATCHERS: Record<string, Exclude<MerchantFault, 'none'>> = { answers: 'acks-not-json', processed: 'deposit-by-tracking-id', 'processed-exact': 'latin1-plaintext' };
+const SOLE_CATCHERS: Record<string, Exclude<MerchantFault, 'none'>> = {
+  answers: 'acks-not-json',
+  processed: 'deposit-by-tracking-id',
+  'processed-exact': 'latin1-plaintext',
+};
 const FULL_RUNS: MerchantFault[] = ['none', 'interface-spelling-only', ...Object.values(SOLE_CATCHERS)];
 
 /**
@@ -37,7 +41,10 @@ const LATE_MS = 150;
 /** The merchant suites cut to the case of a result id (`merchant/<suite>/<case>/<check>`). */
 function caseOf(id: string): Suite[] {
   const [side, suite, name] = id.split('/');
-  return suites.filter((s) => s.name === `${side}/${suite}`).map((s) => ({ ...s, cases: s.cases.filter((c) => c.id === name) })).filter((s) => s.cases.length > 0);
+  return suites
+    .filter((s) => s.name === `${side}/${suite}`)
+    .map((s) => ({ ...s, cases: s.cases.filter((c) => c.id === name) }))
+    .filter((s) => s.cases.length > 0);
 }
 
 /**
@@ -47,10 +54,30 @@ function caseOf(id: string): Suite[] {
  */
 async function verify(fault: MerchantFault, options: { bookAfterMs?: number; only?: Suite[] } = {}): Promise<Report> {
   const { bookAfterMs, only } = options;
-  const merchant = await startFaultyMerchant(fault, { apiKey: 'ak-good', expiredKey: 'ak-old', publicKey: privateKey.publicKey, profile, ...(bookAfterMs === undefined ? {} : { bookAfterMs }) });
+  const merchant = await startFaultyMerchant(fault, {
+    apiKey: 'ak-good',
+    expiredKey: 'ak-old',
+    publicKey: privateKey.publicKey,
+    profile,
+    ...(bookAfterMs === undefined ? {} : { bookAfterMs }),
+  });
   const settle = fault === 'none' ? {} : { settleMs: 500 };
   try {
-    return await runSuites({ target: { side: 'merchant', callbackUrl: merchant.callbackUrl, probeUrl: merchant.probeUrl, apiKey: 'ak-good', expiredKey: 'ak-old', privateKey, profile, restartHook: merchant.restart, ...settle }, suites: only ?? suites, rules });
+    return await runSuites({
+      target: {
+        side: 'merchant',
+        callbackUrl: merchant.callbackUrl,
+        probeUrl: merchant.probeUrl,
+        apiKey: 'ak-good',
+        expiredKey: 'ak-old',
+        privateKey,
+        profile,
+        restartHook: merchant.restart,
+        ...settle,
+      },
+      suites: only ?? suites,
+      rules,
+    });
   } finally {
     await merchant.close();
   }
@@ -122,10 +149,18 @@ describe('merchant suites against deliberately faulty merchants', () => {
 
   it('every merchant-side check is the only catcher of at least one fault (none passes everything and survives)', () => {
     const checks = new Set(suites.flatMap((suite) => suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check)))));
-    expect([...checks].filter((check) => !(check in SOLE_CATCHERS)), 'a check without a fault it alone catches (SOLE_CATCHERS)').toEqual([]);
+    expect(
+      [...checks].filter((check) => !(check in SOLE_CATCHERS)),
+      'a check without a fault it alone catches (SOLE_CATCHERS)',
+    ).toEqual([]);
     for (const [check, fault] of Object.entries(SOLE_CATCHERS)) {
       // A full run: every result of every suite, so "only" is what the whole run reports.
-      const catching = new Set(reports.get(fault)!.results.filter((r) => r.status === 'failed' || r.status === 'warning').map((r) => r.id.split('/')[3]!.replace(/#\d+$/, '')));
+      const catching = new Set(
+        reports
+          .get(fault)!
+          .results.filter((r) => r.status === 'failed' || r.status === 'warning')
+          .map((r) => r.id.split('/')[3]!.replace(/#\d+$/, '')),
+      );
       expect([...catching], `${fault} is caught by ${check} alone`).toEqual([check]);
     }
   });

@@ -25,15 +25,21 @@ const STORES: Array<[string, () => IdempotencyStore]> = [
 
 const running: MerchantServer[] = [];
 afterEach(async () => {
-  await Promise.all(running.splice(0).map(async (server) => {
-    await server.close();
-    await server.store.close();
-  }));
+  await Promise.all(
+    running.splice(0).map(async (server) => {
+      await server.close();
+      await server.store.close();
+    }),
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A running merchant with a recording `process`. */
-async function merchant(store: IdempotencyStore | string, process: ProcessCallback = () => undefined, extra: { apiKeys?: Parameters<typeof startMerchantServer>[0]['apiKeys'] } = {}) {
+async function merchant(
+  store: IdempotencyStore | string,
+  process: ProcessCallback = () => undefined,
+  extra: { apiKeys?: Parameters<typeof startMerchantServer>[0]['apiKeys'] } = {},
+) {
   const events: CallbackEvent[] = [];
   const lines: string[] = [];
   const server = await startMerchantServer({
@@ -48,7 +54,12 @@ async function merchant(store: IdempotencyStore | string, process: ProcessCallba
     },
   });
   running.push(server);
-  return { server, events, lines, send: (body: string | Buffer, apiKey: string | null = API_KEY) => deliver(server.callbackUrl, body, { apiKey: apiKey ?? undefined }) };
+  return {
+    server,
+    events,
+    lines,
+    send: (body: string | Buffer, apiKey: string | null = API_KEY) => deliver(server.callbackUrl, body, { apiKey: apiKey ?? undefined }),
+  };
 }
 
 const OK = { errCode: 0, message: '' };
@@ -102,7 +113,11 @@ describe.each(STORES)('reference merchant receiver with the %s', (_name, makeSto
   it('processes wrapped-contract deposit twins (same txid, another toAddress or symbol) as separate events (CB-ID-DEPOSIT)', async () => {
     const { send, events } = await merchant(makeStore());
     const original = deposit();
-    const twins = [original, deposit({ txid: original.txid, toAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }), deposit({ txid: original.txid, symbol: 'USDC' })];
+    const twins = [
+      original,
+      deposit({ txid: original.txid, toAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }),
+      deposit({ txid: original.txid, symbol: 'USDC' }),
+    ];
     for (const twin of twins) expect((await send(seal(twin, keys.privateKey))).json).toEqual(OK);
     expect((await send(seal(redelivery(original), keys.privateKey))).json).toEqual(OK);
     expect(events).toHaveLength(3);
@@ -134,15 +149,18 @@ describe.each(STORES)('reference merchant receiver with the %s', (_name, makeSto
     ['a deposit without txid', () => seal(deposit({ txid: undefined }), keys.privateKey), /invalid-payload.*txid/],
     ['a JSON array', () => seal('[1,2]', keys.privateKey), /invalid-payload/],
   ];
-  it.each(malformed)('refuses %s with a non-zero errCode and a reason, then still processes the next valid callback (CB-NO-FALSE-ACK, CB-AVAILABLE)', async (_what, body, reason) => {
-    const { send, events } = await merchant(makeStore());
-    const answer = await send(body());
-    expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ errCode: 400, message: expect.stringMatching(reason) });
-    expect(events).toHaveLength(0);
-    expect((await send(seal(withdrawal(), keys.privateKey))).json).toEqual(OK);
-    expect(events).toHaveLength(1);
-  });
+  it.each(malformed)(
+    'refuses %s with a non-zero errCode and a reason, then still processes the next valid callback (CB-NO-FALSE-ACK, CB-AVAILABLE)',
+    async (_what, body, reason) => {
+      const { send, events } = await merchant(makeStore());
+      const answer = await send(body());
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ errCode: 400, message: expect.stringMatching(reason) });
+      expect(events).toHaveLength(0);
+      expect((await send(seal(withdrawal(), keys.privateKey))).json).toEqual(OK);
+      expect(events).toHaveLength(1);
+    },
+  );
 
   it('refuses a body over the limit with HTTP 413 and a non-zero errCode, then still processes the next callback', async () => {
     const { send, events } = await merchant(makeStore());

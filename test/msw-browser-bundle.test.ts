@@ -68,7 +68,16 @@ function userProject(): string {
 
 /** esbuild for the browser, nothing external: a node:* import would be a build error. */
 function bundle(entry: string) {
-  return build({ entryPoints: [join(project, entry)], bundle: true, format: 'esm', platform: 'browser', metafile: true, write: false, outdir: join(project, 'out'), logLevel: 'silent' });
+  return build({
+    entryPoints: [join(project, entry)],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    metafile: true,
+    write: false,
+    outdir: join(project, 'out'),
+    logLevel: 'silent',
+  });
 }
 
 beforeAll(async () => {
@@ -79,7 +88,10 @@ beforeAll(async () => {
   metafile = result.metafile;
   plainMetafile = (await bundle('plain.js')).metafile;
   const files = new Map(result.outputFiles.map((file) => [`/${basename(file.path)}`, file.contents]));
-  files.set('/index.html', new TextEncoder().encode('<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/page.js"></script>'));
+  files.set(
+    '/index.html',
+    new TextEncoder().encode('<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/page.js"></script>'),
+  );
   files.set('/mockServiceWorker.js', readFileSync(join(ROOT, 'node_modules/msw/lib/mockServiceWorker.js')));
   server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
@@ -98,13 +110,15 @@ beforeAll(async () => {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${origin}/`);
-  await page.waitForFunction(() => 'walletPage' in globalThis, undefined, { timeout: 10_000 }).catch((error: Error) => {
-    throw new Error(`msw-browser-bundle: the page did not load: ${errors.join('; ') || error.message}`);
+  await page
+    .waitForFunction(() => 'walletPage' in globalThis, undefined, { timeout: 10_000 })
+    .catch((error: Error) => {
+      throw new Error(`msw-browser-bundle: the page did not load: ${errors.join('; ') || error.message}`);
+    });
+  await page.evaluate((start) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.startWallet(start), {
+    baseUrl: `${origin}/wallet`,
+    merchant: { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem },
   });
-  await page.evaluate(
-    (start) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.startWallet(start),
-    { baseUrl: `${origin}/wallet`, merchant: { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem } },
-  );
 }, 60_000);
 
 afterAll(async () => {
@@ -131,10 +145,11 @@ describe('wallet-conformance/msw/browser bundled by esbuild', () => {
 
   it('answers an encrypted getEnergyMaxCount from the service worker with the shipped codec', async () => {
     const data = encodeURIComponent(sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', publicKey));
-    const answer = await page.evaluate(
-      ({ url, body, headers }) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers),
-      { url: `${origin}/wallet/api/v1/api/order/getEnergyMaxCount`, body: `data=${data}`, headers: { 'content-type': FORM, 'x-api-key': 'ak_live' } },
-    );
+    const answer = await page.evaluate(({ url, body, headers }) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers), {
+      url: `${origin}/wallet/api/v1/api/order/getEnergyMaxCount`,
+      body: `data=${data}`,
+      headers: { 'content-type': FORM, 'x-api-key': 'ak_live' },
+    });
     expect(answer.status, answer.text).toBe(200);
     const envelope = JSON.parse(answer.text) as { code: number; message: string; data: string };
     expect([envelope.code, envelope.message]).toEqual([0, '']);

@@ -53,7 +53,10 @@ async function bundle(): Promise<Map<string, Uint8Array>> {
     logLevel: 'silent',
   });
   const files = new Map(result.outputFiles.map((file) => [`/${basename(file.path)}`, file.contents]));
-  files.set('/index.html', new TextEncoder().encode('<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/entry.js"></script>'));
+  files.set(
+    '/index.html',
+    new TextEncoder().encode('<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/entry.js"></script>'),
+  );
   files.set('/mockServiceWorker.js', readFileSync(resolve(ROOT, 'node_modules/msw/lib/mockServiceWorker.js')));
   return files;
 }
@@ -83,9 +86,11 @@ beforeAll(async () => {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${origin}/`);
-  await page.waitForFunction(() => 'walletPage' in globalThis, undefined, { timeout: 10_000 }).catch((error: Error) => {
-    throw new Error(`msw-browser: the page did not load: ${errors.join('; ') || error.message}`);
-  });
+  await page
+    .waitForFunction(() => 'walletPage' in globalThis, undefined, { timeout: 10_000 })
+    .catch((error: Error) => {
+      throw new Error(`msw-browser: the page did not load: ${errors.join('; ') || error.message}`);
+    });
   const options: StartOptions = {
     baseUrl: `${origin}/wallet`,
     cardBaseUrl: `${origin}/card`,
@@ -101,17 +106,21 @@ afterAll(async () => {
 
 /** A POST made by the page's own fetch, answered by the service worker. */
 function pagePost(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
-  return page.evaluate(
-    ({ url, body, headers }) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers),
-    { url: `${origin}${path}`, body, headers },
-  );
+  return page.evaluate(({ url, body, headers }) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers), {
+    url: `${origin}${path}`,
+    body,
+    headers,
+  });
 }
 
 const form = (plain: unknown): string => `data=${encodeURIComponent(sealJson(plain, 'request', publicKey))}`;
 
 describe('the generated handlers under setupWorker in Chromium', () => {
   it('answers an encrypted getEnergyMaxCount from the service worker', async () => {
-    const answer = await pagePost('/wallet/api/v1/api/order/getEnergyMaxCount', form({ symbol: 'ENERGY', chainName: 'TRON' }), { 'content-type': FORM, 'x-api-key': 'ak_live' });
+    const answer = await pagePost('/wallet/api/v1/api/order/getEnergyMaxCount', form({ symbol: 'ENERGY', chainName: 'TRON' }), {
+      'content-type': FORM,
+      'x-api-key': 'ak_live',
+    });
     expect(answer.status, answer.text).toBe(200);
     const envelope = JSON.parse(answer.text) as { code: number; message: string; data: string };
     expect([envelope.code, envelope.message]).toEqual([0, '']);
@@ -119,7 +128,8 @@ describe('the generated handlers under setupWorker in Chromium', () => {
   });
 
   it('answers an encrypted withdrawal, its amount digits kept exactly', async () => {
-    const plain = '{"userId":10086,"tenantUserId":"20931","tenantType":1,"callBackId":"wd-b1","symbol":"USDT","chainName":"TRON","toAddr":"T1","amount":12345678901234567890.123}';
+    const plain =
+      '{"userId":10086,"tenantUserId":"20931","tenantType":1,"callBackId":"wd-b1","symbol":"USDT","chainName":"TRON","toAddr":"T1","amount":12345678901234567890.123}';
     const answer = await pagePost('/wallet/api/v1/api/order/withdrawWithoutVerify', form(plain), { 'content-type': FORM, 'x-api-key': 'ak_live' });
     const envelope = JSON.parse(answer.text) as { code: number; data: string };
     expect(envelope.code, answer.text).toBe(0);
@@ -129,7 +139,10 @@ describe('the generated handlers under setupWorker in Chromium', () => {
   });
 
   it('answers 401 with the exact body of ERR-401 for an unknown X-API-KEY', async () => {
-    const answer = await pagePost('/wallet/api/v1/api/order/getEnergyMaxCount', form({ symbol: 'ENERGY', chainName: 'TRON' }), { 'content-type': FORM, 'x-api-key': 'ak_wrong' });
+    const answer = await pagePost('/wallet/api/v1/api/order/getEnergyMaxCount', form({ symbol: 'ENERGY', chainName: 'TRON' }), {
+      'content-type': FORM,
+      'x-api-key': 'ak_wrong',
+    });
     expect(answer).toEqual({ status: 401, text: '{"code":"UNAUTHORIZED","message":"unauthorized"}' });
   });
 

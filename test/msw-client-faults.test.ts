@@ -31,7 +31,16 @@ const ORDERS: ClientOrder[] = [
 
 /** Places `order` with the callBackId the client makes; the envelope as answered. */
 async function place(callBackId: (order: ClientOrder) => string, order: ClientOrder): Promise<{ code: unknown; message: unknown; data?: unknown }> {
-  const plain = { userId: 10086, tenantUserId: order.tenantUserId, tenantType: 1, callBackId: callBackId(order), symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: new LosslessNumber(order.amount) };
+  const plain = {
+    userId: 10086,
+    tenantUserId: order.tenantUserId,
+    tenantType: 1,
+    callBackId: callBackId(order),
+    symbol: 'USDT',
+    chainName: 'TRON',
+    toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+    amount: new LosslessNumber(order.amount),
+  };
   const response = await fetch(`${BASE}${orderPath}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': 'ak_live' },

@@ -73,7 +73,12 @@ interface Answer {
   json: Record<string, unknown>;
 }
 
-async function post(url: string, body: string, headers: Record<string, string> = { 'content-type': FORM, 'x-api-key': 'ak_live' }, method = 'POST'): Promise<Answer> {
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = { 'content-type': FORM, 'x-api-key': 'ak_live' },
+  method = 'POST',
+): Promise<Answer> {
   const response = await fetch(url, { method, headers, ...(method === 'GET' ? {} : { body }) });
   const text = await response.text();
   return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
@@ -99,9 +104,15 @@ const order = (fields: Record<string, unknown> = {}): Record<string, unknown> =>
   amount: new LosslessNumber('10.5'),
   ...fields,
 });
-const lease = (fields: Record<string, unknown> = {}) => order({ symbol: 'ENERGY', amount: new LosslessNumber('12'), expiryHours: 24, callBackId: 'el-0001', ...fields });
+const lease = (fields: Record<string, unknown> = {}) =>
+  order({ symbol: 'ENERGY', amount: new LosslessNumber('12'), expiryHours: 24, callBackId: 'el-0001', ...fields });
 const cardRequest = (fields: Record<string, unknown> = {}) => ({
-  merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-0001', ...fields,
+  merchantId: '10086',
+  merchantUserId: 'u-1',
+  powerCardId: 'pc-1',
+  channel: 'APP',
+  closeSerialNo: 'cs-0001',
+  ...fields,
 });
 
 const energyCall = (plain: unknown = energyRequest, profile?: CryptoProfile) => post(ENERGY_URL, form(seal(plain, profile)));
@@ -109,7 +120,12 @@ const orderCall = (plain: unknown = order(), profile?: CryptoProfile) => post(OR
 const cardCall = (plain: unknown = cardRequest()) => post(CARD_URL, JSON.stringify(plain), { 'content-type': 'application/json' });
 
 /** Checks a success envelope against the spec and returns the decrypted result, numbers exact. */
-function openResult(answer: Answer, envelope: SchemaName, result: SchemaName, profile: CryptoProfile = DEFAULT_PROFILE): { text: string; value: Record<string, ExactJson> } {
+function openResult(
+  answer: Answer,
+  envelope: SchemaName,
+  result: SchemaName,
+  profile: CryptoProfile = DEFAULT_PROFILE,
+): { text: string; value: Record<string, ExactJson> } {
   expect(answer.status, answer.text).toBe(200);
   expect(answer.json.code, answer.text).toBe(0);
   expect(answer.json.message).toBe('');
@@ -317,7 +333,7 @@ describe('invalid plain requests fail naming the rule, never code 0', () => {
     expect(calls.at(-1)?.plainText).toBe(stringifyExact(plain));
   });
 
-  it('names a field broken twice (by its property and by the ENERGY branch) once, in the service\'s words (src/service/request-wording.ts)', async () => {
+  it("names a field broken twice (by its property and by the ENERGY branch) once, in the service's words (src/service/request-wording.ts)", async () => {
     const answer = await orderCall(lease({ expiryHours: '24' }));
     expectFailure(answer, ENVELOPE_CODES.expiryHours, 'ORDER-EXPIRY');
     expect(answer.json.message).toBe('expiryHours must be integer [ORDER-EXPIRY]');
@@ -388,14 +404,25 @@ describe('scenarios', () => {
   it.each(WALLET_SCENARIOS.map((scenario) => [scenario]))('scenario %s answers each valid request as expected', async (scenario) => {
     useWallet({ scenario });
     const expectations = SCENARIO_EXPECTATIONS[scenario];
-    expect(Object.keys(expectations ?? {}).sort(), `expectations of scenario ${scenario}`).toEqual(WALLET_ENDPOINTS.map((endpoint) => endpoint.operationId).sort());
-    if (scenario !== 'success') expect(Object.values(expectations).some((expected) => expected !== ok), `${scenario} changes nothing`).toBe(true);
+    expect(Object.keys(expectations ?? {}).sort(), `expectations of scenario ${scenario}`).toEqual(
+      WALLET_ENDPOINTS.map((endpoint) => endpoint.operationId).sort(),
+    );
+    if (scenario !== 'success')
+      expect(
+        Object.values(expectations).some((expected) => expected !== ok),
+        `${scenario} changes nothing`,
+      ).toBe(true);
     const answers = { getEnergyMaxCount: await energyCall(), withdrawWithoutVerify: await orderCall(lease()), closeCard: await cardCall() };
     for (const [operationId, answer] of Object.entries(answers) as Array<[keyof typeof answers, Answer]>) {
       const expected = expectations[operationId];
       if (expected === ok) {
         if (operationId === 'closeCard') expect(answer.json, `${scenario} ${operationId}`).toMatchObject({ success: true });
-        else openResult(answer, operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountEnvelope' : 'OrderEnvelope', operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountResult' : 'OrderResult');
+        else
+          openResult(
+            answer,
+            operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountEnvelope' : 'OrderEnvelope',
+            operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountResult' : 'OrderResult',
+          );
       } else if ('http' in expected) {
         expect([answer.status, answer.text]).toEqual([expected.http, { 401: ERR_401, 403: ERR_403, 404: ERR_404 }[expected.http]]);
       } else if ('code' in expected) {
@@ -511,7 +538,11 @@ describe('the generator', () => {
     // The runtime serves the moved path from the new table.
     const mock = createWalletMock(mswEndpointTable(moved) as unknown as typeof WALLET_ENDPOINTS, { ...wallet, onCall: undefined });
     expect(mock.url('getEnergyMaxCount')).toBe(`${BASE}/api/v2/api/order/getEnergyMaxCount`);
-    const request = new Request(mock.url('getEnergyMaxCount'), { method: 'POST', headers: { 'content-type': FORM, 'x-api-key': 'ak_live' }, body: form(seal(energyRequest)) });
+    const request = new Request(mock.url('getEnergyMaxCount'), {
+      method: 'POST',
+      headers: { 'content-type': FORM, 'x-api-key': 'ak_live' },
+      body: form(seal(energyRequest)),
+    });
     const response = await mock.serve('getEnergyMaxCount', request);
     expect((await response.json()) as unknown).toMatchObject({ code: 0 });
   });
@@ -537,10 +568,26 @@ describe('the generator', () => {
 
   it.each([
     ['an operation without operationId', (d: Node) => delete at(d, 'paths', '/card/close', 'post').operationId, /POST \/card\/close: no operationId/],
-    ['an encrypted field without a pattern', (d: Node) => delete at(d, 'components', 'schemas', 'Base64Ciphertext').pattern, /the encrypted field data has no pattern/],
-    ['a server URL that is not one variable', (d: Node) => (at(d, 'paths', '/card/close', 'servers', '0').url = 'http://card.test'), /the server URL must be one variable/],
-    ['a 200 response without JSON content', (d: Node) => delete at(d, 'paths', '/card/close', 'post', 'responses', '200').content, /200: no application\/json content/],
-    ['a $ref that points nowhere', (d: Node) => (at(d, 'paths', '/card/close', 'post', 'requestBody', 'content', 'application/json', 'schema').$ref = '#/components/schemas/Nope'), /points nowhere/],
+    [
+      'an encrypted field without a pattern',
+      (d: Node) => delete at(d, 'components', 'schemas', 'Base64Ciphertext').pattern,
+      /the encrypted field data has no pattern/,
+    ],
+    [
+      'a server URL that is not one variable',
+      (d: Node) => (at(d, 'paths', '/card/close', 'servers', '0').url = 'http://card.test'),
+      /the server URL must be one variable/,
+    ],
+    [
+      'a 200 response without JSON content',
+      (d: Node) => delete at(d, 'paths', '/card/close', 'post', 'responses', '200').content,
+      /200: no application\/json content/,
+    ],
+    [
+      'a $ref that points nowhere',
+      (d: Node) => (at(d, 'paths', '/card/close', 'post', 'requestBody', 'content', 'application/json', 'schema').$ref = '#/components/schemas/Nope'),
+      /points nowhere/,
+    ],
   ])('fails with a clear SpecError for %s', (_, edit, message) => {
     const broken = edited(edit);
     let error: unknown;

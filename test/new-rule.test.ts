@@ -61,7 +61,10 @@ describe('a new rule: one catalog entry and its id in the spec', () => {
     const pages = [...files.entries()].filter(([, contents]) => contents.includes(NEW_RULE));
     expect(pages.map(([path]) => path)).toEqual(expect.arrayContaining([expect.stringMatching(/energy/i), expect.stringMatching(/traceability/)]));
     expect(pages.some(([, contents]) => contents.includes(RULE_TEXT.replace(/\.$/, '')))).toBe(true);
-    const row = files.get([...files.keys()].find((path) => /traceability/.test(path) && path.endsWith('.md'))!)!.split('\n').find((line) => line.includes(NEW_RULE));
+    const row = files
+      .get([...files.keys()].find((path) => /traceability/.test(path) && path.endsWith('.md'))!)!
+      .split('\n')
+      .find((line) => line.includes(NEW_RULE));
     expect(row, 'its traceability row').toBeDefined();
     // Its severity, and the gap said out loud: no suite case checks it yet.
     expect(row).toContain('**MUST**');

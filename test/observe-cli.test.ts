@@ -49,7 +49,10 @@ interface Running {
 
 /** Starts `observe ARGS` and resolves once it printed the line naming its addresses. */
 function observe(args: string[]): Promise<Running> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'observe', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'observe', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   started.push(child);
   let stdout = '';
   let stderr = '';
@@ -60,11 +63,15 @@ function observe(args: string[]): Promise<Running> {
     const timer = setTimeout(() => fail(new Error(`observe did not start: ${stdout}${stderr}`)), 30_000);
     void exited.then(() => fail(new Error(`observe exited: ${stdout}${stderr}`)));
     child.stdout.on('data', () => {
-      const line = /^observe: (orders (https?:\/\/127\.0\.0\.1:\d+)|orders not observed).*; (callbacks (https?:\/\/127\.0\.0\.1:\d+)|callbacks not observed).*$/m.exec(stdout);
+      const line =
+        /^observe: (orders (https?:\/\/127\.0\.0\.1:\d+)|orders not observed).*; (callbacks (https?:\/\/127\.0\.0\.1:\d+)|callbacks not observed).*$/m.exec(
+          stdout,
+        );
       if (!line) return;
       clearTimeout(timer);
       done({
-        child, exited,
+        child,
+        exited,
         ...(line[2] ? { orders: line[2] } : {}),
         ...(line[4] ? { callbacks: line[4] } : {}),
         output: () => ({ stdout, stderr }),
@@ -99,21 +106,66 @@ describe('wallet-conformance observe', () => {
     const m = embedded.merchant;
     const merchantOrigin = new URL(m.callbackUrl).origin;
     const run = await observe([
-      '--service-url', s.baseUrl, '--listen', '0', '--merchant-url', merchantOrigin, '--callback-listen', '0',
-      '--public-key', file('public.pem'), '--private-key', file('private.pem'), '--api-key-file', writeSecret('api-key', s.apiKey),
-      '--reports', file('observe-live'), '--capture', file('capture.jsonl'),
+      '--service-url',
+      s.baseUrl,
+      '--listen',
+      '0',
+      '--merchant-url',
+      merchantOrigin,
+      '--callback-listen',
+      '0',
+      '--public-key',
+      file('public.pem'),
+      '--private-key',
+      file('private.pem'),
+      '--api-key-file',
+      writeSecret('api-key', s.apiKey),
+      '--reports',
+      file('observe-live'),
+      '--capture',
+      file('capture.jsonl'),
     ]);
     expect(run.orders).toBeDefined();
     expect(run.callbacks).toBeDefined();
 
-    const service = (base: string, reports: string) => runCliAsync([
-      'verify', 'service', '--base-url', base, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId),
-      '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!, '--expired-key', s.expiredKey!, '--reports', file(reports),
-    ]);
-    const merchant = (callbackUrl: string, reports: string) => runCliAsync([
-      'verify', 'merchant', '--callback-url', callbackUrl, '--api-key', m.apiKey, '--private-key', file('private.pem'), '--probe-url', m.probeUrl!,
-      '--expired-key', m.expiredKey!, '--reports', file(reports),
-    ]);
+    const service = (base: string, reports: string) =>
+      runCliAsync([
+        'verify',
+        'service',
+        '--base-url',
+        base,
+        '--api-key',
+        s.apiKey,
+        '--public-key',
+        file('public.pem'),
+        '--user-id',
+        String(s.userId),
+        '--control-token',
+        s.controlToken!,
+        '--forbidden-key',
+        s.forbiddenKey!,
+        '--expired-key',
+        s.expiredKey!,
+        '--reports',
+        file(reports),
+      ]);
+    const merchant = (callbackUrl: string, reports: string) =>
+      runCliAsync([
+        'verify',
+        'merchant',
+        '--callback-url',
+        callbackUrl,
+        '--api-key',
+        m.apiKey,
+        '--private-key',
+        file('private.pem'),
+        '--probe-url',
+        m.probeUrl!,
+        '--expired-key',
+        m.expiredKey!,
+        '--reports',
+        file(reports),
+      ]);
     const direct = await service(s.baseUrl, 'service-direct');
     const through = await service(run.orders!, 'service-through');
     expect(through.status, through.stderr).toBe(direct.status);
@@ -145,7 +197,19 @@ describe('wallet-conformance observe', () => {
       expect(readFileSync(join(file('observe-live'), 'report.json'), 'utf8')).not.toContain(secret);
     }
 
-    const replay = await runCliAsync(['observe', '--replay', file('capture.jsonl'), '--public-key', file('public.pem'), '--private-key', file('private.pem'), '--api-key', s.apiKey, '--reports', file('observe-replay')]);
+    const replay = await runCliAsync([
+      'observe',
+      '--replay',
+      file('capture.jsonl'),
+      '--public-key',
+      file('public.pem'),
+      '--private-key',
+      file('private.pem'),
+      '--api-key',
+      s.apiKey,
+      '--reports',
+      file('observe-replay'),
+    ]);
     expect(replay.status, replay.stderr).toBe(status);
     expect(summaryLine(replay.stdout)).toBe(summaryLine(stdout));
     expect(verdicts(reportOf(file('observe-replay')))).toEqual(verdicts(live));
@@ -153,7 +217,18 @@ describe('wallet-conformance observe', () => {
 
   it('answers 502 for an upstream that is down, counts the exchange, and stops by itself after --duration', async () => {
     const closed = await closedPort();
-    const run = await observe(['--service-url', `http://127.0.0.1:${closed}`, '--listen', '0', '--public-key', file('public.pem'), '--duration', '2', '--reports', file('observe-down')]);
+    const run = await observe([
+      '--service-url',
+      `http://127.0.0.1:${closed}`,
+      '--listen',
+      '0',
+      '--public-key',
+      file('public.pem'),
+      '--duration',
+      '2',
+      '--reports',
+      file('observe-down'),
+    ]);
     const answer = await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: 'data=x' });
     expect(answer.status).toBe(502);
     expect(await answer.text()).toMatch(/^observe: http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
@@ -170,14 +245,27 @@ describe('wallet-conformance observe', () => {
     writeFileSync(file('observe-cert.pem'), pair.cert);
     writeFileSync(file('observe-key.pem'), pair.key, { mode: 0o600 });
     writeFileSync(file('observe-tls.yaml'), 'tls:\n  cert: observe-cert.pem\n  key: observe-key.pem\nport: 9999\n');
-    const run = await observe(['--service-url', embedded.service.baseUrl, '--listen', '0', '--listen-tls', file('observe-tls.yaml'), '--public-key', file('public.pem'), '--reports', file('observe-tls')]);
+    const run = await observe([
+      '--service-url',
+      embedded.service.baseUrl,
+      '--listen',
+      '0',
+      '--listen-tls',
+      file('observe-tls.yaml'),
+      '--public-key',
+      file('public.pem'),
+      '--reports',
+      file('observe-tls'),
+    ]);
     expect(run.output().stdout).toMatch(/^observe: orders https:\/\/127\.0\.0\.1:\d+ → /m);
     const port = Number(new URL(run.orders!).port);
     const answer = await new Promise<{ status: number; emulator: string | undefined }>((done, fail) => {
-      https.get({ host: '127.0.0.1', port, path: '/', ca: authority.cert }, (res) => {
-        res.resume();
-        done({ status: res.statusCode!, emulator: res.headers['x-wallet-conformance-emulator'] as string | undefined });
-      }).on('error', fail);
+      https
+        .get({ host: '127.0.0.1', port, path: '/', ca: authority.cert }, (res) => {
+          res.resume();
+          done({ status: res.statusCode!, emulator: res.headers['x-wallet-conformance-emulator'] as string | undefined });
+        })
+        .on('error', fail);
     });
     // The emulator's own answer (its 404 for /, with its header), carried over TLS.
     expect(answer).toEqual({ status: 404, emulator: '1' });
@@ -192,7 +280,10 @@ describe('wallet-conformance observe', () => {
       busy = createServer();
       await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
       busyPort = (busy.address() as { port: number }).port;
-      writeFileSync(file('bad-capture.jsonl'), `${JSON.stringify({ v: 1, seq: 1, kind: 'other', direction: 'merchant→service', startedAt: 1, endedAt: 2, request: { method: 'GET', path: '/', headers: {}, bodyBase64: '' }, response: { status: 200, headers: {}, bodyBase64: '' } })}\n{"v":1,"seq":2}\n`);
+      writeFileSync(
+        file('bad-capture.jsonl'),
+        `${JSON.stringify({ v: 1, seq: 1, kind: 'other', direction: 'merchant→service', startedAt: 1, endedAt: 2, request: { method: 'GET', path: '/', headers: {}, bodyBase64: '' }, response: { status: 200, headers: {}, bodyBase64: '' } })}\n{"v":1,"seq":2}\n`,
+      );
       writeFileSync(file('existing.jsonl'), '');
       writeFileSync(file('no-tls.yaml'), 'port: 1\n');
     });
@@ -203,21 +294,73 @@ describe('wallet-conformance observe', () => {
     // left hanging would show only there); the pure argument checks run the same main in-process.
     const REAL = new Set(['a port in use', 'an existing --capture file', 'a bad capture line']);
     it.each([
-      ['no listener', () => [...key()], /^wallet-conformance: observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both \(or --replay FILE\)$/],
+      [
+        'no listener',
+        () => [...key()],
+        /^wallet-conformance: observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both \(or --replay FILE\)$/,
+      ],
       ['a listener without its upstream', () => ['--listen', '0', ...key()], /^wallet-conformance: --listen needs --service-url URL/],
-      ['an upstream without its listener', () => ['--merchant-url', 'http://127.0.0.1:1', ...key()], /^wallet-conformance: --merchant-url needs --callback-listen \[HOST:\]PORT/],
-      ['a bad port', () => ['--listen', 'eighty', '--service-url', 'http://127.0.0.1:1', ...key()], /^wallet-conformance: --listen takes \[HOST:\]PORT, not "eighty"$/],
-      ['a bad upstream URL', () => ['--listen', '0', '--service-url', 'ftp://x', ...key()], /^wallet-conformance: --service-url must be an http:\/\/ or https:\/\/ URL/],
+      [
+        'an upstream without its listener',
+        () => ['--merchant-url', 'http://127.0.0.1:1', ...key()],
+        /^wallet-conformance: --merchant-url needs --callback-listen \[HOST:\]PORT/,
+      ],
+      [
+        'a bad port',
+        () => ['--listen', 'eighty', '--service-url', 'http://127.0.0.1:1', ...key()],
+        /^wallet-conformance: --listen takes \[HOST:\]PORT, not "eighty"$/,
+      ],
+      [
+        'a bad upstream URL',
+        () => ['--listen', '0', '--service-url', 'ftp://x', ...key()],
+        /^wallet-conformance: --service-url must be an http:\/\/ or https:\/\/ URL/,
+      ],
       ['no public key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'], /^wallet-conformance: --public-key FILE is required/],
-      ['an unreadable key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('missing.pem')], /^wallet-conformance: cannot read public key .*missing\.pem: no such file$/],
-      ['a private key where the public one goes', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('private.pem')], /^wallet-conformance: .*private\.pem/],
-      ['a port in use', () => ['--listen', String(busyPort), '--service-url', 'http://127.0.0.1:1', ...key()], /^wallet-conformance: cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/],
-      ['a bad --duration', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--duration', '0', ...key()], /^wallet-conformance: --duration takes a positive number of seconds, not "0"$/],
-      ['a --listen-tls file without tls:', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--listen-tls', file('no-tls.yaml'), ...key()], /^wallet-conformance: .*no-tls\.yaml: no tls: block/],
-      ['an existing --capture file', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture', file('existing.jsonl'), ...key()], /^wallet-conformance: --capture .*existing\.jsonl exists already/],
-      ['--replay with a listener', () => ['--replay', file('bad-capture.jsonl'), '--listen', '0', ...key()], /^wallet-conformance: --replay judges a capture offline: drop --listen$/],
-      ['a capture that is not there', () => ['--replay', file('nothing.jsonl'), ...key()], /^wallet-conformance: cannot read capture .*nothing\.jsonl: no such file$/],
-      ['a bad capture line', () => ['--replay', file('bad-capture.jsonl'), '--reports', file('never'), ...key()], /^wallet-conformance: .*bad-capture\.jsonl:2: kind must be one of/],
+      [
+        'an unreadable key',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('missing.pem')],
+        /^wallet-conformance: cannot read public key .*missing\.pem: no such file$/,
+      ],
+      [
+        'a private key where the public one goes',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('private.pem')],
+        /^wallet-conformance: .*private\.pem/,
+      ],
+      [
+        'a port in use',
+        () => ['--listen', String(busyPort), '--service-url', 'http://127.0.0.1:1', ...key()],
+        /^wallet-conformance: cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/,
+      ],
+      [
+        'a bad --duration',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--duration', '0', ...key()],
+        /^wallet-conformance: --duration takes a positive number of seconds, not "0"$/,
+      ],
+      [
+        'a --listen-tls file without tls:',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--listen-tls', file('no-tls.yaml'), ...key()],
+        /^wallet-conformance: .*no-tls\.yaml: no tls: block/,
+      ],
+      [
+        'an existing --capture file',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture', file('existing.jsonl'), ...key()],
+        /^wallet-conformance: --capture .*existing\.jsonl exists already/,
+      ],
+      [
+        '--replay with a listener',
+        () => ['--replay', file('bad-capture.jsonl'), '--listen', '0', ...key()],
+        /^wallet-conformance: --replay judges a capture offline: drop --listen$/,
+      ],
+      [
+        'a capture that is not there',
+        () => ['--replay', file('nothing.jsonl'), ...key()],
+        /^wallet-conformance: cannot read capture .*nothing\.jsonl: no such file$/,
+      ],
+      [
+        'a bad capture line',
+        () => ['--replay', file('bad-capture.jsonl'), '--reports', file('never'), ...key()],
+        /^wallet-conformance: .*bad-capture\.jsonl:2: kind must be one of/,
+      ],
     ])('%s', async (name, args, message) => {
       const run = await (REAL.has(name) ? runCliAsync : runCliInProcess)(['observe', ...args()]);
       expect(run.status, run.stdout + run.stderr).toBe(2);

@@ -44,7 +44,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 /** The emulator and a merchant with two recording proxies between them, torn down by `close`. */
 interface World {
   recording: Recording;
@@ -88,7 +87,11 @@ async function world(options: { variant?: EmulatorVariant; fault?: MerchantFault
     orderUrl: orderProxy.url,
     emulator,
     async control(method, path, body) {
-      const res = await fetch(`${emulator.url}/__control${path}`, { method, headers: { 'x-control-token': base.control.token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await fetch(`${emulator.url}/__control${path}`, {
+        method,
+        headers: { 'x-control-token': base.control.token, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     async settled() {
@@ -108,21 +111,46 @@ async function world(options: { variant?: EmulatorVariant; fault?: MerchantFault
 /** The merchant as an API client: an order request through the order proxy. */
 async function order(w: World, path: string, plain: Record<string, unknown>): Promise<{ code: number }> {
   const data = sealJson(stringifyExact(plain), 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
-  const res = await fetch(`${w.orderUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey }, body: new URLSearchParams({ data }).toString() });
+  const res = await fetch(`${w.orderUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey },
+    body: new URLSearchParams({ data }).toString(),
+  });
   return (await res.json()) as { code: number };
 }
 
-const withdrawal = (callBackId: string) => ({ userId: merchant.userId, tenantUserId: 'u-20931', tenantType: 1, callBackId, symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: '12.5' });
+const withdrawal = (callBackId: string) => ({
+  userId: merchant.userId,
+  tenantUserId: 'u-20931',
+  tenantType: 1,
+  callBackId,
+  symbol: 'USDT',
+  chainName: 'TRON',
+  toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+  amount: '12.5',
+});
 
 /** Judges the recorded exchanges in seq order, as the observe proxy feeds them. */
 function judgeAll(exchanges: readonly ObservedExchange[], strict = false): { live: CheckResult[]; result: ObserveResult } {
-  const judge = createJudge({ keys: { publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(), privateKeyPem: merchant.keyPair.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(), apiKey: merchant.apiKey }, strict, limits: { retryWaitMs: 5_000, orderCallbackWaitMs: 5_000 } });
+  const judge = createJudge({
+    keys: {
+      publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
+      privateKeyPem: merchant.keyPair.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      apiKey: merchant.apiKey,
+    },
+    strict,
+    limits: { retryWaitMs: 5_000, orderCallbackWaitMs: 5_000 },
+  });
   const live: CheckResult[] = [];
   for (const exchange of [...exchanges].sort((a, b) => a.seq - b.seq)) live.push(...judge.accept(exchange));
   return { live, result: judge.finish() };
 }
 
-const lines = (results: CheckResult[], status: string) => results.filter((r) => r.status === status).map((r) => `${r.id} [${r.rules.join(', ')}]: ${r.message}`).join('\n');
+const lines = (results: CheckResult[], status: string) =>
+  results
+    .filter((r) => r.status === status)
+    .map((r) => `${r.id} [${r.rules.join(', ')}]: ${r.message}`)
+    .join('\n');
 
 describe('clean traffic: the emulator and the reference merchant', () => {
   let w: World;
@@ -134,7 +162,17 @@ describe('clean traffic: the emulator and the reference merchant', () => {
     expect((await order(w, ORDER, withdrawal(`obs-${randomUUID().slice(0, 8)}`))).code).toBe(0);
     expect((await order(w, ORDER, withdrawal(`obs-${randomUUID().slice(0, 8)}`))).code).toBe(0);
     expect((await order(w, ORDER, { ...withdrawal(`obs-${randomUUID().slice(0, 8)}`), symbol: 'ENERGY', amount: 2, expiryHours: 1 })).code).toBe(0);
-    const card = await fetch(`${w.orderUrl}/card/close`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ merchantId: String(merchant.userId), merchantUserId: 'u-1001', powerCardId: 'pc-5500-0001', channel: 'app', closeSerialNo: `cs-${randomUUID().slice(0, 8)}` }) });
+    const card = await fetch(`${w.orderUrl}/card/close`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        merchantId: String(merchant.userId),
+        merchantUserId: 'u-1001',
+        powerCardId: 'pc-5500-0001',
+        channel: 'app',
+        closeSerialNo: `cs-${randomUUID().slice(0, 8)}`,
+      }),
+    });
     expect(card.status).toBe(200);
     expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 1 })).status).toBe(200);
     expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, deliveries: 3 })).status).toBe(200);
@@ -149,11 +187,27 @@ describe('clean traffic: the emulator and the reference merchant', () => {
     expect(report.summary.failed, lines(report.results, 'failed')).toBe(0);
     expect(judged.live.filter((r) => r.status === 'failed')).toEqual([]);
     const ids = new Set(report.results.filter((r) => r.status === 'passed').map((r) => r.id));
-    for (const check of ['energy-request', 'order-request', 'envelope', 'result', 'card-request', 'card-response', 'callback-raw-body', 'callback-headers', 'callback-decrypts', 'callback-answer', 'callback-request-uuid', 'callback-same-event', 'order-callback']) {
+    for (const check of [
+      'energy-request',
+      'order-request',
+      'envelope',
+      'result',
+      'card-request',
+      'card-response',
+      'callback-raw-body',
+      'callback-headers',
+      'callback-decrypts',
+      'callback-answer',
+      'callback-request-uuid',
+      'callback-same-event',
+      'order-callback',
+    ]) {
       expect(ids, check).toContain(`observe/all/${check}`);
     }
     const { summary, results } = report;
-    expect([summary.passed, summary.failed, summary.warnings, summary.skipped]).toEqual(['passed', 'failed', 'warning', 'skipped'].map((s) => results.filter((r) => r.status === s).length));
+    expect([summary.passed, summary.failed, summary.warnings, summary.skipped]).toEqual(
+      ['passed', 'failed', 'warning', 'skipped'].map((s) => results.filter((r) => r.status === s).length),
+    );
     expect(judged.result.exchanges).toBe(w.recording.exchanges.length);
     expect(judged.result.forgottenEvents).toBe(0);
   });
@@ -199,11 +253,18 @@ describe('clean traffic: the emulator and the reference merchant', () => {
 
   it('under --strict, the U-RETRY warnings fail and nothing else changes', () => {
     const strict = judgeAll(w.recording.exchanges, true).result.report;
-    expect(strict.results.filter((r) => r.status === 'failed').every((r) => r.rules.includes('U-RETRY')), lines(strict.results, 'failed')).toBe(true);
+    expect(
+      strict.results.filter((r) => r.status === 'failed').every((r) => r.rules.includes('U-RETRY')),
+      lines(strict.results, 'failed'),
+    ).toBe(true);
   });
 
   it('forgets events past its window and says so', () => {
-    const judge = createJudge({ keys: { publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString() }, strict: false, window: 1 });
+    const judge = createJudge({
+      keys: { publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString() },
+      strict: false,
+      window: 1,
+    });
     for (const exchange of [...w.recording.exchanges].sort((a, b) => a.seq - b.seq)) judge.accept(exchange);
     const result = judge.finish();
     expect(result.forgottenEvents).toBeGreaterThan(0);
@@ -254,7 +315,10 @@ describe('faults named by their rule from traffic alone', () => {
       await order(w, ENERGY, { symbol: 'ENERGY', chainName: 'TRON' });
       const { report } = judgeAll(w.recording.exchanges).result;
       const failed = report.results.filter((r) => r.status === 'failed');
-      expect(failed.map((r) => [r.id, r.rules]), lines(report.results, 'failed')).toEqual([['observe/seq-1/envelope', ['CRYPTO-ENVELOPE']]]);
+      expect(
+        failed.map((r) => [r.id, r.rules]),
+        lines(report.results, 'failed'),
+      ).toEqual([['observe/seq-1/envelope', ['CRYPTO-ENVELOPE']]]);
       expect(failed[0]!.message).toMatch(/^data is not standard Base64/);
       expect(failed[0]!.evidence).toMatchObject({ seq: 1, path: ENERGY, status: 200, request: { plaintext: '{"symbol":"ENERGY","chainName":"TRON"}' } });
     } finally {
@@ -266,7 +330,11 @@ describe('faults named by their rule from traffic alone', () => {
     // The service here is the test itself, sealing and sending as src/wire/callback-delivery.ts does and
     // retrying what is not acknowledged: one event whose delivery bodies hold '+', one whose body holds none.
     const recording = new Recording();
-    const faulty = await startFaultyMerchant('form-field-reader', { apiKey: merchant.apiKey, publicKey: merchant.keyPair.publicKey, profile: merchant.profile });
+    const faulty = await startFaultyMerchant('form-field-reader', {
+      apiKey: merchant.apiKey,
+      publicKey: merchant.keyPair.publicKey,
+      profile: merchant.profile,
+    });
     const proxy = await startRecordingProxy(new URL(faulty.callbackUrl).origin, 'service→merchant', recording);
     try {
       // One RSA block (a short payload): PKCS#1 v1.5 with the private key pads without randomness, so only a
@@ -274,9 +342,14 @@ describe('faults named by their rule from traffic alone', () => {
       const send = async (trackingId: string, plus: boolean) => {
         for (let attempt = 0; attempt < 3; attempt++) {
           let body = '';
-          for (let tries = 0; tries < 5000 && (body === '' || body.includes('+') !== plus); tries++) body = sealCallback(withRequestUUID({ type: new LosslessNumber('4'), trackingId, chain: 'TRON' }), merchant.keyPair.privateKey, merchant.profile);
+          for (let tries = 0; tries < 5000 && (body === '' || body.includes('+') !== plus); tries++)
+            body = sealCallback(withRequestUUID({ type: new LosslessNumber('4'), trackingId, chain: 'TRON' }), merchant.keyPair.privateKey, merchant.profile);
           expect(body.includes('+')).toBe(plus);
-          const res = await fetch(`${proxy.url}/callback`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey }, body });
+          const res = await fetch(`${proxy.url}/callback`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey },
+            body,
+          });
           if (readAcknowledgement({ status: res.status, body: await res.text() }).verdict === 'acknowledged') return;
         }
       };
@@ -284,8 +357,17 @@ describe('faults named by their rule from traffic alone', () => {
       await send('adr-plain', false);
       const { live, result } = judgeAll(recording.exchanges);
       const failed = result.report.results.filter((r) => r.status === 'failed');
-      expect(failed.map((r) => [r.case, r.rules]), lines(result.report.results, 'failed')).toEqual([['seq-1', ['CB-RAW-BODY']], ['seq-2', ['CB-RAW-BODY']], ['seq-3', ['CB-RAW-BODY']]]);
-      expect(failed[0]!.message).toMatch(/refused this valid delivery .* whose body holds '\+', while it acknowledged 1 valid delivery without '\+' and none with '\+': it reads the body as a form/);
+      expect(
+        failed.map((r) => [r.case, r.rules]),
+        lines(result.report.results, 'failed'),
+      ).toEqual([
+        ['seq-1', ['CB-RAW-BODY']],
+        ['seq-2', ['CB-RAW-BODY']],
+        ['seq-3', ['CB-RAW-BODY']],
+      ]);
+      expect(failed[0]!.message).toMatch(
+        /refused this valid delivery .* whose body holds '\+', while it acknowledged 1 valid delivery without '\+' and none with '\+': it reads the body as a form/,
+      );
       // Known the moment the contrast shows (the acknowledged body without '+'), printed live then.
       expect(live.filter((r) => r.status === 'failed')).toHaveLength(3);
     } finally {

@@ -42,14 +42,28 @@ beforeAll(async () => {
   const proxy = await startRecordingProxy(new URL(recorder.callbackUrl).origin, 'service→merchant', recording);
   try {
     for (const type of [4, 4, 4]) {
-      const payload = withRequestUUID({ type: new LosslessNumber(String(type)), trackingId: `t-${type}-${recording.exchanges.length}`, tenantUserId: 'u-1', chain: 'TRON' });
-      await fetch(`${proxy.url}/callback`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey }, body: sealCallback(payload, privateKey) });
+      const payload = withRequestUUID({
+        type: new LosslessNumber(String(type)),
+        trackingId: `t-${type}-${recording.exchanges.length}`,
+        tenantUserId: 'u-1',
+        chain: 'TRON',
+      });
+      await fetch(`${proxy.url}/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
+        body: sealCallback(payload, privateKey),
+      });
     }
   } finally {
     await proxy.close();
     await recorder.close();
   }
-  const lines = recording.exchanges.sort((a, b) => a.seq - b.seq).map((exchange): ObservedExchange => ({ ...exchange, request: { ...exchange.request, headers: { ...exchange.request.headers, 'x-api-key': fingerprint(apiKey, 'ak') } } }));
+  const lines = recording.exchanges
+    .sort((a, b) => a.seq - b.seq)
+    .map((exchange): ObservedExchange => ({
+      ...exchange,
+      request: { ...exchange.request, headers: { ...exchange.request.headers, 'x-api-key': fingerprint(apiKey, 'ak') } },
+    }));
   expect(lines).toHaveLength(3);
   writeFileSync(capture, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
   reference = await startMerchantServer({ apiKeys: [apiKey], publicKey: privateKey.publicKey, store: ':memory:' });
@@ -68,7 +82,20 @@ function readReport(reports: string, run: { status: number | null; stdout: strin
 describe('verify merchant --replay', () => {
   it('resends the captured callbacks to the reference merchant: every answer acknowledges, exit 0', async () => {
     const reports = join(dir, 'reference');
-    const run = await runCliAsync(['verify', 'merchant', '--replay', capture, '--callback-url', reference.callbackUrl, '--api-key', apiKey, '--private-key', keyFile, '--reports', reports]);
+    const run = await runCliAsync([
+      'verify',
+      'merchant',
+      '--replay',
+      capture,
+      '--callback-url',
+      reference.callbackUrl,
+      '--api-key',
+      apiKey,
+      '--private-key',
+      keyFile,
+      '--reports',
+      reports,
+    ]);
     const report = readReport(reports, run);
     expect(report.summary.failed, JSON.stringify(report.results.filter((r) => r.status === 'failed'))).toBe(0);
     expect(run.status, run.stderr).toBe(0);
@@ -80,10 +107,27 @@ describe('verify merchant --replay', () => {
   });
 
   it('judges a merchant answering without errCode: CB-ERRCODE, exit 1', async () => {
-    const faulty = await startFaultyMerchant('code-not-errcode', { apiKey, publicKey: privateKey.publicKey, profile: { padding: 'pkcs1', request: 'public', response: 'private', callback: 'private', plaintextBlock: 'auto' } });
+    const faulty = await startFaultyMerchant('code-not-errcode', {
+      apiKey,
+      publicKey: privateKey.publicKey,
+      profile: { padding: 'pkcs1', request: 'public', response: 'private', callback: 'private', plaintextBlock: 'auto' },
+    });
     try {
       const reports = join(dir, 'faulty');
-      const run = await runCliAsync(['verify', 'merchant', '--replay', capture, '--callback-url', faulty.callbackUrl, '--api-key', apiKey, '--private-key', keyFile, '--reports', reports]);
+      const run = await runCliAsync([
+        'verify',
+        'merchant',
+        '--replay',
+        capture,
+        '--callback-url',
+        faulty.callbackUrl,
+        '--api-key',
+        apiKey,
+        '--private-key',
+        keyFile,
+        '--reports',
+        reports,
+      ]);
       const report = readReport(reports, run);
       expect(run.status).toBe(1);
       const failed = report.results.filter((r) => r.status === 'failed');
@@ -97,7 +141,20 @@ describe('verify merchant --replay', () => {
   it('refuses a malformed capture with one line naming the file and the line, exit 2', async () => {
     const bad = join(dir, 'bad.capture.jsonl');
     writeFileSync(bad, `${readFileSync(capture, 'utf8').split('\n')[0]}\n{"v":1,"seq":2}\n`);
-    const run = await runCliAsync(['verify', 'merchant', '--replay', bad, '--callback-url', reference.callbackUrl, '--api-key', apiKey, '--private-key', keyFile, '--reports', join(dir, 'bad')]);
+    const run = await runCliAsync([
+      'verify',
+      'merchant',
+      '--replay',
+      bad,
+      '--callback-url',
+      reference.callbackUrl,
+      '--api-key',
+      apiKey,
+      '--private-key',
+      keyFile,
+      '--reports',
+      join(dir, 'bad'),
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(`${bad}:2: kind must be one of energy, withdraw, card-close, callback, other, not undefined`);

@@ -33,7 +33,12 @@ writeFileSync(register, `import { register } from 'node:module';\nregister(${JSO
 
 /** The real CLI with the optional peers hidden. */
 function withoutPeers(args: string[], input?: string) {
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { input, cwd: dir, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
+    input,
+    cwd: dir,
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
@@ -46,7 +51,17 @@ describe('the optional peer dependencies', () => {
   });
 
   it('are not needed to load the library', () => {
-    const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--input-type=module', '-e', `const lib = await import(${JSON.stringify(pathToFileURL(resolve(ROOT, 'dist/index.js')).href)}); console.log(typeof lib.createCallbackHandler);`], { timeout: 60_000 });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(register).href,
+        '--input-type=module',
+        '-e',
+        `const lib = await import(${JSON.stringify(pathToFileURL(resolve(ROOT, 'dist/index.js')).href)}); console.log(typeof lib.createCallbackHandler);`,
+      ],
+      { timeout: 60_000 },
+    );
     expect(run.stderr.toString()).toBe('');
     expect(run.stdout.toString()).toBe('function\n');
   });
@@ -57,7 +72,9 @@ describe('the optional peer dependencies', () => {
   ])('%j without %s is one line naming the package and exit 2', (args, name, command) => {
     const run = withoutPeers(args);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`wallet-conformance: ${command} needs the optional package ${name}, which is not installed: npm install --save-dev '${name}@${name === 'msw' ? '^2.15.0' : name === '@redocly/openapi-core' ? '^2.64.0' : '^16.5.0'}'\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: ${command} needs the optional package ${name}, which is not installed: npm install --save-dev '${name}@${name === 'msw' ? '^2.15.0' : name === '@redocly/openapi-core' ? '^2.64.0' : '^16.5.0'}'\n`,
+    );
   });
 });
 
@@ -69,6 +86,11 @@ describe('withOptionalPackage', () => {
   });
 
   it('names a package missing for CommonJS require as well', () => {
-    expect(isMissingPackage(Object.assign(new Error("Cannot find module '@redocly/openapi-core/lib/config'"), { code: 'MODULE_NOT_FOUND' }), '@redocly/openapi-core')).toBe(true);
+    expect(
+      isMissingPackage(
+        Object.assign(new Error("Cannot find module '@redocly/openapi-core/lib/config'"), { code: 'MODULE_NOT_FOUND' }),
+        '@redocly/openapi-core',
+      ),
+    ).toBe(true);
   });
 });

@@ -17,7 +17,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hide = hideRequiredPackage(dir, 'pg');
 
 function withoutPg(args: string[], cwd = dir) {
-  const run = spawnSync(process.execPath, ['--require', hide, resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, ['--require', hide, resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
+    cwd,
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
@@ -31,7 +35,17 @@ describe('pg, an optional peer dependency', () => {
   });
 
   it('is not needed to load the library or to serve a merchant on SQLite', () => {
-    const lib = spawnSync(process.execPath, ['--require', hide, '--input-type=module', '-e', `const lib = await import(${JSON.stringify(pathToFileURL(resolve(ROOT, 'dist/index.js')).href)}); const store = lib.openSqliteStore(':memory:'); console.log(typeof lib.openPostgresStore, typeof store.claim); await store.close();`], { timeout: 60_000 });
+    const lib = spawnSync(
+      process.execPath,
+      [
+        '--require',
+        hide,
+        '--input-type=module',
+        '-e',
+        `const lib = await import(${JSON.stringify(pathToFileURL(resolve(ROOT, 'dist/index.js')).href)}); const store = lib.openSqliteStore(':memory:'); console.log(typeof lib.openPostgresStore, typeof store.claim); await store.close();`,
+      ],
+      { timeout: 60_000 },
+    );
     expect(lib.stderr.toString()).toBe('');
     expect(lib.stdout.toString()).toBe('function function\n');
   });
@@ -43,7 +57,9 @@ describe('pg, an optional peer dependency', () => {
     writeFileSync(config, readFileSync(config, 'utf8').replace(/^store: .*$/m, 'store: postgres://merchant:s3cret-pw@127.0.0.1:1/wallet'));
     const run = withoutPg(['merchant', '--config', config]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`wallet-conformance: a PostgreSQL store (store: postgres://...) needs the optional package pg, which is not installed: npm install 'pg@${String(manifest.peerDependencies!.pg)}'\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: a PostgreSQL store (store: postgres://...) needs the optional package pg, which is not installed: npm install 'pg@${String(manifest.peerDependencies!.pg)}'\n`,
+    );
     expect(run.stdout + run.stderr).not.toContain('s3cret-pw');
   });
 });

@@ -38,7 +38,9 @@ describe('better-sqlite3, an optional dependency', () => {
   it('missing where it is needed, the embedded run (its emulator keeps a SQLite store) is one line naming it and exit 2', () => {
     const run = cli(['run', '--reports', join(dir, 'r1')], { WALLET_CONFORMANCE_SQLITE: 'better-sqlite3' });
     expect(run.status, run.stdout).toBe(2);
-    expect(run.stderr).toBe(`wallet-conformance: a SQLite store on Node ${process.version} needs the package better-sqlite3, which is not installed (Node 22.13 or later needs none): npm install better-sqlite3@12\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: a SQLite store on Node ${process.version} needs the package better-sqlite3, which is not installed (Node 22.13 or later needs none): npm install better-sqlite3@12\n`,
+    );
   });
 
   it('a WALLET_CONFORMANCE_SQLITE that names no driver is one line and exit 2', () => {
@@ -47,15 +49,21 @@ describe('better-sqlite3, an optional dependency', () => {
     expect(run.stderr).toBe('wallet-conformance: WALLET_CONFORMANCE_SQLITE is "sqlite3": it takes node:sqlite or better-sqlite3\n');
   });
 
-  it.runIf(hasNodeSqlite)('is not needed where Node has node:sqlite: the embedded run passes with it hidden, and no experimental warning is printed', () => {
-    const run = cli(['run', '--reports', join(dir, 'reports')], {});
-    expect(run.stderr).toBe('');
-    expect(run.status, run.stdout).toBe(0);
-  }, 120_000);
+  it.runIf(hasNodeSqlite)(
+    'is not needed where Node has node:sqlite: the embedded run passes with it hidden, and no experimental warning is printed',
+    () => {
+      const run = cli(['run', '--reports', join(dir, 'reports')], {});
+      expect(run.stderr).toBe('');
+      expect(run.status, run.stdout).toBe(0);
+    },
+    120_000,
+  );
 
   it.skipIf(hasNodeSqlite)('asked for node:sqlite on a Node without it, one line and exit 2', () => {
     const run = cli(['run', '--reports', join(dir, 'r3')], { WALLET_CONFORMANCE_SQLITE: 'node:sqlite' }, false);
     expect(run.status, run.stdout).toBe(2);
-    expect(run.stderr).toBe(`wallet-conformance: WALLET_CONFORMANCE_SQLITE is node:sqlite, but Node ${process.version} has no node:sqlite (Node 22.13 or later has it)\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: WALLET_CONFORMANCE_SQLITE is node:sqlite, but Node ${process.version} has no node:sqlite (Node 22.13 or later has it)\n`,
+    );
   });
 });

@@ -24,7 +24,9 @@ describe('the packed package', () => {
   });
 
   it('ships the compiled CLI and library, the manual, and no source map or TypeScript source', () => {
-    expect(shipped).toEqual(expect.arrayContaining(['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'README.md', 'docs/README.md']));
+    expect(shipped).toEqual(
+      expect.arrayContaining(['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'README.md', 'docs/README.md']),
+    );
     expect(shipped.filter((path) => path.endsWith('.map'))).toEqual([]);
     expect(shipped.filter((path) => path.startsWith('src/') || (path.endsWith('.ts') && !path.endsWith('.d.ts')))).toEqual([]);
     const mapped = shipped.filter((path) => path.endsWith('.js') && readFileSync(join(ROOT, path), 'utf8').includes('//# sourceMappingURL='));

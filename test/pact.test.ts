@@ -138,7 +138,20 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
   afterAll(() => embedded.close());
   const flags = () => {
     const s = embedded.service;
-    return ['--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(s.userId), '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!];
+    return [
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--control-token',
+      s.controlToken!,
+      '--forbidden-key',
+      s.forbiddenKey!,
+    ];
   };
 
   it('passes the emulator: exit 0, Pact passed and every decrypted result valid', async () => {
@@ -152,7 +165,9 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
     const s = embedded.service;
     const run = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--log-level', 'error']);
     expect(run.stdout).toMatch(/note {3}provider state "card pc-5500-0001-7342 .*is open" is not arranged: no --control-token/);
-    expect(run.stdout).toMatch(/note {3}provider state "the X-API-KEY of merchant 10086 lacks the getEnergyMaxCount permission" is not arranged: no --forbidden-key/);
+    expect(run.stdout).toMatch(
+      /note {3}provider state "the X-API-KEY of merchant 10086 lacks the getEnergyMaxCount permission" is not arranged: no --forbidden-key/,
+    );
     expect(run.stdout).toMatch(/FAIL {3}pact: .*\(403\): .*expected 403 but was 401/);
     // The emulator holds no such card unless asked: Pact sees the failure envelope.
     expect(run.status).toBe(1);
@@ -162,7 +177,18 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
     const s = embedded.service;
     // Refused by the argument checks, before any connection: the built main in-process. The unreachable
     // target is a real process (it connects).
-    const both = await runCliInProcess(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', 'k', '--public-key', join(dir, 'public.pem'), '--private-key', join(dir, 'public.pem')]);
+    const both = await runCliInProcess([
+      'pact',
+      'verify',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      'k',
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--private-key',
+      join(dir, 'public.pem'),
+    ]);
     const noPacts = await runCliInProcess(['pact', 'verify', ...flags(), '--pact-dir', dir]);
     const unreachable = await cli(['pact', 'verify', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--public-key', join(dir, 'public.pem')]);
     const publish = await runCliInProcess(['pact', 'verify', ...flags(), '--publish']);
@@ -200,7 +226,10 @@ describe('pact verify fails faulty emulators', () => {
     return result.failures
       .map((line) => {
         const interaction = descriptions.find((description) => line.includes(` - ${description}: `));
-        return { interaction: interaction ?? `(no interaction of the pact) ${line}`, mismatch: interaction ? inOrder(line.slice(line.indexOf(` - ${interaction}: `) + interaction.length + 5)) : '' };
+        return {
+          interaction: interaction ?? `(no interaction of the pact) ${line}`,
+          mismatch: interaction ? inOrder(line.slice(line.indexOf(` - ${interaction}: `) + interaction.length + 5)) : '',
+        };
       })
       .sort((a, b) => a.interaction.localeCompare(b.interaction));
   }
@@ -213,28 +242,46 @@ describe('pact verify fails faulty emulators', () => {
   const caughtByPact: Array<[EmulatorFault, Array<{ interaction: string; mismatch: string }>]> = [
     ['err401-wrong-body', each([UNKNOWN_KEY], "Expected 'UNAUTHENTICATED' (String) to be equal to 'UNAUTHORIZED' (String)")],
     ['err401-status-200', each([UNKNOWN_KEY], "Expected 401 (Integer) to be equal to 'UNAUTHORIZED' (String); expected 401 but was 200")],
-    ['no-403', each([NO_PERMISSION], "Expected 0 (Integer) to be equal to 'FORBIDDEN' (String); Expected '' (String) to be equal to 'forbidden' (String); expected 403 but was 200")],
-    ['err404-wrong-body', each([NO_PATH], "Expected 'Not Found' (String) to be equal to 'not found' (String); Expected 'NOT_FOUND' (String) to be equal to 'NOT FOUND' (String)")],
+    [
+      'no-403',
+      each(
+        [NO_PERMISSION],
+        "Expected 0 (Integer) to be equal to 'FORBIDDEN' (String); Expected '' (String) to be equal to 'forbidden' (String); expected 403 but was 200",
+      ),
+    ],
+    [
+      'err404-wrong-body',
+      each([NO_PATH], "Expected 'Not Found' (String) to be equal to 'not found' (String); Expected 'NOT_FOUND' (String) to be equal to 'NOT FOUND' (String)"),
+    ],
     ['envelope-code-string', each(ENVELOPED, "Expected '0' (String) to be equal to 0 (Integer)")],
     ['envelope-message-null', each(ENVELOPED, "Expected null (Null) to be equal to '' (String)")],
     ['card-missing-fields', each([NO_CARD], 'Actual map is missing the following keys: errorMessageEn')],
   ];
 
-  it.each(caughtByPact)('%s: the Pact verifier fails exactly the interactions it breaks, with the mismatch it causes', async (fault, expected) => {
-    const result = await verifyEmulator([fault]);
-    expect(mismatches(result)).toEqual(expected);
-    expect(result.pactPassed).toBe(false);
-    expect(result.checks.map((check) => check.status)).toEqual(['passed', 'passed', 'passed']);
-    expect(result.passed).toBe(false);
-  }, 60_000);
+  it.each(caughtByPact)(
+    '%s: the Pact verifier fails exactly the interactions it breaks, with the mismatch it causes',
+    async (fault, expected) => {
+      const result = await verifyEmulator([fault]);
+      expect(mismatches(result)).toEqual(expected);
+      expect(result.pactPassed).toBe(false);
+      expect(result.checks.map((check) => check.status)).toEqual(['passed', 'passed', 'passed']);
+      expect(result.passed).toBe(false);
+    },
+    60_000,
+  );
 
   it('response-line-breaks: the Base64 matcher fails every encrypted answer, and so does its decryption', async () => {
     const result = await verifyEmulator(['response-line-breaks']);
     const found = mismatches(result);
     expect(found.map((entry) => entry.interaction)).toEqual(ENVELOPED);
-    for (const { mismatch } of found) expect(mismatch).toMatch(new RegExp(`^Expected '[A-Za-z0-9+/=]{76}\\r\\n[A-Za-z0-9+/=\\r\\n]+' ${literal(BASE64_REGEX)}$`));
+    for (const { mismatch } of found)
+      expect(mismatch).toMatch(new RegExp(`^Expected '[A-Za-z0-9+/=]{76}\\r\\n[A-Za-z0-9+/=\\r\\n]+' ${literal(BASE64_REGEX)}$`));
     expect(result.checks).toEqual(
-      [WITHDRAWAL, ENERGY, LEASE].map((interaction) => ({ interaction, status: 'failed', message: 'cannot decrypt data: line breaks in the Base64 text (at offset 76): MIME-style wrapping is not allowed; encode without line breaks' })),
+      [WITHDRAWAL, ENERGY, LEASE].map((interaction) => ({
+        interaction,
+        status: 'failed',
+        message: 'cannot decrypt data: line breaks in the Base64 text (at offset 76): MIME-style wrapping is not allowed; encode without line breaks',
+      })),
     );
     expect(result.passed).toBe(false);
   }, 60_000);
@@ -259,24 +306,40 @@ describe('pact verify fails faulty emulators', () => {
   const caughtDecrypted: Array<[EmulatorFault, Array<[string, RegExp]>]> = [
     // The stranger key is random: its ciphertext either opens to no known padding or, when it is
     // above the merchant's modulus, cannot be a ciphertext of that key at all. Both name the cause.
-    ['response-wrong-key', [WITHDRAWAL, ENERGY, LEASE].map((interaction) => [interaction, /^cannot decrypt data: block 1 of 1: (no known padding after decryption: the data was encrypted under another key pair|the block's value exceeds this key's modulus: it was encrypted under another key)/])],
-    ['order-result-string', [WITHDRAWAL, LEASE].map((interaction) => [interaction, /^decrypted data breaks OrderResult: \/tenantUserId must be integer \[ORDER-RES\]$/])],
-    ['order-id-echo-wrong', [
-      [WITHDRAWAL, /^id "(wd-[^"]+)-1" is not the request's callBackId "\1" \[ORDER-RES\]$/],
-      [LEASE, /^id "(el-[^"]+)-1" is not the request's callBackId "\1" \[ORDER-RES\]$/],
-    ]],
+    [
+      'response-wrong-key',
+      [WITHDRAWAL, ENERGY, LEASE].map((interaction) => [
+        interaction,
+        /^cannot decrypt data: block 1 of 1: (no known padding after decryption: the data was encrypted under another key pair|the block's value exceeds this key's modulus: it was encrypted under another key)/,
+      ]),
+    ],
+    [
+      'order-result-string',
+      [WITHDRAWAL, LEASE].map((interaction) => [interaction, /^decrypted data breaks OrderResult: \/tenantUserId must be integer \[ORDER-RES\]$/]),
+    ],
+    [
+      'order-id-echo-wrong',
+      [
+        [WITHDRAWAL, /^id "(wd-[^"]+)-1" is not the request's callBackId "\1" \[ORDER-RES\]$/],
+        [LEASE, /^id "(el-[^"]+)-1" is not the request's callBackId "\1" \[ORDER-RES\]$/],
+      ],
+    ],
     ['energy-round', [[ENERGY, /^energyMaxCount 313 is not floor\(20000000 \/ 64000\) = 312 \[ENERGY-FLOOR\]$/]]],
   ];
 
-  it.each(caughtDecrypted)('%s: Pact passes and the decrypted-data check fails exactly the interactions it breaks', async (fault, expected) => {
-    const result = await verifyEmulator([fault]);
-    expect(result.failures).toEqual([]);
-    expect(result.pactPassed).toBe(true);
-    const failed = result.checks.filter((check) => check.status === 'failed');
-    expect(failed.map((check) => check.interaction)).toEqual(expected.map(([interaction]) => interaction));
-    failed.forEach((check, i) => expect(check.message).toMatch(expected[i]![1]));
-    expect(result.passed).toBe(false);
-  }, 60_000);
+  it.each(caughtDecrypted)(
+    '%s: Pact passes and the decrypted-data check fails exactly the interactions it breaks',
+    async (fault, expected) => {
+      const result = await verifyEmulator([fault]);
+      expect(result.failures).toEqual([]);
+      expect(result.pactPassed).toBe(true);
+      const failed = result.checks.filter((check) => check.status === 'failed');
+      expect(failed.map((check) => check.interaction)).toEqual(expected.map(([interaction]) => interaction));
+      failed.forEach((check, i) => expect(check.message).toMatch(expected[i]![1]));
+      expect(result.passed).toBe(false);
+    },
+    60_000,
+  );
 
   it('and the fault-free emulator passes the same verification', async () => {
     const result = await verifyEmulator();
@@ -306,17 +369,30 @@ describe('pact verify with a Pact Broker', () => {
           res.writeHead(200, { 'content-type': 'application/hal+json' });
           res.end(JSON.stringify(value));
         };
-        if (req.url === '/') return hal({ _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } });
+        if (req.url === '/')
+          return hal({ _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } });
         if (req.url === '/pacts/provider/wallet-service/for-verification') {
           // The verifier reads the resource's own link (GET), then asks with its selectors (POST).
           if (req.method === 'GET') return hal({ _links: { self: { href: `${base}${req.url}` } } });
-          return hal({ _embedded: { pacts: [{ shortDescription: 'main', verificationProperties: { pending: false, notices: [] }, _links: { self: { href: `${base}/pacts/1` } } }] } });
+          return hal({
+            _embedded: {
+              pacts: [{ shortDescription: 'main', verificationProperties: { pending: false, notices: [] }, _links: { self: { href: `${base}/pacts/1` } } }],
+            },
+          });
         }
         if (req.url === '/pacts/1') {
-          return hal({ ...(JSON.parse(pact) as object), _links: { 'pb:publish-verification-results': { href: `${base}/pacts/1/verification-results` }, 'pb:provider': { href: `${base}/pacticipants/wallet-service` } } });
+          return hal({
+            ...(JSON.parse(pact) as object),
+            _links: {
+              'pb:publish-verification-results': { href: `${base}/pacts/1/verification-results` },
+              'pb:provider': { href: `${base}/pacticipants/wallet-service` },
+            },
+          });
         }
         if (req.url === '/pacticipants/wallet-service') {
-          return hal({ _links: { 'pb:branch-version': { href: `${base}/pacticipants/wallet-service/branches/{branch}/versions/{version}`, templated: true } } });
+          return hal({
+            _links: { 'pb:branch-version': { href: `${base}/pacticipants/wallet-service/branches/{branch}/versions/{version}`, templated: true } },
+          });
         }
         if (req.url === '/pacts/1/verification-results' || req.url!.startsWith('/pacticipants/wallet-service/branches/')) return hal({ _links: {} });
         res.writeHead(404).end();
@@ -330,9 +406,31 @@ describe('pact verify with a Pact Broker', () => {
       const s = embedded.service;
       const brokerUrl = `http://127.0.0.1:${(broker.address() as { port: number }).port}`;
       const run = await cli([
-        'pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(s.userId),
-        '--control-token', s.controlToken!, '--forbidden-key', s.forbiddenKey!, '--log-level', 'error',
-        '--broker-url', brokerUrl, '--broker-token', 'tok-123', '--publish', '--provider-version', 'abc1234', '--provider-branch', 'main',
+        'pact',
+        'verify',
+        '--base-url',
+        s.baseUrl,
+        '--api-key',
+        s.apiKey,
+        '--public-key',
+        join(dir, 'public.pem'),
+        '--user-id',
+        String(s.userId),
+        '--control-token',
+        s.controlToken!,
+        '--forbidden-key',
+        s.forbiddenKey!,
+        '--log-level',
+        'error',
+        '--broker-url',
+        brokerUrl,
+        '--broker-token',
+        'tok-123',
+        '--publish',
+        '--provider-version',
+        'abc1234',
+        '--provider-branch',
+        'main',
       ]);
       expect(run.stdout).toMatch(/Pact verifier passed/);
       expect(run.status).toBe(0);

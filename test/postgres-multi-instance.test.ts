@@ -30,7 +30,11 @@ afterAll(async () => {
 /** One reference merchant process (the real CLI) on the shared PostgreSQL; resolves with its port once it listens. */
 function startInstance(port = 0): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', join(dir, 'merchant.yaml'), '--port', String(port)], { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(
+      process.execPath,
+      [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', join(dir, 'merchant.yaml'), '--port', String(port)],
+      { env: { ...process.env, NO_COLOR: '1' } },
+    );
     children.add(child);
     child.on('exit', () => children.delete(child));
     let out = '';

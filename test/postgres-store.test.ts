@@ -68,10 +68,12 @@ describe('PostgreSQL idempotency store on a real server', () => {
         await tx.client.query(`INSERT INTO ${name}_ledger (key, amount) VALUES ($1, 12345678901234567890.123)`, [key]);
       };
       const token = tokenOf(await store.claim('k', 'credit'));
-      await expect(store.completeInTransaction('k', token, async (tx) => {
-        await credit('k')(tx);
-        throw new Error('after the write');
-      })).rejects.toThrow('after the write');
+      await expect(
+        store.completeInTransaction('k', token, async (tx) => {
+          await credit('k')(tx);
+          throw new Error('after the write');
+        }),
+      ).rejects.toThrow('after the write');
       expect((await client.query(`SELECT count(*)::int AS n FROM ${name}_ledger`)).rows[0]).toEqual({ n: 0 });
       expect(await store.completeInTransaction('k', token + 1_000, credit('k'))).toEqual({ state: 'lost' });
       expect(await store.completeInTransaction('k', token, credit('k'))).toEqual({ state: 'done', value: undefined });
@@ -101,9 +103,11 @@ describe('PostgreSQL idempotency store on a real server', () => {
       });
       expect(outcome).toEqual({ state: 'lost' });
       expect(fresh).toBeGreaterThan(slow);
-      expect(await store.completeInTransaction('k', fresh, async (tx) => {
-        if (tx.kind === 'postgres') await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('fresh')`);
-      })).toEqual({ state: 'done', value: undefined });
+      expect(
+        await store.completeInTransaction('k', fresh, async (tx) => {
+          if (tx.kind === 'postgres') await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('fresh')`);
+        }),
+      ).toEqual({ state: 'done', value: undefined });
       expect((await client.query(`SELECT who FROM ${name}_ledger`)).rows).toEqual([{ who: 'fresh' }]);
       expect(await store.processed()).toEqual(['fresh']);
     } finally {
@@ -142,11 +146,13 @@ describe('PostgreSQL idempotency store on a real server', () => {
     try {
       await client.query(`CREATE TABLE ${name}_ledger (who text NOT NULL)`);
       const token = tokenOf(await store.claim('k', 'stopped'));
-      await expect(store.completeInTransaction('k', token, async (tx) => {
-        if (tx.kind === 'postgres') await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('stopped')`);
-        // Idle in transaction, as a process stopped with SIGSTOP is.
-        await sleep(1_000);
-      })).rejects.toThrow();
+      await expect(
+        store.completeInTransaction('k', token, async (tx) => {
+          if (tx.kind === 'postgres') await tx.client.query(`INSERT INTO ${name}_ledger VALUES ('stopped')`);
+          // Idle in transaction, as a process stopped with SIGSTOP is.
+          await sleep(1_000);
+        }),
+      ).rejects.toThrow();
       expect((await client.query(`SELECT count(*)::int AS n FROM ${name}_ledger`)).rows[0]).toEqual({ n: 0 });
       // The pool is healthy afterwards, and the claim is still this token's to finish.
       expect(await store.completeInTransaction('k', token, () => 'again')).toEqual({ state: 'done', value: 'again' });
@@ -173,7 +179,9 @@ describe('PostgreSQL idempotency store on a real server', () => {
   });
 
   it('names an unreachable server in one line without its password', async () => {
-    await expect(openStore('postgres://merchant:s3cret-pw@127.0.0.1:1/wallet')).rejects.toThrow(/^cannot use the merchant store postgres:\/\/merchant:\*\*\*@127\.0\.0\.1:1\/wallet: /);
+    await expect(openStore('postgres://merchant:s3cret-pw@127.0.0.1:1/wallet')).rejects.toThrow(
+      /^cannot use the merchant store postgres:\/\/merchant:\*\*\*@127\.0\.0\.1:1\/wallet: /,
+    );
     await expect(openStore('postgres://merchant:s3cret-pw@127.0.0.1:1/wallet')).rejects.not.toThrow(/s3cret/);
   });
 });

@@ -35,7 +35,9 @@ function wrongBlockType(text: string, merchant: EmulatorMerchant): string {
   for (let offset = 0; offset < plain.length; offset += k - 11) {
     const message = plain.subarray(offset, offset + k - 11);
     const filler = Buffer.from([...randomBytes(k - 3 - message.length)].map((byte) => byte || 1));
-    blocks.push(privateEncrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, Buffer.concat([Buffer.from([0, 2]), filler, Buffer.from([0]), message])));
+    blocks.push(
+      privateEncrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, Buffer.concat([Buffer.from([0, 2]), filler, Buffer.from([0]), message])),
+    );
   }
   return encodeBase64(Buffer.concat(blocks));
 }
@@ -47,7 +49,10 @@ const ENVELOPES: Record<string, Envelope | undefined> = {
   'url-safe': faultyVariant(['response-urlsafe-base64']).successEnvelope,
   'line-breaks': faultyVariant(['response-line-breaks']).successEnvelope,
   'wrong-block-type': (envelope, { result, merchant }) => ({ ...envelope, data: wrongBlockType(stringifyExact(result), merchant) }),
-  'oaep-sha1': (envelope, { result, merchant }) => ({ ...envelope, data: sealJson(result, 'response', merchant.keyPair.privateKey, { profile: { ...merchant.profile, padding: 'oaep-sha1' } }) }),
+  'oaep-sha1': (envelope, { result, merchant }) => ({
+    ...envelope,
+    data: sealJson(result, 'response', merchant.keyPair.privateKey, { profile: { ...merchant.profile, padding: 'oaep-sha1' } }),
+  }),
 };
 
 describe('pre-flight: no blame without proof; a crash is a failure (the real CLI)', () => {
@@ -58,13 +63,15 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
   const report = (name: string) => JSON.parse(readFileSync(file(`${name}/report.json`), 'utf8')) as Report;
   beforeAll(async () => {
     const unversioned = faultyVariant(['energy-path-unversioned-only']).route!;
-    embedded = await startEmbedded({ emulatorVariant: {
-      successEnvelope: (envelope, sealed) => {
-        const shape = mode === undefined ? undefined : ENVELOPES[mode];
-        return shape ? shape(envelope, sealed) : envelope;
+    embedded = await startEmbedded({
+      emulatorVariant: {
+        successEnvelope: (envelope, sealed) => {
+          const shape = mode === undefined ? undefined : ENVELOPES[mode];
+          return shape ? shape(envelope, sealed) : envelope;
+        },
+        route: (path) => (mode === 'unversioned-only' ? unversioned(path) : path),
       },
-      route: (path) => (mode === 'unversioned-only' ? unversioned(path) : path),
-    } });
+    });
     writeFileSync(file('public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
     writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
   });
@@ -72,12 +79,48 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
 
   const service = (name: string, extra: string[] = []) => {
     const s = embedded.service;
-    return runCliAsync(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--suite', 'service/energy', '--reports', file(name), ...extra]);
+    return runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file(name),
+      ...extra,
+    ]);
   };
   const merchant = (url: string, name: string, suite: string, extra: string[] = []) =>
-    runCliAsync(['verify', 'merchant', '--callback-url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--suite', suite, '--reports', file(name), ...extra]);
+    runCliAsync([
+      'verify',
+      'merchant',
+      '--callback-url',
+      url,
+      '--api-key',
+      embedded.merchant.apiKey,
+      '--private-key',
+      file('private.pem'),
+      '--suite',
+      suite,
+      '--reports',
+      file(name),
+      ...extra,
+    ]);
 
-  for (const [fault, rule] of [['not-encrypted', 'CRYPTO-SAME'], ['another-key', 'CRYPTO-SAME'], ['url-safe', 'CRYPTO-ENVELOPE'], ['line-breaks', 'CRYPTO-ENVELOPE'], ['wrong-block-type', 'CRYPTO-SAME']] as const) {
+  for (const [fault, rule] of [
+    ['not-encrypted', 'CRYPTO-SAME'],
+    ['another-key', 'CRYPTO-SAME'],
+    ['url-safe', 'CRYPTO-ENVELOPE'],
+    ['line-breaks', 'CRYPTO-ENVELOPE'],
+    ['wrong-block-type', 'CRYPTO-SAME'],
+  ] as const) {
     it(`a service whose answer data is ${fault} is judged by the suites (exit 1 under ${rule}), not blamed on the configuration`, async () => {
       mode = fault;
       const run = await service(`s-${fault}`);
@@ -96,7 +139,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     mode = 'oaep-sha1';
     const run = await service('s-oaep');
     mode = undefined;
-    expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: the answer opens with OAEP-SHA1 \(oaep-sha1\), not pkcs1: set padding in --profile \(.*: the envelope data does not open under pkcs1; it opens into JSON under OAEP-SHA1 \(oaep-sha1\)\)$/);
+    expect(run.stderr.trim()).toMatch(
+      /^wallet-conformance: pre-flight: the answer opens with OAEP-SHA1 \(oaep-sha1\), not pkcs1: set padding in --profile \(.*: the envelope data does not open under pkcs1; it opens into JSON under OAEP-SHA1 \(oaep-sha1\)\)$/,
+    );
     expect(run.status).toBe(2);
   }, 60_000);
 
@@ -104,16 +149,46 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     writeFileSync(file('other-public.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
     const s = embedded.service;
-    const run = await runCliAsync(['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('other-public.pem'), '--suite', 'service/energy', '--reports', file('s-refused')]);
-    expect(run.stderr).toMatch(/^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m);
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('other-public.pem'),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('s-refused'),
+    ]);
+    expect(run.stderr).toMatch(
+      /^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m,
+    );
     expect(report('s-refused').preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 200, code \d+/) });
     expect(run.status).toBe(1);
   }, 60_000);
 
   it('a 401 to a valid energy query is not proof of a wrong key: a warning saying what to check first, the suites judge (exit 1)', async () => {
     const s = embedded.service;
-    const run = await runCliAsync(['verify', 'service', '--base-url', s.baseUrl, '--api-key', 'not-the-merchants-key', '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-401')]);
-    expect(run.stderr.split('\n')[0]).toMatch(/^pre-flight: warning: the service answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the service's key check is at fault \(ERR-401\)/);
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      'not-the-merchants-key',
+      '--public-key',
+      file('public.pem'),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('s-401'),
+    ]);
+    expect(run.stderr.split('\n')[0]).toMatch(
+      /^pre-flight: warning: the service answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the service's key check is at fault \(ERR-401\)/,
+    );
     expect(report('s-401').preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 401 /) });
     expect(report('s-401').results.some((result) => result.status === 'failed')).toBe(true);
     expect(run.status).toBe(1);
@@ -121,8 +196,23 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
 
   it('a 404 on the documented path is blamed on --base-url only because an unknown path answers 404 too', async () => {
     const s = embedded.service;
-    const run = await runCliAsync(['verify', 'service', '--base-url', `${s.baseUrl}/wrong-prefix`, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--suite', 'service/energy', '--reports', file('s-404')]);
-    expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: --base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does .*POST .*\/wc-preflight-no-such-endpoint-\w+ \(a path no service has\) answered HTTP 404/);
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      `${s.baseUrl}/wrong-prefix`,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('s-404'),
+    ]);
+    expect(run.stderr.trim()).toMatch(
+      /^wallet-conformance: pre-flight: --base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does .*POST .*\/wc-preflight-no-such-endpoint-\w+ \(a path no service has\) answered HTTP 404/,
+    );
     expect(run.status).toBe(2);
   }, 60_000);
 
@@ -130,11 +220,19 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     mode = 'unversioned-only';
     const run = await service('s-unversioned');
     mode = undefined;
-    expect(run.stderr).toMatch(/^pre-flight: warning: the documented energy path answered 404 but the same query answers at \/api\/api\/order\/getEnergyMaxCount: .*\(VERSION-V1, ENERGY-PATH\)/m);
+    expect(run.stderr).toMatch(
+      /^pre-flight: warning: the documented energy path answered 404 but the same query answers at \/api\/api\/order\/getEnergyMaxCount: .*\(VERSION-V1, ENERGY-PATH\)/m,
+    );
     expect(run.stderr).not.toMatch(/looks wrong/);
     const r = report('s-unversioned');
-    expect(r.preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/getEnergyMaxCount answered 404; POST .*\/api\/api\/order\/getEnergyMaxCount answered HTTP 200/) });
-    expect(r.results.find((result) => result.id === 'service/energy/success/status')).toMatchObject({ status: 'failed', rules: expect.arrayContaining(['ENERGY-PATH', 'VERSION-V1']) });
+    expect(r.preflight?.steps[0]).toMatchObject({
+      level: 'warning',
+      observed: expect.stringMatching(/getEnergyMaxCount answered 404; POST .*\/api\/api\/order\/getEnergyMaxCount answered HTTP 200/),
+    });
+    expect(r.results.find((result) => result.id === 'service/energy/success/status')).toMatchObject({
+      status: 'failed',
+      rules: expect.arrayContaining(['ENERGY-PATH', 'VERSION-V1']),
+    });
     expect(run.status).toBe(1);
   }, 60_000);
 
@@ -160,15 +258,37 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     });
     await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
     const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
-    const run = await runCliAsync(['verify', 'service', '--base-url', url, '--api-key', s.apiKey, '--public-key', file('public.pem'), '--user-id', String(s.userId), '--suite', 'service/energy', '--reports', file('s-dies')]);
-    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/);
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      url,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('s-dies'),
+    ]);
+    expect(run.stderr).toMatch(
+      /wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/,
+    );
     const r = report('s-dies');
     const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
     expect(stopped?.status).toBe('failed');
     expect(stopped?.rules.length).toBeGreaterThan(0);
     expect(stopped?.rules).not.toContain('CB-AVAILABLE');
-    expect(stopped?.message).toMatch(/^the service stopped answering after case service\/energy\/[\w-]+ .*the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/.* \(no answer: /);
-    expect(r.results.filter((result) => result.status === 'skipped' && result.message.startsWith('not run: the target stopped answering after case service/energy/')).length).toBeGreaterThan(0);
+    expect(stopped?.message).toMatch(
+      /^the service stopped answering after case service\/energy\/[\w-]+ .*the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/.* \(no answer: /,
+    );
+    expect(
+      r.results.filter((result) => result.status === 'skipped' && result.message.startsWith('not run: the target stopped answering after case service/energy/'))
+        .length,
+    ).toBeGreaterThan(0);
     expect(run.status).toBe(1);
   }, 60_000);
 
@@ -177,20 +297,29 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     afterAll(async () => {
       for (const server of started) await server.close();
     });
-    const faulty = async (fault: Parameters<typeof startFaultyMerchant>[0], publicKey: RsaPublicKey = embedded.service.publicKey, profile = embedded.merchant.profile): Promise<FaultyMerchant> => {
+    const faulty = async (
+      fault: Parameters<typeof startFaultyMerchant>[0],
+      publicKey: RsaPublicKey = embedded.service.publicKey,
+      profile = embedded.merchant.profile,
+    ): Promise<FaultyMerchant> => {
       const m = await startFaultyMerchant(fault, { apiKey: embedded.merchant.apiKey, publicKey, profile });
       started.push(m);
       return m;
     };
 
-    it('a form-field reader: pre-flight proves the key right (a callback without \'+\' is acknowledged) and names CB-RAW-BODY; exit 1', async () => {
+    it("a form-field reader: pre-flight proves the key right (a callback without '+' is acknowledged) and names CB-RAW-BODY; exit 1", async () => {
       const m = await faulty('form-field-reader');
       const run = await merchant(m.callbackUrl, 'm-form', 'merchant/raw-body');
       expect(run.stderr).not.toMatch(/--private-key \(|check --private-key/);
       const r = report('m-form');
       expect(r.preflight?.verdict).toBe('warning');
-      expect(r.preflight?.steps.at(-1)).toMatchObject({ level: 'warning', conclusion: expect.stringMatching(/the key and the profile are right.*reads the body as a form \(CB-RAW-BODY\)/) });
-      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(true);
+      expect(r.preflight?.steps.at(-1)).toMatchObject({
+        level: 'warning',
+        conclusion: expect.stringMatching(/the key and the profile are right.*reads the body as a form \(CB-RAW-BODY\)/),
+      });
+      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(
+        true,
+      );
       expect(run.status).toBe(1);
     }, 60_000);
 
@@ -206,10 +335,14 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const port = await listenOn(server);
       started.push({ close: () => stopServer(server) });
       const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-first-block', 'merchant/raw-body');
-      expect(run.stderr).toMatch(/pre-flight: warning: the merchant treats a valid callback like one it cannot open: .*pre-flight cannot prove which, so the suites run and judge/);
+      expect(run.stderr).toMatch(
+        /pre-flight: warning: the merchant treats a valid callback like one it cannot open: .*pre-flight cannot prove which, so the suites run and judge/,
+      );
       const r = report('m-first-block');
       expect(r.preflight?.verdict).toBe('warning');
-      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(true);
+      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(
+        true,
+      );
       expect(run.status).toBe(1);
     }, 60_000);
 
@@ -225,10 +358,15 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const port = await listenOn(server);
       started.push({ close: () => stopServer(server) });
       const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-401', 'merchant/raw-body');
-      expect(run.stderr.split('\n')[0]).toMatch(/^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/);
+      expect(run.stderr.split('\n')[0]).toMatch(
+        /^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/,
+      );
       expect(run.stderr).not.toContain(embedded.merchant.apiKey);
       const r = report('m-401');
-      expect(r.preflight?.steps.at(-1)).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 401 .*header X-API-KEY: HTTP 401 .*header x-api-key: HTTP 401/) });
+      expect(r.preflight?.steps.at(-1)).toMatchObject({
+        level: 'warning',
+        observed: expect.stringMatching(/^HTTP 401 .*header X-API-KEY: HTTP 401 .*header x-api-key: HTTP 401/),
+      });
       expect(r.results.some((result) => result.status === 'failed')).toBe(true);
       expect(run.status).toBe(1);
       // The experiment sent x-api-key once; every other delivery names the header as the interface does.
@@ -250,7 +388,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const port = await listenOn(server);
       started.push({ close: () => stopServer(server) });
       const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-header-case', 'merchant/raw-body');
-      expect(run.stderr).toMatch(/^pre-flight: warning: the merchant accepts --api-key only under the header name x-api-key: the key is right, and the receiver reads header names by their case/m);
+      expect(run.stderr).toMatch(
+        /^pre-flight: warning: the merchant accepts --api-key only under the header name x-api-key: the key is right, and the receiver reads header names by their case/m,
+      );
       expect(run.stderr).not.toMatch(/check the key/);
       expect(report('m-header-case').results.some((result) => result.status === 'failed')).toBe(true);
       expect(run.status).toBe(1);
@@ -262,7 +402,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       if (other.half !== 'private') throw new Error('expected a private key');
       const m = await faulty('none', other.publicKey);
       const run = await merchant(m.callbackUrl, 'm-other-key', 'merchant/raw-body');
-      expect(run.stderr).toMatch(/pre-flight: warning: the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key/);
+      expect(run.stderr).toMatch(
+        /pre-flight: warning: the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key/,
+      );
       expect(report('m-other-key').results.some((result) => result.status === 'failed' && result.rules.includes('CB-DECRYPT'))).toBe(true);
       expect(run.status).toBe(1);
     }, 60_000);
@@ -270,7 +412,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     it('a merchant that opens callbacks under OAEP-SHA1 while --profile says pkcs1: proven by the experiment, exit 2 naming the profile', async () => {
       const m = await faulty('none', embedded.service.publicKey, { ...embedded.merchant.profile, padding: 'oaep-sha1' });
       const run = await merchant(m.callbackUrl, 'm-oaep', 'merchant/raw-body');
-      expect(run.stderr.trim()).toMatch(/^wallet-conformance: pre-flight: the merchant opens callbacks under padding oaep-sha1, callbacks encrypted with the private key, not under --profile's \(padding pkcs1, private key\): set padding in --profile \(.*while --profile's reading and a stranger's key are not acknowledged\)$/);
+      expect(run.stderr.trim()).toMatch(
+        /^wallet-conformance: pre-flight: the merchant opens callbacks under padding oaep-sha1, callbacks encrypted with the private key, not under --profile's \(padding pkcs1, private key\): set padding in --profile \(.*while --profile's reading and a stranger's key are not acknowledged\)$/,
+      );
       expect(run.status).toBe(2);
     }, 60_000);
 
@@ -293,12 +437,16 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const port = await listenOn(server);
       started.push({ close: () => stopServer(server) });
       const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-dies', 'merchant/malformed');
-      expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/);
+      expect(run.stderr).toMatch(
+        /wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/,
+      );
       const r = report('m-dies');
       const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
       // The malformed suite names no MUST (CB-NO-FALSE-ACK, CB-AVAILABLE are SHOULDs): the crash fails all the same.
       expect(stopped).toMatchObject({ status: 'failed', rules: ['CB-AVAILABLE'] });
-      expect(stopped?.message).toMatch(/^the merchant stopped answering after case merchant\/malformed\/[\w-]+ .*the last input it received: POST .* \(no answer: .*\)/);
+      expect(stopped?.message).toMatch(
+        /^the merchant stopped answering after case merchant\/malformed\/[\w-]+ .*the last input it received: POST .* \(no answer: .*\)/,
+      );
       const evidence = (stopped?.evidence as { exchanges: Array<{ request: { body: string }; error?: string }> }).exchanges;
       expect(evidence.some((exchange) => exchange.error && !/stopped answering/.test(exchange.error))).toBe(true);
       const left = r.results.filter((result) => result.message === `not run: the target stopped answering after case ${stopped!.suite}/${stopped!.case}`);

@@ -41,7 +41,6 @@ function rssOf(pid: number): number {
   return Number(kb) * 1024;
 }
 
-
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
     if (child.exitCode !== null) return done();
@@ -59,10 +58,17 @@ describe('a reference merchant process with a long history and a probe token', (
     const store = openSqliteStore(join(dir, 'merchant.sqlite'), { synchronous: 'normal' });
     await fillHistory(store, 8_000);
     await store.close();
-    writeFileSync(join(dir, 'merchant.yaml'), [
-      `apiKey: "${API_KEY}"`, 'publicKey: merchant-public.pem', 'store: merchant.sqlite', 'port: 0',
-      `probe: { token: "${PROBE_TOKEN}", deadlineMs: 2000 }`, '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'merchant.yaml'),
+      [
+        `apiKey: "${API_KEY}"`,
+        'publicKey: merchant-public.pem',
+        'store: merchant.sqlite',
+        'port: 0',
+        `probe: { token: "${PROBE_TOKEN}", deadlineMs: 2000 }`,
+        '',
+      ].join('\n'),
+    );
     merchant = await serveMerchant(join(dir, 'merchant.yaml'));
   });
   afterAll(() => stop(merchant.child));
@@ -110,7 +116,20 @@ describe('a reference merchant process with a long history and a probe token', (
   it('verify merchant reads the 8 MiB history page by page with the probe token from the environment, and never prints it', async () => {
     const reports = join(dir, 'verify');
     const run = await runCliAsync(
-      ['verify', 'merchant', '--callback-url', merchant.callbackUrl, '--private-key', privateKeyFile, '--probe-url', merchant.probeUrl, '--suite', 'merchant/idempotency', '--reports', reports],
+      [
+        'verify',
+        'merchant',
+        '--callback-url',
+        merchant.callbackUrl,
+        '--private-key',
+        privateKeyFile,
+        '--probe-url',
+        merchant.probeUrl,
+        '--suite',
+        'merchant/idempotency',
+        '--reports',
+        reports,
+      ],
       { env: { WALLET_API_KEY: API_KEY, WALLET_PROBE_TOKEN: PROBE_TOKEN } },
     );
     expect(run.status, run.stdout + run.stderr).toBe(0);
@@ -124,7 +143,20 @@ describe('a reference merchant process with a long history and a probe token', (
 
   it('verify merchant without the token stops with one line saying how to give it (exit 2)', async () => {
     const run = await runCliAsync(
-      ['verify', 'merchant', '--callback-url', merchant.callbackUrl, '--private-key', privateKeyFile, '--probe-url', merchant.probeUrl, '--suite', 'merchant/idempotency', '--reports', join(dir, 'no-token')],
+      [
+        'verify',
+        'merchant',
+        '--callback-url',
+        merchant.callbackUrl,
+        '--private-key',
+        privateKeyFile,
+        '--probe-url',
+        merchant.probeUrl,
+        '--suite',
+        'merchant/idempotency',
+        '--reports',
+        join(dir, 'no-token'),
+      ],
       { env: { WALLET_API_KEY: API_KEY, WALLET_PROBE_TOKEN: undefined } },
     );
     expect(run.status).toBe(2);
@@ -156,7 +188,20 @@ describe("a user's probe of the old contract (it ignores the query)", () => {
   it('still verifies: its whole answer is read (up to 64 MiB) and the entries after the baseline are the new ones', async () => {
     const reports = join(dir, 'old-probe');
     const run = await runCliAsync(
-      ['verify', 'merchant', '--callback-url', merchant.callbackUrl, '--private-key', privateKeyFile, '--probe-url', oldProbeUrl, '--suite', 'merchant/idempotency', '--reports', reports],
+      [
+        'verify',
+        'merchant',
+        '--callback-url',
+        merchant.callbackUrl,
+        '--private-key',
+        privateKeyFile,
+        '--probe-url',
+        oldProbeUrl,
+        '--suite',
+        'merchant/idempotency',
+        '--reports',
+        reports,
+      ],
       { env: { WALLET_API_KEY: API_KEY } },
     );
     expect(run.status, run.stdout + run.stderr).toBe(0);

@@ -36,16 +36,44 @@ const SEEDS = [1, 3];
 describe('generated cases against the independent doubles', () => {
   const services: Array<[string, Partial<IndependentServiceOptions>]> = [
     ['its defaults', {}],
-    ['leases settled at once, 18.8-digit amounts, unreadable requests as HTTP 400', { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, requestFailures: 'http-400' }],
+    [
+      'leases settled at once, 18.8-digit amounts, unreadable requests as HTTP 400',
+      { leaseSettleMs: 0, amountDigits: { integer: 18, fraction: 8 }, requestFailures: 'http-400' },
+    ],
   ];
   for (const [name, options] of services) {
     it(`the independent service (${name}) passes every service property, edges first, on seeds ${SEEDS.join(' and ')}`, async () => {
-      const service = await startIndependentService({ port: 0, keys: { privateKey: privatePem }, apiKey, forbiddenKey: 'ind-f', expiredKey: 'ind-e', userId, controlToken: 'ind-c', ...options });
+      const service = await startIndependentService({
+        port: 0,
+        keys: { privateKey: privatePem },
+        apiKey,
+        forbiddenKey: 'ind-f',
+        expiredKey: 'ind-e',
+        userId,
+        controlToken: 'ind-c',
+        ...options,
+      });
       try {
         for (const seed of SEEDS) {
-          const results = await runGenerated({ side: 'service', baseUrl: service.url, cardBaseUrl: service.cardBaseUrl, apiKey, publicKey: merchantKey.publicKey, profile: { ...DEFAULT_PROFILE }, userId, allowOrders: true, controlToken: 'ind-c' }, { numRuns: 200, seed, reportsDir: reportsDir(), rules });
+          const results = await runGenerated(
+            {
+              side: 'service',
+              baseUrl: service.url,
+              cardBaseUrl: service.cardBaseUrl,
+              apiKey,
+              publicKey: merchantKey.publicKey,
+              profile: { ...DEFAULT_PROFILE },
+              userId,
+              allowOrders: true,
+              controlToken: 'ind-c',
+            },
+            { numRuns: 200, seed, reportsDir: reportsDir(), rules },
+          );
           expect(results.slice(0, 4).map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
-            ['valid-requests', 'passed', ''], ['one-rule-broken', 'passed', ''], ['crypto-mangled', 'passed', ''], ['edges', 'passed', ''],
+            ['valid-requests', 'passed', ''],
+            ['one-rule-broken', 'passed', ''],
+            ['crypto-mangled', 'passed', ''],
+            ['edges', 'passed', ''],
           ]);
           // Property 4 through the documented control routes alone (no cards route: unregistered cards close once).
           const stateful = results[4]!;
@@ -73,27 +101,57 @@ describe('generated cases against the independent doubles', () => {
     // copies sent at once arrive within it either way (seed 1: 71 copies told to retry, errCode 14, at 40, 10 and 5 ms alike).
     ['Fastify 5', () => startFastifyReceiver({ port: 0, publicKey: publicPem, apiKeys: keys, processingMs: 10 })],
   ] as const;
-  it.skipIf(pythonMissing !== undefined)(`the Python receiver on Flask and SQLite passes every merchant property on two seeds (skipped only when ${pythonMissing ?? 'python3, flask or cryptography is missing'})`, async () => {
-    const dir = reportsDir();
-    const receiver = await startPython('receiver.py', { publicKeyPem: publicPem, store: join(dir, 'receiver.sqlite'), apiKeys: [{ key: apiKey }] }, dir);
-    try {
-      for (const seed of [101, 202]) {
-        const results = await runGenerated({ side: 'merchant', callbackUrl: `${receiver.origin}/hooks/wallet`, probeUrl: `${receiver.origin}/hooks/processed`, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 100, seed, reportsDir: reportsDir(), rules });
-        expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([['callbacks-once', 'passed', ''], ['callbacks-mangled', 'passed', '']]);
-        expect(results[0]!.message).toMatch(/^100 cases \(100 processed once\)/);
+  it.skipIf(pythonMissing !== undefined)(
+    `the Python receiver on Flask and SQLite passes every merchant property on two seeds (skipped only when ${pythonMissing ?? 'python3, flask or cryptography is missing'})`,
+    async () => {
+      const dir = reportsDir();
+      const receiver = await startPython('receiver.py', { publicKeyPem: publicPem, store: join(dir, 'receiver.sqlite'), apiKeys: [{ key: apiKey }] }, dir);
+      try {
+        for (const seed of [101, 202]) {
+          const results = await runGenerated(
+            {
+              side: 'merchant',
+              callbackUrl: `${receiver.origin}/hooks/wallet`,
+              probeUrl: `${receiver.origin}/hooks/processed`,
+              apiKey,
+              privateKey: merchantKey,
+              profile: { ...DEFAULT_PROFILE },
+            },
+            { numRuns: 100, seed, reportsDir: reportsDir(), rules },
+          );
+          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+            ['callbacks-once', 'passed', ''],
+            ['callbacks-mangled', 'passed', ''],
+          ]);
+          expect(results[0]!.message).toMatch(/^100 cases \(100 processed once\)/);
+        }
+      } finally {
+        await receiver.close();
       }
-    } finally {
-      await receiver.close();
-    }
-  }, 240_000);
+    },
+    240_000,
+  );
 
   for (const [name, start] of receivers) {
     it(`the receiver on ${name} passes every merchant property, edges first, on seeds ${SEEDS.join(' and ')}`, async () => {
       const receiver = await start();
       try {
         for (const seed of SEEDS) {
-          const results = await runGenerated({ side: 'merchant', callbackUrl: receiver.callbackUrl, probeUrl: receiver.probeUrl, apiKey, privateKey: merchantKey, profile: { ...DEFAULT_PROFILE } }, { numRuns: 200, seed, reportsDir: reportsDir(), rules });
-          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([['callbacks-once', 'passed', ''], ['callbacks-mangled', 'passed', '']]);
+          const results = await runGenerated(
+            {
+              side: 'merchant',
+              callbackUrl: receiver.callbackUrl,
+              probeUrl: receiver.probeUrl,
+              apiKey,
+              privateKey: merchantKey,
+              profile: { ...DEFAULT_PROFILE },
+            },
+            { numRuns: 200, seed, reportsDir: reportsDir(), rules },
+          );
+          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+            ['callbacks-once', 'passed', ''],
+            ['callbacks-mangled', 'passed', ''],
+          ]);
           expect(results[0]!.message).toMatch(/^200 cases \(200 processed once\)/);
         }
       } finally {

@@ -30,10 +30,32 @@ describe('generated callbacks against merchants', () => {
 
   it('verify merchant --generate passes the reference merchant with one result per property', async () => {
     const m = embedded.merchant;
-    const run = await runCliAsync(['verify', 'merchant', '--callback-url', m.callbackUrl, '--api-key', m.apiKey, '--private-key', join(dir, 'private.pem'), '--probe-url', m.probeUrl!, '--suite', 'merchant/key-first', '--generate', '40', '--seed', '77', '--reports', join(dir, 'r')]);
+    const run = await runCliAsync([
+      'verify',
+      'merchant',
+      '--callback-url',
+      m.callbackUrl,
+      '--api-key',
+      m.apiKey,
+      '--private-key',
+      join(dir, 'private.pem'),
+      '--probe-url',
+      m.probeUrl!,
+      '--suite',
+      'merchant/key-first',
+      '--generate',
+      '40',
+      '--seed',
+      '77',
+      '--reports',
+      join(dir, 'r'),
+    ]);
     const report = JSON.parse(readFileSync(join(dir, 'r', 'report.json'), 'utf8')) as Report;
     const generated = report.results.filter((result) => result.suite === 'generated/merchant');
-    expect(generated.map((result) => [result.case, result.status])).toEqual([['callbacks-once', 'passed'], ['callbacks-mangled', 'passed']]);
+    expect(generated.map((result) => [result.case, result.status])).toEqual([
+      ['callbacks-once', 'passed'],
+      ['callbacks-mangled', 'passed'],
+    ]);
     expect(generated[0]!.message).toMatch(/^40 cases \(40 processed once\); seed 77$/);
     expect(run.status).toBe(0);
   }, 120_000);
@@ -47,9 +69,22 @@ describe('generated callbacks against merchants', () => {
       const m = embedded.merchant;
       const faulty = await startFaultyMerchant(defect, { apiKey: m.apiKey, publicKey: m.privateKey.publicKey });
       try {
-        const target: MerchantTarget = { side: 'merchant', callbackUrl: faulty.callbackUrl, probeUrl: faulty.probeUrl, apiKey: m.apiKey, privateKey: m.privateKey, profile: m.profile };
+        const target: MerchantTarget = {
+          side: 'merchant',
+          callbackUrl: faulty.callbackUrl,
+          probeUrl: faulty.probeUrl,
+          apiKey: m.apiKey,
+          privateKey: m.privateKey,
+          profile: m.profile,
+        };
         for (const seed of [5, 6, 7]) {
-          const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-')), rules, only: ['callbacks-once'] });
+          const results = await runGenerated(target, {
+            numRuns: 200,
+            seed,
+            reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-')),
+            rules,
+            only: ['callbacks-once'],
+          });
           const found = results.find((result) => result.case === 'callbacks-once')!;
           expect(found.status, `seed ${seed}: ${found.message}`).toBe(status);
           expect(found.rules).toContain(rule);
@@ -71,9 +106,22 @@ describe('a merchant that only callbacks at a block multiple reveal', () => {
     const faulty = await startFaultyMerchant('block-split', { apiKey: m.apiKey, publicKey: m.privateKey.publicKey });
     try {
       const block = plaintextBlockSize(m.profile, m.privateKey.modulusBytes);
-      const target: MerchantTarget = { side: 'merchant', callbackUrl: faulty.callbackUrl, probeUrl: faulty.probeUrl, apiKey: m.apiKey, privateKey: m.privateKey, profile: m.profile };
+      const target: MerchantTarget = {
+        side: 'merchant',
+        callbackUrl: faulty.callbackUrl,
+        probeUrl: faulty.probeUrl,
+        apiKey: m.apiKey,
+        privateKey: m.privateKey,
+        profile: m.profile,
+      };
       for (const seed of [1, 2, 3]) {
-        const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-split-')), rules, only: ['callbacks-once'] });
+        const results = await runGenerated(target, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-split-')),
+          rules,
+          only: ['callbacks-once'],
+        });
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toContain('CB-ERRCODE');
@@ -103,7 +151,13 @@ describe('a merchant that only Unicode callbacks reveal', () => {
     const faulty = await startUtf8mb3Merchant();
     try {
       for (const seed of [1, 2, 3]) {
-        const results = await runGenerated(faulty.merchant, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-utf8-')), rules, only: ['callbacks-once'] });
+        const results = await runGenerated(faulty.merchant, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-pm-utf8-')),
+          rules,
+          only: ['callbacks-once'],
+        });
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toContain('CB-ERRCODE');

@@ -35,7 +35,23 @@ describe('verify service --generate (the real CLI) against the emulator', () => 
   afterAll(() => embedded.close());
   const args = (reports: string, ...more: string[]) => {
     const s = embedded.service;
-    return ['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--user-id', String(s.userId), '--suite', 'service/energy', '--reports', join(dir, reports), ...more];
+    return [
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--suite',
+      'service/energy',
+      '--reports',
+      join(dir, reports),
+      ...more,
+    ];
   };
 
   it('adds one passing result per property after the suites, with the seed that replays it, and exits 0', async () => {
@@ -88,8 +104,13 @@ describe('run --generate (the embedded run)', () => {
     const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as Report;
     const generated = report.results.filter((result) => result.suite.startsWith('generated/'));
     expect(generated.map((result) => `${result.suite}/${result.case} ${result.status}`)).toEqual([
-      'generated/service/valid-requests passed', 'generated/service/one-rule-broken passed', 'generated/service/crypto-mangled passed', 'generated/service/edges passed', 'generated/service/stateful passed',
-      'generated/merchant/callbacks-once passed', 'generated/merchant/callbacks-mangled passed',
+      'generated/service/valid-requests passed',
+      'generated/service/one-rule-broken passed',
+      'generated/service/crypto-mangled passed',
+      'generated/service/edges passed',
+      'generated/service/stateful passed',
+      'generated/merchant/callbacks-once passed',
+      'generated/merchant/callbacks-mangled passed',
     ]);
     expect(report.results.filter((result) => !result.suite.startsWith('generated/')).map((result) => result.suite)).toContain('service/energy');
     expect(report.summary.passed).toBe(report.results.filter((result) => result.status === 'passed').length);
@@ -111,8 +132,13 @@ describe('--generate 200 against the emulator and the reference merchant, edges 
       for (const seed of [1, 2, 3]) {
         for (const target of [embedded.service, embedded.merchant]) {
           const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-200-')), rules });
-          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]), `seed ${seed}`).toEqual(results.map((result) => [result.case, 'passed', '']));
-          expect(results.map((result) => result.case)).toEqual(target.side === 'service' ? ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'] : ['callbacks-once', 'callbacks-mangled']);
+          expect(
+            results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]),
+            `seed ${seed}`,
+          ).toEqual(results.map((result) => [result.case, 'passed', '']));
+          expect(results.map((result) => result.case)).toEqual(
+            target.side === 'service' ? ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'] : ['callbacks-once', 'callbacks-mangled'],
+          );
           if (target.side === 'service') {
             const stateful = results[4]!;
             expect(stateful.message).toBe(`200 cases (200 held); seed ${seed}`);
@@ -148,7 +174,8 @@ describe('faulty services that only generated inputs reveal', () => {
           const generated = found.evidence?.generated as { case: { base: { plain: Record<string, unknown> } }; seed: number };
           expect(generated.seed).toBe(seed);
           // Shrunk: the free texts the defect does not need are gone.
-          for (const field of ['tenantUserId', 'toAddr', 'callBackId']) expect([...String(generated.case.base.plain[field])].length, field).toBeLessThanOrEqual(4);
+          for (const field of ['tenantUserId', 'toAddr', 'callBackId'])
+            expect([...String(generated.case.base.plain[field])].length, field).toBeLessThanOrEqual(4);
           expect(((found.evidence?.exchanges as Array<{ request: { plain?: string } }>)[0]!.request.plain ?? '').length).toBeGreaterThan(0);
           expect(existsSync(join(reportsDir, 'examples', `service-${found.case}.json`))).toBe(true);
         }
@@ -180,12 +207,27 @@ describe('faulty services that only the edges reveal (block multiples, integers 
     const lenient = await startFaultyService('lenient-base64');
     try {
       for (const seed of [1, 2, 3]) {
-        const [result] = await runGenerated(lenient.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')), rules, only: ['crypto-mangled'] });
+        const [result] = await runGenerated(lenient.service, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')),
+          rules,
+          only: ['crypto-mangled'],
+        });
         expect(result!.status, `seed ${seed}: ${result!.message}`).toBe('warning');
         expect(result!.rules).toEqual(['U-CRYPTO']);
-        expect(result!.message).toMatch(/accepted Base64 variant (missing-padding|non-canonical): Base64 matching the pattern \((missing-padding|non-canonical-base64)\)/);
+        expect(result!.message).toMatch(
+          /accepted Base64 variant (missing-padding|non-canonical): Base64 matching the pattern \((missing-padding|non-canonical-base64)\)/,
+        );
       }
-      const [strict] = await runGenerated(lenient.service, { numRuns: 200, seed: 1, strict: true, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')), rules, only: ['crypto-mangled'] });
+      const [strict] = await runGenerated(lenient.service, {
+        numRuns: 200,
+        seed: 1,
+        strict: true,
+        reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-lenient-')),
+        rules,
+        only: ['crypto-mangled'],
+      });
       expect(strict!.status).toBe('failed');
       expect(strict!.rules).toEqual(['U-CRYPTO']);
     } finally {
@@ -198,7 +240,13 @@ describe('faulty services that only the edges reveal (block multiples, integers 
     try {
       const block = plaintextBlockSize(faulty.service.profile, faulty.service.publicKey.modulusBytes);
       for (const seed of [1, 2, 3]) {
-        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-split-')), rules, only: ['edges'] });
+        const results = await runGenerated(faulty.service, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-split-')),
+          rules,
+          only: ['edges'],
+        });
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toContain('ENERGY-RES');
@@ -217,13 +265,22 @@ describe('faulty services that only the edges reveal (block multiples, integers 
     const faulty = await startFaultyService('count-through-double');
     try {
       for (const seed of [1, 2, 3]) {
-        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-double-')), rules, only: ['stateful'] });
+        const results = await runGenerated(faulty.service, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-double-')),
+          rules,
+          only: ['stateful'],
+        });
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toEqual(['ENERGY-FLOOR']);
         expect(found.message).toMatch(/^energyMaxCount \d{16,} is no legal reading of the live balance/);
         const minimal = (found.evidence?.generated as { case: string[] }).case;
-        expect(minimal.some((step) => /set energy balance \d{16,}/.test(step)), minimal.join('; ')).toBe(true);
+        expect(
+          minimal.some((step) => /set energy balance \d{16,}/.test(step)),
+          minimal.join('; '),
+        ).toBe(true);
       }
     } finally {
       await faulty.close();
@@ -253,7 +310,13 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
     const faulty = await startFaultyService('energy-drift');
     try {
       for (const seed of [1, 2, 3]) {
-        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-drift-')), rules, only: ['stateful'] });
+        const results = await runGenerated(faulty.service, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-drift-')),
+          rules,
+          only: ['stateful'],
+        });
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toEqual(['ENERGY-FLOOR']);
@@ -263,7 +326,9 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
         // The minimal sequence: the setup, three leases of one transaction, the final query.
         expect(minimal, `seed ${seed}`).toEqual([
           'setup: set energy balance 1000000000 costPerTx 65000',
-          'lease 1 transactions for 1 h', 'lease 1 transactions for 1 h', 'lease 1 transactions for 1 h',
+          'lease 1 transactions for 1 h',
+          'lease 1 transactions for 1 h',
+          'lease 1 transactions for 1 h',
           'final: query energyMaxCount',
         ]);
         // The report shows the sequence step by step, the answers decrypted.
@@ -283,7 +348,13 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
       for (const seed of [1, 2, 3]) {
         // Energy enough for every lease, so that a failing lease replays the same while it is shrunk.
         expect((await runControl({ energy: { balance: 1e15, costPerTx: 1 } }, faulty.service)).error).toBeUndefined();
-        const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-digits-')), rules, only: ['valid-requests'] });
+        const results = await runGenerated(faulty.service, {
+          numRuns: 200,
+          seed,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-digits-')),
+          rules,
+          only: ['valid-requests'],
+        });
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toEqual(['ORDER-RES']);
@@ -307,7 +378,11 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
   const readings: Array<[string, Partial<EmulatorPolicies>, RegExp | undefined]> = [
     ['leases debited a second later', { leaseDebit: 'later', leaseDebitDelayMs: 1000 }, /a lease debited later or never/],
     ['leases never debited', { leaseDebit: 'never' }, /a lease debited later or never/],
-    ['a repeated callBackId replayed, no card registry, refusals as HTTP 4xx', { duplicateCallBackId: 'replay', cardRegistry: 'off', refusals: 'http' }, /repeating the callBackId .* answered as a success/],
+    [
+      'a repeated callBackId replayed, no card registry, refusals as HTTP 4xx',
+      { duplicateCallBackId: 'replay', cardRegistry: 'off', refusals: 'http' },
+      /repeating the callBackId .* answered as a success/,
+    ],
   ];
   for (const [name, policies, warns] of readings) {
     it(`the emulator with ${name} passes property 4 with a U-STATES warning at most`, async () => {
@@ -317,7 +392,13 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
       delete account.callbackUrl;
       const emulator = await startEmulator(config, { port: 0 });
       try {
-        const results = await runGenerated(emulatorTarget(emulator, config, account), { numRuns: 50, seed: 5, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-policy-')), rules, only: ['stateful'] });
+        const results = await runGenerated(emulatorTarget(emulator, config, account), {
+          numRuns: 50,
+          seed: 5,
+          reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-policy-')),
+          rules,
+          only: ['stateful'],
+        });
         const result = results[0]!;
         expect(result.status, result.message).toBe('warning');
         expect(result.rules).toEqual(['U-STATES']);

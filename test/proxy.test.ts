@@ -31,7 +31,24 @@ describe('proxies: HTTPS_PROXY tunnels https with CONNECT, HTTP_PROXY carries ht
 
   // The server certificate names localhost too: through the tunnel the name is checked against it.
   const secureUrl = () => secure.merchant.callbackUrl.replace('127.0.0.1', 'localhost');
-  const verifySecure = (reports: string) => ['verify', 'merchant', '--callback-url', secureUrl(), '--api-key', secure.merchant.apiKey, '--private-key', file('secure-private.pem'), '--probe-url', secure.merchant.probeUrl!.replace('127.0.0.1', 'localhost'), '--suite', 'merchant/raw-body', '--ca', file('ca.pem'), '--reports', file(reports)];
+  const verifySecure = (reports: string) => [
+    'verify',
+    'merchant',
+    '--callback-url',
+    secureUrl(),
+    '--api-key',
+    secure.merchant.apiKey,
+    '--private-key',
+    file('secure-private.pem'),
+    '--probe-url',
+    secure.merchant.probeUrl!.replace('127.0.0.1', 'localhost'),
+    '--suite',
+    'merchant/raw-body',
+    '--ca',
+    file('ca.pem'),
+    '--reports',
+    file(reports),
+  ];
 
   it('verify merchant reaches an https target through the CONNECT proxy and passes', async () => {
     const run = await cli(verifySecure('tunnel'), { HTTPS_PROXY: proxy.url });
@@ -54,7 +71,10 @@ describe('proxies: HTTPS_PROXY tunnels https with CONNECT, HTTP_PROXY carries ht
   }, 90_000);
 
   it('an http target goes through HTTP_PROXY in absolute form', async () => {
-    const run = await cli(['callback', 'send', '--url', plain.merchant.callbackUrl, '--api-key', plain.merchant.apiKey, '--private-key', file('plain-private.pem'), '--type', '1'], { HTTP_PROXY: proxy.url });
+    const run = await cli(
+      ['callback', 'send', '--url', plain.merchant.callbackUrl, '--api-key', plain.merchant.apiKey, '--private-key', file('plain-private.pem'), '--type', '1'],
+      { HTTP_PROXY: proxy.url },
+    );
     expect(run.stdout).toMatch(/delivery 1\/1: HTTP 200 \{"errCode":0/);
     expect(proxy.forwarded).toEqual([plain.merchant.callbackUrl]);
     expect(proxy.connects).toEqual([]);
@@ -64,7 +84,9 @@ describe('proxies: HTTPS_PROXY tunnels https with CONNECT, HTTP_PROXY carries ht
   it('a proxy that is down is one line naming the proxy, exit 2', async () => {
     const run = await cli(verifySecure('down'), { HTTPS_PROXY: 'http://127.0.0.1:9' });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^wallet-conformance: --callback-url https:\/\/localhost:\d+\/callback is unreachable: the proxy http:\/\/127\.0\.0\.1:9 \(for CONNECT localhost:\d+\) failed: ECONNREFUSED/);
+    expect(run.stderr).toMatch(
+      /^wallet-conformance: --callback-url https:\/\/localhost:\d+\/callback is unreachable: the proxy http:\/\/127\.0\.0\.1:9 \(for CONNECT localhost:\d+\) failed: ECONNREFUSED/,
+    );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   }, 60_000);
 });

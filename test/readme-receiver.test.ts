@@ -44,12 +44,22 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'merchant-public.pem'), keys.publicPem);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, ['receiver.mjs'], { cwd: dir, env: { ...process.env, WALLET_API_KEY: API_KEY, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, ['receiver.mjs'], {
+    cwd: dir,
+    env: { ...process.env, WALLET_API_KEY: API_KEY, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   // Ready when the probe answers: bounded to 50 tries over 10 s.
   for (let i = 0; i < 50; i++) {
-    if (await fetch(`${base}/probe`).then(() => true, () => false)) return;
+    if (
+      await fetch(`${base}/probe`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((wait) => setTimeout(wait, 200));
   }
   throw new Error(`the merchant guide's receiver did not start: ${output}`);
@@ -68,13 +78,16 @@ async function deliver(payload: string, apiKey = API_KEY): Promise<{ status: num
   return { status: response.status, body: await response.text() };
 }
 
-const WITHDRAWAL = '{"type":3,"requestUUID":"","trackingId":"wd-1","tenantUserId":"20931","business":0,"txid":"ab12","callBackId":"wd-0001","chain":"TRON","symbol":"USDT","toAddress":"TQn9","amount":12345678901234567890.123}';
+const WITHDRAWAL =
+  '{"type":3,"requestUUID":"","trackingId":"wd-1","tenantUserId":"20931","business":0,"txid":"ab12","callBackId":"wd-0001","chain":"TRON","symbol":"USDT","toAddress":"TQn9","amount":12345678901234567890.123}';
 
 describe("the merchant guide's receiver", () => {
   it('processes a redelivered withdrawal once, acknowledges both, and its probe returns the exact payload', async () => {
     expect(await deliver(WITHDRAWAL)).toEqual({ status: 200, body: '{"errCode":0,"message":""}' });
     expect(await deliver(WITHDRAWAL)).toEqual({ status: 200, body: '{"errCode":0,"message":""}' });
-    const probe = JSON.parse((await (await fetch(`${base}/probe`)).text()).replace(/"amount":([\d.]+)/g, '"amount":"$1"')) as { processed: Array<Record<string, unknown>> };
+    const probe = JSON.parse((await (await fetch(`${base}/probe`)).text()).replace(/"amount":([\d.]+)/g, '"amount":"$1"')) as {
+      processed: Array<Record<string, unknown>>;
+    };
     expect(probe.processed).toHaveLength(1);
     expect(probe.processed[0]).toMatchObject({ txid: 'ab12', amount: '12345678901234567890.123' });
     expect(output).toContain('amount 12345678901234567890.123');

@@ -69,21 +69,35 @@ describe('reports of run, shards and report merge', () => {
     }
   });
 
-  it.runIf(existsSync(SHARED_SCHEMA))('writes every report.json valid against ../shared/report.schema.json too (skipped where that development-only file is absent)', () => {
-    const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(SHARED_SCHEMA, 'utf8')) as object);
-    for (const dir of Object.values(dirs)) expect(validate(readReport(dir)), `${dir}: ${JSON.stringify(validate.errors)}`).toBe(true);
-  });
+  it.runIf(existsSync(SHARED_SCHEMA))(
+    'writes every report.json valid against ../shared/report.schema.json too (skipped where that development-only file is absent)',
+    () => {
+      const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(SHARED_SCHEMA, 'utf8')) as object);
+      for (const dir of Object.values(dirs)) expect(validate(readReport(dir)), `${dir}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    },
+  );
 
-  it.runIf(XMLLINT || JAVA)('writes junit.xml that validates against the common JUnit XSD (xmllint, else the JDK validator; skipped where neither is installed)', () => {
-    const files = Object.values(dirs).map((dir) => join(dir, 'junit.xml'));
-    const valid = validateXml(XSD, files);
-    expect(valid.output.trim().split('\n').filter((line) => !line.endsWith(' validates'))).toEqual([]);
-    expect(valid.status).toBe(0);
-    // The validator does judge: the counts the format has no place for are refused.
-    const invalid = join(tmp('invalid'), 'junit.xml');
-    writeFileSync(invalid, readFileSync(files[0]!, 'utf8').replace('<testsuites name="wallet-conformance"', '<testsuites skipped="1" name="wallet-conformance"'));
-    expect(validateXml(XSD, [invalid]).status).not.toBe(0);
-  });
+  it.runIf(XMLLINT || JAVA)(
+    'writes junit.xml that validates against the common JUnit XSD (xmllint, else the JDK validator; skipped where neither is installed)',
+    () => {
+      const files = Object.values(dirs).map((dir) => join(dir, 'junit.xml'));
+      const valid = validateXml(XSD, files);
+      expect(
+        valid.output
+          .trim()
+          .split('\n')
+          .filter((line) => !line.endsWith(' validates')),
+      ).toEqual([]);
+      expect(valid.status).toBe(0);
+      // The validator does judge: the counts the format has no place for are refused.
+      const invalid = join(tmp('invalid'), 'junit.xml');
+      writeFileSync(
+        invalid,
+        readFileSync(files[0]!, 'utf8').replace('<testsuites name="wallet-conformance"', '<testsuites skipped="1" name="wallet-conformance"'),
+      );
+      expect(validateXml(XSD, [invalid]).status).not.toBe(0);
+    },
+  );
 
   it('gives every testcase of junit.xml a time, one per check', () => {
     const xml = readFileSync(join(dirs.merged, 'junit.xml'), 'utf8');
@@ -99,7 +113,9 @@ describe('reports of run, shards and report merge', () => {
     writeFileSync(join(other, 'report.json'), JSON.stringify(report));
     const run = await runCliInProcess(['report', 'merge', dirs.one, other, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`wallet-conformance: the reports tested different targets: ${join(dirs.one, 'report.json')} and ${join(other, 'report.json')} differ in service.userId: 10086 ≠ 1\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: the reports tested different targets: ${join(dirs.one, 'report.json')} and ${join(other, 'report.json')} differ in service.userId: 10086 ≠ 1\n`,
+    );
   });
 
   it('refuses the same shard twice (exit 2)', async () => {
@@ -144,7 +160,9 @@ describe('report merge and --baseline refuse bad input with one line and exit 2'
     writeFileSync(join(bad, 'report.json'), '{"target":{},"summary":{"passed":1},"results":[]}');
     const run = await runCliInProcess(['report', 'merge', bad, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`wallet-conformance: ${join(bad, 'report.json')} is not a wallet-conformance report.json: /summary must have required property 'failed'\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: ${join(bad, 'report.json')} is not a wallet-conformance report.json: /summary must have required property 'failed'\n`,
+    );
   });
 
   it('refuses a missing --baseline before running anything', () => {
@@ -158,7 +176,8 @@ describe('report merge and --baseline refuse bad input with one line and exit 2'
 
 describe('the report schema as a package export', () => {
   it('resolves wallet-conformance/report.schema.json to the schema the tests validate with', () => {
-    const script = "process.stdout.write(await import('node:fs').then((fs) => fs.readFileSync(new URL(import.meta.resolve('wallet-conformance/report.schema.json')), 'utf8')));";
+    const script =
+      "process.stdout.write(await import('node:fs').then((fs) => fs.readFileSync(new URL(import.meta.resolve('wallet-conformance/report.schema.json')), 'utf8')));";
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(readFileSync(OWN_SCHEMA, 'utf8'));

@@ -54,7 +54,12 @@ describe('report.html in headless Chromium (file://, offline)', () => {
     expect(await header.evaluate((element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).backgroundColor)).toBe('rgb(255, 235, 233)');
     expect(await header.locator('.counts').innerText()).toMatch(/1\s*failed.*1\s*warnings.*7\s*passed.*2\s*skipped/s);
     const target = page.locator('table.target tbody tr').first();
-    expect(await target.locator('td').allInnerTexts()).toEqual(['service', 'baseUrl http://127.0.0.1:4010', 'padding pkcs1, request public', 'userId 10086\ncontrol yes\nallowOrders yes']);
+    expect(await target.locator('td').allInnerTexts()).toEqual([
+      'service',
+      'baseUrl http://127.0.0.1:4010',
+      'padding pkcs1, request public',
+      'userId 10086\ncontrol yes\nallowOrders yes',
+    ]);
     const rule = page.locator('table.rules-table tr', { hasText: 'ERR-401' });
     expect(await rule.locator('.badge').innerText()).toBe('passed');
     expect(await rule.innerText()).toContain('6 passed, 1 skipped');

@@ -37,12 +37,13 @@ function supervise(config: string, port: number, pidFile: string): { stop(): Pro
   start();
   return {
     starts: () => starts,
-    stop: () => new Promise<void>((done) => {
-      stopping = true;
-      if (!child || child.exitCode !== null) return done();
-      child.once('exit', () => done());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((done) => {
+        stopping = true;
+        if (!child || child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -63,11 +64,33 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
     try {
       const base = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 100; i++) {
-        if (await fetch(`${base}/probe`).then(() => true, () => false)) break;
+        if (
+          await fetch(`${base}/probe`).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const run = await runCliAsync(['verify', 'merchant', '--callback-url', `${base}/callback`, '--probe-url', `${base}/probe`, '--api-key', apiKey, '--private-key', join(dir, 'merchant-private.pem'),
-        '--restart', restartCmd(pidFile), '--suite', 'merchant/idempotency', '--reports', join(dir, reports)]);
+      const run = await runCliAsync([
+        'verify',
+        'merchant',
+        '--callback-url',
+        `${base}/callback`,
+        '--probe-url',
+        `${base}/probe`,
+        '--api-key',
+        apiKey,
+        '--private-key',
+        join(dir, 'merchant-private.pem'),
+        '--restart',
+        restartCmd(pidFile),
+        '--suite',
+        'merchant/idempotency',
+        '--reports',
+        join(dir, reports),
+      ]);
       return { status: run.status, report: JSON.parse(readFileSync(join(dir, reports, 'report.json'), 'utf8')) as Report, starts: merchant.starts() };
     } finally {
       await merchant.stop();
@@ -77,14 +100,20 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
   it('passes the reference merchant on its SQLite store: the redelivery after the restart is a duplicate', async () => {
     const { status, report, starts } = await verifyAcrossRestart(join(dir, 'merchant.yaml'), 'sqlite');
     const restartCase = report.results.filter((r) => r.case === 'redelivery-across-restart');
-    expect(restartCase.map((r) => [r.id, r.status]), restartCase.map((r) => r.message).join(' | ')).toEqual([
+    expect(
+      restartCase.map((r) => [r.id, r.status]),
+      restartCase.map((r) => r.message).join(' | '),
+    ).toEqual([
       ['merchant/idempotency/redelivery-across-restart/processed', 'passed'],
       ['merchant/idempotency/redelivery-across-restart/answers', 'passed'],
       ['merchant/idempotency/redelivery-across-restart/processed#2', 'passed'],
     ]);
     // The first start, pre-flight's proof of --restart (it went down and came back), the case's restart.
     expect(starts).toBe(3);
-    expect(report.preflight?.steps.find((step) => step.what.startsWith('running --restart once'))).toMatchObject({ level: 'ok', conclusion: 'the receiver went down and came back: --restart restarts it' });
+    expect(report.preflight?.steps.find((step) => step.what.startsWith('running --restart once'))).toMatchObject({
+      level: 'ok',
+      conclusion: 'the receiver went down and came back: --restart restarts it',
+    });
     expect(report.summary.failed).toBe(0);
     expect(status).toBe(0);
   }, 120_000);
@@ -95,13 +124,37 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
     try {
       const base = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 100; i++) {
-        if (await fetch(`${base}/probe`).then(() => true, () => false)) break;
+        if (
+          await fetch(`${base}/probe`).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const run = await runCliAsync(['verify', 'merchant', '--callback-url', `${base}/callback`, '--probe-url', `${base}/probe`, '--api-key', apiKey, '--private-key', join(dir, 'merchant-private.pem'),
-        '--restart', 'true', '--suite', 'merchant/idempotency', '--reports', join(dir, 'noop')]);
+      const run = await runCliAsync([
+        'verify',
+        'merchant',
+        '--callback-url',
+        `${base}/callback`,
+        '--probe-url',
+        `${base}/probe`,
+        '--api-key',
+        apiKey,
+        '--private-key',
+        join(dir, 'merchant-private.pem'),
+        '--restart',
+        'true',
+        '--suite',
+        'merchant/idempotency',
+        '--reports',
+        join(dir, 'noop'),
+      ]);
       expect(run.status, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(/^wallet-conformance: pre-flight: --restart did not restart the receiver: it never went down \(no connection closed or refused while the command ran or 2 s after\); the command must stop the receiver and start it again \(running --restart once, .*the held connection stayed open; 0 of \d+ connection attempts refused; afterwards the callback URL answered HTTP \d+\)\n$/);
+      expect(run.stderr).toMatch(
+        /^wallet-conformance: pre-flight: --restart did not restart the receiver: it never went down \(no connection closed or refused while the command ran or 2 s after\); the command must stop the receiver and start it again \(running --restart once, .*the held connection stayed open; 0 of \d+ connection attempts refused; afterwards the callback URL answered HTTP \d+\)\n$/,
+      );
       expect(merchant.starts()).toBe(1);
     } finally {
       await merchant.stop();

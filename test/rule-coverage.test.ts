@@ -47,9 +47,16 @@ function rowsOf(text: string, section: keyof typeof SECTIONS): Row[] {
   for (let i = start + 1; i < lines.length && !lines[i]!.startsWith('## '); i++) {
     const line = lines[i]!.trim();
     if (!line.startsWith('|') || /^\|\s*(rule|---)/.test(line)) continue;
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     if (cells.length !== 3) throw new Error(`${DOC}:${i + 1}: a row has three cells (rule | cases | faults), not ${cells.length}`);
-    const list = (cell: string) => cell.split(',').map((item) => item.trim().replace(/^`|`$/g, '')).filter((item) => item !== '');
+    const list = (cell: string) =>
+      cell
+        .split(',')
+        .map((item) => item.trim().replace(/^`|`$/g, ''))
+        .filter((item) => item !== '');
     rows.push({ rule: cells[0]!.replace(/^`|`$/g, ''), cases: list(cells[1]!), faults: list(cells[2]!), line: i + 1 });
   }
   return rows;
@@ -63,7 +70,9 @@ const text = readFileSync(DOC, 'utf8');
  */
 const caseIds = (side: 'service' | 'merchant') =>
   new Set([
-    ...loadSuites().filter((suite) => suite.side === side).flatMap((suite) => suite.cases.map((c) => `${suite.name.split('/').at(-1)}/${c.id}`)),
+    ...loadSuites()
+      .filter((suite) => suite.side === side)
+      .flatMap((suite) => suite.cases.map((c) => `${suite.name.split('/').at(-1)}/${c.id}`)),
     ...(side === 'merchant' ? WALLET_ENDPOINTS.map((endpoint) => `msw:${endpoint.operationId}`) : []),
   ]);
 
@@ -112,7 +121,9 @@ function describeSection(section: keyof typeof SECTIONS, registry: () => Registr
       row.faults.flatMap((fault) => {
         if (!reg.names.includes(fault)) return [`${at(row)}: no fault ${fault}`];
         const catches = reg.catchesOf(fault);
-        return catches.some((c) => c.rule === row.rule && row.cases.includes(c.case)) ? [] : [`${at(row)}: ${fault} is caught at ${catches.map((c) => `${c.case} under ${c.rule}`).join('; ')}`];
+        return catches.some((c) => c.rule === row.rule && row.cases.includes(c.case))
+          ? []
+          : [`${at(row)}: ${fault} is caught at ${catches.map((c) => `${c.case} under ${c.rule}`).join('; ')}`];
       }),
     );
     expect(problems).toEqual([]);
@@ -141,16 +152,20 @@ describe('docs/rule-coverage.md, merchant rules', () => {
   beforeAll(async () => {
     // Loaded by path: the merchant engineer moves the table there (test/fixtures/merchant-catches.ts).
     const path = './fixtures/merchant-catches.js';
-    const catches = ((await import(path)) as { MERCHANT_CATCHES: Record<string, MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }> }).MERCHANT_CATCHES;
+    const catches = ((await import(path)) as { MERCHANT_CATCHES: Record<string, MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }> })
+      .MERCHANT_CATCHES;
     const { MERCHANT_FAULTS } = await import('./fixtures/faulty-merchant.js');
-    const list = (entry: MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }): MerchantCatch[] => (Array.isArray(entry) ? entry : 'catches' in entry ? entry.catches : [entry]);
+    const list = (entry: MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }): MerchantCatch[] =>
+      Array.isArray(entry) ? entry : 'catches' in entry ? entry.catches : [entry];
     const caseOf = (c: MerchantCatch) => c.case ?? c.id!.split('/').slice(1, 3).join('/');
     // `msw:<name>`: a faulty merchant client (test/fixtures/msw-client-faults.ts) the MSW handlers refuse.
     const client = (fault: string) => (fault.startsWith('msw:') ? MSW_CLIENT_FAULTS[fault.slice('msw:'.length)] : undefined);
     merchant = {
       names: [...Object.keys(MERCHANT_FAULTS).filter((name) => name !== 'none'), ...MSW_CLIENT_FAULT_NAMES.map((name) => `msw:${name}`)],
       rulesOf: (fault) => client(fault)?.rules ?? (catches[fault] ? list(catches[fault]).map((c) => c.rule) : []),
-      catchesOf: (fault) => client(fault)?.catches.map((c) => ({ case: c.case, rule: c.rule })) ?? (catches[fault] ? list(catches[fault]).map((c) => ({ case: caseOf(c), rule: c.rule })) : []),
+      catchesOf: (fault) =>
+        client(fault)?.catches.map((c) => ({ case: c.case, rule: c.rule })) ??
+        (catches[fault] ? list(catches[fault]).map((c) => ({ case: caseOf(c), rule: c.rule })) : []),
     };
   });
   describeSection('merchant', () => merchant!);

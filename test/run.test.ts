@@ -31,7 +31,10 @@ describe('npx wallet-conformance run (the embedded default)', () => {
     expect(report.results.filter((r) => r.status === 'skipped')).toEqual([]);
     expect(report.results.filter((r) => r.case === 'hand-triggered-callback')).toEqual([]);
     expect(report.summary).toMatchObject({ skipped: 0, skippedMust: 0 });
-    expect(report.notes).toEqual(['service side: energy restored to its value before the run', 'service side: callback URL restored to its value before the run']);
+    expect(report.notes).toEqual([
+      'service side: energy restored to its value before the run',
+      'service side: callback URL restored to its value before the run',
+    ]);
     expect(report.summary.passed).toBeGreaterThan(190);
   });
 
@@ -98,15 +101,33 @@ describe('verify: the toolkit cannot run (exit 2, one line)', () => {
   it('refuses a --suite that matches nothing (a typo is not a green run of nothing): exit 2, one line naming the suites there are', () => {
     const none = runCli(['run', '--suite', 'service/energyy']);
     expect(none.status).toBe(2);
-    expect(none.stderr.trim()).toMatch(/^wallet-conformance: --suite "service\/energyy" matches no suite \(there are: merchant\/idempotency, .*service\/energy, /);
-    const otherSide = runCli(['verify', 'merchant', '--callback-url', 'http://127.0.0.1:9/cb', '--api-key', 'k', '--private-key', resolve(ROOT, 'test/vectors/keys/rsa1024-private.pem'), '--suite', 'service/energy']);
+    expect(none.stderr.trim()).toMatch(
+      /^wallet-conformance: --suite "service\/energyy" matches no suite \(there are: merchant\/idempotency, .*service\/energy, /,
+    );
+    const otherSide = runCli([
+      'verify',
+      'merchant',
+      '--callback-url',
+      'http://127.0.0.1:9/cb',
+      '--api-key',
+      'k',
+      '--private-key',
+      resolve(ROOT, 'test/vectors/keys/rsa1024-private.pem'),
+      '--suite',
+      'service/energy',
+    ]);
     expect(otherSide.status).toBe(2);
     expect(otherSide.stderr.trim()).toMatch(/^wallet-conformance: --suite "service\/energy" matches no merchant suite \(there are: merchant\/idempotency, /);
   });
 
   it('names the suite file and the place when a suite is malformed', async () => {
     const { parseSuite } = await import('../src/runner/suite.js');
-    expect(() => parseSuite('title: t\nside: service\ncases: [{id: x, title: t, rules: [ERR-401], steps: [{request: {endpoint: energy}, emit: {type: 1}}]}]', 'service/bad')).toThrow(/suite service\/bad: \/cases\/0\/steps\/0/);
+    expect(() =>
+      parseSuite(
+        'title: t\nside: service\ncases: [{id: x, title: t, rules: [ERR-401], steps: [{request: {endpoint: energy}, emit: {type: 1}}]}]',
+        'service/bad',
+      ),
+    ).toThrow(/suite service\/bad: \/cases\/0\/steps\/0/);
     expect(() => parseSuite('title: t\nside: elsewhere\ncases: []', 'x')).toThrow(/suite x:/);
   });
 });

@@ -24,13 +24,15 @@ describe('where verify takes the API key from', () => {
     writeFileSync(join(cwd, 'right-key'), `${s.apiKey}\n`);
     writeFileSync(join(cwd, 'wrong-key'), `${wrongKey}\r\n`);
     writeFileSync(join(cwd, 'empty-key'), '\n');
-    const config = (keyFile: string) => `reports: out\nsuite: service/energy\nservice:\n  baseUrl: ${s.baseUrl}\n  publicKey: public.pem\n  userId: ${s.userId}\n  apiKeyFile: ${keyFile}\n`;
+    const config = (keyFile: string) =>
+      `reports: out\nsuite: service/energy\nservice:\n  baseUrl: ${s.baseUrl}\n  publicKey: public.pem\n  userId: ${s.userId}\n  apiKeyFile: ${keyFile}\n`;
     writeFileSync(join(cwd, 'wrong.yaml'), config('wrong-key'));
     writeFileSync(join(cwd, 'right.yaml'), config('right-key'));
   });
   afterAll(() => embedded.close());
 
-  const verify = (args: string[], env: Record<string, string | undefined> = {}) => runCliAsync(['verify', 'service', ...args], { cwd, env: { ...NO_SECRETS, ...env } });
+  const verify = (args: string[], env: Record<string, string | undefined> = {}) =>
+    runCliAsync(['verify', 'service', ...args], { cwd, env: { ...NO_SECRETS, ...env } });
 
   it('takes the key from the config file when neither a flag nor the environment gives one', async () => {
     const run = await verify(['--config', 'right.yaml']);
@@ -66,7 +68,9 @@ describe('where verify takes the API key from', () => {
   it('names every way to give a missing key in one line (exit 2)', async () => {
     const run = await verify(['--base-url', embedded.service.baseUrl, '--public-key', 'public.pem']);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('wallet-conformance: no API key: give it with --api-key-file FILE, env WALLET_API_KEY, service.apiKeyFile in wallet-conformance.yaml, or --api-key VALUE\n');
+    expect(run.stderr).toBe(
+      'wallet-conformance: no API key: give it with --api-key-file FILE, env WALLET_API_KEY, service.apiKeyFile in wallet-conformance.yaml, or --api-key VALUE\n',
+    );
   });
 
   it('refuses a key given twice on the command line, and an empty key file', async () => {
@@ -82,7 +86,21 @@ describe('where verify takes the API key from', () => {
     const withToken = await verify(['--config', 'right.yaml', '--suite', 'service/card'], { WALLET_CONTROL_TOKEN: embedded.service.controlToken });
     expect(withToken.status).toBe(0);
     expect(withToken.stdout).not.toContain(embedded.service.controlToken!);
-    const missing = await runCliAsync(['pact', 'verify', '--base-url', embedded.service.baseUrl, '--api-key-file', 'right-key', '--public-key', 'public.pem', '--broker-token-file', 'no-such-token'], { cwd, env: NO_SECRETS });
+    const missing = await runCliAsync(
+      [
+        'pact',
+        'verify',
+        '--base-url',
+        embedded.service.baseUrl,
+        '--api-key-file',
+        'right-key',
+        '--public-key',
+        'public.pem',
+        '--broker-token-file',
+        'no-such-token',
+      ],
+      { cwd, env: NO_SECRETS },
+    );
     expect(missing.status).toBe(2);
     expect(missing.stderr).toBe('wallet-conformance: cannot read Pact Broker token file (--broker-token-file) no-such-token: no such file\n');
   }, 60_000);

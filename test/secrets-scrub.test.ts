@@ -32,7 +32,15 @@ async function startEchoTarget(leak = ''): Promise<{ origin: string; requests: (
       const said = `refused key ${req.headers['x-api-key'] ?? ''} token ${req.headers['x-control-token'] ?? ''} auth ${req.headers.authorization ?? ''} at ${req.url ?? ''}`;
       // The first answers acknowledge, so the pre-flight lets the run go on.
       const ok = count <= 3 || count % 3 !== 0;
-      const body = JSON.stringify({ code: ok ? 0 : 1, errCode: ok ? 0 : 1, message: said, errMsg: said, data: '', echo: { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }, leak });
+      const body = JSON.stringify({
+        code: ok ? 0 : 1,
+        errCode: ok ? 0 : 1,
+        message: said,
+        errMsg: said,
+        data: '',
+        echo: { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') },
+        leak,
+      });
       res.writeHead(ok ? 200 : 500, {
         'content-type': 'application/json',
         'x-echo-key': String(req.headers['x-api-key'] ?? ''),
@@ -90,15 +98,23 @@ describe('no secret reaches a report or the console, wherever a target echoes it
     writeFileSync(join(cwd, 'public.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
     writeFileSync(join(cwd, 'control-token'), `${secrets.controlToken.value}\n`);
     writeFileSync(join(cwd, 'forbidden-key'), `${secrets.forbiddenKey.value}\n`);
-    writeFileSync(join(cwd, 'wallet-conformance.yaml'), 'reports: out\nservice:\n  publicKey: public.pem\n  userId: 7\n  allowOrders: true\n  forbiddenKeyFile: forbidden-key\n');
+    writeFileSync(
+      join(cwd, 'wallet-conformance.yaml'),
+      'reports: out\nservice:\n  publicKey: public.pem\n  userId: 7\n  allowOrders: true\n  forbiddenKeyFile: forbidden-key\n',
+    );
     const enc = encodeURIComponent;
     const run = await runCliAsync(
       [
-        'verify', 'service',
-        '--base-url', `http://merchant:${enc(secrets.controlToken.value)}@${target.origin}/api?api_key=${enc(secrets.apiKey.value)}`,
-        '--card-base-url', `http://${target.origin}/card?token=${enc(secrets.forbiddenKey.value)}&sig=${enc(secrets.expiredKey.value)}`,
-        '--control-token-file', 'control-token',
-        '--expired-key', secrets.expiredKey.value,
+        'verify',
+        'service',
+        '--base-url',
+        `http://merchant:${enc(secrets.controlToken.value)}@${target.origin}/api?api_key=${enc(secrets.apiKey.value)}`,
+        '--card-base-url',
+        `http://${target.origin}/card?token=${enc(secrets.forbiddenKey.value)}&sig=${enc(secrets.expiredKey.value)}`,
+        '--control-token-file',
+        'control-token',
+        '--expired-key',
+        secrets.expiredKey.value,
       ],
       { cwd, env: { WALLET_API_KEY: secrets.apiKey.value, WALLET_CONTROL_TOKEN: undefined, WALLET_FORBIDDEN_KEY: undefined, WALLET_EXPIRED_KEY: undefined } },
     );
@@ -125,7 +141,18 @@ describe('no secret reaches a report or the console, wherever a target echoes it
     writeFileSync(join(cwd, 'wc.yaml'), 'merchant:\n  privateKey: private.pem\n  reports: merchant-out\n');
     const enc = encodeURIComponent;
     const run = await runCliAsync(
-      ['verify', 'merchant', '--config', 'wc.yaml', '--callback-url', `http://hook:${enc(secrets.apiKey.value)}@${target.origin}/cb?token=${enc(secrets.expiredKey.value)}`, '--api-key-file', 'api-key', '--suite', 'merchant/*'],
+      [
+        'verify',
+        'merchant',
+        '--config',
+        'wc.yaml',
+        '--callback-url',
+        `http://hook:${enc(secrets.apiKey.value)}@${target.origin}/cb?token=${enc(secrets.expiredKey.value)}`,
+        '--api-key-file',
+        'api-key',
+        '--suite',
+        'merchant/*',
+      ],
       { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value } },
     );
     expect(run.status).toBe(1);
@@ -146,7 +173,10 @@ describe('no secret reaches a report or the console, wherever a target echoes it
     const cwd = mkdtempSync(join(tmpdir(), 'wc-secrets-send-'));
     writeFileSync(join(cwd, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
     // merchant.callbackUrl is callback send's --url.
-    writeFileSync(join(cwd, 'wallet-conformance.yaml'), `merchant:\n  callbackUrl: "http://${target.origin}/cb?key=${encodeURIComponent(apiKey)}"\n  privateKey: private.pem\n`);
+    writeFileSync(
+      join(cwd, 'wallet-conformance.yaml'),
+      `merchant:\n  callbackUrl: "http://${target.origin}/cb?key=${encodeURIComponent(apiKey)}"\n  privateKey: private.pem\n`,
+    );
     const run = await runCliAsync(['callback', 'send', '--type', '1', '--deliveries', '2'], {
       cwd,
       env: { WALLET_API_KEY: apiKey },
@@ -160,14 +190,26 @@ describe('no secret reaches a report or the console, wherever a target echoes it
 describe('scrubbing by value: a target echoes every secret in every rendering', () => {
   /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/secrets.md). */
   const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
-  const windows = (text: string, wordy: boolean) => Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter((window) => !(wordy && WORDLIKE.test(window)));
-  const base64At = (bytes: Buffer, shift: number) => Buffer.concat([Buffer.alloc(shift, 0x41), bytes]).toString('base64').slice(Math.ceil((shift * 4) / 3), Math.floor(((shift + bytes.length) * 4) / 3));
+  const windows = (text: string, wordy: boolean) =>
+    Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter((window) => !(wordy && WORDLIKE.test(window)));
+  const base64At = (bytes: Buffer, shift: number) =>
+    Buffer.concat([Buffer.alloc(shift, 0x41), bytes])
+      .toString('base64')
+      .slice(Math.ceil((shift * 4) / 3), Math.floor(((shift + bytes.length) * 4) / 3));
 
   /** Every rendering of a text secret a target might echo: its text family (word-like windows exempt) and its bytes encoded. */
   function textRenderings(value: string): Array<{ text: string; wordy: boolean }> {
     const bytes = Buffer.from(value);
     const text = [value, value.toUpperCase(), value.toLowerCase(), encodeURIComponent(value), JSON.stringify(value).slice(1, -1), value.slice(2, 11)];
-    const encoded = [bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64url'), base64At(bytes, 0), base64At(bytes, 1), base64At(bytes, 2), bytes.toString('hex').slice(5, 21)];
+    const encoded = [
+      bytes.toString('hex'),
+      bytes.toString('hex').toUpperCase(),
+      bytes.toString('base64url'),
+      base64At(bytes, 0),
+      base64At(bytes, 1),
+      base64At(bytes, 2),
+      bytes.toString('hex').slice(5, 21),
+    ];
     return [...text.map((t) => ({ text: t, wordy: true })), ...encoded.map((t) => ({ text: t, wordy: false }))];
   }
 
@@ -175,7 +217,9 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
   function keyRenderings(jwk: { d?: string; p?: string; q?: string; dp?: string }): Array<{ text: string; wordy: boolean }> {
     const d = Buffer.from(jwk.d!, 'base64url');
     const p = Buffer.from(jwk.p!, 'base64url');
-    return [d.toString('hex').toUpperCase(), d.toString('hex').slice(31, 77), p.toString('base64'), base64At(Buffer.from(jwk.q!, 'base64url'), 1), jwk.dp!].map((text) => ({ text, wordy: false }));
+    return [d.toString('hex').toUpperCase(), d.toString('hex').slice(31, 77), p.toString('base64'), base64At(Buffer.from(jwk.q!, 'base64url'), 1), jwk.dp!].map(
+      (text) => ({ text, wordy: false }),
+    );
   }
 
   it('verify merchant: the API key, expired key, probe token and private key leaked raw, as hex, Base64, upper-case, escaped and in pieces show nowhere', async () => {
@@ -193,7 +237,12 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
       req.resume();
       req.on('end', () => {
         count++;
-        const headers = { 'content-type': 'application/json', 'x-echo-leak': leak, 'x-echo-key': String(req.headers['x-api-key'] ?? ''), 'x-echo-auth': String(req.headers.authorization ?? '') };
+        const headers = {
+          'content-type': 'application/json',
+          'x-echo-leak': leak,
+          'x-echo-key': String(req.headers['x-api-key'] ?? ''),
+          'x-echo-auth': String(req.headers.authorization ?? ''),
+        };
         if ((req.url ?? '').startsWith('/probe')) return res.writeHead(200, headers).end('{"processed":[]}');
         // The first answers acknowledge (the pre-flight goes on); later ones refuse, leaking everything.
         const ok = count <= 3;
@@ -207,7 +256,22 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
     writeFileSync(join(cwd, 'private.pem'), pem);
     writeFileSync(join(cwd, 'api-key'), `${secrets.apiKey.value}\n`);
     const run = await runCliAsync(
-      ['verify', 'merchant', '--callback-url', `http://${origin}/cb`, '--probe-url', `http://${origin}/probe`, '--private-key', 'private.pem', '--api-key-file', 'api-key', '--suite', 'merchant/key-first', '--reports', 'out'],
+      [
+        'verify',
+        'merchant',
+        '--callback-url',
+        `http://${origin}/cb`,
+        '--probe-url',
+        `http://${origin}/probe`,
+        '--private-key',
+        'private.pem',
+        '--api-key-file',
+        'api-key',
+        '--suite',
+        'merchant/key-first',
+        '--reports',
+        'out',
+      ],
       { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value, WALLET_PROBE_TOKEN: secrets.probeToken.value } },
     );
     expect(count).toBeGreaterThan(5);
@@ -215,7 +279,8 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
     for (const [name, text] of Object.entries(outputs)) {
       const folded = text.toLowerCase();
       for (const rendering of all) {
-        for (const window of windows(rendering.text, rendering.wordy)) expect(folded.includes(window.toLowerCase()), `${JSON.stringify(window)} of ${JSON.stringify(rendering.text.slice(0, 40))} in ${name}`).toBe(false);
+        for (const window of windows(rendering.text, rendering.wordy))
+          expect(folded.includes(window.toLowerCase()), `${JSON.stringify(window)} of ${JSON.stringify(rendering.text.slice(0, 40))} in ${name}`).toBe(false);
       }
     }
     expect(outputs['report.json']).toContain(fingerprint(secrets.apiKey.value, 'ak'));

@@ -39,7 +39,8 @@ describe('service suites against deliberately faulty emulators', () => {
     await sealer.warm();
     // The faults caught (or cascading) in the callback cases first: their runs wait for callbacks
     // that never come (10 s per emit, 15 s for the order's callback), so they set the file's end.
-    const waits = (fault: EmulatorFault) => [...CATCHES[fault].catches.map((c) => c.case), ...Object.keys(CATCHES[fault].cascades ?? {})].some((id) => id.includes('callbacks/'));
+    const waits = (fault: EmulatorFault) =>
+      [...CATCHES[fault].catches.map((c) => c.case), ...Object.keys(CATCHES[fault].cascades ?? {})].some((id) => id.includes('callbacks/'));
     const names: Array<EmulatorFault | 'none'> = [...FAULT_NAMES.filter(waits), 'none', ...FAULT_NAMES.filter((fault) => !waits(fault))];
     // 24 emulators at a time, the next starting as soon as one ends: a run mostly waits on
     // loopback, callback retries and the wait for a callback a fault never sends, so a slot kept by
@@ -64,7 +65,15 @@ describe('service suites against deliberately faulty emulators', () => {
     const used = new Set(suites.flatMap((suite) => suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check)))));
     const checkOf = (r: CheckResult) => r.id.replace(/#\d+$/, '').split('/').at(-1)!;
     const onlyCatcher = new Set(
-      FAULT_NAMES.map((fault) => new Set(reports.get(fault)!.results.filter((r) => r.status === 'failed' || r.status === 'warning').map(checkOf)))
+      FAULT_NAMES.map(
+        (fault) =>
+          new Set(
+            reports
+              .get(fault)!
+              .results.filter((r) => r.status === 'failed' || r.status === 'warning')
+              .map(checkOf),
+          ),
+      )
         .filter((checks) => checks.size === 1)
         .map((checks) => [...checks][0]!),
     );
@@ -89,7 +98,15 @@ describe('service suites against deliberately faulty emulators', () => {
     it(`report "${fault}" only under the rules it breaks (every failure names one of ${EMULATOR_FAULTS[fault].rules.join(', ')})`, () => {
       const own = EMULATOR_FAULTS[fault].rules;
       // A cascade names a result id; '*' in it stands for any characters (a whole case, or every case of a suite).
-      const patterns = Object.keys(cascades).map((key) => new RegExp(`^${key.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+      const patterns = Object.keys(cascades).map(
+        (key) =>
+          new RegExp(
+            `^${key
+              .split('*')
+              .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+              .join('.*')}$`,
+          ),
+      );
       const cascaded = (id: string) => patterns.some((pattern) => pattern.test(id.replace(/#\d+$/, '')));
       const wrong = reports.get(fault)!.results.filter((r) => r.status === 'failed' && !r.rules.some((rule) => own.includes(rule)) && !cascaded(r.id));
       expect(show(wrong)).toEqual([]);

@@ -64,7 +64,9 @@ const ID_FIELDS = ['requestId', 'bizId'];
 function naming(value: unknown, fields: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => naming(item, fields));
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fields.includes(key) && item !== null && typeof item !== 'object' ? `<${key}>` : naming(item, fields)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, fields.includes(key) && item !== null && typeof item !== 'object' ? `<${key}>` : naming(item, fields)]),
+  );
 }
 
 describe('the service pipeline: the emulator and the MSW handlers answer every suite request alike', () => {
@@ -77,21 +79,34 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
     // The emulator as `run` embeds it (src/cli/embedded.ts), with the reference merchant for its callbacks.
     initEmulatorDir(dir, { store: 'emulator.sqlite', port: 0 });
     const config = loadEmulatorConfig(join(dir, 'emulator.yaml'));
-    config.callbacks = { ...config.callbacks, withdrawalDelayMs: 100, timeoutMs: 2000, retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 } };
+    config.callbacks = {
+      ...config.callbacks,
+      withdrawalDelayMs: 100,
+      timeoutMs: 2000,
+      retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 },
+    };
     const account = config.merchants[0]!;
     const keys = describeMerchantKeys(account);
-    merchant = await startMerchantServer({ apiKeys: [keys.apiKey], publicKey: account.keyPair.publicKey, profile: account.profile, store: new MemoryIdempotencyStore() });
+    merchant = await startMerchantServer({
+      apiKeys: [keys.apiKey],
+      publicKey: account.keyPair.publicKey,
+      profile: account.profile,
+      store: new MemoryIdempotencyStore(),
+    });
     account.callbackUrl = merchant.callbackUrl;
     emulator = await startEmulator(config, { port: 0 });
     const target = emulatorTarget(emulator, config, account);
     // The emulator's own setup, for the handlers: every merchant, each key in its window as a merchant of its own with its permissions.
     const now = Date.now();
-    const merchants: WalletMerchant[] = config.merchants.flatMap((merchant) => [
-      ...(inKeyWindow({ notBefore: merchant.apiKeyValidFrom, notAfter: merchant.apiKeyValidUntil }, now) ? [{ apiKey: merchant.apiKey }] : []),
-      ...merchant.apiKeys.filter((key) => inKeyWindow(key, now)).map((key) => ({ apiKey: key.key, permissions: key.permissions })),
-    ].map((key) => ({ userId: merchant.userId, privateKey: merchant.keyPair.privateKey, profile: merchant.profile, energy: merchant.energy, ...key })));
+    const merchants: WalletMerchant[] = config.merchants.flatMap((merchant) =>
+      [
+        ...(inKeyWindow({ notBefore: merchant.apiKeyValidFrom, notAfter: merchant.apiKeyValidUntil }, now) ? [{ apiKey: merchant.apiKey }] : []),
+        ...merchant.apiKeys.filter((key) => inKeyWindow(key, now)).map((key) => ({ apiKey: key.key, permissions: key.permissions })),
+      ].map((key) => ({ userId: merchant.userId, privateKey: merchant.keyPair.privateKey, profile: merchant.profile, energy: merchant.energy, ...key })),
+    );
     const msw = mswTransport(createWalletHandlers({ baseUrl: target.baseUrl, cardBaseUrl: target.cardBaseUrl, merchants }));
-    const responseKey: RsaKey = halfFor('response', 'decrypt', target.profile) === 'public' ? target.publicKey : publicHalf(config.merchants[0]!.keyPair.privateKey);
+    const responseKey: RsaKey =
+      halfFor('response', 'decrypt', target.profile) === 'public' ? target.publicKey : publicHalf(config.merchants[0]!.keyPair.privateKey);
 
     // Once the emulator's control API set a balance, its energy count is its own (the handlers start every merchant at the same balance).
     let balanceSet = false;
@@ -158,7 +173,12 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
     expect(pairs.length).toBeGreaterThan(60);
     expect(new Set(pairs.map((pair) => pair.case)).size).toBeGreaterThan(suites.reduce((sum, suite) => sum + suite.cases.length, 0) / 2);
     expect(new Set(pairs.map((pair) => pair.request))).toEqual(
-      new Set(['POST /api/v1/api/order/getEnergyMaxCount', 'POST /api/v1/api/order/withdrawWithoutVerify', 'POST /card/close', ...pairs.map((pair) => pair.request)]),
+      new Set([
+        'POST /api/v1/api/order/getEnergyMaxCount',
+        'POST /api/v1/api/order/withdrawWithoutVerify',
+        'POST /card/close',
+        ...pairs.map((pair) => pair.request),
+      ]),
     );
   });
 
@@ -175,7 +195,10 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
     const cases = new Set(pairs.map((pair) => pair.case));
     for (const [id, reason] of Object.entries(STATE_ONLY)) {
       expect(cases.has(id), `${id} sends no request any more`).toBe(true);
-      expect(pairs.some((pair) => pair.case === id && JSON.stringify(pair.emulator) !== JSON.stringify(pair.msw)), `${id}: ${reason}`).toBe(true);
+      expect(
+        pairs.some((pair) => pair.case === id && JSON.stringify(pair.emulator) !== JSON.stringify(pair.msw)),
+        `${id}: ${reason}`,
+      ).toBe(true);
     }
   });
 });

@@ -29,13 +29,20 @@ function pairwise(): Combination[] {
   const names = [...POLICY_NAMES].sort((a, b) => POLICIES[b].values.length - POLICIES[a].values.length);
   const key = (a: PolicyName, i: number, b: PolicyName, j: number) => (names.indexOf(a) < names.indexOf(b) ? `${a}=${i}|${b}=${j}` : `${b}=${j}|${a}=${i}`);
   const uncovered = new Map<string, [PolicyName, number, PolicyName, number]>();
-  names.forEach((a, x) => names.slice(x + 1).forEach((b) => POLICIES[a].values.forEach((_, i) => POLICIES[b].values.forEach((__, j) => uncovered.set(key(a, i, b, j), [a, i, b, j])))));
+  names.forEach((a, x) =>
+    names
+      .slice(x + 1)
+      .forEach((b) => POLICIES[a].values.forEach((_, i) => POLICIES[b].values.forEach((__, j) => uncovered.set(key(a, i, b, j), [a, i, b, j])))),
+  );
   const rows: Array<Map<PolicyName, number>> = [];
   // Each row starts from a pair not yet covered (so every row makes progress) and fills the other
   // policies with the value that covers the most uncovered pairs with what is already chosen.
   while (uncovered.size > 0 && rows.length < 50) {
     const [a, i, b, j] = uncovered.values().next().value!;
-    const row = new Map<PolicyName, number>([[a, i], [b, j]]);
+    const row = new Map<PolicyName, number>([
+      [a, i],
+      [b, j],
+    ]);
     for (const name of names) {
       if (row.has(name)) continue;
       const gains = POLICIES[name].values.map((_, v) => [...row].filter(([other, w]) => uncovered.has(key(other, w, name, v))).length);
@@ -50,7 +57,12 @@ function pairwise(): Combination[] {
 /** A running emulator with `policies` and the target that points at it. */
 async function emulatorWith(policies: ServicePolicies, dir: string) {
   const config = loadEmulatorConfig(initEmulatorDir(dir, { store: ':memory:', port: 0 }).configPath);
-  config.callbacks = { ...config.callbacks, withdrawalDelayMs: 100, timeoutMs: 2000, retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 } };
+  config.callbacks = {
+    ...config.callbacks,
+    withdrawalDelayMs: 100,
+    timeoutMs: 2000,
+    retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 },
+  };
   config.policies = policies;
   const account = config.merchants[0]!;
   // Callbacks wait until a case points them at the runner's receiver.
@@ -81,7 +93,11 @@ const SHOWS: Array<{ when: (c: ServicePolicies) => boolean; id: string; status: 
 ];
 
 const show = (results: CheckResult[]) => results.map((r) => `${r.status} ${r.id} [${r.rules.join(', ')}] ${r.message.slice(0, 160)}`);
-const label = (combination: Combination) => Object.entries(combination).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(DEFAULT_POLICIES[name as PolicyName])).map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(' ') || 'defaults';
+const label = (combination: Combination) =>
+  Object.entries(combination)
+    .filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(DEFAULT_POLICIES[name as PolicyName]))
+    .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+    .join(' ') || 'defaults';
 
 describe('service suites against the emulator under every legal reading of the open points', () => {
   // The defaults first (the greedy search may start with them too: one run each).
@@ -117,8 +133,11 @@ describe('service suites against the emulator under every legal reading of the o
       for (const value of POLICIES[name].values) expect(tried, name).toContain(JSON.stringify(value));
     }
     const valueOf = (combination: Combination, name: PolicyName) => JSON.stringify(combination[name] ?? DEFAULT_POLICIES[name]);
-    const missingPairs = POLICY_NAMES.flatMap((a, x) => POLICY_NAMES.slice(x + 1).flatMap((b) =>
-      POLICIES[a].values.flatMap((va) => POLICIES[b].values.map((vb) => [a, JSON.stringify(va), b, JSON.stringify(vb)] as const))))
+    const missingPairs = POLICY_NAMES.flatMap((a, x) =>
+      POLICY_NAMES.slice(x + 1).flatMap((b) =>
+        POLICIES[a].values.flatMap((va) => POLICIES[b].values.map((vb) => [a, JSON.stringify(va), b, JSON.stringify(vb)] as const)),
+      ),
+    )
       .filter(([a, va, b, vb]) => !combinations.some((combination) => valueOf(combination, a) === va && valueOf(combination, b) === vb))
       .map((pair) => pair.join(' '));
     expect(missingPairs).toEqual([]);

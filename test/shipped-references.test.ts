@@ -48,7 +48,10 @@ describe('shipped text', () => {
 
   it('in every page of the documentation site points at no ../shared file and no design.md', () => {
     const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
-    const files = generateDocs(parseSpec(readFileSync(SPEC_PATH, 'utf8')), parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')), loadSuites(), { checks: CHECKS, demo: { key } });
+    const files = generateDocs(parseSpec(readFileSync(SPEC_PATH, 'utf8')), parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')), loadSuites(), {
+      checks: CHECKS,
+      demo: { key },
+    });
     expect(files.length).toBeGreaterThan(20);
     expect(files.flatMap((file) => offending(file.contents).map((line) => `${file.path}:${line}`))).toEqual([]);
   });

@@ -23,10 +23,20 @@ const accepted = (name: SchemaName, json: string) => validateSchema(name, parseE
 
 const order = (fields: Record<string, string>) => {
   const base: Record<string, string> = {
-    userId: '10086', tenantUserId: '"u-1"', tenantType: '1', callBackId: '"cb-1"', symbol: '"USDT"', chainName: '"TRON"', toAddr: '"TQn9"', amount: '1.5',
+    userId: '10086',
+    tenantUserId: '"u-1"',
+    tenantType: '1',
+    callBackId: '"cb-1"',
+    symbol: '"USDT"',
+    chainName: '"TRON"',
+    toAddr: '"TQn9"',
+    amount: '1.5',
     ...fields,
   };
-  return `{${Object.entries(base).filter(([, v]) => v !== 'DROP').map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+  return `{${Object.entries(base)
+    .filter(([, v]) => v !== 'DROP')
+    .map(([k, v]) => `"${k}":${v}`)
+    .join(',')}}`;
 };
 
 describe('spec/wallet-api.yaml', () => {
@@ -39,9 +49,15 @@ describe('spec/wallet-api.yaml', () => {
   });
 
   it('describes the three endpoints, the callback webhook and the control API', () => {
-    expect(Object.keys(spec.document.paths ?? {})).toEqual(expect.arrayContaining([
-      '/api/v1/api/order/getEnergyMaxCount', '/api/v1/api/order/withdrawWithoutVerify', '/card/close', '/__control/merchants/{userId}/callbacks', '/__control/deliveries',
-    ]));
+    expect(Object.keys(spec.document.paths ?? {})).toEqual(
+      expect.arrayContaining([
+        '/api/v1/api/order/getEnergyMaxCount',
+        '/api/v1/api/order/withdrawWithoutVerify',
+        '/card/close',
+        '/__control/merchants/{userId}/callbacks',
+        '/__control/deliveries',
+      ]),
+    );
     expect(Object.keys(spec.document.webhooks ?? {})).toEqual(['walletCallback']);
     expect(spec.document.servers?.[0]?.url).toBe('{base_url}');
     expect(JSON.stringify(spec.document.paths?.['/card/close'])).toContain('{card_base_url}');
@@ -92,10 +108,16 @@ describe('generated validators judge payloads by the rules', () => {
     expect(broken('OrderForm', '{"data":"QUJD\\nREVG"}')).toContain('ORDER-DATA');
     expect(broken('UnauthorizedError', '{"code":"unauthorized","message":"unauthorized"}')).toContain('ERR-401');
     expect(broken('NotFoundError', '{"code":"NOT_FOUND","message":"not found"}')).toContain('ERR-404');
-    expect(broken('CardCloseResponse', '{"success":false,"errorCode":"","errorMessage":"x","errorMessageEn":"x","detailMessage":"","requestId":"r"}')).toContain('CARD-ERR');
+    expect(
+      broken('CardCloseResponse', '{"success":false,"errorCode":"","errorMessage":"x","errorMessageEn":"x","detailMessage":"","requestId":"r"}'),
+    ).toContain('CARD-ERR');
     expect(broken('CardCloseRequest', '{"merchantId":1,"merchantUserId":"u","powerCardId":"p","channel":"c","closeSerialNo":"s"}')).toContain('CARD-REQ');
-    expect(broken('CallbackPayload', '{"type":1,"requestUUID":"u","trackingId":"t","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}')).toContain('CB-ID-DEPOSIT');
-    expect(broken('CallbackPayload', '{"type":3,"requestUUID":"u","trackingId":"t","callBackId":"c","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}')).toContain('CB-ID-WITHDRAW');
+    expect(broken('CallbackPayload', '{"type":1,"requestUUID":"u","trackingId":"t","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}')).toContain(
+      'CB-ID-DEPOSIT',
+    );
+    expect(
+      broken('CallbackPayload', '{"type":3,"requestUUID":"u","trackingId":"t","callBackId":"c","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}'),
+    ).toContain('CB-ID-WITHDRAW');
     expect(broken('CallbackPayload', '{"type":6,"requestUUID":"u","trackingId":"t"}')).toContain('CB-ID-OTHER');
     expect(validateSchema('CallbackPayload', parseExactJson('{"type":99,"requestUUID":"u","trackingId":"t"}')).length).toBeGreaterThan(0);
     expect(broken('CallbackAnswer', '{"errCode":"0"}')).toContain('CB-ERRCODE');
@@ -159,7 +181,10 @@ describe('spec lint and generate --check (CLI)', () => {
   });
 
   it('generate --check (the developer entry, src/cli/dev.ts, as `npm run generate` runs it) reports the committed files fresh', () => {
-    const run = spawnSync(process.execPath, [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/cli/dev.ts', 'generate', '--check'], { cwd: ROOT, timeout: 120_000 });
+    const run = spawnSync(process.execPath, [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/cli/dev.ts', 'generate', '--check'], {
+      cwd: ROOT,
+      timeout: 120_000,
+    });
     expect(run.stdout.toString()).toMatch(/fresh .*docs\/cli-reference\.md/);
     expect(run.stdout.toString()).not.toMatch(/stale/);
     expect(run.status).toBe(0);

@@ -64,7 +64,10 @@ interface Instance {
 
 function startInstance(settings: Record<string, unknown>): Promise<Instance> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/fixtures/stall-merchant.ts'), JSON.stringify(settings)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/fixtures/stall-merchant.ts'), JSON.stringify(settings)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     child.on('exit', () => children.delete(child));
     let out = '';
@@ -102,7 +105,8 @@ function startInstance(settings: Record<string, unknown>): Promise<Instance> {
   });
 }
 
-const send = (instance: Instance, payload: Record<string, unknown>): Promise<Delivered> => deliver(instance.callbackUrl, seal(payload, keys.privateKey), { apiKey: API_KEY });
+const send = (instance: Instance, payload: Record<string, unknown>): Promise<Delivered> =>
+  deliver(instance.callbackUrl, seal(payload, keys.privateKey), { apiKey: API_KEY });
 const errCode = (answer: Delivered) => (answer.json as { errCode?: unknown } | undefined)?.errCode;
 
 /** The service's retries: delivers until acknowledged (errCode 0), bounded in time. */
@@ -168,7 +172,9 @@ describe.each(MODES)('a stalled claim holder on $name', (mode) => {
   async function effects(trackingId: string): Promise<number> {
     if (!mode.transactional) {
       if (!existsSync(ledgerFile)) return 0;
-      return readFileSync(ledgerFile, 'utf8').split('\n').filter((line) => line.startsWith(`${trackingId} `)).length;
+      return readFileSync(ledgerFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith(`${trackingId} `)).length;
     }
     if (mode.postgres) {
       const client = new pg.Client({ connectionString: postgres.url });

@@ -16,7 +16,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function folder(name: string, cases: string, file = 'mine.yaml'): string {
   const path = join(dir, name);
   mkdirSync(join(path, file, '..'), { recursive: true });
-  writeFileSync(join(path, file), `# yaml-language-server: $schema=../node_modules/wallet-conformance/suites/suite.schema.json\ntitle: Mine\nside: service\ncases:\n${cases}`);
+  writeFileSync(
+    join(path, file),
+    `# yaml-language-server: $schema=../node_modules/wallet-conformance/suites/suite.schema.json\ntitle: Mine\nside: service\ncases:\n${cases}`,
+  );
   return path;
 }
 
@@ -40,13 +43,41 @@ describe('--suites DIR', () => {
   it.each([
     ['a folder that does not exist', () => join(dir, 'nowhere'), /cannot read suites folder .*nowhere: no such folder/],
     ['a folder without suite files', () => (mkdirSync(join(dir, 'empty')), join(dir, 'empty')), /suites folder .*empty holds no \.yaml or \.yml file/],
-    ['a file the schema refuses', () => folder('schema', '  - id: one\n    title: t\n    rules: [ENERGY-PATH]\n    stepz: []\n'), /suite .*schema\/mine\.yaml: .*\(suites\/suite\.schema\.json\)/],
-    ['a check that does not exist', () => folder('check', CASE('statuz', 'ENERGY-PATH')), /check\/mine\.yaml:11: case "one": no check named "statuz" \(known: status, /],
-    ['a typo in a check\'s parameter', () => folder('param', CASE('status, equal: 200', 'ENERGY-PATH')), /param\/mine\.yaml:11: case "one" expects status: unknown parameter "equal" \(known: equals\)/],
-    ['a check of what its step does not produce', () => folder('needs', CASE('processed, count: "1"', 'CB-ONCE')), /needs\/mine\.yaml:11: case "one" expects processed: it judges the probe's processed list, which a request step does not produce \(deliver steps do\)/],
-    ['a parameter of the wrong type', () => folder('typed', CASE('status, equals: "2OO"', 'ENERGY-PATH')), /typed\/mine\.yaml:11: case "one" expects status: parameter "equals" must be an integer, not "2OO"/],
-    ['a rule id that is not in the catalog', () => folder('rule', CASE('status, equals: 200', 'ENERGY-PATHS')), /suite mine, case one: rule ENERGY-PATHS is not in the rule catalog/],
-    ['a suite name the built-in suites use', () => folder('clash', CASE('status, equals: 200', 'ENERGY-PATH'), 'service/energy.yaml'), /suite service\/energy of .*clash: a suite of that name is loaded already/],
+    [
+      'a file the schema refuses',
+      () => folder('schema', '  - id: one\n    title: t\n    rules: [ENERGY-PATH]\n    stepz: []\n'),
+      /suite .*schema\/mine\.yaml: .*\(suites\/suite\.schema\.json\)/,
+    ],
+    [
+      'a check that does not exist',
+      () => folder('check', CASE('statuz', 'ENERGY-PATH')),
+      /check\/mine\.yaml:11: case "one": no check named "statuz" \(known: status, /,
+    ],
+    [
+      "a typo in a check's parameter",
+      () => folder('param', CASE('status, equal: 200', 'ENERGY-PATH')),
+      /param\/mine\.yaml:11: case "one" expects status: unknown parameter "equal" \(known: equals\)/,
+    ],
+    [
+      'a check of what its step does not produce',
+      () => folder('needs', CASE('processed, count: "1"', 'CB-ONCE')),
+      /needs\/mine\.yaml:11: case "one" expects processed: it judges the probe's processed list, which a request step does not produce \(deliver steps do\)/,
+    ],
+    [
+      'a parameter of the wrong type',
+      () => folder('typed', CASE('status, equals: "2OO"', 'ENERGY-PATH')),
+      /typed\/mine\.yaml:11: case "one" expects status: parameter "equals" must be an integer, not "2OO"/,
+    ],
+    [
+      'a rule id that is not in the catalog',
+      () => folder('rule', CASE('status, equals: 200', 'ENERGY-PATHS')),
+      /suite mine, case one: rule ENERGY-PATHS is not in the rule catalog/,
+    ],
+    [
+      'a suite name the built-in suites use',
+      () => folder('clash', CASE('status, equals: 200', 'ENERGY-PATH'), 'service/energy.yaml'),
+      /suite service\/energy of .*clash: a suite of that name is loaded already/,
+    ],
   ])('refuses %s with one line and exit 2, before starting anything', (_, make, message) => {
     const run = runCli(['run', '--suites', make(), '--reports', join(dir, 'reports')]);
     expect(run.status).toBe(2);

@@ -27,9 +27,20 @@ afterAll(() => server.close());
 
 const client = (apiKey = 'ak_live', url = baseUrl) => createWalletClient({ baseUrl: url, apiKey, publicKey: keys.publicPem });
 const order = (fields: Partial<Order> = {}): Order => ({
-  userId: 10086, tenantUserId: '20931', callBackId: 'wd-0001', symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', amount: '10.5', ...fields,
+  userId: 10086,
+  tenantUserId: '20931',
+  callBackId: 'wd-0001',
+  symbol: 'USDT',
+  chainName: 'TRON',
+  toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+  amount: '10.5',
+  ...fields,
 });
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.fail('the call succeeded'), (error: unknown) => error as WalletError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('the call succeeded'),
+    (error: unknown) => error as WalletError,
+  );
 
 describe('the merchant client against the generated MSW handlers', () => {
   it('submits a withdrawal and reads the decrypted confirmation', async () => {

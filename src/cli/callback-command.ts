@@ -40,7 +40,10 @@ async function warnUnknownFields(type: number, names: string[]): Promise<void> {
 
 /** A callback type's name as a flag value: `withdrawal request` is also `withdrawal-request` or `withdrawal_request`, any case. */
 function typeSlug(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s_-]+/g, '-');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '-');
 }
 
 /**
@@ -51,7 +54,10 @@ function parseCallbackType(text: string, table: CallbackTypeTable = CALLBACK_TYP
   const byNumber = /^\d+$/.test(text.trim()) ? table.find((entry) => entry.type === Number(text.trim())) : undefined;
   const entry = byNumber ?? table.find((one) => typeSlug(one.name) === typeSlug(text));
   if (entry) return entry.type;
-  throw new ConfigError('bad-flag', `--type must be a callback type's name or number (${table.map((one) => `${typeSlug(one.name)} ${one.type}`).join(', ')}), not ${JSON.stringify(text)}`);
+  throw new ConfigError(
+    'bad-flag',
+    `--type must be a callback type's name or number (${table.map((one) => `${typeSlug(one.name)} ${one.type}`).join(', ')}), not ${JSON.stringify(text)}`,
+  );
 }
 
 /** `callback send`: delivers hand-made callbacks like the service would and prints each answer. */
@@ -63,7 +69,10 @@ export function registerCallbackCommand(program: Command): void {
     .option('--api-key <key>', secretHelp('apiKey', 'X-API-KEY to send (required)'))
     .option('--api-key-file <file>', secretFileHelp('apiKey'))
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
-    .requiredOption('--type <name|n>', `callback type by name or number: ${CALLBACK_TYPE_TABLE.map((entry) => `${typeSlug(entry.name)} ${entry.type}`).join(', ')}`)
+    .requiredOption(
+      '--type <name|n>',
+      `callback type by name or number: ${CALLBACK_TYPE_TABLE.map((entry) => `${typeSlug(entry.name)} ${entry.type}`).join(', ')}`,
+    )
     .option('--field <key=value>', 'set a payload field (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--deliveries <n>', 'deliver the identical event this many times (fresh requestUUID each)', '1')
     .option('--concurrent', 'send the deliveries at the same moment')
@@ -71,7 +80,12 @@ export function registerCallbackCommand(program: Command): void {
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: SendFlags, command: Command) => {
       const { protectTarget, scrubOutput, settleFlags } = await import('./secrets.js');
-      const flags = settleFlags<SendFlags>(command, { sections: ['merchant'], aliases: { callbackUrl: 'url' }, secrets: { apiKey: true }, required: ['url', 'privateKey'] });
+      const flags = settleFlags<SendFlags>(command, {
+        sections: ['merchant'],
+        aliases: { callbackUrl: 'url' },
+        secrets: { apiKey: true },
+        required: ['url', 'privateKey'],
+      });
       const type = parseCallbackType(flags.type);
       const deliveries = parseInteger(flags.deliveries, '--deliveries', { min: 1, max: 500 });
       const fields = flags.field.reduce<Record<string, string>>((all, text) => parseField(text, all), {});
@@ -83,9 +97,21 @@ export function registerCallbackCommand(program: Command): void {
       const { isAcknowledged } = await import('../wire/acknowledgement.js');
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;
       networkFromFlags(flags);
-      const target: MerchantTarget = { side: 'merchant', callbackUrl: httpUrl(flags.url, '--url'), apiKey: flags.apiKey, privateKey, profile: loadProfile(flags.profile) };
+      const target: MerchantTarget = {
+        side: 'merchant',
+        callbackUrl: httpUrl(flags.url, '--url'),
+        apiKey: flags.apiKey,
+        privateKey,
+        profile: loadProfile(flags.profile),
+      };
       protectTarget(target);
-      const { exchanges } = await runDelivery({ type, fields, deliveries, concurrent: flags.concurrent ?? false }, target, { caseId: 'cli', saved: {} }, new Map(), makeStrangerKeys(privateKey.bits));
+      const { exchanges } = await runDelivery(
+        { type, fields, deliveries, concurrent: flags.concurrent ?? false },
+        target,
+        { caseId: 'cli', saved: {} },
+        new Map(),
+        makeStrangerKeys(privateKey.bits),
+      );
       // A TLS failure is the toolkit not reaching the target (exit 2, one line), not the merchant's answer.
       const tlsError = exchanges.find((exchange) => exchange.error?.startsWith('TLS:'))?.error;
       if (tlsError && exchanges.every((exchange) => exchange.error)) throw new ConfigError('tls', `--url ${flags.url}: ${tlsError}`);

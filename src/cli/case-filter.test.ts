@@ -3,8 +3,17 @@ import { ConfigError } from '../core/errors.js';
 import type { Suite } from '../runner/suite.js';
 import { filterCases } from './case-filter.js';
 
-const suite = (name: string, ...ids: string[]): Suite => ({ name, title: name, side: 'merchant', cases: ids.map((id) => ({ id, title: id, rules: [], steps: [] })) });
-const SUITES = [suite('merchant/raw-body', 'valid-deposit', 'plus-sign'), suite('merchant/idempotency', 'duplicate-deposit', 'replayed-withdrawal'), suite('service/energy', 'success')];
+const suite = (name: string, ...ids: string[]): Suite => ({
+  name,
+  title: name,
+  side: 'merchant',
+  cases: ids.map((id) => ({ id, title: id, rules: [], steps: [] })),
+});
+const SUITES = [
+  suite('merchant/raw-body', 'valid-deposit', 'plus-sign'),
+  suite('merchant/idempotency', 'duplicate-deposit', 'replayed-withdrawal'),
+  suite('service/energy', 'success'),
+];
 const ids = (suites: Suite[]) => suites.flatMap((s) => s.cases.map((c) => `${s.name}/${c.id}`));
 
 function refusal(run: () => unknown): [string, string] | undefined {
@@ -23,10 +32,16 @@ describe('--case', () => {
     [['plus-sign'], ['merchant/raw-body/plus-sign']],
     [['merchant/idempotency/*'], ['merchant/idempotency/duplicate-deposit', 'merchant/idempotency/replayed-withdrawal']],
     [['*-deposit'], ['merchant/raw-body/valid-deposit', 'merchant/idempotency/duplicate-deposit']],
-    [['merchant/**'], ['merchant/raw-body/valid-deposit', 'merchant/raw-body/plus-sign', 'merchant/idempotency/duplicate-deposit', 'merchant/idempotency/replayed-withdrawal']],
-    [['success', 'plus-sign'], ['merchant/raw-body/plus-sign', 'service/energy/success']],
+    [
+      ['merchant/**'],
+      ['merchant/raw-body/valid-deposit', 'merchant/raw-body/plus-sign', 'merchant/idempotency/duplicate-deposit', 'merchant/idempotency/replayed-withdrawal'],
+    ],
+    [
+      ['success', 'plus-sign'],
+      ['merchant/raw-body/plus-sign', 'service/energy/success'],
+    ],
     [['su?cess'], ['service/energy/success']],
-  ])('%j keeps %j, in the suites\' order, and drops emptied suites', (patterns, kept) => {
+  ])("%j keeps %j, in the suites' order, and drops emptied suites", (patterns, kept) => {
     const { suites, generated } = filterCases(SUITES, patterns);
     expect(ids(suites)).toEqual(kept);
     expect(suites.every((s) => s.cases.length > 0)).toBe(true);
@@ -49,7 +64,10 @@ describe('--case', () => {
   });
 
   it('names the first known id as the example, or a default without suites', () => {
-    expect(refusal(() => filterCases([], ['x']))).toEqual(['no-case', '--case "x" names no case (0 cases; ids are suite/case, e.g. merchant/raw-body/valid-deposit)']);
+    expect(refusal(() => filterCases([], ['x']))).toEqual([
+      'no-case',
+      '--case "x" names no case (0 cases; ids are suite/case, e.g. merchant/raw-body/valid-deposit)',
+    ]);
   });
 
   it('narrows without the check when told (run checks once over both sides)', () => {

@@ -32,7 +32,11 @@ function closeMatches(wanted: string, known: readonly string[]): string[] {
     return { id, score: near ? 0 : d };
   });
   const limit = Math.max(3, Math.floor(tail.length / 3));
-  return scored.filter((s) => s.score <= limit).sort((a, b) => a.score - b.score || a.id.localeCompare(b.id)).slice(0, 3).map((s) => s.id);
+  return scored
+    .filter((s) => s.score <= limit)
+    .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id))
+    .slice(0, 3)
+    .map((s) => s.id);
 }
 
 /**
@@ -48,7 +52,10 @@ export function filterCases(suites: Suite[], patterns: readonly string[], { chec
   for (const pattern of check ? wanted : []) {
     if (suites.some((suite) => suite.cases.some((c) => caseMatches(suite.name, c.id, pattern)))) continue;
     const close = closeMatches(pattern, known);
-    throw new ConfigError('no-case', `--case ${JSON.stringify(pattern)} names no case${close.length ? `; did you mean ${close.join(', ')}?` : ` (${known.length} cases; ids are suite/case, e.g. ${known[0] ?? 'merchant/raw-body/valid-deposit'})`}`);
+    throw new ConfigError(
+      'no-case',
+      `--case ${JSON.stringify(pattern)} names no case${close.length ? `; did you mean ${close.join(', ')}?` : ` (${known.length} cases; ids are suite/case, e.g. ${known[0] ?? 'merchant/raw-body/valid-deposit'})`}`,
+    );
   }
   const kept = suites
     .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => wanted.some((pattern) => caseMatches(suite.name, c.id, pattern))) }))

@@ -30,12 +30,24 @@ export function cliReference(program: Command): string {
   };
   lines.push('## Global flags', '', ...optionTable(program.options), '');
   visit(program, ['wallet-conformance']);
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 function section(command: Command, name: string[]): string[] {
   const usage = `${name.join(' ')} ${command.usage()}`.trim();
-  const out = [`## ${name.slice(1).join(' ')}`, '', command.description() ? `${command.description()}.`.replace(/\.\.$/, '.') : '', '', '```', usage, '```', ''];
+  const out = [
+    `## ${name.slice(1).join(' ')}`,
+    '',
+    command.description() ? `${command.description()}.`.replace(/\.\.$/, '.') : '',
+    '',
+    '```',
+    usage,
+    '```',
+    '',
+  ];
   const options = command.options.filter((option) => !option.hidden);
   if (options.length > 0) out.push(...optionTable(options), '');
   return out;

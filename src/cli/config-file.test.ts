@@ -21,14 +21,30 @@ const FILE = '/ci/wallet-conformance.yaml';
 describe('the config file', () => {
   it('reads the top level and the sections, paths resolved against its folder, numbers kept as flag text', () => {
     const config = parseConfigFile(
-      ['reports: out', 'strict: true', 'suites: [extra, /abs/more]', 'maxBody: 4096', 'timeout: 2.5', 'service:', '  baseUrl: https://wallet.example/', '  apiKeyFile: keys/ak.txt', '  userId: 7', 'merchant:', '  callbackUrl: http://127.0.0.1:8080/cb', ''].join('\n'),
+      [
+        'reports: out',
+        'strict: true',
+        'suites: [extra, /abs/more]',
+        'maxBody: 4096',
+        'timeout: 2.5',
+        'service:',
+        '  baseUrl: https://wallet.example/',
+        '  apiKeyFile: keys/ak.txt',
+        '  userId: 7',
+        'merchant:',
+        '  callbackUrl: http://127.0.0.1:8080/cb',
+        '',
+      ].join('\n'),
       FILE,
       'wallet-conformance.yaml',
     );
     expect(config).toEqual({
       path: 'wallet-conformance.yaml',
       shared: { reports: '/ci/out', strict: true, suites: ['/ci/extra', '/abs/more'], maxBody: '4096', timeout: '2.5' },
-      sections: { service: { baseUrl: 'https://wallet.example/', apiKeyFile: '/ci/keys/ak.txt', userId: '7' }, merchant: { callbackUrl: 'http://127.0.0.1:8080/cb' } },
+      sections: {
+        service: { baseUrl: 'https://wallet.example/', apiKeyFile: '/ci/keys/ak.txt', userId: '7' },
+        merchant: { callbackUrl: 'http://127.0.0.1:8080/cb' },
+      },
     });
   });
 
@@ -37,10 +53,26 @@ describe('the config file', () => {
   });
 
   it.each<[string, string, string]>([
-    ['apiKey: sk_live_123\n', 'secret-in-config', `${FILE}: apiKey would put a secret in a file that gets committed; give it as apiKeyFile, WALLET_API_KEY or --api-key-file`],
-    ['pact:\n  brokerToken: abc\n', 'secret-in-config', `${FILE}: pact.brokerToken would put a secret in a file that gets committed; give it as brokerTokenFile, PACT_BROKER_TOKEN or --broker-token-file`],
-    ['baseUrl: https://x/\n', 'bad-config', `${FILE}: unknown key baseUrl (known: reports, strict, suite, shard, verbose, profile, suites, baseline, failOnSkip, ca, cert, key, insecure, maxBody, timeout, tls, service, merchant, pact)`],
-    ['merchant:\n  baseUrl: https://x/\n', 'bad-config', `${FILE}: unknown key merchant.baseUrl (known in merchant: reports, strict, suite, shard, verbose, profile, suites, baseline, failOnSkip, ca, cert, key, insecure, maxBody, timeout, tls, callbackUrl, privateKey, probeUrl, probeCmd, restart, apiKeyFile, expiredKeyFile, probeTokenFile)`],
+    [
+      'apiKey: sk_live_123\n',
+      'secret-in-config',
+      `${FILE}: apiKey would put a secret in a file that gets committed; give it as apiKeyFile, WALLET_API_KEY or --api-key-file`,
+    ],
+    [
+      'pact:\n  brokerToken: abc\n',
+      'secret-in-config',
+      `${FILE}: pact.brokerToken would put a secret in a file that gets committed; give it as brokerTokenFile, PACT_BROKER_TOKEN or --broker-token-file`,
+    ],
+    [
+      'baseUrl: https://x/\n',
+      'bad-config',
+      `${FILE}: unknown key baseUrl (known: reports, strict, suite, shard, verbose, profile, suites, baseline, failOnSkip, ca, cert, key, insecure, maxBody, timeout, tls, service, merchant, pact)`,
+    ],
+    [
+      'merchant:\n  baseUrl: https://x/\n',
+      'bad-config',
+      `${FILE}: unknown key merchant.baseUrl (known in merchant: reports, strict, suite, shard, verbose, profile, suites, baseline, failOnSkip, ca, cert, key, insecure, maxBody, timeout, tls, callbackUrl, privateKey, probeUrl, probeCmd, restart, apiKeyFile, expiredKeyFile, probeTokenFile)`,
+    ],
     ['strict: yes please\n', 'bad-config', `${FILE}: strict must be true or false, not a string`],
     ['maxBody: -1\n', 'bad-config', `${FILE}: maxBody must be a whole number, not a number`],
     ['maxBody: 1.5\n', 'bad-config', `${FILE}: maxBody must be a whole number, not a number`],
@@ -86,8 +118,14 @@ describe("a command's values", () => {
   });
 
   it('a missing required option is one line naming the flag and the key', () => {
-    expect(refusal(() => requireOption({ flags: {}, values: {} }, 'baseUrl', 'service.baseUrl'))).toEqual(['missing-option', '--base-url is required (or service.baseUrl in wallet-conformance.yaml)']);
-    expect(refusal(() => requireOption({ flags: { callbackUrl: '' }, values: {}, file: 'ci.yaml' }, 'callbackUrl', 'merchant.callbackUrl'))).toEqual(['missing-option', '--callback-url is required (or merchant.callbackUrl in ci.yaml)']);
+    expect(refusal(() => requireOption({ flags: {}, values: {} }, 'baseUrl', 'service.baseUrl'))).toEqual([
+      'missing-option',
+      '--base-url is required (or service.baseUrl in wallet-conformance.yaml)',
+    ]);
+    expect(refusal(() => requireOption({ flags: { callbackUrl: '' }, values: {}, file: 'ci.yaml' }, 'callbackUrl', 'merchant.callbackUrl'))).toEqual([
+      'missing-option',
+      '--callback-url is required (or merchant.callbackUrl in ci.yaml)',
+    ]);
     expect(requireOption({ flags: { baseUrl: 'https://s/' }, values: {} }, 'baseUrl', 'service.baseUrl')).toBe('https://s/');
   });
 });
@@ -96,7 +134,14 @@ describe('filling a command from --config', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-config-file-'));
   const file = join(dir, 'ci.yaml');
   writeFileSync(file, 'reports: from-file\nstrict: true\nmerchant:\n  callbackUrl: http://file/cb\n  apiKeyFile: ak.txt\n');
-  const command = () => new Command().exitOverride().option('--config <file>').option('--reports <dir>', '', 'reports').option('--strict').option('--url <url>').option('--api-key-file <file>');
+  const command = () =>
+    new Command()
+      .exitOverride()
+      .option('--config <file>')
+      .option('--reports <dir>', '', 'reports')
+      .option('--strict')
+      .option('--url <url>')
+      .option('--api-key-file <file>');
 
   it('fills what no flag gave, keeps what a flag gave, renames by alias and leaves secret files to the secrets', () => {
     const cmd = command().parse(['--config', file, '--reports', 'from-flag'], { from: 'user' });
@@ -109,6 +154,9 @@ describe('filling a command from --config', () => {
 
   it('a --config file that is not there is one line', () => {
     const missing = join(dir, 'nope.yaml');
-    expect(refusal(() => applyConfigFile(command().parse(['--config', missing], { from: 'user' }), ['merchant']))).toEqual(['unreadable-file', `cannot read config file ${missing}: no such file`]);
+    expect(refusal(() => applyConfigFile(command().parse(['--config', missing], { from: 'user' }), ['merchant']))).toEqual([
+      'unreadable-file',
+      `cannot read config file ${missing}: no such file`,
+    ]);
   });
 });

@@ -20,21 +20,58 @@ type ValueType = 'string' | 'path' | 'paths' | 'boolean' | 'integer' | 'number';
 
 /** Keys every section (and the top level) takes: they apply to whichever command reads the file. */
 const SHARED: Record<string, ValueType> = {
-  reports: 'path', strict: 'boolean', suite: 'string', shard: 'string', verbose: 'boolean', profile: 'path',
-  suites: 'paths', baseline: 'path', failOnSkip: 'boolean', ca: 'paths', cert: 'path', key: 'path', insecure: 'boolean', maxBody: 'integer', timeout: 'number',
+  reports: 'path',
+  strict: 'boolean',
+  suite: 'string',
+  shard: 'string',
+  verbose: 'boolean',
+  profile: 'path',
+  suites: 'paths',
+  baseline: 'path',
+  failOnSkip: 'boolean',
+  ca: 'paths',
+  cert: 'path',
+  key: 'path',
+  insecure: 'boolean',
+  maxBody: 'integer',
+  timeout: 'number',
   tls: 'boolean',
 };
 
 /** The sections: `service` (verify service, pact verify), `merchant` (verify merchant, callback send), `pact` (pact verify). */
 const SECTIONS = {
   service: {
-    baseUrl: 'string', cardBaseUrl: 'string', publicKey: 'path', userId: 'integer', allowOrders: 'boolean', listen: 'integer',
-    apiKeyFile: 'path', controlTokenFile: 'path', forbiddenKeyFile: 'path', expiredKeyFile: 'path',
+    baseUrl: 'string',
+    cardBaseUrl: 'string',
+    publicKey: 'path',
+    userId: 'integer',
+    allowOrders: 'boolean',
+    listen: 'integer',
+    apiKeyFile: 'path',
+    controlTokenFile: 'path',
+    forbiddenKeyFile: 'path',
+    expiredKeyFile: 'path',
   },
-  merchant: { callbackUrl: 'string', privateKey: 'path', probeUrl: 'string', probeCmd: 'string', restart: 'string', apiKeyFile: 'path', expiredKeyFile: 'path', probeTokenFile: 'path' },
+  merchant: {
+    callbackUrl: 'string',
+    privateKey: 'path',
+    probeUrl: 'string',
+    probeCmd: 'string',
+    restart: 'string',
+    apiKeyFile: 'path',
+    expiredKeyFile: 'path',
+    probeTokenFile: 'path',
+  },
   pact: {
-    privateKey: 'path', pactDir: 'path', brokerUrl: 'string', brokerTokenFile: 'path', providerVersion: 'string', providerBranch: 'string',
-    publish: 'boolean', spec: 'path', logLevel: 'string',
+    privateKey: 'path',
+    pactDir: 'path',
+    brokerUrl: 'string',
+    brokerTokenFile: 'path',
+    providerVersion: 'string',
+    providerBranch: 'string',
+    publish: 'boolean',
+    spec: 'path',
+    logLevel: 'string',
   },
 } satisfies Record<string, Record<string, ValueType>>;
 
@@ -89,7 +126,13 @@ function checkValue({ label: file, base }: Where, key: string, type: ValueType, 
   }
 }
 
-function checkMapping(where: Where, prefix: string, value: unknown, allowed: Record<string, ValueType>, sectionsAllowed: boolean): { values: Record<string, unknown>; sections: ConfigFile['sections'] } {
+function checkMapping(
+  where: Where,
+  prefix: string,
+  value: unknown,
+  allowed: Record<string, ValueType>,
+  sectionsAllowed: boolean,
+): { values: Record<string, unknown>; sections: ConfigFile['sections'] } {
   const file = where.label;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError('bad-config', `${file}: ${prefix || 'the file'} must be a mapping of option names to values, not ${describeType(value)}`);
@@ -98,7 +141,8 @@ function checkMapping(where: Where, prefix: string, value: unknown, allowed: Rec
   const sections: ConfigFile['sections'] = {};
   for (const [key, item] of Object.entries(value)) {
     const name = prefix ? `${prefix}.${key}` : key;
-    if (INLINE_SECRETS[key]) throw new ConfigError('secret-in-config', `${file}: ${name} would put a secret in a file that gets committed; give it as ${INLINE_SECRETS[key]}`);
+    if (INLINE_SECRETS[key])
+      throw new ConfigError('secret-in-config', `${file}: ${name} would put a secret in a file that gets committed; give it as ${INLINE_SECRETS[key]}`);
     if (sectionsAllowed && key in SECTIONS) {
       sections[key as ConfigSection] = checkMapping(where, key, item, { ...SHARED, ...SECTIONS[key as ConfigSection] }, false).values;
       continue;

@@ -51,7 +51,10 @@ describe('demo keys', () => {
 
   it('any key may be published with the exact words, which are checked before the file is read', () => {
     expect(refusal(() => assertPublishable(join(dir, 'not-there.pem'), ` ${CONSENT} `))).toBeUndefined();
-    expect(refusal(() => assertPublishable(join(dir, 'not-there.pem'), 'yes'))).toEqual(['bad-flag', `--publish-private-key takes the words "${CONSENT}", not something else`]);
+    expect(refusal(() => assertPublishable(join(dir, 'not-there.pem'), 'yes'))).toEqual([
+      'bad-flag',
+      `--publish-private-key takes the words "${CONSENT}", not something else`,
+    ]);
   });
 
   it('a key file that is not there is one line', () => {

@@ -27,7 +27,10 @@ export function registerDocsCommand(program: Command): void {
     .option('--rules <file>', 'rule catalog', RULES_PATH)
     .option('--suites <dir>', 'suites folder, for the traceability table (default: the packaged suites)')
     .option('--demo-key <file>', 'private key that encrypts the examples (default: a fresh 1024-bit demo key, written next to the site)')
-    .option('--publish-private-key <words>', `publish a --demo-key that is not marked as a demo key (keys generate --demo): say "I understand this key is public"`)
+    .option(
+      '--publish-private-key <words>',
+      `publish a --demo-key that is not marked as a demo key (keys generate --demo): say "I understand this key is public"`,
+    )
     .option('--profile <file>', 'crypto profile YAML of the examples')
     .action(async (flags: DocsFlags) => {
       const { parseRuleCatalog } = await import('../core/rules.js');
@@ -42,7 +45,9 @@ export function registerDocsCommand(program: Command): void {
       const spec = loadSpecFile(flags.spec);
       const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
       const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));
-      const key = (flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })) as RsaPrivateKey;
+      const key = (
+        flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })
+      ) as RsaPrivateKey;
       // The site publishes the demo key's private half: only a demo key, or a key the user said may be public.
       if (flags.demoKey) assertPublishable(flags.demoKey, flags.publishPrivateKey);
       else if (flags.publishPrivateKey !== undefined) assertPublishable('', flags.publishPrivateKey);

@@ -62,7 +62,12 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   try {
     initEmulatorDir(dir, { store: 'emulator.sqlite', port: 0 });
     const config = loadEmulatorConfig(join(dir, 'emulator.yaml'));
-    config.callbacks = { ...config.callbacks, withdrawalDelayMs: 100, timeoutMs: 2000, retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 } };
+    config.callbacks = {
+      ...config.callbacks,
+      withdrawalDelayMs: 100,
+      timeoutMs: 2000,
+      retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 },
+    };
     const account = config.merchants[0]!;
     const keys = describeMerchantKeys(account);
     let ca: string | undefined;
@@ -104,7 +109,11 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     account.callbackUrl = merchant.callbackUrl;
     let emulator;
     try {
-      emulator = await startEmulator(config, { port: 0, ...(options.emulatorVariant ? { variant: options.emulatorVariant } : {}), ...(options.emulatorSealer ? { sealer: options.emulatorSealer } : {}) });
+      emulator = await startEmulator(config, {
+        port: 0,
+        ...(options.emulatorVariant ? { variant: options.emulatorVariant } : {}),
+        ...(options.emulatorSealer ? { sealer: options.emulatorSealer } : {}),
+      });
     } catch (error) {
       await merchant.close();
       throw error;

@@ -30,7 +30,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port); overrides the config')
     .option('--host <address>', 'address to listen on; overrides the config')
     .option('--init <dir>', 'write DIR/emulator.yaml and a merchant key pair, then exit')
-    .option('--merchant <file>', "with --init: pair with this merchant.yaml (its key pair, API key and profile; callbacks go to its port)")
+    .option('--merchant <file>', 'with --init: pair with this merchant.yaml (its key pair, API key and profile; callbacks go to its port)')
     .option('--bits <n>', 'key size for --init', '1024')
     .option('--force', 'let --init overwrite existing files')
     .option('--quiet', 'no line per request')
@@ -89,14 +89,19 @@ async function serve(options: EmulatorOptions): Promise<void> {
     cleanup();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new ConfigError('cannot-listen', `cannot listen on ${host}:${port}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port; --port 0 picks a free one)' : ''}`);
+      throw new ConfigError(
+        'cannot-listen',
+        `cannot listen on ${host}:${port}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port; --port 0 picks a free one)' : ''}`,
+      );
     }
     throw error;
   });
   if (throwaway) process.stdout.write(`throwaway setup (removed on exit): ${join(throwaway, 'emulator.yaml')}\n`);
   for (const merchant of config.merchants) {
     const keys = describeMerchantKeys(merchant);
-    const extra = [keys.forbiddenKey ? `forbidden key ${keys.forbiddenKey}` : '', keys.expiredKey ? `expired key ${keys.expiredKey}` : ''].filter(Boolean).join(', ');
+    const extra = [keys.forbiddenKey ? `forbidden key ${keys.forbiddenKey}` : '', keys.expiredKey ? `expired key ${keys.expiredKey}` : '']
+      .filter(Boolean)
+      .join(', ');
     process.stdout.write(`merchant ${merchant.userId}: api key ${keys.apiKey}${extra ? `, ${extra}` : ''}; public key ${merchant.publicKey}\n`);
   }
   // Last, so a script that waits for this line has everything above it.

@@ -6,7 +6,10 @@ describe('the collectors of repeatable flags', () => {
   it.each<[string[], string[]]>([
     [['a/b'], ['a/b']],
     [['a/b,c/d'], ['a/b', 'c/d']],
-    [[' a/b , ,c/d ', 'e'], ['a/b', 'c/d', 'e']],
+    [
+      [' a/b , ,c/d ', 'e'],
+      ['a/b', 'c/d', 'e'],
+    ],
     [[',,'], []],
   ])('--case %j collects %j', (values, ids) => {
     expect(values.reduce<string[]>((all, value) => collectCases(value, all), [])).toEqual(ids);

@@ -18,7 +18,13 @@ export const CONFIG_HELP = `options from this YAML file (default: ./${CONFIG_FIL
 
 /** `--case ID` (repeatable, or a comma list): collects every id given. */
 export function collectCases(value: string, all: string[] = []): string[] {
-  return [...all, ...value.split(',').map((id) => id.trim()).filter((id) => id.length > 0)];
+  return [
+    ...all,
+    ...value
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0),
+  ];
 }
 
 /** Commander collector for a repeatable `--suites DIR`. */
@@ -29,7 +35,11 @@ export function collectDirs(value: string, all: string[]): string[] {
 /** Adds --ca, --cert, --key, --insecure, --max-body and (for commands that write reports) --timeout to a command. */
 export function addNetworkOptions(command: Command, options: { runTimeout?: boolean } = {}): Command {
   command
-    .option('--ca <file>', 'PEM CA bundle trusted besides the system roots (repeatable; env NODE_EXTRA_CA_CERTS works too)', (value: string, all: string[] = []) => [...all, value])
+    .option(
+      '--ca <file>',
+      'PEM CA bundle trusted besides the system roots (repeatable; env NODE_EXTRA_CA_CERTS works too)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
     .option('--cert <file>', 'client certificate (PEM) for targets that require mTLS; needs --key')
     .option('--key <file>', 'private key (PEM, unencrypted) of --cert')
     .option('--insecure', 'do not verify TLS certificates (a warning is printed and every report notes it)')
@@ -55,11 +65,46 @@ interface SecretSpec {
 /** The secrets of the CLI, by option name. */
 export const SECRETS = {
   apiKey: { kind: 'ak', flag: '--api-key', fileFlag: '--api-key-file', env: 'WALLET_API_KEY', configKey: 'apiKeyFile', what: 'API key' },
-  controlToken: { kind: 'ct', flag: '--control-token', fileFlag: '--control-token-file', env: 'WALLET_CONTROL_TOKEN', configKey: 'controlTokenFile', what: 'control API token' },
-  forbiddenKey: { kind: 'fk', flag: '--forbidden-key', fileFlag: '--forbidden-key-file', env: 'WALLET_FORBIDDEN_KEY', configKey: 'forbiddenKeyFile', what: 'forbidden key' },
-  expiredKey: { kind: 'ek', flag: '--expired-key', fileFlag: '--expired-key-file', env: 'WALLET_EXPIRED_KEY', configKey: 'expiredKeyFile', what: 'expired key' },
-  probeToken: { kind: 'pt', flag: '--probe-token', fileFlag: '--probe-token-file', env: 'WALLET_PROBE_TOKEN', configKey: 'probeTokenFile', what: 'probe token' },
-  brokerToken: { kind: 'bt', flag: '--broker-token', fileFlag: '--broker-token-file', env: 'PACT_BROKER_TOKEN', configKey: 'brokerTokenFile', what: 'Pact Broker token' },
+  controlToken: {
+    kind: 'ct',
+    flag: '--control-token',
+    fileFlag: '--control-token-file',
+    env: 'WALLET_CONTROL_TOKEN',
+    configKey: 'controlTokenFile',
+    what: 'control API token',
+  },
+  forbiddenKey: {
+    kind: 'fk',
+    flag: '--forbidden-key',
+    fileFlag: '--forbidden-key-file',
+    env: 'WALLET_FORBIDDEN_KEY',
+    configKey: 'forbiddenKeyFile',
+    what: 'forbidden key',
+  },
+  expiredKey: {
+    kind: 'ek',
+    flag: '--expired-key',
+    fileFlag: '--expired-key-file',
+    env: 'WALLET_EXPIRED_KEY',
+    configKey: 'expiredKeyFile',
+    what: 'expired key',
+  },
+  probeToken: {
+    kind: 'pt',
+    flag: '--probe-token',
+    fileFlag: '--probe-token-file',
+    env: 'WALLET_PROBE_TOKEN',
+    configKey: 'probeTokenFile',
+    what: 'probe token',
+  },
+  brokerToken: {
+    kind: 'bt',
+    flag: '--broker-token',
+    fileFlag: '--broker-token-file',
+    env: 'PACT_BROKER_TOKEN',
+    configKey: 'brokerTokenFile',
+    what: 'Pact Broker token',
+  },
 } as const satisfies Record<string, SecretSpec>;
 
 /** A secret's option name. */

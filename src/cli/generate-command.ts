@@ -32,6 +32,13 @@ export function registerGenerateCommand(program: Command, shipped: () => Promise
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
       const { generateAll } = await withOptionalPackage('@pact-foundation/pact', 'generate', () => import('../generate/all.js'));
-      if (writeGeneratedFiles([...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile(), { path: 'docs/cli-reference.md', contents: cliReference(await shipped()) }], options.out, options.check) > 0) process.exitCode = 1;
+      if (
+        writeGeneratedFiles(
+          [...(await generateAll(loadSpecFile(options.spec))), suiteSchemaFile(), { path: 'docs/cli-reference.md', contents: cliReference(await shipped()) }],
+          options.out,
+          options.check,
+        ) > 0
+      )
+        process.exitCode = 1;
     });
 }

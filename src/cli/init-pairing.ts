@@ -62,7 +62,10 @@ export function pairingFromEmulator(emulatorYaml: string, userId?: number): Pair
   const config = loadEmulatorConfig(emulatorYaml);
   const merchant = userId === undefined ? config.merchants[0] : config.merchants.find((m) => m.userId === userId);
   if (!merchant) {
-    throw new ConfigError('bad-flag', `${emulatorYaml} has no merchant${userId === undefined ? '' : ` with userId ${userId}`} (known: ${config.merchants.map((m) => m.userId).join(', ') || 'none'})`);
+    throw new ConfigError(
+      'bad-flag',
+      `${emulatorYaml} has no merchant${userId === undefined ? '' : ` with userId ${userId}`} (known: ${config.merchants.map((m) => m.userId).join(', ') || 'none'})`,
+    );
   }
   const callbackUrl = merchant.callbackUrl ?? 'http://127.0.0.1:9400/callback';
   return { apiKey: merchant.apiKey, keys: keyFilesOf(merchant.keyPair.privateKey), profile: merchant.profile, callbackUrl };
@@ -73,13 +76,21 @@ export function pairingFromMerchant(merchantYaml: string, now = Date.now()): Pai
   const file = parseMerchantConfig(readUserFile(merchantYaml, 'merchant config').toString('utf8'), merchantYaml);
   const settings = loadMerchantSettings(file, readUserFile);
   if (file.privateKeyPath === undefined) {
-    throw new ConfigError('bad-merchant-config', `${merchantYaml}: privateKey is required to pair an emulator with it (the service encrypts callbacks with the private half)`);
+    throw new ConfigError(
+      'bad-merchant-config',
+      `${merchantYaml}: privateKey is required to pair an emulator with it (the service encrypts callbacks with the private half)`,
+    );
   }
   const privateKey = parseKey(readUserFile(file.privateKeyPath, 'private key'), { source: file.privateKeyPath, expect: 'private' }) as RsaPrivateKey;
-  const valid = file.apiKeys.find((entry) => (!entry.notBefore || new Date(entry.notBefore).getTime() <= now) && (!entry.notAfter || new Date(entry.notAfter).getTime() >= now));
+  const valid = file.apiKeys.find(
+    (entry) => (!entry.notBefore || new Date(entry.notBefore).getTime() <= now) && (!entry.notAfter || new Date(entry.notAfter).getTime() >= now),
+  );
   if (!valid) throw new ConfigError('bad-merchant-config', `${merchantYaml}: no apiKey is valid now, so no emulator could be paired with it`);
   if (settings.port === 0) {
-    throw new ConfigError('bad-merchant-config', `${merchantYaml}: port is 0 (any free port), so the emulator cannot know where to send callbacks; give merchant.yaml a fixed port`);
+    throw new ConfigError(
+      'bad-merchant-config',
+      `${merchantYaml}: port is 0 (any free port), so the emulator cannot know where to send callbacks; give merchant.yaml a fixed port`,
+    );
   }
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
@@ -98,7 +109,10 @@ function profileNode(profile: CryptoProfile): Record<string, unknown> {
 export function pairedMerchantYaml(pairing: Pairing): string {
   const url = new URL(pairing.callbackUrl);
   if (url.protocol !== 'http:' || url.pathname !== '/callback') {
-    throw new ConfigError('bad-flag', `the emulator sends callbacks to ${pairing.callbackUrl}, but the reference merchant serves http://HOST:PORT/callback; set the emulator's callbackUrl to such a URL`);
+    throw new ConfigError(
+      'bad-flag',
+      `the emulator sends callbacks to ${pairing.callbackUrl}, but the reference merchant serves http://HOST:PORT/callback; set the emulator's callbackUrl to such a URL`,
+    );
   }
   const doc = parseDocument(merchantConfigTemplate(pairing.apiKey));
   doc.set('profile', doc.createNode(profileNode(pairing.profile), { flow: true }));
@@ -124,4 +138,3 @@ export function pairedEmulatorYaml(pairing: Pairing): string {
   doc.setIn(['merchants', 0, 'profile'], doc.createNode(profileNode(pairing.profile), { flow: true }));
   return doc.toString({ lineWidth: 0 });
 }
-

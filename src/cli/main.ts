@@ -27,20 +27,76 @@ interface CommandEntry {
  */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'keys', description: 'merchant RSA key pairs', options: false, register: async () => (await import('./keys-command.js')).registerKeysCommand },
-  { name: 'crypto', description: 'encrypt or decrypt a payload with a profile (for debugging captures)', options: false, register: async () => (await import('./crypto-command.js')).registerCryptoCommand },
-  { name: 'spec', description: 'the OpenAPI description of the interface', options: false, register: async () => (await import('./spec-command.js')).registerSpecCommand },
-  { name: 'emulator', description: 'run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init', options: true, register: async () => (await import('./emulator-command.js')).registerEmulatorCommand },
-  { name: 'merchant', description: 'run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init', options: true, register: async () => (await import('./merchant-command.js')).registerMerchantCommand },
-  { name: 'run', description: 'start the service emulator and the reference merchant, run every suite against both, write the reports', options: true, register: async () => (await import('./run-command.js')).registerRunCommand },
-  { name: 'verify', description: 'run the conformance suites against a service or a merchant', options: false, register: async () => (await import('./verify-command.js')).registerVerifyCommand },
-  { name: 'callback', description: 'deliver callbacks to a merchant endpoint by hand', options: false, register: async () => (await import('./callback-command.js')).registerCallbackCommand },
-  { name: 'pact', description: 'Pact contracts from the spec (generate) and their verification against a wallet service (verify)', options: false, register: async () => (await import('./pact-command.js')).registerPactCommand },
-  { name: 'report', description: 'work with written reports', options: false, register: async () => (await import('./report-command.js')).registerReportCommand },
-  { name: 'load', description: 'load tests: a bounded callback storm against your own endpoint', options: false, register: async () => (await import('./load-command.js')).registerLoadCommand },
-  { name: 'docs', description: 'render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites', options: true, register: async () => (await import('./docs-command.js')).registerDocsCommand },
+  {
+    name: 'crypto',
+    description: 'encrypt or decrypt a payload with a profile (for debugging captures)',
+    options: false,
+    register: async () => (await import('./crypto-command.js')).registerCryptoCommand,
+  },
+  {
+    name: 'spec',
+    description: 'the OpenAPI description of the interface',
+    options: false,
+    register: async () => (await import('./spec-command.js')).registerSpecCommand,
+  },
+  {
+    name: 'emulator',
+    description: 'run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init',
+    options: true,
+    register: async () => (await import('./emulator-command.js')).registerEmulatorCommand,
+  },
+  {
+    name: 'merchant',
+    description: 'run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init',
+    options: true,
+    register: async () => (await import('./merchant-command.js')).registerMerchantCommand,
+  },
+  {
+    name: 'run',
+    description: 'start the service emulator and the reference merchant, run every suite against both, write the reports',
+    options: true,
+    register: async () => (await import('./run-command.js')).registerRunCommand,
+  },
+  {
+    name: 'verify',
+    description: 'run the conformance suites against a service or a merchant',
+    options: false,
+    register: async () => (await import('./verify-command.js')).registerVerifyCommand,
+  },
+  {
+    name: 'callback',
+    description: 'deliver callbacks to a merchant endpoint by hand',
+    options: false,
+    register: async () => (await import('./callback-command.js')).registerCallbackCommand,
+  },
+  {
+    name: 'pact',
+    description: 'Pact contracts from the spec (generate) and their verification against a wallet service (verify)',
+    options: false,
+    register: async () => (await import('./pact-command.js')).registerPactCommand,
+  },
+  {
+    name: 'report',
+    description: 'work with written reports',
+    options: false,
+    register: async () => (await import('./report-command.js')).registerReportCommand,
+  },
+  {
+    name: 'load',
+    description: 'load tests: a bounded callback storm against your own endpoint',
+    options: false,
+    register: async () => (await import('./load-command.js')).registerLoadCommand,
+  },
+  {
+    name: 'docs',
+    description: 'render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites',
+    options: true,
+    register: async () => (await import('./docs-command.js')).registerDocsCommand,
+  },
   {
     name: 'observe',
-    description: 'a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)',
+    description:
+      'a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)',
     options: true,
     register: async () => (await import('./observe-command.js')).registerObserveCommand,
   },
@@ -122,7 +178,9 @@ export async function main(argv: string[], build: (argv: readonly string[]) => C
       return EXIT.unusable;
     }
     // A bug of ours: still one line, with the stack only on request.
-    process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`));
+    process.stderr.write(
+      scrubOutput(`${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`),
+    );
     if (debug && error instanceof Error && error.stack) process.stderr.write(scrubOutput(`${error.stack}\n`));
     return EXIT.unusable;
   }

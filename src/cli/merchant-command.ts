@@ -30,13 +30,20 @@ export function registerMerchantCommand(program: Command): void {
     .option('--force', 'let --init overwrite existing files')
     .action(async (options: MerchantOptions) => {
       if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
-      if (options.init === undefined && (options.emulator !== undefined || options.userId !== undefined)) throw new ConfigError('bad-flag', '--emulator and --user-id go with --init DIR');
+      if (options.init === undefined && (options.emulator !== undefined || options.userId !== undefined))
+        throw new ConfigError('bad-flag', '--emulator and --user-id go with --init DIR');
       if (options.init !== undefined && options.emulator !== undefined) {
         if (options.port !== undefined) throw new ConfigError('bad-flag', "with --emulator the port comes from the emulator's callbackUrl; drop --port");
         return await initPaired(options.init, options.emulator, options.userId, options.force === true);
       }
       if (options.userId !== undefined) throw new ConfigError('bad-flag', '--user-id goes with --emulator FILE');
-      if (options.init !== undefined) return await init(options.init, parseInteger(options.bits, '--bits'), options.force === true, options.port === undefined ? undefined : portOf(options.port));
+      if (options.init !== undefined)
+        return await init(
+          options.init,
+          parseInteger(options.bits, '--bits'),
+          options.force === true,
+          options.port === undefined ? undefined : portOf(options.port),
+        );
       if (options.config === undefined) throw new ConfigError('bad-flag', 'merchant needs --config FILE (write one with merchant --init DIR)');
       await serve(options.config, options.port);
     });

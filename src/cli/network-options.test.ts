@@ -43,7 +43,7 @@ describe('the network flags, checked before anything is sent', () => {
     else expect(gotMessage).toMatch(message);
   });
 
-  it('a --cert and --key that are no pair name the files and OpenSSL\'s reason, never the key', () => {
+  it("a --cert and --key that are no pair name the files and OpenSSL's reason, never the key", () => {
     const cert = write('cert.pem', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
     const key = write('key.pem', '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n');
     const [reason, message] = refusal(() => networkFromFlags({ cert, key }, { env: {}, warn: () => {} }))!;

@@ -31,7 +31,10 @@ function readFlagFile(file: string, flag: string): string {
  *
  * @example const network = networkFromFlags(flags); // ... run ...; report.target = { ...report.target, ...describeNetwork(network) }
  */
-export function networkFromFlags(flags: NetworkFlags, options: { env?: NodeJS.ProcessEnv; warn?: (line: string) => void; proxy?: boolean } = {}): NetworkConfig {
+export function networkFromFlags(
+  flags: NetworkFlags,
+  options: { env?: NodeJS.ProcessEnv; warn?: (line: string) => void; proxy?: boolean } = {},
+): NetworkConfig {
   const env = options.env ?? process.env;
   const base = defaultNetwork();
   const extraCa = [...base.tls.extraCa];
@@ -57,7 +60,10 @@ export function networkFromFlags(flags: NetworkFlags, options: { env?: NodeJS.Pr
     }
   }
   const insecure = flags.insecure ?? false;
-  if (insecure) (options.warn ?? ((line) => process.stderr.write(`${line}\n`)))(`${MESSAGE_PREFIX} warning: --insecure: TLS certificates are not verified; the reports note it`);
+  if (insecure)
+    (options.warn ?? ((line) => process.stderr.write(`${line}\n`)))(
+      `${MESSAGE_PREFIX} warning: --insecure: TLS certificates are not verified; the reports note it`,
+    );
   const network: NetworkConfig = {
     ...base,
     tls: { extraCa, insecure, ...(cert ? { cert } : {}), ...(key ? { key } : {}) },
@@ -65,7 +71,8 @@ export function networkFromFlags(flags: NetworkFlags, options: { env?: NodeJS.Pr
     maxBodyBytes: flags.maxBody === undefined ? base.maxBodyBytes : parseInteger(flags.maxBody, '--max-body', { min: 1 }),
   };
   if (flags.timeout !== undefined) {
-    if (!/^\d+(\.\d+)?$/.test(flags.timeout.trim()) || Number(flags.timeout) <= 0) throw new ConfigError('bad-flag', `--timeout takes a positive number of seconds, not ${JSON.stringify(flags.timeout)}`);
+    if (!/^\d+(\.\d+)?$/.test(flags.timeout.trim()) || Number(flags.timeout) <= 0)
+      throw new ConfigError('bad-flag', `--timeout takes a positive number of seconds, not ${JSON.stringify(flags.timeout)}`);
     network.session.setDeadline(Number(flags.timeout) * 1000);
   }
   useNetwork(network);
@@ -95,7 +102,9 @@ export function endRun(report: { target: Record<string, unknown> }, network: Net
   const stopped = network.session.stopped;
   if (!stopped) return status;
   if (stopped.reason === 'target-gone') {
-    process.stderr.write(`${MESSAGE_PREFIX} the target stopped answering during the run (${stopped.message}): reported as a failure; the cases left were not run\n`);
+    process.stderr.write(
+      `${MESSAGE_PREFIX} the target stopped answering during the run (${stopped.message}): reported as a failure; the cases left were not run\n`,
+    );
     return Math.max(status, 1);
   }
   process.stderr.write(`${MESSAGE_PREFIX} ${stopped.message}; the reports hold what ran before\n`);

@@ -4,15 +4,16 @@ import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from '..
 // Registration imports only flags.ts; the proxy, the judge and the capture are in observe-run.ts, imported by the action.
 import { addNetworkOptions, secretFileHelp, secretHelp } from './flags.js';
 
-
 /** `observe --service-url URL --listen PORT --merchant-url URL --callback-listen PORT --public-key FILE ...` and `observe --replay FILE`. */
 export function registerObserveCommand(program: Command): void {
   const command = program
     .command('observe')
-    .description('a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)')
+    .description(
+      'a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)',
+    )
     .option('--service-url <url>', "the service's {base_url}: requests arriving on --listen go on to it")
     .option('--card-service-url <url>', "the service's {card_base_url}, when card close lives elsewhere (default: --service-url)")
-    .option('--listen <[host:]port>', "where the merchant sends its orders (point its base URL here; host 127.0.0.1 unless given)")
+    .option('--listen <[host:]port>', 'where the merchant sends its orders (point its base URL here; host 127.0.0.1 unless given)')
     .option('--listen-tls <file>', 'serve --listen over HTTPS: a YAML file with a tls: {cert, key, clientCa?} block (as in emulator.yaml)')
     .option('--merchant-url <url>', "the merchant's base URL (scheme, host, port): a callback to /PATH on --callback-listen goes on to it with its /PATH")
     .option('--callback-listen <[host:]port>', "where the service sends callbacks (point the merchant's callback URL here)")
@@ -25,13 +26,17 @@ export function registerObserveCommand(program: Command): void {
     .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
     .option('--capture <file>', 'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)')
     .option('--duration <seconds>', 'stop after this long (default: on SIGINT or SIGTERM)')
-    .option('--upstream-timeout <seconds>', `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`)
+    .option(
+      '--upstream-timeout <seconds>',
+      `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`,
+    )
     .option('--replay <file>', 'judge a capture file offline instead of listening (same output)')
     .option('--strict', 'SHOULD rules and open points fail too');
   addNetworkOptions(command, { runTimeout: false });
   // Observe forwards every body whole; --max-body bounds only what it records of one (memory).
   const maxBody = command.options.find((option) => option.long === '--max-body');
-  if (maxBody) maxBody.description = `how much of one body is recorded and judged; a longer body is forwarded whole, recorded cut (default ${DEFAULT_MAX_RECORDED_BODY_BYTES})`;
+  if (maxBody)
+    maxBody.description = `how much of one body is recorded and judged; a longer body is forwarded whole, recorded cut (default ${DEFAULT_MAX_RECORDED_BODY_BYTES})`;
   command.action(async (_given: ObserveFlags, self: Command) => {
     await (await import('./observe-run.js')).observe(self);
   });

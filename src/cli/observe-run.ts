@@ -55,7 +55,8 @@ function listenerTls(file: string, flag: string): ServerTls {
 }
 
 function seconds(value: string, flag: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) <= 0) throw new ConfigError('bad-flag', `${flag} takes a positive number of seconds, not ${JSON.stringify(value)}`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) <= 0)
+    throw new ConfigError('bad-flag', `${flag} takes a positive number of seconds, not ${JSON.stringify(value)}`);
   return Number(value) * 1000;
 }
 
@@ -63,30 +64,57 @@ function seconds(value: string, flag: string): number {
 function listenersOf(flags: ObserveFlags): ProxyListener[] {
   const listeners: ProxyListener[] = [];
   const pairs = [
-    { listen: flags.listen, listenFlag: '--listen', url: flags.serviceUrl, urlFlag: '--service-url', tls: flags.listenTls, tlsFlag: '--listen-tls', direction: 'merchant→service' as const },
-    { listen: flags.callbackListen, listenFlag: '--callback-listen', url: flags.merchantUrl, urlFlag: '--merchant-url', tls: flags.callbackListenTls, tlsFlag: '--callback-listen-tls', direction: 'service→merchant' as const },
+    {
+      listen: flags.listen,
+      listenFlag: '--listen',
+      url: flags.serviceUrl,
+      urlFlag: '--service-url',
+      tls: flags.listenTls,
+      tlsFlag: '--listen-tls',
+      direction: 'merchant→service' as const,
+    },
+    {
+      listen: flags.callbackListen,
+      listenFlag: '--callback-listen',
+      url: flags.merchantUrl,
+      urlFlag: '--merchant-url',
+      tls: flags.callbackListenTls,
+      tlsFlag: '--callback-listen-tls',
+      direction: 'service→merchant' as const,
+    },
   ];
   for (const pair of pairs) {
     if (pair.listen === undefined && pair.url === undefined) {
       if (pair.tls !== undefined) throw new ConfigError('bad-flag', `${pair.tlsFlag} goes with ${pair.listenFlag} PORT`);
       continue;
     }
-    if (pair.listen === undefined) throw new ConfigError('bad-flag', `${pair.urlFlag} needs ${pair.listenFlag} [HOST:]PORT (where the other side sends its requests)`);
+    if (pair.listen === undefined)
+      throw new ConfigError('bad-flag', `${pair.urlFlag} needs ${pair.listenFlag} [HOST:]PORT (where the other side sends its requests)`);
     if (pair.url === undefined) throw new ConfigError('bad-flag', `${pair.listenFlag} needs ${pair.urlFlag} URL (where the requests go on to)`);
     listeners.push({
-      direction: pair.direction, ...listenAddress(pair.listen, pair.listenFlag), upstream: httpUrl(pair.url, pair.urlFlag),
+      direction: pair.direction,
+      ...listenAddress(pair.listen, pair.listenFlag),
+      upstream: httpUrl(pair.url, pair.urlFlag),
       ...(pair.tls === undefined ? {} : { tls: listenerTls(pair.tls, pair.tlsFlag) }),
-      ...(pair.direction === 'merchant→service' && flags.cardServiceUrl !== undefined ? { cardUpstream: httpUrl(flags.cardServiceUrl, '--card-service-url') } : {}),
+      ...(pair.direction === 'merchant→service' && flags.cardServiceUrl !== undefined
+        ? { cardUpstream: httpUrl(flags.cardServiceUrl, '--card-service-url') }
+        : {}),
     });
   }
-  if (flags.cardServiceUrl !== undefined && flags.serviceUrl === undefined) throw new ConfigError('bad-flag', '--card-service-url goes with --service-url and --listen');
-  if (listeners.length === 0) throw new ConfigError('bad-flag', 'observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both (or --replay FILE)');
+  if (flags.cardServiceUrl !== undefined && flags.serviceUrl === undefined)
+    throw new ConfigError('bad-flag', '--card-service-url goes with --service-url and --listen');
+  if (listeners.length === 0)
+    throw new ConfigError(
+      'bad-flag',
+      'observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both (or --replay FILE)',
+    );
   return listeners;
 }
 
 /** The keys the judge may use; a key file that cannot be read or parsed is one line, exit 2. */
 function keysOf(flags: ObserveFlags): ObserveKeys {
-  if (flags.publicKey === undefined) throw new ConfigError('missing-option', '--public-key FILE is required (the merchant\'s public key: PEM or bare Base64 DER)');
+  if (flags.publicKey === undefined)
+    throw new ConfigError('missing-option', "--public-key FILE is required (the merchant's public key: PEM or bare Base64 DER)");
   const publicKey = loadKeyFile(flags.publicKey, 'public');
   const privateKey = flags.privateKey === undefined ? undefined : loadKeyFile(flags.privateKey, 'private');
   if (privateKey) protectKey(privateKey);
@@ -128,19 +156,30 @@ async function openCaptureFile(path: string): Promise<WriteStream> {
   const stream = createWriteStream(path, { flags: 'wx', mode: 0o600 });
   await new Promise<void>((resolveOpen, reject) => {
     stream.once('open', () => resolveOpen());
-    stream.once('error', (error: NodeJS.ErrnoException) => reject(new ConfigError('unwritable-file', `cannot write --capture ${path}: ${error.code ?? error.message}`)));
+    stream.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new ConfigError('unwritable-file', `cannot write --capture ${path}: ${error.code ?? error.message}`)),
+    );
   });
   return stream;
 }
 
 /** Ends an observe run or replay: the summary line, the four reports, the exit status. */
-function conclude(judge: Judge, flags: ObserveFlags, printer: ReturnType<typeof findingPrinter>, target: Record<string, unknown>, extraLines: string[]): number {
+function conclude(
+  judge: Judge,
+  flags: ObserveFlags,
+  printer: ReturnType<typeof findingPrinter>,
+  target: Record<string, unknown>,
+  extraLines: string[],
+): number {
   const result = judge.finish();
   printer.print(result.report.results);
   const { summary } = result.report;
   process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings\n`);
   for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
-  if (result.forgottenEvents > 0) process.stdout.write(`observe: ${result.forgottenEvents} events left the stream window before they were settled (memory is bounded); see the report's notes\n`);
+  if (result.forgottenEvents > 0)
+    process.stdout.write(
+      `observe: ${result.forgottenEvents} events left the stream window before they were settled (memory is bounded); see the report's notes\n`,
+    );
   const report = { ...result.report, target: { ...result.report.target, ...target } };
   return finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) });
 }
@@ -176,25 +215,41 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
   let proxy: ObserveProxy;
   try {
     proxy = await startObserveProxy({
-      listeners, network, upstreamTimeoutMs, maxRecordedBodyBytes: network.maxBodyBytes, onExchange,
-      onError: (error) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`)),
+      listeners,
+      network,
+      upstreamTimeoutMs,
+      maxRecordedBodyBytes: network.maxBodyBytes,
+      onExchange,
+      onError: (error) =>
+        process.stderr.write(
+          scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
+        ),
     });
   } catch (error) {
     if (stream) await new Promise((done) => stream.end(done));
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
-      throw new ConfigError('cannot-listen', `cannot listen on ${failed.address ?? '?'}:${failed.port ?? '?'}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port)' : ''}`);
+      throw new ConfigError(
+        'cannot-listen',
+        `cannot listen on ${failed.address ?? '?'}:${failed.port ?? '?'}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port)' : ''}`,
+      );
     }
     throw error;
   }
   const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
   const orders = side('merchant→service');
   const callbacks = side('service→merchant');
-  process.stdout.write(scrubOutput(`observe: ${[
-    orders ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}` : 'orders not observed (no --listen)',
-    callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
-  ].join('; ')}\n`));
+  process.stdout.write(
+    scrubOutput(
+      `observe: ${[
+        orders
+          ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}`
+          : 'orders not observed (no --listen)',
+        callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
+      ].join('; ')}\n`,
+    ),
+  );
 
   await new Promise<void>((resolveStop) => {
     const stop = () => {
@@ -212,23 +267,51 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
   if (cut > 0) lines.push(`observe: ${cut} exchanges still waiting for their upstream 10 s after the stop were cut (not judged)`);
   if (capture) {
     await capture.close();
-    lines.push(`capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`);
+    lines.push(
+      `capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
+    );
   }
-  return conclude(judge, flags, printer, {
-    observe: {
-      listeners: proxy.addresses.map((address) => ({ direction: address.direction, listen: address.url, upstream: address.upstream, ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}) })),
-      ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+  return conclude(
+    judge,
+    flags,
+    printer,
+    {
+      observe: {
+        listeners: proxy.addresses.map((address) => ({
+          direction: address.direction,
+          listen: address.url,
+          upstream: address.upstream,
+          ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
+        })),
+        ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+      },
+      ...networkNote(network),
     },
-    ...networkNote(network),
-  }, lines);
+    lines,
+  );
 }
 
 /** Replay: judge a capture file as the live run would have. */
 /** A replay takes no flag of a live run, and its file must be readable. */
 function checkReplay(flags: ObserveFlags, file: string): void {
-  const live = ['listen', 'callbackListen', 'serviceUrl', 'merchantUrl', 'cardServiceUrl', 'capture', 'duration', 'listenTls', 'callbackListenTls', 'upstreamTimeout'] as const;
+  const live = [
+    'listen',
+    'callbackListen',
+    'serviceUrl',
+    'merchantUrl',
+    'cardServiceUrl',
+    'capture',
+    'duration',
+    'listenTls',
+    'callbackListenTls',
+    'upstreamTimeout',
+  ] as const;
   const given = live.filter((name) => flags[name] !== undefined);
-  if (given.length > 0) throw new ConfigError('bad-flag', `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`);
+  if (given.length > 0)
+    throw new ConfigError(
+      'bad-flag',
+      `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
+    );
   readUserFile(file, 'capture');
 }
 

@@ -35,6 +35,9 @@ export async function withOptionalPackage<T>(name: OptionalPackage, command: str
   } catch (error) {
     if (!isMissingPackage(error, name)) throw error;
     const range = peerRange(name);
-    throw new ConfigError('missing-package', `${command} needs the optional package ${name}, which is not installed: npm install --save-dev ${range ? `'${name}@${range}'` : name}`);
+    throw new ConfigError(
+      'missing-package',
+      `${command} needs the optional package ${name}, which is not installed: npm install --save-dev ${range ? `'${name}@${range}'` : name}`,
+    );
   }
 }

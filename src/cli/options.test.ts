@@ -45,7 +45,10 @@ describe('flags with a closed list of values', () => {
   });
 
   it.each([['Forge'], [' forge'], ['']])('refuses %j, naming every choice', (value) => {
-    expect(refusal(() => parseChoice(value, ['native', 'forge'] as const, '--engine'))).toEqual(['bad-flag', `--engine must be one of native, forge, not ${JSON.stringify(value)}`]);
+    expect(refusal(() => parseChoice(value, ['native', 'forge'] as const, '--engine'))).toEqual([
+      'bad-flag',
+      `--engine must be one of native, forge, not ${JSON.stringify(value)}`,
+    ]);
   });
 });
 

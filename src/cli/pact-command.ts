@@ -80,7 +80,10 @@ export function registerPactCommand(program: Command): void {
     .option('--public-key <file>', "the merchant's public key (enough for the default profile)")
     .option('--profile <file>', 'crypto profile YAML')
     .option('--user-id <n>', "the merchant's userId in the wallet system (default: the pact's example merchant)")
-    .option('--control-token <token>', secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token): provider states are set up through it'))
+    .option(
+      '--control-token <token>',
+      secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token): provider states are set up through it'),
+    )
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--forbidden-key <key>', secretHelp('forbiddenKey', 'a valid key without the permission, for the 403 interaction (ERR-403)'))
     .option('--forbidden-key-file <file>', secretFileHelp('forbiddenKey'))
@@ -97,19 +100,25 @@ export function registerPactCommand(program: Command): void {
     .action(async (_given: VerifyFlags, command: Command) => {
       const { protectKey, scrubOutput, settleFlags } = await import('./secrets.js');
       const flags = settleFlags<VerifyFlags>(command, {
-        sections: ['service', 'pact'], secrets: { apiKey: true, controlToken: false, forbiddenKey: false, brokerToken: false }, required: ['baseUrl'],
+        sections: ['service', 'pact'],
+        secrets: { apiKey: true, controlToken: false, forbiddenKey: false, brokerToken: false },
+        required: ['baseUrl'],
       });
       // A key half given on the command line replaces the other half from the config file.
       if (command.getOptionValueSource('privateKey') === 'cli' && command.getOptionValueSource('publicKey') === 'config') delete flags.publicKey;
       if (command.getOptionValueSource('publicKey') === 'cli' && command.getOptionValueSource('privateKey') === 'config') delete flags.privateKey;
       const baseUrl = httpUrl(flags.baseUrl, '--base-url');
       const cardBaseUrl = httpUrl(flags.cardBaseUrl ?? flags.baseUrl, '--card-base-url');
-      if (Boolean(flags.privateKey) === Boolean(flags.publicKey)) throw new ConfigError('bad-flag', 'give the merchant key with exactly one of --private-key F or --public-key F');
-      if (!(LOG_LEVELS as readonly string[]).includes(flags.logLevel)) throw new ConfigError('bad-flag', `--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(flags.logLevel)}`);
+      if (Boolean(flags.privateKey) === Boolean(flags.publicKey))
+        throw new ConfigError('bad-flag', 'give the merchant key with exactly one of --private-key F or --public-key F');
+      if (!(LOG_LEVELS as readonly string[]).includes(flags.logLevel))
+        throw new ConfigError('bad-flag', `--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(flags.logLevel)}`);
       const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
       const brokerToken = flags.brokerToken ?? process.env.PACT_BROKER_TOKEN;
-      if (brokerUrl !== undefined && !/^https?:\/\//.test(brokerUrl)) throw new ConfigError('bad-url', `--broker-url must be an http(s) URL, not ${JSON.stringify(brokerUrl)}`);
-      if (flags.publish && !brokerUrl) throw new ConfigError('bad-flag', '--publish needs --broker-url (verification results are published to the broker the pacts came from)');
+      if (brokerUrl !== undefined && !/^https?:\/\//.test(brokerUrl))
+        throw new ConfigError('bad-url', `--broker-url must be an http(s) URL, not ${JSON.stringify(brokerUrl)}`);
+      if (flags.publish && !brokerUrl)
+        throw new ConfigError('bad-flag', '--publish needs --broker-url (verification results are published to the broker the pacts came from)');
       if (flags.publish && !flags.providerVersion) throw new ConfigError('bad-flag', '--publish needs --provider-version');
       const { loadKeyFile, loadProfile, loadSpecFile } = await import('./io.js');
       const { networkFromFlags } = await import('./network-options.js');
@@ -153,7 +162,8 @@ export function registerPactCommand(program: Command): void {
       const out: string[] = [];
       for (const note of result.notes) out.push(`note   ${note}`);
       for (const failure of result.failures) out.push(`FAIL   pact: ${failure}`);
-      for (const check of result.checks) out.push(`${check.status === 'passed' ? 'ok    ' : check.status === 'failed' ? 'FAIL  ' : 'skip  '} decrypted: ${check.interaction}: ${check.message}`);
+      for (const check of result.checks)
+        out.push(`${check.status === 'passed' ? 'ok    ' : check.status === 'failed' ? 'FAIL  ' : 'skip  '} decrypted: ${check.interaction}: ${check.message}`);
       const counts = (status: string) => result.checks.filter((check) => check.status === status).length;
       out.push(
         `pact verify: Pact verifier ${result.pactPassed ? 'passed' : 'FAILED'}; decrypted data checks: ${counts('passed')} passed, ${counts('failed')} failed, ${counts('skipped')} skipped`,

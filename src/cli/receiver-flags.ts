@@ -25,7 +25,10 @@ export function receiverAddress(flags: { listenHost?: string; publicUrl?: string
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
       // Credentials in the URL are a secret: the line shows where they were, never what.
       const shown = url && (url.username || url.password) ? flags.publicUrl.replace(/\/\/[^/?#]*@/, '//…@') : flags.publicUrl;
-      throw new ConfigError('bad-url', `--public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not ${JSON.stringify(shown)}`);
+      throw new ConfigError(
+        'bad-url',
+        `--public-url must be an http:// or https:// URL without credentials (where the service reaches the receiver), not ${JSON.stringify(shown)}`,
+      );
     }
     out.publicUrl = flags.publicUrl;
   }

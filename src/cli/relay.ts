@@ -29,9 +29,16 @@ async function startRelay(base: string, network?: NetworkConfig): Promise<Relay>
         return;
       }
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      for (const [name, value] of Object.entries(req.headers))
+        if (value !== undefined && !DROPPED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       try {
-        const answer = await send({ method: req.method ?? 'GET', url: `${target}${req.url ?? '/'}`, headers, ...(body.body.length || !['GET', 'HEAD'].includes(req.method ?? 'GET') ? { body: body.body } : {}), ...(network ? { network } : {}) });
+        const answer = await send({
+          method: req.method ?? 'GET',
+          url: `${target}${req.url ?? '/'}`,
+          headers,
+          ...(body.body.length || !['GET', 'HEAD'].includes(req.method ?? 'GET') ? { body: body.body } : {}),
+          ...(network ? { network } : {}),
+        });
         const out: Record<string, string> = {};
         for (const [name, value] of Object.entries(answer.headers)) if (!DROPPED.has(name)) out[name] = value;
         res.writeHead(answer.status, { ...out, 'content-length': String(answer.body.length) }).end(answer.body);
@@ -68,7 +75,12 @@ interface PactEndpoints {
  * applies, it is given loopback relays instead, and the proxy variables are moved out of its sight
  * (upper case to lower case, loopback added to no_proxy) so that only the relays reach the target.
  */
-export async function pactEndpoints(baseUrl: string, cardBaseUrl: string, network: NetworkConfig, env: NodeJS.ProcessEnv = process.env): Promise<PactEndpoints> {
+export async function pactEndpoints(
+  baseUrl: string,
+  cardBaseUrl: string,
+  network: NetworkConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PactEndpoints> {
   const needsRelay = (url: string) => url.startsWith('https:') || network.proxy.http !== undefined || network.proxy.https !== undefined;
   if (!needsRelay(baseUrl) && !needsRelay(cardBaseUrl)) return { baseUrl, cardBaseUrl, close: async () => undefined };
   for (const name of ['HTTPS_PROXY', 'HTTP_PROXY'] as const) {

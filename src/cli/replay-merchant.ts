@@ -12,17 +12,32 @@ import { loadRules } from './report-output.js';
  */
 export async function replayMerchant(target: MerchantTarget, file: string, options: { strict: boolean; onEvent: (event: RunEvent) => void }): Promise<Report> {
   const privateKeyPem = target.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const judge = createJudge({ keys: { privateKeyPem, apiKey: target.apiKey }, strict: options.strict, profile: target.profile, rules: loadRules(), sides: ['merchant'], target: { replay: file, callbackUrl: target.callbackUrl } });
+  const judge = createJudge({
+    keys: { privateKeyPem, apiKey: target.apiKey },
+    strict: options.strict,
+    profile: target.profile,
+    rules: loadRules(),
+    sides: ['merchant'],
+    target: { replay: file, callbackUrl: target.callbackUrl },
+  });
   const counts: ReplayCounts = { read: 0, replayed: 0, otherKey: 0 };
   options.onEvent({ kind: 'start', total: 0, side: 'merchant' });
-  for await (const exchange of replayCallbacks(readCaptureFile(file), { callbackUrl: target.callbackUrl, apiKey: target.apiKey, ...(target.transport ? { transport: target.transport } : {}) }, counts)) {
+  for await (const exchange of replayCallbacks(
+    readCaptureFile(file),
+    { callbackUrl: target.callbackUrl, apiKey: target.apiKey, ...(target.transport ? { transport: target.transport } : {}) },
+    counts,
+  )) {
     for (const result of judge.accept(exchange)) options.onEvent({ kind: 'result', result });
   }
   const { report } = judge.finish();
   report.target = { ...report.target, side: 'merchant' };
   report.notes = [
     `replayed ${counts.replayed} captured callback deliver${counts.replayed === 1 ? 'y' : 'ies'} of ${counts.read} captured exchange(s) from ${file}`,
-    ...(counts.otherKey > 0 ? [`${counts.otherKey} deliver${counts.otherKey === 1 ? 'y carries' : 'ies carry'} a key that is not the run's --api-key (a capture holds only its fingerprint): not replayed`] : []),
+    ...(counts.otherKey > 0
+      ? [
+          `${counts.otherKey} deliver${counts.otherKey === 1 ? 'y carries' : 'ies carry'} a key that is not the run's --api-key (a capture holds only its fingerprint): not replayed`,
+        ]
+      : []),
     ...(report.notes ?? []),
   ];
   options.onEvent({ kind: 'done', report });

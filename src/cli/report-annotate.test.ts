@@ -15,7 +15,9 @@ const result = (status: CheckResult['status'], over: Partial<CheckResult> = {}):
 
 describe('report annotate', () => {
   it('writes one ::error per failed check and one ::warning per warning, nothing for passed or skipped', () => {
-    const lines = annotations({ results: [result('passed'), result('failed'), result('skipped'), result('warning', { rules: ['U-CRYPTO'], message: 'unpadded data accepted' })] });
+    const lines = annotations({
+      results: [result('passed'), result('failed'), result('skipped'), result('warning', { rules: ['U-CRYPTO'], message: 'unpadded data accepted' })],
+    });
     expect(lines).toEqual([
       '::error title=wallet-conformance service/energy/success/result [ENV-CODE%2C ENERGY-RES]::code was "0" (a string), not the number 0%0A(case service/energy/success: A valid query answers the encrypted result)',
       '::warning title=wallet-conformance service/energy/success/result [U-CRYPTO]::unpadded data accepted%0A(case service/energy/success: A valid query answers the encrypted result)',

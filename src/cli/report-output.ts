@@ -65,7 +65,10 @@ export function chooseSuites(side: 'service' | 'merchant' | 'both', options: Com
   const all = suitesOnce(options.suites ?? []).filter((suite) => side === 'both' || suite.side === side);
   // A --suite that matches nothing is a typo, not a green run of nothing.
   if (options.suite && !allowEmpty && !all.some((suite) => matchesGlob(suite.name, options.suite!))) {
-    throw new ConfigError('no-suite', `--suite ${JSON.stringify(options.suite)} matches no ${side === 'both' ? '' : `${side} `}suite (there are: ${all.map((suite) => suite.name).join(', ')})`);
+    throw new ConfigError(
+      'no-suite',
+      `--suite ${JSON.stringify(options.suite)} matches no ${side === 'both' ? '' : `${side} `}suite (there are: ${all.map((suite) => suite.name).join(', ')})`,
+    );
   }
   const selected = selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
   if (!options.case?.length) return selected;
@@ -73,7 +76,10 @@ export function chooseSuites(side: 'service' | 'merchant' | 'both', options: Com
   const narrowed = filterCases(selected, options.case, { check: false });
   // Cases that exist but that --suite or --shard left out: an empty run would pass, so it is a line too.
   if (!allowEmpty && narrowed.suites.length === 0 && narrowed.generated.length === 0) {
-    throw new ConfigError('no-case', `--case ${options.case.join(',')} names no case among those ${options.suite ? `--suite ${JSON.stringify(options.suite)}` : ''}${options.suite && options.shard ? ' and ' : ''}${options.shard ? `--shard ${options.shard}` : ''} chose`);
+    throw new ConfigError(
+      'no-case',
+      `--case ${options.case.join(',')} names no case among those ${options.suite ? `--suite ${JSON.stringify(options.suite)}` : ''}${options.suite && options.shard ? ' and ' : ''}${options.shard ? `--shard ${options.shard}` : ''} chose`,
+    );
   }
   return narrowed.suites;
 }
@@ -102,14 +108,18 @@ export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   // Issue 12: no configured secret (nor any private key, URL password, token) reaches a report.
   const report = scrubData(options.replay ? withReplay(unscrubbed, options.replay) : unscrubbed);
   const baseline = options.baseline === undefined ? undefined : loadBaseline(report, options.baseline);
-  for (const file of renderReports(report, { rules: loadRules(), ...(baseline ? { baseline } : {}) })) writeUserFile(join(options.reports, file.path), scrubOutput(file.contents), { overwrite: true });
+  for (const file of renderReports(report, { rules: loadRules(), ...(baseline ? { baseline } : {}) }))
+    writeUserFile(join(options.reports, file.path), scrubOutput(file.contents), { overwrite: true });
   const digest = failureDigest(report);
   if (digest) process.stdout.write(scrubOutput(digest));
   const html = join(options.reports, 'report.html');
   process.stdout.write(`reports: ${relative(process.cwd(), html) || html} (also report.json, junit.xml, summary.md)\n`);
   if (baseline) {
-    const lines = [`baseline ${options.baseline}: ${baseline.worse.length} worse, ${baseline.known.length} known failure(s) (not fatal), ${baseline.fixed.length} fixed`];
-    for (const { result, was } of baseline.worse) lines.push(`  WORSE ${result.id} [${result.rules.join(', ')}] (${was === 'new' ? 'not in the baseline' : `was ${was}`}): ${result.message}`);
+    const lines = [
+      `baseline ${options.baseline}: ${baseline.worse.length} worse, ${baseline.known.length} known failure(s) (not fatal), ${baseline.fixed.length} fixed`,
+    ];
+    for (const { result, was } of baseline.worse)
+      lines.push(`  WORSE ${result.id} [${result.rules.join(', ')}] (${was === 'new' ? 'not in the baseline' : `was ${was}`}): ${result.message}`);
     for (const result of baseline.known) lines.push(`  known ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
     process.stdout.write(scrubOutput(`${lines.join('\n')}\n`));
   }

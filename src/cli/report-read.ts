@@ -24,10 +24,15 @@ export function readReportDir(dir: string): ShardReport {
   } catch (error) {
     throw new ConfigError('bad-report', `${path} is not JSON: ${(error as Error).message}`);
   }
-  validator ??= new Ajv2020({ strict: false, allErrors: false }).compile(JSON.parse(readUserFile(REPORT_SCHEMA_PATH, 'report schema').toString('utf8')) as object);
+  validator ??= new Ajv2020({ strict: false, allErrors: false }).compile(
+    JSON.parse(readUserFile(REPORT_SCHEMA_PATH, 'report schema').toString('utf8')) as object,
+  );
   if (!validator(toValidationView(parsed))) {
     const first = validator.errors?.[0];
-    throw new ConfigError('bad-report', `${path} is not a wallet-conformance report.json: ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}`);
+    throw new ConfigError(
+      'bad-report',
+      `${path} is not a wallet-conformance report.json: ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}`,
+    );
   }
   const report = parsed as Report & { baseline?: unknown };
   // A shard's own baseline verdict does not carry over: `report merge --baseline` judges the whole.

@@ -30,7 +30,12 @@ export function registerRunCommand(program: Command): void {
     .option('--reports <dir>', 'where the reports go', 'reports')
     .option('--strict', 'SHOULD rules fail too')
     .option('--suite <glob>', 'only suites whose name matches')
-    .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
+    .option(
+      '--suites <dir>',
+      'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)',
+      collectDirs,
+      [] as string[],
+    )
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list)', collectCases)
     .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
@@ -41,7 +46,8 @@ export function registerRunCommand(program: Command): void {
     .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
     .option('--config <file>', CONFIG_HELP)
     .action(async (_given: CommonRunOptions & { tls?: boolean }, command: Command) => {
-      const { addGenerated, chooseSuites, finish, generatedOnly, loadRules, progress, protectTarget, replayBase, runSuites, settleFlags } = await import('./run-parts.js');
+      const { addGenerated, chooseSuites, finish, generatedOnly, loadRules, progress, protectTarget, replayBase, runSuites, settleFlags } =
+        await import('./run-parts.js');
       const { summaryLine } = await import('../reporters/console.js');
       const { defaultNetwork } = await import('../net/network-config.js');
       const { useNetwork } = await import('../runner/http-client.js');
@@ -64,7 +70,14 @@ export function registerRunCommand(program: Command): void {
         process.stdout.write(`emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`);
         const onEvent = progress(flags);
         const strict = flags.strict ?? false;
-        const generate = { ...generateFlags(flags as { generate?: string; seed?: string }), reportsDir: flags.reports, rules, strict, onEvent, ...generatedOnly(flags) };
+        const generate = {
+          ...generateFlags(flags as { generate?: string; seed?: string }),
+          reportsDir: flags.reports,
+          rules,
+          strict,
+          onEvent,
+          ...generatedOnly(flags),
+        };
         const service = await runSuites({ target: embedded.service, suites: serviceSuites, rules, strict, onEvent });
         await addGenerated(service, embedded.service, generate);
         const merchant = await runSuites({ target: embedded.merchant, suites: merchantSuites, rules, strict, onEvent });

@@ -25,7 +25,9 @@ function waysToGive(name: SecretName, configKey: string): string {
 
 /** Reads a secret file: one trailing newline (as editors and `echo` write) is not part of the secret. */
 export function readSecretFile(path: string, what: string, where: string): string {
-  const value = readUserFile(path, `${what} file (${where})`).toString('utf8').replace(/\r?\n$/, '');
+  const value = readUserFile(path, `${what} file (${where})`)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (value.length === 0) throw new ConfigError('empty-secret', `the ${what} file ${path} (${where}) is empty`);
   return value;
 }
@@ -56,7 +58,8 @@ function resolveSecret(
   const env = options.env ?? process.env;
   const inline = applied.flags[name];
   const file = applied.flags[`${name}File`];
-  if (typeof inline === 'string' && typeof file === 'string') throw new ConfigError('bad-flag', `give the ${spec.what} once: ${spec.flag} or ${spec.fileFlag}, not both`);
+  if (typeof inline === 'string' && typeof file === 'string')
+    throw new ConfigError('bad-flag', `give the ${spec.what} once: ${spec.flag} or ${spec.fileFlag}, not both`);
   let value: string | undefined;
   if (typeof inline === 'string') {
     if (inline.length === 0) throw new ConfigError('empty-secret', `${spec.flag} is empty`);
@@ -67,7 +70,16 @@ function resolveSecret(
     value = readSecretFile(applied.values[spec.configKey] as string, spec.what, `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`);
   }
   if (value !== undefined) {
-    sources.set(name, typeof inline === 'string' ? spec.flag : typeof file === 'string' ? `${spec.fileFlag} ${file}` : env[spec.env] ? `env ${spec.env}` : `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`);
+    sources.set(
+      name,
+      typeof inline === 'string'
+        ? spec.flag
+        : typeof file === 'string'
+          ? `${spec.fileFlag} ${file}`
+          : env[spec.env]
+            ? `env ${spec.env}`
+            : `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`,
+    );
   }
   if (value === undefined) {
     if (options.required) throw new ConfigError('missing-secret', `no ${spec.what}: give it with ${waysToGive(name, options.configKey)}`);

@@ -53,7 +53,8 @@ export function httpUrl(value: string, flag: string): string {
   } catch {
     throw new ConfigError('bad-url', `${flag} must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('bad-url', `${flag} must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError('bad-url', `${flag} must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -71,7 +72,12 @@ function common(command: Command): Command {
     .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
     .option('--strict', 'SHOULD rules fail too')
     .option('--suite <glob>', 'only suites whose name matches (e.g. "service/energy", "*idempotency*")')
-    .option('--suites <dir>', 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)', collectDirs, [] as string[])
+    .option(
+      '--suites <dir>',
+      'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)',
+      collectDirs,
+      [] as string[],
+    )
     .option('--shard <i/n>', 'run the i-th of n shares of the cases')
     .option('--wait-for <seconds>', 'poll until the target answers HTTP (for a target still starting), at most this long; then the unreachable line, exit 2')
     .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list; each failure in the reports shows its --case)', collectCases)
@@ -130,13 +136,34 @@ export function registerVerifyCommand(program: Command): void {
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
     .option('--listen-host <host>', 'address the callback receiver binds (default 127.0.0.1; 0.0.0.0 with --listen or --public-url)')
-    .option('--public-url <url>', 'the callback receiver\'s URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)')
+    .option('--public-url <url>', "the callback receiver's URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)")
     .action(async (_given: ServiceFlags, command: Command) => {
       const { settleFlags } = await import('./secrets.js');
       const flags = settleFlags<ServiceFlags>(command, {
-        sections: ['service'], secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false }, required: ['baseUrl', 'publicKey'],
+        sections: ['service'],
+        secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false },
+        required: ['baseUrl', 'publicKey'],
       });
-      const { EMULATOR_HEADER, addGenerated, chooseSuites, endRun, finish, generatedOnly, loadRules, networkFromFlags, preflightService, preflightWarnings, probeCapabilities, progress, protectTarget, replayBase, runSuites, scrubOutput, secretSource, waitForMs } = await import('./run-parts.js');
+      const {
+        EMULATOR_HEADER,
+        addGenerated,
+        chooseSuites,
+        endRun,
+        finish,
+        generatedOnly,
+        loadRules,
+        networkFromFlags,
+        preflightService,
+        preflightWarnings,
+        probeCapabilities,
+        progress,
+        protectTarget,
+        replayBase,
+        runSuites,
+        scrubOutput,
+        secretSource,
+        waitForMs,
+      } = await import('./run-parts.js');
       const network = networkFromFlags(flags);
       const target = await serviceTarget(flags);
       if (target.side !== 'service') return;
@@ -158,7 +185,15 @@ export function registerVerifyCommand(program: Command): void {
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
       const report = await runSuites({ target, suites, capabilities, rules: loadRules(), strict: flags.strict ?? false, onEvent, preflight });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, capabilities, onEvent, ...generatedOnly(flags) });
+      await addGenerated(report, target, {
+        ...generate,
+        reportsDir: flags.reports,
+        rules: loadRules(),
+        strict: flags.strict ?? false,
+        capabilities,
+        onEvent,
+        ...generatedOnly(flags),
+      });
       process.exitCode = endRun(report, network, () => finish(report, { ...flags, replay: replayBase(command) }));
     });
   common(verify.command('merchant'))
@@ -167,9 +202,12 @@ export function registerVerifyCommand(program: Command): void {
     .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY, sent with every callback (required)"))
     .option('--api-key-file <file>', secretFileHelp('apiKey'))
     .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
-    .option('--probe-url <url>', 'the merchant\'s processing probe: GET answers {"processed": [payload, ...]}; idempotency checks are skipped without it or --probe-cmd')
+    .option(
+      '--probe-url <url>',
+      'the merchant\'s processing probe: GET answers {"processed": [payload, ...]}; idempotency checks are skipped without it or --probe-cmd',
+    )
     .option('--probe-cmd <cmd>', 'a shell command that prints the processed payloads as JSON ({"processed": [...]} or a bare array), in place of --probe-url')
-    .option('--probe-token <token>', secretHelp('probeToken', 'sent to --probe-url as Authorization: Bearer (the merchant\'s probe.token)'))
+    .option('--probe-token <token>', secretHelp('probeToken', "sent to --probe-url as Authorization: Bearer (the merchant's probe.token)"))
     .option('--probe-token-file <file>', secretFileHelp('probeToken'))
     .option('--restart <cmd>', 'a shell command that restarts the receiver: enables redelivery across a restart')
     .option('--profile <file>', 'crypto profile YAML')
@@ -179,8 +217,32 @@ export function registerVerifyCommand(program: Command): void {
     .option('--replay <file>', 'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers')
     .action(async (_given: MerchantFlags, command: Command) => {
       const { settleFlags } = await import('./secrets.js');
-      const flags = settleFlags<MerchantFlags>(command, { sections: ['merchant'], secrets: { apiKey: true, expiredKey: false, probeToken: false }, required: ['callbackUrl', 'privateKey'] });
-      const { addGenerated, chooseSuites, endRun, finish, generatedOnly, loadKeyFile, loadProfile, loadRules, networkFromFlags, preflightMerchant, preflightWarnings, progress, protectTarget, replayBase, replayMerchant, runSuites, scrubOutput, secretSource, waitForMs } = await import('./run-parts.js');
+      const flags = settleFlags<MerchantFlags>(command, {
+        sections: ['merchant'],
+        secrets: { apiKey: true, expiredKey: false, probeToken: false },
+        required: ['callbackUrl', 'privateKey'],
+      });
+      const {
+        addGenerated,
+        chooseSuites,
+        endRun,
+        finish,
+        generatedOnly,
+        loadKeyFile,
+        loadProfile,
+        loadRules,
+        networkFromFlags,
+        preflightMerchant,
+        preflightWarnings,
+        progress,
+        protectTarget,
+        replayBase,
+        replayMerchant,
+        runSuites,
+        scrubOutput,
+        secretSource,
+        waitForMs,
+      } = await import('./run-parts.js');
       const network = networkFromFlags(flags);
       const target: Target = {
         side: 'merchant',
@@ -213,7 +275,14 @@ export function registerVerifyCommand(program: Command): void {
       const generate = generateFlags(flags);
       const onEvent = progress(flags);
       const report = await runSuites({ target, suites, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...(preflight ? { preflight } : {}) });
-      await addGenerated(report, target, { ...generate, reportsDir: flags.reports, rules: loadRules(), strict: flags.strict ?? false, onEvent, ...generatedOnly(flags) });
+      await addGenerated(report, target, {
+        ...generate,
+        reportsDir: flags.reports,
+        rules: loadRules(),
+        strict: flags.strict ?? false,
+        onEvent,
+        ...generatedOnly(flags),
+      });
       process.exitCode = endRun(report, network, () => finish(report, { ...flags, replay: replayBase(command) }));
     });
 }

@@ -63,7 +63,10 @@ describe('reaching a target before the run', () => {
     const url = urlOf(server);
     await close(server);
     const once = await reachWithin(url, '--callback-url', 0).catch((error: ConfigError) => [error.reason, error.message]);
-    expect(once).toEqual(['unreachable', expect.stringMatching(new RegExp(`^--callback-url ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is unreachable: [^\\n]+$`))]);
+    expect(once).toEqual([
+      'unreachable',
+      expect.stringMatching(new RegExp(`^--callback-url ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is unreachable: [^\\n]+$`)),
+    ]);
     expect((once as string[])[1]).not.toContain('waited');
     const waited = await reachWithin(url, '--callback-url', 120, { pauseMs: 40 }).catch((error: ConfigError) => error.message);
     expect(waited).toMatch(/ \(waited \d+(\.\d)? s with --wait-for 0\.1: \d+ attempts?\)$/);

@@ -5,7 +5,8 @@ import { send } from '../runner/http-client.js';
 /** `--wait-for SECONDS` as milliseconds (a bad value is one line and exit 2); 0 when not given. */
 export function waitForMs(value: string | undefined): number {
   if (value === undefined) return 0;
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) > 3600) throw new ConfigError('bad-flag', `--wait-for takes a number of seconds from 0 to 3600, not ${JSON.stringify(value)}`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) > 3600)
+    throw new ConfigError('bad-flag', `--wait-for takes a number of seconds from 0 to 3600, not ${JSON.stringify(value)}`);
   return Math.round(Number(value) * 1000);
 }
 
@@ -41,7 +42,10 @@ export async function reachWithin(url: string, flag: string, waitMs: number, opt
     }
     const elapsed = Date.now() - started;
     if (elapsed >= waitMs) {
-      const waited = waitMs > 0 ? ` (waited ${seconds(Date.now() - started)} with --wait-for ${Number((waitMs / 1000).toFixed(1))}: ${attempt} attempt${attempt === 1 ? '' : 's'})` : '';
+      const waited =
+        waitMs > 0
+          ? ` (waited ${seconds(Date.now() - started)} with --wait-for ${Number((waitMs / 1000).toFixed(1))}: ${attempt} attempt${attempt === 1 ? '' : 's'})`
+          : '';
       throw new ConfigError('unreachable', `${flag} ${url} is unreachable: ${failure.message}${waited}`);
     }
     await sleep(Math.min(pause, waitMs - elapsed));

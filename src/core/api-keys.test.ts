@@ -39,13 +39,26 @@ describe('ApiKeyRing: one key check for the emulator and the merchant', () => {
   });
 
   it('takes the first of two entries of one key', () => {
-    expect(new ApiKeyRing([{ key: 'k', owner: 1 }, { key: 'k', owner: 2 }]).check('k', undefined, T)).toEqual({ ok: true, owner: 1 });
+    expect(
+      new ApiKeyRing([
+        { key: 'k', owner: 1 },
+        { key: 'k', owner: 2 },
+      ]).check('k', undefined, T),
+    ).toEqual({ ok: true, owner: 1 });
   });
 
   it.each([
     ['an empty key', [{ key: '' }], 'API key #1 is not a non-empty string'],
-    ['a bound that is no date-time', [{ key: 'a' }, { key: 'b', notAfter: 'soon' }], 'API key #2 notAfter is not a date-time: "soon" (use ISO 8601, e.g. 2030-01-01T00:00:00Z)'],
-    ['an invalid Date', [{ key: 'a', notBefore: new Date(Number.NaN) }], 'API key #1 notBefore is not a date-time: "Invalid Date" (use ISO 8601, e.g. 2030-01-01T00:00:00Z)'],
+    [
+      'a bound that is no date-time',
+      [{ key: 'a' }, { key: 'b', notAfter: 'soon' }],
+      'API key #2 notAfter is not a date-time: "soon" (use ISO 8601, e.g. 2030-01-01T00:00:00Z)',
+    ],
+    [
+      'an invalid Date',
+      [{ key: 'a', notBefore: new Date(Number.NaN) }],
+      'API key #1 notBefore is not a date-time: "Invalid Date" (use ISO 8601, e.g. 2030-01-01T00:00:00Z)',
+    ],
   ])('refuses %s with a ConfigError', (_label, keys, message) => {
     expect(() => new ApiKeyRing(keys)).toThrow(expect.objectContaining({ name: 'ConfigError', message }));
   });
@@ -53,7 +66,11 @@ describe('ApiKeyRing: one key check for the emulator and the merchant', () => {
 
 describe('window helpers', () => {
   it('reads a bound as ms, its fallback when absent', () => {
-    expect([keyInstant('2030-01-01T00:00:00Z', 0, 'x'), keyInstant(new Date(5), 0, 'x'), keyInstant(undefined, -Infinity, 'x')]).toEqual([1893456000000, 5, -Infinity]);
+    expect([keyInstant('2030-01-01T00:00:00Z', 0, 'x'), keyInstant(new Date(5), 0, 'x'), keyInstant(undefined, -Infinity, 'x')]).toEqual([
+      1893456000000,
+      5,
+      -Infinity,
+    ]);
   });
 
   it('says whether a key is in its window, bounds inclusive', () => {

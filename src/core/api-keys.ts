@@ -24,10 +24,7 @@ export interface ApiKeyEntry<O = undefined, P extends string = string> {
  * known key without the permission. `why` is for the log only, never the answer (which part of the
  * check failed is no business of the caller's).
  */
-type ApiKeyVerdict<O = undefined> =
-  | { ok: true; owner: O }
-  | { ok: false; status: 401; why: string }
-  | { ok: false; status: 403; why: string; owner: O };
+type ApiKeyVerdict<O = undefined> = { ok: true; owner: O } | { ok: false; status: 401; why: string } | { ok: false; status: 403; why: string; owner: O };
 
 interface CompiledKey<O, P extends string> {
   digest: Buffer;
@@ -87,7 +84,8 @@ export class ApiKeyRing<O = undefined, P extends string = string> {
 export function keyInstant(value: Date | string | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
   const ms = value instanceof Date ? value.getTime() : Date.parse(value);
-  if (Number.isNaN(ms)) throw new ConfigError('bad-api-key', `${what} is not a date-time: ${JSON.stringify(String(value))} (use ISO 8601, e.g. 2030-01-01T00:00:00Z)`);
+  if (Number.isNaN(ms))
+    throw new ConfigError('bad-api-key', `${what} is not a date-time: ${JSON.stringify(String(value))} (use ISO 8601, e.g. 2030-01-01T00:00:00Z)`);
   return ms;
 }
 

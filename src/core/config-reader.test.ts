@@ -58,16 +58,41 @@ describe('ConfigReader: a document -> one line naming the file and the field', (
     ['a fraction for an integer', (v) => r.integer(v, 'v', 0, 0, 10), 'v: 1.5', 'x.yaml: v: must be a whole number from 0 to 10, not 1.5'],
     ['a quoted integer', (v) => r.integer(v, 'v', 0, 0, 10), 'v: "5"', 'x.yaml: v: must be a whole number from 0 to 10, not "5"'],
     ['a number out of range', (v) => r.number(v, 'v', 2, 1, 100), 'v: 0.5', 'x.yaml: v: must be a number from 1 to 100, not 0.5'],
-    ['a bigint below its floor', (v) => r.bigint(v, 'v', 1n), 'v: 0', 'x.yaml: v: must be a whole number from 1 (a quoted digit string for values beyond 2^53), not 0'],
-    ['an unsafe integer for a bigint', (v) => r.bigint(v, 'v', 0n), 'v: 12345678901234567890', 'x.yaml: v: must be a whole number from 0 (a quoted digit string for values beyond 2^53), not 12345678901234567000'],
-    ['an instant that is no date-time', (v) => r.instant(v, 'v'), 'v: soon', 'x.yaml: v: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not "soon"'],
-    ['a key window bound', (v) => r.keyWindow(v as Record<string, unknown>, 'apiKey[0]'), 'v: { notBefore: 5 }', 'x.yaml: apiKey[0].notBefore: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not 5'],
+    [
+      'a bigint below its floor',
+      (v) => r.bigint(v, 'v', 1n),
+      'v: 0',
+      'x.yaml: v: must be a whole number from 1 (a quoted digit string for values beyond 2^53), not 0',
+    ],
+    [
+      'an unsafe integer for a bigint',
+      (v) => r.bigint(v, 'v', 0n),
+      'v: 12345678901234567890',
+      'x.yaml: v: must be a whole number from 0 (a quoted digit string for values beyond 2^53), not 12345678901234567000',
+    ],
+    [
+      'an instant that is no date-time',
+      (v) => r.instant(v, 'v'),
+      'v: soon',
+      'x.yaml: v: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not "soon"',
+    ],
+    [
+      'a key window bound',
+      (v) => r.keyWindow(v as Record<string, unknown>, 'apiKey[0]'),
+      'v: { notBefore: 5 }',
+      'x.yaml: apiKey[0].notBefore: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not 5',
+    ],
     ['a path of the wrong type', (v) => r.path(v, 'v'), 'v: [a]', 'x.yaml: v: must be a file path, not ["a"]'],
     ['a blank path', (v) => r.optionalPath(v, 'v'), 'v: "  "', 'x.yaml: v: must be a file path, not "  "'],
     ['a URL of another scheme', (v) => r.url(v, 'v'), 'v: ftp://x/', 'x.yaml: v: must be an http(s) URL, not "ftp://x/"'],
     ['no URL at all', (v) => r.url(v, 'v'), 'v: not a url', 'x.yaml: v: must be an http(s) URL, not "not a url"'],
     ['a mapping for a list', (v) => r.array(v, 'v'), 'v: { a: 1 }', 'x.yaml: v: must be a list, not {"a":1}'],
-    ['a long value, cut', (v) => r.string(v, 'v'), `v: [${'1, '.repeat(40)}1]`, `x.yaml: v: must be a non-empty string, not ${`[${'1,'.repeat(40)}1]`.slice(0, 57)}...`],
+    [
+      'a long value, cut',
+      (v) => r.string(v, 'v'),
+      `v: [${'1, '.repeat(40)}1]`,
+      `x.yaml: v: must be a non-empty string, not ${`[${'1,'.repeat(40)}1]`.slice(0, 57)}...`,
+    ],
   ])('%s', (_name, read, text, message) => {
     expect(() => read(field(text))).toThrow(new ConfigError('bad-test-config', message));
   });

@@ -45,7 +45,17 @@ export function showValue(value: unknown): string {
  * @example describeType(12345) // 'a number'
  */
 export function describeType(value: unknown): string {
-  return value === null ? 'null' : value === undefined ? 'nothing' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+  return value === null
+    ? 'null'
+    : value === undefined
+      ? 'nothing'
+      : Array.isArray(value)
+        ? 'a list'
+        : typeof value === 'object'
+          ? 'a mapping'
+          : typeof value === 'string'
+            ? 'a string'
+            : `a ${typeof value}`;
 }
 
 const absent = (value: unknown): value is undefined | null => value === undefined || value === null;
@@ -100,7 +110,8 @@ export class ConfigReader {
 
   /** A non-empty string that is a secret (an API key, a token): a wrong value is named by its type only. */
   secret(value: unknown, where: string): string {
-    if (typeof value !== 'string' || value.length === 0) this.fail(where, `must be a non-empty string, not ${value === '' ? 'an empty string' : describeType(value)}`);
+    if (typeof value !== 'string' || value.length === 0)
+      this.fail(where, `must be a non-empty string, not ${value === '' ? 'an empty string' : describeType(value)}`);
     return value;
   }
 
@@ -126,7 +137,8 @@ export class ConfigReader {
   /** A finite number from `min` to `max`; `fallback` when absent. */
   number(value: unknown, where: string, fallback: number, min: number, max: number): number {
     if (absent(value)) return fallback;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) this.fail(where, `must be a number from ${min} to ${max}, not ${showValue(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+      this.fail(where, `must be a number from ${min} to ${max}, not ${showValue(value)}`);
     return value;
   }
 
@@ -136,7 +148,8 @@ export class ConfigReader {
     if (typeof value === 'number' && Number.isSafeInteger(value)) big = BigInt(value);
     else if (typeof value === 'string' && /^\d{1,60}$/.test(value)) big = BigInt(value);
     else if (typeof value === 'bigint') big = value;
-    if (big === undefined || big < min) this.fail(where, `must be a whole number from ${min} (a quoted digit string for values beyond 2^53), not ${showValue(value)}`);
+    if (big === undefined || big < min)
+      this.fail(where, `must be a whole number from ${min} (a quoted digit string for values beyond 2^53), not ${showValue(value)}`);
     return big;
   }
 
@@ -144,7 +157,8 @@ export class ConfigReader {
   instant(value: unknown, where: string): string | undefined {
     if (absent(value)) return undefined;
     const text = value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value;
-    if (typeof text !== 'string' || Number.isNaN(Date.parse(text))) this.fail(where, `must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not ${showValue(value)}`);
+    if (typeof text !== 'string' || Number.isNaN(Date.parse(text)))
+      this.fail(where, `must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not ${showValue(value)}`);
     return text;
   }
 

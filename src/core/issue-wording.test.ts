@@ -12,14 +12,20 @@ describe('issue wording', () => {
 
   it('shows every issue with its rules by default (the runner)', () => {
     const issues = Array.from({ length: 7 }, (_, i) => issue(`/f${i}`, 'type', `/f${i} must be string`, i === 0 ? ['ENV-CODE'] : []));
-    expect(describeIssues(issues)).toBe('/f0 must be string [ENV-CODE]; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string; /f5 must be string; /f6 must be string');
+    expect(describeIssues(issues)).toBe(
+      '/f0 must be string [ENV-CODE]; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string; /f5 must be string; /f6 must be string',
+    );
     expect(describeIssues([])).toBe('');
   });
 
   it('shows the first ones and counts the rest under a limit (a refusal)', () => {
     const issues = Array.from({ length: 7 }, (_, i) => issue(`/f${i}`, 'type', `/f${i} must be string`));
-    expect(describeIssues(issues, { limit: 5 })).toBe('/f0 must be string; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string; and 2 more');
-    expect(describeIssues(issues.slice(0, 5), { limit: 5 })).toBe('/f0 must be string; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string');
+    expect(describeIssues(issues, { limit: 5 })).toBe(
+      '/f0 must be string; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string; and 2 more',
+    );
+    expect(describeIssues(issues.slice(0, 5), { limit: 5 })).toBe(
+      '/f0 must be string; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string',
+    );
   });
 
   it('shows an issue worded twice twice unless asked once', () => {

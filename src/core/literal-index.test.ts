@@ -12,7 +12,13 @@ function regexReplace(replacement: ReadonlyMap<string, string>, wordBelow: numbe
   const alternative = (literal: string) => (literal.length >= wordBelow ? escape(literal) : `(?<![A-Za-z0-9])${escape(literal)}(?![A-Za-z0-9])`);
   const keys = [...replacement.keys()].filter((key) => key.length > 0);
   if (keys.length === 0) return input;
-  const known = new RegExp(keys.sort((a, b) => b.length - a.length).map(alternative).join('|'), 'g');
+  const known = new RegExp(
+    keys
+      .sort((a, b) => b.length - a.length)
+      .map(alternative)
+      .join('|'),
+    'g',
+  );
   return input.replace(known, (match) => replacement.get(match) ?? match);
 }
 
@@ -123,10 +129,12 @@ describe('createLiteralIndex', () => {
           });
           const all = [...replacement.keys()];
           // Whole spellings, their heads (a text cut short) and noise between them.
-          const input = pieces.map(([which, cut, keep, noise]) => {
-            const spelling = all[which % all.length]!;
-            return (keep % 3 === 0 ? spelling.slice(0, 1 + (cut % spelling.length)) : spelling) + noise;
-          }).join('');
+          const input = pieces
+            .map(([which, cut, keep, noise]) => {
+              const spelling = all[which % all.length]!;
+              return (keep % 3 === 0 ? spelling.slice(0, 1 + (cut % spelling.length)) : spelling) + noise;
+            })
+            .join('');
           expect(indexReplace(replacement, 6, input)).toBe(regexReplace(replacement, 6, input));
         },
       ),

@@ -105,7 +105,7 @@ export function createLiteralIndex<V>(literals: ReadonlyMap<string, V> | Iterabl
   const matches = (input: string): Array<LiteralMatch<V>> => {
     const found: Array<LiteralMatch<V>> = [];
     if (seen.size === 0) return found;
-    for (let i = 0; i < input.length; ) {
+    for (let i = 0; i < input.length;) {
       const entry = at(input, i);
       if (entry === undefined) {
         i++;

@@ -14,6 +14,11 @@ describe('parseRuleCatalog: binds, the party a rule obliges', () => {
   });
 
   it('binds a side when the rule names it, both, or nothing', () => {
-    expect([bindsSide({ binds: 'service' }, 'service'), bindsSide({ binds: 'service' }, 'merchant'), bindsSide({ binds: 'both' }, 'merchant'), bindsSide({}, 'merchant')]).toEqual([true, false, true, true]);
+    expect([
+      bindsSide({ binds: 'service' }, 'service'),
+      bindsSide({ binds: 'service' }, 'merchant'),
+      bindsSide({ binds: 'both' }, 'merchant'),
+      bindsSide({}, 'merchant'),
+    ]).toEqual([true, false, true, true]);
   });
 });

@@ -31,7 +31,13 @@ describe('manual scheduler', () => {
   it('lets the promises a timer starts settle before the next one runs', async () => {
     const scheduler = new ManualScheduler();
     const seen: string[] = [];
-    scheduler.after(1, () => void Promise.resolve().then(() => new Promise((resolve) => setImmediate(resolve))).then(() => seen.push('first settled')));
+    scheduler.after(
+      1,
+      () =>
+        void Promise.resolve()
+          .then(() => new Promise((resolve) => setImmediate(resolve)))
+          .then(() => seen.push('first settled')),
+    );
     scheduler.after(2, () => seen.push('second'));
     await scheduler.advance(2);
     expect(seen).toEqual(['first settled', 'second']);

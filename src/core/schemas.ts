@@ -53,10 +53,13 @@ export function validateSchema(name: SchemaName, value: unknown): SchemaIssue[] 
     // places again with a plain non-integer in its stead, keeping only what says "not an integer".
     validate(numberView(value, '', rounded, 0.5));
     const probe = (validate.errors ?? []).filter((error) => rounded.has(error.instancePath));
-    const notInteger = new Set(probe.filter((error) => error.keyword === 'type' && [error.params.type].flat().includes('integer')).map((error) => error.instancePath));
+    const notInteger = new Set(
+      probe.filter((error) => error.keyword === 'type' && [error.params.type].flat().includes('integer')).map((error) => error.instancePath),
+    );
     const seen = new Set(errors.map((error) => `${error.instancePath} ${error.schemaPath}`));
     for (const error of probe) {
-      const counts = ['enum', 'const'].includes(error.keyword) || (notInteger.has(error.instancePath) && ['type', 'anyOf', 'oneOf', 'multipleOf'].includes(error.keyword));
+      const counts =
+        ['enum', 'const'].includes(error.keyword) || (notInteger.has(error.instancePath) && ['type', 'anyOf', 'oneOf', 'multipleOf'].includes(error.keyword));
       if (counts && !seen.has(`${error.instancePath} ${error.schemaPath}`)) errors.push(error);
     }
   }

@@ -89,7 +89,9 @@ describe('createScrubber', () => {
 
   it('removes URL passwords, token query parameters and Authorization credentials it was not told about', () => {
     const out = createScrubber([]).text('GET http://alice:hunter22@127.0.0.1:80/x?access_token=abc123&page=2 authorization: Bearer eyJhbGciOi.x.y');
-    expect(out).toBe(`GET http://alice:${fingerprint('hunter22', 'pw')}@127.0.0.1:80/x?access_token=${fingerprint('abc123', 'qt')}&page=2 authorization: Bearer ${fingerprint('eyJhbGciOi.x.y', 'au')}`);
+    expect(out).toBe(
+      `GET http://alice:${fingerprint('hunter22', 'pw')}@127.0.0.1:80/x?access_token=${fingerprint('abc123', 'qt')}&page=2 authorization: Bearer ${fingerprint('eyJhbGciOi.x.y', 'au')}`,
+    );
   });
 
   it('keeps the fingerprint of a configured secret in a URL instead of fingerprinting it again', () => {

@@ -45,7 +45,10 @@ export function fingerprint(secret: string, kind: SecretKind): string {
   const key = `${kind}:${secret}`;
   let shown = fingerprints.get(key);
   if (shown === undefined) {
-    shown = `${kind}…#${createHash('sha256').update(kind === 'pk' ? keyBody(secret) : secret).digest('hex').slice(0, 4)}`;
+    shown = `${kind}…#${createHash('sha256')
+      .update(kind === 'pk' ? keyBody(secret) : secret)
+      .digest('hex')
+      .slice(0, 4)}`;
     // The runner fingerprints the same few keys on every exchange: the memo holds up to 256 (emptied when full).
     if (fingerprints.size >= 256) fingerprints.clear();
     fingerprints.set(key, shown);
@@ -94,7 +97,9 @@ export const WINDOW = 8;
 function base64Alignments(bytes: Buffer): string[] {
   const out: string[] = [];
   for (let shift = 0; shift < 3; shift++) {
-    const padded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
+    const padded = Buffer.concat([Buffer.alloc(shift), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     // The first characters mix in the padding bytes; the last one may be a partial group.
     const from = Math.ceil((shift * 4) / 3);
     const full = Math.floor(((shift + bytes.length) * 4) / 3);
@@ -111,7 +116,12 @@ function base64Alignments(bytes: Buffer): string[] {
  * @example renderings('sk_live_4242').includes(Buffer.from('sk_live_4242').toString('hex')) // true
  */
 export function renderings(secret: string | Buffer): string[] {
-  return [...new Set([...(typeof secret === 'string' ? spellings(secret) : []), ...byteRenderings(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret)])];
+  return [
+    ...new Set([
+      ...(typeof secret === 'string' ? spellings(secret) : []),
+      ...byteRenderings(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret),
+    ]),
+  ];
 }
 
 /** The renderings of bytes as text: Base64 at every alignment, standard and URL-safe, and hex. */
@@ -233,7 +243,7 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     if (truncated.size === 0) return input;
     let out = '';
     let from = 0;
-    for (let at = 0; at < input.length; ) {
+    for (let at = 0; at < input.length;) {
       const head = truncated.at(input, at);
       if (head === undefined) {
         at++;
@@ -266,9 +276,13 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   for (const secret of secrets) {
     if (secret.value.length < SHORT) continue;
     const shown = secret.shownAs ?? fingerprint(secret.value, secret.kind);
-    const sources = secret.kind === 'pk'
-      ? privateParts(secret.value).flatMap((part) => byteRenderings(part).map((text) => ({ text, wordy: false })))
-      : [...spellings(secret.value).map((text) => ({ text, wordy: true })), ...byteRenderings(Buffer.from(secret.value, 'utf8')).map((text) => ({ text, wordy: false }))];
+    const sources =
+      secret.kind === 'pk'
+        ? privateParts(secret.value).flatMap((part) => byteRenderings(part).map((text) => ({ text, wordy: false })))
+        : [
+            ...spellings(secret.value).map((text) => ({ text, wordy: true })),
+            ...byteRenderings(Buffer.from(secret.value, 'utf8')).map((text) => ({ text, wordy: false })),
+          ];
     for (const { text: rendering, wordy } of sources) {
       if (indexed.has(`${wordy ? 'w' : 'b'}${rendering}`)) continue;
       indexed.add(`${wordy ? 'w' : 'b'}${rendering}`);
@@ -286,7 +300,11 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   // A filter on each window's first 4 characters (7 bits each, one integer, letter case folded as
   // the text is read), so most positions of a text cost one bit test and no substring: a bit per
   // hashed integer first, then the set itself. Lossy for non-ASCII: a false hit only costs a lookup.
-  const code4 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
+  const code4 = (text: string, at: number) =>
+    ((text.charCodeAt(at) & 0x7f) << 21) |
+    ((text.charCodeAt(at + 1) & 0x7f) << 14) |
+    ((text.charCodeAt(at + 2) & 0x7f) << 7) |
+    (text.charCodeAt(at + 3) & 0x7f);
   const heads4 = new Set<number>([...windows.keys()].map((window) => code4(window, 0)));
   const HASH_BITS = 20;
   const bit = (code: number) => Math.imul(code, 0x9e3779b1) >>> (32 - HASH_BITS);
@@ -337,9 +355,17 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
     out = known.replace(out, (match) => match.value);
     if (out.includes('MII')) out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
     out = cutShort(out);
-    if (out.includes('://')) out = out.replace(USERINFO, (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`);
-    if (out.includes('=')) out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
-    out = out.replace(AUTHORIZATION, (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`);
+    if (out.includes('://'))
+      out = out.replace(
+        USERINFO,
+        (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`,
+      );
+    if (out.includes('='))
+      out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
+    out = out.replace(
+      AUTHORIZATION,
+      (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`,
+    );
     if (decodable.length > 0 && out.length >= 12) {
       out = out.replace(BASE64_RUN, (run) => {
         // Too short to hold the shortest secret once decoded: no need to decode it.

@@ -20,15 +20,19 @@ afterEach(() => {
 describe(`the SQLite seam (driver on Node ${process.version}: ${sqliteDriver()})`, () => {
   it('chooses node:sqlite where Node has it, better-sqlite3 otherwise', () => {
     const builtin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.('node:sqlite');
-    expect(sqliteDriver()).toBe(builtin && !process.env.WALLET_CONFORMANCE_SQLITE ? 'node:sqlite' : (process.env.WALLET_CONFORMANCE_SQLITE || 'better-sqlite3'));
+    expect(sqliteDriver()).toBe(builtin && !process.env.WALLET_CONFORMANCE_SQLITE ? 'node:sqlite' : process.env.WALLET_CONFORMANCE_SQLITE || 'better-sqlite3');
   });
 
   it('binds positional and @named parameters, ignores keys a statement does not name, and gives plain rows', () => {
     const d = db();
     d.exec('CREATE TABLE t (key TEXT PRIMARY KEY, n INTEGER, s TEXT) STRICT');
-    expect(d.prepare<{ key: string; n: number; s: string | null }>('INSERT INTO t (key, n, s) VALUES (@key, @n, @s)').run({ key: 'a', n: 1, s: null })).toMatchObject({ changes: 1 });
+    expect(
+      d.prepare<{ key: string; n: number; s: string | null }>('INSERT INTO t (key, n, s) VALUES (@key, @n, @s)').run({ key: 'a', n: 1, s: null }),
+    ).toMatchObject({ changes: 1 });
     d.prepare<[string, number, string]>('INSERT INTO t VALUES (?, ?, ?)').run('b', 2, 'x');
-    const row = d.prepare<{ key: string }, { key: string; n: number; s: string | null }>('SELECT * FROM t WHERE key = @key').get({ key: 'a', unused: 7 } as { key: string });
+    const row = d
+      .prepare<{ key: string }, { key: string; n: number; s: string | null }>('SELECT * FROM t WHERE key = @key')
+      .get({ key: 'a', unused: 7 } as { key: string });
     expect(row).toEqual({ key: 'a', n: 1, s: null });
     expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
     expect(d.prepare<[], { key: string }>('SELECT key FROM t ORDER BY key').all()).toEqual([{ key: 'a' }, { key: 'b' }]);
@@ -53,7 +57,7 @@ describe(`the SQLite seam (driver on Node ${process.version}: ${sqliteDriver()})
     const d = db();
     d.exec('CREATE TABLE t (v INTEGER)');
     const insert = d.prepare<[number]>('INSERT INTO t VALUES (?)');
-    const count = () => (d.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM t').get()!).n;
+    const count = () => d.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM t').get()!.n;
     const inner = d.transaction((v: number) => {
       insert.run(v);
       if (v < 0) throw new Error('inner refused');
@@ -92,7 +96,9 @@ describe(`the SQLite seam (driver on Node ${process.version}: ${sqliteDriver()})
     b.pragma('busy_timeout = 0');
     a.exec('BEGIN IMMEDIATE');
     try {
-      expect(() => b.transaction(() => b.prepare('INSERT INTO t VALUES (?)').run('x')).immediate()).toThrow(expect.objectContaining({ code: expect.stringMatching(/^SQLITE_BUSY/) }));
+      expect(() => b.transaction(() => b.prepare('INSERT INTO t VALUES (?)').run('x')).immediate()).toThrow(
+        expect.objectContaining({ code: expect.stringMatching(/^SQLITE_BUSY/) }),
+      );
       expect(b.inTransaction).toBe(false);
     } finally {
       a.exec('COMMIT');

@@ -136,23 +136,54 @@ function loadBetterSqlite(): BetterSqliteConstructor {
   } catch (error) {
     const { code, message } = (error ?? {}) as { code?: string; message?: string };
     if (code !== 'MODULE_NOT_FOUND' || !String(message).includes("'better-sqlite3'")) throw error;
-    throw new ConfigError('missing-package', `a SQLite store on Node ${process.version} needs the package better-sqlite3, which is not installed (Node 22.13 or later needs none): npm install better-sqlite3@12`);
+    throw new ConfigError(
+      'missing-package',
+      `a SQLite store on Node ${process.version} needs the package better-sqlite3, which is not installed (Node 22.13 or later needs none): npm install better-sqlite3@12`,
+    );
   }
 }
 
 /** SQLite's primary result codes, by number, for errors from `node:sqlite` (which names them by number). */
 const PRIMARY_CODES: Record<number, string> = {
-  1: 'SQLITE_ERROR', 2: 'SQLITE_INTERNAL', 3: 'SQLITE_PERM', 4: 'SQLITE_ABORT', 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED',
-  7: 'SQLITE_NOMEM', 8: 'SQLITE_READONLY', 9: 'SQLITE_INTERRUPT', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT',
-  12: 'SQLITE_NOTFOUND', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 15: 'SQLITE_PROTOCOL', 16: 'SQLITE_EMPTY',
-  17: 'SQLITE_SCHEMA', 18: 'SQLITE_TOOBIG', 19: 'SQLITE_CONSTRAINT', 20: 'SQLITE_MISMATCH', 21: 'SQLITE_MISUSE',
-  22: 'SQLITE_NOLFS', 23: 'SQLITE_AUTH', 24: 'SQLITE_FORMAT', 25: 'SQLITE_RANGE', 26: 'SQLITE_NOTADB',
+  1: 'SQLITE_ERROR',
+  2: 'SQLITE_INTERNAL',
+  3: 'SQLITE_PERM',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  8: 'SQLITE_READONLY',
+  9: 'SQLITE_INTERRUPT',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  12: 'SQLITE_NOTFOUND',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  15: 'SQLITE_PROTOCOL',
+  16: 'SQLITE_EMPTY',
+  17: 'SQLITE_SCHEMA',
+  18: 'SQLITE_TOOBIG',
+  19: 'SQLITE_CONSTRAINT',
+  20: 'SQLITE_MISMATCH',
+  21: 'SQLITE_MISUSE',
+  22: 'SQLITE_NOLFS',
+  23: 'SQLITE_AUTH',
+  24: 'SQLITE_FORMAT',
+  25: 'SQLITE_RANGE',
+  26: 'SQLITE_NOTADB',
 };
 /** The extended codes the stores (or their tests) tell apart. */
 const EXTENDED_CODES: Record<number, string> = {
-  261: 'SQLITE_BUSY_RECOVERY', 517: 'SQLITE_BUSY_SNAPSHOT', 773: 'SQLITE_BUSY_TIMEOUT', 262: 'SQLITE_LOCKED_SHAREDCACHE',
-  1555: 'SQLITE_CONSTRAINT_PRIMARYKEY', 2067: 'SQLITE_CONSTRAINT_UNIQUE', 787: 'SQLITE_CONSTRAINT_FOREIGNKEY',
-  1299: 'SQLITE_CONSTRAINT_NOTNULL', 275: 'SQLITE_CONSTRAINT_CHECK', 3091: 'SQLITE_CONSTRAINT_DATATYPE',
+  261: 'SQLITE_BUSY_RECOVERY',
+  517: 'SQLITE_BUSY_SNAPSHOT',
+  773: 'SQLITE_BUSY_TIMEOUT',
+  262: 'SQLITE_LOCKED_SHAREDCACHE',
+  1555: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  2067: 'SQLITE_CONSTRAINT_UNIQUE',
+  787: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  1299: 'SQLITE_CONSTRAINT_NOTNULL',
+  275: 'SQLITE_CONSTRAINT_CHECK',
+  3091: 'SQLITE_CONSTRAINT_DATATYPE',
 };
 
 /** Gives a `node:sqlite` error better-sqlite3's `code` (SQLite's name for it); other errors pass as they are. */
@@ -255,7 +286,10 @@ class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   transaction<F extends (...args: never[]) => unknown>(fn: F): SqliteTransaction<F> {
-    const begin = (mode: string) => (...args: Parameters<F>): ReturnType<F> => this.#inTransaction(mode, () => fn(...args) as ReturnType<F>);
+    const begin =
+      (mode: string) =>
+      (...args: Parameters<F>): ReturnType<F> =>
+        this.#inTransaction(mode, () => fn(...args) as ReturnType<F>);
     const run = begin('') as SqliteTransaction<F>;
     run.deferred = begin('DEFERRED');
     run.immediate = begin('IMMEDIATE');

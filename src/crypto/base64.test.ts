@@ -61,7 +61,8 @@ describe('strict Base64: each refusal explains itself exactly', () => {
     "a '+' of the Base64 text arrived as a space: the data went through form decoding (application/x-www-form-urlencoded turns '+' into ' '); read the raw body, or percent-encode the field";
   const percent = 'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text';
   const urlSafe = "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')";
-  const concatenated = (at: number) => `'=' padding inside the text at offset ${at}: several Base64 strings concatenated? Encode the concatenated ciphertext once`;
+  const concatenated = (at: number) =>
+    `'=' padding inside the text at offset ${at}: several Base64 strings concatenated? Encode the concatenated ciphertext once`;
   const nonCanonical = 'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)';
 
   it.each([
@@ -132,7 +133,7 @@ describe('a lenient reading of Base64 (a service policy, U-CRYPTO)', () => {
     ['AQJ=', [0x01, 0x02]],
     ['AR==', [0x01]],
     ['AQJ', [0x01, 0x02]],
-  ])('reads %j as the bytes Java\'s decoder gives', (text, expected) => {
+  ])("reads %j as the bytes Java's decoder gives", (text, expected) => {
     expect(reasonWith(text, lenient)).toEqual(expected);
   });
 

@@ -41,7 +41,10 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
     );
   }
   if (/[\r\n]/.test(text)) {
-    throw new CryptoError('line-breaks', `line breaks in the Base64 text (at offset ${text.search(/[\r\n]/)}): MIME-style wrapping is not allowed; encode without line breaks`);
+    throw new CryptoError(
+      'line-breaks',
+      `line breaks in the Base64 text (at offset ${text.search(/[\r\n]/)}): MIME-style wrapping is not allowed; encode without line breaks`,
+    );
   }
   if (text.includes(' ')) {
     const repaired = text.replaceAll(' ', '+');
@@ -60,16 +63,25 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
     throw new CryptoError('percent-encoded', 'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text');
   }
   if (/[-_]/.test(text) && ALPHABET.test(text.replace(/=+$/, '').replaceAll('-', '+').replaceAll('_', '/'))) {
-    throw new CryptoError('url-safe-alphabet', "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')");
+    throw new CryptoError(
+      'url-safe-alphabet',
+      "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')",
+    );
   }
   const body = text.replace(/=+$/, '');
   const bad = body.search(/[^A-Za-z0-9+/]/);
   if (bad >= 0) {
     const ch = body[bad] ?? '';
     if (ch === '=') {
-      throw new CryptoError('misplaced-padding', `'=' padding inside the text at offset ${bad}: several Base64 strings concatenated? Encode the concatenated ciphertext once`);
+      throw new CryptoError(
+        'misplaced-padding',
+        `'=' padding inside the text at offset ${bad}: several Base64 strings concatenated? Encode the concatenated ciphertext once`,
+      );
     }
-    throw new CryptoError('invalid-character', `character ${JSON.stringify(ch)} (U+${ch.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}) at offset ${bad} is not in the Base64 alphabet`);
+    throw new CryptoError(
+      'invalid-character',
+      `character ${JSON.stringify(ch)} (U+${ch.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}) at offset ${bad} is not in the Base64 alphabet`,
+    );
   }
   const padding = text.length - body.length;
   if (padding > 2) {
@@ -84,7 +96,10 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
   }
   if (!isCanonical(text)) {
     if (accepts('non-canonical-base64')) return Buffer.from(text, 'base64');
-    throw new CryptoError('non-canonical-base64', 'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)');
+    throw new CryptoError(
+      'non-canonical-base64',
+      'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)',
+    );
   }
   return Buffer.from(text, 'base64');
 }

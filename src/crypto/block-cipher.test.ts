@@ -53,8 +53,25 @@ describe('segmented encryption', () => {
     ['a plaintext shorter than a block as one block', 3, 4, [[0, 1, 2]]],
     ['a plaintext of exactly one block as one block', 4, 4, [[0, 1, 2, 3]]],
     ['a plaintext one byte over a block as two', 5, 4, [[0, 1, 2, 3], [4]]],
-    ['a plaintext of exactly two blocks as two', 8, 4, [[0, 1, 2, 3], [4, 5, 6, 7]]],
-    ['ten bytes in blocks of four as 4 + 4 + 2', 10, 4, [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]],
+    [
+      'a plaintext of exactly two blocks as two',
+      8,
+      4,
+      [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+      ],
+    ],
+    [
+      'ten bytes in blocks of four as 4 + 4 + 2',
+      10,
+      4,
+      [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9],
+      ],
+    ],
   ])('encrypts %s', (_label, length, blockSize, blocks) => {
     const { engine, seen } = fakeEngine();
     const cipher = encryptBlocks(Uint8Array.from(range(length)), key, 'pkcs1', blockSize, engine);
@@ -95,18 +112,42 @@ describe('segmented decryption', () => {
   });
 
   it.each([
-    [127, 'ciphertext of 127 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (127 stray bytes)'],
-    [129, 'ciphertext of 129 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (1 stray bytes)'],
-    [300, 'ciphertext of 300 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (44 stray bytes)'],
+    [
+      127,
+      'ciphertext of 127 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (127 stray bytes)',
+    ],
+    [
+      129,
+      'ciphertext of 129 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (1 stray bytes)',
+    ],
+    [
+      300,
+      'ciphertext of 300 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (44 stray bytes)',
+    ],
   ])('refuses a ciphertext of %i bytes with a 128-byte key by its length', (length, message) => {
     expect(failure(() => decryptBlocks(new Uint8Array(length), key, 'pkcs1', fakeEngine().engine))).toEqual({ reason: 'ciphertext-length', message });
   });
 
   it.each([
     ['one 128-byte block under a 1024-bit key', key, blocks(1), 'block 1 of 1: no known padding'],
-    ['two 128-byte blocks under a 1024-bit key', key, blocks(2), 'block 1 of 2: no known padding (the length would also fit 2048-bit keys: is this the right key?)'],
-    ['three 256-byte blocks under a 2048-bit key', key2048, blocks(3, 256), 'block 1 of 3: no known padding (the length would also fit 1024-bit or 3072-bit keys: is this the right key?)'],
-    ['four 128-byte blocks under a 1024-bit key', key, blocks(4), 'block 1 of 4: no known padding (the length would also fit 2048-bit or 4096-bit keys: is this the right key?)'],
+    [
+      'two 128-byte blocks under a 1024-bit key',
+      key,
+      blocks(2),
+      'block 1 of 2: no known padding (the length would also fit 2048-bit keys: is this the right key?)',
+    ],
+    [
+      'three 256-byte blocks under a 2048-bit key',
+      key2048,
+      blocks(3, 256),
+      'block 1 of 3: no known padding (the length would also fit 1024-bit or 3072-bit keys: is this the right key?)',
+    ],
+    [
+      'four 128-byte blocks under a 1024-bit key',
+      key,
+      blocks(4),
+      'block 1 of 4: no known padding (the length would also fit 2048-bit or 4096-bit keys: is this the right key?)',
+    ],
   ])('names a wrong key on the first block of %s, with the key sizes the length fits', (_label, k, cipher, message) => {
     expect(failure(() => decryptBlocks(cipher, k, 'pkcs1', fakeEngine({ 0: wrongKey }).engine))).toEqual({ reason: 'wrong-key', message });
   });

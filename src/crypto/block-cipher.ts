@@ -41,7 +41,10 @@ export function decryptBlocks(cipher: Uint8Array, key: RsaKey, padding: Padding,
       const { kind, detail } = result.failure;
       if (i > 0 && kind === 'wrong-key') {
         // The first block opened, so the key is right: this block was damaged or spliced in.
-        throw new CryptoError('corrupted-block', `${where} does not decrypt although block 1 did: the ciphertext was altered or blocks of different messages were mixed`);
+        throw new CryptoError(
+          'corrupted-block',
+          `${where} does not decrypt although block 1 did: the ciphertext was altered or blocks of different messages were mixed`,
+        );
       }
       throw new CryptoError(kind, `${where}: ${detail}${kind === 'wrong-key' ? otherSizeHint(cipher.length, k) : ''}`);
     }

@@ -39,8 +39,16 @@ describe('key loading', () => {
     ['an empty file', '', /empty/],
     ['text that is not a key', 'hello, world!', /not a PEM key/],
     ['Base64 that is not DER', Buffer.from('not a key at all').toString('base64'), /not a DER RSA key/],
-    ['an EC key', generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString(), /ec key; the interface uses RSA/],
-    ['a passphrase-protected key', privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' }).toString(), /passphrase-protected/],
+    [
+      'an EC key',
+      generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      /ec key; the interface uses RSA/,
+    ],
+    [
+      'a passphrase-protected key',
+      privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' }).toString(),
+      /passphrase-protected/,
+    ],
     ['a truncated PEM', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().slice(0, 200) + '\n-----END PRIVATE KEY-----', /cannot read/],
   ])('refuses %s with a ConfigError', (_label, text, message) => {
     expect(() => parseKey(text)).toThrow(ConfigError);
@@ -74,7 +82,11 @@ describe('key loading: every refusal names the file and the fix', () => {
     ['Base64 text with a prefix', 'key:AQID', 'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)'],
     ['Base64 that is no DER key', 'AQIDBA==', 'bad-key: key: the Base64 text is not a DER RSA key (tried PKCS#8, PKCS#1, SPKI)'],
     ['a bare Base64 EC private key', ecPkcs8, 'bad-key: key: a ec key; the interface uses RSA'],
-    ['a PEM block of another kind', '-----BEGIN X509 CRL-----\nAQID\n-----END X509 CRL-----', "bad-key: key: PEM block 'X509 CRL' is not an RSA public or private key"],
+    [
+      'a PEM block of another kind',
+      '-----BEGIN X509 CRL-----\nAQID\n-----END X509 CRL-----',
+      "bad-key: key: PEM block 'X509 CRL' is not an RSA public or private key",
+    ],
     ['a PEM marker without a label', '-----BEGIN-----\nAQID\n-----END-----', "bad-key: key: PEM block '' is not an RSA public or private key"],
     [
       'an encrypted PKCS#8 key',
@@ -109,7 +121,9 @@ describe('key loading: every refusal names the file and the fix', () => {
     expect(() => parseKey(spkiDer.toString('base64'), { expect: 'private' })).toThrow(
       new ConfigError('wrong-key-half', 'key: expected the private key of the merchant key pair, but this is the public key'),
     );
-    expect(() => parseKey(pkcs8Pem, { expect: 'public', source: 'p.pem' })).toThrow('p.pem: expected the public key of the merchant key pair, but this is the private key');
+    expect(() => parseKey(pkcs8Pem, { expect: 'public', source: 'p.pem' })).toThrow(
+      'p.pem: expected the public key of the merchant key pair, but this is the private key',
+    );
   });
 
   it('returns the key when it is the half expected', () => {

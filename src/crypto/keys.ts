@@ -42,10 +42,7 @@ export function parseKey(input: string | Uint8Array, options: { source?: string;
   const text = (typeof input === 'string' ? input : Buffer.from(input).toString('utf8')).replace(/^\uFEFF/, '');
   const key = text.includes('-----BEGIN') ? fromPem(text, source) : fromBareBase64(text, source);
   if (options.expect && key.half !== options.expect) {
-    throw new ConfigError(
-      'wrong-key-half',
-      `${source}: expected the ${options.expect} key of the merchant key pair, but this is the ${key.half} key`,
-    );
+    throw new ConfigError('wrong-key-half', `${source}: expected the ${options.expect} key of the merchant key pair, but this is the ${key.half} key`);
   }
   return key;
 }

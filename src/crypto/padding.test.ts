@@ -108,7 +108,9 @@ describe('OAEP padding', () => {
     const longest = Buffer.alloc(max, 0x61);
     expect(unpadOaep(padOaep(longest, 128, padding, random), padding)).toEqual({ ok: true, message: longest });
     expect(seeds).toEqual([h]);
-    expect(() => padOaep(Buffer.alloc(max + 1), 128, padding, random)).toThrow(new RangeError(`message of ${max + 1} bytes too long for OAEP with a 128-byte key`));
+    expect(() => padOaep(Buffer.alloc(max + 1), 128, padding, random)).toThrow(
+      new RangeError(`message of ${max + 1} bytes too long for OAEP with a 128-byte key`),
+    );
   });
 
   it('is deterministic for a given seed and differs with another seed', () => {
@@ -131,7 +133,12 @@ describe('OAEP padding', () => {
     ['a SHA-1 block read as SHA-256', 'oaep-sha256', oaepBlock(dataBlock(128, 'sha1', [1, 2]), 'sha1'), 'OAEP label hash (sha256) does not match'],
     ['a SHA-256 block read as SHA-1', 'oaep-sha1', oaepBlock(dataBlock(128, 'sha256', [1, 2]), 'sha256'), 'OAEP label hash (sha1) does not match'],
     ['a block whose separator is 02', 'oaep-sha1', oaepBlock(dataBlock(128, 'sha1', [1, 2], 0x02), 'sha1'), 'OAEP block has no 01 separator'],
-    ['a block of zeros after the label hash', 'oaep-sha1', oaepBlock(Buffer.concat([createHash('sha1').digest(), Buffer.alloc(87)]), 'sha1'), 'OAEP block has no 01 separator'],
+    [
+      'a block of zeros after the label hash',
+      'oaep-sha1',
+      oaepBlock(Buffer.concat([createHash('sha1').digest(), Buffer.alloc(87)]), 'sha1'),
+      'OAEP block has no 01 separator',
+    ],
   ] as const)('refuses %s', (_label, padding, raw, problem) => {
     expect(unpadOaep(raw, padding)).toEqual({ ok: false, problem });
   });
@@ -171,7 +178,11 @@ describe('naming the padding a block really carries', () => {
       mixed(dataBlock(128, 'sha256', [4])),
       "OAEP with SHA-256 and MGF1-SHA-1: Java's OAEPWithSHA-256AndMGF1Padding default; pass an OAEPParameterSpec with MGF1ParameterSpec.SHA256",
     ],
-    ['the smallest mixed block (66 bytes, empty message)', mixed(dataBlock(66, 'sha256', [])), "OAEP with SHA-256 and MGF1-SHA-1: Java's OAEPWithSHA-256AndMGF1Padding default; pass an OAEPParameterSpec with MGF1ParameterSpec.SHA256"],
+    [
+      'the smallest mixed block (66 bytes, empty message)',
+      mixed(dataBlock(66, 'sha256', [])),
+      "OAEP with SHA-256 and MGF1-SHA-1: Java's OAEPWithSHA-256AndMGF1Padding default; pass an OAEPParameterSpec with MGF1ParameterSpec.SHA256",
+    ],
     ['a mixed block that does not start with 00', mixed(dataBlock(128, 'sha256', [4]), 0x01), null],
     ['a mixed block with separator 02', mixed(dataBlock(128, 'sha256', [4], 0x02)), null],
     ['a mixed block of zeros after the label hash', mixed(Buffer.concat([createHash('sha256').digest(), Buffer.alloc(75)])), null],

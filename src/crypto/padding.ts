@@ -98,7 +98,8 @@ export function identifyPadding(raw: Uint8Array): string | null {
   if (unpadPkcs1(raw, 2).ok) return 'PKCS#1 v1.5 block type 2 (public-key encryption)';
   if (unpadOaep(raw, 'oaep-sha1').ok) return 'OAEP with SHA-1 (profile padding: oaep-sha1)';
   if (unpadOaep(raw, 'oaep-sha256').ok) return 'OAEP with SHA-256 (profile padding: oaep-sha256)';
-  if (unpadOaepMixed(raw)) return "OAEP with SHA-256 and MGF1-SHA-1: Java's OAEPWithSHA-256AndMGF1Padding default; pass an OAEPParameterSpec with MGF1ParameterSpec.SHA256";
+  if (unpadOaepMixed(raw))
+    return "OAEP with SHA-256 and MGF1-SHA-1: Java's OAEPWithSHA-256AndMGF1Padding default; pass an OAEPParameterSpec with MGF1ParameterSpec.SHA256";
   return null;
 }
 

@@ -7,9 +7,7 @@ import { padOaep, unpadOaep, unpadPkcs1 } from './padding.js';
 import { forgeEngine, nativeEngine, type RsaEngine } from './rsa-engine.js';
 
 const key = parseKey(readFileSync(new URL('../../test/vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8')) as RsaPrivateKey;
-const stranger = parseKey(
-  generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-) as RsaPrivateKey;
+const stranger = parseKey(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as RsaPrivateKey;
 
 const ENGINES: readonly RsaEngine[] = [nativeEngine, forgeEngine];
 const PADDINGS: readonly Padding[] = ['pkcs1', 'oaep-sha1', 'oaep-sha256'];

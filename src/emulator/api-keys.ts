@@ -3,9 +3,7 @@ import type { EmulatorMerchant, Permission } from './config.js';
 
 /** The verdict on an `X-API-KEY` for one operation; `why` goes to the log only. */
 type KeyVerdict =
-  | { ok: true; merchant: EmulatorMerchant }
-  | { ok: false; status: 401; why: string }
-  | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
+  { ok: true; merchant: EmulatorMerchant } | { ok: false; status: 401; why: string } | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
 
 /** One key of the ring: its merchant, window and permissions. */
 export type MerchantKeyEntry = ApiKeyEntry<EmulatorMerchant, Permission>;

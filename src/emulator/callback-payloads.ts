@@ -28,7 +28,12 @@ export function newTrackingId(type: CallbackType, random: EmulatorRandom, table:
  *
  * @example defaultCallbackPayload(1, 'dep-1', cryptoRandom).txid.length // 64
  */
-export function defaultCallbackPayload(type: CallbackType, trackingId: string, random: EmulatorRandom, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): Record<string, ExactJson> {
+export function defaultCallbackPayload(
+  type: CallbackType,
+  trackingId: string,
+  random: EmulatorRandom,
+  table: CallbackTypeTable = CALLBACK_TYPE_TABLE,
+): Record<string, ExactJson> {
   const callBackId = `cb-${random.hex(8)}`;
   const address = () => tronAddress(random);
   // Values are drawn in field order, so a seeded random source gives the same payload every time.

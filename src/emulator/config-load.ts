@@ -8,7 +8,15 @@ import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.
 import { resolvePolicies } from '../service/policies.js';
 import { splitPem } from '../net/network-config.js';
 import { loadServerTls } from '../net/server-tls.js';
-import { EMULATOR_DEFAULTS, PERMISSIONS, type EmulatorApiKey, type EmulatorCard, type EmulatorConfig, type EmulatorMerchant, type Permission } from './config.js';
+import {
+  EMULATOR_DEFAULTS,
+  PERMISSIONS,
+  type EmulatorApiKey,
+  type EmulatorCard,
+  type EmulatorConfig,
+  type EmulatorMerchant,
+  type Permission,
+} from './config.js';
 
 /**
  * Reading emulator.yaml and resolving it into an {@link EmulatorConfig}: fields checked (unknown
@@ -20,7 +28,21 @@ const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'r
 const CONTROL_FIELDS = ['token'];
 const CALLBACK_FIELDS = ['timeoutMs', 'withdrawalDelayMs', 'retry', 'ca'];
 const RETRY_FIELDS = ['initialDelayMs', 'factor', 'maxDelayMs', 'maxAttempts'];
-const MERCHANT_FIELDS = ['userId', 'apiKey', 'apiKeyNotBefore', 'apiKeyNotAfter', 'apiKeyValidFrom', 'apiKeyValidUntil', 'apiKeys', 'privateKey', 'publicKey', 'profile', 'callbackUrl', 'energy', 'cards'];
+const MERCHANT_FIELDS = [
+  'userId',
+  'apiKey',
+  'apiKeyNotBefore',
+  'apiKeyNotAfter',
+  'apiKeyValidFrom',
+  'apiKeyValidUntil',
+  'apiKeys',
+  'privateKey',
+  'publicKey',
+  'profile',
+  'callbackUrl',
+  'energy',
+  'cards',
+];
 const KEY_FIELDS = ['key', 'permissions', 'notBefore', 'notAfter'];
 const ENERGY_FIELDS = ['balance', 'costPerTx'];
 const CARD_FIELDS = ['powerCardId', 'merchantUserId', 'status'];
@@ -88,7 +110,8 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
   if (doc.port !== undefined && doc.port !== null) config.port = r.integer(doc.port, 'port', undefined, 0, 65_535);
   const tls = loadServerTls(doc.tls, baseDir, source);
   if (tls) config.tls = tls;
-  if (callbacks.ca !== undefined && callbacks.ca !== null) config.callbacks.ca = splitPem(readText(r.path(callbacks.ca, 'callbacks.ca'), 'callbacks.ca', source));
+  if (callbacks.ca !== undefined && callbacks.ca !== null)
+    config.callbacks.ca = splitPem(readText(r.path(callbacks.ca, 'callbacks.ca'), 'callbacks.ca', source));
   const merchants = r.array(doc.merchants, 'merchants');
   if (merchants.length === 0) r.fail('merchants', 'at least one merchant is required');
   const userIds = new Set<number>();
@@ -168,7 +191,8 @@ function keyBound(r: ConfigReader, doc: ConfigDoc, where: string, name: string, 
 function resolveApiKey(r: ConfigReader, raw: unknown, where: string): EmulatorApiKey {
   const doc = r.mapping(raw, where, KEY_FIELDS);
   const permissions = r.array(doc.permissions, `${where}.permissions`).map((value, index) => {
-    if (!(PERMISSIONS as readonly unknown[]).includes(value)) r.fail(`${where}.permissions[${index}]`, `must be one of ${PERMISSIONS.join(', ')}, not ${showValue(value)}`);
+    if (!(PERMISSIONS as readonly unknown[]).includes(value))
+      r.fail(`${where}.permissions[${index}]`, `must be one of ${PERMISSIONS.join(', ')}, not ${showValue(value)}`);
     return value as Permission;
   });
   return { key: r.secret(doc.key, `${where}.key`), permissions, ...r.keyWindow(doc, where) };

@@ -46,7 +46,8 @@ async function route(ctx: EmulatorContext, req: IncomingMessage, path: string, q
   const [, idText = '', resource] = match;
   const merchant = /^\d{1,16}$/.test(idText) ? ctx.merchants.get(Number(idText)) : undefined;
   const known = `${method} ${resource}`;
-  if (!['PUT energy', 'GET energy', 'PUT callback-url', 'GET callback-url', 'POST callbacks', 'POST cards'].includes(known)) return error(404, `no control route ${method} ${path}`);
+  if (!['PUT energy', 'GET energy', 'PUT callback-url', 'GET callback-url', 'POST callbacks', 'POST cards'].includes(known))
+    return error(404, `no control route ${method} ${path}`);
   if (!merchant) return error(404, `unknown merchant ${decodeSafely(idText)}`);
   if (known === 'GET energy') return { status: 200, body: energyBody(ctx, merchant) };
   // An extension (like GET energy): lets `verify` put the callback URL back after a run.
@@ -81,7 +82,13 @@ function tokenMatches(header: string | string[] | undefined, token: string): boo
 
 async function readJson(ctx: EmulatorContext, req: IncomingMessage): Promise<{ value: ExactJson } | { error: Answer }> {
   const body = await readBody(req, ctx.config.bodyLimit);
-  if (!body.ok) return { error: error(body.reason === 'too-large' ? 413 : 400, body.reason === 'too-large' ? `body exceeds ${ctx.config.bodyLimit} bytes` : 'the body was not received') };
+  if (!body.ok)
+    return {
+      error: error(
+        body.reason === 'too-large' ? 413 : 400,
+        body.reason === 'too-large' ? `body exceeds ${ctx.config.bodyLimit} bytes` : 'the body was not received',
+      ),
+    };
   let value: ExactJson;
   try {
     value = parseExactJson(body.body.toString('utf8'));
@@ -152,7 +159,11 @@ function emitCallback(ctx: EmulatorContext, merchant: EmulatorMerchant, value: E
   const fields = (doc.fields ?? {}) as Json;
   const trackingId = typeof fields.trackingId === 'string' && fields.trackingId !== '' ? fields.trackingId : newTrackingId(type, ctx.random);
   // U-CB-FIELDS (policies callbackAmount, callbackFieldNames): the amount's form and the fields' spelling.
-  const payload = shapeCallbackPayload<ExactJson>({ ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId }, ctx.service.policies, (text) => new LosslessNumber(text));
+  const payload = shapeCallbackPayload<ExactJson>(
+    { ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId },
+    ctx.service.policies,
+    (text) => new LosslessNumber(text),
+  );
   const int = (field: ExactJson | undefined, fallback: number) => (field instanceof LosslessNumber ? Number(field.value) : fallback);
   const retryDelaysMs = Array.isArray(doc.retryDelaysMs) ? doc.retryDelaysMs.map((item) => int(item, 0)) : undefined;
   const now = ctx.now();
@@ -174,7 +185,8 @@ function emitCallback(ctx: EmulatorContext, merchant: EmulatorMerchant, value: E
 
 /** POST cards `{powerCardId, merchantUserId}`: an open card for card close cases (reopens an existing one). */
 function createCard(ctx: EmulatorContext, merchant: EmulatorMerchant, value: ExactJson): Answer {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof LosslessNumber) return error(400, 'expected {"powerCardId": "...", "merchantUserId": "..."}');
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof LosslessNumber)
+    return error(400, 'expected {"powerCardId": "...", "merchantUserId": "..."}');
   const doc = value as Json;
   const unknown = Object.keys(doc).filter((key) => key !== 'powerCardId' && key !== 'merchantUserId');
   if (unknown.length > 0) return error(400, `unknown field ${unknown[0]} (known: powerCardId, merchantUserId)`);

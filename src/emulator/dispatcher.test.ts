@@ -49,9 +49,10 @@ async function acknowledgingMerchant(): Promise<{ url: string; posts: () => numb
   };
 }
 
-
 /** A receiver whose every request is handled by `answer`; it counts requests and the ones still open. */
-async function receiver(answer: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<{ url: string; requests: () => number; open: () => number; closed: () => Promise<void>; bodies: string[] }> {
+async function receiver(
+  answer: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<{ url: string; requests: () => number; open: () => number; closed: () => Promise<void>; bodies: string[] }> {
   let requests = 0;
   let open = 0;
   const bodies: string[] = [];
@@ -71,10 +72,13 @@ async function receiver(answer: (req: IncomingMessage, res: ServerResponse, n: n
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve(undefined));
-  }));
+  cleanup.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
+  );
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
     requests: () => requests,
@@ -88,7 +92,18 @@ const merchant = { userId: 7, apiKey: 'k', keyPair: { privateKey, publicKey: pri
 const ACK = '{"errCode":0,"message":""}';
 
 function event(trackingId: string, now: number, fields: Partial<NewEvent> = {}): NewEvent {
-  return { trackingId, merchant: 7, type: 4, payload: `{"type":4,"trackingId":"${trackingId}"}`, deliveries: 1, concurrent: false, fixedUuid: 'u', createdAt: now, dueAt: now, ...fields };
+  return {
+    trackingId,
+    merchant: 7,
+    type: 4,
+    payload: `{"type":4,"trackingId":"${trackingId}"}`,
+    deliveries: 1,
+    concurrent: false,
+    fixedUuid: 'u',
+    createdAt: now,
+    dueAt: now,
+    ...fields,
+  };
 }
 
 /** A store (in memory, or a file when `path` is given) with merchant 7 sending to `url`. */
@@ -99,7 +114,11 @@ function storeFor(url: string, path = ':memory:'): EmulatorStore {
   return store;
 }
 
-function dispatcherFor(store: EmulatorStore, callbacks: Partial<DispatcherOptions['callbacks']> = {}, extra: Partial<DispatcherOptions> = {}): { dispatcher: CallbackDispatcher; lines: string[] } {
+function dispatcherFor(
+  store: EmulatorStore,
+  callbacks: Partial<DispatcherOptions['callbacks']> = {},
+  extra: Partial<DispatcherOptions> = {},
+): { dispatcher: CallbackDispatcher; lines: string[] } {
   const lines: string[] = [];
   const dispatcher = new CallbackDispatcher({
     store,
@@ -137,7 +156,10 @@ describe('callback dispatcher: every attempt has a deadline that covers the whol
     dispatcher.wake();
     await until(() => store.delivery(1, 0)?.state === 'acknowledged', 'the retry is acknowledged');
     const rows = store.attemptRows('hang-1');
-    expect(rows.map((row) => [row.phase, row.verdict, row.status])).toEqual([['done', 'failed', 0], ['done', 'acknowledged', 200]]);
+    expect(rows.map((row) => [row.phase, row.verdict, row.status])).toEqual([
+      ['done', 'failed', 0],
+      ['done', 'acknowledged', 200],
+    ]);
     expect(rows[0]!.error).toMatch(/^timed out: no answer within the callback timeout \(400 ms\)$/);
     expect(side.requests()).toBe(2);
     expect(side.open()).toBe(0);
@@ -196,11 +218,17 @@ describe('callback dispatcher under a backlog', () => {
     dispatcher.wake();
     await until(() => store.unfinishedDeliveries() === 0, 'every delivery is finished', 25_000);
     const rows = store.attemptRows('storm-1');
-    const tally = (list: string[]) => [...list.reduce((counts, x) => counts.set(x, (counts.get(x) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} x${n}`).join(', ');
+    const tally = (list: string[]) =>
+      [...list.reduce((counts, x) => counts.set(x, (counts.get(x) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} x${n}`).join(', ');
     expect(side.requests(), tally(rows.map((row) => `${row.phase}/${row.verdict}/${row.error ?? ''}`))).toBe(1_000);
     expect(rows).toHaveLength(1_000);
     expect(rows.every((row) => row.phase === 'done' && row.verdict === 'acknowledged' && row.attempt === 1)).toBe(true);
-    expect(store.attempts('storm-1')!.map((a) => a.requestUUID).filter((u, i, all) => all.indexOf(u) === i)).toHaveLength(1_000);
+    expect(
+      store
+        .attempts('storm-1')!
+        .map((a) => a.requestUUID)
+        .filter((u, i, all) => all.indexOf(u) === i),
+    ).toHaveLength(1_000);
     for (let idx = 0; idx < 1_000; idx += 97) expect(store.delivery(1, idx)).toEqual({ state: 'acknowledged', attempts: 1, acked: true });
   });
 });
@@ -248,7 +276,10 @@ describe('callback dispatcher: shutdown and restart', () => {
     first.insertEvent(event('retrying', Date.now(), { retryDelaysMs: [60_000] }));
     const { dispatcher } = dispatcherFor(first);
     dispatcher.wake();
-    await until(() => first.unfinishedDeliveries() === 1 && first.attemptRows('retrying').length === 1 && first.attemptRows('retrying')[0]!.phase === 'done', 'one acknowledged, one rejected');
+    await until(
+      () => first.unfinishedDeliveries() === 1 && first.attemptRows('retrying').length === 1 && first.attemptRows('retrying')[0]!.phase === 'done',
+      'one acknowledged, one rejected',
+    );
     await dispatcher.close();
     first.close();
 
@@ -332,7 +363,14 @@ describe('judging an attempt (CB-ERRCODE; the emulator counts an ambiguous answe
   });
 
   it('records no answer as failed, and the answer as written otherwise', () => {
-    expect(judgeAttempt(at, 'u', { status: 0, body: Buffer.alloc(0), error: 'connect ECONNREFUSED' }).attempt).toEqual({ at, requestUUID: 'u', status: 0, answer: null, verdict: 'failed', error: 'connect ECONNREFUSED' });
+    expect(judgeAttempt(at, 'u', { status: 0, body: Buffer.alloc(0), error: 'connect ECONNREFUSED' }).attempt).toEqual({
+      at,
+      requestUUID: 'u',
+      status: 0,
+      answer: null,
+      verdict: 'failed',
+      error: 'connect ECONNREFUSED',
+    });
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('OK') }).attempt.answer).toBe('OK');
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('') }).attempt.answer).toBeNull();
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('null') }).attempt.answer).toBeNull();
@@ -347,7 +385,11 @@ describe('callback dispatcher when a sealing thread dies', () => {
     store.insertEvent(event('crash-1', Date.now()));
     let started = 0;
     // The first thread exits on its first job, as a crashed one would; the pool starts a fresh one.
-    const sealer = new SealPool({ size: 1, startWorker: () => (++started === 1 ? new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(7));', { eval: true }) : startSealWorker()) });
+    const sealer = new SealPool({
+      size: 1,
+      startWorker: () =>
+        ++started === 1 ? new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(7));', { eval: true }) : startSealWorker(),
+    });
     cleanup.push(() => sealer.close());
     const { dispatcher, lines } = dispatcherFor(store, { retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 1 } }, { sealer });
     dispatcher.wake();

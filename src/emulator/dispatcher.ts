@@ -147,7 +147,9 @@ export class CallbackDispatcher {
     // What an earlier process left open: a sent attempt's outcome is unknown (it counts), a queued one never left.
     const recovered = options.store.recoverOpenAttempts(options.now());
     if (recovered.sent + recovered.queued > 0) {
-      options.log?.(`callback queue resumed: ${recovered.sent} attempt(s) sent before the last stop have no known outcome (recorded as failed), ${recovered.queued} queued one(s) were never sent`);
+      options.log?.(
+        `callback queue resumed: ${recovered.sent} attempt(s) sent before the last stop have no known outcome (recorded as failed), ${recovered.queued} queued one(s) were never sent`,
+      );
     }
   }
 
@@ -424,7 +426,13 @@ export class CallbackDispatcher {
     this.#outbox = { sends: [], settled: [], unsent: [] };
     if (items.sends.length + items.settled.length + items.unsent.length === 0) return;
     const now = this.#o.now();
-    const marks: SendMark[] = items.sends.map((attempt) => ({ attemptId: attempt.delivery.attemptId, delivery: attempt.delivery, maxAttempts: this.#maxAttempts(attempt.delivery), requestUUID: attempt.requestUUID, sentAt: now }));
+    const marks: SendMark[] = items.sends.map((attempt) => ({
+      attemptId: attempt.delivery.attemptId,
+      delivery: attempt.delivery,
+      maxAttempts: this.#maxAttempts(attempt.delivery),
+      requestUUID: attempt.requestUUID,
+      sentAt: now,
+    }));
     const batch = { sends: marks, settled: items.settled.map((item) => item.settlement), unsent: items.unsent.map((item) => item.unsent) };
     let verdicts: Array<SendVerdict | Error>;
     let written: { settled: boolean[]; unsent: boolean[] };
@@ -449,10 +457,19 @@ export class CallbackDispatcher {
           const plain = one(() => this.#o.store.writeOutbox({ sends: [], settled: [item.settlement], unsent: [] }, now));
           if (!(plain instanceof Error)) return true;
           // An answer the store cannot hold is recorded without it.
-          const bare = { ...item.settlement, attempt: { ...item.settlement.attempt, answer: null, error: `${item.settlement.attempt.error ? `${item.settlement.attempt.error}; ` : ''}the answer could not be recorded` } };
+          const bare = {
+            ...item.settlement,
+            attempt: {
+              ...item.settlement.attempt,
+              answer: null,
+              error: `${item.settlement.attempt.error ? `${item.settlement.attempt.error}; ` : ''}the answer could not be recorded`,
+            },
+          };
           const retried = one(() => this.#o.store.writeOutbox({ sends: [], settled: [bare], unsent: [] }, now));
           if (!(retried instanceof Error)) return true;
-          this.#o.log?.(`callback ${item.attempt.delivery.trackingId} delivery ${item.attempt.delivery.idx + 1}: outcome not recorded yet (${retried.message}); not sent again until it is`);
+          this.#o.log?.(
+            `callback ${item.attempt.delivery.trackingId} delivery ${item.attempt.delivery.idx + 1}: outcome not recorded yet (${retried.message}); not sent again until it is`,
+          );
           return false;
         }),
         unsent: items.unsent.map((item) => !(one(() => this.#o.store.writeOutbox({ sends: [], settled: [], unsent: [item.unsent] }, now)) instanceof Error)),
@@ -482,11 +499,15 @@ export class CallbackDispatcher {
       }
       if (verdict instanceof Error) {
         // Not counted, so not sent: the delivery is due again when its lease ends.
-        this.#o.log?.(`callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`);
+        this.#o.log?.(
+          `callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`,
+        );
         attempt.refused = 'changed';
       } else {
         attempt.refused = verdict;
-        this.#o.log?.(`callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}/${attempt.delivery.deliveries}: not sent (${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? 'maxAttempts reached' : 'changed since it was claimed'})`);
+        this.#o.log?.(
+          `callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}/${attempt.delivery.deliveries}: not sent (${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? 'maxAttempts reached' : 'changed since it was claimed'})`,
+        );
       }
       if (attempt.post) attempt.post.release(false, 'not sent');
       else this.#done(attempt);
@@ -620,6 +641,12 @@ export function judgeAttempt(at: string, requestUUID: string, answer: PostAnswer
     // Not JSON: the record keeps the text.
   }
   const read = readAcknowledgement({ status: answer.status, body: text, json });
-  const attempt: AttemptRecord = { at, requestUUID, status: answer.status, answer: text.length === 0 ? null : json === undefined ? text : json, verdict: read.verdict === 'not-acknowledged' ? 'rejected' : 'acknowledged' };
+  const attempt: AttemptRecord = {
+    at,
+    requestUUID,
+    status: answer.status,
+    answer: text.length === 0 ? null : json === undefined ? text : json,
+    verdict: read.verdict === 'not-acknowledged' ? 'rejected' : 'acknowledged',
+  };
   return read.verdict === 'ambiguous' ? { attempt, note: `counted as acknowledged, ambiguous under U-CB-RESPONSE: ${read.reason}` } : { attempt };
 }

@@ -36,11 +36,18 @@ async function receiver(delayMs: number | undefined): Promise<{ url: string; arr
 
 /** Starts a POST that goes out as soon as it is on a socket. */
 function post(url: string, agents: PostAgents, timeoutMs: number, socketWaitMs: number): PostHandle {
-  const handle: PostHandle = startPost(url, {}, 'body', { agents, timeoutMs, socketWaitMs, limit: 1024, timers: realScheduler, onSocket: () => handle.release(true) });
+  const handle: PostHandle = startPost(url, {}, 'body', {
+    agents,
+    timeoutMs,
+    socketWaitMs,
+    limit: 1024,
+    timers: realScheduler,
+    onSocket: () => handle.release(true),
+  });
   return handle;
 }
 
-describe('startPost: the deadline runs from the socket, a wait for one is not the receiver\'s time', () => {
+describe("startPost: the deadline runs from the socket, a wait for one is not the receiver's time", () => {
   it('does not charge the wait for a socket to the receiver', async () => {
     const side = await receiver(500);
     const agents = oneSocket();
@@ -69,7 +76,14 @@ describe('startPost: the deadline runs from the socket, a wait for one is not th
     const agents = oneSocket();
     let onSocket!: () => void;
     const socketReached = new Promise<void>((resolve) => (onSocket = resolve));
-    const handle = startPost(side.url, {}, 'body', { agents, timeoutMs: 5_000, socketWaitMs: 5_000, limit: 1024, timers: realScheduler, onSocket: () => onSocket() });
+    const handle = startPost(side.url, {}, 'body', {
+      agents,
+      timeoutMs: 5_000,
+      socketWaitMs: 5_000,
+      limit: 1024,
+      timers: realScheduler,
+      onSocket: () => onSocket(),
+    });
     await socketReached;
     handle.release(false, 'not sent: already acknowledged');
     expect(await handle.done).toMatchObject({ status: 0, sent: false, error: 'not sent: already acknowledged' });

@@ -123,7 +123,12 @@ export function startPost(url: string, headers: Record<string, string>, body: st
   }
   const send = target.secure ? httpsRequest : httpRequest;
   try {
-    req = send({ ...target.options, method: 'POST', agent: target.secure ? options.agents.https : options.agents.http, headers: { ...headers, 'content-length': String(payload.length) } });
+    req = send({
+      ...target.options,
+      method: 'POST',
+      agent: target.secure ? options.agents.https : options.agents.http,
+      headers: { ...headers, 'content-length': String(payload.length) },
+    });
   } catch (error) {
     early = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     queueMicrotask(() => options.onSocket());
@@ -194,7 +199,11 @@ function targetOf(url: string): Target | undefined {
       const parsed = new URL(url);
       // A bracketed IPv6 host is given to node:http without its brackets.
       const hostname = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
-      target = { secure: parsed.protocol === 'https:', origin: parsed.origin, options: { protocol: parsed.protocol, hostname, port: parsed.port, path: `${parsed.pathname}${parsed.search}` } };
+      target = {
+        secure: parsed.protocol === 'https:',
+        origin: parsed.origin,
+        options: { protocol: parsed.protocol, hostname, port: parsed.port, path: `${parsed.pathname}${parsed.search}` },
+      };
     } catch {
       target = null;
     }

@@ -32,7 +32,13 @@ export interface SetupOptions {
 export function emulatorSetupFiles(options: SetupOptions = {}): SetupFile[] {
   const pair = generateMerchantKeyPair(options.bits ?? 1024);
   const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-  const yaml = emulatorYaml({ ...options, controlToken: hex(16), apiKey: `ak_${hex(12)}`, forbiddenKey: `forbidden-${hex(8)}`, expiredKey: `expired-${hex(8)}` });
+  const yaml = emulatorYaml({
+    ...options,
+    controlToken: hex(16),
+    apiKey: `ak_${hex(12)}`,
+    forbiddenKey: `forbidden-${hex(8)}`,
+    expiredKey: `expired-${hex(8)}`,
+  });
   return [
     { name: 'emulator.yaml', contents: yaml, mode: 0o600 },
     { name: 'merchant-private.pem', contents: pair.privatePem, mode: 0o600 },

@@ -68,10 +68,16 @@ function pipelineOf(ctx: EmulatorContext): Serve {
   const shapes: PipelineShapes<EmulatorMerchant> = {
     ...(variant.requestChecks ? { requestChecks: (order, { operation }) => (orderOnly(operation) ? variant.requestChecks!(order) : order) } : {}),
     ...(variant.apiKey
-      ? { apiKey: (header, { operation }) => (orderOnly(operation) ? variant.apiKey!(header, { endpoint: operation as OrderEndpoint, merchants: ctx.config.merchants }) : header) }
+      ? {
+          apiKey: (header, { operation }) =>
+            orderOnly(operation) ? variant.apiKey!(header, { endpoint: operation as OrderEndpoint, merchants: ctx.config.merchants }) : header,
+        }
       : {}),
     ...(variant.acceptsContentType
-      ? { acceptsContentType: (type, conforming, { operation, header }) => variant.acceptsContentType!(type, conforming, { endpoint: orderOnly(operation) ? (operation as OrderEndpoint) : 'card', header }) }
+      ? {
+          acceptsContentType: (type, conforming, { operation, header }) =>
+            variant.acceptsContentType!(type, conforming, { endpoint: orderOnly(operation) ? (operation as OrderEndpoint) : 'card', header }),
+        }
       : {}),
     ...(variant.requestData ? { requestData: variant.requestData } : {}),
     ...(variant.successEnvelope ? { successEnvelope: variant.successEnvelope } : {}),

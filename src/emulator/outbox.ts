@@ -183,7 +183,9 @@ interface DueRow {
 
 function prepare(db: SqliteDatabase) {
   return {
-    completeOrder: db.prepare<[number, number, string]>("UPDATE orders SET status = 'completed', completed_at = ? WHERE merchant = ? AND call_back_id = ? AND status = 'processing'"),
+    completeOrder: db.prepare<[number, number, string]>(
+      "UPDATE orders SET status = 'completed', completed_at = ? WHERE merchant = ? AND call_back_id = ? AND status = 'processing'",
+    ),
     insertEvent: db.prepare(
       'INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, retry_delays, fixed_uuid, order_id, created_at) VALUES (@trackingId, @merchant, @type, @payload, @deliveries, @concurrent, @retryDelays, @fixedUuid, @orderId, @createdAt)',
     ),
@@ -209,26 +211,59 @@ function prepare(db: SqliteDatabase) {
     countSend: db.prepare<[number, number, number, number]>(
       "UPDATE callback_deliveries SET attempts = attempts + 1 WHERE event_id = ? AND idx = ? AND state = 'pending' AND attempts = ? AND attempts < ?",
     ),
-    deliveryState: db.prepare<[number, number], { state: string; attempts: number; acked: number }>('SELECT state, attempts, acked FROM callback_deliveries WHERE event_id = ? AND idx = ?'),
+    deliveryState: db.prepare<[number, number], { state: string; attempts: number; acked: number }>(
+      'SELECT state, attempts, acked FROM callback_deliveries WHERE event_id = ? AND idx = ?',
+    ),
     markSent: db.prepare<[string, string, number, number]>("UPDATE delivery_attempts SET phase = 'sent', at = ?, request_uuid = ?, sent_at = ? WHERE id = ?"),
     settleAttempt: db.prepare(
       "UPDATE delivery_attempts SET phase = 'done', at = @at, request_uuid = @requestUUID, status = @status, answer = @answer, verdict = @verdict, error = @error, settled_at = @settledAt WHERE id = @id",
     ),
-    settleUnknown: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'done', status = 0, answer = 'null', verdict = 'failed', error = ?, settled_at = ? WHERE id = ?"),
+    settleUnknown: db.prepare<[string, number, number]>(
+      "UPDATE delivery_attempts SET phase = 'done', status = 0, answer = 'null', verdict = 'failed', error = ?, settled_at = ? WHERE id = ?",
+    ),
     markUnsent: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'not-sent', error = ?, settled_at = ? WHERE id = ?"),
-    keepPending: db.prepare<[number, number, number, number]>("UPDATE callback_deliveries SET acked = MAX(acked, ?), next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
+    keepPending: db.prepare<[number, number, number, number]>(
+      "UPDATE callback_deliveries SET acked = MAX(acked, ?), next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'",
+    ),
     // Never exhausted once acknowledged: an earlier acknowledgement wins over a later give-up.
     finishDelivery: db.prepare<[string, string, number, number]>(
       "UPDATE callback_deliveries SET state = CASE WHEN acked = 1 OR ? = 'acknowledged' THEN 'acknowledged' ELSE 'exhausted' END, acked = CASE WHEN ? = 'acknowledged' THEN 1 ELSE acked END, next_at = NULL WHERE event_id = ? AND idx = ?",
     ),
-    promoteNext: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET state = 'pending', next_at = ? WHERE event_id = ? AND idx = ? AND state = 'waiting'"),
-    attempts: db.prepare<[string], { at: string; request_uuid: string; status: number; answer: string; verdict: AttemptRecord['verdict']; error: string | null; queued_at: number | null; sent_at: number | null; settled_at: number | null }>(
+    promoteNext: db.prepare<[number, number, number]>(
+      "UPDATE callback_deliveries SET state = 'pending', next_at = ? WHERE event_id = ? AND idx = ? AND state = 'waiting'",
+    ),
+    attempts: db.prepare<
+      [string],
+      {
+        at: string;
+        request_uuid: string;
+        status: number;
+        answer: string;
+        verdict: AttemptRecord['verdict'];
+        error: string | null;
+        queued_at: number | null;
+        sent_at: number | null;
+        settled_at: number | null;
+      }
+    >(
       "SELECT at, request_uuid, status, answer, verdict, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? AND phase = 'done' ORDER BY id",
     ),
-    attemptRows: db.prepare<[string], { attempt: number; phase: AttemptRow['phase']; verdict: AttemptRecord['verdict']; status: number; error: string | null; queued_at: number | null; sent_at: number | null; settled_at: number | null }>(
-      'SELECT attempt, phase, verdict, status, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? ORDER BY id',
+    attemptRows: db.prepare<
+      [string],
+      {
+        attempt: number;
+        phase: AttemptRow['phase'];
+        verdict: AttemptRecord['verdict'];
+        status: number;
+        error: string | null;
+        queued_at: number | null;
+        sent_at: number | null;
+        settled_at: number | null;
+      }
+    >('SELECT attempt, phase, verdict, status, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? ORDER BY id'),
+    openAttempts: db.prepare<[], { id: number; event_id: number; idx: number; phase: 'queued' | 'sent' }>(
+      "SELECT id, event_id, idx, phase FROM delivery_attempts WHERE phase IN ('queued', 'sent')",
     ),
-    openAttempts: db.prepare<[], { id: number; event_id: number; idx: number; phase: 'queued' | 'sent' }>("SELECT id, event_id, idx, phase FROM delivery_attempts WHERE phase IN ('queued', 'sent')"),
     eventCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM callback_events WHERE tracking_id = ?'),
     lease: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
     pendingCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM callback_deliveries WHERE state IN ('pending', 'waiting')"),
@@ -246,7 +281,13 @@ export class DeliveryOutbox {
    * `leaseUntil` and gets an attempt row in phase `queued`; one it finishes ends exhausted (or
    * acknowledged, if it was) with the reason as an unsent row; one it skips stays due.
    */
-  readonly claimDue: (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude?: readonly number[]) => ClaimedDelivery[];
+  readonly claimDue: (
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    decide?: (delivery: DueDelivery) => ClaimDecision,
+    exclude?: readonly number[],
+  ) => ClaimedDelivery[];
   /**
    * At start: settles what an earlier process left open. An attempt that was sent has an unknown
    * outcome (recorded as failed, counted); one only queued never left (not counted). Their
@@ -296,22 +337,26 @@ export class DeliveryOutbox {
       if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
     };
 
-    this.claimDue = db.transaction((now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) => {
-      const claimed: ClaimedDelivery[] = [];
-      for (const delivery of this.dueDeliveries(now, limit, exclude)) {
-        const decision = decide ? decide(delivery) : 'send';
-        if (decision === 'skip') continue;
-        const attemptId = Number(s.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid);
-        if (decision !== 'send') {
-          s.markUnsent.run(decision.finish, now, attemptId);
-          finish(delivery, 'exhausted', now);
-          continue;
+    this.claimDue = db.transaction(
+      (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) => {
+        const claimed: ClaimedDelivery[] = [];
+        for (const delivery of this.dueDeliveries(now, limit, exclude)) {
+          const decision = decide ? decide(delivery) : 'send';
+          if (decision === 'skip') continue;
+          const attemptId = Number(
+            s.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid,
+          );
+          if (decision !== 'send') {
+            s.markUnsent.run(decision.finish, now, attemptId);
+            finish(delivery, 'exhausted', now);
+            continue;
+          }
+          s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
+          claimed.push({ ...delivery, attemptId });
         }
-        s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
-        claimed.push({ ...delivery, attemptId });
-      }
-      return claimed;
-    });
+        return claimed;
+      },
+    );
 
     this.writeOutbox = db.transaction((batch: OutboxBatch, now: number) => {
       for (const done of batch.settled) {
@@ -341,8 +386,17 @@ export class DeliveryOutbox {
           return 'sent';
         }
         const row = s.deliveryState.get(delivery.eventId, delivery.idx);
-        const verdict: SendVerdict = row?.state === 'acknowledged' || (row?.state !== 'pending' && row?.acked === 1) ? 'acknowledged' : row?.state === 'pending' && row.attempts >= send.maxAttempts ? 'capped' : 'changed';
-        s.markUnsent.run(`not sent: ${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? `maxAttempts (${send.maxAttempts}) reached` : 'the delivery changed since it was claimed'}`, now, send.attemptId);
+        const verdict: SendVerdict =
+          row?.state === 'acknowledged' || (row?.state !== 'pending' && row?.acked === 1)
+            ? 'acknowledged'
+            : row?.state === 'pending' && row.attempts >= send.maxAttempts
+              ? 'capped'
+              : 'changed';
+        s.markUnsent.run(
+          `not sent: ${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? `maxAttempts (${send.maxAttempts}) reached` : 'the delivery changed since it was claimed'}`,
+          now,
+          send.attemptId,
+        );
         if (verdict === 'capped') finish(delivery, 'exhausted', now);
         return verdict;
       });
@@ -401,7 +455,13 @@ export class DeliveryOutbox {
   attempts(trackingId: string): AttemptRecord[] | undefined {
     if (this.#stmt.eventCount.get(trackingId)!.n === 0) return undefined;
     return this.#stmt.attempts.all(trackingId).map((row) => {
-      const attempt: AttemptRecord = { at: row.at, requestUUID: row.request_uuid, status: row.status, answer: parseExactJson(row.answer) as unknown, verdict: row.verdict };
+      const attempt: AttemptRecord = {
+        at: row.at,
+        requestUUID: row.request_uuid,
+        status: row.status,
+        answer: parseExactJson(row.answer) as unknown,
+        verdict: row.verdict,
+      };
       if (row.error !== null) attempt.error = row.error;
       if (row.queued_at !== null) attempt.queuedAt = new Date(row.queued_at).toISOString();
       if (row.sent_at !== null) attempt.sentAt = new Date(row.sent_at).toISOString();

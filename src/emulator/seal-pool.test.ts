@@ -43,7 +43,9 @@ describe('the sealing pool (CB-DECRYPT off the event loop)', () => {
       }
       return 'no error';
     })();
-    const failure = await pool().seal('{}', privateKey, profile).catch((error: unknown) => error as Error);
+    const failure = await pool()
+      .seal('{}', privateKey, profile)
+      .catch((error: unknown) => error as Error);
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(SealerStopped);
     expect((failure as Error).message).toBe(expected);

@@ -165,7 +165,8 @@ export function startSealWorker(): Worker {
   const ts = pathToFileURL(fileURLToPath(new URL('./seal-worker.ts', import.meta.url))).href;
   // tsx's ESM entry (its package exports name it; require.resolve would give the CommonJS one).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
+  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import
+    .default;
   const api = new URL(entry, pathToFileURL(manifest)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); });`;
   return new Worker(bootstrap, { eval: true });

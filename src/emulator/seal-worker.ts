@@ -11,8 +11,7 @@ import { sealCallback } from '../wire/callback-delivery.js';
 
 /** A message to the thread: a key to keep, or a payload to seal with a kept key. */
 export type SealWorkerRequest =
-  | { kind: 'key'; keyId: number; der: Uint8Array }
-  | { kind: 'seal'; id: number; keyId: number; text: string; profile: CryptoProfile };
+  { kind: 'key'; keyId: number; der: Uint8Array } | { kind: 'seal'; id: number; keyId: number; text: string; profile: CryptoProfile };
 
 /** The thread's answer to one seal job, or its word that it is loaded. */
 export type SealWorkerAnswer = { id: number; body: string } | { id: number; error: string } | { ready: true };

@@ -72,7 +72,16 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   let operations = SERVICE_OPERATIONS;
   try {
     for (const merchant of config.merchants) store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
-    dispatcher = new CallbackDispatcher({ store, merchants, callbacks: config.callbacks, variant: variant.delivery, now, random, log: options.log, sealer: options.sealer });
+    dispatcher = new CallbackDispatcher({
+      store,
+      merchants,
+      callbacks: config.callbacks,
+      variant: variant.delivery,
+      now,
+      random,
+      log: options.log,
+      sealer: options.sealer,
+    });
     const state = storeServiceState(store, merchants.keys());
     service = {
       state,
@@ -120,8 +129,14 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
   );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Malformed or too slow: answer the status Node would, then drop the connection (never a crash).
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    if (error.code !== 'ECONNRESET' && socket.writable && !socket.writableEnded) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    const status =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : '400 Bad Request';
+    if (error.code !== 'ECONNRESET' && socket.writable && !socket.writableEnded)
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
 

@@ -72,14 +72,20 @@ function prepare(db: SqliteDatabase) {
     insertOrder: db.prepare(
       'INSERT INTO orders (merchant, call_back_id, kind, tenant_user_id, symbol, chain, to_addr, amount, expiry_hours, status, txid, created_at) VALUES (@merchant, @callBackId, @kind, @tenantUserId, @symbol, @chain, @toAddr, @amount, @expiryHours, @status, @txid, @createdAt)',
     ),
-    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string }>('SELECT kind, amount, status, txid, tenant_user_id AS tenantUserId FROM orders WHERE merchant = ? AND call_back_id = ?'),
+    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string }>(
+      'SELECT kind, amount, status, txid, tenant_user_id AS tenantUserId FROM orders WHERE merchant = ? AND call_back_id = ?',
+    ),
     insertTenant: db.prepare<[number, string]>('INSERT OR IGNORE INTO tenant_ids (merchant, tenant_user_id) VALUES (?, ?)'),
     tenant: db.prepare<[number, string], { id: number }>('SELECT id FROM tenant_ids WHERE merchant = ? AND tenant_user_id = ?'),
-    seedCard: db.prepare<[number, string, string, string]>('INSERT OR IGNORE INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, ?)'),
+    seedCard: db.prepare<[number, string, string, string]>(
+      'INSERT OR IGNORE INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, ?)',
+    ),
     upsertCard: db.prepare<[number, string, string]>(
       "INSERT INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, 'open') ON CONFLICT (merchant, power_card_id) DO UPDATE SET merchant_user_id = excluded.merchant_user_id, status = 'open', biz_id = NULL",
     ),
-    card: db.prepare<[number, string], { merchant_user_id: string; status: 'open' | 'closed' }>('SELECT merchant_user_id, status FROM cards WHERE merchant = ? AND power_card_id = ?'),
+    card: db.prepare<[number, string], { merchant_user_id: string; status: 'open' | 'closed' }>(
+      'SELECT merchant_user_id, status FROM cards WHERE merchant = ? AND power_card_id = ?',
+    ),
     closeCard: db.prepare<[string, number, string]>("UPDATE cards SET status = 'closed', biz_id = ? WHERE merchant = ? AND power_card_id = ?"),
     hasSerial: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM close_serials WHERE merchant = ? AND serial = ?'),
     insertSerial: db.prepare<[number, string, string]>('INSERT OR IGNORE INTO close_serials (merchant, serial, power_card_id) VALUES (?, ?, ?)'),
@@ -103,7 +109,12 @@ export class StateTables {
    * after leases and control calls, callback URL) unless the config's values changed since they were
    * seeded: an edit of the YAML takes effect, a restart alone loses nothing.
    */
-  seedMerchant(userId: number, energy: Energy, callbackUrl: string | undefined, cards: ReadonlyArray<{ powerCardId: string; merchantUserId: string; status: 'open' | 'closed' }>): void {
+  seedMerchant(
+    userId: number,
+    energy: Energy,
+    callbackUrl: string | undefined,
+    cards: ReadonlyArray<{ powerCardId: string; merchantUserId: string; status: 'open' | 'closed' }>,
+  ): void {
     const seed = JSON.stringify([energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null]);
     this.#db.transaction(() => {
       if (this.#stmt.seed.get(userId)?.seed !== seed) {

@@ -13,9 +13,20 @@ import { openEmulatorStore, storeServiceState } from './store.js';
 
 const n = (text: string) => new LosslessNumber(text);
 const order = (fields: Record<string, unknown> = {}): Plain =>
-  ({ userId: n('10086'), tenantUserId: 'alice', tenantType: n('1'), callBackId: 'cb-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9', amount: n('123456789012.123456'), ...fields }) as Plain;
+  ({
+    userId: n('10086'),
+    tenantUserId: 'alice',
+    tenantType: n('1'),
+    callBackId: 'cb-1',
+    symbol: 'USDT',
+    chainName: 'TRON',
+    toAddr: 'TQn9',
+    amount: n('123456789012.123456'),
+    ...fields,
+  }) as Plain;
 const lease = (fields: Record<string, unknown> = {}) => order({ symbol: 'ENERGY', amount: n('3'), expiryHours: n('24'), callBackId: 'el-1', ...fields });
-const card = (fields: Record<string, unknown> = {}): Plain => ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1', ...fields }) as Plain;
+const card = (fields: Record<string, unknown> = {}): Plain =>
+  ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1', ...fields }) as Plain;
 const energy = { symbol: 'ENERGY', chainName: 'TRON' };
 
 /** A scenario: every step's outcome as text, on one state. */
@@ -75,7 +86,10 @@ function sqlite(): ServiceState {
 describe('the SQLite store as the service state', () => {
   it.each<[string, Partial<ServicePolicies>]>([
     ['the default policies', {}],
-    ['leaseDebit later, duplicates replayed, serials ignored, no card registry', { leaseDebit: 'later', leaseDebitDelayMs: 1_000, duplicateCallBackId: 'replay', closeSerialNo: 'ignored', cardRegistry: 'off' }],
+    [
+      'leaseDebit later, duplicates replayed, serials ignored, no card registry',
+      { leaseDebit: 'later', leaseDebitDelayMs: 1_000, duplicateCallBackId: 'replay', closeSerialNo: 'ignored', cardRegistry: 'off' },
+    ],
     ['leaseDebit never', { leaseDebit: 'never' }],
   ])('answers every step as the in-memory state does under %s', (_name, policies) => {
     const fromMemory: QueuedCallback[] = [];
@@ -97,8 +111,30 @@ describe('the SQLite store as the service state', () => {
 
 describe('the reads, writes and transaction of both states', () => {
   const m = 10086n;
-  const newOrder = (callBackId: string): NewOrder => ({ merchant: m, callBackId, kind: 'withdrawal', tenantUserId: 'alice', symbol: 'USDT', chain: 'TRON', toAddr: 'TQn9', amount: '1.5', txid: 'tx', createdAt: 1 });
-  const callback = (trackingId: string): QueuedCallback => ({ trackingId, merchant: m, type: 3, payload: '{"type":3}', deliveries: 1, concurrent: false, fixedUuid: 'u', orderId: 'cb-1', createdAt: 1, dueAt: 1 });
+  const newOrder = (callBackId: string): NewOrder => ({
+    merchant: m,
+    callBackId,
+    kind: 'withdrawal',
+    tenantUserId: 'alice',
+    symbol: 'USDT',
+    chain: 'TRON',
+    toAddr: 'TQn9',
+    amount: '1.5',
+    txid: 'tx',
+    createdAt: 1,
+  });
+  const callback = (trackingId: string): QueuedCallback => ({
+    trackingId,
+    merchant: m,
+    type: 3,
+    payload: '{"type":3}',
+    deliveries: 1,
+    concurrent: false,
+    fixedUuid: 'u',
+    orderId: 'cb-1',
+    createdAt: 1,
+    dueAt: 1,
+  });
   /** Both states with a way to list the trackingIds queued so far (among `ids`). */
   function both(): Array<[string, ServiceState, (ids: string[]) => string[]]> {
     const inMemory = memory();
@@ -147,7 +183,11 @@ describe('the reads, writes and transaction of both states', () => {
       after: {
         energy: { balance: 5n, costPerTx: 64_000n },
         orders: ['alice', undefined],
-        cards: [{ merchantUserId: 'u-1', status: 'closed' }, { merchantUserId: 'u-1', status: 'open' }, { merchantUserId: 'u-1', status: 'closed' }],
+        cards: [
+          { merchantUserId: 'u-1', status: 'closed' },
+          { merchantUserId: 'u-1', status: 'open' },
+          { merchantUserId: 'u-1', status: 'closed' },
+        ],
         otherHolder: { merchantUserId: 'u-1', status: 'closed' },
         serials: [true, true],
         queued: ['wd-1'],
@@ -198,10 +238,30 @@ describe('the callback outbox', () => {
     store.seedMerchant(7, { balance: 0n, costPerTx: 1n }, url, []);
     return store;
   }
-  const event = (trackingId: string) => ({ trackingId, merchant: 7, type: 4, payload: '{"type":4}', deliveries: 1, concurrent: false, fixedUuid: 'u', createdAt: 0, dueAt: 0 });
+  const event = (trackingId: string) => ({
+    trackingId,
+    merchant: 7,
+    type: 4,
+    payload: '{"type":4}',
+    deliveries: 1,
+    concurrent: false,
+    fixedUuid: 'u',
+    createdAt: 0,
+    dueAt: 0,
+  });
   const claim = (store: ReturnType<typeof outbox>, now: number) => store.claimDue(now, 10, now + 1_000);
-  const send = (delivery: ReturnType<typeof claim>[number], max: number, sentAt = 1) => ({ attemptId: delivery.attemptId, delivery, maxAttempts: max, requestUUID: 'r', sentAt });
-  const settled = (delivery: ReturnType<typeof claim>[number], verdict: 'acknowledged' | 'rejected', update: { state: 'pending'; nextAt: number } | { state: 'acknowledged' | 'exhausted' }) => ({
+  const send = (delivery: ReturnType<typeof claim>[number], max: number, sentAt = 1) => ({
+    attemptId: delivery.attemptId,
+    delivery,
+    maxAttempts: max,
+    requestUUID: 'r',
+    sentAt,
+  });
+  const settled = (
+    delivery: ReturnType<typeof claim>[number],
+    verdict: 'acknowledged' | 'rejected',
+    update: { state: 'pending'; nextAt: number } | { state: 'acknowledged' | 'exhausted' },
+  ) => ({
     attemptId: delivery.attemptId,
     delivery,
     attempt: { at: new Date(2).toISOString(), requestUUID: 'r', status: 200, answer: null, verdict },
@@ -238,13 +298,19 @@ describe('the callback outbox', () => {
     store.insertEvent(event('order'));
     const [first] = claim(store, 10);
     expect(store.attemptRows('order')).toEqual([expect.objectContaining({ phase: 'queued', queuedAt: 10, sentAt: null, settledAt: null })]);
-    store.writeOutbox({ sends: [], settled: [], unsent: [{ attemptId: first!.attemptId, delivery: first!, reason: 'not sent: no free connection', dueAt: 20, settledAt: 15 }] }, 15);
+    store.writeOutbox(
+      { sends: [], settled: [], unsent: [{ attemptId: first!.attemptId, delivery: first!, reason: 'not sent: no free connection', dueAt: 20, settledAt: 15 }] },
+      15,
+    );
     expect(store.delivery(1, 0)).toMatchObject({ state: 'pending', attempts: 0 });
     expect(store.attempts('order')).toEqual([]);
     const [second] = claim(store, 20);
     store.writeOutbox({ sends: [send(second!, 3, 21)], settled: [], unsent: [] }, 21);
     store.writeOutbox({ sends: [], settled: [settled(second!, 'acknowledged', { state: 'acknowledged' })], unsent: [] }, 22);
-    expect(store.attemptRows('order').map((row) => [row.phase, row.queuedAt, row.sentAt, row.settledAt])).toEqual([['not-sent', 10, null, 15], ['done', 20, 21, 2]]);
+    expect(store.attemptRows('order').map((row) => [row.phase, row.queuedAt, row.sentAt, row.settledAt])).toEqual([
+      ['not-sent', 10, null, 15],
+      ['done', 20, 21, 2],
+    ]);
     expect(store.attempts('order')).toHaveLength(1);
   });
 
@@ -260,9 +326,14 @@ describe('the callback outbox', () => {
       before.close();
       const after = outbox(path);
       expect(after.recoverOpenAttempts(5_000)).toEqual({ sent: 1, queued: 1 });
-      expect(after.attempts('sent')).toEqual([expect.objectContaining({ status: 0, verdict: 'failed', error: 'outcome unknown: the emulator stopped before the answer arrived' })]);
+      expect(after.attempts('sent')).toEqual([
+        expect.objectContaining({ status: 0, verdict: 'failed', error: 'outcome unknown: the emulator stopped before the answer arrived' }),
+      ]);
       expect(after.attemptRows('queued')).toEqual([expect.objectContaining({ phase: 'not-sent', error: 'not sent: the emulator stopped before it was sent' })]);
-      expect([after.delivery(1, 0), after.delivery(2, 0)]).toEqual([{ state: 'pending', attempts: 1, acked: false }, { state: 'pending', attempts: 0, acked: false }]);
+      expect([after.delivery(1, 0), after.delivery(2, 0)]).toEqual([
+        { state: 'pending', attempts: 1, acked: false },
+        { state: 'pending', attempts: 0, acked: false },
+      ]);
       expect(after.nextDueAt()).toBe(5_000);
       after.close();
     } finally {
@@ -284,7 +355,9 @@ describe('the callback outbox', () => {
         PRAGMA user_version = 1;`);
       db.close();
       const store = outbox(path);
-      expect(store.attempts('old')).toEqual([{ at: '2026-01-01T00:00:00.000Z', requestUUID: 'r', status: 200, answer: { errCode: new LosslessNumber('0') }, verdict: 'acknowledged' }]);
+      expect(store.attempts('old')).toEqual([
+        { at: '2026-01-01T00:00:00.000Z', requestUUID: 'r', status: 200, answer: { errCode: new LosslessNumber('0') }, verdict: 'acknowledged' },
+      ]);
       store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -71,7 +71,10 @@ export class EmulatorStore {
     const version = db.pragma('user_version', { simple: true }) as number;
     // Version 1 is migrated in place (the outbox adds the attempt columns of version 2).
     if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
-      throw new ConfigError('bad-store', `the emulator store ${db.name} has schema version ${version}, this emulator uses ${SCHEMA_VERSION}: delete it to start afresh`);
+      throw new ConfigError(
+        'bad-store',
+        `the emulator store ${db.name} has schema version ${version}, this emulator uses ${SCHEMA_VERSION}: delete it to start afresh`,
+      );
     }
     this.state = new StateTables(db);
     this.outbox = new DeliveryOutbox(db);
@@ -88,7 +91,12 @@ export class EmulatorStore {
   // The service state (state-tables.ts).
 
   /** Adds a merchant and its missing cards; see {@link StateTables.seedMerchant}. */
-  seedMerchant(userId: number, energy: Energy, callbackUrl: string | undefined, cards: ReadonlyArray<{ powerCardId: string; merchantUserId: string; status: 'open' | 'closed' }>): void {
+  seedMerchant(
+    userId: number,
+    energy: Energy,
+    callbackUrl: string | undefined,
+    cards: ReadonlyArray<{ powerCardId: string; merchantUserId: string; status: 'open' | 'closed' }>,
+  ): void {
     this.state.seedMerchant(userId, energy, callbackUrl, cards);
   }
 

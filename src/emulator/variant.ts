@@ -57,9 +57,16 @@ export interface EmulatorVariant {
    * Whether an endpoint accepts a request's Content-Type (ENERGY-CT, ORDER-CT, CARD-PATH): `conforming`
    * is the conforming answer; `type` the media type (undefined: none), `header` the whole header.
    */
-  acceptsContentType?(type: string | undefined, conforming: boolean, request: { endpoint: 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'card'; header: string | undefined }): boolean;
+  acceptsContentType?(
+    type: string | undefined,
+    conforming: boolean,
+    request: { endpoint: 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'card'; header: string | undefined },
+  ): boolean;
   /** The X-API-KEY the order endpoints check (ENERGY-KEY, ERR-401): gets the header as sent (undefined: none) and the configured merchants. */
-  apiKey?(header: string | undefined, request: { endpoint: 'getEnergyMaxCount' | 'withdrawWithoutVerify'; merchants: readonly EmulatorMerchant[] }): string | undefined;
+  apiKey?(
+    header: string | undefined,
+    request: { endpoint: 'getEnergyMaxCount' | 'withdrawWithoutVerify'; merchants: readonly EmulatorMerchant[] },
+  ): string | undefined;
   /** The order endpoints' form field data as the decoder gets it (ENERGY-DATA, ORDER-DATA). */
   requestData?(data: string): string;
   /** The path a request is routed by (ENERGY-PATH, ORDER-PATH, CARD-PATH, VERSION-V1, ERR-404): gets the request's path. */

@@ -14,7 +14,12 @@ export interface StormEvent {
   payload: Record<string, ExactJson>;
 }
 
-const ADDRESSES = ['TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7'];
+const ADDRESSES = [
+  'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+  'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+  'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+  'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+];
 const SYMBOLS = ['USDT', 'USDC', 'TRX'];
 
 /** The callback types a storm can generate: all of the callback type table's. */
@@ -39,7 +44,11 @@ export function generateEvents(count: number, types: readonly number[]): StormEv
       if (lastDeposit && ++deposits % 10 === 0) {
         // Another symbol or another toAddress than the original: a distinct event, the same txid.
         const other = <T>(list: readonly T[], current: ExactJson | undefined) => list[(list.indexOf(current as T) + 1) % list.length]!;
-        payload = { ...lastDeposit, trackingId: `load-${randomUUID()}`, ...(index % 20 === 0 ? { symbol: other(SYMBOLS, lastDeposit.symbol) } : { toAddress: other(ADDRESSES, lastDeposit.toAddress) }) };
+        payload = {
+          ...lastDeposit,
+          trackingId: `load-${randomUUID()}`,
+          ...(index % 20 === 0 ? { symbol: other(SYMBOLS, lastDeposit.symbol) } : { toAddress: other(ADDRESSES, lastDeposit.toAddress) }),
+        };
       }
       lastDeposit = payload;
     }
@@ -56,7 +65,7 @@ function payloadOf(type: number, index: number): Record<string, ExactJson> {
     business: new LosslessNumber('0'),
   };
   // Amounts a float would round: the merchant must keep every digit (the probe shows it).
-  const amount = new LosslessNumber(`${1 + (index % 99_999)}${String(index).padStart(12, '0')}.${String(index * 7919 % 1_000_000).padStart(6, '0')}123`);
+  const amount = new LosslessNumber(`${1 + (index % 99_999)}${String(index).padStart(12, '0')}.${String((index * 7919) % 1_000_000).padStart(6, '0')}123`);
   const toAddress = ADDRESSES[index % ADDRESSES.length]!;
   return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, {
     txid: randomBytes(32).toString('hex'),

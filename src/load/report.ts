@@ -51,7 +51,11 @@ export function loadReportJson(result: StormResult, target: LoadTarget): Record<
     target: { side: 'merchant', ...target },
     summary: { passed: count('passed'), failed: count('failed'), warnings: 0, skipped: count('skipped'), durationMs: Math.round(result.durationMs) },
     results,
-    load: { ...result, offenders: result.offenders.length, histogram: result.histogram.map((bucket) => ({ upToMs: Number.isFinite(bucket.upToMs) ? bucket.upToMs : null, count: bucket.count })) },
+    load: {
+      ...result,
+      offenders: result.offenders.length,
+      histogram: result.histogram.map((bucket) => ({ upToMs: Number.isFinite(bucket.upToMs) ? bucket.upToMs : null, count: bucket.count })),
+    },
   };
 }
 
@@ -75,7 +79,12 @@ export function loadReportHtml(result: StormResult, target: LoadTarget): string 
     ['never acknowledged deliveries', String(result.unacknowledgedDeliveries)],
     ['events/s', result.eventsPerSecond.toFixed(0)],
     ['p50 / p99 / max', `${result.p50Ms.toFixed(1)} / ${result.p99Ms.toFixed(1)} / ${result.maxMs.toFixed(1)} ms`],
-    ['failures', Object.entries(result.failures).map(([why, n]) => `${why}: ${n}`).join(', ') || 'none'],
+    [
+      'failures',
+      Object.entries(result.failures)
+        .map(([why, n]) => `${why}: ${n}`)
+        .join(', ') || 'none',
+    ],
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>wallet-conformance load merchant</title>

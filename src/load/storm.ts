@@ -145,15 +145,31 @@ export async function runStorm(options: StormOptions): Promise<StormResult> {
   const plan = planDeliveries(events, share).map(({ event, duplicate }) => ({ event, duplicate, body: seal(event) }) satisfies Planned);
 
   const tls = options.tls ?? {};
-  const httpsOptions = { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert } : {}), ...(tls.key ? { key: tls.key } : {}) };
-  const agents = urls.map((url) => (url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency, ...httpsOptions }) : new HttpAgent({ keepAlive: true, maxSockets: concurrency })));
+  const httpsOptions = {
+    rejectUnauthorized: !tls.insecure,
+    ...(tls.ca ? { ca: tls.ca } : {}),
+    ...(tls.cert ? { cert: tls.cert } : {}),
+    ...(tls.key ? { key: tls.key } : {}),
+  };
+  const agents = urls.map((url) =>
+    url.protocol === 'https:'
+      ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency, ...httpsOptions })
+      : new HttpAgent({ keepAlive: true, maxSockets: concurrency }),
+  );
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
   const acked = new Set<number>();
   const counters = { done: 0, attempts: 0, retries: 0, unacknowledged: 0, ambiguous: 0 };
   const started = performance.now();
   const deadline = started + durationMs;
-  const progress = (): StormProgress => ({ elapsedMs: performance.now() - started, planned: plan.length, done: counters.done, acknowledged: acked.size, attempts: counters.attempts, retries: counters.retries });
+  const progress = (): StormProgress => ({
+    elapsedMs: performance.now() - started,
+    planned: plan.length,
+    done: counters.done,
+    acknowledged: acked.size,
+    attempts: counters.attempts,
+    retries: counters.retries,
+  });
   const ticker = options.onProgress ? setInterval(() => options.onProgress!(progress()), 1_000) : undefined;
 
   let next = 0;
@@ -271,7 +287,13 @@ function judge(events: readonly StormEvent[], acked: ReadonlySet<number>, probe:
   }
   const offenders = events
     .filter((event) => (counts.get(event.key) ?? 0) !== 1)
-    .map((event) => ({ key: event.key, trackingId: event.trackingId, type: event.type, processed: counts.get(event.key) ?? 0, acknowledged: acked.has(event.index) }));
+    .map((event) => ({
+      key: event.key,
+      trackingId: event.trackingId,
+      type: event.type,
+      processed: counts.get(event.key) ?? 0,
+      acknowledged: acked.has(event.index),
+    }));
   return { offenders, foreign };
 }
 
@@ -284,7 +306,10 @@ function failureOf(answer: CallbackAnswer): string {
   } catch {
     return 'answer not JSON';
   }
-  const code = json !== null && typeof json === 'object' && !Array.isArray(json) && !(json instanceof LosslessNumber) ? (json as Record<string, ExactJson>).errCode : undefined;
+  const code =
+    json !== null && typeof json === 'object' && !Array.isArray(json) && !(json instanceof LosslessNumber)
+      ? (json as Record<string, ExactJson>).errCode
+      : undefined;
   return `errCode ${code instanceof LosslessNumber ? code.value : JSON.stringify(code ?? null)}`;
 }
 

@@ -13,7 +13,12 @@ export function summaryLine(result: StormResult): string {
 /** The first offending events, one line each, naming key, trackingId and what went wrong. */
 export function offenderLines(result: StormResult, limit = 10): string[] {
   const lines = result.offenders.slice(0, limit).map((offender) => {
-    const what = offender.processed === 0 ? (offender.acknowledged ? 'acknowledged with errCode 0 but never processed' : 'never processed (no delivery acknowledged)') : `processed ${offender.processed} times`;
+    const what =
+      offender.processed === 0
+        ? offender.acknowledged
+          ? 'acknowledged with errCode 0 but never processed'
+          : 'never processed (no delivery acknowledged)'
+        : `processed ${offender.processed} times`;
     return `  ${what}: type ${offender.type}, trackingId ${offender.trackingId}, key ${offender.key}`;
   });
   if (result.offenders.length > limit) lines.push(`  ... and ${result.offenders.length - limit} more`);

@@ -69,10 +69,14 @@ describe('callback receiver core', () => {
     const scheduler = new ManualScheduler();
     const started = gate();
     const finish = gate();
-    const { core } = receiver({ scheduler, busyWaitMs: 50, process: () => {
-      started.open();
-      return finish.promise;
-    } });
+    const { core } = receiver({
+      scheduler,
+      busyWaitMs: 50,
+      process: () => {
+        started.open();
+        return finish.promise;
+      },
+    });
     const first = core.handle({ headers, body: body('r-1') });
     await started.promise;
     const second = watch(core.handle({ headers, body: body('r-2') }));
@@ -114,10 +118,14 @@ describe('callback receiver core', () => {
     const started = gate();
     const finish = gate();
     const stores = [openSqliteStore(path), openSqliteStore(path)] as const;
-    const a = receiver({ scheduler, store: stores[0], process: () => {
-      started.open();
-      return finish.promise;
-    } });
+    const a = receiver({
+      scheduler,
+      store: stores[0],
+      process: () => {
+        started.open();
+        return finish.promise;
+      },
+    });
     const b = receiver({ scheduler, store: stores[1] });
     const first = a.core.handle({ headers, body: body('r-1') });
     await started.promise;
@@ -129,7 +137,8 @@ describe('callback receiver core', () => {
     expect((await first).outcome).toBe('processed');
     await scheduler.advance(20);
     expect(second()?.outcome).toBe('duplicate');
-    expect(b.events).toHaveLength(0);    for (const store of stores) await store.close();
+    expect(b.events).toHaveLength(0);
+    for (const store of stores) await store.close();
   });
 
   it('turns a store failure into HTTP 500 with a non-zero errCode, never a throw', async () => {
@@ -181,11 +190,15 @@ describe('callback receiver claims under faults', () => {
     const finish = gate();
     let calls = 0;
     const store = new MemoryIdempotencyStore({ leaseMs: 30_000, now: () => scheduler.now() });
-    const { core } = receiver({ scheduler, store, process: async () => {
-      if (++calls > 1) return;
-      started.open();
-      await finish.promise;
-    } });
+    const { core } = receiver({
+      scheduler,
+      store,
+      process: async () => {
+        if (++calls > 1) return;
+        started.open();
+        await finish.promise;
+      },
+    });
     const first = core.handle({ headers, body: body('r-1') });
     await started.promise;
     // Three leases pass while process runs; the receiver renews the claim every 10 s.
@@ -206,12 +219,16 @@ describe('callback receiver claims under faults', () => {
     const release = gate();
     const store = new MemoryIdempotencyStore({ leaseMs: 30_000, now: () => scheduler.now() });
     const texts: string[] = [];
-    const { core } = receiver({ scheduler, store: withoutRenewal(store), process: async (event) => {
-      texts.push(event.requestUUID!);
-      if (texts.length > 1) return;
-      started.open();
-      await release.promise;
-    } });
+    const { core } = receiver({
+      scheduler,
+      store: withoutRenewal(store),
+      process: async (event) => {
+        texts.push(event.requestUUID!);
+        if (texts.length > 1) return;
+        started.open();
+        await release.promise;
+      },
+    });
     const slow = core.handle({ headers, body: body('r-1') });
     await started.promise;
     await scheduler.advance(30_000);

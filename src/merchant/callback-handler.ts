@@ -226,7 +226,9 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
       // sent just before this wait began; else a fast poll.
       const notified = local ? undefined : options.store.settled?.(event.key, remaining);
       let cancel = (): void => undefined;
-      const pause = new Promise<void>((resolve) => (cancel = scheduler.after(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), resolve)));
+      const pause = new Promise<void>(
+        (resolve) => (cancel = scheduler.after(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), resolve)),
+      );
       await Promise.race([local ?? notified ?? pause, pause]);
       cancel();
     }
@@ -316,7 +318,9 @@ export function createCallbackHandler(options: CallbackHandlerOptions): (req: In
 export async function serveCallback(receiver: CallbackReceiver, req: MaybeParsedRequest, res: ServerResponse): Promise<void> {
   if (req.method !== 'POST') {
     req.resume();
-    return send(res, receiver.answer('rejected', 405, ERR_CODES.methodNotAllowed, `method ${req.method ?? '?'} not allowed; callbacks are POST`), { allow: 'POST' });
+    return send(res, receiver.answer('rejected', 405, ERR_CODES.methodNotAllowed, `method ${req.method ?? '?'} not allowed; callbacks are POST`), {
+      allow: 'POST',
+    });
   }
   // The Content-Type is not checked: CB-HEADERS binds the sender, and the raw body is what counts.
   // CB-KEY-FIRST: the key is checked before a byte of the body is read or decoded.

@@ -20,7 +20,10 @@ describe('merchant.yaml', () => {
       port: 0,
       host: '127.0.0.1',
     });
-    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprofile: profile.yaml\n', '/a/m.yaml')).toMatchObject({ profile: { path: '/a/profile.yaml' }, storePath: '/a/merchant.sqlite' });
+    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprofile: profile.yaml\n', '/a/m.yaml')).toMatchObject({
+      profile: { path: '/a/profile.yaml' },
+      storePath: '/a/merchant.sqlite',
+    });
   });
 
   it('keeps a postgres:// store URL as a URL, not a path beside the file', () => {
@@ -30,13 +33,25 @@ describe('merchant.yaml', () => {
   });
 
   it.each([
-    ['apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n', "/a/m.yaml: unknown field 'stroe' (known: apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls, probe)"],
+    [
+      'apiKey: k\npublicKey: p.pem\nstroe: x.sqlite\n',
+      "/a/m.yaml: unknown field 'stroe' (known: apiKey, publicKey, privateKey, profile, store, bodyLimit, port, host, tls, probe)",
+    ],
     ['publicKey: p.pem\n', '/a/m.yaml: apiKey: is required (the X-API-KEY the service sends, CB-KEY-SAME)'],
     ['apiKey: []\npublicKey: p.pem\n', '/a/m.yaml: apiKey: lists no key'],
-    ['apiKey: 12345\npublicKey: p.pem\n', '/a/m.yaml: apiKey: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number'],
-    ['apiKey: [k, 12345]\npublicKey: p.pem\n', '/a/m.yaml: apiKey[1]: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number'],
+    [
+      'apiKey: 12345\npublicKey: p.pem\n',
+      '/a/m.yaml: apiKey: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number',
+    ],
+    [
+      'apiKey: [k, 12345]\npublicKey: p.pem\n',
+      '/a/m.yaml: apiKey[1]: must be a string (quote a key that looks like a number) or a mapping of key, notBefore, notAfter, not a number',
+    ],
     ['apiKey: [{ key: 12345 }]\npublicKey: p.pem\n', '/a/m.yaml: apiKey[0].key: must be a non-empty string, not a number'],
-    ['apiKey: [{ key: k, notAfter: soon }]\npublicKey: p.pem\n', '/a/m.yaml: apiKey[0].notAfter: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not "soon"'],
+    [
+      'apiKey: [{ key: k, notAfter: soon }]\npublicKey: p.pem\n',
+      '/a/m.yaml: apiKey[0].notAfter: must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z), not "soon"',
+    ],
     ['apiKey: [{ key: k, expires: x }]\npublicKey: p.pem\n', "/a/m.yaml: apiKey[0]: unknown field 'expires' (known: key, notBefore, notAfter)"],
     ['apiKey: k\npublicKey: 5\n', '/a/m.yaml: publicKey: must be a file path, not 5'],
     ['apiKey: k\npublicKey: p.pem\nport: 70000\n', '/a/m.yaml: port: must be a whole number from 0 to 65535, not 70000'],
@@ -51,7 +66,10 @@ describe('merchant.yaml', () => {
 
   it('reads probe: its token (a secret) and its answer deadline, 10 s by default', () => {
     expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\n', '/a/m.yaml').probe).toEqual({ deadlineMs: 10_000 });
-    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprobe: { token: "t0ken-of-the-probe", deadlineMs: 2000 }\n', '/a/m.yaml').probe).toEqual({ token: 't0ken-of-the-probe', deadlineMs: 2000 });
+    expect(parseMerchantConfig('apiKey: k\npublicKey: p.pem\nprobe: { token: "t0ken-of-the-probe", deadlineMs: 2000 }\n', '/a/m.yaml').probe).toEqual({
+      token: 't0ken-of-the-probe',
+      deadlineMs: 2000,
+    });
   });
 
   it('leaves an inline profile to the profile reader (its reason, the file and field named)', () => {

@@ -62,7 +62,8 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
   const base = dirname(resolve(source));
   const r = new ConfigReader(source, 'bad-merchant-config', (path) => (isAbsolute(path) ? path : resolve(base, path)));
   const doc = r.mapping(parseConfigYaml(text, source, 'bad-merchant-config'), '', FIELDS);
-  const profile: MerchantConfigFile['profile'] = typeof doc.profile === 'string' ? { path: r.path(doc.profile, 'profile') } : resolveProfile(doc.profile, `${source}: profile`);
+  const profile: MerchantConfigFile['profile'] =
+    typeof doc.profile === 'string' ? { path: r.path(doc.profile, 'profile') } : resolveProfile(doc.profile, `${source}: profile`);
   return {
     source,
     apiKeys: apiKeys(r, doc.apiKey),
@@ -95,7 +96,10 @@ function apiKeys(r: ConfigReader, value: unknown): ApiKeyEntry[] {
     const where = Array.isArray(value) ? `apiKey[${i}]` : 'apiKey';
     if (typeof item === 'string' && item !== '') return { key: item };
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      return r.fail(where, `must be a string (quote a key that looks like a number) or a mapping of ${KEY_FIELDS.join(', ')}, not ${item === '' ? 'an empty string' : describeType(item)}`);
+      return r.fail(
+        where,
+        `must be a string (quote a key that looks like a number) or a mapping of ${KEY_FIELDS.join(', ')}, not ${item === '' ? 'an empty string' : describeType(item)}`,
+      );
     }
     const entry = r.mapping(item, where, KEY_FIELDS);
     const key = r.secret(entry.key, `${where}.key`);
@@ -119,7 +123,18 @@ export function loadMerchantSettings(file: MerchantConfigFile, read: (path: stri
   }
   const callbackKey = parseKey(read(path, `${half} key`), { source: path, expect: half });
   const tls = loadServerTls(file.tls, dirname(resolve(file.source)), file.source);
-  return { source: file.source, apiKeys: file.apiKeys, callbackKey, profile, storePath: file.storePath, bodyLimit: file.bodyLimit, port: file.port, host: file.host, ...(tls ? { tls } : {}), probe: file.probe };
+  return {
+    source: file.source,
+    apiKeys: file.apiKeys,
+    callbackKey,
+    profile,
+    storePath: file.storePath,
+    bodyLimit: file.bodyLimit,
+    port: file.port,
+    host: file.host,
+    ...(tls ? { tls } : {}),
+    probe: file.probe,
+  };
 }
 
 /** The merchant.yaml that `merchant --init` writes, with the file names it writes beside it. */

@@ -1,4 +1,12 @@
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
+import {
+  DEFAULT_LEASE_MS,
+  type ClaimResult,
+  type IdempotencyStore,
+  type ProcessedEntry,
+  type StoreOptions,
+  type StoreTransaction,
+  type TransactionOutcome,
+} from './store.js';
 
 interface Entry {
   state: 'processing' | 'done';

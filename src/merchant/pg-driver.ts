@@ -19,7 +19,10 @@ export function pgDriver(): typeof Pg {
   } catch (error) {
     const { code, message } = (error ?? {}) as { code?: string; message?: string };
     if (code !== 'MODULE_NOT_FOUND' || !String(message).includes("'pg'")) throw error;
-    throw new ConfigError('missing-package', `a PostgreSQL store (store: postgres://...) needs the optional package pg, which is not installed: npm install '${pgSpec()}'`);
+    throw new ConfigError(
+      'missing-package',
+      `a PostgreSQL store (store: postgres://...) needs the optional package pg, which is not installed: npm install '${pgSpec()}'`,
+    );
   }
   return driver;
 }

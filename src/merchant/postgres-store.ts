@@ -1,7 +1,15 @@
 import type pg from 'pg';
 import { ConfigError } from '../core/errors.js';
 import { pgDriver } from './pg-driver.js';
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
+import {
+  DEFAULT_LEASE_MS,
+  type ClaimResult,
+  type IdempotencyStore,
+  type ProcessedEntry,
+  type StoreOptions,
+  type StoreTransaction,
+  type TransactionOutcome,
+} from './store.js';
 
 /** Options of the PostgreSQL store. */
 interface PostgresStoreOptions extends Omit<StoreOptions, 'now'> {
@@ -78,7 +86,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const table = options.table ?? 'wallet_processed_events';
-    if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table)) throw new ConfigError('bad-store', `the merchant store's table name must be lower-case letters, digits and _, not ${JSON.stringify(table)}`);
+    if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table))
+      throw new ConfigError('bad-store', `the merchant store's table name must be lower-case letters, digits and _, not ${JSON.stringify(table)}`);
     this.#names = { table, tokens: `${table}_token`, order: `${table}_seq`, channel: `${table}_settled` };
     this.#where = redact(url);
     this.#url = url;
@@ -134,7 +143,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async renew(key: string, token: number): Promise<boolean> {
     await this.ready();
-    const result = await this.#claims.query(`UPDATE ${this.#names.table} SET claimed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing'`, [key, token]);
+    const result = await this.#claims.query(
+      `UPDATE ${this.#names.table} SET claimed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing'`,
+      [key, token],
+    );
     return result.rowCount === 1;
   }
 
@@ -262,7 +274,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   async processedPage(after: number, limit: number): Promise<ProcessedEntry[]> {
     await this.ready();
     // seq is a bigint: pg returns it as a string.
-    const result = await this.#pool.query<{ seq: string; payload: string }>(`SELECT seq, payload FROM ${this.#names.table} WHERE state = 'done' AND seq > $1 ORDER BY seq LIMIT $2`, [after, limit]);
+    const result = await this.#pool.query<{ seq: string; payload: string }>(
+      `SELECT seq, payload FROM ${this.#names.table} WHERE state = 'done' AND seq > $1 ORDER BY seq LIMIT $2`,
+      [after, limit],
+    );
     return result.rows.map((row) => ({ seq: Number(row.seq), text: row.payload }));
   }
 

@@ -39,14 +39,18 @@ describe('GET /probe: paged, the old form for a short history', () => {
     const server = await serve(await storeWith(3));
     const response = await fetch(server.probeUrl);
     expect(response.status).toBe(200);
-    expect(await response.text()).toBe('{"processed":[{"n":0,"pad":"xxxxxxxxxxxxxxxxxxxx"},{"n":1,"pad":"xxxxxxxxxxxxxxxxxxxx"},{"n":2,"pad":"xxxxxxxxxxxxxxxxxxxx"}]}');
+    expect(await response.text()).toBe(
+      '{"processed":[{"n":0,"pad":"xxxxxxxxxxxxxxxxxxxx"},{"n":1,"pad":"xxxxxxxxxxxxxxxxxxxx"},{"n":2,"pad":"xxxxxxxxxxxxxxxxxxxx"}]}',
+    );
   });
 
   it('answers the old form with 413 and the way to page once the history passes 10,000 entries or 1 MiB', async () => {
     const long = await serve(await storeWith(PROBE_LIMITS.shortEntries + 1));
     const { status, body } = await get(long.probeUrl);
     expect(status).toBe(413);
-    expect(body.message).toMatch(/longer than the old form answers \(10000 entries or 1048576 bytes\): read it in pages, GET \/probe\?since=0&limit=500, then \?since=<next> while "more" is true/);
+    expect(body.message).toMatch(
+      /longer than the old form answers \(10000 entries or 1048576 bytes\): read it in pages, GET \/probe\?since=0&limit=500, then \?since=<next> while "more" is true/,
+    );
     await merchant!.close();
     expect((await get((await serve(await storeWith(PROBE_LIMITS.shortEntries))).probeUrl)).status).toBe(200);
     await merchant!.close();
@@ -93,7 +97,10 @@ describe('GET /probe: the token, when merchant.yaml sets probe.token', () => {
     expect((await get(server.probeUrl)).status).toBe(401);
     expect((await get(server.probeUrl, { authorization: 'Bearer probe-secret-token-123' })).status).toBe(401);
     const refused = await get(`${server.probeUrl}?since=0`, { authorization: 'Basic probe-secret-token-1234' });
-    expect(refused).toEqual({ status: 401, body: { errCode: 401, message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)' } });
+    expect(refused).toEqual({
+      status: 401,
+      body: { errCode: 401, message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)' },
+    });
     const allowed = await get(`${server.probeUrl}?since=0`, { authorization: 'Bearer probe-secret-token-1234' });
     expect([allowed.status, numbers(allowed.body)]).toEqual([200, [0]]);
   });

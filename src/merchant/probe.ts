@@ -36,7 +36,8 @@ export function parseProbeQuery(search: string): ProbeQuery | { error: string } 
   }
   let size: number = PROBE_LIMITS.pageEntries;
   if (limit !== null) {
-    if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1) return { error: `limit must be a whole number from 1 to ${PROBE_LIMITS.pageEntries}, not ${JSON.stringify(limit.slice(0, 40))}` };
+    if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1)
+      return { error: `limit must be a whole number from 1 to ${PROBE_LIMITS.pageEntries}, not ${JSON.stringify(limit.slice(0, 40))}` };
     size = Math.min(Number(limit), PROBE_LIMITS.pageEntries);
   }
   return { paged: true, after, limit: size };
@@ -47,7 +48,12 @@ export function parseProbeQuery(search: string): ProbeQuery | { error: string } 
  * least); `more` when entries follow. Read from the store in chunks, so a long history is never
  * loaded for one answer.
  */
-async function probePage(store: IdempotencyStore, after: number, limit: number, maxBytes: number = PROBE_LIMITS.pageBytes): Promise<{ entries: ProcessedEntry[]; more: boolean }> {
+async function probePage(
+  store: IdempotencyStore,
+  after: number,
+  limit: number,
+  maxBytes: number = PROBE_LIMITS.pageBytes,
+): Promise<{ entries: ProcessedEntry[]; more: boolean }> {
   const entries: ProcessedEntry[] = [];
   let bytes = 0;
   let cursor = after;
@@ -93,7 +99,12 @@ export async function serveProbe(req: IncomingMessage, res: ServerResponse, stor
   deadline.unref();
   res.once('close', () => clearTimeout(deadline));
   if (!authorised(req, options.token)) {
-    return sendJson(res, 401, { errCode: 401, message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)' }, { 'www-authenticate': 'Bearer' });
+    return sendJson(
+      res,
+      401,
+      { errCode: 401, message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)' },
+      { 'www-authenticate': 'Bearer' },
+    );
   }
   const query = parseProbeQuery((req.url ?? '').split('?')[1] ?? '');
   if ('error' in query) return sendJson(res, 400, { errCode: 400, message: `bad probe query: ${query.error}` });

@@ -60,19 +60,23 @@ export async function startMerchantServer(config: MerchantServerConfig): Promise
   const requestTimeout = config.requestTimeoutMs ?? 10_000;
   // Slow senders (slowloris) must not hold the receiver: bound headers and the whole request, and
   // check the bounds every second rather than Node's default 30 s.
-  const server: Server = createWebServer(config.tls, { requestTimeout, headersTimeout: Math.min(5_000, requestTimeout), connectionsCheckingInterval: 1_000 }, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    const route = async () => {
-      if (path === '/callback') return serveCallback(receiver, req, res);
-      req.resume();
-      if (path === '/probe' && (req.method === 'GET' || req.method === 'HEAD')) return serveProbe(req, res, store, config.probe);
-      return sendJson(res, 404, { errCode: 404, message: `not found: ${req.method ?? ''} ${path ?? ''}; the merchant serves POST /callback and GET /probe` });
-    };
-    route().catch(() => {
-      if (!res.headersSent) sendJson(res, 500, { errCode: ERR_CODES.failed, message: 'internal error' });
-      else res.destroy();
-    });
-  });
+  const server: Server = createWebServer(
+    config.tls,
+    { requestTimeout, headersTimeout: Math.min(5_000, requestTimeout), connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      const route = async () => {
+        if (path === '/callback') return serveCallback(receiver, req, res);
+        req.resume();
+        if (path === '/probe' && (req.method === 'GET' || req.method === 'HEAD')) return serveProbe(req, res, store, config.probe);
+        return sendJson(res, 404, { errCode: 404, message: `not found: ${req.method ?? ''} ${path ?? ''}; the merchant serves POST /callback and GET /probe` });
+      };
+      route().catch(() => {
+        if (!res.headersSent) sendJson(res, 500, { errCode: ERR_CODES.failed, message: 'internal error' });
+        else res.destroy();
+      });
+    },
+  );
   server.keepAliveTimeout = 5_000;
 
   try {

@@ -1,6 +1,14 @@
 import { openSqlite, sqliteDriver, type SqliteDatabase, type SqliteStatement } from '../core/sqlite.js';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_LEASE_MS, type ClaimResult, type IdempotencyStore, type ProcessedEntry, type StoreOptions, type StoreTransaction, type TransactionOutcome } from './store.js';
+import {
+  DEFAULT_LEASE_MS,
+  type ClaimResult,
+  type IdempotencyStore,
+  type ProcessedEntry,
+  type StoreOptions,
+  type StoreTransaction,
+  type TransactionOutcome,
+} from './store.js';
 
 /** Options of the SQLite store. */
 interface SqliteStoreOptions extends StoreOptions {
@@ -118,17 +126,17 @@ class SqliteIdempotencyStore implements IdempotencyStore {
       `UPDATE processed_events SET state = 'done', completed_at = ${NOW}, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM processed_events)
        WHERE key = @key AND token = @token AND state = 'processing'`,
     );
-    const doneBy = db.prepare<{ key: string; token: number }, { one: 1 }>("SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'done'");
-    this.#claim = db
-      .transaction((key: string, text: string, now: number | null): ClaimResult => {
-        const row = select.get({ key, now, lease: this.leaseMs });
-        if (row?.state === 'done') return { state: 'processed' };
-        if (row && !row.expired) return { state: 'busy' };
-        const token = nextToken.get()!.last;
-        (row ? takeOver : insert).run({ key, text, token, now });
-        return { state: 'claimed', token };
-      })
-      .immediate;
+    const doneBy = db.prepare<{ key: string; token: number }, { one: 1 }>(
+      "SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'done'",
+    );
+    this.#claim = db.transaction((key: string, text: string, now: number | null): ClaimResult => {
+      const row = select.get({ key, now, lease: this.leaseMs });
+      if (row?.state === 'done') return { state: 'processed' };
+      if (row && !row.expired) return { state: 'busy' };
+      const token = nextToken.get()!.last;
+      (row ? takeOver : insert).run({ key, text, token, now });
+      return { state: 'claimed', token };
+    }).immediate;
     this.#markDone = (key, token, now) => markDone.run({ key, token, now }).changes === 1 || doneBy.get({ key, token }) !== undefined;
     this.#completeMany = db.transaction((batch: readonly PendingDone[]) => batch.map((done) => this.#markDone(done.key, done.token, done.now))).immediate;
     this.#renew = db.prepare(`UPDATE processed_events SET claimed_at = ${NOW} WHERE key = @key AND token = @token AND state = 'processing'`);
@@ -136,7 +144,9 @@ class SqliteIdempotencyStore implements IdempotencyStore {
     this.#release = db.prepare("UPDATE processed_events SET claimed_at = -9223372036854775807 WHERE key = @key AND token = @token AND state = 'processing'");
     this.#held = db.prepare("SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'processing'");
     this.#processed = db.prepare<[], { payload: string }>("SELECT payload FROM processed_events WHERE state = 'done' ORDER BY seq");
-    this.#page = db.prepare<{ after: number; limit: number }, { seq: number; payload: string }>("SELECT seq, payload FROM processed_events WHERE state = 'done' AND seq > @after ORDER BY seq LIMIT @limit");
+    this.#page = db.prepare<{ after: number; limit: number }, { seq: number; payload: string }>(
+      "SELECT seq, payload FROM processed_events WHERE state = 'done' AND seq > @after ORDER BY seq LIMIT @limit",
+    );
   }
 
   async claim(key: string, payloadText: string): Promise<ClaimResult> {

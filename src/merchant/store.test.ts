@@ -14,7 +14,12 @@ import type { IdempotencyStore, StoreOptions, StoreTransaction } from './store.j
  * real time on its own clock (test/postgres-store.test.ts).
  */
 const clock = { now: 1_000_000 };
-const testTime = { wait: async (ms: number) => { clock.now += ms; }, elapsed: () => clock.now };
+const testTime = {
+  wait: async (ms: number) => {
+    clock.now += ms;
+  },
+  elapsed: () => clock.now,
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,7 +131,9 @@ describe('SQLite idempotency store on disk', () => {
   it('opens a file written before fencing tokens and fences its old claims', async () => {
     const path = join(dir, 'old.sqlite');
     const db = openSqlite(path);
-    db.exec("CREATE TABLE processed_events (key TEXT PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('processing', 'done')), payload TEXT NOT NULL, claimed_at INTEGER NOT NULL, seq INTEGER UNIQUE, completed_at INTEGER) STRICT");
+    db.exec(
+      "CREATE TABLE processed_events (key TEXT PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('processing', 'done')), payload TEXT NOT NULL, claimed_at INTEGER NOT NULL, seq INTEGER UNIQUE, completed_at INTEGER) STRICT",
+    );
     db.prepare("INSERT INTO processed_events VALUES ('old', 'done', 'o', 1, 1, 1)").run();
     db.close();
     const store = openSqliteStore(path);
@@ -145,10 +152,12 @@ describe('SQLite idempotency store on disk', () => {
       tx.db.prepare('INSERT INTO ledger (key) VALUES (?)').run(key);
     };
     const token = tokenOf(await store.claim('k', 'tx'));
-    await expect(store.completeInTransaction('k', token, (tx) => {
-      write('k')(tx);
-      throw new Error('after the write');
-    })).rejects.toThrow('after the write');
+    await expect(
+      store.completeInTransaction('k', token, (tx) => {
+        write('k')(tx);
+        throw new Error('after the write');
+      }),
+    ).rejects.toThrow('after the write');
     await expect(store.completeInTransaction('k', token, async (tx) => write('k')(tx))).rejects.toThrow(/synchronously/);
     expect(await store.completeInTransaction('k', token, write('k'))).toEqual({ state: 'done', value: undefined });
     const check = openSqlite(join(dir, 'tx.sqlite'));

@@ -44,7 +44,10 @@ export const forgeCodec: WalletCodec = {
   forMerchant(privateKey, profile, source): MerchantCrypto {
     if (typeof privateKey !== 'string') throw new ConfigError('bad-key', `${source}: the browser codec takes the key as PEM or bare Base64 text`);
     if (profile.padding !== 'pkcs1' || profile.request !== 'public' || profile.response !== 'private' || profile.plaintextBlock !== 'auto') {
-      throw new ConfigError('bad-profile', `${source}: the browser codec supports only the default profile (pkcs1, request: public, response: private, plaintextBlock: auto); pass your own codec for another`);
+      throw new ConfigError(
+        'bad-profile',
+        `${source}: the browser codec supports only the default profile (pkcs1, request: public, response: private, plaintextBlock: auto); pass your own codec for another`,
+      );
     }
     const key = privateKeyOf(privateKey, source);
     const k = Math.ceil(key.n.bitLength() / 8);
@@ -52,7 +55,8 @@ export const forgeCodec: WalletCodec = {
       open(data): OpenOutcome {
         if (!BASE64.test(data) || data.length % 4 !== 0) return { ok: false, kind: 'base64', message: 'not standard padded Base64' };
         const cipher = forge.util.decode64(data);
-        if (cipher.length === 0 || cipher.length % k !== 0) return { ok: false, kind: 'decrypt', message: `ciphertext of ${cipher.length} bytes is not a multiple of ${k}` };
+        if (cipher.length === 0 || cipher.length % k !== 0)
+          return { ok: false, kind: 'decrypt', message: `ciphertext of ${cipher.length} bytes is not a multiple of ${k}` };
         let plain = '';
         for (let offset = 0; offset < cipher.length; offset += k) {
           try {

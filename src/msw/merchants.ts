@@ -74,7 +74,8 @@ function integerOption(value: unknown, where: string, min: bigint): bigint {
   if (typeof value === 'bigint') result = value;
   else if (typeof value === 'number' && Number.isSafeInteger(value)) result = BigInt(value);
   else if (typeof value === 'string' && /^-?\d+$/.test(value)) result = BigInt(value);
-  if (result === undefined) throw new ConfigError('bad-options', `${where} must be an integer (a bigint, a safe integer or decimal digits), not ${String(value)}`);
+  if (result === undefined)
+    throw new ConfigError('bad-options', `${where} must be an integer (a bigint, a safe integer or decimal digits), not ${String(value)}`);
   if (result < min) throw new ConfigError('bad-options', `${where} must be at least ${min}, not ${result}`);
   return result;
 }

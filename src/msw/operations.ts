@@ -30,7 +30,10 @@ export function nextId(state: MockState, prefix: string): string {
 function sequenceRandom(state: MockState): ServiceRandom {
   const next = () => (state.sequence += 1);
   return {
-    hex: (bytes) => next().toString(16).padStart(bytes * 2, '0'),
+    hex: (bytes) =>
+      next()
+        .toString(16)
+        .padStart(bytes * 2, '0'),
     uuid: () => `00000000-0000-4000-8000-${next().toString(16).padStart(12, '0')}`,
   };
 }

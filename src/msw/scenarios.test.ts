@@ -28,8 +28,20 @@ function context() {
 }
 
 const lease = (fields: Record<string, unknown> = {}): Plain =>
-  ({ userId: n('10086'), tenantUserId: '1', tenantType: n('1'), callBackId: 'cb-1', symbol: 'ENERGY', chainName: 'TRON', toAddr: 'T', amount: n('2'), expiryHours: n('1'), ...fields }) as Plain;
-const card = (fields: Record<string, unknown> = {}): Plain => ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1', ...fields }) as Plain;
+  ({
+    userId: n('10086'),
+    tenantUserId: '1',
+    tenantType: n('1'),
+    callBackId: 'cb-1',
+    symbol: 'ENERGY',
+    chainName: 'TRON',
+    toAddr: 'T',
+    amount: n('2'),
+    expiryHours: n('1'),
+    ...fields,
+  }) as Plain;
+const card = (fields: Record<string, unknown> = {}): Plain =>
+  ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1', ...fields }) as Plain;
 
 describe('scenarioOperations', () => {
   it('leaves the operations as they are under success and the HTTP scenarios', () => {
@@ -41,7 +53,12 @@ describe('scenarioOperations', () => {
   it('answers the forced failure for a valid request and changes nothing', () => {
     const { state, ctx } = context();
     const ops = scenarioOperations(SERVICE_OPERATIONS, 'insufficient-energy');
-    expect(ops.withdrawWithoutVerify(ctx, MERCHANT, lease())).toEqual({ ok: false, failure: 'insufficientEnergy', message: businessFailure('insufficient-energy', 'withdrawWithoutVerify')!.message, rules: [] });
+    expect(ops.withdrawWithoutVerify(ctx, MERCHANT, lease())).toEqual({
+      ok: false,
+      failure: 'insufficientEnergy',
+      message: businessFailure('insufficient-energy', 'withdrawWithoutVerify')!.message,
+      rules: [],
+    });
     expect(state.energy(MERCHANT)?.balance).toBe(640n);
     expect(state.order(MERCHANT, 'cb-1')).toBeUndefined();
     // The operation itself, undecorated, records the same lease.
@@ -53,7 +70,9 @@ describe('scenarioOperations', () => {
     const { ctx } = context();
     const ops = scenarioOperations(SERVICE_OPERATIONS, 'user-id-mismatch');
     expect(ops.withdrawWithoutVerify(ctx, MERCHANT, lease({ tenantType: n('2') }))).toMatchObject({ ok: false, failure: 'tenantType' });
-    expect(scenarioOperations(SERVICE_OPERATIONS, 'unsupported-resource').getEnergyMaxCount(ctx, MERCHANT, { symbol: 'ENERGY' })).toMatchObject({ failure: 'invalidRequest' });
+    expect(scenarioOperations(SERVICE_OPERATIONS, 'unsupported-resource').getEnergyMaxCount(ctx, MERCHANT, { symbol: 'ENERGY' })).toMatchObject({
+      failure: 'invalidRequest',
+    });
   });
 
   it('card close: an unknown merchant is refused as such; a known one gets the scenario, naming the merchant', () => {
@@ -69,7 +88,10 @@ describe('scenarioOperations', () => {
   it('has a failure for every business scenario on at least one operation', () => {
     const business = WALLET_SCENARIOS.filter((scenario) => !['success', 'unauthorized', 'forbidden', 'not-found'].includes(scenario));
     for (const scenario of business) {
-      expect(['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'].some((operation) => businessFailure(scenario, operation)), scenario).toBe(true);
+      expect(
+        ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'].some((operation) => businessFailure(scenario, operation)),
+        scenario,
+      ).toBe(true);
     }
   });
 });

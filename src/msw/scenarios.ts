@@ -53,7 +53,11 @@ const BUSINESS: BusinessTable = {
     withdrawWithoutVerify: { kind: 'envelope', failure: 'userIdMismatch', message: 'userId is not the userId of the merchant that owns this X-API-KEY' },
   },
   'duplicate-callback-id': {
-    withdrawWithoutVerify: { kind: 'envelope', failure: 'duplicateCallBackId', message: 'duplicate callBackId: the merchant used it for an earlier order [ORDER-CALLBACK-ID]' },
+    withdrawWithoutVerify: {
+      kind: 'envelope',
+      failure: 'duplicateCallBackId',
+      message: 'duplicate callBackId: the merchant used it for an earlier order [ORDER-CALLBACK-ID]',
+    },
   },
   'insufficient-energy': {
     withdrawWithoutVerify: { kind: 'envelope', failure: 'insufficientEnergy', message: 'insufficient energy: the lease needs more than the merchant has' },
@@ -111,7 +115,15 @@ function guarded(ctx: ServiceContext, seen: { merchant?: MerchantId }): ServiceC
       };
     },
   }) as ServiceState;
-  return { state, callbacks: { queued: stop }, policies: ctx.policies, now: stop, random: { uuid: stop, hex: stop }, withdrawalDelayMs: ctx.withdrawalDelayMs, bizId: stop };
+  return {
+    state,
+    callbacks: { queued: stop },
+    policies: ctx.policies,
+    now: stop,
+    random: { uuid: stop, hex: stop },
+    withdrawalDelayMs: ctx.withdrawalDelayMs,
+    bizId: stop,
+  };
 }
 
 /** Runs `run` under the guarded context; at its first effect answers `forced` instead. */
@@ -137,8 +149,12 @@ export function scenarioOperations(operations: ServiceOperations, scenario: Wall
   const order = businessFailure(scenario, 'withdrawWithoutVerify');
   const card = businessFailure(scenario, 'closeCard');
   return {
-    getEnergyMaxCount: energy ? (ctx, merchant, plain) => forcing(energy, ctx, (inner) => operations.getEnergyMaxCount(inner, merchant, plain)) : operations.getEnergyMaxCount,
-    withdrawWithoutVerify: order ? (ctx, merchant, plain) => forcing(order, ctx, (inner) => operations.withdrawWithoutVerify(inner, merchant, plain)) : operations.withdrawWithoutVerify,
+    getEnergyMaxCount: energy
+      ? (ctx, merchant, plain) => forcing(energy, ctx, (inner) => operations.getEnergyMaxCount(inner, merchant, plain))
+      : operations.getEnergyMaxCount,
+    withdrawWithoutVerify: order
+      ? (ctx, merchant, plain) => forcing(order, ctx, (inner) => operations.withdrawWithoutVerify(inner, merchant, plain))
+      : operations.withdrawWithoutVerify,
     closeCard: card ? (ctx, plain, keyMerchant) => forcing(card, ctx, (inner) => operations.closeCard(inner, plain, keyMerchant)) : operations.closeCard,
   };
 }

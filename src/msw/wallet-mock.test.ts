@@ -26,15 +26,32 @@ const options = (more: Partial<WalletMockOptions<WalletOperationId>> = {}): Wall
 
 const form = (plain: unknown) => `data=${encodeURIComponent(sealJson(plain, 'request', publicKey))}`;
 const post = (url: string, body: string, headers: Record<string, string>) => new Request(url, { method: 'POST', body, headers });
-const energyRequest = (key = 'ak_live') => post(`${BASE}/api/v1/api/order/getEnergyMaxCount`, form({ symbol: 'ENERGY', chainName: 'TRON' }), { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' });
+const energyRequest = (key = 'ak_live') =>
+  post(`${BASE}/api/v1/api/order/getEnergyMaxCount`, form({ symbol: 'ENERGY', chainName: 'TRON' }), {
+    'x-api-key': key,
+    'content-type': 'application/x-www-form-urlencoded',
+  });
 const orderRequest = (callBackId: string, lease = false) =>
   post(
     `${BASE}/api/v1/api/order/withdrawWithoutVerify`,
-    form({ userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId, symbol: lease ? 'ENERGY' : 'USDT', chainName: 'TRON', toAddr: 'TXYZ', amount: lease ? 4 : '1.5', ...(lease ? { expiryHours: 1 } : {}) }),
+    form({
+      userId: 10086,
+      tenantUserId: '20931',
+      tenantType: 1,
+      callBackId,
+      symbol: lease ? 'ENERGY' : 'USDT',
+      chainName: 'TRON',
+      toAddr: 'TXYZ',
+      amount: lease ? 4 : '1.5',
+      ...(lease ? { expiryHours: 1 } : {}),
+    }),
     { 'x-api-key': 'ak_live', 'content-type': 'application/x-www-form-urlencoded' },
   );
 const cardRequest = (headers: Record<string, string> = {}) =>
-  post(`${BASE}/card/close`, JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1' }), { 'content-type': 'application/json', ...headers });
+  post(`${BASE}/card/close`, JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1' }), {
+    'content-type': 'application/json',
+    ...headers,
+  });
 
 async function read(response: Response): Promise<{ status: number; body: Record<string, unknown> }> {
   return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
@@ -47,12 +64,29 @@ describe('createWalletMock: options are checked at creation, each with a one-lin
     ['a baseUrl that is no URL', { baseUrl: 'wallet test' }, /baseUrl "wallet test" is not an absolute URL/],
     ['no merchants', { merchants: [] }, /merchants must list at least one merchant/],
     ['a merchant without apiKey', { merchants: [{ userId: 1, apiKey: '', privateKey: privatePem }] }, /merchants\[0\]\.apiKey must be a non-empty string/],
-    ['two merchants with one key', { merchants: [{ userId: 1, apiKey: 'k', privateKey: privatePem }, { userId: 2, apiKey: 'k', privateKey: privatePem }] }, /merchants\[1\]\.apiKey is used by another merchant/],
-    ['an unknown permission', { merchants: [{ userId: 1, apiKey: 'k', privateKey: privatePem, permissions: ['nope' as WalletOperationId] }] }, /permissions: unknown operation "nope"/],
+    [
+      'two merchants with one key',
+      {
+        merchants: [
+          { userId: 1, apiKey: 'k', privateKey: privatePem },
+          { userId: 2, apiKey: 'k', privateKey: privatePem },
+        ],
+      },
+      /merchants\[1\]\.apiKey is used by another merchant/,
+    ],
+    [
+      'an unknown permission',
+      { merchants: [{ userId: 1, apiKey: 'k', privateKey: privatePem, permissions: ['nope' as WalletOperationId] }] },
+      /permissions: unknown operation "nope"/,
+    ],
     ['a userId that is no integer', { merchants: [{ userId: '1.5', apiKey: 'k', privateKey: privatePem }] }, /merchants\[0\]\.userId must be an integer/],
     ['an unknown scenario', { scenario: 'no-such' as WalletScenario }, /unknown scenario "no-such"/],
   ])('refuses %s', (_label, given, message) => {
-    const make = () => createWalletMock(WALLET_ENDPOINTS, (given === undefined ? undefined : options(given as Partial<WalletMockOptions<WalletOperationId>>)) as WalletMockOptions<WalletOperationId>);
+    const make = () =>
+      createWalletMock(
+        WALLET_ENDPOINTS,
+        (given === undefined ? undefined : options(given as Partial<WalletMockOptions<WalletOperationId>>)) as WalletMockOptions<WalletOperationId>,
+      );
     expect(make).toThrow(ConfigError);
     expect(make).toThrow(message);
   });
@@ -72,7 +106,7 @@ describe('createWalletMock: URLs and 404s (ERR-404)', () => {
     expect(mock.fallbackUrls).toEqual([BASE, `${BASE}/*`, 'http://card.test/svc', 'http://card.test/svc/*']);
   });
 
-  it('answers the spec\'s 404 body for any other path', async () => {
+  it("answers the spec's 404 body for any other path", async () => {
     const mock = createWalletMock(WALLET_ENDPOINTS, options());
     expect(await read(mock.notFound(new Request(`${BASE}/api/v2/anything`)))).toEqual({ status: 404, body: { code: 'NOT FOUND', message: 'not found' } });
   });
@@ -97,19 +131,28 @@ describe('createWalletMock: scenarios are decorators of the key check and the op
 
   it('success: every valid request succeeds, the energy sealed for the merchant', async () => {
     const { energy, order, card, calls } = await serveAll('success');
-    expect(openJson(String(energy.body.data), 'response', publicKey).value).toEqual(parseExactJson('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}'));
+    expect(openJson(String(energy.body.data), 'response', publicKey).value).toEqual(
+      parseExactJson('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}'),
+    );
     expect(order.body.code).toBe(0);
     expect(card.body).toMatchObject({ success: true, requestId: expect.stringMatching(/^req-msw-\d{6}$/), data: { status: 'CLOSED' } });
-    expect(calls.map((call) => [call.operationId, call.status, call.userId])).toEqual([['getEnergyMaxCount', 200, '10086'], ['withdrawWithoutVerify', 200, '10086'], ['closeCard', 200, '10086']]);
+    expect(calls.map((call) => [call.operationId, call.status, call.userId])).toEqual([
+      ['getEnergyMaxCount', 200, '10086'],
+      ['withdrawWithoutVerify', 200, '10086'],
+      ['closeCard', 200, '10086'],
+    ]);
   });
 
   it.each([
     ['unauthorized', 401, { code: 'UNAUTHORIZED', message: 'unauthorized' }],
     ['forbidden', 403, { code: 'FORBIDDEN', message: 'forbidden' }],
     ['not-found', 404, { code: 'NOT FOUND', message: 'not found' }],
-  ] as const)('%s answers the spec\'s HTTP error on the order endpoints', async (scenario, status, body) => {
+  ] as const)("%s answers the spec's HTTP error on the order endpoints", async (scenario, status, body) => {
     const { energy, order } = await serveAll(scenario);
-    expect([energy, order]).toEqual([{ status, body }, { status, body }]);
+    expect([energy, order]).toEqual([
+      { status, body },
+      { status, body },
+    ]);
   });
 
   it('unauthorized and forbidden leave card close without a key alone, and judge a key sent to it', async () => {
@@ -141,7 +184,11 @@ describe('createWalletMock: scenarios are decorators of the key check and the op
   it('a card scenario names the merchant it refused for', async () => {
     const calls: WalletCall[] = [];
     const mock = createWalletMock(WALLET_ENDPOINTS, options({ scenario: 'card-already-closed', onCall: (call) => calls.push(call) }));
-    expect((await read(await mock.serve('closeCard', cardRequest()))).body).toMatchObject({ success: false, errorCode: CARD_ERROR_CODES.alreadyClosed, detailMessage: 'the card is closed already' });
+    expect((await read(await mock.serve('closeCard', cardRequest()))).body).toMatchObject({
+      success: false,
+      errorCode: CARD_ERROR_CODES.alreadyClosed,
+      detailMessage: 'the card is closed already',
+    });
     expect(calls[0]?.userId).toBe('10086');
   });
 
@@ -149,7 +196,10 @@ describe('createWalletMock: scenarios are decorators of the key check and the op
     expect(new Set(WALLET_SCENARIOS).size).toBe(WALLET_SCENARIOS.length);
     for (const scenario of WALLET_SCENARIOS) {
       const { calls } = await serveAll(scenario);
-      expect(calls.map((call) => call.scenario), scenario).toEqual([scenario, scenario, scenario]);
+      expect(
+        calls.map((call) => call.scenario),
+        scenario,
+      ).toEqual([scenario, scenario, scenario]);
     }
   });
 });

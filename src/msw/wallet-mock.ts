@@ -4,7 +4,14 @@ import { resolveProfile } from '../core/profile.js';
 import { validateSchema } from '../core/schemas.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { acceptedBase64 } from '../service/policies.js';
-import { createPipeline, type PipelineAnswer, type PipelineCodec, type PipelineEndpoint, type PipelineKeys, type PipelineOperation } from '../service/pipeline.js';
+import {
+  createPipeline,
+  type PipelineAnswer,
+  type PipelineCodec,
+  type PipelineEndpoint,
+  type PipelineKeys,
+  type PipelineOperation,
+} from '../service/pipeline.js';
 import { OPTIONS_SOURCE, resolveMerchants, type ResolvedMerchant } from './merchants.js';
 import { createMockState, mockServiceContext, nextId } from './operations.js';
 import { HTTP_SCENARIOS, isWalletScenario, scenarioKeys, scenarioOperations, WALLET_SCENARIOS, type WalletScenario } from './scenarios.js';
@@ -34,7 +41,8 @@ function loadNodeCodec(): Promise<WalletCodec> {
 }
 
 function normaliseBase(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: ${name} must be a URL such as http://wallet.test`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: ${name} must be a URL such as http://wallet.test`);
   const base = value.trim().replace(/\/+$/, '');
   if (!base.startsWith('/')) {
     try {
@@ -72,7 +80,10 @@ function toResponse(answer: { status: number; body: unknown }): Response {
  * @example const mock = createWalletMock(WALLET_ENDPOINTS, { baseUrl: 'http://wallet.test', merchants });
  * const response = await mock.serve('getEnergyMaxCount', request);
  */
-export function createWalletMock<Op extends string>(endpoints: readonly (WalletEndpoint & { operationId: Op })[], options: WalletMockOptions<Op>): WalletMock<Op> {
+export function createWalletMock<Op extends string>(
+  endpoints: readonly (WalletEndpoint & { operationId: Op })[],
+  options: WalletMockOptions<Op>,
+): WalletMock<Op> {
   if (options === null || typeof options !== 'object') throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: options { baseUrl, merchants } are required`);
   const scenario: WalletScenario = options.scenario ?? 'success';
   if (!isWalletScenario(scenario)) {
@@ -83,7 +94,8 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
   const tableOf = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
   const served = new Map(endpoints.map((endpoint) => [endpoint.operationId, pipelineEndpoint(endpoint)]));
   for (const endpoint of endpoints) {
-    if (bases[endpoint.server] === undefined) throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: operation ${endpoint.operationId} sits under the unknown server variable {${endpoint.server}}`);
+    if (bases[endpoint.server] === undefined)
+      throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: operation ${endpoint.operationId} sits under the unknown server variable {${endpoint.server}}`);
   }
   resolveProfile(options.profile ?? {}, `${OPTIONS_SOURCE}: profile`);
   const merchants = resolveMerchants(options.merchants, [...tableOf.keys()], options.profile);
@@ -95,7 +107,9 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
 
   // Keys load in the background from now on; a key the codec refuses fails every answer that needs it with its ConfigError.
   const crypto: Promise<MerchantCrypto[]> = (options.codec ? Promise.resolve(options.codec) : loadNodeCodec()).then((codec) =>
-    Promise.all(merchants.map((merchant) => codec.forMerchant(merchant.privateKey, merchant.profile, `${OPTIONS_SOURCE}: merchants[${merchant.index}].privateKey`))),
+    Promise.all(
+      merchants.map((merchant) => codec.forMerchant(merchant.privateKey, merchant.profile, `${OPTIONS_SOURCE}: merchants[${merchant.index}].privateKey`)),
+    ),
   );
   crypto.catch(() => undefined);
   const codecs = merchants.map((merchant): PipelineCodec => ({
@@ -114,7 +128,8 @@ export function createWalletMock<Op extends string>(endpoints: readonly (WalletE
     {
       check(header, operation, now) {
         const verdict = table.check(header, operation, now);
-        if (verdict.ok && verdict.merchant.permissions && !verdict.merchant.permissions.has(operation)) return { ok: false, status: 403, why: `X-API-KEY lacks the ${operation} permission` };
+        if (verdict.ok && verdict.merchant.permissions && !verdict.merchant.permissions.has(operation))
+          return { ok: false, status: 403, why: `X-API-KEY lacks the ${operation} permission` };
         return verdict;
       },
     },

@@ -12,10 +12,7 @@ export interface ProxySettings {
 }
 
 /** One NO_PROXY entry: `*`, a host or domain suffix, an IP or CIDR range, each with an optional port. */
-type NoProxyEntry =
-  | { kind: 'all' }
-  | { kind: 'host'; host: string; port?: number }
-  | { kind: 'ip'; range: BlockList; port?: number };
+type NoProxyEntry = { kind: 'all' } | { kind: 'host'; host: string; port?: number } | { kind: 'ip'; range: BlockList; port?: number };
 
 /** No proxy at all: the embedded run and the toolkit's own servers are always reached directly. */
 export function noProxy(): ProxySettings {
@@ -48,7 +45,11 @@ function proxyUrl(text: string): URL {
   } catch {
     throw new ConfigError('bad-proxy', `the proxy ${JSON.stringify(redactUserinfo(text))} from the environment is not a URL`);
   }
-  if (url.protocol !== 'http:') throw new ConfigError('bad-proxy', `the proxy ${redactUserinfo(text)} uses ${url.protocol}; only http:// proxies are supported (CONNECT for https targets)`);
+  if (url.protocol !== 'http:')
+    throw new ConfigError(
+      'bad-proxy',
+      `the proxy ${redactUserinfo(text)} uses ${url.protocol}; only http:// proxies are supported (CONNECT for https targets)`,
+    );
   return url;
 }
 
@@ -88,7 +89,10 @@ function splitPort(entry: string): { host: string; port?: number } {
 export function proxyFor(target: URL, settings: ProxySettings): URL | undefined {
   const proxy = target.protocol === 'https:' ? settings.https : settings.http;
   if (!proxy) return undefined;
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = target.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
   const family = isIP(host);
   for (const entry of settings.bypass) {

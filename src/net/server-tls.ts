@@ -20,7 +20,8 @@ export function loadServerTls(raw: unknown, baseDir: string, source: string, whe
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('bad-config', `${source}: ${where} must be a mapping {cert: FILE, key: FILE}`);
   const block = raw as Record<string, unknown>;
-  for (const name of Object.keys(block)) if (!['cert', 'key', 'clientCa'].includes(name)) throw new ConfigError('bad-config', `${source}: ${where}.${name} is not a field (cert, key, clientCa)`);
+  for (const name of Object.keys(block))
+    if (!['cert', 'key', 'clientCa'].includes(name)) throw new ConfigError('bad-config', `${source}: ${where}.${name} is not a field (cert, key, clientCa)`);
   const read = (field: string, required: boolean): string | undefined => {
     const value = block[field];
     if (value === undefined || value === null) {
@@ -42,8 +43,13 @@ export function loadServerTls(raw: unknown, baseDir: string, source: string, whe
 /** An HTTP server, or an HTTPS one with the same options when `tls` is given. */
 export function createWebServer(tls: ServerTls | undefined, options: http.ServerOptions, handler: http.RequestListener): http.Server {
   if (!tls) return http.createServer(options, handler);
-  return https.createServer({
-    ...options, cert: tls.cert, key: tls.key,
-    ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
-  }, handler);
+  return https.createServer(
+    {
+      ...options,
+      cert: tls.cert,
+      key: tls.key,
+      ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+    },
+    handler,
+  );
 }

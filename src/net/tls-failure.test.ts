@@ -21,8 +21,14 @@ describe('TLS failures are one line naming the cause', () => {
     expect(line).not.toContain('\n');
   });
 
-  it('names https:// to a plain port on Node 20 too, where OpenSSL\'s text comes as EPROTO, without the raw text', () => {
-    const line = describeTlsFailure(failure('EPROTO', 'write EPROTO 803C4B02897F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:'), '127.0.0.1:4010');
+  it("names https:// to a plain port on Node 20 too, where OpenSSL's text comes as EPROTO, without the raw text", () => {
+    const line = describeTlsFailure(
+      failure(
+        'EPROTO',
+        'write EPROTO 803C4B02897F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:',
+      ),
+      '127.0.0.1:4010',
+    );
     expect(line).toBe('TLS: 127.0.0.1:4010 does not speak TLS on that port, it answers plain HTTP [ERR_SSL_WRONG_VERSION_NUMBER]: use an http:// URL');
   });
 
@@ -31,7 +37,9 @@ describe('TLS failures are one line naming the cause', () => {
   });
 
   it('sends Basic proxy credentials decoded from the proxy URL, and nothing without them', () => {
-    expect(proxyAuthorization(new URL('http://u%40corp:p%3Aw@proxy:3128'))).toEqual({ 'proxy-authorization': `Basic ${Buffer.from('u@corp:p:w').toString('base64')}` });
+    expect(proxyAuthorization(new URL('http://u%40corp:p%3Aw@proxy:3128'))).toEqual({
+      'proxy-authorization': `Basic ${Buffer.from('u@corp:p:w').toString('base64')}`,
+    });
     expect(proxyAuthorization(new URL('http://proxy:3128'))).toEqual({});
   });
 });

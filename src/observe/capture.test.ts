@@ -8,8 +8,18 @@ const BODY = Buffer.from('data=AbC+/x==').toString('base64');
 
 function exchange(overrides: Partial<ObservedExchange> = {}): ObservedExchange {
   return {
-    v: 1, seq: 1, kind: 'energy', direction: 'merchant→service', startedAt: 1_700_000_000_000, endedAt: 1_700_000_000_003,
-    request: { method: 'POST', path: '/api/v1/api/order/getEnergyMaxCount', headers: { 'x-api-key': API_KEY, 'content-type': 'application/x-www-form-urlencoded' }, bodyBase64: BODY },
+    v: 1,
+    seq: 1,
+    kind: 'energy',
+    direction: 'merchant→service',
+    startedAt: 1_700_000_000_000,
+    endedAt: 1_700_000_000_003,
+    request: {
+      method: 'POST',
+      path: '/api/v1/api/order/getEnergyMaxCount',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/x-www-form-urlencoded' },
+      bodyBase64: BODY,
+    },
     response: { status: 200, headers: { 'content-type': 'application/json' }, bodyBase64: Buffer.from('{"code":0}').toString('base64') },
     ...overrides,
   };
@@ -27,9 +37,17 @@ async function readAll(text: string, secrets: { apiKey?: string } = {}): Promise
 
 describe('captureLine', () => {
   it('keeps the body byte for byte and shows secret headers only as fingerprints', () => {
-    const line = captureLine(exchange({
-      request: { method: 'POST', path: '/card/close', headers: { 'x-api-key': API_KEY, authorization: 'Bearer tok_abcdef123456', 'x-trace': `echo ${API_KEY}` }, bodyBase64: BODY },
-    }), createScrubber([{ kind: 'ak', value: API_KEY }]));
+    const line = captureLine(
+      exchange({
+        request: {
+          method: 'POST',
+          path: '/card/close',
+          headers: { 'x-api-key': API_KEY, authorization: 'Bearer tok_abcdef123456', 'x-trace': `echo ${API_KEY}` },
+          bodyBase64: BODY,
+        },
+      }),
+      createScrubber([{ kind: 'ak', value: API_KEY }]),
+    );
     expect(line.endsWith('\n')).toBe(true);
     expect(line).not.toContain(API_KEY);
     expect(line).not.toContain('tok_abcdef123456');
@@ -74,13 +92,31 @@ describe('readCapture', () => {
     [JSON.stringify({ ...good, seq: 2, kind: 'order' }), /^cap\.jsonl:2: kind must be one of energy, withdraw, card-close, callback, other, not "order"/],
     [JSON.stringify({ ...good, seq: 2, direction: 'up' }), /^cap\.jsonl:2: direction must be one of/],
     [JSON.stringify({ ...good, seq: 2, endedAt: 1 }), /^cap\.jsonl:2: endedAt is before startedAt/],
-    [JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), bodyBase64: 'a b' } }), /^cap\.jsonl:2: request\.bodyBase64 is not standard, padded Base64/],
-    [JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), bodyBase64: 'YQ' } }), /^cap\.jsonl:2: request\.bodyBase64 is not standard, padded Base64/],
-    [JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), headers: { 'X-Api-Key': 'k' } } }), /^cap\.jsonl:2: request\.headers\.X-Api-Key: header names are lower-case/],
-    [JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), path: 'http://x/' } }), /^cap\.jsonl:2: request\.path must be a path starting with \//],
-    [JSON.stringify({ ...good, seq: 2, response: { ...(good.response as object), status: 42 } }), /^cap\.jsonl:2: response\.status must be a whole number from 100 to 599/],
+    [
+      JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), bodyBase64: 'a b' } }),
+      /^cap\.jsonl:2: request\.bodyBase64 is not standard, padded Base64/,
+    ],
+    [
+      JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), bodyBase64: 'YQ' } }),
+      /^cap\.jsonl:2: request\.bodyBase64 is not standard, padded Base64/,
+    ],
+    [
+      JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), headers: { 'X-Api-Key': 'k' } } }),
+      /^cap\.jsonl:2: request\.headers\.X-Api-Key: header names are lower-case/,
+    ],
+    [
+      JSON.stringify({ ...good, seq: 2, request: { ...(good.request as object), path: 'http://x/' } }),
+      /^cap\.jsonl:2: request\.path must be a path starting with \//,
+    ],
+    [
+      JSON.stringify({ ...good, seq: 2, response: { ...(good.response as object), status: 42 } }),
+      /^cap\.jsonl:2: response\.status must be a whole number from 100 to 599/,
+    ],
     [JSON.stringify({ ...good, seq: 2, response: undefined }), /^cap\.jsonl:2: an exchange has a response or an upstreamError/],
-    [JSON.stringify({ ...good, seq: 2, upstreamError: { message: 'x', gatewayStatus: 500 } }), /^cap\.jsonl:2: upstreamError\.gatewayStatus must be 502 or 504/],
+    [
+      JSON.stringify({ ...good, seq: 2, upstreamError: { message: 'x', gatewayStatus: 500 } }),
+      /^cap\.jsonl:2: upstreamError\.gatewayStatus must be 502 or 504/,
+    ],
   ])('refuses a bad line with file:line: %s', async (line, message) => {
     await expect(readAll(`${captureLine(exchange())}${line}\n`)).rejects.toThrow(message);
   });

@@ -30,7 +30,11 @@ function scrubHeaders(headers: Record<string, string>, scrubber: Scrubber | unde
   for (const [name, value] of Object.entries(headers)) {
     const kind = SECRET_HEADERS[name];
     // `Bearer abc` keeps its scheme: what kind of credential it was is evidence, the credential is not.
-    if (kind === 'au') out[name] = value.replace(/^(\s*(?:Bearer|Basic)\s+)?(.*)$/is, (_m, scheme: string | undefined, credential: string) => `${scheme ?? ''}${FINGERPRINT.test(credential) ? credential : fingerprint(credential, kind)}`);
+    if (kind === 'au')
+      out[name] = value.replace(
+        /^(\s*(?:Bearer|Basic)\s+)?(.*)$/is,
+        (_m, scheme: string | undefined, credential: string) => `${scheme ?? ''}${FINGERPRINT.test(credential) ? credential : fingerprint(credential, kind)}`,
+      );
     else if (kind) out[name] = FINGERPRINT.test(value) ? value : fingerprint(value, kind);
     else out[name] = scrubber ? scrubber.text(value) : value;
   }
@@ -51,7 +55,9 @@ export function captureLine(exchange: ObservedExchange, scrubber?: Scrubber): st
     ...exchange,
     request: scrubMessage(exchange.request, scrubber),
     ...(exchange.response ? { response: scrubMessage(exchange.response, scrubber) } : {}),
-    ...(exchange.upstreamError ? { upstreamError: { ...exchange.upstreamError, message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message } } : {}),
+    ...(exchange.upstreamError
+      ? { upstreamError: { ...exchange.upstreamError, message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message } }
+      : {}),
   };
   return `${JSON.stringify(scrubbed)}\n`;
 }
@@ -77,7 +83,11 @@ export class CaptureWriter {
   dropped = 0;
   private readonly maxBufferedBytes: number;
 
-  constructor(private readonly sink: CaptureSink, private readonly scrubber?: Scrubber, options: { maxBufferedBytes?: number } = {}) {
+  constructor(
+    private readonly sink: CaptureSink,
+    private readonly scrubber?: Scrubber,
+    options: { maxBufferedBytes?: number } = {},
+  ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_CAPTURE_BUFFER_BYTES;
   }
 
@@ -119,7 +129,8 @@ function checkMessage(value: unknown, where: string): void {
 }
 
 function checkInteger(value: unknown, where: string, min: number, max = Number.MAX_SAFE_INTEGER): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new Error(`${where} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${where} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`);
 }
 
 /**
@@ -138,7 +149,8 @@ export function parseCaptureLine(text: string): ObservedExchange {
   if (value.v !== 1) throw new Error(`v must be 1 (the capture format version), not ${JSON.stringify(value.v)}`);
   checkInteger(value.seq, 'seq', 1);
   if (!KINDS.includes(value.kind as ExchangeKind)) throw new Error(`kind must be one of ${KINDS.join(', ')}, not ${JSON.stringify(value.kind)}`);
-  if (!DIRECTIONS.includes(value.direction as ObservedExchange['direction'])) throw new Error(`direction must be one of ${DIRECTIONS.join(', ')}, not ${JSON.stringify(value.direction)}`);
+  if (!DIRECTIONS.includes(value.direction as ObservedExchange['direction']))
+    throw new Error(`direction must be one of ${DIRECTIONS.join(', ')}, not ${JSON.stringify(value.direction)}`);
   checkInteger(value.startedAt, 'startedAt', 0);
   checkInteger(value.endedAt, 'endedAt', 0);
   if ((value.endedAt as number) < (value.startedAt as number)) throw new Error('endedAt is before startedAt');
@@ -195,7 +207,9 @@ export async function* readCaptureFile(path: string, secrets: { apiKey?: string 
   const input = createReadStream(path, { encoding: 'utf8' });
   await new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());
-    input.once('error', (error) => reject(new ConfigError('bad-capture', `${path}: cannot read the capture: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+    input.once('error', (error) =>
+      reject(new ConfigError('bad-capture', `${path}: cannot read the capture: ${(error as NodeJS.ErrnoException).code ?? error.message}`)),
+    );
   });
   const lines = createInterface({ input, crlfDelay: Infinity });
   try {

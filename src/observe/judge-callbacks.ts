@@ -7,7 +7,21 @@
 import type { ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
 import type { RsaPublicKey } from '../crypto/keys.js';
-import { callbackDecryptsCheck, callbackHeadersCheck, callbackRawBodyCheck, fail, pass, preview, type Check, type CheckContext, type Finding, type NoParams, type ReceivedCallback, type ServiceTarget, type StrangerKeys } from '../runner/api.js';
+import {
+  callbackDecryptsCheck,
+  callbackHeadersCheck,
+  callbackRawBodyCheck,
+  fail,
+  pass,
+  preview,
+  type Check,
+  type CheckContext,
+  type Finding,
+  type NoParams,
+  type ReceivedCallback,
+  type ServiceTarget,
+  type StrangerKeys,
+} from '../runner/api.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { familyOf, reasonInMessage } from '../wire/crypto-failure.js';
 import { mediaType } from '../core/http-io.js';
@@ -37,7 +51,15 @@ export interface DeliveryFacts {
 function contextFor(callback: ReceivedCallback, keys: JudgeKeys, apiKey: string, rules: Map<string, Rule>): CheckContext<never> {
   // The runner's callback checks open a delivery with `target.publicKey`: here, the half the profile names for callbacks.
   const opener = (openingKey(keys, 'callback') ?? keys.publicKey) as RsaPublicKey;
-  const target: ServiceTarget = { side: 'service', baseUrl: 'http://observed', cardBaseUrl: 'http://observed', apiKey, publicKey: opener, profile: keys.profile, allowOrders: false };
+  const target: ServiceTarget = {
+    side: 'service',
+    baseUrl: 'http://observed',
+    cardBaseUrl: 'http://observed',
+    apiKey,
+    publicKey: opener,
+    profile: keys.profile,
+    allowOrders: false,
+  };
   return {
     target,
     suite: { name: 'observe', title: 'observe', side: 'service', cases: [] },
@@ -50,14 +72,22 @@ function contextFor(callback: ReceivedCallback, keys: JudgeKeys, apiKey: string,
   };
 }
 
-const first = (check: Check<NoParams> | Check<{ fields?: Record<string, ExactJson> }>, ctx: CheckContext<never>): Finding => (check as Check<NoParams>).run(ctx)[0] ?? pass();
+const first = (check: Check<NoParams> | Check<{ fields?: Record<string, ExactJson> }>, ctx: CheckContext<never>): Finding =>
+  (check as Check<NoParams>).run(ctx)[0] ?? pass();
 
 /** Judges one callback exchange: the delivery (the service's bytes) and the answer (the merchant's). */
 export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): { judgements: Judgement[]; facts: DeliveryFacts } {
   const judgements: Judgement[] = [];
   const body = bodyBytes(observed.request);
   const text = body.toString('latin1');
-  const callback: ReceivedCallback = { at: observed.startedAt, method: observed.request.method, url: observed.request.path, headers: observed.request.headers, body, answeredStatus: observed.response?.status ?? 0 };
+  const callback: ReceivedCallback = {
+    at: observed.startedAt,
+    method: observed.request.method,
+    url: observed.request.path,
+    headers: observed.request.headers,
+    body,
+    answeredStatus: observed.response?.status ?? 0,
+  };
   const header = observed.request.headers['x-api-key'];
   const ownKey = isConfiguredKey(keys, header);
   // Without a configured key, the header is compared with itself: CB-KEY-SAME is skipped below, not passed.
@@ -65,9 +95,13 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   // A body longer than the proxy records is only its first bytes: nothing about it can be judged.
   const truncated = observed.request.truncated === true;
   const opened = truncated ? 'no-key' : openWith(keys, 'callback', text);
-  const payload = opened !== 'no-key' && 'opened' in opened && opened.opened.value !== null && typeof opened.opened.value === 'object' && !Array.isArray(opened.opened.value) ? (opened.opened.value as Record<string, ExactJson>) : undefined;
+  const payload =
+    opened !== 'no-key' && 'opened' in opened && opened.opened.value !== null && typeof opened.opened.value === 'object' && !Array.isArray(opened.opened.value)
+      ? (opened.opened.value as Record<string, ExactJson>)
+      : undefined;
   const evidence = lazyEvidence(() => evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}));
-  const delivery = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the service's callback delivery: ${title}`, labels, side: 'service', finding, seq: observed.seq, evidence });
+  const delivery = (check: string, title: string, labels: string[], finding: Finding) =>
+    judgements.push({ check, title: `the service's callback delivery: ${title}`, labels, side: 'service', finding, seq: observed.seq, evidence });
   const ack = readAcknowledgement(observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined);
 
   let valid = !truncated;
@@ -78,16 +112,25 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   if (keys.apiKey !== undefined) {
     const headers = first(callbackHeadersCheck, ctx);
     // A capture holds the key's fingerprint: it counts as the key (isConfiguredKey).
-    const judged = headers.status === 'failed' && ownKey && headers.rules?.includes('CB-KEY-SAME') ? pass('both headers, the merchant\'s own key (by fingerprint)') : headers;
+    const judged =
+      headers.status === 'failed' && ownKey && headers.rules?.includes('CB-KEY-SAME') ? pass("both headers, the merchant's own key (by fingerprint)") : headers;
     delivery('callback-headers', callbackHeadersCheck.title, callbackHeadersCheck.rules, judged);
     if (judged.status === 'failed') valid = false;
   } else {
     const type = mediaType(observed.request.headers['content-type']);
-    const finding = type !== 'application/x-www-form-urlencoded'
-      ? fail(`Content-Type is ${JSON.stringify(observed.request.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`, ['CB-HEADERS'])
-      : header === undefined ? fail('no X-API-KEY header', ['CB-HEADERS', 'AUTH-KEY']) : pass('both headers');
+    const finding =
+      type !== 'application/x-www-form-urlencoded'
+        ? fail(`Content-Type is ${JSON.stringify(observed.request.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`, [
+            'CB-HEADERS',
+          ])
+        : header === undefined
+          ? fail('no X-API-KEY header', ['CB-HEADERS', 'AUTH-KEY'])
+          : pass('both headers');
     delivery('callback-headers', 'callback headers (form Content-Type, X-API-KEY present)', ['CB-HEADERS'], finding);
-    delivery('callback-key-same', "the callback's X-API-KEY is the merchant's own", ['CB-KEY-SAME'], { status: 'skipped', message: 'not judged without the API key: give it to the judge to compare the key header with it' });
+    delivery('callback-key-same', "the callback's X-API-KEY is the merchant's own", ['CB-KEY-SAME'], {
+      status: 'skipped',
+      message: 'not judged without the API key: give it to the judge to compare the key header with it',
+    });
     if (finding.status === 'failed') valid = false;
   }
 
@@ -95,17 +138,26 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   if (truncated) {
     delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: TRUNCATED });
   } else if (raw.status === 'failed') {
-    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: `not judged: the body is not raw Base64 (reported once, by callback-raw-body)` });
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, {
+      status: 'skipped',
+      message: `not judged: the body is not raw Base64 (reported once, by callback-raw-body)`,
+    });
   } else if (opened === 'no-key') {
     valid = false;
-    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, { status: 'skipped', message: 'not judged: the judge holds no key that opens callbacks (give the public key)' });
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, {
+      status: 'skipped',
+      message: 'not judged: the judge holds no key that opens callbacks (give the public key)',
+    });
   } else {
     let finding = first(callbackDecryptsCheck, ctx);
     if (finding.status === 'failed' && finding.cause === 'undecryptable-callback') {
       undecryptable = finding.message;
       // The merchant acknowledged what the judge's key cannot open: the key given to the judge may not be the merchant's.
       if (familyOf(reasonInMessage(finding.message)) === 'key' && ack.verdict === 'acknowledged') {
-        finding = { status: 'skipped', message: `not judged: ${finding.message}; yet the merchant acknowledged it, so either the public key given to the judge is not the merchant's, or the merchant acknowledges what it cannot open (CB-NO-FALSE-ACK)` };
+        finding = {
+          status: 'skipped',
+          message: `not judged: ${finding.message}; yet the merchant acknowledged it, so either the public key given to the judge is not the merchant's, or the merchant acknowledges what it cannot open (CB-NO-FALSE-ACK)`,
+        };
       }
     }
     delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, finding);
@@ -114,33 +166,83 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   }
 
   // The merchant's answer.
-  const answer = (check: string, title: string, labels: string[], finding: Finding) => judgements.push({ check, title: `the merchant's answer to a callback: ${title}`, labels, side: 'merchant', finding, seq: observed.seq, evidence });
+  const answer = (check: string, title: string, labels: string[], finding: Finding) =>
+    judgements.push({ check, title: `the merchant's answer to a callback: ${title}`, labels, side: 'merchant', finding, seq: observed.seq, evidence });
   const keyRefused = observed.response?.status === 401;
   if (observed.response?.truncated) {
-    answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' });
+    answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], {
+      status: 'skipped',
+      message: 'not judged: the answer was longer than the proxy records of one body',
+    });
   } else if (!observed.response) {
-    answer('callback-answered', 'an answer', ['CB-AVAILABLE'], fail(`the merchant did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered the service ${observed.upstreamError?.gatewayStatus ?? 502}; the service counts the delivery as failed and retries)`, ['CB-AVAILABLE']));
+    answer(
+      'callback-answered',
+      'an answer',
+      ['CB-AVAILABLE'],
+      fail(
+        `the merchant did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered the service ${observed.upstreamError?.gatewayStatus ?? 502}; the service counts the delivery as failed and retries)`,
+        ['CB-AVAILABLE'],
+      ),
+    );
   } else {
     const status = observed.response.status;
     const shown = preview(bodyText(observed.response)) || 'an empty body';
     if (header === undefined || ownKey === false) {
       // CB-KEY-401: a failed key check gets HTTP 401. No key at all can never pass one; another key may be one the judge does not know.
-      if (header === undefined) answer('callback-key-check', 'a delivery without X-API-KEY gets HTTP 401', ['CB-KEY-401'], status === 401 ? pass() : fail(`a delivery without X-API-KEY got HTTP ${status}: ${shown}`, ['CB-KEY-401']));
-      else answer('callback-key-check', 'a delivery with another X-API-KEY', ['CB-KEY-401'], { status: 'skipped', message: 'the delivery carries a key that is not the one given to the judge: whether the merchant holds it is not observable' });
+      if (header === undefined)
+        answer(
+          'callback-key-check',
+          'a delivery without X-API-KEY gets HTTP 401',
+          ['CB-KEY-401'],
+          status === 401 ? pass() : fail(`a delivery without X-API-KEY got HTTP ${status}: ${shown}`, ['CB-KEY-401']),
+        );
+      else
+        answer('callback-key-check', 'a delivery with another X-API-KEY', ['CB-KEY-401'], {
+          status: 'skipped',
+          message: 'the delivery carries a key that is not the one given to the judge: whether the merchant holds it is not observable',
+        });
     }
     if (ack.verdict === 'acknowledged') {
       const garbage = undecryptable !== undefined && familyOf(reasonInMessage(undecryptable)) === 'plaintext';
-      answer('callback-answer', 'errCode (CB-ERRCODE, the one reading of src/wire/acknowledgement.ts)', ['CB-ERRCODE'], garbage ? fail(`answered errCode 0 to a delivery whose plaintext is not a JSON payload (${undecryptable}): the event would be lost`, ['CB-NO-FALSE-ACK']) : pass(ack.reason));
+      answer(
+        'callback-answer',
+        'errCode (CB-ERRCODE, the one reading of src/wire/acknowledgement.ts)',
+        ['CB-ERRCODE'],
+        garbage
+          ? fail(`answered errCode 0 to a delivery whose plaintext is not a JSON payload (${undecryptable}): the event would be lost`, ['CB-NO-FALSE-ACK'])
+          : pass(ack.reason),
+      );
     } else if (ack.verdict === 'ambiguous') {
-      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ack.reason}: ${shown}`, ['U-CB-RESPONSE']));
+      answer(
+        'callback-answer',
+        'errCode (CB-ERRCODE)',
+        ['CB-ERRCODE'],
+        fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ack.reason}: ${shown}`, ['U-CB-RESPONSE']),
+      );
     } else if (status >= 200 && status < 300 && ack.errCode === undefined) {
-      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], fail(`HTTP ${status} without errCode (${ack.reason}): the service counts a delivery successful only by errCode 0, so it reads this as a failure: ${shown}`, ['CB-ERRCODE']));
+      answer(
+        'callback-answer',
+        'errCode (CB-ERRCODE)',
+        ['CB-ERRCODE'],
+        fail(
+          `HTTP ${status} without errCode (${ack.reason}): the service counts a delivery successful only by errCode 0, so it reads this as a failure: ${shown}`,
+          ['CB-ERRCODE'],
+        ),
+      );
     } else if (status >= 200 && status < 300 && ack.errCode !== undefined && !/^-?\d/.test(ack.errCode)) {
-      answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], fail(`HTTP ${status} with ${ack.reason}: errCode is a number, and the service reads this as a failure: ${shown}`, ['CB-ERRCODE']));
+      answer(
+        'callback-answer',
+        'errCode (CB-ERRCODE)',
+        ['CB-ERRCODE'],
+        fail(`HTTP ${status} with ${ack.reason}: errCode is a number, and the service reads this as a failure: ${shown}`, ['CB-ERRCODE']),
+      );
     } else {
       // A refusal (non-zero errCode, an error status): legal when processing failed; the stream judges the retry.
       answer('callback-answer', 'errCode (CB-ERRCODE)', ['CB-ERRCODE'], pass(`not acknowledged: ${ack.reason}`));
     }
   }
-  return { judgements, facts: { ...(payload ? { payload } : {}), ack, valid, plus: text.includes('+'), ...(ownKey === undefined ? {} : { ownKey }), keyRefused, evidence } };
+  return {
+    judgements,
+    facts: { ...(payload ? { payload } : {}), ack, valid, plus: text.includes('+'), ...(ownKey === undefined ? {} : { ownKey }), keyRefused, evidence },
+  };
 }

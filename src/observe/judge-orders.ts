@@ -13,7 +13,25 @@ import { validateSchema, type SchemaName } from '../core/schemas.js';
 import { BASE64_PATTERN, decodeBase64Strict, encodeBase64 } from '../crypto/base64.js';
 import { CryptoError } from '../crypto/errors.js';
 import type { RsaPublicKey } from '../crypto/keys.js';
-import { cardResponseCheck, describeIssues, envelopeCheck, errorBodyCheck, fail, issueRules, pass, preview, refusedCheck, resultCheck, type CheckContext, type Exchange, type Finding, type ReceivedResponse, type ServiceTarget, type Step, type StrangerKeys } from '../runner/api.js';
+import {
+  cardResponseCheck,
+  describeIssues,
+  envelopeCheck,
+  errorBodyCheck,
+  fail,
+  issueRules,
+  pass,
+  preview,
+  refusedCheck,
+  resultCheck,
+  type CheckContext,
+  type Exchange,
+  type Finding,
+  type ReceivedResponse,
+  type ServiceTarget,
+  type Step,
+  type StrangerKeys,
+} from '../runner/api.js';
 import { LENIENT_BASE64_REASONS, answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { ObservedExchange } from './exchange.js';
 import { bodyJson, bodyText, evidenceOf, openWith, type JudgeKeys } from './observed.js';
@@ -40,8 +58,24 @@ interface Endpoint {
 }
 
 const ENDPOINTS: Record<'energy' | 'withdraw', Endpoint> = {
-  energy: { suiteName: 'energy', plainSchema: 'EnergyMaxCountRequest', resultSchema: 'EnergyMaxCountResult', path: 'ENERGY-PATH', ct: 'ENERGY-CT', key: ['ENERGY-KEY', 'AUTH-KEY'], data: 'ENERGY-DATA' },
-  withdraw: { suiteName: 'order', plainSchema: 'OrderRequest', resultSchema: 'OrderResult', path: 'ORDER-PATH', ct: 'ORDER-CT', key: ['ORDER-CT', 'AUTH-KEY'], data: 'ORDER-DATA' },
+  energy: {
+    suiteName: 'energy',
+    plainSchema: 'EnergyMaxCountRequest',
+    resultSchema: 'EnergyMaxCountResult',
+    path: 'ENERGY-PATH',
+    ct: 'ENERGY-CT',
+    key: ['ENERGY-KEY', 'AUTH-KEY'],
+    data: 'ENERGY-DATA',
+  },
+  withdraw: {
+    suiteName: 'order',
+    plainSchema: 'OrderRequest',
+    resultSchema: 'OrderResult',
+    path: 'ORDER-PATH',
+    ct: 'ORDER-CT',
+    key: ['ORDER-CT', 'AUTH-KEY'],
+    data: 'ORDER-DATA',
+  },
 };
 
 /** How the judged request stands: what a service must do with it. */
@@ -52,9 +86,23 @@ type RequestReading =
   | { kind: 'unknown' };
 
 /** A context the runner's checks accept: a service target whose key opens answers, the step's exchange. */
-function contextFor(exchange: Exchange, keys: JudgeKeys, endpoint: 'energy' | 'order' | 'card', params: Record<string, unknown>, rules: Map<string, Rule>): CheckContext<never> {
+function contextFor(
+  exchange: Exchange,
+  keys: JudgeKeys,
+  endpoint: 'energy' | 'order' | 'card',
+  params: Record<string, unknown>,
+  rules: Map<string, Rule>,
+): CheckContext<never> {
   const publicKey = keys.publicKey as RsaPublicKey;
-  const target: ServiceTarget = { side: 'service', baseUrl: 'http://observed', cardBaseUrl: 'http://observed', apiKey: keys.apiKey ?? '', publicKey, profile: keys.profile ?? DEFAULT_PROFILE, allowOrders: false };
+  const target: ServiceTarget = {
+    side: 'service',
+    baseUrl: 'http://observed',
+    cardBaseUrl: 'http://observed',
+    apiKey: keys.apiKey ?? '',
+    publicKey,
+    profile: keys.profile ?? DEFAULT_PROFILE,
+    allowOrders: false,
+  };
   const step: Step = { request: { endpoint } };
   return {
     target,
@@ -100,9 +148,17 @@ function receivedResponse(observed: ObservedExchange, keys: JudgeKeys): Received
 }
 
 /** Judges the request of an order endpoint: the merchant's side of the ENERGY and ORDER rules, CRYPTO-ENVELOPE and CRYPTO-SAME. */
-function judgeOrderRequest(observed: ObservedExchange, endpoint: Endpoint, keys: JudgeKeys): { findings: Finding[]; reading: RequestReading; plain?: string; fields?: Record<string, ExactJson> } {
+function judgeOrderRequest(
+  observed: ObservedExchange,
+  endpoint: Endpoint,
+  keys: JudgeKeys,
+): { findings: Finding[]; reading: RequestReading; plain?: string; fields?: Record<string, ExactJson> } {
   const request = observed.request;
-  if (request.truncated) return { findings: [{ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)' }], reading: { kind: 'unknown' } };
+  if (request.truncated)
+    return {
+      findings: [{ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)' }],
+      reading: { kind: 'unknown' },
+    };
   const findings: Finding[] = [];
   const broken: string[] = [];
   const failWith = (message: string, rules: string[]) => {
@@ -111,7 +167,8 @@ function judgeOrderRequest(observed: ObservedExchange, endpoint: Endpoint, keys:
   };
   if (request.method.toUpperCase() !== 'POST') failWith(`method ${request.method}, not POST`, [endpoint.path]);
   const type = request.headers['content-type'];
-  if (mediaType(type) !== 'application/x-www-form-urlencoded') failWith(`Content-Type ${type === undefined ? 'absent' : JSON.stringify(type)}, not application/x-www-form-urlencoded`, [endpoint.ct]);
+  if (mediaType(type) !== 'application/x-www-form-urlencoded')
+    failWith(`Content-Type ${type === undefined ? 'absent' : JSON.stringify(type)}, not application/x-www-form-urlencoded`, [endpoint.ct]);
   if (request.headers['x-api-key'] === undefined || request.headers['x-api-key'] === '') failWith('no X-API-KEY header', endpoint.key);
   const data = new URLSearchParams(bodyText(request, 'latin1')).get('data');
   if (data === null || data === '') {
@@ -127,7 +184,10 @@ function judgeOrderRequest(observed: ObservedExchange, endpoint: Endpoint, keys:
     decodeBase64Strict(data);
   } catch (error) {
     const reason = error instanceof CryptoError ? error.reason : undefined;
-    if (reason && LENIENT_BASE64_REASONS.has(reason)) findings.push(fail(`form field data is Base64 with ${reason}: the pattern of ${endpoint.data} allows it, a strict decoder refuses it (U-CRYPTO)`, ['U-CRYPTO']));
+    if (reason && LENIENT_BASE64_REASONS.has(reason))
+      findings.push(
+        fail(`form field data is Base64 with ${reason}: the pattern of ${endpoint.data} allows it, a strict decoder refuses it (U-CRYPTO)`, ['U-CRYPTO']),
+      );
     else {
       failWith(`form field data is not standard Base64: ${(error as Error).message}`, [endpoint.data]);
       return { findings, reading: { kind: 'invalid', rules: broken } };
@@ -150,9 +210,18 @@ function judgeOrderRequest(observed: ObservedExchange, endpoint: Endpoint, keys:
     return { findings, reading: { kind: 'invalid', rules: broken, plain }, plain };
   }
   const issues = validateSchema(endpoint.plainSchema, value);
-  if (issues.length > 0) failWith(`plain request ${preview(plain)}: ${describeIssues(issues)}`, issueRules(issues) ?? [endpoint.suiteName === 'energy' ? 'ENERGY-REQ' : 'ORDER-FIELDS']);
+  if (issues.length > 0)
+    failWith(
+      `plain request ${preview(plain)}: ${describeIssues(issues)}`,
+      issueRules(issues) ?? [endpoint.suiteName === 'energy' ? 'ENERGY-REQ' : 'ORDER-FIELDS'],
+    );
   if (findings.every((finding) => finding.status !== 'failed')) findings.push(pass(`form field data opens to ${preview(plain, 80)}`));
-  return { findings, reading: broken.length ? { kind: 'invalid', rules: [...new Set(broken)], plain } : { kind: 'valid', plain }, plain, fields: value as Record<string, ExactJson> };
+  return {
+    findings,
+    reading: broken.length ? { kind: 'invalid', rules: [...new Set(broken)], plain } : { kind: 'valid', plain },
+    plain,
+    fields: value as Record<string, ExactJson>,
+  };
 }
 
 /** A string field of the plain request, when the request was opened and has it. */
@@ -176,7 +245,13 @@ function unencrypted(response: ReceivedResponse): Finding | undefined {
   } catch {
     return undefined;
   }
-  return { ...fail(`data is the Base64 of the plain result ${preview(text, 120)}, not of RSA ciphertext: business data is RSA-encrypted, then Base64-encoded (CRYPTO-ENVELOPE)`, ['CRYPTO-ENVELOPE']), cause: 'undecryptable-answer' };
+  return {
+    ...fail(
+      `data is the Base64 of the plain result ${preview(text, 120)}, not of RSA ciphertext: business data is RSA-encrypted, then Base64-encoded (CRYPTO-ENVELOPE)`,
+      ['CRYPTO-ENVELOPE'],
+    ),
+    cause: 'undecryptable-answer',
+  };
 }
 
 /**
@@ -188,34 +263,76 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
   const judgements: Judgement[] = [];
   const { findings, reading, plain, fields } = judgeOrderRequest(observed, endpoint, keys);
   const response = receivedResponse(observed, keys);
-  const evidence = lazyEvidence(() => evidenceOf(keys, observed, { ...(plain === undefined ? {} : { request: plain }), ...(response?.decrypted ? { response: response.decrypted.text } : {}) }));
+  const evidence = lazyEvidence(() =>
+    evidenceOf(keys, observed, { ...(plain === undefined ? {} : { request: plain }), ...(response?.decrypted ? { response: response.decrypted.text } : {}) }),
+  );
   const title = endpoint.suiteName === 'energy' ? 'energy query' : 'order submission';
   const accepted = response?.status === 200 && String((response.json as { code?: unknown } | undefined)?.code) === '0';
   for (const finding of findings) {
     // A request the judge cannot open but the service accepted: the judge's key or profile is not the one in use, not the merchant's fault.
     const notOurs = finding.status === 'failed' && accepted && finding.message.includes('does not decrypt with the private key');
-    const judged: Finding = notOurs ? { status: 'skipped', message: 'the request does not open with the private key given, yet the service accepted it: the key or profile given to the judge is not the one in use' } : finding;
-    judgements.push({ check: `${endpoint.suiteName}-request`, title: `the merchant's ${title} request (form, Base64, key header, plain schema)`, labels: [endpoint.ct, endpoint.data], side: 'merchant', finding: judged, seq: observed.seq, evidence });
+    const judged: Finding = notOurs
+      ? {
+          status: 'skipped',
+          message:
+            'the request does not open with the private key given, yet the service accepted it: the key or profile given to the judge is not the one in use',
+        }
+      : finding;
+    judgements.push({
+      check: `${endpoint.suiteName}-request`,
+      title: `the merchant's ${title} request (form, Base64, key header, plain schema)`,
+      labels: [endpoint.ct, endpoint.data],
+      side: 'merchant',
+      finding: judged,
+      seq: observed.seq,
+      evidence,
+    });
   }
   const facts: OrderFacts = {};
   const callBackId = plainField(fields, 'callBackId');
-  if (callBackId !== undefined && endpoint.suiteName === 'order') Object.assign(facts, { requestCallBackId: callBackId, ...(plain === undefined ? {} : { requestPlain: plain }) });
+  if (callBackId !== undefined && endpoint.suiteName === 'order')
+    Object.assign(facts, { requestCallBackId: callBackId, ...(plain === undefined ? {} : { requestPlain: plain }) });
   const answer = (check: string, checkTitle: string, labels: string[], finding: Finding) =>
     judgements.push({ check, title: `the service's ${title} answer: ${checkTitle}`, labels, side: 'service', finding, seq: observed.seq, evidence });
 
   if (!response) {
-    answer('answered', 'an answer', [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'], fail(`the service did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered ${observed.upstreamError?.gatewayStatus ?? 502})`));
+    answer(
+      'answered',
+      'an answer',
+      [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'],
+      fail(
+        `the service did not answer: ${observed.upstreamError?.message ?? 'no answer'} (the proxy answered ${observed.upstreamError?.gatewayStatus ?? 502})`,
+      ),
+    );
     return { judgements, facts };
   }
   if (observed.response?.truncated) {
-    answer('envelope', envelopeCheck.title, envelopeCheck.rules, { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' });
+    answer('envelope', envelopeCheck.title, envelopeCheck.rules, {
+      status: 'skipped',
+      message: 'not judged: the answer was longer than the proxy records of one body',
+    });
     return { judgements, facts };
   }
-  const exchange: Exchange = { request: { method: observed.request.method, url: `http://observed${observed.request.path}`, headers: observed.request.headers, body: bodyText(observed.request, 'latin1'), ...(plain === undefined ? {} : { plain }) }, response };
-  const run = (check: { run(ctx: CheckContext<never>): Finding[] }, params: Record<string, unknown>) => check.run(contextFor(exchange, keys, endpoint.suiteName, params, rules))[0] ?? pass();
+  const exchange: Exchange = {
+    request: {
+      method: observed.request.method,
+      url: `http://observed${observed.request.path}`,
+      headers: observed.request.headers,
+      body: bodyText(observed.request, 'latin1'),
+      ...(plain === undefined ? {} : { plain }),
+    },
+    response,
+  };
+  const run = (check: { run(ctx: CheckContext<never>): Finding[] }, params: Record<string, unknown>) =>
+    check.run(contextFor(exchange, keys, endpoint.suiteName, params, rules))[0] ?? pass();
   const errorSchema = ({ 401: 'UnauthorizedError', 403: 'ForbiddenError', 404: 'NotFoundError' } as const)[response.status as 401 | 403 | 404];
   if (errorSchema) {
-    answer('error-body', errorBodyCheck.title, [({ 401: 'ERR-401', 403: 'ERR-403', 404: 'ERR-404' } as const)[response.status as 401 | 403 | 404]], run(errorBodyCheck, { schema: errorSchema }));
+    answer(
+      'error-body',
+      errorBodyCheck.title,
+      [({ 401: 'ERR-401', 403: 'ERR-403', 404: 'ERR-404' } as const)[response.status as 401 | 403 | 404]],
+      run(errorBodyCheck, { schema: errorSchema }),
+    );
     return { judgements, facts };
   }
   if (reading.kind === 'invalid') {
@@ -224,21 +341,35 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
     return { judgements, facts };
   }
   if (response.status !== 200 && response.status >= 400 && response.status < 500) {
-    answer('envelope', envelopeCheck.title, ['U-CODES'], fail(`HTTP ${response.status} to a request the judge found valid${reading.kind === 'unknown' ? ' on the wire' : ''}: how order endpoints refuse beyond 401/403/404 is open (U-CODES): ${preview(response.body)}`, ['U-CODES']));
+    answer(
+      'envelope',
+      envelopeCheck.title,
+      ['U-CODES'],
+      fail(
+        `HTTP ${response.status} to a request the judge found valid${reading.kind === 'unknown' ? ' on the wire' : ''}: how order endpoints refuse beyond 401/403/404 is open (U-CODES): ${preview(response.body)}`,
+        ['U-CODES'],
+      ),
+    );
     return { judgements, facts };
   }
   const code = (response.json as { code?: unknown } | undefined)?.code;
   const outcome = code !== undefined && String(code) !== '0' ? 'failure' : 'success';
   if (keys.publicKey === undefined && outcome === 'success' && response.status === 200) {
-    answer('envelope', envelopeCheck.title, ['ENV-DATA'], { status: 'skipped', message: 'the envelope data is not judged: the judge holds no key that opens answers (give the public key)' });
+    answer('envelope', envelopeCheck.title, ['ENV-DATA'], {
+      status: 'skipped',
+      message: 'the envelope data is not judged: the judge holds no key that opens answers (give the public key)',
+    });
     return { judgements, facts };
   }
   const envelope = unencrypted(response) ?? run(envelopeCheck, { outcome });
   answer('envelope', envelopeCheck.title, envelopeCheck.rules, envelope);
-  if (outcome === 'failure' || envelope.status === 'failed' && envelope.cause === 'undecryptable-answer' || !response.decrypted) return { judgements, facts };
+  if (outcome === 'failure' || (envelope.status === 'failed' && envelope.cause === 'undecryptable-answer') || !response.decrypted) return { judgements, facts };
   // ORDER-RES: id is the request's callBackId; tenantUserId is an integer, compared with the request's only when that is one written as text (as the suites do).
   const tenantUserId = plainField(fields, 'tenantUserId');
-  const echo = plain === undefined || endpoint.suiteName !== 'order' ? undefined : { id: 'callBackId', ...(tenantUserId !== undefined && /^\d+$/.test(tenantUserId) ? { tenantUserId: 'tenantUserId' } : {}) };
+  const echo =
+    plain === undefined || endpoint.suiteName !== 'order'
+      ? undefined
+      : { id: 'callBackId', ...(tenantUserId !== undefined && /^\d+$/.test(tenantUserId) ? { tenantUserId: 'tenantUserId' } : {}) };
   const result = run(resultCheck, { schema: endpoint.resultSchema, ...(echo ? { echo } : {}) });
   answer('result', resultCheck.title, [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'], result);
   if (endpoint.suiteName === 'order' && accepted) {
@@ -256,27 +387,73 @@ export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rule
   const judgements: Judgement[] = [];
   const evidence = lazyEvidence(() => evidenceOf(keys, observed));
   const request = observed.request;
-  const requestJudgement = (finding: Finding, labels: string[]) => judgements.push({ check: 'card-request', title: "the merchant's card close request (Content-Type, JSON fields)", labels, side: 'merchant', finding, seq: observed.seq, evidence });
+  const requestJudgement = (finding: Finding, labels: string[]) =>
+    judgements.push({
+      check: 'card-request',
+      title: "the merchant's card close request (Content-Type, JSON fields)",
+      labels,
+      side: 'merchant',
+      finding,
+      seq: observed.seq,
+      evidence,
+    });
   const type = mediaType(request.headers['content-type']);
-  if (request.truncated) requestJudgement({ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body' }, ['CARD-REQ']);
-  else if (request.method.toUpperCase() !== 'POST' || type !== 'application/json') requestJudgement(fail(`${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`, ['CARD-PATH']), ['CARD-PATH']);
+  if (request.truncated)
+    requestJudgement({ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body' }, ['CARD-REQ']);
+  else if (request.method.toUpperCase() !== 'POST' || type !== 'application/json')
+    requestJudgement(
+      fail(`${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`, [
+        'CARD-PATH',
+      ]),
+      ['CARD-PATH'],
+    );
   else {
     const json = bodyJson(request);
     const issues = json === undefined ? undefined : validateSchema('CardCloseRequest', json);
     if (issues === undefined) requestJudgement(fail(`the body is not JSON: ${preview(bodyText(request))}`, ['CARD-REQ']), ['CARD-REQ']);
-    else requestJudgement(issues.length ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ']) : pass(), ['CARD-REQ']);
+    else
+      requestJudgement(issues.length ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ']) : pass(), [
+        'CARD-REQ',
+      ]);
   }
   const response = receivedResponse(observed, keys);
   if (observed.response?.truncated) {
-    judgements.push({ check: 'card-response', title: "the service's card close answer", labels: ['CARD-RES'], side: 'service', finding: { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' }, seq: observed.seq, evidence });
+    judgements.push({
+      check: 'card-response',
+      title: "the service's card close answer",
+      labels: ['CARD-RES'],
+      side: 'service',
+      finding: { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' },
+      seq: observed.seq,
+      evidence,
+    });
     return judgements;
   }
   if (!response) {
-    judgements.push({ check: 'card-response', title: "the service's card close answer", labels: ['CARD-RES'], side: 'service', finding: fail(`the service did not answer: ${observed.upstreamError?.message ?? 'no answer'}`), seq: observed.seq, evidence });
+    judgements.push({
+      check: 'card-response',
+      title: "the service's card close answer",
+      labels: ['CARD-RES'],
+      side: 'service',
+      finding: fail(`the service did not answer: ${observed.upstreamError?.message ?? 'no answer'}`),
+      seq: observed.seq,
+      evidence,
+    });
     return judgements;
   }
-  const exchange: Exchange = { request: { method: request.method, url: `http://observed${request.path}`, headers: request.headers, body: bodyText(request) }, response };
+  const exchange: Exchange = {
+    request: { method: request.method, url: `http://observed${request.path}`, headers: request.headers, body: bodyText(request) },
+    response,
+  };
   const finding = cardResponseCheck.run(contextFor(exchange, keys, 'card', { outcome: 'any' }, rules))[0] ?? pass();
-  judgements.push({ check: 'card-response', title: "the service's card close answer: the response shape", labels: ['CARD-RES'], side: 'service', finding, seq: observed.seq, evidence });
+  judgements.push({
+    check: 'card-response',
+    title: "the service's card close answer: the response shape",
+    labels: ['CARD-RES'],
+    side: 'service',
+    finding,
+    seq: observed.seq,
+    evidence,
+  });
   return judgements;
 }

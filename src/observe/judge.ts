@@ -40,10 +40,30 @@ interface JudgeOptions {
  * or the service's books. Reported `skipped`, never passed.
  */
 const NOT_OBSERVABLE: ReadonlyArray<{ check: string; title: string; rules: string[]; why: string }> = [
-  { check: 'processed-once', title: 'the merchant processes each identical event once', rules: ['CB-ONCE', 'CB-DUP-ACK'], why: 'not observable from traffic: whether the merchant processed an event (once, twice, not at all) is inside the merchant; `verify merchant` with a probe judges it' },
-  { check: 'idempotency-keys', title: "the merchant's idempotency keys", rules: ['CB-ID-DEPOSIT', 'CB-ID-WITHDRAW'], why: 'not observable from traffic: which fields the merchant keys an event on shows only in what it processes; `verify merchant` with a probe judges it' },
-  { check: 'key-first', title: 'the merchant checks X-API-KEY before any other processing', rules: ['CB-KEY-FIRST'], why: 'not observable from traffic: the order of the merchant\'s checks shows only with a bad key and a broken body together, or in what it processed' },
-  { check: 'energy-floor', title: 'energyMaxCount is the floor of the live balance over the cost', rules: ['ENERGY-FLOOR'], why: "not observable from traffic: the merchant's balance and cost per transaction are inside the service" },
+  {
+    check: 'processed-once',
+    title: 'the merchant processes each identical event once',
+    rules: ['CB-ONCE', 'CB-DUP-ACK'],
+    why: 'not observable from traffic: whether the merchant processed an event (once, twice, not at all) is inside the merchant; `verify merchant` with a probe judges it',
+  },
+  {
+    check: 'idempotency-keys',
+    title: "the merchant's idempotency keys",
+    rules: ['CB-ID-DEPOSIT', 'CB-ID-WITHDRAW'],
+    why: 'not observable from traffic: which fields the merchant keys an event on shows only in what it processes; `verify merchant` with a probe judges it',
+  },
+  {
+    check: 'key-first',
+    title: 'the merchant checks X-API-KEY before any other processing',
+    rules: ['CB-KEY-FIRST'],
+    why: "not observable from traffic: the order of the merchant's checks shows only with a bad key and a broken body together, or in what it processed",
+  },
+  {
+    check: 'energy-floor',
+    title: 'energyMaxCount is the floor of the live balance over the cost',
+    rules: ['ENERGY-FLOOR'],
+    why: "not observable from traffic: the merchant's balance and cost per transaction are inside the service",
+  },
 ];
 
 /** The package's rule catalog. */
@@ -91,7 +111,14 @@ export function createJudge(options: JudgeOptions): Judge {
       try {
         if (exchange.kind === 'energy' || exchange.kind === 'withdraw') {
           const judged = judgeOrder(exchange, keys, rules);
-          judgements.push(...judged.judgements, ...stream.order(exchange, judged.facts, lazyEvidence(() => evidenceOf(keys, exchange))));
+          judgements.push(
+            ...judged.judgements,
+            ...stream.order(
+              exchange,
+              judged.facts,
+              lazyEvidence(() => evidenceOf(keys, exchange)),
+            ),
+          );
         } else if (exchange.kind === 'card-close') {
           judgements.push(...judgeCardClose(exchange, keys, rules));
         } else if (exchange.kind === 'callback') {
@@ -100,7 +127,15 @@ export function createJudge(options: JudgeOptions): Judge {
         }
       } catch (error) {
         // A check never throws for a wrong target; a throw is the judge's bug, reported as such, not a crash.
-        judgements.push({ check: 'judge', title: 'the judge could judge the exchange', labels: [], side: exchange.direction === 'service→merchant' ? 'service' : 'merchant', finding: { status: 'failed', message: `the judge could not judge seq ${exchange.seq}: ${(error as Error).message}` }, seq: exchange.seq, evidence: evidenceOf(keys, exchange) });
+        judgements.push({
+          check: 'judge',
+          title: 'the judge could judge the exchange',
+          labels: [],
+          side: exchange.direction === 'service→merchant' ? 'service' : 'merchant',
+          finding: { status: 'failed', message: `the judge could not judge seq ${exchange.seq}: ${(error as Error).message}` },
+          seq: exchange.seq,
+          evidence: evidenceOf(keys, exchange),
+        });
       }
       return settle(judgements);
     },
@@ -119,11 +154,15 @@ export function createJudge(options: JudgeOptions): Judge {
       const skipped = skipNotes(results, rules);
       const notes: string[] = [
         `observed ${exchanges} exchange${exchanges === 1 ? '' : 's'}: ${counts.energy} energy, ${counts.withdraw} order, ${counts['card-close']} card close, ${counts.callback} callback, ${counts.other} other (not judged)`,
-        ...(stream.forgotten > 0 ? [`${stream.forgotten} event${stream.forgotten === 1 ? ' was' : 's were'} forgotten by the stream window (${limits.maxEvents} events, ${Math.round(limits.maxEventAgeMs / 1000)} s): a resend or retry of one of them after that is judged as a new event`] : []),
+        ...(stream.forgotten > 0
+          ? [
+              `${stream.forgotten} event${stream.forgotten === 1 ? ' was' : 's were'} forgotten by the stream window (${limits.maxEvents} events, ${Math.round(limits.maxEventAgeMs / 1000)} s): a resend or retry of one of them after that is judged as a new event`,
+            ]
+          : []),
         ...(outOfOrder > 0 ? [`${outOfOrder} exchange(s) arrived out of seq order`] : []),
         ...(keys.publicKey === undefined ? ['no public key: answers and callbacks were not opened'] : []),
         ...(keys.privateKey === undefined ? ['no private key: order requests were judged on the wire only (form, Base64, headers), not opened'] : []),
-        ...(keys.apiKey === undefined ? ['no API key: the key header was judged present, not compared with the merchant\'s key (CB-KEY-SAME skipped)'] : []),
+        ...(keys.apiKey === undefined ? ["no API key: the key header was judged present, not compared with the merchant's key (CB-KEY-SAME skipped)"] : []),
         ...(sides.size < 2 ? [`only the ${[...sides].join(' and ')}'s bytes were judged`] : []),
         ...skipped.notes,
       ];
@@ -131,12 +170,23 @@ export function createJudge(options: JudgeOptions): Judge {
         target: {
           side: 'observe',
           profile,
-          keys: { publicKey: keys.publicKey !== undefined, privateKey: keys.privateKey !== undefined, apiKey: keys.apiKey === undefined ? null : fingerprint(keys.apiKey, 'ak') },
+          keys: {
+            publicKey: keys.publicKey !== undefined,
+            privateKey: keys.privateKey !== undefined,
+            apiKey: keys.apiKey === undefined ? null : fingerprint(keys.apiKey, 'ak'),
+          },
           strict: options.strict,
           window: { events: limits.maxEvents, ageMs: limits.maxEventAgeMs, retryWaitMs: limits.retryWaitMs, orderCallbackWaitMs: limits.orderCallbackWaitMs },
           ...options.target,
         },
-        summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: firstAt === undefined ? 0 : Math.max(0, lastAt - firstAt), skippedMust: skipped.skippedMust },
+        summary: {
+          passed: count('passed'),
+          failed: count('failed'),
+          warnings: count('warning'),
+          skipped: count('skipped'),
+          durationMs: firstAt === undefined ? 0 : Math.max(0, lastAt - firstAt),
+          skippedMust: skipped.skippedMust,
+        },
         results,
         notes,
       };

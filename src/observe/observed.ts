@@ -24,12 +24,18 @@ export interface JudgeKeys {
 /** Parses the PEM texts once; a bad key is the caller's error (thrown, one line). */
 export function judgeKeys(keys: ObserveKeys, profile: CryptoProfile = DEFAULT_PROFILE): JudgeKeys {
   const privateKey = keys.privateKeyPem ? (parseKey(keys.privateKeyPem, { expect: 'private', source: 'private key' }) as RsaPrivateKey) : undefined;
-  const publicKey = keys.publicKeyPem ? (publicHalf(parseKey(keys.publicKeyPem, { source: 'public key' }))) : privateKey?.publicKey;
+  const publicKey = keys.publicKeyPem ? publicHalf(parseKey(keys.publicKeyPem, { source: 'public key' })) : privateKey?.publicKey;
   const secrets = [
     ...(keys.apiKey ? [{ kind: 'ak' as const, value: keys.apiKey }] : []),
     ...(keys.privateKeyPem ? [{ kind: 'pk' as const, value: keys.privateKeyPem }] : []),
   ];
-  return { ...(publicKey ? { publicKey } : {}), ...(privateKey ? { privateKey } : {}), ...(keys.apiKey ? { apiKey: keys.apiKey } : {}), profile, scrubber: createScrubber(secrets) };
+  return {
+    ...(publicKey ? { publicKey } : {}),
+    ...(privateKey ? { privateKey } : {}),
+    ...(keys.apiKey ? { apiKey: keys.apiKey } : {}),
+    profile,
+    scrubber: createScrubber(secrets),
+  };
 }
 
 /** The key that opens data travelling in `direction`, or undefined when the judge does not hold that half. */
@@ -100,8 +106,18 @@ export function evidenceOf(keys: JudgeKeys, exchange: ObservedExchange, opened: 
     path: exchange.request.path,
     status: response?.status ?? null,
     startedAt: new Date(exchange.startedAt).toISOString(),
-    request: { headers: shownHeaders(exchange.request.headers), body: preview(bodyText(exchange.request, 'latin1'), 600), ...(opened.request === undefined ? {} : { plaintext: preview(opened.request, 600) }) },
-    response: response ? { headers: shownHeaders(response.headers), body: preview(bodyText(response), 600), ...(opened.response === undefined ? {} : { plaintext: preview(opened.response, 600) }) } : null,
+    request: {
+      headers: shownHeaders(exchange.request.headers),
+      body: preview(bodyText(exchange.request, 'latin1'), 600),
+      ...(opened.request === undefined ? {} : { plaintext: preview(opened.request, 600) }),
+    },
+    response: response
+      ? {
+          headers: shownHeaders(response.headers),
+          body: preview(bodyText(response), 600),
+          ...(opened.response === undefined ? {} : { plaintext: preview(opened.response, 600) }),
+        }
+      : null,
     ...(exchange.upstreamError ? { upstreamError: exchange.upstreamError } : {}),
   };
   return keys.scrubber.value(evidence);

@@ -30,10 +30,13 @@ async function upstream(answer: (req: http.IncomingMessage, res: http.ServerResp
   const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cleanups.push(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url, seen };
 }
 
@@ -43,7 +46,11 @@ function recordingJudge(): Judge & { seen: ObservedExchange[] } {
   return {
     seen,
     accept: (exchange) => (seen.push(exchange), []),
-    finish: () => ({ exchanges: seen.length, forgottenEvents: 0, report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [] } }),
+    finish: () => ({
+      exchanges: seen.length,
+      forgottenEvents: 0,
+      report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [] },
+    }),
   };
 }
 
@@ -52,7 +59,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function proxy(listeners: Array<Partial<ProxyListener> & Pick<ProxyListener, 'upstream'>>, judge: Judge, extra: { upstreamTimeoutMs?: number; maxRecordedBodyBytes?: number; onError?: (error: unknown) => void; network?: ReturnType<typeof defaultNetwork> } = {}): Promise<ObserveProxy> {
+async function proxy(
+  listeners: Array<Partial<ProxyListener> & Pick<ProxyListener, 'upstream'>>,
+  judge: Judge,
+  extra: { upstreamTimeoutMs?: number; maxRecordedBodyBytes?: number; onError?: (error: unknown) => void; network?: ReturnType<typeof defaultNetwork> } = {},
+): Promise<ObserveProxy> {
   const started = await startObserveProxy({
     listeners: listeners.map((listener) => ({ direction: 'merchant→service', host: '127.0.0.1', port: 0, ...listener })),
     onExchange: (exchange) => void judge.accept(exchange),
@@ -63,18 +74,29 @@ async function proxy(listeners: Array<Partial<ProxyListener> & Pick<ProxyListene
 }
 
 /** Sends exactly these raw headers and body; resolves with what came back. */
-function request(url: string, options: { method?: string; headers?: string[]; body?: Buffer; ca?: string } = {}): Promise<{ status: number; statusMessage: string; rawHeaders: string[]; body: Buffer }> {
+function request(
+  url: string,
+  options: { method?: string; headers?: string[]; body?: Buffer; ca?: string } = {},
+): Promise<{ status: number; statusMessage: string; rawHeaders: string[]; body: Buffer }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = (target.protocol === 'https:' ? https : http).request({
-      host: target.hostname, port: target.port, path: target.pathname + target.search, method: options.method ?? 'POST',
-      headers: ['Host', target.host, ...(options.headers ?? [])], agent: false, ...(options.ca ? { ca: options.ca } : {}),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, statusMessage: res.statusMessage!, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = (target.protocol === 'https:' ? https : http).request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: options.method ?? 'POST',
+        headers: ['Host', target.host, ...(options.headers ?? [])],
+        agent: false,
+        ...(options.ca ? { ca: options.ca } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, statusMessage: res.statusMessage!, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -98,7 +120,18 @@ describe('the observe proxy', () => {
     const judge = recordingJudge();
     const observe = await proxy([{ upstream: `${service.url}/gw` }], judge);
     const answer = await request(`${observe.addresses[0]!.url}/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb`, {
-      headers: ['Content-Type', 'application/x-www-form-urlencoded', 'X-API-KEY', 'key-1', 'X-Repeat', 'one', 'X-Repeat', 'two', 'Content-Length', String(FORM.length)],
+      headers: [
+        'Content-Type',
+        'application/x-www-form-urlencoded',
+        'X-API-KEY',
+        'key-1',
+        'X-Repeat',
+        'one',
+        'X-Repeat',
+        'two',
+        'Content-Length',
+        String(FORM.length),
+      ],
       body: FORM,
     });
 
@@ -108,16 +141,43 @@ describe('the observe proxy', () => {
     expect(seen!.body.equals(FORM)).toBe(true);
     // Host names the upstream; everything else as sent, in order; the client's keep-alive Connection is not passed on, nothing is added.
     const { port } = new URL(service.url);
-    expect(seen!.rawHeaders).toEqual(['Host', `127.0.0.1:${port}`, 'Content-Type', 'application/x-www-form-urlencoded', 'X-API-KEY', 'key-1', 'X-Repeat', 'one', 'X-Repeat', 'two', 'Content-Length', String(FORM.length), 'Connection', 'keep-alive']);
+    expect(seen!.rawHeaders).toEqual([
+      'Host',
+      `127.0.0.1:${port}`,
+      'Content-Type',
+      'application/x-www-form-urlencoded',
+      'X-API-KEY',
+      'key-1',
+      'X-Repeat',
+      'one',
+      'X-Repeat',
+      'two',
+      'Content-Length',
+      String(FORM.length),
+      'Connection',
+      'keep-alive',
+    ]);
 
     expect(answer.status).toBe(201);
     expect(answer.statusMessage).toBe('Made It');
     expect(answer.body.toString()).toBe('{"code":0,"data":"x+y/="}');
-    expect(endToEndHeaders(answer.rawHeaders)).toEqual(['Content-Type', 'application/json; charset=utf-8', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Odd-Case', 'v']);
+    expect(endToEndHeaders(answer.rawHeaders)).toEqual([
+      'Content-Type',
+      'application/json; charset=utf-8',
+      'Set-Cookie',
+      'a=1',
+      'Set-Cookie',
+      'b=2',
+      'X-Odd-Case',
+      'v',
+    ]);
 
     const [exchange] = await judged(judge, 1);
     expect(exchange).toMatchObject({
-      v: 1, seq: 1, kind: 'energy', direction: 'merchant→service',
+      v: 1,
+      seq: 1,
+      kind: 'energy',
+      direction: 'merchant→service',
       request: { method: 'POST', path: '/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb', bodyBase64: FORM.toString('base64') },
       response: { status: 201, bodyBase64: Buffer.from('{"code":0,"data":"x+y/="}').toString('base64') },
     });
@@ -127,7 +187,7 @@ describe('the observe proxy', () => {
     expect(exchange!.upstreamError).toBeUndefined();
   });
 
-  it('carries a chunked body in either direction to the same bytes (framing is the connection\'s, the bytes are the message\'s)', async () => {
+  it("carries a chunked body in either direction to the same bytes (framing is the connection's, the bytes are the message's)", async () => {
     const service = await upstream((_req, res, body) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write(body.subarray(0, 3));
@@ -154,8 +214,26 @@ describe('the observe proxy', () => {
   });
 
   it('drops hop-by-hop headers and those Connection names, both ways', () => {
-    expect(endToEndHeaders(['Connection', 'close, X-Hop', 'X-Hop', '1', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked', 'TE', 'trailers', 'Upgrade', 'h2c', 'Proxy-Authorization', 'Basic x', 'X-Keep', '2']))
-      .toEqual(['X-Keep', '2']);
+    expect(
+      endToEndHeaders([
+        'Connection',
+        'close, X-Hop',
+        'X-Hop',
+        '1',
+        'Keep-Alive',
+        'timeout=5',
+        'Transfer-Encoding',
+        'chunked',
+        'TE',
+        'trailers',
+        'Upgrade',
+        'h2c',
+        'Proxy-Authorization',
+        'Basic x',
+        'X-Keep',
+        '2',
+      ]),
+    ).toEqual(['X-Keep', '2']);
     expect(upstreamUrl('http://svc:1/base/', '/card/close?a=1').href).toBe('http://svc:1/base/card/close?a=1');
     expect(upstreamUrl('http://svc:1', 'http://elsewhere/card/close').href).toBe('http://svc:1/card/close');
   });
@@ -165,16 +243,26 @@ describe('the observe proxy', () => {
     const card = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"card":true}'));
     const merchant = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}'));
     const judge = recordingJudge();
-    const observe = await proxy([{ upstream: service.url, cardUpstream: `${card.url}/cards` }, { direction: 'service→merchant', upstream: merchant.url }], judge);
+    const observe = await proxy(
+      [
+        { upstream: service.url, cardUpstream: `${card.url}/cards` },
+        { direction: 'service→merchant', upstream: merchant.url },
+      ],
+      judge,
+    );
     const [orders, callbacks] = observe.addresses;
     expect((await request(`${orders!.url}/card/close`, { body: FORM })).body.toString()).toBe('{"card":true}');
     expect((await request(`${orders!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })).body.toString()).toBe('{"code":0}');
-    expect((await request(`${callbacks!.url}/callback`, { body: Buffer.from('c2VhbGVk'), headers: ['Content-Type', 'text/plain'] })).body.toString()).toBe('{"errCode":0}');
+    expect((await request(`${callbacks!.url}/callback`, { body: Buffer.from('c2VhbGVk'), headers: ['Content-Type', 'text/plain'] })).body.toString()).toBe(
+      '{"errCode":0}',
+    );
     expect(card.seen.map((seen) => seen.url)).toEqual(['/cards/card/close']);
     expect(merchant.seen.map((seen) => seen.body.toString())).toEqual(['c2VhbGVk']);
     const seen = await judged(judge, 3);
     expect(seen.map((exchange) => [exchange.seq, exchange.kind, exchange.direction])).toEqual([
-      [1, 'card-close', 'merchant→service'], [2, 'withdraw', 'merchant→service'], [3, 'callback', 'service→merchant'],
+      [1, 'card-close', 'merchant→service'],
+      [2, 'withdraw', 'merchant→service'],
+      [3, 'callback', 'service→merchant'],
     ]);
     expect(observe.exchanges).toBe(3);
   });
@@ -216,7 +304,10 @@ describe('the observe proxy', () => {
     const observe = await proxy([{ direction: 'service→merchant', upstream: dying.url }], judge);
     await expect(request(`${observe.addresses[0]!.url}/callback`, { body: Buffer.from('x') })).rejects.toThrow();
     const [exchange] = await judged(judge, 1);
-    expect(exchange!.upstreamError).toMatchObject({ gatewayStatus: 502, message: expect.stringMatching(/cut its answer off|failed during its answer/) as string });
+    expect(exchange!.upstreamError).toMatchObject({
+      gatewayStatus: 502,
+      message: expect.stringMatching(/cut its answer off|failed during its answer/) as string,
+    });
   });
 
   it('forwards a body past the recording cap whole and marks the record truncated', async () => {
@@ -236,7 +327,12 @@ describe('the observe proxy', () => {
   it('goes on forwarding when the judge throws', async () => {
     const service = await upstream((_req, res) => res.writeHead(200).end('ok'));
     const errors: unknown[] = [];
-    const throwing: Judge = { accept: () => { throw new Error('judge bug'); }, finish: () => recordingJudge().finish() };
+    const throwing: Judge = {
+      accept: () => {
+        throw new Error('judge bug');
+      },
+      finish: () => recordingJudge().finish(),
+    };
     const observe = await proxy([{ upstream: service.url }], throwing, { onError: (error) => errors.push(error) });
     expect((await request(`${observe.addresses[0]!.url}/a`)).body.toString()).toBe('ok');
     expect((await request(`${observe.addresses[0]!.url}/b`)).body.toString()).toBe('ok');
@@ -288,7 +384,10 @@ describe('the observe proxy', () => {
   it('closes within its grace period, cutting exchanges still waiting for their upstream, and says how many', async () => {
     const silent = await upstream(() => undefined);
     const judge = recordingJudge();
-    const observe = await startObserveProxy({ listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: silent.url }], onExchange: (exchange) => void judge.accept(exchange) });
+    const observe = await startObserveProxy({
+      listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: silent.url }],
+      onExchange: (exchange) => void judge.accept(exchange),
+    });
     const pending = request(`${observe.addresses[0]!.url}/card/close`, { body: FORM });
     for (let i = 0; i < 200 && silent.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(silent.seen).toHaveLength(1);
@@ -300,9 +399,14 @@ describe('the observe proxy', () => {
   it('starts all listeners or none: a port in use rejects and frees the other one', async () => {
     const busy = await upstream(() => undefined);
     const port = Number(new URL(busy.url).port);
-    await expect(startObserveProxy({
-      listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: busy.url }, { direction: 'service→merchant', host: '127.0.0.1', port, upstream: busy.url }],
-      onExchange: () => undefined,
-    })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(
+      startObserveProxy({
+        listeners: [
+          { direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: busy.url },
+          { direction: 'service→merchant', host: '127.0.0.1', port, upstream: busy.url },
+        ],
+        onExchange: () => undefined,
+      }),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
   });
 });

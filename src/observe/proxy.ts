@@ -68,7 +68,17 @@ export { DEFAULT_UPSTREAM_TIMEOUT_MS };
 const DEFAULT_CLOSE_GRACE_MS = 10_000;
 
 /** Headers of one hop (RFC 9110 §7.6.1), never forwarded. */
-export const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
 /** Dropped towards the upstream besides the hop-by-hop ones: Host is the upstream's, Expect was answered here. */
 const REPLACED_ON_REQUEST = new Set(['host', 'expect']);
 /** The header that marks the proxy's own answers (a gateway failure), never an upstream's. */
@@ -143,8 +153,11 @@ function agentsFor(network: NetworkConfig): { http: http.Agent; https: https.Age
   return {
     http: new http.Agent(common),
     https: new https.Agent({
-      ...common, rejectUnauthorized: !network.tls.insecure,
-      ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
+      ...common,
+      rejectUnauthorized: !network.tls.insecure,
+      ...(ca ? { ca } : {}),
+      ...(network.tls.cert ? { cert: network.tls.cert } : {}),
+      ...(network.tls.key ? { key: network.tls.key } : {}),
     }),
   };
 }
@@ -199,7 +212,11 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
       finished = true;
       clearTimeout(deadline);
       const exchange: Omit<ObservedExchange, 'seq'> = {
-        v: 1, kind, direction: listener.direction, startedAt, endedAt: now(),
+        v: 1,
+        kind,
+        direction: listener.direction,
+        startedAt,
+        endedAt: now(),
         request: { method, path, ...requestBody.message(requestHeaders) },
         ...outcome,
       };
@@ -220,7 +237,11 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
       current?.destroy();
       if (!res.headersSent) {
         const text = `observe: ${message}\n`;
-        res.writeHead(gatewayStatus, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [OBSERVE_HEADER]: 'upstream-failed' });
+        res.writeHead(gatewayStatus, {
+          'content-type': 'text/plain; charset=utf-8',
+          'content-length': Buffer.byteLength(text),
+          [OBSERVE_HEADER]: 'upstream-failed',
+        });
         res.end(text);
       } else {
         // Part of the answer is out already: cut the connection, as a gateway does, so the client cannot take half an answer for a whole one.
@@ -251,8 +272,13 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
       let upstreamRequest: http.ClientRequest;
       try {
         upstreamRequest = (secure ? https : http).request({
-          host: hostname, port: Number(target.port || (secure ? 443 : 80)), method, path: target.pathname + target.search,
-          headers, agent: secure ? agents.https : agents.http, ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
+          host: hostname,
+          port: Number(target.port || (secure ? 443 : 80)),
+          method,
+          path: target.pathname + target.search,
+          headers,
+          agent: secure ? agents.https : agents.http,
+          ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
         });
       } catch (error) {
         return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
@@ -298,7 +324,9 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
       const { address, port } = server.address() as AddressInfo;
       const host = address.includes(':') ? `[${address}]` : address;
       addresses.push({
-        direction: listener.direction, url: `${listener.tls ? 'https' : 'http'}://${host}:${port}`, upstream: listener.upstream,
+        direction: listener.direction,
+        url: `${listener.tls ? 'https' : 'http'}://${host}:${port}`,
+        upstream: listener.upstream,
         ...(listener.cardUpstream ? { cardUpstream: listener.cardUpstream } : {}),
       });
     }

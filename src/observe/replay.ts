@@ -57,7 +57,11 @@ export function replayHeaders(captured: Record<string, string>, apiKey: string):
  * Resends the callback deliveries of `captured`, in order, one at a time; yields each as a new
  * ObservedExchange (the merchant's new answer, or the transport failure), numbered from 1.
  */
-export async function* replayCallbacks(captured: AsyncIterable<ObservedExchange> | Iterable<ObservedExchange>, options: ReplayOptions, counts: ReplayCounts = { read: 0, replayed: 0, otherKey: 0 }): AsyncGenerator<ObservedExchange> {
+export async function* replayCallbacks(
+  captured: AsyncIterable<ObservedExchange> | Iterable<ObservedExchange>,
+  options: ReplayOptions,
+  counts: ReplayCounts = { read: 0, replayed: 0, otherKey: 0 },
+): AsyncGenerator<ObservedExchange> {
   const transport = transportOf(options);
   let seq = 0;
   for await (const exchange of captured) {
@@ -70,16 +74,39 @@ export async function* replayCallbacks(captured: AsyncIterable<ObservedExchange>
     }
     const body = Buffer.from(exchange.request.bodyBase64, 'base64');
     const startedAt = Date.now();
-    const request = { method: exchange.request.method, path: exchange.request.path, headers: { ...exchange.request.headers }, bodyBase64: exchange.request.bodyBase64 };
+    const request = {
+      method: exchange.request.method,
+      path: exchange.request.path,
+      headers: { ...exchange.request.headers },
+      bodyBase64: exchange.request.bodyBase64,
+    };
     counts.replayed++;
     seq++;
     try {
       const answer = await transport.send({ method: exchange.request.method, url: options.callbackUrl, headers, body, timeoutMs: options.timeoutMs ?? 10_000 });
       const answerHeaders: Record<string, string> = {};
       for (const [name, value] of Object.entries(answer.headers)) answerHeaders[name.toLowerCase()] = value;
-      yield { v: 1, seq, kind: 'callback', direction: 'service→merchant', startedAt, endedAt: Date.now(), request, response: { status: answer.status, headers: answerHeaders, bodyBase64: Buffer.from(answer.body).toString('base64') } };
+      yield {
+        v: 1,
+        seq,
+        kind: 'callback',
+        direction: 'service→merchant',
+        startedAt,
+        endedAt: Date.now(),
+        request,
+        response: { status: answer.status, headers: answerHeaders, bodyBase64: Buffer.from(answer.body).toString('base64') },
+      };
     } catch (error) {
-      yield { v: 1, seq, kind: 'callback', direction: 'service→merchant', startedAt, endedAt: Date.now(), request, upstreamError: { message: (error as Error).message, gatewayStatus: 502 } };
+      yield {
+        v: 1,
+        seq,
+        kind: 'callback',
+        direction: 'service→merchant',
+        startedAt,
+        endedAt: Date.now(),
+        request,
+        upstreamError: { message: (error as Error).message, gatewayStatus: 502 },
+      };
     }
   }
 }

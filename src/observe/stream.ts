@@ -55,7 +55,11 @@ interface PendingOrder {
   evidence: Evidence;
 }
 
-const RETRY = { check: 'callback-retry', title: 'the service retries a delivery that was not acknowledged, and only such a delivery (CB-ERRCODE)', labels: ['CB-ERRCODE'] };
+const RETRY = {
+  check: 'callback-retry',
+  title: 'the service retries a delivery that was not acknowledged, and only such a delivery (CB-ERRCODE)',
+  labels: ['CB-ERRCODE'],
+};
 const ORDER_CALLBACK = { check: 'order-callback', title: 'an accepted withdrawal is followed by its order callback (ORDER-KIND)', labels: ['ORDER-KIND'] };
 
 /** The text of a field for comparison: exact digits for numbers, the string itself, else its JSON. */
@@ -127,14 +131,21 @@ export class Stream {
   delivery(observed: ObservedExchange, facts: DeliveryFacts): Judgement[] {
     this.#callbacksSeen++;
     const out: Judgement[] = [];
-    const at = (check: string, title: string, labels: string[], side: 'service' | 'merchant', finding: Judgement['finding']) => out.push({ check, title, labels, side, finding, seq: observed.seq, evidence: facts.evidence });
+    const at = (check: string, title: string, labels: string[], side: 'service' | 'merchant', finding: Judgement['finding']) =>
+      out.push({ check, title, labels, side, finding, seq: observed.seq, evidence: facts.evidence });
     out.push(...this.#bodyReading(observed, facts));
     const payload = facts.payload;
     if (!payload) return out;
     const uuid = textOf(payload.requestUUID);
     if (uuid !== undefined) {
       const before = this.#uuids.get(uuid);
-      at('callback-request-uuid', 'a fresh requestUUID on every delivery (CB-UUID)', ['CB-UUID'], 'service', before === undefined ? pass() : fail(`requestUUID ${uuid} was already sent on the delivery of seq ${before}`, ['CB-UUID']));
+      at(
+        'callback-request-uuid',
+        'a fresh requestUUID on every delivery (CB-UUID)',
+        ['CB-UUID'],
+        'service',
+        before === undefined ? pass() : fail(`requestUUID ${uuid} was already sent on the delivery of seq ${before}`, ['CB-UUID']),
+      );
       this.#uuids.delete(uuid);
       this.#uuids.set(uuid, observed.seq);
       while (this.#uuids.size > this.limits.maxEvents * 4) this.#uuids.delete(this.#uuids.keys().next().value as string);
@@ -145,13 +156,28 @@ export class Stream {
     if (callBackId !== undefined && this.#orders.has(callBackId)) {
       const order = this.#orders.get(callBackId)!;
       this.#orders.delete(callBackId);
-      at(ORDER_CALLBACK.check, ORDER_CALLBACK.title, ORDER_CALLBACK.labels, 'service', pass(`a type ${type} callback carries the callBackId of the withdrawal of seq ${order.seq}`));
+      at(
+        ORDER_CALLBACK.check,
+        ORDER_CALLBACK.title,
+        ORDER_CALLBACK.labels,
+        'service',
+        pass(`a type ${type} callback carries the callBackId of the withdrawal of seq ${order.seq}`),
+      );
     }
     const ownKey = ownKeyOf(payload, type);
     if (ownKey !== undefined && trackingId !== undefined) {
       const first = this.#trackingByKey.get(ownKey);
       if (first !== undefined && first !== trackingId) {
-        at('callback-tracking-id', 'one trackingId across the deliveries of one event', ['CB-ID-OTHER'], 'service', fail(`the same ${callbackTypeEntry(Number(type))?.name ?? `type ${type}`} (its idempotency key fields) arrives under trackingId ${trackingId}, first seen under ${first}: trackingId is the toolkit's payload model, not named by the interface (U-CB-FIELDS), and a merchant keys this type on its own fields`, ['U-CB-FIELDS']));
+        at(
+          'callback-tracking-id',
+          'one trackingId across the deliveries of one event',
+          ['CB-ID-OTHER'],
+          'service',
+          fail(
+            `the same ${callbackTypeEntry(Number(type))?.name ?? `type ${type}`} (its idempotency key fields) arrives under trackingId ${trackingId}, first seen under ${first}: trackingId is the toolkit's payload model, not named by the interface (U-CB-FIELDS), and a merchant keys this type on its own fields`,
+            ['U-CB-FIELDS'],
+          ),
+        );
       }
       if (first === undefined) {
         this.#trackingByKey.set(ownKey, trackingId);
@@ -168,7 +194,17 @@ export class Stream {
     const acknowledged = facts.ack.verdict !== 'not-acknowledged';
     const event = this.#events.get(key);
     if (!event) {
-      this.#events.set(key, { key, type, ...(trackingId === undefined ? {} : { trackingId }), identity, deliveries: 1, lastSeq: observed.seq, lastAt: observed.startedAt, lastAcknowledged: acknowledged, lastEvidence: facts.evidence });
+      this.#events.set(key, {
+        key,
+        type,
+        ...(trackingId === undefined ? {} : { trackingId }),
+        identity,
+        deliveries: 1,
+        lastSeq: observed.seq,
+        lastAt: observed.startedAt,
+        lastAcknowledged: acknowledged,
+        lastEvidence: facts.evidence,
+      });
       this.#evictOverflow(out);
     } else {
       const differing: string[] = [];
@@ -177,18 +213,44 @@ export class Stream {
         const now = identity.get(field);
         if (was !== now) differing.push(`${field}: ${was ?? '(absent)'} → ${now ?? '(absent)'}`);
       }
-      at('callback-same-event', 'identical identity fields on every delivery of an event (CB-ONCE)', ['CB-ONCE'], 'service', differing.length ? fail(`delivery ${event.deliveries + 1} of event ${trackingId ?? ownKey} differs from the first in ${differing.join('; ')}: to the merchant's idempotency key it is another event`) : pass());
-      at(RETRY.check, RETRY.title, RETRY.labels, 'service', event.lastAcknowledged
-        ? fail(`delivery ${event.deliveries + 1} of event ${trackingId ?? ownKey} follows an acknowledgement (seq ${event.lastSeq}): CB-ERRCODE retries only a failed delivery, CB-ONCE allows an identical resend, and traffic cannot tell which this is (U-RETRY)`, ['U-RETRY'])
-        : pass(`delivery ${event.deliveries + 1} retries a delivery that was not acknowledged`));
+      at(
+        'callback-same-event',
+        'identical identity fields on every delivery of an event (CB-ONCE)',
+        ['CB-ONCE'],
+        'service',
+        differing.length
+          ? fail(
+              `delivery ${event.deliveries + 1} of event ${trackingId ?? ownKey} differs from the first in ${differing.join('; ')}: to the merchant's idempotency key it is another event`,
+            )
+          : pass(),
+      );
+      at(
+        RETRY.check,
+        RETRY.title,
+        RETRY.labels,
+        'service',
+        event.lastAcknowledged
+          ? fail(
+              `delivery ${event.deliveries + 1} of event ${trackingId ?? ownKey} follows an acknowledgement (seq ${event.lastSeq}): CB-ERRCODE retries only a failed delivery, CB-ONCE allows an identical resend, and traffic cannot tell which this is (U-RETRY)`,
+              ['U-RETRY'],
+            )
+          : pass(`delivery ${event.deliveries + 1} retries a delivery that was not acknowledged`),
+      );
       this.#events.delete(key);
-      Object.assign(event, { deliveries: event.deliveries + 1, lastSeq: observed.seq, lastAt: observed.startedAt, lastAcknowledged: acknowledged, lastEvidence: facts.evidence });
+      Object.assign(event, {
+        deliveries: event.deliveries + 1,
+        lastSeq: observed.seq,
+        lastAt: observed.startedAt,
+        lastAcknowledged: acknowledged,
+        lastEvidence: facts.evidence,
+      });
       this.#events.set(key, event);
     }
     if (!acknowledged) {
       const current = this.#events.get(key)!;
       this.#deadlines.push({ key, deliveries: current.deliveries, due: observed.endedAt + this.limits.retryWaitMs });
-      if (this.#deadlines.length > this.limits.maxEvents * 2) this.#deadlines = this.#deadlines.filter((d) => this.#events.get(d.key)?.deliveries === d.deliveries);
+      if (this.#deadlines.length > this.limits.maxEvents * 2)
+        this.#deadlines = this.#deadlines.filter((d) => this.#events.get(d.key)?.deliveries === d.deliveries);
     }
     return out;
   }
@@ -204,10 +266,21 @@ export class Stream {
     this.#callBackIds.delete(id);
     this.#callBackIds.set(id, before ?? { seq: observed.seq, plain: facts.requestPlain });
     while (this.#callBackIds.size > this.limits.maxEvents) this.#callBackIds.delete(this.#callBackIds.keys().next().value as string);
-    const finding = before === undefined || before.plain === facts.requestPlain
-      ? pass(before === undefined ? 'a callBackId not seen before' : `the same order as seq ${before.seq}, submitted again`)
-      : fail(`callBackId ${id} was already used by another order (seq ${before.seq}): the merchant keeps callBackId unique`, ['ORDER-CALLBACK-ID']);
-    return [{ check: 'order-callback-id', title: 'the merchant keeps callBackId unique (ORDER-CALLBACK-ID)', labels: ['ORDER-CALLBACK-ID'], side: 'merchant', finding, seq: observed.seq, evidence }];
+    const finding =
+      before === undefined || before.plain === facts.requestPlain
+        ? pass(before === undefined ? 'a callBackId not seen before' : `the same order as seq ${before.seq}, submitted again`)
+        : fail(`callBackId ${id} was already used by another order (seq ${before.seq}): the merchant keeps callBackId unique`, ['ORDER-CALLBACK-ID']);
+    return [
+      {
+        check: 'order-callback-id',
+        title: 'the merchant keeps callBackId unique (ORDER-CALLBACK-ID)',
+        labels: ['ORDER-CALLBACK-ID'],
+        side: 'merchant',
+        finding,
+        seq: observed.seq,
+        evidence,
+      },
+    ];
   }
 
   /** Remembers an accepted withdrawal: its order callback should follow (ORDER-KIND); judges the callBackId's uniqueness. */
@@ -221,7 +294,12 @@ export class Stream {
       const oldest = this.#orders.values().next().value as PendingOrder;
       this.#orders.delete(oldest.callBackId);
       this.forgotten++;
-      out.push({ ...ORDER_CALLBACK, side: 'service', finding: { status: 'skipped', message: 'not judged: the withdrawal was forgotten by the stream window before its callback was due' }, seq: oldest.seq });
+      out.push({
+        ...ORDER_CALLBACK,
+        side: 'service',
+        finding: { status: 'skipped', message: 'not judged: the withdrawal was forgotten by the stream window before its callback was due' },
+        seq: oldest.seq,
+      });
     }
     return out;
   }
@@ -237,7 +315,18 @@ export class Stream {
     for (const order of [...this.#orders.values()]) out.push(...this.#missingOrderCallback(order, true));
     if (this.#formParsing === 'open' && this.#refusedPlus.length > 0) {
       for (const candidate of this.#refusedPlus) {
-        out.push({ check: 'merchant-raw-body', title: "the merchant reads the callback's raw body (CB-RAW-BODY)", labels: ['CB-RAW-BODY'], side: 'merchant', finding: { status: 'skipped', message: `not judged: the merchant refused this valid delivery, whose body holds '+'; no valid delivery without '+' was seen acknowledged, so a form parser (turning '+' into ' ') is not told apart from a refusal for business reasons` }, seq: candidate.seq, evidence: candidate.evidence });
+        out.push({
+          check: 'merchant-raw-body',
+          title: "the merchant reads the callback's raw body (CB-RAW-BODY)",
+          labels: ['CB-RAW-BODY'],
+          side: 'merchant',
+          finding: {
+            status: 'skipped',
+            message: `not judged: the merchant refused this valid delivery, whose body holds '+'; no valid delivery without '+' was seen acknowledged, so a form parser (turning '+' into ' ') is not told apart from a refusal for business reasons`,
+          },
+          seq: candidate.seq,
+          evidence: candidate.evidence,
+        });
       }
     }
     return out;
@@ -255,11 +344,20 @@ export class Stream {
     const wait = Math.round(this.limits.retryWaitMs / 1000);
     let finding: Judgement['finding'];
     if (atEnd && this.#now < deadline.due) {
-      finding = { status: 'skipped', message: `not judged: the observation ended ${Math.round((this.#now - (deadline.due - this.limits.retryWaitMs)) / 1000)} s after delivery ${event.deliveries} of event ${id} was refused, before a retry was due (the judge waits ${wait} s)` };
+      finding = {
+        status: 'skipped',
+        message: `not judged: the observation ended ${Math.round((this.#now - (deadline.due - this.limits.retryWaitMs)) / 1000)} s after delivery ${event.deliveries} of event ${id} was refused, before a retry was due (the judge waits ${wait} s)`,
+      };
     } else if (event.deliveries === 1) {
-      finding = fail(`event ${id} was not acknowledged (seq ${event.lastSeq}) and not retried within ${wait} s: CB-ERRCODE wants a retry when processing failed; how soon is open (U-RETRY)`, ['U-RETRY']);
+      finding = fail(
+        `event ${id} was not acknowledged (seq ${event.lastSeq}) and not retried within ${wait} s: CB-ERRCODE wants a retry when processing failed; how soon is open (U-RETRY)`,
+        ['U-RETRY'],
+      );
     } else {
-      finding = fail(`event ${id} was not acknowledged after ${event.deliveries} deliveries (the last at seq ${event.lastSeq}) and the service stopped retrying: how many retries is open (U-RETRY); the event is lost unless reconciled`, ['U-RETRY']);
+      finding = fail(
+        `event ${id} was not acknowledged after ${event.deliveries} deliveries (the last at seq ${event.lastSeq}) and the service stopped retrying: how many retries is open (U-RETRY); the event is lost unless reconciled`,
+        ['U-RETRY'],
+      );
     }
     return { ...RETRY, side: 'service', finding, seq: event.lastSeq, evidence: event.lastEvidence };
   }
@@ -268,9 +366,18 @@ export class Stream {
     this.#orders.delete(order.callBackId);
     const wait = Math.round(this.limits.orderCallbackWaitMs / 1000);
     let finding: Judgement['finding'];
-    if (this.#callbacksSeen === 0) finding = { status: 'skipped', message: 'not judged: no callback was observed at all (the callback leg is not behind the judge)' };
-    else if (atEnd && this.#now < order.at + this.limits.orderCallbackWaitMs) finding = { status: 'skipped', message: `not judged: the observation ended before the order callback of withdrawal ${order.callBackId} was due (the judge waits ${wait} s)` };
-    else finding = fail(`no callback carrying callBackId ${order.callBackId} within ${wait} s of the accepted withdrawal (seq ${order.seq}): which callback follows an order, and when, is open (U-STATES, U-CB-FIELDS)`, ['U-STATES']);
+    if (this.#callbacksSeen === 0)
+      finding = { status: 'skipped', message: 'not judged: no callback was observed at all (the callback leg is not behind the judge)' };
+    else if (atEnd && this.#now < order.at + this.limits.orderCallbackWaitMs)
+      finding = {
+        status: 'skipped',
+        message: `not judged: the observation ended before the order callback of withdrawal ${order.callBackId} was due (the judge waits ${wait} s)`,
+      };
+    else
+      finding = fail(
+        `no callback carrying callBackId ${order.callBackId} within ${wait} s of the accepted withdrawal (seq ${order.seq}): which callback follows an order, and when, is open (U-STATES, U-CB-FIELDS)`,
+        ['U-STATES'],
+      );
     return [{ ...ORDER_CALLBACK, side: 'service', finding, seq: order.seq, evidence: order.evidence }];
   }
 
@@ -300,7 +407,10 @@ export class Stream {
       title: "the merchant reads the callback's raw body (CB-RAW-BODY)",
       labels: ['CB-RAW-BODY'],
       side: 'merchant',
-      finding: fail(`the merchant refused this valid delivery (it opens with the public key to a valid payload), whose body holds '+', while it acknowledged ${this.#ackedPlain} valid deliver${this.#ackedPlain === 1 ? 'y' : 'ies'} without '+' and none with '+': it reads the body as a form, where '+' becomes ' ' (CB-RAW-BODY: read the raw body)`, ['CB-RAW-BODY']),
+      finding: fail(
+        `the merchant refused this valid delivery (it opens with the public key to a valid payload), whose body holds '+', while it acknowledged ${this.#ackedPlain} valid deliver${this.#ackedPlain === 1 ? 'y' : 'ies'} without '+' and none with '+': it reads the body as a form, where '+' becomes ' ' (CB-RAW-BODY: read the raw body)`,
+        ['CB-RAW-BODY'],
+      ),
       seq: candidate.seq,
       evidence: candidate.evidence,
     }));
@@ -316,7 +426,16 @@ export class Stream {
     this.#events.delete(event.key);
     this.forgotten++;
     if (!event.lastAcknowledged) {
-      out.push({ ...RETRY, side: 'service', finding: { status: 'skipped', message: `not judged: event ${event.trackingId ?? event.key} was forgotten by the stream window (${this.limits.maxEvents} events, ${Math.round(this.limits.maxEventAgeMs / 1000)} s) while its retry was awaited` }, seq: event.lastSeq, evidence: event.lastEvidence });
+      out.push({
+        ...RETRY,
+        side: 'service',
+        finding: {
+          status: 'skipped',
+          message: `not judged: event ${event.trackingId ?? event.key} was forgotten by the stream window (${this.limits.maxEvents} events, ${Math.round(this.limits.maxEventAgeMs / 1000)} s) while its retry was awaited`,
+        },
+        seq: event.lastSeq,
+        evidence: event.lastEvidence,
+      });
     }
   }
 }

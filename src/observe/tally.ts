@@ -78,7 +78,15 @@ export class Tally {
     const n = (this.#perCheck.get(key) ?? 0) + 1;
     this.#perCheck.set(key, n);
     if (n > this.perCheckLimit) {
-      this.#aggregate(judgement.check, judgement.title, ruleIds, status, `more ${status === 'failed' ? 'failures' : 'warnings'} of this check past the first ${this.perCheckLimit} (each listed above); the last: ${message}`, judgement.seq, true);
+      this.#aggregate(
+        judgement.check,
+        judgement.title,
+        ruleIds,
+        status,
+        `more ${status === 'failed' ? 'failures' : 'warnings'} of this check past the first ${this.perCheckLimit} (each listed above); the last: ${message}`,
+        judgement.seq,
+        true,
+      );
       return undefined;
     }
     const where = judgement.seq === undefined ? 'stream' : `seq-${judgement.seq}`;
@@ -121,11 +129,22 @@ export class Tally {
   results(): CheckResult[] {
     const aggregates = [...this.#aggregates.values()].map((entry, i): CheckResult => {
       const ruleIds = [...entry.rules];
-      const span = entry.firstSeq === undefined ? '' : entry.firstSeq === entry.lastSeq ? ` (seq ${entry.firstSeq})` : ` (seq ${entry.firstSeq}…${entry.lastSeq})`;
+      const span =
+        entry.firstSeq === undefined ? '' : entry.firstSeq === entry.lastSeq ? ` (seq ${entry.firstSeq})` : ` (seq ${entry.firstSeq}…${entry.lastSeq})`;
       const count = `${entry.count} judgement${entry.count === 1 ? '' : 's'}${span}`;
       const message = entry.status === 'passed' ? `passed on ${count}` : `${count}: ${entry.message}`;
       const id = `${OBSERVE_SUITE}/all/${entry.check}${entry.status === 'passed' ? '' : `/${entry.status}-${i + 1}`}`;
-      return { id, suite: OBSERVE_SUITE, case: 'all', title: entry.title, rules: ruleIds, status: entry.status, message, ...withAssumptions(ruleIds, this.rules), evidence: { judgements: entry.count, ...(entry.firstSeq === undefined ? {} : { firstSeq: entry.firstSeq, lastSeq: entry.lastSeq }) } };
+      return {
+        id,
+        suite: OBSERVE_SUITE,
+        case: 'all',
+        title: entry.title,
+        rules: ruleIds,
+        status: entry.status,
+        message,
+        ...withAssumptions(ruleIds, this.rules),
+        evidence: { judgements: entry.count, ...(entry.firstSeq === undefined ? {} : { firstSeq: entry.firstSeq, lastSeq: entry.lastSeq }) },
+      };
     });
     return [...this.#individual, ...aggregates];
   }

@@ -59,14 +59,28 @@ function allText(payload: Record<string, ExactJson>, text: string): Record<strin
 export function callbackEdgeExamples(table: CallbackTypeTable = CALLBACK_TYPE_TABLE): Array<{ events: EdgeEvent[]; redeliveries: never[] }> {
   const types = table.map((_, i) => i);
   const sequence = (events: EdgeEvent[]) => ({ events, redeliveries: [] as never[] });
-  const atBlocks = (delta: BlockEdge['delta']) => types.map((i) => sequence(BLOCK_EDGES.filter((e) => e.delta === delta).map((length) => ({ payload: basePayload(table, i), twin: false, length }))));
-  const withText = (texts: readonly string[]) => types.map((i) => sequence(texts.map((text) => ({ payload: allText(basePayload(table, i), text), twin: false }))));
-  const numbers = types.filter((i) => 'amount' in basePayload(table, i)).map((i) => {
-    const base = basePayload(table, i);
-    return sequence(BIG_INTEGERS.flatMap((value, j) => [
-      { payload: { ...base, amount: new LosslessNumber(value), business: new LosslessNumber(value), ...('txIndex' in base ? { txIndex: new LosslessNumber(value) } : {}) }, twin: false },
-      { payload: { ...base, amount: j % 2 === 0 ? value : `${value}.5` }, twin: false },
-    ]));
-  });
+  const atBlocks = (delta: BlockEdge['delta']) =>
+    types.map((i) => sequence(BLOCK_EDGES.filter((e) => e.delta === delta).map((length) => ({ payload: basePayload(table, i), twin: false, length }))));
+  const withText = (texts: readonly string[]) =>
+    types.map((i) => sequence(texts.map((text) => ({ payload: allText(basePayload(table, i), text), twin: false }))));
+  const numbers = types
+    .filter((i) => 'amount' in basePayload(table, i))
+    .map((i) => {
+      const base = basePayload(table, i);
+      return sequence(
+        BIG_INTEGERS.flatMap((value, j) => [
+          {
+            payload: {
+              ...base,
+              amount: new LosslessNumber(value),
+              business: new LosslessNumber(value),
+              ...('txIndex' in base ? { txIndex: new LosslessNumber(value) } : {}),
+            },
+            twin: false,
+          },
+          { payload: { ...base, amount: j % 2 === 0 ? value : `${value}.5` }, twin: false },
+        ]),
+      );
+    });
   return [...atBlocks(0), ...withText([NON_ASCII[2]]), ...atBlocks(-1), ...atBlocks(1), ...withText([NON_ASCII[0], NON_ASCII[1]]), ...numbers];
 }

@@ -6,12 +6,17 @@ import { callbackValueRules, valueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary } from './schema-arbitrary.js';
 import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
 
-const blankFields = (payload: Record<string, ExactJson>) => Object.entries(payload).filter(([, value]) => typeof value === 'string' && value.trim() === '').map(([name]) => name);
+const blankFields = (payload: Record<string, ExactJson>) =>
+  Object.entries(payload)
+    .filter(([, value]) => typeof value === 'string' && value.trim() === '')
+    .map(([name]) => name);
 
 describe('generated valid callbacks (finding: blank identity fields are not a valid event)', () => {
   it('the schema alone allows blank strings (no minLength): the plain value rules do generate them', () => {
     const schemas = CALLBACK_TYPE_TABLE.map((entry) => componentSchema(entry.schema));
-    const loose = fc.oneof(...schemas.map((schema) => deriveArbitrary(schema, { refine: valueRules({ strings: 'ascii' }) }) as fc.Arbitrary<Record<string, ExactJson>>));
+    const loose = fc.oneof(
+      ...schemas.map((schema) => deriveArbitrary(schema, { refine: valueRules({ strings: 'ascii' }) }) as fc.Arbitrary<Record<string, ExactJson>>),
+    );
     expect(fc.sample(loose, { numRuns: 400, seed: 7 }).some((payload) => blankFields(payload).length > 0)).toBe(true);
   });
 

@@ -45,14 +45,23 @@ export function callbacksMangled(env: MerchantEnv): Property<MangledCallback> {
     const sealed = sealCallback(env, text);
     const bytes = Buffer.from(sealed, 'base64');
     switch (mangle.op) {
-      case 'bit-flip': bytes[mangle.byte % bytes.length]! ^= 1 << mangle.bit; return encodeBase64(bytes);
-      case 'truncate': return encodeBase64(bytes.subarray(0, Math.max(1, bytes.length - mangle.bytes)));
-      case 'wrong-key': return sealBytes(Buffer.from(text, 'utf8'), 'callback', env.stranger.privateKey, { profile: env.target.profile });
-      case 'form-field': return `data=${encodeURIComponent(sealed)}`;
-      case 'url-safe': return /[+/]/.test(sealed) ? sealed.replaceAll('+', '-').replaceAll('/', '_') : undefined;
-      case 'line-breaks': return sealed.replace(/(.{76})/g, '$1\r\n');
-      case 'plus-as-space': return sealed.includes('+') ? sealed.replaceAll('+', ' ') : undefined;
-      case 'not-json': return sealCallback(env, text.slice(0, Math.max(1, text.length - mangle.cut)));
+      case 'bit-flip':
+        bytes[mangle.byte % bytes.length]! ^= 1 << mangle.bit;
+        return encodeBase64(bytes);
+      case 'truncate':
+        return encodeBase64(bytes.subarray(0, Math.max(1, bytes.length - mangle.bytes)));
+      case 'wrong-key':
+        return sealBytes(Buffer.from(text, 'utf8'), 'callback', env.stranger.privateKey, { profile: env.target.profile });
+      case 'form-field':
+        return `data=${encodeURIComponent(sealed)}`;
+      case 'url-safe':
+        return /[+/]/.test(sealed) ? sealed.replaceAll('+', '-').replaceAll('/', '_') : undefined;
+      case 'line-breaks':
+        return sealed.replace(/(.{76})/g, '$1\r\n');
+      case 'plus-as-space':
+        return sealed.includes('+') ? sealed.replaceAll('+', ' ') : undefined;
+      case 'not-json':
+        return sealCallback(env, text.slice(0, Math.max(1, text.length - mangle.cut)));
     }
   }
   return {
@@ -70,7 +79,12 @@ export function callbacksMangled(env: MerchantEnv): Property<MangledCallback> {
       const first = acknowledgementOf(exchange);
       if (first.verdict === 'acknowledged') {
         await probeSince(env);
-        return { ok: false, message: `a callback body mangled by ${mangle.op} was acknowledged with errCode 0`, rules: ['CB-NO-FALSE-ACK'], evidence: { exchanges: [exchange] } };
+        return {
+          ok: false,
+          message: `a callback body mangled by ${mangle.op} was acknowledged with errCode 0`,
+          rules: ['CB-NO-FALSE-ACK'],
+          evidence: { exchanges: [exchange] },
+        };
       }
       const next = await deliverEvent(env, event);
       const second = acknowledgementOf(next);
@@ -83,15 +97,45 @@ export function callbacksMangled(env: MerchantEnv): Property<MangledCallback> {
         const plain = await deliverEvent(env, uniqueEvent(env, defaultPayload(4)).payload);
         const fresh = acknowledgementOf(plain).verdict === 'not-acknowledged' ? undefined : await deliverEvent(env, uniqueEvent(env, payload).payload);
         await probeSince(env);
-        if (fresh && acknowledgementOf(fresh).verdict === 'not-acknowledged') return { ok: true, tag: 'the endpoint stays up (this event itself is refused: judged by callbacks-once)' };
-        return { ok: false, message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged (${second.reason}); ${fresh ? 'a fresh copy of the same event later was' : `nor a plain valid callback after it (${acknowledgementOf(plain).reason})`}`, rules: ['CB-AVAILABLE'], evidence: { exchanges: [exchange, next, plain, ...(fresh ? [fresh] : [])] } };
+        if (fresh && acknowledgementOf(fresh).verdict === 'not-acknowledged')
+          return { ok: true, tag: 'the endpoint stays up (this event itself is refused: judged by callbacks-once)' };
+        return {
+          ok: false,
+          message: `after a body mangled by ${mangle.op}, the valid callback was not acknowledged (${second.reason}); ${fresh ? 'a fresh copy of the same event later was' : `nor a plain valid callback after it (${acknowledgementOf(plain).reason})`}`,
+          rules: ['CB-AVAILABLE'],
+          evidence: { exchanges: [exchange, next, plain, ...(fresh ? [fresh] : [])] },
+        };
       }
       // One probe read for both deliveries: exactly the valid one was processed, the mangled one not.
       const added = await probeSince(env);
-      if (added && added.length !== 1) return { ok: false, message: `a callback body mangled by ${mangle.op}, then the same event valid: the probe shows ${added.length} processings, not 1`, rules: ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'], evidence: { exchanges: [exchange, next], processed: added } };
+      if (added && added.length !== 1)
+        return {
+          ok: false,
+          message: `a callback body mangled by ${mangle.op}, then the same event valid: the probe shows ${added.length} processings, not 1`,
+          rules: ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'],
+          evidence: { exchanges: [exchange, next], processed: added },
+        };
       // U-CB-RESPONSE: an answer that some readings count as an acknowledgement and some do not.
-      if (first.verdict === 'ambiguous') return { ok: true, tag: 'refused ambiguously (U-CB-RESPONSE)', warning: { message: `a callback body mangled by ${mangle.op} was answered ${first.reason}: a service that reads it as errCode 0 loses the event`, rules: ['CB-NO-FALSE-ACK', 'U-CB-RESPONSE'], evidence: { exchanges: [exchange] } } };
-      if (second.verdict === 'ambiguous') return { ok: true, tag: 'next acknowledged ambiguously (U-CB-RESPONSE)', warning: { message: `the valid callback after a mangled one was answered ${second.reason}: a service may not count it as acknowledged`, rules: ['U-CB-RESPONSE'], evidence: { exchanges: [next] } } };
+      if (first.verdict === 'ambiguous')
+        return {
+          ok: true,
+          tag: 'refused ambiguously (U-CB-RESPONSE)',
+          warning: {
+            message: `a callback body mangled by ${mangle.op} was answered ${first.reason}: a service that reads it as errCode 0 loses the event`,
+            rules: ['CB-NO-FALSE-ACK', 'U-CB-RESPONSE'],
+            evidence: { exchanges: [exchange] },
+          },
+        };
+      if (second.verdict === 'ambiguous')
+        return {
+          ok: true,
+          tag: 'next acknowledged ambiguously (U-CB-RESPONSE)',
+          warning: {
+            message: `the valid callback after a mangled one was answered ${second.reason}: a service may not count it as acknowledged`,
+            rules: ['U-CB-RESPONSE'],
+            evidence: { exchanges: [next] },
+          },
+        };
       return { ok: true, tag: 'refused' };
     },
   };

@@ -67,7 +67,8 @@ const PROVIDER: Record<string, string> = { txId: 'txid', chainName: 'chain' };
 
 /** The sequence with every field spelt as the interface spells it (txid, chain). */
 function interfaceSpelling(sequence: CallbackSequence): CallbackSequence {
-  const respell = (payload: Record<string, ExactJson>) => Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name, value]));
+  const respell = (payload: Record<string, ExactJson>) =>
+    Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name, value]));
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
 }
 
@@ -148,12 +149,21 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
         // Not CB-DECRYPT: the answer does not say whether the body was opened (a receiver refusing a
         // field it read has decrypted it). An event not acknowledged is one the service counts as
         // not delivered (CB-ERRCODE) and that was not processed once (CB-ONCE).
-        return { ok: false, message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error} (${acknowledgementOf(refused).reason})`, rules: ['CB-ERRCODE', 'CB-ONCE'], evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) } };
+        return {
+          ok: false,
+          message: `a valid type ${String(payload.type)} callback was not acknowledged: ${refused.response ? `HTTP ${refused.response.status} ${refused.response.body.slice(0, 200)}` : refused.error} (${acknowledgementOf(refused).reason})`,
+          rules: ['CB-ERRCODE', 'CB-ONCE'],
+          evidence: { exchanges: [refused], sent: sent.map((p) => stringifyExact(p)) },
+        };
       }
       const ambiguous = copies.find((exchange) => acknowledgementOf(exchange).verdict === 'ambiguous');
       if (ambiguous && !warning) {
         const payload = sent[delivery.event]!;
-        warning = { message: `a valid type ${String(payload.type)} callback was answered ${acknowledgementOf(ambiguous).reason}: a service may not count it as acknowledged`, rules: ['U-CB-RESPONSE'], evidence: { exchanges: [ambiguous] } };
+        warning = {
+          message: `a valid type ${String(payload.type)} callback was answered ${acknowledgementOf(ambiguous).reason}: a service may not count it as acknowledged`,
+          rules: ['U-CB-RESPONSE'],
+          evidence: { exchanges: [ambiguous] },
+        };
       }
     }
     const added = probe ? await probeSince(env) : undefined;
@@ -168,14 +178,29 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
       });
       if (entries.length !== 1) {
         const copies = schedule.filter((d) => d.event === i).reduce((n, d) => n + d.copies, 0);
-        return { ok: false, message: `a type ${String(payload.type)} event delivered ${copies} time(s) was processed ${entries.length} time(s), not once`, rules: ['CB-ONCE', 'CB-DUP-ACK', keyRule(payload)], evidence: { event: stringifyExact(payload), processed: entries, schedule, sent: sent.map((p) => stringifyExact(p)) } };
+        return {
+          ok: false,
+          message: `a type ${String(payload.type)} event delivered ${copies} time(s) was processed ${entries.length} time(s), not once`,
+          rules: ['CB-ONCE', 'CB-DUP-ACK', keyRule(payload)],
+          evidence: { event: stringifyExact(payload), processed: entries, schedule, sent: sent.map((p) => stringifyExact(p)) },
+        };
       }
       if (!delivered.has(entries[0]!)) {
-        return { ok: false, message: `the probe shows ${entries[0]!.slice(0, 300)}, not the exact payload delivered`, rules: ['CB-RAW-BODY'], evidence: { event: stringifyExact(payload), processed: entries } };
+        return {
+          ok: false,
+          message: `the probe shows ${entries[0]!.slice(0, 300)}, not the exact payload delivered`,
+          rules: ['CB-RAW-BODY'],
+          evidence: { event: stringifyExact(payload), processed: entries },
+        };
       }
     }
     if (added.length !== sent.length) {
-      return { ok: false, message: `${sent.length} distinct events were delivered, the probe shows ${added.length} new processings`, rules: ['CB-ONCE'], evidence: { processed: added, sent: sent.map((p) => stringifyExact(p)) } };
+      return {
+        ok: false,
+        message: `${sent.length} distinct events were delivered, the probe shows ${added.length} new processings`,
+        rules: ['CB-ONCE'],
+        evidence: { processed: added, sent: sent.map((p) => stringifyExact(p)) },
+      };
     }
     return held('processed once');
   }
@@ -201,7 +226,12 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
       for (const [what, other] of readings) {
         if (stringifyExact(other as unknown as ExactJson) === shown) continue;
         const again = await run(other);
-        if (again.ok && !again.warning) return { ...verdict, message: `${what === "the provider's spelling txId/chainName" ? `with ${what} only` : `fails unless ${what}`}: ${verdict.message}`, rules: ['U-CB-FIELDS'] };
+        if (again.ok && !again.warning)
+          return {
+            ...verdict,
+            message: `${what === "the provider's spelling txId/chainName" ? `with ${what} only` : `fails unless ${what}`}: ${verdict.message}`,
+            rules: ['U-CB-FIELDS'],
+          };
       }
       return verdict;
     },

@@ -39,7 +39,10 @@ const MANGLES: Arbitrary<Mangle> = fc.oneof(
   fc.constant({ op: 'other-padding' as const }),
   fc.constant({ op: 'other-key-size' as const }),
   fc.constant({ op: 'wrong-key' as const }),
-  fc.record({ op: fc.constant('base64' as const), variant: fc.constantFrom<Base64Variant>('url-safe', 'line-breaks', 'missing-padding', 'whitespace', 'plus-as-space', 'non-canonical') }),
+  fc.record({
+    op: fc.constant('base64' as const),
+    variant: fc.constantFrom<Base64Variant>('url-safe', 'line-breaks', 'missing-padding', 'whitespace', 'plus-as-space', 'non-canonical'),
+  }),
 );
 
 interface Sealed {
@@ -186,7 +189,15 @@ function judgeOpen(exchange: Parameters<typeof readEnvelope>[0], base: ServiceCa
   if ('refusedHttp' in read || read.code !== '0') return judgeRefused(exchange, rules, `after ${what}`);
   const valid = judgeValidAnswer(exchange, base, sent);
   if (!valid.ok) return { ...valid, message: `${valid.message} [after ${what}]` };
-  return { ok: true, tag: 'accepted (U-CRYPTO)', warning: { message: `accepted ${what}: no rule obliges a service to refuse it (a strict reader does)`, rules: ['U-CRYPTO'], evidence: { exchanges: [{ request: exchange.request, response: exchange.response ?? null }] } } };
+  return {
+    ok: true,
+    tag: 'accepted (U-CRYPTO)',
+    warning: {
+      message: `accepted ${what}: no rule obliges a service to refuse it (a strict reader does)`,
+      rules: ['U-CRYPTO'],
+      evidence: { exchanges: [{ request: exchange.request, response: exchange.response ?? null }] },
+    },
+  };
 }
 
 function isJson(text: string): boolean {
@@ -201,11 +212,17 @@ function isJson(text: string): boolean {
 /** The mangling in words, for a message. */
 function describe(mangle: Mangle): string {
   switch (mangle.op) {
-    case 'bit-flip': return `a bit flip (block ${mangle.block}, byte ${mangle.byte}, bit ${mangle.bit})`;
-    case 'truncate': return `truncation by ${mangle.bytes} bytes`;
-    case 'swap-blocks': return `swapping blocks ${mangle.a} and ${mangle.b}`;
-    case 'duplicate-block': return `duplicating block ${mangle.a}`;
-    case 'base64': return `Base64 variant ${mangle.variant}`;
-    default: return mangle.op;
+    case 'bit-flip':
+      return `a bit flip (block ${mangle.block}, byte ${mangle.byte}, bit ${mangle.bit})`;
+    case 'truncate':
+      return `truncation by ${mangle.bytes} bytes`;
+    case 'swap-blocks':
+      return `swapping blocks ${mangle.a} and ${mangle.b}`;
+    case 'duplicate-block':
+      return `duplicating block ${mangle.a}`;
+    case 'base64':
+      return `Base64 variant ${mangle.variant}`;
+    default:
+      return mangle.op;
   }
 }

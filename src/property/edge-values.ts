@@ -39,7 +39,13 @@ export function blockEdgeLength(length: number, blockSize: number, edge: BlockEd
  * `bytes` bytes of UTF-8; undefined when it is already longer. `measure` is the text as it goes on
  * the wire (identity suffixes and the requestUUID included).
  */
-export function padField(value: Record<string, ExactJson>, field: string, bytes: number, measure: (value: Record<string, ExactJson>) => string, fill = 'x'): Record<string, ExactJson> | undefined {
+export function padField(
+  value: Record<string, ExactJson>,
+  field: string,
+  bytes: number,
+  measure: (value: Record<string, ExactJson>) => string,
+  fill = 'x',
+): Record<string, ExactJson> | undefined {
   const current = typeof value[field] === 'string' ? (value[field] as string) : '';
   const base = { ...value, [field]: current };
   const missing = bytes - Buffer.byteLength(measure(base), 'utf8');

@@ -11,7 +11,9 @@ describe('block edges', () => {
     // PKCS#1 v1.5 with a 1024-bit key: k − 11 = 117.
     const block = maxPlaintextBlock('pkcs1', 128);
     expect(block).toBe(117);
-    expect([1, 2, 3].flatMap((nth) => [-1, 0, 1].map((delta) => blockEdgeLength(38, block, { nth: nth as 1, delta: delta as 0 })))).toEqual([116, 117, 118, 233, 234, 235, 350, 351, 352]);
+    expect([1, 2, 3].flatMap((nth) => [-1, 0, 1].map((delta) => blockEdgeLength(38, block, { nth: nth as 1, delta: delta as 0 })))).toEqual([
+      116, 117, 118, 233, 234, 235, 350, 351, 352,
+    ]);
     // A plaintext of 130 bytes cannot be 116: its first edges are at 2 × 117.
     expect(blockEdgeLength(130, block, { nth: 1, delta: -1 })).toBe(233);
     // 116 bytes already: 116 is reachable (no padding), so n = 1 still.
@@ -42,7 +44,8 @@ describe('block edges', () => {
 describe('the edges property: fixed edge cases first', () => {
   const examples = edgeExamples(70421, true);
   const block = 117;
-  const sent = (c: EdgeCase) => applyEdge({ ...c.base.plain, ...(c.base.endpoint === 'order' ? { callBackId: `${String(c.base.plain.callBackId)}~abcd00001` } : {}) }, c.edge, block);
+  const sent = (c: EdgeCase) =>
+    applyEdge({ ...c.base.plain, ...(c.base.endpoint === 'order' ? { callBackId: `${String(c.base.plain.callBackId)}~abcd00001` } : {}) }, c.edge, block);
 
   it('puts every request kind at the nine block edges (three multiples, below/at/above), each plaintext exact', () => {
     for (const kind of ['energy query', 'withdrawal', 'energy lease']) {
@@ -50,14 +53,19 @@ describe('the edges property: fixed edge cases first', () => {
       expect(lengths, kind).toHaveLength(9);
       const multiples = [...new Set(lengths.map((n) => Math.round(n / block)))];
       expect(multiples, kind).toHaveLength(3);
-      for (const n of multiples) expect(lengths.filter((l) => Math.round(l / block) === n).sort(), kind).toEqual([n * block - 1, n * block, n * block + 1].sort());
+      for (const n of multiples)
+        expect(lengths.filter((l) => Math.round(l / block) === n).sort(), kind).toEqual([n * block - 1, n * block, n * block + 1].sort());
     }
     // The energy query fits in one block: its edges start at 1 × 117.
     expect(examples.filter((c) => kindOf(c.base) === 'energy query' && c.edge.edge === 'block-boundary').map((c) => bytes(sent(c).text))).toContain(116);
   });
 
   it('puts a 2-, 3- and 4-byte character in every string field of every kind', () => {
-    for (const [kind, fields] of [['energy query', ['symbol', 'chainName']], ['withdrawal', ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainName']], ['energy lease', ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainName']]] as const) {
+    for (const [kind, fields] of [
+      ['energy query', ['symbol', 'chainName']],
+      ['withdrawal', ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainName']],
+      ['energy lease', ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainName']],
+    ] as const) {
       for (const field of fields) {
         for (const char of NON_ASCII) {
           const found = examples.find((c) => kindOf(c.base) === kind && c.edge.edge === 'unicode' && c.edge.field === field && c.edge.text === char);
@@ -82,7 +90,9 @@ describe('the edges property: fixed edge cases first', () => {
   });
 
   it('keeps the free texts of every example short (a failure on one is already minimal) and has only energy queries without orders', () => {
-    for (const c of examples) for (const field of ['tenantUserId', 'toAddr', 'callBackId']) if (field in c.base.plain) expect([...String(c.base.plain[field])].length).toBeLessThanOrEqual(4);
+    for (const c of examples)
+      for (const field of ['tenantUserId', 'toAddr', 'callBackId'])
+        if (field in c.base.plain) expect([...String(c.base.plain[field])].length).toBeLessThanOrEqual(4);
     const energyOnly = edgeExamples(undefined, false);
     expect(new Set(energyOnly.map((c) => kindOf(c.base)))).toEqual(new Set(['energy query']));
     expect(energyOnly.length).toBe(9 + 6);
@@ -92,6 +102,8 @@ describe('the edges property: fixed edge cases first', () => {
     const energy = { symbol: 'ENERGY', chainName: 'TRON' };
     expect(applyEdge(energy, { edge: 'big-integer', field: 'amount', value: BIG_INTEGERS[0], asString: false }, block).text).toBe(stringifyExact(energy));
     const withdrawal = { amount: new LosslessNumber('1.5'), symbol: 'USDT' };
-    expect(applyEdge(withdrawal, { edge: 'big-integer', field: 'expiryHours', value: BIG_INTEGERS[0], asString: false }, block).text).toBe(stringifyExact(withdrawal));
+    expect(applyEdge(withdrawal, { edge: 'big-integer', field: 'expiryHours', value: BIG_INTEGERS[0], asString: false }, block).text).toBe(
+      stringifyExact(withdrawal),
+    );
   });
 });

@@ -3,7 +3,17 @@ import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-js
 import { plaintextBlockSize } from '../core/profile.js';
 import { asText, BIG_INTEGERS, BLOCK_EDGES, blockEdgeLength, NON_ASCII, padField, padWithWhitespace, type BlockEdge } from './edge-values.js';
 import type { Property } from './property.js';
-import { asSent, CALLBACK_ID_SUFFIX_LENGTH, judgeValidAnswer, ordersAllowed, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import {
+  asSent,
+  CALLBACK_ID_SUFFIX_LENGTH,
+  judgeValidAnswer,
+  ordersAllowed,
+  seal,
+  sendData,
+  validCases,
+  type ServiceCase,
+  type ServiceEnv,
+} from './service-exchange.js';
 
 /** Every string field of a request (an energy query has symbol and chainName only): non-ASCII goes in each. */
 const STRING_FIELDS = ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainName'] as const;
@@ -34,11 +44,50 @@ const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(.
 /** The edges; `none` first, so a failure that needs no edge shrinks to the plain request. */
 const EDGES: Arbitrary<Edge> = fc.oneof(
   { arbitrary: fc.constant({ edge: 'none' as const }), weight: 1 },
-  { arbitrary: fc.record({ edge: fc.constant('unicode' as const), field: fc.constantFrom(...STRING_FIELDS), at: fc.nat(40), text: fc.oneof(fc.constantFrom(...HARD_TEXT), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 })) }), weight: 3 },
-  { arbitrary: fc.record({ edge: fc.constant('block-boundary' as const), field: fc.constantFrom(...PAD_FIELDS), nth: fc.constantFrom(1 as const, 2 as const, 3 as const), delta: fc.constantFrom(0 as const, -1 as const, 1 as const) }), weight: 3 },
-  { arbitrary: fc.record({ edge: fc.constant('long-text' as const), field: fc.constantFrom('toAddr' as const, 'callBackId' as const), length: fc.integer({ min: 1, max: 2000 }) }), weight: 2 },
-  { arbitrary: fc.record({ edge: fc.constant('precise-amount' as const), integer: fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 37)).map(([a, b]) => `${a}${b}`), fraction: digits(0, 18), asString: fc.boolean() }), weight: 2 },
-  { arbitrary: fc.record({ edge: fc.constant('big-integer' as const), field: fc.constantFrom('amount' as const, 'expiryHours' as const), value: fc.constantFrom(...BIG_INTEGERS), asString: fc.boolean() }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      edge: fc.constant('unicode' as const),
+      field: fc.constantFrom(...STRING_FIELDS),
+      at: fc.nat(40),
+      text: fc.oneof(fc.constantFrom(...HARD_TEXT), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 })),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      edge: fc.constant('block-boundary' as const),
+      field: fc.constantFrom(...PAD_FIELDS),
+      nth: fc.constantFrom(1 as const, 2 as const, 3 as const),
+      delta: fc.constantFrom(0 as const, -1 as const, 1 as const),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      edge: fc.constant('long-text' as const),
+      field: fc.constantFrom('toAddr' as const, 'callBackId' as const),
+      length: fc.integer({ min: 1, max: 2000 }),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      edge: fc.constant('precise-amount' as const),
+      integer: fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 37)).map(([a, b]) => `${a}${b}`),
+      fraction: digits(0, 18),
+      asString: fc.boolean(),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      edge: fc.constant('big-integer' as const),
+      field: fc.constantFrom('amount' as const, 'expiryHours' as const),
+      value: fc.constantFrom(...BIG_INTEGERS),
+      asString: fc.boolean(),
+    }),
+    weight: 1,
+  },
 );
 
 /** The request kinds of the interface: what a case is, for the edges' coverage. */
@@ -54,7 +103,14 @@ export function kindOf(testCase: ServiceCase): RequestKind {
 function minimalCases(userId: number | undefined, orders: boolean): ServiceCase[] {
   const energy: ServiceCase = { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } };
   if (!orders || userId === undefined) return [energy];
-  const order = { userId: new LosslessNumber(String(userId)), tenantUserId: '1', tenantType: new LosslessNumber('1'), callBackId: 'c', chainName: 'TRON', toAddr: 'a' };
+  const order = {
+    userId: new LosslessNumber(String(userId)),
+    tenantUserId: '1',
+    tenantType: new LosslessNumber('1'),
+    callBackId: 'c',
+    chainName: 'TRON',
+    toAddr: 'a',
+  };
   return [
     energy,
     { endpoint: 'order', plain: { ...order, symbol: 'USDT', amount: new LosslessNumber('1.5') } },
@@ -124,7 +180,8 @@ export function applyEdge(plain: Record<string, ExactJson>, edge: Edge, blockSiz
     case 'long-text':
       if (typeof out[edge.field] !== 'string') return done(out);
       // A callBackId keeps its unique suffix (a replay must not be a duplicate).
-      out[edge.field] = edge.field === 'callBackId' ? 'L'.repeat(edge.length) + String(out.callBackId).slice(-CALLBACK_ID_SUFFIX_LENGTH) : 'L'.repeat(edge.length);
+      out[edge.field] =
+        edge.field === 'callBackId' ? 'L'.repeat(edge.length) + String(out.callBackId).slice(-CALLBACK_ID_SUFFIX_LENGTH) : 'L'.repeat(edge.length);
       return done(out);
     case 'precise-amount': {
       if (out.symbol === 'ENERGY' || !('amount' in out)) return done(out);
@@ -163,8 +220,15 @@ export function edges(env: ServiceEnv): Property<EdgeCase> {
       const exchange = await sendData(env, base.endpoint, seal(env, text), text);
       const verdict = judgeValidAnswer(exchange, base, sent);
       if (verdict.ok) return verdict;
-      const where = edge.edge === 'block-boundary' ? `the ${kindOf(base)}'s plaintext of ${Buffer.byteLength(text, 'utf8')} bytes (block size ${blockSize})` : `${edge.edge} in the ${kindOf(base)}`;
-      return { ...verdict, message: `${verdict.message} [edge: ${where}]`, rules: [...new Set([...verdict.rules, base.endpoint === 'order' ? 'ORDER-FIELDS' : 'ENERGY-RES'])] };
+      const where =
+        edge.edge === 'block-boundary'
+          ? `the ${kindOf(base)}'s plaintext of ${Buffer.byteLength(text, 'utf8')} bytes (block size ${blockSize})`
+          : `${edge.edge} in the ${kindOf(base)}`;
+      return {
+        ...verdict,
+        message: `${verdict.message} [edge: ${where}]`,
+        rules: [...new Set([...verdict.rules, base.endpoint === 'order' ? 'ORDER-FIELDS' : 'ENERGY-RES'])],
+      };
     },
   };
 }

@@ -17,7 +17,7 @@ describe('the energy model of property 4', () => {
     expect(energyObserved(after(1_000_003, 65_000, []), 16n)).toBe(false);
   });
 
-  it("takes every lease debited at once as its own reading, and a debit that lags (later, never) as legal", () => {
+  it('takes every lease debited at once as its own reading, and a debit that lags (later, never) as legal', () => {
     const k = after(1_000_000, 65_000, [2, 3]);
     expect(energyReadings(k)).toEqual({ own: '10', low: '10', high: '15' });
     // Debits land in order: the first alone (13) is legal, the second alone (12) is not.

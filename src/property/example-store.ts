@@ -31,7 +31,9 @@ export function folderExampleStore(dir: string): ExampleStore {
     load(side, property) {
       try {
         const parsed = JSON.parse(readFileSync(file(side, property), 'utf8')) as { examples?: StoredExample[] };
-        const examples = Array.isArray(parsed.examples) ? parsed.examples.filter((example) => example && typeof example === 'object' && 'value' in example) : [];
+        const examples = Array.isArray(parsed.examples)
+          ? parsed.examples.filter((example) => example && typeof example === 'object' && 'value' in example)
+          : [];
         return examples.map((example) => ({ ...example, value: decodeExact(example.value) }));
       } catch {
         return [];
@@ -39,12 +41,14 @@ export function folderExampleStore(dir: string): ExampleStore {
     },
     save(side, property, examples) {
       const seen = new Set<string>();
-      const kept = examples.filter((example) => {
-        const key = JSON.stringify(encodeExact(example.value));
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      }).slice(-LIMIT);
+      const kept = examples
+        .filter((example) => {
+          const key = JSON.stringify(encodeExact(example.value));
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        })
+        .slice(-LIMIT);
       if (kept.length === 0) {
         rmSync(file(side, property), { force: true });
         return;

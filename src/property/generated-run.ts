@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import type { Rule } from '../core/rules.js';
-import { makeStrangerKeys, probeCapabilities, type Capabilities, type CheckResult, type MerchantTarget, type Report, type RunEvent, type ServiceTarget, type Target } from '../runner/api.js';
+import {
+  makeStrangerKeys,
+  probeCapabilities,
+  type Capabilities,
+  type CheckResult,
+  type MerchantTarget,
+  type Report,
+  type RunEvent,
+  type ServiceTarget,
+  type Target,
+} from '../runner/api.js';
 import { folderExampleStore } from './example-store.js';
 import type { Property } from './property.js';
 import { checkProperties, mergeGenerated, newSeed, type GenerateOptions } from './run-properties.js';
@@ -37,10 +47,10 @@ export async function runGenerated(target: Target, run: GeneratedRun): Promise<C
   const stranger = makeStrangerKeys(target.side === 'service' ? target.publicKey.bits : target.privateKey.bits);
   // The stateful property needs the control routes: probed here when the caller has not (the embedded run, library use).
   const wantsControl = !run.only || run.only.includes('stateful');
-  const capabilities = target.side === 'service' && !run.capabilities && target.controlToken && wantsControl ? await probeCapabilities(target) : run.capabilities;
-  const properties = target.side === 'service'
-    ? serviceProperties(target as ServiceTarget, stranger, capabilities)
-    : merchantProperties(target as MerchantTarget, stranger);
+  const capabilities =
+    target.side === 'service' && !run.capabilities && target.controlToken && wantsControl ? await probeCapabilities(target) : run.capabilities;
+  const properties =
+    target.side === 'service' ? serviceProperties(target as ServiceTarget, stranger, capabilities) : merchantProperties(target as MerchantTarget, stranger);
   const chosen = (properties as Property<unknown>[]).filter((property) => !run.only || run.only.includes(property.id));
   return checkProperties(target.side, chosen, options);
 }

@@ -72,7 +72,10 @@ export async function probeSince(env: MerchantEnv): Promise<string[] | undefined
   const read = await readProbeAfter(env.target, env.probeSeen, { keep: env.probeSeen !== undefined });
   if (!read) return undefined;
   env.probeSeen = read.mark;
-  return read.entries.map((entry) => parseExactJson(entry)).filter((entry) => isOurs(env, entry)).map((entry) => stringifyExact(entry));
+  return read.entries
+    .map((entry) => parseExactJson(entry))
+    .filter((entry) => isOurs(env, entry))
+    .map((entry) => stringifyExact(entry));
 }
 
 /** Does a processed entry belong to an event of this run (an identity field with this run's suffix)? */
@@ -84,4 +87,3 @@ export function isOurs(env: MerchantEnv, entry: ExactJson): boolean {
   // An entry without any identity field cannot be told apart: it counts (a merchant that stores garbage is judged on it).
   return identities.length === 0 || identities.some((field) => (record[field] as string).includes(marker));
 }
-

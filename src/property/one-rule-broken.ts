@@ -53,14 +53,21 @@ function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
     options.push(UNCOERCIBLE.map((value) => ({ kind: 'mistyped' as const, field, value, rules })));
     if ('const' in node && typeof node.const === 'number') {
       const wanted = node.const;
-      options.push(fc.integer({ min: -5, max: 1000 }).filter((n) => n !== wanted).map((n) => ({ kind: 'wrong-literal' as const, field, value: new LosslessNumber(String(n)), rules })));
+      options.push(
+        fc
+          .integer({ min: -5, max: 1000 })
+          .filter((n) => n !== wanted)
+          .map((n) => ({ kind: 'wrong-literal' as const, field, value: new LosslessNumber(String(n)), rules })),
+      );
     }
   }
   if (lease) {
-    options.push(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 1, max: 99 }), fc.boolean()).map(([whole, fraction, asString]) => {
-      const text = `${whole}.${String(fraction).padStart(2, '0').replace(/0$/, '5')}`;
-      return { kind: 'wrong-literal' as const, field: 'amount', value: asString ? text : new LosslessNumber(text), rules: ['ORDER-ENERGY-AMOUNT'] };
-    }));
+    options.push(
+      fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 1, max: 99 }), fc.boolean()).map(([whole, fraction, asString]) => {
+        const text = `${whole}.${String(fraction).padStart(2, '0').replace(/0$/, '5')}`;
+        return { kind: 'wrong-literal' as const, field: 'amount', value: asString ? text : new LosslessNumber(text), rules: ['ORDER-ENERGY-AMOUNT'] };
+      }),
+    );
   }
   return fc.oneof(...options);
 }
@@ -87,7 +94,8 @@ export function oneRuleBroken(env: ServiceEnv): Property<BrokenCase> {
       const sent = applyBreakage(asSent(env, base), breakage);
       const text = stringifyExact(sent);
       const exchange = await sendData(env, base.endpoint, seal(env, text), text);
-      const what = breakage.kind === 'missing' ? `without ${breakage.field}` : `with ${breakage.field} = ${stringifyExact(breakage.value ?? null)} (${breakage.kind})`;
+      const what =
+        breakage.kind === 'missing' ? `without ${breakage.field}` : `with ${breakage.field} = ${stringifyExact(breakage.value ?? null)} (${breakage.kind})`;
       return judgeRefused(exchange, [...breakage.rules, 'ENV-CODE'], what);
     },
   };

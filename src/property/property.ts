@@ -3,15 +3,15 @@ import type { Arbitrary } from 'fast-check';
 /** What one generated case showed: held, or broke the named rules (with the decrypted evidence). */
 export type Verdict =
   | {
-    ok: true;
-    /** A short tag counted in the result's message (`accepted`, `refused 40016`). */ tag?: string;
-    /**
-     * The case held under another legal reading of an open point than the property's own (a U-*
-     * rule): reported as a warning, while generation goes on looking for failures (a failure under
-     * `--strict`, as any U-* verdict).
-     */
-    warning?: Warning;
-  }
+      ok: true;
+      /** A short tag counted in the result's message (`accepted`, `refused 40016`). */ tag?: string;
+      /**
+       * The case held under another legal reading of an open point than the property's own (a U-*
+       * rule): reported as a warning, while generation goes on looking for failures (a failure under
+       * `--strict`, as any U-* verdict).
+       */
+      warning?: Warning;
+    }
   | { ok: false; message: string; rules: string[]; evidence: Record<string, unknown> };
 
 /** What a warning verdict reports: the open point's rule, the message, the decrypted evidence. */

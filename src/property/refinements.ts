@@ -27,7 +27,15 @@ function asNumberOrString(text: Arbitrary<string>): Arbitrary<ExactJson> {
 function currencySymbol(): Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constantFrom('USDT', 'USDC', 'TRX', 'ETH', 'BTC'), weight: 3 },
-    { arbitrary: fc.tuple(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), minLength: 1, maxLength: 9 })).map(([a, b]) => a + b), weight: 1 },
+    {
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'),
+          fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), minLength: 1, maxLength: 9 }),
+        )
+        .map(([a, b]) => a + b),
+      weight: 1,
+    },
   );
 }
 
@@ -54,12 +62,18 @@ export function valueRules(context: RefineContext): (site: RefineSite) => Arbitr
     if (has('ORDER-EXPIRY') && property === 'expiryHours') return fc.integer({ min: 1, max: 720 }).map((n) => new LosslessNumber(String(n)));
     // ORDER-FIELDS: userId is the merchant's identifier in the wallet system: its own.
     if (property === 'userId' && context.userId !== undefined) return fc.constant(new LosslessNumber(String(context.userId)));
-    if (has('ORDER-FIELDS') && property === 'chainName') return fc.oneof({ arbitrary: fc.constant('TRON'), weight: 4 }, { arbitrary: fc.constantFrom('ETH', 'BSC'), weight: 1 });
+    if (has('ORDER-FIELDS') && property === 'chainName')
+      return fc.oneof({ arbitrary: fc.constant('TRON'), weight: 4 }, { arbitrary: fc.constantFrom('ETH', 'BSC'), weight: 1 });
     // ORDER-RES types the result's tenantUserId as an integer: the request's is mostly digits (a service may refuse other text).
     // Ids of every length a Java long holds, long ones as often as short ones (snowflake ids have 18 or 19 digits).
     if (has('ORDER-FIELDS') && property === 'tenantUserId') {
       const canonical = (min: number, max: number) => digits(min, max).map((d) => d.replace(/^0+(?=.)/, ''));
-      return fc.oneof({ arbitrary: canonical(1, 8), weight: 1 }, { arbitrary: canonical(9, 15), weight: 1 }, { arbitrary: canonical(16, 19), weight: 1 }, { arbitrary: textArbitrary(context.strings, 0, 24), weight: 1 });
+      return fc.oneof(
+        { arbitrary: canonical(1, 8), weight: 1 },
+        { arbitrary: canonical(9, 15), weight: 1 },
+        { arbitrary: canonical(16, 19), weight: 1 },
+        { arbitrary: textArbitrary(context.strings, 0, 24), weight: 1 },
+      );
     }
     // ORDER-CALLBACK-ID: a non-empty merchant-generated id (the runner makes it unique per send).
     if (has('ORDER-CALLBACK-ID') && property === 'callBackId') return textArbitrary(context.strings, 1, 24);
@@ -84,6 +98,11 @@ export function callbackValueRules(context: RefineContext): (site: RefineSite) =
     // A visible first character, then any text: never blank, and it shrinks in a step to one letter
     // (a filter would make shrinking, which re-runs deliveries, walk through rejected blanks).
     const min = typeof node.minLength === 'number' ? Math.max(1, node.minLength) : 1;
-    return fc.tuple(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), textArbitrary(context.strings, min - 1, Math.max(min, 40) - 1)).map(([first, rest]) => first + rest);
+    return fc
+      .tuple(
+        fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'),
+        textArbitrary(context.strings, min - 1, Math.max(min, 40) - 1),
+      )
+      .map(([first, rest]) => first + rest);
   };
 }

@@ -19,7 +19,10 @@ const rules = new Map<string, Rule>([
 function capped(rule = 'ORDER-FIELDS'): Property<number[]> & { seen: number[][] } {
   const seen: number[][] = [];
   return {
-    id: 'capped', title: 'numbers stay small', rules: [rule], seen,
+    id: 'capped',
+    title: 'numbers stay small',
+    rules: [rule],
+    seen,
     arbitrary: fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 8 }),
     async judge(value) {
       seen.push(value);
@@ -48,11 +51,15 @@ describe('checking properties over generated cases', () => {
   /** Holds every case, some only under another reading of an open point (a number above 100), and fails on 999 when asked. */
   function otherReading(failOn999 = false): Property<number[]> {
     return {
-      id: 'reading', title: 'other readings warn', rules: ['ORDER-FIELDS', 'U-LIMITS'],
+      id: 'reading',
+      title: 'other readings warn',
+      rules: ['ORDER-FIELDS', 'U-LIMITS'],
       arbitrary: fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 8 }),
       async judge(value) {
         if (failOn999 && value.includes(999)) return { ok: false, message: 'a 999', rules: ['ORDER-FIELDS'], evidence: { value } };
-        return value.some((n) => n > 100) ? { ok: true, tag: 'other reading', warning: { message: 'a number above 100', rules: ['U-LIMITS'], evidence: { value } } } : { ok: true };
+        return value.some((n) => n > 100)
+          ? { ok: true, tag: 'other reading', warning: { message: 'a number above 100', rules: ['U-LIMITS'], evidence: { value } } }
+          : { ok: true };
       },
     };
   }
@@ -61,7 +68,9 @@ describe('checking properties over generated cases', () => {
     const [warned] = await checkProperties('service', [otherReading() as Property<unknown>], { numRuns: 100, seed: 3, rules });
     expect(warned!.status).toBe('warning');
     expect(warned!.rules).toEqual(['U-LIMITS']);
-    expect(warned!.message).toMatch(/^100 cases \(\d+ other reading, \d+ held\), no failure; \d+ held under another legal reading than the property's own: a number above 100 \(first such case: \[.*\]; replay with --generate 100 --seed 3\)$/);
+    expect(warned!.message).toMatch(
+      /^100 cases \(\d+ other reading, \d+ held\), no failure; \d+ held under another legal reading than the property's own: a number above 100 \(first such case: \[.*\]; replay with --generate 100 --seed 3\)$/,
+    );
     expect(warned!.evidence?.generated).toMatchObject({ seed: 3, cases: 100 });
     const [strict] = await checkProperties('service', [otherReading() as Property<unknown>], { numRuns: 100, seed: 3, rules, strict: true });
     expect(strict!.status).toBe('failed');
@@ -117,20 +126,32 @@ describe('checking properties over generated cases', () => {
   });
 
   it('passes with the number of cases when nothing fails', async () => {
-    const property: Property<number> = { id: 'small', title: 't', rules: ['ORDER-FIELDS'], arbitrary: fc.integer({ min: 0, max: 9 }), judge: async () => ({ ok: true, tag: 'accepted' }) };
+    const property: Property<number> = {
+      id: 'small',
+      title: 't',
+      rules: ['ORDER-FIELDS'],
+      arbitrary: fc.integer({ min: 0, max: 9 }),
+      judge: async () => ({ ok: true, tag: 'accepted' }),
+    };
     const [result] = await checkProperties('service', [property as Property<unknown>], { numRuns: 40, seed: 1, rules });
     expect(result).toMatchObject({ status: 'passed', suite: 'generated/service', case: 'small', id: 'generated/service/small' });
     expect(result!.message).toMatch(/^40 cases \(40 accepted\)/);
   });
 
-  it('puts what a property restored (or could not) into the report\'s notes', async () => {
+  it("puts what a property restored (or could not) into the report's notes", async () => {
     const property: Property<number> = {
-      id: 'stateful', title: 't', rules: ['ORDER-FIELDS'], arbitrary: fc.integer({ min: 0, max: 9 }), judge: async () => ({ ok: true }),
+      id: 'stateful',
+      title: 't',
+      rules: ['ORDER-FIELDS'],
+      arbitrary: fc.integer({ min: 0, max: 9 }),
+      judge: async () => ({ ok: true }),
       finish: async () => ['energy not restored: GET /__control/merchants/1/energy answered 404'],
     };
     const results = await checkProperties('service', [property as Property<unknown>], { numRuns: 5, seed: 1, rules });
     const report = mergeGenerated(sampleReport(), results, rules);
-    expect(report.notes?.filter((note) => note.startsWith('generated stateful'))).toEqual(['generated stateful: energy not restored: GET /__control/merchants/1/energy answered 404']);
+    expect(report.notes?.filter((note) => note.startsWith('generated stateful'))).toEqual([
+      'generated stateful: energy not restored: GET /__control/merchants/1/energy answered 404',
+    ]);
   });
 
   it('stores a failing example and replays it first on the next run, whatever the seed', async () => {

@@ -87,7 +87,15 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
     // The minimal failing case is named once, before the state is put back (explain may send again).
     if (details.failed && lastFailure && details.counterexample && property.explain) {
       const minimal = details.counterexample[0];
-      lastFailure = { value: minimal, verdict: await property.explain(minimal, lastFailure.verdict).catch((error: unknown) => ({ ...lastFailure!.verdict, message: `${lastFailure!.verdict.message} (naming it under other readings failed: ${(error as Error).message})` })) };
+      lastFailure = {
+        value: minimal,
+        verdict: await property
+          .explain(minimal, lastFailure.verdict)
+          .catch((error: unknown) => ({
+            ...lastFailure!.verdict,
+            message: `${lastFailure!.verdict.message} (naming it under other readings failed: ${(error as Error).message})`,
+          })),
+      };
     }
     const restored = property.finish ? await property.finish().catch((error: unknown) => [`could not put the state back: ${(error as Error).message}`]) : [];
     const finished = restored.length ? { restored } : {};
@@ -99,24 +107,61 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       const shown = property.show ? property.show(minimal) : minimal;
       const status: Status = failureStatus(verdict.rules, options.rules, options.strict ?? false, side);
       const fromStore = stored.some((example) => stringifyExact(example.value) === stringifyExact(minimal));
-      store.save(side, property.id, [...stored, { value: minimal, seed, ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}), rules: verdict.rules, foundAt: new Date().toISOString() }]);
+      store.save(side, property.id, [
+        ...stored,
+        {
+          value: minimal,
+          seed,
+          ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
+          rules: verdict.rules,
+          foundAt: new Date().toISOString(),
+        },
+      ]);
       const assumptions = assumptionsOf(verdict.rules, options.rules);
-      results.push(emit(options, {
-        ...base, rules: verdict.rules, status, durationMs,
-        message: `${verdict.message} (minimal case after ${details.numShrinks} shrink${details.numShrinks === 1 ? '' : 's'}${fromStore ? ', a stored failing example' : ''}: ${stringifyExact(shown)}; replay with ${replay})`,
-        ...(assumptions.length ? { assumptions } : {}),
-        evidence: { ...verdict.evidence, generated: { seed, replay, case: shown, shrinks: details.numShrinks, casesBeforeFailure: details.numRuns, path: details.counterexamplePath ?? null, storedExamples: stored.length, ...finished } },
-      }));
+      results.push(
+        emit(options, {
+          ...base,
+          rules: verdict.rules,
+          status,
+          durationMs,
+          message: `${verdict.message} (minimal case after ${details.numShrinks} shrink${details.numShrinks === 1 ? '' : 's'}${fromStore ? ', a stored failing example' : ''}: ${stringifyExact(shown)}; replay with ${replay})`,
+          ...(assumptions.length ? { assumptions } : {}),
+          evidence: {
+            ...verdict.evidence,
+            generated: {
+              seed,
+              replay,
+              case: shown,
+              shrinks: details.numShrinks,
+              casesBeforeFailure: details.numRuns,
+              path: details.counterexamplePath ?? null,
+              storedExamples: stored.length,
+              ...finished,
+            },
+          },
+        }),
+      );
       continue;
     }
     if (details.failed) {
       // The judge itself threw: a fault of the toolkit, reported rather than hidden.
       const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      results.push(emit(options, { ...base, status: 'failed', durationMs, message: `the toolkit could not judge a generated case: ${error} (replay with ${replay})`, evidence: { generated: { seed, replay, ...finished } } }));
+      results.push(
+        emit(options, {
+          ...base,
+          status: 'failed',
+          durationMs,
+          message: `the toolkit could not judge a generated case: ${error} (replay with ${replay})`,
+          evidence: { generated: { seed, replay, ...finished } },
+        }),
+      );
       continue;
     }
     store.save(side, property.id, []);
-    const counted = [...tags].sort((a, b) => b[1] - a[1]).map(([tag, n]) => `${n} ${tag}`).join(', ');
+    const counted = [...tags]
+      .sort((a, b) => b[1] - a[1])
+      .map(([tag, n]) => `${n} ${tag}`)
+      .join(', ');
     const cut = details.interrupted ? ` (stopped by the time limit after ${details.numRuns} of ${options.numRuns})` : '';
     const storedNote = stored.length ? `, ${stored.length} stored example${stored.length === 1 ? '' : 's'} replayed first and now passing` : '';
     if (firstWarning) {
@@ -124,19 +169,28 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       const { value, warning } = firstWarning;
       const shown = property.show ? property.show(value) : value;
       const assumptions = assumptionsOf(warning.rules, options.rules);
-      results.push(emit(options, {
-        ...base, rules: warning.rules, status: 'warning', durationMs,
-        message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${cut}${storedNote}, no failure; ${warnings} held under another legal reading than the property's own: ${warning.message} (first such case: ${stringifyExact(shown)}; replay with ${replay})`,
-        ...(assumptions.length ? { assumptions } : {}),
-        evidence: { ...warning.evidence, generated: { seed, replay, case: shown, cases: details.numRuns, judged, warnings, ...finished } },
-      }));
+      results.push(
+        emit(options, {
+          ...base,
+          rules: warning.rules,
+          status: 'warning',
+          durationMs,
+          message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${cut}${storedNote}, no failure; ${warnings} held under another legal reading than the property's own: ${warning.message} (first such case: ${stringifyExact(shown)}; replay with ${replay})`,
+          ...(assumptions.length ? { assumptions } : {}),
+          evidence: { ...warning.evidence, generated: { seed, replay, case: shown, cases: details.numRuns, judged, warnings, ...finished } },
+        }),
+      );
       continue;
     }
-    results.push(emit(options, {
-      ...base, status: 'passed', durationMs,
-      message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${cut}${storedNote}; seed ${seed}`,
-      evidence: { generated: { seed, replay, cases: details.numRuns, judged, ...finished } },
-    }));
+    results.push(
+      emit(options, {
+        ...base,
+        status: 'passed',
+        durationMs,
+        message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${cut}${storedNote}; seed ${seed}`,
+        evidence: { generated: { seed, replay, cases: details.numRuns, judged, ...finished } },
+      }),
+    );
   }
   return results;
 }
@@ -155,7 +209,10 @@ export function mergeGenerated(report: Report, results: CheckResult[], rules: Ma
   report.results = all;
   report.summary = {
     ...report.summary,
-    passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'),
+    passed: count('passed'),
+    failed: count('failed'),
+    warnings: count('warning'),
+    skipped: count('skipped'),
     durationMs: report.summary.durationMs + extraMs,
     skippedMust: skipNotes(all, rules).skippedMust,
   };

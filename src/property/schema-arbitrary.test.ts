@@ -8,7 +8,15 @@ import { componentSchema, deriveArbitrary } from './schema-arbitrary.js';
 const refine = valueRules({ userId: 10086, strings: 'unicode' });
 
 describe('arbitraries derived from the spec schemas', () => {
-  for (const name of ['EnergyMaxCountRequest', 'OrderRequest', 'DepositCallback', 'WithdrawalRequestCallback', 'WithdrawalCallback', 'AddressCallback', 'NotEnoughMoneyCallback'] as SchemaName[]) {
+  for (const name of [
+    'EnergyMaxCountRequest',
+    'OrderRequest',
+    'DepositCallback',
+    'WithdrawalRequestCallback',
+    'WithdrawalCallback',
+    'AddressCallback',
+    'NotEnoughMoneyCallback',
+  ] as SchemaName[]) {
     it(`draws only values valid against ${name}`, () => {
       const values = fc.sample(deriveArbitrary(componentSchema(name), { refine, strings: 'unicode' }), { numRuns: 200, seed: 11 });
       for (const value of values) expect(validateSchema(name, value)).toEqual([]);

@@ -43,14 +43,27 @@ export function componentSchema(name: string): SchemaNode {
 /** A flat view of the spec model as the plain node the arbitraries read. */
 function schemaNodeOf(view: FlatSchema): SchemaNode {
   const node: SchemaNode = {};
-  for (const key of ['type', 'description', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'additionalProperties'] as const) {
+  for (const key of [
+    'type',
+    'description',
+    'format',
+    'pattern',
+    'minLength',
+    'maxLength',
+    'minimum',
+    'maximum',
+    'minItems',
+    'maxItems',
+    'additionalProperties',
+  ] as const) {
     if (view[key] !== undefined) node[key] = view[key];
   }
   if ('const' in view) node.const = plainNumbers(view.const);
   if (view.enum) node.enum = plainNumbers(view.enum);
   if ('default' in view) node.default = plainNumbers(view.default);
   if (view.examples.length > 0) node.examples = plainNumbers(view.examples);
-  if (Object.keys(view.properties).length > 0) node.properties = Object.fromEntries(Object.entries(view.properties).map(([key, value]) => [key, schemaNodeOf(value)]));
+  if (Object.keys(view.properties).length > 0)
+    node.properties = Object.fromEntries(Object.entries(view.properties).map(([key, value]) => [key, schemaNodeOf(value)]));
   if (view.required.length > 0) node.required = view.required;
   if (view.anyOf) node.anyOf = view.anyOf.map(schemaNodeOf);
   if (view.oneOf) node.oneOf = view.oneOf.map(schemaNodeOf);
@@ -80,9 +93,7 @@ function exactLiteral(value: unknown): ExactJson {
 
 /** Text of the flavour asked for; `unicode` draws graphemes (astral, combining sequences included). */
 export function textArbitrary(flavour: StringFlavour, minLength = 0, maxLength = 40): Arbitrary<string> {
-  return flavour === 'unicode'
-    ? fc.string({ unit: 'grapheme', minLength, maxLength })
-    : fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
+  return flavour === 'unicode' ? fc.string({ unit: 'grapheme', minLength, maxLength }) : fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
 }
 
 /**
@@ -100,10 +111,13 @@ export function deriveArbitrary(input: SchemaNode, options: DeriveOptions = {}, 
   if (refined) return refined;
   if (Array.isArray(node.enum)) return fc.constantFrom(...node.enum.map(exactLiteral));
   if (node.if && node.then) return conditional(node, options, property);
-  if (Array.isArray(node.anyOf) && !node.type) return fc.oneof(...(node.anyOf as SchemaNode[]).map((branch) => deriveArbitrary({ ...branch, 'x-rules': node['x-rules'] }, options, property)));
+  if (Array.isArray(node.anyOf) && !node.type)
+    return fc.oneof(...(node.anyOf as SchemaNode[]).map((branch) => deriveArbitrary({ ...branch, 'x-rules': node['x-rules'] }, options, property)));
   const examples = Array.isArray(node.examples) ? node.examples.map(exactLiteral) : [];
   const generic = byType(node, options);
-  return examples.length > 0 && node.type !== 'object' ? fc.oneof({ arbitrary: fc.constantFrom(...examples), weight: 1 }, { arbitrary: generic, weight: 3 }) : generic;
+  return examples.length > 0 && node.type !== 'object'
+    ? fc.oneof({ arbitrary: fc.constantFrom(...examples), weight: 1 }, { arbitrary: generic, weight: 3 })
+    : generic;
 }
 
 /** `if: {properties: {P: {const: C}}, required: [P]}, then: ...`: either P = C and `then` holds, or P ≠ C. */
@@ -118,7 +132,20 @@ function conditional(node: SchemaNode, options: DeriveOptions, property: string 
   const holds: SchemaNode = {
     ...base,
     required: [...new Set([...((base.required as string[]) ?? []), ...((then.required as string[]) ?? []), name])],
-    properties: { ...baseProperties, ...Object.fromEntries(Object.entries((then.properties as Record<string, SchemaNode>) ?? {}).map(([key, schema]) => [key, { ...(baseProperties[key] ?? {}), ...schema, 'x-rules': [...new Set([...(((baseProperties[key] ?? {})['x-rules'] as string[]) ?? []), ...((schema['x-rules'] as string[]) ?? [])])] }])), [name]: { ...(baseProperties[name] ?? {}), const: constant.const } },
+    properties: {
+      ...baseProperties,
+      ...Object.fromEntries(
+        Object.entries((then.properties as Record<string, SchemaNode>) ?? {}).map(([key, schema]) => [
+          key,
+          {
+            ...(baseProperties[key] ?? {}),
+            ...schema,
+            'x-rules': [...new Set([...(((baseProperties[key] ?? {})['x-rules'] as string[]) ?? []), ...((schema['x-rules'] as string[]) ?? [])])],
+          },
+        ]),
+      ),
+      [name]: { ...(baseProperties[name] ?? {}), const: constant.const },
+    },
   };
   const wanted = exactLiteral(constant.const);
   const fails = deriveArbitrary(base, options, property).filter((value) => !sameLiteral((value as Record<string, ExactJson>)[name], wanted));
@@ -133,19 +160,23 @@ function sameLiteral(a: ExactJson | undefined, b: ExactJson): boolean {
 function byType(node: SchemaNode, options: DeriveOptions): Arbitrary<ExactJson> {
   const flavour = options.strings ?? 'ascii';
   switch (node.type) {
-    case 'object': return objectArbitrary(node, options);
+    case 'object':
+      return objectArbitrary(node, options);
     case 'integer': {
       const min = typeof node.minimum === 'number' ? node.minimum : -1_000_000;
       return fc.integer({ min, max: Math.max(min, 1_000_000) }).map((n) => new LosslessNumber(String(n)));
     }
-    case 'number': return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }).map((n) => new LosslessNumber(String(n)));
-    case 'boolean': return fc.boolean();
+    case 'number':
+      return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }).map((n) => new LosslessNumber(String(n)));
+    case 'boolean':
+      return fc.boolean();
     case 'string': {
       const minLength = typeof node.minLength === 'number' ? node.minLength : 0;
       if (typeof node.pattern === 'string') return fc.stringMatching(new RegExp(node.pattern));
       return textArbitrary(flavour, minLength);
     }
-    default: return fc.constant(null);
+    default:
+      return fc.constant(null);
   }
 }
 

@@ -42,9 +42,15 @@ export function ordersAllowed(target: ServiceTarget): boolean {
 /** Valid plain requests of the endpoints the target allows, derived from the spec's schemas and x-rules. */
 export function validCases(target: ServiceTarget, strings: StringFlavour = 'ascii'): Arbitrary<ServiceCase> {
   const refine = valueRules({ ...(target.userId === undefined ? {} : { userId: target.userId }), strings });
-  const energy = deriveArbitrary(componentSchema('EnergyMaxCountRequest'), { refine, strings }).map((plain) => ({ endpoint: 'energy' as const, plain: plain as Record<string, ExactJson> }));
+  const energy = deriveArbitrary(componentSchema('EnergyMaxCountRequest'), { refine, strings }).map((plain) => ({
+    endpoint: 'energy' as const,
+    plain: plain as Record<string, ExactJson>,
+  }));
   if (!ordersAllowed(target)) return energy;
-  const order = deriveArbitrary(componentSchema('OrderRequest'), { refine, strings }).map((plain) => ({ endpoint: 'order' as const, plain: plain as Record<string, ExactJson> }));
+  const order = deriveArbitrary(componentSchema('OrderRequest'), { refine, strings }).map((plain) => ({
+    endpoint: 'order' as const,
+    plain: plain as Record<string, ExactJson>,
+  }));
   return fc.oneof({ arbitrary: energy, weight: 1 }, { arbitrary: order, weight: 3 });
 }
 
@@ -64,7 +70,12 @@ export function asSent(env: ServiceEnv, testCase: ServiceCase): Record<string, E
 
 /** Encrypts exact bytes as the target's profile says (or hands `data` over as given) and sends them in the form field `data`. */
 export async function sendData(env: ServiceEnv, endpoint: Endpoint, data: string, plainText: string | undefined): Promise<Exchange> {
-  const exchange = await runRequest({ endpoint, data }, env.target, { caseId: 'generated', saved: {}, ...(env.target.userId === undefined ? {} : { userId: env.target.userId }) }, env.stranger);
+  const exchange = await runRequest(
+    { endpoint, data },
+    env.target,
+    { caseId: 'generated', saved: {}, ...(env.target.userId === undefined ? {} : { userId: env.target.userId }) },
+    env.stranger,
+  );
   if (plainText !== undefined) exchange.request.plain = plainText;
   return exchange;
 }
@@ -79,7 +90,12 @@ function evidenceOf(exchange: Exchange, extra: Record<string, unknown> = {}): Re
   return { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }], ...extra };
 }
 
-const fail = (exchange: Exchange, message: string, rules: string[], extra: Record<string, unknown> = {}): Verdict => ({ ok: false, message, rules, evidence: evidenceOf(exchange, extra) });
+const fail = (exchange: Exchange, message: string, rules: string[], extra: Record<string, unknown> = {}): Verdict => ({
+  ok: false,
+  message,
+  rules,
+  evidence: evidenceOf(exchange, extra),
+});
 
 /**
  * Reads an answer to a request the service must not crash on: an answer at all, no 5xx, JSON, an
@@ -94,7 +110,8 @@ export function readEnvelope(exchange: Exchange, rules: string[]): { envelope: R
   const json = response.json as Record<string, unknown> | undefined;
   if (!json || typeof json !== 'object' || Array.isArray(json)) return fail(exchange, 'HTTP 200 whose body is not a JSON envelope', [...rules, 'ENV-CODE']);
   const code = json.code;
-  if (!(code instanceof LosslessNumber) || !/^-?\d+$/.test(code.value)) return fail(exchange, `envelope code ${stringifyExact(code ?? null)} is not an integer`, [...rules, 'ENV-CODE']);
+  if (!(code instanceof LosslessNumber) || !/^-?\d+$/.test(code.value))
+    return fail(exchange, `envelope code ${stringifyExact(code ?? null)} is not an integer`, [...rules, 'ENV-CODE']);
   return { envelope: json, code: String(BigInt(code.value)) };
 }
 
@@ -109,28 +126,54 @@ export function judgeValidAnswer(exchange: Exchange, testCase: ServiceCase, sent
   if ('refusedHttp' in read) return { ok: true, tag: `refused HTTP ${read.refusedHttp}` };
   const { envelope, code } = read;
   if (code !== '0') {
-    if (typeof envelope.message !== 'string' || envelope.message === '') return fail(exchange, `refusal code ${code} without an error text in message`, ['ENV-MSG']);
+    if (typeof envelope.message !== 'string' || envelope.message === '')
+      return fail(exchange, `refusal code ${code} without an error text in message`, ['ENV-MSG']);
     return { ok: true, tag: `refused ${code}` };
   }
-  if (envelope.message !== '' && envelope.message !== undefined && typeof envelope.message !== 'string') return fail(exchange, 'success whose message is not a string', ['ENV-MSG']);
+  if (envelope.message !== '' && envelope.message !== undefined && typeof envelope.message !== 'string')
+    return fail(exchange, 'success whose message is not a string', ['ENV-MSG']);
   const response = exchange.response!;
   if (!response.decrypted) {
-    return fail(exchange, response.decryptError ? `success whose data does not decrypt with the merchant's key: ${response.decryptError}` : 'success without data', ['CRYPTO-ENVELOPE', 'ENV-DATA', ...rules.slice(0, 1)]);
+    return fail(
+      exchange,
+      response.decryptError ? `success whose data does not decrypt with the merchant's key: ${response.decryptError}` : 'success without data',
+      ['CRYPTO-ENVELOPE', 'ENV-DATA', ...rules.slice(0, 1)],
+    );
   }
   const schema = testCase.endpoint === 'energy' ? 'EnergyMaxCountResult' : 'OrderResult';
   const issues = validateSchema(schema, response.decrypted.value);
-  if (issues.length > 0) return fail(exchange, `success whose decrypted result breaks ${schema}: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, [...new Set(issues.flatMap((issue) => issue.rules))]);
+  if (issues.length > 0)
+    return fail(
+      exchange,
+      `success whose decrypted result breaks ${schema}: ${issues
+        .slice(0, 3)
+        .map((issue) => issue.message)
+        .join('; ')}`,
+      [...new Set(issues.flatMap((issue) => issue.rules))],
+    );
   if (testCase.endpoint === 'order') {
     const result = response.decrypted.value as Record<string, ExactJson>;
     const id = result.id;
-    if (id !== sent.callBackId) return fail(exchange, `success whose result id ${stringifyExact(id ?? null)} is not the callBackId ${stringifyExact(sent.callBackId ?? null)} sent`, ['ORDER-RES']);
+    if (id !== sent.callBackId)
+      return fail(exchange, `success whose result id ${stringifyExact(id ?? null)} is not the callBackId ${stringifyExact(sent.callBackId ?? null)} sent`, [
+        'ORDER-RES',
+      ]);
     // ORDER-RES: the result's tenantUserId is the request's, typed integer. A canonical decimal that
     // fits a Java long must come back digit for digit (the suites' echo compares it the same way);
     // other text has no integer reading, and any integer is accepted for it.
     const tenant = sent.tenantUserId;
     const echoed = result.tenantUserId;
-    if (typeof tenant === 'string' && /^(0|[1-9]\d{0,18})$/.test(tenant) && BigInt(tenant) <= JAVA_LONG_MAX && !(echoed instanceof LosslessNumber && echoed.value === tenant)) {
-      return fail(exchange, `success whose result tenantUserId ${stringifyExact(echoed ?? null)} is not the request's tenantUserId "${tenant}" (${tenant.length} digits)`, ['ORDER-RES']);
+    if (
+      typeof tenant === 'string' &&
+      /^(0|[1-9]\d{0,18})$/.test(tenant) &&
+      BigInt(tenant) <= JAVA_LONG_MAX &&
+      !(echoed instanceof LosslessNumber && echoed.value === tenant)
+    ) {
+      return fail(
+        exchange,
+        `success whose result tenantUserId ${stringifyExact(echoed ?? null)} is not the request's tenantUserId "${tenant}" (${tenant.length} digits)`,
+        ['ORDER-RES'],
+      );
     }
   }
   return { ok: true, tag: 'accepted' };
@@ -146,6 +189,7 @@ export function judgeRefused(exchange: Exchange, rules: string[], what: string):
     const result = exchange.response?.decrypted?.text;
     return fail(exchange, `accepted (code 0) ${what}${result ? `, result ${result.slice(0, 200)}` : ''}`, rules);
   }
-  if (typeof envelope.message !== 'string' || envelope.message === '') return fail(exchange, `refusal code ${code} without an error text in message`, ['ENV-MSG']);
+  if (typeof envelope.message !== 'string' || envelope.message === '')
+    return fail(exchange, `refusal code ${code} without an error text in message`, ['ENV-MSG']);
   return { ok: true, tag: `refused ${code}` };
 }

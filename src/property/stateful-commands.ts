@@ -33,7 +33,11 @@ export function hugeEnergyExamples(orders: boolean): StateCommand[][] {
   const out: StateCommand[][] = [];
   for (const [i, balance] of HUGE_BALANCES.entries()) {
     const costPerTx = HUGE_COSTS[i % HUGE_COSTS.length]!;
-    out.push([{ op: 'set-energy', balance, costPerTx }, { op: 'query' }, ...(orders ? [{ op: 'lease' as const, amount: 1 + i, expiryHours: 1 }, { op: 'query' as const }] : [])]);
+    out.push([
+      { op: 'set-energy', balance, costPerTx },
+      { op: 'query' },
+      ...(orders ? [{ op: 'lease' as const, amount: 1 + i, expiryHours: 1 }, { op: 'query' as const }] : []),
+    ]);
   }
   // A cost past 2^53 on a balance past 2^64: one transaction's worth, and one unit short of it.
   out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
@@ -50,14 +54,39 @@ export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefi
   const cards = env.target.userId !== undefined;
   const registrable = cards && Boolean(capabilities?.routes['POST cards']?.present);
   const options: Array<{ arbitrary: Arbitrary<StateCommand>; weight: number }> = [
-    { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.integer({ min: 0, max: 20_000_000 }), costPerTx: fc.integer({ min: 1, max: 100_000 }) }), weight: 2 },
-    { arbitrary: fc.record({ op: fc.constant('set-energy' as const), balance: fc.constantFrom<string>(...HUGE_BALANCES), costPerTx: fc.constantFrom<string>(...HUGE_COSTS) }), weight: 1 },
+    {
+      arbitrary: fc.record({
+        op: fc.constant('set-energy' as const),
+        balance: fc.integer({ min: 0, max: 20_000_000 }),
+        costPerTx: fc.integer({ min: 1, max: 100_000 }),
+      }),
+      weight: 2,
+    },
+    {
+      arbitrary: fc.record({
+        op: fc.constant('set-energy' as const),
+        balance: fc.constantFrom<string>(...HUGE_BALANCES),
+        costPerTx: fc.constantFrom<string>(...HUGE_COSTS),
+      }),
+      weight: 1,
+    },
     { arbitrary: fc.constant({ op: 'query' as const }), weight: 4 },
   ];
   if (orders) {
     options.push(
-      { arbitrary: fc.record({ op: fc.constant('lease' as const), amount: fc.integer({ min: 1, max: 5 }), expiryHours: fc.integer({ min: 1, max: 72 }) }), weight: 4 },
-      { arbitrary: fc.record({ op: fc.constant('withdraw' as const), amount: fc.tuple(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 0, max: 999_999 })).map(([whole, fraction]) => `${whole}.${String(fraction).padStart(6, '0')}`) }), weight: 2 },
+      {
+        arbitrary: fc.record({ op: fc.constant('lease' as const), amount: fc.integer({ min: 1, max: 5 }), expiryHours: fc.integer({ min: 1, max: 72 }) }),
+        weight: 4,
+      },
+      {
+        arbitrary: fc.record({
+          op: fc.constant('withdraw' as const),
+          amount: fc
+            .tuple(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 0, max: 999_999 }))
+            .map(([whole, fraction]) => `${whole}.${String(fraction).padStart(6, '0')}`),
+        }),
+        weight: 2,
+      },
       { arbitrary: fc.record({ op: fc.constant('repeat-callback-id' as const), pick: fc.nat(7) }), weight: 2 },
     );
   }
@@ -69,12 +98,19 @@ export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefi
 /** A command as one line of the report. */
 export function describeCommand(command: StateCommand): string {
   switch (command.op) {
-    case 'set-energy': return `set energy balance ${command.balance} costPerTx ${command.costPerTx}`;
-    case 'query': return 'query energyMaxCount';
-    case 'lease': return `lease ${command.amount} transactions for ${command.expiryHours} h`;
-    case 'withdraw': return `withdraw ${command.amount} USDT`;
-    case 'repeat-callback-id': return `repeat the callBackId of accepted order #${command.pick} (mod count)`;
-    case 'register-card': return `register card #${command.card}`;
-    case 'close-card': return `close card #${command.card}`;
+    case 'set-energy':
+      return `set energy balance ${command.balance} costPerTx ${command.costPerTx}`;
+    case 'query':
+      return 'query energyMaxCount';
+    case 'lease':
+      return `lease ${command.amount} transactions for ${command.expiryHours} h`;
+    case 'withdraw':
+      return `withdraw ${command.amount} USDT`;
+    case 'repeat-callback-id':
+      return `repeat the callBackId of accepted order #${command.pick} (mod count)`;
+    case 'register-card':
+      return `register card #${command.card}`;
+    case 'close-card':
+      return `close card #${command.card}`;
   }
 }

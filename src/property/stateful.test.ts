@@ -6,7 +6,11 @@ describe('the commands of property 4', () => {
     const withOrders = hugeEnergyExamples(true);
     for (const balance of HUGE_BALANCES) expect(withOrders.some((sequence) => sequence[0]!.op === 'set-energy' && sequence[0]!.balance === balance)).toBe(true);
     expect(withOrders.flat().some((command) => command.op === 'lease')).toBe(true);
-    expect(hugeEnergyExamples(false).flat().every((command) => command.op === 'set-energy' || command.op === 'query')).toBe(true);
+    expect(
+      hugeEnergyExamples(false)
+        .flat()
+        .every((command) => command.op === 'set-energy' || command.op === 'query'),
+    ).toBe(true);
     for (const sequence of withOrders) {
       const set = sequence[0] as { balance: string; costPerTx: string };
       expect(BigInt(set.balance) > BigInt(Number.MAX_SAFE_INTEGER) || BigInt(set.costPerTx) > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
@@ -19,6 +23,11 @@ describe('the commands of property 4', () => {
       describeCommand({ op: 'lease', amount: 2, expiryHours: 24 }),
       describeCommand({ op: 'repeat-callback-id', pick: 4 }),
       describeCommand({ op: 'close-card', card: 1 }),
-    ]).toEqual(['set energy balance 9007199254740993 costPerTx 3', 'lease 2 transactions for 24 h', 'repeat the callBackId of accepted order #4 (mod count)', 'close card #1']);
+    ]).toEqual([
+      'set energy balance 9007199254740993 costPerTx 3',
+      'lease 2 transactions for 24 h',
+      'repeat the callBackId of accepted order #4 (mod count)',
+      'close card #1',
+    ]);
   });
 });

@@ -102,7 +102,17 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
   let cases = 0;
 
   const fail = (real: Real, message: string, rules: string[], exchange?: Exchange): never => {
-    throw new StepFailure({ ok: false, message: `${message} [step ${real.log.length - 1} of the sequence]`, rules, evidence: { sequence: real.log, ...(exchange ? { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }] } : {}) } });
+    throw new StepFailure({
+      ok: false,
+      message: `${message} [step ${real.log.length - 1} of the sequence]`,
+      rules,
+      evidence: {
+        sequence: real.log,
+        ...(exchange
+          ? { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }] }
+          : {}),
+      },
+    });
   };
   const warn = (real: Real, message: string, rules: string[]) => {
     real.warning ??= { message: `${message} [step ${real.log.length - 1}]`, rules, evidence: { sequence: [...real.log] } };
@@ -119,7 +129,8 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     if ('refusedHttp' in read) return false;
     const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
     if (code === '0') return true;
-    if (typeof envelope.message !== 'string' || envelope.message === '') fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
+    if (typeof envelope.message !== 'string' || envelope.message === '')
+      fail(real, `refusal code ${code} without an error text in message`, ['ENV-MSG'], exchange);
     return false;
   }
 
@@ -151,24 +162,62 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     logExchange(real, label, exchange, legal);
     if (!succeeded(real, exchange, 'ENERGY-RES')) return;
     const decrypted = exchange.response!.decrypted;
-    if (!decrypted) fail(real, exchange.response!.decryptError ? `success whose data does not decrypt: ${exchange.response!.decryptError}` : 'success without data', ['ENERGY-RES', 'CRYPTO-ENVELOPE'], exchange);
+    if (!decrypted)
+      fail(
+        real,
+        exchange.response!.decryptError ? `success whose data does not decrypt: ${exchange.response!.decryptError}` : 'success without data',
+        ['ENERGY-RES', 'CRYPTO-ENVELOPE'],
+        exchange,
+      );
     const issues = validateSchema('EnergyMaxCountResult', decrypted!.value);
-    if (issues.length > 0) fail(real, `success whose decrypted result breaks EnergyMaxCountResult: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, [...new Set(issues.flatMap((issue) => issue.rules))], exchange);
+    if (issues.length > 0)
+      fail(
+        real,
+        `success whose decrypted result breaks EnergyMaxCountResult: ${issues
+          .slice(0, 3)
+          .map((issue) => issue.message)
+          .join('; ')}`,
+        [...new Set(issues.flatMap((issue) => issue.rules))],
+        exchange,
+      );
     const got = BigInt((decrypted!.value as Record<string, LosslessNumber>).energyMaxCount!.value);
     if (!atOnce) {
       // A service that does not debit at once (or whose reading is not known): a lease of this property, or one made before it
       // (by the suites, another property), may land at any time. What still holds: debits only lower the balance set last.
-      if (got > ceiling) fail(real, `energyMaxCount ${got} is above ${ceiling}, ${ceiling === floorOfSet() ? `floor(${energy.balance} / ${energy.cost}) of the balance set last` : 'its value at the last query'}: without a new balance, debits only lower it`, ['ENERGY-FLOOR'], exchange);
+      if (got > ceiling)
+        fail(
+          real,
+          `energyMaxCount ${got} is above ${ceiling}, ${ceiling === floorOfSet() ? `floor(${energy.balance} / ${energy.cost}) of the balance set last` : 'its value at the last query'}: without a new balance, debits only lower it`,
+          ['ENERGY-FLOOR'],
+          exchange,
+        );
       ceiling = got;
       energy.states = [];
-      if (got.toString() !== own) warn(real, `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`, ['U-STATES']);
+      if (got.toString() !== own)
+        warn(
+          real,
+          `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`,
+          ['U-STATES'],
+        );
       return got;
     }
     if (!energyObserved(energy, got)) {
-      const repeated = real.repeatedLeaseAccepted ? '; an energy lease with a repeated callBackId was accepted before: was it debited again? (ORDER-CALLBACK-ID)' : '';
-      fail(real, `energyMaxCount ${got} is no legal reading of the live balance: expected ${own} = floor((${energy.balance} - debits since it was set) / ${energy.cost}) with every accepted lease debited${low === high ? '' : ` (debits landing later, in order, would give other values from ${low} to ${high}, not this one)`}${repeated}`, real.repeatedLeaseAccepted ? ['ENERGY-FLOOR', 'ORDER-CALLBACK-ID'] : ['ENERGY-FLOOR'], exchange);
+      const repeated = real.repeatedLeaseAccepted
+        ? '; an energy lease with a repeated callBackId was accepted before: was it debited again? (ORDER-CALLBACK-ID)'
+        : '';
+      fail(
+        real,
+        `energyMaxCount ${got} is no legal reading of the live balance: expected ${own} = floor((${energy.balance} - debits since it was set) / ${energy.cost}) with every accepted lease debited${low === high ? '' : ` (debits landing later, in order, would give other values from ${low} to ${high}, not this one)`}${repeated}`,
+        real.repeatedLeaseAccepted ? ['ENERGY-FLOOR', 'ORDER-CALLBACK-ID'] : ['ENERGY-FLOOR'],
+        exchange,
+      );
     }
-    if (got.toString() !== own) warn(real, `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`, ['U-STATES']);
+    if (got.toString() !== own)
+      warn(
+        real,
+        `energyMaxCount ${got}, not ${own} (every accepted lease debited at once, the model's reading): a lease debited later or never, a legal reading of when a lease lowers the energy`,
+        ['U-STATES'],
+      );
     return got;
   }
 
@@ -208,7 +257,11 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     const verdict = judgeValidAnswer(exchange, { endpoint: 'order', plain: first.sent }, first.sent);
     if (!verdict.ok) fail(real, `a repeated callBackId answered as a success with a wrong result: ${verdict.message}`, verdict.rules, exchange);
     if (first.lease) real.repeatedLeaseAccepted = true;
-    warn(real, `an order repeating the callBackId ${stringifyExact(first.sent.callBackId ?? null)} was answered as a success (the first order's result again), not refused: the merchant keeps callBackIds unique (ORDER-CALLBACK-ID), and how a service answers a repeat is open`, ['U-STATES']);
+    warn(
+      real,
+      `an order repeating the callBackId ${stringifyExact(first.sent.callBackId ?? null)} was answered as a success (the first order's result again), not refused: the merchant keeps callBackIds unique (ORDER-CALLBACK-ID), and how a service answers a repeat is open`,
+      ['U-STATES'],
+    );
   }
 
   async function registerCard(model: Model, real: Real, label: string, card: number): Promise<void> {
@@ -222,9 +275,24 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
 
   async function closeCard(model: Model, real: Real, label: string, card: number): Promise<void> {
     const state = model.cards[card]!;
-    const json = { merchantId: String(target.userId), merchantUserId: 'u-20931', powerCardId: cardId(real, card), channel: 'APP', closeSerialNo: `cls-${env.tag}-${real.caseNo}-${real.log.length}` };
+    const json = {
+      merchantId: String(target.userId),
+      merchantUserId: 'u-20931',
+      powerCardId: cardId(real, card),
+      channel: 'APP',
+      closeSerialNo: `cls-${env.tag}-${real.caseNo}-${real.log.length}`,
+    };
     const exchange = await runRequest({ endpoint: 'card', json }, target, { caseId: 'generated', saved: {} }, env.stranger);
-    logExchange(real, label, exchange, state === 'open' ? 'success (a registered open card)' : state === 'closed' ? 'refused (a closed card stays closed)' : 'success or refused (an unknown card, U-STATES)');
+    logExchange(
+      real,
+      label,
+      exchange,
+      state === 'open'
+        ? 'success (a registered open card)'
+        : state === 'closed'
+          ? 'refused (a closed card stays closed)'
+          : 'success or refused (an unknown card, U-STATES)',
+    );
     const response = exchange.response;
     if (!response) fail(real, `card close got no answer: ${exchange.error ?? 'the connection ended'}`, ['CARD-RES'], exchange);
     if (response!.status === 401 || response!.status === 403) {
@@ -235,9 +303,19 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
     if (response!.json === undefined) fail(real, `card close answered HTTP ${response!.status} with a body that is not JSON`, ['CARD-RES'], exchange);
     const issues = validateSchema('CardCloseResponse', response!.json);
     const success = (response!.json as { success?: unknown }).success;
-    if (issues.length > 0) fail(real, `card close answered HTTP ${response!.status} outside the response shape: ${issues.slice(0, 3).map((issue) => issue.message).join('; ')}`, success === false ? ['CARD-ERR'] : ['CARD-RES'], exchange);
+    if (issues.length > 0)
+      fail(
+        real,
+        `card close answered HTTP ${response!.status} outside the response shape: ${issues
+          .slice(0, 3)
+          .map((issue) => issue.message)
+          .join('; ')}`,
+        success === false ? ['CARD-ERR'] : ['CARD-RES'],
+        exchange,
+      );
     if (state === 'open' && success !== true) fail(real, 'closing a registered open card was refused', ['CARD-RES'], exchange);
-    if (state === 'closed' && success === true) warn(real, `card #${card} was closed a second time: a closed card stays closed (how a service answers is open)`, ['U-STATES']);
+    if (state === 'closed' && success === true)
+      warn(real, `card #${card} was closed a second time: a closed card stays closed (how a service answers is open)`, ['U-STATES']);
     if (success === true) model.cards[card] = 'closed';
   }
 
@@ -282,16 +360,22 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
       },
       async run(model, real) {
         switch (spec.op) {
-          case 'set-energy': return setEnergy(real, spec.balance, spec.costPerTx, label);
+          case 'set-energy':
+            return setEnergy(real, spec.balance, spec.costPerTx, label);
           case 'query': {
             await query(real, label);
             return;
           }
-          case 'lease': return order(model, real, label, orderPlain(real, 'ENERGY', new LosslessNumber(String(spec.amount)), spec.expiryHours), true);
-          case 'withdraw': return order(model, real, label, orderPlain(real, 'USDT', new LosslessNumber(spec.amount)), false);
-          case 'repeat-callback-id': return repeat(model, real, label, spec.pick);
-          case 'register-card': return registerCard(model, real, label, spec.card);
-          case 'close-card': return closeCard(model, real, label, spec.card);
+          case 'lease':
+            return order(model, real, label, orderPlain(real, 'ENERGY', new LosslessNumber(String(spec.amount)), spec.expiryHours), true);
+          case 'withdraw':
+            return order(model, real, label, orderPlain(real, 'USDT', new LosslessNumber(spec.amount)), false);
+          case 'repeat-callback-id':
+            return repeat(model, real, label, spec.pick);
+          case 'register-card':
+            return registerCard(model, real, label, spec.card);
+          case 'close-card':
+            return closeCard(model, real, label, spec.card);
         }
       },
       toString: () => label,

@@ -4,7 +4,8 @@ import type { Report } from '../runner/types.js';
 import { compareWithBaseline, parseBaseline } from './baseline.js';
 
 const report = (...results: Report['results']): Report => ({ target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results });
-const baseline = (entries: Record<string, string>) => parseBaseline(JSON.stringify({ results: Object.entries(entries).map(([id, status]) => ({ id, status })) }), 'baseline.json');
+const baseline = (entries: Record<string, string>) =>
+  parseBaseline(JSON.stringify({ results: Object.entries(entries).map(([id, status]) => ({ id, status })) }), 'baseline.json');
 
 describe('comparing a run with a baseline', () => {
   it('lists a failure the baseline also had as known, not worse', () => {
@@ -24,7 +25,11 @@ describe('comparing a run with a baseline', () => {
   });
 
   it('counts a failure of a check the baseline skipped or warned on as worse', () => {
-    const comparison = compareWithBaseline(report(result('s/x/a/c', 'failed'), result('s/x/b/c', 'failed')), baseline({ 's/x/a/c': 'skipped', 's/x/b/c': 'warning' }), 'b');
+    const comparison = compareWithBaseline(
+      report(result('s/x/a/c', 'failed'), result('s/x/b/c', 'failed')),
+      baseline({ 's/x/a/c': 'skipped', 's/x/b/c': 'warning' }),
+      'b',
+    );
     expect(comparison.worse.map((w) => w.was)).toEqual(['skipped', 'warning']);
   });
 

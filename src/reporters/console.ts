@@ -38,13 +38,17 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
       case 'result': {
         done++;
         const { result } = event;
-        if (result.status === 'failed' || result.status === 'warning') write(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} [${done}/${total}] ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`);
+        if (result.status === 'failed' || result.status === 'warning')
+          write(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} [${done}/${total}] ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`);
         break;
       }
       case 'done': {
         write(`${side} side: ${summaryLine(event.report.summary)}\n`);
         const pre = event.report.preflight;
-        if (pre) write(`  pre-flight: ${pre.verdict}${pre.verdict === 'warning' ? ` (${pre.steps.filter((step) => step.level === 'warning').length} unproven; see report.html)` : ''}\n`);
+        if (pre)
+          write(
+            `  pre-flight: ${pre.verdict}${pre.verdict === 'warning' ? ` (${pre.steps.filter((step) => step.level === 'warning').length} unproven; see report.html)` : ''}\n`,
+          );
         for (const note of event.report.notes ?? []) write(`  note: ${note}\n`);
         break;
       }
@@ -62,7 +66,9 @@ const DIGEST_GROUPS = 8;
 export function failureDigest(report: Report): string {
   const groups = groupFailures(report);
   if (groups.length === 0) return '';
-  const lines = [`what to fix first (${report.summary.failed} failure${report.summary.failed === 1 ? '' : 's'} in ${groups.length} group${groups.length === 1 ? '' : 's'}):`];
+  const lines = [
+    `what to fix first (${report.summary.failed} failure${report.summary.failed === 1 ? '' : 's'} in ${groups.length} group${groups.length === 1 ? '' : 's'}):`,
+  ];
   for (const group of groups.slice(0, DIGEST_GROUPS)) {
     const first = group.results[0]!;
     lines.push(`  ${groupHeading(group)} [${group.rules.join(', ')}]`);

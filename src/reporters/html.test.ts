@@ -41,7 +41,9 @@ describe('report.html against a baseline', () => {
     const html = renderHtml(report, { rules, baseline: { file: 'base.json', known: failed, worse: [], fixed: [] } });
     expect(html).toMatch(/<header class="verdict pass">\s*<h1>PASSED<\/h1>\s*<p>no check worse than the baseline \(1 known failure\(s\), not fatal\)<\/p>/);
     expect(html).toContain('<h3>Worse than the baseline: these fail the run (0)</h3><p class="muted">none</p>');
-    expect(html).toMatch(/<h3>Known failures, also in the baseline: not fatal \(1\)<\/h3><ul><li><a href="#check-7">service\/orders\/withdrawal\/order-res<\/a><\/li><\/ul>/);
+    expect(html).toMatch(
+      /<h3>Known failures, also in the baseline: not fatal \(1\)<\/h3><ul><li><a href="#check-7">service\/orders\/withdrawal\/order-res<\/a><\/li><\/ul>/,
+    );
   });
 });
 

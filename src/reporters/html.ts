@@ -15,9 +15,25 @@ interface HtmlContext {
 const ORDER: Status[] = ['failed', 'warning', 'skipped', 'passed'];
 const HEADINGS: Record<Status, string> = { failed: 'Failed', warning: 'Warnings', skipped: 'Skipped', passed: 'Passed' };
 
-interface ShownRequest { method?: unknown; url?: unknown; headers?: unknown; body?: unknown; plain?: unknown; receivedAt?: unknown }
-interface ShownResponse { status?: unknown; body?: unknown; decrypted?: { text?: unknown } | null; decryptError?: unknown }
-interface ShownExchange { request?: ShownRequest; response?: ShownResponse | null; error?: unknown }
+interface ShownRequest {
+  method?: unknown;
+  url?: unknown;
+  headers?: unknown;
+  body?: unknown;
+  plain?: unknown;
+  receivedAt?: unknown;
+}
+interface ShownResponse {
+  status?: unknown;
+  body?: unknown;
+  decrypted?: { text?: unknown } | null;
+  decryptError?: unknown;
+}
+interface ShownExchange {
+  request?: ShownRequest;
+  response?: ShownResponse | null;
+  error?: unknown;
+}
 
 /** JSON text pretty-printed with every number's digits kept; other text as it is. */
 function showBody(text: unknown): string {
@@ -30,7 +46,11 @@ function showBody(text: unknown): string {
 }
 
 function headerLines(headers: unknown): string {
-  return headers && typeof headers === 'object' ? Object.entries(headers as Record<string, unknown>).map(([k, v]) => `${k}: ${String(v)}`).join('\n') : '';
+  return headers && typeof headers === 'object'
+    ? Object.entries(headers as Record<string, unknown>)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join('\n')
+    : '';
 }
 
 function exchangesOf(result: CheckResult): ShownExchange[] {
@@ -48,10 +68,20 @@ function exchangeHtml(exchange: ShownExchange, i: number): string {
   const response = exchange.response ?? undefined;
   const isDelivery = typeof request.receivedAt === 'number';
   const wire = `${String(request.method ?? '')} ${String(request.url ?? '')}\n${headerLines(request.headers)}\n\n${String(request.body ?? '')}`;
-  const plain = showBody(request.plain) || (typeof request.plain === 'string' ? request.plain : isDelivery ? '(does not decrypt with the key)' : '(not encrypted)');
+  const plain =
+    showBody(request.plain) || (typeof request.plain === 'string' ? request.plain : isDelivery ? '(does not decrypt with the key)' : '(not encrypted)');
   const answer = response ? `HTTP ${String(response.status)}\n\n${String(response.body ?? '')}` : `no answer: ${String(exchange.error ?? '')}`;
-  const decrypted = response?.decrypted?.text !== undefined ? showBody(response.decrypted.text) : response?.decryptError ? `cannot decrypt: ${String(response.decryptError)}` : isDelivery && response?.body ? showBody(response.body) : '(no encrypted data)';
-  const who = isDelivery ? ['callback from the service (wire)', 'callback (decrypted)', "the runner's answer (wire)", "the runner's answer (read)"] : ['request (wire)', 'request (plain, before encryption)', 'answer (wire)', 'answer (decrypted)'];
+  const decrypted =
+    response?.decrypted?.text !== undefined
+      ? showBody(response.decrypted.text)
+      : response?.decryptError
+        ? `cannot decrypt: ${String(response.decryptError)}`
+        : isDelivery && response?.body
+          ? showBody(response.body)
+          : '(no encrypted data)';
+  const who = isDelivery
+    ? ['callback from the service (wire)', 'callback (decrypted)', "the runner's answer (wire)", "the runner's answer (read)"]
+    : ['request (wire)', 'request (plain, before encryption)', 'answer (wire)', 'answer (decrypted)'];
   return `<div class="exchange"><h4>exchange ${i + 1}${exchange.error ? ` <span class="bad">${h(String(exchange.error))}</span>` : ''}</h4><div class="grid">
 ${pane(who[0]!, wire, 'wire')}${pane(who[1]!, plain, 'plain')}
 ${pane(who[2]!, answer, 'wire')}${pane(who[3]!, decrypted, 'plain')}
@@ -105,7 +135,13 @@ export function deliveryTimeline(result: CheckResult): string {
     const event = payload ? String(payload.trackingId ?? payload.callBackId ?? '?') : '(does not decrypt)';
     const answer = answerOf(delivery.response);
     const before = lastAnswer.get(event);
-    const kind = !payload ? 'undecryptable' : !before ? 'first delivery' : before.ack ? `resend after the ack of #${before.n}` : `retry (#${before.n} was not acknowledged)`;
+    const kind = !payload
+      ? 'undecryptable'
+      : !before
+        ? 'first delivery'
+        : before.ack
+          ? `resend after the ack of #${before.n}`
+          : `retry (#${before.n} was not acknowledged)`;
     lastAnswer.set(event, { ack: answer.ack, n: i + 1 });
     const at = (request.receivedAt as number) - first;
     return `<tr class="${answer.ack ? 'ack' : 'nack'}"><td>#${i + 1}</td><td>+${at} ms</td><td><code>${h(payload ? String(payload.requestUUID ?? '—') : '—')}</code></td><td><code>${h(event)}</code></td><td>${h(kind)}</td><td><span class="badge ${answer.ack ? 'passed' : 'failed'}">${answer.ack ? 'ack' : 'no ack'}</span> ${h(answer.text)}</td></tr>`;
@@ -118,7 +154,12 @@ ${rows.join('\n')}
 /** What was tested: one row per side, then run-wide facts (embedded servers, TLS settings). */
 function targetHtml(target: Record<string, unknown>): string {
   const { sides, general } = targetSides(target);
-  const rows = sides.map((side) => `<tr><td><b>${h(side.side)}</b></td><td>${side.address.map((a) => `<code>${h(a)}</code>`).join('<br>')}</td><td>${h(side.profile)}</td><td>${side.other.map(h).join('<br>')}</td></tr>`).join('\n');
+  const rows = sides
+    .map(
+      (side) =>
+        `<tr><td><b>${h(side.side)}</b></td><td>${side.address.map((a) => `<code>${h(a)}</code>`).join('<br>')}</td><td>${h(side.profile)}</td><td>${side.other.map(h).join('<br>')}</td></tr>`,
+    )
+    .join('\n');
   const extra = general.map(([key, value]) => `<tr><td colspan="4"><span class="muted">${h(key)}</span> ${h(value)}</td></tr>`).join('\n');
   return `<table class="target"><thead><tr><th>side</th><th>address</th><th>crypto profile</th><th>settings</th></tr></thead><tbody>\n${rows}\n${extra}\n</tbody></table>`;
 }
@@ -153,8 +194,16 @@ function rulesTable(report: Report, rules: Map<string, Rule>, anchors: Map<Check
     .map(([id, results]) => ({ id, results, status: ruleStatus(results) }))
     .sort((a, b) => ORDER.indexOf(a.status) - ORDER.indexOf(b.status) || a.id.localeCompare(b.id))
     .map(({ id, results, status }) => {
-      const counts = (['failed', 'warning', 'passed', 'skipped'] as const).map((s) => [s, results.filter((r) => r.status === s).length] as const).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
-      const notPassed = results.filter((r) => r.status !== 'passed').slice(0, 8).map((r) => `<a href="#check-${anchors.get(r)}">${h(r.id)}</a>`).join('<br>');
+      const counts = (['failed', 'warning', 'passed', 'skipped'] as const)
+        .map((s) => [s, results.filter((r) => r.status === s).length] as const)
+        .filter(([, n]) => n > 0)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(', ');
+      const notPassed = results
+        .filter((r) => r.status !== 'passed')
+        .slice(0, 8)
+        .map((r) => `<a href="#check-${anchors.get(r)}">${h(r.id)}</a>`)
+        .join('<br>');
       const rule = rules.get(id);
       return `<tr class="${status}"><td><span class="badge ${status}">${h(status)}</span></td><td class="rule-id"><b>${h(id)}</b><br><span class="muted">${h(rule?.severity ?? '')}</span></td><td>${ruleText(rule?.text ?? '(not in the rule catalog)')}</td><td>${h(counts)}</td><td>${notPassed}</td></tr>`;
     });
@@ -164,17 +213,28 @@ ${rows.join('\n')}
 }
 
 function baselineHtml(baseline: BaselineComparison, anchors: Map<CheckResult, number>): string {
-  const list = (results: CheckResult[], note?: (r: CheckResult) => string) => (results.length ? `<ul>${results.map((r) => `<li><a href="#check-${anchors.get(r)}">${h(r.id)}</a>${note ? ` ${h(note(r))}` : ''}</li>`).join('')}</ul>` : '<p class="muted">none</p>');
+  const list = (results: CheckResult[], note?: (r: CheckResult) => string) =>
+    results.length
+      ? `<ul>${results.map((r) => `<li><a href="#check-${anchors.get(r)}">${h(r.id)}</a>${note ? ` ${h(note(r))}` : ''}</li>`).join('')}</ul>`
+      : '<p class="muted">none</p>';
   const was = new Map(baseline.worse.map((w) => [w.result, w.was]));
   return `<section class="baseline"><h2>Against the baseline <code>${h(baseline.file)}</code></h2>
-<h3>Worse than the baseline: these fail the run (${baseline.worse.length})</h3>${list(baseline.worse.map((w) => w.result), (r) => (was.get(r) === 'new' ? '(a check the baseline does not have)' : `(was ${was.get(r)})`))}
+<h3>Worse than the baseline: these fail the run (${baseline.worse.length})</h3>${list(
+    baseline.worse.map((w) => w.result),
+    (r) => (was.get(r) === 'new' ? '(a check the baseline does not have)' : `(was ${was.get(r)})`),
+  )}
 <h3>Known failures, also in the baseline: not fatal (${baseline.known.length})</h3>${list(baseline.known)}
 <h3>Fixed since the baseline (${baseline.fixed.length})</h3>${list(baseline.fixed)}</section>`;
 }
 
 /** Pre-flight's reasoning: what it sent, what it saw, what it concludes, one row per step. */
 function preflightHtml(preflight: Preflight): string {
-  const rows = preflight.steps.map((step) => `<tr class="${step.level === 'warning' ? 'warning' : 'passed'}"><td><span class="badge ${step.level === 'warning' ? 'warning' : 'passed'}">${step.level}</span></td><td>${h(step.what)}</td><td>${h(step.observed)}</td><td>${h(step.conclusion)}</td></tr>`).join('');
+  const rows = preflight.steps
+    .map(
+      (step) =>
+        `<tr class="${step.level === 'warning' ? 'warning' : 'passed'}"><td><span class="badge ${step.level === 'warning' ? 'warning' : 'passed'}">${step.level}</span></td><td>${h(step.what)}</td><td>${h(step.observed)}</td><td>${h(step.conclusion)}</td></tr>`,
+    )
+    .join('');
   return `<h2 id="preflight">Pre-flight: ${h(preflight.verdict)}</h2>
 <p class="muted">${preflight.verdict === 'warning' ? 'Pre-flight suspected something it could not prove: the suites ran and judged the target.' : 'Pre-flight found the configuration working.'}</p>
 <table class="preflight"><tr><th></th><th>what was sent</th><th>observed</th><th>conclusion</th></tr>${rows}</table>`;
@@ -186,8 +246,14 @@ function failuresHtml(report: Report, rules: Map<string, Rule>, anchors: Map<Che
   if (groups.length === 0) return '';
   const total = groups.reduce((n, g) => n + g.results.length, 0);
   return `<section class="failures"><h2 id="failed">Failed (${total}), by cause</h2>
-${groups.map((group) => `<div class="cause">${group.results.length > 1 || group.fix ? `<h3>${h(groupHeading(group))}</h3>` : ''}${group.proof ? `<p class="muted">How it is known: ${h(group.proof)}</p>` : ''}
-${group.results.map((r) => checkHtml(r, anchors.get(r)!, rules)).join('\n')}</div>`).join('\n')}
+${groups
+  .map(
+    (
+      group,
+    ) => `<div class="cause">${group.results.length > 1 || group.fix ? `<h3>${h(groupHeading(group))}</h3>` : ''}${group.proof ? `<p class="muted">How it is known: ${h(group.proof)}</p>` : ''}
+${group.results.map((r) => checkHtml(r, anchors.get(r)!, rules)).join('\n')}</div>`,
+  )
+  .join('\n')}
 </section>`;
 }
 
@@ -203,11 +269,13 @@ export function renderHtml(report: Report, context: HtmlContext = { rules: [] })
   const verdict = verdictOf(report, context.baseline);
   const s = report.summary;
   const notes = report.notes ?? [];
-  const groups = ORDER.filter((status) => status !== 'failed').map((status) => {
-    const results = report.results.filter((r) => r.status === status);
-    if (results.length === 0) return '';
-    return `<h3 id="${status}">${HEADINGS[status]} (${results.length})</h3>\n${results.map((r) => checkHtml(r, anchors.get(r)!, rules)).join('\n')}`;
-  }).join('\n');
+  const groups = ORDER.filter((status) => status !== 'failed')
+    .map((status) => {
+      const results = report.results.filter((r) => r.status === status);
+      if (results.length === 0) return '';
+      return `<h3 id="${status}">${HEADINGS[status]} (${results.length})</h3>\n${results.map((r) => checkHtml(r, anchors.get(r)!, rules)).join('\n')}`;
+    })
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${h(verdict.label)}: wallet-conformance report</title>
 <style>

@@ -21,7 +21,7 @@ describe('report.json', () => {
     expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
   });
 
-  it('stays valid with the replay command and each result\'s cause and replay; a replay that is not text is refused', () => {
+  it("stays valid with the replay command and each result's cause and replay; a replay that is not text is refused", () => {
     const report = withReplay(sampleReport(), 'wallet-conformance verify service --base-url http://127.0.0.1:4010');
     report.results[7]!.cause = 'undecryptable-answer';
     const parsed = JSON.parse(renderJson(report)) as { results: Array<{ replay?: unknown }> };

@@ -12,5 +12,10 @@ export function renderJson(report: Report, baseline?: BaselineComparison): strin
 }
 
 function baselineSection(comparison: BaselineComparison): Record<string, unknown> {
-  return { file: comparison.file, known: comparison.known.map((r) => r.id), worse: comparison.worse.map((w) => w.result.id), fixed: comparison.fixed.map((r) => r.id) };
+  return {
+    file: comparison.file,
+    known: comparison.known.map((r) => r.id),
+    worse: comparison.worse.map((w) => w.result.id),
+    fixed: comparison.fixed.map((r) => r.id),
+  };
 }

@@ -24,7 +24,7 @@ describe('summary.md', () => {
     expect(renderMarkdown(report)).toContain('[ORDER-RES]: a \\| b &lt;script&gt;x&lt;/script&gt;\n');
   });
 
-  it('puts the pre-flight diagnosis above the failures, shows each failure\'s replay, and writes no JSON for the target', () => {
+  it("puts the pre-flight diagnosis above the failures, shows each failure's replay, and writes no JSON for the target", () => {
     const report = withReplay(sampleReport(), 'wallet-conformance verify service --base-url http://127.0.0.1:4010');
     report.preflight = { verdict: 'warning', steps: [{ what: 'one valid energy query', observed: 'HTTP 401', conclusion: 'check the key', level: 'warning' }] };
     report.target.tls = { extraCaCertificates: 144 };

@@ -14,7 +14,8 @@ function cell(text: string): string {
 
 function table(results: CheckResult[], note?: (result: CheckResult) => string): string[] {
   const lines = ['| status | rules | check | message |', '| --- | --- | --- | --- |'];
-  for (const r of results.slice(0, MAX_ROWS)) lines.push(`| ${ICON[r.status]} ${r.status}${note ? ` ${note(r)}` : ''} | ${r.rules.join(', ')} | \`${cell(r.id)}\` | ${cell(r.message)} |`);
+  for (const r of results.slice(0, MAX_ROWS))
+    lines.push(`| ${ICON[r.status]} ${r.status}${note ? ` ${note(r)}` : ''} | ${r.rules.join(', ')} | \`${cell(r.id)}\` | ${cell(r.message)} |`);
   if (results.length > MAX_ROWS) lines.push(`| | | … and ${results.length - MAX_ROWS} more | see report.html |`);
   return [...lines, ''];
 }
@@ -29,7 +30,9 @@ const PER_GROUP = 5;
 function failureGroups(report: Report, only?: Set<CheckResult>, note?: (result: CheckResult) => string): string[] {
   const lines: string[] = [];
   let shown = 0;
-  const groups = groupFailures(report).map((g) => ({ ...g, results: only ? g.results.filter((r) => only.has(r)) : g.results })).filter((g) => g.results.length > 0);
+  const groups = groupFailures(report)
+    .map((g) => ({ ...g, results: only ? g.results.filter((r) => only.has(r)) : g.results }))
+    .filter((g) => g.results.length > 0);
   for (const group of groups) {
     if (shown >= MAX_ROWS) {
       lines.push(`… and ${groups.slice(groups.indexOf(group)).reduce((n, g) => n + g.results.length, 0)} more failures: see report.html`, '');
@@ -69,24 +72,51 @@ export function renderMarkdown(report: Report, baseline?: BaselineComparison): s
   if (report.preflight) {
     const pre = report.preflight;
     lines.push(`**Pre-flight: ${pre.verdict}**${pre.verdict === 'warning' ? ' (unproven: the suites ran and judged)' : ''}`, '');
-    for (const step of pre.steps) lines.push(`- ${step.level === 'warning' ? ICON.warning : ICON.passed} ${cell(step.what)}: ${cell(step.observed)}. ${cell(step.conclusion)}`);
+    for (const step of pre.steps)
+      lines.push(`- ${step.level === 'warning' ? ICON.warning : ICON.passed} ${cell(step.what)}: ${cell(step.observed)}. ${cell(step.conclusion)}`);
     lines.push('');
   }
   const failed = report.results.filter((r) => r.status === 'failed');
   if (baseline) {
     const worse = new Map(baseline.worse.map((w) => [w.result, w.was]));
     const fatal = failed.filter((r) => worse.has(r));
-    if (fatal.length > 0) lines.push(`### Worse than the baseline (${fatal.length}), by cause`, '', ...failureGroups(report, new Set(fatal), (r) => (worse.get(r) === 'new' ? '(new check)' : `(was ${worse.get(r)})`)));
+    if (fatal.length > 0)
+      lines.push(
+        `### Worse than the baseline (${fatal.length}), by cause`,
+        '',
+        ...failureGroups(report, new Set(fatal), (r) => (worse.get(r) === 'new' ? '(new check)' : `(was ${worse.get(r)})`)),
+      );
   } else if (failed.length > 0) lines.push(`### Failed (${failed.length}), by cause`, '', ...failureGroups(report));
-  lines.push('### What was tested', '', ...targetSides(report.target).sides.map((side) => `- **${cell(side.side)}** ${side.address.map((a) => `\`${cell(a)}\``).join(', ')}${side.other.length ? ` (${cell(side.other.join(', '))})` : ''}`), '');
+  lines.push(
+    '### What was tested',
+    '',
+    ...targetSides(report.target).sides.map(
+      (side) =>
+        `- **${cell(side.side)}** ${side.address.map((a) => `\`${cell(a)}\``).join(', ')}${side.other.length ? ` (${cell(side.other.join(', '))})` : ''}`,
+    ),
+    '',
+  );
   if (baseline) {
     if (baseline.known.length > 0) lines.push(`### Known failures, also in the baseline (${baseline.known.length}): not fatal`, '', ...table(baseline.known));
-    if (baseline.fixed.length > 0) lines.push(`Fixed since the baseline: ${baseline.fixed.length} check(s) (${baseline.fixed.slice(0, 10).map((r) => `\`${cell(r.id)}\``).join(', ')}${baseline.fixed.length > 10 ? ', …' : ''}): the baseline can be renewed.`, '');
+    if (baseline.fixed.length > 0)
+      lines.push(
+        `Fixed since the baseline: ${baseline.fixed.length} check(s) (${baseline.fixed
+          .slice(0, 10)
+          .map((r) => `\`${cell(r.id)}\``)
+          .join(', ')}${baseline.fixed.length > 10 ? ', …' : ''}): the baseline can be renewed.`,
+        '',
+      );
   }
   for (const status of ['warning', 'skipped'] as const) {
     const some = report.results.filter((r) => r.status === status);
     if (some.length === 0) continue;
-    lines.push(`<details><summary>${ICON[status]} ${some.length} ${status === 'warning' ? 'warnings' : 'skipped'}</summary>`, '', ...table(some), '</details>', '');
+    lines.push(
+      `<details><summary>${ICON[status]} ${some.length} ${status === 'warning' ? 'warnings' : 'skipped'}</summary>`,
+      '',
+      ...table(some),
+      '</details>',
+      '',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -41,14 +41,16 @@ export function mergeShards(shards: readonly ShardReport[], order: CaseOrder = n
   if (!first) throw new ConfigError('no-reports', 'report merge needs at least one report directory');
   for (const shard of shards.slice(1)) {
     const differences = targetDifferences(first.report.target, shard.report.target);
-    if (differences.length > 0) throw new ConfigError('targets-differ', `the reports tested different targets: ${first.source} and ${shard.source} differ in ${differences.join('; ')}`);
+    if (differences.length > 0)
+      throw new ConfigError('targets-differ', `the reports tested different targets: ${first.source} and ${shard.source} differ in ${differences.join('; ')}`);
   }
   const seen = new Map<string, string>();
   const all: Array<{ result: CheckResult; position: number }> = [];
   for (const shard of shards) {
     for (const result of shard.report.results) {
       const other = seen.get(result.id);
-      if (other !== undefined) throw new ConfigError('shards-overlap', `check ${result.id} is in both ${other} and ${shard.source}: the shards overlap (the same shard twice?)`);
+      if (other !== undefined)
+        throw new ConfigError('shards-overlap', `check ${result.id} is in both ${other} and ${shard.source}: the shards overlap (the same shard twice?)`);
       seen.set(result.id, shard.source);
       all.push({ result, position: all.length });
     }
@@ -66,17 +68,30 @@ export function mergeShards(shards: readonly ShardReport[], order: CaseOrder = n
     return [sides.indexOf(result.suite.split('/')[0] ?? ''), suite < 0 ? suiteNames.length : suite, testCase < 0 ? cases.length : testCase];
   };
   const ranked = all.map((entry) => ({ ...entry, rank: rank(entry.result) }));
-  ranked.sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || (a.rank[1] === suiteNames.length ? a.result.suite.localeCompare(b.result.suite) : 0) || a.rank[2] - b.rank[2] || a.position - b.position);
+  ranked.sort(
+    (a, b) =>
+      a.rank[0] - b.rank[0] ||
+      a.rank[1] - b.rank[1] ||
+      (a.rank[1] === suiteNames.length ? a.result.suite.localeCompare(b.result.suite) : 0) ||
+      a.rank[2] - b.rank[2] ||
+      a.position - b.position,
+  );
   const results = ranked.map((entry) => entry.result);
   const count = (status: CheckResult['status']) => results.filter((r) => r.status === status).length;
   // Fields newer reports carry (skipped MUST checks, notes): kept when the shards have them.
-  const extra = (shard: ShardReport) => ({ skippedMust: (shard.report.summary as { skippedMust?: number }).skippedMust, notes: (shard.report as { notes?: string[] }).notes });
+  const extra = (shard: ShardReport) => ({
+    skippedMust: (shard.report.summary as { skippedMust?: number }).skippedMust,
+    notes: (shard.report as { notes?: string[] }).notes,
+  });
   const skippedMust = shards.reduce((sum, shard) => sum + (extra(shard).skippedMust ?? 0), 0);
   const notes = [...new Set(shards.flatMap((shard) => extra(shard).notes ?? []))];
   return {
     target: first.report.target,
     summary: {
-      passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'),
+      passed: count('passed'),
+      failed: count('failed'),
+      warnings: count('warning'),
+      skipped: count('skipped'),
       durationMs: shards.reduce((sum, shard) => sum + shard.report.summary.durationMs, 0),
       ...(shards.some((shard) => extra(shard).skippedMust !== undefined) ? { skippedMust } : {}),
     },

@@ -16,8 +16,18 @@ function withPreflight(): Report {
     preflight: {
       verdict: 'warning',
       steps: [
-        { what: 'one valid deposit callback', observed: 'HTTP 400 {"errCode":4001}', conclusion: 'the merchant did not acknowledge a valid callback', level: 'warning' },
-        { what: 'the same callback under every other padding', observed: 'none acknowledged', conclusion: 'no other reading of the profile explains it <b>', level: 'ok' },
+        {
+          what: 'one valid deposit callback',
+          observed: 'HTTP 400 {"errCode":4001}',
+          conclusion: 'the merchant did not acknowledge a valid callback',
+          level: 'warning',
+        },
+        {
+          what: 'the same callback under every other padding',
+          observed: 'none acknowledged',
+          conclusion: 'no other reading of the profile explains it <b>',
+          level: 'ok',
+        },
       ],
     },
   };

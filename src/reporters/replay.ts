@@ -26,6 +26,8 @@ export function withReplay(report: Report, command: string): Report {
   return {
     ...report,
     replay: { command },
-    results: report.results.map((result) => (result.status === 'failed' || result.status === 'warning' ? { ...result, replay: replayCommand(result, command) } : result)),
+    results: report.results.map((result) =>
+      result.status === 'failed' || result.status === 'warning' ? { ...result, replay: replayCommand(result, command) } : result,
+    ),
   };
 }

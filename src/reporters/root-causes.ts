@@ -44,7 +44,10 @@ function refusedOrUnprocessed(result: CheckResult): boolean {
   return /^(delivery \d+\/\d+: )?expected HTTP 200, got \d+/.test(result.message) || /the probe shows 0\b|^nothing was processed/.test(result.message);
 }
 
-interface Delivery { body: string; status?: number }
+interface Delivery {
+  body: string;
+  status?: number;
+}
 
 function deliveriesOf(result: CheckResult): Delivery[] {
   const list = result.evidence?.exchanges;
@@ -68,16 +71,31 @@ function formReadingProof(report: Report, refused: CheckResult[]): string | unde
   if (report.target.side !== 'merchant') return undefined;
   const bad = refused.flatMap(deliveriesOf).filter((d) => d.status !== undefined && d.status !== 200);
   if (bad.length < 2 || !bad.every((d) => d.body.includes('+'))) return undefined;
-  const good = report.results.filter((r) => r.status === 'passed').flatMap(deliveriesOf).find((d) => d.status === 200 && !d.body.includes('+'));
-  if (good) return `each of the ${bad.length} refused callbacks shown holds a '+' in its Base64 body; a callback without one was answered HTTP 200 (a form decoder turns '+' into a space)`;
+  const good = report.results
+    .filter((r) => r.status === 'passed')
+    .flatMap(deliveriesOf)
+    .find((d) => d.status === 200 && !d.body.includes('+'));
+  if (good)
+    return `each of the ${bad.length} refused callbacks shown holds a '+' in its Base64 body; a callback without one was answered HTTP 200 (a form decoder turns '+' into a space)`;
   // The runner's form-field body (data=<Base64>) opens only for a receiver that reads a form.
-  const form = report.results.find((r) => r.suite === 'merchant/raw-body' && r.case === 'form-field-body' && r.status !== 'passed' && /the probe shows [1-9]|answered errCode 0/.test(r.message));
-  if (form) return `each of the ${bad.length} refused callbacks shown holds a '+' in its Base64 body, and the merchant processed a body sent as the form field data=… (${form.id})`;
+  const form = report.results.find(
+    (r) =>
+      r.suite === 'merchant/raw-body' && r.case === 'form-field-body' && r.status !== 'passed' && /the probe shows [1-9]|answered errCode 0/.test(r.message),
+  );
+  if (form)
+    return `each of the ${bad.length} refused callbacks shown holds a '+' in its Base64 body, and the merchant processed a body sent as the form field data=… (${form.id})`;
   return undefined;
 }
 
 function group(key: string, cause: string, results: CheckResult[], extra: { fix?: string; proof?: string } = {}): CauseGroup {
-  return { key, cause, ...(extra.fix ? { fix: extra.fix } : {}), ...(extra.proof ? { proof: extra.proof } : {}), rules: [...new Set(results.flatMap((r) => r.rules))], results };
+  return {
+    key,
+    cause,
+    ...(extra.fix ? { fix: extra.fix } : {}),
+    ...(extra.proof ? { proof: extra.proof } : {}),
+    rules: [...new Set(results.flatMap((r) => r.rules))],
+    results,
+  };
 }
 
 /**
@@ -99,12 +117,20 @@ export function groupFailures(report: Report, status: 'failed' | 'warning' = 'fa
   const proof = refused.length > 0 ? formReadingProof(report, refused) : undefined;
   if (proof) {
     const set = new Set(refused);
-    groups.push(group('form-body', 'the body was read as a form field (a \'+\' in the Base64 became a space)', take((r) => set.has(r)), {
-      fix: 'read the raw request body as the Base64 text, before any form or JSON parser (CB-RAW-BODY)', proof,
-    }));
+    groups.push(
+      group(
+        'form-body',
+        "the body was read as a form field (a '+' in the Base64 became a space)",
+        take((r) => set.has(r)),
+        {
+          fix: 'read the raw request body as the Base64 text, before any form or JSON parser (CB-RAW-BODY)',
+          proof,
+        },
+      ),
+    );
   }
   const stopped = take((r) => r.id.endsWith('/target-stopped'));
-  if (stopped.length > 0) groups.push(group('target-stopped', 'the target stopped answering under the run\'s input', stopped));
+  if (stopped.length > 0) groups.push(group('target-stopped', "the target stopped answering under the run's input", stopped));
   const byCause = new Map<string, CheckResult[]>();
   for (const r of take((r) => r.cause !== undefined)) byCause.set(r.cause!, [...(byCause.get(r.cause!) ?? []), r]);
   for (const [cause, results] of byCause) groups.push(group(`cause:${cause}`, CAUSE_WORDS[cause] ?? cause, results));

@@ -32,9 +32,13 @@ describe('the verdict', () => {
   });
 });
 
-describe('the target in a person\'s words', () => {
+describe("the target in a person's words", () => {
   it('shows one row per side of an embedded run, with the card URL only when it differs', () => {
-    const { sides, general } = targetSides({ embedded: true, service: { side: 'service', baseUrl: 'http://a', cardBaseUrl: 'http://a', userId: 1, profile: { padding: 'pkcs1' } }, merchant: { side: 'merchant', callbackUrl: 'http://b/cb', probeUrl: null } });
+    const { sides, general } = targetSides({
+      embedded: true,
+      service: { side: 'service', baseUrl: 'http://a', cardBaseUrl: 'http://a', userId: 1, profile: { padding: 'pkcs1' } },
+      merchant: { side: 'merchant', callbackUrl: 'http://b/cb', probeUrl: null },
+    });
     expect(sides).toEqual([
       { side: 'service', address: ['baseUrl http://a'], profile: 'padding pkcs1', other: ['userId 1'] },
       { side: 'merchant', address: ['callbackUrl http://b/cb'], profile: '', other: [] },

@@ -30,7 +30,13 @@ export function verdictOf(report: Report, baseline?: BaselineComparison): Verdic
   if (failed > 0) return verdict(false, 'FAILED', `${failed} check(s) failed`);
   // A green run that skipped MUST checks is not an all-clear: say how many and why.
   const gaps = report.summary.skippedMust ?? 0;
-  if (gaps > 0) return verdict(true, 'NOT FULLY CHECKED', `no check failed, but ${gaps} MUST check(s) were skipped (${report.notes?.[0] ?? 'see the skipped results'})`, true);
+  if (gaps > 0)
+    return verdict(
+      true,
+      'NOT FULLY CHECKED',
+      `no check failed, but ${gaps} MUST check(s) were skipped (${report.notes?.[0] ?? 'see the skipped results'})`,
+      true,
+    );
   return verdict(true, 'PASSED', 'every check that must pass passed');
 }
 
@@ -58,7 +64,10 @@ const ADDRESS = ['baseUrl', 'cardBaseUrl', 'callbackUrl', 'probeUrl'];
 
 /** camelCase in words: `extraCaCertificates` → `extra CA certificates`. */
 function words(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().replace(/\b(ca|tls|url|id|api|ms)\b/g, (w) => w.toUpperCase());
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\b(ca|tls|url|id|api|ms)\b/g, (w) => w.toUpperCase());
 }
 
 /** A value in words, never as JSON: an object is `name value, name value` (`tls {"extraCaCertificates":144}` → `extra CA certificates 144`). */
@@ -68,7 +77,10 @@ function show(value: unknown): string {
   if (value === false) return 'no';
   if (value === null || value === undefined) return '—';
   if (Array.isArray(value)) return value.map(show).join(', ');
-  if (typeof value === 'object' && !('isLosslessNumber' in value)) return Object.entries(value).map(([k, v]) => `${words(k)} ${show(v)}`).join(', ');
+  if (typeof value === 'object' && !('isLosslessNumber' in value))
+    return Object.entries(value)
+      .map(([k, v]) => `${words(k)} ${show(v)}`)
+      .join(', ');
   return stringifyExact(value);
 }
 
@@ -79,11 +91,23 @@ export function targetSides(target: Record<string, unknown>): { sides: TargetSid
   const list = nested.length > 0 ? nested : [target];
   const sides = list.map((one): TargetSide => ({
     side: show(one.side ?? '?'),
-    address: ADDRESS.filter((key) => typeof one[key] === 'string' && !(key === 'cardBaseUrl' && one[key] === one.baseUrl)).map((key) => `${key} ${String(one[key])}`),
-    profile: one.profile && typeof one.profile === 'object' ? Object.entries(one.profile as Record<string, unknown>).map(([k, v]) => `${k} ${show(v)}`).join(', ') : '',
-    other: Object.entries(one).filter(([key, value]) => key !== 'side' && key !== 'profile' && !ADDRESS.includes(key) && value !== null && value !== undefined).map(([key, value]) => (value !== null && typeof value === 'object' && !('isLosslessNumber' in value) ? `${key} (${show(value)})` : `${key} ${show(value)}`)),
+    address: ADDRESS.filter((key) => typeof one[key] === 'string' && !(key === 'cardBaseUrl' && one[key] === one.baseUrl)).map(
+      (key) => `${key} ${String(one[key])}`,
+    ),
+    profile:
+      one.profile && typeof one.profile === 'object'
+        ? Object.entries(one.profile as Record<string, unknown>)
+            .map(([k, v]) => `${k} ${show(v)}`)
+            .join(', ')
+        : '',
+    other: Object.entries(one)
+      .filter(([key, value]) => key !== 'side' && key !== 'profile' && !ADDRESS.includes(key) && value !== null && value !== undefined)
+      .map(([key, value]) =>
+        value !== null && typeof value === 'object' && !('isLosslessNumber' in value) ? `${key} (${show(value)})` : `${key} ${show(value)}`,
+      ),
   }));
-  const general = nested.length > 0 ? describeTarget(Object.fromEntries(Object.entries(target).filter(([key]) => key !== 'service' && key !== 'merchant'))) : [];
+  const general =
+    nested.length > 0 ? describeTarget(Object.fromEntries(Object.entries(target).filter(([key]) => key !== 'service' && key !== 'merchant'))) : [];
   return { sides, general };
 }
 

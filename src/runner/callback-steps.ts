@@ -26,7 +26,12 @@ function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Record<st
  * deliveries of that event: those whose trackingId matches, and those that do not decrypt at all
  * (a service that mangles bodies mangles them all; they must still be judged).
  */
-export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
+export async function runEmit(
+  step: EmitStep,
+  target: ServiceTarget,
+  receiver: Receiver,
+  scope: TemplateScope,
+): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
   const client = controlClientOf(target);
   const started = Date.now();
   receiver.script(step.answers ?? ['ack']);
@@ -46,7 +51,10 @@ export async function runEmit(step: EmitStep, target: ServiceTarget, receiver: R
   };
   const emitted = await controlEmitCallback(client, merchantOf(target), request);
   const sent = emitted.request;
-  const emitExchange: Exchange = { request: { method: sent.method, url: sent.url, headers: { 'x-control-token': redact(client.token, 'ct') }, body: sent.body ?? '' }, response: { status: emitted.status, headers: {}, body: emitted.text } };
+  const emitExchange: Exchange = {
+    request: { method: sent.method, url: sent.url, headers: { 'x-control-token': redact(client.token, 'ct') }, body: sent.body ?? '' },
+    response: { status: emitted.status, headers: {}, body: emitted.text },
+  };
   exchanges.push(emitExchange);
   const trackingId = (emitted.json as { trackingId?: unknown } | undefined)?.trackingId;
   // The control API (docs/service-guide.md) fixes the answer's body ({"trackingId"}), not its status: any 2xx with one will do.
@@ -81,7 +89,12 @@ export async function pointCallbacks(target: ServiceTarget, receiver: Receiver):
 }
 
 /** Waits for a callback of `type` whose payload carries the `match` fields (e.g. the order's callBackId). */
-export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver: Receiver, scope: TemplateScope): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
+export async function runAwait(
+  step: AwaitStep,
+  target: ServiceTarget,
+  receiver: Receiver,
+  scope: TemplateScope,
+): Promise<{ exchanges: Exchange[]; callbacks: ReceivedCallback[] }> {
   const match = fill(step.match ?? {}, scope) as Record<string, unknown>;
   const started = Date.now();
   const count = step.count ?? 1;
@@ -101,7 +114,10 @@ export async function runAwait(step: AwaitStep, target: ServiceTarget, receiver:
       first ??= value;
       return sameEvent(first, value);
     }
-    return (step.type === undefined || String(value.type) === String(step.type)) && Object.entries(match).every(([field, want]) => String(value[field]) === String(want));
+    return (
+      (step.type === undefined || String(value.type) === String(step.type)) &&
+      Object.entries(match).every(([field, want]) => String(value[field]) === String(want))
+    );
   };
   const callbacks = (await receiver.waitFor(count, wanted, step.timeoutMs ?? 10_000)).slice(0, count);
   return { exchanges: callbacks.map((callback) => exchangeOf(callback, target)), callbacks };
@@ -123,7 +139,14 @@ function exchangeOf(callback: ReceivedCallback, target: ServiceTarget): Exchange
   }
   const shown = { ...callback.headers, ...(callback.headers['x-api-key'] ? { 'x-api-key': redact(callback.headers['x-api-key']) } : {}) };
   return {
-    request: { method: callback.method, url: callback.url, headers: shown, body: callback.body.toString('utf8'), ...(plain === undefined ? {} : { plain }), receivedAt: callback.at },
+    request: {
+      method: callback.method,
+      url: callback.url,
+      headers: shown,
+      body: callback.body.toString('utf8'),
+      ...(plain === undefined ? {} : { plain }),
+      receivedAt: callback.at,
+    },
     response: { status: callback.answeredStatus, headers: {}, body: callback.answeredBody ?? '' },
   };
 }

@@ -1,4 +1,12 @@
-import { CONTROL_OPERATIONS, controlGetCallbackUrlRequest, controlGetEnergyRequest, controlListDeliveriesRequest, controlProbeRequest, type ControlOperationId, type ControlRequest } from '../generated/control-client.js';
+import {
+  CONTROL_OPERATIONS,
+  controlGetCallbackUrlRequest,
+  controlGetEnergyRequest,
+  controlListDeliveriesRequest,
+  controlProbeRequest,
+  type ControlOperationId,
+  type ControlRequest,
+} from '../generated/control-client.js';
 import { controlClientOf, merchantOf } from './control.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
@@ -69,19 +77,22 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
     { route: 'POST cards', request: write('POST cards') },
     { route: 'GET deliveries', request: controlListDeliveriesRequest(client, { trackingId: 'wc-capability-probe' }) },
   ];
-  await Promise.all(probes.map(async ({ route, request }) => {
-    const { method } = request;
-    const ask = () => transportOf(target).send(request);
-    try {
-      // One retry: a connection lost once must not skip every case that needs the route.
-      const answer = await ask().catch(ask);
-      const text = answer.body.toString('utf8');
-      routes[route] = absent(answer.status) || answer.status === 401
-        ? { present: false, detail: answer.status === 401 ? 'answered 401 to --control-token' : `answered ${answer.status}` }
-        : { present: true, detail: `answered ${answer.status}`, ...(method === 'GET' && answer.status === 200 ? { text } : {}) };
-    } catch (error) {
-      routes[route] = { present: false, detail: `no answer: ${(error as Error).message}` };
-    }
-  }));
+  await Promise.all(
+    probes.map(async ({ route, request }) => {
+      const { method } = request;
+      const ask = () => transportOf(target).send(request);
+      try {
+        // One retry: a connection lost once must not skip every case that needs the route.
+        const answer = await ask().catch(ask);
+        const text = answer.body.toString('utf8');
+        routes[route] =
+          absent(answer.status) || answer.status === 401
+            ? { present: false, detail: answer.status === 401 ? 'answered 401 to --control-token' : `answered ${answer.status}` }
+            : { present: true, detail: `answered ${answer.status}`, ...(method === 'GET' && answer.status === 200 ? { text } : {}) };
+      } catch (error) {
+        routes[route] = { present: false, detail: `no answer: ${(error as Error).message}` };
+      }
+    }),
+  );
   return { routes };
 }

@@ -26,9 +26,21 @@ describe('control requests', () => {
   it('a control step sets energy with exact numbers and records the request with the token redacted', async () => {
     const { target, sent } = recorded(200, '{"balance":1,"costPerTx":1}');
     const exchange = await runControl({ energy: { balance: new LosslessNumber('100000000000000000000000000001') as unknown as number, costPerTx: 3 } }, target);
-    expect(sent).toEqual([{ method: 'PUT', url: 'http://127.0.0.1:4010/wallet/__control/merchants/10086/energy', headers: JSON_HEADERS, body: '{"balance":100000000000000000000000000001,"costPerTx":3}' }]);
+    expect(sent).toEqual([
+      {
+        method: 'PUT',
+        url: 'http://127.0.0.1:4010/wallet/__control/merchants/10086/energy',
+        headers: JSON_HEADERS,
+        body: '{"balance":100000000000000000000000000001,"costPerTx":3}',
+      },
+    ]);
     expect(exchange).toEqual({
-      request: { method: 'PUT', url: 'http://127.0.0.1:4010/wallet/__control/merchants/10086/energy', headers: shownToken, body: '{"balance":100000000000000000000000000001,"costPerTx":3}' },
+      request: {
+        method: 'PUT',
+        url: 'http://127.0.0.1:4010/wallet/__control/merchants/10086/energy',
+        headers: shownToken,
+        body: '{"balance":100000000000000000000000000001,"costPerTx":3}',
+      },
       response: { status: 200, headers: {}, body: '{"balance":1,"costPerTx":1}' },
     });
   });
@@ -36,14 +48,23 @@ describe('control requests', () => {
   it('a card setup that the service refuses is an exchange with the answer as its error', async () => {
     const { target, sent } = recorded(404, 'no merchant');
     const exchange = await runControl({ card: { powerCardId: 'pc-1', merchantUserId: 'u-1' } }, target);
-    expect(sent.map((request) => [request.method, request.url, request.body])).toEqual([['POST', 'http://127.0.0.1:4010/wallet/__control/merchants/10086/cards', '{"powerCardId":"pc-1","merchantUserId":"u-1"}']]);
+    expect(sent.map((request) => [request.method, request.url, request.body])).toEqual([
+      ['POST', 'http://127.0.0.1:4010/wallet/__control/merchants/10086/cards', '{"powerCardId":"pc-1","merchantUserId":"u-1"}'],
+    ]);
     expect(exchange.error).toBe('control API answered 404: no merchant');
   });
 
   it('points callbacks at the receiver', async () => {
     const { target, sent } = recorded();
     const exchange = await pointCallbacks(target, { url: 'http://127.0.0.1:9400/cb' } as Receiver);
-    expect(sent).toEqual([{ method: 'PUT', url: 'http://127.0.0.1:4010/wallet/__control/merchants/10086/callback-url', headers: JSON_HEADERS, body: '{"url":"http://127.0.0.1:9400/cb"}' }]);
+    expect(sent).toEqual([
+      {
+        method: 'PUT',
+        url: 'http://127.0.0.1:4010/wallet/__control/merchants/10086/callback-url',
+        headers: JSON_HEADERS,
+        body: '{"url":"http://127.0.0.1:9400/cb"}',
+      },
+    ]);
     expect(exchange.request).toEqual({ method: 'PUT', url: sent[0]!.url, headers: shownToken, body: '{"url":"http://127.0.0.1:9400/cb"}' });
   });
 
@@ -64,7 +85,11 @@ describe('control requests', () => {
 
   it('puts back what the run changed, as it was read', async () => {
     const { target, sent } = recorded();
-    const notes = await restoreControlState({ energy: { balance: new LosslessNumber('640000'), costPerTx: 64000 }, callbackUrl: 'http://127.0.0.1:9/old' }, new Set(['PUT energy', 'PUT callback-url']), target);
+    const notes = await restoreControlState(
+      { energy: { balance: new LosslessNumber('640000'), costPerTx: 64000 }, callbackUrl: 'http://127.0.0.1:9/old' },
+      new Set(['PUT energy', 'PUT callback-url']),
+      target,
+    );
     expect(sent.map((request) => request.body)).toEqual(['{"balance":640000,"costPerTx":64000}', '{"url":"http://127.0.0.1:9/old"}']);
     expect(notes).toEqual(['energy restored to its value before the run', 'callback URL restored to its value before the run']);
   });

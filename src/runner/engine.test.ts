@@ -19,8 +19,14 @@ import type { CheckResult, ServiceTarget } from './types.js';
 const keys = generateMerchantKeyPair(1024);
 const BASE = 'http://127.0.0.1:9';
 const target: ServiceTarget = {
-  side: 'service', baseUrl: BASE, cardBaseUrl: BASE, apiKey: 'ak_live', publicKey: parseKey(keys.publicPem, { expect: 'public' }) as RsaPublicKey,
-  profile: { ...DEFAULT_PROFILE }, userId: 10086, allowOrders: true,
+  side: 'service',
+  baseUrl: BASE,
+  cardBaseUrl: BASE,
+  apiKey: 'ak_live',
+  publicKey: parseKey(keys.publicPem, { expect: 'public' }) as RsaPublicKey,
+  profile: { ...DEFAULT_PROFILE },
+  userId: 10086,
+  allowOrders: true,
 };
 const catalog = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 const rules = new Map(catalog.map((rule) => [rule.id, rule]));
@@ -41,7 +47,8 @@ function orderDataReplaced(data: (original: string) => string): Transport {
 }
 
 const orders = selectSuites(loadSuites(), { glob: 'service/orders' });
-const onlyCase = (suites: Suite[], id: string): Suite[] => suites.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === id) })).filter((suite) => suite.cases.length);
+const onlyCase = (suites: Suite[], id: string): Suite[] =>
+  suites.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === id) })).filter((suite) => suite.cases.length);
 const show = (results: CheckResult[]) => results.map((r) => `${r.status} ${r.id.split('/').slice(2).join('/')} [${r.rules.join(', ')}]`);
 
 describe('judgeFailure: a finding fails only a MUST that binds the target', () => {
@@ -54,13 +61,22 @@ describe('judgeFailure: a finding fails only a MUST that binds the target', () =
   });
 
   it('warns, naming why, when every MUST found binds the other party, even under strict', () => {
-    expect(judgeFailure(['CB-KEY-FIRST'], rules, false, 'service')).toEqual({ status: 'warning', why: 'CB-KEY-FIRST binds the merchant, not the service under test' });
-    expect(judgeFailure(['CB-KEY-FIRST', 'CB-DUP-ACK'], rules, true, 'service')).toEqual({ status: 'warning', why: 'CB-KEY-FIRST, CB-DUP-ACK bind the merchant, not the service under test' });
+    expect(judgeFailure(['CB-KEY-FIRST'], rules, false, 'service')).toEqual({
+      status: 'warning',
+      why: 'CB-KEY-FIRST binds the merchant, not the service under test',
+    });
+    expect(judgeFailure(['CB-KEY-FIRST', 'CB-DUP-ACK'], rules, true, 'service')).toEqual({
+      status: 'warning',
+      why: 'CB-KEY-FIRST, CB-DUP-ACK bind the merchant, not the service under test',
+    });
     expect(judgeFailure(['ENV-MSG'], rules, false, 'merchant')).toEqual({ status: 'warning', why: 'ENV-MSG binds the service, not the merchant under test' });
     // One binding MUST among them is enough to fail; a binding open point fails under strict only.
     expect(judgeFailure(['CB-KEY-FIRST', 'CB-ERRCODE'], rules, false, 'service')).toEqual({ status: 'failed' });
     expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, true, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, false, 'service')).toMatchObject({ status: 'warning', why: expect.stringContaining('CB-KEY-FIRST binds the merchant') });
+    expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, false, 'service')).toMatchObject({
+      status: 'warning',
+      why: expect.stringContaining('CB-KEY-FIRST binds the merchant'),
+    });
   });
 
   it('counts a rule outside the catalog, and every rule without a side, as binding', () => {
@@ -88,8 +104,18 @@ describe('runSuites: labels never hide a MUST', () => {
   it('reads an answer whose data lacks its = padding as Java does: a U-CRYPTO warning on the envelope, the result still judged', async () => {
     const transport = orderDataReplaced((data) => data.replace(/=+$/, ''));
     const report = await runSuites({ target, suites: onlyCase(orders, 'withdrawal'), rules: catalog, transport, capabilities: { routes: {} } });
-    expect(show(report.results)).toEqual(['passed withdrawal/status [ORDER-PATH, VERSION-V1]', 'warning withdrawal/envelope [U-CRYPTO]', 'passed withdrawal/result [ORDER-RES]']);
-    const broken = await runSuites({ target, suites: onlyCase(orders, 'withdrawal'), rules: catalog, transport: orderDataReplaced((data) => `${data.slice(0, -8).replace(/=+$/, '')}AAAA`), capabilities: { routes: {} } });
+    expect(show(report.results)).toEqual([
+      'passed withdrawal/status [ORDER-PATH, VERSION-V1]',
+      'warning withdrawal/envelope [U-CRYPTO]',
+      'passed withdrawal/result [ORDER-RES]',
+    ]);
+    const broken = await runSuites({
+      target,
+      suites: onlyCase(orders, 'withdrawal'),
+      rules: catalog,
+      transport: orderDataReplaced((data) => `${data.slice(0, -8).replace(/=+$/, '')}AAAA`),
+      capabilities: { routes: {} },
+    });
     expect(show(broken.results)[1]).toMatch(/^failed withdrawal\/envelope \[CRYPTO-/);
   });
 
@@ -104,23 +130,46 @@ describe('runSuites: labels never hide a MUST', () => {
     const transport: Transport = {
       async send(request) {
         if (!request.url.endsWith('/withdrawWithoutVerify')) return inner.send(request);
-        return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"code":40013,"message":"callBackId too long","data":null}'), durationMs: 1 };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from('{"code":40013,"message":"callBackId too long","data":null}'),
+          durationMs: 1,
+        };
       },
     };
     const report = await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} } });
     expect(show(report.results)).toEqual(['warning long-callback-id/envelope [U-LIMITS]', 'skipped long-callback-id/result [ORDER-RES, CRYPTO-ENVELOPE]']);
-    expect((await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} }, strict: true })).results[0]!.status).toBe('failed');
+    expect(
+      (await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} }, strict: true }))
+        .results[0]!.status,
+    ).toBe('failed');
   });
 
   it('passes the case against the reference answers', async () => {
-    const report = await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport: mswTransport(handlers()), capabilities: { routes: {} } });
+    const report = await runSuites({
+      target,
+      suites: onlyCase(orders, 'long-callback-id'),
+      rules: catalog,
+      transport: mswTransport(handlers()),
+      capabilities: { routes: {} },
+    });
     expect(show(report.results)).toEqual(['passed long-callback-id/envelope [U-LIMITS]', 'passed long-callback-id/result [ORDER-RES, CRYPTO-ENVELOPE]']);
   });
 });
 
 /** A service suite of one request step with these expectations, answered by `transport`. */
 function oneStep(expect: Suite['cases'][number]['steps'][number]['expect']): Suite[] {
-  return [{ name: 'service/verdict', title: 'verdict', side: 'service', cases: [{ id: 'c', title: 'c', rules: ['ENERGY-RES'], steps: [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect }] }] }];
+  return [
+    {
+      name: 'service/verdict',
+      title: 'verdict',
+      side: 'service',
+      cases: [
+        { id: 'c', title: 'c', rules: ['ENERGY-RES'], steps: [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect }] },
+      ],
+    },
+  ];
 }
 const gone: Transport = { send: () => Promise.reject(new Error('socket hang up')) };
 
@@ -146,14 +195,24 @@ describe('runSuites: one cause is judged once per rule', () => {
   });
 
   it('leaves the first check a warning when the later ones judge only open points', async () => {
-    const suites = oneStep([{ check: 'status', equals: 200, rules: ['U-LIMITS'] }, { check: 'envelope', outcome: 'success', rules: ['U-STATES'] }]);
+    const suites = oneStep([
+      { check: 'status', equals: 200, rules: ['U-LIMITS'] },
+      { check: 'envelope', outcome: 'success', rules: ['U-STATES'] },
+    ]);
     const report = await runSuites({ target, suites, rules: catalog, transport: gone, capabilities: { routes: {} } });
     expect(show(report.results)).toEqual(['warning c/status [U-LIMITS, U-STATES]', 'skipped c/envelope [U-STATES]']);
   });
 
   it('judges a shared undecryptable answer once under its crypto rule, whatever the expectations are labelled', async () => {
     const junk = Buffer.from(randomBytes(128)).toString('base64');
-    const transport: Transport = { send: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(`{"code":0,"message":"","data":"${junk}"}`), durationMs: 1 }) };
+    const transport: Transport = {
+      send: async () => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(`{"code":0,"message":"","data":"${junk}"}`),
+        durationMs: 1,
+      }),
+    };
     const suites = oneStep([
       { check: 'envelope', outcome: 'success', rules: ['ENV-DATA'] },
       { check: 'result', schema: 'EnergyMaxCountResult', rules: ['ENERGY-RES'] },
@@ -164,28 +223,71 @@ describe('runSuites: one cause is judged once per rule', () => {
   });
 
   it('warns, naming why, when the failed rule binds the merchant and the target is a service', async () => {
-    const report = await runSuites({ target, suites: oneStep([{ check: 'status', equals: 200, rules: ['CB-KEY-FIRST'] }]), rules: catalog, transport: gone, capabilities: { routes: {} } });
-    expect(report.results[0]).toMatchObject({ status: 'warning', rules: ['CB-KEY-FIRST'], message: 'no answer: socket hang up (a warning: CB-KEY-FIRST binds the merchant, not the service under test)' });
+    const report = await runSuites({
+      target,
+      suites: oneStep([{ check: 'status', equals: 200, rules: ['CB-KEY-FIRST'] }]),
+      rules: catalog,
+      transport: gone,
+      capabilities: { routes: {} },
+    });
+    expect(report.results[0]).toMatchObject({
+      status: 'warning',
+      rules: ['CB-KEY-FIRST'],
+      message: 'no answer: socket hang up (a warning: CB-KEY-FIRST binds the merchant, not the service under test)',
+    });
   });
 });
 
 describe('runSuites: what a service may accept', () => {
   const energy = selectSuites(loadSuites(), { glob: 'service/energy' });
-  const acceptsAll: Transport = { send: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"code":0,"message":"","data":"AQID"}'), durationMs: 1 }) };
+  const acceptsAll: Transport = {
+    send: async () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"code":0,"message":"","data":"AQID"}'),
+      durationMs: 1,
+    }),
+  };
 
   it('passes energy/unpadded-data on a service that refuses it, warns under U-CRYPTO (failed under strict) on one that accepts it', async () => {
-    const refusing = await runSuites({ target, suites: onlyCase(energy, 'unpadded-data'), rules: catalog, transport: mswTransport(handlers()), capabilities: { routes: {} } });
+    const refusing = await runSuites({
+      target,
+      suites: onlyCase(energy, 'unpadded-data'),
+      rules: catalog,
+      transport: mswTransport(handlers()),
+      capabilities: { routes: {} },
+    });
     expect(show(refusing.results)).toEqual(['passed unpadded-data/refused [U-CRYPTO]']);
-    const accepting = await runSuites({ target, suites: onlyCase(energy, 'unpadded-data'), rules: catalog, transport: acceptsAll, capabilities: { routes: {} } });
+    const accepting = await runSuites({
+      target,
+      suites: onlyCase(energy, 'unpadded-data'),
+      rules: catalog,
+      transport: acceptsAll,
+      capabilities: { routes: {} },
+    });
     expect(show(accepting.results)).toEqual(['warning unpadded-data/refused [U-CRYPTO]']);
     expect(accepting.results[0]!.message).toMatch(/data is Base64 with missing-padding: the pattern of ENERGY-DATA\/ORDER-DATA allows it/);
-    const strict = await runSuites({ target, suites: onlyCase(energy, 'unpadded-data'), rules: catalog, transport: acceptsAll, capabilities: { routes: {} }, strict: true });
+    const strict = await runSuites({
+      target,
+      suites: onlyCase(energy, 'unpadded-data'),
+      rules: catalog,
+      transport: acceptsAll,
+      capabilities: { routes: {} },
+      strict: true,
+    });
     expect(strict.results[0]!.status).toBe('failed');
   });
 
   it('still fails a service that accepts data outside the pattern (url-safe-data, line-broken-data) or a wrong Content-Type', async () => {
-    const suites = energy.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => ['url-safe-data', 'line-broken-data', 'form-body-wrong-content-type'].includes(c.id)) }));
+    const suites = energy.map((suite) => ({
+      ...suite,
+      cases: suite.cases.filter((c) => ['url-safe-data', 'line-broken-data', 'form-body-wrong-content-type'].includes(c.id)),
+    }));
     const report = await runSuites({ target, suites, rules: catalog, transport: acceptsAll, capabilities: { routes: {} } });
-    expect(show(report.results)).toEqual(['failed form-body-wrong-content-type/refused [ENERGY-CT]', 'failed url-safe-data/refused [ENERGY-DATA]', 'failed line-broken-data/refused [ENERGY-DATA]']);
+    expect(show(report.results)).toEqual([
+      'failed form-body-wrong-content-type/refused [ENERGY-CT]',
+      'failed url-safe-data/refused [ENERGY-DATA]',
+      'failed line-broken-data/refused [ENERGY-DATA]',
+    ]);
   });
 });

@@ -63,7 +63,14 @@ export interface Sent {
  * last input it received before the first refused request is the evidence. Returns the result and
  * the case to blame.
  */
-export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], cut: string, running: { suite: string; case: string }, caseRules: (suite: string, id: string, next?: boolean) => string[], rules: Map<string, Rule>): { result: CheckResult; after: string } {
+export function stoppedAnswering(
+  trail: readonly Sent[],
+  side: Target['side'],
+  cut: string,
+  running: { suite: string; case: string },
+  caseRules: (suite: string, id: string, next?: boolean) => string[],
+  rules: Map<string, Rule>,
+): { result: CheckResult; after: string } {
   const at = trail.findIndex((sent) => sent.exchange.error === cut);
   const refused = at < 0 ? trail.length : at;
   const last = trail.slice(0, refused).at(-1);
@@ -73,17 +80,21 @@ export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], c
   const musts = own.length > 0 ? own : must(caseRules(culprit.suite, culprit.case, true));
   const ruleIds = [...new Set([...(side === 'merchant' ? ['CB-AVAILABLE'] : []), ...musts])];
   const request = last?.exchange.request;
-  const input = request && last
-    ? `${request.method} ${request.url}${request.plain === undefined ? ` with body ${JSON.stringify(request.body.slice(0, 60))}${request.body.length > 60 ? '…' : ''}` : ''} (${last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`})`
-    : 'none recorded';
+  const input =
+    request && last
+      ? `${request.method} ${request.url}${request.plain === undefined ? ` with body ${JSON.stringify(request.body.slice(0, 60))}${request.body.length > 60 ? '…' : ''}` : ''} (${last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`})`
+      : 'none recorded';
   const after = `${culprit.suite}/${culprit.case}`;
   return {
     after,
     result: {
-      id: 'target-stopped', suite: culprit.suite, case: culprit.case,
+      id: 'target-stopped',
+      suite: culprit.suite,
+      case: culprit.case,
       title: `${side === 'merchant' ? 'The merchant' : 'The service'} keeps answering after this case's input`,
       // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
-      rules: ruleIds, status: 'failed',
+      rules: ruleIds,
+      status: 'failed',
       message: `the ${side} stopped answering after case ${after} (${cut}); the last input it received: ${input}; the cases left were not run`,
       evidence: evidenceOf(trail.slice(Math.max(0, refused - 3), refused + 1).map((sent) => sent.exchange)),
     },
@@ -92,13 +103,43 @@ export function stoppedAnswering(trail: readonly Sent[], side: Target['side'], c
 
 /** Why a case cannot run against this target, or undefined when it can. */
 function missingNeed(testCase: Case, target: Target, capabilities: Capabilities = { routes: {} }): string | undefined {
-  const has: Record<Need, boolean> = target.side === 'service'
-    ? { userId: target.userId !== undefined, orders: target.allowOrders, control: Boolean(target.controlToken), forbiddenKey: Boolean(target.forbiddenKey), expiredKey: Boolean(target.expiredKey), probe: false, receiver: Boolean(target.controlToken), listen: target.listenPort !== undefined, cards: Boolean(capabilities.routes['POST cards']?.present), restart: false }
-    : { userId: true, orders: true, control: false, forbiddenKey: false, expiredKey: Boolean(target.expiredKey), probe: Boolean(target.probeUrl ?? target.probeCmd), receiver: false, listen: false, cards: false, restart: Boolean(target.restartCmd ?? target.restartHook) };
+  const has: Record<Need, boolean> =
+    target.side === 'service'
+      ? {
+          userId: target.userId !== undefined,
+          orders: target.allowOrders,
+          control: Boolean(target.controlToken),
+          forbiddenKey: Boolean(target.forbiddenKey),
+          expiredKey: Boolean(target.expiredKey),
+          probe: false,
+          receiver: Boolean(target.controlToken),
+          listen: target.listenPort !== undefined,
+          cards: Boolean(capabilities.routes['POST cards']?.present),
+          restart: false,
+        }
+      : {
+          userId: true,
+          orders: true,
+          control: false,
+          forbiddenKey: false,
+          expiredKey: Boolean(target.expiredKey),
+          probe: Boolean(target.probeUrl ?? target.probeCmd),
+          receiver: false,
+          listen: false,
+          cards: false,
+          restart: Boolean(target.restartCmd ?? target.restartHook),
+        };
   const flag: Record<Need, string> = {
-    userId: '--user-id', orders: '--allow-orders (order cases move money on a real service)', control: '--control-token', forbiddenKey: '--forbidden-key',
-    expiredKey: '--expired-key', probe: '--probe-url or --probe-cmd', receiver: '--control-token (to point callbacks at the runner)', listen: '--listen PORT (callbacks triggered by hand)',
-    cards: `${routePath('POST cards', target.side === 'service' ? target : {})} (a control API extension that creates a card)`, restart: '--restart CMD (a command that restarts the receiver)',
+    userId: '--user-id',
+    orders: '--allow-orders (order cases move money on a real service)',
+    control: '--control-token',
+    forbiddenKey: '--forbidden-key',
+    expiredKey: '--expired-key',
+    probe: '--probe-url or --probe-cmd',
+    receiver: '--control-token (to point callbacks at the runner)',
+    listen: '--listen PORT (callbacks triggered by hand)',
+    cards: `${routePath('POST cards', target.side === 'service' ? target : {})} (a control API extension that creates a card)`,
+    restart: '--restart CMD (a command that restarts the receiver)',
   };
   const missing = (testCase.needs ?? []).filter((need) => !has[need]);
   if (missing.length) {
@@ -133,7 +174,10 @@ interface FailureVerdict {
  */
 export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
   // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
-  const binds = (id: string) => { const rule = rules.get(id); return !side || !rule || bindsSide(rule, side); };
+  const binds = (id: string) => {
+    const rule = rules.get(id);
+    return !side || !rule || bindsSide(rule, side);
+  };
   const own = ruleIds.filter(binds);
   if (own.some((id) => rules.get(id)?.severity === 'MUST')) return { status: 'failed' };
   if (strict && own.length > 0) return { status: 'failed' };
@@ -154,7 +198,13 @@ export function judgedRules(finding: Finding, labels: string[]): string[] {
 }
 
 /** A finding's verdict in a result: its status and message (a warning says why), under `judgedRules`. */
-export function judgeFinding(finding: Finding, labels: string[], rules: Map<string, Rule>, strict: boolean, side: Target['side']): { status: Status; message: string } {
+export function judgeFinding(
+  finding: Finding,
+  labels: string[],
+  rules: Map<string, Rule>,
+  strict: boolean,
+  side: Target['side'],
+): { status: Status; message: string } {
   if (finding.status !== 'failed') return { status: finding.status, message: finding.message };
   const verdict = judgeFailure(judgedRules(finding, labels), rules, strict, side);
   return { status: verdict.status, message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message };
@@ -167,7 +217,12 @@ export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, stric
 
 /** Evidence for a report: request and answer, plain beside wire (keys already redacted). */
 function evidenceOf(exchanges: Exchange[]): Record<string, unknown> {
-  return { exchanges: exchanges.slice(0, 6).map((exchange) => ({ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) })), ...(exchanges.length > 6 ? { more: exchanges.length - 6 } : {}) };
+  return {
+    exchanges: exchanges
+      .slice(0, 6)
+      .map((exchange) => ({ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) })),
+    ...(exchanges.length > 6 ? { more: exchanges.length - 6 } : {}),
+  };
 }
 
 /** The U-* rules among `ruleIds`, with their text: what a verdict assumes where the interface is silent. */
@@ -217,9 +272,17 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
   const snapshot = target.side === 'service' ? snapshotControlState(capabilities) : undefined;
   const touched = new Set<ControlRoute>();
   let receiver: Receiver | undefined;
-  const needsReceiver = target.side === 'service' && (target.controlToken || target.listenPort !== undefined) && options.suites.some((suite) => suite.cases.some((c) => c.steps.some(stepNeedsReceiver)));
+  const needsReceiver =
+    target.side === 'service' &&
+    (target.controlToken || target.listenPort !== undefined) &&
+    options.suites.some((suite) => suite.cases.some((c) => c.steps.some(stepNeedsReceiver)));
   // --listen opens the receiver to the network: a real service must reach it.
-  if (needsReceiver && target.side === 'service') receiver = await startReceiver(target.listenPort ?? 0, target.listenHost ?? (target.listenPort === undefined && !target.publicUrl ? '127.0.0.1' : '0.0.0.0'), target.publicUrl);
+  if (needsReceiver && target.side === 'service')
+    receiver = await startReceiver(
+      target.listenPort ?? 0,
+      target.listenHost ?? (target.listenPort === undefined && !target.publicUrl ? '127.0.0.1' : '0.0.0.0'),
+      target.publicUrl,
+    );
   const notes: string[] = [];
   // Every exchange of the run with its case, and where the target fell over (a refused connection
   // after it answered: its fault, judged below) when it did.
@@ -253,16 +316,34 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
         if (skip) {
           for (const step of testCase.steps) {
             for (const expectation of step.expect ?? []) {
-              push({ id: resultId(expectation.check), suite: suite.name, case: testCase.id, title: expectation.title ?? `${testCase.title}: ${findCheck(expectation.check)?.title ?? expectation.check}`, rules: expectation.rules ?? testCase.rules, status: 'skipped', message: skip });
+              push({
+                id: resultId(expectation.check),
+                suite: suite.name,
+                case: testCase.id,
+                title: expectation.title ?? `${testCase.title}: ${findCheck(expectation.check)?.title ?? expectation.check}`,
+                rules: expectation.rules ?? testCase.rules,
+                status: 'skipped',
+                message: skip,
+              });
             }
           }
           continue;
         }
-        const run = { target, context, rules, strict, stranger, receiver, emit, touched, sent: (exchanges: Exchange[]) => {
-          trail.push(...exchanges.map((exchange) => ({ suite: suite.name, case: testCase.id, exchange })));
-          // Only the last inputs matter (the fall is judged at the end of the case it happened in).
-          if (trail.length > 200) trail.splice(0, trail.length - 200);
-        } };
+        const run = {
+          target,
+          context,
+          rules,
+          strict,
+          stranger,
+          receiver,
+          emit,
+          touched,
+          sent: (exchanges: Exchange[]) => {
+            trail.push(...exchanges.map((exchange) => ({ suite: suite.name, case: testCase.id, exchange })));
+            // Only the last inputs matter (the fall is judged at the end of the case it happened in).
+            if (trail.length > 200) trail.splice(0, trail.length - 200);
+          },
+        };
         // U-CB-FIELDS leaves field spellings and the amount's form open: a merchant case may run once per
         // form (`spellings: both`, `amounts: both`), each extra run merged into the first run's verdicts.
         const forms: Pick<Case, 'spellings' | 'amounts'> = target.side === 'merchant' ? testCase : {};
@@ -282,9 +363,16 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
         // one failed result says so, with the last input it received. --timeout is the tool's stop.
         const during = session.stopped;
         if (during && !cut) {
-          const gone = during.reason === 'target-gone' ? stoppedAnswering(trail, target.side, during.message, { suite: suite.name, case: testCase.id }, caseRules, rules) : undefined;
-          const why = gone ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)` : `not judged: ${during.message}`;
-          for (const result of results) if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning')) Object.assign(result, { status: 'skipped', message: why });
+          const gone =
+            during.reason === 'target-gone'
+              ? stoppedAnswering(trail, target.side, during.message, { suite: suite.name, case: testCase.id }, caseRules, rules)
+              : undefined;
+          const why = gone
+            ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)`
+            : `not judged: ${during.message}`;
+          for (const result of results)
+            if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning'))
+              Object.assign(result, { status: 'skipped', message: why });
           if (gone) {
             fell = gone.after;
             push({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
@@ -300,9 +388,26 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
   const skipped = skipNotes(results, rules);
   const report: Report = {
     target: describeTarget(target),
-    summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: Math.round(performance.now() - started), skippedMust: skipped.skippedMust },
+    summary: {
+      passed: count('passed'),
+      failed: count('failed'),
+      warnings: count('warning'),
+      skipped: count('skipped'),
+      durationMs: Math.round(performance.now() - started),
+      skippedMust: skipped.skippedMust,
+    },
     results,
-    notes: [...(session.stopped ? [fell ? `the target stopped answering after case ${fell} (${session.stopped.message}): a failure, and the cases left were not run` : session.stopped.message] : []), ...skipped.notes, ...notes],
+    notes: [
+      ...(session.stopped
+        ? [
+            fell
+              ? `the target stopped answering after case ${fell} (${session.stopped.message}): a failure, and the cases left were not run`
+              : session.stopped.message,
+          ]
+        : []),
+      ...skipped.notes,
+      ...notes,
+    ],
     ...(options.preflight ? { preflight: options.preflight } : {}),
   };
   emit({ kind: 'done', report });
@@ -339,13 +444,18 @@ function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: F
   const good = bad === first ? second : first;
   if (good.status !== 'passed' || axis.stands?.(bad)) return bad;
   const ruleIds = [...new Set([...bad.rules, 'U-CB-FIELDS'])];
-  return { ...bad, rules: ruleIds, status: strict ? 'failed' : 'warning', message: `passes with one ${axis.noun} only: with ${axis.label(bad === second)}: ${bad.message}` };
+  return {
+    ...bad,
+    rules: ruleIds,
+    status: strict ? 'failed' : 'warning',
+    message: `passes with one ${axis.noun} only: with ${axis.label(bad === second)}: ${bad.message}`,
+  };
 }
 
 const SPELLINGS: FormAxis = {
   noun: 'spelling',
   both: 'field spellings',
-  label: (provider) => (provider ? 'txId/chainName (the provider documentation\'s spelling)' : 'txid/chain (the interface\'s spelling)'),
+  label: (provider) => (provider ? "txId/chainName (the provider documentation's spelling)" : "txid/chain (the interface's spelling)"),
 };
 
 /**
@@ -399,9 +509,20 @@ interface CaseRun {
 async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: PayloadForm): Promise<CheckResult[]> {
   const { target } = run;
   const results: CheckResult[] = [];
-  const scope: TemplateScope = { caseId: `wc-${randomUUID().slice(0, 13)}`, saved: {}, ...(target.side === 'service' && target.userId !== undefined ? { userId: target.userId } : {}) };
+  const scope: TemplateScope = {
+    caseId: `wc-${randomUUID().slice(0, 13)}`,
+    saved: {},
+    ...(target.side === 'service' && target.userId !== undefined ? { userId: target.userId } : {}),
+  };
   const state: CaseState = {
-    scope, stranger: run.stranger, receiver: run.receiver, spelling: form.spelling, ...(form.amounts ? { amounts: form.amounts } : {}), events: new Map(), caseEvents: new Set(), lastProbe: undefined,
+    scope,
+    stranger: run.stranger,
+    receiver: run.receiver,
+    spelling: form.spelling,
+    ...(form.amounts ? { amounts: form.amounts } : {}),
+    events: new Map(),
+    caseEvents: new Set(),
+    lastProbe: undefined,
     prompt: (text) => run.emit({ kind: 'prompt', text }),
     run: run.context,
   };
@@ -442,22 +563,35 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
       if (!check) findings = [{ status: 'failed', message: `suite error: no check named ${expectation.check}` }];
       // A suite the loader did not see (built in code): its checks read typed parameters only.
       else if (problem) findings = [{ status: 'failed', message: `suite error: ${check.id}: ${problem.message}` }];
-      else if (stepError?.startsWith('setup failed') || stepError?.startsWith('suite error')) findings = [{ status: stepError.startsWith('suite error') ? 'failed' : 'skipped', message: stepError }];
+      else if (stepError?.startsWith('setup failed') || stepError?.startsWith('suite error'))
+        findings = [{ status: stepError.startsWith('suite error') ? 'failed' : 'skipped', message: stepError }];
       else if (stepError) findings = [{ status: 'failed', message: stepError }];
       else {
-        const ctx: CheckContext = { target, suite, testCase, step, outcome, params: fill(params, scope) as Record<string, unknown>, rules: run.rules, strangerKeys: run.stranger };
+        const ctx: CheckContext = {
+          target,
+          suite,
+          testCase,
+          step,
+          outcome,
+          params: fill(params, scope) as Record<string, unknown>,
+          rules: run.rules,
+          strangerKeys: run.stranger,
+        };
         try {
           findings = check.run(ctx);
         } catch (error) {
           findings = [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }];
         }
       }
-      let worst = findings.find((f) => f.status === 'failed') ?? findings.find((f) => f.status === 'skipped') ?? findings[0] ?? { status: 'passed', message: '' };
+      let worst = findings.find((f) => f.status === 'failed') ??
+        findings.find((f) => f.status === 'skipped') ??
+        findings[0] ?? { status: 'passed', message: '' };
       const named = judgedRules(worst, ruleIds);
       const first = worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
       if (first) {
         const joined = [...new Set([...first.result.rules, ...named])];
-        if (joined.length > first.result.rules.length) Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, target.side));
+        if (joined.length > first.result.rules.length)
+          Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, target.side));
         worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
       }
       const { status, message } = judgeFinding(worst, ruleIds, run.rules, run.strict, target.side);

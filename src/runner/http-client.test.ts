@@ -33,10 +33,11 @@ async function httpServer(answer: http.RequestListener): Promise<{ url: string; 
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -50,7 +51,11 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
   afterAll(() => proxy.close());
 
   const trusting = (overrides: Partial<Omit<NetworkConfig, 'session'>> = {}) => defaultNetwork({ tls: { extraCa: [ca.cert], insecure: false }, ...overrides });
-  const headerNames = (head: string) => head.split('\r\n').slice(1).map((line) => line.slice(0, line.indexOf(':')).toLowerCase());
+  const headerNames = (head: string) =>
+    head
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.slice(0, line.indexOf(':')).toLowerCase());
 
   it('adds only Host and Connection to the headers a case gave, directly and through a CONNECT tunnel', async () => {
     const server = await recordingTlsServer(ca);
@@ -90,14 +95,16 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
       expect(again.status).toBe(200);
       expect(posts).toBe(2); // the reset one and the one sent again
       posts = 0;
-      await expect(send({ method: 'POST', url: `${server.url}/always`, headers: {}, body: 'c', network: defaultNetwork() })).rejects.toThrow(/ECONNRESET|socket hang up/);
+      await expect(send({ method: 'POST', url: `${server.url}/always`, headers: {}, body: 'c', network: defaultNetwork() })).rejects.toThrow(
+        /ECONNRESET|socket hang up/,
+      );
       expect(posts).toBe(1); // a fresh connection reset is the target's doing: not sent again
     } finally {
       server.close();
     }
   });
 
-  it.each([407, 502])('a proxy refusing CONNECT with %i is a transport error naming the proxy, never the target\'s answer', async (status) => {
+  it.each([407, 502])("a proxy refusing CONNECT with %i is a transport error naming the proxy, never the target's answer", async (status) => {
     // A proxy agent that replays the proxy's answer as the target's would make a service "answer"
     // 502 here (docs/decisions/proxies-our-own-connect-tunnel.md): the verdict must name the proxy.
     const refusing = http.createServer();
@@ -105,7 +112,12 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     await new Promise<void>((listening) => refusing.listen(0, '127.0.0.1', listening));
     const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
     try {
-      const answer = send({ method: 'GET', url: 'https://service.invalid/api', headers: {}, network: defaultNetwork({ proxy: proxyFromEnv({ HTTPS_PROXY: url }) }) });
+      const answer = send({
+        method: 'GET',
+        url: 'https://service.invalid/api',
+        headers: {},
+        network: defaultNetwork({ proxy: proxyFromEnv({ HTTPS_PROXY: url }) }),
+      });
       await expect(answer).rejects.toThrow(`the proxy ${url} answered ${status} to CONNECT service.invalid:443`);
     } finally {
       refusing.close();
@@ -125,8 +137,12 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     try {
       const network = defaultNetwork({ maxBodyBytes: 5000 });
       await expect(send({ method: 'GET', url: `${server.url}/declared`, headers: {}, network })).resolves.toMatchObject({ status: 200 });
-      await expect(send({ method: 'GET', url: `${server.url}/chunked`, headers: {}, network })).rejects.toThrow(/larger than the cap of 5000 bytes \(--max-body\)/);
-      await expect(send({ method: 'GET', url: `${server.url}/declared`, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).rejects.toMatchObject({ reason: 'too-large' });
+      await expect(send({ method: 'GET', url: `${server.url}/chunked`, headers: {}, network })).rejects.toThrow(
+        /larger than the cap of 5000 bytes \(--max-body\)/,
+      );
+      await expect(send({ method: 'GET', url: `${server.url}/declared`, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).rejects.toMatchObject({
+        reason: 'too-large',
+      });
     } finally {
       await server.close();
     }
@@ -135,7 +151,9 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
   it('does not hold a HEAD answer to the cap: it declares a length it does not carry', async () => {
     const server = await httpServer((_req, res) => res.writeHead(200, { 'content-length': 10_000 }).end());
     try {
-      await expect(send({ method: 'HEAD', url: server.url, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).resolves.toMatchObject({ status: 200 });
+      await expect(send({ method: 'HEAD', url: server.url, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).resolves.toMatchObject({
+        status: 200,
+      });
     } finally {
       await server.close();
     }

@@ -62,8 +62,12 @@ function connectionsOf(network: NetworkConfig): Connections {
     pool = {
       http: new http.Agent({ keepAlive: true, maxSockets: 256 }),
       https: new https.Agent({
-        keepAlive: true, maxSockets: 256, rejectUnauthorized: !network.tls.insecure,
-        ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
+        keepAlive: true,
+        maxSockets: 256,
+        rejectUnauthorized: !network.tls.insecure,
+        ...(ca ? { ca } : {}),
+        ...(network.tls.cert ? { cert: network.tls.cert } : {}),
+        ...(network.tls.key ? { key: network.tls.key } : {}),
       }),
       tunnels: new Set(),
     };
@@ -115,7 +119,8 @@ export function send(request: WireRequest): Promise<WireResponse> {
   } catch {
     return Promise.reject(new TransportError('bad-url', `not a URL: ${request.url}`));
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new TransportError('bad-url', `only http:// and https:// targets are supported, not ${url.protocol}`));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return Promise.reject(new TransportError('bad-url', `only http:// and https:// targets are supported, not ${url.protocol}`));
   const secure = url.protocol === 'https:';
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (secure ? 443 : 80));
@@ -142,7 +147,10 @@ export function send(request: WireRequest): Promise<WireResponse> {
     };
     const fail = (error: Error) => finish({ error });
     const untrack = network.session.track(fail);
-    const deadline = setTimeout(() => fail(new TransportError('deadline', `${what}: no complete answer within ${network.requestDeadlineMs} ms (the overall deadline of a request)`)), network.requestDeadlineMs);
+    const deadline = setTimeout(
+      () => fail(new TransportError('deadline', `${what}: no complete answer within ${network.requestDeadlineMs} ms (the overall deadline of a request)`)),
+      network.requestDeadlineMs,
+    );
     deadline.unref();
 
     // TLS 1.3 servers judge the client certificate after the client's handshake ended: a refusal may
@@ -174,7 +182,9 @@ export function send(request: WireRequest): Promise<WireResponse> {
       const plainLine = new TransportError(reason, `${what}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' '));
       // A plain request to a TLS port is dropped without an answer ("socket hang up"): one handshake tells it from a target that reset.
       if (!secure && !proxy && error.code === 'ECONNRESET' && !network.session.hasAnswered(url.origin)) {
-        void speaksTls(hostname, port).then((isTls) => fail(isTls ? new TransportError('tls', plainToTlsLine(url.host, error.code ?? 'ECONNRESET')) : plainLine));
+        void speaksTls(hostname, port).then((isTls) =>
+          fail(isTls ? new TransportError('tls', plainToTlsLine(url.host, error.code ?? 'ECONNRESET')) : plainLine),
+        );
         return;
       }
       fail(plainLine);
@@ -208,7 +218,9 @@ export function send(request: WireRequest): Promise<WireResponse> {
     const issue = (options: https.RequestOptions, viaTls = false) => {
       if (settled) return;
       // Once per request, and only through a pooled agent (a tunnel's socket is never reused).
-      reissue = options.agent ? () => issue({ ...options, agent: viaTls ? new https.Agent({ ...(options.agent as https.Agent).options, keepAlive: false }) : false }, viaTls) : undefined;
+      reissue = options.agent
+        ? () => issue({ ...options, agent: viaTls ? new https.Agent({ ...(options.agent as https.Agent).options, keepAlive: false }) : false }, viaTls)
+        : undefined;
       let req: http.ClientRequest;
       try {
         req = (viaTls ? https : http).request({ ...options, method: request.method, headers: options.headers ?? headers }, onResponse);
@@ -236,8 +248,13 @@ export function send(request: WireRequest): Promise<WireResponse> {
           if (settled) return socket.destroy();
           const ca = trustedCa(network.tls);
           const secured = tls.connect({
-            socket, host: hostname, ...(isIP(hostname) ? {} : { servername: hostname }), rejectUnauthorized: !network.tls.insecure,
-            ...(ca ? { ca } : {}), ...(network.tls.cert ? { cert: network.tls.cert } : {}), ...(network.tls.key ? { key: network.tls.key } : {}),
+            socket,
+            host: hostname,
+            ...(isIP(hostname) ? {} : { servername: hostname }),
+            rejectUnauthorized: !network.tls.insecure,
+            ...(ca ? { ca } : {}),
+            ...(network.tls.cert ? { cert: network.tls.cert } : {}),
+            ...(network.tls.key ? { key: network.tls.key } : {}),
           });
           // The tunnel is the network's until it closes: the end of the run closes one still open.
           const { tunnels } = connectionsOf(network);
@@ -250,7 +267,9 @@ export function send(request: WireRequest): Promise<WireResponse> {
         (error: TransportError) => {
           const status = (error.cause as { status?: number } | undefined)?.status;
           if (status !== undefined && status >= 502 && status <= 504 && network.session.hasAnswered(url.origin)) {
-            return fail(network.session.stop('target-gone', `${url.origin} stopped answering: the proxy answered ${status} to CONNECT (it answered earlier in the run)`));
+            return fail(
+              network.session.stop('target-gone', `${url.origin} stopped answering: the proxy answered ${status} to CONNECT (it answered earlier in the run)`),
+            );
           }
           fail(error);
         },
@@ -258,7 +277,10 @@ export function send(request: WireRequest): Promise<WireResponse> {
     } else if (proxy) {
       // Absolute-form through an HTTP proxy; Host stays the target's.
       issue({
-        host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 80), path: url.href, agent: connectionsOf(network).http,
+        host: proxy.hostname.replace(/^\[|\]$/g, ''),
+        port: Number(proxy.port || 80),
+        path: url.href,
+        agent: connectionsOf(network).http,
         headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       });
     } else if (secure) {

@@ -76,7 +76,12 @@ function plainReading(request: SentRequest): 'valid' | 'invalid' | string {
     fixed[field] = value;
   }
   if (validateSchema(schema, fixed).length > 0) return 'invalid';
-  const shown = fields.map((field) => { const value = record[field]; return `${field} ${value instanceof LosslessNumber ? value.value : JSON.stringify(value)}`; }).join(', ');
+  const shown = fields
+    .map((field) => {
+      const value = record[field];
+      return `${field} ${value instanceof LosslessNumber ? value.value : JSON.stringify(value)}`;
+    })
+    .join(', ');
   return `${shown}: a JSON binder reads ${fields.length === 1 ? 'it' : 'them'} as the type the interface names; how a service answers a mistyped field is open (U-CODES)`;
 }
 

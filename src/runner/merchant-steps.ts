@@ -18,8 +18,13 @@ import type { MerchantTarget } from './types.js';
  */
 export function defaultPayload(type: number, tenantUserId = 'u-20931'): Record<string, ExactJson> {
   const common: Record<string, ExactJson> = { requestUUID: '', trackingId: `wc-${randomUUID()}`, tenantUserId, business: new LosslessNumber('0') };
-  const amount = (entry: CallbackTypeEntry): ExactJson => (entry.example.amount instanceof LosslessNumber ? new LosslessNumber('12345678901234567890.123') : (entry.example.amount ?? null));
-  return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, { txid: randomBytes(32).toString('hex'), callBackId: `wc-${randomUUID()}`, amount });
+  const amount = (entry: CallbackTypeEntry): ExactJson =>
+    entry.example.amount instanceof LosslessNumber ? new LosslessNumber('12345678901234567890.123') : (entry.example.amount ?? null);
+  return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, {
+    txid: randomBytes(32).toString('hex'),
+    callBackId: `wc-${randomUUID()}`,
+    amount,
+  });
 }
 
 /** Named events of a case, for redeliveries (`same`) and wrapped-contract twins (`twin`). */
@@ -46,12 +51,14 @@ const JSON_NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** The payload with its amounts written in `form` (same digits); the order of fields is kept. */
 export function withAmountForm(payload: Record<string, ExactJson>, form: AmountForm | undefined): Record<string, ExactJson> {
   if (!form) return payload;
-  return Object.fromEntries(Object.entries(payload).map(([name, value]) => {
-    if (!DECIMAL_FIELDS.includes(name)) return [name, value];
-    if (form === 'string' && value instanceof LosslessNumber) return [name, value.value];
-    if (form === 'number' && typeof value === 'string' && JSON_NUMBER_TEXT.test(value)) return [name, new LosslessNumber(value)];
-    return [name, value];
-  }));
+  return Object.fromEntries(
+    Object.entries(payload).map(([name, value]) => {
+      if (!DECIMAL_FIELDS.includes(name)) return [name, value];
+      if (form === 'string' && value instanceof LosslessNumber) return [name, value.value];
+      if (form === 'number' && typeof value === 'string' && JSON_NUMBER_TEXT.test(value)) return [name, new LosslessNumber(value)];
+      return [name, value];
+    }),
+  );
 }
 
 /** The payload with its fields spelt as asked; the order of fields is kept. */
@@ -64,32 +71,50 @@ function spell(payload: Record<string, ExactJson>, spelling: Spelling): Record<s
 function distinctFrom(base: Record<string, ExactJson>): Record<string, ExactJson> {
   const fresh = defaultPayload(Number(String(base.type)));
   const copy: Record<string, ExactJson> = { ...base, trackingId: fresh.trackingId ?? `wc-${randomUUID()}` };
-  for (const name of ['txid', 'txId', 'callBackId']) if (name in copy) copy[name] = name === 'callBackId' ? `wc-${randomUUID()}` : randomBytes(32).toString('hex');
+  for (const name of ['txid', 'txId', 'callBackId'])
+    if (name in copy) copy[name] = name === 'callBackId' ? `wc-${randomUUID()}` : randomBytes(32).toString('hex');
   return copy;
 }
 
 /** The body of one delivery: encrypted, then mangled as the case asks. Bodies hold '+', '/' and '='. */
-function deliveryBody(payload: Record<string, ExactJson>, step: DeliverStep, target: MerchantTarget, stranger: StrangerKeys): { body: string; contentType: string; text: string } {
+function deliveryBody(
+  payload: Record<string, ExactJson>,
+  step: DeliverStep,
+  target: MerchantTarget,
+  stranger: StrangerKeys,
+): { body: string; contentType: string; text: string } {
   const mangle = step.mangle ?? 'none';
   const key = mangle === 'wrong-key' ? stranger.privateKey : target.privateKey;
   for (let attempt = 0; ; attempt++) {
     // A new requestUUID per delivery (CB-UUID) also varies the ciphertext until it shows all three characters.
     const stamped = withRequestUUID(payload);
     const text = mangle === 'invalid-payload' ? stringifyExact({ ...stamped, type: new LosslessNumber('99') }) : stringifyExact(stamped);
-    const bytes = mangle === 'not-json' ? Buffer.from(`not json: ${text.slice(0, 40)}`) : mangle === 'not-utf8' ? Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(text)]) : Buffer.from(text, 'utf8');
+    const bytes =
+      mangle === 'not-json'
+        ? Buffer.from(`not json: ${text.slice(0, 40)}`)
+        : mangle === 'not-utf8'
+          ? Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(text)])
+          : Buffer.from(text, 'utf8');
     const sealed = sealCallback(bytes, key, target.profile);
     // '=' can only appear when the ciphertext's length is not a multiple of 3 bytes.
     const padded = sealed.includes('=') || Buffer.byteLength(sealed, 'base64') % 3 === 0;
     if (attempt < 200 && !(sealed.includes('+') && sealed.includes('/') && padded)) continue;
     const body = (() => {
       switch (mangle) {
-        case 'form-field': return `data=${encodeURIComponent(sealed)}`;
-        case 'plus-as-space': return sealed.replaceAll('+', ' ');
-        case 'url-safe': return sealed.replaceAll('+', '-').replaceAll('/', '_');
-        case 'line-breaks': return sealed.replace(/(.{76})/g, '$1\r\n');
-        case 'garbage': return 'this is not Base64 at all: {"errCode":0} %%%';
-        case 'truncated': return encodeBase64(Buffer.from(sealed, 'base64').subarray(0, -16));
-        default: return sealed;
+        case 'form-field':
+          return `data=${encodeURIComponent(sealed)}`;
+        case 'plus-as-space':
+          return sealed.replaceAll('+', ' ');
+        case 'url-safe':
+          return sealed.replaceAll('+', '-').replaceAll('/', '_');
+        case 'line-breaks':
+          return sealed.replace(/(.{76})/g, '$1\r\n');
+        case 'garbage':
+          return 'this is not Base64 at all: {"errCode":0} %%%';
+        case 'truncated':
+          return encodeBase64(Buffer.from(sealed, 'base64').subarray(0, -16));
+        default:
+          return sealed;
       }
     })();
     return { body, contentType: CALLBACK_CONTENT_TYPE, text };
@@ -99,10 +124,14 @@ function deliveryBody(payload: Record<string, ExactJson>, step: DeliverStep, tar
 /** The X-API-KEY of a delivery; undefined sends none. */
 function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget): string | undefined {
   switch (choice ?? 'valid') {
-    case 'missing': return undefined;
-    case 'unknown': return `wc-unknown-${randomUUID()}`;
-    case 'expired': return target.expiredKey;
-    default: return target.apiKey;
+    case 'missing':
+      return undefined;
+    case 'unknown':
+      return `wc-unknown-${randomUUID()}`;
+    case 'expired':
+      return target.expiredKey;
+    default:
+      return target.apiKey;
   }
 }
 
@@ -117,7 +146,14 @@ export function parseProbe(text: string, source: string): string[] {
  * header named `keyHeader` on the wire (`X-API-KEY` as the interface spells it). A transport
  * failure is the exchange's error.
  */
-export async function postCallback(target: MerchantTarget, body: string, plainText: string, key: string | undefined, contentType = CALLBACK_CONTENT_TYPE, keyHeader = API_KEY_HEADER): Promise<Exchange> {
+export async function postCallback(
+  target: MerchantTarget,
+  body: string,
+  plainText: string,
+  key: string | undefined,
+  contentType = CALLBACK_CONTENT_TYPE,
+  keyHeader = API_KEY_HEADER,
+): Promise<Exchange> {
   const headers: Record<string, string> = { ...callbackHeaders(key), 'content-type': contentType };
   const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: plainText };
   try {
@@ -165,7 +201,15 @@ export async function runRestart(target: MerchantTarget, session: RunSession): P
  * Delivers a callback (or several identical ones, possibly at the same moment) to the merchant, as
  * the service would: raw Base64 body, form content type, the merchant's own key.
  */
-export async function runDelivery(step: DeliverStep, target: MerchantTarget, scope: TemplateScope, events: EventBook, stranger: StrangerKeys, spelling: Spelling = 'interface', amounts?: AmountForm): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
+export async function runDelivery(
+  step: DeliverStep,
+  target: MerchantTarget,
+  scope: TemplateScope,
+  events: EventBook,
+  stranger: StrangerKeys,
+  spelling: Spelling = 'interface',
+  amounts?: AmountForm,
+): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
   let payload: Record<string, ExactJson>;
   if (step.same) {
     const known = events.get(step.same);
@@ -174,7 +218,13 @@ export async function runDelivery(step: DeliverStep, target: MerchantTarget, sco
   } else {
     const base = step.twin ? events.get(step.twin) : defaultPayload(step.type ?? 1);
     if (!base) throw new Error(`deliver.twin names ${step.twin}, which no earlier step defined`);
-    payload = withAmountForm(spell({ ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling), amounts);
+    payload = withAmountForm(
+      spell(
+        { ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) },
+        spelling,
+      ),
+      amounts,
+    );
     if (step.event) events.set(step.event, payload);
   }
   const key = apiKeyFor(step.apiKey, target);

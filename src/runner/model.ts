@@ -82,7 +82,8 @@ export interface DeliverStep {
   same?: string;
   twin?: string;
   apiKey?: 'valid' | 'missing' | 'unknown' | 'expired';
-  mangle?: 'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
+  mangle?:
+    'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
   deliveries?: number;
   concurrent?: boolean;
   /** This many distinct events of the type (fresh ids each), each delivered once. */

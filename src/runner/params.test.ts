@@ -8,7 +8,7 @@ import type { Step } from './suite.js';
 
 const check = (id: string) => findCheck(id)!;
 
-describe('paramsProblem: an expectation\'s parameters against its check\'s schema', () => {
+describe("paramsProblem: an expectation's parameters against its check's schema", () => {
   it.each([
     ['status', { equals: 401 }],
     ['error-body', { schema: 'UnauthorizedError' }],
@@ -39,7 +39,12 @@ describe('paramsProblem: an expectation\'s parameters against its check\'s schem
     ['processed', { count: -1 }, 'parameter "count" must be >= 0, not -1', 'count'],
     ['processed', { count: '1' }, 'parameter "count" must be an integer, not "1"', 'count'],
     ['callback-attempts', { equals: 2.5 }, 'parameter "equals" must be an integer, not 2.5', 'equals'],
-    ['error-body', { schema: 'Unauthorised' }, 'parameter "schema" must be one of ErrorBody, UnauthorizedError, ForbiddenError, NotFoundError, not "Unauthorised"', 'schema'],
+    [
+      'error-body',
+      { schema: 'Unauthorised' },
+      'parameter "schema" must be one of ErrorBody, UnauthorizedError, ForbiddenError, NotFoundError, not "Unauthorised"',
+      'schema',
+    ],
     ['result', { schema: 'OrderReply' }, 'parameter "schema" must be one of EnergyMaxCountResult, OrderResult, not "OrderReply"', 'schema'],
     ['result', { schema: 'OrderResult', echo: { id: 5 } }, 'parameter "echo" at /id must be a string, not 5', 'echo'],
     ['result', { schema: 'OrderResult', ifAccepted: 'yes' }, 'parameter "ifAccepted" must be a boolean, not "yes"', 'ifAccepted'],
@@ -84,9 +89,24 @@ describe('expectationProblem: whether an expectation can be judged on its step a
 
   it.each([
     ['an unknown check', { check: 'statuz' }, request, `no check named "statuz" (known: ${CHECKS.map((c) => c.id).join(', ')})`],
-    ['a callback check on a request step', { check: 'callback-headers' }, request, 'it judges received callbacks, which a request step does not produce (emit and await steps do)'],
-    ['a probe check on an emit step', { check: 'processed', count: 1 }, emit, 'it judges the probe\'s processed list, which an emit step does not produce (deliver steps do)'],
-    ['an answer check on a restart step', { check: 'answers' }, { restart: true } as Step, 'it judges requests and answers, which a restart step does not produce (request, control, emit, await and deliver steps do)'],
+    [
+      'a callback check on a request step',
+      { check: 'callback-headers' },
+      request,
+      'it judges received callbacks, which a request step does not produce (emit and await steps do)',
+    ],
+    [
+      'a probe check on an emit step',
+      { check: 'processed', count: 1 },
+      emit,
+      "it judges the probe's processed list, which an emit step does not produce (deliver steps do)",
+    ],
+    [
+      'an answer check on a restart step',
+      { check: 'answers' },
+      { restart: true } as Step,
+      'it judges requests and answers, which a restart step does not produce (request, control, emit, await and deliver steps do)',
+    ],
     ['a typo in a parameter', { check: 'status', equal: 200 }, request, 'unknown parameter "equal" (known: equals)'],
   ])('refuses %s', (_label, expectation, step, message) => {
     expect(expectationProblem(expectation, step)?.message).toBe(message);

@@ -43,7 +43,9 @@ export function numbersFromText(expectation: Record<string, unknown>): void {
   if (validatorOf(check)({ ...params })) return;
   const copy: Record<string, unknown> = structuredClone(params);
   if (!validatorOf(check, compiledCoercing, () => (coercing ??= new Ajv2020({ allErrors: true, strict: true, coerceTypes: true })))(copy)) return;
-  const changed = Object.entries(copy).filter(([name, value]) => typeof value === 'number' && typeof params[name] === 'string' && /^-?(0|[1-9][0-9]*)$/.test(params[name] as string));
+  const changed = Object.entries(copy).filter(
+    ([name, value]) => typeof value === 'number' && typeof params[name] === 'string' && /^-?(0|[1-9][0-9]*)$/.test(params[name] as string),
+  );
   const next = { ...params, ...Object.fromEntries(changed) };
   if (!validatorOf(check)(next)) return;
   for (const [name, value] of changed) expectation[name] = value;
@@ -65,8 +67,10 @@ function at(root: unknown, pointer: string): unknown {
 /** ajv's words for one failed keyword, made to read as the end of "parameter X …". */
 function wording(error: ErrorObject, siblings: readonly ErrorObject[]): string {
   switch (error.keyword) {
-    case 'type': return `must be ${/^[aeiou]/.test(String(error.params.type)) ? 'an' : 'a'} ${String(error.params.type)}`;
-    case 'enum': return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'type':
+      return `must be ${/^[aeiou]/.test(String(error.params.type)) ? 'an' : 'a'} ${String(error.params.type)}`;
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'anyOf': {
       // The alternatives' own complaints at the same place say what would have been accepted.
       const own = siblings.filter((other) => other !== error && other.instancePath === error.instancePath && other.keyword !== 'anyOf');
@@ -77,7 +81,8 @@ function wording(error: ErrorObject, siblings: readonly ErrorObject[]): string {
       const joined = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}` : parts[0]!;
       return alike ? `must be ${joined}` : joined;
     }
-    default: return error.message ?? `breaks ${error.keyword}`;
+    default:
+      return error.message ?? `breaks ${error.keyword}`;
   }
 }
 
@@ -91,7 +96,8 @@ function wording(error: ErrorObject, siblings: readonly ErrorObject[]): string {
 export function paramsProblem(check: AnyCheck, params: Record<string, unknown>): ParamsProblem | undefined {
   const known = Object.keys(check.params.properties);
   const unknown = Object.keys(params).find((name) => !known.includes(name));
-  if (unknown !== undefined) return { message: `unknown parameter ${JSON.stringify(unknown)} (${known.length ? `known: ${known.join(', ')}` : 'it takes none'})`, param: unknown };
+  if (unknown !== undefined)
+    return { message: `unknown parameter ${JSON.stringify(unknown)} (${known.length ? `known: ${known.join(', ')}` : 'it takes none'})`, param: unknown };
   const validate = validatorOf(check);
   if (validate(params)) return undefined;
   const errors = validate.errors ?? [];
@@ -99,13 +105,15 @@ export function paramsProblem(check: AnyCheck, params: Record<string, unknown>):
   if (missing) return { message: `parameter ${JSON.stringify(String(missing.params.missingProperty))} is missing` };
   // The innermost value at fault (an item of a list rather than the list), and there an anyOf's own
   // complaint, which names every accepted form, rather than one of its alternatives'.
-  const error = [...errors].sort((a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || Number(b.keyword === 'anyOf') - Number(a.keyword === 'anyOf'))[0]!;
+  const error = [...errors].sort(
+    (a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || Number(b.keyword === 'anyOf') - Number(a.keyword === 'anyOf'),
+  )[0]!;
   const [, param = '', ...inner] = error.instancePath.split('/');
   const place = inner.length ? ` at /${inner.join('/')}` : '';
   return { message: `parameter ${JSON.stringify(param)}${place} ${wording(error, errors)}, not ${shown(at(params, error.instancePath))}`, param };
 }
 
-const OBSERVATIONS: Record<Observation, string> = { exchange: 'requests and answers', callbacks: 'received callbacks', probe: 'the probe\'s processed list' };
+const OBSERVATIONS: Record<Observation, string> = { exchange: 'requests and answers', callbacks: 'received callbacks', probe: "the probe's processed list" };
 
 /** The step kinds that produce an observation, for a message: `emit and await`. */
 function producers(observation: Observation): string {
@@ -125,7 +133,11 @@ export function expectationProblem(expectation: Expectation, step: Step): (Param
   if (!check) return { message: `no check named ${JSON.stringify(expectation.check)} (known: ${CHECKS.map((known) => known.id).join(', ')})`, param: 'check' };
   const kind = stepKindOf(step);
   if (kind && !STEP_KINDS[kind].produces.includes(check.needs)) {
-    return { message: `it judges ${OBSERVATIONS[check.needs]}, which ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} step does not produce (${producers(check.needs)} steps do)`, param: 'check', check };
+    return {
+      message: `it judges ${OBSERVATIONS[check.needs]}, which ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} step does not produce (${producers(check.needs)} steps do)`,
+      param: 'check',
+      check,
+    };
   }
   const { check: _id, rules: _rules, title: _title, ...params } = expectation;
   const problem = paramsProblem(check, params);

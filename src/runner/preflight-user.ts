@@ -5,7 +5,10 @@ import { controlClientOf } from './control.js';
 import { joinUrl } from './service-steps.js';
 import type { PreflightStep, ServiceTarget } from './types.js';
 
-interface Answer { status: number; text: string }
+interface Answer {
+  status: number;
+  text: string;
+}
 
 /** One answer with the merchant id taken out, so the answers for two ids compare. */
 function shape(answer: Answer | undefined, id: string): string {
@@ -57,7 +60,15 @@ export async function checkUserId(target: ServiceTarget): Promise<PreflightStep 
   }
   const missing = await ask({ ...energyProbe(given), url: joinUrl(target.baseUrl, `/__control/merchants/${given}/wc-no-such-route`) });
   if (mine.status === 404 && missing && shape(missing, given) !== shape(mine, given)) {
-    throw new ConfigError('preflight', `pre-flight: --user-id ${given} is not a merchant the service knows: its control API answers it exactly as ${nobody}, an id no merchant has (${observed}), while a route that does not exist answers ${shown(missing)}`);
+    throw new ConfigError(
+      'preflight',
+      `pre-flight: --user-id ${given} is not a merchant the service knows: its control API answers it exactly as ${nobody}, an id no merchant has (${observed}), while a route that does not exist answers ${shown(missing)}`,
+    );
   }
-  return { what, observed: `${observed}; a route that does not exist: ${shown(missing)}`, conclusion: `the control API answers --user-id ${given} as it answers an id no merchant has, and cannot tell a missing route apart: --user-id is unproven; cases that need it may be skipped`, level: 'warning' };
+  return {
+    what,
+    observed: `${observed}; a route that does not exist: ${shown(missing)}`,
+    conclusion: `the control API answers --user-id ${given} as it answers an id no merchant has, and cannot tell a missing route apart: --user-id is unproven; cases that need it may be skipped`,
+    level: 'warning',
+  };
 }

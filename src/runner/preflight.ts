@@ -69,7 +69,11 @@ function answerOf(exchange: Exchange | undefined): string {
 /** Where a service that misplaces the version serves the energy query: another version, or none. */
 const ENERGY_SIBLINGS = ['/api/v2/api/order/getEnergyMaxCount', '/api/api/order/getEnergyMaxCount'] as const;
 
-const PADDING_NAME: Record<CryptoProfile['padding'], string> = { 'pkcs1': 'PKCS#1 v1.5 (pkcs1)', 'oaep-sha1': 'OAEP-SHA1 (oaep-sha1)', 'oaep-sha256': 'OAEP-SHA256 (oaep-sha256)' };
+const PADDING_NAME: Record<CryptoProfile['padding'], string> = {
+  pkcs1: 'PKCS#1 v1.5 (pkcs1)',
+  'oaep-sha1': 'OAEP-SHA1 (oaep-sha1)',
+  'oaep-sha256': 'OAEP-SHA256 (oaep-sha256)',
+};
 
 /**
  * Before the service suites: the control routes, then one valid energy query. Ends the run only on
@@ -84,9 +88,13 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   const probed = Object.entries(capabilities.routes);
   if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) {
     // No rule binds the control API: a 401 there is a setup the target does not perform for us.
-    const token = target.controlTokenSource && target.controlTokenSource !== '--control-token' ? `the control token from ${target.controlTokenSource}` : '--control-token';
-    why.warn(`the control API routes with ${token}`, 'every control API route answered 401',
-      `the service refused ${token} on every control API route: check the token; the cases that need the control API are skipped`);
+    const token =
+      target.controlTokenSource && target.controlTokenSource !== '--control-token' ? `the control token from ${target.controlTokenSource}` : '--control-token';
+    why.warn(
+      `the control API routes with ${token}`,
+      'every control API route answered 401',
+      `the service refused ${token} on every control API route: check the token; the cases that need the control API are skipped`,
+    );
   }
   // --user-id against the control API, when it can tell (an unknown id proven so ends the run).
   const user = await checkUserId(target);
@@ -101,9 +109,13 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   if (response.status === 401 || response.status === 403) {
     // Not proof of a wrong key: a service whose key check is broken (an inverted validity window)
     // answers every key so. The suites run and judge (they will fail).
-    why.warn(what, answerOf(exchange), response.status === 401
-      ? `the service answered HTTP 401 to ${key}: check the key and its validity window; if they are right, the service's key check is at fault (ERR-401); the suites judge`
-      : `the service answered HTTP 403 to ${key}: check that the key holds the energy query permission; if it does, the service's permission check is at fault (ERR-403); the suites judge`);
+    why.warn(
+      what,
+      answerOf(exchange),
+      response.status === 401
+        ? `the service answered HTTP 401 to ${key}: check the key and its validity window; if they are right, the service's key check is at fault (ERR-401); the suites judge`
+        : `the service answered HTTP 403 to ${key}: check that the key holds the energy query permission; if it does, the service's permission check is at fault (ERR-403); the suites judge`,
+    );
     return why.result();
   }
   if (response.status === 404) {
@@ -112,27 +124,46 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
     for (const sibling of ENERGY_SIBLINGS) {
       const other = await runRequest({ endpoint: sibling, plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
       if (other.response && other.response.status !== 404) {
-        why.warn(what, `POST ${exchange.request.url} answered 404; POST ${other.request.url} answered ${answerOf(other)}`,
-          `the documented energy path answered 404 but the same query answers at ${sibling}: the service offers it without the documented version in its path (VERSION-V1, ENERGY-PATH); the suites will report it`);
+        why.warn(
+          what,
+          `POST ${exchange.request.url} answered 404; POST ${other.request.url} answered ${answerOf(other)}`,
+          `the documented energy path answered 404 but the same query answers at ${sibling}: the service offers it without the documented version in its path (VERSION-V1, ENERGY-PATH); the suites will report it`,
+        );
         return why.result();
       }
     }
     // A 404 alone may be a service that lacks the endpoint (a finding). The base URL is proven
     // wrong only when the documented path is answered exactly as a path that exists nowhere.
-    const unknown = await runRequest({ endpoint: `/api/v1/api/order/wc-preflight-no-such-endpoint-${randomUUID().slice(0, 8)}`, plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
+    const unknown = await runRequest(
+      { endpoint: `/api/v1/api/order/wc-preflight-no-such-endpoint-${randomUUID().slice(0, 8)}`, plain: { symbol: 'ENERGY', chainName: 'TRON' } },
+      target,
+      scope,
+      stranger,
+    );
     const observed = `POST ${exchange.request.url} answered 404; POST ${unknown.request.url} (a path no service has) answered ${answerOf(unknown)}`;
     if (unknown.response?.status === 404) {
-      why.stop(what, observed, `--base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does (the base URL is what comes before /api/v1/...)`);
+      why.stop(
+        what,
+        observed,
+        `--base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does (the base URL is what comes before /api/v1/...)`,
+      );
     }
-    why.warn(what, observed, 'the documented energy path answered 404 but an unknown path did not: the base URL reaches a service that does not offer the energy query as documented; the suites will report it');
+    why.warn(
+      what,
+      observed,
+      'the documented energy path answered 404 but an unknown path did not: the base URL reaches a service that does not offer the energy query as documented; the suites will report it',
+    );
     return why.result();
   }
   const envelope = response.json as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   const code = envelope && typeof envelope === 'object' && !Array.isArray(envelope) ? String(envelope.code) : undefined;
   if (response.status === 200 && code !== undefined && code !== '0') {
     // Not proof of a wrong key: a service may refuse for its own reasons, and we cannot open what it did.
-    why.warn(what, `HTTP 200, code ${code}: ${clip(String(envelope?.message ?? ''), 80)}`,
-      `the service refused a valid energy query (code ${code}); this is a finding for the suites, not proof of a wrong key: if every query is refused, check that --public-key is the key pair the service holds for this merchant and --profile (padding ${target.profile.padding}, requests encrypted with the ${target.profile.request} key)`);
+    why.warn(
+      what,
+      `HTTP 200, code ${code}: ${clip(String(envelope?.message ?? ''), 80)}`,
+      `the service refused a valid energy query (code ${code}); this is a finding for the suites, not proof of a wrong key: if every query is refused, check that --public-key is the key pair the service holds for this merchant and --profile (padding ${target.profile.padding}, requests encrypted with the ${target.profile.request} key)`,
+    );
     return why.result();
   }
   if (response.decryptError && typeof envelope?.data === 'string') {
@@ -150,18 +181,28 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
     });
     if (opens.length > 0) {
       const names = opens.map((padding) => PADDING_NAME[padding]).join(' and ');
-      why.stop(what, `the envelope data does not open under ${target.profile.padding}; it opens into JSON under ${names}`,
-        `the answer opens with ${names}, not ${target.profile.padding}: set padding in --profile`);
+      why.stop(
+        what,
+        `the envelope data does not open under ${target.profile.padding}; it opens into JSON under ${names}`,
+        `the answer opens with ${names}, not ${target.profile.padding}: set padding in --profile`,
+      );
     }
     const reason = reasonInMessage(response.decryptError);
     const rule = answerFailureRule(reason);
-    why.warn(what, `HTTP 200, code 0, data that does not open: ${clip(response.decryptError, 160)}`,
-      `the answer to a valid energy query does not open with --public-key under any padding (${rule}${reason ? `, ${reason}` : ''}); no other reading of the profile explains it, so the suites judge it`);
+    why.warn(
+      what,
+      `HTTP 200, code 0, data that does not open: ${clip(response.decryptError, 160)}`,
+      `the answer to a valid energy query does not open with --public-key under any padding (${rule}${reason ? `, ${reason}` : ''}); no other reading of the profile explains it, so the suites judge it`,
+    );
     return why.result();
   }
   const observed = `${answerOf(exchange)}${response.decrypted ? ' (data opens)' : ''}`;
   if (response.status !== 200) {
-    why.warn(what, observed, `the service answered a valid energy query with HTTP ${response.status}: a finding for the suites, not proof of a wrong configuration`);
+    why.warn(
+      what,
+      observed,
+      `the service answered a valid energy query with HTTP ${response.status}: a finding for the suites, not proof of a wrong configuration`,
+    );
   } else if (!response.decrypted) {
     why.warn(what, observed, 'the answer carries no encrypted data to open: a finding for the suites, not proof of a wrong configuration');
   } else {
@@ -215,12 +256,18 @@ async function keyHeaderExperiment(target: MerchantTarget, why: Reasoning, what:
   const observed = answers.map(({ name, exchange }) => `header ${name}: ${answerOf(exchange)}`).join('; ');
   const accepted = answers.filter((answer) => answer.accepted);
   if (accepted.length === 1) {
-    why.warn('the same key under the header name X-API-KEY and x-api-key', observed,
-      `the merchant accepts ${keyName(target)} only under the header name ${accepted[0]!.name}: the key is right, and the receiver reads header names by their case, though HTTP header names are case-insensitive (RFC 9110; CB-KEY-401, CB-HEADERS); the suites judge`);
+    why.warn(
+      'the same key under the header name X-API-KEY and x-api-key',
+      observed,
+      `the merchant accepts ${keyName(target)} only under the header name ${accepted[0]!.name}: the key is right, and the receiver reads header names by their case, though HTTP header names are case-insensitive (RFC 9110; CB-KEY-401, CB-HEADERS); the suites judge`,
+    );
     return;
   }
-  why.warn(what, `${answerOf(ordinary)}; ${observed}`,
-    `the merchant answered HTTP 401 to ${keyName(target)}: check the key and its validity window; if they are right, the receiver's key check is at fault (CB-KEY-401); the suites judge`);
+  why.warn(
+    what,
+    `${answerOf(ordinary)}; ${observed}`,
+    `the merchant answered HTTP 401 to ${keyName(target)}: check the key and its validity window; if they are right, the receiver's key check is at fault (CB-KEY-401); the suites judge`,
+  );
 }
 
 function sameAnswer(a: Exchange, b: Exchange): boolean {
@@ -254,7 +301,7 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
   const sealed = ordinaryCallback(target.privateKey, target.profile);
   const plus = sealed.body.includes('+');
   const ordinary = await deliver(sealed);
-  const what = `one valid deposit callback (its Base64 holds ${plus ? 'a \'+\'' : 'no \'+\''}) with ${keyName(target)}, sealed with --private-key under --profile`;
+  const what = `one valid deposit callback (its Base64 holds ${plus ? "a '+'" : "no '+'"}) with ${keyName(target)}, sealed with --private-key under --profile`;
   if (!ordinary.response) why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
   if (ordinary.response.status === 401) {
     await keyHeaderExperiment(target, why, what, ordinary);
@@ -265,7 +312,11 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
     why.ok(what, `${answerOf(ordinary)} (${first.reason})`, 'the merchant accepts the key and opens the callback');
     return why.result();
   }
-  why.warn(what, `${answerOf(ordinary)} (${first.reason})`, `the merchant did not acknowledge a valid callback (${first.reason}); pre-flight tries to tell a finding from a configuration`);
+  why.warn(
+    what,
+    `${answerOf(ordinary)} (${first.reason})`,
+    `the merchant did not acknowledge a valid callback (${first.reason}); pre-flight tries to tell a finding from a configuration`,
+  );
 
   // 1. A callback whose Base64 a form decoder leaves intact (no '+'). Acknowledged: the key and the
   // profile are right (it opened what we sealed), so the ordinary one failed on how it was read.
@@ -274,13 +325,24 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
     const exchange = await deliver(plain);
     const verdict = ack(exchange);
     if (verdict.verdict !== 'not-acknowledged') {
-      why.warn('a valid callback whose Base64 holds no \'+\' (the only character a form decoder changes), same key and profile', `${answerOf(exchange)} (${verdict.reason})`,
-        'the merchant opens a callback sealed with --private-key under --profile, so the key and the profile are right; it fails a callback whose Base64 holds a \'+\': it reads the body as a form (CB-RAW-BODY), a finding the suites report');
+      why.warn(
+        "a valid callback whose Base64 holds no '+' (the only character a form decoder changes), same key and profile",
+        `${answerOf(exchange)} (${verdict.reason})`,
+        "the merchant opens a callback sealed with --private-key under --profile, so the key and the profile are right; it fails a callback whose Base64 holds a '+': it reads the body as a form (CB-RAW-BODY), a finding the suites report",
+      );
       return why.result();
     }
-    why.ok('a valid callback whose Base64 holds no \'+\', same key and profile', `${answerOf(exchange)} (${verdict.reason})`, 'not acknowledged either: how the body is read does not explain it');
+    why.ok(
+      "a valid callback whose Base64 holds no '+', same key and profile",
+      `${answerOf(exchange)} (${verdict.reason})`,
+      'not acknowledged either: how the body is read does not explain it',
+    );
   } else {
-    why.ok('a valid callback whose Base64 holds no \'+\'', plus ? 'none could be built with this key size and profile in 4000 attempts' : 'the first callback already held none', 'this experiment was not run');
+    why.ok(
+      "a valid callback whose Base64 holds no '+'",
+      plus ? 'none could be built with this key size and profile in 4000 attempts' : 'the first callback already held none',
+      'this experiment was not run',
+    );
   }
 
   // 2. A stranger's key: what the merchant answers to a callback it cannot open.
@@ -288,8 +350,13 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
   const strangerKey = halfFor('callback', 'encrypt', target.profile) === 'private' ? strangerKeys.privateKey : strangerKeys.publicKey;
   const stranger = await deliver(ordinaryCallback(strangerKey, target.profile));
   const strangerAck = ack(stranger);
-  why.ok('the same callback sealed with a key pair the merchant cannot hold', `${answerOf(stranger)} (${strangerAck.reason})`,
-    strangerAck.verdict !== 'not-acknowledged' ? 'acknowledged: the merchant acknowledges what it cannot open (the suites judge CB-NO-FALSE-ACK)' : 'not acknowledged');
+  why.ok(
+    'the same callback sealed with a key pair the merchant cannot hold',
+    `${answerOf(stranger)} (${strangerAck.reason})`,
+    strangerAck.verdict !== 'not-acknowledged'
+      ? 'acknowledged: the merchant acknowledges what it cannot open (the suites judge CB-NO-FALSE-ACK)'
+      : 'not acknowledged',
+  );
 
   // 3. The other readings of the profile with the key pair we hold: one that is acknowledged (and a
   // stranger's is not) proves the merchant's profile differs from --profile.
@@ -309,20 +376,33 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
         const verdict = ack(exchange);
         const reading = `padding ${padding}, callbacks encrypted with the ${half} key`;
         if (verdict.verdict !== 'not-acknowledged') {
-          why.stop(`a valid callback sealed with the key pair of --private-key under ${reading}`, `${answerOf(exchange)} (${verdict.reason}), while --profile's reading and a stranger's key are not acknowledged`,
-            `the merchant opens callbacks under ${reading}, not under --profile's (padding ${target.profile.padding}, ${target.profile.callback} key): set ${padding !== target.profile.padding ? 'padding' : ''}${padding !== target.profile.padding && half !== target.profile.callback ? ' and ' : ''}${half !== target.profile.callback ? 'callback' : ''} in --profile`);
+          why.stop(
+            `a valid callback sealed with the key pair of --private-key under ${reading}`,
+            `${answerOf(exchange)} (${verdict.reason}), while --profile's reading and a stranger's key are not acknowledged`,
+            `the merchant opens callbacks under ${reading}, not under --profile's (padding ${target.profile.padding}, ${target.profile.callback} key): set ${padding !== target.profile.padding ? 'padding' : ''}${padding !== target.profile.padding && half !== target.profile.callback ? ' and ' : ''}${half !== target.profile.callback ? 'callback' : ''} in --profile`,
+          );
         }
       }
     }
-    why.ok('the same callback under every other padding and key half of the pair of --private-key', 'none acknowledged', 'no other reading of the profile explains it');
+    why.ok(
+      'the same callback under every other padding and key half of the pair of --private-key',
+      'none acknowledged',
+      'no other reading of the profile explains it',
+    );
   }
 
   if (sameAnswer(ordinary, stranger)) {
-    why.warn('comparing the answers', 'the valid callback got exactly the answer of a callback sealed with a stranger\'s key',
-      'the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key, or it does not open callbacks as the interface sends them (CB-RAW-BODY, CB-DECRYPT); pre-flight cannot prove which, so the suites run and judge');
+    why.warn(
+      'comparing the answers',
+      "the valid callback got exactly the answer of a callback sealed with a stranger's key",
+      'the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key, or it does not open callbacks as the interface sends them (CB-RAW-BODY, CB-DECRYPT); pre-flight cannot prove which, so the suites run and judge',
+    );
   } else {
-    why.warn('comparing the answers', 'the valid callback and the stranger\'s got different answers',
-      'the merchant tells a valid callback from one it cannot open but still does not acknowledge it: a finding for the suites, not the configuration');
+    why.warn(
+      'comparing the answers',
+      "the valid callback and the stranger's got different answers",
+      'the merchant tells a valid callback from one it cannot open but still does not acknowledge it: a finding for the suites, not the configuration',
+    );
   }
   return why.result();
 }

@@ -89,7 +89,9 @@ describe('reading the probe page by page', () => {
     await fill(store, 0, 1, 1);
     const target = await referenceMerchant(store, 'the-probe-token-5678');
     await expect(readProbeAfter(target, undefined)).rejects.toThrow(/answered 401: it may need a token; give it with --probe-token or WALLET_PROBE_TOKEN$/);
-    await expect(readProbeAfter({ ...target, probeToken: 'wrong-token' }, undefined)).rejects.toThrow(/answered 401 to the probe token \(--probe-token or WALLET_PROBE_TOKEN\): is it the one in the merchant's probe.token\?$/);
+    await expect(readProbeAfter({ ...target, probeToken: 'wrong-token' }, undefined)).rejects.toThrow(
+      /answered 401 to the probe token \(--probe-token or WALLET_PROBE_TOKEN\): is it the one in the merchant's probe.token\?$/,
+    );
     expect((await readProbeAfter({ ...target, probeToken: 'the-probe-token-5678' }, undefined))!.entries).toHaveLength(1);
   });
 

@@ -7,7 +7,8 @@ import { transportOf } from './transport.js';
 import type { MerchantTarget } from './types.js';
 
 /** The expected shape of a probe's answer, for error messages. */
-const PROBE_SHAPE = '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)';
+const PROBE_SHAPE =
+  '{"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)';
 
 /** Where the probe is and how to ask it: the probe fields of a merchant target (`load merchant` builds one). */
 export type ProbeSource = Pick<MerchantTarget, 'probeUrl' | 'probeCmd' | 'probeToken' | 'transport'>;
@@ -255,11 +256,20 @@ async function getProbe(target: ProbeSource, url: string, network: NetworkConfig
   const headers: Record<string, string> = { accept: 'application/json', ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}) };
   try {
     // The run's network and its connections; only this answer's cap is raised (a probe that does not page answers its whole history).
-    const answer = await transportOf(target).send({ method: 'GET', url, headers, network, maxBodyBytes: Math.max(network.maxBodyBytes, UNPAGED_PROBE_CAP_BYTES) });
+    const answer = await transportOf(target).send({
+      method: 'GET',
+      url,
+      headers,
+      network,
+      maxBodyBytes: Math.max(network.maxBodyBytes, UNPAGED_PROBE_CAP_BYTES),
+    });
     return { status: answer.status, body: answer.body };
   } catch (error) {
     if (error instanceof TransportError && error.reason === 'too-large') {
-      throw new Error(`the probe ${target.probeUrl} answered more than ${UNPAGED_PROBE_CAP_BYTES} bytes at once: page it (?since=<cursor>&limit=<n>, answering "next" and "more"; docs/probe.md)`, { cause: error });
+      throw new Error(
+        `the probe ${target.probeUrl} answered more than ${UNPAGED_PROBE_CAP_BYTES} bytes at once: page it (?since=<cursor>&limit=<n>, answering "next" and "more"; docs/probe.md)`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -267,9 +277,11 @@ async function getProbe(target: ProbeSource, url: string, network: NetworkConfig
 
 function refusal(target: ProbeSource, status: number): Error {
   if (status === 401 || status === 403) {
-    return new Error(target.probeToken
-      ? `the probe ${target.probeUrl} answered ${status} to the probe token (--probe-token or WALLET_PROBE_TOKEN): is it the one in the merchant's probe.token?`
-      : `the probe ${target.probeUrl} answered ${status}: it may need a token; give it with --probe-token or WALLET_PROBE_TOKEN`);
+    return new Error(
+      target.probeToken
+        ? `the probe ${target.probeUrl} answered ${status} to the probe token (--probe-token or WALLET_PROBE_TOKEN): is it the one in the merchant's probe.token?`
+        : `the probe ${target.probeUrl} answered ${status}: it may need a token; give it with --probe-token or WALLET_PROBE_TOKEN`,
+    );
   }
   return new Error(`the probe ${target.probeUrl} answered ${status}: expected 200 with ${PROBE_SHAPE}`);
 }
@@ -309,7 +321,8 @@ export async function readProbeAfter(target: ProbeSource, from: ProbeMark | unde
     const parsed = parseProbeAnswer(answer.body, source, page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0);
     if (parsed.next === undefined) {
       // It does not page: the answer is the whole history.
-      if (page > 0 || from?.cursor !== undefined) throw new Error(`${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`);
+      if (page > 0 || from?.cursor !== undefined)
+        throw new Error(`${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`);
       return { entries: parsed.entries, mark: { index: parsed.count }, paged: false };
     }
     if (page === 0 && from?.cursor === undefined && parsed.entries.length < parsed.count) {

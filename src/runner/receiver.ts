@@ -49,7 +49,15 @@ export async function startReceiver(port = 0, host = '127.0.0.1', publicUrl?: st
     answered++;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    received.push({ at: Date.now(), method: req.method ?? '', url: req.url ?? '', headers, body: body.ok ? body.body : Buffer.alloc(0), answeredStatus: answer.status, answeredBody: answer.body });
+    received.push({
+      at: Date.now(),
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers,
+      body: body.ok ? body.body : Buffer.alloc(0),
+      answeredStatus: answer.status,
+      answeredBody: answer.body,
+    });
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
     for (const wake of waiters) wake();
   });
@@ -60,7 +68,9 @@ export async function startReceiver(port = 0, host = '127.0.0.1', publicUrl?: st
   });
   const actual = (server.address() as AddressInfo).port;
   return {
-    url: publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${actual}/wallet-conformance/callback`,
+    url:
+      publicUrl ??
+      `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${actual}/wallet-conformance/callback`,
     port: actual,
     received,
     script(next) {
@@ -83,9 +93,10 @@ export async function startReceiver(port = 0, host = '127.0.0.1', publicUrl?: st
         check();
       });
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

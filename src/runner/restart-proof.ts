@@ -90,7 +90,20 @@ export async function proveRestart(target: MerchantTarget, session: RunSession):
   held?.destroy();
   const observed = `the command ${failure ? failure : `ran ${ran} ms`}; ${held ? `the held connection ${heldClosed ? 'was closed by the receiver' : 'stayed open'}` : 'no connection could be held before it'}; ${refused} of ${polls} connection attempts refused; afterwards the callback URL ${back}`;
   if (failure) return { proven: false, step: { what, observed, conclusion: `--restart failed: ${failure}`, level: 'warning' } };
-  if (!down()) return { proven: false, step: { what, observed, conclusion: `--restart did not restart the receiver: it never went down (no connection closed or refused while the command ran or ${GRACE_MS / 1000} s after); the command must stop the receiver and start it again`, level: 'warning' } };
-  if (!back.startsWith('answered')) return { proven: false, step: { what, observed, conclusion: `--restart stopped the receiver but it did not come back within ${BACK_MS / 1000} s`, level: 'warning' } };
+  if (!down())
+    return {
+      proven: false,
+      step: {
+        what,
+        observed,
+        conclusion: `--restart did not restart the receiver: it never went down (no connection closed or refused while the command ran or ${GRACE_MS / 1000} s after); the command must stop the receiver and start it again`,
+        level: 'warning',
+      },
+    };
+  if (!back.startsWith('answered'))
+    return {
+      proven: false,
+      step: { what, observed, conclusion: `--restart stopped the receiver but it did not come back within ${BACK_MS / 1000} s`, level: 'warning' },
+    };
   return { proven: true, step: { what, observed, conclusion: 'the receiver went down and came back: --restart restarts it', level: 'ok' } };
 }

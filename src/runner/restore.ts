@@ -27,7 +27,9 @@ export function snapshotControlState(capabilities: Capabilities): ControlSnapsho
   const energy = parsed(capabilities.routes['GET energy']?.text) as { balance?: unknown; costPerTx?: unknown } | undefined;
   const callback = parsed(capabilities.routes['GET callback-url']?.text) as { url?: unknown } | undefined;
   return {
-    ...(energy && energy.balance !== undefined && energy.costPerTx !== undefined ? { energy: { balance: energy.balance, costPerTx: energy.costPerTx } as ControlEnergy } : {}),
+    ...(energy && energy.balance !== undefined && energy.costPerTx !== undefined
+      ? { energy: { balance: energy.balance, costPerTx: energy.costPerTx } as ControlEnergy }
+      : {}),
     ...(typeof callback?.url === 'string' || callback?.url === null ? { callbackUrl: callback.url } : {}),
   };
 }
@@ -40,7 +42,13 @@ export async function restoreControlState(snapshot: ControlSnapshot, touched: Se
   const notes: string[] = [];
   const client = controlClientOf(target);
   const merchant = merchantOf(target);
-  const restore = async <T>(what: string, route: ControlRoute, read: ControlRoute, value: T | undefined, put: (value: T) => Promise<ControlAnswer<unknown>>) => {
+  const restore = async <T>(
+    what: string,
+    route: ControlRoute,
+    read: ControlRoute,
+    value: T | undefined,
+    put: (value: T) => Promise<ControlAnswer<unknown>>,
+  ) => {
     if (!touched.has(route)) return;
     if (value === undefined) {
       notes.push(`${what} not restored: the run changed it, and the target offers no ${routePath(read, target)} to read it before the run`);
@@ -48,14 +56,22 @@ export async function restoreControlState(snapshot: ControlSnapshot, touched: Se
     }
     try {
       const answer = await put(value);
-      notes.push(answer.status >= 200 && answer.status < 300 ? `${what} restored to its value before the run` : `${what} not restored: ${routePath(route, target)} answered ${answer.status}`);
+      notes.push(
+        answer.status >= 200 && answer.status < 300
+          ? `${what} restored to its value before the run`
+          : `${what} not restored: ${routePath(route, target)} answered ${answer.status}`,
+      );
     } catch (error) {
       notes.push(`${what} not restored: ${(error as Error).message}`);
     }
   };
   // The values are the target's own answers as read before the run (exact numbers), put back as they were.
   await restore('energy', 'PUT energy', 'GET energy', snapshot.energy, (energy) => controlSetEnergy(client, merchant, energy));
-  if (snapshot.callbackUrl === null && touched.has('PUT callback-url')) notes.push('callback URL not restored: none was set before the run, and the control API cannot unset it');
-  else await restore('callback URL', 'PUT callback-url', 'GET callback-url', snapshot.callbackUrl == null ? undefined : { url: snapshot.callbackUrl }, (url) => controlSetCallbackUrl(client, merchant, url));
+  if (snapshot.callbackUrl === null && touched.has('PUT callback-url'))
+    notes.push('callback URL not restored: none was set before the run, and the control API cannot unset it');
+  else
+    await restore('callback URL', 'PUT callback-url', 'GET callback-url', snapshot.callbackUrl == null ? undefined : { url: snapshot.callbackUrl }, (url) =>
+      controlSetCallbackUrl(client, merchant, url),
+    );
   return notes;
 }

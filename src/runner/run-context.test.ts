@@ -45,10 +45,11 @@ async function counting(server: http.Server | https.Server, scheme: 'http' | 'ht
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -92,7 +93,10 @@ describe('a run closes what it opened', () => {
     const run = openRun(defaultNetwork({ tls: { extraCa: [ca.cert], insecure: false }, proxy: proxyFromEnv({ HTTPS_PROXY: proxy.url }) }));
     try {
       const pending = run.transport.send({ method: 'GET', url: `${server.url}/held`, headers: {} });
-      const settled = pending.then(() => 'answered', () => 'cut');
+      const settled = pending.then(
+        () => 'answered',
+        () => 'cut',
+      );
       const until = Date.now() + 5000;
       while (!release && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(release, 'the request reached the server through the tunnel').toBeDefined();
@@ -116,7 +120,12 @@ describe('a run closes what it opened', () => {
     const given = defaultNetwork();
     try {
       // The capability probe asks the control API (seven routes) over the run's connections.
-      const report = await runSuites({ target: { ...serviceTarget, baseUrl: server.url, controlToken: 'ct', userId: 1 }, suites: [], rules: [], network: given });
+      const report = await runSuites({
+        target: { ...serviceTarget, baseUrl: server.url, controlToken: 'ct', userId: 1 },
+        suites: [],
+        rules: [],
+        network: given,
+      });
       expect(report.notes).toEqual([]);
       expect(server.seen()).toBeGreaterThan(0);
       // Kept alive while the run ran (the server would hold them 5 s): closed by the run's end.
@@ -129,7 +138,7 @@ describe('a run closes what it opened', () => {
     }
   });
 
-  it('runSuites sends through the transport of the options, else the target\'s own', async () => {
+  it("runSuites sends through the transport of the options, else the target's own", async () => {
     const seen: string[] = [];
     const recording = (name: string): Transport => ({
       send: async (request) => {

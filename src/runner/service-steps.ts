@@ -30,11 +30,16 @@ export function joinUrl(base: string, path: string): string {
 /** The X-API-KEY a case asks for; undefined means "send none". */
 function apiKeyFor(choice: RequestStep['apiKey'], target: ServiceTarget): string | undefined {
   switch (choice ?? 'valid') {
-    case 'missing': return undefined;
-    case 'unknown': return `wc-unknown-${randomUUID()}`;
-    case 'expired': return target.expiredKey;
-    case 'forbidden': return target.forbiddenKey;
-    default: return target.apiKey;
+    case 'missing':
+      return undefined;
+    case 'unknown':
+      return `wc-unknown-${randomUUID()}`;
+    case 'expired':
+      return target.expiredKey;
+    case 'forbidden':
+      return target.forbiddenKey;
+    default:
+      return target.apiKey;
   }
 }
 
@@ -48,16 +53,24 @@ function encodeData(plainText: string, step: RequestStep, target: ServiceTarget,
   const mangled = encode === 'plus-as-space' ? /\+/ : encode === 'url-safe' ? /[+/]/ : undefined;
   for (let tries = 1; mangled && !mangled.test(sealed) && tries < 32; tries++) sealed = sealJson(plainText, 'request', key, { profile: target.profile });
   switch (encode) {
-    case 'url-safe': return sealed.replaceAll('+', '-').replaceAll('/', '_');
-    case 'line-breaks': return sealed.replace(/(.{76})/g, '$1\r\n');
-    case 'plus-as-space': return sealed.replaceAll('+', ' ');
-    case 'truncated': return encodeBase64(Buffer.from(sealed, 'base64').subarray(0, -16));
+    case 'url-safe':
+      return sealed.replaceAll('+', '-').replaceAll('/', '_');
+    case 'line-breaks':
+      return sealed.replace(/(.{76})/g, '$1\r\n');
+    case 'plus-as-space':
+      return sealed.replaceAll('+', ' ');
+    case 'truncated':
+      return encodeBase64(Buffer.from(sealed, 'base64').subarray(0, -16));
     case 'unpadded': {
       // A ciphertext of a whole number of 3-byte groups (a 3072-bit key) has no '=' to drop.
-      if (!sealed.endsWith('=')) throw new Error(`the ciphertext's Base64 has no '=' padding to drop (${Buffer.from(sealed, 'base64').length} bytes, a multiple of 3): nothing unpadded to send`);
+      if (!sealed.endsWith('='))
+        throw new Error(
+          `the ciphertext's Base64 has no '=' padding to drop (${Buffer.from(sealed, 'base64').length} bytes, a multiple of 3): nothing unpadded to send`,
+        );
       return sealed.replace(/=+$/, '');
     }
-    default: return sealed;
+    default:
+      return sealed;
   }
 }
 
@@ -133,7 +146,9 @@ function readResponse(status: number, headers: Record<string, string>, body: str
 /** Runs a control step against the service's control API (docs/service-guide.md), through the generated client. */
 export async function runControl(control: NonNullable<Step['control']>, target: ServiceTarget): Promise<Exchange> {
   const client = controlClientOf(target);
-  const request = control.energy ? controlSetEnergyRequest(client, merchantOf(target), control.energy) : controlOpenCardRequest(client, merchantOf(target), control.card!);
+  const request = control.energy
+    ? controlSetEnergyRequest(client, merchantOf(target), control.energy)
+    : controlOpenCardRequest(client, merchantOf(target), control.card!);
   const { method, url, body = '' } = request;
   try {
     const answer = await sendControlRequest(client, request);

@@ -1,21 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { merchantTarget, serviceTarget, testKeys } from '../../test/support/check-context.js';
-import { expectedProcessings, graceMs, settleLimit, producedBy, routesOfStep, runStep, STEP_KINDS, stepKindOf, stepNeedsReceiver, type CaseState } from './step-kinds.js';
+import {
+  expectedProcessings,
+  graceMs,
+  settleLimit,
+  producedBy,
+  routesOfStep,
+  runStep,
+  STEP_KINDS,
+  stepKindOf,
+  stepNeedsReceiver,
+  type CaseState,
+} from './step-kinds.js';
 import type { Transport } from './transport.js';
 import { defaultNetwork } from '../net/network-config.js';
 import { openRun } from './run-context.js';
 import type { Step } from './suite.js';
 
 const state = (): CaseState => ({
-  scope: { caseId: 'c', saved: {} }, stranger: { privateKey: testKeys, publicKey: testKeys.publicKey }, receiver: undefined,
-  spelling: 'interface', events: new Map(), caseEvents: new Set(), lastProbe: undefined, prompt: () => undefined,
+  scope: { caseId: 'c', saved: {} },
+  stranger: { privateKey: testKeys, publicKey: testKeys.publicKey },
+  receiver: undefined,
+  spelling: 'interface',
+  events: new Map(),
+  caseEvents: new Set(),
+  lastProbe: undefined,
+  prompt: () => undefined,
   run: openRun(defaultNetwork()),
 });
 
 describe('the step-kind registry: one entry per kind', () => {
-  it('lists the six kinds of suite.schema.json, in the order a step\'s keys are tried', () => {
+  it("lists the six kinds of suite.schema.json, in the order a step's keys are tried", () => {
     expect(Object.keys(STEP_KINDS)).toEqual(['request', 'control', 'emit', 'await', 'deliver', 'restart']);
-    expect(Object.entries(STEP_KINDS).map(([kind, entry]) => `${kind}:${entry.side}`)).toEqual(['request:service', 'control:service', 'emit:service', 'await:service', 'deliver:merchant', 'restart:merchant']);
+    expect(Object.entries(STEP_KINDS).map(([kind, entry]) => `${kind}:${entry.side}`)).toEqual([
+      'request:service',
+      'control:service',
+      'emit:service',
+      'await:service',
+      'deliver:merchant',
+      'restart:merchant',
+    ]);
   });
 
   it.each<[string, Step, string | undefined, string[], boolean, string[]]>([
@@ -35,8 +59,8 @@ describe('the step-kind registry: one entry per kind', () => {
   it.each<[string, Step, typeof serviceTarget | typeof merchantTarget]>([
     ['a delivery against a service', { deliver: { type: 1 } }, serviceTarget],
     ['a request against a merchant', { request: { endpoint: 'energy' } }, merchantTarget],
-    ['an emitted callback without the runner\'s receiver', { emit: { type: 1 } }, serviceTarget],
-    ['pointing callbacks without the runner\'s receiver', { control: { pointCallbacks: true } }, serviceTarget],
+    ["an emitted callback without the runner's receiver", { emit: { type: 1 } }, serviceTarget],
+    ["pointing callbacks without the runner's receiver", { control: { pointCallbacks: true } }, serviceTarget],
     ['a step of no kind', {}, serviceTarget],
   ])('refuses to run %s, as a suite error, without touching the target', async (_label, step, target) => {
     expect(await runStep(step, target, state())).toEqual({ exchanges: [], error: `suite error: this step does not apply to a ${target.side}` });
@@ -53,7 +77,12 @@ describe('a deliver step settles: processing may end after the answer', () => {
       async send(request) {
         if (request.method === 'GET' && new URL(request.url).pathname === '/probe') {
           probeReads++;
-          return { status: 200, headers: {} as Record<string, string>, body: Buffer.from(JSON.stringify({ processed: processed.map((text) => JSON.parse(text) as unknown) })), durationMs: 0 };
+          return {
+            status: 200,
+            headers: {} as Record<string, string>,
+            body: Buffer.from(JSON.stringify({ processed: processed.map((text) => JSON.parse(text) as unknown) })),
+            durationMs: 0,
+          };
         }
         const book = () => processed.push('{"booked":true}');
         const first = deliveries++ === 0;
@@ -64,7 +93,10 @@ describe('a deliver step settles: processing may end after the answer', () => {
     };
     return { target: { ...merchantTarget, probeUrl: 'http://127.0.0.1:9/probe', transport, settleMs: 1000 }, reads: () => probeReads };
   };
-  const deliver = (count: number, event: Record<string, unknown> = { type: 1, event: 'first' }): Step => ({ deliver: event, expect: [{ check: 'processed', count }] });
+  const deliver = (count: number, event: Record<string, unknown> = { type: 1, event: 'first' }): Step => ({
+    deliver: event,
+    expect: [{ check: 'processed', count }],
+  });
   const timed = async (run: () => Promise<unknown>) => {
     const started = performance.now();
     const result = await run();
@@ -130,7 +162,11 @@ describe('what a deliver step waits for', () => {
   });
 
   it.each<[number | undefined, number, number]>([
-    [undefined, 2000, 0], [50, 2000, 200], [350, 2000, 700], [1500, 2000, 2000], [350, 0, 0],
+    [undefined, 2000, 0],
+    [50, 2000, 200],
+    [350, 2000, 700],
+    [1500, 2000, 2000],
+    [350, 0, 0],
   ])('waits a grace of %s ms late with a %s ms limit: %s ms', (late, limit, grace) => {
     expect(graceMs(late, limit)).toBe(grace);
   });

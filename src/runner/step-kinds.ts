@@ -192,10 +192,13 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     const readOwn = async () => {
       const read = before ? await readProbeAfter(target, before, { network: state.run.network }) : undefined;
       if (read) rememberProbeMark(target, read.mark);
-      return { mark: read?.mark, processed: read?.entries.filter((entry) => {
-        const id = trackingIdOf(entry);
-        return id === undefined || state.caseEvents.has(id);
-      }) };
+      return {
+        mark: read?.mark,
+        processed: read?.entries.filter((entry) => {
+          const id = trackingIdOf(entry);
+          return id === undefined || state.caseEvents.has(id);
+        }),
+      };
     };
     // Processing may finish after the answer (nothing in the interface says it ends first): while the
     // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
@@ -242,7 +245,9 @@ const restart: StepKind<'restart', 'merchant'> = {
  * Every step kind, in the order a step's keys are tried: the one table the loader (what a kind
  * produces), capabilities.ts (its routes) and the engine (its executor, its side) read.
  */
-export const STEP_KINDS: { readonly [K in StepKindName]: StepKind<K> } = { request, control, emit, await: awaitKind, deliver, restart } as { readonly [K in StepKindName]: StepKind<K> };
+export const STEP_KINDS: { readonly [K in StepKindName]: StepKind<K> } = { request, control, emit, await: awaitKind, deliver, restart } as {
+  readonly [K in StepKindName]: StepKind<K>;
+};
 
 /** The kind of a step, or undefined for a step of none (only a hand-built suite can hold one). */
 export function stepKindOf(step: Step): StepKindName | undefined {

@@ -14,18 +14,30 @@ const validate = new Ajv2020({ allErrors: true, strict: false }).compile(shipped
 
 /** A suite holding one request step with this one expectation. */
 const suiteWith = (expectation: Record<string, unknown>) => ({
-  title: 't', side: 'service', cases: [{ id: 'c', title: 't', rules: ['ENERGY-PATH'], steps: [{ request: { endpoint: 'energy' }, expect: [expectation] }] }],
+  title: 't',
+  side: 'service',
+  cases: [{ id: 'c', title: 't', rules: ['ENERGY-PATH'], steps: [{ request: { endpoint: 'energy' }, expect: [expectation] }] }],
 });
 
-describe('suites/suite.schema.json and the checks\' parameter schemas', () => {
+describe("suites/suite.schema.json and the checks' parameter schemas", () => {
   // After changing a check's params, rewrite the file from them: npm run generate
-  it('is exactly what withCheckParams makes of it: the checks\' params are the source', () => {
+  it("is exactly what withCheckParams makes of it: the checks' params are the source", () => {
     expect(text).toBe(`${JSON.stringify(withCheckParams(shipped), null, 2)}\n`);
   });
 
   it('keeps every definition it had before the parameters were added', () => {
     const defs = shipped.$defs as Record<string, unknown>;
-    expect(Object.keys(defs).filter((name) => !name.startsWith('params-'))).toEqual(['ruleId', 'case', 'step', 'control', 'request', 'emit', 'deliver', 'expectation', 'await']);
+    expect(Object.keys(defs).filter((name) => !name.startsWith('params-'))).toEqual([
+      'ruleId',
+      'case',
+      'step',
+      'control',
+      'request',
+      'emit',
+      'deliver',
+      'expectation',
+      'await',
+    ]);
     expect((defs[paramsDef('status')] as { required: string[] }).required).toEqual(['equals']);
   });
 

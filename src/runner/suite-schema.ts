@@ -21,8 +21,14 @@ export function withCheckParams(schema: Json, checks: readonly AnyCheck[] = CHEC
   const properties = (expectation.properties ?? {}) as Json;
   defs.expectation = {
     ...expectation,
-    properties: { ...properties, check: { type: 'string', enum: checks.map((check) => check.id), description: 'a registered check (src/runner/checks); its parameters sit beside it' } },
-    allOf: checks.map((check) => ({ if: { properties: { check: { const: check.id } }, required: ['check'] }, then: { $ref: `#/$defs/${paramsDef(check.id)}` } })),
+    properties: {
+      ...properties,
+      check: { type: 'string', enum: checks.map((check) => check.id), description: 'a registered check (src/runner/checks); its parameters sit beside it' },
+    },
+    allOf: checks.map((check) => ({
+      if: { properties: { check: { const: check.id } }, required: ['check'] },
+      then: { $ref: `#/$defs/${paramsDef(check.id)}` },
+    })),
   };
   for (const check of checks) {
     defs[paramsDef(check.id)] = {

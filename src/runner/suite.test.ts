@@ -18,18 +18,21 @@ describe('built-in suites', () => {
 
   it('name only registered checks and catalogued rule ids', () => {
     const ids = new Set(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((r) => r.id));
-    for (const suite of suites) for (const c of suite.cases) {
-      for (const id of c.rules) expect(ids.has(id), `${suite.name}/${c.id}: ${id}`).toBe(true);
-      for (const step of c.steps) for (const e of step.expect ?? []) {
-        expect(findCheck(e.check), `${suite.name}/${c.id}: ${e.check}`).toBeDefined();
-        for (const id of e.rules ?? []) expect(ids.has(id), `${suite.name}/${c.id}: ${id}`).toBe(true);
+    for (const suite of suites)
+      for (const c of suite.cases) {
+        for (const id of c.rules) expect(ids.has(id), `${suite.name}/${c.id}: ${id}`).toBe(true);
+        for (const step of c.steps)
+          for (const e of step.expect ?? []) {
+            expect(findCheck(e.check), `${suite.name}/${c.id}: ${e.check}`).toBeDefined();
+            for (const id of e.rules ?? []) expect(ids.has(id), `${suite.name}/${c.id}: ${id}`).toBe(true);
+          }
       }
-    }
   });
 
   it('enforce every MUST and SHOULD rule with at least one check, unless the catalog says it is not black-box', () => {
     const cited = new Set<string>();
-    for (const suite of suites) for (const c of suite.cases) for (const step of c.steps) for (const e of step.expect ?? []) for (const id of e.rules ?? c.rules) cited.add(id);
+    for (const suite of suites)
+      for (const c of suite.cases) for (const step of c.steps) for (const e of step.expect ?? []) for (const id of e.rules ?? c.rules) cited.add(id);
     const uncovered = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).filter((r) => r.severity !== 'UNSPECIFIED' && r.blackBox && !cited.has(r.id));
     expect(uncovered.map((r) => r.id)).toEqual([]);
   });
@@ -53,7 +56,10 @@ describe('selection', () => {
 
 describe('templates', () => {
   it('fill ids, numbers and exact decimals', () => {
-    const filled = fill({ a: '{{userId}}', b: '{{userIdText}}', c: 'x-{{id}}', d: '#decimal:12345678901234567890.123', e: '{{long:3}}' }, { userId: 7, caseId: 'c1', saved: {} }) as Record<string, unknown>;
+    const filled = fill(
+      { a: '{{userId}}', b: '{{userIdText}}', c: 'x-{{id}}', d: '#decimal:12345678901234567890.123', e: '{{long:3}}' },
+      { userId: 7, caseId: 'c1', saved: {} },
+    ) as Record<string, unknown>;
     expect(filled.a).toBe(7);
     expect(filled.b).toBe('7');
     expect(filled.c).toBe('x-c1');
@@ -87,36 +93,80 @@ function thrown(run: () => unknown): string {
 
 describe('expectations the loader refuses, with the file, the case and the line', () => {
   it.each([
-    ['a typo in a parameter name', SUITE('          - { check: status, equals: 200 }\n          - { check: status, equal: 200 }'), 'suites/x.yaml:11: case "floor" expects status: unknown parameter "equal" (known: equals)'],
-    ['a parameter on its own line, named at that line', SUITE('          - check: status\n            title: mine\n            equals: 200\n            equls: 200'), 'suites/x.yaml:13: case "floor" expects status: unknown parameter "equls" (known: equals)'],
-    ['a mistyped value, named at its line', SUITE('          - check: status\n            equals: "4o1"'), 'suites/x.yaml:11: case "floor" expects status: parameter "equals" must be an integer, not "4o1"'],
-    ['a fractional number as text', SUITE('          - { check: status, equals: "401.5" }'), 'suites/x.yaml:10: case "floor" expects status: parameter "equals" must be an integer, not "401.5"'],
-    ['a missing parameter, named at its expectation', SUITE('          - { check: energy-floor, balance: 1 }'), 'suites/x.yaml:10: case "floor" expects energy-floor: parameter "costPerTx" is missing'],
-    ['a check that does not exist', SUITE('          - { check: statuz, equals: 200 }'), `suites/x.yaml:10: case "floor": no check named "statuz" (known: ${CHECKS_LIST})`],
-    ['a check of what the step does not produce', SUITE('          - { check: callback-raw-body }'), 'suites/x.yaml:10: case "floor" expects callback-raw-body: it judges received callbacks, which a request step does not produce (emit and await steps do)'],
-    ['a probe check on a restart step', SUITE('          - { check: processed, count: 1 }', '      - restart: true'), 'suites/x.yaml:10: case "floor" expects processed: it judges the probe\'s processed list, which a restart step does not produce (deliver steps do)'],
-    ['a parameter the check does not take', SUITE('          - { check: refused, outcome: failure }'), 'suites/x.yaml:10: case "floor" expects refused: unknown parameter "outcome" (it takes none)'],
+    [
+      'a typo in a parameter name',
+      SUITE('          - { check: status, equals: 200 }\n          - { check: status, equal: 200 }'),
+      'suites/x.yaml:11: case "floor" expects status: unknown parameter "equal" (known: equals)',
+    ],
+    [
+      'a parameter on its own line, named at that line',
+      SUITE('          - check: status\n            title: mine\n            equals: 200\n            equls: 200'),
+      'suites/x.yaml:13: case "floor" expects status: unknown parameter "equls" (known: equals)',
+    ],
+    [
+      'a mistyped value, named at its line',
+      SUITE('          - check: status\n            equals: "4o1"'),
+      'suites/x.yaml:11: case "floor" expects status: parameter "equals" must be an integer, not "4o1"',
+    ],
+    [
+      'a fractional number as text',
+      SUITE('          - { check: status, equals: "401.5" }'),
+      'suites/x.yaml:10: case "floor" expects status: parameter "equals" must be an integer, not "401.5"',
+    ],
+    [
+      'a missing parameter, named at its expectation',
+      SUITE('          - { check: energy-floor, balance: 1 }'),
+      'suites/x.yaml:10: case "floor" expects energy-floor: parameter "costPerTx" is missing',
+    ],
+    [
+      'a check that does not exist',
+      SUITE('          - { check: statuz, equals: 200 }'),
+      `suites/x.yaml:10: case "floor": no check named "statuz" (known: ${CHECKS_LIST})`,
+    ],
+    [
+      'a check of what the step does not produce',
+      SUITE('          - { check: callback-raw-body }'),
+      'suites/x.yaml:10: case "floor" expects callback-raw-body: it judges received callbacks, which a request step does not produce (emit and await steps do)',
+    ],
+    [
+      'a probe check on a restart step',
+      SUITE('          - { check: processed, count: 1 }', '      - restart: true'),
+      'suites/x.yaml:10: case "floor" expects processed: it judges the probe\'s processed list, which a restart step does not produce (deliver steps do)',
+    ],
+    [
+      'a parameter the check does not take',
+      SUITE('          - { check: refused, outcome: failure }'),
+      'suites/x.yaml:10: case "floor" expects refused: unknown parameter "outcome" (it takes none)',
+    ],
   ])('refuses %s', (_label, text, message) => {
     expect(thrown(() => parseSuite(text, 'x', 'suites/x.yaml'))).toBe(message);
   });
 
   it('reads a whole number written as text as the number, as suites written before typed parameters ran', () => {
     const suite = parseSuite(SUITE('          - { check: status, equals: "401" }\n          - { check: answers, status: "200" }'), 'x', 'suites/x.yaml');
-    expect(suite.cases[0]!.steps[0]!.expect).toEqual([{ check: 'status', equals: 401 }, { check: 'answers', status: 200 }]);
+    expect(suite.cases[0]!.steps[0]!.expect).toEqual([
+      { check: 'status', equals: 401 },
+      { check: 'answers', status: 200 },
+    ]);
   });
 
   it('names a suite given without a file by its name', () => {
-    expect(() => parseSuite(SUITE('          - { check: status, equal: 200 }'), 'service/mine')).toThrow('suite service/mine:10: case "floor" expects status: unknown parameter "equal" (known: equals)');
+    expect(() => parseSuite(SUITE('          - { check: status, equal: 200 }'), 'service/mine')).toThrow(
+      'suite service/mine:10: case "floor" expects status: unknown parameter "equal" (known: equals)',
+    );
   });
 
   it('names a case without an id by its position', () => {
-    const text = 'title: t\nside: service\ncases:\n  - { id: ok, title: t, rules: [ENERGY-PATH], steps: [{ request: { endpoint: energy } }] }\n  - title: t\n    steps:\n      - request: { endpoint: energy }\n        expect: [{ check: status, equal: 200 }]\n';
+    const text =
+      'title: t\nside: service\ncases:\n  - { id: ok, title: t, rules: [ENERGY-PATH], steps: [{ request: { endpoint: energy } }] }\n  - title: t\n    steps:\n      - request: { endpoint: energy }\n        expect: [{ check: status, equal: 200 }]\n';
     expect(() => parseSuite(text, 'x', 'x.yaml')).toThrow('x.yaml:8: case "#2" expects status: unknown parameter "equal" (known: equals)');
   });
 
   it('keeps YAML errors and schema errors as they were', () => {
     expect(() => parseSuite('title: [', 'x')).toThrow(/^suite x: not valid YAML: /);
-    expect(() => parseSuite(SUITE('          - { check: status, equals: 200 }').replace('steps:', 'stepz:'), 'x')).toThrow(/^suite x: \/cases\/0 .+ \(suites\/suite\.schema\.json\)$/);
+    expect(() => parseSuite(SUITE('          - { check: status, equals: 200 }').replace('steps:', 'stepz:'), 'x')).toThrow(
+      /^suite x: \/cases\/0 .+ \(suites\/suite\.schema\.json\)$/,
+    );
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'wc-suite-'));
@@ -125,7 +175,9 @@ describe('expectations the loader refuses, with the file, the case and the line'
   it('names a user suite by the path of its file (--suites DIR)', () => {
     mkdirSync(join(dir, 'service'));
     writeFileSync(join(dir, 'service', 'mine.yaml'), SUITE('          - { check: status, equal: 200 }'));
-    expect(() => loadSuites(undefined, [dir])).toThrow(`${join(dir, 'service', 'mine.yaml')}:10: case "floor" expects status: unknown parameter "equal" (known: equals)`);
+    expect(() => loadSuites(undefined, [dir])).toThrow(
+      `${join(dir, 'service', 'mine.yaml')}:10: case "floor" expects status: unknown parameter "equal" (known: equals)`,
+    );
   });
 });
 

@@ -71,7 +71,8 @@ function lineOf(doc: Document, lines: LineCounter, path: readonly (string | numb
  */
 function checkExpectations(data: unknown, doc: Document, lines: LineCounter, file: string): void {
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-  const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+  const record = (value: unknown): Record<string, unknown> | undefined =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   for (const [c, testCase] of list(record(data)?.cases).entries()) {
     const caseId = record(testCase)?.id;
     for (const [s, step] of list(record(testCase)?.steps).entries()) {
@@ -117,7 +118,10 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch (error) {
       if (!userFolder) throw error;
-      throw new ConfigError('unreadable-file', `cannot read suites folder ${folder}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a folder' : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (error as Error).message}`);
+      throw new ConfigError(
+        'unreadable-file',
+        `cannot read suites folder ${folder}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a folder' : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (error as Error).message}`,
+      );
     }
     for (const entry of entries) {
       const path = join(folder, entry.name);
@@ -128,7 +132,10 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
   walk(dir);
   if (userFolder && files.length === 0) throw new ConfigError('bad-suite', `suites folder ${dir} holds no .yaml or .yml file`);
   return files.sort().map((file) => {
-    const name = relative(dir, file).split(sep).join('/').replace(/\.ya?ml$/, '');
+    const name = relative(dir, file)
+      .split(sep)
+      .join('/')
+      .replace(/\.ya?ml$/, '');
     try {
       // A user's file is named by its path, which they can open; a built-in one by its path in the package.
       return parseSuite(readFileSync(file, 'utf8'), name, dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file);
@@ -144,7 +151,12 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
 export function matchesGlob(name: string, glob: string): boolean {
   const pattern = glob
     .split('**')
-    .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '.'))
+    .map((part) =>
+      part
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '.'),
+    )
     .join('.*');
   const regex = new RegExp(`^${pattern}$`);
   return regex.test(name) || regex.test(name.split('/').pop() ?? name);
@@ -155,7 +167,8 @@ export function parseShard(text: string): { index: number; total: number } {
   const match = /^(\d+)\/(\d+)$/.exec(text);
   const index = Number(match?.[1]);
   const total = Number(match?.[2]);
-  if (!match || total < 1 || index < 1 || index > total) throw new ConfigError('bad-shard', `--shard must be i/n with 1 <= i <= n, not ${JSON.stringify(text)}`);
+  if (!match || total < 1 || index < 1 || index > total)
+    throw new ConfigError('bad-shard', `--shard must be i/n with 1 <= i <= n, not ${JSON.stringify(text)}`);
   return { index, total };
 }
 

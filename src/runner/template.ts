@@ -41,7 +41,7 @@ function lookup(name: string, scope: TemplateScope): unknown {
   if (name === 'userId') return scope.userId ?? 0;
   if (name === 'userIdText') return String(scope.userId ?? 0);
   const long = /^long:(\d+)$/.exec(name);
-  if (long) return 'L'.repeat(Number(long[1])) ;
+  if (long) return 'L'.repeat(Number(long[1]));
   if (name === 'receiverUrl') return String(scope.saved.receiverUrl ?? '');
   if (name.startsWith('saved.')) {
     let node: unknown = scope.saved;

@@ -142,9 +142,21 @@ export type Target = ServiceTarget | MerchantTarget;
 export function describeTarget(target: Target): Record<string, unknown> {
   if (target.side === 'service') {
     return {
-      side: 'service', baseUrl: target.baseUrl, cardBaseUrl: target.cardBaseUrl, userId: target.userId ?? null,
-      profile: target.profile, control: Boolean(target.controlToken), allowOrders: target.allowOrders,
+      side: 'service',
+      baseUrl: target.baseUrl,
+      cardBaseUrl: target.cardBaseUrl,
+      userId: target.userId ?? null,
+      profile: target.profile,
+      control: Boolean(target.controlToken),
+      allowOrders: target.allowOrders,
     };
   }
-  return { side: 'merchant', callbackUrl: target.callbackUrl, probeUrl: target.probeUrl ?? null, probeCmd: Boolean(target.probeCmd), restart: Boolean(target.restartCmd ?? target.restartHook), profile: target.profile };
+  return {
+    side: 'merchant',
+    callbackUrl: target.callbackUrl,
+    probeUrl: target.probeUrl ?? null,
+    probeCmd: Boolean(target.probeCmd),
+    restart: Boolean(target.restartCmd ?? target.restartHook),
+    profile: target.profile,
+  };
 }

@@ -23,9 +23,13 @@ const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((ru
 /** The rows of the table in docs/decisions/verdict-model.md: what the target does → the verdict written. */
 function tableRows(): Array<{ does: string; verdict: string }> {
   const section = readFileSync(join(PACKAGE_ROOT, 'docs/decisions/verdict-model.md'), 'utf8');
-  return section.split('\n')
+  return section
+    .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| what') && !line.startsWith('| ---'))
-    .map((line) => { const cells = line.split(' | '); return { does: cells[0]!.slice(2), verdict: cells[1]! }; });
+    .map((line) => {
+      const cells = line.split(' | ');
+      return { does: cells[0]!.slice(2), verdict: cells[1]! };
+    });
 }
 
 const suites = loadSuites();
@@ -42,7 +46,13 @@ const good = { userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 
 const json = { 'content-type': 'application/json' };
 const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json });
 const order = (data: string, plain: Record<string, unknown> = good, contentType = 'application/x-www-form-urlencoded'): Exchange => ({
-  request: { method: 'POST', url: ORDER, headers: { 'content-type': contentType }, body: new URLSearchParams({ data }).toString(), plain: JSON.stringify(plain) },
+  request: {
+    method: 'POST',
+    url: ORDER,
+    headers: { 'content-type': contentType },
+    body: new URLSearchParams({ data }).toString(),
+    plain: JSON.stringify(plain),
+  },
   response: accepted,
 });
 /** Every lenient Base64 form (unpadded, non-zero unused bits) of 2 bytes, from LENIENT_BASE64_REASONS. */
@@ -54,40 +64,93 @@ interface Scenario {
   params?: Record<string, unknown>;
   exchanges: Exchange[];
   labels: string[];
-  step?: Parameters<typeof checkContext>[0] extends infer O ? O extends { step?: infer S } ? S : never : never;
+  step?: Parameters<typeof checkContext>[0] extends infer O ? (O extends { step?: infer S } ? S : never) : never;
   target?: Target;
 }
 const refusal = (exchanges: Exchange[], labels: string[]): Scenario => ({ run: (ctx) => refusedCheck.run(ctx), exchanges, labels });
-const acks = (response: ReceivedResponse): Scenario => ({ run: (ctx) => answersCheck.run(ctx), params: { errCode: 'zero' }, exchanges: [exchange(response)], labels: ['CB-ERRCODE'], target: merchantTarget });
+const acks = (response: ReceivedResponse): Scenario => ({
+  run: (ctx) => answersCheck.run(ctx),
+  params: { errCode: 'zero' },
+  exchanges: [exchange(response)],
+  labels: ['CB-ERRCODE'],
+  target: merchantTarget,
+});
 
 /** Each row's observations, by the row's first cell; every one must get the row's verdict. */
 const SCENARIOS: Record<string, Scenario[]> = {
-  'accepts `data` without its `=` padding, or with non-zero unused bits': [...LENIENT_BASE64_REASONS].map((reason) => refusal([order(lenientForms[reason]!)], labelsOf('service/energy', 'unpadded-data', 'refused'))),
+  'accepts `data` without its `=` padding, or with non-zero unused bits': [...LENIENT_BASE64_REASONS].map((reason) =>
+    refusal([order(lenientForms[reason]!)], labelsOf('service/energy', 'unpadded-data', 'refused')),
+  ),
   'accepts `data` with URL-safe letters or line breaks': [refusal([order('AQ-_')], ['ENERGY-DATA']), refusal([order('AQID\nAQID')], ['ENERGY-DATA'])],
   'accepts `"1"` for tenantType, `"42"` for userId, `20931` for tenantUserId': [
     refusal([order('AQID', { ...good, tenantType: '1' })], ['ORDER-TENANT-TYPE']),
     refusal([order('AQID', { ...good, userId: '42', tenantUserId: 20931 })], ['ORDER-FIELDS']),
   ],
-  'accepts an order without userId, or with tenantType `"2"`': [refusal([order('AQID', { ...good, userId: undefined })], ['ORDER-FIELDS']), refusal([order('AQID', { ...good, tenantType: '2' })], ['ORDER-FIELDS'])],
-  'accepts a form body under another Content-Type': [refusal([order('AQID', good, 'text/plain')], ['ENERGY-CT']), refusal([order('AQI', { ...good, tenantType: '1' }, 'application/json')], ['ENERGY-CT'])],
+  'accepts an order without userId, or with tenantType `"2"`': [
+    refusal([order('AQID', { ...good, userId: undefined })], ['ORDER-FIELDS']),
+    refusal([order('AQID', { ...good, tenantType: '2' })], ['ORDER-FIELDS']),
+  ],
+  'accepts a form body under another Content-Type': [
+    refusal([order('AQID', good, 'text/plain')], ['ENERGY-CT']),
+    refusal([order('AQI', { ...good, tenantType: '1' }, 'application/json')], ['ENERGY-CT']),
+  ],
   'answers a JSON envelope under a Content-Type other than JSON': [
-    { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{}'), headers: { 'content-type': 'text/plain' } })], labels: ['ENV-CODE', 'ENV-MSG', 'ENV-DATA'] },
+    {
+      run: (ctx) => envelopeCheck.run(ctx),
+      exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{}'), headers: { 'content-type': 'text/plain' } })],
+      labels: ['ENV-CODE', 'ENV-MSG', 'ENV-DATA'],
+    },
   ],
   'answers envelope `data` without its `=` padding': [
-    { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), headers: json, lenientBase64: 'missing-padding' })], labels: ['ENV-DATA'] },
+    {
+      run: (ctx) => envelopeCheck.run(ctx),
+      exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), headers: json, lenientBase64: 'missing-padding' })],
+      labels: ['ENV-DATA'],
+    },
   ],
   'accepts a long order (labelled U-LIMITS) and answers `data` that does not open': [
-    { run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json, decryptError: 'no key opens it [wrong-key]' }))], labels: labelsOf('service/orders', 'long-callback-id', 'envelope') },
+    {
+      run: (ctx) => envelopeCheck.run(ctx),
+      exchanges: [exchange(answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json, decryptError: 'no key opens it [wrong-key]' }))],
+      labels: labelsOf('service/orders', 'long-callback-id', 'envelope'),
+    },
   ],
-  'refuses that long order': [{ run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":40013,"message":"too long","data":""}', { headers: json }))], labels: labelsOf('service/orders', 'long-callback-id', 'envelope') }],
+  'refuses that long order': [
+    {
+      run: (ctx) => envelopeCheck.run(ctx),
+      exchanges: [exchange(answer(200, '{"code":40013,"message":"too long","data":""}', { headers: json }))],
+      labels: labelsOf('service/orders', 'long-callback-id', 'envelope'),
+    },
+  ],
   'answers an order without a key with another 401 body': [
-    { run: (ctx) => errorBodyCheck.run(ctx), params: { schema: 'UnauthorizedError' }, exchanges: [exchange(answer(401, '{"error":"no key"}'))], labels: labelsOf('service/errors', 'order-missing-key', 'error-body'), step: { request: { endpoint: 'order' } } },
+    {
+      run: (ctx) => errorBodyCheck.run(ctx),
+      params: { schema: 'UnauthorizedError' },
+      exchanges: [exchange(answer(401, '{"error":"no key"}'))],
+      labels: labelsOf('service/errors', 'order-missing-key', 'error-body'),
+      step: { request: { endpoint: 'order' } },
+    },
   ],
-  'serves `/api/v2/…` (not 404)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 404 }, exchanges: [exchange(accepted)], labels: labelsOf('service/errors', 'unversioned-path', 'status') }],
-  'refuses a withdrawal carrying expiryHours': [{ run: (ctx) => envelopeCheck.run(ctx), exchanges: [exchange(answer(200, '{"code":40010,"message":"expiryHours is for ENERGY","data":""}', { headers: json }))], labels: labelsOf('service/orders', 'withdrawal-with-expiry', 'envelope') }],
+  'serves `/api/v2/…` (not 404)': [
+    {
+      run: (ctx) => statusCheck.run(ctx),
+      params: { equals: 404 },
+      exchanges: [exchange(accepted)],
+      labels: labelsOf('service/errors', 'unversioned-path', 'status'),
+    },
+  ],
+  'refuses a withdrawal carrying expiryHours': [
+    {
+      run: (ctx) => envelopeCheck.run(ctx),
+      exchanges: [exchange(answer(200, '{"code":40010,"message":"expiryHours is for ENERGY","data":""}', { headers: json }))],
+      labels: labelsOf('service/orders', 'withdrawal-with-expiry', 'envelope'),
+    },
+  ],
   '(merchant) answers errCode 0 with HTTP 201, or written `0.0`': [acks(answer(201, '{"errCode":0}')), acks(answer(200, '{"errCode":0.0}'))],
   '(merchant) answers `{"errCode":"0"}` where it processed': [acks(answer(200, '{"errCode":"0"}'))],
-  '(service) fails a check labelled only with a merchant\'s rule (CB-KEY-FIRST)': [{ run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-KEY-FIRST'] }],
+  "(service) fails a check labelled only with a merchant's rule (CB-KEY-FIRST)": [
+    { run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-KEY-FIRST'] },
+  ],
 };
 
 describe('docs/decisions/verdict-model.md: the verdict model table', () => {
@@ -102,7 +165,9 @@ describe('docs/decisions/verdict-model.md: the verdict model table', () => {
     expect(status, `a verdict the table cannot hold: ${verdict}`).toBeDefined();
     for (const scenario of SCENARIOS[does] ?? []) {
       const target = scenario.target ?? checkContext().target;
-      const findings = scenario.run(checkContext({ target, params: scenario.params ?? {}, outcome: { exchanges: scenario.exchanges }, ...(scenario.step ? { step: scenario.step } : {}) }));
+      const findings = scenario.run(
+        checkContext({ target, params: scenario.params ?? {}, outcome: { exchanges: scenario.exchanges }, ...(scenario.step ? { step: scenario.step } : {}) }),
+      );
       const worst = findings.find((f) => f.status === 'failed') ?? findings[0]!;
       expect(judgeFinding(worst, scenario.labels, rules, false, target.side).status, `${does}: ${worst.message}`).toBe(status);
       if (rule) expect(judgedRules(worst, scenario.labels)).toContain(rule);

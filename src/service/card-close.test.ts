@@ -8,7 +8,13 @@ import { DEFAULT_POLICIES, type ServicePolicies } from './policies.js';
 const MERCHANT = 10086n;
 
 function setup(policies: Partial<ServicePolicies> = {}, unknownCards: 'open' | 'unknown' = 'unknown') {
-  const state = new MemoryServiceState({ merchants: [{ userId: MERCHANT, energy: { balance: 0n, costPerTx: 1n } }, { userId: 7n, energy: { balance: 0n, costPerTx: 1n } }], unknownCards });
+  const state = new MemoryServiceState({
+    merchants: [
+      { userId: MERCHANT, energy: { balance: 0n, costPerTx: 1n } },
+      { userId: 7n, energy: { balance: 0n, costPerTx: 1n } },
+    ],
+    unknownCards,
+  });
   let n = 0;
   const ctx: ServiceContext = {
     state,
@@ -37,7 +43,11 @@ describe('closeCard', () => {
   it.each<[string, Record<string, unknown>, string | RegExp]>([
     ['closes a registered open card', {}, 'closed biz-1'],
     ['refuses a missing field, naming it', { channel: undefined }, 'badRequest: channel is required [CARD-REQ]'],
-    ['refuses missing fields, each once, five at most', { merchantId: undefined, merchantUserId: undefined, powerCardId: undefined, channel: undefined, closeSerialNo: undefined }, 'badRequest: merchantId is required [CARD-REQ]; merchantUserId is required [CARD-REQ]; powerCardId is required [CARD-REQ]; channel is required [CARD-REQ]; closeSerialNo is required [CARD-REQ]'],
+    [
+      'refuses missing fields, each once, five at most',
+      { merchantId: undefined, merchantUserId: undefined, powerCardId: undefined, channel: undefined, closeSerialNo: undefined },
+      'badRequest: merchantId is required [CARD-REQ]; merchantUserId is required [CARD-REQ]; powerCardId is required [CARD-REQ]; channel is required [CARD-REQ]; closeSerialNo is required [CARD-REQ]',
+    ],
     ['refuses a field that is a number', { channel: new LosslessNumber('1') }, 'badRequest: channel must be string [CARD-REQ]'],
     ['refuses a number a float cannot hold', { channel: new LosslessNumber('1e999') }, 'badRequest: channel must be string [CARD-REQ]'],
     ['refuses blank fields, naming each', { channel: ' ', closeSerialNo: '' }, 'badRequest: channel, closeSerialNo must not be empty [CARD-REQ]'],
@@ -61,13 +71,24 @@ describe('closeCard', () => {
 
   it.each<[string, Partial<ServicePolicies>, 'open' | 'unknown', string[]]>([
     ['closeSerialNo ignored: a reused serial closes another card', { closeSerialNo: 'ignored' }, 'unknown', ['closed biz-1', 'closed biz-2']],
-    ['cardRegistry off: a card never seen closes once', { cardRegistry: 'off' }, 'unknown', ['closed biz-1', 'closed biz-2', 'alreadyClosed: card pc-9 is closed already']],
-    ['unknown cards open (MSW): any card of a known merchant closes once', {}, 'open', ['closed biz-1', 'closed biz-2', 'alreadyClosed: card pc-9 is closed already']],
+    [
+      'cardRegistry off: a card never seen closes once',
+      { cardRegistry: 'off' },
+      'unknown',
+      ['closed biz-1', 'closed biz-2', 'alreadyClosed: card pc-9 is closed already'],
+    ],
+    [
+      'unknown cards open (MSW): any card of a known merchant closes once',
+      {},
+      'open',
+      ['closed biz-1', 'closed biz-2', 'alreadyClosed: card pc-9 is closed already'],
+    ],
   ])('%s', (_name, policies, unknownCards, expected) => {
     const { close } = setup(policies, unknownCards);
-    const lines = policies.closeSerialNo === 'ignored'
-      ? [close(), close({ powerCardId: 'pc-2' })]
-      : [close(), close({ powerCardId: 'pc-9', closeSerialNo: 'cs-2' }), close({ powerCardId: 'pc-9', closeSerialNo: 'cs-3' })];
+    const lines =
+      policies.closeSerialNo === 'ignored'
+        ? [close(), close({ powerCardId: 'pc-2' })]
+        : [close(), close({ powerCardId: 'pc-9', closeSerialNo: 'cs-2' }), close({ powerCardId: 'pc-9', closeSerialNo: 'cs-3' })];
     expect(lines.map(line)).toEqual(expected);
   });
 
@@ -77,5 +98,4 @@ describe('closeCard', () => {
     expect(line(close({ merchantId: '99' }, 7n))).toBe('merchantNotFound: no merchant 99');
     expect(line(close({}, MERCHANT))).toBe('closed biz-1');
   });
-
 });

@@ -39,8 +39,18 @@ describe('getEnergyMaxCount', () => {
   it.each<[string, Plain, string, RegExp]>([
     ['no chainName', { symbol: 'ENERGY' }, 'invalidRequest', /^chainName is required \[ENERGY-REQ\]$/],
     ['symbol as a number', { symbol: new LosslessNumber('1'), chainName: 'TRON' }, 'invalidRequest', /^symbol must be string \[ENERGY-REQ\]$/],
-    ['a number a float cannot hold where a string belongs', { symbol: 'ENERGY', chainName: new LosslessNumber('1e999') }, 'invalidRequest', /^chainName must be string \[ENERGY-REQ\]$/],
-    ['another resource', { symbol: 'BANDWIDTH', chainName: 'TRON' }, 'unsupportedResource', /^only symbol ENERGY on chainName TRON is supported, not BANDWIDTH on TRON$/],
+    [
+      'a number a float cannot hold where a string belongs',
+      { symbol: 'ENERGY', chainName: new LosslessNumber('1e999') },
+      'invalidRequest',
+      /^chainName must be string \[ENERGY-REQ\]$/,
+    ],
+    [
+      'another resource',
+      { symbol: 'BANDWIDTH', chainName: 'TRON' },
+      'unsupportedResource',
+      /^only symbol ENERGY on chainName TRON is supported, not BANDWIDTH on TRON$/,
+    ],
     ['another chain', { symbol: 'ENERGY', chainName: 'ETH' }, 'unsupportedResource', /not ENERGY on ETH$/],
   ])('refuses %s', (_name, plain, failure, message) => {
     const outcome = getEnergyMaxCount(setup().ctx, MERCHANT, plain);

@@ -28,7 +28,17 @@ function setup(policies: Partial<ServicePolicies> = {}, energy = { balance: 20_0
 
 /** A withdrawal order; `undefined` drops a field. Numbers are exact (`new LosslessNumber`). */
 function order(fields: Record<string, unknown> = {}): Plain {
-  const all: Record<string, unknown> = { userId: new LosslessNumber('10086'), tenantUserId: '20931', tenantType: new LosslessNumber('1'), callBackId: 'cb-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'TQn9', amount: new LosslessNumber('10.5'), ...fields };
+  const all: Record<string, unknown> = {
+    userId: new LosslessNumber('10086'),
+    tenantUserId: '20931',
+    tenantType: new LosslessNumber('1'),
+    callBackId: 'cb-1',
+    symbol: 'USDT',
+    chainName: 'TRON',
+    toAddr: 'TQn9',
+    amount: new LosslessNumber('10.5'),
+    ...fields,
+  };
   return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined)) as Plain;
 }
 const n = (text: string) => new LosslessNumber(text);
@@ -38,7 +48,12 @@ describe('withdrawWithoutVerify', () => {
   it.each<[string, Record<string, unknown>, string, string]>([
     ['echoes a decimal tenantUserId as that integer, digit for digit', {}, '{"tenantUserId":20931,"id":"cb-1"}', '10.5'],
     ['echoes a tenantUserId up to a Java long', { tenantUserId: '9223372036854775807' }, '{"tenantUserId":9223372036854775807,"id":"cb-1"}', '10.5'],
-    ['gives a tenantUserId beyond a Java long a surrogate id', { tenantUserId: '9223372036854775808' }, '{"tenantUserId":9000000000000001,"id":"cb-1"}', '10.5'],
+    [
+      'gives a tenantUserId beyond a Java long a surrogate id',
+      { tenantUserId: '9223372036854775808' },
+      '{"tenantUserId":9000000000000001,"id":"cb-1"}',
+      '10.5',
+    ],
     ['gives a text tenantUserId a surrogate id', { tenantUserId: 'alice' }, '{"tenantUserId":9000000000000001,"id":"cb-1"}', '10.5'],
     ['gives a tenantUserId with a leading zero a surrogate id', { tenantUserId: '007' }, '{"tenantUserId":9000000000000001,"id":"cb-1"}', '10.5'],
     ['keeps an amount a float would round', { amount: n('123456789012.123456') }, '{"tenantUserId":20931,"id":"cb-1"}', '123456789012.123456'],
@@ -60,7 +75,13 @@ describe('withdrawWithoutVerify', () => {
     ['tenantUserId as a number', { tenantUserId: n('20931') }, 'invalidRequest', 'tenantUserId must be string [ORDER-FIELDS]', []],
     ['a userId of another merchant', { userId: n('10087') }, 'userIdMismatch', 'userId 10087 is not the userId of the merchant that owns this X-API-KEY', []],
     ['a userId beyond every merchant', { userId: n('100860000000000000000') }, 'userIdMismatch', /^userId 100860000000000000000 is not/, []],
-    ['a symbol that is no currency', { symbol: 'usdt' }, 'unsupportedSymbol', 'symbol "usdt" is neither ENERGY nor a digital-currency symbol this service pays out (1-20 upper-case letters or digits)', ['ORDER-KIND']],
+    [
+      'a symbol that is no currency',
+      { symbol: 'usdt' },
+      'unsupportedSymbol',
+      'symbol "usdt" is neither ENERGY nor a digital-currency symbol this service pays out (1-20 upper-case letters or digits)',
+      ['ORDER-KIND'],
+    ],
     ['amount 0', { amount: n('0') }, 'amount', 'amount must be a decimal above 0 with at most 38 integer and 18 fraction digits, not 0', []],
     ['a negative amount', { amount: n('-1') }, 'amount', /not -1$/, []],
     ['39 integer digits', { amount: n('1'.repeat(39)) }, 'amount', /at most 38 integer/, []],
@@ -68,10 +89,34 @@ describe('withdrawWithoutVerify', () => {
     ['an ENERGY order without expiryHours', lease({ expiryHours: undefined }), 'expiryHours', 'expiryHours is required [ORDER-EXPIRY]', []],
     // expiryHours fails by its property and by the ENERGY branch: named once.
     ['an ENERGY order with expiryHours "24"', lease({ expiryHours: '24' }), 'expiryHours', 'expiryHours must be integer [ORDER-EXPIRY]', []],
-    ['an ENERGY order with expiryHours 8761', lease({ expiryHours: n('8761') }), 'expiryHours', 'expiryHours must be a whole number from 1 to 8760, not 8761', ['ORDER-EXPIRY']],
-    ['an ENERGY order with a fractional amount', lease({ amount: n('2.5') }), 'energyAmount', 'amount must be integer [ORDER-ENERGY-AMOUNT]; amount must be string [ORDER-ENERGY-AMOUNT]; amount must match a schema in anyOf [ORDER-ENERGY-AMOUNT]', []],
-    ['several fields, each by its name', { tenantType: n('2'), chainName: undefined, toAddr: n('3') }, 'tenantType', 'chainName is required [ORDER-FIELDS]; tenantType must be 1 [ORDER-TENANT-TYPE]; toAddr must be string [ORDER-FIELDS]', []],
-    ['an ENERGY order for more than 10^12 transactions', lease({ amount: n('1000000000001') }), 'energyAmount', "an ENERGY order's amount is the number of transactions: a whole number from 1 to 1000000000000, not 1000000000001", ['ORDER-ENERGY-AMOUNT']],
+    [
+      'an ENERGY order with expiryHours 8761',
+      lease({ expiryHours: n('8761') }),
+      'expiryHours',
+      'expiryHours must be a whole number from 1 to 8760, not 8761',
+      ['ORDER-EXPIRY'],
+    ],
+    [
+      'an ENERGY order with a fractional amount',
+      lease({ amount: n('2.5') }),
+      'energyAmount',
+      'amount must be integer [ORDER-ENERGY-AMOUNT]; amount must be string [ORDER-ENERGY-AMOUNT]; amount must match a schema in anyOf [ORDER-ENERGY-AMOUNT]',
+      [],
+    ],
+    [
+      'several fields, each by its name',
+      { tenantType: n('2'), chainName: undefined, toAddr: n('3') },
+      'tenantType',
+      'chainName is required [ORDER-FIELDS]; tenantType must be 1 [ORDER-TENANT-TYPE]; toAddr must be string [ORDER-FIELDS]',
+      [],
+    ],
+    [
+      'an ENERGY order for more than 10^12 transactions',
+      lease({ amount: n('1000000000001') }),
+      'energyAmount',
+      "an ENERGY order's amount is the number of transactions: a whole number from 1 to 1000000000000, not 1000000000001",
+      ['ORDER-ENERGY-AMOUNT'],
+    ],
   ])('refuses %s', (_name, fields, failure, message, rules) => {
     const { submit, queued, state } = setup();
     const outcome = submit(fields);
@@ -114,21 +159,24 @@ describe('withdrawWithoutVerify', () => {
     expect(setup(policies).submit(fields).ok).toBe(accepted);
   });
 
-  it('queues the withdrawal callback (type 3) due after withdrawalDelayMs, with the order\'s fields', () => {
+  it("queues the withdrawal callback (type 3) due after withdrawalDelayMs, with the order's fields", () => {
     const { submit, queued } = setup();
     submit();
-    expect(queued).toEqual([{
-      trackingId: 'wd-0000000000000002',
-      merchant: MERCHANT,
-      type: 3,
-      payload: '{"type":3,"trackingId":"wd-0000000000000002","tenantUserId":"20931","business":0,"txid":"0000000000000000000000000000000000000000000000000000000000000001","callBackId":"cb-1","chain":"TRON","symbol":"USDT","toAddress":"TQn9","amount":10.5}',
-      deliveries: 1,
-      concurrent: false,
-      fixedUuid: 'uuid-3',
-      orderId: 'cb-1',
-      createdAt: 1_000,
-      dueAt: 1_500,
-    }]);
+    expect(queued).toEqual([
+      {
+        trackingId: 'wd-0000000000000002',
+        merchant: MERCHANT,
+        type: 3,
+        payload:
+          '{"type":3,"trackingId":"wd-0000000000000002","tenantUserId":"20931","business":0,"txid":"0000000000000000000000000000000000000000000000000000000000000001","callBackId":"cb-1","chain":"TRON","symbol":"USDT","toAddress":"TQn9","amount":10.5}',
+        deliveries: 1,
+        concurrent: false,
+        fixedUuid: 'uuid-3',
+        orderId: 'cb-1',
+        createdAt: 1_000,
+        dueAt: 1_500,
+      },
+    ]);
   });
 
   it.each<[string, Partial<ServicePolicies>, string]>([
@@ -187,11 +235,19 @@ describe('withdrawWithoutVerify', () => {
   it('refuses a lease above the balance less the pending debits', () => {
     const { submit } = setup({ leaseDebit: 'later' }, { balance: 640_000n, costPerTx: 64_000n });
     expect(submit(lease({ amount: n('6') })).ok).toBe(true);
-    expect(submit(lease({ callBackId: 'el-2', amount: n('5') }))).toMatchObject({ ok: false, failure: 'insufficientEnergy', message: 'insufficient energy: the lease needs 320000 and the merchant has less' });
+    expect(submit(lease({ callBackId: 'el-2', amount: n('5') }))).toMatchObject({
+      ok: false,
+      failure: 'insufficientEnergy',
+      message: 'insufficient energy: the lease needs 320000 and the merchant has less',
+    });
     expect(submit(lease({ callBackId: 'el-3', amount: n('4') })).ok).toBe(true);
   });
 
   it('refuses text a float cannot hold where a string belongs', () => {
-    expect(withdrawWithoutVerify(setup().ctx, MERCHANT, order({ toAddr: n('1e999') }))).toMatchObject({ ok: false, failure: 'invalidRequest', message: 'toAddr must be string [ORDER-FIELDS]' });
+    expect(withdrawWithoutVerify(setup().ctx, MERCHANT, order({ toAddr: n('1e999') }))).toMatchObject({
+      ok: false,
+      failure: 'invalidRequest',
+      message: 'toAddr must be string [ORDER-FIELDS]',
+    });
   });
 });

@@ -23,7 +23,10 @@ function literal(value: ExactJson | undefined): string | undefined {
 }
 
 /** The order request's fields by their type (ORDER-FIELDS, ORDER-EXPIRY); amount is a decimal either way. */
-const ORDER_FIELD_TYPES: FieldTypes = { integers: ['userId', 'tenantType', 'expiryHours'], strings: ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr'] };
+const ORDER_FIELD_TYPES: FieldTypes = {
+  integers: ['userId', 'tenantType', 'expiryHours'],
+  strings: ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr'],
+};
 
 /**
  * withdrawWithoutVerify (ORDER-*): the schema, the userId of the key's merchant, the symbol, the
@@ -37,7 +40,13 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   const issues = validateSchema('OrderRequest', plain);
   if (issues.length > 0) {
     const has = (rule: string) => issues.some((issue) => issue.rules.includes(rule));
-    const failure: EnvelopeFailure = has('ORDER-TENANT-TYPE') ? 'tenantType' : has('ORDER-EXPIRY') ? 'expiryHours' : has('ORDER-ENERGY-AMOUNT') ? 'energyAmount' : 'invalidRequest';
+    const failure: EnvelopeFailure = has('ORDER-TENANT-TYPE')
+      ? 'tenantType'
+      : has('ORDER-EXPIRY')
+        ? 'expiryHours'
+        : has('ORDER-ENERGY-AMOUNT')
+          ? 'energyAmount'
+          : 'invalidRequest';
     return refuse(failure, describeRequestIssues('withdrawWithoutVerify', issues));
   }
   const notText = notStrings(plain, ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr']);
@@ -52,7 +61,11 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   const lease = symbol === 'ENERGY';
   const { policies, state } = ctx;
   if (!lease && !acceptsWithdrawalSymbol(policies, symbol)) {
-    return refuse('unsupportedSymbol', `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol this service pays out (${describeWithdrawalSymbols(policies)})`, ['ORDER-KIND']);
+    return refuse(
+      'unsupportedSymbol',
+      `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol this service pays out (${describeWithdrawalSymbols(policies)})`,
+      ['ORDER-KIND'],
+    );
   }
   const amount = parseDecimal(literal(plain.amount) ?? '');
   let expiryHours: number | undefined;
@@ -60,7 +73,11 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (lease) {
     // ORDER-ENERGY-AMOUNT: the number of transactions, a whole number.
     if (!amount || !isWholeDecimal(amount) || !isPositive(amount) || decimalToBigInt(amount) > MAX_LEASE_TRANSACTIONS) {
-      return refuse('energyAmount', `an ENERGY order's amount is the number of transactions: a whole number from 1 to ${MAX_LEASE_TRANSACTIONS}, not ${literal(plain.amount)}`, ['ORDER-ENERGY-AMOUNT']);
+      return refuse(
+        'energyAmount',
+        `an ENERGY order's amount is the number of transactions: a whole number from 1 to ${MAX_LEASE_TRANSACTIONS}, not ${literal(plain.amount)}`,
+        ['ORDER-ENERGY-AMOUNT'],
+      );
     }
     if (plain.expiryHours !== undefined) {
       const hours = parseDecimal(literal(plain.expiryHours) ?? '');
@@ -71,7 +88,10 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
     }
   } else if (!amount || !isPositive(amount) || integerDigits(amount) > policies.amountIntegerDigits || amount.scale > policies.amountFractionDigits) {
     // U-LIMITS (policies amountIntegerDigits, amountFractionDigits): how many digits an amount may have.
-    return refuse('amount', `amount must be a decimal above 0 with at most ${policies.amountIntegerDigits} integer and ${policies.amountFractionDigits} fraction digits, not ${literal(plain.amount)}`);
+    return refuse(
+      'amount',
+      `amount must be a decimal above 0 with at most ${policies.amountIntegerDigits} integer and ${policies.amountFractionDigits} fraction digits, not ${literal(plain.amount)}`,
+    );
   }
   if (lease) {
     settleLeaseDebits(ctx);
@@ -100,8 +120,11 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (stored === 'duplicate') {
     const first = state.order(merchant, callBackId);
     // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
-    if (policies.duplicateCallBackId === 'replay' && first) return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
-    return refuse('duplicateCallBackId', `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`, ['ORDER-CALLBACK-ID']);
+    if (policies.duplicateCallBackId === 'replay' && first)
+      return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
+    return refuse('duplicateCallBackId', `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`, [
+      'ORDER-CALLBACK-ID',
+    ]);
   }
   if (stored === 'insufficient') return refuse('insufficientEnergy', `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less`);
   if (leaseDebit && policies.leaseDebit === 'later') state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
@@ -144,19 +167,23 @@ function tenantIdOf(ctx: Pick<ServiceContext, 'state'>, merchant: MerchantId, te
 function withdrawalCallback(ctx: ServiceContext, order: NewOrder, txid: string, now: number): QueuedCallback {
   const trackingId = `wd-${ctx.random.hex(8)}`;
   // U-CB-FIELDS (policies callbackAmount, callbackFieldNames): the amount's form and the fields' spelling.
-  const payload = shapeCallbackPayload<ExactJson>({
-    type: new LosslessNumber('3'),
-    trackingId,
-    tenantUserId: order.tenantUserId,
-    business: new LosslessNumber('0'),
-    txid,
-    callBackId: order.callBackId,
-    chain: order.chain,
-    symbol: order.symbol,
-    toAddress: order.toAddr,
-    // Exact amounts: the digits as a JSON number, never through a float.
-    amount: new LosslessNumber(order.amount),
-  }, ctx.policies, (text) => new LosslessNumber(text));
+  const payload = shapeCallbackPayload<ExactJson>(
+    {
+      type: new LosslessNumber('3'),
+      trackingId,
+      tenantUserId: order.tenantUserId,
+      business: new LosslessNumber('0'),
+      txid,
+      callBackId: order.callBackId,
+      chain: order.chain,
+      symbol: order.symbol,
+      toAddress: order.toAddr,
+      // Exact amounts: the digits as a JSON number, never through a float.
+      amount: new LosslessNumber(order.amount),
+    },
+    ctx.policies,
+    (text) => new LosslessNumber(text),
+  );
   return {
     trackingId,
     merchant: order.merchant,

@@ -42,7 +42,8 @@ function setup(more: Partial<PipelineSetup<Merchant>> = {}, policies: ServicePol
       ({
         getEnergyMaxCount: () => ({ ok: true, result: { energyMaxCount: 312 } }) as never,
         withdrawWithoutVerify: () => refuse('duplicateCallBackId', 'used before', ['ORDER-CALLBACK-ID']),
-        closeCard: (merchant: Merchant | undefined) => (merchant ? { ...refuse('forbidden', 'other merchant'), merchant: 1n } : { ok: true, merchant: 10086n, result: { bizId: 'b', status: 'CLOSED' } }),
+        closeCard: (merchant: Merchant | undefined) =>
+          merchant ? { ...refuse('forbidden', 'other merchant'), merchant: 1n } : { ok: true, merchant: 10086n, result: { bizId: 'b', status: 'CLOSED' } },
       })[operation] as never,
     policies: () => policies,
     acceptedBase64: () => new Set(),
@@ -63,7 +64,7 @@ const request = (apiKey: string | undefined, contentType: string | undefined, bo
 const data = (plain: string) => `data=${encodeURIComponent(b64(`enc:${plain}`))}`;
 
 describe('the service pipeline', () => {
-  it('holds the service\'s endpoints to the spec\'s table (media type, encrypted field, key, rules)', () => {
+  it("holds the service's endpoints to the spec's table (media type, encrypted field, key, rules)", () => {
     for (const endpoint of WALLET_ENDPOINTS) {
       const own = SERVICE_ENDPOINTS[endpoint.operationId];
       expect(own, endpoint.operationId).toEqual({
@@ -84,38 +85,83 @@ describe('the service pipeline', () => {
   });
 
   it.each([
-    ['a wrong Content-Type', 'text/plain', data('{}'), ENVELOPE_CODES.badContentType, 'Content-Type must be application/x-www-form-urlencoded, not "text/plain" [ENERGY-CT]'],
+    [
+      'a wrong Content-Type',
+      'text/plain',
+      data('{}'),
+      ENVELOPE_CODES.badContentType,
+      'Content-Type must be application/x-www-form-urlencoded, not "text/plain" [ENERGY-CT]',
+    ],
     ['no data', FORM, 'x=1', ENVELOPE_CODES.missingData, 'form field data is required [ENERGY-DATA]'],
     ['data twice', FORM, 'data=a&data=b', ENVELOPE_CODES.missingData, 'form field data appears 2 times; send it once [ENERGY-DATA]'],
     ['data off the pattern', FORM, 'data=a-b', ENVELOPE_CODES.badBase64, 'data does not match ^[A-Za-z0-9+/]+={0,2}$: not Base64 [ENERGY-DATA]'],
-    ['data of another key', FORM, `data=${encodeURIComponent(b64('xyz'))}`, ENVELOPE_CODES.cannotDecrypt, 'cannot read data: not ours [wrong-key] [ENERGY-DATA]'],
-    ['plain text that is no JSON', FORM, data('nope'), ENVELOPE_CODES.badJson, "the decrypted data is not JSON: JSON value expected but got 'n' at position 0 [ENERGY-DATA]"],
+    [
+      'data of another key',
+      FORM,
+      `data=${encodeURIComponent(b64('xyz'))}`,
+      ENVELOPE_CODES.cannotDecrypt,
+      'cannot read data: not ours [wrong-key] [ENERGY-DATA]',
+    ],
+    [
+      'plain text that is no JSON',
+      FORM,
+      data('nope'),
+      ENVELOPE_CODES.badJson,
+      "the decrypted data is not JSON: JSON value expected but got 'n' at position 0 [ENERGY-DATA]",
+    ],
     ['JSON that is no object', FORM, data('[1]'), ENVELOPE_CODES.badJson, 'the decrypted data is JSON but not an object [ENERGY-DATA]'],
-    ['JSON nested too deep', FORM, data(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`), ENVELOPE_CODES.invalidRequest, 'the decrypted data is nested deeper than 64 levels [ENERGY-REQ]'],
+    [
+      'JSON nested too deep',
+      FORM,
+      data(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`),
+      ENVELOPE_CODES.invalidRequest,
+      'the decrypted data is nested deeper than 64 levels [ENERGY-REQ]',
+    ],
   ])('refuses %s with one wording, naming the rule', async (_label, type, body, code, message) => {
     const { serve } = setup();
     expect((await serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request('ak', type, body)))?.body).toEqual({ code, message });
   });
 
-  it('names the rules of an operation\'s refusal it does not name already; HTTP 4xx under refusals: http (U-CODES)', async () => {
-    expect((await setup().serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('ak', FORM, data('{}'))))?.body).toEqual({ code: ENVELOPE_CODES.duplicateCallBackId, message: 'used before [ORDER-CALLBACK-ID]' });
+  it("names the rules of an operation's refusal it does not name already; HTTP 4xx under refusals: http (U-CODES)", async () => {
+    expect((await setup().serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('ak', FORM, data('{}'))))?.body).toEqual({
+      code: ENVELOPE_CODES.duplicateCallBackId,
+      message: 'used before [ORDER-CALLBACK-ID]',
+    });
     const http = await setup({}, { ...DEFAULT_POLICIES, refusals: 'http' }).serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('ak', FORM, data('{}')));
     expect([http?.status, http?.body]).toEqual([409, { code: String(ENVELOPE_CODES.duplicateCallBackId), message: 'used before [ORDER-CALLBACK-ID]' }]);
   });
 
   it('seals a result into the success envelope and reports its text', async () => {
     const answer = await setup().serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request('ak', `${FORM}; charset=utf-8`, data('{"symbol":"ENERGY"}')));
-    expect(answer).toMatchObject({ status: 200, body: { code: 0, message: '', data: 'sealed({"energyMaxCount":312})' }, merchant: 10086n, plainText: '{"symbol":"ENERGY"}', resultText: '{"energyMaxCount":312}' });
+    expect(answer).toMatchObject({
+      status: 200,
+      body: { code: 0, message: '', data: 'sealed({"energyMaxCount":312})' },
+      merchant: 10086n,
+      plainText: '{"symbol":"ENERGY"}',
+      resultText: '{"energyMaxCount":312}',
+    });
   });
 
-  it('card close: a key only when sent, failures in the card shape, 403 for another merchant\'s key', async () => {
+  it("card close: a key only when sent, failures in the card shape, 403 for another merchant's key", async () => {
     const { serve } = setup();
     const card = SERVICE_ENDPOINTS.closeCard;
-    expect((await serve(card, request(undefined, 'application/json', '{"merchantId":"10086"}')))?.body).toMatchObject({ success: true, requestId: 'req-1', data: { status: 'CLOSED' } });
+    expect((await serve(card, request(undefined, 'application/json', '{"merchantId":"10086"}')))?.body).toMatchObject({
+      success: true,
+      requestId: 'req-1',
+      data: { status: 'CLOSED' },
+    });
     expect((await serve(card, request('wrong', 'application/json', '{}')))?.status).toBe(401);
     expect((await serve(card, request('ak', 'application/json', '{}')))?.status).toBe(403);
-    expect((await serve(card, request(undefined, FORM, '{}')))?.body).toMatchObject({ success: false, errorCode: CARD_ERROR_CODES.badContentType, detailMessage: 'Content-Type must be application/json, not "application/x-www-form-urlencoded" [CARD-PATH]', data: null });
-    expect((await serve(card, request(undefined, 'application/json', '[]')))?.body).toMatchObject({ errorCode: CARD_ERROR_CODES.badRequest, detailMessage: 'the body is JSON but not an object [CARD-REQ]' });
+    expect((await serve(card, request(undefined, FORM, '{}')))?.body).toMatchObject({
+      success: false,
+      errorCode: CARD_ERROR_CODES.badContentType,
+      detailMessage: 'Content-Type must be application/json, not "application/x-www-form-urlencoded" [CARD-PATH]',
+      data: null,
+    });
+    expect((await serve(card, request(undefined, 'application/json', '[]')))?.body).toMatchObject({
+      errorCode: CARD_ERROR_CODES.badRequest,
+      detailMessage: 'the body is JSON but not an object [CARD-REQ]',
+    });
   });
 
   it('answers nothing when the adapter answered the body itself (over its limit)', async () => {

@@ -206,7 +206,9 @@ function isObject(value: ExactJson): value is Plain {
  *
  * @example const serve = createPipeline(setup); const answer = await serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request);
  */
-export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<M>): (endpoint: PipelineEndpoint, request: PipelineRequest) => Promise<PipelineAnswer | undefined> {
+export function createPipeline<M extends PipelineMerchant>(
+  setup: PipelineSetup<M>,
+): (endpoint: PipelineEndpoint, request: PipelineRequest) => Promise<PipelineAnswer | undefined> {
   const shapes = setup.shapes ?? {};
   const errorBodies = setup.errorBodies ?? HTTP_ERROR_BODIES;
   const patterns = new Map<string, RegExp>();
@@ -224,7 +226,8 @@ export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<
 
   function envelopeFailure(policies: ServicePolicies, failure: EnvelopeFailure, message: string): PipelineAnswer {
     const why = `${ENVELOPE_CODES[failure]} ${message}`;
-    if (policies.refusals === 'http') return { status: ENVELOPE_HTTP_STATUS[failure], headers: { ...JSON_HEADERS }, body: { code: String(ENVELOPE_CODES[failure]), message }, why };
+    if (policies.refusals === 'http')
+      return { status: ENVELOPE_HTTP_STATUS[failure], headers: { ...JSON_HEADERS }, body: { code: String(ENVELOPE_CODES[failure]), message }, why };
     return { status: 200, headers: { ...JSON_HEADERS }, body: { code: ENVELOPE_CODES[failure], message }, why };
   }
 
@@ -271,9 +274,16 @@ export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<
         const type = mediaTypeOf(request.contentType);
         const conforming = type === endpoint.mediaType;
         const accepted = shapes.acceptsContentType
-          ? shapes.acceptsContentType(request.contentType === undefined ? undefined : type, conforming, { operation: endpoint.operation, header: request.contentType })
+          ? shapes.acceptsContentType(request.contentType === undefined ? undefined : type, conforming, {
+              operation: endpoint.operation,
+              header: request.contentType,
+            })
           : conforming;
-        if (!accepted) return fail('badContentType', withRules(`Content-Type must be ${endpoint.mediaType}, not ${JSON.stringify(request.contentType ?? '')}`, endpoint.rules.contentType));
+        if (!accepted)
+          return fail(
+            'badContentType',
+            withRules(`Content-Type must be ${endpoint.mediaType}, not ${JSON.stringify(request.contentType ?? '')}`, endpoint.rules.contentType),
+          );
       } else {
         const body = await request.body();
         if (body === undefined) return undefined;
@@ -313,9 +323,14 @@ export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<
     } catch (error) {
       return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is not JSON: ${(error as Error).message}`, jsonRules)), ...named, plainText };
     }
-    if (!isObject(value)) return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)), ...named, plainText };
+    if (!isObject(value))
+      return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)), ...named, plainText };
     if (nestedDeeperThan(value)) {
-      return { ...fail(encrypted ? 'invalidRequest' : 'badRequest', withRules(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`, endpoint.rules.request)), ...named, plainText };
+      return {
+        ...fail(encrypted ? 'invalidRequest' : 'badRequest', withRules(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`, endpoint.rules.request)),
+        ...named,
+        plainText,
+      };
     }
     const operation = setup.operations(endpoint.operation);
     if (!operation) throw new Error(`no operation ${endpoint.operation}`);
@@ -332,7 +347,15 @@ export function createPipeline<M extends PipelineMerchant>(setup: PipelineSetup<
       return { status: 200, headers: { ...JSON_HEADERS }, body, ...who, plainText, result: outcome.result, resultText };
     }
     // Card close answers in plain JSON: the whole success body is its result (CARD-RES).
-    const answer: Record<string, unknown> = { success: true, errorCode: '', errorMessage: '', errorMessageEn: '', detailMessage: '', requestId, data: outcome.result };
+    const answer: Record<string, unknown> = {
+      success: true,
+      errorCode: '',
+      errorMessage: '',
+      errorMessageEn: '',
+      detailMessage: '',
+      requestId,
+      data: outcome.result,
+    };
     return {
       status: 200,
       headers: { ...JSON_HEADERS },

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { acceptedBase64, acceptsWithdrawalSymbol, coerceFields, DEFAULT_POLICIES, POLICIES, POLICY_NAMES, resolvePolicies, shapeCallbackPayload, type ServicePolicies } from './policies.js';
+import {
+  acceptedBase64,
+  acceptsWithdrawalSymbol,
+  coerceFields,
+  DEFAULT_POLICIES,
+  POLICIES,
+  POLICY_NAMES,
+  resolvePolicies,
+  shapeCallbackPayload,
+  type ServicePolicies,
+} from './policies.js';
 
 const fail = (where: string, message: string): never => {
   throw new Error(`${where}: ${message}`);
@@ -16,7 +26,10 @@ describe('emulator policies', () => {
   it('name an open point (a U-* rule) for every policy, and list the default among its values', () => {
     for (const name of POLICY_NAMES) {
       expect(POLICIES[name].rule, name).toMatch(/^U-[A-Z-]+$/);
-      expect(POLICIES[name].values.map((value) => JSON.stringify(value)), name).toContain(JSON.stringify(DEFAULT_POLICIES[name]));
+      expect(
+        POLICIES[name].values.map((value) => JSON.stringify(value)),
+        name,
+      ).toContain(JSON.stringify(DEFAULT_POLICIES[name]));
     }
   });
 
@@ -30,7 +43,9 @@ describe('emulator policies', () => {
     expect(() => resolvePolicies({ cardRegistery: 'off' }, fail)).toThrow(/^policies: unknown policy 'cardRegistery' \(known: cardRegistry, /);
     expect(() => resolvePolicies({ refusals: '4xx' }, fail)).toThrow('policies.refusals: must be one of envelope, http, not "4xx"');
     expect(() => resolvePolicies({ amountIntegerDigits: 8 }, fail)).toThrow('policies.amountIntegerDigits: must be a whole number from 12 to 1000, not 8');
-    expect(() => resolvePolicies({ withdrawalSymbols: ['USDT', 'ENERGY'] }, fail)).toThrow(/withdrawalSymbols: must be pattern, any, or a non-empty list of symbols other than ENERGY/);
+    expect(() => resolvePolicies({ withdrawalSymbols: ['USDT', 'ENERGY'] }, fail)).toThrow(
+      /withdrawalSymbols: must be pattern, any, or a non-empty list of symbols other than ENERGY/,
+    );
     expect(() => resolvePolicies(['cardRegistry'], fail)).toThrow(/^policies: expected a mapping/);
   });
 

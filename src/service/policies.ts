@@ -125,7 +125,8 @@ export function resolvePolicies(raw: unknown, fail: (where: string, message: str
     const policy = name as PolicyName;
     const range = NUMERIC[policy];
     if (range) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) fail(where, `must be a whole number from ${range.min} to ${range.max}, not ${showValue(value)}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max)
+        fail(where, `must be a whole number from ${range.min} to ${range.max}, not ${showValue(value)}`);
       (policies as unknown as Record<string, unknown>)[policy] = value;
     } else if (policy === 'withdrawalSymbols') {
       policies.withdrawalSymbols = symbolsPolicy(value, where, fail);
@@ -140,7 +141,8 @@ export function resolvePolicies(raw: unknown, fail: (where: string, message: str
 
 function symbolsPolicy(value: unknown, where: string, fail: (where: string, message: string) => never): ServicePolicies['withdrawalSymbols'] {
   if (value === 'pattern' || value === 'any') return value;
-  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY')) return Object.freeze([...(value as string[])]);
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY'))
+    return Object.freeze([...(value as string[])]);
   return fail(where, `must be pattern, any, or a non-empty list of symbols other than ENERGY, not ${showValue(value)}`);
 }
 
@@ -177,7 +179,12 @@ export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: Se
   for (const [field, value] of Object.entries(payload)) {
     let shaped = value;
     if (field === 'amount' && policies.callbackAmount !== 'per-type') {
-      const text = typeof value === 'string' ? value : value !== null && typeof value === 'object' && 'value' in value ? String((value as { value: unknown }).value) : undefined;
+      const text =
+        typeof value === 'string'
+          ? value
+          : value !== null && typeof value === 'object' && 'value' in value
+            ? String((value as { value: unknown }).value)
+            : undefined;
       if (text !== undefined && /^-?\d+(\.\d+)?$/.test(text)) shaped = policies.callbackAmount === 'string' ? (text as T) : asNumber(text);
     }
     const name = policies.callbackFieldNames === 'provider' ? providerName(field) : field;

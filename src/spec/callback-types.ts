@@ -45,7 +45,14 @@ export type CallbackTypeTable = readonly CallbackTypeEntry[];
 
 /** The key of an event without a key of its own (CB-ID-OTHER): type, trackingId and callBackId when present. */
 export function eventKey(type: number): IdempotencyRecipe {
-  return { rule: 'CB-ID-OTHER', form: 'tuple', prefix: `event:${type}`, fields: ['trackingId'], optional: ['callBackId'], subject: `a type ${type} callback (CB-ID-OTHER)` };
+  return {
+    rule: 'CB-ID-OTHER',
+    form: 'tuple',
+    prefix: `event:${type}`,
+    fields: ['trackingId'],
+    optional: ['callBackId'],
+    subject: `a type ${type} callback (CB-ID-OTHER)`,
+  };
 }
 
 const TRON = 'TRON';
@@ -66,7 +73,15 @@ const BUILT_IN = [
     fields: ['txid', 'chain', 'symbol', 'toAddress', 'fromAddress', 'amount', 'txIndex'],
     key: { rule: 'CB-ID-DEPOSIT', form: 'digest', prefix: 'deposit', fields: ['txid', 'chain', 'symbol', 'toAddress'], subject: 'a deposit (CB-ID-DEPOSIT)' },
     trackingPrefix: 'dep',
-    example: { txid: TXID, chain: TRON, symbol: USDT, toAddress: TO_ADDRESS, fromAddress: FROM_ADDRESS, amount: '250.000001', txIndex: new LosslessNumber('0') },
+    example: {
+      txid: TXID,
+      chain: TRON,
+      symbol: USDT,
+      toAddress: TO_ADDRESS,
+      fromAddress: FROM_ADDRESS,
+      amount: '250.000001',
+      txIndex: new LosslessNumber('0'),
+    },
   },
   {
     type: 2,
@@ -179,7 +194,11 @@ type CallbackFieldValue = ExactJson | ((entry: CallbackTypeEntry) => ExactJson);
  *
  * @example callbackPayload(callbackTypeEntry(4)!, { trackingId: 'adr-1' }).address // 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE'
  */
-export function callbackPayload(entry: CallbackTypeEntry, common: Readonly<Record<string, ExactJson>>, values: Readonly<Record<string, CallbackFieldValue | undefined>> = {}): Record<string, ExactJson> {
+export function callbackPayload(
+  entry: CallbackTypeEntry,
+  common: Readonly<Record<string, ExactJson>>,
+  values: Readonly<Record<string, CallbackFieldValue | undefined>> = {},
+): Record<string, ExactJson> {
   const payload: Record<string, ExactJson> = { type: new LosslessNumber(String(entry.type)), ...common };
   for (const field of entry.fields) {
     const given = values[field];

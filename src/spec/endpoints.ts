@@ -182,7 +182,9 @@ export class OperationReader {
 
   private operation(method: Method, node: Node, item: Node, where: string): SpecOperationView {
     const tags = Array.isArray(node.tags) ? node.tags.map(String) : [];
-    const security = (Array.isArray(node.security) ? node.security : Array.isArray(this.root.security) ? this.root.security : []).filter(isNode) as Array<Record<string, string[]>>;
+    const security = (Array.isArray(node.security) ? node.security : Array.isArray(this.root.security) ? this.root.security : []).filter(isNode) as Array<
+      Record<string, string[]>
+    >;
     const rawParameters = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(node.parameters) ? node.parameters : [])];
     const parameters = rawParameters.map((raw) => this.parameter(raw, `${where} parameters`));
     return {
@@ -226,7 +228,9 @@ export class OperationReader {
         const { node } = this.resolve(schemes[scheme], `${where} security ${scheme}`);
         if (node.type !== 'apiKey' || node.in !== 'header' || typeof node.name !== 'string') continue;
         const header = node.name;
-        const parameter = rawParameters.map((raw) => this.resolve(raw, `${where} parameters`).node).find((p) => p.in === 'header' && String(p.name).toLowerCase() === header.toLowerCase());
+        const parameter = rawParameters
+          .map((raw) => this.resolve(raw, `${where} parameters`).node)
+          .find((p) => p.in === 'header' && String(p.name).toLowerCase() === header.toLowerCase());
         return { header, scheme, rules: [...new Set([...rulesOf(parameter), ...rulesOf(node)])] };
       }
     }
@@ -267,7 +271,9 @@ export class OperationReader {
         rules: rulesOf(media),
         schema,
         schemaIsComponent: isNode(raw) && typeof raw.$ref === 'string' && /^#\/components\/schemas\/[^/]+$/.test(raw.$ref),
-        ...(found ? { encrypted: { ...found, plain: plain !== undefined ? this.flattener.flatten({ $ref: `#/components/schemas/${plain}` }) : undefined } } : {}),
+        ...(found
+          ? { encrypted: { ...found, plain: plain !== undefined ? this.flattener.flatten({ $ref: `#/components/schemas/${plain}` }) : undefined } }
+          : {}),
       };
     });
   }

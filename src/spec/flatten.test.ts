@@ -170,7 +170,10 @@ describe('flatten: one view of a schema', () => {
 describe('the typed views', () => {
   it('reads an endpoint: servers, key header, media type, encrypted field and plain schema, responses, rules', () => {
     const m = model();
-    expect(m.endpoints().map((endpoint) => [endpoint.operationId, endpoint.control])).toEqual([['a', false], ['ctl', true]]);
+    expect(m.endpoints().map((endpoint) => [endpoint.operationId, endpoint.control])).toEqual([
+      ['a', false],
+      ['ctl', true],
+    ]);
     expect(m.serviceEndpoints().map((endpoint) => endpoint.operationId)).toEqual(['a']);
     expect(m.controlOperations().map((endpoint) => endpoint.operationId)).toEqual(['ctl']);
     const a = m.endpoint('a')!;
@@ -179,14 +182,25 @@ describe('the typed views', () => {
     expect(a.unspecified).toEqual([{ rule: 'U-A', note: 'open' }]);
     expect(a.apiKey).toEqual({ header: 'X-KEY', scheme: 'apiKey', rules: ['KEY-RULE', 'SCHEME-RULE'] });
     expect(a.declaresSecurity).toBe(false);
-    expect(a.parameters[0]).toMatchObject({ name: 'X-KEY', in: 'header', required: true, component: 'Key', example: 'ak_1', rules: ['SITE-KEY', 'KEY-RULE'], ownRules: ['KEY-RULE'] });
+    expect(a.parameters[0]).toMatchObject({
+      name: 'X-KEY',
+      in: 'header',
+      required: true,
+      component: 'Key',
+      example: 'ak_1',
+      rules: ['SITE-KEY', 'KEY-RULE'],
+      ownRules: ['KEY-RULE'],
+    });
     const [media] = a.requestBody!.media;
     expect(media).toMatchObject({ mediaType: 'application/x-www-form-urlencoded', rules: ['CT-RULE'], schemaIsComponent: true });
     expect(media!.schema.name).toBe('Form');
     expect(media!.encrypted!.field).toBe('data');
     expect(media!.encrypted!.schema).toMatchObject({ pattern: '^[A-Z]+$', site: { rules: ['DATA'] } });
     expect(media!.encrypted!.plain!.name).toBe('Plain');
-    expect(a.responses.map((response) => [response.status, response.component, response.rules])).toEqual([['200', undefined, []], ['401', 'Unauthorized', ['ERR-401']]]);
+    expect(a.responses.map((response) => [response.status, response.component, response.rules])).toEqual([
+      ['200', undefined, []],
+      ['401', 'Unauthorized', ['ERR-401']],
+    ]);
     expect(a.responses[0]!.media[0]!.encrypted).toMatchObject({ field: 'data', marker: { direction: 'response', plaintext: 'Plain' } });
     expect(a.responses[1]!.media[0]!.schema.examples).toEqual([{ code: new LosslessNumber('401') }]);
     const ctl = m.endpoint('ctl')!;
@@ -195,7 +209,14 @@ describe('the typed views', () => {
 
   it('reads a callback: the encrypted body, the payload and its type dispatch', () => {
     const [hook] = model().callbacks();
-    expect(hook).toMatchObject({ name: 'hook', method: 'post', types: [{ type: 1, schema: 'One' }, { type: 2, schema: 'Two' }] });
+    expect(hook).toMatchObject({
+      name: 'hook',
+      method: 'post',
+      types: [
+        { type: 1, schema: 'One' },
+        { type: 2, schema: 'Two' },
+      ],
+    });
     expect(hook!.payload!.name).toBe('Payload');
     expect(hook!.requestBody!.media[0]!.encrypted).toMatchObject({ field: undefined, marker: { direction: 'callback', plaintext: 'Payload' } });
   });
@@ -205,8 +226,16 @@ describe('the typed views', () => {
     expect(m.info()).toEqual({ title: 'Mini', version: '2', summary: 'a small spec' });
     expect(m.servers()[0]!.url).toBe('{base_url}');
     const annotations = m.annotations();
-    expect(annotations.find((entry) => entry.pointer === '/paths/~1a/post')).toEqual({ pointer: '/paths/~1a/post', rules: ['A-RULE'], unspecified: [{ rule: 'U-A', note: 'open' }] });
-    expect(annotations.find((entry) => entry.pointer === '/components/schemas/Body')!.encrypted).toEqual({ direction: 'callback', plaintext: 'Payload', plaintextRef: '#/components/schemas/Payload' });
+    expect(annotations.find((entry) => entry.pointer === '/paths/~1a/post')).toEqual({
+      pointer: '/paths/~1a/post',
+      rules: ['A-RULE'],
+      unspecified: [{ rule: 'U-A', note: 'open' }],
+    });
+    expect(annotations.find((entry) => entry.pointer === '/components/schemas/Body')!.encrypted).toEqual({
+      direction: 'callback',
+      plaintext: 'Payload',
+      plaintextRef: '#/components/schemas/Payload',
+    });
     expect(m.schemaNames()).toContain('Envelope2');
   });
 

@@ -85,10 +85,24 @@ export interface FlatSchema {
   site: { description?: string; rules: string[]; unspecified: UnspecifiedNote[] };
 }
 
-const SCALARS = ['type', 'description', 'title', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'additionalProperties'] as const;
+const SCALARS = [
+  'type',
+  'description',
+  'title',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'additionalProperties',
+] as const;
 
 /** Numbers of a bound keyword as JS numbers. */
-const numberOf = (value: unknown): number | undefined => (value instanceof LosslessNumber ? Number(value.value) : typeof value === 'number' ? value : undefined);
+const numberOf = (value: unknown): number | undefined =>
+  value instanceof LosslessNumber ? Number(value.value) : typeof value === 'number' ? value : undefined;
 
 const union = (...lists: string[][]): string[] => [...new Set(lists.flat())];
 
@@ -109,7 +123,19 @@ const isConditionPart = (part: unknown): part is Node => isNode(part) && 'if' in
 
 /** The empty view: what `{}` flattens to. */
 function emptyFlat(): FlatSchema {
-  return { properties: {}, required: [], requiredChoices: [], nullable: false, examples: [], rules: [], ownRules: [], unspecified: [], conditions: [], parts: [], site: { rules: [], unspecified: [] } };
+  return {
+    properties: {},
+    required: [],
+    requiredChoices: [],
+    nullable: false,
+    examples: [],
+    rules: [],
+    ownRules: [],
+    unspecified: [],
+    conditions: [],
+    parts: [],
+    site: { rules: [], unspecified: [] },
+  };
 }
 
 /**
@@ -131,7 +157,7 @@ function mergeFlat(a: FlatSchema, b: FlatSchema): FlatSchema {
   out.conditions = [...a.conditions, ...b.conditions];
   out.parts = [...a.parts, ...b.parts];
   out.site = {
-    ...(b.site.description ?? a.site.description) !== undefined ? { description: (b.site.description ?? a.site.description)! } : {},
+    ...((b.site.description ?? a.site.description) !== undefined ? { description: (b.site.description ?? a.site.description)! } : {}),
     rules: union(a.site.rules, b.site.rules),
     unspecified: [...a.site.unspecified, ...b.site.unspecified],
   };
@@ -166,7 +192,11 @@ export class Flattener {
     if (!isNode(node)) return emptyFlat();
     const cached = this.cache.get(node);
     if (cached) return cached;
-    if (this.busy.has(node)) throw new SpecError('bad-spec', `a schema contains itself${typeof node.$ref === 'string' ? ` through $ref ${node.$ref}` : ''}; the toolkit reads no recursive schemas`);
+    if (this.busy.has(node))
+      throw new SpecError(
+        'bad-spec',
+        `a schema contains itself${typeof node.$ref === 'string' ? ` through $ref ${node.$ref}` : ''}; the toolkit reads no recursive schemas`,
+      );
     this.busy.add(node);
     try {
       const view = this.build(node);
@@ -231,11 +261,17 @@ export class Flattener {
     else if (Array.isArray(node.anyOf)) view.anyOf = node.anyOf.map((branch) => this.flatten(branch));
     if (Array.isArray(node.oneOf)) view.oneOf = node.oneOf.map((branch) => this.flatten(branch));
     if (isNode(node.items)) view.items = this.flatten(node.items);
-    view.nullable = (Array.isArray(node.type) ? node.type.includes('null') : node.type === 'null') || [...(view.anyOf ?? []), ...(view.oneOf ?? [])].some((branch) => branch.type === 'null');
+    view.nullable =
+      (Array.isArray(node.type) ? node.type.includes('null') : node.type === 'null') ||
+      [...(view.anyOf ?? []), ...(view.oneOf ?? [])].some((branch) => branch.type === 'null');
     const marker = node['x-encrypted'];
     if (isNode(marker)) {
       const ref = isNode(marker.plaintext) && typeof marker.plaintext.$ref === 'string' ? marker.plaintext.$ref : undefined;
-      view.encrypted = { direction: String(marker.direction ?? ''), plaintext: ref ? /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1] : undefined, plaintextRef: ref };
+      view.encrypted = {
+        direction: String(marker.direction ?? ''),
+        plaintext: ref ? /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1] : undefined,
+        plaintextRef: ref,
+      };
     }
     view.rules = rulesOf(node);
     view.ownRules = rulesOf(node);
@@ -253,7 +289,8 @@ export class Flattener {
 /** The property marked `x-encrypted` (for `direction`, if given), with its name; the first one found. */
 export function encryptedField(schema: FlatSchema, direction?: string): { field: string; schema: FlatSchema; marker: EncryptedMarker } | undefined {
   for (const [field, property] of Object.entries(schema.properties)) {
-    if (property.encrypted && (direction === undefined || property.encrypted.direction === direction)) return { field, schema: property, marker: property.encrypted };
+    if (property.encrypted && (direction === undefined || property.encrypted.direction === direction))
+      return { field, schema: property, marker: property.encrypted };
   }
   return undefined;
 }

@@ -52,7 +52,9 @@ describe('the spec model', () => {
 
   it('names a missing example and a dangling $ref as SpecErrors', () => {
     const model = specModel(parseSpec(MINI, 'mini.yaml'));
-    expect(() => model.example('Amount', 9, 'the Pact contract')).toThrow(new SpecError('missing-example', 'mini.yaml: components.schemas.Amount has no example 9, which the Pact contract needs'));
+    expect(() => model.example('Amount', 9, 'the Pact contract')).toThrow(
+      new SpecError('missing-example', 'mini.yaml: components.schemas.Amount has no example 9, which the Pact contract needs'),
+    );
     expect(() => model.flatten({ $ref: '#/components/schemas/Nope' })).toThrow('$ref #/components/schemas/Nope points nowhere');
   });
 
@@ -72,6 +74,9 @@ describe('the spec model', () => {
   });
 
   it('indexes x-rules by JSON pointer', () => {
-    expect(ruleIndex({ A: { 'x-rules': ['R-1'], properties: { 'a/b': { 'x-rules': ['R-2'] }, c: { 'x-rules': [] } } } })).toEqual({ '/A': ['R-1'], '/A/properties/a~1b': ['R-2'] });
+    expect(ruleIndex({ A: { 'x-rules': ['R-1'], properties: { 'a/b': { 'x-rules': ['R-2'] }, c: { 'x-rules': [] } } } })).toEqual({
+      '/A': ['R-1'],
+      '/A/properties/a~1b': ['R-2'],
+    });
   });
 });

@@ -183,7 +183,8 @@ export class SpecModel {
   example(schema: string, index = 0, purpose = 'the toolkit'): ExactJson {
     const examples = this.schema(schema)?.examples;
     const value = Array.isArray(examples) ? (examples[index] as ExactJson | undefined) : undefined;
-    if (value === undefined) throw new SpecError('missing-example', `${this.name}: components.schemas.${schema} has no example ${index}, which ${purpose} needs`);
+    if (value === undefined)
+      throw new SpecError('missing-example', `${this.name}: components.schemas.${schema} has no example ${index}, which ${purpose} needs`);
     return value;
   }
 }

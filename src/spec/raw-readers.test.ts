@@ -63,7 +63,7 @@ describe('src/spec is the only reader of the spec document', () => {
     expect(rawReads('const t = source.exact;')).toEqual(['.exact (the raw tree, exact numbers)']);
     expect(rawReads('op.node.summary; ops[0].item;')).toEqual(['.node (a raw operation or resolved node)', '.item (a raw path item)']);
     expect(rawReads("if (typeof node.$ref === 'string') x = node['$ref'];")).toEqual(["a '$ref' key"]);
-    expect(rawReads("for (const part of schema.allOf ?? []) {}")).toEqual(['an allOf key']);
+    expect(rawReads('for (const part of schema.allOf ?? []) {}')).toEqual(['an allOf key']);
     expect(rawReads("const marker = property['x-encrypted'];")).toEqual(["an 'x-encrypted' key"]);
     expect(rawReads('followLocalRef(doc, ref); walkJson(doc, visit);')).toEqual(['followLocalRef', 'walkJson']);
     expect(rawReads('view.refName(x); ctx.spec.requestSchema(op)')).toEqual(['the raw accessors refName/requestSchema']);
@@ -98,8 +98,19 @@ describe('src/spec is the only reader of the spec document', () => {
     // A new member here is a new view: it hands out typed data (FlatSchema, the endpoint views, exact
     // examples), never the tree. The constructor's SpecSource stays private.
     expect(members).toEqual([
-      'flatten', 'schemaNames', 'endpoints', 'endpoint', 'serviceEndpoints', 'controlOperations', 'callbacks',
-      'servers', 'info', 'annotations', 'get name', 'callbackTypes', 'example',
+      'flatten',
+      'schemaNames',
+      'endpoints',
+      'endpoint',
+      'serviceEndpoints',
+      'controlOperations',
+      'callbacks',
+      'servers',
+      'info',
+      'annotations',
+      'get name',
+      'callbackTypes',
+      'example',
     ]);
     expect(body).toMatch(/constructor\(private readonly source: SpecSource\)/);
   });

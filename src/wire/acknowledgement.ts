@@ -51,7 +51,13 @@ export function readAcknowledgement(answer: CallbackAnswer | undefined): Acknowl
   if (!answer || answer.status === 0) return { verdict: 'not-acknowledged', reason: 'no answer' };
   const json = parsed(answer);
   if (json === undefined || json === null || typeof json !== 'object' || Array.isArray(json) || json instanceof LosslessNumber) {
-    return { verdict: 'not-acknowledged', reason: answer.body.trim() === '' ? `HTTP ${answer.status} with an empty body (no errCode)` : `HTTP ${answer.status} with a body that is not a JSON object (no errCode)` };
+    return {
+      verdict: 'not-acknowledged',
+      reason:
+        answer.body.trim() === ''
+          ? `HTTP ${answer.status} with an empty body (no errCode)`
+          : `HTTP ${answer.status} with a body that is not a JSON object (no errCode)`,
+    };
   }
   const record = json as Record<string, ExactJson>;
   if (!Object.hasOwn(record, 'errCode')) return { verdict: 'not-acknowledged', reason: `HTTP ${answer.status} without errCode` };
@@ -59,8 +65,14 @@ export function readAcknowledgement(answer: CallbackAnswer | undefined): Acknowl
   const written = code instanceof LosslessNumber ? code.value : JSON.stringify(code);
   if (!(code instanceof LosslessNumber)) return { verdict: 'not-acknowledged', reason: `errCode ${written} is not a number`, errCode: written };
   if (Number(code.value) !== 0) return { verdict: 'not-acknowledged', reason: `errCode ${written}`, errCode: written };
-  if (answer.status !== 200) return { verdict: 'ambiguous', reason: `errCode ${written} with HTTP ${answer.status} (a service that reads the status first counts it as a failure)`, errCode: written };
-  if (code.value !== '0') return { verdict: 'ambiguous', reason: `errCode written ${written} (a strictly typed service may not read it as 0)`, errCode: written };
+  if (answer.status !== 200)
+    return {
+      verdict: 'ambiguous',
+      reason: `errCode ${written} with HTTP ${answer.status} (a service that reads the status first counts it as a failure)`,
+      errCode: written,
+    };
+  if (code.value !== '0')
+    return { verdict: 'ambiguous', reason: `errCode written ${written} (a strictly typed service may not read it as 0)`, errCode: written };
   return { verdict: 'acknowledged', reason: 'HTTP 200, errCode 0', errCode: written };
 }
 

@@ -4,7 +4,15 @@ import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { openBytes } from '../crypto/codec.js';
 import { parseKey, publicHalf, type RsaPrivateKey } from '../crypto/keys.js';
-import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, callbackSealingKey, sealCallback, spelledHeaders, withRequestUUID } from './callback-delivery.js';
+import {
+  API_KEY_HEADER,
+  CALLBACK_CONTENT_TYPE,
+  callbackHeaders,
+  callbackSealingKey,
+  sealCallback,
+  spelledHeaders,
+  withRequestUUID,
+} from './callback-delivery.js';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const privateKey = parseKey(pem, { expect: 'private' }) as RsaPrivateKey;
@@ -35,7 +43,11 @@ describe('withRequestUUID (CB-UUID)', () => {
   });
 
   it('replaces an existing requestUUID where it stands, and leads without a type', () => {
-    expect(Object.keys(withRequestUUID({ trackingId: 't', requestUUID: '', type: new LosslessNumber('1') }, 'u-2'))).toEqual(['trackingId', 'requestUUID', 'type']);
+    expect(Object.keys(withRequestUUID({ trackingId: 't', requestUUID: '', type: new LosslessNumber('1') }, 'u-2'))).toEqual([
+      'trackingId',
+      'requestUUID',
+      'type',
+    ]);
     expect(withRequestUUID({ trackingId: 't', requestUUID: 'old' }, 'u-2').requestUUID).toBe('u-2');
     expect(Object.keys(withRequestUUID({ trackingId: 't' }, 'u-3'))).toEqual(['requestUUID', 'trackingId']);
   });

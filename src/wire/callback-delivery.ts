@@ -76,7 +76,11 @@ export function callbackSealingKey(key: RsaKey, profile: CryptoProfile = DEFAULT
  *
  * @example sealCallback(withRequestUUID(payload), merchantPrivateKey, profile)
  */
-export function sealCallback(payload: Record<string, ExactJson | undefined> | string | Uint8Array, key: RsaKey, profile: CryptoProfile = DEFAULT_PROFILE): string {
+export function sealCallback(
+  payload: Record<string, ExactJson | undefined> | string | Uint8Array,
+  key: RsaKey,
+  profile: CryptoProfile = DEFAULT_PROFILE,
+): string {
   const bytes = payload instanceof Uint8Array ? payload : Buffer.from(typeof payload === 'string' ? payload : stringifyExact(payload), 'utf8');
   return sealBytes(bytes, 'callback', callbackSealingKey(key, profile), { profile });
 }

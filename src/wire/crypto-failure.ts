@@ -18,13 +18,13 @@ import type { CryptoFailureReason } from '../crypto/errors.js';
 export type CryptoFailureFamily = 'base64' | 'plaintext' | 'key';
 
 const FAMILY: Record<CryptoFailureReason, CryptoFailureFamily> = {
-  'empty': 'base64',
+  empty: 'base64',
   'data-prefix': 'base64',
   'plus-as-space': 'base64',
   'percent-encoded': 'base64',
   'url-safe-alphabet': 'base64',
   'line-breaks': 'base64',
-  'whitespace': 'base64',
+  whitespace: 'base64',
   'invalid-character': 'base64',
   'missing-padding': 'base64',
   'bad-base64-length': 'base64',
@@ -44,7 +44,6 @@ const FAMILY: Record<CryptoFailureReason, CryptoFailureFamily> = {
 export function familyOf(reason: string): CryptoFailureFamily {
   return (FAMILY as Record<string, CryptoFailureFamily>)[reason] ?? 'key';
 }
-
 
 /** The reason at the end of a CryptoError's message as the codec words it (`… [missing-padding]`). */
 export function reasonInMessage(message: string): string {

@@ -14,7 +14,9 @@ const probe = spawnSync(PYTHON, ['-c', 'import flask, cryptography'], { encoding
 /** Why the Python doubles cannot run here, or undefined when they can. */
 export const pythonMissing: string | undefined = probe.error
   ? `${PYTHON} not found (${probe.error.message})`
-  : probe.status !== 0 ? `${PYTHON} lacks flask or cryptography: ${probe.stderr.trim().split('\n').at(-1) ?? ''}` : undefined;
+  : probe.status !== 0
+    ? `${PYTHON} lacks flask or cryptography: ${probe.stderr.trim().split('\n').at(-1) ?? ''}`
+    : undefined;
 
 /** A running Python double: its port and process id, what it printed, and how to stop it. */
 export interface PythonDouble {

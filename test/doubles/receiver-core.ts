@@ -88,7 +88,10 @@ export type InFlightPolicy = 'wait' | 'busy';
 /** An in-memory processed-event store: one processing per key, also under concurrency. */
 export class ProcessedStore {
   /** `withCount` adds a field of its own beside `processed` in the probe body. */
-  constructor(private readonly inFlightPolicy: InFlightPolicy = 'wait', private readonly withCount = false) {}
+  constructor(
+    private readonly inFlightPolicy: InFlightPolicy = 'wait',
+    private readonly withCount = false,
+  ) {}
   private readonly done = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Each processed payload's decrypted text, in processing order (the probe). */

@@ -202,7 +202,8 @@ export async function startIndependentService(options: IndependentServiceOptions
     timers.add(timer);
   };
 
-  const envelopeOk = (res: ServerResponse, result: unknown) => sendJson(res, 200, { code: 0, message: '', data: encryptWithPrivate(Buffer.from(stringifyExact(result), 'utf8'), privateKey) });
+  const envelopeOk = (res: ServerResponse, result: unknown) =>
+    sendJson(res, 200, { code: 0, message: '', data: encryptWithPrivate(Buffer.from(stringifyExact(result), 'utf8'), privateKey) });
   const envelopeFail = (res: ServerResponse, code: number, message: string) => sendJson(res, 200, { code, message });
   /** A request the service cannot read: a failure envelope, or HTTP 400 JSON (U-CODES). */
   const requestFail = (res: ServerResponse, code: number, message: string) =>
@@ -232,23 +233,35 @@ export async function startIndependentService(options: IndependentServiceOptions
       } catch {
         return record(0, 'bad callback URL', false);
       }
-      const req = httpRequest(target, { method: 'POST', headers: { 'content-type': options.callbackCharset ? 'application/x-www-form-urlencoded; charset=UTF-8' : 'application/x-www-form-urlencoded', 'x-api-key': options.apiKey, 'content-length': Buffer.byteLength(body) }, timeout: 5000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const answer = Buffer.concat(chunks).toString('utf8');
-          // CB-ERRCODE: only HTTP 200 with errCode the number 0 is a success; "0", a missing errCode or another status is retried.
-          const errCode = (() => {
-            try {
-              return (JSON.parse(answer) as { errCode?: unknown } | null)?.errCode;
-            } catch {
-              return undefined;
-            }
-          })();
-          record(res.statusCode ?? 0, answer, res.statusCode === 200 && errCode === 0);
-        });
-        res.on('error', () => record(res.statusCode ?? 0, 'response error', false));
-      });
+      const req = httpRequest(
+        target,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': options.callbackCharset ? 'application/x-www-form-urlencoded; charset=UTF-8' : 'application/x-www-form-urlencoded',
+            'x-api-key': options.apiKey,
+            'content-length': Buffer.byteLength(body),
+          },
+          timeout: 5000,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const answer = Buffer.concat(chunks).toString('utf8');
+            // CB-ERRCODE: only HTTP 200 with errCode the number 0 is a success; "0", a missing errCode or another status is retried.
+            const errCode = (() => {
+              try {
+                return (JSON.parse(answer) as { errCode?: unknown } | null)?.errCode;
+              } catch {
+                return undefined;
+              }
+            })();
+            record(res.statusCode ?? 0, answer, res.statusCode === 200 && errCode === 0);
+          });
+          res.on('error', () => record(res.statusCode ?? 0, 'response error', false));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (error) => record(0, error.message, false));
       req.end(body);
@@ -261,12 +274,27 @@ export async function startIndependentService(options: IndependentServiceOptions
     const callBackId = `ind-${randomUUID()}`;
     const amount = amountValue('1000.000001');
     switch (type) {
-      case 1: return { ...common, txId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', fromAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', amount, txIndex: new LosslessNumber('0') };
-      case 2: return { ...common, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
-      case 3: return { ...common, txId, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
-      case 4: return { ...common, chainName: 'TRON', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' };
-      case 5: return { ...common, callBackId, chainName: 'TRON', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU0' };
-      default: return { ...common, callBackId, chainName: 'TRON', symbol: 'USDT', amount };
+      case 1:
+        return {
+          ...common,
+          txId,
+          chainName: 'TRON',
+          symbol: 'USDT',
+          toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+          fromAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+          amount,
+          txIndex: new LosslessNumber('0'),
+        };
+      case 2:
+        return { ...common, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
+      case 3:
+        return { ...common, txId, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
+      case 4:
+        return { ...common, chainName: 'TRON', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' };
+      case 5:
+        return { ...common, callBackId, chainName: 'TRON', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU0' };
+      default:
+        return { ...common, callBackId, chainName: 'TRON', symbol: 'USDT', amount };
     }
   };
 
@@ -297,7 +325,21 @@ export async function startIndependentService(options: IndependentServiceOptions
     const order = orders.get(callBackId);
     if (!order || order.kind !== 'withdrawal' || order.completed) return undefined;
     order.completed = true;
-    return emit(3, { tenantUserId: order.tenantUserId, callBackId: order.callBackId, chainName: order.chainName, symbol: order.symbol, toAddress: order.toAddr, amount: amountValue(order.amount.value) }, 1, false, 0, defaultRetries);
+    return emit(
+      3,
+      {
+        tenantUserId: order.tenantUserId,
+        callBackId: order.callBackId,
+        chainName: order.chainName,
+        symbol: order.symbol,
+        toAddress: order.toAddr,
+        amount: amountValue(order.amount.value),
+      },
+      1,
+      false,
+      0,
+      defaultRetries,
+    );
   };
 
   // --- order endpoints ---------------------------------------------------------------------
@@ -357,7 +399,8 @@ export async function startIndependentService(options: IndependentServiceOptions
   const energyQuery = async (req: IncomingMessage, res: ServerResponse) => {
     const plain = await openRequest(req, res, 'energy');
     if (!plain) return;
-    if (typeof plain.symbol !== 'string' || typeof plain.chainName !== 'string') return requestFail(res, CODES.badField, 'symbol and chainName are required strings');
+    if (typeof plain.symbol !== 'string' || typeof plain.chainName !== 'string')
+      return requestFail(res, CODES.badField, 'symbol and chainName are required strings');
     if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') return envelopeFail(res, CODES.unsupportedResource, 'only ENERGY on TRON is supported');
     envelopeOk(res, { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber(String(energy.balance / energy.costPerTx)) });
   };
@@ -367,7 +410,8 @@ export async function startIndependentService(options: IndependentServiceOptions
     if (!plain) return;
     const { userId, tenantUserId, tenantType, callBackId, symbol, chainName, toAddr, amount, expiryHours } = plain;
     if (!isIntegerNumber(userId)) return requestFail(res, CODES.badField, 'userId is a required integer');
-    if (typeof tenantUserId !== 'string' || !/^\d{1,18}$/.test(tenantUserId)) return requestFail(res, CODES.badField, 'tenantUserId is a required string of digits');
+    if (typeof tenantUserId !== 'string' || !/^\d{1,18}$/.test(tenantUserId))
+      return requestFail(res, CODES.badField, 'tenantUserId is a required string of digits');
     if (!isIntegerNumber(tenantType)) return requestFail(res, CODES.badField, 'tenantType is a required integer');
     if (typeof callBackId !== 'string' || callBackId === '') return requestFail(res, CODES.badField, 'callBackId is a required string');
     if (typeof symbol !== 'string' || symbol === '') return requestFail(res, CODES.badField, 'symbol is a required string');
@@ -381,8 +425,10 @@ export async function startIndependentService(options: IndependentServiceOptions
     if (orders.has(callBackId)) return envelopeFail(res, CODES.duplicateCallBackId, 'callBackId already used');
     const exactAmount = new LosslessNumber(amountLiteral.replace(/^\+/, ''));
     if (symbol === 'ENERGY') {
-      if (!isIntegerNumber(expiryHours) || BigInt(numberText(expiryHours) ?? '0') < 1n || BigInt(numberText(expiryHours) ?? '0') > 720n) return envelopeFail(res, CODES.expiryHours, 'expiryHours (1..720) is required for ENERGY');
-      if (decimal.negative || decimal.fraction !== '' || decimal.integer === '' || decimal.integer.length > 12) return envelopeFail(res, CODES.leaseAmount, 'a lease amount is a whole number of transactions >= 1');
+      if (!isIntegerNumber(expiryHours) || BigInt(numberText(expiryHours) ?? '0') < 1n || BigInt(numberText(expiryHours) ?? '0') > 720n)
+        return envelopeFail(res, CODES.expiryHours, 'expiryHours (1..720) is required for ENERGY');
+      if (decimal.negative || decimal.fraction !== '' || decimal.integer === '' || decimal.integer.length > 12)
+        return envelopeFail(res, CODES.leaseAmount, 'a lease amount is a whole number of transactions >= 1');
       const count = BigInt(decimal.integer);
       const needed = count * energy.costPerTx;
       if (needed > energy.balance) return envelopeFail(res, CODES.insufficientEnergy, 'insufficient energy');
@@ -395,8 +441,10 @@ export async function startIndependentService(options: IndependentServiceOptions
       orders.set(callBackId, { callBackId, kind: 'lease', tenantUserId, symbol, chainName, toAddr, amount: exactAmount, completed: true });
     } else {
       if (!/^[A-Z0-9]{2,10}$/.test(symbol)) return envelopeFail(res, CODES.unsupportedSymbol, `unsupported symbol ${symbol}`);
-      if (decimal.negative || (decimal.integer === '' && decimal.fraction === '')) return envelopeFail(res, CODES.withdrawalAmount, 'a withdrawal amount is > 0');
-      if (decimal.integer.length > digitCap.integer || decimal.fraction.length > digitCap.fraction) return envelopeFail(res, CODES.withdrawalAmount, `amount has more than ${digitCap.integer} integer or ${digitCap.fraction} fraction digits`);
+      if (decimal.negative || (decimal.integer === '' && decimal.fraction === ''))
+        return envelopeFail(res, CODES.withdrawalAmount, 'a withdrawal amount is > 0');
+      if (decimal.integer.length > digitCap.integer || decimal.fraction.length > digitCap.fraction)
+        return envelopeFail(res, CODES.withdrawalAmount, `amount has more than ${digitCap.integer} integer or ${digitCap.fraction} fraction digits`);
       orders.set(callBackId, { callBackId, kind: 'withdrawal', tenantUserId, symbol, chainName, toAddr, amount: exactAmount, completed: false });
       later(withdrawalDelayMs, () => void completeWithdrawal(callBackId));
     }
@@ -407,8 +455,25 @@ export async function startIndependentService(options: IndependentServiceOptions
 
   const cardAnswer = (res: ServerResponse, status: number, failure?: { code: string; message: string; en: string; detail: string }, bizId?: string) => {
     const requestId = randomUUID();
-    if (!failure) return sendJson(res, status, { success: true, errorCode: '', errorMessage: '', errorMessageEn: '', detailMessage: '', requestId, data: { bizId, status: 'CLOSED' } });
-    sendJson(res, status, { success: false, errorCode: failure.code, errorMessage: failure.message, errorMessageEn: failure.en, detailMessage: failure.detail, requestId, data: { bizId: '', status: 'REJECTED' } });
+    if (!failure)
+      return sendJson(res, status, {
+        success: true,
+        errorCode: '',
+        errorMessage: '',
+        errorMessageEn: '',
+        detailMessage: '',
+        requestId,
+        data: { bizId, status: 'CLOSED' },
+      });
+    sendJson(res, status, {
+      success: false,
+      errorCode: failure.code,
+      errorMessage: failure.message,
+      errorMessageEn: failure.en,
+      detailMessage: failure.detail,
+      requestId,
+      data: { bizId: '', status: 'REJECTED' },
+    });
   };
 
   /** The HTTP status of a card close failure (U-CARD-VALUES). */
@@ -419,26 +484,38 @@ export async function startIndependentService(options: IndependentServiceOptions
       req.resume();
       return cardAnswer(res, 401, { code: 'E401', message: '未授权', en: 'unauthorized: X-API-KEY required', detail: '' });
     }
-    if (mediaType(req.headers['content-type']) !== 'application/json') return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'Content-Type must be application/json', detail: `got ${req.headers['content-type'] ?? 'none'}` });
+    if (mediaType(req.headers['content-type']) !== 'application/json')
+      return cardAnswer(res, 400, {
+        code: 'E100',
+        message: '请求格式错误',
+        en: 'Content-Type must be application/json',
+        detail: `got ${req.headers['content-type'] ?? 'none'}`,
+      });
     const body = await readBody(req);
-    if (body === 'too-large') return cardAnswer(res, 413, { code: 'E101', message: '请求过大', en: 'request body too large', detail: `limit ${BODY_LIMIT} bytes` });
+    if (body === 'too-large')
+      return cardAnswer(res, 413, { code: 'E101', message: '请求过大', en: 'request body too large', detail: `limit ${BODY_LIMIT} bytes` });
     let plain: unknown;
     try {
       plain = parseExact(strictUtf8(body));
     } catch (error) {
       return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'body is not JSON', detail: (error as Error).message });
     }
-    if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'body is not a JSON object', detail: '' });
+    if (typeof plain !== 'object' || plain === null || Array.isArray(plain))
+      return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'body is not a JSON object', detail: '' });
     const fields = plain as Record<string, unknown>;
     for (const name of ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo']) {
-      if (typeof fields[name] !== 'string' || fields[name] === '') return cardAnswer(res, cardStatus(400), { code: 'E102', message: '参数错误', en: `${name} is a required non-empty string`, detail: name });
+      if (typeof fields[name] !== 'string' || fields[name] === '')
+        return cardAnswer(res, cardStatus(400), { code: 'E102', message: '参数错误', en: `${name} is a required non-empty string`, detail: name });
     }
     const merchantId = String(fields.merchantId);
     const powerCardId = String(fields.powerCardId);
     const closeSerialNo = String(fields.closeSerialNo);
-    if (merchantId !== String(options.userId)) return cardAnswer(res, cardStatus(404), { code: 'E200', message: '商户不存在', en: 'merchant not found', detail: merchantId });
-    if (usedSerials.has(closeSerialNo)) return cardAnswer(res, cardStatus(409), { code: 'E301', message: '流水号重复', en: 'closeSerialNo already used', detail: closeSerialNo });
-    if (closedCards.has(powerCardId)) return cardAnswer(res, cardStatus(409), { code: 'E302', message: '卡已关闭', en: 'card already closed', detail: powerCardId });
+    if (merchantId !== String(options.userId))
+      return cardAnswer(res, cardStatus(404), { code: 'E200', message: '商户不存在', en: 'merchant not found', detail: merchantId });
+    if (usedSerials.has(closeSerialNo))
+      return cardAnswer(res, cardStatus(409), { code: 'E301', message: '流水号重复', en: 'closeSerialNo already used', detail: closeSerialNo });
+    if (closedCards.has(powerCardId))
+      return cardAnswer(res, cardStatus(409), { code: 'E302', message: '卡已关闭', en: 'card already closed', detail: powerCardId });
     usedSerials.add(closeSerialNo);
     closedCards.add(powerCardId);
     cardAnswer(res, 200, undefined, `biz-${randomUUID()}`);
@@ -482,7 +559,8 @@ export async function startIndependentService(options: IndependentServiceOptions
     if (route === 'PUT energy') {
       const balance = numberText(input.balance);
       const cost = numberText(input.costPerTx);
-      if (!balance || !cost || !/^\d+$/.test(balance) || !/^\d+$/.test(cost) || BigInt(cost) === 0n) return sendJson(res, 400, { error: 'balance and costPerTx are whole numbers, costPerTx > 0' });
+      if (!balance || !cost || !/^\d+$/.test(balance) || !/^\d+$/.test(cost) || BigInt(cost) === 0n)
+        return sendJson(res, 400, { error: 'balance and costPerTx are whole numbers, costPerTx > 0' });
       energy.balance = BigInt(balance);
       energy.costPerTx = BigInt(cost);
       return sendJson(res, 200, { balance: new LosslessNumber(balance), costPerTx: new LosslessNumber(cost) });
@@ -503,7 +581,8 @@ export async function startIndependentService(options: IndependentServiceOptions
       if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000) return sendJson(res, 400, { error: 'delayMs is 0..60000' });
       let delays = defaultRetries;
       if (input.retryDelaysMs !== undefined) {
-        if (!Array.isArray(input.retryDelaysMs) || input.retryDelaysMs.length > 20) return sendJson(res, 400, { error: 'retryDelaysMs is a list of at most 20 waits' });
+        if (!Array.isArray(input.retryDelaysMs) || input.retryDelaysMs.length > 20)
+          return sendJson(res, 400, { error: 'retryDelaysMs is a list of at most 20 waits' });
         delays = input.retryDelaysMs.map((wait) => Number(numberText(wait)));
         if (delays.some((wait) => !Number.isInteger(wait) || wait < 0 || wait > 120_000)) return sendJson(res, 400, { error: 'each wait is 0..120000 ms' });
       }

@@ -69,7 +69,9 @@ export function callback(body: string | Buffer, headers: Record<string, string> 
  * are given as a suite holds them after the loader validated them against the check's schema; the
  * context fits any check (`CheckContext<never>`), so a table can feed each check its own.
  */
-export function checkContext(options: { target?: Target; params?: Record<string, unknown>; outcome?: Partial<StepOutcome>; step?: Step } = {}): CheckContext<never> {
+export function checkContext(
+  options: { target?: Target; params?: Record<string, unknown>; outcome?: Partial<StepOutcome>; step?: Step } = {},
+): CheckContext<never> {
   return {
     target: options.target ?? serviceTarget,
     suite: { name: 'unit/checks', title: 'unit', side: options.target?.side ?? 'service', cases: [] },

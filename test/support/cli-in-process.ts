@@ -36,12 +36,13 @@ export async function runCliInProcess(args: string[]): Promise<InProcessRun> {
   const noColor = process.env.NO_COLOR;
   let stdout = '';
   let stderr = '';
-  const capture = (append: (text: string) => void) => ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
-    done?.();
-    return true;
-  }) as typeof process.stdout.write;
+  const capture = (append: (text: string) => void) =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof process.stdout.write;
   process.stdout.write = capture((text) => (stdout += text));
   process.stderr.write = capture((text) => (stderr += text));
   process.env.NO_COLOR = '1';

@@ -61,9 +61,16 @@ export function freePort(): Promise<number> {
  * CLI prints its receiver URL (http://127.0.0.1:PORT/...), `trigger` makes the service send one
  * callback there, once. Bounded by the CLI's own wait and the test's timeout.
  */
-export function runCliWithHand(args: string[], port: number, trigger: (receiverUrl: string) => Promise<void>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runCliWithHand(
+  args: string[],
+  port: number,
+  trigger: (receiverUrl: string) => Promise<void>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args, '--listen', String(port)], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args, '--listen', String(port)], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     let triggered = false;
@@ -92,7 +99,9 @@ export interface ServedMerchant {
 
 /** Starts `merchant --config F --port 0` and resolves with the URLs it prints (fails if it exits first or takes over 20 s). */
 export function serveMerchant(config: string): Promise<ServedMerchant> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

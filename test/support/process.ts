@@ -5,7 +5,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * resolves with the first match of `ready` in its stdout, within 30 s; it fails with its stderr
  * when it exits first. The child is pushed on `children` so the caller's afterAll stops it.
  */
-export function startPrinting(command: string, args: string[], ready: RegExp, children: ChildProcess[], name = args[0] ?? command): Promise<{ match: RegExpExecArray; stop: () => void }> {
+export function startPrinting(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  children: ChildProcess[],
+  name = args[0] ?? command,
+): Promise<{ match: RegExpExecArray; stop: () => void }> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((done, failed) => {

@@ -58,12 +58,30 @@ export async function startRecordingProxy(upstream: string, direction: ObservedE
         answer.on('end', () => {
           const answerBody = Buffer.concat(answerChunks);
           res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
-          recording.exchanges.push({ v: 1, seq: recording.next(), kind: kindOf(path, direction), direction, startedAt, endedAt: Date.now(), request, response: { status: answer.statusCode ?? 0, headers: flatHeaders(answer.headers), bodyBase64: answerBody.toString('base64') } });
+          recording.exchanges.push({
+            v: 1,
+            seq: recording.next(),
+            kind: kindOf(path, direction),
+            direction,
+            startedAt,
+            endedAt: Date.now(),
+            request,
+            response: { status: answer.statusCode ?? 0, headers: flatHeaders(answer.headers), bodyBase64: answerBody.toString('base64') },
+          });
         });
       });
       out.on('error', (error) => {
         res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
-        recording.exchanges.push({ v: 1, seq: recording.next(), kind: kindOf(path, direction), direction, startedAt, endedAt: Date.now(), request, upstreamError: { message: error.message, gatewayStatus: 502 } });
+        recording.exchanges.push({
+          v: 1,
+          seq: recording.next(),
+          kind: kindOf(path, direction),
+          direction,
+          startedAt,
+          endedAt: Date.now(),
+          request,
+          upstreamError: { message: error.message, gatewayStatus: 502 },
+        });
       });
       out.end(body);
     });
@@ -71,9 +89,10 @@ export async function startRecordingProxy(upstream: string, direction: ObservedE
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -22,10 +22,21 @@ export interface ContractTime {
 }
 
 /** Real time: sleeps and `performance.now`. */
-export const REAL_TIME: ContractTime = { wait: async (ms) => { await sleep(ms); }, elapsed: () => performance.now() };
+export const REAL_TIME: ContractTime = {
+  wait: async (ms) => {
+    await sleep(ms);
+  },
+  elapsed: () => performance.now(),
+};
 
 /** Waits (bounded, in `time`'s ms) until the store's clock lets `key` be claimed again; returns that claim. */
-export async function claimAfterLease(store: IdempotencyStore, key: string, text: string, limitMs = 5_000, time: ContractTime = REAL_TIME): Promise<ClaimResult> {
+export async function claimAfterLease(
+  store: IdempotencyStore,
+  key: string,
+  text: string,
+  limitMs = 5_000,
+  time: ContractTime = REAL_TIME,
+): Promise<ClaimResult> {
   const until = time.elapsed() + limitMs;
   for (;;) {
     const claim = await store.claim(key, text);
@@ -107,9 +118,11 @@ export function storeContract(open: OpenStore, time: ContractTime = REAL_TIME): 
     const store = await open({});
     const token = tokenOf(await store.claim('k', 'tx'));
     expect(await store.completeInTransaction!('k', token + 1000, () => 'never')).toEqual({ state: 'lost' });
-    await expect(store.completeInTransaction!('k', token, () => {
-      throw new Error('ledger down');
-    })).rejects.toThrow('ledger down');
+    await expect(
+      store.completeInTransaction!('k', token, () => {
+        throw new Error('ledger down');
+      }),
+    ).rejects.toThrow('ledger down');
     expect(await store.processed()).toEqual([]);
     expect(await store.completeInTransaction!('k', token, () => 'ok')).toEqual({ state: 'done', value: 'ok' });
     expect(await store.processed()).toEqual(['tx']);

@@ -13,7 +13,10 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** A client whose sender records each request and answers with `answer`. */
 function recording(answer: { status: number; body: string | Uint8Array } = { status: 200, body: '{}' }) {
   const sent: client.ControlRequest[] = [];
-  return { sent, client: { baseUrl: 'http://127.0.0.1:4010/wallet-api/', token: 'tok', send: async (request: client.ControlRequest) => (sent.push(request), answer) } };
+  return {
+    sent,
+    client: { baseUrl: 'http://127.0.0.1:4010/wallet-api/', token: 'tok', send: async (request: client.ControlRequest) => (sent.push(request), answer) },
+  };
 }
 
 describe('the control-API client generator', () => {
@@ -41,7 +44,7 @@ describe('the control-API client generator', () => {
     const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace('      operationId: controlOpenCard\n', '');
     expect(() => generateControlClient(parseSpec(text))).toThrow(/POST \/__control\/merchants\/\{userId\}\/cards: a control operation needs an operationId/);
   });
-  it('declares a component once, by its name, with its own description (not a $ref site\'s)', () => {
+  it("declares a component once, by its name, with its own description (not a $ref site's)", () => {
     const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace(
       "          items:\n            $ref: '#/components/schemas/ControlDeliveryAttempt'\n",
       "          items:\n            $ref: '#/components/schemas/ControlDeliveryAttempt'\n            description: One attempt, as listed.\n",
@@ -58,11 +61,14 @@ describe('the generated control-API client', () => {
   it('builds a write: method, URL under the base, JSON headers and token, exact numbers in the body', async () => {
     const { sent, client: c } = recording({ status: 200, body: '{"balance":100000000000000000000000000001,"costPerTx":3}' });
     const answer = await client.controlSetEnergy(c, { userId: 10086 }, { balance: new LosslessNumber('100000000000000000000000000001'), costPerTx: 3 });
-    expect(sent).toEqual([{
-      method: 'PUT', url: 'http://127.0.0.1:4010/wallet-api/__control/merchants/10086/energy',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'tok' },
-      body: '{"balance":100000000000000000000000000001,"costPerTx":3}',
-    }]);
+    expect(sent).toEqual([
+      {
+        method: 'PUT',
+        url: 'http://127.0.0.1:4010/wallet-api/__control/merchants/10086/energy',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'tok' },
+        body: '{"balance":100000000000000000000000000001,"costPerTx":3}',
+      },
+    ]);
     expect(answer.status).toBe(200);
     expect(String((answer.json as { balance: LosslessNumber }).balance)).toBe('100000000000000000000000000001');
     expect(answer.request).toBe(sent[0]);
@@ -74,16 +80,23 @@ describe('the generated control-API client', () => {
     const answer = await client.controlListDeliveries(c, { trackingId: 'dep 1&x=2' });
     expect(sent.map((request) => [request.method, request.url, request.headers, request.body])).toEqual([
       ['GET', 'http://127.0.0.1:4010/wallet-api/__control/merchants/a%2Fb%20c/energy', { accept: 'application/json', 'x-control-token': 'tok' }, undefined],
-      ['GET', 'http://127.0.0.1:4010/wallet-api/__control/deliveries?trackingId=dep%201%26x%3D2', { accept: 'application/json', 'x-control-token': 'tok' }, undefined],
+      [
+        'GET',
+        'http://127.0.0.1:4010/wallet-api/__control/deliveries?trackingId=dep%201%26x%3D2',
+        { accept: 'application/json', 'x-control-token': 'tok' },
+        undefined,
+      ],
     ]);
     expect(answer.json).toEqual({ attempts: [] });
   });
 
-  it('builds a deliberate probe: the operation\'s method, URL and headers with a body no typed function writes', () => {
+  it("builds a deliberate probe: the operation's method, URL and headers with a body no typed function writes", () => {
     const { client: c } = recording();
     expect(client.controlProbeRequest(c, 'controlSetEnergy', { userId: 7 }, '{not json')).toEqual({
-      method: 'PUT', url: 'http://127.0.0.1:4010/wallet-api/__control/merchants/7/energy',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'tok' }, body: '{not json',
+      method: 'PUT',
+      url: 'http://127.0.0.1:4010/wallet-api/__control/merchants/7/energy',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'tok' },
+      body: '{not json',
     });
     expect(client.controlProbeRequest(c, 'controlGetEnergy', { userId: 7 })).toEqual(client.controlGetEnergyRequest(c, { userId: 7 }));
     expect(() => client.controlProbeRequest(c, 'controlOpenCard', {}, '{not json')).toThrow('controlOpenCard: no value for the path parameter userId');

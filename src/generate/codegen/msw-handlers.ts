@@ -24,7 +24,8 @@ function failer(model: SpecModel): Fail {
 
 /** A media type's schema must be a `$ref` to a component (the validators are generated per component). */
 function componentOf(media: SpecMedia, where: string, fail: Fail): string {
-  if (!media.schemaIsComponent || media.schema.name === undefined) fail(where, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+  if (!media.schemaIsComponent || media.schema.name === undefined)
+    fail(where, 'the schema must be a $ref to a component schema (the validators are generated per component)');
   return media.schema.name;
 }
 
@@ -76,14 +77,16 @@ export function mswEndpointTable(spec: SpecSource): EndpointRow[] {
     const media = endpoint.requestBody?.media[0] ?? fail(where, 'the request body has no media type');
     const requestSchema = componentOf(media, `${where} requestBody`, fail);
     const requestEncrypted = media.encrypted?.marker.direction === 'request' && media.encrypted.field !== undefined ? media.encrypted : undefined;
-    if (requestEncrypted && requestEncrypted.marker.plaintext === undefined) fail(`${where} ${requestEncrypted.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+    if (requestEncrypted && requestEncrypted.marker.plaintext === undefined)
+      fail(`${where} ${requestEncrypted.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
     const plainName = requestEncrypted?.marker.plaintext ?? requestSchema;
     const plain = model.flatten(plainName);
     const okMedia = endpoint.responses.find((response) => response.status === '200')?.media.find((candidate) => candidate.mediaType === 'application/json');
     if (!okMedia) fail(`${where} 200`, 'no application/json content');
     const responseSchema = componentOf(okMedia, `${where} 200`, fail);
     const responseField = encryptedField(okMedia.schema, 'response');
-    if (responseField && responseField.marker.plaintext === undefined) fail(`${where} 200 ${responseField.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+    if (responseField && responseField.marker.plaintext === undefined)
+      fail(`${where} 200 ${responseField.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
     const responseEncrypted = responseField ? { field: responseField.field, plaintext: responseField.marker.plaintext! } : null;
     const result = model.flatten(responseEncrypted?.plaintext ?? responseSchema);
     const pattern = requestEncrypted?.schema.pattern;
@@ -98,8 +101,14 @@ export function mswEndpointTable(spec: SpecSource): EndpointRow[] {
         mediaType: media.mediaType.toLowerCase(),
         schema: requestSchema,
         encrypted: requestEncrypted ? { field: requestEncrypted.field!, pattern: pattern!, plaintext: requestEncrypted.marker.plaintext! } : null,
-        constants: Object.fromEntries(Object.entries(plain.properties).filter(([, p]) => 'const' in p).map(([name, p]) => [name, p.const!])),
-        stringFields: Object.entries(plain.properties).filter(([, p]) => p.type === 'string').map(([name]) => name),
+        constants: Object.fromEntries(
+          Object.entries(plain.properties)
+            .filter(([, p]) => 'const' in p)
+            .map(([name, p]) => [name, p.const!]),
+        ),
+        stringFields: Object.entries(plain.properties)
+          .filter(([, p]) => p.type === 'string')
+          .map(([name]) => name),
       },
       response: {
         schema: responseSchema,

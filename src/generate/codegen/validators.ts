@@ -69,7 +69,10 @@ export function generateValidators(spec: SpecSource): GeneratedFile[] {
     '// Do not edit: change the spec and regenerate. A test fails when this file is stale.',
   ].join('\n');
   return [
-    { path: 'src/generated/validators.ts', contents: `${header}\n${esmImports(code)}\n\nexport const SPEC_SHA256 = ${JSON.stringify(spec.sha256)};\n\nexport const SCHEMA_NAMES = ${JSON.stringify(names, null, 2)} as const;\n\nexport const RULE_INDEX: Record<string, string[]> = ${JSON.stringify(ruleIndex(bundle), null, 2)};\n` },
+    {
+      path: 'src/generated/validators.ts',
+      contents: `${header}\n${esmImports(code)}\n\nexport const SPEC_SHA256 = ${JSON.stringify(spec.sha256)};\n\nexport const SCHEMA_NAMES = ${JSON.stringify(names, null, 2)} as const;\n\nexport const RULE_INDEX: Record<string, string[]> = ${JSON.stringify(ruleIndex(bundle), null, 2)};\n`,
+    },
   ];
 }
 

@@ -60,7 +60,14 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
       id: 'request-headers-table',
       columns: ['header', 'required', 'type', 'rules', 'description', 'example'],
       rows: headers.map((header) => ({
-        cells: [[c(header.name)], [t(header.required ? 'yes' : 'no')], [t(header.type)], ruleLinks(header.rules), prose(header.description, ctx.ruleIds), header.example ? [c(header.example)] : []],
+        cells: [
+          [c(header.name)],
+          [t(header.required ? 'yes' : 'no')],
+          [t(header.type)],
+          ruleLinks(header.rules),
+          prose(header.description, ctx.ruleIds),
+          header.example ? [c(header.example)] : [],
+        ],
       })),
     },
     heading(3, 'request-body', 'Body'),
@@ -83,7 +90,17 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
   if (idempotency) {
     blocks.push(
       para(t('Rule '), ...ruleLinks([idempotency.rule]), t(': '), ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds)),
-      para(t('Key fields: '), ...join(idempotency.fields.map((field) => [c(field.path), ...(field.required ? [] : [t(' (when present)')])])), t('. '), c('requestUUID'), t(' is never part of a key: it is new on every delivery ('), ...ruleLinks(['CB-UUID']), t('). All types: '), link('idempotency', 'the idempotency table'), t('.')),
+      para(
+        t('Key fields: '),
+        ...join(idempotency.fields.map((field) => [c(field.path), ...(field.required ? [] : [t(' (when present)')])])),
+        t('. '),
+        c('requestUUID'),
+        t(' is never part of a key: it is new on every delivery ('),
+        ...ruleLinks(['CB-UUID']),
+        t('). All types: '),
+        link('idempotency', 'the idempotency table'),
+        t('.'),
+      ),
     );
   } else {
     blocks.push({ kind: 'note', tone: 'info', text: [t('The spec names no idempotency rule for this type.')] });
@@ -91,7 +108,11 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
 
   blocks.push(
     heading(2, 'examples', 'Examples'),
-    para(t('The plain payload and the raw body the service sends, '), ...sealedWith(ctx, 'callback', ctx.demo.profile.callback), t('. The merchant decrypts it with the other half.')),
+    para(
+      t('The plain payload and the raw body the service sends, '),
+      ...sealedWith(ctx, 'callback', ctx.demo.profile.callback),
+      t('. The merchant decrypts it with the other half.'),
+    ),
   );
   view.examples.forEach((example, i) => {
     blocks.push(
@@ -131,7 +152,10 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
     const schema = response.media[0]?.schema;
     const view = schema ? objectView(schema) : undefined;
     answer ??= view;
-    rows.push({ id: `answer-${response.status}`, cells: [[c(`HTTP ${response.status}`)], prose(response.description ?? '', ctx.ruleIds), ruleLinks(response.rules)] });
+    rows.push({
+      id: `answer-${response.status}`,
+      cells: [[c(`HTTP ${response.status}`)], prose(response.description ?? '', ctx.ruleIds), ruleLinks(response.rules)],
+    });
   }
   if (answer) unspecified.push(...answer.unspecified, ...answer.fields.flatMap((field) => field.unspecified));
   return [
@@ -141,7 +165,12 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
       ? [
           ...paragraphs(answer.description, ctx.ruleIds),
           fieldTable(ctx, answer, { id: 'answer-fields' }),
-          ...answer.examples.map((example, i): Block => ({ kind: 'code', title: [t(`Answer example ${i + 1}${literal(isNode(example) ? example.errCode : '') === '0' ? ': acknowledged' : ': not acknowledged (retried)'}`)], language: 'json', text: stringifyExact(example, 2) })),
+          ...answer.examples.map((example, i): Block => ({
+            kind: 'code',
+            title: [t(`Answer example ${i + 1}${literal(isNode(example) ? example.errCode : '') === '0' ? ': acknowledged' : ': not acknowledged (retried)'}`)],
+            language: 'json',
+            text: stringifyExact(example, 2),
+          })),
         ]
       : []),
   ];

@@ -38,13 +38,25 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
   // Request
   blocks.push(heading(2, 'request', 'Request'));
   const headers = headerRows(op);
-  if (op.declaresSecurity && op.security.length === 0) blocks.push({ kind: 'note', tone: 'info', text: [t('This endpoint declares no authentication; the toolkit sends none (see the unspecified points below).')] });
+  if (op.declaresSecurity && op.security.length === 0)
+    blocks.push({
+      kind: 'note',
+      tone: 'info',
+      text: [t('This endpoint declares no authentication; the toolkit sends none (see the unspecified points below).')],
+    });
   blocks.push(heading(3, 'request-headers', 'Headers'), {
     kind: 'table',
     id: 'request-headers-table',
     columns: ['header', 'required', 'type', 'rules', 'description', 'example'],
     rows: headers.map((header) => ({
-      cells: [[c(header.name)], [t(header.required ? 'yes' : 'no')], [t(header.type)], ruleLinks(header.rules), prose(header.description, ctx.ruleIds), header.example ? [c(header.example)] : []],
+      cells: [
+        [c(header.name)],
+        [t(header.required ? 'yes' : 'no')],
+        [t(header.type)],
+        ruleLinks(header.rules),
+        prose(header.description, ctx.ruleIds),
+        header.example ? [c(header.example)] : [],
+      ],
     })),
   });
   const body = op.requestBody;
@@ -55,7 +67,14 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
     unspecified.push(...view.unspecified, ...view.fields.flatMap((field) => field.unspecified));
     blocks.push(
       heading(3, 'request-body', 'Body'),
-      para(t('Content-Type '), c(mediaType), t(`; ${body.required ? 'required' : 'optional'}. Schema `), c(view.name), t('. Rules: '), ...ruleLinks(union(body.rules, media.rules, view.rules))),
+      para(
+        t('Content-Type '),
+        c(mediaType),
+        t(`; ${body.required ? 'required' : 'optional'}. Schema `),
+        c(view.name),
+        t('. Rules: '),
+        ...ruleLinks(union(body.rules, media.rules, view.rules)),
+      ),
       ...paragraphs(view.description, ctx.ruleIds),
       fieldTable(ctx, view, { id: 'request-fields', plainLink: (name) => [link('', [c(name)], 'request-plain')] }),
       ...conditionTable(ctx, view.conditions),
@@ -71,20 +90,41 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
         fieldTable(ctx, plain, { id: 'request-plain-fields' }),
         ...conditionTable(ctx, plain.conditions, 'request-conditions'),
         heading(3, 'request-examples', 'Examples'),
-        para(t(`Each example is the real plain JSON and the same JSON `), ...sealedWith(ctx, encrypted.direction, ctx.demo.profile[encrypted.direction]), t('. The form body on the wire percent-encodes the Base64 ('), c('+'), t(' → '), c('%2B'), t(').')),
+        para(
+          t(`Each example is the real plain JSON and the same JSON `),
+          ...sealedWith(ctx, encrypted.direction, ctx.demo.profile[encrypted.direction]),
+          t('. The form body on the wire percent-encodes the Base64 ('),
+          c('+'),
+          t(' → '),
+          c('%2B'),
+          t(').'),
+        ),
       );
       plain.examples.forEach((example, i) => {
         blocks.push(
-          exampleBlock(ctx, page, `request-example-${i + 1}`, [t(`Request example ${i + 1}`), ...exampleHint(example)], example, encrypted.direction, (cipher) => [
-            { label: [t('form field '), c(encrypted.field), t(' (Base64)')], text: cipher, cipher: true },
-            { label: [t('the request on the wire')], text: wireRequest(endpoint, mediaType, headers, `${encrypted.field}=${encodeURIComponent(cipher)}`) },
-          ]),
+          exampleBlock(
+            ctx,
+            page,
+            `request-example-${i + 1}`,
+            [t(`Request example ${i + 1}`), ...exampleHint(example)],
+            example,
+            encrypted.direction,
+            (cipher) => [
+              { label: [t('form field '), c(encrypted.field), t(' (Base64)')], text: cipher, cipher: true },
+              { label: [t('the request on the wire')], text: wireRequest(endpoint, mediaType, headers, `${encrypted.field}=${encodeURIComponent(cipher)}`) },
+            ],
+          ),
         );
       });
     } else {
       blocks.push(heading(3, 'request-examples', 'Examples'), { kind: 'note', tone: 'info', text: [t('This body is plain JSON: it is not encrypted.')] });
       view.examples.forEach((example, i) => {
-        blocks.push({ kind: 'code', title: [t(`Request example ${i + 1} (on the wire)`)], language: 'http', text: wireRequest(endpoint, mediaType, headers, stringifyExact(example, 2)) });
+        blocks.push({
+          kind: 'code',
+          title: [t(`Request example ${i + 1} (on the wire)`)],
+          language: 'http',
+          text: wireRequest(endpoint, mediaType, headers, stringifyExact(example, 2)),
+        });
       });
     }
   }
@@ -97,13 +137,20 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
     const { status } = response;
     const media = response.media[0];
     const view = media ? objectView(media.schema) : undefined;
-    statusRows.push({ cells: [[c(status)], prose(response.description ?? '', ctx.ruleIds), view ? [c(view.name)] : [], ruleLinks(union(response.rules, view?.rules ?? []))] });
+    statusRows.push({
+      cells: [[c(status)], prose(response.description ?? '', ctx.ruleIds), view ? [c(view.name)] : [], ruleLinks(union(response.rules, view?.rules ?? []))],
+    });
     if (view) unspecified.push(...view.unspecified, ...view.fields.flatMap((field) => field.unspecified));
     if (!status.startsWith('2')) {
       const example = view?.examples[0];
       errorRows.push({
         id: `error-${status}`,
-        cells: [[c(`HTTP ${status}`)], prose(response.description ?? response.component ?? '', ctx.ruleIds), example === undefined ? [t('(no body)')] : [c(stringifyExact(example))], ruleLinks(union(response.rules, view?.rules ?? []))],
+        cells: [
+          [c(`HTTP ${status}`)],
+          prose(response.description ?? response.component ?? '', ctx.ruleIds),
+          example === undefined ? [t('(no body)')] : [c(stringifyExact(example))],
+          ruleLinks(union(response.rules, view?.rules ?? [])),
+        ],
       });
       continue;
     }
@@ -129,7 +176,11 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
   blocks.push(...businessFailures(ctx, op));
 
   // Unspecified
-  blocks.push(heading(2, 'unspecified', 'Unspecified points'), para(t('What the interface leaves open here, and what the toolkit assumes:')), unspecifiedTable(ctx, unspecified));
+  blocks.push(
+    heading(2, 'unspecified', 'Unspecified points'),
+    para(t('What the interface leaves open here, and what the toolkit assumes:')),
+    unspecifiedTable(ctx, unspecified),
+  );
   return { id: page, title: `${endpoint.operationId}: ${op.summary ?? endpoint.path}`, nav: endpoint.operationId, group: 'endpoints', blocks };
 }
 
@@ -147,7 +198,14 @@ export function headerRows(op: SpecOperationView): HeaderRow[] {
     }));
   const media = op.requestBody?.media[0];
   if (op.requestBody && media) {
-    rows.unshift({ name: 'Content-Type', required: true, type: 'string', description: `Exactly \`${media.mediaType}\`.`, rules: union(media.rules, op.requestBody.rules), example: media.mediaType });
+    rows.unshift({
+      name: 'Content-Type',
+      required: true,
+      type: 'string',
+      description: `Exactly \`${media.mediaType}\`.`,
+      rules: union(media.rules, op.requestBody.rules),
+      example: media.mediaType,
+    });
   }
   return rows;
 }
@@ -179,15 +237,32 @@ function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, medi
     const success = envelopeExamples.find((example) => isNode(example) && literal(example.code) === '0');
     plain.examples.forEach((example, i) => {
       blocks.push(
-        exampleBlock(ctx, endpoint.pageId, `response-${status}-example-${i + 1}`, [t(`Response example ${i + 1}`)], example, encrypted.direction, (cipher): Panel[] => [
-          { label: [t('envelope on the wire (HTTP '), c(status), t(', application/json)')], text: stringifyExact({ ...(isNode(success) ? success : { code: 0, message: '' }), [encrypted.field]: cipher }, 2) },
-        ]),
+        exampleBlock(
+          ctx,
+          endpoint.pageId,
+          `response-${status}-example-${i + 1}`,
+          [t(`Response example ${i + 1}`)],
+          example,
+          encrypted.direction,
+          (cipher): Panel[] => [
+            {
+              label: [t('envelope on the wire (HTTP '), c(status), t(', application/json)')],
+              text: stringifyExact({ ...(isNode(success) ? success : { code: 0, message: '' }), [encrypted.field]: cipher }, 2),
+            },
+          ],
+        ),
       );
     });
     return blocks;
   }
-  blocks.push(heading(4, `response-${status}-examples`, 'Examples'), { kind: 'note', tone: 'info', text: [t('This body is plain JSON: it is not encrypted.')] });
-  envelopeExamples.forEach((example, i) => blocks.push({ kind: 'code', title: [t(`Response example ${i + 1}${exampleOutcome(example)}`)], language: 'json', text: stringifyExact(example, 2) }));
+  blocks.push(heading(4, `response-${status}-examples`, 'Examples'), {
+    kind: 'note',
+    tone: 'info',
+    text: [t('This body is plain JSON: it is not encrypted.')],
+  });
+  envelopeExamples.forEach((example, i) =>
+    blocks.push({ kind: 'code', title: [t(`Response example ${i + 1}${exampleOutcome(example)}`)], language: 'json', text: stringifyExact(example, 2) }),
+  );
   return blocks;
 }
 
@@ -227,9 +302,36 @@ export function businessFailures(ctx: DocsContext, op: SpecOperationView): Block
     const failures = examples.filter((example) => isNode(example) && literal(example.code) !== '0');
     return [
       heading(3, 'business-failures', 'Business failures (HTTP 200, code ≠ 0)'),
-      para(t('A failure is HTTP 200 with the envelope: '), c('code'), t(' not 0, '), c('message'), t(' the error text, and no result in '), c('data'), t(' (empty, null or absent). Rules: '), ...ruleLinks(union(...view.fields.map((field) => field.rules)))),
-      ...codeField.unspecified.map((point) => ({ kind: 'note' as const, tone: 'unspecified' as const, text: [badge('unspecified', 'unspecified'), t(' '), link('rules', [c(point.rule)], `rule-${point.rule}`), t(': '), ...prose(point.note, ctx.ruleIds), t(' The emulator\'s codes: '), link('errors', 'business codes', 'business-codes'), t('.')] })),
-      ...failures.map((example, i) => ({ kind: 'code' as const, title: [t(`Failure example ${i + 1} (plain JSON, nothing encrypted)`)], language: 'json' as const, text: stringifyExact(example, 2) })),
+      para(
+        t('A failure is HTTP 200 with the envelope: '),
+        c('code'),
+        t(' not 0, '),
+        c('message'),
+        t(' the error text, and no result in '),
+        c('data'),
+        t(' (empty, null or absent). Rules: '),
+        ...ruleLinks(union(...view.fields.map((field) => field.rules))),
+      ),
+      ...codeField.unspecified.map((point) => ({
+        kind: 'note' as const,
+        tone: 'unspecified' as const,
+        text: [
+          badge('unspecified', 'unspecified'),
+          t(' '),
+          link('rules', [c(point.rule)], `rule-${point.rule}`),
+          t(': '),
+          ...prose(point.note, ctx.ruleIds),
+          t(" The emulator's codes: "),
+          link('errors', 'business codes', 'business-codes'),
+          t('.'),
+        ],
+      })),
+      ...failures.map((example, i) => ({
+        kind: 'code' as const,
+        title: [t(`Failure example ${i + 1} (plain JSON, nothing encrypted)`)],
+        language: 'json' as const,
+        text: stringifyExact(example, 2),
+      })),
     ];
   }
   const failure = view.conditions.find((condition) => /= false$/.test(condition.when));
@@ -244,12 +346,33 @@ export function businessFailures(ctx: DocsContext, op: SpecOperationView): Block
       kind: 'table',
       id: 'failure-fields-table',
       columns: ['field', 'type', 'on failure', 'rules'],
-      rows: fields.map((field) => ({ cells: [[c(field.path)], [t(field.type)], prose(failure.then.find((effect) => effect.startsWith(`${field.path}:`))?.slice(field.path.length + 2) ?? 'present', ctx.ruleIds), ruleLinks(field.rules)] })),
+      rows: fields.map((field) => ({
+        cells: [
+          [c(field.path)],
+          [t(field.type)],
+          prose(failure.then.find((effect) => effect.startsWith(`${field.path}:`))?.slice(field.path.length + 2) ?? 'present', ctx.ruleIds),
+          ruleLinks(field.rules),
+        ],
+      })),
     },
-    ...failureExamples.map((example, i) => ({ kind: 'code' as const, title: [t(`Failure example ${i + 1}`)], language: 'json' as const, text: stringifyExact(example, 2) })),
+    ...failureExamples.map((example, i) => ({
+      kind: 'code' as const,
+      title: [t(`Failure example ${i + 1}`)],
+      language: 'json' as const,
+      text: stringifyExact(example, 2),
+    })),
     ...(codes.length > 0
       ? [
-          { kind: 'note' as const, tone: 'unspecified' as const, text: [badge('unspecified', 'unspecified'), t(' '), link('rules', [c('U-CODES')], 'rule-U-CODES'), t(': the interface names no errorCode values; these are the emulator\'s.')] },
+          {
+            kind: 'note' as const,
+            tone: 'unspecified' as const,
+            text: [
+              badge('unspecified', 'unspecified'),
+              t(' '),
+              link('rules', [c('U-CODES')], 'rule-U-CODES'),
+              t(": the interface names no errorCode values; these are the emulator's."),
+            ],
+          },
           {
             kind: 'table' as const,
             id: 'card-error-codes',

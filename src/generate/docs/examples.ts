@@ -62,7 +62,11 @@ function seal(sink: Pick<ExampleSink, 'demo'>, compact: string, direction: Direc
 
 /** How the demo key encrypted a direction, in words. */
 export function sealedWith(sink: Pick<ExampleSink, 'demo'>, direction: Direction, keyHalf: KeyHalf): Text {
-  return [t(`encrypted with the demo key's `), badge('encrypted', `${keyHalf.toUpperCase()} half`), t(` (${direction} direction, ${sink.demo.profile.padding}, ${sink.demo.bits}-bit)`)];
+  return [
+    t(`encrypted with the demo key's `),
+    badge('encrypted', `${keyHalf.toUpperCase()} half`),
+    t(` (${direction} direction, ${sink.demo.profile.padding}, ${sink.demo.bits}-bit)`),
+  ];
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { Block, ExampleBlock, Inline, Page, PageGroup, Panel, Text } from './model.js';
 
 /** Group headings of the navigation, in order. */
-export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = { overview: 'Overview', endpoints: 'Endpoints', callbacks: 'Callbacks', reference: 'Reference', manual: 'Manual' };
+export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = {
+  overview: 'Overview',
+  endpoints: 'Endpoints',
+  callbacks: 'Callbacks',
+  reference: 'Reference',
+  manual: 'Manual',
+};
 
 /** Escapes text for HTML content and attribute values. */
 function escapeHtml(text: string): string {
@@ -113,7 +119,10 @@ function block(item: Block): string {
       if (item.rows.length === 0) return `<p class="empty"${item.id ? ` id="${h(item.id)}"` : ''}>${h(item.empty ?? 'nothing to show')}</p>`;
       const head = `<thead><tr>${item.columns.map((column) => `<th scope="col">${h(column)}</th>`).join('')}</tr></thead>`;
       const rows = item.rows
-        .map((row) => `<tr${row.id ? ` id="${h(row.id)}"` : ''}${row.tone ? ` class="tone-${row.tone}"` : ''}>${row.cells.map((cell) => `<td>${text(cell)}</td>`).join('')}</tr>`)
+        .map(
+          (row) =>
+            `<tr${row.id ? ` id="${h(row.id)}"` : ''}${row.tone ? ` class="tone-${row.tone}"` : ''}>${row.cells.map((cell) => `<td>${text(cell)}</td>`).join('')}</tr>`,
+        )
         .join('\n');
       return `<div class="table-wrap"><table${item.id ? ` id="${h(item.id)}"` : ''}>${head}<tbody>\n${rows}\n</tbody></table></div>`;
     }
@@ -132,12 +141,17 @@ export function renderHtmlPage(page: Page, pages: readonly Page[], siteTitle: st
     .map((group) => {
       const members = pages.filter((member) => member.group === group && !member.hidden);
       if (members.length === 0) return '';
-      const items = members.map((member) => `<li><a href="${member.id}.html"${member.id === page.id ? ' aria-current="page"' : ''}>${h(member.nav)}</a></li>`).join('');
+      const items = members
+        .map((member) => `<li><a href="${member.id}.html"${member.id === page.id ? ' aria-current="page"' : ''}>${h(member.nav)}</a></li>`)
+        .join('');
       return `<h2>${h(GROUP_TITLES[group])}</h2><ul>${items}</ul>`;
     })
     .join('\n');
   const sections = page.blocks.filter((item): item is Extract<Block, { kind: 'heading' }> => item.kind === 'heading' && item.level === 2);
-  const toc = sections.length > 2 ? `<nav class="toc" aria-label="On this page"><strong>On this page</strong><ul>${sections.map((section) => `<li><a href="#${h(section.id)}">${text(section.text)}</a></li>`).join('')}</ul></nav>` : '';
+  const toc =
+    sections.length > 2
+      ? `<nav class="toc" aria-label="On this page"><strong>On this page</strong><ul>${sections.map((section) => `<li><a href="#${h(section.id)}">${text(section.text)}</a></li>`).join('')}</ul></nav>`
+      : '';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -3,7 +3,10 @@ import { manualPageId, manualPages } from './manual-pages.js';
 import { anchorsOf, linksOf } from './model.js';
 
 const FILES = [
-  { path: 'docs/merchant-guide.md', text: '# Merchant guide\n\nIntro with **bold**, `code` and [the index](README.md).\n\n## What arrives\n\n<!-- not run: a reason -->\n```sh\nnpx wallet-conformance run\n```\n\n| flag | what |\n| --- | --- |\n| `--direction <d>` | request \\| response |\n| see [below](#what-arrives) | [keys](crypto-profiles.md#keys) |\n\n- one item\n  continued\n- [an example](../examples/decrypt/CallbackDecrypt.java) and [the web](https://example.com/x)\n\n## What arrives\n' },
+  {
+    path: 'docs/merchant-guide.md',
+    text: '# Merchant guide\n\nIntro with **bold**, `code` and [the index](README.md).\n\n## What arrives\n\n<!-- not run: a reason -->\n```sh\nnpx wallet-conformance run\n```\n\n| flag | what |\n| --- | --- |\n| `--direction <d>` | request \\| response |\n| see [below](#what-arrives) | [keys](crypto-profiles.md#keys) |\n\n- one item\n  continued\n- [an example](../examples/decrypt/CallbackDecrypt.java) and [the web](https://example.com/x)\n\n## What arrives\n',
+  },
   { path: 'docs/README.md', text: '# The manual\n\nStart at the [README](../README.md) or [probe.md](probe.md).\n' },
   { path: 'README.md', text: '# wallet-conformance\n\nSee [the guide](docs/merchant-guide.md#what-arrives).\n' },
   { path: 'docs/crypto-profiles.md', text: '# Crypto profiles\n\n## Keys\n\nText.\n' },
@@ -32,9 +35,24 @@ describe('manualPages', () => {
     const kinds = page('manual-merchant-guide').blocks.map((block) => block.kind);
     expect(kinds).toEqual(['paragraph', 'heading', 'code', 'table', 'list', 'heading']);
     const [intro, , code, table, list] = page('manual-merchant-guide').blocks;
-    expect(intro).toEqual({ kind: 'paragraph', text: [{ kind: 'text', text: 'Intro with ' }, { kind: 'strong', text: 'bold' }, { kind: 'text', text: ', ' }, { kind: 'code', text: 'code' }, { kind: 'text', text: ' and ' }, { kind: 'link', page: 'manual-index', text: [{ kind: 'text', text: 'the index' }] }, { kind: 'text', text: '.' }] });
+    expect(intro).toEqual({
+      kind: 'paragraph',
+      text: [
+        { kind: 'text', text: 'Intro with ' },
+        { kind: 'strong', text: 'bold' },
+        { kind: 'text', text: ', ' },
+        { kind: 'code', text: 'code' },
+        { kind: 'text', text: ' and ' },
+        { kind: 'link', page: 'manual-index', text: [{ kind: 'text', text: 'the index' }] },
+        { kind: 'text', text: '.' },
+      ],
+    });
     expect(code).toEqual({ kind: 'code', language: 'sh', text: 'npx wallet-conformance run' });
-    expect(table).toMatchObject({ kind: 'table', columns: ['flag', 'what'], rows: [{ cells: [[{ kind: 'code', text: '--direction <d>' }], [{ kind: 'text', text: 'request | response' }]] }, {}] });
+    expect(table).toMatchObject({
+      kind: 'table',
+      columns: ['flag', 'what'],
+      rows: [{ cells: [[{ kind: 'code', text: '--direction <d>' }], [{ kind: 'text', text: 'request | response' }]] }, {}],
+    });
     expect(list).toMatchObject({ kind: 'list', items: [[{ kind: 'text', text: 'one item continued' }], expect.any(Array)] });
   });
 
@@ -48,9 +66,15 @@ describe('manualPages', () => {
     expect(linksOf(page('manual-index'))).toEqual([{ page: 'manual-readme' }]);
     const list = page('manual-merchant-guide').blocks[4] as { items: Array<Array<{ kind: string; text?: unknown }>> };
     expect(list.items[1]).toEqual([
-      { kind: 'text', text: 'an example' }, { kind: 'text', text: ' (' }, { kind: 'code', text: '../examples/decrypt/CallbackDecrypt.java' }, { kind: 'text', text: ')' },
+      { kind: 'text', text: 'an example' },
+      { kind: 'text', text: ' (' },
+      { kind: 'code', text: '../examples/decrypt/CallbackDecrypt.java' },
+      { kind: 'text', text: ')' },
       { kind: 'text', text: ' and ' },
-      { kind: 'text', text: 'the web' }, { kind: 'text', text: ' (' }, { kind: 'code', text: 'https://example.com/x' }, { kind: 'text', text: ')' },
+      { kind: 'text', text: 'the web' },
+      { kind: 'text', text: ' (' },
+      { kind: 'code', text: 'https://example.com/x' },
+      { kind: 'text', text: ')' },
     ]);
   });
 

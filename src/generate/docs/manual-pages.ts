@@ -9,13 +9,22 @@ export interface ManualFile {
 /** The site page id of a manual file: `manual-<name>` (never one of the reference pages' ids). */
 export function manualPageId(path: string): string {
   if (path === 'README.md') return 'manual-readme';
-  const name = path.replace(/^docs\//, '').replace(/\.md$/, '').replace(/(^|\/)README$/, '$1index').replace(/\/index$/, '');
+  const name = path
+    .replace(/^docs\//, '')
+    .replace(/\.md$/, '')
+    .replace(/(^|\/)README$/, '$1index')
+    .replace(/\/index$/, '');
   return `manual-${name.replace(/\//g, '-')}`;
 }
 
 /** GitHub's anchor of a heading (the one the manual's own links use). */
 function headingAnchor(heading: string): string {
-  return heading.replace(/`/g, '').trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .replace(/`/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /**
@@ -28,14 +37,16 @@ function headingAnchor(heading: string): string {
  */
 export function manualPages(files: readonly ManualFile[]): Page[] {
   const paths = new Set(files.map((file) => file.path));
-  return [...files].sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path)).map((file) => {
-    const blocks = parseBlocks(file.text, (target) => resolveTarget(file.path, target, paths));
-    const first = blocks.findIndex((block) => block.kind === 'heading' && block.id === TITLE);
-    const title = first >= 0 ? plain((blocks[first] as Extract<Block, { kind: 'heading' }>).text) : file.path;
-    if (first >= 0) blocks.splice(first, 1);
-    const decision = /^docs\/decisions\/(?!README\.md$)/.test(file.path);
-    return { id: manualPageId(file.path), title, nav: navLabel(file.path, title), group: 'manual', blocks, ...(decision ? { hidden: true } : {}) };
-  });
+  return [...files]
+    .sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path))
+    .map((file) => {
+      const blocks = parseBlocks(file.text, (target) => resolveTarget(file.path, target, paths));
+      const first = blocks.findIndex((block) => block.kind === 'heading' && block.id === TITLE);
+      const title = first >= 0 ? plain((blocks[first] as Extract<Block, { kind: 'heading' }>).text) : file.path;
+      if (first >= 0) blocks.splice(first, 1);
+      const decision = /^docs\/decisions\/(?!README\.md$)/.test(file.path);
+      return { id: manualPageId(file.path), title, nav: navLabel(file.path, title), group: 'manual', blocks, ...(decision ? { hidden: true } : {}) };
+    });
 }
 
 const TITLE = '\u0000title';
@@ -78,7 +89,7 @@ function parseBlocks(source: string, resolve: Resolve): Block[] {
   const blocks: Block[] = [];
   const used = new Set<string>();
   let titled = false;
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     if (line.trim() === '') {
       i++;
@@ -162,7 +173,11 @@ function language(name: string): 'json' | 'http' | 'text' | 'sh' {
 
 /** The cells of a table row: split on `|` that is not escaped, `\|` kept as `|`. */
 function cells(row: string): string[] {
-  const parts = row.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/);
+  const parts = row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/);
   return parts.map((part) => part.trim().replace(/\\\|/g, '|'));
 }
 
@@ -174,7 +189,7 @@ function inline(source: string, resolve: Resolve): Text {
     if (buffer) out.push(t(buffer));
     buffer = '';
   };
-  for (let i = 0; i < source.length; ) {
+  for (let i = 0; i < source.length;) {
     const ch = source[i]!;
     if (ch === '\\' && i + 1 < source.length && /[\\`*_[\]<>|#()]/.test(source[i + 1]!)) {
       buffer += source[i + 1];
@@ -208,7 +223,11 @@ function inline(source: string, resolve: Resolve): Text {
         const target = resolve(match[2]!);
         if (target) out.push(link(target.page, label, target.anchor));
         else if (/^[a-z][a-z+.-]*:/i.test(match[2]!)) out.push(...label, t(' ('), c(match[2]!), t(')'));
-        else out.push(...label, ...(plain(label) === match[2] || label.some((piece) => piece.kind === 'code' && piece.text === match[2]) ? [] : [t(' ('), c(match[2]!), t(')')]));
+        else
+          out.push(
+            ...label,
+            ...(plain(label) === match[2] || label.some((piece) => piece.kind === 'code' && piece.text === match[2]) ? [] : [t(' ('), c(match[2]!), t(')')]),
+          );
         i += match[0].length;
         continue;
       }

@@ -91,7 +91,12 @@ export const link = (page: string, text: Text | string, anchor?: string): Inline
 });
 
 /** A heading block. */
-export const heading = (level: 2 | 3 | 4, id: string, text: string | Text): Block => ({ kind: 'heading', level, id, text: typeof text === 'string' ? [t(text)] : text });
+export const heading = (level: 2 | 3 | 4, id: string, text: string | Text): Block => ({
+  kind: 'heading',
+  level,
+  id,
+  text: typeof text === 'string' ? [t(text)] : text,
+});
 /** A paragraph block. */
 export const para = (...text: Inline[]): Block => ({ kind: 'paragraph', text });
 
@@ -109,7 +114,10 @@ export const ruleAnchor = (id: string): string => `rule-${id}`;
  */
 export function prose(text: string, ruleIds: ReadonlySet<string> = new Set()): Text {
   const out: Text = [];
-  const parts = text.replace(/\s*\n\s*/g, ' ').trim().split(/(`[^`]*`)/);
+  const parts = text
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .split(/(`[^`]*`)/);
   for (const part of parts) {
     if (part === '') continue;
     if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) {

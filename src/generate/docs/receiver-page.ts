@@ -55,7 +55,15 @@ export function receiverPage(ctx: DocsContext): Page {
     const own = view.fields.filter((field) => field.depth === 0 && !COMMON.has(field.path));
     const key = idempotencyOf(view);
     const fields: Text = join(own.map((field) => [field.required ? b(field.path) : c(field.path)]));
-    return { id: `receiver-type-${callback.type}`, cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], fields.length > 0 ? fields : [t('—')], key ? [t(keyFieldsText(key))] : [t('—')]] };
+    return {
+      id: `receiver-type-${callback.type}`,
+      cells: [
+        [t(String(callback.type))],
+        [link(callback.pageId, callback.label)],
+        fields.length > 0 ? fields : [t('—')],
+        key ? [t(keyFieldsText(key))] : [t('—')],
+      ],
+    };
   });
   // The probe's answer after a deposit and a withdrawal: the spec's own examples, exact digits.
   // The types whose key needs a field spelt two ways (U-CB-FIELDS): deposits and withdrawals.
@@ -66,25 +74,85 @@ export function receiverPage(ctx: DocsContext): Page {
     .filter(isNode);
   const probeAnswer = `{"processed":[\n  ${samples.map((sample) => stringifyExact(sample)).join(',\n  ')}\n]}`;
   const blocks: Block[] = [
-    para(t("The service POSTs each event to the merchant's callback URL: header "), c('X-API-KEY'), t(" (the merchant's own key), body the raw Base64 text of the RSA-encrypted JSON payload (not a form field). Every payload carries "), c('type'), t(', '), c('requestUUID'), t(' (new on every delivery, retries included: never an idempotency key), '), c('trackingId'), t(' (the same for every delivery of one event), '), c('tenantUserId'), t(' and '), c('business'), t('; extra fields are allowed.')),
+    para(
+      t("The service POSTs each event to the merchant's callback URL: header "),
+      c('X-API-KEY'),
+      t(" (the merchant's own key), body the raw Base64 text of the RSA-encrypted JSON payload (not a form field). Every payload carries "),
+      c('type'),
+      t(', '),
+      c('requestUUID'),
+      t(' (new on every delivery, retries included: never an idempotency key), '),
+      c('trackingId'),
+      t(' (the same for every delivery of one event), '),
+      c('tenantUserId'),
+      t(' and '),
+      c('business'),
+      t('; extra fields are allowed.'),
+    ),
     heading(2, 'types', 'Fields per callback type'),
     para(
-      t(`Bold fields are required; ${spelt.map((entry) => `${entry.name}s`).join(' and ')} (types ${spelt.map((entry) => entry.type).join(' and ')}) also need `),
-      ...join(Object.entries(FIELD_ALIASES).map(([field, aliases]) => join([field, ...aliases].map((name) => [c(name)]), t(' or '))), t(', and ')),
+      t(
+        `Bold fields are required; ${spelt.map((entry) => `${entry.name}s`).join(' and ')} (types ${spelt.map((entry) => entry.type).join(' and ')}) also need `,
+      ),
+      ...join(
+        Object.entries(FIELD_ALIASES).map(([field, aliases]) =>
+          join(
+            [field, ...aliases].map((name) => [c(name)]),
+            t(' or '),
+          ),
+        ),
+        t(', and '),
+      ),
       t(" (the provider's spelling of the same fields)."),
     ),
     { kind: 'table', id: 'receiver-types', columns: ['type', 'callback', 'fields besides the common ones', 'idempotency key'], rows },
     heading(2, 'answer', "The merchant's answer"),
-    para(t('HTTP 200 with a JSON object whose '), c('errCode'), t(' is the number 0 means processed, or a duplicate acknowledged; anything else (another status, no '), c('errCode'), t(', the string "0") is a failure that the service retries. A failed '), c('X-API-KEY'), t(' check is HTTP 401, answered before the body is read.')),
+    para(
+      t('HTTP 200 with a JSON object whose '),
+      c('errCode'),
+      t(' is the number 0 means processed, or a duplicate acknowledged; anything else (another status, no '),
+      c('errCode'),
+      t(', the string "0") is a failure that the service retries. A failed '),
+      c('X-API-KEY'),
+      t(' check is HTTP 401, answered before the body is read.'),
+    ),
     heading(2, 'probe', 'The processing probe'),
-    para(t('Idempotency cannot be judged from answers alone. For '), c('verify merchant --probe-url U'), t(', the merchant exposes '), c('GET U'), t(' answering '), c('{"processed": [...]}'), t(': one entry each time business processing ran (a skipped duplicate adds none), in processing order, each the decrypted payload exactly as received, every field, numbers with their digits. Without a probe the checks that need it are skipped, never passed.')),
+    para(
+      t('Idempotency cannot be judged from answers alone. For '),
+      c('verify merchant --probe-url U'),
+      t(', the merchant exposes '),
+      c('GET U'),
+      t(' answering '),
+      c('{"processed": [...]}'),
+      t(
+        ': one entry each time business processing ran (a skipped duplicate adds none), in processing order, each the decrypted payload exactly as received, every field, numbers with their digits. Without a probe the checks that need it are skipped, never passed.',
+      ),
+    ),
     { kind: 'code', title: [t('GET {probe-url} after a deposit and a withdrawal')], language: 'json', text: probeAnswer },
     heading(2, 'receiver', 'A receiver on the library'),
     { kind: 'code', title: [t('receiver.mjs (npm install wallet-conformance)')], language: 'text', text: RECEIVER_EXAMPLE },
     heading(2, 'exact-numbers', 'Exact numbers'),
-    para(t('A JSON number in a payload arrives as a '), c('LosslessNumber'), t(' (lossless-json, re-exported by the package): '), c('.value'), t(' and '), c('String()'), t(' are its literal digits; a decimal string stays a string. '), c('Number(amount)'), t(' would round '), c('12345678901234567890.123'), t('. Compare the text when the digits must match, or scaled BigInts when 1.5 and 1.50 mean the same. The event\'s '), c('text'), t(' is the decrypted JSON exactly as received: what the probe hands back.')),
+    para(
+      t('A JSON number in a payload arrives as a '),
+      c('LosslessNumber'),
+      t(' (lossless-json, re-exported by the package): '),
+      c('.value'),
+      t(' and '),
+      c('String()'),
+      t(' are its literal digits; a decimal string stays a string. '),
+      c('Number(amount)'),
+      t(' would round '),
+      c('12345678901234567890.123'),
+      t(". Compare the text when the digits must match, or scaled BigInts when 1.5 and 1.50 mean the same. The event's "),
+      c('text'),
+      t(' is the decrypted JSON exactly as received: what the probe hands back.'),
+    ),
     heading(2, 'verify', 'Verify it'),
-    { kind: 'code', language: 'sh', text: 'WALLET_API_KEY=... npx wallet-conformance verify merchant --callback-url http://127.0.0.1:9400/callback \\\n  --probe-url http://127.0.0.1:9400/probe --private-key merchant-private.pem' },
+    {
+      kind: 'code',
+      language: 'sh',
+      text: 'WALLET_API_KEY=... npx wallet-conformance verify merchant --callback-url http://127.0.0.1:9400/callback \\\n  --probe-url http://127.0.0.1:9400/probe --private-key merchant-private.pem',
+    },
   ];
   return { id: 'receiver', title: 'Writing a callback receiver', nav: 'Writing a receiver', group: 'callbacks', blocks };
 }

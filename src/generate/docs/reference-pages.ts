@@ -21,7 +21,13 @@ export function indexPage(ctx: DocsContext): Page {
   const checked = ctx.rules.filter((rule) => (ctx.coverage.get(rule.id) ?? []).length > 0).length;
   const profile = ctx.demo.profile;
   const blocks: Block[] = [
-    para(t(`Version ${info.version ?? ''}. `), ...(info.summary ? [t(info.summary)] : []), t(' Generated from '), c(ctx.source.name), t(` (sha256 ${ctx.source.sha256.slice(0, 12)}…) and the rule catalog.`)),
+    para(
+      t(`Version ${info.version ?? ''}. `),
+      ...(info.summary ? [t(info.summary)] : []),
+      t(' Generated from '),
+      c(ctx.source.name),
+      t(` (sha256 ${ctx.source.sha256.slice(0, 12)}…) and the rule catalog.`),
+    ),
     ...paragraphs(info.description ?? '', ctx.ruleIds),
     heading(2, 'endpoints', 'Endpoints'),
     {
@@ -29,7 +35,12 @@ export function indexPage(ctx: DocsContext): Page {
       id: 'endpoints-table',
       columns: ['endpoint', 'method and path', 'summary', 'rules'],
       rows: ctx.endpoints.map((endpoint) => ({
-        cells: [[link(endpoint.pageId, endpoint.operationId)], [c(`${endpoint.method} ${endpoint.server}${endpoint.path}`)], [t(endpoint.operation.summary ?? '')], ruleLinks(endpoint.operation.rules)],
+        cells: [
+          [link(endpoint.pageId, endpoint.operationId)],
+          [c(`${endpoint.method} ${endpoint.server}${endpoint.path}`)],
+          [t(endpoint.operation.summary ?? '')],
+          ruleLinks(endpoint.operation.rules),
+        ],
       })),
     },
     heading(2, 'callbacks', 'Callbacks'),
@@ -41,21 +52,31 @@ export function indexPage(ctx: DocsContext): Page {
       rows: ctx.callbacks.map((callback) => {
         const view = objectView(ctx.model.flatten(callback.schemaName));
         const key = idempotencyOf(view);
-        return { cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], key ? [t(keyFieldsText(key))] : [t('—')], ruleLinks(view.rules)] };
+        return {
+          cells: [[t(String(callback.type))], [link(callback.pageId, callback.label)], key ? [t(keyFieldsText(key))] : [t('—')], ruleLinks(view.rules)],
+        };
       }),
     },
     heading(2, 'reference', 'Reference'),
     {
       kind: 'list',
       items: [
-        [link('rules', 'Rule catalog'), t(`: ${ctx.rules.length} rules (${count(ctx, 'MUST')} MUST, ${count(ctx, 'SHOULD')} SHOULD, ${count(ctx, 'UNSPECIFIED')} unspecified), and every unspecified point of the spec.`)],
+        [
+          link('rules', 'Rule catalog'),
+          t(
+            `: ${ctx.rules.length} rules (${count(ctx, 'MUST')} MUST, ${count(ctx, 'SHOULD')} SHOULD, ${count(ctx, 'UNSPECIFIED')} unspecified), and every unspecified point of the spec.`,
+          ),
+        ],
         [link('traceability', 'Traceability'), t(`: rule → checks → suites and cases; ${checked} of ${ctx.rules.length} rules are judged by a check.`)],
         [link('idempotency', 'Callback idempotency'), t(': the key of every callback type.')],
-        [link('errors', 'Error tables'), t(': HTTP error bodies, failure envelopes and business codes, card close failures, the merchant\'s answers.')],
+        [link('errors', 'Error tables'), t(": HTTP error bodies, failure envelopes and business codes, card close failures, the merchant's answers.")],
       ],
     },
     heading(2, 'unspecified', 'Unspecified across the interface'),
-    unspecifiedTable(ctx, ctx.unspecified.filter((point) => point.where === 'the whole interface')),
+    unspecifiedTable(
+      ctx,
+      ctx.unspecified.filter((point) => point.where === 'the whole interface'),
+    ),
     para(t('Every other unspecified point is shown where it applies, and all of them in the '), link('rules', 'rule catalog', 'unspecified'), t('.')),
     heading(2, 'demo-key', 'Examples and the demo key'),
     para(
@@ -63,7 +84,9 @@ export function indexPage(ctx: DocsContext): Page {
       b(`${ctx.demo.bits}-bit demo key pair`),
       t(' (public key SHA-256 fingerprint '),
       c(ctx.demo.fingerprint.slice(0, 16)),
-      t('…), never a real merchant key. Private-key PKCS#1 encryption is deterministic, public-key encryption is not; a new build makes a new key, so ciphertexts differ from build to build. The plain payloads are the spec\'s own examples, exact digits kept.'),
+      t(
+        "…), never a real merchant key. Private-key PKCS#1 encryption is deterministic, public-key encryption is not; a new build makes a new key, so ciphertexts differ from build to build. The plain payloads are the spec's own examples, exact digits kept.",
+      ),
     ),
     {
       kind: 'table',
@@ -73,8 +96,24 @@ export function indexPage(ctx: DocsContext): Page {
         cells: [[c(direction)], [t(`the ${profile[direction]} key`)], [t(`the ${profile[direction] === 'public' ? 'private' : 'public'} key`)]],
       })),
     },
-    para(t(`Padding `), c(profile.padding), t(', plaintext blocks '), c(String(profile.plaintextBlock)), t('. The demo key files: '), { kind: 'file', href: 'demo-key/merchant-public.pem', text: 'merchant-public.pem' }, t(', '), { kind: 'file', href: 'demo-key/merchant-private.pem', text: 'merchant-private.pem' }, t('; every example as data: '), { kind: 'file', href: 'examples.json', text: 'examples.json' }, t('. Decrypt one yourself:')),
-    { kind: 'code', language: 'sh', text: `echo '<Base64 of a request example>' | npx wallet-conformance crypto decrypt --direction request \\\n  --${profile.request === 'public' ? 'private' : 'public'}-key demo-key/merchant-${profile.request === 'public' ? 'private' : 'public'}.pem --pretty` },
+    para(
+      t(`Padding `),
+      c(profile.padding),
+      t(', plaintext blocks '),
+      c(String(profile.plaintextBlock)),
+      t('. The demo key files: '),
+      { kind: 'file', href: 'demo-key/merchant-public.pem', text: 'merchant-public.pem' },
+      t(', '),
+      { kind: 'file', href: 'demo-key/merchant-private.pem', text: 'merchant-private.pem' },
+      t('; every example as data: '),
+      { kind: 'file', href: 'examples.json', text: 'examples.json' },
+      t('. Decrypt one yourself:'),
+    ),
+    {
+      kind: 'code',
+      language: 'sh',
+      text: `echo '<Base64 of a request example>' | npx wallet-conformance crypto decrypt --direction request \\\n  --${profile.request === 'public' ? 'private' : 'public'}-key demo-key/merchant-${profile.request === 'public' ? 'private' : 'public'}.pem --pretty`,
+    },
     ...controlApi(ctx),
   ];
   return { id: 'index', title: `${title}: reference`, nav: 'Overview', group: 'overview', blocks };
@@ -93,7 +132,13 @@ function controlApi(ctx: DocsContext): Block[] {
   if (rows.length === 0) return [];
   return [
     heading(2, 'control-api', 'Control API (test doubles only)'),
-    para(t('Not part of the wallet service: the emulator (and any service test double that offers it) lets a suite set up state and make the service emit callbacks. Every call carries '), c('X-Control-Token'), t('.')),
+    para(
+      t(
+        'Not part of the wallet service: the emulator (and any service test double that offers it) lets a suite set up state and make the service emit callbacks. Every call carries ',
+      ),
+      c('X-Control-Token'),
+      t('.'),
+    ),
     { kind: 'table', id: 'control-table', columns: ['call', 'what it does'], rows },
   ];
 }
@@ -119,7 +164,19 @@ export function rulesPage(ctx: DocsContext, citedOn: Map<string, Array<{ id: str
     nav: 'Rule catalog',
     group: 'reference',
     blocks: [
-      para(t(`${ctx.rules.length} rules of the interface, from `), c('spec/rules.yaml'), t('. '), badge('must', 'MUST'), t(' fails a run; '), badge('should', 'SHOULD'), t(' warns unless '), c('--strict'), t('; '), badge('unspecified', 'UNSPECIFIED'), t(' is a point the interface leaves open, where the toolkit states an assumption (its checks warn).')),
+      para(
+        t(`${ctx.rules.length} rules of the interface, from `),
+        c('spec/rules.yaml'),
+        t('. '),
+        badge('must', 'MUST'),
+        t(' fails a run; '),
+        badge('should', 'SHOULD'),
+        t(' warns unless '),
+        c('--strict'),
+        t('; '),
+        badge('unspecified', 'UNSPECIFIED'),
+        t(' is a point the interface leaves open, where the toolkit states an assumption (its checks warn).'),
+      ),
       heading(2, 'catalog', 'Rules'),
       { kind: 'table', id: 'rules-table', columns: ['rule', 'severity', 'text', 'source', 'black-box', 'cited on', 'checked by'], rows },
       heading(2, 'unspecified', 'Unspecified points'),
@@ -144,7 +201,10 @@ export function traceabilityPage(ctx: DocsContext): Page {
     if (rule.severity === 'UNSPECIFIED') {
       assumptions++;
       const places = union(ctx.unspecified.filter((point) => point.rule === rule.id).map((point) => point.where));
-      status = [badge('unspecified', 'unspecified'), t(` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`)];
+      status = [
+        badge('unspecified', 'unspecified'),
+        t(` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`),
+      ];
       tone = 'unspecified';
     } else if (checks.length > 0) {
       checked++;
@@ -165,8 +225,14 @@ export function traceabilityPage(ctx: DocsContext): Page {
       cells: [
         [link('rules', [c(rule.id)], ruleAnchor(rule.id))],
         severityBadge(ctx, rule.id),
-        join(checks.map((check) => [link('', [c(check)], checkAnchor(check))]), t(' ')),
-        join(cases.map((name) => [c(name)]), t(' ')),
+        join(
+          checks.map((check) => [link('', [c(check)], checkAnchor(check))]),
+          t(' '),
+        ),
+        join(
+          cases.map((name) => [c(name)]),
+          t(' '),
+        ),
         status,
       ],
     };
@@ -192,7 +258,11 @@ export function traceabilityPage(ctx: DocsContext): Page {
     nav: 'Traceability',
     group: 'reference',
     blocks: [
-      para(t('For every rule of the catalog: the registered checks that judge it and the suite cases that run them (an expectation judges its own rules, else its case\'s rules, exactly as the runner attributes results).')),
+      para(
+        t(
+          "For every rule of the catalog: the registered checks that judge it and the suite cases that run them (an expectation judges its own rules, else its case's rules, exactly as the runner attributes results).",
+        ),
+      ),
       {
         kind: 'list',
         items: [
@@ -205,7 +275,10 @@ export function traceabilityPage(ctx: DocsContext): Page {
       heading(2, 'rules', 'Rules'),
       { kind: 'table', id: 'traceability-table', columns: ['rule', 'severity', 'checks', 'suites/cases', 'status'], rows },
       heading(2, 'checks', 'Checks'),
-      para(t('Every registered check, the rules it declares, and the rules suites use it for.'), ...(unknown.length > 0 ? [t(' Suites name unknown checks: '), ...join(unknown.map((id) => [c(id)]))] : [])),
+      para(
+        t('Every registered check, the rules it declares, and the rules suites use it for.'),
+        ...(unknown.length > 0 ? [t(' Suites name unknown checks: '), ...join(unknown.map((id) => [c(id)]))] : []),
+      ),
       { kind: 'table', id: 'checks-table', columns: ['check', 'title', 'declares', 'judges in suites'], rows: checkRows },
     ],
   };
@@ -244,7 +317,13 @@ export function idempotencyPage(ctx: DocsContext): Page {
     nav: 'Idempotency',
     group: 'reference',
     blocks: [
-      para(t('The service may deliver one event several times; the merchant processes each event once and acknowledges every duplicate. The key of each type comes from the spec: the fields of the type\'s schema that cite its '), c('CB-ID-*'), t(' rule.')),
+      para(
+        t(
+          "The service may deliver one event several times; the merchant processes each event once and acknowledges every duplicate. The key of each type comes from the spec: the fields of the type's schema that cite its ",
+        ),
+        c('CB-ID-*'),
+        t(' rule.'),
+      ),
       ...['CB-ONCE', 'CB-DUP-ACK', 'CB-UUID'].filter((id) => ctx.ruleById.has(id)).map(cite),
       heading(2, 'keys', 'Keys per type'),
       {
@@ -261,7 +340,11 @@ export function idempotencyPage(ctx: DocsContext): Page {
 /** Every error table of the interface on one page. */
 export function errorsPage(ctx: DocsContext): Page {
   const blocks: Block[] = [
-    para(t('Errors of the order endpoints are HTTP errors with fixed bodies, or HTTP 200 failure envelopes; card close fails inside HTTP 200; callbacks fail through the merchant\'s answer.')),
+    para(
+      t(
+        "Errors of the order endpoints are HTTP errors with fixed bodies, or HTTP 200 failure envelopes; card close fails inside HTTP 200; callbacks fail through the merchant's answer.",
+      ),
+    ),
     heading(2, 'http-errors', 'HTTP error bodies'),
   ];
   const byResponse = new Map<string, { status: string; meaning: string; body: string; rules: string[]; pages: Array<{ id: string; nav: string }> }>();
@@ -289,11 +372,18 @@ export function errorsPage(ctx: DocsContext): Page {
     columns: ['status', 'meaning', 'body (exact)', 'rules', 'answered by'],
     rows: [...byResponse.values()].map((entry) => ({
       id: `http-${entry.status}`,
-      cells: [[c(`HTTP ${entry.status}`)], prose(entry.meaning, ctx.ruleIds), [c(entry.body)], ruleLinks(entry.rules), join(entry.pages.map((page) => [link(page.id, page.nav)]))],
+      cells: [
+        [c(`HTTP ${entry.status}`)],
+        prose(entry.meaning, ctx.ruleIds),
+        [c(entry.body)],
+        ruleLinks(entry.rules),
+        join(entry.pages.map((page) => [link(page.id, page.nav)])),
+      ],
     })),
   });
   const orderSubmission = ctx.unspecified.filter((point) => point.rule === 'U-CODES' && point.where.startsWith('POST'));
-  for (const point of orderSubmission) blocks.push({ kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(` ${point.where}: `), ...prose(point.note, ctx.ruleIds)] });
+  for (const point of orderSubmission)
+    blocks.push({ kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(` ${point.where}: `), ...prose(point.note, ctx.ruleIds)] });
 
   const envelope = envelopeSchema(ctx);
   if (envelope) {
@@ -303,20 +393,36 @@ export function errorsPage(ctx: DocsContext): Page {
       ...paragraphs(view.description, ctx.ruleIds),
       fieldTable(ctx, view, { id: 'envelope-fields' }),
       ...conditionTable(ctx, view.conditions, 'envelope-conditions'),
-      ...view.examples.filter((example) => isNode(example) && literal(example.code) !== '0').map((example, i): Block => ({ kind: 'code', title: [t(`Failure envelope ${i + 1}`)], language: 'json', text: stringifyExact(example, 2) })),
+      ...view.examples
+        .filter((example) => isNode(example) && literal(example.code) !== '0')
+        .map((example, i): Block => ({ kind: 'code', title: [t(`Failure envelope ${i + 1}`)], language: 'json', text: stringifyExact(example, 2) })),
     );
   }
 
-  blocks.push(
-    heading(2, 'business-codes', 'Business codes'),
-    { kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(' '), link('rules', [c('U-CODES')], ruleAnchor('U-CODES')), t(': '), ...prose(ctx.ruleById.get('U-CODES')?.text ?? 'non-zero business codes are not shown.'), t(' The interface names only '), c('0'), t(' (success); the codes below are the emulator\'s choice, not the service\'s.')] },
-  );
+  blocks.push(heading(2, 'business-codes', 'Business codes'), {
+    kind: 'note',
+    tone: 'unspecified',
+    text: [
+      badge('unspecified', 'unspecified'),
+      t(' '),
+      link('rules', [c('U-CODES')], ruleAnchor('U-CODES')),
+      t(': '),
+      ...prose(ctx.ruleById.get('U-CODES')?.text ?? 'non-zero business codes are not shown.'),
+      t(' The interface names only '),
+      c('0'),
+      t(" (success); the codes below are the emulator's choice, not the service's."),
+    ],
+  });
   const codes = ctx.options.businessCodes ?? [];
   blocks.push({
     kind: 'table',
     id: 'business-code-table',
-    columns: ['code', 'name', 'meaning (the emulator\'s)'],
-    rows: codes.map((code) => ({ id: `code-${literal(code.code)}`, tone: 'unspecified', cells: [[c(literal(code.code))], [c(code.name)], [t(humanize(code.name))]] })),
+    columns: ['code', 'name', "meaning (the emulator's)"],
+    rows: codes.map((code) => ({
+      id: `code-${literal(code.code)}`,
+      tone: 'unspecified',
+      cells: [[c(literal(code.code))], [c(code.name)], [t(humanize(code.name))]],
+    })),
     empty: 'no implementation codes were given',
   });
 
@@ -329,7 +435,10 @@ export function errorsPage(ctx: DocsContext): Page {
   const webhook = ctx.callbacks[0];
   if (webhook) {
     const answers = answerBlocks(ctx, webhook.operation, []);
-    blocks.push(heading(2, 'callback-answers', "Callbacks: the merchant's answer"), ...answers.filter((block) => !(block.kind === 'heading' && block.id === 'answer')));
+    blocks.push(
+      heading(2, 'callback-answers', "Callbacks: the merchant's answer"),
+      ...answers.filter((block) => !(block.kind === 'heading' && block.id === 'answer')),
+    );
   }
   return { id: 'errors', title: 'Error tables', nav: 'Error tables', group: 'reference', blocks };
 }

@@ -4,7 +4,10 @@ import type { RuleIndex } from './rule-index.js';
 
 /** Links to the catalog for a list of rule ids. */
 export function ruleLinks(ids: readonly string[]): Text {
-  return join(ids.map((id) => [link('rules', [c(id)], ruleAnchor(id))]), t(' '));
+  return join(
+    ids.map((id) => [link('rules', [c(id)], ruleAnchor(id))]),
+    t(' '),
+  );
 }
 
 /** A severity badge. */
@@ -29,7 +32,14 @@ export function checksCell(index: Pick<RuleIndex, 'ruleById' | 'coverage'>, rule
     if (catalog && !catalog.blackBox) return [link('traceability', 'not black-box', ruleAnchor(rule))];
     return [badge('uncovered', 'no check'), t(' '), link('traceability', 'why', ruleAnchor(rule))];
   }
-  return [...join(checks.map((check) => [c(check)]), t(' ')), t(' '), link('traceability', `(${union(coverage.map((e) => `${e.suite}/${e.caseId}`)).length} cases)`, ruleAnchor(rule))];
+  return [
+    ...join(
+      checks.map((check) => [c(check)]),
+      t(' '),
+    ),
+    t(' '),
+    link('traceability', `(${union(coverage.map((e) => `${e.suite}/${e.caseId}`)).length} cases)`, ruleAnchor(rule)),
+  ];
 }
 
 /**
@@ -37,7 +47,11 @@ export function checksCell(index: Pick<RuleIndex, 'ruleById' | 'coverage'>, rule
  * the checks that judge it.
  */
 export function withRulesOnPage(index: Pick<RuleIndex, 'ruleById' | 'coverage'>, page: Page): Page {
-  const ids = union(linksOf(page).filter((target) => target.page === 'rules' && target.anchor?.startsWith('rule-')).map((target) => target.anchor!.slice(5)));
+  const ids = union(
+    linksOf(page)
+      .filter((target) => target.page === 'rules' && target.anchor?.startsWith('rule-'))
+      .map((target) => target.anchor!.slice(5)),
+  );
   const rows: Row[] = ids
     .filter((id) => index.ruleById.has(id))
     .map((id) => ({ cells: [[link('rules', [c(id)], ruleAnchor(id))], severityBadge(index, id), prose(index.ruleById.get(id)!.text), checksCell(index, id)] }));
@@ -45,6 +59,10 @@ export function withRulesOnPage(index: Pick<RuleIndex, 'ruleById' | 'coverage'>,
   const headingId = anchors.has('rules-on-this-page') ? 'rules-on-this-page-2' : 'rules-on-this-page';
   return {
     ...page,
-    blocks: [...page.blocks, { kind: 'heading', level: 2, id: headingId, text: [t('Rules on this page')] }, { kind: 'table', columns: ['rule', 'severity', 'text', 'checked by'], rows }],
+    blocks: [
+      ...page.blocks,
+      { kind: 'heading', level: 2, id: headingId, text: [t('Rules on this page')] },
+      { kind: 'table', columns: ['rule', 'severity', 'text', 'checked by'], rows },
+    ],
   };
 }

@@ -43,7 +43,10 @@ function coverageOf(suites: readonly DocsSuite[]): Map<string, Coverage[]> {
             const key = `${rule}\u0000${expectation.check}\u0000${suite.name}\u0000${testCase.id}`;
             if (seen.has(key)) continue;
             seen.add(key);
-            coverage.set(rule, [...(coverage.get(rule) ?? []), { check: expectation.check, suite: suite.name, caseId: testCase.id, caseTitle: testCase.title }]);
+            coverage.set(rule, [
+              ...(coverage.get(rule) ?? []),
+              { check: expectation.check, suite: suite.name, caseId: testCase.id, caseTitle: testCase.title },
+            ]);
           }
         }
       }

@@ -5,11 +5,20 @@ import type { Condition, ObjectView } from './schema-view.js';
 import { unspecifiedInline } from './unspecified.js';
 
 /** A field table from an object view; `keyFields` marks idempotency key fields. */
-export function fieldTable(index: Pick<RuleIndex, 'ruleIds'>, view: ObjectView, options: { id?: string; keyFields?: ReadonlySet<string>; plainLink?: (name: string) => Text } = {}): Block {
+export function fieldTable(
+  index: Pick<RuleIndex, 'ruleIds'>,
+  view: ObjectView,
+  options: { id?: string; keyFields?: ReadonlySet<string>; plainLink?: (name: string) => Text } = {},
+): Block {
   const rows: Row[] = view.fields.map((field) => {
     const description: Text = [];
     if (field.encrypted) {
-      description.push(badge('encrypted', 'encrypted'), t(` Base64 of RSA blocks (${field.encrypted.direction} direction); plain form: `), ...(options.plainLink?.(field.encrypted.plaintext) ?? [c(field.encrypted.plaintext)]), t('. '));
+      description.push(
+        badge('encrypted', 'encrypted'),
+        t(` Base64 of RSA blocks (${field.encrypted.direction} direction); plain form: `),
+        ...(options.plainLink?.(field.encrypted.plaintext) ?? [c(field.encrypted.plaintext)]),
+        t('. '),
+      );
     }
     if (options.keyFields?.has(field.path)) description.push(badge('key', 'idempotency key'), t(' '));
     if (field.description) description.push(...prose(field.description, index.ruleIds));
@@ -32,7 +41,14 @@ export function conditionTable(index: Pick<RuleIndex, 'ruleIds'>, conditions: Co
       ...(id ? { id } : {}),
       columns: ['when', 'then', 'rules'],
       rows: conditions.map((condition) => ({
-        cells: [[c(condition.when)], join(condition.then.map((effect) => prose(effect, index.ruleIds)), t('; ')), ruleLinks(condition.rules)],
+        cells: [
+          [c(condition.when)],
+          join(
+            condition.then.map((effect) => prose(effect, index.ruleIds)),
+            t('; '),
+          ),
+          ruleLinks(condition.rules),
+        ],
       })),
     },
   ];

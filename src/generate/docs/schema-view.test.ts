@@ -41,7 +41,7 @@ components:
 
 const model = specModel(parseSpec(SPEC, 'schema-view.yaml'));
 
-describe('objectView over the model\'s flattened schema', () => {
+describe("objectView over the model's flattened schema", () => {
   const view = objectView(model.flatten('Answer'));
   const field = (path: string) => view.fields.find((row) => row.path === path)!;
 

@@ -73,7 +73,8 @@ function constraints(schema: FlatSchema): string[] {
   if ('default' in schema) out.push(`default ${stringifyExact(schema.default)}`);
   if (schema.additionalProperties === false) out.push('no other fields');
   // A pattern written on an option itself; a named option's pattern shows on its own type.
-  for (const option of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) if (option.name === undefined && option.pattern !== undefined) out.push(`pattern ${option.pattern}`);
+  for (const option of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
+    if (option.name === undefined && option.pattern !== undefined) out.push(`pattern ${option.pattern}`);
   return union(out);
 }
 

@@ -14,7 +14,6 @@ import { withRulesOnPage } from './rule-cells.js';
 import type { SpecSource } from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
-
 /** The entry page of the site. */
 export const DOCS_INDEX = 'index.html';
 
@@ -45,7 +44,17 @@ export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly D
       if (!list.some((entry) => entry.id === page.id)) citedOn.set(id, [...list, { id: page.id, nav: page.nav }]);
     }
   }
-  const pages: Page[] = [index, ...endpoints, ...callbacks, receiverPage(ctx), rulesPage(ctx, citedOn), traceability, idempotency, errors, ...manualPages(options.manual ?? [])];
+  const pages: Page[] = [
+    index,
+    ...endpoints,
+    ...callbacks,
+    receiverPage(ctx),
+    rulesPage(ctx, citedOn),
+    traceability,
+    idempotency,
+    errors,
+    ...manualPages(options.manual ?? []),
+  ];
   assertRulesKnown(pages, ctx.ruleIds, ctx.source.name);
   assertLinks(pages);
   const siteTitle = ctx.model.info().title ?? 'Interface reference';
@@ -55,7 +64,10 @@ export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly D
     files.push({ path: `${page.id}.md`, contents: renderMarkdownPage(page, pages, siteTitle) });
   }
   files.push(
-    { path: 'examples.json', contents: `${JSON.stringify({ demoKey: { bits: ctx.demo.bits, sha256: ctx.demo.fingerprint, profile: ctx.demo.profile }, examples: ctx.examples }, null, 2)}\n` },
+    {
+      path: 'examples.json',
+      contents: `${JSON.stringify({ demoKey: { bits: ctx.demo.bits, sha256: ctx.demo.fingerprint, profile: ctx.demo.profile }, examples: ctx.examples }, null, 2)}\n`,
+    },
     { path: 'demo-key/merchant-public.pem', contents: ctx.demo.publicPem },
     { path: 'demo-key/merchant-private.pem', contents: ctx.demo.privatePem },
   );

@@ -27,7 +27,10 @@ export function unspecifiedPointsOf(model: SpecModel): UnspecifiedPoint[] {
 
 /** A JSON pointer of the spec in words: `#/components/schemas/OrderRequest/properties/expiryHours` → `OrderRequest.expiryHours`. */
 function describePointer(pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'the whole interface';
   if (parts[0] === 'info') return 'the whole interface';
   if (parts[0] === 'paths' && parts.length >= 3) return `${parts[2]!.toUpperCase()} ${parts[1]}${parts.length > 3 ? ` (${parts.slice(3).join(' ')})` : ''}`;
@@ -59,7 +62,12 @@ export function unspecifiedTable(index: Pick<RuleIndex, 'ruleIds'>, points: Unsp
     columns: ['', 'rule', 'where', 'what the interface leaves open, and what the toolkit assumes'],
     rows: unique.map((point) => ({
       tone: 'unspecified',
-      cells: [[badge('unspecified', 'unspecified')], [link('rules', [c(point.rule)], ruleAnchor(point.rule))], [t(point.where)], prose(point.note, index.ruleIds)],
+      cells: [
+        [badge('unspecified', 'unspecified')],
+        [link('rules', [c(point.rule)], ruleAnchor(point.rule))],
+        [t(point.where)],
+        prose(point.note, index.ruleIds),
+      ],
     })),
     empty: 'nothing unspecified here',
   };

@@ -124,7 +124,9 @@ function exampleString(spec: SpecSource, schema: string, field: string): string 
 
 /** An operation of the spec by method and operationId; a SpecError naming the contract when there is none. */
 function endpointOf(spec: SpecSource, operationId: string, method: 'post' | 'put' = 'post'): SpecEndpoint {
-  const endpoint = specModel(spec).endpoints().find((candidate) => candidate.method === method && candidate.operationId === operationId);
+  const endpoint = specModel(spec)
+    .endpoints()
+    .find((candidate) => candidate.method === method && candidate.operationId === operationId);
   if (!endpoint) throw new SpecError('missing-operation', `${spec.name}: no ${method.toUpperCase()} operation ${operationId}, which the Pact contract needs`);
   return endpoint;
 }
@@ -244,7 +246,9 @@ const VARYING_CALLBACK_FIELDS = ['requestUUID', 'trackingId', 'txid'];
 
 /** The callback schemas by type, from the spec's webhooks (CallbackPayload's `if type const N then $ref`). */
 function callbackSchemas(spec: SpecSource): Array<{ type: number; schema: string }> {
-  const out = specModel(spec).callbackTypes().map(({ type, schema }) => ({ type, schema }));
+  const out = specModel(spec)
+    .callbackTypes()
+    .map(({ type, schema }) => ({ type, schema }));
   if (out.length === 0) throw new SpecError('missing-callbacks', `${spec.name}: CallbackPayload maps no callback type to a schema`);
   return out;
 }
@@ -282,8 +286,12 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
   const energySchema = schemaOf(spec, controlEnergy, requestOf(controlEnergy), 'the request body');
   const errorSchema = (status: string) => schemaOf(spec, energyEndpoint, responseOf(energyEndpoint, status), `the ${status} response`);
   const keyHeader = energyEndpoint.apiKey?.header.toLowerCase();
-  const apiKey = String(parameterExample(spec, energyEndpoint, (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === keyHeader, 'the API key header'));
-  const userId = Number(parameterExample(spec, controlEnergy, (parameter) => parameter.in === 'path' && parameter.name === 'userId', 'the userId path parameter'));
+  const apiKey = String(
+    parameterExample(spec, energyEndpoint, (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === keyHeader, 'the API key header'),
+  );
+  const userId = Number(
+    parameterExample(spec, controlEnergy, (parameter) => parameter.in === 'path' && parameter.name === 'userId', 'the userId path parameter'),
+  );
   const energyData = exampleString(spec, energyForm.schema, energyForm.field);
   const orderData = exampleString(spec, orderForm.schema, orderForm.field);
   const energyPlainSchema = energyForm.plain as SchemaName;
@@ -336,7 +344,10 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       apiKey: valid,
       form: { example: orderData, plain: withdrawal, plainSchema: orderPlainSchema },
       response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: orderOk.plain as SchemaName, plainExample: orderResult },
-      comments: [...encrypted(withdrawal, orderPlainSchema, orderResult, orderOk.plain), 'The result echoes callBackId as id (ORDER-RES); a withdrawal callback (type 3) follows.'],
+      comments: [
+        ...encrypted(withdrawal, orderPlainSchema, orderResult, orderOk.plain),
+        'The result echoes callBackId as id (ORDER-RES); a withdrawal callback (type 3) follows.',
+      ],
     },
     {
       id: 'energy-lease-order',
@@ -348,8 +359,16 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       base: 'base',
       apiKey: valid,
       form: { example: orderData, plain: lease, plainSchema: orderPlainSchema },
-      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: orderOk.plain as SchemaName, plainExample: { ...orderResult, id: lease.callBackId ?? '' } },
-      comments: [...encrypted(lease, orderPlainSchema, { ...orderResult, id: lease.callBackId ?? '' }, orderOk.plain), 'amount is the number of transactions and expiryHours is required (ORDER-ENERGY-AMOUNT, ORDER-EXPIRY).'],
+      response: {
+        status: 200,
+        body: successEnvelope(orderEnvelope),
+        plainSchema: orderOk.plain as SchemaName,
+        plainExample: { ...orderResult, id: lease.callBackId ?? '' },
+      },
+      comments: [
+        ...encrypted(lease, orderPlainSchema, { ...orderResult, id: lease.callBackId ?? '' }, orderOk.plain),
+        'amount is the number of transactions and expiryHours is required (ORDER-ENERGY-AMOUNT, ORDER-EXPIRY).',
+      ],
     },
     {
       id: 'card-close',
@@ -361,7 +380,10 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       base: 'card',
       json: cardRequest,
       response: { status: 200, body: cardResponse(cardSuccess) },
-      comments: ['Card close is plain JSON under {card_base_url} and carries no credential (U-CARD-AUTH).', 'Success: success true, errorCode empty, data {bizId, status} (CARD-RES).'],
+      comments: [
+        'Card close is plain JSON under {card_base_url} and carries no credential (U-CARD-AUTH).',
+        'Success: success true, errorCode empty, data {bizId, status} (CARD-RES).',
+      ],
     },
     {
       id: 'card-close-failure',
@@ -373,7 +395,7 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       base: 'card',
       json: { ...cardRequest, powerCardId: missingCard, closeSerialNo: `${String(cardRequest.closeSerialNo)}-f` },
       response: { status: 200, body: cardResponse(cardFailure) },
-      comments: ['A failure is HTTP 200 with success false and every error field filled (CARD-ERR); the codes are the service\'s (U-CODES).'],
+      comments: ["A failure is HTTP 200 with success false and every error field filled (CARD-ERR); the codes are the service's (U-CODES)."],
     },
     {
       id: 'unauthorized',
@@ -428,7 +450,9 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       comments: [
         `The plain ${schema} payload. On the wire: HTTP POST to the merchant callback URL with X-API-KEY, the raw body being the Base64 text of the RSA-encrypted JSON (CB-RAW-BODY, CB-DECRYPT).`,
         'requestUUID is new on every delivery, trackingId stable per event (CB-UUID); the merchant answers {"errCode": 0} (CB-ERRCODE).',
-        ...(plain.amount instanceof LosslessNumber ? [`amount is the exact JSON number ${plain.amount.value} on the wire; Pact keeps it as a decimal string (64-bit floats would round it).`] : []),
+        ...(plain.amount instanceof LosslessNumber
+          ? [`amount is the exact JSON number ${plain.amount.value} on the wire; Pact keeps it as a decimal string (64-bit floats would round it).`]
+          : []),
       ],
     };
   });

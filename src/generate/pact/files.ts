@@ -125,7 +125,8 @@ async function sendExample(server: V3MockServer, interaction: PactHttpInteractio
   }
   const response = await fetch(`${server.url}${interaction.path}`, { method: interaction.method, headers, ...(body === undefined ? {} : { body }) });
   const answer = (await response.json()) as Record<string, unknown>;
-  if (response.status !== interaction.response.status) throw new SpecError('pact-consumer', `${interaction.description}: the mock server answered ${response.status}`);
+  if (response.status !== interaction.response.status)
+    throw new SpecError('pact-consumer', `${interaction.description}: the mock server answered ${response.status}`);
   if (interaction.response.plainSchema && (answer.code !== 0 || typeof answer.data !== 'string')) {
     throw new SpecError('pact-consumer', `${interaction.description}: the mock envelope is not a success envelope`);
   }

@@ -7,7 +7,14 @@ import { DEFAULT_PROFILE, type CryptoProfile } from '../../core/profile.js';
 import { validateSchema } from '../../core/schemas.js';
 import { halfFor, openJson, sealJson } from '../../crypto/codec.js';
 import { publicHalf, type RsaKey } from '../../crypto/keys.js';
-import { controlOpenCard, controlSetEnergy, type ControlAnswer, type ControlCard, type ControlClient, type ControlEnergy } from '../../generated/control-client.js';
+import {
+  controlOpenCard,
+  controlSetEnergy,
+  type ControlAnswer,
+  type ControlCard,
+  type ControlClient,
+  type ControlEnergy,
+} from '../../generated/control-client.js';
 import { buildPactContract, PACT_PROVIDER, type PactHttpInteraction, type ProviderState } from './contract.js';
 import type { SpecSource } from '../../spec/document.js';
 
@@ -104,7 +111,8 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
   const profile = options.profile ?? DEFAULT_PROFILE;
   const contract = buildPactContract(options.spec);
   const requestKey = keyFor(options.key, halfFor('request', 'encrypt', profile));
-  if (!requestKey) throw new ConfigError('wrong-key-half', `the profile encrypts requests with the private key: give the merchant's private key (--private-key)`);
+  if (!requestKey)
+    throw new ConfigError('wrong-key-half', `the profile encrypts requests with the private key: give the merchant's private key (--private-key)`);
   const responseKey = keyFor(options.key, halfFor('response', 'decrypt', profile));
   const nonce = options.nonce ?? (() => randomBytes(4).toString('hex'));
   const send = options.fetch ?? fetch;
@@ -119,13 +127,20 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
     baseUrl: options.baseUrl,
     token: options.controlToken ?? '',
     send: async (request) => {
-      const response = await send(request.url, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) });
+      const response = await send(request.url, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+      });
       return { status: response.status, body: await response.text() };
     },
   };
   const control = async (answer: Promise<ControlAnswer<unknown>>): Promise<void> => {
     const { request, status, text } = await answer;
-    if (status !== 200) throw new Error(`control API ${request.method} ${request.url.slice(options.baseUrl.replace(/\/+$/, '').length + '/__control'.length)} answered ${status}: ${text.slice(0, 200)}`);
+    if (status !== 200)
+      throw new Error(
+        `control API ${request.method} ${request.url.slice(options.baseUrl.replace(/\/+$/, '').length + '/__control'.length)} answered ${status}: ${text.slice(0, 200)}`,
+      );
   };
 
   const setUp = async (state: ProviderState): Promise<void> => {
@@ -144,7 +159,9 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
         session.energy = { balance: BigInt(state.params.balance ?? 0), costPerTx: BigInt(state.params.costPerTx ?? 1) };
         return;
       case 'card-open':
-        await control(controlOpenCard(client, { userId }, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId } as ControlCard));
+        await control(
+          controlOpenCard(client, { userId }, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId } as ControlCard),
+        );
         return;
       case 'callback-id-unused':
         // ORDER-CALLBACK-ID: a service refuses a callBackId it has seen, so each run sends a fresh one.
@@ -152,7 +169,8 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
         return;
       case 'key-forbidden':
         // Pact reports a failed state handler only in its log: say here why the 403 interaction will fail.
-        if (!options.forbiddenKey) note(notes, `provider state "${state.name}" is not arranged: no --forbidden-key (a valid key without the permission, ERR-403)`);
+        if (!options.forbiddenKey)
+          note(notes, `provider state "${state.name}" is not arranged: no --forbidden-key (a valid key without the permission, ERR-403)`);
         return;
       default:
         return;
@@ -168,7 +186,15 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
     }
   }
 
-  const byStates = new Map(contract.http.map((interaction) => [interactionKey(interaction.path, interaction.states.map((s) => s.name)), interaction]));
+  const byStates = new Map(
+    contract.http.map((interaction) => [
+      interactionKey(
+        interaction.path,
+        interaction.states.map((s) => s.name),
+      ),
+      interaction,
+    ]),
+  );
   const cardBase = (options.cardBaseUrl ?? options.baseUrl).replace(/\/+$/, '');
   const sameCardBase = cardBase === options.baseUrl.replace(/\/+$/, '');
 
@@ -178,7 +204,10 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
     session.requestSeen = true;
     const interaction = byStates.get(interactionKey(req.path, stateNames));
     if (!interaction) {
-      note(notes, `${req.method ?? '?'} ${req.path} with states [${stateNames.join('; ')}] is not an interaction of this spec's contract: sent as recorded (a pact from another spec version?)`);
+      note(
+        notes,
+        `${req.method ?? '?'} ${req.path} with states [${stateNames.join('; ')}] is not an interaction of this spec's contract: sent as recorded (a pact from another spec version?)`,
+      );
       return next();
     }
     const entry: Pending = { interaction, ...(session.energy ? { energy: session.energy } : {}) };
@@ -314,7 +343,8 @@ function checkDecrypted(entry: Pending, key: RsaKey | undefined, profile: Crypto
   } catch {
     return result('failed', `HTTP ${entry.status ?? '?'}: the answer is not JSON`);
   }
-  const data = envelope !== null && typeof envelope === 'object' && !Array.isArray(envelope) && !(envelope instanceof LosslessNumber) ? envelope.data : undefined;
+  const data =
+    envelope !== null && typeof envelope === 'object' && !Array.isArray(envelope) && !(envelope instanceof LosslessNumber) ? envelope.data : undefined;
   if (typeof data !== 'string') return result('failed', `HTTP ${entry.status ?? '?'}: the envelope has no data to decrypt`);
   let plain: ExactJson;
   try {
@@ -323,12 +353,14 @@ function checkDecrypted(entry: Pending, key: RsaKey | undefined, profile: Crypto
     return result('failed', `cannot decrypt data: ${(error as Error).message}`);
   }
   const issues = validateSchema(schema, plain);
-  if (issues.length > 0) return result('failed', `decrypted data breaks ${schema}: ${issues.map((issue) => `${issue.message} [${issue.rules.join(', ')}]`).join('; ')}`);
+  if (issues.length > 0)
+    return result('failed', `decrypted data breaks ${schema}: ${issues.map((issue) => `${issue.message} [${issue.rules.join(', ')}]`).join('; ')}`);
   const fields = plain as Record<string, ExactJson>;
   if (schema === 'EnergyMaxCountResult' && entry.energy) {
     const expected = entry.energy.balance / entry.energy.costPerTx;
     const got = fields.energyMaxCount instanceof LosslessNumber ? fields.energyMaxCount.value : String(fields.energyMaxCount);
-    if (got !== expected.toString()) return result('failed', `energyMaxCount ${got} is not floor(${entry.energy.balance} / ${entry.energy.costPerTx}) = ${expected} [ENERGY-FLOOR]`);
+    if (got !== expected.toString())
+      return result('failed', `energyMaxCount ${got} is not floor(${entry.energy.balance} / ${entry.energy.costPerTx}) = ${expected} [ENERGY-FLOOR]`);
   }
   const sent = entry.sentPlain as Record<string, ExactJson> | undefined;
   if (schema === 'OrderResult' && sent && fields.id !== sent.callBackId) {

@@ -29,9 +29,21 @@ export const answersCheck: Check<AnswersParams> = {
   params: {
     type: 'object',
     properties: {
-      status: { type: 'integer', minimum: 100, maximum: 599, description: 'the HTTP status of every answer; default 200 without errCode, else the acknowledgement reading decides' },
-      errCode: { enum: ['zero', 'nonzero'], description: 'zero: every answer acknowledges (HTTP 200, the number 0); nonzero: none does, nor may be read as doing so' },
-      lenient: { type: 'boolean', description: 'with errCode nonzero: the body is a Base64 form a lenient decoder reads; an acknowledgement of the event processed once (probe) warns under U-CRYPTO' },
+      status: {
+        type: 'integer',
+        minimum: 100,
+        maximum: 599,
+        description: 'the HTTP status of every answer; default 200 without errCode, else the acknowledgement reading decides',
+      },
+      errCode: {
+        enum: ['zero', 'nonzero'],
+        description: 'zero: every answer acknowledges (HTTP 200, the number 0); nonzero: none does, nor may be read as doing so',
+      },
+      lenient: {
+        type: 'boolean',
+        description:
+          'with errCode nonzero: the body is a Base64 form a lenient decoder reads; an acknowledgement of the event processed once (probe) warns under U-CRYPTO',
+      },
     },
     required: [],
     additionalProperties: false,
@@ -39,7 +51,7 @@ export const answersCheck: Check<AnswersParams> = {
   run(ctx) {
     const { errCode } = ctx.params;
     // With errCode zero, HTTP 200 is part of what "acknowledged" means: the reading judges it (another status with errCode 0 is ambiguous).
-    const status = errCode === 'zero' && ctx.params.status === 200 ? undefined : ctx.params.status ?? (errCode === undefined ? 200 : undefined);
+    const status = errCode === 'zero' && ctx.params.status === 200 ? undefined : (ctx.params.status ?? (errCode === undefined ? 200 : undefined));
     const exchanges = ctx.outcome.exchanges;
     if (exchanges.length === 0) return [fail('the step delivered nothing')];
     if (ctx.params.lenient && errCode === 'nonzero') return lenientVerdict(ctx);
@@ -56,12 +68,18 @@ export const answersCheck: Check<AnswersParams> = {
         return [fail(`${n}expected errCode 0, got ${preview(response.body) || 'an empty body'} (${ack.reason})`)];
       }
       if (errCode === 'zero' && ack.verdict === 'ambiguous') ambiguous ??= `${n}${ack.reason}: ${preview(response.body)}`;
-      if (errCode === 'nonzero' && ack.verdict === 'acknowledged') return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
-      if (errCode === 'nonzero' && ack.verdict === 'ambiguous') return [fail(`${n}answered a possible acknowledgement to a callback it could not have processed (${ack.reason}): ${preview(response.body)}`)];
+      if (errCode === 'nonzero' && ack.verdict === 'acknowledged')
+        return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
+      if (errCode === 'nonzero' && ack.verdict === 'ambiguous')
+        return [fail(`${n}answered a possible acknowledgement to a callback it could not have processed (${ack.reason}): ${preview(response.body)}`)];
     }
     // The merchant may mean an acknowledgement; whether the service counts it is open.
     if (ambiguous) return [fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ambiguous}`, ['U-CB-RESPONSE'])];
-    return [pass(`${exchanges.length} answer(s): HTTP ${status ?? (errCode === 'zero' ? 200 : 'any')}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`)];
+    return [
+      pass(
+        `${exchanges.length} answer(s): HTTP ${status ?? (errCode === 'zero' ? 200 : 'any')}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`,
+      ),
+    ];
   },
 };
 
@@ -84,14 +102,30 @@ function lenientVerdict(ctx: CheckContext<AnswersParams>): Finding[] {
   const taken = acks.findIndex((ack) => ack.verdict !== 'not-acknowledged');
   const processed = ctx.outcome.processed;
   if (taken < 0) {
-    if (processed && processed.length > 0) return [fail(`refused the body, yet the probe shows ${processed.length} processing(s): ${preview(processed.join(' | '), 240)}`)];
+    if (processed && processed.length > 0)
+      return [fail(`refused the body, yet the probe shows ${processed.length} processing(s): ${preview(processed.join(' | '), 240)}`)];
     return [pass(`${exchanges.length} answer(s) refuse the lenient form; first ${preview(exchanges[0]!.response!.body, 80)}`)];
   }
   const answer = `${acks[taken]!.verdict === 'ambiguous' ? `a possible acknowledgement (${acks[taken]!.reason})` : 'errCode 0'}: ${preview(exchanges[taken]!.response!.body)}`;
-  if (!processed) return [fail(`answered ${answer} to a Base64 form a lenient decoder reads; no rule obliges it to refuse what its decoder reads, and without a probe it is not known that the event was processed`, ['U-CRYPTO'])];
+  if (!processed)
+    return [
+      fail(
+        `answered ${answer} to a Base64 form a lenient decoder reads; no rule obliges it to refuse what its decoder reads, and without a probe it is not known that the event was processed`,
+        ['U-CRYPTO'],
+      ),
+    ];
   const own = new Set((ctx.outcome.delivered ?? []).map(trackingIdOf).filter((id): id is string => id !== undefined));
   if (processed.length === 1 && own.has(trackingIdOf(processed[0]!) ?? '')) {
-    return [fail(`answered ${answer} to a Base64 form a lenient decoder reads, and processed the event once (the probe shows its trackingId): leniency no rule forbids`, ['U-CRYPTO'])];
+    return [
+      fail(
+        `answered ${answer} to a Base64 form a lenient decoder reads, and processed the event once (the probe shows its trackingId): leniency no rule forbids`,
+        ['U-CRYPTO'],
+      ),
+    ];
   }
-  return [fail(`answered ${answer} to a Base64 form it did not process as the event: the probe shows ${processed.length} processing(s)${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ' (the event is lost)'}`)];
+  return [
+    fail(
+      `answered ${answer} to a Base64 form it did not process as the event: the probe shows ${processed.length} processing(s)${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ' (the event is lost)'}`,
+    ),
+  ];
 }

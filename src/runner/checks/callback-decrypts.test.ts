@@ -40,7 +40,8 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       [
         {
           status: 'failed',
-          message: 'delivery 1 payload {"type":4,"trackingId":"t"}: (root) must have required property \'requestUUID\' [CB-UUID]; (root) must have required property \'requestUUID\' [CB-UUID]',
+          message:
+            'delivery 1 payload {"type":4,"trackingId":"t"}: (root) must have required property \'requestUUID\' [CB-UUID]; (root) must have required property \'requestUUID\' [CB-UUID]',
           rules: ['CB-UUID'],
         },
       ],
@@ -50,7 +51,13 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       ['{"type":9,"requestUUID":"u","trackingId":"t"}'],
       {},
       {},
-      [{ status: 'failed', message: 'delivery 1 payload {"type":9,"requestUUID":"u","trackingId":"t"}: /type must be equal to one of the allowed values [CB-ID-OTHER]', rules: ['CB-ID-OTHER'] }],
+      [
+        {
+          status: 'failed',
+          message: 'delivery 1 payload {"type":9,"requestUUID":"u","trackingId":"t"}: /type must be equal to one of the allowed values [CB-ID-OTHER]',
+          rules: ['CB-ID-OTHER'],
+        },
+      ],
     ],
     [
       'a field of the toolkit model typed otherwise: an open point (U-CB-FIELDS), once for the step',
@@ -66,7 +73,13 @@ describe('callback-decrypts: each callback opens with the merchant public key to
         },
       ],
     ],
-    ['a field of the toolkit model typed otherwise when the case compares fields', ['{"type":4,"requestUUID":"u-1","trackingId":"t","tenantUserId":5}'], { fields: { trackingId: 't' } }, {}, passed(1)],
+    [
+      'a field of the toolkit model typed otherwise when the case compares fields',
+      ['{"type":4,"requestUUID":"u-1","trackingId":"t","tenantUserId":5}'],
+      { fields: { trackingId: 't' } },
+      {},
+      passed(1),
+    ],
     [
       'an open point in one delivery and a broken named field in the next',
       ['{"type":4,"requestUUID":"u-1","trackingId":"t","tenantUserId":5}', '{"type":4,"trackingId":"t"}'],
@@ -75,29 +88,65 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       [
         {
           status: 'failed',
-          message: 'delivery 2 payload {"type":4,"trackingId":"t"}: (root) must have required property \'requestUUID\' [CB-UUID]; (root) must have required property \'requestUUID\' [CB-UUID]',
+          message:
+            'delivery 2 payload {"type":4,"trackingId":"t"}: (root) must have required property \'requestUUID\' [CB-UUID]; (root) must have required property \'requestUUID\' [CB-UUID]',
           rules: ['CB-UUID'],
         },
       ],
     ],
-    ['another type than the event emitted', [address], {}, { emit: { type: 3 } }, [{ status: 'failed', message: 'delivery 1 has type 4, the event emitted was type 3' }]],
+    [
+      'another type than the event emitted',
+      [address],
+      {},
+      { emit: { type: 3 } },
+      [{ status: 'failed', message: 'delivery 1 has type 4, the event emitted was type 3' }],
+    ],
     ['the type emitted', [address], {}, { emit: { type: 4 } }, passed(1)],
     ['each field compared as sent, in either spelling', [address], { fields: { txid: 'ab', chainName: 'TRON', trackingId: 't-1' } }, {}, passed(1)],
-    ['a field the payload lacks', [address], { fields: { callBackId: 'cb-1' } }, {}, [{ status: 'failed', message: 'delivery 1: callBackId is absent, expected cb-1 exactly' }]],
+    [
+      'a field the payload lacks',
+      [address],
+      { fields: { callBackId: 'cb-1' } },
+      {},
+      [{ status: 'failed', message: 'delivery 1: callBackId is absent, expected cb-1 exactly' }],
+    ],
     ['another value', [address], { fields: { txId: 'cd' } }, {}, [{ status: 'failed', message: 'delivery 1: txId is ab, expected cd exactly' }]],
-    ['another number', [address], { fields: { amount: new LosslessNumber('7') } }, {}, [{ status: 'failed', message: 'delivery 1: amount is 12345678901234567000, expected 7 exactly' }]],
+    [
+      'another number',
+      [address],
+      { fields: { amount: new LosslessNumber('7') } },
+      {},
+      [{ status: 'failed', message: 'delivery 1: amount is 12345678901234567000, expected 7 exactly' }],
+    ],
     [
       'an amount a float rounded',
       [address],
       { fields: { amount: '12345678901234567890.123' } },
       {},
-      [{ status: 'failed', message: 'delivery 1: amount is 12345678901234567000, expected 12345678901234567890.123 exactly (the digits were rounded: parsed as a binary float?)' }],
+      [
+        {
+          status: 'failed',
+          message: 'delivery 1: amount is 12345678901234567000, expected 12345678901234567890.123 exactly (the digits were rounded: parsed as a binary float?)',
+        },
+      ],
     ],
     ['a number equal to the decimal string expected', [address], { fields: { amount: '12345678901234567000' } }, {}, passed(1)],
-    ['a decimal string equal to the number expected', ['{"type":4,"requestUUID":"u","trackingId":"t","amount":"0.10"}'], { fields: { amount: new LosslessNumber('0.10') } }, {}, passed(1)],
+    [
+      'a decimal string equal to the number expected',
+      ['{"type":4,"requestUUID":"u","trackingId":"t","amount":"0.10"}'],
+      { fields: { amount: new LosslessNumber('0.10') } },
+      {},
+      passed(1),
+    ],
     ['a plain number expected', ['{"type":4,"requestUUID":"u","trackingId":"t","business":0}'], { fields: { business: 0 } }, {}, passed(1)],
     ['a structured value expected', ['{"type":4,"requestUUID":"u","trackingId":"t","meta":{"a":"x"}}'], { fields: { meta: { a: 'x' } } }, {}, passed(1)],
-    ['another structured value', ['{"type":4,"requestUUID":"u","trackingId":"t","meta":{"a":"x"}}'], { fields: { meta: { a: 'y' } } }, {}, [{ status: 'failed', message: 'delivery 1: meta is {"a":"x"}, expected {"a":"y"} exactly' }]],
+    [
+      'another structured value',
+      ['{"type":4,"requestUUID":"u","trackingId":"t","meta":{"a":"x"}}'],
+      { fields: { meta: { a: 'y' } } },
+      {},
+      [{ status: 'failed', message: 'delivery 1: meta is {"a":"x"}, expected {"a":"y"} exactly' }],
+    ],
     ['no callback', [], {}, {}, [{ status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }]],
   ])('judges %s', (_label, texts, params, step, findings) => {
     expect(run(texts, params, step)).toEqual(findings);

@@ -5,7 +5,6 @@ import { describeIssues, isFinding, issueRules, pass, fail, preview, undecryptab
 import { interfaceName } from '../../spec/callback-types.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 
-
 /** The payload with every field under its interface name (txId → txid, chainName → chain), for the schema. */
 export function withInterfaceNames(payload: Record<string, ExactJson>): Record<string, ExactJson> {
   const out: Record<string, ExactJson> = {};
@@ -59,7 +58,12 @@ export const callbackDecryptsCheck: Check<CallbackDecryptsParams> = {
   needs: 'callbacks',
   params: {
     type: 'object',
-    properties: { fields: { type: 'object', description: 'payload fields compared exactly (digits kept; txid/txId and chain/chainName are one field; {{templates}} allowed)' } },
+    properties: {
+      fields: {
+        type: 'object',
+        description: 'payload fields compared exactly (digits kept; txid/txId and chain/chainName are one field; {{templates}} allowed)',
+      },
+    },
     required: [],
     additionalProperties: false,
   },
@@ -79,14 +83,24 @@ export const callbackDecryptsCheck: Check<CallbackDecryptsParams> = {
       const hard = issues.filter((issue) => named.includes(fieldOf(issue)) || fieldOf(issue) === '');
       if (hard.length > 0) return [fail(`delivery ${i + 1} payload ${preview(opened.text)}: ${describeIssues(hard)}`, issueRules(hard))];
       // Judged by the expectation without `fields`: one warning per step, not one per compared field.
-      if (issues.length > 0 && ctx.params.fields === undefined) openPoint ??= fail(`delivery ${i + 1} payload ${preview(opened.text)} differs from the toolkit's payload model (fields the interface does not name): ${describeIssues(issues)}`, ['U-CB-FIELDS']);
+      if (issues.length > 0 && ctx.params.fields === undefined)
+        openPoint ??= fail(
+          `delivery ${i + 1} payload ${preview(opened.text)} differs from the toolkit's payload model (fields the interface does not name): ${describeIssues(issues)}`,
+          ['U-CB-FIELDS'],
+        );
       const type = ctx.step.emit?.type;
-      if (type !== undefined && String(opened.value.type) !== String(type)) return [fail(`delivery ${i + 1} has type ${String(opened.value.type)}, the event emitted was type ${type}`)];
+      if (type !== undefined && String(opened.value.type) !== String(type))
+        return [fail(`delivery ${i + 1} has type ${String(opened.value.type)}, the event emitted was type ${type}`)];
       const fields = ctx.params.fields ?? {};
       for (const [field, want] of Object.entries(fields)) {
         const got = comparable(payload[interfaceName(field)]);
         const wanted = comparable(want);
-        if (got !== wanted) return [fail(`delivery ${i + 1}: ${field} is ${got ?? 'absent'}, expected ${wanted} exactly${got !== undefined && wanted !== undefined && Number(got) === Number(wanted) ? ' (the digits were rounded: parsed as a binary float?)' : ''}`)];
+        if (got !== wanted)
+          return [
+            fail(
+              `delivery ${i + 1}: ${field} is ${got ?? 'absent'}, expected ${wanted} exactly${got !== undefined && wanted !== undefined && Number(got) === Number(wanted) ? ' (the digits were rounded: parsed as a binary float?)' : ''}`,
+            ),
+          ];
       }
     }
     return [openPoint ?? pass(`${callbacks.length} deliveries decrypt to valid payloads`)];

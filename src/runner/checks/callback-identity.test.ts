@@ -12,7 +12,8 @@ const untracked = (requestUUID: string): ReceivedCallback => callback(sealJson(`
 const wrongHalf = callback(sealJson('{"type":4}', 'request', testKeys.publicKey));
 const undecryptable: Finding = {
   status: 'failed',
-  message: 'delivery 2 does not decrypt with the public key: block 1 of 1: no known padding after decryption: the data was encrypted under another key pair, with the other half of this pair, or altered [wrong-key]',
+  message:
+    'delivery 2 does not decrypt with the public key: block 1 of 1: no known padding after decryption: the data was encrypted under another key pair, with the other half of this pair, or altered [wrong-key]',
   rules: ['CB-DECRYPT'],
   cause: 'undecryptable-callback',
 };
@@ -26,8 +27,16 @@ describe('callback-request-uuid: every delivery, retries included, has a fresh r
   });
 
   it.each([
-    ['three distinct requestUUIDs', [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-3', 't')], [{ status: 'passed', message: '3 deliveries, 3 distinct requestUUIDs' }]],
-    ['a requestUUID reused by the third delivery', [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-1', 't')], [{ status: 'failed', message: 'requestUUID u-1 was sent on more than one delivery' }]],
+    [
+      'three distinct requestUUIDs',
+      [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-3', 't')],
+      [{ status: 'passed', message: '3 deliveries, 3 distinct requestUUIDs' }],
+    ],
+    [
+      'a requestUUID reused by the third delivery',
+      [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-1', 't')],
+      [{ status: 'failed', message: 'requestUUID u-1 was sent on more than one delivery' }],
+    ],
     ['one delivery: nothing to compare', [delivery('u-1', 't')], [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }]],
     ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
     ['no callback', [], [none]],
@@ -44,9 +53,17 @@ describe('callback-tracking-id: every delivery of an event keeps its trackingId 
   });
 
   it.each([
-    ['one trackingId on every delivery', [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-7')], [{ status: 'passed', message: '2 deliveries share trackingId dep-7' }]],
+    [
+      'one trackingId on every delivery',
+      [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-7')],
+      [{ status: 'passed', message: '2 deliveries share trackingId dep-7' }],
+    ],
     ['a single delivery', [delivery('u-1', 'dep-7')], [{ status: 'passed', message: '1 deliveries share trackingId dep-7' }]],
-    ['a new trackingId per delivery', [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-8'), delivery('u-3', 'dep-7')], [{ status: 'failed', message: 'the deliveries of one event carry 2 trackingIds: dep-7, dep-8' }]],
+    [
+      'a new trackingId per delivery',
+      [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-8'), delivery('u-3', 'dep-7')],
+      [{ status: 'failed', message: 'the deliveries of one event carry 2 trackingIds: dep-7, dep-8' }],
+    ],
     ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
     ['no callback', [], [none]],
     [
@@ -54,22 +71,37 @@ describe('callback-tracking-id: every delivery of an event keeps its trackingId 
       [untracked('u-1'), untracked('u-2')],
       [{ status: 'skipped', message: "the 2 deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare" }],
     ],
-    ['a trackingId on some deliveries only', [delivery('u-1', 'dep-7'), untracked('u-2')], [{ status: 'failed', message: '1 of 2 deliveries of one event carry no trackingId' }]],
+    [
+      'a trackingId on some deliveries only',
+      [delivery('u-1', 'dep-7'), untracked('u-2')],
+      [{ status: 'failed', message: '1 of 2 deliveries of one event carry no trackingId' }],
+    ],
   ])('judges %s', (_label, callbacks, findings) => {
     expect(run(callbacks)).toEqual(findings);
   });
 });
 
 describe('callback-attempts: retries until errCode 0 and none after (CB-ERRCODE)', () => {
-  const run = (equals: unknown, callbacks: ReceivedCallback[]): Finding[] => callbackAttemptsCheck.run(checkContext({ params: { equals }, outcome: { callbacks } }));
+  const run = (equals: unknown, callbacks: ReceivedCallback[]): Finding[] =>
+    callbackAttemptsCheck.run(checkContext({ params: { equals }, outcome: { callbacks } }));
 
   it('is registered as callback-attempts under CB-ERRCODE', () => {
     expect([callbackAttemptsCheck.id, callbackAttemptsCheck.rules]).toEqual(['callback-attempts', ['CB-ERRCODE']]);
   });
 
   it.each([
-    ['the expected number of deliveries', 3, [delivery('u-1', 't', 500), delivery('u-2', 't', 200), delivery('u-3', 't', 200)], [{ status: 'passed', message: '3 deliveries (answers HTTP 500, 200, 200)' }]],
-    ['a retry after the acknowledgement', 1, [delivery('u-1', 't'), delivery('u-2', 't')], [{ status: 'failed', message: 'expected 1 deliveries, got 2 (answers HTTP 200, 200)' }]],
+    [
+      'the expected number of deliveries',
+      3,
+      [delivery('u-1', 't', 500), delivery('u-2', 't', 200), delivery('u-3', 't', 200)],
+      [{ status: 'passed', message: '3 deliveries (answers HTTP 500, 200, 200)' }],
+    ],
+    [
+      'a retry after the acknowledgement',
+      1,
+      [delivery('u-1', 't'), delivery('u-2', 't')],
+      [{ status: 'failed', message: 'expected 1 deliveries, got 2 (answers HTTP 200, 200)' }],
+    ],
     ['no retry after a failure', 2, [delivery('u-1', 't', 500)], [{ status: 'failed', message: 'expected 2 deliveries, got 1 (answers HTTP 500)' }]],
     ['deliveries that cannot be told apart (one does not decrypt)', 2, [delivery('u-1', 't'), wrongHalf], [undecryptable]],
     ['no callback', 1, [], [none]],
@@ -89,7 +121,11 @@ describe('callback-same-event: every delivery of an event carries the same ident
   });
 
   it.each([
-    ['identical resends (requestUUIDs differ)', [deposit('u-1', same), deposit('u-2', same)], [{ status: 'passed', message: '2 deliveries carry the same type, txid, chain, symbol, toAddress' }]],
+    [
+      'identical resends (requestUUIDs differ)',
+      [deposit('u-1', same), deposit('u-2', same)],
+      [{ status: 'passed', message: '2 deliveries carry the same type, txid, chain, symbol, toAddress' }],
+    ],
     [
       'the provider spelling on one resend (txId, chainName: the same values)',
       [deposit('u-1', same), deposit('u-2', '"txId":"ab","chainName":"TRON","symbol":"USDT","toAddress":"T1"')],

@@ -34,7 +34,11 @@ export const callbackRequestUuidCheck: Check = {
     const repeated = uuids.find((uuid, i) => uuids.indexOf(uuid) !== i);
     // Too few deliveries is callback-attempts' verdict (CB-ERRCODE); with one, requestUUIDs cannot be compared.
     if (values.length < 2) return [{ status: 'skipped', message: `only ${values.length} delivery arrived; at least two are needed to judge` }];
-    return [repeated === undefined ? pass(`${uuids.length} deliveries, ${uuids.length} distinct requestUUIDs`) : fail(`requestUUID ${repeated} was sent on more than one delivery`)];
+    return [
+      repeated === undefined
+        ? pass(`${uuids.length} deliveries, ${uuids.length} distinct requestUUIDs`)
+        : fail(`requestUUID ${repeated} was sent on more than one delivery`),
+    ];
   },
 };
 
@@ -51,10 +55,20 @@ export const callbackTrackingIdCheck: Check = {
     // trackingId is the toolkit's payload model (spec/wallet-api.yaml), not named by the interface (U-CB-FIELDS):
     // a service without one cannot be judged here; one that sends it on some deliveries only, can.
     const missing = values.filter((value) => value.trackingId === undefined || value.trackingId === null).length;
-    if (missing === values.length) return [{ status: 'skipped', message: `the ${values.length} deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare` }];
+    if (missing === values.length)
+      return [
+        {
+          status: 'skipped',
+          message: `the ${values.length} deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare`,
+        },
+      ];
     if (missing > 0) return [fail(`${missing} of ${values.length} deliveries of one event carry no trackingId`)];
     const ids = new Set(values.map((value) => String(value.trackingId)));
-    return [ids.size === 1 ? pass(`${values.length} deliveries share trackingId ${[...ids][0]}`) : fail(`the deliveries of one event carry ${ids.size} trackingIds: ${[...ids].join(', ')}`)];
+    return [
+      ids.size === 1
+        ? pass(`${values.length} deliveries share trackingId ${[...ids][0]}`)
+        : fail(`the deliveries of one event carry ${ids.size} trackingIds: ${[...ids].join(', ')}`),
+    ];
   },
 };
 
@@ -117,6 +131,10 @@ export const callbackAttemptsCheck: Check<CallbackAttemptsParams> = {
     if (isFinding(opened)) return [opened];
     const expected = ctx.params.equals;
     const answered = callbacks.map((callback) => callback.answeredStatus).join(', ');
-    return [callbacks.length === expected ? pass(`${expected} deliveries (answers HTTP ${answered})`) : fail(`expected ${expected} deliveries, got ${callbacks.length} (answers HTTP ${answered})`)];
+    return [
+      callbacks.length === expected
+        ? pass(`${expected} deliveries (answers HTTP ${answered})`)
+        : fail(`expected ${expected} deliveries, got ${callbacks.length} (answers HTTP ${answered})`),
+    ];
   },
 };

@@ -16,15 +16,30 @@ describe('callback-raw-body: each callback body is the Base64 text itself (CB-RA
     [
       'a form field data=',
       [callback('data=AQID')],
-      [{ status: 'failed', message: 'delivery 1 sends a form field data=… instead of the raw body: data=AQID', rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' }],
+      [
+        {
+          status: 'failed',
+          message: 'delivery 1 sends a form field data=… instead of the raw body: data=AQID',
+          rules: ['CB-RAW-BODY'],
+          cause: 'undecryptable-callback',
+        },
+      ],
     ],
     [
       'a percent-encoded second body',
       [callback('AQID'), callback('%2B%2FAQ%3D%3D')],
       [{ status: 'failed', message: 'delivery 2 body is not strict Base64 text: %2B%2FAQ%3D%3D', rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' }],
     ],
-    ['line breaks', [callback('AQID\r\nAQID')], [{ status: 'failed', message: 'delivery 1 body is not strict Base64 text: AQID\r\nAQID', rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' }]],
-    ['an empty body', [callback('')], [{ status: 'failed', message: 'delivery 1 body is not strict Base64 text: ', rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' }]],
+    [
+      'line breaks',
+      [callback('AQID\r\nAQID')],
+      [{ status: 'failed', message: 'delivery 1 body is not strict Base64 text: AQID\r\nAQID', rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' }],
+    ],
+    [
+      'an empty body',
+      [callback('')],
+      [{ status: 'failed', message: 'delivery 1 body is not strict Base64 text: ', rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' }],
+    ],
     ['no callback', [], [{ status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }]],
   ])('judges %s', (_label, callbacks, findings) => {
     expect(run(callbacks)).toEqual(findings);
@@ -33,7 +48,12 @@ describe('callback-raw-body: each callback body is the Base64 text itself (CB-RA
   it('shows at most 60 characters of a bad body', () => {
     const body = `data=${'A'.repeat(100)}`;
     expect(run([callback(body)])).toEqual([
-      { status: 'failed', message: `delivery 1 sends a form field data=… instead of the raw body: ${body.slice(0, 60)}…`, rules: ['CB-RAW-BODY'], cause: 'undecryptable-callback' },
+      {
+        status: 'failed',
+        message: `delivery 1 sends a form field data=… instead of the raw body: ${body.slice(0, 60)}…`,
+        rules: ['CB-RAW-BODY'],
+        cause: 'undecryptable-callback',
+      },
     ]);
   });
 });

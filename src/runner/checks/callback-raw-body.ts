@@ -16,8 +16,15 @@ export const callbackRawBodyCheck: Check = {
     for (const [i, callback] of callbacks.entries()) {
       const body = callback.body.toString('utf8');
       // The body cannot be decrypted either: later callback checks of the step are skipped (one cause, one failure).
-      if (body.startsWith('data=')) return [{ ...fail(`delivery ${i + 1} sends a form field data=… instead of the raw body: ${preview(body, 60)}`, ['CB-RAW-BODY']), cause: 'undecryptable-callback' }];
-      if (!BASE64_PATTERN.test(body)) return [{ ...fail(`delivery ${i + 1} body is not strict Base64 text: ${preview(body, 60)}`, ['CB-RAW-BODY']), cause: 'undecryptable-callback' }];
+      if (body.startsWith('data='))
+        return [
+          {
+            ...fail(`delivery ${i + 1} sends a form field data=… instead of the raw body: ${preview(body, 60)}`, ['CB-RAW-BODY']),
+            cause: 'undecryptable-callback',
+          },
+        ];
+      if (!BASE64_PATTERN.test(body))
+        return [{ ...fail(`delivery ${i + 1} body is not strict Base64 text: ${preview(body, 60)}`, ['CB-RAW-BODY']), cause: 'undecryptable-callback' }];
     }
     return [pass(`${callbacks.length} deliveries, raw Base64 bodies`)];
   },

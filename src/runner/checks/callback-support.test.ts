@@ -13,7 +13,11 @@ describe('callbacksOf: the deliveries a step collected, or why there are none', 
   });
 
   it.each([
-    ['a callback check on a merchant case', checkContext({ target: merchantTarget, outcome: { callbacks: [callback('AQID')] } }), { status: 'failed', message: 'suite error: callback checks judge a service' }],
+    [
+      'a callback check on a merchant case',
+      checkContext({ target: merchantTarget, outcome: { callbacks: [callback('AQID')] } }),
+      { status: 'failed', message: 'suite error: callback checks judge a service' },
+    ],
     [
       'a control request that failed',
       checkContext({ outcome: { callbacks: [callback('AQID')], exchanges: [exchange(undefined, { error: 'HTTP 404 from /__control/callbacks' })] } }),

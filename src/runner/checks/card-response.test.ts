@@ -4,7 +4,8 @@ import type { ReceivedResponse } from '../context.js';
 import type { Finding } from '../types.js';
 import { cardResponseCheck } from './card-response.js';
 
-const success = '{"success":true,"data":{"bizId":"b","status":"CLOSED"},"errorCode":"","errorMessage":"","errorMessageEn":"","detailMessage":"","requestId":"r"}';
+const success =
+  '{"success":true,"data":{"bizId":"b","status":"CLOSED"},"errorCode":"","errorMessage":"","errorMessageEn":"","detailMessage":"","requestId":"r"}';
 const failure = '{"success":false,"data":null,"errorCode":"CARD_NOT_FOUND","errorMessage":"x","errorMessageEn":"x","detailMessage":"x","requestId":"r"}';
 const run = (outcome: string | undefined, response: ReceivedResponse | undefined): Finding[] =>
   cardResponseCheck.run(checkContext({ params: outcome ? { outcome } : {}, outcome: { exchanges: response ? [exchange(response)] : [] } }));
@@ -20,8 +21,18 @@ describe('card-response: the card close answer has the response shape and the ex
     ['a success where any outcome will do', 'any', answer(200, success), [{ status: 'passed', message: `HTTP 200, success true: ${success.slice(0, 160)}` }]],
     ['a failure where any outcome will do', 'any', answer(200, failure), [{ status: 'passed', message: `HTTP 200, success false: ${failure}` }]],
     ['a failure where a success is expected', 'success', answer(200, failure), [{ status: 'failed', message: `expected success true, got false: ${failure}` }]],
-    ['a success where a failure is expected', 'failure', answer(200, success), [{ status: 'failed', message: `expected success false, got true: ${success.slice(0, 160)}` }]],
-    ['a body that is not JSON', undefined, answer(502, 'Bad Gateway'), [{ status: 'failed', message: 'HTTP 502, body is not JSON: Bad Gateway', rules: ['CARD-RES'] }]],
+    [
+      'a success where a failure is expected',
+      'failure',
+      answer(200, success),
+      [{ status: 'failed', message: `expected success false, got true: ${success.slice(0, 160)}` }],
+    ],
+    [
+      'a body that is not JSON',
+      undefined,
+      answer(502, 'Bad Gateway'),
+      [{ status: 'failed', message: 'HTTP 502, body is not JSON: Bad Gateway', rules: ['CARD-RES'] }],
+    ],
     [
       'a failure without errorMessageEn: a CARD-ERR failure, once for the step',
       'failure',
@@ -70,7 +81,10 @@ describe('card-response: the card close answer has the response shape and the ex
 describe('card-response when card close wants an authentication the toolkit does not send (U-CARD-AUTH)', () => {
   it.each([401, 403])('skips an HTTP %i answer instead of counting it as a refusal of the close', (status) => {
     expect(run('failure', answer(status, failure))).toEqual([
-      { status: 'skipped', message: `card close answered HTTP ${status}: it needs an authentication the interface does not show (U-CARD-AUTH), and the toolkit sends none; ${failure.slice(0, 80)}…` },
+      {
+        status: 'skipped',
+        message: `card close answered HTTP ${status}: it needs an authentication the interface does not show (U-CARD-AUTH), and the toolkit sends none; ${failure.slice(0, 80)}…`,
+      },
     ]);
   });
 });

@@ -15,7 +15,13 @@ export const cardResponseCheck: Check<CardResponseParams> = {
   needs: 'exchange',
   params: {
     type: 'object',
-    properties: { outcome: { enum: ['success', 'failure', 'any'], default: 'success', description: 'the success the answer must report; any: the response shape alone is judged' } },
+    properties: {
+      outcome: {
+        enum: ['success', 'failure', 'any'],
+        default: 'success',
+        description: 'the success the answer must report; any: the response shape alone is judged',
+      },
+    },
     required: [],
     additionalProperties: false,
   },
@@ -26,14 +32,28 @@ export const cardResponseCheck: Check<CardResponseParams> = {
     // The toolkit sends no credential on card close (U-CARD-AUTH: not shown): a service that wants one
     // answers 401/403, and then nothing about the close itself can be judged.
     if (response.status === 401 || response.status === 403) {
-      return [{ status: 'skipped', message: `card close answered HTTP ${response.status}: it needs an authentication the interface does not show (U-CARD-AUTH), and the toolkit sends none; ${preview(response.body, 80)}` }];
+      return [
+        {
+          status: 'skipped',
+          message: `card close answered HTTP ${response.status}: it needs an authentication the interface does not show (U-CARD-AUTH), and the toolkit sends none; ${preview(response.body, 80)}`,
+        },
+      ];
     }
     if (response.json === undefined) return [fail(`HTTP ${response.status}, body is not JSON: ${preview(response.body)}`, ['CARD-RES'])];
     const issues = validateSchema('CardCloseResponse', response.json);
     const failed = (response.json as { success?: unknown }).success === false;
     // A failure's missing fields break CARD-ERR; a success's, CARD-RES.
     // One malformed answer is one failure: a second card-response check of the step is skipped.
-    if (issues.length > 0) return [{ ...fail(`HTTP ${response.status}, ${preview(response.body)}: ${describeIssues(issues)}`, failed ? ['CARD-ERR'] : issueRules(issues)?.filter((rule) => rule !== 'CARD-ERR')), cause: 'malformed-card-response' }];
+    if (issues.length > 0)
+      return [
+        {
+          ...fail(
+            `HTTP ${response.status}, ${preview(response.body)}: ${describeIssues(issues)}`,
+            failed ? ['CARD-ERR'] : issueRules(issues)?.filter((rule) => rule !== 'CARD-ERR'),
+          ),
+          cause: 'malformed-card-response',
+        },
+      ];
     const success = (response.json as { success: boolean }).success;
     if (ctx.params.outcome === 'any') return [pass(`HTTP ${response.status}, success ${success}: ${preview(response.body)}`)];
     const wanted = ctx.params.outcome !== 'failure';

@@ -29,15 +29,35 @@ describe('findings', () => {
 
 describe('undecryptable envelope data: one failure under the rule of its cause', () => {
   it.each([
-    'empty', 'data-prefix', 'plus-as-space', 'percent-encoded', 'url-safe-alphabet', 'line-breaks', 'whitespace', 'invalid-character',
-    'missing-padding', 'bad-base64-length', 'misplaced-padding', 'non-canonical-base64', 'not-utf8', 'not-json',
+    'empty',
+    'data-prefix',
+    'plus-as-space',
+    'percent-encoded',
+    'url-safe-alphabet',
+    'line-breaks',
+    'whitespace',
+    'invalid-character',
+    'missing-padding',
+    'bad-base64-length',
+    'misplaced-padding',
+    'non-canonical-base64',
+    'not-utf8',
+    'not-json',
   ])('files the malformed-text reason %s under CRYPTO-ENVELOPE', (reason) => {
-    expect(undecryptable(`why [${reason}]`)).toEqual({ status: 'failed', message: `data does not decrypt with the merchant's key: why [${reason}]`, rules: ['CRYPTO-ENVELOPE'], cause: 'undecryptable-answer' });
+    expect(undecryptable(`why [${reason}]`)).toEqual({
+      status: 'failed',
+      message: `data does not decrypt with the merchant's key: why [${reason}]`,
+      rules: ['CRYPTO-ENVELOPE'],
+      cause: 'undecryptable-answer',
+    });
   });
 
-  it.each(['wrong-key', 'padding-mismatch', 'bad-padding', 'corrupted-block', 'ciphertext-length'])('files the key or padding reason %s under CRYPTO-SAME', (reason) => {
-    expect(undecryptable(`why [${reason}]`).rules).toEqual(['CRYPTO-SAME']);
-  });
+  it.each(['wrong-key', 'padding-mismatch', 'bad-padding', 'corrupted-block', 'ciphertext-length'])(
+    'files the key or padding reason %s under CRYPTO-SAME',
+    (reason) => {
+      expect(undecryptable(`why [${reason}]`).rules).toEqual(['CRYPTO-SAME']);
+    },
+  );
 
   it('files an error without a reason, or with one before the end, under CRYPTO-SAME', () => {
     expect(undecryptable('no reason').rules).toEqual(['CRYPTO-SAME']);
@@ -90,7 +110,11 @@ describe('the last exchange of a step', () => {
 
   it.each([
     ['no request', [], { status: 'failed', message: 'the step made no request' }],
-    ['a transport error', [exchange(undefined, { error: 'timeout after 5000 ms' })], { status: 'failed', message: 'no answer: timeout after 5000 ms', cause: 'no-answer' }],
+    [
+      'a transport error',
+      [exchange(undefined, { error: 'timeout after 5000 ms' })],
+      { status: 'failed', message: 'no answer: timeout after 5000 ms', cause: 'no-answer' },
+    ],
     ['an error beside an answer', [exchange(answer(200, ''), { error: 'reset' })], { status: 'failed', message: 'no answer: reset', cause: 'no-answer' }],
     ['neither answer nor error', [exchange(undefined)], { status: 'failed', message: 'no answer: unknown transport failure', cause: 'no-answer' }],
   ])('is a failure when there is %s', (_label, exchanges, finding) => {

@@ -54,7 +54,8 @@ export const pass = (message = ''): Finding => ({ status: 'passed', message });
  * A failed finding; the engine turns it into a warning when its rules are only SHOULD/U-*. `rules`
  * names the rules this observation breaks when the check knows them better than the expectation.
  */
-export const fail = (message: string, rules?: readonly string[]): Finding => (rules?.length ? { status: 'failed', message, rules: [...new Set(rules)] } : { status: 'failed', message });
+export const fail = (message: string, rules?: readonly string[]): Finding =>
+  rules?.length ? { status: 'failed', message, rules: [...new Set(rules)] } : { status: 'failed', message };
 
 /**
  * The finding for an envelope `data` that does not open: CRYPTO-ENVELOPE when its Base64 or JSON is
@@ -86,7 +87,8 @@ export function issueRules(issues: readonly SchemaIssue[]): string[] | undefined
 export function lastExchange(ctx: CheckContext<unknown>): Exchange | Finding {
   const exchange = ctx.outcome.exchanges.at(-1);
   if (!exchange) return fail('the step made no request');
-  if (exchange.error || !exchange.response) return { status: 'failed', message: `no answer: ${exchange.error ?? 'unknown transport failure'}`, cause: 'no-answer' };
+  if (exchange.error || !exchange.response)
+    return { status: 'failed', message: `no answer: ${exchange.error ?? 'unknown transport failure'}`, cause: 'no-answer' };
   return exchange;
 }
 

@@ -6,7 +6,12 @@ type Amount = number | string;
 /** `balance` the case set (or each balance a legal reading allows), `costPerTx` per transaction. */
 type EnergyFloorParams = { balance: Amount | Amount[]; costPerTx: Amount };
 
-const AMOUNT = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] };
+const AMOUNT = {
+  anyOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string', pattern: '^[0-9]+$' },
+  ],
+};
 
 /** `energy-floor`: energyMaxCount = floor(balance / costPerTx), with the balance the case set. */
 export const energyFloorCheck: Check<EnergyFloorParams> = {
@@ -17,8 +22,17 @@ export const energyFloorCheck: Check<EnergyFloorParams> = {
   params: {
     type: 'object',
     properties: {
-      balance: { anyOf: [AMOUNT, { type: 'array', items: AMOUNT, minItems: 1 }], description: 'the balance the case set, or every balance a legal reading allows' },
-      costPerTx: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]*[1-9][0-9]*$' }], description: 'the energy cost per transaction the case set' },
+      balance: {
+        anyOf: [AMOUNT, { type: 'array', items: AMOUNT, minItems: 1 }],
+        description: 'the balance the case set, or every balance a legal reading allows',
+      },
+      costPerTx: {
+        anyOf: [
+          { type: 'integer', minimum: 1 },
+          { type: 'string', pattern: '^[0-9]*[1-9][0-9]*$' },
+        ],
+        description: 'the energy cost per transaction the case set',
+      },
     },
     required: ['balance', 'costPerTx'],
     additionalProperties: false,

@@ -28,7 +28,7 @@ export const errorBodyCheck: Check<ErrorBodyParams> = {
   needs: 'exchange',
   params: {
     type: 'object',
-    properties: { schema: { enum: [...ERROR_SCHEMAS], description: 'the spec\'s schema of the error body' } },
+    properties: { schema: { enum: [...ERROR_SCHEMAS], description: "the spec's schema of the error body" } },
     required: ['schema'],
     additionalProperties: false,
   },
@@ -39,11 +39,21 @@ export const errorBodyCheck: Check<ErrorBodyParams> = {
     const response = exchange.response!;
     const status = STATUS_OF[schema];
     // Another status is the status check's verdict; the body of an error that was not answered is not judged.
-    if (status !== undefined && response.status !== status) return [{ status: 'skipped', message: `HTTP ${response.status}, not ${status}: no ${schema} body to judge (the status is judged on its own): ${preview(response.body, 80)}` }];
+    if (status !== undefined && response.status !== status)
+      return [
+        {
+          status: 'skipped',
+          message: `HTTP ${response.status}, not ${status}: no ${schema} body to judge (the status is judged on its own): ${preview(response.body, 80)}`,
+        },
+      ];
     const open = OPEN_ERROR_BODIES.has(ctx.step.request?.endpoint ?? '') ? ['U-CODES'] : undefined;
     const where = open ? ' (the error bodies of order submission and card close are open, U-CODES)' : '';
     if (response.json === undefined) return [fail(`the body is not JSON: ${preview(response.body)}${where}`, open)];
     const issues = validateSchema(schema, response.json);
-    return [issues.length === 0 ? pass(`body ${preview(response.body)}`) : fail(`body ${preview(response.body)} does not match ${schema}: ${describeIssues(issues)}${where}`, open ?? issueRules(issues))];
+    return [
+      issues.length === 0
+        ? pass(`body ${preview(response.body)}`)
+        : fail(`body ${preview(response.body)} does not match ${schema}: ${describeIssues(issues)}${where}`, open ?? issueRules(issues)),
+    ];
   },
 };

@@ -46,15 +46,28 @@ describe('the check registry', () => {
   });
 
   it('types an expectation built in code by its check, as the loader judges a suite file', () => {
-    const good: TypedExpectation[] = [{ check: 'status', equals: 200, rules: ['ENERGY-PATH'] }, { check: 'refused' }, { check: 'energy-floor', balance: [1, '2'], costPerTx: 3 }];
+    const good: TypedExpectation[] = [
+      { check: 'status', equals: 200, rules: ['ENERGY-PATH'] },
+      { check: 'refused' },
+      { check: 'energy-floor', balance: [1, '2'], costPerTx: 3 },
+    ];
     // @ts-expect-error a typo in a parameter's name
     const typo: TypedExpectation = { check: 'status', equal: 200 };
     // @ts-expect-error a status given as text
     const text: TypedExpectation = { check: 'status', equals: '200' };
     // @ts-expect-error a parameter of another check
     const other: TypedExpectation = { check: 'refused', outcome: 'failure' };
-    const problems = [...good, typo, text, other].map(({ check, rules: _rules, title: _title, ...params }) => paramsProblem(findCheck(check)!, params)?.message);
-    expect(problems).toEqual([undefined, undefined, undefined, 'unknown parameter "equal" (known: equals)', 'parameter "equals" must be an integer, not "200"', 'unknown parameter "outcome" (it takes none)']);
+    const problems = [...good, typo, text, other].map(
+      ({ check, rules: _rules, title: _title, ...params }) => paramsProblem(findCheck(check)!, params)?.message,
+    );
+    expect(problems).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'unknown parameter "equal" (known: equals)',
+      'parameter "equals" must be an integer, not "200"',
+      'unknown parameter "outcome" (it takes none)',
+    ]);
   });
 
   it('finds nothing under an unknown id', () => {

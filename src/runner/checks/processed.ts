@@ -21,7 +21,11 @@ export const processedCheck: Check<ProcessedParams> = {
     const processed = ctx.outcome.processed;
     if (!processed) return [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];
     const expected = ctx.params.count;
-    return [processed.length === expected ? pass(`${expected} processing(s)`) : fail(`expected ${expected} processing(s), the probe shows ${processed.length}${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ''}`)];
+    return [
+      processed.length === expected
+        ? pass(`${expected} processing(s)`)
+        : fail(`expected ${expected} processing(s), the probe shows ${processed.length}${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ''}`),
+    ];
   },
 };
 
@@ -109,12 +113,21 @@ function amountDifference(field: string, value: ExactJson, shown: ExactJson | un
   const b = shown === undefined ? undefined : stringifyExact(shown);
   const float = sentText !== undefined && shownText !== undefined && Number(sentText) === Number(shownText);
   if (float && value instanceof LosslessNumber) {
-    return { line: `${field} ${preview(a, 80)} sent as a JSON number was booked as ${preview(b!, 80)}: a JSON number amount loses digits in this receiver; the interface leaves number vs string open (U-CB-FIELDS)`, rule: 'U-CB-FIELDS' };
+    return {
+      line: `${field} ${preview(a, 80)} sent as a JSON number was booked as ${preview(b!, 80)}: a JSON number amount loses digits in this receiver; the interface leaves number vs string open (U-CB-FIELDS)`,
+      rule: 'U-CB-FIELDS',
+    };
   }
   if (float) {
-    return { line: `${field} ${preview(a, 80)} sent as a decimal string was booked as ${preview(b!, 80)}: digits lost, as through a binary float (ORDER-FIELDS: an amount is a BigDecimal, never rounded through a binary float)`, rule: 'ORDER-FIELDS' };
+    return {
+      line: `${field} ${preview(a, 80)} sent as a decimal string was booked as ${preview(b!, 80)}: digits lost, as through a binary float (ORDER-FIELDS: an amount is a BigDecimal, never rounded through a binary float)`,
+      rule: 'ORDER-FIELDS',
+    };
   }
-  return { line: `${field}: sent ${preview(a, 80)}, the probe shows ${b === undefined ? 'nothing' : preview(b, 80)} (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)`, rule: 'ORDER-FIELDS' };
+  return {
+    line: `${field}: sent ${preview(a, 80)}, the probe shows ${b === undefined ? 'nothing' : preview(b, 80)} (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)`,
+    rule: 'ORDER-FIELDS',
+  };
 }
 
 /** The fields of `sent` that `entry` shows otherwise, each with both values, and notes on amounts written otherwise. */
@@ -132,7 +145,8 @@ function fieldDifferences(sent: Record<string, ExactJson>, entry: Record<string,
     } else if (shown === undefined) differences.push({ line: `${field}: sent ${preview(a, 80)}, the probe shows nothing` });
     else differences.push({ line: `${field}: sent ${preview(a, 80)}, the probe shows ${preview(stringifyExact(shown), 80)}` });
   }
-  for (const field of Object.keys(entry)) if (!(field in sent)) differences.push({ line: `${field}: not sent, the probe shows ${preview(stringifyExact(entry[field]!), 80)}` });
+  for (const field of Object.keys(entry))
+    if (!(field in sent)) differences.push({ line: `${field}: not sent, the probe shows ${preview(stringifyExact(entry[field]!), 80)}` });
   return { differences, notes };
 }
 
@@ -145,8 +159,11 @@ function fieldDifferences(sent: Record<string, ExactJson>, entry: Record<string,
 function compareEntry(entryText: string, delivered: string[]): { differences: Difference[]; notes: string[] } | undefined {
   const entry = parseExactJson(entryText) as Record<string, ExactJson> | null;
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
-  const sent = delivered.map((text) => parseExactJson(text) as Record<string, ExactJson>).filter((payload) => payload && typeof payload === 'object' && !Array.isArray(payload));
-  const same = (field: string) => (payload: Record<string, ExactJson>) => entry[field] !== undefined && stringifyExact(payload[field] ?? null) === stringifyExact(entry[field]);
+  const sent = delivered
+    .map((text) => parseExactJson(text) as Record<string, ExactJson>)
+    .filter((payload) => payload && typeof payload === 'object' && !Array.isArray(payload));
+  const same = (field: string) => (payload: Record<string, ExactJson>) =>
+    entry[field] !== undefined && stringifyExact(payload[field] ?? null) === stringifyExact(entry[field]);
   const candidates = typeof entry.trackingId === 'string' && sent.some(same('trackingId')) ? sent.filter(same('trackingId')) : sent.filter(same('type'));
   return candidates.map((payload) => fieldDifferences(payload, entry)).sort((a, b) => a.differences.length - b.differences.length)[0];
 }

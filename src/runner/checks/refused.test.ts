@@ -4,7 +4,8 @@ import type { Exchange, ReceivedResponse } from '../context.js';
 import type { Finding } from '../types.js';
 import { refusedCheck } from './refused.js';
 
-const run = (response: ReceivedResponse | undefined): Finding[] => refusedCheck.run(checkContext({ outcome: { exchanges: response ? [exchange(response)] : [] } }));
+const run = (response: ReceivedResponse | undefined): Finding[] =>
+  refusedCheck.run(checkContext({ outcome: { exchanges: response ? [exchange(response)] : [] } }));
 
 describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-CODES)', () => {
   it('is registered as refused under ENV-CODE', () => {
@@ -17,7 +18,11 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
     ['HTTP 399', answer(399, 'x'), [{ status: 'failed', message: 'HTTP 399 (neither a refusal nor an envelope): x' }]],
     ['HTTP 500: the service broke', answer(500, 'boom'), [{ status: 'failed', message: 'HTTP 500 (neither a refusal nor an envelope): boom' }]],
     ['HTTP 201', answer(201, '{}'), [{ status: 'failed', message: 'HTTP 201 (neither a refusal nor an envelope): {}' }]],
-    ['a failure envelope with error text', answer(200, '{"code":40011,"message":"tenantType must be 1","data":""}'), [{ status: 'passed', message: 'failure envelope, code 40011: tenantType must be 1' }]],
+    [
+      'a failure envelope with error text',
+      answer(200, '{"code":40011,"message":"tenantType must be 1","data":""}'),
+      [{ status: 'passed', message: 'failure envelope, code 40011: tenantType must be 1' }],
+    ],
     ['HTTP 200 with a body that is not JSON', answer(200, 'refused'), [{ status: 'failed', message: 'HTTP 200 with a body that is not JSON: refused' }]],
     [
       'HTTP 200 with an invalid envelope',
@@ -25,13 +30,27 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
       [{ status: 'failed', message: 'HTTP 200 with an invalid envelope: /code must be integer [ENV-CODE]', rules: ['ENV-CODE'] }],
     ],
     [
-      'HTTP 200 whose data is URL-safe Base64: the answer\'s rule only (CRYPTO-ENVELOPE), once, not the request\'s ENERGY-DATA/ORDER-DATA',
+      "HTTP 200 whose data is URL-safe Base64: the answer's rule only (CRYPTO-ENVELOPE), once, not the request's ENERGY-DATA/ORDER-DATA",
       answer(200, '{"code":0,"message":"","data":"ab-_cd=="}'),
-      [{ status: 'failed', message: 'HTTP 200 with data that is not standard Base64: /data must match pattern "^[A-Za-z0-9+/]+={0,2}$" [CRYPTO-ENVELOPE]', rules: ['CRYPTO-ENVELOPE'] }],
+      [
+        {
+          status: 'failed',
+          message: 'HTTP 200 with data that is not standard Base64: /data must match pattern "^[A-Za-z0-9+/]+={0,2}$" [CRYPTO-ENVELOPE]',
+          rules: ['CRYPTO-ENVELOPE'],
+        },
+      ],
     ],
     ['an accepted request (code 0)', answer(200, '{"code":0,"message":"","data":"AQID"}'), [{ status: 'failed', message: 'accepted (code 0)' }]],
-    ['an accepted request with its result', decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{"id":"cb-1"}'), [{ status: 'failed', message: 'accepted (code 0), result {"id":"cb-1"}' }]],
-    ['a failure code without error text', answer(200, '{"code":7,"message":"","data":""}'), [{ status: 'failed', message: 'failure code 7 without error text (ENV-MSG)', rules: ['ENV-MSG'] }]],
+    [
+      'an accepted request with its result',
+      decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{"id":"cb-1"}'),
+      [{ status: 'failed', message: 'accepted (code 0), result {"id":"cb-1"}' }],
+    ],
+    [
+      'a failure code without error text',
+      answer(200, '{"code":7,"message":"","data":""}'),
+      [{ status: 'failed', message: 'failure code 7 without error text (ENV-MSG)', rules: ['ENV-MSG'] }],
+    ],
     ['no request', undefined, [{ status: 'failed', message: 'the step made no request' }]],
   ])('judges %s', (_label, response, findings) => {
     expect(run(response)).toEqual(findings);
@@ -39,7 +58,9 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
 
   it('cuts a long error text at 160 characters', () => {
     const text = 'r'.repeat(200);
-    expect(run(answer(200, `{"code":7,"message":"${text}","data":""}`))).toEqual([{ status: 'passed', message: `failure envelope, code 7: ${text.slice(0, 160)}…` }]);
+    expect(run(answer(200, `{"code":7,"message":"${text}","data":""}`))).toEqual([
+      { status: 'passed', message: `failure envelope, code 7: ${text.slice(0, 160)}…` },
+    ]);
     expect(run(answer(404, text))).toEqual([{ status: 'passed', message: `HTTP 404: ${text.slice(0, 160)}…` }]);
   });
 
@@ -48,7 +69,13 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
     const good = { userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 'cb-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'T', amount: 1.5 };
     const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}');
     const sent = (data: string, plain: Record<string, unknown> | string = good, contentType = 'application/x-www-form-urlencoded'): Exchange => ({
-      request: { method: 'POST', url: ORDER, headers: { 'content-type': contentType }, body: new URLSearchParams({ data }).toString(), plain: typeof plain === 'string' ? plain : JSON.stringify(plain) },
+      request: {
+        method: 'POST',
+        url: ORDER,
+        headers: { 'content-type': contentType },
+        body: new URLSearchParams({ data }).toString(),
+        plain: typeof plain === 'string' ? plain : JSON.stringify(plain),
+      },
       response: accepted,
     });
     const judge = (ex: Exchange) => refusedCheck.run(checkContext({ outcome: { exchanges: [ex] } }));
@@ -56,11 +83,37 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
     const plainFailure = [{ status: 'failed', message: 'accepted (code 0)' }];
 
     it.each([
-      ['data without its = padding', sent('AQI'), open('data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO'])],
-      ['data with non-zero unused bits', sent('AQJ='), open('data is Base64 with non-canonical-base64: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO'])],
-      ['tenantType "1" (a string)', sent('AQID', { ...good, tenantType: '1' }), open('tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CODES'])],
-      ['userId "42" and tenantUserId 20931', sent('AQID', { ...good, userId: '42', tenantUserId: 20931 }), open('userId "42", tenantUserId 20931: a JSON binder reads them as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CODES'])],
-      ['unpadded data and a coerced field at once', sent('AQI', { ...good, tenantType: '1' }), open('data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO); tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CRYPTO', 'U-CODES'])],
+      [
+        'data without its = padding',
+        sent('AQI'),
+        open('data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO']),
+      ],
+      [
+        'data with non-zero unused bits',
+        sent('AQJ='),
+        open('data is Base64 with non-canonical-base64: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO']),
+      ],
+      [
+        'tenantType "1" (a string)',
+        sent('AQID', { ...good, tenantType: '1' }),
+        open('tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CODES']),
+      ],
+      [
+        'userId "42" and tenantUserId 20931',
+        sent('AQID', { ...good, userId: '42', tenantUserId: 20931 }),
+        open(
+          'userId "42", tenantUserId 20931: a JSON binder reads them as the type the interface names; how a service answers a mistyped field is open (U-CODES)',
+          ['U-CODES'],
+        ),
+      ],
+      [
+        'unpadded data and a coerced field at once',
+        sent('AQI', { ...good, tenantType: '1' }),
+        open(
+          'data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO); tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)',
+          ['U-CRYPTO', 'U-CODES'],
+        ),
+      ],
     ])('warns on an accepted order with %s', (_label, ex, findings) => {
       expect(judge(ex)).toEqual(findings);
     });

@@ -28,7 +28,11 @@ export const refusedCheck: Check = {
       // names the request's rules (ENERGY-DATA, ORDER-DATA), and its anyOf branches (null, "") add nothing.
       const pattern = issues.filter((issue) => issue.path === '/data' && issue.keyword === 'pattern');
       if (pattern.length > 0 && issues.every((issue) => issue.path === '/data')) {
-        return [fail(`HTTP 200 with data that is not standard Base64: ${[...new Set(pattern.map((issue) => issue.message))].join('; ')} [CRYPTO-ENVELOPE]`, ['CRYPTO-ENVELOPE'])];
+        return [
+          fail(`HTTP 200 with data that is not standard Base64: ${[...new Set(pattern.map((issue) => issue.message))].join('; ')} [CRYPTO-ENVELOPE]`, [
+            'CRYPTO-ENVELOPE',
+          ]),
+        ];
       }
       const answerSide = issues.filter((issue) => issue.path !== '/data' || issue.keyword !== 'pattern');
       return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`, issueRules(answerSide) ?? ['CRYPTO-ENVELOPE'])];

@@ -16,13 +16,29 @@ describe('result: the decrypted data has the result shape and echoes the request
   });
 
   it.each([
-    ['a result that echoes the request', { schema: 'OrderResult', echo }, decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":20931}'), [{ status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":20931}' }]],
-    ['a valid result when nothing is echoed', { schema: 'OrderResult' }, decryptedAnswer(200, ok, '{"id":"other","tenantUserId":1}'), [{ status: 'passed', message: 'decrypted {"id":"other","tenantUserId":1}' }]],
+    [
+      'a result that echoes the request',
+      { schema: 'OrderResult', echo },
+      decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":20931}'),
+      [{ status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":20931}' }],
+    ],
+    [
+      'a valid result when nothing is echoed',
+      { schema: 'OrderResult' },
+      decryptedAnswer(200, ok, '{"id":"other","tenantUserId":1}'),
+      [{ status: 'passed', message: 'decrypted {"id":"other","tenantUserId":1}' }],
+    ],
     [
       'tenantUserId as a string',
       { schema: 'OrderResult', echo },
       decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":"20931"}'),
-      [{ status: 'failed', message: 'decrypted {"id":"cb-1","tenantUserId":"20931"} does not match OrderResult: /tenantUserId must be integer [ORDER-RES]', rules: ['ORDER-RES'] }],
+      [
+        {
+          status: 'failed',
+          message: 'decrypted {"id":"cb-1","tenantUserId":"20931"} does not match OrderResult: /tenantUserId must be integer [ORDER-RES]',
+          rules: ['ORDER-RES'],
+        },
+      ],
     ],
     [
       'an echo of a field the request does not carry: named absent, not a crash',
@@ -45,10 +61,22 @@ describe('result: the decrypted data has the result shape and echoes the request
     [
       'data that does not decrypt',
       { schema: 'OrderResult' },
-      answer(200, ok, { decryptError: "the text uses the URL-safe Base64 alphabet [url-safe-alphabet]" }),
-      [{ status: 'failed', message: "data does not decrypt with the merchant's key: the text uses the URL-safe Base64 alphabet [url-safe-alphabet]", rules: ['CRYPTO-ENVELOPE'], cause: 'undecryptable-answer' }],
+      answer(200, ok, { decryptError: 'the text uses the URL-safe Base64 alphabet [url-safe-alphabet]' }),
+      [
+        {
+          status: 'failed',
+          message: "data does not decrypt with the merchant's key: the text uses the URL-safe Base64 alphabet [url-safe-alphabet]",
+          rules: ['CRYPTO-ENVELOPE'],
+          cause: 'undecryptable-answer',
+        },
+      ],
     ],
-    ['an answer without encrypted data', { schema: 'OrderResult' }, answer(200, '{"code":1,"message":"no","data":""}'), [{ status: 'failed', message: 'no encrypted data in the answer: {"code":1,"message":"no","data":""}' }]],
+    [
+      'an answer without encrypted data',
+      { schema: 'OrderResult' },
+      answer(200, '{"code":1,"message":"no","data":""}'),
+      [{ status: 'failed', message: 'no encrypted data in the answer: {"code":1,"message":"no","data":""}' }],
+    ],
     ['no request', { schema: 'OrderResult' }, undefined, [{ status: 'failed', message: 'the step made no request' }]],
   ])('judges %s', (_label, params, response, findings) => {
     expect(run(params, response)).toEqual(findings);
@@ -56,15 +84,23 @@ describe('result: the decrypted data has the result shape and echoes the request
 
   it('compares a string echo by its text', () => {
     const params = { schema: 'OrderResult', echo: { id: 'callBackId' } };
-    expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([{ status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":1}' }]);
-    expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-2","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([{ status: 'failed', message: "result id is cb-2, expected the request's callBackId cb-1" }]);
+    expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-1","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([
+      { status: 'passed', message: 'decrypted {"id":"cb-1","tenantUserId":1}' },
+    ]);
+    expect(run(params, decryptedAnswer(200, ok, '{"id":"cb-2","tenantUserId":1}'), '{"callBackId":"cb-1"}')).toEqual([
+      { status: 'failed', message: "result id is cb-2, expected the request's callBackId cb-1" },
+    ]);
   });
 });
 
 describe('result echoes compare the request as sent, digit for digit', () => {
   it('reads the request without a float: 12345678901234567890.123 echoed as text matches', () => {
     const plain = '{"callBackId":"cb-1","amount":12345678901234567890.123}';
-    const findings = run({ schema: 'OrderResult', echo: { id: 'amount' } }, decryptedAnswer(200, ok, '{"id":"12345678901234567890.123","tenantUserId":1}'), plain);
+    const findings = run(
+      { schema: 'OrderResult', echo: { id: 'amount' } },
+      decryptedAnswer(200, ok, '{"id":"12345678901234567890.123","tenantUserId":1}'),
+      plain,
+    );
     expect(findings).toEqual([{ status: 'passed', message: 'decrypted {"id":"12345678901234567890.123","tenantUserId":1}' }]);
   });
 });

@@ -29,7 +29,7 @@ export const resultCheck: Check<ResultParams> = {
   params: {
     type: 'object',
     properties: {
-      schema: { enum: [...RESULT_SCHEMAS], description: 'the spec\'s schema of the decrypted data' },
+      schema: { enum: [...RESULT_SCHEMAS], description: "the spec's schema of the decrypted data" },
       echo: { type: 'object', additionalProperties: { type: 'string' }, description: 'result field → the request field whose value it must carry' },
       ifAccepted: { type: 'boolean', description: 'a refusal (non-zero code) is skipped: only an accepted request has a result' },
     },
@@ -48,7 +48,8 @@ export const resultCheck: Check<ResultParams> = {
     if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
     const { schema } = ctx.params;
     const issues = validateSchema(schema, response.decrypted.value);
-    if (issues.length > 0) return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
+    if (issues.length > 0)
+      return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
     const echo = ctx.params.echo ?? {};
     const requestPlain = exchange.request.plain ? (parseExactJson(exchange.request.plain) as Record<string, unknown>) : {};
     const result = response.decrypted.value as Record<string, ExactJson>;

@@ -17,8 +17,18 @@ describe('status: the HTTP status of the last answer equals the one expected', (
     ['a 2xx where 200 is expected', 200, [exchange(answer(204, ''))], [{ status: 'failed', message: 'expected HTTP 200, got 204: ' }]],
     ['the last of several answers', 401, [exchange(answer(500, 'x')), exchange(answer(401, ''))], [{ status: 'passed', message: 'HTTP 401' }]],
     ['no request', 200, [], [{ status: 'failed', message: 'the step made no request' }]],
-    ['a transport failure', 200, [exchange(undefined, { error: 'connect ECONNREFUSED 127.0.0.1:9' })], [{ status: 'failed', message: 'no answer: connect ECONNREFUSED 127.0.0.1:9', cause: 'no-answer' }]],
-    ['an exchange with neither answer nor error', 200, [exchange(undefined)], [{ status: 'failed', message: 'no answer: unknown transport failure', cause: 'no-answer' }]],
+    [
+      'a transport failure',
+      200,
+      [exchange(undefined, { error: 'connect ECONNREFUSED 127.0.0.1:9' })],
+      [{ status: 'failed', message: 'no answer: connect ECONNREFUSED 127.0.0.1:9', cause: 'no-answer' }],
+    ],
+    [
+      'an exchange with neither answer nor error',
+      200,
+      [exchange(undefined)],
+      [{ status: 'failed', message: 'no answer: unknown transport failure', cause: 'no-answer' }],
+    ],
   ])('judges %s', (_label, equals, exchanges, findings) => {
     expect(run(equals, exchanges)).toEqual(findings);
   });
