@@ -90,13 +90,11 @@ function planted(): string {
 }
 
 describe('the dead-export check', () => {
-  it('passes src/ and is part of npm run lint, after the import-cycle check', () => {
-    const run = check(ROOT);
-    expect(run.out).toMatch(/^no dead export among \d+ modules in src\n$/);
-    expect(run.status).toBe(0);
+  // Lint runs the check over src/ (in CI too); a second run here would cost ~17 s of CPU and prove nothing more.
+  it('is part of npm run lint, after the import-cycle check', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(manifest.scripts.lint).toMatch(/node scripts\/check-import-cycles\.mjs && node scripts\/check-dead-exports\.mjs/);
-  }, 180_000);
+  });
 
   it('names an unused export, one only its file uses, a type only its file uses, a re-export no one imports and what only that re-export used', () => {
     const dir = planted();
