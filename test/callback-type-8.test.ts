@@ -16,7 +16,7 @@ import { parseRuleCatalog } from '../src/core/rules.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { defaultCallbackPayload, newTrackingId } from '../src/emulator/callback-payloads.js';
-import type { EmulatorRandom } from '../src/emulator/context.js';
+import type { EmulatorRandom } from '../src/emulator/emulator-context.js';
 import { mswEndpointTable } from '../src/generate/codegen/msw-handlers.js';
 import { createAjv, generateValidators, schemaBundle } from '../src/generate/codegen/validators.js';
 import { generateDocs } from '../src/generate/docs/site.js';

@@ -11,7 +11,7 @@ import { parseRuleCatalog } from '../src/core/rules.js';
 import { halfFor, openJson } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey } from '../src/crypto/keys.js';
-import type { ExampleRecord } from '../src/generate/docs/context.js';
+import type { ExampleRecord } from '../src/generate/docs/docs-context.js';
 import { generateDocs } from '../src/generate/docs/site.js';
 import { parseSpec, walkJson, type SpecSource } from '../src/spec/document.js';
 import { CHECKS } from '../src/runner/checks/index.js';

@@ -137,7 +137,7 @@ describe('import directions (eslint.config.js)', () => {
     [
       'src/observe does not reach into the runner, types neither',
       'src/observe/x.ts',
-      "import type { Exchange } from '../runner/context.js';",
+      "import type { Exchange } from '../runner/observation.js';",
       refused('src/observe imports src/runner only through its public API, src/runner/api.ts'),
     ],
     ['other layers may use node:http', 'src/emulator/x.ts', "import { createServer } from 'node:http';", []],

@@ -92,7 +92,7 @@ export function registerCallbackCommand(program: Command): void {
       await warnUnknownFields(type, Object.keys(fields));
       const { loadKeyFile, loadProfile } = await import('./io.js');
       const { networkFromFlags } = await import('./network-options.js');
-      const { makeStrangerKeys } = await import('../runner/context.js');
+      const { makeStrangerKeys } = await import('../runner/stranger-keys.js');
       const { runDelivery } = await import('../runner/merchant-steps.js');
       const { isAcknowledged } = await import('../wire/acknowledgement.js');
       const privateKey = loadKeyFile(flags.privateKey, 'private') as RsaPrivateKey;

@@ -8,11 +8,11 @@ import { isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 export type ExactJson = null | boolean | string | LosslessNumber | ExactJson[] | { [key: string]: ExactJson };
 
 /** Deepest nesting of arrays and objects that parseExactJson accepts. */
-const MAX_JSON_DEPTH = 512;
+const MAX_PARSE_DEPTH = 512;
 
 /**
  * Parses JSON keeping every number's literal text. Throws SyntaxError with a position, also for
- * nesting deeper than {@link MAX_JSON_DEPTH}: the recursive parser and every walker after it would
+ * nesting deeper than {@link MAX_PARSE_DEPTH}: the recursive parser and every walker after it would
  * otherwise overflow the stack on a few kilobytes of brackets.
  */
 export function parseExactJson(text: string): ExactJson {
@@ -31,7 +31,7 @@ function assertDepth(text: string): void {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${i}`);
+      if (++depth > MAX_PARSE_DEPTH) throw new SyntaxError(`JSON nested deeper than ${MAX_PARSE_DEPTH} levels at position ${i}`);
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
 }

@@ -1,6 +1,6 @@
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { CALLBACK_TYPE_TABLE, callbackPayload, callbackTypeEntry, otherCallbackType, type CallbackTypeTable } from '../spec/callback-types.js';
-import type { EmulatorRandom } from './context.js';
+import type { EmulatorRandom } from './emulator-context.js';
 
 /** A callback type (`type` of the payload): one of the callback type table's. */
 export type CallbackType = number;

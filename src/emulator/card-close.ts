@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
 import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, CARD_HTTP_STATUS, type CardFailure } from '../service/codes.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext } from './emulator-context.js';
 import { noteWhy } from './envelope.js';
 import { serveEndpoint } from './order-endpoints.js';
 

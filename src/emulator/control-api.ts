@@ -5,10 +5,10 @@ import { readBody, sendJson } from '../core/http-io.js';
 import { validateSchema, type SchemaName } from '../core/schemas.js';
 import { defaultCallbackPayload, newTrackingId, type CallbackType } from './callback-payloads.js';
 import type { EmulatorMerchant } from './config.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext } from './emulator-context.js';
 import { decimalToBigInt, isWholeDecimal, parseDecimal } from '../service/decimal.js';
 import { settleLeaseDebits } from '../service/energy.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../service/limits.js';
+import { MAX_REQUEST_DEPTH, nestedDeeperThan } from '../service/limits.js';
 import { shapeCallbackPayload } from '../service/policies.js';
 import { noteWhy } from './envelope.js';
 
@@ -95,7 +95,7 @@ async function readJson(ctx: EmulatorContext, req: IncomingMessage): Promise<{ v
   } catch (problem) {
     return { error: error(400, `the body is not JSON: ${(problem as Error).message}`) };
   }
-  if (nestedDeeperThan(value)) return { error: error(400, `the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`) };
+  if (nestedDeeperThan(value)) return { error: error(400, `the JSON is nested deeper than ${MAX_REQUEST_DEPTH} levels`) };
   return { value };
 }
 

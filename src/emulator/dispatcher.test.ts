@@ -14,7 +14,7 @@ import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { ManualScheduler } from '../core/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
-import { cryptoRandom } from './context.js';
+import { cryptoRandom } from './emulator-context.js';
 import { CallbackDispatcher, judgeAttempt, type DispatcherOptions } from './dispatcher.js';
 import { sealCallback } from '../wire/callback-delivery.js';
 import { SealPool, startSealWorker } from './seal-pool.js';

@@ -4,7 +4,7 @@ import { realScheduler, type Scheduler } from '../core/scheduler.js';
 import { readAcknowledgement } from '../wire/acknowledgement.js';
 import { callbackHeaders, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
-import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './context.js';
+import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './emulator-context.js';
 import { createPostAgents, MAX_SOCKETS_PER_TARGET, startPost, type PostAnswer, type PostHandle, type PostOutcome } from './http-post.js';
 import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, SendMark, SendVerdict, Settlement, Unsent } from './outbox.js';
 import type { EmulatorStore } from './store.js';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
 import { ENVELOPE_CODES, ENVELOPE_HTTP_STATUS, HTTP_ERROR_BODIES, type EnvelopeFailure } from '../service/codes.js';
 import type { HttpAnswer } from '../service/pipeline.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext } from './emulator-context.js';
 
 /** Why a request ended the way it did: for the log line, never for the answer. */
 const WHY = Symbol('why');

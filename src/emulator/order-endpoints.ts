@@ -16,7 +16,7 @@ import {
 import { familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
 import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import type { EmulatorMerchant, Permission } from './config.js';
-import { merchantKey, type EmulatorContext } from './context.js';
+import { merchantKey, type EmulatorContext } from './emulator-context.js';
 import { noteWhy, sendTooLarge } from './envelope.js';
 
 /** The two encrypted order endpoints (ENERGY-PATH, ORDER-PATH). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openSqlite } from '../core/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
-import type { Plain, ServiceContext } from '../service/context.js';
+import type { Plain, ServiceContext } from '../service/service-context.js';
 import { MemoryServiceState } from '../service/memory-state.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { DEFAULT_POLICIES, type ServicePolicies } from '../service/policies.js';

@@ -3,7 +3,7 @@ import type { ServiceOperations } from '../service/operations.js';
 import type { ServicePolicies } from '../service/policies.js';
 import type { MerchantId, ServiceState } from '../service/state.js';
 import type { EmulatorMerchant } from './config.js';
-import type { ServiceRandom as EmulatorRandom } from '../service/context.js';
+import type { ServiceRandom as EmulatorRandom } from '../service/service-context.js';
 import type { HttpAnswer, RequestCheck, SuccessEnvelope } from '../service/pipeline.js';
 import type { MerchantKeyEntry } from './api-keys.js';
 import type { AttemptRecord, DeliveryUpdate, DueDelivery } from './outbox.js';

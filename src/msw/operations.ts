@@ -1,4 +1,4 @@
-import type { ServiceContext, ServiceRandom } from '../service/context.js';
+import type { ServiceContext, ServiceRandom } from '../service/service-context.js';
 import { MemoryServiceState } from '../service/memory-state.js';
 import { DEFAULT_POLICIES } from '../service/policies.js';
 import type { ResolvedMerchant } from './merchants.js';

@@ -3,7 +3,7 @@
 // the state is left as it was.
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber } from '../core/exact-json.js';
-import type { Plain, ServiceContext } from '../service/context.js';
+import type { Plain, ServiceContext } from '../service/service-context.js';
 import { MemoryServiceState } from '../service/memory-state.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { DEFAULT_POLICIES } from '../service/policies.js';

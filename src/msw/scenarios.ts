@@ -1,4 +1,4 @@
-import { refuse, type CardOutcome, type EnvelopeOutcome, type ServiceContext } from '../service/context.js';
+import { refuse, type CardOutcome, type EnvelopeOutcome, type ServiceContext } from '../service/service-context.js';
 import type { CardFailure, EnvelopeFailure } from '../service/codes.js';
 import type { ServiceOperations } from '../service/operations.js';
 import type { PipelineKeys } from '../service/pipeline.js';

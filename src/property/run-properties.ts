@@ -89,12 +89,10 @@ export async function checkProperties(side: 'service' | 'merchant', properties: 
       const minimal = details.counterexample[0];
       lastFailure = {
         value: minimal,
-        verdict: await property
-          .explain(minimal, lastFailure.verdict)
-          .catch((error: unknown) => ({
-            ...lastFailure!.verdict,
-            message: `${lastFailure!.verdict.message} (naming it under other readings failed: ${(error as Error).message})`,
-          })),
+        verdict: await property.explain(minimal, lastFailure.verdict).catch((error: unknown) => ({
+          ...lastFailure!.verdict,
+          message: `${lastFailure!.verdict.message} (naming it under other readings failed: ${(error as Error).message})`,
+        })),
       };
     }
     const restored = property.finish ? await property.finish().catch((error: unknown) => [`could not put the state back: ${(error as Error).message}`]) : [];

@@ -18,7 +18,7 @@ import { validateSchema, type SchemaName } from '../core/schemas.js';
 import { BASE64_PATTERN, decodeBase64Strict } from '../crypto/base64.js';
 import { CryptoError } from '../crypto/errors.js';
 import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
-import type { SentRequest } from './context.js';
+import type { SentRequest } from './observation.js';
 
 /** An acceptance no rule forbids: the open point it is judged under and why. */
 interface Leniency {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../core/http-io.js';
-import type { ReceivedCallback } from './context.js';
+import type { ReceivedCallback } from './observation.js';
 import type { Answer } from './model.js';
 
 export type { Answer };

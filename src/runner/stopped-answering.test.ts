@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULES_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
-import type { Exchange } from './context.js';
+import type { Exchange } from './observation.js';
 import { stoppedAnswering, type Sent } from './engine.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));

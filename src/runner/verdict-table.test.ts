@@ -13,7 +13,7 @@ import { envelopeCheck } from './checks/envelope.js';
 import { errorBodyCheck } from './checks/error-body.js';
 import { refusedCheck } from './checks/refused.js';
 import { statusCheck } from './checks/status.js';
-import type { Exchange, ReceivedResponse } from './context.js';
+import type { Exchange, ReceivedResponse } from './observation.js';
 import { judgedRules, judgeFinding } from './engine.js';
 import { loadSuites } from './suite.js';
 import type { Finding, Target } from './types.js';

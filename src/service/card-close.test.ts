@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber } from '../core/exact-json.js';
 import { closeCard } from './card-close.js';
-import type { CardOutcome, Plain, ServiceContext } from './context.js';
+import type { CardOutcome, Plain, ServiceContext } from './service-context.js';
 import { MemoryServiceState } from './memory-state.js';
 import { DEFAULT_POLICIES, type ServicePolicies } from './policies.js';
 

@@ -1,6 +1,6 @@
 import { ruleSuffix } from '../core/issue-wording.js';
 import { validateSchema } from '../core/schemas.js';
-import { notStrings, refuse, type CardOutcome, type Plain, type ServiceContext } from './context.js';
+import { notStrings, refuse, type CardOutcome, type Plain, type ServiceContext } from './service-context.js';
 import { describeRequestIssues } from './request-wording.js';
 import type { CardClose, CloseOutcome, MerchantId, ServiceState } from './state.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
-import type { Plain, ServiceContext } from './context.js';
+import type { Plain, ServiceContext } from './service-context.js';
 import { getEnergyMaxCount, settleLeaseDebits } from './energy.js';
 import { MemoryServiceState } from './memory-state.js';
 import { DEFAULT_POLICIES } from './policies.js';

@@ -1,6 +1,6 @@
 import { LosslessNumber } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
-import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
+import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './service-context.js';
 import { coerceFields } from './policies.js';
 import { describeRequestIssues } from './request-wording.js';
 import type { MerchantId, ServiceState } from './state.js';

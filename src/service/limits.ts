@@ -1,5 +1,5 @@
 /** Deepest JSON nesting the emulator accepts in a request (U-LIMITS); deeper is refused, never recursed into. */
-export const MAX_JSON_DEPTH = 64;
+export const MAX_REQUEST_DEPTH = 64;
 
 /**
  * Is a parsed JSON value nested deeper than `max` levels? Walks with an explicit stack, so a
@@ -7,7 +7,7 @@ export const MAX_JSON_DEPTH = 64;
  *
  * @example nestedDeeperThan(JSON.parse('[[[1]]]'), 2) // true
  */
-export function nestedDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
+export function nestedDeeperThan(value: unknown, max = MAX_REQUEST_DEPTH): boolean {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;

@@ -1,5 +1,5 @@
 import { closeCard } from './card-close.js';
-import type { CardOutcome, EnvelopeOutcome, Plain, ServiceContext } from './context.js';
+import type { CardOutcome, EnvelopeOutcome, Plain, ServiceContext } from './service-context.js';
 import { getEnergyMaxCount } from './energy.js';
 import { withdrawWithoutVerify } from './order.js';
 import type { MerchantId } from './state.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
-import type { Plain, ServiceContext } from './context.js';
+import type { Plain, ServiceContext } from './service-context.js';
 import { MemoryServiceState } from './memory-state.js';
 import { withdrawWithoutVerify } from './order.js';
 import { DEFAULT_POLICIES, type ServicePolicies } from './policies.js';

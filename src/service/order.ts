@@ -1,7 +1,7 @@
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
 import type { EnvelopeFailure } from './codes.js';
-import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './context.js';
+import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './service-context.js';
 import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
 import { describeRequestIssues } from './request-wording.js';

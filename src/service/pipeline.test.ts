@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { WALLET_ENDPOINTS } from '../generated/msw-handlers.js';
 import { CARD_ERROR_CODES, ENVELOPE_CODES } from './codes.js';
-import { refuse } from './context.js';
+import { refuse } from './service-context.js';
 import { createPipeline, SERVICE_ENDPOINTS, type PipelineRequest, type PipelineSetup } from './pipeline.js';
 import { DEFAULT_POLICIES, type ServicePolicies } from './policies.js';
 

@@ -23,8 +23,8 @@ import {
   type CardFailure,
   type EnvelopeFailure,
 } from './codes.js';
-import type { CardOutcome, EnvelopeOutcome, Plain } from './context.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './limits.js';
+import type { CardOutcome, EnvelopeOutcome, Plain } from './service-context.js';
+import { MAX_REQUEST_DEPTH, nestedDeeperThan } from './limits.js';
 import type { ServicePolicies } from './policies.js';
 import type { MerchantId } from './state.js';
 
@@ -327,7 +327,7 @@ export function createPipeline<M extends PipelineMerchant>(
       return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)), ...named, plainText };
     if (nestedDeeperThan(value)) {
       return {
-        ...fail(encrypted ? 'invalidRequest' : 'badRequest', withRules(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`, endpoint.rules.request)),
+        ...fail(encrypted ? 'invalidRequest' : 'badRequest', withRules(`${what} is nested deeper than ${MAX_REQUEST_DEPTH} levels`, endpoint.rules.request)),
         ...named,
         plainText,
       };

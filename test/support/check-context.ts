@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseExactJson } from '../../src/core/exact-json.js';
 import { DEFAULT_PROFILE } from '../../src/core/profile.js';
 import { parseKey, type RsaPrivateKey } from '../../src/crypto/keys.js';
-import type { CheckContext, Exchange, ReceivedCallback, ReceivedResponse, StepOutcome } from '../../src/runner/context.js';
+import type { CheckContext, Exchange, ReceivedCallback, ReceivedResponse, StepOutcome } from '../../src/runner/observation.js';
 import type { Step } from '../../src/runner/suite.js';
 import type { MerchantTarget, ServiceTarget, Target } from '../../src/runner/types.js';
 

@@ -1,7 +1,7 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { isNode, literal } from '../../spec/document.js';
 import type { SpecOperationView } from '../../spec/endpoints.js';
-import type { DocsContext } from './context.js';
+import type { DocsContext } from './docs-context.js';
 import { headerRows } from './endpoint-page.js';
 import { exampleBlock, sealedWith } from './examples.js';
 import { union } from './lists.js';

@@ -3,7 +3,7 @@ import type { Direction } from '../../core/profile.js';
 import { isNode, literal } from '../../spec/document.js';
 import type { SpecMedia, SpecOperationView } from '../../spec/endpoints.js';
 import type { FlatSchema } from '../../spec/flatten.js';
-import type { DocsContext } from './context.js';
+import type { DocsContext } from './docs-context.js';
 import { exampleBlock, sealedWith } from './examples.js';
 import { union } from './lists.js';
 import { badge, c, heading, link, para, paragraphs, prose, t, type Block, type Page, type Panel, type Row, type Text } from './model.js';

@@ -1,6 +1,6 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { idempotencyOf, keyFieldsText } from './callback-page.js';
-import type { DocsContext } from './context.js';
+import type { DocsContext } from './docs-context.js';
 import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './model.js';
 import { isNode } from '../../spec/document.js';
 import { aliasesOf, FIELD_ALIASES } from '../../spec/callback-types.js';

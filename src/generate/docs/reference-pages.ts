@@ -1,6 +1,6 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { answerBlocks, idempotencyOf, keyFieldsText } from './callback-page.js';
-import type { DocsContext } from './context.js';
+import type { DocsContext } from './docs-context.js';
 import { businessFailures } from './endpoint-page.js';
 import { b, badge, c, heading, join, link, para, paragraphs, prose, ruleAnchor, t, type Block, type Page, type Row, type Text } from './model.js';
 import { isNode, literal } from '../../spec/document.js';

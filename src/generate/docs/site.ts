@@ -1,7 +1,7 @@
 import { SpecError } from '../../core/errors.js';
 import type { Rule } from '../../core/rules.js';
 import { callbackPage } from './callback-page.js';
-import { createContext } from './context.js';
+import { createContext } from './docs-context.js';
 import { endpointPage } from './endpoint-page.js';
 import { renderHtmlPage } from './html.js';
 import { renderMarkdownPage } from './markdown.js';

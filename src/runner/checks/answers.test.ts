@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answer, checkContext, exchange, merchantTarget } from '../../../test/support/check-context.js';
-import type { Exchange } from '../context.js';
+import type { Exchange } from '../observation.js';
 import type { Finding } from '../types.js';
 import { answersCheck } from './answers.js';
 

@@ -1,7 +1,7 @@
 import { parseExactJson, type ExactJson } from '../../core/exact-json.js';
 import { readAcknowledgement } from '../../wire/acknowledgement.js';
 import type { Finding } from '../types.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../observation.js';
 import { fail, pass, preview, type Check } from './check.js';
 
 /** `status` of every answer (default 200 when no errCode is asked); `errCode` zero or nonzero; `lenient`: the body is a form some decoders read. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LosslessNumber } from '../../core/exact-json.js';
 import { sealJson } from '../../crypto/codec.js';
 import { callback, checkContext, testKeys } from '../../../test/support/check-context.js';
-import type { ReceivedCallback } from '../context.js';
+import type { ReceivedCallback } from '../observation.js';
 import type { Step } from '../suite.js';
 import type { Finding } from '../types.js';
 import { callbackDecryptsCheck, withInterfaceNames } from './callback-decrypts.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callback, checkContext, serviceTarget } from '../../../test/support/check-context.js';
-import type { ReceivedCallback } from '../context.js';
+import type { ReceivedCallback } from '../observation.js';
 import type { Finding } from '../types.js';
 import { callbackHeadersCheck } from './callback-headers.js';
 

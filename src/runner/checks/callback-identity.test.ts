@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sealJson } from '../../crypto/codec.js';
 import { callback, checkContext, testKeys } from '../../../test/support/check-context.js';
-import type { ReceivedCallback } from '../context.js';
+import type { ReceivedCallback } from '../observation.js';
 import type { Finding } from '../types.js';
 import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackSameEventCheck, callbackTrackingIdCheck } from './callback-identity.js';
 

@@ -2,7 +2,7 @@ import { NO_PARAMS, isFinding, pass, fail, undecryptableCallback, type Check } f
 
 /** `equals`: the deliveries expected. */
 type CallbackAttemptsParams = { equals: number };
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../observation.js';
 import { callbackField } from '../../spec/callback-types.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 

@@ -1,6 +1,6 @@
 import type { ExactJson } from '../../core/exact-json.js';
 import { openJson } from '../../crypto/codec.js';
-import type { CheckContext, ReceivedCallback } from '../context.js';
+import type { CheckContext, ReceivedCallback } from '../observation.js';
 import type { ServiceTarget } from '../types.js';
 import type { Finding } from '../types.js';
 import { describeCryptoFailure } from '../../wire/crypto-wording.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answer, checkContext, exchange } from '../../../test/support/check-context.js';
-import type { ReceivedResponse } from '../context.js';
+import type { ReceivedResponse } from '../observation.js';
 import type { Finding } from '../types.js';
 import { cardResponseCheck } from './card-response.js';
 

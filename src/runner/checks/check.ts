@@ -1,6 +1,6 @@
 import type { SchemaIssue } from '../../core/schemas.js';
 import { answerFailureRule, callbackFailureRule, reasonInMessage } from '../../wire/crypto-failure.js';
-import type { CheckContext, Exchange } from '../context.js';
+import type { CheckContext, Exchange } from '../observation.js';
 import type { Finding } from '../types.js';
 
 /** A JSON schema (draft 2020-12) of one parameter. */

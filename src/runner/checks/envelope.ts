@@ -1,6 +1,6 @@
 import { mediaType } from '../../core/http-io.js';
 import { validateSchema } from '../../core/schemas.js';
-import type { ReceivedResponse } from '../context.js';
+import type { ReceivedResponse } from '../observation.js';
 import type { Finding } from '../types.js';
 import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 

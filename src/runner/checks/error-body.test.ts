@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answer, checkContext, exchange } from '../../../test/support/check-context.js';
-import type { Exchange } from '../context.js';
+import type { Exchange } from '../observation.js';
 import type { Finding } from '../types.js';
 import { errorBodyCheck } from './error-body.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkContext, merchantTarget } from '../../../test/support/check-context.js';
-import type { StepOutcome } from '../context.js';
+import type { StepOutcome } from '../observation.js';
 import type { Finding } from '../types.js';
 import { decimalValue, processedCheck, processedExactCheck } from './processed.js';
 

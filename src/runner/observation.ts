@@ -1,9 +1,8 @@
-import { generateKeyPairSync } from 'node:crypto';
+/** What the runner observes: requests as sent, answers and callbacks as received, a step's outcome, and what a check is given to judge them. */
 import type { ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
-import { fingerprint, type SecretKind } from '../core/scrub.js';
-import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import type { Case, Step, Suite } from './model.js';
+import type { StrangerKeys } from './stranger-keys.js';
 import type { Target } from './types.js';
 
 /** A request as sent, with its plain form beside the wire form. */
@@ -80,25 +79,4 @@ export interface CheckContext<P = Record<string, unknown>> {
   rules: Map<string, Rule>;
   /** A key pair that is not the target's: for wrong-key cases. */
   strangerKeys: StrangerKeys;
-}
-
-/** Another key pair of the same size, made once per run. */
-export interface StrangerKeys {
-  publicKey: RsaPublicKey;
-  privateKey: RsaPrivateKey;
-}
-
-/** Makes a stranger key pair with the modulus size of the target's key. */
-export function makeStrangerKeys(bits: number): StrangerKeys {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
-  const priv = parseKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as RsaPrivateKey;
-  return { privateKey: priv, publicKey: priv.publicKey };
-}
-
-/**
- * Redacts a credential for reports by its fingerprint (`ak…#3f9c`): a person can tell keys apart,
- * and no character of the key shows. An empty value stays empty (nothing was sent).
- */
-export function redact(secret: string, kind: SecretKind = 'ak'): string {
-  return secret.length === 0 ? '' : fingerprint(secret, kind);
 }

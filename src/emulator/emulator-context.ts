@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { RsaKey } from '../crypto/keys.js';
-import type { ServiceContext, ServiceRandom } from '../service/context.js';
+import type { ServiceContext, ServiceRandom } from '../service/service-context.js';
 import type { ServiceOperations } from '../service/operations.js';
 import type { ApiKeyIndex } from './api-keys.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
