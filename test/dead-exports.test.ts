@@ -93,8 +93,20 @@ describe('the dead-export check', () => {
   // Lint runs the check over src/ (in CI too); a second run here would cost ~17 s of CPU and prove nothing more.
   it('is part of npm run lint, after the import-cycle check', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(manifest.scripts.lint).toMatch(/node scripts\/check-import-cycles\.mjs && node scripts\/check-dead-exports\.mjs/);
+    expect(manifest.scripts.lint).toMatch(/node scripts\/check-import-cycles\.mjs && node scripts\/check-dead-exports\.mjs --type-check/);
   });
+
+  it('--type-check reports type errors as tsc does, from the same program, and fails with exit 2', () => {
+    const dir = planted();
+    writeFileSync(join(dir, 'src/index.ts'), `${readFileSync(join(dir, 'src/index.ts'), 'utf8')}\nexport const wrong: number = 'text';\n`);
+    const typed = check(dir, '--type-check');
+    expect(typed.status).toBe(2);
+    expect(typed.out).toMatch(/^src\/index\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\.$/m);
+    expect(typed.out).toContain('1 type error (above)');
+    // The dead exports are still named beside the type error.
+    expect(deadLines(typed.out)).toHaveLength(5);
+    expect(check(dir).out).not.toContain('TS2322');
+  }, 120_000);
 
   it('names an unused export, one only its file uses, a type only its file uses, a re-export no one imports and what only that re-export used', () => {
     const dir = planted();
