@@ -5,8 +5,9 @@ import { resolve } from 'node:path';
 /**
  * End-to-end tests run the real CLI (`bin/wallet-conformance.js` → `dist/`), so build once
  * before any test: a stale dist would test yesterday's code. `.ci/run` sets
- * WALLET_CONFORMANCE_DIST_BUILT=1 for its runtime passes on Node 22 and 24, which run on the dist/
- * its full suite built from the same tree minutes earlier (the build is the same on every Node).
+ * WALLET_CONFORMANCE_DIST_BUILT=1 for its full suite, whose dist/ npm ci's prepare script built from
+ * the same tree a minute earlier, and for its runtime passes on Node 22 and 24 (the build is the
+ * same on every Node).
  */
 export default function setup(): void {
   const root = resolve(import.meta.dirname, '..');
