@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import type { Suite } from '../runner/suite.js';
 import { filterCases } from './case-filter.js';
+import { refusal } from '../../test/support/refusal.js';
 
 const suite = (name: string, ...ids: string[]): Suite => ({
   name,
@@ -15,16 +15,6 @@ const SUITES = [
   suite('service/energy', 'success'),
 ];
 const ids = (suites: Suite[]) => suites.flatMap((s) => s.cases.map((c) => `${s.name}/${c.id}`));
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
 
 describe('--case', () => {
   it.each<[string[], string[]]>([

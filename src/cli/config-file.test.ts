@@ -3,18 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { applyConfigFile, configKeyOf, configValues, parseConfigFile, requireOption } from './config-file.js';
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
+import { refusal } from '../../test/support/refusal.js';
 
 const FILE = '/ci/wallet-conformance.yaml';
 

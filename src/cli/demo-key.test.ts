@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { assertPublishable, markDemoKey } from './demo-key.js';
+import { refusal } from '../../test/support/refusal.js';
 
 const PEM = '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n';
 const MARKER = '# wallet-conformance demo key: published with the docs; never use it for real traffic';
@@ -14,16 +14,6 @@ const keyFile = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
 
 describe('demo keys', () => {
   it('are marked once, in front of the PEM', () => {

@@ -2,18 +2,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { loadProfile, readUserFile, writeUserFile } from './io.js';
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
+import { refusal } from '../../test/support/refusal.js';
 
 describe("the user's files", () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-io-'));

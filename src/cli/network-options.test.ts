@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { networkFromFlags, type NetworkFlags } from './network-options.js';
+import { refusal } from '../../test/support/refusal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-network-flags-'));
 const write = (name: string, text: string) => {
@@ -11,16 +11,6 @@ const write = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
 
 describe('the network flags, checked before anything is sent', () => {
   const notPem = write('notes.txt', 'just some notes\n');

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { EXIT } from './exit.js';
 import { parseChoice, parseInteger } from './options.js';
+import { refusal } from '../../test/support/refusal.js';
 
 /** What a call throws, as [reason, message]; undefined when it returns. */
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
-
 describe('whole-number flags', () => {
   it.each<[string, { min?: number; max?: number }, number]>([
     ['42', {}, 42],

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { receiverAddress } from './receiver-flags.js';
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
+import { refusal } from '../../test/support/refusal.js';
 
 describe('--listen-host and --public-url of the callback receiver', () => {
   it.each<[{ listenHost?: string; publicUrl?: string }, { listenHost?: string; publicUrl?: string }]>([

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { readReportDir } from './report-read.js';
+import { refusal } from '../../test/support/refusal.js';
 
 const root = mkdtempSync(join(tmpdir(), 'wc-report-read-'));
 const shard = (name: string, text?: string) => {
@@ -12,16 +12,6 @@ const shard = (name: string, text?: string) => {
   if (text !== undefined) writeFileSync(join(dir, 'report.json'), text);
   return dir;
 };
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
 
 describe('reading a shard for report merge', () => {
   it('a folder without report.json is one line', () => {

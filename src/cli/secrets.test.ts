@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { readSecretFile, scrubOutput, secretSource, settleFlags } from './secrets.js';
+import { refusal } from '../../test/support/refusal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-secrets-'));
 const write = (name: string, text: string) => {
@@ -24,16 +24,6 @@ function settle(argv: string[], env: NodeJS.ProcessEnv = {}, required = true): R
     .option('--callback-url <url>');
   command.parse(argv.includes('--config') ? argv : ['--config', EMPTY_CONFIG, ...argv], { from: 'user' });
   return settleFlags<Record<string, unknown>>(command, { sections: ['merchant'], secrets: { apiKey: required }, env });
-}
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
 }
 
 describe('a secret, from flag, file flag, environment or config file', () => {

@@ -3,16 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
 import { reachWithin, waitForMs } from './wait-for.js';
-
-function refusal(run: () => unknown): [string, string] | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [(error as ConfigError).reason, (error as Error).message];
-  }
-  return undefined;
-}
+import { refusal } from '../../test/support/refusal.js';
 
 describe('--wait-for SECONDS', () => {
   it.each<[string | undefined, number]>([

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
-import { CARD_ERROR_CODES, CARD_ERROR_TEXTS, CARD_HTTP_STATUS, type CardFailure } from '../service/codes.js';
+import { CARD_ERROR_CODES, CARD_HTTP_STATUS, cardFailureBody, type CardFailure } from '../service/codes.js';
 import type { EmulatorContext } from './emulator-context.js';
 import { noteWhy } from './envelope.js';
 import { serveEndpoint } from './order-endpoints.js';
@@ -24,15 +24,6 @@ export function serveCardClose(ctx: EmulatorContext, req: IncomingMessage, res: 
  */
 export function sendCardFailure(ctx: EmulatorContext, res: ServerResponse, requestId: string, failure: CardFailure, detail: string): void {
   noteWhy(res, `${CARD_ERROR_CODES[failure]} ${detail}`);
-  const text = CARD_ERROR_TEXTS[failure];
-  const body: Record<string, unknown> = {
-    success: false,
-    errorCode: CARD_ERROR_CODES[failure],
-    errorMessage: text.zh,
-    errorMessageEn: text.en,
-    detailMessage: detail,
-    requestId,
-    data: null,
-  };
+  const body = cardFailureBody(requestId, failure, detail);
   sendJson(res, ctx.service.policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200, ctx.variant.cardFailure ? ctx.variant.cardFailure(body) : body);
 }

@@ -113,3 +113,17 @@ export const HTTP_ERROR_BODIES = Object.freeze({
   forbidden: { code: 'FORBIDDEN', message: 'forbidden' },
   notFound: { code: 'NOT FOUND', message: 'not found' },
 });
+
+/** The body of a card close failure (CARD-ERR): success false, every error field filled, data null. */
+export function cardFailureBody(requestId: string, failure: CardFailure, detail: string): Record<string, unknown> {
+  const text = CARD_ERROR_TEXTS[failure];
+  return {
+    success: false,
+    errorCode: CARD_ERROR_CODES[failure],
+    errorMessage: text.zh,
+    errorMessageEn: text.en,
+    detailMessage: detail,
+    requestId,
+    data: null,
+  };
+}

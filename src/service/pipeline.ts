@@ -15,7 +15,7 @@ import { ruleSuffix } from '../core/issue-wording.js';
 import type { CryptoFailureReason } from '../crypto/errors.js';
 import {
   CARD_ERROR_CODES,
-  CARD_ERROR_TEXTS,
+  cardFailureBody,
   CARD_HTTP_STATUS,
   ENVELOPE_CODES,
   ENVELOPE_HTTP_STATUS,
@@ -232,16 +232,7 @@ export function createPipeline<M extends PipelineMerchant>(
   }
 
   function cardFailure(policies: ServicePolicies, requestId: string, failure: CardFailure, detail: string): PipelineAnswer {
-    const text = CARD_ERROR_TEXTS[failure];
-    const body: Record<string, unknown> = {
-      success: false,
-      errorCode: CARD_ERROR_CODES[failure],
-      errorMessage: text.zh,
-      errorMessageEn: text.en,
-      detailMessage: detail,
-      requestId,
-      data: null,
-    };
+    const body = cardFailureBody(requestId, failure, detail);
     return {
       status: policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200,
       headers: { ...JSON_HEADERS },
