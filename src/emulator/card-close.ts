@@ -1,22 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { sendJson } from '../core/http-io.js';
 import { CARD_ERROR_CODES, CARD_HTTP_STATUS, cardFailureBody, type CardFailure } from '../service/codes.js';
 import type { EmulatorContext } from './emulator-context.js';
 import { noteWhy } from './envelope.js';
-import { serveEndpoint } from './order-endpoints.js';
 
 /** Exact path under {card_base_url} (CARD-PATH). */
 export const CARD_CLOSE_PATH = '/card/close';
-
-/**
- * Serves card close (CARD-*) through the pipeline (src/service/pipeline.ts): HTTP 200 with the
- * response shape on success and on failure (U-CARD-VALUES). Card close carries no credential in the
- * interface (U-CARD-AUTH); an `X-API-KEY` that is sent anyway is checked (401, 403 without the
- * closeCard permission or for another merchant).
- */
-export function serveCardClose(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  return serveEndpoint(ctx, 'closeCard', req, res);
-}
 
 /**
  * CARD-ERR for a bug of ours (the pipeline threw): success false with every error field filled,

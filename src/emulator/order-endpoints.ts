@@ -109,8 +109,9 @@ function pipelineOf(ctx: EmulatorContext): Serve {
 }
 
 /**
- * Serves an order endpoint or card close through the pipeline: the emulator's part is the
- * transport, its body limit (413, the connection closed so the rest is not read) and a broken
+ * Serves an order endpoint (ENERGY-*, ORDER-*) or card close (CARD-*; no credential in the
+ * interface, U-CARD-AUTH: an X-API-KEY sent anyway is checked) through the pipeline: the emulator's
+ * part is the transport, its body limit (413, the connection closed so the rest is not read) and a broken
  * connection (dropped, never answered).
  */
 export async function serveEndpoint(ctx: EmulatorContext, operation: OrderEndpoint | 'closeCard', req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -132,9 +133,4 @@ export async function serveEndpoint(ctx: EmulatorContext, operation: OrderEndpoi
   if (!answer) return;
   if (answer.why !== undefined) noteWhy(res, answer.why);
   sendJson(res, answer.status, answer.body);
-}
-
-/** getEnergyMaxCount or withdrawWithoutVerify (ENERGY-*, ORDER-*) through the pipeline. */
-export function serveOrderEndpoint(ctx: EmulatorContext, endpoint: OrderEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  return serveEndpoint(ctx, endpoint, req, res);
 }

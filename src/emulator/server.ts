@@ -5,13 +5,13 @@ import { createWebServer } from '../net/server-tls.js';
 import type { ServiceContext } from '../service/service-context.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { ApiKeyIndex } from './api-keys.js';
-import { CARD_CLOSE_PATH, sendCardFailure, serveCardClose } from './card-close.js';
+import { CARD_CLOSE_PATH, sendCardFailure } from './card-close.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { cryptoRandom, type EmulatorClock, type EmulatorContext, type EmulatorLog, type EmulatorRandom } from './emulator-context.js';
 import { CONTROL_PREFIX, serveControl } from './control-api.js';
 import { CallbackDispatcher } from './dispatcher.js';
 import { sendFailure, sendNotFound, whyOf } from './envelope.js';
-import { ORDER_PATHS, serveOrderEndpoint, type OrderEndpoint } from './order-endpoints.js';
+import { ORDER_PATHS, serveEndpoint, type OrderEndpoint } from './order-endpoints.js';
 import type { CallbackSealer } from './seal-pool.js';
 import { openEmulatorStore, storeServiceState } from './store.js';
 import type { EmulatorVariant } from './variant.js';
@@ -49,10 +49,10 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-const ROUTES = new Map<string, OrderEndpoint | 'card'>([
+const ROUTES = new Map<string, OrderEndpoint | 'closeCard'>([
   [ORDER_PATHS.getEnergyMaxCount, 'getEnergyMaxCount'],
   [ORDER_PATHS.withdrawWithoutVerify, 'withdrawWithoutVerify'],
-  [CARD_CLOSE_PATH, 'card'],
+  [CARD_CLOSE_PATH, 'closeCard'],
 ]);
 
 /**
@@ -200,7 +200,7 @@ function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse)
   if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) {
     work = serveControl(ctx, req, res, path, new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)));
   } else if (route !== undefined && req.method === 'POST') {
-    work = route === 'card' ? serveCardClose(ctx, req, res) : serveOrderEndpoint(ctx, route, req, res);
+    work = serveEndpoint(ctx, route, req, res);
   } else {
     // ERR-404: any other path, or another method on an endpoint's path.
     req.resume();
@@ -214,7 +214,7 @@ function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse)
       res.destroy();
       return;
     }
-    if (route === 'card') sendCardFailure(ctx, res, `req-${ctx.random.uuid()}`, 'internal', 'internal error');
+    if (route === 'closeCard') sendCardFailure(ctx, res, `req-${ctx.random.uuid()}`, 'internal', 'internal error');
     else if (route !== undefined) sendFailure(ctx, res, 'internal', 'internal error');
     else sendJson(res, 500, { error: 'internal error' });
   });
