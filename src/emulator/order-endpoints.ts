@@ -1,20 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody, sendJson } from '../core/http-io.js';
-import { decodeUtf8, halfFor, openBytes, sealJson } from '../crypto/codec.js';
-import { CryptoError } from '../crypto/errors.js';
+import { halfFor } from '../crypto/codec.js';
+import { nativeCodec } from '../service/native-codec.js';
 import { acceptedBase64 } from '../service/policies.js';
 import {
   createPipeline,
   SERVICE_ENDPOINTS,
-  type OpenFailureKind,
   type PipelineAnswer,
   type PipelineCodec,
   type PipelineEndpoint,
   type PipelineOperation,
   type PipelineShapes,
 } from '../service/pipeline.js';
-import { familyOf, type CryptoFailureFamily } from '../wire/crypto-failure.js';
-import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import type { EmulatorMerchant, Permission } from './config.js';
 import { merchantKey, type EmulatorContext } from './emulator-context.js';
 import { noteWhy, sendTooLarge } from './envelope.js';
@@ -28,25 +25,10 @@ export const ORDER_PATHS: Readonly<Record<OrderEndpoint, string>> = Object.freez
   withdrawWithoutVerify: '/api/v1/api/order/withdrawWithoutVerify',
 });
 
-/** The codec's kind of a failure by the family of its reason (src/wire/crypto-failure.ts). */
-const OPEN_FAILURE: Record<CryptoFailureFamily, OpenFailureKind> = { base64: 'base64', plaintext: 'text', key: 'decrypt' };
-
-/** The native engine (src/crypto, synchronous) as the pipeline's codec, with the keys the merchant's profile names. */
-function nativeCodec(merchant: EmulatorMerchant): PipelineCodec {
+/** The native codec with the keys the merchant's profile names. */
+function merchantCodec(merchant: EmulatorMerchant): PipelineCodec {
   const profile = merchant.profile;
-  const requestKey = merchantKey(merchant, halfFor('request', 'decrypt', profile));
-  const responseKey = merchantKey(merchant, halfFor('response', 'encrypt', profile));
-  return {
-    open(data, accept) {
-      try {
-        return { ok: true, text: decodeUtf8(openBytes(data, 'request', requestKey, { profile, base64: { accept } })) };
-      } catch (error) {
-        if (!(error instanceof CryptoError)) throw error;
-        return { ok: false, kind: OPEN_FAILURE[familyOf(error.reason)], message: describeCryptoFailure(error) };
-      }
-    },
-    seal: (json) => sealJson(json, 'response', responseKey, { profile }),
-  };
+  return nativeCodec(merchantKey(merchant, halfFor('request', 'decrypt', profile)), merchantKey(merchant, halfFor('response', 'encrypt', profile)), profile);
 }
 
 type Serve = (endpoint: PipelineEndpoint, request: Parameters<ReturnType<typeof createPipeline>>[1]) => Promise<PipelineAnswer | undefined>;
@@ -94,7 +76,7 @@ function pipelineOf(ctx: EmulatorContext): Serve {
     keys: { check: (header, operation, now) => ctx.keys.check(header as string | string[] | undefined, operation as Permission, now) },
     codec: (merchant) => {
       let codec = codecs.get(merchant);
-      if (!codec) codecs.set(merchant, (codec = nativeCodec(merchant)));
+      if (!codec) codecs.set(merchant, (codec = merchantCodec(merchant)));
       return codec;
     },
     operations: (operation) => operations[operation],

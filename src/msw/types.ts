@@ -71,7 +71,7 @@ export interface WalletMockMerchant<Op extends string = string> {
 }
 
 /** Why a request's encrypted `data` did not open (the pipeline's, src/service/pipeline.ts); the kind picks the envelope code. */
-export type { OpenFailureKind, OpenOutcome } from '../service/pipeline.js';
+export type { OpenOutcome } from '../service/pipeline.js';
 
 /** One merchant's crypto, bound to its key and profile. */
 export interface MerchantCrypto {
