@@ -20,6 +20,17 @@ function mgf1(seed: Buffer, length: number, hash: 'sha1' | 'sha256'): Buffer {
   return Buffer.concat(chunks).subarray(0, length);
 }
 
+/** An OAEP block whose masked seed starts with 02 and whose bytes pass v1.5 type 2 unpadding (about 1 in 260). */
+function oaepFittingType2(padding: 'oaep-sha1' | 'oaep-sha256'): Buffer {
+  for (let n = 0; ; n++) {
+    const block = padOaep(Buffer.from([4]), 128, padding, (buffer) => {
+      buffer.writeUInt32BE(n);
+      return buffer;
+    });
+    if (unpadPkcs1(block, 2).ok) return block;
+  }
+}
+
 const xor = (a: Buffer, b: Buffer): Buffer => Buffer.from(a.map((byte, i) => byte ^ (b[i] ?? 0)));
 
 /** Masks a hand-made OAEP data block: `first || maskedSeed || maskedDB`, MGF1 over `mgfHash`, an h-byte seed. */
@@ -188,6 +199,8 @@ describe('naming the padding a block really carries', () => {
     ['a mixed block of zeros after the label hash', mixed(Buffer.concat([createHash('sha256').digest(), Buffer.alloc(75)])), null],
     ['a mixed-style block whose label is no SHA-256 hash', mixed(Buffer.concat([Buffer.alloc(32, 0x77), Buffer.alloc(61), Buffer.from([0x01, 4])])), null],
     ['a mixed block with a SHA-1 label', oaepBlock(dataBlock(128, 'sha1', [4]).subarray(0, 95), 'sha1', 0x00, 32), null],
+    ['an OAEP SHA-1 block that also fits v1.5 type 2 framing', oaepFittingType2('oaep-sha1'), 'OAEP with SHA-1 (profile padding: oaep-sha1)'],
+    ['an OAEP SHA-256 block that also fits v1.5 type 2 framing', oaepFittingType2('oaep-sha256'), 'OAEP with SHA-256 (profile padding: oaep-sha256)'],
     ['a short block of zeros', Buffer.alloc(65), null],
     ['a block of zeros', Buffer.alloc(128), null],
   ])('names %s', (_label, raw, name) => {

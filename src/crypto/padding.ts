@@ -92,10 +92,22 @@ export function unpad(raw: Uint8Array, padding: Padding, type: BlockType): Unpad
   return padding === 'pkcs1' ? unpadPkcs1(raw, type) : unpadOaep(raw, padding);
 }
 
-/** Names the padding a raw block really carries, when it is not the expected one (or null). */
+/**
+ * Names the padding a raw block really carries, when it is not the expected one (or null).
+ * Verified paddings come first: an OAEP block proves itself by its label hash, a v1.5 type 1 block
+ * by eight or more FF bytes. PKCS#1 v1.5 type 2 framing is weak (about 1 random block in 260 passes
+ * it; an OAEP block whose masked seed starts with 02 is one), so it is named last.
+ */
 export function identifyPadding(raw: Uint8Array): string | null {
   if (unpadPkcs1(raw, 1).ok) return 'PKCS#1 v1.5 block type 1 (private-key encryption)';
+  const oaep = identifyOaep(raw);
+  if (oaep) return oaep;
   if (unpadPkcs1(raw, 2).ok) return 'PKCS#1 v1.5 block type 2 (public-key encryption)';
+  return null;
+}
+
+/** Names the OAEP variant a raw block verifiably carries (its label hash matches), or null. */
+export function identifyOaep(raw: Uint8Array): string | null {
   if (unpadOaep(raw, 'oaep-sha1').ok) return 'OAEP with SHA-1 (profile padding: oaep-sha1)';
   if (unpadOaep(raw, 'oaep-sha256').ok) return 'OAEP with SHA-256 (profile padding: oaep-sha256)';
   if (unpadOaepMixed(raw))

@@ -112,8 +112,34 @@ describe('native decryption failures, explained', () => {
     const type1 = Buffer.concat([Buffer.from([0, 1]), Buffer.alloc(128 - 3 - message.length, 0xff), Buffer.from([0]), message]);
     expect(nativeEngine.decryptBlock(rawEncrypt(type1, 'public'), key, 'pkcs1')).toEqual({
       ok: false,
-      failure: { kind: 'padding-mismatch', detail: 'the block carries PKCS#1 v1.5 block type 1 (private-key encryption), but the profile expects pkcs1' },
+      failure: {
+        kind: 'padding-mismatch',
+        detail:
+          'the block carries PKCS#1 v1.5 block type 1 (private-key encryption), but the profile expects pkcs1 (PKCS#1 v1.5 block type 2, public-key encryption)',
+      },
     });
+  });
+
+  it.each(['oaep-sha1', 'oaep-sha256'] as const)('names a %s block that happens to fit v1.5 type 2 framing a padding mismatch, not a message', (padding) => {
+    // About 1 OAEP block in 260 starts 00 02 and has a 00 after eight non-zero bytes: v1.5 unpadding
+    // "succeeds" on it. Find such a block deterministically from counted seeds.
+    let block: Buffer | undefined;
+    for (let n = 0; !block; n++) {
+      const candidate = padOaep(message, 128, padding, (buffer) => {
+        buffer.writeUInt32BE(n);
+        return buffer;
+      });
+      if (unpadPkcs1(candidate, 2).ok) block = candidate;
+    }
+    const carried = padding === 'oaep-sha1' ? 'OAEP with SHA-1 (profile padding: oaep-sha1)' : 'OAEP with SHA-256 (profile padding: oaep-sha256)';
+    expect(nativeEngine.decryptBlock(rawEncrypt(block, 'public'), key, 'pkcs1')).toEqual({
+      ok: false,
+      failure: {
+        kind: 'padding-mismatch',
+        detail: `the block carries ${carried}, but the profile expects pkcs1 (PKCS#1 v1.5 block type 2, public-key encryption)`,
+      },
+    });
+    expect(nativeEngine.decryptBlock(rawEncrypt(block, 'public'), key, padding)).toEqual({ ok: true, message });
   });
 
   it.each([
@@ -124,7 +150,10 @@ describe('native decryption failures, explained', () => {
     const cipher = nativeEngine.encryptBlock(message, key, sent);
     expect(nativeEngine.decryptBlock(cipher, key.publicKey, expected)).toEqual({
       ok: false,
-      failure: { kind: 'padding-mismatch', detail: `the block carries ${carried}, but the profile expects ${expected}` },
+      failure: {
+        kind: 'padding-mismatch',
+        detail: `the block carries ${carried}, but the profile expects ${expected === 'pkcs1' ? 'pkcs1 (PKCS#1 v1.5 block type 1, private-key encryption)' : expected}`,
+      },
     });
   });
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type forge from 'node-forge';
 import type { Padding } from '../core/profile.js';
 import type { RsaKey } from './keys.js';
-import { identifyPadding, padOaep, unpad, type Unpadded } from './padding.js';
+import { identifyOaep, identifyPadding, padOaep, unpad, type Unpadded } from './padding.js';
 
 /** What went wrong with one block, before the block cipher adds where it was. */
 export interface BlockFailure {
@@ -29,9 +29,12 @@ export interface RsaEngine {
 
 const OAEP_HASH = { 'oaep-sha1': 'sha1', 'oaep-sha256': 'sha256' } as const;
 
-function diagnose(raw: Uint8Array, expected: Padding, unpadded: Unpadded & { ok: false }): BlockFailure {
+const expectedName = (expected: Padding, type: 1 | 2): string =>
+  expected === 'pkcs1' ? `pkcs1 (PKCS#1 v1.5 block type ${type}, ${type === 1 ? 'private' : 'public'}-key encryption)` : expected;
+
+function diagnose(raw: Uint8Array, expected: Padding, type: 1 | 2, unpadded: Unpadded & { ok: false }): BlockFailure {
   const actual = identifyPadding(raw);
-  if (actual) return { kind: 'padding-mismatch', detail: `the block carries ${actual}, but the profile expects ${expected}` };
+  if (actual) return { kind: 'padding-mismatch', detail: `the block carries ${actual}, but the profile expects ${expectedName(expected, type)}` };
   if (raw[0] === 0x00 && (raw[1] === 0x01 || raw[1] === 0x02) && expected === 'pkcs1') {
     return { kind: 'bad-padding', detail: `malformed PKCS#1 v1.5 padding: ${unpadded.problem}` };
   }
@@ -65,8 +68,20 @@ export const nativeEngine: RsaEngine = {
       // OpenSSL refuses a block whose integer is not below this key's modulus.
       return { ok: false, failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key pair" } };
     }
-    const unpadded = unpad(raw, padding, key.half === 'public' ? 1 : 2);
-    return unpadded.ok ? unpadded : { ok: false, failure: diagnose(raw, padding, unpadded) };
+    const type = key.half === 'public' ? 1 : 2;
+    const unpadded = unpad(raw, padding, type);
+    if (!unpadded.ok) return { ok: false, failure: diagnose(raw, padding, type, unpadded) };
+    if (padding === 'pkcs1' && type === 2) {
+      // v1.5 type 2 framing also fits about 1 OAEP block in 260. An OAEP label hash that matches
+      // cannot be chance (2^-160), so such a block was sealed with OAEP, not with v1.5 padding.
+      const oaep = identifyOaep(raw);
+      if (oaep)
+        return {
+          ok: false,
+          failure: { kind: 'padding-mismatch', detail: `the block carries ${oaep}, but the profile expects ${expectedName(padding, type)}` },
+        };
+    }
+    return unpadded;
   },
 };
 

@@ -42,7 +42,8 @@ describe('openCallback: a callback body opened with the merchant public key (CB-
     const body = sealJson(payload, 'callback', testKeys, { profile });
     expect(openCallback(callback(body), { ...serviceTarget, profile })).toMatchObject({ text: payload });
     expect(openCallback(callback(body), serviceTarget)).toEqual({
-      error: 'block 1 of 2: the block carries OAEP with SHA-256 (profile padding: oaep-sha256), but the profile expects pkcs1 [padding-mismatch]',
+      error:
+        'block 1 of 2: the block carries OAEP with SHA-256 (profile padding: oaep-sha256), but the profile expects pkcs1 (PKCS#1 v1.5 block type 1, private-key encryption) [padding-mismatch]',
     });
   });
 
