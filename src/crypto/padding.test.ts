@@ -24,7 +24,7 @@ function mgf1(seed: Buffer, length: number, hash: 'sha1' | 'sha256'): Buffer {
 function oaepFittingType2(padding: 'oaep-sha1' | 'oaep-sha256'): Buffer {
   for (let n = 0; ; n++) {
     const block = padOaep(Buffer.from([4]), 128, padding, (buffer) => {
-      buffer.writeUInt32BE(n);
+      new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength).setUint32(0, n);
       return buffer;
     });
     if (unpadPkcs1(block, 2).ok) return block;

@@ -126,7 +126,7 @@ describe('native decryption failures, explained', () => {
     let block: Buffer | undefined;
     for (let n = 0; !block; n++) {
       const candidate = padOaep(message, 128, padding, (buffer) => {
-        buffer.writeUInt32BE(n);
+        new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength).setUint32(0, n);
         return buffer;
       });
       if (unpadPkcs1(candidate, 2).ok) block = candidate;
