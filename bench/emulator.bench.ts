@@ -1,8 +1,8 @@
 /**
  * Figures of the service emulator: requests per second of getEnergyMaxCount and
  * withdrawWithoutVerify under autocannon on loopback (2048-bit keys, default profile), next to a
- * bare node:http server doing the same decrypt + encrypt work in the same run (goal: emulator ÷
- * bare ≥ 0.7); the callback dispatch rate is bench/dispatch.bench.ts. Each server runs in its own
+ * bare node:http server doing the same decrypt + encrypt work in the same run (goals: emulator ÷
+ * bare ≥ 0.7, withdrawWithoutVerify ≥ 0.8); the callback dispatch rate is bench/dispatch.bench.ts. Each server runs in its own
  * child process (this file with EMULATOR_BENCH_ROLE set), so autocannon does not share its event
  * loop. Every order body carries a unique callBackId, and every answer is checked for code 0.
  */
@@ -30,6 +30,13 @@ const DURATION_S = Number(process.env.EMULATOR_BENCH_SECONDS ?? 8);
  */
 const WARM_UP_S = Number(process.env.EMULATOR_BENCH_WARM_UP_S ?? 2);
 const CONNECTIONS = 16;
+/**
+ * Goals by wall time (requests per second, emulator ÷ bare): 0.7 for both endpoints first, 0.8 for
+ * withdrawWithoutVerify since issue 20. The emulator does an order's RSA work on its sealing threads
+ * (src/emulator/order-endpoints.ts), the bare server on its event loop: the CPU line beside it says
+ * what each spends per request, every thread counted.
+ */
+const GOALS: Record<string, number> = { getEnergyMaxCount: 0.7, withdrawWithoutVerify: 0.8 };
 const ORDER_POOL = 60_000;
 
 /** Child role: serve, print the URL, stop on SIGTERM. */
@@ -171,7 +178,7 @@ export default async function bench(): Promise<void> {
         `${name.padEnd(22)} CPU per request: emulator ${emulator.cpuMs.toFixed(3)} ms, bare ${bare.cpuMs.toFixed(3)} ms, bare/emulator=${byCpu.toFixed(2)}`,
       );
       console.log(
-        `${name.padEnd(22)} emulator=${emulator.rps.toFixed(0)} req/s (p99 ${emulator.p99} ms, ${emulator.ok} ok, ${emulator.failed} not ok)  bare=${bare.rps.toFixed(0)} req/s (p99 ${bare.p99} ms)  emulator/bare=${ratio.toFixed(2)} (goal >= 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'})`,
+        `${name.padEnd(22)} emulator=${emulator.rps.toFixed(0)} req/s (p99 ${emulator.p99} ms, ${emulator.ok} ok, ${emulator.failed} not ok)  bare=${bare.rps.toFixed(0)} req/s (p99 ${bare.p99} ms)  emulator/bare=${ratio.toFixed(2)} (goal >= ${GOALS[name]}: ${ratio >= GOALS[name] ? 'met' : 'NOT met'})`,
       );
     }
     if (o > ORDER_POOL) console.log(`note: ${o - ORDER_POOL} order bodies were reused (duplicate callBackIds answer 40012); raise ORDER_POOL`);

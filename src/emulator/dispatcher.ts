@@ -191,6 +191,11 @@ export class CallbackDispatcher {
   }
 
   /** Deliveries being sent right now (claimed, outcome not yet written). */
+  /** Where this dispatcher seals callbacks (its own pool, or the caller's sealer). */
+  get sealer(): CallbackSealer {
+    return this.#sealer;
+  }
+
   get inFlight(): number {
     return this.#inFlight.size;
   }

@@ -4,6 +4,7 @@ import type { ServiceContext, ServiceRandom } from '../service/service-context.j
 import type { ServiceOperations } from '../service/operations.js';
 import type { ApiKeyIndex } from './api-keys.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
+import type { RequestCrypto } from './seal-pool.js';
 import type { EmulatorStore } from './store.js';
 import type { EmulatorVariant } from './variant.js';
 
@@ -36,6 +37,8 @@ export interface EmulatorContext {
   merchants: ReadonlyMap<number, EmulatorMerchant>;
   now: EmulatorClock;
   random: EmulatorRandom;
+  /** The sealing threads, for the order endpoints' RSA work (absent: it runs on the event loop). */
+  requestCrypto?: RequestCrypto | undefined;
   /** Queue work for the callback dispatcher (a new event is due). */
   wakeDispatcher(): void;
   log: EmulatorLog | undefined;

@@ -1,11 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PROFILE } from '../core/profile.js';
-import { openJson } from '../crypto/codec.js';
+import { DEFAULT_PROFILE, resolveProfile, type CryptoProfile } from '../core/profile.js';
+import { openJson, sealBytes, sealJson } from '../crypto/codec.js';
+import type { CryptoFailureReason } from '../crypto/errors.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
-import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { parseKey, type RsaKey, type RsaPrivateKey } from '../crypto/keys.js';
+import { openRequest, sealResponse } from '../service/native-codec.js';
 import { sealCallback } from '../wire/callback-delivery.js';
-import { SealerStopped, SealPool, startSealWorker } from './seal-pool.js';
+import { requestCryptoOf, SealerStopped, SealPool, startSealWorker } from './seal-pool.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
 const otherKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
@@ -81,5 +83,61 @@ describe('the sealing pool (CB-DECRYPT off the event loop)', () => {
     expect(await job).toBeInstanceOf(SealerStopped);
     await expect(sealer.seal('{}', privateKey, DEFAULT_PROFILE)).rejects.toBeInstanceOf(SealerStopped);
     expect(sealer.free).toBe(0);
+  });
+});
+
+describe("the pool's request crypto (an order's RSA work off the event loop)", () => {
+  const oaep = resolveProfile({ padding: 'oaep-sha256' });
+  const privateRequests = resolveProfile({ request: 'private' });
+  // What the main thread gives (src/service/native-codec.ts) is the reference, for every outcome.
+  const cases: Array<[string, string, RsaKey, CryptoProfile, ReadonlySet<CryptoFailureReason>]> = [
+    ['a request sealed for the private key', sealJson('{"amount":12.50,"n":"ü"}', 'request', privateKey.publicKey), privateKey, DEFAULT_PROFILE, new Set()],
+    ['an OAEP request', sealJson('{"a":1}', 'request', privateKey.publicKey, { profile: oaep }), privateKey, oaep, new Set()],
+    [
+      'a request sealed with the private half (a profile of request: private)',
+      sealJson('{"a":2}', 'request', privateKey, { profile: privateRequests }),
+      privateKey.publicKey,
+      privateRequests,
+      new Set(),
+    ],
+    ['unpadded Base64, refused', 'abc', privateKey, DEFAULT_PROFILE, new Set()],
+    [
+      'unpadded Base64, accepted by policy',
+      sealJson('{"a":3}', 'request', privateKey.publicKey).replace(/=+$/, ''),
+      privateKey,
+      DEFAULT_PROFILE,
+      new Set(['missing-padding']),
+    ],
+    ['another key pair', sealJson('{"a":4}', 'request', otherKey.publicKey), privateKey, DEFAULT_PROFILE, new Set()],
+    ['bytes that are not UTF-8', sealBytes(Buffer.from([0x7b, 0xe9, 0x7d]), 'request', privateKey.publicKey), privateKey, DEFAULT_PROFILE, new Set()],
+  ];
+
+  it.each(cases)('opens %s exactly as the main thread does', async (_label, data, key, profile, accept) => {
+    const expected = openRequest(data, key, profile, accept);
+    expect(await pool().open(data, key, profile, accept)).toEqual(expected);
+  });
+
+  it('tells the outcomes apart (the cases above are not all one answer)', () => {
+    const kinds = cases.map(([, data, key, profile, accept]) => {
+      const outcome = openRequest(data, key, profile, accept);
+      return outcome.ok ? 'ok' : outcome.kind;
+    });
+    expect(new Set(kinds)).toEqual(new Set(['ok', 'base64', 'decrypt', 'text']));
+  });
+
+  it('seals a result exactly as the main thread does (PKCS#1 v1.5 with the private key is deterministic)', async () => {
+    const json = '{"tenantUserId":20931,"id":"cb-1"}';
+    const sealed = await pool({ size: 2 }).sealResponse(json, privateKey, DEFAULT_PROFILE);
+    expect(sealed).toBe(sealResponse(json, privateKey, DEFAULT_PROFILE));
+    expect(openJson(sealed, 'response', privateKey.publicKey).text).toBe(json);
+  });
+
+  it('fails request jobs of a thread that dies with SealerStopped, so the caller can do the work itself', async () => {
+    const sealer = pool({ size: 1, startWorker: dyingWorker });
+    const data = sealJson('{}', 'request', privateKey.publicKey);
+    await expect(sealer.open(data, privateKey, DEFAULT_PROFILE, new Set())).rejects.toBeInstanceOf(SealerStopped);
+    await expect(sealer.sealResponse('{}', privateKey, DEFAULT_PROFILE)).rejects.toBeInstanceOf(SealerStopped);
+    expect(requestCryptoOf(sealer)).toBe(sealer);
+    expect(requestCryptoOf({ free: 1, onFree: () => undefined, seal: async () => '', close: async () => undefined })).toBeUndefined();
   });
 });

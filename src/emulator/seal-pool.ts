@@ -4,7 +4,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CryptoProfile } from '../core/profile.js';
+import type { CryptoFailureReason } from '../crypto/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
+import type { OpenOutcome } from '../service/pipeline.js';
 import type { SealWorkerAnswer, SealWorkerRequest } from './seal-worker.js';
 
 /** Seals one callback payload text (CB-DECRYPT): the Base64 body, or a rejection. */
@@ -18,6 +20,25 @@ export interface CallbackSealer {
   close(): Promise<void>;
 }
 
+/**
+ * The order endpoints' RSA work on the sealing threads: a request's field opened, a result sealed,
+ * each exactly as src/service/native-codec.ts does it on the main thread. `free` is the same room as
+ * the callback sealer's: a caller with no room does the work itself.
+ */
+export interface RequestCrypto {
+  readonly free: number;
+  /** Rejects with a SealerStopped when the thread died or the pool closed. */
+  open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome>;
+  /** Rejects with a SealerStopped when the thread died or the pool closed, with the sealing error otherwise. */
+  sealResponse(json: string, key: RsaKey, profile: CryptoProfile): Promise<string>;
+}
+
+/** The sealer's request crypto when it has one (a SealPool does; a test's sealer may not). */
+export function requestCryptoOf(sealer: CallbackSealer): RequestCrypto | undefined {
+  const candidate = sealer as Partial<RequestCrypto>;
+  return typeof candidate.open === 'function' && typeof candidate.sealResponse === 'function' ? (sealer as CallbackSealer & RequestCrypto) : undefined;
+}
+
 /** A seal job lost with its thread (a crash, or the sealer closing): the attempt never went out. */
 export class SealerStopped extends Error {}
 
@@ -25,9 +46,13 @@ export class SealerStopped extends Error {}
 const QUEUE_PER_THREAD = 32;
 
 interface Job {
-  resolve(body: string): void;
+  resolve(value: string | OpenOutcome): void;
   reject(error: Error): void;
 }
+
+/** A job as sent to a thread, without the id and key id the pool adds. */
+type JobRequest = DistributiveOmit<Exclude<SealWorkerRequest, { kind: 'key' }>, 'id' | 'keyId'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 interface Thread {
   worker: Worker;
@@ -47,7 +72,7 @@ interface Thread {
  * replaced on the next job. A thread is referenced only while it has jobs, so an idle pool never
  * keeps the process alive.
  */
-export class SealPool implements CallbackSealer {
+export class SealPool implements CallbackSealer, RequestCrypto {
   readonly #size: number;
   readonly #threads: Array<Thread | undefined>;
   readonly #keyIds = new WeakMap<RsaKey, number>();
@@ -85,6 +110,18 @@ export class SealPool implements CallbackSealer {
   }
 
   seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
+    return this.#run(key, { kind: 'seal', text, profile: { ...profile } }) as Promise<string>;
+  }
+
+  open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome> {
+    return this.#run(key, { kind: 'open', text: data, profile: { ...profile }, accept: [...accept] }) as Promise<OpenOutcome>;
+  }
+
+  sealResponse(json: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
+    return this.#run(key, { kind: 'sealResponse', text: json, profile: { ...profile } }) as Promise<string>;
+  }
+
+  #run(key: RsaKey, request: JobRequest): Promise<string | OpenOutcome> {
     if (this.#closed) return Promise.reject(new SealerStopped('the sealing threads are stopped'));
     // The thread with the fewest jobs.
     let index = 0;
@@ -98,11 +135,11 @@ export class SealPool implements CallbackSealer {
       thread.keys.add(keyId);
     }
     const id = this.#nextJob++;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<string | OpenOutcome>((resolve, reject) => {
       if (thread.jobs.size === 0) thread.worker.ref();
       thread.jobs.set(id, { resolve, reject });
       this.#pending++;
-      thread.worker.postMessage({ kind: 'seal', id, keyId, text, profile: { ...profile } } satisfies SealWorkerRequest);
+      thread.worker.postMessage({ ...request, id, keyId } as SealWorkerRequest);
     });
   }
 
@@ -127,6 +164,7 @@ export class SealPool implements CallbackSealer {
       if (!job) return;
       this.#end(thread, answer.id);
       if ('body' in answer) job.resolve(answer.body);
+      else if ('opened' in answer) job.resolve(answer.opened);
       else job.reject(new Error(answer.error));
     });
     const died = (why: string) => {

@@ -1,20 +1,29 @@
 /**
- * The sealing thread of the callback dispatcher (src/emulator/seal-pool.ts): seals a callback's
- * payload text with the merchant's key as src/wire/callback-delivery.ts says (CB-DECRYPT, the
- * profile's padding and segmentation), off the emulator's event loop. Keys arrive once per merchant
- * as PKCS#8 DER; each job answers with the Base64 body or the message of the error sealing raised.
+ * A crypto thread of the emulator (src/emulator/seal-pool.ts), off its event loop:
+ * - `seal`: a callback's payload text sealed with the merchant's key as src/wire/callback-delivery.ts
+ *   says (CB-DECRYPT, the profile's padding and segmentation);
+ * - `open`: an order request's encrypted field opened (CRYPTO-SAME), the text or the failure's kind
+ *   and wording, exactly as src/service/native-codec.ts gives them on the main thread;
+ * - `sealResponse`: a result's JSON text sealed for the envelope's data.
+ * Keys arrive once per merchant as DER; each job answers with its value or the message of the error it raised.
  */
 import { parentPort } from 'node:worker_threads';
 import type { CryptoProfile } from '../core/profile.js';
+import type { CryptoFailureReason } from '../crypto/errors.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
+import { openRequest, sealResponse } from '../service/native-codec.js';
+import type { OpenOutcome } from '../service/pipeline.js';
 import { sealCallback } from '../wire/callback-delivery.js';
 
-/** A message to the thread: a key to keep, or a payload to seal with a kept key. */
+/** A message to the thread: a key to keep, or a job with a kept key. */
 export type SealWorkerRequest =
-  { kind: 'key'; keyId: number; der: Uint8Array } | { kind: 'seal'; id: number; keyId: number; text: string; profile: CryptoProfile };
+  | { kind: 'key'; keyId: number; der: Uint8Array }
+  | { kind: 'seal'; id: number; keyId: number; text: string; profile: CryptoProfile }
+  | { kind: 'sealResponse'; id: number; keyId: number; text: string; profile: CryptoProfile }
+  | { kind: 'open'; id: number; keyId: number; text: string; profile: CryptoProfile; accept: CryptoFailureReason[] };
 
-/** The thread's answer to one seal job, or its word that it is loaded. */
-export type SealWorkerAnswer = { id: number; body: string } | { id: number; error: string } | { ready: true };
+/** The thread's answer to one job (a sealed body, an opened request), or its word that it is loaded. */
+export type SealWorkerAnswer = { id: number; body: string } | { id: number; opened: OpenOutcome } | { id: number; error: string } | { ready: true };
 
 const keys = new Map<number, RsaKey>();
 
@@ -27,7 +36,9 @@ parentPort?.on('message', (message: SealWorkerRequest) => {
   try {
     const key = keys.get(message.keyId);
     if (!key) throw new Error('the sealing thread has no such key');
-    answer = { id: message.id, body: sealCallback(message.text, key, message.profile) };
+    if (message.kind === 'open') answer = { id: message.id, opened: openRequest(message.text, key, message.profile, new Set(message.accept)) };
+    else if (message.kind === 'sealResponse') answer = { id: message.id, body: sealResponse(message.text, key, message.profile) };
+    else answer = { id: message.id, body: sealCallback(message.text, key, message.profile) };
   } catch (error) {
     answer = { id: message.id, error: (error as Error).message };
   }

@@ -12,7 +12,7 @@ import { CONTROL_PREFIX, serveControl } from './control-api.js';
 import { CallbackDispatcher } from './dispatcher.js';
 import { sendFailure, sendNotFound, whyOf } from './envelope.js';
 import { ORDER_PATHS, serveEndpoint, type OrderEndpoint } from './order-endpoints.js';
-import type { CallbackSealer } from './seal-pool.js';
+import { requestCryptoOf, type CallbackSealer } from './seal-pool.js';
 import { openEmulatorStore, storeServiceState } from './store.js';
 import type { EmulatorVariant } from './variant.js';
 import { EMULATOR_HEADER } from './header.js';
@@ -112,6 +112,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     merchants,
     now,
     random,
+    requestCrypto: requestCryptoOf(dispatcher.sealer),
     wakeDispatcher: () => dispatcher.wake(),
     log: options.log,
   };

@@ -13,6 +13,24 @@ import type { OpenFailureKind, OpenOutcome } from './pipeline.js';
 const KIND: Record<CryptoFailureFamily, OpenFailureKind> = { base64: 'base64', plaintext: 'text', key: 'decrypt' };
 
 /**
+ * Opens a request's encrypted field with the native engine: the UTF-8 text, or the failure's kind
+ * and wording. Plain data in and out, so a worker thread (the emulator's crypto pool) runs it too.
+ */
+export function openRequest(data: string, key: RsaKey, profile: CryptoProfile, accept?: ReadonlySet<CryptoFailureReason>): OpenOutcome {
+  try {
+    return { ok: true, text: decodeUtf8(openBytes(data, 'request', key, { profile, ...(accept ? { base64: { accept } } : {}) })) };
+  } catch (error) {
+    if (!(error instanceof CryptoError)) throw error;
+    return { ok: false, kind: KIND[familyOf(error.reason)], message: describeCryptoFailure(error) };
+  }
+}
+
+/** Seals a result's exact JSON text for the envelope's data with the native engine. */
+export function sealResponse(json: string, key: RsaKey, profile: CryptoProfile): string {
+  return sealJson(json, 'response', key, { profile });
+}
+
+/**
  * The pipeline's codec (`PipelineCodec`) on src/crypto's native engine (node:crypto, synchronous):
  * requests opened with `requestKey`, results sealed with `responseKey`, the halves the profile names
  * (CRYPTO-SAME). The emulator and the MSW handlers' Node codec both use it; the pipeline itself
@@ -24,14 +42,7 @@ export function nativeCodec(
   profile: CryptoProfile,
 ): { open(data: string, accept?: ReadonlySet<CryptoFailureReason>): OpenOutcome; seal(json: string): string } {
   return {
-    open(data, accept) {
-      try {
-        return { ok: true, text: decodeUtf8(openBytes(data, 'request', requestKey, { profile, ...(accept ? { base64: { accept } } : {}) })) };
-      } catch (error) {
-        if (!(error instanceof CryptoError)) throw error;
-        return { ok: false, kind: KIND[familyOf(error.reason)], message: describeCryptoFailure(error) };
-      }
-    },
-    seal: (json) => sealJson(json, 'response', responseKey, { profile }),
+    open: (data, accept) => openRequest(data, requestKey, profile, accept),
+    seal: (json) => sealResponse(json, responseKey, profile),
   };
 }
