@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { startMerchantServer } from '../src/merchant/server.js';
 import type { StoreTransaction } from '../src/merchant/store.js';
 import { deliver, deposit, makeKeyPair, probe, redelivery, seal, withdrawal } from './support/merchant.js';
 import { startPostgres, type PostgresServer } from './support/postgres.js';
+import { until } from './support/until.js';
 import { claimAfterLease, storeContract, tokenOf } from './support/store-contract.js';
 
 let server: PostgresServer;
@@ -175,7 +177,47 @@ describe('PostgreSQL idempotency store on a real server', () => {
     await holder.settled('warm-up', 0);
     await waiter.complete('k', again);
     expect(await completed).toBe('settled');
+    // A key held elsewhere, and nothing settles it: the wait runs to its timeout.
+    tokenOf(await holder.claim('other', 'x'));
     expect(await waiter.settled('other', 50)).toBe('timeout');
+  });
+
+  it('answers a wait for a key already settled, or never claimed, at once: nothing is missed before the LISTEN', async () => {
+    const name = table();
+    const holder = open({ table: name });
+    const waiter = open({ table: name });
+    expect(await holder.complete('k', tokenOf(await holder.claim('k', 'first')))).toBe(true);
+    const started = performance.now();
+    expect(await waiter.settled('k', 20_000)).toBe('settled');
+    expect(await waiter.settled('never-claimed', 20_000)).toBe('settled');
+    const released = tokenOf(await holder.claim('r', 'x'));
+    await holder.release('r', released);
+    expect(await waiter.settled('r', 20_000)).toBe('settled');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("notifies on the key's own channel only: an instance waiting for nothing, or for another key, is told nothing", async () => {
+    const name = table();
+    const store = open({ table: name });
+    await store.ready();
+    const channel = (key: string) => `wc${createHash('md5').update(`${name}:${key}`).digest('hex')}`;
+    const listener = new pg.Client({ connectionString: server.url });
+    await listener.connect();
+    try {
+      const heard: string[] = [];
+      listener.on('notification', (message) => heard.push(`${message.channel} ${message.payload}`));
+      await listener.query(`LISTEN ${channel('b')}`);
+      await listener.query(`LISTEN ${name}_settled`);
+      expect(await store.complete('a', tokenOf(await store.claim('a', 'x')))).toBe(true);
+      await store.release('a2', tokenOf(await store.claim('a2', 'x')));
+      await sleep(200);
+      expect(heard).toEqual([]);
+      expect(await store.complete('b', tokenOf(await store.claim('b', 'x')))).toBe(true);
+      await until(() => heard.length > 0);
+      expect(heard).toEqual([`${channel('b')} b`]);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('names an unreachable server in one line without its password', async () => {

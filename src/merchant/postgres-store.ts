@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ConfigError } from '../core/errors.js';
 import { pgDriver } from './pg-driver.js';
@@ -37,14 +38,24 @@ function isLockTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE;
 }
 
-/** Table, sequence and notification channel names of one store. */
+/** Table and sequence names of one store. */
 interface Names {
   table: string;
   tokens: string;
   order: string;
-  /** NOTIFY channel: the key of every completed or released claim. */
-  channel: string;
 }
+
+/**
+ * The NOTIFY channel of one key of one table: `wc` and the MD5 of `table:key` in hex (34
+ * characters, under PostgreSQL's 63; the same in SQL, see {@link channelSql}). One channel per key,
+ * so a completed claim wakes only the instances waiting for that key, not every instance.
+ */
+function channelOf(table: string, key: string): string {
+  return `wc${createHash('md5').update(`${table}:${key}`, 'utf8').digest('hex')}`;
+}
+
+/** {@link channelOf} in SQL, for the key in the column or parameter `key`. */
+const channelSql = (table: string, key: string): string => `'wc' || md5('${table}:' || ${key})`;
 
 /**
  * The reference merchant's {@link IdempotencyStore} on PostgreSQL: the store for several merchant
@@ -80,7 +91,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   #schema: Promise<void> | undefined;
   /** The LISTEN connection, opened on the first wait. */
   #listener: Promise<pg.Client> | undefined;
-  readonly #waiters = new Map<string, Set<() => void>>();
+  /** The LISTEN connection's statements, one after another (pg no longer queues them itself). */
+  #listenerQueue: Promise<unknown> = Promise.resolve();
+  /** Keys this instance waits for: the channel listened on, its waiters, whether the row was still held once listening. */
+  readonly #waits = new Map<string, { channel: string; waiters: Set<() => void>; held: Promise<boolean> }>();
   #closed = false;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
@@ -88,7 +102,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const table = options.table ?? 'wallet_processed_events';
     if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table))
       throw new ConfigError('bad-store', `the merchant store's table name must be lower-case letters, digits and _, not ${JSON.stringify(table)}`);
-    this.#names = { table, tokens: `${table}_token`, order: `${table}_seq`, channel: `${table}_settled` };
+    this.#names = { table, tokens: `${table}_token`, order: `${table}_seq` };
     this.#where = redact(url);
     this.#url = url;
     this.lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? DEFAULT_PG_LOCK_TIMEOUT_MS));
@@ -159,11 +173,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     await this.ready();
     // The row stays with an expired lease: the next claim takes it with a fresh token. Waiting
     // deliveries in other instances are told at once.
-    const { table, channel } = this.#names;
+    const { table } = this.#names;
     try {
       await this.#claims.query(
         `WITH released AS (UPDATE ${table} SET claimed_at = '-infinity' WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
-         SELECT pg_notify('${channel}', key) FROM released`,
+         SELECT pg_notify(${channelSql(table, 'key')}, key) FROM released`,
         [key, token],
       );
     } catch (error) {
@@ -173,43 +187,79 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async settled(key: string, timeoutMs: number): Promise<'settled' | 'timeout'> {
+    let client: pg.Client;
     try {
-      await this.#listen();
+      client = await this.#listen();
     } catch {
       // No notifications (the LISTEN connection failed): the caller's poll still finds the change.
       return new Promise((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs)).unref());
     }
+    const { table } = this.#names;
+    let wait = this.#waits.get(key);
+    if (!wait) {
+      // The first waiter for this key listens on its channel, then looks at the row once, in one
+      // round trip: the explicit COMMIT makes the LISTEN take effect before the SELECT's snapshot,
+      // so a claim settled before the LISTEN is seen by the SELECT and one settled after it is
+      // notified. Nothing is missed in between.
+      const channel = channelOf(table, key);
+      const held = this.#onListener(() =>
+        client.query(
+          `LISTEN ${channel}; COMMIT; SELECT 1 FROM ${table} WHERE key = ${client.escapeLiteral(key)} AND state = 'processing' ` +
+            `AND claimed_at > clock_timestamp() - make_interval(secs => ${this.leaseMs} / 1000.0)`,
+        ),
+      ).then(
+        (results) => ([] as pg.QueryResult[]).concat(results as unknown as pg.QueryResult[]).at(-1)?.rowCount === 1,
+        // Treated as still held: the caller's slower poll finds the change.
+        () => true,
+      );
+      wait = { channel, waiters: new Set(), held };
+      this.#waits.set(key, wait);
+    }
+    const current = wait;
     return new Promise((resolve) => {
-      const waiters = this.#waiters.get(key) ?? new Set<() => void>();
-      this.#waiters.set(key, waiters);
       const done = (outcome: 'settled' | 'timeout') => {
         clearTimeout(timer);
-        waiters.delete(wake);
-        if (waiters.size === 0 && this.#waiters.get(key) === waiters) this.#waiters.delete(key);
+        current.waiters.delete(wake);
+        if (current.waiters.size === 0 && this.#waits.get(key) === current) {
+          // The last waiter leaves: stop listening, so this connection is told nothing it does not wait for.
+          this.#waits.delete(key);
+          this.#onListener(() => client.query(`UNLISTEN ${current.channel}`)).catch(() => undefined);
+        }
         resolve(outcome);
       };
       const wake = () => done('settled');
       const timer = setTimeout(() => done('timeout'), Math.max(0, timeoutMs));
       timer.unref();
-      waiters.add(wake);
+      current.waiters.add(wake);
+      void current.held.then((held) => (held ? undefined : wake()));
     });
   }
 
-  /** One connection LISTENing on the store's channel; a broken one is replaced on the next wait. */
+  /** Runs `statement` on the LISTEN connection after the ones queued before it. */
+  #onListener<T>(statement: () => Promise<T>): Promise<T> {
+    const run = this.#listenerQueue.then(statement);
+    this.#listenerQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One connection for LISTEN, opened on the first wait; a broken one is replaced on the next wait. */
   #listen(): Promise<pg.Client> {
     this.#listener ??= (async () => {
       await this.ready();
       const pg = pgDriver();
       const client = new pg.Client({ connectionString: this.#url });
       client.on('notification', (message) => {
-        for (const wake of [...(this.#waiters.get(message.payload ?? '') ?? [])]) wake();
+        for (const wake of [...(this.#waits.get(message.payload ?? '')?.waiters ?? [])]) wake();
       });
       client.on('error', () => {
         this.#listener = undefined;
+        // Its channels are gone with it: the waiters look at the store again (a wasted claim at worst).
+        const waits = [...this.#waits.values()];
+        this.#waits.clear();
+        for (const wait of waits) for (const wake of [...wait.waiters]) wake();
         client.end().catch(() => undefined);
       });
       await client.connect();
-      await client.query(`LISTEN ${this.#names.channel}`);
       if (this.#closed) await client.end();
       return client;
     })().catch((error: unknown) => {
@@ -221,7 +271,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
     await this.ready();
-    const { table, order, channel } = this.#names;
+    const { table, order } = this.#names;
     const client = await this.#pool.connect();
     // The server may end this session while it is checked out (idle in transaction past
     // transactionIdleMs, the holder stalled): that is an error of this transaction, not of the process.
@@ -244,7 +294,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       // no takeover can happen, and a takeover that happened before leaves nothing to mark.
       const marked = await client.query(
         `WITH done AS (UPDATE ${table} SET state = 'done', seq = nextval('${order}'), completed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
-         SELECT pg_notify('${channel}', key) FROM done`,
+         SELECT pg_notify(${channelSql(table, 'key')}, key) FROM done`,
         [key, token],
       );
       if (marked.rowCount !== 1) {
@@ -290,11 +340,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async #markDone(db: pg.Pool | pg.PoolClient, key: string, token: number): Promise<boolean> {
-    const { table, order, channel } = this.#names;
+    const { table, order } = this.#names;
     // The notification goes out when this commits (at once outside a transaction).
     const done = await db.query(
       `WITH done AS (UPDATE ${table} SET state = 'done', seq = nextval('${order}'), completed_at = clock_timestamp() WHERE key = $1 AND token = $2 AND state = 'processing' RETURNING key)
-       SELECT pg_notify('${channel}', key) FROM done`,
+       SELECT pg_notify(${channelSql(table, 'key')}, key) FROM done`,
       [key, token],
     );
     if (done.rowCount === 1) return true;
