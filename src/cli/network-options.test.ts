@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { networkFromFlags, type NetworkFlags } from './network-options.js';
 import { refusal } from '../../test/support/refusal.js';
+import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-network-flags-'));
 const write = (name: string, text: string) => {
@@ -31,6 +34,24 @@ describe('the network flags, checked before anything is sent', () => {
     expect(gotReason).toBe(reason);
     if (typeof message === 'string') expect(gotMessage).toBe(message);
     else expect(gotMessage).toMatch(message);
+  });
+
+  it('refuses a --ca block that is no certificate, naming which one, and takes a bundle of good ones', () => {
+    const ca = makeThrowawayCa();
+    const garbage = '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n';
+    const alone = write('garbage.pem', garbage);
+    const [reason, message] = refusal(() => networkFromFlags({ ca: [alone] }, { env: {}, warn: () => {} }))!;
+    expect(reason).toBe('bad-certificate');
+    expect(message).toMatch(new RegExp(`^--ca ${escape(alone)}: its certificate cannot be read: [^\\n]+$`));
+    const mixed = write('mixed.pem', `${ca.cert}\n${garbage}`);
+    expect(refusal(() => networkFromFlags({ ca: [mixed] }, { env: {}, warn: () => {} }))?.[1]).toMatch(/: certificate 2 of 2 cannot be read: /);
+    const bundle = [ca.cert, makeThrowawayCa('second').cert];
+    const good = write('good.pem', bundle.join('\n'));
+    expect(
+      networkFromFlags({ ca: [good] }, { env: {}, warn: () => {} })
+        .tls.extraCa.slice(-2)
+        .map((pem) => pem.trim()),
+    ).toEqual(bundle.map((pem) => pem.trim()));
   });
 
   it("a --cert and --key that are no pair name the files and OpenSSL's reason, never the key", () => {

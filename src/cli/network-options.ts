@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
 import { defaultNetwork, describeNetwork, splitPem, type NetworkConfig } from '../net/network-config.js';
@@ -41,6 +42,16 @@ export function networkFromFlags(
   for (const file of flags.ca ?? []) {
     const certificates = splitPem(readFlagFile(file, '--ca'));
     if (certificates.length === 0) throw new ConfigError('bad-certificate', `--ca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    // OpenSSL skips a block it cannot read when it builds a context: a damaged certificate would go
+    // unnoticed until a handshake failed, and that failure would read like the target's.
+    certificates.forEach((certificate, i) => {
+      try {
+        new X509Certificate(certificate);
+      } catch (error) {
+        const which = certificates.length === 1 ? 'its certificate' : `certificate ${i + 1} of ${certificates.length}`;
+        throw new ConfigError('bad-certificate', `--ca ${file}: ${which} cannot be read: ${(error as Error).message.split('\n')[0]}`);
+      }
+    });
     try {
       createSecureContext({ ca: certificates });
     } catch (error) {
