@@ -141,6 +141,19 @@ describe("the order endpoints' RSA work on the sealing threads", () => {
     expect(new Set(onThreads.map((answer) => (answer as { status: number }).status))).toEqual(new Set([200]));
   });
 
+  it('leaves the threads to callbacks once half their queue is taken: the orders run on the event loop', async () => {
+    const full = new (class extends CountingPool {
+      override get roomForRequests(): boolean {
+        return false;
+      }
+    })();
+    const live = new SealPool();
+    pools.push(full, live);
+    const answered = await answers(full);
+    expect([full.opened, full.sealed]).toEqual([0, 0]);
+    expect(stable(answered)).toEqual(stable(await answers(sealerOnly(live))));
+  });
+
   it('does the work on the event loop when a thread died, and the answers do not change', async () => {
     const live = new SealPool();
     const dead = new DeadPool();

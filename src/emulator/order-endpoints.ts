@@ -29,7 +29,8 @@ export const ORDER_PATHS: Readonly<Record<OrderEndpoint, string>> = Object.freez
 /**
  * The native codec with the keys the merchant's profile names. With sealing threads, the RSA work
  * (a request opened, a result sealed: most of an order's CPU) runs there, so the event loop serves
- * the next request meanwhile; only when their queue is full, or a thread died, does it run here
+ * the next request meanwhile; only when half their queue is taken (the other half is the
+ * callbacks'), or a thread died, does it run here
  * (measured: sharing the work with the threads earlier, from two jobs queued per thread, left them
  * idle while the event loop was busy with RSA, and served fewer orders per second). Both give
  * the same text, failure kind and wording (the same functions, src/service/native-codec.ts).
@@ -42,8 +43,8 @@ function merchantCodec(merchant: EmulatorMerchant, crypto: RequestCrypto | undef
   if (!crypto) return inline;
   return {
     open: (data, accept) =>
-      crypto.free > 0 ? crypto.open(data, requestKey, profile, accept).catch(() => inline.open(data, accept)) : inline.open(data, accept),
-    seal: (json) => (crypto.free > 0 ? crypto.sealResponse(json, responseKey, profile).catch(() => inline.seal(json)) : inline.seal(json)),
+      crypto.roomForRequests ? crypto.open(data, requestKey, profile, accept).catch(() => inline.open(data, accept)) : inline.open(data, accept),
+    seal: (json) => (crypto.roomForRequests ? crypto.sealResponse(json, responseKey, profile).catch(() => inline.seal(json)) : inline.seal(json)),
   };
 }
 

@@ -132,6 +132,19 @@ describe("the pool's request crypto (an order's RSA work off the event loop)", (
     expect(openJson(sealed, 'response', privateKey.publicKey).text).toBe(json);
   });
 
+  it('has room for requests while half the queue is free, so the other half stays for callbacks', async () => {
+    const sealer = pool({ size: 1 });
+    expect(sealer.roomForRequests).toBe(true);
+    const jobs = Array.from({ length: 16 }, (_, i) => sealer.seal(`{"n":${i}}`, privateKey, DEFAULT_PROFILE));
+    expect([sealer.free, sealer.roomForRequests]).toEqual([16, true]);
+    jobs.push(sealer.seal('{"n":16}', privateKey, DEFAULT_PROFILE));
+    expect([sealer.free, sealer.roomForRequests]).toEqual([15, false]);
+    await Promise.all(jobs);
+    expect(sealer.roomForRequests).toBe(true);
+    await sealer.close();
+    expect(sealer.roomForRequests).toBe(false);
+  });
+
   it('fails request jobs of a thread that dies with SealerStopped, so the caller can do the work itself', async () => {
     const sealer = pool({ size: 1, startWorker: dyingWorker });
     const data = sealJson('{}', 'request', privateKey.publicKey);

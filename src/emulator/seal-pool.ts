@@ -22,11 +22,16 @@ export interface CallbackSealer {
 
 /**
  * The order endpoints' RSA work on the sealing threads: a request's field opened, a result sealed,
- * each exactly as src/service/native-codec.ts does it on the main thread. `free` is the same room as
- * the callback sealer's: a caller with no room does the work itself.
+ * each exactly as src/service/native-codec.ts does it on the main thread. A caller told there is no
+ * room does the work itself.
  */
 export interface RequestCrypto {
-  readonly free: number;
+  /**
+   * Whether an order's job should go to the threads now: while at least half their queue is free.
+   * The other half stays for callbacks, so a flood of orders cannot hold back the dispatcher (which
+   * claims when half the queue is free); past it, the order's work runs on the event loop.
+   */
+  readonly roomForRequests: boolean;
   /** Rejects with a SealerStopped when the thread died or the pool closed. */
   open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome>;
   /** Rejects with a SealerStopped when the thread died or the pool closed, with the sealing error otherwise. */
@@ -36,7 +41,9 @@ export interface RequestCrypto {
 /** The sealer's request crypto when it has one (a SealPool does; a test's sealer may not). */
 export function requestCryptoOf(sealer: CallbackSealer): RequestCrypto | undefined {
   const candidate = sealer as Partial<RequestCrypto>;
-  return typeof candidate.open === 'function' && typeof candidate.sealResponse === 'function' ? (sealer as CallbackSealer & RequestCrypto) : undefined;
+  return typeof candidate.open === 'function' && typeof candidate.sealResponse === 'function' && 'roomForRequests' in sealer
+    ? (sealer as CallbackSealer & RequestCrypto)
+    : undefined;
 }
 
 /** A seal job lost with its thread (a crash, or the sealer closing): the attempt never went out. */
@@ -93,6 +100,10 @@ export class SealPool implements CallbackSealer, RequestCrypto {
 
   get free(): number {
     return this.#closed ? 0 : this.#size * QUEUE_PER_THREAD - this.#pending;
+  }
+
+  get roomForRequests(): boolean {
+    return this.free >= (this.#size * QUEUE_PER_THREAD) / 2;
   }
 
   onFree(listener: () => void): void {
