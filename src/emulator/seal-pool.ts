@@ -27,7 +27,7 @@ export interface CallbackSealer {
  */
 export interface RequestCrypto {
   /**
-   * Whether an order's job should go to the threads now: while at least half their queue is free.
+   * Whether an order's job should go to the threads now: while more than half their queue is free.
    * The other half stays for callbacks, so a flood of orders cannot hold back the dispatcher (which
    * claims when half the queue is free); past it, the order's work runs on the event loop.
    */
@@ -103,7 +103,8 @@ export class SealPool implements CallbackSealer, RequestCrypto {
   }
 
   get roomForRequests(): boolean {
-    return this.free >= (this.#size * QUEUE_PER_THREAD) / 2;
+    // Strictly more than half: orders never leave callbacks less than the half the dispatcher claims at.
+    return this.free > (this.#size * QUEUE_PER_THREAD) / 2;
   }
 
   onFree(listener: () => void): void {
