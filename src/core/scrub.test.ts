@@ -205,6 +205,24 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
     expect(keyed.text(`n = ${modulus}`)).toBe(`n = ${modulus}`);
   });
 
+  it('keeps a fingerprint whole beside a Base64 rendering of the same secret (its letters are Base64 characters)', () => {
+    const secret = 'sk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
+    const scrub = createScrubber([{ kind: 'ak', value: secret }]);
+    const shownHere = fingerprint(secret, 'ak');
+    const base64 = Buffer.from(secret).toString('base64');
+    // Before: `ak…#ak…#98e6`, the run `…<Base64>` took in the first fingerprint's hash digits.
+    for (const input of [secret + base64, base64 + secret, `${secret}-${base64}`]) {
+      expect(scrub.text(input)).toMatch(new RegExp(`^(${shownHere}-?)+=*$`));
+    }
+  });
+
+  it("takes a Base64 rendering's last group (before its = padding), which no window of the secret holds, with the fingerprint", () => {
+    const secret = 'sk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
+    const scrub = createScrubber([{ kind: 'ak', value: secret }]);
+    expect(scrub.text(`x ${secret}Ew== y`)).toBe(`x ${fingerprint(secret, 'ak')}== y`);
+    expect(scrub.text(`x ${secret} Ew== y`)).toBe(`x ${fingerprint(secret, 'ak')} Ew== y`);
+  });
+
   it('scrubs the private parts of a key given as PKCS#8 and as PKCS#1 (as the CLI registers it) with the one fingerprint shown', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -33,6 +33,32 @@ export interface Scrubber {
 
 const FINGERPRINT = /\b([a-z]{2})…#([0-9a-f]{4})\b/g;
 
+/**
+ * A fingerprint with the last group of a Base64 rendering behind it (one to three characters before
+ * `=` padding). That group depends on the bytes after the secret, so neither a spelling nor a window
+ * of the secret holds it, and it stayed behind the fingerprint (`pk…#3f9cEw==`).
+ */
+const PADDED_TAIL = /([a-z]{2}…#[0-9a-f]{4})[A-Za-z0-9+/_-]{1,3}(?==)/g;
+
+/** A fingerprint already in a text, wherever it stands (a scrubbed secret may sit right against other text). */
+const SHOWN = /[a-z]{2}…#[0-9a-f]{4}/g;
+
+/**
+ * Runs `scrub` on the text between the fingerprints already in it. A fingerprint's letters and hash
+ * digits are Base64 characters: without this, a Base64 run or a window of a secret beside one took
+ * in its kind or its hash, and the fingerprint came out cut (`k…#3f9c`, `…#3f9c`).
+ */
+function betweenFingerprints(text: string, scrub: (part: string) => string): string {
+  if (!text.includes('…#')) return scrub(text);
+  let out = '';
+  let from = 0;
+  for (const match of text.matchAll(SHOWN)) {
+    out += scrub(text.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return out + scrub(text.slice(from));
+}
+
 /** Fingerprints already computed, by kind and secret: a bounded memo, never output. */
 const fingerprints = new Map<string, string>();
 
@@ -367,14 +393,17 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
       (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`,
     );
     if (decodable.length > 0 && out.length >= 12) {
-      out = out.replace(BASE64_RUN, (run) => {
-        // Too short to hold the shortest secret once decoded: no need to decode it.
-        if (Math.floor((run.length * 3) / 4) < shortestDecodable) return run;
-        const decoded = Buffer.from(run.includes('-') || run.includes('_') ? run.replace(/-/g, '+').replace(/_/g, '/') : run, 'base64').toString('latin1');
-        return decodable.find((secret) => secret.value.length <= decoded.length && decoded.includes(secret.value))?.shown ?? run;
-      });
+      out = betweenFingerprints(out, (part) =>
+        part.replace(BASE64_RUN, (run) => {
+          // Too short to hold the shortest secret once decoded: no need to decode it.
+          if (Math.floor((run.length * 3) / 4) < shortestDecodable) return run;
+          const decoded = Buffer.from(run.includes('-') || run.includes('_') ? run.replace(/-/g, '+').replace(/_/g, '/') : run, 'base64').toString('latin1');
+          return decodable.find((secret) => secret.value.length <= decoded.length && decoded.includes(secret.value))?.shown ?? run;
+        }),
+      );
     }
-    out = byValue(out);
+    out = betweenFingerprints(out, byValue);
+    if (out.includes('…#')) out = out.replace(PADDED_TAIL, '$1');
     // The runner's own redaction knows no kinds (every X-API-KEY shows as `ak`): name the configured ones right.
     if (!out.includes('…#')) return out;
     return out.replace(FINGERPRINT, (shown, kind: string, hash: string) => {
