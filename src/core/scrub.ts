@@ -33,15 +33,15 @@ export interface Scrubber {
 
 const FINGERPRINT = /\b([a-z]{2})…#([0-9a-f]{4})\b/g;
 
+/** A fingerprint already in a text, wherever it stands (a scrubbed secret may sit right against other text). */
+const SHOWN = /[a-z]{2}…#[0-9a-f]{4}/g;
+
 /**
  * A fingerprint with the last group of a Base64 rendering behind it (one to three characters before
  * `=` padding). That group depends on the bytes after the secret, so neither a spelling nor a window
  * of the secret holds it, and it stayed behind the fingerprint (`pk…#3f9cEw==`).
  */
-const PADDED_TAIL = /([a-z]{2}…#[0-9a-f]{4})[A-Za-z0-9+/_-]{1,3}(?==)/g;
-
-/** A fingerprint already in a text, wherever it stands (a scrubbed secret may sit right against other text). */
-const SHOWN = /[a-z]{2}…#[0-9a-f]{4}/g;
+const PADDED_TAIL = new RegExp(`(${SHOWN.source})[A-Za-z0-9+/_-]{1,3}(?==)`, 'g');
 
 /**
  * Runs `scrub` on the text between the fingerprints already in it. A fingerprint's letters and hash

@@ -29,12 +29,15 @@ export interface RsaEngine {
 
 const OAEP_HASH = { 'oaep-sha1': 'sha1', 'oaep-sha256': 'sha256' } as const;
 
-const expectedName = (expected: Padding, type: 1 | 2): string =>
-  expected === 'pkcs1' ? `pkcs1 (PKCS#1 v1.5 block type ${type}, ${type === 1 ? 'private' : 'public'}-key encryption)` : expected;
+/** A block that carries another padding than the profile's: `carried` names it; `type` is the v1.5 block type this half opens. */
+function mismatch(carried: string, expected: Padding, type: 1 | 2): BlockFailure {
+  const name = expected === 'pkcs1' ? `pkcs1 (PKCS#1 v1.5 block type ${type}, ${type === 1 ? 'private' : 'public'}-key encryption)` : expected;
+  return { kind: 'padding-mismatch', detail: `the block carries ${carried}, but the profile expects ${name}` };
+}
 
 function diagnose(raw: Uint8Array, expected: Padding, type: 1 | 2, unpadded: Unpadded & { ok: false }): BlockFailure {
   const actual = identifyPadding(raw);
-  if (actual) return { kind: 'padding-mismatch', detail: `the block carries ${actual}, but the profile expects ${expectedName(expected, type)}` };
+  if (actual) return mismatch(actual, expected, type);
   if (raw[0] === 0x00 && (raw[1] === 0x01 || raw[1] === 0x02) && expected === 'pkcs1') {
     return { kind: 'bad-padding', detail: `malformed PKCS#1 v1.5 padding: ${unpadded.problem}` };
   }
@@ -75,11 +78,7 @@ export const nativeEngine: RsaEngine = {
       // v1.5 type 2 framing also fits about 1 OAEP block in 260. An OAEP label hash that matches
       // cannot be chance (2^-160), so such a block was sealed with OAEP, not with v1.5 padding.
       const oaep = identifyOaep(raw);
-      if (oaep)
-        return {
-          ok: false,
-          failure: { kind: 'padding-mismatch', detail: `the block carries ${oaep}, but the profile expects ${expectedName(padding, type)}` },
-        };
+      if (oaep) return { ok: false, failure: mismatch(oaep, padding, type) };
     }
     return unpadded;
   },

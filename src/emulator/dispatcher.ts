@@ -190,12 +190,12 @@ export class CallbackDispatcher {
     cancel?.();
   }
 
-  /** Deliveries being sent right now (claimed, outcome not yet written). */
   /** Where this dispatcher seals callbacks (its own pool, or the caller's sealer). */
   get sealer(): CallbackSealer {
     return this.#sealer;
   }
 
+  /** Deliveries being sent right now (claimed, outcome not yet written). */
   get inFlight(): number {
     return this.#inFlight.size;
   }

@@ -41,10 +41,18 @@ function merchantCodec(merchant: EmulatorMerchant, crypto: RequestCrypto | undef
   const responseKey = merchantKey(merchant, halfFor('response', 'encrypt', profile));
   const inline = nativeCodec(requestKey, responseKey, profile);
   if (!crypto) return inline;
+  const onThreads = <T>(job: () => Promise<T>, here: () => T): T | Promise<T> => (crypto.roomForRequests ? job().catch(() => here()) : here());
   return {
     open: (data, accept) =>
-      crypto.roomForRequests ? crypto.open(data, requestKey, profile, accept).catch(() => inline.open(data, accept)) : inline.open(data, accept),
-    seal: (json) => (crypto.roomForRequests ? crypto.sealResponse(json, responseKey, profile).catch(() => inline.seal(json)) : inline.seal(json)),
+      onThreads(
+        () => crypto.open(data, requestKey, profile, accept),
+        () => inline.open(data, accept),
+      ),
+    seal: (json) =>
+      onThreads(
+        () => crypto.sealResponse(json, responseKey, profile),
+        () => inline.seal(json),
+      ),
   };
 }
 

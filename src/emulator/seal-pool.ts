@@ -122,15 +122,15 @@ export class SealPool implements CallbackSealer, RequestCrypto {
   }
 
   seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
-    return this.#run(key, { kind: 'seal', text, profile: { ...profile } }) as Promise<string>;
+    return this.#run(key, { kind: 'seal', text, profile }) as Promise<string>;
   }
 
   open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome> {
-    return this.#run(key, { kind: 'open', text: data, profile: { ...profile }, accept: [...accept] }) as Promise<OpenOutcome>;
+    return this.#run(key, { kind: 'open', text: data, profile, accept: [...accept] }) as Promise<OpenOutcome>;
   }
 
   sealResponse(json: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
-    return this.#run(key, { kind: 'sealResponse', text: json, profile: { ...profile } }) as Promise<string>;
+    return this.#run(key, { kind: 'sealResponse', text: json, profile }) as Promise<string>;
   }
 
   #run(key: RsaKey, request: JobRequest): Promise<string | OpenOutcome> {
@@ -151,7 +151,8 @@ export class SealPool implements CallbackSealer, RequestCrypto {
       if (thread.jobs.size === 0) thread.worker.ref();
       thread.jobs.set(id, { resolve, reject });
       this.#pending++;
-      thread.worker.postMessage({ ...request, id, keyId } as SealWorkerRequest);
+      // The profile as a plain copy (a frozen default or a caller's object with more fields).
+      thread.worker.postMessage({ ...request, profile: { ...request.profile }, id, keyId } as SealWorkerRequest);
     });
   }
 

@@ -208,7 +208,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
             `AND claimed_at > clock_timestamp() - make_interval(secs => ${this.leaseMs} / 1000.0)`,
         ),
       ).then(
-        (results) => ([] as pg.QueryResult[]).concat(results as unknown as pg.QueryResult[]).at(-1)?.rowCount === 1,
+        // Three statements answer with three results; the SELECT's is the last.
+        (results: pg.QueryResult | pg.QueryResult[]) => (Array.isArray(results) ? results.at(-1) : results)?.rowCount === 1,
         // Treated as still held: the caller's slower poll finds the change.
         () => true,
       );
