@@ -175,7 +175,7 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
     console.log(
       `  SQLite ÷ memory: ${(results.SQLite!.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x (goal >= 0.5); PostgreSQL 3 ÷ 1 instance: ${(three.eventsPerSecond / one.eventsPerSecond).toFixed(2)}x (goal >= 1.5)`,
     );
-    console.log(`${cpuRatioLine(one, three)}; one cold run each: npm run bench postgres-instances measures it warmed and alternating`);
+    console.log(`${cpuRatioLine(one, three)}; one cold run each; the goal (<= 1.2x at the same load per instance) is npm run bench postgres-instances`);
     console.log(
       `  driver alone (ack-only receiver): ${ceiling.eventsPerSecond.toFixed(0)} events/s = ${(ceiling.eventsPerSecond / best).toFixed(2)}x the fastest merchant (goal >= 2)`,
     );

@@ -39,7 +39,13 @@ async function statementCounter(store: string): Promise<(() => Promise<number>) 
 }
 
 /** A storm's result with the merchant processes' CPU per event. */
-export type StormFigures = StormResult & { cpuMsPerEvent: number; systemMsPerEvent: number; statementsPerEvent?: number };
+export type StormFigures = StormResult & {
+  cpuMsPerEvent: number;
+  systemMsPerEvent: number;
+  statementsPerEvent?: number;
+  /** At a set rate: the deliveries per second the storm achieved over the rate asked (1: it kept up). */
+  carried?: number;
+};
 
 /** A merchant process (bench/merchant-instance.ts under tsx) and its port. */
 function instance(store: string, keyFile: string): Promise<{ child: ChildProcess; port: number }> {
@@ -74,6 +80,11 @@ function kernelAndUser(pid: number): [number, number] {
   }
 }
 
+/** One measured storm of {@link stormsOn}: `rate` deliveries per second across all instances, or as fast as the storm's in-flight limit allows. */
+export interface StormPlan {
+  rate?: number;
+}
+
 /**
  * One storm against one merchant process per entry of `stores` (`memory`, `ack-only`, a SQLite path,
  * a postgres:// URL). `control`: no duplicates and no exactly-once check (separate memory stores
@@ -87,7 +98,31 @@ export async function stormOn(
   warmUpPerInstance = 0,
   control = false,
 ): Promise<StormFigures> {
-  const duplicates = control ? 0 : 0.3;
+  return (await stormsOn(name, stores, keyFile, privateKey, [{}], { warmUpPerInstance, duplicates: control ? 0 : 0.3, judge: !control }))[0]!;
+}
+
+/** How {@link stormsOn} runs its storms. */
+export interface StormsOptions {
+  /** Warm-up events per process before the measured storms (default 0). */
+  warmUpPerInstance?: number;
+  /** Share of redeliveries (default 0.3). */
+  duplicates?: number;
+  /** Check exactly-once through the first process's probe (default true; false when the processes share no store). */
+  judge?: boolean;
+}
+
+/**
+ * {@link stormOn} with several measured storms, one after another, against the same processes
+ * (warmed once): one figure per plan.
+ */
+export async function stormsOn(
+  name: string,
+  stores: string[],
+  keyFile: string,
+  privateKey: RsaPrivateKey,
+  plans: readonly StormPlan[],
+  { warmUpPerInstance = 0, duplicates = 0.3, judge = true }: StormsOptions = {},
+): Promise<StormFigures[]> {
   const children = await Promise.all(stores.map((store) => instance(store, keyFile)));
   try {
     const urls = children.map(({ port }) => `http://127.0.0.1:${port}/callback`);
@@ -104,44 +139,54 @@ export async function stormOn(
         durationS: 300,
       });
     }
-    const statements = await statementCounter(stores[0]!);
-    const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
-    const systemBefore = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0);
-    // The monotonic clock in µs (the clock of V8's CPU profiles and of `perf record -k CLOCK_MONOTONIC`,
-    // the same in every process): the measured window, printed with BENCH_CPU_PROF or BENCH_WINDOW set.
-    const from = process.hrtime.bigint() / 1000n;
-    const result = await runStorm({
-      callbackUrls: urls,
-      apiKey: API_KEY,
-      key: privateKey,
-      events: STORM_EVENTS,
-      duplicates,
-      concurrency: STORM_CONCURRENCY,
-      durationS: 300,
-      ...(stores[0] === 'ack-only' || control
-        ? {}
-        : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
-    });
-    const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
-    const system = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0) - systemBefore;
-    if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW)
-      console.log(
-        `  ${name}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`,
-      );
-    const perEvent = statements ? (await statements()) / result.events : undefined;
-    if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
-    return {
-      ...result,
-      cpuMsPerEvent: (cpu * 1000) / result.events,
-      systemMsPerEvent: (system * 1000) / result.events,
-      ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }),
-    };
+    const figures: StormFigures[] = [];
+    for (const plan of plans) {
+      const statements = await statementCounter(stores[0]!);
+      const before = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0);
+      const systemBefore = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0);
+      // The monotonic clock in µs (the clock of V8's CPU profiles and of `perf record -k CLOCK_MONOTONIC`,
+      // the same in every process): the measured window, printed with BENCH_CPU_PROF or BENCH_WINDOW set.
+      const from = process.hrtime.bigint() / 1000n;
+      const result = await runStorm({
+        callbackUrls: urls,
+        apiKey: API_KEY,
+        key: privateKey,
+        events: STORM_EVENTS,
+        duplicates,
+        concurrency: STORM_CONCURRENCY,
+        durationS: 300,
+        ...(plan.rate ? { rate: plan.rate } : {}),
+        ...(stores[0] === 'ack-only' || !judge
+          ? {}
+          : { probe: () => probeEntriesAfter({ probeUrl: `http://127.0.0.1:${children[0]!.port}/probe` }, undefined) }),
+      });
+      const cpu = children.reduce((sum, { child }) => sum + cpuSeconds(child.pid!), 0) - before;
+      const system = children.reduce((sum, { child }) => sum + kernelAndUser(child.pid!)[1], 0) - systemBefore;
+      if (process.env.BENCH_CPU_PROF || process.env.BENCH_WINDOW)
+        console.log(
+          `  ${name}${plan.rate ? ` at ${plan.rate}/s` : ''}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`,
+        );
+      const perEvent = statements ? (await statements()) / result.events : undefined;
+      if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
+      figures.push({
+        ...result,
+        cpuMsPerEvent: (cpu * 1000) / result.events,
+        systemMsPerEvent: (system * 1000) / result.events,
+        ...(plan.rate ? { carried: result.deliveries / (result.durationMs / 1000) / plan.rate } : {}),
+        ...(perEvent === undefined ? {} : { statementsPerEvent: perEvent }),
+      });
+    }
+    return figures;
   } finally {
     for (const { child } of children) child.kill('SIGTERM');
   }
 }
 
-/** The figure of issue 20: merchant CPU per event of three PostgreSQL instances over one (goal <= 1.2x). */
+/**
+ * Merchant CPU per event of three PostgreSQL instances over one under the same storm (each of three
+ * carries a third of it). Informative: issue 20's figure (at most 1.2x) compares them at the same
+ * load per instance, `npm run bench postgres-instances`.
+ */
 export function cpuRatioLine(one: StormFigures, three: StormFigures): string {
-  return `  PostgreSQL merchant CPU per event, 3 instances ÷ 1: ${(three.cpuMsPerEvent / one.cpuMsPerEvent).toFixed(2)}x (${three.cpuMsPerEvent.toFixed(2)} ÷ ${one.cpuMsPerEvent.toFixed(2)} ms/event; goal <= 1.2)`;
+  return `  PostgreSQL merchant CPU per event, 3 instances ÷ 1, the same storm split three ways: ${(three.cpuMsPerEvent / one.cpuMsPerEvent).toFixed(2)}x (${three.cpuMsPerEvent.toFixed(2)} ÷ ${one.cpuMsPerEvent.toFixed(2)} ms/event)`;
 }
