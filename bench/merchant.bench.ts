@@ -147,7 +147,7 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
   const keyFile = join(dir, 'public.pem');
   writeFileSync(keyFile, privateKey.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
   // fsync on, like SQLite's synchronous=full: a done mark is on disk before it is acknowledged.
-  const postgres = await startPostgres({ durable: true });
+  const postgres = await startPostgres({ durable: true, statementCounts: true });
   const storm = (name: string, stores: string[]) => stormOn(name, stores, keyFile, privateKey);
   try {
     console.log(`under load merchant (${STORM_EVENTS} events, 30% duplicates, ${STORM_CONCURRENCY} in flight, merchant in separate processes):`);

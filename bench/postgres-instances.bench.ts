@@ -56,7 +56,7 @@ export default async function bench(): Promise<void> {
   const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
   const keyFile = join(dir, 'public.pem');
   writeFileSync(keyFile, privateKey.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
-  const postgres = await startPostgres({ durable: true });
+  const postgres = await startPostgres({ durable: true, statementCounts: true });
   const empty = async () => {
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();

@@ -16,26 +16,40 @@ export const STORM_CONCURRENCY = 64;
 const API_KEY = 'bench-key';
 
 /**
- * On PostgreSQL: a counter of the transactions (= statements, all autocommit but the done marks'
- * own) the database ran since it was made; the statistics reach pg_stat_database within a second.
+ * On PostgreSQL: a counter of the statements the merchants run from now on, every one (BEGIN, LISTEN
+ * and COMMIT too), from pg_stat_statements, which counts a statement as it ends. Undefined where the
+ * server has not loaded it (startPostgres's `statementCounts`; a PG_URL server may not): the column
+ * then reads `?`. (pg_stat_database's transaction count, used before, is written by a backend at most
+ * once a second and up to ten seconds late once it is idle: it moved with the timing, not the work.)
  */
 async function statementCounter(store: string): Promise<(() => Promise<number>) | undefined> {
   if (!/^postgres(?:ql)?:\/\//.test(store)) return undefined;
   const { default: pg } = await import('pg');
-  const read = async () => {
-    const client = new pg.Client({ connectionString: store });
-    await client.connect();
+  const client = new pg.Client({ connectionString: store });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await client.query('SELECT pg_stat_statements_reset()');
+  } catch {
+    await client.end();
+    return undefined;
+  }
+  await client.end();
+  return async () => {
+    const reader = new pg.Client({ connectionString: store });
+    await reader.connect();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+      // The statements still ending (an UNLISTEN after the last answer) are the storm's too.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { rows } = await reader.query<{ n: string }>(
+        `SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'`,
+      );
       return Number(rows[0]!.n);
     } finally {
-      await client.end();
+      await reader.end();
     }
   };
-  const start = await read();
-  // The counter's own two transactions (its read) are not the merchant's.
-  return async () => (await read()) - start - 1;
 }
 
 /** A storm's result with the merchant processes' CPU per event. */

@@ -30,7 +30,7 @@ export function postgresBinDir(): string | undefined {
  * afterwards), else a throwaway server of our own: initdb and pg_ctl in a temporary folder as an
  * unprivileged user (PostgreSQL refuses root), on a free port, listening on 127.0.0.1 only.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgres(options: { durable?: boolean; statementCounts?: boolean } = {}): Promise<PostgresServer> {
   if (process.env.PG_URL) return freshDatabase(process.env.PG_URL, async () => undefined);
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql) and PG_URL is not set');
@@ -45,7 +45,10 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     await as('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
     // Loopback only, socket in our folder; fsync off unless asked (benches): the tests kill
     // merchants, never the database.
-    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${options.durable ? '' : ' -c fsync=off'}`;
+    // statementCounts (benches): pg_stat_statements counts every statement as it ends, utility
+    // statements included; room for each LISTEN channel's own entry between two resets.
+    const counts = options.statementCounts ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=20000' : '';
+    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${options.durable ? '' : ' -c fsync=off'}${counts}`;
     await as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
