@@ -42,12 +42,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  */
 const WARM_UP_PER_INSTANCE = Number(process.env.BENCH_WARM_UP ?? 3000);
 /**
- * Deliveries per second per instance in the measured comparison (BENCH_RATE: another). 400 (about
- * 310 events/s, with 30% duplicates) is a fifth to a third of what one instance carries under the
- * storm on this machine's two cores (960 to 1,890 deliveries/s), so three instances' 1,200 stay within
- * what the machine carries (98 to 100% of the rate achieved).
+ * Deliveries per second per instance in the measured comparison (BENCH_RATE: another). 300 (about
+ * 230 events/s, with 30% duplicates): three instances' 900 are 70 to 85% of what this machine's two
+ * cores carry under the storm (1,050 to 1,340 deliveries/s in the bench runs of 2026-11-26). 1,200
+ * was too close: three-instance runs fell behind it when the machine was slower.
  */
-const RATE_PER_INSTANCE = Number(process.env.BENCH_RATE ?? 400);
+const RATE_PER_INSTANCE = Number(process.env.BENCH_RATE ?? 300);
 /** The share of its rate a run must achieve to count (below: a backlog, not the load asked). */
 const CARRIED = 0.95;
 
@@ -65,12 +65,14 @@ export default async function bench(): Promise<void> {
   };
   try {
     console.log(
-      `under load merchant (${STORM_EVENTS} events, 30% duplicates), PostgreSQL with fsync; ${WARM_UP_PER_INSTANCE} warm-up events per process first; ` +
-        `${ROUNDS} alternating rounds, each: ${RATE_PER_INSTANCE} deliveries/s per instance (1 instance: ${RATE_PER_INSTANCE}/s, 3: ${3 * RATE_PER_INSTANCE}/s), ` +
-        `then the same storm as fast as ${STORM_CONCURRENCY} in flight allow:`,
+      `under load merchant (30% duplicates), PostgreSQL with fsync; ${WARM_UP_PER_INSTANCE} warm-up events per process first; ${ROUNDS} alternating rounds, each: ` +
+        `${STORM_EVENTS} events per instance at ${RATE_PER_INSTANCE} deliveries/s per instance (1 instance: ${RATE_PER_INSTANCE}/s, 3: ${3 * RATE_PER_INSTANCE}/s), ` +
+        `then ${STORM_EVENTS} events as fast as ${STORM_CONCURRENCY} in flight allow:`,
     );
     const runs: { one: StormFigures[]; three: StormFigures[] }[] = [];
-    const plans = (instances: number) => [{ rate: RATE_PER_INSTANCE * instances }, {}];
+    // At the set rate each process serves STORM_EVENTS events in both (the same window: a backlog's
+    // tail of a few tens of ms is then about 1% of it, not 5% as in a 2 s window of three at 3x).
+    const plans = (instances: number) => [{ rate: RATE_PER_INSTANCE * instances, events: STORM_EVENTS * instances }, {}];
     for (let round = 1; round <= ROUNDS; round++) {
       await empty();
       const one = await stormsOn('PostgreSQL 1', [postgres.url], keyFile, privateKey, plans(1), { warmUpPerInstance: WARM_UP_PER_INSTANCE });

@@ -94,9 +94,13 @@ function kernelAndUser(pid: number): [number, number] {
   }
 }
 
-/** One measured storm of {@link stormsOn}: `rate` deliveries per second across all instances, or as fast as the storm's in-flight limit allows. */
+/**
+ * One measured storm of {@link stormsOn}: `rate` deliveries per second across all instances, or as
+ * fast as the storm's in-flight limit allows; `events` (default STORM_EVENTS).
+ */
 export interface StormPlan {
   rate?: number;
+  events?: number;
 }
 
 /**
@@ -165,7 +169,7 @@ export async function stormsOn(
         callbackUrls: urls,
         apiKey: API_KEY,
         key: privateKey,
-        events: STORM_EVENTS,
+        events: plan.events ?? STORM_EVENTS,
         duplicates,
         concurrency: STORM_CONCURRENCY,
         durationS: 300,
