@@ -31,10 +31,19 @@ export interface Scrubber {
   value<T>(input: T): T;
 }
 
-const FINGERPRINT = /\b([a-z]{2})…#([0-9a-f]{4})\b/g;
+/** A fingerprint's shape: its kind (two letters), `…#` and four hex digits of its hash. */
+const KIND = '[a-z]{2}';
+const HASH = '[0-9a-f]{4}';
+const SHAPE = `${KIND}…#${HASH}`;
+
+/** A fingerprint standing as a word, its kind and hash captured. */
+const FINGERPRINT = new RegExp(`\\b(${KIND})…#(${HASH})\\b`, 'g');
 
 /** A fingerprint already in a text, wherever it stands (a scrubbed secret may sit right against other text). */
-const SHOWN = /[a-z]{2}…#[0-9a-f]{4}/g;
+const SHOWN = new RegExp(SHAPE, 'g');
+
+/** A text that is one fingerprint and nothing else. */
+const ONLY_A_FINGERPRINT = new RegExp(`^${SHAPE}$`);
 
 /**
  * A fingerprint with the last group of a Base64 rendering behind it (one to three characters before
@@ -373,7 +382,7 @@ export function createScrubber(secrets: readonly Secret[]): Scrubber {
   // Base64 text decoded is searched for these (the configured values and key pieces of SHORT characters or more).
   const decodable = raw.filter((secret) => secret.value.length >= SHORT);
   const shortestDecodable = Math.min(...decodable.map((secret) => secret.value.length));
-  const isFingerprint = (text: string) => /^[a-z]{2}…#[0-9a-f]{4}$/.test(text);
+  const isFingerprint = (text: string) => ONLY_A_FINGERPRINT.test(text);
   const text = (input: string): string => {
     // Whole PEM blocks first: one fingerprint per key, the same however its lines were joined.
     // Each pattern pass is skipped when the text lacks a literal its pattern cannot match without.
