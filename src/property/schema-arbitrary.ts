@@ -1,7 +1,7 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { plainNumbers } from '../spec/document.js';
-import type { FlatSchema } from '../spec/flatten.js';
+import { SCALARS, type FlatSchema } from '../spec/flatten.js';
 import { specModel } from '../spec/model.js';
 import { packagedSpec } from '../spec/packaged.js';
 
@@ -43,20 +43,9 @@ export function componentSchema(name: string): SchemaNode {
 /** A flat view of the spec model as the plain node the arbitraries read. */
 function schemaNodeOf(view: FlatSchema): SchemaNode {
   const node: SchemaNode = {};
-  for (const key of [
-    'type',
-    'description',
-    'format',
-    'pattern',
-    'minLength',
-    'maxLength',
-    'minimum',
-    'maximum',
-    'minItems',
-    'maxItems',
-    'additionalProperties',
-  ] as const) {
-    if (view[key] !== undefined) node[key] = view[key];
+  // The title is the documentation's; no arbitrary reads it.
+  for (const key of SCALARS) {
+    if (key !== 'title' && view[key] !== undefined) node[key] = view[key];
   }
   if ('const' in view) node.const = plainNumbers(view.const);
   if (view.enum) node.enum = plainNumbers(view.enum);

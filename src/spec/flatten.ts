@@ -85,7 +85,8 @@ export interface FlatSchema {
   site: { description?: string; rules: string[]; unspecified: UnspecifiedNote[] };
 }
 
-const SCALARS = [
+/** The JSON Schema keywords a flat schema keeps as they are (src/property/schema-arbitrary.ts writes them back). */
+export const SCALARS = [
   'type',
   'description',
   'title',
