@@ -292,6 +292,136 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.status).toBe(1);
   }, 60_000);
 
+  // A TCP hop before the embedded service that falls as a crashing process would (the connection
+  // in flight dropped, the port closed) when `dies` says so of the bytes the client sent so far;
+  // `resets`: only the first that many connections `dies` names are dropped, the hop lives on (resets, not a crash).
+  const fallingHop = async (dies: (sent: string) => boolean, resets = 0): Promise<string> => {
+    let dropped = 0;
+    const sockets = new Set<net.Socket>();
+    const hop = net.createServer((client) => {
+      const upstream = net.connect(Number(new URL(embedded.service.baseUrl).port), '127.0.0.1');
+      sockets.add(client).add(upstream);
+      let sent = '';
+      client.on('data', (chunk: Buffer) => {
+        sent += chunk.toString('latin1');
+        if (resets > 0 && dropped < resets && dies(sent)) {
+          dropped++;
+          client.destroy();
+          upstream.destroy();
+        } else if (resets === 0 && dies(sent)) {
+          hop.close();
+          for (const socket of sockets) socket.destroy();
+        } else upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
+    return `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
+  };
+
+  it("a service that falls over on the control API probe's input has failed (exit 1), naming that input; it is not blamed on the configuration", async () => {
+    const s = embedded.service;
+    // Dies on the probe's body that is not JSON, sent to a control API write route.
+    const url = await fallingHop((sent) => sent.includes('{not json'));
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      url,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--control-token',
+      s.controlToken!,
+      '--reports',
+      file('s-dies-probe'),
+    ]);
+    expect(run.stderr).not.toMatch(/pre-flight: --base-url|did not answer a valid/);
+    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*\): reported as a failure; the cases left were not run\n$/);
+    const r = report('s-dies-probe');
+    const failed = r.results.filter((result) => result.status === 'failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.id).toMatch(/\/target-stopped$/);
+    expect(failed[0]!.rules.length).toBeGreaterThan(0);
+    expect(failed[0]!.message).toMatch(
+      /^the service stopped answering before the first case, during the run's set-up \(the control API probe and pre-flight\)/,
+    );
+    expect(failed[0]!.message).toMatch(/the last requests the run sent it: .*\/__control\/merchants\/\d+\/[\w-]+ with body "\{not json"/);
+    expect(
+      r.results
+        .filter((result) => result.status === 'skipped')
+        .every((result) => result.message.startsWith('not run: the target stopped answering during the set-up')),
+    ).toBe(true);
+    expect(r.preflight?.steps.at(-1)).toMatchObject({
+      level: 'warning',
+      conclusion: expect.stringMatching(/^the target stopped answering during pre-flight: nothing is concluded of the configuration/),
+    });
+    expect(run.status).toBe(1);
+  }, 60_000);
+
+  it("a service that falls over on pre-flight's energy query has failed (exit 1); --base-url is not called wrong", async () => {
+    const s = embedded.service;
+    // The first POST is pre-flight's valid energy query (no control token: no probe before it).
+    const url = await fallingHop((sent) => sent.includes('POST /'));
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      url,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('s-dies-preflight'),
+    ]);
+    expect(run.stderr).not.toMatch(/pre-flight: --base-url|did not answer a valid/);
+    const r = report('s-dies-preflight');
+    const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
+    expect(stopped).toMatchObject({ status: 'failed', case: expect.stringMatching(/^[\w-]+$/), suite: 'service/energy' });
+    expect(stopped?.message).toMatch(/the last requests the run sent it: .*POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/\S+ with body "/);
+    expect(r.summary).toMatchObject({ passed: 0, failed: 1 });
+    expect(run.status).toBe(1);
+  }, 60_000);
+
+  it("a service that resets pre-flight's energy query but answers on is a warning, not a wrong --base-url: the suites judge", async () => {
+    const s = embedded.service;
+    // The query and the transport's one retry on a fresh connection are both reset; later ones pass.
+    const url = await fallingHop((sent) => sent.includes('POST /'), 2);
+    const run = await runCliAsync([
+      'verify',
+      'service',
+      '--base-url',
+      url,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+      '--user-id',
+      String(s.userId),
+      '--suite',
+      'service/energy',
+      '--reports',
+      file('s-resets-once'),
+    ]);
+    expect(run.stderr).toMatch(
+      /pre-flight: warning: the service answers a plain GET of --base-url but gave no answer to a valid energy query: the suites judge it/,
+    );
+    const r = report('s-resets-once');
+    expect(r.results.some((result) => result.id.endsWith('/target-stopped'))).toBe(false);
+    expect(r.summary.passed).toBeGreaterThan(0);
+    expect(run.status).toBe(0);
+  }, 60_000);
+
   describe('merchants', () => {
     const started: Array<{ close(): Promise<void> }> = [];
     afterAll(async () => {
@@ -452,6 +582,27 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const left = r.results.filter((result) => result.message === `not run: the target stopped answering after case ${stopped!.suite}/${stopped!.case}`);
       expect(left.length).toBeGreaterThan(0);
       expect(left.every((result) => result.status === 'skipped')).toBe(true);
+      expect(run.status).toBe(1);
+    }, 60_000);
+
+    it("a merchant that dies on pre-flight's valid callback has failed CB-AVAILABLE (exit 1); --callback-url is not called wrong", async () => {
+      // It answers a plain GET (so it answered in the run), then dies on the first callback.
+      const server = http.createServer((req, res) => {
+        if (req.method !== 'POST') return res.writeHead(405).end();
+        res.socket?.destroy();
+        server.close();
+        server.closeAllConnections();
+      });
+      const port = await listenOn(server);
+      started.push({ close: () => stopServer(server).catch(() => undefined) });
+      const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-dies-preflight', 'merchant/raw-body');
+      expect(run.stderr).not.toMatch(/pre-flight: --callback-url|did not answer a valid callback/);
+      const r = report('m-dies-preflight');
+      const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
+      expect(stopped).toMatchObject({ status: 'failed', rules: expect.arrayContaining(['CB-AVAILABLE']) });
+      expect(stopped?.message).toMatch(
+        /^the merchant stopped answering before the first case, during the run's set-up .*the last requests the run sent it: .*POST http:\/\/127\.0\.0\.1:\d+\/callback with body "/,
+      );
       expect(run.status).toBe(1);
     }, 60_000);
   });

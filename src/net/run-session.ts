@@ -18,6 +18,8 @@ export class RunCutError extends TransportError {
  */
 export class RunSession {
   readonly #answered = new Set<string>();
+  /** The last requests sent, oldest first, as one line each (what a target fell over on, before any case had run). */
+  readonly #sent: string[] = [];
   readonly #inFlight = new Set<(error: Error) => void>();
   #stop: RunCutError | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -30,6 +32,17 @@ export class RunSession {
   /** Remembers that an origin answered once. */
   answered(origin: string): void {
     this.#answered.add(origin);
+  }
+
+  /** Remembers a request as it is sent (`PUT /path with body "…"`); the last three are kept. */
+  sending(what: string): void {
+    this.#sent.push(what);
+    if (this.#sent.length > 3) this.#sent.shift();
+  }
+
+  /** The last requests sent, oldest first. */
+  get lastSent(): readonly string[] {
+    return this.#sent;
   }
 
   /** Forgets that an origin answered: it is about to go away on purpose (a restart the user asked for). */

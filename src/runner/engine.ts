@@ -71,6 +71,7 @@ export function stoppedAnswering(
   running: { suite: string; case: string },
   caseRules: (suite: string, id: string, next?: boolean) => string[],
   rules: Map<string, Rule>,
+  setUp?: readonly string[],
 ): { result: CheckResult; after: string } {
   const at = trail.findIndex((sent) => sent.exchange.error === cut);
   const refused = at < 0 ? trail.length : at;
@@ -86,13 +87,29 @@ export function stoppedAnswering(
       ? `${request.method} ${request.url}${request.plain === undefined ? ` with body ${JSON.stringify(request.body.slice(0, 60))}${request.body.length > 60 ? '…' : ''}` : ''} (${last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`})`
       : 'none recorded';
   const after = `${culprit.suite}/${culprit.case}`;
+  const who = side === 'merchant' ? 'The merchant' : 'The service';
+  if (setUp)
+    return {
+      after,
+      result: {
+        id: 'target-stopped',
+        suite: culprit.suite,
+        case: culprit.case,
+        title: `${who} keeps answering after the run's set-up (the control API probe and pre-flight)`,
+        rules: ruleIds,
+        status: 'failed',
+        message:
+          `the ${side} stopped answering before the first case, during the run's set-up (the control API probe and pre-flight) (${cut}); ` +
+          `the last requests the run sent it: ${setUp.length > 0 ? setUp.join('; ') : 'none recorded'}; no case was run`,
+      },
+    };
   return {
     after,
     result: {
       id: 'target-stopped',
       suite: culprit.suite,
       case: culprit.case,
-      title: `${side === 'merchant' ? 'The merchant' : 'The service'} keeps answering after this case's input`,
+      title: `${who} keeps answering after this case's input`,
       // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
       rules: ruleIds,
       status: 'failed',
@@ -294,17 +311,28 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
     const found = order[next ? at + 1 : at]?.testCase;
     return found && at >= 0 ? [...new Set(found.steps.flatMap((step) => (step.expect ?? []).flatMap((expectation) => expectation.rules ?? found.rules)))] : [];
   };
+  const record = (result: CheckResult) => {
+    const assumptions = assumptionsOf(result.rules, rules);
+    const full = assumptions.length ? { ...result, assumptions } : result;
+    results.push(full);
+    emit({ kind: 'result', result: full });
+  };
+  // Where the target fell over, as the cases left say it ("after case …").
   let fell: string | undefined;
+  // It stopped answering before the first case, on the run's own set-up (the control API probe,
+  // pre-flight): that input is what it fell over on; one failed result, and no case runs.
+  const before = session.stopped;
+  const first = order[0];
+  if (before?.reason === 'target-gone' && first) {
+    const gone = stoppedAnswering([], target.side, before.message, { suite: first.suite, case: first.testCase.id }, caseRules, rules, session.lastSent);
+    record({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
+    fell = 'during the set-up, before the first case';
+  }
   try {
     for (const suite of options.suites) {
       for (const testCase of suite.cases) {
         emit({ kind: 'case', suite: suite.name, testCase: testCase.id, title: testCase.title });
-        const push = (result: CheckResult) => {
-          const assumptions = assumptionsOf(result.rules, rules);
-          const full = assumptions.length ? { ...result, assumptions } : result;
-          results.push(full);
-          emit({ kind: 'result', result: full });
-        };
+        const push = record;
         const ids = new Map<string, number>();
         const resultId = (check: string) => {
           const n = (ids.get(check) ?? 0) + 1;
@@ -313,7 +341,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
         };
         // The target fell over or --timeout ran out: what is left is not run (skipped with the reason), not failed.
         const cut = session.stopped;
-        const skip = cut ? `not run: ${fell ? `the target stopped answering after case ${fell}` : cut.message}` : missingNeed(testCase, target, capabilities);
+        const skip = cut ? `not run: ${fell ? `the target stopped answering ${fell}` : cut.message}` : missingNeed(testCase, target, capabilities);
         if (skip) {
           for (const step of testCase.steps) {
             for (const expectation of step.expect ?? []) {
@@ -375,7 +403,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
             if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning'))
               Object.assign(result, { status: 'skipped', message: why });
           if (gone) {
-            fell = gone.after;
+            fell = `after case ${gone.after}`;
             push({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
           }
         }
@@ -400,11 +428,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
     results,
     notes: [
       ...(session.stopped
-        ? [
-            fell
-              ? `the target stopped answering after case ${fell} (${session.stopped.message}): a failure, and the cases left were not run`
-              : session.stopped.message,
-          ]
+        ? [fell ? `the target stopped answering ${fell} (${session.stopped.message}): a failure, and the cases left were not run` : session.stopped.message]
         : []),
       ...skipped.notes,
       ...notes,

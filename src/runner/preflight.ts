@@ -5,6 +5,7 @@ import { PADDINGS, otherHalf, type CryptoProfile } from '../core/profile.js';
 import { halfFor, openJson, sealBytes } from '../crypto/codec.js';
 import type { RsaKey } from '../crypto/keys.js';
 import type { NetworkConfig } from '../net/network-config.js';
+import { RunCutError, type RunSession } from '../net/run-session.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { answerFailureRule, reasonInMessage } from '../wire/crypto-failure.js';
 import type { Capabilities } from './capabilities.js';
@@ -16,6 +17,7 @@ import { checkUserId } from './preflight-user.js';
 import { readProbeAfter } from './probe-reader.js';
 import { proveRestart } from './restart-proof.js';
 import { runRequest } from './service-steps.js';
+import { transportOf } from './transport.js';
 import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './types.js';
 
 /**
@@ -27,6 +29,8 @@ import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './
 class Reasoning {
   readonly steps: PreflightStep[] = [];
 
+  constructor(readonly session: RunSession) {}
+
   ok(what: string, observed: string, conclusion: string): void {
     this.steps.push({ what, observed, conclusion, level: 'ok' });
   }
@@ -35,8 +39,15 @@ class Reasoning {
     this.steps.push({ what, observed, conclusion, level: 'warning' });
   }
 
-  /** One line, exit 2: proven wrong, and the line says how it is known (`observed`: '' when the conclusion already says it). */
+  /**
+   * One line, exit 2: proven wrong, and the line says how it is known (`observed`: '' when the
+   * conclusion already says it). Unless the run was cut: a target that stopped answering (it
+   * answered earlier) fell over on what pre-flight sent, which proves nothing of the configuration,
+   * and `--timeout` is the tool's stop. The cut is thrown instead, for {@link finishCut}.
+   */
   stop(what: string, observed: string, conclusion: string): never {
+    const cut = this.session.stopped;
+    if (cut) throw cut;
     throw new ConfigError('preflight', `pre-flight: ${conclusion}${observed ? ` (${what}: ${observed})` : ''}`);
   }
 
@@ -48,6 +59,27 @@ class Reasoning {
 /** The API key as messages name it: `--api-key`, or where else it came from (`the API key from env WALLET_API_KEY`). */
 function keyName(target: ServiceTarget | MerchantTarget): string {
   return target.apiKeySource && target.apiKeySource !== '--api-key' ? `the API key from ${target.apiKeySource}` : '--api-key';
+}
+
+/**
+ * After a request of pre-flight got no answer: is the target still there? One GET of `url` on the
+ * run's network. An answer (any status) means it lives and only that request failed. A refused
+ * connection from a target that answered earlier cuts the run (target-gone), which
+ * {@link Reasoning.stop} then hands on as the target's failure. Anything else proves nothing.
+ */
+async function stillAnswers(target: ServiceTarget | MerchantTarget, url: string): Promise<boolean> {
+  try {
+    await transportOf(target).send({ method: 'GET', url, headers: {} });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pre-flight's request got no answer while the target lives: a warning, and the suites judge (they send it too). */
+function noAnswerOnly(why: Reasoning, what: string, exchange: Exchange, conclusion: string): Preflight {
+  why.warn(what, `no answer (${exchange.error ?? 'none'})`, conclusion);
+  return why.result();
 }
 
 /** The lines a console prints for a pre-flight: one per warning step. */
@@ -85,7 +117,28 @@ const PADDING_NAME: Record<CryptoProfile['padding'], string> = {
  * opens under no padding are warnings: the suites judge.
  */
 export async function preflightService(target: ServiceTarget, capabilities: Capabilities): Promise<Preflight> {
-  const why: Reasoning = new Reasoning();
+  const why = new Reasoning(currentNetwork().session);
+  return judgeService(target, capabilities, why).catch((error: unknown) => finishCut(error, why));
+}
+
+/**
+ * Pre-flight ended by a cut run: the steps so far and one warning saying so. The run goes on to the
+ * engine, which reports a target that stopped answering as its failure (`target-stopped`, exit 1),
+ * and the CLI ends a run `--timeout` cut with its own line (exit 2). Any other error is thrown on.
+ */
+function finishCut(error: unknown, why: Reasoning): Preflight {
+  if (!(error instanceof RunCutError)) throw error;
+  why.warn(
+    'pre-flight',
+    error.message,
+    error.reason === 'target-gone'
+      ? 'the target stopped answering during pre-flight: nothing is concluded of the configuration; the run reports the target as failed'
+      : 'the run was cut during pre-flight',
+  );
+  return why.result();
+}
+
+async function judgeService(target: ServiceTarget, capabilities: Capabilities, why: Reasoning): Promise<Preflight> {
   const probed = Object.entries(capabilities.routes);
   if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) {
     // No rule binds the control API: a 401 there is a setup the target does not perform for us.
@@ -106,7 +159,11 @@ export async function preflightService(target: ServiceTarget, capabilities: Capa
   const what = `one valid energy query with ${key}, encrypted with --public-key under --profile`;
   const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
   const response = exchange.response;
-  if (!response) why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
+  if (!response) {
+    if (await stillAnswers(target, target.baseUrl))
+      return noAnswerOnly(why, what, exchange, 'the service answers a plain GET of --base-url but gave no answer to a valid energy query: the suites judge it');
+    why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
+  }
   if (response.status === 401 || response.status === 403) {
     // Not proof of a wrong key: a service whose key check is broken (an inverted validity window)
     // answers every key so. The suites run and judge (they will fail).
@@ -283,7 +340,11 @@ function sameAnswer(a: Exchange, b: Exchange): boolean {
  * the one the run will use (default: the process's).
  */
 export async function preflightMerchant(target: MerchantTarget, network: NetworkConfig = currentNetwork()): Promise<Preflight> {
-  const why: Reasoning = new Reasoning();
+  const why = new Reasoning(network.session);
+  return judgeMerchant(target, network, why).catch((error: unknown) => finishCut(error, why));
+}
+
+async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why: Reasoning): Promise<Preflight> {
   if (target.probeUrl || target.probeCmd) {
     try {
       // The shape is what matters here: one page tells it (a long history is not read through).
@@ -303,7 +364,16 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
   const plus = sealed.body.includes('+');
   const ordinary = await deliver(sealed);
   const what = `one valid deposit callback (its Base64 holds ${plus ? "a '+'" : "no '+'"}) with ${keyName(target)}, sealed with --private-key under --profile`;
-  if (!ordinary.response) why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
+  if (!ordinary.response) {
+    if (await stillAnswers(target, target.callbackUrl))
+      return noAnswerOnly(
+        why,
+        what,
+        ordinary,
+        'the merchant answers a plain GET of --callback-url but gave no answer to a valid callback: the suites judge it',
+      );
+    why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
+  }
   if (ordinary.response.status === 401) {
     await keyHeaderExperiment(target, why, what, ordinary);
     return why.result();
