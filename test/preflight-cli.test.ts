@@ -77,21 +77,21 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
   });
   afterAll(() => embedded.close());
 
-  const service = (name: string, extra: string[] = []) => {
+  // `verify service` of the embedded service (or of `url` before it), service/energy unless `suite` says otherwise.
+  const service = (name: string, extra: string[] = [], url = embedded.service.baseUrl, suite: string | undefined = 'service/energy') => {
     const s = embedded.service;
     return runCliAsync([
       'verify',
       'service',
       '--base-url',
-      s.baseUrl,
+      url,
       '--api-key',
       s.apiKey,
       '--public-key',
       file('public.pem'),
       '--user-id',
       String(s.userId),
-      '--suite',
-      'service/energy',
+      ...(suite ? ['--suite', suite] : []),
       '--reports',
       file(name),
       ...extra,
@@ -236,18 +236,25 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.status).toBe(1);
   }, 60_000);
 
-  it('a service that stops answering mid-run has failed under the MUST rules of the case it fell over on; the cases left are not run; exit 1', async () => {
-    // The service sits behind a TCP hop that falls as a crashing process would when the fourth POST
-    // arrives (the pre-flight's query is the first): that request gets no answer, later ones are refused.
-    const s = embedded.service;
+  // A TCP hop before the embedded service that falls as a crashing process would (the connection
+  // in flight dropped, the port closed) when `dies` says so of the bytes the client sent so far;
+  // `resets`: only the first that many connections `dies` names are dropped, the hop lives on (resets, not a crash).
+  const fallingHop = async (dies: (sent: string, chunk: string) => boolean, resets = 0): Promise<string> => {
+    let dropped = 0;
     const sockets = new Set<net.Socket>();
-    let posts = 0;
     const hop = net.createServer((client) => {
-      const upstream = net.connect(Number(new URL(s.baseUrl).port), '127.0.0.1');
+      const upstream = net.connect(Number(new URL(embedded.service.baseUrl).port), '127.0.0.1');
       sockets.add(client).add(upstream);
+      let sent = '';
       client.on('data', (chunk: Buffer) => {
-        posts += chunk.toString('latin1').split('POST /').length - 1;
-        if (posts >= 4) {
+        const text = chunk.toString('latin1');
+        sent += text;
+        const falls = dies(sent, text);
+        if (resets > 0 && dropped < resets && falls) {
+          dropped++;
+          client.destroy();
+          upstream.destroy();
+        } else if (resets === 0 && falls) {
           hop.close();
           for (const socket of sockets) socket.destroy();
         } else upstream.write(chunk);
@@ -257,23 +264,15 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       upstream.on('error', () => client.destroy());
     });
     await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
-    const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
-    const run = await runCliAsync([
-      'verify',
-      'service',
-      '--base-url',
-      url,
-      '--api-key',
-      s.apiKey,
-      '--public-key',
-      file('public.pem'),
-      '--user-id',
-      String(s.userId),
-      '--suite',
-      'service/energy',
-      '--reports',
-      file('s-dies'),
-    ]);
+    return `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
+  };
+
+  it('a service that stops answering mid-run has failed under the MUST rules of the case it fell over on; the cases left are not run; exit 1', async () => {
+    // The service sits behind a TCP hop that falls as a crashing process would when the fourth POST
+    // arrives (the pre-flight's query is the first): that request gets no answer, later ones are refused.
+    let posts = 0;
+    const url = await fallingHop((_sent, chunk) => (posts += chunk.split('POST /').length - 1) >= 4);
+    const run = await service('s-dies', [], url);
     expect(run.stderr).toMatch(
       /wallet-conformance: the target stopped answering during the run \(.*ECONNREFUSED.*\): reported as a failure; the cases left were not run\n$/,
     );
@@ -292,55 +291,10 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.status).toBe(1);
   }, 60_000);
 
-  // A TCP hop before the embedded service that falls as a crashing process would (the connection
-  // in flight dropped, the port closed) when `dies` says so of the bytes the client sent so far;
-  // `resets`: only the first that many connections `dies` names are dropped, the hop lives on (resets, not a crash).
-  const fallingHop = async (dies: (sent: string) => boolean, resets = 0): Promise<string> => {
-    let dropped = 0;
-    const sockets = new Set<net.Socket>();
-    const hop = net.createServer((client) => {
-      const upstream = net.connect(Number(new URL(embedded.service.baseUrl).port), '127.0.0.1');
-      sockets.add(client).add(upstream);
-      let sent = '';
-      client.on('data', (chunk: Buffer) => {
-        sent += chunk.toString('latin1');
-        if (resets > 0 && dropped < resets && dies(sent)) {
-          dropped++;
-          client.destroy();
-          upstream.destroy();
-        } else if (resets === 0 && dies(sent)) {
-          hop.close();
-          for (const socket of sockets) socket.destroy();
-        } else upstream.write(chunk);
-      });
-      upstream.pipe(client);
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-    });
-    await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
-    return `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
-  };
-
   it("a service that falls over on the control API probe's input has failed (exit 1), naming that input; it is not blamed on the configuration", async () => {
-    const s = embedded.service;
     // Dies on the probe's body that is not JSON, sent to a control API write route.
     const url = await fallingHop((sent) => sent.includes('{not json'));
-    const run = await runCliAsync([
-      'verify',
-      'service',
-      '--base-url',
-      url,
-      '--api-key',
-      s.apiKey,
-      '--public-key',
-      file('public.pem'),
-      '--user-id',
-      String(s.userId),
-      '--control-token',
-      s.controlToken!,
-      '--reports',
-      file('s-dies-probe'),
-    ]);
+    const run = await service('s-dies-probe', ['--control-token', embedded.service.controlToken!], url, undefined);
     expect(run.stderr).not.toMatch(/pre-flight: --base-url|did not answer a valid/);
     expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*\): reported as a failure; the cases left were not run\n$/);
     const r = report('s-dies-probe');
@@ -365,25 +319,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
   }, 60_000);
 
   it("a service that falls over on pre-flight's energy query has failed (exit 1); --base-url is not called wrong", async () => {
-    const s = embedded.service;
     // The first POST is pre-flight's valid energy query (no control token: no probe before it).
     const url = await fallingHop((sent) => sent.includes('POST /'));
-    const run = await runCliAsync([
-      'verify',
-      'service',
-      '--base-url',
-      url,
-      '--api-key',
-      s.apiKey,
-      '--public-key',
-      file('public.pem'),
-      '--user-id',
-      String(s.userId),
-      '--suite',
-      'service/energy',
-      '--reports',
-      file('s-dies-preflight'),
-    ]);
+    const run = await service('s-dies-preflight', [], url);
     expect(run.stderr).not.toMatch(/pre-flight: --base-url|did not answer a valid/);
     const r = report('s-dies-preflight');
     const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
@@ -394,25 +332,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
   }, 60_000);
 
   it("a service that resets pre-flight's energy query but answers on is a warning, not a wrong --base-url: the suites judge", async () => {
-    const s = embedded.service;
     // The query and the transport's one retry on a fresh connection are both reset; later ones pass.
     const url = await fallingHop((sent) => sent.includes('POST /'), 2);
-    const run = await runCliAsync([
-      'verify',
-      'service',
-      '--base-url',
-      url,
-      '--api-key',
-      s.apiKey,
-      '--public-key',
-      file('public.pem'),
-      '--user-id',
-      String(s.userId),
-      '--suite',
-      'service/energy',
-      '--reports',
-      file('s-resets-once'),
-    ]);
+    const run = await service('s-resets-once', [], url);
     expect(run.stderr).toMatch(
       /pre-flight: warning: the service answers a plain GET of --base-url but gave no answer to a valid energy query: the suites judge it/,
     );

@@ -88,16 +88,14 @@ export function stoppedAnswering(
       : 'none recorded';
   const after = `${culprit.suite}/${culprit.case}`;
   const who = side === 'merchant' ? 'The merchant' : 'The service';
+  // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
+  const failed = { id: 'target-stopped', suite: culprit.suite, case: culprit.case, rules: ruleIds, status: 'failed' as const };
   if (setUp)
     return {
       after,
       result: {
-        id: 'target-stopped',
-        suite: culprit.suite,
-        case: culprit.case,
+        ...failed,
         title: `${who} keeps answering after the run's set-up (the control API probe and pre-flight)`,
-        rules: ruleIds,
-        status: 'failed',
         message:
           `the ${side} stopped answering before the first case, during the run's set-up (the control API probe and pre-flight) (${cut}); ` +
           `the last requests the run sent it: ${setUp.length > 0 ? setUp.join('; ') : 'none recorded'}; no case was run`,
@@ -106,13 +104,8 @@ export function stoppedAnswering(
   return {
     after,
     result: {
-      id: 'target-stopped',
-      suite: culprit.suite,
-      case: culprit.case,
+      ...failed,
       title: `${who} keeps answering after this case's input`,
-      // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
-      rules: ruleIds,
-      status: 'failed',
       message: `the ${side} stopped answering after case ${after} (${cut}); the last input it received: ${input}; the cases left were not run`,
       evidence: evidenceOf(trail.slice(Math.max(0, refused - 3), refused + 1).map((sent) => sent.exchange)),
     },
