@@ -1,5 +1,13 @@
 import { TransportError } from '../core/errors.js';
 
+/** The first 60 characters of a body, JSON-quoted, `…` when there is more: how a message shows an input. */
+export function bodyExcerpt(body: string | Uint8Array): string {
+  if (typeof body === 'string') return `${JSON.stringify(body.slice(0, 60))}${body.length > 60 ? '…' : ''}`;
+  // The first 240 bytes hold the first 60 characters (at most 4 bytes each).
+  const text = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 240)).toString('utf8');
+  return `${JSON.stringify(text.slice(0, 60))}${text.length > 60 || body.length > 240 ? '…' : ''}`;
+}
+
 /** Why a run was cut short: the target stopped answering (its failure, judged by the engine), or `--timeout` ran out (the tool's stop). */
 type RunStopReason = 'target-gone' | 'run-timeout';
 
@@ -18,8 +26,8 @@ export class RunCutError extends TransportError {
  */
 export class RunSession {
   readonly #answered = new Set<string>();
-  /** The last requests sent, oldest first, as one line each (what a target fell over on, before any case had run). */
-  readonly #sent: string[] = [];
+  /** The last requests sent, oldest first (what a target fell over on, before any case had run); shown only when asked. */
+  readonly #sent: Array<{ what: string; body: Uint8Array | undefined }> = [];
   readonly #inFlight = new Set<(error: Error) => void>();
   #stop: RunCutError | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -34,15 +42,15 @@ export class RunSession {
     this.#answered.add(origin);
   }
 
-  /** Remembers a request as it is sent (`PUT /path with body "…"`); the last three are kept. */
-  sending(what: string): void {
-    this.#sent.push(what);
+  /** Remembers a request as it is sent (`what`: its method and URL); the last three are kept. */
+  sending(what: string, body?: Uint8Array): void {
+    this.#sent.push({ what, body });
     if (this.#sent.length > 3) this.#sent.shift();
   }
 
-  /** The last requests sent, oldest first. */
-  get lastSent(): readonly string[] {
-    return this.#sent;
+  /** The last requests sent, oldest first, one line each (`PUT /path with body "…"`). */
+  get lastSent(): string[] {
+    return this.#sent.map(({ what, body }) => (body === undefined || body.length === 0 ? what : `${what} with body ${bodyExcerpt(body)}`));
   }
 
   /** Forgets that an origin answered: it is about to go away on purpose (a restart the user asked for). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bindsSide, type Rule } from '../core/rules.js';
 import type { NetworkConfig } from '../net/network-config.js';
+import { bodyExcerpt } from '../net/run-session.js';
 import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
 import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
@@ -84,7 +85,7 @@ export function stoppedAnswering(
   const request = last?.exchange.request;
   const input =
     request && last
-      ? `${request.method} ${request.url}${request.plain === undefined ? ` with body ${JSON.stringify(request.body.slice(0, 60))}${request.body.length > 60 ? '…' : ''}` : ''} (${last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`})`
+      ? `${request.method} ${request.url}${request.plain === undefined ? ` with body ${bodyExcerpt(request.body)}` : ''} (${last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`})`
       : 'none recorded';
   const after = `${culprit.suite}/${culprit.case}`;
   const who = side === 'merchant' ? 'The merchant' : 'The service';
@@ -325,7 +326,6 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
     for (const suite of options.suites) {
       for (const testCase of suite.cases) {
         emit({ kind: 'case', suite: suite.name, testCase: testCase.id, title: testCase.title });
-        const push = record;
         const ids = new Map<string, number>();
         const resultId = (check: string) => {
           const n = (ids.get(check) ?? 0) + 1;
@@ -338,7 +338,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
         if (skip) {
           for (const step of testCase.steps) {
             for (const expectation of step.expect ?? []) {
-              push({
+              record({
                 id: resultId(expectation.check),
                 suite: suite.name,
                 case: testCase.id,
@@ -379,7 +379,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
           const asString = await runCase(suite, testCase, run, { ...first, amounts: 'string' });
           verdicts = verdicts.map((result, i) => mergeAmountForms(result, asString[i], rules, strict));
         }
-        for (const result of verdicts) push({ ...result, id: resultId(result.id) });
+        for (const result of verdicts) record({ ...result, id: resultId(result.id) });
         // The case that met the cut: its failures are the cut's, not verdicts of their own. A target
         // that stopped answering (it answered earlier; now it refuses) fell over on what the run sent:
         // one failed result says so, with the last input it received. --timeout is the tool's stop.
@@ -397,7 +397,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
               Object.assign(result, { status: 'skipped', message: why });
           if (gone) {
             fell = `after case ${gone.after}`;
-            push({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
+            record({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
           }
         }
       }

@@ -101,13 +101,6 @@ export function openConnections(network: NetworkConfig): number {
 
 const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** The first 60 characters of a body, JSON-quoted, as a message shows an input. */
-function excerpt(body: Buffer): string {
-  // At most 4 bytes a character: the first 240 bytes hold the first 60 characters.
-  const text = body.subarray(0, 240).toString('utf8');
-  return `${JSON.stringify(text.slice(0, 60))}${text.length > 60 || body.length > 240 ? '…' : ''}`;
-}
-
 /**
  * Sends one HTTP(S) request with node:http, so that a case can omit Content-Type or send bytes that
  * fetch would normalise. Honours the network's TLS settings, proxies (CONNECT for https), answer cap,
@@ -134,7 +127,7 @@ export function send(request: WireRequest): Promise<WireResponse> {
   const what = `${request.method} ${request.url}`;
   const proxy = proxyFor(url, network.proxy);
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
-  network.session.sending(body === undefined || body.length === 0 ? what : `${what} with body ${excerpt(body)}`);
+  network.session.sending(what, body);
   const headers: Record<string, string | number> = { ...request.headers };
   if (body !== undefined) headers['content-length'] = body.length;
   const idleMs = request.timeoutMs ?? network.idleTimeoutMs;
