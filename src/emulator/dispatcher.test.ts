@@ -456,3 +456,72 @@ describe('callback dispatcher: claims in chunks while the sealer is busy', () =>
     expect(store.attempts('chunks-1')!.every((attempt) => attempt.verdict === 'acknowledged')).toBe(true);
   });
 });
+
+describe('callback dispatcher: outbox writes under load share a window', () => {
+  /** A store whose outbox writes are recorded (what each carried, and when on the test's clock). */
+  function recordedStore(url: string, now: () => number): { store: EmulatorStore; writes: Array<{ at: number; sends: number; settled: number }> } {
+    const store = storeFor(url);
+    const writes: Array<{ at: number; sends: number; settled: number }> = [];
+    const writeOutbox = store.writeOutbox;
+    Object.defineProperty(store, 'writeOutbox', {
+      value: (...args: Parameters<typeof writeOutbox>) => {
+        writes.push({ at: now(), sends: args[0].sends.length, settled: args[0].settled.length });
+        return writeOutbox(...args);
+      },
+    });
+    return { store, writes };
+  }
+  /** A sealer with room for everything that seals at once (the test is about the writes, not the sealing threads). */
+  const instantSealer = {
+    free: 1_000,
+    onFree: () => undefined,
+    seal: async (text: string, key: Parameters<typeof sealCallback>[1], profile: Parameters<typeof sealCallback>[2]) => sealCallback(text, key, profile),
+    close: async () => {},
+  };
+
+  it('with 8 or more attempts under way, writes at most once per 4 ms: what arrives meanwhile waits and shares the next transaction', async () => {
+    const side = await acknowledgingMerchant();
+    const scheduler = new ManualScheduler(1_000_000);
+    const now = () => scheduler.now();
+    const { store, writes } = recordedStore(side.url, now);
+    store.insertEvent(event('window-1', now(), { deliveries: 12, concurrent: true }));
+    const { dispatcher } = dispatcherFor(store, {}, { now, scheduler, sealer: instantSealer });
+    dispatcher.wake();
+    await scheduler.advance(0);
+    await until(() => writes.length === 1, 'the first write (it follows at once)');
+    // The clock stands still: sends counted in the first write go out and are answered, but their
+    // outcomes (and any later sends) wait for the window.
+    await until(() => side.posts() === writes[0]!.sends, 'the counted sends are answered');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(writes).toHaveLength(1);
+    expect(dispatcher.inFlight).toBe(12);
+    for (let i = 0; i < 20 && store.unfinishedDeliveries() > 0; i++) {
+      await scheduler.advance(4);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(store.unfinishedDeliveries()).toBe(0);
+    // Every send and outcome of the 12 written, each write 4 ms after the one before it.
+    expect(writes.reduce((n, w) => n + w.sends, 0)).toBe(12);
+    expect(writes.reduce((n, w) => n + w.settled, 0)).toBe(12);
+    for (let i = 1; i < writes.length; i++) expect(writes[i]!.at - writes[i - 1]!.at).toBeGreaterThanOrEqual(4);
+    expect(side.posts()).toBe(12);
+    expect(store.attempts('window-1')!.every((attempt) => attempt.verdict === 'acknowledged')).toBe(true);
+  });
+
+  it('with few attempts under way, writes in the next turn: a delivery is sent, answered and recorded while the clock stands still', async () => {
+    const side = await acknowledgingMerchant();
+    const scheduler = new ManualScheduler(1_000_000);
+    const now = () => scheduler.now();
+    const { store, writes } = recordedStore(side.url, now);
+    store.insertEvent(event('alone-1', now(), { deliveries: 3, concurrent: false }));
+    const { dispatcher } = dispatcherFor(store, {}, { now, scheduler, sealer: instantSealer });
+    dispatcher.wake();
+    // Each delivery of the sequence waits for the one before it; only the ticks that claim them need the clock.
+    for (let i = 0; i < 3; i++) {
+      await scheduler.advance(0);
+      await until(() => store.attempts('alone-1')!.length === i + 1, `delivery ${i + 1} recorded`);
+    }
+    expect(side.posts()).toBe(3);
+    expect(writes.every((w) => w.at === 1_000_000)).toBe(true);
+  });
+});

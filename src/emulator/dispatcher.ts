@@ -51,6 +51,14 @@ const TEMPLATE_CACHE = 1_024;
 const ANSWER_LIMIT = 64 * 1024;
 /** While every due delivery waits for a free connection, look again this often (a settled attempt wakes it sooner). */
 const BLOCKED_POLL_MS = 250;
+/**
+ * Under load (at least this many attempts under way) the outbox is written at most once per
+ * BATCH_WINDOW_MS: the sends and outcomes of several turns share one transaction, whose commit is
+ * the larger part of a small write. With fewer under way each write follows in the next turn, so a
+ * sequential delivery never waits for a window (docs/decisions/outbox-write-window.md).
+ */
+const BATCH_IN_FLIGHT = 8;
+const BATCH_WINDOW_MS = 4;
 /** When an outbox write failed (SQLITE_BUSY, a full disk), it is tried again after this long. */
 const WRITE_RETRY_MS = 1_000;
 /** An attempt that never went out (no connection within the wait) is due again after this long. */
@@ -93,8 +101,9 @@ interface OutboxItems {
  * then its outcome. Sealing (RSA, the main cost per attempt) runs in worker threads (`SealPool`),
  * so this thread only sends, reads answers and writes the store; it claims no more deliveries than
  * the sealer's queue takes. No more attempts per target are started than the agent has sockets, so no
- * request waits in the agent's queue; the deadline starts on the socket and covers connect, headers
- * and body. Writes are batched: one transaction per turn of the event loop, not one per attempt.
+ * request waits in the agent's queue; the deadline starts when the request is let out (after its
+ * count) and covers a connect still under way, headers and body. Writes are batched: one transaction per turn of the event loop, not one per attempt, and
+ * under load at most one per BATCH_WINDOW_MS.
  */
 export class CallbackDispatcher {
   readonly #o: DispatcherOptions;
@@ -111,9 +120,15 @@ export class CallbackDispatcher {
   /** An event's payload text around its requestUUID, by event id. */
   readonly #templates = new Map<number, { before: string; after: string; pinned?: string }>();
   #flushQueued = false;
+  /** When the outbox was last written (the window under load counts from it). */
+  #lastFlushAt = -Infinity;
+  /** Cancels a write waiting for the window to pass. */
+  #flushTimer: (() => void) | undefined;
   #retryTimer: (() => void) | undefined;
   /** The last tick left due deliveries for want of a free connection. */
   #blocked = false;
+  /** The last tick took as many due deliveries as it looked for: more may be due now (the next wake need not ask the store when). */
+  #moreDue = false;
   /** Cancels the timer for the next due delivery, while one is set. */
   #timer: (() => void) | undefined;
   #timerAt = Infinity;
@@ -170,7 +185,8 @@ export class CallbackDispatcher {
     const now = this.#o.now();
     let next: number | undefined;
     try {
-      next = this.#o.store.nextDueAt(this.#fullMerchants());
+      // After a full chunk, look again at once (a tick that finds nothing clears this and asks the store).
+      next = this.#moreDue && !this.#blocked ? now : this.#o.store.nextDueAt(this.#fullMerchants());
     } catch (error) {
       this.#o.log?.(`callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
       next = now + WRITE_RETRY_MS;
@@ -213,6 +229,8 @@ export class CallbackDispatcher {
     this.#timer = undefined;
     this.#retryTimer?.();
     this.#retryTimer = undefined;
+    this.#flushTimer?.();
+    this.#flushTimer = undefined;
     for (const attempt of this.#inFlight.values()) {
       if (attempt.post) attempt.post.cut('the emulator shut down');
       // Counting, or still being sealed: never sent.
@@ -234,6 +252,7 @@ export class CallbackDispatcher {
     const now = clock();
     const reserved = new Map<string, number>();
     let skipped = 0;
+    let looked = 0;
     let claimed: ClaimedDelivery[];
     // No more claims than the sealer's queue takes. A queue with little room waits until half of it
     // is free: claiming one delivery per finished seal cost a transaction (and a due query) per
@@ -252,6 +271,7 @@ export class CallbackDispatcher {
         room,
         leaseUntil,
         (delivery) => {
+          looked++;
           const decision = this.#decide(delivery, reserved);
           if (decision === 'skip') skipped++;
           return decision;
@@ -266,6 +286,7 @@ export class CallbackDispatcher {
     }
     for (const delivery of claimed) this.#start(delivery);
     this.#blocked = skipped > 0;
+    this.#moreDue = looked >= room;
     this.wake();
   }
 
@@ -420,17 +441,22 @@ export class CallbackDispatcher {
   #queueFlush(): void {
     if (this.#flushQueued || this.#closed) return;
     this.#flushQueued = true;
-    // After this turn's I/O callbacks: every send and outcome of the turn in one transaction.
-    setImmediate(() => this.#flush());
+    const wait = this.#inFlight.size >= BATCH_IN_FLIGHT ? this.#lastFlushAt + BATCH_WINDOW_MS - this.#o.now() : 0;
+    // After this turn's I/O callbacks: every send and outcome of the turn in one transaction; under
+    // load, of every turn until the window since the last write has passed.
+    if (wait <= 0) setImmediate(() => this.#flush());
+    else this.#flushTimer = this.#timers.after(wait, () => this.#flush());
   }
 
   /** Writes the outbox: counts the sends (then lets them out), records outcomes and unsent attempts. */
   #flush(): void {
     this.#flushQueued = false;
+    this.#flushTimer = undefined;
     const items = this.#outbox;
     this.#outbox = { sends: [], settled: [], unsent: [] };
     if (items.sends.length + items.settled.length + items.unsent.length === 0) return;
     const now = this.#o.now();
+    this.#lastFlushAt = now;
     const marks: SendMark[] = items.sends.map((attempt) => ({
       attemptId: attempt.delivery.attemptId,
       delivery: attempt.delivery,

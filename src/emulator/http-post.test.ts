@@ -92,3 +92,26 @@ describe("startPost: the deadline runs from the socket, a wait for one is not th
     expect(side.arrived()).toBe(1);
   });
 });
+
+describe("startPost: the deadline runs from the release, the caller's count is not the receiver's time", () => {
+  it('does not time out a request released long after it got its socket', async () => {
+    const side = await receiver(0);
+    const agents = oneSocket();
+    let onSocket!: () => void;
+    const socketReached = new Promise<void>((resolve) => (onSocket = resolve));
+    const handle: PostHandle = startPost(side.url, {}, 'body', {
+      agents,
+      timeoutMs: 300,
+      socketWaitMs: 5_000,
+      limit: 1024,
+      timers: realScheduler,
+      onSocket: () => onSocket(),
+    });
+    await socketReached;
+    // Held for longer than the whole deadline (as a slow outbox write would), then let out: the receiver answers at once.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    handle.release(true);
+    expect(await handle.done).toMatchObject({ status: 200, sent: true });
+    expect(side.arrived()).toBe(1);
+  });
+});

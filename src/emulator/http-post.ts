@@ -55,7 +55,7 @@ export interface PostHandle {
 /** What one exchange needs. */
 interface PostOptions {
   agents: PostAgents;
-  /** The deadline of the whole exchange once the request is on a socket: connect, headers and body. */
+  /** The deadline of the whole exchange once the request is released onto its socket: a connect still under way, headers and body. */
   timeoutMs: number;
   /** How long the request may wait for a socket (the agent's queue); then it is dropped unsent, not charged to the receiver. */
   socketWaitMs: number;
@@ -70,8 +70,9 @@ interface PostOptions {
 /**
  * POSTs a body exactly as given (no form encoding: CB-RAW-BODY) and reads at most `limit` bytes of
  * the answer, in two steps: the request waits for a socket (bounded by `socketWaitMs`), then for
- * `release` (the caller counts the attempt first), then goes out. The deadline starts on the socket
- * and covers the whole exchange: connect, the answer's headers and its whole body. It is a timer
+ * `release` (the caller counts the attempt first), then goes out. The deadline starts at the release
+ * (neither the wait for a socket nor the caller's count is the receiver's time) and covers the rest of
+ * the exchange: a connect still under way, the answer's headers and its whole body. It is a timer
  * handle this exchange holds until it settles, so no garbage collection can lose it (an
  * `AbortSignal.timeout` held by nothing can be collected before it fires). Never rejects.
  */
@@ -108,6 +109,13 @@ export function startPost(url: string, headers: Record<string, string>, body: st
       released = true;
       // An error before the release (a refused connect) is this attempt's outcome.
       if (early !== undefined) return fail(early);
+      cancelDeadline = options.timers.after(options.timeoutMs, () =>
+        fail(
+          res
+            ? `timed out: HTTP ${res.statusCode ?? '?'} arrived, but its body did not end within the callback timeout (${options.timeoutMs} ms)`
+            : `timed out: no answer within the callback timeout (${options.timeoutMs} ms)`,
+        ),
+      );
       req?.end(payload);
     },
     cut(why) {
@@ -142,13 +150,6 @@ export function startPost(url: string, headers: Record<string, string>, body: st
     onSocket = true;
     cancelWait?.();
     cancelWait = undefined;
-    cancelDeadline = options.timers.after(options.timeoutMs, () =>
-      fail(
-        res
-          ? `timed out: HTTP ${res.statusCode ?? '?'} arrived, but its body did not end within the callback timeout (${options.timeoutMs} ms)`
-          : `timed out: no answer within the callback timeout (${options.timeoutMs} ms)`,
-      ),
-    );
     options.onSocket();
   });
   req.on('response', (response) => {
