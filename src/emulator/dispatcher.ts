@@ -34,8 +34,8 @@ export interface DispatcherOptions {
   random: EmulatorRandom;
   log?: EmulatorLog | undefined;
   /**
-   * Where callbacks are sealed (default: a SealPool of worker threads, started on the first
-   * attempt and stopped by `close`). A sealer passed in is the caller's to close.
+   * Where callbacks are sealed (default: a SealPool of worker threads with a low-priority spare,
+   * started with the dispatcher and stopped by `close`). A sealer passed in is the caller's to close.
    */
   sealer?: CallbackSealer | undefined;
 }
@@ -147,7 +147,8 @@ export class CallbackDispatcher {
     this.#ownSealer = options.sealer === undefined;
     if (options.sealer) this.#sealer = options.sealer;
     else {
-      const pool = new SealPool();
+      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/spare-sealing-thread.md).
+      const pool = new SealPool({ spare: true });
       // The threads load while the emulator starts, not when the first callback is due.
       this.#warm = pool.warm();
       this.#sealer = pool;

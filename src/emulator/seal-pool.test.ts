@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, resolveProfile, type CryptoProfile } from '../core/profile.js';
@@ -8,6 +9,7 @@ import { parseKey, type RsaKey, type RsaPrivateKey } from '../crypto/keys.js';
 import { openRequest, sealResponse } from '../service/native-codec.js';
 import { sealCallback } from '../wire/callback-delivery.js';
 import { requestCryptoOf, SealerStopped, SealPool, startSealWorker } from './seal-pool.js';
+import type { SealWorkerData, SealWorkerRequest } from './seal-worker.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
 const otherKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
@@ -152,5 +154,109 @@ describe("the pool's request crypto (an order's RSA work off the event loop)", (
     await expect(sealer.sealResponse('{}', privateKey, DEFAULT_PROFILE)).rejects.toBeInstanceOf(SealerStopped);
     expect(requestCryptoOf(sealer)).toBe(sealer);
     expect(requestCryptoOf({ free: 1, onFree: () => undefined, seal: async () => '', close: async () => undefined })).toBeUndefined();
+  });
+});
+
+describe("the pool's spare thread (callback seals on CPU nothing else wants)", () => {
+  /** Starts real sealing threads, counting the jobs each kind of thread was sent. */
+  function counting(): { sent: { normal: number; spare: number }; startWorker: (data?: SealWorkerData) => Worker } {
+    const sent = { normal: 0, spare: 0 };
+    return {
+      sent,
+      startWorker: (data) => {
+        const worker = startSealWorker(data);
+        const post = worker.postMessage.bind(worker);
+        worker.postMessage = (message: SealWorkerRequest) => {
+          if (message.kind !== 'key') sent[data?.lowerPriority ? 'spare' : 'normal']++;
+          post(message);
+        };
+        return worker;
+      },
+    };
+  }
+  const linux = process.platform === 'linux';
+
+  it.runIf(linux)('runs at nice 19, and its queue adds to the room the dispatcher sees', async () => {
+    const sealer = pool({ size: 1, spare: true });
+    expect(sealer.free).toBe(32);
+    await sealer.warm();
+    const tid = sealer.spareThreadId;
+    expect(tid).toBeGreaterThan(0);
+    // /proc/<pid>/task/<tid>/stat: the nice value is the 19th field (the 17th after the command's closing parenthesis).
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    expect(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]).toBe('19');
+    expect(sealer.free).toBe(64);
+  });
+
+  it.runIf(linux)("takes a callback seal only when every other queue is full, and never an order's RSA", async () => {
+    const { sent, startWorker } = counting();
+    const sealer = pool({ size: 1, spare: true, startWorker });
+    await sealer.warm();
+    const texts = Array.from({ length: 40 }, (_, i) => `{"type":1,"n":${i}}`);
+    const seals = texts.map((text) => sealer.seal(text, privateKey, DEFAULT_PROFILE));
+    expect(sent).toEqual({ normal: 32, spare: 8 });
+    // The normal queue is full; an order's work still goes there, never to the spare.
+    const data = sealJson('{"a":1}', 'request', privateKey.publicKey);
+    const opened = sealer.open(data, privateKey, DEFAULT_PROFILE, new Set());
+    const response = sealer.sealResponse('{"b":2}', privateKey, DEFAULT_PROFILE);
+    expect(sent).toEqual({ normal: 34, spare: 8 });
+    expect(await Promise.all(seals)).toEqual(texts.map((text) => sealCallback(text, privateKey, DEFAULT_PROFILE)));
+    expect(await opened).toEqual(openRequest(data, privateKey, DEFAULT_PROFILE, new Set()));
+    expect(await response).toBe(sealResponse('{"b":2}', privateKey, DEFAULT_PROFILE));
+    expect(sealer.free).toBe(64);
+  });
+
+  it('fails the jobs of a spare that dies with SealerStopped, leaves the other threads\' count alone, and starts a new spare on the next overflow', async () => {
+    let spares = 0;
+    const sealer = pool({
+      size: 1,
+      spare: true,
+      startWorker: (data) => {
+        if (!data?.lowerPriority) return startSealWorker(data);
+        spares++;
+        // Says it lowered its priority, then dies on its first message, as a crashed thread would.
+        return new Worker(
+          'const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true, lowered: { tid: 1 } }); parentPort.on("message", () => process.exit(3));',
+          { eval: true },
+        );
+      },
+    });
+    await sealer.warm();
+    expect(sealer.free).toBe(64);
+    const outcomes = await Promise.allSettled(Array.from({ length: 36 }, (_, i) => sealer.seal(`{"n":${i}}`, privateKey, DEFAULT_PROFILE)));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(32);
+    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(lost).toHaveLength(4);
+    expect(lost.every((outcome) => outcome.reason instanceof SealerStopped)).toBe(true);
+    // The spare is gone until the next overflow; the normal thread's queue is whole again.
+    expect(sealer.free).toBe(32);
+    const again = Array.from({ length: 33 }, (_, i) => sealer.seal(`{"m":${i}}`, privateKey, DEFAULT_PROFILE).catch((error: unknown) => error));
+    expect(spares).toBe(2);
+    await Promise.all(again);
+  });
+
+  it('is not used where it cannot lower its priority: it would take CPU from the event loop', async () => {
+    const { sent, startWorker } = counting();
+    let refused = 0;
+    const sealer = pool({
+      size: 1,
+      spare: true,
+      startWorker: (data) => {
+        if (!data?.lowerPriority) return startWorker(data);
+        refused++;
+        return new Worker(
+          'const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true, lowered: { error: "EACCES" } }); parentPort.on("message", () => process.exit(4));',
+          { eval: true },
+        );
+      },
+    });
+    await sealer.warm();
+    expect([sealer.free, sealer.spareThreadId, refused]).toEqual([32, undefined, 1]);
+    const texts = Array.from({ length: 40 }, (_, i) => `{"type":1,"n":${i}}`);
+    expect(await Promise.all(texts.map((text) => sealer.seal(text, privateKey, DEFAULT_PROFILE)))).toEqual(
+      texts.map((text) => sealCallback(text, privateKey, DEFAULT_PROFILE)),
+    );
+    // Every seal on the normal thread, and no second attempt at a spare.
+    expect([sent.normal, sent.spare, refused]).toEqual([40, 0, 1]);
   });
 });

@@ -7,7 +7,7 @@ import type { CryptoProfile } from '../core/profile.js';
 import type { CryptoFailureReason } from '../crypto/errors.js';
 import type { RsaKey } from '../crypto/keys.js';
 import type { OpenOutcome } from '../service/pipeline.js';
-import type { SealWorkerAnswer, SealWorkerRequest } from './seal-worker.js';
+import type { SealWorkerAnswer, SealWorkerData, SealWorkerRequest } from './seal-worker.js';
 
 /** Seals one callback payload text (CB-DECRYPT): the Base64 body, or a rejection. */
 export interface CallbackSealer {
@@ -68,6 +68,8 @@ interface Thread {
   keys: Set<number>;
   /** Settles when the thread has loaded (or died). */
   ready: Promise<void>;
+  /** The low-priority spare thread (its jobs are not counted in `#pending`). */
+  spare: boolean;
 }
 
 /**
@@ -78,6 +80,11 @@ interface Thread {
  * dispatcher records such an attempt as not sent, uncounted, and the delivery stays pending) and is
  * replaced on the next job. A thread is referenced only while it has jobs, so an idle pool never
  * keeps the process alive.
+ *
+ * With `spare`, one more thread runs at the lowest priority (nice 19, Linux): it takes callback seals
+ * only, and only those that find every other thread's queue full, so it uses CPU that nothing else
+ * on the machine wants and never holds back the event loop or an order's RSA
+ * (docs/decisions/spare-sealing-thread.md). Where its priority cannot be lowered it is not used.
  */
 export class SealPool implements CallbackSealer, RequestCrypto {
   readonly #size: number;
@@ -86,25 +93,44 @@ export class SealPool implements CallbackSealer, RequestCrypto {
   readonly #listeners: Array<() => void> = [];
   #nextKey = 0;
   #nextJob = 0;
+  /** Jobs on the threads at normal priority. */
   #pending = 0;
   #closed = false;
+  /** The low-priority thread: wanted (asked for and not refused), started, and usable once it lowered its priority. */
+  #spareWanted: boolean;
+  #spare: Thread | undefined;
+  #spareUsable = false;
+  #spareTid: number | undefined;
 
-  readonly #start: () => Worker;
+  readonly #start: (data?: SealWorkerData) => Worker;
 
-  /** `size` threads (default max(1, availableParallelism() - 1)); `startWorker` starts one (default: seal-worker; a test passes one that dies). */
-  constructor(options: { size?: number; startWorker?: () => Worker } = {}) {
+  /**
+   * `size` threads (default max(1, availableParallelism() - 1)); `spare`: one more at the lowest
+   * priority for callback seals; `startWorker` starts one (default: seal-worker; a test passes one
+   * that dies, or that cannot lower its priority).
+   */
+  constructor(options: { size?: number; spare?: boolean; startWorker?: (data?: SealWorkerData) => Worker } = {}) {
     this.#size = Math.max(1, Math.floor(options.size ?? Math.max(1, availableParallelism() - 1)));
     this.#start = options.startWorker ?? startSealWorker;
     this.#threads = Array.from({ length: this.#size }, () => undefined);
+    this.#spareWanted = options.spare ?? false;
   }
 
   get free(): number {
-    return this.#closed ? 0 : this.#size * QUEUE_PER_THREAD - this.#pending;
+    if (this.#closed) return 0;
+    const spare = this.#spareUsable && this.#spare ? QUEUE_PER_THREAD - this.#spare.jobs.size : 0;
+    return this.#size * QUEUE_PER_THREAD - this.#pending + spare;
   }
 
   get roomForRequests(): boolean {
-    // Strictly more than half: orders never leave callbacks less than the half the dispatcher claims at.
-    return this.free > (this.#size * QUEUE_PER_THREAD) / 2;
+    // Strictly more than half of the normal threads' queues (orders never go to the spare): orders
+    // never leave callbacks less than the half the dispatcher claims at.
+    return !this.#closed && this.#size * QUEUE_PER_THREAD - this.#pending > (this.#size * QUEUE_PER_THREAD) / 2;
+  }
+
+  /** The low-priority thread's id while it is in use (tests read its nice value in /proc). */
+  get spareThreadId(): number | undefined {
+    return this.#spareUsable ? this.#spareTid : undefined;
   }
 
   onFree(listener: () => void): void {
@@ -118,7 +144,8 @@ export class SealPool implements CallbackSealer, RequestCrypto {
   async warm(): Promise<void> {
     if (this.#closed) return;
     for (let i = 0; i < this.#size; i++) this.#threads[i] ??= this.#spawn(i);
-    await Promise.all(this.#threads.map((thread) => thread?.ready));
+    if (this.#spareWanted) this.#spare ??= this.#spawn('spare');
+    await Promise.all([...this.#threads, this.#spare].map((thread) => thread?.ready));
   }
 
   seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
@@ -138,7 +165,12 @@ export class SealPool implements CallbackSealer, RequestCrypto {
     // The thread with the fewest jobs.
     let index = 0;
     for (let i = 1; i < this.#size; i++) if ((this.#threads[i]?.jobs.size ?? 0) < (this.#threads[index]?.jobs.size ?? 0)) index = i;
-    const thread = this.#threads[index] ?? (this.#threads[index] = this.#spawn(index));
+    let thread = this.#threads[index] ?? (this.#threads[index] = this.#spawn(index));
+    // A callback seal that finds every queue full goes to the spare thread (started on the first such seal).
+    if (request.kind === 'seal' && thread.jobs.size >= QUEUE_PER_THREAD && this.#spareWanted) {
+      this.#spare ??= this.#spawn('spare');
+      if (this.#spareUsable && this.#spare.jobs.size < QUEUE_PER_THREAD) thread = this.#spare;
+    }
     let keyId = this.#keyIds.get(key);
     if (keyId === undefined) this.#keyIds.set(key, (keyId = this.#nextKey++));
     if (!thread.keys.has(keyId)) {
@@ -147,12 +179,13 @@ export class SealPool implements CallbackSealer, RequestCrypto {
       thread.keys.add(keyId);
     }
     const id = this.#nextJob++;
+    const chosen = thread;
     return new Promise<string | OpenOutcome>((resolve, reject) => {
-      if (thread.jobs.size === 0) thread.worker.ref();
-      thread.jobs.set(id, { resolve, reject });
-      this.#pending++;
+      if (chosen.jobs.size === 0) chosen.worker.ref();
+      chosen.jobs.set(id, { resolve, reject });
+      if (!chosen.spare) this.#pending++;
       // The profile as a plain copy (a frozen default or a caller's object with more fields).
-      thread.worker.postMessage({ ...request, profile: { ...request.profile }, id, keyId } as SealWorkerRequest);
+      chosen.worker.postMessage({ ...request, profile: { ...request.profile }, id, keyId } as SealWorkerRequest);
     });
   }
 
@@ -160,19 +193,25 @@ export class SealPool implements CallbackSealer, RequestCrypto {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const threads = this.#threads.filter((thread): thread is Thread => thread !== undefined);
+    const threads = [...this.#threads, this.#spare].filter((thread): thread is Thread => thread !== undefined);
     this.#threads.fill(undefined);
+    this.#spare = undefined;
+    this.#spareUsable = false;
     for (const thread of threads) this.#fail(thread, 'the emulator shut down');
     await Promise.allSettled(threads.map((thread) => thread.worker.terminate()));
   }
 
-  #spawn(index: number): Thread {
-    const worker = this.#start();
+  #spawn(index: number | 'spare'): Thread {
+    const spare = index === 'spare';
+    const worker = spare ? this.#start({ lowerPriority: true }) : this.#start();
     let loaded = () => {};
-    const thread: Thread = { worker, jobs: new Map(), keys: new Set(), ready: new Promise<void>((resolve) => (loaded = resolve)) };
+    const thread: Thread = { worker, jobs: new Map(), keys: new Set(), ready: new Promise<void>((resolve) => (loaded = resolve)), spare };
     worker.unref();
     worker.on('message', (answer: SealWorkerAnswer) => {
-      if ('ready' in answer) return loaded();
+      if ('ready' in answer) {
+        if (spare) this.#spareLoaded(thread, answer.lowered);
+        return loaded();
+      }
       const job = thread.jobs.get(answer.id);
       if (!job) return;
       this.#end(thread, answer.id);
@@ -182,12 +221,33 @@ export class SealPool implements CallbackSealer, RequestCrypto {
     });
     const died = (why: string) => {
       loaded();
-      if (this.#threads[index] === thread) this.#threads[index] = undefined;
+      if (spare) {
+        if (this.#spare === thread) {
+          this.#spare = undefined;
+          this.#spareUsable = false;
+        }
+      } else if (this.#threads[index] === thread) this.#threads[index] = undefined;
       this.#fail(thread, why);
     };
     worker.on('error', (error) => died(`the sealing thread failed: ${error.message}`));
     worker.on('exit', (code) => died(`the sealing thread stopped (exit code ${code})`));
     return thread;
+  }
+
+  /** The spare thread loaded: in use once it runs at the lowest priority; otherwise stopped and never asked for again. */
+  #spareLoaded(thread: Thread, lowered: { tid: number } | { error: string } | undefined): void {
+    if (this.#spare !== thread || this.#closed) return;
+    if (lowered && 'tid' in lowered) {
+      this.#spareUsable = true;
+      this.#spareTid = lowered.tid;
+      // More room: a dispatcher waiting for it claims again.
+      for (const listener of this.#listeners) listener();
+      return;
+    }
+    // At normal priority it would take CPU from the event loop: not used.
+    this.#spareWanted = false;
+    this.#spare = undefined;
+    void thread.worker.terminate();
   }
 
   #fail(thread: Thread, why: string): void {
@@ -200,7 +260,7 @@ export class SealPool implements CallbackSealer, RequestCrypto {
 
   #end(thread: Thread, id: number): void {
     if (!thread.jobs.delete(id)) return;
-    this.#pending--;
+    if (!thread.spare) this.#pending--;
     if (thread.jobs.size === 0) thread.worker.unref();
     for (const listener of this.#listeners) listener();
   }
@@ -210,9 +270,9 @@ export class SealPool implements CallbackSealer, RequestCrypto {
  * The worker thread running seal-worker: its compiled .js beside this file, or (run from the
  * TypeScript sources, under tsx or vitest) the .ts file through tsx's loader.
  */
-export function startSealWorker(): Worker {
+export function startSealWorker(data: SealWorkerData = {}): Worker {
   const js = new URL('./seal-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return new Worker(js);
+  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData: data });
   const ts = pathToFileURL(fileURLToPath(new URL('./seal-worker.ts', import.meta.url))).href;
   // tsx's ESM entry (its package exports name it; require.resolve would give the CommonJS one).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
@@ -220,5 +280,5 @@ export function startSealWorker(): Worker {
     .default;
   const api = new URL(entry, pathToFileURL(manifest)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, workerData: data });
 }

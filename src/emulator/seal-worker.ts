@@ -7,7 +7,9 @@
  * - `sealResponse`: a result's JSON text sealed for the envelope's data.
  * Keys arrive once per merchant as DER; each job answers with its value or the message of the error it raised.
  */
-import { parentPort } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { CryptoProfile } from '../core/profile.js';
 import type { CryptoFailureReason } from '../crypto/errors.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
@@ -22,8 +24,20 @@ export type SealWorkerRequest =
   | { kind: 'sealResponse'; id: number; keyId: number; text: string; profile: CryptoProfile }
   | { kind: 'open'; id: number; keyId: number; text: string; profile: CryptoProfile; accept: CryptoFailureReason[] };
 
-/** The thread's answer to one job (a sealed body, an opened request), or its word that it is loaded. */
-export type SealWorkerAnswer = { id: number; body: string } | { id: number; opened: OpenOutcome } | { id: number; error: string } | { ready: true };
+/** What a thread is started with: `lowerPriority` asks it to run at the lowest priority (the pool's spare thread). */
+export interface SealWorkerData {
+  lowerPriority?: boolean;
+}
+
+/**
+ * The thread's answer to one job (a sealed body, an opened request), or its word that it is loaded;
+ * a thread asked to lower its priority says whether it could, and its thread id.
+ */
+export type SealWorkerAnswer =
+  | { id: number; body: string }
+  | { id: number; opened: OpenOutcome }
+  | { id: number; error: string }
+  | { ready: true; lowered?: { tid: number } | { error: string } };
 
 const keys = new Map<number, RsaKey>();
 
@@ -44,4 +58,23 @@ parentPort?.on('message', (message: SealWorkerRequest) => {
   }
   parentPort!.postMessage(answer);
 });
-parentPort?.postMessage({ ready: true } satisfies SealWorkerAnswer);
+/**
+ * This thread at nice 19, so it runs only on CPU no other thread of the machine wants. Linux sets a
+ * nice value per thread, and a thread's id is in /proc/thread-self; elsewhere it fails and the pool
+ * does not use the thread.
+ */
+function lowerPriority(): { tid: number } | { error: string } {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    if (!Number.isInteger(tid) || tid <= 0) return { error: 'no thread id in /proc/thread-self' };
+    setPriority(tid, 19);
+    return { tid };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+parentPort?.postMessage({
+  ready: true,
+  ...((workerData as SealWorkerData | undefined)?.lowerPriority ? { lowered: lowerPriority() } : {}),
+} satisfies SealWorkerAnswer);
