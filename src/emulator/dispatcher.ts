@@ -102,8 +102,9 @@ interface OutboxItems {
  * so this thread only sends, reads answers and writes the store; it claims no more deliveries than
  * the sealer's queue takes. No more attempts per target are started than the agent has sockets, so no
  * request waits in the agent's queue; the deadline starts when the request is let out (after its
- * count) and covers a connect still under way, headers and body. Writes are batched: one transaction per turn of the event loop, not one per attempt, and
- * under load at most one per BATCH_WINDOW_MS.
+ * count) and covers a connect still under way, headers and body. Writes are batched: one
+ * transaction per turn of the event loop, not one per attempt, and under load at most one per
+ * BATCH_WINDOW_MS.
  */
 export class CallbackDispatcher {
   readonly #o: DispatcherOptions;

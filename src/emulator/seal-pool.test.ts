@@ -206,7 +206,7 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
     expect(sealer.free).toBe(64);
   });
 
-  it('fails the jobs of a spare that dies with SealerStopped, leaves the other threads\' count alone, and starts a new spare on the next overflow', async () => {
+  it("fails the jobs of a spare that dies with SealerStopped, leaves the other threads' count alone, and starts a new spare on the next overflow", async () => {
     let spares = 0;
     const sealer = pool({
       size: 1,
