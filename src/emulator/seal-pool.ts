@@ -81,10 +81,11 @@ interface Thread {
  * replaced on the next job. A thread is referenced only while it has jobs, so an idle pool never
  * keeps the process alive.
  *
- * With `spare`, one more thread runs at the lowest priority (nice 19, Linux): it takes callback seals
- * only, and only those that find every other thread's queue full, so it uses CPU that nothing else
- * on the machine wants and never holds back the event loop or an order's RSA
- * (docs/decisions/spare-sealing-thread.md). Where its priority cannot be lowered it is not used.
+ * With `spare`, one more thread runs at the lowest priority (nice 19, Linux), started by the first
+ * seal that fills every queue: it takes callback seals only, and only those that find every
+ * other thread's queue full, so it uses CPU that nothing else on the machine wants and never holds
+ * back the event loop or an order's RSA (docs/decisions/spare-sealing-thread.md). Where its
+ * priority cannot be lowered it is not used.
  */
 export class SealPool implements CallbackSealer, RequestCrypto {
   readonly #size: number;
@@ -138,14 +139,15 @@ export class SealPool implements CallbackSealer, RequestCrypto {
   }
 
   /**
-   * Starts every thread now, so the first callback does not wait for a thread to load; settles
-   * when each has loaded (or died: it is replaced on the next job).
+   * Starts every thread but the spare now, so the first callback does not wait for a thread to
+   * load; settles when each has loaded (or died: it is replaced on the next job).
    */
   async warm(): Promise<void> {
     if (this.#closed) return;
     for (let i = 0; i < this.#size; i++) this.#threads[i] ??= this.#spawn(i);
-    if (this.#spareWanted) this.#spare ??= this.#spawn('spare');
-    await Promise.all([...this.#threads, this.#spare].map((thread) => thread?.ready));
+    // Not the spare: it starts on the first seal that fills every queue, so an emulator that never
+    // sees a storm never holds it.
+    await Promise.all(this.#threads.map((thread) => thread?.ready));
   }
 
   seal(text: string, key: RsaKey, profile: CryptoProfile): Promise<string> {
@@ -166,10 +168,12 @@ export class SealPool implements CallbackSealer, RequestCrypto {
     let index = 0;
     for (let i = 1; i < this.#size; i++) if ((this.#threads[i]?.jobs.size ?? 0) < (this.#threads[index]?.jobs.size ?? 0)) index = i;
     let thread = this.#threads[index] ?? (this.#threads[index] = this.#spawn(index));
-    // A callback seal that finds every queue full goes to the spare thread (started on the first such seal).
-    if (request.kind === 'seal' && thread.jobs.size >= QUEUE_PER_THREAD && this.#spareWanted) {
-      this.#spare ??= this.#spawn('spare');
-      if (this.#spareUsable && this.#spare.jobs.size < QUEUE_PER_THREAD) thread = this.#spare;
+    if (request.kind === 'seal' && this.#spareWanted) {
+      // A callback seal that finds every queue full goes to the spare thread. The spare starts when
+      // a seal fills the last place: the dispatcher claims no more than `free`, so it would never
+      // send a seal past a full queue before the spare's places count.
+      if (thread.jobs.size >= QUEUE_PER_THREAD && this.#spareUsable && this.#spare && this.#spare.jobs.size < QUEUE_PER_THREAD) thread = this.#spare;
+      else if (thread.jobs.size + 1 >= QUEUE_PER_THREAD) this.#spare ??= this.#spawn('spare');
     }
     let keyId = this.#keyIds.get(key);
     if (keyId === undefined) this.#keyIds.set(key, (keyId = this.#nextKey++));
