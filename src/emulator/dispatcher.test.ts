@@ -479,14 +479,20 @@ describe('callback dispatcher: outbox writes under load share a window', () => {
     close: async () => {},
   };
 
-  it('with 8 or more attempts under way, writes at most once per 4 ms: what arrives meanwhile waits and shares the next transaction', async () => {
+  /** One event of `deliveries` to an acknowledging merchant, sent by a dispatcher on a hand-moved clock that stands still until the test moves it. */
+  async function heldClock(trackingId: string, deliveries: number, concurrent: boolean) {
     const side = await acknowledgingMerchant();
     const scheduler = new ManualScheduler(1_000_000);
     const now = () => scheduler.now();
     const { store, writes } = recordedStore(side.url, now);
-    store.insertEvent(event('window-1', now(), { deliveries: 12, concurrent: true }));
+    store.insertEvent(event(trackingId, now(), { deliveries, concurrent }));
     const { dispatcher } = dispatcherFor(store, {}, { now, scheduler, sealer: instantSealer });
     dispatcher.wake();
+    return { side, scheduler, store, writes, dispatcher };
+  }
+
+  it('with 8 or more attempts under way, writes at most once per 4 ms: what arrives meanwhile waits and shares the next transaction', async () => {
+    const { side, scheduler, store, writes, dispatcher } = await heldClock('window-1', 12, true);
     await scheduler.advance(0);
     await until(() => writes.length === 1, 'the first write (it follows at once)');
     // The clock stands still: sends counted in the first write go out and are answered, but their
@@ -509,13 +515,7 @@ describe('callback dispatcher: outbox writes under load share a window', () => {
   });
 
   it('with few attempts under way, writes in the next turn: a delivery is sent, answered and recorded while the clock stands still', async () => {
-    const side = await acknowledgingMerchant();
-    const scheduler = new ManualScheduler(1_000_000);
-    const now = () => scheduler.now();
-    const { store, writes } = recordedStore(side.url, now);
-    store.insertEvent(event('alone-1', now(), { deliveries: 3, concurrent: false }));
-    const { dispatcher } = dispatcherFor(store, {}, { now, scheduler, sealer: instantSealer });
-    dispatcher.wake();
+    const { side, scheduler, store, writes } = await heldClock('alone-1', 3, false);
     // Each delivery of the sequence waits for the one before it; only the ticks that claim them need the clock.
     for (let i = 0; i < 3; i++) {
       await scheduler.advance(0);

@@ -175,6 +175,12 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
     };
   }
   const linux = process.platform === 'linux';
+  /** A stand-in spare thread: says it loaded with `lowered`, then exits on its first message (as a crashed thread would). */
+  const fakeSpare = (lowered: { tid: number } | { error: string }) =>
+    new Worker(
+      `const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true, lowered: ${JSON.stringify(lowered)} }); parentPort.on("message", () => process.exit(3));`,
+      { eval: true },
+    );
   /** Overflows a pool of one thread once (33 seals), which starts the spare; resolves once `loaded` holds. */
   async function overflow(sealer: SealPool, loaded: () => boolean): Promise<void> {
     await Promise.allSettled(Array.from({ length: 33 }, (_, i) => sealer.seal(`{"first":${i}}`, privateKey, DEFAULT_PROFILE)));
@@ -228,11 +234,8 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
       startWorker: (data) => {
         if (!data?.lowerPriority) return startSealWorker(data);
         spares++;
-        // Says it lowered its priority, then dies on its first message, as a crashed thread would.
-        return new Worker(
-          'const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true, lowered: { tid: 1 } }); parentPort.on("message", () => process.exit(3));',
-          { eval: true },
-        );
+        // Says it lowered its priority, then dies on its first message.
+        return fakeSpare({ tid: 1 });
       },
     });
     await overflow(sealer, () => sealer.free === 64);
@@ -259,10 +262,7 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
       startWorker: (data) => {
         if (!data?.lowerPriority) return startWorker(data);
         refused++;
-        const worker = new Worker(
-          'const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true, lowered: { error: "EACCES" } }); parentPort.on("message", () => process.exit(4));',
-          { eval: true },
-        );
+        const worker = fakeSpare({ error: 'EACCES' });
         worker.once('exit', () => (stopped = true));
         return worker;
       },
