@@ -28,6 +28,7 @@ import { sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js'
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { SealPool } from '../src/emulator/seal-pool.js';
+import { median } from './median.js';
 import { startEmulator } from '../src/emulator/server.js';
 import type { RsaPrivateKey } from '../src/crypto/keys.js';
 
@@ -308,12 +309,6 @@ export default async function bench(): Promise<void> {
     receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 if (process.env.DISPATCH_BENCH_ROLE) await child(process.env.DISPATCH_BENCH_CONFIG ?? '');

@@ -31,6 +31,7 @@ import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { STORM_CONCURRENCY, STORM_EVENTS, stormOn, stormsOn, type StormFigures } from './storm.js';
+import { median } from './median.js';
 
 /** Alternating rounds (BENCH_ROUNDS: fewer, for a profile within a time limit). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -122,10 +123,4 @@ function ratio(one: StormFigures, three: StormFigures): string {
 function line(r: StormFigures): string {
   const carried = r.carried === undefined ? '' : ` (${Math.round(r.carried * 100)}% of its rate)`;
   return `${r.eventsPerSecond.toFixed(0).padStart(5)} events/s${carried}  merchant CPU ${r.cpuMsPerEvent.toFixed(2)} ms/event (${r.systemMsPerEvent.toFixed(2)} in the kernel)  ${r.statementsPerEvent?.toFixed(2) ?? '?'} statements/event  retries ${r.retries}`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

@@ -47,6 +47,15 @@ function post(url: string, agents: PostAgents, timeoutMs: number, socketWaitMs: 
   return handle;
 }
 
+/** Starts a POST that waits for `release` once it is on a socket; settles with it then. */
+async function heldOnSocket(url: string, agents: PostAgents, timeoutMs: number): Promise<PostHandle> {
+  let onSocket!: () => void;
+  const socketReached = new Promise<void>((resolve) => (onSocket = resolve));
+  const handle = startPost(url, {}, 'body', { agents, timeoutMs, socketWaitMs: 5_000, limit: 1024, timers: realScheduler, onSocket: () => onSocket() });
+  await socketReached;
+  return handle;
+}
+
 describe("startPost: the deadline runs from the socket, a wait for one is not the receiver's time", () => {
   it('does not charge the wait for a socket to the receiver', async () => {
     const side = await receiver(500);
@@ -74,17 +83,7 @@ describe("startPost: the deadline runs from the socket, a wait for one is not th
   it('writes nothing until released, and nothing at all when the release is refused', async () => {
     const side = await receiver(0);
     const agents = oneSocket();
-    let onSocket!: () => void;
-    const socketReached = new Promise<void>((resolve) => (onSocket = resolve));
-    const handle = startPost(side.url, {}, 'body', {
-      agents,
-      timeoutMs: 5_000,
-      socketWaitMs: 5_000,
-      limit: 1024,
-      timers: realScheduler,
-      onSocket: () => onSocket(),
-    });
-    await socketReached;
+    const handle = await heldOnSocket(side.url, agents, 5_000);
     handle.release(false, 'not sent: already acknowledged');
     expect(await handle.done).toMatchObject({ status: 0, sent: false, error: 'not sent: already acknowledged' });
     // A request that did go out afterwards is the only one the receiver saw.
@@ -96,18 +95,7 @@ describe("startPost: the deadline runs from the socket, a wait for one is not th
 describe("startPost: the deadline runs from the release, the caller's count is not the receiver's time", () => {
   it('does not time out a request released long after it got its socket', async () => {
     const side = await receiver(0);
-    const agents = oneSocket();
-    let onSocket!: () => void;
-    const socketReached = new Promise<void>((resolve) => (onSocket = resolve));
-    const handle: PostHandle = startPost(side.url, {}, 'body', {
-      agents,
-      timeoutMs: 300,
-      socketWaitMs: 5_000,
-      limit: 1024,
-      timers: realScheduler,
-      onSocket: () => onSocket(),
-    });
-    await socketReached;
+    const handle = await heldOnSocket(side.url, oneSocket(), 300);
     // Held for longer than the whole deadline (as a slow outbox write would), then let out: the receiver answers at once.
     await new Promise((resolve) => setTimeout(resolve, 500));
     handle.release(true);

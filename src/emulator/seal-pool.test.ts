@@ -181,6 +181,9 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
       `const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true, lowered: ${JSON.stringify(lowered)} }); parentPort.on("message", () => process.exit(3));`,
       { eval: true },
     );
+  /** A pool of one thread and a spare, whose spare thread is started by `spare` and its other thread by `normal`. */
+  const withSpare = (spare: () => Worker, normal: (data?: SealWorkerData) => Worker = startSealWorker) =>
+    pool({ size: 1, spare: true, startWorker: (data) => (data?.lowerPriority ? spare() : normal(data)) });
   /** Overflows a pool of one thread once (33 seals), which starts the spare; resolves once `loaded` holds. */
   async function overflow(sealer: SealPool, loaded: () => boolean): Promise<void> {
     await Promise.allSettled(Array.from({ length: 33 }, (_, i) => sealer.seal(`{"first":${i}}`, privateKey, DEFAULT_PROFILE)));
@@ -228,15 +231,10 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
 
   it("fails the jobs of a spare that dies with SealerStopped, leaves the other threads' count alone, and starts a new spare on the next overflow", async () => {
     let spares = 0;
-    const sealer = pool({
-      size: 1,
-      spare: true,
-      startWorker: (data) => {
-        if (!data?.lowerPriority) return startSealWorker(data);
-        spares++;
-        // Says it lowered its priority, then dies on its first message.
-        return fakeSpare({ tid: 1 });
-      },
+    // Says it lowered its priority, then dies on its first message.
+    const sealer = withSpare(() => {
+      spares++;
+      return fakeSpare({ tid: 1 });
     });
     await overflow(sealer, () => sealer.free === 64);
     expect(spares).toBe(1);
@@ -256,17 +254,12 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
     const { sent, startWorker } = counting();
     let refused = 0;
     let stopped = false;
-    const sealer = pool({
-      size: 1,
-      spare: true,
-      startWorker: (data) => {
-        if (!data?.lowerPriority) return startWorker(data);
-        refused++;
-        const worker = fakeSpare({ error: 'EACCES' });
-        worker.once('exit', () => (stopped = true));
-        return worker;
-      },
-    });
+    const sealer = withSpare(() => {
+      refused++;
+      const worker = fakeSpare({ error: 'EACCES' });
+      worker.once('exit', () => (stopped = true));
+      return worker;
+    }, startWorker);
     await overflow(sealer, () => stopped);
     expect([sealer.free, sealer.spareThreadId, refused]).toEqual([32, undefined, 1]);
     sent.normal = 0;

@@ -1,0 +1,6 @@
+/** The median of some figures (the mean of the middle two when their count is even): how a bench reads rounds. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
