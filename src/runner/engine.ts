@@ -7,7 +7,7 @@ import { findCheck } from './checks/index.js';
 import { currentNetwork } from './http-client.js';
 import { makeStrangerKeys } from './stranger-keys.js';
 import { type CheckContext, type Exchange, type StepOutcome } from './observation.js';
-import type { AmountForm, Spelling } from './merchant-steps.js';
+import { hasCasedLetter, type AmountForm, type Spelling } from './merchant-steps.js';
 import { expectationProblem } from './params.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
 import { openRun, type RunContext } from './run-context.js';
@@ -128,6 +128,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
           listen: target.listenPort !== undefined,
           cards: Boolean(capabilities.routes['POST cards']?.present),
           restart: false,
+          casedKey: hasCasedLetter(target.apiKey),
         }
       : {
           userId: true,
@@ -140,6 +141,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
           listen: false,
           cards: false,
           restart: Boolean(target.restartCmd ?? target.restartHook),
+          casedKey: hasCasedLetter(target.apiKey),
         };
   const flag: Record<Need, string> = {
     userId: '--user-id',
@@ -152,6 +154,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
     listen: '--listen PORT (callbacks triggered by hand)',
     cards: `${routePath('POST cards', target.side === 'service' ? target : {})} (a control API extension that creates a card)`,
     restart: '--restart CMD (a command that restarts the receiver)',
+    casedKey: 'an API key with letters (the one given has none, so no other letter case of it exists)',
   };
   const missing = (testCase.needs ?? []).filter((need) => !has[need]);
   if (missing.length) {

@@ -12,7 +12,8 @@ import { openTunnel, proxyAuthorization } from '../net/tunnel.js';
 export interface WireRequest {
   method: string;
   url: string;
-  headers: Record<string, string>;
+  /** A list is the field sent once per value, in order (a header given twice). */
+  headers: Record<string, string | string[]>;
   body?: string | Buffer;
   /** Idle timeout: no byte for this long ends the request (default: the network's). */
   timeoutMs?: number;
@@ -128,7 +129,7 @@ export function send(request: WireRequest): Promise<WireResponse> {
   const proxy = proxyFor(url, network.proxy);
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   network.session.sending(what, body);
-  const headers: Record<string, string | number> = { ...request.headers };
+  const headers: Record<string, string | string[] | number> = { ...request.headers };
   if (body !== undefined) headers['content-length'] = body.length;
   const idleMs = request.timeoutMs ?? network.idleTimeoutMs;
   const cap = request.maxBodyBytes ?? network.maxBodyBytes;

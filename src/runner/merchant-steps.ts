@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { plaintextBlockSize } from '../core/profile.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import type { RunSession } from '../net/run-session.js';
 import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
@@ -7,7 +8,7 @@ import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, s
 import { redact } from './redact.js';
 import { type Exchange } from './observation.js';
 import { type StrangerKeys } from './stranger-keys.js';
-import type { DeliverStep } from './model.js';
+import type { BlockEdge, DeliverStep, KeyNearMiss } from './model.js';
 import { parseProbeAnswer, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
@@ -123,8 +124,51 @@ function deliveryBody(
   }
 }
 
-/** The X-API-KEY of a delivery; undefined sends none. */
-function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget): string | undefined {
+/** Does the key have letters, so that another letter case of it exists? */
+export function hasCasedLetter(key: string | undefined): boolean {
+  return key !== undefined && key.toUpperCase() !== key.toLowerCase();
+}
+
+/** `key` with the case of each letter turned over. */
+function swapCase(key: string): string {
+  return [...key].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+}
+
+/**
+ * A near miss of the right key (CB-KEY-401, ERR-401): each differs from `key` in one way a loose
+ * comparison forgives. The case variants need a key with letters (the `casedKey` need); when the
+ * whole key already is in the asked case, every letter is turned over instead, so it still differs.
+ */
+export function nearMiss(key: string, variant: KeyNearMiss): string | string[] {
+  switch (variant) {
+    case 'upper-case':
+      return key.toUpperCase() !== key ? key.toUpperCase() : swapCase(key);
+    case 'lower-case':
+      return key.toLowerCase() !== key ? key.toLowerCase() : swapCase(key);
+    case 'one-letter-case': {
+      const at = [...key].findLastIndex((c) => c.toUpperCase() !== c.toLowerCase());
+      const chars = [...key];
+      if (at >= 0) chars[at] = swapCase(chars[at]!);
+      return chars.join('');
+    }
+    case 'appended':
+      return key + key.at(-1)!;
+    case 'last-removed':
+      return key.slice(0, -1);
+    case 'first-removed':
+      return key.slice(1);
+    case 'nbsp-after':
+      // HTTP drops spaces and tabs around a field value, not U+00A0: it reaches the receiver, where a
+      // trimming comparison (Python's strip, Go's TrimSpace, Java's strip) removes it.
+      return `${key}\u00a0`;
+    case 'twice-unknown-first':
+      return [`wc-unknown-${randomUUID()}`, key];
+  }
+}
+
+/** The X-API-KEY of a delivery (two values: the header twice); undefined sends none. */
+function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget, variant?: KeyNearMiss): string | string[] | undefined {
+  if (variant) return nearMiss(target.apiKey, variant);
   switch (choice ?? 'valid') {
     case 'missing':
       return undefined;
@@ -144,7 +188,8 @@ export function parseProbe(text: string, source: string): string[] {
 
 /**
  * Posts one callback body as the service does (src/wire/callback-delivery.ts): the raw body, the
- * form content type, the given X-API-KEY (none when undefined; redacted in the evidence), its
+ * form content type, the given X-API-KEY (none when undefined; a list is the header repeated;
+ * redacted in the evidence), its
  * header named `keyHeader` on the wire (`X-API-KEY` as the interface spells it). A transport
  * failure is the exchange's error.
  */
@@ -152,14 +197,19 @@ export async function postCallback(
   target: MerchantTarget,
   body: string,
   plainText: string,
-  key: string | undefined,
+  key: string | readonly string[] | undefined,
   contentType = CALLBACK_CONTENT_TYPE,
   keyHeader = API_KEY_HEADER,
 ): Promise<Exchange> {
-  const headers: Record<string, string> = { ...callbackHeaders(key), 'content-type': contentType };
-  const request = { method: 'POST', url: target.callbackUrl, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers, body, plain: plainText };
+  const keys = key === undefined ? [] : typeof key === 'string' ? [key] : key;
+  const headers: Record<string, string> = { ...callbackHeaders(keys[0]), 'content-type': contentType };
+  const shown = keys.length ? { ...headers, 'x-api-key': keys.map((one) => redact(one)).join(', ') } : headers;
+  const request = { method: 'POST', url: target.callbackUrl, headers: shown, body, plain: plainText };
+  // Several keys are several X-API-KEY lines, as a client that sets the header twice sends them.
+  const wireHeaders: Record<string, string | string[]> = spelledHeaders(headers, keyHeader);
+  if (keys.length > 1) wireHeaders[keyHeader] = [...keys];
   try {
-    const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers: spelledHeaders(headers, keyHeader), body });
+    const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers: wireHeaders, body });
     const answer = wire.body.toString('utf8');
     let json: ExactJson | undefined;
     try {
@@ -200,6 +250,56 @@ export async function runRestart(target: MerchantTarget, session: RunSession): P
 }
 
 /**
+ * The event a deliver step sends: a named one again (`same`), a copy of one (`copy`: its fields,
+ * trackingId included, under `type` if given), a new event like one (`twin`: a new trackingId), or
+ * a fresh event of `type`; then `fields`, the spelling and the amounts' form.
+ */
+function eventOf(step: DeliverStep, scope: TemplateScope, events: EventBook, spelling: Spelling, amounts?: AmountForm): Record<string, ExactJson> {
+  const named = (name: string, how: string) => {
+    const known = events.get(name);
+    if (!known) throw new Error(`deliver.${how} names ${name}, which no earlier step defined`);
+    return known;
+  };
+  if (step.same) return named(step.same, 'same');
+  const base = step.copy
+    ? retyped(named(step.copy, 'copy'), step.type)
+    : step.twin
+      ? { ...named(step.twin, 'twin'), trackingId: `wc-${randomUUID()}` }
+      : defaultPayload(step.type ?? 1);
+  return withAmountForm(spell({ ...base, ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling), amounts);
+}
+
+/**
+ * `event` as an event of `type` (the same values under another type: CB-ID-*): the new type's
+ * default payload, with every field the two types share taken from `event`, whichever spelling it
+ * used. Without a type, or with the same one, `event` itself.
+ */
+function retyped(event: Record<string, ExactJson>, type: number | undefined): Record<string, ExactJson> {
+  if (type === undefined || String(event.type) === String(type)) return { ...event };
+  const fresh = defaultPayload(type);
+  for (const name of Object.keys(fresh)) {
+    if (name === 'type' || name === 'requestUUID') continue;
+    const value = event[name] ?? event[providerName(name)];
+    if (value !== undefined) fresh[name] = value;
+  }
+  return fresh;
+}
+
+/**
+ * `payload` with its trackingId lengthened so the plaintext ends at `edge` of the RSA blocks of the
+ * merchant's key: n·B−1, n·B or n·B+1 bytes for the smallest n that fits (CB-DECRYPT). The
+ * requestUUID each delivery stamps has a fixed length, so every delivery keeps the length.
+ */
+function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
+  const block = plaintextBlockSize(target.profile, target.privateKey.modulusBytes);
+  const length = Buffer.byteLength(stringifyExact(withRequestUUID(payload)), 'utf8');
+  const offset = edge === 'one-under' ? -1 : edge === 'whole' ? 0 : 1;
+  const blocks = Math.ceil((length - offset) / block);
+  const wanted = blocks * block + offset;
+  return { ...payload, trackingId: `${String(payload.trackingId ?? 'wc')}${'x'.repeat(wanted - length)}` };
+}
+
+/**
  * Delivers a callback (or several identical ones, possibly at the same moment) to the merchant, as
  * the service would: raw Base64 body, form content type, the merchant's own key.
  */
@@ -212,24 +312,10 @@ export async function runDelivery(
   spelling: Spelling = 'interface',
   amounts?: AmountForm,
 ): Promise<{ exchanges: Exchange[]; delivered: string[] }> {
-  let payload: Record<string, ExactJson>;
-  if (step.same) {
-    const known = events.get(step.same);
-    if (!known) throw new Error(`deliver.same names ${step.same}, which no earlier step defined`);
-    payload = known;
-  } else {
-    const base = step.twin ? events.get(step.twin) : defaultPayload(step.type ?? 1);
-    if (!base) throw new Error(`deliver.twin names ${step.twin}, which no earlier step defined`);
-    payload = withAmountForm(
-      spell(
-        { ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) },
-        spelling,
-      ),
-      amounts,
-    );
-    if (step.event) events.set(step.event, payload);
-  }
-  const key = apiKeyFor(step.apiKey, target);
+  let payload = eventOf(step, scope, events, spelling, amounts);
+  if (step.plainLength) payload = atBlockEdge(payload, step.plainLength, target);
+  if (step.event) events.set(step.event, payload);
+  const key = apiKeyFor(step.apiKey, target, step.keyVariant);
   const count = step.deliveries ?? 1;
   const deliverOne = async (event: Record<string, ExactJson>): Promise<Exchange> => {
     const { body, contentType, text } = deliveryBody({ ...event }, step, target, stranger);

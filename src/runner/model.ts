@@ -12,7 +12,18 @@
 export type Answer = 'ack' | 'errcode-1' | 'http-500' | 'string-zero' | 'no-errcode' | 'code-zero' | 'text-body';
 
 /** What a case can need from the target; without it the case is skipped. */
-export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart';
+export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart' | 'casedKey';
+
+/**
+ * A near miss of the merchant's key (the derived cases of CB-KEY-401): the key in other letter case,
+ * one character more or less, a no-break space after it (which HTTP keeps and a trimming compare
+ * drops), or the header twice with an unknown key first.
+ */
+export type KeyNearMiss =
+  'upper-case' | 'lower-case' | 'one-letter-case' | 'appended' | 'last-removed' | 'first-removed' | 'nbsp-after' | 'twice-unknown-first';
+
+/** Where a padded plaintext ends against the RSA blocks: one byte under, at, or one byte over a whole number of them. */
+export type BlockEdge = 'one-under' | 'whole' | 'one-over';
 
 /**
  * One expectation: a registered check and its parameters, which the check's schema declares
@@ -82,6 +93,14 @@ export interface DeliverStep {
   same?: string;
   twin?: string;
   apiKey?: 'valid' | 'missing' | 'unknown' | 'expired';
+  /** A near miss of the key instead of the key. */
+  keyVariant?: KeyNearMiss;
+  /** A copy of the named event as it is (same trackingId), with `type` and `fields` applied. */
+  copy?: string;
+  /** Pads the trackingId so the plaintext ends at this edge of the RSA blocks. */
+  plainLength?: BlockEdge;
+  /** Runs the user's `--restart` right after the answer, before the probe is read. */
+  restartAfter?: boolean;
   mangle?:
     'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
   deliveries?: number;

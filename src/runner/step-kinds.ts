@@ -182,6 +182,12 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // seen by the next step rather than lost.
     const before = state.lastProbe ?? (await probeBaseline(target, state.run.network));
     const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
+    if (body.restartAfter) {
+      // Restarted before the probe is read: what was acknowledged must still be processed (CB-ONCE).
+      // The baseline stays: a durable history keeps its positions across the restart.
+      const restarted = await runRestart(target, state.run.network.session);
+      if (restarted) return { exchanges: delivered.exchanges, delivered: delivered.delivered, error: `setup failed: --restart: ${restarted}` };
+    }
     const answered = performance.now();
     for (const text of delivered.delivered) {
       const id = trackingIdOf(text);

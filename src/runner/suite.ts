@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { derivedSuites } from './derive/index.js';
 import { expectationProblem, numbersFromText } from './params.js';
 import type { Expectation, Step, Suite } from './model.js';
 
@@ -93,12 +94,13 @@ function checkExpectations(data: unknown, doc: Document, lines: LineCounter, fil
 }
 
 /**
- * Loads every suite under `dir` (default: the built-in suites), sorted by name, then the user's own
+ * Loads every suite under `dir` (default: the built-in suites, then the derived ones), sorted by name, then the user's own
  * suites of each `extraDirs` folder (`--suites DIR`): same schema, same checks, named by their path
  * inside their folder; a name that is already taken is refused.
  */
 export function loadSuites(dir = SUITES_DIR, extraDirs: readonly string[] = []): Suite[] {
-  const suites = suitesIn(dir);
+  // The built-in suites come with the cases derived from the rules' dimensions (src/runner/derive/).
+  const suites = dir === SUITES_DIR ? [...suitesIn(dir), ...derivedSuites()] : suitesIn(dir);
   const names = new Set(suites.map((suite) => suite.name));
   for (const extra of extraDirs) {
     for (const suite of suitesIn(extra, true)) {

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber } from '../core/exact-json.js';
 
-/** Values a template may name: `{{userId}}` (a number), `{{userIdText}}`, `{{id}}`, `{{uuid}}`, `{{long:300}}`, `{{saved.order.callBackId}}`. */
+/** Values a template may name: `{{userId}}` (a number), `{{userIdText}}`, `{{id}}`, `{{uuid}}`, `{{hex:64}}` (fresh random hex digits), `{{long:300}}`, `{{saved.order.callBackId}}`. */
 export interface TemplateScope {
   userId?: number;
   /** Stable within one case: lets a case refer to the same callBackId twice. */
@@ -42,6 +42,11 @@ function lookup(name: string, scope: TemplateScope): unknown {
   if (name === 'userIdText') return String(scope.userId ?? 0);
   const long = /^long:(\d+)$/.exec(name);
   if (long) return 'L'.repeat(Number(long[1]));
+  const hex = /^hex:(\d+)$/.exec(name);
+  if (hex)
+    return randomBytes(Math.ceil(Number(hex[1]) / 2))
+      .toString('hex')
+      .slice(0, Number(hex[1]));
   if (name === 'receiverUrl') return String(scope.saved.receiverUrl ?? '');
   if (name.startsWith('saved.')) {
     let node: unknown = scope.saved;

@@ -1,0 +1,199 @@
+/**
+ * The merchant side's derived cases (spec/dimensions.yaml): near misses of the key, each component
+ * of every idempotency key varied alone, plaintexts at the RSA block edges, and what was
+ * acknowledged surviving a restart right after the answer.
+ */
+import { CALLBACK_TYPE_TABLE, providerName, type CallbackTypeEntry } from '../../spec/callback-types.js';
+import type { Dimension } from '../../spec/dimensions.js';
+import type { BlockEdge, Case, KeyNearMiss, Step } from '../model.js';
+import { expect, type Generators } from './common.js';
+
+/**
+ * A value unlike the default of `field` (src/spec/callback-types.ts examples), fresh where the field
+ * identifies something, so no two cases (or spellings) of a run share an event.
+ */
+const OTHER_VALUE: Record<string, unknown> = {
+  txid: '{{hex:64}}',
+  trackingId: 'wc-{{uuid}}',
+  callBackId: 'wc-{{uuid}}',
+  chain: 'ETH',
+  symbol: 'USDC',
+  toAddress: 'TVariedToAddress{{hex:18}}',
+  fromAddress: 'TVariedFromAddress{{hex:16}}',
+  address: 'TVariedAddress{{hex:20}}',
+  amount: '#decimal:7.25',
+  txIndex: 9,
+};
+
+/** The key fields of a type's recipe, those it takes when present included (callBackId for CB-ID-OTHER). */
+function keyFields(entry: CallbackTypeEntry): string[] {
+  return [...entry.key.fields, ...(entry.key.optional ?? [])];
+}
+
+/** The fields a type carries that are not in its key: varied alone they leave the event the same. */
+function otherFields(entry: CallbackTypeEntry): string[] {
+  const key = new Set(keyFields(entry));
+  return ['trackingId', ...entry.fields].filter((name) => !key.has(name) && name in OTHER_VALUE);
+}
+
+/**
+ * The other type whose events carry most of this type's key fields: the same values under another
+ * type must still make another event (a withdrawal sharing a deposit's txid, chain, symbol and
+ * toAddress; a not-enough-money event sharing a withdrawal request's trackingId and callBackId).
+ */
+function anotherType(entry: CallbackTypeEntry): CallbackTypeEntry {
+  const shared = (other: CallbackTypeEntry) => keyFields(entry).filter((name) => name === 'trackingId' || other.fields.includes(name)).length;
+  const others = CALLBACK_TYPE_TABLE.filter((other) => other.type !== entry.type);
+  return others.reduce((best, other) => (shared(other) > shared(best) ? other : best));
+}
+
+/** Both spellings when the varied field has another one (txid/txId, chain/chainName), else the interface's. */
+function spellingsFor(field: string): Case['spellings'] {
+  return providerName(field) === field ? 'interface' : 'both';
+}
+
+/** The first step of a key case: a fresh event of the type, processed once. */
+function firstEvent(entry: CallbackTypeEntry): Step {
+  return { deliver: { type: entry.type, event: 'first' }, expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }] };
+}
+
+/** Each key component varied alone: a new event, processed. */
+function componentCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
+  const rules = [dimension.rule];
+  return keyFields(entry).map((field) => ({
+    id: `${entry.id}-${field}-differs`,
+    title: `Two ${entry.name} events that differ only in ${field} are both processed`,
+    rules,
+    needs: ['probe'],
+    spellings: spellingsFor(field),
+    steps: [
+      firstEvent(entry),
+      {
+        deliver: { copy: 'first', fields: { [field]: OTHER_VALUE[field] } },
+        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, 'each-component', 'processed', { count: 1 }, rules)],
+      },
+    ],
+  }));
+}
+
+/** Each field outside the key varied alone: the same event, a duplicate. */
+function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
+  return otherFields(entry).map((field) => ({
+    id: `${entry.id}-only-${field}-differs`,
+    title: `A ${entry.name} event that repeats the key and differs only in ${field} is a duplicate`,
+    rules: [dimension.rule, 'CB-DUP-ACK'],
+    needs: ['probe'],
+    spellings: 'interface',
+    steps: [
+      firstEvent(entry),
+      {
+        deliver: { copy: 'first', fields: { [field]: OTHER_VALUE[field] } },
+        expect: [
+          expect(dimension, 'other-fields', 'answers', { errCode: 'zero' }, ['CB-DUP-ACK']),
+          expect(dimension, 'other-fields', 'processed', { count: 0 }, [dimension.rule]),
+        ],
+      },
+    ],
+  }));
+}
+
+/** The same values under another type: two events, both processed (a key of one type is not another's). */
+function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
+  const other = anotherType(entry);
+  return {
+    id: `${entry.id}-as-${other.id}`,
+    title: `A ${other.name} event carrying the values of a ${entry.name} event already processed is processed too`,
+    rules: [dimension.rule],
+    needs: ['probe'],
+    spellings: 'both',
+    steps: [
+      firstEvent(entry),
+      {
+        deliver: { copy: 'first', type: other.type },
+        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, 'other-type', 'processed', { count: 1 }, [dimension.rule])],
+      },
+    ],
+  };
+}
+
+/** Every callback type whose key the row's rule defines, each varied per the row's variants. */
+function compositeKey(dimension: Dimension): Case[] {
+  const entries = CALLBACK_TYPE_TABLE.filter((entry) => entry.key.rule === dimension.rule);
+  return entries.flatMap((entry) => [
+    ...(dimension.variants.includes('each-component') ? componentCases(dimension, entry) : []),
+    ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
+    ...(dimension.variants.includes('other-type') ? [otherTypeCase(dimension, entry)] : []),
+  ]);
+}
+
+const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case'];
+
+/** One case per near miss of the key: 401, and nothing processed. */
+function keyNearMisses(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => ({
+    id: `key-${variant}`,
+    title:
+      variant === 'out-of-window'
+        ? 'A key outside its validity period gets 401 and nothing is processed'
+        : `A near miss of the key (${variant}) gets 401 and nothing is processed`,
+    rules: [dimension.rule, ...dimension.also],
+    needs: variant === 'out-of-window' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [],
+    steps: [
+      {
+        deliver: variant === 'out-of-window' ? { type: 1, apiKey: 'expired' } : { type: 1, keyVariant: variant as KeyNearMiss },
+        expect: [
+          expect(dimension, variant, 'answers', { status: 401 }, [dimension.rule]),
+          expect(dimension, variant, 'processed', { count: 0 }, ['CB-KEY-FIRST']),
+        ],
+      },
+    ],
+  }));
+}
+
+/** One case per edge: a valid callback whose plaintext ends there is acknowledged and processed. */
+function blockEdges(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => ({
+    id: `plaintext-${variant}`,
+    title: `A callback whose plaintext is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks is acknowledged and processed`,
+    rules: [dimension.rule],
+    needs: [],
+    steps: [
+      {
+        deliver: { type: 1, plainLength: variant as BlockEdge },
+        expect: [
+          expect(dimension, variant, 'answers', { errCode: 'zero' }, [dimension.rule]),
+          expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule]),
+        ],
+      },
+    ],
+  }));
+}
+
+const DURABLE_TYPES: Record<string, number> = { deposit: 1, withdrawal: 3, other: 6 };
+
+/** Acknowledged, restarted at once, still processed once; the redelivery after it is a duplicate. */
+function durability(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => ({
+    id: `acknowledged-${variant}-survives-restart`,
+    title: `A ${variant} event acknowledged right before a restart is processed, and its redelivery is a duplicate`,
+    rules: [dimension.rule, ...dimension.also],
+    needs: ['probe', 'restart'],
+    steps: [
+      {
+        deliver: { type: DURABLE_TYPES[variant] ?? 1, event: 'first', restartAfter: true },
+        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule])],
+      },
+      {
+        deliver: { same: 'first' },
+        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-DUP-ACK'] }, expect(dimension, variant, 'processed', { count: 0 }, [dimension.rule])],
+      },
+    ],
+  }));
+}
+
+export const MERCHANT_GENERATORS: Generators = {
+  'exact-comparison': keyNearMisses,
+  'composite-key': compositeKey,
+  'block-edge': blockEdges,
+  durability,
+};
