@@ -159,7 +159,7 @@ describe('merchant suites against deliberately faulty merchants', () => {
         reports
           .get(fault)!
           .results.filter((r) => r.status === 'failed' || r.status === 'warning')
-          .map((r) => r.id.split('/')[3]!.replace(/#\d+$/, '')),
+          .map((r) => r.id.split('/').at(-1)!.replace(/#\d+$/, '')),
       );
       expect([...catching], `${fault} is caught by ${check} alone`).toEqual([check]);
     }

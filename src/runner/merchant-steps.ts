@@ -290,7 +290,7 @@ function retyped(event: Record<string, ExactJson>, type: number | undefined): Re
  * merchant's key: n·B−1, n·B or n·B+1 bytes for the smallest n that fits (CB-DECRYPT). The
  * requestUUID each delivery stamps has a fixed length, so every delivery keeps the length.
  */
-function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
+export function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
   const block = plaintextBlockSize(target.profile, target.privateKey.modulusBytes);
   const length = Buffer.byteLength(stringifyExact(withRequestUUID(payload)), 'utf8');
   const offset = edge === 'one-under' ? -1 : edge === 'whole' ? 0 : 1;

@@ -25,6 +25,9 @@ const OTHER_VALUE: Record<string, unknown> = {
   txIndex: 9,
 };
 
+/** A case id's word for a field or type identifier: `toAddress` → `to-address`. */
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
 /** The key fields of a type's recipe, those it takes when present included (callBackId for CB-ID-OTHER). */
 function keyFields(entry: CallbackTypeEntry): string[] {
   return [...entry.key.fields, ...(entry.key.optional ?? [])];
@@ -61,7 +64,7 @@ function firstEvent(entry: CallbackTypeEntry): Step {
 function componentCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
   const rules = [dimension.rule];
   return keyFields(entry).map((field) => ({
-    id: `${entry.id}-${field}-differs`,
+    id: `${kebab(entry.id)}-${kebab(field)}-differs`,
     title: `Two ${entry.name} events that differ only in ${field} are both processed`,
     rules,
     needs: ['probe'],
@@ -79,7 +82,7 @@ function componentCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] 
 /** Each field outside the key varied alone: the same event, a duplicate. */
 function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
   return otherFields(entry).map((field) => ({
-    id: `${entry.id}-only-${field}-differs`,
+    id: `${kebab(entry.id)}-only-${kebab(field)}-differs`,
     title: `A ${entry.name} event that repeats the key and differs only in ${field} is a duplicate`,
     rules: [dimension.rule, 'CB-DUP-ACK'],
     needs: ['probe'],
@@ -101,7 +104,7 @@ function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[]
 function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
   const other = anotherType(entry);
   return {
-    id: `${entry.id}-as-${other.id}`,
+    id: `${kebab(entry.id)}-as-${kebab(other.id)}`,
     title: `A ${other.name} event carrying the values of a ${entry.name} event already processed is processed too`,
     rules: [dimension.rule],
     needs: ['probe'],

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { stringifyExact } from '../../core/exact-json.js';
+import { DEFAULT_PROFILE, plaintextBlockSize } from '../../core/profile.js';
+import { generateMerchantKeyPair } from '../../crypto/key-pair.js';
+import { parseKey, type RsaPrivateKey } from '../../crypto/keys.js';
+import { CALLBACK_TYPE_TABLE, providerName } from '../../spec/callback-types.js';
+import { withRequestUUID } from '../../wire/callback-delivery.js';
+import { atBlockEdge, defaultPayload, hasCasedLetter, nearMiss } from '../merchant-steps.js';
+import type { KeyNearMiss, Suite } from '../model.js';
+import { parseSuite } from '../suite.js';
+import type { MerchantTarget } from '../types.js';
+import { derivedSuites } from './index.js';
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+const merchantSuites = derivedSuites().filter((suite) => suite.side === 'merchant');
+const byName = (name: string): Suite => merchantSuites.find((suite) => suite.name === `merchant/derived/${name}`)!;
+
+describe('the merchant derived suites', () => {
+  it('are suites the loader accepts: the schema, registered checks, parameters their steps produce', () => {
+    for (const suite of merchantSuites) {
+      const { name, ...body } = suite;
+      expect(parseSuite(stringify(body), name).cases.map((c) => c.id)).toEqual(suite.cases.map((c) => c.id));
+    }
+  });
+
+  it('vary every key component of every callback type alone, each a second event under the type key rule', () => {
+    const cases = ['deposit-key-components', 'withdrawal-key-components', 'other-key-components'].flatMap((name) => byName(name).cases);
+    for (const entry of CALLBACK_TYPE_TABLE)
+      for (const field of [...entry.key.fields, ...(entry.key.optional ?? [])]) {
+        const found = cases.find((c) => c.id === `${kebab(entry.id)}-${kebab(field)}-differs`);
+        expect(found, `${entry.id}: ${field}`).toBeDefined();
+        expect(found!.steps[1]!.deliver).toEqual({ copy: 'first', fields: { [field]: expect.any(String) } });
+        expect(found!.steps[1]!.expect).toContainEqual({ check: 'processed', count: 1, rules: [entry.key.rule] });
+        // A field with a second spelling (txid/txId, chain/chainName) is varied under both.
+        expect(found!.spellings).toBe(providerName(field) === field ? 'interface' : 'both');
+      }
+  });
+
+  it('make every field outside a deposit or withdrawal key a duplicate (MUST), and warn for the open combination of the others', () => {
+    const only = (name: string) => byName(name).cases.filter((c) => c.id.includes('-only-'));
+    expect(only('deposit-key-components').map((c) => c.id)).toEqual(
+      ['tracking-id', 'from-address', 'amount', 'tx-index'].map((field) => `deposit-only-${field}-differs`),
+    );
+    for (const c of only('withdrawal-key-components')) expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['CB-ID-WITHDRAW'] });
+    for (const c of only('other-key-components')) expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['U-CB-FIELDS'] });
+  });
+
+  it('send the values of one type under the type sharing most of its key: a withdrawal for a deposit, a deposit for a withdrawal', () => {
+    expect(byName('deposit-key-components').cases.at(-1)!.steps[1]!.deliver).toEqual({ copy: 'first', type: 3 });
+    expect(byName('withdrawal-key-components').cases.at(-1)!.steps[1]!.deliver).toEqual({ copy: 'first', type: 1 });
+  });
+
+  it('restart right after the answer, before the probe is read, and need the probe and --restart', () => {
+    for (const c of byName('acknowledged-survives-restart').cases) {
+      expect(c.needs).toEqual(['probe', 'restart']);
+      expect(c.steps[0]!.deliver).toMatchObject({ event: 'first', restartAfter: true });
+      expect(c.steps[0]!.expect).toContainEqual({ check: 'processed', count: 1, rules: ['CB-ONCE'] });
+    }
+  });
+});
+
+describe('near misses of the key', () => {
+  const key = 'ak_7f3Qz9';
+  const variants: KeyNearMiss[] = [
+    'upper-case',
+    'lower-case',
+    'one-letter-case',
+    'appended',
+    'last-removed',
+    'first-removed',
+    'nbsp-after',
+    'twice-unknown-first',
+  ];
+
+  it('each differs from the key', () => {
+    for (const variant of variants) expect(nearMiss(key, variant), variant).not.toEqual(key);
+  });
+
+  it('each is accepted by one loose comparison a real receiver writes, so that comparison fails a case', () => {
+    const loose: Record<string, (header: string) => boolean> = {
+      'ignores case': (header) => header.toLowerCase() === key.toLowerCase(),
+      trims: (header) => header.trim() === key,
+      'prefix either way': (header) => header.startsWith(key) || key.startsWith(header),
+      'suffix either way': (header) => header.endsWith(key) || key.endsWith(header),
+    };
+    for (const [name, accepts] of Object.entries(loose))
+      expect(
+        variants.some((variant) => typeof nearMiss(key, variant) === 'string' && accepts(nearMiss(key, variant) as string)),
+        name,
+      ).toBe(true);
+  });
+
+  it('turn every letter over when the key already is in the asked case; a key without letters has no case variant', () => {
+    expect(nearMiss('ABC-1', 'upper-case')).toBe('abc-1');
+    expect(nearMiss('abc-1', 'lower-case')).toBe('ABC-1');
+    expect(nearMiss('abc-1', 'one-letter-case')).toBe('abC-1');
+    expect(hasCasedLetter('12-34')).toBe(false);
+    expect(hasCasedLetter(key)).toBe(true);
+    expect(nearMiss(key, 'twice-unknown-first')).toEqual([expect.stringMatching(/^wc-unknown-/), key]);
+  });
+});
+
+describe('plaintexts at the block edges', () => {
+  for (const bits of [1024, 2048]) {
+    it(`end one byte under, at and one byte over a whole number of blocks of a ${bits}-bit key`, () => {
+      const privateKey = parseKey(generateMerchantKeyPair(bits).privatePem) as RsaPrivateKey;
+      const target = { profile: DEFAULT_PROFILE, privateKey } as unknown as MerchantTarget;
+      const block = plaintextBlockSize(DEFAULT_PROFILE, privateKey.modulusBytes);
+      const lengths = (['one-under', 'whole', 'one-over'] as const).map((edge) =>
+        Buffer.byteLength(stringifyExact(withRequestUUID(atBlockEdge(defaultPayload(1), edge, target))), 'utf8'),
+      );
+      expect(lengths.map((length) => (length + 1) % block)).toEqual([0, 1, 2]);
+    });
+  }
+});
