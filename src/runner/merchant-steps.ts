@@ -157,6 +157,8 @@ export function nearMiss(key: string, variant: KeyNearMiss): string | string[] {
       return key.slice(0, -1);
     case 'first-removed':
       return key.slice(1);
+    case 'nbsp-before':
+      return `\u00a0${key}`;
     case 'nbsp-after':
       // HTTP drops spaces and tabs around a field value, not U+00A0: it reaches the receiver, where a
       // trimming comparison (Python's strip, Go's TrimSpace, Java's strip) removes it.

@@ -119,12 +119,56 @@ function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
   };
 }
 
+/**
+ * First values of key fields for the boundary cases: each starts with a known literal character, so
+ * the generator can move it across the boundary; `{{id}}` keeps each case's events its own.
+ */
+const BOUNDARY_VALUE: Record<string, string> = {
+  txid: 'h{{id}}',
+  chain: 'TRON',
+  symbol: 'USDT',
+  toAddress: 'T{{id}}',
+  trackingId: 'wc-{{id}}',
+  callBackId: 'cb-{{id}}',
+};
+
+/**
+ * Two events whose adjacent key fields differ only in where one ends and the next begins
+ * (`h…T` + `RON` against `h…` + `TRON`): a key made by plain concatenation takes them for one.
+ */
+function boundaryCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
+  const fields = keyFields(entry).filter((name) => name in BOUNDARY_VALUE);
+  return fields.slice(1).map((right, i) => {
+    const left = fields[i]!;
+    const first = Object.fromEntries(fields.map((name) => [name, BOUNDARY_VALUE[name]!]));
+    const moved = { [left]: `${first[left]}${first[right]!.charAt(0)}`, [right]: first[right]!.slice(1) };
+    return {
+      id: `${kebab(entry.id)}-${kebab(left)}-${kebab(right)}-boundary`,
+      title: `Two ${entry.name} events whose ${left} and ${right} join to the same text are both processed`,
+      rules: [dimension.rule],
+      needs: ['probe'],
+      spellings: 'interface',
+      steps: [
+        { deliver: { type: entry.type, event: 'first', fields: first }, expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }] },
+        {
+          deliver: { copy: 'first', fields: moved },
+          expect: [
+            { check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] },
+            expect(dimension, 'component-boundary', 'processed', { count: 1 }, [dimension.rule]),
+          ],
+        },
+      ],
+    };
+  });
+}
+
 /** Every callback type whose key the row's rule defines, each varied per the row's variants. */
 function compositeKey(dimension: Dimension): Case[] {
   const entries = CALLBACK_TYPE_TABLE.filter((entry) => entry.key.rule === dimension.rule);
   return entries.flatMap((entry) => [
     ...(dimension.variants.includes('each-component') ? componentCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
+    ...(dimension.variants.includes('component-boundary') ? boundaryCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-type') ? [otherTypeCase(dimension, entry)] : []),
   ]);
 }
