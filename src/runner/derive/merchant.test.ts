@@ -5,6 +5,7 @@ import { DEFAULT_PROFILE, plaintextBlockSize } from '../../core/profile.js';
 import { generateMerchantKeyPair } from '../../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../../crypto/keys.js';
 import { CALLBACK_TYPE_TABLE, providerName } from '../../spec/callback-types.js';
+import { packagedDimensions } from '../../spec/dimensions.js';
 import { withRequestUUID } from '../../wire/callback-delivery.js';
 import { atBlockEdge, defaultPayload, hasCasedLetter, nearMiss } from '../merchant-steps.js';
 import type { KeyNearMiss, Suite } from '../model.js';
@@ -47,8 +48,25 @@ describe('the merchant derived suites', () => {
   });
 
   it('send the values of one type under the type sharing most of its key: a withdrawal for a deposit, a deposit for a withdrawal', () => {
-    expect(byName('deposit-key-components').cases.at(-1)!.steps[1]!.deliver).toEqual({ copy: 'first', type: 3 });
-    expect(byName('withdrawal-key-components').cases.at(-1)!.steps[1]!.deliver).toEqual({ copy: 'first', type: 1 });
+    const second = (name: string, id: string) => byName(name).cases.find((c) => c.id === id)!.steps[1]!.deliver;
+    expect(second('deposit-key-components', 'deposit-as-withdrawal')).toEqual({ copy: 'first', type: 3 });
+    expect(second('withdrawal-key-components', 'withdrawal-as-deposit')).toEqual({ copy: 'first', type: 1 });
+  });
+
+  it('resend every type while its first delivery may be in flight, and move a character across each pair of adjacent key fields', () => {
+    const ids = merchantSuites.flatMap((suite) => suite.cases.map((c) => c.id));
+    for (const entry of CALLBACK_TYPE_TABLE) expect(ids).toContain(`${kebab(entry.id)}-resent-in-flight`);
+    expect(ids.filter((id) => id.startsWith('deposit-') && id.endsWith('-boundary'))).toEqual([
+      'deposit-txid-chain-boundary',
+      'deposit-chain-symbol-boundary',
+      'deposit-symbol-to-address-boundary',
+    ]);
+  });
+
+  it('refuse a row naming a variant its generator does not know, or a class the side has no generator for', () => {
+    const row = { ...packagedDimensions()[0]!, variants: ['upper-case', 'upside-down'] };
+    expect(() => derivedSuites([row])).toThrow(/callback-key-near-misses: the merchant exact-comparison generator knows no variant upside-down/);
+    expect(() => derivedSuites([{ ...row, class: 'computed-value' }])).toThrow(/no merchant generator for class computed-value/);
   });
 
   it('restart right after the answer, before the probe is read, and need the probe and --restart', () => {

@@ -162,6 +162,27 @@ function boundaryCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
   });
 }
 
+/**
+ * The same event again while its first delivery may still be in flight (a retry after a slow answer):
+ * four identical deliveries at once, one processing. Answering "retry later" to a copy still in
+ * flight is a legal reading (U-STATES), as in the hand-written burst case.
+ */
+function inFlightCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
+  return {
+    id: `${kebab(entry.id)}-resent-in-flight`,
+    title: `A ${entry.name} event delivered four times at once is processed once`,
+    rules: [dimension.rule, 'CB-ONCE'],
+    needs: ['probe'],
+    spellings: 'interface',
+    steps: [
+      {
+        deliver: { type: entry.type, event: 'first', deliveries: 4, concurrent: true },
+        expect: [{ check: 'answers', errCode: 'zero', rules: ['U-STATES'] }, expect(dimension, 'resend-in-flight', 'processed', { count: 1 }, ['CB-ONCE'])],
+      },
+    ],
+  };
+}
+
 /** Every callback type whose key the row's rule defines, each varied per the row's variants. */
 function compositeKey(dimension: Dimension): Case[] {
   const entries = CALLBACK_TYPE_TABLE.filter((entry) => entry.key.rule === dimension.rule);
@@ -170,6 +191,7 @@ function compositeKey(dimension: Dimension): Case[] {
     ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
     ...(dimension.variants.includes('component-boundary') ? boundaryCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-type') ? [otherTypeCase(dimension, entry)] : []),
+    ...(dimension.variants.includes('resend-in-flight') ? [inFlightCase(dimension, entry)] : []),
   ]);
 }
 
@@ -239,8 +261,22 @@ function durability(dimension: Dimension): Case[] {
 }
 
 export const MERCHANT_GENERATORS: Generators = {
-  'exact-comparison': keyNearMisses,
-  'composite-key': compositeKey,
-  'block-edge': blockEdges,
-  durability,
+  'exact-comparison': {
+    variants: [
+      'upper-case',
+      'lower-case',
+      'one-letter-case',
+      'appended',
+      'last-removed',
+      'first-removed',
+      'nbsp-before',
+      'nbsp-after',
+      'twice-unknown-first',
+      'out-of-window',
+    ] satisfies (KeyNearMiss | 'out-of-window')[],
+    cases: keyNearMisses,
+  },
+  'composite-key': { variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'], cases: compositeKey },
+  'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies BlockEdge[], cases: blockEdges },
+  durability: { variants: Object.keys(DURABLE_TYPES), cases: durability },
 };
