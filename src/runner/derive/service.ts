@@ -77,6 +77,49 @@ function keyNearMisses(dimension: Dimension): Case[] {
   ]);
 }
 
+/**
+ * The callBackId of each value class, fresh per case (ORDER-CALLBACK-ID: the merchant keeps it
+ * unique) and still of its class: digits only come from `{{digits:N}}`.
+ */
+const CALLBACK_IDS: Record<string, { value: string; what: string }> = {
+  'leading-zeros': { value: '000{{digits:12}}', what: 'digits only, with leading zeros' },
+  // 17 digits ending in 1: above 2^53 and odd, so no binary float holds it.
+  'beyond-2-53': { value: '9{{digits:15}}1', what: 'digits only, beyond 2^53' },
+  'very-long': { value: '{{id}}-{{long:1000}}', what: 'very long (1016 characters)' },
+  'non-ascii': { value: '{{id}}-订单-ü-😀', what: 'non-ASCII (CJK, Latin-1, an astral emoji)' },
+  // A quote, a backslash, a slash, a text that reads as a \u escape, and U+2028 (a line break to JavaScript).
+  'json-special': { value: '{{id}}-"q"\\b/\\u0041\u2028', what: 'JSON-special characters' },
+  'form-special': { value: '{{id}}-a+b%20c&d=e f', what: 'characters form and URL encoding change' },
+};
+
+/**
+ * Each value class of the callBackId comes back in the result's `id` exactly, as a string
+ * (ORDER-RES). A service may refuse a value it caps or does not take (U-LIMITS: a warning); an
+ * order it accepts must echo the id unchanged.
+ */
+function echoedIds(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => {
+    const callBackId = CALLBACK_IDS[variant];
+    if (!callBackId) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no callBackId for the variant ${variant}`);
+    return {
+      id: `callbackid-${variant}`,
+      title: `An order whose callBackId is ${callBackId.what} gets it back in id exactly, as a string (a service may refuse the value, U-LIMITS)`,
+      rules: [dimension.rule, ...dimension.also],
+      needs: ['userId', 'orders'],
+      steps: [
+        {
+          request: { endpoint: 'order', plain: withdrawal(callBackId.value) },
+          expect: [
+            { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
+            expect(dimension, variant, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, [dimension.rule]),
+          ],
+        },
+      ],
+    };
+  });
+}
+
 export const SERVICE_GENERATORS: Generators = {
   'exact-comparison': keyNearMisses,
+  'echoed-identifier': echoedIds,
 };
