@@ -4,7 +4,7 @@
  * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
  */
 import type { Dimension } from '../../spec/dimensions.js';
-import type { Case, KeyNearMiss, Need, RequestStep } from '../model.js';
+import type { Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
 import { expect, type Generators } from './common.js';
 
 const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
@@ -119,7 +119,60 @@ function echoedIds(dimension: Dimension): Case[] {
   });
 }
 
+const TWO_53 = 2n ** 53n;
+
+/**
+ * The balance and cost of each edge of the floor. The fractions (x.46, x.5, x.99998) tell a floor
+ * from a rounding; 7.5 tells it from rounding half to even too; beyond 2^53 a float division is off.
+ */
+const ENERGY_EDGES: Record<string, { balance: bigint; cost: bigint }> = {
+  'fraction-below-half': { balance: 7n * 65_000n + 30_000n, cost: 65_000n },
+  'fraction-half': { balance: 7n * 64_000n + 32_000n, cost: 64_000n },
+  'fraction-above-half': { balance: 7n * 65_000n + 64_999n, cost: 65_000n },
+  'exact-multiple': { balance: 12n * 65_000n, cost: 65_000n },
+  'zero-balance': { balance: 0n, cost: 65_000n },
+  // floor((2c − 1) / c) = 1, where doubles read 2^54 / 2^53 = 2.
+  'balance-beyond-2-53': { balance: 2n * (TWO_53 + 1n) - 1n, cost: TWO_53 + 1n },
+  // floor((3q + 2) / 3) = q = 2^53 + 1, where a double division rounds to 2^53 + 2.
+  'quotient-beyond-2-53': { balance: 3n * (TWO_53 + 1n) + 2n, cost: 3n },
+};
+
+/** A control step setting the energy (exact digits), then a query judged against it. */
+function setAndRead(balance: bigint, cost: bigint, rules: string[], dimension: Dimension, variant: string): Step[] {
+  return [
+    { control: { energy: { balance: `#decimal:${balance}`, costPerTx: `#decimal:${cost}` } } },
+    {
+      request: { endpoint: 'energy', plain: ENERGY_QUERY },
+      expect: [expect(dimension, variant, 'energy-floor', { balance: String(balance), costPerTx: String(cost) }, rules)],
+    },
+  ];
+}
+
+/**
+ * Each edge of floor(balance / costPerTx), read after a change of state: first another state (the
+ * same balance at twice the cost, or for a zero balance a positive one), then the edge. A reading
+ * that lags the state, or that recomputes on a balance change only, fails the second read.
+ */
+function energyEdges(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => {
+    const edge = ENERGY_EDGES[variant];
+    if (!edge) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no energy values for the variant ${variant}`);
+    const before = edge.balance === 0n ? { balance: 5n * edge.cost, cost: edge.cost } : { balance: edge.balance, cost: 2n * edge.cost };
+    return {
+      id: `energy-${variant}`,
+      title: `energyMaxCount is floor(balance / costPerTx) at ${edge.balance} / ${edge.cost}, read right after the state changed`,
+      rules: [dimension.rule],
+      needs: ['control'],
+      steps: [
+        ...setAndRead(before.balance, before.cost, [dimension.rule], dimension, variant),
+        ...setAndRead(edge.balance, edge.cost, [dimension.rule], dimension, variant),
+      ],
+    };
+  });
+}
+
 export const SERVICE_GENERATORS: Generators = {
   'exact-comparison': keyNearMisses,
   'echoed-identifier': echoedIds,
+  'computed-value': energyEdges,
 };
