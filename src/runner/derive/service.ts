@@ -4,7 +4,7 @@
  * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
  */
 import type { Dimension } from '../../spec/dimensions.js';
-import type { Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
+import type { BlockEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
 import { expect, type Generators } from './common.js';
 
 const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
@@ -171,8 +171,63 @@ function energyEdges(dimension: Dimension): Case[] {
   });
 }
 
+/**
+ * The energy query's plaintext at the row's edges of one and of two blocks, lengthened with
+ * whitespace JSON ignores: one content, so one verdict (CRYPTO-SAME, the differential oracle).
+ */
+function requestEdges(dimension: Dimension): Case[] {
+  const edges = dimension.variants as BlockEdge[];
+  return [1, 2].map((blocks) => ({
+    id: `energy-plaintext-at-${blocks}-block${blocks > 1 ? 's' : ''}`,
+    title: `One energy query at ${edges.join(', ')} of ${blocks} RSA block${blocks > 1 ? 's' : ''} gets one verdict`,
+    rules: [dimension.rule, ...dimension.also],
+    needs: [],
+    steps: [
+      {
+        request: { endpoint: 'energy', plain: ENERGY_QUERY, plainLength: edges, plainBlocks: blocks },
+        expect: [expect(dimension, 'whole', 'same-verdict', {}, [dimension.rule])],
+      },
+    ],
+  }));
+}
+
+/**
+ * An order whose answer's plaintext ends at each edge of two or more blocks (steered through the
+ * echoed callBackId, measured on a first order of the case) opens whole and echoes the id.
+ */
+function answerEdges(dimension: Dimension): Case[] {
+  return (dimension.variants as BlockEdge[]).map((edge) => ({
+    id: `order-answer-${edge}`,
+    title: `An order answer whose plaintext is ${edge === 'whole' ? 'exactly a whole number of' : `one byte ${edge === 'one-under' ? 'under' : 'over'}`} RSA blocks opens whole (a service may cap the callBackId's length, U-LIMITS)`,
+    rules: [dimension.rule, ...dimension.also],
+    needs: ['userId', 'orders'],
+    steps: [
+      {
+        title: 'a first order: the length of its answer',
+        request: { endpoint: 'order', plain: withdrawal('{{id}}') },
+        expect: [{ check: 'result', schema: 'OrderResult', echo: { id: 'callBackId' }, rules: ['ORDER-RES'] }],
+      },
+      {
+        request: { endpoint: 'order', plain: withdrawal('{{id}}'), answerLength: edge },
+        expect: [
+          // First: an answer that does not open is this case's finding (ENV-DATA), not the envelope's.
+          expect(dimension, edge, 'answer-edge', { edge }, [dimension.rule, 'CRYPTO-SAME']),
+          { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
+          expect(dimension, edge, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, ['ORDER-RES']),
+        ],
+      },
+    ],
+  }));
+}
+
+/** Block edges: of the requests (CRYPTO-SAME) or of the answers (ENV-DATA), by the row's rule. */
+function blockEdges(dimension: Dimension): Case[] {
+  return dimension.rule === 'ENV-DATA' ? answerEdges(dimension) : requestEdges(dimension);
+}
+
 export const SERVICE_GENERATORS: Generators = {
   'exact-comparison': keyNearMisses,
   'echoed-identifier': echoedIds,
   'computed-value': energyEdges,
+  'block-edge': blockEdges,
 };
