@@ -40,7 +40,12 @@ export interface Step {
   title?: string;
   /** Run the user's `--restart` command, then wait until the callback URL answers again. */
   restart?: true;
-  control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string }; pointCallbacks?: true };
+  /** Energy amounts beyond 2^53 are written `#decimal:DIGITS` (template.ts): sent exactly. */
+  control?: {
+    energy?: { balance: number | string; costPerTx: number | string };
+    card?: { powerCardId: string; merchantUserId: string };
+    pointCallbacks?: true;
+  };
   await?: AwaitStep;
   request?: RequestStep;
   emit?: EmitStep;
@@ -61,6 +66,20 @@ export interface RequestStep {
   json?: unknown;
   body?: string;
   save?: string;
+  /** A near miss of the merchant's key instead of the key (the derived cases of ERR-401). */
+  keyVariant?: KeyNearMiss;
+  /**
+   * One request per edge, in order: the same plain JSON lengthened with insignificant whitespace so
+   * its plaintext ends one byte under, at or one byte over `plainBlocks` RSA blocks (CRYPTO-SAME).
+   */
+  plainLength?: BlockEdge[];
+  /** The number of blocks `plainLength` aims at (default 1). */
+  plainBlocks?: number;
+  /**
+   * Lengthens the plain's callBackId so the answer's plaintext ends at this edge of at least two RSA
+   * blocks, measured on the case's previous answer (ENV-DATA): the service's serialisation is its own.
+   */
+  answerLength?: BlockEdge;
 }
 
 /** A callback the service is asked (through its control API) to emit to the runner's receiver. */

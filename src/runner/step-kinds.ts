@@ -8,7 +8,7 @@ import { runDelivery, runRestart, type AmountForm, type EventBook, type Spelling
 import { probeBaseline, readProbeAfter, rememberProbeMark, type ProbeMark } from './probe-reader.js';
 import type { Receiver } from './receiver.js';
 import type { RunContext } from './run-context.js';
-import { runControl, runRequest } from './service-steps.js';
+import { runControl, runRequests } from './service-steps.js';
 import type { Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { MerchantTarget, ServiceTarget, Target } from './types.js';
@@ -130,7 +130,7 @@ const request: StepKind<'request', 'service'> = {
   produces: ['exchange'],
   routes: () => [],
   receiver: () => false,
-  run: async (body, target, state) => ({ exchanges: [await runRequest(body, target, state.scope, state.stranger)] }),
+  run: async (body, target, state) => ({ exchanges: await runRequests(body, target, state.scope, state.stranger) }),
 };
 
 const control: StepKind<'control', 'service'> = {
