@@ -1,40 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rsa"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"regexp"
 )
-
-// readPublicKey reads an SPKI PEM ("BEGIN PUBLIC KEY") or the same DER as bare Base64.
-func readPublicKey(path string) (*rsa.PublicKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	der := data
-	if block, _ := pem.Decode(data); block != nil {
-		der = block.Bytes
-	} else if der, err = base64.StdEncoding.DecodeString(string(bytes.Join(bytes.Fields(data), nil))); err != nil {
-		return nil, fmt.Errorf("neither PEM nor Base64 DER: %w", err)
-	}
-	key, err := x509.ParsePKIXPublicKey(der)
-	if err != nil {
-		return nil, err
-	}
-	pub, ok := key.(*rsa.PublicKey)
-	if !ok {
-		return nil, errors.New("not an RSA public key")
-	}
-	return pub, nil
-}
 
 // strictBase64 is the only form the service sends: standard alphabet, padded, no whitespace.
 // Go's StdEncoding.Strict() still skips \r and \n, so the pattern is checked before decoding.
@@ -43,8 +16,8 @@ var strictBase64 = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
 // openCallback Base64-decodes the raw body strictly and opens it block by block with the PUBLIC
 // key: the service encrypted each block with the merchant's private key (PKCS#1 v1.5 type 1).
 // crypto/rsa has no public-key decryption, so the public exponent is applied with math/big.
-func openCallback(body []byte, pub *rsa.PublicKey, lenient bool) ([]byte, error) {
-	if !lenient && (!strictBase64.Match(body) || len(body)%4 != 0) {
+func openCallback(body []byte, pub *rsa.PublicKey) ([]byte, error) {
+	if !strictBase64.Match(body) || len(body)%4 != 0 {
 		return nil, errors.New("not strict Base64")
 	}
 	cipherText, err := base64.StdEncoding.Strict().DecodeString(string(body))

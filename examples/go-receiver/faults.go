@@ -1,5 +1,7 @@
 package main
 
+import "crypto/rsa"
+
 // The deliberate defects -fault selects, one per class of mistake the merchant guide warns about;
 // test/examples.test.ts runs `verify merchant` against each and expects exit 1 under its rule.
 var faults = []string{
@@ -17,6 +19,18 @@ var faults = []string{
 	"no-dup-ack",                 // answers a duplicate with a non-zero errCode
 	"memory-only",                // keeps its keys in memory: a restart forgets them
 	"ack-before-journal",         // answers errCode 0 before the journal line reaches the disk
+}
+
+// openLenient is the lenient-base64 fault: the guide's first Go recipe, which trusted
+// StdEncoding.Strict() alone. Strict() still skips \r and \n, so a line-wrapped body is opened.
+func openLenient(body []byte, pub *rsa.PublicKey) ([]byte, error) {
+	var wrapped []byte
+	for _, b := range body {
+		if b != '\r' && b != '\n' {
+			wrapped = append(wrapped, b)
+		}
+	}
+	return openCallback(wrapped, pub)
 }
 
 func knownFault(name string) bool {

@@ -1,13 +1,43 @@
 package main
 
 import (
+	"bytes"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
 )
+
+// readPublicKey reads an SPKI PEM ("BEGIN PUBLIC KEY") or the same DER as bare Base64.
+func readPublicKey(path string) (*rsa.PublicKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	der := data
+	if block, _ := pem.Decode(data); block != nil {
+		der = block.Bytes
+	} else if der, err = base64.StdEncoding.DecodeString(string(bytes.Join(bytes.Fields(data), nil))); err != nil {
+		return nil, fmt.Errorf("neither PEM nor Base64 DER: %w", err)
+	}
+	key, err := x509.ParsePKIXPublicKey(der)
+	if err != nil {
+		return nil, err
+	}
+	pub, ok := key.(*rsa.PublicKey)
+	if !ok {
+		return nil, errors.New("not an RSA public key")
+	}
+	return pub, nil
+}
 
 // apiKey is one key the platform gave the merchant, with its optional validity window.
 type apiKey struct {
