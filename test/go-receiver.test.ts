@@ -37,6 +37,7 @@ const FAULTS: Array<{ fault: string; rule: string; strict?: boolean }> = [
   { fault: 'form-field-body', rule: 'CB-RAW-BODY' },
   { fault: 'lenient-base64', rule: 'U-CRYPTO', strict: true },
   { fault: 'interface-spelling-only', rule: 'U-CB-FIELDS', strict: true },
+  { fault: 'chainname-wins', rule: 'U-CB-FIELDS', strict: true },
   { fault: 'deposit-key-txid-only', rule: 'CB-ID-DEPOSIT' },
   { fault: 'withdrawal-key-tracking-id', rule: 'CB-ID-WITHDRAW' },
   { fault: 'key-by-request-uuid', rule: 'CB-UUID' },

@@ -88,6 +88,9 @@ func idempotencyKey(payload map[string]interface{}) (string, error) {
 func depositKey(payload map[string]interface{}) (string, error) {
 	txid, okTx := field(payload, "txid", "txId")
 	chain, okChain := field(payload, "chain", "chainName")
+	if fault == "chainname-wins" {
+		chain, okChain = field(payload, "chainName", "chain")
+	}
 	symbol, okSymbol := field(payload, "symbol")
 	toAddress, okTo := field(payload, "toAddress")
 	if !okTx || !okChain || !okSymbol || !okTo {

@@ -13,6 +13,7 @@ var faults = []string{
 	"interface-spelling-only",    // reads txid/chain, not txId/chainName
 	"deposit-key-txid-only",      // keys a deposit on txid alone (wrapped-contract twins collide)
 	"deposit-key-without-chain",  // leaves chain out of the deposit key
+	"chainname-wins",             // keys a deposit on chainName when chain and chainName differ
 	"withdrawal-key-tracking-id", // keys a withdrawal on trackingId instead of txid
 	"key-by-request-uuid",        // keys every event on requestUUID, new on every delivery
 	"reprocess-duplicates",       // no idempotency: every delivery is processed
