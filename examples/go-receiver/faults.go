@@ -3,7 +3,7 @@ package main
 import "crypto/rsa"
 
 // The deliberate defects -fault selects, one per class of mistake the merchant guide warns about;
-// test/examples.test.ts runs `verify merchant` against each and expects exit 1 under its rule.
+// test/go-receiver.test.ts runs `verify merchant` against each and expects exit 1 under its rule.
 var faults = []string{
 	"body-before-key",            // opens the body before the key check: a bad body with a bad key gets 400
 	"key-case-insensitive",       // compares the API key ignoring letter case

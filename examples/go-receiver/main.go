@@ -1,21 +1,20 @@
 // A wallet callback receiver on Go's standard library alone, written from docs/merchant-guide.md.
 //
-//	go run ./examples/go-receiver -public-key merchant-public.pem -keys keys.json \
+//	cd examples/go-receiver && go build -o go-receiver .
+//	./go-receiver -public-key merchant-public.pem -keys keys.json \
 //	  -journal callbacks.journal -port 9400 -pid-file receiver.pid
 //
 // keys.json lists the API keys the platform gave you, each with an optional validity window:
 //
 //	[{"key": "ak_live_...", "notBefore": "2026-01-01T00:00:00Z", "notAfter": "2027-01-01T00:00:00Z"}]
 //
-// POST /callback  the wallet service's callbacks: key first (constant time, exact), the raw body,
-//
-//	strict Base64, block-by-block public-key decryption, one idempotency key per event,
-//	appended to the journal and fsynced BEFORE errCode 0 is answered.
-//
-// GET  /probe     the processing probe: {"processed": [<payload exactly as received>, ...]}
+// POST /callback is the wallet service's callbacks: the key first (constant time, exact), the raw
+// body, strict Base64, block-by-block public-key decryption, one idempotency key per event, written
+// to the journal and fsynced BEFORE errCode 0 is answered. GET /probe is the processing probe:
+// {"processed": [<payload exactly as received>, ...]}.
 //
 // -fault NAME (or WALLET_FAULT) builds one deliberate defect in, so the toolkit's tests can show
-// that `verify merchant` catches it (test/examples.test.ts); never set it in production.
+// that `verify merchant` catches it (test/go-receiver.test.ts); never set it in production.
 package main
 
 import (
