@@ -151,7 +151,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
     receiver: '--control-token (to point callbacks at the runner)',
     listen: '--listen PORT (callbacks triggered by hand)',
     cards: `${routePath('POST cards', target.side === 'service' ? target : {})} (a control API extension that creates a card)`,
-    restart: '--restart CMD (a command that restarts the receiver)',
+    restart: '--restart CMD (a command that takes the receiver down and lets it come back)',
   };
   const missing = (testCase.needs ?? []).filter((need) => !has[need]);
   if (missing.length) {
