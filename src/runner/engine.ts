@@ -153,7 +153,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
     receiver: '--control-token (to point callbacks at the runner)',
     listen: '--listen PORT (callbacks triggered by hand)',
     cards: `${routePath('POST cards', target.side === 'service' ? target : {})} (a control API extension that creates a card)`,
-    restart: '--restart CMD (a command that restarts the receiver)',
+    restart: '--restart CMD (a command that takes the receiver down and lets it come back)',
     casedKey: 'an API key with letters (the one given has none, so no other letter case of it exists)',
   };
   const missing = (testCase.needs ?? []).filter((need) => !has[need]);

@@ -122,7 +122,7 @@ export interface MerchantTarget {
   probeToken?: string;
   /** A command that prints the processed payloads as JSON, in place of a probe URL. */
   probeCmd?: string;
-  /** A command that restarts the receiver (for redelivery across a restart). */
+  /** A command that takes the receiver down and lets it come back (for redelivery across a restart). */
   restartCmd?: string;
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;
