@@ -72,7 +72,8 @@ const caseIds = (side: 'service' | 'merchant') =>
   new Set([
     ...loadSuites()
       .filter((suite) => suite.side === side)
-      .flatMap((suite) => suite.cases.map((c) => `${suite.name.split('/').at(-1)}/${c.id}`)),
+      // The suite's name under its side: `energy`, or `derived/<row>` for a derived suite (src/runner/derive/).
+      .flatMap((suite) => suite.cases.map((c) => `${suite.name.slice(side.length + 1)}/${c.id}`)),
     ...(side === 'merchant' ? WALLET_ENDPOINTS.map((endpoint) => `msw:${endpoint.operationId}`) : []),
   ]);
 

@@ -5,9 +5,10 @@
 import { plaintextBlockSize } from '../../core/profile.js';
 import type { Exchange } from '../observation.js';
 import type { ServiceTarget } from '../types.js';
-import { NO_PARAMS, fail, isFinding, lastExchange, pass, preview, type Check } from './check.js';
+import { familyOf, reasonInMessage } from '../../wire/crypto-failure.js';
+import { NO_PARAMS, fail, isFinding, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
 
-/** How a service treated one request: answered (code 0, data that opens), refused, or broken. */
+/** How a service treated one request: answered (data that opens), refused, or broken. */
 type Verdict = 'answered' | 'refused' | 'broken';
 
 /** The verdict of one exchange and a short reason for the message. */
@@ -15,12 +16,12 @@ function verdictOf(exchange: Exchange): { verdict: Verdict; why: string } {
   const response = exchange.response;
   if (!response) return { verdict: 'broken', why: `no answer (${exchange.error ?? 'transport failure'})` };
   if (response.status >= 400 && response.status < 500) return { verdict: 'refused', why: `HTTP ${response.status}` };
-  if (response.status !== 200) return { verdict: 'broken', why: `HTTP ${response.status}` };
   const code = (response.json as { code?: unknown } | undefined)?.code;
-  if (code === undefined) return { verdict: 'broken', why: `HTTP 200 without an envelope: ${preview(response.body, 60)}` };
-  if (String(code) !== '0') return { verdict: 'refused', why: `code ${String(code)}` };
-  if (!response.decrypted) return { verdict: 'broken', why: `code 0 with data that does not open (${response.decryptError ?? 'no data'})` };
-  return { verdict: 'answered', why: 'code 0' };
+  if (response.status === 200 && code !== undefined && String(code) !== '0') return { verdict: 'refused', why: `code ${String(code)}` };
+  // The envelope's own form (code, message) is judged by the envelope check: here only whether data opens.
+  if (response.decrypted) return { verdict: 'answered', why: response.status === 200 ? 'data opens' : `HTTP ${response.status}, data opens` };
+  if (response.status !== 200) return { verdict: 'broken', why: `HTTP ${response.status}` };
+  return { verdict: 'broken', why: response.decryptError ? `data does not open (${response.decryptError})` : 'no data' };
 }
 
 /** The plaintext length of a request as sent, in bytes. */
@@ -29,9 +30,9 @@ const sentBytes = (exchange: Exchange): number => Buffer.byteLength(exchange.req
 /**
  * `same-verdict`: the step's requests (one content at n·B−1, n·B and n·B+1 bytes: `plainLength`)
  * get one verdict. A request refused or broken while the same content at another length is
- * answered fails CRYPTO-SAME: the block handling, not the content, decided. Refused at every length
- * proves nothing against the blocks (a size limit, U-LIMITS, may refuse them all): it passes, and the
- * hand-written cases judge the refusal itself.
+ * answered fails CRYPTO-SAME: the block handling, not the content, decided. Refused (or broken) at
+ * every length proves nothing against the blocks (a size limit, U-LIMITS, may refuse them all): it
+ * passes, and the hand-written cases judge the refusal or the breakage under their own rules.
  */
 export const sameVerdictCheck: Check = {
   id: 'same-verdict',
@@ -45,9 +46,10 @@ export const sameVerdictCheck: Check = {
     const seen = exchanges.map((exchange) => ({ bytes: sentBytes(exchange), ...verdictOf(exchange) }));
     const shown = seen.map((one) => `${one.bytes} bytes: ${one.verdict} (${one.why})`).join('; ');
     const verdicts = new Set(seen.map((one) => one.verdict));
-    if (verdicts.has('broken')) return [fail(`the service broke on a plaintext at a block edge: ${shown}`)];
     if (verdicts.size > 1) return [fail(`one content got different verdicts at different plaintext lengths: ${shown}`)];
-    if (verdicts.has('refused')) return [pass(`refused at every length, which proves nothing about the blocks: ${shown}`)];
+    // One verdict at every length is all this oracle judges: the answer itself (refused, or broken
+    // alike at every length) is the other cases' finding, under their own rules.
+    if (!verdicts.has('answered')) return [pass(`${[...verdicts][0]} at every length alike, which proves nothing about the blocks: ${shown}`)];
     return [pass(`answered at every length: ${shown}`)];
   },
 };
@@ -86,9 +88,11 @@ export const answerEdgeCheck: Check<AnswerEdgeParams> = {
     const { verdict, why } = verdictOf(exchange);
     if (verdict === 'refused') return [{ status: 'skipped', message: `the service refused the order (${why}): no answer at the edge to judge` }];
     const response = exchange.response!;
-    // The whole-block answer is this check's subject: one that does not open breaks ENV-DATA (data holds
-    // the result) and CRYPTO-SAME (the callbacks' process handles the edge), whatever the reason.
-    if (verdict === 'broken')
+    // Base64 the merchant cannot read is the envelope's form (CRYPTO-ENVELOPE), whatever the length.
+    if (response.decryptError && familyOf(reasonInMessage(response.decryptError)) === 'base64') return [undecryptable(response.decryptError)];
+    // An answer that does not open at the edge breaks ENV-DATA (data holds the result) and CRYPTO-SAME
+    // (the callbacks' process handles the edge): a dropped or extra block, a block cut short.
+    if (response.decryptError)
       return [
         {
           status: 'failed',
@@ -96,6 +100,8 @@ export const answerEdgeCheck: Check<AnswerEdgeParams> = {
           cause: 'undecryptable-answer',
         },
       ];
+    if (verdict === 'broken')
+      return [fail(`an order steered to the ${ctx.params.edge} edge of the blocks got no result: ${why}`, response.status === 200 ? ['ENV-DATA'] : undefined)];
     const target = ctx.target as ServiceTarget;
     const block = plaintextBlockSize(target.profile, target.publicKey.modulusBytes);
     const bytes = Buffer.byteLength(response.decrypted!.text, 'utf8');
