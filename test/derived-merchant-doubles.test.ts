@@ -58,7 +58,7 @@ const PYTHON_FAULTS: Fault[] = [
   {
     fault: 'deposit-without-toAddress',
     row: 'deposit-key-components',
-    caught: 'deposit-toAddress-differs/processed#2',
+    caught: 'deposit-to-address-differs/processed#2',
     rule: 'CB-ID-DEPOSIT',
     handWritten: { id: 'merchant/idempotency/deposit-wrapped-contract-twins/processed#2', rule: 'CB-ID-DEPOSIT' },
   },
@@ -71,7 +71,7 @@ const PYTHON_FAULTS: Fault[] = [
     handWritten: { id: 'merchant/idempotency/deposit-wrapped-contract-twins/processed#2', rule: 'CB-ID-DEPOSIT' },
   },
   { fault: 'chain-events-one-keyspace', row: 'deposit-key-components', caught: 'deposit-as-withdrawal/processed#2', rule: 'CB-ID-DEPOSIT' },
-  { fault: 'other-without-callbackid', row: 'other-key-components', caught: 'withdrawalRequest-callBackId-differs/processed#2', rule: 'CB-ID-OTHER' },
+  { fault: 'other-without-callbackid', row: 'other-key-components', caught: 'withdrawal-request-call-back-id-differs/processed#2', rule: 'CB-ID-OTHER' },
   { fault: 'ack-then-book', row: 'acknowledged-survives-restart', caught: 'acknowledged-deposit-survives-restart/processed', rule: 'CB-ONCE' },
   {
     // Every full block is refused, and a callback longer than one block has one: any multi-block case catches it.
