@@ -82,6 +82,7 @@ const PYTHON_FAULTS: Fault[] = [
     handWritten: { id: 'merchant/raw-body/multi-block/answers', rule: 'CB-DECRYPT' },
   },
   { fault: 'whole-blocks-refused', row: 'callback-block-edges', caught: 'plaintext-whole/answers', rule: 'CB-DECRYPT' },
+  { fault: 'utf8-per-block', row: 'callback-block-edges', caught: 'plaintext-split-character/processed-exact', rule: 'CB-DECRYPT' },
 ];
 
 const JAVA_FAULTS: Fault[] = [

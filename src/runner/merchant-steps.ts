@@ -251,6 +251,21 @@ export async function runRestart(target: MerchantTarget, session: RunSession): P
   }
 }
 
+/** A three-byte UTF-8 character (U+20AC): its first byte ends a block, the other two begin the next. */
+const SPLIT_CHARACTER = '\u20ac';
+
+/**
+ * `payload` with a memo holding SPLIT_CHARACTER and its trackingId lengthened so that character
+ * starts on the last byte of a block (CB-DECRYPT): a receiver that decodes each block's plaintext
+ * as UTF-8 on its own (a string per block, then joined) garbles or refuses it.
+ */
+function acrossBlockEdge(payload: Record<string, ExactJson>, block: number): Record<string, ExactJson> {
+  const marked = { ...payload, memo: SPLIT_CHARACTER };
+  const at = Buffer.from(stringifyExact(withRequestUUID(marked)), 'utf8').indexOf(Buffer.from(SPLIT_CHARACTER, 'utf8'));
+  const pad = (((block - 1 - at) % block) + block) % block;
+  return { ...marked, trackingId: `${String(payload.trackingId ?? 'wc')}${'x'.repeat(pad)}` };
+}
+
 /**
  * The event a deliver step sends: a named one again (`same`), a copy of one (`copy`: its fields,
  * trackingId included, under `type` if given), a new event like one (`twin`: a new trackingId), or
@@ -294,6 +309,7 @@ function retyped(event: Record<string, ExactJson>, type: number | undefined): Re
  */
 export function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
   const block = plaintextBlockSize(target.profile, target.privateKey.modulusBytes);
+  if (edge === 'split-character') return acrossBlockEdge(payload, block);
   const length = Buffer.byteLength(stringifyExact(withRequestUUID(payload)), 'utf8');
   const offset = edge === 'one-under' ? -1 : edge === 'whole' ? 0 : 1;
   const blocks = Math.ceil((length - offset) / block);

@@ -22,8 +22,11 @@ export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKe
 export type KeyNearMiss =
   'upper-case' | 'lower-case' | 'one-letter-case' | 'appended' | 'last-removed' | 'first-removed' | 'nbsp-before' | 'nbsp-after' | 'twice-unknown-first';
 
-/** Where a padded plaintext ends against the RSA blocks: one byte under, at, or one byte over a whole number of them. */
-export type BlockEdge = 'one-under' | 'whole' | 'one-over';
+/**
+ * Where a padded plaintext ends against the RSA blocks: one byte under, at, or one byte over a whole
+ * number of them; or `split-character`: a three-byte UTF-8 character across a block boundary.
+ */
+export type BlockEdge = 'one-under' | 'whole' | 'one-over' | 'split-character';
 
 /**
  * One expectation: a registered check and its parameters, which the check's schema declares

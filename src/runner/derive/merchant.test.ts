@@ -130,5 +130,17 @@ describe('plaintexts at the block edges', () => {
       );
       expect(lengths.map((length) => (length + 1) % block)).toEqual([0, 1, 2]);
     });
+
+    it(`split a three-byte character across a block boundary of a ${bits}-bit key: each block alone is not UTF-8`, () => {
+      const privateKey = parseKey(generateMerchantKeyPair(bits).privatePem) as RsaPrivateKey;
+      const target = { profile: DEFAULT_PROFILE, privateKey } as unknown as MerchantTarget;
+      const block = plaintextBlockSize(DEFAULT_PROFILE, privateKey.modulusBytes);
+      const plain = Buffer.from(stringifyExact(withRequestUUID(atBlockEdge(defaultPayload(1), 'split-character', target))), 'utf8');
+      const at = plain.indexOf(Buffer.from('\u20ac', 'utf8'));
+      expect(at % block).toBe(block - 1);
+      const starts = Array.from({ length: Math.ceil(plain.length / block) }, (_, i) => i * block);
+      const decodedPerBlock = starts.map((start) => plain.subarray(start, start + block).toString('utf8')).join('');
+      expect(decodedPerBlock).not.toBe(plain.toString('utf8'));
+    });
   }
 });

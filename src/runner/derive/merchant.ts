@@ -221,9 +221,13 @@ function keyNearMisses(dimension: Dimension): Case[] {
 
 /** One case per edge: a valid callback whose plaintext ends there is acknowledged and processed. */
 function blockEdges(dimension: Dimension): Case[] {
+  const where = (variant: string) =>
+    variant === 'split-character'
+      ? 'holds a character whose UTF-8 bytes a block boundary splits'
+      : `is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks`;
   return dimension.variants.map((variant) => ({
     id: `plaintext-${variant}`,
-    title: `A callback whose plaintext is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks is acknowledged and processed`,
+    title: `A callback whose plaintext ${where(variant)} is acknowledged and processed`,
     rules: [dimension.rule],
     needs: [],
     steps: [
@@ -232,6 +236,8 @@ function blockEdges(dimension: Dimension): Case[] {
         expect: [
           expect(dimension, variant, 'answers', { errCode: 'zero' }, [dimension.rule]),
           expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule]),
+          // The split character must arrive whole: decoded per block, it becomes U+FFFD and still parses.
+          ...(variant === 'split-character' ? [expect(dimension, variant, 'processed-exact', {}, [dimension.rule])] : []),
         ],
       },
     ],
@@ -277,6 +283,6 @@ export const MERCHANT_GENERATORS: Generators = {
     cases: keyNearMisses,
   },
   'composite-key': { variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'], cases: compositeKey },
-  'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies BlockEdge[], cases: blockEdges },
+  'block-edge': { variants: ['one-under', 'whole', 'one-over', 'split-character'] satisfies BlockEdge[], cases: blockEdges },
   durability: { variants: Object.keys(DURABLE_TYPES), cases: durability },
 };

@@ -89,6 +89,7 @@ FAULTS = {
     "ack-then-book": "CB-ONCE: answers errCode 0, then books 20 ms later on another thread (in memory until then)",
     "full-block-refused": "CB-DECRYPT: its own PKCS#1 v1.5 unpadding wants more than 8 padding bytes (a full block is refused)",
     "whole-blocks-refused": "CB-DECRYPT: checks the block count against len(plaintext) // B + 1 (a plaintext of n*B bytes is refused)",
+    "utf8-per-block": "CB-DECRYPT: decodes each block's plaintext as UTF-8 on its own, replacing what does not decode (a character split by a block edge is garbled)",
 }
 
 
@@ -178,20 +179,24 @@ def open_callback(raw, public_key, fault="none"):
     if len(sealed) == 0 or len(sealed) % size != 0:
         raise Unreadable(40002, "ciphertext is not a whole number of %d-byte blocks" % size)
     plain = bytearray()
+    texts = []
     for start in range(0, len(sealed), size):
         try:
             block = sealed[start:start + size]
             if fault == "full-block-refused":
                 plain += unpad_by_hand(block, public_key)
             else:
-                plain += public_key.recover_data_from_signature(block, padding.PKCS1v15(), None)
+                opened = public_key.recover_data_from_signature(block, padding.PKCS1v15(), None)
+                plain += opened
+                if fault == "utf8-per-block":
+                    texts.append(opened.decode("utf-8", errors="replace"))
         except (InvalidSignature, ValueError):
             raise Unreadable(40002, "block %d does not open with the public key" % (start // size))
     # whole-blocks-refused: "no more blocks than the plaintext needs", with ceil written as n // B + 1.
     if fault == "whole-blocks-refused" and len(sealed) // size != len(plain) // (size - 11) + 1:
         raise Unreadable(40002, "the ciphertext has more blocks than its plaintext needs")
     try:
-        decoded = bytes(plain).decode("utf-8")
+        decoded = "".join(texts) if fault == "utf8-per-block" else bytes(plain).decode("utf-8")
     except UnicodeDecodeError:
         raise Unreadable(40003, "plaintext is not UTF-8")
     try:
