@@ -53,6 +53,14 @@ describe('the merchant derived suites', () => {
     expect(second('withdrawal-key-components', 'withdrawal-as-deposit')).toEqual({ copy: 'first', type: 1 });
   });
 
+  it('send the values of each other callback type under every other type of CB-ID-OTHER too (not-enough-money as not-enough-hot-money)', () => {
+    const others = CALLBACK_TYPE_TABLE.filter((entry) => entry.key.rule === 'CB-ID-OTHER');
+    const ids = byName('other-key-components').cases.map((c) => c.id);
+    const pairs = others.flatMap((entry) => others.filter((other) => other !== entry).map((other) => `${kebab(entry.id)}-as-${kebab(other.id)}`));
+    expect(pairs.filter((id) => !ids.includes(id))).toEqual([]);
+    expect(ids).toContain('not-enough-money-as-not-enough-hot-money');
+  });
+
   it('resend every type while its first delivery may be in flight, and move a character across each pair of adjacent key fields', () => {
     const ids = merchantSuites.flatMap((suite) => suite.cases.map((c) => c.id));
     for (const entry of CALLBACK_TYPE_TABLE) expect(ids).toContain(`${kebab(entry.id)}-resent-in-flight`);

@@ -100,9 +100,18 @@ function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[]
   }));
 }
 
+/**
+ * The types whose events carrying this type's values must stay other events: the one sharing most
+ * key fields, and every other type keyed by the same rule (one handler for two alert types, keyed
+ * without the type, merges not-enough-money with not-enough-hot-money).
+ */
+function otherTypes(entry: CallbackTypeEntry): CallbackTypeEntry[] {
+  const most = anotherType(entry);
+  return [most, ...CALLBACK_TYPE_TABLE.filter((other) => other.type !== entry.type && other.type !== most.type && other.key.rule === entry.key.rule)];
+}
+
 /** The same values under another type: two events, both processed (a key of one type is not another's). */
-function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
-  const other = anotherType(entry);
+function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry, other: CallbackTypeEntry): Case {
   return {
     id: `${kebab(entry.id)}-as-${kebab(other.id)}`,
     title: `A ${other.name} event carrying the values of a ${entry.name} event already processed is processed too`,
@@ -190,7 +199,7 @@ function compositeKey(dimension: Dimension): Case[] {
     ...(dimension.variants.includes('each-component') ? componentCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
     ...(dimension.variants.includes('component-boundary') ? boundaryCases(dimension, entry) : []),
-    ...(dimension.variants.includes('other-type') ? [otherTypeCase(dimension, entry)] : []),
+    ...(dimension.variants.includes('other-type') ? otherTypes(entry).map((other) => otherTypeCase(dimension, entry, other)) : []),
     ...(dimension.variants.includes('resend-in-flight') ? [inFlightCase(dimension, entry)] : []),
   ]);
 }

@@ -89,6 +89,7 @@ FAULTS = {
     "ack-then-book": "CB-ONCE: answers errCode 0, then books 20 ms later on another thread (in memory until then)",
     "full-block-refused": "CB-DECRYPT: its own PKCS#1 v1.5 unpadding wants more than 8 padding bytes (a full block is refused)",
     "whole-blocks-refused": "CB-DECRYPT: checks the block count against len(plaintext) // B + 1 (a plaintext of n*B bytes is refused)",
+    "alerts-one-key": "CB-ID-OTHER: one handler for both not-enough-money types (6, 7), keyed by (trackingId, callBackId) without the type",
     "utf8-per-block": "CB-DECRYPT: decodes each block's plaintext as UTF-8 on its own, replacing what does not decode (a character split by a block edge is garbled)",
 }
 
@@ -247,6 +248,8 @@ def faulty_key(payload, kind, fault):
         return "deposit:" + chain_key(payload, DEPOSIT_PARTS[fault])
     if kind == 3 and fault == "withdrawal-keyed-with-chain":
         return "withdrawal:" + (field(payload, "txid", "txId") or "") + ":" + (field(payload, "chain", "chainName") or "")
+    if kind in (6, 7) and fault == "alerts-one-key":
+        return "other:" + json.dumps(["not-enough", field(payload, "trackingId") or "", field(payload, "callBackId") or ""])
     if kind not in (1, 3) and fault == "other-without-callbackid":
         return "other:" + json.dumps([kind, field(payload, "trackingId") or ""])
     return None
