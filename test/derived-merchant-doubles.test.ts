@@ -45,6 +45,7 @@ const PYTHON_FAULTS: Fault[] = [
   { fault: 'key-case-insensitive', row: 'callback-key-near-misses', caught: 'key-upper-case/answers', rule: 'CB-KEY-401' },
   { fault: 'key-trimmed', row: 'callback-key-near-misses', caught: 'key-nbsp-after/answers', rule: 'CB-KEY-401' },
   { fault: 'key-prefix', row: 'callback-key-near-misses', caught: 'key-appended/answers', rule: 'CB-KEY-401' },
+  { fault: 'key-accent-insensitive', row: 'callback-key-near-misses', caught: 'key-accented-letter/answers', rule: 'CB-KEY-401' },
   { fault: 'key-any-of', row: 'callback-key-near-misses', caught: 'key-twice-unknown-first/answers', rule: 'CB-KEY-401' },
   { fault: 'deposit-without-chain', row: 'deposit-key-components', caught: 'deposit-chain-differs/processed#2', rule: 'CB-ID-DEPOSIT' },
   {

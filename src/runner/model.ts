@@ -16,11 +16,20 @@ export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKe
 
 /**
  * A near miss of the merchant's key (the derived cases of CB-KEY-401): the key in other letter case,
- * one character more or less, a no-break space before or after it (which HTTP keeps and a trimming
+ * one character more or less, a letter with an accent, a no-break space before or after it (which HTTP keeps and a trimming
  * compare drops), or the header twice with an unknown key first.
  */
 export type KeyNearMiss =
-  'upper-case' | 'lower-case' | 'one-letter-case' | 'appended' | 'last-removed' | 'first-removed' | 'nbsp-before' | 'nbsp-after' | 'twice-unknown-first';
+  | 'upper-case'
+  | 'lower-case'
+  | 'one-letter-case'
+  | 'appended'
+  | 'last-removed'
+  | 'first-removed'
+  | 'accented-letter'
+  | 'nbsp-before'
+  | 'nbsp-after'
+  | 'twice-unknown-first';
 
 /**
  * Where a padded plaintext ends against the RSA blocks: one byte under, at, or one byte over a whole

@@ -121,6 +121,9 @@ describe('near misses of the key', () => {
     expect(nearMiss('ABC-1', 'upper-case')).toBe('abc-1');
     expect(nearMiss('abc-1', 'lower-case')).toBe('ABC-1');
     expect(nearMiss('abc-1', 'one-letter-case')).toBe('abC-1');
+    expect(nearMiss('abc-1', 'accented-letter')).toBe('ab\u00e7-1');
+    expect(nearMiss('xyz-bdf', 'accented-letter')).toBe('x\u00fdz-bdf');
+    expect(nearMiss('12-34', 'accented-letter')).toBe('12-3\u00e9');
     expect(hasCasedLetter('12-34')).toBe(false);
     expect(hasCasedLetter(key)).toBe(true);
     expect(nearMiss(key, 'twice-unknown-first')).toEqual([expect.stringMatching(/^wc-unknown-/), key]);

@@ -284,6 +284,7 @@ export const MERCHANT_GENERATORS: Generators = {
       'appended',
       'last-removed',
       'first-removed',
+      'accented-letter',
       'nbsp-before',
       'nbsp-after',
       'twice-unknown-first',

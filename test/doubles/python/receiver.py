@@ -61,6 +61,7 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 import urllib.request
 import uuid
 
@@ -78,6 +79,7 @@ FAULTS = {
     "key-case-insensitive": "CB-KEY-401: compares the key with lower() on both sides",
     "key-trimmed": "CB-KEY-401: compares the header after strip(), which also drops U+00A0",
     "key-prefix": "CB-KEY-401: accepts a header that starts with a key, or a key that starts with the header",
+    "key-accent-insensitive": "CB-KEY-401: compares the key with accents stripped (NFKD, combining marks dropped), as an _ai_ci collation does",
     "key-any-of": "CB-KEY-401: accepts when any of the header's values (or comma-separated parts) is a key",
     "deposit-without-chain": "CB-ID-DEPOSIT: keys a deposit by (txid, symbol, toAddress)",
     "deposit-without-txid": "CB-ID-DEPOSIT: keys a deposit by (chain, symbol, toAddress)",
@@ -137,6 +139,8 @@ class Keys:
         """The configured key the header names, or None; the key faults compare loosely."""
         if fault == "key-case-insensitive":
             return next((key for key in self.entries if key.lower() == header.lower()), None)
+        if fault == "key-accent-insensitive":
+            header = "".join(c for c in unicodedata.normalize("NFKD", header) if not unicodedata.combining(c))
         if fault == "key-trimmed":
             header = header.strip()
         if fault == "key-prefix":
