@@ -13,7 +13,7 @@ import { type Exchange, type ReceivedResponse } from './observation.js';
 import { type StrangerKeys } from './stranger-keys.js';
 import { controlClientOf, merchantOf } from './control.js';
 import { nearMiss } from './merchant-steps.js';
-import type { BlockEdge, RequestStep, Step } from './model.js';
+import type { LengthEdge, RequestStep, Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
@@ -79,7 +79,7 @@ function encodeData(plainText: string, step: RequestStep, target: ServiceTarget,
   }
 }
 
-const EDGE_OFFSET: Record<BlockEdge, number> = { 'one-under': -1, whole: 0, 'one-over': 1 };
+const EDGE_OFFSET: Record<LengthEdge, number> = { 'one-under': -1, whole: 0, 'one-over': 1 };
 
 /** The plaintext block size of the target's key and profile (B of n·B). */
 function blockOf(target: ServiceTarget): number {
@@ -90,7 +90,7 @@ function blockOf(target: ServiceTarget): number {
  * `text` (a JSON object) lengthened with spaces before its closing brace, which JSON ignores, so its
  * UTF-8 plaintext ends at `edge` of `blocks` RSA blocks (or of the fewest that fit it, if more).
  */
-function padToEdge(text: string, edge: BlockEdge, blocks: number, target: ServiceTarget): string {
+function padToEdge(text: string, edge: LengthEdge, blocks: number, target: ServiceTarget): string {
   const block = blockOf(target);
   const length = Buffer.byteLength(text, 'utf8');
   const offset = EDGE_OFFSET[edge];
@@ -104,7 +104,7 @@ function padToEdge(text: string, edge: BlockEdge, blocks: number, target: Servic
  * more in the id is a byte more in an answer that echoes it (ORDER-RES). A fresh id, longer than
  * the previous one, so no order repeats a callBackId (ORDER-CALLBACK-ID).
  */
-function steerAnswer(plain: Record<string, ExactJson>, edge: BlockEdge, scope: TemplateScope, target: ServiceTarget): Record<string, ExactJson> {
+function steerAnswer(plain: Record<string, ExactJson>, edge: LengthEdge, scope: TemplateScope, target: ServiceTarget): Record<string, ExactJson> {
   const last = scope.lastAnswer;
   if (!last?.callBackId) throw new Error('answerLength needs an earlier answer of the case to an order with a callBackId');
   const block = blockOf(target);
@@ -127,7 +127,7 @@ export async function runRequests(step: RequestStep, target: ServiceTarget, scop
 }
 
 /** The plain text of a request step (templates filled, its length steered as the step asks); undefined without one. */
-function plainOf(step: RequestStep, target: ServiceTarget, scope: TemplateScope, edge?: BlockEdge): string | undefined {
+function plainOf(step: RequestStep, target: ServiceTarget, scope: TemplateScope, edge?: LengthEdge): string | undefined {
   let plain: string | undefined;
   if (step.plainText !== undefined) plain = String(fill(step.plainText, scope));
   else if (step.plain !== undefined) {
@@ -142,7 +142,7 @@ function plainOf(step: RequestStep, target: ServiceTarget, scope: TemplateScope,
  * Builds and sends one request to the service side: the runner encrypts the plain payload, puts it
  * in the form field `data` (or the raw body the case gives), and decrypts the envelope's answer.
  */
-export async function runRequest(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys, edge?: BlockEdge): Promise<Exchange> {
+export async function runRequest(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys, edge?: LengthEdge): Promise<Exchange> {
   const endpoint = ENDPOINTS[step.endpoint];
   const path = endpoint?.path ?? step.endpoint;
   const url = joinUrl(endpoint?.card ? target.cardBaseUrl : target.baseUrl, path);

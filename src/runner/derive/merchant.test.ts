@@ -53,6 +53,14 @@ describe('the merchant derived suites', () => {
     expect(second('withdrawal-key-components', 'withdrawal-as-deposit')).toEqual({ copy: 'first', type: 1 });
   });
 
+  it('send the values of each other callback type under every other type of CB-ID-OTHER too (not-enough-money as not-enough-hot-money)', () => {
+    const others = CALLBACK_TYPE_TABLE.filter((entry) => entry.key.rule === 'CB-ID-OTHER');
+    const ids = byName('other-key-components').cases.map((c) => c.id);
+    const pairs = others.flatMap((entry) => others.filter((other) => other !== entry).map((other) => `${kebab(entry.id)}-as-${kebab(other.id)}`));
+    expect(pairs.filter((id) => !ids.includes(id))).toEqual([]);
+    expect(ids).toContain('not-enough-money-as-not-enough-hot-money');
+  });
+
   it('resend every type while its first delivery may be in flight, and move a character across each pair of adjacent key fields', () => {
     const ids = merchantSuites.flatMap((suite) => suite.cases.map((c) => c.id));
     for (const entry of CALLBACK_TYPE_TABLE) expect(ids).toContain(`${kebab(entry.id)}-resent-in-flight`);
@@ -113,6 +121,9 @@ describe('near misses of the key', () => {
     expect(nearMiss('ABC-1', 'upper-case')).toBe('abc-1');
     expect(nearMiss('abc-1', 'lower-case')).toBe('ABC-1');
     expect(nearMiss('abc-1', 'one-letter-case')).toBe('abC-1');
+    expect(nearMiss('abc-1', 'accented-letter')).toBe('ab\u00e7-1');
+    expect(nearMiss('xyz-bdf', 'accented-letter')).toBe('x\u00fdz-bdf');
+    expect(nearMiss('12-34', 'accented-letter')).toBe('12-3\u00e9');
     expect(hasCasedLetter('12-34')).toBe(false);
     expect(hasCasedLetter(key)).toBe(true);
     expect(nearMiss(key, 'twice-unknown-first')).toEqual([expect.stringMatching(/^wc-unknown-/), key]);
@@ -129,6 +140,18 @@ describe('plaintexts at the block edges', () => {
         Buffer.byteLength(stringifyExact(withRequestUUID(atBlockEdge(defaultPayload(1), edge, target))), 'utf8'),
       );
       expect(lengths.map((length) => (length + 1) % block)).toEqual([0, 1, 2]);
+    });
+
+    it(`split a three-byte character across a block boundary of a ${bits}-bit key: each block alone is not UTF-8`, () => {
+      const privateKey = parseKey(generateMerchantKeyPair(bits).privatePem) as RsaPrivateKey;
+      const target = { profile: DEFAULT_PROFILE, privateKey } as unknown as MerchantTarget;
+      const block = plaintextBlockSize(DEFAULT_PROFILE, privateKey.modulusBytes);
+      const plain = Buffer.from(stringifyExact(withRequestUUID(atBlockEdge(defaultPayload(1), 'split-character', target))), 'utf8');
+      const at = plain.indexOf(Buffer.from('\u20ac', 'utf8'));
+      expect(at % block).toBe(block - 1);
+      const starts = Array.from({ length: Math.ceil(plain.length / block) }, (_, i) => i * block);
+      const decodedPerBlock = starts.map((start) => plain.subarray(start, start + block).toString('utf8')).join('');
+      expect(decodedPerBlock).not.toBe(plain.toString('utf8'));
     });
   }
 });

@@ -100,9 +100,18 @@ function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[]
   }));
 }
 
+/**
+ * The types whose events carrying this type's values must stay other events: the one sharing most
+ * key fields, and every other type keyed by the same rule (one handler for two alert types, keyed
+ * without the type, merges not-enough-money with not-enough-hot-money).
+ */
+function otherTypes(entry: CallbackTypeEntry): CallbackTypeEntry[] {
+  const most = anotherType(entry);
+  return [most, ...CALLBACK_TYPE_TABLE.filter((other) => other.type !== entry.type && other.type !== most.type && other.key.rule === entry.key.rule)];
+}
+
 /** The same values under another type: two events, both processed (a key of one type is not another's). */
-function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
-  const other = anotherType(entry);
+function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry, other: CallbackTypeEntry): Case {
   return {
     id: `${kebab(entry.id)}-as-${kebab(other.id)}`,
     title: `A ${other.name} event carrying the values of a ${entry.name} event already processed is processed too`,
@@ -190,7 +199,7 @@ function compositeKey(dimension: Dimension): Case[] {
     ...(dimension.variants.includes('each-component') ? componentCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
     ...(dimension.variants.includes('component-boundary') ? boundaryCases(dimension, entry) : []),
-    ...(dimension.variants.includes('other-type') ? [otherTypeCase(dimension, entry)] : []),
+    ...(dimension.variants.includes('other-type') ? otherTypes(entry).map((other) => otherTypeCase(dimension, entry, other)) : []),
     ...(dimension.variants.includes('resend-in-flight') ? [inFlightCase(dimension, entry)] : []),
   ]);
 }
@@ -221,9 +230,13 @@ function keyNearMisses(dimension: Dimension): Case[] {
 
 /** One case per edge: a valid callback whose plaintext ends there is acknowledged and processed. */
 function blockEdges(dimension: Dimension): Case[] {
+  const where = (variant: string) =>
+    variant === 'split-character'
+      ? 'holds a character whose UTF-8 bytes a block boundary splits'
+      : `is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks`;
   return dimension.variants.map((variant) => ({
     id: `plaintext-${variant}`,
-    title: `A callback whose plaintext is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks is acknowledged and processed`,
+    title: `A callback whose plaintext ${where(variant)} is acknowledged and processed`,
     rules: [dimension.rule],
     needs: [],
     steps: [
@@ -232,6 +245,8 @@ function blockEdges(dimension: Dimension): Case[] {
         expect: [
           expect(dimension, variant, 'answers', { errCode: 'zero' }, [dimension.rule]),
           expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule]),
+          // The split character must arrive whole: decoded per block, it becomes U+FFFD and still parses.
+          ...(variant === 'split-character' ? [expect(dimension, variant, 'processed-exact', {}, [dimension.rule])] : []),
         ],
       },
     ],
@@ -269,6 +284,7 @@ export const MERCHANT_GENERATORS: Generators = {
       'appended',
       'last-removed',
       'first-removed',
+      'accented-letter',
       'nbsp-before',
       'nbsp-after',
       'twice-unknown-first',
@@ -277,6 +293,6 @@ export const MERCHANT_GENERATORS: Generators = {
     cases: keyNearMisses,
   },
   'composite-key': { variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'], cases: compositeKey },
-  'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies BlockEdge[], cases: blockEdges },
+  'block-edge': { variants: ['one-under', 'whole', 'one-over', 'split-character'] satisfies BlockEdge[], cases: blockEdges },
   durability: { variants: Object.keys(DURABLE_TYPES), cases: durability },
 };

@@ -4,7 +4,7 @@
  * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
  */
 import type { Dimension } from '../../spec/dimensions.js';
-import type { BlockEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
+import type { LengthEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
 import { expect, type Generators } from './common.js';
 
 const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
@@ -176,7 +176,7 @@ function energyEdges(dimension: Dimension): Case[] {
  * whitespace JSON ignores: one content, so one verdict (CRYPTO-SAME, the differential oracle).
  */
 function requestEdges(dimension: Dimension): Case[] {
-  const edges = dimension.variants as BlockEdge[];
+  const edges = dimension.variants as LengthEdge[];
   return [1, 2].map((blocks) => ({
     id: `energy-plaintext-at-${blocks}-block${blocks > 1 ? 's' : ''}`,
     title: `One energy query at ${edges.join(', ')} of ${blocks} RSA block${blocks > 1 ? 's' : ''} gets one verdict`,
@@ -196,7 +196,7 @@ function requestEdges(dimension: Dimension): Case[] {
  * echoed callBackId, measured on a first order of the case) opens whole and echoes the id.
  */
 function answerEdges(dimension: Dimension): Case[] {
-  return (dimension.variants as BlockEdge[]).map((edge) => ({
+  return (dimension.variants as LengthEdge[]).map((edge) => ({
     id: `order-answer-${edge}`,
     title: `An order answer whose plaintext is ${edge === 'whole' ? 'exactly a whole number of' : `one byte ${edge === 'one-under' ? 'under' : 'over'}`} RSA blocks opens whole (a service may cap the callBackId's length, U-LIMITS)`,
     rules: [dimension.rule, ...dimension.also],
@@ -243,5 +243,5 @@ export const SERVICE_GENERATORS: Generators = {
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
   'computed-value': { variants: Object.keys(ENERGY_EDGES), cases: energyEdges },
-  'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies BlockEdge[], cases: blockEdges },
+  'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
 };
