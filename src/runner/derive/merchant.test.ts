@@ -44,7 +44,11 @@ describe('the merchant derived suites', () => {
       ['tracking-id', 'from-address', 'amount', 'tx-index'].map((field) => `deposit-only-${field}-differs`),
     );
     for (const c of only('withdrawal-key-components')) expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['CB-ID-WITHDRAW'] });
-    for (const c of only('other-key-components')) expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['U-CB-FIELDS'] });
+    // A row may put a variant under an open point: its findings then warn (readings in the table).
+    const other = packagedDimensions().find((row) => row.id === 'other-key-components')!;
+    const read = derivedSuites([{ ...other, variants: ['other-fields'], readings: { 'other-fields': 'U-CB-FIELDS' } }])[0]!;
+    expect(read.cases.length).toBeGreaterThan(0);
+    for (const c of read.cases) expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['U-CB-FIELDS'] });
   });
 
   it('send the values of one type under the type sharing most of its key: a withdrawal for a deposit, a deposit for a withdrawal', () => {
@@ -53,10 +57,10 @@ describe('the merchant derived suites', () => {
     expect(second('withdrawal-key-components', 'withdrawal-as-deposit')).toEqual({ copy: 'first', type: 1 });
   });
 
-  it('send the values of each other callback type under every other type of CB-ID-OTHER too (not-enough-money as not-enough-hot-money)', () => {
+  it('send the values of each other callback type under the next type of CB-ID-OTHER, the last under the first (not-enough-money as not-enough-hot-money)', () => {
     const others = CALLBACK_TYPE_TABLE.filter((entry) => entry.key.rule === 'CB-ID-OTHER');
     const ids = byName('other-key-components').cases.map((c) => c.id);
-    const pairs = others.flatMap((entry) => others.filter((other) => other !== entry).map((other) => `${kebab(entry.id)}-as-${kebab(other.id)}`));
+    const pairs = others.map((entry, i) => `${kebab(entry.id)}-as-${kebab(others[(i + 1) % others.length]!.id)}`);
     expect(pairs.filter((id) => !ids.includes(id))).toEqual([]);
     expect(ids).toContain('not-enough-money-as-not-enough-hot-money');
   });

@@ -101,13 +101,16 @@ function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[]
 }
 
 /**
- * The types whose events carrying this type's values must stay other events: the one sharing most
- * key fields, and every other type keyed by the same rule (one handler for two alert types, keyed
- * without the type, merges not-enough-money with not-enough-hot-money).
+ * The types whose events carry this type's values in the other-type cases: the one sharing most of
+ * its key, and the next type of the same rule in the table (each type of a rule is thus paired
+ * with another, the last with the first), so keys of one rule that leave the type out are found
+ * without pairing every type with every other.
  */
 function otherTypes(entry: CallbackTypeEntry): CallbackTypeEntry[] {
   const most = anotherType(entry);
-  return [most, ...CALLBACK_TYPE_TABLE.filter((other) => other.type !== entry.type && other.type !== most.type && other.key.rule === entry.key.rule)];
+  const sameRule = CALLBACK_TYPE_TABLE.filter((other) => other.key.rule === entry.key.rule);
+  const next = sameRule[(sameRule.indexOf(entry) + 1) % sameRule.length]!;
+  return next.type === entry.type || next.type === most.type ? [most] : [most, next];
 }
 
 /** The same values under another type: two events, both processed (a key of one type is not another's). */
@@ -117,7 +120,8 @@ function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry, other: Ca
     title: `A ${other.name} event carrying the values of a ${entry.name} event already processed is processed too`,
     rules: [dimension.rule],
     needs: ['probe'],
-    spellings: 'both',
+    // Both spellings where the key has a field with two (txid/txId, chain/chainName).
+    spellings: keyFields(entry).some((field) => spellingsFor(field) === 'both') ? 'both' : 'interface',
     steps: [
       firstEvent(entry),
       {
