@@ -1,7 +1,7 @@
 /**
  * How the judge turns findings on observed exchanges into report results (docs/decisions/observe-judge.md):
  *
- * - A finding is weighed by `judgeFinding` (src/runner/engine.ts), the one place a failure gets its
+ * - A finding is weighed by `judgeFinding` (src/runner/verdict.ts), the one place a failure gets its
  *   weight, with the side that SENT the bytes as the party under test: a MUST binding the sender
  *   fails, SHOULD and U-* warn unless strict, a MUST binding only the other party warns.
  * - Failed and warning findings are one result each per (check, exchange), with the exchange as

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bindsSide, type Rule } from '../core/rules.js';
+import type { Rule } from '../core/rules.js';
 import type { NetworkConfig } from '../net/network-config.js';
 import { bodyExcerpt } from '../net/run-session.js';
 import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
@@ -9,6 +9,7 @@ import { makeStrangerKeys } from './stranger-keys.js';
 import { type CheckContext, type Exchange, type StepOutcome } from './observation.js';
 import type { AmountForm, Spelling } from './merchant-steps.js';
 import { expectationProblem } from './params.js';
+import { mergeAmountForms, mergeSpellings } from './form-merge.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
 import { openRun, type RunContext } from './run-context.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -17,6 +18,7 @@ import type { Case, Need, Suite } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { Transport } from './transport.js';
 import { describeTarget, type CheckResult, type Finding, type Preflight, type Report, type Status, type Target } from './types.js';
+import { assumptionsOf, judgedRules, judgeFinding, skipNotes } from './verdict.js';
 
 /** What the engine tells reporters while it runs. */
 export type RunEvent =
@@ -170,63 +172,6 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
   return undefined;
 }
 
-/** A failure's weight: `failed` or `warning`, and, when a MUST was found but binds the other party, why it only warns. */
-interface FailureVerdict {
-  status: 'failed' | 'warning';
-  /** Why MUST rules did not fail the run: they oblige the other party, not the target. */
-  why?: string;
-}
-
-/**
- * The one place a failure gets its weight. A finding fails only a MUST rule that binds the target
- * of the run (spec/rules.yaml `binds`); SHOULD and U-* rules warn unless `strict`. A failure whose
- * MUST rules all bind the other party (the runner's own receiver, a merchant's duty seen from the
- * service side) is a warning that names them, even under `strict`: no reading makes it the
- * target's duty. Without `side` every rule binds (the catalog's old reading).
- */
-export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
-  // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
-  const binds = (id: string) => {
-    const rule = rules.get(id);
-    return !side || !rule || bindsSide(rule, side);
-  };
-  const own = ruleIds.filter(binds);
-  if (own.some((id) => rules.get(id)?.severity === 'MUST')) return { status: 'failed' };
-  if (strict && own.length > 0) return { status: 'failed' };
-  const others = ruleIds.filter((id) => !binds(id) && rules.get(id)?.severity === 'MUST');
-  if (others.length === 0) return { status: strict ? 'failed' : 'warning' };
-  const party = side === 'service' ? 'merchant' : 'service';
-  return { status: 'warning', why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test` };
-}
-
-/**
- * The rules a finding is judged under: its own when the check knows them (a wrong key is CRYPTO-SAME,
- * not ENERGY-RES), else the expectation's labels. Labels never hide a MUST: an expectation labelled
- * with open points only (U-LIMITS) widens what the check accepts (a refusal warns), but a finding
- * that names a MUST (data that does not open) stands under it.
- */
-export function judgedRules(finding: Finding, labels: string[]): string[] {
-  return finding.status === 'failed' && finding.rules?.length ? finding.rules : labels;
-}
-
-/** A finding's verdict in a result: its status and message (a warning says why), under `judgedRules`. */
-export function judgeFinding(
-  finding: Finding,
-  labels: string[],
-  rules: Map<string, Rule>,
-  strict: boolean,
-  side: Target['side'],
-): { status: Status; message: string } {
-  if (finding.status !== 'failed') return { status: finding.status, message: finding.message };
-  const verdict = judgeFailure(judgedRules(finding, labels), rules, strict, side);
-  return { status: verdict.status, message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message };
-}
-
-/** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict); see judgeFailure. */
-export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): Status {
-  return judgeFailure(ruleIds, rules, strict, side).status;
-}
-
 /** Evidence for a report: request and answer, plain beside wire (keys already redacted). */
 function evidenceOf(exchanges: Exchange[]): Record<string, unknown> {
   return {
@@ -235,24 +180,6 @@ function evidenceOf(exchanges: Exchange[]): Record<string, unknown> {
       .map((exchange) => ({ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) })),
     ...(exchanges.length > 6 ? { more: exchanges.length - 6 } : {}),
   };
-}
-
-/** The U-* rules among `ruleIds`, with their text: what a verdict assumes where the interface is silent. */
-export function assumptionsOf(ruleIds: string[], rules: Map<string, Rule>) {
-  return ruleIds.filter((id) => id.startsWith('U-')).map((id) => ({ rule: id, text: rules.get(id)?.text ?? '' }));
-}
-
-/** Why MUST checks were skipped, most frequent first, for the summary ("add --probe-url or --probe-cmd"). */
-export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { skippedMust: number; notes: string[] } {
-  const reasons = new Map<string, number>();
-  let skippedMust = 0;
-  for (const result of results) {
-    if (result.status !== 'skipped' || !result.rules.some((id) => rules.get(id)?.severity === 'MUST')) continue;
-    skippedMust++;
-    reasons.set(result.message, (reasons.get(result.message) ?? 0) + 1);
-  }
-  const notes = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
-  return { skippedMust, notes };
 }
 
 /**
@@ -430,77 +357,6 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
   };
   emit({ kind: 'done', report });
   return report;
-}
-
-/** One axis of the forms U-CB-FIELDS leaves open: how to name it, and a verdict that stands as judged. */
-interface FormAxis {
-  noun: string;
-  /** Both forms, for a failure under each: `field spellings`. */
-  both: string;
-  /** The form a run used, in words: `txid/chain (the interface's spelling)`. */
-  label(second: boolean): string;
-  /** A verdict the check already judged under the form's own rule: it stands, it is not "one form only". */
-  stands?(result: CheckResult): boolean;
-}
-
-/**
- * One check's verdicts under two forms of the payload (U-CB-FIELDS): the same verdict stands; a
- * target that passes with one form only gets a warning naming the other, unless the failing
- * verdict already names the form's own rule; both judged but different: the worse stands.
- */
-function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: FormAxis, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  if (!second || second.status === first.status) {
-    return first.status === 'failed' && second ? { ...first, message: `${first.message} (with both ${axis.both})` } : first;
-  }
-  if (first.status === 'skipped' || second.status === 'skipped') {
-    // One skipped, the other judged: the judged verdict stands.
-    const judged = first.status === 'skipped' ? second : first;
-    return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict, 'merchant') : judged.status };
-  }
-  const rank: Record<Status, number> = { failed: 3, warning: 2, skipped: 1, passed: 0 };
-  const bad = rank[second.status] > rank[first.status] ? second : first;
-  const good = bad === first ? second : first;
-  if (good.status !== 'passed' || axis.stands?.(bad)) return bad;
-  const ruleIds = [...new Set([...bad.rules, 'U-CB-FIELDS'])];
-  return {
-    ...bad,
-    rules: ruleIds,
-    status: strict ? 'failed' : 'warning',
-    message: `passes with one ${axis.noun} only: with ${axis.label(bad === second)}: ${bad.message}`,
-  };
-}
-
-const SPELLINGS: FormAxis = {
-  noun: 'spelling',
-  both: 'field spellings',
-  label: (provider) => (provider ? "txId/chainName (the provider documentation's spelling)" : "txid/chain (the interface's spelling)"),
-};
-
-/**
- * One check's verdicts under both field spellings (U-CB-FIELDS): the same verdict stands; a target
- * that passes with one spelling only gets a warning naming the other; failing both is a failure.
- */
-export function mergeSpellings(asInterface: CheckResult, asProvider: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  return mergeForms(asInterface, asProvider, SPELLINGS, rules, strict);
-}
-
-const AMOUNT_FORMS: FormAxis = {
-  noun: 'amount form',
-  both: 'amount forms',
-  label: (string) => (string ? 'amounts as decimal strings' : 'amounts as JSON numbers'),
-  // processed-exact judges the amount under its own rules: digits lost from a JSON number are a
-  // U-CB-FIELDS warning, from a decimal string an ORDER-FIELDS failure. That verdict stands.
-  stands: (result) => result.rules.includes('ORDER-FIELDS') || result.rules.includes('U-CB-FIELDS'),
-};
-
-/**
- * One check's verdicts with amounts as JSON numbers and as decimal strings (U-CB-FIELDS leaves the
- * form open; ORDER-FIELDS makes the amount a BigDecimal in both): a verdict the check gave under the
- * amount's own rule stands; a target that passes with one form only otherwise gets a U-CB-FIELDS
- * warning naming the form that failed; failing both is a failure.
- */
-export function mergeAmountForms(asNumber: CheckResult, asString: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  return mergeForms(asNumber, asString, AMOUNT_FORMS, rules, strict);
 }
 
 /** How one run of a case writes its callback payloads (U-CB-FIELDS). */
