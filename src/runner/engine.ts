@@ -14,7 +14,8 @@ import { restoreControlState, snapshotControlState } from './restore.js';
 import { openRun, type RunContext } from './run-context.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
-import type { Case, Need, Suite } from './model.js';
+import { FAULT_WORDS, faultOf, type Blame, type StepFault } from './step-fault.js';
+import type { Case, Need, Step, Suite } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { Transport } from './transport.js';
 import { describeTarget, type CheckResult, type Finding, type Preflight, type Report, type Status, type Target } from './types.js';
@@ -320,7 +321,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
             ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)`
             : `not judged: ${during.message}`;
           for (const result of results)
-            if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning'))
+            if (result.case === testCase.id && result.suite === suite.name && !result.fault && (result.status === 'failed' || result.status === 'warning'))
               Object.assign(result, { status: 'skipped', message: why });
           if (gone) {
             fell = `after case ${gone.after}`;
@@ -400,90 +401,147 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
     prompt: (text) => run.emit({ kind: 'prompt', text }),
     run: run.context,
   };
-  // A failed setup step (no expectations of its own) makes every later check of the case `skipped`:
-  // the target was not prepared, so nothing it does afterwards is its fault.
-  let setupError: string | undefined;
+  // A failed setup step (no expectations of its own) stops the case: every later check carries its
+  // fault (the target's: failed under the check's rules; the setup's or the suite's: exit 2), with
+  // the setup step's exchanges as evidence. Nothing is `skipped` for it.
+  let setup: { fault: StepFault; exchanges: Exchange[] } | undefined;
   for (const step of testCase.steps) {
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };
     const stepStarted = performance.now();
-    let stepError: string | undefined = setupError;
-    if (!setupError) {
-      try {
-        const ran = await runStep(step, target, state);
-        outcome.exchanges.push(...ran.exchanges);
-        if (ran.callbacks) outcome.callbacks = ran.callbacks;
-        if (ran.processed) outcome.processed = ran.processed;
-        if (ran.delivered) outcome.delivered = ran.delivered;
-        stepError = ran.error;
-        run.sent(ran.exchanges);
-      } catch (error) {
-        stepError = `setup failed: ${(error as Error).message}`;
-      }
-    }
-    if (!setupError) for (const route of routesOfStep(step)) run.touched.add(route);
+    const fault = setup ? { ...setup.fault, lost: undefined } : await runOneStep(step, state, outcome, run);
     const durationMs = Math.round(performance.now() - stepStarted);
-    if (stepError && !step.expect?.length) setupError ??= stepError;
-    // Within a step, a cause (an undecryptable answer, no answer, no callback) is reported once, by the first
-    // check that fails of it, and judged under every rule it keeps the step's checks from judging: a later
-    // check of the same cause cannot judge its rule without the data, so it is skipped, and its rules join
-    // the first result's (a target that does not answer fails each MUST the answer was to show).
-    const causes = new Map<string, { check: string; finding: Finding; result: CheckResult }>();
-    for (const expectation of step.expect ?? []) {
-      const check = findCheck(expectation.check);
-      const ruleIds = expectation.rules ?? testCase.rules;
-      const { check: _id, rules: _rules, title, ...params } = expectation;
-      let findings: Finding[];
-      const problem = expectationProblem(expectation, step);
-      if (!check) findings = [{ status: 'failed', message: `suite error: no check named ${expectation.check}` }];
-      // A suite the loader did not see (built in code): its checks read typed parameters only.
-      else if (problem) findings = [{ status: 'failed', message: `suite error: ${check.id}: ${problem.message}` }];
-      else if (stepError?.startsWith('setup failed') || stepError?.startsWith('suite error'))
-        findings = [{ status: stepError.startsWith('suite error') ? 'failed' : 'skipped', message: stepError }];
-      else if (stepError) findings = [{ status: 'failed', message: stepError }];
-      else {
-        const ctx: CheckContext = {
-          target,
-          suite,
-          testCase,
-          step,
-          outcome,
-          params: fill(params, scope) as Record<string, unknown>,
-          rules: run.rules,
-          strangerKeys: run.stranger,
-        };
-        try {
-          findings = check.run(ctx);
-        } catch (error) {
-          findings = [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }];
-        }
-      }
-      let worst = findings.find((f) => f.status === 'failed') ??
-        findings.find((f) => f.status === 'skipped') ??
-        findings[0] ?? { status: 'passed', message: '' };
-      const named = judgedRules(worst, ruleIds);
-      const first = worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
-      if (first) {
-        const joined = [...new Set([...first.result.rules, ...named])];
-        if (joined.length > first.result.rules.length)
-          Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, target.side));
-        worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
-      }
-      const { status, message } = judgeFinding(worst, ruleIds, run.rules, run.strict, target.side);
-      const result: CheckResult = {
-        id: expectation.check,
-        suite: suite.name,
-        case: testCase.id,
-        title: title ?? `${testCase.title}: ${check?.title ?? expectation.check}`,
-        rules: named,
-        status,
-        message,
-        durationMs,
-        evidence: evidenceOf(outcome.exchanges),
-        ...(worst.status === 'failed' && worst.cause ? { cause: worst.cause } : {}),
-      };
-      if (worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
-      results.push(result);
-    }
+    if (fault && !setup && !step.expect?.length) setup = { fault, exchanges: outcome.exchanges };
+    const evidence = evidenceOf(outcome.exchanges.length || !setup ? outcome.exchanges : setup.exchanges);
+    results.push(...judgeStep({ suite, testCase, step, outcome, fault, durationMs, evidence, scope }, run));
   }
   return results;
+}
+
+/** Runs a step into `outcome`; its fault, when it could not give its checks what they judge (a throw included). */
+async function runOneStep(step: Step, state: CaseState, outcome: StepOutcome, run: CaseRun): Promise<StepFault | undefined> {
+  let fault: StepFault | undefined;
+  try {
+    const ran = await runStep(step, run.target, state);
+    outcome.exchanges.push(...ran.exchanges);
+    if (ran.callbacks) outcome.callbacks = ran.callbacks;
+    if (ran.processed) outcome.processed = ran.processed;
+    if (ran.delivered) outcome.delivered = ran.delivered;
+    fault = ran.fault;
+    run.sent(ran.exchanges);
+  } catch (error) {
+    fault = faultOf(error);
+  }
+  for (const route of routesOfStep(step)) run.touched.add(route);
+  return fault;
+}
+
+/** One step as its checks judge it. */
+interface JudgedStep {
+  suite: Suite;
+  testCase: Case;
+  step: Step;
+  outcome: StepOutcome;
+  fault: StepFault | undefined;
+  durationMs: number;
+  evidence: Record<string, unknown>;
+  scope: TemplateScope;
+}
+
+/**
+ * The results of a step's checks. Within a step, a cause (an undecryptable answer, no answer, no
+ * callback) is reported once, by the first check that fails of it, and judged under every rule it
+ * keeps the step's checks from judging: a later check of the same cause cannot judge its rule
+ * without the data, so it is skipped, and its rules join the first result's (a target that does not
+ * answer fails each MUST the answer was to show).
+ */
+function judgeStep(judged: JudgedStep, run: CaseRun): CheckResult[] {
+  const { suite, testCase, step } = judged;
+  const results: CheckResult[] = [];
+  const causes = new Map<string, { check: string; finding: Finding; result: CheckResult }>();
+  for (const expectation of step.expect ?? []) {
+    const check = findCheck(expectation.check);
+    const ruleIds = expectation.rules ?? testCase.rules;
+    const found = findingsOf(expectation, check, judged, run);
+    let worst = found.fault
+      ? found.findings[0]!
+      : (found.findings.find((f) => f.status === 'failed') ?? found.findings.find((f) => f.status === 'skipped') ?? found.findings[0]!);
+    const named = judgedRules(worst, ruleIds);
+    // A rule the catalogue lacks cannot be weighed (nor shown to bind anyone): the suite's error, not a warning.
+    const unknown = found.fault ? [] : named.filter((id) => !run.rules.has(id));
+    const fault: Exclude<Blame, 'target'> | undefined = unknown.length ? 'suite' : found.fault;
+    if (unknown.length)
+      worst = {
+        status: 'failed',
+        message: `${FAULT_WORDS.suite}: ${expectation.check} names ${unknown.join(', ')}, which the rule catalogue (spec/rules.yaml) lacks`,
+      };
+    const first = !fault && worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
+    if (first) {
+      const joined = [...new Set([...first.result.rules, ...named])];
+      if (joined.length > first.result.rules.length)
+        Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, run.target.side));
+      worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
+    }
+    // A fault that is not the target's fails whatever the rules' weight: the run could not judge (exit 2).
+    const { status, message } = fault
+      ? { status: 'failed' as const, message: worst.message }
+      : judgeFinding(worst, ruleIds, run.rules, run.strict, run.target.side);
+    const result: CheckResult = {
+      id: expectation.check,
+      suite: suite.name,
+      case: testCase.id,
+      title: expectation.title ?? `${testCase.title}: ${check?.title ?? expectation.check}`,
+      rules: named,
+      status,
+      message,
+      durationMs: judged.durationMs,
+      evidence: judged.evidence,
+      ...(fault ? { fault } : {}),
+      ...(!fault && worst.status === 'failed' && worst.cause ? { cause: worst.cause } : {}),
+    };
+    if (!fault && worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
+    results.push(result);
+  }
+  return results;
+}
+
+/**
+ * What a check found, or the fault that kept it from judging: a suite error (no such check, bad
+ * parameters, no finding at all), or the step's fault when it took what the check judges. A
+ * target's fault is a failed finding judged under the check's rules; any other is the run's (exit 2).
+ */
+function findingsOf(
+  expectation: NonNullable<Step['expect']>[number],
+  check: ReturnType<typeof findCheck>,
+  judged: JudgedStep,
+  run: CaseRun,
+): { findings: Finding[]; fault?: Exclude<Blame, 'target'> } {
+  const suiteError = (message: string) => ({ findings: [{ status: 'failed' as const, message: `${FAULT_WORDS.suite}: ${message}` }], fault: 'suite' as const });
+  if (!check) return suiteError(`no check named ${expectation.check}`);
+  // A suite the loader did not see (built in code): its checks read typed parameters only.
+  const problem = expectationProblem(expectation, judged.step);
+  if (problem) return suiteError(`${check.id}: ${problem.message}`);
+  const { fault } = judged;
+  if (fault && (!fault.lost || fault.lost === check.needs)) {
+    if (fault.blame === 'target') return { findings: [{ status: 'failed', message: fault.message }] };
+    return { findings: [{ status: 'failed', message: `${FAULT_WORDS[fault.blame]}: ${fault.message}` }], fault: fault.blame };
+  }
+  const { check: _id, rules: _rules, title: _title, ...params } = expectation;
+  const ctx: CheckContext = {
+    target: run.target,
+    suite: judged.suite,
+    testCase: judged.testCase,
+    step: judged.step,
+    outcome: judged.outcome,
+    params: fill(params, judged.scope) as Record<string, unknown>,
+    rules: run.rules,
+    strangerKeys: run.stranger,
+  };
+  let findings: Finding[];
+  try {
+    findings = check.run(ctx);
+  } catch (error) {
+    return { findings: [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }] };
+  }
+  // A check that says nothing has not judged: passing it would be green for nothing looked at.
+  return findings.length > 0 ? { findings } : suiteError(`check ${check.id} returned no finding`);
 }

@@ -11,6 +11,7 @@ import type { DeliverStep } from './model.js';
 import { parseProbeAnswer, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
+import { StepError } from './step-fault.js';
 import type { MerchantTarget } from './types.js';
 
 /**
@@ -215,11 +216,11 @@ export async function runDelivery(
   let payload: Record<string, ExactJson>;
   if (step.same) {
     const known = events.get(step.same);
-    if (!known) throw new Error(`deliver.same names ${step.same}, which no earlier step defined`);
+    if (!known) throw new StepError('suite', `deliver.same names ${step.same}, which no earlier step defined`);
     payload = known;
   } else {
     const base = step.twin ? events.get(step.twin) : defaultPayload(step.type ?? 1);
-    if (!base) throw new Error(`deliver.twin names ${step.twin}, which no earlier step defined`);
+    if (!base) throw new StepError('suite', `deliver.twin names ${step.twin}, which no earlier step defined`);
     payload = withAmountForm(
       spell(
         { ...base, ...(step.twin ? { trackingId: `wc-${randomUUID()}` } : {}), ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) },

@@ -296,6 +296,20 @@ const UNPAGED = new WeakMap<ProbeSource, true>();
  * `keep: false` nothing but the end is remembered (a baseline). A probe command is run once.
  */
 export async function readProbeAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
+  const read = await readProbeOnce(target, from, options);
+  if (read) ANSWERED.add(target);
+  return read;
+}
+
+/** Probes that gave a readable answer in this process: a failure of theirs afterwards is the merchant's, not the flag's. */
+const ANSWERED = new WeakSet<ProbeSource>();
+
+/** Did this probe give a readable answer before (pre-flight, a baseline, a step's read)? */
+export function probeAnswered(target: ProbeSource): boolean {
+  return ANSWERED.has(target);
+}
+
+async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions): Promise<ProbeRead | undefined> {
   const keep = options.keep ?? true;
   const network = options.network ?? currentNetwork();
   if (target.probeCmd) {

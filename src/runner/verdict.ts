@@ -69,6 +69,16 @@ export function assumptionsOf(ruleIds: string[], rules: Map<string, Rule>) {
   return ruleIds.filter((id) => id.startsWith('U-')).map((id) => ({ rule: id, text: rules.get(id)?.text ?? '' }));
 }
 
+/**
+ * The reason a skipped check gives, as one group of the summary: a cause reported once by another
+ * check of its step names that check and its message; the group says only that.
+ */
+export function skipReason(message: string): string {
+  return /^not judged: .*\(the cause is reported once, by [^,]+, under /.test(message)
+    ? 'not judged: its cause is reported once, by another check of its step'
+    : message;
+}
+
 /** Why MUST checks were skipped, most frequent first, for the summary ("add --probe-url or --probe-cmd"). */
 export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { skippedMust: number; notes: string[] } {
   const reasons = new Map<string, number>();
@@ -76,8 +86,27 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
   for (const result of results) {
     if (result.status !== 'skipped' || !result.rules.some((id) => rules.get(id)?.severity === 'MUST')) continue;
     skippedMust++;
-    reasons.set(result.message, (reasons.get(result.message) ?? 0) + 1);
+    const reason = skipReason(result.message);
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
   const notes = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
   return { skippedMust, notes };
+}
+
+/**
+ * The MUST checks a run did not judge, grouped by why, most frequent first: the skipped ones (a
+ * capability not given, a run cut short) and those a fault that is not the target's kept from
+ * judging (the setup's, the suite's, the toolkit's: exit 2).
+ */
+export function notJudged(results: readonly CheckResult[], rules: Map<string, Rule>): { count: number; groups: Array<{ reason: string; count: number }> } {
+  const reasons = new Map<string, number>();
+  let count = 0;
+  for (const result of results) {
+    if (!(result.status === 'skipped' || result.fault) || !result.rules.some((id) => rules.get(id)?.severity === 'MUST')) continue;
+    count++;
+    const reason = skipReason(result.message);
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  const groups = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => ({ reason, count: n }));
+  return { count, groups };
 }
