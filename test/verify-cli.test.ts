@@ -179,7 +179,7 @@ describe('verify (the real CLI) against running targets', () => {
     // The run of every merchant suite without a probe (shared with the test above).
     const run = await merchantWithoutProbe();
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/^  \d+ MUST checks: needs --probe-url or --probe-cmd/m);
+    expect(run.stdout).toMatch(/^ {2}\d+ MUST checks: needs --probe-url or --probe-cmd/m);
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(
       /^not judged: \d+ MUST checks, for the reasons above; a skip does not fail the run without --fail-on-skip$/,
     );

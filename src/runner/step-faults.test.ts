@@ -112,7 +112,7 @@ describe('a merchant whose probe fails after the baseline has failed; a probe th
 
   it('makes the probe checks a setup error (exit 2) when the probe never answered in the run', async () => {
     const report = await runSuites({
-      target: { ...merchant },
+      target: { ...merchant, probeUrl: `${BASE}/probe-never` },
       suites: suiteOf('merchant', deliverTwice.slice(0, 1)),
       rules: catalog,
       transport: merchantTransport(() => ({ status: 404, body: 'not found' })),

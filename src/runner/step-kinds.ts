@@ -186,7 +186,8 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // The previous step's last read is this step's baseline: a late processing between steps is
     // seen by the next step rather than lost.
     let fault: StepFault | undefined;
-    const before = state.lastProbe ?? (await probeBaseline(target, state.run.network).catch((error: unknown) => void (fault = probeFault(target, error))));
+    const before =
+      state.lastProbe ?? (await probeBaseline(target, state.run.network).catch((error: unknown) => void (fault = probeFault(target, state, error))));
     const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
     const answered = performance.now();
     for (const text of delivered.delivered) {
@@ -211,7 +212,7 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
     // settle limit. A step expecting none waits a grace only when the case's events were seen late.
     const lostProbe = (error: unknown) => {
-      fault = probeFault(target, error);
+      fault = probeFault(target, state, error);
       return { mark: undefined, processed: undefined };
     };
     const expected = expectedProcessings(step);
@@ -244,9 +245,9 @@ const deliver: StepKind<'deliver', 'merchant'> = {
  * gives; before that, nothing shows the probe was ever right: the setup's (exit 2, check the flag).
  * Only the probe's checks lose their data; the delivery's answers are still judged.
  */
-function probeFault(target: MerchantTarget, error: unknown): StepFault {
+function probeFault(target: MerchantTarget, state: CaseState, error: unknown): StepFault {
   const message = error instanceof Error ? error.message : String(error);
-  return probeAnswered(target)
+  return probeAnswered(target, state.run.network)
     ? { blame: 'target', message: `the merchant's probe failed after answering earlier in the run: ${message}`, lost: 'probe' }
     : { blame: 'setup', message: `the merchant's probe never answered in this run (check --probe-url or --probe-cmd): ${message}`, lost: 'probe' };
 }

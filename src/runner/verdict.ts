@@ -73,7 +73,7 @@ export function assumptionsOf(ruleIds: string[], rules: Map<string, Rule>) {
  * The reason a skipped check gives, as one group of the summary: a cause reported once by another
  * check of its step names that check and its message; the group says only that.
  */
-export function skipReason(message: string): string {
+function skipReason(message: string): string {
   return /^not judged: .*\(the cause is reported once, by [^,]+, under /.test(message)
     ? 'not judged: its cause is reported once, by another check of its step'
     : message;
