@@ -125,6 +125,17 @@ export class Tally {
     }
   }
 
+  /** The judgements not made, grouped by reason (their check's title beside it), most frequent first. */
+  notJudged(): Array<{ reason: string; count: number }> {
+    const groups = new Map<string, number>();
+    for (const entry of this.#aggregates.values()) {
+      if (entry.status !== 'skipped') continue;
+      const reason = `${entry.title}: ${entry.message}`;
+      groups.set(reason, (groups.get(reason) ?? 0) + entry.count);
+    }
+    return [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count }));
+  }
+
   /** Every result: the individual ones in the order they were settled, then the aggregates. */
   results(): CheckResult[] {
     const aggregates = [...this.#aggregates.values()].map((entry, i): CheckResult => {
