@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { RULES_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
@@ -114,7 +114,8 @@ export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   const digest = failureDigest(report);
   if (digest) process.stdout.write(scrubOutput(digest));
   const html = join(options.reports, 'report.html');
-  process.stdout.write(`reports: ${relative(process.cwd(), html) || html} (also report.json, junit.xml, summary.md)\n`);
+  // The folder as the user gave it (a relative path stays relative, an absolute one absolute).
+  process.stdout.write(scrubOutput(`reports: ${html} (also report.json, junit.xml, summary.md)\n`));
   if (baseline) {
     const lines = [
       `baseline ${options.baseline}: ${baseline.worse.length} worse, ${baseline.known.length} known failure(s) (not fatal), ${baseline.fixed.length} fixed`,
@@ -159,7 +160,7 @@ function exitStatus(report: Report, options: CommonRunOptions, baseline: Baselin
 const NOT_JUDGED_GROUPS = 8;
 
 /** How many MUST checks the run did not judge, one line per reason, the count in the last line. */
-export function notJudgedLines(report: Report, failOnSkip: boolean): string[] {
+function notJudgedLines(report: Report, failOnSkip: boolean): string[] {
   const { count, groups } = notJudged(report.results, new Map(loadRules().map((rule) => [rule.id, rule])));
   if (count === 0) return ['not judged: 0 MUST checks (every MUST check was judged)'];
   const checks = (n: number) => `${n} MUST check${n === 1 ? '' : 's'}`;
