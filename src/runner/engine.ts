@@ -403,14 +403,15 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
   };
   // A failed setup step (no expectations of its own) stops the case: every later check carries its
   // fault (the target's: failed under the check's rules; the setup's or the suite's: exit 2), with
-  // the setup step's exchanges as evidence. Nothing is `skipped` for it.
+  // the setup step's exchanges as evidence. Nothing is `skipped` for it (docs/decisions/step-faults.md).
   let setup: { fault: StepFault; exchanges: Exchange[] } | undefined;
   for (const step of testCase.steps) {
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };
     const stepStarted = performance.now();
     const fault = setup ? { ...setup.fault, lost: undefined } : await runOneStep(step, state, outcome, run);
     const durationMs = Math.round(performance.now() - stepStarted);
-    if (fault && !setup && !step.expect?.length) setup = { fault, exchanges: outcome.exchanges };
+    // A lost probe read takes only the probe's evidence: the later steps still run (and read it anew).
+    if (fault && !fault.lost && !setup && !step.expect?.length) setup = { fault, exchanges: outcome.exchanges };
     const evidence = evidenceOf(outcome.exchanges.length || !setup ? outcome.exchanges : setup.exchanges);
     results.push(...judgeStep({ suite, testCase, step, outcome, fault, durationMs, evidence, scope }, run));
   }
