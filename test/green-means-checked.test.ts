@@ -4,7 +4,7 @@
  * judge, by reason. A receiver whose probe fails after its first read, a service whose control API
  * fails mid-run: each hides nothing.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +122,49 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
     const failed = report('control-503').results.find((result) => result.id === 'service/energy/floor-of-live-balance/energy-floor#3');
     expect(JSON.stringify(failed?.evidence)).toContain('control store down');
     expect(report('control-503').results.filter((result) => result.status === 'skipped' && /control/.test(result.message))).toEqual([]);
+  }, 60_000);
+
+  it("makes a suite error the suite author's: exit 2 with the reason, the result failed with fault suite, never skipped", async () => {
+    const suites = join(dir, 'user-suites');
+    mkdirSync(suites, { recursive: true });
+    writeFileSync(
+      join(suites, 'redelivery.yaml'),
+      [
+        'title: A redelivery of an event no step defined',
+        'side: merchant',
+        'cases:',
+        '  - id: same-of-nothing',
+        '    title: A redelivery naming no earlier event',
+        '    rules: [CB-DUP-ACK]',
+        '    steps:',
+        '      - deliver: { same: nowhere }',
+        '        expect:',
+        '          - { check: answers }',
+        '',
+      ].join('\n'),
+    );
+    const m = embedded.merchant;
+    const run = await runCliAsync([
+      'verify',
+      'merchant',
+      '--callback-url',
+      m.callbackUrl,
+      '--api-key',
+      m.apiKey,
+      '--private-key',
+      join(dir, 'private.pem'),
+      '--suites',
+      suites,
+      '--suite',
+      'redelivery',
+      '--reports',
+      join(dir, 'suite-error'),
+    ]);
+    expect(run.status, run.stdout + run.stderr).toBe(2);
+    expect(run.stdout).toMatch(
+      /could not judge 1 check\(s\) through no fault of the target \(suite error\): exit 2; first: \S+same-of-nothing\/answers: suite error: deliver\.same names nowhere/,
+    );
+    expect(report('suite-error').results).toEqual([expect.objectContaining({ status: 'failed', fault: 'suite', rules: ['CB-DUP-ACK'] })]);
+    expect(lastLine(run.stdout)).toMatch(/^not judged: 1 MUST check, for the reasons above/);
   }, 60_000);
 });

@@ -115,7 +115,11 @@ export function createJudge(options: JudgeOptions): Judge {
       try {
         if (exchange.kind === 'energy' || exchange.kind === 'withdraw') {
           const judged = judgeOrder(exchange, keys, rules);
-          refusals.observe(exchange, { valid: judged.facts.valid ?? false, refused: judged.facts.refused ?? false }, () => evidenceOf(keys, exchange));
+          refusals.observe(
+            exchange,
+            { valid: judged.facts.valid ?? false, refused: judged.facts.refused ?? false, keyCompared: keys.apiKey !== undefined },
+            () => evidenceOf(keys, exchange),
+          );
           judgements.push(
             ...judged.judgements,
             ...stream.order(
@@ -133,8 +137,9 @@ export function createJudge(options: JudgeOptions): Judge {
         if (exchange.kind === 'callback') {
           const judged = judgeCallback(exchange, keys, rules);
           const { facts } = judged;
-          const valid = facts.valid && facts.payload !== undefined && facts.ownKey !== false;
-          refusals.observe(exchange, { valid, refused: facts.ack.verdict === 'not-acknowledged' }, facts.evidence);
+          // Valid as a receiver sees it: it opens with the keys given and carries the right key (or none was given to compare).
+          const valid = facts.payload !== undefined && facts.ownKey !== false;
+          refusals.observe(exchange, { valid, refused: facts.ack.verdict === 'not-acknowledged', keyCompared: facts.ownKey !== undefined }, facts.evidence);
           judgements.push(...judged.judgements, ...stream.delivery(exchange, judged.facts));
         }
       } catch (error) {

@@ -16,9 +16,12 @@ const summary = (watch: RefusalWatch) => watch.warnings().map((w) => `${w.side} 
 describe('a side that refuses everything, or answers nothing', () => {
   it('warns under CB-RAW-BODY when a merchant refused every one of 3 valid callbacks, and names its answers as evidence', () => {
     const watch = new RefusalWatch();
-    for (let i = 0; i < 3; i++) watch.observe(exchange(callbacks, 200), { valid: true, refused: true }, { seq: i });
+    for (let i = 0; i < 3; i++) watch.observe(exchange(callbacks, 200), { valid: true, refused: true, keyCompared: true }, { seq: i });
     expect(summary(watch)).toEqual(['merchant warning [CB-RAW-BODY]']);
     expect(watch.warnings()[0]!.evidence).toEqual({ exchanges: [{ seq: 0 }, { seq: 1 }, { seq: 2 }] });
+    expect(watch.warnings()[0]!.finding.message).toBe(
+      'the merchant refused every one of the 3 valid callbacks it was sent (each opens with the keys given and carries the right key): a receiver that cannot read the raw body (a form parser, a JSON body reader) refuses so (CB-RAW-BODY)',
+    );
   });
 
   it('says CB-KEY-SAME when every refusal was a 401, AUTH-KEY or CRYPTO-SAME for a service', () => {

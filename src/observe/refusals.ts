@@ -24,6 +24,8 @@ interface Watch {
   validRefused: number;
   /** Of the refused valid ones, those refused with HTTP 401 (the key check). */
   keyRefused: number;
+  /** Of the valid ones, those whose key was compared with the configured one. */
+  keyCompared: number;
   refusedEvidence: Evidence[];
   total: number;
   /** Answered 404, 5xx, or not at all (the upstream failed). */
@@ -36,6 +38,7 @@ const newWatch = (): Watch => ({
   valid: 0,
   validRefused: 0,
   keyRefused: 0,
+  keyCompared: 0,
   refusedEvidence: [],
   total: 0,
   dead: 0,
@@ -59,7 +62,7 @@ export class RefusalWatch {
    * One exchange: `valid` when the judge found nothing wrong with what was sent (it opened with the
    * keys given, it carried the right key); `refused` when the receiving side did not accept it.
    */
-  observe(exchange: ObservedExchange, facts: { valid: boolean; refused: boolean }, evidence: Evidence): void {
+  observe(exchange: ObservedExchange, facts: { valid: boolean; refused: boolean; keyCompared?: boolean }, evidence: Evidence): void {
     const watch = this.#watches[exchange.direction];
     watch.total++;
     const status = exchange.response?.status;
@@ -70,6 +73,7 @@ export class RefusalWatch {
     }
     if (!facts.valid) return;
     watch.valid++;
+    if (facts.keyCompared) watch.keyCompared++;
     if (!facts.refused) return;
     watch.validRefused++;
     if (status === 401) watch.keyRefused++;
@@ -112,6 +116,10 @@ export class RefusalWatch {
         : byKey
           ? 'a service that does not know this merchant key refuses so'
           : 'a service that cannot open requests sealed under this profile refuses so';
+    const carried =
+      watch.keyCompared === watch.valid
+        ? 'each opens with the keys given and carries the right key'
+        : 'each opens with the keys given; the key was not compared: give the API key to the judge';
     return [
       {
         check: `${side}-refuses-everything`,
@@ -120,7 +128,7 @@ export class RefusalWatch {
         side,
         finding: {
           status: 'warning',
-          message: `the ${side} refused every one of the ${watch.valid} valid ${what} it was sent (each opens with the keys given and carries the right key): ${suggests} (${rule})`,
+          message: `the ${side} refused every one of the ${watch.valid} valid ${what} it was sent (${carried}): ${suggests} (${rule})`,
         },
         evidence: { exchanges: watch.refusedEvidence.map((e) => (typeof e === 'function' ? e() : e)) },
       },
