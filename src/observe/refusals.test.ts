@@ -60,6 +60,15 @@ describe('a side that refuses everything, or answers nothing', () => {
     expect(warning!.finding.message).toBe(
       'every one of the 3 callbacks was answered HTTP 404 or HTTP 503 or no answer (ECONNREFUSED): likely a misconfigured upstream, check http://merchant:9400/wallet/callback (--merchant-url): the path each request was received on is appended to it',
     );
+    // Answered 500 each: where they went and how they were read are both in question, so both warnings; 404s only name the URL.
+    const failing = new RefusalWatch();
+    const missing = new RefusalWatch();
+    for (let i = 0; i < 3; i++) {
+      failing.observe(exchange(callbacks, 500), { valid: true, refused: true }, {});
+      missing.observe(exchange(callbacks, 404), { valid: true, refused: true }, {});
+    }
+    expect(summary(failing)).toEqual(['merchant warning [CB-AVAILABLE]', 'merchant warning [CB-RAW-BODY]']);
+    expect(summary(missing)).toEqual(['merchant warning [CB-AVAILABLE]']);
     const answered = new RefusalWatch();
     for (const status of [404, 404, 200]) answered.observe(exchange(orders, status), { valid: false, refused: false }, {});
     expect(summary(answered)).toEqual([]);

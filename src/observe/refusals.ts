@@ -24,6 +24,8 @@ interface Watch {
   validRefused: number;
   /** Of the refused valid ones, those refused with HTTP 401 (the key check). */
   keyRefused: number;
+  /** Of the refused valid ones, those answered 404 or not at all: they say where, not how, the side reads. */
+  notFound: number;
   /** Of the valid ones, those whose key was compared with the configured one. */
   keyCompared: number;
   refusedEvidence: Evidence[];
@@ -38,6 +40,7 @@ const newWatch = (): Watch => ({
   valid: 0,
   validRefused: 0,
   keyRefused: 0,
+  notFound: 0,
   keyCompared: 0,
   refusedEvidence: [],
   total: 0,
@@ -77,35 +80,44 @@ export class RefusalWatch {
     if (!facts.refused) return;
     watch.validRefused++;
     if (status === 401) watch.keyRefused++;
+    if (status === undefined || status === 404) watch.notFound++;
     if (watch.refusedEvidence.length < EVIDENCE_KEPT) watch.refusedEvidence.push(evidence);
   }
 
   /** The warnings the whole observation supports. */
   warnings(): Judgement[] {
-    return (Object.keys(this.#watches) as Direction[]).flatMap((direction) => this.#warningsOf(direction));
+    return (Object.keys(this.#watches) as Direction[]).flatMap((direction) => [...this.#answersNothing(direction), ...this.#refusesEverything(direction)]);
   }
 
-  #warningsOf(direction: Direction): Judgement[] {
+  /** Nothing was answered as an implementation answers (404, 5xx, no answer): the likely cause is where they were sent. */
+  #answersNothing(direction: Direction): Judgement[] {
     const watch = this.#watches[direction];
     const { side, what, flag, deadRules } = SIDES[direction];
     const upstream = this.upstreams[direction] ? `${this.upstreams[direction]} (${flag})` : `the URL observe forwarded them to (${flag})`;
-    if (watch.total >= MIN_EXCHANGES && watch.dead === watch.total) {
-      // Nothing was answered as an implementation answers: the likely cause is where they were sent.
-      return [
-        {
-          check: `${side}-answers-nothing`,
-          title: `the ${side} answers the ${what} it is sent`,
-          labels: deadRules,
-          side,
-          finding: {
-            status: 'warning',
-            message: `every one of the ${watch.total} ${what} was answered ${[...watch.deadStatuses].join(' or ')}: likely a misconfigured upstream, check ${upstream}: the path each request was received on is appended to it`,
-          },
-          evidence: { exchanges: watch.deadEvidence.map((e) => (typeof e === 'function' ? e() : e)) },
+    if (watch.total < MIN_EXCHANGES || watch.dead < watch.total) return [];
+    return [
+      {
+        check: `${side}-answers-nothing`,
+        title: `the ${side} answers the ${what} it is sent`,
+        labels: deadRules,
+        side,
+        finding: {
+          status: 'warning',
+          message: `every one of the ${watch.total} ${what} was answered ${[...watch.deadStatuses].join(' or ')}: likely a misconfigured upstream, check ${upstream}: the path each request was received on is appended to it`,
         },
-      ];
-    }
-    if (watch.valid < MIN_EXCHANGES || watch.validRefused < watch.valid) return [];
+        evidence: { exchanges: watch.deadEvidence.map((e) => (typeof e === 'function' ? e() : e)) },
+      },
+    ];
+  }
+
+  /**
+   * Every valid exchange refused: the rule such a refusal suggests. Not when they were all answered
+   * 404 or not at all: that says where they went (the warning above), not how the side reads them.
+   */
+  #refusesEverything(direction: Direction): Judgement[] {
+    const watch = this.#watches[direction];
+    const { side, what } = SIDES[direction];
+    if (watch.valid < MIN_EXCHANGES || watch.validRefused < watch.valid || watch.notFound === watch.validRefused) return [];
     const byKey = watch.keyRefused === watch.validRefused;
     const rule = side === 'merchant' ? (byKey ? 'CB-KEY-SAME' : 'CB-RAW-BODY') : byKey ? 'AUTH-KEY' : 'CRYPTO-SAME';
     const suggests =

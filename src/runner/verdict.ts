@@ -71,12 +71,16 @@ export function assumptionsOf(ruleIds: string[], rules: Map<string, Rule>) {
 
 /**
  * The reason a skipped check gives, as one group of the summary: a cause reported once by another
- * check of its step names that check and its message; the group says only that.
+ * check of its step names that check and its message, the group says only that; observe's
+ * aggregates lose their count and seq span, and the event, withdrawal and delivery they name.
  */
 function skipReason(message: string): string {
-  return /^not judged: .*\(the cause is reported once, by [^,]+, under /.test(message)
-    ? 'not judged: its cause is reported once, by another check of its step'
-    : message;
+  if (/^not judged: .*\(the cause is reported once, by [^,]+, under /.test(message))
+    return 'not judged: its cause is reported once, by another check of its step';
+  return message
+    .replace(/^\d+ judgements?(?: \(seq [^)]*\))?: /, '')
+    .replace(/\b(event|withdrawal) (?=[^\s,;:()]*[\d-])[^\s,;:()]+/g, '$1 …')
+    .replace(/\b\d+ s after delivery \d+\b/g, '… s after a delivery');
 }
 
 /** Why MUST checks were skipped, most frequent first, for the summary ("add --probe-url or --probe-cmd"). */
