@@ -3,6 +3,7 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } fr
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import http from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,9 @@ import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { makeThrowawayCa } from '../src/crypto/throwaway-certificates.js';
 import { readCapture } from '../src/observe/capture.js';
 import type { ObservedExchange } from '../src/observe/exchange.js';
+import { defaultPayload } from '../src/runner/merchant-steps.js';
 import type { Report } from '../src/runner/types.js';
+import { callbackHeaders, sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js';
 import { ROOT, runCliAsync } from './support/cli.js';
 import { runCliInProcess } from './support/cli-in-process.js';
 
@@ -97,7 +100,7 @@ async function captured(path: string): Promise<ObservedExchange[]> {
 }
 
 function summaryLine(stdout: string): string {
-  return /^observe: \d+ exchanges, \d+ failed, \d+ warnings$/m.exec(stdout)?.[0] ?? `no summary line in: ${stdout}`;
+  return /^observe: \d+ exchanges, \d+ failed, \d+ warnings, \d+ not judged$/m.exec(stdout)?.[0] ?? `no summary line in: ${stdout}`;
 }
 
 describe('wallet-conformance observe', () => {
@@ -184,7 +187,10 @@ describe('wallet-conformance observe', () => {
     // Exit 1 exactly when a MUST failure was seen (the suites send faulty traffic on purpose).
     expect(status).toBe(live.summary.failed > 0 ? 1 : 0);
     const exchanges = await captured(file('capture.jsonl'));
-    expect(summaryLine(stdout)).toBe(`observe: ${exchanges.length} exchanges, ${live.summary.failed} failed, ${live.summary.warnings} warnings`);
+    // What could not be judged is counted: at least the rules no traffic shows (CB-ONCE and the others).
+    expect(summaryLine(stdout)).toMatch(
+      new RegExp(`^observe: ${exchanges.length} exchanges, ${live.summary.failed} failed, ${live.summary.warnings} warnings, [1-9]\\d* not judged$`),
+    );
     expect(stdout).toContain(`capture: ${file('capture.jsonl')} (${exchanges.length} exchanges)`);
     expect(new Set(exchanges.map((exchange) => exchange.kind))).toEqual(new Set(['energy', 'withdraw', 'card-close', 'callback', 'other']));
     expect(exchanges.map((exchange) => exchange.seq)).toEqual(exchanges.map((_exchange, i) => i + 1));
@@ -235,8 +241,68 @@ describe('wallet-conformance observe', () => {
     const status = await run.exited;
     const report = reportOf(file('observe-down'));
     expect(status).toBe(report.summary.failed > 0 ? 1 : 0);
-    expect(summaryLine(run.output().stdout)).toBe(`observe: 1 exchanges, ${report.summary.failed} failed, ${report.summary.warnings} warnings`);
+    expect(summaryLine(run.output().stdout)).toMatch(
+      new RegExp(`^observe: 1 exchanges, ${report.summary.failed} failed, ${report.summary.warnings} warnings, \\d+ not judged$`),
+    );
     expect(run.output().stdout).toContain('callbacks not observed (no --callback-listen)');
+  }, 60_000);
+
+  it('warns when the merchant refuses every valid callback (CB-RAW-BODY) and when it answers 404 to everything (the URL it forwards to), counting what it could not judge', async () => {
+    const m = embedded.merchant;
+    // A receiver that refuses everything: errCode 1 to each callback, whatever it holds.
+    const refuser = http.createServer((req, res) =>
+      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":1}')),
+    );
+    const refuserPort = await new Promise<number>((done) => refuser.listen(0, '127.0.0.1', () => done((refuser.address() as { port: number }).port)));
+    const deliver = async (callbacks: string) => {
+      for (let i = 0; i < 4; i++) {
+        const body = sealCallback(withRequestUUID(defaultPayload(1)), m.privateKey, m.profile);
+        await fetch(`${callbacks}/callback`, { method: 'POST', headers: callbackHeaders(m.apiKey), body });
+      }
+    };
+    try {
+      const refusing = await observe([
+        '--merchant-url',
+        `http://127.0.0.1:${refuserPort}`,
+        '--callback-listen',
+        '0',
+        '--public-key',
+        file('public.pem'),
+        '--api-key-file',
+        writeSecret('api-key-refuser', m.apiKey),
+        '--reports',
+        file('observe-refuser'),
+      ]);
+      await deliver(refusing.callbacks!);
+      await refusing.stop();
+      const out = refusing.output().stdout;
+      expect(out).toMatch(/WARN .*\[CB-RAW-BODY\]: the merchant refused every one of the 4 valid callbacks it was sent/);
+      expect(summaryLine(out)).toMatch(/^observe: 4 exchanges, \d+ failed, [1-9]\d* warnings, [1-9]\d* not judged$/);
+      const warned = reportOf(file('observe-refuser')).results.find((result) => result.rules.includes('CB-RAW-BODY') && result.status === 'warning');
+      expect(JSON.stringify(warned?.evidence)).toContain('errCode');
+
+      // A merchant URL with the callback path already in it: each callback goes to /callback/callback, answered 404.
+      const doubled = await observe([
+        '--merchant-url',
+        m.callbackUrl,
+        '--callback-listen',
+        '0',
+        '--public-key',
+        file('public.pem'),
+        '--reports',
+        file('observe-doubled'),
+      ]);
+      expect(doubled.output().stdout).toMatch(/--merchant-url has a path: the path each request is received on is appended to it/);
+      await deliver(doubled.callbacks!);
+      await doubled.stop();
+      expect(doubled.output().stdout).toMatch(
+        new RegExp(
+          `WARN .*\\[CB-AVAILABLE\\]: every one of the 4 callbacks was answered HTTP 404: likely a misconfigured upstream, check ${m.callbackUrl.replace(/[.]/g, '\\.')} \\(--merchant-url\\)`,
+        ),
+      );
+    } finally {
+      await new Promise((done) => refuser.close(done));
+    }
   }, 60_000);
 
   it('serves a listener over HTTPS from a tls: block (as in emulator.yaml) and forwards to a plain upstream', async () => {

@@ -9,7 +9,7 @@ import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 import { CaptureWriter, readCaptureFile } from '../observe/capture.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
 import { createJudge } from '../observe/judge.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, upstreamUrl, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
 import { readUserFile, loadKeyFile, loadProfile } from './io.js';
 import { networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
@@ -174,7 +174,7 @@ function conclude(
   const result = judge.finish();
   printer.print(result.report.results);
   const { summary } = result.report;
-  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings\n`);
+  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings, ${result.notJudged} not judged\n`);
   for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
   if (result.forgottenEvents > 0)
     process.stdout.write(
@@ -182,6 +182,19 @@ function conclude(
     );
   const report = { ...result.report, target: { ...result.report.target, ...target } };
   return finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) });
+}
+
+/**
+ * How a base URL with a path is joined (docs/observe.md): the path each request was received on is
+ * appended to it, said at start, since a full callback URL given as --merchant-url doubles the path.
+ */
+function joinLine(address: { upstream: string; direction: ObservedExchange['direction'] } | undefined): string {
+  if (!address) return '';
+  const base = new URL(address.upstream);
+  if (base.pathname === '/' || base.pathname === '') return '';
+  const flag = address.direction === 'merchant→service' ? '--service-url' : '--merchant-url';
+  const example = address.direction === 'merchant→service' ? '/api/v1/api/order/getEnergyMaxCount' : '/callback';
+  return `observe: ${flag} has a path: the path each request is received on is appended to it (a request to ${example} goes on to ${upstreamUrl(address.upstream, example).toString()})\n`;
 }
 
 /** Live: listen, forward, judge as it happens, until a signal or --duration. */
@@ -247,7 +260,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
           ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}`
           : 'orders not observed (no --listen)',
         callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
-      ].join('; ')}\n`,
+      ].join('; ')}\n${[orders, callbacks].map(joinLine).join('')}`,
     ),
   );
 
@@ -271,24 +284,16 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
       `capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
     );
   }
-  return conclude(
-    judge,
-    flags,
-    printer,
-    {
-      observe: {
-        listeners: proxy.addresses.map((address) => ({
-          direction: address.direction,
-          listen: address.url,
-          upstream: address.upstream,
-          ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
-        })),
-        ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
-      },
-      ...networkNote(network),
-    },
-    lines,
-  );
+  const observed = {
+    listeners: proxy.addresses.map((address) => ({
+      direction: address.direction,
+      listen: address.url,
+      upstream: address.upstream,
+      ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
+    })),
+    ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+  };
+  return conclude(judge, flags, printer, { observe: observed, ...networkNote(network, observed) }, lines);
 }
 
 /** Replay: judge a capture file as the live run would have. */
@@ -328,6 +333,12 @@ export async function observe(self: Command): Promise<void> {
   const plan = flags.replay === undefined ? planLive(flags) : (checkReplay(flags, flags.replay), undefined);
   const keys = keysOf(flags);
   const profile = flags.profile === undefined ? undefined : loadProfile(flags.profile);
-  const judge = createJudge({ keys, strict: flags.strict ?? false, ...(profile ? { profile } : {}) });
+  const upstreams = { 'merchant→service': flags.serviceUrl, 'service→merchant': flags.merchantUrl };
+  const judge = createJudge({
+    keys,
+    strict: flags.strict ?? false,
+    ...(profile ? { profile } : {}),
+    ...(plan ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) } : {}),
+  });
   process.exitCode = plan ? await observeLive(flags, judge, plan) : await observeReplay(flags, judge, flags.replay!);
 }

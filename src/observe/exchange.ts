@@ -85,4 +85,6 @@ export interface ObserveResult {
   report: Report;
   /** Events forgotten by the stream window (bounded memory), reported so a reader knows. */
   forgottenEvents: number;
+  /** Judgements the observation could not make (skipped findings, each counted): the summary line's `not judged`. */
+  notJudged: number;
 }

@@ -49,6 +49,7 @@ function recordingJudge(): Judge & { seen: ObservedExchange[] } {
     finish: () => ({
       exchanges: seen.length,
       forgottenEvents: 0,
+      notJudged: 0,
       report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [] },
     }),
   };

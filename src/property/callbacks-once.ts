@@ -184,7 +184,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     }
     const added = probe ? await probeSince(env) : undefined;
     const held = (tag: string): Verdict => (warning ? { ok: true, tag: `${tag}, an ambiguous answer (U-CB-RESPONSE)`, warning } : { ok: true, tag });
-    if (!added) return held('acknowledged (no probe: processing not checked)');
+    if (!added) return held('acknowledged (needs --probe-url or --probe-cmd to check processing)');
     const delivered = new Set(exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))));
     for (const [i, payload] of sent.entries()) {
       const trackingId = payload.trackingId;

@@ -12,6 +12,7 @@ import type { BlockEdge, DeliverStep, KeyNearMiss } from './model.js';
 import { parseProbeAnswer, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
+import { StepError } from './step-fault.js';
 import type { MerchantTarget } from './types.js';
 
 /**
@@ -303,7 +304,7 @@ function acrossBlockEdge(payload: Record<string, ExactJson>, block: number): Rec
 function eventOf(step: DeliverStep, scope: TemplateScope, events: EventBook, spelling: Spelling, amounts?: AmountForm): Record<string, ExactJson> {
   const named = (name: string, how: string) => {
     const known = events.get(name);
-    if (!known) throw new Error(`deliver.${how} names ${name}, which no earlier step defined`);
+    if (!known) throw new StepError('suite', `deliver.${how} names ${name}, which no earlier step defined`);
     return known;
   };
   if (step.same) return named(step.same, 'same');

@@ -42,6 +42,11 @@ export interface CheckResult {
   cause?: string;
   /** The one command that replays just this case (set by the CLI on results that did not pass; no secret in it). */
   replay?: string;
+  /**
+   * Set when the check could not be judged through no fault of the target: the user's setup, the
+   * suite's author or the toolkit itself. Such a result is `failed` and makes the run exit 2.
+   */
+  fault?: 'setup' | 'suite' | 'toolkit';
 }
 
 /** Counts that agree with the results. */
