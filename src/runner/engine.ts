@@ -14,7 +14,7 @@ import { restoreControlState, snapshotControlState } from './restore.js';
 import { openRun, type RunContext } from './run-context.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
-import { FAULT_WORDS, faultOf, type Blame, type StepFault } from './step-fault.js';
+import { FAULT_WORDS, faultOf, type RunFault, type StepFault } from './step-fault.js';
 import type { Case, Need, Step, Suite } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { Transport } from './transport.js';
@@ -472,7 +472,7 @@ function judgeStep(judged: JudgedStep, run: CaseRun): CheckResult[] {
     const named = judgedRules(worst, ruleIds);
     // A rule the catalogue lacks cannot be weighed (nor shown to bind anyone): the suite's error, not a warning.
     const unknown = found.fault ? [] : named.filter((id) => !run.rules.has(id));
-    const fault: Exclude<Blame, 'target'> | undefined = unknown.length ? 'suite' : found.fault;
+    const fault: RunFault | undefined = unknown.length ? 'suite' : found.fault;
     if (unknown.length)
       worst = {
         status: 'failed',
@@ -518,7 +518,7 @@ function findingsOf(
   check: ReturnType<typeof findCheck>,
   judged: JudgedStep,
   run: CaseRun,
-): { findings: Finding[]; fault?: Exclude<Blame, 'target'> } {
+): { findings: Finding[]; fault?: RunFault } {
   const suiteError = (message: string) => ({ findings: [{ status: 'failed' as const, message: `${FAULT_WORDS.suite}: ${message}` }], fault: 'suite' as const });
   if (!check) return suiteError(`no check named ${expectation.check}`);
   // A suite the loader did not see (built in code): its checks read typed parameters only.
@@ -527,6 +527,7 @@ function findingsOf(
   const { fault } = judged;
   if (fault && (!fault.lost || fault.lost === check.needs)) {
     if (fault.blame === 'target') return { findings: [{ status: 'failed', message: fault.message }] };
+    if (fault.blame === 'unsupported') return { findings: [{ status: 'skipped', message: fault.message }] };
     return { findings: [{ status: 'failed', message: `${FAULT_WORDS[fault.blame]}: ${fault.message}` }], fault: fault.blame };
   }
   const { check: _id, rules: _rules, title: _title, ...params } = expectation;

@@ -8,8 +8,15 @@
 import { ConfigError, SpecError } from '../core/errors.js';
 import type { Observation } from './checks/check.js';
 
-/** Whose fault a step's failure is. */
-export type Blame = 'target' | 'setup' | 'suite' | 'toolkit';
+/**
+ * Whose fault a step's failure is. `unsupported`: the target's control API refused (HTTP 4xx) a
+ * request of the documented control API, so the case needs what this target does not offer: its
+ * checks are `skipped` with the reason, as a missing route is, and count as not judged.
+ */
+export type Blame = 'target' | 'unsupported' | 'setup' | 'suite' | 'toolkit';
+
+/** The blames that make the run exit 2. */
+export type RunFault = Exclude<Blame, 'target' | 'unsupported'>;
 
 /** A step's failure: its reason in one line, whose fault it is, and what it took from the checks. */
 export interface StepFault {
@@ -44,7 +51,7 @@ export function faultOf(error: unknown): StepFault {
 }
 
 /** The words a result of a fault that is not the target's opens with: what exit 2 is about. */
-export const FAULT_WORDS: Record<Exclude<Blame, 'target'>, string> = {
+export const FAULT_WORDS: Record<RunFault, string> = {
   setup: 'setup error',
   suite: 'suite error',
   toolkit: 'toolkit error',

@@ -163,6 +163,31 @@ describe('a service whose control API fails mid-run has failed the checks that s
     expect(JSON.stringify(report.results[2]!.evidence)).toContain('control store down');
     expect(report.summary.skipped).toBe(0);
   });
+
+  it('does not judge the checks (skipped, with the reason) when the control API refuses a documented request with a 4xx', async () => {
+    const inner = mswTransport(handlers());
+    let controls = 0;
+    const transport: Transport = {
+      send: async (request) => {
+        if (request.method === 'PUT' && /energy/i.test(request.url) && !request.url.includes('getEnergyMaxCount'))
+          return ++controls === 1 ? answer(200, '{}') : answer(400, '{"error":"balance out of range"}');
+        return inner.send(request);
+      },
+    };
+    const report = await runSuites({
+      target: { ...service, controlToken: 'ct' },
+      suites: energy,
+      rules: catalog,
+      transport,
+      capabilities: { routes: { 'PUT energy': { present: true, detail: 'answered 400' } } },
+    });
+    // A control API that cannot take the request proves nothing about the interface: not a failure, not exit 2.
+    expect(show(report.results).slice(1)).toEqual(['skipped energy-floor#2 [ENERGY-FLOOR]', 'skipped energy-floor#3 [ENERGY-FLOOR]']);
+    expect(report.results[1]!.message).toBe(
+      `not judged: the service's control API refused a documented request (control API answered 400: {"error":"balance out of range"}); the case needs one that accepts it`,
+    );
+    expect(report.results[1]!.fault).toBeUndefined();
+  });
 });
 
 describe('engine soft paths: a check that says nothing or names an unknown rule is a suite error', () => {

@@ -17,6 +17,23 @@ import type { MerchantTarget, ServiceTarget, Target } from './types.js';
 /** A failure of the target itself (its control API, its probe): judged under the rules of the checks it kept from judging. */
 const targetFault = (message: string): StepFault => ({ blame: 'target', message });
 
+/**
+ * The fault of a control API exchange that failed. A 4xx other than 401 refuses a request the
+ * documented control API takes (a balance beyond 2^53, scripted retry delays): this target's
+ * control API does not offer it, which proves nothing about the interface, so the case is not
+ * judged (skipped, with the reason). No answer, a 5xx or a 401 after the capability probe
+ * passed is the service failing mid-run: the target's fault.
+ */
+function controlFault(exchange: Exchange, what: string): StepFault {
+  const status = exchange.response?.status ?? 0;
+  if (status >= 400 && status < 500 && status !== 401)
+    return {
+      blame: 'unsupported',
+      message: `not judged: the service's control API refused a documented request (${exchange.error}); the case needs one that accepts it`,
+    };
+  return targetFault(`${what} failed: ${exchange.error}`);
+}
+
 /** The kinds of step a case is made of; a step is exactly one of them (suite.schema.json: `oneOf`). */
 export type StepKindName = 'request' | 'control' | 'emit' | 'await' | 'deliver' | 'restart';
 
@@ -146,10 +163,10 @@ const control: StepKind<'control', 'service'> = {
     if (body.pointCallbacks && state.receiver) {
       // The control API is the service's (the capability probe found the route): an error now is its failure.
       const exchange = await pointCallbacks(target, state.receiver);
-      return { exchanges: [exchange], ...(exchange.error ? { fault: targetFault(`pointing callbacks at the runner failed: ${exchange.error}`) } : {}) };
+      return { exchanges: [exchange], ...(exchange.error ? { fault: controlFault(exchange, 'pointing callbacks at the runner') } : {}) };
     }
     const exchange = await runControl(fill(body, state.scope) as typeof body, target);
-    return { exchanges: [exchange], ...(exchange.error ? { fault: targetFault(`the control API failed: ${exchange.error}`) } : {}) };
+    return { exchanges: [exchange], ...(exchange.error ? { fault: controlFault(exchange, 'the control API') } : {}) };
   },
 };
 
@@ -161,7 +178,7 @@ const emit: StepKind<'emit', 'service'> = {
   async run(body, target, state) {
     const emitted = await runEmit(body, target, state.receiver!, state.scope);
     const failed = emitted.exchanges.find((exchange) => exchange.error);
-    return { ...emitted, ...(failed ? { fault: targetFault(`asking the service to emit a callback failed: ${failed.error}`) } : {}) };
+    return { ...emitted, ...(failed ? { fault: controlFault(failed, 'asking the service to emit a callback') } : {}) };
   },
 };
 
