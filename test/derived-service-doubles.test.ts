@@ -5,7 +5,7 @@
  * whole-block plaintext refused, a callBackId echoed as a number, URL-decoded or cut, an energy
  * floor from a float division or a stale cost, a whole-block answer missing its last block. Each
  * must end in exit 1 with a failure under its rule; the correct service passes with no failure.
- * Only the derived suites run (`--suite 'service/derived/*'`), one verify per double, side by side.
+ * Only the derived suites run (`--suite 'service/derived/*'`), one verify per double, two at a time.
  * The block-edge defects run under a 1024- and a 2048-bit key: the key decides the block size.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { pythonMissing as missing, startPython } from './doubles/python.js';
 import { runCliAsync } from './support/cli.js';
+import { limit } from './support/limit.js';
 
 /** The part of report.json these tests read. */
 interface ReportFile {
@@ -39,8 +40,13 @@ function keyPair(bits: 1024 | 2048): { privatePem: string; publicPath: string } 
 
 const keys: Partial<Record<1024 | 2048, { privatePem: string; publicPath: string }>> = {};
 
-/** Starts the Python service with `fault` under a key of `bits` bits and runs the derived service suites against it. */
-async function verifyDerived(name: string, bits: 1024 | 2048, fault?: string) {
+/** Two runs at a time, as every doubles file runs (docs/doubles-runs.md). */
+const slot = limit(2);
+
+/** Starts the Python service with `fault` under a key of `bits` bits and runs the derived service suites against it (in a slot). */
+const verifyDerived = (name: string, bits: 1024 | 2048, fault?: string) => slot(() => verifyOnce(name, bits, fault));
+
+async function verifyOnce(name: string, bits: 1024 | 2048, fault?: string) {
   const key = (keys[bits] ??= keyPair(bits));
   // A folder per double: startPython writes its config file there, and the doubles start side by side.
   const own = join(dir, name);
@@ -115,7 +121,7 @@ describe.skipIf(missing !== undefined)(
   `derived service cases against Python doubles (skipped only when ${missing ?? 'python3 or its libraries are missing'})`,
   () => {
     describe('the correct service passes every derived case', { concurrent: true }, () => {
-      it.for([1024, 2048] as const)('with a %i-bit key: exit 0, no failure, every derived case run', { timeout: 120_000 }, async (bits, { expect }) => {
+      it.for([1024, 2048] as const)('with a %i-bit key: exit 0, no failure, every derived case run', { timeout: 240_000 }, async (bits, { expect }) => {
         const { run, report, output } = await verifyDerived(`correct-${bits}`, bits);
         expect(report.summary.failed, `failed checks:\n${lines(report, 'failed')}\n${run.stderr}\n${output}`).toBe(0);
         expect(run.status, run.stderr).toBe(0);
@@ -127,7 +133,7 @@ describe.skipIf(missing !== undefined)(
 
     describe('each defect fails under its rule', { concurrent: true }, () => {
       const runs = FAULTS.flatMap((entry) => (entry.bits ?? [1024]).map((bits) => ({ ...entry, bits })));
-      it.for(runs)('$fault ($bits-bit key): exit 1, failed under $rule', { timeout: 120_000 }, async ({ fault, rule, caughtBy, bits }, { expect }) => {
+      it.for(runs)('$fault ($bits-bit key): exit 1, failed under $rule', { timeout: 240_000 }, async ({ fault, rule, caughtBy, bits }, { expect }) => {
         const { run, report } = await verifyDerived(`${fault}-${bits}`, bits, fault);
         const failed = report.results.filter((result) => result.status === 'failed');
         expect(run.status, `${run.stderr}\n${lines(report, 'failed')}`).toBe(1);
