@@ -74,6 +74,7 @@ const PYTHON_FAULTS: Fault[] = [
   { fault: 'chain-events-one-keyspace', row: 'deposit-key-components', caught: 'deposit-as-withdrawal/processed#2', rule: 'CB-ID-DEPOSIT' },
   { fault: 'other-without-callbackid', row: 'other-key-components', caught: 'withdrawal-request-call-back-id-differs/processed#2', rule: 'CB-ID-OTHER' },
   { fault: 'alerts-one-key', row: 'other-key-components', caught: 'not-enough-money-as-not-enough-hot-money/processed#2', rule: 'CB-ID-OTHER' },
+  { fault: 'replay-on-start', row: 'acknowledged-survives-restart', caught: 'acknowledged-deposit-survives-restart/processed', rule: 'CB-ONCE' },
   { fault: 'ack-then-book', row: 'acknowledged-survives-restart', caught: 'acknowledged-deposit-survives-restart/processed', rule: 'CB-ONCE' },
   {
     // Every full block is refused, and a callback longer than one block has one: any multi-block case catches it.
