@@ -88,7 +88,7 @@ FAULTS = {
     "one-keyspace": "CB-ID-*: keys every event by its txid, else its trackingId, whatever its type",
     "chain-events-one-keyspace": "CB-ID-DEPOSIT: keys every event with a txid (deposit or withdrawal) by (txid, chain, symbol, toAddress), not by type",
     "other-without-callbackid": "CB-ID-OTHER: keys the other callbacks by (type, trackingId) alone",
-    "ack-then-book": "CB-ONCE: answers errCode 0, then books 20 ms later on another thread (in memory until then)",
+    "ack-then-book": "CB-ONCE: answers errCode 0, then books 20 ms (config bookAfterMs) later on another thread, in memory until then",
     "full-block-refused": "CB-DECRYPT: its own PKCS#1 v1.5 unpadding wants more than 8 padding bytes (a full block is refused)",
     "whole-blocks-refused": "CB-DECRYPT: checks the block count against len(plaintext) // B + 1 (a plaintext of n*B bytes is refused)",
     "alerts-one-key": "CB-ID-OTHER: one handler for both not-enough-money types (6, 7), keyed by (trackingId, callBackId) without the type",
@@ -346,10 +346,11 @@ class Store:
 
 
 class LateBooker:
-    """ack-then-book: claims the key in memory, answers, and one booking thread books it 20 ms later."""
+    """ack-then-book: claims the key in memory, answers, and one booking thread books it `delay` s later."""
 
-    def __init__(self, store):
+    def __init__(self, store, delay):
         self.store = store
+        self.delay = delay
         self.lock = threading.Lock()
         self.pending = set()
         self.queue = queue.Queue()
@@ -360,7 +361,7 @@ class LateBooker:
             if key in self.pending or self.store.has(key):
                 return "duplicate"
             self.pending.add(key)
-        self.queue.put((time.monotonic() + 0.02, key, text))
+        self.queue.put((time.monotonic() + self.delay, key, text))
         return "processed"
 
     def run(self):
@@ -379,7 +380,7 @@ def create_app(config):
     fault = config.get("fault", "none")
     if fault not in FAULTS:
         raise SystemExit("unknown fault %s (known: %s)" % (fault, ", ".join(FAULTS)))
-    late = LateBooker(store) if fault == "ack-then-book" else None
+    late = LateBooker(store, config.get("bookAfterMs", 20) / 1000) if fault == "ack-then-book" else None
     replays = fault == "replay-on-start"
     if replays:
         store.replay_inbox()
