@@ -88,10 +88,11 @@ FAULTS = {
     "one-keyspace": "CB-ID-*: keys every event by its txid, else its trackingId, whatever its type",
     "chain-events-one-keyspace": "CB-ID-DEPOSIT: keys every event with a txid (deposit or withdrawal) by (txid, chain, symbol, toAddress), not by type",
     "other-without-callbackid": "CB-ID-OTHER: keys the other callbacks by (type, trackingId) alone",
-    "ack-then-book": "CB-ONCE: answers errCode 0, then books 20 ms later on another thread (in memory until then)",
+    "ack-then-book": "CB-ONCE: answers errCode 0, then books 20 ms (config bookAfterMs) later on another thread, in memory until then",
     "full-block-refused": "CB-DECRYPT: its own PKCS#1 v1.5 unpadding wants more than 8 padding bytes (a full block is refused)",
     "whole-blocks-refused": "CB-DECRYPT: checks the block count against len(plaintext) // B + 1 (a plaintext of n*B bytes is refused)",
     "alerts-one-key": "CB-ID-OTHER: one handler for both not-enough-money types (6, 7), keyed by (trackingId, callBackId) without the type",
+    "replay-on-start": "CB-ONCE: books from its inbox table, and on every start books the whole inbox again (a replay that forgets what was booked)",
     "utf8-per-block": "CB-DECRYPT: decodes each block's plaintext as UTF-8 on its own, replacing what does not decode (a character split by a block edge is garbled)",
 }
 
@@ -326,16 +327,30 @@ class Store:
     def has(self, key):
         return self.connection().execute("SELECT 1 FROM processed WHERE event_key = ?", (key,)).fetchone() is not None
 
+    def replay_inbox(self):
+        """replay-on-start: the booking log gets every event of the inbox again, already booked or not."""
+        db = self.connection()
+        db.execute("CREATE TABLE IF NOT EXISTS bookings (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)")
+        db.execute("INSERT INTO bookings (body) SELECT body FROM processed ORDER BY seq")
+
+    def book(self, text):
+        self.connection().execute("INSERT INTO bookings (body) VALUES (?)", (text,))
+
+    def bookings_body(self):
+        rows = self.connection().execute("SELECT body FROM bookings ORDER BY seq").fetchall()
+        return '{"processed":[' + ",".join(row[0] for row in rows) + "]}"
+
     def probe_body(self):
         rows = self.connection().execute("SELECT body FROM processed ORDER BY seq").fetchall()
         return '{"processed":[' + ",".join(row[0] for row in rows) + "]}"
 
 
 class LateBooker:
-    """ack-then-book: claims the key in memory, answers, and one booking thread books it 20 ms later."""
+    """ack-then-book: claims the key in memory, answers, and one booking thread books it `delay` s later."""
 
-    def __init__(self, store):
+    def __init__(self, store, delay):
         self.store = store
+        self.delay = delay
         self.lock = threading.Lock()
         self.pending = set()
         self.queue = queue.Queue()
@@ -346,7 +361,7 @@ class LateBooker:
             if key in self.pending or self.store.has(key):
                 return "duplicate"
             self.pending.add(key)
-        self.queue.put((time.monotonic() + 0.02, key, text))
+        self.queue.put((time.monotonic() + self.delay, key, text))
         return "processed"
 
     def run(self):
@@ -365,7 +380,10 @@ def create_app(config):
     fault = config.get("fault", "none")
     if fault not in FAULTS:
         raise SystemExit("unknown fault %s (known: %s)" % (fault, ", ".join(FAULTS)))
-    late = LateBooker(store) if fault == "ack-then-book" else None
+    late = LateBooker(store, config.get("bookAfterMs", 20) / 1000) if fault == "ack-then-book" else None
+    replays = fault == "replay-on-start"
+    if replays:
+        store.replay_inbox()
     app = Flask("python-receiver")
     app.config["MAX_CONTENT_LENGTH"] = BODY_LIMIT
 
@@ -386,7 +404,7 @@ def create_app(config):
         if late is not None:
             late.once(key, text)
         else:
-            store.once(key, text, lambda: None)
+            store.once(key, text, (lambda: store.book(text)) if replays else (lambda: None))
         return answer(200, 0, "SUCCESS")
 
     boot = str(uuid.uuid4())
@@ -394,7 +412,7 @@ def create_app(config):
 
     @app.get("/hooks/processed")
     def probe():
-        response = Response(store.probe_body(), status=200, mimetype="application/json")
+        response = Response(store.bookings_body() if replays else store.probe_body(), status=200, mimetype="application/json")
         response.headers["X-Receiver-Boot"] = boot
         return response
 
