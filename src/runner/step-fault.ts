@@ -13,7 +13,7 @@ import type { Observation } from './checks/check.js';
  * request of the documented control API, so the case needs what this target does not offer: its
  * checks are `skipped` with the reason, as a missing route is, and count as not judged.
  */
-export type Blame = 'target' | 'unsupported' | 'setup' | 'suite' | 'toolkit';
+type Blame = 'target' | 'unsupported' | 'setup' | 'suite' | 'toolkit';
 
 /** The blames that make the run exit 2. */
 export type RunFault = Exclude<Blame, 'target' | 'unsupported'>;

@@ -3,7 +3,7 @@ import type { Dimension, DimensionClass } from '../../spec/dimensions.js';
 import type { Case, Expectation } from '../model.js';
 
 /** Makes the cases of one row of the table; `variants` are the names it knows (a row naming another is a table error). */
-export interface Generator {
+interface Generator {
   variants: readonly string[];
   cases: (dimension: Dimension) => Case[];
 }
