@@ -58,6 +58,26 @@ describe('captureLine', () => {
     expect(parsed.request.headers['x-trace']).toBe(`echo ${fingerprint(API_KEY, 'ak')}`);
   });
 
+  it('scrubs secrets in the request path in every rendering, and tokens by their form', () => {
+    const renderings = [
+      API_KEY,
+      encodeURIComponent(`${API_KEY}/`),
+      Buffer.from(API_KEY).toString('base64'),
+      Buffer.from(API_KEY).toString('hex'),
+      Buffer.from(API_KEY).toString('hex').toUpperCase(),
+      API_KEY.toUpperCase(),
+    ];
+    const path = `/cb/${API_KEY}?${renderings.map((text, i) => `r${i}=${text}`).join('&')}&access_token=tok_unconfigured_9f8e7d`;
+    const line = captureLine(exchange({ request: { ...exchange().request, path } }), createScrubber([{ kind: 'ak', value: API_KEY }]));
+    const parsed = parseCaptureLine(line);
+    for (const text of [...renderings, 'tok_unconfigured_9f8e7d']) expect(line).not.toContain(text);
+    expect(parsed.request.path.startsWith(`/cb/${fingerprint(API_KEY, 'ak')}?r0=`)).toBe(true);
+    // Without a scrubber the path still loses what is a secret by its form.
+    expect(parseCaptureLine(captureLine(exchange({ request: { ...exchange().request, path: '/cb?token=tok_unconfigured_9f8e7d' } }))).request.path).toBe(
+      `/cb?token=${fingerprint('tok_unconfigured_9f8e7d', 'qt')}`,
+    );
+  });
+
   it('fingerprints a wrong API key too (it may be another real key)', () => {
     const parsed = parseCaptureLine(captureLine(exchange({ request: { ...exchange().request, headers: { 'x-api-key': 'someone-elses-key' } } })));
     expect(parsed.request.headers['x-api-key']).toBe(fingerprint('someone-elses-key', 'ak'));

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../core/errors.js';
-import { fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
+import { createScrubber, fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
 import type { ExchangeKind, ObservedExchange, ObservedMessage } from './exchange.js';
 
 /**
@@ -45,15 +45,21 @@ function scrubMessage<T extends ObservedMessage>(message: T, scrubber: Scrubber 
   return { ...message, headers: scrubHeaders(message.headers, scrubber) };
 }
 
+/** Scrubs what is a secret by its form (a token-like query parameter, a URL's password) when no scrubber is given. */
+let formOnly: Scrubber | undefined;
+
 /**
  * One capture line (with its newline): the exchange with every secret header replaced by its
- * fingerprint and every other header value passed through `scrubber` (the configured secrets and
- * whatever is a secret by its form). Bodies are kept byte for byte.
+ * fingerprint, and the request's path and every other header value passed through `scrubber` (the
+ * configured secrets in any rendering: raw, percent-encoded, Base64, hex, either letter case; and
+ * whatever is a secret by its form, such as `?token=`). Bodies are kept byte for byte.
  */
 export function captureLine(exchange: ObservedExchange, scrubber?: Scrubber): string {
+  // A key in a query string or a token in a callback URL is as secret as one in a header.
+  const path = (scrubber ?? (formOnly ??= createScrubber([]))).text(exchange.request.path);
   const scrubbed: ObservedExchange = {
     ...exchange,
-    request: scrubMessage(exchange.request, scrubber),
+    request: { ...scrubMessage(exchange.request, scrubber), path },
     ...(exchange.response ? { response: scrubMessage(exchange.response, scrubber) } : {}),
     ...(exchange.upstreamError
       ? { upstreamError: { ...exchange.upstreamError, message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message } }
@@ -167,6 +173,7 @@ export function parseCaptureLine(text: string): ObservedExchange {
     if (!isObject(failure) || typeof failure.message !== 'string') throw new Error('upstreamError must be {message, gatewayStatus}');
     if (failure.gatewayStatus !== 502 && failure.gatewayStatus !== 504) throw new Error('upstreamError.gatewayStatus must be 502 or 504');
   }
+  if (value.clientGone !== undefined && value.clientGone !== true) throw new Error('clientGone must be true when present');
   if (value.response === undefined && value.upstreamError === undefined) throw new Error('an exchange has a response or an upstreamError');
   return value as unknown as ObservedExchange;
 }
