@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
@@ -13,9 +13,26 @@ export function readUserFile(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
-    throw new ConfigError('unreadable-file', `cannot read ${what} ${path}: ${why}`);
+    throw unreadable(error, path, what);
+  }
+}
+
+function unreadable(error: unknown, path: string, what: string): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+  return new ConfigError('unreadable-file', `cannot read ${what} ${path}: ${why}`);
+}
+
+/** Checks that a file can be opened for reading, without reading it (a capture may be larger than memory). */
+export function checkReadableFile(path: string, what: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (error) {
+    throw unreadable(error, path, what);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

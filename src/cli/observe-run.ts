@@ -11,7 +11,7 @@ import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../ob
 import { createJudge } from '../observe/judge.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
-import { readUserFile, loadKeyFile, loadProfile } from './io.js';
+import { checkReadableFile, readUserFile, loadKeyFile, loadProfile } from './io.js';
 import { networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { parseInteger } from './options.js';
 import { finish } from './report-output.js';
@@ -312,12 +312,14 @@ function checkReplay(flags: ObserveFlags, file: string): void {
       'bad-flag',
       `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
     );
-  readUserFile(file, 'capture');
+  checkReadableFile(file, 'capture');
 }
 
 async function observeReplay(flags: ObserveFlags, judge: Judge, file: string): Promise<number> {
   const printer = findingPrinter();
-  for await (const exchange of readCaptureFile(file, flags.apiKey === undefined ? {} : { apiKey: flags.apiKey })) printer.print(judge.accept(exchange));
+  const onWarning = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: ${line}\n`));
+  for await (const exchange of readCaptureFile(file, { ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }), onWarning }))
+    printer.print(judge.accept(exchange));
   return conclude(judge, flags, printer, { observe: { replay: file } }, []);
 }
 
