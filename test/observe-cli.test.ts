@@ -231,7 +231,8 @@ describe('wallet-conformance observe', () => {
     ]);
     const answer = await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: 'data=x' });
     expect(answer.status).toBe(502);
-    expect(await answer.text()).toMatch(/^observe: http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
+    // The answer names no upstream (its address is internal); the report holds the details.
+    expect(await answer.text()).toBe('observe: the upstream failed\n');
     const status = await run.exited;
     const report = reportOf(file('observe-down'));
     expect(status).toBe(report.summary.failed > 0 ? 1 : 0);
@@ -271,6 +272,58 @@ describe('wallet-conformance observe', () => {
     expect(answer).toEqual({ status: 404, emulator: '1' });
     expect(await run.stop()).not.toBe(2);
     expect(summaryLine(run.output().stdout)).toMatch(/^observe: 1 exchanges, /);
+  }, 60_000);
+
+  /** An upstream that takes requests and never answers: an exchange stays in flight. */
+  async function silentUpstream(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+    let received = 0;
+    const server = createServer((socket) => socket.once('data', () => received++));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return {
+      url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      received: () => received,
+      close: () => new Promise<void>((done) => (server.close(() => done()), undefined)),
+    };
+  }
+
+  async function observeWithOneInFlight(name: string) {
+    const silent = await silentUpstream();
+    const run = await observe(['--service-url', silent.url, '--listen', '0', '--public-key', file('public.pem'), '--reports', file(name)]);
+    const pending = fetch(`${run.orders!}/api/v1/api/order/withdrawWithoutVerify`, { method: 'POST', body: 'data=x' }).catch(() => 'cut');
+    while (silent.received() === 0) await new Promise((done) => setTimeout(done, 20));
+    return { run, pending, silent };
+  }
+
+  it('stops on SIGTERM with an exchange in flight: cuts it, says so, writes the reports, no judge failure', async () => {
+    const { run, pending, silent } = await observeWithOneInFlight('observe-stop');
+    try {
+      const status = await run.stop();
+      expect(await pending).toBe('cut');
+      expect(status, run.output().stderr).toBe(0);
+      expect(run.output().stdout).toContain('observe: 1 exchanges still in flight at the stop were cut (not judged)');
+      expect(run.output().stderr).not.toMatch(/judge failed/);
+      expect(reportOf(file('observe-stop')).target).toMatchObject({ observe: { cut: 1 } });
+    } finally {
+      await silent.close();
+    }
+  }, 60_000);
+
+  it('a second SIGTERM cuts at once and still writes the reports', async () => {
+    const { run, pending, silent } = await observeWithOneInFlight('observe-second');
+    try {
+      // Two signals sent at once may reach the process as one: signal until it heard the second.
+      while (run.child.exitCode === null && !run.output().stderr.includes('second signal')) {
+        run.child.kill('SIGTERM');
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      const status = await run.exited;
+      await pending;
+      expect(run.output().stderr).toContain('observe: a second signal: cutting the exchanges in flight and writing the reports now');
+      expect(status).toBe(0);
+      expect(reportOf(file('observe-second')).target).toMatchObject({ observe: { cut: 1 } });
+    } finally {
+      await silent.close();
+    }
   }, 60_000);
 
   describe('bad input is one line and exit 2', () => {
@@ -314,6 +367,16 @@ describe('wallet-conformance observe', () => {
         'a bad upstream URL',
         () => ['--listen', '0', '--service-url', 'ftp://x', ...key()],
         /^wallet-conformance: --service-url must be an http:\/\/ or https:\/\/ URL/,
+      ],
+      [
+        'credentials in the upstream URL (refused, not dropped; the password never shown)',
+        () => ['--listen', '0', '--service-url', 'http://user:hunter2-secret@127.0.0.1:1', ...key()],
+        /^wallet-conformance: --service-url carries credentials \(user:password@\): observe forwards each request's own credentials and adds none; give the URL without them$/,
+      ],
+      [
+        'a query in the upstream URL (refused, not dropped)',
+        () => ['--callback-listen', '0', '--merchant-url', 'http://127.0.0.1:1/?tenant=7', ...key()],
+        /^wallet-conformance: --merchant-url has a query \(\?\.\.\.\)/,
       ],
       ['no public key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'], /^wallet-conformance: --public-key FILE is required/],
       [

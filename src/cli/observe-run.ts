@@ -7,6 +7,7 @@ import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
 import type { NetworkConfig } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 import { CaptureWriter, readCaptureFile } from '../observe/capture.js';
+import { JudgeQueue } from '../observe/judge-queue.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
 import { createJudge } from '../observe/judge.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
@@ -16,7 +17,7 @@ import { networkNote, networkFromFlags, type NetworkFlags } from './network-opti
 import { parseInteger } from './options.js';
 import { finish } from './report-output.js';
 import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
-import { httpUrl } from './verify-command.js';
+import { exposedListenerWarnings, JUDGE_DRAIN_MS, stopSignals, upstreamFlag } from './observe-stop.js';
 
 /** The flags of `observe`. */
 export interface ObserveFlags extends NetworkFlags {
@@ -94,10 +95,10 @@ function listenersOf(flags: ObserveFlags): ProxyListener[] {
     listeners.push({
       direction: pair.direction,
       ...listenAddress(pair.listen, pair.listenFlag),
-      upstream: httpUrl(pair.url, pair.urlFlag),
+      upstream: upstreamFlag(pair.url, pair.urlFlag),
       ...(pair.tls === undefined ? {} : { tls: listenerTls(pair.tls, pair.tlsFlag) }),
       ...(pair.direction === 'merchant→service' && flags.cardServiceUrl !== undefined
-        ? { cardUpstream: httpUrl(flags.cardServiceUrl, '--card-service-url') }
+        ? { cardUpstream: upstreamFlag(flags.cardServiceUrl, '--card-service-url') }
         : {}),
     });
   }
@@ -208,9 +209,15 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
   const printer = findingPrinter();
   const stream = flags.capture === undefined ? undefined : await openCaptureFile(flags.capture);
   const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
+  const judgeFailed = (error: unknown) =>
+    process.stderr.write(
+      scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
+    );
+  // Judging waits in a bounded queue beside forwarding (src/observe/judge-queue.ts); the capture is written at once.
+  const queue = new JudgeQueue(judge, { onFindings: (findings) => printer.print(findings as ObserveFinding[]), onError: judgeFailed });
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
-    printer.print(judge.accept(exchange) as ObserveFinding[]);
+    queue.submit(exchange);
   };
   let proxy: ObserveProxy;
   try {
@@ -220,10 +227,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
       upstreamTimeoutMs,
       maxRecordedBodyBytes: network.maxBodyBytes,
       onExchange,
-      onError: (error) =>
-        process.stderr.write(
-          scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
-        ),
+      onError: judgeFailed,
     });
   } catch (error) {
     if (stream) await new Promise((done) => stream.end(done));
@@ -251,27 +255,21 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
     ),
   );
 
-  await new Promise<void>((resolveStop) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      clearTimeout(timer);
-      resolveStop();
-    };
-    const timer = durationMs === undefined ? undefined : setTimeout(stop, durationMs);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  const { cut } = await proxy.close();
+  for (const line of exposedListenerWarnings(listeners)) process.stderr.write(`${line}\n`);
+  const signals = stopSignals(durationMs);
+  await signals.stopped;
+  const { cut } = await proxy.close({ signal: signals.cut });
+  await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut });
   const lines: string[] = [];
-  if (cut > 0) lines.push(`observe: ${cut} exchanges still waiting for their upstream 10 s after the stop were cut (not judged)`);
+  if (cut > 0) lines.push(`observe: ${cut} exchanges still in flight at the stop were cut (not judged)`);
+  if (queue.notJudged > 0) lines.push(`observe: ${queue.notJudged} exchanges not judged: the judge fell behind (its queue is bounded; the capture holds them)`);
   if (capture) {
     await capture.close();
     lines.push(
       `capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
     );
   }
-  return conclude(
+  const status = conclude(
     judge,
     flags,
     printer,
@@ -284,11 +282,16 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
           ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
         })),
         ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+        ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}),
+        ...(cut > 0 ? { cut } : {}),
       },
       ...networkNote(network),
     },
     lines,
   );
+  // Signals are taken until the reports are out: a signal during the writing does not lose them.
+  signals.release();
+  return status;
 }
 
 /** Replay: judge a capture file as the live run would have. */
