@@ -326,6 +326,40 @@ describe('wallet-conformance observe', () => {
     }
   }, 60_000);
 
+  it('rotates its capture into files that are captures of their own, and --replay reads them by a glob in order', async () => {
+    const closed = await closedPort();
+    const capture = file('rotated.jsonl');
+    const run = await observe([
+      '--service-url',
+      `http://127.0.0.1:${closed}`,
+      '--listen',
+      '0',
+      '--public-key',
+      file('public.pem'),
+      '--capture',
+      capture,
+      '--capture-max-mb',
+      '0.001',
+      '--reports',
+      file('observe-rotated'),
+    ]);
+    for (let i = 0; i < 5; i++) await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: `data=${'x'.repeat(300)}` });
+    await run.stop();
+    expect(run.output().stdout).toMatch(/^capture: .*rotated\.000001\.jsonl … .*rotated\.00000\d\.jsonl \(\d files, 5 exchanges\)$/m);
+    const replayed = await runCliInProcess([
+      'observe',
+      '--replay',
+      file('rotated.*.jsonl'),
+      '--public-key',
+      file('public.pem'),
+      '--reports',
+      file('replay-rotated'),
+    ]);
+    expect(replayed.stderr).toBe('');
+    expect(replayed.stdout).toMatch(/^observe: 5 exchanges, /m);
+    expect((reportOf(file('replay-rotated')).target as { observe: { replay: string[] } }).observe.replay.length).toBeGreaterThan(1);
+  }, 60_000);
+
   describe('bad input is one line and exit 2', () => {
     let busy: Server;
     let busyPort: number;
@@ -377,6 +411,16 @@ describe('wallet-conformance observe', () => {
         'a query in the upstream URL (refused, not dropped)',
         () => ['--callback-listen', '0', '--merchant-url', 'http://127.0.0.1:1/?tenant=7', ...key()],
         /^wallet-conformance: --merchant-url has a query \(\?\.\.\.\)/,
+      ],
+      [
+        '--capture-keep without --capture-max-mb',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture', file('never.jsonl'), '--capture-keep', '3', ...key()],
+        /^wallet-conformance: --capture-keep goes with --capture-max-mb MB/,
+      ],
+      [
+        '--capture-max-mb without --capture',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture-max-mb', '5', ...key()],
+        /^wallet-conformance: --capture-max-mb goes with --capture FILE$/,
       ],
       ['no public key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'], /^wallet-conformance: --public-key FILE is required/],
       [

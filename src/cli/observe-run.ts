@@ -6,7 +6,8 @@ import { parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
 import type { NetworkConfig } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
-import { CaptureWriter, readCaptureFile } from '../observe/capture.js';
+import { CaptureWriter, readCaptureFile, type CaptureSink } from '../observe/capture.js';
+import { replayFiles, RotatingCaptureSink } from './capture-files.js';
 import { JudgeQueue } from '../observe/judge-queue.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
 import { createJudge } from '../observe/judge.js';
@@ -34,9 +35,12 @@ export interface ObserveFlags extends NetworkFlags {
   profile?: string;
   reports: string;
   capture?: string;
+  captureMaxMb?: string;
+  captureKeep?: string;
   duration?: string;
   upstreamTimeout?: string;
-  replay?: string;
+  /** Files or globs, in order (commander gives a variadic option as a list). */
+  replay?: string | string[];
   strict?: boolean;
 }
 
@@ -151,6 +155,25 @@ function findingPrinter(): { print(results: readonly CheckResult[]): void } {
   };
 }
 
+/** `--capture-max-mb MB [--capture-keep N]`: the capture rotates (both need --capture; --capture-keep needs --capture-max-mb). */
+function captureRotation(flags: ObserveFlags): Pick<LivePlan, 'capture'> {
+  if (flags.captureMaxMb === undefined) {
+    if (flags.captureKeep !== undefined) throw new ConfigError('bad-flag', '--capture-keep goes with --capture-max-mb MB (it counts rotated files)');
+    return {};
+  }
+  if (flags.capture === undefined) throw new ConfigError('bad-flag', '--capture-max-mb goes with --capture FILE');
+  if (!/^\d+(\.\d+)?$/.test(flags.captureMaxMb.trim()) || Number(flags.captureMaxMb) <= 0)
+    throw new ConfigError('bad-flag', `--capture-max-mb takes a positive number of MiB, not ${JSON.stringify(flags.captureMaxMb)}`);
+  const maxBytes = Math.round(Number(flags.captureMaxMb) * 1024 * 1024);
+  const keep = flags.captureKeep === undefined ? undefined : parseInteger(flags.captureKeep, '--capture-keep', { min: 1, max: 1_000_000 });
+  return { capture: { maxBytes, ...(keep === undefined ? {} : { keep }) } };
+}
+
+/** The files of a rotated capture, for the end line. */
+function rotatedFiles(files: readonly string[]): string {
+  return files.length === 1 ? files[0]! : `${files[0]} … ${files[files.length - 1]}`;
+}
+
 /** Opens the capture file, refusing to overwrite an earlier capture (real traffic is not thrown away by a rerun). */
 async function openCaptureFile(path: string): Promise<WriteStream> {
   if (existsSync(path)) throw new ConfigError('file-exists', `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`);
@@ -190,6 +213,8 @@ interface LivePlan {
   listeners: ProxyListener[];
   durationMs?: number;
   upstreamTimeoutMs: number;
+  /** A rotating capture (--capture-max-mb, --capture-keep). */
+  capture?: { maxBytes: number; keep?: number };
   network: NetworkConfig;
 }
 
@@ -200,14 +225,20 @@ function planLive(flags: ObserveFlags): LivePlan {
     listeners,
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
     upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
+    ...captureRotation(flags),
     // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
     network: networkFromFlags(flags, { proxy: false }),
   };
 }
 
-async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durationMs, upstreamTimeoutMs, network }: LivePlan): Promise<number> {
+async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): Promise<number> {
+  const { listeners, durationMs, upstreamTimeoutMs, network } = plan;
   const printer = findingPrinter();
-  const stream = flags.capture === undefined ? undefined : await openCaptureFile(flags.capture);
+  const onProblem = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${line}\n`));
+  const rotating =
+    flags.capture === undefined || plan.capture === undefined ? undefined : RotatingCaptureSink.open(flags.capture, { ...plan.capture, onProblem });
+  const stream: (CaptureSink & { end(done: () => void): void }) | undefined =
+    rotating ?? (flags.capture === undefined ? undefined : await openCaptureFile(flags.capture));
   const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
   const judgeFailed = (error: unknown) =>
     process.stderr.write(
@@ -230,7 +261,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
       onError: judgeFailed,
     });
   } catch (error) {
-    if (stream) await new Promise((done) => stream.end(done));
+    if (stream) await new Promise<void>((done) => stream.end(() => done()));
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
@@ -266,7 +297,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
   if (capture) {
     await capture.close();
     lines.push(
-      `capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
+      `capture: ${rotating ? rotatedFiles(rotating.files) : flags.capture} (${rotating && rotating.files.length > 1 ? `${rotating.files.length} files, ` : ''}${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
     );
   }
   const status = conclude(
@@ -282,6 +313,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
           ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
         })),
         ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+        ...(rotating ? { captureFiles: rotating.files.length } : {}),
         ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}),
         ...(cut > 0 ? { cut } : {}),
       },
@@ -296,7 +328,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
 
 /** Replay: judge a capture file as the live run would have. */
 /** A replay takes no flag of a live run, and its file must be readable. */
-function checkReplay(flags: ObserveFlags, file: string): void {
+function checkReplay(flags: ObserveFlags, file: string | string[]): void {
   const live = [
     'listen',
     'callbackListen',
@@ -308,6 +340,8 @@ function checkReplay(flags: ObserveFlags, file: string): void {
     'listenTls',
     'callbackListenTls',
     'upstreamTimeout',
+    'captureMaxMb',
+    'captureKeep',
   ] as const;
   const given = live.filter((name) => flags[name] !== undefined);
   if (given.length > 0)
@@ -315,15 +349,17 @@ function checkReplay(flags: ObserveFlags, file: string): void {
       'bad-flag',
       `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
     );
-  checkReadableFile(file, 'capture');
+  for (const one of replayFiles([file].flat())) checkReadableFile(one, 'capture');
 }
 
-async function observeReplay(flags: ObserveFlags, judge: Judge, file: string): Promise<number> {
+async function observeReplay(flags: ObserveFlags, judge: Judge, given: string | string[]): Promise<number> {
+  const files = replayFiles([given].flat());
   const printer = findingPrinter();
   const onWarning = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: ${line}\n`));
-  for await (const exchange of readCaptureFile(file, { ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }), onWarning }))
-    printer.print(judge.accept(exchange));
-  return conclude(judge, flags, printer, { observe: { replay: file } }, []);
+  for (const file of files)
+    for await (const exchange of readCaptureFile(file, { ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }), onWarning }))
+      printer.print(judge.accept(exchange));
+  return conclude(judge, flags, printer, { observe: { replay: files.length === 1 ? files[0] : files } }, []);
 }
 
 /** The work of `observe`: settle the flags, check every flag and file, then listen or replay. */

@@ -185,10 +185,10 @@ export function parseCaptureLine(text: string): ObservedExchange {
 }
 
 /** The longest capture line read (a line is one exchange, both bodies as Base64): past it a line is refused, not read. */
-export const MAX_CAPTURE_LINE_BYTES = 256 * 1024 * 1024;
+const MAX_CAPTURE_LINE_BYTES = 256 * 1024 * 1024;
 
 /** One line of a capture as read: its text and whether a newline ended it, or that it was too long to read. */
-export type CaptureLineRead = { text: string; terminated: boolean } | { tooLong: number };
+type CaptureLineRead = { text: string; terminated: boolean } | { tooLong: number };
 
 /**
  * Splits a byte stream into lines without a line-length limit of its own (node:readline holds any

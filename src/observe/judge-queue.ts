@@ -13,7 +13,7 @@ import type { Judge, ObserveFinding, ObservedExchange } from './exchange.js';
  * time of its RSA blocks. Moving the judge to a worker thread is the next step (the stream's state
  * lives in the judge, so it would move whole).
  */
-export interface JudgeQueueOptions {
+interface JudgeQueueOptions {
   /** Exchanges waiting at most (default 10,000). */
   maxExchanges?: number;
   /** Bytes of Base64 body text waiting at most (default 64 MiB). */

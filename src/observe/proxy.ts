@@ -69,7 +69,7 @@ export { DEFAULT_UPSTREAM_TIMEOUT_MS };
  * How long `close` waits for exchanges in flight before it cuts them: short enough that the judge's
  * end and the reports fit well inside a container stop's 10 s before SIGKILL.
  */
-export const DEFAULT_CLOSE_GRACE_MS = 3_000;
+const DEFAULT_CLOSE_GRACE_MS = 3_000;
 
 /** Headers of one hop (RFC 9110 §7.6.1), never forwarded. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
