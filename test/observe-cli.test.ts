@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -360,6 +360,70 @@ describe('wallet-conformance observe', () => {
     expect((reportOf(file('replay-rotated')).target as { observe: { replay: string[] } }).observe.replay.length).toBeGreaterThan(1);
   }, 60_000);
 
+  it('rewrites its reports while it runs, every --report-every and on SIGHUP, with the window they cover', async () => {
+    const closed = await closedPort();
+    const reports = file('observe-interim');
+    const run = await observe([
+      '--service-url',
+      `http://127.0.0.1:${closed}`,
+      '--listen',
+      '0',
+      '--public-key',
+      file('public.pem'),
+      '--report-every',
+      '0.2',
+      '--metrics',
+      '0',
+      '--reports',
+      reports,
+    ]);
+    await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: 'data=x' });
+    // The metrics, on their own port, while it runs.
+    const metricsLine = /^observe: metrics (http:\/\/127\.0\.0\.1:\d+)\/metrics \(probes: /m;
+    while (!metricsLine.test(run.output().stdout)) await new Promise((done) => setTimeout(done, 20));
+    const metricsUrl = metricsLine.exec(run.output().stdout)![1]!;
+    expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toContain('wallet_conformance_observe_forwarding_errors_total{side="merchant",status="502"} 1');
+    expect((await fetch(`${metricsUrl}/healthz`)).status).toBe(200);
+    const interim = async (): Promise<Report> => {
+      for (;;) {
+        try {
+          const report = reportOf(reports);
+          if (report.notes?.some((note) => note.startsWith('observed 1 exchange'))) return report;
+        } catch {
+          // not written yet
+        }
+        await new Promise((done) => setTimeout(done, 50));
+      }
+    };
+    const first = await interim();
+    expect(first.notes).toContain('interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet');
+    expect((first.target as { window: { final: boolean; from: string; to: string } }).window).toMatchObject({ final: false });
+    expect(run.child.exitCode).toBeNull();
+    await run.stop();
+    const final = reportOf(reports);
+    expect((final.target as { window: { final: boolean } }).window.final).toBe(true);
+    expect(final.notes?.some((note) => note.startsWith('interim report'))).toBe(false);
+    expect(readdirSync(reports).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+
+    // Without --report-every, SIGHUP writes them.
+    const hup = await observe([
+      '--service-url',
+      `http://127.0.0.1:${closed}`,
+      '--listen',
+      '0',
+      '--public-key',
+      file('public.pem'),
+      '--reports',
+      file('observe-hup'),
+    ]);
+    await fetch(`${hup.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: 'data=x' });
+    hup.child.kill('SIGHUP');
+    for (let i = 0; i < 600 && !existsSync(join(file('observe-hup'), 'report.json')); i++) await new Promise((done) => setTimeout(done, 50));
+    expect((reportOf(file('observe-hup')).target as { window: { final: boolean } }).window.final).toBe(false);
+    expect(hup.child.exitCode).toBeNull();
+    await hup.stop();
+  }, 60_000);
+
   describe('bad input is one line and exit 2', () => {
     let busy: Server;
     let busyPort: number;
@@ -421,6 +485,11 @@ describe('wallet-conformance observe', () => {
         '--capture-max-mb without --capture',
         () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture-max-mb', '5', ...key()],
         /^wallet-conformance: --capture-max-mb goes with --capture FILE$/,
+      ],
+      [
+        '--metrics on a proxy port',
+        () => ['--listen', '127.0.0.1:47001', '--service-url', 'http://127.0.0.1:1', '--metrics', '47001', ...key()],
+        /^wallet-conformance: --metrics 47001: port 47001 is a proxy listener's \(give the metrics their own port\)$/,
       ],
       ['no public key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'], /^wallet-conformance: --public-key FILE is required/],
       [

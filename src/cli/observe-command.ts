@@ -28,6 +28,8 @@ export function registerObserveCommand(program: Command): void {
     .option('--capture-max-mb <mb>', 'rotate the capture: FILE.000001.jsonl, FILE.000002.jsonl, ... each at most this many MiB and a whole capture of its own')
     .option('--capture-keep <n>', 'with --capture-max-mb: keep the newest N files, delete older ones')
     .option('--duration <seconds>', 'stop after this long (default: on SIGINT or SIGTERM)')
+    .option('--metrics <[host:]port>', 'serve Prometheus metrics at /metrics and a health check at /healthz (host 127.0.0.1 unless given)')
+    .option('--report-every <seconds>', 'also rewrite the four reports every this many seconds while running (and on SIGHUP), each file replaced whole')
     .option(
       '--upstream-timeout <seconds>',
       `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`,

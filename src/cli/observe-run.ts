@@ -9,6 +9,7 @@ import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 import { CaptureWriter, readCaptureFile, type CaptureSink } from '../observe/capture.js';
 import { replayFiles, RotatingCaptureSink } from './capture-files.js';
 import { JudgeQueue } from '../observe/judge-queue.js';
+import { createObserveMetrics, startMetricsServer, type ObserveMetrics } from '../observe/metrics.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
 import { createJudge } from '../observe/judge.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
@@ -18,6 +19,7 @@ import { networkNote, networkFromFlags, type NetworkFlags } from './network-opti
 import { parseInteger } from './options.js';
 import { finish } from './report-output.js';
 import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
+import { reportWindow, startInterimReports } from './observe-interim.js';
 import { exposedListenerWarnings, JUDGE_DRAIN_MS, stopSignals, upstreamFlag } from './observe-stop.js';
 
 /** The flags of `observe`. */
@@ -39,6 +41,8 @@ export interface ObserveFlags extends NetworkFlags {
   captureKeep?: string;
   duration?: string;
   upstreamTimeout?: string;
+  reportEvery?: string;
+  metrics?: string;
   /** Files or globs, in order (commander gives a variadic option as a list). */
   replay?: string | string[];
   strict?: boolean;
@@ -169,6 +173,28 @@ function captureRotation(flags: ObserveFlags): Pick<LivePlan, 'capture'> {
   return { capture: { maxBytes, ...(keep === undefined ? {} : { keep }) } };
 }
 
+/** `--metrics [HOST:]PORT` (loopback unless a host is named); never a proxy listener's own address. */
+function metricsAddress(value: string | undefined, listeners: readonly ProxyListener[]): Pick<LivePlan, 'metrics'> {
+  if (value === undefined) return {};
+  const address = listenAddress(value, '--metrics');
+  if (address.port !== 0 && listeners.some((listener) => listener.port === address.port))
+    throw new ConfigError('bad-flag', `--metrics ${value}: port ${address.port} is a proxy listener's (give the metrics their own port)`);
+  return { metrics: address };
+}
+
+/** Starts the metrics server after the proxy; one that cannot listen closes the proxy and is one line. */
+async function serveMetrics(metrics: ObserveMetrics, at: { host: string; port: number }, proxy: ObserveProxy): Promise<{ close: () => Promise<void> }> {
+  try {
+    const server = await startMetricsServer(metrics, at.host, at.port);
+    process.stdout.write(`observe: metrics ${server.url}/metrics (probes: ${server.url}/healthz)\n`);
+    return server;
+  } catch (error) {
+    await proxy.close({ graceMs: 0 });
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError('cannot-listen', `cannot listen on ${at.host}:${at.port} for --metrics: ${code}`);
+  }
+}
+
 /** The files of a rotated capture, for the end line. */
 function rotatedFiles(files: readonly string[]): string {
   return files.length === 1 ? files[0]! : `${files[0]} … ${files[files.length - 1]}`;
@@ -213,6 +239,10 @@ interface LivePlan {
   listeners: ProxyListener[];
   durationMs?: number;
   upstreamTimeoutMs: number;
+  /** Where /metrics and /healthz are served (--metrics). */
+  metrics?: { host: string; port: number };
+  /** Reports rewritten while running, every this many ms (--report-every). */
+  reportEveryMs?: number;
   /** A rotating capture (--capture-max-mb, --capture-keep). */
   capture?: { maxBytes: number; keep?: number };
   network: NetworkConfig;
@@ -226,6 +256,8 @@ function planLive(flags: ObserveFlags): LivePlan {
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
     upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
     ...captureRotation(flags),
+    ...(flags.reportEvery === undefined ? {} : { reportEveryMs: seconds(flags.reportEvery, '--report-every') }),
+    ...metricsAddress(flags.metrics, listeners),
     // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
     network: networkFromFlags(flags, { proxy: false }),
   };
@@ -245,9 +277,17 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): P
       scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
     );
   // Judging waits in a bounded queue beside forwarding (src/observe/judge-queue.ts); the capture is written at once.
-  const queue = new JudgeQueue(judge, { onFindings: (findings) => printer.print(findings as ObserveFinding[]), onError: judgeFailed });
+  const queue = new JudgeQueue(judge, {
+    onFindings: (findings) => {
+      metrics?.findings(findings);
+      printer.print(findings as ObserveFinding[]);
+    },
+    onError: judgeFailed,
+  });
+  const metrics = plan.metrics ? createObserveMetrics(() => queue.notJudged) : undefined;
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
+    metrics?.exchange(exchange);
     queue.submit(exchange);
   };
   let proxy: ObserveProxy;
@@ -287,8 +327,19 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): P
   );
 
   for (const line of exposedListenerWarnings(listeners)) process.stderr.write(`${line}\n`);
+  const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;
+  const startedAt = Date.now();
+  const interim = startInterimReports({
+    judge,
+    reports: flags.reports,
+    startedAt,
+    ...(plan.reportEveryMs === undefined ? {} : { everyMs: plan.reportEveryMs }),
+    target: () => ({ observe: { ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}) } }),
+  });
   const signals = stopSignals(durationMs);
   await signals.stopped;
+  interim.stop();
+  await metricsServer?.close();
   const { cut } = await proxy.close({ signal: signals.cut });
   await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut });
   const lines: string[] = [];
@@ -317,6 +368,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): P
         ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}),
         ...(cut > 0 ? { cut } : {}),
       },
+      window: reportWindow(startedAt, Date.now(), true),
       ...networkNote(network),
     },
     lines,
@@ -342,6 +394,8 @@ function checkReplay(flags: ObserveFlags, file: string | string[]): void {
     'upstreamTimeout',
     'captureMaxMb',
     'captureKeep',
+    'reportEvery',
+    'metrics',
   ] as const;
   const given = live.filter((name) => flags[name] !== undefined);
   if (given.length > 0)

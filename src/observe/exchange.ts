@@ -82,6 +82,11 @@ export interface Judge {
   accept(exchange: ObservedExchange): ObserveFinding[];
   /** End of the stream: settles what waited for later exchanges (retries, order callbacks) and builds the report. */
   finish(): ObserveResult;
+  /**
+   * The report so far, while the stream goes on (observe's reports while it runs): settles nothing
+   * that waits for later exchanges. After finish(), the final result.
+   */
+  snapshot?(): ObserveResult;
 }
 
 /** The end of an observe run or replay. */
