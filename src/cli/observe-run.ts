@@ -234,6 +234,57 @@ function conclude(
   return finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) });
 }
 
+/** Opens --capture: one new file, or the first of a rotating series (--capture-max-mb). */
+async function openCapture(flags: ObserveFlags, plan: LivePlan) {
+  const onProblem = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${line}\n`));
+  const rotating =
+    flags.capture === undefined || plan.capture === undefined ? undefined : RotatingCaptureSink.open(flags.capture, { ...plan.capture, onProblem });
+  const stream: (CaptureSink & { end(done: () => void): void }) | undefined =
+    rotating ?? (flags.capture === undefined ? undefined : await openCaptureFile(flags.capture));
+  const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
+  return { stream, rotating, capture };
+}
+
+/** Starts the listeners; a port that cannot be had is one line (the capture opened for it is closed). */
+async function startProxy(
+  { listeners, network, upstreamTimeoutMs }: LivePlan,
+  onExchange: (exchange: ObservedExchange) => void,
+  onError: (error: unknown) => void,
+  stream: { end(done: () => void): void } | undefined,
+): Promise<ObserveProxy> {
+  try {
+    return await startObserveProxy({ listeners, network, upstreamTimeoutMs, maxRecordedBodyBytes: network.maxBodyBytes, onExchange, onError });
+  } catch (error) {
+    if (stream) await new Promise<void>((done) => stream.end(() => done()));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
+      throw new ConfigError(
+        'cannot-listen',
+        `cannot listen on ${failed.address ?? '?'}:${failed.port ?? '?'}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port)' : ''}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The line naming both addresses (what tests and scripts wait for). */
+function printAddresses(proxy: ObserveProxy): void {
+  const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
+  const orders = side('merchant→service');
+  const callbacks = side('service→merchant');
+  process.stdout.write(
+    scrubOutput(
+      `observe: ${[
+        orders
+          ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}`
+          : 'orders not observed (no --listen)',
+        callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
+      ].join('; ')}\n`,
+    ),
+  );
+}
+
 /** Live: listen, forward, judge as it happens, until a signal or --duration. */
 interface LivePlan {
   listeners: ProxyListener[];
@@ -264,14 +315,9 @@ function planLive(flags: ObserveFlags): LivePlan {
 }
 
 async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): Promise<number> {
-  const { listeners, durationMs, upstreamTimeoutMs, network } = plan;
+  const { listeners, durationMs, network } = plan;
   const printer = findingPrinter();
-  const onProblem = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${line}\n`));
-  const rotating =
-    flags.capture === undefined || plan.capture === undefined ? undefined : RotatingCaptureSink.open(flags.capture, { ...plan.capture, onProblem });
-  const stream: (CaptureSink & { end(done: () => void): void }) | undefined =
-    rotating ?? (flags.capture === undefined ? undefined : await openCaptureFile(flags.capture));
-  const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
+  const { stream, rotating, capture } = await openCapture(flags, plan);
   const judgeFailed = (error: unknown) =>
     process.stderr.write(
       scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
@@ -290,41 +336,8 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): P
     metrics?.exchange(exchange);
     queue.submit(exchange);
   };
-  let proxy: ObserveProxy;
-  try {
-    proxy = await startObserveProxy({
-      listeners,
-      network,
-      upstreamTimeoutMs,
-      maxRecordedBodyBytes: network.maxBodyBytes,
-      onExchange,
-      onError: judgeFailed,
-    });
-  } catch (error) {
-    if (stream) await new Promise<void>((done) => stream.end(() => done()));
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
-      throw new ConfigError(
-        'cannot-listen',
-        `cannot listen on ${failed.address ?? '?'}:${failed.port ?? '?'}: ${code}${code === 'EADDRINUSE' ? ' (another process uses the port)' : ''}`,
-      );
-    }
-    throw error;
-  }
-  const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
-  const orders = side('merchant→service');
-  const callbacks = side('service→merchant');
-  process.stdout.write(
-    scrubOutput(
-      `observe: ${[
-        orders
-          ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}`
-          : 'orders not observed (no --listen)',
-        callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
-      ].join('; ')}\n`,
-    ),
-  );
+  const proxy = await startProxy(plan, onExchange, judgeFailed, stream);
+  printAddresses(proxy);
 
   for (const line of exposedListenerWarnings(listeners)) process.stderr.write(`${line}\n`);
   const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;

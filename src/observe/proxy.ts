@@ -172,6 +172,66 @@ function agentsFor(network: NetworkConfig): { http: http.Agent; https: https.Age
   };
 }
 
+/** What relaying an answer needs of its exchange. */
+interface RelayContext {
+  cap: number;
+  origin: string;
+  /** The client left after sending its whole request: the answer is read for the record only. */
+  clientGone: () => boolean;
+  record: (outcome: Pick<ObservedExchange, 'response'>) => void;
+  fail: (gatewayStatus: 502, message: string) => void;
+}
+
+/** Passes the upstream's answer to the client unchanged (but for observe's own header) and records it once it has left. */
+function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, context: RelayContext): void {
+  const { origin, record, fail } = context;
+  const responseBody = new BodyRecorder(context.cap);
+  const responseHeaders = flatHeaders(upstream.rawHeaders);
+  const answer = () => ({ response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders) } });
+  upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
+  upstream.on('aborted', () => fail(502, `${origin} cut its answer off after ${responseBody.bytes().length} bytes`));
+  upstream.on('error', (error) => fail(502, `${origin} failed during its answer: ${error.message}`));
+  if (context.clientGone()) {
+    upstream.on('end', () => record(answer()));
+    return;
+  }
+  res.sendDate = false;
+  try {
+    // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
+    res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders, OWN_HEADERS));
+  } catch (error) {
+    return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
+  }
+  res.once('finish', () => record(answer()));
+  // The client left while the answer was on its way: finish reading it for the record.
+  res.once('close', () => {
+    if (!res.writableFinished && context.clientGone()) upstream.on('end', () => record(answer())).resume();
+  });
+  upstream.pipe(res);
+}
+
+/** The proxy's own answer to a failed upstream. Its body names no upstream (an internal address is not the client's business): the record holds the details. */
+function answerGatewayFailure(res: http.ServerResponse, gatewayStatus: 502 | 504): void {
+  const text = `observe: ${gatewayStatus === 504 ? 'the upstream gave no complete answer in time' : 'the upstream failed'}\n`;
+  res.writeHead(gatewayStatus, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [OBSERVE_HEADER]: 'upstream-failed' });
+  res.end(text);
+}
+
+/** The request to the upstream (throws on what node:http refuses to send). */
+function openUpstream(target: URL, method: string, path: string, headers: string[], agents: { http: http.Agent; https: https.Agent }): http.ClientRequest {
+  const secure = target.protocol === 'https:';
+  const hostname = target.hostname.replace(/^\[|\]$/g, '');
+  return (secure ? https : http).request({
+    host: hostname,
+    port: Number(target.port || (secure ? 443 : 80)),
+    method,
+    path,
+    headers,
+    agent: secure ? agents.https : agents.http,
+    ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
+  });
+}
+
 /** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
 export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
   const network = options.network ?? defaultNetwork();
@@ -208,11 +268,8 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const kind = classify(listener.direction, method, path);
-    const base = kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream;
-    const target = new URL(base);
-    const upstreamTarget = upstreamPath(target, path);
+    const target = new URL(kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream);
     const secure = target.protocol === 'https:';
-    const hostname = target.hostname.replace(/^\[|\]$/g, '');
     const requestHeaders = flatHeaders(req.rawHeaders);
     const requestBody = new BodyRecorder(cap);
     const headers = ['Host', target.host, ...endToEndHeaders(req.rawHeaders, REPLACED_ON_REQUEST)];
@@ -227,17 +284,8 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
-      const exchange: Omit<ObservedExchange, 'seq'> = {
-        v: 1,
-        kind,
-        direction: listener.direction,
-        startedAt,
-        endedAt: now(),
-        request: { method, path, ...requestBody.message(requestHeaders) },
-        ...outcome,
-        ...(clientGone ? { clientGone: true as const } : {}),
-      };
-      emit(exchange);
+      const request = { method, path, ...requestBody.message(requestHeaders) };
+      emit({ v: 1, kind, direction: listener.direction, startedAt, endedAt: now(), request, ...outcome, ...(clientGone ? { clientGone: true } : {}) });
       settle();
     };
     // The client went away before its answer was out. With its request whole, the upstream has it
@@ -257,86 +305,37 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
       if (finished) return;
       current?.destroy();
-      if (clientGone) {
-        // Nobody to answer: only the record.
-      } else if (!res.headersSent) {
-        // The body names no upstream (an internal address is not the client's business): the record holds the details.
-        const text = `observe: ${gatewayStatus === 504 ? 'the upstream gave no complete answer in time' : 'the upstream failed'}\n`;
-        res.writeHead(gatewayStatus, {
-          'content-type': 'text/plain; charset=utf-8',
-          'content-length': Buffer.byteLength(text),
-          [OBSERVE_HEADER]: 'upstream-failed',
-        });
-        res.end(text);
-      } else {
-        // Part of the answer is out already: cut the connection, as a gateway does, so the client cannot take half an answer for a whole one.
-        res.destroy();
-      }
+      // With the client gone there is nobody to answer: only the record. With part of the answer out
+      // already, the connection is cut, as a gateway does, so no one takes half an answer for a whole one.
+      if (!clientGone && !res.headersSent) answerGatewayFailure(res, gatewayStatus);
+      else if (!clientGone) res.destroy();
       record({ upstreamError: { message, gatewayStatus } });
     };
 
     const deadline = setTimeout(() => gatewayFailure(504, `${target.origin} gave no complete answer within ${timeoutMs} ms (--upstream-timeout)`), timeoutMs);
 
-    const onResponse = (upstream: http.IncomingMessage) => {
-      const responseBody = new BodyRecorder(cap);
-      const responseHeaders = flatHeaders(upstream.rawHeaders);
-      const answer = () => ({ response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders) } });
-      upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
-      upstream.on('aborted', () => gatewayFailure(502, `${target.origin} cut its answer off after ${responseBody.bytes().length} bytes`));
-      upstream.on('error', (error) => gatewayFailure(502, `${target.origin} failed during its answer: ${error.message}`));
-      if (clientGone) {
-        upstream.on('end', () => record(answer()));
-        return;
-      }
-      res.sendDate = false;
-      try {
-        // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
-        res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders, OWN_HEADERS));
-      } catch (error) {
-        return gatewayFailure(502, `${target.origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
-      }
-      res.once('finish', () => record(answer()));
-      // The client left while the answer was on its way: finish reading it for the record.
-      res.once('close', () => {
-        if (!res.writableFinished && clientGone) upstream.on('end', () => record(answer())).resume();
-      });
-      upstream.pipe(res);
-    };
-
-    const issue = () => {
-      let upstreamRequest: http.ClientRequest;
-      try {
-        upstreamRequest = (secure ? https : http).request({
-          host: hostname,
-          port: Number(target.port || (secure ? 443 : 80)),
-          method,
-          path: upstreamTarget,
-          headers,
-          agent: secure ? agents.https : agents.http,
-          ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
-        });
-      } catch (error) {
-        return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
-      }
-      current = upstreamRequest;
-      upstreamRequest.on('response', onResponse);
-      upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
-        if (finished) return;
-        // Never sent again, not even on a reused connection's reset: the upstream may have read the
-        // request and acted on it (one order reaching the service twice). The client decides.
-        const tls = secure ? describeTlsFailure(error, target.host) : undefined;
-        gatewayFailure(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
-      });
-      return upstreamRequest;
-    };
+    const onResponse = (upstream: http.IncomingMessage) =>
+      relayAnswer(upstream, res, { cap, origin: target.origin, clientGone: () => clientGone, record, fail: gatewayFailure });
 
     req.on('data', (chunk: Buffer) => requestBody.add(chunk));
     req.on('end', () => (requestEnded = true));
     res.once('close', () => {
       if (!res.writableFinished) abandon();
     });
-    const first = issue();
-    if (first) req.pipe(first);
+    try {
+      current = openUpstream(target, method, upstreamPath(target, path), headers, agents);
+    } catch (error) {
+      return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
+    }
+    current.on('response', onResponse);
+    current.on('error', (error: NodeJS.ErrnoException) => {
+      if (finished) return;
+      // Never sent again, not even on a reused connection's reset: the upstream may have read the
+      // request and acted on it (one order reaching the service twice). The client decides.
+      const tls = secure ? describeTlsFailure(error, target.host) : undefined;
+      gatewayFailure(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
+    });
+    req.pipe(current);
   };
 
   const servers: http.Server[] = [];
