@@ -52,6 +52,22 @@ describe('a rotating capture', () => {
     expect(replayFiles([join(dir, 'traffic.*.jsonl')])).toEqual(sink.files);
   });
 
+  it('starts a new file at the first line after a file has been open --capture-max-age', async () => {
+    const path = join(dir, 'aged.jsonl');
+    let clock = 0;
+    const sink = RotatingCaptureSink.open(path, { maxAgeMs: 60_000, now: () => clock, onProblem: () => undefined });
+    const writer = new CaptureWriter(sink);
+    writer.write(exchange(1));
+    clock = 59_999;
+    writer.write(exchange(2));
+    clock = 60_000;
+    writer.write(exchange(3));
+    clock = 200_000;
+    writer.write(exchange(4));
+    await writer.close();
+    expect(await seqsOf(sink.files)).toEqual([[1, 2], [3], [4]]);
+  });
+
   it('keeps the newest --capture-keep files and deletes the older ones', async () => {
     const path = join(dir, 'kept.jsonl');
     const sink = RotatingCaptureSink.open(path, { maxBytes: 700, keep: 2, onProblem: () => undefined });

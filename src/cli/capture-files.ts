@@ -24,7 +24,11 @@ const RETRY_MS = 10_000;
 
 interface RotationOptions {
   /** A file is closed and the next one begun once a line would take it past this many bytes. */
-  maxBytes: number;
+  maxBytes?: number;
+  /** ... or once it has been open this long (ms), at its next line. */
+  maxAgeMs?: number;
+  /** Clock of file ages (default Date.now). */
+  now?: () => number;
   /** Files kept at most (the oldest are deleted); undefined keeps them all. */
   keep?: number;
   /** How long after a failure a new file is tried (default 10 s). */
@@ -47,6 +51,8 @@ export class RotatingCaptureSink implements CaptureSink {
   private readonly closing = new Set<WriteStream>();
   private failing = false;
   private retryAt = 0;
+  private openedAt = 0;
+  private readonly clock: () => number;
   /** The number of the last file name tried. */
   private index = 0;
   /** Files on disk that --capture-keep may delete, oldest first. */
@@ -55,7 +61,9 @@ export class RotatingCaptureSink implements CaptureSink {
   private constructor(
     private readonly path: string,
     private readonly options: RotationOptions,
-  ) {}
+  ) {
+    this.clock = options.now ?? Date.now;
+  }
 
   /** Opens the first file; a first file that exists already is refused (an earlier capture is not overwritten). */
   static open(path: string, options: RotationOptions): RotatingCaptureSink {
@@ -76,6 +84,7 @@ export class RotatingCaptureSink implements CaptureSink {
     this.kept.push(file);
     this.current = stream;
     this.size = 0;
+    this.openedAt = this.clock();
     stream.on('error', (error: NodeJS.ErrnoException) => {
       this.problem(`cannot write ${file}: ${error.code ?? error.message}`);
       if (this.current === stream) this.current = undefined;
@@ -101,7 +110,10 @@ export class RotatingCaptureSink implements CaptureSink {
 
   write(chunk: string): boolean {
     const bytes = Buffer.byteLength(chunk);
-    if (this.current && this.size > 0 && this.size + bytes > this.options.maxBytes) this.retire();
+    const { maxBytes, maxAgeMs } = this.options;
+    const full = maxBytes !== undefined && this.size + bytes > maxBytes;
+    const old = maxAgeMs !== undefined && this.clock() - this.openedAt >= maxAgeMs;
+    if (this.current && this.size > 0 && (full || old)) this.retire();
     if (!this.current) {
       if (Date.now() < this.retryAt) return false;
       // A name that could not be opened is passed over: the next try takes the next name.

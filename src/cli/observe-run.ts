@@ -38,6 +38,7 @@ export interface ObserveFlags extends NetworkFlags {
   reports: string;
   capture?: string;
   captureMaxMb?: string;
+  captureMaxAge?: string;
   captureKeep?: string;
   duration?: string;
   upstreamTimeout?: string;
@@ -159,18 +160,25 @@ function findingPrinter(): { print(results: readonly CheckResult[]): void } {
   };
 }
 
-/** `--capture-max-mb MB [--capture-keep N]`: the capture rotates (both need --capture; --capture-keep needs --capture-max-mb). */
+/** `--capture-max-mb MB`, `--capture-max-age SECONDS`, `--capture-keep N`: the capture rotates (each needs --capture; --capture-keep needs a rotation). */
 function captureRotation(flags: ObserveFlags): Pick<LivePlan, 'capture'> {
-  if (flags.captureMaxMb === undefined) {
-    if (flags.captureKeep !== undefined) throw new ConfigError('bad-flag', '--capture-keep goes with --capture-max-mb MB (it counts rotated files)');
+  if (flags.captureMaxMb === undefined && flags.captureMaxAge === undefined) {
+    if (flags.captureKeep !== undefined)
+      throw new ConfigError('bad-flag', '--capture-keep goes with --capture-max-mb MB or --capture-max-age SECONDS (it counts rotated files)');
     return {};
   }
-  if (flags.capture === undefined) throw new ConfigError('bad-flag', '--capture-max-mb goes with --capture FILE');
-  if (!/^\d+(\.\d+)?$/.test(flags.captureMaxMb.trim()) || Number(flags.captureMaxMb) <= 0)
+  if (flags.capture === undefined)
+    throw new ConfigError('bad-flag', `${flags.captureMaxMb === undefined ? '--capture-max-age' : '--capture-max-mb'} goes with --capture FILE`);
+  if (flags.captureMaxMb !== undefined && (!/^\d+(\.\d+)?$/.test(flags.captureMaxMb.trim()) || Number(flags.captureMaxMb) <= 0))
     throw new ConfigError('bad-flag', `--capture-max-mb takes a positive number of MiB, not ${JSON.stringify(flags.captureMaxMb)}`);
-  const maxBytes = Math.round(Number(flags.captureMaxMb) * 1024 * 1024);
   const keep = flags.captureKeep === undefined ? undefined : parseInteger(flags.captureKeep, '--capture-keep', { min: 1, max: 1_000_000 });
-  return { capture: { maxBytes, ...(keep === undefined ? {} : { keep }) } };
+  return {
+    capture: {
+      ...(flags.captureMaxMb === undefined ? {} : { maxBytes: Math.round(Number(flags.captureMaxMb) * 1024 * 1024) }),
+      ...(flags.captureMaxAge === undefined ? {} : { maxAgeMs: seconds(flags.captureMaxAge, '--capture-max-age') }),
+      ...(keep === undefined ? {} : { keep }),
+    },
+  };
 }
 
 /** `--metrics [HOST:]PORT` (loopback unless a host is named); never a proxy listener's own address. */
@@ -295,7 +303,7 @@ interface LivePlan {
   /** Reports rewritten while running, every this many ms (--report-every). */
   reportEveryMs?: number;
   /** A rotating capture (--capture-max-mb, --capture-keep). */
-  capture?: { maxBytes: number; keep?: number };
+  capture?: { maxBytes?: number; maxAgeMs?: number; keep?: number };
   network: NetworkConfig;
 }
 
@@ -406,6 +414,7 @@ function checkReplay(flags: ObserveFlags, file: string | string[]): void {
     'callbackListenTls',
     'upstreamTimeout',
     'captureMaxMb',
+    'captureMaxAge',
     'captureKeep',
     'reportEvery',
     'metrics',
