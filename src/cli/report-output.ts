@@ -105,6 +105,12 @@ function loadBaseline(report: Report, file: string): BaselineComparison {
  * check) failed; with `--baseline`, only when a check is worse than the baseline (known failures
  * are listed, not fatal).
  */
+/** Writes the four reports (scrubbed, each file replaced whole by a rename) and prints nothing: observe's reports while it runs. */
+export function writeReportFiles(unscrubbed: Report, reports: string): void {
+  const report = scrubData(unscrubbed);
+  for (const file of renderReports(report, { rules: loadRules() })) writeUserFile(join(reports, file.path), scrubOutput(file.contents), { overwrite: true });
+}
+
 export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   // Issue 12: no configured secret (nor any private key, URL password, token) reaches a report.
   const report = scrubData(options.replay ? withReplay(unscrubbed, options.replay) : unscrubbed);
