@@ -14,6 +14,7 @@ import { type StrangerKeys } from './stranger-keys.js';
 import { controlClientOf, merchantOf } from './control.js';
 import { nearMiss } from './merchant-steps.js';
 import type { LengthEdge, RequestStep, Step } from './model.js';
+import { StepError } from './step-fault.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
@@ -69,7 +70,9 @@ function encodeData(plainText: string, step: RequestStep, target: ServiceTarget,
     case 'unpadded': {
       // A ciphertext of a whole number of 3-byte groups (a 3072-bit key) has no '=' to drop.
       if (!sealed.endsWith('='))
-        throw new Error(
+        // Not a fault of anyone's: this key size leaves the case nothing to send (skipped, with the reason).
+        throw new StepError(
+          'unsupported',
           `the ciphertext's Base64 has no '=' padding to drop (${Buffer.from(sealed, 'base64').length} bytes, a multiple of 3): nothing unpadded to send`,
         );
       return sealed.replace(/=+$/, '');
@@ -106,7 +109,9 @@ function padToEdge(text: string, edge: LengthEdge, blocks: number, target: Servi
  */
 function steerAnswer(plain: Record<string, ExactJson>, edge: LengthEdge, scope: TemplateScope, target: ServiceTarget): Record<string, ExactJson> {
   const last = scope.lastAnswer;
-  if (!last?.callBackId) throw new Error('answerLength needs an earlier answer of the case to an order with a callBackId');
+  // The case's first order got no answer that opens (its own checks judge that): no length to steer by.
+  if (!last?.callBackId)
+    throw new StepError('unsupported', "no answer length to steer by: the case's first order got no success answer that opens with the merchant's key");
   const block = blockOf(target);
   const offset = EDGE_OFFSET[edge];
   const fixed = last.bytes - Buffer.byteLength(last.callBackId, 'utf8');

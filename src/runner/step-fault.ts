@@ -9,9 +9,10 @@ import { ConfigError, SpecError } from '../core/errors.js';
 import type { Observation } from './checks/check.js';
 
 /**
- * Whose fault a step's failure is. `unsupported`: the target's control API refused (HTTP 4xx) a
- * request of the documented control API, so the case needs what this target does not offer: its
- * checks are `skipped` with the reason, as a missing route is, and count as not judged.
+ * Whose fault a step's failure is. `unsupported`: nobody's; the case needs what this target or its
+ * key does not offer (its control API refused a documented request with a 4xx, the key's size leaves
+ * no '=' to drop, the case's first order gave no answer to steer the next one by): its checks are
+ * `skipped` with the reason, as a missing route is, and count as not judged.
  */
 type Blame = 'target' | 'unsupported' | 'setup' | 'suite' | 'toolkit';
 

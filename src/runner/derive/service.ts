@@ -27,12 +27,12 @@ const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case']
 
 /** The key a variant sends: the expired key, or a near miss of the valid one. */
 function keyOf(variant: string): Pick<RequestStep, 'apiKey' | 'keyVariant'> {
-  return variant === 'expired' ? { apiKey: 'expired' } : { keyVariant: variant as KeyNearMiss };
+  return variant === 'out-of-window' ? { apiKey: 'expired' } : { keyVariant: variant as KeyNearMiss };
 }
 
 /** What a variant needs beyond the endpoint's own needs. */
 function keyNeeds(variant: string): Need[] {
-  return variant === 'expired' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [];
+  return variant === 'out-of-window' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [];
 }
 
 /**
@@ -45,7 +45,7 @@ function keyNearMisses(dimension: Dimension): Case[] {
   return dimension.variants.flatMap((variant): Case[] => [
     {
       id: `energy-key-${variant}`,
-      title: `An energy query with ${variant === 'expired' ? 'an expired key' : `a near miss of the key (${variant})`} gets 401 UNAUTHORIZED`,
+      title: `An energy query with ${variant === 'out-of-window' ? 'an expired key' : `a near miss of the key (${variant})`} gets 401 UNAUTHORIZED`,
       rules: [dimension.rule, ...dimension.also],
       needs: keyNeeds(variant),
       steps: [
@@ -60,7 +60,7 @@ function keyNearMisses(dimension: Dimension): Case[] {
     },
     {
       id: `order-key-${variant}`,
-      title: `An order with ${variant === 'expired' ? 'an expired key' : `a near miss of the key (${variant})`} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
+      title: `An order with ${variant === 'out-of-window' ? 'an expired key' : `a near miss of the key (${variant})`} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
       rules: ['AUTH-KEY', 'U-CODES'],
       needs: ['userId', 'orders', ...keyNeeds(variant)],
       steps: [
@@ -237,8 +237,8 @@ export const SERVICE_GENERATORS: Generators = {
       'nbsp-before',
       'nbsp-after',
       'twice-unknown-first',
-      'expired',
-    ] satisfies (KeyNearMiss | 'expired')[],
+      'out-of-window',
+    ] satisfies (KeyNearMiss | 'out-of-window')[],
     cases: keyNearMisses,
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
