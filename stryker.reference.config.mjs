@@ -37,19 +37,14 @@ export const SCOPES = {
     'src/merchant/sqlite-store.ts:211-216',
   ],
   service: [
-    // getEnergyMaxCount and the lease debits (ENERGY-REQ, ENERGY-FLOOR).
-    'src/service/energy.ts:14-48',
-    // withdrawWithoutVerify: the key's userId, the lease's cost, the duplicate callBackId, the
-    // order's record and the echoed tenantUserId (ORDER-*).
-    'src/service/order.ts:52-56',
-    'src/service/order.ts:96-125',
+    // getEnergyMaxCount's reading and the lease debits it settles first (ENERGY-FLOOR, ENERGY-RES).
+    'src/service/energy.ts:24-48',
+    // withdrawWithoutVerify: the lease's cost against the pending debits, the duplicate callBackId,
+    // the order's record and the echoed tenantUserId (ORDER-CALLBACK-ID, ORDER-RES, ENERGY-FLOOR).
+    'src/service/order.ts:96-132',
     'src/service/order.ts:142-164',
-    // closeCard in the state (CARD-*).
-    'src/service/card-close.ts:65-77',
-    // The request pipeline: the key check, the form field, the decryption outcome (ERR-401, *-DATA).
+    // The request pipeline's key check and its place before everything else (ERR-401, ERR-403).
     'src/service/pipeline.ts:256-263',
-    'src/service/pipeline.ts:286-290',
-    'src/service/pipeline.ts:298-304',
   ],
 };
 

@@ -39,7 +39,8 @@ function tally(file) {
   for (const [name, entry] of Object.entries(report.files)) {
     for (const mutant of entry.mutants) {
       counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
-      if (DETECTED.has(mutant.status)) continue;
+      // Ignored: a mutator the config leaves off (StringLiteral); not a survivor, not in the score.
+      if (DETECTED.has(mutant.status) || mutant.status === 'Ignored') continue;
       const { line, column } = mutant.location.start;
       survivors.push(`${name}:${line}:${column} ${mutant.mutatorName} ${JSON.stringify(mutant.replacement ?? '')} (${mutant.status})`);
     }
