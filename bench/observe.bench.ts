@@ -9,6 +9,9 @@
  *   as large as the upstream's) and against the emulator (real order traffic: 2048-bit RSA).
  *   Goal ≥ 0.8× direct.
  *
+ * - Against a plain node:http forwarding proxy (pipe in, pipe out) in the same run: issue 34's goal,
+ *   through observe ≥ 0.8× through the plain proxy, separates observe's own cost from any proxy's.
+ *
  * Each server runs in its own child process (this file with OBSERVE_BENCH_ROLE set), so neither
  * shares an event loop with the load. The proxy hands every exchange to a judge that only counts:
  * these are the proxy's figures; judging runs after each answer has left.
@@ -53,6 +56,25 @@ async function child(role: string): Promise<void> {
     const emulator = await startEmulator(loadEmulatorConfig(process.env.OBSERVE_BENCH_CONFIG!), { port: 0 });
     url = emulator.url;
     close = () => emulator.close();
+  } else if (role === 'plain') {
+    // The yardstick of issue 34: a plain node:http forwarding proxy (pipe in, pipe out, kept-alive
+    // upstream connections), no recording, no header work. What any proxy costs on this machine.
+    const upstream = new URL(process.env.OBSERVE_BENCH_UPSTREAM!);
+    const keepAlive = new http.Agent({ keepAlive: true });
+    const server = http.createServer((req, res) => {
+      const forward = http.request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: keepAlive },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => new Promise((resolve) => server.close(() => resolve()));
   } else {
     let judged = 0;
     const proxy = await startObserveProxy({
@@ -68,7 +90,7 @@ async function child(role: string): Promise<void> {
   process.exit(0);
 }
 
-function startChild(role: 'bare' | 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<BenchChild> {
+function startChild(role: 'bare' | 'emulator' | 'proxy' | 'plain', env: Record<string, string> = {}): Promise<BenchChild> {
   return startBenchChild(fileURLToPath(import.meta.url), role, { OBSERVE_BENCH_ROLE: role, ...env });
 }
 
@@ -141,7 +163,7 @@ export default async function bench(): Promise<void> {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
     const body = new URLSearchParams({ data: sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', merchant.keyPair.publicKey) }).toString();
-    const start = async (role: 'bare' | 'emulator' | 'proxy', env: Record<string, string> = {}) => {
+    const start = async (role: 'bare' | 'emulator' | 'proxy' | 'plain', env: Record<string, string> = {}) => {
       const started = await startChild(role, env);
       children.push(started);
       return started;
@@ -161,16 +183,25 @@ export default async function bench(): Promise<void> {
 
     const emulator = await start('emulator', { OBSERVE_BENCH_CONFIG: configPath });
     const emulatorProxy = await start('proxy', { OBSERVE_BENCH_UPSTREAM: emulator.url });
+    const plain = {
+      emulator: await start('plain', { OBSERVE_BENCH_UPSTREAM: emulator.url }),
+      bare: await start('plain', { OBSERVE_BENCH_UPSTREAM: bare.url }),
+    };
     console.log(`throughput: autocannon ${CONNECTIONS} connections, ${DURATION_S} s each, getEnergyMaxCount, loopback`);
-    for (const [name, direct, through] of [
-      ['emulator (2048-bit RSA)', emulator, emulatorProxy],
-      ['bare upstream (worst case)', bare, bareProxy],
+    for (const [name, direct, through, yardstick] of [
+      ['emulator (2048-bit RSA)', emulator, emulatorProxy, plain.emulator],
+      ['bare upstream (worst case)', bare, bareProxy, plain.bare],
     ] as const) {
       const straight = await throughput(direct.url, body, merchant.apiKey);
       const proxied = await throughput(through.url, body, merchant.apiKey);
+      const plainly = await throughput(yardstick.url, body, merchant.apiKey);
       const ratio = proxied.rps / straight.rps;
+      const ofPlain = proxied.rps / plainly.rps;
       console.log(
         `  ${name.padEnd(27)} direct=${straight.rps.toFixed(0)} req/s  through=${proxied.rps.toFixed(0)} req/s  through/direct=${ratio.toFixed(2)} (goal >= 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'})${straight.non2xx + proxied.non2xx > 0 ? `  [${straight.non2xx}/${proxied.non2xx} answers not 2xx]` : ''}`,
+      );
+      console.log(
+        `  ${''.padEnd(27)} plain node:http proxy=${plainly.rps.toFixed(0)} req/s  through/plain=${ofPlain.toFixed(2)} (issue 34's goal >= 0.8: ${ofPlain >= 0.8 ? 'met' : 'NOT met'})${plainly.non2xx > 0 ? `  [${plainly.non2xx} answers not 2xx]` : ''}`,
       );
     }
   } finally {

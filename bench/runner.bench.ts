@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { startEmbedded } from '../src/cli/embedded.js';
+import { median } from './median.js';
 import { parseExactJson } from '../src/core/exact-json.js';
 import { RULES_PATH } from '../src/core/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
@@ -125,15 +126,29 @@ export default async function bench(): Promise<void> {
     await embedded.close();
   }
 
-  // The embedded run end to end: start both servers, every suite of both sides, stop.
+  // The embedded run end to end: start both servers, every suite of both sides, stop; then what the
+  // derived suites (spec/dimensions.yaml) cost: the same run without them, rounds alternating, the
+  // median of the rounds' ratios (goal: they add at most 30%).
   const all = loadSuites();
-  const t = performance.now();
-  const again = await startEmbedded();
-  const service = await runSuites({ target: again.service, suites: all.filter((s) => s.side === 'service'), rules });
-  const merchant = await runSuites({ target: again.merchant, suites: all.filter((s) => s.side === 'merchant'), rules });
-  await again.close();
-  const checks = service.results.length + merchant.results.length;
-  console.log(
-    `embedded run end to end: ${checks} checks, ${service.summary.failed + merchant.summary.failed} failed, ${((performance.now() - t) / 1000).toFixed(1)} s`,
-  );
+  const handWrittenOnly = all.filter((suite) => !suite.name.includes('/derived/'));
+  const endToEnd = async (suites: Suite[]): Promise<{ ms: number; checks: number; failed: number }> => {
+    const t = performance.now();
+    const again = await startEmbedded();
+    try {
+      const service = await runSuites({ target: again.service, suites: suites.filter((s) => s.side === 'service'), rules });
+      const merchant = await runSuites({ target: again.merchant, suites: suites.filter((s) => s.side === 'merchant'), rules });
+      return { ms: performance.now() - t, checks: service.results.length + merchant.results.length, failed: service.summary.failed + merchant.summary.failed };
+    } finally {
+      await again.close();
+    }
+  };
+  const ratios: number[] = [];
+  let whole = await endToEnd(all);
+  for (let round = 0; round < 3; round++) {
+    const without = await endToEnd(handWrittenOnly);
+    whole = await endToEnd(all);
+    ratios.push(whole.ms / without.ms);
+  }
+  console.log(`embedded run end to end: ${whole.checks} checks, ${whole.failed} failed, ${(whole.ms / 1000).toFixed(1)} s`);
+  console.log(`  with the derived suites / without them: ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; goal <= 1.30x)`);
 }

@@ -280,6 +280,8 @@ describe('action.yml, the composite GitHub Action', () => {
         suites: 'my-suites\n\n',
         suite: '*energy*',
         reports: 'out/reports',
+        // The opt-out: the checks that need --forbidden-key or --expired-key are skipped here, and accepted.
+        'fail-on-skip': 'false',
       },
       { WALLET_API_KEY: s.apiKey, WALLET_CONTROL_TOKEN: s.controlToken ?? '' },
       (workspace) => {
@@ -347,13 +349,16 @@ describe('action.yml, the composite GitHub Action', () => {
     }
   }, 120_000);
 
-  it('writes the merchant private key from WALLET_PRIVATE_KEY to a file only the runner user can read', async () => {
+  it('writes the merchant private key from WALLET_PRIVATE_KEY to a file only the runner user can read; skipped MUST checks fail by default', async () => {
     const m = embedded.merchant;
     const run = await runAction(
       { side: 'merchant', 'callback-url': m.callbackUrl, suite: 'merchant/raw-body' },
       { WALLET_API_KEY: m.apiKey, WALLET_PRIVATE_KEY: m.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString() },
     );
-    expect(run.statuses.get('Verify'), run.log).toBe(0);
+    // No probe: the processing checks are skipped, and the gate counts them (fail-on-skip is on unless set false).
+    expect(run.statuses.get('Verify'), run.log).toBe(1);
+    expect(run.log).toMatch(/--fail-on-skip: \d+ MUST check\(s\) were skipped: exit 1/);
+    expect(run.log).toMatch(/not judged: \d+ MUST checks, for the reasons above; they fail the run \(--fail-on-skip\)/);
     expect(statSync(join(run.workspace, '.runner-temp/wallet-conformance-private-key.pem')).mode & 0o077).toBe(0);
     expect(run.stepSummary.length).toBeGreaterThan(0);
   }, 120_000);
@@ -421,9 +426,10 @@ describe('action.yml, the composite GitHub Action', () => {
     ]);
   }, 30_000);
 
-  it('leaves out every flag whose input is at its default', async () => {
+  it('leaves out every flag whose input is at its default, but for fail-on-skip, on by default', async () => {
     const run = await runAction({ side: 'service', 'base-url': 'http://127.0.0.1:1', upload: 'false' }, {}, undefined, { recordArgs: true });
-    expect(run.args).toEqual(['verify', 'service', '--base-url', 'http://127.0.0.1:1', '--reports', 'wallet-conformance-reports']);
+    // fail-on-skip is on by default: the gate counts skipped MUST checks unless the user sets it false.
+    expect(run.args).toEqual(['verify', 'service', '--base-url', 'http://127.0.0.1:1', '--fail-on-skip', '--reports', 'wallet-conformance-reports']);
   }, 30_000);
 
   it('refuses a side other than service or merchant with exit code 2 and no upload when upload is false', async () => {

@@ -140,7 +140,7 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
       // Every failure carries its replay; the key came from the environment: it is named nowhere, and its value never written.
       for (const r of failed)
         expect(r.replay).toBe(
-          `wallet-conformance verify merchant --callback-url ${faulty.callbackUrl} --private-key ${pem('private.pem')} --probe-url ${faulty.probeUrl} --settle-ms 300 --case ${r.suite}/${r.case}`,
+          `wallet-conformance verify merchant --callback-url ${faulty.callbackUrl} --private-key ${pem('private.pem')} --probe-url ${faulty.probeUrl} --settle-ms 300 --reports ${out} --case ${r.suite}/${r.case}`,
         );
       for (const text of [run.stdout, run.stderr, md, html, JSON.stringify(json)]) expect(text).not.toContain('ak-form-reader-7c1f');
       // The replay, as printed (the program by its path), runs that one case and fails it again.

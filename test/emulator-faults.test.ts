@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plaintextBlockSize } from '../src/core/profile.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { CryptoError } from '../src/crypto/errors.js';
 import type { EmulatorConfig, EmulatorMerchant } from '../src/emulator/config.js';
@@ -451,7 +452,54 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: [200, 404],
     faulty: [404, 200],
   },
+  'key-ignore-case': {
+    probe: async (h) => {
+      const key = merchant.apiKey;
+      return (await h.call(ENERGY, energyQuery, { apiKey: key.toUpperCase() !== key ? key.toUpperCase() : key.toLowerCase() })).status;
+    },
+    good: 401,
+    faulty: 200,
+  },
+  'request-whole-block-refused': {
+    // The energy query padded with whitespace to exactly one block of plaintext.
+    probe: async (h) => {
+      const text = JSON.stringify(energyQuery);
+      return (await h.call(ENERGY, `${text.slice(0, -1)}${' '.repeat(blockSize() - text.length)}}`)).body.code;
+    },
+    good: 0,
+    faulty: 40005,
+  },
+  'order-id-digits-as-number': {
+    probe: async (h) => {
+      const id = (await result(h, ORDER, order({ callBackId: '000123' }))).id;
+      return typeof id === 'string' ? id : `a number ${String(id)}`;
+    },
+    good: '000123',
+    faulty: 'a number 123',
+  },
+  'energy-float-division': {
+    probe: async (h) => {
+      // 3·(2^53 + 1) + 2 over 3: a double division rounds the quotient 2^53 + 1 up to 2^53 + 2.
+      await fetch(`${h.emulator.url}/__control/merchants/10086/energy`, {
+        method: 'PUT',
+        headers: { 'x-control-token': config.control.token },
+        body: '{"balance":27021597764222981,"costPerTx":3}',
+      });
+      return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
+    },
+    good: '9007199254740993',
+    faulty: '9007199254740994',
+  },
+  'response-drops-whole-block': {
+    // {"tenantUserId":20931,"id":"…"} is 30 bytes around the id: an id of 2B − 30 bytes fills two blocks.
+    probe: async (h) => openReason((await h.call(ORDER, order({ callBackId: 'w'.repeat(2 * blockSize() - 30) }))).body.data),
+    good: 'ok',
+    faulty: 'not-json',
+  },
 };
+
+/** The plaintext block size of the merchant's key and profile. */
+const blockSize = () => plaintextBlockSize(merchant.profile, merchant.keyPair.privateKey.modulusBytes);
 
 beforeAll(async () => {
   sealer = new SealPool();

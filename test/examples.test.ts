@@ -3,7 +3,9 @@
 //   programs open callbacks the toolkit sealed as the service does, block by block, with 1024- and
 //   2048-bit keys, byte for byte;
 // - examples/python-receiver/: the Flask receiver written from the guide passes `verify merchant`
-//   with the probe, an expired key and a restart (a supervisor loop starts it again), every check run.
+//   with the probe, an expired key and a SIGKILL restart (a supervisor loop starts it again), every
+//   check run.
+// The guide's recipe blocks themselves (every language, refusals included): test/recipes.test.ts.
 // Skipped only where java, or python3 with Flask and cryptography, is missing (.ci/run installs them).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -160,7 +162,7 @@ describe.skipIf(pythonMissing !== undefined)(
 
     it('passes verify merchant with --probe-url, --expired-key and --restart: no failure, nothing skipped', async () => {
       const reports = join(dir, 'reports');
-      const restart = `pid=$(cat '${join(dir, 'receiver.pid')}'); kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done`;
+      const restart = `pid=$(cat '${join(dir, 'receiver.pid')}'); kill -KILL "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done`;
       const run = await runCliAsync(
         [
           'verify',

@@ -14,7 +14,7 @@ import { parseRuleCatalog } from '../src/core/rules.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { generateDocs } from '../src/generate/docs/site.js';
-import { judgeFinding } from '../src/runner/engine.js';
+import { judgeFinding } from '../src/runner/verdict.js';
 import { CHECKS } from '../src/runner/checks/index.js';
 import { loadSuites, parseSuite } from '../src/runner/suite.js';
 import { parseSpec, type SpecSource } from '../src/spec/document.js';

@@ -6,6 +6,8 @@
  * is one line and exit 2.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,14 +141,52 @@ describe('verify merchant --replay', () => {
     }
   });
 
-  it('refuses a malformed capture with one line naming the file and the line, exit 2', async () => {
+  it('refuses a malformed capture with one line naming the file and the line, exit 2, before sending anything', async () => {
     const bad = join(dir, 'bad.capture.jsonl');
     writeFileSync(bad, `${readFileSync(capture, 'utf8').split('\n')[0]}\n{"v":1,"seq":2}\n`);
+    let received = 0;
+    // The reachability check before the replay is not a delivery: only POSTs count.
+    const counting = createServer(
+      (req, res) => (req.method === 'POST' && received++, res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}')),
+    );
+    await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
+    try {
+      const run = await runCliAsync([
+        'verify',
+        'merchant',
+        '--replay',
+        bad,
+        '--callback-url',
+        `http://127.0.0.1:${(counting.address() as AddressInfo).port}/callback`,
+        '--api-key',
+        apiKey,
+        '--private-key',
+        keyFile,
+        '--reports',
+        join(dir, 'bad'),
+      ]);
+      expect(run.status).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toContain(`${bad}:2: kind must be one of energy, withdraw, card-close, callback, other, not undefined`);
+      expect(received).toBe(0);
+    } finally {
+      await new Promise((resolve) => counting.close(resolve));
+    }
+  });
+
+  it("does not resend a delivery whose Authorization the capture holds as a fingerprint, and says it is the capture's limit", async () => {
+    const withCredential = join(dir, 'credential.capture.jsonl');
+    const lines = readFileSync(capture, 'utf8').trimEnd().split('\n');
+    const first = JSON.parse(lines[0]!) as ObservedExchange;
+    first.request.headers.authorization = `Bearer ${fingerprint('tok_0123456789abcdef', 'au')}`;
+    // The last line is cut short, as a kill while writing leaves it: skipped, said in the notes.
+    writeFileSync(withCredential, `${[JSON.stringify(first), ...lines.slice(1)].join('\n')}\n${lines[0]!.slice(0, 30)}`);
+    const reports = join(dir, 'credential');
     const run = await runCliAsync([
       'verify',
       'merchant',
       '--replay',
-      bad,
+      withCredential,
       '--callback-url',
       reference.callbackUrl,
       '--api-key',
@@ -154,10 +194,18 @@ describe('verify merchant --replay', () => {
       '--private-key',
       keyFile,
       '--reports',
-      join(dir, 'bad'),
+      reports,
     ]);
-    expect(run.status).toBe(2);
-    expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain(`${bad}:2: kind must be one of energy, withdraw, card-close, callback, other, not undefined`);
+    const report = readReport(reports, run);
+    expect(run.status, run.stderr).toBe(0);
+    expect(report.notes).toEqual(
+      expect.arrayContaining([
+        `replayed 2 captured callback deliveries of 3 captured exchange(s) from ${withCredential}`,
+        `${withCredential}:4: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read`,
+        expect.stringMatching(
+          /^1 delivery carries another secret header \(Authorization, Cookie, \.\.\.\) that a capture holds only as a fingerprint: not replayed/,
+        ),
+      ]),
+    );
   });
 });

@@ -190,13 +190,24 @@ describe('faulty services that only the edges reveal (block multiples, integers 
   const serviceSuites = loadSuites()
     .filter((suite) => suite.side === 'service')
     .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => !c.needs?.includes('listen')) }));
+  // The cases derived from the rules' dimensions (src/runner/derive/) look for these edges on purpose.
+  const isDerived = (name: string) => name.startsWith('service/derived/');
+  const handWritten = serviceSuites.filter((suite) => !isDerived(suite.name));
+  const derived = serviceSuites.filter((suite) => isDerived(suite.name));
 
-  for (const defect of ['block-split', 'count-through-double'] as const) {
-    it(`the hand-written service suites pass ${defect}`, async () => {
+  for (const [defect, rule] of [
+    ['block-split', 'CRYPTO-SAME'],
+    ['count-through-double', 'ENERGY-FLOOR'],
+  ] as const) {
+    it(`the hand-written service suites pass ${defect}; the derived cases catch it under ${rule}`, async () => {
       const faulty = await startFaultyService(defect);
       try {
-        const report = await runSuites({ target: faulty.service, suites: serviceSuites, rules, strict: false });
+        const report = await runSuites({ target: faulty.service, suites: handWritten, rules, strict: false });
         expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+        const caught = await runSuites({ target: faulty.service, suites: derived, rules, strict: false });
+        const failed = caught.results.filter((result) => result.status === 'failed');
+        expect(failed.length).toBeGreaterThan(0);
+        for (const result of failed) expect(result.rules, `${result.id}: ${result.message}`).toContain(rule);
       } finally {
         await faulty.close();
       }

@@ -96,8 +96,9 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
       expect(run.status, run.stderr).toBe(0);
       expect(lines(report, 'skipped')).toBe('');
       expect(report.summary.passed).toBeGreaterThan(90);
-      // The first start, pre-flight's proof that --restart restarts it, and the restart case's.
-      expect(receiver.output().match(/LISTENING/g), 'the restart case restarted the receiver').toHaveLength(3);
+      // The first start, pre-flight's proof that --restart restarts it, the restart case's and the
+      // three derived durability cases' (merchant/derived/acknowledged-survives-restart).
+      expect(receiver.output().match(/LISTENING/g), 'the restart cases restarted the receiver').toHaveLength(6);
       // It processes a callback type it does not know (type 99) under the "other callbacks" key: a U-CB-FIELDS reading.
       expect(lines(report, 'warning')).toMatch(/invalid-payload/);
     }, 180_000);

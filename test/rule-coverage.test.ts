@@ -72,7 +72,8 @@ const caseIds = (side: 'service' | 'merchant') =>
   new Set([
     ...loadSuites()
       .filter((suite) => suite.side === side)
-      .flatMap((suite) => suite.cases.map((c) => `${suite.name.split('/').at(-1)}/${c.id}`)),
+      // The suite's name under its side: `energy`, or `derived/<row>` for a derived suite (src/runner/derive/).
+      .flatMap((suite) => suite.cases.map((c) => `${suite.name.slice(side.length + 1)}/${c.id}`)),
     ...(side === 'merchant' ? WALLET_ENDPOINTS.map((endpoint) => `msw:${endpoint.operationId}`) : []),
   ]);
 
@@ -157,7 +158,8 @@ describe('docs/rule-coverage.md, merchant rules', () => {
     const { MERCHANT_FAULTS } = await import('./fixtures/faulty-merchant.js');
     const list = (entry: MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }): MerchantCatch[] =>
       Array.isArray(entry) ? entry : 'catches' in entry ? entry.catches : [entry];
-    const caseOf = (c: MerchantCatch) => c.case ?? c.id!.split('/').slice(1, 3).join('/');
+    // `suite/case` as the document names it: the suite's name under its side (`derived/<row>` for a derived suite), then the case.
+    const caseOf = (c: MerchantCatch) => c.case ?? c.id!.split('/').slice(1, -1).join('/');
     // `msw:<name>`: a faulty merchant client (test/fixtures/msw-client-faults.ts) the MSW handlers refuse.
     const client = (fault: string) => (fault.startsWith('msw:') ? MSW_CLIENT_FAULTS[fault.slice('msw:'.length)] : undefined);
     merchant = {

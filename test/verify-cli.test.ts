@@ -179,7 +179,10 @@ describe('verify (the real CLI) against running targets', () => {
     // The run of every merchant suite without a probe (shared with the test above).
     const run = await merchantWithoutProbe();
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/note: \d+ MUST checks skipped: needs --probe-url or --probe-cmd/);
+    expect(run.stdout).toMatch(/^ {2}\d+ MUST checks: needs --probe-url or --probe-cmd/m);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^not judged: \d+ MUST checks, for the reasons above; a skip does not fail the run without --fail-on-skip$/,
+    );
     const summary = readFileSync(join(dir, 'm2', 'summary.md'), 'utf8');
     expect(summary).toMatch(/NOT FULLY CHECKED: no check failed, but \d+ MUST check\(s\) were skipped/);
     expect(summary).not.toContain('✅ wallet-conformance');

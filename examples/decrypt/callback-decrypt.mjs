@@ -17,7 +17,7 @@ export function openCallback(body, key) {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || body.length % 4 !== 0) throw new Error('not strict Base64');
   const cipherText = Buffer.from(body, 'base64');
   const block = key.asymmetricKeyDetails.modulusLength / 8; // key size in bytes: 128, 256, ...
-  if (cipherText.length % block !== 0) throw new Error(`ciphertext of ${cipherText.length} bytes is not a multiple of the ${block}-byte key size`);
+  if (cipherText.length % block !== 0) throw new Error(`not a whole number of ${block}-byte blocks`);
   const parts = [];
   for (let at = 0; at < cipherText.length; at += block) {
     parts.push(publicDecrypt({ key, padding: constants.RSA_PKCS1_PADDING }, cipherText.subarray(at, at + block)));

@@ -8,7 +8,6 @@ is opened with the PUBLIC key. In the cryptography library that operation is
 `recover_data_from_signature` (a private-key "encryption" is a signature without a digest).
 """
 import base64
-import binascii
 import sys
 
 from cryptography.hazmat.primitives.asymmetric import padding
@@ -23,18 +22,14 @@ def read_public_key(data: bytes):
 
 
 def open_callback(body: bytes, public_key) -> bytes:
-    """Base64-decode strictly, decrypt block by block with the public key, join the plaintexts."""
-    try:
-        cipher_text = base64.b64decode(body, validate=True)  # refuses spaces, '-', '_', line breaks
-    except binascii.Error as error:
-        raise ValueError(f"not strict Base64: {error}") from error
+    cipher_text = base64.b64decode(body, validate=True)  # refuses spaces, '-', '_', line breaks, a missing '='
     block = (public_key.key_size + 7) // 8  # key size in bytes: 128, 256, ...
     if not cipher_text or len(cipher_text) % block:
-        raise ValueError(f"ciphertext of {len(cipher_text)} bytes is not a multiple of the {block}-byte key size")
+        raise ValueError(f"not a whole number of {block}-byte blocks")
     return b"".join(
         public_key.recover_data_from_signature(cipher_text[at:at + block], padding.PKCS1v15(), None)
         for at in range(0, len(cipher_text), block)
-    )
+    )  # UTF-8 JSON: json.loads(..., parse_float=Decimal) keeps every digit of an amount
 
 
 if __name__ == "__main__":

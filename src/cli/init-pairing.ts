@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import type { CryptoProfile } from '../core/profile.js';
@@ -47,7 +47,8 @@ export function keyFiles(keys: MerchantKeyPairFiles): InitFile[] {
 
 /** Writes an init folder: every file is checked first, so a refusal leaves no half set of keys behind. */
 export function writeInitFiles(dir: string, files: readonly InitFile[], force: boolean): string[] {
-  const paths = files.map(([name]) => join(resolve(dir), name));
+  // Named as the user gave the folder (relative stays relative): the lines printed are the paths they typed.
+  const paths = files.map(([name]) => join(dir, name));
   const existing = paths.filter((path) => existsSync(path));
   if (existing.length > 0 && !force) throw new ConfigError('file-exists', `${existing.join(', ')} exists already (use --force to overwrite)`);
   files.forEach(([, contents, mode], i) => writeUserFile(paths[i] as string, contents, { overwrite: force, mode }));

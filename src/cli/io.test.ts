@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { linkSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +15,17 @@ describe("the user's files", () => {
     expect(readFileSync(path, 'utf8')).toBe('one');
     writeUserFile(path, 'three', { overwrite: true });
     expect(readUserFile(path, 'report').toString('utf8')).toBe('three');
+  });
+
+  it('an overwrite replaces the file whole (written beside, renamed over): a reader of the old one never sees half of the new', () => {
+    const path = join(dir, 'report.json');
+    writeUserFile(path, 'old report');
+    // A reader that opened the old file holds it as this second name: an in-place rewrite would change it under the reader.
+    linkSync(path, join(dir, 'held.json'));
+    writeUserFile(path, 'new report', { overwrite: true });
+    expect(readFileSync(path, 'utf8')).toBe('new report');
+    expect(readFileSync(join(dir, 'held.json'), 'utf8')).toBe('old report');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a key file is written with the mode asked for', () => {

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 import { parseProfileYaml, DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
@@ -13,9 +13,26 @@ export function readUserFile(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
-    throw new ConfigError('unreadable-file', `cannot read ${what} ${path}: ${why}`);
+    throw unreadable(error, path, what);
+  }
+}
+
+function unreadable(error: unknown, path: string, what: string): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+  return new ConfigError('unreadable-file', `cannot read ${what} ${path}: ${why}`);
+}
+
+/** Checks that a file can be opened for reading, without reading it (a capture may be larger than memory). */
+export function checkReadableFile(path: string, what: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (error) {
+    throw unreadable(error, path, what);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -41,7 +58,13 @@ export async function readStdin(): Promise<Buffer> {
 export function writeUserFile(path: string, contents: string | Uint8Array, options: { overwrite?: boolean; mode?: number } = {}): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, contents, { flag: options.overwrite ? 'w' : 'wx', mode: options.mode ?? 0o644 });
+    if (options.overwrite) {
+      // Written beside and renamed over: a reader (a dashboard, a CI step, observe's own rewrites
+      // while it runs) sees the old file or the new one, never half of one.
+      const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+      writeFileSync(temporary, contents, { mode: options.mode ?? 0o644 });
+      renameSync(temporary, path);
+    } else writeFileSync(path, contents, { flag: 'wx', mode: options.mode ?? 0o644 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new ConfigError('file-exists', `${path} exists already (use --force to overwrite)`);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { networkFromFlags, type NetworkFlags } from './network-options.js';
+import { networkFromFlags, networkNote, type NetworkFlags } from './network-options.js';
 import { refusal } from '../../test/support/refusal.js';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 
@@ -68,5 +68,13 @@ describe('the network flags, checked before anything is sent', () => {
     const network = networkFromFlags({ insecure: true, maxBody: '2048' }, { env: {}, warn: (line) => warnings.push(line) });
     expect(warnings).toEqual(['wallet-conformance: warning: --insecure: TLS certificates are not verified; the reports note it']);
     expect([network.tls.insecure, network.maxBodyBytes]).toEqual([true, 2048]);
+  });
+});
+
+describe("the report's network note", () => {
+  it('names TLS settings only when the target speaks https', () => {
+    const network = networkFromFlags({ insecure: true }, { env: {}, warn: () => undefined });
+    expect(networkNote(network, { side: 'merchant', callbackUrl: 'http://127.0.0.1:8080/callback' })).toEqual({});
+    expect(networkNote(network, { side: 'merchant', callbackUrl: 'https://merchant.example/callback' })).toMatchObject({ tls: { insecure: true } });
   });
 });

@@ -91,12 +91,15 @@ export function networkFromFlags(
 }
 
 /**
- * What a report says about the run's network and how it ended: `tls: {insecure: true}` and the like,
- * and `cut: {reason, message}` when the target stopped answering or --timeout ran out.
+ * What a report says about the run's network and how it ended: `tls: {insecure: true}` and the like
+ * (only when `target` names an https:// URL), and `cut: {reason, message}` when the target stopped
+ * answering or --timeout ran out.
  */
-export function networkNote(network: NetworkConfig): Record<string, unknown> {
+export function networkNote(network: NetworkConfig, target: Record<string, unknown>): Record<string, unknown> {
   const stopped = network.session.stopped;
-  return { ...describeNetwork(network), ...(stopped ? { cut: { reason: stopped.reason, message: stopped.message } } : {}) };
+  // TLS settings mean something only where the run spoke TLS: an http:// target's report does not name them.
+  const https = JSON.stringify(target).includes('"https://');
+  return { ...(https ? describeNetwork(network) : {}), ...(stopped ? { cut: { reason: stopped.reason, message: stopped.message } } : {}) };
 }
 
 /**
@@ -108,7 +111,7 @@ export function networkNote(network: NetworkConfig): Record<string, unknown> {
  */
 export function endRun(report: { target: Record<string, unknown> }, network: NetworkConfig, write: () => number): number {
   network.session.clearDeadline();
-  Object.assign(report.target, networkNote(network));
+  Object.assign(report.target, networkNote(network, report.target));
   const status = write();
   const stopped = network.session.stopped;
   if (!stopped) return status;

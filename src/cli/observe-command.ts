@@ -25,12 +25,17 @@ export function registerObserveCommand(program: Command): void {
     .option('--profile <file>', 'crypto profile YAML')
     .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
     .option('--capture <file>', 'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)')
+    .option('--capture-max-mb <mb>', 'rotate the capture: FILE.000001.jsonl, FILE.000002.jsonl, ... each at most this many MiB and a whole capture of its own')
+    .option('--capture-max-age <seconds>', 'rotate the capture (as --capture-max-mb) once a file has been open this long, at its next exchange')
+    .option('--capture-keep <n>', 'with --capture-max-mb or --capture-max-age: keep the newest N files, delete older ones')
     .option('--duration <seconds>', 'stop after this long (default: on SIGINT or SIGTERM)')
+    .option('--metrics <[host:]port>', 'serve Prometheus metrics at /metrics and a health check at /healthz (host 127.0.0.1 unless given)')
+    .option('--report-every <seconds>', 'also rewrite the four reports every this many seconds while running (and on SIGHUP), each file replaced whole')
     .option(
       '--upstream-timeout <seconds>',
       `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`,
     )
-    .option('--replay <file>', 'judge a capture file offline instead of listening (same output)')
+    .option('--replay <files...>', 'judge capture files offline instead of listening (same output): several files or a glob (FILE.*.jsonl), in order')
     .option('--strict', 'SHOULD rules and open points fail too');
   addNetworkOptions(command, { runTimeout: false });
   // Observe forwards every body whole; --max-body bounds only what it records of one (memory).

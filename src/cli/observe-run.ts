@@ -6,17 +6,21 @@ import { parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
 import type { NetworkConfig } from '../net/network-config.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
-import { CaptureWriter, readCaptureFile } from '../observe/capture.js';
+import { CaptureWriter, readCaptureFile, type CaptureSink } from '../observe/capture.js';
+import { replayFiles, RotatingCaptureSink } from './capture-files.js';
+import { JudgeQueue } from '../observe/judge-queue.js';
+import { createObserveMetrics, startMetricsServer, type ObserveMetrics } from '../observe/metrics.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
 import { createJudge } from '../observe/judge.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, upstreamPath, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
-import { readUserFile, loadKeyFile, loadProfile } from './io.js';
+import { checkReadableFile, readUserFile, loadKeyFile, loadProfile } from './io.js';
 import { networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
 import { parseInteger } from './options.js';
 import { finish } from './report-output.js';
 import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
-import { httpUrl } from './verify-command.js';
+import { reportWindow, startInterimReports } from './observe-interim.js';
+import { exposedListenerWarnings, JUDGE_DRAIN_MS, stopSignals, upstreamFlag } from './observe-stop.js';
 
 /** The flags of `observe`. */
 export interface ObserveFlags extends NetworkFlags {
@@ -33,9 +37,15 @@ export interface ObserveFlags extends NetworkFlags {
   profile?: string;
   reports: string;
   capture?: string;
+  captureMaxMb?: string;
+  captureMaxAge?: string;
+  captureKeep?: string;
   duration?: string;
   upstreamTimeout?: string;
-  replay?: string;
+  reportEvery?: string;
+  metrics?: string;
+  /** Files or globs, in order (commander gives a variadic option as a list). */
+  replay?: string | string[];
   strict?: boolean;
 }
 
@@ -94,10 +104,10 @@ function listenersOf(flags: ObserveFlags): ProxyListener[] {
     listeners.push({
       direction: pair.direction,
       ...listenAddress(pair.listen, pair.listenFlag),
-      upstream: httpUrl(pair.url, pair.urlFlag),
+      upstream: upstreamFlag(pair.url, pair.urlFlag),
       ...(pair.tls === undefined ? {} : { tls: listenerTls(pair.tls, pair.tlsFlag) }),
       ...(pair.direction === 'merchant→service' && flags.cardServiceUrl !== undefined
-        ? { cardUpstream: httpUrl(flags.cardServiceUrl, '--card-service-url') }
+        ? { cardUpstream: upstreamFlag(flags.cardServiceUrl, '--card-service-url') }
         : {}),
     });
   }
@@ -150,6 +160,54 @@ function findingPrinter(): { print(results: readonly CheckResult[]): void } {
   };
 }
 
+/** `--capture-max-mb MB`, `--capture-max-age SECONDS`, `--capture-keep N`: the capture rotates (each needs --capture; --capture-keep needs a rotation). */
+function captureRotation(flags: ObserveFlags): Pick<LivePlan, 'capture'> {
+  if (flags.captureMaxMb === undefined && flags.captureMaxAge === undefined) {
+    if (flags.captureKeep !== undefined)
+      throw new ConfigError('bad-flag', '--capture-keep goes with --capture-max-mb MB or --capture-max-age SECONDS (it counts rotated files)');
+    return {};
+  }
+  if (flags.capture === undefined)
+    throw new ConfigError('bad-flag', `${flags.captureMaxMb === undefined ? '--capture-max-age' : '--capture-max-mb'} goes with --capture FILE`);
+  if (flags.captureMaxMb !== undefined && (!/^\d+(\.\d+)?$/.test(flags.captureMaxMb.trim()) || Number(flags.captureMaxMb) <= 0))
+    throw new ConfigError('bad-flag', `--capture-max-mb takes a positive number of MiB, not ${JSON.stringify(flags.captureMaxMb)}`);
+  const keep = flags.captureKeep === undefined ? undefined : parseInteger(flags.captureKeep, '--capture-keep', { min: 1, max: 1_000_000 });
+  return {
+    capture: {
+      ...(flags.captureMaxMb === undefined ? {} : { maxBytes: Math.round(Number(flags.captureMaxMb) * 1024 * 1024) }),
+      ...(flags.captureMaxAge === undefined ? {} : { maxAgeMs: seconds(flags.captureMaxAge, '--capture-max-age') }),
+      ...(keep === undefined ? {} : { keep }),
+    },
+  };
+}
+
+/** `--metrics [HOST:]PORT` (loopback unless a host is named); never a proxy listener's own address. */
+function metricsAddress(value: string | undefined, listeners: readonly ProxyListener[]): Pick<LivePlan, 'metrics'> {
+  if (value === undefined) return {};
+  const address = listenAddress(value, '--metrics');
+  if (address.port !== 0 && listeners.some((listener) => listener.port === address.port))
+    throw new ConfigError('bad-flag', `--metrics ${value}: port ${address.port} is a proxy listener's (give the metrics their own port)`);
+  return { metrics: address };
+}
+
+/** Starts the metrics server after the proxy; one that cannot listen closes the proxy and is one line. */
+async function serveMetrics(metrics: ObserveMetrics, at: { host: string; port: number }, proxy: ObserveProxy): Promise<{ close: () => Promise<void> }> {
+  try {
+    const server = await startMetricsServer(metrics, at.host, at.port);
+    process.stdout.write(`observe: metrics ${server.url}/metrics (probes: ${server.url}/healthz)\n`);
+    return server;
+  } catch (error) {
+    await proxy.close({ graceMs: 0 });
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError('cannot-listen', `cannot listen on ${at.host}:${at.port} for --metrics: ${code}`);
+  }
+}
+
+/** The files of a rotated capture, for the end line. */
+function rotatedFiles(files: readonly string[]): string {
+  return files.length === 1 ? files[0]! : `${files[0]} … ${files[files.length - 1]}`;
+}
+
 /** Opens the capture file, refusing to overwrite an earlier capture (real traffic is not thrown away by a rerun). */
 async function openCaptureFile(path: string): Promise<WriteStream> {
   if (existsSync(path)) throw new ConfigError('file-exists', `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`);
@@ -170,11 +228,13 @@ function conclude(
   printer: ReturnType<typeof findingPrinter>,
   target: Record<string, unknown>,
   extraLines: string[],
+  unjudged: { notJudged: number } = { notJudged: 0 },
 ): number {
   const result = judge.finish();
   printer.print(result.report.results);
   const { summary } = result.report;
-  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings\n`);
+  const notJudged = result.notJudged + unjudged.notJudged;
+  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings, ${notJudged} not judged\n`);
   for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
   if (result.forgottenEvents > 0)
     process.stdout.write(
@@ -184,49 +244,41 @@ function conclude(
   return finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) });
 }
 
-/** Live: listen, forward, judge as it happens, until a signal or --duration. */
-interface LivePlan {
-  listeners: ProxyListener[];
-  durationMs?: number;
-  upstreamTimeoutMs: number;
-  network: NetworkConfig;
+/**
+ * How a base URL with a path is joined (docs/observe.md): the path each request was received on is
+ * appended to it, said at start, since a full callback URL given as --merchant-url doubles the path.
+ */
+function joinLine(address: { upstream: string; direction: ObservedExchange['direction'] } | undefined): string {
+  if (!address) return '';
+  const base = new URL(address.upstream);
+  if (base.pathname === '/' || base.pathname === '') return '';
+  const flag = address.direction === 'merchant→service' ? '--service-url' : '--merchant-url';
+  const example = address.direction === 'merchant→service' ? '/api/v1/api/order/getEnergyMaxCount' : '/callback';
+  return `observe: ${flag} has a path: the path each request is received on is appended to it (a request to ${example} goes on to ${base.origin}${upstreamPath(base, example)})\n`;
 }
 
-/** Every flag of a live run checked before anything starts (one line, exit 2). */
-function planLive(flags: ObserveFlags): LivePlan {
-  const listeners = listenersOf(flags);
-  return {
-    listeners,
-    ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
-    upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
-    // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
-    network: networkFromFlags(flags, { proxy: false }),
-  };
-}
-
-async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durationMs, upstreamTimeoutMs, network }: LivePlan): Promise<number> {
-  const printer = findingPrinter();
-  const stream = flags.capture === undefined ? undefined : await openCaptureFile(flags.capture);
+/** Opens --capture: one new file, or the first of a rotating series (--capture-max-mb). */
+async function openCapture(flags: ObserveFlags, plan: LivePlan) {
+  const onProblem = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${line}\n`));
+  const rotating =
+    flags.capture === undefined || plan.capture === undefined ? undefined : RotatingCaptureSink.open(flags.capture, { ...plan.capture, onProblem });
+  const stream: (CaptureSink & { end(done: () => void): void }) | undefined =
+    rotating ?? (flags.capture === undefined ? undefined : await openCaptureFile(flags.capture));
   const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
-  const onExchange = (exchange: ObservedExchange) => {
-    capture?.write(exchange);
-    printer.print(judge.accept(exchange) as ObserveFinding[]);
-  };
-  let proxy: ObserveProxy;
+  return { stream, rotating, capture };
+}
+
+/** Starts the listeners; a port that cannot be had is one line (the capture opened for it is closed). */
+async function startProxy(
+  { listeners, network, upstreamTimeoutMs }: LivePlan,
+  onExchange: (exchange: ObservedExchange) => void,
+  onError: (error: unknown) => void,
+  stream: { end(done: () => void): void } | undefined,
+): Promise<ObserveProxy> {
   try {
-    proxy = await startObserveProxy({
-      listeners,
-      network,
-      upstreamTimeoutMs,
-      maxRecordedBodyBytes: network.maxBodyBytes,
-      onExchange,
-      onError: (error) =>
-        process.stderr.write(
-          scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
-        ),
-    });
+    return await startObserveProxy({ listeners, network, upstreamTimeoutMs, maxRecordedBodyBytes: network.maxBodyBytes, onExchange, onError });
   } catch (error) {
-    if (stream) await new Promise((done) => stream.end(done));
+    if (stream) await new Promise<void>((done) => stream.end(() => done()));
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
@@ -237,6 +289,10 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
     }
     throw error;
   }
+}
+
+/** The line naming both addresses (what tests and scripts wait for). */
+function printAddresses(proxy: ObserveProxy): void {
   const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
   const orders = side('merchant→service');
   const callbacks = side('service→merchant');
@@ -247,53 +303,121 @@ async function observeLive(flags: ObserveFlags, judge: Judge, { listeners, durat
           ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}`
           : 'orders not observed (no --listen)',
         callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
-      ].join('; ')}\n`,
+      ].join('; ')}\n${[orders, callbacks].map(joinLine).join('')}`,
     ),
   );
+}
 
-  await new Promise<void>((resolveStop) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      clearTimeout(timer);
-      resolveStop();
-    };
-    const timer = durationMs === undefined ? undefined : setTimeout(stop, durationMs);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+/** Live: listen, forward, judge as it happens, until a signal or --duration. */
+interface LivePlan {
+  listeners: ProxyListener[];
+  durationMs?: number;
+  upstreamTimeoutMs: number;
+  /** Where /metrics and /healthz are served (--metrics). */
+  metrics?: { host: string; port: number };
+  /** Reports rewritten while running, every this many ms (--report-every). */
+  reportEveryMs?: number;
+  /** A rotating capture (--capture-max-mb, --capture-keep). */
+  capture?: { maxBytes?: number; maxAgeMs?: number; keep?: number };
+  network: NetworkConfig;
+}
+
+/** Every flag of a live run checked before anything starts (one line, exit 2). */
+function planLive(flags: ObserveFlags): LivePlan {
+  const listeners = listenersOf(flags);
+  return {
+    listeners,
+    ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
+    upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
+    ...captureRotation(flags),
+    ...(flags.reportEvery === undefined ? {} : { reportEveryMs: seconds(flags.reportEvery, '--report-every') }),
+    ...metricsAddress(flags.metrics, listeners),
+    // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
+    network: networkFromFlags(flags, { proxy: false }),
+  };
+}
+
+async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): Promise<number> {
+  const { listeners, durationMs, network } = plan;
+  const printer = findingPrinter();
+  const { stream, rotating, capture } = await openCapture(flags, plan);
+  const judgeFailed = (error: unknown) =>
+    process.stderr.write(
+      scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
+    );
+  // Judging waits in a bounded queue beside forwarding (src/observe/judge-queue.ts); the capture is written at once.
+  const queue = new JudgeQueue(judge, {
+    onFindings: (findings) => {
+      metrics?.findings(findings);
+      printer.print(findings as ObserveFinding[]);
+    },
+    onError: judgeFailed,
   });
-  const { cut } = await proxy.close();
+  const metrics = plan.metrics ? createObserveMetrics(() => queue.notJudged) : undefined;
+  const onExchange = (exchange: ObservedExchange) => {
+    capture?.write(exchange);
+    metrics?.exchange(exchange);
+    queue.submit(exchange);
+  };
+  const proxy = await startProxy(plan, onExchange, judgeFailed, stream);
+  printAddresses(proxy);
+
+  for (const line of exposedListenerWarnings(listeners)) process.stderr.write(`${line}\n`);
+  const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;
+  const startedAt = Date.now();
+  const interim = startInterimReports({
+    judge,
+    reports: flags.reports,
+    startedAt,
+    ...(plan.reportEveryMs === undefined ? {} : { everyMs: plan.reportEveryMs }),
+    target: () => ({ observe: { ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}) } }),
+  });
+  const signals = stopSignals(durationMs);
+  await signals.stopped;
+  interim.stop();
+  await metricsServer?.close();
+  const { cut } = await proxy.close({ signal: signals.cut });
+  await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut });
   const lines: string[] = [];
-  if (cut > 0) lines.push(`observe: ${cut} exchanges still waiting for their upstream 10 s after the stop were cut (not judged)`);
+  if (cut > 0) lines.push(`observe: ${cut} exchanges still in flight at the stop were cut (not judged)`);
+  if (queue.notJudged > 0) lines.push(`observe: ${queue.notJudged} exchanges not judged: the judge fell behind (its queue is bounded; the capture holds them)`);
   if (capture) {
     await capture.close();
     lines.push(
-      `capture: ${flags.capture} (${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
+      `capture: ${rotating ? rotatedFiles(rotating.files) : flags.capture} (${rotating && rotating.files.length > 1 ? `${rotating.files.length} files, ` : ''}${capture.written} exchanges${capture.dropped > 0 ? `; ${capture.dropped} not written: the disk fell behind` : ''})`,
     );
   }
-  return conclude(
+  const observed = {
+    listeners: proxy.addresses.map((address) => ({
+      direction: address.direction,
+      listen: address.url,
+      upstream: address.upstream,
+      ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
+    })),
+    ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+    ...(rotating ? { captureFiles: rotating.files.length } : {}),
+    ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}),
+    ...(cut > 0 ? { cut } : {}),
+  };
+  // What the queue shed and the stop cut were not judged either: the summary line counts them too.
+  const status = conclude(
     judge,
     flags,
     printer,
-    {
-      observe: {
-        listeners: proxy.addresses.map((address) => ({
-          direction: address.direction,
-          listen: address.url,
-          upstream: address.upstream,
-          ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
-        })),
-        ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
-      },
-      ...networkNote(network),
-    },
+    { observe: observed, window: reportWindow(startedAt, Date.now(), true), ...networkNote(network, observed) },
     lines,
+    {
+      notJudged: queue.notJudged + cut,
+    },
   );
+  // Signals are taken until the reports are out: a signal during the writing does not lose them.
+  signals.release();
+  return status;
 }
 
 /** Replay: judge a capture file as the live run would have. */
 /** A replay takes no flag of a live run, and its file must be readable. */
-function checkReplay(flags: ObserveFlags, file: string): void {
+function checkReplay(flags: ObserveFlags, file: string | string[]): void {
   const live = [
     'listen',
     'callbackListen',
@@ -305,6 +429,11 @@ function checkReplay(flags: ObserveFlags, file: string): void {
     'listenTls',
     'callbackListenTls',
     'upstreamTimeout',
+    'captureMaxMb',
+    'captureMaxAge',
+    'captureKeep',
+    'reportEvery',
+    'metrics',
   ] as const;
   const given = live.filter((name) => flags[name] !== undefined);
   if (given.length > 0)
@@ -312,13 +441,17 @@ function checkReplay(flags: ObserveFlags, file: string): void {
       'bad-flag',
       `--replay judges a capture offline: drop ${given.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
     );
-  readUserFile(file, 'capture');
+  for (const one of replayFiles([file].flat())) checkReadableFile(one, 'capture');
 }
 
-async function observeReplay(flags: ObserveFlags, judge: Judge, file: string): Promise<number> {
+async function observeReplay(flags: ObserveFlags, judge: Judge, given: string | string[]): Promise<number> {
+  const files = replayFiles([given].flat());
   const printer = findingPrinter();
-  for await (const exchange of readCaptureFile(file, flags.apiKey === undefined ? {} : { apiKey: flags.apiKey })) printer.print(judge.accept(exchange));
-  return conclude(judge, flags, printer, { observe: { replay: file } }, []);
+  const onWarning = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: ${line}\n`));
+  for (const file of files)
+    for await (const exchange of readCaptureFile(file, { ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }), onWarning }))
+      printer.print(judge.accept(exchange));
+  return conclude(judge, flags, printer, { observe: { replay: files.length === 1 ? files[0] : files } }, []);
 }
 
 /** The work of `observe`: settle the flags, check every flag and file, then listen or replay. */
@@ -328,6 +461,12 @@ export async function observe(self: Command): Promise<void> {
   const plan = flags.replay === undefined ? planLive(flags) : (checkReplay(flags, flags.replay), undefined);
   const keys = keysOf(flags);
   const profile = flags.profile === undefined ? undefined : loadProfile(flags.profile);
-  const judge = createJudge({ keys, strict: flags.strict ?? false, ...(profile ? { profile } : {}) });
+  const upstreams = { 'merchant→service': flags.serviceUrl, 'service→merchant': flags.merchantUrl };
+  const judge = createJudge({
+    keys,
+    strict: flags.strict ?? false,
+    ...(profile ? { profile } : {}),
+    ...(plan ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) } : {}),
+  });
   process.exitCode = plan ? await observeLive(flags, judge, plan) : await observeReplay(flags, judge, flags.replay!);
 }

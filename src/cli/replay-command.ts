@@ -21,7 +21,8 @@ function path(command: Command): string[] {
  * secret value: a secret given with its value flag is written as its environment variable
  * (`--api-key "$WALLET_API_KEY"`), one from a file keeps its file flag, one from the environment or
  * the config file is found there again. Flags choosing cases (`--suite`, `--shard`, `--case`,
- * `--generate`, `--seed`) and reporting flags are left out: the replay of a case adds its own.
+ * `--generate`, `--seed`) and reporting flags are left out: the replay of a case adds its own;
+ * `--reports`, when given, is kept (last), so the replay writes where the run wrote.
  */
 export function replayBase(command: Command): string {
   const words = ['wallet-conformance', ...path(command)];
@@ -40,5 +41,7 @@ export function replayBase(command: Command): string {
     else if (Array.isArray(value)) for (const one of value) words.push(flag, shellWord(String(one)));
     else if (typeof value === 'string') words.push(flag, shellWord(value));
   }
+  // The replay writes where the run wrote (not into the folder it is typed in), last so a reader finds it.
+  if (command.getOptionValueSource('reports') === 'cli') words.push('--reports', shellWord(String(command.getOptionValue('reports'))));
   return words.join(' ');
 }

@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { RULES_PATH } from '../core/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
@@ -8,6 +8,7 @@ import { withReplay } from '../reporters/replay.js';
 import { renderReports } from '../reporters/write-reports.js';
 import { matchesGlob, parseShard, selectSuites, type Suite } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
+import { notJudged } from '../runner/verdict.js';
 import { ConfigError } from '../core/errors.js';
 import { EXIT } from './exit.js';
 import { loadAllSuites } from './user-suites.js';
@@ -104,6 +105,12 @@ function loadBaseline(report: Report, file: string): BaselineComparison {
  * check) failed; with `--baseline`, only when a check is worse than the baseline (known failures
  * are listed, not fatal).
  */
+/** Writes the four reports (scrubbed, each file replaced whole by a rename) and prints nothing: observe's reports while it runs. */
+export function writeReportFiles(unscrubbed: Report, reports: string): void {
+  const report = scrubData(unscrubbed);
+  for (const file of renderReports(report, { rules: loadRules() })) writeUserFile(join(reports, file.path), scrubOutput(file.contents), { overwrite: true });
+}
+
 export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   // Issue 12: no configured secret (nor any private key, URL password, token) reaches a report.
   const report = scrubData(options.replay ? withReplay(unscrubbed, options.replay) : unscrubbed);
@@ -113,7 +120,8 @@ export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   const digest = failureDigest(report);
   if (digest) process.stdout.write(scrubOutput(digest));
   const html = join(options.reports, 'report.html');
-  process.stdout.write(`reports: ${relative(process.cwd(), html) || html} (also report.json, junit.xml, summary.md)\n`);
+  // The folder as the user gave it (a relative path stays relative, an absolute one absolute).
+  process.stdout.write(scrubOutput(`reports: ${html} (also report.json, junit.xml, summary.md)\n`));
   if (baseline) {
     const lines = [
       `baseline ${options.baseline}: ${baseline.worse.length} worse, ${baseline.known.length} known failure(s) (not fatal), ${baseline.fixed.length} fixed`,
@@ -123,6 +131,28 @@ export function finish(unscrubbed: Report, options: CommonRunOptions): number {
     for (const result of baseline.known) lines.push(`  known ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
     process.stdout.write(scrubOutput(`${lines.join('\n')}\n`));
   }
+  const status = exitStatus(report, options, baseline);
+  // The last lines of every run: what was not judged and why, the count last, so a green run that looked at less says so.
+  process.stdout.write(scrubOutput(`${notJudgedLines(report, options.failOnSkip ?? false).join('\n')}\n`));
+  return status;
+}
+
+/**
+ * The exit status: 2 when a check could not be judged through no fault of the target (the setup,
+ * the suite, the toolkit: the run did not do what was asked), then 1 for skipped MUST checks under
+ * --fail-on-skip, then the baseline's verdict or any failure.
+ */
+function exitStatus(report: Report, options: CommonRunOptions, baseline: BaselineComparison | undefined): number {
+  const faults = report.results.filter((result) => result.fault);
+  if (faults.length > 0) {
+    const kinds = [...new Set(faults.map((result) => `${result.fault} error`))].join(', ');
+    process.stdout.write(
+      scrubOutput(
+        `could not judge ${faults.length} check(s) through no fault of the target (${kinds}): exit 2; first: ${faults[0]!.id}: ${faults[0]!.message}\n`,
+      ),
+    );
+    return EXIT.unusable;
+  }
   const skippedMust = report.summary.skippedMust ?? 0;
   if (options.failOnSkip && skippedMust > 0) {
     process.stdout.write(`--fail-on-skip: ${skippedMust} MUST check(s) were skipped: exit 1\n`);
@@ -130,4 +160,18 @@ export function finish(unscrubbed: Report, options: CommonRunOptions): number {
   }
   if (baseline) return baseline.worse.length > 0 ? EXIT.failed : EXIT.ok;
   return report.summary.failed > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** Reasons shown one per line; the rest are in report.html. */
+const NOT_JUDGED_GROUPS = 8;
+
+/** How many MUST checks the run did not judge, one line per reason, the count in the last line. */
+function notJudgedLines(report: Report, failOnSkip: boolean): string[] {
+  const { count, groups } = notJudged(report.results, new Map(loadRules().map((rule) => [rule.id, rule])));
+  if (count === 0) return ['not judged: 0 MUST checks (every MUST check was judged)'];
+  const checks = (n: number) => `${n} MUST check${n === 1 ? '' : 's'}`;
+  const lines = groups.slice(0, NOT_JUDGED_GROUPS).map((group) => `  ${checks(group.count)}: ${group.reason}`);
+  if (groups.length > NOT_JUDGED_GROUPS) lines.push(`  … ${groups.length - NOT_JUDGED_GROUPS} more reason(s): see report.html`);
+  const gate = failOnSkip ? 'they fail the run (--fail-on-skip)' : 'a skip does not fail the run without --fail-on-skip';
+  return [...lines, `not judged: ${checks(count)}, for the reasons above; ${gate}`];
 }

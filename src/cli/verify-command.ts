@@ -86,7 +86,7 @@ function common(command: Command): Command {
     .option('--fail-on-skip', 'exit 1 when a check of a MUST rule was skipped (a CI gate that must not silently shrink)')
     .option('--verbose', 'print every case as it runs')
     .option('--generate <n>', 'after the suites, N generated cases per property (property-based; 0: none)', '0')
-    .option('--seed <s>', 'seed of the generated cases: the same seed replays the same cases (printed with every result)');
+    .option('--seed <s>', 'seed of the generated cases: the same seed replays the same cases (printed on the console and in summary.md)');
 }
 
 /** `--generate N --seed S` as numbers (a bad value is one line and exit 2). */
@@ -209,7 +209,10 @@ export function registerVerifyCommand(program: Command): void {
     .option('--probe-cmd <cmd>', 'a shell command that prints the processed payloads as JSON ({"processed": [...]} or a bare array), in place of --probe-url')
     .option('--probe-token <token>', secretHelp('probeToken', "sent to --probe-url as Authorization: Bearer (the merchant's probe.token)"))
     .option('--probe-token-file <file>', secretFileHelp('probeToken'))
-    .option('--restart <cmd>', 'a shell command that restarts the receiver: enables redelivery across a restart')
+    .option(
+      '--restart <cmd>',
+      'a shell command that takes the receiver down (SIGKILL: a crash, not a graceful stop) and lets it come back, restarted by the command or by a supervisor; the runner waits up to 30 s for the callback URL to answer: enables redelivery across a restart',
+    )
     .option('--profile <file>', 'crypto profile YAML')
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))

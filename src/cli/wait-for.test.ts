@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
+import { defaultNetwork } from '../net/network-config.js';
+import { useNetwork } from '../runner/http-client.js';
 import { reachWithin, waitForMs } from './wait-for.js';
 import { refusal } from '../../test/support/refusal.js';
 
@@ -61,5 +63,20 @@ describe('reaching a target before the run', () => {
     expect((once as string[])[1]).not.toContain('waited');
     const waited = await reachWithin(url, '--callback-url', 120, { pauseMs: 40 }).catch((error: ConfigError) => error.message);
     expect(waited).toMatch(/ \(waited \d+(\.\d)? s with --wait-for 0\.1: \d+ attempts?\)$/);
+  });
+
+  it('does not call a target unreachable when --timeout ran out while waiting for it', async () => {
+    const network = defaultNetwork();
+    network.session.stop('run-timeout', 'the run was cut after --timeout 1 s');
+    useNetwork(network);
+    try {
+      const cut = await reachWithin('http://127.0.0.1:9/', '--base-url', 0).catch((error: ConfigError) => [error.reason, error.message]);
+      expect(cut).toEqual([
+        'run-timeout',
+        'the run was cut after --timeout 1 s while waiting for --base-url http://127.0.0.1:9/ to answer (not proven unreachable: give a longer --timeout)',
+      ]);
+    } finally {
+      useNetwork(defaultNetwork());
+    }
   });
 });

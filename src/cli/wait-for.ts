@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../core/errors.js';
+import { RunCutError } from '../net/run-session.js';
 import { send } from '../runner/http-client.js';
 
 /** `--wait-for SECONDS` as milliseconds (a bad value is one line and exit 2); 0 when not given. */
@@ -38,6 +39,9 @@ export async function reachWithin(url: string, flag: string, waitMs: number, opt
       if ((error as { reason?: string }).reason === 'too-large') return {};
       // A TLS failure names its cause (unknown CA, name mismatch, plain HTTP on a TLS port, …).
       if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
+      // --timeout ran out while waiting: the tool's stop, which proves nothing about the target.
+      if (error instanceof RunCutError)
+        throw new ConfigError('run-timeout', `${error.message} while waiting for ${flag} ${url} to answer (not proven unreachable: give a longer --timeout)`);
       failure = error as Error;
     }
     const elapsed = Date.now() - started;

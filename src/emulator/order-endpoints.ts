@@ -87,6 +87,7 @@ function pipelineOf(ctx: EmulatorContext): Serve {
         }
       : {}),
     ...(variant.requestData ? { requestData: variant.requestData } : {}),
+    ...(variant.requestText ? { requestText: variant.requestText } : {}),
     ...(variant.successEnvelope ? { successEnvelope: variant.successEnvelope } : {}),
     ...(variant.httpError ? { httpError: variant.httpError } : {}),
     ...(variant.cardFailure ? { cardFailure: variant.cardFailure } : {}),

@@ -69,6 +69,8 @@ export interface EmulatorVariant {
   ): string | undefined;
   /** The order endpoints' form field data as the decoder gets it (ENERGY-DATA, ORDER-DATA). */
   requestData?(data: string): string;
+  /** The decrypted request text as the JSON parser gets it (CRYPTO-SAME), with the merchant whose key opened it. */
+  requestText?(text: string, merchant: EmulatorMerchant): string;
   /** The path a request is routed by (ENERGY-PATH, ORDER-PATH, CARD-PATH, VERSION-V1, ERR-404): gets the request's path. */
   route?(path: string): string;
   /** The success envelope to send for `result` sealed for `merchant`. */

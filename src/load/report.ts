@@ -18,7 +18,7 @@ export function loadReportJson(result: StormResult, target: LoadTarget): Record<
   const status = result.exactlyOnce === undefined ? 'skipped' : result.exactlyOnce ? 'passed' : 'failed';
   const message =
     result.exactlyOnce === undefined
-      ? 'no probe: processing was not checked (exactly-once was not judged)'
+      ? 'needs --probe-url or --probe-cmd: processing was not checked (exactly-once was not judged)'
       : result.exactlyOnce
         ? `every one of ${result.events} events processed exactly once`
         : `${result.offenders.length} events not processed exactly once`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createScrubber, fingerprint } from '../core/scrub.js';
-import { CaptureWriter, captureLine, parseCaptureLine, readCapture, type CaptureSink } from './capture.js';
+import { CaptureWriter, captureLine, captureLines, parseCaptureLine, readCapture, type CaptureSink } from './capture.js';
 import type { ObservedExchange } from './exchange.js';
 
 const API_KEY = 'sk_live_0123456789abcdef';
@@ -58,6 +58,26 @@ describe('captureLine', () => {
     expect(parsed.request.headers['x-trace']).toBe(`echo ${fingerprint(API_KEY, 'ak')}`);
   });
 
+  it('scrubs secrets in the request path in every rendering, and tokens by their form', () => {
+    const renderings = [
+      API_KEY,
+      encodeURIComponent(`${API_KEY}/`),
+      Buffer.from(API_KEY).toString('base64'),
+      Buffer.from(API_KEY).toString('hex'),
+      Buffer.from(API_KEY).toString('hex').toUpperCase(),
+      API_KEY.toUpperCase(),
+    ];
+    const path = `/cb/${API_KEY}?${renderings.map((text, i) => `r${i}=${text}`).join('&')}&access_token=tok_unconfigured_9f8e7d`;
+    const line = captureLine(exchange({ request: { ...exchange().request, path } }), createScrubber([{ kind: 'ak', value: API_KEY }]));
+    const parsed = parseCaptureLine(line);
+    for (const text of [...renderings, 'tok_unconfigured_9f8e7d']) expect(line).not.toContain(text);
+    expect(parsed.request.path.startsWith(`/cb/${fingerprint(API_KEY, 'ak')}?r0=`)).toBe(true);
+    // Without a scrubber the path still loses what is a secret by its form.
+    expect(parseCaptureLine(captureLine(exchange({ request: { ...exchange().request, path: '/cb?token=tok_unconfigured_9f8e7d' } }))).request.path).toBe(
+      `/cb?token=${fingerprint('tok_unconfigured_9f8e7d', 'qt')}`,
+    );
+  });
+
   it('fingerprints a wrong API key too (it may be another real key)', () => {
     const parsed = parseCaptureLine(captureLine(exchange({ request: { ...exchange().request, headers: { 'x-api-key': 'someone-elses-key' } } })));
     expect(parsed.request.headers['x-api-key']).toBe(fingerprint('someone-elses-key', 'ak'));
@@ -80,6 +100,43 @@ describe('readCapture', () => {
     const all = await readAll(`${captureLine(exchange())}\n\n${captureLine(failed)}\n`);
     expect(all.map((item) => item.seq)).toEqual([1, 3]);
     expect(all[1]!.upstreamError).toEqual({ message: 'ECONNREFUSED', gatewayStatus: 502 });
+  });
+
+  /** Reads `chunks` as a file's bytes would arrive, through the capture's own line splitter. */
+  async function readBytes(chunks: string[], options: { maxBytes?: number; warnings?: string[] } = {}): Promise<ObservedExchange[]> {
+    async function* bytes(): AsyncGenerator<Buffer> {
+      for (const chunk of chunks) yield Buffer.from(chunk);
+    }
+    const out: ObservedExchange[] = [];
+    const lines = captureLines(bytes(), options.maxBytes);
+    for await (const item of readCapture(lines, 'cap.jsonl', { onWarning: (line) => options.warnings?.push(line) })) out.push(item);
+    return out;
+  }
+
+  it('skips a last line cut short (a kill while writing) with a warning, and reads the lines before it', async () => {
+    const second = captureLine(exchange({ seq: 2 }));
+    const warnings: string[] = [];
+    const all = await readBytes([captureLine(exchange()), second.slice(0, 40)], { warnings });
+    expect(all.map((item) => item.seq)).toEqual([1]);
+    expect(warnings).toEqual(['cap.jsonl:2: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read']);
+    // A whole last line without its newline is read; a bad line that did end is still refused.
+    expect((await readBytes([captureLine(exchange()), second.trimEnd()])).map((item) => item.seq)).toEqual([1, 2]);
+    await expect(readBytes([captureLine(exchange()), `${second.slice(0, 40)}\n`])).rejects.toThrow(/^cap\.jsonl:2: not JSON/);
+  });
+
+  it('reads a line holding a body of 8 MiB, split across chunks anywhere (multi-byte text included)', async () => {
+    const big = Buffer.alloc(8 * 1024 * 1024, 7).toString('base64');
+    const line = captureLine(exchange({ request: { ...exchange().request, path: '/é€', bodyBase64: big } }));
+    const chunks = [line.slice(0, 5), line.slice(5, 1_000_001), line.slice(1_000_001)];
+    const [read] = await readBytes(chunks);
+    expect(read!.request.bodyBase64).toBe(big);
+    expect(read!.request.path).toBe('/é€');
+  });
+
+  it('refuses a line past the longest it reads with one line naming it', async () => {
+    await expect(readBytes([captureLine(exchange()), 'x'.repeat(3000), '\n'], { maxBytes: 1024 })).rejects.toThrow(
+      /^cap\.jsonl:2: a line longer than 1024 bytes is not a capture line observe writes$/,
+    );
   });
 
   const good = JSON.parse(captureLine(exchange())) as Record<string, unknown>;

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { ConfigError } from '../core/errors.js';
-import { fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
+import { createScrubber, fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
 import type { ExchangeKind, ObservedExchange, ObservedMessage } from './exchange.js';
 
 /**
@@ -45,15 +44,21 @@ function scrubMessage<T extends ObservedMessage>(message: T, scrubber: Scrubber 
   return { ...message, headers: scrubHeaders(message.headers, scrubber) };
 }
 
+/** Scrubs what is a secret by its form (a token-like query parameter, a URL's password) when no scrubber is given. */
+let formOnly: Scrubber | undefined;
+
 /**
  * One capture line (with its newline): the exchange with every secret header replaced by its
- * fingerprint and every other header value passed through `scrubber` (the configured secrets and
- * whatever is a secret by its form). Bodies are kept byte for byte.
+ * fingerprint, and the request's path and every other header value passed through `scrubber` (the
+ * configured secrets in any rendering: raw, percent-encoded, Base64, hex, either letter case; and
+ * whatever is a secret by its form, such as `?token=`). Bodies are kept byte for byte.
  */
 export function captureLine(exchange: ObservedExchange, scrubber?: Scrubber): string {
+  // A key in a query string or a token in a callback URL is as secret as one in a header.
+  const path = (scrubber ?? (formOnly ??= createScrubber([]))).text(exchange.request.path);
   const scrubbed: ObservedExchange = {
     ...exchange,
-    request: scrubMessage(exchange.request, scrubber),
+    request: { ...scrubMessage(exchange.request, scrubber), path },
     ...(exchange.response ? { response: scrubMessage(exchange.response, scrubber) } : {}),
     ...(exchange.upstreamError
       ? { upstreamError: { ...exchange.upstreamError, message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message } }
@@ -108,7 +113,14 @@ export class CaptureWriter {
 
 const KINDS: readonly ExchangeKind[] = ['energy', 'withdraw', 'card-close', 'callback', 'other'];
 const DIRECTIONS: ReadonlyArray<ObservedExchange['direction']> = ['merchant→service', 'service→merchant'];
-const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// One character class and a length test, no repeated group: a group repeated per 4 characters
+// backtracks through the regex engine's stack, which overflowed on a body of about 6 MiB.
+const BASE64_ALPHABET = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Standard, padded Base64 (length a multiple of 4, at most two `=` at the end), checked in linear time. */
+function isStandardBase64(text: string): boolean {
+  return text.length % 4 === 0 && BASE64_ALPHABET.test(text);
+}
 
 type Fields = Record<string, unknown>;
 
@@ -124,7 +136,7 @@ function checkMessage(value: unknown, where: string): void {
     if (name !== name.toLowerCase()) throw new Error(`${where}.headers.${name}: header names are lower-case`);
   }
   if (typeof value.bodyBase64 !== 'string') throw new Error(`${where}.bodyBase64 must be a string (standard, padded Base64 of the raw body)`);
-  if (!STANDARD_BASE64.test(value.bodyBase64)) throw new Error(`${where}.bodyBase64 is not standard, padded Base64`);
+  if (!isStandardBase64(value.bodyBase64)) throw new Error(`${where}.bodyBase64 is not standard, padded Base64`);
   if (value.truncated !== undefined && value.truncated !== true) throw new Error(`${where}.truncated must be true when present`);
 }
 
@@ -167,35 +179,94 @@ export function parseCaptureLine(text: string): ObservedExchange {
     if (!isObject(failure) || typeof failure.message !== 'string') throw new Error('upstreamError must be {message, gatewayStatus}');
     if (failure.gatewayStatus !== 502 && failure.gatewayStatus !== 504) throw new Error('upstreamError.gatewayStatus must be 502 or 504');
   }
+  if (value.clientGone !== undefined && value.clientGone !== true) throw new Error('clientGone must be true when present');
   if (value.response === undefined && value.upstreamError === undefined) throw new Error('an exchange has a response or an upstreamError');
   return value as unknown as ObservedExchange;
 }
 
+/** The longest capture line read (a line is one exchange, both bodies as Base64): past it a line is refused, not read. */
+const MAX_CAPTURE_LINE_BYTES = 256 * 1024 * 1024;
+
+/** One line of a capture as read: its text and whether a newline ended it, or that it was too long to read. */
+type CaptureLineRead = { text: string; terminated: boolean } | { tooLong: number };
+
+/**
+ * Splits a byte stream into lines without a line-length limit of its own (node:readline holds any
+ * line whole, and a line past the engine's longest string crashed): a line longer than `maxBytes`
+ * is given as `{ tooLong }` and reading stops.
+ */
+export async function* captureLines(input: AsyncIterable<Buffer | string>, maxBytes = MAX_CAPTURE_LINE_BYTES): AsyncGenerator<CaptureLineRead> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const data of input) {
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+    let from = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, from);
+      const end = newline < 0 ? chunk.length : newline;
+      size += end - from;
+      if (size > maxBytes) {
+        yield { tooLong: maxBytes };
+        return;
+      }
+      if (end > from) parts.push(chunk.subarray(from, end));
+      if (newline < 0) break;
+      yield { text: Buffer.concat(parts).toString('utf8'), terminated: true };
+      parts = [];
+      size = 0;
+      from = newline + 1;
+    }
+  }
+  if (size > 0) yield { text: Buffer.concat(parts).toString('utf8'), terminated: false };
+}
+
+/** Lines as read, or plain strings (each taken as ended by a newline). */
+type LineSource = AsyncIterable<string | CaptureLineRead>;
+
+interface ReadCaptureOptions {
+  /** The run's API key: a key header stored as its fingerprint is given back as the key. */
+  apiKey?: string;
+  /** Told of a line skipped with a reason (a last line cut short by a kill), as `FILE:LINE: ...`. */
+  onWarning?: (line: string) => void;
+}
+
 /**
  * The exchanges of a capture, line by line (bounded memory: one line at a time), in `seq` order.
- * A line that is not an exchange, or out of order, is a ConfigError `FILE:LINE: problem`. Blank
- * lines are skipped. An API key header stored as the fingerprint of `apiKey` is given back as
- * `apiKey` itself, so a judge holding the key judges a replay as it judged the live run (a key
- * that was not the configured one stays a fingerprint: still not the key).
+ * A line that is not an exchange, or out of order, is a ConfigError `FILE:LINE: problem`, and so is
+ * a line past the longest read. Blank lines are skipped, and so is a last line without its newline
+ * that is not an exchange: observe killed (SIGKILL) while writing it leaves such a line, and the
+ * lines before it are whole (a warning says so). An API key header stored as the fingerprint of
+ * `apiKey` is given back as `apiKey` itself, so a judge holding the key judges a replay as it
+ * judged the live run (a key that was not the configured one stays a fingerprint: still not the key).
  */
-export async function* readCapture(lines: AsyncIterable<string>, file: string, secrets: { apiKey?: string } = {}): AsyncGenerator<ObservedExchange> {
-  const keyShownAs = secrets.apiKey === undefined ? undefined : fingerprint(secrets.apiKey, 'ak');
+export async function* readCapture(lines: LineSource, file: string, options: ReadCaptureOptions = {}): AsyncGenerator<ObservedExchange> {
+  const keyShownAs = options.apiKey === undefined ? undefined : fingerprint(options.apiKey, 'ak');
   let lineNumber = 0;
   let previous = 0;
-  for await (const line of lines) {
+  for await (const item of lines) {
     lineNumber++;
-    if (line.trim() === '') continue;
+    const line = typeof item === 'string' ? { text: item, terminated: true } : item;
+    if ('tooLong' in line)
+      throw new ConfigError(
+        'bad-capture',
+        `${file}:${lineNumber}: a line longer than ${line.tooLong % 1_048_576 === 0 ? `${line.tooLong / 1_048_576} MiB` : `${line.tooLong} bytes`} is not a capture line observe writes`,
+      );
+    if (line.text.trim() === '') continue;
     let exchange: ObservedExchange;
     try {
-      exchange = parseCaptureLine(line);
+      exchange = parseCaptureLine(line.text);
       if (exchange.seq <= previous) throw new Error(`seq ${exchange.seq} does not follow ${previous} (a capture is in seq order)`);
     } catch (error) {
+      if (!line.terminated) {
+        options.onWarning?.(`${file}:${lineNumber}: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read`);
+        return;
+      }
       throw new ConfigError('bad-capture', `${file}:${lineNumber}: ${(error as Error).message}`);
     }
     previous = exchange.seq;
     if (keyShownAs !== undefined) {
       for (const message of [exchange.request, exchange.response]) {
-        if (message && message.headers['x-api-key'] === keyShownAs) message.headers['x-api-key'] = secrets.apiKey!;
+        if (message && message.headers['x-api-key'] === keyShownAs) message.headers['x-api-key'] = options.apiKey!;
       }
     }
     yield exchange;
@@ -203,19 +274,17 @@ export async function* readCapture(lines: AsyncIterable<string>, file: string, s
 }
 
 /** The exchanges of a capture file, streamed line by line (an unreadable file is a one-line ConfigError). */
-export async function* readCaptureFile(path: string, secrets: { apiKey?: string } = {}): AsyncGenerator<ObservedExchange> {
-  const input = createReadStream(path, { encoding: 'utf8' });
+export async function* readCaptureFile(path: string, options: ReadCaptureOptions = {}): AsyncGenerator<ObservedExchange> {
+  const input = createReadStream(path);
   await new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());
     input.once('error', (error) =>
       reject(new ConfigError('bad-capture', `${path}: cannot read the capture: ${(error as NodeJS.ErrnoException).code ?? error.message}`)),
     );
   });
-  const lines = createInterface({ input, crlfDelay: Infinity });
   try {
-    yield* readCapture(lines, path, secrets);
+    yield* readCapture(captureLines(input as AsyncIterable<Buffer>), path, options);
   } finally {
-    lines.close();
     input.destroy();
   }
 }

@@ -55,6 +55,12 @@ export interface ObservedExchange {
    * proxy answered with (502, or 504 on a deadline). A finding against the upstream's side.
    */
   upstreamError?: { message: string; gatewayStatus: 502 | 504 };
+  /**
+   * The client closed its connection after sending its whole request, before the answer reached
+   * it: the upstream had the request (and may have acted on it), so the exchange is recorded and
+   * judged; the answer (or failure) is the upstream's, the client never received it.
+   */
+  clientGone?: true;
 }
 
 /** The keys and secrets the judge may use to look inside; any of them may be absent. */
@@ -76,6 +82,11 @@ export interface Judge {
   accept(exchange: ObservedExchange): ObserveFinding[];
   /** End of the stream: settles what waited for later exchanges (retries, order callbacks) and builds the report. */
   finish(): ObserveResult;
+  /**
+   * The report so far, while the stream goes on (observe's reports while it runs): settles nothing
+   * that waits for later exchanges. After finish(), the final result.
+   */
+  snapshot?(): ObserveResult;
 }
 
 /** The end of an observe run or replay. */
@@ -85,4 +96,6 @@ export interface ObserveResult {
   report: Report;
   /** Events forgotten by the stream window (bounded memory), reported so a reader knows. */
   forgottenEvents: number;
+  /** Judgements the observation could not make (skipped findings, each counted): the summary line's `not judged`. */
+  notJudged: number;
 }

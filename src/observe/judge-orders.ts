@@ -45,6 +45,10 @@ export interface OrderFacts {
   requestCallBackId?: string;
   /** The plain request's text, when it was opened. */
   requestPlain?: string;
+  /** The request opened with the private key given and broke no rule the judge could check. */
+  valid?: boolean;
+  /** The service refused it at the HTTP level (4xx): not a business answer (an envelope with a non-zero code). */
+  refused?: boolean;
 }
 
 interface Endpoint {
@@ -288,7 +292,10 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
       evidence,
     });
   }
-  const facts: OrderFacts = {};
+  const facts: OrderFacts = {
+    valid: plain !== undefined && findings.every((finding) => finding.status === 'passed'),
+    refused: response !== undefined && response.status >= 400 && response.status < 500,
+  };
   const callBackId = plainField(fields, 'callBackId');
   if (callBackId !== undefined && endpoint.suiteName === 'order')
     Object.assign(facts, { requestCallBackId: callBackId, ...(plain === undefined ? {} : { requestPlain: plain }) });

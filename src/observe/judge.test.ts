@@ -6,7 +6,7 @@ import { sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
 import { sealJson } from '../crypto/codec.js';
 import type { ObservedExchange } from './exchange.js';
 import { createJudge } from './judge.js';
-import { replayHeaders } from './replay.js';
+import { replayHeaders, scrubbedHeader } from './replay.js';
 import { renderReports } from '../reporters/write-reports.js';
 
 /**
@@ -264,5 +264,10 @@ describe('replay headers', () => {
   it('keeps a delivery without a key without one, and cannot reproduce another key', () => {
     expect(replayHeaders({ 'content-type': 'text/plain' }, apiKey)).toEqual({ 'content-type': 'text/plain' });
     expect(replayHeaders({ 'x-api-key': fingerprint('another-key', 'ak') }, apiKey)).toBeUndefined();
+  });
+  it('finds a header whose secret the capture holds as a fingerprint (it cannot be resent), and no other', () => {
+    expect(scrubbedHeader({ authorization: `Bearer ${fingerprint('tok_1234567890', 'au')}`, 'content-type': 'text/plain' })).toBe('authorization');
+    expect(scrubbedHeader({ cookie: fingerprint('s=1234567890', 'au') })).toBe('cookie');
+    expect(scrubbedHeader({ 'X-API-KEY': apiKey, 'x-trace': 'a1', authorization: 'Bearer plain-token' })).toBeUndefined();
   });
 });

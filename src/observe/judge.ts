@@ -15,6 +15,7 @@ import { judgeCallback } from './judge-callbacks.js';
 import { judgeCardClose, judgeOrder } from './judge-orders.js';
 import { evidenceOf, judgeKeys } from './observed.js';
 import { DEFAULT_LIMITS, Stream, type StreamLimits } from './stream.js';
+import { RefusalWatch, type Upstreams } from './refusals.js';
 import { lazyEvidence, Tally, type Judgement } from './tally.js';
 
 interface JudgeOptions {
@@ -33,6 +34,8 @@ interface JudgeOptions {
   perCheckLimit?: number;
   /** What the report's `target` says, besides the judge's own settings. */
   target?: Record<string, unknown>;
+  /** The URLs observe forwards to (live), named by a warning when a side answers nothing but 404/5xx. */
+  upstreams?: Upstreams;
 }
 
 /**
@@ -79,6 +82,7 @@ export function createJudge(options: JudgeOptions): Judge {
   const limits: StreamLimits = { ...DEFAULT_LIMITS, ...options.limits, maxEvents: options.window ?? DEFAULT_LIMITS.maxEvents };
   const tally = new Tally(rules, options.strict, options.perCheckLimit);
   const stream = new Stream(limits);
+  const refusals = new RefusalWatch(options.upstreams);
   const sides = new Set(options.sides ?? ['service', 'merchant']);
   const counts: Record<ObservedExchange['kind'], number> = { energy: 0, withdraw: 0, 'card-close': 0, callback: 0, other: 0 };
   let exchanges = 0;
@@ -87,6 +91,8 @@ export function createJudge(options: JudgeOptions): Judge {
   let firstAt: number | undefined;
   let lastAt = 0;
   let finished: ObserveResult | undefined;
+  // The rules no traffic shows are settled once, by the first report (interim or final).
+  let notObservableSettled = false;
 
   const settle = (judgements: Judgement[]): ObserveFinding[] => {
     const live: ObserveFinding[] = [];
@@ -98,7 +104,7 @@ export function createJudge(options: JudgeOptions): Judge {
     return live;
   };
 
-  return {
+  const judge: Judge = {
     accept(exchange) {
       if (finished) throw new Error('the judge has finished: accept() after finish()');
       exchanges++;
@@ -111,6 +117,11 @@ export function createJudge(options: JudgeOptions): Judge {
       try {
         if (exchange.kind === 'energy' || exchange.kind === 'withdraw') {
           const judged = judgeOrder(exchange, keys, rules);
+          refusals.observe(
+            exchange,
+            { valid: judged.facts.valid ?? false, refused: judged.facts.refused ?? false, keyCompared: keys.apiKey !== undefined },
+            () => evidenceOf(keys, exchange),
+          );
           judgements.push(
             ...judged.judgements,
             ...stream.order(
@@ -121,8 +132,16 @@ export function createJudge(options: JudgeOptions): Judge {
           );
         } else if (exchange.kind === 'card-close') {
           judgements.push(...judgeCardClose(exchange, keys, rules));
-        } else if (exchange.kind === 'callback') {
+        }
+        if (exchange.kind === 'card-close' || exchange.kind === 'other') {
+          refusals.observe(exchange, { valid: false, refused: false }, () => evidenceOf(keys, exchange));
+        }
+        if (exchange.kind === 'callback') {
           const judged = judgeCallback(exchange, keys, rules);
+          const { facts } = judged;
+          // Valid as a receiver sees it: it opens with the keys given and carries the right key (or none was given to compare).
+          const valid = facts.payload !== undefined && facts.ownKey !== false;
+          refusals.observe(exchange, { valid, refused: facts.ack.verdict === 'not-acknowledged', keyCompared: facts.ownKey !== undefined }, facts.evidence);
           judgements.push(...judged.judgements, ...stream.delivery(exchange, judged.facts));
         }
       } catch (error) {
@@ -140,58 +159,80 @@ export function createJudge(options: JudgeOptions): Judge {
       return settle(judgements);
     },
 
+    snapshot() {
+      if (finished) return finished;
+      return build(false);
+    },
+
     finish() {
       if (finished) return finished;
       settle(stream.finish());
+      settle(refusals.warnings());
+      finished = build(true);
+      return finished;
+    },
+  };
+
+  /**
+   * The report of what was judged so far. `final` settles nothing itself (finish settled the
+   * stream first); before the end, verdicts that wait for later exchanges (a retry, an order
+   * callback) are simply not in it yet, and a note says the report is interim.
+   */
+  function build(final: boolean): ObserveResult {
+    if (!notObservableSettled) {
+      notObservableSettled = true;
       for (const entry of NOT_OBSERVABLE) {
         const judged = entry.rules.filter((id) => rules.has(id));
         if (judged.length === 0) continue;
         const side = judged.every((id) => rules.get(id)?.binds === 'service') ? 'service' : 'merchant';
         settle([{ check: entry.check, title: entry.title, labels: judged, side, finding: { status: 'skipped', message: entry.why } }]);
       }
-      const results = tally.results();
-      const count = (status: Status) => results.filter((result: CheckResult) => result.status === status).length;
-      const skipped = skipNotes(results, rules);
-      const notes: string[] = [
-        `observed ${exchanges} exchange${exchanges === 1 ? '' : 's'}: ${counts.energy} energy, ${counts.withdraw} order, ${counts['card-close']} card close, ${counts.callback} callback, ${counts.other} other (not judged)`,
-        ...(stream.forgotten > 0
-          ? [
-              `${stream.forgotten} event${stream.forgotten === 1 ? ' was' : 's were'} forgotten by the stream window (${limits.maxEvents} events, ${Math.round(limits.maxEventAgeMs / 1000)} s): a resend or retry of one of them after that is judged as a new event`,
-            ]
-          : []),
-        ...(outOfOrder > 0 ? [`${outOfOrder} exchange(s) arrived out of seq order`] : []),
-        ...(keys.publicKey === undefined ? ['no public key: answers and callbacks were not opened'] : []),
-        ...(keys.privateKey === undefined ? ['no private key: order requests were judged on the wire only (form, Base64, headers), not opened'] : []),
-        ...(keys.apiKey === undefined ? ["no API key: the key header was judged present, not compared with the merchant's key (CB-KEY-SAME skipped)"] : []),
-        ...(sides.size < 2 ? [`only the ${[...sides].join(' and ')}'s bytes were judged`] : []),
-        ...skipped.notes,
-      ];
-      const report: Report = {
-        target: {
-          side: 'observe',
-          profile,
-          keys: {
-            publicKey: keys.publicKey !== undefined,
-            privateKey: keys.privateKey !== undefined,
-            apiKey: keys.apiKey === undefined ? null : fingerprint(keys.apiKey, 'ak'),
-          },
-          strict: options.strict,
-          window: { events: limits.maxEvents, ageMs: limits.maxEventAgeMs, retryWaitMs: limits.retryWaitMs, orderCallbackWaitMs: limits.orderCallbackWaitMs },
-          ...options.target,
+    }
+    const results = tally.results();
+    const count = (status: Status) => results.filter((result: CheckResult) => result.status === status).length;
+    const skipped = skipNotes(results, rules);
+    const notJudged = tally.notJudged();
+    const notes: string[] = [
+      `observed ${exchanges} exchange${exchanges === 1 ? '' : 's'}: ${counts.energy} energy, ${counts.withdraw} order, ${counts['card-close']} card close, ${counts.callback} callback, ${counts.other} other (not judged)`,
+      ...(stream.forgotten > 0
+        ? [
+            `${stream.forgotten} event${stream.forgotten === 1 ? ' was' : 's were'} forgotten by the stream window (${limits.maxEvents} events, ${Math.round(limits.maxEventAgeMs / 1000)} s): a resend or retry of one of them after that is judged as a new event`,
+          ]
+        : []),
+      ...(outOfOrder > 0 ? [`${outOfOrder} exchange(s) arrived out of seq order`] : []),
+      ...(keys.publicKey === undefined ? ['no public key: answers and callbacks were not opened'] : []),
+      ...(keys.privateKey === undefined ? ['no private key: order requests were judged on the wire only (form, Base64, headers), not opened'] : []),
+      ...(keys.apiKey === undefined ? ["no API key: the key header was judged present, not compared with the merchant's key (CB-KEY-SAME skipped)"] : []),
+      ...(sides.size < 2 ? [`only the ${[...sides].join(' and ')}'s bytes were judged`] : []),
+      ...(final ? [] : ['interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet']),
+      // What was not judged, by reason, with how many judgements each reason cost (a MUST-only count is in the summary).
+      ...notJudged.map((group) => `not judged: ${group.count} judgement${group.count === 1 ? '' : 's'}: ${group.reason}`),
+    ];
+    const report: Report = {
+      target: {
+        side: 'observe',
+        profile,
+        keys: {
+          publicKey: keys.publicKey !== undefined,
+          privateKey: keys.privateKey !== undefined,
+          apiKey: keys.apiKey === undefined ? null : fingerprint(keys.apiKey, 'ak'),
         },
-        summary: {
-          passed: count('passed'),
-          failed: count('failed'),
-          warnings: count('warning'),
-          skipped: count('skipped'),
-          durationMs: firstAt === undefined ? 0 : Math.max(0, lastAt - firstAt),
-          skippedMust: skipped.skippedMust,
-        },
-        results,
-        notes,
-      };
-      finished = { exchanges, report, forgottenEvents: stream.forgotten };
-      return finished;
-    },
-  };
+        strict: options.strict,
+        window: { events: limits.maxEvents, ageMs: limits.maxEventAgeMs, retryWaitMs: limits.retryWaitMs, orderCallbackWaitMs: limits.orderCallbackWaitMs },
+        ...options.target,
+      },
+      summary: {
+        passed: count('passed'),
+        failed: count('failed'),
+        warnings: count('warning'),
+        skipped: count('skipped'),
+        durationMs: firstAt === undefined ? 0 : Math.max(0, lastAt - firstAt),
+        skippedMust: skipped.skippedMust,
+      },
+      results,
+      notes,
+    };
+    return { exchanges, report, forgottenEvents: stream.forgotten, notJudged: notJudged.reduce((n, group) => n + group.count, 0) };
+  }
+  return judge;
 }

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultNetwork } from '../net/network-config.js';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 import type { ObservedExchange, Judge } from './exchange.js';
-import { endToEndHeaders, OBSERVE_HEADER, startObserveProxy, upstreamUrl, type ObserveProxy, type ProxyListener } from './proxy.js';
+import { endToEndHeaders, OBSERVE_HEADER, startObserveProxy, upstreamPath, type ObserveProxy, type ProxyListener } from './proxy.js';
 
 /** What an upstream saw of one request. */
 interface Seen {
@@ -49,6 +49,7 @@ function recordingJudge(): Judge & { seen: ObservedExchange[] } {
     finish: () => ({
       exchanges: seen.length,
       forgottenEvents: 0,
+      notJudged: 0,
       report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [] },
     }),
   };
@@ -234,8 +235,10 @@ describe('the observe proxy', () => {
         '2',
       ]),
     ).toEqual(['X-Keep', '2']);
-    expect(upstreamUrl('http://svc:1/base/', '/card/close?a=1').href).toBe('http://svc:1/base/card/close?a=1');
-    expect(upstreamUrl('http://svc:1', 'http://elsewhere/card/close').href).toBe('http://svc:1/card/close');
+    expect(upstreamPath(new URL('http://svc:1/base/'), '/card/close?a=1')).toBe('/base/card/close?a=1');
+    expect(upstreamPath(new URL('http://svc:1'), 'http://elsewhere/card/close')).toBe('/card/close');
+    // The target as received: no dot segments resolved, no decoding, no re-encoding.
+    expect(upstreamPath(new URL('http://svc:1/gw'), '/a/../x/%2e%2e/y\\z?q="1"#f')).toBe('/gw/a/../x/%2e%2e/y\\z?q="1"#f');
   });
 
   it('numbers exchanges in the order they end, tells callbacks from orders, and routes card close to its own upstream', async () => {
@@ -275,8 +278,10 @@ describe('the observe proxy', () => {
     const answer = await request(`${observe.addresses[0]!.url}/callback`, { body: Buffer.from('abc') });
     expect(answer.status).toBe(502);
     expect(answer.rawHeaders).toContain(OBSERVE_HEADER);
-    expect(answer.body.toString()).toMatch(/^observe: http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
+    // The body names no upstream (an internal address); the record does.
+    expect(answer.body.toString()).toBe('observe: the upstream failed\n');
     const [exchange] = await judged(judge, 1);
+    expect(exchange!.upstreamError!.message).toMatch(/^http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
     expect(exchange!.response).toBeUndefined();
     expect(exchange!.upstreamError).toMatchObject({ gatewayStatus: 502, message: expect.stringMatching(/ECONNREFUSED/) as string });
     expect(exchange!.request.bodyBase64).toBe(Buffer.from('abc').toString('base64'));
@@ -289,9 +294,10 @@ describe('the observe proxy', () => {
     const observe = await proxy([{ upstream: silent.url }], judge, { upstreamTimeoutMs: 150 });
     const answer = await request(`${observe.addresses[0]!.url}/api/v1/api/order/getEnergyMaxCount`, { body: FORM });
     expect(answer.status).toBe(504);
-    expect(answer.body.toString()).toMatch(/gave no complete answer within 150 ms \(--upstream-timeout\)/);
+    expect(answer.body.toString()).toBe('observe: the upstream gave no complete answer in time\n');
     const [exchange] = await judged(judge, 1);
     expect(exchange!.upstreamError?.gatewayStatus).toBe(504);
+    expect(exchange!.upstreamError?.message).toMatch(/gave no complete answer within 150 ms \(--upstream-timeout\)/);
   });
 
   it('cuts the client off when the upstream dies mid-answer (never half an answer as a whole one)', async () => {
@@ -350,35 +356,83 @@ describe('the observe proxy', () => {
     expect(observe.addresses[0]!.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect((await request(`${observe.addresses[0]!.url}/card/close`, { ca: ca.cert })).body.toString()).toBe('secure');
     // Without trusting the upstream's CA the proxy answers 502 and says why.
-    const untrusting = await proxy([{ upstream: service.url }], recordingJudge());
+    const untrustingJudge = recordingJudge();
+    const untrusting = await proxy([{ upstream: service.url }], untrustingJudge);
     const refused = await request(`${untrusting.addresses[0]!.url}/card/close`);
     expect(refused.status).toBe(502);
-    expect(refused.body.toString()).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA/);
+    const [failed] = await judged(untrustingJudge, 1);
+    expect(failed!.upstreamError!.message).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA/);
   });
 
-  it('sends a request once more on a fresh connection when a kept-alive one turns out closed, and records it once', async () => {
+  it('never sends a request again: a reset on a reused upstream connection is a 502, recorded once', async () => {
     const served = new WeakSet<object>();
-    let resets = 0;
+    let received = 0;
     const server = http.createServer((req, res) => {
-      // A kept-alive connection this upstream considers closed: it drops it on the next request, having processed nothing.
+      received++;
+      // The second request on a kept-alive connection is read, then the connection reset: the
+      // upstream may have acted on it, so observe must not send it again.
       if (served.has(req.socket)) {
-        resets++;
         req.socket.destroy();
         return;
       }
       served.add(req.socket);
       req.resume();
-      req.on('end', () => res.writeHead(200).end(`ok ${resets}`));
+      req.on('end', () => res.writeHead(200).end('ok'));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
     const judge = recordingJudge();
     const observe = await proxy([{ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }], judge);
-    expect((await request(`${observe.addresses[0]!.url}/card/close`, { body: FORM })).body.toString()).toBe('ok 0');
-    expect((await request(`${observe.addresses[0]!.url}/card/close`, { body: FORM })).body.toString()).toBe('ok 1');
+    expect((await request(`${observe.addresses[0]!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })).body.toString()).toBe('ok');
+    const second = await request(`${observe.addresses[0]!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM });
+    expect(second.status).toBe(502);
     const seen = await judged(judge, 2);
-    expect(seen.map((exchange) => exchange.response?.status)).toEqual([200, 200]);
-    expect(seen[1]!.request.bodyBase64).toBe(FORM.toString('base64'));
+    expect(received).toBe(2);
+    expect(seen.map((exchange) => exchange.response?.status ?? exchange.upstreamError?.gatewayStatus)).toEqual([200, 502]);
+  });
+
+  it('forwards the request target exactly as received (no dot segments resolved, nothing decoded or re-encoded)', async () => {
+    const service = await upstream((_req, res) => res.writeHead(200).end('ok'));
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: `${service.url}/gw` }], judge);
+    const target = '/a/../api/v1/api/order/%2e%2e/withdrawWithoutVerify\\x?q="1"&r=%41';
+    const socket = net.connect(Number(new URL(observe.addresses[0]!.url).port), '127.0.0.1');
+    socket.write(`POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`);
+    const raw = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 200/);
+    expect(service.seen.map((seen) => seen.url)).toEqual([`/gw${target}`]);
+    const [exchange] = await judged(judge, 1);
+    expect(exchange!.request.path).toBe(target);
+  });
+
+  it("never passes on an upstream's copy of observe's own failure header", async () => {
+    const forging = await upstream((_req, res) => res.writeHead(502, [OBSERVE_HEADER, 'upstream-failed', 'X-Other', '1']).end('no'));
+    const observe = await proxy([{ upstream: forging.url }], recordingJudge());
+    const answer = await request(`${observe.addresses[0]!.url}/card/close`, { body: FORM });
+    expect(answer.status).toBe(502);
+    expect(answer.rawHeaders.map((name) => name.toLowerCase())).not.toContain(OBSERVE_HEADER);
+    expect(answer.rawHeaders).toContain('X-Other');
+  });
+
+  it('records an exchange whose client left after sending its whole request (the upstream had it)', async () => {
+    let answerNow!: () => void;
+    const held = new Promise<void>((resolve) => (answerNow = resolve));
+    const service = await upstream((_req, res) => void held.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}')));
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: service.url }], judge);
+    const socket = net.connect(Number(new URL(observe.addresses[0]!.url).port), '127.0.0.1');
+    socket.write(`POST /api/v1/api/order/withdrawWithoutVerify HTTP/1.1\r\nHost: x\r\nContent-Length: ${FORM.length}\r\n\r\n`);
+    socket.write(FORM);
+    for (let i = 0; i < 200 && service.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    answerNow();
+    const [exchange] = await judged(judge, 1);
+    expect(exchange).toMatchObject({ clientGone: true, response: { status: 200, bodyBase64: Buffer.from('{"code":0}').toString('base64') } });
   });
 
   it('closes within its grace period, cutting exchanges still waiting for their upstream, and says how many', async () => {

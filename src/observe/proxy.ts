@@ -58,14 +58,18 @@ export interface ObserveProxy {
   readonly exchanges: number;
   /**
    * Stops listening, ends idle connections and waits for exchanges in flight, at most `graceMs`
-   * (default 10 s); those still open then are cut, not judged, and counted in `cut`.
+   * (default 3 s) or until `signal` aborts; those still open then are cut, not judged, counted in
+   * `cut`, and nothing more is handed to `onExchange`.
    */
-  close(options?: { graceMs?: number }): Promise<{ cut: number }>;
+  close(options?: { graceMs?: number; signal?: AbortSignal }): Promise<{ cut: number }>;
 }
 
 export { DEFAULT_UPSTREAM_TIMEOUT_MS };
-/** How long `close` waits for exchanges in flight before it cuts them. */
-const DEFAULT_CLOSE_GRACE_MS = 10_000;
+/**
+ * How long `close` waits for exchanges in flight before it cuts them: short enough that the judge's
+ * end and the reports fit well inside a container stop's 10 s before SIGKILL.
+ */
+const DEFAULT_CLOSE_GRACE_MS = 3_000;
 
 /** Headers of one hop (RFC 9110 §7.6.1), never forwarded. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -83,6 +87,8 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
 const REPLACED_ON_REQUEST = new Set(['host', 'expect']);
 /** The header that marks the proxy's own answers (a gateway failure), never an upstream's. */
 export const OBSERVE_HEADER = 'x-wallet-conformance-observe';
+/** Removed from upstream answers: only observe's own answers carry its header. */
+const OWN_HEADERS: ReadonlySet<string> = new Set([OBSERVE_HEADER]);
 
 /** The raw header list without hop-by-hop headers (and those Connection names) and without `drop`. */
 export function endToEndHeaders(raw: readonly string[], drop: ReadonlySet<string> = new Set()): string[] {
@@ -134,15 +140,19 @@ class BodyRecorder {
   }
 }
 
-/** The upstream URL of a request: the base's path, then the request's path and query. */
-export function upstreamUrl(base: string, requestTarget: string): URL {
-  const url = new URL(base);
-  // An absolute-form target (a client that treats us as a forward proxy) keeps only its path.
-  const pathAndQuery = /^[a-z][a-z0-9+.-]*:\/\//i.test(requestTarget) ? (({ pathname, search }) => pathname + search)(new URL(requestTarget)) : requestTarget;
-  const [path, ...query] = pathAndQuery.split('?');
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path!.startsWith('/') ? '' : '/'}${path}`;
-  url.search = query.length > 0 ? `?${query.join('?')}` : '';
-  return url;
+/**
+ * The request target sent upstream: the base URL's path, then the request's target exactly as it
+ * arrived. No URL parser touches the target: WHATWG normalisation would turn `/a/../x` into `/x`,
+ * decode `%2e%2e`, turn `\` into `/` and re-encode quotes, so the service would get another path
+ * than the one the judge read (and classified). An absolute-form target (a client that treats us
+ * as a forward proxy) loses only its scheme and authority, by text.
+ */
+export function upstreamPath(base: URL, requestTarget: string): string {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(requestTarget);
+  const target = absolute ? requestTarget.slice(absolute[0].length) : requestTarget;
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (target === '') return prefix === '' ? '/' : prefix;
+  return `${prefix}${target.startsWith('/') ? '' : '/'}${target}`;
 }
 
 function agentsFor(network: NetworkConfig): { http: http.Agent; https: https.Agent } {
@@ -162,6 +172,66 @@ function agentsFor(network: NetworkConfig): { http: http.Agent; https: https.Age
   };
 }
 
+/** What relaying an answer needs of its exchange. */
+interface RelayContext {
+  cap: number;
+  origin: string;
+  /** The client left after sending its whole request: the answer is read for the record only. */
+  clientGone: () => boolean;
+  record: (outcome: Pick<ObservedExchange, 'response'>) => void;
+  fail: (gatewayStatus: 502, message: string) => void;
+}
+
+/** Passes the upstream's answer to the client unchanged (but for observe's own header) and records it once it has left. */
+function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, context: RelayContext): void {
+  const { origin, record, fail } = context;
+  const responseBody = new BodyRecorder(context.cap);
+  const responseHeaders = flatHeaders(upstream.rawHeaders);
+  const answer = () => ({ response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders) } });
+  upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
+  upstream.on('aborted', () => fail(502, `${origin} cut its answer off after ${responseBody.bytes().length} bytes`));
+  upstream.on('error', (error) => fail(502, `${origin} failed during its answer: ${error.message}`));
+  if (context.clientGone()) {
+    upstream.on('end', () => record(answer()));
+    return;
+  }
+  res.sendDate = false;
+  try {
+    // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
+    res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders, OWN_HEADERS));
+  } catch (error) {
+    return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
+  }
+  res.once('finish', () => record(answer()));
+  // The client left while the answer was on its way: finish reading it for the record.
+  res.once('close', () => {
+    if (!res.writableFinished && context.clientGone()) upstream.on('end', () => record(answer())).resume();
+  });
+  upstream.pipe(res);
+}
+
+/** The proxy's own answer to a failed upstream. Its body names no upstream (an internal address is not the client's business): the record holds the details. */
+function answerGatewayFailure(res: http.ServerResponse, gatewayStatus: 502 | 504): void {
+  const text = `observe: ${gatewayStatus === 504 ? 'the upstream gave no complete answer in time' : 'the upstream failed'}\n`;
+  res.writeHead(gatewayStatus, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [OBSERVE_HEADER]: 'upstream-failed' });
+  res.end(text);
+}
+
+/** The request to the upstream (throws on what node:http refuses to send). */
+function openUpstream(target: URL, method: string, path: string, headers: string[], agents: { http: http.Agent; https: https.Agent }): http.ClientRequest {
+  const secure = target.protocol === 'https:';
+  const hostname = target.hostname.replace(/^\[|\]$/g, '');
+  return (secure ? https : http).request({
+    host: hostname,
+    port: Number(target.port || (secure ? 443 : 80)),
+    method,
+    path,
+    headers,
+    agent: secure ? agents.https : agents.http,
+    ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
+  });
+}
+
 /** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
 export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
   const network = options.network ?? defaultNetwork();
@@ -171,8 +241,11 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
   const now = options.now ?? Date.now;
   let seq = 0;
   const inFlight = new Set<Promise<void>>();
+  // Once close() cut what was left, nothing more is handed over: the judge may have finished.
+  let cutting = false;
 
   const emit = (exchange: Omit<ObservedExchange, 'seq'>) => {
+    if (cutting) return;
     const { v, ...rest } = exchange;
     const numbered: ObservedExchange = { v, seq: ++seq, ...rest };
     try {
@@ -195,37 +268,34 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const kind = classify(listener.direction, method, path);
-    const base = kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream;
-    const target = upstreamUrl(base, path);
+    const target = new URL(kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream);
     const secure = target.protocol === 'https:';
-    const hostname = target.hostname.replace(/^\[|\]$/g, '');
     const requestHeaders = flatHeaders(req.rawHeaders);
     const requestBody = new BodyRecorder(cap);
     const headers = ['Host', target.host, ...endToEndHeaders(req.rawHeaders, REPLACED_ON_REQUEST)];
     let requestEnded = false;
     let finished = false;
     let current: http.ClientRequest | undefined;
-    let retried = false;
+    // The client closed its connection after sending its whole request: the upstream may act on it,
+    // so its answer is still awaited and recorded (with `clientGone`), just not delivered.
+    let clientGone = false;
 
     const record = (outcome: Pick<ObservedExchange, 'response' | 'upstreamError'>) => {
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
-      const exchange: Omit<ObservedExchange, 'seq'> = {
-        v: 1,
-        kind,
-        direction: listener.direction,
-        startedAt,
-        endedAt: now(),
-        request: { method, path, ...requestBody.message(requestHeaders) },
-        ...outcome,
-      };
-      emit(exchange);
+      const request = { method, path, ...requestBody.message(requestHeaders) };
+      emit({ v: 1, kind, direction: listener.direction, startedAt, endedAt: now(), request, ...outcome, ...(clientGone ? { clientGone: true } : {}) });
       settle();
     };
-    // The client went away before its answer was out: nothing crossed whole, nothing to judge.
+    // The client went away before its answer was out. With its request whole, the upstream has it
+    // (and may act on it): the exchange goes on without a client. Otherwise nothing crossed whole.
     const abandon = () => {
       if (finished) return;
+      if (requestEnded) {
+        clientGone = true;
+        return;
+      }
       finished = true;
       clearTimeout(deadline);
       current?.destroy();
@@ -235,77 +305,37 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
       if (finished) return;
       current?.destroy();
-      if (!res.headersSent) {
-        const text = `observe: ${message}\n`;
-        res.writeHead(gatewayStatus, {
-          'content-type': 'text/plain; charset=utf-8',
-          'content-length': Buffer.byteLength(text),
-          [OBSERVE_HEADER]: 'upstream-failed',
-        });
-        res.end(text);
-      } else {
-        // Part of the answer is out already: cut the connection, as a gateway does, so the client cannot take half an answer for a whole one.
-        res.destroy();
-      }
+      // With the client gone there is nobody to answer: only the record. With part of the answer out
+      // already, the connection is cut, as a gateway does, so no one takes half an answer for a whole one.
+      if (!clientGone && !res.headersSent) answerGatewayFailure(res, gatewayStatus);
+      else if (!clientGone) res.destroy();
       record({ upstreamError: { message, gatewayStatus } });
     };
 
     const deadline = setTimeout(() => gatewayFailure(504, `${target.origin} gave no complete answer within ${timeoutMs} ms (--upstream-timeout)`), timeoutMs);
 
-    const onResponse = (upstream: http.IncomingMessage) => {
-      const responseBody = new BodyRecorder(cap);
-      const responseHeaders = flatHeaders(upstream.rawHeaders);
-      res.sendDate = false;
-      try {
-        res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders));
-      } catch (error) {
-        return gatewayFailure(502, `${target.origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
-      }
-      upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
-      upstream.on('aborted', () => gatewayFailure(502, `${target.origin} cut its answer off after ${responseBody.bytes().length} bytes`));
-      upstream.on('error', (error) => gatewayFailure(502, `${target.origin} failed during its answer: ${error.message}`));
-      res.once('finish', () => record({ response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders) } }));
-      upstream.pipe(res);
-    };
-
-    const issue = (body?: Buffer) => {
-      let upstreamRequest: http.ClientRequest;
-      try {
-        upstreamRequest = (secure ? https : http).request({
-          host: hostname,
-          port: Number(target.port || (secure ? 443 : 80)),
-          method,
-          path: target.pathname + target.search,
-          headers,
-          agent: secure ? agents.https : agents.http,
-          ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
-        });
-      } catch (error) {
-        return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
-      }
-      current = upstreamRequest;
-      upstreamRequest.on('response', onResponse);
-      upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
-        if (finished || current !== upstreamRequest) return;
-        // A kept-alive connection the upstream closed as we reused it: nothing reached it; send again once on a fresh one.
-        if (upstreamRequest.reusedSocket && error.code === 'ECONNRESET' && !res.headersSent && requestEnded && !requestBody.truncated && !retried) {
-          retried = true;
-          return issue(requestBody.bytes());
-        }
-        const tls = secure ? describeTlsFailure(error, target.host) : undefined;
-        gatewayFailure(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
-      });
-      if (body) upstreamRequest.end(body);
-      return upstreamRequest;
-    };
+    const onResponse = (upstream: http.IncomingMessage) =>
+      relayAnswer(upstream, res, { cap, origin: target.origin, clientGone: () => clientGone, record, fail: gatewayFailure });
 
     req.on('data', (chunk: Buffer) => requestBody.add(chunk));
     req.on('end', () => (requestEnded = true));
     res.once('close', () => {
       if (!res.writableFinished) abandon();
     });
-    const first = issue();
-    if (first) req.pipe(first);
+    try {
+      current = openUpstream(target, method, upstreamPath(target, path), headers, agents);
+    } catch (error) {
+      return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
+    }
+    current.on('response', onResponse);
+    current.on('error', (error: NodeJS.ErrnoException) => {
+      if (finished) return;
+      // Never sent again, not even on a reused connection's reset: the upstream may have read the
+      // request and acted on it (one order reaching the service twice). The client decides.
+      const tls = secure ? describeTlsFailure(error, target.host) : undefined;
+      gatewayFailure(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
+    });
+    req.pipe(current);
   };
 
   const servers: http.Server[] = [];
@@ -342,14 +372,19 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     get exchanges() {
       return seq;
     },
-    async close({ graceMs = DEFAULT_CLOSE_GRACE_MS } = {}) {
+    async close({ graceMs = DEFAULT_CLOSE_GRACE_MS, signal } = {}) {
       const closed = Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       for (const server of servers) server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        if (signal?.aborted) resolve();
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
       await Promise.race([Promise.all([...inFlight]), graceOver]);
       clearTimeout(timer);
       const cut = inFlight.size;
+      cutting = true;
       for (const server of servers) server.closeAllConnections();
       await closed;
       agents.http.destroy();

@@ -36,6 +36,22 @@ export interface ReplayCounts {
   replayed: number;
   /** Callback deliveries not resent: they carried a key that is not the run's (a capture holds only its fingerprint). */
   otherKey: number;
+  /**
+   * Callback deliveries not resent: another header held a secret (Authorization, Cookie, a secret
+   * inside another value) that the capture keeps only as its fingerprint. Resending the fingerprint
+   * would make the merchant refuse what it never saw: the capture's limitation, not the merchant's.
+   */
+  secretHeader?: number;
+}
+
+/** A fingerprint inside a header value (`au…#3f9c`, `Bearer au…#3f9c`): the capture scrubbed a secret there. */
+const SCRUBBED = /[a-z]{2}…#[0-9a-f]{4}/;
+
+/** The first header (other than the key header, which the run's key stands for) whose value a capture scrubbed, if any. */
+export function scrubbedHeader(captured: Record<string, string>): string | undefined {
+  return Object.entries(captured).find(
+    ([name, value]) => !NOT_REPLAYED.has(name.toLowerCase()) && name.toLowerCase() !== 'x-api-key' && SCRUBBED.test(value),
+  )?.[0];
 }
 
 /** The headers to resend: as captured, without hop-by-hop ones, the key header set from the run's key. */
@@ -70,6 +86,10 @@ export async function* replayCallbacks(
     const headers = replayHeaders(exchange.request.headers, options.apiKey);
     if (!headers) {
       counts.otherKey++;
+      continue;
+    }
+    if (scrubbedHeader(headers) !== undefined) {
+      counts.secretHeader = (counts.secretHeader ?? 0) + 1;
       continue;
     }
     const body = Buffer.from(exchange.request.bodyBase64, 'base64');

@@ -1,7 +1,7 @@
 /**
  * How the judge turns findings on observed exchanges into report results (docs/decisions/observe-judge.md):
  *
- * - A finding is weighed by `judgeFinding` (src/runner/engine.ts), the one place a failure gets its
+ * - A finding is weighed by `judgeFinding` (src/runner/verdict.ts), the one place a failure gets its
  *   weight, with the side that SENT the bytes as the party under test: a MUST binding the sender
  *   fails, SHOULD and U-* warn unless strict, a MUST binding only the other party warns.
  * - Failed and warning findings are one result each per (check, exchange), with the exchange as
@@ -123,6 +123,17 @@ export class Tally {
       entry.firstSeq ??= seq;
       entry.lastSeq = seq;
     }
+  }
+
+  /** The judgements not made, grouped by reason (their check's title beside it), most frequent first. */
+  notJudged(): Array<{ reason: string; count: number }> {
+    const groups = new Map<string, number>();
+    for (const entry of this.#aggregates.values()) {
+      if (entry.status !== 'skipped') continue;
+      const reason = `${entry.title}: ${entry.message}`;
+      groups.set(reason, (groups.get(reason) ?? 0) + entry.count);
+    }
+    return [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count }));
   }
 
   /** Every result: the individual ones in the order they were settled, then the aggregates. */

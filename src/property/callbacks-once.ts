@@ -1,7 +1,7 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Exchange } from '../runner/api.js';
-import { CALLBACK_TYPE_TABLE } from '../spec/callback-types.js';
+import { CALLBACK_TYPE_TABLE, FIELD_ALIASES } from '../spec/callback-types.js';
 import { callbackValueRules } from './refinements.js';
 import { componentSchema, deriveArbitrary, type StringFlavour } from './schema-arbitrary.js';
 import type { Property, Verdict, Warning } from './property.js';
@@ -70,6 +70,22 @@ function interfaceSpelling(sequence: CallbackSequence): CallbackSequence {
   const respell = (payload: Record<string, ExactJson>) =>
     Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name, value]));
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
+}
+
+/**
+ * The sequence without spellings that disagree: where a payload carries both txid and txId (or chain
+ * and chainName) with different values, the provider's spelling is dropped. The schema lets a
+ * payload carry both; what a receiver does when they differ is open (U-CB-FIELDS): the toolkit reads
+ * the interface's spelling, and a receiver that refuses such a payload gets a warning, not a failure.
+ */
+function agreeingSpellings(sequence: CallbackSequence): CallbackSequence {
+  const agree = (payload: Record<string, ExactJson>) => {
+    const kept = { ...payload };
+    for (const [name, aliases] of Object.entries(FIELD_ALIASES))
+      for (const alias of aliases) if (name in kept && alias in kept && stringifyExact(kept[name]!) !== stringifyExact(kept[alias]!)) delete kept[alias];
+    return kept;
+  };
+  return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: agree(event.payload) })) };
 }
 
 /** A JSON number's grammar: a decimal string that can be written as a number with the same digits. */
@@ -168,7 +184,7 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     }
     const added = probe ? await probeSince(env) : undefined;
     const held = (tag: string): Verdict => (warning ? { ok: true, tag: `${tag}, an ambiguous answer (U-CB-RESPONSE)`, warning } : { ok: true, tag });
-    if (!added) return held('acknowledged (no probe: processing not checked)');
+    if (!added) return held('acknowledged (needs --probe-url or --probe-cmd to check processing)');
     const delivered = new Set(exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))));
     for (const [i, payload] of sent.entries()) {
       const trackingId = payload.trackingId;
@@ -214,14 +230,16 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
     judge: run,
     // Named once on the minimal case (shrinking needs only "fails"): up to three more runs per failing candidate otherwise.
     async explain(sequence, verdict) {
-      // U-CB-FIELDS: a merchant that fails only with txId/chainName (the provider's spelling), or only
-      // with amounts spelt one way (a JSON number or a decimal string), gets a warning.
+      // U-CB-FIELDS: a merchant that fails only with txId/chainName (the provider's spelling), only
+      // with amounts spelt one way (a JSON number or a decimal string), or only where a payload's two
+      // spellings of a field disagree, gets a warning.
       const shown = stringifyExact(sequence as unknown as ExactJson);
       const interfaceSpelt = interfaceSpelling(sequence);
       const readings: Array<[string, CallbackSequence]> = [
         ["the provider's spelling txId/chainName", interfaceSpelt],
         ['amounts as JSON numbers', amountsAs(interfaceSpelt, 'number')],
         ['amounts as decimal strings', amountsAs(interfaceSpelt, 'string')],
+        ['txid/txId and chain/chainName agree where a payload carries both', agreeingSpellings(sequence)],
       ];
       for (const [what, other] of readings) {
         if (stringifyExact(other as unknown as ExactJson) === shown) continue;

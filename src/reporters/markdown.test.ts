@@ -18,6 +18,20 @@ describe('summary.md', () => {
     expect(text).toContain('<details><summary>⏭️ 2 skipped</summary>');
   });
 
+  it('groups what was not judged by reason, from the notes', () => {
+    const report = sampleReport();
+    report.notes = [
+      '2 MUST checks skipped: needs --probe-url or --probe-cmd',
+      'energy restored',
+      'not judged: 7 judgements: callback retry: the observation ended',
+    ];
+    const text = renderMarkdown(report);
+    expect(text).toContain(
+      '### Not judged, by reason\n\n- 2 MUST checks skipped: needs --probe-url or --probe-cmd\n- not judged: 7 judgements: callback retry: the observation ended\n',
+    );
+    expect(renderMarkdown(sampleReport())).not.toContain('### Not judged');
+  });
+
   it('keeps a message from breaking a line or adding HTML', () => {
     const report = sampleReport();
     report.results[7]!.message = 'a | b\n<script>x</script>';

@@ -96,6 +96,9 @@ export function renderMarkdown(report: Report, baseline?: BaselineComparison): s
     ),
     '',
   );
+  // What the run did not judge, one line per reason (the run's notes: skipped MUST checks, observe's not-judged groups).
+  const notJudged = (report.notes ?? []).filter((note) => /^\d+ MUST checks? skipped: |^not judged: /.test(note));
+  if (notJudged.length > 0) lines.push('### Not judged, by reason', '', ...notJudged.map((note) => `- ${cell(note)}`), '');
   if (baseline) {
     if (baseline.known.length > 0) lines.push(`### Known failures, also in the baseline (${baseline.known.length}): not fatal`, '', ...table(baseline.known));
     if (baseline.fixed.length > 0)

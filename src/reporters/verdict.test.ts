@@ -25,6 +25,17 @@ describe('the verdict', () => {
     expect(verdictOf(sampleReport())).toMatchObject({ passed: false, label: 'FAILED', text: 'FAILED: 1 check(s) failed' });
   });
 
+  it('says COULD NOT JUDGE when a check failed through no fault of the target, even against a baseline', () => {
+    const report = sampleReport();
+    const faulted = { ...report.results[0]!, status: 'failed' as const, fault: 'setup' as const, message: 'setup error: the probe never answered' };
+    report.results = [...report.results, faulted];
+    expect(verdictOf(report, { file: 'b.json', known: [], worse: [], fixed: [] })).toMatchObject({
+      passed: false,
+      label: 'COULD NOT JUDGE',
+      text: 'COULD NOT JUDGE: 1 check(s) could not be judged through no fault of the target (setup error): setup error: the probe never answered',
+    });
+  });
+
   it('passes against a baseline that knows every failure', () => {
     const report = sampleReport();
     const known = report.results.filter((r) => r.status === 'failed');

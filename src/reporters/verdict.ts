@@ -22,6 +22,14 @@ function verdict(passed: boolean, label: string, reason: string, gaps = false): 
 /** Pass or fail as the exit status decides: any failure, or with a baseline only a worse one. */
 export function verdictOf(report: Report, baseline?: BaselineComparison): Verdict {
   const { failed } = report.summary;
+  // A check the run could not judge through no fault of the target: exit 2, whatever else was found.
+  const faults = report.results.filter((result) => result.fault);
+  if (faults.length > 0)
+    return verdict(
+      false,
+      'COULD NOT JUDGE',
+      `${faults.length} check(s) could not be judged through no fault of the target (${[...new Set(faults.map((r) => `${r.fault} error`))].join(', ')}): ${faults[0]!.message}`,
+    );
   if (baseline) {
     const worse = baseline.worse.length;
     if (worse > 0) return verdict(false, 'FAILED', `${worse} check(s) worse than the baseline (${baseline.known.length} known failure(s) not counted)`);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bindsSide, type Rule } from '../core/rules.js';
+import type { Rule } from '../core/rules.js';
 import type { NetworkConfig } from '../net/network-config.js';
 import { bodyExcerpt } from '../net/run-session.js';
 import { probeCapabilities, routePath, type Capabilities, type ControlRoute } from './capabilities.js';
@@ -9,14 +9,17 @@ import { makeStrangerKeys } from './stranger-keys.js';
 import { type CheckContext, type Exchange, type StepOutcome } from './observation.js';
 import { hasCasedLetter, type AmountForm, type Spelling } from './merchant-steps.js';
 import { expectationProblem } from './params.js';
+import { mergeAmountForms, mergeSpellings } from './form-merge.js';
 import { restoreControlState, snapshotControlState } from './restore.js';
 import { openRun, type RunContext } from './run-context.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { routesOfStep, runStep, stepNeedsReceiver, type CaseState } from './step-kinds.js';
-import type { Case, Need, Suite } from './model.js';
+import { FAULT_WORDS, faultOf, type RunFault, type StepFault } from './step-fault.js';
+import type { Case, Need, Step, Suite } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import type { Transport } from './transport.js';
 import { describeTarget, type CheckResult, type Finding, type Preflight, type Report, type Status, type Target } from './types.js';
+import { assumptionsOf, judgedRules, judgeFinding, skipNotes } from './verdict.js';
 
 /** What the engine tells reporters while it runs. */
 export type RunEvent =
@@ -153,7 +156,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
     receiver: '--control-token (to point callbacks at the runner)',
     listen: '--listen PORT (callbacks triggered by hand)',
     cards: `${routePath('POST cards', target.side === 'service' ? target : {})} (a control API extension that creates a card)`,
-    restart: '--restart CMD (a command that restarts the receiver)',
+    restart: '--restart CMD (a command that takes the receiver down and lets it come back)',
     casedKey: 'an API key with letters (the one given has none, so no other letter case of it exists)',
   };
   const missing = (testCase.needs ?? []).filter((need) => !has[need]);
@@ -173,63 +176,6 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
   return undefined;
 }
 
-/** A failure's weight: `failed` or `warning`, and, when a MUST was found but binds the other party, why it only warns. */
-interface FailureVerdict {
-  status: 'failed' | 'warning';
-  /** Why MUST rules did not fail the run: they oblige the other party, not the target. */
-  why?: string;
-}
-
-/**
- * The one place a failure gets its weight. A finding fails only a MUST rule that binds the target
- * of the run (spec/rules.yaml `binds`); SHOULD and U-* rules warn unless `strict`. A failure whose
- * MUST rules all bind the other party (the runner's own receiver, a merchant's duty seen from the
- * service side) is a warning that names them, even under `strict`: no reading makes it the
- * target's duty. Without `side` every rule binds (the catalog's old reading).
- */
-export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
-  // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
-  const binds = (id: string) => {
-    const rule = rules.get(id);
-    return !side || !rule || bindsSide(rule, side);
-  };
-  const own = ruleIds.filter(binds);
-  if (own.some((id) => rules.get(id)?.severity === 'MUST')) return { status: 'failed' };
-  if (strict && own.length > 0) return { status: 'failed' };
-  const others = ruleIds.filter((id) => !binds(id) && rules.get(id)?.severity === 'MUST');
-  if (others.length === 0) return { status: strict ? 'failed' : 'warning' };
-  const party = side === 'service' ? 'merchant' : 'service';
-  return { status: 'warning', why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test` };
-}
-
-/**
- * The rules a finding is judged under: its own when the check knows them (a wrong key is CRYPTO-SAME,
- * not ENERGY-RES), else the expectation's labels. Labels never hide a MUST: an expectation labelled
- * with open points only (U-LIMITS) widens what the check accepts (a refusal warns), but a finding
- * that names a MUST (data that does not open) stands under it.
- */
-export function judgedRules(finding: Finding, labels: string[]): string[] {
-  return finding.status === 'failed' && finding.rules?.length ? finding.rules : labels;
-}
-
-/** A finding's verdict in a result: its status and message (a warning says why), under `judgedRules`. */
-export function judgeFinding(
-  finding: Finding,
-  labels: string[],
-  rules: Map<string, Rule>,
-  strict: boolean,
-  side: Target['side'],
-): { status: Status; message: string } {
-  if (finding.status !== 'failed') return { status: finding.status, message: finding.message };
-  const verdict = judgeFailure(judgedRules(finding, labels), rules, strict, side);
-  return { status: verdict.status, message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message };
-}
-
-/** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict); see judgeFailure. */
-export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): Status {
-  return judgeFailure(ruleIds, rules, strict, side).status;
-}
-
 /** Evidence for a report: request and answer, plain beside wire (keys already redacted). */
 function evidenceOf(exchanges: Exchange[]): Record<string, unknown> {
   return {
@@ -238,24 +184,6 @@ function evidenceOf(exchanges: Exchange[]): Record<string, unknown> {
       .map((exchange) => ({ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) })),
     ...(exchanges.length > 6 ? { more: exchanges.length - 6 } : {}),
   };
-}
-
-/** The U-* rules among `ruleIds`, with their text: what a verdict assumes where the interface is silent. */
-export function assumptionsOf(ruleIds: string[], rules: Map<string, Rule>) {
-  return ruleIds.filter((id) => id.startsWith('U-')).map((id) => ({ rule: id, text: rules.get(id)?.text ?? '' }));
-}
-
-/** Why MUST checks were skipped, most frequent first, for the summary ("add --probe-url or --probe-cmd"). */
-export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { skippedMust: number; notes: string[] } {
-  const reasons = new Map<string, number>();
-  let skippedMust = 0;
-  for (const result of results) {
-    if (result.status !== 'skipped' || !result.rules.some((id) => rules.get(id)?.severity === 'MUST')) continue;
-    skippedMust++;
-    reasons.set(result.message, (reasons.get(result.message) ?? 0) + 1);
-  }
-  const notes = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
-  return { skippedMust, notes };
 }
 
 /**
@@ -396,7 +324,7 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
             ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)`
             : `not judged: ${during.message}`;
           for (const result of results)
-            if (result.case === testCase.id && result.suite === suite.name && (result.status === 'failed' || result.status === 'warning'))
+            if (result.case === testCase.id && result.suite === suite.name && !result.fault && (result.status === 'failed' || result.status === 'warning'))
               Object.assign(result, { status: 'skipped', message: why });
           if (gone) {
             fell = `after case ${gone.after}`;
@@ -433,77 +361,6 @@ async function runOpen(options: RunOptions, context: RunContext): Promise<Report
   };
   emit({ kind: 'done', report });
   return report;
-}
-
-/** One axis of the forms U-CB-FIELDS leaves open: how to name it, and a verdict that stands as judged. */
-interface FormAxis {
-  noun: string;
-  /** Both forms, for a failure under each: `field spellings`. */
-  both: string;
-  /** The form a run used, in words: `txid/chain (the interface's spelling)`. */
-  label(second: boolean): string;
-  /** A verdict the check already judged under the form's own rule: it stands, it is not "one form only". */
-  stands?(result: CheckResult): boolean;
-}
-
-/**
- * One check's verdicts under two forms of the payload (U-CB-FIELDS): the same verdict stands; a
- * target that passes with one form only gets a warning naming the other, unless the failing
- * verdict already names the form's own rule; both judged but different: the worse stands.
- */
-function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: FormAxis, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  if (!second || second.status === first.status) {
-    return first.status === 'failed' && second ? { ...first, message: `${first.message} (with both ${axis.both})` } : first;
-  }
-  if (first.status === 'skipped' || second.status === 'skipped') {
-    // One skipped, the other judged: the judged verdict stands.
-    const judged = first.status === 'skipped' ? second : first;
-    return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict, 'merchant') : judged.status };
-  }
-  const rank: Record<Status, number> = { failed: 3, warning: 2, skipped: 1, passed: 0 };
-  const bad = rank[second.status] > rank[first.status] ? second : first;
-  const good = bad === first ? second : first;
-  if (good.status !== 'passed' || axis.stands?.(bad)) return bad;
-  const ruleIds = [...new Set([...bad.rules, 'U-CB-FIELDS'])];
-  return {
-    ...bad,
-    rules: ruleIds,
-    status: strict ? 'failed' : 'warning',
-    message: `passes with one ${axis.noun} only: with ${axis.label(bad === second)}: ${bad.message}`,
-  };
-}
-
-const SPELLINGS: FormAxis = {
-  noun: 'spelling',
-  both: 'field spellings',
-  label: (provider) => (provider ? "txId/chainName (the provider documentation's spelling)" : "txid/chain (the interface's spelling)"),
-};
-
-/**
- * One check's verdicts under both field spellings (U-CB-FIELDS): the same verdict stands; a target
- * that passes with one spelling only gets a warning naming the other; failing both is a failure.
- */
-export function mergeSpellings(asInterface: CheckResult, asProvider: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  return mergeForms(asInterface, asProvider, SPELLINGS, rules, strict);
-}
-
-const AMOUNT_FORMS: FormAxis = {
-  noun: 'amount form',
-  both: 'amount forms',
-  label: (string) => (string ? 'amounts as decimal strings' : 'amounts as JSON numbers'),
-  // processed-exact judges the amount under its own rules: digits lost from a JSON number are a
-  // U-CB-FIELDS warning, from a decimal string an ORDER-FIELDS failure. That verdict stands.
-  stands: (result) => result.rules.includes('ORDER-FIELDS') || result.rules.includes('U-CB-FIELDS'),
-};
-
-/**
- * One check's verdicts with amounts as JSON numbers and as decimal strings (U-CB-FIELDS leaves the
- * form open; ORDER-FIELDS makes the amount a BigDecimal in both): a verdict the check gave under the
- * amount's own rule stands; a target that passes with one form only otherwise gets a U-CB-FIELDS
- * warning naming the form that failed; failing both is a failure.
- */
-export function mergeAmountForms(asNumber: CheckResult, asString: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
-  return mergeForms(asNumber, asString, AMOUNT_FORMS, rules, strict);
 }
 
 /** How one run of a case writes its callback payloads (U-CB-FIELDS). */
@@ -547,90 +404,149 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
     prompt: (text) => run.emit({ kind: 'prompt', text }),
     run: run.context,
   };
-  // A failed setup step (no expectations of its own) makes every later check of the case `skipped`:
-  // the target was not prepared, so nothing it does afterwards is its fault.
-  let setupError: string | undefined;
+  // A failed setup step (no expectations of its own) stops the case: every later check carries its
+  // fault (the target's: failed under the check's rules; the setup's or the suite's: exit 2), with
+  // the setup step's exchanges as evidence. Nothing is `skipped` for it (docs/decisions/step-faults.md).
+  let setup: { fault: StepFault; exchanges: Exchange[] } | undefined;
   for (const step of testCase.steps) {
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };
     const stepStarted = performance.now();
-    let stepError: string | undefined = setupError;
-    if (!setupError) {
-      try {
-        const ran = await runStep(step, target, state);
-        outcome.exchanges.push(...ran.exchanges);
-        if (ran.callbacks) outcome.callbacks = ran.callbacks;
-        if (ran.processed) outcome.processed = ran.processed;
-        if (ran.delivered) outcome.delivered = ran.delivered;
-        stepError = ran.error;
-        run.sent(ran.exchanges);
-      } catch (error) {
-        stepError = `setup failed: ${(error as Error).message}`;
-      }
-    }
-    if (!setupError) for (const route of routesOfStep(step)) run.touched.add(route);
+    const fault = setup ? { ...setup.fault, lost: undefined } : await runOneStep(step, state, outcome, run);
     const durationMs = Math.round(performance.now() - stepStarted);
-    if (stepError && !step.expect?.length) setupError ??= stepError;
-    // Within a step, a cause (an undecryptable answer, no answer, no callback) is reported once, by the first
-    // check that fails of it, and judged under every rule it keeps the step's checks from judging: a later
-    // check of the same cause cannot judge its rule without the data, so it is skipped, and its rules join
-    // the first result's (a target that does not answer fails each MUST the answer was to show).
-    const causes = new Map<string, { check: string; finding: Finding; result: CheckResult }>();
-    for (const expectation of step.expect ?? []) {
-      const check = findCheck(expectation.check);
-      const ruleIds = expectation.rules ?? testCase.rules;
-      const { check: _id, rules: _rules, title, ...params } = expectation;
-      let findings: Finding[];
-      const problem = expectationProblem(expectation, step);
-      if (!check) findings = [{ status: 'failed', message: `suite error: no check named ${expectation.check}` }];
-      // A suite the loader did not see (built in code): its checks read typed parameters only.
-      else if (problem) findings = [{ status: 'failed', message: `suite error: ${check.id}: ${problem.message}` }];
-      else if (stepError?.startsWith('setup failed') || stepError?.startsWith('suite error'))
-        findings = [{ status: stepError.startsWith('suite error') ? 'failed' : 'skipped', message: stepError }];
-      else if (stepError) findings = [{ status: 'failed', message: stepError }];
-      else {
-        const ctx: CheckContext = {
-          target,
-          suite,
-          testCase,
-          step,
-          outcome,
-          params: fill(params, scope) as Record<string, unknown>,
-          rules: run.rules,
-          strangerKeys: run.stranger,
-        };
-        try {
-          findings = check.run(ctx);
-        } catch (error) {
-          findings = [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }];
-        }
-      }
-      let worst = findings.find((f) => f.status === 'failed') ??
-        findings.find((f) => f.status === 'skipped') ??
-        findings[0] ?? { status: 'passed', message: '' };
-      const named = judgedRules(worst, ruleIds);
-      const first = worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
-      if (first) {
-        const joined = [...new Set([...first.result.rules, ...named])];
-        if (joined.length > first.result.rules.length)
-          Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, target.side));
-        worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
-      }
-      const { status, message } = judgeFinding(worst, ruleIds, run.rules, run.strict, target.side);
-      const result: CheckResult = {
-        id: expectation.check,
-        suite: suite.name,
-        case: testCase.id,
-        title: title ?? `${testCase.title}: ${check?.title ?? expectation.check}`,
-        rules: named,
-        status,
-        message,
-        durationMs,
-        evidence: evidenceOf(outcome.exchanges),
-        ...(worst.status === 'failed' && worst.cause ? { cause: worst.cause } : {}),
-      };
-      if (worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
-      results.push(result);
-    }
+    // A lost probe read takes only the probe's evidence: the later steps still run (and read it anew).
+    if (fault && !fault.lost && !setup && !step.expect?.length) setup = { fault, exchanges: outcome.exchanges };
+    const evidence = evidenceOf(outcome.exchanges.length || !setup ? outcome.exchanges : setup.exchanges);
+    results.push(...judgeStep({ suite, testCase, step, outcome, fault, durationMs, evidence, scope }, run));
   }
   return results;
+}
+
+/** Runs a step into `outcome`; its fault, when it could not give its checks what they judge (a throw included). */
+async function runOneStep(step: Step, state: CaseState, outcome: StepOutcome, run: CaseRun): Promise<StepFault | undefined> {
+  let fault: StepFault | undefined;
+  try {
+    const ran = await runStep(step, run.target, state);
+    outcome.exchanges.push(...ran.exchanges);
+    if (ran.callbacks) outcome.callbacks = ran.callbacks;
+    if (ran.processed) outcome.processed = ran.processed;
+    if (ran.delivered) outcome.delivered = ran.delivered;
+    fault = ran.fault;
+    run.sent(ran.exchanges);
+  } catch (error) {
+    fault = faultOf(error);
+  }
+  for (const route of routesOfStep(step)) run.touched.add(route);
+  return fault;
+}
+
+/** One step as its checks judge it. */
+interface JudgedStep {
+  suite: Suite;
+  testCase: Case;
+  step: Step;
+  outcome: StepOutcome;
+  fault: StepFault | undefined;
+  durationMs: number;
+  evidence: Record<string, unknown>;
+  scope: TemplateScope;
+}
+
+/**
+ * The results of a step's checks. Within a step, a cause (an undecryptable answer, no answer, no
+ * callback) is reported once, by the first check that fails of it, and judged under every rule it
+ * keeps the step's checks from judging: a later check of the same cause cannot judge its rule
+ * without the data, so it is skipped, and its rules join the first result's (a target that does not
+ * answer fails each MUST the answer was to show).
+ */
+function judgeStep(judged: JudgedStep, run: CaseRun): CheckResult[] {
+  const { suite, testCase, step } = judged;
+  const results: CheckResult[] = [];
+  const causes = new Map<string, { check: string; finding: Finding; result: CheckResult }>();
+  for (const expectation of step.expect ?? []) {
+    const check = findCheck(expectation.check);
+    const ruleIds = expectation.rules ?? testCase.rules;
+    const found = findingsOf(expectation, check, judged, run);
+    let worst = found.fault
+      ? found.findings[0]!
+      : (found.findings.find((f) => f.status === 'failed') ?? found.findings.find((f) => f.status === 'skipped') ?? found.findings[0]!);
+    const named = judgedRules(worst, ruleIds);
+    // A rule the catalogue lacks cannot be weighed (nor shown to bind anyone): the suite's error, not a warning.
+    const unknown = found.fault ? [] : named.filter((id) => !run.rules.has(id));
+    const fault: RunFault | undefined = unknown.length ? 'suite' : found.fault;
+    if (unknown.length)
+      worst = {
+        status: 'failed',
+        message: `${FAULT_WORDS.suite}: ${expectation.check} names ${unknown.join(', ')}, which the rule catalogue (spec/rules.yaml) lacks`,
+      };
+    const first = !fault && worst.status === 'failed' && worst.cause ? causes.get(worst.cause) : undefined;
+    if (first) {
+      const joined = [...new Set([...first.result.rules, ...named])];
+      if (joined.length > first.result.rules.length)
+        Object.assign(first.result, { rules: joined }, judgeFinding({ ...first.finding, rules: joined }, joined, run.rules, run.strict, run.target.side));
+      worst = { status: 'skipped', message: `not judged: ${worst.message} (the cause is reported once, by ${first.check}, under ${joined.join(', ')})` };
+    }
+    // A fault that is not the target's fails whatever the rules' weight: the run could not judge (exit 2).
+    const { status, message } = fault
+      ? { status: 'failed' as const, message: worst.message }
+      : judgeFinding(worst, ruleIds, run.rules, run.strict, run.target.side);
+    const result: CheckResult = {
+      id: expectation.check,
+      suite: suite.name,
+      case: testCase.id,
+      title: expectation.title ?? `${testCase.title}: ${check?.title ?? expectation.check}`,
+      rules: named,
+      status,
+      message,
+      durationMs: judged.durationMs,
+      evidence: judged.evidence,
+      ...(fault ? { fault } : {}),
+      ...(!fault && worst.status === 'failed' && worst.cause ? { cause: worst.cause } : {}),
+    };
+    if (!fault && worst.status === 'failed' && worst.cause) causes.set(worst.cause, { check: expectation.check, finding: worst, result });
+    results.push(result);
+  }
+  return results;
+}
+
+/**
+ * What a check found, or the fault that kept it from judging: a suite error (no such check, bad
+ * parameters, no finding at all), or the step's fault when it took what the check judges. A
+ * target's fault is a failed finding judged under the check's rules; any other is the run's (exit 2).
+ */
+function findingsOf(
+  expectation: NonNullable<Step['expect']>[number],
+  check: ReturnType<typeof findCheck>,
+  judged: JudgedStep,
+  run: CaseRun,
+): { findings: Finding[]; fault?: RunFault } {
+  const suiteError = (message: string) => ({ findings: [{ status: 'failed' as const, message: `${FAULT_WORDS.suite}: ${message}` }], fault: 'suite' as const });
+  if (!check) return suiteError(`no check named ${expectation.check}`);
+  // A suite the loader did not see (built in code): its checks read typed parameters only.
+  const problem = expectationProblem(expectation, judged.step);
+  if (problem) return suiteError(`${check.id}: ${problem.message}`);
+  const { fault } = judged;
+  if (fault && (!fault.lost || fault.lost === check.needs)) {
+    if (fault.blame === 'target') return { findings: [{ status: 'failed', message: fault.message }] };
+    if (fault.blame === 'unsupported') return { findings: [{ status: 'skipped', message: fault.message }] };
+    return { findings: [{ status: 'failed', message: `${FAULT_WORDS[fault.blame]}: ${fault.message}` }], fault: fault.blame };
+  }
+  const { check: _id, rules: _rules, title: _title, ...params } = expectation;
+  const ctx: CheckContext = {
+    target: run.target,
+    suite: judged.suite,
+    testCase: judged.testCase,
+    step: judged.step,
+    outcome: judged.outcome,
+    params: fill(params, judged.scope) as Record<string, unknown>,
+    rules: run.rules,
+    strangerKeys: run.stranger,
+  };
+  let findings: Finding[];
+  try {
+    findings = check.run(ctx);
+  } catch (error) {
+    return { findings: [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }] };
+  }
+  // A check that says nothing has not judged: passing it would be green for nothing looked at.
+  return findings.length > 0 ? { findings } : suiteError(`check ${check.id} returned no finding`);
 }

@@ -12,6 +12,7 @@ import type { BlockEdge, DeliverStep, KeyNearMiss } from './model.js';
 import { parseProbeAnswer, runShellCommand } from './probe-reader.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
+import { StepError } from './step-fault.js';
 import type { MerchantTarget } from './types.js';
 
 /**
@@ -134,6 +135,26 @@ function swapCase(key: string): string {
   return [...key].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
 }
 
+/** Letters and their accented forms within Latin-1 (a header value's bytes on the wire). */
+const ACCENTED: Record<string, string> = {
+  a: '\u00e0',
+  e: '\u00e9',
+  i: '\u00ed',
+  o: '\u00f3',
+  u: '\u00fa',
+  c: '\u00e7',
+  n: '\u00f1',
+  y: '\u00fd',
+  A: '\u00c0',
+  E: '\u00c9',
+  I: '\u00cd',
+  O: '\u00d3',
+  U: '\u00da',
+  C: '\u00c7',
+  N: '\u00d1',
+  Y: '\u00dd',
+};
+
 /**
  * A near miss of the right key (CB-KEY-401, ERR-401): each differs from `key` in one way a loose
  * comparison forgives. The case variants need a key with letters (the `casedKey` need); when the
@@ -157,6 +178,17 @@ export function nearMiss(key: string, variant: KeyNearMiss): string | string[] {
       return key.slice(0, -1);
     case 'first-removed':
       return key.slice(1);
+    case 'accented-letter': {
+      // An accent-insensitive compare (a collation such as MySQL's utf8mb4_0900_ai_ci, or stripping
+      // marks after NFKD) takes it for the key. A key without such a letter gets one in place of its
+      // last character: still a near miss that must be refused.
+      const chars = [...key];
+      const at = chars.findLastIndex((c) => c in ACCENTED);
+      chars[at >= 0 ? at : chars.length - 1] = at >= 0 ? ACCENTED[chars[at]!]! : '\u00e9';
+      return chars.join('');
+    }
+    case 'nbsp-before':
+      return `\u00a0${key}`;
     case 'nbsp-after':
       // HTTP drops spaces and tabs around a field value, not U+00A0: it reaches the receiver, where a
       // trimming comparison (Python's strip, Go's TrimSpace, Java's strip) removes it.
@@ -249,6 +281,21 @@ export async function runRestart(target: MerchantTarget, session: RunSession): P
   }
 }
 
+/** A three-byte UTF-8 character (U+20AC): its first byte ends a block, the other two begin the next. */
+const SPLIT_CHARACTER = '\u20ac';
+
+/**
+ * `payload` with a memo holding SPLIT_CHARACTER and its trackingId lengthened so that character
+ * starts on the last byte of a block (CB-DECRYPT): a receiver that decodes each block's plaintext
+ * as UTF-8 on its own (a string per block, then joined) garbles or refuses it.
+ */
+function acrossBlockEdge(payload: Record<string, ExactJson>, block: number): Record<string, ExactJson> {
+  const marked = { ...payload, memo: SPLIT_CHARACTER };
+  const at = Buffer.from(stringifyExact(withRequestUUID(marked)), 'utf8').indexOf(Buffer.from(SPLIT_CHARACTER, 'utf8'));
+  const pad = (((block - 1 - at) % block) + block) % block;
+  return { ...marked, trackingId: `${String(payload.trackingId ?? 'wc')}${'x'.repeat(pad)}` };
+}
+
 /**
  * The event a deliver step sends: a named one again (`same`), a copy of one (`copy`: its fields,
  * trackingId included, under `type` if given), a new event like one (`twin`: a new trackingId), or
@@ -257,7 +304,7 @@ export async function runRestart(target: MerchantTarget, session: RunSession): P
 function eventOf(step: DeliverStep, scope: TemplateScope, events: EventBook, spelling: Spelling, amounts?: AmountForm): Record<string, ExactJson> {
   const named = (name: string, how: string) => {
     const known = events.get(name);
-    if (!known) throw new Error(`deliver.${how} names ${name}, which no earlier step defined`);
+    if (!known) throw new StepError('suite', `deliver.${how} names ${name}, which no earlier step defined`);
     return known;
   };
   if (step.same) return named(step.same, 'same');
@@ -290,8 +337,9 @@ function retyped(event: Record<string, ExactJson>, type: number | undefined): Re
  * merchant's key: n·B−1, n·B or n·B+1 bytes for the smallest n that fits (CB-DECRYPT). The
  * requestUUID each delivery stamps has a fixed length, so every delivery keeps the length.
  */
-function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
+export function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
   const block = plaintextBlockSize(target.profile, target.privateKey.modulusBytes);
+  if (edge === 'split-character') return acrossBlockEdge(payload, block);
   const length = Buffer.byteLength(stringifyExact(withRequestUUID(payload)), 'utf8');
   const offset = edge === 'one-under' ? -1 : edge === 'whole' ? 0 : 1;
   const blocks = Math.ceil((length - offset) / block);

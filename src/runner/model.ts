@@ -16,14 +16,26 @@ export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKe
 
 /**
  * A near miss of the merchant's key (the derived cases of CB-KEY-401): the key in other letter case,
- * one character more or less, a no-break space after it (which HTTP keeps and a trimming compare
- * drops), or the header twice with an unknown key first.
+ * one character more or less, a letter with an accent, a no-break space before or after it (which HTTP keeps and a trimming
+ * compare drops), or the header twice with an unknown key first.
  */
 export type KeyNearMiss =
-  'upper-case' | 'lower-case' | 'one-letter-case' | 'appended' | 'last-removed' | 'first-removed' | 'nbsp-after' | 'twice-unknown-first';
+  | 'upper-case'
+  | 'lower-case'
+  | 'one-letter-case'
+  | 'appended'
+  | 'last-removed'
+  | 'first-removed'
+  | 'accented-letter'
+  | 'nbsp-before'
+  | 'nbsp-after'
+  | 'twice-unknown-first';
 
 /** Where a padded plaintext ends against the RSA blocks: one byte under, at, or one byte over a whole number of them. */
-export type BlockEdge = 'one-under' | 'whole' | 'one-over';
+export type LengthEdge = 'one-under' | 'whole' | 'one-over';
+
+/** A length edge, or `split-character`: a three-byte UTF-8 character across a block boundary. */
+export type BlockEdge = LengthEdge | 'split-character';
 
 /**
  * One expectation: a registered check and its parameters, which the check's schema declares
@@ -40,7 +52,12 @@ export interface Step {
   title?: string;
   /** Run the user's `--restart` command, then wait until the callback URL answers again. */
   restart?: true;
-  control?: { energy?: { balance: number; costPerTx: number }; card?: { powerCardId: string; merchantUserId: string }; pointCallbacks?: true };
+  /** Energy amounts beyond 2^53 are written `#decimal:DIGITS` (template.ts): sent exactly. */
+  control?: {
+    energy?: { balance: number | string; costPerTx: number | string };
+    card?: { powerCardId: string; merchantUserId: string };
+    pointCallbacks?: true;
+  };
   await?: AwaitStep;
   request?: RequestStep;
   emit?: EmitStep;
@@ -61,6 +78,20 @@ export interface RequestStep {
   json?: unknown;
   body?: string;
   save?: string;
+  /** A near miss of the merchant's key instead of the key (the derived cases of ERR-401). */
+  keyVariant?: KeyNearMiss;
+  /**
+   * One request per edge, in order: the same plain JSON lengthened with insignificant whitespace so
+   * its plaintext ends one byte under, at or one byte over `plainBlocks` RSA blocks (CRYPTO-SAME).
+   */
+  plainLength?: LengthEdge[];
+  /** The number of blocks `plainLength` aims at (default 1). */
+  plainBlocks?: number;
+  /**
+   * Lengthens the plain's callBackId so the answer's plaintext ends at this edge of at least two RSA
+   * blocks, measured on the case's previous answer (ENV-DATA): the service's serialisation is its own.
+   */
+  answerLength?: LengthEdge;
 }
 
 /** A callback the service is asked (through its control API) to emit to the runner's receiver. */

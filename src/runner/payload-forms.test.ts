@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
-import { mergeAmountForms, mergeSpellings } from './engine.js';
+import { mergeAmountForms, mergeSpellings } from './form-merge.js';
 import { withAmountForm } from './merchant-steps.js';
 import type { CheckResult, Status } from './types.js';
 

@@ -296,6 +296,28 @@ const UNPAGED = new WeakMap<ProbeSource, true>();
  * `keep: false` nothing but the end is remembered (a baseline). A probe command is run once.
  */
 export async function readProbeAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
+  const read = await readProbeOnce(target, from, options);
+  if (read) {
+    const session = (options.network ?? currentNetwork()).session;
+    const answered = ANSWERED.get(session) ?? new Set<string>();
+    ANSWERED.set(session, answered.add(probeKey(target)));
+  }
+  return read;
+}
+
+/**
+ * The probes that gave a readable answer in a run, by the run's session (pre-flight and the suites
+ * share it; a run's copy of the target does not): a failure of theirs afterwards is the merchant's.
+ */
+const ANSWERED = new WeakMap<object, Set<string>>();
+const probeKey = (target: ProbeSource) => (target.probeCmd ? `cmd ${target.probeCmd}` : `url ${target.probeUrl ?? ''}`);
+
+/** Did this probe give a readable answer earlier in the run of `network` (pre-flight, a baseline, a step's read)? */
+export function probeAnswered(target: ProbeSource, network: NetworkConfig): boolean {
+  return ANSWERED.get(network.session)?.has(probeKey(target)) ?? false;
+}
+
+async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions): Promise<ProbeRead | undefined> {
   const keep = options.keep ?? true;
   const network = options.network ?? currentNetwork();
   if (target.probeCmd) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { parseExactJson, stringifyExact } from '../core/exact-json.js';
+import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { plaintextBlockSize } from '../core/profile.js';
 import { BASE64_PATTERN, encodeBase64 } from '../crypto/base64.js';
 import { openJson, sealJson } from '../crypto/codec.js';
 import { CryptoError } from '../crypto/errors.js';
@@ -11,7 +12,8 @@ import { redact } from './redact.js';
 import { type Exchange, type ReceivedResponse } from './observation.js';
 import { type StrangerKeys } from './stranger-keys.js';
 import { controlClientOf, merchantOf } from './control.js';
-import type { RequestStep, Step } from './model.js';
+import { nearMiss } from './merchant-steps.js';
+import type { LengthEdge, RequestStep, Step } from './model.js';
 import { fill, type TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { ServiceTarget } from './types.js';
@@ -29,8 +31,9 @@ export function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, '') + path;
 }
 
-/** The X-API-KEY a case asks for; undefined means "send none". */
-function apiKeyFor(choice: RequestStep['apiKey'], target: ServiceTarget): string | undefined {
+/** The X-API-KEY a case asks for (a list: the header once per value); undefined means "send none". */
+function apiKeyFor(choice: RequestStep['apiKey'], target: ServiceTarget, variant?: RequestStep['keyVariant']): string | string[] | undefined {
+  if (variant) return nearMiss(target.apiKey, variant);
   switch (choice ?? 'valid') {
     case 'missing':
       return undefined;
@@ -76,17 +79,77 @@ function encodeData(plainText: string, step: RequestStep, target: ServiceTarget,
   }
 }
 
+const EDGE_OFFSET: Record<LengthEdge, number> = { 'one-under': -1, whole: 0, 'one-over': 1 };
+
+/** The plaintext block size of the target's key and profile (B of n·B). */
+function blockOf(target: ServiceTarget): number {
+  return plaintextBlockSize(target.profile, target.publicKey.modulusBytes);
+}
+
+/**
+ * `text` (a JSON object) lengthened with spaces before its closing brace, which JSON ignores, so its
+ * UTF-8 plaintext ends at `edge` of `blocks` RSA blocks (or of the fewest that fit it, if more).
+ */
+function padToEdge(text: string, edge: LengthEdge, blocks: number, target: ServiceTarget): string {
+  const block = blockOf(target);
+  const length = Buffer.byteLength(text, 'utf8');
+  const offset = EDGE_OFFSET[edge];
+  const wanted = Math.max(blocks, Math.ceil((length - offset) / block)) * block + offset;
+  return `${text.slice(0, -1)}${' '.repeat(wanted - length)}}`;
+}
+
+/**
+ * `plain` with its callBackId lengthened so the answer's plaintext ends at `edge` of at least two
+ * blocks: the case's previous answer had `bytes` bytes for its callBackId, and an ASCII character
+ * more in the id is a byte more in an answer that echoes it (ORDER-RES). A fresh id, longer than
+ * the previous one, so no order repeats a callBackId (ORDER-CALLBACK-ID).
+ */
+function steerAnswer(plain: Record<string, ExactJson>, edge: LengthEdge, scope: TemplateScope, target: ServiceTarget): Record<string, ExactJson> {
+  const last = scope.lastAnswer;
+  if (!last?.callBackId) throw new Error('answerLength needs an earlier answer of the case to an order with a callBackId');
+  const block = blockOf(target);
+  const offset = EDGE_OFFSET[edge];
+  const fixed = last.bytes - Buffer.byteLength(last.callBackId, 'utf8');
+  const base = `${last.callBackId}-`;
+  const wanted = Math.max(2, Math.ceil((fixed + base.length + 1 - offset) / block)) * block + offset;
+  return { ...plain, callBackId: `${base}${'e'.repeat(wanted - fixed - base.length)}` };
+}
+
+/**
+ * Sends the requests of one step: one, or one per edge of `plainLength` (the same content at three
+ * lengths, for the differential oracle of CRYPTO-SAME), each with its answer.
+ */
+export async function runRequests(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys): Promise<Exchange[]> {
+  if (!step.plainLength) return [await runRequest(step, target, scope, stranger)];
+  const exchanges: Exchange[] = [];
+  for (const edge of step.plainLength) exchanges.push(await runRequest(step, target, scope, stranger, edge));
+  return exchanges;
+}
+
+/** The plain text of a request step (templates filled, its length steered as the step asks); undefined without one. */
+function plainOf(step: RequestStep, target: ServiceTarget, scope: TemplateScope, edge?: LengthEdge): string | undefined {
+  let plain: string | undefined;
+  if (step.plainText !== undefined) plain = String(fill(step.plainText, scope));
+  else if (step.plain !== undefined) {
+    let value = fill(step.plain, scope) as Record<string, ExactJson>;
+    if (step.answerLength) value = steerAnswer(value, step.answerLength, scope, target);
+    plain = stringifyExact(value);
+  }
+  return plain !== undefined && edge ? padToEdge(plain, edge, step.plainBlocks ?? 1, target) : plain;
+}
+
 /**
  * Builds and sends one request to the service side: the runner encrypts the plain payload, puts it
  * in the form field `data` (or the raw body the case gives), and decrypts the envelope's answer.
  */
-export async function runRequest(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys): Promise<Exchange> {
+export async function runRequest(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys, edge?: LengthEdge): Promise<Exchange> {
   const endpoint = ENDPOINTS[step.endpoint];
   const path = endpoint?.path ?? step.endpoint;
   const url = joinUrl(endpoint?.card ? target.cardBaseUrl : target.baseUrl, path);
   const headers: Record<string, string> = {};
-  const key = apiKeyFor(step.apiKey, target);
-  if (key !== undefined && !endpoint?.card) headers['x-api-key'] = key;
+  const key = apiKeyFor(step.apiKey, target, step.keyVariant);
+  const keys = key === undefined || endpoint?.card ? [] : typeof key === 'string' ? [key] : key;
+  if (keys.length) headers['x-api-key'] = keys[0]!;
   const contentType = step.contentType ?? (endpoint?.card ? 'application/json' : FORM);
   if (contentType !== 'none') headers['content-type'] = contentType;
 
@@ -95,8 +158,7 @@ export async function runRequest(step: RequestStep, target: ServiceTarget, scope
   if (step.body !== undefined) body = String(fill(step.body, scope));
   else if (step.json !== undefined) body = stringifyExact(fill(step.json, scope));
   else {
-    if (step.plainText !== undefined) plain = String(fill(step.plainText, scope));
-    else if (step.plain !== undefined) plain = stringifyExact(fill(step.plain, scope));
+    plain = plainOf(step, target, scope, edge);
     const data = step.data !== undefined ? String(fill(step.data, scope)) : plain !== undefined ? encodeData(plain, step, target, stranger) : undefined;
     if (data !== undefined) body = step.encode === 'unencoded-form' ? `data=${data}` : new URLSearchParams({ data }).toString();
   }
@@ -104,13 +166,30 @@ export async function runRequest(step: RequestStep, target: ServiceTarget, scope
   if (step.save && step.json !== undefined) scope.saved[step.save] = parseExactJson(body);
 
   const request = { method: step.method ?? 'POST', url, headers, body, ...(plain === undefined ? {} : { plain }) };
-  const shown = { ...request, headers: key ? { ...headers, 'x-api-key': redact(key) } : headers };
+  const shown = { ...request, headers: keys.length ? { ...headers, 'x-api-key': keys.map((one) => redact(one)).join(', ') } : headers };
+  // Several keys are several X-API-KEY lines, as a client that sets the header twice sends them.
+  const wireHeaders: Record<string, string | string[]> = spelledHeaders(headers);
+  if (keys.length > 1) wireHeaders['X-API-KEY'] = [...keys];
   try {
-    const wire = await transportOf(target).send({ method: request.method, url, headers: spelledHeaders(headers), body });
-    return { request: shown, response: readResponse(wire.status, wire.headers, wire.body.toString('utf8'), target) };
+    const wire = await transportOf(target).send({ method: request.method, url, headers: wireHeaders, body });
+    const response = readResponse(wire.status, wire.headers, wire.body.toString('utf8'), target);
+    rememberAnswer(scope, plain, response);
+    return { request: shown, response };
   } catch (error) {
     return { request: shown, error: (error as Error).message };
   }
+}
+
+/** Keeps the length of a decrypted answer and the callBackId its request carried, for a later `answerLength`. */
+function rememberAnswer(scope: TemplateScope, plain: string | undefined, response: ReceivedResponse): void {
+  if (!response.decrypted) return;
+  let callBackId: unknown;
+  try {
+    callBackId = plain === undefined ? undefined : (parseExactJson(plain) as Record<string, unknown> | null)?.callBackId;
+  } catch {
+    callBackId = undefined;
+  }
+  scope.lastAnswer = { bytes: Buffer.byteLength(response.decrypted.text, 'utf8'), ...(typeof callBackId === 'string' ? { callBackId } : {}) };
 }
 
 /** Parses the answer; an envelope's `data` is decrypted with the merchant's key per profile. */
@@ -145,11 +224,16 @@ function readResponse(status: number, headers: Record<string, string>, body: str
   return response;
 }
 
+/** An energy amount as sent: `#decimal:DIGITS` (when the templates have not made it one already) as its exact digits. */
+function exactAmount(value: number | string | LosslessNumber): number | LosslessNumber {
+  return typeof value === 'string' ? new LosslessNumber(value.replace(/^#decimal:/, '')) : value;
+}
+
 /** Runs a control step against the service's control API (docs/service-guide.md), through the generated client. */
 export async function runControl(control: NonNullable<Step['control']>, target: ServiceTarget): Promise<Exchange> {
   const client = controlClientOf(target);
   const request = control.energy
-    ? controlSetEnergyRequest(client, merchantOf(target), control.energy)
+    ? controlSetEnergyRequest(client, merchantOf(target), { balance: exactAmount(control.energy.balance), costPerTx: exactAmount(control.energy.costPerTx) })
     : controlOpenCardRequest(client, merchantOf(target), control.card!);
   const { method, url, body = '' } = request;
   try {

@@ -63,7 +63,7 @@ describe('the step-kind registry: one entry per kind', () => {
     ["pointing callbacks without the runner's receiver", { control: { pointCallbacks: true } }, serviceTarget],
     ['a step of no kind', {}, serviceTarget],
   ])('refuses to run %s, as a suite error, without touching the target', async (_label, step, target) => {
-    expect(await runStep(step, target, state())).toEqual({ exchanges: [], error: `suite error: this step does not apply to a ${target.side}` });
+    expect(await runStep(step, target, state())).toEqual({ exchanges: [], fault: { blame: 'suite', message: `this step does not apply to a ${target.side}` } });
   });
 });
 

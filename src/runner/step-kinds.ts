@@ -5,13 +5,34 @@ import type { Observation } from './checks/check.js';
 import type { Exchange, ReceivedCallback } from './observation.js';
 import type { StrangerKeys } from './stranger-keys.js';
 import { runDelivery, runRestart, type AmountForm, type EventBook, type Spelling } from './merchant-steps.js';
-import { probeBaseline, readProbeAfter, rememberProbeMark, type ProbeMark } from './probe-reader.js';
+import { probeAnswered, probeBaseline, readProbeAfter, rememberProbeMark, type ProbeMark } from './probe-reader.js';
 import type { Receiver } from './receiver.js';
 import type { RunContext } from './run-context.js';
-import { runControl, runRequest } from './service-steps.js';
+import { runControl, runRequests } from './service-steps.js';
 import type { Step } from './model.js';
+import type { StepFault } from './step-fault.js';
 import { fill, type TemplateScope } from './template.js';
 import type { MerchantTarget, ServiceTarget, Target } from './types.js';
+
+/** A failure of the target itself (its control API, its probe): judged under the rules of the checks it kept from judging. */
+const targetFault = (message: string): StepFault => ({ blame: 'target', message });
+
+/**
+ * The fault of a control API exchange that failed. A 4xx other than 401 refuses a request the
+ * documented control API takes (a balance beyond 2^53, scripted retry delays): this target's
+ * control API does not offer it, which proves nothing about the interface, so the case is not
+ * judged (skipped, with the reason). No answer, a 5xx or a 401 after the capability probe
+ * passed is the service failing mid-run: the target's fault.
+ */
+function controlFault(exchange: Exchange, what: string): StepFault {
+  const status = exchange.response?.status ?? 0;
+  if (status >= 400 && status < 500 && status !== 401)
+    return {
+      blame: 'unsupported',
+      message: `not judged: the service's control API refused a documented request (${exchange.error}); the case needs one that accepts it`,
+    };
+  return targetFault(`${what} failed: ${exchange.error}`);
+}
 
 /** The kinds of step a case is made of; a step is exactly one of them (suite.schema.json: `oneOf`). */
 export type StepKindName = 'request' | 'control' | 'emit' | 'await' | 'deliver' | 'restart';
@@ -39,13 +60,13 @@ export interface CaseState {
   run: RunContext;
 }
 
-/** What a step produced for its checks, and why it could not prepare the target (`setup failed: …`). */
+/** What a step produced for its checks, and why it could not give them what they judge (whose fault: step-fault.ts). */
 interface StepRun {
   exchanges: Exchange[];
   callbacks?: ReceivedCallback[];
   processed?: string[];
   delivered?: string[];
-  error?: string;
+  fault?: StepFault;
 }
 
 type Side = Target['side'];
@@ -130,7 +151,7 @@ const request: StepKind<'request', 'service'> = {
   produces: ['exchange'],
   routes: () => [],
   receiver: () => false,
-  run: async (body, target, state) => ({ exchanges: [await runRequest(body, target, state.scope, state.stranger)] }),
+  run: async (body, target, state) => ({ exchanges: await runRequests(body, target, state.scope, state.stranger) }),
 };
 
 const control: StepKind<'control', 'service'> = {
@@ -140,11 +161,12 @@ const control: StepKind<'control', 'service'> = {
   receiver: (body) => body.pointCallbacks === true,
   async run(body, target, state) {
     if (body.pointCallbacks && state.receiver) {
+      // The control API is the service's (the capability probe found the route): an error now is its failure.
       const exchange = await pointCallbacks(target, state.receiver);
-      return { exchanges: [exchange], ...(exchange.error ? { error: `setup failed: pointing callbacks at the runner: ${exchange.error}` } : {}) };
+      return { exchanges: [exchange], ...(exchange.error ? { fault: controlFault(exchange, 'pointing callbacks at the runner') } : {}) };
     }
     const exchange = await runControl(fill(body, state.scope) as typeof body, target);
-    return { exchanges: [exchange], ...(exchange.error ? { error: `setup failed: the control API: ${exchange.error}` } : {}) };
+    return { exchanges: [exchange], ...(exchange.error ? { fault: controlFault(exchange, 'the control API') } : {}) };
   },
 };
 
@@ -156,7 +178,7 @@ const emit: StepKind<'emit', 'service'> = {
   async run(body, target, state) {
     const emitted = await runEmit(body, target, state.receiver!, state.scope);
     const failed = emitted.exchanges.find((exchange) => exchange.error);
-    return { ...emitted, ...(failed ? { error: `setup failed: asking the service to emit a callback: ${failed.error}` } : {}) };
+    return { ...emitted, ...(failed ? { fault: controlFault(failed, 'asking the service to emit a callback') } : {}) };
   },
 };
 
@@ -180,13 +202,15 @@ const deliver: StepKind<'deliver', 'merchant'> = {
   async run(body, target, state, step) {
     // The previous step's last read is this step's baseline: a late processing between steps is
     // seen by the next step rather than lost.
-    const before = state.lastProbe ?? (await probeBaseline(target, state.run.network));
+    let fault: StepFault | undefined;
+    const before =
+      state.lastProbe ?? (await probeBaseline(target, state.run.network).catch((error: unknown) => void (fault = probeFault(target, state, error))));
     const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
     if (body.restartAfter) {
       // Restarted before the probe is read: what was acknowledged must still be processed (CB-ONCE).
       // The baseline stays: a durable history keeps its positions across the restart.
       const restarted = await runRestart(target, state.run.network.session);
-      if (restarted) return { exchanges: delivered.exchanges, delivered: delivered.delivered, error: `setup failed: --restart: ${restarted}` };
+      if (restarted) return { exchanges: delivered.exchanges, delivered: delivered.delivered, fault: restartFault(restarted) };
     }
     const answered = performance.now();
     for (const text of delivered.delivered) {
@@ -210,29 +234,46 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // Processing may finish after the answer (nothing in the interface says it ends first): while the
     // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
     // settle limit. A step expecting none waits a grace only when the case's events were seen late.
+    const lostProbe = (error: unknown) => {
+      fault = probeFault(target, state, error);
+      return { mark: undefined, processed: undefined };
+    };
     const expected = expectedProcessings(step);
     const history = SETTLE_HISTORY.get(target) ?? { late: false, missed: 0 };
     SETTLE_HISTORY.set(target, history);
     const settleMs = settleLimit(history, target.settleMs ?? DEFAULT_SETTLE_MS);
     const grace = expected === 0 ? graceMs(state.lateMs, settleMs) : 0;
     if (grace > 0) await sleep(grace);
-    let { mark, processed } = await readOwn();
+    let { mark, processed } = fault ? { mark: undefined, processed: undefined } : await readOwn().catch((error: unknown) => lostProbe(error));
     if (processed && expected !== undefined && expected > 0) {
       let reads = 0;
       while (processed.length < expected && performance.now() - answered < settleMs) {
         await sleep(SETTLE_POLL_MS);
-        ({ mark, processed } = await readOwn());
-        processed ??= [];
+        ({ mark, processed } = await readOwn().catch((error: unknown) => lostProbe(error)));
+        if (!processed) break;
         reads++;
       }
-      state.lateMs = reads > 0 && processed.length >= expected ? performance.now() - answered : undefined;
+      state.lateMs = reads > 0 && processed !== undefined && processed.length >= expected ? performance.now() - answered : undefined;
       if (state.lateMs !== undefined) history.late = true;
-      if (processed.length < expected) history.missed++;
+      if (processed && processed.length < expected) history.missed++;
     }
     state.lastProbe = mark;
-    return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}) };
+    return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}), ...(fault ? { fault } : {}) };
   },
 };
+
+/**
+ * A probe read that failed: the merchant's failure once its probe answered in this run (pre-flight
+ * or an earlier baseline read it), since an error or an unreadable answer now is what the merchant
+ * gives; before that, nothing shows the probe was ever right: the setup's (exit 2, check the flag).
+ * Only the probe's checks lose their data; the delivery's answers are still judged.
+ */
+function probeFault(target: MerchantTarget, state: CaseState, error: unknown): StepFault {
+  const message = error instanceof Error ? error.message : String(error);
+  return probeAnswered(target, state.run.network)
+    ? { blame: 'target', message: `the merchant's probe failed after answering earlier in the run: ${message}`, lost: 'probe' }
+    : { blame: 'setup', message: `the merchant's probe never answered in this run (check --probe-url or --probe-cmd): ${message}`, lost: 'probe' };
+}
 
 const restart: StepKind<'restart', 'merchant'> = {
   side: 'merchant',
@@ -244,9 +285,15 @@ const restart: StepKind<'restart', 'merchant'> = {
     // A restarted merchant may have lost or renumbered its history: the next baseline reads it anew.
     state.lastProbe = undefined;
     rememberProbeMark(target, undefined);
-    return { exchanges: [], ...(restarted ? { error: `setup failed: --restart: ${restarted}` } : {}) };
+    return restarted ? { exchanges: [], fault: restartFault(restarted) } : { exchanges: [] };
   },
 };
+
+/** Whose fault a failed `--restart` is: the user's command failing is the setup's (exit 2); a merchant that does not come back after it is the target's. */
+function restartFault(problem: string): StepFault {
+  const blame = problem.startsWith('the callback URL did not answer') ? 'target' : 'setup';
+  return { blame, message: `--restart: ${problem}` };
+}
 
 /**
  * Every step kind, in the order a step's keys are tried: the one table the loader (what a kind
@@ -292,7 +339,7 @@ export function producedBy(step: Step): readonly Observation[] {
 export async function runStep(step: Step, target: Target, state: CaseState): Promise<StepRun> {
   const found = entryOf(step);
   if (!found || found.entry.side !== target.side || (found.entry.receiver(found.body) && !state.receiver)) {
-    return { exchanges: [], error: `suite error: this step does not apply to a ${target.side}` };
+    return { exchanges: [], fault: { blame: 'suite', message: `this step does not apply to a ${target.side}` } };
   }
   return found.entry.run(found.body, target as never, state, step);
 }

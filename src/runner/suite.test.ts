@@ -66,6 +66,14 @@ describe('templates', () => {
     expect(String(filled.d)).toBe('12345678901234567890.123');
     expect(filled.e).toBe('LLL');
   });
+
+  it('fill fresh decimal digits, kept a string (a digits-only callBackId stays one)', () => {
+    const scope = { caseId: 'c1', saved: {} };
+    const one = fill('000{{digits:12}}', scope);
+    expect(one).toMatch(/^000\d{12}$/);
+    expect(fill('{{digits:20}}', scope)).toMatch(/^\d{20}$/);
+    expect(fill('000{{digits:12}}', scope)).not.toBe(one);
+  });
 });
 
 /** A suite whose one case `floor` has a request step (line 8) with `expect` items from line 10 on. */

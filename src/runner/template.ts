@@ -1,12 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber } from '../core/exact-json.js';
 
-/** Values a template may name: `{{userId}}` (a number), `{{userIdText}}`, `{{id}}`, `{{uuid}}`, `{{hex:64}}` (fresh random hex digits), `{{long:300}}`, `{{saved.order.callBackId}}`. */
+/**
+ * Values a template may name: `{{userId}}` (a number), `{{userIdText}}`, `{{id}}`, `{{uuid}}`,
+ * `{{hex:64}}` (fresh random hex digits), `{{digits:12}}` (fresh random decimal digits),
+ * `{{long:300}}`, `{{saved.order.callBackId}}`.
+ */
 export interface TemplateScope {
   userId?: number;
   /** Stable within one case: lets a case refer to the same callBackId twice. */
   caseId: string;
   saved: Record<string, unknown>;
+  /** The case's last decrypted answer: its plaintext's length in bytes and the callBackId its request carried (`answerLength`). */
+  lastAnswer?: { bytes: number; callBackId?: string };
 }
 
 const DECIMAL = /^#decimal:(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
@@ -42,6 +48,9 @@ function lookup(name: string, scope: TemplateScope): unknown {
   if (name === 'userIdText') return String(scope.userId ?? 0);
   const long = /^long:(\d+)$/.exec(name);
   if (long) return 'L'.repeat(Number(long[1]));
+  const digits = /^digits:(\d+)$/.exec(name);
+  // Fresh per use, so a digits-only callBackId stays unique across cases and runs (ORDER-CALLBACK-ID).
+  if (digits) return Array.from(randomBytes(Number(digits[1])), (byte) => String(byte % 10)).join('');
   const hex = /^hex:(\d+)$/.exec(name);
   if (hex)
     return randomBytes(Math.ceil(Number(hex[1]) / 2))

@@ -42,6 +42,11 @@ export interface CheckResult {
   cause?: string;
   /** The one command that replays just this case (set by the CLI on results that did not pass; no secret in it). */
   replay?: string;
+  /**
+   * Set when the check could not be judged through no fault of the target: the user's setup, the
+   * suite's author or the toolkit itself. Such a result is `failed` and makes the run exit 2.
+   */
+  fault?: 'setup' | 'suite' | 'toolkit';
 }
 
 /** Counts that agree with the results. */
@@ -122,7 +127,7 @@ export interface MerchantTarget {
   probeToken?: string;
   /** A command that prints the processed payloads as JSON, in place of a probe URL. */
   probeCmd?: string;
-  /** A command that restarts the receiver (for redelivery across a restart). */
+  /** A command that takes the receiver down and lets it come back (for redelivery across a restart). */
   restartCmd?: string;
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;

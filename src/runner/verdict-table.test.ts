@@ -14,7 +14,7 @@ import { errorBodyCheck } from './checks/error-body.js';
 import { refusedCheck } from './checks/refused.js';
 import { statusCheck } from './checks/status.js';
 import type { Exchange, ReceivedResponse } from './observation.js';
-import { judgedRules, judgeFinding } from './engine.js';
+import { judgedRules, judgeFinding } from './verdict.js';
 import { loadSuites } from './suite.js';
 import type { Finding, Target } from './types.js';
 

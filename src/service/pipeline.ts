@@ -129,6 +129,8 @@ export interface PipelineShapes<M> {
   acceptsContentType?(type: string | undefined, conforming: boolean, request: { operation: string; header: string | undefined }): boolean;
   /** The encrypted field's value as the codec gets it. */
   requestData?(data: string): string;
+  /** The decrypted request text as the JSON parser gets it, with the merchant whose key opened it. */
+  requestText?(text: string, merchant: M): string;
   /** The success envelope to send for `result` sealed for `merchant`. */
   successEnvelope?(envelope: SuccessEnvelope, sealed: { result: unknown; merchant: M }): SuccessEnvelope;
   /** The HTTP error for a refused key (401), a key without the permission (403). */
@@ -302,7 +304,7 @@ export function createPipeline<M extends PipelineMerchant>(
         const failure: EnvelopeFailure = opened.kind === 'base64' ? 'badBase64' : opened.kind === 'text' ? 'badJson' : 'cannotDecrypt';
         return fail(failure, withRules(`cannot read ${encrypted.field}: ${opened.message}`, rules));
       }
-      text = opened.text;
+      text = shapes.requestText ? shapes.requestText(opened.text, merchant) : opened.text;
     }
     const plainText = text!;
     const named = merchant ? { merchant: BigInt(merchant.userId) } : {};

@@ -5,10 +5,10 @@ import { SpecError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../core/package-paths.js';
 
 /** The table of the rules' dimensions shipped with the package. */
-export const DIMENSIONS_PATH = resolve(PACKAGE_ROOT, 'spec', 'dimensions.yaml');
+const DIMENSIONS_PATH = resolve(PACKAGE_ROOT, 'spec', 'dimensions.yaml');
 
 /** How the cases of a dimension are made (spec/dimensions.yaml explains each). */
-export const DIMENSION_CLASSES = ['exact-comparison', 'composite-key', 'echoed-identifier', 'computed-value', 'block-edge', 'durability'] as const;
+const DIMENSION_CLASSES = ['exact-comparison', 'composite-key', 'echoed-identifier', 'computed-value', 'block-edge', 'durability'] as const;
 export type DimensionClass = (typeof DIMENSION_CLASSES)[number];
 
 /**

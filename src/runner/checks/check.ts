@@ -48,6 +48,12 @@ export type AnyCheck = Check<Record<string, unknown>>;
 /** The schema of a check without parameters. */
 export const NO_PARAMS: ParamsSchema<NoParams> = { type: 'object', properties: {}, required: [], additionalProperties: false };
 
+/**
+ * The one wording, everywhere a run lacks the merchant's processing probe (a case's `needs`, a
+ * probe check's skip): the flags that give it.
+ */
+export const NO_PROBE = 'needs --probe-url or --probe-cmd';
+
 /** A passed finding. */
 export const pass = (message = ''): Finding => ({ status: 'passed', message });
 /**

@@ -8,7 +8,7 @@ describe('the check registry', () => {
   it('registers each check under a unique id', () => {
     const ids = CHECKS.map((check) => check.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.length).toBe(17);
+    expect(ids.length).toBe(19);
   });
 
   it.each(CHECKS.map((check) => [check.id, check] as const))('finds %s by its id', (id, check) => {

@@ -1,4 +1,5 @@
 import { answersCheck } from './answers.js';
+import { answerEdgeCheck, sameVerdictCheck } from './block-edge.js';
 import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackSameEventCheck, callbackTrackingIdCheck } from './callback-identity.js';
 import { callbackDecryptsCheck } from './callback-decrypts.js';
 import { callbackHeadersCheck } from './callback-headers.js';
@@ -22,6 +23,8 @@ export const CHECKS_BY_ID = {
   result: resultCheck,
   'energy-floor': energyFloorCheck,
   'card-response': cardResponseCheck,
+  'same-verdict': sameVerdictCheck,
+  'answer-edge': answerEdgeCheck,
   'callback-raw-body': callbackRawBodyCheck,
   'callback-headers': callbackHeadersCheck,
   'callback-decrypts': callbackDecryptsCheck,

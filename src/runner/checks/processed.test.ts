@@ -7,7 +7,7 @@ import { decimalValue, processedCheck, processedExactCheck } from './processed.j
 const passed = (message: string): Finding[] => [{ status: 'passed', message }];
 const failed = (message: string): Finding[] => [{ status: 'failed', message }];
 const failedUnder = (rule: string, message: string): Finding[] => [{ status: 'failed', message, rules: [rule] }];
-const noProbe: Finding[] = [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];
+const noProbe: Finding[] = [{ status: 'skipped', message: 'needs --probe-url or --probe-cmd' }];
 
 describe('processed: the probe shows exactly the business processings the step should cause (CB-ONCE)', () => {
   const run = (count: unknown, processed: string[] | undefined): Finding[] =>

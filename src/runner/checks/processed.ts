@@ -1,6 +1,6 @@
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../../core/exact-json.js';
 import type { Finding } from '../types.js';
-import { NO_PARAMS, fail, pass, preview, type Check } from './check.js';
+import { NO_PARAMS, NO_PROBE, fail, pass, preview, type Check } from './check.js';
 
 /** `count`: the processings the probe must show. */
 type ProcessedParams = { count: number };
@@ -19,7 +19,7 @@ export const processedCheck: Check<ProcessedParams> = {
   },
   run(ctx) {
     const processed = ctx.outcome.processed;
-    if (!processed) return [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];
+    if (!processed) return [{ status: 'skipped', message: NO_PROBE }];
     const expected = ctx.params.count;
     return [
       processed.length === expected
@@ -45,7 +45,7 @@ export const processedExactCheck: Check = {
   params: NO_PARAMS,
   run(ctx) {
     const processed = ctx.outcome.processed;
-    if (!processed) return [{ status: 'skipped', message: 'no processing probe (--probe-url)' }];
+    if (!processed) return [{ status: 'skipped', message: NO_PROBE }];
     const delivered = (ctx.outcome.delivered ?? []).map((text) => stringifyExact(parseExactJson(text)));
     const findings: Finding[] = [];
     const notes = new Set<string>();

@@ -104,3 +104,25 @@ describe('result echoes compare the request as sent, digit for digit', () => {
     expect(findings).toEqual([{ status: 'passed', message: 'decrypted {"id":"12345678901234567890.123","tenantUserId":1}' }]);
   });
 });
+
+describe('result with ifAccepted: only an accepted request has a result to judge', () => {
+  const params = { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true };
+
+  it.each([
+    ['a failure envelope', answer(200, '{"code":2013,"message":"too long","data":""}'), 'code 2013'],
+    ['an HTTP 4xx', answer(413, '{"code":"TOO_LARGE","message":"too large"}'), 'HTTP 413'],
+  ])('skips %s', (_label, response, why) => {
+    expect(run(params, response)).toEqual([{ status: 'skipped', message: expect.stringContaining(`the service refused the request (${why})`) as unknown }]);
+  });
+
+  it('still fails an accepted order whose id lost its leading zeros, or came back as a number', () => {
+    const plain = '{"callBackId":"000123"}';
+    expect(run(params, decryptedAnswer(200, ok, '{"id":"123","tenantUserId":1}'), plain)).toEqual([
+      { status: 'failed', message: "result id is 123, expected the request's callBackId 000123" },
+    ]);
+    const big = '{"callBackId":"9007199254740993"}';
+    expect(run(params, decryptedAnswer(200, ok, '{"id":9007199254740993,"tenantUserId":1}'), big)).toEqual([
+      expect.objectContaining({ status: 'failed', rules: ['ORDER-RES'], message: expect.stringContaining('/id must be string') as unknown }),
+    ]);
+  });
+});

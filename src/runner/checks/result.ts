@@ -18,7 +18,7 @@ type ResultParams = { schema: (typeof RESULT_SCHEMAS)[number]; echo?: Record<str
  * `result`: the decrypted envelope data matches `schema`; `echo: {resultField: requestField}`
  * compares each result field with the request's (exact digits; a string "20931" equals 20931 only
  * by text, so the typing is judged by the schema, the value by the echo). With `ifAccepted: true`, a
- * refusal (a non-zero envelope code) is `skipped`: the case's request rests on an open limit, and only
+ * refusal (an HTTP 4xx or a non-zero envelope code) is `skipped`: the case's request rests on an open limit, and only
  * an accepted one has a result to judge.
  */
 export const resultCheck: Check<ResultParams> = {
@@ -41,8 +41,14 @@ export const resultCheck: Check<ResultParams> = {
     if (isFinding(exchange)) return [exchange];
     const response = exchange.response!;
     const code = (response.json as { code?: unknown } | undefined)?.code;
-    if (ctx.params.ifAccepted === true && response.status === 200 && code !== undefined && text(code) !== '0') {
-      return [{ status: 'skipped', message: `the service refused the request (code ${text(code)}): no result to judge; ${preview(response.body, 80)}` }];
+    const refusedBy =
+      response.status >= 400 && response.status < 500
+        ? `HTTP ${response.status}`
+        : response.status === 200 && code !== undefined && text(code) !== '0'
+          ? `code ${text(code)}`
+          : undefined;
+    if (ctx.params.ifAccepted === true && refusedBy) {
+      return [{ status: 'skipped', message: `the service refused the request (${refusedBy}): no result to judge; ${preview(response.body, 80)}` }];
     }
     if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];

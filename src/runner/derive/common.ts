@@ -2,8 +2,11 @@
 import type { Dimension, DimensionClass } from '../../spec/dimensions.js';
 import type { Case, Expectation } from '../model.js';
 
-/** Makes the cases of one row of the table. */
-export type Generator = (dimension: Dimension) => Case[];
+/** Makes the cases of one row of the table; `variants` are the names it knows (a row naming another is a table error). */
+interface Generator {
+  variants: readonly string[];
+  cases: (dimension: Dimension) => Case[];
+}
 
 /** The generators of one side, by class; a class a side has no generator for is a table error. */
 export type Generators = Partial<Record<DimensionClass, Generator>>;

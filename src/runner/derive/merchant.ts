@@ -25,6 +25,9 @@ const OTHER_VALUE: Record<string, unknown> = {
   txIndex: 9,
 };
 
+/** A case id's word for a field or type identifier: `toAddress` → `to-address`. */
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
 /** The key fields of a type's recipe, those it takes when present included (callBackId for CB-ID-OTHER). */
 function keyFields(entry: CallbackTypeEntry): string[] {
   return [...entry.key.fields, ...(entry.key.optional ?? [])];
@@ -61,7 +64,7 @@ function firstEvent(entry: CallbackTypeEntry): Step {
 function componentCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
   const rules = [dimension.rule];
   return keyFields(entry).map((field) => ({
-    id: `${entry.id}-${field}-differs`,
+    id: `${kebab(entry.id)}-${kebab(field)}-differs`,
     title: `Two ${entry.name} events that differ only in ${field} are both processed`,
     rules,
     needs: ['probe'],
@@ -76,10 +79,16 @@ function componentCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] 
   }));
 }
 
+/** The callback fields the interface names (its idempotency table); every other field is U-CB-FIELDS's. */
+const INTERFACE_FIELDS = new Set(['type', 'trackingId', 'callBackId', 'txid', 'chain', 'symbol', 'toAddress']);
+
 /** Each field outside the key varied alone: the same event, a duplicate. */
 function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
+  // A field the interface never names (amount, fromAddress, txIndex) exists only by the toolkit's
+  // reading of U-CB-FIELDS: a key holding it is judged under that reading, never as a MUST broken.
+  const rulesOf = (field: string) => (INTERFACE_FIELDS.has(field) ? [dimension.rule] : ['U-CB-FIELDS']);
   return otherFields(entry).map((field) => ({
-    id: `${entry.id}-only-${field}-differs`,
+    id: `${kebab(entry.id)}-only-${kebab(field)}-differs`,
     title: `A ${entry.name} event that repeats the key and differs only in ${field} is a duplicate`,
     rules: [dimension.rule, 'CB-DUP-ACK'],
     needs: ['probe'],
@@ -90,27 +99,104 @@ function otherFieldCases(dimension: Dimension, entry: CallbackTypeEntry): Case[]
         deliver: { copy: 'first', fields: { [field]: OTHER_VALUE[field] } },
         expect: [
           expect(dimension, 'other-fields', 'answers', { errCode: 'zero' }, ['CB-DUP-ACK']),
-          expect(dimension, 'other-fields', 'processed', { count: 0 }, [dimension.rule]),
+          expect(dimension, 'other-fields', 'processed', { count: 0 }, rulesOf(field)),
         ],
       },
     ],
   }));
 }
 
+/**
+ * The types whose events carry this type's values in the other-type cases: the one sharing most of
+ * its key, and the next type of the same rule in the table (each type of a rule is thus paired
+ * with another, the last with the first), so keys of one rule that leave the type out are found
+ * without pairing every type with every other.
+ */
+function otherTypes(entry: CallbackTypeEntry): CallbackTypeEntry[] {
+  const most = anotherType(entry);
+  const sameRule = CALLBACK_TYPE_TABLE.filter((other) => other.key.rule === entry.key.rule);
+  const next = sameRule[(sameRule.indexOf(entry) + 1) % sameRule.length]!;
+  return next.type === entry.type || next.type === most.type ? [most] : [most, next];
+}
+
 /** The same values under another type: two events, both processed (a key of one type is not another's). */
-function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
-  const other = anotherType(entry);
+function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry, other: CallbackTypeEntry): Case {
   return {
-    id: `${entry.id}-as-${other.id}`,
+    id: `${kebab(entry.id)}-as-${kebab(other.id)}`,
     title: `A ${other.name} event carrying the values of a ${entry.name} event already processed is processed too`,
     rules: [dimension.rule],
     needs: ['probe'],
-    spellings: 'both',
+    // Both spellings where the key has a field with two (txid/txId, chain/chainName).
+    spellings: keyFields(entry).some((field) => spellingsFor(field) === 'both') ? 'both' : 'interface',
     steps: [
       firstEvent(entry),
       {
         deliver: { copy: 'first', type: other.type },
         expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, 'other-type', 'processed', { count: 1 }, [dimension.rule])],
+      },
+    ],
+  };
+}
+
+/**
+ * First values of key fields for the boundary cases: each starts with a known literal character, so
+ * the generator can move it across the boundary; `{{id}}` keeps each case's events its own.
+ */
+const BOUNDARY_VALUE: Record<string, string> = {
+  txid: 'h{{id}}',
+  chain: 'TRON',
+  symbol: 'USDT',
+  toAddress: 'T{{id}}',
+  trackingId: 'wc-{{id}}',
+  callBackId: 'cb-{{id}}',
+};
+
+/**
+ * Two events whose adjacent key fields differ only in where one ends and the next begins
+ * (`h…T` + `RON` against `h…` + `TRON`): a key made by plain concatenation takes them for one.
+ */
+function boundaryCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
+  const fields = keyFields(entry).filter((name) => name in BOUNDARY_VALUE);
+  return fields.slice(1).map((right, i) => {
+    const left = fields[i]!;
+    const first = Object.fromEntries(fields.map((name) => [name, BOUNDARY_VALUE[name]!]));
+    const moved = { [left]: `${first[left]}${first[right]!.charAt(0)}`, [right]: first[right]!.slice(1) };
+    return {
+      id: `${kebab(entry.id)}-${kebab(left)}-${kebab(right)}-boundary`,
+      title: `Two ${entry.name} events whose ${left} and ${right} join to the same text are both processed`,
+      rules: [dimension.rule],
+      needs: ['probe'],
+      spellings: 'interface',
+      steps: [
+        { deliver: { type: entry.type, event: 'first', fields: first }, expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }] },
+        {
+          deliver: { copy: 'first', fields: moved },
+          expect: [
+            { check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] },
+            expect(dimension, 'component-boundary', 'processed', { count: 1 }, [dimension.rule]),
+          ],
+        },
+      ],
+    };
+  });
+}
+
+/**
+ * The same event again while its first delivery may still be in flight (a retry after a slow answer):
+ * four identical deliveries at once, one processing. Answering "retry later" to a copy still in
+ * flight is a legal reading (U-STATES), as in the hand-written burst case.
+ */
+function inFlightCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
+  return {
+    id: `${kebab(entry.id)}-resent-in-flight`,
+    title: `A ${entry.name} event delivered four times at once is processed once`,
+    rules: [dimension.rule, 'CB-ONCE'],
+    needs: ['probe'],
+    spellings: 'interface',
+    steps: [
+      {
+        deliver: { type: entry.type, event: 'first', deliveries: 4, concurrent: true },
+        expect: [{ check: 'answers', errCode: 'zero', rules: ['U-STATES'] }, expect(dimension, 'resend-in-flight', 'processed', { count: 1 }, ['CB-ONCE'])],
       },
     ],
   };
@@ -122,7 +208,9 @@ function compositeKey(dimension: Dimension): Case[] {
   return entries.flatMap((entry) => [
     ...(dimension.variants.includes('each-component') ? componentCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
-    ...(dimension.variants.includes('other-type') ? [otherTypeCase(dimension, entry)] : []),
+    ...(dimension.variants.includes('component-boundary') ? boundaryCases(dimension, entry) : []),
+    ...(dimension.variants.includes('other-type') ? otherTypes(entry).map((other) => otherTypeCase(dimension, entry, other)) : []),
+    ...(dimension.variants.includes('resend-in-flight') ? [inFlightCase(dimension, entry)] : []),
   ]);
 }
 
@@ -152,9 +240,13 @@ function keyNearMisses(dimension: Dimension): Case[] {
 
 /** One case per edge: a valid callback whose plaintext ends there is acknowledged and processed. */
 function blockEdges(dimension: Dimension): Case[] {
+  const where = (variant: string) =>
+    variant === 'split-character'
+      ? 'holds a character whose UTF-8 bytes a block boundary splits'
+      : `is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks`;
   return dimension.variants.map((variant) => ({
     id: `plaintext-${variant}`,
-    title: `A callback whose plaintext is ${variant === 'whole' ? 'exactly a whole number of' : `one byte ${variant === 'one-under' ? 'under' : 'over'}`} RSA blocks is acknowledged and processed`,
+    title: `A callback whose plaintext ${where(variant)} is acknowledged and processed`,
     rules: [dimension.rule],
     needs: [],
     steps: [
@@ -163,6 +255,8 @@ function blockEdges(dimension: Dimension): Case[] {
         expect: [
           expect(dimension, variant, 'answers', { errCode: 'zero' }, [dimension.rule]),
           expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule]),
+          // The split character must arrive whole: decoded per block, it becomes U+FFFD and still parses.
+          ...(variant === 'split-character' ? [expect(dimension, variant, 'processed-exact', {}, [dimension.rule])] : []),
         ],
       },
     ],
@@ -192,8 +286,23 @@ function durability(dimension: Dimension): Case[] {
 }
 
 export const MERCHANT_GENERATORS: Generators = {
-  'exact-comparison': keyNearMisses,
-  'composite-key': compositeKey,
-  'block-edge': blockEdges,
-  durability,
+  'exact-comparison': {
+    variants: [
+      'upper-case',
+      'lower-case',
+      'one-letter-case',
+      'appended',
+      'last-removed',
+      'first-removed',
+      'accented-letter',
+      'nbsp-before',
+      'nbsp-after',
+      'twice-unknown-first',
+      'out-of-window',
+    ] satisfies (KeyNearMiss | 'out-of-window')[],
+    cases: keyNearMisses,
+  },
+  'composite-key': { variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'], cases: compositeKey },
+  'block-edge': { variants: ['one-under', 'whole', 'one-over', 'split-character'] satisfies BlockEdge[], cases: blockEdges },
+  durability: { variants: Object.keys(DURABLE_TYPES), cases: durability },
 };

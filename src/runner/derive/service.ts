@@ -1,4 +1,247 @@
-/** The service side's derived cases (spec/dimensions.yaml). */
-import type { Generators } from './common.js';
+/**
+ * The service side's derived cases (spec/dimensions.yaml): near misses of the merchant's key on the
+ * order endpoints, value classes of the callBackId the result must echo, energy balances around the
+ * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
+ */
+import type { Dimension } from '../../spec/dimensions.js';
+import type { LengthEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
+import { expect, type Generators } from './common.js';
 
-export const SERVICE_GENERATORS: Generators = {};
+const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
+
+/** A valid withdrawal order (suites/service/orders.yaml) with the given callBackId. */
+function withdrawal(callBackId: string): Record<string, unknown> {
+  return {
+    userId: '{{userId}}',
+    tenantUserId: '20931',
+    tenantType: 1,
+    callBackId,
+    symbol: 'USDT',
+    chainName: 'TRON',
+    toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+    amount: '#decimal:123456789012.123456',
+  };
+}
+
+const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case'];
+
+/** The key a variant sends: the expired key, or a near miss of the valid one. */
+function keyOf(variant: string): Pick<RequestStep, 'apiKey' | 'keyVariant'> {
+  return variant === 'expired' ? { apiKey: 'expired' } : { keyVariant: variant as KeyNearMiss };
+}
+
+/** What a variant needs beyond the endpoint's own needs. */
+function keyNeeds(variant: string): Need[] {
+  return variant === 'expired' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [];
+}
+
+/**
+ * Near misses of the merchant's key, on the energy query (ERR-401: 401 with its body) and on order
+ * submission (AUTH-KEY: refused; the status and body there are open, U-CODES, as
+ * suites/service/errors.yaml judges a missing key). The order is a valid one, so a service that
+ * forgives the near miss accepts it: it needs --allow-orders.
+ */
+function keyNearMisses(dimension: Dimension): Case[] {
+  return dimension.variants.flatMap((variant): Case[] => [
+    {
+      id: `energy-key-${variant}`,
+      title: `An energy query with ${variant === 'expired' ? 'an expired key' : `a near miss of the key (${variant})`} gets 401 UNAUTHORIZED`,
+      rules: [dimension.rule, ...dimension.also],
+      needs: keyNeeds(variant),
+      steps: [
+        {
+          request: { endpoint: 'energy', ...keyOf(variant), plain: ENERGY_QUERY },
+          expect: [
+            expect(dimension, variant, 'status', { equals: 401 }, [dimension.rule]),
+            expect(dimension, variant, 'error-body', { schema: 'UnauthorizedError' }, [dimension.rule]),
+          ],
+        },
+      ],
+    },
+    {
+      id: `order-key-${variant}`,
+      title: `An order with ${variant === 'expired' ? 'an expired key' : `a near miss of the key (${variant})`} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
+      rules: ['AUTH-KEY', 'U-CODES'],
+      needs: ['userId', 'orders', ...keyNeeds(variant)],
+      steps: [
+        {
+          request: { endpoint: 'order', ...keyOf(variant), plain: withdrawal('{{id}}') },
+          expect: [
+            expect(dimension, variant, 'refused', {}, ['AUTH-KEY']),
+            { check: 'status', equals: 401, rules: ['U-CODES'] },
+            { check: 'error-body', schema: 'UnauthorizedError', rules: ['U-CODES'] },
+          ],
+        },
+      ],
+    },
+  ]);
+}
+
+/**
+ * The callBackId of each value class, fresh per case (ORDER-CALLBACK-ID: the merchant keeps it
+ * unique) and still of its class: digits only come from `{{digits:N}}`.
+ */
+const CALLBACK_IDS: Record<string, { value: string; what: string }> = {
+  'leading-zeros': { value: '000{{digits:12}}', what: 'digits only, with leading zeros' },
+  // 17 digits ending in 1: above 2^53 and odd, so no binary float holds it.
+  'beyond-2-53': { value: '9{{digits:15}}1', what: 'digits only, beyond 2^53' },
+  'very-long': { value: '{{id}}-{{long:1000}}', what: 'very long (1016 characters)' },
+  'non-ascii': { value: '{{id}}-订单-ü-😀', what: 'non-ASCII (CJK, Latin-1, an astral emoji)' },
+  // A quote, a backslash, a slash, a text that reads as a \u escape, and U+2028 (a line break to JavaScript).
+  'json-special': { value: '{{id}}-"q"\\b/\\u0041\u2028', what: 'JSON-special characters' },
+  'form-special': { value: '{{id}}-a+b%20c&d=e f', what: 'characters form and URL encoding change' },
+};
+
+/**
+ * Each value class of the callBackId comes back in the result's `id` exactly, as a string
+ * (ORDER-RES). A service may refuse a value it caps or does not take (U-LIMITS: a warning); an
+ * order it accepts must echo the id unchanged.
+ */
+function echoedIds(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => {
+    const callBackId = CALLBACK_IDS[variant];
+    if (!callBackId) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no callBackId for the variant ${variant}`);
+    return {
+      id: `callbackid-${variant}`,
+      title: `An order whose callBackId is ${callBackId.what} gets it back in id exactly, as a string (a service may refuse the value, U-LIMITS)`,
+      rules: [dimension.rule, ...dimension.also],
+      needs: ['userId', 'orders'],
+      steps: [
+        {
+          request: { endpoint: 'order', plain: withdrawal(callBackId.value) },
+          expect: [
+            { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
+            expect(dimension, variant, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, [dimension.rule]),
+          ],
+        },
+      ],
+    };
+  });
+}
+
+const TWO_53 = 2n ** 53n;
+
+/**
+ * The balance and cost of each edge of the floor. The fractions (x.46, x.5, x.99998) tell a floor
+ * from a rounding; 7.5 tells it from rounding half to even too; beyond 2^53 a float division is off.
+ */
+const ENERGY_EDGES: Record<string, { balance: bigint; cost: bigint }> = {
+  'fraction-below-half': { balance: 7n * 65_000n + 30_000n, cost: 65_000n },
+  'fraction-half': { balance: 7n * 64_000n + 32_000n, cost: 64_000n },
+  'fraction-above-half': { balance: 7n * 65_000n + 64_999n, cost: 65_000n },
+  'exact-multiple': { balance: 12n * 65_000n, cost: 65_000n },
+  'zero-balance': { balance: 0n, cost: 65_000n },
+  // floor((2c − 1) / c) = 1, where doubles read 2^54 / 2^53 = 2.
+  'balance-beyond-2-53': { balance: 2n * (TWO_53 + 1n) - 1n, cost: TWO_53 + 1n },
+  // floor((3q + 2) / 3) = q = 2^53 + 1, where a double division rounds to 2^53 + 2.
+  'quotient-beyond-2-53': { balance: 3n * (TWO_53 + 1n) + 2n, cost: 3n },
+};
+
+/** A control step setting the energy (exact digits), then a query judged against it. */
+function setAndRead(balance: bigint, cost: bigint, rules: string[], dimension: Dimension, variant: string): Step[] {
+  return [
+    { control: { energy: { balance: `#decimal:${balance}`, costPerTx: `#decimal:${cost}` } } },
+    {
+      request: { endpoint: 'energy', plain: ENERGY_QUERY },
+      expect: [expect(dimension, variant, 'energy-floor', { balance: String(balance), costPerTx: String(cost) }, rules)],
+    },
+  ];
+}
+
+/**
+ * Each edge of floor(balance / costPerTx), read after a change of state: first another state (the
+ * same balance at twice the cost, or for a zero balance a positive one), then the edge. A reading
+ * that lags the state, or that recomputes on a balance change only, fails the second read.
+ */
+function energyEdges(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => {
+    const edge = ENERGY_EDGES[variant];
+    if (!edge) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no energy values for the variant ${variant}`);
+    const before = edge.balance === 0n ? { balance: 5n * edge.cost, cost: edge.cost } : { balance: edge.balance, cost: 2n * edge.cost };
+    return {
+      id: `energy-${variant}`,
+      title: `energyMaxCount is floor(balance / costPerTx) at ${edge.balance} / ${edge.cost}, read right after the state changed`,
+      rules: [dimension.rule],
+      needs: ['control'],
+      steps: [
+        ...setAndRead(before.balance, before.cost, [dimension.rule], dimension, variant),
+        ...setAndRead(edge.balance, edge.cost, [dimension.rule], dimension, variant),
+      ],
+    };
+  });
+}
+
+/**
+ * The energy query's plaintext at the row's edges of one and of two blocks, lengthened with
+ * whitespace JSON ignores: one content, so one verdict (CRYPTO-SAME, the differential oracle).
+ */
+function requestEdges(dimension: Dimension): Case[] {
+  const edges = dimension.variants as LengthEdge[];
+  return [1, 2].map((blocks) => ({
+    id: `energy-plaintext-at-${blocks}-block${blocks > 1 ? 's' : ''}`,
+    title: `One energy query at ${edges.join(', ')} of ${blocks} RSA block${blocks > 1 ? 's' : ''} gets one verdict`,
+    rules: [dimension.rule, ...dimension.also],
+    needs: [],
+    steps: [
+      {
+        request: { endpoint: 'energy', plain: ENERGY_QUERY, plainLength: edges, plainBlocks: blocks },
+        expect: [expect(dimension, 'whole', 'same-verdict', {}, [dimension.rule])],
+      },
+    ],
+  }));
+}
+
+/**
+ * An order whose answer's plaintext ends at each edge of two or more blocks (steered through the
+ * echoed callBackId, measured on a first order of the case) opens whole and echoes the id.
+ */
+function answerEdges(dimension: Dimension): Case[] {
+  return (dimension.variants as LengthEdge[]).map((edge) => ({
+    id: `order-answer-${edge}`,
+    title: `An order answer whose plaintext is ${edge === 'whole' ? 'exactly a whole number of' : `one byte ${edge === 'one-under' ? 'under' : 'over'}`} RSA blocks opens whole (a service may cap the callBackId's length, U-LIMITS)`,
+    rules: [dimension.rule, ...dimension.also],
+    needs: ['userId', 'orders'],
+    steps: [
+      {
+        title: 'a first order: the length of its answer',
+        request: { endpoint: 'order', plain: withdrawal('{{id}}') },
+        expect: [{ check: 'result', schema: 'OrderResult', echo: { id: 'callBackId' }, rules: ['ORDER-RES'] }],
+      },
+      {
+        request: { endpoint: 'order', plain: withdrawal('{{id}}'), answerLength: edge },
+        expect: [
+          // First: an answer that does not open is this case's finding (ENV-DATA), not the envelope's.
+          expect(dimension, edge, 'answer-edge', { edge }, [dimension.rule, 'CRYPTO-SAME']),
+          { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
+          expect(dimension, edge, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, ['ORDER-RES']),
+        ],
+      },
+    ],
+  }));
+}
+
+/** Block edges: of the requests (CRYPTO-SAME) or of the answers (ENV-DATA), by the row's rule. */
+function blockEdges(dimension: Dimension): Case[] {
+  return dimension.rule === 'ENV-DATA' ? answerEdges(dimension) : requestEdges(dimension);
+}
+
+export const SERVICE_GENERATORS: Generators = {
+  'exact-comparison': {
+    variants: [
+      'upper-case',
+      'lower-case',
+      'one-letter-case',
+      'appended',
+      'last-removed',
+      'first-removed',
+      'nbsp-before',
+      'nbsp-after',
+      'twice-unknown-first',
+      'expired',
+    ] satisfies (KeyNearMiss | 'expired')[],
+    cases: keyNearMisses,
+  },
+  'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
+  'computed-value': { variants: Object.keys(ENERGY_EDGES), cases: energyEdges },
+  'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
+};

@@ -13,7 +13,7 @@
  * chain/chainName are one field), processing once per key, {"errCode":0} answers. GET /probe: every
  * processed payload as received, in processing order.
  *
- * --fault names a deliberate mistake a Java developer makes (none of them is in the toolkit's own fault
+ * --fault names a deliberate mistake a Java developer makes (written apart from the toolkit's own fault
  * fixtures); names starting with "legal-" are choices the interface leaves open and must still pass.
  */
 import com.sun.net.httpserver.HttpExchange;
@@ -58,6 +58,8 @@ public class Receiver {
         FAULTS.put("ack-then-process", "open: claims the key and answers errCode 0 at once, books the event 300 ms later on another thread (@Async)");
         FAULTS.put("header-name-exact", "CB-KEY-SAME: looks the key up by iterating the headers for the exact name X-API-KEY (com.sun.net.httpserver stores it as X-api-key): every callback gets 401");
         FAULTS.put("unauthorized-errcode-zero", "open: a failed key check is HTTP 401 with the shared answer template {\"errCode\":0,...}");
+        FAULTS.put("key-case-insensitive", "CB-KEY-401: compares the key with equalsIgnoreCase (a key in another letter case is accepted)");
+        FAULTS.put("deposit-without-chain", "CB-ID-DEPOSIT: keys a deposit by (txid, symbol, toAddress): the same deposit on another chain is lost");
         FAULTS.put("legal-reserialize", "legal: the probe re-serialises the parsed payload (keys in another order, numbers with their digits)");
         FAULTS.put("legal-strip-zeros", "legal: books amounts as BigDecimal.stripTrailingZeros().toPlainString() (1.10 becomes 1.1)");
         FAULTS.put("legal-read-body-first", "legal: reads the whole body before checking X-API-KEY (nothing is decoded or processed before the check)");
@@ -225,7 +227,8 @@ public class Receiver {
 
     static boolean keyIsValid(String header) {
         if (header == null || header.isEmpty()) return false;
-        for (Key k : keys) if (k.key().equals(header)) return !k.expired();
+        boolean ignoreCase = faults.contains("key-case-insensitive");
+        for (Key k : keys) if (ignoreCase ? k.key().equalsIgnoreCase(header) : k.key().equals(header)) return !k.expired();
         return false;
     }
 
@@ -308,6 +311,7 @@ public class Receiver {
         if (type == 1) {
             String[] parts = {field(payload, "txid", "txId"), field(payload, "chain", "chainName"), field(payload, "symbol"), field(payload, "toAddress")};
             for (String part : parts) if (part == null) throw new BadInput("a deposit needs txid, chain, symbol and toAddress");
+            if (faults.contains("deposit-without-chain")) parts = new String[] {parts[0], parts[2], parts[3]};
             return "deposit:" + sha256(String.join("\u0000", parts));
         }
         if (type == 3) {

@@ -32,7 +32,9 @@ callbacks are encrypted with the private key (PKCS#1 type 1, done here with the 
 the merchant opens them with the public key.
 
 Usage: service.py CONFIG.json with {"privateKeyPem", "apiKey", "forbiddenKey", "expiredKey",
-"userId", "controlToken"}; prints "LISTENING <port>" once it serves on 127.0.0.1.
+"userId", "controlToken"} and optionally "fault" (one of FAULTS: a defect written from the rules,
+for test/derived-service-doubles.test.ts; default none); prints "LISTENING <port>" once it serves on
+127.0.0.1.
 """
 import base64
 import binascii
@@ -75,6 +77,20 @@ CODES = {
     "energy": 2015,
 }
 
+# Defects a service written from the interface could have, each breaking one MUST in a way only the
+# cases derived from the rules' dimensions (spec/dimensions.yaml) look for.
+FAULTS = {
+    "key-case-insensitive": "ERR-401: compares X-API-KEY ignoring letter case",
+    "key-trimmed": "ERR-401: compares X-API-KEY after strip(), which also drops a no-break space",
+    "refuses-whole-block-plaintext": "CRYPTO-SAME: refuses a request whose plaintext fills its last block exactly",
+    "callback-id-as-number": "ORDER-RES: a digits-only callBackId is echoed as int() (a number, leading zeros lost)",
+    "callback-id-url-decoded": "ORDER-RES: the callBackId is URL-decoded (unquote_plus) before it is stored and echoed",
+    "callback-id-truncated-512": "ORDER-RES: the callBackId is cut to 512 characters, as a VARCHAR(512) in a lax database does",
+    "energy-float-division": "ENERGY-FLOOR: energyMaxCount = int(balance / cost), a float division",
+    "energy-stale-cost": "ENERGY-FLOOR: energyMaxCount is cached and recomputed only when the balance changes",
+    "response-drops-whole-block": "ENV-DATA: an answer whose plaintext fills its last block exactly loses that block",
+}
+
 BASE64_PATTERN = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 INTEGER_TEXT = re.compile(r"^-?\d{1,30}$")
 
@@ -100,7 +116,8 @@ def dump_json(value):
 # --- crypto (PKCS#1 v1.5, segmented) ----------------------------------------------------------
 
 class Crypto:
-    def __init__(self, private_pem):
+    def __init__(self, private_pem, fault=None):
+        self.fault = fault
         self.private_key = serialization.load_pem_private_key(private_pem.encode("ascii"), password=None)
         numbers = self.private_key.private_numbers()
         self.n = numbers.public_numbers.n
@@ -111,7 +128,10 @@ class Crypto:
         """Encrypts with the private key: PKCS#1 v1.5 type 1 per block of k-11 bytes, Base64 once."""
         out = bytearray()
         step = self.k - 11
-        for start in range(0, max(len(plain), 1), step):
+        end = max(len(plain), 1)
+        if self.fault == "response-drops-whole-block" and len(plain) % step == 0:
+            end -= step
+        for start in range(0, end, step):
             chunk = plain[start:start + step]
             block = b"\x00\x01" + b"\xff" * (self.k - 3 - len(chunk)) + b"\x00" + chunk
             out += pow(int.from_bytes(block, "big"), self.d, self.n).to_bytes(self.k, "big")
@@ -136,6 +156,8 @@ class Crypto:
                 plain += self.private_key.decrypt(sealed[start:start + self.k], padding.PKCS1v15())
             except ValueError:
                 raise Refusal("cannot_decrypt", "data does not decrypt with this merchant's key")
+        if self.fault == "refuses-whole-block-plaintext" and len(plain) % (self.k - 11) == 0:
+            raise Refusal("cannot_decrypt", "data does not decrypt with this merchant's key")
         try:
             value = parse_json(bytes(plain).decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -205,7 +227,11 @@ def digits_of(amount):
 
 class Service:
     def __init__(self, config):
-        self.crypto = Crypto(config["privateKeyPem"])
+        self.fault = config.get("fault")
+        if self.fault is not None and self.fault not in FAULTS:
+            raise SystemExit("unknown fault %r: one of %s" % (self.fault, ", ".join(FAULTS)))
+        self.crypto = Crypto(config["privateKeyPem"], self.fault)
+        self.cached_count = None
         self.api_key = config["apiKey"]
         self.forbidden_key = config["forbiddenKey"]
         self.expired_key = config["expiredKey"]
@@ -307,13 +333,26 @@ class Service:
         if symbol != "ENERGY" or chain != "TRON":
             raise Refusal("unsupported", "only ENERGY on TRON")
         with self.lock:
-            return {"chainName": "TRON", "symbol": "ENERGY", "energyMaxCount": self.balance // self.cost}
+            return {"chainName": "TRON", "symbol": "ENERGY", "energyMaxCount": self.energy_max_count()}
+
+    def energy_max_count(self):
+        if self.fault == "energy-float-division":
+            return int(self.balance / self.cost)
+        if self.fault == "energy-stale-cost":
+            if self.cached_count is None or self.cached_count[0] != self.balance:
+                self.cached_count = (self.balance, self.balance // self.cost)
+            return self.cached_count[1]
+        return self.balance // self.cost
 
     def order(self, plain):
         user_id = bind_integer(plain, "userId")
         tenant_user_id = bind_string(plain, "tenantUserId")
         tenant_type = bind_integer(plain, "tenantType")
         call_back_id = bind_string(plain, "callBackId")
+        if self.fault == "callback-id-url-decoded":
+            call_back_id = urllib.parse.unquote_plus(call_back_id)
+        if self.fault == "callback-id-truncated-512":
+            call_back_id = call_back_id[:512]
         symbol = bind_string(plain, "symbol")
         chain = bind_string(plain, "chainName")
         to_addr = bind_string(plain, "toAddr")
@@ -349,7 +388,8 @@ class Service:
                 timer = threading.Timer(0.1, lambda: self.emit(payload))
                 timer.daemon = True
                 timer.start()
-        return {"tenantUserId": int(tenant_user_id), "id": call_back_id}
+        echoed = int(call_back_id) if self.fault == "callback-id-as-number" and call_back_id.isdigit() else call_back_id
+        return {"tenantUserId": int(tenant_user_id), "id": echoed}
 
     # card close
 
@@ -462,6 +502,10 @@ def make_handler(service):
 
         def order_endpoint(self, operation, name):
             key = self.headers.get("X-API-KEY")
+            if key is not None and service.fault == "key-case-insensitive":
+                key = {k.lower(): k for k in (service.api_key, service.forbidden_key)}.get(key.lower(), key)
+            if key is not None and service.fault == "key-trimmed":
+                key = key.strip()
             if key == service.forbidden_key and name == "getEnergyMaxCount":
                 self.close_connection = True
                 return self.send_json(403, ERRORS[403])

@@ -1,0 +1,3 @@
+module example.com/go-receiver
+
+go 1.19

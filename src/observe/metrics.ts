@@ -1,0 +1,112 @@
+/**
+ * observe's metrics (`--metrics [HOST:]PORT`): Prometheus text format through prom-client, and
+ * `/healthz` for probes. Names follow Prometheus conventions (a `wallet_conformance_observe_`
+ * prefix, `_total` for counters, base units: seconds). Every label takes a bounded set of values:
+ * kinds, directions and statuses are fixed lists, rule ids come from spec/rules.yaml, so the
+ * series stay bounded over weeks.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ObserveFinding, ObservedExchange } from './exchange.js';
+
+const PREFIX = 'wallet_conformance_observe_';
+
+export interface ObserveMetrics {
+  /** One exchange forwarded (and handed on for judging). */
+  exchange(exchange: ObservedExchange): void;
+  /** Failed and warning findings as the judge settles them. */
+  findings(findings: readonly ObserveFinding[]): void;
+  /** The Prometheus text of every metric. */
+  text(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** The metrics of one observe run; `notJudged` is read at each scrape (the judge queue's count). */
+export function createObserveMetrics(notJudged: () => number): ObserveMetrics {
+  const registry = new Registry();
+  const exchanges = new Counter({
+    name: `${PREFIX}exchanges_total`,
+    help: 'Exchanges forwarded, by kind (energy, withdraw, card-close, callback, other) and side (the party that sent the request).',
+    labelNames: ['kind', 'side'] as const,
+    registers: [registry],
+  });
+  const findings = new Counter({
+    name: `${PREFIX}findings_total`,
+    help: 'Failed and warning findings, by rule id and verdict.',
+    labelNames: ['rule', 'verdict'] as const,
+    registers: [registry],
+  });
+  const forwardingErrors = new Counter({
+    name: `${PREFIX}forwarding_errors_total`,
+    help: 'Exchanges the upstream failed (observe answered 502 or 504), by side and gateway status.',
+    labelNames: ['side', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: `${PREFIX}exchange_duration_seconds`,
+    help: "Time from the request's first byte to the answer's last byte, upstream included, by side.",
+    labelNames: ['side'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  new Gauge({
+    name: `${PREFIX}not_judged`,
+    help: 'Exchanges not judged, by reason (queue_full: the judge fell behind and its bounded queue shed them).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ reason: 'queue_full' }, notJudged());
+    },
+  });
+  const sideOf = (exchange: ObservedExchange) => (exchange.direction === 'merchant→service' ? 'merchant' : 'service');
+  return {
+    exchange(exchange) {
+      const side = sideOf(exchange);
+      exchanges.inc({ kind: exchange.kind, side });
+      latency.observe({ side }, Math.max(0, exchange.endedAt - exchange.startedAt) / 1000);
+      if (exchange.upstreamError) forwardingErrors.inc({ side, status: String(exchange.upstreamError.gatewayStatus) });
+    },
+    findings(settled) {
+      for (const finding of settled) {
+        if (finding.status !== 'failed' && finding.status !== 'warning') continue;
+        for (const rule of finding.rules.length > 0 ? finding.rules : ['none']) findings.inc({ rule, verdict: finding.status });
+      }
+    },
+    text: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
+
+/**
+ * Serves `/metrics` and `/healthz` (200 `ok` while the proxy runs); anything else is 404. Its own
+ * server, so a slow or stuck scraper never holds a forwarding socket.
+ */
+export async function startMetricsServer(metrics: ObserveMetrics, host: string, port: number): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    if (path === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
+    if (path !== '/metrics') return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: /metrics or /healthz\n');
+    metrics.text().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${error.message}\n`),
+    );
+  });
+  // A scraper that stops reading is dropped rather than held for ever.
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => (server.off('error', reject), resolve()));
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RULES_PATH } from '../../core/package-paths.js';
+import { parseRuleCatalog } from '../../core/rules.js';
+import type { Case, Expectation } from '../model.js';
+import { derivedSuites } from './index.js';
+
+const catalog = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
+const suites = derivedSuites().filter((suite) => suite.side === 'service');
+const cases = suites.flatMap((suite) => suite.cases.map((c) => ({ suite: suite.name, case: c })));
+const expectations = (c: Case): Expectation[] => c.steps.flatMap((step) => step.expect ?? []);
+const suite = (name: string) => suites.find((one) => one.name === `service/derived/${name}`)!;
+
+describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
+  it('makes one suite per service row, each case with a unique id, every rule named one of the catalogue', () => {
+    expect(suites.map((one) => one.name)).toEqual([
+      'service/derived/order-key-near-misses',
+      'service/derived/order-id-echo',
+      'service/derived/energy-floor-edges',
+      'service/derived/request-block-edges',
+      'service/derived/answer-block-edges',
+    ]);
+    for (const one of suites) expect(new Set(one.cases.map((c) => c.id)).size, one.name).toBe(one.cases.length);
+    const named = cases.flatMap(({ case: c }) => [...c.rules, ...expectations(c).flatMap((e) => e.rules ?? [])]);
+    expect(named.filter((rule) => !catalog.has(rule))).toEqual([]);
+  });
+
+  it('sends an order only with --user-id and --allow-orders, and sets energy only with the control API', () => {
+    for (const { suite: name, case: c } of cases) {
+      const orders = c.steps.some((step) => step.request?.endpoint === 'order');
+      if (orders) expect(c.needs, `${name}/${c.id}`).toEqual(expect.arrayContaining(['userId', 'orders']));
+      if (c.steps.some((step) => step.control)) expect(c.needs, `${name}/${c.id}`).toContain('control');
+    }
+  });
+
+  it('labels with an open point only what a legal reading may answer otherwise: the order endpoint status and body, a refused callBackId', () => {
+    const open = cases.flatMap(({ suite: name, case: c }) =>
+      expectations(c)
+        .filter((e) => (e.rules ?? []).some((rule) => rule.startsWith('U-')))
+        .map((e) => `${name.split('/').at(-1)}:${e.check}:${(e.rules ?? []).join(',')}`),
+    );
+    expect([...new Set(open)].sort()).toEqual([
+      'answer-block-edges:envelope:U-LIMITS',
+      'order-id-echo:envelope:U-LIMITS',
+      'order-key-near-misses:error-body:U-CODES',
+      'order-key-near-misses:status:U-CODES',
+    ]);
+  });
+
+  it('sets energy edges a float division gets wrong beyond 2^53, and fractions a rounding gets wrong', () => {
+    const floors = suite('energy-floor-edges').cases.map((c) => {
+      const last = expectations(c).at(-1)!;
+      const [balance, cost] = [BigInt(String(last.balance)), BigInt(String(last.costPerTx))];
+      return { id: c.id, floor: balance / cost, float: Math.floor(Number(balance) / Number(cost)), round: Math.round(Number(balance) / Number(cost)) };
+    });
+    const by = (id: string) => floors.find((one) => one.id === `energy-${id}`)!;
+    for (const id of ['balance-beyond-2-53', 'quotient-beyond-2-53']) expect(BigInt(by(id).float), id).not.toBe(by(id).floor);
+    for (const id of ['fraction-half', 'fraction-above-half']) expect(BigInt(by(id).round), id).not.toBe(by(id).floor);
+    expect(by('zero-balance').floor).toBe(0n);
+  });
+
+  it('reads every energy edge after a change of state: two settings and two reads per case, the cost changed', () => {
+    for (const c of suite('energy-floor-edges').cases) {
+      const reads = expectations(c).filter((e) => e.check === 'energy-floor');
+      expect(reads, c.id).toHaveLength(2);
+      expect(reads[0], c.id).not.toEqual(reads[1]);
+    }
+  });
+
+  it('keeps each callBackId value class fresh per case: a template in every one', () => {
+    for (const c of suite('order-id-echo').cases) {
+      const callBackId = String((c.steps[0]!.request!.plain as Record<string, unknown>).callBackId);
+      expect(callBackId, c.id).toMatch(/\{\{(id|digits:\d+)\}\}/);
+    }
+  });
+});
