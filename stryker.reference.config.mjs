@@ -44,7 +44,7 @@ export const SCOPES = {
     'src/service/order.ts:96-132',
     'src/service/order.ts:142-164',
     // The request pipeline's key check and its place before everything else (ERR-401, ERR-403).
-    'src/service/pipeline.ts:256-263',
+    'src/service/pipeline.ts:258-265',
   ],
 };
 
