@@ -1,0 +1,85 @@
+// @ts-check
+/**
+ * `npm run mutation:reference` (scripts/mutation-reference.mjs): mutants of the reference merchant's
+ * and the service core's rule-bearing code, each judged by the conformance run itself: the built
+ * CLI's `run` (emulator and reference merchant, every suite, both sides), not by unit tests. A mutant
+ * survives when `run` still exits 0. docs/mutation-reference.md has the figure and every survivor.
+ *
+ * One tsc build of the instrumented sources serves every mutant: the mutant in force is chosen when
+ * the process starts, from the __STRYKER_ACTIVE_MUTANT__ variable the command runner sets.
+ *
+ * The scope (merchant or service, from REFERENCE_MUTATION_SCOPE; both when unset) is kept to what
+ * `run` exercises and the judge does not share; docs/mutation-reference.md says what is left out and why.
+ *
+ * @type {Record<'merchant' | 'service', string[]>}
+ */
+export const SCOPES = {
+  merchant: [
+    // The receiver: the key check first (CB-KEY-*), decrypt and validate (CB-DECRYPT), the key of
+    // the event, the claim (CB-ONCE, CB-DUP-ACK), processing and the done mark (CB-NO-FALSE-ACK),
+    // the HTTP front (method, key before body).
+    'src/merchant/callback-handler.ts:163-167',
+    'src/merchant/callback-handler.ts:173-199',
+    'src/merchant/callback-handler.ts:206-213',
+    'src/merchant/callback-handler.ts:261-275',
+    'src/merchant/callback-handler.ts:318-342',
+    'src/merchant/callback-handler.ts:372-376',
+    'src/merchant/api-keys.ts:22-29',
+    // The key ring's check as the merchant uses it (CB-KEY-SAME, CB-KEY-401): one header, the digest, the window.
+    'src/core/api-keys.ts:62-71',
+    // The idempotency key (CB-ID-*).
+    'src/merchant/idempotency.ts:29-31',
+    'src/merchant/idempotency.ts:43-64',
+    'src/merchant/idempotency.ts:72-74',
+    // The SQLite store `run` uses: claim, done mark (CB-ONCE, CB-NO-FALSE-ACK).
+    'src/merchant/sqlite-store.ts:132-141',
+    'src/merchant/sqlite-store.ts:152-157',
+    'src/merchant/sqlite-store.ts:211-216',
+  ],
+  service: [
+    // getEnergyMaxCount's reading and the lease debits it settles first (ENERGY-FLOOR, ENERGY-RES).
+    'src/service/energy.ts:24-48',
+    // withdrawWithoutVerify: the lease's cost against the pending debits, the duplicate callBackId,
+    // the order's record and the echoed tenantUserId (ORDER-CALLBACK-ID, ORDER-RES, ENERGY-FLOOR).
+    'src/service/order.ts:96-132',
+    'src/service/order.ts:142-164',
+    // The request pipeline's key check and its place before everything else (ERR-401, ERR-403).
+    'src/service/pipeline.ts:258-265',
+  ],
+};
+
+const scope = process.env.REFERENCE_MUTATION_SCOPE;
+if (scope !== undefined && !(scope in SCOPES)) throw new Error(`REFERENCE_MUTATION_SCOPE must be merchant or service, not ${scope}`);
+const folder = `reports/mutation-reference/${scope ?? 'all'}`;
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'command',
+  // A fresh reports folder per run: two mutants run at once in the same sandbox.
+  commandRunner: {
+    command: 'd=$(mktemp -d) && node bin/wallet-conformance.js run --reports "$d"; rc=$?; rm -rf "$d"; exit $rc',
+  },
+  // Once, in the sandbox, after instrumenting: dist/ holds every mutant, switched at run time.
+  buildCommand: 'tsc -p tsconfig.build.json',
+  mutate: scope ? SCOPES[/** @type {'merchant' | 'service'} */ (scope)] : [...SCOPES.merchant, ...SCOPES.service],
+  // Text is left alone: refusal messages and log lines (free under U-CODES; the suites rightly judge
+  // no wording), SQL (a broken statement fails at start-up) and header names would be a quarter of the
+  // mutants at a whole run each. The values the interface fixes are the derived cases' business.
+  mutator: { excludedMutations: ['StringLiteral'] },
+  // The command runner reports no per-test coverage: every mutant gets the whole run.
+  coverageAnalysis: 'off',
+  concurrency: 2,
+  // A run takes ~10 s on the shared 2-core machine; a mutant that hangs it is a timeout (counted as
+  // detected) after about 1.5 x the dry run + 40 s, and its process tree is killed.
+  timeoutMS: 40000,
+  timeoutFactor: 1.5,
+  incremental: true,
+  incrementalFile: `${folder}/incremental.json`,
+  // `run` needs src (built in the sandbox), bin, spec, suites and schemas; not the tests or builds.
+  ignorePatterns: ['dist', 'bench', 'examples', 'reports', 'test', 'docs', '.ci', '**/*.test.ts'],
+  tempDirName: 'reports/.stryker-tmp-reference',
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: `${folder}/mutation.html` },
+  jsonReporter: { fileName: `${folder}/mutation.json` },
+  thresholds: { high: 90, low: 80, break: null },
+};
