@@ -139,23 +139,28 @@ describe('a service whose control API fails mid-run has failed the checks that s
     cases: suite.cases.filter((c) => c.id === 'floor-of-live-balance'),
   }));
 
-  it('fails the later checks of the case under their rules with the control API answer as evidence, none skipped', async () => {
+  /** The energy case run with a control API that sets the energy once, then answers `status` with `body`. */
+  const withControlFailing = async (status: number, body: string) => {
     const inner = mswTransport(handlers());
     let controls = 0;
     const transport: Transport = {
       send: async (request) => {
         if (request.method === 'PUT' && /energy/i.test(request.url) && !request.url.includes('getEnergyMaxCount'))
-          return ++controls === 1 ? answer(200, '{}') : answer(503, '{"error":"control store down"}');
+          return ++controls === 1 ? answer(200, '{}') : answer(status, body);
         return inner.send(request);
       },
     };
-    const report = await runSuites({
+    return runSuites({
       target: { ...service, controlToken: 'ct' },
       suites: energy,
       rules: catalog,
       transport,
       capabilities: { routes: { 'PUT energy': { present: true, detail: 'answered 400' } } },
     });
+  };
+
+  it('fails the later checks of the case under their rules with the control API answer as evidence, none skipped', async () => {
+    const report = await withControlFailing(503, '{"error":"control store down"}');
     // The first check is judged on what the in-process service answers (it keeps no control state): only its absence of a fault matters here.
     expect(report.results[0]!.message).not.toMatch(/control API/);
     expect(show(report.results).slice(1)).toEqual(['failed energy-floor#2 [ENERGY-FLOOR]', 'failed energy-floor#3 [ENERGY-FLOOR]']);
@@ -165,22 +170,7 @@ describe('a service whose control API fails mid-run has failed the checks that s
   });
 
   it('does not judge the checks (skipped, with the reason) when the control API refuses a documented request with a 4xx', async () => {
-    const inner = mswTransport(handlers());
-    let controls = 0;
-    const transport: Transport = {
-      send: async (request) => {
-        if (request.method === 'PUT' && /energy/i.test(request.url) && !request.url.includes('getEnergyMaxCount'))
-          return ++controls === 1 ? answer(200, '{}') : answer(400, '{"error":"balance out of range"}');
-        return inner.send(request);
-      },
-    };
-    const report = await runSuites({
-      target: { ...service, controlToken: 'ct' },
-      suites: energy,
-      rules: catalog,
-      transport,
-      capabilities: { routes: { 'PUT energy': { present: true, detail: 'answered 400' } } },
-    });
+    const report = await withControlFailing(400, '{"error":"balance out of range"}');
     // A control API that cannot take the request proves nothing about the interface: not a failure, not exit 2.
     expect(show(report.results).slice(1)).toEqual(['skipped energy-floor#2 [ENERGY-FLOOR]', 'skipped energy-floor#3 [ENERGY-FLOOR]']);
     expect(report.results[1]!.message).toBe(

@@ -6,7 +6,7 @@
 import { CALLBACK_TYPE_TABLE, providerName, type CallbackTypeEntry } from '../../spec/callback-types.js';
 import type { Dimension } from '../../spec/dimensions.js';
 import type { BlockEdge, Case, KeyNearMiss, Step } from '../model.js';
-import { expect, type Generators } from './common.js';
+import { expect, KEY_VARIANTS, type Generators } from './common.js';
 
 /**
  * A value unlike the default of `field` (src/spec/callback-types.ts examples), fresh where the field
@@ -287,19 +287,7 @@ function durability(dimension: Dimension): Case[] {
 
 export const MERCHANT_GENERATORS: Generators = {
   'exact-comparison': {
-    variants: [
-      'upper-case',
-      'lower-case',
-      'one-letter-case',
-      'appended',
-      'last-removed',
-      'first-removed',
-      'accented-letter',
-      'nbsp-before',
-      'nbsp-after',
-      'twice-unknown-first',
-      'out-of-window',
-    ] satisfies (KeyNearMiss | 'out-of-window')[],
+    variants: KEY_VARIANTS,
     cases: keyNearMisses,
   },
   'composite-key': { variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'], cases: compositeKey },

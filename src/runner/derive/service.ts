@@ -5,7 +5,7 @@
  */
 import type { Dimension } from '../../spec/dimensions.js';
 import type { LengthEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
-import { expect, type Generators } from './common.js';
+import { expect, KEY_VARIANTS, type Generators } from './common.js';
 
 const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
 
@@ -227,18 +227,7 @@ function blockEdges(dimension: Dimension): Case[] {
 
 export const SERVICE_GENERATORS: Generators = {
   'exact-comparison': {
-    variants: [
-      'upper-case',
-      'lower-case',
-      'one-letter-case',
-      'appended',
-      'last-removed',
-      'first-removed',
-      'nbsp-before',
-      'nbsp-after',
-      'twice-unknown-first',
-      'out-of-window',
-    ] satisfies (KeyNearMiss | 'out-of-window')[],
+    variants: KEY_VARIANTS,
     cases: keyNearMisses,
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
