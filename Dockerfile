@@ -22,6 +22,7 @@ COPY README.md LICENSE ./
 COPY docs ./docs
 COPY examples/decrypt ./examples/decrypt
 COPY examples/python-receiver ./examples/python-receiver
+COPY examples/go-receiver ./examples/go-receiver
 RUN npm run build && npm pack --ignore-scripts && mv wallet-conformance-*.tgz /tmp/wallet-conformance.tgz
 
 FROM node:20-slim
