@@ -8,11 +8,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { goEnv, goMissing } from './support/go.js';
 import { freePort, ROOT, runCliAsync } from './support/cli.js';
-import { limit } from './support/limit.js';
 
 const API_KEY = 'ak_example_go_3c81';
 const EXPIRED_KEY = 'ak_example_go_old_9d04';
@@ -144,14 +143,7 @@ async function verify(receiver: { home: string; port: number }, options: { resta
   return { run, report, lines };
 }
 
-/**
- * Three verifies at once (a receiver and a CLI each, every one in its own folder on its own port):
- * a run mostly waits on the receiver's fsyncs, its restarts and loopback. A test's timeout includes
- * its wait for a slot.
- */
-const slot = limit(3);
-
-describe.skipIf(goMissing !== undefined)(`examples/go-receiver (skipped only when ${goMissing ?? 'the go toolchain is missing'})`, { concurrent: true }, () => {
+describe.skipIf(goMissing !== undefined)(`examples/go-receiver (skipped only when ${goMissing ?? 'the go toolchain is missing'})`, () => {
   beforeAll(() => {
     const build = spawnSync('go', ['build', '-o', binary, '.'], { cwd: join(ROOT, 'examples/go-receiver'), env: goEnv(), encoding: 'utf8', timeout: 180_000 });
     if (build.status !== 0) throw new Error(`go build failed:\n${build.stderr}`);
@@ -159,45 +151,39 @@ describe.skipIf(goMissing !== undefined)(`examples/go-receiver (skipped only whe
     if (vet.status !== 0) throw new Error(`go vet failed:\n${vet.stderr}`);
   }, 240_000);
 
-  it('passes verify merchant with --probe-url, --expired-key and a SIGKILL --restart: exit 0, no failure, no warning, nothing skipped', async ({ expect }) => {
-    await slot(async () => {
-      const receiver = await startReceiver('correct');
-      const { run, report, lines } = await verify(receiver);
-      expect(report.summary.failed, `${lines('failed')}\n${receiver.output().slice(-3000)}`).toBe(0);
-      expect(lines('warning')).toBe('');
-      expect(lines('skipped')).toBe('');
-      expect(run.status, run.stderr).toBe(0);
-      expect(report.summary.passed).toBeGreaterThan(100);
-      expect(report.results.find((r) => r.case === 'redelivery-across-restart')?.status).toBe('passed');
-      // The pre-flight proof and the restart case each killed it: it started at least three times, its journal replayed.
-      expect(receiver.output().match(/LISTENING \d+/g)?.length ?? 0, receiver.output()).toBeGreaterThanOrEqual(3);
-      expect(receiver.output()).toMatch(/LISTENING \d+ \([1-9]\d* events in the journal\)/);
-      stop(receiver.supervisor);
-    });
-  }, 400_000);
+  it('passes verify merchant with --probe-url, --expired-key and a SIGKILL --restart: exit 0, no failure, no warning, nothing skipped', async () => {
+    const receiver = await startReceiver('correct');
+    const { run, report, lines } = await verify(receiver);
+    expect(report.summary.failed, `${lines('failed')}\n${receiver.output().slice(-3000)}`).toBe(0);
+    expect(lines('warning')).toBe('');
+    expect(lines('skipped')).toBe('');
+    expect(run.status, run.stderr).toBe(0);
+    expect(report.summary.passed).toBeGreaterThan(100);
+    expect(report.results.find((r) => r.case === 'redelivery-across-restart')?.status).toBe('passed');
+    // The pre-flight proof and the restart case each killed it: it started at least three times, its journal replayed.
+    expect(receiver.output().match(/LISTENING \d+/g)?.length ?? 0, receiver.output()).toBeGreaterThanOrEqual(3);
+    expect(receiver.output()).toMatch(/LISTENING \d+ \([1-9]\d* events in the journal\)/);
+    stop(receiver.supervisor);
+  }, 240_000);
 
-  it('ack-before-journal survives a graceful (SIGTERM) restart and is caught only by a SIGKILL one: durability is proven by a kill', async ({ expect }) => {
-    await slot(async () => {
-      const receiver = await startReceiver('graceful', 'ack-before-journal');
-      const { run, report, lines } = await verify(receiver, { restart: SIGTERM_RESTART });
-      expect(report.summary.failed, lines('failed')).toBe(0);
-      expect(run.status, run.stderr).toBe(0);
-      stop(receiver.supervisor);
-    });
-  }, 400_000);
+  it('ack-before-journal survives a graceful (SIGTERM) restart and is caught only by a SIGKILL one: durability is proven by a kill', async () => {
+    const receiver = await startReceiver('graceful', 'ack-before-journal');
+    const { run, report, lines } = await verify(receiver, { restart: SIGTERM_RESTART });
+    expect(report.summary.failed, lines('failed')).toBe(0);
+    expect(run.status, run.stderr).toBe(0);
+    stop(receiver.supervisor);
+  }, 240_000);
 
   for (const { fault, rule, strict } of FAULTS) {
-    it(`-fault ${fault}: verify merchant${strict ? ' --strict' : ''} exits 1 with a failure under ${rule}`, async ({ expect }) => {
-      await slot(async () => {
-        const receiver = await startReceiver(fault, fault);
-        const { run, report, lines } = await verify(receiver, { strict: strict ?? false });
-        expect(run.status, `${lines('failed')}\n${run.stderr}`).toBe(1);
-        expect(
-          report.results.filter((r) => r.status === 'failed' && r.rules.includes(rule)).length,
-          `no failure under ${rule}; failures:\n${lines('failed')}\nwarnings:\n${lines('warning')}`,
-        ).toBeGreaterThan(0);
-        stop(receiver.supervisor);
-      });
-    }, 400_000);
+    it(`-fault ${fault}: verify merchant${strict ? ' --strict' : ''} exits 1 with a failure under ${rule}`, async () => {
+      const receiver = await startReceiver(fault, fault);
+      const { run, report, lines } = await verify(receiver, { strict: strict ?? false });
+      expect(run.status, `${lines('failed')}\n${run.stderr}`).toBe(1);
+      expect(
+        report.results.filter((r) => r.status === 'failed' && r.rules.includes(rule)).length,
+        `no failure under ${rule}; failures:\n${lines('failed')}\nwarnings:\n${lines('warning')}`,
+      ).toBeGreaterThan(0);
+      stop(receiver.supervisor);
+    }, 240_000);
   }
 });
