@@ -4,8 +4,8 @@
  * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
  */
 import type { Dimension } from '../../spec/dimensions.js';
-import type { LengthEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
-import { expect, KEY_VARIANTS, type Generators } from './common.js';
+import type { LengthEdge, Case, Step } from '../model.js';
+import { expect, KEY_VARIANTS, keyOfVariant, type Generators } from './common.js';
 
 const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
 
@@ -23,18 +23,6 @@ function withdrawal(callBackId: string): Record<string, unknown> {
   };
 }
 
-const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case'];
-
-/** The key a variant sends: the expired key, or a near miss of the valid one. */
-function keyOf(variant: string): Pick<RequestStep, 'apiKey' | 'keyVariant'> {
-  return variant === 'out-of-window' ? { apiKey: 'expired' } : { keyVariant: variant as KeyNearMiss };
-}
-
-/** What a variant needs beyond the endpoint's own needs. */
-function keyNeeds(variant: string): Need[] {
-  return variant === 'out-of-window' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [];
-}
-
 /**
  * Near misses of the merchant's key, on the energy query (ERR-401: 401 with its body) and on order
  * submission (AUTH-KEY: refused; the status and body there are open, U-CODES, as
@@ -42,39 +30,42 @@ function keyNeeds(variant: string): Need[] {
  * forgives the near miss accepts it: it needs --allow-orders.
  */
 function keyNearMisses(dimension: Dimension): Case[] {
-  return dimension.variants.flatMap((variant): Case[] => [
-    {
-      id: `energy-key-${variant}`,
-      title: `An energy query with ${variant === 'out-of-window' ? 'an expired key' : `a near miss of the key (${variant})`} gets 401 UNAUTHORIZED`,
-      rules: [dimension.rule, ...dimension.also],
-      needs: keyNeeds(variant),
-      steps: [
-        {
-          request: { endpoint: 'energy', ...keyOf(variant), plain: ENERGY_QUERY },
-          expect: [
-            expect(dimension, variant, 'status', { equals: 401 }, [dimension.rule]),
-            expect(dimension, variant, 'error-body', { schema: 'UnauthorizedError' }, [dimension.rule]),
-          ],
-        },
-      ],
-    },
-    {
-      id: `order-key-${variant}`,
-      title: `An order with ${variant === 'out-of-window' ? 'an expired key' : `a near miss of the key (${variant})`} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
-      rules: ['AUTH-KEY', 'U-CODES'],
-      needs: ['userId', 'orders', ...keyNeeds(variant)],
-      steps: [
-        {
-          request: { endpoint: 'order', ...keyOf(variant), plain: withdrawal('{{id}}') },
-          expect: [
-            expect(dimension, variant, 'refused', {}, ['AUTH-KEY']),
-            { check: 'status', equals: 401, rules: ['U-CODES'] },
-            { check: 'error-body', schema: 'UnauthorizedError', rules: ['U-CODES'] },
-          ],
-        },
-      ],
-    },
-  ]);
+  return dimension.variants.flatMap((variant): Case[] => {
+    const { key, needs, what } = keyOfVariant(variant);
+    return [
+      {
+        id: `energy-key-${variant}`,
+        title: `An energy query with ${what} gets 401 UNAUTHORIZED`,
+        rules: [dimension.rule, ...dimension.also],
+        needs,
+        steps: [
+          {
+            request: { endpoint: 'energy', ...key, plain: ENERGY_QUERY },
+            expect: [
+              expect(dimension, variant, 'status', { equals: 401 }, [dimension.rule]),
+              expect(dimension, variant, 'error-body', { schema: 'UnauthorizedError' }, [dimension.rule]),
+            ],
+          },
+        ],
+      },
+      {
+        id: `order-key-${variant}`,
+        title: `An order with ${what} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
+        rules: ['AUTH-KEY', 'U-CODES'],
+        needs: ['userId', 'orders', ...needs],
+        steps: [
+          {
+            request: { endpoint: 'order', ...key, plain: withdrawal('{{id}}') },
+            expect: [
+              expect(dimension, variant, 'refused', {}, ['AUTH-KEY']),
+              { check: 'status', equals: 401, rules: ['U-CODES'] },
+              { check: 'error-body', schema: 'UnauthorizedError', rules: ['U-CODES'] },
+            ],
+          },
+        ],
+      },
+    ];
+  });
 }
 
 /**
