@@ -115,6 +115,8 @@ export interface AwaitStep {
   count?: number;
   answers?: Answer[];
   prompt?: string;
+  /** Callbacks that may not come at all: wait the whole `timeoutMs`, judge what came; none is no finding. */
+  optional?: boolean;
 }
 
 /** A callback the runner delivers to a merchant. */
