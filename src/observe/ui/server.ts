@@ -1,6 +1,6 @@
 /**
  * The server of observe's live page (`--ui [HOST:]PORT`): the page itself (plain HTML, CSS and JS
- * files of ./static, read once at start: no build step, nothing from another origin), its event
+ * files of assets/observe-ui/, read once at start: no build step, nothing from another origin), its event
  * stream (`/events`, server-sent events), an exchange's detail (`/api/exchanges/SEQ`, payloads
  * opened on demand), and `/metrics` and `/healthz` as the metrics server serves them. Its own
  * server, so a browser never holds a forwarding socket.
@@ -13,8 +13,8 @@ import { PACKAGE_ROOT } from '../../core/package-paths.js';
 import { answerMetrics, type ObserveMetrics } from '../metrics.js';
 import type { LiveFeed } from './feed.js';
 
-/** The page's files, beside this module's source (the package ships them). */
-const STATIC_DIR = resolve(PACKAGE_ROOT, 'src', 'observe', 'ui', 'static');
+/** The page's files (the package ships them: package.json `files`). */
+const STATIC_DIR = resolve(PACKAGE_ROOT, 'assets', 'observe-ui');
 
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
