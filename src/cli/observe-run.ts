@@ -21,6 +21,8 @@ import { finish } from './report-output.js';
 import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
 import { reportWindow, startInterimReports } from './observe-interim.js';
 import { exposedListenerWarnings, JUDGE_DRAIN_MS, stopSignals, upstreamFlag } from './observe-stop.js';
+import { liveFeed, serveLivePage, uiAddress } from './observe-ui.js';
+import type { LiveFeed } from '../observe/ui/feed.js';
 
 /** The flags of `observe`. */
 export interface ObserveFlags extends NetworkFlags {
@@ -44,6 +46,7 @@ export interface ObserveFlags extends NetworkFlags {
   upstreamTimeout?: string;
   reportEvery?: string;
   metrics?: string;
+  ui?: string;
   /** Files or globs, in order (commander gives a variadic option as a list). */
   replay?: string | string[];
   strict?: boolean;
@@ -203,6 +206,23 @@ async function serveMetrics(metrics: ObserveMetrics, at: { host: string; port: n
   }
 }
 
+/** The servers beside the proxy (--ui, --metrics), started after it; one that cannot listen closes the others and is one line. */
+async function serveBeside(
+  metrics: ObserveMetrics | undefined,
+  page: LiveFeed | undefined,
+  plan: LivePlan,
+  proxy: ObserveProxy,
+): Promise<{ close: () => Promise<void> }> {
+  const pageServer = page && metrics && plan.ui ? await serveLivePage(page, metrics, plan.ui, proxy) : undefined;
+  try {
+    const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;
+    return { close: async () => (await metricsServer?.close(), await pageServer?.close()) };
+  } catch (error) {
+    await pageServer?.close();
+    throw error;
+  }
+}
+
 /** The files of a rotated capture, for the end line. */
 function rotatedFiles(files: readonly string[]): string {
   return files.length === 1 ? files[0]! : `${files[0]} … ${files[files.length - 1]}`;
@@ -315,6 +335,8 @@ interface LivePlan {
   upstreamTimeoutMs: number;
   /** Where /metrics and /healthz are served (--metrics). */
   metrics?: { host: string; port: number };
+  /** Where the live page is served, with /metrics and /healthz (--ui). */
+  ui?: { host: string; port: number };
   /** Reports rewritten while running, every this many ms (--report-every). */
   reportEveryMs?: number;
   /** A rotating capture (--capture-max-mb, --capture-keep). */
@@ -325,19 +347,21 @@ interface LivePlan {
 /** Every flag of a live run checked before anything starts (one line, exit 2). */
 function planLive(flags: ObserveFlags): LivePlan {
   const listeners = listenersOf(flags);
+  const metrics = metricsAddress(flags.metrics, listeners);
   return {
     listeners,
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
     upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
     ...captureRotation(flags),
     ...(flags.reportEvery === undefined ? {} : { reportEveryMs: seconds(flags.reportEvery, '--report-every') }),
-    ...metricsAddress(flags.metrics, listeners),
+    ...metrics,
+    ...uiAddress(flags.ui, listenAddress, listeners, metrics.metrics),
     // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
     network: networkFromFlags(flags, { proxy: false }),
   };
 }
 
-async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): Promise<number> {
+async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan, page: LiveFeed | undefined): Promise<number> {
   const { listeners, durationMs, network } = plan;
   const printer = findingPrinter();
   const { stream, rotating, capture } = await openCapture(flags, plan);
@@ -349,21 +373,23 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): P
   const queue = new JudgeQueue(judge, {
     onFindings: (findings) => {
       metrics?.findings(findings);
+      page?.findings(findings);
       printer.print(findings as ObserveFinding[]);
     },
     onError: judgeFailed,
   });
-  const metrics = plan.metrics ? createObserveMetrics(() => queue.notJudged) : undefined;
+  const metrics = plan.metrics || plan.ui ? createObserveMetrics(() => queue.notJudged) : undefined;
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
     metrics?.exchange(exchange);
+    page?.exchange(exchange);
     queue.submit(exchange);
   };
   const proxy = await startProxy(plan, onExchange, judgeFailed, stream);
   printAddresses(proxy);
 
   for (const line of exposedListenerWarnings(listeners)) process.stderr.write(`${line}\n`);
-  const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;
+  const beside = await serveBeside(metrics, page, plan, proxy);
   const startedAt = Date.now();
   const interim = startInterimReports({
     judge,
@@ -375,7 +401,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan): P
   const signals = stopSignals(durationMs);
   await signals.stopped;
   interim.stop();
-  await metricsServer?.close();
+  await beside.close();
   const { cut } = await proxy.close({ signal: signals.cut });
   await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut });
   const lines: string[] = [];
@@ -434,6 +460,7 @@ function checkReplay(flags: ObserveFlags, file: string | string[]): void {
     'captureKeep',
     'reportEvery',
     'metrics',
+    'ui',
   ] as const;
   const given = live.filter((name) => flags[name] !== undefined);
   if (given.length > 0)
@@ -468,5 +495,6 @@ export async function observe(self: Command): Promise<void> {
     ...(profile ? { profile } : {}),
     ...(plan ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) } : {}),
   });
-  process.exitCode = plan ? await observeLive(flags, judge, plan) : await observeReplay(flags, judge, flags.replay!);
+  const page = plan?.ui ? liveFeed(keys, profile) : undefined;
+  process.exitCode = plan ? await observeLive(flags, judge, plan, page) : await observeReplay(flags, judge, flags.replay!);
 }

@@ -215,6 +215,11 @@ function inline(source: string, resolve: Resolve): Text {
         continue;
       }
     }
+    // An image reads as its alt text and its file: the site's pages are self-contained, without images.
+    if (ch === '!' && /^!\[[^\]]*\]\([^)\s]+\)/.test(source.slice(i))) {
+      i++;
+      continue;
+    }
     if (ch === '[') {
       const match = /^\[((?:[^\]`]|`[^`]*`)*)\]\(([^)\s]+)\)/.exec(source.slice(i));
       if (match) {
