@@ -18,7 +18,7 @@ import { DEFAULT_LIMITS, Stream, type StreamLimits } from './stream.js';
 import { RefusalWatch, type Upstreams } from './refusals.js';
 import { lazyEvidence, Tally, type Judgement } from './tally.js';
 
-interface JudgeOptions {
+export interface JudgeOptions {
   keys: ObserveKeys;
   strict: boolean;
   profile?: CryptoProfile;
@@ -159,6 +159,10 @@ export function createJudge(options: JudgeOptions): Judge {
       return settle(judgements);
     },
 
+    unjudged(reason, count) {
+      if (!finished) tally.unjudged(reason, count);
+    },
+
     snapshot() {
       if (finished) return finished;
       return build(false);
@@ -206,7 +210,7 @@ export function createJudge(options: JudgeOptions): Judge {
       ...(sides.size < 2 ? [`only the ${[...sides].join(' and ')}'s bytes were judged`] : []),
       ...(final ? [] : ['interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet']),
       // What was not judged, by reason, with how many judgements each reason cost (a MUST-only count is in the summary).
-      ...notJudged.map((group) => `not judged: ${group.count} judgement${group.count === 1 ? '' : 's'}: ${group.reason}`),
+      ...notJudged.map((group) => `not judged: ${group.count} ${group.unit}${group.count === 1 ? '' : 's'}: ${group.reason}`),
     ];
     const report: Report = {
       target: {

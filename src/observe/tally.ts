@@ -58,6 +58,8 @@ export class Tally {
   readonly #aggregates = new Map<string, Aggregate>();
   readonly #perCheck = new Map<string, number>();
   readonly #ids = new Map<string, number>();
+  /** Exchanges never judged, by reason (shed by the judge's queue, cut at the stop): counted, not results. */
+  readonly #unjudged = new Map<string, number>();
 
   constructor(
     private readonly rules: Map<string, Rule>,
@@ -125,15 +127,24 @@ export class Tally {
     }
   }
 
-  /** The judgements not made, grouped by reason (their check's title beside it), most frequent first. */
-  notJudged(): Array<{ reason: string; count: number }> {
+  /** Counts `count` exchanges the judge never saw, for `reason` (one entry per reason). */
+  unjudged(reason: string, count: number): void {
+    if (count > 0) this.#unjudged.set(reason, (this.#unjudged.get(reason) ?? 0) + count);
+  }
+
+  /**
+   * The judgements not made, grouped by reason (their check's title beside it), most frequent
+   * first; then the exchanges not judged at all, by reason (`unit` tells the two apart).
+   */
+  notJudged(): Array<{ reason: string; count: number; unit: 'judgement' | 'exchange' }> {
     const groups = new Map<string, number>();
     for (const entry of this.#aggregates.values()) {
       if (entry.status !== 'skipped') continue;
       const reason = `${entry.title}: ${entry.message}`;
       groups.set(reason, (groups.get(reason) ?? 0) + entry.count);
     }
-    return [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count }));
+    const judgements = [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count, unit: 'judgement' as const }));
+    return [...judgements, ...[...this.#unjudged].map(([reason, count]) => ({ reason, count, unit: 'exchange' as const }))];
   }
 
   /** Every result: the individual ones in the order they were settled, then the aggregates. */
