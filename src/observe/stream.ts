@@ -119,7 +119,9 @@ export class Stream {
       head++;
     }
     if (head > 0) this.#deadlines = this.#deadlines.slice(head);
-    for (const order of [...this.#orders.values()]) {
+    // Oldest first, and only those due: a Map's iteration survives deleting the entry it is on, so
+    // nothing is copied per exchange however many withdrawals wait.
+    for (const order of this.#orders.values()) {
       if (order.at + this.limits.orderCallbackWaitMs > now) break;
       out.push(...this.#missingOrderCallback(order, false));
     }
@@ -331,6 +333,19 @@ export class Stream {
       }
     }
     return out;
+  }
+
+  /** How many entries each memory holds now (each is bounded by the limits: the memory test checks it). */
+  get sizes(): Record<'events' | 'requestUuids' | 'trackingIds' | 'retryDeadlines' | 'pendingOrders' | 'callBackIds' | 'refusedPlus', number> {
+    return {
+      events: this.#events.size,
+      requestUuids: this.#uuids.size,
+      trackingIds: this.#trackingByKey.size,
+      retryDeadlines: this.#deadlines.length,
+      pendingOrders: this.#orders.size,
+      callBackIds: this.#callBackIds.size,
+      refusedPlus: this.#refusedPlus.length,
+    };
   }
 
   /** Does the judge still wait for anything? (For notes.) */
