@@ -398,7 +398,7 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
     result,
     flags,
     printer,
-    { observe: observed, window: reportWindow(startedAt, Date.now(), true), ...networkNote(network, observed) },
+    { observe: observed, window: reportWindow(result.report.target, startedAt, Date.now(), true), ...networkNote(network, observed) },
     lines,
   );
   // Signals are taken until the reports are out: a signal during the writing does not lose them.
