@@ -61,7 +61,7 @@ async function child(role: Role): Promise<void> {
     urls = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => new Promise((done) => server.close(done));
   } else {
-    const metrics = createObserveMetrics(() => 0);
+    const metrics = createObserveMetrics();
     const feed = new LiveFeed({ keys: judgeKeys({}), scrubber: createScrubber([{ kind: 'ak', value: API_KEY }]) });
     const page = role === 'ui' ? await startLivePage(feed, metrics, '127.0.0.1', 0) : undefined;
     const proxy = await startObserveProxy({

@@ -10,8 +10,8 @@ import { CaptureWriter, readCaptureFile, type CaptureSink } from '../observe/cap
 import { replayFiles, RotatingCaptureSink } from './capture-files.js';
 import { JudgeQueue } from '../observe/judge-queue.js';
 import { createObserveMetrics, startMetricsServer, type ObserveMetrics } from '../observe/metrics.js';
-import type { Judge, ObserveFinding, ObserveKeys, ObservedExchange } from '../observe/exchange.js';
-import { createJudge } from '../observe/judge.js';
+import type { Judge, ObserveKeys, ObserveResult, ObservedExchange } from '../observe/exchange.js';
+import { createJudge, type JudgeOptions } from '../observe/judge.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, upstreamPath, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
 import { checkReadableFile, readUserFile, loadKeyFile, loadProfile } from './io.js';
@@ -138,25 +138,20 @@ function keysOf(flags: ObserveFlags): ObserveKeys {
   };
 }
 
-/** How many printed lines are remembered by their text, so the report's results at the end do not print them again. */
-const REMEMBERED_LINES = 10_000;
-
 /**
- * Prints each failed or warning result once, as it is known. A result is remembered by identity
- * (held no longer than the judge holds it) and, for the first lines, by its text, in case the
- * judge's report carries copies: memory stays bounded however long observe runs.
+ * Prints each failed or warning result once, as it is known. A result is remembered by its id: the
+ * judge's thread sends copies, and its final report holds the same results again. The ids are as
+ * many as the judge's individual results, which its tally bounds (per check and status), so memory
+ * stays bounded however long observe runs.
  */
 function findingPrinter(): { print(results: readonly CheckResult[]): void } {
-  const printedResults = new WeakSet<CheckResult>();
-  const printedLines = new Set<string>();
+  const printed = new Set<string>();
   return {
     print(results) {
       for (const result of results) {
         if (result.status !== 'failed' && result.status !== 'warning') continue;
-        const key = `${result.id}\n${result.message}`;
-        if (printedResults.has(result) || printedLines.has(key)) continue;
-        printedResults.add(result);
-        if (printedLines.size < REMEMBERED_LINES) printedLines.add(key);
+        if (printed.has(result.id)) continue;
+        printed.add(result.id);
         process.stdout.write(scrubOutput(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`));
       }
     },
@@ -243,18 +238,16 @@ async function openCaptureFile(path: string): Promise<WriteStream> {
 
 /** Ends an observe run or replay: the summary line, the four reports, the exit status. */
 function conclude(
-  judge: Judge,
+  result: ObserveResult,
   flags: ObserveFlags,
   printer: ReturnType<typeof findingPrinter>,
   target: Record<string, unknown>,
   extraLines: string[],
-  unjudged: { notJudged: number } = { notJudged: 0 },
 ): number {
-  const result = judge.finish();
   printer.print(result.report.results);
   const { summary } = result.report;
-  const notJudged = result.notJudged + unjudged.notJudged;
-  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings, ${notJudged} not judged\n`);
+  // What the queue shed and the stop cut reached the judge's count as exchanges not judged.
+  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings, ${result.notJudged} not judged\n`);
   for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
   if (result.forgottenEvents > 0)
     process.stdout.write(
@@ -361,7 +354,7 @@ function planLive(flags: ObserveFlags): LivePlan {
   };
 }
 
-async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan, page: LiveFeed | undefined): Promise<number> {
+async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan: LivePlan, page: LiveFeed | undefined): Promise<number> {
   const { listeners, durationMs, network } = plan;
   const printer = findingPrinter();
   const { stream, rotating, capture } = await openCapture(flags, plan);
@@ -369,16 +362,17 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan, pa
     process.stderr.write(
       scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
     );
-  // Judging waits in a bounded queue beside forwarding (src/observe/judge-queue.ts); the capture is written at once.
-  const queue = new JudgeQueue(judge, {
+  // Judging runs on its own thread behind a bounded queue (src/observe/judge-queue.ts); the capture is written at once.
+  const queue = JudgeQueue.start(judgeOptions, {
     onFindings: (findings) => {
       metrics?.findings(findings);
       page?.findings(findings);
-      printer.print(findings as ObserveFinding[]);
+      printer.print(findings);
     },
     onError: judgeFailed,
+    onShed: () => metrics?.notJudged('shed'),
   });
-  const metrics = plan.metrics || plan.ui ? createObserveMetrics(() => queue.notJudged) : undefined;
+  const metrics = plan.metrics || plan.ui ? createObserveMetrics() : undefined;
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
     metrics?.exchange(exchange);
@@ -392,7 +386,7 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan, pa
   const beside = await serveBeside(metrics, page, plan, proxy);
   const startedAt = Date.now();
   const interim = startInterimReports({
-    judge,
+    snapshot: () => queue.snapshot(),
     reports: flags.reports,
     startedAt,
     ...(plan.reportEveryMs === undefined ? {} : { everyMs: plan.reportEveryMs }),
@@ -403,10 +397,11 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan, pa
   interim.stop();
   await beside.close();
   const { cut } = await proxy.close({ signal: signals.cut });
-  await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut });
+  const result = await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut, cut });
   const lines: string[] = [];
   if (cut > 0) lines.push(`observe: ${cut} exchanges still in flight at the stop were cut (not judged)`);
-  if (queue.notJudged > 0) lines.push(`observe: ${queue.notJudged} exchanges not judged: the judge fell behind (its queue is bounded; the capture holds them)`);
+  if (queue.notJudged > 0)
+    lines.push(`observe: ${queue.notJudged} exchanges not judged: the judge fell behind or the stop came first (its queue is bounded; the capture holds them)`);
   if (capture) {
     await capture.close();
     lines.push(
@@ -425,16 +420,12 @@ async function observeLive(flags: ObserveFlags, judge: Judge, plan: LivePlan, pa
     ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}),
     ...(cut > 0 ? { cut } : {}),
   };
-  // What the queue shed and the stop cut were not judged either: the summary line counts them too.
   const status = conclude(
-    judge,
+    result,
     flags,
     printer,
-    { observe: observed, window: reportWindow(startedAt, Date.now(), true), ...networkNote(network, observed) },
+    { observe: observed, window: reportWindow(result.report.target, startedAt, Date.now(), true), ...networkNote(network, observed) },
     lines,
-    {
-      notJudged: queue.notJudged + cut,
-    },
   );
   // Signals are taken until the reports are out: a signal during the writing does not lose them.
   signals.release();
@@ -478,7 +469,7 @@ async function observeReplay(flags: ObserveFlags, judge: Judge, given: string | 
   for (const file of files)
     for await (const exchange of readCaptureFile(file, { ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }), onWarning }))
       printer.print(judge.accept(exchange));
-  return conclude(judge, flags, printer, { observe: { replay: files.length === 1 ? files[0] : files } }, []);
+  return conclude(judge.finish(), flags, printer, { observe: { replay: files.length === 1 ? files[0] : files } }, []);
 }
 
 /** The work of `observe`: settle the flags, check every flag and file, then listen or replay. */
@@ -489,12 +480,13 @@ export async function observe(self: Command): Promise<void> {
   const keys = keysOf(flags);
   const profile = flags.profile === undefined ? undefined : loadProfile(flags.profile);
   const upstreams = { 'merchant→service': flags.serviceUrl, 'service→merchant': flags.merchantUrl };
-  const judge = createJudge({
+  const options: JudgeOptions = {
     keys,
     strict: flags.strict ?? false,
     ...(profile ? { profile } : {}),
     ...(plan ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) } : {}),
-  });
+  };
   const page = plan?.ui ? liveFeed(keys, profile) : undefined;
-  process.exitCode = plan ? await observeLive(flags, judge, plan, page) : await observeReplay(flags, judge, flags.replay!);
+  // Live, the judge runs on its own thread beside forwarding; a replay forwards nothing and judges here.
+  process.exitCode = plan ? await observeLive(flags, options, plan, page) : await observeReplay(flags, createJudge(options), flags.replay!);
 }

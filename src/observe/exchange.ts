@@ -87,6 +87,11 @@ export interface Judge {
    * that waits for later exchanges. After finish(), the final result.
    */
   snapshot?(): ObserveResult;
+  /**
+   * Counts `count` exchanges that never reached `accept`, for `reason` (shed by a full queue, cut
+   * at the stop): they are part of the report's "not judged".
+   */
+  unjudged?(reason: string, count: number): void;
 }
 
 /** The end of an observe run or replay. */

@@ -258,6 +258,20 @@ function unencrypted(response: ReceivedResponse): Finding | undefined {
   };
 }
 
+/** What judging an order answer needs of its exchange. */
+interface OrderAnswer {
+  observed: ObservedExchange;
+  keys: JudgeKeys;
+  rules: Map<string, Rule>;
+  endpoint: Endpoint;
+  response: ReceivedResponse;
+  reading: RequestReading;
+  plain: string | undefined;
+  fields: Record<string, ExactJson> | undefined;
+  /** Records one judgement of the service's answer. */
+  answer: (check: string, checkTitle: string, labels: string[], finding: Finding) => void;
+}
+
 /**
  * Judges one energy query or order submission exchange: the request (sent by the merchant) and the
  * answer (sent by the service).
@@ -273,21 +287,12 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
   const title = endpoint.suiteName === 'energy' ? 'energy query' : 'order submission';
   const accepted = response?.status === 200 && String((response.json as { code?: unknown } | undefined)?.code) === '0';
   for (const finding of findings) {
-    // A request the judge cannot open but the service accepted: the judge's key or profile is not the one in use, not the merchant's fault.
-    const notOurs = finding.status === 'failed' && accepted && finding.message.includes('does not decrypt with the private key');
-    const judged: Finding = notOurs
-      ? {
-          status: 'skipped',
-          message:
-            'the request does not open with the private key given, yet the service accepted it: the key or profile given to the judge is not the one in use',
-        }
-      : finding;
     judgements.push({
       check: `${endpoint.suiteName}-request`,
       title: `the merchant's ${title} request (form, Base64, key header, plain schema)`,
       labels: [endpoint.ct, endpoint.data],
       side: 'merchant',
-      finding: judged,
+      finding: requestFinding(finding, accepted),
       seq: observed.seq,
       evidence,
     });
@@ -301,7 +306,6 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
     Object.assign(facts, { requestCallBackId: callBackId, ...(plain === undefined ? {} : { requestPlain: plain }) });
   const answer = (check: string, checkTitle: string, labels: string[], finding: Finding) =>
     judgements.push({ check, title: `the service's ${title} answer: ${checkTitle}`, labels, side: 'service', finding, seq: observed.seq, evidence });
-
   if (!response) {
     answer(
       'answered',
@@ -313,12 +317,42 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
     );
     return { judgements, facts };
   }
+  const judging: OrderAnswer = { observed, keys, rules, endpoint, response, reading, plain, fields, answer };
+  if (judgeOrderAnswer(judging) && endpoint.suiteName === 'order' && accepted) {
+    const id = (response.decrypted?.value as Record<string, ExactJson> | null | undefined)?.id;
+    const symbol = plainField(fields, 'symbol');
+    // An ENERGY order leases energy: no withdrawal callback follows it (ORDER-KIND). Without the plain
+    // request the kind of the order is unknown, so no callback is expected.
+    if (symbol !== undefined && symbol !== 'ENERGY') facts.acceptedWithdrawal = callBackId ?? (typeof id === 'string' ? id : undefined);
+  }
+  return { judgements, facts };
+}
+
+/** A request the judge cannot open but the service accepted: the judge's key or profile is not the one in use, not the merchant's fault. */
+function requestFinding(finding: Finding, accepted: boolean): Finding {
+  const notOurs = finding.status === 'failed' && accepted && finding.message.includes('does not decrypt with the private key');
+  return notOurs
+    ? {
+        status: 'skipped',
+        message:
+          'the request does not open with the private key given, yet the service accepted it: the key or profile given to the judge is not the one in use',
+      }
+    : finding;
+}
+
+/**
+ * The service's answer, with the runner's checks: the error body, the refusal of an invalid
+ * request, the envelope, the result. True when the result was judged (an accepted order's
+ * callback may then be awaited).
+ */
+function judgeOrderAnswer(judging: OrderAnswer): boolean {
+  const { observed, keys, rules, endpoint, response, reading, plain, answer } = judging;
   if (observed.response?.truncated) {
     answer('envelope', envelopeCheck.title, envelopeCheck.rules, {
       status: 'skipped',
       message: 'not judged: the answer was longer than the proxy records of one body',
     });
-    return { judgements, facts };
+    return false;
   }
   const exchange: Exchange = {
     request: {
@@ -340,12 +374,12 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
       [({ 401: 'ERR-401', 403: 'ERR-403', 404: 'ERR-404' } as const)[response.status as 401 | 403 | 404]],
       run(errorBodyCheck, { schema: errorSchema }),
     );
-    return { judgements, facts };
+    return false;
   }
   if (reading.kind === 'invalid') {
     // The request breaks a rule binding both sides: the service must not accept it (the `refused` check, with leniency.ts).
     answer('refused', refusedCheck.title, reading.rules, run(refusedCheck, {}));
-    return { judgements, facts };
+    return false;
   }
   if (response.status !== 200 && response.status >= 400 && response.status < 500) {
     answer(
@@ -357,8 +391,16 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
         ['U-CODES'],
       ),
     );
-    return { judgements, facts };
+    return false;
   }
+  return judgeEnvelope(judging, run);
+}
+
+/** The envelope (ENV-*, CRYPTO-*) and, when it opened to a success, the result (ENERGY-RES, ORDER-RES). */
+function judgeEnvelope(
+  { keys, endpoint, response, plain, fields, answer }: OrderAnswer,
+  run: (check: { run(ctx: CheckContext<never>): Finding[] }, params: Record<string, unknown>) => Finding,
+): boolean {
   const code = (response.json as { code?: unknown } | undefined)?.code;
   const outcome = code !== undefined && String(code) !== '0' ? 'failure' : 'success';
   if (keys.publicKey === undefined && outcome === 'success' && response.status === 200) {
@@ -366,11 +408,11 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
       status: 'skipped',
       message: 'the envelope data is not judged: the judge holds no key that opens answers (give the public key)',
     });
-    return { judgements, facts };
+    return false;
   }
   const envelope = unencrypted(response) ?? run(envelopeCheck, { outcome });
   answer('envelope', envelopeCheck.title, envelopeCheck.rules, envelope);
-  if (outcome === 'failure' || (envelope.status === 'failed' && envelope.cause === 'undecryptable-answer') || !response.decrypted) return { judgements, facts };
+  if (outcome === 'failure' || (envelope.status === 'failed' && envelope.cause === 'undecryptable-answer') || !response.decrypted) return false;
   // ORDER-RES: id is the request's callBackId; tenantUserId is an integer, compared with the request's only when that is one written as text (as the suites do).
   const tenantUserId = plainField(fields, 'tenantUserId');
   const echo =
@@ -379,14 +421,7 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
       : { id: 'callBackId', ...(tenantUserId !== undefined && /^\d+$/.test(tenantUserId) ? { tenantUserId: 'tenantUserId' } : {}) };
   const result = run(resultCheck, { schema: endpoint.resultSchema, ...(echo ? { echo } : {}) });
   answer('result', resultCheck.title, [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'], result);
-  if (endpoint.suiteName === 'order' && accepted) {
-    const id = (response.decrypted.value as Record<string, ExactJson> | null)?.id;
-    const symbol = plainField(fields, 'symbol');
-    // An ENERGY order leases energy: no withdrawal callback follows it (ORDER-KIND). Without the plain
-    // request the kind of the order is unknown, so no callback is expected.
-    if (symbol !== undefined && symbol !== 'ENERGY') facts.acceptedWithdrawal = callBackId ?? (typeof id === 'string' ? id : undefined);
-  }
-  return { judgements, facts };
+  return true;
 }
 
 /** Judges one card close exchange: the request's form (CARD-PATH, CARD-REQ) and the answer's shape (CARD-RES, CARD-ERR). */

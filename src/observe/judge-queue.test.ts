@@ -1,6 +1,9 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { Judge, ObservedExchange } from './exchange.js';
-import { JudgeQueue } from './judge-queue.js';
+import { LosslessNumber } from '../core/exact-json.js';
+import type { Judge, ObserveFinding, ObserveResult, ObservedExchange } from './exchange.js';
+import { judgeServer, UNJUDGED, type JudgeAnswer, type JudgeRequest } from './judge-protocol.js';
+import { JudgeQueue, type JudgePort } from './judge-queue.js';
 
 function exchange(seq: number, body = ''): ObservedExchange {
   return {
@@ -15,92 +18,142 @@ function exchange(seq: number, body = ''): ObservedExchange {
   };
 }
 
-/** A judge that records the seq of what it judged; throws on the seqs in `failOn`. */
-function judge(failOn: number[] = []): Judge & { judged: number[] } {
+/** A judge that records the seq of what it judged and what it was told was not judged; throws on the seqs in `failOn`. */
+function judge(failOn: number[] = []): Judge & { judged: number[]; unjudgedSeen: Array<[string, number]> } {
   const judged: number[] = [];
+  const unjudgedSeen: Array<[string, number]> = [];
+  const result = (): ObserveResult => ({
+    exchanges: judged.length,
+    report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [], notes: [] } as never,
+    forgottenEvents: 0,
+    notJudged: unjudgedSeen.reduce((n, [, count]) => n + count, 0),
+  });
   return {
     judged,
+    unjudgedSeen,
     accept: (item) => {
       if (failOn.includes(item.seq)) throw new Error(`judge bug on ${item.seq}`);
       judged.push(item.seq);
-      return [];
+      const finding = { id: `seq-${item.seq}`, status: 'failed', rules: [], evidence: { amount: new LosslessNumber('12345678901234567890.10') } };
+      return [finding as unknown as ObserveFinding];
     },
-    finish: () => {
-      throw new Error('not used');
-    },
+    unjudged: (reason, count) => void (count > 0 && unjudgedSeen.push([reason, count])),
+    snapshot: result,
+    finish: result,
   };
 }
 
-/** A schedule run by hand: what the event loop would run later. */
-function manual(): { schedule: (run: () => void) => void; runAll: () => void } {
-  const runs: Array<() => void> = [];
-  return {
-    schedule: (run) => void runs.push(run),
-    runAll: () => {
-      while (runs.length > 0) runs.shift()!();
-    },
+/**
+ * The judge's thread played by hand: requests wait until `runAll` answers them (through a
+ * structured clone, as a thread's would), so a test decides when the judge catches up.
+ */
+function manualPort(target: Judge): { port: JudgePort; stop: Int32Array; runAll: () => void } {
+  const events = new EventEmitter();
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const serve = judgeServer(target, stop);
+  const waiting: JudgeRequest[] = [];
+  const port: JudgePort = {
+    postMessage: (request) => void waiting.push(structuredClone(request)),
+    on: (event: string, listener: Parameters<EventEmitter['on']>[1]) => events.on(event, listener),
+    terminate: async () => undefined,
   };
+  const runAll = () => {
+    while (waiting.length > 0) events.emit('message', structuredClone(serve(waiting.shift()!)) as JudgeAnswer);
+  };
+  return { port, stop, runAll };
 }
+
+const quiet = { onFindings: () => undefined, onError: () => undefined };
 
 describe('JudgeQueue', () => {
-  it('judges nothing while the proxy hands an exchange over: judging runs later, in order', () => {
+  it('judges nothing while the proxy hands an exchange over: the judge answers later, in order', () => {
     const j = judge();
-    const later = manual();
-    const queue = new JudgeQueue(j, { onFindings: () => undefined, onError: () => undefined, schedule: later.schedule });
+    const thread = manualPort(j);
+    const found: ObserveFinding[] = [];
+    const queue = new JudgeQueue(thread.port, thread.stop, { ...quiet, onFindings: (findings) => found.push(...findings) });
     queue.submit(exchange(1));
     queue.submit(exchange(2));
     expect(j.judged).toEqual([]);
-    later.runAll();
+    expect(queue.pending).toBe(2);
+    thread.runAll();
     expect(j.judged).toEqual([1, 2]);
+    expect(queue.pending).toBe(0);
     expect(queue.notJudged).toBe(0);
+    // An exact number of the evidence crosses the thread exact.
+    expect(found.map((finding) => finding.id)).toEqual(['seq-1', 'seq-2']);
+    expect(found[0]!.evidence!.amount).toBeInstanceOf(LosslessNumber);
+    expect((found[0]!.evidence!.amount as LosslessNumber).value).toBe('12345678901234567890.10');
   });
 
-  it('sheds what does not fit (by count and by body bytes) and counts it as not judged', () => {
+  it('sheds what does not fit (by count and by body bytes), counts it, and tells the judge with the next report', async () => {
     const j = judge();
-    const later = manual();
-    const queue = new JudgeQueue(j, { maxExchanges: 2, maxBytes: 10, onFindings: () => undefined, onError: () => undefined, schedule: later.schedule });
+    const thread = manualPort(j);
+    let shedSeen = 0;
+    const queue = new JudgeQueue(thread.port, thread.stop, { ...quiet, maxExchanges: 2, maxBytes: 10, onShed: () => void shedSeen++ });
     queue.submit(exchange(1, 'AAAA'));
     queue.submit(exchange(2, 'AAAAAAAA'));
     queue.submit(exchange(3));
-    later.runAll();
+    thread.runAll();
     queue.submit(exchange(4));
     queue.submit(exchange(5));
     queue.submit(exchange(6));
-    later.runAll();
+    thread.runAll();
     // 2 did not fit by its bytes, 6 by the count.
     expect(j.judged).toEqual([1, 3, 4, 5]);
     expect(queue.notJudged).toBe(2);
+    expect(shedSeen).toBe(2);
+    const snapshot = queue.snapshot();
+    thread.runAll();
+    expect((await snapshot)!.notJudged).toBe(2);
+    expect(j.unjudgedSeen).toEqual([[UNJUDGED.shed, 2]]);
   });
 
   it('goes on after a judgement that throws, and reports it', () => {
     const j = judge([1]);
-    const later = manual();
+    const thread = manualPort(j);
     const errors: unknown[] = [];
-    const queue = new JudgeQueue(j, { onFindings: () => undefined, onError: (error) => errors.push(error), schedule: later.schedule });
+    const queue = new JudgeQueue(thread.port, thread.stop, { ...quiet, onError: (error) => errors.push(error) });
     queue.submit(exchange(1));
     queue.submit(exchange(2));
-    later.runAll();
+    thread.runAll();
     expect(j.judged).toEqual([2]);
     expect(errors.map((error) => (error as Error).message)).toEqual(['judge bug on 1']);
   });
 
-  it('at the end judges what waits while time is left, counts the rest, and takes nothing more', async () => {
+  it('at the end judges what waits while time is left, then the final result; nothing is queued afterwards', async () => {
     const j = judge();
-    const never = { schedule: () => undefined };
-    const queue = new JudgeQueue(j, { onFindings: () => undefined, onError: () => undefined, ...never });
+    const thread = manualPort(j);
+    const queue = new JudgeQueue(thread.port, thread.stop, quiet);
     queue.submit(exchange(1));
     queue.submit(exchange(2));
-    await queue.close({ deadline: Date.now() + 60_000 });
+    const closing = queue.close({ deadline: Date.now() + 60_000, cut: 3 });
+    thread.runAll();
+    // The final result is asked for once the thread has caught up.
+    await new Promise((resolve) => setImmediate(resolve));
+    thread.runAll();
+    const result = await closing;
     expect(j.judged).toEqual([1, 2]);
+    expect(j.unjudgedSeen).toEqual([[UNJUDGED.cut, 3]]);
+    expect(result.notJudged).toBe(3);
     queue.submit(exchange(3));
     expect(queue.notJudged).toBe(1);
+  });
 
-    const stopped = new JudgeQueue(judge(), { onFindings: () => undefined, onError: () => undefined, ...never });
-    stopped.submit(exchange(1));
-    stopped.submit(exchange(2));
+  it('a second signal at the end: what waits is dropped by the thread and counted as not judged', async () => {
+    const j = judge();
+    const thread = manualPort(j);
+    const queue = new JudgeQueue(thread.port, thread.stop, quiet);
+    queue.submit(exchange(1));
+    queue.submit(exchange(2));
     const abort = new AbortController();
     abort.abort();
-    await stopped.close({ deadline: Date.now() + 60_000, signal: abort.signal });
-    expect(stopped.notJudged).toBe(2);
+    const closing = queue.close({ deadline: Date.now() + 60_000, signal: abort.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    thread.runAll();
+    const result = await closing;
+    expect(j.judged).toEqual([]);
+    expect(queue.notJudged).toBe(2);
+    expect(j.unjudgedSeen).toEqual([[UNJUDGED.stopped, 2]]);
+    expect(result.notJudged).toBe(2);
   });
 });

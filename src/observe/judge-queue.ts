@@ -1,17 +1,20 @@
-import type { Judge, ObserveFinding, ObservedExchange } from './exchange.js';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../core/worker-thread.js';
+import type { ObserveFinding, ObserveResult, ObservedExchange } from './exchange.js';
+import { fromCloneable } from './exact-clone.js';
+import type { JudgeOptions } from './judge.js';
+import { UNJUDGED, type JudgeAnswer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
 
 /**
- * Judging beside forwarding, not on its path: the proxy hands a finished exchange to `submit`,
- * which only queues it; the queue is judged one exchange per turn of the event loop
- * (`setImmediate`), so the sockets of every other exchange are served between two judgements.
+ * Judging beside forwarding, not on it: the proxy hands a finished exchange to `submit`, which
+ * posts it to the judge's own thread (src/observe/judge-worker.ts) and returns. Decrypting and
+ * judging (the RSA blocks of a large request) run there; the proxy's event loop only forwards,
+ * captures and counts.
  *
- * The queue is bounded by exchanges and by the bytes of their bodies. When it is full an exchange
- * is shed: not judged, counted in `notJudged` (the capture still holds it), never held up. A
- * judgement that throws is the judge's bug, reported through `onError`; judging goes on.
- *
- * One judgement still runs on the event loop: a request of the largest recorded size takes the
- * time of its RSA blocks. Moving the judge to a worker thread is the next step (the stream's state
- * lives in the judge, so it would move whole).
+ * The queue is bounded by exchanges and by the bytes of their bodies waiting for the thread. When
+ * it is full an exchange is shed: not judged, counted (the report's notes and `notJudged`, the
+ * metrics), still captured, never held up. A judgement that throws is the judge's bug, reported
+ * through `onError`; judging goes on.
  */
 interface JudgeQueueOptions {
   /** Exchanges waiting at most (default 10,000). */
@@ -20,10 +23,21 @@ interface JudgeQueueOptions {
   maxBytes?: number;
   /** Settled findings of one exchange, as they are known. */
   onFindings: (findings: ObserveFinding[]) => void;
-  /** The judge threw on one exchange. */
+  /** The judge threw on one exchange, or its thread failed. */
   onError: (error: unknown) => void;
-  /** When the next judgement runs (default setImmediate: after the pending I/O). */
-  schedule?: (run: () => void) => void;
+  /** One exchange was shed (for the metrics). */
+  onShed?: () => void;
+}
+
+/** The far side: the judge's thread, or anything that answers alike (tests). */
+export interface JudgePort {
+  postMessage(request: JudgeRequest): void;
+  on(event: 'message', listener: (answer: JudgeAnswer) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'exit', listener: (code: number) => void): unknown;
+  ref?(): void;
+  unref?(): void;
+  terminate(): Promise<unknown>;
 }
 
 const DEFAULT_MAX_EXCHANGES = 10_000;
@@ -33,86 +47,158 @@ function sizeOf(exchange: ObservedExchange): number {
   return exchange.request.bodyBase64.length + (exchange.response?.bodyBase64.length ?? 0);
 }
 
+interface Asked {
+  resolve: (result: ObserveResult | undefined) => void;
+  reject: (error: Error) => void;
+}
+
 export class JudgeQueue {
-  /** Exchanges shed (queue full, or still waiting when judging had to stop): never judged. */
+  /** Exchanges not judged: shed (queue full or closed), or still waiting when judging had to stop. */
   notJudged = 0;
-  private readonly waiting: ObservedExchange[] = [];
-  private head = 0;
-  private bytes = 0;
-  private scheduled = false;
-  private closed = false;
-  private readonly maxExchanges: number;
-  private readonly maxBytes: number;
-  private readonly schedule: (run: () => void) => void;
+  /** Shed exchanges not yet told to the judge (they reach its report with the next result). */
+  #untold = 0;
+  /** Sizes of the exchanges posted and not yet answered, oldest first (from `#head`). */
+  #sizes: number[] = [];
+  #head = 0;
+  #bytes = 0;
+  #closed = false;
+  #failure: Error | undefined;
+  #nextId = 1;
+  readonly #asked = new Map<number, Asked>();
+  #onDrained: (() => void) | undefined;
+  readonly #maxExchanges: number;
+  readonly #maxBytes: number;
 
   constructor(
-    private readonly judge: Judge,
+    private readonly port: JudgePort,
+    private readonly stop: Int32Array,
     private readonly options: JudgeQueueOptions,
   ) {
-    this.maxExchanges = options.maxExchanges ?? DEFAULT_MAX_EXCHANGES;
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.schedule = options.schedule ?? ((run) => void setImmediate(run));
+    this.#maxExchanges = options.maxExchanges ?? DEFAULT_MAX_EXCHANGES;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    port.on('message', (answer) => this.#answered(answer));
+    port.on('error', (error) => this.#failed(error));
+    port.on('exit', (code) => this.#failed(new Error(`the judge's thread stopped (exit code ${code})`)));
+    port.unref?.();
+  }
+
+  /** A queue in front of a new judge thread holding a judge made with `judge`. */
+  static start(judge: JudgeOptions, options: JudgeQueueOptions): JudgeQueue {
+    const stop = new SharedArrayBuffer(4);
+    const data: JudgeThreadData = { options: judge, stop };
+    const worker: Worker = startWorkerThread(new URL('./judge-worker.js', import.meta.url), data);
+    return new JudgeQueue(worker, new Int32Array(stop), options);
   }
 
   /** Exchanges waiting to be judged. */
   get pending(): number {
-    return this.waiting.length - this.head;
+    return this.#sizes.length - this.#head;
   }
 
   /** Queues one exchange for judging; sheds it (counted) when the queue is full or closed. */
   submit(exchange: ObservedExchange): void {
     const size = sizeOf(exchange);
-    if (this.closed || this.pending >= this.maxExchanges || (this.pending > 0 && this.bytes + size > this.maxBytes)) {
+    if (this.#closed || this.#failure || this.pending >= this.#maxExchanges || (this.pending > 0 && this.#bytes + size > this.#maxBytes)) {
       this.notJudged++;
+      this.#untold++;
+      this.options.onShed?.();
       return;
     }
-    this.waiting.push(exchange);
-    this.bytes += size;
-    this.wake();
+    this.#sizes.push(size);
+    this.#bytes += size;
+    this.#busy();
+    this.port.postMessage({ kind: 'exchange', exchange });
   }
 
-  private wake(): void {
-    if (this.scheduled || this.closed) return;
-    this.scheduled = true;
-    this.schedule(() => {
-      this.scheduled = false;
-      if (this.judgeOne() && this.pending > 0) this.wake();
-    });
-  }
-
-  /** Judges the oldest waiting exchange; false when none waited. */
-  private judgeOne(): boolean {
-    if (this.head >= this.waiting.length) return false;
-    const exchange = this.waiting[this.head]!;
-    this.waiting[this.head++] = undefined as unknown as ObservedExchange;
-    // The array is compacted once its judged head is half of it: memory follows what waits.
-    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-      this.waiting.splice(0, this.head);
-      this.head = 0;
-    }
-    this.bytes -= sizeOf(exchange);
-    try {
-      this.options.onFindings(this.judge.accept(exchange));
-    } catch (error) {
-      this.options.onError(error);
-    }
-    return true;
+  /** The report so far (undefined when the judge makes none while running). */
+  snapshot(): Promise<ObserveResult | undefined> {
+    return this.#ask(false, []);
   }
 
   /**
-   * The end: judges what waits until `deadline` (ms since the epoch) passes or `signal` aborts,
-   * then counts the rest as not judged. Nothing is queued afterwards.
+   * The end: lets the thread judge what waits until `deadline` (ms since the epoch) passes or
+   * `signal` aborts, has it drop the rest (counted as not judged), and returns the final result,
+   * with `cut` exchanges (cut at the stop, never finished) counted too. Nothing is queued afterwards.
    */
-  async close({ deadline, signal }: { deadline: number; signal?: AbortSignal }): Promise<void> {
-    this.closed = true;
-    while (this.pending > 0 && Date.now() < deadline && !signal?.aborted) {
-      this.judgeOne();
-      // A turn of the event loop between judgements, so a second signal is heard.
-      await new Promise((resolve) => setImmediate(resolve));
+  async close({ deadline, signal, cut = 0 }: { deadline: number; signal?: AbortSignal; cut?: number }): Promise<ObserveResult> {
+    this.#closed = true;
+    await this.#drained(deadline, signal);
+    Atomics.store(this.stop, 0, 1);
+    try {
+      return (await this.#ask(true, [[UNJUDGED.cut, cut]]))!;
+    } finally {
+      await this.port.terminate();
     }
+  }
+
+  /** Resolves once nothing waits, at `deadline`, or when `signal` aborts, whichever is first. */
+  #drained(deadline: number, signal?: AbortSignal): Promise<void> {
+    if (this.pending === 0 || this.#failure || signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      // The timer stays referenced until it settles: it is what ends the wait.
+      const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', done, { once: true });
+      this.#onDrained = done;
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+    });
+  }
+
+  #ask(final: boolean, unjudged: Array<[string, number]>): Promise<ObserveResult | undefined> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#nextId++;
+    const told: Array<[string, number]> = [[UNJUDGED.shed, this.#untold], ...unjudged];
+    this.#untold = 0;
+    return new Promise((resolve, reject) => {
+      this.#asked.set(id, { resolve, reject });
+      this.#busy();
+      this.port.postMessage({ kind: 'result', id, final, unjudged: told });
+    });
+  }
+
+  #answered(answer: JudgeAnswer): void {
+    if (answer.kind === 'result') {
+      const asked = this.#asked.get(answer.id);
+      this.#asked.delete(answer.id);
+      this.notJudged += answer.dropped;
+      if (answer.error !== undefined) asked?.reject(new Error(answer.error));
+      else asked?.resolve(answer.result ? fromCloneable(answer.result) : undefined);
+    } else {
+      this.#bytes -= this.#sizes[this.#head]!;
+      this.#head++;
+      // The list is compacted once its answered head is half of it: memory follows what waits.
+      if (this.#head > 1024 && this.#head * 2 > this.#sizes.length) {
+        this.#sizes.splice(0, this.#head);
+        this.#head = 0;
+      }
+      if (answer.error !== undefined) this.options.onError(new Error(answer.error));
+      const findings = fromCloneable(answer.findings);
+      if (findings.length > 0) this.options.onFindings(findings);
+      if (this.pending === 0) this.#onDrained?.();
+    }
+    this.#busy();
+  }
+
+  /** The thread failed: what waits is not judged, every result asked for fails, and nothing more is posted. */
+  #failed(error: Error): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    if (!this.#closed) this.options.onError(error);
     this.notJudged += this.pending;
-    this.waiting.length = 0;
-    this.head = 0;
-    this.bytes = 0;
+    this.#sizes = [];
+    this.#head = 0;
+    this.#bytes = 0;
+    for (const asked of this.#asked.values()) asked.reject(error);
+    this.#asked.clear();
+    this.#onDrained?.();
+  }
+
+  /** The thread keeps the process alive only while it has work: an idle judge never holds a stop up. */
+  #busy(): void {
+    if (this.pending > 0 || this.#asked.size > 0) this.port.ref?.();
+    else this.port.unref?.();
   }
 }

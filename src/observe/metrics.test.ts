@@ -23,8 +23,8 @@ afterEach(async () => {
 
 describe('observe metrics', () => {
   it('counts exchanges by kind and side, upstream failures by status, findings by rule and verdict, what was not judged', async () => {
-    let shed = 0;
-    const metrics = createObserveMetrics(() => shed);
+    const metrics = createObserveMetrics();
+    expect(await metrics.text()).toContain('wallet_conformance_observe_not_judged_total{reason="shed"} 0');
     metrics.exchange(exchange());
     metrics.exchange(exchange({ kind: 'callback', direction: 'service→merchant', response: undefined, upstreamError: { message: 'x', gatewayStatus: 504 } }));
     metrics.findings([
@@ -32,7 +32,7 @@ describe('observe metrics', () => {
       { id: 'b', suite: 'observe', case: 'seq-1', title: 't', rules: ['U-RETRY'], status: 'warning', message: 'm' },
       { id: 'c', suite: 'observe', case: 'all', title: 't', rules: ['ENV-CODE'], status: 'passed', message: 'm' },
     ]);
-    shed = 3;
+    for (let i = 0; i < 3; i++) metrics.notJudged('shed');
     const text = await metrics.text();
     expect(text).toContain('wallet_conformance_observe_exchanges_total{kind="withdraw",side="merchant"} 1');
     expect(text).toContain('wallet_conformance_observe_exchanges_total{kind="callback",side="service"} 1');
@@ -40,13 +40,13 @@ describe('observe metrics', () => {
     expect(text).toContain('wallet_conformance_observe_findings_total{rule="CB-ERRCODE",verdict="failed"} 1');
     expect(text).toContain('wallet_conformance_observe_findings_total{rule="U-RETRY",verdict="warning"} 1');
     expect(text).not.toContain('ENV-CODE');
-    expect(text).toContain('wallet_conformance_observe_not_judged{reason="queue_full"} 3');
+    expect(text).toContain('wallet_conformance_observe_not_judged_total{reason="shed"} 3');
     expect(text).toContain('wallet_conformance_observe_exchange_duration_seconds_bucket{le="0.05",side="merchant"} 1');
     expect(text).toContain('# TYPE wallet_conformance_observe_exchanges_total counter');
   });
 
   it('serves /metrics in the Prometheus text format and /healthz, nothing else', async () => {
-    const metrics = createObserveMetrics(() => 0);
+    const metrics = createObserveMetrics();
     metrics.exchange(exchange());
     const server = await startMetricsServer(metrics, '127.0.0.1', 0);
     closers.push(server.close);

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 import type { ObserveFinding, ObservedExchange } from './exchange.js';
 
 const PREFIX = 'wallet_conformance_observe_';
@@ -17,13 +17,15 @@ export interface ObserveMetrics {
   exchange(exchange: ObservedExchange): void;
   /** Failed and warning findings as the judge settles them. */
   findings(findings: readonly ObserveFinding[]): void;
+  /** One exchange not judged (`shed`: the judge's bounded queue was full). */
+  notJudged(reason: 'shed'): void;
   /** The Prometheus text of every metric. */
   text(): Promise<string>;
   readonly contentType: string;
 }
 
-/** The metrics of one observe run; `notJudged` is read at each scrape (the judge queue's count). */
-export function createObserveMetrics(notJudged: () => number): ObserveMetrics {
+/** The metrics of one observe run. */
+export function createObserveMetrics(): ObserveMetrics {
   const registry = new Registry();
   const exchanges = new Counter({
     name: `${PREFIX}exchanges_total`,
@@ -50,15 +52,14 @@ export function createObserveMetrics(notJudged: () => number): ObserveMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  new Gauge({
-    name: `${PREFIX}not_judged`,
-    help: 'Exchanges not judged, by reason (queue_full: the judge fell behind and its bounded queue shed them).',
+  const notJudged = new Counter({
+    name: `${PREFIX}not_judged_total`,
+    help: 'Exchanges forwarded but not judged, by reason (shed: the judge fell behind and its bounded queue was full).',
     labelNames: ['reason'] as const,
     registers: [registry],
-    collect() {
-      this.set({ reason: 'queue_full' }, notJudged());
-    },
   });
+  // Zero from the start, so an alert on its increase sees the first shed exchange.
+  notJudged.inc({ reason: 'shed' }, 0);
   const sideOf = (exchange: ObservedExchange) => (exchange.direction === 'merchant→service' ? 'merchant' : 'service');
   return {
     exchange(exchange) {
@@ -72,6 +73,9 @@ export function createObserveMetrics(notJudged: () => number): ObserveMetrics {
         if (finding.status !== 'failed' && finding.status !== 'warning') continue;
         for (const rule of finding.rules.length > 0 ? finding.rules : ['none']) findings.inc({ rule, verdict: finding.status });
       }
+    },
+    notJudged(reason) {
+      notJudged.inc({ reason });
     },
     text: () => registry.metrics(),
     contentType: registry.contentType,

@@ -232,116 +232,147 @@ function openUpstream(target: URL, method: string, path: string, headers: string
   });
 }
 
-/** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
-export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
-  const network = options.network ?? defaultNetwork();
-  const agents = agentsFor(network);
-  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  const cap = options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES;
-  const now = options.now ?? Date.now;
+/**
+ * The recorder: numbers each finished exchange and hands it to `onExchange`, once. After `stop`
+ * nothing more is handed over: the judge may have finished.
+ */
+function recorder(options: Pick<ObserveProxyOptions, 'onExchange' | 'onError'>) {
   let seq = 0;
-  const inFlight = new Set<Promise<void>>();
-  // Once close() cut what was left, nothing more is handed over: the judge may have finished.
-  let cutting = false;
-
-  const emit = (exchange: Omit<ObservedExchange, 'seq'>) => {
-    if (cutting) return;
-    const { v, ...rest } = exchange;
-    const numbered: ObservedExchange = { v, seq: ++seq, ...rest };
-    try {
-      options.onExchange(numbered);
-    } catch (error) {
-      options.onError?.(error);
-    }
-  };
-
-  const handler = (listener: ProxyListener) => (req: http.IncomingMessage, res: http.ServerResponse) => {
-    let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    inFlight.add(done);
-    void done.then(() => inFlight.delete(done));
-    forward(listener, req, res, settle);
-  };
-
-  const forward = (listener: ProxyListener, req: http.IncomingMessage, res: http.ServerResponse, settle: () => void) => {
-    const startedAt = now();
-    const method = req.method ?? 'GET';
-    const path = req.url ?? '/';
-    const kind = classify(listener.direction, method, path);
-    const target = new URL(kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream);
-    const secure = target.protocol === 'https:';
-    const requestHeaders = flatHeaders(req.rawHeaders);
-    const requestBody = new BodyRecorder(cap);
-    const headers = ['Host', target.host, ...endToEndHeaders(req.rawHeaders, REPLACED_ON_REQUEST)];
-    let requestEnded = false;
-    let finished = false;
-    let current: http.ClientRequest | undefined;
-    // The client closed its connection after sending its whole request: the upstream may act on it,
-    // so its answer is still awaited and recorded (with `clientGone`), just not delivered.
-    let clientGone = false;
-
-    const record = (outcome: Pick<ObservedExchange, 'response' | 'upstreamError'>) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(deadline);
-      const request = { method, path, ...requestBody.message(requestHeaders) };
-      emit({ v: 1, kind, direction: listener.direction, startedAt, endedAt: now(), request, ...outcome, ...(clientGone ? { clientGone: true } : {}) });
-      settle();
-    };
-    // The client went away before its answer was out. With its request whole, the upstream has it
-    // (and may act on it): the exchange goes on without a client. Otherwise nothing crossed whole.
-    const abandon = () => {
-      if (finished) return;
-      if (requestEnded) {
-        clientGone = true;
-        return;
+  let stopped = false;
+  return {
+    get count() {
+      return seq;
+    },
+    stop: () => void (stopped = true),
+    emit(exchange: Omit<ObservedExchange, 'seq'>): void {
+      if (stopped) return;
+      const { v, ...rest } = exchange;
+      const numbered: ObservedExchange = { v, seq: ++seq, ...rest };
+      try {
+        options.onExchange(numbered);
+      } catch (error) {
+        options.onError?.(error);
       }
-      finished = true;
-      clearTimeout(deadline);
-      current?.destroy();
-      settle();
-    };
-
-    const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
-      if (finished) return;
-      current?.destroy();
-      // With the client gone there is nobody to answer: only the record. With part of the answer out
-      // already, the connection is cut, as a gateway does, so no one takes half an answer for a whole one.
-      if (!clientGone && !res.headersSent) answerGatewayFailure(res, gatewayStatus);
-      else if (!clientGone) res.destroy();
-      record({ upstreamError: { message, gatewayStatus } });
-    };
-
-    const deadline = setTimeout(() => gatewayFailure(504, `${target.origin} gave no complete answer within ${timeoutMs} ms (--upstream-timeout)`), timeoutMs);
-
-    const onResponse = (upstream: http.IncomingMessage) =>
-      relayAnswer(upstream, res, { cap, origin: target.origin, clientGone: () => clientGone, record, fail: gatewayFailure });
-
-    req.on('data', (chunk: Buffer) => requestBody.add(chunk));
-    req.on('end', () => (requestEnded = true));
-    res.once('close', () => {
-      if (!res.writableFinished) abandon();
-    });
-    try {
-      current = openUpstream(target, method, upstreamPath(target, path), headers, agents);
-    } catch (error) {
-      return gatewayFailure(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
-    }
-    current.on('response', onResponse);
-    current.on('error', (error: NodeJS.ErrnoException) => {
-      if (finished) return;
-      // Never sent again, not even on a reused connection's reset: the upstream may have read the
-      // request and acted on it (one order reaching the service twice). The client decides.
-      const tls = secure ? describeTlsFailure(error, target.host) : undefined;
-      gatewayFailure(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
-    });
-    req.pipe(current);
+    },
   };
+}
 
+/** What forwarding one exchange needs of the proxy. */
+interface Forwarding {
+  agents: { http: http.Agent; https: https.Agent };
+  timeoutMs: number;
+  cap: number;
+  now: () => number;
+  emit: (exchange: Omit<ObservedExchange, 'seq'>) => void;
+}
+
+/** The state of one exchange on its way: what the client did, and how it ended. */
+interface Crossing {
+  requestEnded: boolean;
+  finished: boolean;
+  /**
+   * The client closed its connection after sending its whole request: the upstream may act on it,
+   * so its answer is still awaited and recorded (with `clientGone`), just not delivered.
+   */
+  clientGone: boolean;
+  current?: http.ClientRequest;
+  deadline?: NodeJS.Timeout;
+}
+
+/** The forwarder: passes one request to its upstream and the answer back, and records the exchange once it ended. */
+function forward(context: Forwarding, listener: ProxyListener, req: http.IncomingMessage, res: http.ServerResponse, settle: () => void): void {
+  const startedAt = context.now();
+  const method = req.method ?? 'GET';
+  const path = req.url ?? '/';
+  const kind = classify(listener.direction, method, path);
+  const target = new URL(kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream);
+  const requestHeaders = flatHeaders(req.rawHeaders);
+  const requestBody = new BodyRecorder(context.cap);
+  const state: Crossing = { requestEnded: false, finished: false, clientGone: false };
+
+  const record = (outcome: Pick<ObservedExchange, 'response' | 'upstreamError'>) => {
+    if (state.finished) return;
+    state.finished = true;
+    clearTimeout(state.deadline);
+    const request = { method, path, ...requestBody.message(requestHeaders) };
+    const gone = state.clientGone ? { clientGone: true as const } : {};
+    context.emit({ v: 1, kind, direction: listener.direction, startedAt, endedAt: context.now(), request, ...outcome, ...gone });
+    settle();
+  };
+  const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
+    if (state.finished) return;
+    state.current?.destroy();
+    // With the client gone there is nobody to answer: only the record. With part of the answer out
+    // already, the connection is cut, as a gateway does, so no one takes half an answer for a whole one.
+    if (!state.clientGone && !res.headersSent) answerGatewayFailure(res, gatewayStatus);
+    else if (!state.clientGone) res.destroy();
+    record({ upstreamError: { message, gatewayStatus } });
+  };
+  state.deadline = setTimeout(
+    () => gatewayFailure(504, `${target.origin} gave no complete answer within ${context.timeoutMs} ms (--upstream-timeout)`),
+    context.timeoutMs,
+  );
+  req.on('data', (chunk: Buffer) => requestBody.add(chunk));
+  req.on('end', () => (state.requestEnded = true));
+  res.once('close', () => {
+    if (!res.writableFinished) abandon(state, settle);
+  });
+  const relay: RelayContext = { cap: context.cap, origin: target.origin, clientGone: () => state.clientGone, record, fail: gatewayFailure };
+  sendUpstream(context, { target, method, path, rawHeaders: req.rawHeaders }, state, relay, res, req);
+}
+
+/**
+ * The client went away before its answer was out. With its request whole, the upstream has it
+ * (and may act on it): the exchange goes on without a client. Otherwise nothing crossed whole.
+ */
+function abandon(state: Crossing, settle: () => void): void {
+  if (state.finished) return;
+  if (state.requestEnded) {
+    state.clientGone = true;
+    return;
+  }
+  state.finished = true;
+  clearTimeout(state.deadline);
+  state.current?.destroy();
+  settle();
+}
+
+/** Opens the upstream request and pipes the client's request into it; its answer is relayed, its failure answered. */
+function sendUpstream(
+  context: Forwarding,
+  request: { target: URL; method: string; path: string; rawHeaders: string[] },
+  state: Crossing,
+  relay: RelayContext,
+  res: http.ServerResponse,
+  req: http.IncomingMessage,
+): void {
+  const { target } = request;
+  const headers = ['Host', target.host, ...endToEndHeaders(request.rawHeaders, REPLACED_ON_REQUEST)];
+  try {
+    state.current = openUpstream(target, request.method, upstreamPath(target, request.path), headers, context.agents);
+  } catch (error) {
+    return relay.fail(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
+  }
+  state.current.on('response', (upstream: http.IncomingMessage) => relayAnswer(upstream, res, relay));
+  state.current.on('error', (error: NodeJS.ErrnoException) => {
+    if (state.finished) return;
+    // Never sent again, not even on a reused connection's reset: the upstream may have read the
+    // request and acted on it (one order reaching the service twice). The client decides.
+    const tls = target.protocol === 'https:' ? describeTlsFailure(error, target.host) : undefined;
+    relay.fail(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
+  });
+  req.pipe(state.current);
+}
+
+/** The listeners: every server listening (all or none: one that cannot listen closes the others and rejects with its error). */
+async function listen(
+  listeners: readonly ProxyListener[],
+  handler: (listener: ProxyListener) => http.RequestListener,
+): Promise<{ servers: http.Server[]; addresses: ObserveProxy['addresses'] }> {
   const servers: http.Server[] = [];
   const addresses: ObserveProxy['addresses'] = [];
   try {
-    for (const listener of options.listeners) {
+    for (const listener of listeners) {
       const server = createWebServer(listener.tls, {}, handler(listener));
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
@@ -362,33 +393,65 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     }
   } catch (error) {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-    agents.http.destroy();
-    agents.https.destroy();
     throw error;
   }
+  return { servers, addresses };
+}
 
+/** Waits for the exchanges in flight at most `graceMs` or until `signal` aborts; how many were still open. */
+async function waitInFlight(inFlight: ReadonlySet<Promise<void>>, graceMs: number, signal?: AbortSignal): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<void>((resolve) => {
+    // Referenced until it settles: it is what ends the wait.
+    timer = setTimeout(resolve, graceMs);
+    if (signal?.aborted) resolve();
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([Promise.all([...inFlight]), graceOver]);
+  clearTimeout(timer);
+  return inFlight.size;
+}
+
+/** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
+export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
+  const agents = agentsFor(options.network ?? defaultNetwork());
+  const records = recorder(options);
+  const context: Forwarding = {
+    agents,
+    timeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    cap: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
+    now: options.now ?? Date.now,
+    emit: records.emit,
+  };
+  const inFlight = new Set<Promise<void>>();
+  const handler = (listener: ProxyListener) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    forward(context, listener, req, res, settle);
+  };
+  const destroyAgents = () => {
+    agents.http.destroy();
+    agents.https.destroy();
+  };
+  const { servers, addresses } = await listen(options.listeners, handler).catch((error: unknown) => {
+    destroyAgents();
+    throw error;
+  });
   return {
     addresses,
     get exchanges() {
-      return seq;
+      return records.count;
     },
     async close({ graceMs = DEFAULT_CLOSE_GRACE_MS, signal } = {}) {
       const closed = Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       for (const server of servers) server.closeIdleConnections();
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-        if (signal?.aborted) resolve();
-        signal?.addEventListener('abort', () => resolve(), { once: true });
-      });
-      await Promise.race([Promise.all([...inFlight]), graceOver]);
-      clearTimeout(timer);
-      const cut = inFlight.size;
-      cutting = true;
+      const cut = await waitInFlight(inFlight, graceMs, signal);
+      records.stop();
       for (const server of servers) server.closeAllConnections();
       await closed;
-      agents.http.destroy();
-      agents.https.destroy();
+      destroyAgents();
       return { cut };
     },
   };

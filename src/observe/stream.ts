@@ -60,6 +60,9 @@ const RETRY = {
   title: 'the service retries a delivery that was not acknowledged, and only such a delivery (CB-ERRCODE)',
   labels: ['CB-ERRCODE'],
 };
+/** Records one judgement of the service's delivery (the stream's verdicts are about the service). */
+type JudgeService = (check: string, title: string, labels: string[], finding: Judgement['finding']) => void;
+
 const ORDER_CALLBACK = { check: 'order-callback', title: 'an accepted withdrawal is followed by its order callback (ORDER-KIND)', labels: ['ORDER-KIND'] };
 
 /** The text of a field for comparison: exact digits for numbers, the string itself, else its JSON. */
@@ -116,7 +119,9 @@ export class Stream {
       head++;
     }
     if (head > 0) this.#deadlines = this.#deadlines.slice(head);
-    for (const order of [...this.#orders.values()]) {
+    // Oldest first, and only those due: a Map's iteration survives deleting the entry it is on, so
+    // nothing is copied per exchange however many withdrawals wait.
+    for (const order of this.#orders.values()) {
       if (order.at + this.limits.orderCallbackWaitMs > now) break;
       out.push(...this.#missingOrderCallback(order, false));
     }
@@ -131,59 +136,17 @@ export class Stream {
   delivery(observed: ObservedExchange, facts: DeliveryFacts): Judgement[] {
     this.#callbacksSeen++;
     const out: Judgement[] = [];
-    const at = (check: string, title: string, labels: string[], side: 'service' | 'merchant', finding: Judgement['finding']) =>
-      out.push({ check, title, labels, side, finding, seq: observed.seq, evidence: facts.evidence });
+    const at: JudgeService = (check, title, labels, finding) =>
+      out.push({ check, title, labels, side: 'service', finding, seq: observed.seq, evidence: facts.evidence });
     out.push(...this.#bodyReading(observed, facts));
     const payload = facts.payload;
     if (!payload) return out;
-    const uuid = textOf(payload.requestUUID);
-    if (uuid !== undefined) {
-      const before = this.#uuids.get(uuid);
-      at(
-        'callback-request-uuid',
-        'a fresh requestUUID on every delivery (CB-UUID)',
-        ['CB-UUID'],
-        'service',
-        before === undefined ? pass() : fail(`requestUUID ${uuid} was already sent on the delivery of seq ${before}`, ['CB-UUID']),
-      );
-      this.#uuids.delete(uuid);
-      this.#uuids.set(uuid, observed.seq);
-      while (this.#uuids.size > this.limits.maxEvents * 4) this.#uuids.delete(this.#uuids.keys().next().value as string);
-    }
+    this.#requestUuid(payload, observed.seq, at);
     const type = textOf(payload.type) ?? '?';
     const trackingId = textOf(payload.trackingId);
-    const callBackId = textOf(callbackField(payload, 'callBackId'));
-    if (callBackId !== undefined && this.#orders.has(callBackId)) {
-      const order = this.#orders.get(callBackId)!;
-      this.#orders.delete(callBackId);
-      at(
-        ORDER_CALLBACK.check,
-        ORDER_CALLBACK.title,
-        ORDER_CALLBACK.labels,
-        'service',
-        pass(`a type ${type} callback carries the callBackId of the withdrawal of seq ${order.seq}`),
-      );
-    }
+    this.#orderCallback(textOf(callbackField(payload, 'callBackId')), type, at);
     const ownKey = ownKeyOf(payload, type);
-    if (ownKey !== undefined && trackingId !== undefined) {
-      const first = this.#trackingByKey.get(ownKey);
-      if (first !== undefined && first !== trackingId) {
-        at(
-          'callback-tracking-id',
-          'one trackingId across the deliveries of one event',
-          ['CB-ID-OTHER'],
-          'service',
-          fail(
-            `the same ${callbackTypeEntry(Number(type))?.name ?? `type ${type}`} (its idempotency key fields) arrives under trackingId ${trackingId}, first seen under ${first}: trackingId is the toolkit's payload model, not named by the interface (U-CB-FIELDS), and a merchant keys this type on its own fields`,
-            ['U-CB-FIELDS'],
-          ),
-        );
-      }
-      if (first === undefined) {
-        this.#trackingByKey.set(ownKey, trackingId);
-        while (this.#trackingByKey.size > this.limits.maxEvents) this.#trackingByKey.delete(this.#trackingByKey.keys().next().value as string);
-      }
-    }
+    if (ownKey !== undefined && trackingId !== undefined) this.#trackingId(ownKey, trackingId, type, at);
     const key = trackingId !== undefined ? `t|${type}|${trackingId}` : ownKey !== undefined ? `k|${ownKey}` : undefined;
     if (key === undefined) return out;
     const identity = new Map<string, string>();
@@ -192,67 +155,107 @@ export class Stream {
       if (value !== undefined) identity.set(field, value);
     }
     const acknowledged = facts.ack.verdict !== 'not-acknowledged';
+    const seen = { lastSeq: observed.seq, lastAt: observed.startedAt, lastAcknowledged: acknowledged, lastEvidence: facts.evidence };
     const event = this.#events.get(key);
     if (!event) {
-      this.#events.set(key, {
-        key,
-        type,
-        ...(trackingId === undefined ? {} : { trackingId }),
-        identity,
-        deliveries: 1,
-        lastSeq: observed.seq,
-        lastAt: observed.startedAt,
-        lastAcknowledged: acknowledged,
-        lastEvidence: facts.evidence,
-      });
+      this.#events.set(key, { key, type, ...(trackingId === undefined ? {} : { trackingId }), identity, deliveries: 1, ...seen });
       this.#evictOverflow(out);
     } else {
-      const differing: string[] = [];
-      for (const field of new Set([...event.identity.keys(), ...identity.keys()])) {
-        const was = event.identity.get(field);
-        const now = identity.get(field);
-        if (was !== now) differing.push(`${field}: ${was ?? '(absent)'} → ${now ?? '(absent)'}`);
-      }
-      at(
-        'callback-same-event',
-        'identical identity fields on every delivery of an event (CB-ONCE)',
-        ['CB-ONCE'],
-        'service',
-        differing.length
-          ? fail(
-              `delivery ${event.deliveries + 1} of event ${trackingId ?? ownKey} differs from the first in ${differing.join('; ')}: to the merchant's idempotency key it is another event`,
-            )
-          : pass(),
-      );
-      at(
-        RETRY.check,
-        RETRY.title,
-        RETRY.labels,
-        'service',
-        event.lastAcknowledged
-          ? fail(
-              `delivery ${event.deliveries + 1} of event ${trackingId ?? ownKey} follows an acknowledgement (seq ${event.lastSeq}): CB-ERRCODE retries only a failed delivery, CB-ONCE allows an identical resend, and traffic cannot tell which this is (U-RETRY)`,
-              ['U-RETRY'],
-            )
-          : pass(`delivery ${event.deliveries + 1} retries a delivery that was not acknowledged`),
-      );
+      this.#resend(event, identity, trackingId ?? ownKey, at);
       this.#events.delete(key);
-      Object.assign(event, {
-        deliveries: event.deliveries + 1,
-        lastSeq: observed.seq,
-        lastAt: observed.startedAt,
-        lastAcknowledged: acknowledged,
-        lastEvidence: facts.evidence,
-      });
+      Object.assign(event, { deliveries: event.deliveries + 1, ...seen });
       this.#events.set(key, event);
     }
-    if (!acknowledged) {
-      const current = this.#events.get(key)!;
-      this.#deadlines.push({ key, deliveries: current.deliveries, due: observed.endedAt + this.limits.retryWaitMs });
-      if (this.#deadlines.length > this.limits.maxEvents * 2)
-        this.#deadlines = this.#deadlines.filter((d) => this.#events.get(d.key)?.deliveries === d.deliveries);
-    }
+    if (!acknowledged) this.#awaitRetry(key, observed.endedAt);
     return out;
+  }
+
+  /** CB-UUID: a fresh requestUUID on every delivery, as far as the window remembers. */
+  #requestUuid(payload: Record<string, ExactJson>, seq: number, at: JudgeService): void {
+    const uuid = textOf(payload.requestUUID);
+    if (uuid === undefined) return;
+    const before = this.#uuids.get(uuid);
+    at(
+      'callback-request-uuid',
+      'a fresh requestUUID on every delivery (CB-UUID)',
+      ['CB-UUID'],
+      before === undefined ? pass() : fail(`requestUUID ${uuid} was already sent on the delivery of seq ${before}`, ['CB-UUID']),
+    );
+    this.#uuids.delete(uuid);
+    this.#uuids.set(uuid, seq);
+    while (this.#uuids.size > this.limits.maxEvents * 4) this.#uuids.delete(this.#uuids.keys().next().value as string);
+  }
+
+  /** ORDER-KIND: a callback carrying the callBackId of an accepted withdrawal settles its wait. */
+  #orderCallback(callBackId: string | undefined, type: string, at: JudgeService): void {
+    if (callBackId === undefined || !this.#orders.has(callBackId)) return;
+    const order = this.#orders.get(callBackId)!;
+    this.#orders.delete(callBackId);
+    at(
+      ORDER_CALLBACK.check,
+      ORDER_CALLBACK.title,
+      ORDER_CALLBACK.labels,
+      pass(`a type ${type} callback carries the callBackId of the withdrawal of seq ${order.seq}`),
+    );
+  }
+
+  /** One trackingId per deposit or withdrawal (known by its own key fields): another one warns (U-CB-FIELDS). */
+  #trackingId(ownKey: string, trackingId: string, type: string, at: JudgeService): void {
+    const first = this.#trackingByKey.get(ownKey);
+    if (first !== undefined && first !== trackingId) {
+      at(
+        'callback-tracking-id',
+        'one trackingId across the deliveries of one event',
+        ['CB-ID-OTHER'],
+        fail(
+          `the same ${callbackTypeEntry(Number(type))?.name ?? `type ${type}`} (its idempotency key fields) arrives under trackingId ${trackingId}, first seen under ${first}: trackingId is the toolkit's payload model, not named by the interface (U-CB-FIELDS), and a merchant keys this type on its own fields`,
+          ['U-CB-FIELDS'],
+        ),
+      );
+    }
+    if (first === undefined) {
+      this.#trackingByKey.set(ownKey, trackingId);
+      while (this.#trackingByKey.size > this.limits.maxEvents) this.#trackingByKey.delete(this.#trackingByKey.keys().next().value as string);
+    }
+  }
+
+  /** A later delivery of a remembered event: the same identity fields (CB-ONCE), and a retry only after a refusal (CB-ERRCODE). */
+  #resend(event: EventState, identity: Map<string, string>, id: string | undefined, at: JudgeService): void {
+    const differing: string[] = [];
+    for (const field of new Set([...event.identity.keys(), ...identity.keys()])) {
+      const was = event.identity.get(field);
+      const now = identity.get(field);
+      if (was !== now) differing.push(`${field}: ${was ?? '(absent)'} → ${now ?? '(absent)'}`);
+    }
+    at(
+      'callback-same-event',
+      'identical identity fields on every delivery of an event (CB-ONCE)',
+      ['CB-ONCE'],
+      differing.length
+        ? fail(
+            `delivery ${event.deliveries + 1} of event ${id} differs from the first in ${differing.join('; ')}: to the merchant's idempotency key it is another event`,
+          )
+        : pass(),
+    );
+    at(
+      RETRY.check,
+      RETRY.title,
+      RETRY.labels,
+      event.lastAcknowledged
+        ? fail(
+            `delivery ${event.deliveries + 1} of event ${id} follows an acknowledgement (seq ${event.lastSeq}): CB-ERRCODE retries only a failed delivery, CB-ONCE allows an identical resend, and traffic cannot tell which this is (U-RETRY)`,
+            ['U-RETRY'],
+          )
+        : pass(`delivery ${event.deliveries + 1} retries a delivery that was not acknowledged`),
+    );
+  }
+
+  /** A delivery that was not acknowledged: its retry is awaited until the retry wait has passed. */
+  #awaitRetry(key: string, endedAt: number): void {
+    const current = this.#events.get(key)!;
+    this.#deadlines.push({ key, deliveries: current.deliveries, due: endedAt + this.limits.retryWaitMs });
+    if (this.#deadlines.length > this.limits.maxEvents * 2)
+      this.#deadlines = this.#deadlines.filter((d) => this.#events.get(d.key)?.deliveries === d.deliveries);
   }
 
   /**
@@ -330,6 +333,19 @@ export class Stream {
       }
     }
     return out;
+  }
+
+  /** How many entries each memory holds now (each is bounded by the limits: the memory test checks it). */
+  get sizes(): Record<'events' | 'requestUuids' | 'trackingIds' | 'retryDeadlines' | 'pendingOrders' | 'callBackIds' | 'refusedPlus', number> {
+    return {
+      events: this.#events.size,
+      requestUuids: this.#uuids.size,
+      trackingIds: this.#trackingByKey.size,
+      retryDeadlines: this.#deadlines.length,
+      pendingOrders: this.#orders.size,
+      callBackIds: this.#callBackIds.size,
+      refusedPlus: this.#refusedPlus.length,
+    };
   }
 
   /** Does the judge still wait for anything? (For notes.) */

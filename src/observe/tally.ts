@@ -52,12 +52,19 @@ interface Aggregate {
   lastSeq?: number;
 }
 
+/** Distinct aggregated reasons kept per check and status; further ones are counted into one. */
+const MAX_REASONS = 20;
+
 /** Collects results with bounded memory; `results()` gives the report's list. */
 export class Tally {
   readonly #individual: CheckResult[] = [];
   readonly #aggregates = new Map<string, Aggregate>();
   readonly #perCheck = new Map<string, number>();
   readonly #ids = new Map<string, number>();
+  /** Distinct reasons (aggregates) per check and status, at most MAX_REASONS each. */
+  readonly #reasons = new Map<string, number>();
+  /** Exchanges never judged, by reason (shed by the judge's queue, cut at the stop): counted, not results. */
+  readonly #unjudged = new Map<string, number>();
 
   constructor(
     private readonly rules: Map<string, Rule>,
@@ -109,8 +116,20 @@ export class Tally {
     return result;
   }
 
-  #aggregate(check: string, title: string, ruleIds: string[], status: Status, message: string, seq: number | undefined, overflow = false): void {
-    const key = `${check}\u0000${status}\u0000${overflow ? 'overflow' : message}`;
+  #aggregate(check: string, title: string, ruleIds: string[], status: Status, given: string, seq: number | undefined, overflow = false): void {
+    let message = given;
+    let key = `${check}\u0000${status}\u0000${overflow ? 'overflow' : message}`;
+    // A reason that names its event (a forgotten event's id) would make one aggregate per event:
+    // past the first reasons of one check and status, the others share one aggregate.
+    if (!overflow && !this.#aggregates.has(key)) {
+      const kind = `${check}\u0000${status}`;
+      const reasons = this.#reasons.get(kind) ?? 0;
+      if (reasons >= MAX_REASONS) {
+        overflow = true;
+        key = `${kind}\u0000other-reasons`;
+        message = `not judged for more reasons than the first ${MAX_REASONS} of this check (each listed above); the last: ${given}`;
+      } else this.#reasons.set(kind, reasons + 1);
+    }
     let entry = this.#aggregates.get(key);
     if (!entry) {
       entry = { check, title, rules: new Set(), status, message, count: 0 };
@@ -125,15 +144,24 @@ export class Tally {
     }
   }
 
-  /** The judgements not made, grouped by reason (their check's title beside it), most frequent first. */
-  notJudged(): Array<{ reason: string; count: number }> {
+  /** Counts `count` exchanges the judge never saw, for `reason` (one entry per reason). */
+  unjudged(reason: string, count: number): void {
+    if (count > 0) this.#unjudged.set(reason, (this.#unjudged.get(reason) ?? 0) + count);
+  }
+
+  /**
+   * The judgements not made, grouped by reason (their check's title beside it), most frequent
+   * first; then the exchanges not judged at all, by reason (`unit` tells the two apart).
+   */
+  notJudged(): Array<{ reason: string; count: number; unit: 'judgement' | 'exchange' }> {
     const groups = new Map<string, number>();
     for (const entry of this.#aggregates.values()) {
       if (entry.status !== 'skipped') continue;
       const reason = `${entry.title}: ${entry.message}`;
       groups.set(reason, (groups.get(reason) ?? 0) + entry.count);
     }
-    return [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count }));
+    const judgements = [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count, unit: 'judgement' as const }));
+    return [...judgements, ...[...this.#unjudged].map(([reason, count]) => ({ reason, count, unit: 'exchange' as const }))];
   }
 
   /** Every result: the individual ones in the order they were settled, then the aggregates. */

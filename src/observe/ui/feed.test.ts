@@ -63,12 +63,7 @@ afterEach(async () => {
 /** A feed flushed by hand (no timer), and its server on a free loopback port. */
 async function served(options: Partial<FeedOptions> = {}) {
   const feed = new LiveFeed({ keys, scrubber, schedule: () => undefined, ...options });
-  const server = await startLivePage(
-    feed,
-    createObserveMetrics(() => 0),
-    '127.0.0.1',
-    0,
-  );
+  const server = await startLivePage(feed, createObserveMetrics(), '127.0.0.1', 0);
   closers.push(() => server.close());
   return { feed, url: server.url };
 }
