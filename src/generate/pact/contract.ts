@@ -94,7 +94,7 @@ export interface PactMessageInteraction {
 }
 
 /** The whole contract. */
-interface PactContract {
+export interface PactContract {
   http: PactHttpInteraction[];
   messages: PactMessageInteraction[];
 }
