@@ -9,7 +9,7 @@ import { union } from './lists.js';
 import { badge, c, heading, link, para, paragraphs, prose, t, type Block, type Page, type Panel, type Row, type Text } from './model.js';
 import { ruleLinks } from './rule-cells.js';
 import { conditionTable, fieldTable } from './schema-tables.js';
-import { objectView, typeText } from './schema-view.js';
+import { objectView, typeText, type Condition, type FieldRow, type ObjectView } from './schema-view.js';
 import type { Endpoint } from './site-map.js';
 import { located, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
 
@@ -318,47 +318,54 @@ export function businessFailures(ctx: DocsContext, op: SpecOperationView): Block
   const view = objectView(schema);
   const examples = examplesWithInherited(schema);
   const codeField = view.fields.find((field) => field.path === 'code' && field.unspecified.some((point) => point.rule === 'U-CODES'));
-  if (codeField) {
-    const failures = examples.filter((example) => isNode(example) && literal(example.code) !== '0');
-    return [
-      heading(3, 'business-failures', 'Business failures (HTTP 200, code ≠ 0)'),
-      para(
-        t('A failure is HTTP 200 with the envelope: '),
-        c('code'),
-        t(' not 0, '),
-        c('message'),
-        t(' the error text, and no result in '),
-        c('data'),
-        t(' (empty, null or absent). Rules: '),
-        ...ruleLinks(union(...view.fields.map((field) => field.rules))),
-      ),
-      ...codeField.unspecified.map((point) => ({
-        kind: 'note' as const,
-        tone: 'unspecified' as const,
-        text: [
-          badge('unspecified', 'unspecified'),
-          t(' '),
-          link('rules', [c(point.rule)], `rule-${point.rule}`),
-          t(': '),
-          ...prose(point.note, ctx.ruleIds),
-          t(" The emulator's codes: "),
-          link('errors', 'business codes', 'business-codes'),
-          t('.'),
-        ],
-      })),
-      ...failures.map((example, i) => ({
-        kind: 'code' as const,
-        title: [t(`Failure example ${i + 1} (plain JSON, nothing encrypted)`)],
-        language: 'json' as const,
-        text: stringifyExact(example, 2),
-      })),
-    ];
-  }
+  if (codeField) return envelopeFailures(ctx, view, codeField, examples);
   const failure = view.conditions.find((condition) => /= false$/.test(condition.when));
   if (!failure) return [];
+  return cardFailures(ctx, view, failure, examples);
+}
+
+/** An envelope's failure: a non-zero code, whose values the interface leaves open (U-CODES). */
+function envelopeFailures(ctx: DocsContext, view: ObjectView, codeField: FieldRow, examples: unknown[]): Block[] {
+  const failures = examples.filter((example) => isNode(example) && literal(example.code) !== '0');
+  return [
+    heading(3, 'business-failures', 'Business failures (HTTP 200, code ≠ 0)'),
+    para(
+      t('A failure is HTTP 200 with the envelope: '),
+      c('code'),
+      t(' not 0, '),
+      c('message'),
+      t(' the error text, and no result in '),
+      c('data'),
+      t(' (empty, null or absent). Rules: '),
+      ...ruleLinks(union(...view.fields.map((field) => field.rules))),
+    ),
+    ...codeField.unspecified.map((point) => ({
+      kind: 'note' as const,
+      tone: 'unspecified' as const,
+      text: [
+        badge('unspecified', 'unspecified'),
+        t(' '),
+        link('rules', [c(point.rule)], `rule-${point.rule}`),
+        t(': '),
+        ...prose(point.note, ctx.ruleIds),
+        t(" The emulator's codes: "),
+        link('errors', 'business codes', 'business-codes'),
+        t('.'),
+      ],
+    })),
+    ...failures.map((example, i) => ({
+      kind: 'code' as const,
+      title: [t(`Failure example ${i + 1} (plain JSON, nothing encrypted)`)],
+      language: 'json' as const,
+      text: stringifyExact(example, 2),
+    })),
+  ];
+}
+
+/** A body with `success: false` (card close): the fields a failure fills, its examples and the emulator's codes. */
+function cardFailures(ctx: DocsContext, view: ObjectView, failure: Condition, examples: unknown[]): Block[] {
   const fields = view.fields.filter((field) => field.rules.some((rule) => failure.rules.includes(rule)));
   const failureExamples = examples.filter((example) => isNode(example) && example.success === false);
-  const codes = ctx.options.cardErrors ?? [];
   return [
     heading(3, 'failure-fields', 'Failure fields'),
     para(t('A failure is HTTP 200 with '), c(failure.when), t(' and every field below filled. Rules: '), ...ruleLinks(failure.rules)),
@@ -381,26 +388,31 @@ export function businessFailures(ctx: DocsContext, op: SpecOperationView): Block
       language: 'json' as const,
       text: stringifyExact(example, 2),
     })),
-    ...(codes.length > 0
-      ? [
-          {
-            kind: 'note' as const,
-            tone: 'unspecified' as const,
-            text: [
-              badge('unspecified', 'unspecified'),
-              t(' '),
-              link('rules', [c('U-CODES')], 'rule-U-CODES'),
-              t(": the interface names no errorCode values; these are the emulator's."),
-            ],
-          },
-          {
-            kind: 'table' as const,
-            id: 'card-error-codes',
-            columns: ['errorCode', 'errorMessage', 'errorMessageEn'],
-            rows: codes.map((code) => ({ tone: 'unspecified' as const, cells: [[c(code.errorCode)], [t(code.errorMessage)], [t(code.errorMessageEn)]] })),
-          },
-        ]
-      : []),
+    ...cardErrorCodes(ctx),
+  ];
+}
+
+/** The emulator's card errorCodes, marked as its own: the interface names none (U-CODES). */
+function cardErrorCodes(ctx: DocsContext): Block[] {
+  const codes = ctx.options.cardErrors ?? [];
+  if (codes.length === 0) return [];
+  return [
+    {
+      kind: 'note',
+      tone: 'unspecified',
+      text: [
+        badge('unspecified', 'unspecified'),
+        t(' '),
+        link('rules', [c('U-CODES')], 'rule-U-CODES'),
+        t(": the interface names no errorCode values; these are the emulator's."),
+      ],
+    },
+    {
+      kind: 'table',
+      id: 'card-error-codes',
+      columns: ['errorCode', 'errorMessage', 'errorMessageEn'],
+      rows: codes.map((code) => ({ tone: 'unspecified' as const, cells: [[c(code.errorCode)], [t(code.errorMessage)], [t(code.errorMessageEn)]] })),
+    },
   ];
 }
 
