@@ -219,7 +219,7 @@ export class CallbackDispatcher {
     this.#timer = undefined;
     this.#outbox.close();
     for (const attempt of this.#inFlight.values()) {
-      if (attempt.post) attempt.post.cut('the emulator shut down');
+      if (attempt.post) attempt.post.abort('the emulator shut down');
       // Counting, or still being sealed: never sent.
       else if (attempt.phase === 'counting' || attempt.phase === 'queued') this.#unsent(attempt, 'not sent: the emulator shut down');
     }
