@@ -21,14 +21,14 @@ interface WrittenAttempt {
 }
 
 /** An attempt's outcome waiting to be written, with the log line written once it is. */
-export interface SettledItem<A> {
+interface SettledItem<A> {
   attempt: A;
   settlement: Settlement;
   line: string;
 }
 
 /** An attempt that never went out, waiting to be written, with its log line. */
-export interface UnsentItem<A> {
+interface UnsentItem<A> {
   attempt: A;
   unsent: Unsent;
   line: string;
@@ -48,7 +48,7 @@ interface Pending<A> {
   unsent: Array<UnsentItem<A>>;
 }
 
-export interface OutboxWriterOptions<A> {
+interface OutboxWriterOptions<A> {
   store: Pick<EmulatorStore, 'writeOutbox'>;
   now: EmulatorClock;
   timers: Pick<Scheduler, 'after'>;
