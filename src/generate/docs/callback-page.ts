@@ -36,18 +36,42 @@ export function keyFieldsText(info: IdempotencyKeyInfo): string {
 /** One page per callback type: delivery, payload fields, idempotency key, examples, the merchant's answer. */
 export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
   const op = callback.operation;
-  const page = callback.pageId;
   const view = objectView(ctx.model.flatten(callback.schemaName));
   const idempotency = idempotencyOf(view);
-  const keyFields = new Set(idempotency?.fields.map((field) => field.path) ?? []);
   const unspecified = [...located(op.unspecified, `callback ${callback.webhook}`), ...view.unspecified, ...view.fields.flatMap((field) => field.unspecified)];
   const headers = headerRows(op);
+  const blocks: Block[] = [
+    ...deliverySection(ctx, callback, view, headers, unspecified),
+    ...idempotencySection(ctx, idempotency),
+    ...examplesSection(ctx, callback, view, headers),
+    ...answerBlocks(ctx, op, unspecified),
+    heading(2, 'unspecified', 'Unspecified points'),
+    unspecifiedTable(ctx, unspecified),
+  ];
+  return {
+    id: callback.pageId,
+    title: `Callback type ${callback.type}: ${callback.label}`,
+    nav: `${callback.type} ${callback.label}`,
+    group: 'callbacks',
+    blocks,
+  };
+}
+
+/** The delivery: where it goes, its headers, the encrypted body and the plain payload's fields. */
+function deliverySection(
+  ctx: DocsContext,
+  callback: CallbackType,
+  view: ObjectView,
+  headers: ReturnType<typeof headerRows>,
+  unspecified: UnspecifiedPoint[],
+): Block[] {
+  const op = callback.operation;
+  const keyFields = new Set(idempotencyOf(view)?.fields.map((field) => field.path) ?? []);
   const bodySchema = op.requestBody?.media[0]?.schema;
   const body = bodySchema ? objectView(bodySchema) : undefined;
   if (body) unspecified.push(...body.unspecified);
   const others = ctx.callbacks.filter((other) => other.type !== callback.type);
-
-  const blocks: Block[] = [
+  return [
     para(badge('plain', 'POST'), t(' '), c("the merchant's callback URL"), t(` (configured with the platform; webhook `), c(callback.webhook), t(')')),
     para(b(`Callback type ${callback.type}: ${callback.label}. `), ...prose(view.description, ctx.ruleIds)),
     ...paragraphs(op.description ?? '', ctx.ruleIds),
@@ -85,38 +109,42 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
     heading(3, 'payload', `Payload fields (plain, after decryption): ${callback.schemaName}`),
     fieldTable(ctx, view, { id: 'payload-fields', keyFields }),
   ];
+}
 
-  blocks.push(heading(2, 'idempotency', 'Idempotency key'));
-  if (idempotency) {
-    blocks.push(
-      para(t('Rule '), ...ruleLinks([idempotency.rule]), t(': '), ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds)),
-      para(
-        t('Key fields: '),
-        ...join(idempotency.fields.map((field) => [c(field.path), ...(field.required ? [] : [t(' (when present)')])])),
-        t('. '),
-        c('requestUUID'),
-        t(' is never part of a key: it is new on every delivery ('),
-        ...ruleLinks(['CB-UUID']),
-        t('). All types: '),
-        link('idempotency', 'the idempotency table'),
-        t('.'),
-      ),
-    );
-  } else {
-    blocks.push({ kind: 'note', tone: 'info', text: [t('The spec names no idempotency rule for this type.')] });
-  }
+/** The type's idempotency key: its CB-ID-* rule and the fields that carry it. */
+function idempotencySection(ctx: DocsContext, idempotency: IdempotencyKeyInfo | undefined): Block[] {
+  const title = heading(2, 'idempotency', 'Idempotency key');
+  if (!idempotency) return [title, { kind: 'note', tone: 'info', text: [t('The spec names no idempotency rule for this type.')] }];
+  return [
+    title,
+    para(t('Rule '), ...ruleLinks([idempotency.rule]), t(': '), ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds)),
+    para(
+      t('Key fields: '),
+      ...join(idempotency.fields.map((field) => [c(field.path), ...(field.required ? [] : [t(' (when present)')])])),
+      t('. '),
+      c('requestUUID'),
+      t(' is never part of a key: it is new on every delivery ('),
+      ...ruleLinks(['CB-UUID']),
+      t('). All types: '),
+      link('idempotency', 'the idempotency table'),
+      t('.'),
+    ),
+  ];
+}
 
-  blocks.push(
+/** Each example payload sealed as the service sends it, with the reference merchant's key for it. */
+function examplesSection(ctx: DocsContext, callback: CallbackType, view: ObjectView, headers: ReturnType<typeof headerRows>): Block[] {
+  const blocks: Block[] = [
     heading(2, 'examples', 'Examples'),
     para(
       t('The plain payload and the raw body the service sends, '),
       ...sealedWith(ctx, 'callback', ctx.demo.profile.callback),
       t('. The merchant decrypts it with the other half.'),
     ),
-  );
+  ];
   view.examples.forEach((example, i) => {
     blocks.push(
-      exampleBlock(ctx, page, `example-${i + 1}`, [t(`Type ${callback.type} example ${i + 1}`)], example, 'callback', (cipher) => [
+      exampleBlock(ctx, callback.pageId, `example-${i + 1}`, [t(`Type ${callback.type} example ${i + 1}`)], example, 'callback', (cipher) => [
         { label: [t('raw body on the wire (Base64; not a form field '), c('data='), t(')')], text: cipher, cipher: true },
         { label: [t('the delivery')], text: deliveryText(headers) },
       ]),
@@ -132,10 +160,7 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
       blocks.push(para(t("The reference merchant's idempotency key for this example: "), c(key)));
     }
   });
-
-  blocks.push(...answerBlocks(ctx, op, unspecified));
-  blocks.push(heading(2, 'unspecified', 'Unspecified points'), unspecifiedTable(ctx, unspecified));
-  return { id: page, title: `Callback type ${callback.type}: ${callback.label}`, nav: `${callback.type} ${callback.label}`, group: 'callbacks', blocks };
+  return blocks;
 }
 
 function deliveryText(headers: ReturnType<typeof headerRows>): string {

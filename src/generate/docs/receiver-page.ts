@@ -3,7 +3,7 @@ import { idempotencyOf, keyFieldsText } from './callback-page.js';
 import type { DocsContext } from './docs-context.js';
 import { b, c, heading, join, link, para, t, type Block, type Page, type Row, type Text } from './model.js';
 import { isNode } from '../../spec/document.js';
-import { aliasesOf, FIELD_ALIASES } from '../../spec/callback-types.js';
+import { aliasesOf, FIELD_ALIASES, type CallbackTypeTable } from '../../spec/callback-types.js';
 import { objectView } from './schema-view.js';
 
 /** Fields every payload carries; the per-type table lists the others. */
@@ -50,6 +50,14 @@ createServer((req, res) => {
  * callback examples, a receiver on the library, and what exact numbers mean in code.
  */
 export function receiverPage(ctx: DocsContext): Page {
+  // The types whose key needs a field spelt two ways (U-CB-FIELDS): deposits and withdrawals.
+  const spelt = ctx.callbackTable.filter((entry) => entry.key.fields.some((field) => aliasesOf(field).length > 0));
+  const blocks: Block[] = [...typesSection(ctx, spelt), ...answerAndProbe(probeAnswer(ctx, spelt)), ...libraryAndNumbers()];
+  return { id: 'receiver', title: 'Writing a callback receiver', nav: 'Writing a receiver', group: 'callbacks', blocks };
+}
+
+/** The common fields, then one row per callback type with its own fields and idempotency key. */
+function typesSection(ctx: DocsContext, spelt: CallbackTypeTable): Block[] {
   const rows: Row[] = ctx.callbacks.map((callback) => {
     const view = objectView(ctx.model.flatten(callback.schemaName));
     const own = view.fields.filter((field) => field.depth === 0 && !COMMON.has(field.path));
@@ -65,15 +73,7 @@ export function receiverPage(ctx: DocsContext): Page {
       ],
     };
   });
-  // The probe's answer after a deposit and a withdrawal: the spec's own examples, exact digits.
-  // The types whose key needs a field spelt two ways (U-CB-FIELDS): deposits and withdrawals.
-  const spelt = ctx.callbackTable.filter((entry) => entry.key.fields.some((field) => aliasesOf(field).length > 0));
-  const samples = ctx.callbacks
-    .filter((callback) => spelt.some((entry) => entry.type === callback.type))
-    .map((callback) => objectView(ctx.model.flatten(callback.schemaName)).examples[0])
-    .filter(isNode);
-  const probeAnswer = `{"processed":[\n  ${samples.map((sample) => stringifyExact(sample)).join(',\n  ')}\n]}`;
-  const blocks: Block[] = [
+  return [
     para(
       t("The service POSTs each event to the merchant's callback URL: header "),
       c('X-API-KEY'),
@@ -106,6 +106,21 @@ export function receiverPage(ctx: DocsContext): Page {
       t(" (the provider's spelling of the same fields)."),
     ),
     { kind: 'table', id: 'receiver-types', columns: ['type', 'callback', 'fields besides the common ones', 'idempotency key'], rows },
+  ];
+}
+
+/** The probe's answer after a deposit and a withdrawal: the spec's own examples, exact digits. */
+function probeAnswer(ctx: DocsContext, spelt: CallbackTypeTable): string {
+  const samples = ctx.callbacks
+    .filter((callback) => spelt.some((entry) => entry.type === callback.type))
+    .map((callback) => objectView(ctx.model.flatten(callback.schemaName)).examples[0])
+    .filter(isNode);
+  return `{"processed":[\n  ${samples.map((sample) => stringifyExact(sample)).join(',\n  ')}\n]}`;
+}
+
+/** What the merchant answers, and the processing probe the idempotency checks read. */
+function answerAndProbe(probeExample: string): Block[] {
+  return [
     heading(2, 'answer', "The merchant's answer"),
     para(
       t('HTTP 200 with a JSON object whose '),
@@ -128,7 +143,13 @@ export function receiverPage(ctx: DocsContext): Page {
         ': one entry each time business processing ran (a skipped duplicate adds none), in processing order, each the decrypted payload exactly as received, every field, numbers with their digits. Without a probe the checks that need it are skipped, never passed.',
       ),
     ),
-    { kind: 'code', title: [t('GET {probe-url} after a deposit and a withdrawal')], language: 'json', text: probeAnswer },
+    { kind: 'code', title: [t('GET {probe-url} after a deposit and a withdrawal')], language: 'json', text: probeExample },
+  ];
+}
+
+/** A receiver on the library, what exact numbers mean in code, and the command that verifies it. */
+function libraryAndNumbers(): Block[] {
+  return [
     heading(2, 'receiver', 'A receiver on the library'),
     { kind: 'code', title: [t('receiver.mjs (npm install wallet-conformance)')], language: 'text', text: RECEIVER_EXAMPLE },
     heading(2, 'exact-numbers', 'Exact numbers'),
@@ -154,5 +175,4 @@ export function receiverPage(ctx: DocsContext): Page {
       text: 'WALLET_API_KEY=... npx wallet-conformance verify merchant --callback-url http://127.0.0.1:9400/callback \\\n  --probe-url http://127.0.0.1:9400/probe --private-key merchant-private.pem',
     },
   ];
-  return { id: 'receiver', title: 'Writing a callback receiver', nav: 'Writing a receiver', group: 'callbacks', blocks };
 }

@@ -18,8 +18,6 @@ const checkAnchor = (id: string): string => `check-${id}`;
 export function indexPage(ctx: DocsContext): Page {
   const info = ctx.model.info();
   const title = info.title ?? 'Interface';
-  const checked = ctx.rules.filter((rule) => (ctx.coverage.get(rule.id) ?? []).length > 0).length;
-  const profile = ctx.demo.profile;
   const blocks: Block[] = [
     para(
       t(`Version ${info.version ?? ''}. `),
@@ -29,6 +27,23 @@ export function indexPage(ctx: DocsContext): Page {
       t(` (sha256 ${ctx.source.sha256.slice(0, 12)}…) and the rule catalog.`),
     ),
     ...paragraphs(info.description ?? '', ctx.ruleIds),
+    ...interfaceTables(ctx),
+    ...referenceList(ctx),
+    heading(2, 'unspecified', 'Unspecified across the interface'),
+    unspecifiedTable(
+      ctx,
+      ctx.unspecified.filter((point) => point.where === 'the whole interface'),
+    ),
+    para(t('Every other unspecified point is shown where it applies, and all of them in the '), link('rules', 'rule catalog', 'unspecified'), t('.')),
+    ...demoKeySection(ctx),
+    ...controlApi(ctx),
+  ];
+  return { id: 'index', title: `${title}: reference`, nav: 'Overview', group: 'overview', blocks };
+}
+
+/** The endpoints and the callbacks of the interface, one row each. */
+function interfaceTables(ctx: DocsContext): Block[] {
+  return [
     heading(2, 'endpoints', 'Endpoints'),
     {
       kind: 'table',
@@ -57,6 +72,13 @@ export function indexPage(ctx: DocsContext): Page {
         };
       }),
     },
+  ];
+}
+
+/** The reference pages, each with what it counts. */
+function referenceList(ctx: DocsContext): Block[] {
+  const checked = ctx.rules.filter((rule) => (ctx.coverage.get(rule.id) ?? []).length > 0).length;
+  return [
     heading(2, 'reference', 'Reference'),
     {
       kind: 'list',
@@ -72,12 +94,14 @@ export function indexPage(ctx: DocsContext): Page {
         [link('errors', 'Error tables'), t(": HTTP error bodies, failure envelopes and business codes, card close failures, the merchant's answers.")],
       ],
     },
-    heading(2, 'unspecified', 'Unspecified across the interface'),
-    unspecifiedTable(
-      ctx,
-      ctx.unspecified.filter((point) => point.where === 'the whole interface'),
-    ),
-    para(t('Every other unspecified point is shown where it applies, and all of them in the '), link('rules', 'rule catalog', 'unspecified'), t('.')),
+  ];
+}
+
+/** The demo key the examples were sealed with, the crypto profile, and how to decrypt an example. */
+function demoKeySection(ctx: DocsContext): Block[] {
+  const profile = ctx.demo.profile;
+  const requestHalf = profile.request === 'public' ? 'private' : 'public';
+  return [
     heading(2, 'demo-key', 'Examples and the demo key'),
     para(
       t('Every encrypted example in these pages was made for this build with a throwaway '),
@@ -112,11 +136,9 @@ export function indexPage(ctx: DocsContext): Page {
     {
       kind: 'code',
       language: 'sh',
-      text: `echo '<Base64 of a request example>' | npx wallet-conformance crypto decrypt --direction request \\\n  --${profile.request === 'public' ? 'private' : 'public'}-key demo-key/merchant-${profile.request === 'public' ? 'private' : 'public'}.pem --pretty`,
+      text: `echo '<Base64 of a request example>' | npx wallet-conformance crypto decrypt --direction request \\\n  --${requestHalf}-key demo-key/merchant-${requestHalf}.pem --pretty`,
     },
-    ...controlApi(ctx),
   ];
-  return { id: 'index', title: `${title}: reference`, nav: 'Overview', group: 'overview', blocks };
 }
 
 function count(ctx: DocsContext, severity: string): number {
@@ -186,72 +208,19 @@ export function rulesPage(ctx: DocsContext, citedOn: Map<string, Array<{ id: str
   };
 }
 
+/** How far the checks reach, counted over the rule rows of the traceability page. */
+interface CoverageTally {
+  checked: number;
+  notBlackBox: number;
+  missing: number;
+  assumptions: number;
+}
+
 /** rule → checks → suites/cases; MUST rules without a check show why; unspecified points show as such. */
 export function traceabilityPage(ctx: DocsContext): Page {
-  let checked = 0;
-  let notBlackBox = 0;
-  let missing = 0;
-  let assumptions = 0;
-  const rows: Row[] = ctx.rules.map((rule) => {
-    const coverage = ctx.coverage.get(rule.id) ?? [];
-    const checks = union(coverage.map((entry) => entry.check));
-    const cases = union(coverage.map((entry) => `${entry.suite}/${entry.caseId}`));
-    let status: Text;
-    let tone: Row['tone'];
-    if (rule.severity === 'UNSPECIFIED') {
-      assumptions++;
-      const places = union(ctx.unspecified.filter((point) => point.rule === rule.id).map((point) => point.where));
-      status = [
-        badge('unspecified', 'unspecified'),
-        t(` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`),
-      ];
-      tone = 'unspecified';
-    } else if (checks.length > 0) {
-      checked++;
-      status = [badge('covered', 'checked'), t(` ${cases.length} case${cases.length === 1 ? '' : 's'}`)];
-      tone = 'covered';
-    } else if (!rule.blackBox) {
-      notBlackBox++;
-      status = [badge('plain', 'not black-box'), t(' '), ...prose(rule.reason ?? 'no check can observe it from outside.', ctx.ruleIds)];
-      tone = 'plain';
-    } else {
-      missing++;
-      status = [badge('uncovered', 'no check')];
-      tone = 'uncovered';
-    }
-    return {
-      id: ruleAnchor(rule.id),
-      tone,
-      cells: [
-        [link('rules', [c(rule.id)], ruleAnchor(rule.id))],
-        severityBadge(ctx, rule.id),
-        join(
-          checks.map((check) => [link('', [c(check)], checkAnchor(check))]),
-          t(' '),
-        ),
-        join(
-          cases.map((name) => [c(name)]),
-          t(' '),
-        ),
-        status,
-      ],
-    };
-  });
-  const expectations = new Map<string, { count: number; rules: string[] }>();
-  for (const [rule, coverage] of ctx.coverage) {
-    for (const entry of coverage) {
-      const current = expectations.get(entry.check) ?? { count: 0, rules: [] };
-      expectations.set(entry.check, { count: current.count + 1, rules: union(current.rules, [rule]) });
-    }
-  }
-  const checkRows: Row[] = [...ctx.checks.values()].map((check) => {
-    const used = expectations.get(check.id);
-    return {
-      id: checkAnchor(check.id),
-      cells: [[c(check.id)], [t(check.title)], ruleLinks(check.rules), used ? ruleLinks(used.rules) : [badge('uncovered', 'unused')]],
-    };
-  });
-  const unknown = [...expectations.keys()].filter((id) => !ctx.checks.has(id));
+  const tally: CoverageTally = { checked: 0, notBlackBox: 0, missing: 0, assumptions: 0 };
+  const rows = ctx.rules.map((rule) => traceabilityRow(ctx, rule, tally));
+  const { checkRows, unknown } = checkTable(ctx);
   return {
     id: 'traceability',
     title: 'Traceability: rule → checks → suites',
@@ -266,10 +235,10 @@ export function traceabilityPage(ctx: DocsContext): Page {
       {
         kind: 'list',
         items: [
-          [badge('covered', 'checked'), t(` ${checked} MUST/SHOULD rules are judged by at least one check.`)],
-          [badge('plain', 'not black-box'), t(` ${notBlackBox} MUST/SHOULD rules cannot be observed from outside; the catalog says why.`)],
-          [badge('uncovered', 'no check'), t(` ${missing} MUST/SHOULD rules have no check.`)],
-          [badge('unspecified', 'unspecified'), t(` ${assumptions} points the interface leaves open.`)],
+          [badge('covered', 'checked'), t(` ${tally.checked} MUST/SHOULD rules are judged by at least one check.`)],
+          [badge('plain', 'not black-box'), t(` ${tally.notBlackBox} MUST/SHOULD rules cannot be observed from outside; the catalog says why.`)],
+          [badge('uncovered', 'no check'), t(` ${tally.missing} MUST/SHOULD rules have no check.`)],
+          [badge('unspecified', 'unspecified'), t(` ${tally.assumptions} points the interface leaves open.`)],
         ],
       },
       heading(2, 'rules', 'Rules'),
@@ -282,6 +251,72 @@ export function traceabilityPage(ctx: DocsContext): Page {
       { kind: 'table', id: 'checks-table', columns: ['check', 'title', 'declares', 'judges in suites'], rows: checkRows },
     ],
   };
+}
+
+/** A rule's row: the checks and cases that judge it, and its status, counted into `tally`. */
+function traceabilityRow(ctx: DocsContext, rule: DocsContext['rules'][number], tally: CoverageTally): Row {
+  const coverage = ctx.coverage.get(rule.id) ?? [];
+  const checks = union(coverage.map((entry) => entry.check));
+  const cases = union(coverage.map((entry) => `${entry.suite}/${entry.caseId}`));
+  let status: Text;
+  let tone: Row['tone'];
+  if (rule.severity === 'UNSPECIFIED') {
+    tally.assumptions++;
+    const places = union(ctx.unspecified.filter((point) => point.rule === rule.id).map((point) => point.where));
+    status = [
+      badge('unspecified', 'unspecified'),
+      t(` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`),
+    ];
+    tone = 'unspecified';
+  } else if (checks.length > 0) {
+    tally.checked++;
+    status = [badge('covered', 'checked'), t(` ${cases.length} case${cases.length === 1 ? '' : 's'}`)];
+    tone = 'covered';
+  } else if (!rule.blackBox) {
+    tally.notBlackBox++;
+    status = [badge('plain', 'not black-box'), t(' '), ...prose(rule.reason ?? 'no check can observe it from outside.', ctx.ruleIds)];
+    tone = 'plain';
+  } else {
+    tally.missing++;
+    status = [badge('uncovered', 'no check')];
+    tone = 'uncovered';
+  }
+  return {
+    id: ruleAnchor(rule.id),
+    tone,
+    cells: [
+      [link('rules', [c(rule.id)], ruleAnchor(rule.id))],
+      severityBadge(ctx, rule.id),
+      join(
+        checks.map((check) => [link('', [c(check)], checkAnchor(check))]),
+        t(' '),
+      ),
+      join(
+        cases.map((name) => [c(name)]),
+        t(' '),
+      ),
+      status,
+    ],
+  };
+}
+
+/** Every registered check with the rules suites use it for; the check ids suites name that no check has. */
+function checkTable(ctx: DocsContext): { checkRows: Row[]; unknown: string[] } {
+  const expectations = new Map<string, { count: number; rules: string[] }>();
+  for (const [rule, coverage] of ctx.coverage) {
+    for (const entry of coverage) {
+      const current = expectations.get(entry.check) ?? { count: 0, rules: [] };
+      expectations.set(entry.check, { count: current.count + 1, rules: union(current.rules, [rule]) });
+    }
+  }
+  const checkRows: Row[] = [...ctx.checks.values()].map((check) => {
+    const used = expectations.get(check.id);
+    return {
+      id: checkAnchor(check.id),
+      cells: [[c(check.id)], [t(check.title)], ruleLinks(check.rules), used ? ruleLinks(used.rules) : [badge('uncovered', 'unused')]],
+    };
+  });
+  return { checkRows, unknown: [...expectations.keys()].filter((id) => !ctx.checks.has(id)) };
 }
 
 /** Every callback type with its idempotency key (CB-ID-*), from the spec. */
@@ -346,7 +381,30 @@ export function errorsPage(ctx: DocsContext): Page {
       ),
     ),
     heading(2, 'http-errors', 'HTTP error bodies'),
+    httpErrorTable(ctx),
   ];
+  const orderSubmission = ctx.unspecified.filter((point) => point.rule === 'U-CODES' && point.where.startsWith('POST'));
+  for (const point of orderSubmission)
+    blocks.push({ kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(` ${point.where}: `), ...prose(point.note, ctx.ruleIds)] });
+  blocks.push(...envelopeFailureSection(ctx), ...businessCodeSection(ctx));
+  for (const endpoint of ctx.endpoints) {
+    const failures = businessFailures(ctx, endpoint.operation);
+    if (failures.length === 0 || failures.some((block) => block.kind === 'heading' && block.id === 'business-failures')) continue;
+    blocks.push(heading(2, `failures-${slug(endpoint.operationId)}`, [link(endpoint.pageId, endpoint.operationId), t(': failures')]), ...failures);
+  }
+  const webhook = ctx.callbacks[0];
+  if (webhook) {
+    const answers = answerBlocks(ctx, webhook.operation, []);
+    blocks.push(
+      heading(2, 'callback-answers', "Callbacks: the merchant's answer"),
+      ...answers.filter((block) => !(block.kind === 'heading' && block.id === 'answer')),
+    );
+  }
+  return { id: 'errors', title: 'Error tables', nav: 'Error tables', group: 'reference', blocks };
+}
+
+/** The HTTP error responses of every endpoint, one row per shared response with the endpoints that answer it. */
+function httpErrorTable(ctx: DocsContext): Block {
   const byResponse = new Map<string, { status: string; meaning: string; body: string; rules: string[]; pages: Array<{ id: string; nav: string }> }>();
   for (const endpoint of ctx.endpoints) {
     for (const response of endpoint.operation.responses) {
@@ -366,7 +424,7 @@ export function errorsPage(ctx: DocsContext): Page {
       byResponse.set(key, entry);
     }
   }
-  blocks.push({
+  return {
     kind: 'table',
     id: 'http-error-table',
     columns: ['status', 'meaning', 'body (exact)', 'rules', 'answered by'],
@@ -380,67 +438,56 @@ export function errorsPage(ctx: DocsContext): Page {
         join(entry.pages.map((page) => [link(page.id, page.nav)])),
       ],
     })),
-  });
-  const orderSubmission = ctx.unspecified.filter((point) => point.rule === 'U-CODES' && point.where.startsWith('POST'));
-  for (const point of orderSubmission)
-    blocks.push({ kind: 'note', tone: 'unspecified', text: [badge('unspecified', 'unspecified'), t(` ${point.where}: `), ...prose(point.note, ctx.ruleIds)] });
+  };
+}
 
+/** The order endpoints' envelope with its failure examples (code not 0). */
+function envelopeFailureSection(ctx: DocsContext): Block[] {
   const envelope = envelopeSchema(ctx);
-  if (envelope) {
-    const view = objectView(ctx.model.flatten(envelope));
-    blocks.push(
-      heading(2, 'envelope-failures', 'Failure envelopes (HTTP 200)'),
-      ...paragraphs(view.description, ctx.ruleIds),
-      fieldTable(ctx, view, { id: 'envelope-fields' }),
-      ...conditionTable(ctx, view.conditions, 'envelope-conditions'),
-      ...view.examples
-        .filter((example) => isNode(example) && literal(example.code) !== '0')
-        .map((example, i): Block => ({ kind: 'code', title: [t(`Failure envelope ${i + 1}`)], language: 'json', text: stringifyExact(example, 2) })),
-    );
-  }
+  if (!envelope) return [];
+  const view = objectView(ctx.model.flatten(envelope));
+  return [
+    heading(2, 'envelope-failures', 'Failure envelopes (HTTP 200)'),
+    ...paragraphs(view.description, ctx.ruleIds),
+    fieldTable(ctx, view, { id: 'envelope-fields' }),
+    ...conditionTable(ctx, view.conditions, 'envelope-conditions'),
+    ...view.examples
+      .filter((example) => isNode(example) && literal(example.code) !== '0')
+      .map((example, i): Block => ({ kind: 'code', title: [t(`Failure envelope ${i + 1}`)], language: 'json', text: stringifyExact(example, 2) })),
+  ];
+}
 
-  blocks.push(heading(2, 'business-codes', 'Business codes'), {
-    kind: 'note',
-    tone: 'unspecified',
-    text: [
-      badge('unspecified', 'unspecified'),
-      t(' '),
-      link('rules', [c('U-CODES')], ruleAnchor('U-CODES')),
-      t(': '),
-      ...prose(ctx.ruleById.get('U-CODES')?.text ?? 'non-zero business codes are not shown.'),
-      t(' The interface names only '),
-      c('0'),
-      t(" (success); the codes below are the emulator's choice, not the service's."),
-    ],
-  });
+/** The emulator's business codes, marked as its own: the interface names only 0 (U-CODES). */
+function businessCodeSection(ctx: DocsContext): Block[] {
   const codes = ctx.options.businessCodes ?? [];
-  blocks.push({
-    kind: 'table',
-    id: 'business-code-table',
-    columns: ['code', 'name', "meaning (the emulator's)"],
-    rows: codes.map((code) => ({
-      id: `code-${literal(code.code)}`,
+  return [
+    heading(2, 'business-codes', 'Business codes'),
+    {
+      kind: 'note',
       tone: 'unspecified',
-      cells: [[c(literal(code.code))], [c(code.name)], [t(humanize(code.name))]],
-    })),
-    empty: 'no implementation codes were given',
-  });
-
-  for (const endpoint of ctx.endpoints) {
-    const failures = businessFailures(ctx, endpoint.operation);
-    if (failures.length === 0 || failures.some((block) => block.kind === 'heading' && block.id === 'business-failures')) continue;
-    blocks.push(heading(2, `failures-${slug(endpoint.operationId)}`, [link(endpoint.pageId, endpoint.operationId), t(': failures')]), ...failures);
-  }
-
-  const webhook = ctx.callbacks[0];
-  if (webhook) {
-    const answers = answerBlocks(ctx, webhook.operation, []);
-    blocks.push(
-      heading(2, 'callback-answers', "Callbacks: the merchant's answer"),
-      ...answers.filter((block) => !(block.kind === 'heading' && block.id === 'answer')),
-    );
-  }
-  return { id: 'errors', title: 'Error tables', nav: 'Error tables', group: 'reference', blocks };
+      text: [
+        badge('unspecified', 'unspecified'),
+        t(' '),
+        link('rules', [c('U-CODES')], ruleAnchor('U-CODES')),
+        t(': '),
+        ...prose(ctx.ruleById.get('U-CODES')?.text ?? 'non-zero business codes are not shown.'),
+        t(' The interface names only '),
+        c('0'),
+        t(" (success); the codes below are the emulator's choice, not the service's."),
+      ],
+    },
+    {
+      kind: 'table',
+      id: 'business-code-table',
+      columns: ['code', 'name', "meaning (the emulator's)"],
+      rows: codes.map((code) => ({
+        id: `code-${literal(code.code)}`,
+        tone: 'unspecified',
+        cells: [[c(literal(code.code))], [c(code.name)], [t(humanize(code.name))]],
+      })),
+      empty: 'no implementation codes were given',
+    },
+  ];
 }
 
 /** The order endpoints' envelope: the schema an encrypted 200 inherits from. */
