@@ -91,7 +91,8 @@ function cheapCallbackType(keys: JudgeKeys, exchange: ObservedExchange): string 
 
 /** The list row of an exchange (its path scrubbed; no body). */
 export function exchangeRow(exchange: ObservedExchange, keys: JudgeKeys, scrubber: Scrubber): ExchangeRow {
-  const path = scrubExchange(exchange, scrubber).request.path;
+  // Only the path shows in a row: the headers are scrubbed when the exchange is opened.
+  const path = scrubber.text(exchange.request.path);
   const endpoint = exchange.kind === 'callback' ? (cheapCallbackType(keys, exchange) ?? 'callback') : (path.split('?')[0]!.split('/').pop() ?? '') || path;
   return {
     seq: exchange.seq,
