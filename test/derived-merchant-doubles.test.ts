@@ -204,6 +204,8 @@ async function startJavaReceiver(faults: string[]) {
       apiKey,
       '--expired-key',
       expiredKey,
+      '--future-key',
+      futureKey,
       ...(faults.length ? ['--fault', faults.join(',')] : []),
     ],
     /listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/,

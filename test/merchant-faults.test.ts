@@ -57,6 +57,7 @@ async function verify(fault: MerchantFault, options: { bookAfterMs?: number; onl
   const merchant = await startFaultyMerchant(fault, {
     apiKey: 'ak-good',
     expiredKey: 'ak-old',
+    futureKey: 'ak-next',
     publicKey: privateKey.publicKey,
     profile,
     ...(bookAfterMs === undefined ? {} : { bookAfterMs }),
@@ -70,6 +71,7 @@ async function verify(fault: MerchantFault, options: { bookAfterMs?: number; onl
         probeUrl: merchant.probeUrl,
         apiKey: 'ak-good',
         expiredKey: 'ak-old',
+        futureKey: 'ak-next',
         privateKey,
         profile,
         restartHook: merchant.restart,
