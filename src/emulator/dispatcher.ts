@@ -55,7 +55,7 @@ const BLOCKED_POLL_MS = 250;
  * Under load (at least this many attempts under way) the outbox is written at most once per
  * BATCH_WINDOW_MS: the sends and outcomes of several turns share one transaction, whose commit is
  * the larger part of a small write. With fewer under way each write follows in the next turn, so a
- * sequential delivery never waits for a window (docs/decisions/outbox-write-window.md).
+ * sequential delivery never waits for a window (docs/decisions/0096-outbox-write-window.md).
  */
 const BATCH_IN_FLIGHT = 8;
 const BATCH_WINDOW_MS = 4;
@@ -148,7 +148,7 @@ export class CallbackDispatcher {
     this.#ownSealer = options.sealer === undefined;
     if (options.sealer) this.#sealer = options.sealer;
     else {
-      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/spare-sealing-thread.md).
+      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/0097-spare-sealing-thread.md).
       const pool = new SealPool({ spare: true });
       // The threads load while the emulator starts, not when the first callback is due.
       this.#warm = pool.warm();

@@ -81,7 +81,7 @@ interface PolicyDescription {
   text: string;
 }
 
-/** Every policy: its rule, values and meaning. docs/decisions/open-points-emulator-policies.md follows it. */
+/** Every policy: its rule, values and meaning. docs/decisions/0040-open-points-emulator-policies.md follows it. */
 export const POLICIES: Readonly<Record<PolicyName, PolicyDescription>> = Object.freeze({
   cardRegistry: { rule: 'U-STATES', values: ['on', 'off'], text: 'whether card close needs a card registered beforehand' },
   leaseDebit: { rule: 'U-STATES', values: ['now', 'later', 'never'], text: 'whether and when an energy lease lowers the available energy' },
