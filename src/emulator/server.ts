@@ -86,7 +86,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     service = {
       state,
       callbacks: { queued: (callback) => dispatcher.wake(callback.dueAt) },
-      // Read on every request, as before the service had its own layer: a test may change the config of a running emulator.
+      // Read on every request: a test may change the config of a running emulator.
       get policies() {
         return variant.policies ? variant.policies(config.policies) : config.policies;
       },

@@ -51,7 +51,7 @@ export interface ServicePolicies {
   typeCoercion: 'off' | 'on';
 }
 
-/** Today's behaviour: every reading the emulator had before policies existed. */
+/** The toolkit's own reading of every open point (what the emulator does when no policy is set). */
 export const DEFAULT_POLICIES: Readonly<ServicePolicies> = Object.freeze({
   cardRegistry: 'on',
   leaseDebit: 'now',
