@@ -70,6 +70,8 @@ async function verify(fault: MerchantFault, options: { bookAfterMs?: number; onl
         probeUrl: merchant.probeUrl,
         apiKey: 'ak-good',
         expiredKey: 'ak-old',
+        // A key no merchant here accepts, so the not-yet-valid key case runs instead of being skipped.
+        futureKey: 'ak-future',
         privateKey,
         profile,
         restartHook: merchant.restart,
