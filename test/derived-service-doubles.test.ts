@@ -41,7 +41,7 @@ function keyPair(bits: 1024 | 2048): { privatePem: string; publicPath: string } 
 
 const keys: Partial<Record<1024 | 2048, { privatePem: string; publicPath: string }>> = {};
 
-/** Two runs at a time, as every doubles file runs (docs/doubles-runs.md). */
+/** Two runs at a time, as every doubles file runs (docs/contributing/doubles-runs.md). */
 const slot = limit(2);
 
 /** Starts the Python service with `fault` under a key of `bits` bits and runs the derived service suites against it (in a slot). */

@@ -193,7 +193,7 @@ afterAll(() => {
 
 // The cases run two at a time (`slot`): a reset of a reused keep-alive socket, which a correct
 // receiver once saw on delivery 9 of 300 under that load, is now sent again by the runner on a new
-// connection (docs/decisions/a-reset-kept-alive-connection.md). The correct doubles and their legal
+// connection (docs/decisions/0078-kept-alive-connection-reset-is-sent-again.md). The correct doubles and their legal
 // variants run every suite (no failure anywhere is the point); a fault runs the suite of the case
 // its assertion names, which still proves exit 1 (a finding) and not 2 (a configuration).
 describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', { concurrent: true }, () => {

@@ -203,7 +203,7 @@ describe('no secret reaches a report or the console, wherever a target echoes it
 });
 
 describe('scrubbing by value: a target echoes every secret in every rendering', () => {
-  /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/secrets.md). */
+  /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/0076-secrets.md). */
   const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
   const windows = (text: string, wordy: boolean) =>
     Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter((window) => !(wordy && WORDLIKE.test(window)));

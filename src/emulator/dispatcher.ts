@@ -127,7 +127,7 @@ export class CallbackDispatcher {
     this.#ownSealer = options.sealer === undefined;
     if (options.sealer) this.#sealer = options.sealer;
     else {
-      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/spare-sealing-thread.md).
+      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/0097-spare-sealing-thread.md).
       const pool = new SealPool({ spare: true });
       // The threads load while the emulator starts, not when the first callback is due.
       this.#warm = pool.warm();

@@ -44,7 +44,7 @@ callbacks:
     factor: 2
     maxDelayMs: 60000
     maxAttempts: 8
-policies: {}                  # readings of the interface's open points (U-*): see docs/decisions/open-points-emulator-policies.md
+policies: {}                  # readings of the interface's open points (U-*): see docs/decisions/0040-open-points-emulator-policies.md
 merchants:
   - userId: 10086
     apiKey: ${values.apiKey}                 # every permission

@@ -7,7 +7,7 @@ import type { EmulatorStore } from './store.js';
  * Under load (at least this many attempts under way) the outbox is written at most once per
  * BATCH_WINDOW_MS: the sends and outcomes of several turns share one transaction, whose commit is
  * the larger part of a small write. With fewer under way each write follows in the next turn, so a
- * sequential delivery never waits for a window (docs/decisions/outbox-write-window.md).
+ * sequential delivery never waits for a window (docs/decisions/0096-outbox-write-window.md).
  */
 const BATCH_IN_FLIGHT = 8;
 const BATCH_WINDOW_MS = 4;

@@ -409,7 +409,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
   };
   // A failed setup step (no expectations of its own) stops the case: every later check carries its
   // fault (the target's: failed under the check's rules; the setup's or the suite's: exit 2), with
-  // the setup step's exchanges as evidence. Nothing is `skipped` for it (docs/decisions/step-faults.md).
+  // the setup step's exchanges as evidence. Nothing is `skipped` for it (docs/decisions/0107-step-faults.md).
   let setup: { fault: StepFault; exchanges: Exchange[] } | undefined;
   for (const step of testCase.steps) {
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };

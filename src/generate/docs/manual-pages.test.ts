@@ -10,7 +10,7 @@ const FILES = [
   { path: 'docs/README.md', text: '# The manual\n\nStart at the [README](../README.md) or [probe.md](probe.md).\n' },
   { path: 'README.md', text: '# wallet-conformance\n\nSee [the guide](docs/merchant-guide.md#what-arrives).\n' },
   { path: 'docs/crypto-profiles.md', text: '# Crypto profiles\n\n## Keys\n\nText.\n' },
-  { path: 'docs/decisions/oaep.md', text: '# OAEP\n\nWhy.\n' },
+  { path: 'docs/decisions/0038-oaep.md', text: '# OAEP\n\nWhy.\n' },
   { path: 'docs/observe.md', text: '# Observe\n\n![The live page](images/live.png)\n\nWow! [the index](README.md)\n' },
 ];
 
@@ -24,12 +24,12 @@ describe('manualPages', () => {
       'manual-index',
       'manual-merchant-guide',
       'manual-crypto-profiles',
-      'manual-decisions-oaep',
+      'manual-decisions-0038-oaep',
       'manual-observe',
     ]);
     expect(manualPageId('docs/decisions/README.md')).toBe('manual-decisions');
     expect(pages.every((p) => p.group === 'manual')).toBe(true);
-    expect(page('manual-decisions-oaep').hidden).toBe(true);
+    expect(page('manual-decisions-0038-oaep').hidden).toBe(true);
     expect(page('manual-merchant-guide').hidden).toBeUndefined();
   });
 
