@@ -1,4 +1,4 @@
-import { c, link, t, type Block, type Inline, type Page, type Text } from './model.js';
+import { codeText, link, plainText, type Block, type Inline, type Page, type Text } from './model.js';
 
 /** One Markdown file of the manual: its path in the package (`README.md`, `docs/merchant-guide.md`) and its text. */
 export interface ManualFile {
@@ -216,7 +216,7 @@ function inline(source: string, resolve: Resolve): Text {
   const out: Text = [];
   let buffer = '';
   const flush = () => {
-    if (buffer) out.push(t(buffer));
+    if (buffer) out.push(plainText(buffer));
     buffer = '';
   };
   for (let i = 0; i < source.length;) {
@@ -231,7 +231,7 @@ function inline(source: string, resolve: Resolve): Text {
       const end = source.indexOf(run, i + run.length);
       if (end > 0) {
         flush();
-        out.push(c(source.slice(i + run.length, end).replace(/^ (.*) $/, '$1')));
+        out.push(codeText(source.slice(i + run.length, end).replace(/^ (.*) $/, '$1')));
         i = end + run.length;
         continue;
       }
@@ -257,11 +257,13 @@ function inline(source: string, resolve: Resolve): Text {
         const label = inline(match[1]!, () => undefined);
         const target = resolve(match[2]!);
         if (target) out.push(link(target.page, label, target.anchor));
-        else if (/^[a-z][a-z+.-]*:/i.test(match[2]!)) out.push(...label, t(' ('), c(match[2]!), t(')'));
+        else if (/^[a-z][a-z+.-]*:/i.test(match[2]!)) out.push(...label, plainText(' ('), codeText(match[2]!), plainText(')'));
         else
           out.push(
             ...label,
-            ...(plain(label) === match[2] || label.some((piece) => piece.kind === 'code' && piece.text === match[2]) ? [] : [t(' ('), c(match[2]!), t(')')]),
+            ...(plain(label) === match[2] || label.some((piece) => piece.kind === 'code' && piece.text === match[2])
+              ? []
+              : [plainText(' ('), codeText(match[2]!), plainText(')')]),
           );
         i += match[0].length;
         continue;
