@@ -80,6 +80,22 @@ export default tseslint.config(
     files: ['src/cli/**', 'bin/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  // A command module registers one command; what commands share (flags, their checks) lives in
+  // modules of its own (cli/flags.ts, cli/target-flags.ts, cli/options.ts), never in another command.
+  {
+    files: ['src/cli/*-command.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\./[^/]*-command\\.js$', message: 'A command module imports no other command module: shared flags live in src/cli/flags.ts.' },
+          ],
+        },
+      ],
+    },
+  },
   ...Object.keys(LAYERS).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],
     ignores: ['**/*.test.ts'],
