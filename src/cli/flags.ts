@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { SecretKind } from '../core/scrub.js';
+import type { SecretKind } from '../secrets/scrub.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../net/network-config.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { cliReference } from './cli-reference.js';
-import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
+import { PACKAGE_ROOT, SPEC_PATH } from '../platform/package-paths.js';
 import type { GeneratedFile } from '../generate/generated-file.js';
 import { SUITES_DIR } from '../runner/suite.js';
 import { withCheckParams } from '../runner/suite-schema.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT, SPEC_PATH } from '../core/package-paths.js';
+import { PACKAGE_ROOT, SPEC_PATH } from '../platform/package-paths.js';
 import { parseInteger } from './options.js';
 import { assertReachable, httpUrl } from './target-flags.js';
 import type { NetworkFlags } from './network-options.js';
