@@ -8,7 +8,7 @@ import { byteRenderings, foldAscii, keyPieces, privateParts, spellings, WINDOW, 
  */
 
 /** A configured secret with the fingerprint it shows as. */
-export interface ShownSecret {
+interface ShownSecret {
   kind: string;
   value: string;
   shown: string;
