@@ -2,39 +2,47 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The import directions of src/ (ARCHITECTURE.md, "Layers"): each layer and the layers its code may
- * import today. Everything else under src/ is refused, src/cli by everyone. Tests beside the code
- * (`*.test.ts`) are consumers, like test/: they may wire layers together, only src/cli stays out.
- * src/generated is the output of `npm run generate` and is not linted.
+ * The import directions of src/ (ARCHITECTURE.md, "Layers"): each layer and the layers its code
+ * imports. Everything else under src/ is refused, src/cli by everyone. An edge is listed only while
+ * some import uses it (test/layer-edges.test.ts), and ARCHITECTURE.md's diagram is generated from
+ * this table (`npm run generate`). Tests beside the code (`*.test.ts`) are consumers, like test/:
+ * they may wire layers together, only src/cli stays out. src/generated is the output of
+ * `npm run generate` and is not linted.
  */
-const LAYERS = {
-  core: [], // and src/generated/validators.js alone: the spec's compiled schemas, data rather than a layer
-  spec: ['core'], // the spec model and the callback type table: every reader of spec/ goes through it
+export const LAYERS = {
+  core: [], // the pure model: no node: module, no other layer; src/generated/validators.js is data
+  secrets: [], // fingerprints and the scrubber over its literal index
+  platform: ['core'], // the process's edges: SQLite seam, raw-body HTTP, package paths, the key ring
+  spec: ['core', 'platform'], // the spec model and the callback type table: every reader of spec/ goes through it
   crypto: ['core'],
   net: ['core'],
-  wire: ['core', 'crypto', 'spec'], // the wire protocol: what acknowledges a callback, how a crypto failure is classified
+  wire: ['core', 'crypto'], // the wire protocol: what acknowledges a callback, how a crypto failure is classified
   service: ['core', 'crypto', 'spec', 'wire'], // the wallet service without a transport: no node:http, no msw, no SQLite
-  emulator: ['core', 'crypto', 'net', 'service', 'spec', 'wire'],
-  merchant: ['core', 'crypto', 'net', 'spec', 'wire'],
-  runner: ['core', 'crypto', 'net', 'spec', 'wire'],
-  reporters: ['core'], // and `import type` from src/runner: the report model, never the engine
+  emulator: ['core', 'crypto', 'net', 'platform', 'secrets', 'service', 'spec', 'wire'],
+  merchant: ['core', 'crypto', 'net', 'platform', 'spec'],
+  runner: ['core', 'crypto', 'net', 'platform', 'secrets', 'spec', 'wire'],
+  reporters: ['core', 'wire'], // and `import type` from src/runner: the report model, never the engine
   generate: ['core', 'crypto', 'msw', 'spec', 'wire'],
-  msw: ['core', 'crypto', 'generated', 'service', 'wire'],
+  msw: ['core', 'crypto', 'generated', 'service'],
   load: ['core', 'crypto', 'merchant', 'spec', 'wire'],
-  property: ['core', 'crypto', 'generate', 'runner', 'spec', 'wire'],
-  observe: ['core', 'crypto', 'net', 'runner', 'spec', 'wire'], // the decrypting proxy: judges with the runner's checks and verdict model
+  property: ['core', 'crypto', 'runner', 'spec', 'wire'],
+  observe: ['core', 'crypto', 'net', 'platform', 'runner', 'secrets', 'spec', 'wire'], // the decrypting proxy: judges with the runner's checks and verdict model
 };
 const ALL = ['cli', 'generated', ...Object.keys(LAYERS)];
 
 /** The one file of src/generated a layer may read without importing src/generated as a whole. */
-const GENERATED_FILE = {
+export const GENERATED_FILE = {
   core: 'validators.js', // the spec's compiled schemas, data rather than a layer
   runner: 'control-client.js', // the typed control-API client: builds control requests, sends through the runner's Transport
   generate: 'control-client.js', // the Pact verifier arranges provider states through it
 };
 
-/** Packages a layer must not import: src/service is the service without a transport or a database. */
+/** Layers a layer may import types from, and nothing else: the reporters read the report model. */
+export const TYPES_FROM = { reporters: 'runner' };
+
+/** Packages a layer must not import: src/core is pure, src/service the service without a transport or a database. */
 const NO_PACKAGES = {
+  core: { regex: '^(node:.*|http|https|http2|net|tls|dgram|fs|fs/promises|child_process|crypto|os|path|url|module|worker_threads)$', what: 'node: module' },
   service: {
     regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|(node:)?sqlite|pg)$',
     what: 'node:http, msw, a database or the file system',
@@ -47,11 +55,11 @@ const into = (layer, rest = '') => `^(\\.\\./)+${layer}(/${rest}|$)`;
 function layerRule(layer) {
   const allowed = LAYERS[layer];
   const generatedFile = GENERATED_FILE[layer];
-  const message = `src/${layer} may import only ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'itself'}${generatedFile ? ` and src/generated/${generatedFile}` : ''}${layer === 'reporters' ? ' and types from src/runner' : ''} (ARCHITECTURE.md: import directions)`;
+  const message = `src/${layer} may import only ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'itself'}${generatedFile ? ` and src/generated/${generatedFile}` : ''}${TYPES_FROM[layer] ? ` and types from src/${TYPES_FROM[layer]}` : ''} (ARCHITECTURE.md: import directions)`;
   const patterns = ALL.filter((name) => name !== layer && !allowed.includes(name)).map((name) => {
     if (name === 'cli') return { regex: into('cli'), message: 'Nothing imports src/cli (ARCHITECTURE.md: import directions).' };
     if (generatedFile && name === 'generated') return { regex: into('generated', `(?!${generatedFile.replace(/\./g, '\\.')}$)`), message };
-    if (layer === 'reporters' && name === 'runner') return { regex: into('runner'), allowTypeImports: true, message };
+    if (TYPES_FROM[layer] === name) return { regex: into(name), allowTypeImports: true, message };
     return { regex: into(name), message };
   });
   // A layer built on the runner sees its public API alone: the runner's insides stay its own.
@@ -79,6 +87,22 @@ export default tseslint.config(
   {
     files: ['src/cli/**', 'bin/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  // A command module registers one command; what commands share (flags, their checks) lives in
+  // modules of its own (cli/flags.ts, cli/target-flags.ts, cli/options.ts), never in another command.
+  {
+    files: ['src/cli/*-command.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\./[^/]*-command\\.js$', message: 'A command module imports no other command module: shared flags live in src/cli/flags.ts.' },
+          ],
+        },
+      ],
+    },
   },
   ...Object.keys(LAYERS).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],

@@ -26,7 +26,7 @@ export const SCOPES = {
     'src/merchant/callback-handler.ts:372-376',
     'src/merchant/api-keys.ts:22-29',
     // The key ring's check as the merchant uses it (CB-KEY-SAME, CB-KEY-401): one header, the digest, the window.
-    'src/core/api-keys.ts:62-71',
+    'src/platform/api-keys.ts:62-71',
     // The idempotency key (CB-ID-*).
     'src/merchant/idempotency.ts:29-31',
     'src/merchant/idempotency.ts:43-64',

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { LosslessNumber } from '../src/core/exact-json.js';
-import { readBody, sendJson } from '../src/core/http-io.js';
+import { readBody, sendJson } from '../src/platform/http-io.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';

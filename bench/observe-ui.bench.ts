@@ -21,7 +21,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createScrubber } from '../src/core/scrub.js';
+import { createScrubber } from '../src/secrets/scrub.js';
 import type { ObservedExchange } from '../src/observe/exchange.js';
 import { createObserveMetrics } from '../src/observe/metrics.js';
 import { judgeKeys } from '../src/observe/observed.js';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { startEmbedded } from '../src/cli/embedded.js';
 import { median } from './median.js';
 import { parseExactJson } from '../src/core/exact-json.js';
-import { RULES_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { validateSchema } from '../src/core/schemas.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { callbackFields } from '../src/cli/callback-fields.js';
 import { LosslessNumber, stringifyExact } from '../src/core/exact-json.js';
-import { RULES_PATH, SPEC_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH, SPEC_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';

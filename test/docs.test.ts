@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml, parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseExactJson, stringifyExact } from '../src/core/exact-json.js';
-import { RULES_PATH, SPEC_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH, SPEC_PATH } from '../src/platform/package-paths.js';
 import { DEFAULT_PROFILE, type CryptoProfile, type Direction } from '../src/core/profile.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { halfFor, openJson } from '../src/crypto/codec.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
-import { readBody } from '../src/core/http-io.js';
+import { readBody } from '../src/platform/http-io.js';
 import type { Report } from '../src/runner/types.js';
 import { listenOn, stopServer } from './fixtures/receiver-server.js';
 import { runCliAsync } from './support/cli.js';

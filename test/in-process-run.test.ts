@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../src/core/profile.js';
-import { RULES_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPublicKey } from '../src/crypto/keys.js';

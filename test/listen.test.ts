@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startEmbedded } from '../src/cli/embedded.js';
-import { RULES_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { runSuites } from '../src/runner/engine.js';
 import { controlEmitCallback, controlSetCallbackUrl } from '../src/generated/control-client.js';

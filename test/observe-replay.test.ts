@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LosslessNumber } from '../src/core/exact-json.js';
-import { fingerprint } from '../src/core/scrub.js';
+import { fingerprint } from '../src/secrets/scrub.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { startMerchantServer, type MerchantServer } from '../src/merchant/server.js';

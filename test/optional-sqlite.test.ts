@@ -1,5 +1,5 @@
 // better-sqlite3 is an optional dependency: on Node 22.13 and later the SQLite stores run on the
-// built-in node:sqlite (src/core/sqlite.ts), and an install that could not compile the addon still
+// built-in node:sqlite (src/platform/sqlite.ts), and an install that could not compile the addon still
 // works. Where it is needed (Node 20) and missing, a command that opens a SQLite store says so in one
 // line (exit 2). The addon is hidden from the real CLI by a preload that answers
 // require('better-sqlite3') as Node does when the package is not installed; WALLET_CONFORMANCE_SQLITE

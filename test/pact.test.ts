@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
-import { PACKAGE_ROOT, SPEC_PATH } from '../src/core/package-paths.js';
+import { PACKAGE_ROOT, SPEC_PATH } from '../src/platform/package-paths.js';
 import { validateSchema } from '../src/core/schemas.js';
 import { faultyVariant, type EmulatorFault } from './fixtures/emulator-faults.js';
 import { PACT_DIR } from '../src/generate/pact/contract.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { stringifyExact } from '../src/core/exact-json.js';
-import { readBody } from '../src/core/http-io.js';
+import { readBody } from '../src/platform/http-io.js';
 import { decodeBase64Strict, encodeBase64 } from '../src/crypto/base64.js';
 import { openJson, sealJson } from '../src/crypto/codec.js';
 import { parseKey, type RsaPublicKey } from '../src/crypto/keys.js';

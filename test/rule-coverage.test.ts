@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, RULES_PATH } from '../src/core/package-paths.js';
+import { PACKAGE_ROOT, RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { loadSuites } from '../src/runner/suite.js';
 import { EMULATOR_FAULTS, FAULT_NAMES } from './fixtures/emulator-faults.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RULES_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import type { Report } from '../src/runner/types.js';
 import { ROOT, runCli, type CliRun } from './support/cli.js';

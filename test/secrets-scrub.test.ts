@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fingerprint, type SecretKind } from '../src/core/scrub.js';
+import { fingerprint, type SecretKind } from '../src/secrets/scrub.js';
 import { runCliAsync } from './support/cli.js';
 
 /**

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { parseExactJson, stringifyExact, type ExactJson } from '../src/core/exact-json.js';
-import { RULES_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { halfFor, openJson } from '../src/crypto/codec.js';
 import { publicHalf, type RsaKey } from '../src/crypto/keys.js';
@@ -25,7 +25,7 @@ import { createWalletHandlers, type WalletMerchant } from '../src/generated/msw-
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
 import { transportOf, type Transport } from '../src/runner/transport.js';
-import { inKeyWindow } from '../src/core/api-keys.js';
+import { inKeyWindow } from '../src/platform/api-keys.js';
 import { mswTransport } from './support/msw-transport.js';
 
 const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));

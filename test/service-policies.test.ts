@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RULES_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';

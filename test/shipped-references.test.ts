@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { RULES_PATH, SPEC_PATH } from '../src/core/package-paths.js';
+import { RULES_PATH, SPEC_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseExactJson } from '../src/core/exact-json.js';
-import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../src/core/package-paths.js';
+import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { isSchemaName, validateSchema, type SchemaName } from '../src/core/schemas.js';
 import { generateAll } from '../src/generate/all.js';

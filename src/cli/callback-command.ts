@@ -4,10 +4,10 @@ import type { RsaPrivateKey } from '../crypto/keys.js';
 import type { MerchantTarget } from '../runner/types.js';
 import { CALLBACK_TYPE_TABLE, type CallbackTypeTable } from '../spec/callback-types.js';
 import { parseInteger } from './options.js';
-import { httpUrl } from './verify-command.js';
+import { httpUrl } from './target-flags.js';
 import type { NetworkFlags } from './network-options.js';
 // Registration imports only flags.ts; the delivery (runner, crypto, the spec's fields) is imported by the action.
-import { addNetworkOptions, CONFIG_HELP, secretFileHelp, secretHelp } from './flags.js';
+import { addNetworkOptions, secretFileOption, secretOption, sharedOption } from './flags.js';
 
 interface SendFlags extends NetworkFlags {
   url: string;
@@ -66,9 +66,9 @@ export function registerCallbackCommand(program: Command): void {
   addNetworkOptions(callback.command('send'), { runTimeout: false })
     .description('encrypt and deliver a callback (optionally duplicated or concurrent); prints each answer')
     .option('--url <url>', "the merchant's callback URL (required)")
-    .option('--api-key <key>', secretHelp('apiKey', 'X-API-KEY to send (required)'))
-    .option('--api-key-file <file>', secretFileHelp('apiKey'))
-    .option('--private-key <file>', 'the private key the service encrypts callbacks with (required)')
+    .addOption(secretOption('apiKey', 'X-API-KEY to send (required)'))
+    .addOption(secretFileOption('apiKey'))
+    .addOption(sharedOption('privateKey'))
     .requiredOption(
       '--type <name|n>',
       `callback type by name or number: ${CALLBACK_TYPE_TABLE.map((entry) => `${typeSlug(entry.name)} ${entry.type}`).join(', ')}`,
@@ -76,8 +76,8 @@ export function registerCallbackCommand(program: Command): void {
     .option('--field <key=value>', 'set a payload field (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--deliveries <n>', 'deliver the identical event this many times (fresh requestUUID each)', '1')
     .option('--concurrent', 'send the deliveries at the same moment')
-    .option('--profile <file>', 'crypto profile YAML')
-    .option('--config <file>', CONFIG_HELP)
+    .addOption(sharedOption('profile'))
+    .addOption(sharedOption('config'))
     .action(async (_given: SendFlags, command: Command) => {
       const { protectTarget, scrubOutput, settleFlags } = await import('./secrets.js');
       const flags = settleFlags<SendFlags>(command, {

@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import type { Command, Option } from 'commander';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 
 /**
  * docs/cli-reference.md, written from the commander program the installed CLI runs, so the manual

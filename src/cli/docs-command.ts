@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
+import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../platform/package-paths.js';
 import type { RsaPrivateKey } from '../crypto/keys.js';
 import type { CardFailure } from '../service/codes.js';
 // The spec, the rules, the suites, keys and the site's generator are imported by the action.

@@ -1,6 +1,18 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addNetworkOptions, collectCases, collectDirs, CONFIG_FILE_NAME, CONFIG_HELP, SECRETS, secretFileHelp, secretHelp } from './flags.js';
+import {
+  addNetworkOptions,
+  collectCases,
+  collectDirs,
+  CONFIG_FILE_NAME,
+  CONFIG_HELP,
+  SECRETS,
+  secretFileHelp,
+  secretFileOption,
+  secretHelp,
+  secretOption,
+  sharedOption,
+} from './flags.js';
 
 describe('the collectors of repeatable flags', () => {
   it.each<[string[], string[]]>([
@@ -67,5 +79,26 @@ describe('the secrets', () => {
 
   it('--config names the default file it reads', () => {
     expect(CONFIG_HELP).toContain(`default: ./${CONFIG_FILE_NAME} when present`);
+  });
+});
+
+describe('the registry of shared flags', () => {
+  it('gives every command the same flag, collector and default, worded for the command when it asks', () => {
+    const one = new Command().exitOverride().addOption(sharedOption('suites')).addOption(sharedOption('reports'));
+    const other = new Command().exitOverride().addOption(sharedOption('suites', 'my own words')).addOption(sharedOption('reports', 'where mine go'));
+    one.parse(['--suites', 'a', '--suites', 'b'], { from: 'user' });
+    other.parse([], { from: 'user' });
+    expect(one.opts()).toEqual({ suites: ['a', 'b'], reports: 'reports' });
+    expect(other.opts()).toEqual({ suites: [], reports: 'reports' });
+    expect(other.options.map((option) => option.description)).toEqual(['my own words', 'where mine go']);
+  });
+
+  it('writes a secret pair from its spec: the value flag, its file flag, help that keeps it out of argv', () => {
+    const command = new Command().exitOverride().addOption(secretOption('controlToken', 'the token')).addOption(secretFileOption('controlToken'));
+    expect(command.options.map((option) => [option.flags, option.description])).toEqual([
+      ['--control-token <token>', secretHelp('controlToken', 'the token')],
+      ['--control-token-file <file>', secretFileHelp('controlToken')],
+    ]);
+    expect(secretOption('apiKey', 'as I wrote it', { asWritten: true }).description).toBe('as I wrote it');
   });
 });

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 import { parseProfileYaml, DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';
 import type { KeyHalf } from '../core/profile.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { MESSAGE_PREFIX, isWalletConformanceError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 import { CryptoError } from '../crypto/errors.js';
 import { describeCryptoFailure } from '../wire/crypto-wording.js';
 import { EXIT } from './exit.js';

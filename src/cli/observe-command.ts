@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ObserveFlags } from './observe-run.js';
 import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from '../observe/defaults.js';
 // Registration imports only flags.ts; the proxy, the judge and the capture are in observe-run.ts, imported by the action.
-import { addNetworkOptions, secretFileHelp, secretHelp } from './flags.js';
+import { addNetworkOptions, secretFileOption, secretOption, sharedOption } from './flags.js';
 
 /** `observe --service-url URL --listen PORT --merchant-url URL --callback-listen PORT --public-key FILE ...` and `observe --replay FILE`. */
 export function registerObserveCommand(program: Command): void {
@@ -20,10 +20,10 @@ export function registerObserveCommand(program: Command): void {
     .option('--callback-listen-tls <file>', 'serve --callback-listen over HTTPS: a YAML file with a tls: block')
     .option('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER) (required)")
     .option('--private-key <file>', 'the private key: opens order requests and callbacks sealed with the public half')
-    .option('--api-key <key>', secretHelp('apiKey', "the merchant's X-API-KEY, to judge the key header"))
-    .option('--api-key-file <file>', secretFileHelp('apiKey'))
-    .option('--profile <file>', 'crypto profile YAML')
-    .option('--reports <dir>', 'where report.json, junit.xml, report.html and summary.md go', 'reports')
+    .addOption(secretOption('apiKey', "the merchant's X-API-KEY, to judge the key header"))
+    .addOption(secretFileOption('apiKey'))
+    .addOption(sharedOption('profile'))
+    .addOption(sharedOption('reports'))
     .option('--capture <file>', 'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)')
     .option('--capture-max-mb <mb>', 'rotate the capture: FILE.000001.jsonl, FILE.000002.jsonl, ... each at most this many MiB and a whole capture of its own')
     .option('--capture-max-age <seconds>', 'rotate the capture (as --capture-max-mb) once a file has been open this long, at its next exchange')

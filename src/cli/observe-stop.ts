@@ -1,7 +1,7 @@
 // How a live `observe` stops and what it warns about at its start (used by observe-run.ts).
 import { isIP } from 'node:net';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
-import { httpUrl } from './verify-command.js';
+import { httpUrl } from './target-flags.js';
 
 /** How long the judge may go on with what waits in its queue after the proxy closed (the reports must fit in a container's 10 s stop). */
 export const JUDGE_DRAIN_MS = 2_000;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 
 /** The optional peer dependencies: each is loaded only by the commands that need it. */
 type OptionalPackage = 'msw' | '@pact-foundation/pact' | '@redocly/openapi-core';

@@ -17,3 +17,9 @@ export function parseChoice<T extends string>(value: string, choices: readonly T
   }
   return value as T;
 }
+
+/** `--generate N --seed S` as numbers (a bad value is one line and exit 2). */
+export function generateFlags(flags: { generate?: string; seed?: string }): { numRuns: number; seed?: number } {
+  const numRuns = parseInteger(flags.generate ?? '0', '--generate', { min: 0, max: 1_000_000 });
+  return { numRuns, ...(flags.seed === undefined ? {} : { seed: parseInteger(flags.seed, '--seed', { min: 1, max: 2 ** 31 - 1 }) }) };
+}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { RULES_PATH } from '../core/package-paths.js';
+import { RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
 import { compareWithBaseline, parseBaseline, type BaselineComparison } from '../reporters/baseline.js';
 import { consoleReporter, failureDigest } from '../reporters/console.js';

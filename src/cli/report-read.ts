@@ -3,7 +3,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { isSafeNumber, LosslessNumber, parse } from 'lossless-json';
 import { toValidationView } from '../core/exact-json.js';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 import type { ShardReport } from '../reporters/merge.js';
 import type { Report } from '../runner/types.js';
 import { readUserFile } from './io.js';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { Report } from '../runner/types.js';
-import { generateFlags } from './verify-command.js';
+import { generateFlags } from './options.js';
 import type { CommonRunOptions } from './report-output.js';
 // Registration imports only flags.ts; the work (emulator, merchant, runner) is imported by the action.
-import { collectCases, collectDirs, CONFIG_HELP } from './flags.js';
+import { sharedOption } from './flags.js';
 
 /** Merges the service and the merchant reports of `run` into one report.json. */
 function mergeReports(service: Report, merchant: Report): Report {
@@ -27,24 +27,19 @@ export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('start the service emulator and the reference merchant, run every suite against both, write the reports')
-    .option('--reports <dir>', 'where the reports go', 'reports')
-    .option('--strict', 'SHOULD rules fail too')
-    .option('--suite <glob>', 'only suites whose name matches')
-    .option(
-      '--suites <dir>',
-      'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)',
-      collectDirs,
-      [] as string[],
-    )
-    .option('--shard <i/n>', 'run the i-th of n shares of the cases')
-    .option('--case <id>', 'only this case: suite/case or a glob (repeatable or a comma list)', collectCases)
-    .option('--baseline <report.json>', 'an earlier report.json: only checks worse than it fail the run (known failures are listed)')
-    .option('--fail-on-skip', 'exit 1 when a check of a MUST rule was skipped')
-    .option('--verbose', 'print every case as it runs')
-    .option('--generate <n>', 'after the suites, N generated cases per property on each side (property-based; 0: none)', '0')
-    .option('--seed <s>', 'seed of the generated cases: the same seed replays the same cases')
+    .addOption(sharedOption('reports', 'where the reports go'))
+    .addOption(sharedOption('strict'))
+    .addOption(sharedOption('suite', 'only suites whose name matches'))
+    .addOption(sharedOption('suites'))
+    .addOption(sharedOption('shard'))
+    .addOption(sharedOption('case', 'only this case: suite/case or a glob (repeatable or a comma list)'))
+    .addOption(sharedOption('baseline'))
+    .addOption(sharedOption('failOnSkip', 'exit 1 when a check of a MUST rule was skipped'))
+    .addOption(sharedOption('verbose'))
+    .addOption(sharedOption('generate', 'after the suites, N generated cases per property on each side (property-based; 0: none)'))
+    .addOption(sharedOption('seed', 'seed of the generated cases: the same seed replays the same cases'))
     .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
-    .option('--config <file>', CONFIG_HELP)
+    .addOption(sharedOption('config'))
     .action(async (_given: CommonRunOptions & { tls?: boolean }, command: Command) => {
       const { addGenerated, chooseSuites, finish, generatedOnly, loadRules, progress, protectTarget, replayBase, runSuites, settleFlags } =
         await import('./run-parts.js');

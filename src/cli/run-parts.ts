@@ -11,7 +11,7 @@ export { runSuites } from '../runner/engine.js';
 export { preflightMerchant, preflightService, preflightWarnings } from '../runner/preflight.js';
 export { loadKeyFile, loadProfile } from './io.js';
 export { chooseSuites, finish, generatedOnly, loadRules, progress } from './report-output.js';
-export { replayBase } from './replay-command.js';
+export { replayBase } from './replay-line.js';
 export { waitForMs } from './wait-for.js';
 export { endRun, networkFromFlags } from './network-options.js';
 export { protectTarget, scrubOutput, secretSource, settleFlags } from './secrets.js';

@@ -1,4 +1,4 @@
-import { createScrubber, type Scrubber, type Secret } from '../core/scrub.js';
+import { createScrubber, type Scrubber, type Secret } from '../secrets/scrub.js';
 
 /**
  * The secrets this process learnt and the scrubber built from them: every console line, report and

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors.js';
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import type { RsaKey } from '../crypto/keys.js';
 import type { Target } from '../runner/types.js';
 import { applyConfigFile, CONFIG_FILE_NAME, configKeyOf, requireOption, type AppliedConfig, type ConfigSection } from './config-file.js';

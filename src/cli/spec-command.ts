@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { RULES_PATH, SPEC_PATH } from '../core/package-paths.js';
+import { RULES_PATH, SPEC_PATH } from '../platform/package-paths.js';
 import { withOptionalPackage } from './optional-package.js';
 
 /** `spec lint [--spec F] [--rules F]`: OpenAPI 3.1 validation plus the toolkit's own spec rules. */

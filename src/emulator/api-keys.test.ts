@@ -30,7 +30,7 @@ const config = (window: Record<string, unknown> = {}) =>
     'x.yaml',
   );
 
-describe("the emulator's keys over core/api-keys.ts (ERR-401, ERR-403)", () => {
+describe("the emulator's keys over platform/api-keys.ts (ERR-401, ERR-403)", () => {
   const merchant = config().merchants[0]!;
   const index = new ApiKeyIndex([merchant]);
 

@@ -1,4 +1,4 @@
-import { ApiKeyRing, type ApiKeyEntry } from '../core/api-keys.js';
+import { ApiKeyRing, type ApiKeyEntry } from '../platform/api-keys.js';
 import type { EmulatorMerchant, Permission } from './config.js';
 
 /** The verdict on an `X-API-KEY` for one operation; `why` goes to the log only. */
@@ -9,7 +9,7 @@ type KeyVerdict =
 export type MerchantKeyEntry = ApiKeyEntry<EmulatorMerchant, Permission>;
 
 /**
- * Every merchant's keys in one ring (core/api-keys.ts): the key alone says whose request it is (keys
+ * Every merchant's keys in one ring (platform/api-keys.ts): the key alone says whose request it is (keys
  * are unique across merchants, config.ts checks). The main key carries every permission within
  * apiKeyNotBefore..apiKeyNotAfter (alias apiKeyValidFrom..apiKeyValidUntil); the extra keys theirs.
  */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../core/http-io.js';
+import { sendJson } from '../platform/http-io.js';
 import { CARD_ERROR_CODES, CARD_HTTP_STATUS, cardFailureBody, type CardFailure } from '../service/codes.js';
 import type { EmulatorContext } from './emulator-context.js';
 import { noteWhy } from './envelope.js';

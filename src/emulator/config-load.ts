@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigReader, parseConfigYaml, showValue, type ConfigDoc } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import { resolvePolicies } from '../service/policies.js';

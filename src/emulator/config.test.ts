@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import { resolveEmulatorConfig } from './config-load.js';
 import { emulatorSetupFiles } from './init-files.js';
 import { emulatorYaml } from './init-template.js';

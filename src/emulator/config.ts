@@ -1,4 +1,4 @@
-import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
+import { DEFAULT_BODY_LIMIT } from '../platform/http-io.js';
 import type { CryptoProfile } from '../core/profile.js';
 import type { RsaPrivateKey, RsaPublicKey } from '../crypto/keys.js';
 import type { ServerTls } from '../net/server-tls.js';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import { readBody, sendJson } from '../core/http-io.js';
+import { readBody, sendJson } from '../platform/http-io.js';
 import { validateSchema, type SchemaName } from '../core/schemas.js';
 import { defaultCallbackPayload, newTrackingId, type CallbackType } from './callback-payloads.js';
 import type { EmulatorMerchant } from './config.js';

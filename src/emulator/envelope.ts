@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../core/http-io.js';
+import { sendJson } from '../platform/http-io.js';
 import { ENVELOPE_CODES, ENVELOPE_HTTP_STATUS, HTTP_ERROR_BODIES, type EnvelopeFailure } from '../service/codes.js';
 import type { HttpAnswer } from '../service/pipeline.js';
 import type { EmulatorContext } from './emulator-context.js';

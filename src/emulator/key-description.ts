@@ -1,4 +1,4 @@
-import { inKeyWindow } from '../core/api-keys.js';
+import { inKeyWindow } from '../platform/api-keys.js';
 import { PERMISSIONS, type EmulatorMerchant } from './config.js';
 
 /** The keys a test runner needs for ERR-401 and ERR-403 cases, found in a merchant's config. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, sendJson } from '../core/http-io.js';
+import { readBody, sendJson } from '../platform/http-io.js';
 import { halfFor } from '../crypto/codec.js';
 import { nativeCodec } from '../service/native-codec.js';
 import { acceptedBase64 } from '../service/policies.js';

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../core/sqlite.js';
+import type { SqliteDatabase } from '../platform/sqlite.js';
 import { parseExactJson, stringifyExact } from '../core/exact-json.js';
 import type { QueuedCallback } from '../service/state.js';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendJson } from '../core/http-io.js';
+import { sendJson } from '../platform/http-io.js';
 import { createWebServer } from '../net/server-tls.js';
 import type { ServiceContext } from '../service/service-context.js';
 import { SERVICE_OPERATIONS } from '../service/operations.js';

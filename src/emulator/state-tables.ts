@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../core/sqlite.js';
+import type { SqliteDatabase } from '../platform/sqlite.js';
 import type { Energy, NewOrder as ServiceOrder } from '../service/state.js';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../core/sqlite.js';
+import { openSqlite } from '../platform/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import type { Plain, ServiceContext } from '../service/service-context.js';

@@ -1,11 +1,11 @@
-import { openSqlite, sqliteDriver, type SqliteDatabase } from '../core/sqlite.js';
+import { openSqlite, sqliteDriver, type SqliteDatabase } from '../platform/sqlite.js';
 import { ConfigError } from '../core/errors.js';
 import type { Energy, MerchantId, ServiceState } from '../service/state.js';
 import { DeliveryOutbox, type AttemptRecord, type AttemptRow, type DueDelivery } from './outbox.js';
 import { StateTables } from './state-tables.js';
 
 /**
- * The emulator's store: one SQLite connection (through src/core/sqlite.ts: node:sqlite or
+ * The emulator's store: one SQLite connection (through src/platform/sqlite.ts: node:sqlite or
  * better-sqlite3) holding two parts, the service state (`state-tables.ts`: merchants, energy,
  * orders, cards) and the delivery outbox (`outbox.ts`: events, deliveries, attempts, claims), and
  * the adapter that makes the first the service's `ServiceState` ({@link storeServiceState}). A file

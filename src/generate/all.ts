@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 import type { CallbackTypeTable } from '../spec/callback-types.js';
 import type { SpecSource } from '../spec/document.js';
 import { generateControlClient } from './codegen/control-client.js';

@@ -1,4 +1,4 @@
-import { ApiKeyRing, type ApiKeyEntry as CoreApiKeyEntry } from '../core/api-keys.js';
+import { ApiKeyRing, type ApiKeyEntry as CoreApiKeyEntry } from '../platform/api-keys.js';
 import { ConfigError } from '../core/errors.js';
 
 /** A merchant credential and, optionally, the window in which it is valid (CB-KEY-401). */

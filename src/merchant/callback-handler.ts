@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { DEFAULT_BODY_LIMIT, readBody, sendJson } from '../core/http-io.js';
+import { DEFAULT_BODY_LIMIT, readBody, sendJson } from '../platform/http-io.js';
 import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import { validateSchema } from '../core/schemas.js';
 import { assertKeyHalf, openJson, type OpenedJson } from '../crypto/codec.js';

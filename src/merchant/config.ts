@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigReader, describeType, parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_BODY_LIMIT } from '../core/http-io.js';
+import { DEFAULT_BODY_LIMIT } from '../platform/http-io.js';
 import { parseProfileYaml, resolveProfile, type CryptoProfile } from '../core/profile.js';
 import { halfFor } from '../crypto/codec.js';
 import { parseKey, type RsaKey } from '../crypto/keys.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type Pg from 'pg';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 
 let driver: typeof Pg | undefined;
 

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../core/http-io.js';
+import { sendJson } from '../platform/http-io.js';
 import type { IdempotencyStore, ProcessedEntry } from './store.js';
 
 /** How the reference merchant serves `GET /probe` (merchant.yaml's `probe:`). */

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendJson } from '../core/http-io.js';
+import { sendJson } from '../platform/http-io.js';
 import { createWebServer, type ServerTls } from '../net/server-tls.js';
 import { createCallbackReceiver, serveCallback, ERR_CODES, type CallbackHandlerOptions, type ProcessCallback } from './callback-handler.js';
 import { openStore } from './open-store.js';

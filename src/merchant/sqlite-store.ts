@@ -1,4 +1,4 @@
-import { openSqlite, sqliteDriver, type SqliteDatabase, type SqliteStatement } from '../core/sqlite.js';
+import { openSqlite, sqliteDriver, type SqliteDatabase, type SqliteStatement } from '../platform/sqlite.js';
 import { ConfigError } from '../core/errors.js';
 import {
   DEFAULT_LEASE_MS,

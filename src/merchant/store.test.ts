@@ -1,4 +1,4 @@
-import { openSqlite } from '../core/sqlite.js';
+import { openSqlite } from '../platform/sqlite.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

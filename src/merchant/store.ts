@@ -89,7 +89,7 @@ export type TransactionOutcome<T> = { state: 'done'; value: T } | { state: 'lost
  */
 export type StoreTransaction =
   | { kind: 'postgres'; client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> } }
-  | { kind: 'sqlite'; db: import('../core/sqlite.js').SqliteDatabase }
+  | { kind: 'sqlite'; db: import('../platform/sqlite.js').SqliteDatabase }
   | { kind: 'memory' };
 
 /** Options every store takes. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createScrubber, fingerprint } from '../core/scrub.js';
+import { createScrubber, fingerprint } from '../secrets/scrub.js';
 import { CaptureWriter, captureLine, captureLines, parseCaptureLine, readCapture, type CaptureSink } from './capture.js';
 import type { ObservedExchange } from './exchange.js';
 

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { ConfigError } from '../core/errors.js';
-import { createScrubber, fingerprint, type Scrubber, type SecretKind } from '../core/scrub.js';
+import { createScrubber, fingerprint, type Scrubber, type SecretKind } from '../secrets/scrub.js';
 import type { ExchangeKind, ObservedExchange, ObservedMessage } from './exchange.js';
 
 /**
@@ -8,7 +8,7 @@ import type { ExchangeKind, ObservedExchange, ObservedMessage } from './exchange
  * `seq` order, written as exchanges end. Bodies stay as they crossed the wire (Base64 of the raw
  * bytes: ciphertext is kept, so a replay judges the same bytes and `verify merchant --replay` can
  * resend them); secrets in headers do not: the API key, a control token and credentials are stored
- * as their fingerprint (`ak…#3f9c`, see core/scrub.ts), never as their value.
+ * as their fingerprint (`ak…#3f9c`, see secrets/scrub.ts), never as their value.
  */
 
 /** Headers whose value is a secret whatever it is (a wrong API key may be another merchant's real one). */

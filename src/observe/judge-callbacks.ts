@@ -24,7 +24,7 @@ import {
 } from '../runner/api.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { familyOf, reasonInMessage } from '../wire/crypto-failure.js';
-import { mediaType } from '../core/http-io.js';
+import { mediaType } from '../platform/http-io.js';
 import type { ObservedExchange } from './exchange.js';
 import { bodyBytes, bodyText, evidenceOf, isConfiguredKey, openingKey, openWith, type JudgeKeys } from './observed.js';
 import { lazyEvidence, type Evidence, type Judgement } from './tally.js';

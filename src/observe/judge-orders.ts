@@ -6,7 +6,7 @@
  * it never had to judge one).
  */
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { mediaType } from '../core/http-io.js';
+import { mediaType } from '../platform/http-io.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import type { Rule } from '../core/rules.js';
 import { validateSchema, type SchemaName } from '../core/schemas.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber } from '../core/exact-json.js';
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import { testKeys } from '../../test/support/check-context.js';
 import { sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
 import { sealJson } from '../crypto/codec.js';

@@ -5,10 +5,10 @@
  * What it can and cannot judge: docs/observe-judging.md; its decisions: docs/decisions/0072-observe-judge.md.
  */
 import { readFileSync } from 'node:fs';
-import { RULES_PATH } from '../core/package-paths.js';
+import { RULES_PATH } from '../platform/package-paths.js';
 import { DEFAULT_PROFILE, type CryptoProfile } from '../core/profile.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import { skipNotes, type CheckResult, type Report, type Status } from '../runner/api.js';
 import type { Judge, ObserveFinding, ObserveKeys, ObserveResult, ObservedExchange } from './exchange.js';
 import { judgeCallback } from './judge-callbacks.js';

@@ -4,7 +4,7 @@
  */
 import { parseExactJson, type ExactJson } from '../core/exact-json.js';
 import { DEFAULT_PROFILE, type CryptoProfile, type Direction } from '../core/profile.js';
-import { createScrubber, fingerprint, type Scrubber } from '../core/scrub.js';
+import { createScrubber, fingerprint, type Scrubber } from '../secrets/scrub.js';
 import { halfFor, openJson, type OpenedJson } from '../crypto/codec.js';
 import { parseKey, publicHalf, type RsaKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';
 import { preview } from '../runner/api.js';

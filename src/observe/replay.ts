@@ -8,7 +8,7 @@
  * that carried none is resent without; one that carried another key cannot be reproduced and is
  * counted as not replayed.
  */
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import { transportOf, type Transport } from '../runner/api.js';
 import { API_KEY_HEADER } from '../wire/callback-delivery.js';
 import type { ObservedExchange } from './exchange.js';

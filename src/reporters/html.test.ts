@@ -60,6 +60,23 @@ describe('the delivery timeline', () => {
     expect(timeline).toContain('retry delays 50, 50, 50, 50 ms');
   });
 
+  it('reads each answer by the one definition of an acknowledgement, an ambiguous one shown as such (U-CB-RESPONSE)', () => {
+    const result = sampleReport().results.find((r) => r.id.endsWith('callback-attempts'))!;
+    const delivery = (receivedAt: number, status: number, body: string) => ({
+      request: { receivedAt, plain: '{"trackingId":"nem-2","requestUUID":"u"}' },
+      response: { status, body },
+    });
+    const exchanges = [delivery(0, 200, '{"errCode":0.0}'), delivery(10, 500, '{"errCode":0}'), delivery(20, 200, '{"errCode":0}')];
+    const rows = [...deliveryTimeline({ ...result, evidence: { exchanges } }).matchAll(/<tr class="(ack|nack)">(.*?)<\/tr>/g)].map((m) =>
+      m[2]!.replace(/<[^>]+>/g, '|').replace(/\|+/g, '|'),
+    );
+    expect(rows).toEqual([
+      '|#1|+0 ms|u|nem-2|first delivery|ambiguous| HTTP 200, errCode 0.0 (ambiguous: errCode written 0.0 (a strictly typed service may not read it as 0))|',
+      '|#2|+10 ms|u|nem-2|resend after the ambiguous answer of #1|ambiguous| HTTP 500, errCode 0 (ambiguous: errCode 0 with HTTP 500 (a service that reads the status first counts it as a failure))|',
+      '|#3|+20 ms|u|nem-2|resend after the ambiguous answer of #2|ack| HTTP 200, errCode 0|',
+    ]);
+  });
+
   it('is empty for a check without callback deliveries', () => {
     expect(deliveryTimeline(sampleReport().results[0]!)).toBe('');
   });

@@ -1,7 +1,8 @@
-import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
+import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import type { Rule } from '../core/rules.js';
 import type { CheckResult, Preflight, Report, Status } from '../runner/types.js';
 import type { BaselineComparison } from './baseline.js';
+import { readAcknowledgement, type AcknowledgementVerdict } from '../wire/acknowledgement.js';
 import { escapeXml as h } from './escape.js';
 import { groupFailures, groupHeading } from './root-causes.js';
 import { ruleStatus, targetSides, verdictOf } from './verdict.js';
@@ -88,19 +89,23 @@ ${pane(who[2]!, answer, 'wire')}${pane(who[3]!, decrypted, 'plain')}
 </div></div>`;
 }
 
-/** A delivery's answer in words: only HTTP 200 with a numeric errCode 0 is an acknowledgement (CB-ERRCODE). */
-function answerOf(response: ShownResponse | null | undefined): { ack: boolean; text: string } {
-  if (!response) return { ack: false, text: 'no answer' };
-  let errCode: ExactJson | undefined;
-  try {
-    errCode = (parseExactJson(String(response.body ?? '')) as Record<string, ExactJson> | null)?.errCode;
-  } catch {
-    errCode = undefined;
-  }
-  const shown = errCode === undefined ? 'no errCode' : `errCode ${stringifyExact(errCode)}`;
-  const ack = response.status === 200 && errCode instanceof LosslessNumber && Number(errCode.value) === 0;
-  return { ack, text: `HTTP ${String(response.status)}, ${shown}` };
+/**
+ * A delivery's answer in words, read by the one definition of an acknowledgement (CB-ERRCODE,
+ * src/wire/acknowledgement.ts). An ambiguous answer (U-CB-RESPONSE) is shown as such, not as an ack.
+ */
+function answerOf(response: ShownResponse | null | undefined): { verdict: AcknowledgementVerdict; text: string } {
+  if (!response) return { verdict: 'not-acknowledged', text: 'no answer' };
+  const read = readAcknowledgement({ status: Number(response.status ?? 0) || 0, body: String(response.body ?? '') });
+  const shown = read.errCode === undefined ? 'no errCode' : `errCode ${read.errCode}`;
+  return { verdict: read.verdict, text: `HTTP ${String(response.status)}, ${shown}${read.verdict === 'ambiguous' ? ` (ambiguous: ${read.reason})` : ''}` };
 }
+
+/** How the timeline marks each reading of an answer: its row class, badge colour and word. */
+const BADGES: Record<AcknowledgementVerdict, { row: string; status: Status; text: string }> = {
+  acknowledged: { row: 'ack', status: 'passed', text: 'ack' },
+  ambiguous: { row: 'ack', status: 'warning', text: 'ambiguous' },
+  'not-acknowledged': { row: 'nack', status: 'failed', text: 'no ack' },
+};
 
 /**
  * The deliveries of a callback step in time order: when each came, what it carried, how it was
@@ -123,7 +128,7 @@ export function deliveryTimeline(result: CheckResult): string {
     }
   }
   const first = deliveries[0]!.request!.receivedAt as number;
-  const lastAnswer = new Map<string, { ack: boolean; n: number }>();
+  const lastAnswer = new Map<string, { verdict: AcknowledgementVerdict; n: number }>();
   const rows = deliveries.map((delivery, i) => {
     const request = delivery.request!;
     let payload: Record<string, ExactJson> | undefined;
@@ -139,12 +144,15 @@ export function deliveryTimeline(result: CheckResult): string {
       ? 'undecryptable'
       : !before
         ? 'first delivery'
-        : before.ack
+        : before.verdict === 'acknowledged'
           ? `resend after the ack of #${before.n}`
-          : `retry (#${before.n} was not acknowledged)`;
-    lastAnswer.set(event, { ack: answer.ack, n: i + 1 });
+          : before.verdict === 'ambiguous'
+            ? `resend after the ambiguous answer of #${before.n}`
+            : `retry (#${before.n} was not acknowledged)`;
+    lastAnswer.set(event, { verdict: answer.verdict, n: i + 1 });
+    const badge = BADGES[answer.verdict];
     const at = (request.receivedAt as number) - first;
-    return `<tr class="${answer.ack ? 'ack' : 'nack'}"><td>#${i + 1}</td><td>+${at} ms</td><td><code>${h(payload ? String(payload.requestUUID ?? '—') : '—')}</code></td><td><code>${h(event)}</code></td><td>${h(kind)}</td><td><span class="badge ${answer.ack ? 'passed' : 'failed'}">${answer.ack ? 'ack' : 'no ack'}</span> ${h(answer.text)}</td></tr>`;
+    return `<tr class="${badge.row}"><td>#${i + 1}</td><td>+${at} ms</td><td><code>${h(payload ? String(payload.requestUUID ?? '—') : '—')}</code></td><td><code>${h(event)}</code></td><td>${h(kind)}</td><td><span class="badge ${badge.status}">${badge.text}</span> ${h(answer.text)}</td></tr>`;
   });
   return `<div class="timeline"><h4>callback deliveries</h4>${askedText}<table><thead><tr><th>attempt</th><th>received</th><th>requestUUID</th><th>event (trackingId)</th><th>delivery</th><th>the runner answered</th></tr></thead><tbody>
 ${rows.join('\n')}

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { serviceTarget } from '../../test/support/check-context.js';
 import { LosslessNumber } from '../core/exact-json.js';
-import { fingerprint } from '../core/scrub.js';
+import { fingerprint } from '../secrets/scrub.js';
 import { pointCallbacks } from './callback-steps.js';
 import { probeCapabilities } from './capabilities.js';
 import type { WireRequest } from './http-client.js';

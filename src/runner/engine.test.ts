@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mswTransport } from '../../test/support/msw-transport.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
-import { RULES_PATH } from '../core/package-paths.js';
+import { RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog, type Rule } from '../core/rules.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPublicKey } from '../crypto/keys.js';

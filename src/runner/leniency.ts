@@ -13,7 +13,7 @@
  *   a value still wrong after coercion stays a failure.
  */
 import { LosslessNumber, parseExactJson, type ExactJson } from '../core/exact-json.js';
-import { mediaType } from '../core/http-io.js';
+import { mediaType } from '../platform/http-io.js';
 import { validateSchema, type SchemaName } from '../core/schemas.js';
 import { BASE64_PATTERN, decodeBase64Strict } from '../crypto/base64.js';
 import { CryptoError } from '../crypto/errors.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readBody } from '../core/http-io.js';
+import { readBody } from '../platform/http-io.js';
 import type { ReceivedCallback } from './observation.js';
 import type { Answer } from './model.js';
 

@@ -1,4 +1,4 @@
-import { fingerprint, type SecretKind } from '../core/scrub.js';
+import { fingerprint, type SecretKind } from '../secrets/scrub.js';
 
 /**
  * Redacts a credential for reports by its fingerprint (`ak…#3f9c`): a person can tell keys apart,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mswTransport } from '../../test/support/msw-transport.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
-import { RULES_PATH } from '../core/package-paths.js';
+import { RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../crypto/keys.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RULES_PATH } from '../core/package-paths.js';
+import { RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { CHECKS, findCheck } from './checks/index.js';
 import { loadSuites, matchesGlob, parseShard, parseSuite, selectSuites } from './suite.js';

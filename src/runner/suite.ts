@@ -3,7 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 import { derivedSuites } from './derive/index.js';
 import { expectationProblem, numbersFromText } from './params.js';
 import type { Expectation, Step, Suite } from './model.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, checkContext, decryptedAnswer, exchange, merchantTarget } from '../../test/support/check-context.js';
-import { PACKAGE_ROOT, RULES_PATH } from '../core/package-paths.js';
+import { PACKAGE_ROOT, RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SpecError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../core/package-paths.js';
+import { PACKAGE_ROOT } from '../platform/package-paths.js';
 
 /** The table of the rules' dimensions shipped with the package. */
 const DIMENSIONS_PATH = resolve(PACKAGE_ROOT, 'spec', 'dimensions.yaml');

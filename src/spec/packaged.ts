@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SPEC_PATH } from '../core/package-paths.js';
+import { SPEC_PATH } from '../platform/package-paths.js';
 import { parseSpec, type SpecSource } from './document.js';
 
 let packaged: SpecSource | undefined;

@@ -1,5 +1,6 @@
 import { stringifyExact } from '../../core/exact-json.js';
-import { isNode, literal } from '../../spec/document.js';
+import { readAcknowledgement, type AcknowledgementVerdict } from '../../wire/acknowledgement.js';
+import { isNode } from '../../spec/document.js';
 import type { SpecOperationView } from '../../spec/endpoints.js';
 import type { DocsContext } from './docs-context.js';
 import { headerRows } from './endpoint-page.js';
@@ -11,6 +12,13 @@ import { fieldTable } from './schema-tables.js';
 import { objectView, type FieldRow, type ObjectView } from './schema-view.js';
 import type { CallbackType } from './site-map.js';
 import { located, unspecifiedTable, type UnspecifiedPoint } from './unspecified.js';
+
+/** How the page titles an answer example, by the one reading of an acknowledgement (CB-ERRCODE). */
+const EXAMPLE_READING: Record<AcknowledgementVerdict, string> = {
+  acknowledged: 'acknowledged',
+  ambiguous: 'ambiguous (U-CB-RESPONSE)',
+  'not-acknowledged': 'not acknowledged (retried)',
+};
 
 /** The idempotency key of one callback type, from the spec: its CB-ID-* rule and the fields that carry it. */
 interface IdempotencyKeyInfo {
@@ -199,11 +207,7 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
           fieldTable(ctx, answer, { id: 'answer-fields' }),
           ...answer.examples.map((example, i): Block => ({
             kind: 'code',
-            title: [
-              plainText(
-                `Answer example ${i + 1}${literal(isNode(example) ? example.errCode : '') === '0' ? ': acknowledged' : ': not acknowledged (retried)'}`,
-              ),
-            ],
+            title: [plainText(`Answer example ${i + 1}: ${EXAMPLE_READING[readAcknowledgement({ status: 200, body: stringifyExact(example) }).verdict]}`)],
             language: 'json',
             text: stringifyExact(example, 2),
           })),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../../core/package-paths.js';
+import { PACKAGE_ROOT, RULES_PATH, SPEC_PATH } from '../../platform/package-paths.js';
 import { parseRuleCatalog } from '../../core/rules.js';
 import { generateMerchantKeyPair } from '../../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../../crypto/keys.js';

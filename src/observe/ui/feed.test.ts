@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testKeys } from '../../../test/support/check-context.js';
 import { LosslessNumber } from '../../core/exact-json.js';
-import { createScrubber, fingerprint } from '../../core/scrub.js';
+import { createScrubber, fingerprint } from '../../secrets/scrub.js';
 import { sealCallback } from '../../wire/callback-delivery.js';
 import type { ObserveFinding, ObservedExchange } from '../exchange.js';
 import { createObserveMetrics } from '../metrics.js';

@@ -8,7 +8,7 @@
  * for: its EventSource reconnects and starts again from a fresh snapshot.
  */
 import type { ServerResponse } from 'node:http';
-import type { Scrubber } from '../../core/scrub.js';
+import type { Scrubber } from '../../secrets/scrub.js';
 import type { ObserveFinding, ObservedExchange } from '../exchange.js';
 import type { JudgeKeys } from '../observed.js';
 import { Ring } from './ring.js';

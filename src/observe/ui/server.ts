@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../../core/package-paths.js';
+import { PACKAGE_ROOT } from '../../platform/package-paths.js';
 import { answerMetrics, type ObserveMetrics } from '../metrics.js';
 import type { LiveFeed } from './feed.js';
 

@@ -4,7 +4,7 @@
  * the scrubber: secret headers are fingerprints (as in the capture), configured secrets and
  * token-like query parameters are scrubbed from paths, bodies, plaintext and messages.
  */
-import type { Scrubber } from '../../core/scrub.js';
+import type { Scrubber } from '../../secrets/scrub.js';
 import { callbackField, callbackTypeEntry } from '../../spec/callback-types.js';
 import { scrubExchange } from '../capture.js';
 import type { ObserveFinding, ObservedExchange, ObservedMessage } from '../exchange.js';

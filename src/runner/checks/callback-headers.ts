@@ -1,4 +1,4 @@
-import { mediaType } from '../../core/http-io.js';
+import { mediaType } from '../../platform/http-io.js';
 import { isFinding, pass, fail, type Check, NO_PARAMS } from './check.js';
 import { callbacksOf } from './callback-support.js';
 

@@ -1,4 +1,4 @@
-import { mediaType } from '../../core/http-io.js';
+import { mediaType } from '../../platform/http-io.js';
 import { validateSchema } from '../../core/schemas.js';
 import type { ReceivedResponse } from '../observation.js';
 import type { Finding } from '../types.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULES_PATH } from '../../core/package-paths.js';
+import { RULES_PATH } from '../../platform/package-paths.js';
 import { parseRuleCatalog } from '../../core/rules.js';
 import type { Case, Expectation } from '../model.js';
 import { derivedSuites } from './index.js';

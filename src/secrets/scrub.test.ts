@@ -1,7 +1,8 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { createScrubber, fingerprint, renderings, spellings, WINDOW } from './scrub.js';
+import { createScrubber, fingerprint } from './scrub.js';
+import { renderings, spellings, WINDOW } from './secret-renderings.js';
 
 const API_KEY = 'sk_live+Ab/9"x&y=z<1>';
 const TOKEN = 'ctl-7f3a9c2e-token';

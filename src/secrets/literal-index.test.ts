@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLiteralIndex } from './literal-index.js';
-import { spellings } from './scrub.js';
+import { spellings } from './secret-renderings.js';
 
 /**
  * The RegExp the index replaces (the scrubber's former `known` pass), kept here as the oracle: one

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /**
  * The one SQLite seam of the emulator's store and the reference merchant's SQLite store: the small,

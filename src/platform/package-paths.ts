@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The installed package's root: this file sits in `src/core/` or `dist/core/` below it. */
+/** The installed package's root: this file sits in `src/platform/` or `dist/platform/` below it. */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The spec that is the single source of truth. */
