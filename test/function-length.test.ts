@@ -49,7 +49,6 @@ const ALLOWED_LONG: readonly string[] = [
   'src/property/callbacks-once.ts: callbacksOnce.run',
   'src/property/crypto-mangled.ts: cryptoMangled',
   'src/property/run-properties.ts: checkProperties',
-  'src/runner/probe-reader.ts: scanProbe',
   'src/service/order.ts: withdrawWithoutVerify',
   'src/service/pipeline.ts: createPipeline',
   'src/service/pipeline.ts: createPipeline.serve',
