@@ -48,7 +48,6 @@ const ALLOWED_LONG: readonly string[] = [
   'src/property/callbacks-once.ts: callbacksOnce',
   'src/property/callbacks-once.ts: callbacksOnce.run',
   'src/property/crypto-mangled.ts: cryptoMangled',
-  'src/property/run-properties.ts: checkProperties',
   'src/service/order.ts: withdrawWithoutVerify',
   'src/service/pipeline.ts: createPipeline',
   'src/service/pipeline.ts: createPipeline.serve',
