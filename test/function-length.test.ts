@@ -45,8 +45,6 @@ const ALLOWED_LONG: readonly string[] = [
   'src/observe/proxy.ts: startObserveProxy',
   'src/observe/stream.ts: Stream.delivery',
   'src/property/callbacks-mangled.ts: callbacksMangled',
-  'src/property/callbacks-once.ts: callbacksOnce',
-  'src/property/callbacks-once.ts: callbacksOnce.run',
   'src/property/crypto-mangled.ts: cryptoMangled',
   'src/service/order.ts: withdrawWithoutVerify',
   'src/service/pipeline.ts: createPipeline',
