@@ -44,7 +44,6 @@ const ALLOWED_LONG: readonly string[] = [
   'src/observe/judge.ts: createJudge',
   'src/observe/proxy.ts: startObserveProxy',
   'src/observe/stream.ts: Stream.delivery',
-  'src/property/crypto-mangled.ts: cryptoMangled',
   'src/service/order.ts: withdrawWithoutVerify',
   'src/service/pipeline.ts: createPipeline',
   'src/service/pipeline.ts: createPipeline.serve',
