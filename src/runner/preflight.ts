@@ -42,13 +42,13 @@ class Reasoning {
 
   /**
    * One line, exit 2: proven wrong, and the line says how it is known (`observed`: '' when the
-   * conclusion already says it). Unless the run was cut: a target that stopped answering (it
-   * answered earlier) fell over on what pre-flight sent, which proves nothing of the configuration,
-   * and `--timeout` is the tool's stop. The cut is thrown instead, for {@link finishCut}.
+   * conclusion already says it). Unless the run was cut short: a target that stopped answering (it
+   * answered earlier) stopped on what pre-flight sent, which proves nothing of the configuration,
+   * and `--timeout` is the tool's stop. The run's stop is thrown instead, for {@link finishCut}.
    */
   stop(what: string, observed: string, conclusion: string): never {
-    const cut = this.session.stopped;
-    if (cut) throw cut;
+    const stopped = this.session.stopped;
+    if (stopped) throw stopped;
     throw new ConfigError('preflight', `pre-flight: ${conclusion}${observed ? ` (${what}: ${observed})` : ''}`);
   }
 

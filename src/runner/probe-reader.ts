@@ -383,7 +383,7 @@ async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, o
     let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor), network);
     if (answer.status !== 200 && page === 0 && !UNPAGED.has(target)) {
       // A probe that refuses a query it does not know (a strict router may even answer 401 to a
-      // path it does not serve): ask it the old way.
+      // path it does not serve): ask for the plain URL, without the page query.
       const plain = await getProbe(target, target.probeUrl, network);
       if (plain.status === 200) UNPAGED.set(target, true);
       answer = plain;

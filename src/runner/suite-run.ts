@@ -164,7 +164,7 @@ export class SuiteRun {
 
   /**
    * The case during which the run stopped: its failures are the stop's, not verdicts of their own.
-   * A target that stopped answering (it answered earlier; now it refuses) stopped after what the run
+   * A target that stopped answering (it answered earlier, then refused) stopped after what the run
    * sent: one failed result says so, with the last input it received. --timeout is the tool's stop.
    */
   private judgeCaseStop(suite: Suite, testCase: Case, stop: RunCutError): void {
