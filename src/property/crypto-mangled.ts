@@ -88,83 +88,96 @@ function otherSizeStranger(bits: number): RsaPublicKey {
   return key;
 }
 
+type BlockMove = Extract<Mangle, { op: 'swap-blocks' | 'duplicate-block' }>;
+
+/** Ciphertext blocks swapped or one duplicated; `readable` is the plaintext the service then reads. */
+function moveBlocks(bytes: Buffer, plain: Buffer, blockBytes: number, plainBlock: number, mangle: BlockMove): Sealed {
+  const count = bytes.length / blockBytes;
+  const chunks = Array.from({ length: count }, (_, i) => ({
+    cipher: bytes.subarray(i * blockBytes, (i + 1) * blockBytes),
+    plain: plain.subarray(i * plainBlock, (i + 1) * plainBlock),
+  }));
+  const one = mangle.a % count;
+  const other = mangle.op === 'swap-blocks' ? mangle.b % count : one;
+  if (mangle.op === 'swap-blocks' && one !== other) [chunks[one], chunks[other]] = [chunks[other]!, chunks[one]!];
+  else chunks.splice(one, 0, chunks[one]!);
+  return {
+    data: encodeBase64(Buffer.concat(chunks.map((chunk) => chunk.cipher))),
+    readable: Buffer.concat(chunks.map((chunk) => chunk.plain)).toString('utf8'),
+  };
+}
+
+/** The Base64 of a valid ciphertext spelt as `variant`; `open` when no rule obliges a refusal of it. */
+function base64Variant(text: string, variant: Extract<Mangle, { op: 'base64' }>['variant']): Sealed {
+  const variants: Record<typeof variant, string> = {
+    'url-safe': text.replaceAll('+', '-').replaceAll('/', '_'),
+    'line-breaks': text.replace(/(.{76})/g, '$1\r\n'),
+    'missing-padding': text.replace(/=+$/, ''),
+    whitespace: `${text.slice(0, 8)} ${text.slice(8)}`,
+    'plus-as-space': text.replaceAll('+', ' '),
+    'non-canonical': nonCanonical(text),
+  };
+  // A variant that changes nothing here (no '+' to replace) becomes inner whitespace, which always does.
+  const data = variants[variant] === text ? variants.whitespace : variants[variant];
+  // The one classification of Base64 failures says whether a rule obliges the service to refuse it.
+  const reason = base64Reason(data);
+  return reason && LENIENT_BASE64_REASONS.has(reason) ? { data, open: `Base64 matching the pattern (${reason})` } : { data };
+}
+
+/** The envelope data of `plainText` sealed for the target, then mangled. */
+function mangledData(env: ServiceEnv, plainText: string, mangle: Mangle): Sealed {
+  const { target } = env;
+  const plain = Buffer.from(plainText, 'utf8');
+  const key = target.publicKey;
+  const padding = target.profile.padding;
+  const size = plaintextBlockSize(target.profile, key.modulusBytes);
+  const blockBytes = key.modulusBytes;
+  const cipher = () => encryptBlocks(plain, key, padding, size);
+  switch (mangle.op) {
+    case 'bit-flip': {
+      const bytes = cipher();
+      const blocks = bytes.length / blockBytes;
+      const at = (mangle.block % blocks) * blockBytes + (mangle.byte % blockBytes);
+      bytes[at]! ^= 1 << mangle.bit;
+      return { data: encodeBase64(bytes) };
+    }
+    case 'truncate': {
+      const bytes = cipher();
+      return { data: encodeBase64(bytes.subarray(0, Math.max(1, bytes.length - (mangle.bytes % blockBytes || 1)))) };
+    }
+    case 'swap-blocks':
+    case 'duplicate-block':
+      return moveBlocks(cipher(), plain, blockBytes, size, mangle);
+    case 'other-padding': {
+      const other: Padding = padding === 'pkcs1' ? 'oaep-sha1' : 'pkcs1';
+      return { data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, blockBytes))), open: `another padding (${other})` };
+    }
+    case 'other-key-size': {
+      const stranger = otherSizeStranger(key.bits === 1024 ? 2048 : 1024);
+      return { data: encodeBase64(encryptBlocks(plain, stranger, padding, maxPlaintextBlock(padding, stranger.modulusBytes))) };
+    }
+    case 'wrong-key':
+      return { data: encodeBase64(encryptBlocks(plain, env.stranger.publicKey, padding, size)) };
+    case 'base64':
+      return base64Variant(encodeBase64(cipher()), mangle.variant);
+  }
+}
+
 /**
  * Property 3: a valid plaintext, then its ciphertext mangled (a bit flipped in one block,
  * truncated, blocks swapped or duplicated, another padding, another key or key size, Base64
  * variants) is refused cleanly: never a success, never 5xx, always an answer.
  */
 export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
-  const target = env.target;
-  const otherSizeKey = () => otherSizeStranger(target.publicKey.bits === 1024 ? 2048 : 1024);
-
-  function sealed(plainText: string, mangle: Mangle): Sealed {
-    const plain = Buffer.from(plainText, 'utf8');
-    const key = target.publicKey;
-    const padding = target.profile.padding;
-    const size = plaintextBlockSize(target.profile, key.modulusBytes);
-    const k = key.modulusBytes;
-    const cipher = () => encryptBlocks(plain, key, padding, size);
-    switch (mangle.op) {
-      case 'bit-flip': {
-        const bytes = cipher();
-        const blocks = bytes.length / k;
-        const at = (mangle.block % blocks) * k + (mangle.byte % k);
-        bytes[at]! ^= 1 << mangle.bit;
-        return { data: encodeBase64(bytes) };
-      }
-      case 'truncate': {
-        const bytes = cipher();
-        return { data: encodeBase64(bytes.subarray(0, Math.max(1, bytes.length - (mangle.bytes % k || 1)))) };
-      }
-      case 'swap-blocks':
-      case 'duplicate-block': {
-        const bytes = cipher();
-        const count = bytes.length / k;
-        const chunks = Array.from({ length: count }, (_, i) => ({ c: bytes.subarray(i * k, (i + 1) * k), p: plain.subarray(i * size, (i + 1) * size) }));
-        const a = mangle.a % count;
-        const b = mangle.op === 'swap-blocks' ? mangle.b % count : a;
-        if (mangle.op === 'swap-blocks' && a !== b) [chunks[a], chunks[b]] = [chunks[b]!, chunks[a]!];
-        else chunks.splice(a, 0, chunks[a]!);
-        return { data: encodeBase64(Buffer.concat(chunks.map((chunk) => chunk.c))), readable: Buffer.concat(chunks.map((chunk) => chunk.p)).toString('utf8') };
-      }
-      case 'other-padding': {
-        const other: Padding = padding === 'pkcs1' ? 'oaep-sha1' : 'pkcs1';
-        return { data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, k))), open: `another padding (${other})` };
-      }
-      case 'other-key-size': {
-        const stranger = otherSizeKey();
-        return { data: encodeBase64(encryptBlocks(plain, stranger, padding, maxPlaintextBlock(padding, stranger.modulusBytes))) };
-      }
-      case 'wrong-key':
-        return { data: encodeBase64(encryptBlocks(plain, env.stranger.publicKey, padding, size)) };
-      case 'base64': {
-        const text = encodeBase64(cipher());
-        const variants: Record<typeof mangle.variant, string> = {
-          'url-safe': text.replaceAll('+', '-').replaceAll('/', '_'),
-          'line-breaks': text.replace(/(.{76})/g, '$1\r\n'),
-          'missing-padding': text.replace(/=+$/, ''),
-          whitespace: `${text.slice(0, 8)} ${text.slice(8)}`,
-          'plus-as-space': text.replaceAll('+', ' '),
-          'non-canonical': nonCanonical(text),
-        };
-        // A variant that changes nothing here (no '+' to replace) becomes inner whitespace, which always does.
-        const data = variants[mangle.variant] === text ? variants.whitespace : variants[mangle.variant];
-        // The one classification of Base64 failures says whether a rule obliges the service to refuse it.
-        const reason = base64Reason(data);
-        return reason && LENIENT_BASE64_REASONS.has(reason) ? { data, open: `Base64 matching the pattern (${reason})` } : { data };
-      }
-    }
-  }
-
   return {
     id: 'crypto-mangled',
     title: 'A valid plaintext with its ciphertext or Base64 mangled is refused cleanly',
     rules: ['ENERGY-DATA', 'ORDER-DATA', 'CRYPTO-ENVELOPE', 'ENV-CODE'],
-    arbitrary: fc.record({ base: validCases(target), mangle: MANGLES }),
+    arbitrary: fc.record({ base: validCases(env.target), mangle: MANGLES }),
     async judge({ base, mangle }): Promise<Verdict> {
       const sent = asSent(env, base);
       const text = stringifyExact(sent);
-      const result = sealed(text, mangle);
+      const result = mangledData(env, text, mangle);
       const exchange = await sendData(env, base.endpoint, result.data, text);
       const rules = [base.endpoint === 'energy' ? 'ENERGY-DATA' : 'ORDER-DATA', 'CRYPTO-ENVELOPE'];
       if (result.readable !== undefined && isJson(result.readable)) {

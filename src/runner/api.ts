@@ -1,6 +1,6 @@
 /**
  * The runner's public API: what the layers built on the runner (src/property, src/observe) may use:
- * the engine's verdict model, the checks they judge with, the steps they drive, the probe reader and
+ * the verdict model, the checks they judge with, the steps they drive, the probe reader and
  * the transport. Anything else in src/runner is its own (lint: import directions, ARCHITECTURE.md).
  */
 export { probeCapabilities, type Capabilities } from './capabilities.js';
@@ -16,7 +16,7 @@ export { refusedCheck } from './checks/refused.js';
 export { resultCheck } from './checks/result.js';
 export { makeStrangerKeys, type StrangerKeys } from './stranger-keys.js';
 export { type CheckContext, type Exchange, type ReceivedCallback, type ReceivedResponse } from './observation.js';
-export { type RunEvent } from './engine.js';
+export { type RunEvent } from './run-options.js';
 export { assumptionsOf, failureStatus, judgeFinding, judgedRules, skipNotes } from './verdict.js';
 export { defaultPayload, postCallback } from './merchant-steps.js';
 export { probeEntryTexts, readProbeAfter, type ProbeMark } from './probe-reader.js';

@@ -17,6 +17,7 @@ import { checkUserId } from './preflight-user.js';
 import { readProbeAfter } from './probe-reader.js';
 import { proveRestart } from './restart-proof.js';
 import { runRequest } from './service-steps.js';
+import type { TemplateScope } from './template.js';
 import { transportOf } from './transport.js';
 import type { MerchantTarget, Preflight, PreflightStep, ServiceTarget } from './types.js';
 
@@ -41,13 +42,13 @@ class Reasoning {
 
   /**
    * One line, exit 2: proven wrong, and the line says how it is known (`observed`: '' when the
-   * conclusion already says it). Unless the run was cut: a target that stopped answering (it
-   * answered earlier) fell over on what pre-flight sent, which proves nothing of the configuration,
-   * and `--timeout` is the tool's stop. The cut is thrown instead, for {@link finishCut}.
+   * conclusion already says it). Unless the run was cut short: a target that stopped answering (it
+   * answered earlier) stopped on what pre-flight sent, which proves nothing of the configuration,
+   * and `--timeout` is the tool's stop. The run's stop is thrown instead, for {@link finishCut}.
    */
   stop(what: string, observed: string, conclusion: string): never {
-    const cut = this.session.stopped;
-    if (cut) throw cut;
+    const stopped = this.session.stopped;
+    if (stopped) throw stopped;
     throw new ConfigError('preflight', `pre-flight: ${conclusion}${observed ? ` (${what}: ${observed})` : ''}`);
   }
 
@@ -138,26 +139,47 @@ function finishCut(error: unknown, why: Reasoning): Preflight {
   return why.result();
 }
 
-async function judgeService(target: ServiceTarget, capabilities: Capabilities, why: Reasoning): Promise<Preflight> {
+/** Every control route answered 401: a warning (no rule binds the control API; the cases that need it are skipped). */
+function controlTokenRefused(target: ServiceTarget, capabilities: Capabilities, why: Reasoning): void {
   const probed = Object.entries(capabilities.routes);
-  if (probed.length > 0 && probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) {
-    // No rule binds the control API: a 401 there is a setup the target does not perform for us.
-    const token =
-      target.controlTokenSource && target.controlTokenSource !== '--control-token' ? `the control token from ${target.controlTokenSource}` : '--control-token';
-    why.warn(
-      `the control API routes with ${token}`,
-      'every control API route answered 401',
-      `the service refused ${token} on every control API route: check the token; the cases that need the control API are skipped`,
-    );
-  }
+  if (probed.length === 0 || !probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) return;
+  const token =
+    target.controlTokenSource && target.controlTokenSource !== '--control-token' ? `the control token from ${target.controlTokenSource}` : '--control-token';
+  why.warn(
+    `the control API routes with ${token}`,
+    'every control API route answered 401',
+    `the service refused ${token} on every control API route: check the token; the cases that need the control API are skipped`,
+  );
+}
+
+/** What pre-flight sends a service with: the energy query's scope and a stranger's keys. */
+interface ServiceProbe {
+  target: ServiceTarget;
+  why: Reasoning;
+  /** The valid energy query as the report names it. */
+  what: string;
+  scope: TemplateScope;
+  stranger: ReturnType<typeof makeStrangerKeys>;
+}
+
+/** A fresh valid energy query's plain body. */
+const energyQuery = () => ({ symbol: 'ENERGY', chainName: 'TRON' });
+
+async function judgeService(target: ServiceTarget, capabilities: Capabilities, why: Reasoning): Promise<Preflight> {
+  controlTokenRefused(target, capabilities, why);
   // --user-id against the control API, when it can tell (an unknown id proven so ends the run).
   const user = await checkUserId(target);
   if (user) why.steps.push(user);
-  const stranger = makeStrangerKeys(target.publicKey.bits);
-  const scope = { caseId: 'wc-preflight', saved: {} };
   const key = keyName(target);
-  const what = `one valid energy query with ${key}, encrypted with --public-key under --profile`;
-  const exchange = await runRequest({ endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
+  const probe: ServiceProbe = {
+    target,
+    why,
+    what: `one valid energy query with ${key}, encrypted with --public-key under --profile`,
+    scope: { caseId: 'wc-preflight', saved: {} },
+    stranger: makeStrangerKeys(target.publicKey.bits),
+  };
+  const { what } = probe;
+  const exchange = await runRequest({ endpoint: 'energy', plain: energyQuery() }, target, probe.scope, probe.stranger);
   const response = exchange.response;
   if (!response) {
     if (await stillAnswers(target, target.baseUrl))
@@ -176,43 +198,7 @@ async function judgeService(target: ServiceTarget, capabilities: Capabilities, w
     );
     return why.result();
   }
-  if (response.status === 404) {
-    // The same operation answering at a sibling of the documented path (another version, none) is
-    // a service that serves it at the wrong path (VERSION-V1): a finding, not a wrong base URL.
-    for (const sibling of ENERGY_SIBLINGS) {
-      const other = await runRequest({ endpoint: sibling, plain: { symbol: 'ENERGY', chainName: 'TRON' } }, target, scope, stranger);
-      if (other.response && other.response.status !== 404) {
-        why.warn(
-          what,
-          `POST ${exchange.request.url} answered 404; POST ${other.request.url} answered ${answerOf(other)}`,
-          `the documented energy path answered 404 but the same query answers at ${sibling}: the service offers it without the documented version in its path (VERSION-V1, ENERGY-PATH); the suites will report it`,
-        );
-        return why.result();
-      }
-    }
-    // A 404 alone may be a service that lacks the endpoint (a finding). The base URL is proven
-    // wrong only when the documented path is answered exactly as a path that exists nowhere.
-    const unknown = await runRequest(
-      { endpoint: `/api/v1/api/order/wc-preflight-no-such-endpoint-${randomUUID().slice(0, 8)}`, plain: { symbol: 'ENERGY', chainName: 'TRON' } },
-      target,
-      scope,
-      stranger,
-    );
-    const observed = `POST ${exchange.request.url} answered 404; POST ${unknown.request.url} (a path no service has) answered ${answerOf(unknown)}`;
-    if (unknown.response?.status === 404) {
-      why.stop(
-        what,
-        observed,
-        `--base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does (the base URL is what comes before /api/v1/...)`,
-      );
-    }
-    why.warn(
-      what,
-      observed,
-      'the documented energy path answered 404 but an unknown path did not: the base URL reaches a service that does not offer the energy query as documented; the suites will report it',
-    );
-    return why.result();
-  }
+  if (response.status === 404) return judgeNotFound(probe, exchange);
   const envelope = response.json as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   const code = envelope && typeof envelope === 'object' && !Array.isArray(envelope) ? String(envelope.code) : undefined;
   if (response.status === 200 && code !== undefined && code !== '0') {
@@ -224,36 +210,7 @@ async function judgeService(target: ServiceTarget, capabilities: Capabilities, w
     );
     return why.result();
   }
-  if (response.decryptError && typeof envelope?.data === 'string') {
-    const data = envelope.data;
-    // Only the halves we hold can be tried: a service target holds the merchant's public key.
-    const opens = PADDINGS.filter((padding) => padding !== target.profile.padding).filter((padding) => {
-      const profile = { ...target.profile, padding };
-      if (halfFor('response', 'decrypt', profile) !== target.publicKey.half) return false;
-      try {
-        openJson(data, 'response', target.publicKey, { profile });
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    if (opens.length > 0) {
-      const names = opens.map((padding) => PADDING_NAME[padding]).join(' and ');
-      why.stop(
-        what,
-        `the envelope data does not open under ${target.profile.padding}; it opens into JSON under ${names}`,
-        `the answer opens with ${names}, not ${target.profile.padding}: set padding in --profile`,
-      );
-    }
-    const reason = reasonInMessage(response.decryptError);
-    const rule = answerFailureRule(reason);
-    why.warn(
-      what,
-      `HTTP 200, code 0, data that does not open: ${clip(response.decryptError, 160)}`,
-      `the answer to a valid energy query does not open with --public-key under any padding (${rule}${reason ? `, ${reason}` : ''}); no other reading of the profile explains it, so the suites judge it`,
-    );
-    return why.result();
-  }
+  if (response.decryptError && typeof envelope?.data === 'string') return judgeUnopened(probe, response.decryptError, envelope.data);
   const observed = `${answerOf(exchange)}${response.decrypted ? ' (data opens)' : ''}`;
   if (response.status !== 200) {
     why.warn(
@@ -266,6 +223,79 @@ async function judgeService(target: ServiceTarget, capabilities: Capabilities, w
   } else {
     why.ok(what, observed, 'the service accepts the key, and its answer opens with --public-key under --profile');
   }
+  return why.result();
+}
+
+/**
+ * The energy query answered 404. The same operation answering at a sibling of the documented path
+ * (another version, none) is a service that serves it at the wrong path (VERSION-V1): a finding,
+ * not a wrong base URL. A 404 alone may be a service that lacks the endpoint (a finding). The base
+ * URL is proven wrong only when the documented path is answered exactly as a path that exists nowhere.
+ */
+async function judgeNotFound(probe: ServiceProbe, exchange: Exchange): Promise<Preflight> {
+  const { target, why, what, scope, stranger } = probe;
+  for (const sibling of ENERGY_SIBLINGS) {
+    const other = await runRequest({ endpoint: sibling, plain: energyQuery() }, target, scope, stranger);
+    if (other.response && other.response.status !== 404) {
+      why.warn(
+        what,
+        `POST ${exchange.request.url} answered 404; POST ${other.request.url} answered ${answerOf(other)}`,
+        `the documented energy path answered 404 but the same query answers at ${sibling}: the service offers it without the documented version in its path (VERSION-V1, ENERGY-PATH); the suites will report it`,
+      );
+      return why.result();
+    }
+  }
+  const unknown = await runRequest(
+    { endpoint: `/api/v1/api/order/wc-preflight-no-such-endpoint-${randomUUID().slice(0, 8)}`, plain: energyQuery() },
+    target,
+    scope,
+    stranger,
+  );
+  const observed = `POST ${exchange.request.url} answered 404; POST ${unknown.request.url} (a path no service has) answered ${answerOf(unknown)}`;
+  if (unknown.response?.status === 404) {
+    why.stop(
+      what,
+      observed,
+      `--base-url looks wrong: the documented energy path answers 404 just as a path that exists nowhere does (the base URL is what comes before /api/v1/...)`,
+    );
+  }
+  why.warn(
+    what,
+    observed,
+    'the documented energy path answered 404 but an unknown path did not: the base URL reaches a service that does not offer the energy query as documented; the suites will report it',
+  );
+  return why.result();
+}
+
+/** The answer's data does not open under --profile: it opening under another padding proves the profile wrong. */
+function judgeUnopened(probe: ServiceProbe, decryptError: string, data: string): Preflight {
+  const { target, why, what } = probe;
+  // Only the halves we hold can be tried: a service target holds the merchant's public key.
+  const opens = PADDINGS.filter((padding) => padding !== target.profile.padding).filter((padding) => {
+    const profile = { ...target.profile, padding };
+    if (halfFor('response', 'decrypt', profile) !== target.publicKey.half) return false;
+    try {
+      openJson(data, 'response', target.publicKey, { profile });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (opens.length > 0) {
+    const names = opens.map((padding) => PADDING_NAME[padding]).join(' and ');
+    why.stop(
+      what,
+      `the envelope data does not open under ${target.profile.padding}; it opens into JSON under ${names}`,
+      `the answer opens with ${names}, not ${target.profile.padding}: set padding in --profile`,
+    );
+  }
+  const reason = reasonInMessage(decryptError);
+  const rule = answerFailureRule(reason);
+  why.warn(
+    what,
+    `HTTP 200, code 0, data that does not open: ${clip(decryptError, 160)}`,
+    `the answer to a valid energy query does not open with --public-key under any padding (${rule}${reason ? `, ${reason}` : ''}); no other reading of the profile explains it, so the suites judge it`,
+  );
   return why.result();
 }
 
@@ -328,8 +358,10 @@ async function keyHeaderExperiment(target: MerchantTarget, why: Reasoning, what:
   );
 }
 
-function sameAnswer(a: Exchange, b: Exchange): boolean {
-  return a.response !== undefined && b.response !== undefined && a.response.status === b.response.status && a.response.body === b.response.body;
+function sameAnswer(one: Exchange, other: Exchange): boolean {
+  return (
+    one.response !== undefined && other.response !== undefined && one.response.status === other.response.status && one.response.body === other.response.body
+  );
 }
 
 /**
@@ -344,7 +376,8 @@ export async function preflightMerchant(target: MerchantTarget, network: Network
   return judgeMerchant(target, network, why).catch((error: unknown) => finishCut(error, why));
 }
 
-async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why: Reasoning): Promise<Preflight> {
+/** The probe's shape and, with --restart, that the restart command works: each proven wrong ends the run. */
+async function checkMerchantSetup(target: MerchantTarget, network: NetworkConfig, why: Reasoning): Promise<void> {
   if (target.probeUrl || target.probeCmd) {
     try {
       // The shape is what matters here: one page tells it (a long history is not read through).
@@ -358,11 +391,20 @@ async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why
     if (!restart.proven) why.stop(restart.step.what, restart.step.observed, restart.step.conclusion);
     why.steps.push(restart.step);
   }
-  const deliver = (sealed: { body: string; text: string }) => postCallback(target, sealed.body, sealed.text, target.apiKey);
-  const ack = (exchange: Exchange): Acknowledgement => readAcknowledgement(exchange.response);
+}
+
+/** Sends a sealed callback with the target's key. */
+function deliver(target: MerchantTarget, sealed: { body: string; text: string }): Promise<Exchange> {
+  return postCallback(target, sealed.body, sealed.text, target.apiKey);
+}
+
+const ack = (exchange: Exchange): Acknowledgement => readAcknowledgement(exchange.response);
+
+async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why: Reasoning): Promise<Preflight> {
+  await checkMerchantSetup(target, network, why);
   const sealed = ordinaryCallback(target.privateKey, target.profile);
   const plus = sealed.body.includes('+');
-  const ordinary = await deliver(sealed);
+  const ordinary = await deliver(target, sealed);
   const what = `one valid deposit callback (its Base64 holds ${plus ? "a '+'" : "no '+'"}) with ${keyName(target)}, sealed with --private-key under --profile`;
   if (!ordinary.response) {
     if (await stillAnswers(target, target.callbackUrl))
@@ -378,48 +420,61 @@ async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why
     await keyHeaderExperiment(target, why, what, ordinary);
     return why.result();
   }
-  const first = ack(ordinary);
-  if (first.verdict !== 'not-acknowledged') {
-    why.ok(what, `${answerOf(ordinary)} (${first.reason})`, 'the merchant accepts the key and opens the callback');
+  const ordinaryAck = ack(ordinary);
+  if (ordinaryAck.verdict !== 'not-acknowledged') {
+    why.ok(what, `${answerOf(ordinary)} (${ordinaryAck.reason})`, 'the merchant accepts the key and opens the callback');
     return why.result();
   }
   why.warn(
     what,
-    `${answerOf(ordinary)} (${first.reason})`,
-    `the merchant did not acknowledge a valid callback (${first.reason}); pre-flight tries to tell a finding from a configuration`,
+    `${answerOf(ordinary)} (${ordinaryAck.reason})`,
+    `the merchant did not acknowledge a valid callback (${ordinaryAck.reason}); pre-flight tries to tell a finding from a configuration`,
   );
+  if (await formDecodingExplains(target, why, plus)) return why.result();
+  const stranger = await strangerExperiment(target, why);
+  if (ack(stranger).verdict === 'not-acknowledged') await otherProfilesExperiment(target, why);
+  compareAnswers(why, ordinary, stranger);
+  return why.result();
+}
 
-  // 1. A callback whose Base64 a form decoder leaves intact (no '+'). Acknowledged: the key and the
-  // profile are right (it opened what we sealed), so the ordinary one failed on how it was read.
+/**
+ * Experiment 1: a callback whose Base64 a form decoder leaves intact (no '+'). Acknowledged: the key
+ * and the profile are right (it opened what we sealed), so the ordinary one failed on how it was
+ * read. True when that explains the refusal.
+ */
+async function formDecodingExplains(target: MerchantTarget, why: Reasoning, plus: boolean): Promise<boolean> {
   const plain = plus ? plainCallback(target) : undefined;
-  if (plain) {
-    const exchange = await deliver(plain);
-    const verdict = ack(exchange);
-    if (verdict.verdict !== 'not-acknowledged') {
-      why.warn(
-        "a valid callback whose Base64 holds no '+' (the only character a form decoder changes), same key and profile",
-        `${answerOf(exchange)} (${verdict.reason})`,
-        "the merchant opens a callback sealed with --private-key under --profile, so the key and the profile are right; it fails a callback whose Base64 holds a '+': it reads the body as a form (CB-RAW-BODY), a finding the suites report",
-      );
-      return why.result();
-    }
-    why.ok(
-      "a valid callback whose Base64 holds no '+', same key and profile",
-      `${answerOf(exchange)} (${verdict.reason})`,
-      'not acknowledged either: how the body is read does not explain it',
-    );
-  } else {
+  if (!plain) {
     why.ok(
       "a valid callback whose Base64 holds no '+'",
       plus ? 'none could be built with this key size and profile in 4000 attempts' : 'the first callback already held none',
       'this experiment was not run',
     );
+    return false;
   }
+  const exchange = await deliver(target, plain);
+  const verdict = ack(exchange);
+  if (verdict.verdict !== 'not-acknowledged') {
+    why.warn(
+      "a valid callback whose Base64 holds no '+' (the only character a form decoder changes), same key and profile",
+      `${answerOf(exchange)} (${verdict.reason})`,
+      "the merchant opens a callback sealed with --private-key under --profile, so the key and the profile are right; it fails a callback whose Base64 holds a '+': it reads the body as a form (CB-RAW-BODY), a finding the suites report",
+    );
+    return true;
+  }
+  why.ok(
+    "a valid callback whose Base64 holds no '+', same key and profile",
+    `${answerOf(exchange)} (${verdict.reason})`,
+    'not acknowledged either: how the body is read does not explain it',
+  );
+  return false;
+}
 
-  // 2. A stranger's key: what the merchant answers to a callback it cannot open.
+/** Experiment 2: a stranger's key: what the merchant answers to a callback it cannot open. */
+async function strangerExperiment(target: MerchantTarget, why: Reasoning): Promise<Exchange> {
   const strangerKeys = makeStrangerKeys(target.privateKey.bits);
   const strangerKey = halfFor('callback', 'encrypt', target.profile) === 'private' ? strangerKeys.privateKey : strangerKeys.publicKey;
-  const stranger = await deliver(ordinaryCallback(strangerKey, target.profile));
+  const stranger = await deliver(target, ordinaryCallback(strangerKey, target.profile));
   const strangerAck = ack(stranger);
   why.ok(
     'the same callback sealed with a key pair the merchant cannot hold',
@@ -428,40 +483,48 @@ async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why
       ? 'acknowledged: the merchant acknowledges what it cannot open (the suites judge CB-NO-FALSE-ACK)'
       : 'not acknowledged',
   );
+  return stranger;
+}
 
-  // 3. The other readings of the profile with the key pair we hold: one that is acknowledged (and a
-  // stranger's is not) proves the merchant's profile differs from --profile.
-  if (strangerAck.verdict === 'not-acknowledged') {
-    for (const padding of PADDINGS) {
-      for (const half of [target.profile.callback, otherHalf(target.profile.callback)]) {
-        if (padding === target.profile.padding && half === target.profile.callback) continue;
-        const profile: CryptoProfile = { ...target.profile, padding, callback: half };
-        const key = half === 'private' ? target.privateKey : target.privateKey.publicKey;
-        let sealed: { body: string; text: string };
-        try {
-          sealed = ordinaryCallback(key, profile);
-        } catch {
-          continue;
-        }
-        const exchange = await deliver(sealed);
-        const verdict = ack(exchange);
-        const reading = `padding ${padding}, callbacks encrypted with the ${half} key`;
-        if (verdict.verdict !== 'not-acknowledged') {
-          why.stop(
-            `a valid callback sealed with the key pair of --private-key under ${reading}`,
-            `${answerOf(exchange)} (${verdict.reason}), while --profile's reading and a stranger's key are not acknowledged`,
-            `the merchant opens callbacks under ${reading}, not under --profile's (padding ${target.profile.padding}, ${target.profile.callback} key): set ${padding !== target.profile.padding ? 'padding' : ''}${padding !== target.profile.padding && half !== target.profile.callback ? ' and ' : ''}${half !== target.profile.callback ? 'callback' : ''} in --profile`,
-          );
-        }
+/**
+ * Experiment 3: the other readings of the profile with the key pair we hold: one that is
+ * acknowledged (and a stranger's is not) proves the merchant's profile differs from --profile.
+ */
+async function otherProfilesExperiment(target: MerchantTarget, why: Reasoning): Promise<void> {
+  for (const padding of PADDINGS) {
+    for (const half of [target.profile.callback, otherHalf(target.profile.callback)]) {
+      if (padding === target.profile.padding && half === target.profile.callback) continue;
+      const profile: CryptoProfile = { ...target.profile, padding, callback: half };
+      const key = half === 'private' ? target.privateKey : target.privateKey.publicKey;
+      let sealed: { body: string; text: string };
+      try {
+        sealed = ordinaryCallback(key, profile);
+      } catch {
+        continue;
+      }
+      const exchange = await deliver(target, sealed);
+      const verdict = ack(exchange);
+      const reading = `padding ${padding}, callbacks encrypted with the ${half} key`;
+      if (verdict.verdict !== 'not-acknowledged') {
+        const paddingDiffers = padding !== target.profile.padding;
+        const halfDiffers = half !== target.profile.callback;
+        why.stop(
+          `a valid callback sealed with the key pair of --private-key under ${reading}`,
+          `${answerOf(exchange)} (${verdict.reason}), while --profile's reading and a stranger's key are not acknowledged`,
+          `the merchant opens callbacks under ${reading}, not under --profile's (padding ${target.profile.padding}, ${target.profile.callback} key): set ${paddingDiffers ? 'padding' : ''}${paddingDiffers && halfDiffers ? ' and ' : ''}${halfDiffers ? 'callback' : ''} in --profile`,
+        );
       }
     }
-    why.ok(
-      'the same callback under every other padding and key half of the pair of --private-key',
-      'none acknowledged',
-      'no other reading of the profile explains it',
-    );
   }
+  why.ok(
+    'the same callback under every other padding and key half of the pair of --private-key',
+    'none acknowledged',
+    'no other reading of the profile explains it',
+  );
+}
 
+/** The valid callback's answer beside the stranger's: the same answer means the merchant cannot tell them apart. */
+function compareAnswers(why: Reasoning, ordinary: Exchange, stranger: Exchange): void {
   if (sameAnswer(ordinary, stranger)) {
     why.warn(
       'comparing the answers',
@@ -475,5 +538,4 @@ async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why
       'the merchant tells a valid callback from one it cannot open but still does not acknowledge it: a finding for the suites, not the configuration',
     );
   }
-  return why.result();
 }

@@ -71,7 +71,14 @@ const OPEN_LIST = 0x5b;
 const CLOSE_LIST = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isSpace = (byte: number | undefined) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
+/** A probe answer's shape as the scan finds it. */
+interface ScannedProbe {
+  entries: string[];
+  count: number;
+  fields: Record<string, string>;
+}
 
 /**
  * Scans a probe answer without parsing it (strings and brackets tracked): the raw texts of the
@@ -81,108 +88,151 @@ const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0
  * that answers its whole history every time costs one pass over the bytes of what was seen, with
  * no text made of it (a long run reads such a probe once per generated case).
  */
-function scanProbe(bytes: Uint8Array, skip = 0): { entries: string[]; count: number; fields: Record<string, string> } | undefined {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const length = bytes.length;
-  const text = (from: number, to: number) => buffer.toString('utf8', from, to);
-  let i = 0;
-  const skipSpace = () => {
-    while (i < length && isSpace(bytes[i])) i++;
-  };
+function scanProbe(bytes: Uint8Array, skip = 0): ScannedProbe | undefined {
+  return new ProbeScanner(bytes, skip).scan();
+}
+
+/** One scan of a probe answer: a cursor over its bytes and the count of list entries passed. */
+class ProbeScanner {
+  private readonly buffer: Buffer;
+  private readonly length: number;
+  /** The cursor: the index of the next byte to read. */
+  private at = 0;
+  /** The entries of the processed list seen so far, kept or not. */
+  private count = 0;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly skip: number,
+  ) {
+    this.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.length = bytes.length;
+  }
+
+  scan(): ScannedProbe | undefined {
+    const { bytes } = this;
+    this.skipSpace();
+    if (bytes[this.at] === OPEN_LIST) {
+      const entries = this.list();
+      this.skipSpace();
+      return entries && this.at === this.length ? { entries, count: this.count, fields: {} } : undefined;
+    }
+    if (bytes[this.at] !== OPEN_OBJECT) return undefined;
+    this.at++;
+    return this.object();
+  }
+
+  private text(from: number, to: number): string {
+    return this.buffer.toString('utf8', from, to);
+  }
+
+  private skipSpace(): void {
+    while (this.at < this.length && isSpace(this.bytes[this.at])) this.at++;
+  }
+
   /** Index just past the string whose opening quote is at `start`, or -1. */
-  const stringEnd = (start: number): number => {
-    let j = start + 1;
+  private stringEnd(start: number): number {
+    let from = start + 1;
     for (;;) {
-      const quote = buffer.indexOf(QUOTE, j);
+      const quote = this.buffer.indexOf(QUOTE, from);
       if (quote < 0) return -1;
       let slashes = 0;
-      while (bytes[quote - 1 - slashes] === BACKSLASH) slashes++;
+      while (this.bytes[quote - 1 - slashes] === BACKSLASH) slashes++;
       if (slashes % 2 === 0) return quote + 1;
-      j = quote + 1;
+      from = quote + 1;
     }
-  };
+  }
+
   /** Index just past the JSON value starting at `start` (strings and brackets tracked), or -1. */
-  const valueEnd = (start: number): number => {
+  private valueEnd(start: number): number {
+    const { bytes, length } = this;
     let depth = 0;
     for (let j = start; j < length; j++) {
-      const c = bytes[j]!;
-      if (c === QUOTE) {
-        const end = stringEnd(j);
+      const byte = bytes[j]!;
+      if (byte === QUOTE) {
+        const end = this.stringEnd(j);
         if (end < 0) return -1;
         if (depth === 0) return end;
         j = end - 1;
-      } else if (c === OPEN_LIST || c === OPEN_OBJECT) depth++;
-      else if (c === CLOSE_LIST || c === CLOSE_OBJECT) {
+      } else if (byte === OPEN_LIST || byte === OPEN_OBJECT) depth++;
+      else if (byte === CLOSE_LIST || byte === CLOSE_OBJECT) {
         depth--;
         if (depth === 0) return j + 1;
         if (depth < 0) return j;
-      } else if (depth === 0 && (c === COMMA || isSpace(c))) return j;
+      } else if (depth === 0 && (byte === COMMA || isSpace(byte))) return j;
     }
     return depth === 0 ? length : -1;
-  };
-  let count = 0;
-  const list = (): string[] | undefined => {
-    if (bytes[i] !== OPEN_LIST) return undefined;
-    i++;
+  }
+
+  /** The list at the cursor: the texts of its entries from `skip` on, or undefined when it is not a list. */
+  private list(): string[] | undefined {
+    const { bytes } = this;
+    if (bytes[this.at] !== OPEN_LIST) return undefined;
+    this.at++;
     const entries: string[] = [];
     for (;;) {
-      skipSpace();
-      if (bytes[i] === CLOSE_LIST) {
-        i++;
+      this.skipSpace();
+      if (bytes[this.at] === CLOSE_LIST) {
+        this.at++;
         return entries;
       }
-      const end = valueEnd(i);
-      if (end < 0 || end === i) return undefined;
-      if (count >= skip) entries.push(text(i, end));
-      count++;
-      i = end;
-      skipSpace();
-      if (bytes[i] === COMMA) i++;
-      else if (bytes[i] !== CLOSE_LIST) return undefined;
+      const end = this.valueEnd(this.at);
+      if (end < 0 || end === this.at) return undefined;
+      if (this.count >= this.skip) entries.push(this.text(this.at, end));
+      this.count++;
+      this.at = end;
+      this.skipSpace();
+      if (bytes[this.at] === COMMA) this.at++;
+      else if (bytes[this.at] !== CLOSE_LIST) return undefined;
     }
-  };
-  skipSpace();
-  if (bytes[i] === OPEN_LIST) {
-    const entries = list();
-    skipSpace();
-    return entries && i === length ? { entries, count, fields: {} } : undefined;
   }
-  if (bytes[i] !== OPEN_OBJECT) return undefined;
-  i++;
-  const fields: Record<string, string> = {};
-  let entries: string[] | undefined;
-  for (;;) {
-    skipSpace();
-    if (bytes[i] === CLOSE_OBJECT && Object.keys(fields).length === 0 && !entries) break;
-    if (bytes[i] !== QUOTE) return undefined;
-    const keyEnd = valueEnd(i);
+
+  /** The object after its opening brace: its processed list and its other fields' texts. */
+  private object(): ScannedProbe | undefined {
+    const { bytes } = this;
+    const fields: Record<string, string> = {};
+    let entries: string[] | undefined;
+    for (;;) {
+      this.skipSpace();
+      if (bytes[this.at] === CLOSE_OBJECT && Object.keys(fields).length === 0 && !entries) break;
+      const key = this.key();
+      if (key === undefined) return undefined;
+      if (key === 'processed' && bytes[this.at] === OPEN_LIST) {
+        entries = this.list();
+        if (!entries) return undefined;
+      } else {
+        const end = this.valueEnd(this.at);
+        if (end < 0 || end === this.at) return undefined;
+        fields[key] = this.text(this.at, end);
+        this.at = end;
+      }
+      this.skipSpace();
+      if (bytes[this.at] === COMMA) this.at++;
+      else if (bytes[this.at] === CLOSE_OBJECT) break;
+      else return undefined;
+    }
+    return entries ? { entries, count: this.count, fields } : undefined;
+  }
+
+  /** A field's key and its colon; the cursor is left on the value. Undefined when there is none. */
+  private key(): string | undefined {
+    const { bytes } = this;
+    if (bytes[this.at] !== QUOTE) return undefined;
+    const keyEnd = this.valueEnd(this.at);
     if (keyEnd < 0) return undefined;
     let key: string;
     try {
-      key = JSON.parse(text(i, keyEnd)) as string;
+      key = JSON.parse(this.text(this.at, keyEnd)) as string;
     } catch {
       return undefined;
     }
-    i = keyEnd;
-    skipSpace();
-    if (bytes[i] !== COLON) return undefined;
-    i++;
-    skipSpace();
-    if (key === 'processed' && bytes[i] === OPEN_LIST) {
-      entries = list();
-      if (!entries) return undefined;
-    } else {
-      const end = valueEnd(i);
-      if (end < 0 || end === i) return undefined;
-      fields[key] = text(i, end);
-      i = end;
-    }
-    skipSpace();
-    if (bytes[i] === COMMA) i++;
-    else if (bytes[i] === CLOSE_OBJECT) break;
-    else return undefined;
+    this.at = keyEnd;
+    this.skipSpace();
+    if (bytes[this.at] !== COLON) return undefined;
+    this.at++;
+    this.skipSpace();
+    return key;
   }
-  return entries ? { entries, count, fields } : undefined;
 }
 
 /**
@@ -333,7 +383,7 @@ async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, o
     let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor), network);
     if (answer.status !== 200 && page === 0 && !UNPAGED.has(target)) {
       // A probe that refuses a query it does not know (a strict router may even answer 401 to a
-      // path it does not serve): ask it the old way.
+      // path it does not serve): ask for the plain URL, without the page query.
       const plain = await getProbe(target, target.probeUrl, network);
       if (plain.status === 200) UNPAGED.set(target, true);
       answer = plain;

@@ -2,7 +2,7 @@
  * Why a step could not give its checks what they judge, and whose fault that is. The fault decides
  * the verdict: the target's is a failure under the rules of the checks it kept from judging (exit 1);
  * the user's setup, the suite's author or the toolkit itself make the run exit 2 with the reason.
- * A check is `skipped` only for a capability the user did not give (the engine's `missingNeed`),
+ * A check is `skipped` only for a capability the user did not give (`missingNeed` in case-needs.ts),
  * never because a step threw.
  */
 import { ConfigError, SpecError } from '../core/errors.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import type { Exchange } from './observation.js';
-import { stoppedAnswering, type Sent } from './engine.js';
+import { stoppedAnswering, type Sent } from './target-stopped.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
 const CUT = 'http://127.0.0.1:1 stopped answering: ECONNREFUSED (it answered earlier in the run)';

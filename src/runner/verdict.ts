@@ -19,7 +19,7 @@ interface FailureVerdict {
  * of the run (spec/rules.yaml `binds`); SHOULD and U-* rules warn unless `strict`. A failure whose
  * MUST rules all bind the other party (the runner's own receiver, a merchant's duty seen from the
  * service side) is a warning that names them, even under `strict`: no reading makes it the
- * target's duty. Without `side` every rule binds (the catalog's old reading).
+ * target's duty. Without `side` every rule binds the target.
  */
 export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
   // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
@@ -93,7 +93,7 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
     const reason = skipReason(result.message);
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const notes = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
+  const notes = [...reasons].sort((one, other) => other[1] - one[1]).map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
   return { skippedMust, notes };
 }
 
@@ -111,6 +111,6 @@ export function notJudged(results: readonly CheckResult[], rules: Map<string, Ru
     const reason = skipReason(result.message);
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const groups = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => ({ reason, count: n }));
+  const groups = [...reasons].sort((one, other) => other[1] - one[1]).map(([reason, n]) => ({ reason, count: n }));
   return { count, groups };
 }
