@@ -22,7 +22,7 @@ export const LAYERS = {
   merchant: ['core', 'crypto', 'net', 'platform', 'spec'],
   runner: ['core', 'crypto', 'net', 'platform', 'secrets', 'spec', 'wire'],
   reporters: ['core', 'wire'], // and `import type` from src/runner: the report model, never the engine
-  generate: ['core', 'crypto', 'msw', 'spec', 'wire'],
+  generate: ['core', 'crypto', 'msw', 'platform', 'spec', 'wire'], // platform: the package root, where the bench figures are read
   msw: ['core', 'crypto', 'generated', 'service'],
   load: ['core', 'crypto', 'merchant', 'spec', 'wire'],
   property: ['core', 'crypto', 'runner', 'spec', 'wire'],

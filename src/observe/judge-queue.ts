@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorkerThread } from '../core/worker-thread.js';
+import { startWorkerThread } from '../platform/worker-thread.js';
 import type { ObserveFinding, ObserveResult, ObservedExchange } from './exchange.js';
 import { fromCloneable } from './exact-clone.js';
 import type { JudgeOptions } from './judge.js';
