@@ -20,6 +20,8 @@ export type JudgeAnswer =
 export interface JudgeThreadData {
   options: JudgeOptions;
   stop: SharedArrayBuffer;
+  /** Run the thread at the lowest priority (nice 19, Linux). */
+  lowerPriority?: boolean;
 }
 
 /** Why exchanges were not judged: the notes' reasons (`not judged: N exchanges: <reason>`). */

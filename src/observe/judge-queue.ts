@@ -83,9 +83,9 @@ export class JudgeQueue {
   }
 
   /** A queue in front of a new judge thread holding a judge made with `judge`. */
-  static start(judge: JudgeOptions, options: JudgeQueueOptions): JudgeQueue {
+  static start(judge: JudgeOptions, options: JudgeQueueOptions & { lowerPriority?: boolean }): JudgeQueue {
     const stop = new SharedArrayBuffer(4);
-    const data: JudgeThreadData = { options: judge, stop };
+    const data: JudgeThreadData = { options: judge, stop, ...(options.lowerPriority ? { lowerPriority: true } : {}) };
     const worker: Worker = startWorkerThread(new URL('./judge-worker.js', import.meta.url), data);
     return new JudgeQueue(worker, new Int32Array(stop), options);
   }
