@@ -6,7 +6,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createJudge } from './judge.js';
-import { judgeServer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
+import { judgeServer, type JudgeAnswer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
 
 const data = workerData as JudgeThreadData;
 // At nice 19 the thread runs on CPU no other thread wants (Linux sets a nice value per thread; its id is in
@@ -20,3 +20,4 @@ if (data.lowerPriority) {
 }
 const serve = judgeServer(createJudge(data.options), new Int32Array(data.stop));
 parentPort!.on('message', (request: JudgeRequest) => parentPort!.postMessage(serve(request)));
+parentPort!.postMessage({ kind: 'ready' } satisfies JudgeAnswer);
