@@ -16,6 +16,7 @@ COPY bin ./bin
 COPY src ./src
 COPY spec ./spec
 COPY suites ./suites
+COPY assets ./assets
 COPY schemas ./schemas
 # The manual and the examples it links ship in the package too (package.json "files").
 COPY README.md LICENSE ./

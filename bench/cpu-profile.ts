@@ -2,7 +2,7 @@
  * `npx tsx bench/cpu-profile.ts <file.cpuprofile>... [--top N] [--from <µs> --to <µs>]`: the self time of V8 CPU profiles (from
  * `node --cpu-prof`, or a bench child started with BENCH_CPU_PROF=<dir>) summed by function and by
  * file, heaviest first, with each one's share of the profile's samples. Used to compare the
- * emulator's thread before and after a change (docs/decisions/dispatch-figures.md).
+ * emulator's thread before and after a change (docs/decisions/0091-dispatch-figures.md).
  */
 import { readFileSync } from 'node:fs';
 

@@ -6,7 +6,7 @@
  * acknowledges at once and counts each delivery (every one must be acknowledged exactly once).
  * The concurrent run is measured in rounds (DISPATCH_BENCH_ROUNDS, default 3), each between two
  * measurements of the seal rate; the figure is the median of the rounds' ratios, so one round the
- * machine starved does not decide it (docs/decisions/outbox-write-window.md).
+ * machine starved does not decide it (docs/decisions/0096-outbox-write-window.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -270,7 +270,7 @@ export default async function bench(): Promise<void> {
       try {
         // The warm-up run first (not in the ratio): a long-running emulator's hot paths are compiled;
         // without it V8's optimizing compiler ran in the measured run (0.15 ms of CPU per delivery on
-        // its background threads, by `perf record -e task-clock`, docs/decisions/dispatch-figures.md).
+        // its background threads, by `perf record -e task-clock`, docs/decisions/0091-dispatch-figures.md).
         if (WARM_UP > 0) await measure('warm-up', true, WARM_UP);
         for (let round = 1; round <= ROUNDS; round++) {
           const rate = await measure(ROUNDS > 1 ? `concurrent, round ${round}` : 'concurrent', true, DELIVERIES);

@@ -9,7 +9,7 @@
  * or V8's and libuv's background threads, and the kind of code (JavaScript, the optimizing compiler,
  * GC, the kernel, other native code such as OpenSSL and the HTTP parser), in ms of CPU per event. A
  * task-clock sample is taken only while the thread runs, unlike a V8 CPU profile, which samples wall
- * time and charges a descheduled thread to what it was running (docs/decisions/dispatch-figures.md).
+ * time and charges a descheduled thread to what it was running (docs/decisions/0091-dispatch-figures.md).
  */
 import { readFileSync } from 'node:fs';
 

@@ -11,7 +11,7 @@
  * ms per event at about 300 events/s and 0.46 at 1,300), so splitting one storm three ways puts each
  * process where an event costs more without any added work: that ratio (the same storm, as fast as
  * 64 in flight allow) is printed beside it, not read as the figure
- * (docs/decisions/postgres-instances-same-load.md).
+ * (docs/decisions/0095-postgres-instances-same-load.md).
  *
  * What it controls for besides:
  * - JIT warm-up is a fixed cost per process. Each process first serves a warm-up of its own (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run lint` (after the import-cycle check): no dead export in src/ (docs/decisions/dead-exports.md).
+// `npm run lint` (after the import-cycle check): no dead export in src/ (docs/decisions/0089-dead-exports.md).
 // An export of a module under src/ must be used by another file: another module, a test (test/, a
 // unit test beside the code), a bench, an example. The roots are the public API and the entry points,
 // whose exports are used by definition: src/index.ts, the modules behind package.json `exports`,
@@ -254,7 +254,7 @@ if (typeErrors > 0) console.error(`${typeErrors} type error${typeErrors === 1 ? 
 if (dead.length > 0) {
   for (const line of dead) console.error(line);
   console.error(
-    `${dead.length} dead export${dead.length === 1 ? '' : 's'} in ${show(src)}: remove each, or drop its \`export\` (docs/decisions/dead-exports.md)`,
+    `${dead.length} dead export${dead.length === 1 ? '' : 's'} in ${show(src)}: remove each, or drop its \`export\` (docs/decisions/0089-dead-exports.md)`,
   );
   process.exit(typeErrors > 0 ? 2 : 1);
 }

@@ -280,7 +280,7 @@ describe('action.yml, the composite GitHub Action', () => {
         suites: 'my-suites\n\n',
         suite: '*energy*',
         reports: 'out/reports',
-        // The opt-out: the checks that need --forbidden-key or --expired-key are skipped here, and accepted.
+        // The opt-out: the checks that need --forbidden-key, --expired-key or --future-key are skipped here, and accepted.
         'fail-on-skip': 'false',
       },
       { WALLET_API_KEY: s.apiKey, WALLET_CONTROL_TOKEN: s.controlToken ?? '' },

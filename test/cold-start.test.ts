@@ -99,7 +99,7 @@ describe('the CLI start', () => {
     expect(verify.commands[0]!.helpInformation()).toBe(whole.commands.find((command) => command.name() === 'verify')!.helpInformation());
   });
 
-  it('help, an unknown command and a flag error answer as before: help text, one line and exit 2', () => {
+  it('help, an unknown command and a flag error answer with help text, one line and exit 2', () => {
     const help = runCli(['help', 'verify']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('verify a wallet service');

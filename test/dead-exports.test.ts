@@ -1,5 +1,5 @@
 // `npm run lint` ends with scripts/check-dead-exports.mjs: every export of a module in src/ is used
-// by another file, or the module is a root (docs/decisions/dead-exports.md). Here it must pass the
+// by another file, or the module is a root (docs/decisions/0089-dead-exports.md). Here it must pass the
 // real tree and name each dead export planted in a small project, and leave alone every kind of use.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -119,7 +119,7 @@ describe('the dead-export check', () => {
       'dead export: src/lib.ts:6 unused (used nowhere: delete it)',
       'dead export: src/lib2.ts:1 passedOn (used nowhere: delete it)',
     ]);
-    expect(run.out.trim().split('\n').at(-1)).toBe('5 dead exports in src: remove each, or drop its `export` (docs/decisions/dead-exports.md)');
+    expect(run.out.trim().split('\n').at(-1)).toBe('5 dead exports in src: remove each, or drop its `export` (docs/decisions/0089-dead-exports.md)');
   }, 120_000);
 
   it('--fix drops `export` where only the file uses a name and deletes the dead re-export; what nothing uses stays for a person', () => {

@@ -2,8 +2,8 @@
  * Faults written from the rules, in receivers outside TypeScript, that the derived cases
  * (spec/dimensions.yaml, src/runner/derive/merchant.ts) catch: the Python receiver
  * (test/doubles/python/receiver.py, its "fault" config field) and the Java one
- * (test/doubles/java/Receiver.java, --fault). For each fault, `verify merchant` with the derived suite
- * of its dimension ends in exit 1 with the expected case failed under the fault's rule. For one fault
+ * (test/doubles/java/Receiver.java, --fault). For each fault, `verify merchant` with the derived case
+ * that must catch it ends in exit 1 with that case failed under the fault's rule. For one fault
  * of each class (`alone`), the hand-written suites alone (`--suite 'merchant/*'`: `*` stops at a
  * slash, so no `merchant/derived/<row>` suite matches) pass it: only the new cases catch it. That
  * proof is a whole run of the hand-written suites, so it is made once per class, not per fault (CI's
@@ -110,6 +110,7 @@ const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 10
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const apiKey = 'py-live-5b8e2c91d0a7';
 const expiredKey = 'py-expired-77c1e0';
+const futureKey = 'py-future-3a90d4';
 const RECEIVER_PY = join(ROOT, 'test/doubles/python/receiver.py');
 const RECEIVER_JAVA = resolve(ROOT, 'test', 'doubles', 'java', 'Receiver.java');
 const JAVA = spawnSync('java', ['-version']).status === 0 && spawnSync('javac', ['-version']).status === 0;
@@ -124,7 +125,7 @@ const slot = limit(4);
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** `verify merchant` against a running receiver: exit status and report.json. */
-async function verify(name: string, target: { callback: string; probe: string; restart?: string }, suite?: string) {
+async function verify(name: string, target: { callback: string; probe: string; restart?: string }, filter?: { suite?: string; case?: string }) {
   const reports = join(dir, `reports-${name}`);
   const run = await runCliAsync([
     'verify',
@@ -135,12 +136,15 @@ async function verify(name: string, target: { callback: string; probe: string; r
     apiKey,
     '--expired-key',
     expiredKey,
+    '--future-key',
+    futureKey,
     '--private-key',
     join(dir, 'private.pem'),
     '--probe-url',
     target.probe,
     ...(target.restart ? ['--restart', target.restart] : []),
-    ...(suite ? ['--suite', suite] : []),
+    ...(filter?.suite ? ['--suite', filter.suite] : []),
+    ...(filter?.case ? ['--case', filter.case] : []),
     '--reports',
     reports,
   ]);
@@ -158,6 +162,7 @@ async function startPythonReceiver(name: string, fault: string, config: Record<s
   const apiKeys = [
     { key: apiKey, notBefore: '2020-01-01T00:00:00Z', notAfter: '2099-12-31T23:59:59Z' },
     { key: expiredKey, notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' },
+    { key: futureKey, notBefore: '2999-01-01T00:00:00Z' },
   ];
   const receiver = await startPython(
     'receiver.py',
@@ -199,6 +204,8 @@ async function startJavaReceiver(faults: string[]) {
       apiKey,
       '--expired-key',
       expiredKey,
+      '--future-key',
+      futureKey,
       ...(faults.length ? ['--fault', faults.join(',')] : []),
     ],
     /listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/,
@@ -230,12 +237,14 @@ afterAll(() => {
 });
 
 /**
- * A fault's runs against one receiver (each case delivers its own events): its dimension's derived
- * suite, then, for a fault marked `alone`, the hand-written suites alone.
+ * A fault's runs against one receiver (each case delivers its own events): the derived case that
+ * must catch it (alone: the assertion reads that case only, and the correct receiver's run proves the
+ * whole of every row passes a receiver without the fault), then, for a fault marked `alone`, the
+ * hand-written suites alone.
  */
 async function judge(fault: Fault, target: { callback: string; probe: string; restart?: string }, name: string) {
-  const derived = await verify(`${name}-derived`, target, `merchant/derived/${fault.row}`);
-  const handWritten = fault.alone ? await verify(`${name}-hand-written`, target, 'merchant/*') : undefined;
+  const derived = await verify(`${name}-derived`, target, { case: `merchant/derived/${fault.row}/${fault.caught.split('/')[0]}` });
+  const handWritten = fault.alone ? await verify(`${name}-hand-written`, target, { suite: 'merchant/*' }) : undefined;
   return { derived, handWritten };
 }
 
@@ -303,7 +312,7 @@ describe.skipIf(!JAVA)('derived cases against faulty Java receivers (java not in
     await slot(async () => {
       const receiver = await startJavaReceiver([]);
       try {
-        const run = await verify('java-none', receiver.target, 'merchant/derived/*');
+        const run = await verify('java-none', receiver.target, { suite: 'merchant/derived/*' });
         expect(run.report.summary.failed, byStatus(run.report, 'failed')).toBe(0);
         expect(run.status, run.stderr).toBe(0);
         expect(run.report.summary.passed).toBeGreaterThan(100);

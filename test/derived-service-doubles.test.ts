@@ -26,6 +26,7 @@ interface ReportFile {
 const dir = mkdtempSync(join(tmpdir(), 'wc-derived-service-'));
 const apiKey = 'py-live-5b8e2c91d0a7';
 const expiredKey = 'py-expired-77c1e0';
+const futureKey = 'py-future-3a90d4';
 const forbiddenKey = 'py-readonly-3a90f2';
 const controlToken = 'py-control-41d2';
 const userId = 40417;
@@ -40,7 +41,7 @@ function keyPair(bits: 1024 | 2048): { privatePem: string; publicPath: string } 
 
 const keys: Partial<Record<1024 | 2048, { privatePem: string; publicPath: string }>> = {};
 
-/** Two runs at a time, as every doubles file runs (docs/doubles-runs.md). */
+/** Two runs at a time, as every doubles file runs (docs/contributing/doubles-runs.md). */
 const slot = limit(2);
 
 /** Starts the Python service with `fault` under a key of `bits` bits and runs the derived service suites against it (in a slot). */
@@ -53,7 +54,7 @@ async function verifyOnce(name: string, bits: 1024 | 2048, fault?: string) {
   mkdirSync(own);
   const service = await startPython(
     'service.py',
-    { privateKeyPem: key.privatePem, apiKey, forbiddenKey, expiredKey, userId, controlToken, ...(fault ? { fault } : {}) },
+    { privateKeyPem: key.privatePem, apiKey, forbiddenKey, expiredKey, futureKey, userId, controlToken, ...(fault ? { fault } : {}) },
     own,
   );
   const reports = join(own, 'reports');
@@ -76,6 +77,8 @@ async function verifyOnce(name: string, bits: 1024 | 2048, fault?: string) {
       forbiddenKey,
       '--expired-key',
       expiredKey,
+      '--future-key',
+      futureKey,
       '--control-token',
       controlToken,
       '--suite',

@@ -3,8 +3,8 @@
 //   programs open callbacks the toolkit sealed as the service does, block by block, with 1024- and
 //   2048-bit keys, byte for byte;
 // - examples/python-receiver/: the Flask receiver written from the guide passes `verify merchant`
-//   with the probe, an expired key and a SIGKILL restart (a supervisor loop starts it again), every
-//   check run.
+//   with the probe, an expired key, a not-yet-valid key and a SIGKILL restart (a supervisor loop
+//   starts it again), every check run.
 // The guide's recipe blocks themselves (every language, refusals included): test/recipes.test.ts.
 // Skipped only where java, or python3 with Flask and cryptography, is missing (.ci/run installs them).
 import { spawn, spawnSync } from 'node:child_process';
@@ -101,6 +101,7 @@ describe.skipIf(pythonMissing !== undefined)(
     const pair = generateMerchantKeyPair(1024);
     const apiKey = 'ak_example_py_5d21';
     const expiredKey = 'ak_example_py_old_77e0';
+    const futureKey = 'ak_example_py_next_3c51';
     let port = 0;
     let supervisor: ReturnType<typeof spawn> | undefined;
     let output = '';
@@ -110,7 +111,11 @@ describe.skipIf(pythonMissing !== undefined)(
       writeFileSync(join(dir, 'merchant-private.pem'), pair.privatePem, { mode: 0o600 });
       writeFileSync(
         join(dir, 'keys.json'),
-        JSON.stringify([{ key: apiKey }, { key: expiredKey, notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' }]),
+        JSON.stringify([
+          { key: apiKey },
+          { key: expiredKey, notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' },
+          { key: futureKey, notBefore: '2999-01-01T00:00:00Z' },
+        ]),
       );
       port = await freePort();
       // The receiver as the guide starts it, under a loop that starts it again whenever it stops (what a supervisor does).
@@ -160,7 +165,7 @@ describe.skipIf(pythonMissing !== undefined)(
       }
     });
 
-    it('passes verify merchant with --probe-url, --expired-key and --restart: no failure, nothing skipped', async () => {
+    it('passes verify merchant with --probe-url, --expired-key, --future-key and --restart: no failure, nothing skipped', async () => {
       const reports = join(dir, 'reports');
       const restart = `pid=$(cat '${join(dir, 'receiver.pid')}'); kill -KILL "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done`;
       const run = await runCliAsync(
@@ -178,7 +183,7 @@ describe.skipIf(pythonMissing !== undefined)(
           '--reports',
           reports,
         ],
-        { env: { WALLET_API_KEY: apiKey, WALLET_EXPIRED_KEY: expiredKey } },
+        { env: { WALLET_API_KEY: apiKey, WALLET_EXPIRED_KEY: expiredKey, WALLET_FUTURE_KEY: futureKey } },
       );
       expect(existsSync(join(reports, 'report.json')), `${run.stderr}\n${run.stdout}`).toBe(true);
       const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as {

@@ -104,6 +104,7 @@ describe('examples/gitlab-ci.yml', () => {
         WALLET_CONTROL_TOKEN: s.controlToken ?? '',
         WALLET_FORBIDDEN_KEY: s.forbiddenKey ?? '',
         WALLET_EXPIRED_KEY: s.expiredKey ?? '',
+        WALLET_FUTURE_KEY: s.futureKey ?? '',
       },
       (dir) => {
         mkdirSync(join(dir, 'keys'));
@@ -115,7 +116,7 @@ describe('examples/gitlab-ci.yml', () => {
     const junit = readFileSync(join(run.dir, job('verify-service').artifacts!.reports!.junit!), 'utf8');
     expect(junit).toMatch(/<testsuites[^>]* failures="0"/);
     expect(junit).toContain('service/energy');
-    for (const secret of [s.apiKey, s.controlToken, s.forbiddenKey, s.expiredKey]) if (secret) expect(run.log).not.toContain(secret);
+    for (const secret of [s.apiKey, s.controlToken, s.forbiddenKey, s.expiredKey, s.futureKey]) if (secret) expect(run.log).not.toContain(secret);
   }, 120_000);
 
   it('verify-service fails the job (exit 1) against a faulty service and still leaves the reports for the artifacts', async () => {
@@ -149,6 +150,7 @@ describe('examples/gitlab-ci.yml', () => {
         PROBE_URL: m.probeUrl ?? '',
         WALLET_API_KEY: m.apiKey,
         WALLET_EXPIRED_KEY: m.expiredKey ?? '',
+        WALLET_FUTURE_KEY: m.futureKey ?? '',
         MERCHANT_PRIVATE_KEY: keyFile,
       },
       (dir) => {

@@ -1,6 +1,6 @@
 // examples/go-receiver/: the receiver written from the merchant guide on Go's standard library alone
-// passes the built CLI's `verify merchant` with the probe, an expired key and a SIGKILL restart (a
-// supervisor loop starts it again), every check passed, no warning; and each deliberate fault it
+// passes the built CLI's `verify merchant` with the probe, an expired key, a not-yet-valid key and a
+// SIGKILL restart (a supervisor loop starts it again), every check passed, no warning; and each deliberate fault it
 // can be built with (-fault NAME, examples/go-receiver/faults.go) ends `verify merchant` with exit 1
 // under the rule it breaks. Skipped only where no Go toolchain is installed (.ci/run installs
 // Debian's golang-go, so CI never skips).
@@ -15,6 +15,7 @@ import { freePort, ROOT, runCliAsync } from './support/cli.js';
 
 const API_KEY = 'ak_example_go_3c81';
 const EXPIRED_KEY = 'ak_example_go_old_9d04';
+const FUTURE_KEY = 'ak_example_go_next_e5a7';
 /** Stops the receiver the hard way: no handler runs, nothing buffered is flushed (a crash, an OOM kill). */
 const SIGKILL_RESTART = `pid=$(cat receiver.pid); kill -KILL "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done`;
 /** A graceful stop: the receiver's SIGTERM handler flushes what it buffered. */
@@ -74,7 +75,11 @@ async function startReceiver(name: string, fault?: string): Promise<{ home: stri
   writeFileSync(join(home, 'merchant-private.pem'), pair.privatePem, { mode: 0o600 });
   writeFileSync(
     join(home, 'keys.json'),
-    JSON.stringify([{ key: API_KEY }, { key: EXPIRED_KEY, notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' }]),
+    JSON.stringify([
+      { key: API_KEY },
+      { key: EXPIRED_KEY, notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' },
+      { key: FUTURE_KEY, notBefore: '2999-01-01T00:00:00Z' },
+    ]),
   );
   const port = await freePort();
   const args = [
@@ -107,7 +112,7 @@ async function startReceiver(name: string, fault?: string): Promise<{ home: stri
   throw new Error(`the Go receiver did not start:\n${output}`);
 }
 
-/** `verify merchant` (the built CLI) against a receiver, with the probe, the expired key and a restart command. */
+/** `verify merchant` (the built CLI) against a receiver, with the probe, the expired and the not-yet-valid key and a restart command. */
 async function verify(receiver: { home: string; port: number }, options: { restart?: string; strict?: boolean } = {}) {
   const reports = join(receiver.home, 'reports');
   const base = `http://127.0.0.1:${receiver.port}`;
@@ -127,7 +132,7 @@ async function verify(receiver: { home: string; port: number }, options: { resta
       reports,
       ...(options.strict ? ['--strict'] : []),
     ],
-    { cwd: receiver.home, env: { WALLET_API_KEY: API_KEY, WALLET_EXPIRED_KEY: EXPIRED_KEY } },
+    { cwd: receiver.home, env: { WALLET_API_KEY: API_KEY, WALLET_EXPIRED_KEY: EXPIRED_KEY, WALLET_FUTURE_KEY: FUTURE_KEY } },
   );
   let report: Report;
   try {
@@ -151,7 +156,7 @@ describe.skipIf(goMissing !== undefined)(`examples/go-receiver (skipped only whe
     if (vet.status !== 0) throw new Error(`go vet failed:\n${vet.stderr}`);
   }, 240_000);
 
-  it('passes verify merchant with --probe-url, --expired-key and a SIGKILL --restart: exit 0, no failure, no warning, nothing skipped', async () => {
+  it('passes verify merchant with --probe-url, --expired-key, --future-key and a SIGKILL --restart: exit 0, no failure, no warning, nothing skipped', async () => {
     const receiver = await startReceiver('correct');
     const { run, report, lines } = await verify(receiver);
     expect(report.summary.failed, `${lines('failed')}\n${receiver.output().slice(-3000)}`).toBe(0);

@@ -126,7 +126,7 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     const report = JSON.parse(readFileSync(file('gone/report.json'), 'utf8')) as Report;
     expect(report.target.cut).toMatchObject({ reason: 'target-gone' });
     expect(report.summary.passed).toBeGreaterThan(0);
-    // One failure says the merchant fell over, with what it last received; nothing else fails for it.
+    // One failure says the merchant stopped answering, with what it last received; nothing else fails for it.
     const stopped = report.results.filter((r) => r.id.endsWith('/target-stopped'));
     expect(stopped).toHaveLength(1);
     expect(stopped[0]!.status).toBe('failed');

@@ -31,6 +31,7 @@ const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const apiKey = 'ind-live-7f3a9c2e41d84b6f';
 const expiredKey = 'ind-expired-0b12c9aa';
+const futureKey = 'ind-future-5d7e01bb';
 const forbiddenKey = 'ind-readonly-5d6e7f80';
 const userId = 70421;
 
@@ -135,6 +136,7 @@ describe.concurrent.each(services)(
         apiKey,
         forbiddenKey,
         expiredKey,
+        futureKey,
         userId,
         controlToken: 'ind-control-1e2d3c',
         ...options,
@@ -171,6 +173,8 @@ describe.concurrent.each(services)(
             forbiddenKey,
             '--expired-key',
             expiredKey,
+            '--future-key',
+            futureKey,
             '--control-token',
             'ind-control-1e2d3c',
             '--reports',
@@ -202,6 +206,7 @@ describe.concurrent('verify merchant against independent receivers', () => {
   const keys = [
     { key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') },
     { key: expiredKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2021-01-01T00:00:00Z') },
+    { key: futureKey, notBefore: new Date('2999-01-01T00:00:00Z') },
   ];
   const receivers = [
     ['Express 5', () => startExpressReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
@@ -229,6 +234,8 @@ describe.concurrent('verify merchant against independent receivers', () => {
               receiver.probeUrl,
               '--expired-key',
               expiredKey,
+              '--future-key',
+              futureKey,
               '--reports',
               reports,
             ]);
@@ -236,7 +243,7 @@ describe.concurrent('verify merchant against independent receivers', () => {
             const failures = failuresOf(report);
             expect(report.summary.failed, `failed checks:\n${failures}\n${run.stderr}`).toBe(0);
             expect(run.status, `${run.stderr}\n${failures}`).toBe(0);
-            // With the probe and the expired key, only the restart case (--restart) cannot run.
+            // With the probe, the expired key and the not-yet-valid key, only the restart case (--restart) cannot run.
             expect(
               report.summary.passed,
               `skipped: ${report.results

@@ -29,6 +29,7 @@ interface ReportFile {
 const dir = mkdtempSync(join(tmpdir(), 'wc-java-'));
 const apiKey = 'java-live-4c1d9e7a';
 const expiredKey = 'java-expired-93b0f2';
+const futureKey = 'java-future-6e21c4';
 const forbiddenKey = 'java-readonly-1b7e05';
 const controlToken = 'java-control-6a2f11';
 const userId = 10086;
@@ -81,7 +82,7 @@ async function cliReport(reports: string, args: string[]): Promise<{ status: num
 }
 
 /**
- * `verify merchant` against one variant of Receiver.java, with the probe and the expired key; `only`
+ * `verify merchant` against one variant of Receiver.java, with the probe, the expired and the not-yet-valid key; `only`
  * limits the run to the suites matching that glob (a fault case's), otherwise every suite runs.
  */
 async function verifyReceiver(name: string, faults: string[], only?: string) {
@@ -91,7 +92,7 @@ async function verifyReceiver(name: string, faults: string[], only?: string) {
 async function receiverRun(name: string, faults: string[], only?: string) {
   const receiver = await startJava(
     RECEIVER,
-    ['--port', '0', '--public-key', join(dir, 'public.pem'), '--api-key', apiKey, '--expired-key', expiredKey, ...faultArgs(faults)],
+    ['--port', '0', '--public-key', join(dir, 'public.pem'), '--api-key', apiKey, '--expired-key', expiredKey, '--future-key', futureKey, ...faultArgs(faults)],
     /listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/,
   );
   try {
@@ -104,6 +105,8 @@ async function receiverRun(name: string, faults: string[], only?: string) {
       apiKey,
       '--expired-key',
       expiredKey,
+      '--future-key',
+      futureKey,
       '--private-key',
       join(dir, 'private.pem'),
       '--probe-url',
@@ -134,6 +137,8 @@ async function serviceRun(name: string, faults: string[], only?: string) {
       forbiddenKey,
       '--expired-key',
       expiredKey,
+      '--future-key',
+      futureKey,
       '--user-id',
       String(userId),
       '--control-token',
@@ -157,6 +162,8 @@ async function serviceRun(name: string, faults: string[], only?: string) {
       forbiddenKey,
       '--expired-key',
       expiredKey,
+      '--future-key',
+      futureKey,
       '--public-key',
       join(dir, 'public.pem'),
       '--user-id',
@@ -186,7 +193,7 @@ afterAll(() => {
 
 // The cases run two at a time (`slot`): a reset of a reused keep-alive socket, which a correct
 // receiver once saw on delivery 9 of 300 under that load, is now sent again by the runner on a new
-// connection (docs/decisions/a-reset-kept-alive-connection.md). The correct doubles and their legal
+// connection (docs/decisions/0078-kept-alive-connection-reset-is-sent-again.md). The correct doubles and their legal
 // variants run every suite (no failure anywhere is the point); a fault runs the suite of the case
 // its assertion names, which still proves exit 1 (a finding) and not 2 (a configuration).
 describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', { concurrent: true }, () => {

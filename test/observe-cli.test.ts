@@ -149,6 +149,8 @@ describe('wallet-conformance observe', () => {
         s.forbiddenKey!,
         '--expired-key',
         s.expiredKey!,
+        '--future-key',
+        s.futureKey!,
         '--reports',
         file(reports),
       ]);
@@ -166,6 +168,8 @@ describe('wallet-conformance observe', () => {
         m.probeUrl!,
         '--expired-key',
         m.expiredKey!,
+        '--future-key',
+        m.futureKey!,
         '--reports',
         file(reports),
       ]);
@@ -197,7 +201,7 @@ describe('wallet-conformance observe', () => {
     // Every callback the suites sent crossed observe and was answered by the merchant.
     expect(exchanges.filter((exchange) => exchange.kind === 'callback').every((exchange) => exchange.response !== undefined)).toBe(true);
     const text = readFileSync(file('capture.jsonl'), 'utf8');
-    for (const secret of [s.apiKey, s.controlToken!, s.forbiddenKey!, s.expiredKey!]) {
+    for (const secret of [s.apiKey, s.controlToken!, s.forbiddenKey!, s.expiredKey!, s.futureKey!, m.futureKey!]) {
       expect(text).not.toContain(secret);
       expect(stdout + stderr).not.toContain(secret);
       expect(readFileSync(join(file('observe-live'), 'report.json'), 'utf8')).not.toContain(secret);

@@ -25,7 +25,15 @@ describe('the packed package', () => {
 
   it('ships the compiled CLI and library, the manual, and no source map or TypeScript source', () => {
     expect(shipped).toEqual(
-      expect.arrayContaining(['bin/wallet-conformance.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'README.md', 'docs/README.md']),
+      expect.arrayContaining([
+        'bin/wallet-conformance.js',
+        'dist/cli/main.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'README.md',
+        'docs/README.md',
+        'assets/observe-ui/app.js',
+      ]),
     );
     expect(shipped.filter((path) => path.endsWith('.map'))).toEqual([]);
     expect(shipped.filter((path) => path.startsWith('src/') || (path.endsWith('.ts') && !path.endsWith('.d.ts')))).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Pre-flight blames the configuration only when it proved it wrong, and a target that falls over
+ * Pre-flight blames the configuration only when it proved it wrong, and a target that stops answering
  * under our input has failed: the real CLI against faulty services and merchants on loopback.
  */
 import { constants, generateKeyPairSync, privateEncrypt, randomBytes } from 'node:crypto';
@@ -267,7 +267,7 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     return `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
   };
 
-  it('a service that stops answering mid-run has failed under the MUST rules of the case it fell over on; the cases left are not run; exit 1', async () => {
+  it('a service that stops answering mid-run has failed under the MUST rules of the case it stopped on; the cases left are not run; exit 1', async () => {
     // The service sits behind a TCP hop that falls as a crashing process would when the fourth POST
     // arrives (the pre-flight's query is the first): that request gets no answer, later ones are refused.
     let posts = 0;
@@ -291,7 +291,7 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.status).toBe(1);
   }, 60_000);
 
-  it("a service that falls over on the control API probe's input has failed (exit 1), naming that input; it is not blamed on the configuration", async () => {
+  it("a service that stops answering on the control API probe's input has failed (exit 1), naming that input; it is not blamed on the configuration", async () => {
     // Dies on the probe's body that is not JSON, sent to a control API write route.
     const url = await fallingHop((sent) => sent.includes('{not json'));
     const run = await service('s-dies-probe', ['--control-token', embedded.service.controlToken!], url, undefined);
@@ -318,7 +318,7 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.status).toBe(1);
   }, 60_000);
 
-  it("a service that falls over on pre-flight's energy query has failed (exit 1); --base-url is not called wrong", async () => {
+  it("a service that stops answering on pre-flight's energy query has failed (exit 1); --base-url is not called wrong", async () => {
     // The first POST is pre-flight's valid energy query (no control token: no probe before it).
     const url = await fallingHop((sent) => sent.includes('POST /'));
     const run = await service('s-dies-preflight', [], url);

@@ -52,7 +52,7 @@ function stop(child: ChildProcess): Promise<void> {
 describe('a reference merchant process with a long history and a probe token', () => {
   let merchant: { child: ChildProcess; callbackUrl: string; probeUrl: string };
   beforeAll(async () => {
-    // 8,000 events of about 1 KiB: an 8 MiB history, 8 times the old 1 MiB limit of verify, and
+    // 8,000 events of about 1 KiB: an 8 MiB history, 8 times the 1 MiB an unpaged answer may carry, and
     // more than the kernel's socket buffers take of one answer (so a whole-history answer to a
     // slow reader would stay in the merchant's memory).
     const store = openSqliteStore(join(dir, 'merchant.sqlite'), { synchronous: 'normal' });
@@ -87,7 +87,7 @@ describe('a reference merchant process with a long history and a probe token', (
     const closed: Array<Promise<void>> = [];
     for (let i = 0; i < 100; i++) {
       const socket = connect({ host: '127.0.0.1', port: Number(port) });
-      // A slow reader: asks for a page (and the old form, which must not answer the whole history), then never reads.
+      // A slow reader: asks for a page (and the unpaged form, which must not answer the whole history), then never reads.
       socket.pause();
       socket.on('error', () => undefined);
       closed.push(new Promise((done) => socket.once('close', () => done())));

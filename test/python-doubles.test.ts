@@ -27,6 +27,7 @@ const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const apiKey = 'py-live-5b8e2c91d0a7';
 const expiredKey = 'py-expired-77c1e0';
+const futureKey = 'py-future-3a90d4';
 const forbiddenKey = 'py-readonly-3a90f2';
 const controlToken = 'py-control-41d2';
 const userId = 40417;
@@ -62,6 +63,7 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
         apiKeys: [
           { key: apiKey, notBefore: '2020-01-01T00:00:00Z', notAfter: '2099-12-31T23:59:59Z' },
           { key: expiredKey, notBefore: '2020-01-01T00:00:00Z', notAfter: '2021-01-01T00:00:00Z' },
+          { key: futureKey, notBefore: '2999-01-01T00:00:00Z' },
         ],
       });
     });
@@ -86,6 +88,8 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
         `${receiver.origin}/hooks/processed`,
         '--expired-key',
         expiredKey,
+        '--future-key',
+        futureKey,
         '--restart',
         restart,
         '--reports',
@@ -107,7 +111,7 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
   describe('verify service against a wallet service on http.server', { concurrent: true }, () => {
     let service: PythonDouble;
     beforeAll(async () => {
-      service = await startPython('service.py', { privateKeyPem: privatePem, apiKey, forbiddenKey, expiredKey, userId, controlToken });
+      service = await startPython('service.py', { privateKeyPem: privatePem, apiKey, forbiddenKey, expiredKey, futureKey, userId, controlToken });
     });
     afterAll(() => service?.close());
 
@@ -141,6 +145,8 @@ describe.skipIf(missing !== undefined)(`Python doubles (skipped only when ${miss
             forbiddenKey,
             '--expired-key',
             expiredKey,
+            '--future-key',
+            futureKey,
             '--control-token',
             controlToken,
             '--reports',

@@ -13,7 +13,13 @@ import { runCliAsync } from './support/cli.js';
 describe('where verify takes the API key from', () => {
   let embedded: Embedded;
   const cwd = mkdtempSync(join(tmpdir(), 'wc-precedence-'));
-  const NO_SECRETS = { WALLET_API_KEY: undefined, WALLET_CONTROL_TOKEN: undefined, WALLET_FORBIDDEN_KEY: undefined, WALLET_EXPIRED_KEY: undefined };
+  const NO_SECRETS = {
+    WALLET_API_KEY: undefined,
+    WALLET_CONTROL_TOKEN: undefined,
+    WALLET_FORBIDDEN_KEY: undefined,
+    WALLET_EXPIRED_KEY: undefined,
+    WALLET_FUTURE_KEY: undefined,
+  };
   const wrongKey = 'wrong-key-0000000000';
 
   beforeAll(async () => {

@@ -84,12 +84,13 @@ afterEach(async () => {
 });
 
 describe('no secret reaches a report or the console, wherever a target echoes it', () => {
-  it('verify service: API key (env), control token (file), forbidden key (config file), expired key (flag)', async () => {
+  it('verify service: API key (env), control token (file), forbidden key (config file), expired and not-yet-valid key (flag)', async () => {
     const secrets = {
       apiKey: { value: 'ak"Live+7/Qx=9z-0001', kind: 'ak' as const },
       controlToken: { value: 'ct+S3cret/Tok=2&x', kind: 'ct' as const },
       forbiddenKey: { value: 'fk-Forbid"0003/zz', kind: 'fk' as const },
       expiredKey: { value: 'ek-Expired+0004=q', kind: 'ek' as const },
+      futureKey: { value: 'nk-Future"0008/w+', kind: 'nk' as const },
     };
     const target = await startEchoTarget();
     closers.push(target.close);
@@ -110,13 +111,24 @@ describe('no secret reaches a report or the console, wherever a target echoes it
         '--base-url',
         `http://merchant:${enc(secrets.controlToken.value)}@${target.origin}/api?api_key=${enc(secrets.apiKey.value)}`,
         '--card-base-url',
-        `http://${target.origin}/card?token=${enc(secrets.forbiddenKey.value)}&sig=${enc(secrets.expiredKey.value)}`,
+        `http://${target.origin}/card?token=${enc(secrets.forbiddenKey.value)}&sig=${enc(secrets.expiredKey.value)}&nb=${enc(secrets.futureKey.value)}`,
         '--control-token-file',
         'control-token',
         '--expired-key',
         secrets.expiredKey.value,
+        '--future-key',
+        secrets.futureKey.value,
       ],
-      { cwd, env: { WALLET_API_KEY: secrets.apiKey.value, WALLET_CONTROL_TOKEN: undefined, WALLET_FORBIDDEN_KEY: undefined, WALLET_EXPIRED_KEY: undefined } },
+      {
+        cwd,
+        env: {
+          WALLET_API_KEY: secrets.apiKey.value,
+          WALLET_CONTROL_TOKEN: undefined,
+          WALLET_FORBIDDEN_KEY: undefined,
+          WALLET_EXPIRED_KEY: undefined,
+          WALLET_FUTURE_KEY: undefined,
+        },
+      },
     );
     expect(run.stderr.split('\n').filter((line) => line.includes('wallet-conformance:') && !line.includes('pre-flight'))).toEqual([]);
     expect(run.status).toBe(1);
@@ -124,13 +136,14 @@ describe('no secret reaches a report or the console, wherever a target echoes it
     expectScrubbed(outputsOf(join(cwd, 'out'), run), secrets);
   }, 120_000);
 
-  it('verify merchant: API key (file flag), expired key (env), private key (config file) that the target leaks as PEM and bare DER', async () => {
+  it('verify merchant: API key (file flag), expired key (env), not-yet-valid key (flag), private key (config file) that the target leaks as PEM and bare DER', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const pkcs1Der = privateKey.export({ type: 'pkcs1', format: 'der' }).toString('base64');
     const secrets = {
       apiKey: { value: 'mk"Merchant+Key/0005', kind: 'ak' as const },
       expiredKey: { value: 'ek2-Old"Key+0006', kind: 'ek' as const },
+      futureKey: { value: 'nk2-Next"Key+0009', kind: 'nk' as const },
       privateKey: { value: pem, kind: 'pk' as const },
     };
     const target = await startEchoTarget(`${pem} and ${pkcs1Der}`);
@@ -147,13 +160,15 @@ describe('no secret reaches a report or the console, wherever a target echoes it
         '--config',
         'wc.yaml',
         '--callback-url',
-        `http://hook:${enc(secrets.apiKey.value)}@${target.origin}/cb?token=${enc(secrets.expiredKey.value)}`,
+        `http://hook:${enc(secrets.apiKey.value)}@${target.origin}/cb?token=${enc(secrets.expiredKey.value)}&nb=${enc(secrets.futureKey.value)}`,
         '--api-key-file',
         'api-key',
+        '--future-key',
+        secrets.futureKey.value,
         '--suite',
         'merchant/*',
       ],
-      { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value } },
+      { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value, WALLET_FUTURE_KEY: undefined } },
     );
     expect(run.status).toBe(1);
     const outputs = outputsOf(join(cwd, 'merchant-out'), run);
@@ -188,7 +203,7 @@ describe('no secret reaches a report or the console, wherever a target echoes it
 });
 
 describe('scrubbing by value: a target echoes every secret in every rendering', () => {
-  /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/secrets.md). */
+  /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/0076-secrets.md). */
   const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
   const windows = (text: string, wordy: boolean) =>
     Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter((window) => !(wordy && WORDLIKE.test(window)));
@@ -222,12 +237,13 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
     );
   }
 
-  it('verify merchant: the API key, expired key, probe token and private key leaked raw, as hex, Base64, upper-case, escaped and in pieces show nowhere', async () => {
+  it('verify merchant: the API key, expired key, not-yet-valid key, probe token and private key leaked raw, as hex, Base64, upper-case, escaped and in pieces show nowhere', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const secrets = {
       apiKey: { value: 'mk7Q"x9+Zp/2Wv&r4Lk0', kind: 'ak' as const },
       expiredKey: { value: 'ek3q"Ol9d+Ke5y/06z', kind: 'ek' as const },
+      futureKey: { value: 'nk4w"Fu7t+Re2b/18k', kind: 'nk' as const },
       probeToken: { value: 'pt9Pr4ob+Tk/77xQ2', kind: 'pt' as const },
     };
     const all = [...Object.values(secrets).flatMap((secret) => textRenderings(secret.value)), ...keyRenderings(privateKey.export({ format: 'jwk' }))];
@@ -267,12 +283,22 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
         'private.pem',
         '--api-key-file',
         'api-key',
+        '--future-key',
+        secrets.futureKey.value,
         '--suite',
         'merchant/key-first',
         '--reports',
         'out',
       ],
-      { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value, WALLET_PROBE_TOKEN: secrets.probeToken.value } },
+      {
+        cwd,
+        env: {
+          WALLET_API_KEY: undefined,
+          WALLET_EXPIRED_KEY: secrets.expiredKey.value,
+          WALLET_FUTURE_KEY: undefined,
+          WALLET_PROBE_TOKEN: secrets.probeToken.value,
+        },
+      },
     );
     expect(count).toBeGreaterThan(5);
     const outputs = outputsOf(join(cwd, 'out'), run);

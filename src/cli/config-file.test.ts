@@ -61,7 +61,7 @@ describe('the config file', () => {
     [
       'merchant:\n  baseUrl: https://x/\n',
       'bad-config',
-      `${FILE}: unknown key merchant.baseUrl (known in merchant: reports, strict, suite, shard, verbose, profile, suites, baseline, failOnSkip, ca, cert, key, insecure, maxBody, timeout, tls, callbackUrl, privateKey, probeUrl, probeCmd, restart, apiKeyFile, expiredKeyFile, probeTokenFile)`,
+      `${FILE}: unknown key merchant.baseUrl (known in merchant: reports, strict, suite, shard, verbose, profile, suites, baseline, failOnSkip, ca, cert, key, insecure, maxBody, timeout, tls, callbackUrl, privateKey, probeUrl, probeCmd, restart, apiKeyFile, expiredKeyFile, futureKeyFile, probeTokenFile)`,
     ],
     ['strict: yes please\n', 'bad-config', `${FILE}: strict must be true or false, not a string`],
     ['maxBody: -1\n', 'bad-config', `${FILE}: maxBody must be a whole number, not a number`],

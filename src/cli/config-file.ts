@@ -51,6 +51,7 @@ const SECTIONS = {
     controlTokenFile: 'path',
     forbiddenKeyFile: 'path',
     expiredKeyFile: 'path',
+    futureKeyFile: 'path',
   },
   merchant: {
     callbackUrl: 'string',
@@ -60,6 +61,7 @@ const SECTIONS = {
     restart: 'string',
     apiKeyFile: 'path',
     expiredKeyFile: 'path',
+    futureKeyFile: 'path',
     probeTokenFile: 'path',
   },
   pact: {
@@ -84,6 +86,7 @@ const INLINE_SECRETS: Record<string, string> = {
   controlToken: 'controlTokenFile, WALLET_CONTROL_TOKEN or --control-token-file',
   forbiddenKey: 'forbiddenKeyFile, WALLET_FORBIDDEN_KEY or --forbidden-key-file',
   expiredKey: 'expiredKeyFile, WALLET_EXPIRED_KEY or --expired-key-file',
+  futureKey: 'futureKeyFile, WALLET_FUTURE_KEY or --future-key-file',
   brokerToken: 'brokerTokenFile, PACT_BROKER_TOKEN or --broker-token-file',
   probeToken: 'probeTokenFile, WALLET_PROBE_TOKEN or --probe-token-file',
 };

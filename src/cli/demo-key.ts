@@ -2,7 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import { readUserFile } from './io.js';
 
 /**
- * How a demo key is recognised (docs/decisions/secrets.md): its PEM file starts with this line,
+ * How a demo key is recognised (docs/decisions/0076-secrets.md): its PEM file starts with this line,
  * which `keys generate --demo` and `docs` (for the key it publishes) write before the PEM block.
  * PEM readers skip text before `-----BEGIN`, so the file stays a usable key.
  */

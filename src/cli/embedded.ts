@@ -48,6 +48,7 @@ export function emulatorTarget(emulator: RunningEmulator, config: EmulatorConfig
     userId: account.userId,
     ...(keys.forbiddenKey ? { forbiddenKey: keys.forbiddenKey } : {}),
     ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
+    ...(keys.futureKey ? { futureKey: keys.futureKey } : {}),
     controlToken: config.control.token,
     allowOrders: true,
   };
@@ -87,7 +88,11 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     // synchronous=normal: a throwaway run needs to survive a process restart, not a power cut.
     const storePath = join(dir, 'merchant.sqlite');
     const merchantConfig = {
-      apiKeys: [keys.apiKey, ...(keys.expiredKey ? [{ key: keys.expiredKey, notAfter: '2020-01-01T00:00:00Z' }] : [])],
+      apiKeys: [
+        keys.apiKey,
+        ...(keys.expiredKey ? [{ key: keys.expiredKey, notAfter: '2020-01-01T00:00:00Z' }] : []),
+        ...(keys.futureKey ? [{ key: keys.futureKey, notBefore: '2999-01-01T00:00:00Z' }] : []),
+      ],
       publicKey: account.keyPair.publicKey,
       profile: account.profile,
       store: openSqliteStore(storePath, { synchronous: 'normal' }) as IdempotencyStore,
@@ -130,6 +135,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         probeUrl: merchant.probeUrl,
         restartHook: restartMerchant,
         ...(keys.expiredKey ? { expiredKey: keys.expiredKey } : {}),
+        ...(keys.futureKey ? { futureKey: keys.futureKey } : {}),
       },
       async close() {
         await Promise.allSettled([emulator.close(), merchant.close().then(() => (ownStore ? merchant.store.close() : undefined))]);

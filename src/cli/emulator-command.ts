@@ -99,7 +99,11 @@ async function serve(options: EmulatorOptions): Promise<void> {
   if (throwaway) process.stdout.write(`throwaway setup (removed on exit): ${join(throwaway, 'emulator.yaml')}\n`);
   for (const merchant of config.merchants) {
     const keys = describeMerchantKeys(merchant);
-    const extra = [keys.forbiddenKey ? `forbidden key ${keys.forbiddenKey}` : '', keys.expiredKey ? `expired key ${keys.expiredKey}` : '']
+    const extra = [
+      keys.forbiddenKey ? `forbidden key ${keys.forbiddenKey}` : '',
+      keys.expiredKey ? `expired key ${keys.expiredKey}` : '',
+      keys.futureKey ? `not-yet-valid key ${keys.futureKey}` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     process.stdout.write(`merchant ${merchant.userId}: api key ${keys.apiKey}${extra ? `, ${extra}` : ''}; public key ${merchant.publicKey}\n`);

@@ -89,6 +89,14 @@ export const SECRETS = {
     configKey: 'expiredKeyFile',
     what: 'expired key',
   },
+  futureKey: {
+    kind: 'nk',
+    flag: '--future-key',
+    fileFlag: '--future-key-file',
+    env: 'WALLET_FUTURE_KEY',
+    configKey: 'futureKeyFile',
+    what: 'not-yet-valid key',
+  },
   probeToken: {
     kind: 'pt',
     flag: '--probe-token',

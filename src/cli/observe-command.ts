@@ -30,6 +30,10 @@ export function registerObserveCommand(program: Command): void {
     .option('--capture-keep <n>', 'with --capture-max-mb or --capture-max-age: keep the newest N files, delete older ones')
     .option('--duration <seconds>', 'stop after this long (default: on SIGINT or SIGTERM)')
     .option('--metrics <[host:]port>', 'serve Prometheus metrics at /metrics and a health check at /healthz (host 127.0.0.1 unless given)')
+    .option(
+      '--ui <[host:]port>',
+      'serve a live page of the latest exchanges, their decrypted payloads and verdicts (and /metrics, /healthz); host 127.0.0.1 unless given',
+    )
     .option('--report-every <seconds>', 'also rewrite the four reports every this many seconds while running (and on SIGHUP), each file replaced whole')
     .option(
       '--upstream-timeout <seconds>',

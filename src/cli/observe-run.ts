@@ -21,6 +21,8 @@ import { finish } from './report-output.js';
 import { protectKey, scrubData, scrubOutput, settleFlags } from './secrets.js';
 import { reportWindow, startInterimReports } from './observe-interim.js';
 import { exposedListenerWarnings, JUDGE_DRAIN_MS, stopSignals, upstreamFlag } from './observe-stop.js';
+import { liveFeed, serveLivePage, uiAddress } from './observe-ui.js';
+import type { LiveFeed } from '../observe/ui/feed.js';
 
 /** The flags of `observe`. */
 export interface ObserveFlags extends NetworkFlags {
@@ -44,6 +46,7 @@ export interface ObserveFlags extends NetworkFlags {
   upstreamTimeout?: string;
   reportEvery?: string;
   metrics?: string;
+  ui?: string;
   /** Files or globs, in order (commander gives a variadic option as a list). */
   replay?: string | string[];
   strict?: boolean;
@@ -198,6 +201,23 @@ async function serveMetrics(metrics: ObserveMetrics, at: { host: string; port: n
   }
 }
 
+/** The servers beside the proxy (--ui, --metrics), started after it; one that cannot listen closes the others and is one line. */
+async function serveBeside(
+  metrics: ObserveMetrics | undefined,
+  page: LiveFeed | undefined,
+  plan: LivePlan,
+  proxy: ObserveProxy,
+): Promise<{ close: () => Promise<void> }> {
+  const pageServer = page && metrics && plan.ui ? await serveLivePage(page, metrics, plan.ui, proxy) : undefined;
+  try {
+    const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;
+    return { close: async () => (await metricsServer?.close(), await pageServer?.close()) };
+  } catch (error) {
+    await pageServer?.close();
+    throw error;
+  }
+}
+
 /** The files of a rotated capture, for the end line. */
 function rotatedFiles(files: readonly string[]): string {
   return files.length === 1 ? files[0]! : `${files[0]} … ${files[files.length - 1]}`;
@@ -308,6 +328,8 @@ interface LivePlan {
   upstreamTimeoutMs: number;
   /** Where /metrics and /healthz are served (--metrics). */
   metrics?: { host: string; port: number };
+  /** Where the live page is served, with /metrics and /healthz (--ui). */
+  ui?: { host: string; port: number };
   /** Reports rewritten while running, every this many ms (--report-every). */
   reportEveryMs?: number;
   /** A rotating capture (--capture-max-mb, --capture-keep). */
@@ -318,19 +340,21 @@ interface LivePlan {
 /** Every flag of a live run checked before anything starts (one line, exit 2). */
 function planLive(flags: ObserveFlags): LivePlan {
   const listeners = listenersOf(flags);
+  const metrics = metricsAddress(flags.metrics, listeners);
   return {
     listeners,
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
     upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
     ...captureRotation(flags),
     ...(flags.reportEvery === undefined ? {} : { reportEveryMs: seconds(flags.reportEvery, '--report-every') }),
-    ...metricsAddress(flags.metrics, listeners),
+    ...metrics,
+    ...uiAddress(flags.ui, listenAddress, listeners, metrics.metrics),
     // Upstreams are reached directly: observe is the proxy (HTTP(S)_PROXY of the environment is not used).
     network: networkFromFlags(flags, { proxy: false }),
   };
 }
 
-async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan: LivePlan): Promise<number> {
+async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan: LivePlan, page: LiveFeed | undefined): Promise<number> {
   const { listeners, durationMs, network } = plan;
   const printer = findingPrinter();
   const { stream, rotating, capture } = await openCapture(flags, plan);
@@ -342,24 +366,26 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
   const queue = JudgeQueue.start(judgeOptions, {
     onFindings: (findings) => {
       metrics?.findings(findings);
+      page?.findings(findings);
       printer.print(findings);
     },
     onError: judgeFailed,
     onShed: () => metrics?.notJudged('shed'),
   });
-  const metrics = plan.metrics ? createObserveMetrics() : undefined;
+  const metrics = plan.metrics || plan.ui ? createObserveMetrics() : undefined;
   // Listening starts once the judge is made: an exchange never waits for the thread to load.
   await queue.ready();
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
     metrics?.exchange(exchange);
+    page?.exchange(exchange);
     queue.submit(exchange);
   };
   const proxy = await startProxy(plan, onExchange, judgeFailed, stream);
   printAddresses(proxy);
 
   for (const line of exposedListenerWarnings(listeners)) process.stderr.write(`${line}\n`);
-  const metricsServer = metrics && plan.metrics ? await serveMetrics(metrics, plan.metrics, proxy) : undefined;
+  const beside = await serveBeside(metrics, page, plan, proxy);
   const startedAt = Date.now();
   const interim = startInterimReports({
     snapshot: () => queue.snapshot(),
@@ -371,7 +397,7 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
   const signals = stopSignals(durationMs);
   await signals.stopped;
   interim.stop();
-  await metricsServer?.close();
+  await beside.close();
   const { cut } = await proxy.close({ signal: signals.cut });
   const result = await queue.close({ deadline: Date.now() + JUDGE_DRAIN_MS, signal: signals.cut, cut });
   const lines: string[] = [];
@@ -427,6 +453,7 @@ function checkReplay(flags: ObserveFlags, file: string | string[]): void {
     'captureKeep',
     'reportEvery',
     'metrics',
+    'ui',
   ] as const;
   const given = live.filter((name) => flags[name] !== undefined);
   if (given.length > 0)
@@ -461,6 +488,7 @@ export async function observe(self: Command): Promise<void> {
     ...(profile ? { profile } : {}),
     ...(plan ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) } : {}),
   };
+  const page = plan?.ui ? liveFeed(keys, profile) : undefined;
   // Live, the judge runs on its own thread beside forwarding; a replay forwards nothing and judges here.
-  process.exitCode = plan ? await observeLive(flags, options, plan) : await observeReplay(flags, createJudge(options), flags.replay!);
+  process.exitCode = plan ? await observeLive(flags, options, plan, page) : await observeReplay(flags, createJudge(options), flags.replay!);
 }

@@ -40,7 +40,7 @@ export function stopSignals(durationMs: number | undefined): { stopped: Promise<
 }
 
 /** A loopback host (127.0.0.0/8, ::1, localhost): reachable from this machine only. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1';

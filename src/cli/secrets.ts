@@ -149,6 +149,7 @@ export function protectKey(key: RsaKey): void {
 export function protectTarget(target: Target): void {
   protect({ kind: 'ak', value: target.apiKey });
   if (target.expiredKey) protect({ kind: 'ek', value: target.expiredKey });
+  if (target.futureKey) protect({ kind: 'nk', value: target.futureKey });
   if (target.side === 'service') {
     if (target.forbiddenKey) protect({ kind: 'fk', value: target.forbiddenKey });
     if (target.controlToken) protect({ kind: 'ct', value: target.controlToken });

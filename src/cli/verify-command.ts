@@ -22,6 +22,7 @@ interface ServiceFlags extends CommonRunOptions, NetworkFlags {
   allowOrders?: boolean;
   forbiddenKey?: string;
   expiredKey?: string;
+  futureKey?: string;
   controlToken?: string;
   listen?: string;
   listenHost?: string;
@@ -41,6 +42,7 @@ interface MerchantFlags extends CommonRunOptions, NetworkFlags {
   restart?: string;
   profile?: string;
   expiredKey?: string;
+  futureKey?: string;
   settleMs?: string;
   replay?: string;
 }
@@ -109,6 +111,7 @@ async function serviceTarget(flags: ServiceFlags): Promise<Target> {
     ...(flags.userId === undefined ? {} : { userId: parseInteger(flags.userId, '--user-id', { min: 0 }) }),
     ...(flags.forbiddenKey ? { forbiddenKey: flags.forbiddenKey } : {}),
     ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
+    ...(flags.futureKey ? { futureKey: flags.futureKey } : {}),
     ...(flags.controlToken ? { controlToken: flags.controlToken } : {}),
     ...(flags.listen === undefined ? {} : { listenPort: parseInteger(flags.listen, '--listen', { min: 0, max: 65535 }) }),
     ...receiverAddress(flags),
@@ -132,6 +135,8 @@ export function registerVerifyCommand(program: Command): void {
     .option('--forbidden-key-file <file>', secretFileHelp('forbiddenKey'))
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (ERR-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
+    .option('--future-key <key>', secretHelp('futureKey', 'a key whose validity window has not begun yet (ERR-401)'))
+    .option('--future-key-file <file>', secretFileHelp('futureKey'))
     .option('--control-token <token>', secretHelp('controlToken', 'the target offers the control API (/__control, X-Control-Token) with this token'))
     .option('--control-token-file <file>', secretFileHelp('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
@@ -141,7 +146,7 @@ export function registerVerifyCommand(program: Command): void {
       const { settleFlags } = await import('./secrets.js');
       const flags = settleFlags<ServiceFlags>(command, {
         sections: ['service'],
-        secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, controlToken: false },
+        secrets: { apiKey: true, forbiddenKey: false, expiredKey: false, futureKey: false, controlToken: false },
         required: ['baseUrl', 'publicKey'],
       });
       const {
@@ -216,13 +221,15 @@ export function registerVerifyCommand(program: Command): void {
     .option('--profile <file>', 'crypto profile YAML')
     .option('--expired-key <key>', secretHelp('expiredKey', 'a key outside its validity window (CB-KEY-401)'))
     .option('--expired-key-file <file>', secretFileHelp('expiredKey'))
+    .option('--future-key <key>', secretHelp('futureKey', 'a key whose validity window has not begun yet (CB-KEY-401)'))
+    .option('--future-key-file <file>', secretFileHelp('futureKey'))
     .option('--settle-ms <ms>', 'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)')
     .option('--replay <file>', 'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers')
     .action(async (_given: MerchantFlags, command: Command) => {
       const { settleFlags } = await import('./secrets.js');
       const flags = settleFlags<MerchantFlags>(command, {
         sections: ['merchant'],
-        secrets: { apiKey: true, expiredKey: false, probeToken: false },
+        secrets: { apiKey: true, expiredKey: false, futureKey: false, probeToken: false },
         required: ['callbackUrl', 'privateKey'],
       });
       const {
@@ -258,6 +265,7 @@ export function registerVerifyCommand(program: Command): void {
         ...(flags.probeToken ? { probeToken: flags.probeToken } : {}),
         ...(flags.restart ? { restartCmd: flags.restart } : {}),
         ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
+        ...(flags.futureKey ? { futureKey: flags.futureKey } : {}),
         ...(flags.settleMs === undefined ? {} : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),
         apiKeySource: secretSource('apiKey'),
       };

@@ -9,11 +9,11 @@ import { createLiteralIndex } from './literal-index.js';
  */
 
 /**
- * What a secret is: `ak` API key, `ct` control token, `fk` forbidden key, `ek` expired key,
+ * What a secret is: `ak` API key, `ct` control token, `fk` forbidden key, `ek` expired key, `nk` not-yet-valid key,
  * `bt` Pact Broker token, `pt` probe token, `pk` private key material; found without being configured: `pw` a URL's
  * password, `qt` a token in a URL query, `au` an Authorization credential.
  */
-export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'bt' | 'pt' | 'pk' | 'pw' | 'qt' | 'au';
+export type SecretKind = 'ak' | 'ct' | 'fk' | 'ek' | 'nk' | 'bt' | 'pt' | 'pk' | 'pw' | 'qt' | 'au';
 
 /** One secret to scrub. For `pk`, `value` is the key as PEM or bare Base64 DER. */
 export interface Secret {

@@ -12,13 +12,13 @@ import { LosslessNumber } from '../core/exact-json.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../crypto/keys.js';
-import { ManualScheduler } from '../core/manual-scheduler.js';
+import { ManualScheduler, settle } from '../core/manual-scheduler.js';
 import type { EmulatorMerchant } from './config.js';
 import { cryptoRandom } from './emulator-context.js';
 import { CallbackDispatcher, judgeAttempt, type DispatcherOptions } from './dispatcher.js';
 import { sealCallback } from '../wire/callback-delivery.js';
 import { SealPool, startSealWorker } from './seal-pool.js';
-import type { NewEvent } from './outbox.js';
+import type { AttemptRecord, NewEvent } from './outbox.js';
 import { openEmulatorStore, type EmulatorStore } from './store.js';
 
 const privateKey = parseKey(generateMerchantKeyPair(1024).privatePem) as RsaPrivateKey;
@@ -437,14 +437,16 @@ describe('callback dispatcher: claims in chunks while the sealer is busy', () =>
     const { dispatcher } = dispatcherFor(store, {}, { sealer });
     dispatcher.wake();
     await until(() => sealed === capacity, 'the sealer queue is full');
+    // Each settled attempt wakes the dispatcher, which claims then or not at all until the next seal
+    // ends: once the outcome is written, what it did about the free room is done.
+    const written = () => store.attemptRows('chunks-1').filter((row) => row.phase === 'done').length;
     // One seal ends: one place is free, less than half the queue, so nothing is claimed.
     end(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => written() === 1, 'the sealed delivery is sent and its outcome written');
     expect(sealed).toBe(capacity);
     // Three more: half the queue is free, and four deliveries are claimed at once.
     end(3);
-    await until(() => sealed === capacity + 4, 'four more claimed');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => written() === 4 && sealed === capacity + 4, 'three more written, four more claimed');
     expect(sealed).toBe(capacity + 4);
     // Ending the rest as they come sends all 24, each once.
     await until(() => {
@@ -486,26 +488,34 @@ describe('callback dispatcher: outbox writes under load share a window', () => {
     const now = () => scheduler.now();
     const { store, writes } = recordedStore(side.url, now);
     store.insertEvent(event(trackingId, now(), { deliveries, concurrent }));
-    const { dispatcher } = dispatcherFor(store, {}, { now, scheduler, sealer: instantSealer });
+    // Counts the answers the dispatcher has judged: each outcome is queued for a write as it is judged.
+    let judged = 0;
+    const variant = {
+      acknowledgement: (verdict: AttemptRecord['verdict']) => {
+        judged++;
+        return verdict;
+      },
+    };
+    const { dispatcher } = dispatcherFor(store, {}, { now, scheduler, sealer: instantSealer, variant });
     dispatcher.wake();
-    return { side, scheduler, store, writes, dispatcher };
+    return { side, scheduler, store, writes, dispatcher, judged: () => judged };
   }
 
   it('with 8 or more attempts under way, writes at most once per 4 ms: what arrives meanwhile waits and shares the next transaction', async () => {
-    const { side, scheduler, store, writes, dispatcher } = await heldClock('window-1', 12, true);
+    const { side, scheduler, store, writes, dispatcher, judged } = await heldClock('window-1', 12, true);
     await scheduler.advance(0);
     await until(() => writes.length === 1, 'the first write (it follows at once)');
     // The clock stands still: sends counted in the first write go out and are answered, but their
     // outcomes (and any later sends) wait for the window.
-    await until(() => side.posts() === writes[0]!.sends, 'the counted sends are answered');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await until(() => judged() === writes[0]!.sends, 'the counted sends are answered and judged');
+    await settle();
     expect(writes).toHaveLength(1);
     expect(dispatcher.inFlight).toBe(12);
-    for (let i = 0; i < 20 && store.unfinishedDeliveries() > 0; i++) {
+    // Each move of the clock lets the next write out; the loop waits for the loopback exchanges it starts.
+    for (const end = Date.now() + 10_000; store.unfinishedDeliveries() > 0 && Date.now() < end;) {
       await scheduler.advance(4);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(store.unfinishedDeliveries()).toBe(0);
     // Every send and outcome of the 12 written, each write 4 ms after the one before it.
     expect(writes.reduce((n, w) => n + w.sends, 0)).toBe(12);
     expect(writes.reduce((n, w) => n + w.settled, 0)).toBe(12);
@@ -536,9 +546,10 @@ describe("callback dispatcher: its own pool's spare sealing thread", () => {
       const side = await acknowledgingMerchant();
       const store = storeFor(side.url);
       store.insertEvent(event('spare-1', Date.now(), { deliveries: 300, concurrent: true }));
+      // A deadline far beyond any load: a slow machine must not turn an answer into a timeout and a retry.
       const { dispatcher } = dispatcherFor(
         store,
-        {},
+        { timeoutMs: 20_000 },
         { merchants: new Map([[7, { ...merchant, keyPair: { privateKey: slowKey, publicKey: slowKey.publicKey } } as EmulatorMerchant]]) },
       );
       await dispatcher.ready();

@@ -6,7 +6,8 @@ import { callbackHeaders, spelledHeaders, withRequestUUID } from '../wire/callba
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './emulator-context.js';
 import { createPostAgents, MAX_SOCKETS_PER_TARGET, startPost, type PostAnswer, type PostHandle, type PostOutcome } from './http-post.js';
-import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, SendMark, SendVerdict, Settlement, Unsent } from './outbox.js';
+import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, SendVerdict } from './outbox.js';
+import { OutboxWriter, WRITE_RETRY_MS, type WriteResult } from './outbox-writer.js';
 import type { EmulatorStore } from './store.js';
 import { SealerStopped, SealPool, type CallbackSealer } from './seal-pool.js';
 import type { DeliveryVariant } from './variant.js';
@@ -51,16 +52,6 @@ const TEMPLATE_CACHE = 1_024;
 const ANSWER_LIMIT = 64 * 1024;
 /** While every due delivery waits for a free connection, look again this often (a settled attempt wakes it sooner). */
 const BLOCKED_POLL_MS = 250;
-/**
- * Under load (at least this many attempts under way) the outbox is written at most once per
- * BATCH_WINDOW_MS: the sends and outcomes of several turns share one transaction, whose commit is
- * the larger part of a small write. With fewer under way each write follows in the next turn, so a
- * sequential delivery never waits for a window (docs/decisions/outbox-write-window.md).
- */
-const BATCH_IN_FLIGHT = 8;
-const BATCH_WINDOW_MS = 4;
-/** When an outbox write failed (SQLITE_BUSY, a full disk), it is tried again after this long. */
-const WRITE_RETRY_MS = 1_000;
 /** An attempt that never went out (no connection within the wait) is due again after this long. */
 const UNSENT_RETRY_MS = 1_000;
 
@@ -79,12 +70,6 @@ interface Attempt {
   phase: 'queued' | 'counting' | 'sent' | 'settling' | 'done';
   /** The store refused to count it (acknowledged, capped, changed): its row is already written. */
   refused?: SendVerdict;
-}
-
-interface OutboxItems {
-  sends: Attempt[];
-  settled: Array<{ attempt: Attempt; settlement: Settlement; line: string }>;
-  unsent: Array<{ attempt: Attempt; unsent: Unsent; line: string }>;
 }
 
 /**
@@ -107,7 +92,7 @@ interface OutboxItems {
  * BATCH_WINDOW_MS.
  */
 export class CallbackDispatcher {
-  readonly #o: DispatcherOptions;
+  readonly #options: DispatcherOptions;
   readonly #agents: ReturnType<typeof createPostAgents>;
   readonly #timers: DispatcherScheduler;
   /** Attempts from claim until their outcome is written, by `eventId:idx`: such a delivery is never claimed again by this process. */
@@ -115,17 +100,11 @@ export class CallbackDispatcher {
   /** Attempts under way per target origin (at most MAX_SOCKETS_PER_TARGET). */
   readonly #perOrigin = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
-  #outbox: OutboxItems = { sends: [], settled: [], unsent: [] };
+  readonly #outbox: OutboxWriter<Attempt>;
   /** The headers of every attempt, by the merchant's API key. */
   readonly #headersOf = new Map<string, Record<string, string>>();
   /** An event's payload text around its requestUUID, by event id. */
   readonly #templates = new Map<number, { before: string; after: string; pinned?: string }>();
-  #flushQueued = false;
-  /** When the outbox was last written (the window under load counts from it). */
-  #lastFlushAt = -Infinity;
-  /** Cancels a write waiting for the window to pass. */
-  #flushTimer: (() => void) | undefined;
-  #retryTimer: (() => void) | undefined;
   /** The last tick left due deliveries for want of a free connection. */
   #blocked = false;
   /** The last tick took as many due deliveries as it looked for: more may be due now (the next wake need not ask the store when). */
@@ -143,12 +122,12 @@ export class CallbackDispatcher {
   #warm: Promise<void> = Promise.resolve();
 
   constructor(options: DispatcherOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#timers = options.scheduler ?? realTimers;
     this.#ownSealer = options.sealer === undefined;
     if (options.sealer) this.#sealer = options.sealer;
     else {
-      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/spare-sealing-thread.md).
+      // The spare thread seals the overflow on CPU nothing else wants (docs/decisions/0097-spare-sealing-thread.md).
       const pool = new SealPool({ spare: true });
       // The threads load while the emulator starts, not when the first callback is due.
       this.#warm = pool.warm();
@@ -161,6 +140,15 @@ export class CallbackDispatcher {
       this.wake();
     });
     this.#agents = createPostAgents(options.callbacks.ca);
+    this.#outbox = new OutboxWriter<Attempt>({
+      store: options.store,
+      now: options.now,
+      timers: this.#timers,
+      log: options.log,
+      underWay: () => this.#inFlight.size,
+      maxAttempts: (delivery) => this.#maxAttempts(delivery),
+      onWritten: (result) => this.#written(result),
+    });
     // What an earlier process left open: a sent attempt's outcome is unknown (it counts), a queued one never left.
     const recovered = options.store.recoverOpenAttempts(options.now());
     if (recovered.sent + recovered.queued > 0) {
@@ -184,13 +172,13 @@ export class CallbackDispatcher {
       this.#sealWait = true;
       return;
     }
-    const now = this.#o.now();
+    const now = this.#options.now();
     let next: number | undefined;
     try {
       // After a full chunk, look again at once (a tick that finds nothing clears this and asks the store).
-      next = this.#moreDue && !this.#blocked ? now : this.#o.store.nextDueAt(this.#fullMerchants());
+      next = this.#moreDue && !this.#blocked ? now : this.#options.store.nextDueAt(this.#fullMerchants());
     } catch (error) {
-      this.#o.log?.(`callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
+      this.#options.log?.(`callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
       next = now + WRITE_RETRY_MS;
     }
     if (next === undefined) return;
@@ -229,19 +217,16 @@ export class CallbackDispatcher {
     this.#closed = true;
     this.#timer?.();
     this.#timer = undefined;
-    this.#retryTimer?.();
-    this.#retryTimer = undefined;
-    this.#flushTimer?.();
-    this.#flushTimer = undefined;
+    this.#outbox.close();
     for (const attempt of this.#inFlight.values()) {
-      if (attempt.post) attempt.post.cut('the emulator shut down');
+      if (attempt.post) attempt.post.abort('the emulator shut down');
       // Counting, or still being sealed: never sent.
       else if (attempt.phase === 'counting' || attempt.phase === 'queued') this.#unsent(attempt, 'not sent: the emulator shut down');
     }
     // Seals not done yet are dropped (their attempts were released above); the threads stop.
     const sealerClosed = this.#ownSealer ? this.#sealer.close() : undefined;
     await Promise.allSettled([...this.#running]);
-    this.#flush();
+    this.#outbox.flush();
     this.#agents.destroy();
     await sealerClosed;
   }
@@ -250,7 +235,7 @@ export class CallbackDispatcher {
     this.#timer = undefined;
     this.#timerAt = Infinity;
     if (this.#closed) return;
-    const { store, now: clock, callbacks } = this.#o;
+    const { store, now: clock, callbacks } = this.#options;
     const now = clock();
     const reserved = new Map<string, number>();
     let skipped = 0;
@@ -281,7 +266,7 @@ export class CallbackDispatcher {
         this.#fullMerchants(),
       );
     } catch (error) {
-      this.#o.log?.(`callback queue: cannot claim due deliveries (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
+      this.#options.log?.(`callback queue: cannot claim due deliveries (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
       this.#timerAt = now + WRITE_RETRY_MS;
       this.#timer = this.#timers.after(WRITE_RETRY_MS, () => this.#tick());
       return;
@@ -311,7 +296,7 @@ export class CallbackDispatcher {
   #decide(delivery: DueDelivery, reserved: Map<string, number>): ClaimDecision {
     const key = keyOf(delivery);
     if (this.#inFlight.has(key)) return 'skip';
-    if (!this.#o.merchants.has(delivery.merchant)) return { finish: `not sent: merchant ${delivery.merchant} is no longer configured` };
+    if (!this.#options.merchants.has(delivery.merchant)) return { finish: `not sent: merchant ${delivery.merchant} is no longer configured` };
     const max = this.#maxAttempts(delivery);
     if (delivery.attempts >= max) return { finish: `not sent: maxAttempts (${max}) reached` };
     const origin = originOf(delivery.callbackUrl);
@@ -322,13 +307,13 @@ export class CallbackDispatcher {
   }
 
   #start(delivery: ClaimedDelivery): void {
-    const merchant = this.#o.merchants.get(delivery.merchant)!;
+    const merchant = this.#options.merchants.get(delivery.merchant)!;
     const attempt: Attempt = { key: keyOf(delivery), origin: originOf(delivery.callbackUrl), delivery, merchant, requestUUID: '', phase: 'queued' };
     this.#inFlight.set(attempt.key, attempt);
     this.#perOrigin.set(attempt.origin, (this.#perOrigin.get(attempt.origin) ?? 0) + 1);
     // CB-UUID: every attempt is a delivery with its own requestUUID.
-    const fresh = this.#o.random.uuid();
-    attempt.requestUUID = this.#o.variant?.requestUUID ? this.#o.variant.requestUUID(fresh, delivery) : fresh;
+    const fresh = this.#options.random.uuid();
+    attempt.requestUUID = this.#options.variant?.requestUUID ? this.#options.variant.requestUUID(fresh, delivery) : fresh;
     let text: string;
     let headers: Record<string, string>;
     try {
@@ -348,7 +333,7 @@ export class CallbackDispatcher {
           if (attempt.phase !== 'queued' || this.#closed) return;
           let body: string;
           try {
-            body = this.#o.variant?.body ? this.#o.variant.body(sealed, { text, merchant }) : sealed;
+            body = this.#options.variant?.body ? this.#options.variant.body(sealed, { text, merchant }) : sealed;
           } catch (error) {
             return this.#cannotSend(attempt, error);
           }
@@ -376,8 +361,8 @@ export class CallbackDispatcher {
     const { delivery } = attempt;
     const post = startPost(delivery.callbackUrl, headers, body, {
       agents: this.#agents,
-      timeoutMs: this.#o.callbacks.timeoutMs,
-      socketWaitMs: this.#o.callbacks.timeoutMs,
+      timeoutMs: this.#options.callbacks.timeoutMs,
+      socketWaitMs: this.#options.callbacks.timeoutMs,
       limit: ANSWER_LIMIT,
       timers: this.#timers,
       onSocket: () => this.#count(attempt),
@@ -385,7 +370,7 @@ export class CallbackDispatcher {
     attempt.post = post;
     const running: Promise<void> = post.done
       .then((outcome) => this.#outcome(attempt, outcome))
-      .catch((error: unknown) => this.#o.log?.(`callback ${delivery.trackingId}: internal error ${(error as Error).message}`))
+      .catch((error: unknown) => this.#options.log?.(`callback ${delivery.trackingId}: internal error ${(error as Error).message}`))
       .finally(() => this.#running.delete(running));
     this.#running.add(running);
   }
@@ -394,8 +379,7 @@ export class CallbackDispatcher {
   #count(attempt: Attempt): void {
     if (attempt.phase !== 'queued') return;
     attempt.phase = 'counting';
-    this.#outbox.sends.push(attempt);
-    this.#queueFlush();
+    this.#outbox.count(attempt);
   }
 
   #outcome(attempt: Attempt, outcome: PostOutcome): void {
@@ -408,159 +392,74 @@ export class CallbackDispatcher {
 
   /** An attempt that never went out: not counted; the delivery is due again (at once after a shutdown: at the next start). */
   #unsent(attempt: Attempt, reason: string): void {
-    const sends = this.#outbox.sends.indexOf(attempt);
-    if (sends >= 0) this.#outbox.sends.splice(sends, 1);
+    this.#outbox.withdraw(attempt);
     attempt.phase = 'settling';
-    const now = this.#o.now();
+    const now = this.#options.now();
     const { delivery } = attempt;
-    this.#outbox.unsent.push({
+    this.#outbox.unsend({
       attempt,
       unsent: { attemptId: delivery.attemptId, delivery, reason, dueAt: this.#closed ? now : now + UNSENT_RETRY_MS, settledAt: now },
       line: `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries}: ${reason} (not counted as an attempt)`,
     });
-    this.#queueFlush();
   }
 
   /** An attempt that went out (or failed once counted): its outcome, judged, and what follows it. */
   #settle(attempt: Attempt, answer: PostAnswer): void {
     const { delivery } = attempt;
-    const now = this.#o.now();
+    const now = this.#options.now();
     const at = new Date(attempt.sentAt ?? now).toISOString();
     const judged = judgeAttempt(at, attempt.requestUUID, answer);
     const { note } = judged;
     let { attempt: record } = judged;
-    const reading = this.#o.variant?.acknowledgement;
+    const reading = this.#options.variant?.acknowledgement;
     if (reading) record = { ...record, verdict: reading(record.verdict, { status: answer.status, body: answer.body.toString('utf8') }) };
     attempt.phase = 'settling';
-    this.#outbox.settled.push({
+    this.#outbox.settle({
       attempt,
       settlement: { attemptId: delivery.attemptId, delivery, attempt: record, update: this.#next(delivery, record.verdict), settledAt: now },
       line: `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${record.status || '-'} ${record.verdict}${record.error ? ` (${record.error})` : ''}${note ? ` (${note})` : ''}`,
     });
-    this.#queueFlush();
   }
 
-  #queueFlush(): void {
-    if (this.#flushQueued || this.#closed) return;
-    this.#flushQueued = true;
-    const wait = this.#inFlight.size >= BATCH_IN_FLIGHT ? this.#lastFlushAt + BATCH_WINDOW_MS - this.#o.now() : 0;
-    // After this turn's I/O callbacks: every send and outcome of the turn in one transaction; under
-    // load, of every turn until the window since the last write has passed.
-    if (wait <= 0) setImmediate(() => this.#flush());
-    else this.#flushTimer = this.#timers.after(wait, () => this.#flush());
-  }
-
-  /** Writes the outbox: counts the sends (then lets them out), records outcomes and unsent attempts. */
-  #flush(): void {
-    this.#flushQueued = false;
-    this.#flushTimer = undefined;
-    const items = this.#outbox;
-    this.#outbox = { sends: [], settled: [], unsent: [] };
-    if (items.sends.length + items.settled.length + items.unsent.length === 0) return;
-    const now = this.#o.now();
-    this.#lastFlushAt = now;
-    const marks: SendMark[] = items.sends.map((attempt) => ({
-      attemptId: attempt.delivery.attemptId,
-      delivery: attempt.delivery,
-      maxAttempts: this.#maxAttempts(attempt.delivery),
-      requestUUID: attempt.requestUUID,
-      sentAt: now,
-    }));
-    const batch = { sends: marks, settled: items.settled.map((item) => item.settlement), unsent: items.unsent.map((item) => item.unsent) };
-    let verdicts: Array<SendVerdict | Error>;
-    let written: { settled: boolean[]; unsent: boolean[] };
-    try {
-      verdicts = this.#o.store.writeOutbox(batch, now);
-      written = { settled: items.settled.map(() => true), unsent: items.unsent.map(() => true) };
-    } catch {
-      // One at a time, so one record the store refuses holds back only itself.
-      const one = <T>(write: () => T): T | Error => {
-        try {
-          return write();
-        } catch (error) {
-          return error as Error;
-        }
-      };
-      verdicts = marks.map((mark) => {
-        const verdict = one(() => this.#o.store.writeOutbox({ sends: [mark], settled: [], unsent: [] }, now));
-        return verdict instanceof Error ? verdict : verdict[0]!;
-      });
-      written = {
-        settled: items.settled.map((item) => {
-          const plain = one(() => this.#o.store.writeOutbox({ sends: [], settled: [item.settlement], unsent: [] }, now));
-          if (!(plain instanceof Error)) return true;
-          // An answer the store cannot hold is recorded without it.
-          const bare = {
-            ...item.settlement,
-            attempt: {
-              ...item.settlement.attempt,
-              answer: null,
-              error: `${item.settlement.attempt.error ? `${item.settlement.attempt.error}; ` : ''}the answer could not be recorded`,
-            },
-          };
-          const retried = one(() => this.#o.store.writeOutbox({ sends: [], settled: [bare], unsent: [] }, now));
-          if (!(retried instanceof Error)) return true;
-          this.#o.log?.(
-            `callback ${item.attempt.delivery.trackingId} delivery ${item.attempt.delivery.idx + 1}: outcome not recorded yet (${retried.message}); not sent again until it is`,
-          );
-          return false;
-        }),
-        unsent: items.unsent.map((item) => !(one(() => this.#o.store.writeOutbox({ sends: [], settled: [], unsent: [item.unsent] }, now)) instanceof Error)),
-      };
-    }
+  /** After an outbox write: written outcomes free their attempts; counted sends go out, refused ones are released. */
+  #written(result: WriteResult<Attempt>): void {
     let freed = false;
-    items.settled.forEach((item, i) => {
-      if (!written.settled[i]) return this.#keep('settled', item);
-      this.#o.log?.(item.line);
+    for (const item of [...result.settled, ...result.unsent]) {
+      this.#options.log?.(item.line);
       this.#done(item.attempt);
       freed = true;
-    });
-    items.unsent.forEach((item, i) => {
-      if (!written.unsent[i]) return this.#keep('unsent', item);
-      this.#o.log?.(item.line);
-      this.#done(item.attempt);
-      freed = true;
-    });
-    items.sends.forEach((attempt, i) => {
-      const verdict = verdicts[i]!;
+    }
+    for (const { attempt, verdict } of result.sends) {
       if (verdict === 'sent') {
         attempt.phase = 'sent';
-        attempt.sentAt = now;
+        attempt.sentAt = result.now;
         if (attempt.post) attempt.post.release(true);
         else this.#settle(attempt, { status: 0, body: Buffer.alloc(0), error: attempt.early ?? 'not sent' });
-        return;
+        continue;
       }
-      if (verdict instanceof Error) {
-        // Not counted, so not sent: the delivery is due again when its lease ends.
-        this.#o.log?.(
-          `callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`,
-        );
-        attempt.refused = 'changed';
-      } else {
-        attempt.refused = verdict;
-        this.#o.log?.(
-          `callback ${attempt.delivery.trackingId} delivery ${attempt.delivery.idx + 1}/${attempt.delivery.deliveries}: not sent (${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? 'maxAttempts reached' : 'changed since it was claimed'})`,
-        );
-      }
-      if (attempt.post) attempt.post.release(false, 'not sent');
-      else this.#done(attempt);
+      this.#refused(attempt, verdict);
       freed = true;
-    });
+    }
     if (freed) {
       this.#blocked = false;
       this.wake();
     }
   }
 
-  /** An outcome the store could not take yet: kept (its delivery stays under way, never sent again meanwhile) and written again later. */
-  #keep(kind: 'settled' | 'unsent', item: OutboxItems['settled'][number] | OutboxItems['unsent'][number]): void {
-    if (kind === 'settled') this.#outbox.settled.push(item as OutboxItems['settled'][number]);
-    else this.#outbox.unsent.push(item as OutboxItems['unsent'][number]);
-    if (this.#retryTimer || this.#closed) return;
-    this.#retryTimer = this.#timers.after(WRITE_RETRY_MS, () => {
-      this.#retryTimer = undefined;
-      this.#queueFlush();
-    });
+  /** A send the store did not count: it never goes out. */
+  #refused(attempt: Attempt, verdict: Exclude<SendVerdict, 'sent'> | Error): void {
+    const { delivery } = attempt;
+    if (verdict instanceof Error) {
+      // Not counted, so not sent: the delivery is due again when its lease ends.
+      this.#options.log?.(`callback ${delivery.trackingId} delivery ${delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`);
+      attempt.refused = 'changed';
+    } else {
+      attempt.refused = verdict;
+      const why = verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? 'maxAttempts reached' : 'changed since it was claimed';
+      this.#options.log?.(`callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries}: not sent (${why})`);
+    }
+    if (attempt.post) attempt.post.release(false, 'not sent');
+    else this.#done(attempt);
   }
 
   #done(attempt: Attempt): void {
@@ -574,12 +473,12 @@ export class CallbackDispatcher {
 
   /** The hard cap: the event's retryDelaysMs length + 1, else the configured maxAttempts. */
   #maxAttempts(delivery: DueDelivery): number {
-    return delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#o.callbacks.retry.maxAttempts;
+    return delivery.retryDelaysMs ? delivery.retryDelaysMs.length + 1 : this.#options.callbacks.retry.maxAttempts;
   }
 
   /** The payload text of one attempt: the stored event with this attempt's requestUUID. */
   #payload(delivery: DueDelivery, fresh: string): { text: string; requestUUID: string } {
-    if (!this.#o.variant?.payload) {
+    if (!this.#options.variant?.payload) {
       // The same text as below, from the event's template: parsed and written once per event, not per attempt.
       const template = this.#template(delivery);
       if (template) {
@@ -591,7 +490,7 @@ export class CallbackDispatcher {
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
     let payload: Record<string, ExactJson | undefined> = withRequestUUID({ type, ...rest }, requestUUID);
-    if (this.#o.variant?.payload) payload = this.#o.variant.payload(payload, this.#o.random, delivery);
+    if (this.#options.variant?.payload) payload = this.#options.variant.payload(payload, this.#options.random, delivery);
     return { text: stringifyExact(payload), requestUUID };
   }
 
@@ -613,7 +512,7 @@ export class CallbackDispatcher {
 
   /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key (the same for every attempt, so built once per merchant). */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
-    if (this.#o.variant?.headers) return spelledHeaders(this.#o.variant.headers(callbackHeaders(merchant.apiKey), merchant));
+    if (this.#options.variant?.headers) return spelledHeaders(this.#options.variant.headers(callbackHeaders(merchant.apiKey), merchant));
     const key = merchant.apiKey;
     let headers = this.#headersOf.get(key);
     if (!headers) this.#headersOf.set(key, (headers = spelledHeaders(callbackHeaders(merchant.apiKey))));
@@ -623,12 +522,12 @@ export class CallbackDispatcher {
   /** What follows an attempt (CB-ERRCODE, U-RETRY). */
   #next(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
     const update = this.#conformingNext(delivery, verdict);
-    const hook = this.#o.variant?.next;
-    return hook ? hook(update, { delivery, verdict, now: this.#o.now(), delayMs: this.#delay(delivery, delivery.attempts + 1) }) : update;
+    const hook = this.#options.variant?.next;
+    return hook ? hook(update, { delivery, verdict, now: this.#options.now(), delayMs: this.#delay(delivery, delivery.attempts + 1) }) : update;
   }
 
   #conformingNext(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
-    const { now } = this.#o;
+    const { now } = this.#options;
     const attempt = delivery.attempts + 1;
     // A delivery acknowledged once stays acknowledged, whatever a later attempt got (never retried after an acknowledgement).
     if (verdict === 'acknowledged' || delivery.acked) return { state: 'acknowledged' };
@@ -639,7 +538,7 @@ export class CallbackDispatcher {
   /** The wait after attempt n: the event's retryDelaysMs, else min(initial × factor^(n-1), max). */
   #delay(delivery: DueDelivery, attempt: number): number {
     if (delivery.retryDelaysMs) return delivery.retryDelaysMs[attempt - 1] ?? delivery.retryDelaysMs.at(-1) ?? 0;
-    const { initialDelayMs, factor, maxDelayMs } = this.#o.callbacks.retry;
+    const { initialDelayMs, factor, maxDelayMs } = this.#options.callbacks.retry;
     return Math.min(maxDelayMs, Math.round(initialDelayMs * factor ** (attempt - 1)));
   }
 }

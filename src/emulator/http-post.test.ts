@@ -75,7 +75,7 @@ describe("startPost: the deadline runs from the socket, a wait for one is not th
     const outcome = await waiting.done;
     expect(outcome).toMatchObject({ status: 0, sent: false });
     expect(outcome.error).toMatch(/^not sent: no free connection to http:\/\/127\.0\.0\.1:\d+ within 200 ms$/);
-    hanging.cut('test over');
+    hanging.abort('test over');
     expect(await hanging.done).toMatchObject({ status: 0, sent: true, error: 'cut: test over' });
     expect(side.arrived()).toBe(1);
   });

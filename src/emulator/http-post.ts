@@ -48,8 +48,8 @@ export interface PostHandle {
   readonly done: Promise<PostOutcome>;
   /** Lets the request out once it is on a socket (`onSocket` was called); `false` drops it unsent with `why`. */
   release(go: boolean, why?: string): void;
-  /** Cuts the exchange now (shutdown): an unsent request stays unsent; a sent one fails with `why`. */
-  cut(why: string): void;
+  /** Ends the exchange now (shutdown): an unsent request stays unsent; a sent one fails with `why`. */
+  abort(why: string): void;
 }
 
 /** What one exchange needs. */
@@ -77,110 +77,141 @@ interface PostOptions {
  * `AbortSignal.timeout` held by nothing can be collected before it fires). Never rejects.
  */
 export function startPost(url: string, headers: Record<string, string>, body: string, options: PostOptions): PostHandle {
-  let resolveDone!: (outcome: PostOutcome) => void;
-  const done = new Promise<PostOutcome>((resolve) => (resolveDone = resolve));
-  let settled = false;
-  let released = false;
-  let onSocket = false;
-  let early: string | undefined;
-  let cancelWait: (() => void) | undefined;
-  let cancelDeadline: (() => void) | undefined;
-  let req: ClientRequest | undefined;
-  let res: IncomingMessage | undefined;
-  const finish = (status: number, answer: Buffer, error?: string, sent = released) => {
-    if (settled) return;
-    settled = true;
-    cancelWait?.();
-    cancelDeadline?.();
-    cancelWait = undefined;
-    cancelDeadline = undefined;
-    if (status === 0) {
-      res?.destroy();
-      req?.destroy();
+  const exchange = new PostExchange(Buffer.from(body, 'utf8'), options);
+  exchange.open(url, headers);
+  return exchange;
+}
+
+/** One POST from the wait for a socket to its outcome; `done` settles exactly once. */
+class PostExchange implements PostHandle {
+  readonly done: Promise<PostOutcome>;
+  readonly #payload: Buffer;
+  readonly #options: PostOptions;
+  #resolveDone!: (outcome: PostOutcome) => void;
+  #settled = false;
+  #released = false;
+  #hasSocket = false;
+  /** An error before the release (a refused connect, a bad URL): the attempt's outcome once released. */
+  #earlyError: string | undefined;
+  #cancelWait: (() => void) | undefined;
+  #cancelDeadline: (() => void) | undefined;
+  #request: ClientRequest | undefined;
+  #response: IncomingMessage | undefined;
+
+  constructor(payload: Buffer, options: PostOptions) {
+    this.#payload = payload;
+    this.#options = options;
+    this.done = new Promise<PostOutcome>((resolve) => (this.#resolveDone = resolve));
+  }
+
+  release(go: boolean, why?: string): void {
+    if (this.#settled || this.#released) return;
+    if (!go) return this.#finish(0, Buffer.alloc(0), why ?? 'not sent', false);
+    this.#released = true;
+    // An error before the release (a refused connect) is this attempt's outcome.
+    if (this.#earlyError !== undefined) return this.#fail(this.#earlyError);
+    const { timers, timeoutMs } = this.#options;
+    this.#cancelDeadline = timers.after(timeoutMs, () =>
+      this.#fail(
+        this.#response
+          ? `timed out: HTTP ${this.#response.statusCode ?? '?'} arrived, but its body did not end within the callback timeout (${timeoutMs} ms)`
+          : `timed out: no answer within the callback timeout (${timeoutMs} ms)`,
+      ),
+    );
+    this.#request?.end(this.#payload);
+  }
+
+  abort(why: string): void {
+    this.#fail(this.#released ? `cut: ${why}` : `not sent: ${why}`);
+  }
+
+  /** Creates the request and waits for a socket; a URL or request that cannot be made is an early error. */
+  open(url: string, headers: Record<string, string>): void {
+    const options = this.#options;
+    const target = targetOf(url);
+    if (!target) {
+      this.#earlyError = `not a URL: ${url}`;
+      queueMicrotask(() => options.onSocket());
+      return;
     }
-    resolveDone({ status, body: answer, sent, ...(error === undefined ? {} : { error }) });
-  };
-  const fail = (error: string) => finish(0, Buffer.alloc(0), error);
-  const handle: PostHandle = {
-    done,
-    release(go, why) {
-      if (settled || released) return;
-      if (!go) return finish(0, Buffer.alloc(0), why ?? 'not sent', false);
-      released = true;
-      // An error before the release (a refused connect) is this attempt's outcome.
-      if (early !== undefined) return fail(early);
-      cancelDeadline = options.timers.after(options.timeoutMs, () =>
-        fail(
-          res
-            ? `timed out: HTTP ${res.statusCode ?? '?'} arrived, but its body did not end within the callback timeout (${options.timeoutMs} ms)`
-            : `timed out: no answer within the callback timeout (${options.timeoutMs} ms)`,
-        ),
-      );
-      req?.end(payload);
-    },
-    cut(why) {
-      fail(released ? `cut: ${why}` : `not sent: ${why}`);
-    },
-  };
-  const payload = Buffer.from(body, 'utf8');
-  const target = targetOf(url);
-  if (!target) {
-    early = `not a URL: ${url}`;
-    queueMicrotask(() => options.onSocket());
-    return handle;
-  }
-  const send = target.secure ? httpsRequest : httpRequest;
-  try {
-    req = send({
-      ...target.options,
-      method: 'POST',
-      agent: target.secure ? options.agents.https : options.agents.http,
-      headers: { ...headers, 'content-length': String(payload.length) },
+    const send = target.secure ? httpsRequest : httpRequest;
+    let request: ClientRequest;
+    try {
+      request = send({
+        ...target.options,
+        method: 'POST',
+        agent: target.secure ? options.agents.https : options.agents.http,
+        headers: { ...headers, 'content-length': String(this.#payload.length) },
+      });
+    } catch (error) {
+      this.#earlyError = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      queueMicrotask(() => options.onSocket());
+      return;
+    }
+    this.#request = request;
+    this.#cancelWait = options.timers.after(options.socketWaitMs, () => {
+      if (!this.#hasSocket) this.#finish(0, Buffer.alloc(0), `not sent: no free connection to ${target.origin} within ${options.socketWaitMs} ms`, false);
     });
-  } catch (error) {
-    early = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    queueMicrotask(() => options.onSocket());
-    return handle;
+    request.on('socket', () => {
+      if (this.#settled) return;
+      this.#socketReady();
+    });
+    request.on('response', (response) => this.#read(response));
+    request.on('error', (error) => this.#requestError(error));
+    request.on('close', () => {
+      if (this.#released && !this.#response) this.#fail('connection closed without an answer');
+    });
   }
-  cancelWait = options.timers.after(options.socketWaitMs, () => {
-    if (!onSocket) finish(0, Buffer.alloc(0), `not sent: no free connection to ${target.origin} within ${options.socketWaitMs} ms`, false);
-  });
-  req.on('socket', () => {
-    if (settled) return;
-    onSocket = true;
-    cancelWait?.();
-    cancelWait = undefined;
-    options.onSocket();
-  });
-  req.on('response', (response) => {
-    res = response;
+
+  /** The request has a socket (or failed before getting one): the caller counts it, then releases it. */
+  #socketReady(): void {
+    this.#hasSocket = true;
+    this.#cancelWait?.();
+    this.#cancelWait = undefined;
+    this.#options.onSocket();
+  }
+
+  /** Reads the answer, keeping at most `limit` bytes; the rest is read and dropped. */
+  #read(response: IncomingMessage): void {
+    this.#response = response;
+    const { limit } = this.#options;
     const chunks: Buffer[] = [];
     let received = 0;
     response.on('data', (chunk: Buffer) => {
-      if (received >= options.limit) return;
+      if (received >= limit) return;
       received += chunk.length;
       chunks.push(chunk);
     });
-    response.on('end', () => finish(response.statusCode ?? 0, Buffer.concat(chunks).subarray(0, options.limit)));
-    response.on('error', (error) => fail((error as NodeJS.ErrnoException).code ?? error.message));
-    response.on('aborted', () => fail('answer aborted'));
-  });
-  req.on('error', (error) => {
+    response.on('end', () => this.#finish(response.statusCode ?? 0, Buffer.concat(chunks).subarray(0, limit)));
+    response.on('error', (error) => this.#fail((error as NodeJS.ErrnoException).code ?? error.message));
+    response.on('aborted', () => this.#fail('answer aborted'));
+  }
+
+  #requestError(error: Error): void {
     const why = (error as NodeJS.ErrnoException).code ?? error.message;
-    if (released) return fail(why);
-    early ??= why;
-    if (!onSocket && !settled) {
-      // Failed before any socket was handed out: still an attempt, counted once released.
-      onSocket = true;
-      cancelWait?.();
-      cancelWait = undefined;
-      options.onSocket();
+    if (this.#released) return this.#fail(why);
+    this.#earlyError ??= why;
+    // Failed before any socket was handed out: still an attempt, counted once released.
+    if (!this.#hasSocket && !this.#settled) this.#socketReady();
+  }
+
+  #fail(error: string): void {
+    this.#finish(0, Buffer.alloc(0), error);
+  }
+
+  #finish(status: number, answer: Buffer, error?: string, sent = this.#released): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#cancelWait?.();
+    this.#cancelDeadline?.();
+    this.#cancelWait = undefined;
+    this.#cancelDeadline = undefined;
+    if (status === 0) {
+      this.#response?.destroy();
+      this.#request?.destroy();
     }
-  });
-  req.on('close', () => {
-    if (released && !res) fail('connection closed without an answer');
-  });
-  return handle;
+    this.#resolveDone({ status, body: answer, sent, ...(error === undefined ? {} : { error }) });
+  }
 }
 
 /** A callback URL as request options, parsed once per URL (a delivery's every attempt goes to the same few URLs). */

@@ -38,6 +38,7 @@ export function emulatorSetupFiles(options: SetupOptions = {}): SetupFile[] {
     apiKey: `ak_${hex(12)}`,
     forbiddenKey: `forbidden-${hex(8)}`,
     expiredKey: `expired-${hex(8)}`,
+    futureKey: `future-${hex(8)}`,
   });
   return [
     { name: 'emulator.yaml', contents: yaml, mode: 0o600 },

@@ -8,6 +8,7 @@ interface EmulatorYamlValues {
   forbiddenKey: string;
   /** A key outside its validity window (ERR-401). */
   expiredKey: string;
+  futureKey?: string;
   /** `store:` (default `emulator.sqlite` beside the config). */
   store?: string;
   /** `callbackUrl:` of the merchant (default http://127.0.0.1:9400/callback). */
@@ -43,7 +44,7 @@ callbacks:
     factor: 2
     maxDelayMs: 60000
     maxAttempts: 8
-policies: {}                  # readings of the interface's open points (U-*): see docs/decisions/open-points-emulator-policies.md
+policies: {}                  # readings of the interface's open points (U-*): see docs/decisions/0040-open-points-emulator-policies.md
 merchants:
   - userId: 10086
     apiKey: ${values.apiKey}                 # every permission
@@ -54,7 +55,14 @@ merchants:
         permissions: []
       - key: ${values.expiredKey}            # outside its validity window: ERR-401
         permissions: [getEnergyMaxCount, withdrawWithoutVerify, closeCard]
-        notAfter: '2020-01-01T00:00:00Z'
+        notAfter: '2020-01-01T00:00:00Z'${
+          values.futureKey
+            ? `
+      - key: ${values.futureKey}             # valid only from 2999: ERR-401 until then
+        permissions: [getEnergyMaxCount, withdrawWithoutVerify, closeCard]
+        notBefore: '2999-01-01T00:00:00Z'`
+            : ''
+        }
     privateKey: merchant-private.pem      # the service's half
     publicKey: merchant-public.pem        # the merchant's half: encrypt requests with it
     profile: {}                           # crypto profile (inline, or a profile YAML path); defaults: pkcs1, request: public

@@ -9,10 +9,13 @@ interface MerchantKeyDescription {
   forbiddenKey?: string;
   /** A key outside its validity window now (ERR-401). */
   expiredKey?: string;
+  /** A key whose validity window begins later (ERR-401). */
+  futureKey?: string;
 }
 
 /**
- * Picks the main key, a valid key without every permission, and an expired key from a merchant.
+ * Picks the main key, a valid key without every permission, an expired key and a not-yet-valid key
+ * from a merchant.
  *
  * @example describeMerchantKeys(config.merchants[0]!).forbiddenKey // 'forbidden-3f9a...'
  */
@@ -23,5 +26,7 @@ export function describeMerchantKeys(merchant: EmulatorMerchant, now = Date.now(
   const expired = merchant.apiKeys.find((k) => k.notAfter !== undefined && Date.parse(k.notAfter) < now);
   if (expired) description.expiredKey = expired.key;
   else if (merchant.apiKeyValidUntil !== undefined && Date.parse(merchant.apiKeyValidUntil) < now) description.expiredKey = merchant.apiKey;
+  const future = merchant.apiKeys.find((k) => k.notBefore !== undefined && Date.parse(k.notBefore) > now);
+  if (future) description.futureKey = future.key;
   return description;
 }

@@ -181,7 +181,8 @@ interface DueRow {
   callback_url: string;
 }
 
-function prepare(db: SqliteDatabase) {
+/** The statements over events and deliveries: insert, find due, order completion. */
+function prepareQueue(db: SqliteDatabase) {
   return {
     completeOrder: db.prepare<[number, number, string]>(
       "UPDATE orders SET status = 'completed', completed_at = ? WHERE merchant = ? AND call_back_id = ? AND status = 'processing'",
@@ -204,6 +205,12 @@ function prepare(db: SqliteDatabase) {
         WHERE d.state = 'pending' AND m.callback_url IS NOT NULL AND e.merchant NOT IN (SELECT value FROM json_each(?))
         ORDER BY d.next_at LIMIT 1`,
     ),
+  };
+}
+
+/** The statements over attempts and the deliveries they count against. */
+function prepareAttempts(db: SqliteDatabase) {
+  return {
     queueAttempt: db.prepare<[number, string, number, number, string, number]>(
       "INSERT INTO delivery_attempts (event_id, tracking_id, idx, attempt, at, request_uuid, status, answer, verdict, error, phase, queued_at) VALUES (?, ?, ?, ?, ?, '', 0, 'null', 'failed', NULL, 'queued', ?)",
     ),
@@ -270,9 +277,19 @@ function prepare(db: SqliteDatabase) {
   };
 }
 
+/** Every statement of the outbox, prepared once on the store's connection. */
+function prepare(db: SqliteDatabase) {
+  return { ...prepareQueue(db), ...prepareAttempts(db) };
+}
+
+/** An instant as the attempt rows write it. */
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** The outbox's tables on the store's one connection; every method is synchronous and each mutation is one transaction. */
 export class DeliveryOutbox {
-  readonly #stmt: ReturnType<typeof prepare>;
+  readonly #statements: ReturnType<typeof prepare>;
   /** Writes one batch of the dispatcher's outbox in one transaction; a verdict per send, in order. */
   readonly writeOutbox: (batch: OutboxBatch, now: number) => SendVerdict[];
   readonly insertEvent: (event: NewEvent) => number;
@@ -302,125 +319,141 @@ export class DeliveryOutbox {
     for (const [name, type] of ATTEMPT_COLUMNS_V2) if (!columns.has(name)) db.exec(`ALTER TABLE delivery_attempts ADD COLUMN ${name} ${type}`);
     db.exec(OPEN_ATTEMPTS_INDEX);
 
-    const s = prepare(db);
-    this.#stmt = s;
-
-    this.insertEvent = (event) => {
-      const id = Number(
-        s.insertEvent.run({
-          trackingId: event.trackingId,
-          merchant: event.merchant,
-          type: event.type,
-          payload: event.payload,
-          deliveries: event.deliveries,
-          concurrent: event.concurrent ? 1 : 0,
-          retryDelays: event.retryDelaysMs ? JSON.stringify(event.retryDelaysMs) : null,
-          fixedUuid: event.fixedUuid,
-          orderId: event.orderId ?? null,
-          createdAt: event.createdAt,
-        }).lastInsertRowid,
-      );
-      for (let idx = 0; idx < event.deliveries; idx++) {
-        // Sequential deliveries wait for the one before them to finish (acknowledged or given up).
-        const now = event.concurrent || idx === 0;
-        s.insertDelivery.run(id, idx, now ? 'pending' : 'waiting', now ? event.dueAt : null);
-      }
-      return id;
-    };
-    this.insertEvent = db.transaction(this.insertEvent);
-
-    // A claimed delivery is leased: its next_at moves past the send's deadline, so it is not due
-    // again while in flight, and a crash mid-send only delays it (at-least-once, CB-ONCE is the merchant's part).
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const finish = (delivery: DueDelivery, state: 'acknowledged' | 'exhausted', now: number) => {
-      s.finishDelivery.run(state, state, delivery.eventId, delivery.idx);
-      if (!delivery.concurrent) s.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
-    };
-
+    this.#statements = prepare(db);
+    this.insertEvent = db.transaction((event: NewEvent) => this.#insertEvent(event));
     this.claimDue = db.transaction(
-      (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) => {
-        const claimed: ClaimedDelivery[] = [];
-        for (const delivery of this.dueDeliveries(now, limit, exclude)) {
-          const decision = decide ? decide(delivery) : 'send';
-          if (decision === 'skip') continue;
-          const attemptId = Number(
-            s.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid,
-          );
-          if (decision !== 'send') {
-            s.markUnsent.run(decision.finish, now, attemptId);
-            finish(delivery, 'exhausted', now);
-            continue;
-          }
-          s.lease.run(leaseUntil, delivery.eventId, delivery.idx);
-          claimed.push({ ...delivery, attemptId });
-        }
-        return claimed;
-      },
+      (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) =>
+        this.#claimDue(now, limit, leaseUntil, decide, exclude),
     );
+    this.writeOutbox = db.transaction((batch: OutboxBatch, now: number) => this.#writeOutbox(batch, now));
+    this.recoverOpenAttempts = db.transaction((now: number) => this.#recoverOpenAttempts(now));
+  }
 
-    this.writeOutbox = db.transaction((batch: OutboxBatch, now: number) => {
-      for (const done of batch.settled) {
-        const { attempt, delivery, update } = done;
-        s.settleAttempt.run({
-          id: done.attemptId,
-          at: attempt.at,
-          requestUUID: attempt.requestUUID,
-          status: attempt.status,
-          answer: stringifyExact(attempt.answer ?? null),
-          verdict: attempt.verdict,
-          error: attempt.error ?? null,
-          settledAt: done.settledAt,
-        });
-        if (update.state === 'pending') s.keepPending.run(update.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
-        else finish(delivery, update.state, now);
-        if (delivery.orderId !== undefined && delivery.attempts === 0) s.completeOrder.run(now, delivery.merchant, delivery.orderId);
-      }
-      for (const unsent of batch.unsent) {
-        s.markUnsent.run(unsent.reason, unsent.settledAt, unsent.attemptId);
-        s.lease.run(unsent.dueAt, unsent.delivery.eventId, unsent.delivery.idx);
-      }
-      return batch.sends.map((send): SendVerdict => {
-        const { delivery } = send;
-        if (s.countSend.run(delivery.eventId, delivery.idx, delivery.attempts, send.maxAttempts).changes === 1) {
-          s.markSent.run(iso(send.sentAt), send.requestUUID, send.sentAt, send.attemptId);
-          return 'sent';
-        }
-        const row = s.deliveryState.get(delivery.eventId, delivery.idx);
-        const verdict: SendVerdict =
-          row?.state === 'acknowledged' || (row?.state !== 'pending' && row?.acked === 1)
-            ? 'acknowledged'
-            : row?.state === 'pending' && row.attempts >= send.maxAttempts
-              ? 'capped'
-              : 'changed';
-        s.markUnsent.run(
-          `not sent: ${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? `maxAttempts (${send.maxAttempts}) reached` : 'the delivery changed since it was claimed'}`,
-          now,
-          send.attemptId,
-        );
-        if (verdict === 'capped') finish(delivery, 'exhausted', now);
-        return verdict;
-      });
-    });
+  #insertEvent(event: NewEvent): number {
+    const statements = this.#statements;
+    const id = Number(
+      statements.insertEvent.run({
+        trackingId: event.trackingId,
+        merchant: event.merchant,
+        type: event.type,
+        payload: event.payload,
+        deliveries: event.deliveries,
+        concurrent: event.concurrent ? 1 : 0,
+        retryDelays: event.retryDelaysMs ? JSON.stringify(event.retryDelaysMs) : null,
+        fixedUuid: event.fixedUuid,
+        orderId: event.orderId ?? null,
+        createdAt: event.createdAt,
+      }).lastInsertRowid,
+    );
+    for (let idx = 0; idx < event.deliveries; idx++) {
+      // Sequential deliveries wait for the one before them to finish (acknowledged or given up).
+      const dueNow = event.concurrent || idx === 0;
+      statements.insertDelivery.run(id, idx, dueNow ? 'pending' : 'waiting', dueNow ? event.dueAt : null);
+    }
+    return id;
+  }
 
-    this.recoverOpenAttempts = db.transaction((now: number) => {
-      const counts = { sent: 0, queued: 0 };
-      for (const open of s.openAttempts.all()) {
-        if (open.phase === 'sent') {
-          s.settleUnknown.run('outcome unknown: the emulator stopped before the answer arrived', now, open.id);
-          counts.sent++;
-        } else {
-          s.markUnsent.run('not sent: the emulator stopped before it was sent', now, open.id);
-          counts.queued++;
-        }
-        s.lease.run(now, open.event_id, open.idx);
+  /**
+   * A claimed delivery is leased: its next_at moves past the send's deadline, so it is not due
+   * again while in flight, and a crash mid-send only delays it (at-least-once, CB-ONCE is the merchant's part).
+   */
+  #claimDue(now: number, limit: number, leaseUntil: number, decide: ((delivery: DueDelivery) => ClaimDecision) | undefined, exclude: readonly number[]) {
+    const statements = this.#statements;
+    const claimed: ClaimedDelivery[] = [];
+    for (const delivery of this.dueDeliveries(now, limit, exclude)) {
+      const decision = decide ? decide(delivery) : 'send';
+      if (decision === 'skip') continue;
+      const attemptId = Number(
+        statements.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid,
+      );
+      if (decision !== 'send') {
+        statements.markUnsent.run(decision.finish, now, attemptId);
+        this.#finish(delivery, 'exhausted', now);
+        continue;
       }
-      return counts;
+      statements.lease.run(leaseUntil, delivery.eventId, delivery.idx);
+      claimed.push({ ...delivery, attemptId });
+    }
+    return claimed;
+  }
+
+  /** Ends a delivery; the next sequential delivery of its event becomes due. */
+  #finish(delivery: DueDelivery, state: 'acknowledged' | 'exhausted', now: number): void {
+    this.#statements.finishDelivery.run(state, state, delivery.eventId, delivery.idx);
+    if (!delivery.concurrent) this.#statements.promoteNext.run(now, delivery.eventId, delivery.idx + 1);
+  }
+
+  #writeOutbox(batch: OutboxBatch, now: number): SendVerdict[] {
+    for (const settlement of batch.settled) this.#settle(settlement, now);
+    for (const unsent of batch.unsent) {
+      this.#statements.markUnsent.run(unsent.reason, unsent.settledAt, unsent.attemptId);
+      this.#statements.lease.run(unsent.dueAt, unsent.delivery.eventId, unsent.delivery.idx);
+    }
+    return batch.sends.map((send) => this.#countSend(send, now));
+  }
+
+  /** Records an attempt's outcome and what follows it; the first attempt's outcome completes its order. */
+  #settle(settlement: Settlement, now: number): void {
+    const { attempt, delivery, update } = settlement;
+    const statements = this.#statements;
+    statements.settleAttempt.run({
+      id: settlement.attemptId,
+      at: attempt.at,
+      requestUUID: attempt.requestUUID,
+      status: attempt.status,
+      answer: stringifyExact(attempt.answer ?? null),
+      verdict: attempt.verdict,
+      error: attempt.error ?? null,
+      settledAt: settlement.settledAt,
     });
+    if (update.state === 'pending') statements.keepPending.run(update.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
+    else this.#finish(delivery, update.state, now);
+    if (delivery.orderId !== undefined && delivery.attempts === 0) statements.completeOrder.run(now, delivery.merchant, delivery.orderId);
+  }
+
+  /** Counts a send while the delivery is unchanged since its claim and under the cap; otherwise says why not. */
+  #countSend(send: SendMark, now: number): SendVerdict {
+    const { delivery } = send;
+    const statements = this.#statements;
+    if (statements.countSend.run(delivery.eventId, delivery.idx, delivery.attempts, send.maxAttempts).changes === 1) {
+      statements.markSent.run(iso(send.sentAt), send.requestUUID, send.sentAt, send.attemptId);
+      return 'sent';
+    }
+    const row = statements.deliveryState.get(delivery.eventId, delivery.idx);
+    const verdict: SendVerdict =
+      row?.state === 'acknowledged' || (row?.state !== 'pending' && row?.acked === 1)
+        ? 'acknowledged'
+        : row?.state === 'pending' && row.attempts >= send.maxAttempts
+          ? 'capped'
+          : 'changed';
+    statements.markUnsent.run(
+      `not sent: ${verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? `maxAttempts (${send.maxAttempts}) reached` : 'the delivery changed since it was claimed'}`,
+      now,
+      send.attemptId,
+    );
+    if (verdict === 'capped') this.#finish(delivery, 'exhausted', now);
+    return verdict;
+  }
+
+  #recoverOpenAttempts(now: number): { sent: number; queued: number } {
+    const statements = this.#statements;
+    const counts = { sent: 0, queued: 0 };
+    for (const open of statements.openAttempts.all()) {
+      if (open.phase === 'sent') {
+        statements.settleUnknown.run('outcome unknown: the emulator stopped before the answer arrived', now, open.id);
+        counts.sent++;
+      } else {
+        statements.markUnsent.run('not sent: the emulator stopped before it was sent', now, open.id);
+        counts.queued++;
+      }
+      statements.lease.run(now, open.event_id, open.idx);
+    }
+    return counts;
   }
 
   /** Deliveries due at `now` (at most `limit`) whose merchant has a callback URL and is not in `exclude`. */
   dueDeliveries(now: number, limit: number, exclude: readonly number[] = []): DueDelivery[] {
-    return this.#stmt.due.all(now, JSON.stringify(exclude), limit).map((row) => {
+    return this.#statements.due.all(now, JSON.stringify(exclude), limit).map((row) => {
       const due: DueDelivery = {
         eventId: row.event_id,
         idx: row.idx,
@@ -443,18 +476,18 @@ export class DeliveryOutbox {
 
   /** When the next pending delivery is due (undefined when none waits), leaving out the merchants in `exclude`. */
   nextDueAt(exclude: readonly number[] = []): number | undefined {
-    return this.#stmt.nextDue.get(JSON.stringify(exclude))?.next_at ?? undefined;
+    return this.#statements.nextDue.get(JSON.stringify(exclude))?.next_at ?? undefined;
   }
 
   /** Deliveries not finished yet (pending or waiting for the one before them). */
   unfinishedDeliveries(): number {
-    return this.#stmt.pendingCount.get()!.n;
+    return this.#statements.pendingCount.get()!.n;
   }
 
   /** Every attempt of the events with this trackingId, oldest first; undefined when no such event exists. */
   attempts(trackingId: string): AttemptRecord[] | undefined {
-    if (this.#stmt.eventCount.get(trackingId)!.n === 0) return undefined;
-    return this.#stmt.attempts.all(trackingId).map((row) => {
+    if (this.#statements.eventCount.get(trackingId)!.n === 0) return undefined;
+    return this.#statements.attempts.all(trackingId).map((row) => {
       const attempt: AttemptRecord = {
         at: row.at,
         requestUUID: row.request_uuid,
@@ -472,7 +505,7 @@ export class DeliveryOutbox {
 
   /** Every attempt row of the events with this trackingId, whatever its phase, oldest first (queued and unsent ones included). */
   attemptRows(trackingId: string): AttemptRow[] {
-    return this.#stmt.attemptRows.all(trackingId).map((row) => ({
+    return this.#statements.attemptRows.all(trackingId).map((row) => ({
       attempt: row.attempt,
       phase: row.phase,
       verdict: row.verdict,
@@ -486,7 +519,7 @@ export class DeliveryOutbox {
 
   /** The state of one delivery (tests, diagnostics). */
   delivery(eventId: number, idx: number): { state: string; attempts: number; acked: boolean } | undefined {
-    const row = this.#stmt.deliveryState.get(eventId, idx);
+    const row = this.#statements.deliveryState.get(eventId, idx);
     return row && { state: row.state, attempts: row.attempts, acked: row.acked === 1 };
   }
 }

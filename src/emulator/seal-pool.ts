@@ -84,7 +84,7 @@ interface Thread {
  * With `spare`, one more thread runs at the lowest priority (nice 19, Linux), started by the first
  * seal that fills every queue: it takes callback seals only, and only those that find every
  * other thread's queue full, so it uses CPU that nothing else on the machine wants and never holds
- * back the event loop or an order's RSA (docs/decisions/spare-sealing-thread.md). Where its
+ * back the event loop or an order's RSA (docs/decisions/0097-spare-sealing-thread.md). Where its
  * priority cannot be lowered it is not used.
  */
 export class SealPool implements CallbackSealer, RequestCrypto {

@@ -62,11 +62,43 @@ const ROUTES = new Map<string, OrderEndpoint | 'closeCard'>([
  * @example const emulator = await startEmulator(loadEmulatorConfig('emu/emulator.yaml'), { port: 0 }); await emulator.close()
  */
 export async function startEmulator(config: EmulatorConfig, options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  const { ctx, dispatcher } = openContext(config, options);
+  const { store } = ctx;
+  const server = createServer(ctx);
+  const host = options.host ?? config.host;
+  try {
+    await listen(server, options.port ?? config.port ?? 0, host);
+  } catch (error) {
+    await dispatcher.close();
+    store.close();
+    throw error;
+  }
+  // The sealing threads loaded, so the first callback does not wait for one.
+  await dispatcher.ready();
+  // Resume the durable queue: deliveries left by an earlier run are due now (or when their lease ends).
+  dispatcher.wake();
+  const { port } = server.address() as AddressInfo;
+  const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    cardUrl: url,
+    port,
+    config,
+    close() {
+      closing ??= closeEmulator(server, dispatcher, store);
+      return closing;
+    },
+  };
+}
+
+/** The emulator's context with its dispatcher: the store seeded, the service over it; the store is closed again if any of it fails. */
+function openContext(config: EmulatorConfig, options: StartEmulatorOptions): { ctx: EmulatorContext; dispatcher: CallbackDispatcher } {
   const variant = options.variant ?? {};
   const store = openEmulatorStore(config.store);
   const now = options.clock ?? Date.now;
   const random = options.random ?? cryptoRandom;
-  const merchants = new Map<number, EmulatorMerchant>(config.merchants.map((m) => [m.userId, m]));
+  const merchants = new Map<number, EmulatorMerchant>(config.merchants.map((merchant) => [merchant.userId, merchant]));
   let dispatcher: CallbackDispatcher;
   let service: ServiceContext;
   let operations = SERVICE_OPERATIONS;
@@ -86,7 +118,7 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     service = {
       state,
       callbacks: { queued: (callback) => dispatcher.wake(callback.dueAt) },
-      // Read on every request, as before the service had its own layer: a test may change the config of a running emulator.
+      // Read on every request: a test may change the config of a running emulator.
       get policies() {
         return variant.policies ? variant.policies(config.policies) : config.policies;
       },
@@ -97,7 +129,8 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
       random,
       bizId: () => `biz-${random.hex(8)}`,
     };
-    if (variant.operations) operations = variant.operations(SERVICE_OPERATIONS, { state, merchants: config.merchants.map((m) => BigInt(m.userId)) });
+    if (variant.operations)
+      operations = variant.operations(SERVICE_OPERATIONS, { state, merchants: config.merchants.map((merchant) => BigInt(merchant.userId)) });
   } catch (error) {
     store.close();
     throw error;
@@ -116,7 +149,12 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
     wakeDispatcher: () => dispatcher.wake(),
     log: options.log,
   };
+  return { ctx, dispatcher };
+}
 
+/** The HTTP(S) server with the emulator's limits on slow and malformed clients. */
+function createServer(ctx: EmulatorContext): Server {
+  const { config } = ctx;
   const server: Server = createWebServer(
     config.tls,
     {
@@ -140,47 +178,29 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
+  return server;
+}
 
-  const host = options.host ?? config.host;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? config.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
     });
-  } catch (error) {
-    await dispatcher.close();
-    store.close();
-    throw error;
-  }
-  // The sealing threads loaded, so the first callback does not wait for one.
-  await dispatcher.ready();
-  // Resume the durable queue: deliveries left by an earlier run are due now (or when their lease ends).
-  dispatcher.wake();
-  const { port } = server.address() as AddressInfo;
-  const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    cardUrl: url,
-    port,
-    config,
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        const cut = setTimeout(() => server.closeAllConnections(), 1_000);
-        cut.unref();
-        await dispatcher.close();
-        await closed;
-        clearTimeout(cut);
-        store.close();
-      })();
-      return closing;
-    },
-  };
+  });
+}
+
+/** Stops the server (connections still open after a second are closed), then the dispatcher, then the store. */
+async function closeEmulator(server: Server, dispatcher: CallbackDispatcher, store: EmulatorContext['store']): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const forceClose = setTimeout(() => server.closeAllConnections(), 1_000);
+  forceClose.unref();
+  await dispatcher.close();
+  await closed;
+  clearTimeout(forceClose);
+  store.close();
 }
 
 function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse): void {

@@ -50,7 +50,7 @@ export class EmulatorStore {
   /** The delivery outbox: events, deliveries, attempts, claims. */
   readonly outbox: DeliveryOutbox;
   readonly #transaction: (fn: () => unknown) => unknown;
-  // The outbox's transactions, as function fields (unbound, as before the split; a test may wrap one).
+  // The outbox's transactions, as unbound function fields: a test may replace one with a wrapper.
   /** Queues an event and its deliveries in one transaction; its id. */
   readonly insertEvent: DeliveryOutbox['insertEvent'];
   /** Claims due deliveries; see {@link DeliveryOutbox.claimDue}. */

@@ -129,122 +129,175 @@ interface Planned {
  * @example const result = await runStorm({ callbackUrls: [url], apiKey, key, probe: () => readProbe(probeUrl) })
  */
 export async function runStorm(options: StormOptions): Promise<StormResult> {
-  const n = bounded(options.events ?? 1_000, 1, STORM_LIMITS.events, 'events');
+  const settings = stormSettings(options);
+  const events = generateEvents(settings.events, options.types ?? [1, 3]);
+  const storm = new Storm(options, settings, events);
+  await storm.deliver();
+  const judged = options.probe ? judge(events, storm.acked, await options.probe()) : undefined;
+  return storm.result(judged);
+}
+
+/** The storm's bounds, checked (a RangeError names the one out of range) and with their defaults. */
+interface StormSettings {
+  events: number;
+  share: number;
+  concurrency: number;
+  durationMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  profile: CryptoProfile;
+  urls: URL[];
+}
+
+function stormSettings(options: StormOptions): StormSettings {
+  const events = bounded(options.events ?? 1_000, 1, STORM_LIMITS.events, 'events');
   const share = bounded(options.duplicates ?? 0.3, 0, STORM_LIMITS.duplicates, 'duplicates');
   const concurrency = bounded(options.concurrency ?? 32, 1, STORM_LIMITS.concurrency, 'concurrency');
   const durationMs = bounded(options.durationS ?? 120, 0.1, STORM_LIMITS.durationS, 'duration') * 1_000;
   const maxAttempts = bounded(options.maxAttempts ?? 8, 1, STORM_LIMITS.maxAttempts, 'maxAttempts');
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const profile = options.profile ?? DEFAULT_PROFILE;
   if (options.callbackUrls.length === 0) throw new RangeError('a storm needs at least one callback URL');
   const urls = options.callbackUrls.map((url) => new URL(url));
+  return { events, share, concurrency, durationMs, maxAttempts, timeoutMs: options.timeoutMs ?? 10_000, profile: options.profile ?? DEFAULT_PROFILE, urls };
+}
 
-  const events = generateEvents(n, options.types ?? [1, 3]);
-  // CB-UUID: every delivery and every retry is sealed afresh with its own requestUUID.
-  const seal = (event: StormEvent) => sealCallback(withRequestUUID(event.payload), options.key, profile);
-  const plan = planDeliveries(events, share).map(({ event, duplicate }) => ({ event, duplicate, body: seal(event) }) satisfies Planned);
+/** One storm under way: the planned deliveries, the workers that send them, and what they saw. */
+class Storm {
+  readonly acked = new Set<number>();
+  readonly #options: StormOptions;
+  readonly #settings: StormSettings;
+  readonly #plan: Planned[];
+  readonly #agents: Array<HttpAgent | HttpsAgent>;
+  readonly #latencies: number[] = [];
+  readonly #failures: Record<string, number> = {};
+  readonly #counters = { done: 0, attempts: 0, retries: 0, unacknowledged: 0, ambiguous: 0 };
+  #started = 0;
+  #elapsed = 0;
+  /** The next planned delivery a free worker takes. */
+  #next = 0;
 
-  const tls = options.tls ?? {};
-  const httpsOptions = {
-    rejectUnauthorized: !tls.insecure,
-    ...(tls.ca ? { ca: tls.ca } : {}),
-    ...(tls.cert ? { cert: tls.cert } : {}),
-    ...(tls.key ? { key: tls.key } : {}),
-  };
-  const agents = urls.map((url) =>
-    url.protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency, ...httpsOptions })
-      : new HttpAgent({ keepAlive: true, maxSockets: concurrency }),
-  );
-  const latencies: number[] = [];
-  const failures: Record<string, number> = {};
-  const acked = new Set<number>();
-  const counters = { done: 0, attempts: 0, retries: 0, unacknowledged: 0, ambiguous: 0 };
-  const started = performance.now();
-  const deadline = started + durationMs;
-  const progress = (): StormProgress => ({
-    elapsedMs: performance.now() - started,
-    planned: plan.length,
-    done: counters.done,
-    acknowledged: acked.size,
-    attempts: counters.attempts,
-    retries: counters.retries,
-  });
-  const ticker = options.onProgress ? setInterval(() => options.onProgress!(progress()), 1_000) : undefined;
+  constructor(options: StormOptions, settings: StormSettings, events: StormEvent[]) {
+    this.#options = options;
+    this.#settings = settings;
+    this.#plan = planDeliveries(events, settings.share).map(({ event, duplicate }) => ({ event, duplicate, body: this.#seal(event) }) satisfies Planned);
+    const tls = options.tls ?? {};
+    const httpsOptions = {
+      rejectUnauthorized: !tls.insecure,
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      ...(tls.cert ? { cert: tls.cert } : {}),
+      ...(tls.key ? { key: tls.key } : {}),
+    };
+    this.#agents = settings.urls.map((url) =>
+      url.protocol === 'https:'
+        ? new HttpsAgent({ keepAlive: true, maxSockets: settings.concurrency, ...httpsOptions })
+        : new HttpAgent({ keepAlive: true, maxSockets: settings.concurrency }),
+    );
+  }
 
-  let next = 0;
-  const worker = async (): Promise<void> => {
+  /** CB-UUID: every delivery and every retry is sealed afresh with its own requestUUID. */
+  #seal(event: StormEvent): string {
+    return sealCallback(withRequestUUID(event.payload), this.#options.key, this.#settings.profile);
+  }
+
+  #progress(): StormProgress {
+    return {
+      elapsedMs: performance.now() - this.#started,
+      planned: this.#plan.length,
+      done: this.#counters.done,
+      acknowledged: this.acked.size,
+      attempts: this.#counters.attempts,
+      retries: this.#counters.retries,
+    };
+  }
+
+  /** Sends every planned delivery with `concurrency` workers, until done or the duration is over. */
+  async deliver(): Promise<void> {
+    const { onProgress } = this.#options;
+    this.#started = performance.now();
+    const ticker = onProgress ? setInterval(() => onProgress(this.#progress()), 1_000) : undefined;
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.#settings.concurrency, this.#plan.length) }, () => this.#worker()));
+    } finally {
+      if (ticker) clearInterval(ticker);
+      for (const agent of this.#agents) agent.destroy();
+    }
+    this.#elapsed = performance.now() - this.#started;
+    this.#counters.unacknowledged += this.#plan.length - this.#counters.done;
+    onProgress?.(this.#progress());
+  }
+
+  async #worker(): Promise<void> {
+    const deadline = this.#started + this.#settings.durationMs;
     for (;;) {
-      const i = next++;
-      if (i >= plan.length || performance.now() > deadline) return;
-      if (options.rate) {
-        const due = started + (i / options.rate) * 1_000;
+      const index = this.#next++;
+      if (index >= this.#plan.length || performance.now() > deadline) return;
+      if (this.#options.rate) {
+        const due = this.#started + (index / this.#options.rate) * 1_000;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       }
-      const item = plan[i]!;
-      let ok = false;
-      for (let attempt = 0; attempt < maxAttempts && performance.now() <= deadline; attempt++) {
-        if (attempt > 0) {
-          counters.retries++;
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]));
-        }
-        // The retry goes to the next URL, as a balancer would send it to another instance.
-        const which = (i + attempt) % urls.length;
-        const body = attempt === 0 ? item.body : seal(item.event);
-        counters.attempts++;
-        const t0 = performance.now();
-        const answer = await post(urls[which]!, agents[which]!, body, options.apiKey, timeoutMs);
-        latencies.push(performance.now() - t0);
-        const verdict = typeof answer === 'string' ? undefined : readAcknowledgement(answer).verdict;
-        // CB-ERRCODE as the service reads it (the emulator's reading of U-CB-RESPONSE): an ambiguous answer counts.
-        if (verdict === 'acknowledged' || verdict === 'ambiguous') {
-          if (verdict === 'ambiguous') counters.ambiguous++;
-          ok = true;
-          break;
-        }
-        const why = typeof answer === 'string' ? answer : failureOf(answer);
-        failures[why] = (failures[why] ?? 0) + 1;
-      }
-      if (ok) acked.add(item.event.index);
-      else counters.unacknowledged++;
-      counters.done++;
-      await options.onDelivery?.(counters.done, plan.length);
+      const item = this.#plan[index]!;
+      if (await this.#deliverOne(index, item, deadline)) this.acked.add(item.event.index);
+      else this.#counters.unacknowledged++;
+      this.#counters.done++;
+      await this.#options.onDelivery?.(this.#counters.done, this.#plan.length);
     }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, plan.length) }, worker));
-  } finally {
-    if (ticker) clearInterval(ticker);
-    for (const agent of agents) agent.destroy();
   }
-  const elapsed = performance.now() - started;
-  counters.unacknowledged += plan.length - counters.done;
-  options.onProgress?.(progress());
 
-  const judged = options.probe ? judge(events, acked, await options.probe()) : undefined;
-  const sorted = latencies.sort((a, b) => a - b);
-  const quantile = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
-  return {
-    events: n,
-    duplicateDeliveries: plan.filter((item) => item.duplicate).length,
-    deliveries: plan.length,
-    attempts: counters.attempts,
-    retries: counters.retries,
-    acknowledged: acked.size,
-    ambiguousAcknowledgements: counters.ambiguous,
-    unacknowledgedDeliveries: counters.unacknowledged,
-    exactlyOnce: judged ? judged.offenders.length === 0 : undefined,
-    offenders: judged?.offenders ?? [],
-    foreignProbeEntries: judged?.foreign ?? 0,
-    durationMs: elapsed,
-    eventsPerSecond: acked.size / (elapsed / 1_000),
-    p50Ms: quantile(0.5),
-    p99Ms: quantile(0.99),
-    maxMs: sorted.at(-1) ?? 0,
-    histogram: BUCKETS.map((upToMs, b) => ({ upToMs, count: sorted.filter((ms) => ms <= upToMs && (b === 0 || ms > BUCKETS[b - 1]!)).length })),
-    failures,
-  };
+  /** One delivery, retried until acknowledged, out of attempts or past the deadline. */
+  async #deliverOne(index: number, item: Planned, deadline: number): Promise<boolean> {
+    const { urls, maxAttempts, timeoutMs } = this.#settings;
+    for (let attempt = 0; attempt < maxAttempts && performance.now() <= deadline; attempt++) {
+      if (attempt > 0) {
+        this.#counters.retries++;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]));
+      }
+      // The retry goes to the next URL, as a balancer would send it to another instance.
+      const which = (index + attempt) % urls.length;
+      const body = attempt === 0 ? item.body : this.#seal(item.event);
+      this.#counters.attempts++;
+      const sentAt = performance.now();
+      const answer = await post(urls[which]!, this.#agents[which]!, body, this.#options.apiKey, timeoutMs);
+      this.#latencies.push(performance.now() - sentAt);
+      const verdict = typeof answer === 'string' ? undefined : readAcknowledgement(answer).verdict;
+      // CB-ERRCODE as the service reads it (the emulator's reading of U-CB-RESPONSE): an ambiguous answer counts.
+      if (verdict === 'acknowledged' || verdict === 'ambiguous') {
+        if (verdict === 'ambiguous') this.#counters.ambiguous++;
+        return true;
+      }
+      const why = typeof answer === 'string' ? answer : failureOf(answer);
+      this.#failures[why] = (this.#failures[why] ?? 0) + 1;
+    }
+    return false;
+  }
+
+  result(judged: { offenders: StormOffender[]; foreign: number } | undefined): StormResult {
+    const counters = this.#counters;
+    const sorted = this.#latencies.sort((a, b) => a - b);
+    const quantile = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
+    return {
+      events: this.#settings.events,
+      duplicateDeliveries: this.#plan.filter((item) => item.duplicate).length,
+      deliveries: this.#plan.length,
+      attempts: counters.attempts,
+      retries: counters.retries,
+      acknowledged: this.acked.size,
+      ambiguousAcknowledgements: counters.ambiguous,
+      unacknowledgedDeliveries: counters.unacknowledged,
+      exactlyOnce: judged ? judged.offenders.length === 0 : undefined,
+      offenders: judged?.offenders ?? [],
+      foreignProbeEntries: judged?.foreign ?? 0,
+      durationMs: this.#elapsed,
+      eventsPerSecond: this.acked.size / (this.#elapsed / 1_000),
+      p50Ms: quantile(0.5),
+      p99Ms: quantile(0.99),
+      maxMs: sorted.at(-1) ?? 0,
+      histogram: BUCKETS.map((upToMs, bucket) => ({
+        upToMs,
+        count: sorted.filter((ms) => ms <= upToMs && (bucket === 0 || ms > BUCKETS[bucket - 1]!)).length,
+      })),
+      failures: this.#failures,
+    };
+  }
 }
 
 /**

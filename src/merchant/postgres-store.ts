@@ -91,7 +91,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   #schema: Promise<void> | undefined;
   /** The LISTEN connection, opened on the first wait. */
   #listener: Promise<pg.Client> | undefined;
-  /** The LISTEN connection's statements, one after another (pg no longer queues them itself). */
+  /** The LISTEN connection's statements, one after another (pg does not queue them itself). */
   #listenerQueue: Promise<unknown> = Promise.resolve();
   /** Keys this instance waits for: the channel listened on, its waiters, whether the row was still held once listening. */
   readonly #waits = new Map<string, { channel: string; waiters: Set<() => void>; held: Promise<boolean> }>();

@@ -34,8 +34,8 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 
 const numbers = (body: Record<string, unknown>) => (body.processed as Array<{ n: number }>).map((entry) => entry.n);
 
-describe('GET /probe: paged, the old form for a short history', () => {
-  it('answers the old form (no query) as before while the history is short', async () => {
+describe('GET /probe: paged, unpaged for a short history', () => {
+  it('answers a request without a query with the whole history while the history is short', async () => {
     const server = await serve(await storeWith(3));
     const response = await fetch(server.probeUrl);
     expect(response.status).toBe(200);
@@ -44,7 +44,7 @@ describe('GET /probe: paged, the old form for a short history', () => {
     );
   });
 
-  it('answers the old form with 413 and the way to page once the history passes 10,000 entries or 1 MiB', async () => {
+  it('answers an unpaged request with 413 and the way to page once the history passes 10,000 entries or 1 MiB', async () => {
     const long = await serve(await storeWith(PROBE_LIMITS.shortEntries + 1));
     const { status, body } = await get(long.probeUrl);
     expect(status).toBe(413);

@@ -15,12 +15,12 @@ export interface ProbeOptions {
  * The bounds of one probe answer (docs/probe.md). A page holds at most `pageEntries` entries and
  * stops before `pageBytes` of entry text (but always holds one entry), so an answer held by a slow
  * reader costs at most about `pageBytes`. A history is "short" when it fits `shortEntries` entries
- * and `shortBytes` (the 1 MiB answer cap `verify` had before the probe paged): only a short history
- * is answered in the old form (no query); a longer one gets 413.
+ * and `shortBytes` (1 MiB, the most an unpaged answer may carry): only a short history is answered
+ * whole to a request without a query; a longer one gets 413, so a reader cannot hold it all at once.
  */
 export const PROBE_LIMITS = { pageEntries: 500, pageBytes: 256 * 1024, shortEntries: 10_000, shortBytes: 1024 * 1024, deadlineMs: 10_000 } as const;
 
-/** The parsed query of a probe request: the old form (no paging parameter), or a page. */
+/** The parsed query of a probe request: unpaged (no paging parameter), or a page. */
 type ProbeQuery = { paged: false } | { paged: true; after: number; limit: number };
 
 /** Reads `since` and `limit`; a bad value is one line for a 400. */
@@ -88,7 +88,7 @@ function authorised(req: IncomingMessage, token: string | undefined): boolean {
 
 /**
  * Serves `GET /probe` (docs/probe.md): paged with `?since=<cursor>&limit=<n>` (the answer carries
- * `next` and `more`), the old form (no query) for a short history, 413 beyond it; the token
+ * `next` and `more`), the whole history unpaged (no query) while it is short, 413 beyond it; the token
  * when configured; the whole answer within the deadline, else the connection is cut.
  */
 export async function serveProbe(req: IncomingMessage, res: ServerResponse, store: IdempotencyStore, options: ProbeOptions = {}): Promise<void> {

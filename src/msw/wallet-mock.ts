@@ -84,6 +84,21 @@ export function createWalletMock<Op extends string>(
   endpoints: readonly (WalletEndpoint & { operationId: Op })[],
   options: WalletMockOptions<Op>,
 ): WalletMock<Op> {
+  const { scenario, bases } = checkOptions(endpoints, options);
+  const engine = new MockEngine(endpoints, options, scenario);
+  return {
+    url: (operationId) => {
+      const endpoint = engine.endpointOf(operationId);
+      return `${bases[endpoint.server]}${endpoint.path}`;
+    },
+    serve: (operationId, request) => engine.serve(operationId, request),
+    notFound: () => toResponse({ status: 404, body: engine.notFoundBody }),
+    fallbackUrls: [...new Set(Object.values(bases))].flatMap((base) => [base, `${base}/*`]),
+  };
+}
+
+/** The scenario and the base URL of each server variable; a ConfigError for anything the mock cannot serve. */
+function checkOptions(endpoints: readonly WalletEndpoint[], options: WalletMockOptions<string>): { scenario: WalletScenario; bases: Record<string, string> } {
   if (options === null || typeof options !== 'object') throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: options { baseUrl, merchants } are required`);
   const scenario: WalletScenario = options.scenario ?? 'success';
   if (!isWalletScenario(scenario)) {
@@ -91,92 +106,65 @@ export function createWalletMock<Op extends string>(
   }
   const bases: Record<string, string> = { base_url: normaliseBase(options.baseUrl, 'baseUrl') };
   bases.card_base_url = options.cardBaseUrl === undefined ? bases.base_url! : normaliseBase(options.cardBaseUrl, 'cardBaseUrl');
-  const tableOf = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
-  const served = new Map(endpoints.map((endpoint) => [endpoint.operationId, pipelineEndpoint(endpoint)]));
   for (const endpoint of endpoints) {
     if (bases[endpoint.server] === undefined)
       throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: operation ${endpoint.operationId} sits under the unknown server variable {${endpoint.server}}`);
   }
-  resolveProfile(options.profile ?? {}, `${OPTIONS_SOURCE}: profile`);
-  const merchants = resolveMerchants(options.merchants, [...tableOf.keys()], options.profile);
-  const byKey = new Map(merchants.map((merchant) => [merchant.apiKey, merchant]));
-  const state = createMockState(merchants);
-  const service = mockServiceContext(state);
-  const notFoundBody = endpoints.find((endpoint) => endpoint.errors['404'])?.errors['404'] ?? { code: 'NOT FOUND', message: 'not found' };
-  const errorsOf = (status: string) => endpoints.find((endpoint) => endpoint.errors[status])?.errors[status];
+  return { scenario, bases };
+}
 
-  // Keys load in the background from now on; a key the codec refuses fails every answer that needs it with its ConfigError.
-  const crypto: Promise<MerchantCrypto[]> = (options.codec ? Promise.resolve(options.codec) : loadNodeCodec()).then((codec) =>
-    Promise.all(
-      merchants.map((merchant) => codec.forMerchant(merchant.privateKey, merchant.profile, `${OPTIONS_SOURCE}: merchants[${merchant.index}].privateKey`)),
-    ),
-  );
-  crypto.catch(() => undefined);
-  const codecs = merchants.map((merchant): PipelineCodec => ({
-    open: async (data, accept) => (await crypto)[merchant.index]!.open(data, accept),
-    seal: async (json) => (await crypto)[merchant.index]!.seal(json),
-  }));
+/** The mock's merchants, state and pipeline: one request in, the scenario's answer out. */
+class MockEngine<Op extends string> {
+  readonly notFoundBody: unknown;
+  readonly #options: WalletMockOptions<Op>;
+  readonly #scenario: WalletScenario;
+  readonly #tableOf: Map<Op, WalletEndpoint & { operationId: Op }>;
+  readonly #served: Map<Op, PipelineEndpoint>;
+  readonly #byUserId: Map<bigint, ResolvedMerchant>;
+  readonly #serveByPipeline: ReturnType<typeof createPipeline<ResolvedMerchant>>;
 
-  /** ERR-401 / ERR-403: the key names its merchant, the merchant's permissions the operations it may call. */
-  const table: PipelineKeys<ResolvedMerchant> = {
-    check(header) {
-      const merchant = typeof header === 'string' && header !== '' ? byKey.get(header) : undefined;
-      return merchant ? { ok: true, merchant } : { ok: false, status: 401, why: 'unknown X-API-KEY' };
-    },
-  };
-  const keys = scenarioKeys<ResolvedMerchant>(
-    {
-      check(header, operation, now) {
-        const verdict = table.check(header, operation, now);
-        if (verdict.ok && verdict.merchant.permissions && !verdict.merchant.permissions.has(operation))
-          return { ok: false, status: 403, why: `X-API-KEY lacks the ${operation} permission` };
-        return verdict;
-      },
-    },
-    scenario,
-  );
-  const operations = scenarioOperations(SERVICE_OPERATIONS, scenario);
-  const byUserId = new Map(merchants.map((merchant) => [merchant.userId, merchant]));
-  const serviceOperations: Record<string, PipelineOperation<ResolvedMerchant>> = {
-    getEnergyMaxCount: (merchant, plain) => operations.getEnergyMaxCount(service, merchant!.userId, plain),
-    withdrawWithoutVerify: (merchant, plain) => operations.withdrawWithoutVerify(service, merchant!.userId, plain),
-    closeCard: (merchant, plain) => operations.closeCard(service, plain, merchant?.userId),
-  };
-  const serveByPipeline = createPipeline<ResolvedMerchant>({
-    keys,
-    codec: (merchant) => codecs[merchant.index]!,
-    operations: (operationId) => serviceOperations[operationId] ?? exampleOperation(tableOf.get(operationId as Op)),
-    policies: () => service.policies,
-    acceptedBase64,
-    now: () => Date.now(),
-    requestId: () => nextId(state, 'req'),
-    errorBodies: { unauthorized: errorsOf('401') ?? notFoundBody, forbidden: errorsOf('403') ?? notFoundBody },
-  });
+  constructor(endpoints: readonly (WalletEndpoint & { operationId: Op })[], options: WalletMockOptions<Op>, scenario: WalletScenario) {
+    this.#options = options;
+    this.#scenario = scenario;
+    this.#tableOf = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
+    this.#served = new Map(endpoints.map((endpoint) => [endpoint.operationId, pipelineEndpoint(endpoint)]));
+    resolveProfile(options.profile ?? {}, `${OPTIONS_SOURCE}: profile`);
+    const merchants = resolveMerchants(options.merchants, [...this.#tableOf.keys()], options.profile);
+    this.#byUserId = new Map(merchants.map((merchant) => [merchant.userId, merchant]));
+    const state = createMockState(merchants);
+    const service = mockServiceContext(state);
+    this.notFoundBody = endpoints.find((endpoint) => endpoint.errors['404'])?.errors['404'] ?? { code: 'NOT FOUND', message: 'not found' };
+    const errorsOf = (status: string) => endpoints.find((endpoint) => endpoint.errors[status])?.errors[status];
+    const codecs = merchantCodecs(options, merchants);
+    const operations = scenarioOperations(SERVICE_OPERATIONS, scenario);
+    const serviceOperations: Record<string, PipelineOperation<ResolvedMerchant>> = {
+      getEnergyMaxCount: (merchant, plain) => operations.getEnergyMaxCount(service, merchant!.userId, plain),
+      withdrawWithoutVerify: (merchant, plain) => operations.withdrawWithoutVerify(service, merchant!.userId, plain),
+      closeCard: (merchant, plain) => operations.closeCard(service, plain, merchant?.userId),
+    };
+    this.#serveByPipeline = createPipeline<ResolvedMerchant>({
+      keys: merchantKeys(merchants, scenario),
+      codec: (merchant) => codecs[merchant.index]!,
+      operations: (operationId) => serviceOperations[operationId] ?? exampleOperation(this.#tableOf.get(operationId as Op)),
+      policies: () => service.policies,
+      acceptedBase64,
+      now: () => Date.now(),
+      requestId: () => nextId(state, 'req'),
+      errorBodies: { unauthorized: errorsOf('401') ?? this.notFoundBody, forbidden: errorsOf('403') ?? this.notFoundBody },
+    });
+  }
 
-  const endpointOf = (operationId: Op): WalletEndpoint => {
-    const endpoint = tableOf.get(operationId);
+  endpointOf(operationId: Op): WalletEndpoint {
+    const endpoint = this.#tableOf.get(operationId);
     if (!endpoint) throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: no operation ${String(operationId)} in the endpoint table`);
     return endpoint;
-  };
+  }
 
-  async function serve(operationId: Op, request: Request): Promise<Response> {
-    const endpoint = endpointOf(operationId);
-    const call = (answer: { status: number; body: unknown }, extra: Partial<PipelineAnswer> = {}): Response => {
-      const merchant = extra.merchant === undefined ? undefined : byUserId.get(extra.merchant);
-      options.onCall?.({
-        operationId,
-        scenario,
-        status: answer.status,
-        body: answer.body,
-        ...(merchant ? { userId: merchant.userId.toString() } : {}),
-        ...(extra.plainText === undefined ? {} : { plainText: extra.plainText }),
-        ...(extra.resultText === undefined ? {} : { resultText: extra.resultText }),
-      });
-      return toResponse(answer);
-    };
-    if (HTTP_SCENARIOS[scenario] === '404' && endpoint.errors['404']) return call({ status: 404, body: endpoint.errors['404'] });
+  async serve(operationId: Op, request: Request): Promise<Response> {
+    const endpoint = this.endpointOf(operationId);
+    if (HTTP_SCENARIOS[this.#scenario] === '404' && endpoint.errors['404']) return this.#answer(operationId, { status: 404, body: endpoint.errors['404'] });
     const header = endpoint.apiKeyHeader ?? 'x-api-key';
-    const answer = await serveByPipeline(served.get(operationId)!, {
+    const answer = await this.#serveByPipeline(this.#served.get(operationId)!, {
       apiKey: request.headers.get(header) ?? undefined,
       contentType: request.headers.get('content-type') ?? undefined,
       body: () => request.text(),
@@ -187,18 +175,56 @@ export function createWalletMock<Op extends string>(
       selfCheck(endpoint.operationId, endpoint.response.encrypted?.plaintext ?? endpoint.response.schema, parseExactJson(answer.resultText!));
       if (endpoint.response.encrypted) selfCheck(endpoint.operationId, endpoint.response.schema, answer.body);
     }
-    return call(answer, answer);
+    return this.#answer(operationId, answer, answer);
   }
 
-  return {
-    url: (operationId) => {
-      const endpoint = endpointOf(operationId);
-      return `${bases[endpoint.server]}${endpoint.path}`;
+  /** Tells `onCall` what was answered, then answers. */
+  #answer(operationId: Op, answer: { status: number; body: unknown }, extra: Partial<PipelineAnswer> = {}): Response {
+    const merchant = extra.merchant === undefined ? undefined : this.#byUserId.get(extra.merchant);
+    this.#options.onCall?.({
+      operationId,
+      scenario: this.#scenario,
+      status: answer.status,
+      body: answer.body,
+      ...(merchant ? { userId: merchant.userId.toString() } : {}),
+      ...(extra.plainText === undefined ? {} : { plainText: extra.plainText }),
+      ...(extra.resultText === undefined ? {} : { resultText: extra.resultText }),
+    });
+    return toResponse(answer);
+  }
+}
+
+/**
+ * Each merchant's codec over its keys. Keys load in the background from creation on; a key the
+ * codec refuses fails every answer that needs it with its ConfigError.
+ */
+function merchantCodecs(options: WalletMockOptions<string>, merchants: ResolvedMerchant[]): PipelineCodec[] {
+  const crypto: Promise<MerchantCrypto[]> = (options.codec ? Promise.resolve(options.codec) : loadNodeCodec()).then((codec) =>
+    Promise.all(
+      merchants.map((merchant) => codec.forMerchant(merchant.privateKey, merchant.profile, `${OPTIONS_SOURCE}: merchants[${merchant.index}].privateKey`)),
+    ),
+  );
+  crypto.catch(() => undefined);
+  return merchants.map((merchant): PipelineCodec => ({
+    open: async (data, accept) => (await crypto)[merchant.index]!.open(data, accept),
+    seal: async (json) => (await crypto)[merchant.index]!.seal(json),
+  }));
+}
+
+/** ERR-401 / ERR-403: the key names its merchant, the merchant's permissions the operations it may call; the scenario may override both. */
+function merchantKeys(merchants: ResolvedMerchant[], scenario: WalletScenario): PipelineKeys<ResolvedMerchant> {
+  const byKey = new Map(merchants.map((merchant) => [merchant.apiKey, merchant]));
+  return scenarioKeys<ResolvedMerchant>(
+    {
+      check(header, operation) {
+        const merchant = typeof header === 'string' && header !== '' ? byKey.get(header) : undefined;
+        if (!merchant) return { ok: false, status: 401, why: 'unknown X-API-KEY' };
+        if (merchant.permissions && !merchant.permissions.has(operation)) return { ok: false, status: 403, why: `X-API-KEY lacks the ${operation} permission` };
+        return { ok: true, merchant };
+      },
     },
-    serve,
-    notFound: () => toResponse({ status: 404, body: notFoundBody }),
-    fallbackUrls: [...new Set(Object.values(bases))].flatMap((base) => [base, `${base}/*`]),
-  };
+    scenario,
+  );
 }
 
 /** The handlers answer only what the spec allows: a result that breaks its schema is a bug here, not a finding. */

@@ -54,9 +54,14 @@ let formOnly: Scrubber | undefined;
  * whatever is a secret by its form, such as `?token=`). Bodies are kept byte for byte.
  */
 export function captureLine(exchange: ObservedExchange, scrubber?: Scrubber): string {
+  return `${JSON.stringify(scrubExchange(exchange, scrubber))}\n`;
+}
+
+/** The exchange as a capture line holds it (and the live page shows it): secrets scrubbed from headers, path and failure, bodies as they crossed. */
+export function scrubExchange(exchange: ObservedExchange, scrubber?: Scrubber): ObservedExchange {
   // A key in a query string or a token in a callback URL is as secret as one in a header.
   const path = (scrubber ?? (formOnly ??= createScrubber([]))).text(exchange.request.path);
-  const scrubbed: ObservedExchange = {
+  return {
     ...exchange,
     request: { ...scrubMessage(exchange.request, scrubber), path },
     ...(exchange.response ? { response: scrubMessage(exchange.response, scrubber) } : {}),
@@ -64,7 +69,6 @@ export function captureLine(exchange: ObservedExchange, scrubber?: Scrubber): st
       ? { upstreamError: { ...exchange.upstreamError, message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message } }
       : {}),
   };
-  return `${JSON.stringify(scrubbed)}\n`;
 }
 
 /** What a capture writes to: a file stream (node:fs WriteStream) or anything shaped like one. */

@@ -2,7 +2,7 @@
  * The judge of `wallet-conformance observe`: passive judging of observed exchanges against the
  * rules (spec/rules.yaml), with the verdict model of `verify` (the runner's checks where they fit,
  * the engine's `judgeFinding` for weight, the party that sent the bytes as the party under test).
- * What it can and cannot judge: docs/observe-judging.md; its decisions: docs/decisions/observe-judge.md.
+ * What it can and cannot judge: docs/observe-judging.md; its decisions: docs/decisions/0072-observe-judge.md.
  */
 import { readFileSync } from 'node:fs';
 import { RULES_PATH } from '../core/package-paths.js';

@@ -3,7 +3,7 @@
  * refused every valid request or delivery (it opens with the keys given, it carries the right key)
  * and a side that answered 404 or 5xx (or nothing) to every exchange. Neither proves which rule was
  * broken, so each is a warning that names the rule such a refusal suggests, or the likely
- * misconfiguration, with the first exchanges as evidence (docs/decisions/observe-refuses-everything.md).
+ * misconfiguration, with the first exchanges as evidence (docs/decisions/0105-observe-refuses-everything.md).
  */
 import type { ObservedExchange } from './exchange.js';
 import type { Evidence, Judgement } from './tally.js';

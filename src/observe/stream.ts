@@ -1,5 +1,5 @@
 /**
- * The judge's memory across exchanges (docs/decisions/observe-judge.md): the events of the callback
+ * The judge's memory across exchanges (docs/decisions/0072-observe-judge.md): the events of the callback
  * stream (their deliveries, identity, answers), the withdrawals waiting for their order callback,
  * recent requestUUIDs, and what the merchant's answers say about how it reads a body. All of it is
  * bounded: events past a window (count, age) are forgotten and counted.

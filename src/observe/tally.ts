@@ -1,5 +1,5 @@
 /**
- * How the judge turns findings on observed exchanges into report results (docs/decisions/observe-judge.md):
+ * How the judge turns findings on observed exchanges into report results (docs/decisions/0072-observe-judge.md):
  *
  * - A finding is weighed by `judgeFinding` (src/runner/verdict.ts), the one place a failure gets its
  *   weight, with the side that SENT the bytes as the party under test: a MUST binding the sender

@@ -126,6 +126,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
           control: Boolean(target.controlToken),
           forbiddenKey: Boolean(target.forbiddenKey),
           expiredKey: Boolean(target.expiredKey),
+          futureKey: Boolean(target.futureKey),
           probe: false,
           receiver: Boolean(target.controlToken),
           listen: target.listenPort !== undefined,
@@ -139,6 +140,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
           control: false,
           forbiddenKey: false,
           expiredKey: Boolean(target.expiredKey),
+          futureKey: Boolean(target.futureKey),
           probe: Boolean(target.probeUrl ?? target.probeCmd),
           receiver: false,
           listen: false,
@@ -152,6 +154,7 @@ function missingNeed(testCase: Case, target: Target, capabilities: Capabilities 
     control: '--control-token',
     forbiddenKey: '--forbidden-key',
     expiredKey: '--expired-key',
+    futureKey: '--future-key',
     probe: '--probe-url or --probe-cmd',
     receiver: '--control-token (to point callbacks at the runner)',
     listen: '--listen PORT (callbacks triggered by hand)',
@@ -406,7 +409,7 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
   };
   // A failed setup step (no expectations of its own) stops the case: every later check carries its
   // fault (the target's: failed under the check's rules; the setup's or the suite's: exit 2), with
-  // the setup step's exchanges as evidence. Nothing is `skipped` for it (docs/decisions/step-faults.md).
+  // the setup step's exchanges as evidence. Nothing is `skipped` for it (docs/decisions/0107-step-faults.md).
   let setup: { fault: StepFault; exchanges: Exchange[] } | undefined;
   for (const step of testCase.steps) {
     const outcome: StepOutcome = { exchanges: [], saved: scope.saved };

@@ -106,7 +106,7 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
 
   it.each([407, 502])("a proxy refusing CONNECT with %i is a transport error naming the proxy, never the target's answer", async (status) => {
     // A proxy agent that replays the proxy's answer as the target's would make a service "answer"
-    // 502 here (docs/decisions/proxies-our-own-connect-tunnel.md): the verdict must name the proxy.
+    // 502 here (docs/decisions/0077-proxies-our-own-connect-tunnel.md): the verdict must name the proxy.
     const refusing = http.createServer();
     refusing.on('connect', (_req, socket) => socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Length: 0\r\n\r\n`));
     await new Promise<void>((listening) => refusing.listen(0, '127.0.0.1', listening));

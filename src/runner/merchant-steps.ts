@@ -208,6 +208,8 @@ function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget, varian
       return `wc-unknown-${randomUUID()}`;
     case 'expired':
       return target.expiredKey;
+    case 'future':
+      return target.futureKey;
     default:
       return target.apiKey;
   }

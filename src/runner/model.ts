@@ -12,7 +12,8 @@
 export type Answer = 'ack' | 'errcode-1' | 'http-500' | 'string-zero' | 'no-errcode' | 'code-zero' | 'text-body';
 
 /** What a case can need from the target; without it the case is skipped. */
-export type Need = 'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart' | 'casedKey';
+export type Need =
+  'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'futureKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart' | 'casedKey';
 
 /**
  * A near miss of the merchant's key (the derived cases of CB-KEY-401): the key in other letter case,
@@ -69,7 +70,7 @@ export interface Step {
 export interface RequestStep {
   endpoint: string;
   method?: string;
-  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired' | 'forbidden';
+  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired' | 'future' | 'forbidden';
   contentType?: string;
   plain?: unknown;
   plainText?: string;
@@ -114,6 +115,8 @@ export interface AwaitStep {
   count?: number;
   answers?: Answer[];
   prompt?: string;
+  /** Callbacks that may not come at all: wait the whole `timeoutMs`, judge what came; none is no finding. */
+  optional?: boolean;
 }
 
 /** A callback the runner delivers to a merchant. */
@@ -123,7 +126,7 @@ export interface DeliverStep {
   event?: string;
   same?: string;
   twin?: string;
-  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired';
+  apiKey?: 'valid' | 'missing' | 'unknown' | 'expired' | 'future';
   /** A near miss of the key instead of the key. */
   keyVariant?: KeyNearMiss;
   /** A copy of the named event as it is (same trackingId), with `type` and `fields` applied. */

@@ -42,6 +42,8 @@ function apiKeyFor(choice: RequestStep['apiKey'], target: ServiceTarget, variant
       return `wc-unknown-${randomUUID()}`;
     case 'expired':
       return target.expiredKey;
+    case 'future':
+      return target.futureKey;
     case 'forbidden':
       return target.forbiddenKey;
     default:

@@ -98,6 +98,8 @@ export interface ServiceTarget {
   userId?: number;
   forbiddenKey?: string;
   expiredKey?: string;
+  /** A key whose validity window has not begun yet (ERR-401). */
+  futureKey?: string;
   controlToken?: string;
   /** Order-creating cases run only with this (they move money), or against the emulator. */
   allowOrders: boolean;
@@ -132,6 +134,8 @@ export interface MerchantTarget {
   /** In-process alternative to `restartCmd` (the embedded run and the toolkit's own tests). */
   restartHook?: () => Promise<void>;
   expiredKey?: string;
+  /** A key whose validity window has not begun yet (CB-KEY-401). */
+  futureKey?: string;
   /** Where the API key came from, for messages (`env WALLET_API_KEY`; default `--api-key`). */
   apiKeySource?: string;
   /** How long (ms) a deliver step waits for processing that finishes after the answer (default 2000). */

@@ -1,4 +1,4 @@
-// Keeps the verdict model table (docs/decisions/verdict-model.md) true: each row is an observation run through the real check
+// Keeps the verdict model table (docs/decisions/0061-verdict-model.md) true: each row is an observation run through the real check
 // and judged as the engine judges it (judgeFinding), and the verdict must be the row's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,9 +20,9 @@ import type { Finding, Target } from './types.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
 
-/** The rows of the table in docs/decisions/verdict-model.md: what the target does → the verdict written. */
+/** The rows of the table in docs/decisions/0061-verdict-model.md: what the target does → the verdict written. */
 function tableRows(): Array<{ does: string; verdict: string }> {
-  const section = readFileSync(join(PACKAGE_ROOT, 'docs/decisions/verdict-model.md'), 'utf8');
+  const section = readFileSync(join(PACKAGE_ROOT, 'docs/decisions/0061-verdict-model.md'), 'utf8');
   return section
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| what') && !line.startsWith('| ---'))
@@ -153,7 +153,7 @@ const SCENARIOS: Record<string, Scenario[]> = {
   ],
 };
 
-describe('docs/decisions/verdict-model.md: the verdict model table', () => {
+describe('docs/decisions/0061-verdict-model.md: the verdict model table', () => {
   const rows = tableRows();
 
   it('has a scenario for every row and a row for every scenario', () => {

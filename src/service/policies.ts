@@ -51,7 +51,7 @@ export interface ServicePolicies {
   typeCoercion: 'off' | 'on';
 }
 
-/** Today's behaviour: every reading the emulator had before policies existed. */
+/** The toolkit's own reading of every open point (what the emulator does when no policy is set). */
 export const DEFAULT_POLICIES: Readonly<ServicePolicies> = Object.freeze({
   cardRegistry: 'on',
   leaseDebit: 'now',
@@ -81,7 +81,7 @@ interface PolicyDescription {
   text: string;
 }
 
-/** Every policy: its rule, values and meaning. docs/decisions/open-points-emulator-policies.md follows it. */
+/** Every policy: its rule, values and meaning. docs/decisions/0040-open-points-emulator-policies.md follows it. */
 export const POLICIES: Readonly<Record<PolicyName, PolicyDescription>> = Object.freeze({
   cardRegistry: { rule: 'U-STATES', values: ['on', 'off'], text: 'whether card close needs a card registered beforehand' },
   leaseDebit: { rule: 'U-STATES', values: ['now', 'later', 'never'], text: 'whether and when an energy lease lowers the available energy' },

@@ -52,7 +52,7 @@ describe('the wording of a plain request off its schema', () => {
       {},
       'userId is required [ORDER-FIELDS]; tenantUserId is required [ORDER-FIELDS]; tenantType is required [ORDER-TENANT-TYPE]; callBackId is required [ORDER-FIELDS, ORDER-CALLBACK-ID]; symbol is required [ORDER-FIELDS, ORDER-KIND]; and 3 more',
     ],
-  ])('words %s', (_name, operation, schema, plain, message) => {
+  ])('describes %s', (_name, operation, schema, plain, message) => {
     const issues = validateSchema(schema, plain);
     expect(issues.length).toBeGreaterThan(0);
     expect(describeRequestIssues(operation, issues)).toBe(message);

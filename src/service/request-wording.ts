@@ -1,5 +1,5 @@
 /**
- * How the service words a plain request that breaks its schema (ENERGY-REQ, ORDER-*, CARD-REQ):
+ * How the service describes a plain request that breaks its schema (ENERGY-REQ, ORDER-*, CARD-REQ):
  * by field (`chainName is required`, `tenantType must be 1`), each issue with its rules, a field
  * that fails twice (by its property and by an if/then branch) named once, five issues at most.
  * The emulator and the MSW handlers answer these words alike (src/service/pipeline.ts).

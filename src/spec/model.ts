@@ -28,7 +28,7 @@ interface SpecAnnotation {
 /**
  * The spec read once: schemas flattened ({@link SpecModel.flatten}), endpoints, callbacks and the
  * control API as typed views, examples; numbers exact. The only reader of the raw document:
- * everything outside src/spec asks this model (see docs/decisions/spec-model.md).
+ * everything outside src/spec asks this model (see docs/decisions/0088-spec-model.md).
  */
 export class SpecModel {
   /** The raw document (exact numbers): only the model reads it; everything else asks the views. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The guard of "src/spec is the only reader of the spec document" (docs/decisions/spec-model.md):
+ * The guard of "src/spec is the only reader of the spec document" (docs/decisions/0088-spec-model.md):
  * outside src/spec, no source file walks the raw tree. It reads the model's views instead
  * (SpecModel.flatten, endpoints, callbacks, controlOperations, annotations, info, servers).
  */

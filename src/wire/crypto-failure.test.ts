@@ -39,7 +39,7 @@ describe('crypto failure classification', () => {
     for (const reason of LENIENT_BASE64_REASONS) expect(familyOf(reason)).toBe('base64');
   });
 
-  it('words a failure with its reason in brackets, which reasonInMessage reads back', () => {
+  it('writes a failure with its reason in brackets, which reasonInMessage reads back', () => {
     const line = describeCryptoFailure(new CryptoError('missing-padding', "the '=' padding is missing"));
     expect(line).toBe("the '=' padding is missing [missing-padding]");
     expect(reasonInMessage(line)).toBe('missing-padding');

@@ -45,7 +45,7 @@ export function familyOf(reason: string): CryptoFailureFamily {
   return (FAMILY as Record<string, CryptoFailureFamily>)[reason] ?? 'key';
 }
 
-/** The reason at the end of a CryptoError's message as the codec words it (`… [missing-padding]`). */
+/** The reason the codec writes at the end of a CryptoError's message (`… [missing-padding]`). */
 export function reasonInMessage(message: string): string {
   return /\[([a-z0-9-]+)\]$/.exec(message)?.[1] ?? '';
 }

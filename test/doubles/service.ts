@@ -62,6 +62,8 @@ export interface IndependentServiceOptions {
   apiKey: string;
   forbiddenKey: string;
   expiredKey: string;
+  /** A key whose validity window has not begun; refused like the expired key (ERR-401). */
+  futureKey?: string;
   userId: number;
   controlToken: string;
   energy?: { balance: bigint; costPerTx: bigint };
@@ -354,7 +356,7 @@ export async function startIndependentService(options: IndependentServiceOptions
       return undefined;
     }
     if (typeof key !== 'string' || key !== options.apiKey) {
-      // ERR-401: missing, unknown and expired keys alike.
+      // ERR-401: missing, unknown, expired and not-yet-valid keys alike.
       sendJson(res, 401, own ? { code: 40100, message: 'X-API-KEY missing, unknown or expired' } : { code: 'UNAUTHORIZED', message: 'unauthorized' });
       return undefined;
     }

@@ -5,7 +5,7 @@ import type { DocsContext } from './docs-context.js';
 import { headerRows } from './endpoint-page.js';
 import { exampleBlock, sealedWith } from './examples.js';
 import { union } from './lists.js';
-import { b, badge, c, heading, join, link, para, paragraphs, prose, t, type Block, type Page, type Row } from './model.js';
+import { boldText, badge, codeText, heading, join, link, para, paragraphs, prose, plainText, type Block, type Page, type Row } from './model.js';
 import { ruleLinks } from './rule-cells.js';
 import { fieldTable } from './schema-tables.js';
 import { objectView, type FieldRow, type ObjectView } from './schema-view.js';
@@ -36,23 +36,54 @@ export function keyFieldsText(info: IdempotencyKeyInfo): string {
 /** One page per callback type: delivery, payload fields, idempotency key, examples, the merchant's answer. */
 export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
   const op = callback.operation;
-  const page = callback.pageId;
   const view = objectView(ctx.model.flatten(callback.schemaName));
   const idempotency = idempotencyOf(view);
-  const keyFields = new Set(idempotency?.fields.map((field) => field.path) ?? []);
   const unspecified = [...located(op.unspecified, `callback ${callback.webhook}`), ...view.unspecified, ...view.fields.flatMap((field) => field.unspecified)];
   const headers = headerRows(op);
+  const blocks: Block[] = [
+    ...deliverySection(ctx, callback, view, headers, unspecified),
+    ...idempotencySection(ctx, idempotency),
+    ...examplesSection(ctx, callback, view, headers),
+    ...answerBlocks(ctx, op, unspecified),
+    heading(2, 'unspecified', 'Unspecified points'),
+    unspecifiedTable(ctx, unspecified),
+  ];
+  return {
+    id: callback.pageId,
+    title: `Callback type ${callback.type}: ${callback.label}`,
+    nav: `${callback.type} ${callback.label}`,
+    group: 'callbacks',
+    blocks,
+  };
+}
+
+/** The delivery: where it goes, its headers, the encrypted body and the plain payload's fields. */
+function deliverySection(
+  ctx: DocsContext,
+  callback: CallbackType,
+  view: ObjectView,
+  headers: ReturnType<typeof headerRows>,
+  unspecified: UnspecifiedPoint[],
+): Block[] {
+  const op = callback.operation;
+  const keyFields = new Set(idempotencyOf(view)?.fields.map((field) => field.path) ?? []);
   const bodySchema = op.requestBody?.media[0]?.schema;
   const body = bodySchema ? objectView(bodySchema) : undefined;
   if (body) unspecified.push(...body.unspecified);
   const others = ctx.callbacks.filter((other) => other.type !== callback.type);
-
-  const blocks: Block[] = [
-    para(badge('plain', 'POST'), t(' '), c("the merchant's callback URL"), t(` (configured with the platform; webhook `), c(callback.webhook), t(')')),
-    para(b(`Callback type ${callback.type}: ${callback.label}. `), ...prose(view.description, ctx.ruleIds)),
+  return [
+    para(
+      badge('plain', 'POST'),
+      plainText(' '),
+      codeText("the merchant's callback URL"),
+      plainText(` (configured with the platform; webhook `),
+      codeText(callback.webhook),
+      plainText(')'),
+    ),
+    para(boldText(`Callback type ${callback.type}: ${callback.label}. `), ...prose(view.description, ctx.ruleIds)),
     ...paragraphs(op.description ?? '', ctx.ruleIds),
-    para(t('Rules of the delivery: '), ...ruleLinks(op.rules), t('. Rules of this type: '), ...ruleLinks(view.rules)),
-    para(t('Other callback types: '), ...join(others.map((other) => [link(other.pageId, `${other.type} ${other.label}`)]))),
+    para(plainText('Rules of the delivery: '), ...ruleLinks(op.rules), plainText('. Rules of this type: '), ...ruleLinks(view.rules)),
+    para(plainText('Other callback types: '), ...join(others.map((other) => [link(other.pageId, `${other.type} ${other.label}`)]))),
     heading(2, 'request', 'Delivery'),
     heading(3, 'request-headers', 'Headers'),
     {
@@ -61,64 +92,68 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
       columns: ['header', 'required', 'type', 'rules', 'description', 'example'],
       rows: headers.map((header) => ({
         cells: [
-          [c(header.name)],
-          [t(header.required ? 'yes' : 'no')],
-          [t(header.type)],
+          [codeText(header.name)],
+          [plainText(header.required ? 'yes' : 'no')],
+          [plainText(header.type)],
           ruleLinks(header.rules),
           prose(header.description, ctx.ruleIds),
-          header.example ? [c(header.example)] : [],
+          header.example ? [codeText(header.example)] : [],
         ],
       })),
     },
     heading(3, 'request-body', 'Body'),
     para(
       badge('encrypted', 'encrypted'),
-      t(' The raw body is '),
-      c(body?.name ?? 'Base64'),
-      t(': '),
+      plainText(' The raw body is '),
+      codeText(body?.name ?? 'Base64'),
+      plainText(': '),
       ...prose(bodySchema?.description ?? '', ctx.ruleIds),
-      t(' Pattern '),
-      c(bodySchema?.pattern ?? ''),
-      t('. Rules: '),
+      plainText(' Pattern '),
+      codeText(bodySchema?.pattern ?? ''),
+      plainText('. Rules: '),
       ...ruleLinks(union(bodySchema?.ownRules ?? [], op.requestBody?.rules ?? [])),
     ),
     heading(3, 'payload', `Payload fields (plain, after decryption): ${callback.schemaName}`),
     fieldTable(ctx, view, { id: 'payload-fields', keyFields }),
   ];
+}
 
-  blocks.push(heading(2, 'idempotency', 'Idempotency key'));
-  if (idempotency) {
-    blocks.push(
-      para(t('Rule '), ...ruleLinks([idempotency.rule]), t(': '), ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds)),
-      para(
-        t('Key fields: '),
-        ...join(idempotency.fields.map((field) => [c(field.path), ...(field.required ? [] : [t(' (when present)')])])),
-        t('. '),
-        c('requestUUID'),
-        t(' is never part of a key: it is new on every delivery ('),
-        ...ruleLinks(['CB-UUID']),
-        t('). All types: '),
-        link('idempotency', 'the idempotency table'),
-        t('.'),
-      ),
-    );
-  } else {
-    blocks.push({ kind: 'note', tone: 'info', text: [t('The spec names no idempotency rule for this type.')] });
-  }
+/** The type's idempotency key: its CB-ID-* rule and the fields that carry it. */
+function idempotencySection(ctx: DocsContext, idempotency: IdempotencyKeyInfo | undefined): Block[] {
+  const title = heading(2, 'idempotency', 'Idempotency key');
+  if (!idempotency) return [title, { kind: 'note', tone: 'info', text: [plainText('The spec names no idempotency rule for this type.')] }];
+  return [
+    title,
+    para(plainText('Rule '), ...ruleLinks([idempotency.rule]), plainText(': '), ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds)),
+    para(
+      plainText('Key fields: '),
+      ...join(idempotency.fields.map((field) => [codeText(field.path), ...(field.required ? [] : [plainText(' (when present)')])])),
+      plainText('. '),
+      codeText('requestUUID'),
+      plainText(' is never part of a key: it is new on every delivery ('),
+      ...ruleLinks(['CB-UUID']),
+      plainText('). All types: '),
+      link('idempotency', 'the idempotency table'),
+      plainText('.'),
+    ),
+  ];
+}
 
-  blocks.push(
+/** Each example payload sealed as the service sends it, with the reference merchant's key for it. */
+function examplesSection(ctx: DocsContext, callback: CallbackType, view: ObjectView, headers: ReturnType<typeof headerRows>): Block[] {
+  const blocks: Block[] = [
     heading(2, 'examples', 'Examples'),
     para(
-      t('The plain payload and the raw body the service sends, '),
+      plainText('The plain payload and the raw body the service sends, '),
       ...sealedWith(ctx, 'callback', ctx.demo.profile.callback),
-      t('. The merchant decrypts it with the other half.'),
+      plainText('. The merchant decrypts it with the other half.'),
     ),
-  );
+  ];
   view.examples.forEach((example, i) => {
     blocks.push(
-      exampleBlock(ctx, page, `example-${i + 1}`, [t(`Type ${callback.type} example ${i + 1}`)], example, 'callback', (cipher) => [
-        { label: [t('raw body on the wire (Base64; not a form field '), c('data='), t(')')], text: cipher, cipher: true },
-        { label: [t('the delivery')], text: deliveryText(headers) },
+      exampleBlock(ctx, callback.pageId, `example-${i + 1}`, [plainText(`Type ${callback.type} example ${i + 1}`)], example, 'callback', (cipher) => [
+        { label: [plainText('raw body on the wire (Base64; not a form field '), codeText('data='), plainText(')')], text: cipher, cipher: true },
+        { label: [plainText('the delivery')], text: deliveryText(headers) },
       ]),
     );
     const keyFn = ctx.options.idempotencyKey;
@@ -129,13 +164,10 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
       } catch (error) {
         key = `(no key: ${(error as Error).message})`;
       }
-      blocks.push(para(t("The reference merchant's idempotency key for this example: "), c(key)));
+      blocks.push(para(plainText("The reference merchant's idempotency key for this example: "), codeText(key)));
     }
   });
-
-  blocks.push(...answerBlocks(ctx, op, unspecified));
-  blocks.push(heading(2, 'unspecified', 'Unspecified points'), unspecifiedTable(ctx, unspecified));
-  return { id: page, title: `Callback type ${callback.type}: ${callback.label}`, nav: `${callback.type} ${callback.label}`, group: 'callbacks', blocks };
+  return blocks;
 }
 
 function deliveryText(headers: ReturnType<typeof headerRows>): string {
@@ -154,7 +186,7 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
     answer ??= view;
     rows.push({
       id: `answer-${response.status}`,
-      cells: [[c(`HTTP ${response.status}`)], prose(response.description ?? '', ctx.ruleIds), ruleLinks(response.rules)],
+      cells: [[codeText(`HTTP ${response.status}`)], prose(response.description ?? '', ctx.ruleIds), ruleLinks(response.rules)],
     });
   }
   if (answer) unspecified.push(...answer.unspecified, ...answer.fields.flatMap((field) => field.unspecified));
@@ -167,7 +199,11 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
           fieldTable(ctx, answer, { id: 'answer-fields' }),
           ...answer.examples.map((example, i): Block => ({
             kind: 'code',
-            title: [t(`Answer example ${i + 1}${literal(isNode(example) ? example.errCode : '') === '0' ? ': acknowledged' : ': not acknowledged (retried)'}`)],
+            title: [
+              plainText(
+                `Answer example ${i + 1}${literal(isNode(example) ? example.errCode : '') === '0' ? ': acknowledged' : ': not acknowledged (retried)'}`,
+              ),
+            ],
             language: 'json',
             text: stringifyExact(example, 2),
           })),

@@ -4,7 +4,7 @@ import { DEFAULT_PROFILE, type CryptoProfile, type Direction, type KeyHalf } fro
 import { halfFor, sealJson } from '../../crypto/codec.js';
 import { publicHalf, type RsaPrivateKey } from '../../crypto/keys.js';
 import type { RsaEngine } from '../../crypto/rsa-engine.js';
-import { badge, t, type ExampleBlock, type Panel, type Text } from './model.js';
+import { badge, plainText, type ExampleBlock, type Panel, type Text } from './model.js';
 import type { DemoCrypto } from './options.js';
 
 /** An example as examples.json lists it. */
@@ -63,9 +63,9 @@ function seal(sink: Pick<ExampleSink, 'demo'>, compact: string, direction: Direc
 /** How the demo key encrypted a direction, in words. */
 export function sealedWith(sink: Pick<ExampleSink, 'demo'>, direction: Direction, keyHalf: KeyHalf): Text {
   return [
-    t(`encrypted with the demo key's `),
+    plainText(`encrypted with the demo key's `),
     badge('encrypted', `${keyHalf.toUpperCase()} half`),
-    t(` (${direction} direction, ${sink.demo.profile.padding}, ${sink.demo.bits}-bit)`),
+    plainText(` (${direction} direction, ${sink.demo.profile.padding}, ${sink.demo.bits}-bit)`),
   ];
 }
 
@@ -92,7 +92,7 @@ export function exampleBlock(
     direction,
     keyHalf,
     cipher,
-    plain: { label: [t('plain JSON (before encryption)')], text: stringifyExact(value, 2) },
+    plain: { label: [plainText('plain JSON (before encryption)')], text: stringifyExact(value, 2) },
     encrypted: wrap(cipher),
   };
 }

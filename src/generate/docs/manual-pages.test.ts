@@ -10,7 +10,8 @@ const FILES = [
   { path: 'docs/README.md', text: '# The manual\n\nStart at the [README](../README.md) or [probe.md](probe.md).\n' },
   { path: 'README.md', text: '# wallet-conformance\n\nSee [the guide](docs/merchant-guide.md#what-arrives).\n' },
   { path: 'docs/crypto-profiles.md', text: '# Crypto profiles\n\n## Keys\n\nText.\n' },
-  { path: 'docs/decisions/oaep.md', text: '# OAEP\n\nWhy.\n' },
+  { path: 'docs/decisions/0038-oaep.md', text: '# OAEP\n\nWhy.\n' },
+  { path: 'docs/observe.md', text: '# Observe\n\n![The live page](images/live.png)\n\nWow! [the index](README.md)\n' },
 ];
 
 describe('manualPages', () => {
@@ -18,10 +19,17 @@ describe('manualPages', () => {
   const page = (id: string) => pages.find((p) => p.id === id)!;
 
   it('gives each file a page id of its own, in the navigation order README, index, guides, the rest', () => {
-    expect(pages.map((p) => p.id)).toEqual(['manual-readme', 'manual-index', 'manual-merchant-guide', 'manual-crypto-profiles', 'manual-decisions-oaep']);
+    expect(pages.map((p) => p.id)).toEqual([
+      'manual-readme',
+      'manual-index',
+      'manual-merchant-guide',
+      'manual-crypto-profiles',
+      'manual-decisions-0038-oaep',
+      'manual-observe',
+    ]);
     expect(manualPageId('docs/decisions/README.md')).toBe('manual-decisions');
     expect(pages.every((p) => p.group === 'manual')).toBe(true);
-    expect(page('manual-decisions-oaep').hidden).toBe(true);
+    expect(page('manual-decisions-0038-oaep').hidden).toBe(true);
     expect(page('manual-merchant-guide').hidden).toBeUndefined();
   });
 
@@ -76,6 +84,17 @@ describe('manualPages', () => {
       { kind: 'code', text: 'https://example.com/x' },
       { kind: 'text', text: ')' },
     ]);
+  });
+
+  it('reads an image as its alt text and its file (the site has no images); a ! before a plain link stays', () => {
+    const [image, text] = page('manual-observe').blocks as Array<{ text: Array<{ kind: string; text?: unknown }> }>;
+    expect(image!.text).toEqual([
+      { kind: 'text', text: 'The live page' },
+      { kind: 'text', text: ' (' },
+      { kind: 'code', text: 'images/live.png' },
+      { kind: 'text', text: ')' },
+    ]);
+    expect(text!.text[0]).toEqual({ kind: 'text', text: 'Wow! ' });
   });
 
   it('reads numbered lists as lists and quotes as notes', () => {

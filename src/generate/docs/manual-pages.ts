@@ -1,4 +1,4 @@
-import { c, link, t, type Block, type Inline, type Page, type Text } from './model.js';
+import { codeText, link, plainText, type Block, type Inline, type Page, type Text } from './model.js';
 
 /** One Markdown file of the manual: its path in the package (`README.md`, `docs/merchant-guide.md`) and its text. */
 export interface ManualFile {
@@ -84,86 +84,116 @@ function resolveTarget(from: string, target: string, paths: ReadonlySet<string>)
   return paths.has(resolved) ? { page: manualPageId(resolved), ...anchorPart } : undefined;
 }
 
+/** A block read from the manual's lines and the index of the line after it. */
+interface Parsed {
+  block: Block;
+  next: number;
+}
+
+/** The list item marker: `-`, `*` or `1.` after any indent. */
+const LIST_ITEM = /^\s*(?:[-*]|\d+\.) /;
+
+/** The anchors given so far on a page; its first level-1 heading becomes the page's title. */
+interface HeadingState {
+  used: Set<string>;
+  titled: boolean;
+}
+
 function parseBlocks(source: string, resolve: Resolve): Block[] {
   const lines = source.replace(/<!--[\s\S]*?-->\n?/g, '').split('\n');
   const blocks: Block[] = [];
-  const used = new Set<string>();
-  let titled = false;
+  const headings: HeadingState = { used: new Set(), titled: false };
   for (let i = 0; i < lines.length;) {
-    const line = lines[i]!;
-    if (line.trim() === '') {
+    if (lines[i]!.trim() === '') {
       i++;
       continue;
     }
-    const fence = /^(`{3,})(\S*)\s*$/.exec(line);
-    if (fence) {
-      const end = lines.findIndex((next, j) => j > i && next.startsWith(fence[1]!) && next.trim() === fence[1]);
-      const stop = end < 0 ? lines.length : end;
-      blocks.push({ kind: 'code', language: language(fence[2]!), text: lines.slice(i + 1, stop).join('\n') });
-      i = stop + 1;
-      continue;
-    }
-    const heading = /^(#{1,6}) (.+)$/.exec(line);
-    if (heading) {
-      const text = inline(heading[2]!, resolve);
-      if (heading[1]!.length === 1 && !titled) {
-        titled = true;
-        blocks.push({ kind: 'heading', level: 2, id: TITLE, text });
-      } else {
-        const base = headingAnchor(heading[2]!);
-        let id = base;
-        for (let n = 1; used.has(id); n++) id = `${base}-${n}`;
-        used.add(id);
-        blocks.push({ kind: 'heading', level: Math.min(4, Math.max(2, heading[1]!.length)) as 2 | 3 | 4, id, text });
-      }
-      i++;
-      continue;
-    }
-    if (line.startsWith('|') && lines[i + 1]?.startsWith('|') && /^\|[\s:|-]+\|?\s*$/.test(lines[i + 1]!)) {
-      const columns = cells(line).map((cell) => cell.replace(/`/g, ''));
-      let j = i + 2;
-      const rows: Array<{ cells: Text[] }> = [];
-      for (; j < lines.length && lines[j]!.startsWith('|'); j++) rows.push({ cells: cells(lines[j]!).map((cell) => inline(cell, resolve)) });
-      blocks.push({ kind: 'table', columns, rows });
-      i = j;
-      continue;
-    }
-    if (/^\s*(?:[-*]|\d+\.) /.test(line)) {
-      const items: Text[] = [];
-      let j = i;
-      let current: string[] = [];
-      for (; j < lines.length; j++) {
-        const next = lines[j]!;
-        if (/^\s*(?:[-*]|\d+\.) /.test(next)) {
-          if (current.length) items.push(inline(current.join(' '), resolve));
-          current = [next.replace(/^\s*(?:[-*]|\d+\.) /, '')];
-        } else if (next.trim() !== '' && /^\s+/.test(next)) current.push(next.trim());
-        else break;
-      }
-      if (current.length) items.push(inline(current.join(' '), resolve));
-      blocks.push({ kind: 'list', items });
-      i = j;
-      continue;
-    }
-    if (line.startsWith('>')) {
-      const quoted: string[] = [];
-      let j = i;
-      for (; j < lines.length && lines[j]!.startsWith('>'); j++) quoted.push(lines[j]!.replace(/^>\s?/, ''));
-      blocks.push({ kind: 'note', tone: 'info', text: inline(quoted.join(' '), resolve) });
-      i = j;
-      continue;
-    }
-    const paragraph: string[] = [];
-    let j = i;
-    for (; j < lines.length; j++) {
-      const next = lines[j]!;
-      if (next.trim() === '' || /^(#{1,6} |`{3,}|\||>)/.test(next) || (j > i && /^\s*(?:[-*]|\d+\.) /.test(next))) break;
-      paragraph.push(next.trim());
-    }
-    blocks.push({ kind: 'paragraph', text: inline(paragraph.join(' '), resolve) });
-    i = j;
+    const parsed =
+      fencedCode(lines, i) ??
+      headingBlock(lines, i, resolve, headings) ??
+      tableBlock(lines, i, resolve) ??
+      listBlock(lines, i, resolve) ??
+      quoteBlock(lines, i, resolve) ??
+      paragraphBlock(lines, i, resolve);
+    blocks.push(parsed.block);
+    i = parsed.next;
   }
   return blocks;
+}
+
+/** A fenced code block; an unclosed fence runs to the end of the file. */
+function fencedCode(lines: string[], start: number): Parsed | undefined {
+  const fence = /^(`{3,})(\S*)\s*$/.exec(lines[start]!);
+  if (!fence) return undefined;
+  const end = lines.findIndex((next, j) => j > start && next.startsWith(fence[1]!) && next.trim() === fence[1]);
+  const stop = end < 0 ? lines.length : end;
+  return { block: { kind: 'code', language: language(fence[2]!), text: lines.slice(start + 1, stop).join('\n') }, next: stop + 1 };
+}
+
+/** A heading with GitHub's anchor, numbered when the page has it already; levels 2 to 4 on the site. */
+function headingBlock(lines: string[], start: number, resolve: Resolve, headings: HeadingState): Parsed | undefined {
+  const match = /^(#{1,6}) (.+)$/.exec(lines[start]!);
+  if (!match) return undefined;
+  const text = inline(match[2]!, resolve);
+  if (match[1]!.length === 1 && !headings.titled) {
+    headings.titled = true;
+    return { block: { kind: 'heading', level: 2, id: TITLE, text }, next: start + 1 };
+  }
+  const base = headingAnchor(match[2]!);
+  let id = base;
+  for (let n = 1; headings.used.has(id); n++) id = `${base}-${n}`;
+  headings.used.add(id);
+  return { block: { kind: 'heading', level: Math.min(4, Math.max(2, match[1]!.length)) as 2 | 3 | 4, id, text }, next: start + 1 };
+}
+
+/** A pipe table: a header row, a separator row, then every row that starts with `|`. */
+function tableBlock(lines: string[], start: number, resolve: Resolve): Parsed | undefined {
+  const line = lines[start]!;
+  if (!(line.startsWith('|') && lines[start + 1]?.startsWith('|') && /^\|[\s:|-]+\|?\s*$/.test(lines[start + 1]!))) return undefined;
+  const columns = cells(line).map((cell) => cell.replace(/`/g, ''));
+  let j = start + 2;
+  const rows: Array<{ cells: Text[] }> = [];
+  for (; j < lines.length && lines[j]!.startsWith('|'); j++) rows.push({ cells: cells(lines[j]!).map((cell) => inline(cell, resolve)) });
+  return { block: { kind: 'table', columns, rows }, next: j };
+}
+
+/** A list; an indented line continues the item above it. */
+function listBlock(lines: string[], start: number, resolve: Resolve): Parsed | undefined {
+  if (!LIST_ITEM.test(lines[start]!)) return undefined;
+  const items: Text[] = [];
+  let j = start;
+  let current: string[] = [];
+  for (; j < lines.length; j++) {
+    const next = lines[j]!;
+    if (LIST_ITEM.test(next)) {
+      if (current.length) items.push(inline(current.join(' '), resolve));
+      current = [next.replace(LIST_ITEM, '')];
+    } else if (next.trim() !== '' && /^\s+/.test(next)) current.push(next.trim());
+    else break;
+  }
+  if (current.length) items.push(inline(current.join(' '), resolve));
+  return { block: { kind: 'list', items }, next: j };
+}
+
+/** A block quote, shown as a note. */
+function quoteBlock(lines: string[], start: number, resolve: Resolve): Parsed | undefined {
+  if (!lines[start]!.startsWith('>')) return undefined;
+  const quoted: string[] = [];
+  let j = start;
+  for (; j < lines.length && lines[j]!.startsWith('>'); j++) quoted.push(lines[j]!.replace(/^>\s?/, ''));
+  return { block: { kind: 'note', tone: 'info', text: inline(quoted.join(' '), resolve) }, next: j };
+}
+
+/** A paragraph: up to a blank line or the start of another kind of block. */
+function paragraphBlock(lines: string[], start: number, resolve: Resolve): Parsed {
+  const paragraph: string[] = [];
+  let j = start;
+  for (; j < lines.length; j++) {
+    const next = lines[j]!;
+    if (next.trim() === '' || /^(#{1,6} |`{3,}|\||>)/.test(next) || (j > start && LIST_ITEM.test(next))) break;
+    paragraph.push(next.trim());
+  }
+  return { block: { kind: 'paragraph', text: inline(paragraph.join(' '), resolve) }, next: j };
 }
 
 function language(name: string): 'json' | 'http' | 'text' | 'sh' {
@@ -186,7 +216,7 @@ function inline(source: string, resolve: Resolve): Text {
   const out: Text = [];
   let buffer = '';
   const flush = () => {
-    if (buffer) out.push(t(buffer));
+    if (buffer) out.push(plainText(buffer));
     buffer = '';
   };
   for (let i = 0; i < source.length;) {
@@ -201,7 +231,7 @@ function inline(source: string, resolve: Resolve): Text {
       const end = source.indexOf(run, i + run.length);
       if (end > 0) {
         flush();
-        out.push(c(source.slice(i + run.length, end).replace(/^ (.*) $/, '$1')));
+        out.push(codeText(source.slice(i + run.length, end).replace(/^ (.*) $/, '$1')));
         i = end + run.length;
         continue;
       }
@@ -215,6 +245,11 @@ function inline(source: string, resolve: Resolve): Text {
         continue;
       }
     }
+    // An image reads as its alt text and its file: the site's pages are self-contained, without images.
+    if (ch === '!' && /^!\[[^\]]*\]\([^)\s]+\)/.test(source.slice(i))) {
+      i++;
+      continue;
+    }
     if (ch === '[') {
       const match = /^\[((?:[^\]`]|`[^`]*`)*)\]\(([^)\s]+)\)/.exec(source.slice(i));
       if (match) {
@@ -222,11 +257,13 @@ function inline(source: string, resolve: Resolve): Text {
         const label = inline(match[1]!, () => undefined);
         const target = resolve(match[2]!);
         if (target) out.push(link(target.page, label, target.anchor));
-        else if (/^[a-z][a-z+.-]*:/i.test(match[2]!)) out.push(...label, t(' ('), c(match[2]!), t(')'));
+        else if (/^[a-z][a-z+.-]*:/i.test(match[2]!)) out.push(...label, plainText(' ('), codeText(match[2]!), plainText(')'));
         else
           out.push(
             ...label,
-            ...(plain(label) === match[2] || label.some((piece) => piece.kind === 'code' && piece.text === match[2]) ? [] : [t(' ('), c(match[2]!), t(')')]),
+            ...(plain(label) === match[2] || label.some((piece) => piece.kind === 'code' && piece.text === match[2])
+              ? []
+              : [plainText(' ('), codeText(match[2]!), plainText(')')]),
           );
         i += match[0].length;
         continue;

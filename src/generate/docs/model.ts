@@ -75,18 +75,18 @@ export interface Page {
 }
 
 /** Plain text. */
-export const t = (text: string): Inline => ({ kind: 'text', text });
+export const plainText = (text: string): Inline => ({ kind: 'text', text });
 /** Inline code. */
-export const c = (text: string): Inline => ({ kind: 'code', text });
+export const codeText = (text: string): Inline => ({ kind: 'code', text });
 /** Strong text. */
-export const b = (text: string): Inline => ({ kind: 'strong', text });
+export const boldText = (text: string): Inline => ({ kind: 'strong', text });
 /** A badge. */
 export const badge = (tone: Tone, text: string): Inline => ({ kind: 'badge', tone, text });
 /** A link to a page (and anchor). */
 export const link = (page: string, text: Text | string, anchor?: string): Inline => ({
   kind: 'link',
   page,
-  text: typeof text === 'string' ? [t(text)] : text,
+  text: typeof text === 'string' ? [plainText(text)] : text,
   ...(anchor === undefined ? {} : { anchor }),
 });
 
@@ -95,13 +95,13 @@ export const heading = (level: 2 | 3 | 4, id: string, text: string | Text): Bloc
   kind: 'heading',
   level,
   id,
-  text: typeof text === 'string' ? [t(text)] : text,
+  text: typeof text === 'string' ? [plainText(text)] : text,
 });
 /** A paragraph block. */
 export const para = (...text: Inline[]): Block => ({ kind: 'paragraph', text });
 
 /** Joins texts with a separator. */
-export function join(texts: Text[], separator: Inline = t(', ')): Text {
+export function join(texts: Text[], separator: Inline = plainText(', ')): Text {
   return texts.flatMap((text, i) => (i === 0 ? text : [separator, ...text]));
 }
 
@@ -121,14 +121,14 @@ export function prose(text: string, ruleIds: ReadonlySet<string> = new Set()): T
   for (const part of parts) {
     if (part === '') continue;
     if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) {
-      out.push(c(part.slice(1, -1)));
+      out.push(codeText(part.slice(1, -1)));
       continue;
     }
     const pieces = part.split(/\b([A-Z0-9]+(?:-[A-Z0-9]+)+)\b/);
     pieces.forEach((piece, i) => {
       if (piece === '') return;
-      if (i % 2 === 1 && ruleIds.has(piece)) out.push(link('rules', [c(piece)], ruleAnchor(piece)));
-      else out.push(t(piece));
+      if (i % 2 === 1 && ruleIds.has(piece)) out.push(link('rules', [codeText(piece)], ruleAnchor(piece)));
+      else out.push(plainText(piece));
     });
   }
   return out;

@@ -1,12 +1,12 @@
-import { anchorsOf, badge, c, join, link, linksOf, prose, ruleAnchor, t, type Page, type Row, type Text, type Tone } from './model.js';
+import { anchorsOf, badge, codeText, join, link, linksOf, prose, ruleAnchor, plainText, type Page, type Row, type Text, type Tone } from './model.js';
 import { union } from './lists.js';
 import type { RuleIndex } from './rule-index.js';
 
 /** Links to the catalog for a list of rule ids. */
 export function ruleLinks(ids: readonly string[]): Text {
   return join(
-    ids.map((id) => [link('rules', [c(id)], ruleAnchor(id))]),
-    t(' '),
+    ids.map((id) => [link('rules', [codeText(id)], ruleAnchor(id))]),
+    plainText(' '),
   );
 }
 
@@ -28,16 +28,16 @@ export function checksCell(index: Pick<RuleIndex, 'ruleById' | 'coverage'>, rule
   const checks = union(coverage.map((entry) => entry.check));
   if (checks.length === 0) {
     const catalog = index.ruleById.get(rule);
-    if (catalog?.severity === 'UNSPECIFIED') return [badge('unspecified', 'unspecified'), t(' '), link('traceability', 'assumption', ruleAnchor(rule))];
+    if (catalog?.severity === 'UNSPECIFIED') return [badge('unspecified', 'unspecified'), plainText(' '), link('traceability', 'assumption', ruleAnchor(rule))];
     if (catalog && !catalog.blackBox) return [link('traceability', 'not black-box', ruleAnchor(rule))];
-    return [badge('uncovered', 'no check'), t(' '), link('traceability', 'why', ruleAnchor(rule))];
+    return [badge('uncovered', 'no check'), plainText(' '), link('traceability', 'why', ruleAnchor(rule))];
   }
   return [
     ...join(
-      checks.map((check) => [c(check)]),
-      t(' '),
+      checks.map((check) => [codeText(check)]),
+      plainText(' '),
     ),
-    t(' '),
+    plainText(' '),
     link('traceability', `(${union(coverage.map((e) => `${e.suite}/${e.caseId}`)).length} cases)`, ruleAnchor(rule)),
   ];
 }
@@ -54,14 +54,16 @@ export function withRulesOnPage(index: Pick<RuleIndex, 'ruleById' | 'coverage'>,
   );
   const rows: Row[] = ids
     .filter((id) => index.ruleById.has(id))
-    .map((id) => ({ cells: [[link('rules', [c(id)], ruleAnchor(id))], severityBadge(index, id), prose(index.ruleById.get(id)!.text), checksCell(index, id)] }));
+    .map((id) => ({
+      cells: [[link('rules', [codeText(id)], ruleAnchor(id))], severityBadge(index, id), prose(index.ruleById.get(id)!.text), checksCell(index, id)],
+    }));
   const anchors = anchorsOf(page);
   const headingId = anchors.has('rules-on-this-page') ? 'rules-on-this-page-2' : 'rules-on-this-page';
   return {
     ...page,
     blocks: [
       ...page.blocks,
-      { kind: 'heading', level: 2, id: headingId, text: [t('Rules on this page')] },
+      { kind: 'heading', level: 2, id: headingId, text: [plainText('Rules on this page')] },
       { kind: 'table', columns: ['rule', 'severity', 'text', 'checked by'], rows },
     ],
   };

@@ -1,4 +1,4 @@
-import { badge, c, join, prose, t, type Block, type Row, type Text, type Tone } from './model.js';
+import { badge, codeText, join, prose, plainText, type Block, type Row, type Text, type Tone } from './model.js';
 import { ruleLinks } from './rule-cells.js';
 import type { RuleIndex } from './rule-index.js';
 import type { Condition, ObjectView } from './schema-view.js';
@@ -15,17 +15,18 @@ export function fieldTable(
     if (field.encrypted) {
       description.push(
         badge('encrypted', 'encrypted'),
-        t(` Base64 of RSA blocks (${field.encrypted.direction} direction); plain form: `),
-        ...(options.plainLink?.(field.encrypted.plaintext) ?? [c(field.encrypted.plaintext)]),
-        t('. '),
+        plainText(` Base64 of RSA blocks (${field.encrypted.direction} direction); plain form: `),
+        ...(options.plainLink?.(field.encrypted.plaintext) ?? [codeText(field.encrypted.plaintext)]),
+        plainText('. '),
       );
     }
-    if (options.keyFields?.has(field.path)) description.push(badge('key', 'idempotency key'), t(' '));
+    if (options.keyFields?.has(field.path)) description.push(badge('key', 'idempotency key'), plainText(' '));
     if (field.description) description.push(...prose(field.description, index.ruleIds));
-    if (field.constraints.length > 0) description.push(t(field.description ? ' ' : ''), ...join(field.constraints.map((constraint) => [c(constraint)])));
-    for (const point of field.unspecified) description.push(t(' '), ...unspecifiedInline(index, point));
+    if (field.constraints.length > 0)
+      description.push(plainText(field.description ? ' ' : ''), ...join(field.constraints.map((constraint) => [codeText(constraint)])));
+    for (const point of field.unspecified) description.push(plainText(' '), ...unspecifiedInline(index, point));
     return {
-      cells: [[c(field.path)], [t(field.type)], [t(field.required ? 'yes' : 'no')], ruleLinks(field.rules), description],
+      cells: [[codeText(field.path)], [plainText(field.type)], [plainText(field.required ? 'yes' : 'no')], ruleLinks(field.rules), description],
       ...(field.encrypted ? { tone: 'encrypted' as Tone } : field.unspecified.length > 0 ? { tone: 'unspecified' as Tone } : {}),
     };
   });
@@ -42,10 +43,10 @@ export function conditionTable(index: Pick<RuleIndex, 'ruleIds'>, conditions: Co
       columns: ['when', 'then', 'rules'],
       rows: conditions.map((condition) => ({
         cells: [
-          [c(condition.when)],
+          [codeText(condition.when)],
           join(
             condition.then.map((effect) => prose(effect, index.ruleIds)),
-            t('; '),
+            plainText('; '),
           ),
           ruleLinks(condition.rules),
         ],

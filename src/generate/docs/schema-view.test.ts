@@ -65,11 +65,11 @@ describe("objectView over the model's flattened schema", () => {
     expect(field('plain').constraints).toEqual(['pattern ^[A-Z]+$']);
   });
 
-  it('words a condition with its effects and rules', () => {
+  it('describes a condition with its effects and rules', () => {
     expect(view.conditions).toEqual([{ when: 'code = 1', then: ['plain is required'], rules: ['PLAIN'] }]);
   });
 
-  it('words types: a referenced object by name, an unknown schema as any', () => {
+  it('describes types: a referenced object by name, an unknown schema as any', () => {
     expect(typeText(model.flatten('Base'))).toBe('object (Base)');
     expect(typeText(undefined)).toBe('any');
   });

@@ -1,7 +1,7 @@
 import { isNode } from '../../spec/document.js';
 import type { UnspecifiedNote } from '../../spec/flatten.js';
 import type { SpecModel } from '../../spec/model.js';
-import { badge, c, link, prose, ruleAnchor, t, type Block, type Text } from './model.js';
+import { badge, codeText, link, prose, ruleAnchor, plainText, type Block, type Text } from './model.js';
 import type { RuleIndex } from './rule-index.js';
 
 /** One `x-unspecified` entry: what the interface leaves open and what the toolkit assumes. */
@@ -44,7 +44,13 @@ function describePointer(pointer: string): string {
 
 /** An unspecified point in a sentence: badge, rule link, note. */
 export function unspecifiedInline(index: Pick<RuleIndex, 'ruleIds'>, point: UnspecifiedPoint): Text {
-  return [badge('unspecified', 'unspecified'), t(' '), link('rules', [c(point.rule)], ruleAnchor(point.rule)), t(': '), ...prose(point.note, index.ruleIds)];
+  return [
+    badge('unspecified', 'unspecified'),
+    plainText(' '),
+    link('rules', [codeText(point.rule)], ruleAnchor(point.rule)),
+    plainText(': '),
+    ...prose(point.note, index.ruleIds),
+  ];
 }
 
 /** A table of unspecified points: rule, where, what the toolkit assumes. */
@@ -64,8 +70,8 @@ export function unspecifiedTable(index: Pick<RuleIndex, 'ruleIds'>, points: Unsp
       tone: 'unspecified',
       cells: [
         [badge('unspecified', 'unspecified')],
-        [link('rules', [c(point.rule)], ruleAnchor(point.rule))],
-        [t(point.where)],
+        [link('rules', [codeText(point.rule)], ruleAnchor(point.rule))],
+        [plainText(point.where)],
         prose(point.note, index.ruleIds),
       ],
     })),

@@ -94,7 +94,7 @@ export interface PactMessageInteraction {
 }
 
 /** The whole contract. */
-interface PactContract {
+export interface PactContract {
   http: PactHttpInteraction[];
   messages: PactMessageInteraction[];
 }
@@ -265,14 +265,39 @@ function messageContent(plain: Record<string, ExactJson>): Record<string, unknow
   return content;
 }
 
+/** The examples and schema names the HTTP interactions are built from, read from the endpoints' views. */
+interface HttpExamples {
+  userId: number;
+  valid: { role: 'valid'; example: string };
+  energyPath: string;
+  orderPath: string;
+  cardPath: string;
+  energyData: string;
+  orderData: string;
+  energyPlainSchema: SchemaName;
+  orderPlainSchema: SchemaName;
+  energyPlain: Record<string, ExactJson>;
+  withdrawal: Record<string, ExactJson>;
+  lease: Record<string, ExactJson>;
+  balance: number;
+  costPerTx: number;
+  energyOk: { schema: string; field: string; plain: string };
+  orderOk: { schema: string; field: string; plain: string };
+  energyResult: Record<string, ExactJson>;
+  orderResult: Record<string, ExactJson>;
+  energyEnvelope: string;
+  orderEnvelope: string;
+  cardRequest: Record<string, ExactJson>;
+  cardSuccess: Record<string, ExactJson>;
+  cardFailure: Record<string, ExactJson>;
+  errorSchema: (status: string) => string;
+}
+
 /**
- * Builds the contract from the spec's examples: the encrypted requests carry the example
- * ciphertexts of the form schemas and name the plain examples they stand for.
+ * Every schema name comes from the endpoints' views: the form, the plain request, the envelope and
+ * the plain result of each encrypted endpoint, the card close bodies, the error bodies.
  */
-export function buildPactContract(spec: SpecSource, options: { callbackTypes?: CallbackTypeTable } = {}): PactContract {
-  const table = options.callbackTypes ?? CALLBACK_TYPE_TABLE;
-  // Every schema name comes from the endpoints' views: the form, the plain request, the envelope and
-  // the plain result of each encrypted endpoint, the card close bodies, the error bodies.
+function readHttpExamples(spec: SpecSource): HttpExamples {
   const energyEndpoint = endpointOf(spec, 'getEnergyMaxCount');
   const orderEndpoint = endpointOf(spec, 'withdrawWithoutVerify');
   const cardEndpoint = endpointOf(spec, 'closeCard');
@@ -284,7 +309,6 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
   const cardRequestSchema = schemaOf(spec, cardEndpoint, requestOf(cardEndpoint), 'the request body');
   const cardResponseSchema = schemaOf(spec, cardEndpoint, responseOf(cardEndpoint, '200'), 'the 200 response');
   const energySchema = schemaOf(spec, controlEnergy, requestOf(controlEnergy), 'the request body');
-  const errorSchema = (status: string) => schemaOf(spec, energyEndpoint, responseOf(energyEndpoint, status), `the ${status} response`);
   const keyHeader = energyEndpoint.apiKey?.header.toLowerCase();
   const apiKey = String(
     parameterExample(spec, energyEndpoint, (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === keyHeader, 'the API key header'),
@@ -300,86 +324,109 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
   const withdrawal = exampleRecord(spec, orderPlainSchema, 0);
   const lease = exampleRecord(spec, orderPlainSchema, 1);
   const energy = exampleRecord(spec, energySchema);
-  const balance = integer(energy.balance, `${energySchema}.balance`);
-  const costPerTx = integer(energy.costPerTx, `${energySchema}.costPerTx`);
-  const energyResult = exampleRecord(spec, energyOk.plain);
-  const orderResult = exampleRecord(spec, orderOk.plain);
-  const energyEnvelope = exampleString(spec, energyOk.schema, energyOk.field);
-  const orderEnvelope = exampleString(spec, orderOk.schema, orderOk.field);
-  const cardRequest = exampleRecord(spec, cardRequestSchema);
-  const cardSuccess = exampleRecord(spec, cardResponseSchema, 0);
-  const cardFailure = exampleRecord(spec, cardResponseSchema, 1);
-  const valid = { role: 'valid' as const, example: apiKey };
-  const encrypted = (plain: Record<string, ExactJson>, plainSchema: SchemaName, result: Record<string, ExactJson>, resultSchema: string) => [
+  return {
+    userId,
+    valid: { role: 'valid', example: apiKey },
+    energyPath: energyEndpoint.path,
+    orderPath: orderEndpoint.path,
+    cardPath: cardEndpoint.path,
+    energyData,
+    orderData,
+    energyPlainSchema,
+    orderPlainSchema,
+    energyPlain,
+    withdrawal,
+    lease,
+    balance: integer(energy.balance, `${energySchema}.balance`),
+    costPerTx: integer(energy.costPerTx, `${energySchema}.costPerTx`),
+    energyOk,
+    orderOk,
+    energyResult: exampleRecord(spec, energyOk.plain),
+    orderResult: exampleRecord(spec, orderOk.plain),
+    energyEnvelope: exampleString(spec, energyOk.schema, energyOk.field),
+    orderEnvelope: exampleString(spec, orderOk.schema, orderOk.field),
+    cardRequest: exampleRecord(spec, cardRequestSchema),
+    cardSuccess: exampleRecord(spec, cardResponseSchema, 0),
+    cardFailure: exampleRecord(spec, cardResponseSchema, 1),
+    errorSchema: (status) => schemaOf(spec, energyEndpoint, responseOf(energyEndpoint, status), `the ${status} response`),
+  };
+}
+
+/** The comments of an encrypted interaction: how data is sealed, the plain request and the plain result. */
+function encryptedComments(plain: Record<string, ExactJson>, plainSchema: SchemaName, result: Record<string, ExactJson>, resultSchema: string): string[] {
+  return [
     'data is the Base64 text of the RSA-encrypted JSON (crypto profile; by default requests are encrypted with the merchant public key).',
     `plain request data: ${text(plain)} (${plainSchema})`,
     `the envelope data decrypts to ${resultSchema}, e.g. ${text(result)}`,
   ];
-  const energyPath = energyEndpoint.path;
-  const orderPath = orderEndpoint.path;
-  const cardPath = cardEndpoint.path;
-  const missingCard = String(cardFailure.detailMessage ?? '').match(/\bpc-[\w-]+/)?.[0] ?? 'pc-unknown';
-  const http: PactHttpInteraction[] = [
+}
+
+/** The energy query and the two orders (withdrawal, energy lease), each with a valid key. */
+function orderInteractions(examples: HttpExamples): PactHttpInteraction[] {
+  const { userId, valid, energyPlain, energyPlainSchema, withdrawal, lease, orderPlainSchema, energyOk, orderOk, energyResult, orderResult } = examples;
+  const energyState = states.energy(userId, examples.balance, examples.costPerTx);
+  const leaseResult = { ...orderResult, id: lease.callBackId ?? '' };
+  const orderRequest = { method: 'POST', path: examples.orderPath, base: 'base', apiKey: valid, operationId: 'withdrawWithoutVerify' } as const;
+  const orderResponse = { status: 200, body: successEnvelope(examples.orderEnvelope), plainSchema: orderOk.plain as SchemaName };
+  return [
     {
       id: 'energy-query',
       description: 'an energy capacity query (getEnergyMaxCount)',
       operationId: 'getEnergyMaxCount',
-      states: [states.keyValid(userId), states.energy(userId, balance, costPerTx)],
+      states: [states.keyValid(userId), energyState],
       method: 'POST',
-      path: energyPath,
+      path: examples.energyPath,
       base: 'base',
       apiKey: valid,
-      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
-      response: { status: 200, body: successEnvelope(energyEnvelope), plainSchema: energyOk.plain as SchemaName, plainExample: energyResult },
-      comments: [...encrypted(energyPlain, energyPlainSchema, energyResult, energyOk.plain), 'energyMaxCount = floor(balance / costPerTx) (ENERGY-FLOOR).'],
+      form: { example: examples.energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      response: { status: 200, body: successEnvelope(examples.energyEnvelope), plainSchema: energyOk.plain as SchemaName, plainExample: energyResult },
+      comments: [
+        ...encryptedComments(energyPlain, energyPlainSchema, energyResult, energyOk.plain),
+        'energyMaxCount = floor(balance / costPerTx) (ENERGY-FLOOR).',
+      ],
     },
     {
       id: 'withdrawal-order',
       description: 'a withdrawal order (withdrawWithoutVerify)',
-      operationId: 'withdrawWithoutVerify',
+      ...orderRequest,
       states: [states.keyValid(userId), states.callBackIdUnused(userId, String(withdrawal.callBackId))],
-      method: 'POST',
-      path: orderPath,
-      base: 'base',
-      apiKey: valid,
-      form: { example: orderData, plain: withdrawal, plainSchema: orderPlainSchema },
-      response: { status: 200, body: successEnvelope(orderEnvelope), plainSchema: orderOk.plain as SchemaName, plainExample: orderResult },
+      form: { example: examples.orderData, plain: withdrawal, plainSchema: orderPlainSchema },
+      response: { ...orderResponse, plainExample: orderResult },
       comments: [
-        ...encrypted(withdrawal, orderPlainSchema, orderResult, orderOk.plain),
+        ...encryptedComments(withdrawal, orderPlainSchema, orderResult, orderOk.plain),
         'The result echoes callBackId as id (ORDER-RES); a withdrawal callback (type 3) follows.',
       ],
     },
     {
       id: 'energy-lease-order',
       description: 'an energy lease order (withdrawWithoutVerify, symbol ENERGY)',
-      operationId: 'withdrawWithoutVerify',
-      states: [states.keyValid(userId), states.energy(userId, balance, costPerTx), states.callBackIdUnused(userId, String(lease.callBackId))],
-      method: 'POST',
-      path: orderPath,
-      base: 'base',
-      apiKey: valid,
-      form: { example: orderData, plain: lease, plainSchema: orderPlainSchema },
-      response: {
-        status: 200,
-        body: successEnvelope(orderEnvelope),
-        plainSchema: orderOk.plain as SchemaName,
-        plainExample: { ...orderResult, id: lease.callBackId ?? '' },
-      },
+      ...orderRequest,
+      states: [states.keyValid(userId), energyState, states.callBackIdUnused(userId, String(lease.callBackId))],
+      form: { example: examples.orderData, plain: lease, plainSchema: orderPlainSchema },
+      response: { ...orderResponse, plainExample: leaseResult },
       comments: [
-        ...encrypted(lease, orderPlainSchema, { ...orderResult, id: lease.callBackId ?? '' }, orderOk.plain),
+        ...encryptedComments(lease, orderPlainSchema, leaseResult, orderOk.plain),
         'amount is the number of transactions and expiryHours is required (ORDER-ENERGY-AMOUNT, ORDER-EXPIRY).',
       ],
     },
+  ];
+}
+
+/** Card close, a success and a failure: plain JSON under {card_base_url}, no credential. */
+function cardInteractions(examples: HttpExamples): PactHttpInteraction[] {
+  const { userId, cardRequest, cardFailure } = examples;
+  const missingCard = String(cardFailure.detailMessage ?? '').match(/\bpc-[\w-]+/)?.[0] ?? 'pc-unknown';
+  return [
     {
       id: 'card-close',
       description: 'closing an open card (card close)',
       operationId: 'closeCard',
       states: [states.cardOpen(userId, String(cardRequest.powerCardId), String(cardRequest.merchantUserId))],
       method: 'POST',
-      path: cardPath,
+      path: examples.cardPath,
       base: 'card',
       json: cardRequest,
-      response: { status: 200, body: cardResponse(cardSuccess) },
+      response: { status: 200, body: cardResponse(examples.cardSuccess) },
       comments: [
         'Card close is plain JSON under {card_base_url} and carries no credential (U-CARD-AUTH).',
         'Success: success true, errorCode empty, data {bizId, status} (CARD-RES).',
@@ -391,12 +438,20 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       operationId: 'closeCard',
       states: [states.cardMissing(userId, missingCard)],
       method: 'POST',
-      path: cardPath,
+      path: examples.cardPath,
       base: 'card',
       json: { ...cardRequest, powerCardId: missingCard, closeSerialNo: `${String(cardRequest.closeSerialNo)}-f` },
       response: { status: 200, body: cardResponse(cardFailure) },
       comments: ["A failure is HTTP 200 with success false and every error field filled (CARD-ERR); the codes are the service's (U-CODES)."],
     },
+  ];
+}
+
+/** The fixed error answers: an unknown key (401), a key without the permission (403), an unknown path (404). */
+function errorInteractions(spec: SpecSource, examples: HttpExamples): PactHttpInteraction[] {
+  const { userId, energyPath, errorSchema } = examples;
+  const form = { example: examples.energyData, plain: examples.energyPlain, plainSchema: examples.energyPlainSchema };
+  return [
     {
       id: 'unauthorized',
       description: 'an energy capacity query with an unknown X-API-KEY (401)',
@@ -406,7 +461,7 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: energyPath,
       base: 'base',
       apiKey: { role: 'unknown', example: 'ak_unknown_000000000000' },
-      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      form,
       response: { status: 401, body: errorBody(spec, errorSchema('401')) },
       comments: ['A missing, unknown or expired key gets HTTP 401 with this exact body (ERR-401).'],
     },
@@ -419,7 +474,7 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       path: energyPath,
       base: 'base',
       apiKey: { role: 'forbidden', example: 'ak_forbidden_000000000000' },
-      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      form: { ...form },
       response: { status: 403, body: errorBody(spec, errorSchema('403')) },
       comments: ['A valid key without the permission gets HTTP 403 with this exact body (ERR-403).'],
     },
@@ -430,13 +485,17 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       method: 'POST',
       path: energyPath.replace(/[^/]+$/, 'getEnergyMaxCounts'),
       base: 'base',
-      apiKey: valid,
-      form: { example: energyData, plain: energyPlain, plainSchema: energyPlainSchema },
+      apiKey: examples.valid,
+      form: { ...form },
       response: { status: 404, body: errorBody(spec, errorSchema('404')) },
       comments: ['Any other path gets HTTP 404 with this exact body (ERR-404).'],
     },
   ];
-  const messages = callbackSchemas(spec).map(({ type, schema }): PactMessageInteraction => {
+}
+
+/** One message per callback type the spec maps to a schema, with the spec's example as payload. */
+function callbackMessages(spec: SpecSource, table: CallbackTypeTable, userId: number): PactMessageInteraction[] {
+  return callbackSchemas(spec).map(({ type, schema }): PactMessageInteraction => {
     const plain = exampleRecord(spec, schema);
     const title = callbackTypeEntry(type, table)?.name ?? `type ${type}`;
     return {
@@ -456,5 +515,15 @@ export function buildPactContract(spec: SpecSource, options: { callbackTypes?: C
       ],
     };
   });
+}
+
+/**
+ * Builds the contract from the spec's examples: the encrypted requests carry the example
+ * ciphertexts of the form schemas and name the plain examples they stand for.
+ */
+export function buildPactContract(spec: SpecSource, options: { callbackTypes?: CallbackTypeTable } = {}): PactContract {
+  const examples = readHttpExamples(spec);
+  const http = [...orderInteractions(examples), ...cardInteractions(examples), ...errorInteractions(spec, examples)];
+  const messages = callbackMessages(spec, options.callbackTypes ?? CALLBACK_TYPE_TABLE, examples.userId);
   return { http, messages };
 }

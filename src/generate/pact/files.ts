@@ -39,7 +39,7 @@ export async function generatePactFiles(spec: SpecSource, options: { callbackTyp
   const contract = buildPactContract(spec, options);
   // pact-js 16.3+ may report "request was expected but not received" for a request its mock server did
   // receive and answer, when the machine is under CPU load (pact-foundation/pact-reference#535), and
-  // under load it has failed in other words too. The recording is deterministic (the same contract,
+  // under load it fails with other messages too. The recording is deterministic (the same contract,
   // the same client), so a failed run is recorded again from scratch; a real fault fails every time
   // and is reported with the last attempt's error.
   for (let attempt = 1; ; attempt++) {

@@ -15,7 +15,7 @@ import {
   type ControlClient,
   type ControlEnergy,
 } from '../../generated/control-client.js';
-import { buildPactContract, PACT_PROVIDER, type PactHttpInteraction, type ProviderState } from './contract.js';
+import { buildPactContract, PACT_PROVIDER, type PactContract, type PactHttpInteraction, type ProviderState } from './contract.js';
 import type { SpecSource } from '../../spec/document.js';
 
 /** Where the pacts come from and where results go: a Pact Broker (PactFlow included). */
@@ -97,6 +97,207 @@ interface Pending {
 
 const STATE_SETUP_PATHS = ['/_pactSetup', '/_messages'];
 
+/** What the state handlers have arranged since the last request: the states, the energy and this run's callBackIds. */
+interface StateSession {
+  states: ProviderState[];
+  requestSeen: boolean;
+  callBackIds: Map<string, string>;
+  energy: Pending['energy'];
+}
+
+/**
+ * One verification run's state between Pact's state handlers and its request filter: the states
+ * arranged for the next request, the answers captured for the decrypted checks, the setup notes.
+ */
+class VerificationRun {
+  readonly notes: string[] = [];
+  readonly pending: Pending[] = [];
+  readonly #options: PactVerifyOptions;
+  readonly #profile: CryptoProfile;
+  readonly #requestKey: RsaKey;
+  readonly #nonce: () => string;
+  readonly #send: typeof fetch;
+  /** This run's suffix for callBackIds, closeSerialNos and unknown keys. */
+  readonly #runId: string;
+  readonly #session: StateSession = { states: [], requestSeen: false, callBackIds: new Map(), energy: undefined };
+  readonly #client: ControlClient;
+  readonly #byStates: Map<string, PactHttpInteraction>;
+  readonly #cardBase: string;
+  readonly #sameCardBase: boolean;
+
+  constructor(options: PactVerifyOptions, contract: PactContract, profile: CryptoProfile, requestKey: RsaKey) {
+    this.#options = options;
+    this.#profile = profile;
+    this.#requestKey = requestKey;
+    this.#nonce = options.nonce ?? (() => randomBytes(4).toString('hex'));
+    this.#send = options.fetch ?? fetch;
+    this.#runId = this.#nonce();
+    this.#client = this.#controlClient();
+    this.#byStates = new Map(
+      contract.http.map((interaction) => [
+        interactionKey(
+          interaction.path,
+          interaction.states.map((state) => state.name),
+        ),
+        interaction,
+      ]),
+    );
+    this.#cardBase = (options.cardBaseUrl ?? options.baseUrl).replace(/\/+$/, '');
+    this.#sameCardBase = this.#cardBase === options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** One handler per provider state name of the contract's HTTP interactions. */
+  stateHandlers(contract: PactContract): Record<string, (params?: unknown) => Promise<undefined>> {
+    const handlers: Record<string, (params?: unknown) => Promise<undefined>> = {};
+    for (const interaction of contract.http) {
+      for (const state of interaction.states) {
+        handlers[state.name] = async () => {
+          await this.#setUp(state);
+          return undefined;
+        };
+      }
+    }
+    return handlers;
+  }
+
+  /** Provider states through the generated control-API client, sent with the verifier's fetch. */
+  #controlClient(): ControlClient {
+    return {
+      baseUrl: this.#options.baseUrl,
+      token: this.#options.controlToken ?? '',
+      send: async (request) => {
+        const response = await this.#send(request.url, {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+        });
+        return { status: response.status, body: await response.text() };
+      },
+    };
+  }
+
+  async #control(answer: Promise<ControlAnswer<unknown>>): Promise<void> {
+    const { request, status, text } = await answer;
+    if (status !== 200)
+      throw new Error(
+        `control API ${request.method} ${request.url.slice(this.#options.baseUrl.replace(/\/+$/, '').length + '/__control'.length)} answered ${status}: ${text.slice(0, 200)}`,
+      );
+  }
+
+  async #setUp(state: ProviderState): Promise<void> {
+    const session = this.#session;
+    if (session.requestSeen) Object.assign(session, { states: [], requestSeen: false, energy: undefined });
+    session.states.push(state);
+    const userId = this.#options.userId ?? Number(state.params.userId);
+    const needsControl = state.kind === 'energy' || state.kind === 'card-open';
+    if (needsControl && !this.#options.controlToken) {
+      note(this.notes, `provider state "${state.name}" is not arranged: no --control-token (the provider must be in that state already)`);
+      return;
+    }
+    switch (state.kind) {
+      case 'energy':
+        // The contract's energy states carry numbers (contract.ts, states.energy): sent as they are.
+        await this.#control(controlSetEnergy(this.#client, { userId }, { balance: state.params.balance, costPerTx: state.params.costPerTx } as ControlEnergy));
+        session.energy = { balance: BigInt(state.params.balance ?? 0), costPerTx: BigInt(state.params.costPerTx ?? 1) };
+        return;
+      case 'card-open':
+        await this.#control(
+          controlOpenCard(this.#client, { userId }, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId } as ControlCard),
+        );
+        return;
+      case 'callback-id-unused':
+        // ORDER-CALLBACK-ID: a service refuses a callBackId it has seen, so each run sends a fresh one.
+        session.callBackIds.set(String(state.params.callBackId), `${String(state.params.callBackId)}-${this.#runId}`);
+        return;
+      case 'key-forbidden':
+        // Pact reports a failed state handler only in its log: say here why the 403 interaction will fail.
+        if (!this.#options.forbiddenKey)
+          note(this.notes, `provider state "${state.name}" is not arranged: no --forbidden-key (a valid key without the permission, ERR-403)`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Pact's request filter: the interaction the request stands for gets the real key and a fresh body. */
+  readonly requestFilter = (req: ProxyRequest, res: ServerResponse, next: Next): void => {
+    if (STATE_SETUP_PATHS.some((path) => req.path.startsWith(path))) return next();
+    const session = this.#session;
+    const stateNames = session.requestSeen ? [] : session.states.map((state) => state.name);
+    session.requestSeen = true;
+    const interaction = this.#byStates.get(interactionKey(req.path, stateNames));
+    if (!interaction) {
+      note(
+        this.notes,
+        `${req.method ?? '?'} ${req.path} with states [${stateNames.join('; ')}] is not an interaction of this spec's contract: sent as recorded (a pact from another spec version?)`,
+      );
+      return next();
+    }
+    const entry: Pending = { interaction, ...(session.energy ? { energy: session.energy } : {}) };
+    this.pending.push(entry);
+    if (interaction.apiKey) req.headers['x-api-key'] = this.#apiKeyFor(interaction.apiKey.role);
+    const body = this.#body(interaction, entry);
+    if (body) {
+      req.body = body;
+      req.headers['content-length'] = String(body.length);
+    }
+    capture(res, entry);
+    if (interaction.base === 'card' && !this.#sameCardBase) {
+      forward(this.#send, `${this.#cardBase}${req.url ?? req.path}`, req, body, res).catch(next);
+      return;
+    }
+    next();
+  };
+
+  #apiKeyFor(role: 'valid' | 'unknown' | 'forbidden'): string {
+    if (role === 'valid') return this.#options.apiKey;
+    if (role === 'forbidden') return this.#options.forbiddenKey ?? '';
+    return `wc-unknown-${this.#runId}-${this.#nonce()}`;
+  }
+
+  /** The request body to send: the plain example sealed afresh, or the card close JSON with this run's serial number. */
+  #body(interaction: PactHttpInteraction, entry: Pending): Buffer | undefined {
+    const options = this.#options;
+    if (interaction.form) {
+      const plain = substitute(interaction.form.plain, options.userId, this.#session.callBackIds);
+      entry.sentPlain = plain;
+      return Buffer.from(`data=${encodeURIComponent(sealJson(plain, 'request', this.#requestKey, { profile: this.#profile }))}`, 'utf8');
+    }
+    if (interaction.json) {
+      const json: Record<string, unknown> = { ...interaction.json, closeSerialNo: `${String(interaction.json.closeSerialNo)}-${this.#runId}` };
+      if (options.userId !== undefined) json.merchantId = String(options.userId);
+      return Buffer.from(JSON.stringify(json), 'utf8');
+    }
+    return undefined;
+  }
+}
+
+/** The pact-js Verifier's options: local files or a broker, the state handlers and the request filter. */
+function verifierOptions(options: PactVerifyOptions, contract: PactContract, run: VerificationRun): ConstructorParameters<typeof Verifier>[0] {
+  const files = options.broker ? undefined : options.pactFiles;
+  if (!options.broker && (!files || files.length === 0)) throw new ConfigError('no-pacts', `no pact files of provider ${PACT_PROVIDER} to verify`);
+  const broker = options.broker;
+  return {
+    provider: PACT_PROVIDER,
+    providerBaseUrl: options.baseUrl,
+    ...(files ? { pactUrls: files } : {}),
+    ...(broker
+      ? {
+          pactBrokerUrl: broker.url,
+          ...(broker.token ? { pactBrokerToken: broker.token } : {}),
+          consumerVersionSelectors: broker.consumerVersionSelectors ?? [{ mainBranch: true }, { deployedOrReleased: true }],
+          publishVerificationResult: broker.publish ?? false,
+          ...(broker.providerVersion ? { providerVersion: broker.providerVersion } : {}),
+          ...(broker.providerBranch ? { providerVersionBranch: broker.providerBranch } : {}),
+        }
+      : {}),
+    stateHandlers: run.stateHandlers(contract),
+    requestFilter: run.requestFilter as never,
+    logLevel: options.logLevel ?? 'warn',
+    failIfNoPactsFound: true,
+  };
+}
+
 /**
  * Runs the real Pact verifier (pact-js `Verifier`, Pact's Rust core) against a wallet service.
  * Provider states go to the control API (`PUT …/energy`, `POST …/cards`); a request filter
@@ -114,152 +315,8 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
   if (!requestKey)
     throw new ConfigError('wrong-key-half', `the profile encrypts requests with the private key: give the merchant's private key (--private-key)`);
   const responseKey = keyFor(options.key, halfFor('response', 'decrypt', profile));
-  const nonce = options.nonce ?? (() => randomBytes(4).toString('hex'));
-  const send = options.fetch ?? fetch;
-  const run = nonce();
-  const notes: string[] = [];
-  const pending: Pending[] = [];
-  const session = { states: [] as ProviderState[], requestSeen: false, callBackIds: new Map<string, string>(), energy: undefined as Pending['energy'] };
-
-  const userIdOf = (state: ProviderState) => options.userId ?? Number(state.params.userId);
-  // Provider states through the generated control-API client, sent with the verifier's fetch.
-  const client: ControlClient = {
-    baseUrl: options.baseUrl,
-    token: options.controlToken ?? '',
-    send: async (request) => {
-      const response = await send(request.url, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-      });
-      return { status: response.status, body: await response.text() };
-    },
-  };
-  const control = async (answer: Promise<ControlAnswer<unknown>>): Promise<void> => {
-    const { request, status, text } = await answer;
-    if (status !== 200)
-      throw new Error(
-        `control API ${request.method} ${request.url.slice(options.baseUrl.replace(/\/+$/, '').length + '/__control'.length)} answered ${status}: ${text.slice(0, 200)}`,
-      );
-  };
-
-  const setUp = async (state: ProviderState): Promise<void> => {
-    if (session.requestSeen) Object.assign(session, { states: [], requestSeen: false, energy: undefined });
-    session.states.push(state);
-    const userId = userIdOf(state);
-    const needsControl = state.kind === 'energy' || state.kind === 'card-open';
-    if (needsControl && !options.controlToken) {
-      note(notes, `provider state "${state.name}" is not arranged: no --control-token (the provider must be in that state already)`);
-      return;
-    }
-    switch (state.kind) {
-      case 'energy':
-        // The contract's energy states carry numbers (contract.ts, states.energy): sent as they are.
-        await control(controlSetEnergy(client, { userId }, { balance: state.params.balance, costPerTx: state.params.costPerTx } as ControlEnergy));
-        session.energy = { balance: BigInt(state.params.balance ?? 0), costPerTx: BigInt(state.params.costPerTx ?? 1) };
-        return;
-      case 'card-open':
-        await control(
-          controlOpenCard(client, { userId }, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId } as ControlCard),
-        );
-        return;
-      case 'callback-id-unused':
-        // ORDER-CALLBACK-ID: a service refuses a callBackId it has seen, so each run sends a fresh one.
-        session.callBackIds.set(String(state.params.callBackId), `${String(state.params.callBackId)}-${run}`);
-        return;
-      case 'key-forbidden':
-        // Pact reports a failed state handler only in its log: say here why the 403 interaction will fail.
-        if (!options.forbiddenKey)
-          note(notes, `provider state "${state.name}" is not arranged: no --forbidden-key (a valid key without the permission, ERR-403)`);
-        return;
-      default:
-        return;
-    }
-  };
-  const stateHandlers: Record<string, (params?: unknown) => Promise<undefined>> = {};
-  for (const interaction of contract.http) {
-    for (const state of interaction.states) {
-      stateHandlers[state.name] = async () => {
-        await setUp(state);
-        return undefined;
-      };
-    }
-  }
-
-  const byStates = new Map(
-    contract.http.map((interaction) => [
-      interactionKey(
-        interaction.path,
-        interaction.states.map((s) => s.name),
-      ),
-      interaction,
-    ]),
-  );
-  const cardBase = (options.cardBaseUrl ?? options.baseUrl).replace(/\/+$/, '');
-  const sameCardBase = cardBase === options.baseUrl.replace(/\/+$/, '');
-
-  const requestFilter = (req: ProxyRequest, res: ServerResponse, next: Next): void => {
-    if (STATE_SETUP_PATHS.some((path) => req.path.startsWith(path))) return next();
-    const stateNames = session.requestSeen ? [] : session.states.map((state) => state.name);
-    session.requestSeen = true;
-    const interaction = byStates.get(interactionKey(req.path, stateNames));
-    if (!interaction) {
-      note(
-        notes,
-        `${req.method ?? '?'} ${req.path} with states [${stateNames.join('; ')}] is not an interaction of this spec's contract: sent as recorded (a pact from another spec version?)`,
-      );
-      return next();
-    }
-    const entry: Pending = { interaction, ...(session.energy ? { energy: session.energy } : {}) };
-    pending.push(entry);
-    if (interaction.apiKey) {
-      const role = interaction.apiKey.role;
-      req.headers['x-api-key'] = role === 'valid' ? options.apiKey : role === 'forbidden' ? (options.forbiddenKey ?? '') : `wc-unknown-${run}-${nonce()}`;
-    }
-    let body: Buffer | undefined;
-    if (interaction.form) {
-      const plain = substitute(interaction.form.plain, options.userId, session.callBackIds);
-      entry.sentPlain = plain;
-      body = Buffer.from(`data=${encodeURIComponent(sealJson(plain, 'request', requestKey, { profile }))}`, 'utf8');
-    } else if (interaction.json) {
-      const json: Record<string, unknown> = { ...interaction.json, closeSerialNo: `${String(interaction.json.closeSerialNo)}-${run}` };
-      if (options.userId !== undefined) json.merchantId = String(options.userId);
-      body = Buffer.from(JSON.stringify(json), 'utf8');
-    }
-    if (body) {
-      req.body = body;
-      req.headers['content-length'] = String(body.length);
-    }
-    capture(res, entry);
-    if (interaction.base === 'card' && !sameCardBase) {
-      forward(send, `${cardBase}${req.url ?? req.path}`, req, body, res).catch(next);
-      return;
-    }
-    next();
-  };
-
-  const files = options.broker ? undefined : options.pactFiles;
-  if (!options.broker && (!files || files.length === 0)) throw new ConfigError('no-pacts', `no pact files of provider ${PACT_PROVIDER} to verify`);
-  const broker = options.broker;
-  const verifier = new Verifier({
-    provider: PACT_PROVIDER,
-    providerBaseUrl: options.baseUrl,
-    ...(files ? { pactUrls: files } : {}),
-    ...(broker
-      ? {
-          pactBrokerUrl: broker.url,
-          ...(broker.token ? { pactBrokerToken: broker.token } : {}),
-          consumerVersionSelectors: broker.consumerVersionSelectors ?? [{ mainBranch: true }, { deployedOrReleased: true }],
-          publishVerificationResult: broker.publish ?? false,
-          ...(broker.providerVersion ? { providerVersion: broker.providerVersion } : {}),
-          ...(broker.providerBranch ? { providerVersionBranch: broker.providerBranch } : {}),
-        }
-      : {}),
-    stateHandlers,
-    requestFilter: requestFilter as never,
-    logLevel: options.logLevel ?? 'warn',
-    failIfNoPactsFound: true,
-  });
+  const run = new VerificationRun(options, contract, profile, requestKey);
+  const verifier = new Verifier(verifierOptions(options, contract, run));
   let pactPassed = true;
   let failures: string[] = [];
   try {
@@ -268,8 +325,8 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
     pactPassed = false;
     failures = describeFailure(error);
   }
-  const checks = pending.filter((entry) => entry.interaction.response.plainSchema).map((entry) => checkDecrypted(entry, responseKey, profile));
-  return { passed: pactPassed && checks.every((check) => check.status !== 'failed'), pactPassed, failures, checks, notes };
+  const checks = run.pending.filter((entry) => entry.interaction.response.plainSchema).map((entry) => checkDecrypted(entry, responseKey, profile));
+  return { passed: pactPassed && checks.every((check) => check.status !== 'failed'), pactPassed, failures, checks, notes: run.notes };
 }
 
 function note(notes: string[], text: string): void {

@@ -25,6 +25,11 @@ describe('callbacksOf: the deliveries a step collected, or why there are none', 
     ],
     ['no callback', checkContext({ outcome: { callbacks: [] } }), { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }],
     ['a step that collected no callback list', checkContext(), { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }],
+    [
+      'an optional wait that saw none',
+      checkContext({ outcome: { callbacks: [] }, step: { await: { timeoutMs: 1500, optional: true } } }),
+      { status: 'passed', message: 'no callback arrived within 1500 ms; none is required' },
+    ],
   ])('explains %s', (_label, ctx, finding) => {
     expect(callbacksOf(ctx)).toEqual(finding);
   });

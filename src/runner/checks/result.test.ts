@@ -77,6 +77,12 @@ describe('result: the decrypted data has the result shape and echoes the request
       answer(200, '{"code":1,"message":"no","data":""}'),
       [{ status: 'failed', message: 'no encrypted data in the answer: {"code":1,"message":"no","data":""}' }],
     ],
+    [
+      'an internal error where a result or a refusal is due',
+      { schema: 'OrderResult', ifAccepted: true },
+      answer(500, '{"error":"NumberFormatException"}'),
+      [{ status: 'failed', message: 'HTTP 500: the service failed on the request, which is no refusal: {"error":"NumberFormatException"}' }],
+    ],
     ['no request', { schema: 'OrderResult' }, undefined, [{ status: 'failed', message: 'the step made no request' }]],
   ])('judges %s', (_label, params, response, findings) => {
     expect(run(params, response)).toEqual(findings);

@@ -51,7 +51,11 @@ export const resultCheck: Check<ResultParams> = {
       return [{ status: 'skipped', message: `the service refused the request (${refusedBy}): no result to judge; ${preview(response.body, 80)}` }];
     }
     if (response.decryptError) return [undecryptable(response.decryptError)];
-    if (!response.decrypted) return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
+    if (!response.decrypted) {
+      // A refusal is a 4xx or a failure envelope; a 5xx is the service failing on a request it had to judge.
+      if (response.status >= 500) return [fail(`HTTP ${response.status}: the service failed on the request, which is no refusal: ${preview(response.body)}`)];
+      return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
+    }
     const { schema } = ctx.params;
     const issues = validateSchema(schema, response.decrypted.value);
     if (issues.length > 0)

@@ -5,8 +5,8 @@
  */
 import { CALLBACK_TYPE_TABLE, providerName, type CallbackTypeEntry } from '../../spec/callback-types.js';
 import type { Dimension } from '../../spec/dimensions.js';
-import type { BlockEdge, Case, KeyNearMiss, Step } from '../model.js';
-import { expect, KEY_VARIANTS, type Generators } from './common.js';
+import type { BlockEdge, Case, Step } from '../model.js';
+import { expect, KEY_VARIANTS, keyOfVariant, type Generators } from './common.js';
 
 /**
  * A value unlike the default of `field` (src/spec/callback-types.ts examples), fresh where the field
@@ -214,28 +214,26 @@ function compositeKey(dimension: Dimension): Case[] {
   ]);
 }
 
-const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case'];
-
 /** One case per near miss of the key: 401, and nothing processed. */
 function keyNearMisses(dimension: Dimension): Case[] {
-  return dimension.variants.map((variant) => ({
-    id: `key-${variant}`,
-    title:
-      variant === 'out-of-window'
-        ? 'A key outside its validity period gets 401 and nothing is processed'
-        : `A near miss of the key (${variant}) gets 401 and nothing is processed`,
-    rules: [dimension.rule, ...dimension.also],
-    needs: variant === 'out-of-window' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [],
-    steps: [
-      {
-        deliver: variant === 'out-of-window' ? { type: 1, apiKey: 'expired' } : { type: 1, keyVariant: variant as KeyNearMiss },
-        expect: [
-          expect(dimension, variant, 'answers', { status: 401 }, [dimension.rule]),
-          expect(dimension, variant, 'processed', { count: 0 }, ['CB-KEY-FIRST']),
-        ],
-      },
-    ],
-  }));
+  return dimension.variants.map((variant) => {
+    const { key, needs, what } = keyOfVariant(variant);
+    return {
+      id: `key-${variant}`,
+      title: `${what[0]!.toUpperCase()}${what.slice(1)} gets 401 and nothing is processed`,
+      rules: [dimension.rule, ...dimension.also],
+      needs,
+      steps: [
+        {
+          deliver: { type: 1, ...key },
+          expect: [
+            expect(dimension, variant, 'answers', { status: 401 }, [dimension.rule]),
+            expect(dimension, variant, 'processed', { count: 0 }, ['CB-KEY-FIRST']),
+          ],
+        },
+      ],
+    };
+  });
 }
 
 /** One case per edge: a valid callback whose plaintext ends there is acknowledged and processed. */

@@ -4,8 +4,8 @@
  * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
  */
 import type { Dimension } from '../../spec/dimensions.js';
-import type { LengthEdge, Case, KeyNearMiss, Need, RequestStep, Step } from '../model.js';
-import { expect, KEY_VARIANTS, type Generators } from './common.js';
+import type { LengthEdge, Case, Step } from '../model.js';
+import { expect, KEY_VARIANTS, keyOfVariant, type Generators } from './common.js';
 
 const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
 
@@ -23,18 +23,6 @@ function withdrawal(callBackId: string): Record<string, unknown> {
   };
 }
 
-const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case'];
-
-/** The key a variant sends: the expired key, or a near miss of the valid one. */
-function keyOf(variant: string): Pick<RequestStep, 'apiKey' | 'keyVariant'> {
-  return variant === 'out-of-window' ? { apiKey: 'expired' } : { keyVariant: variant as KeyNearMiss };
-}
-
-/** What a variant needs beyond the endpoint's own needs. */
-function keyNeeds(variant: string): Need[] {
-  return variant === 'out-of-window' ? ['expiredKey'] : CASED.includes(variant) ? ['casedKey'] : [];
-}
-
 /**
  * Near misses of the merchant's key, on the energy query (ERR-401: 401 with its body) and on order
  * submission (AUTH-KEY: refused; the status and body there are open, U-CODES, as
@@ -42,39 +30,42 @@ function keyNeeds(variant: string): Need[] {
  * forgives the near miss accepts it: it needs --allow-orders.
  */
 function keyNearMisses(dimension: Dimension): Case[] {
-  return dimension.variants.flatMap((variant): Case[] => [
-    {
-      id: `energy-key-${variant}`,
-      title: `An energy query with ${variant === 'out-of-window' ? 'an expired key' : `a near miss of the key (${variant})`} gets 401 UNAUTHORIZED`,
-      rules: [dimension.rule, ...dimension.also],
-      needs: keyNeeds(variant),
-      steps: [
-        {
-          request: { endpoint: 'energy', ...keyOf(variant), plain: ENERGY_QUERY },
-          expect: [
-            expect(dimension, variant, 'status', { equals: 401 }, [dimension.rule]),
-            expect(dimension, variant, 'error-body', { schema: 'UnauthorizedError' }, [dimension.rule]),
-          ],
-        },
-      ],
-    },
-    {
-      id: `order-key-${variant}`,
-      title: `An order with ${variant === 'out-of-window' ? 'an expired key' : `a near miss of the key (${variant})`} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
-      rules: ['AUTH-KEY', 'U-CODES'],
-      needs: ['userId', 'orders', ...keyNeeds(variant)],
-      steps: [
-        {
-          request: { endpoint: 'order', ...keyOf(variant), plain: withdrawal('{{id}}') },
-          expect: [
-            expect(dimension, variant, 'refused', {}, ['AUTH-KEY']),
-            { check: 'status', equals: 401, rules: ['U-CODES'] },
-            { check: 'error-body', schema: 'UnauthorizedError', rules: ['U-CODES'] },
-          ],
-        },
-      ],
-    },
-  ]);
+  return dimension.variants.flatMap((variant): Case[] => {
+    const { key, needs, what } = keyOfVariant(variant);
+    return [
+      {
+        id: `energy-key-${variant}`,
+        title: `An energy query with ${what} gets 401 UNAUTHORIZED`,
+        rules: [dimension.rule, ...dimension.also],
+        needs,
+        steps: [
+          {
+            request: { endpoint: 'energy', ...key, plain: ENERGY_QUERY },
+            expect: [
+              expect(dimension, variant, 'status', { equals: 401 }, [dimension.rule]),
+              expect(dimension, variant, 'error-body', { schema: 'UnauthorizedError' }, [dimension.rule]),
+            ],
+          },
+        ],
+      },
+      {
+        id: `order-key-${variant}`,
+        title: `An order with ${what} is refused (401 as the energy query answers; the order endpoint's error bodies are open, U-CODES)`,
+        rules: ['AUTH-KEY', 'U-CODES'],
+        needs: ['userId', 'orders', ...needs],
+        steps: [
+          {
+            request: { endpoint: 'order', ...key, plain: withdrawal('{{id}}') },
+            expect: [
+              expect(dimension, variant, 'refused', {}, ['AUTH-KEY']),
+              { check: 'status', equals: 401, rules: ['U-CODES'] },
+              { check: 'error-body', schema: 'UnauthorizedError', rules: ['U-CODES'] },
+            ],
+          },
+        ],
+      },
+    ];
+  });
 }
 
 /**
@@ -93,22 +84,48 @@ const CALLBACK_IDS: Record<string, { value: string; what: string }> = {
 };
 
 /**
- * Each value class of the callBackId comes back in the result's `id` exactly, as a string
- * (ORDER-RES). A service may refuse a value it caps or does not take (U-LIMITS: a warning); an
- * order it accepts must echo the id unchanged.
+ * Value classes of the tenantUserId: the request types it as a string, the result as an integer
+ * (ORDER-RES), so a service maps it or refuses it. Each must end as an integer or a refusal, never
+ * as a crash or a bare word in the result's JSON.
+ */
+const TENANT_USER_IDS: Record<string, { value: string; what: string }> = {
+  'leading-zeros': { value: '0020931', what: 'digits with leading zeros' },
+  // 2^63: one more than a Java long holds.
+  'beyond-java-long': { value: '9223372036854775808', what: 'digits beyond a Java long' },
+  letters: { value: 'tenant', what: 'letters only' },
+  'digits-then-letters': { value: '20931abc', what: 'digits, then letters' },
+  'letters-then-digits': { value: 'abc20931', what: 'letters, then digits' },
+  // U+FF12 U+FF10 ...: digits to a Unicode-aware pattern, not to an ASCII one.
+  'fullwidth-digits': { value: '\uFF12\uFF10\uFF19\uFF13\uFF11', what: 'full-width digits' },
+};
+
+/** What each echoed-identifier row varies, and what the result must then hold. */
+const IDENTIFIER_ROWS: Record<string, { field: 'callBackId' | 'tenantUserId'; values: typeof CALLBACK_IDS; promise: string }> = {
+  'order-id-echo': { field: 'callBackId', values: CALLBACK_IDS, promise: 'gets it back in id exactly, as a string' },
+  'tenant-id-typing': { field: 'tenantUserId', values: TENANT_USER_IDS, promise: 'gets a result whose tenantUserId is an integer' },
+};
+
+/**
+ * Each value class of an identifier the result carries back: the callBackId in the result's `id`
+ * exactly, as a string; the tenantUserId typed as an integer (ORDER-RES). A service may refuse a
+ * value it caps or does not take (U-LIMITS: a warning); an order it accepts must answer the result
+ * the rule describes, and an internal error (HTTP 5xx) is no refusal.
  */
 function echoedIds(dimension: Dimension): Case[] {
+  const row = IDENTIFIER_ROWS[dimension.id];
+  if (!row) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no identifier of an order is known for this row`);
   return dimension.variants.map((variant) => {
-    const callBackId = CALLBACK_IDS[variant];
-    if (!callBackId) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no callBackId for the variant ${variant}`);
+    const value = row.values[variant];
+    if (!value) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no ${row.field} for the variant ${variant}`);
+    const order = row.field === 'callBackId' ? withdrawal(value.value) : { ...withdrawal('{{id}}'), tenantUserId: value.value };
     return {
-      id: `callbackid-${variant}`,
-      title: `An order whose callBackId is ${callBackId.what} gets it back in id exactly, as a string (a service may refuse the value, U-LIMITS)`,
+      id: `${row.field.toLowerCase()}-${variant}`,
+      title: `An order whose ${row.field} is ${value.what} ${row.promise} (a service may refuse the value, U-LIMITS)`,
       rules: [dimension.rule, ...dimension.also],
       needs: ['userId', 'orders'],
       steps: [
         {
-          request: { endpoint: 'order', plain: withdrawal(callBackId.value) },
+          request: { endpoint: 'order', plain: order },
           expect: [
             { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
             expect(dimension, variant, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, [dimension.rule]),
@@ -155,6 +172,7 @@ function setAndRead(balance: bigint, cost: bigint, rules: string[], dimension: D
  */
 function energyEdges(dimension: Dimension): Case[] {
   return dimension.variants.map((variant) => {
+    if (variant === 'after-lease') return afterLease(dimension, variant);
     const edge = ENERGY_EDGES[variant];
     if (!edge) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no energy values for the variant ${variant}`);
     const before = edge.balance === 0n ? { balance: 5n * edge.cost, cost: edge.cost } : { balance: edge.balance, cost: 2n * edge.cost };
@@ -169,6 +187,48 @@ function energyEdges(dimension: Dimension): Case[] {
       ],
     };
   });
+}
+
+/** The lease of `after-lease`: 7 transactions at 3 each, from a balance of exactly 10 transactions. */
+const LEASE = { balance: 30n, cost: 3n, transactions: 7n };
+
+/**
+ * A balance read after an energy lease (ORDER-ENERGY-AMOUNT: its amount is a number of
+ * transactions). Whether and when the lease lowers the balance is open (U-STATES), so either
+ * balance is right: untouched, or lower by transactions × costPerTx. The cost is small and the
+ * balance an exact multiple so that any other debit (the amount alone, the amount divided by the
+ * cost, one transaction's cost) moves the floor to a third value.
+ */
+function afterLease(dimension: Dimension, variant: string): Case {
+  const { balance, cost, transactions } = LEASE;
+  const debited = balance - transactions * cost;
+  const lease = { ...withdrawal('{{id}}'), symbol: 'ENERGY', amount: Number(transactions), expiryHours: 24 };
+  return {
+    id: `energy-${variant}`,
+    title: `energyMaxCount after a lease of ${transactions} transactions at ${cost} each is floor(${balance} / ${cost}) or, debited, floor(${debited} / ${cost})`,
+    rules: [dimension.rule, 'ORDER-ENERGY-AMOUNT', 'U-STATES'],
+    needs: ['control', 'userId', 'orders'],
+    steps: [
+      ...setAndRead(balance, cost, [dimension.rule], dimension, variant),
+      { request: { endpoint: 'order', plain: lease }, expect: [{ check: 'envelope', outcome: 'success', rules: ['ORDER-KIND'] }] },
+      {
+        request: { endpoint: 'energy', plain: ENERGY_QUERY },
+        expect: [
+          expect(dimension, variant, 'energy-floor', { balance: [String(balance), String(debited)], costPerTx: String(cost) }, [
+            dimension.rule,
+            'ORDER-ENERGY-AMOUNT',
+          ]),
+          {
+            check: 'energy-floor',
+            balance: String(debited),
+            costPerTx: String(cost),
+            rules: ['U-STATES'],
+            title: 'An energy lease lowers energyMaxCount at once',
+          },
+        ],
+      },
+    ],
+  };
 }
 
 /**
@@ -230,7 +290,7 @@ export const SERVICE_GENERATORS: Generators = {
     variants: KEY_VARIANTS,
     cases: keyNearMisses,
   },
-  'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
-  'computed-value': { variants: Object.keys(ENERGY_EDGES), cases: energyEdges },
+  'echoed-identifier': { variants: [...new Set(Object.values(IDENTIFIER_ROWS).flatMap((row) => Object.keys(row.values)))], cases: echoedIds },
+  'computed-value': { variants: [...Object.keys(ENERGY_EDGES), 'after-lease'], cases: energyEdges },
   'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
 };

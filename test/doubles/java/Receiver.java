@@ -4,7 +4,7 @@
  * toolkit. Run it as a single-file source program:
  *
  *   java Receiver.java --port 0 --public-key merchant-public.pem --api-key K [--api-key K2]
- *        [--expired-key K3] [--fault NAME[,NAME...]]
+ *        [--expired-key K3] [--future-key K4] [--fault NAME[,NAME...]]
  *
  * It prints one line "receiver listening on http://127.0.0.1:PORT/callback (probe: .../probe)" once it
  * serves. POST /callback: X-API-KEY first (401), then the raw body, java.util.Base64 (which also reads
@@ -34,6 +34,7 @@ import java.security.KeyFactory;
 import java.security.MessageDigest;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.X509EncodedKeySpec;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
@@ -70,7 +71,12 @@ public class Receiver {
         FAULTS.put("legal-text-plain", "legal: answers {\"errCode\":0} with Content-Type text/plain");
     }
 
-    record Key(String key, boolean expired) {}
+    /** A key and its validity window; null bounds are open (CB-KEY-401). */
+    record Key(String key, Instant notBefore, Instant notAfter) {
+        boolean validAt(Instant now) {
+            return (notBefore == null || !now.isBefore(notBefore)) && (notAfter == null || !now.isAfter(notAfter));
+        }
+    }
 
     static final List<Key> keys = new ArrayList<>();
     static final Set<String> faults = new HashSet<>();
@@ -91,8 +97,9 @@ public class Receiver {
             switch (flag) {
                 case "--port" -> port = Integer.parseInt(value);
                 case "--public-key" -> keyFile = value;
-                case "--api-key" -> keys.add(new Key(value, false));
-                case "--expired-key" -> keys.add(new Key(value, true));
+                case "--api-key" -> keys.add(new Key(value, null, null));
+                case "--expired-key" -> keys.add(new Key(value, Instant.parse("2020-01-01T00:00:00Z"), Instant.parse("2021-01-01T00:00:00Z")));
+                case "--future-key" -> keys.add(new Key(value, Instant.parse("2999-01-01T00:00:00Z"), null));
                 case "--fault" -> {
                     for (String name : value.split(",")) {
                         if (!FAULTS.containsKey(name)) fail("unknown fault " + name + " (known: " + String.join(", ", FAULTS.keySet()) + ")");
@@ -103,7 +110,7 @@ public class Receiver {
             }
         }
         if (keyFile == null) fail("--public-key FILE is required");
-        if (keys.stream().noneMatch(k -> !k.expired())) fail("--api-key is required");
+        if (keys.stream().noneMatch(k -> k.notBefore() == null && k.notAfter() == null)) fail("--api-key is required");
         publicKey = loadPublicKey(Path.of(keyFile));
 
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
@@ -228,7 +235,7 @@ public class Receiver {
     static boolean keyIsValid(String header) {
         if (header == null || header.isEmpty()) return false;
         boolean ignoreCase = faults.contains("key-case-insensitive");
-        for (Key k : keys) if (ignoreCase ? k.key().equalsIgnoreCase(header) : k.key().equals(header)) return !k.expired();
+        for (Key k : keys) if (ignoreCase ? k.key().equalsIgnoreCase(header) : k.key().equals(header)) return k.validAt(Instant.now());
         return false;
     }
 

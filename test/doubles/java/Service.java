@@ -4,7 +4,7 @@
  * guide documents (PUT/GET /__control/merchants/{userId}/energy). Run it as a single-file source program:
  *
  *   java Service.java --port 0 --private-key merchant-private.pem --api-key K --user-id N
- *        [--forbidden-key K] [--expired-key K] [--control-token T] [--fault NAME[,NAME...]]
+ *        [--forbidden-key K] [--expired-key K] [--future-key K] [--control-token T] [--fault NAME[,NAME...]]
  *
  * It prints "service listening on http://127.0.0.1:PORT" once it serves. Crypto: the provider's
  * reading (RSA/ECB/PKCS1Padding, the merchant's public key seals requests, so the service opens them
@@ -56,7 +56,9 @@ public class Service {
 
     static final Set<String> faults = new HashSet<>();
     static RSAPrivateCrtKey privateKey;
-    static String apiKey, forbiddenKey, expiredKey, controlToken;
+    // The expired key (validity ended) and the future key (validity not begun) are known but outside
+    // their windows: refused like an unknown key (ERR-401).
+    static String apiKey, forbiddenKey, expiredKey, futureKey, controlToken;
     static long userId;
     static volatile BigInteger balance = BigInteger.valueOf(20_000_000L);
     static volatile BigInteger costPerTx = BigInteger.valueOf(64_000L);
@@ -76,6 +78,7 @@ public class Service {
                 case "--api-key" -> apiKey = value;
                 case "--forbidden-key" -> forbiddenKey = value;
                 case "--expired-key" -> expiredKey = value;
+                case "--future-key" -> futureKey = value;
                 case "--control-token" -> controlToken = value;
                 case "--user-id" -> userId = Long.parseLong(value);
                 case "--fault" -> {

@@ -32,8 +32,9 @@ callbacks are encrypted with the private key (PKCS#1 type 1, done here with the 
 the merchant opens them with the public key.
 
 Usage: service.py CONFIG.json with {"privateKeyPem", "apiKey", "forbiddenKey", "expiredKey",
-"userId", "controlToken"} and optionally "fault" (one of FAULTS: a defect written from the rules,
-for test/derived-service-doubles.test.ts; default none); prints "LISTENING <port>" once it serves on
+"userId", "controlToken"} and optionally "futureKey" (a key whose validity has not begun) and
+"fault" (one of FAULTS: a defect written from the rules, for test/derived-service-doubles.test.ts;
+default none); prints "LISTENING <port>" once it serves on
 127.0.0.1.
 """
 import base64
@@ -234,7 +235,9 @@ class Service:
         self.cached_count = None
         self.api_key = config["apiKey"]
         self.forbidden_key = config["forbiddenKey"]
+        # Known keys outside their validity window (ended, or not begun): refused like unknown keys (ERR-401).
         self.expired_key = config["expiredKey"]
+        self.future_key = config.get("futureKey")
         self.user_id = int(config["userId"])
         self.control_token = config["controlToken"]
         self.lock = threading.RLock()
