@@ -1,20 +1,23 @@
 /**
- * Figures of `wallet-conformance observe` (the proxy half): what it adds on loopback.
+ * Figures of `wallet-conformance observe`: what it adds on loopback, judging as a live run does.
+ *
+ * Observe runs as a live run has it: the proxy, the judge on its own thread holding every key (so
+ * it opens every request it judges), the metrics served and scraped every second. Beside it, in the
+ * same run, a plain node:http forwarding proxy (pipe in, pipe out, kept-alive upstream
+ * connections): what any proxy costs on this machine, issue 34's yardstick.
  *
  * - Added latency: the same getEnergyMaxCount request, one at a time on a kept-alive connection,
- *   straight to the upstream and through observe, in alternating batches (so drift of a shared
- *   machine hits both alike); p50 and p99 of each, and p99(through) − p99(direct). Goal ≤ 2 ms.
- * - Throughput: autocannon (16 connections) straight and through, against a bare upstream (a
- *   node:http server answering a fixed order answer: the worst case, where the proxy's own work is
- *   as large as the upstream's) and against the emulator (real order traffic: 2048-bit RSA).
- *   Goal ≥ 0.8× direct.
+ *   straight to a bare upstream, through the plain proxy and through observe, in alternating
+ *   batches (so drift of a shared machine hits every route alike); p50 and p99 of each, and
+ *   p99(observe) − p99(direct). Goal ≤ 2 ms.
+ * - Throughput: autocannon (16 connections) straight, through the plain proxy and through
+ *   observe, in front of a bare upstream (a node:http server answering a fixed order answer: the
+ *   worst case, where the proxy's own work is as large as the upstream's) and in front of the
+ *   emulator (real order traffic: 2048-bit RSA). Goal: observe ≥ 0.8× the plain proxy.
  *
- * - Against a plain node:http forwarding proxy (pipe in, pipe out) in the same run: issue 34's goal,
- *   through observe ≥ 0.8× through the plain proxy, separates observe's own cost from any proxy's.
- *
- * Each server runs in its own child process (this file with OBSERVE_BENCH_ROLE set), so neither
- * shares an event loop with the load. The proxy hands every exchange to a judge that only counts:
- * these are the proxy's figures; judging runs after each answer has left.
+ * Each server runs in its own child process (this file with OBSERVE_BENCH_ROLE set), so none
+ * shares an event loop with the load. At its stop each observe says how many exchanges it forwarded,
+ * judged and shed: under a load its judge cannot follow, the queue sheds judgements, never forwarding.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -27,6 +30,9 @@ import { sealJson } from '../src/crypto/codec.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { startEmulator } from '../src/emulator/server.js';
+import type { ObserveKeys } from '../src/observe/exchange.js';
+import { JudgeQueue } from '../src/observe/judge-queue.js';
+import { createObserveMetrics, startMetricsServer } from '../src/observe/metrics.js';
 import { startObserveProxy } from '../src/observe/proxy.js';
 import { startBenchChild, type BenchChild } from './child.js';
 
@@ -76,18 +82,59 @@ async function child(role: string): Promise<void> {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => new Promise((resolve) => server.close(() => resolve()));
   } else {
-    let judged = 0;
-    const proxy = await startObserveProxy({
-      listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: process.env.OBSERVE_BENCH_UPSTREAM! }],
-      onExchange: () => void judged++,
-    });
-    url = proxy.addresses[0]!.url;
-    close = async () => void (await proxy.close());
+    ({ url, close } = await observeChild());
   }
   process.stdout.write(`listening ${url}\n`);
   await new Promise<void>((resolve) => process.once('SIGTERM', resolve));
   await close();
   process.exit(0);
+}
+
+/**
+ * Observe as a live run has it: the proxy, the judge on its thread with every key (so it opens each
+ * request: 2048-bit RSA against the emulator), the metrics served and scraped every second. At the
+ * stop it says how many exchanges the judge judged and how many its queue shed.
+ */
+async function observeChild(): Promise<{ url: string; close: () => Promise<void> }> {
+  const keys = JSON.parse(process.env.OBSERVE_BENCH_KEYS!) as ObserveKeys;
+  const metrics = createObserveMetrics();
+  const queue = JudgeQueue.start(
+    { keys, strict: false },
+    {
+      onFindings: (findings) => metrics.findings(findings),
+      onError: (error) => process.stderr.write(`observe bench: the judge failed: ${(error as Error).message}\n`),
+      onShed: () => metrics.notJudged('shed'),
+      ...(process.env.OBSERVE_BENCH_NICE ? { lowerPriority: true } : {}),
+    },
+  );
+  const proxy = await startObserveProxy({
+    listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: process.env.OBSERVE_BENCH_UPSTREAM! }],
+    onExchange: (exchange) => {
+      metrics.exchange(exchange);
+      queue.submit(exchange);
+    },
+  });
+  const server = await startMetricsServer(metrics, '127.0.0.1', 0);
+  const scraper = setInterval(
+    () =>
+      void fetch(`${server.url}/metrics`).then(
+        (answer) => answer.text(),
+        () => '',
+      ),
+    1_000,
+  );
+  return {
+    url: proxy.addresses[0]!.url,
+    close: async () => {
+      clearInterval(scraper);
+      await server.close();
+      await proxy.close();
+      const result = await queue.close({ deadline: Date.now() + 2_000 });
+      process.stderr.write(
+        `  observe in front of ${process.env.OBSERVE_BENCH_UPSTREAM}: ${proxy.exchanges} exchanges forwarded, ${result.exchanges} judged, ${queue.notJudged} not judged (shed by the judge's queue, or still waiting at the stop)\n`,
+      );
+    },
+  };
 }
 
 function startChild(role: 'bare' | 'emulator' | 'proxy' | 'plain', env: Record<string, string> = {}): Promise<BenchChild> {
@@ -123,24 +170,21 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function latency(direct: string, through: string, body: string, apiKey: string): Promise<{ direct: number[]; through: number[] }> {
-  const times = { direct: [] as number[], through: [] as number[] };
-  for (let i = 0; i < 200; i++) await once(i % 2 ? direct : through, body, apiKey);
+type Route = 'direct' | 'plain' | 'through';
+
+/**
+ * Sequential requests on a kept-alive connection to each route, in alternating batches (the order
+ * turns every round, so drift of a shared machine hits every route alike); each route's times sorted.
+ */
+async function latency(urls: Record<Route, string>, body: string, apiKey: string): Promise<Record<Route, number[]>> {
+  const routes = Object.keys(urls) as Route[];
+  const times: Record<Route, number[]> = { direct: [], plain: [], through: [] };
+  for (let i = 0; i < 300; i++) await once(urls[routes[i % routes.length]!], body, apiKey);
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
-    for (const [name, url] of round % 2
-      ? ([
-          ['direct', direct],
-          ['through', through],
-        ] as const)
-      : ([
-          ['through', through],
-          ['direct', direct],
-        ] as const)) {
-      for (let i = 0; i < LATENCY_BATCH; i++) times[name].push(await once(url, body, apiKey));
-    }
+    const order = routes.map((_, i) => routes[(i + round) % routes.length]!);
+    for (const route of order) for (let i = 0; i < LATENCY_BATCH; i++) times[route].push(await once(urls[route], body, apiKey));
   }
-  times.direct.sort((a, b) => a - b);
-  times.through.sort((a, b) => a - b);
+  for (const route of routes) times[route].sort((a, b) => a - b);
   return times;
 }
 
@@ -156,6 +200,41 @@ async function throughput(url: string, body: string, apiKey: string): Promise<{ 
   return { rps: result.requests.average, non2xx: result.non2xx + result.errors };
 }
 
+/** The added latency and the throughputs, each line with its goal. */
+async function measure(
+  children: { bare: BenchChild; emulator: BenchChild; observe: Record<'bare' | 'emulator', BenchChild>; plain: Record<'bare' | 'emulator', BenchChild> },
+  body: string,
+  apiKey: string,
+): Promise<void> {
+  const times = await latency({ direct: children.bare.url, plain: children.plain.bare.url, through: children.observe.bare.url }, body, apiKey);
+  const row = (name: string, sorted: number[]) => `${name} p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms`;
+  const added = percentile(times.through, 99) - percentile(times.direct, 99);
+  console.log(
+    `latency (${times.direct.length} sequential requests per route, kept-alive, bare upstream): ${row('direct', times.direct)}; ${row('through a plain node:http proxy', times.plain)}; ${row('through observe', times.through)}`,
+  );
+  console.log(
+    `  observe's added p99 = ${added.toFixed(2)} ms (goal <= 2 ms: ${added <= 2 ? 'met' : 'NOT met'}); added p50 = ${(percentile(times.through, 50) - percentile(times.direct, 50)).toFixed(2)} ms; the plain proxy's added p99 = ${(percentile(times.plain, 99) - percentile(times.direct, 99)).toFixed(2)} ms`,
+  );
+  console.log(`throughput: autocannon ${CONNECTIONS} connections, ${DURATION_S} s each, getEnergyMaxCount, loopback`);
+  for (const [name, side] of [
+    ['emulator (2048-bit RSA)', 'emulator'],
+    ['bare upstream (worst case)', 'bare'],
+  ] as const) {
+    const straight = await throughput(children[side].url, body, apiKey);
+    const plainly = await throughput(children.plain[side].url, body, apiKey);
+    const proxied = await throughput(children.observe[side].url, body, apiKey);
+    const ratio = proxied.rps / straight.rps;
+    const ofPlain = proxied.rps / plainly.rps;
+    const bad = (n: number) => (n > 0 ? `  [${n} answers not 2xx]` : '');
+    console.log(
+      `  ${name.padEnd(27)} direct=${straight.rps.toFixed(0)} req/s  plain proxy=${plainly.rps.toFixed(0)} req/s  observe=${proxied.rps.toFixed(0)} req/s${bad(straight.non2xx + plainly.non2xx + proxied.non2xx)}`,
+    );
+    console.log(
+      `  ${''.padEnd(27)} observe/plain proxy=${ofPlain.toFixed(2)} (goal >= 0.8: ${ofPlain >= 0.8 ? 'met' : 'NOT met'})  observe/direct=${ratio.toFixed(2)}`,
+    );
+  }
+}
+
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
   const children: BenchChild[] = [];
@@ -163,47 +242,29 @@ export default async function bench(): Promise<void> {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
     const body = new URLSearchParams({ data: sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', merchant.keyPair.publicKey) }).toString();
-    const start = async (role: 'bare' | 'emulator' | 'proxy' | 'plain', env: Record<string, string> = {}) => {
+    const keys = JSON.stringify({
+      publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
+      privateKeyPem: merchant.keyPair.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      apiKey: merchant.apiKey,
+    });
+    const start = async (role: 'bare' | 'emulator' | 'proxy' | 'plain', upstream?: BenchChild) => {
+      const env: Record<string, string> = upstream ? { OBSERVE_BENCH_UPSTREAM: upstream.url, OBSERVE_BENCH_KEYS: keys } : { OBSERVE_BENCH_CONFIG: configPath };
       const started = await startChild(role, env);
       children.push(started);
       return started;
     };
-
     const bare = await start('bare');
-    const bareProxy = await start('proxy', { OBSERVE_BENCH_UPSTREAM: bare.url });
-    const times = await latency(bare.url, bareProxy.url, body, merchant.apiKey);
-    const row = (name: string, sorted: number[]) => `${name} p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms`;
-    const added = percentile(times.through, 99) - percentile(times.direct, 99);
-    console.log(
-      `latency (${times.direct.length} sequential requests each way, kept-alive, bare upstream): ${row('direct', times.direct)}; ${row('through observe', times.through)}`,
+    const emulator = await start('emulator');
+    await measure(
+      {
+        bare,
+        emulator,
+        observe: { bare: await start('proxy', bare), emulator: await start('proxy', emulator) },
+        plain: { bare: await start('plain', bare), emulator: await start('plain', emulator) },
+      },
+      body,
+      merchant.apiKey,
     );
-    console.log(
-      `  added p99 = ${added.toFixed(2)} ms (goal <= 2 ms: ${added <= 2 ? 'met' : 'NOT met'}); added p50 = ${(percentile(times.through, 50) - percentile(times.direct, 50)).toFixed(2)} ms`,
-    );
-
-    const emulator = await start('emulator', { OBSERVE_BENCH_CONFIG: configPath });
-    const emulatorProxy = await start('proxy', { OBSERVE_BENCH_UPSTREAM: emulator.url });
-    const plain = {
-      emulator: await start('plain', { OBSERVE_BENCH_UPSTREAM: emulator.url }),
-      bare: await start('plain', { OBSERVE_BENCH_UPSTREAM: bare.url }),
-    };
-    console.log(`throughput: autocannon ${CONNECTIONS} connections, ${DURATION_S} s each, getEnergyMaxCount, loopback`);
-    for (const [name, direct, through, yardstick] of [
-      ['emulator (2048-bit RSA)', emulator, emulatorProxy, plain.emulator],
-      ['bare upstream (worst case)', bare, bareProxy, plain.bare],
-    ] as const) {
-      const straight = await throughput(direct.url, body, merchant.apiKey);
-      const proxied = await throughput(through.url, body, merchant.apiKey);
-      const plainly = await throughput(yardstick.url, body, merchant.apiKey);
-      const ratio = proxied.rps / straight.rps;
-      const ofPlain = proxied.rps / plainly.rps;
-      console.log(
-        `  ${name.padEnd(27)} direct=${straight.rps.toFixed(0)} req/s  through=${proxied.rps.toFixed(0)} req/s  through/direct=${ratio.toFixed(2)} (goal >= 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'})${straight.non2xx + proxied.non2xx > 0 ? `  [${straight.non2xx}/${proxied.non2xx} answers not 2xx]` : ''}`,
-      );
-      console.log(
-        `  ${''.padEnd(27)} plain node:http proxy=${plainly.rps.toFixed(0)} req/s  through/plain=${ofPlain.toFixed(2)} (issue 34's goal >= 0.8: ${ofPlain >= 0.8 ? 'met' : 'NOT met'})${plainly.non2xx > 0 ? `  [${plainly.non2xx} answers not 2xx]` : ''}`,
-      );
-    }
   } finally {
     agent.destroy();
     await Promise.all(children.map((started) => started.stop()));

@@ -373,6 +373,8 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
     onShed: () => metrics?.notJudged('shed'),
   });
   const metrics = plan.metrics || plan.ui ? createObserveMetrics() : undefined;
+  // Listening starts once the judge is made: an exchange never waits for the thread to load.
+  await queue.ready();
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
     metrics?.exchange(exchange);

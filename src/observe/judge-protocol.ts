@@ -13,6 +13,7 @@ export type JudgeRequest =
 
 /** From the thread, in the order of the requests: one answer per exchange, one per result asked. */
 export type JudgeAnswer =
+  | { kind: 'ready' }
   | { kind: 'judged'; findings: Cloneable<ObserveFinding[]>; error?: string }
   | { kind: 'result'; id: number; result?: Cloneable<ObserveResult>; dropped: number; error?: string };
 
@@ -20,6 +21,8 @@ export type JudgeAnswer =
 export interface JudgeThreadData {
   options: JudgeOptions;
   stop: SharedArrayBuffer;
+  /** Run the thread at the lowest priority (nice 19, Linux). */
+  lowerPriority?: boolean;
 }
 
 /** Why exchanges were not judged: the notes' reasons (`not judged: N exchanges: <reason>`). */

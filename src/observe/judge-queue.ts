@@ -66,6 +66,9 @@ export class JudgeQueue {
   #nextId = 1;
   readonly #asked = new Map<number, Asked>();
   #onDrained: (() => void) | undefined;
+  /** The thread said it is ready (until then it keeps the process alive: someone may await it). */
+  #started = false;
+  #ready: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void };
   readonly #maxExchanges: number;
   readonly #maxBytes: number;
 
@@ -76,18 +79,32 @@ export class JudgeQueue {
   ) {
     this.#maxExchanges = options.maxExchanges ?? DEFAULT_MAX_EXCHANGES;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    let resolve!: () => void;
+    let reject!: (error: Error) => void;
+    const promise = new Promise<void>((done, fail) => ((resolve = done), (reject = fail)));
+    // Nobody may wait for it (tests drive a port by hand): an unobserved failure is not a crash.
+    promise.catch(() => undefined);
+    this.#ready = { promise, resolve, reject };
     port.on('message', (answer) => this.#answered(answer));
     port.on('error', (error) => this.#failed(error));
     port.on('exit', (code) => this.#failed(new Error(`the judge's thread stopped (exit code ${code})`)));
-    port.unref?.();
+    this.#busy();
   }
 
   /** A queue in front of a new judge thread holding a judge made with `judge`. */
-  static start(judge: JudgeOptions, options: JudgeQueueOptions): JudgeQueue {
+  static start(judge: JudgeOptions, options: JudgeQueueOptions & { lowerPriority?: boolean }): JudgeQueue {
     const stop = new SharedArrayBuffer(4);
-    const data: JudgeThreadData = { options: judge, stop };
+    const data: JudgeThreadData = { options: judge, stop, ...(options.lowerPriority ? { lowerPriority: true } : {}) };
     const worker: Worker = startWorkerThread(new URL('./judge-worker.js', import.meta.url), data);
     return new JudgeQueue(worker, new Int32Array(stop), options);
+  }
+
+  /**
+   * Resolves once the thread has made its judge (loaded the rules and the checks), so the first
+   * exchanges do not wait for that, a stop included; rejects if the thread failed first.
+   */
+  ready(): Promise<void> {
+    return this.#ready.promise;
   }
 
   /** Exchanges waiting to be judged. */
@@ -160,6 +177,11 @@ export class JudgeQueue {
   }
 
   #answered(answer: JudgeAnswer): void {
+    if (answer.kind === 'ready') {
+      this.#started = true;
+      this.#ready.resolve();
+      return this.#busy();
+    }
     if (answer.kind === 'result') {
       const asked = this.#asked.get(answer.id);
       this.#asked.delete(answer.id);
@@ -186,6 +208,7 @@ export class JudgeQueue {
   #failed(error: Error): void {
     if (this.#failure) return;
     this.#failure = error;
+    this.#ready.reject(error);
     if (!this.#closed) this.options.onError(error);
     this.notJudged += this.pending;
     this.#sizes = [];
@@ -198,7 +221,7 @@ export class JudgeQueue {
 
   /** The thread keeps the process alive only while it has work: an idle judge never holds a stop up. */
   #busy(): void {
-    if (this.pending > 0 || this.#asked.size > 0) this.port.ref?.();
+    if (!this.#failure && (!this.#started || this.pending > 0 || this.#asked.size > 0)) this.port.ref?.();
     else this.port.unref?.();
   }
 }

@@ -54,6 +54,7 @@ describe('the judge on its own thread', () => {
     const threadFindings: ObserveFinding[] = [];
     const errors: unknown[] = [];
     const queue = JudgeQueue.start(options, { onFindings: (findings) => threadFindings.push(...findings), onError: (error) => errors.push(error) });
+    await queue.ready();
     for (const exchange of exchanges) queue.submit(exchange);
     const threadResult = await queue.close({ deadline: Date.now() + 60_000 });
 
