@@ -324,7 +324,8 @@ describe.skipIf(!JAVA)('verify service against a Java service (java not installe
   }, 300_000);
 
   const faults: [fault: string, rule: string, where: RegExp, suite: string][] = [
-    ['urlsafe-envelope', 'CRYPTO-ENVELOPE', /^service\/energy\/[\w-]+\/envelope/, 'service/energy'],
+    // Which check meets a '-' or '_' first depends on the random ciphertext (one answer in about 250 has neither).
+    ['urlsafe-envelope', 'CRYPTO-ENVELOPE', /^service\/energy\//, 'service/energy'],
     ['energy-round', 'ENERGY-FLOOR', /^service\/energy\/floor-of-live-balance\/energy-floor/, 'service/energy'],
     ['tenant-as-string', 'ORDER-RES', /^service\/orders\/withdrawal\/result/, 'service/orders'],
     ['unauthorized-200', 'ERR-401', /^service\/energy\/(missing|unknown|expired)-key\/status/, 'service/energy'],

@@ -11,15 +11,15 @@ type Path = Array<string | number>;
 /** A value ready for postMessage: exact numbers as text, and where they were. */
 export interface Cloneable<T> {
   value: T;
-  exact: Array<[Path, string]>;
+  numbers: Array<[Path, string]>;
 }
 
-/** Copies `value` with every exact number replaced by its text (noted in `exact`). */
+/** Copies `value` with every exact number replaced by its text (noted in `numbers`). */
 export function toCloneable<T>(value: T): Cloneable<T> {
-  const exact: Array<[Path, string]> = [];
+  const numbers: Array<[Path, string]> = [];
   const walk = (item: unknown, path: Path): unknown => {
     if (item instanceof LosslessNumber) {
-      exact.push([path, item.value]);
+      numbers.push([path, item.value]);
       return item.value;
     }
     if (Array.isArray(item)) return item.map((one, i) => walk(one, [...path, i]));
@@ -27,13 +27,13 @@ export function toCloneable<T>(value: T): Cloneable<T> {
       return Object.fromEntries(Object.entries(item).map(([key, one]) => [key, walk(one, [...path, key])]));
     return item;
   };
-  return { value: walk(value, []) as T, exact };
+  return { value: walk(value, []) as T, numbers };
 }
 
 /** The value again, its exact numbers exact (`cloneable` is the received copy: changed in place). */
 export function fromCloneable<T>(cloneable: Cloneable<T>): T {
   let root = cloneable.value as unknown;
-  for (const [path, text] of cloneable.exact) {
+  for (const [path, text] of cloneable.numbers) {
     if (path.length === 0) {
       root = new LosslessNumber(text);
       continue;

@@ -16,7 +16,6 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     expect(suites.map((one) => one.name)).toEqual([
       'service/derived/order-key-near-misses',
       'service/derived/order-id-echo',
-      'service/derived/tenant-id-typing',
       'service/derived/energy-floor-edges',
       'service/derived/request-block-edges',
       'service/derived/answer-block-edges',
@@ -34,7 +33,7 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     }
   });
 
-  it('labels with an open point only what a legal reading may answer otherwise: the order endpoint status and body, a refused identifier, a lease debited later', () => {
+  it('labels with an open point only what a legal reading may answer otherwise: the order endpoint status and body, a refused callBackId, a lease debited later', () => {
     const open = cases.flatMap(({ suite: name, case: c }) =>
       expectations(c)
         .filter((e) => (e.rules ?? []).some((rule) => rule.startsWith('U-')))
@@ -46,7 +45,6 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
       'order-id-echo:envelope:U-LIMITS',
       'order-key-near-misses:error-body:U-CODES',
       'order-key-near-misses:status:U-CODES',
-      'tenant-id-typing:envelope:U-LIMITS',
     ]);
   });
 
@@ -84,20 +82,6 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     // Debits a faulty service might take: the amount alone, the amount over the cost, one transaction's cost.
     const legal = new Set([balance / cost, debited / cost]);
     for (const wrong of [transactions, transactions / cost, cost]) expect(legal.has((balance - wrong) / cost), String(wrong)).toBe(false);
-  });
-
-  it('sends tenantUserIds a strict digit pattern refuses or a number parser chokes on, each judged as an integer when accepted', () => {
-    for (const c of suite('tenant-id-typing').cases) {
-      const plain = c.steps[0]!.request!.plain as Record<string, unknown>;
-      expect(typeof plain.tenantUserId, c.id).toBe('string');
-      expect(
-        expectations(c).find((e) => e.check === 'result'),
-        c.id,
-      ).toMatchObject({ schema: 'OrderResult', ifAccepted: true, rules: ['ORDER-RES'] });
-    }
-    const values = suite('tenant-id-typing').cases.map((c) => String((c.steps[0]!.request!.plain as Record<string, unknown>).tenantUserId));
-    expect(values.filter((value) => /^\d+$/.test(value))).toHaveLength(2);
-    expect(values.some((value) => BigInt(/^\d+$/.test(value) ? value : '0') > 2n ** 63n - 1n)).toBe(true);
   });
 
   it('keeps each callBackId value class fresh per case: a template in every one', () => {

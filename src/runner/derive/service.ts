@@ -84,48 +84,22 @@ const CALLBACK_IDS: Record<string, { value: string; what: string }> = {
 };
 
 /**
- * Value classes of the tenantUserId: the request types it as a string, the result as an integer
- * (ORDER-RES), so a service maps it or refuses it. Each must end as an integer or a refusal, never
- * as a crash or a bare word in the result's JSON.
- */
-const TENANT_USER_IDS: Record<string, { value: string; what: string }> = {
-  'leading-zeros': { value: '0020931', what: 'digits with leading zeros' },
-  // 2^63: one more than a Java long holds.
-  'beyond-java-long': { value: '9223372036854775808', what: 'digits beyond a Java long' },
-  letters: { value: 'tenant', what: 'letters only' },
-  'digits-then-letters': { value: '20931abc', what: 'digits, then letters' },
-  'letters-then-digits': { value: 'abc20931', what: 'letters, then digits' },
-  // U+FF12 U+FF10 ...: digits to a Unicode-aware pattern, not to an ASCII one.
-  'fullwidth-digits': { value: '\uFF12\uFF10\uFF19\uFF13\uFF11', what: 'full-width digits' },
-};
-
-/** What each echoed-identifier row varies, and what the result must then hold. */
-const IDENTIFIER_ROWS: Record<string, { field: 'callBackId' | 'tenantUserId'; values: typeof CALLBACK_IDS; promise: string }> = {
-  'order-id-echo': { field: 'callBackId', values: CALLBACK_IDS, promise: 'gets it back in id exactly, as a string' },
-  'tenant-id-typing': { field: 'tenantUserId', values: TENANT_USER_IDS, promise: 'gets a result whose tenantUserId is an integer' },
-};
-
-/**
- * Each value class of an identifier the result carries back: the callBackId in the result's `id`
- * exactly, as a string; the tenantUserId typed as an integer (ORDER-RES). A service may refuse a
- * value it caps or does not take (U-LIMITS: a warning); an order it accepts must answer the result
- * the rule describes, and an internal error (HTTP 5xx) is no refusal.
+ * Each value class of the callBackId comes back in the result's `id` exactly, as a string
+ * (ORDER-RES). A service may refuse a value it caps or does not take (U-LIMITS: a warning); an
+ * order it accepts must echo the id unchanged.
  */
 function echoedIds(dimension: Dimension): Case[] {
-  const row = IDENTIFIER_ROWS[dimension.id];
-  if (!row) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no identifier of an order is known for this row`);
   return dimension.variants.map((variant) => {
-    const value = row.values[variant];
-    if (!value) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no ${row.field} for the variant ${variant}`);
-    const order = row.field === 'callBackId' ? withdrawal(value.value) : { ...withdrawal('{{id}}'), tenantUserId: value.value };
+    const callBackId = CALLBACK_IDS[variant];
+    if (!callBackId) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no callBackId for the variant ${variant}`);
     return {
-      id: `${row.field.toLowerCase()}-${variant}`,
-      title: `An order whose ${row.field} is ${value.what} ${row.promise} (a service may refuse the value, U-LIMITS)`,
+      id: `callbackid-${variant}`,
+      title: `An order whose callBackId is ${callBackId.what} gets it back in id exactly, as a string (a service may refuse the value, U-LIMITS)`,
       rules: [dimension.rule, ...dimension.also],
       needs: ['userId', 'orders'],
       steps: [
         {
-          request: { endpoint: 'order', plain: order },
+          request: { endpoint: 'order', plain: withdrawal(callBackId.value) },
           expect: [
             { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
             expect(dimension, variant, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, [dimension.rule]),
@@ -290,7 +264,7 @@ export const SERVICE_GENERATORS: Generators = {
     variants: KEY_VARIANTS,
     cases: keyNearMisses,
   },
-  'echoed-identifier': { variants: [...new Set(Object.values(IDENTIFIER_ROWS).flatMap((row) => Object.keys(row.values)))], cases: echoedIds },
+  'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
   'computed-value': { variants: [...Object.keys(ENERGY_EDGES), 'after-lease'], cases: energyEdges },
   'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
 };
