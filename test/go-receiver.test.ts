@@ -27,26 +27,27 @@ interface Report {
 }
 
 /**
- * Each fault, the rule its failure must name, and whether only --strict fails it (a check on an
- * open point or a SHOULD warns otherwise). The last two are caught only by derived cases
- * (merchant/derived/*: a near miss of the key, a deposit key component varied alone).
+ * Each fault, the rule its failure must name, the cases that must catch it (`--case`: the correct
+ * receiver runs every suite, so each fault runs only what shows it), and whether only --strict fails
+ * it (a check on an open point or a SHOULD warns otherwise). The last two are caught only by derived
+ * cases (merchant/derived/*: a near miss of the key, a deposit key component varied alone).
  */
-const FAULTS: Array<{ fault: string; rule: string; strict?: boolean }> = [
-  { fault: 'body-before-key', rule: 'CB-KEY-FIRST' },
-  { fault: 'expired-key-accepted', rule: 'CB-KEY-401' },
-  { fault: 'form-field-body', rule: 'CB-RAW-BODY' },
-  { fault: 'lenient-base64', rule: 'U-CRYPTO', strict: true },
-  { fault: 'interface-spelling-only', rule: 'U-CB-FIELDS', strict: true },
-  { fault: 'chainname-wins', rule: 'U-CB-FIELDS', strict: true },
-  { fault: 'deposit-key-txid-only', rule: 'CB-ID-DEPOSIT' },
-  { fault: 'withdrawal-key-tracking-id', rule: 'CB-ID-WITHDRAW' },
-  { fault: 'key-by-request-uuid', rule: 'CB-UUID' },
-  { fault: 'reprocess-duplicates', rule: 'CB-ONCE' },
-  { fault: 'no-dup-ack', rule: 'CB-DUP-ACK' },
-  { fault: 'memory-only', rule: 'CB-ONCE' },
-  { fault: 'ack-before-journal', rule: 'CB-ONCE' },
-  { fault: 'key-case-insensitive', rule: 'CB-KEY-401' },
-  { fault: 'deposit-key-without-chain', rule: 'CB-ID-DEPOSIT' },
+const FAULTS: Array<{ fault: string; rule: string; only: string; strict?: boolean }> = [
+  { fault: 'body-before-key', rule: 'CB-KEY-FIRST', only: 'merchant/key-first/*' },
+  { fault: 'expired-key-accepted', rule: 'CB-KEY-401', only: 'merchant/key-first/*' },
+  { fault: 'form-field-body', rule: 'CB-RAW-BODY', only: 'merchant/raw-body/*' },
+  { fault: 'lenient-base64', rule: 'U-CRYPTO', only: 'merchant/malformed/*', strict: true },
+  { fault: 'interface-spelling-only', rule: 'U-CB-FIELDS', only: 'merchant/idempotency/redelivered-deposit', strict: true },
+  { fault: 'chainname-wins', rule: 'U-CB-FIELDS', only: 'merchant/idempotency/deposit-chain-and-chainname-differ', strict: true },
+  { fault: 'deposit-key-txid-only', rule: 'CB-ID-DEPOSIT', only: 'merchant/idempotency/deposit-*' },
+  { fault: 'withdrawal-key-tracking-id', rule: 'CB-ID-WITHDRAW', only: 'merchant/idempotency/withdrawal-*' },
+  { fault: 'key-by-request-uuid', rule: 'CB-UUID', only: 'merchant/idempotency/redelivered-*' },
+  { fault: 'reprocess-duplicates', rule: 'CB-ONCE', only: 'merchant/idempotency/redelivered-*' },
+  { fault: 'no-dup-ack', rule: 'CB-DUP-ACK', only: 'merchant/idempotency/redelivered-*' },
+  { fault: 'memory-only', rule: 'CB-ONCE', only: 'merchant/derived/acknowledged-survives-restart/*' },
+  { fault: 'ack-before-journal', rule: 'CB-ONCE', only: 'merchant/derived/acknowledged-survives-restart/*' },
+  { fault: 'key-case-insensitive', rule: 'CB-KEY-401', only: 'merchant/derived/callback-key-near-misses/*' },
+  { fault: 'deposit-key-without-chain', rule: 'CB-ID-DEPOSIT', only: 'merchant/derived/deposit-key-components/*' },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-go-receiver-'));
@@ -113,7 +114,7 @@ async function startReceiver(name: string, fault?: string): Promise<{ home: stri
 }
 
 /** `verify merchant` (the built CLI) against a receiver, with the probe, the expired and the not-yet-valid key and a restart command. */
-async function verify(receiver: { home: string; port: number }, options: { restart?: string; strict?: boolean } = {}) {
+async function verify(receiver: { home: string; port: number }, options: { restart?: string; strict?: boolean; only?: string } = {}) {
   const reports = join(receiver.home, 'reports');
   const base = `http://127.0.0.1:${receiver.port}`;
   const run = await runCliAsync(
@@ -131,6 +132,7 @@ async function verify(receiver: { home: string; port: number }, options: { resta
       '--reports',
       reports,
       ...(options.strict ? ['--strict'] : []),
+      ...(options.only ? ['--case', options.only] : []),
     ],
     { cwd: receiver.home, env: { WALLET_API_KEY: API_KEY, WALLET_EXPIRED_KEY: EXPIRED_KEY, WALLET_FUTURE_KEY: FUTURE_KEY } },
   );
@@ -179,10 +181,10 @@ describe.skipIf(goMissing !== undefined)(`examples/go-receiver (skipped only whe
     stop(receiver.supervisor);
   }, 240_000);
 
-  for (const { fault, rule, strict } of FAULTS) {
+  for (const { fault, rule, strict, only } of FAULTS) {
     it(`-fault ${fault}: verify merchant${strict ? ' --strict' : ''} exits 1 with a failure under ${rule}`, async () => {
       const receiver = await startReceiver(fault, fault);
-      const { run, report, lines } = await verify(receiver, { strict: strict ?? false });
+      const { run, report, lines } = await verify(receiver, { strict: strict ?? false, only });
       expect(run.status, `${lines('failed')}\n${run.stderr}`).toBe(1);
       expect(
         report.results.filter((r) => r.status === 'failed' && r.rules.includes(rule)).length,
