@@ -1,5 +1,41 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The end-to-end files that take longest (measured in CI; the slowest first). They start first:
+ * a clean clone has no timing cache, so vitest would order them by size and one could start last
+ * and hold the run open alone on one worker.
+ */
+const LONGEST_FIRST = [
+  'test/java-doubles.test.ts',
+  'test/property-service.test.ts',
+  'test/derived-merchant-doubles.test.ts',
+  'test/property-doubles.test.ts',
+  'test/go-receiver.test.ts',
+  'test/merchant-faults.test.ts',
+  'test/observe-cli.test.ts',
+  'test/service-faults.test.ts',
+  'test/service-policies.test.ts',
+  'test/postgres-multi-instance.test.ts',
+];
+
+/** vitest's order (projects one after another), with the longest files of LONGEST_FIRST moved to the front of theirs. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files);
+    const projects = [...new Set(ordered.map((file) => file.project.name))];
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.findIndex((name) => file.moduleId.endsWith(name));
+      return [projects.indexOf(file.project.name), at < 0 ? LONGEST_FIRST.length : at];
+    };
+    return ordered.sort((a, b) => {
+      const [projectA, placeA] = rank(a);
+      const [projectB, placeB] = rank(b);
+      return projectA! - projectB! || placeA! - placeB!;
+    });
+  }
+}
 
 /**
  * Two projects: `unit` (tests beside the code in src/, no build, seconds) and `e2e` (test/ and
@@ -16,6 +52,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     maxWorkers: Math.max(3, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
