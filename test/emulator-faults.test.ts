@@ -244,6 +244,15 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: '10',
     faulty: '312',
   },
+  'energy-lease-debits-amount': {
+    probe: async (h) => {
+      await h.control('PUT', '/__control/merchants/10086/energy', { balance: 30, costPerTx: 3 });
+      await h.call(ORDER, order({ symbol: 'ENERGY', amount: 7, expiryHours: 24 }));
+      return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
+    },
+    good: '3',
+    faulty: '7',
+  },
   'order-tenant-type-any': { probe: async (h) => (await h.call(ORDER, order({ tenantType: 2 }))).body.code, good: 40011, faulty: 0 },
   'order-energy-no-expiry': { probe: async (h) => (await h.call(ORDER, order({ symbol: 'ENERGY', amount: 1 }))).body.code, good: 40013, faulty: 0 },
   'order-result-string': {
