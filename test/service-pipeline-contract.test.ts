@@ -9,14 +9,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorTarget } from '../src/cli/embedded.js';
+import { embeddedConfig, emulatorTarget } from '../src/cli/embedded.js';
 import { parseExactJson, stringifyExact, type ExactJson } from '../src/core/exact-json.js';
 import { RULES_PATH } from '../src/platform/package-paths.js';
 import { parseRuleCatalog } from '../src/core/rules.js';
 import { halfFor, openJson } from '../src/crypto/codec.js';
 import { publicHalf, type RsaKey } from '../src/crypto/keys.js';
-import { loadEmulatorConfig } from '../src/emulator/config-load.js';
-import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { describeMerchantKeys } from '../src/emulator/key-description.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { startMerchantServer, type MerchantServer } from '../src/merchant/server.js';
@@ -76,15 +74,8 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
   const pairs: Pair[] = [];
 
   beforeAll(async () => {
-    // The emulator as `run` embeds it (src/cli/embedded.ts), with the reference merchant for its callbacks.
-    initEmulatorDir(dir, { store: 'emulator.sqlite', port: 0 });
-    const config = loadEmulatorConfig(join(dir, 'emulator.yaml'));
-    config.callbacks = {
-      ...config.callbacks,
-      withdrawalDelayMs: 100,
-      timeoutMs: 2000,
-      retry: { initialDelayMs: 50, factor: 2, maxDelayMs: 400, maxAttempts: 5 },
-    };
+    // The emulator as `run` embeds it, with the reference merchant for its callbacks.
+    const { config } = embeddedConfig(dir, false);
     const account = config.merchants[0]!;
     const keys = describeMerchantKeys(account);
     merchant = await startMerchantServer({

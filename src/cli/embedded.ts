@@ -55,7 +55,7 @@ export function emulatorTarget(emulator: RunningEmulator, config: EmulatorConfig
 }
 
 /** The emulator's setup of `run`: a throwaway folder's config with fast retries and, under `tls`, certificates of a throwaway CA. */
-function embeddedConfig(dir: string, tls: boolean): { config: EmulatorConfig; ca?: string; serverTls?: { cert: string; key: string } } {
+export function embeddedConfig(dir: string, tls: boolean): { config: EmulatorConfig; ca?: string; serverTls?: { cert: string; key: string } } {
   initEmulatorDir(dir, { store: 'emulator.sqlite', port: 0 });
   const config = loadEmulatorConfig(join(dir, 'emulator.yaml'));
   config.callbacks = {
