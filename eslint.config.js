@@ -42,7 +42,11 @@ export const TYPES_FROM = { reporters: 'runner' };
 
 /** Packages a layer must not import: src/core is pure, src/service the service without a transport or a database. */
 const NO_PACKAGES = {
-  core: { regex: '^(node:.*|http|https|http2|net|tls|dgram|fs|fs/promises|child_process|crypto|os|path|url|module|worker_threads)$', what: 'node: module' },
+  core: {
+    regex:
+      '^(node:.*|http|https|http2|net|tls|dgram|fs|fs/promises|child_process|crypto|os|path|url|module|worker_threads)$',
+    what: 'node: module',
+  },
   service: {
     regex: '^((node:)?(http|https|http2|net|tls|dgram|fs)|msw|msw/.*|better-sqlite3|(node:)?sqlite|pg)$',
     what: 'node:http, msw, a database or the file system',
@@ -57,8 +61,10 @@ function layerRule(layer) {
   const generatedFile = GENERATED_FILE[layer];
   const message = `src/${layer} may import only ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'itself'}${generatedFile ? ` and src/generated/${generatedFile}` : ''}${TYPES_FROM[layer] ? ` and types from src/${TYPES_FROM[layer]}` : ''} (ARCHITECTURE.md: import directions)`;
   const patterns = ALL.filter((name) => name !== layer && !allowed.includes(name)).map((name) => {
-    if (name === 'cli') return { regex: into('cli'), message: 'Nothing imports src/cli (ARCHITECTURE.md: import directions).' };
-    if (generatedFile && name === 'generated') return { regex: into('generated', `(?!${generatedFile.replace(/\./g, '\\.')}$)`), message };
+    if (name === 'cli')
+      return { regex: into('cli'), message: 'Nothing imports src/cli (ARCHITECTURE.md: import directions).' };
+    if (generatedFile && name === 'generated')
+      return { regex: into('generated', `(?!${generatedFile.replace(/\./g, '\\.')}$)`), message };
     if (TYPES_FROM[layer] === name) return { regex: into(name), allowTypeImports: true, message };
     return { regex: into(name), message };
   });
@@ -69,7 +75,11 @@ function layerRule(layer) {
       message: `src/${layer} imports src/runner only through its public API, src/runner/api.ts (ARCHITECTURE.md: import directions)`,
     });
   const banned = NO_PACKAGES[layer];
-  if (banned) patterns.push({ regex: banned.regex, message: `src/${layer} imports no ${banned.what} (ARCHITECTURE.md: import directions)` });
+  if (banned)
+    patterns.push({
+      regex: banned.regex,
+      message: `src/${layer} imports no ${banned.what} (ARCHITECTURE.md: import directions)`,
+    });
   return { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };
 }
 
@@ -81,7 +91,12 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/*'], message: 'Nothing imports cli (design.md: dependencies point one way).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/cli/*'], message: 'Nothing imports cli (design.md: dependencies point one way).' }],
+        },
+      ],
     },
   },
   {
@@ -98,7 +113,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^\\./[^/]*-command\\.js$', message: 'A command module imports no other command module: shared flags live in src/cli/flags.ts.' },
+            {
+              regex: '^\\./[^/]*-command\\.js$',
+              message: 'A command module imports no other command module: shared flags live in src/cli/flags.ts.',
+            },
           ],
         },
       ],

@@ -17,7 +17,17 @@ export default {
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
   // The sandbox needs src/, test/support and the committed key vectors; not the end-to-end tests or builds.
-  ignorePatterns: ['dist', 'bench', 'examples', 'reports', 'spec/pacts', 'test/*.ts', 'test/fixtures', 'test/doubles', '.ci'],
+  ignorePatterns: [
+    'dist',
+    'bench',
+    'examples',
+    'reports',
+    'spec/pacts',
+    'test/*.ts',
+    'test/fixtures',
+    'test/doubles',
+    '.ci',
+  ],
   tempDirName: 'reports/.stryker-tmp',
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },

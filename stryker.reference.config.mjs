@@ -49,7 +49,8 @@ export const SCOPES = {
 };
 
 const scope = process.env.REFERENCE_MUTATION_SCOPE;
-if (scope !== undefined && !(scope in SCOPES)) throw new Error(`REFERENCE_MUTATION_SCOPE must be merchant or service, not ${scope}`);
+if (scope !== undefined && !(scope in SCOPES))
+  throw new Error(`REFERENCE_MUTATION_SCOPE must be merchant or service, not ${scope}`);
 const folder = `reports/mutation-reference/${scope ?? 'all'}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

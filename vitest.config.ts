@@ -19,7 +19,14 @@ export default defineConfig({
     maxWorkers: Math.max(3, availableParallelism() + 1),
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
     ],
   },
 });

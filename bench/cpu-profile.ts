@@ -46,7 +46,8 @@ export function summarize(
     functions.set(name, (functions.get(name) ?? 0) + us);
     files.set(file, (files.get(file) ?? 0) + us);
   }
-  const sorted = (map: Map<string, number>) => [...map].map(([k, us]): [string, number] => [k, us / 1000]).sort((a, b) => b[1] - a[1]);
+  const sorted = (map: Map<string, number>) =>
+    [...map].map(([k, us]): [string, number] => [k, us / 1000]).sort((a, b) => b[1] - a[1]);
   return { totalMs: totalUs / 1000, idleMs: idleUs / 1000, functions: sorted(functions), files: sorted(files) };
 }
 
@@ -82,10 +83,13 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
       };
     });
   const busy = summary.totalMs - summary.idleMs;
-  console.log(`${file}: ${summary.totalMs.toFixed(0)} ms sampled, ${busy.toFixed(0)} ms busy (idle ${summary.idleMs.toFixed(0)} ms)`);
+  console.log(
+    `${file}: ${summary.totalMs.toFixed(0)} ms sampled, ${busy.toFixed(0)} ms busy (idle ${summary.idleMs.toFixed(0)} ms)`,
+  );
   console.log('\nby function (self ms, share of busy):');
   for (const [name, ms] of summary.functions.slice(0, top))
     console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
   console.log('\nby file:');
-  for (const [name, ms] of summary.files.slice(0, 25)) console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  for (const [name, ms] of summary.files.slice(0, 25))
+    console.log(`${ms.toFixed(1).padStart(9)}  ${((ms / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
 }

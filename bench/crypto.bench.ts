@@ -15,7 +15,10 @@ const BLOCKS_PER_KIB = Math.ceil(1024 / 245);
 /** OpenSSL's own private-key (sign) and public-key (verify) operations per second. */
 function opensslSpeed(): { sign: number; verify: number } | null {
   try {
-    const out = execFileSync('openssl', ['speed', '-seconds', '2', 'rsa2048'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('openssl', ['speed', '-seconds', '2', 'rsa2048'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const line = out.split('\n').find((l) => /^rsa\s+2048 bits/.test(l));
     const numbers = line?.trim().split(/\s+/).slice(3).map(Number) ?? [];
     // "rsa 2048 bits <sign s> <verify s> <sign/s> <verify/s>" (OpenSSL 3.0 layout)
@@ -38,10 +41,22 @@ export default async function bench(): Promise<void> {
 
   const b = new Bench({ time: 1500, warmupTime: 200 });
   for (const engine of [nativeEngine, forgeEngine]) {
-    b.add(`${engine.name} private encrypt 1 KiB (callback seal)`, () => void sealBytes(plain, 'callback', priv, { engine }));
-    b.add(`${engine.name} private decrypt 1 KiB (request open)`, () => void openBytes(sealed.request, 'request', priv, { engine }));
-    b.add(`${engine.name} public encrypt 1 KiB (request seal)`, () => void sealBytes(plain, 'request', priv.publicKey, { engine }));
-    b.add(`${engine.name} public decrypt 1 KiB (callback open)`, () => void openBytes(sealed.callback, 'callback', priv.publicKey, { engine }));
+    b.add(
+      `${engine.name} private encrypt 1 KiB (callback seal)`,
+      () => void sealBytes(plain, 'callback', priv, { engine }),
+    );
+    b.add(
+      `${engine.name} private decrypt 1 KiB (request open)`,
+      () => void openBytes(sealed.request, 'request', priv, { engine }),
+    );
+    b.add(
+      `${engine.name} public encrypt 1 KiB (request seal)`,
+      () => void sealBytes(plain, 'request', priv.publicKey, { engine }),
+    );
+    b.add(
+      `${engine.name} public decrypt 1 KiB (callback open)`,
+      () => void openBytes(sealed.callback, 'callback', priv.publicKey, { engine }),
+    );
   }
   await b.run();
   const hz = (name: string) => {
@@ -58,7 +73,9 @@ export default async function bench(): Promise<void> {
   ]) {
     const native = hz(`native ${op}`);
     const forged = hz(`forge ${op}`);
-    console.log(`${op.padEnd(40)} native=${native.toFixed(0)} ops/s  forge=${forged.toFixed(1)} ops/s  native/forge=${(native / forged).toFixed(1)}x`);
+    console.log(
+      `${op.padEnd(40)} native=${native.toFixed(0)} ops/s  forge=${forged.toFixed(1)} ops/s  native/forge=${(native / forged).toFixed(1)}x`,
+    );
   }
   const speed = opensslSpeed();
   if (!speed) {

@@ -106,7 +106,12 @@ function startChild(configPath: string, spare = true): Promise<EmulatorChild> {
   // BENCH_CPU_PROF=<dir>: the emulator child (and its sealing threads) write V8 CPU profiles there (bench/cpu-profile.ts sums them).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const proc: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, DISPATCH_BENCH_ROLE: 'emulator', DISPATCH_BENCH_CONFIG: configPath, DISPATCH_BENCH_SPARE: spare ? '1' : '0' },
+    env: {
+      ...process.env,
+      DISPATCH_BENCH_ROLE: 'emulator',
+      DISPATCH_BENCH_CONFIG: configPath,
+      DISPATCH_BENCH_SPARE: spare ? '1' : '0',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -222,7 +227,11 @@ export default async function bench(): Promise<void> {
         },
       };
       /** One run: `count` deliveries emitted at once (concurrent or one after another), timed until the receiver has them all. */
-      const measure = async (mode: string, concurrent: boolean, count: number): Promise<{ wall: number; cpu: number }> => {
+      const measure = async (
+        mode: string,
+        concurrent: boolean,
+        count: number,
+      ): Promise<{ wall: number; cpu: number }> => {
         mode = `${label}${mode}`;
         received = 0;
         target = count;
@@ -235,7 +244,11 @@ export default async function bench(): Promise<void> {
         const sizes = Array.from({ length: Math.ceil(count / 1_000) }, (_, i) => Math.min(1_000, count - i * 1_000));
         const trackingIds = await Promise.all(
           sizes.map(async (deliveries) => {
-            const res = await controlEmitCallback(control, { userId: merchant.userId }, { type: 1, deliveries, concurrent });
+            const res = await controlEmitCallback(
+              control,
+              { userId: merchant.userId },
+              { type: 1, deliveries, concurrent },
+            );
             if (res.status !== 200) throw new Error(`control API answered ${res.status}: ${res.text}`);
             return (res.json as ControlEmitCallbackAnswer).trackingId;
           }),
@@ -251,7 +264,10 @@ export default async function bench(): Promise<void> {
         // Every delivery acknowledged exactly once, as the emulator recorded it.
         const recorded = async () => {
           const lists = await Promise.all(
-            trackingIds.map(async (trackingId) => ((await controlListDeliveries(control, { trackingId })).json as ControlListDeliveriesAnswer).attempts),
+            trackingIds.map(
+              async (trackingId) =>
+                ((await controlListDeliveries(control, { trackingId })).json as ControlListDeliveriesAnswer).attempts,
+            ),
           );
           return lists.flat();
         };
@@ -277,7 +293,10 @@ export default async function bench(): Promise<void> {
           seals.push(sealRate(key, 1_000));
           // Wall rates depend on what else the machine runs; CPU rates compare the work per callback.
           const [before, after] = [seals.at(-2)!, seals.at(-1)!];
-          rounds.push({ wall: rate.wall / ((before.wall + after.wall) / 2), cpu: rate.cpu / ((before.cpu + after.cpu) / 2) });
+          rounds.push({
+            wall: rate.wall / ((before.wall + after.wall) / 2),
+            cpu: rate.cpu / ((before.cpu + after.cpu) / 2),
+          });
         }
         if (spare) await measure('one after another', false, DELIVERIES / 8);
       } finally {

@@ -74,7 +74,10 @@ async function child(role: string, configPath: string): Promise<void> {
 }
 
 function startChild(role: 'emulator' | 'bare', configPath: string): Promise<BenchChild> {
-  return startBenchChild(fileURLToPath(import.meta.url), role, { EMULATOR_BENCH_ROLE: role, EMULATOR_BENCH_CONFIG: configPath });
+  return startBenchChild(fileURLToPath(import.meta.url), role, {
+    EMULATOR_BENCH_ROLE: role,
+    EMULATOR_BENCH_CONFIG: configPath,
+  });
 }
 
 interface Load {
@@ -86,7 +89,13 @@ interface Load {
   failed: number;
 }
 
-async function load(server: BenchChild, path: string, apiKey: string, bodies: () => string, duration = DURATION_S): Promise<Load> {
+async function load(
+  server: BenchChild,
+  path: string,
+  apiKey: string,
+  bodies: () => string,
+  duration = DURATION_S,
+): Promise<Load> {
   let ok = 0;
   let failed = 0;
   const cpu0 = server.cpu();
@@ -109,8 +118,17 @@ async function load(server: BenchChild, path: string, apiKey: string, bodies: ()
     ],
   });
   // BENCH_WINDOW=1: the measured window on the monotonic clock and the server's pid (for perf record -k CLOCK_MONOTONIC, bench/perf-threads.ts).
-  if (process.env.BENCH_WINDOW) console.log(`window ${path}: ${from} ${process.hrtime.bigint() / 1000n} ${server.pid} (${result.requests.total} requests)`);
-  return { rps: result.requests.average, cpuMs: ((server.cpu() - cpu0) * 1000) / Math.max(1, result.requests.total), p99: result.latency.p99, ok, failed };
+  if (process.env.BENCH_WINDOW)
+    console.log(
+      `window ${path}: ${from} ${process.hrtime.bigint() / 1000n} ${server.pid} (${result.requests.total} requests)`,
+    );
+  return {
+    rps: result.requests.average,
+    cpuMs: ((server.cpu() - cpu0) * 1000) / Math.max(1, result.requests.total),
+    p99: result.latency.p99,
+    ok,
+    failed,
+  };
 }
 
 export default async function bench(): Promise<void> {
@@ -125,7 +143,10 @@ export default async function bench(): Promise<void> {
     const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: 'bench.sqlite', callbackUrl, port: 0 });
     // Withdrawal callbacks of the load phase wait an hour: the load figures measure requests only.
-    writeFileSync(configPath, readFileSync(configPath, 'utf8').replace('withdrawalDelayMs: 1000', 'withdrawalDelayMs: 3600000'));
+    writeFileSync(
+      configPath,
+      readFileSync(configPath, 'utf8').replace('withdrawalDelayMs: 1000', 'withdrawalDelayMs: 3600000'),
+    );
     const config = loadEmulatorConfig(configPath);
     const merchant = config.merchants[0]!;
     const pub = merchant.keyPair.publicKey;
@@ -182,7 +203,10 @@ export default async function bench(): Promise<void> {
         `${name.padEnd(22)} emulator=${emulator.rps.toFixed(0)} req/s (p99 ${emulator.p99} ms, ${emulator.ok} ok, ${emulator.failed} not ok)  bare=${bare.rps.toFixed(0)} req/s (p99 ${bare.p99} ms)  emulator/bare=${ratio.toFixed(2)} (goal >= ${goal}: ${ratio >= goal ? 'met' : 'NOT met'})`,
       );
     }
-    if (o > ORDER_POOL) console.log(`note: ${o - ORDER_POOL} order bodies were reused (duplicate callBackIds answer 40012); raise ORDER_POOL`);
+    if (o > ORDER_POOL)
+      console.log(
+        `note: ${o - ORDER_POOL} order bodies were reused (duplicate callBackIds answer 40012); raise ORDER_POOL`,
+      );
 
     // The callback dispatch rate is its own bench: bench/dispatch.bench.ts (npm run bench dispatch).
   } finally {

@@ -21,6 +21,10 @@ if (store === 'ack-only') {
   server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as AddressInfo).port}`));
 } else {
   const publicKey = parseKey(readFileSync(keyFile), { expect: 'public' }) as RsaPublicKey;
-  const merchant = await startMerchantServer({ apiKeys: [apiKey], publicKey, store: store === 'memory' ? new MemoryIdempotencyStore() : store });
+  const merchant = await startMerchantServer({
+    apiKeys: [apiKey],
+    publicKey,
+    store: store === 'memory' ? new MemoryIdempotencyStore() : store,
+  });
   console.log(`port ${merchant.port}`);
 }

@@ -47,10 +47,20 @@ function withdrawal(i: number): string {
   });
 }
 
-async function inProcess(kind: StoreKind, privateKey: RsaPrivateKey, unique: string[], duplicate: string): Promise<{ unique: number; duplicate: number }> {
+async function inProcess(
+  kind: StoreKind,
+  privateKey: RsaPrivateKey,
+  unique: string[],
+  duplicate: string,
+): Promise<{ unique: number; duplicate: number }> {
   const store = kind.open();
   let processed = 0;
-  const receiver = createCallbackReceiver({ apiKeys: [API_KEY], publicKey: privateKey.publicKey, store, process: () => void processed++ });
+  const receiver = createCallbackReceiver({
+    apiKeys: [API_KEY],
+    publicKey: privateKey.publicKey,
+    store,
+    process: () => void processed++,
+  });
   const headers = { 'x-api-key': API_KEY };
   const rate = async (bodies: string[]) => {
     const start = performance.now();
@@ -63,14 +73,25 @@ async function inProcess(kind: StoreKind, privateKey: RsaPrivateKey, unique: str
   const uniqueRate = await rate(unique);
   const duplicateRate = await rate(Array(IN_PROCESS).fill(duplicate));
   // The first duplicate delivery is the event's first delivery: it is processed, the rest are not.
-  if (processed !== unique.length + 1) throw new Error(`${kind.name}: processed ${processed} events, expected ${unique.length + 1}`);
+  if (processed !== unique.length + 1)
+    throw new Error(`${kind.name}: processed ${processed} events, expected ${unique.length + 1}`);
   await store.close();
   return { unique: uniqueRate, duplicate: duplicateRate };
 }
 
-async function overHttp(kind: StoreKind, privateKey: RsaPrivateKey, unique: string[], duplicate: string): Promise<{ unique: number; duplicate: number }> {
+async function overHttp(
+  kind: StoreKind,
+  privateKey: RsaPrivateKey,
+  unique: string[],
+  duplicate: string,
+): Promise<{ unique: number; duplicate: number }> {
   let processed = 0;
-  const server = await startMerchantServer({ apiKeys: [API_KEY], publicKey: privateKey.publicKey, store: kind.open(), process: () => void processed++ });
+  const server = await startMerchantServer({
+    apiKeys: [API_KEY],
+    publicKey: privateKey.publicKey,
+    store: kind.open(),
+    process: () => void processed++,
+  });
   const run = async (bodies: () => string) => {
     const start = performance.now();
     const result = await autocannon({
@@ -85,13 +106,15 @@ async function overHttp(kind: StoreKind, privateKey: RsaPrivateKey, unique: stri
         },
       ],
     });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${kind.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     return result['2xx'] / ((performance.now() - start) / 1000);
   };
   let next = 0;
   const uniqueRate = await run(() => unique[next++]!);
   const duplicateRate = await run(() => duplicate);
-  if (processed !== unique.length + 1) throw new Error(`${kind.name}: processed ${processed} events over HTTP, expected ${unique.length + 1}`);
+  if (processed !== unique.length + 1)
+    throw new Error(`${kind.name}: processed ${processed} events over HTTP, expected ${unique.length + 1}`);
   await server.close();
   await server.store.close();
   return { unique: uniqueRate, duplicate: duplicateRate };
@@ -104,18 +127,26 @@ export default async function bench(): Promise<void> {
   const kinds: StoreKind[] = [
     { name: 'in-memory', open: () => new MemoryIdempotencyStore() },
     { name: 'SQLite synchronous=full (default)', open: () => openSqliteStore(join(dir, `bench-${files++}.sqlite`)) },
-    { name: 'SQLite synchronous=normal', open: () => openSqliteStore(join(dir, `bench-${files++}.sqlite`), { synchronous: 'normal' }) },
+    {
+      name: 'SQLite synchronous=normal',
+      open: () => openSqliteStore(join(dir, `bench-${files++}.sqlite`), { synchronous: 'normal' }),
+    },
   ];
-  const seal = (count: number, offset: number) => Array.from({ length: count }, (_, i) => sealJson(withdrawal(offset + i), 'callback', privateKey));
+  const seal = (count: number, offset: number) =>
+    Array.from({ length: count }, (_, i) => sealJson(withdrawal(offset + i), 'callback', privateKey));
   const duplicate = seal(1, 0)[0]!;
   try {
-    console.log(`receiver core in process: ${IN_PROCESS} unique events, then ${IN_PROCESS} deliveries of one processed event (1024-bit key, pkcs1)`);
+    console.log(
+      `receiver core in process: ${IN_PROCESS} unique events, then ${IN_PROCESS} deliveries of one processed event (1024-bit key, pkcs1)`,
+    );
     const core: Record<string, { unique: number; duplicate: number }> = {};
     for (const kind of kinds) {
       core[kind.name] = await inProcess(kind, privateKey, seal(IN_PROCESS, 1_000_000), duplicate);
     }
     report(core);
-    console.log(`HTTP on loopback (autocannon, ${CONNECTIONS} connections, same process): ${OVER_HTTP} unique events, then ${OVER_HTTP} duplicate deliveries`);
+    console.log(
+      `HTTP on loopback (autocannon, ${CONNECTIONS} connections, same process): ${OVER_HTTP} unique events, then ${OVER_HTTP} duplicate deliveries`,
+    );
     const http: Record<string, { unique: number; duplicate: number }> = {};
     for (const kind of kinds) {
       http[kind.name] = await overHttp(kind, privateKey, seal(OVER_HTTP, 2_000_000), duplicate);
@@ -150,7 +181,9 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
   const postgres = await startPostgres({ durable: true, statementCounts: true });
   const storm = (name: string, stores: string[]) => stormOn(name, stores, keyFile, privateKey);
   try {
-    console.log(`under load merchant (${STORM_EVENTS} events, 30% duplicates, ${STORM_CONCURRENCY} in flight, merchant in separate processes):`);
+    console.log(
+      `under load merchant (${STORM_EVENTS} events, 30% duplicates, ${STORM_CONCURRENCY} in flight, merchant in separate processes):`,
+    );
     const results: Record<string, StormFigures> = {};
     results.memory = await storm('memory', ['memory']);
     results.SQLite = await storm('SQLite', [join(dir, 'storm.sqlite')]);
@@ -175,7 +208,9 @@ async function underStorm(dir: string, privateKey: RsaPrivateKey): Promise<void>
     console.log(
       `  SQLite ÷ memory: ${(results.SQLite!.eventsPerSecond / memory.eventsPerSecond).toFixed(2)}x (goal >= 0.5); PostgreSQL 3 ÷ 1 instance: ${(three.eventsPerSecond / one.eventsPerSecond).toFixed(2)}x (goal >= 1.5)`,
     );
-    console.log(`${cpuRatioLine(one, three)}; one cold run each; the goal (<= 1.2x at the same load per instance) is npm run bench postgres-instances`);
+    console.log(
+      `${cpuRatioLine(one, three)}; one cold run each; the goal (<= 1.2x at the same load per instance) is npm run bench postgres-instances`,
+    );
     console.log(
       `  driver alone (ack-only receiver): ${ceiling.eventsPerSecond.toFixed(0)} events/s = ${(ceiling.eventsPerSecond / best).toFixed(2)}x the fastest merchant (goal >= 2)`,
     );

@@ -49,11 +49,18 @@ async function child(role: Role): Promise<void> {
     const agent = new http.Agent({ keepAlive: true });
     const server = http.createServer((req, res) => {
       if (!target)
-        return void req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER));
-      const forward = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+        return void req
+          .resume()
+          .on('end', () =>
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER),
+          );
+      const forward = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forward.on('error', () => res.destroy());
       req.pipe(forward);
     });
@@ -87,9 +94,14 @@ function once(url: string): Promise<number> {
   const target = new URL(ENERGY, url);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': API_KEY, 'content-length': BODY.length };
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers }, (res) =>
-      res.resume().on('end', () => resolve(performance.now() - started)),
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-api-key': API_KEY,
+      'content-length': BODY.length,
+    };
+    const req = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers },
+      (res) => res.resume().on('end', () => resolve(performance.now() - started)),
     );
     req.on('error', reject);
     req.end(BODY);
@@ -109,7 +121,14 @@ async function addedP99(direct: string, through: string): Promise<{ direct: numb
 
 async function rps(url: string): Promise<number> {
   const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': API_KEY };
-  const result = await autocannon({ url: `${url}${ENERGY}`, connections: CONNECTIONS, duration: DURATION_S, method: 'POST', body: BODY, headers });
+  const result = await autocannon({
+    url: `${url}${ENERGY}`,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    method: 'POST',
+    body: BODY,
+    headers,
+  });
   return result.requests.average;
 }
 
@@ -138,14 +157,29 @@ function memory(): { at10k: number; at1m: number } {
     direction: 'merchant→service',
     startedAt: 0,
     endedAt: 1,
-    request: { method: 'POST', path: ENERGY, headers: { 'x-api-key': API_KEY }, bodyBase64: Buffer.from(BODY).toString('base64') },
+    request: {
+      method: 'POST',
+      path: ENERGY,
+      headers: { 'x-api-key': API_KEY },
+      bodyBase64: Buffer.from(BODY).toString('base64'),
+    },
     response: { status: 200, headers: {}, bodyBase64: Buffer.from(ANSWER).toString('base64') },
   };
   let at10k = 0;
   for (let seq = 1; seq <= 1_000_000; seq++) {
     feed.exchange({ ...base, seq, startedAt: seq, endedAt: seq + 1 });
     if (seq % 10 === 0)
-      feed.findings([{ id: `observe/seq-${seq}/x`, suite: 'observe', case: `seq-${seq}`, title: 't', rules: ['AUTH-KEY'], status: 'failed', message: 'm' }]);
+      feed.findings([
+        {
+          id: `observe/seq-${seq}/x`,
+          suite: 'observe',
+          case: `seq-${seq}`,
+          title: 't',
+          rules: ['AUTH-KEY'],
+          status: 'failed',
+          message: 'm',
+        },
+      ]);
     if (seq % 100 === 0) feed.flush();
     if (seq === 10_000) at10k = heapMiB(gc);
   }
@@ -155,7 +189,10 @@ function memory(): { at10k: number; at1m: number } {
 export default async function bench(): Promise<void> {
   const children: BenchChild[] = [];
   const start = async (role: Role, upstream = '') => {
-    const started = await startBenchChild(fileURLToPath(import.meta.url), role, { OBSERVE_UI_BENCH_ROLE: role, OBSERVE_BENCH_UPSTREAM: upstream });
+    const started = await startBenchChild(fileURLToPath(import.meta.url), role, {
+      OBSERVE_UI_BENCH_ROLE: role,
+      OBSERVE_BENCH_UPSTREAM: upstream,
+    });
     children.push(started);
     return started;
   };
@@ -188,7 +225,9 @@ export default async function bench(): Promise<void> {
   }
   const { at10k, at1m } = memory();
   const ratio = at1m / at10k;
-  console.log(`memory of the page's feed (heap after GC): ${at10k.toFixed(1)} MiB after 10,000 exchanges, ${at1m.toFixed(1)} MiB after 1,000,000`);
+  console.log(
+    `memory of the page's feed (heap after GC): ${at10k.toFixed(1)} MiB after 10,000 exchanges, ${at1m.toFixed(1)} MiB after 1,000,000`,
+  );
   console.log(`  ratio = ${ratio.toFixed(2)} (goal <= 1.2: ${ratio <= 1.2 ? 'met' : 'NOT met'})`);
 }
 

@@ -52,7 +52,12 @@ async function child(role: string): Promise<void> {
     const server = http.createServer((req, res) => {
       req.resume();
       req.on('end', () =>
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BARE_ANSWER) }).end(BARE_ANSWER),
+        res
+          .writeHead(200, {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(BARE_ANSWER),
+          })
+          .end(BARE_ANSWER),
       );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,7 +74,14 @@ async function child(role: string): Promise<void> {
     const keepAlive = new http.Agent({ keepAlive: true });
     const server = http.createServer((req, res) => {
       const forward = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: keepAlive },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent: keepAlive,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -108,7 +120,9 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
     },
   );
   const proxy = await startObserveProxy({
-    listeners: [{ direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: process.env.OBSERVE_BENCH_UPSTREAM! }],
+    listeners: [
+      { direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: process.env.OBSERVE_BENCH_UPSTREAM! },
+    ],
     onExchange: (exchange) => {
       metrics.exchange(exchange);
       queue.submit(exchange);
@@ -137,7 +151,10 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
   };
 }
 
-function startChild(role: 'bare' | 'emulator' | 'proxy' | 'plain', env: Record<string, string> = {}): Promise<BenchChild> {
+function startChild(
+  role: 'bare' | 'emulator' | 'proxy' | 'plain',
+  env: Record<string, string> = {},
+): Promise<BenchChild> {
   return startBenchChild(fileURLToPath(import.meta.url), role, { OBSERVE_BENCH_ROLE: role, ...env });
 }
 
@@ -154,11 +171,19 @@ function once(url: string, body: string, apiKey: string): Promise<number> {
         path: target.pathname,
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-api-key': apiKey,
+          'content-length': Buffer.byteLength(body),
+        },
       },
       (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`answered ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(performance.now() - started)
+            : reject(new Error(`answered ${res.statusCode}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -182,7 +207,8 @@ async function latency(urls: Record<Route, string>, body: string, apiKey: string
   for (let i = 0; i < 300; i++) await once(urls[routes[i % routes.length]!], body, apiKey);
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
     const order = routes.map((_, i) => routes[(i + round) % routes.length]!);
-    for (const route of order) for (let i = 0; i < LATENCY_BATCH; i++) times[route].push(await once(urls[route], body, apiKey));
+    for (const route of order)
+      for (let i = 0; i < LATENCY_BATCH; i++) times[route].push(await once(urls[route], body, apiKey));
   }
   for (const route of routes) times[route].sort((a, b) => a - b);
   return times;
@@ -202,12 +228,22 @@ async function throughput(url: string, body: string, apiKey: string): Promise<{ 
 
 /** The added latency and the throughputs, each line with its goal. */
 async function measure(
-  children: { bare: BenchChild; emulator: BenchChild; observe: Record<'bare' | 'emulator', BenchChild>; plain: Record<'bare' | 'emulator', BenchChild> },
+  children: {
+    bare: BenchChild;
+    emulator: BenchChild;
+    observe: Record<'bare' | 'emulator', BenchChild>;
+    plain: Record<'bare' | 'emulator', BenchChild>;
+  },
   body: string,
   apiKey: string,
 ): Promise<void> {
-  const times = await latency({ direct: children.bare.url, plain: children.plain.bare.url, through: children.observe.bare.url }, body, apiKey);
-  const row = (name: string, sorted: number[]) => `${name} p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms`;
+  const times = await latency(
+    { direct: children.bare.url, plain: children.plain.bare.url, through: children.observe.bare.url },
+    body,
+    apiKey,
+  );
+  const row = (name: string, sorted: number[]) =>
+    `${name} p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms`;
   const added = percentile(times.through, 99) - percentile(times.direct, 99);
   console.log(
     `latency (${times.direct.length} sequential requests per route, kept-alive, bare upstream): ${row('direct', times.direct)}; ${row('through a plain node:http proxy', times.plain)}; ${row('through observe', times.through)}`,
@@ -241,14 +277,18 @@ export default async function bench(): Promise<void> {
   try {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
-    const body = new URLSearchParams({ data: sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', merchant.keyPair.publicKey) }).toString();
+    const body = new URLSearchParams({
+      data: sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', merchant.keyPair.publicKey),
+    }).toString();
     const keys = JSON.stringify({
       publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
       privateKeyPem: merchant.keyPair.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),
       apiKey: merchant.apiKey,
     });
     const start = async (role: 'bare' | 'emulator' | 'proxy' | 'plain', upstream?: BenchChild) => {
-      const env: Record<string, string> = upstream ? { OBSERVE_BENCH_UPSTREAM: upstream.url, OBSERVE_BENCH_KEYS: keys } : { OBSERVE_BENCH_CONFIG: configPath };
+      const env: Record<string, string> = upstream
+        ? { OBSERVE_BENCH_UPSTREAM: upstream.url, OBSERVE_BENCH_KEYS: keys }
+        : { OBSERVE_BENCH_CONFIG: configPath };
       const started = await startChild(role, env);
       children.push(started);
       return started;

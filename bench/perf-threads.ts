@@ -47,6 +47,9 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
 const msPerSample = 1000 / Number(process.env.PERF_HZ ?? 499);
 for (const [i, window] of windows.entries()) {
   const total = [...window.counts.values()].reduce((a, b) => a + b, 0);
-  console.log(`window ${i + 1} (pids ${[...window.pids].join(' ')}): ${total} samples = ${((total * msPerSample) / Number(events)).toFixed(3)} ms CPU/event`);
-  for (const [key, n] of [...window.counts].sort()) console.log(`  ${((n * msPerSample) / Number(events)).toFixed(3)} ms/event  ${key}`);
+  console.log(
+    `window ${i + 1} (pids ${[...window.pids].join(' ')}): ${total} samples = ${((total * msPerSample) / Number(events)).toFixed(3)} ms CPU/event`,
+  );
+  for (const [key, n] of [...window.counts].sort())
+    console.log(`  ${((n * msPerSample) / Number(events)).toFixed(3)} ms/event  ${key}`);
 }

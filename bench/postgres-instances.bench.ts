@@ -73,31 +73,55 @@ export default async function bench(): Promise<void> {
     const runs: { one: StormFigures[]; three: StormFigures[] }[] = [];
     // At the set rate each process serves STORM_EVENTS events in both (the same window: a backlog's
     // tail of a few tens of ms is then about 1% of it, not 5% as in a 2 s window of three at 3x).
-    const plans = (instances: number) => [{ rate: RATE_PER_INSTANCE * instances, events: STORM_EVENTS * instances }, {}];
+    const plans = (instances: number) => [
+      { rate: RATE_PER_INSTANCE * instances, events: STORM_EVENTS * instances },
+      {},
+    ];
     for (let round = 1; round <= ROUNDS; round++) {
       await empty();
-      const one = await stormsOn('PostgreSQL 1', [postgres.url], keyFile, privateKey, plans(1), { warmUpPerInstance: WARM_UP_PER_INSTANCE });
-      await empty();
-      const three = await stormsOn('PostgreSQL 3', [postgres.url, postgres.url, postgres.url], keyFile, privateKey, plans(3), {
+      const one = await stormsOn('PostgreSQL 1', [postgres.url], keyFile, privateKey, plans(1), {
         warmUpPerInstance: WARM_UP_PER_INSTANCE,
       });
+      await empty();
+      const three = await stormsOn(
+        'PostgreSQL 3',
+        [postgres.url, postgres.url, postgres.url],
+        keyFile,
+        privateKey,
+        plans(3),
+        {
+          warmUpPerInstance: WARM_UP_PER_INSTANCE,
+        },
+      );
       runs.push({ one, three });
       console.log(`  round ${round}, same load per instance: 1 instance ${line(one[0]!)}`);
-      console.log(`                                  3 instances ${line(three[0]!)}  ratio ${ratio(one[0]!, three[0]!)}`);
+      console.log(
+        `                                  3 instances ${line(three[0]!)}  ratio ${ratio(one[0]!, three[0]!)}`,
+      );
       console.log(`           the same storm, split: 1 instance ${line(one[1]!)}`);
-      console.log(`                                  3 instances ${line(three[1]!)}  ratio ${ratio(one[1]!, three[1]!)}`);
+      console.log(
+        `                                  3 instances ${line(three[1]!)}  ratio ${ratio(one[1]!, three[1]!)}`,
+      );
     }
     if (process.env.BENCH_CONTROL) {
       // The control: the same storm without PostgreSQL (memory store, no duplicates, so separate
       // processes need share nothing). What three processes cost over one here is not the store's.
       for (let round = 1; round <= ROUNDS; round++) {
         const one = await stormOn('memory 1', ['memory'], keyFile, privateKey, WARM_UP_PER_INSTANCE, true);
-        const three = await stormOn('memory 3', ['memory', 'memory', 'memory'], keyFile, privateKey, WARM_UP_PER_INSTANCE, true);
+        const three = await stormOn(
+          'memory 3',
+          ['memory', 'memory', 'memory'],
+          keyFile,
+          privateKey,
+          WARM_UP_PER_INSTANCE,
+          true,
+        );
         console.log(`  control (memory store, no duplicates) round ${round}: 1 instance ${line(one)}`);
         console.log(`           3 instances ${line(three)}  ratio ${ratio(one, three)}`);
       }
     }
-    const medianOf = (which: 'one' | 'three', plan: number) => median(runs.map((run) => run[which][plan]!.cpuMsPerEvent));
+    const medianOf = (which: 'one' | 'three', plan: number) =>
+      median(runs.map((run) => run[which][plan]!.cpuMsPerEvent));
     const behind = runs.flatMap((run) => [run.one[0]!, run.three[0]!]).filter((run) => (run.carried ?? 1) < CARRIED);
     const [one, three] = [medianOf('one', 0), medianOf('three', 0)];
     console.log(

@@ -18,21 +18,29 @@ const files = readdirSync(dir)
   .filter((file) => only.length === 0 || only.some((name) => file.startsWith(name)))
   .sort();
 
-const results: BenchResults = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults) : { benches: {} };
+const results: BenchResults = existsSync(resultsFile)
+  ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults)
+  : { benches: {} };
 for (const file of files) {
   const name = file.replace('.bench.ts', '');
   console.log(`\n## ${name}`);
   const module = (await import(pathToFileURL(join(dir, file)).href)) as { default: () => Promise<void> };
   results.benches[name] = await recorded(name, () => module.default());
 }
-const sorted: BenchResults = { benches: Object.fromEntries(Object.entries(results.benches).sort(([a], [b]) => a.localeCompare(b))) };
+const sorted: BenchResults = {
+  benches: Object.fromEntries(Object.entries(results.benches).sort(([a], [b]) => a.localeCompare(b))),
+};
 writeFileSync(resultsFile, `${JSON.stringify(sorted, null, 2)}\n`);
 console.log(`\nfigures written to bench/results.json: run npm run generate to render ${BENCH_PAGE}`);
 
 /** Runs one bench, keeping every line it prints through console.log (still printed as it comes). */
 async function recorded(name: string, run: () => Promise<void>): Promise<BenchRun> {
   const lines: string[] = [];
-  const started = { measured: new Date().toISOString().slice(0, 10), cores: cpus().length, loadAverage: Math.round(loadavg()[0]! * 10) / 10 };
+  const started = {
+    measured: new Date().toISOString().slice(0, 10),
+    cores: cpus().length,
+    loadAverage: Math.round(loadavg()[0]! * 10) / 10,
+  };
   const log = console.log;
   console.log = (...args: unknown[]) => {
     lines.push(...args.map(String).join(' ').split('\n'));

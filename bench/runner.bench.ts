@@ -51,7 +51,9 @@ function energySuite(n: number): Suite {
 async function plainScript(target: ServiceTarget, n: number): Promise<number> {
   let ok = 0;
   for (let i = 0; i < n; i++) {
-    const data = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', target.publicKey, { profile: target.profile });
+    const data = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', target.publicKey, {
+      profile: target.profile,
+    });
     const response = await send({
       method: 'POST',
       url: `${target.baseUrl}/api/v1/api/order/getEnergyMaxCount`,
@@ -60,7 +62,12 @@ async function plainScript(target: ServiceTarget, n: number): Promise<number> {
     });
     const envelope = parseExactJson(response.body.toString('utf8')) as Record<string, unknown>;
     const opened = openJson(String(envelope.data), 'response', target.publicKey, { profile: target.profile });
-    if (response.status === 200 && validateSchema('Envelope', envelope).length === 0 && validateSchema('EnergyMaxCountResult', opened.value).length === 0) ok++;
+    if (
+      response.status === 200 &&
+      validateSchema('Envelope', envelope).length === 0 &&
+      validateSchema('EnergyMaxCountResult', opened.value).length === 0
+    )
+      ok++;
   }
   return ok;
 }
@@ -105,7 +112,8 @@ export default async function bench(): Promise<void> {
           rules,
           only: ['valid-requests'],
         });
-        if (result?.status !== 'passed') throw new Error(`generated cases failed against the emulator: ${result?.message}`);
+        if (result?.status !== 'passed')
+          throw new Error(`generated cases failed against the emulator: ${result?.message}`);
         rates.push((CASES / (performance.now() - t)) * 1000);
       }
       return Math.max(...rates);
@@ -135,9 +143,21 @@ export default async function bench(): Promise<void> {
     const t = performance.now();
     const again = await startEmbedded();
     try {
-      const service = await runSuites({ target: again.service, suites: suites.filter((s) => s.side === 'service'), rules });
-      const merchant = await runSuites({ target: again.merchant, suites: suites.filter((s) => s.side === 'merchant'), rules });
-      return { ms: performance.now() - t, checks: service.results.length + merchant.results.length, failed: service.summary.failed + merchant.summary.failed };
+      const service = await runSuites({
+        target: again.service,
+        suites: suites.filter((s) => s.side === 'service'),
+        rules,
+      });
+      const merchant = await runSuites({
+        target: again.merchant,
+        suites: suites.filter((s) => s.side === 'merchant'),
+        rules,
+      });
+      return {
+        ms: performance.now() - t,
+        checks: service.results.length + merchant.results.length,
+        failed: service.summary.failed + merchant.summary.failed,
+      };
     } finally {
       await again.close();
     }
@@ -149,6 +169,10 @@ export default async function bench(): Promise<void> {
     whole = await endToEnd(all);
     ratios.push(whole.ms / without.ms);
   }
-  console.log(`embedded run end to end: ${whole.checks} checks, ${whole.failed} failed, ${(whole.ms / 1000).toFixed(1)} s`);
-  console.log(`  with the derived suites / without them: ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; goal <= 1.30x)`);
+  console.log(
+    `embedded run end to end: ${whole.checks} checks, ${whole.failed} failed, ${(whole.ms / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  with the derived suites / without them: ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; goal <= 1.30x)`,
+  );
 }

@@ -66,9 +66,13 @@ function instance(store: string, keyFile: string): Promise<{ child: ChildProcess
   return new Promise((resolve, reject) => {
     // BENCH_CPU_PROF=<dir>: each merchant process writes a V8 CPU profile there when it stops (bench/cpu-profile.ts sums it).
     const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...prof, '--import', 'tsx', join(import.meta.dirname, 'merchant-instance.ts'), store, keyFile, API_KEY],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -116,7 +120,13 @@ export async function stormOn(
   warmUpPerInstance = 0,
   control = false,
 ): Promise<StormFigures> {
-  return (await stormsOn(name, stores, keyFile, privateKey, [{}], { warmUpPerInstance, duplicates: control ? 0 : 0.3, judge: !control }))[0]!;
+  return (
+    await stormsOn(name, stores, keyFile, privateKey, [{}], {
+      warmUpPerInstance,
+      duplicates: control ? 0 : 0.3,
+      judge: !control,
+    })
+  )[0]!;
 }
 
 /** How {@link stormsOn} runs its storms. */
@@ -185,7 +195,8 @@ export async function stormsOn(
           `  ${name}${plan.rate ? ` at ${plan.rate}/s` : ''}: profile window --from ${from} --to ${process.hrtime.bigint() / 1000n} (pids ${children.map(({ child }) => child.pid).join(' ')})`,
         );
       const perEvent = statements ? (await statements()) / result.events : undefined;
-      if (result.exactlyOnce === false) throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
+      if (result.exactlyOnce === false)
+        throw new Error(`${name}: ${result.offenders.length} events not processed exactly once`);
       figures.push({
         ...result,
         cpuMsPerEvent: (cpu * 1000) / result.events,

@@ -59,7 +59,11 @@ if (process.argv.includes('--type-check')) {
   const diagnostics = ts.getPreEmitDiagnostics(program);
   typeErrors = diagnostics.filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error).length;
   if (diagnostics.length > 0) {
-    const host = { getCanonicalFileName: (name) => name, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' };
+    const host = {
+      getCanonicalFileName: (name) => name,
+      getCurrentDirectory: () => process.cwd(),
+      getNewLine: () => '\n',
+    };
     process.stderr.write(ts.formatDiagnostics(diagnostics, host));
   }
 }
@@ -69,9 +73,11 @@ const roots = new Set([join(src, 'index.ts'), ...walk(join(src, 'generated'))]);
 const manifestPath = join(project, 'package.json');
 const manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
 const fromDist = (path) => resolve(project, path.replace(/^\.?\/?dist\//, 'src/').replace(/\.js$/, '.ts'));
-const strings = (value) => (typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : []);
+const strings = (value) =>
+  typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
 // `browser` maps a module to its stand-in in a browser bundle: the stand-in's exports are its twin's.
-for (const path of [...strings(manifest.exports), ...strings(manifest.browser)]) if (/^\.?\/?dist\/.*\.js$/.test(path)) roots.add(fromDist(path));
+for (const path of [...strings(manifest.exports), ...strings(manifest.browser)])
+  if (/^\.?\/?dist\/.*\.js$/.test(path)) roots.add(fromDist(path));
 for (const bin of strings(manifest.bin)) {
   const file = resolve(project, bin);
   if (!existsSync(file)) continue;
@@ -80,12 +86,19 @@ for (const bin of strings(manifest.bin)) {
     if (target.startsWith(join(project, 'dist') + '/')) roots.add(fromDist(relative(project, target)));
   }
 }
-for (const command of strings(manifest.scripts)) for (const [path] of command.matchAll(/\bsrc\/[\w./-]+\.ts\b/g)) roots.add(resolve(project, path));
+for (const command of strings(manifest.scripts))
+  for (const [path] of command.matchAll(/\bsrc\/[\w./-]+\.ts\b/g)) roots.add(resolve(project, path));
 
 const isTest = (file) => /\.test\.(m|c)?tsx?$/.test(file);
 const checked = program
   .getSourceFiles()
-  .filter((sf) => sf.fileName.startsWith(src + '/') && !sf.isDeclarationFile && !isTest(sf.fileName) && !roots.has(resolve(sf.fileName)));
+  .filter(
+    (sf) =>
+      sf.fileName.startsWith(src + '/') &&
+      !sf.isDeclarationFile &&
+      !isTest(sf.fileName) &&
+      !roots.has(resolve(sf.fileName)),
+  );
 
 // Every symbol an identifier names, with the aliases on the way (an import names the export it imports).
 const chain = (symbol) => {
@@ -135,7 +148,11 @@ for (const sf of program.getSourceFiles()) {
           if (value) use(value, file);
         }
         // const { x } = await import('./m.js'): x is the module's export x.
-        if (ts.isBindingElement(parent) && ts.isObjectBindingPattern(parent.parent) && (parent.propertyName ?? parent.name) === node) {
+        if (
+          ts.isBindingElement(parent) &&
+          ts.isObjectBindingPattern(parent.parent) &&
+          (parent.propertyName ?? parent.name) === node
+        ) {
           const property = checker.getTypeAtLocation(parent.parent).getProperty(node.text);
           if (property) use(property, file);
         }
@@ -177,7 +194,9 @@ for (const sf of checked) {
     if (!declaration || resolve(declaration.getSourceFile().fileName) !== file) continue;
     // What this file declares under the name: a re-export is used only through itself, not by the
     // users of the module it passes on.
-    const targets = chain(exported).filter((symbol) => symbol.declarations?.some((d) => resolve(d.getSourceFile().fileName) === file));
+    const targets = chain(exported).filter((symbol) =>
+      symbol.declarations?.some((d) => resolve(d.getSourceFile().fileName) === file),
+    );
     const users = usersOf(targets);
     const elsewhere = [...users].filter((user) => user !== file);
     // Any other file counts, its own unit test included: tests are consumers (ARCHITECTURE.md).
@@ -219,7 +238,10 @@ if (process.argv.includes('--fix')) {
   };
   const removeSpecifier = (sf, specifier) => {
     const list = specifier.parent;
-    if (list.elements.length === 1 || list.elements.every((element) => fixes.some((fix) => fix.nodes.includes(element)))) {
+    if (
+      list.elements.length === 1 ||
+      list.elements.every((element) => fixes.some((fix) => fix.nodes.includes(element)))
+    ) {
       if (list.elements[0] === specifier) removeStatement(sf, list.parent);
       return;
     }

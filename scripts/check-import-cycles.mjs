@@ -25,7 +25,9 @@ const known = new Set(files);
 function target(from, specifier) {
   if (!specifier.startsWith('.')) return undefined;
   const base = resolve(dirname(from), specifier);
-  return [base, base.replace(/\.(m|c)?js$/, '.$1ts'), `${base}.ts`, join(base, 'index.ts')].find((candidate) => known.has(candidate));
+  return [base, base.replace(/\.(m|c)?js$/, '.$1ts'), `${base}.ts`, join(base, 'index.ts')].find((candidate) =>
+    known.has(candidate),
+  );
 }
 
 const edges = new Map();
@@ -34,7 +36,9 @@ for (const file of files) {
   const specifiers = ts.preProcessFile(text, true, true).importedFiles.map((ref) => ref.fileName);
   // import('./x.js').Type in a type position: the scanner above reads only import() calls.
   for (const match of text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)) specifiers.push(match[1]);
-  edges.set(file, [...new Set(specifiers.map((specifier) => target(file, specifier)).filter((to) => to !== undefined))]);
+  edges.set(file, [
+    ...new Set(specifiers.map((specifier) => target(file, specifier)).filter((to) => to !== undefined)),
+  ]);
 }
 
 // Tarjan's strongly connected components, iteratively (no recursion limit on a deep graph).
@@ -80,7 +84,8 @@ for (const start of files) {
         onStack.delete(member);
         group.push(member);
       } while (member !== node);
-      if (group.length > 1 || edges.get(node).includes(node)) cycles.push(group.map((file) => relative(process.cwd(), file)).sort());
+      if (group.length > 1 || edges.get(node).includes(node))
+        cycles.push(group.map((file) => relative(process.cwd(), file)).sort());
     }
   }
 }

@@ -42,7 +42,9 @@ function tally(file) {
       // Ignored: a mutator the config leaves off (StringLiteral); not a survivor, not in the score.
       if (DETECTED.has(mutant.status) || mutant.status === 'Ignored') continue;
       const { line, column } = mutant.location.start;
-      survivors.push(`${name}:${line}:${column} ${mutant.mutatorName} ${JSON.stringify(mutant.replacement ?? '')} (${mutant.status})`);
+      survivors.push(
+        `${name}:${line}:${column} ${mutant.mutatorName} ${JSON.stringify(mutant.replacement ?? '')} (${mutant.status})`,
+      );
     }
   }
   return { counts, survivors };
@@ -52,7 +54,8 @@ const totals = {};
 for (const scope of scopes) {
   const folder = `reports/mutation-reference/${scope}`;
   const dropped = dropUndetected(`${folder}/incremental.json`);
-  if (dropped > 0) process.stdout.write(`${scope}: ${dropped} earlier survivor(s) re-tested against the current suites\n`);
+  if (dropped > 0)
+    process.stdout.write(`${scope}: ${dropped} earlier survivor(s) re-tested against the current suites\n`);
   const started = Date.now();
   const result = spawnSync('npx', ['stryker', 'run', 'stryker.reference.config.mjs', ...strykerArgs], {
     stdio: 'inherit',
@@ -66,4 +69,6 @@ for (const scope of scopes) {
 }
 const detected = (totals.Killed ?? 0) + (totals.Timeout ?? 0);
 const valid = detected + (totals.Survived ?? 0) + (totals.NoCoverage ?? 0);
-process.stdout.write(`reference mutation score: ${((100 * detected) / valid).toFixed(2)}% (${detected} of ${valid} detected) ${JSON.stringify(totals)}\n`);
+process.stdout.write(
+  `reference mutation score: ${((100 * detected) / valid).toFixed(2)}% (${detected} of ${valid} detected) ${JSON.stringify(totals)}\n`,
+);

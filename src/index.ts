@@ -1,5 +1,12 @@
 // The public API of wallet-conformance: named exports only (ARCHITECTURE.md: `src/index.ts`, the one barrel).
-export { DEFAULT_PROFILE, resolveProfile, parseProfileYaml, type CryptoProfile, type Direction, type Padding } from './core/profile.js';
+export {
+  DEFAULT_PROFILE,
+  resolveProfile,
+  parseProfileYaml,
+  type CryptoProfile,
+  type Direction,
+  type Padding,
+} from './core/profile.js';
 export { parseExactJson, stringifyExact, LosslessNumber, type ExactJson } from './core/exact-json.js';
 export { validateSchema, isSchemaName, type SchemaIssue, type SchemaName } from './core/schemas.js';
 export { WalletConformanceError, ConfigError, SpecError, TransportError } from './core/errors.js';
@@ -7,7 +14,12 @@ export { parseKey, type RsaKey, type RsaPrivateKey, type RsaPublicKey } from './
 export { sealJson, openJson, sealBytes, openBytes } from './crypto/codec.js';
 export { CryptoError } from './crypto/errors.js';
 export { generateMerchantKeyPair } from './crypto/key-pair.js';
-export { createCallbackHandler, createCallbackReceiver, serveCallback, type CallbackHandlerOptions } from './merchant/callback-handler.js';
+export {
+  createCallbackHandler,
+  createCallbackReceiver,
+  serveCallback,
+  type CallbackHandlerOptions,
+} from './merchant/callback-handler.js';
 export { ManualScheduler, gate, settle } from './core/manual-scheduler.js';
 export { realScheduler, type Scheduler } from './core/scheduler.js';
 export { expressCallback, fastifyCallback } from './merchant/adapters.js';

@@ -33,7 +33,9 @@ const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
   .map((line) => line.trim())
   .filter((line) => line && !line.startsWith('#'));
 /** Sources of the COPY instructions that read the build context (not another stage). */
-const copied = dockerfile.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+const copied = dockerfile
+  .filter((i) => i.op === 'COPY' && !i.args.startsWith('--from'))
+  .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
 
 /** Whether .dockerignore keeps `source` out of the context: the last pattern that matches decides, `!` lets it back in. */
 function isIgnored(source: string): boolean {
@@ -50,10 +52,15 @@ afterAll(() => rmSync(context, { recursive: true, force: true }));
 
 describe('Dockerfile', () => {
   it('builds on node:20-slim and runs wallet-conformance as its entry point, as an unprivileged user', () => {
-    expect(dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args.split(' ')[0])).toEqual(['node:20-slim', 'node:20-slim']);
+    expect(dockerfile.filter((i) => i.op === 'FROM').map((i) => i.args.split(' ')[0])).toEqual([
+      'node:20-slim',
+      'node:20-slim',
+    ]);
     expect(dockerfile.find((i) => i.op === 'ENTRYPOINT')?.args).toBe('["wallet-conformance"]');
     expect(dockerfile.find((i) => i.op === 'USER')?.args).toBe('node');
-    expect(dockerfile.some((i) => i.op === 'RUN' && /npm install --global .*\/tmp\/wallet-conformance\.tgz/.test(i.args))).toBe(true);
+    expect(
+      dockerfile.some((i) => i.op === 'RUN' && /npm install --global .*\/tmp\/wallet-conformance\.tgz/.test(i.args)),
+    ).toBe(true);
   });
 
   it('copies only files that exist and that .dockerignore lets through, and every folder the package ships', () => {
@@ -66,7 +73,11 @@ describe('Dockerfile', () => {
     expect(files.filter((entry) => entry !== 'dist' && !copied.includes(entry))).toEqual([]);
     for (const heavy of ['node_modules', 'dist', 'reports', 'keys', '.git']) expect(ignored, heavy).toContain(heavy);
     // The tests and the merchant-client example stay out; the examples the manual links are let back in.
-    expect([isIgnored('test'), isIgnored('examples/merchant-client'), isIgnored('examples/decrypt')]).toEqual([true, true, false]);
+    expect([isIgnored('test'), isIgnored('examples/merchant-client'), isIgnored('examples/decrypt')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('builds and packs the package from the copied files alone', () => {
@@ -74,12 +85,21 @@ describe('Dockerfile', () => {
     // What `npm ci` puts there.
     symlinkSync(join(ROOT, 'node_modules'), join(context, 'node_modules'));
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: context, stdio: 'pipe' });
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+        cwd: context,
+        stdio: 'pipe',
+      });
     } catch (error) {
-      throw new Error(`the build stage's tsc failed in the copied context:\n${String((error as { stdout?: Buffer }).stdout ?? '')}`, { cause: error });
+      throw new Error(
+        `the build stage's tsc failed in the copied context:\n${String((error as { stdout?: Buffer }).stdout ?? '')}`,
+        { cause: error },
+      );
     }
     const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: context, stdio: ['ignore', 'pipe', 'ignore'] }).toString(),
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: context,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).toString(),
     ) as Array<{ files: Array<{ path: string }> }>;
     const paths = packed[0]!.files.map((file) => file.path);
     for (const path of [

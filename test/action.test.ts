@@ -10,7 +10,17 @@
 // would and links its dependencies. `npm pack` is the real one (a later install of the same checkout
 // gets a copy of its tarball): the verify step runs the packed CLI.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -117,7 +127,10 @@ esac
   // A wallet-conformance that records its arguments (one per line) and does nothing else.
   recorder = join(scratch, 'recorder');
   mkdirSync(recorder);
-  writeFileSync(join(recorder, 'wallet-conformance'), `#!/bin/bash\nif [ "$1" = verify ]; then printf '%s\\n' "$@" > "$RECORDED_ARGS"; fi\n`);
+  writeFileSync(
+    join(recorder, 'wallet-conformance'),
+    `#!/bin/bash\nif [ "$1" = verify ]; then printf '%s\\n' "$@" > "$RECORDED_ARGS"; fi\n`,
+  );
   chmodSync(join(recorder, 'wallet-conformance'), 0o755);
   embedded = await startEmbedded();
 }, 60_000);
@@ -129,10 +142,12 @@ afterAll(async () => {
 
 /** `${{ inputs.x }}` and the few expressions the action uses, as GitHub would substitute them. */
 function substitute(text: string, inputs: Record<string, string>): string {
-  return text.replace(/\$\{\{\s*github\.action_path\s*\}\}/g, actionPath).replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
-    if (!(name in inputs)) throw new Error(`action.yml uses an undeclared input ${name}`);
-    return inputs[name]!;
-  });
+  return text
+    .replace(/\$\{\{\s*github\.action_path\s*\}\}/g, actionPath)
+    .replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
+      if (!(name in inputs)) throw new Error(`action.yml uses an undeclared input ${name}`);
+      return inputs[name]!;
+    });
 }
 
 /** `if:` of the steps: `always()` and `inputs.x == 'v'` / `inputs.x != 'v'` joined by && are all the action needs. */
@@ -186,7 +201,10 @@ async function runAction(
   for (const [name, spec] of Object.entries(action.inputs)) {
     if (spec.required && !(name in given)) throw new Error(`input ${name} is required`);
   }
-  const inputs = { ...Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, spec.default ?? ''])), ...given };
+  const inputs = {
+    ...Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, spec.default ?? ''])),
+    ...given,
+  };
   const workspace = mkdtempSync(join(scratch, 'ws-'));
   setUp?.(workspace);
   const runnerTemp = join(workspace, '.runner-temp');
@@ -205,7 +223,10 @@ async function runAction(
     // Recording the arguments verify gets: the recorder stands in for the installed CLI.
     if (options.recordArgs && step.name === 'Install wallet-conformance') continue;
     if (step.uses) {
-      result.uses.push({ ...step, with: Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, substitute(v, inputs)])) });
+      result.uses.push({
+        ...step,
+        with: Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, substitute(v, inputs)])),
+      });
       continue;
     }
     expect(step.shell, `${step.name}: composite run steps need a shell`).toBe('bash');
@@ -286,7 +307,10 @@ describe('action.yml, the composite GitHub Action', () => {
       { WALLET_API_KEY: s.apiKey, WALLET_CONTROL_TOKEN: s.controlToken ?? '' },
       (workspace) => {
         mkdirSync(join(workspace, 'keys'));
-        writeFileSync(join(workspace, 'keys/merchant-public.pem'), s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+        writeFileSync(
+          join(workspace, 'keys/merchant-public.pem'),
+          s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+        );
         mkdirSync(join(workspace, 'my-suites'));
         writeFileSync(join(workspace, 'my-suites/energy-extra.yaml'), USER_SUITE);
       },
@@ -303,14 +327,18 @@ describe('action.yml, the composite GitHub Action', () => {
       /^npm install --no-save --no-audit --no-fund --prefix \S+\/\.runner-temp\/wallet-conformance \S+\/wallet-conformance-pack\/wallet-conformance-\d+\.\d+\.\d+\.tgz /,
     );
     expect(run.log).toMatch(/installed wallet-conformance \d+\.\d+\.\d+ on node v\d+/);
-    expect(run.uses[0]).toEqual(expect.objectContaining({ uses: 'actions/setup-node@v4', with: { 'node-version': '22' } }));
+    expect(run.uses[0]).toEqual(
+      expect.objectContaining({ uses: 'actions/setup-node@v4', with: { 'node-version': '22' } }),
+    );
     expect(run.statuses.get('Verify'), run.log).toBe(0);
     expect(run.outputs).toEqual({ 'exit-code': '0' });
     const summary = readFileSync(join(run.workspace, 'out/reports/summary.md'), 'utf8');
     expect(summary.length).toBeGreaterThan(0);
     expect(run.stepSummary).toBe(summary);
     const report = JSON.parse(readFileSync(join(run.workspace, 'out/reports/report.json'), 'utf8')) as Report;
-    expect(report.results.some((r) => r.id.startsWith('energy-extra/query-twice/') && r.status === 'passed')).toBe(true);
+    expect(report.results.some((r) => r.id.startsWith('energy-extra/query-twice/') && r.status === 'passed')).toBe(
+      true,
+    );
     expect(report.results.some((r) => r.id.startsWith('service/energy/'))).toBe(true);
     expect(run.uses.slice(1)).toEqual([
       expect.objectContaining({
@@ -327,15 +355,27 @@ describe('action.yml, the composite GitHub Action', () => {
     try {
       const s = faulty.service;
       const run = await runAction(
-        { side: 'service', 'base-url': s.baseUrl, 'public-key': 'merchant-public.pem', suite: 'service/energy', upload: 'true' },
+        {
+          side: 'service',
+          'base-url': s.baseUrl,
+          'public-key': 'merchant-public.pem',
+          suite: 'service/energy',
+          upload: 'true',
+        },
         { WALLET_API_KEY: s.apiKey },
-        (workspace) => writeFileSync(join(workspace, 'merchant-public.pem'), s.publicKey.keyObject.export({ type: 'spki', format: 'pem' })),
+        (workspace) =>
+          writeFileSync(
+            join(workspace, 'merchant-public.pem'),
+            s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+          ),
       );
       expect(run.statuses.get('Verify'), run.log).toBe(1);
       expect(run.outputs).toEqual({ 'exit-code': '1' });
       expect(run.log).toContain('::error title=wallet-conformance::a check failed');
       // One annotation per failed check, from report.json, naming the result, its rules and the case.
-      const report = JSON.parse(readFileSync(join(run.workspace, 'wallet-conformance-reports/report.json'), 'utf8')) as Report;
+      const report = JSON.parse(
+        readFileSync(join(run.workspace, 'wallet-conformance-reports/report.json'), 'utf8'),
+      ) as Report;
       const failedIds = report.results.filter((r) => r.status === 'failed').map((r) => r.id);
       expect(failedIds.length).toBeGreaterThan(0);
       const errors = run.log.split('\n').filter((line) => line.startsWith('::error title=wallet-conformance service/'));
@@ -353,7 +393,10 @@ describe('action.yml, the composite GitHub Action', () => {
     const m = embedded.merchant;
     const run = await runAction(
       { side: 'merchant', 'callback-url': m.callbackUrl, suite: 'merchant/raw-body' },
-      { WALLET_API_KEY: m.apiKey, WALLET_PRIVATE_KEY: m.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      {
+        WALLET_API_KEY: m.apiKey,
+        WALLET_PRIVATE_KEY: m.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
     );
     // No probe: the processing checks are skipped, and the gate counts them (fail-on-skip is on unless set false).
     expect(run.statuses.get('Verify'), run.log).toBe(1);
@@ -427,13 +470,25 @@ describe('action.yml, the composite GitHub Action', () => {
   }, 30_000);
 
   it('leaves out every flag whose input is at its default, but for fail-on-skip, on by default', async () => {
-    const run = await runAction({ side: 'service', 'base-url': 'http://127.0.0.1:1', upload: 'false' }, {}, undefined, { recordArgs: true });
+    const run = await runAction({ side: 'service', 'base-url': 'http://127.0.0.1:1', upload: 'false' }, {}, undefined, {
+      recordArgs: true,
+    });
     // fail-on-skip is on by default: the gate counts skipped MUST checks unless the user sets it false.
-    expect(run.args).toEqual(['verify', 'service', '--base-url', 'http://127.0.0.1:1', '--fail-on-skip', '--reports', 'wallet-conformance-reports']);
+    expect(run.args).toEqual([
+      'verify',
+      'service',
+      '--base-url',
+      'http://127.0.0.1:1',
+      '--fail-on-skip',
+      '--reports',
+      'wallet-conformance-reports',
+    ]);
   }, 30_000);
 
   it('refuses a side other than service or merchant with exit code 2 and no upload when upload is false', async () => {
-    const run = await runAction({ side: 'both', upload: 'false', 'node-version': '' }, {}, undefined, { recordArgs: true });
+    const run = await runAction({ side: 'both', upload: 'false', 'node-version': '' }, {}, undefined, {
+      recordArgs: true,
+    });
     expect(run.statuses.get('Verify')).toBe(2);
     expect(run.outputs).toEqual({ 'exit-code': '2' });
     expect(run.log).toContain("input side must be service or merchant, not 'both'");

@@ -24,7 +24,12 @@ import { buildPactContract } from '../src/generate/pact/contract.js';
 import { idempotencyKey, idempotencyKeyOf } from '../src/merchant/idempotency.js';
 import { CHECKS } from '../src/runner/checks/index.js';
 import { loadSuites } from '../src/runner/suite.js';
-import { CALLBACK_TYPE_TABLE, callbackTypeEntry, type CallbackTypeEntry, type CallbackTypeTable } from '../src/spec/callback-types.js';
+import {
+  CALLBACK_TYPE_TABLE,
+  callbackTypeEntry,
+  type CallbackTypeEntry,
+  type CallbackTypeTable,
+} from '../src/spec/callback-types.js';
 import { parseSpec, plainNumbers, type SpecSource } from '../src/spec/document.js';
 import { specModel } from '../src/spec/model.js';
 
@@ -60,7 +65,10 @@ function withType8(text: string): SpecSource {
   );
   document.addIn(
     ['components', 'schemas', 'CallbackPayload', 'allOf'],
-    document.createNode({ if: { properties: { type: { const: 8 } }, required: ['type'] }, then: { $ref: '#/components/schemas/LeaseRefundCallback' } }),
+    document.createNode({
+      if: { properties: { type: { const: 8 } }, required: ['type'] },
+      then: { $ref: '#/components/schemas/LeaseRefundCallback' },
+    }),
   );
   document.addIn(['components', 'schemas', 'CallbackCommon', 'properties', 'type', 'enum'], 8);
   document.addIn(['components', 'schemas', 'ControlCallbackRequest', 'properties', 'type', 'enum'], 8);
@@ -74,7 +82,13 @@ const ENERGY_REFUND: CallbackTypeEntry = {
   name: 'energy refund',
   schema: 'LeaseRefundCallback',
   fields: ['callBackId', 'energy'],
-  key: { rule: 'CB-ID-OTHER', form: 'value', prefix: 'refund', fields: ['callBackId'], subject: 'an energy refund (CB-ID-OTHER)' },
+  key: {
+    rule: 'CB-ID-OTHER',
+    form: 'value',
+    prefix: 'refund',
+    fields: ['callBackId'],
+    subject: 'an energy refund (CB-ID-OTHER)',
+  },
   trackingPrefix: 'erf',
   example: { callBackId: 'wd-2026-11-23-000046', energy: new LosslessNumber('64000') },
 };
@@ -139,10 +153,18 @@ describe('a callback type 8 added in memory (one spec entry, one table entry)', 
   });
 
   it("gets the merchant's idempotency key its table entry names", () => {
-    const payload = { type: new LosslessNumber('8'), requestUUID: 'r-1', trackingId: 'erf-1', callBackId: 'wd-9', energy: new LosslessNumber('64000') };
+    const payload = {
+      type: new LosslessNumber('8'),
+      requestUUID: 'r-1',
+      trackingId: 'erf-1',
+      callBackId: 'wd-9',
+      energy: new LosslessNumber('64000'),
+    };
     expect(idempotencyKeyOf(table)(payload)).toBe('refund:wd-9');
     expect(idempotencyKeyOf(table)({ ...payload, requestUUID: 'r-2', trackingId: 'erf-2' })).toBe('refund:wd-9');
-    expect(() => idempotencyKeyOf(table)({ ...payload, callBackId: '' })).toThrow('an energy refund (CB-ID-OTHER) needs callBackId for its idempotency key');
+    expect(() => idempotencyKeyOf(table)({ ...payload, callBackId: '' })).toThrow(
+      'an energy refund (CB-ID-OTHER) needs callBackId for its idempotency key',
+    );
     // The built-in table keys an unknown type as any other event (CB-ID-OTHER).
     expect(idempotencyKey(payload)).toBe('event:8:["erf-1","wd-9"]');
     // The built-in types keep their keys under the extended table.
@@ -151,23 +173,35 @@ describe('a callback type 8 added in memory (one spec entry, one table entry)', 
   });
 
   it('becomes a Pact message titled by the table, carrying the spec example', () => {
-    const message = buildPactContract(spec, { callbackTypes: table }).messages.find((candidate) => candidate.type === 8);
-    expect(message).toMatchObject({ id: 'callback-8', description: 'callback type 8 (energy refund)', schema: 'LeaseRefundCallback' });
-    expect(message!.states[0]!.name).toMatch(/^the service has a energy refund event \(callback type 8\) for merchant \d+$/);
+    const message = buildPactContract(spec, { callbackTypes: table }).messages.find(
+      (candidate) => candidate.type === 8,
+    );
+    expect(message).toMatchObject({
+      id: 'callback-8',
+      description: 'callback type 8 (energy refund)',
+      schema: 'LeaseRefundCallback',
+    });
+    expect(message!.states[0]!.name).toMatch(
+      /^the service has a energy refund event \(callback type 8\) for merchant \d+$/,
+    );
     expect(stringifyExact(message!.plain)).toContain('"callBackId":"wd-2026-11-23-000046","energy":64000');
     expect(message!.content).toMatchObject({ callBackId: 'wd-2026-11-23-000046', energy: 64000 });
     // Without the table entry the message still exists (the spec has the type) but has no name.
-    expect(buildPactContract(spec).messages.find((candidate) => candidate.type === 8)!.description).toBe('callback type 8 (type 8)');
+    expect(buildPactContract(spec).messages.find((candidate) => candidate.type === 8)!.description).toBe(
+      'callback type 8 (type 8)',
+    );
   });
 
   it('gets a docs page, a row in the callback and idempotency tables, and the merchant key of its example', () => {
     const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
     const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
     const files = new Map(
-      generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key }, callbackTypes: table, idempotencyKey: idempotencyKeyOf(table) }).map((file) => [
-        file.path,
-        file.contents,
-      ]),
+      generateDocs(spec, rules, loadSuites(), {
+        checks: CHECKS,
+        demo: { key },
+        callbackTypes: table,
+        idempotencyKey: idempotencyKeyOf(table),
+      }).map((file) => [file.path, file.contents]),
     );
     const page = files.get('callback-8-energy-refund.md');
     expect(page).toContain('# Callback type 8: Energy refund');
@@ -178,13 +212,23 @@ describe('a callback type 8 added in memory (one spec entry, one table entry)', 
     expect(files.get('idempotency.md')).toContain('refund:wd-2026-11-23-000046');
     expect(files.get('callback-7-not-enough-hot-money.md')).toContain('8 Energy refund');
     // The name is the table's: without the entry the page is named after the schema.
-    const untabled = generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key } }).map((file) => file.path);
+    const untabled = generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key } }).map(
+      (file) => file.path,
+    );
     expect(untabled).toContain('callback-8-lease-refund.md');
     expect(untabled).not.toContain('callback-8-energy-refund.md');
   });
 
   it("is a field of `callback send`'s type 8", () => {
-    expect([...callbackFields(spec, 8)]).toEqual(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business', 'callBackId', 'energy']);
+    expect([...callbackFields(spec, 8)]).toEqual([
+      'type',
+      'requestUUID',
+      'trackingId',
+      'tenantUserId',
+      'business',
+      'callBackId',
+      'energy',
+    ]);
     expect(callbackTypeEntry(8, table)).toBe(ENERGY_REFUND);
     expect(callbackTypeEntry(8)).toBeUndefined();
   });

@@ -58,15 +58,34 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     '--probe-url',
     embedded.merchant.probeUrl!,
   ];
-  const serviceArgs = () => ['verify', 'service', '--base-url', embedded.service.baseUrl, '--public-key', pem('public.pem')];
+  const serviceArgs = () => [
+    'verify',
+    'service',
+    '--base-url',
+    embedded.service.baseUrl,
+    '--public-key',
+    pem('public.pem'),
+  ];
 
   it('--case runs only the cases named (a comma list, a glob); an unknown id is one line, exit 2, naming the close ones', async () => {
-    const run = await cli([...merchantArgs(), '--case', 'merchant/raw-body/valid-deposit,merchant/key-first/missing-*', '--reports', join(dir, 'case')]);
+    const run = await cli([
+      ...merchantArgs(),
+      '--case',
+      'merchant/raw-body/valid-deposit,merchant/key-first/missing-*',
+      '--reports',
+      join(dir, 'case'),
+    ]);
     expect(run.status, run.stderr).toBe(0);
     const cases = [...new Set(report(join(dir, 'case')).results.map((r) => `${r.suite}/${r.case}`))];
     expect(cases.sort()).toEqual(['merchant/key-first/missing-key', 'merchant/raw-body/valid-deposit']);
     // Refused by the argument checks before any connection: the built main in-process (test/support/cli-in-process.ts).
-    const typo = await runCliInProcess([...merchantArgs(), '--case', 'merchant/raw-body/valid-depost', '--reports', join(dir, 'typo')]);
+    const typo = await runCliInProcess([
+      ...merchantArgs(),
+      '--case',
+      'merchant/raw-body/valid-depost',
+      '--reports',
+      join(dir, 'typo'),
+    ]);
     expect([typo.status, typo.stderr]).toEqual([
       2,
       'wallet-conformance: --case "merchant/raw-body/valid-depost" names no case; did you mean merchant/raw-body/valid-deposit?\n',
@@ -131,7 +150,13 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
       expect(run.stdout).toMatch(/ {4}how it is known: pre-flight: a valid callback whose Base64 holds no '\+'/);
       // report.html: title, pre-flight, then the failures, before what was tested, the rules and the rest.
       const html = readFileSync(join(out, 'report.html'), 'utf8');
-      expect([...html.matchAll(/<h2 id="(\w+)"/g)].map((m) => m[1])).toEqual(['preflight', 'failed', 'tested', 'rules', 'checks']);
+      expect([...html.matchAll(/<h2 id="(\w+)"/g)].map((m) => m[1])).toEqual([
+        'preflight',
+        'failed',
+        'tested',
+        'rules',
+        'checks',
+      ]);
       expect(html).toContain(`${failed.length} failures share one cause: the body was read as a form field`);
       // summary.md likewise, without raw JSON for the target.
       const md = readFileSync(join(out, 'summary.md'), 'utf8');
@@ -142,13 +167,21 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
         expect(r.replay).toBe(
           `wallet-conformance verify merchant --callback-url ${faulty.callbackUrl} --private-key ${pem('private.pem')} --probe-url ${faulty.probeUrl} --settle-ms 300 --reports ${out} --case ${r.suite}/${r.case}`,
         );
-      for (const text of [run.stdout, run.stderr, md, html, JSON.stringify(json)]) expect(text).not.toContain('ak-form-reader-7c1f');
+      for (const text of [run.stdout, run.stderr, md, html, JSON.stringify(json)])
+        expect(text).not.toContain('ak-form-reader-7c1f');
       // The replay, as printed (the program by its path), runs that one case and fails it again.
-      const replay = failed[0]!.replay!.replace(/^wallet-conformance /, `${process.execPath} ${resolve(ROOT, 'bin/wallet-conformance.js')} `);
-      const again = await shell(`${replay} --reports ${join(dir, 'replayed')}`, { WALLET_API_KEY: 'ak-form-reader-7c1f' });
+      const replay = failed[0]!.replay!.replace(
+        /^wallet-conformance /,
+        `${process.execPath} ${resolve(ROOT, 'bin/wallet-conformance.js')} `,
+      );
+      const again = await shell(`${replay} --reports ${join(dir, 'replayed')}`, {
+        WALLET_API_KEY: 'ak-form-reader-7c1f',
+      });
       expect(again.status, again.stderr).toBe(1);
       const replayed = report(join(dir, 'replayed'));
-      expect([...new Set(replayed.results.map((r) => `${r.suite}/${r.case}`))]).toEqual([`${failed[0]!.suite}/${failed[0]!.case}`]);
+      expect([...new Set(replayed.results.map((r) => `${r.suite}/${r.case}`))]).toEqual([
+        `${failed[0]!.suite}/${failed[0]!.case}`,
+      ]);
       expect(replayed.results.find((r) => r.id === failed[0]!.id)?.status).toBe('failed');
     }, 120_000);
   });
@@ -187,7 +220,10 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
       '--wait-for',
       'soon',
     ]);
-    expect([bad.status, bad.stderr]).toEqual([2, 'wallet-conformance: --wait-for takes a number of seconds from 0 to 3600, not "soon"\n']);
+    expect([bad.status, bad.stderr]).toEqual([
+      2,
+      'wallet-conformance: --wait-for takes a number of seconds from 0 to 3600, not "soon"\n',
+    ]);
   }, 30_000);
 
   it("--wait-for: polls until a target still starting answers, past a gateway's 503", async () => {
@@ -284,7 +320,9 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     const run = await cli([...serviceArgs(), '--case', 'service/energy/success', '--reports', join(dir, 'envkey')], {
       env: { WALLET_API_KEY: 'not-the-key-4f2a' },
     });
-    expect(run.stderr.split('\n')[0]).toMatch(/^pre-flight: warning: the service answered HTTP 401 to the API key from env WALLET_API_KEY: check the key/);
+    expect(run.stderr.split('\n')[0]).toMatch(
+      /^pre-flight: warning: the service answered HTTP 401 to the API key from env WALLET_API_KEY: check the key/,
+    );
     expect(run.stderr).not.toContain('--api-key');
     expect(`${run.stdout}${run.stderr}`).not.toContain('not-the-key-4f2a');
   }, 30_000);
@@ -355,9 +393,14 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
     const results = report(join(dir, 'public')).results;
     expect(results.length).toBeGreaterThan(0);
     expect(results.every((r) => r.status === 'passed')).toBe(true);
-    expect(JSON.stringify(results.map((r) => r.evidence))).toContain(JSON.stringify(JSON.stringify({ url: publicUrl })).slice(1, -1));
+    expect(JSON.stringify(results.map((r) => r.evidence))).toContain(
+      JSON.stringify(JSON.stringify({ url: publicUrl })).slice(1, -1),
+    );
     const badHost = await runCliInProcess([...serviceArgs(), '--api-key', s.apiKey, '--listen-host', 'not a host']);
-    expect([badHost.status, badHost.stderr]).toEqual([2, 'wallet-conformance: --listen-host takes an IP address or a host name, not "not a host"\n']);
+    expect([badHost.status, badHost.stderr]).toEqual([
+      2,
+      'wallet-conformance: --listen-host takes an IP address or a host name, not "not a host"\n',
+    ]);
     const badUrl = await runCliInProcess([...serviceArgs(), '--api-key', s.apiKey, '--public-url', 'ftp://x/cb']);
     expect([badUrl.status, badUrl.stderr]).toEqual([
       2,

@@ -24,6 +24,8 @@ describe('.ci/runtime-tests.txt', () => {
     const run = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     expect(run).toContain('.ci/runtime-tests.txt');
     expect(run).toMatch(/RUNTIMES=\(22 24\)/);
-    expect(run).toMatch(/WALLET_CONFORMANCE_DIST_BUILT=1 WALLET_CONFORMANCE_SQLITE=node:sqlite npx vitest run "\$\{RUNTIME_TESTS\[@\]\}"/);
+    expect(run).toMatch(
+      /WALLET_CONFORMANCE_DIST_BUILT=1 WALLET_CONFORMANCE_SQLITE=node:sqlite npx vitest run "\$\{RUNTIME_TESTS\[@\]\}"/,
+    );
   });
 });

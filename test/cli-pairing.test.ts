@@ -33,7 +33,9 @@ function freePort(): Promise<number> {
 
 /** A long-running CLI command; `waitFor` resolves with the first match of its output (20 s at most). */
 function start(args: string[]) {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   const listeners = new Set<() => void>();
@@ -79,12 +81,16 @@ describe('emulator --init and merchant --init paired', () => {
     const paired = runCli(['emulator', '--init', emulatorDir, '--merchant', join(merchantDir, 'merchant.yaml')]);
     expect(paired.status, paired.stderr).toBe(0);
     expect(paired.stdout).toContain(`callbacks go to http://127.0.0.1:${port}/callback`);
-    expect(readFileSync(join(emulatorDir, 'merchant-private.pem'), 'utf8')).toBe(readFileSync(join(merchantDir, 'merchant-private.pem'), 'utf8'));
+    expect(readFileSync(join(emulatorDir, 'merchant-private.pem'), 'utf8')).toBe(
+      readFileSync(join(merchantDir, 'merchant-private.pem'), 'utf8'),
+    );
 
     const merchant = start(['merchant', '--config', join(merchantDir, 'merchant.yaml')]);
     await merchant.waitFor(/merchant listening on /);
     const emulator = start(['emulator', '--config', join(emulatorDir, 'emulator.yaml'), '--port', '0']);
-    const [, baseUrl, token] = await emulator.waitFor(/emulator listening on (http:\/\/127\.0\.0\.1:\d+) \(control token: (\w+)\)/);
+    const [, baseUrl, token] = await emulator.waitFor(
+      /emulator listening on (http:\/\/127\.0\.0\.1:\d+) \(control token: (\w+)\)/,
+    );
 
     const emitted = await fetch(`${baseUrl}/__control/merchants/10086/callbacks`, {
       method: 'POST',
@@ -107,8 +113,15 @@ describe('emulator --init and merchant --init paired', () => {
     expect(runCli(['emulator', '--init', emulatorDir]).status).toBe(0);
     const paired = runCli(['merchant', '--init', merchantDir, '--emulator', join(emulatorDir, 'emulator.yaml')]);
     expect(paired.status, paired.stderr).toBe(0);
-    const emulator = parseYaml(readFileSync(join(emulatorDir, 'emulator.yaml'), 'utf8')) as { merchants: Array<{ apiKey: string; callbackUrl: string }> };
-    const merchant = parseYaml(readFileSync(join(merchantDir, 'merchant.yaml'), 'utf8')) as { apiKey: string; port: number; host: string; publicKey: string };
+    const emulator = parseYaml(readFileSync(join(emulatorDir, 'emulator.yaml'), 'utf8')) as {
+      merchants: Array<{ apiKey: string; callbackUrl: string }>;
+    };
+    const merchant = parseYaml(readFileSync(join(merchantDir, 'merchant.yaml'), 'utf8')) as {
+      apiKey: string;
+      port: number;
+      host: string;
+      publicKey: string;
+    };
     expect(merchant.apiKey).toBe(emulator.merchants[0]!.apiKey);
     expect(`http://${merchant.host}:${merchant.port}/callback`).toBe(emulator.merchants[0]!.callbackUrl);
     for (const file of ['merchant-private.pem', 'merchant-public.pem', 'merchant-public.b64']) {
@@ -131,7 +144,13 @@ describe('emulator --init and merchant --init paired', () => {
   it('emulator --init --merchant refuses a merchant.yaml on port 0, which no emulator could reach', () => {
     const merchantDir = join(dir, 'merchant-port-0');
     expect(runCli(['merchant', '--init', merchantDir, '--port', '0']).status).toBe(0);
-    const run = runCli(['emulator', '--init', join(dir, 'emulator-port-0'), '--merchant', join(merchantDir, 'merchant.yaml')]);
+    const run = runCli([
+      'emulator',
+      '--init',
+      join(dir, 'emulator-port-0'),
+      '--merchant',
+      join(merchantDir, 'merchant.yaml'),
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/port is 0 \(any free port\)/);
   });
@@ -146,12 +165,26 @@ describe('crypto encrypt for curl', () => {
     );
     expect(sealed.status, sealed.stderr).toBe(0);
     expect(sealed.stdout).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
-    const opened = runCli(['crypto', 'decrypt', '--direction', 'request', '--private-key', join(keys, 'merchant-private.pem')], sealed.stdout);
+    const opened = runCli(
+      ['crypto', 'decrypt', '--direction', 'request', '--private-key', join(keys, 'merchant-private.pem')],
+      sealed.stdout,
+    );
     expect(opened.stdout).toBe('{"symbol":"ENERGY","chainName":"TRON"}');
   });
 
   it('takes -n as echo does', () => {
-    const sealed = runCli(['crypto', 'encrypt', '-n', '--direction', 'request', '--public-key', join(dir, 'merchant', 'merchant-public.pem')], '{}');
+    const sealed = runCli(
+      [
+        'crypto',
+        'encrypt',
+        '-n',
+        '--direction',
+        'request',
+        '--public-key',
+        join(dir, 'merchant', 'merchant-public.pem'),
+      ],
+      '{}',
+    );
     expect(sealed.stdout).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
   });
 });
@@ -189,7 +222,9 @@ describe('callback send --field', () => {
       });
     const typo = await send('ammount=5');
     expect(typo.status, typo.stderr).toBe(0);
-    expect(typo.stderr).toMatch(/^warning: callback type 1 has no field "ammount" \(known: [^)]*\bamount\b[^)]*\); sent anyway\n$/);
+    expect(typo.stderr).toMatch(
+      /^warning: callback type 1 has no field "ammount" \(known: [^)]*\bamount\b[^)]*\); sent anyway\n$/,
+    );
     expect(typo.stdout).toContain('"ammount":5');
     const known = await send('txId=abc');
     expect(known.stderr).toBe('');

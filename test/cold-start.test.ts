@@ -47,7 +47,8 @@ function staticClosure(file: string): { modules: Set<string>; packages: Set<stri
     const text = readFileSync(path, 'utf8');
     for (const [, spec] of text.matchAll(/^(?:import|export)\s(?:[^;]*?\sfrom\s)?'([^']+)'/gm)) {
       if (spec!.startsWith('.')) visit(resolve(dirname(path), spec!));
-      else if (!spec!.startsWith('node:')) packages.add(spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!);
+      else if (!spec!.startsWith('node:'))
+        packages.add(spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!);
     }
   };
   visit(file);
@@ -78,7 +79,9 @@ describe('the CLI start', () => {
     // verify's work module loads the runner and the suites: the same reading finds them there.
     const { modules, packages } = staticClosure(join(DIST, 'cli/run-parts.js'));
     expect([...modules].some(heavyModule)).toBe(true);
-    expect([...packages].filter((name) => HEAVY_PACKAGES.includes(name))).toEqual(expect.arrayContaining(['yaml', 'ajv']));
+    expect([...packages].filter((name) => HEAVY_PACKAGES.includes(name))).toEqual(
+      expect.arrayContaining(['yaml', 'ajv']),
+    );
   });
 
   it('the top-level help from the command table is the help of the whole program, and each line of the table is its command', async () => {
@@ -96,7 +99,9 @@ describe('the CLI start', () => {
     expect((await programFor(['-h', 'verify'])).helpInformation()).toBe(whole.helpInformation());
     const verify = await programFor(['verify', 'merchant', '--help']);
     expect(verify.commands.map((command) => command.name())).toEqual(['verify']);
-    expect(verify.commands[0]!.helpInformation()).toBe(whole.commands.find((command) => command.name() === 'verify')!.helpInformation());
+    expect(verify.commands[0]!.helpInformation()).toBe(
+      whole.commands.find((command) => command.name() === 'verify')!.helpInformation(),
+    );
   });
 
   it('help, an unknown command and a flag error answer with help text, one line and exit 2', () => {
@@ -108,6 +113,8 @@ describe('the CLI start', () => {
     expect(unknown.stderr).toBe("wallet-conformance: unknown command 'verfy'\n(Did you mean verify?) (see --help)\n");
     const missing = runCli(['verify', 'merchant']);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toBe('wallet-conformance: --callback-url is required (or merchant.callbackUrl in wallet-conformance.yaml)\n');
+    expect(missing.stderr).toBe(
+      'wallet-conformance: --callback-url is required (or merchant.callbackUrl in wallet-conformance.yaml)\n',
+    );
   });
 });

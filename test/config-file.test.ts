@@ -45,7 +45,9 @@ describe('parseConfigFile', () => {
   });
 
   it('refuses a value of the wrong type, naming the key and the type but never quoting the value', () => {
-    expect(refusal('service:\n  userId: seven\n')).toBe('/ci/wallet-conformance.yaml: service.userId must be a whole number, not a string');
+    expect(refusal('service:\n  userId: seven\n')).toBe(
+      '/ci/wallet-conformance.yaml: service.userId must be a whole number, not a string',
+    );
     expect(refusal('strict: "yes"\n')).toBe('/ci/wallet-conformance.yaml: strict must be true or false, not a string');
     expect(refusal('service: [1, 2]\n')).toMatch(/service must be a mapping/);
   });
@@ -54,7 +56,9 @@ describe('parseConfigFile', () => {
     expect(refusal('service:\n  apiKey: sk_live_123\n')).toBe(
       '/ci/wallet-conformance.yaml: service.apiKey would put a secret in a file that gets committed; give it as apiKeyFile, WALLET_API_KEY or --api-key-file',
     );
-    expect(refusal('sk_live_123')).toBe('/ci/wallet-conformance.yaml: the file must be a mapping of option names to values, not a string');
+    expect(refusal('sk_live_123')).toBe(
+      '/ci/wallet-conformance.yaml: the file must be a mapping of option names to values, not a string',
+    );
     expect(refusal('service:\n  userId: sk_live_123\n')).not.toContain('sk_live_123');
   });
 
@@ -71,7 +75,9 @@ describe('the config file on the command line (exit 2, one line)', () => {
     writeFileSync(join(cwd, 'wallet-conformance.yaml'), 'service:\n  base-url: http://127.0.0.1:9/\n');
     const run = await runCliAsync(['verify', 'service'], { cwd });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^wallet-conformance: wallet-conformance\.yaml: unknown key service\.base-url \(known in service: /);
+    expect(run.stderr).toMatch(
+      /^wallet-conformance: wallet-conformance\.yaml: unknown key service\.base-url \(known in service: /,
+    );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 
@@ -79,7 +85,9 @@ describe('the config file on the command line (exit 2, one line)', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'wc-config-'));
     const run = await runCliAsync(['verify', 'merchant', '--api-key', 'k'], { cwd });
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('wallet-conformance: --callback-url is required (or merchant.callbackUrl in wallet-conformance.yaml)\n');
+    expect(run.stderr).toBe(
+      'wallet-conformance: --callback-url is required (or merchant.callbackUrl in wallet-conformance.yaml)\n',
+    );
   });
 
   it('refuses a --config file that does not exist', async () => {

@@ -42,11 +42,14 @@ describe('independent interop vectors (OpenSSL and Java)', () => {
     const profile = resolveProfile({ padding: vector.padding, callback: 'private', request: 'public' });
 
     it(`${vector.id}: decrypts to the exact plaintext on both engines`, () => {
-      const key = vector.encryptedWith === 'private' ? parseKey(read(vector.publicKey)) : parseKey(read(vector.privateKey));
+      const key =
+        vector.encryptedWith === 'private' ? parseKey(read(vector.publicKey)) : parseKey(read(vector.privateKey));
       const plain = read(vector.plaintext);
       // Every vector on both engines, none left out: forge's 4096-bit private-key operation costs
       // about half a second per block, five blocks in all.
-      const decrypted = [nativeEngine, forgeEngine].map((engine) => openBytes(vector.ciphertext, direction, key, { profile, engine }).toString('hex'));
+      const decrypted = [nativeEngine, forgeEngine].map((engine) =>
+        openBytes(vector.ciphertext, direction, key, { profile, engine }).toString('hex'),
+      );
       expect(decrypted).toEqual([plain.toString('hex'), plain.toString('hex')]);
     });
 
@@ -61,9 +64,13 @@ describe('independent interop vectors (OpenSSL and Java)', () => {
 
   it("explains Java's OAEP default (MGF1-SHA-1 with a SHA-256 label hash) instead of a bare failure", () => {
     const vector = vectors.find((v) => v.padding === 'oaep-sha256-mgf1sha1');
-    expect(vector && { source: vector.source, encryptedWith: vector.encryptedWith }).toEqual({ source: 'java', encryptedWith: 'public' });
+    expect(vector && { source: vector.source, encryptedWith: vector.encryptedWith }).toEqual({
+      source: 'java',
+      encryptedWith: 'public',
+    });
     const priv = parseKey(read(vector!.privateKey)) as RsaPrivateKey;
-    const attempt = () => openBytes(vector!.ciphertext, 'request', priv, { profile: resolveProfile({ padding: 'oaep-sha256' }) });
+    const attempt = () =>
+      openBytes(vector!.ciphertext, 'request', priv, { profile: resolveProfile({ padding: 'oaep-sha256' }) });
     expect(attempt).toThrow(CryptoError);
     expect(attempt).toThrow(/MGF1-SHA-1.*OAEPParameterSpec/);
   });
@@ -71,7 +78,11 @@ describe('independent interop vectors (OpenSSL and Java)', () => {
   it('reads the same key from every committed encoding', () => {
     const spki = (key: RsaPublicKey) => key.keyObject.export({ type: 'spki', format: 'der' }).toString('base64');
     const pem = parseKey(read('keys/rsa1024-public.pem')) as RsaPublicKey;
-    for (const file of ['keys/rsa1024-public.b64', 'keys/rsa1024-public-pkcs1.pem', 'keys/rsa1024-public-wrapped.b64']) {
+    for (const file of [
+      'keys/rsa1024-public.b64',
+      'keys/rsa1024-public-pkcs1.pem',
+      'keys/rsa1024-public-wrapped.b64',
+    ]) {
       expect(spki(parseKey(read(file)) as RsaPublicKey)).toBe(spki(pem));
     }
     for (const file of ['keys/rsa1024-private.b64', 'keys/rsa1024-private-pkcs1.pem']) {

@@ -92,16 +92,25 @@ function planted(): string {
 describe('the dead-export check', () => {
   // Lint runs the check over src/ (in CI too); a second run here would cost ~17 s of CPU and prove nothing more.
   it('is part of npm run lint, after the import-cycle check', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(manifest.scripts.lint).toMatch(/node scripts\/check-import-cycles\.mjs && node scripts\/check-dead-exports\.mjs --type-check/);
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(manifest.scripts.lint).toMatch(
+      /node scripts\/check-import-cycles\.mjs && node scripts\/check-dead-exports\.mjs --type-check/,
+    );
   });
 
   it('--type-check reports type errors as tsc does, from the same program, and fails with exit 2', () => {
     const dir = planted();
-    writeFileSync(join(dir, 'src/index.ts'), `${readFileSync(join(dir, 'src/index.ts'), 'utf8')}\nexport const wrong: number = 'text';\n`);
+    writeFileSync(
+      join(dir, 'src/index.ts'),
+      `${readFileSync(join(dir, 'src/index.ts'), 'utf8')}\nexport const wrong: number = 'text';\n`,
+    );
     const typed = check(dir, '--type-check');
     expect(typed.status).toBe(2);
-    expect(typed.out).toMatch(/^src\/index\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\.$/m);
+    expect(typed.out).toMatch(
+      /^src\/index\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\.$/m,
+    );
     expect(typed.out).toContain('1 type error (above)');
     // The dead exports are still named beside the type error.
     expect(deadLines(typed.out)).toHaveLength(5);
@@ -119,7 +128,9 @@ describe('the dead-export check', () => {
       'dead export: src/lib.ts:6 unused (used nowhere: delete it)',
       'dead export: src/lib2.ts:1 passedOn (used nowhere: delete it)',
     ]);
-    expect(run.out.trim().split('\n').at(-1)).toBe('5 dead exports in src: remove each, or drop its `export` (docs/decisions/0089-dead-exports.md)');
+    expect(run.out.trim().split('\n').at(-1)).toBe(
+      '5 dead exports in src: remove each, or drop its `export` (docs/decisions/0089-dead-exports.md)',
+    );
   }, 120_000);
 
   it('--fix drops `export` where only the file uses a name and deletes the dead re-export; what nothing uses stays for a person', () => {

@@ -49,11 +49,20 @@ describe('decision records', () => {
 
   it('are cited by names that exist, wherever a source or a page names one', () => {
     const cited = ['src', 'test', 'bench', 'scripts', 'docs']
-      .flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))
+      .flatMap((dir) =>
+        readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)),
+      )
       .concat(['README.md', 'ARCHITECTURE.md'])
       .filter((file) => /\.(ts|mjs|md|yaml)$/.test(file))
-      .flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/docs\/decisions\/([\w.-]+\.md)/g)].map((m) => ({ file, name: m[1]! })));
+      .flatMap((file) =>
+        [...readFileSync(join(ROOT, file), 'utf8').matchAll(/docs\/decisions\/([\w.-]+\.md)/g)].map((m) => ({
+          file,
+          name: m[1]!,
+        })),
+      );
     expect(cited.length).toBeGreaterThan(20);
-    expect(cited.filter(({ name }) => !existsSync(join(DIR, name))).map(({ file, name }) => `${file}: ${name}`)).toEqual([]);
+    expect(
+      cited.filter(({ name }) => !existsSync(join(DIR, name))).map(({ file, name }) => `${file}: ${name}`),
+    ).toEqual([]);
   });
 });

@@ -45,12 +45,34 @@ interface Fault {
 }
 
 const PYTHON_FAULTS: Fault[] = [
-  { fault: 'key-case-insensitive', row: 'callback-key-near-misses', caught: 'key-upper-case/answers', rule: 'CB-KEY-401', alone: true },
+  {
+    fault: 'key-case-insensitive',
+    row: 'callback-key-near-misses',
+    caught: 'key-upper-case/answers',
+    rule: 'CB-KEY-401',
+    alone: true,
+  },
   { fault: 'key-trimmed', row: 'callback-key-near-misses', caught: 'key-nbsp-after/answers', rule: 'CB-KEY-401' },
   { fault: 'key-prefix', row: 'callback-key-near-misses', caught: 'key-appended/answers', rule: 'CB-KEY-401' },
-  { fault: 'key-accent-insensitive', row: 'callback-key-near-misses', caught: 'key-accented-letter/answers', rule: 'CB-KEY-401' },
-  { fault: 'key-any-of', row: 'callback-key-near-misses', caught: 'key-twice-unknown-first/answers', rule: 'CB-KEY-401' },
-  { fault: 'deposit-without-chain', row: 'deposit-key-components', caught: 'deposit-chain-differs/processed#2', rule: 'CB-ID-DEPOSIT', alone: true },
+  {
+    fault: 'key-accent-insensitive',
+    row: 'callback-key-near-misses',
+    caught: 'key-accented-letter/answers',
+    rule: 'CB-KEY-401',
+  },
+  {
+    fault: 'key-any-of',
+    row: 'callback-key-near-misses',
+    caught: 'key-twice-unknown-first/answers',
+    rule: 'CB-KEY-401',
+  },
+  {
+    fault: 'deposit-without-chain',
+    row: 'deposit-key-components',
+    caught: 'deposit-chain-differs/processed#2',
+    rule: 'CB-ID-DEPOSIT',
+    alone: true,
+  },
   {
     // Every deposit to one address in one token is one event to it: the first deposit of any case is lost.
     fault: 'deposit-without-txid',
@@ -66,7 +88,12 @@ const PYTHON_FAULTS: Fault[] = [
     rule: 'CB-ID-DEPOSIT',
     // A hand-written case catches it too: merchant/idempotency/deposit-wrapped-contract-twins/processed#2 (CB-ID-DEPOSIT).
   },
-  { fault: 'withdrawal-keyed-with-chain', row: 'withdrawal-key-components', caught: 'withdrawal-only-chain-differs/processed#2', rule: 'CB-ID-WITHDRAW' },
+  {
+    fault: 'withdrawal-keyed-with-chain',
+    row: 'withdrawal-key-components',
+    caught: 'withdrawal-only-chain-differs/processed#2',
+    rule: 'CB-ID-WITHDRAW',
+  },
   {
     fault: 'one-keyspace',
     row: 'deposit-key-components',
@@ -74,10 +101,30 @@ const PYTHON_FAULTS: Fault[] = [
     rule: 'CB-ID-DEPOSIT',
     // A hand-written case catches it too: merchant/idempotency/deposit-wrapped-contract-twins/processed#2 (CB-ID-DEPOSIT).
   },
-  { fault: 'chain-events-one-keyspace', row: 'deposit-key-components', caught: 'deposit-as-withdrawal/processed#2', rule: 'CB-ID-DEPOSIT' },
-  { fault: 'other-without-callbackid', row: 'other-key-components', caught: 'withdrawal-request-call-back-id-differs/processed#2', rule: 'CB-ID-OTHER' },
-  { fault: 'alerts-one-key', row: 'other-key-components', caught: 'not-enough-money-as-not-enough-hot-money/processed#2', rule: 'CB-ID-OTHER' },
-  { fault: 'replay-on-start', row: 'acknowledged-survives-restart', caught: 'acknowledged-deposit-survives-restart/processed', rule: 'CB-ONCE' },
+  {
+    fault: 'chain-events-one-keyspace',
+    row: 'deposit-key-components',
+    caught: 'deposit-as-withdrawal/processed#2',
+    rule: 'CB-ID-DEPOSIT',
+  },
+  {
+    fault: 'other-without-callbackid',
+    row: 'other-key-components',
+    caught: 'withdrawal-request-call-back-id-differs/processed#2',
+    rule: 'CB-ID-OTHER',
+  },
+  {
+    fault: 'alerts-one-key',
+    row: 'other-key-components',
+    caught: 'not-enough-money-as-not-enough-hot-money/processed#2',
+    rule: 'CB-ID-OTHER',
+  },
+  {
+    fault: 'replay-on-start',
+    row: 'acknowledged-survives-restart',
+    caught: 'acknowledged-deposit-survives-restart/processed',
+    rule: 'CB-ONCE',
+  },
   {
     // Booked 300 ms after the answer: the restart command kills it well within that on a loaded machine
     // (at the default 20 ms, two CPU burners on two cores let a booking finish first in 6 of 15 tries).
@@ -96,13 +143,34 @@ const PYTHON_FAULTS: Fault[] = [
     rule: 'CB-DECRYPT',
     // A hand-written case catches it too: merchant/raw-body/multi-block/answers (CB-DECRYPT).
   },
-  { fault: 'whole-blocks-refused', row: 'callback-block-edges', caught: 'plaintext-whole/answers', rule: 'CB-DECRYPT', alone: true },
-  { fault: 'utf8-per-block', row: 'callback-block-edges', caught: 'plaintext-split-character/processed-exact', rule: 'CB-DECRYPT' },
+  {
+    fault: 'whole-blocks-refused',
+    row: 'callback-block-edges',
+    caught: 'plaintext-whole/answers',
+    rule: 'CB-DECRYPT',
+    alone: true,
+  },
+  {
+    fault: 'utf8-per-block',
+    row: 'callback-block-edges',
+    caught: 'plaintext-split-character/processed-exact',
+    rule: 'CB-DECRYPT',
+  },
 ];
 
 const JAVA_FAULTS: Fault[] = [
-  { fault: 'key-case-insensitive', row: 'callback-key-near-misses', caught: 'key-upper-case/answers', rule: 'CB-KEY-401' },
-  { fault: 'deposit-without-chain', row: 'deposit-key-components', caught: 'deposit-chain-differs/processed#2', rule: 'CB-ID-DEPOSIT' },
+  {
+    fault: 'key-case-insensitive',
+    row: 'callback-key-near-misses',
+    caught: 'key-upper-case/answers',
+    rule: 'CB-KEY-401',
+  },
+  {
+    fault: 'deposit-without-chain',
+    row: 'deposit-key-components',
+    caught: 'deposit-chain-differs/processed#2',
+    rule: 'CB-ID-DEPOSIT',
+  },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-derived-doubles-'));
@@ -125,7 +193,11 @@ const slot = limit(4);
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** `verify merchant` against a running receiver: exit status and report.json. */
-async function verify(name: string, target: { callback: string; probe: string; restart?: string }, filter?: { suite?: string; case?: string }) {
+async function verify(
+  name: string,
+  target: { callback: string; probe: string; restart?: string },
+  filter?: { suite?: string; case?: string },
+) {
   const reports = join(dir, `reports-${name}`);
   const run = await runCliAsync([
     'verify',
@@ -148,8 +220,13 @@ async function verify(name: string, target: { callback: string; probe: string; r
     '--reports',
     reports,
   ]);
-  if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
-  return { status: run.status, stderr: run.stderr, report: JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile };
+  if (!existsSync(join(reports, 'report.json')))
+    throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
+  return {
+    status: run.status,
+    stderr: run.stderr,
+    report: JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile,
+  };
 }
 
 /**
@@ -171,7 +248,10 @@ async function startPythonReceiver(name: string, fault: string, config: Record<s
     ['--supervise'],
   );
   const restart = `read pid boot < ${quote(pidFile)} && kill -9 "$pid" && exec ${quote(PYTHON)} ${quote(RECEIVER_PY)} --await-boot ${receiver.port} "$boot"`;
-  return { receiver, target: { callback: `${receiver.origin}/hooks/wallet`, probe: `${receiver.origin}/hooks/processed`, restart } };
+  return {
+    receiver,
+    target: { callback: `${receiver.origin}/hooks/wallet`, probe: `${receiver.origin}/hooks/processed`, restart },
+  };
 }
 
 /** JVM flags of a short-lived server (as test/java-doubles.test.ts): C1 only, the serial collector. */
@@ -180,7 +260,9 @@ let classes: string | undefined;
 function compiled(): string {
   if (classes === undefined) {
     const into = mkdtempSync(join(dir, 'classes-'));
-    const run = spawnSync('javac', [...JVM_FLAGS.map((flag) => `-J${flag}`), '-d', into, RECEIVER_JAVA], { encoding: 'utf8' });
+    const run = spawnSync('javac', [...JVM_FLAGS.map((flag) => `-J${flag}`), '-d', into, RECEIVER_JAVA], {
+      encoding: 'utf8',
+    });
     if (run.status !== 0) throw new Error(`javac ${RECEIVER_JAVA} failed: ${run.stderr}`);
     classes = into;
   }
@@ -243,7 +325,9 @@ afterAll(() => {
  * hand-written suites alone.
  */
 async function judge(fault: Fault, target: { callback: string; probe: string; restart?: string }, name: string) {
-  const derived = await verify(`${name}-derived`, target, { case: `merchant/derived/${fault.row}/${fault.caught.split('/')[0]}` });
+  const derived = await verify(`${name}-derived`, target, {
+    case: `merchant/derived/${fault.row}/${fault.caught.split('/')[0]}`,
+  });
   const handWritten = fault.alone ? await verify(`${name}-hand-written`, target, { suite: 'merchant/*' }) : undefined;
   return { derived, handWritten };
 }
@@ -258,82 +342,118 @@ function expectCaughtOnlyWhereRecorded(
 ) {
   const { derived, handWritten } = runs;
   const caught = `merchant/derived/${fault.row}/${fault.caught}`;
-  expect(verdict(derived.report, caught, fault.rule), `failed:\n${byStatus(derived.report, 'failed')}\n${derived.stderr}\n${output}`).toEqual({
+  expect(
+    verdict(derived.report, caught, fault.rule),
+    `failed:\n${byStatus(derived.report, 'failed')}\n${derived.stderr}\n${output}`,
+  ).toEqual({
     id: caught,
     status: 'failed',
     namesRule: true,
   });
   expect(derived.status, derived.stderr).toBe(1);
   if (!handWritten) return;
-  expect(byStatus(handWritten.report, 'failed'), 'the hand-written suites alone catch it: it is no proof that only the new cases do').toBe('');
+  expect(
+    byStatus(handWritten.report, 'failed'),
+    'the hand-written suites alone catch it: it is no proof that only the new cases do',
+  ).toBe('');
   expect(handWritten.status, handWritten.stderr).toBe(0);
   // Skipped is no pass: a receiver with a restart runs every hand-written case (without one, the restart case skips).
   if (restarts) expect(byStatus(handWritten.report, 'skipped')).toBe('');
 }
 
-describe.skipIf(pythonMissing !== undefined)(`derived cases against faulty Python receivers (skipped: ${pythonMissing ?? ''})`, { concurrent: true }, () => {
-  it('the correct receiver passes every suite, derived and hand-written, restarted by SIGKILL: exit 0, nothing failed or skipped', async ({ expect }) => {
-    await slot(async () => {
-      const { receiver, target } = await startPythonReceiver('none', 'none');
-      try {
-        const run = await verify('python-none', target);
-        expect(run.report.summary.failed, `failed:\n${byStatus(run.report, 'failed')}\n${run.stderr}\n${receiver.output()}`).toBe(0);
-        expect(run.status, run.stderr).toBe(0);
-        expect(byStatus(run.report, 'skipped')).toBe('');
-        expect(
-          run.report.results.filter((result) => result.id.startsWith('merchant/derived/acknowledged-survives-restart/') && result.status === 'passed').length,
-        ).toBe(12);
-        // The first start, pre-flight's proof of --restart, the hand-written restart case and the three durability cases: each a new process.
-        expect(receiver.output().match(/LISTENING/g)).toHaveLength(6);
-      } finally {
-        await receiver.close();
-      }
-    });
-  }, 400_000);
-
-  for (const fault of PYTHON_FAULTS) {
-    it(`"${fault.fault}" fails ${fault.row}/${fault.caught} under ${fault.rule}${fault.alone ? '; the hand-written suites alone pass it' : ''}`, async ({
+describe.skipIf(pythonMissing !== undefined)(
+  `derived cases against faulty Python receivers (skipped: ${pythonMissing ?? ''})`,
+  { concurrent: true },
+  () => {
+    it('the correct receiver passes every suite, derived and hand-written, restarted by SIGKILL: exit 0, nothing failed or skipped', async ({
       expect,
     }) => {
       await slot(async () => {
-        const { receiver, target } = await startPythonReceiver(fault.fault, fault.fault, fault.config);
+        const { receiver, target } = await startPythonReceiver('none', 'none');
         try {
-          expectCaughtOnlyWhereRecorded(expect, fault, await judge(fault, target, `python-${fault.fault}`), receiver.output(), true);
+          const run = await verify('python-none', target);
+          expect(
+            run.report.summary.failed,
+            `failed:\n${byStatus(run.report, 'failed')}\n${run.stderr}\n${receiver.output()}`,
+          ).toBe(0);
+          expect(run.status, run.stderr).toBe(0);
+          expect(byStatus(run.report, 'skipped')).toBe('');
+          expect(
+            run.report.results.filter(
+              (result) =>
+                result.id.startsWith('merchant/derived/acknowledged-survives-restart/') && result.status === 'passed',
+            ).length,
+          ).toBe(12);
+          // The first start, pre-flight's proof of --restart, the hand-written restart case and the three durability cases: each a new process.
+          expect(receiver.output().match(/LISTENING/g)).toHaveLength(6);
         } finally {
           await receiver.close();
         }
       });
     }, 400_000);
-  }
-});
 
-describe.skipIf(!JAVA)('derived cases against faulty Java receivers (java not installed: skipped)', { concurrent: true }, () => {
-  it('the correct receiver passes the derived suites (the durability row is skipped: it has no restart): exit 0', async ({ expect }) => {
-    await slot(async () => {
-      const receiver = await startJavaReceiver([]);
-      try {
-        const run = await verify('java-none', receiver.target, { suite: 'merchant/derived/*' });
-        expect(run.report.summary.failed, byStatus(run.report, 'failed')).toBe(0);
-        expect(run.status, run.stderr).toBe(0);
-        expect(run.report.summary.passed).toBeGreaterThan(100);
-      } finally {
-        receiver.stop();
-      }
-    });
-  }, 400_000);
+    for (const fault of PYTHON_FAULTS) {
+      it(`"${fault.fault}" fails ${fault.row}/${fault.caught} under ${fault.rule}${fault.alone ? '; the hand-written suites alone pass it' : ''}`, async ({
+        expect,
+      }) => {
+        await slot(async () => {
+          const { receiver, target } = await startPythonReceiver(fault.fault, fault.fault, fault.config);
+          try {
+            expectCaughtOnlyWhereRecorded(
+              expect,
+              fault,
+              await judge(fault, target, `python-${fault.fault}`),
+              receiver.output(),
+              true,
+            );
+          } finally {
+            await receiver.close();
+          }
+        });
+      }, 400_000);
+    }
+  },
+);
 
-  for (const fault of JAVA_FAULTS) {
-    it(`"${fault.fault}" fails ${fault.row}/${fault.caught} under ${fault.rule}${fault.alone ? '; the hand-written suites alone pass it' : ''}`, async ({
+describe.skipIf(!JAVA)(
+  'derived cases against faulty Java receivers (java not installed: skipped)',
+  { concurrent: true },
+  () => {
+    it('the correct receiver passes the derived suites (the durability row is skipped: it has no restart): exit 0', async ({
       expect,
     }) => {
       await slot(async () => {
-        const receiver = await startJavaReceiver([fault.fault]);
+        const receiver = await startJavaReceiver([]);
         try {
-          expectCaughtOnlyWhereRecorded(expect, fault, await judge(fault, receiver.target, `java-${fault.fault}`), '', false);
+          const run = await verify('java-none', receiver.target, { suite: 'merchant/derived/*' });
+          expect(run.report.summary.failed, byStatus(run.report, 'failed')).toBe(0);
+          expect(run.status, run.stderr).toBe(0);
+          expect(run.report.summary.passed).toBeGreaterThan(100);
         } finally {
           receiver.stop();
         }
       });
     }, 400_000);
-  }
-});
+
+    for (const fault of JAVA_FAULTS) {
+      it(`"${fault.fault}" fails ${fault.row}/${fault.caught} under ${fault.rule}${fault.alone ? '; the hand-written suites alone pass it' : ''}`, async ({
+        expect,
+      }) => {
+        await slot(async () => {
+          const receiver = await startJavaReceiver([fault.fault]);
+          try {
+            expectCaughtOnlyWhereRecorded(
+              expect,
+              fault,
+              await judge(fault, receiver.target, `java-${fault.fault}`),
+              '',
+              false,
+            );
+          } finally {
+            receiver.stop();
+          }
+        });
+      }, 400_000);
+    }
+  },
+);

@@ -54,7 +54,16 @@ async function verifyOnce(name: string, bits: 1024 | 2048, fault?: string) {
   mkdirSync(own);
   const service = await startPython(
     'service.py',
-    { privateKeyPem: key.privatePem, apiKey, forbiddenKey, expiredKey, futureKey, userId, controlToken, ...(fault ? { fault } : {}) },
+    {
+      privateKeyPem: key.privatePem,
+      apiKey,
+      forbiddenKey,
+      expiredKey,
+      futureKey,
+      userId,
+      controlToken,
+      ...(fault ? { fault } : {}),
+    },
     own,
   );
   const reports = join(own, 'reports');
@@ -86,7 +95,8 @@ async function verifyOnce(name: string, bits: 1024 | 2048, fault?: string) {
       '--reports',
       reports,
     ]);
-    if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
+    if (!existsSync(join(reports, 'report.json')))
+      throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
     const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile;
     return { run, report, output: service.output() };
   } finally {
@@ -102,7 +112,11 @@ const lines = (report: ReportFile, status: string) =>
 
 /** Each defect, the rule its failure must name, and a case that must catch it. */
 const FAULTS: { fault: string; rule: string; caughtBy: RegExp; bits?: (1024 | 2048)[] }[] = [
-  { fault: 'key-case-insensitive', rule: 'ERR-401', caughtBy: /order-key-near-misses\/energy-key-(upper|lower|one-letter)-case\// },
+  {
+    fault: 'key-case-insensitive',
+    rule: 'ERR-401',
+    caughtBy: /order-key-near-misses\/energy-key-(upper|lower|one-letter)-case\//,
+  },
   { fault: 'key-trimmed', rule: 'ERR-401', caughtBy: /order-key-near-misses\/energy-key-nbsp-after\// },
   {
     fault: 'refuses-whole-block-plaintext',
@@ -110,12 +124,25 @@ const FAULTS: { fault: string; rule: string; caughtBy: RegExp; bits?: (1024 | 20
     caughtBy: /request-block-edges\/energy-plaintext-at-\d-blocks?\/same-verdict/,
     bits: [1024, 2048],
   },
-  { fault: 'callback-id-as-number', rule: 'ORDER-RES', caughtBy: /order-id-echo\/callbackid-(leading-zeros|beyond-2-53)\/result/ },
+  {
+    fault: 'callback-id-as-number',
+    rule: 'ORDER-RES',
+    caughtBy: /order-id-echo\/callbackid-(leading-zeros|beyond-2-53)\/result/,
+  },
   { fault: 'callback-id-url-decoded', rule: 'ORDER-RES', caughtBy: /order-id-echo\/callbackid-form-special\/result/ },
   { fault: 'callback-id-truncated-512', rule: 'ORDER-RES', caughtBy: /order-id-echo\/callbackid-very-long\/result/ },
-  { fault: 'energy-float-division', rule: 'ENERGY-FLOOR', caughtBy: /energy-floor-edges\/energy-(balance|quotient)-beyond-2-53\/energy-floor/ },
+  {
+    fault: 'energy-float-division',
+    rule: 'ENERGY-FLOOR',
+    caughtBy: /energy-floor-edges\/energy-(balance|quotient)-beyond-2-53\/energy-floor/,
+  },
   { fault: 'energy-stale-cost', rule: 'ENERGY-FLOOR', caughtBy: /energy-floor-edges\/energy-[a-z0-9-]+\/energy-floor/ },
-  { fault: 'response-drops-whole-block', rule: 'ENV-DATA', caughtBy: /answer-block-edges\/order-answer-whole\/answer-edge/, bits: [1024, 2048] },
+  {
+    fault: 'response-drops-whole-block',
+    rule: 'ENV-DATA',
+    caughtBy: /answer-block-edges\/order-answer-whole\/answer-edge/,
+    bits: [1024, 2048],
+  },
 ];
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,26 +151,34 @@ describe.skipIf(missing !== undefined)(
   `derived service cases against Python doubles (skipped only when ${missing ?? 'python3 or its libraries are missing'})`,
   () => {
     describe('the correct service passes every derived case', { concurrent: true }, () => {
-      it.for([1024, 2048] as const)('with a %i-bit key: exit 0, no failure, every derived case run', { timeout: 240_000 }, async (bits, { expect }) => {
-        const { run, report, output } = await verifyDerived(`correct-${bits}`, bits);
-        expect(report.summary.failed, `failed checks:\n${lines(report, 'failed')}\n${run.stderr}\n${output}`).toBe(0);
-        expect(run.status, run.stderr).toBe(0);
-        expect(lines(report, 'skipped')).toBe('');
-        expect(report.results.every((result) => result.id.startsWith('service/derived/'))).toBe(true);
-        expect(report.summary.passed).toBeGreaterThan(80);
-      });
+      it.for([1024, 2048] as const)(
+        'with a %i-bit key: exit 0, no failure, every derived case run',
+        { timeout: 240_000 },
+        async (bits, { expect }) => {
+          const { run, report, output } = await verifyDerived(`correct-${bits}`, bits);
+          expect(report.summary.failed, `failed checks:\n${lines(report, 'failed')}\n${run.stderr}\n${output}`).toBe(0);
+          expect(run.status, run.stderr).toBe(0);
+          expect(lines(report, 'skipped')).toBe('');
+          expect(report.results.every((result) => result.id.startsWith('service/derived/'))).toBe(true);
+          expect(report.summary.passed).toBeGreaterThan(80);
+        },
+      );
     });
 
     describe('each defect fails under its rule', { concurrent: true }, () => {
       const runs = FAULTS.flatMap((entry) => (entry.bits ?? [1024]).map((bits) => ({ ...entry, bits })));
-      it.for(runs)('$fault ($bits-bit key): exit 1, failed under $rule', { timeout: 240_000 }, async ({ fault, rule, caughtBy, bits }, { expect }) => {
-        const { run, report } = await verifyDerived(`${fault}-${bits}`, bits, fault);
-        const failed = report.results.filter((result) => result.status === 'failed');
-        expect(run.status, `${run.stderr}\n${lines(report, 'failed')}`).toBe(1);
-        const caught = failed.filter((result) => caughtBy.test(result.id));
-        expect(caught.length, `no failure of ${caughtBy}; failed:\n${lines(report, 'failed')}`).toBeGreaterThan(0);
-        for (const result of caught) expect(result.rules, `${result.id}: ${result.message}`).toContain(rule);
-      });
+      it.for(runs)(
+        '$fault ($bits-bit key): exit 1, failed under $rule',
+        { timeout: 240_000 },
+        async ({ fault, rule, caughtBy, bits }, { expect }) => {
+          const { run, report } = await verifyDerived(`${fault}-${bits}`, bits, fault);
+          const failed = report.results.filter((result) => result.status === 'failed');
+          expect(run.status, `${run.stderr}\n${lines(report, 'failed')}`).toBe(1);
+          const caught = failed.filter((result) => caughtBy.test(result.id));
+          expect(caught.length, `no failure of ${caughtBy}; failed:\n${lines(report, 'failed')}`).toBeGreaterThan(0);
+          for (const result of caught) expect(result.rules, `${result.id}: ${result.message}`).toContain(rule);
+        },
+      );
     });
   },
 );

@@ -10,10 +10,21 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = resolve(ROOT, 'reports', 'docs-index.png');
 
 const ENDPOINTS = ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'];
-const CALLBACKS = ['1 Deposit', '2 Withdrawal request', '3 Withdrawal', '4 Address', '5 Invalid address', '6 Not enough money', '7 Not enough hot money'];
+const CALLBACKS = [
+  '1 Deposit',
+  '2 Withdrawal request',
+  '3 Withdrawal',
+  '4 Address',
+  '5 Invalid address',
+  '6 Not enough money',
+  '7 Not enough hot money',
+];
 
 /** The browser globals the page functions use (the project compiles without the DOM lib). */
-type BrowserWindow = { innerHeight: number; getComputedStyle(element: unknown): { position: string; backgroundColor: string } };
+type BrowserWindow = {
+  innerHeight: number;
+  getComputedStyle(element: unknown): { position: string; backgroundColor: string };
+};
 
 /** Is the element's box inside the viewport (an anchor the browser scrolled to)? */
 async function inViewport(page: Page, selector: string): Promise<boolean> {
@@ -44,13 +55,18 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     // Offline: anything but a file of the site is refused (and would show up as a failed request).
-    await context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
+    await context.route('**/*', (route) =>
+      route.request().url().startsWith('file://') ? route.continue() : route.abort(),
+    );
     page = await context.newPage();
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`console ${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`),
+    );
     page.on('request', (request) => {
       if (!request.url().startsWith('file://')) problems.push(`external request: ${request.url()}`);
     });
@@ -71,17 +87,35 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
       expect(await page.getByRole('heading', { level: 2, name, exact: true }).first().isVisible(), name).toBe(true);
     const nav = page.locator('nav.site');
     const labels = (await nav.locator('a').allTextContents()).map((text) => text.trim());
-    const reference = ['Overview', ...ENDPOINTS, ...CALLBACKS, 'Writing a receiver', 'Rule catalog', 'Traceability', 'Idempotency', 'Error tables'];
+    const reference = [
+      'Overview',
+      ...ENDPOINTS,
+      ...CALLBACKS,
+      'Writing a receiver',
+      'Rule catalog',
+      'Traceability',
+      'Idempotency',
+      'Error tables',
+    ];
     expect(labels.slice(0, reference.length)).toEqual(reference);
     // Then the manual (README.md and docs/), the README, its index and the two guides first.
-    expect(labels.slice(reference.length, reference.length + 4)).toEqual(['README', 'Index', 'Merchant guide', 'Service guide']);
+    expect(labels.slice(reference.length, reference.length + 4)).toEqual([
+      'README',
+      'Index',
+      'Merchant guide',
+      'Service guide',
+    ]);
     expect(await nav.locator('a[aria-current="page"]').textContent()).toBe('Overview');
     // The endpoint and callback tables of the index list the same pages.
     expect(await page.locator('#endpoints-table tbody tr').count()).toBe(3);
     expect(await page.locator('#callbacks-table tbody tr').count()).toBe(7);
-    expect(await page.locator('#callbacks-table tbody tr').first().innerText()).toContain('txid, chain, symbol, toAddress');
+    expect(await page.locator('#callbacks-table tbody tr').first().innerText()).toContain(
+      'txid, chain, symbol, toAddress',
+    );
     // The inline stylesheet applies (no external CSS needed): the navigation is a sticky side bar.
-    expect(await nav.evaluate((element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).position)).toBe('sticky');
+    expect(
+      await nav.evaluate((element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).position),
+    ).toBe('sticky');
     mkdirSync(resolve(ROOT, 'reports'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
     expect(existsSync(SCREENSHOT)).toBe(true);
@@ -102,7 +136,9 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     expect(page.url()).toMatch(/\/endpoint-withdraw-without-verify\.html$/);
     expect(await page.locator('h1').innerText()).toContain('withdrawWithoutVerify');
     expect(await page.locator('nav.site a[aria-current="page"]').textContent()).toBe('withdrawWithoutVerify');
-    const amount = page.locator('#request-plain-fields tr', { has: page.locator('td:first-child code', { hasText: /^amount$/ }) });
+    const amount = page.locator('#request-plain-fields tr', {
+      has: page.locator('td:first-child code', { hasText: /^amount$/ }),
+    });
     await expectVisible(page, amount);
     expect(await amount.innerText()).toContain('Decimal: number | string');
     const example = page.locator('section.example#request-example-1');
@@ -124,7 +160,12 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
     expect(await page.locator('h1').innerText()).toBe('Callback type 1: Deposit');
     await expectVisible(page, page.getByRole('heading', { level: 2, name: 'Idempotency key' }));
     const keyFields = page.locator('#payload-fields tr', { has: page.locator('.badge-key') });
-    expect((await keyFields.locator('td:first-child').allInnerTexts()).map((text) => text.trim())).toEqual(['txid', 'chain', 'symbol', 'toAddress']);
+    expect((await keyFields.locator('td:first-child').allInnerTexts()).map((text) => text.trim())).toEqual([
+      'txid',
+      'chain',
+      'symbol',
+      'toAddress',
+    ]);
     expect(await page.locator('#example-1').getAttribute('data-key-half')).toBe('private');
     // Its link to the idempotency table leads there.
     await page.getByRole('link', { name: 'the idempotency table' }).click();
@@ -175,7 +216,9 @@ describe('the docs site in headless Chromium (file://, offline)', () => {
   });
 
   it('opens every page with no console error, no failed and no external request', async () => {
-    const pages = await page.locator('nav.site a').evaluateAll((links) => links.map((link) => (link as unknown as { href: string }).href));
+    const pages = await page
+      .locator('nav.site a')
+      .evaluateAll((links) => links.map((link) => (link as unknown as { href: string }).href));
     // The 16 reference pages and the manual's pages in the navigation (its decisions are reached from their index).
     expect(pages.length).toBeGreaterThan(16 + 10);
     expect(pages.filter((url) => /\/manual-[^/]*\.html$/.test(url))).toHaveLength(pages.length - 16);

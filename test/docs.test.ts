@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml, parseDocument } from 'yaml';
@@ -67,7 +76,8 @@ function element(html: string, tag: 'tr' | 'table' | 'section', id: string): str
 /** The cells of a table row, as inner HTML. */
 const cells = (row: string): string[] => [...row.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((m) => m[1]!);
 /** The rows of a table, as inner HTML. */
-const rowsOf = (table: string): string[] => [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).filter((row) => row.includes('<td>'));
+const rowsOf = (table: string): string[] =>
+  [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).filter((row) => row.includes('<td>'));
 /** `<code>` texts in a piece of HTML. */
 const codes = (html: string): string[] => [...html.matchAll(/<code>([\s\S]*?)<\/code>/g)].map((m) => visible(m[1]!));
 
@@ -80,10 +90,15 @@ const refName = (node: unknown): string =>
     .pop()!;
 
 /** The interface's operations (the emulator's control API is not part of it). */
-const operations = Object.entries(document.paths as Record<string, Record<string, SchemaNode>>).flatMap(([path, item]) =>
-  Object.entries(item)
-    .filter(([method, op]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method) && !(op.tags as string[] | undefined)?.includes('control'))
-    .map(([method, op]) => ({ path, method, op, operationId: String(op.operationId) })),
+const operations = Object.entries(document.paths as Record<string, Record<string, SchemaNode>>).flatMap(
+  ([path, item]) =>
+    Object.entries(item)
+      .filter(
+        ([method, op]) =>
+          ['get', 'put', 'post', 'delete', 'patch'].includes(method) &&
+          !(op.tags as string[] | undefined)?.includes('control'),
+      )
+      .map(([method, op]) => ({ path, method, op, operationId: String(op.operationId) })),
 );
 
 const ENDPOINT_PAGES = ['endpoint-get-energy-max-count', 'endpoint-withdraw-without-verify', 'endpoint-close-card'];
@@ -102,14 +117,20 @@ const PAGES = [...REFERENCE_PAGES, ...ENDPOINT_PAGES, ...CALLBACK_PAGES];
 /** Callback types of the spec: the `if: {type: {const: N}} then: $ref` branches of the payload. */
 const callbackTypes = (schemas.CallbackPayload!.allOf as SchemaNode[])
   .filter((part) => part.if && part.then)
-  .map((part) => ({ type: Number(((part.if as SchemaNode).properties as Record<string, { const: number }>).type!.const), schema: refName(part.then) }));
+  .map((part) => ({
+    type: Number(((part.if as SchemaNode).properties as Record<string, { const: number }>).type!.const),
+    schema: refName(part.then),
+  }));
 
 const xRules = (node: unknown): string[] => ((node as { 'x-rules'?: string[] })['x-rules'] ?? []).map(String);
 
 /** Every property of a schema and of its allOf parts (refs followed), with the rules all its declarations cite. */
 function properties(name: string): Map<string, string[]> {
   const schema = schemas[name]!;
-  const parts = [...((schema.allOf as SchemaNode[] | undefined) ?? []).map((part) => (part.$ref ? schemas[refName(part)]! : part)), schema];
+  const parts = [
+    ...((schema.allOf as SchemaNode[] | undefined) ?? []).map((part) => (part.$ref ? schemas[refName(part)]! : part)),
+    schema,
+  ];
   const out = new Map<string, string[]>();
   for (const part of parts) {
     for (const [field, property] of Object.entries((part.properties as Record<string, SchemaNode> | undefined) ?? {})) {
@@ -123,7 +144,12 @@ describe('generateDocs: pages', () => {
   it('renders every page as HTML and as Markdown, plus examples.json and the demo key, and nothing else', () => {
     expect(operations.map((op) => op.operationId)).toEqual(['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard']);
     expect(callbackTypes.map((entry) => entry.type)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const expected = [...PAGES.flatMap((id) => [`${id}.html`, `${id}.md`]), 'examples.json', 'demo-key/merchant-public.pem', 'demo-key/merchant-private.pem'];
+    const expected = [
+      ...PAGES.flatMap((id) => [`${id}.html`, `${id}.md`]),
+      'examples.json',
+      'demo-key/merchant-public.pem',
+      'demo-key/merchant-private.pem',
+    ];
     expect([...files.keys()].sort()).toEqual(expected.sort());
     for (const id of PAGES) {
       expect(page(`${id}.html`), id).toMatch(/^<!doctype html>/);
@@ -137,7 +163,9 @@ describe('generateDocs: pages', () => {
   it('lists every endpoint and callback page in the navigation of every page, in both forms', () => {
     for (const id of PAGES) {
       for (const target of [...ENDPOINT_PAGES, ...CALLBACK_PAGES, ...REFERENCE_PAGES]) {
-        expect(page(`${id}.html`), `${id} → ${target}`).toMatch(new RegExp(`<nav class="site"[\\s\\S]*href="${target}\\.html"[\\s\\S]*</nav>`));
+        expect(page(`${id}.html`), `${id} → ${target}`).toMatch(
+          new RegExp(`<nav class="site"[\\s\\S]*href="${target}\\.html"[\\s\\S]*</nav>`),
+        );
         if (target !== id) expect(page(`${id}.md`), `${id} → ${target}`).toContain(`](${target}.md)`);
       }
     }
@@ -175,7 +203,10 @@ describe('generateDocs: pages', () => {
     expect(order.get('expiryHours')!.slice(1, 4)).toEqual(['integer', 'no', 'ORDER-EXPIRY']);
 
     const card = new Map(
-      rowsOf(element(page('endpoint-close-card.html'), 'table', 'request-fields')).map((row) => [codes(cells(row)[0]!)[0]!, cells(row).map(visible)]),
+      rowsOf(element(page('endpoint-close-card.html'), 'table', 'request-fields')).map((row) => [
+        codes(cells(row)[0]!)[0]!,
+        cells(row).map(visible),
+      ]),
     );
     for (const name of ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo']) {
       expect(card.get(name)?.[1], name).toBe('string');
@@ -186,7 +217,9 @@ describe('generateDocs: pages', () => {
     expect(headers).toContain('Content-Type yes string ENERGY-CT');
     expect(headers).toContain('X-API-KEY yes');
     // The Markdown form says the same.
-    expect(page('endpoint-withdraw-without-verify.md')).toContain('| `tenantType` | const 1 | yes | [`ORDER-TENANT-TYPE`](rules.md#rule-ORDER-TENANT-TYPE) |');
+    expect(page('endpoint-withdraw-without-verify.md')).toContain(
+      '| `tenantType` | const 1 | yes | [`ORDER-TENANT-TYPE`](rules.md#rule-ORDER-TENANT-TYPE) |',
+    );
   });
 
   it('gives each callback page its type, its payload fields and its own examples', () => {
@@ -203,7 +236,9 @@ describe('generateDocs: pages', () => {
 
 describe('generateDocs: rule catalog and traceability', () => {
   it('lists every rule of spec/rules.yaml in the catalog with its severity, in both forms', () => {
-    const raw = (parseYaml(readFileSync(RULES_PATH, 'utf8')) as { rules: Array<{ id: string; severity: string; text: string }> }).rules;
+    const raw = (
+      parseYaml(readFileSync(RULES_PATH, 'utf8')) as { rules: Array<{ id: string; severity: string; text: string }> }
+    ).rules;
     expect(raw.length).toBeGreaterThan(40);
     const html = page('rules.html');
     const md = page('rules.md');
@@ -214,7 +249,9 @@ describe('generateDocs: rule catalog and traceability', () => {
         `<span class="badge badge-${rule.severity === 'MUST' ? 'must' : rule.severity === 'SHOULD' ? 'should' : 'unspecified'}">${rule.severity}</span>`,
       );
       expect(visible(row[2]!), rule.id).toBe(shown(rule.text));
-      expect(md, rule.id).toMatch(new RegExp(`\\| <a id="rule-${rule.id}"></a>\`${rule.id}\` \\| \\*\\*${rule.severity}\\*\\* \\|`));
+      expect(md, rule.id).toMatch(
+        new RegExp(`\\| <a id="rule-${rule.id}"></a>\`${rule.id}\` \\| \\*\\*${rule.severity}\\*\\* \\|`),
+      );
     }
     expect(rowsOf(element(html, 'table', 'rules-table'))).toHaveLength(raw.length);
   });
@@ -222,7 +259,11 @@ describe('generateDocs: rule catalog and traceability', () => {
   it('links a rule to the checks and suite cases that cite it (picked from suites/*.yaml)', () => {
     const suite = (name: string) =>
       parseYaml(readFileSync(join(SUITES_DIR, `${name}.yaml`), 'utf8')) as {
-        cases: Array<{ id: string; rules: string[]; steps: Array<{ expect?: Array<{ check: string; rules?: string[] }> }> }>;
+        cases: Array<{
+          id: string;
+          rules: string[];
+          steps: Array<{ expect?: Array<{ check: string; rules?: string[] }> }>;
+        }>;
       };
     // merchant/idempotency: the second delivery's `processed` expectation judges CB-ID-DEPOSIT.
     const deposit = suite('merchant/idempotency').cases.find((c) => c.id === 'redelivered-deposit')!;
@@ -240,7 +281,9 @@ describe('generateDocs: rule catalog and traceability', () => {
     expect(codes(depositRow[2]!)).not.toContain('answers'); // that case's `answers` expectations judge other rules
     const notFound = cells(element(trace, 'tr', 'rule-ERR-404'));
     expect(codes(notFound[2]!)).toEqual(expect.arrayContaining(['status', 'error-body']));
-    expect(codes(notFound[3]!)).toEqual(expect.arrayContaining(['service/errors/unknown-path', 'service/errors/unversioned-path']));
+    expect(codes(notFound[3]!)).toEqual(
+      expect.arrayContaining(['service/errors/unknown-path', 'service/errors/unversioned-path']),
+    );
     expect(visible(notFound[4]!)).toMatch(/^checked \d+ cases?$/);
   });
 
@@ -272,7 +315,9 @@ describe('generateDocs: rule catalog and traceability', () => {
 
   it('shows UNSPECIFIED rules and every x-unspecified point of the spec as unspecified', () => {
     const unspecifiedRules = rules.filter((rule) => rule.severity === 'UNSPECIFIED');
-    expect(unspecifiedRules.map((rule) => rule.id)).toEqual(expect.arrayContaining(['U-CRYPTO', 'U-CODES', 'U-LIMITS']));
+    expect(unspecifiedRules.map((rule) => rule.id)).toEqual(
+      expect.arrayContaining(['U-CRYPTO', 'U-CODES', 'U-LIMITS']),
+    );
     for (const rule of unspecifiedRules) {
       expect(page('rules.html')).toMatch(new RegExp(`<tr id="rule-${rule.id}" class="tone-unspecified">`));
       const row = cells(element(page('traceability.html'), 'tr', `rule-${rule.id}`));
@@ -280,12 +325,15 @@ describe('generateDocs: rule catalog and traceability', () => {
     }
     const points: Array<{ rule: string; note: string }> = [];
     walkJson(document, (node) => {
-      if (Array.isArray(node['x-unspecified'])) points.push(...(node['x-unspecified'] as Array<{ rule: string; note: string }>));
+      if (Array.isArray(node['x-unspecified']))
+        points.push(...(node['x-unspecified'] as Array<{ rule: string; note: string }>));
     });
     expect(points.length).toBeGreaterThanOrEqual(12);
     const table = rowsOf(element(page('rules.html'), 'table', 'unspecified-table')).map(cells);
     for (const point of points) {
-      const rows = table.filter((cellsOfRow) => visible(cellsOfRow[1]!) === point.rule && visible(cellsOfRow[3]!) === shown(point.note));
+      const rows = table.filter(
+        (cellsOfRow) => visible(cellsOfRow[1]!) === point.rule && visible(cellsOfRow[3]!) === shown(point.note),
+      );
       expect(rows.length, `${point.rule}: ${point.note}`).toBe(1);
       expect(rows[0]![0]).toContain('badge-unspecified');
     }
@@ -301,7 +349,10 @@ describe('generateDocs: rule catalog and traceability', () => {
 
 describe('generateDocs: examples', () => {
   const examplesOf = (site: Files) =>
-    JSON.parse(site.get('examples.json')!) as { demoKey: { bits: number; sha256: string; profile: CryptoProfile }; examples: ExampleRecord[] };
+    JSON.parse(site.get('examples.json')!) as {
+      demoKey: { bits: number; sha256: string; profile: CryptoProfile };
+      examples: ExampleRecord[];
+    };
 
   /** Decrypts every example with the other half of the demo key and compares it with the page. */
   function decryptAll(site: Files, demo: RsaPrivateKey, profile: CryptoProfile): ExampleRecord[] {
@@ -331,8 +382,12 @@ describe('generateDocs: examples', () => {
       new Set([...ENDPOINT_PAGES.filter((id) => id !== 'endpoint-close-card'), ...CALLBACK_PAGES]),
     );
     // Callbacks are sealed with the private half (CB-DECRYPT), requests with the public half.
-    expect(examples.filter((example) => example.direction === 'callback').every((example) => example.keyHalf === 'private')).toBe(true);
-    expect(examples.filter((example) => example.direction === 'request').every((example) => example.keyHalf === 'public')).toBe(true);
+    expect(
+      examples.filter((example) => example.direction === 'callback').every((example) => example.keyHalf === 'private'),
+    ).toBe(true);
+    expect(
+      examples.filter((example) => example.direction === 'request').every((example) => example.keyHalf === 'public'),
+    ).toBe(true);
   });
 
   it('are the spec examples with their exact digits (a BigDecimal amount is not rounded)', () => {
@@ -353,16 +408,29 @@ describe('generateDocs: examples', () => {
     expect(demoKey.bits).toBe(1024);
     const spki = publicHalf(key).keyObject.export({ type: 'spki', format: 'der' });
     expect(demoKey.sha256).toBe(createHashHex(spki));
-    expect(parseKey(page('demo-key/merchant-public.pem')).keyObject.export({ type: 'spki', format: 'der' })).toEqual(spki);
-    expect(parseKey(page('demo-key/merchant-private.pem'), { expect: 'private' }).keyObject.export({ type: 'pkcs8', format: 'der' })).toEqual(
-      key.keyObject.export({ type: 'pkcs8', format: 'der' }),
+    expect(parseKey(page('demo-key/merchant-public.pem')).keyObject.export({ type: 'spki', format: 'der' })).toEqual(
+      spki,
     );
+    expect(
+      parseKey(page('demo-key/merchant-private.pem'), { expect: 'private' }).keyObject.export({
+        type: 'pkcs8',
+        format: 'der',
+      }),
+    ).toEqual(key.keyObject.export({ type: 'pkcs8', format: 'der' }));
 
-    const flipped: CryptoProfile = { padding: 'oaep-sha256', request: 'private', response: 'public', callback: 'public', plaintextBlock: 'auto' };
+    const flipped: CryptoProfile = {
+      padding: 'oaep-sha256',
+      request: 'private',
+      response: 'public',
+      callback: 'public',
+      plaintextBlock: 'auto',
+    };
     const other = site(spec, flipped);
     expect(examplesOf(other).demoKey.profile).toEqual(flipped);
     const examples = decryptAll(other, key, flipped);
-    expect(examples.filter((example) => example.direction === 'callback').every((example) => example.keyHalf === 'public')).toBe(true);
+    expect(
+      examples.filter((example) => example.direction === 'callback').every((example) => example.keyHalf === 'public'),
+    ).toBe(true);
   });
 });
 
@@ -376,7 +444,9 @@ describe('generateDocs: idempotency and error tables', () => {
     for (const [i, { type, schema }] of callbackTypes.entries()) {
       const rule = xRules(schemas[schema]).find((id) => id.startsWith('CB-ID-'))!;
       expect(rule, schema).toBe(type === 1 ? 'CB-ID-DEPOSIT' : type === 3 ? 'CB-ID-WITHDRAW' : 'CB-ID-OTHER');
-      const keyFields = [...properties(schema)].filter(([, fieldRules]) => fieldRules.includes(rule)).map(([name]) => name);
+      const keyFields = [...properties(schema)]
+        .filter(([, fieldRules]) => fieldRules.includes(rule))
+        .map(([name]) => name);
       const row = cells(element(html, 'tr', `type-${type}`));
       expect(visible(row[0]!)).toBe(String(type));
       expect(row[1]).toContain(`href="${CALLBACK_PAGES[i]}.html"`);
@@ -386,7 +456,9 @@ describe('generateDocs: idempotency and error tables', () => {
     }
     expect(codes(cells(element(html, 'tr', 'type-1'))[3]!)).toEqual(['txid', 'chain', 'symbol', 'toAddress']);
     expect(codes(cells(element(html, 'tr', 'type-3'))[3]!)).toEqual(['txid']);
-    expect(visible(element(page('callback-1-deposit.html'), 'table', 'payload-fields'))).toContain('txid string yes CB-ID-DEPOSIT');
+    expect(visible(element(page('callback-1-deposit.html'), 'table', 'payload-fields'))).toContain(
+      'txid string yes CB-ID-DEPOSIT',
+    );
   });
 
   it('lists the 401, 403 and 404 bodies exactly, on the error page and on the endpoint pages', () => {
@@ -413,7 +485,9 @@ describe('generateDocs: idempotency and error tables', () => {
 describe('generateDocs: a site that works offline', () => {
   it('resolves every internal href of every HTML page to a generated file and an existing id', () => {
     const ids = new Map(
-      [...files].filter(([path]) => path.endsWith('.html')).map(([path, html]) => [path, new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))]),
+      [...files]
+        .filter(([path]) => path.endsWith('.html'))
+        .map(([path, html]) => [path, new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))]),
     );
     let checked = 0;
     for (const [path, html] of files) {
@@ -424,7 +498,10 @@ describe('generateDocs: a site that works offline', () => {
         const [file, anchor] = href.split('#') as [string, string | undefined];
         const target = file === '' ? path : file;
         expect(files.has(target), `${path} links to a missing file: ${href}`).toBe(true);
-        if (anchor !== undefined) expect(ids.get(target)?.has(decodeURIComponent(anchor)), `${path} links to a missing anchor: ${href}`).toBe(true);
+        if (anchor !== undefined)
+          expect(ids.get(target)?.has(decodeURIComponent(anchor)), `${path} links to a missing anchor: ${href}`).toBe(
+            true,
+          );
         checked++;
       }
     }
@@ -433,7 +510,11 @@ describe('generateDocs: a site that works offline', () => {
 
   it('defines every id at most once per page, in both forms', () => {
     for (const [path, contents] of files) {
-      const pattern = path.endsWith('.html') ? /\sid="([^"]+)"/g : path.endsWith('.md') ? /<a id="([^"]+)"><\/a>/g : undefined;
+      const pattern = path.endsWith('.html')
+        ? /\sid="([^"]+)"/g
+        : path.endsWith('.md')
+          ? /<a id="([^"]+)"><\/a>/g
+          : undefined;
       if (!pattern) continue;
       const ids = [...contents.matchAll(pattern)].map((m) => m[1]!);
       expect(
@@ -451,7 +532,8 @@ describe('generateDocs: a site that works offline', () => {
         const [file, anchor] = href!.split('#') as [string, string | undefined];
         const target = file === '' ? path : file;
         expect(files.has(target), `${path} links to a missing file: ${href}`).toBe(true);
-        if (anchor !== undefined) expect(files.get(target), `${path} links to a missing anchor: ${href}`).toContain(`<a id="${anchor}"></a>`);
+        if (anchor !== undefined)
+          expect(files.get(target), `${path} links to a missing anchor: ${href}`).toContain(`<a id="${anchor}"></a>`);
       }
     }
   });
@@ -483,7 +565,9 @@ describe('generateDocs: follows the spec', () => {
     const html = visible(changed.get('endpoint-withdraw-without-verify.html')!);
     expect(html).toContain('The renamed description of callBackId, unique per order.');
     expect(html).not.toContain(original);
-    expect(changed.get('endpoint-withdraw-without-verify.md')).toContain('The renamed description of callBackId, unique per order.');
+    expect(changed.get('endpoint-withdraw-without-verify.md')).toContain(
+      'The renamed description of callBackId, unique per order.',
+    );
     expect(visible(changed.get('index.html')!)).toContain('Generated from changed.yaml');
     // Pages that do not show the field are unchanged.
     expect(changed.get('rules.html')).toBe(page('rules.html'));
@@ -492,7 +576,10 @@ describe('generateDocs: follows the spec', () => {
   it('refuses, as a SpecError, a spec that cites a rule the catalog does not list', () => {
     const fewer = rules.filter((rule) => rule.id !== 'ENERGY-PATH');
     expect(() => generateDocs(spec, fewer, suites, { checks: CHECKS, demo: { key } })).toThrow(
-      expect.objectContaining({ name: 'SpecError', message: 'spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH' }),
+      expect.objectContaining({
+        name: 'SpecError',
+        message: 'spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH',
+      }),
     );
   });
 
@@ -515,9 +602,15 @@ describe('docs (the real CLI)', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     // The 16 reference pages, and a page for every Markdown file of the manual (README.md, docs/**).
-    const manual = 1 + (readdirSync(join(ROOT, 'docs'), { recursive: true }) as string[]).filter((file) => file.endsWith('.md')).length;
-    expect(run.stdout).toBe(`docs: ${16 + manual} HTML pages and ${16 + manual} Markdown pages in ${out}; open ${join(out, 'index.html')}\n`);
-    expect(readFileSync(join(out, 'manual-merchant-guide.html'), 'utf8')).toContain('<h2 id="what-to-answer-in-every-situation">');
+    const manual =
+      1 +
+      (readdirSync(join(ROOT, 'docs'), { recursive: true }) as string[]).filter((file) => file.endsWith('.md')).length;
+    expect(run.stdout).toBe(
+      `docs: ${16 + manual} HTML pages and ${16 + manual} Markdown pages in ${out}; open ${join(out, 'index.html')}\n`,
+    );
+    expect(readFileSync(join(out, 'manual-merchant-guide.html'), 'utf8')).toContain(
+      '<h2 id="what-to-answer-in-every-situation">',
+    );
     expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('href="manual-merchant-guide.html"');
     // Every link of the manual's pages stays inside the site and finds its file.
     for (const page of readdirSync(out).filter((file) => file.startsWith('manual-') && file.endsWith('.html'))) {
@@ -550,9 +643,19 @@ describe('docs (the real CLI)', () => {
     const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem')]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/is not a demo key .*keys generate --demo --out DIR.*--publish-private-key "I understand this key is public"/);
+    expect(run.stderr).toMatch(
+      /is not a demo key .*keys generate --demo --out DIR.*--publish-private-key "I understand this key is public"/,
+    );
     expect(existsSync(join(dir, 'site'))).toBe(false);
-    const words = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'real.pem'), '--publish-private-key', 'yes']);
+    const words = await runCliInProcess([
+      'docs',
+      '--out',
+      join(dir, 'site'),
+      '--demo-key',
+      join(dir, 'real.pem'),
+      '--publish-private-key',
+      'yes',
+    ]);
     expect(words.status).toBe(2);
     expect(words.stderr).toMatch(/--publish-private-key takes the words "I understand this key is public"/);
   });
@@ -560,10 +663,22 @@ describe('docs (the real CLI)', () => {
   it('takes a key of keys generate --demo, and the demo key a site published, as demo keys', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     expect((await runCliInProcess(['keys', 'generate', '--demo', '--out', join(dir, 'keys')])).status).toBe(0);
-    const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', join(dir, 'keys', 'merchant-private.pem')]);
+    const run = await runCliInProcess([
+      'docs',
+      '--out',
+      join(dir, 'site'),
+      '--demo-key',
+      join(dir, 'keys', 'merchant-private.pem'),
+    ]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const again = await runCliInProcess(['docs', '--out', join(dir, 'site2'), '--demo-key', join(dir, 'site', 'demo-key', 'merchant-private.pem')]);
+    const again = await runCliInProcess([
+      'docs',
+      '--out',
+      join(dir, 'site2'),
+      '--demo-key',
+      join(dir, 'site', 'demo-key', 'merchant-private.pem'),
+    ]);
     expect(again.status, again.stderr).toBe(0);
   });
 
@@ -573,12 +688,22 @@ describe('docs (the real CLI)', () => {
     const keyFile = join(dir, 'demo.pem');
     writeFileSync(keyFile, pair.privatePem);
     const out = join(dir, 'site');
-    const run = await runCliInProcess(['docs', '--out', out, '--demo-key', keyFile, '--publish-private-key', 'I understand this key is public']);
+    const run = await runCliInProcess([
+      'docs',
+      '--out',
+      out,
+      '--demo-key',
+      keyFile,
+      '--publish-private-key',
+      'I understand this key is public',
+    ]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(readFileSync(join(out, 'demo-key', 'merchant-public.pem'), 'utf8')).toBe(pair.publicPem);
     const { demoKey } = JSON.parse(readFileSync(join(out, 'examples.json'), 'utf8')) as { demoKey: { sha256: string } };
-    expect(demoKey.sha256).toBe(createHashHex(parseKey(pair.publicPem).keyObject.export({ type: 'spki', format: 'der' })));
+    expect(demoKey.sha256).toBe(
+      createHashHex(parseKey(pair.publicPem).keyObject.export({ type: 'spki', format: 'der' })),
+    );
   });
 
   it('exits 2 with one line on stderr and no stack trace when --spec does not exist, writing nothing', async () => {
@@ -621,14 +746,18 @@ describe('docs (the real CLI)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-docs-'));
     const missing = await runCliInProcess(['docs', '--out', join(dir, 'a'), '--suites', join(dir, 'no-such-folder')]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toBe(`wallet-conformance: cannot read suites folder ${join(dir, 'no-such-folder')}: no such folder\n`);
+    expect(missing.stderr).toBe(
+      `wallet-conformance: cannot read suites folder ${join(dir, 'no-such-folder')}: no such folder\n`,
+    );
     const catalog = parseDocument(readFileSync(RULES_PATH, 'utf8'));
     const list = catalog.get('rules') as { items: Array<{ get(key: string): unknown }> };
     list.items = list.items.filter((item) => item.get('id') !== 'ENERGY-PATH');
     writeFileSync(join(dir, 'rules.yaml'), String(catalog));
     const fewer = await runCliInProcess(['docs', '--out', join(dir, 'b'), '--rules', join(dir, 'rules.yaml')]);
     expect(fewer.status).toBe(2);
-    expect(fewer.stderr).toBe('wallet-conformance: spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH\n');
+    expect(fewer.stderr).toBe(
+      'wallet-conformance: spec/wallet-api.yaml cites rules that the rule catalog does not list: ENERGY-PATH\n',
+    );
     expect(existsSync(join(dir, 'b'))).toBe(false);
   });
 
@@ -639,7 +768,9 @@ describe('docs (the real CLI)', () => {
     const run = await runCliInProcess(['docs', '--out', join(dir, 'site'), '--demo-key', keyFile]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`wallet-conformance: ${keyFile}: expected the private key of the merchant key pair, but this is the public key\n`);
+    expect(run.stderr).toBe(
+      `wallet-conformance: ${keyFile}: expected the private key of the merchant key pair, but this is the public key\n`,
+    );
     expect(existsSync(join(dir, 'site'))).toBe(false);
   });
 

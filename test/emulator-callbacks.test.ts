@@ -40,7 +40,10 @@ type Answer = { status: number; body: string; delayMs?: number } | 'hang';
 /** A local callback target that records raw requests and answers as told. */
 class Receiver {
   readonly received: Received[] = [];
-  answer: (n: number, payload: Record<string, unknown>) => Answer = () => ({ status: 200, body: '{"errCode":0,"message":""}' });
+  answer: (n: number, payload: Record<string, unknown>) => Answer = () => ({
+    status: 200,
+    body: '{"errCode":0,"message":""}',
+  });
   active = 0;
   maxActive = 0;
   #server!: Server;
@@ -131,7 +134,14 @@ async function emit(request: Record<string, unknown> | string, target = emulator
 async function attempts(trackingId: string, target = emulator) {
   const answer = await control(target, 'GET', `/__control/deliveries?trackingId=${encodeURIComponent(trackingId)}`);
   expect(validateSchema('ControlDeliveries', answer.body)).toEqual([]);
-  return answer.body.attempts as Array<{ at: string; requestUUID: string; status: number; answer: unknown; verdict: string; error?: string }>;
+  return answer.body.attempts as Array<{
+    at: string;
+    requestUUID: string;
+    status: number;
+    answer: unknown;
+    verdict: string;
+    error?: string;
+  }>;
 }
 
 async function callOrder(target: RunningEmulator, text: string) {
@@ -153,7 +163,11 @@ beforeAll(async () => {
   merchant = config.merchants[0]!;
   receiver = await new Receiver(() => merchant).start();
   merchant.callbackUrl = receiver.url;
-  config.callbacks = { timeoutMs: 300, withdrawalDelayMs: 50, retry: { initialDelayMs: 20, factor: 2, maxDelayMs: 80, maxAttempts: 4 } };
+  config.callbacks = {
+    timeoutMs: 300,
+    withdrawalDelayMs: 50,
+    retry: { initialDelayMs: 20, factor: 2, maxDelayMs: 80, maxAttempts: 4 },
+  };
   emulator = await startEmulator(config, { port: 0 });
 });
 
@@ -183,8 +197,8 @@ describe('withdrawal orders lead to withdrawal callbacks', () => {
     });
     expect(got!.payload.txid).toMatch(/^[0-9a-f]{64}$/);
     expect(validateSchema('CallbackPayload', JSON.parse(got!.text))).toEqual([]);
-    const log = await until(async () => (await attempts(got!.payload.trackingId as string)).length > 0 && true).then(() =>
-      attempts(got!.payload.trackingId as string),
+    const log = await until(async () => (await attempts(got!.payload.trackingId as string)).length > 0 && true).then(
+      () => attempts(got!.payload.trackingId as string),
     );
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
     expect(log).toEqual([
@@ -281,7 +295,12 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
       expect(gaps[0]).toBeGreaterThanOrEqual(15);
       expect(gaps[1]).toBeGreaterThanOrEqual(35);
       expect(gaps[2]).toBeGreaterThanOrEqual(75);
-      expect((await attempts(trackingId, own.target)).map((a) => a.verdict)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+      expect((await attempts(trackingId, own.target)).map((a) => a.verdict)).toEqual([
+        'rejected',
+        'rejected',
+        'rejected',
+        'rejected',
+      ]);
 
       receiver.reset();
       receiver.answer = () => ({ status: 500, body: '{}' });
@@ -298,15 +317,24 @@ describe('retries (CB-ERRCODE, U-RETRY)', () => {
     receiver.reset();
     receiver.answer = (n) => (n === 1 ? 'hang' : { status: 200, body: '{"errCode":0}' });
     const trackingId = await emit({ type: 5, retryDelaysMs: [10] });
-    const log = await until(async () => (await attempts(trackingId)).length >= 2 && true, 5_000).then(() => attempts(trackingId));
-    expect(log[0]).toMatchObject({ status: 0, answer: null, verdict: 'failed', error: expect.stringMatching(/timed out/) });
+    const log = await until(async () => (await attempts(trackingId)).length >= 2 && true, 5_000).then(() =>
+      attempts(trackingId),
+    );
+    expect(log[0]).toMatchObject({
+      status: 0,
+      answer: null,
+      verdict: 'failed',
+      error: expect.stringMatching(/timed out/),
+    });
     expect(log[1]).toMatchObject({ status: 200, verdict: 'acknowledged' });
   });
 
   it('records a refused connection as failed', async () => {
     await control(emulator, 'PUT', '/__control/merchants/10086/callback-url', { url: 'http://127.0.0.1:9/nothing' });
     const trackingId = await emit({ type: 4, retryDelaysMs: [] });
-    const log = await until(async () => (await attempts(trackingId)).length >= 1 && true).then(() => attempts(trackingId));
+    const log = await until(async () => (await attempts(trackingId)).length >= 1 && true).then(() =>
+      attempts(trackingId),
+    );
     expect(log).toEqual([expect.objectContaining({ status: 0, verdict: 'failed', answer: null })]);
     await control(emulator, 'PUT', '/__control/merchants/10086/callback-url', { url: receiver.url });
   });
@@ -323,7 +351,12 @@ describe('control API callbacks', () => {
     }
     expect(receiver.received.map((r) => r.payload.type).sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const deposit = receiver.received.find((r) => r.payload.type === 1)!;
-    expect(deposit.payload).toMatchObject({ chain: 'TRON', symbol: 'USDT', amount: expect.stringMatching(/^\d+\.\d+$/), txIndex: 0 });
+    expect(deposit.payload).toMatchObject({
+      chain: 'TRON',
+      symbol: 'USDT',
+      amount: expect.stringMatching(/^\d+\.\d+$/),
+      txIndex: 0,
+    });
   });
 
   it('sends identical duplicates one after another: same trackingId and payload, fresh requestUUIDs', async () => {
@@ -352,10 +385,14 @@ describe('control API callbacks', () => {
   it('keeps exact numbers in fields and makes wrapped-contract twins (same txid, another toAddress)', async () => {
     receiver.reset();
     const txid = 'ab'.repeat(32);
-    await emit(`{"type":1,"fields":{"txid":"${txid}","toAddress":"TA","amount":12345678901234567890.123,"extra":{"n":1e400}}}`);
+    await emit(
+      `{"type":1,"fields":{"txid":"${txid}","toAddress":"TA","amount":12345678901234567890.123,"extra":{"n":1e400}}}`,
+    );
     await emit({ type: 1, fields: { txid, toAddress: 'TB' } });
     await until(() => receiver.received.length >= 2);
-    const [a, b] = [...receiver.received].sort((x, y) => String(x.payload.toAddress).localeCompare(String(y.payload.toAddress)));
+    const [a, b] = [...receiver.received].sort((x, y) =>
+      String(x.payload.toAddress).localeCompare(String(y.payload.toAddress)),
+    );
     expect(a!.payload.txid).toBe(txid);
     expect(b!.payload.txid).toBe(txid);
     expect(a!.payload.trackingId).not.toBe(b!.payload.trackingId);
@@ -421,7 +458,10 @@ describe('durability', () => {
   });
 
   it('holds withdrawal callbacks of a merchant without a callback URL until one is set', async () => {
-    const quiet: EmulatorConfig = { ...config, merchants: [{ ...merchant, callbackUrl: undefined as unknown as string }] };
+    const quiet: EmulatorConfig = {
+      ...config,
+      merchants: [{ ...merchant, callbackUrl: undefined as unknown as string }],
+    };
     delete quiet.merchants[0]!.callbackUrl;
     const own = await watchedEmulator('held', quiet);
     const held = own.target;

@@ -43,7 +43,13 @@ describe('wallet-conformance emulator', () => {
     const setup = join(dir, 'setup');
     const run = runCli(['emulator', '--init', setup]);
     expect(run.status, run.stderr).toBe(0);
-    for (const name of ['emulator.yaml', 'merchant-private.pem', 'merchant-public.pem', 'merchant-private.b64', 'merchant-public.b64'])
+    for (const name of [
+      'emulator.yaml',
+      'merchant-private.pem',
+      'merchant-public.pem',
+      'merchant-private.b64',
+      'merchant-public.b64',
+    ])
       expect(run.stdout).toContain(join(setup, name));
     expect(run.stdout).toContain(`next: wallet-conformance emulator --config ${join(setup, 'emulator.yaml')}`);
     expect(statSync(join(setup, 'merchant-private.pem')).mode & 0o077).toBe(0);
@@ -66,15 +72,25 @@ describe('wallet-conformance emulator', () => {
 
   it('serves --config on --port 0, answers getEnergyMaxCount and stops cleanly on SIGTERM', async () => {
     const setup = join(dir, 'setup');
-    const { child, url, token, output } = await serveEmulator(['--config', join(setup, 'emulator.yaml'), '--port', '0']);
+    const { child, url, token, output } = await serveEmulator([
+      '--config',
+      join(setup, 'emulator.yaml'),
+      '--port',
+      '0',
+    ]);
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(token).toBe(loadEmulatorConfig(join(setup, 'emulator.yaml')).control.token);
-      expect(await energyMaxCount(url, join(setup, 'emulator.yaml'))).toBe('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}');
+      expect(await energyMaxCount(url, join(setup, 'emulator.yaml'))).toBe(
+        '{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}',
+      );
       // The access log line follows the answer: wait for it (bounded), not for a fixed time.
-      for (let i = 0; i < 500 && !/POST \/api\/v1\/api\/order\/getEnergyMaxCount 200/.test(output()); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 500 && !/POST \/api\/v1\/api\/order\/getEnergyMaxCount 200/.test(output()); i++)
+        await new Promise((r) => setTimeout(r, 10));
       expect(output()).toMatch(/POST \/api\/v1\/api\/order\/getEnergyMaxCount 200/);
-      expect(output()).toMatch(/merchant 10086: api key ak_[0-9a-f]+, forbidden key forbidden-[0-9a-f]+, expired key expired-[0-9a-f]+/);
+      expect(output()).toMatch(
+        /merchant 10086: api key ak_[0-9a-f]+, forbidden key forbidden-[0-9a-f]+, expired key expired-[0-9a-f]+/,
+      );
     } finally {
       expect(await stop(child)).toBe(0);
     }
@@ -112,7 +128,10 @@ describe('wallet-conformance emulator', () => {
         `^wallet-conformance: ${join(dir, 'bad.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown field 'portt' \\(known: host, port, store, [\\w, ]*policies[\\w, ]*\\)\\n$`,
       ),
     );
-    writeFileSync(join(dir, 'bad-policy.yaml'), 'control: {token: t}\nmerchants: []\npolicies: {cardRegistry: maybe}\n');
+    writeFileSync(
+      join(dir, 'bad-policy.yaml'),
+      'control: {token: t}\nmerchants: []\npolicies: {cardRegistry: maybe}\n',
+    );
     expect(runCli(['emulator', '--config', join(dir, 'bad-policy.yaml')]).stderr).toBe(
       `wallet-conformance: ${join(dir, 'bad-policy.yaml')}: policies.cardRegistry: must be one of on, off, not "maybe"\n`,
     );

@@ -36,7 +36,11 @@ async function postForm(
 ): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
   const headers: Record<string, string> = { 'content-type': contentType };
   if (apiKey !== undefined) headers['x-api-key'] = apiKey;
-  const res = await fetch(emulator.url + path, { method: 'POST', headers, body: data === undefined ? '' : new URLSearchParams({ data }).toString() });
+  const res = await fetch(emulator.url + path, {
+    method: 'POST',
+    headers,
+    body: data === undefined ? '' : new URLSearchParams({ data }).toString(),
+  });
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) as Record<string, unknown> };
 }
@@ -46,7 +50,10 @@ async function call(path: string, plain: unknown, merchant = main, apiKey = merc
   const sealed = sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
   const answer = await postForm(path, sealed, apiKey);
   const data = answer.body.data;
-  const opened = typeof data === 'string' && data !== '' ? openJson(data, 'response', merchant.keyPair.publicKey, { profile: merchant.profile }) : undefined;
+  const opened =
+    typeof data === 'string' && data !== ''
+      ? openJson(data, 'response', merchant.keyPair.publicKey, { profile: merchant.profile })
+      : undefined;
   return { ...answer, sealed, result: opened?.text };
 }
 
@@ -130,17 +137,30 @@ describe('getEnergyMaxCount', () => {
   });
 
   it('computes ENERGY-FLOOR from the live balance after PUT energy, exactly beyond 2^53', async () => {
-    expect((await control('PUT', '/__control/merchants/10086/energy', { balance: 199, costPerTx: 100 })).body).toEqual({ balance: 199, costPerTx: 100 });
+    expect((await control('PUT', '/__control/merchants/10086/energy', { balance: 199, costPerTx: 100 })).body).toEqual({
+      balance: 199,
+      costPerTx: 100,
+    });
     expect((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result).toContain('"energyMaxCount":1}');
-    await control('PUT', '/__control/merchants/10086/energy', '{"balance":100000000000000000000000000001,"costPerTx":3}');
-    expect((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result).toContain('"energyMaxCount":33333333333333333333333333333}');
+    await control(
+      'PUT',
+      '/__control/merchants/10086/energy',
+      '{"balance":100000000000000000000000000001,"costPerTx":3}',
+    );
+    expect((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result).toContain(
+      '"energyMaxCount":33333333333333333333333333333}',
+    );
     await control('PUT', '/__control/merchants/10086/energy', { balance: 20000000, costPerTx: 64000 });
   });
 
   it('refuses other resources with a documented code (ENERGY-REQ allows it) and bad requests with 40006', async () => {
-    expect((await call(ENERGY, { symbol: 'BANDWIDTH', chainName: 'TRON' })).body).toMatchObject({ code: ENVELOPE_CODES.unsupportedResource });
+    expect((await call(ENERGY, { symbol: 'BANDWIDTH', chainName: 'TRON' })).body).toMatchObject({
+      code: ENVELOPE_CODES.unsupportedResource,
+    });
     expect((await call(ENERGY, { symbol: 'ENERGY' })).body).toMatchObject({ code: ENVELOPE_CODES.invalidRequest });
-    expect((await call(ENERGY, '{"symbol":1e999,"chainName":"TRON"}')).body).toMatchObject({ code: ENVELOPE_CODES.invalidRequest });
+    expect((await call(ENERGY, '{"symbol":1e999,"chainName":"TRON"}')).body).toMatchObject({
+      code: ENVELOPE_CODES.invalidRequest,
+    });
     expect((await call(ENERGY, [1, 2])).body).toMatchObject({ code: ENVELOPE_CODES.badJson });
     expect((await call(ENERGY, 'not json at all')).body).toMatchObject({ code: ENVELOPE_CODES.badJson });
   });
@@ -150,7 +170,11 @@ describe('getEnergyMaxCount', () => {
     expect(answer.body.code).toBe(0);
     expect(answer.result).toContain('"energyMaxCount":17636684144620811271604938270}');
     // The first merchant's key does not open the second merchant's requests.
-    const crossed = await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey), oaep.apiKey);
+    const crossed = await postForm(
+      ENERGY,
+      sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey),
+      oaep.apiKey,
+    );
     expect(crossed.body.code).toBe(ENVELOPE_CODES.cannotDecrypt);
   });
 });
@@ -160,7 +184,11 @@ describe('ERR-401, ERR-403, ERR-404', () => {
   it('answers 401 for a missing, empty, unknown, expired or not-yet-valid key, on both order endpoints', async () => {
     for (const path of [ENERGY, ORDER]) {
       for (const key of [undefined, '', 'no-such-key', keys.expiredKey, 'not-yet-valid']) {
-        const answer = await postForm(path, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey), key);
+        const answer = await postForm(
+          path,
+          sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey),
+          key,
+        );
         expect(answer.status, `${path} ${key}`).toBe(401);
         expect(answer.text).toBe(JSON.stringify(unauthorized));
       }
@@ -202,15 +230,24 @@ describe('form body and encryption', () => {
       expect(answer.body.code).toBe(0);
       expect(answer.result).toBe(`{"tenantUserId":20931,"id":"${callBackId}-${i}"}`);
       expect((answer.body.data as string).length).toBeGreaterThan(4 * 172);
-      seen = { plus: seen.plus || answer.sealed.includes('+'), slash: seen.slash || answer.sealed.includes('/'), pad: seen.pad || answer.sealed.endsWith('=') };
+      seen = {
+        plus: seen.plus || answer.sealed.includes('+'),
+        slash: seen.slash || answer.sealed.includes('/'),
+        pad: seen.pad || answer.sealed.endsWith('='),
+      };
     }
     expect(seen.plus && seen.slash).toBe(true);
   });
 
   it("refuses a '+' that arrived as a space (a client that forgot to percent-encode) with 40003", async () => {
     let sealed = '';
-    while (!sealed.includes('+')) sealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey);
-    const res = await fetch(emulator.url + ENERGY, { method: 'POST', headers: { 'content-type': FORM, 'x-api-key': main.apiKey }, body: `data=${sealed}` });
+    while (!sealed.includes('+'))
+      sealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey);
+    const res = await fetch(emulator.url + ENERGY, {
+      method: 'POST',
+      headers: { 'content-type': FORM, 'x-api-key': main.apiKey },
+      body: `data=${sealed}`,
+    });
     const body = (await res.json()) as { code: number; message: string };
     expect(body.code).toBe(ENVELOPE_CODES.badBase64);
     expect(body.message).toMatch(/plus-as-space/);
@@ -232,7 +269,9 @@ describe('form body and encryption', () => {
     }
     const sealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey);
     for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x']) {
-      expect((await postForm(ENERGY, sealed, main.apiKey, type)).body).toMatchObject({ code: ENVELOPE_CODES.badContentType });
+      expect((await postForm(ENERGY, sealed, main.apiKey, type)).body).toMatchObject({
+        code: ENVELOPE_CODES.badContentType,
+      });
     }
     const noType = await fetch(emulator.url + ENERGY, {
       method: 'POST',
@@ -240,23 +279,33 @@ describe('form body and encryption', () => {
       body: new Blob([`data=${encodeURIComponent(sealed)}`]),
     });
     expect(((await noType.json()) as { code: number }).code).toBe(ENVELOPE_CODES.badContentType);
-    expect((await postForm(ENERGY, sealed, main.apiKey, 'application/x-www-form-urlencoded; charset=UTF-8')).body.code).toBe(0);
+    expect(
+      (await postForm(ENERGY, sealed, main.apiKey, 'application/x-www-form-urlencoded; charset=UTF-8')).body.code,
+    ).toBe(0);
   });
 
   it('refuses ciphertext under the wrong key half or another key size with 40004', async () => {
     const other = generateMerchantKeyPair(1024);
     const { parseKey } = await import('../src/crypto/keys.js');
     const stranger = parseKey(other.publicPem) as RsaPublicKey;
-    expect((await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', stranger), main.apiKey)).body.code).toBe(
-      ENVELOPE_CODES.cannotDecrypt,
-    );
+    expect(
+      (await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', stranger), main.apiKey)).body
+        .code,
+    ).toBe(ENVELOPE_CODES.cannotDecrypt);
     const privateSealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.privateKey, {
       profile: { ...main.profile, request: 'private' },
     });
     expect((await postForm(ENERGY, privateSealed, main.apiKey)).body.code).toBe(ENVELOPE_CODES.cannotDecrypt);
     expect(
-      (await postForm(ENERGY, sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', oaep.keyPair.publicKey, { profile: oaep.profile }), main.apiKey))
-        .body.code,
+      (
+        await postForm(
+          ENERGY,
+          sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', oaep.keyPair.publicKey, {
+            profile: oaep.profile,
+          }),
+          main.apiKey,
+        )
+      ).body.code,
     ).toBe(ENVELOPE_CODES.cannotDecrypt);
   });
 
@@ -274,7 +323,10 @@ describe('form body and encryption', () => {
 
 describe('withdrawWithoutVerify', () => {
   it('creates a withdrawal and returns tenantUserId as an integer with exact digits and id = callBackId', async () => {
-    const answer = await call(ORDER, order({ tenantUserId: '9223372036854775807', callBackId: 'wd-exact-1', amount: '12345678901234567890.123' }));
+    const answer = await call(
+      ORDER,
+      order({ tenantUserId: '9223372036854775807', callBackId: 'wd-exact-1', amount: '12345678901234567890.123' }),
+    );
     expect(answer.body.code).toBe(0);
     expect(answer.result).toBe('{"tenantUserId":9223372036854775807,"id":"wd-exact-1"}');
   });
@@ -292,15 +344,27 @@ describe('withdrawWithoutVerify', () => {
 
   it('refuses a duplicate callBackId, tenantType other than 1, an ENERGY order without expiryHours or with a fractional amount', async () => {
     expect((await call(ORDER, order({ callBackId: 'dup-1' }))).body.code).toBe(0);
-    expect((await call(ORDER, order({ callBackId: 'dup-1' }))).body).toMatchObject({ code: ENVELOPE_CODES.duplicateCallBackId });
+    expect((await call(ORDER, order({ callBackId: 'dup-1' }))).body).toMatchObject({
+      code: ENVELOPE_CODES.duplicateCallBackId,
+    });
     expect((await call(ORDER, order({ tenantType: 2 }))).body).toMatchObject({ code: ENVELOPE_CODES.tenantType });
     expect((await call(ORDER, order({ tenantType: '1' }))).body).toMatchObject({ code: ENVELOPE_CODES.tenantType });
-    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2 }))).body).toMatchObject({ code: ENVELOPE_CODES.expiryHours });
-    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2, expiryHours: 0 }))).body).toMatchObject({ code: ENVELOPE_CODES.expiryHours });
-    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 }))).body).toMatchObject({ code: ENVELOPE_CODES.energyAmount });
-    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: '2.5', expiryHours: 24 }))).body).toMatchObject({ code: ENVELOPE_CODES.energyAmount });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2 }))).body).toMatchObject({
+      code: ENVELOPE_CODES.expiryHours,
+    });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2, expiryHours: 0 }))).body).toMatchObject({
+      code: ENVELOPE_CODES.expiryHours,
+    });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 }))).body).toMatchObject({
+      code: ENVELOPE_CODES.energyAmount,
+    });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: '2.5', expiryHours: 24 }))).body).toMatchObject({
+      code: ENVELOPE_CODES.energyAmount,
+    });
     expect((await call(ORDER, order({ userId: 10087 }))).body).toMatchObject({ code: ENVELOPE_CODES.userIdMismatch });
-    expect((await call(ORDER, order({ symbol: 'usdt!' }))).body).toMatchObject({ code: ENVELOPE_CODES.unsupportedSymbol });
+    expect((await call(ORDER, order({ symbol: 'usdt!' }))).body).toMatchObject({
+      code: ENVELOPE_CODES.unsupportedSymbol,
+    });
     expect((await call(ORDER, order({ amount: 0 }))).body).toMatchObject({ code: ENVELOPE_CODES.amount });
     expect((await call(ORDER, order({ amount: -5 }))).body).toMatchObject({ code: ENVELOPE_CODES.amount });
     expect((await call(ORDER, order({ amount: '1e999' }))).body).toMatchObject({ code: ENVELOPE_CODES.amount });
@@ -333,7 +397,9 @@ describe('withdrawWithoutVerify', () => {
     expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 3, expiryHours: 24 }))).body.code).toBe(0);
     expect((await control('GET', '/__control/merchants/10086/energy')).body).toEqual({ balance: 700, costPerTx: 100 });
     expect((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result).toContain('"energyMaxCount":7}');
-    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 8, expiryHours: 24 }))).body).toMatchObject({ code: ENVELOPE_CODES.insufficientEnergy });
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 8, expiryHours: 24 }))).body).toMatchObject({
+      code: ENVELOPE_CODES.insufficientEnergy,
+    });
     expect((await call(ORDER, order({ symbol: 'ENERGY', amount: '7', expiryHours: 24 }))).body.code).toBe(0);
     expect((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result).toContain('"energyMaxCount":0}');
     await control('PUT', '/__control/merchants/10086/energy', { balance: 20000000, costPerTx: 64000 });
@@ -372,7 +438,9 @@ describe('card close', () => {
   });
 
   it('refuses a repeated closeSerialNo, an unknown card, another holder and an unknown merchant, filling every failure field', async () => {
-    expect((await close(request({ powerCardId: 'pc-2', closeSerialNo: 'serial-1' }))).errorCode).toBe('DUPLICATE_SERIAL_NO');
+    expect((await close(request({ powerCardId: 'pc-2', closeSerialNo: 'serial-1' }))).errorCode).toBe(
+      'DUPLICATE_SERIAL_NO',
+    );
     for (const [fields, code] of [
       [{ powerCardId: 'pc-404' }, 'CARD_NOT_FOUND'],
       [{ powerCardId: 'pc-2', merchantUserId: 'u-2' }, 'CARD_NOT_FOUND'],
@@ -383,20 +451,28 @@ describe('card close', () => {
     ] as const) {
       const answer = await close(request(fields));
       expect(answer.errorCode, JSON.stringify(fields)).toBe(code);
-      for (const field of ['errorMessage', 'errorMessageEn', 'detailMessage', 'requestId']) expect((answer[field] as string).length, field).toBeGreaterThan(0);
+      for (const field of ['errorMessage', 'errorMessageEn', 'detailMessage', 'requestId'])
+        expect((answer[field] as string).length, field).toBeGreaterThan(0);
       expect(answer.success).toBe(false);
     }
     expect((await close('{not json')).errorCode).toBe('BAD_REQUEST');
     expect((await close('[1]')).errorCode).toBe('BAD_REQUEST');
-    expect((await close('{"merchantId":"10086","merchantUserId":"u-1","powerCardId":1e999,"channel":"APP","closeSerialNo":"n-1"}')).errorCode).toBe(
-      'BAD_REQUEST',
-    );
+    expect(
+      (
+        await close(
+          '{"merchantId":"10086","merchantUserId":"u-1","powerCardId":1e999,"channel":"APP","closeSerialNo":"n-1"}',
+        )
+      ).errorCode,
+    ).toBe('BAD_REQUEST');
     expect((await close(request({ powerCardId: 'pc-2' }), 'text/plain')).errorCode).toBe('BAD_CONTENT_TYPE');
     expect((await close(request({ powerCardId: 'pc-2' }))).success).toBe(true);
   });
 
   it('closes cards created through the control API; a sent X-API-KEY must be valid and hold closeCard', async () => {
-    expect((await control('POST', '/__control/merchants/10086/cards', { powerCardId: 'pc-new', merchantUserId: 'u-9' })).body).toEqual({
+    expect(
+      (await control('POST', '/__control/merchants/10086/cards', { powerCardId: 'pc-new', merchantUserId: 'u-9' }))
+        .body,
+    ).toEqual({
       powerCardId: 'pc-new',
       merchantUserId: 'u-9',
       status: 'open',
@@ -416,7 +492,9 @@ describe('card close', () => {
 
 describe('control API', () => {
   it('answers 401 for a missing or wrong token, 404 for unknown merchants and routes, 400 for invalid bodies', async () => {
-    expect((await control('PUT', '/__control/merchants/10086/energy', { balance: 1, costPerTx: 1 }, 'wrong')).status).toBe(401);
+    expect(
+      (await control('PUT', '/__control/merchants/10086/energy', { balance: 1, costPerTx: 1 }, 'wrong')).status,
+    ).toBe(401);
     const noToken = await fetch(`${emulator.url}/__control/deliveries?trackingId=x`);
     expect(noToken.status).toBe(401);
     expect(await noToken.json()).toEqual({ error: expect.any(String) });
@@ -491,19 +569,34 @@ describe('slow clients', () => {
 
 describe('config', () => {
   it('refuses unknown fields and bad values with one line naming the field', () => {
-    const base = { control: { token: 't' }, merchants: [{ userId: 1, apiKey: 'k', privateKey: 'merchant-private.pem', publicKey: 'merchant-public.pem' }] };
+    const base = {
+      control: { token: 't' },
+      merchants: [{ userId: 1, apiKey: 'k', privateKey: 'merchant-private.pem', publicKey: 'merchant-public.pem' }],
+    };
     const load = (doc: unknown) => () => resolveEmulatorConfig(doc, dir, 'x.yaml');
     expect(load({ ...base, bodyLimitt: 1 })).toThrow(/^x\.yaml: unknown field 'bodyLimitt'/);
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], energy: { balanse: 1 } }] })).toThrow(/merchants\[0\]\.energy: unknown field 'balanse'/);
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], apiKeys: [{ key: 'f', permissions: ['fly'] }] }] })).toThrow(
-      /merchants\[0\]\.apiKeys\[0\]\.permissions\[0\]: must be one of/,
+    expect(load({ ...base, merchants: [{ ...base.merchants[0], energy: { balanse: 1 } }] })).toThrow(
+      /merchants\[0\]\.energy: unknown field 'balanse'/,
     );
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], publicKey: 'oaep-public.b64' }] })).toThrow(/is not the public half of/);
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], privateKey: 'missing.pem' }] })).toThrow(/cannot read private key .*missing\.pem: no such file/);
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], profile: { padding: 'oaep' } }] })).toThrow(/padding must be one of/);
-    expect(load({ ...base, merchants: [base.merchants[0], { ...base.merchants[0], userId: 2 }] })).toThrow(/appears twice/);
+    expect(
+      load({ ...base, merchants: [{ ...base.merchants[0], apiKeys: [{ key: 'f', permissions: ['fly'] }] }] }),
+    ).toThrow(/merchants\[0\]\.apiKeys\[0\]\.permissions\[0\]: must be one of/);
+    expect(load({ ...base, merchants: [{ ...base.merchants[0], publicKey: 'oaep-public.b64' }] })).toThrow(
+      /is not the public half of/,
+    );
+    expect(load({ ...base, merchants: [{ ...base.merchants[0], privateKey: 'missing.pem' }] })).toThrow(
+      /cannot read private key .*missing\.pem: no such file/,
+    );
+    expect(load({ ...base, merchants: [{ ...base.merchants[0], profile: { padding: 'oaep' } }] })).toThrow(
+      /padding must be one of/,
+    );
+    expect(load({ ...base, merchants: [base.merchants[0], { ...base.merchants[0], userId: 2 }] })).toThrow(
+      /appears twice/,
+    );
     expect(load({ ...base, control: {} })).toThrow(/control\.token: must be a non-empty string/);
-    expect(load({ ...base, merchants: [{ ...base.merchants[0], apiKeyValidUntil: 'soon' }] })).toThrow(/apiKeyValidUntil: must be an ISO 8601/);
+    expect(load({ ...base, merchants: [{ ...base.merchants[0], apiKeyValidUntil: 'soon' }] })).toThrow(
+      /apiKeyValidUntil: must be an ISO 8601/,
+    );
     expect(resolveEmulatorConfig(base, dir).merchants[0]!.privateKey).toBe(join(dir, 'merchant-private.pem'));
     expect(() => resolveEmulatorConfig(stringify(base), dir)).toThrow(/expected a mapping/);
   });
@@ -514,12 +607,19 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
   const use = (policies: Partial<ServicePolicies>) => {
     config.policies = { ...DEFAULT_POLICIES, ...policies };
   };
-  const energyMaxCount = async () => /"energyMaxCount":(\d+)/.exec((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result ?? '')?.[1];
+  const energyMaxCount = async () =>
+    /"energyMaxCount":(\d+)/.exec((await call(ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).result ?? '')?.[1];
   const closeCard = async (fields: Record<string, unknown>) => {
     const res = await fetch(`${emulator.cardUrl}/card/close`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', channel: 'APP', closeSerialNo: `s-${Math.random()}`, ...fields }),
+      body: JSON.stringify({
+        merchantId: '10086',
+        merchantUserId: 'u-1',
+        channel: 'APP',
+        closeSerialNo: `s-${Math.random()}`,
+        ...fields,
+      }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
@@ -532,7 +632,10 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
     use({ refusals: 'http' });
     const refused = await call(ORDER, order({ tenantType: 2 }));
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ code: String(ENVELOPE_CODES.tenantType), message: expect.stringContaining('tenantType') });
+    expect(refused.body).toEqual({
+      code: String(ENVELOPE_CODES.tenantType),
+      message: expect.stringContaining('tenantType'),
+    });
     const card = await closeCard({ powerCardId: 'pc-none-http' });
     expect(card.status).toBe(404);
     expect(card.body).toMatchObject({ success: false, errorCode: 'CARD_NOT_FOUND' });
@@ -545,7 +648,9 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
     expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 6, expiryHours: 1 }))).body.code).toBe(0);
     expect(await energyMaxCount()).toBe('10');
     // 6 leased and pending: 5 more exceed the 10 the balance holds.
-    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 5, expiryHours: 1 }))).body.code).toBe(ENVELOPE_CODES.insufficientEnergy);
+    expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 5, expiryHours: 1 }))).body.code).toBe(
+      ENVELOPE_CODES.insufficientEnergy,
+    );
     use({ leaseDebit: 'later', leaseDebitDelayMs: 0 });
     expect((await call(ORDER, order({ symbol: 'ENERGY', amount: 1, expiryHours: 1 }))).body.code).toBe(0);
     expect(await energyMaxCount()).toBe('9');
@@ -564,8 +669,14 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
 
   it('closes a card never registered once under cardRegistry: off, then refuses it as closed', async () => {
     use({ cardRegistry: 'off' });
-    expect((await closeCard({ powerCardId: 'pc-unregistered' })).body).toMatchObject({ success: true, data: { status: 'CLOSED' } });
-    expect((await closeCard({ powerCardId: 'pc-unregistered' })).body).toMatchObject({ success: false, errorCode: 'CARD_ALREADY_CLOSED' });
+    expect((await closeCard({ powerCardId: 'pc-unregistered' })).body).toMatchObject({
+      success: true,
+      data: { status: 'CLOSED' },
+    });
+    expect((await closeCard({ powerCardId: 'pc-unregistered' })).body).toMatchObject({
+      success: false,
+      errorCode: 'CARD_ALREADY_CLOSED',
+    });
   });
 
   it('caps amount digits and picks withdrawal symbols as the policies say', async () => {
@@ -592,7 +703,9 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
   });
 
   it('reads unpadded and non-canonical data under base64Padding: optional, and refuses them under required', async () => {
-    const sealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey, { profile: main.profile });
+    const sealed = sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', main.keyPair.publicKey, {
+      profile: main.profile,
+    });
     expect(sealed).toMatch(/=$/);
     const unpadded = sealed.replace(/=+$/, '');
     // The last character before the padding carries unused low bits: set one (the same bytes for Java's decoder).
@@ -601,17 +714,22 @@ describe('policies of the open points (emulator.yaml policies:)', () => {
     const nonCanonical = body.slice(0, -1) + last[last.indexOf(body.at(-1)!) | 1] + sealed.slice(body.length);
     expect(nonCanonical).not.toBe(sealed);
     use({});
-    for (const data of [unpadded, nonCanonical]) expect((await postForm(ENERGY, data, main.apiKey)).body.code).toBe(ENVELOPE_CODES.badBase64);
+    for (const data of [unpadded, nonCanonical])
+      expect((await postForm(ENERGY, data, main.apiKey)).body.code).toBe(ENVELOPE_CODES.badBase64);
     use({ base64Padding: 'optional' });
-    for (const data of [unpadded, nonCanonical, sealed]) expect((await postForm(ENERGY, data, main.apiKey)).body.code).toBe(0);
+    for (const data of [unpadded, nonCanonical, sealed])
+      expect((await postForm(ENERGY, data, main.apiKey)).body.code).toBe(0);
     // Still refused: what the pattern itself refuses.
-    expect((await postForm(ENERGY, sealed.replaceAll('+', '-').replaceAll('/', '_'), main.apiKey)).body.code).toBe(ENVELOPE_CODES.badBase64);
+    expect((await postForm(ENERGY, sealed.replaceAll('+', '-').replaceAll('/', '_'), main.apiKey)).body.code).toBe(
+      ENVELOPE_CODES.badBase64,
+    );
   });
 
   it('binds "10086" to userId and 20931 to tenantUserId under typeCoercion: on, and refuses them under off', async () => {
     const coercible = { userId: '10086', tenantType: '1', tenantUserId: 20931 };
     use({});
-    for (const [field, value] of Object.entries(coercible)) expect((await call(ORDER, order({ [field]: value }))).body.code, field).not.toBe(0);
+    for (const [field, value] of Object.entries(coercible))
+      expect((await call(ORDER, order({ [field]: value }))).body.code, field).not.toBe(0);
     use({ typeCoercion: 'on' });
     const accepted = await call(ORDER, order({ ...coercible, callBackId: 'cb-coerced' }));
     expect(accepted.body.code).toBe(0);

@@ -25,7 +25,8 @@ let merchant: EmulatorMerchant;
 let keys: ReturnType<typeof describeMerchantKeys>;
 let server: Server;
 let callbackUrl: string;
-let received: Array<{ headers: IncomingHttpHeaders; body: string; text: string; payload: Record<string, unknown> }> = [];
+let received: Array<{ headers: IncomingHttpHeaders; body: string; text: string; payload: Record<string, unknown> }> =
+  [];
 let answerStatus = 200;
 /** One pool of sealing threads for every emulator of the table (loading a thread costs more than a probe). */
 let sealer: SealPool;
@@ -102,7 +103,10 @@ function harness(emulator: RunningEmulator, queue: EmulatorStore): Harness {
       const data = sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
       const res = await fetch(emulator.url + path, {
         method: 'POST',
-        headers: { 'content-type': options.contentType ?? 'application/x-www-form-urlencoded', 'x-api-key': options.apiKey ?? merchant.apiKey },
+        headers: {
+          'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+          'x-api-key': options.apiKey ?? merchant.apiKey,
+        },
         body: new URLSearchParams({ data }).toString(),
       });
       const text = await res.text();
@@ -143,9 +147,14 @@ const bare = async (h: Harness, headers: Record<string, string>, body: string | 
   (await fetch(h.emulator.url + path, { method: 'POST', headers, body })).status;
 const FORM = 'application/x-www-form-urlencoded';
 /** Form field data sealed for the merchant: `plain` encrypted as the profile names. */
-const sealed = (plain: unknown) => sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
+const sealed = (plain: unknown) =>
+  sealJson(plain, 'request', merchant.keyPair.publicKey, { profile: merchant.profile });
 /** Is an energy query whose data is `data` (the sealed query, then changed) accepted (code 0)? */
-const dataAccepted = async (h: Harness, change: (data: string) => string, needs: (data: string) => boolean = () => true) => {
+const dataAccepted = async (
+  h: Harness,
+  change: (data: string) => string,
+  needs: (data: string) => boolean = () => true,
+) => {
   let data = sealed({ ...energyQuery, pad: 'x'.repeat(150) });
   // PKCS#1 v1.5 padding is random: seal again until the text has what the change needs (bounded).
   for (let i = 0; i < 50 && !needs(data); i++) data = sealed({ ...energyQuery, pad: 'x'.repeat(150) });
@@ -190,7 +199,13 @@ const energyAfter = async (h: Harness, fields: Record<string, unknown>) => {
   await h.call(ORDER, order(fields));
   return (await result(h, ENERGY, energyQuery)).energyMaxCount?.toString();
 };
-const card = (serial: string, powerCardId: string) => ({ merchantId: '10086', merchantUserId: 'u-1001', powerCardId, channel: 'APP', closeSerialNo: serial });
+const card = (serial: string, powerCardId: string) => ({
+  merchantId: '10086',
+  merchantUserId: 'u-1001',
+  powerCardId,
+  channel: 'APP',
+  closeSerialNo: serial,
+});
 
 /**
  * One row per fault: a probe, what a conforming emulator shows, and what the faulty one shows
@@ -202,9 +217,21 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: '{"code":"UNAUTHORIZED","message":"unauthorized"}',
     faulty: '{"code":"UNAUTHENTICATED","message":"unauthorized"}',
   },
-  'err401-status-200': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).status, good: 401, faulty: 200 },
-  'err401-expired-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.expiredKey! })).status, good: 401, faulty: 200 },
-  'no-403': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 200 },
+  'err401-status-200': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: 'nope' })).status,
+    good: 401,
+    faulty: 200,
+  },
+  'err401-expired-ok': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.expiredKey! })).status,
+    good: 401,
+    faulty: 200,
+  },
+  'no-403': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status,
+    good: 403,
+    faulty: 200,
+  },
   'err404-wrong-body': {
     probe: async (h) => (await fetch(`${h.emulator.url}/nope`)).text(),
     good: '{"code":"NOT FOUND","message":"not found"}',
@@ -218,16 +245,36 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: '404 {"code":"NOT FOUND","message":"not found"}',
     faulty: '400 {"code":"NOT FOUND","message":"not found"}',
   },
-  'ct-any': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code, good: 40001, faulty: 0 },
-  'envelope-code-string': { probe: async (h) => typeof (await h.call(ENERGY, energyQuery)).body.code, good: 'number', faulty: 'string' },
-  'envelope-message-null': { probe: async (h) => (await h.call(ENERGY, energyQuery)).body.message, good: '', faulty: null },
+  'ct-any': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code,
+    good: 40001,
+    faulty: 0,
+  },
+  'envelope-code-string': {
+    probe: async (h) => typeof (await h.call(ENERGY, energyQuery)).body.code,
+    good: 'number',
+    faulty: 'string',
+  },
+  'envelope-message-null': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery)).body.message,
+    good: '',
+    faulty: null,
+  },
   'response-urlsafe-base64': {
     probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data),
     good: 'ok',
     faulty: expect.stringMatching(/url-safe-alphabet|missing-padding|bad-base64-length/),
   },
-  'response-line-breaks': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: 'line-breaks' },
-  'response-wrong-key': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data), good: 'ok', faulty: 'wrong-key' },
+  'response-line-breaks': {
+    probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data),
+    good: 'ok',
+    faulty: 'line-breaks',
+  },
+  'response-wrong-key': {
+    probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data),
+    good: 'ok',
+    faulty: 'wrong-key',
+  },
   'energy-round': {
     probe: async (h) => {
       await h.control('PUT', '/__control/merchants/10086/energy', { balance: 190, costPerTx: 100 });
@@ -253,14 +300,27 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: '3',
     faulty: '7',
   },
-  'order-tenant-type-any': { probe: async (h) => (await h.call(ORDER, order({ tenantType: 2 }))).body.code, good: 40011, faulty: 0 },
-  'order-energy-no-expiry': { probe: async (h) => (await h.call(ORDER, order({ symbol: 'ENERGY', amount: 1 }))).body.code, good: 40013, faulty: 0 },
+  'order-tenant-type-any': {
+    probe: async (h) => (await h.call(ORDER, order({ tenantType: 2 }))).body.code,
+    good: 40011,
+    faulty: 0,
+  },
+  'order-energy-no-expiry': {
+    probe: async (h) => (await h.call(ORDER, order({ symbol: 'ENERGY', amount: 1 }))).body.code,
+    good: 40013,
+    faulty: 0,
+  },
   'order-result-string': {
-    probe: async (h) => openJson(String((await h.call(ORDER, order())).body.data), 'response', merchant.keyPair.publicKey).text,
+    probe: async (h) =>
+      openJson(String((await h.call(ORDER, order())).body.data), 'response', merchant.keyPair.publicKey).text,
     good: '{"tenantUserId":20931,"id":"cb-fault-1"}',
     faulty: '{"tenantUserId":"20931","id":"cb-fault-1"}',
   },
-  'order-id-echo-wrong': { probe: async (h) => (await result(h, ORDER, order())).id, good: 'cb-fault-1', faulty: 'cb-fault-1-1' },
+  'order-id-echo-wrong': {
+    probe: async (h) => (await result(h, ORDER, order())).id,
+    good: 'cb-fault-1',
+    faulty: 'cb-fault-1-1',
+  },
   'order-amount-float': {
     probe: async (h) => {
       received = [];
@@ -274,7 +334,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: '12345678901234567890.123',
     faulty: '12345678901234567000',
   },
-  'card-missing-fields': { probe: async (h) => 'errorMessageEn' in (await h.close(card('s-1', 'pc-none'))), good: true, faulty: false },
+  'card-missing-fields': {
+    probe: async (h) => 'errorMessageEn' in (await h.close(card('s-1', 'pc-none'))),
+    good: true,
+    faulty: false,
+  },
   'card-repeat-serial-ok': {
     probe: async (h) => {
       await h.close(card('s-same', 'pc-5500-0001'));
@@ -283,9 +347,21 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: false,
     faulty: true,
   },
-  'callback-form-field': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('data='), good: false, faulty: true },
-  'callback-no-api-key': { probe: async (h) => 'x-api-key' in (await h.emit({ type: 4 }, 1))[0]!.headers, good: true, faulty: false },
-  'callback-wrong-api-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey, good: true, faulty: false },
+  'callback-form-field': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('data='),
+    good: false,
+    faulty: true,
+  },
+  'callback-no-api-key': {
+    probe: async (h) => 'x-api-key' in (await h.emit({ type: 4 }, 1))[0]!.headers,
+    good: true,
+    faulty: false,
+  },
+  'callback-wrong-api-key': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey,
+    good: true,
+    faulty: false,
+  },
   'callback-same-uuid': {
     probe: async (h) => new Set((await h.emit({ type: 1, deliveries: 2 }, 2)).map((r) => r.payload.requestUUID)).size,
     good: 2,
@@ -296,7 +372,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: 1,
     faulty: 2,
   },
-  'callback-retry-after-ack': { probe: async (h) => (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).length, good: 1, faulty: 2 },
+  'callback-retry-after-ack': {
+    probe: async (h) => (await h.emit({ type: 4, retryDelaysMs: [10, 10] }, 1)).length,
+    good: 1,
+    faulty: 2,
+  },
   'callback-no-retry': {
     probe: async (h) => {
       answerStatus = 500;
@@ -309,10 +389,26 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: 3,
     faulty: 1,
   },
-  'callback-public-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '', good: true, faulty: false },
-  'err401-after-content-type': { probe: (h) => bare(h, { 'content-type': 'text/plain' }, 'not a form'), good: 401, faulty: 200 },
-  'err401-after-form': { probe: (h) => bare(h, { 'content-type': 'application/x-www-form-urlencoded' }, 'symbol=ENERGY'), good: 401, faulty: 200 },
-  'order-kind-ignore-case': { probe: (h) => energyAfter(h, { symbol: 'energy', amount: 2, expiryHours: 24 }), good: '10', faulty: '8' },
+  'callback-public-key': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '',
+    good: true,
+    faulty: false,
+  },
+  'err401-after-content-type': {
+    probe: (h) => bare(h, { 'content-type': 'text/plain' }, 'not a form'),
+    good: 401,
+    faulty: 200,
+  },
+  'err401-after-form': {
+    probe: (h) => bare(h, { 'content-type': 'application/x-www-form-urlencoded' }, 'symbol=ENERGY'),
+    good: 401,
+    faulty: 200,
+  },
+  'order-kind-ignore-case': {
+    probe: (h) => energyAfter(h, { symbol: 'energy', amount: 2, expiryHours: 24 }),
+    good: '10',
+    faulty: '8',
+  },
   'order-withdrawal-leases': { probe: (h) => energyAfter(h, { symbol: 'USDT', amount: 3 }), good: '10', faulty: '7' },
   'callback-ack-no-errcode': { probe: (h) => answeredWith(h, '{"message":"ok"}'), good: 3, faulty: 1 },
   'callback-ack-code-zero': { probe: (h) => answeredWith(h, '{"code":0}'), good: 3, faulty: 1 },
@@ -322,7 +418,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     probe: async (h) => {
       answerStatus = 500;
       try {
-        return new Set((await h.emit({ type: 1, retryDelaysMs: [10] }, 2)).filter((r) => r.payload.type === 1).map((r) => r.payload.toAddress)).size;
+        return new Set(
+          (await h.emit({ type: 1, retryDelaysMs: [10] }, 2))
+            .filter((r) => r.payload.type === 1)
+            .map((r) => r.payload.toAddress),
+        ).size;
       } finally {
         answerStatus = 200;
       }
@@ -340,7 +440,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: '{"code":"FORBIDDEN","message":"forbidden"}',
     faulty: '{"code":"PERMISSION_DENIED","message":"forbidden"}',
   },
-  'err403-status-401': { probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status, good: 403, faulty: 401 },
+  'err403-status-401': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { apiKey: keys.forbiddenKey! })).status,
+    good: 403,
+    faulty: 401,
+  },
   'ct-missing-ok': {
     probe: async (h) => {
       // A byte body: fetch adds no Content-Type.
@@ -354,7 +458,11 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: false,
     faulty: true,
   },
-  'ct-text-plain-ok': { probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code === 0, good: false, faulty: true },
+  'ct-text-plain-ok': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery, { contentType: 'text/plain' })).body.code === 0,
+    good: false,
+    faulty: true,
+  },
   'key-missing-first-merchant': {
     probe: (h) => bare(h, { 'content-type': FORM }, new URLSearchParams({ data: sealed(energyQuery) }).toString()),
     good: 401,
@@ -365,8 +473,16 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: 401,
     faulty: 200,
   },
-  'data-url-safe-ok': { probe: (h) => dataAccepted(h, (data) => data.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')), good: false, faulty: true },
-  'data-line-breaks-ok': { probe: (h) => dataAccepted(h, (data) => data.replace(/.{76}(?=.)/g, '$&\r\n')), good: false, faulty: true },
+  'data-url-safe-ok': {
+    probe: (h) => dataAccepted(h, (data) => data.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')),
+    good: false,
+    faulty: true,
+  },
+  'data-line-breaks-ok': {
+    probe: (h) => dataAccepted(h, (data) => data.replace(/.{76}(?=.)/g, '$&\r\n')),
+    good: false,
+    faulty: true,
+  },
   'data-plus-as-space-ok': {
     probe: (h) =>
       dataAccepted(
@@ -377,35 +493,123 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: false,
     faulty: true,
   },
-  'energy-req-default-chain': { probe: async (h) => (await h.call(ENERGY, { symbol: 'ENERGY' })).body.code === 0, good: false, faulty: true },
-  'energy-req-default-symbol': { probe: async (h) => (await h.call(ENERGY, { chainName: 'TRON' })).body.code === 0, good: false, faulty: true },
-  'energy-res-missing-symbol': { probe: async (h) => 'symbol' in (await result(h, ENERGY, energyQuery)), good: true, faulty: false },
-  'energy-res-chain-lowercase': { probe: async (h) => (await result(h, ENERGY, energyQuery)).chainName, good: 'TRON', faulty: 'tron' },
-  'envelope-message-absent': { probe: async (h) => 'message' in (await h.call(ENERGY, energyQuery)).body, good: true, faulty: false },
-  'envelope-code-missing': { probe: async (h) => 'code' in (await h.call(ENERGY, energyQuery)).body, good: true, faulty: false },
-  'envelope-data-empty': { probe: async (h) => (await h.call(ENERGY, energyQuery)).body.data === '', good: false, faulty: true },
-  'envelope-data-absent': { probe: async (h) => 'data' in (await h.call(ENERGY, energyQuery)).body, good: true, faulty: false },
-  'order-tenant-type-at-most-1': { probe: (h) => orderAccepted(h, order({ tenantType: 0 })), good: false, faulty: true },
+  'energy-req-default-chain': {
+    probe: async (h) => (await h.call(ENERGY, { symbol: 'ENERGY' })).body.code === 0,
+    good: false,
+    faulty: true,
+  },
+  'energy-req-default-symbol': {
+    probe: async (h) => (await h.call(ENERGY, { chainName: 'TRON' })).body.code === 0,
+    good: false,
+    faulty: true,
+  },
+  'energy-res-missing-symbol': {
+    probe: async (h) => 'symbol' in (await result(h, ENERGY, energyQuery)),
+    good: true,
+    faulty: false,
+  },
+  'energy-res-chain-lowercase': {
+    probe: async (h) => (await result(h, ENERGY, energyQuery)).chainName,
+    good: 'TRON',
+    faulty: 'tron',
+  },
+  'envelope-message-absent': {
+    probe: async (h) => 'message' in (await h.call(ENERGY, energyQuery)).body,
+    good: true,
+    faulty: false,
+  },
+  'envelope-code-missing': {
+    probe: async (h) => 'code' in (await h.call(ENERGY, energyQuery)).body,
+    good: true,
+    faulty: false,
+  },
+  'envelope-data-empty': {
+    probe: async (h) => (await h.call(ENERGY, energyQuery)).body.data === '',
+    good: false,
+    faulty: true,
+  },
+  'envelope-data-absent': {
+    probe: async (h) => 'data' in (await h.call(ENERGY, energyQuery)).body,
+    good: true,
+    faulty: false,
+  },
+  'order-tenant-type-at-most-1': {
+    probe: (h) => orderAccepted(h, order({ tenantType: 0 })),
+    good: false,
+    faulty: true,
+  },
   'order-missing-userid-ok': { probe: (h) => orderAccepted(h, without('userId')), good: false, faulty: true },
   'order-missing-toaddr-ok': { probe: (h) => orderAccepted(h, without('toAddr')), good: false, faulty: true },
-  'order-energy-amount-rounded': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })), good: false, faulty: true },
-  'order-energy-amount-truncated': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })), good: false, faulty: true },
-  'order-energy-null-expiry-ok': { probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 1, expiryHours: null })), good: false, faulty: true },
-  'response-other-half': { probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data) === 'ok', good: true, faulty: false },
+  'order-energy-amount-rounded': {
+    probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })),
+    good: false,
+    faulty: true,
+  },
+  'order-energy-amount-truncated': {
+    probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 2.5, expiryHours: 24 })),
+    good: false,
+    faulty: true,
+  },
+  'order-energy-null-expiry-ok': {
+    probe: (h) => orderAccepted(h, order({ symbol: 'ENERGY', amount: 1, expiryHours: null })),
+    good: false,
+    faulty: true,
+  },
+  'response-other-half': {
+    probe: async (h) => openReason((await h.call(ENERGY, energyQuery)).body.data) === 'ok',
+    good: true,
+    faulty: false,
+  },
   'card-success-no-bizid': {
     probe: async (h) => typeof ((await h.close(card('s-2', 'pc-5500-0001'))).data as { bizId?: unknown } | null)?.bizId,
     good: 'string',
     faulty: 'undefined',
   },
-  'card-success-error-code-null': { probe: async (h) => (await h.close(card('s-2', 'pc-5500-0001'))).errorCode, good: '', faulty: null },
-  'card-error-code-number': { probe: async (h) => typeof (await h.close(card('s-1', 'pc-none'))).errorCode, good: 'string', faulty: 'number' },
-  'card-req-numeric-merchant-id': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
-  'callback-json-content-type': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['content-type'], good: FORM, faulty: 'application/json' },
-  'callback-json-body': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('{'), good: false, faulty: true },
-  'callback-stranger-key': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '', good: true, faulty: false },
-  'callback-api-key-upper': { probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey, good: true, faulty: false },
-  'callback-retry-same-uuid': { probe: async (h) => new Set((await retried(h)).map((r) => r.payload.requestUUID)).size, good: 2, faulty: 1 },
-  'callback-retry-new-tracking-id': { probe: async (h) => new Set((await retried(h)).map((r) => r.payload.trackingId)).size, good: 1, faulty: 2 },
+  'card-success-error-code-null': {
+    probe: async (h) => (await h.close(card('s-2', 'pc-5500-0001'))).errorCode,
+    good: '',
+    faulty: null,
+  },
+  'card-error-code-number': {
+    probe: async (h) => typeof (await h.close(card('s-1', 'pc-none'))).errorCode,
+    good: 'string',
+    faulty: 'number',
+  },
+  'card-req-numeric-merchant-id': {
+    probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success,
+    good: true,
+    faulty: false,
+  },
+  'callback-json-content-type': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['content-type'],
+    good: FORM,
+    faulty: 'application/json',
+  },
+  'callback-json-body': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.body.startsWith('{'),
+    good: false,
+    faulty: true,
+  },
+  'callback-stranger-key': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.text !== '',
+    good: true,
+    faulty: false,
+  },
+  'callback-api-key-upper': {
+    probe: async (h) => (await h.emit({ type: 4 }, 1))[0]!.headers['x-api-key'] === merchant.apiKey,
+    good: true,
+    faulty: false,
+  },
+  'callback-retry-same-uuid': {
+    probe: async (h) => new Set((await retried(h)).map((r) => r.payload.requestUUID)).size,
+    good: 2,
+    faulty: 1,
+  },
+  'callback-retry-new-tracking-id': {
+    probe: async (h) => new Set((await retried(h)).map((r) => r.payload.trackingId)).size,
+    good: 1,
+    faulty: 2,
+  },
   'path-any-version': {
     probe: (h) =>
       bare(
@@ -418,7 +622,10 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     faulty: 200,
   },
   'energy-path-lowercase': {
-    probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.toLowerCase(), energyQuery)).status],
+    probe: async (h) => [
+      (await h.call(ENERGY, energyQuery)).status,
+      (await h.call(ENERGY.toLowerCase(), energyQuery)).status,
+    ],
     good: [200, 404],
     faulty: [404, 200],
   },
@@ -428,18 +635,36 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     faulty: [404, 200],
   },
   'order-path-lowercase': {
-    probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.toLowerCase(), order({ callBackId: 'cb-fault-2' }))).status],
+    probe: async (h) => [
+      (await h.call(ORDER, order())).status,
+      (await h.call(ORDER.toLowerCase(), order({ callBackId: 'cb-fault-2' }))).status,
+    ],
     good: [200, 404],
     faulty: [404, 200],
   },
   'order-path-trailing-slash': {
-    probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(`${ORDER}/`, order({ callBackId: 'cb-fault-2' }))).status],
+    probe: async (h) => [
+      (await h.call(ORDER, order())).status,
+      (await h.call(`${ORDER}/`, order({ callBackId: 'cb-fault-2' }))).status,
+    ],
     good: [200, 404],
     faulty: [404, 200],
   },
-  'card-ct-form-only': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
-  'card-ct-charset-required': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
-  'card-req-snake-case': { probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success, good: true, faulty: false },
+  'card-ct-form-only': {
+    probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success,
+    good: true,
+    faulty: false,
+  },
+  'card-ct-charset-required': {
+    probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success,
+    good: true,
+    faulty: false,
+  },
+  'card-req-snake-case': {
+    probe: async (h) => (await h.close(card('s-3', 'pc-5500-0002'))).success,
+    good: true,
+    faulty: false,
+  },
   'path-unversioned-alias': {
     probe: (h) =>
       bare(
@@ -452,19 +677,27 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     faulty: 200,
   },
   'order-path-v2-only': {
-    probe: async (h) => [(await h.call(ORDER, order())).status, (await h.call(ORDER.replace('/v1/', '/v2/'), order({ callBackId: 'cb-fault-2' }))).status],
+    probe: async (h) => [
+      (await h.call(ORDER, order())).status,
+      (await h.call(ORDER.replace('/v1/', '/v2/'), order({ callBackId: 'cb-fault-2' }))).status,
+    ],
     good: [200, 404],
     faulty: [404, 200],
   },
   'energy-path-unversioned-only': {
-    probe: async (h) => [(await h.call(ENERGY, energyQuery)).status, (await h.call(ENERGY.replace('/v1/', '/'), energyQuery)).status],
+    probe: async (h) => [
+      (await h.call(ENERGY, energyQuery)).status,
+      (await h.call(ENERGY.replace('/v1/', '/'), energyQuery)).status,
+    ],
     good: [200, 404],
     faulty: [404, 200],
   },
   'key-ignore-case': {
     probe: async (h) => {
       const key = merchant.apiKey;
-      return (await h.call(ENERGY, energyQuery, { apiKey: key.toUpperCase() !== key ? key.toUpperCase() : key.toLowerCase() })).status;
+      return (
+        await h.call(ENERGY, energyQuery, { apiKey: key.toUpperCase() !== key ? key.toUpperCase() : key.toLowerCase() })
+      ).status;
     },
     good: 401,
     faulty: 200,
@@ -501,7 +734,8 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
   },
   'response-drops-whole-block': {
     // {"tenantUserId":20931,"id":"…"} is 30 bytes around the id: an id of 2B − 30 bytes fills two blocks.
-    probe: async (h) => openReason((await h.call(ORDER, order({ callBackId: 'w'.repeat(2 * blockSize() - 30) }))).body.data),
+    probe: async (h) =>
+      openReason((await h.call(ORDER, order({ callBackId: 'w'.repeat(2 * blockSize() - 30) }))).body.data),
     good: 'ok',
     faulty: 'not-json',
   },
@@ -523,14 +757,25 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('latin1');
       const text = tryOpen(body);
-      received.push({ headers: req.headers, body, text, payload: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
-      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(answerBody ?? (answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}'));
+      received.push({
+        headers: req.headers,
+        body,
+        text,
+        payload: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      });
+      res
+        .writeHead(answerStatus, { 'content-type': 'application/json' })
+        .end(answerBody ?? (answerStatus === 200 ? '{"errCode":0}' : '{"errCode":1}'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
   merchant.callbackUrl = callbackUrl;
-  config.callbacks = { timeoutMs: 1_000, withdrawalDelayMs: 10, retry: { initialDelayMs: 10, factor: 1, maxDelayMs: 10, maxAttempts: 3 } };
+  config.callbacks = {
+    timeoutMs: 1_000,
+    withdrawalDelayMs: 10,
+    retry: { initialDelayMs: 10, factor: 1, maxDelayMs: 10, maxAttempts: 3 },
+  };
 });
 
 afterAll(async () => {
@@ -549,7 +794,9 @@ describe('emulator faults', () => {
 
   it('refuses unknown fault names, and faults cannot come from the YAML', async () => {
     expect(() => faultyVariant(['energy-flor'])).toThrow(/unknown emulator fault "energy-flor"/);
-    expect(() => resolveEmulatorConfig({ control: { token: 't' }, faults: ['ct-any'], merchants: [] }, dir, 'x.yaml')).toThrow(/unknown field 'faults'/);
+    expect(() =>
+      resolveEmulatorConfig({ control: { token: 't' }, faults: ['ct-any'], merchants: [] }, dir, 'x.yaml'),
+    ).toThrow(/unknown field 'faults'/);
   });
 
   for (const fault of FAULT_NAMES) {

@@ -44,7 +44,14 @@ function send(req: Sent): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const { port } = new URL(emulator.url);
     const r = request(
-      { host: '127.0.0.1', port, method: req.method, path: req.path, headers: { ...req.headers, 'content-length': String(req.body.length) }, agent },
+      {
+        host: '127.0.0.1',
+        port,
+        method: req.method,
+        path: req.path,
+        headers: { ...req.headers, 'content-length': String(req.body.length) },
+        agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -101,7 +108,19 @@ describe('fuzz', () => {
         }),
         () =>
           `{"userId":${pick([huge, '1e999', '-0', '10086.0', '10086'])},"tenantUserId":"1","tenantType":${pick(['1', '2', '1e999', huge, '"1"'])},"callBackId":"fz-${serial++}","symbol":"USDT","chainName":"TRON","toAddr":"T","amount":${pick([huge, '1e999', '1e-999', '0.1', '12345678901234567890.123', '1e1000000000'])}}`,
-        () => pick(['null', '[]', '"x"', '1', 'true', '{}', '{"a":'.repeat(200), `[${'['.repeat(1000)}`, '\u0000\uffff', '{"symbol":{"$ne":null}}']),
+        () =>
+          pick([
+            'null',
+            '[]',
+            '"x"',
+            '1',
+            'true',
+            '{}',
+            '{"a":'.repeat(200),
+            `[${'['.repeat(1000)}`,
+            '\u0000\uffff',
+            '{"symbol":{"$ne":null}}',
+          ]),
         () => ({ symbol: 'ENERGY', chainName: 'TRON', pad: 'ü€'.repeat(int(400)) }),
         () => `{"symbol":"ENERGY","chainName":"TRON","x":${'['.repeat(3000 + int(4000))}]}`,
       ];
@@ -136,7 +155,20 @@ describe('fuzz', () => {
         () => Buffer.from(new URLSearchParams({ data: mutate(seal(pick(plains)())) }).toString()),
         () => Buffer.from(Array.from({ length: int(600) }, () => int(256))),
         () => Buffer.from(pick(['['.repeat(60_000), '{"a":'.repeat(12_000), `data=${'%5B'.repeat(20_000)}`])),
-        () => Buffer.from(pick(['', 'data=', 'data', '=', '&&&', 'data=%zz', 'data=AAAA&data=BBBB', `data=${'A'.repeat(int(5000))}`, '{"data":"AAAA"}'])),
+        () =>
+          Buffer.from(
+            pick([
+              '',
+              'data=',
+              'data',
+              '=',
+              '&&&',
+              'data=%zz',
+              'data=AAAA&data=BBBB',
+              `data=${'A'.repeat(int(5000))}`,
+              '{"data":"AAAA"}',
+            ]),
+          ),
         () =>
           Buffer.from(
             JSON.stringify({
@@ -184,7 +216,16 @@ describe('fuzz', () => {
         'multipart/form-data',
         'APPLICATION/X-WWW-FORM-URLENCODED',
       ];
-      const apiKeys = [merchant.apiKey, merchant.apiKey, merchant.apiKey, keys.forbiddenKey!, keys.expiredKey!, '', 'x'.repeat(300), `${merchant.apiKey} `];
+      const apiKeys = [
+        merchant.apiKey,
+        merchant.apiKey,
+        merchant.apiKey,
+        keys.forbiddenKey!,
+        keys.expiredKey!,
+        '',
+        'x'.repeat(300),
+        `${merchant.apiKey} `,
+      ];
 
       const heapBefore = process.memoryUsage().heapUsed;
       const statuses = new Map<number, number>();
@@ -200,7 +241,12 @@ describe('fuzz', () => {
           if (type) headers['content-type'] = type;
           if (random() < 0.9) headers['x-api-key'] = pick(apiKeys);
           if (random() < 0.5) headers['x-control-token'] = random() < 0.7 ? config.control.token : 'wrong';
-          let req: Sent = { method: random() < 0.93 ? 'POST' : pick(['GET', 'PUT', 'DELETE', 'PATCH']), path: randomPath, headers, body: pick(bodies)() };
+          let req: Sent = {
+            method: random() < 0.93 ? 'POST' : pick(['GET', 'PUT', 'DELETE', 'PATCH']),
+            path: randomPath,
+            headers,
+            body: pick(bodies)(),
+          };
           const wellFormed = random() < 0.2;
           if (wellFormed) {
             // A well-formed request now and then: the valid path must keep working among the noise.
@@ -240,7 +286,8 @@ describe('fuzz', () => {
             const issues = validateSchema(path === ENERGY ? 'EnergyMaxCountEnvelope' : 'OrderEnvelope', json);
             if (issues.length > 0) problems.push(`#${n} ${path}: envelope ${issues[0]!.message}`);
             if (json.code === 50000) problems.push(`#${n} ${path}: internal error ${answer.text.slice(0, 160)}`);
-            if (wellFormed && json.code !== 0) problems.push(`#${n} ${path}: a well-formed request failed: ${answer.text.slice(0, 160)}`);
+            if (wellFormed && json.code !== 0)
+              problems.push(`#${n} ${path}: a well-formed request failed: ${answer.text.slice(0, 160)}`);
             if (json.code === 0) {
               successes++;
               openJson(String(json.data), 'response', merchant.keyPair.publicKey);
@@ -248,7 +295,8 @@ describe('fuzz', () => {
           }
           if (answer.status === 200 && path === '/card/close' && req.method === 'POST') {
             if (validateSchema('CardCloseResponse', json).length > 0) problems.push(`#${n} card close shape`);
-            if (json.errorCode === 'INTERNAL_ERROR') problems.push(`#${n} card close internal error: ${String(json.detailMessage)}`);
+            if (json.errorCode === 'INTERNAL_ERROR')
+              problems.push(`#${n} card close internal error: ${String(json.detailMessage)}`);
           }
         }
       };
@@ -256,7 +304,8 @@ describe('fuzz', () => {
       expect(problems, `seed ${seed}`).toEqual([]);
       expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(REQUESTS);
       // The mix reached every layer: successes, envelope failures, 401, 403, 404.
-      for (const status of [200, 401, 403, 404]) expect(statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(50);
+      for (const status of [200, 401, 403, 404])
+        expect(statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(50);
       expect(successes).toBeGreaterThan(1_500);
 
       const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
@@ -271,7 +320,9 @@ describe('fuzz', () => {
       });
       const envelope = JSON.parse(energy.text) as { code: number; data: string };
       expect(envelope.code).toBe(0);
-      expect(openJson(envelope.data, 'response', merchant.keyPair.publicKey).text).toMatch(/^\{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":\d+\}$/);
+      expect(openJson(envelope.data, 'response', merchant.keyPair.publicKey).text).toMatch(
+        /^\{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":\d+\}$/,
+      );
       const order = await send({
         method: 'POST',
         path: ORDER,
@@ -293,7 +344,9 @@ describe('fuzz', () => {
       });
       const orderEnvelope = JSON.parse(order.text) as { code: number; data: string };
       expect(orderEnvelope.code).toBe(0);
-      expect(openJson(orderEnvelope.data, 'response', merchant.keyPair.publicKey).text).toBe('{"tenantUserId":7,"id":"after-fuzz"}');
+      expect(openJson(orderEnvelope.data, 'response', merchant.keyPair.publicKey).text).toBe(
+        '{"tenantUserId":7,"id":"after-fuzz"}',
+      );
     },
   );
 });

@@ -26,7 +26,12 @@ const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 class CountingPool extends SealPool {
   opened = 0;
   sealed = 0;
-  override open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome> {
+  override open(
+    data: string,
+    key: RsaKey,
+    profile: CryptoProfile,
+    accept: ReadonlySet<CryptoFailureReason>,
+  ): Promise<OpenOutcome> {
     this.opened++;
     return super.open(data, key, profile, accept);
   }
@@ -114,7 +119,10 @@ async function answers(sealer: CallbackSealer): Promise<unknown[]> {
         body,
       });
       const json = (await response.json()) as { code?: unknown; data?: unknown };
-      const data = json.code === 0 && typeof json.data === 'string' ? openJson(json.data, 'response', merchant.keyPair.publicKey).value : json.data;
+      const data =
+        json.code === 0 && typeof json.data === 'string'
+          ? openJson(json.data, 'response', merchant.keyPair.publicKey).value
+          : json.data;
       out.push({ status: response.status, ...json, data });
     }
     return out;
@@ -124,7 +132,8 @@ async function answers(sealer: CallbackSealer): Promise<unknown[]> {
 }
 
 /** Order ids and biz ids are random: compare the answers' shape and every other value. */
-const stable = (values: unknown[]) => JSON.parse(JSON.stringify(values).replace(/"(biz|req)-[0-9a-f-]+"/g, '"$1-*"')) as unknown[];
+const stable = (values: unknown[]) =>
+  JSON.parse(JSON.stringify(values).replace(/"(biz|req)-[0-9a-f-]+"/g, '"$1-*"')) as unknown[];
 
 describe("the order endpoints' RSA work on the sealing threads", () => {
   it('runs there, and answers exactly as on the event loop, for good and refused requests', async () => {

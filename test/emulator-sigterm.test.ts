@@ -48,7 +48,8 @@ describe('emulator process: SIGTERM with a callback under way', () => {
     const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
     const { configPath } = initEmulatorDir(dir, { callbackUrl, port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
-    const trackingIdOf = (body: string) => (openJson(body, 'callback', merchant.keyPair.publicKey).value as Record<string, unknown>).trackingId;
+    const trackingIdOf = (body: string) =>
+      (openJson(body, 'callback', merchant.keyPair.publicKey).value as Record<string, unknown>).trackingId;
 
     const first = await serveEmulator(['--config', configPath, '--port', '0']);
     children.push(first.child);
@@ -67,11 +68,18 @@ describe('emulator process: SIGTERM with a callback under way', () => {
 
     const exited = new Promise<number | null>((done) => first.child.once('close', (code) => done(code)));
     first.child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise<'still running'>((done) => setTimeout(() => done('still running'), 5_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((done) => setTimeout(() => done('still running'), 5_000)),
+    ]);
     expect(code, first.output()).toBe(0);
     expect(first.output()).toContain('emulator stopped');
     // The hanging attempt was cut, not left open.
-    await until(() => held[0]!.destroyed || held[0]!.socket === null || held[0]!.socket.destroyed, 'the receiver sees the attempt cut', 2_000);
+    await until(
+      () => held[0]!.destroyed || held[0]!.socket === null || held[0]!.socket.destroyed,
+      'the receiver sees the attempt cut',
+      2_000,
+    );
     expect(trackingIdOf(received[0]!)).toBe(trackingId);
 
     const second = await serveEmulator(['--config', configPath, '--port', '0']);
@@ -80,7 +88,11 @@ describe('emulator process: SIGTERM with a callback under way', () => {
     expect(trackingIdOf(received[1]!)).toBe(trackingId);
     const attempts = async () =>
       (
-        (await (await fetch(`${second.url}/__control/deliveries?trackingId=${trackingId}`, { headers: { 'x-control-token': second.token } })).json()) as {
+        (await (
+          await fetch(`${second.url}/__control/deliveries?trackingId=${trackingId}`, {
+            headers: { 'x-control-token': second.token },
+          })
+        ).json()) as {
           attempts: Array<Record<string, unknown>>;
         }
       ).attempts;

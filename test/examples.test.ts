@@ -200,7 +200,10 @@ describe.skipIf(pythonMissing !== undefined)(
       expect(run.status, run.stderr).toBe(0);
       expect(report.summary.passed).toBeGreaterThan(100);
       expect(report.results.find((r) => r.id.includes('redelivery-across-restart'))?.status).toBe('passed');
-      expect(output.match(/Running on http/g)?.length ?? 0, 'the restart case restarted the receiver').toBeGreaterThanOrEqual(2);
+      expect(
+        output.match(/Running on http/g)?.length ?? 0,
+        'the restart case restarted the receiver',
+      ).toBeGreaterThanOrEqual(2);
     }, 240_000);
   },
 );

@@ -26,12 +26,16 @@ interface Job {
   artifacts?: { when?: string; paths?: string[]; reports?: { junit?: string } };
 }
 
-const pipeline = parseYaml(readFileSync(join(ROOT, 'examples/gitlab-ci.yml'), 'utf8')) as Record<string, Job> & { variables: Record<string, string> };
+const pipeline = parseYaml(readFileSync(join(ROOT, 'examples/gitlab-ci.yml'), 'utf8')) as Record<string, Job> & {
+  variables: Record<string, string>;
+};
 
 /** A job with its `extends:` merged in (one level, which is all the example uses). */
 function job(name: string): Job {
   const own = pipeline[name]!;
-  return own.extends ? { ...pipeline[own.extends], ...own, variables: { ...pipeline[own.extends]!.variables, ...own.variables } } : own;
+  return own.extends
+    ? { ...pipeline[own.extends], ...own, variables: { ...pipeline[own.extends]!.variables, ...own.variables } }
+    : own;
 }
 
 let scratch: string;
@@ -42,7 +46,10 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'wc-gitlab-'));
   bin = join(scratch, 'bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'wallet-conformance'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin/wallet-conformance.js')}" "$@"\n`);
+  writeFileSync(
+    join(bin, 'wallet-conformance'),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin/wallet-conformance.js')}" "$@"\n`,
+  );
   chmodSync(join(bin, 'wallet-conformance'), 0o755);
   embedded = await startEmbedded();
 }, 60_000);
@@ -53,7 +60,11 @@ afterAll(async () => {
 });
 
 /** Runs a job's script in a fresh project folder; `project` are the project's CI/CD variables. */
-function runJob(name: string, project: Record<string, string>, setUp: (dir: string) => void): Promise<{ status: number; log: string; dir: string }> {
+function runJob(
+  name: string,
+  project: Record<string, string>,
+  setUp: (dir: string) => void,
+): Promise<{ status: number; log: string; dir: string }> {
   const dir = mkdtempSync(join(scratch, `${name}-`));
   setUp(dir);
   const { script = [], variables = {} } = job(name);
@@ -70,7 +81,10 @@ function runJob(name: string, project: Record<string, string>, setUp: (dir: stri
   };
   return new Promise((done) => {
     // GitLab's shell runs the lines in order and stops at the first that fails.
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script.join('\n')], { cwd: dir, env });
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script.join('\n')], {
+      cwd: dir,
+      env,
+    });
     let log = '';
     child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -108,7 +122,10 @@ describe('examples/gitlab-ci.yml', () => {
       },
       (dir) => {
         mkdirSync(join(dir, 'keys'));
-        writeFileSync(join(dir, 'keys/merchant-public.pem'), s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+        writeFileSync(
+          join(dir, 'keys/merchant-public.pem'),
+          s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+        );
         writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: service/energy\n');
       },
     );
@@ -116,23 +133,32 @@ describe('examples/gitlab-ci.yml', () => {
     const junit = readFileSync(join(run.dir, job('verify-service').artifacts!.reports!.junit!), 'utf8');
     expect(junit).toMatch(/<testsuites[^>]* failures="0"/);
     expect(junit).toContain('service/energy');
-    for (const secret of [s.apiKey, s.controlToken, s.forbiddenKey, s.expiredKey, s.futureKey]) if (secret) expect(run.log).not.toContain(secret);
+    for (const secret of [s.apiKey, s.controlToken, s.forbiddenKey, s.expiredKey, s.futureKey])
+      if (secret) expect(run.log).not.toContain(secret);
   }, 120_000);
 
   it('verify-service fails the job (exit 1) against a faulty service and still leaves the reports for the artifacts', async () => {
     const faulty = await startEmbedded({ emulatorVariant: faultyVariant(['envelope-code-string']) });
     try {
       const s = faulty.service;
-      const run = await runJob('verify-service', { WALLET_BASE_URL: s.baseUrl, WALLET_USER_ID: String(s.userId), WALLET_API_KEY: s.apiKey }, (dir) => {
-        mkdirSync(join(dir, 'keys'));
-        writeFileSync(join(dir, 'keys/merchant-public.pem'), s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
-        writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: service/energy\n');
-      });
+      const run = await runJob(
+        'verify-service',
+        { WALLET_BASE_URL: s.baseUrl, WALLET_USER_ID: String(s.userId), WALLET_API_KEY: s.apiKey },
+        (dir) => {
+          mkdirSync(join(dir, 'keys'));
+          writeFileSync(
+            join(dir, 'keys/merchant-public.pem'),
+            s.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+          );
+          writeFileSync(join(dir, 'wallet-conformance.yaml'), 'suite: service/energy\n');
+        },
+      );
       expect(run.status, run.log).toBe(1);
       const junit = readFileSync(join(run.dir, 'wallet-conformance-reports/junit.xml'), 'utf8');
       expect(junit).toMatch(/<failure[^>]*>/);
       expect(junit).toContain('ENV-CODE');
-      for (const file of ['report.json', 'report.html', 'summary.md']) expect(existsSync(join(run.dir, 'wallet-conformance-reports', file)), file).toBe(true);
+      for (const file of ['report.json', 'report.html', 'summary.md'])
+        expect(existsSync(join(run.dir, 'wallet-conformance-reports', file)), file).toBe(true);
     } finally {
       await faulty.close();
     }
@@ -158,6 +184,8 @@ describe('examples/gitlab-ci.yml', () => {
       },
     );
     expect(run.status, run.log).toBe(0);
-    expect(readFileSync(join(run.dir, 'wallet-conformance-reports/junit.xml'), 'utf8')).toMatch(/<testsuites[^>]* failures="0"/);
+    expect(readFileSync(join(run.dir, 'wallet-conformance-reports/junit.xml'), 'utf8')).toMatch(
+      /<testsuites[^>]* failures="0"/,
+    );
   }, 120_000);
 });

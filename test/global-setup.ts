@@ -12,5 +12,8 @@ import { resolve } from 'node:path';
 export default function setup(): void {
   const root = resolve(import.meta.dirname, '..');
   if (process.env.WALLET_CONFORMANCE_DIST_BUILT === '1' && existsSync(resolve(root, 'dist/cli/main.js'))) return;
-  execFileSync(process.execPath, [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }

@@ -37,8 +37,18 @@ const FAULTS: Array<{ fault: string; rule: string; only: string; strict?: boolea
   { fault: 'expired-key-accepted', rule: 'CB-KEY-401', only: 'merchant/key-first/*' },
   { fault: 'form-field-body', rule: 'CB-RAW-BODY', only: 'merchant/raw-body/*' },
   { fault: 'lenient-base64', rule: 'U-CRYPTO', only: 'merchant/malformed/*', strict: true },
-  { fault: 'interface-spelling-only', rule: 'U-CB-FIELDS', only: 'merchant/idempotency/redelivered-deposit', strict: true },
-  { fault: 'chainname-wins', rule: 'U-CB-FIELDS', only: 'merchant/idempotency/deposit-chain-and-chainname-differ', strict: true },
+  {
+    fault: 'interface-spelling-only',
+    rule: 'U-CB-FIELDS',
+    only: 'merchant/idempotency/redelivered-deposit',
+    strict: true,
+  },
+  {
+    fault: 'chainname-wins',
+    rule: 'U-CB-FIELDS',
+    only: 'merchant/idempotency/deposit-chain-and-chainname-differ',
+    strict: true,
+  },
   { fault: 'deposit-key-txid-only', rule: 'CB-ID-DEPOSIT', only: 'merchant/idempotency/deposit-*' },
   { fault: 'withdrawal-key-tracking-id', rule: 'CB-ID-WITHDRAW', only: 'merchant/idempotency/withdrawal-*' },
   { fault: 'key-by-request-uuid', rule: 'CB-UUID', only: 'merchant/idempotency/redelivered-*' },
@@ -69,7 +79,10 @@ function stop(supervisor: ChildProcess): void {
 }
 
 /** The receiver (with a fault or none) in its own folder, under a loop that starts it again whenever it stops. */
-async function startReceiver(name: string, fault?: string): Promise<{ home: string; port: number; output: () => string; supervisor: ChildProcess }> {
+async function startReceiver(
+  name: string,
+  fault?: string,
+): Promise<{ home: string; port: number; output: () => string; supervisor: ChildProcess }> {
   const home = join(dir, name);
   mkdirSync(home);
   writeFileSync(join(home, 'merchant-public.pem'), pair.publicPem);
@@ -114,7 +127,10 @@ async function startReceiver(name: string, fault?: string): Promise<{ home: stri
 }
 
 /** `verify merchant` (the built CLI) against a receiver, with the probe, the expired and the not-yet-valid key and a restart command. */
-async function verify(receiver: { home: string; port: number }, options: { restart?: string; strict?: boolean; only?: string } = {}) {
+async function verify(
+  receiver: { home: string; port: number },
+  options: { restart?: string; strict?: boolean; only?: string } = {},
+) {
   const reports = join(receiver.home, 'reports');
   const base = `http://127.0.0.1:${receiver.port}`;
   const run = await runCliAsync(
@@ -134,7 +150,10 @@ async function verify(receiver: { home: string; port: number }, options: { resta
       ...(options.strict ? ['--strict'] : []),
       ...(options.only ? ['--case', options.only] : []),
     ],
-    { cwd: receiver.home, env: { WALLET_API_KEY: API_KEY, WALLET_EXPIRED_KEY: EXPIRED_KEY, WALLET_FUTURE_KEY: FUTURE_KEY } },
+    {
+      cwd: receiver.home,
+      env: { WALLET_API_KEY: API_KEY, WALLET_EXPIRED_KEY: EXPIRED_KEY, WALLET_FUTURE_KEY: FUTURE_KEY },
+    },
   );
   let report: Report;
   try {
@@ -150,47 +169,60 @@ async function verify(receiver: { home: string; port: number }, options: { resta
   return { run, report, lines };
 }
 
-describe.skipIf(goMissing !== undefined)(`examples/go-receiver (skipped only when ${goMissing ?? 'the go toolchain is missing'})`, () => {
-  beforeAll(() => {
-    const build = spawnSync('go', ['build', '-o', binary, '.'], { cwd: join(ROOT, 'examples/go-receiver'), env: goEnv(), encoding: 'utf8', timeout: 180_000 });
-    if (build.status !== 0) throw new Error(`go build failed:\n${build.stderr}`);
-    const vet = spawnSync('go', ['vet', '.'], { cwd: join(ROOT, 'examples/go-receiver'), env: goEnv(), encoding: 'utf8', timeout: 180_000 });
-    if (vet.status !== 0) throw new Error(`go vet failed:\n${vet.stderr}`);
-  }, 240_000);
+describe.skipIf(goMissing !== undefined)(
+  `examples/go-receiver (skipped only when ${goMissing ?? 'the go toolchain is missing'})`,
+  () => {
+    beforeAll(() => {
+      const build = spawnSync('go', ['build', '-o', binary, '.'], {
+        cwd: join(ROOT, 'examples/go-receiver'),
+        env: goEnv(),
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      if (build.status !== 0) throw new Error(`go build failed:\n${build.stderr}`);
+      const vet = spawnSync('go', ['vet', '.'], {
+        cwd: join(ROOT, 'examples/go-receiver'),
+        env: goEnv(),
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      if (vet.status !== 0) throw new Error(`go vet failed:\n${vet.stderr}`);
+    }, 240_000);
 
-  it('passes verify merchant with --probe-url, --expired-key, --future-key and a SIGKILL --restart: exit 0, no failure, no warning, nothing skipped', async () => {
-    const receiver = await startReceiver('correct');
-    const { run, report, lines } = await verify(receiver);
-    expect(report.summary.failed, `${lines('failed')}\n${receiver.output().slice(-3000)}`).toBe(0);
-    expect(lines('warning')).toBe('');
-    expect(lines('skipped')).toBe('');
-    expect(run.status, run.stderr).toBe(0);
-    expect(report.summary.passed).toBeGreaterThan(100);
-    expect(report.results.find((r) => r.case === 'redelivery-across-restart')?.status).toBe('passed');
-    // The pre-flight proof and the restart case each killed it: it started at least three times, its journal replayed.
-    expect(receiver.output().match(/LISTENING \d+/g)?.length ?? 0, receiver.output()).toBeGreaterThanOrEqual(3);
-    expect(receiver.output()).toMatch(/LISTENING \d+ \([1-9]\d* events in the journal\)/);
-    stop(receiver.supervisor);
-  }, 240_000);
-
-  it('ack-before-journal survives a graceful (SIGTERM) restart and is caught only by a SIGKILL one: durability is proven by a kill', async () => {
-    const receiver = await startReceiver('graceful', 'ack-before-journal');
-    const { run, report, lines } = await verify(receiver, { restart: SIGTERM_RESTART });
-    expect(report.summary.failed, lines('failed')).toBe(0);
-    expect(run.status, run.stderr).toBe(0);
-    stop(receiver.supervisor);
-  }, 240_000);
-
-  for (const { fault, rule, strict, only } of FAULTS) {
-    it(`-fault ${fault}: verify merchant${strict ? ' --strict' : ''} exits 1 with a failure under ${rule}`, async () => {
-      const receiver = await startReceiver(fault, fault);
-      const { run, report, lines } = await verify(receiver, { strict: strict ?? false, only });
-      expect(run.status, `${lines('failed')}\n${run.stderr}`).toBe(1);
-      expect(
-        report.results.filter((r) => r.status === 'failed' && r.rules.includes(rule)).length,
-        `no failure under ${rule}; failures:\n${lines('failed')}\nwarnings:\n${lines('warning')}`,
-      ).toBeGreaterThan(0);
+    it('passes verify merchant with --probe-url, --expired-key, --future-key and a SIGKILL --restart: exit 0, no failure, no warning, nothing skipped', async () => {
+      const receiver = await startReceiver('correct');
+      const { run, report, lines } = await verify(receiver);
+      expect(report.summary.failed, `${lines('failed')}\n${receiver.output().slice(-3000)}`).toBe(0);
+      expect(lines('warning')).toBe('');
+      expect(lines('skipped')).toBe('');
+      expect(run.status, run.stderr).toBe(0);
+      expect(report.summary.passed).toBeGreaterThan(100);
+      expect(report.results.find((r) => r.case === 'redelivery-across-restart')?.status).toBe('passed');
+      // The pre-flight proof and the restart case each killed it: it started at least three times, its journal replayed.
+      expect(receiver.output().match(/LISTENING \d+/g)?.length ?? 0, receiver.output()).toBeGreaterThanOrEqual(3);
+      expect(receiver.output()).toMatch(/LISTENING \d+ \([1-9]\d* events in the journal\)/);
       stop(receiver.supervisor);
     }, 240_000);
-  }
-});
+
+    it('ack-before-journal survives a graceful (SIGTERM) restart and is caught only by a SIGKILL one: durability is proven by a kill', async () => {
+      const receiver = await startReceiver('graceful', 'ack-before-journal');
+      const { run, report, lines } = await verify(receiver, { restart: SIGTERM_RESTART });
+      expect(report.summary.failed, lines('failed')).toBe(0);
+      expect(run.status, run.stderr).toBe(0);
+      stop(receiver.supervisor);
+    }, 240_000);
+
+    for (const { fault, rule, strict, only } of FAULTS) {
+      it(`-fault ${fault}: verify merchant${strict ? ' --strict' : ''} exits 1 with a failure under ${rule}`, async () => {
+        const receiver = await startReceiver(fault, fault);
+        const { run, report, lines } = await verify(receiver, { strict: strict ?? false, only });
+        expect(run.status, `${lines('failed')}\n${run.stderr}`).toBe(1);
+        expect(
+          report.results.filter((r) => r.status === 'failed' && r.rules.includes(rule)).length,
+          `no failure under ${rule}; failures:\n${lines('failed')}\nwarnings:\n${lines('warning')}`,
+        ).toBeGreaterThan(0);
+        stop(receiver.supervisor);
+      }, 240_000);
+    }
+  },
+);

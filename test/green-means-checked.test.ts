@@ -24,8 +24,14 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
   const report = (name: string) => JSON.parse(readFileSync(join(dir, name, 'report.json'), 'utf8')) as Report;
   beforeAll(async () => {
     embedded = await startEmbedded();
-    writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
-    writeFileSync(join(dir, 'private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(
+      join(dir, 'public.pem'),
+      embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+    );
+    writeFileSync(
+      join(dir, 'private.pem'),
+      embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }),
+    );
   });
   afterAll(async () => {
     await Promise.all(servers.map((server) => stopServer(server)));
@@ -43,11 +49,15 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
     const url = await serve((req, res) => {
       if (req.url?.startsWith('/probe')) {
         const fine = callbacks <= 1;
-        res.writeHead(fine ? 200 : 500, { 'content-type': 'application/json' }).end(fine ? '{"processed":[]}' : '{"error":"ledger down"}');
+        res
+          .writeHead(fine ? 200 : 500, { 'content-type': 'application/json' })
+          .end(fine ? '{"processed":[]}' : '{"error":"ledger down"}');
         return;
       }
       if (req.method === 'POST') callbacks++;
-      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0,"message":""}'));
+      req
+        .resume()
+        .on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0,"message":""}'));
     });
     const run = await runCliAsync([
       'verify',
@@ -74,7 +84,9 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
     const probeChecks = report('probe-500').results.filter((result) => /\/processed(-exact)?(#\d+)?$/.test(result.id));
     expect(probeChecks.length).toBeGreaterThan(0);
     // Skipped only for what was not given (--restart); every other probe check is a failure of the probe.
-    expect(probeChecks.filter((result) => result.status === 'skipped' && !result.message.startsWith('needs --restart'))).toEqual([]);
+    expect(
+      probeChecks.filter((result) => result.status === 'skipped' && !result.message.startsWith('needs --restart')),
+    ).toEqual([]);
     expect(probeChecks.filter((result) => result.status === 'failed').length).toBeGreaterThan(20);
     expect(lastLine(run.stdout)).toMatch(/^not judged: \d+ MUST checks?/);
   }, 60_000);
@@ -86,14 +98,22 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
       void readBody(req, 1 << 20).then((read) => {
         const body = read.ok ? read.body : Buffer.alloc(0);
         // The capability probe sends a body that is not JSON: it passes; the third real setting fails.
-        if (req.method === 'PUT' && /\/__control\/merchants\/[^/]+\/energy$/.test(req.url ?? '') && body.toString().startsWith('{"') && ++energySet === 3) {
+        if (
+          req.method === 'PUT' &&
+          /\/__control\/merchants\/[^/]+\/energy$/.test(req.url ?? '') &&
+          body.toString().startsWith('{"') &&
+          ++energySet === 3
+        ) {
           res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"control store down"}');
           return;
         }
-        const forward = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const forward = http.request(
+          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         forward.end(body);
       });
     });
@@ -119,9 +139,13 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
     expect(run.stdout).toMatch(
       /FAIL \[\d+\/\d+\] service\/energy\/floor-of-live-balance\/energy-floor#3 \[ENERGY-FLOOR\]: the control API failed: control API answered 503/,
     );
-    const failed = report('control-503').results.find((result) => result.id === 'service/energy/floor-of-live-balance/energy-floor#3');
+    const failed = report('control-503').results.find(
+      (result) => result.id === 'service/energy/floor-of-live-balance/energy-floor#3',
+    );
     expect(JSON.stringify(failed?.evidence)).toContain('control store down');
-    expect(report('control-503').results.filter((result) => result.status === 'skipped' && /control/.test(result.message))).toEqual([]);
+    expect(
+      report('control-503').results.filter((result) => result.status === 'skipped' && /control/.test(result.message)),
+    ).toEqual([]);
   }, 60_000);
 
   it("makes a suite error the suite author's: exit 2 with the reason, the result failed with fault suite, never skipped", async () => {
@@ -164,7 +188,9 @@ describe('green means checked: no error hides behind skipped (the real CLI)', ()
     expect(run.stdout).toMatch(
       /could not judge 1 check\(s\) through no fault of the target \(suite error\): exit 2; first: \S+same-of-nothing\/answers: suite error: deliver\.same names nowhere/,
     );
-    expect(report('suite-error').results).toEqual([expect.objectContaining({ status: 'failed', fault: 'suite', rules: ['CB-DUP-ACK'] })]);
+    expect(report('suite-error').results).toEqual([
+      expect.objectContaining({ status: 'failed', fault: 'suite', rules: ['CB-DUP-ACK'] }),
+    ]);
     expect(lastLine(run.stdout)).toMatch(/^not judged: 1 MUST check, for the reasons above/);
   }, 60_000);
 });

@@ -36,7 +36,19 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
   });
   afterAll(() => embedded.close());
   const send = (url: string, extra: string[] = []) =>
-    cli(['callback', 'send', '--url', url, '--api-key', embedded.merchant.apiKey, '--private-key', file('private.pem'), '--type', '1', ...extra]);
+    cli([
+      'callback',
+      'send',
+      '--url',
+      url,
+      '--api-key',
+      embedded.merchant.apiKey,
+      '--private-key',
+      file('private.pem'),
+      '--type',
+      '1',
+      ...extra,
+    ]);
   const merchantRun = (url: string, reports: string, extra: string[] = []) =>
     cli([
       'verify',
@@ -83,7 +95,9 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     });
     try {
       const run = await merchantRun(hanging.url, 'timeout', ['--timeout', '5', '--suite', 'merchant/raw-body']);
-      expect(run.stderr).toMatch(/wallet-conformance: the run was cut after --timeout 5 s; the reports hold what ran before\n$/);
+      expect(run.stderr).toMatch(
+        /wallet-conformance: the run was cut after --timeout 5 s; the reports hold what ran before\n$/,
+      );
       const report = JSON.parse(readFileSync(file('timeout/report.json'), 'utf8')) as Report;
       expect(report.target.cut).toEqual({ reason: 'run-timeout', message: 'the run was cut after --timeout 5 s' });
       expect(run.status).toBe(2);
@@ -130,7 +144,11 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     const stopped = report.results.filter((r) => r.id.endsWith('/target-stopped'));
     expect(stopped).toHaveLength(1);
     expect(stopped[0]!.status).toBe('failed');
-    expect(report.results.filter((r) => r.status === 'failed').every((r) => r.suite === stopped[0]!.suite && r.case === stopped[0]!.case)).toBe(true);
+    expect(
+      report.results
+        .filter((r) => r.status === 'failed')
+        .every((r) => r.suite === stopped[0]!.suite && r.case === stopped[0]!.case),
+    ).toBe(true);
     expect(stopped[0]!.rules[0]).toBe('CB-AVAILABLE');
     expect(stopped[0]!.message).toMatch(
       /^the merchant stopped answering after case merchant\/[\w/-]+ \(.*ECONNREFUSED.*\); the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/callback/,
@@ -138,7 +156,10 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
     expect((stopped[0]!.evidence as { exchanges: unknown[] }).exchanges.length).toBeGreaterThan(0);
     // What was left is not run, naming the case after which the merchant stopped: no page of failures.
     expect(
-      report.results.filter((r) => r.status === 'skipped' && r.message.startsWith('not run: the target stopped answering after case merchant/')).length,
+      report.results.filter(
+        (r) =>
+          r.status === 'skipped' && r.message.startsWith('not run: the target stopped answering after case merchant/'),
+      ).length,
     ).toBeGreaterThan(10);
     expect(report.notes?.[0]).toMatch(/^the target stopped answering after case merchant\//);
     expect(run.status).toBe(1);

@@ -14,7 +14,9 @@ const DAY = 86_400_000;
 
 /** A small HTTPS server that answers every request with an empty JSON object. */
 async function answeringServer(pair: CertificatePair): Promise<{ url: string; close(): Promise<void> }> {
-  const server = https.createServer({ cert: pair.cert, key: pair.key }, (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  const server = https.createServer({ cert: pair.cert, key: pair.key }, (_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+  );
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
@@ -128,11 +130,15 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/--base-url https:\/\/127\.0\.0\.1:\d+: TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA .*--ca FILE/);
+    expect(run.stderr).toMatch(
+      /--base-url https:\/\/127\.0\.0\.1:\d+: TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA .*--ca FILE/,
+    );
   }, 60_000);
 
   it('NODE_EXTRA_CA_CERTS trusts the CA as --ca does', async () => {
-    const run = await cli(merchantArgs(embedded.merchant.callbackUrl, 'extra-ca'), { NODE_EXTRA_CA_CERTS: file('ca.pem') });
+    const run = await cli(merchantArgs(embedded.merchant.callbackUrl, 'extra-ca'), {
+      NODE_EXTRA_CA_CERTS: file('ca.pem'),
+    });
     expect(run.stderr).toBe('');
     expect(reportOf(file('extra-ca')).summary.failed).toBe(0);
     expect(run.status).toBe(0);
@@ -140,7 +146,9 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
 
   it('--insecure reaches the target without the CA, warns once on stderr and notes it in report.json', async () => {
     const run = await cli([...merchantArgs(embedded.merchant.callbackUrl, 'insecure'), '--insecure']);
-    expect(run.stderr.trim().split('\n')).toEqual(['wallet-conformance: warning: --insecure: TLS certificates are not verified; the reports note it']);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'wallet-conformance: warning: --insecure: TLS certificates are not verified; the reports note it',
+    ]);
     const report = reportOf(file('insecure'));
     expect(report.target.tls).toEqual({ insecure: true });
     expect(report.summary.passed).toBeGreaterThan(0);
@@ -174,14 +182,22 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
       const run = await cli([...merchantArgs(server.url, 'mismatch'), '--ca', file('own-ca.pem')]);
       expect(run.status).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ does not name that host \(name mismatch\) \[ERR_TLS_CERT_ALTNAME_INVALID\]/);
+      expect(run.stderr).toMatch(
+        /TLS: the certificate of 127\.0\.0\.1:\d+ does not name that host \(name mismatch\) \[ERR_TLS_CERT_ALTNAME_INVALID\]/,
+      );
     } finally {
       await server.close();
     }
   }, 60_000);
 
   it('an expired certificate: exit 2 and one line saying it expired', async () => {
-    const server = await answeringServer(own.issue({ names: ['127.0.0.1'], notBefore: new Date(Date.now() - 10 * DAY), notAfter: new Date(Date.now() - DAY) }));
+    const server = await answeringServer(
+      own.issue({
+        names: ['127.0.0.1'],
+        notBefore: new Date(Date.now() - 10 * DAY),
+        notAfter: new Date(Date.now() - DAY),
+      }),
+    );
     try {
       const run = await cli([...merchantArgs(server.url, 'expired'), '--ca', file('own-ca.pem')]);
       expect(run.status).toBe(2);
@@ -230,7 +246,13 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
     const alone = await cli([...merchantArgs(mtlsMerchant.callbackUrl, 'x'), '--cert', file('client.pem')]);
     expect(alone.stderr).toBe('wallet-conformance: a client certificate needs both --cert FILE and --key FILE\n');
     expect(alone.status).toBe(2);
-    const mixed = await cli([...merchantArgs(mtlsMerchant.callbackUrl, 'x'), '--cert', file('client.pem'), '--key', file('stranger-key.pem')]);
+    const mixed = await cli([
+      ...merchantArgs(mtlsMerchant.callbackUrl, 'x'),
+      '--cert',
+      file('client.pem'),
+      '--key',
+      file('stranger-key.pem'),
+    ]);
     expect(mixed.stderr).toMatch(/^wallet-conformance: --cert .* and --key .* are not a usable pair: .*\n$/);
     expect(mixed.stderr).not.toContain('PRIVATE KEY');
     expect(mixed.status).toBe(2);
@@ -258,16 +280,29 @@ describe('HTTPS targets: the emulator and the reference merchant serve TLS, the 
       '--log-level',
       'error',
     ]);
-    expect(run.stdout).toMatch(/pact verify: Pact verifier passed; decrypted data checks: 3 passed, 0 failed, 0 skipped/);
+    expect(run.stdout).toMatch(
+      /pact verify: Pact verifier passed; decrypted data checks: 3 passed, 0 failed, 0 skipped/,
+    );
     expect(run.status).toBe(0);
-    const untrusted = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', file('public.pem')]);
+    const untrusted = await cli([
+      'pact',
+      'verify',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      file('public.pem'),
+    ]);
     expect(untrusted.stderr).toMatch(/TLS: the certificate of .* unknown CA/);
     expect(untrusted.status).toBe(2);
   }, 90_000);
 
   it('run --tls runs both sides over HTTPS with a throwaway CA and passes', async () => {
     const run = await cli(['run', '--tls', '--suite', '*raw-body*', '--reports', file('run-tls')]);
-    expect(run.stdout).toMatch(/emulator https:\/\/127\.0\.0\.1:\d+, reference merchant https:\/\/127\.0\.0\.1:\d+\/callback/);
+    expect(run.stdout).toMatch(
+      /emulator https:\/\/127\.0\.0\.1:\d+, reference merchant https:\/\/127\.0\.0\.1:\d+\/callback/,
+    );
     expect(run.stderr).toBe('');
     expect(reportOf(file('run-tls')).summary.failed).toBe(0);
     expect(run.status).toBe(0);

@@ -19,7 +19,10 @@ describe('the import-cycle check', () => {
     expect(run.out).toMatch(/^no import cycle among \d+ files in src\n$/);
     expect(run.status).toBe(0);
     const manifest = JSON.parse(
-      spawnSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json").scripts)'], { cwd: ROOT, encoding: 'utf8' }).stdout,
+      spawnSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json").scripts)'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).stdout,
     ) as Record<string, string>;
     expect(manifest.lint).toMatch(/node scripts\/check-import-cycles\.mjs/);
   });
@@ -56,6 +59,8 @@ describe('the import-cycle check', () => {
         )
         .sort(),
     ).toEqual(['a/one.ts a/two.ts', 'b/index.ts b/reexported.ts', 'b/loader.ts b/model.ts', 'b/x.ts b/y.ts']);
-    expect(lines.at(-1)).toMatch(/^4 import cycles in .*: the modules of each must not import each other round \(ARCHITECTURE\.md\)$/);
+    expect(lines.at(-1)).toMatch(
+      /^4 import cycles in .*: the modules of each must not import each other round \(ARCHITECTURE\.md\)$/,
+    );
   });
 });

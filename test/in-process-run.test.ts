@@ -41,8 +41,11 @@ const energy = selectSuites(loadSuites(), { glob: 'service/energy' });
 describe('runSuites with an injected transport', () => {
   it('runs the energy suite in-process against the MSW handlers: nothing fails, the key cases pass', async () => {
     const report = await runSuites({ target, suites: energy, rules, transport: mswTransport(handlers()) });
-    const status = (id: string) => report.results.filter((result) => result.id.startsWith(`service/energy/${id}/`)).map((result) => result.status);
-    expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+    const status = (id: string) =>
+      report.results.filter((result) => result.id.startsWith(`service/energy/${id}/`)).map((result) => result.status);
+    expect(
+      report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`),
+    ).toEqual([]);
     expect([status('success'), status('missing-key'), status('unknown-key'), status('forbidden-key')]).toEqual([
       ['passed', 'passed', 'passed'],
       ['passed', 'passed'],
@@ -60,11 +63,20 @@ describe('runSuites with an injected transport', () => {
       target,
       suites: energy,
       rules,
-      transport: { send: (request) => (seen.push(`${request.method} ${new URL(request.url).pathname}`), inner.send(request)) },
+      transport: {
+        send: (request) => (seen.push(`${request.method} ${new URL(request.url).pathname}`), inner.send(request)),
+      },
     });
     expect(seen.length).toBeGreaterThan(5);
     expect(new Set(seen)).toContain('POST /api/v1/api/order/getEnergyMaxCount');
-    const direct = await runSuites({ target, suites: energy.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === 'success') })), rules });
-    expect(direct.results[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/no answer: .*127\.0\.0\.1:9.*ECONNREFUSED/) });
+    const direct = await runSuites({
+      target,
+      suites: energy.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === 'success') })),
+      rules,
+    });
+    expect(direct.results[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/no answer: .*127\.0\.0\.1:9.*ECONNREFUSED/),
+    });
   });
 });

@@ -37,7 +37,8 @@ const userId = 70421;
 
 /** The run's report.json; a run that wrote none (exit 2) fails with what the CLI printed. */
 function readReport(reports: string, run: { status: number | null; stdout: string; stderr: string }): ReportFile {
-  if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
+  if (!existsSync(join(reports, 'report.json')))
+    throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
   return JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile;
 }
 
@@ -63,23 +64,37 @@ describe("the doubles' own segmented RSA agrees with node-forge, a third impleme
     decrypt(ed: string, key: unknown, pub: boolean, unpad: boolean): string;
   };
   // Three blocks of k-11 = 117 bytes and a short fourth, with multi-byte UTF-8 across a block edge.
-  const plain = Buffer.from(JSON.stringify({ amount: '12345678901234567890.123', memo: 'é'.repeat(150), pad: 'x'.repeat(60) }), 'utf8');
-  const blocks = (bytes: Buffer, size: number) => Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+  const plain = Buffer.from(
+    JSON.stringify({ amount: '12345678901234567890.123', memo: 'é'.repeat(150), pad: 'x'.repeat(60) }),
+    'utf8',
+  );
+  const blocks = (bytes: Buffer, size: number) =>
+    Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
 
   it('opens a request encrypted with the public key by the doubles, block by block, with forge', () => {
     const sealed = Buffer.from(encryptWithPublic(plain, publicKey), 'base64');
     expect(sealed.length).toBe(128 * Math.ceil(plain.length / 117));
-    const opened = blocks(sealed, 128).map((block) => Buffer.from(rsa.decrypt(block.toString('binary'), forgePrivate, false, true), 'binary'));
+    const opened = blocks(sealed, 128).map((block) =>
+      Buffer.from(rsa.decrypt(block.toString('binary'), forgePrivate, false, true), 'binary'),
+    );
     expect(Buffer.concat(opened).equals(plain)).toBe(true);
   });
 
   it('opens a request encrypted with the public key by forge, with the doubles', () => {
-    const sealed = Buffer.concat(blocks(plain, 117).map((block) => Buffer.from(rsa.encrypt(block.toString('binary'), forgePublic, 0x02), 'binary')));
+    const sealed = Buffer.concat(
+      blocks(plain, 117).map((block) =>
+        Buffer.from(rsa.encrypt(block.toString('binary'), forgePublic, 0x02), 'binary'),
+      ),
+    );
     expect(decryptWithPrivate(sealed.toString('base64'), privateKey).equals(plain)).toBe(true);
   });
 
   it('encrypts a callback with the private key byte for byte as forge does (PKCS#1 type 1 is deterministic)', () => {
-    const forgeSealed = Buffer.concat(blocks(plain, 117).map((block) => Buffer.from(rsa.encrypt(block.toString('binary'), forgePrivate, 0x01), 'binary')));
+    const forgeSealed = Buffer.concat(
+      blocks(plain, 117).map((block) =>
+        Buffer.from(rsa.encrypt(block.toString('binary'), forgePrivate, 0x01), 'binary'),
+      ),
+    );
     expect(encryptWithPrivate(plain, privateKey)).toBe(forgeSealed.toString('base64'));
     expect(decryptWithPublic(forgeSealed.toString('base64'), publicKey).equals(plain)).toBe(true);
   });
@@ -144,7 +159,9 @@ describe.concurrent.each(services)(
     });
     afterAll(() => service.close());
 
-    it('passes every MUST check with every flag the service supports, and most checks really run', async ({ expect }) => {
+    it('passes every MUST check with every flag the service supports, and most checks really run', async ({
+      expect,
+    }) => {
       const reports = join(dir, reportsName);
       const control = `${service.url}/__control/merchants/${userId}`;
       const headers = { 'content-type': 'application/json', 'x-control-token': 'ind-control-1e2d3c' };

@@ -50,7 +50,9 @@ let classes: string | undefined;
 function compiled(): string {
   if (classes === undefined) {
     const into = mkdtempSync(join(dir, 'classes-'));
-    const run = spawnSync('javac', [...JVM_FLAGS.map((flag) => `-J${flag}`), '-d', into, RECEIVER, SERVICE], { encoding: 'utf8' });
+    const run = spawnSync('javac', [...JVM_FLAGS.map((flag) => `-J${flag}`), '-d', into, RECEIVER, SERVICE], {
+      encoding: 'utf8',
+    });
     if (run.status !== 0) throw new Error(`javac ${RECEIVER} ${SERVICE} failed: ${run.stderr}`);
     classes = into;
   }
@@ -62,7 +64,13 @@ function compiled(): string {
  * matches `ready` (it prints its URL once it serves).
  */
 function startJava(file: string, args: string[], ready: RegExp): Promise<{ match: RegExpExecArray; stop: () => void }> {
-  return startPrinting('java', [...JVM_FLAGS, '-cp', compiled(), basename(file, '.java'), ...args], ready, children, file);
+  return startPrinting(
+    'java',
+    [...JVM_FLAGS, '-cp', compiled(), basename(file, '.java'), ...args],
+    ready,
+    children,
+    file,
+  );
 }
 
 /**
@@ -75,10 +83,18 @@ const slot = limit(2);
 const faultArgs = (faults: string[]) => (faults.length > 0 ? ['--fault', faults.join(',')] : []);
 
 /** The CLI's exit status and report.json. */
-async function cliReport(reports: string, args: string[]): Promise<{ status: number | null; stderr: string; report: ReportFile }> {
+async function cliReport(
+  reports: string,
+  args: string[],
+): Promise<{ status: number | null; stderr: string; report: ReportFile }> {
   const run = await runCliAsync([...args, '--reports', reports]);
-  if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
-  return { status: run.status, stderr: run.stderr, report: JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile };
+  if (!existsSync(join(reports, 'report.json')))
+    throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout.slice(-2000)}`);
+  return {
+    status: run.status,
+    stderr: run.stderr,
+    report: JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile,
+  };
 }
 
 /**
@@ -92,7 +108,19 @@ async function verifyReceiver(name: string, faults: string[], only?: string) {
 async function receiverRun(name: string, faults: string[], only?: string) {
   const receiver = await startJava(
     RECEIVER,
-    ['--port', '0', '--public-key', join(dir, 'public.pem'), '--api-key', apiKey, '--expired-key', expiredKey, '--future-key', futureKey, ...faultArgs(faults)],
+    [
+      '--port',
+      '0',
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--api-key',
+      apiKey,
+      '--expired-key',
+      expiredKey,
+      '--future-key',
+      futureKey,
+      ...faultArgs(faults),
+    ],
     /listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/,
   );
   try {
@@ -179,7 +207,8 @@ async function serviceRun(name: string, faults: string[], only?: string) {
 }
 
 const failed = (report: ReportFile) => report.results.filter((result) => result.status === 'failed');
-const lines = (results: ReportFile['results']) => results.map((result) => `${result.id} [${result.rules.join(', ')}]: ${result.message}`).join('\n');
+const lines = (results: ReportFile['results']) =>
+  results.map((result) => `${result.id} [${result.rules.join(', ')}]: ${result.message}`).join('\n');
 
 beforeAll(() => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
@@ -196,149 +225,184 @@ afterAll(() => {
 // connection (docs/decisions/0078-kept-alive-connection-reset-is-sent-again.md). The correct doubles and their legal
 // variants run every suite (no failure anywhere is the point); a fault runs the suite of the case
 // its assertion names, which still proves exit 1 (a finding) and not 2 (a configuration).
-describe.skipIf(!JAVA)('verify merchant against a Java receiver (java not installed: skipped)', { concurrent: true }, () => {
-  it('passes a receiver that answers first and books each event 300 ms later on another thread (processing may end after the answer): exit 0, no failure', async ({
-    expect,
-  }) => {
-    const { status, stderr, report } = await verifyReceiver('ack-then-process', ['ack-then-process']);
-    expect(report.summary.failed, lines(failed(report))).toBe(0);
-    expect(status, stderr).toBe(0);
-    expect(report.results.filter((result) => result.id.includes('/processed') && result.status === 'passed').length).toBeGreaterThan(20);
-  }, 300_000);
+describe.skipIf(!JAVA)(
+  'verify merchant against a Java receiver (java not installed: skipped)',
+  { concurrent: true },
+  () => {
+    it('passes a receiver that answers first and books each event 300 ms later on another thread (processing may end after the answer): exit 0, no failure', async ({
+      expect,
+    }) => {
+      const { status, stderr, report } = await verifyReceiver('ack-then-process', ['ack-then-process']);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+      expect(
+        report.results.filter((result) => result.id.includes('/processed') && result.status === 'passed').length,
+      ).toBeGreaterThan(20);
+    }, 300_000);
 
-  it('passes the correct receiver: exit 0, no failure, the probe cases really run', async ({ expect }) => {
-    const { status, stderr, report } = await verifyReceiver('correct', []);
-    expect(report.summary.failed, lines(failed(report))).toBe(0);
-    expect(status, stderr).toBe(0);
-    expect(report.summary.passed).toBeGreaterThan(80);
-  }, 300_000);
+    it('passes the correct receiver: exit 0, no failure, the probe cases really run', async ({ expect }) => {
+      const { status, stderr, report } = await verifyReceiver('correct', []);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+      expect(report.summary.passed).toBeGreaterThan(80);
+    }, 300_000);
 
-  it('passes the legal Java choices (probe re-serialised, scale stripped, body read before the key check, text/plain answer, form Content-Type required, unknown types refused, busy while in flight, MIME decoder)', async ({
-    expect,
-  }) => {
-    const legal = [
-      'legal-reserialize',
-      'legal-strip-zeros',
-      'legal-read-body-first',
-      'legal-text-plain',
-      'legal-require-form-ct',
-      'legal-refuse-unknown-type',
-      'legal-busy-in-flight',
-      'legal-mime-decoder',
+    it('passes the legal Java choices (probe re-serialised, scale stripped, body read before the key check, text/plain answer, form Content-Type required, unknown types refused, busy while in flight, MIME decoder)', async ({
+      expect,
+    }) => {
+      const legal = [
+        'legal-reserialize',
+        'legal-strip-zeros',
+        'legal-read-body-first',
+        'legal-text-plain',
+        'legal-require-form-ct',
+        'legal-refuse-unknown-type',
+        'legal-busy-in-flight',
+        'legal-mime-decoder',
+      ];
+      const { status, stderr, report } = await verifyReceiver('legal', legal);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+    }, 300_000);
+
+    // Each fault: exit 1 (never 2), and a failed result under the rule it breaks, on the case that shows it (in `suite`, the one suite run).
+    const faults: [fault: string, rule: string, where: RegExp, suite: string][] = [
+      ['url-decode-body', 'CB-RAW-BODY', /^merchant\/raw-body\//, 'merchant/raw-body'],
+      ['latin1-text', 'CB-DECRYPT', /^merchant\/raw-body\/non-ascii-text\/processed-exact/, 'merchant/raw-body'],
+      [
+        'bigdecimal-double',
+        'ORDER-FIELDS',
+        /^merchant\/raw-body\/(valid-deposit|multi-block)\/processed-exact/,
+        'merchant/raw-body',
+      ],
+      ['dedupe-tracking-id', 'CB-ID-WITHDRAW', /^merchant\/idempotency\/withdrawal-same-txid/, 'merchant/idempotency'],
+      [
+        'deposit-by-tracking-id',
+        'CB-ID-DEPOSIT',
+        /^merchant\/idempotency\/deposit-new-tracking-id\/processed/,
+        'merchant/idempotency',
+      ],
+
+      // Every callback 401 (the exact name X-API-KEY is never found): not blamed on --api-key (exit 1, a pre-flight warning).
+      ['header-name-exact', 'CB-ERRCODE', /^merchant\/raw-body\/valid-deposit\/answers/, 'merchant/raw-body'],
     ];
-    const { status, stderr, report } = await verifyReceiver('legal', legal);
-    expect(report.summary.failed, lines(failed(report))).toBe(0);
-    expect(status, stderr).toBe(0);
-  }, 300_000);
+    for (const [fault, rule, where, suite] of faults) {
+      it(`fails the fault ${fault} under ${rule}, exit 1`, async ({ expect }) => {
+        const { status, stderr, report } = await verifyReceiver(fault, [fault], suite);
+        const failures = failed(report);
+        expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
+        expect(
+          failures.filter((result) => result.rules.includes(rule) && where.test(result.id)),
+          lines(failures),
+        ).not.toEqual([]);
+        if (fault === 'header-name-exact')
+          expect(stderr).toMatch(
+            /^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m,
+          );
+      }, 300_000);
+    }
+  },
+);
 
-  // Each fault: exit 1 (never 2), and a failed result under the rule it breaks, on the case that shows it (in `suite`, the one suite run).
-  const faults: [fault: string, rule: string, where: RegExp, suite: string][] = [
-    ['url-decode-body', 'CB-RAW-BODY', /^merchant\/raw-body\//, 'merchant/raw-body'],
-    ['latin1-text', 'CB-DECRYPT', /^merchant\/raw-body\/non-ascii-text\/processed-exact/, 'merchant/raw-body'],
-    ['bigdecimal-double', 'ORDER-FIELDS', /^merchant\/raw-body\/(valid-deposit|multi-block)\/processed-exact/, 'merchant/raw-body'],
-    ['dedupe-tracking-id', 'CB-ID-WITHDRAW', /^merchant\/idempotency\/withdrawal-same-txid/, 'merchant/idempotency'],
-    ['deposit-by-tracking-id', 'CB-ID-DEPOSIT', /^merchant\/idempotency\/deposit-new-tracking-id\/processed/, 'merchant/idempotency'],
-
-    // Every callback 401 (the exact name X-API-KEY is never found): not blamed on --api-key (exit 1, a pre-flight warning).
-    ['header-name-exact', 'CB-ERRCODE', /^merchant\/raw-body\/valid-deposit\/answers/, 'merchant/raw-body'],
-  ];
-  for (const [fault, rule, where, suite] of faults) {
-    it(`fails the fault ${fault} under ${rule}, exit 1`, async ({ expect }) => {
-      const { status, stderr, report } = await verifyReceiver(fault, [fault], suite);
-      const failures = failed(report);
-      expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
-      expect(
-        failures.filter((result) => result.rules.includes(rule) && where.test(result.id)),
-        lines(failures),
-      ).not.toEqual([]);
-      if (fault === 'header-name-exact')
-        expect(stderr).toMatch(
-          /^pre-flight: warning: the merchant answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the receiver's key check is at fault \(CB-KEY-401\)/m,
+describe.skipIf(!JAVA)(
+  'verify service against a Java service (java not installed: skipped)',
+  { concurrent: true },
+  () => {
+    it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async ({
+      expect,
+    }) => {
+      const { status, stderr, report } = await slot(async () => {
+        const service = await startJava(
+          SERVICE,
+          [
+            '--port',
+            '0',
+            '--private-key',
+            join(dir, 'private.pem'),
+            '--api-key',
+            apiKey,
+            '--user-id',
+            String(userId),
+            '--control-token',
+            controlToken,
+          ],
+          /listening on (http:\/\/127\.0\.0\.1:\d+)/,
         );
-    }, 300_000);
-  }
-});
-
-describe.skipIf(!JAVA)('verify service against a Java service (java not installed: skipped)', { concurrent: true }, () => {
-  it('passes the generated properties (valid requests, one rule broken, crypto mangled, edges, stateful): Java reads unpadded data, a U-CRYPTO warning at most', async ({
-    expect,
-  }) => {
-    const { status, stderr, report } = await slot(async () => {
-      const service = await startJava(
-        SERVICE,
-        ['--port', '0', '--private-key', join(dir, 'private.pem'), '--api-key', apiKey, '--user-id', String(userId), '--control-token', controlToken],
-        /listening on (http:\/\/127\.0\.0\.1:\d+)/,
-      );
-      try {
-        const url = `${service.match[1]!}/`;
-        return await cliReport(join(dir, 'service-generated'), [
-          'verify',
-          'service',
-          '--base-url',
-          url,
-          '--card-base-url',
-          url,
-          '--api-key',
-          apiKey,
-          '--public-key',
-          join(dir, 'public.pem'),
-          '--user-id',
-          String(userId),
-          '--allow-orders',
-          '--control-token',
-          controlToken,
-          '--suite',
-          'service/errors',
-          '--generate',
-          '40',
-          '--seed',
-          '7',
-        ]);
-      } finally {
-        service.stop();
-      }
-    });
-    expect(report.summary.failed, lines(failed(report))).toBe(0);
-    expect(status, stderr).toBe(0);
-    expect(report.results.filter((result) => result.id.startsWith('generated/service/')).map((result) => result.id.split('/').at(-1))).toEqual([
-      'valid-requests',
-      'one-rule-broken',
-      'crypto-mangled',
-      'edges',
-      'stateful',
-    ]);
-  }, 300_000);
-
-  it("passes the correct service (Java's Base64 decoder reads unpadded data: a warning at most): exit 0, no failure", async ({ expect }) => {
-    const { status, stderr, report } = await verifyService('correct', []);
-    expect(report.summary.failed, lines(failed(report))).toBe(0);
-    expect(status, stderr).toBe(0);
-    expect(report.summary.passed).toBeGreaterThan(60);
-  }, 300_000);
-
-  it('passes a service that answers envelope data without its = padding: warnings under U-CRYPTO, no failure', async ({ expect }) => {
-    const { status, stderr, report } = await verifyService('unpadded-envelope', ['legal-unpadded-envelope']);
-    expect(report.summary.failed, lines(failed(report))).toBe(0);
-    expect(status, stderr).toBe(0);
-    expect(report.results.filter((result) => result.status === 'warning' && result.rules.includes('U-CRYPTO'))).not.toEqual([]);
-  }, 300_000);
-
-  const faults: [fault: string, rule: string, where: RegExp, suite: string][] = [
-    // Which check meets a '-' or '_' first depends on the random ciphertext (one answer in about 250 has neither).
-    ['urlsafe-envelope', 'CRYPTO-ENVELOPE', /^service\/energy\//, 'service/energy'],
-    ['energy-round', 'ENERGY-FLOOR', /^service\/energy\/floor-of-live-balance\/energy-floor/, 'service/energy'],
-    ['tenant-as-string', 'ORDER-RES', /^service\/orders\/withdrawal\/result/, 'service/orders'],
-    ['unauthorized-200', 'ERR-401', /^service\/energy\/(missing|unknown|expired)-key\/status/, 'service/energy'],
-  ];
-  for (const [fault, rule, where, suite] of faults) {
-    it(`fails the fault ${fault} under ${rule}, exit 1`, async ({ expect }) => {
-      const { status, stderr, report } = await verifyService(fault, [fault], suite);
-      const failures = failed(report);
-      expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
+        try {
+          const url = `${service.match[1]!}/`;
+          return await cliReport(join(dir, 'service-generated'), [
+            'verify',
+            'service',
+            '--base-url',
+            url,
+            '--card-base-url',
+            url,
+            '--api-key',
+            apiKey,
+            '--public-key',
+            join(dir, 'public.pem'),
+            '--user-id',
+            String(userId),
+            '--allow-orders',
+            '--control-token',
+            controlToken,
+            '--suite',
+            'service/errors',
+            '--generate',
+            '40',
+            '--seed',
+            '7',
+          ]);
+        } finally {
+          service.stop();
+        }
+      });
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
       expect(
-        failures.filter((result) => result.rules.includes(rule) && where.test(result.id)),
-        lines(failures),
+        report.results
+          .filter((result) => result.id.startsWith('generated/service/'))
+          .map((result) => result.id.split('/').at(-1)),
+      ).toEqual(['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful']);
+    }, 300_000);
+
+    it("passes the correct service (Java's Base64 decoder reads unpadded data: a warning at most): exit 0, no failure", async ({
+      expect,
+    }) => {
+      const { status, stderr, report } = await verifyService('correct', []);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+      expect(report.summary.passed).toBeGreaterThan(60);
+    }, 300_000);
+
+    it('passes a service that answers envelope data without its = padding: warnings under U-CRYPTO, no failure', async ({
+      expect,
+    }) => {
+      const { status, stderr, report } = await verifyService('unpadded-envelope', ['legal-unpadded-envelope']);
+      expect(report.summary.failed, lines(failed(report))).toBe(0);
+      expect(status, stderr).toBe(0);
+      expect(
+        report.results.filter((result) => result.status === 'warning' && result.rules.includes('U-CRYPTO')),
       ).not.toEqual([]);
     }, 300_000);
-  }
-});
+
+    const faults: [fault: string, rule: string, where: RegExp, suite: string][] = [
+      // Which check meets a '-' or '_' first depends on the random ciphertext (one answer in about 250 has neither).
+      ['urlsafe-envelope', 'CRYPTO-ENVELOPE', /^service\/energy\//, 'service/energy'],
+      ['energy-round', 'ENERGY-FLOOR', /^service\/energy\/floor-of-live-balance\/energy-floor/, 'service/energy'],
+      ['tenant-as-string', 'ORDER-RES', /^service\/orders\/withdrawal\/result/, 'service/orders'],
+      ['unauthorized-200', 'ERR-401', /^service\/energy\/(missing|unknown|expired)-key\/status/, 'service/energy'],
+    ];
+    for (const [fault, rule, where, suite] of faults) {
+      it(`fails the fault ${fault} under ${rule}, exit 1`, async ({ expect }) => {
+        const { status, stderr, report } = await verifyService(fault, [fault], suite);
+        const failures = failed(report);
+        expect(status, `${stderr}\n${lines(failures)}`).toBe(1);
+        expect(
+          failures.filter((result) => result.rules.includes(rule) && where.test(result.id)),
+          lines(failures),
+        ).not.toEqual([]);
+      }, 300_000);
+    }
+  },
+);

@@ -51,7 +51,9 @@ function unusedEdges(layers: Record<string, string[]>, used: ReadonlySet<string>
 describe('the layer table (eslint.config.js)', async () => {
   const config = (await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as LayerConfig;
   const all = imports();
-  const crossing = all.filter(({ from, to }) => layerOf(from) !== undefined && layerOf(to) !== layerOf(from) && !to.startsWith('..'));
+  const crossing = all.filter(
+    ({ from, to }) => layerOf(from) !== undefined && layerOf(to) !== layerOf(from) && !to.startsWith('..'),
+  );
   const used = new Set(crossing.map(({ from, to }) => `${layerOf(from)} → ${layerOf(to)}`));
 
   it('allows no edge that no import of src/ uses', () => {
@@ -59,7 +61,10 @@ describe('the layer table (eslint.config.js)', async () => {
   });
 
   it('names an edge allowed in vain: src/core reads no other layer, src/secrets no src/core', () => {
-    expect(unusedEdges({ ...config.LAYERS, core: ['crypto'], secrets: ['core'] }, used)).toEqual(['core → crypto', 'secrets → core']);
+    expect(unusedEdges({ ...config.LAYERS, core: ['crypto'], secrets: ['core'] }, used)).toEqual([
+      'core → crypto',
+      'secrets → core',
+    ]);
   });
 
   it('names only a generated file that its layer reads, and a types-only edge that is used', () => {

@@ -41,12 +41,16 @@ describe('verify service --listen: callbacks triggered by hand', () => {
           const url = /(http:\/\/\S+)/.exec(event.text)![1]!;
           const client = { baseUrl: service.baseUrl, token: controlToken!, send };
           const merchant = { userId: service.userId! };
-          void controlSetCallbackUrl(client, merchant, { url }).then(() => controlEmitCallback(client, merchant, { type: 3, retryDelaysMs: [50] }));
+          void controlSetCallbackUrl(client, merchant, { url }).then(() =>
+            controlEmitCallback(client, merchant, { type: 3, retryDelaysMs: [50] }),
+          );
         },
       });
       expect(prompts).toHaveLength(1);
       expect(prompts[0]).toContain(`:${port}/`);
-      expect(report.results.map((r) => [r.id, r.status, r.message])).toEqual(report.results.map((r) => [r.id, 'passed', r.message]));
+      expect(report.results.map((r) => [r.id, r.status, r.message])).toEqual(
+        report.results.map((r) => [r.id, 'passed', r.message]),
+      );
       expect(report.results).toHaveLength(5);
     } finally {
       await embedded.close();

@@ -15,11 +15,16 @@ const keyFile = join(dir, 'merchant-private.pem');
 writeFileSync(keyFile, keys.pem.privatePem);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SUMMARY = /^load: 200 events, 60 duplicate deliveries, processed exactly once: (yes|no), \d+ events\/s, p50 [\d.]+ ms, p99 [\d.]+ ms$/m;
+const SUMMARY =
+  /^load: 200 events, 60 duplicate deliveries, processed exactly once: (yes|no), \d+ events\/s, p50 [\d.]+ ms, p99 [\d.]+ ms$/m;
 
 describe('wallet-conformance load merchant', () => {
   it('storms the reference merchant, prints progress and the summary line, writes report.json and report.html, and exits 0', async () => {
-    const merchant = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore() });
+    const merchant = await startMerchantServer({
+      apiKeys: [API_KEY],
+      publicKey: keys.publicKey,
+      store: new MemoryIdempotencyStore(),
+    });
     const reports = join(dir, 'good');
     try {
       const run = await runCliAsync(
@@ -93,7 +98,11 @@ describe('wallet-conformance load merchant', () => {
   });
 
   it('reads the probe through --probe-cmd and paces deliveries with --rate', async () => {
-    const merchant = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore() });
+    const merchant = await startMerchantServer({
+      apiKeys: [API_KEY],
+      publicKey: keys.publicKey,
+      store: new MemoryIdempotencyStore(),
+    });
     try {
       const probeCmd = `"${process.execPath}" -e "fetch('${merchant.probeUrl}').then((r) => r.text()).then((t) => process.stdout.write(t))"`;
       const run = await runCliAsync([
@@ -117,7 +126,9 @@ describe('wallet-conformance load merchant', () => {
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(SUMMARY);
       expect(run.stdout).toContain('processed exactly once: yes');
-      const report = JSON.parse(readFileSync(join(dir, 'cmd', 'report.json'), 'utf8')) as { load: { durationMs: number } };
+      const report = JSON.parse(readFileSync(join(dir, 'cmd', 'report.json'), 'utf8')) as {
+        load: { durationMs: number };
+      };
       // 260 delivery starts at 400/s cannot take less than 0.65 s: the rate was honoured.
       expect(report.load.durationMs).toBeGreaterThanOrEqual(640);
     } finally {
@@ -148,7 +159,16 @@ describe('wallet-conformance load merchant', () => {
   });
 
   it('refuses an unreachable callback URL before the storm, with exit 2', async () => {
-    const run = await runCliAsync(['load', 'merchant', '--callback-url', 'http://127.0.0.1:9/callback', '--api-key', API_KEY, '--private-key', keyFile]);
+    const run = await runCliAsync([
+      'load',
+      'merchant',
+      '--callback-url',
+      'http://127.0.0.1:9/callback',
+      '--api-key',
+      API_KEY,
+      '--private-key',
+      keyFile,
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--callback-url http:\/\/127\.0\.0\.1:9\/callback is unreachable: ECONNREFUSED/);
   });

@@ -89,7 +89,9 @@ describe('load merchant over HTTPS (real TLS)', () => {
     const run = await storm(merchant.callbackUrl, 'insecure', ['--insecure', '--probe-url', merchant.probeUrl]);
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toMatch(/warning: --insecure: TLS certificates are not verified/);
-    expect((JSON.parse(readFileSync(file('insecure/report.json'), 'utf8')) as { target: { tls?: unknown } }).target.tls).toMatchObject({ insecure: true });
+    expect(
+      (JSON.parse(readFileSync(file('insecure/report.json'), 'utf8')) as { target: { tls?: unknown } }).target.tls,
+    ).toMatchObject({ insecure: true });
   }, 60_000);
 
   it('presents a client certificate with --cert and --key to a merchant that requires one (mTLS)', async () => {
@@ -123,7 +125,9 @@ describe('load merchant against a receiver that acknowledges nothing', () => {
   beforeAll(async () => {
     receiver = createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":1,"message":"not now"}'));
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":1,"message":"not now"}'),
+      );
     });
     await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
     url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
@@ -136,7 +140,9 @@ describe('load merchant against a receiver that acknowledges nothing', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('processing is not checked');
     expect(run.stdout).toMatch(/^10 of 10 events were never acknowledged \(errCode 0\): the storm fails$/m);
-    expect(run.stdout).toMatch(/^processing was not checked: no --probe-url or --probe-cmd, so only the answers were judged$/m);
+    expect(run.stdout).toMatch(
+      /^processing was not checked: no --probe-url or --probe-cmd, so only the answers were judged$/m,
+    );
     const report = JSON.parse(readFileSync(file('nothing/report.json'), 'utf8')) as {
       summary: { failed: number; skipped: number };
       results: Array<{ id: string; status: string }>;

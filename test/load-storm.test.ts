@@ -27,7 +27,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const SUMMARY = /^load: (\d+) events, (\d+) duplicate deliveries, processed exactly once: (yes|no), \d+ events\/s, p50 [\d.]+ ms, p99 [\d.]+ ms$/;
+const SUMMARY =
+  /^load: (\d+) events, (\d+) duplicate deliveries, processed exactly once: (yes|no), \d+ events\/s, p50 [\d.]+ ms, p99 [\d.]+ ms$/;
 
 describe('storm plan', () => {
   it('generates distinct events of every type, with wrapped-contract deposit twins that share a txid', () => {
@@ -43,8 +44,12 @@ describe('storm plan', () => {
     const events = generateEvents(100, [1, 3]);
     const plan = planDeliveries(events, 0.3);
     expect(plan).toHaveLength(130);
-    expect(plan.filter((item) => !item.duplicate).map((item) => item.event.index)).toEqual(events.map((event) => event.index));
-    const racing = plan.slice(0, -15).filter((item, i) => item.duplicate && plan[i - 1]?.event.index === item.event.index);
+    expect(plan.filter((item) => !item.duplicate).map((item) => item.event.index)).toEqual(
+      events.map((event) => event.index),
+    );
+    const racing = plan
+      .slice(0, -15)
+      .filter((item, i) => item.duplicate && plan[i - 1]?.event.index === item.event.index);
     expect(racing.length).toBe(15);
     expect(plan.slice(-15).every((item) => item.duplicate)).toBe(true);
   });
@@ -67,14 +72,46 @@ describe('storm reads each answer as the service does (CB-ERRCODE, U-CB-RESPONSE
     return { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
 
-  it.each<[string, number, string, { acknowledged: number; ambiguous: number; attempts: number; failures: Record<string, number> }]>([
+  it.each<
+    [
+      string,
+      number,
+      string,
+      { acknowledged: number; ambiguous: number; attempts: number; failures: Record<string, number> },
+    ]
+  >([
     ['the plain form', 200, '{"errCode":0}', { acknowledged: 1, ambiguous: 0, attempts: 1, failures: {} }],
-    ['errCode 0 with HTTP 500 (counted, like the emulator)', 500, '{"errCode":0}', { acknowledged: 1, ambiguous: 1, attempts: 1, failures: {} }],
+    [
+      'errCode 0 with HTTP 500 (counted, like the emulator)',
+      500,
+      '{"errCode":0}',
+      { acknowledged: 1, ambiguous: 1, attempts: 1, failures: {} },
+    ],
     ['0 written 0.0 (counted)', 200, '{"errCode":0.0}', { acknowledged: 1, ambiguous: 1, attempts: 1, failures: {} }],
-    ['errCode the string "0" (retried)', 200, '{"errCode":"0"}', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'errCode "0"': 2 } }],
-    ['code instead of errCode (retried)', 200, '{"code":0}', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'errCode null': 2 } }],
-    ['a text body (retried)', 200, 'success', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'answer not JSON': 2 } }],
-    ['errCode 1 with HTTP 503 (retried)', 503, '{"errCode":1}', { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'HTTP 503': 2 } }],
+    [
+      'errCode the string "0" (retried)',
+      200,
+      '{"errCode":"0"}',
+      { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'errCode "0"': 2 } },
+    ],
+    [
+      'code instead of errCode (retried)',
+      200,
+      '{"code":0}',
+      { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'errCode null': 2 } },
+    ],
+    [
+      'a text body (retried)',
+      200,
+      'success',
+      { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'answer not JSON': 2 } },
+    ],
+    [
+      'errCode 1 with HTTP 503 (retried)',
+      503,
+      '{"errCode":1}',
+      { acknowledged: 0, ambiguous: 0, attempts: 2, failures: { 'HTTP 503': 2 } },
+    ],
   ])('%s', async (_name, status, body, expected) => {
     const receiver = await answering(status, body);
     try {
@@ -88,15 +125,20 @@ describe('storm reads each answer as the service does (CB-ERRCODE, U-CB-RESPONSE
         maxAttempts: 2,
         durationS: 30,
       });
-      expect({ acknowledged: result.acknowledged, ambiguous: result.ambiguousAcknowledgements, attempts: result.attempts, failures: result.failures }).toEqual(
-        expected,
-      );
+      expect({
+        acknowledged: result.acknowledged,
+        ambiguous: result.ambiguousAcknowledgements,
+        attempts: result.attempts,
+        failures: result.failures,
+      }).toEqual(expected);
       expect(receiver.seen).toHaveLength(expected.attempts);
       // Each attempt as the service sends it: the form Content-Type, the key, the raw Base64 body, a fresh requestUUID.
       const uuids = receiver.seen.map((delivery) => {
         expect(delivery.headers['content-type']).toBe('application/x-www-form-urlencoded');
         expect(delivery.headers['x-api-key']).toBe(API_KEY);
-        return String((openJson(delivery.body, 'callback', keys.publicKey).value as Record<string, unknown>).requestUUID);
+        return String(
+          (openJson(delivery.body, 'callback', keys.publicKey).value as Record<string, unknown>).requestUUID,
+        );
       });
       expect(new Set(uuids).size).toBe(uuids.length);
     } finally {
@@ -119,14 +161,18 @@ describe('storm against faulty receivers', () => {
           concurrency: 16,
           durationS: 60,
           probe: () => probeEntriesAfter({ probeUrl: receiver.probeUrl }, undefined),
-          ...(fault === 'lost-on-restart' ? { onDelivery: async (done: number) => (done === 200 ? receiver.restart() : undefined) } : {}),
+          ...(fault === 'lost-on-restart'
+            ? { onDelivery: async (done: number) => (done === 200 ? receiver.restart() : undefined) }
+            : {}),
         });
         const line = summaryLine(result);
         expect(line).toMatch(SUMMARY);
         expect(line).toContain('processed exactly once: no');
         expect(result.offenders.length).toBeGreaterThan(0);
         expect(result.offenders.every((offender) => offender.processed > 1)).toBe(true);
-        expect(offenderLines(result)[0]).toMatch(/^ {2}processed [2-9] times: type [13], trackingId load-[0-9a-f-]+, key (deposit|withdrawal):/);
+        expect(offenderLines(result)[0]).toMatch(
+          /^ {2}processed [2-9] times: type [13], trackingId load-[0-9a-f-]+, key (deposit|withdrawal):/,
+        );
       } finally {
         await receiver.close();
       }
@@ -156,7 +202,13 @@ describe('storm against the reference merchant', () => {
       });
       expect(summaryLine(result)).toMatch(SUMMARY);
       expect(result.offenders).toEqual([]);
-      expect(result).toMatchObject({ events: 300, duplicateDeliveries: 150, exactlyOnce: true, acknowledged: 300, unacknowledgedDeliveries: 0 });
+      expect(result).toMatchObject({
+        events: 300,
+        duplicateDeliveries: 150,
+        exactlyOnce: true,
+        acknowledged: 300,
+        unacknowledgedDeliveries: 0,
+      });
       expect(result.histogram.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(result.attempts);
     } finally {
       await merchant.close();

@@ -10,7 +10,17 @@
 // - no source file (src, test, bench, examples, bin) nor page of the manual cites a document the
 //   repository does not hold.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, relative, resolve, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,7 +37,8 @@ const posix = (path: string) => path.split(sep).join('/');
 
 function walk(dir: string, keep: (file: string) => boolean): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return SKIP_DIRS.has(entry.name) || entry.name.startsWith('.') ? [] : walk(join(dir, entry.name), keep);
+    if (entry.isDirectory())
+      return SKIP_DIRS.has(entry.name) || entry.name.startsWith('.') ? [] : walk(join(dir, entry.name), keep);
     const file = join(dir, entry.name);
     return keep(file) ? [file] : [];
   });
@@ -70,7 +81,11 @@ function shellBlocks(file: string): ShellBlock[] {
       const marker = /^<!-- not run: (.+?) -->$/.exec(above.trim());
       if (/^<!--\s*not run/.test(above.trim()) && !marker)
         throw new Error(`${relative(ROOT, file)}:${i}: a "not run" marker needs a reason: <!-- not run: why -->`);
-      blocks.push({ where: `${posix(relative(ROOT, file))}:${i + 1}`, code, ...(marker ? { notRun: marker[1]! } : {}) });
+      blocks.push({
+        where: `${posix(relative(ROOT, file))}:${i + 1}`,
+        code,
+        ...(marker ? { notRun: marker[1]! } : {}),
+      });
     }
     i = end;
   }
@@ -119,8 +134,13 @@ async function runBlock(block: ShellBlock): Promise<{ status: number | null; log
   writeFileSync(join(dir, 'block.sh'), PRELUDE + code + '\n');
   const logPath = join(dir, 'block.log');
   const log = openSync(logPath, 'w');
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', WC_BIN: join(ROOT, 'bin/wallet-conformance.js') };
-  for (const name of Object.keys(env)) if (/^(WALLET_|PACT_BROKER_|HTTPS?_PROXY|ALL_PROXY)/i.test(name)) delete env[name];
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    WC_BIN: join(ROOT, 'bin/wallet-conformance.js'),
+  };
+  for (const name of Object.keys(env))
+    if (/^(WALLET_|PACT_BROKER_|HTTPS?_PROXY|ALL_PROXY)/i.test(name)) delete env[name];
   const child = spawn('bash', ['block.sh'], { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
   closeSync(log);
   const status = await new Promise<number | null>((done) => {
@@ -219,7 +239,9 @@ function linksOf(file: string): string[] {
   const text = readFileSync(file, 'utf8')
     .replace(/^```[\s\S]*?^```/gm, '')
     .replace(/`[^`\n]*`/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => match[1]!).filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
+  return [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
 }
 
 /** Where a link from `file` points, relative to the root, and its fragment. */
@@ -238,16 +260,23 @@ describe('links', () => {
         const where = `${posix(relative(ROOT, file))} → ${target}`;
         if (path.startsWith('..')) broken.push(`${where}: outside the repository`);
         else if (!existsSync(join(ROOT, path))) broken.push(`${where}: no such file`);
-        else if (fragment && path.endsWith('.md') && !anchorsOf(join(ROOT, path)).has(fragment)) broken.push(`${where}: no heading #${fragment}`);
+        else if (fragment && path.endsWith('.md') && !anchorsOf(join(ROOT, path)).has(fragment))
+          broken.push(`${where}: no heading #${fragment}`);
       }
     }
     expect(broken).toEqual([]);
   });
 
   it('resolve inside the packed package: a shipped page links only to shipped files', () => {
-    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(pack.status, pack.stderr).toBe(0);
-    const shipped = new Set((JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path));
+    const shipped = new Set(
+      (JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path),
+    );
     const shippedDirs = new Set(
       [...shipped].flatMap((path) =>
         path
@@ -271,11 +300,13 @@ describe('links', () => {
 
 describe('sources', () => {
   /** What cites a document of the development setup that the repository does not hold. */
-  const FORBIDDEN = /\.\.\/shared\b|'\.\.', 'shared'|(?<![\w./-])(?:design|interface|style)\.md\b|(?<![\w./'"(-])rules\.md\b/;
+  const FORBIDDEN =
+    /\.\.\/shared\b|'\.\.', 'shared'|(?<![\w./-])(?:design|interface|style)\.md\b|(?<![\w./'"(-])rules\.md\b/;
   /** Tests that read such a file only where the development setup has it, and skip otherwise. */
   const ALLOWED: Record<string, string> = {
     'test/spec.test.ts': "compares spec/rules.yaml with the interface's rule list where the development setup has it",
-    'test/report-cli.test.ts': 'validates report.json against the common report contract where the development setup has it',
+    'test/report-cli.test.ts':
+      'validates report.json against the common report contract where the development setup has it',
     'test/run.test.ts': 'validates report.json against the common report contract where the development setup has it',
     'test/shipped-references.test.ts': 'names the forbidden documents in order to forbid them',
     'test/manual.test.ts': 'names the forbidden documents in order to forbid them',
@@ -284,7 +315,10 @@ describe('sources', () => {
   it('cite no document the repository does not hold (src, test, bench, examples, bin, and the manual)', () => {
     const files = [
       ...['src', 'test', 'bench', 'examples', 'bin'].flatMap((dir) =>
-        walk(join(ROOT, dir), (file) => /\.(ts|js|mjs|cjs|py|java|sh|ya?ml|json|md)$/.test(file) && statSync(file).size < 2_000_000),
+        walk(
+          join(ROOT, dir),
+          (file) => /\.(ts|js|mjs|cjs|py|java|sh|ya?ml|json|md)$/.test(file) && statSync(file).size < 2_000_000,
+        ),
       ),
       ...MANUAL,
       join(ROOT, 'ARCHITECTURE.md'),

@@ -24,7 +24,12 @@ afterEach(async () => {
 });
 
 function options(events: CallbackEvent[]): CallbackHandlerOptions {
-  return { apiKeys: [API_KEY], publicKey: keys.publicKey, store: new MemoryIdempotencyStore(), process: (event) => void events.push(event) };
+  return {
+    apiKeys: [API_KEY],
+    publicKey: keys.publicKey,
+    store: new MemoryIdempotencyStore(),
+    process: (event) => void events.push(event),
+  };
 }
 
 /** A fresh callback whose ciphertext holds '+', '/' and '=', and what the merchant must have processed. */
@@ -36,7 +41,11 @@ function tricky(): { body: string; trackingId: string } {
 
 /** The one processed event, compared field by field with what was sent (amount digit for digit). */
 function processed(events: CallbackEvent[]): Array<{ type: number; trackingId: unknown; amount: string }> {
-  return events.map((event) => ({ type: event.type, trackingId: event.payload.trackingId, amount: String(event.payload.amount) }));
+  return events.map((event) => ({
+    type: event.type,
+    trackingId: event.payload.trackingId,
+    amount: String(event.payload.amount),
+  }));
 }
 
 async function listenExpress(app: Express): Promise<string> {
@@ -129,7 +138,10 @@ describe('Express 5 recipes', () => {
     app.use(express.urlencoded({ extended: false }), express.json());
     const url = await listenExpress(app);
 
-    expect(await deliver(`${url}/callback`, 'garbage', { apiKey: 'wrong' })).toMatchObject({ status: 401, json: { errCode: 401, message: 'unauthorized' } });
+    expect(await deliver(`${url}/callback`, 'garbage', { apiKey: 'wrong' })).toMatchObject({
+      status: 401,
+      json: { errCode: 401, message: 'unauthorized' },
+    });
     expect(events).toEqual([]);
   });
 });
@@ -148,7 +160,10 @@ describe('Fastify 5 recipe', () => {
 
     expect(await deliver(`${url}/callback`, body, { apiKey: API_KEY })).toMatchObject({ status: 200, json: OK });
     expect(processed(events)).toEqual([{ type: 3, trackingId, amount: EXACT_AMOUNT }]);
-    expect(await deliver(`${url}/json`, '{"a":1}', { contentType: 'application/json' })).toMatchObject({ status: 200, json: { echoed: { a: 1 } } });
+    expect(await deliver(`${url}/json`, '{"a":1}', { contentType: 'application/json' })).toMatchObject({
+      status: 200,
+      json: { echoed: { a: 1 } },
+    });
   });
 
   it('works inside an encapsulated plugin while the rest of the app keeps a form parser (the inherited parser removed first)', async () => {
@@ -162,7 +177,9 @@ describe('Fastify 5 recipe', () => {
     await app.register(async (callbacks) => {
       // Fastify refuses a second parser for an inherited content type (FST_ERR_CTP_ALREADY_PRESENT).
       callbacks.removeContentTypeParser('application/x-www-form-urlencoded');
-      callbacks.addContentTypeParser('application/x-www-form-urlencoded', asBuffer, (_req, body, done) => done(null, body));
+      callbacks.addContentTypeParser('application/x-www-form-urlencoded', asBuffer, (_req, body, done) =>
+        done(null, body),
+      );
       callbacks.post('/callback', fastifyCallback(options(events)));
     });
     const url = await listenFastify(app);
@@ -170,7 +187,9 @@ describe('Fastify 5 recipe', () => {
 
     expect(await deliver(`${url}/callback`, body, { apiKey: API_KEY })).toMatchObject({ status: 200, json: OK });
     expect(processed(events)).toEqual([{ type: 3, trackingId, amount: EXACT_AMOUNT }]);
-    expect(Object.keys((await deliver(`${url}/form`, body)).json as object)).toEqual([body.slice(0, body.indexOf('=')).replaceAll('+', ' ')]);
+    expect(Object.keys((await deliver(`${url}/form`, body)).json as object)).toEqual([
+      body.slice(0, body.indexOf('=')).replaceAll('+', ' '),
+    ]);
   });
 
   it('never acknowledges a body that a form parser decoded (CB-RAW-BODY), and checks the key first (CB-KEY-FIRST)', async () => {
@@ -183,10 +202,16 @@ describe('Fastify 5 recipe', () => {
     const url = await listenFastify(app);
     const { body } = tricky();
 
-    expect(await deliver(`${url}/callback`, body, { apiKey: 'wrong' })).toMatchObject({ status: 401, json: { errCode: 401, message: 'unauthorized' } });
+    expect(await deliver(`${url}/callback`, body, { apiKey: 'wrong' })).toMatchObject({
+      status: 401,
+      json: { errCode: 401, message: 'unauthorized' },
+    });
     const refused = await deliver(`${url}/callback`, body, { apiKey: API_KEY });
     expect(refused.status).toBe(500);
-    expect(refused.json).toEqual({ errCode: 500, message: 'raw body unavailable: register a parseAs "buffer" content-type parser for the callback route' });
+    expect(refused.json).toEqual({
+      errCode: 500,
+      message: 'raw body unavailable: register a parseAs "buffer" content-type parser for the callback route',
+    });
     expect(events).toEqual([]);
   });
 });

@@ -24,7 +24,13 @@ describe('wallet-conformance merchant', () => {
   it('--init writes a config and a key pair; --config serves callbacks and the probe until SIGTERM', async () => {
     const init = runCli(['merchant', '--init', dir]);
     expect(init.status, init.stderr).toBe(0);
-    for (const name of ['merchant.yaml', 'merchant-private.pem', 'merchant-public.pem', 'merchant-private.b64', 'merchant-public.b64']) {
+    for (const name of [
+      'merchant.yaml',
+      'merchant-private.pem',
+      'merchant-public.pem',
+      'merchant-private.b64',
+      'merchant-public.b64',
+    ]) {
       expect(init.stdout).toContain(join(dir, name));
     }
     const config = readFileSync(join(dir, 'merchant.yaml'), 'utf8');
@@ -34,7 +40,10 @@ describe('wallet-conformance merchant', () => {
 
     const merchant = await serveMerchant(join(dir, 'merchant.yaml'));
     const payload = withdrawal();
-    expect((await deliver(merchant.callbackUrl, seal(payload, privateKey), { apiKey })).json).toEqual({ errCode: 0, message: '' });
+    expect((await deliver(merchant.callbackUrl, seal(payload, privateKey), { apiKey })).json).toEqual({
+      errCode: 0,
+      message: '',
+    });
     expect((await deliver(merchant.callbackUrl, 'garbage', { apiKey: 'nope' })).status).toBe(401);
     const probe = await (await fetch(merchant.probeUrl)).text();
     expect(probe).toContain(`"txid":"${String(payload.txid)}"`);
@@ -47,7 +56,10 @@ describe('wallet-conformance merchant', () => {
 
     // The store is a file beside the config: a restarted merchant still knows the event.
     const again = await serveMerchant(join(dir, 'merchant.yaml'));
-    expect((await deliver(again.callbackUrl, seal({ ...payload, requestUUID: 'r-after-restart' }, privateKey), { apiKey })).json).toEqual({
+    expect(
+      (await deliver(again.callbackUrl, seal({ ...payload, requestUUID: 'r-after-restart' }, privateKey), { apiKey }))
+        .json,
+    ).toEqual({
       errCode: 0,
       message: '',
     });
@@ -63,7 +75,10 @@ describe('wallet-conformance merchant', () => {
 
   it.each([
     [['merchant'], /merchant needs --config FILE/],
-    [['merchant', '--config', '/nonexistent/merchant.yaml'], /cannot read merchant config \/nonexistent\/merchant.yaml: no such file/],
+    [
+      ['merchant', '--config', '/nonexistent/merchant.yaml'],
+      /cannot read merchant config \/nonexistent\/merchant.yaml: no such file/,
+    ],
     [['merchant', '--config', 'BAD', '--port', 'x'], /--port takes a whole number/],
   ])('refuses %j with one clear line and exit 2', (args, message) => {
     const bad = join(dir, 'bad.yaml');

@@ -95,11 +95,18 @@ describe('merchant suites against deliberately faulty merchants', () => {
     // limit and loopback, each merchant on its own port with its own store.
     const runs: Array<() => Promise<void>> = [
       async () => void late.set('processes-after-ack', await verify('none', { bookAfterMs: LATE_MS })),
-      async () => void late.set('late-duplicate', await verify('no-dedupe', { bookAfterMs: LATE_MS, only: caseOf(LATE_DUPLICATE) })),
+      async () =>
+        void late.set(
+          'late-duplicate',
+          await verify('no-dedupe', { bookAfterMs: LATE_MS, only: caseOf(LATE_DUPLICATE) }),
+        ),
       ...FULL_RUNS.map((fault) => async () => void reports.set(fault, await verify(fault))),
       ...(Object.keys(MERCHANT_CATCHES) as Array<Exclude<MerchantFault, 'none'>>)
         .filter((fault) => !FULL_RUNS.includes(fault))
-        .map((fault) => async () => void reports.set(fault, await verify(fault, { only: caseOf(MERCHANT_CATCHES[fault].id) }))),
+        .map(
+          (fault) => async () =>
+            void reports.set(fault, await verify(fault, { only: caseOf(MERCHANT_CATCHES[fault].id) })),
+        ),
     ];
     const slot = limit(8);
     await Promise.all(runs.map((run) => slot(run)));
@@ -124,15 +131,23 @@ describe('merchant suites against deliberately faulty merchants', () => {
 
   it(`catch a merchant that acknowledges a duplicate and books it again ${LATE_MS} ms later under CB-ONCE`, () => {
     const result = late.get('late-duplicate')!.results.find((r) => r.id === LATE_DUPLICATE);
-    expect({ status: result?.status, hasRule: result?.rules.includes('CB-ONCE') }).toEqual({ status: 'failed', hasRule: true });
+    expect({ status: result?.status, hasRule: result?.rules.includes('CB-ONCE') }).toEqual({
+      status: 'failed',
+      hasRule: true,
+    });
     expect(result!.message).toMatch(/expected 0 processing\(s\), the probe shows 2/);
   });
 
-  for (const [fault, expected] of Object.entries(MERCHANT_CATCHES) as Array<[Exclude<MerchantFault, 'none'>, MerchantCatch]>) {
+  for (const [fault, expected] of Object.entries(MERCHANT_CATCHES) as Array<
+    [Exclude<MerchantFault, 'none'>, MerchantCatch]
+  >) {
     it(`catch "${fault}" (${MERCHANT_FAULTS[fault]}) at ${expected.id} as ${expected.status} under ${expected.rule}`, () => {
       const result = reports.get(fault)!.results.find((r) => r.id === expected.id);
       expect(result, `no result ${expected.id}`).toBeTruthy();
-      expect({ status: result!.status, hasRule: result!.rules.includes(expected.rule) }).toEqual({ status: expected.status, hasRule: true });
+      expect({ status: result!.status, hasRule: result!.rules.includes(expected.rule) }).toEqual({
+        status: expected.status,
+        hasRule: true,
+      });
       expect(result!.message).toMatch(expected.message);
     });
 
@@ -141,7 +156,12 @@ describe('merchant suites against deliberately faulty merchants', () => {
       const cascades = expected.cascades ?? {};
       const wrong = reports
         .get(fault)!
-        .results.filter((r) => (r.status === 'failed' || r.status === 'warning') && !r.rules.some((rule) => own.includes(rule)) && !(r.id in cascades));
+        .results.filter(
+          (r) =>
+            (r.status === 'failed' || r.status === 'warning') &&
+            !r.rules.some((rule) => own.includes(rule)) &&
+            !(r.id in cascades),
+        );
       expect(wrong.map((r) => `${r.status} ${r.id} [${r.rules.join(', ')}] ${r.message.slice(0, 160)}`)).toEqual([]);
     });
   }
@@ -156,7 +176,11 @@ describe('merchant suites against deliberately faulty merchants', () => {
   });
 
   it('every merchant-side check is the only catcher of at least one fault (none passes everything and survives)', () => {
-    const checks = new Set(suites.flatMap((suite) => suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check)))));
+    const checks = new Set(
+      suites.flatMap((suite) =>
+        suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check))),
+      ),
+    );
     expect(
       [...checks].filter((check) => !(check in SOLE_CATCHERS)),
       'a check without a fault it alone catches (SOLE_CATCHERS)',

@@ -10,7 +10,17 @@ import { MemoryIdempotencyStore } from '../src/merchant/memory-store.js';
 import { startMerchantServer, type MerchantServer } from '../src/merchant/server.js';
 import { openSqliteStore } from '../src/merchant/sqlite-store.js';
 import type { IdempotencyStore } from '../src/merchant/store.js';
-import { deliver, deposit, EXACT_AMOUNT, makeKeyPair, probe, redelivery, seal, trickyPayload, withdrawal } from './support/merchant.js';
+import {
+  deliver,
+  deposit,
+  EXACT_AMOUNT,
+  makeKeyPair,
+  probe,
+  redelivery,
+  seal,
+  trickyPayload,
+  withdrawal,
+} from './support/merchant.js';
 
 const API_KEY = 'mk-7f3a9c01';
 const keys = makeKeyPair();
@@ -58,7 +68,8 @@ async function merchant(
     server,
     events,
     lines,
-    send: (body: string | Buffer, apiKey: string | null = API_KEY) => deliver(server.callbackUrl, body, { apiKey: apiKey ?? undefined }),
+    send: (body: string | Buffer, apiKey: string | null = API_KEY) =>
+      deliver(server.callbackUrl, body, { apiKey: apiKey ?? undefined }),
   };
 }
 
@@ -128,10 +139,22 @@ describe.each(STORES)('reference merchant receiver with the %s', (_name, makeSto
     const { send, events } = await merchant(makeStore());
     const request = { type: 2, requestUUID: 'r-1', trackingId: 'wrq-1', callBackId: 'cb-1', amount: '5' };
     const address = { type: 4, requestUUID: 'r-2', trackingId: 'adr-1' };
-    for (const payload of [request, redelivery(request), { ...request, callBackId: 'cb-2' }, address, redelivery(address), { ...address, type: 5 }]) {
+    for (const payload of [
+      request,
+      redelivery(request),
+      { ...request, callBackId: 'cb-2' },
+      address,
+      redelivery(address),
+      { ...address, type: 5 },
+    ]) {
       expect((await send(seal(payload, keys.privateKey))).json).toEqual(OK);
     }
-    expect(events.map((e) => e.key)).toEqual(['event:2:["wrq-1","cb-1"]', 'event:2:["wrq-1","cb-2"]', 'event:4:["adr-1",null]', 'event:5:["adr-1",null]']);
+    expect(events.map((e) => e.key)).toEqual([
+      'event:2:["wrq-1","cb-1"]',
+      'event:2:["wrq-1","cb-2"]',
+      'event:4:["adr-1",null]',
+      'event:5:["adr-1",null]',
+    ]);
   });
 
   const valid = trickyPayload((trackingId) => withdrawal({ trackingId }), keys.privateKey).body;
@@ -144,7 +167,11 @@ describe.each(STORES)('reference merchant receiver with the %s', (_name, makeSto
     ['an empty body', () => '', /empty/],
     ['a body encrypted with another key pair', () => seal(withdrawal(), otherKeys.privateKey), /wrong-key/],
     ['a truncated ciphertext', () => valid.slice(0, -8), /ciphertext-length|non-canonical|bad-base64-length/],
-    ['plaintext that is not JSON', () => sealBytes(Buffer.from('txid=ab12&amount=1'), 'callback', keys.privateKey), /not-json/],
+    [
+      'plaintext that is not JSON',
+      () => sealBytes(Buffer.from('txid=ab12&amount=1'), 'callback', keys.privateKey),
+      /not-json/,
+    ],
     ['a payload of type 99', () => seal(withdrawal({ type: 99 }), keys.privateKey), /invalid-payload/],
     ['a deposit without txid', () => seal(deposit({ txid: undefined }), keys.privateKey), /invalid-payload.*txid/],
     ['a JSON array', () => seal('[1,2]', keys.privateKey), /invalid-payload/],
@@ -173,7 +200,11 @@ describe.each(STORES)('reference merchant receiver with the %s', (_name, makeSto
 
   it('answers 401 to a bad, missing or expired key before looking at the body (CB-KEY-FIRST, CB-KEY-401)', async () => {
     const { send, events } = await merchant(makeStore(), undefined, {
-      apiKeys: [API_KEY, { key: 'mk-old', notAfter: '2020-01-01T00:00:00Z' }, { key: 'mk-future', notBefore: '2999-01-01T00:00:00Z' }],
+      apiKeys: [
+        API_KEY,
+        { key: 'mk-old', notAfter: '2020-01-01T00:00:00Z' },
+        { key: 'mk-future', notBefore: '2999-01-01T00:00:00Z' },
+      ],
     });
     const unauthorized = { status: 401, json: { errCode: 401, message: 'unauthorized' } };
     expect(await send('%%% not base64 at all %%%', 'mk-wrong')).toMatchObject(unauthorized);
@@ -216,7 +247,12 @@ describe('reference merchant receiver across a restart', () => {
 
 describe('reference merchant receiver and slow senders', () => {
   it('answers HTTP 408 to a sender that never finishes its body, then acknowledges the next callback', async () => {
-    const server = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store: ':memory:', requestTimeoutMs: 500 });
+    const server = await startMerchantServer({
+      apiKeys: [API_KEY],
+      publicKey: keys.publicKey,
+      store: ':memory:',
+      requestTimeoutMs: 500,
+    });
     running.push(server);
     // Everything the merchant answered before it closed the connection; an unreachable merchant rejects.
     const received = await new Promise<string>((resolve, reject) => {
@@ -230,6 +266,9 @@ describe('reference merchant receiver and slow senders', () => {
       socket.write(`POST /callback HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${API_KEY}\r\nContent-Length: 1000\r\n\r\nAAAA`);
     });
     expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(await deliver(server.callbackUrl, seal(withdrawal(), keys.privateKey), { apiKey: API_KEY })).toMatchObject({ status: 200, json: OK });
+    expect(await deliver(server.callbackUrl, seal(withdrawal(), keys.privateKey), { apiKey: API_KEY })).toMatchObject({
+      status: 200,
+      json: OK,
+    });
   });
 });

@@ -40,7 +40,10 @@ globalThis.walletPage = { startWallet, post };
 const PLAIN_SUBPATH = `import { createWalletHandlers, forgeCodec } from 'wallet-conformance/msw';\nglobalThis.found = [createWalletHandlers, forgeCodec];\n`;
 
 interface WalletPage {
-  startWallet(options: { baseUrl: string; merchant: { userId: number; apiKey: string; privateKey: string } }): Promise<void>;
+  startWallet(options: {
+    baseUrl: string;
+    merchant: { userId: number; apiKey: string; privateKey: string };
+  }): Promise<void>;
   post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }>;
 }
 
@@ -81,8 +84,12 @@ function bundle(entry: string) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`msw-browser-bundle: no Chromium at ${CHROMIUM}; install it (apt-get install chromium) or set CHROMIUM_PATH`);
-  if (!existsSync(join(ROOT, 'dist/msw/browser.js'))) throw new Error('msw-browser-bundle: dist/ is not built (npm run build)');
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `msw-browser-bundle: no Chromium at ${CHROMIUM}; install it (apt-get install chromium) or set CHROMIUM_PATH`,
+    );
+  if (!existsSync(join(ROOT, 'dist/msw/browser.js')))
+    throw new Error('msw-browser-bundle: dist/ is not built (npm run build)');
   project = userProject();
   const result = await bundle('page.js');
   metafile = result.metafile;
@@ -90,7 +97,9 @@ beforeAll(async () => {
   const files = new Map(result.outputFiles.map((file) => [`/${basename(file.path)}`, file.contents]));
   files.set(
     '/index.html',
-    new TextEncoder().encode('<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/page.js"></script>'),
+    new TextEncoder().encode(
+      '<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/page.js"></script>',
+    ),
   );
   files.set('/mockServiceWorker.js', readFileSync(join(ROOT, 'node_modules/msw/lib/mockServiceWorker.js')));
   server = createServer((request, response) => {
@@ -101,7 +110,11 @@ beforeAll(async () => {
       response.writeHead(599, { 'content-type': 'text/plain' }).end(`not served: ${path}`);
       return;
     }
-    response.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8' }).end(file);
+    response
+      .writeHead(200, {
+        'content-type': path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8',
+      })
+      .end(file);
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -134,7 +147,9 @@ describe('wallet-conformance/msw/browser bundled by esbuild', () => {
     const inputs = Object.keys(metafile.inputs);
     expect(inputs.filter((path) => path.startsWith('node:'))).toEqual([]);
     expect(packageFiles(metafile)).toContain('dist/msw/forge-codec.js');
-    expect(packageFiles(metafile).filter((path) => path.includes('node-codec.js') && !path.includes('browser-node-codec'))).toEqual([]);
+    expect(
+      packageFiles(metafile).filter((path) => path.includes('node-codec.js') && !path.includes('browser-node-codec')),
+    ).toEqual([]);
     expect(packageFiles(metafile).filter((path) => path.startsWith('dist/crypto/'))).toEqual([]);
   });
 
@@ -145,15 +160,21 @@ describe('wallet-conformance/msw/browser bundled by esbuild', () => {
 
   it('answers an encrypted getEnergyMaxCount from the service worker with the shipped codec', async () => {
     const data = encodeURIComponent(sealJson({ symbol: 'ENERGY', chainName: 'TRON' }, 'request', publicKey));
-    const answer = await page.evaluate(({ url, body, headers }) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers), {
-      url: `${origin}/wallet/api/v1/api/order/getEnergyMaxCount`,
-      body: `data=${data}`,
-      headers: { 'content-type': FORM, 'x-api-key': 'ak_live' },
-    });
+    const answer = await page.evaluate(
+      ({ url, body, headers }) =>
+        (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers),
+      {
+        url: `${origin}/wallet/api/v1/api/order/getEnergyMaxCount`,
+        body: `data=${data}`,
+        headers: { 'content-type': FORM, 'x-api-key': 'ak_live' },
+      },
+    );
     expect(answer.status, answer.text).toBe(200);
     const envelope = JSON.parse(answer.text) as { code: number; message: string; data: string };
     expect([envelope.code, envelope.message]).toEqual([0, '']);
-    expect(openJson(envelope.data, 'response', publicKey).text).toBe('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}');
+    expect(openJson(envelope.data, 'response', publicKey).text).toBe(
+      '{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}',
+    );
     expect(served.filter((path) => path.startsWith('/wallet'))).toEqual([]);
   });
 });

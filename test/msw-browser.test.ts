@@ -55,7 +55,9 @@ async function bundle(): Promise<Map<string, Uint8Array>> {
   const files = new Map(result.outputFiles.map((file) => [`/${basename(file.path)}`, file.contents]));
   files.set(
     '/index.html',
-    new TextEncoder().encode('<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/entry.js"></script>'),
+    new TextEncoder().encode(
+      '<!doctype html><meta charset="utf-8"><title>wallet msw</title><script type="module" src="/entry.js"></script>',
+    ),
   );
   files.set('/mockServiceWorker.js', readFileSync(resolve(ROOT, 'node_modules/msw/lib/mockServiceWorker.js')));
   return files;
@@ -65,7 +67,9 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`msw-browser: no Chromium at ${CHROMIUM}; install it (apt-get install chromium) or set CHROMIUM_PATH to its executable`);
+    throw new Error(
+      `msw-browser: no Chromium at ${CHROMIUM}; install it (apt-get install chromium) or set CHROMIUM_PATH to its executable`,
+    );
   }
   const files = await bundle();
   server = createServer((request, response) => {
@@ -76,7 +80,11 @@ beforeAll(async () => {
       response.writeHead(599, { 'content-type': 'text/plain' }).end(`not served: ${path}`);
       return;
     }
-    response.writeHead(200, { 'content-type': TYPES[path === '/' ? '.html' : path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream' }).end(file);
+    response
+      .writeHead(200, {
+        'content-type': TYPES[path === '/' ? '.html' : path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream',
+      })
+      .end(file);
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   // Service workers need a secure context: http://127.0.0.1 counts as one.
@@ -96,7 +104,10 @@ beforeAll(async () => {
     cardBaseUrl: `${origin}/card`,
     merchant: { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem },
   };
-  await page.evaluate((start) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.startWallet(start), options);
+  await page.evaluate(
+    (start) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.startWallet(start),
+    options,
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -105,49 +116,75 @@ afterAll(async () => {
 });
 
 /** A POST made by the page's own fetch, answered by the service worker. */
-function pagePost(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
-  return page.evaluate(({ url, body, headers }) => (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers), {
-    url: `${origin}${path}`,
-    body,
-    headers,
-  });
+function pagePost(
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  return page.evaluate(
+    ({ url, body, headers }) =>
+      (globalThis as unknown as { walletPage: WalletPage }).walletPage.post(url, body, headers),
+    {
+      url: `${origin}${path}`,
+      body,
+      headers,
+    },
+  );
 }
 
 const form = (plain: unknown): string => `data=${encodeURIComponent(sealJson(plain, 'request', publicKey))}`;
 
 describe('the generated handlers under setupWorker in Chromium', () => {
   it('answers an encrypted getEnergyMaxCount from the service worker', async () => {
-    const answer = await pagePost('/wallet/api/v1/api/order/getEnergyMaxCount', form({ symbol: 'ENERGY', chainName: 'TRON' }), {
-      'content-type': FORM,
-      'x-api-key': 'ak_live',
-    });
+    const answer = await pagePost(
+      '/wallet/api/v1/api/order/getEnergyMaxCount',
+      form({ symbol: 'ENERGY', chainName: 'TRON' }),
+      {
+        'content-type': FORM,
+        'x-api-key': 'ak_live',
+      },
+    );
     expect(answer.status, answer.text).toBe(200);
     const envelope = JSON.parse(answer.text) as { code: number; message: string; data: string };
     expect([envelope.code, envelope.message]).toEqual([0, '']);
-    expect(openJson(envelope.data, 'response', publicKey).text).toBe('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}');
+    expect(openJson(envelope.data, 'response', publicKey).text).toBe(
+      '{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}',
+    );
   });
 
   it('answers an encrypted withdrawal, its amount digits kept exactly', async () => {
     const plain =
       '{"userId":10086,"tenantUserId":"20931","tenantType":1,"callBackId":"wd-b1","symbol":"USDT","chainName":"TRON","toAddr":"T1","amount":12345678901234567890.123}';
-    const answer = await pagePost('/wallet/api/v1/api/order/withdrawWithoutVerify', form(plain), { 'content-type': FORM, 'x-api-key': 'ak_live' });
+    const answer = await pagePost('/wallet/api/v1/api/order/withdrawWithoutVerify', form(plain), {
+      'content-type': FORM,
+      'x-api-key': 'ak_live',
+    });
     const envelope = JSON.parse(answer.text) as { code: number; data: string };
     expect(envelope.code, answer.text).toBe(0);
     expect(openJson(envelope.data, 'response', publicKey).text).toBe('{"tenantUserId":20931,"id":"wd-b1"}');
-    const calls = await page.evaluate(() => (globalThis as unknown as { walletPage: WalletPage }).walletPage.calls.map((call) => call.plainText));
+    const calls = await page.evaluate(() =>
+      (globalThis as unknown as { walletPage: WalletPage }).walletPage.calls.map((call) => call.plainText),
+    );
     expect(calls).toContain(plain);
   });
 
   it('answers 401 with the exact body of ERR-401 for an unknown X-API-KEY', async () => {
-    const answer = await pagePost('/wallet/api/v1/api/order/getEnergyMaxCount', form({ symbol: 'ENERGY', chainName: 'TRON' }), {
-      'content-type': FORM,
-      'x-api-key': 'ak_wrong',
-    });
+    const answer = await pagePost(
+      '/wallet/api/v1/api/order/getEnergyMaxCount',
+      form({ symbol: 'ENERGY', chainName: 'TRON' }),
+      {
+        'content-type': FORM,
+        'x-api-key': 'ak_wrong',
+      },
+    );
     expect(answer).toEqual({ status: 401, text: '{"code":"UNAUTHORIZED","message":"unauthorized"}' });
   });
 
   it('answers 404 for an unknown path under the base URL, from the worker', async () => {
-    const answer = await pagePost('/wallet/api/v1/api/order/nothing', 'data=AAAA', { 'content-type': FORM, 'x-api-key': 'ak_live' });
+    const answer = await pagePost('/wallet/api/v1/api/order/nothing', 'data=AAAA', {
+      'content-type': FORM,
+      'x-api-key': 'ak_live',
+    });
     expect(answer).toEqual({ status: 404, text: '{"code":"NOT FOUND","message":"not found"}' });
   });
 

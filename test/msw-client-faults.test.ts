@@ -9,12 +9,20 @@ import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey } from '../src/crypto/keys.js';
 import { ENVELOPE_CODES } from '../src/service/codes.js';
 import { createWalletHandlers, WALLET_ENDPOINTS, type WalletHandlersOptions } from '../src/generated/msw-handlers.js';
-import { CONFORMING_CLIENT, MSW_CLIENT_FAULT_NAMES, MSW_CLIENT_FAULTS, type ClientOrder } from './fixtures/msw-client-faults.js';
+import {
+  CONFORMING_CLIENT,
+  MSW_CLIENT_FAULT_NAMES,
+  MSW_CLIENT_FAULTS,
+  type ClientOrder,
+} from './fixtures/msw-client-faults.js';
 
 const BASE = 'http://wallet.test';
 const keys = generateMerchantKeyPair(1024);
 const publicKey = parseKey(keys.publicPem, { expect: 'public' });
-const wallet: WalletHandlersOptions = { baseUrl: BASE, merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem }] };
+const wallet: WalletHandlersOptions = {
+  baseUrl: BASE,
+  merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem }],
+};
 const server = setupServer(...createWalletHandlers(wallet));
 const orderPath = WALLET_ENDPOINTS.find((endpoint) => endpoint.operationId === 'withdrawWithoutVerify')!.path;
 
@@ -30,7 +38,10 @@ const ORDERS: ClientOrder[] = [
 ];
 
 /** Places `order` with the callBackId the client makes; the envelope as answered. */
-async function place(callBackId: (order: ClientOrder) => string, order: ClientOrder): Promise<{ code: unknown; message: unknown; data?: unknown }> {
+async function place(
+  callBackId: (order: ClientOrder) => string,
+  order: ClientOrder,
+): Promise<{ code: unknown; message: unknown; data?: unknown }> {
   const plain = {
     userId: 10086,
     tenantUserId: order.tenantUserId,
@@ -50,14 +61,17 @@ async function place(callBackId: (order: ClientOrder) => string, order: ClientOr
   return (await response.json()) as { code: unknown; message: unknown; data?: unknown };
 }
 
-const rulesIn = (message: unknown): string[] => [...String(message).matchAll(/\[([A-Z0-9, -]+)\]/g)].flatMap((match) => match[1]!.split(', '));
+const rulesIn = (message: unknown): string[] =>
+  [...String(message).matchAll(/\[([A-Z0-9, -]+)\]/g)].flatMap((match) => match[1]!.split(', '));
 
 describe('faulty merchant clients are refused by the MSW handlers', () => {
   it('confirm every order of the conforming client (a callBackId of its own per order)', async () => {
     for (const order of ORDERS) {
       const envelope = await place(CONFORMING_CLIENT.callBackId, order);
       expect(envelope.code, String(envelope.message)).toBe(0);
-      expect(openJson(String(envelope.data), 'response', publicKey).value).toMatchObject({ id: CONFORMING_CLIENT.callBackId(order) });
+      expect(openJson(String(envelope.data), 'response', publicKey).value).toMatchObject({
+        id: CONFORMING_CLIENT.callBackId(order),
+      });
     }
   });
 

@@ -47,7 +47,12 @@ const wallet: WalletHandlersOptions = {
   baseUrl: BASE,
   cardBaseUrl: CARD_BASE,
   merchants: [
-    { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem, energy: { balance: 20_000_000n, costPerTx: 64_000n } },
+    {
+      userId: 10086,
+      apiKey: 'ak_live',
+      privateKey: keys.privatePem,
+      energy: { balance: 20_000_000n, costPerTx: 64_000n },
+    },
     { userId: 10087, apiKey: 'ak_energy_only', privateKey: keys.privateBase64, permissions: ['getEnergyMaxCount'] },
   ],
   onCall: (call) => calls.push(call),
@@ -115,9 +120,11 @@ const cardRequest = (fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 
-const energyCall = (plain: unknown = energyRequest, profile?: CryptoProfile) => post(ENERGY_URL, form(seal(plain, profile)));
+const energyCall = (plain: unknown = energyRequest, profile?: CryptoProfile) =>
+  post(ENERGY_URL, form(seal(plain, profile)));
 const orderCall = (plain: unknown = order(), profile?: CryptoProfile) => post(ORDER_URL, form(seal(plain, profile)));
-const cardCall = (plain: unknown = cardRequest()) => post(CARD_URL, JSON.stringify(plain), { 'content-type': 'application/json' });
+const cardCall = (plain: unknown = cardRequest()) =>
+  post(CARD_URL, JSON.stringify(plain), { 'content-type': 'application/json' });
 
 /** Checks a success envelope against the spec and returns the decrypted result, numbers exact. */
 function openResult(
@@ -136,7 +143,8 @@ function openResult(
 }
 
 /** Rule ids a message names: `... [ORDER-TENANT-TYPE, ORDER-FIELDS]`. */
-const rulesIn = (message: unknown): string[] => [...String(message).matchAll(/\[([A-Z0-9, -]+)\]/g)].flatMap((match) => match[1]!.split(', '));
+const rulesIn = (message: unknown): string[] =>
+  [...String(message).matchAll(/\[([A-Z0-9, -]+)\]/g)].flatMap((match) => match[1]!.split(', '));
 
 /** A failure envelope (never code 0, no result) with the expected code and the rule it names. */
 function expectFailure(answer: Answer, code: number | readonly number[], rule?: string): void {
@@ -152,7 +160,8 @@ function expectFailure(answer: Answer, code: number | readonly number[], rule?: 
 function expectCardFailure(answer: Answer, errorCode: string, rule?: string): void {
   expect(answer.status, answer.text).toBe(200);
   expect(answer.json).toMatchObject({ success: false, errorCode });
-  for (const field of ['errorMessage', 'errorMessageEn', 'detailMessage', 'requestId']) expect(answer.json[field]).toEqual(expect.any(String));
+  for (const field of ['errorMessage', 'errorMessageEn', 'detailMessage', 'requestId'])
+    expect(answer.json[field]).toEqual(expect.any(String));
   if (rule) expect(rulesIn(answer.json.detailMessage), String(answer.json.detailMessage)).toContain(rule);
 }
 
@@ -212,9 +221,15 @@ describe('HTTP errors of the interface', () => {
   });
 
   it('answers 403 with the exact body of ERR-403 when the key lacks the permission', async () => {
-    const answer = await post(ORDER_URL, form(seal(order({ userId: 10087 }))), { 'content-type': FORM, 'x-api-key': 'ak_energy_only' });
+    const answer = await post(ORDER_URL, form(seal(order({ userId: 10087 }))), {
+      'content-type': FORM,
+      'x-api-key': 'ak_energy_only',
+    });
     expect([answer.status, answer.text]).toEqual([403, ERR_403]);
-    const allowed = await post(ENERGY_URL, form(seal(energyRequest)), { 'content-type': FORM, 'x-api-key': 'ak_energy_only' });
+    const allowed = await post(ENERGY_URL, form(seal(energyRequest)), {
+      'content-type': FORM,
+      'x-api-key': 'ak_energy_only',
+    });
     openResult(allowed, 'EnergyMaxCountEnvelope', 'EnergyMaxCountResult');
   });
 
@@ -236,13 +251,20 @@ describe('requests broken on the wire fail naming the rule, never code 0', () =>
     const json = { 'content-type': 'application/json', 'x-api-key': 'ak_live' };
     expectFailure(await post(ENERGY_URL, form(seal(energyRequest)), json), ENVELOPE_CODES.badContentType, 'ENERGY-CT');
     expectFailure(await post(ORDER_URL, form(seal(order())), json), ENVELOPE_CODES.badContentType, 'ORDER-CT');
-    expectFailure(await post(ORDER_URL, form(seal(order())), { 'x-api-key': 'ak_live' }), ENVELOPE_CODES.badContentType, 'ORDER-CT');
+    expectFailure(
+      await post(ORDER_URL, form(seal(order())), { 'x-api-key': 'ak_live' }),
+      ENVELOPE_CODES.badContentType,
+      'ORDER-CT',
+    );
     const card = await post(CARD_URL, JSON.stringify(cardRequest()), { 'content-type': FORM });
     expectCardFailure(card, CARD_ERROR_CODES.badContentType, 'CARD-PATH');
   });
 
   it('accepts a charset parameter on the form Content-Type', async () => {
-    const answer = await post(ENERGY_URL, form(seal(energyRequest)), { 'content-type': `${FORM}; charset=UTF-8`, 'x-api-key': 'ak_live' });
+    const answer = await post(ENERGY_URL, form(seal(energyRequest)), {
+      'content-type': `${FORM}; charset=UTF-8`,
+      'x-api-key': 'ak_live',
+    });
     openResult(answer, 'EnergyMaxCountEnvelope', 'EnergyMaxCountResult');
   });
 
@@ -313,9 +335,19 @@ describe('invalid plain requests fail naming the rule, never code 0', () => {
     ['tenantType 2', order({ tenantType: 2 }), 'tenantType', 'ORDER-TENANT-TYPE'],
     ['tenantType "1" as a string', order({ tenantType: '1' }), 'tenantType', 'ORDER-TENANT-TYPE'],
     ['an ENERGY order without expiryHours', lease({ expiryHours: undefined }), 'expiryHours', 'ORDER-EXPIRY'],
-    ['an ENERGY order with fractional expiryHours', lease({ expiryHours: new LosslessNumber('1.5') }), 'expiryHours', 'ORDER-EXPIRY'],
+    [
+      'an ENERGY order with fractional expiryHours',
+      lease({ expiryHours: new LosslessNumber('1.5') }),
+      'expiryHours',
+      'ORDER-EXPIRY',
+    ],
     ['an ENERGY order with expiryHours 0', lease({ expiryHours: 0 }), 'expiryHours', 'ORDER-EXPIRY'],
-    ['an ENERGY order with a fractional amount', lease({ amount: new LosslessNumber('12.5') }), 'energyAmount', 'ORDER-ENERGY-AMOUNT'],
+    [
+      'an ENERGY order with a fractional amount',
+      lease({ amount: new LosslessNumber('12.5') }),
+      'energyAmount',
+      'ORDER-ENERGY-AMOUNT',
+    ],
     ['an ENERGY order with amount 0', lease({ amount: 0 }), 'energyAmount', 'ORDER-ENERGY-AMOUNT'],
     ['no userId', order({ userId: undefined }), 'invalidRequest', 'ORDER-FIELDS'],
     ['userId as a string', order({ userId: '10086' }), 'invalidRequest', 'ORDER-FIELDS'],
@@ -341,7 +373,11 @@ describe('invalid plain requests fail naming the rule, never code 0', () => {
 
   it('withdrawWithoutVerify refuses a callBackId used before [ORDER-CALLBACK-ID]', async () => {
     openResult(await orderCall(), 'OrderEnvelope', 'OrderResult');
-    expectFailure(await orderCall(order({ amount: new LosslessNumber('1') })), ENVELOPE_CODES.duplicateCallBackId, 'ORDER-CALLBACK-ID');
+    expectFailure(
+      await orderCall(order({ amount: new LosslessNumber('1') })),
+      ENVELOPE_CODES.duplicateCallBackId,
+      'ORDER-CALLBACK-ID',
+    );
   });
 
   it.each([
@@ -370,21 +406,60 @@ describe('invalid plain requests fail naming the rule, never code 0', () => {
 /** What each scenario answers per operation: an HTTP status, an envelope code, a card errorCode, or success. */
 type Expected = { http: number } | { code: number } | { errorCode: string } | 'success';
 const ok = 'success' as const;
-const SCENARIO_EXPECTATIONS: Record<WalletScenario, Record<'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard', Expected>> = {
+const SCENARIO_EXPECTATIONS: Record<
+  WalletScenario,
+  Record<'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard', Expected>
+> = {
   success: { getEnergyMaxCount: ok, withdrawWithoutVerify: ok, closeCard: ok },
   // Card close has no X-API-KEY (U-CARD-AUTH), so key scenarios leave it alone.
   unauthorized: { getEnergyMaxCount: { http: 401 }, withdrawWithoutVerify: { http: 401 }, closeCard: ok },
   forbidden: { getEnergyMaxCount: { http: 403 }, withdrawWithoutVerify: { http: 403 }, closeCard: ok },
   'not-found': { getEnergyMaxCount: { http: 404 }, withdrawWithoutVerify: { http: 404 }, closeCard: { http: 404 } },
-  'unsupported-resource': { getEnergyMaxCount: { code: ENVELOPE_CODES.unsupportedResource }, withdrawWithoutVerify: ok, closeCard: ok },
-  'user-id-mismatch': { getEnergyMaxCount: ok, withdrawWithoutVerify: { code: ENVELOPE_CODES.userIdMismatch }, closeCard: ok },
-  'duplicate-callback-id': { getEnergyMaxCount: ok, withdrawWithoutVerify: { code: ENVELOPE_CODES.duplicateCallBackId }, closeCard: ok },
-  'insufficient-energy': { getEnergyMaxCount: ok, withdrawWithoutVerify: { code: ENVELOPE_CODES.insufficientEnergy }, closeCard: ok },
-  'unsupported-symbol': { getEnergyMaxCount: ok, withdrawWithoutVerify: { code: ENVELOPE_CODES.unsupportedSymbol }, closeCard: ok },
-  'merchant-not-found': { getEnergyMaxCount: ok, withdrawWithoutVerify: ok, closeCard: { errorCode: CARD_ERROR_CODES.merchantNotFound } },
-  'card-not-found': { getEnergyMaxCount: ok, withdrawWithoutVerify: ok, closeCard: { errorCode: CARD_ERROR_CODES.cardNotFound } },
-  'card-already-closed': { getEnergyMaxCount: ok, withdrawWithoutVerify: ok, closeCard: { errorCode: CARD_ERROR_CODES.alreadyClosed } },
-  'duplicate-serial-no': { getEnergyMaxCount: ok, withdrawWithoutVerify: ok, closeCard: { errorCode: CARD_ERROR_CODES.duplicateSerialNo } },
+  'unsupported-resource': {
+    getEnergyMaxCount: { code: ENVELOPE_CODES.unsupportedResource },
+    withdrawWithoutVerify: ok,
+    closeCard: ok,
+  },
+  'user-id-mismatch': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: { code: ENVELOPE_CODES.userIdMismatch },
+    closeCard: ok,
+  },
+  'duplicate-callback-id': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: { code: ENVELOPE_CODES.duplicateCallBackId },
+    closeCard: ok,
+  },
+  'insufficient-energy': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: { code: ENVELOPE_CODES.insufficientEnergy },
+    closeCard: ok,
+  },
+  'unsupported-symbol': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: { code: ENVELOPE_CODES.unsupportedSymbol },
+    closeCard: ok,
+  },
+  'merchant-not-found': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: ok,
+    closeCard: { errorCode: CARD_ERROR_CODES.merchantNotFound },
+  },
+  'card-not-found': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: ok,
+    closeCard: { errorCode: CARD_ERROR_CODES.cardNotFound },
+  },
+  'card-already-closed': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: ok,
+    closeCard: { errorCode: CARD_ERROR_CODES.alreadyClosed },
+  },
+  'duplicate-serial-no': {
+    getEnergyMaxCount: ok,
+    withdrawWithoutVerify: ok,
+    closeCard: { errorCode: CARD_ERROR_CODES.duplicateSerialNo },
+  },
   'internal-error': {
     getEnergyMaxCount: { code: ENVELOPE_CODES.internal },
     withdrawWithoutVerify: { code: ENVELOPE_CODES.internal },
@@ -401,41 +476,54 @@ describe('scenarios', () => {
   });
 
   // Iterates WALLET_SCENARIOS itself: a new scenario without an expectation above fails here.
-  it.each(WALLET_SCENARIOS.map((scenario) => [scenario]))('scenario %s answers each valid request as expected', async (scenario) => {
-    useWallet({ scenario });
-    const expectations = SCENARIO_EXPECTATIONS[scenario];
-    expect(Object.keys(expectations ?? {}).sort(), `expectations of scenario ${scenario}`).toEqual(
-      WALLET_ENDPOINTS.map((endpoint) => endpoint.operationId).sort(),
-    );
-    if (scenario !== 'success')
-      expect(
-        Object.values(expectations).some((expected) => expected !== ok),
-        `${scenario} changes nothing`,
-      ).toBe(true);
-    const answers = { getEnergyMaxCount: await energyCall(), withdrawWithoutVerify: await orderCall(lease()), closeCard: await cardCall() };
-    for (const [operationId, answer] of Object.entries(answers) as Array<[keyof typeof answers, Answer]>) {
-      const expected = expectations[operationId];
-      if (expected === ok) {
-        if (operationId === 'closeCard') expect(answer.json, `${scenario} ${operationId}`).toMatchObject({ success: true });
-        else
-          openResult(
-            answer,
-            operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountEnvelope' : 'OrderEnvelope',
-            operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountResult' : 'OrderResult',
-          );
-      } else if ('http' in expected) {
-        expect([answer.status, answer.text]).toEqual([expected.http, { 401: ERR_401, 403: ERR_403, 404: ERR_404 }[expected.http]]);
-      } else if ('code' in expected) {
-        expectFailure(answer, expected.code);
-      } else {
-        expectCardFailure(answer, expected.errorCode);
+  it.each(WALLET_SCENARIOS.map((scenario) => [scenario]))(
+    'scenario %s answers each valid request as expected',
+    async (scenario) => {
+      useWallet({ scenario });
+      const expectations = SCENARIO_EXPECTATIONS[scenario];
+      expect(Object.keys(expectations ?? {}).sort(), `expectations of scenario ${scenario}`).toEqual(
+        WALLET_ENDPOINTS.map((endpoint) => endpoint.operationId).sort(),
+      );
+      if (scenario !== 'success')
+        expect(
+          Object.values(expectations).some((expected) => expected !== ok),
+          `${scenario} changes nothing`,
+        ).toBe(true);
+      const answers = {
+        getEnergyMaxCount: await energyCall(),
+        withdrawWithoutVerify: await orderCall(lease()),
+        closeCard: await cardCall(),
+      };
+      for (const [operationId, answer] of Object.entries(answers) as Array<[keyof typeof answers, Answer]>) {
+        const expected = expectations[operationId];
+        if (expected === ok) {
+          if (operationId === 'closeCard')
+            expect(answer.json, `${scenario} ${operationId}`).toMatchObject({ success: true });
+          else
+            openResult(
+              answer,
+              operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountEnvelope' : 'OrderEnvelope',
+              operationId === 'getEnergyMaxCount' ? 'EnergyMaxCountResult' : 'OrderResult',
+            );
+        } else if ('http' in expected) {
+          expect([answer.status, answer.text]).toEqual([
+            expected.http,
+            { 401: ERR_401, 403: ERR_403, 404: ERR_404 }[expected.http],
+          ]);
+        } else if ('code' in expected) {
+          expectFailure(answer, expected.code);
+        } else {
+          expectCardFailure(answer, expected.errorCode);
+        }
+        expect(calls.find((call) => call.operationId === operationId)?.scenario).toBe(scenario);
       }
-      expect(calls.find((call) => call.operationId === operationId)?.scenario).toBe(scenario);
-    }
-  });
+    },
+  );
 
   it('refuses an unknown scenario when the handlers are created', () => {
-    expect(() => createWalletHandlers({ ...wallet, scenario: 'no-such' as WalletScenario })).toThrow(/unknown scenario "no-such"/);
+    expect(() => createWalletHandlers({ ...wallet, scenario: 'no-such' as WalletScenario })).toThrow(
+      /unknown scenario "no-such"/,
+    );
   });
 });
 
@@ -443,7 +531,10 @@ describe('crypto profiles', () => {
   it.each([
     ['OAEP-SHA256', { padding: 'oaep-sha256' }],
     ['OAEP-SHA1 with responses under the public key', { padding: 'oaep-sha1', response: 'public' }],
-    ['PKCS#1 with requests under the private key and responses under the public key', { request: 'private', response: 'public' }],
+    [
+      'PKCS#1 with requests under the private key and responses under the public key',
+      { request: 'private', response: 'public' },
+    ],
     ['PKCS#1 with 16-byte plaintext blocks', { plaintextBlock: 16 }],
   ] as const)('round-trips both order endpoints with %s', async (_, partial) => {
     const profile = resolveProfile(partial);
@@ -471,7 +562,9 @@ describe('crypto profiles', () => {
   });
 
   it('refuses a bad profile when the handlers are created', () => {
-    expect(() => createWalletHandlers({ ...wallet, profile: { padding: 'oaep-md5' as 'pkcs1' } })).toThrow(/padding must be one of/);
+    expect(() => createWalletHandlers({ ...wallet, profile: { padding: 'oaep-md5' as 'pkcs1' } })).toThrow(
+      /padding must be one of/,
+    );
   });
 });
 
@@ -488,7 +581,11 @@ describe('exact numbers', () => {
   });
 
   it('echoes a tenantUserId at the Java long maximum digit for digit', async () => {
-    const result = openResult(await orderCall(order({ tenantUserId: '9223372036854775807' })), 'OrderEnvelope', 'OrderResult');
+    const result = openResult(
+      await orderCall(order({ tenantUserId: '9223372036854775807' })),
+      'OrderEnvelope',
+      'OrderResult',
+    );
     expect(result.text).toBe('{"tenantUserId":9223372036854775807,"id":"wd-0001"}');
   });
 
@@ -510,7 +607,8 @@ describe('the generator', () => {
   const spec = parseSpec(specText);
   type Node = Record<string, unknown>;
   /** The object at `path` inside a spec document. */
-  const at = (node: unknown, ...path: string[]): Node => path.reduce<unknown>((current, key) => (current as Node)[key], node) as Node;
+  const at = (node: unknown, ...path: string[]): Node =>
+    path.reduce<unknown>((current, key) => (current as Node)[key], node) as Node;
   /** The spec with its document changed by `edit` (on a deep copy), loaded again from its YAML text as any spec is. */
   const edited = (edit: (document: Node) => unknown): SpecSource => {
     const document = structuredClone(spec.document) as unknown as Node;
@@ -536,7 +634,10 @@ describe('the generator', () => {
     expect(contents).toContain('"path": "/api/v2/api/order/getEnergyMaxCount"');
     expect(contents).not.toContain('/api/v1/api/order/getEnergyMaxCount');
     // The runtime serves the moved path from the new table.
-    const mock = createWalletMock(mswEndpointTable(moved) as unknown as typeof WALLET_ENDPOINTS, { ...wallet, onCall: undefined });
+    const mock = createWalletMock(mswEndpointTable(moved) as unknown as typeof WALLET_ENDPOINTS, {
+      ...wallet,
+      onCall: undefined,
+    });
     expect(mock.url('getEnergyMaxCount')).toBe(`${BASE}/api/v2/api/order/getEnergyMaxCount`);
     const request = new Request(mock.url('getEnergyMaxCount'), {
       method: 'POST',
@@ -555,7 +656,9 @@ describe('the generator', () => {
       paths['/api/v1/api/order/getBandwidthMaxCount'] = item;
     });
     const contents = contentsOf(extra);
-    expect(contents).toContain('http.post(mock.url("getBandwidthMaxCount"), ({ request }) => mock.serve("getBandwidthMaxCount", request)),');
+    expect(contents).toContain(
+      'http.post(mock.url("getBandwidthMaxCount"), ({ request }) => mock.serve("getBandwidthMaxCount", request)),',
+    );
     expect(contents).toContain('"path": "/api/v1/api/order/getBandwidthMaxCount"');
     expect(contentsOf(spec)).not.toContain('getBandwidthMaxCount');
   });
@@ -567,7 +670,11 @@ describe('the generator', () => {
   });
 
   it.each([
-    ['an operation without operationId', (d: Node) => delete at(d, 'paths', '/card/close', 'post').operationId, /POST \/card\/close: no operationId/],
+    [
+      'an operation without operationId',
+      (d: Node) => delete at(d, 'paths', '/card/close', 'post').operationId,
+      /POST \/card\/close: no operationId/,
+    ],
     [
       'an encrypted field without a pattern',
       (d: Node) => delete at(d, 'components', 'schemas', 'Base64Ciphertext').pattern,
@@ -585,7 +692,9 @@ describe('the generator', () => {
     ],
     [
       'a $ref that points nowhere',
-      (d: Node) => (at(d, 'paths', '/card/close', 'post', 'requestBody', 'content', 'application/json', 'schema').$ref = '#/components/schemas/Nope'),
+      (d: Node) =>
+        (at(d, 'paths', '/card/close', 'post', 'requestBody', 'content', 'application/json', 'schema').$ref =
+          '#/components/schemas/Nope'),
       /points nowhere/,
     ],
   ])('fails with a clear SpecError for %s', (_, edit, message) => {

@@ -44,7 +44,12 @@ describe('a new rule: one catalog entry and its id in the spec', () => {
   const rules = parseRuleCatalog(catalogWithRule('MUST', 'service'));
 
   it('is in the catalog with what it says, and nowhere before it was added', () => {
-    expect(rules.find((rule) => rule.id === NEW_RULE)).toMatchObject({ id: NEW_RULE, text: RULE_TEXT, severity: 'MUST', binds: 'service' });
+    expect(rules.find((rule) => rule.id === NEW_RULE)).toMatchObject({
+      id: NEW_RULE,
+      text: RULE_TEXT,
+      severity: 'MUST',
+      binds: 'service',
+    });
     expect(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).some((rule) => rule.id === NEW_RULE)).toBe(false);
   });
 
@@ -52,14 +57,23 @@ describe('a new rule: one catalog entry and its id in the spec', () => {
     const endpoint = specModel(spec).endpoint('getEnergyMaxCount');
     expect(endpoint, 'the energy operation').toBeDefined();
     expect(endpoint!.rules).toContain(NEW_RULE);
-    expect(specModel(parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'wallet-api.yaml')).endpoint('getEnergyMaxCount')!.rules).not.toContain(NEW_RULE);
+    expect(
+      specModel(parseSpec(readFileSync(SPEC_PATH, 'utf8'), 'wallet-api.yaml')).endpoint('getEnergyMaxCount')!.rules,
+    ).not.toContain(NEW_RULE);
   });
 
   it('gets its text on the endpoint page of the docs site and a row in the traceability table, with no check yet', () => {
     const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
-    const files = new Map(generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key } }).map((file) => [file.path, file.contents]));
+    const files = new Map(
+      generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key } }).map((file) => [
+        file.path,
+        file.contents,
+      ]),
+    );
     const pages = [...files.entries()].filter(([, contents]) => contents.includes(NEW_RULE));
-    expect(pages.map(([path]) => path)).toEqual(expect.arrayContaining([expect.stringMatching(/energy/i), expect.stringMatching(/traceability/)]));
+    expect(pages.map(([path]) => path)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/energy/i), expect.stringMatching(/traceability/)]),
+    );
     expect(pages.some(([, contents]) => contents.includes(RULE_TEXT.replace(/\.$/, '')))).toBe(true);
     const row = files
       .get([...files.keys()].find((path) => /traceability/.test(path) && path.endsWith('.md'))!)!

@@ -30,8 +30,15 @@ const file = (name: string) => join(dir, name);
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wc-observe-'));
   embedded = await startEmbedded();
-  writeFileSync(file('public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString());
-  writeFileSync(file('private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 });
+  writeFileSync(
+    file('public.pem'),
+    embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
+  );
+  writeFileSync(
+    file('private.pem'),
+    embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    { mode: 0o600 },
+  );
 });
 /** Every observe started here: one a failed test left running is killed at the end. */
 const started: ChildProcess[] = [];
@@ -95,12 +102,19 @@ function verdicts(report: Report): Record<string, string> {
 
 async function captured(path: string): Promise<ObservedExchange[]> {
   const out: ObservedExchange[] = [];
-  for await (const exchange of readCapture(createInterface({ input: createReadStream(path), crlfDelay: Infinity }), path)) out.push(exchange);
+  for await (const exchange of readCapture(
+    createInterface({ input: createReadStream(path), crlfDelay: Infinity }),
+    path,
+  ))
+    out.push(exchange);
   return out;
 }
 
 function summaryLine(stdout: string): string {
-  return /^observe: \d+ exchanges, \d+ failed, \d+ warnings, \d+ not judged$/m.exec(stdout)?.[0] ?? `no summary line in: ${stdout}`;
+  return (
+    /^observe: \d+ exchanges, \d+ failed, \d+ warnings, \d+ not judged$/m.exec(stdout)?.[0] ??
+    `no summary line in: ${stdout}`
+  );
 }
 
 describe('wallet-conformance observe', () => {
@@ -193,13 +207,19 @@ describe('wallet-conformance observe', () => {
     const exchanges = await captured(file('capture.jsonl'));
     // What could not be judged is counted: at least the rules no traffic shows (CB-ONCE and the others).
     expect(summaryLine(stdout)).toMatch(
-      new RegExp(`^observe: ${exchanges.length} exchanges, ${live.summary.failed} failed, ${live.summary.warnings} warnings, [1-9]\\d* not judged$`),
+      new RegExp(
+        `^observe: ${exchanges.length} exchanges, ${live.summary.failed} failed, ${live.summary.warnings} warnings, [1-9]\\d* not judged$`,
+      ),
     );
     expect(stdout).toContain(`capture: ${file('capture.jsonl')} (${exchanges.length} exchanges)`);
-    expect(new Set(exchanges.map((exchange) => exchange.kind))).toEqual(new Set(['energy', 'withdraw', 'card-close', 'callback', 'other']));
+    expect(new Set(exchanges.map((exchange) => exchange.kind))).toEqual(
+      new Set(['energy', 'withdraw', 'card-close', 'callback', 'other']),
+    );
     expect(exchanges.map((exchange) => exchange.seq)).toEqual(exchanges.map((_exchange, i) => i + 1));
     // Every callback the suites sent crossed observe and was answered by the merchant.
-    expect(exchanges.filter((exchange) => exchange.kind === 'callback').every((exchange) => exchange.response !== undefined)).toBe(true);
+    expect(
+      exchanges.filter((exchange) => exchange.kind === 'callback').every((exchange) => exchange.response !== undefined),
+    ).toBe(true);
     const text = readFileSync(file('capture.jsonl'), 'utf8');
     for (const secret of [s.apiKey, s.controlToken!, s.forbiddenKey!, s.expiredKey!, s.futureKey!, m.futureKey!]) {
       expect(text).not.toContain(secret);
@@ -247,7 +267,9 @@ describe('wallet-conformance observe', () => {
     const report = reportOf(file('observe-down'));
     expect(status).toBe(report.summary.failed > 0 ? 1 : 0);
     expect(summaryLine(run.output().stdout)).toMatch(
-      new RegExp(`^observe: 1 exchanges, ${report.summary.failed} failed, ${report.summary.warnings} warnings, \\d+ not judged$`),
+      new RegExp(
+        `^observe: 1 exchanges, ${report.summary.failed} failed, ${report.summary.warnings} warnings, \\d+ not judged$`,
+      ),
     );
     expect(run.output().stdout).toContain('callbacks not observed (no --callback-listen)');
   }, 60_000);
@@ -258,7 +280,9 @@ describe('wallet-conformance observe', () => {
     const refuser = http.createServer((req, res) =>
       req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":1}')),
     );
-    const refuserPort = await new Promise<number>((done) => refuser.listen(0, '127.0.0.1', () => done((refuser.address() as { port: number }).port)));
+    const refuserPort = await new Promise<number>((done) =>
+      refuser.listen(0, '127.0.0.1', () => done((refuser.address() as { port: number }).port)),
+    );
     const deliver = async (callbacks: string) => {
       for (let i = 0; i < 4; i++) {
         const body = sealCallback(withRequestUUID(defaultPayload(1)), m.privateKey, m.profile);
@@ -281,9 +305,13 @@ describe('wallet-conformance observe', () => {
       await deliver(refusing.callbacks!);
       await refusing.stop();
       const out = refusing.output().stdout;
-      expect(out).toMatch(/WARN .*\[CB-RAW-BODY\]: the merchant refused every one of the 4 valid callbacks it was sent/);
+      expect(out).toMatch(
+        /WARN .*\[CB-RAW-BODY\]: the merchant refused every one of the 4 valid callbacks it was sent/,
+      );
       expect(summaryLine(out)).toMatch(/^observe: 4 exchanges, \d+ failed, [1-9]\d* warnings, [1-9]\d* not judged$/);
-      const warned = reportOf(file('observe-refuser')).results.find((result) => result.rules.includes('CB-RAW-BODY') && result.status === 'warning');
+      const warned = reportOf(file('observe-refuser')).results.find(
+        (result) => result.rules.includes('CB-RAW-BODY') && result.status === 'warning',
+      );
       expect(JSON.stringify(warned?.evidence)).toContain('errCode');
 
       // A merchant URL with the callback path already in it: each callback goes to /callback/callback, answered 404.
@@ -297,7 +325,9 @@ describe('wallet-conformance observe', () => {
         '--reports',
         file('observe-doubled'),
       ]);
-      expect(doubled.output().stdout).toMatch(/--merchant-url has a path: the path each request is received on is appended to it/);
+      expect(doubled.output().stdout).toMatch(
+        /--merchant-url has a path: the path each request is received on is appended to it/,
+      );
       await deliver(doubled.callbacks!);
       await doubled.stop();
       expect(doubled.output().stdout).toMatch(
@@ -334,7 +364,10 @@ describe('wallet-conformance observe', () => {
       https
         .get({ host: '127.0.0.1', port, path: '/', ca: authority.cert }, (res) => {
           res.resume();
-          done({ status: res.statusCode!, emulator: res.headers['x-wallet-conformance-emulator'] as string | undefined });
+          done({
+            status: res.statusCode!,
+            emulator: res.headers['x-wallet-conformance-emulator'] as string | undefined,
+          });
         })
         .on('error', fail);
     });
@@ -358,8 +391,20 @@ describe('wallet-conformance observe', () => {
 
   async function observeWithOneInFlight(name: string) {
     const silent = await silentUpstream();
-    const run = await observe(['--service-url', silent.url, '--listen', '0', '--public-key', file('public.pem'), '--reports', file(name)]);
-    const pending = fetch(`${run.orders!}/api/v1/api/order/withdrawWithoutVerify`, { method: 'POST', body: 'data=x' }).catch(() => 'cut');
+    const run = await observe([
+      '--service-url',
+      silent.url,
+      '--listen',
+      '0',
+      '--public-key',
+      file('public.pem'),
+      '--reports',
+      file(name),
+    ]);
+    const pending = fetch(`${run.orders!}/api/v1/api/order/withdrawWithoutVerify`, {
+      method: 'POST',
+      body: 'data=x',
+    }).catch(() => 'cut');
     while (silent.received() === 0) await new Promise((done) => setTimeout(done, 20));
     return { run, pending, silent };
   }
@@ -388,7 +433,9 @@ describe('wallet-conformance observe', () => {
       }
       const status = await run.exited;
       await pending;
-      expect(run.output().stderr).toContain('observe: a second signal: cutting the exchanges in flight and writing the reports now');
+      expect(run.output().stderr).toContain(
+        'observe: a second signal: cutting the exchanges in flight and writing the reports now',
+      );
       expect(status).toBe(0);
       expect(reportOf(file('observe-second')).target).toMatchObject({ observe: { cut: 1 } });
     } finally {
@@ -413,9 +460,15 @@ describe('wallet-conformance observe', () => {
       '--reports',
       file('observe-rotated'),
     ]);
-    for (let i = 0; i < 5; i++) await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: `data=${'x'.repeat(300)}` });
+    for (let i = 0; i < 5; i++)
+      await fetch(`${run.orders!}/api/v1/api/order/getEnergyMaxCount`, {
+        method: 'POST',
+        body: `data=${'x'.repeat(300)}`,
+      });
     await run.stop();
-    expect(run.output().stdout).toMatch(/^capture: .*rotated\.000001\.jsonl … .*rotated\.00000\d\.jsonl \(\d files, 5 exchanges\)$/m);
+    expect(run.output().stdout).toMatch(
+      /^capture: .*rotated\.000001\.jsonl … .*rotated\.00000\d\.jsonl \(\d files, 5 exchanges\)$/m,
+    );
     const replayed = await runCliInProcess([
       'observe',
       '--replay',
@@ -427,7 +480,9 @@ describe('wallet-conformance observe', () => {
     ]);
     expect(replayed.stderr).toBe('');
     expect(replayed.stdout).toMatch(/^observe: 5 exchanges, /m);
-    expect((reportOf(file('replay-rotated')).target as { observe: { replay: string[] } }).observe.replay.length).toBeGreaterThan(1);
+    expect(
+      (reportOf(file('replay-rotated')).target as { observe: { replay: string[] } }).observe.replay.length,
+    ).toBeGreaterThan(1);
   }, 60_000);
 
   it('rewrites its reports while it runs, every --report-every and on SIGHUP, with the window they cover', async () => {
@@ -452,7 +507,9 @@ describe('wallet-conformance observe', () => {
     const metricsLine = /^observe: metrics (http:\/\/127\.0\.0\.1:\d+)\/metrics \(probes: /m;
     while (!metricsLine.test(run.output().stdout)) await new Promise((done) => setTimeout(done, 20));
     const metricsUrl = metricsLine.exec(run.output().stdout)![1]!;
-    expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toContain('wallet_conformance_observe_forwarding_errors_total{side="merchant",status="502"} 1');
+    expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toContain(
+      'wallet_conformance_observe_forwarding_errors_total{side="merchant",status="502"} 1',
+    );
     expect((await fetch(`${metricsUrl}/healthz`)).status).toBe(200);
     const interim = async (): Promise<Report> => {
       for (;;) {
@@ -466,9 +523,14 @@ describe('wallet-conformance observe', () => {
       }
     };
     const first = await interim();
-    expect(first.notes).toContain('interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet');
+    expect(first.notes).toContain(
+      'interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet',
+    );
     // The time the report covers, beside what the judge's memory spans.
-    expect((first.target as { window: { final: boolean; from: string; to: string } }).window).toMatchObject({ final: false, events: 10_000 });
+    expect((first.target as { window: { final: boolean; from: string; to: string } }).window).toMatchObject({
+      final: false,
+      events: 10_000,
+    });
     expect(run.child.exitCode).toBeNull();
     await run.stop();
     const final = reportOf(reports);
@@ -489,7 +551,8 @@ describe('wallet-conformance observe', () => {
     ]);
     await fetch(`${hup.orders!}/api/v1/api/order/getEnergyMaxCount`, { method: 'POST', body: 'data=x' });
     hup.child.kill('SIGHUP');
-    for (let i = 0; i < 600 && !existsSync(join(file('observe-hup'), 'report.json')); i++) await new Promise((done) => setTimeout(done, 50));
+    for (let i = 0; i < 600 && !existsSync(join(file('observe-hup'), 'report.json')); i++)
+      await new Promise((done) => setTimeout(done, 50));
     expect((reportOf(file('observe-hup')).target as { window: { final: boolean } }).window.final).toBe(false);
     expect(hup.child.exitCode).toBeNull();
     await hup.stop();
@@ -521,7 +584,11 @@ describe('wallet-conformance observe', () => {
         () => [...key()],
         /^wallet-conformance: observe needs --listen PORT with --service-url URL, --callback-listen PORT with --merchant-url URL, or both \(or --replay FILE\)$/,
       ],
-      ['a listener without its upstream', () => ['--listen', '0', ...key()], /^wallet-conformance: --listen needs --service-url URL/],
+      [
+        'a listener without its upstream',
+        () => ['--listen', '0', ...key()],
+        /^wallet-conformance: --listen needs --service-url URL/,
+      ],
       [
         'an upstream without its listener',
         () => ['--merchant-url', 'http://127.0.0.1:1', ...key()],
@@ -549,7 +616,17 @@ describe('wallet-conformance observe', () => {
       ],
       [
         '--capture-keep without --capture-max-mb',
-        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture', file('never.jsonl'), '--capture-keep', '3', ...key()],
+        () => [
+          '--listen',
+          '0',
+          '--service-url',
+          'http://127.0.0.1:1',
+          '--capture',
+          file('never.jsonl'),
+          '--capture-keep',
+          '3',
+          ...key(),
+        ],
         /^wallet-conformance: --capture-keep goes with --capture-max-mb MB/,
       ],
       [
@@ -562,7 +639,11 @@ describe('wallet-conformance observe', () => {
         () => ['--listen', '127.0.0.1:47001', '--service-url', 'http://127.0.0.1:1', '--metrics', '47001', ...key()],
         /^wallet-conformance: --metrics 47001: port 47001 is a proxy listener's \(give the metrics their own port\)$/,
       ],
-      ['no public key', () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'], /^wallet-conformance: --public-key FILE is required/],
+      [
+        'no public key',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1'],
+        /^wallet-conformance: --public-key FILE is required/,
+      ],
       [
         'an unreadable key',
         () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--public-key', file('missing.pem')],

@@ -67,7 +67,14 @@ describe.skipIf(pythonMissing !== undefined)(
       );
       service = await startPython(
         'service.py',
-        { privateKeyPem: privatePem, apiKey, forbiddenKey: 'py-ro-obs', expiredKey: 'py-exp-obs', userId, controlToken },
+        {
+          privateKeyPem: privatePem,
+          apiKey,
+          forbiddenKey: 'py-ro-obs',
+          expiredKey: 'py-exp-obs',
+          userId,
+          controlToken,
+        },
         dir,
       );
       orderProxy = await startRecordingProxy(service.origin, 'merchant→service', recording);
@@ -127,12 +134,22 @@ describe.skipIf(pythonMissing !== undefined)(
       expect(card.status).toBeLessThan(500);
       await control('POST', 'callbacks', { type: 1 });
       await control('POST', 'callbacks', { type: 6 });
-      await until(() => recording.exchanges.filter((e) => e.kind === 'callback' && e.response?.status === 200).length >= 3, 15_000, 20);
+      await until(
+        () => recording.exchanges.filter((e) => e.kind === 'callback' && e.response?.status === 200).length >= 3,
+        15_000,
+        20,
+      );
 
-      const judge = createJudge({ keys: { publicKeyPem: publicPem, privateKeyPem: privatePem, apiKey }, strict: false });
-      for (const exchange of [...recording.exchanges].sort((a: ObservedExchange, b: ObservedExchange) => a.seq - b.seq)) judge.accept(exchange);
+      const judge = createJudge({
+        keys: { publicKeyPem: publicPem, privateKeyPem: privatePem, apiKey },
+        strict: false,
+      });
+      for (const exchange of [...recording.exchanges].sort((a: ObservedExchange, b: ObservedExchange) => a.seq - b.seq))
+        judge.accept(exchange);
       const { report } = judge.finish();
-      const failed = report.results.filter((r) => r.status === 'failed').map((r) => `${r.id} [${r.rules.join(', ')}]: ${r.message}`);
+      const failed = report.results
+        .filter((r) => r.status === 'failed')
+        .map((r) => `${r.id} [${r.rules.join(', ')}]: ${r.message}`);
       expect(failed, `${failed.join('\n')}\n${service.output()}\n${receiver.output()}`).toEqual([]);
       const passed = new Set(report.results.filter((r) => r.status === 'passed').map((r) => r.id));
       for (const check of [
@@ -164,13 +181,25 @@ describe.skipIf(!JAVA)('the Java doubles through the judge (skipped only without
     );
     const serviceUrl = await startJava(
       'Service.java',
-      ['--port', '0', '--private-key', join(emuDir, 'merchant-private.pem'), '--api-key', merchant.apiKey, '--user-id', String(merchant.userId)],
+      [
+        '--port',
+        '0',
+        '--private-key',
+        join(emuDir, 'merchant-private.pem'),
+        '--api-key',
+        merchant.apiKey,
+        '--user-id',
+        String(merchant.userId),
+      ],
       /listening on (http:\/\/127\.0\.0\.1:\d+)/,
     );
     const callbackProxy = await startRecordingProxy(receiverUrl[1]!, 'service→merchant', recording);
     const orderProxy = await startRecordingProxy(serviceUrl[1]!, 'merchant→service', recording);
     const store = join(emuDir, 'emulator.sqlite');
-    const emulator = await startEmulator({ ...config, store, merchants: [{ ...merchant, callbackUrl: `${callbackProxy.url}/callback` }] }, { port: 0 });
+    const emulator = await startEmulator(
+      { ...config, store, merchants: [{ ...merchant, callbackUrl: `${callbackProxy.url}/callback` }] },
+      { port: 0 },
+    );
     const queue = openEmulatorStore(store);
     try {
       const post = async (path: string, plain: unknown) => {
@@ -214,7 +243,12 @@ describe.skipIf(!JAVA)('the Java doubles through the judge (skipped only without
         });
         expect(res.status).toBe(200);
       }
-      await until(() => queue.unfinishedDeliveries() === 0 && recording.exchanges.filter((e) => e.kind === 'callback').length >= 3, 15_000, 20);
+      await until(
+        () =>
+          queue.unfinishedDeliveries() === 0 && recording.exchanges.filter((e) => e.kind === 'callback').length >= 3,
+        15_000,
+        20,
+      );
       const judge = createJudge({
         keys: {
           publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
@@ -225,7 +259,9 @@ describe.skipIf(!JAVA)('the Java doubles through the judge (skipped only without
       });
       for (const exchange of [...recording.exchanges].sort((a, b) => a.seq - b.seq)) judge.accept(exchange);
       const { report } = judge.finish();
-      const failed = report.results.filter((r) => r.status === 'failed').map((r) => `${r.id} [${r.rules.join(', ')}]: ${r.message}`);
+      const failed = report.results
+        .filter((r) => r.status === 'failed')
+        .map((r) => `${r.id} [${r.rules.join(', ')}]: ${r.message}`);
       expect(failed, failed.join('\n')).toEqual([]);
       const passed = new Set(report.results.filter((r) => r.status === 'passed').map((r) => r.id));
       for (const check of [

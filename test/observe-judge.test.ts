@@ -64,10 +64,19 @@ async function world(options: { variant?: EmulatorVariant; fault?: MerchantFault
   let faulty: Awaited<ReturnType<typeof startFaultyMerchant>> | undefined;
   let callbackUrl: string;
   if (options.fault) {
-    faulty = await startFaultyMerchant(options.fault, { apiKey: merchant.apiKey, publicKey: merchant.keyPair.publicKey, profile: merchant.profile });
+    faulty = await startFaultyMerchant(options.fault, {
+      apiKey: merchant.apiKey,
+      publicKey: merchant.keyPair.publicKey,
+      profile: merchant.profile,
+    });
     callbackUrl = faulty.callbackUrl;
   } else {
-    reference = await startMerchantServer({ apiKeys: [merchant.apiKey], publicKey: merchant.keyPair.publicKey, profile: merchant.profile, store: ':memory:' });
+    reference = await startMerchantServer({
+      apiKeys: [merchant.apiKey],
+      publicKey: merchant.keyPair.publicKey,
+      profile: merchant.profile,
+      store: ':memory:',
+    });
     callbackUrl = reference.callbackUrl;
   }
   const upstream = new URL(callbackUrl);
@@ -77,7 +86,12 @@ async function world(options: { variant?: EmulatorVariant; fault?: MerchantFault
     ...base,
     store,
     merchants: [{ ...merchant, callbackUrl: `${callbackProxy.url}${upstream.pathname}` }],
-    callbacks: { ...base.callbacks, timeoutMs: 2000, withdrawalDelayMs: 20, retry: { initialDelayMs: 20, factor: 2, maxDelayMs: 80, maxAttempts: 3 } },
+    callbacks: {
+      ...base.callbacks,
+      timeoutMs: 2000,
+      withdrawalDelayMs: 20,
+      retry: { initialDelayMs: 20, factor: 2, maxDelayMs: 80, maxAttempts: 3 },
+    },
   };
   const emulator = await startEmulator(config, { port: 0, ...(options.variant ? { variant: options.variant } : {}) });
   const queue = openEmulatorStore(store);
@@ -131,7 +145,10 @@ const withdrawal = (callBackId: string) => ({
 });
 
 /** Judges the recorded exchanges in seq order, as the observe proxy feeds them. */
-function judgeAll(exchanges: readonly ObservedExchange[], strict = false): { live: CheckResult[]; result: ObserveResult } {
+function judgeAll(
+  exchanges: readonly ObservedExchange[],
+  strict = false,
+): { live: CheckResult[]; result: ObserveResult } {
   const judge = createJudge({
     keys: {
       publicKeyPem: merchant.keyPair.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString(),
@@ -161,7 +178,16 @@ describe('clean traffic: the emulator and the reference merchant', () => {
     expect((await order(w, ENERGY, { symbol: 'ENERGY', chainName: 'TRON' })).code).toBe(0);
     expect((await order(w, ORDER, withdrawal(`obs-${randomUUID().slice(0, 8)}`))).code).toBe(0);
     expect((await order(w, ORDER, withdrawal(`obs-${randomUUID().slice(0, 8)}`))).code).toBe(0);
-    expect((await order(w, ORDER, { ...withdrawal(`obs-${randomUUID().slice(0, 8)}`), symbol: 'ENERGY', amount: 2, expiryHours: 1 })).code).toBe(0);
+    expect(
+      (
+        await order(w, ORDER, {
+          ...withdrawal(`obs-${randomUUID().slice(0, 8)}`),
+          symbol: 'ENERGY',
+          amount: 2,
+          expiryHours: 1,
+        })
+      ).code,
+    ).toBe(0);
     const card = await fetch(`${w.orderUrl}/card/close`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -175,7 +201,9 @@ describe('clean traffic: the emulator and the reference merchant', () => {
     });
     expect(card.status).toBe(200);
     expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 1 })).status).toBe(200);
-    expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, deliveries: 3 })).status).toBe(200);
+    expect(
+      (await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, deliveries: 3 })).status,
+    ).toBe(200);
     await w.settled();
     await until(() => w.recording.exchanges.filter((e) => e.kind === 'callback').length >= 6, 10_000);
     judged = judgeAll(w.recording.exchanges);
@@ -215,7 +243,9 @@ describe('clean traffic: the emulator and the reference merchant', () => {
   it('aggregates passes: one result per check, not one per exchange', () => {
     const passes = judged.result.report.results.filter((r) => r.status === 'passed');
     expect(new Set(passes.map((r) => r.id)).size).toBe(passes.length);
-    expect(passes.find((r) => r.id === 'observe/all/callback-decrypts')?.message).toMatch(/^passed on [6-9] judgements|^passed on \d\d judgements/);
+    expect(passes.find((r) => r.id === 'observe/all/callback-decrypts')?.message).toMatch(
+      /^passed on [6-9] judgements|^passed on \d\d judgements/,
+    );
   });
 
   it('warns at most about resends after an acknowledgement (U-RETRY: traffic cannot tell a resend from a retry)', () => {
@@ -230,7 +260,9 @@ describe('clean traffic: the emulator and the reference merchant', () => {
     const skipped = judged.result.report.results.filter((r) => r.status === 'skipped');
     const once = skipped.find((r) => r.rules.includes('CB-ONCE'));
     expect(once?.message).toMatch(/^\d+ judgements?: not observable from traffic/);
-    expect(judged.result.report.results.filter((r) => r.status === 'passed' && r.rules.includes('CB-KEY-FIRST'))).toEqual([]);
+    expect(
+      judged.result.report.results.filter((r) => r.status === 'passed' && r.rules.includes('CB-KEY-FIRST')),
+    ).toEqual([]);
   });
 
   it('shows the opened plaintext as evidence, and never the API key or the private key', () => {
@@ -276,14 +308,19 @@ describe('faults named by their rule from traffic alone', () => {
   it('a merchant answering without errCode: CB-ERRCODE, failed against the merchant', async () => {
     const w = await world({ fault: 'code-not-errcode' });
     try {
-      expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, retryDelaysMs: [10, 10] })).status).toBe(200);
+      expect(
+        (await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, retryDelaysMs: [10, 10] }))
+          .status,
+      ).toBe(200);
       await w.settled();
       const { report } = judgeAll(w.recording.exchanges).result;
       const failed = report.results.filter((r) => r.status === 'failed');
       expect(failed.length, lines(report.results, 'failed')).toBe(3);
       for (const result of failed) {
         expect(result.rules).toEqual(['CB-ERRCODE']);
-        expect(result.message).toMatch(/^HTTP 200 without errCode \(HTTP 200 without errCode\): the service counts a delivery successful only by errCode 0/);
+        expect(result.message).toMatch(
+          /^HTTP 200 without errCode \(HTTP 200 without errCode\): the service counts a delivery successful only by errCode 0/,
+        );
         expect(result.title).toMatch(/^the merchant's answer/);
       }
       // The service did its part: it retried each refusal (CB-ERRCODE on its side passes).
@@ -296,7 +333,9 @@ describe('faults named by their rule from traffic alone', () => {
   it('a service reusing requestUUID: CB-UUID, failed against the service', async () => {
     const w = await world({ variant: faultyVariant(['callback-same-uuid']) });
     try {
-      expect((await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, deliveries: 3 })).status).toBe(200);
+      expect(
+        (await w.control('POST', `/merchants/${merchant.userId}/callbacks`, { type: 4, deliveries: 3 })).status,
+      ).toBe(200);
       await w.settled();
       const { report } = judgeAll(w.recording.exchanges).result;
       const failed = report.results.filter((r) => r.status === 'failed');
@@ -309,7 +348,9 @@ describe('faults named by their rule from traffic alone', () => {
   }, 30_000);
 
   it('an unencrypted envelope: CRYPTO-ENVELOPE, failed against the service', async () => {
-    const variant: EmulatorVariant = { successEnvelope: (envelope, { result }) => ({ ...envelope, data: stringifyExact(result) }) };
+    const variant: EmulatorVariant = {
+      successEnvelope: (envelope, { result }) => ({ ...envelope, data: stringifyExact(result) }),
+    };
     const w = await world({ variant });
     try {
       await order(w, ENERGY, { symbol: 'ENERGY', chainName: 'TRON' });
@@ -320,7 +361,12 @@ describe('faults named by their rule from traffic alone', () => {
         lines(report.results, 'failed'),
       ).toEqual([['observe/seq-1/envelope', ['CRYPTO-ENVELOPE']]]);
       expect(failed[0]!.message).toMatch(/^data is not standard Base64/);
-      expect(failed[0]!.evidence).toMatchObject({ seq: 1, path: ENERGY, status: 200, request: { plaintext: '{"symbol":"ENERGY","chainName":"TRON"}' } });
+      expect(failed[0]!.evidence).toMatchObject({
+        seq: 1,
+        path: ENERGY,
+        status: 200,
+        request: { plaintext: '{"symbol":"ENERGY","chainName":"TRON"}' },
+      });
     } finally {
       await w.close();
     }
@@ -343,7 +389,11 @@ describe('faults named by their rule from traffic alone', () => {
         for (let attempt = 0; attempt < 3; attempt++) {
           let body = '';
           for (let tries = 0; tries < 5000 && (body === '' || body.includes('+') !== plus); tries++)
-            body = sealCallback(withRequestUUID({ type: new LosslessNumber('4'), trackingId, chain: 'TRON' }), merchant.keyPair.privateKey, merchant.profile);
+            body = sealCallback(
+              withRequestUUID({ type: new LosslessNumber('4'), trackingId, chain: 'TRON' }),
+              merchant.keyPair.privateKey,
+              merchant.profile,
+            );
           expect(body.includes('+')).toBe(plus);
           const res = await fetch(`${proxy.url}/callback`, {
             method: 'POST',

@@ -65,7 +65,10 @@ beforeAll(async () => {
     .sort((a, b) => a.seq - b.seq)
     .map((exchange): ObservedExchange => ({
       ...exchange,
-      request: { ...exchange.request, headers: { ...exchange.request.headers, 'x-api-key': fingerprint(apiKey, 'ak') } },
+      request: {
+        ...exchange.request,
+        headers: { ...exchange.request.headers, 'x-api-key': fingerprint(apiKey, 'ak') },
+      },
     }));
   expect(lines).toHaveLength(3);
   writeFileSync(capture, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
@@ -78,7 +81,8 @@ afterAll(async () => {
 });
 
 function readReport(reports: string, run: { status: number | null; stdout: string; stderr: string }): ReportFile {
-  if (!existsSync(join(reports, 'report.json'))) throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout}`);
+  if (!existsSync(join(reports, 'report.json')))
+    throw new Error(`no report.json (exit ${run.status}):\n${run.stderr}\n${run.stdout}`);
   return JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as ReportFile;
 }
 
@@ -102,7 +106,10 @@ describe('verify merchant --replay', () => {
     const report = readReport(reports, run);
     expect(report.summary.failed, JSON.stringify(report.results.filter((r) => r.status === 'failed'))).toBe(0);
     expect(run.status, run.stderr).toBe(0);
-    expect(report.results.find((r) => r.id === 'observe/all/callback-answer')).toMatchObject({ status: 'passed', message: 'passed on 3 judgements (seq 1…3)' });
+    expect(report.results.find((r) => r.id === 'observe/all/callback-answer')).toMatchObject({
+      status: 'passed',
+      message: 'passed on 3 judgements (seq 1…3)',
+    });
     expect(report.notes?.[0]).toBe(`replayed 3 captured callback deliveries of 3 captured exchange(s) from ${capture}`);
     // Only the merchant's side is judged: the service's bytes are the capture's.
     expect(report.results.filter((r) => r.id.includes('callback-decrypts'))).toEqual([]);
@@ -113,7 +120,13 @@ describe('verify merchant --replay', () => {
     const faulty = await startFaultyMerchant('code-not-errcode', {
       apiKey,
       publicKey: privateKey.publicKey,
-      profile: { padding: 'pkcs1', request: 'public', response: 'private', callback: 'private', plaintextBlock: 'auto' },
+      profile: {
+        padding: 'pkcs1',
+        request: 'public',
+        response: 'private',
+        callback: 'private',
+        plaintextBlock: 'auto',
+      },
     });
     try {
       const reports = join(dir, 'faulty');
@@ -134,7 +147,9 @@ describe('verify merchant --replay', () => {
       const report = readReport(reports, run);
       expect(run.status).toBe(1);
       const failed = report.results.filter((r) => r.status === 'failed');
-      expect(failed.map((r) => [r.id, r.rules])).toEqual([1, 2, 3].map((seq) => [`observe/seq-${seq}/callback-answer`, ['CB-ERRCODE']]));
+      expect(failed.map((r) => [r.id, r.rules])).toEqual(
+        [1, 2, 3].map((seq) => [`observe/seq-${seq}/callback-answer`, ['CB-ERRCODE']]),
+      );
       expect(run.stdout).toMatch(/FAIL .*observe\/seq-1\/callback-answer \[CB-ERRCODE\]: HTTP 200 without errCode/);
     } finally {
       await faulty.close();
@@ -147,7 +162,10 @@ describe('verify merchant --replay', () => {
     let received = 0;
     // The reachability check before the replay is not a delivery: only POSTs count.
     const counting = createServer(
-      (req, res) => (req.method === 'POST' && received++, res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}')),
+      (req, res) => (
+        req.method === 'POST' && received++,
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}')
+      ),
     );
     await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
     try {
@@ -167,7 +185,9 @@ describe('verify merchant --replay', () => {
       ]);
       expect(run.status).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toContain(`${bad}:2: kind must be one of energy, withdraw, card-close, callback, other, not undefined`);
+      expect(run.stderr).toContain(
+        `${bad}:2: kind must be one of energy, withdraw, card-close, callback, other, not undefined`,
+      );
       expect(received).toBe(0);
     } finally {
       await new Promise((resolve) => counting.close(resolve));
@@ -180,7 +200,10 @@ describe('verify merchant --replay', () => {
     const first = JSON.parse(lines[0]!) as ObservedExchange;
     first.request.headers.authorization = `Bearer ${fingerprint('tok_0123456789abcdef', 'au')}`;
     // The last line is cut short, as a kill while writing leaves it: skipped, said in the notes.
-    writeFileSync(withCredential, `${[JSON.stringify(first), ...lines.slice(1)].join('\n')}\n${lines[0]!.slice(0, 30)}`);
+    writeFileSync(
+      withCredential,
+      `${[JSON.stringify(first), ...lines.slice(1)].join('\n')}\n${lines[0]!.slice(0, 30)}`,
+    );
     const reports = join(dir, 'credential');
     const run = await runCliAsync([
       'verify',

@@ -21,7 +21,10 @@ import { ROOT, runCliAsync } from './support/cli.js';
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = [resolve(ROOT, 'reports'), ...(process.env.UPDATE_DOC_IMAGES === '1' ? [resolve(ROOT, 'docs', 'images')] : [])];
+const SHOTS = [
+  resolve(ROOT, 'reports'),
+  ...(process.env.UPDATE_DOC_IMAGES === '1' ? [resolve(ROOT, 'docs', 'images')] : []),
+];
 const WRONG_KEY = 'ak_wrong_5d1c0a9e7b3f2a6c8e4d';
 
 /** The browser globals the page functions use (the project compiles without the DOM lib). */
@@ -42,7 +45,10 @@ let streamed = '';
 
 /** Starts observe with --ui and resolves once it printed its addresses and its page's. */
 function startObserve(args: string[]): Promise<void> {
-  observe = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'observe', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  observe = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'observe', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   observe.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   observe.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((done, fail) => {
@@ -62,25 +68,35 @@ function streamEvents(): void {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`);
   dir = mkdtempSync(join(tmpdir(), 'wc-observe-ui-'));
   embedded = await startEmbedded();
   const file = (name: string, text: string) => (writeFileSync(join(dir, name), text, { mode: 0o600 }), join(dir, name));
   await startObserve([
     ...['--service-url', embedded.service.baseUrl, '--listen', '0'],
     ...['--merchant-url', new URL(embedded.merchant.callbackUrl).origin, '--callback-listen', '0'],
-    ...['--public-key', file('public.pem', embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString())],
-    ...['--private-key', file('private.pem', embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString())],
+    ...[
+      '--public-key',
+      file('public.pem', embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString()),
+    ],
+    ...[
+      '--private-key',
+      file('private.pem', embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    ],
     ...['--api-key-file', file('api-key', embedded.service.apiKey), '--reports', join(dir, 'reports'), '--ui', '0'],
   ]);
   streamEvents();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // Offline: anything but the page's own origin is refused (and would show up as a problem).
-  await context.route('**/*', (route) => (route.request().url().startsWith(`${ui}/`) ? route.continue() : route.abort()));
+  await context.route('**/*', (route) =>
+    route.request().url().startsWith(`${ui}/`) ? route.continue() : route.abort(),
+  );
   page = await context.newPage();
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warning')
+      problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('request', (request) => {
@@ -124,7 +140,9 @@ async function shot(page: Page, name: string): Promise<void> {
 /** The seqs of the rows the page shows now (newest first). */
 async function shownRows(page: Page): Promise<number[]> {
   return page.evaluate(() =>
-    Array.from((globalThis as unknown as { document: BrowserDocument }).document.querySelectorAll('#exchanges tbody tr'))
+    Array.from(
+      (globalThis as unknown as { document: BrowserDocument }).document.querySelectorAll('#exchanges tbody tr'),
+    )
       .filter((row) => !row.hidden)
       .map((row) => Number(row.id.slice(2))),
   );
@@ -159,7 +177,8 @@ describe('observe --ui in headless Chromium', () => {
     const rule = findingRules[0]!;
     const counter = page.locator(`#rules tbody tr[data-rule="${rule}"]`);
     const metrics = await (await fetch(`${ui}/metrics`)).text();
-    const counted = (verdict: string) => Number(new RegExp(`findings_total\\{rule="${rule}",verdict="${verdict}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    const counted = (verdict: string) =>
+      Number(new RegExp(`findings_total\\{rule="${rule}",verdict="${verdict}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
     expect(Number(await counter.locator('.count-failed').innerText())).toBe(counted('failed'));
     expect(Number(await counter.locator('.count-warning').innerText())).toBe(counted('warning'));
     expect(counted('failed') + counted('warning')).toBeGreaterThan(0);
@@ -182,14 +201,17 @@ describe('observe --ui in headless Chromium', () => {
     expect(await page.locator('#x-3').getAttribute('class')).toContain('selected');
     const plaintext = await page.locator('#detail .pane').first().locator('pre.plaintext').innerText();
     expect(JSON.parse(plaintext)).toMatchObject({ type: 1, tenantUserId: 'u-20931' });
-    expect(await page.locator('#detail .pane').first().locator('pre.headers').innerText()).toMatch(/^x-api-key: ak…#[0-9a-f]{4}$/m);
+    expect(await page.locator('#detail .pane').first().locator('pre.headers').innerText()).toMatch(
+      /^x-api-key: ak…#[0-9a-f]{4}$/m,
+    );
     await shot(page, 'observe-ui-finding.png');
 
     // No secret in the page, in its event stream or in an exchange's detail.
     const details = await Promise.all([1, 2, 3].map(async (seq) => (await fetch(`${ui}/api/exchanges/${seq}`)).text()));
     expect(streamed).toContain('event: finding');
     for (const text of [await page.content(), streamed, ...details])
-      for (const secret of [embedded.service.apiKey, embedded.merchant.apiKey, WRONG_KEY]) expect(text).not.toContain(secret);
+      for (const secret of [embedded.service.apiKey, embedded.merchant.apiKey, WRONG_KEY])
+        expect(text).not.toContain(secret);
     expect(problems).toEqual([]);
   });
 });
@@ -209,8 +231,16 @@ describe('observe --ui: its port and its reach', () => {
       [...upstream, '--listen', '0', '--metrics', '47012', '--ui', '127.0.0.1:47012'],
       /^wallet-conformance: --ui 127\.0\.0\.1:47012: port 47012 is --metrics's/,
     ],
-    ['not a port', [...upstream, '--listen', '0', '--ui', 'localhost'], /^wallet-conformance: --ui takes \[HOST:\]PORT, not "localhost"$/],
-    ['with --replay', ['--replay', resolve(ROOT, 'package.json'), '--ui', '0'], /^wallet-conformance: --replay judges a capture offline: drop --ui$/],
+    [
+      'not a port',
+      [...upstream, '--listen', '0', '--ui', 'localhost'],
+      /^wallet-conformance: --ui takes \[HOST:\]PORT, not "localhost"$/,
+    ],
+    [
+      'with --replay',
+      ['--replay', resolve(ROOT, 'package.json'), '--ui', '0'],
+      /^wallet-conformance: --replay judges a capture offline: drop --ui$/,
+    ],
   ])('refuses --ui %s: one line, exit 2', async (_name, args, message) => {
     const run = await runCliAsync(['observe', ...args, ...key()]);
     expect(run.status, run.stdout + run.stderr).toBe(2);
@@ -222,7 +252,16 @@ describe('observe --ui: its port and its reach', () => {
     const taken = http.createServer();
     await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
     const { port } = taken.address() as { port: number };
-    const run = await runCliAsync(['observe', '--service-url', 'http://127.0.0.1:1', '--listen', '0', '--ui', String(port), ...key()]);
+    const run = await runCliAsync([
+      'observe',
+      '--service-url',
+      'http://127.0.0.1:1',
+      '--listen',
+      '0',
+      '--ui',
+      String(port),
+      ...key(),
+    ]);
     taken.close();
     expect(run.status, run.stdout + run.stderr).toBe(2);
     expect(run.stderr.trim()).toBe(`wallet-conformance: cannot listen on 127.0.0.1:${port} for --ui: EADDRINUSE`);
@@ -244,7 +283,9 @@ describe('observe --ui: its port and its reach', () => {
       ...key(),
     ]);
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^observe: live page http:\/\/0\.0\.0\.0:\d+\/ \(metrics: .*\/metrics, probes: .*\/healthz\)$/m);
+    expect(run.stdout).toMatch(
+      /^observe: live page http:\/\/0\.0\.0\.0:\d+\/ \(metrics: .*\/metrics, probes: .*\/healthz\)$/m,
+    );
     expect(run.stderr).toMatch(
       /^wallet-conformance: observe: warning: --ui 0\.0\.0\.0:0 accepts connections from other machines: the page shows decrypted payloads \(secrets only as fingerprints\) to anyone who reaches it$/m,
     );

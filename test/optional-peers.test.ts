@@ -29,23 +29,40 @@ export async function resolve(specifier, context, next) {
 `,
 );
 const register = join(dir, 'register.mjs');
-writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+writeFileSync(
+  register,
+  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+);
 
 /** The real CLI with the optional peers hidden. */
 function withoutPeers(args: string[], input?: string) {
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
-    input,
-    cwd: dir,
-    timeout: 60_000,
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const run = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(register).href, resolve(ROOT, 'bin/wallet-conformance.js'), ...args],
+    {
+      input,
+      cwd: dir,
+      timeout: 60_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
 describe('the optional peer dependencies', () => {
   it('are not needed to start the CLI or to encrypt', () => {
     expect(withoutPeers(['--help']).status).toBe(0);
-    const sealed = withoutPeers(['crypto', 'encrypt', '--direction', 'request', '--public-key', resolve(ROOT, 'test/vectors/keys/rsa1024-public.pem')], '{}');
+    const sealed = withoutPeers(
+      [
+        'crypto',
+        'encrypt',
+        '--direction',
+        'request',
+        '--public-key',
+        resolve(ROOT, 'test/vectors/keys/rsa1024-public.pem'),
+      ],
+      '{}',
+    );
     expect(sealed.stderr).toBe('');
     expect(sealed.stdout).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
   });
@@ -80,7 +97,10 @@ describe('the optional peer dependencies', () => {
 
 describe('withOptionalPackage', () => {
   it('passes on an error from inside the package, which is not a missing package', async () => {
-    const inside = Object.assign(new Error("Cannot find package 'left-pad' imported from /x/node_modules/msw/lib/core.mjs"), { code: 'ERR_MODULE_NOT_FOUND' });
+    const inside = Object.assign(
+      new Error("Cannot find package 'left-pad' imported from /x/node_modules/msw/lib/core.mjs"),
+      { code: 'ERR_MODULE_NOT_FOUND' },
+    );
     expect(isMissingPackage(inside, 'msw')).toBe(false);
     await expect(withOptionalPackage('msw', 'x', () => Promise.reject(inside))).rejects.toBe(inside);
   });

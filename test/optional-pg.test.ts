@@ -26,7 +26,10 @@ function withoutPg(args: string[], cwd = dir) {
 }
 
 describe('pg, an optional peer dependency', () => {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, unknown>
+  >;
 
   it('is declared an optional peer, not a dependency', () => {
     expect(manifest.dependencies).not.toHaveProperty('pg');
@@ -54,7 +57,10 @@ describe('pg, an optional peer dependency', () => {
     const init = runCli(['merchant', '--init', join(dir, 'm')]);
     expect(init.status, init.stderr).toBe(0);
     const config = join(dir, 'm', 'merchant.yaml');
-    writeFileSync(config, readFileSync(config, 'utf8').replace(/^store: .*$/m, 'store: postgres://merchant:s3cret-pw@127.0.0.1:1/wallet'));
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace(/^store: .*$/m, 'store: postgres://merchant:s3cret-pw@127.0.0.1:1/wallet'),
+    );
     const run = withoutPg(['merchant', '--config', config]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(

@@ -18,19 +18,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hide = hideRequiredPackage(dir, 'better-sqlite3');
 
 function cli(args: string[], env: Record<string, string>, preload = true) {
-  const run = spawnSync(process.execPath, [...(preload ? ['--require', hide] : []), resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
-    cwd: dir,
-    timeout: 60_000,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-  });
+  const run = spawnSync(
+    process.execPath,
+    [...(preload ? ['--require', hide] : []), resolve(ROOT, 'bin/wallet-conformance.js'), ...args],
+    {
+      cwd: dir,
+      timeout: 60_000,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+    },
+  );
   return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
-const hasNodeSqlite = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.('node:sqlite') !== undefined;
+const hasNodeSqlite =
+  (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.('node:sqlite') !== undefined;
 
 describe('better-sqlite3, an optional dependency', () => {
   it('is declared optional', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(manifest.dependencies).not.toHaveProperty('better-sqlite3');
     expect(manifest.optionalDependencies).toHaveProperty('better-sqlite3');
   });
@@ -46,7 +54,9 @@ describe('better-sqlite3, an optional dependency', () => {
   it('a WALLET_CONFORMANCE_SQLITE that names no driver is one line and exit 2', () => {
     const run = cli(['run', '--reports', join(dir, 'r2')], { WALLET_CONFORMANCE_SQLITE: 'sqlite3' }, false);
     expect(run.status, run.stdout).toBe(2);
-    expect(run.stderr).toBe('wallet-conformance: WALLET_CONFORMANCE_SQLITE is "sqlite3": it takes node:sqlite or better-sqlite3\n');
+    expect(run.stderr).toBe(
+      'wallet-conformance: WALLET_CONFORMANCE_SQLITE is "sqlite3": it takes node:sqlite or better-sqlite3\n',
+    );
   });
 
   it.runIf(hasNodeSqlite)(

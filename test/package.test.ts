@@ -10,7 +10,11 @@ import { ROOT, runCli } from './support/cli.js';
 let shipped: string[] = [];
 
 beforeAll(() => {
-  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (pack.status !== 0) throw new Error(`npm pack --dry-run failed: ${pack.stderr}`);
   shipped = (JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path);
 }, 90_000);
@@ -36,8 +40,12 @@ describe('the packed package', () => {
       ]),
     );
     expect(shipped.filter((path) => path.endsWith('.map'))).toEqual([]);
-    expect(shipped.filter((path) => path.startsWith('src/') || (path.endsWith('.ts') && !path.endsWith('.d.ts')))).toEqual([]);
-    const mapped = shipped.filter((path) => path.endsWith('.js') && readFileSync(join(ROOT, path), 'utf8').includes('//# sourceMappingURL='));
+    expect(
+      shipped.filter((path) => path.startsWith('src/') || (path.endsWith('.ts') && !path.endsWith('.d.ts'))),
+    ).toEqual([]);
+    const mapped = shipped.filter(
+      (path) => path.endsWith('.js') && readFileSync(join(ROOT, path), 'utf8').includes('//# sourceMappingURL='),
+    );
     expect(mapped).toEqual([]);
   });
 

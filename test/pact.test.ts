@@ -31,7 +31,11 @@ interface Interaction {
     body?: { content: unknown; contentType: string };
     matchingRules?: { body?: Record<string, { matchers: Matcher[] }> };
   };
-  response?: { status: number; body?: { content: Record<string, unknown> }; matchingRules?: { body?: Record<string, { matchers: Matcher[] }> } };
+  response?: {
+    status: number;
+    body?: { content: Record<string, unknown> };
+    matchingRules?: { body?: Record<string, { matchers: Matcher[] }> };
+  };
   contents?: { content: Record<string, unknown> };
 }
 interface PactFile {
@@ -71,8 +75,15 @@ describe('the generated Pact V4 files (spec/pacts)', () => {
   const messages = load(MESSAGE_PACT);
 
   it('are V4 pacts of the merchant as consumer of the service and of its callbacks', () => {
-    expect([http.metadata.pactSpecification.version, http.consumer.name, http.provider.name]).toEqual(['4.0', 'wallet-merchant', 'wallet-service']);
-    expect([messages.metadata.pactSpecification.version, messages.provider.name]).toEqual(['4.0', 'wallet-service-callbacks']);
+    expect([http.metadata.pactSpecification.version, http.consumer.name, http.provider.name]).toEqual([
+      '4.0',
+      'wallet-merchant',
+      'wallet-service',
+    ]);
+    expect([messages.metadata.pactSpecification.version, messages.provider.name]).toEqual([
+      '4.0',
+      'wallet-service-callbacks',
+    ]);
   });
 
   it('hold an HTTP interaction for every service path of the spec, and the 401, 403 and 404 answers', () => {
@@ -83,7 +94,9 @@ describe('the generated Pact V4 files (spec/pacts)', () => {
     const paths = new Set(http.interactions.map((i) => i.request!.path));
     for (const path of servicePaths) expect(paths, path).toContain(path);
     expect(http.interactions.every((i) => i.type === 'Synchronous/HTTP')).toBe(true);
-    expect(http.interactions.map((i) => i.response!.status).sort()).toEqual(expect.arrayContaining([200, 401, 403, 404]));
+    expect(http.interactions.map((i) => i.response!.status).sort()).toEqual(
+      expect.arrayContaining([200, 401, 403, 404]),
+    );
     const unauthorized = http.interactions.find((i) => i.response!.status === 401)!;
     expect(unauthorized.response!.body!.content).toEqual({ code: 'UNAUTHORIZED', message: 'unauthorized' });
   });
@@ -108,7 +121,8 @@ describe('the generated Pact V4 files (spec/pacts)', () => {
     const types = messages.interactions.map((i) => i.contents!.content.type);
     expect(types).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(messages.interactions.every((i) => i.type === 'Asynchronous/Messages')).toBe(true);
-    for (const message of messages.interactions) expect(validateSchema('CallbackPayload', message.contents!.content), message.description).toEqual([]);
+    for (const message of messages.interactions)
+      expect(validateSchema('CallbackPayload', message.contents!.content), message.description).toEqual([]);
   });
 });
 
@@ -117,12 +131,16 @@ describe('pact generate (the real CLI)', () => {
 
   it('--check fails on a folder without the pacts, generate writes them, then --check passes', async () => {
     const missing = await cli(['pact', 'generate', '--out', out, '--check']);
-    expect(missing.stdout, `exit ${missing.status}: ${missing.stderr}`).toMatch(/stale .*wallet-merchant-wallet-service\.json/);
+    expect(missing.stdout, `exit ${missing.status}: ${missing.stderr}`).toMatch(
+      /stale .*wallet-merchant-wallet-service\.json/,
+    );
     expect(missing.status).toBe(1);
     // Files in, files out: the other two runs use the built main in-process (test/support/cli-in-process.ts).
     const written = await runCliInProcess(['pact', 'generate', '--out', out]);
     expect(written.status, `${written.stdout}${written.stderr}`).toBe(0);
-    expect(readFileSync(join(out, PACT_DIR, 'wallet-merchant-wallet-service.json'), 'utf8')).toBe(readFileSync(HTTP_PACT, 'utf8'));
+    expect(readFileSync(join(out, PACT_DIR, 'wallet-merchant-wallet-service.json'), 'utf8')).toBe(
+      readFileSync(HTTP_PACT, 'utf8'),
+    );
     const checked = await runCliInProcess(['pact', 'generate', '--out', out, '--check']);
     expect(checked.status, `${checked.stdout}${checked.stderr}`).toBe(0);
   }, 60_000);
@@ -133,7 +151,10 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-pact-verify-'));
   beforeAll(async () => {
     embedded = await startEmbedded();
-    writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(
+      join(dir, 'public.pem'),
+      embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+    );
   });
   afterAll(() => embedded.close());
   const flags = () => {
@@ -156,15 +177,30 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
 
   it('passes the emulator: exit 0, Pact passed and every decrypted result valid', async () => {
     const run = await cli(['pact', 'verify', ...flags(), '--log-level', 'error']);
-    expect(run.stdout).toMatch(/pact verify: Pact verifier passed; decrypted data checks: 3 passed, 0 failed, 0 skipped/);
+    expect(run.stdout).toMatch(
+      /pact verify: Pact verifier passed; decrypted data checks: 3 passed, 0 failed, 0 skipped/,
+    );
     expect(run.stdout).not.toMatch(/FAIL/);
     expect(run.status).toBe(0);
   }, 60_000);
 
   it('without a control token or a forbidden key, notes the provider states it cannot arrange instead of pretending', async () => {
     const s = embedded.service;
-    const run = await cli(['pact', 'verify', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--public-key', join(dir, 'public.pem'), '--log-level', 'error']);
-    expect(run.stdout).toMatch(/note {3}provider state "card pc-5500-0001-7342 .*is open" is not arranged: no --control-token/);
+    const run = await cli([
+      'pact',
+      'verify',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--log-level',
+      'error',
+    ]);
+    expect(run.stdout).toMatch(
+      /note {3}provider state "card pc-5500-0001-7342 .*is open" is not arranged: no --control-token/,
+    );
     expect(run.stdout).toMatch(
       /note {3}provider state "the X-API-KEY of merchant 10086 lacks the getEnergyMaxCount permission" is not arranged: no --forbidden-key/,
     );
@@ -190,7 +226,16 @@ describe('pact verify: the real Pact verifier against the emulator', () => {
       join(dir, 'public.pem'),
     ]);
     const noPacts = await runCliInProcess(['pact', 'verify', ...flags(), '--pact-dir', dir]);
-    const unreachable = await cli(['pact', 'verify', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--public-key', join(dir, 'public.pem')]);
+    const unreachable = await cli([
+      'pact',
+      'verify',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--api-key',
+      'k',
+      '--public-key',
+      join(dir, 'public.pem'),
+    ]);
     const publish = await runCliInProcess(['pact', 'verify', ...flags(), '--publish']);
     for (const [run, text] of [
       [both, /exactly one of --private-key F or --public-key F/],
@@ -228,7 +273,9 @@ describe('pact verify fails faulty emulators', () => {
         const interaction = descriptions.find((description) => line.includes(` - ${description}: `));
         return {
           interaction: interaction ?? `(no interaction of the pact) ${line}`,
-          mismatch: interaction ? inOrder(line.slice(line.indexOf(` - ${interaction}: `) + interaction.length + 5)) : '',
+          mismatch: interaction
+            ? inOrder(line.slice(line.indexOf(` - ${interaction}: `) + interaction.length + 5))
+            : '',
         };
       })
       .sort((a, b) => a.interaction.localeCompare(b.interaction));
@@ -237,11 +284,18 @@ describe('pact verify fails faulty emulators', () => {
   function inOrder(mismatch: string): string {
     return mismatch.split('; ').sort().join('; ');
   }
-  const each = (interactions: string[], mismatch: string) => [...interactions].sort().map((interaction) => ({ interaction, mismatch: inOrder(mismatch) }));
+  const each = (interactions: string[], mismatch: string) =>
+    [...interactions].sort().map((interaction) => ({ interaction, mismatch: inOrder(mismatch) }));
 
   const caughtByPact: Array<[EmulatorFault, Array<{ interaction: string; mismatch: string }>]> = [
-    ['err401-wrong-body', each([UNKNOWN_KEY], "Expected 'UNAUTHENTICATED' (String) to be equal to 'UNAUTHORIZED' (String)")],
-    ['err401-status-200', each([UNKNOWN_KEY], "Expected 401 (Integer) to be equal to 'UNAUTHORIZED' (String); expected 401 but was 200")],
+    [
+      'err401-wrong-body',
+      each([UNKNOWN_KEY], "Expected 'UNAUTHENTICATED' (String) to be equal to 'UNAUTHORIZED' (String)"),
+    ],
+    [
+      'err401-status-200',
+      each([UNKNOWN_KEY], "Expected 401 (Integer) to be equal to 'UNAUTHORIZED' (String); expected 401 but was 200"),
+    ],
     [
       'no-403',
       each(
@@ -251,7 +305,10 @@ describe('pact verify fails faulty emulators', () => {
     ],
     [
       'err404-wrong-body',
-      each([NO_PATH], "Expected 'Not Found' (String) to be equal to 'not found' (String); Expected 'NOT_FOUND' (String) to be equal to 'NOT FOUND' (String)"),
+      each(
+        [NO_PATH],
+        "Expected 'Not Found' (String) to be equal to 'not found' (String); Expected 'NOT_FOUND' (String) to be equal to 'NOT FOUND' (String)",
+      ),
     ],
     ['envelope-code-string', each(ENVELOPED, "Expected '0' (String) to be equal to 0 (Integer)")],
     ['envelope-message-null', each(ENVELOPED, "Expected null (Null) to be equal to '' (String)")],
@@ -275,12 +332,15 @@ describe('pact verify fails faulty emulators', () => {
     const found = mismatches(result);
     expect(found.map((entry) => entry.interaction)).toEqual(ENVELOPED);
     for (const { mismatch } of found)
-      expect(mismatch).toMatch(new RegExp(`^Expected '[A-Za-z0-9+/=]{76}\\r\\n[A-Za-z0-9+/=\\r\\n]+' ${literal(BASE64_REGEX)}$`));
+      expect(mismatch).toMatch(
+        new RegExp(`^Expected '[A-Za-z0-9+/=]{76}\\r\\n[A-Za-z0-9+/=\\r\\n]+' ${literal(BASE64_REGEX)}$`),
+      );
     expect(result.checks).toEqual(
       [WITHDRAWAL, ENERGY, LEASE].map((interaction) => ({
         interaction,
         status: 'failed',
-        message: 'cannot decrypt data: line breaks in the Base64 text (at offset 76): MIME-style wrapping is not allowed; encode without line breaks',
+        message:
+          'cannot decrypt data: line breaks in the Base64 text (at offset 76): MIME-style wrapping is not allowed; encode without line breaks',
       })),
     );
     expect(result.passed).toBe(false);
@@ -299,7 +359,9 @@ describe('pact verify fails faulty emulators', () => {
     expect(result.checks.map((check) => check.interaction)).toEqual([WITHDRAWAL, ENERGY, LEASE]);
     for (const check of result.checks) {
       expect(check.status).toBe('failed');
-      expect(check.message).toMatch(/^cannot decrypt data: (the text uses the URL-safe Base64 alphabet \('-' and '_'\)|the '=' padding is missing)/);
+      expect(check.message).toMatch(
+        /^cannot decrypt data: (the text uses the URL-safe Base64 alphabet \('-' and '_'\)|the '=' padding is missing)/,
+      );
     }
   }, 60_000);
 
@@ -315,7 +377,10 @@ describe('pact verify fails faulty emulators', () => {
     ],
     [
       'order-result-string',
-      [WITHDRAWAL, LEASE].map((interaction) => [interaction, /^decrypted data breaks OrderResult: \/tenantUserId must be integer \[ORDER-RES\]$/]),
+      [WITHDRAWAL, LEASE].map((interaction) => [
+        interaction,
+        /^decrypted data breaks OrderResult: \/tenantUserId must be integer \[ORDER-RES\]$/,
+      ]),
     ],
     [
       'order-id-echo-wrong',
@@ -370,13 +435,26 @@ describe('pact verify with a Pact Broker', () => {
           res.end(JSON.stringify(value));
         };
         if (req.url === '/')
-          return hal({ _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } });
+          return hal({
+            _links: {
+              'pb:provider-pacts-for-verification': {
+                href: `${base}/pacts/provider/{provider}/for-verification`,
+                templated: true,
+              },
+            },
+          });
         if (req.url === '/pacts/provider/wallet-service/for-verification') {
           // The verifier reads the resource's own link (GET), then asks with its selectors (POST).
           if (req.method === 'GET') return hal({ _links: { self: { href: `${base}${req.url}` } } });
           return hal({
             _embedded: {
-              pacts: [{ shortDescription: 'main', verificationProperties: { pending: false, notices: [] }, _links: { self: { href: `${base}/pacts/1` } } }],
+              pacts: [
+                {
+                  shortDescription: 'main',
+                  verificationProperties: { pending: false, notices: [] },
+                  _links: { self: { href: `${base}/pacts/1` } },
+                },
+              ],
             },
           });
         }
@@ -391,10 +469,19 @@ describe('pact verify with a Pact Broker', () => {
         }
         if (req.url === '/pacticipants/wallet-service') {
           return hal({
-            _links: { 'pb:branch-version': { href: `${base}/pacticipants/wallet-service/branches/{branch}/versions/{version}`, templated: true } },
+            _links: {
+              'pb:branch-version': {
+                href: `${base}/pacticipants/wallet-service/branches/{branch}/versions/{version}`,
+                templated: true,
+              },
+            },
           });
         }
-        if (req.url === '/pacts/1/verification-results' || req.url!.startsWith('/pacticipants/wallet-service/branches/')) return hal({ _links: {} });
+        if (
+          req.url === '/pacts/1/verification-results' ||
+          req.url!.startsWith('/pacticipants/wallet-service/branches/')
+        )
+          return hal({ _links: {} });
         res.writeHead(404).end();
       });
     });
@@ -402,7 +489,10 @@ describe('pact verify with a Pact Broker', () => {
     const embedded = await startEmbedded();
     try {
       const dir = mkdtempSync(join(tmpdir(), 'wc-pact-broker-'));
-      writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+      writeFileSync(
+        join(dir, 'public.pem'),
+        embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+      );
       const s = embedded.service;
       const brokerUrl = `http://127.0.0.1:${(broker.address() as { port: number }).port}`;
       const run = await cli([
@@ -435,13 +525,17 @@ describe('pact verify with a Pact Broker', () => {
       expect(run.stdout).toMatch(/Pact verifier passed/);
       expect(run.status).toBe(0);
       const selectors = seen.find((r) => r.method === 'POST' && r.url.endsWith('/for-verification'));
-      expect(JSON.parse(selectors!.body)).toMatchObject({ consumerVersionSelectors: [{ mainBranch: true }, { deployedOrReleased: true }] });
+      expect(JSON.parse(selectors!.body)).toMatchObject({
+        consumerVersionSelectors: [{ mainBranch: true }, { deployedOrReleased: true }],
+      });
       expect(seen.filter((r) => r.url === '/pacts/1')).toHaveLength(1);
       expect(seen.every((r) => r.auth === 'Bearer tok-123')).toBe(true);
       const published = seen.find((r) => r.url === '/pacts/1/verification-results');
       expect(published?.method).toBe('POST');
       expect(JSON.parse(published!.body)).toMatchObject({ success: true, providerApplicationVersion: 'abc1234' });
-      expect(seen.some((r) => r.method === 'PUT' && r.url === '/pacticipants/wallet-service/branches/main/versions/abc1234')).toBe(true);
+      expect(
+        seen.some((r) => r.method === 'PUT' && r.url === '/pacticipants/wallet-service/branches/main/versions/abc1234'),
+      ).toBe(true);
     } finally {
       await embedded.close();
       broker.close();

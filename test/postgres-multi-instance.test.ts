@@ -19,7 +19,10 @@ const children = new Set<ChildProcess>();
 beforeAll(async () => {
   postgres = await startPostgres();
   writeFileSync(join(dir, 'merchant-public.pem'), keys.pem.publicPem);
-  writeFileSync(join(dir, 'merchant.yaml'), `apiKey: "${API_KEY}"\npublicKey: merchant-public.pem\nstore: "${postgres.url}"\nport: 0\n`);
+  writeFileSync(
+    join(dir, 'merchant.yaml'),
+    `apiKey: "${API_KEY}"\npublicKey: merchant-public.pem\nstore: "${postgres.url}"\nport: 0\n`,
+  );
 }, 60_000);
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
@@ -32,7 +35,14 @@ function startInstance(port = 0): Promise<{ child: ChildProcess; port: number }>
   return new Promise((done, fail) => {
     const child = spawn(
       process.execPath,
-      [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', join(dir, 'merchant.yaml'), '--port', String(port)],
+      [
+        resolve(ROOT, 'bin/wallet-conformance.js'),
+        'merchant',
+        '--config',
+        join(dir, 'merchant.yaml'),
+        '--port',
+        String(port),
+      ],
       { env: { ...process.env, NO_COLOR: '1' } },
     );
     children.add(child);
@@ -75,7 +85,9 @@ describe('three reference merchant processes on one PostgreSQL', () => {
           killedAt = done;
           instances[1]!.child.kill('SIGKILL');
           // Restart on the same port once the old process is gone; deliveries meanwhile fail and are retried.
-          restarted = new Promise((resolve) => instances[1]!.child.once('exit', resolve)).then(() => startInstance(instances[1]!.port));
+          restarted = new Promise((resolve) => instances[1]!.child.once('exit', resolve)).then(() =>
+            startInstance(instances[1]!.port),
+          );
         }
       },
     });

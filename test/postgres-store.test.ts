@@ -25,7 +25,10 @@ afterAll(async () => {
   await Promise.all(opened.map((store) => store.close()));
 });
 function open(options: { leaseMs?: number; table?: string } = {}): PostgresIdempotencyStore {
-  const store = openPostgresStore(server.url, { table: options.table ?? table(), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
+  const store = openPostgresStore(server.url, {
+    table: options.table ?? table(),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
   opened.push(store);
   return store;
 }
@@ -40,7 +43,9 @@ describe('PostgreSQL idempotency store on a real server', () => {
     const claims = await Promise.all(Array.from({ length: 60 }, (_, i) => instances[i % 3]!.claim('k', `d-${i}`)));
     expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
     expect(claims.filter((claim) => claim.state === 'busy')).toHaveLength(59);
-    const tokens = await Promise.all(Array.from({ length: 30 }, (_, i) => instances[i % 3]!.claim(`other-${i}`, 'x').then(tokenOf)));
+    const tokens = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => instances[i % 3]!.claim(`other-${i}`, 'x').then(tokenOf)),
+    );
     expect(new Set(tokens).size).toBe(30);
   });
 
@@ -79,7 +84,9 @@ describe('PostgreSQL idempotency store on a real server', () => {
       expect((await client.query(`SELECT count(*)::int AS n FROM ${name}_ledger`)).rows[0]).toEqual({ n: 0 });
       expect(await store.completeInTransaction('k', token + 1_000, credit('k'))).toEqual({ state: 'lost' });
       expect(await store.completeInTransaction('k', token, credit('k'))).toEqual({ state: 'done', value: undefined });
-      expect((await client.query(`SELECT amount::text FROM ${name}_ledger`)).rows).toEqual([{ amount: '12345678901234567890.123' }]);
+      expect((await client.query(`SELECT amount::text FROM ${name}_ledger`)).rows).toEqual([
+        { amount: '12345678901234567890.123' },
+      ]);
       expect(await store.processed()).toEqual(['credit']);
     } finally {
       await client.end();
@@ -235,13 +242,23 @@ describe('reference merchant receiver on PostgreSQL', () => {
   it('processes concurrent duplicates once across two instances and keeps the probe exact', async () => {
     const url = server.url;
     const events: CallbackEvent[] = [];
-    const start = () => startMerchantServer({ apiKeys: ['k'], publicKey: keys.publicKey, store: url, process: (event) => void events.push(event) });
+    const start = () =>
+      startMerchantServer({
+        apiKeys: ['k'],
+        publicKey: keys.publicKey,
+        store: url,
+        process: (event) => void events.push(event),
+      });
     const [a, b] = await Promise.all([start(), start()]);
     try {
       const event = deposit();
       const other = withdrawal();
-      const bodies = [event, other].flatMap((payload) => Array.from({ length: 10 }, () => seal(redelivery(payload), keys.privateKey)));
-      const answers = await Promise.all(bodies.map((body, i) => deliver((i % 2 ? a : b).callbackUrl, body, { apiKey: 'k' })));
+      const bodies = [event, other].flatMap((payload) =>
+        Array.from({ length: 10 }, () => seal(redelivery(payload), keys.privateKey)),
+      );
+      const answers = await Promise.all(
+        bodies.map((body, i) => deliver((i % 2 ? a : b).callbackUrl, body, { apiKey: 'k' })),
+      );
       expect(answers.map((answer) => answer.json)).toEqual(Array(20).fill({ errCode: 0, message: '' }));
       expect(events).toHaveLength(2);
       const shown = await probe(b.probeUrl);

@@ -36,7 +36,10 @@ function wrongBlockType(text: string, merchant: EmulatorMerchant): string {
     const message = plain.subarray(offset, offset + k - 11);
     const filler = Buffer.from([...randomBytes(k - 3 - message.length)].map((byte) => byte || 1));
     blocks.push(
-      privateEncrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, Buffer.concat([Buffer.from([0, 2]), filler, Buffer.from([0]), message])),
+      privateEncrypt(
+        { key: key.keyObject, padding: constants.RSA_NO_PADDING },
+        Buffer.concat([Buffer.from([0, 2]), filler, Buffer.from([0]), message]),
+      ),
     );
   }
   return encodeBase64(Buffer.concat(blocks));
@@ -44,14 +47,22 @@ function wrongBlockType(text: string, merchant: EmulatorMerchant): string {
 
 /** How the service's success envelope is shaped in each test (one emulator, switched per test). */
 const ENVELOPES: Record<string, Envelope | undefined> = {
-  'not-encrypted': (envelope, { result }) => ({ ...envelope, data: encodeBase64(Buffer.from(stringifyExact(result), 'utf8')) }),
+  'not-encrypted': (envelope, { result }) => ({
+    ...envelope,
+    data: encodeBase64(Buffer.from(stringifyExact(result), 'utf8')),
+  }),
   'another-key': faultyVariant(['response-wrong-key']).successEnvelope,
   'url-safe': faultyVariant(['response-urlsafe-base64']).successEnvelope,
   'line-breaks': faultyVariant(['response-line-breaks']).successEnvelope,
-  'wrong-block-type': (envelope, { result, merchant }) => ({ ...envelope, data: wrongBlockType(stringifyExact(result), merchant) }),
+  'wrong-block-type': (envelope, { result, merchant }) => ({
+    ...envelope,
+    data: wrongBlockType(stringifyExact(result), merchant),
+  }),
   'oaep-sha1': (envelope, { result, merchant }) => ({
     ...envelope,
-    data: sealJson(result, 'response', merchant.keyPair.privateKey, { profile: { ...merchant.profile, padding: 'oaep-sha1' } }),
+    data: sealJson(result, 'response', merchant.keyPair.privateKey, {
+      profile: { ...merchant.profile, padding: 'oaep-sha1' },
+    }),
   }),
 };
 
@@ -78,7 +89,12 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
   afterAll(() => embedded.close());
 
   // `verify service` of the embedded service (or of `url` before it), service/energy unless `suite` says otherwise.
-  const service = (name: string, extra: string[] = [], url = embedded.service.baseUrl, suite: string | undefined = 'service/energy') => {
+  const service = (
+    name: string,
+    extra: string[] = [],
+    url = embedded.service.baseUrl,
+    suite: string | undefined = 'service/energy',
+  ) => {
     const s = embedded.service;
     return runCliAsync([
       'verify',
@@ -125,7 +141,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       mode = fault;
       const run = await service(`s-${fault}`);
       mode = undefined;
-      expect(run.stderr).toMatch(/^pre-flight: warning: the answer to a valid energy query does not open with --public-key under any padding/m);
+      expect(run.stderr).toMatch(
+        /^pre-flight: warning: the answer to a valid energy query does not open with --public-key under any padding/m,
+      );
       expect(run.stderr).not.toMatch(/public key was given|set padding/);
       const r = report(`s-${fault}`);
       expect(r.preflight?.verdict).toBe('warning');
@@ -166,7 +184,10 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.stderr).toMatch(
       /^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m,
     );
-    expect(report('s-refused').preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 200, code \d+/) });
+    expect(report('s-refused').preflight?.steps[0]).toMatchObject({
+      level: 'warning',
+      observed: expect.stringMatching(/^HTTP 200, code \d+/),
+    });
     expect(run.status).toBe(1);
   }, 60_000);
 
@@ -189,7 +210,10 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.stderr.split('\n')[0]).toMatch(
       /^pre-flight: warning: the service answered HTTP 401 to --api-key: check the key and its validity window; if they are right, the service's key check is at fault \(ERR-401\)/,
     );
-    expect(report('s-401').preflight?.steps[0]).toMatchObject({ level: 'warning', observed: expect.stringMatching(/^HTTP 401 /) });
+    expect(report('s-401').preflight?.steps[0]).toMatchObject({
+      level: 'warning',
+      observed: expect.stringMatching(/^HTTP 401 /),
+    });
     expect(report('s-401').results.some((result) => result.status === 'failed')).toBe(true);
     expect(run.status).toBe(1);
   }, 60_000);
@@ -227,7 +251,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     const r = report('s-unversioned');
     expect(r.preflight?.steps[0]).toMatchObject({
       level: 'warning',
-      observed: expect.stringMatching(/getEnergyMaxCount answered 404; POST .*\/api\/api\/order\/getEnergyMaxCount answered HTTP 200/),
+      observed: expect.stringMatching(
+        /getEnergyMaxCount answered 404; POST .*\/api\/api\/order\/getEnergyMaxCount answered HTTP 200/,
+      ),
     });
     expect(r.results.find((result) => result.id === 'service/energy/success/status')).toMatchObject({
       status: 'failed',
@@ -285,8 +311,11 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       /^the service stopped answering after case service\/energy\/[\w-]+ .*the last input it received: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/.* \(no answer: /,
     );
     expect(
-      r.results.filter((result) => result.status === 'skipped' && result.message.startsWith('not run: the target stopped answering after case service/energy/'))
-        .length,
+      r.results.filter(
+        (result) =>
+          result.status === 'skipped' &&
+          result.message.startsWith('not run: the target stopped answering after case service/energy/'),
+      ).length,
     ).toBeGreaterThan(0);
     expect(run.status).toBe(1);
   }, 60_000);
@@ -296,7 +325,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     const url = await fallingHop((sent) => sent.includes('{not json'));
     const run = await service('s-dies-probe', ['--control-token', embedded.service.controlToken!], url, undefined);
     expect(run.stderr).not.toMatch(/pre-flight: --base-url|did not answer a valid/);
-    expect(run.stderr).toMatch(/wallet-conformance: the target stopped answering during the run \(.*\): reported as a failure; the cases left were not run\n$/);
+    expect(run.stderr).toMatch(
+      /wallet-conformance: the target stopped answering during the run \(.*\): reported as a failure; the cases left were not run\n$/,
+    );
     const r = report('s-dies-probe');
     const failed = r.results.filter((result) => result.status === 'failed');
     expect(failed).toHaveLength(1);
@@ -305,7 +336,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(failed[0]!.message).toMatch(
       /^the service stopped answering before the first case, during the run's set-up \(the control API probe and pre-flight\)/,
     );
-    expect(failed[0]!.message).toMatch(/the last requests the run sent it: .*\/__control\/merchants\/\d+\/[\w-]+ with body "\{not json"/);
+    expect(failed[0]!.message).toMatch(
+      /the last requests the run sent it: .*\/__control\/merchants\/\d+\/[\w-]+ with body "\{not json"/,
+    );
     expect(
       r.results
         .filter((result) => result.status === 'skipped')
@@ -313,7 +346,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     ).toBe(true);
     expect(r.preflight?.steps.at(-1)).toMatchObject({
       level: 'warning',
-      conclusion: expect.stringMatching(/^the target stopped answering during pre-flight: nothing is concluded of the configuration/),
+      conclusion: expect.stringMatching(
+        /^the target stopped answering during pre-flight: nothing is concluded of the configuration/,
+      ),
     });
     expect(run.status).toBe(1);
   }, 60_000);
@@ -325,8 +360,14 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
     expect(run.stderr).not.toMatch(/pre-flight: --base-url|did not answer a valid/);
     const r = report('s-dies-preflight');
     const stopped = r.results.find((result) => result.id.endsWith('/target-stopped'));
-    expect(stopped).toMatchObject({ status: 'failed', case: expect.stringMatching(/^[\w-]+$/), suite: 'service/energy' });
-    expect(stopped?.message).toMatch(/the last requests the run sent it: .*POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/\S+ with body "/);
+    expect(stopped).toMatchObject({
+      status: 'failed',
+      case: expect.stringMatching(/^[\w-]+$/),
+      suite: 'service/energy',
+    });
+    expect(stopped?.message).toMatch(
+      /the last requests the run sent it: .*POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/\S+ with body "/,
+    );
     expect(r.summary).toMatchObject({ passed: 0, failed: 1 });
     expect(run.status).toBe(1);
   }, 60_000);
@@ -367,11 +408,16 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       expect(r.preflight?.verdict).toBe('warning');
       expect(r.preflight?.steps.at(-1)).toMatchObject({
         level: 'warning',
-        conclusion: expect.stringMatching(/the key and the profile are right.*reads the body as a form \(CB-RAW-BODY\)/),
+        conclusion: expect.stringMatching(
+          /the key and the profile are right.*reads the body as a form \(CB-RAW-BODY\)/,
+        ),
       });
-      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(
-        true,
-      );
+      expect(
+        r.results.some(
+          (result) =>
+            result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')),
+        ),
+      ).toBe(true);
       expect(run.status).toBe(1);
     }, 60_000);
 
@@ -392,9 +438,12 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       );
       const r = report('m-first-block');
       expect(r.preflight?.verdict).toBe('warning');
-      expect(r.results.some((result) => result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')))).toBe(
-        true,
-      );
+      expect(
+        r.results.some(
+          (result) =>
+            result.status === 'failed' && (result.rules.includes('CB-RAW-BODY') || result.rules.includes('CB-DECRYPT')),
+        ),
+      ).toBe(true);
       expect(run.status).toBe(1);
     }, 60_000);
 
@@ -403,7 +452,8 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const server = http.createServer((req, res) => {
         req.resume();
         req.on('end', () => {
-          for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'x-api-key') names.push(req.rawHeaders[i]!);
+          for (let i = 0; i < req.rawHeaders.length; i += 2)
+            if (req.rawHeaders[i]!.toLowerCase() === 'x-api-key') names.push(req.rawHeaders[i]!);
           res.writeHead(401, { 'content-type': 'application/json' }).end('{"errCode":401}');
         });
       });
@@ -434,7 +484,9 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
           // Looks the key up by the exact name x-api-key in the raw headers, as a case-sensitive map would.
           const at = req.rawHeaders.findIndex((name, i) => i % 2 === 0 && name === 'x-api-key');
           const ok = at >= 0 && req.rawHeaders[at + 1] === apiKey;
-          res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"errCode":0}' : '{"errCode":401}');
+          res
+            .writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
+            .end(ok ? '{"errCode":0}' : '{"errCode":401}');
         });
       });
       const port = await listenOn(server);
@@ -457,12 +509,19 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       expect(run.stderr).toMatch(
         /pre-flight: warning: the merchant treats a valid callback like one it cannot open: its key may not be the pair of --private-key/,
       );
-      expect(report('m-other-key').results.some((result) => result.status === 'failed' && result.rules.includes('CB-DECRYPT'))).toBe(true);
+      expect(
+        report('m-other-key').results.some(
+          (result) => result.status === 'failed' && result.rules.includes('CB-DECRYPT'),
+        ),
+      ).toBe(true);
       expect(run.status).toBe(1);
     }, 60_000);
 
     it('a merchant that opens callbacks under OAEP-SHA1 while --profile says pkcs1: proven by the experiment, exit 2 naming the profile', async () => {
-      const m = await faulty('none', embedded.service.publicKey, { ...embedded.merchant.profile, padding: 'oaep-sha1' });
+      const m = await faulty('none', embedded.service.publicKey, {
+        ...embedded.merchant.profile,
+        padding: 'oaep-sha1',
+      });
       const run = await merchant(m.callbackUrl, 'm-oaep', 'merchant/raw-body');
       expect(run.stderr.trim()).toMatch(
         /^wallet-conformance: pre-flight: the merchant opens callbacks under padding oaep-sha1, callbacks encrypted with the private key, not under --profile's \(padding pkcs1, private key\): set padding in --profile \(.*while --profile's reading and a stranger's key are not acknowledged\)$/,
@@ -474,9 +533,12 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       const publicKey = embedded.service.publicKey;
       const server = http.createServer(async (req, res) => {
         const body = await readBody(req);
-        if (req.headers['x-api-key'] !== embedded.merchant.apiKey) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"errCode":401}');
+        if (req.headers['x-api-key'] !== embedded.merchant.apiKey)
+          return res.writeHead(401, { 'content-type': 'application/json' }).end('{"errCode":401}');
         try {
-          openJson(body.ok ? body.body.toString('latin1') : '', 'callback', publicKey, { profile: embedded.merchant.profile });
+          openJson(body.ok ? body.body.toString('latin1') : '', 'callback', publicKey, {
+            profile: embedded.merchant.profile,
+          });
         } catch {
           // As a process that dies on an exception would: the connection drops, the port closes.
           res.socket?.destroy();
@@ -499,9 +561,13 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       expect(stopped?.message).toMatch(
         /^the merchant stopped answering after case merchant\/malformed\/[\w-]+ .*the last input it received: POST .* \(no answer: .*\)/,
       );
-      const evidence = (stopped?.evidence as { exchanges: Array<{ request: { body: string }; error?: string }> }).exchanges;
+      const evidence = (stopped?.evidence as { exchanges: Array<{ request: { body: string }; error?: string }> })
+        .exchanges;
       expect(evidence.some((exchange) => exchange.error && !/stopped answering/.test(exchange.error))).toBe(true);
-      const left = r.results.filter((result) => result.message === `not run: the target stopped answering after case ${stopped!.suite}/${stopped!.case}`);
+      const left = r.results.filter(
+        (result) =>
+          result.message === `not run: the target stopped answering after case ${stopped!.suite}/${stopped!.case}`,
+      );
       expect(left.length).toBeGreaterThan(0);
       expect(left.every((result) => result.status === 'skipped')).toBe(true);
       expect(run.status).toBe(1);

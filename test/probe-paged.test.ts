@@ -77,7 +77,10 @@ describe('a reference merchant process with a long history and a probe token', (
     const headers = { authorization: `Bearer ${PROBE_TOKEN}` };
     // Warm up: one whole paged read, so caches and buffers are in place before the baseline.
     for (let since = '0', more = true; more;) {
-      const page = (await (await fetch(`${merchant.probeUrl}?since=${since}`, { headers })).json()) as { next: string; more: boolean };
+      const page = (await (await fetch(`${merchant.probeUrl}?since=${since}`, { headers })).json()) as {
+        next: string;
+        more: boolean;
+      };
       since = page.next;
       more = page.more;
     }
@@ -137,7 +140,9 @@ describe('a reference merchant process with a long history and a probe token', (
     const results = (JSON.parse(report) as { results: Array<{ status: string; message: string }> }).results;
     expect(results.filter((result) => result.status === 'passed').length).toBeGreaterThan(0);
     // Only the restart cases are skipped (no --restart): nothing for want of the probe.
-    expect(results.filter((result) => result.status === 'skipped' && !/needs --restart/.test(result.message))).toEqual([]);
+    expect(results.filter((result) => result.status === 'skipped' && !/needs --restart/.test(result.message))).toEqual(
+      [],
+    );
     expect(run.stdout + run.stderr + report).not.toContain(PROBE_TOKEN);
   }, 120_000);
 
@@ -175,7 +180,11 @@ describe("a user's probe of the old contract (it ignores the query)", () => {
     merchant = await startMerchantServer({ apiKeys: [API_KEY], publicKey: keys.publicKey, store });
     // Its whole history in every answer, whatever the query: over 1 MiB and growing.
     oldProbe = createHttpServer((_req, res) => {
-      void store.processed().then((list) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"processed":[${list.join(',')}]}`));
+      void store
+        .processed()
+        .then((list) =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(`{"processed":[${list.join(',')}]}`),
+        );
     });
     await new Promise<void>((done) => oldProbe.listen(0, '127.0.0.1', done));
     oldProbeUrl = `http://127.0.0.1:${(oldProbe.address() as AddressInfo).port}/probe`;
@@ -205,8 +214,14 @@ describe("a user's probe of the old contract (it ignores the query)", () => {
       { env: { WALLET_API_KEY: API_KEY } },
     );
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    const results = (JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as { results: Array<{ status: string; message: string }> }).results;
+    const results = (
+      JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as {
+        results: Array<{ status: string; message: string }>;
+      }
+    ).results;
     // Only the restart cases are skipped (no --restart): nothing for want of the probe.
-    expect(results.filter((result) => result.status === 'skipped' && !/needs --restart/.test(result.message))).toEqual([]);
+    expect(results.filter((result) => result.status === 'skipped' && !/needs --restart/.test(result.message))).toEqual(
+      [],
+    );
   }, 120_000);
 });

@@ -69,7 +69,11 @@ describe('generated cases against the independent doubles', () => {
             },
             { numRuns: 200, seed, reportsDir: reportsDir(), rules },
           );
-          expect(results.slice(0, 4).map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+          expect(
+            results
+              .slice(0, 4)
+              .map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]),
+          ).toEqual([
             ['valid-requests', 'passed', ''],
             ['one-rule-broken', 'passed', ''],
             ['crypto-mangled', 'passed', ''],
@@ -78,7 +82,8 @@ describe('generated cases against the independent doubles', () => {
           // Property 4 through the documented control routes alone (no cards route: unregistered cards close once).
           const stateful = results[4]!;
           expect(stateful.case).toBe('stateful');
-          if (options.leaseSettleMs === 0) expect([stateful.status, stateful.message]).toEqual(['passed', `200 cases (200 held); seed ${seed}`]);
+          if (options.leaseSettleMs === 0)
+            expect([stateful.status, stateful.message]).toEqual(['passed', `200 cases (200 held); seed ${seed}`]);
           else {
             // Its leases land 1.5 s after the order: a legal reading that warns, never a failure.
             expect(stateful.status, stateful.message).toBe('warning');
@@ -94,7 +99,9 @@ describe('generated cases against the independent doubles', () => {
     }, 480_000);
   }
 
-  const keys = [{ key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') }];
+  const keys = [
+    { key: apiKey, notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2099-12-31T23:59:59Z') },
+  ];
   const receivers = [
     ['Express 5', () => startExpressReceiver({ port: 0, publicKey: publicPem, apiKeys: keys })],
     // 10 ms of business processing, not its default 40: the client and the receiver share one event loop, so identical
@@ -105,7 +112,11 @@ describe('generated cases against the independent doubles', () => {
     `the Python receiver on Flask and SQLite passes every merchant property on two seeds (skipped only when ${pythonMissing ?? 'python3, flask or cryptography is missing'})`,
     async () => {
       const dir = reportsDir();
-      const receiver = await startPython('receiver.py', { publicKeyPem: publicPem, store: join(dir, 'receiver.sqlite'), apiKeys: [{ key: apiKey }] }, dir);
+      const receiver = await startPython(
+        'receiver.py',
+        { publicKeyPem: publicPem, store: join(dir, 'receiver.sqlite'), apiKeys: [{ key: apiKey }] },
+        dir,
+      );
       try {
         for (const seed of [101, 202]) {
           const results = await runGenerated(
@@ -119,7 +130,9 @@ describe('generated cases against the independent doubles', () => {
             },
             { numRuns: 100, seed, reportsDir: reportsDir(), rules },
           );
-          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+          expect(
+            results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]),
+          ).toEqual([
             ['callbacks-once', 'passed', ''],
             ['callbacks-mangled', 'passed', ''],
           ]);
@@ -148,7 +161,9 @@ describe('generated cases against the independent doubles', () => {
             },
             { numRuns: 200, seed, reportsDir: reportsDir(), rules },
           );
-          expect(results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message])).toEqual([
+          expect(
+            results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]),
+          ).toEqual([
             ['callbacks-once', 'passed', ''],
             ['callbacks-mangled', 'passed', ''],
           ]);

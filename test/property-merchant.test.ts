@@ -14,7 +14,11 @@ import { runGenerated } from '../src/property/generated-run.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
 import type { MerchantTarget, Report } from '../src/runner/types.js';
-import { startFaultyMerchant, startUtf8mb3Merchant, type MerchantDefect } from './fixtures/property-faulty-merchants.js';
+import {
+  startFaultyMerchant,
+  startUtf8mb3Merchant,
+  type MerchantDefect,
+} from './fixtures/property-faulty-merchants.js';
 import { runCliAsync } from './support/cli.js';
 
 const rules = loadRules();
@@ -24,7 +28,10 @@ describe('generated callbacks against merchants', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-property-merchant-'));
   beforeAll(async () => {
     embedded = await startEmbedded();
-    writeFileSync(join(dir, 'private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(
+      join(dir, 'private.pem'),
+      embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }),
+    );
   });
   afterAll(() => embedded.close());
 
@@ -140,8 +147,17 @@ describe('a merchant that only Unicode callbacks reveal', () => {
   it('the hand-written merchant suites pass the reference merchant with a utf8mb3 tenantUserId column', async () => {
     const faulty = await startUtf8mb3Merchant();
     try {
-      const report = await runSuites({ target: faulty.merchant, suites: loadSuites().filter((suite) => suite.side === 'merchant'), rules, strict: false });
-      expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+      const report = await runSuites({
+        target: faulty.merchant,
+        suites: loadSuites().filter((suite) => suite.side === 'merchant'),
+        rules,
+        strict: false,
+      });
+      expect(
+        report.results
+          .filter((result) => result.status === 'failed')
+          .map((result) => `${result.id}: ${result.message}`),
+      ).toEqual([]);
       expect(report.summary.passed).toBeGreaterThan(20);
     } finally {
       await faulty.close();
@@ -163,7 +179,11 @@ describe('a merchant that only Unicode callbacks reveal', () => {
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toContain('CB-ERRCODE');
         expect(found.message).toMatch(/was not acknowledged: HTTP 200 .*Incorrect string value: '\\\\xF0/);
-        const minimal = (found.evidence?.generated as { case: { events: Array<{ payload: Record<string, unknown> }>; redeliveries: unknown[] } }).case;
+        const minimal = (
+          found.evidence?.generated as {
+            case: { events: Array<{ payload: Record<string, unknown> }>; redeliveries: unknown[] };
+          }
+        ).case;
         expect(minimal.redeliveries, `seed ${seed}`).toEqual([]);
         expect(minimal.events.length, `seed ${seed}`).toBeLessThanOrEqual(2);
         const tenant = String(minimal.events[0]!.payload.tenantUserId);

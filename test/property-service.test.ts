@@ -30,7 +30,10 @@ describe('verify service --generate (the real CLI) against the emulator', () => 
   const dir = mkdtempSync(join(tmpdir(), 'wc-property-'));
   beforeAll(async () => {
     embedded = await startEmbedded();
-    writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(
+      join(dir, 'public.pem'),
+      embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+    );
   });
   afterAll(() => embedded.close());
   const args = (reports: string, ...more: string[]) => {
@@ -55,11 +58,19 @@ describe('verify service --generate (the real CLI) against the emulator', () => 
   };
 
   it('adds one passing result per property after the suites, with the seed that replays it, and exits 0', async () => {
-    const run = await runCliAsync(args('g1', '--generate', '60', '--seed', '4242', '--control-token', embedded.service.controlToken!));
+    const run = await runCliAsync(
+      args('g1', '--generate', '60', '--seed', '4242', '--control-token', embedded.service.controlToken!),
+    );
     expect(run.stderr).toBe('');
     const report = JSON.parse(readFileSync(join(dir, 'g1', 'report.json'), 'utf8')) as Report;
     const generated = report.results.filter((result) => result.suite === 'generated/service');
-    expect(generated.map((result) => result.case)).toEqual(['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful']);
+    expect(generated.map((result) => result.case)).toEqual([
+      'valid-requests',
+      'one-rule-broken',
+      'crypto-mangled',
+      'edges',
+      'stateful',
+    ]);
     for (const result of generated) {
       expect(result.status).toBe('passed');
       expect(result.message).toMatch(/^60 cases \(.*\); seed 4242$/);
@@ -100,7 +111,17 @@ describe('run --generate (the embedded run)', () => {
   it('adds the generated results of both sides to the one report', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'wc-property-run-'));
     // One suite (service/energy; the merchant side runs none): the embedded run of every suite is test/run.test.ts's, this one is the merge.
-    const run = await runCliAsync(['run', '--suite', 'service/energy', '--generate', '10', '--seed', '9', '--reports', reports]);
+    const run = await runCliAsync([
+      'run',
+      '--suite',
+      'service/energy',
+      '--generate',
+      '10',
+      '--seed',
+      '9',
+      '--reports',
+      reports,
+    ]);
     const report = JSON.parse(readFileSync(join(reports, 'report.json'), 'utf8')) as Report;
     const generated = report.results.filter((result) => result.suite.startsWith('generated/'));
     expect(generated.map((result) => `${result.suite}/${result.case} ${result.status}`)).toEqual([
@@ -112,7 +133,9 @@ describe('run --generate (the embedded run)', () => {
       'generated/merchant/callbacks-once passed',
       'generated/merchant/callbacks-mangled passed',
     ]);
-    expect(report.results.filter((result) => !result.suite.startsWith('generated/')).map((result) => result.suite)).toContain('service/energy');
+    expect(
+      report.results.filter((result) => !result.suite.startsWith('generated/')).map((result) => result.suite),
+    ).toContain('service/energy');
     expect(report.summary.passed).toBe(report.results.filter((result) => result.status === 'passed').length);
     expect(run.status).toBe(0);
   }, 180_000);
@@ -131,19 +154,28 @@ describe('--generate 200 against the emulator and the reference merchant, edges 
     try {
       for (const seed of [1, 2, 3]) {
         for (const target of [embedded.service, embedded.merchant]) {
-          const results = await runGenerated(target, { numRuns: 200, seed, reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-200-')), rules });
+          const results = await runGenerated(target, {
+            numRuns: 200,
+            seed,
+            reportsDir: mkdtempSync(join(tmpdir(), 'wc-property-200-')),
+            rules,
+          });
           expect(
             results.map((result) => [result.case, result.status, result.status === 'passed' ? '' : result.message]),
             `seed ${seed}`,
           ).toEqual(results.map((result) => [result.case, 'passed', '']));
           expect(results.map((result) => result.case)).toEqual(
-            target.side === 'service' ? ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful'] : ['callbacks-once', 'callbacks-mangled'],
+            target.side === 'service'
+              ? ['valid-requests', 'one-rule-broken', 'crypto-mangled', 'edges', 'stateful']
+              : ['callbacks-once', 'callbacks-mangled'],
           );
           if (target.side === 'service') {
             const stateful = results[4]!;
             expect(stateful.message).toBe(`200 cases (200 held); seed ${seed}`);
             // The energy is put back as the probe read it before the run.
-            expect((stateful.evidence?.generated as { restored: string[] }).restored).toEqual(['energy restored to its value before the run']);
+            expect((stateful.evidence?.generated as { restored: string[] }).restored).toEqual([
+              'energy restored to its value before the run',
+            ]);
           }
         }
       }
@@ -164,19 +196,30 @@ describe('faulty services that only generated inputs reveal', () => {
       try {
         for (const seed of [11, 22, 33]) {
           const reportsDir = mkdtempSync(join(tmpdir(), 'wc-property-faulty-'));
-          const results = await runGenerated(faulty.service, { numRuns: 200, seed, reportsDir, rules, only: ['valid-requests', 'edges'] });
+          const results = await runGenerated(faulty.service, {
+            numRuns: 200,
+            seed,
+            reportsDir,
+            rules,
+            only: ['valid-requests', 'edges'],
+          });
           const failed = results.filter((result) => result.status === 'failed');
           expect(failed.length, `seed ${seed}`).toBeGreaterThan(0);
           const found = failed[0]!;
           expect(found.rules).toContain(rule);
           expect(found.message).toMatch(shows);
           expect(found.message).toContain(`--seed ${seed}`);
-          const generated = found.evidence?.generated as { case: { base: { plain: Record<string, unknown> } }; seed: number };
+          const generated = found.evidence?.generated as {
+            case: { base: { plain: Record<string, unknown> } };
+            seed: number;
+          };
           expect(generated.seed).toBe(seed);
           // Shrunk: the free texts the defect does not need are gone.
           for (const field of ['tenantUserId', 'toAddr', 'callBackId'])
             expect([...String(generated.case.base.plain[field])].length, field).toBeLessThanOrEqual(4);
-          expect(((found.evidence?.exchanges as Array<{ request: { plain?: string } }>)[0]!.request.plain ?? '').length).toBeGreaterThan(0);
+          expect(
+            ((found.evidence?.exchanges as Array<{ request: { plain?: string } }>)[0]!.request.plain ?? '').length,
+          ).toBeGreaterThan(0);
           expect(existsSync(join(reportsDir, 'examples', `service-${found.case}.json`))).toBe(true);
         }
       } finally {
@@ -203,7 +246,11 @@ describe('faulty services that only the edges reveal (block multiples, integers 
       const faulty = await startFaultyService(defect);
       try {
         const report = await runSuites({ target: faulty.service, suites: handWritten, rules, strict: false });
-        expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+        expect(
+          report.results
+            .filter((result) => result.status === 'failed')
+            .map((result) => `${result.id}: ${result.message}`),
+        ).toEqual([]);
         const caught = await runSuites({ target: faulty.service, suites: derived, rules, strict: false });
         const failed = caught.results.filter((result) => result.status === 'failed');
         expect(failed.length).toBeGreaterThan(0);
@@ -309,7 +356,11 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
       const faulty = await startFaultyService(defect);
       try {
         const report = await runSuites({ target: faulty.service, suites: serviceSuites, rules, strict: false });
-        expect(report.results.filter((result) => result.status === 'failed').map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+        expect(
+          report.results
+            .filter((result) => result.status === 'failed')
+            .map((result) => `${result.id}: ${result.message}`),
+        ).toEqual([]);
         expect(report.summary.passed).toBeGreaterThan(50);
       } finally {
         await faulty.close();
@@ -345,7 +396,9 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
         // The report shows the sequence step by step, the answers decrypted.
         const sequence = found.evidence?.sequence as Array<{ command: string; answer?: string; expected?: string }>;
         expect(sequence.map((step) => step.command)).toEqual(minimal);
-        expect(sequence.at(-1)!.answer).toMatch(/→ data \{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":\d+\}$/);
+        expect(sequence.at(-1)!.answer).toMatch(
+          /→ data \{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":\d+\}$/,
+        );
         expect(sequence.at(-1)!.expected).toMatch(/^15381\b/);
       }
     } finally {
@@ -369,14 +422,17 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
         const found = results[0]!;
         expect(found.status, `seed ${seed}: ${found.message}`).toBe('failed');
         expect(found.rules).toEqual(['ORDER-RES']);
-        expect(found.message).toMatch(/^success whose result tenantUserId \d+ is not the request's tenantUserId "\d{16,17}" \(1[67] digits\)/);
+        expect(found.message).toMatch(
+          /^success whose result tenantUserId \d+ is not the request's tenantUserId "\d{16,17}" \(1[67] digits\)/,
+        );
         const minimal = (found.evidence?.generated as { case: { plain: Record<string, unknown> } }).case;
         // Shrunk to the fewest digits a rounding at the 15th shows in (16, or 17 where dropping any digit rounds back), mostly zeros.
         const tenant = String(minimal.plain.tenantUserId);
         expect(tenant, `seed ${seed}`).toMatch(/^[1-9]\d{15,16}$/);
         expect(tenant.replaceAll('0', '').length, `seed ${seed}: ${tenant}`).toBeLessThanOrEqual(2);
         // The other free texts are shrunk away.
-        for (const field of ['toAddr', 'callBackId']) expect(String(minimal.plain[field]).length, field).toBeLessThanOrEqual(1);
+        for (const field of ['toAddr', 'callBackId'])
+          expect(String(minimal.plain[field]).length, field).toBeLessThanOrEqual(1);
       }
     } finally {
       await faulty.close();
@@ -387,7 +443,11 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
 
   // Every legal reading of the open points property 4 touches: a failure would be a property demanding what the interface leaves open.
   const readings: Array<[string, Partial<EmulatorPolicies>, RegExp | undefined]> = [
-    ['leases debited a second later', { leaseDebit: 'later', leaseDebitDelayMs: 1000 }, /a lease debited later or never/],
+    [
+      'leases debited a second later',
+      { leaseDebit: 'later', leaseDebitDelayMs: 1000 },
+      /a lease debited later or never/,
+    ],
     ['leases never debited', { leaseDebit: 'never' }, /a lease debited later or never/],
     [
       'a repeated callBackId replayed, no card registry, refusals as HTTP 4xx',
@@ -397,7 +457,9 @@ describe('property 4 (stateful) finds the faults only a sequence or a long id re
   ];
   for (const [name, policies, warns] of readings) {
     it(`the emulator with ${name} passes property 4 with a U-STATES warning at most`, async () => {
-      const config = loadEmulatorConfig(initEmulatorDir(mkdtempSync(join(tmpdir(), 'wc-property-policy-')), { store: ':memory:', port: 0 }).configPath);
+      const config = loadEmulatorConfig(
+        initEmulatorDir(mkdtempSync(join(tmpdir(), 'wc-property-policy-')), { store: ':memory:', port: 0 }).configPath,
+      );
       config.policies = { ...DEFAULT_POLICIES, ...policies };
       const account = config.merchants[0]!;
       delete account.callbackUrl;

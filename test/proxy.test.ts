@@ -16,8 +16,14 @@ describe('proxies: HTTPS_PROXY tunnels https with CONNECT, HTTP_PROXY carries ht
   beforeAll(async () => {
     [secure, plain] = await Promise.all([startEmbedded({ tls: true }), startEmbedded()]);
     writeFileSync(file('ca.pem'), secure.ca!);
-    writeFileSync(file('secure-private.pem'), secure.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
-    writeFileSync(file('plain-private.pem'), plain.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(
+      file('secure-private.pem'),
+      secure.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }),
+    );
+    writeFileSync(
+      file('plain-private.pem'),
+      plain.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }),
+    );
     proxy = await startTestProxy();
   }, 60_000);
   beforeEach(() => {
@@ -72,7 +78,18 @@ describe('proxies: HTTPS_PROXY tunnels https with CONNECT, HTTP_PROXY carries ht
 
   it('an http target goes through HTTP_PROXY in absolute form', async () => {
     const run = await cli(
-      ['callback', 'send', '--url', plain.merchant.callbackUrl, '--api-key', plain.merchant.apiKey, '--private-key', file('plain-private.pem'), '--type', '1'],
+      [
+        'callback',
+        'send',
+        '--url',
+        plain.merchant.callbackUrl,
+        '--api-key',
+        plain.merchant.apiKey,
+        '--private-key',
+        file('plain-private.pem'),
+        '--type',
+        '1',
+      ],
       { HTTP_PROXY: proxy.url },
     );
     expect(run.stdout).toMatch(/delivery 1\/1: HTTP 200 \{"errCode":0/);

@@ -74,7 +74,11 @@ afterAll(() => {
 async function deliver(payload: string, apiKey = API_KEY): Promise<{ status: number; body: string }> {
   const text = payload.replace('"requestUUID":""', `"requestUUID":"${randomUUID()}"`);
   const body = sealBytes(Buffer.from(text), 'callback', privateKey);
-  const response = await fetch(`${base}/callback`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'text/plain' }, body });
+  const response = await fetch(`${base}/callback`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'text/plain' },
+    body,
+  });
   return { status: response.status, body: await response.text() };
 }
 
@@ -85,7 +89,9 @@ describe("the merchant guide's receiver", () => {
   it('processes a redelivered withdrawal once, acknowledges both, and its probe returns the exact payload', async () => {
     expect(await deliver(WITHDRAWAL)).toEqual({ status: 200, body: '{"errCode":0,"message":""}' });
     expect(await deliver(WITHDRAWAL)).toEqual({ status: 200, body: '{"errCode":0,"message":""}' });
-    const probe = JSON.parse((await (await fetch(`${base}/probe`)).text()).replace(/"amount":([\d.]+)/g, '"amount":"$1"')) as {
+    const probe = JSON.parse(
+      (await (await fetch(`${base}/probe`)).text()).replace(/"amount":([\d.]+)/g, '"amount":"$1"'),
+    ) as {
       processed: Array<Record<string, unknown>>;
     };
     expect(probe.processed).toHaveLength(1);

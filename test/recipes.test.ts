@@ -45,7 +45,11 @@ function missing(command: string, args: string[], what: string): string | undefi
 }
 const MISSING: Record<Language, string | undefined> = {
   java: missing('javac', ['-version'], 'the JDK is missing'),
-  python: missing(process.env.DOUBLES_PYTHON ?? 'python3', ['-c', 'import cryptography'], 'python3 with cryptography is missing'),
+  python: missing(
+    process.env.DOUBLES_PYTHON ?? 'python3',
+    ['-c', 'import cryptography'],
+    'python3 with cryptography is missing',
+  ),
   node: undefined,
   go: goMissing,
 };
@@ -63,7 +67,8 @@ function seal(privatePem: string): { text: string; body: string } {
   }
 }
 
-const wrap = (body: string, width: number, end: string) => body.replace(new RegExp(`(.{${width}})(?!$)`, 'g'), `$1${end}`);
+const wrap = (body: string, width: number, end: string) =>
+  body.replace(new RegExp(`(.{${width}})(?!$)`, 'g'), `$1${end}`);
 
 const ours = [1024, 2048].map((bits) => ({ bits, pair: generateMerchantKeyPair(bits) }));
 const foreign = generateMerchantKeyPair(1024);
@@ -81,7 +86,10 @@ const VECTORS: Array<{ name: string; body: string; text?: string; open: boolean 
 ];
 
 /** The program around a recipe: reads the public key (argv) and each body file, prints OK <base64 of the plaintext> or REFUSED <why>. */
-const HARNESS: Record<Language, { files: (code: string) => Record<string, string>; run: (work: string, args: string[]) => SpawnSyncReturns<string> }> = {
+const HARNESS: Record<
+  Language,
+  { files: (code: string) => Record<string, string>; run: (work: string, args: string[]) => SpawnSyncReturns<string> }
+> = {
   java: {
     files: (code) => ({
       'Recipe.java': `import java.io.*;
@@ -132,7 +140,12 @@ for path in sys.argv[2:]:
         print("REFUSED " + repr(error).replace("\\n", " "))
 `,
     }),
-    run: (work, args) => spawnSync(process.env.DOUBLES_PYTHON ?? 'python3', ['recipe.py', ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 }),
+    run: (work, args) =>
+      spawnSync(process.env.DOUBLES_PYTHON ?? 'python3', ['recipe.py', ...args], {
+        cwd: work,
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
   },
   node: {
     files: (code) => ({
@@ -150,7 +163,8 @@ for (const path of process.argv.slice(3)) {
 }
 `,
     }),
-    run: (work, args) => spawnSync(process.execPath, ['recipe.mjs', ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 }),
+    run: (work, args) =>
+      spawnSync(process.execPath, ['recipe.mjs', ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 }),
   },
   go: {
     files: (code) => ({
@@ -193,8 +207,15 @@ func main() {
 `,
     }),
     run: (work, args) => {
-      const build = spawnSync('go', ['build', '-o', 'recipe', '.'], { cwd: work, env: goEnv(), encoding: 'utf8', timeout: 180_000 });
-      return build.status === 0 ? spawnSync(join(work, 'recipe'), args, { cwd: work, encoding: 'utf8', timeout: 60_000 }) : build;
+      const build = spawnSync('go', ['build', '-o', 'recipe', '.'], {
+        cwd: work,
+        env: goEnv(),
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      return build.status === 0
+        ? spawnSync(join(work, 'recipe'), args, { cwd: work, encoding: 'utf8', timeout: 60_000 })
+        : build;
     },
   },
 };
@@ -216,7 +237,9 @@ describe("the merchant guide's recipes", () => {
   it('has the same code in each program as on the page, line for line', () => {
     for (const recipe of RECIPES) {
       const program = lines(readFileSync(join(ROOT, recipe.file), 'utf8')).join('\n');
-      expect(program, `${recipe.file} differs from the guide's ${recipe.language} recipe`).toContain(lines(recipe.code).join('\n'));
+      expect(program, `${recipe.file} differs from the guide's ${recipe.language} recipe`).toContain(
+        lines(recipe.code).join('\n'),
+      );
     }
   });
 
@@ -227,7 +250,8 @@ describe("the merchant guide's recipes", () => {
       () => {
         const work = join(dir, recipe.language);
         mkdirSync(work);
-        for (const [name, text] of Object.entries(HARNESS[recipe.language].files(recipe.code))) writeFileSync(join(work, name), text);
+        for (const [name, text] of Object.entries(HARNESS[recipe.language].files(recipe.code)))
+          writeFileSync(join(work, name), text);
         const args: string[] = [];
         for (const [i, vector] of VECTORS.entries()) {
           writeFileSync(join(work, `body-${i}.txt`), vector.body);
@@ -247,7 +271,8 @@ describe("the merchant guide's recipes", () => {
           expect(answers, run.stdout).toHaveLength(mine.length);
           for (const [i, { vector }] of mine.entries()) {
             const answer = answers[i]!;
-            if (vector.open) expect(answer, vector.name).toBe(`OK ${Buffer.from(vector.text!, 'utf8').toString('base64')}`);
+            if (vector.open)
+              expect(answer, vector.name).toBe(`OK ${Buffer.from(vector.text!, 'utf8').toString('base64')}`);
             else expect(answer, `${vector.name}: the guide's table refuses this body`).toMatch(/^REFUSED /);
           }
         }

@@ -51,10 +51,18 @@ describe('reports of run, shards and report merge', () => {
     expect(readReport(dirs.two).results.length).toBeGreaterThan(0);
     expect(merged.results.map((r) => r.id)).toEqual(full.results.map((r) => r.id));
     const count = (status: string) => merged.results.filter((r) => r.status === status).length;
-    expect(merged.summary).toMatchObject({ passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped') });
+    expect(merged.summary).toMatchObject({
+      passed: count('passed'),
+      failed: count('failed'),
+      warnings: count('warning'),
+      skipped: count('skipped'),
+    });
     expect(merge.status).toBe(merged.summary.failed > 0 ? 1 : 0);
-    expect(merge.stdout).toContain(`merged 2 report(s): ${merged.summary.passed} passed, ${merged.summary.failed} failed`);
-    for (const name of ['junit.xml', 'summary.md', 'report.html']) expect(existsSync(join(dirs.merged, name)), name).toBe(true);
+    expect(merge.stdout).toContain(
+      `merged 2 report(s): ${merged.summary.passed} passed, ${merged.summary.failed} failed`,
+    );
+    for (const name of ['junit.xml', 'summary.md', 'report.html'])
+      expect(existsSync(join(dirs.merged, name)), name).toBe(true);
   });
 
   it('writes every report.json valid against the package schema, with a time per check and no lossless-json object', () => {
@@ -65,15 +73,19 @@ describe('reports of run, shards and report merge', () => {
       const report = JSON.parse(text) as Report;
       expect(validate(report), `${dir}: ${JSON.stringify(validate.errors)}`).toBe(true);
       // A check skipped for a missing flag never ran: only the checks that ran have a time.
-      for (const result of report.results.filter((r) => r.status !== 'skipped')) expect(typeof result.durationMs, result.id).toBe('number');
+      for (const result of report.results.filter((r) => r.status !== 'skipped'))
+        expect(typeof result.durationMs, result.id).toBe('number');
     }
   });
 
   it.runIf(existsSync(SHARED_SCHEMA))(
     'writes every report.json valid against ../shared/report.schema.json too (skipped where that development-only file is absent)',
     () => {
-      const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(SHARED_SCHEMA, 'utf8')) as object);
-      for (const dir of Object.values(dirs)) expect(validate(readReport(dir)), `${dir}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      const validate = new Ajv2020({ strict: false }).compile(
+        JSON.parse(readFileSync(SHARED_SCHEMA, 'utf8')) as object,
+      );
+      for (const dir of Object.values(dirs))
+        expect(validate(readReport(dir)), `${dir}: ${JSON.stringify(validate.errors)}`).toBe(true);
     },
   );
 
@@ -93,7 +105,10 @@ describe('reports of run, shards and report merge', () => {
       const invalid = join(tmp('invalid'), 'junit.xml');
       writeFileSync(
         invalid,
-        readFileSync(files[0]!, 'utf8').replace('<testsuites name="wallet-conformance"', '<testsuites skipped="1" name="wallet-conformance"'),
+        readFileSync(files[0]!, 'utf8').replace(
+          '<testsuites name="wallet-conformance"',
+          '<testsuites skipped="1" name="wallet-conformance"',
+        ),
       );
       expect(validateXml(XSD, [invalid]).status).not.toBe(0);
     },
@@ -121,7 +136,9 @@ describe('reports of run, shards and report merge', () => {
   it('refuses the same shard twice (exit 2)', async () => {
     const run = await runCliInProcess(['report', 'merge', dirs.one, dirs.one, '--reports', tmp('out')]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^wallet-conformance: check \S+ is in both .* the shards overlap \(the same shard twice\?\)\n$/);
+    expect(run.stderr).toMatch(
+      /^wallet-conformance: check \S+ is in both .* the shards overlap \(the same shard twice\?\)\n$/,
+    );
   });
 
   it('judges merged reports against a baseline: a failure the baseline has is known (exit 0), the same failure against a clean baseline is worse (exit 1)', async () => {
@@ -130,10 +147,24 @@ describe('reports of run, shards and report merge', () => {
     const report = readReport(failing);
     const victim = report.results.find((r) => r.status === 'passed')!;
     const clean = join(tmp('clean'), 'report.json');
-    writeFileSync(clean, JSON.stringify({ ...report, results: report.results.map((r) => ({ ...r, status: r.status === 'failed' ? 'passed' : r.status })) }));
+    writeFileSync(
+      clean,
+      JSON.stringify({
+        ...report,
+        results: report.results.map((r) => ({ ...r, status: r.status === 'failed' ? 'passed' : r.status })),
+      }),
+    );
     Object.assign(victim, { status: 'failed', message: 'planted failure' });
     writeFileSync(join(failing, 'report.json'), JSON.stringify(report));
-    const known = await runCliInProcess(['report', 'merge', failing, '--reports', tmp('out'), '--baseline', join(failing, 'report.json')]);
+    const known = await runCliInProcess([
+      'report',
+      'merge',
+      failing,
+      '--reports',
+      tmp('out'),
+      '--baseline',
+      join(failing, 'report.json'),
+    ]);
     expect(known.stderr).toBe('');
     expect(known.stdout).toContain(`  known ${victim.id} [${victim.rules.join(', ')}]: planted failure`);
     expect(known.status).toBe(0);
@@ -167,7 +198,15 @@ describe('report merge and --baseline refuse bad input with one line and exit 2'
 
   it('refuses a missing --baseline before running anything', () => {
     const reports = tmp('never');
-    const run = runCli(['run', '--suite', 'service/errors', '--baseline', join(reports, 'nope.json'), '--reports', reports]);
+    const run = runCli([
+      'run',
+      '--suite',
+      'service/errors',
+      '--baseline',
+      join(reports, 'nope.json'),
+      '--reports',
+      reports,
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(`wallet-conformance: cannot read baseline ${join(reports, 'nope.json')}: no such file\n`);
     expect(existsSync(join(reports, 'report.json'))).toBe(false);

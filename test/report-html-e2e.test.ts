@@ -21,14 +21,20 @@ describe('report.html in headless Chromium (file://, offline)', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`,
+      );
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
+    await context.route('**/*', (route) =>
+      route.request().url().startsWith('file://') ? route.continue() : route.abort(),
+    );
     page = await context.newPage();
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`console ${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('request', (request) => {
@@ -51,7 +57,11 @@ describe('report.html in headless Chromium (file://, offline)', () => {
     await open(renderReports(sampleReport(), { rules: loadRules() }));
     const header = page.locator('header.verdict');
     expect(await header.locator('h1').innerText()).toBe('FAILED');
-    expect(await header.evaluate((element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).backgroundColor)).toBe('rgb(255, 235, 233)');
+    expect(
+      await header.evaluate(
+        (element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).backgroundColor,
+      ),
+    ).toBe('rgb(255, 235, 233)');
     expect(await header.locator('.counts').innerText()).toMatch(/1\s*failed.*1\s*warnings.*7\s*passed.*2\s*skipped/s);
     const target = page.locator('table.target tbody tr').first();
     expect(await target.locator('td').allInnerTexts()).toEqual([
@@ -76,7 +86,12 @@ describe('report.html in headless Chromium (file://, offline)', () => {
     expect(await first.getAttribute('class')).toBe('check failed');
     expect(await first.getAttribute('open')).toBe('');
     const panes = first.locator('.exchange .pane');
-    expect(await panes.locator('h5').allInnerTexts()).toEqual(['request (wire)', 'request (plain, before encryption)', 'answer (wire)', 'answer (decrypted)']);
+    expect(await panes.locator('h5').allInnerTexts()).toEqual([
+      'request (wire)',
+      'request (plain, before encryption)',
+      'answer (wire)',
+      'answer (decrypted)',
+    ]);
     const [wire, plain] = [await panes.nth(0).boundingBox(), await panes.nth(1).boundingBox()];
     expect(wire && plain && Math.abs(wire.y - plain.y) < 1 && plain.x >= wire.x + wire.width).toBe(true);
     expect(await panes.nth(1).innerText()).toContain(`"amount": ${EXACT_AMOUNT}`);

@@ -27,7 +27,11 @@ function supervise(config: string, port: number, pidFile: string): { stop(): Pro
   let stopping = false;
   let starts = 0;
   const start = () => {
-    child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', String(port)], { stdio: 'ignore' });
+    child = spawn(
+      process.execPath,
+      [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', String(port)],
+      { stdio: 'ignore' },
+    );
     starts++;
     writeFileSync(pidFile, String(child.pid));
     child.once('exit', () => {
@@ -49,7 +53,8 @@ function supervise(config: string, port: number, pidFile: string): { stop(): Pro
 
 describe('verify merchant --restart: redelivery across a restart of the receiver', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-restart-'));
-  const restartCmd = (pidFile: string) => `pid=$(cat ${pidFile}); kill -TERM "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done`;
+  const restartCmd = (pidFile: string) =>
+    `pid=$(cat ${pidFile}); kill -TERM "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done`;
   let apiKey: string;
   beforeAll(() => {
     expect(runCli(['merchant', '--init', dir]).status).toBe(0);
@@ -57,7 +62,10 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function verifyAcrossRestart(config: string, reports: string): Promise<{ status: number | null; report: Report; starts: number }> {
+  async function verifyAcrossRestart(
+    config: string,
+    reports: string,
+  ): Promise<{ status: number | null; report: Report; starts: number }> {
     const port = await freePort();
     const pidFile = join(dir, `${reports}.pid`);
     const merchant = supervise(config, port, pidFile);
@@ -91,7 +99,11 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
         '--reports',
         join(dir, reports),
       ]);
-      return { status: run.status, report: JSON.parse(readFileSync(join(dir, reports, 'report.json'), 'utf8')) as Report, starts: merchant.starts() };
+      return {
+        status: run.status,
+        report: JSON.parse(readFileSync(join(dir, reports, 'report.json'), 'utf8')) as Report,
+        starts: merchant.starts(),
+      };
     } finally {
       await merchant.stop();
     }
@@ -163,7 +175,10 @@ describe('verify merchant --restart: redelivery across a restart of the receiver
 
   it('fails a merchant whose store lives in memory: the restart forgets, the redelivery is processed again', async () => {
     const memory = join(dir, 'merchant-memory.yaml');
-    writeFileSync(memory, readFileSync(join(dir, 'merchant.yaml'), 'utf8').replace(/^store: .*$/m, 'store: ":memory:"'));
+    writeFileSync(
+      memory,
+      readFileSync(join(dir, 'merchant.yaml'), 'utf8').replace(/^store: .*$/m, 'store: ":memory:"'),
+    );
     const { status, report } = await verifyAcrossRestart(memory, 'memory');
     const lost = report.results.find((r) => r.id === 'merchant/idempotency/redelivery-across-restart/processed#2');
     expect(lost, lost?.message).toMatchObject({ status: 'failed', rules: ['CB-ONCE', 'CB-ID-DEPOSIT'] });

@@ -51,7 +51,8 @@ function rowsOf(text: string, section: keyof typeof SECTIONS): Row[] {
       .split('|')
       .slice(1, -1)
       .map((cell) => cell.trim());
-    if (cells.length !== 3) throw new Error(`${DOC}:${i + 1}: a row has three cells (rule | cases | faults), not ${cells.length}`);
+    if (cells.length !== 3)
+      throw new Error(`${DOC}:${i + 1}: a row has three cells (rule | cases | faults), not ${cells.length}`);
     const list = (cell: string) =>
       cell
         .split(',')
@@ -109,12 +110,16 @@ function describeSection(section: keyof typeof SECTIONS, registry: () => Registr
   });
 
   it('names at least two faults in every row', () => {
-    expect(rows.filter((row) => row.faults.length < 2).map((row) => `${at(row)}: ${row.faults.length} fault(s)`)).toEqual([]);
+    expect(
+      rows.filter((row) => row.faults.length < 2).map((row) => `${at(row)}: ${row.faults.length} fault(s)`),
+    ).toEqual([]);
   });
 
   it('names only cases of its suites', () => {
     const known = caseIds(section);
-    expect(rows.flatMap((row) => row.cases.filter((id) => !known.has(id)).map((id) => `${at(row)}: no case ${id}`))).toEqual([]);
+    expect(
+      rows.flatMap((row) => row.cases.filter((id) => !known.has(id)).map((id) => `${at(row)}: no case ${id}`)),
+    ).toEqual([]);
   });
 
   it("names only faults of its registry, each caught by one of the row's cases under the row's rule", () => {
@@ -153,17 +158,24 @@ describe('docs/rule-coverage.md, merchant rules', () => {
   beforeAll(async () => {
     // Loaded by path: the merchant engineer moves the table there (test/fixtures/merchant-catches.ts).
     const path = './fixtures/merchant-catches.js';
-    const catches = ((await import(path)) as { MERCHANT_CATCHES: Record<string, MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }> })
-      .MERCHANT_CATCHES;
+    const catches = (
+      (await import(path)) as {
+        MERCHANT_CATCHES: Record<string, MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }>;
+      }
+    ).MERCHANT_CATCHES;
     const { MERCHANT_FAULTS } = await import('./fixtures/faulty-merchant.js');
     const list = (entry: MerchantCatch | MerchantCatch[] | { catches: MerchantCatch[] }): MerchantCatch[] =>
       Array.isArray(entry) ? entry : 'catches' in entry ? entry.catches : [entry];
     // `suite/case` as the document names it: the suite's name under its side (`derived/<row>` for a derived suite), then the case.
     const caseOf = (c: MerchantCatch) => c.case ?? c.id!.split('/').slice(1, -1).join('/');
     // `msw:<name>`: a faulty merchant client (test/fixtures/msw-client-faults.ts) the MSW handlers refuse.
-    const client = (fault: string) => (fault.startsWith('msw:') ? MSW_CLIENT_FAULTS[fault.slice('msw:'.length)] : undefined);
+    const client = (fault: string) =>
+      fault.startsWith('msw:') ? MSW_CLIENT_FAULTS[fault.slice('msw:'.length)] : undefined;
     merchant = {
-      names: [...Object.keys(MERCHANT_FAULTS).filter((name) => name !== 'none'), ...MSW_CLIENT_FAULT_NAMES.map((name) => `msw:${name}`)],
+      names: [
+        ...Object.keys(MERCHANT_FAULTS).filter((name) => name !== 'none'),
+        ...MSW_CLIENT_FAULT_NAMES.map((name) => `msw:${name}`),
+      ],
       rulesOf: (fault) => client(fault)?.rules ?? (catches[fault] ? list(catches[fault]).map((c) => c.rule) : []),
       catchesOf: (fault) =>
         client(fault)?.catches.map((c) => ({ case: c.case, rule: c.rule })) ??

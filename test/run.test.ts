@@ -38,15 +38,24 @@ describe('npx wallet-conformance run (the embedded default)', () => {
     expect(report.summary.passed).toBeGreaterThan(190);
   });
 
-  it.runIf(existsSync(schemaPath))('writes report.json exactly in the shape of report.schema.json, counts agreeing with results', () => {
-    const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')) as object);
-    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
-    const count = (status: string) => report.results.filter((r) => r.status === status).length;
-    expect(report.summary).toMatchObject({ passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped') });
-  });
+  it.runIf(existsSync(schemaPath))(
+    'writes report.json exactly in the shape of report.schema.json, counts agreeing with results',
+    () => {
+      const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')) as object);
+      expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+      const count = (status: string) => report.results.filter((r) => r.status === status).length;
+      expect(report.summary).toMatchObject({
+        passed: count('passed'),
+        failed: count('failed'),
+        warnings: count('warning'),
+        skipped: count('skipped'),
+      });
+    },
+  );
 
   it('names rule ids of the catalog on every result, and ids are unique', () => {
-    for (const result of report.results) for (const rule of result.rules) expect(ruleIds.has(rule), `${result.id}: ${rule}`).toBe(true);
+    for (const result of report.results)
+      for (const rule of result.rules) expect(ruleIds.has(rule), `${result.id}: ${rule}`).toBe(true);
     expect(new Set(report.results.map((r) => r.id)).size).toBe(report.results.length);
   });
 
@@ -54,7 +63,9 @@ describe('npx wallet-conformance run (the embedded default)', () => {
     const junit = readFileSync(join(reports, 'junit.xml'), 'utf8');
     expect(junit.match(/<testcase /g)?.length).toBe(report.results.length);
     expect(junit).toMatch(/<testcase [^>]*name="\[CB-ONCE[\],]/);
-    expect(readFileSync(join(reports, 'summary.md'), 'utf8')).toMatch(/^## ✅ wallet-conformance: PASSED: every check that must pass passed/);
+    expect(readFileSync(join(reports, 'summary.md'), 'utf8')).toMatch(
+      /^## ✅ wallet-conformance: PASSED: every check that must pass passed/,
+    );
     const html = readFileSync(join(reports, 'report.html'), 'utf8');
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script src=|<link /);
@@ -62,7 +73,9 @@ describe('npx wallet-conformance run (the embedded default)', () => {
   });
 
   it('redacts API keys and never shows a private key', () => {
-    const files = ['report.json', 'junit.xml', 'summary.md', 'report.html'].map((name) => readFileSync(join(reports, name), 'utf8')).join('\n');
+    const files = ['report.json', 'junit.xml', 'summary.md', 'report.html']
+      .map((name) => readFileSync(join(reports, name), 'utf8'))
+      .join('\n');
     expect(files).not.toMatch(/PRIVATE KEY/);
     const keys = [...files.matchAll(/"x-api-key":\s*"([^"]+)"/g)].map((m) => m[1]!);
     expect(keys.length).toBeGreaterThan(0);
@@ -81,21 +94,52 @@ describe('verify: the toolkit cannot run (exit 2, one line)', () => {
   it('refuses an unreachable target', () => {
     const keys = mkdtempSync(join(tmpdir(), 'wc-keys-'));
     expect(runCli(['keys', 'generate', '--out', keys]).status).toBe(0);
-    const run = runCli(['verify', 'service', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--public-key', join(keys, 'merchant-public.pem')]);
+    const run = runCli([
+      'verify',
+      'service',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--api-key',
+      'k',
+      '--public-key',
+      join(keys, 'merchant-public.pem'),
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--base-url http:\/\/127\.0\.0\.1:9 is unreachable/);
   });
 
   it('refuses a missing flag, a bad shard and a non-http URL', () => {
-    expect(runCli(['verify', 'merchant', '--callback-url', 'http://127.0.0.1:9/cb', '--api-key', 'k']).stderr).toMatch(/--private-key/);
+    expect(runCli(['verify', 'merchant', '--callback-url', 'http://127.0.0.1:9/cb', '--api-key', 'k']).stderr).toMatch(
+      /--private-key/,
+    );
     const bad = runCli(['run', '--shard', '3/2']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--shard must be i\/n/);
-    const send = runCli(['callback', 'send', '--url', 'ftp://x/cb', '--api-key', 'k', '--private-key', 'nope.pem', '--type', '1']);
+    const send = runCli([
+      'callback',
+      'send',
+      '--url',
+      'ftp://x/cb',
+      '--api-key',
+      'k',
+      '--private-key',
+      'nope.pem',
+      '--type',
+      '1',
+    ]);
     expect(send.status).toBe(2);
     expect(send.stderr).toMatch(/--url must be an http:\/\/ URL|cannot read private key/);
-    const ftp = runCli(['verify', 'merchant', '--callback-url', 'ftp://x/cb', '--api-key', 'k', '--private-key', 'nope.pem']);
+    const ftp = runCli([
+      'verify',
+      'merchant',
+      '--callback-url',
+      'ftp://x/cb',
+      '--api-key',
+      'k',
+      '--private-key',
+      'nope.pem',
+    ]);
     expect(ftp.status).toBe(2);
     expect(ftp.stderr.trim().split('\n')).toHaveLength(1);
   });
@@ -119,7 +163,9 @@ describe('verify: the toolkit cannot run (exit 2, one line)', () => {
       'service/energy',
     ]);
     expect(otherSide.status).toBe(2);
-    expect(otherSide.stderr.trim()).toMatch(/^wallet-conformance: --suite "service\/energy" matches no merchant suite \(there are: merchant\/idempotency, /);
+    expect(otherSide.stderr.trim()).toMatch(
+      /^wallet-conformance: --suite "service\/energy" matches no merchant suite \(there are: merchant\/idempotency, /,
+    );
   });
 
   it('names the suite file and the place when a suite is malformed', async () => {

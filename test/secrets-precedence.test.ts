@@ -59,7 +59,9 @@ describe('where verify takes the API key from', () => {
   }, 60_000);
 
   it('prefers --api-key to the environment, and never shows the refused key', async () => {
-    const run = await verify(['--config', 'right.yaml', '--api-key', wrongKey], { WALLET_API_KEY: embedded.service.apiKey });
+    const run = await verify(['--config', 'right.yaml', '--api-key', wrongKey], {
+      WALLET_API_KEY: embedded.service.apiKey,
+    });
     // The emulator refuses the wrong key: the pre-flight stops the run (2) or the checks fail (1).
     expect(run.status).not.toBe(0);
     expect(run.stdout + run.stderr).toMatch(/401|not accepted/);
@@ -89,7 +91,9 @@ describe('where verify takes the API key from', () => {
   });
 
   it('reads the control token from WALLET_CONTROL_TOKEN and the Pact Broker token from --broker-token-file', async () => {
-    const withToken = await verify(['--config', 'right.yaml', '--suite', 'service/card'], { WALLET_CONTROL_TOKEN: embedded.service.controlToken });
+    const withToken = await verify(['--config', 'right.yaml', '--suite', 'service/card'], {
+      WALLET_CONTROL_TOKEN: embedded.service.controlToken,
+    });
     expect(withToken.status).toBe(0);
     expect(withToken.stdout).not.toContain(embedded.service.controlToken!);
     const missing = await runCliAsync(
@@ -108,6 +112,8 @@ describe('where verify takes the API key from', () => {
       { cwd, env: NO_SECRETS },
     );
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toBe('wallet-conformance: cannot read Pact Broker token file (--broker-token-file) no-such-token: no such file\n');
+    expect(missing.stderr).toBe(
+      'wallet-conformance: cannot read Pact Broker token file (--broker-token-file) no-such-token: no such file\n',
+    );
   }, 60_000);
 });

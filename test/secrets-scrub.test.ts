@@ -18,7 +18,9 @@ import { runCliAsync } from './support/cli.js';
 const REPORTS = ['report.json', 'junit.xml', 'report.html', 'summary.md'];
 
 /** A target that answers everything by echoing the request (headers, body, URL) and leaking `leak`; every 11th request after the 3rd is cut off. */
-async function startEchoTarget(leak = ''): Promise<{ origin: string; requests: () => number; close: () => Promise<void> }> {
+async function startEchoTarget(
+  leak = '',
+): Promise<{ origin: string; requests: () => number; close: () => Promise<void> }> {
   let count = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -66,13 +68,21 @@ function forbiddenSpellings(secret: string): string[] {
 }
 
 function outputsOf(dir: string, run: { stdout: string; stderr: string }): Record<string, string> {
-  return { ...Object.fromEntries(REPORTS.map((name) => [name, readFileSync(join(dir, name), 'utf8')])), stdout: run.stdout, stderr: run.stderr };
+  return {
+    ...Object.fromEntries(REPORTS.map((name) => [name, readFileSync(join(dir, name), 'utf8')])),
+    stdout: run.stdout,
+    stderr: run.stderr,
+  };
 }
 
-function expectScrubbed(outputs: Record<string, string>, secrets: Record<string, { value: string; kind: SecretKind }>): void {
+function expectScrubbed(
+  outputs: Record<string, string>,
+  secrets: Record<string, { value: string; kind: SecretKind }>,
+): void {
   for (const [what, { value, kind }] of Object.entries(secrets)) {
     for (const spelling of forbiddenSpellings(value)) {
-      for (const [name, text] of Object.entries(outputs)) expect(text.includes(spelling), `${what} as ${JSON.stringify(spelling)} in ${name}`).toBe(false);
+      for (const [name, text] of Object.entries(outputs))
+        expect(text.includes(spelling), `${what} as ${JSON.stringify(spelling)} in ${name}`).toBe(false);
     }
     expect(outputs['report.json'], `${what}'s fingerprint in report.json`).toContain(fingerprint(value, kind));
   }
@@ -130,7 +140,9 @@ describe('no secret reaches a report or the console, wherever a target echoes it
         },
       },
     );
-    expect(run.stderr.split('\n').filter((line) => line.includes('wallet-conformance:') && !line.includes('pre-flight'))).toEqual([]);
+    expect(
+      run.stderr.split('\n').filter((line) => line.includes('wallet-conformance:') && !line.includes('pre-flight')),
+    ).toEqual([]);
     expect(run.status).toBe(1);
     expect(target.requests()).toBeGreaterThan(50);
     expectScrubbed(outputsOf(join(cwd, 'out'), run), secrets);
@@ -168,7 +180,10 @@ describe('no secret reaches a report or the console, wherever a target echoes it
         '--suite',
         'merchant/*',
       ],
-      { cwd, env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value, WALLET_FUTURE_KEY: undefined } },
+      {
+        cwd,
+        env: { WALLET_API_KEY: undefined, WALLET_EXPIRED_KEY: secrets.expiredKey.value, WALLET_FUTURE_KEY: undefined },
+      },
     );
     expect(run.status).toBe(1);
     const outputs = outputsOf(join(cwd, 'merchant-out'), run);
@@ -206,7 +221,9 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
   /** Text that reads as a word: the scrubber leaves such windows of a secret's text (docs/decisions/0076-secrets.md). */
   const WORDLIKE = /^[A-Za-z]?[a-z]*(?:[-_. /:][a-z]*)*$/;
   const windows = (text: string, wordy: boolean) =>
-    Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter((window) => !(wordy && WORDLIKE.test(window)));
+    Array.from({ length: Math.max(0, text.length - 7) }, (_, i) => text.slice(i, i + 8)).filter(
+      (window) => !(wordy && WORDLIKE.test(window)),
+    );
   const base64At = (bytes: Buffer, shift: number) =>
     Buffer.concat([Buffer.alloc(shift, 0x41), bytes])
       .toString('base64')
@@ -215,7 +232,14 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
   /** Every rendering of a text secret a target might echo: its text family (word-like windows exempt) and its bytes encoded. */
   function textRenderings(value: string): Array<{ text: string; wordy: boolean }> {
     const bytes = Buffer.from(value);
-    const text = [value, value.toUpperCase(), value.toLowerCase(), encodeURIComponent(value), JSON.stringify(value).slice(1, -1), value.slice(2, 11)];
+    const text = [
+      value,
+      value.toUpperCase(),
+      value.toLowerCase(),
+      encodeURIComponent(value),
+      JSON.stringify(value).slice(1, -1),
+      value.slice(2, 11),
+    ];
     const encoded = [
       bytes.toString('hex'),
       bytes.toString('hex').toUpperCase(),
@@ -229,12 +253,21 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
   }
 
   /** The private exponent and primes of a key, rendered as a target might leak them. */
-  function keyRenderings(jwk: { d?: string; p?: string; q?: string; dp?: string }): Array<{ text: string; wordy: boolean }> {
+  function keyRenderings(jwk: {
+    d?: string;
+    p?: string;
+    q?: string;
+    dp?: string;
+  }): Array<{ text: string; wordy: boolean }> {
     const d = Buffer.from(jwk.d!, 'base64url');
     const p = Buffer.from(jwk.p!, 'base64url');
-    return [d.toString('hex').toUpperCase(), d.toString('hex').slice(31, 77), p.toString('base64'), base64At(Buffer.from(jwk.q!, 'base64url'), 1), jwk.dp!].map(
-      (text) => ({ text, wordy: false }),
-    );
+    return [
+      d.toString('hex').toUpperCase(),
+      d.toString('hex').slice(31, 77),
+      p.toString('base64'),
+      base64At(Buffer.from(jwk.q!, 'base64url'), 1),
+      jwk.dp!,
+    ].map((text) => ({ text, wordy: false }));
   }
 
   it('verify merchant: the API key, expired key, not-yet-valid key, probe token and private key leaked raw, as hex, Base64, upper-case, escaped and in pieces show nowhere', async () => {
@@ -246,7 +279,10 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
       futureKey: { value: 'nk4w"Fu7t+Re2b/18k', kind: 'nk' as const },
       probeToken: { value: 'pt9Pr4ob+Tk/77xQ2', kind: 'pt' as const },
     };
-    const all = [...Object.values(secrets).flatMap((secret) => textRenderings(secret.value)), ...keyRenderings(privateKey.export({ format: 'jwk' }))];
+    const all = [
+      ...Object.values(secrets).flatMap((secret) => textRenderings(secret.value)),
+      ...keyRenderings(privateKey.export({ format: 'jwk' })),
+    ];
     const leak = all.map((rendering) => rendering.text).join(' | ');
     let count = 0;
     const server = http.createServer((req, res) => {
@@ -262,7 +298,9 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
         if ((req.url ?? '').startsWith('/probe')) return res.writeHead(200, headers).end('{"processed":[]}');
         // The first answers acknowledge (the pre-flight goes on); later ones refuse, leaking everything.
         const ok = count <= 3;
-        res.writeHead(ok ? 200 : 500, headers).end(JSON.stringify({ errCode: ok ? 0 : 1, message: `refused ${leak}`, echo: req.headers }));
+        res
+          .writeHead(ok ? 200 : 500, headers)
+          .end(JSON.stringify({ errCode: ok ? 0 : 1, message: `refused ${leak}`, echo: req.headers }));
       });
     });
     await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
@@ -306,7 +344,10 @@ describe('scrubbing by value: a target echoes every secret in every rendering', 
       const folded = text.toLowerCase();
       for (const rendering of all) {
         for (const window of windows(rendering.text, rendering.wordy))
-          expect(folded.includes(window.toLowerCase()), `${JSON.stringify(window)} of ${JSON.stringify(rendering.text.slice(0, 40))} in ${name}`).toBe(false);
+          expect(
+            folded.includes(window.toLowerCase()),
+            `${JSON.stringify(window)} of ${JSON.stringify(rendering.text.slice(0, 40))} in ${name}`,
+          ).toBe(false);
       }
     }
     expect(outputs['report.json']).toContain(fingerprint(secrets.apiKey.value, 'ak'));

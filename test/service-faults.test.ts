@@ -31,7 +31,8 @@ async function verify(faults: EmulatorFault[]): Promise<Report> {
 }
 
 const isOpenPoint = (rule: string) => rule.startsWith('U-');
-const show = (results: CheckResult[]) => results.map((r) => `${r.status} ${r.id} [${r.rules.join(', ')}] ${r.message.slice(0, 160)}`);
+const show = (results: CheckResult[]) =>
+  results.map((r) => `${r.status} ${r.id} [${r.rules.join(', ')}] ${r.message.slice(0, 160)}`);
 
 describe('service suites against deliberately faulty emulators', () => {
   const reports = new Map<string, Report>();
@@ -40,13 +41,21 @@ describe('service suites against deliberately faulty emulators', () => {
     // The faults caught (or cascading) in the callback cases first: their runs wait for callbacks
     // that never come (10 s per emit, 15 s for the order's callback), so they set the file's end.
     const waits = (fault: EmulatorFault) =>
-      [...CATCHES[fault].catches.map((c) => c.case), ...Object.keys(CATCHES[fault].cascades ?? {})].some((id) => id.includes('callbacks/'));
-    const names: Array<EmulatorFault | 'none'> = [...FAULT_NAMES.filter(waits), 'none', ...FAULT_NAMES.filter((fault) => !waits(fault))];
+      [...CATCHES[fault].catches.map((c) => c.case), ...Object.keys(CATCHES[fault].cascades ?? {})].some((id) =>
+        id.includes('callbacks/'),
+      );
+    const names: Array<EmulatorFault | 'none'> = [
+      ...FAULT_NAMES.filter(waits),
+      'none',
+      ...FAULT_NAMES.filter((fault) => !waits(fault)),
+    ];
     // 24 emulators at a time, the next starting as soon as one ends: a run mostly waits on
     // loopback, callback retries and the wait for a callback a fault never sends, so a slot kept by
     // such a run does not hold the others back as a batch would.
     const slot = limit(24);
-    await Promise.all(names.map((name) => slot(async () => void reports.set(name, await verify(name === 'none' ? [] : [name])))));
+    await Promise.all(
+      names.map((name) => slot(async () => void reports.set(name, await verify(name === 'none' ? [] : [name])))),
+    );
   }, 300_000);
   afterAll(() => sealer.close());
 
@@ -57,12 +66,18 @@ describe('service suites against deliberately faulty emulators', () => {
 
   it('have a catch for every fault and for every rule each fault breaks', () => {
     for (const fault of FAULT_NAMES) {
-      expect([...new Set(CATCHES[fault].catches.map((c) => c.rule))].sort(), fault).toEqual([...EMULATOR_FAULTS[fault].rules].sort());
+      expect([...new Set(CATCHES[fault].catches.map((c) => c.rule))].sort(), fault).toEqual(
+        [...EMULATOR_FAULTS[fault].rules].sort(),
+      );
     }
   });
 
   it('have, for every check of the service suites, a fault that no other check catches (a check that cannot fail would show)', () => {
-    const used = new Set(suites.flatMap((suite) => suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check)))));
+    const used = new Set(
+      suites.flatMap((suite) =>
+        suite.cases.flatMap((c) => c.steps.flatMap((step) => (step.expect ?? []).map((e) => e.check))),
+      ),
+    );
     const checkOf = (r: CheckResult) => r.id.replace(/#\d+$/, '').split('/').at(-1)!;
     const onlyCatcher = new Set(
       FAULT_NAMES.map(
@@ -108,7 +123,9 @@ describe('service suites against deliberately faulty emulators', () => {
           ),
       );
       const cascaded = (id: string) => patterns.some((pattern) => pattern.test(id.replace(/#\d+$/, '')));
-      const wrong = reports.get(fault)!.results.filter((r) => r.status === 'failed' && !r.rules.some((rule) => own.includes(rule)) && !cascaded(r.id));
+      const wrong = reports
+        .get(fault)!
+        .results.filter((r) => r.status === 'failed' && !r.rules.some((rule) => own.includes(rule)) && !cascaded(r.id));
       expect(show(wrong)).toEqual([]);
     });
   }

@@ -47,7 +47,8 @@ interface Pair {
  */
 const STATE_ONLY: Readonly<Record<string, string>> = {
   'service/card/unknown-card': 'a card no registry holds: the emulator answers CARD_NOT_FOUND, the handlers close it',
-  'service/card/close-any-card-twice': 'a card no registry holds, closed twice: CARD_NOT_FOUND twice, or closed then CARD_ALREADY_CLOSED',
+  'service/card/close-any-card-twice':
+    'a card no registry holds, closed twice: CARD_NOT_FOUND twice, or closed then CARD_ALREADY_CLOSED',
 };
 
 interface Normalised {
@@ -63,7 +64,10 @@ function naming(value: unknown, fields: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => naming(item, fields));
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, fields.includes(key) && item !== null && typeof item !== 'object' ? `<${key}>` : naming(item, fields)]),
+    Object.entries(value).map(([key, item]) => [
+      key,
+      fields.includes(key) && item !== null && typeof item !== 'object' ? `<${key}>` : naming(item, fields),
+    ]),
   );
 }
 
@@ -91,13 +95,27 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
     const now = Date.now();
     const merchants: WalletMerchant[] = config.merchants.flatMap((merchant) =>
       [
-        ...(inKeyWindow({ notBefore: merchant.apiKeyValidFrom, notAfter: merchant.apiKeyValidUntil }, now) ? [{ apiKey: merchant.apiKey }] : []),
-        ...merchant.apiKeys.filter((key) => inKeyWindow(key, now)).map((key) => ({ apiKey: key.key, permissions: key.permissions })),
-      ].map((key) => ({ userId: merchant.userId, privateKey: merchant.keyPair.privateKey, profile: merchant.profile, energy: merchant.energy, ...key })),
+        ...(inKeyWindow({ notBefore: merchant.apiKeyValidFrom, notAfter: merchant.apiKeyValidUntil }, now)
+          ? [{ apiKey: merchant.apiKey }]
+          : []),
+        ...merchant.apiKeys
+          .filter((key) => inKeyWindow(key, now))
+          .map((key) => ({ apiKey: key.key, permissions: key.permissions })),
+      ].map((key) => ({
+        userId: merchant.userId,
+        privateKey: merchant.keyPair.privateKey,
+        profile: merchant.profile,
+        energy: merchant.energy,
+        ...key,
+      })),
     );
-    const msw = mswTransport(createWalletHandlers({ baseUrl: target.baseUrl, cardBaseUrl: target.cardBaseUrl, merchants }));
+    const msw = mswTransport(
+      createWalletHandlers({ baseUrl: target.baseUrl, cardBaseUrl: target.cardBaseUrl, merchants }),
+    );
     const responseKey: RsaKey =
-      halfFor('response', 'decrypt', target.profile) === 'public' ? target.publicKey : publicHalf(config.merchants[0]!.keyPair.privateKey);
+      halfFor('response', 'decrypt', target.profile) === 'public'
+        ? target.publicKey
+        : publicHalf(config.merchants[0]!.keyPair.privateKey);
 
     // Once the emulator's control API set a balance, its energy count is its own (the handlers start every merchant at the same balance).
     let balanceSet = false;
@@ -112,12 +130,18 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
       if (envelope && typeof envelope === 'object' && typeof envelope.data === 'string' && envelope.data !== '') {
         // The ciphertext differs per seal (and per engine): the result it carries must not.
         try {
-          body = { ...envelope, data: { decrypted: openJson(envelope.data, 'response', responseKey, { profile: target.profile }).value } };
+          body = {
+            ...envelope,
+            data: { decrypted: openJson(envelope.data, 'response', responseKey, { profile: target.profile }).value },
+          };
         } catch (error) {
           body = { ...envelope, data: `<does not open: ${(error as Error).message}>` };
         }
       }
-      return { status, body: naming(JSON.parse(stringifyExact(body)), balanceSet ? [...ID_FIELDS, 'energyMaxCount'] : ID_FIELDS) };
+      return {
+        status,
+        body: naming(JSON.parse(stringifyExact(body)), balanceSet ? [...ID_FIELDS, 'energyMaxCount'] : ID_FIELDS),
+      };
     };
 
     let current = '';
@@ -162,7 +186,9 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
 
   it('sends the requests of the suites through both: each endpoint, from most cases', () => {
     expect(pairs.length).toBeGreaterThan(60);
-    expect(new Set(pairs.map((pair) => pair.case)).size).toBeGreaterThan(suites.reduce((sum, suite) => sum + suite.cases.length, 0) / 2);
+    expect(new Set(pairs.map((pair) => pair.case)).size).toBeGreaterThan(
+      suites.reduce((sum, suite) => sum + suite.cases.length, 0) / 2,
+    );
     expect(new Set(pairs.map((pair) => pair.request))).toEqual(
       new Set([
         'POST /api/v1/api/order/getEnergyMaxCount',
@@ -177,7 +203,10 @@ describe('the service pipeline: the emulator and the MSW handlers answer every s
     const same = (pair: Pair) => JSON.stringify(pair.emulator) === JSON.stringify(pair.msw);
     const differing = pairs
       .filter((pair) => STATE_ONLY[pair.case] === undefined && !same(pair))
-      .map((pair) => `${pair.case} ${pair.request}\n  emulator: ${JSON.stringify(pair.emulator)}\n  msw:      ${JSON.stringify(pair.msw)}`);
+      .map(
+        (pair) =>
+          `${pair.case} ${pair.request}\n  emulator: ${JSON.stringify(pair.emulator)}\n  msw:      ${JSON.stringify(pair.msw)}`,
+      );
     expect(differing).toEqual([]);
     expect(pairs.filter(same).length).toBeGreaterThan(60);
   });

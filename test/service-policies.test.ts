@@ -7,7 +7,13 @@ import { parseRuleCatalog } from '../src/core/rules.js';
 import { emulatorTarget } from '../src/cli/embedded.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
-import { DEFAULT_POLICIES, POLICIES, POLICY_NAMES, type ServicePolicies, type PolicyName } from '../src/service/policies.js';
+import {
+  DEFAULT_POLICIES,
+  POLICIES,
+  POLICY_NAMES,
+  type ServicePolicies,
+  type PolicyName,
+} from '../src/service/policies.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { runSuites } from '../src/runner/engine.js';
 import { loadSuites } from '../src/runner/suite.js';
@@ -27,12 +33,17 @@ type Combination = Partial<Record<PolicyName, unknown>>;
  */
 function pairwise(): Combination[] {
   const names = [...POLICY_NAMES].sort((a, b) => POLICIES[b].values.length - POLICIES[a].values.length);
-  const key = (a: PolicyName, i: number, b: PolicyName, j: number) => (names.indexOf(a) < names.indexOf(b) ? `${a}=${i}|${b}=${j}` : `${b}=${j}|${a}=${i}`);
+  const key = (a: PolicyName, i: number, b: PolicyName, j: number) =>
+    names.indexOf(a) < names.indexOf(b) ? `${a}=${i}|${b}=${j}` : `${b}=${j}|${a}=${i}`;
   const uncovered = new Map<string, [PolicyName, number, PolicyName, number]>();
   names.forEach((a, x) =>
     names
       .slice(x + 1)
-      .forEach((b) => POLICIES[a].values.forEach((_, i) => POLICIES[b].values.forEach((__, j) => uncovered.set(key(a, i, b, j), [a, i, b, j])))),
+      .forEach((b) =>
+        POLICIES[a].values.forEach((_, i) =>
+          POLICIES[b].values.forEach((__, j) => uncovered.set(key(a, i, b, j), [a, i, b, j])),
+        ),
+      ),
   );
   const rows: Array<Map<PolicyName, number>> = [];
   // Each row starts from a pair not yet covered (so every row makes progress) and fills the other
@@ -45,7 +56,9 @@ function pairwise(): Combination[] {
     ]);
     for (const name of names) {
       if (row.has(name)) continue;
-      const gains = POLICIES[name].values.map((_, v) => [...row].filter(([other, w]) => uncovered.has(key(other, w, name, v))).length);
+      const gains = POLICIES[name].values.map(
+        (_, v) => [...row].filter(([other, w]) => uncovered.has(key(other, w, name, v))).length,
+      );
       row.set(name, gains.indexOf(Math.max(...gains)));
     }
     for (const [x, v] of row) for (const [y, w] of row) if (x !== y) uncovered.delete(key(x, v, y, w));
@@ -73,26 +86,56 @@ async function emulatorWith(policies: ServicePolicies, dir: string) {
 
 /** The U-* rules the non-default policies of a combination rest on. */
 function rulesOf(combination: Combination): string[] {
-  return POLICY_NAMES.filter((name) => JSON.stringify(combination[name]) !== JSON.stringify(DEFAULT_POLICIES[name])).map((name) => POLICIES[name].rule);
+  return POLICY_NAMES.filter(
+    (name) => JSON.stringify(combination[name]) !== JSON.stringify(DEFAULT_POLICIES[name]),
+  ).map((name) => POLICIES[name].rule);
 }
 
 /**
  * Where a non-default reading shows (proof that the policy changes what the emulator does): the
  * result that warns under it, or for readings every check accepts, a passing result's message.
  */
-const SHOWS: Array<{ when: (c: ServicePolicies) => boolean; id: string; status: 'warning' | 'passed'; message?: RegExp }> = [
+const SHOWS: Array<{
+  when: (c: ServicePolicies) => boolean;
+  id: string;
+  status: 'warning' | 'passed';
+  message?: RegExp;
+}> = [
   { when: (c) => c.cardRegistry === 'off', id: 'service/card/unknown-card/card-response#2', status: 'warning' },
-  { when: (c) => c.leaseDebit === 'later' && c.leaseDebitDelayMs > 0, id: 'service/orders/energy-lease-uses-energy/energy-floor#2', status: 'warning' },
-  { when: (c) => c.leaseDebit === 'never', id: 'service/orders/energy-lease-uses-energy/energy-floor#2', status: 'warning' },
+  {
+    when: (c) => c.leaseDebit === 'later' && c.leaseDebitDelayMs > 0,
+    id: 'service/orders/energy-lease-uses-energy/energy-floor#2',
+    status: 'warning',
+  },
+  {
+    when: (c) => c.leaseDebit === 'never',
+    id: 'service/orders/energy-lease-uses-energy/energy-floor#2',
+    status: 'warning',
+  },
   { when: (c) => c.amountIntegerDigits < 20, id: 'service/orders/amount-many-digits/envelope', status: 'warning' },
   { when: (c) => Array.isArray(c.withdrawalSymbols), id: 'service/orders/unlisted-symbol/envelope', status: 'warning' },
-  { when: (c) => c.duplicateCallBackId === 'replay', id: 'service/orders/duplicate-callback-id/refused', status: 'warning' },
+  {
+    when: (c) => c.duplicateCallBackId === 'replay',
+    id: 'service/orders/duplicate-callback-id/refused',
+    status: 'warning',
+  },
   { when: (c) => c.closeSerialNo === 'ignored', id: 'service/card/repeated-serial/card-response#3', status: 'warning' },
-  { when: (c) => c.refusals === 'http', id: 'service/orders/tenant-type-2/refused', status: 'passed', message: /^HTTP 400: / },
-  { when: (c) => c.refusals === 'http', id: 'service/card/missing-field/card-response', status: 'passed', message: /^HTTP 400, success false/ },
+  {
+    when: (c) => c.refusals === 'http',
+    id: 'service/orders/tenant-type-2/refused',
+    status: 'passed',
+    message: /^HTTP 400: /,
+  },
+  {
+    when: (c) => c.refusals === 'http',
+    id: 'service/card/missing-field/card-response',
+    status: 'passed',
+    message: /^HTTP 400, success false/,
+  },
 ];
 
-const show = (results: CheckResult[]) => results.map((r) => `${r.status} ${r.id} [${r.rules.join(', ')}] ${r.message.slice(0, 160)}`);
+const show = (results: CheckResult[]) =>
+  results.map((r) => `${r.status} ${r.id} [${r.rules.join(', ')}] ${r.message.slice(0, 160)}`);
 const label = (combination: Combination) =>
   Object.entries(combination)
     .filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(DEFAULT_POLICIES[name as PolicyName]))
@@ -112,7 +155,10 @@ describe('service suites against the emulator under every legal reading of the o
       const batch = combinations.slice(i, i + 6).map((combination, j) => ({ combination, n: i + j }));
       await Promise.all(
         batch.map(async ({ combination, n }) => {
-          const running = await emulatorWith({ ...DEFAULT_POLICIES, ...combination } as ServicePolicies, join(dir, String(n)));
+          const running = await emulatorWith(
+            { ...DEFAULT_POLICIES, ...combination } as ServicePolicies,
+            join(dir, String(n)),
+          );
           try {
             const plain = await runSuites({ target: running.target, suites, rules });
             const strict = await runSuites({ target: running.target, suites, rules, strict: true });
@@ -132,13 +178,19 @@ describe('service suites against the emulator under every legal reading of the o
       const tried = combinations.map((combination) => JSON.stringify(combination[name] ?? DEFAULT_POLICIES[name]));
       for (const value of POLICIES[name].values) expect(tried, name).toContain(JSON.stringify(value));
     }
-    const valueOf = (combination: Combination, name: PolicyName) => JSON.stringify(combination[name] ?? DEFAULT_POLICIES[name]);
+    const valueOf = (combination: Combination, name: PolicyName) =>
+      JSON.stringify(combination[name] ?? DEFAULT_POLICIES[name]);
     const missingPairs = POLICY_NAMES.flatMap((a, x) =>
       POLICY_NAMES.slice(x + 1).flatMap((b) =>
-        POLICIES[a].values.flatMap((va) => POLICIES[b].values.map((vb) => [a, JSON.stringify(va), b, JSON.stringify(vb)] as const)),
+        POLICIES[a].values.flatMap((va) =>
+          POLICIES[b].values.map((vb) => [a, JSON.stringify(va), b, JSON.stringify(vb)] as const),
+        ),
       ),
     )
-      .filter(([a, va, b, vb]) => !combinations.some((combination) => valueOf(combination, a) === va && valueOf(combination, b) === vb))
+      .filter(
+        ([a, va, b, vb]) =>
+          !combinations.some((combination) => valueOf(combination, a) === va && valueOf(combination, b) === vb),
+      )
       .map((pair) => pair.join(' '));
     expect(missingPairs).toEqual([]);
     // Pairwise keeps the matrix small (the minimum for two three-valued policies is 9).

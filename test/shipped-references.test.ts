@@ -19,7 +19,9 @@ import { ROOT } from './support/cli.js';
 const FORBIDDEN = /\.\.\/shared|design\.md/;
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 /** Every line of `text` that points at the development-only files, with its line number. */
@@ -29,13 +31,22 @@ function offending(text: string): string[] {
 
 describe('shipped text', () => {
   it('in spec/, suites/, README.md and docs/ points at no ../shared file and no design.md', () => {
-    const files = [...filesUnder(join(ROOT, 'spec')), ...filesUnder(join(ROOT, 'suites')), join(ROOT, 'README.md'), ...filesUnder(join(ROOT, 'docs'))];
-    const found = files.flatMap((file) => offending(readFileSync(file, 'utf8')).map((line) => `${relative(ROOT, file)}:${line}`));
+    const files = [
+      ...filesUnder(join(ROOT, 'spec')),
+      ...filesUnder(join(ROOT, 'suites')),
+      join(ROOT, 'README.md'),
+      ...filesUnder(join(ROOT, 'docs')),
+    ];
+    const found = files.flatMap((file) =>
+      offending(readFileSync(file, 'utf8')).map((line) => `${relative(ROOT, file)}:${line}`),
+    );
     expect(found).toEqual([]);
   });
 
   it('in every --help page of the built CLI points at no ../shared file and no design.md', async () => {
-    const { buildProgram } = (await import(pathToFileURL(join(ROOT, 'dist/cli/main.js')).href)) as { buildProgram(): Promise<Command> };
+    const { buildProgram } = (await import(pathToFileURL(join(ROOT, 'dist/cli/main.js')).href)) as {
+      buildProgram(): Promise<Command>;
+    };
     const pages: Array<[string, string]> = [];
     const visit = (command: Command, path: string) => {
       pages.push([path, command.helpInformation()]);
@@ -48,10 +59,15 @@ describe('shipped text', () => {
 
   it('in every page of the documentation site points at no ../shared file and no design.md', () => {
     const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
-    const files = generateDocs(parseSpec(readFileSync(SPEC_PATH, 'utf8')), parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')), loadSuites(), {
-      checks: CHECKS,
-      demo: { key },
-    });
+    const files = generateDocs(
+      parseSpec(readFileSync(SPEC_PATH, 'utf8')),
+      parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')),
+      loadSuites(),
+      {
+        checks: CHECKS,
+        demo: { key },
+      },
+    );
     expect(files.length).toBeGreaterThan(20);
     expect(files.flatMap((file) => offending(file.contents).map((line) => `${file.path}:${line}`))).toEqual([]);
   });

@@ -18,7 +18,8 @@ const rules = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 const rulesMd = resolve(ROOT, '..', 'shared', 'rules.md');
 
 /** The rule ids the value breaks, validated as exact JSON text (numbers keep their digits). */
-const broken = (name: SchemaName, json: string) => validateSchema(name, parseExactJson(json)).flatMap((issue) => issue.rules);
+const broken = (name: SchemaName, json: string) =>
+  validateSchema(name, parseExactJson(json)).flatMap((issue) => issue.rules);
 const accepted = (name: SchemaName, json: string) => validateSchema(name, parseExactJson(json));
 
 const order = (fields: Record<string, string>) => {
@@ -94,12 +95,18 @@ describe('generated validators judge payloads by the rules', () => {
     expect(broken('OrderRequest', order({ callBackId: 'DROP' }))).toContain('ORDER-CALLBACK-ID');
     expect(broken('OrderRequest', order({ amount: '"lots"' }))).toContain('ORDER-FIELDS');
     expect(broken('OrderRequest', order({ symbol: '"ENERGY"', amount: '20' }))).toContain('ORDER-EXPIRY');
-    expect(broken('OrderRequest', order({ symbol: '"ENERGY"', amount: '1.5', expiryHours: '24' }))).toContain('ORDER-ENERGY-AMOUNT');
-    expect(broken('OrderRequest', order({ symbol: '"ENERGY"', amount: '12345678901234567890.5', expiryHours: '24' }))).toContain('ORDER-ENERGY-AMOUNT');
+    expect(broken('OrderRequest', order({ symbol: '"ENERGY"', amount: '1.5', expiryHours: '24' }))).toContain(
+      'ORDER-ENERGY-AMOUNT',
+    );
+    expect(
+      broken('OrderRequest', order({ symbol: '"ENERGY"', amount: '12345678901234567890.5', expiryHours: '24' })),
+    ).toContain('ORDER-ENERGY-AMOUNT');
     expect(accepted('OrderRequest', order({ symbol: '"ENERGY"', amount: '20', expiryHours: '24' }))).toEqual([]);
     expect(accepted('OrderRequest', order({ expiryHours: '24' }))).toEqual([]);
     expect(broken('OrderResult', '{"tenantUserId":"20931","id":"cb-1"}')).toContain('ORDER-RES');
-    expect(broken('EnergyMaxCountResult', '{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":1.5}')).toContain('ENERGY-RES');
+    expect(broken('EnergyMaxCountResult', '{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":1.5}')).toContain(
+      'ENERGY-RES',
+    );
     expect(broken('EnergyMaxCountRequest', '{"symbol":"ENERGY"}')).toContain('ENERGY-REQ');
     expect(broken('Envelope', '{"code":"0","message":"","data":"QUJD"}')).toContain('ENV-CODE');
     expect(broken('Envelope', '{"code":0,"message":""}')).toContain('ENV-DATA');
@@ -109,17 +116,33 @@ describe('generated validators judge payloads by the rules', () => {
     expect(broken('UnauthorizedError', '{"code":"unauthorized","message":"unauthorized"}')).toContain('ERR-401');
     expect(broken('NotFoundError', '{"code":"NOT_FOUND","message":"not found"}')).toContain('ERR-404');
     expect(
-      broken('CardCloseResponse', '{"success":false,"errorCode":"","errorMessage":"x","errorMessageEn":"x","detailMessage":"","requestId":"r"}'),
+      broken(
+        'CardCloseResponse',
+        '{"success":false,"errorCode":"","errorMessage":"x","errorMessageEn":"x","detailMessage":"","requestId":"r"}',
+      ),
     ).toContain('CARD-ERR');
-    expect(broken('CardCloseRequest', '{"merchantId":1,"merchantUserId":"u","powerCardId":"p","channel":"c","closeSerialNo":"s"}')).toContain('CARD-REQ');
-    expect(broken('CallbackPayload', '{"type":1,"requestUUID":"u","trackingId":"t","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}')).toContain(
-      'CB-ID-DEPOSIT',
-    );
     expect(
-      broken('CallbackPayload', '{"type":3,"requestUUID":"u","trackingId":"t","callBackId":"c","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}'),
+      broken(
+        'CardCloseRequest',
+        '{"merchantId":1,"merchantUserId":"u","powerCardId":"p","channel":"c","closeSerialNo":"s"}',
+      ),
+    ).toContain('CARD-REQ');
+    expect(
+      broken(
+        'CallbackPayload',
+        '{"type":1,"requestUUID":"u","trackingId":"t","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}',
+      ),
+    ).toContain('CB-ID-DEPOSIT');
+    expect(
+      broken(
+        'CallbackPayload',
+        '{"type":3,"requestUUID":"u","trackingId":"t","callBackId":"c","chain":"TRON","symbol":"USDT","toAddress":"T","amount":"1"}',
+      ),
     ).toContain('CB-ID-WITHDRAW');
     expect(broken('CallbackPayload', '{"type":6,"requestUUID":"u","trackingId":"t"}')).toContain('CB-ID-OTHER');
-    expect(validateSchema('CallbackPayload', parseExactJson('{"type":99,"requestUUID":"u","trackingId":"t"}')).length).toBeGreaterThan(0);
+    expect(
+      validateSchema('CallbackPayload', parseExactJson('{"type":99,"requestUUID":"u","trackingId":"t"}')).length,
+    ).toBeGreaterThan(0);
     expect(broken('CallbackAnswer', '{"errCode":"0"}')).toContain('CB-ERRCODE');
   });
 });
@@ -181,10 +204,14 @@ describe('spec lint and generate --check (CLI)', () => {
   });
 
   it('generate --check (the developer entry, src/cli/dev.ts, as `npm run generate` runs it) reports the committed files fresh', () => {
-    const run = spawnSync(process.execPath, [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/cli/dev.ts', 'generate', '--check'], {
-      cwd: ROOT,
-      timeout: 120_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/cli/dev.ts', 'generate', '--check'],
+      {
+        cwd: ROOT,
+        timeout: 120_000,
+      },
+    );
     expect(run.stdout.toString()).toMatch(/fresh .*docs\/cli-reference\.md/);
     expect(run.stdout.toString()).not.toMatch(/stale/);
     expect(run.status).toBe(0);

@@ -64,10 +64,14 @@ interface Instance {
 
 function startInstance(settings: Record<string, unknown>): Promise<Instance> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/fixtures/stall-merchant.ts'), JSON.stringify(settings)], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve(ROOT, 'test/fixtures/stall-merchant.ts'), JSON.stringify(settings)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.add(child);
     child.on('exit', () => children.delete(child));
     let out = '';
@@ -180,14 +184,20 @@ describe.each(MODES)('a stalled claim holder on $name', (mode) => {
       const client = new pg.Client({ connectionString: postgres.url });
       await client.connect();
       try {
-        return (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}_ledger WHERE tracking_id = $1`, [trackingId])).rows[0]!.n;
+        return (
+          await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}_ledger WHERE tracking_id = $1`, [
+            trackingId,
+          ])
+        ).rows[0]!.n;
       } finally {
         await client.end();
       }
     }
     const db = openSqlite(sqlitePath);
     try {
-      return db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM ledger WHERE tracking_id = ?').get(trackingId)!.n;
+      return db
+        .prepare<[string], { n: number }>('SELECT count(*) AS n FROM ledger WHERE tracking_id = ?')
+        .get(trackingId)!.n;
     } finally {
       db.close();
     }

@@ -42,7 +42,11 @@ describe('--suites DIR', () => {
 
   it.each([
     ['a folder that does not exist', () => join(dir, 'nowhere'), /cannot read suites folder .*nowhere: no such folder/],
-    ['a folder without suite files', () => (mkdirSync(join(dir, 'empty')), join(dir, 'empty')), /suites folder .*empty holds no \.yaml or \.yml file/],
+    [
+      'a folder without suite files',
+      () => (mkdirSync(join(dir, 'empty')), join(dir, 'empty')),
+      /suites folder .*empty holds no \.yaml or \.yml file/,
+    ],
     [
       'a file the schema refuses',
       () => folder('schema', '  - id: one\n    title: t\n    rules: [ENERGY-PATH]\n    stepz: []\n'),
@@ -89,6 +93,9 @@ describe('--suites DIR', () => {
   it('exports the suite schema as wallet-conformance/suite.schema.json, for editors and your own tooling', () => {
     const path = createRequire(join(ROOT, 'package.json')).resolve('wallet-conformance/suite.schema.json');
     expect(path).toBe(join(ROOT, 'suites', 'suite.schema.json'));
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ title: 'wallet-conformance suite', required: ['title', 'side', 'cases'] });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({
+      title: 'wallet-conformance suite',
+      required: ['title', 'side', 'cases'],
+    });
   });
 });

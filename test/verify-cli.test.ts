@@ -14,8 +14,14 @@ describe('verify (the real CLI) against running targets', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-verify-'));
   beforeAll(async () => {
     embedded = await startEmbedded();
-    writeFileSync(join(dir, 'public.pem'), embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }));
-    writeFileSync(join(dir, 'private.pem'), embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(
+      join(dir, 'public.pem'),
+      embedded.service.publicKey.keyObject.export({ type: 'spki', format: 'pem' }),
+    );
+    writeFileSync(
+      join(dir, 'private.pem'),
+      embedded.merchant.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }),
+    );
   });
   afterAll(() => embedded.close());
   /** Every merchant suite without a probe, run once for the two tests that judge such a run (m2). */
@@ -60,7 +66,9 @@ describe('verify (the real CLI) against running targets', () => {
     const report = JSON.parse(readFileSync(join(dir, 'service', 'report.json'), 'utf8')) as Report;
     expect(report.results.filter((r) => r.message.includes('--allow-orders'))).toEqual([]);
     // Cases needing the control API are skipped (no --control-token), never passed.
-    expect(report.results.filter((r) => r.status === 'skipped').every((r) => r.message.includes('--control-token'))).toBe(true);
+    expect(
+      report.results.filter((r) => r.status === 'skipped').every((r) => r.message.includes('--control-token')),
+    ).toBe(true);
     expect(report.summary.failed).toBe(0);
     expect(run.status).toBe(0);
   }, 60_000);
@@ -128,7 +136,10 @@ describe('verify (the real CLI) against running targets', () => {
       'merchant/idempotency',
     ];
     const bad = await cli([...args, '--settle-ms', 'soon', '--reports', join(dir, 'm9')]);
-    expect([bad.stderr.trim(), bad.status]).toEqual(['wallet-conformance: --settle-ms takes a whole number, not "soon"', 2]);
+    expect([bad.stderr.trim(), bad.status]).toEqual([
+      'wallet-conformance: --settle-ms takes a whole number, not "soon"',
+      2,
+    ]);
     const once = await cli([...args, '--settle-ms', '0', '--reports', join(dir, 'm10')]);
     expect(once.status, once.stdout).toBe(0);
   }, 60_000);
@@ -219,7 +230,13 @@ describe('verify (the real CLI) against running targets', () => {
       'passed',
     ]);
     expect(run.status).toBe(0);
-    const wrong = await cli([...args, '--probe-cmd', `${JSON.stringify(process.execPath)} -e "process.stdout.write('{}')"`, '--reports', join(dir, 'm8')]);
+    const wrong = await cli([
+      ...args,
+      '--probe-cmd',
+      `${JSON.stringify(process.execPath)} -e "process.stdout.write('{}')"`,
+      '--reports',
+      join(dir, 'm8'),
+    ]);
     expect(wrong.stderr.trim()).toBe(
       'wallet-conformance: pre-flight: --probe-cmd gave JSON without a processed list: expected {"processed": [<decrypted callback payload>, ...]} (one entry per business processing, in order; paged: with "next" and "more", docs/probe.md)',
     );
@@ -230,14 +247,42 @@ describe('verify (the real CLI) against running targets', () => {
     const s = embedded.service;
     // A key pair the service does not hold (keys generate has its own tests).
     const keys = mkdtempSync(join(tmpdir(), 'wc-other-key-'));
-    writeFileSync(join(keys, 'merchant-public.pem'), generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }));
-    const base = ['verify', 'service', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--user-id', String(s.userId), '--suite', 'service/energy'];
-    const otherKey = await cli([...base, '--public-key', join(keys, 'merchant-public.pem'), '--reports', join(dir, 's2')]);
+    writeFileSync(
+      join(keys, 'merchant-public.pem'),
+      generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }),
+    );
+    const base = [
+      'verify',
+      'service',
+      '--base-url',
+      s.baseUrl,
+      '--api-key',
+      s.apiKey,
+      '--user-id',
+      String(s.userId),
+      '--suite',
+      'service/energy',
+    ];
+    const otherKey = await cli([
+      ...base,
+      '--public-key',
+      join(keys, 'merchant-public.pem'),
+      '--reports',
+      join(dir, 's2'),
+    ]);
     expect(otherKey.stderr).toMatch(
       /^pre-flight: warning: the service refused a valid energy query \(code \d+\); this is a finding for the suites, not proof of a wrong key/m,
     );
     expect(otherKey.status).toBe(1);
-    const badToken = await cli([...base, '--public-key', join(dir, 'public.pem'), '--control-token', 'not-the-token', '--reports', join(dir, 's3')]);
+    const badToken = await cli([
+      ...base,
+      '--public-key',
+      join(dir, 'public.pem'),
+      '--control-token',
+      'not-the-token',
+      '--reports',
+      join(dir, 's3'),
+    ]);
     // No rule binds the control API: a refused token is a setup the target does not perform, so the cases needing it are skipped.
     expect(badToken.stderr).toMatch(
       /^pre-flight: warning: the service refused --control-token on every control API route: check the token; the cases that need the control API are skipped$/m,

@@ -57,7 +57,10 @@ function verdictCell(seq) {
   const cell = el('td', 'verdicts');
   const findings = state.findingsBySeq.get(seq) || [];
   if (findings.length === 0) cell.append(el('span', 'badge none', 'no finding'));
-  for (const finding of findings) cell.append(el('span', `badge ${finding.status}`, `${finding.status} ${finding.rules.join(', ') || finding.title}`));
+  for (const finding of findings)
+    cell.append(
+      el('span', `badge ${finding.status}`, `${finding.status} ${finding.rules.join(', ') || finding.title}`),
+    );
   return cell;
 }
 
@@ -137,7 +140,11 @@ function renderRules() {
     ...names.map((rule) => {
       const tr = el('tr', state.filter.rule === rule ? 'active' : '');
       tr.dataset.rule = rule;
-      tr.append(el('td', 'rule', rule), el('td', 'count-failed', state.rules[rule].failed), el('td', 'count-warning', state.rules[rule].warning));
+      tr.append(
+        el('td', 'rule', rule),
+        el('td', 'count-failed', state.rules[rule].failed),
+        el('td', 'count-warning', state.rules[rule].warning),
+      );
       tr.addEventListener('click', () => setFilter('rule', state.filter.rule === rule ? '' : rule));
       return tr;
     }),
@@ -188,12 +195,20 @@ function pane(title, message) {
 
 function renderDetail(detail) {
   const box = $('detail');
-  const heading = el('h2', '', `seq ${detail.seq}: ${detail.endpoint} (${detail.method} ${detail.path}) → ${statusText(detail)}`);
+  const heading = el(
+    'h2',
+    '',
+    `seq ${detail.seq}: ${detail.endpoint} (${detail.method} ${detail.path}) → ${statusText(detail)}`,
+  );
   const findings = el('ul', 'detail-findings');
   for (const finding of state.findingsBySeq.get(detail.seq) || [])
-    findings.append(el('li', finding.status, `${finding.status} [${finding.rules.join(', ')}] ${finding.title}: ${finding.message}`));
+    findings.append(
+      el('li', finding.status, `${finding.status} [${finding.rules.join(', ')}] ${finding.title}: ${finding.message}`),
+    );
   const panes = el('div', 'panes');
-  panes.append(pane(`request (${detail.side === 'merchant' ? 'merchant → service' : 'service → merchant'})`, detail.request));
+  panes.append(
+    pane(`request (${detail.side === 'merchant' ? 'merchant → service' : 'service → merchant'})`, detail.request),
+  );
   panes.append(pane(`answer${detail.response ? ` ${detail.response.status}` : ''}`, detail.response));
   box.replaceChildren(heading, findings, panes);
   if (detail.upstreamError) box.append(el('p', 'note', `upstream failed: ${detail.upstreamError}`));
@@ -206,7 +221,13 @@ async function openExchange(seq) {
   if (previous) fillRow(previous.element, previous.row);
   const held = state.exchanges.get(seq);
   if (!held) {
-    $('detail').replaceChildren(el('p', 'note', `seq ${seq} is no longer on the page (it holds the latest ${state.capacity}); the capture has it.`));
+    $('detail').replaceChildren(
+      el(
+        'p',
+        'note',
+        `seq ${seq} is no longer on the page (it holds the latest ${state.capacity}); the capture has it.`,
+      ),
+    );
     $('detail').hidden = false;
     return;
   }
@@ -214,7 +235,11 @@ async function openExchange(seq) {
   held.element.scrollIntoView({ block: 'center' });
   const answer = await fetch(`api/exchanges/${seq}`);
   if (state.open !== seq) return;
-  if (!answer.ok) return void ($('detail').replaceChildren(el('p', 'note', `seq ${seq} is no longer on the page.`)), ($('detail').hidden = false));
+  if (!answer.ok)
+    return void (
+      $('detail').replaceChildren(el('p', 'note', `seq ${seq} is no longer on the page.`)),
+      ($('detail').hidden = false)
+    );
   renderDetail(await answer.json());
 }
 
@@ -245,7 +270,10 @@ function connect() {
   const events = new EventSource('events');
   const connection = $('connection');
   events.addEventListener('open', () => ((connection.textContent = 'live'), connection.classList.add('live')));
-  events.addEventListener('error', () => ((connection.textContent = 'reconnecting…'), connection.classList.remove('live')));
+  events.addEventListener(
+    'error',
+    () => ((connection.textContent = 'reconnecting…'), connection.classList.remove('live')),
+  );
   events.addEventListener('snapshot', (event) => onSnapshot(JSON.parse(event.data)));
   events.addEventListener('exchange', (event) => {
     state.seen++;
@@ -260,7 +288,8 @@ function connect() {
 }
 
 function start() {
-  for (const name of ['side', 'verdict', 'rule']) $(`filter-${name}`).addEventListener('change', (event) => setFilter(name, event.target.value));
+  for (const name of ['side', 'verdict', 'rule'])
+    $(`filter-${name}`).addEventListener('change', (event) => setFilter(name, event.target.value));
   $('filter-clear').addEventListener('click', () => {
     for (const name of ['side', 'verdict', 'rule']) state.filter[name] = '';
     for (const name of ['side', 'verdict', 'rule']) $(`filter-${name}`).value = '';

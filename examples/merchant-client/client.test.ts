@@ -10,7 +10,12 @@ const calls: WalletCall[] = [];
 const wallet: WalletHandlersOptions = {
   baseUrl,
   merchants: [
-    { userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem, energy: { balance: 20_000_000n, costPerTx: 64_000n } },
+    {
+      userId: 10086,
+      apiKey: 'ak_live',
+      privateKey: keys.privatePem,
+      energy: { balance: 20_000_000n, costPerTx: 64_000n },
+    },
     { userId: 10087, apiKey: 'ak_energy_only', privateKey: keys.privateBase64, permissions: ['getEnergyMaxCount'] },
   ],
   onCall: (call) => calls.push(call),
@@ -25,7 +30,8 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-const client = (apiKey = 'ak_live', url = baseUrl) => createWalletClient({ baseUrl: url, apiKey, publicKey: keys.publicPem });
+const client = (apiKey = 'ak_live', url = baseUrl) =>
+  createWalletClient({ baseUrl: url, apiKey, publicKey: keys.publicPem });
 const order = (fields: Partial<Order> = {}): Order => ({
   userId: 10086,
   tenantUserId: '20931',
@@ -49,7 +55,12 @@ describe('the merchant client against the generated MSW handlers', () => {
 
   it('reads energyMaxCount = floor(balance / costPerTx) from the merchant energy', async () => {
     expect(await client().getEnergyMaxCount()).toBe(312n);
-    server.use(...createWalletHandlers({ ...wallet, merchants: [{ ...wallet.merchants[0]!, energy: { balance: 10n ** 30n, costPerTx: 7n } }] }));
+    server.use(
+      ...createWalletHandlers({
+        ...wallet,
+        merchants: [{ ...wallet.merchants[0]!, energy: { balance: 10n ** 30n, costPerTx: 7n } }],
+      }),
+    );
     expect(await client().getEnergyMaxCount()).toBe(142857142857142857142857142857n);
   });
 

@@ -35,7 +35,12 @@ export interface Order {
 }
 
 /** A client for the order endpoints: encrypts with the merchant's public key, decrypts the envelope. */
-export function createWalletClient(options: { baseUrl: string; apiKey: string; publicKey: string; profile?: CryptoProfile }) {
+export function createWalletClient(options: {
+  baseUrl: string;
+  apiKey: string;
+  publicKey: string;
+  profile?: CryptoProfile;
+}) {
   const key = parseKey(options.publicKey, { expect: 'public' });
   const crypto = options.profile ? { profile: options.profile } : {};
 
@@ -47,7 +52,8 @@ export function createWalletClient(options: { baseUrl: string; apiKey: string; p
       body: new URLSearchParams({ data: sealJson(plain, 'request', key, crypto) }),
     });
     const answer = (await response.json()) as { code: number | string; message: string; data?: string };
-    if (response.status !== 200 || answer.code !== 0 || typeof answer.data !== 'string') throw new WalletError(response.status, answer.code, answer.message);
+    if (response.status !== 200 || answer.code !== 0 || typeof answer.data !== 'string')
+      throw new WalletError(response.status, answer.code, answer.message);
     return openJson(answer.data, 'response', key, crypto).value as Record<string, ExactJson>;
   }
 
@@ -59,7 +65,11 @@ export function createWalletClient(options: { baseUrl: string; apiKey: string; p
     },
     /** Submits a withdrawal or an energy lease; resolves to the service's confirmation. */
     async withdraw(order: Order): Promise<{ tenantUserId: bigint; id: string }> {
-      const result = await call('/api/v1/api/order/withdrawWithoutVerify', { ...order, tenantType: 1, amount: new LosslessNumber(order.amount) });
+      const result = await call('/api/v1/api/order/withdrawWithoutVerify', {
+        ...order,
+        tenantType: 1,
+        amount: new LosslessNumber(order.amount),
+      });
       return { tenantUserId: BigInt(String(result.tenantUserId)), id: String(result.id) };
     },
   };

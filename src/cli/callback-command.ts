@@ -34,7 +34,9 @@ async function warnUnknownFields(type: number, names: string[]): Promise<void> {
   const { packagedCallbackFields } = await import('./callback-fields.js');
   const known = packagedCallbackFields(type);
   for (const name of names.filter((field) => !known.has(field))) {
-    process.stderr.write(`warning: callback type ${type} has no field ${JSON.stringify(name)} (known: ${[...known].join(', ')}); sent anyway\n`);
+    process.stderr.write(
+      `warning: callback type ${type} has no field ${JSON.stringify(name)} (known: ${[...known].join(', ')}); sent anyway\n`,
+    );
   }
 }
 
@@ -73,7 +75,12 @@ export function registerCallbackCommand(program: Command): void {
       '--type <name|n>',
       `callback type by name or number: ${CALLBACK_TYPE_TABLE.map((entry) => `${typeSlug(entry.name)} ${entry.type}`).join(', ')}`,
     )
-    .option('--field <key=value>', 'set a payload field (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
+    .option(
+      '--field <key=value>',
+      'set a payload field (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
+    )
     .option('--deliveries <n>', 'deliver the identical event this many times (fresh requestUUID each)', '1')
     .option('--concurrent', 'send the deliveries at the same moment')
     .addOption(sharedOption('profile'))
@@ -114,10 +121,13 @@ export function registerCallbackCommand(program: Command): void {
       );
       // A TLS failure is the toolkit not reaching the target (exit 2, one line), not the merchant's answer.
       const tlsError = exchanges.find((exchange) => exchange.error?.startsWith('TLS:'))?.error;
-      if (tlsError && exchanges.every((exchange) => exchange.error)) throw new ConfigError('tls', `--url ${flags.url}: ${tlsError}`);
+      if (tlsError && exchanges.every((exchange) => exchange.error))
+        throw new ConfigError('tls', `--url ${flags.url}: ${tlsError}`);
       let failures = 0;
       for (const [i, exchange] of exchanges.entries()) {
-        const answer = exchange.response ? `HTTP ${exchange.response.status} ${exchange.response.body}` : `no answer: ${exchange.error ?? ''}`;
+        const answer = exchange.response
+          ? `HTTP ${exchange.response.status} ${exchange.response.body}`
+          : `no answer: ${exchange.error ?? ''}`;
         // Exit 0 only when every reading counts every answer (CB-ERRCODE): an ambiguous one (U-CB-RESPONSE) is not a clean pass.
         if (!isAcknowledged(exchange.response)) failures++;
         process.stdout.write(scrubOutput(`delivery ${i + 1}/${exchanges.length}: ${answer}\n`));

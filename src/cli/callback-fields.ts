@@ -22,7 +22,9 @@ export function callbackFields(spec: SpecSource, type: number): Set<string> {
   };
   // The payload schema: allOf [CallbackCommon, {if: {properties: {type: {const: T}}}, then: {$ref}} ...].
   const callback = model.callbacks().find((candidate) => candidate.types.some((entry) => entry.type === type));
-  const payload = callback?.payload ?? (model.schemaNames().includes('CallbackPayload') ? model.flatten('CallbackPayload') : undefined);
+  const payload =
+    callback?.payload ??
+    (model.schemaNames().includes('CallbackPayload') ? model.flatten('CallbackPayload') : undefined);
   for (const part of payload?.parts ?? []) add(part);
   const schema = callback?.types.find((entry) => entry.type === type)?.schema;
   if (schema) add(model.flatten(schema));

@@ -82,21 +82,29 @@ describe('a rotating capture', () => {
   it('refuses to begin over an earlier capture', () => {
     const path = join(dir, 'earlier.jsonl');
     writeFileSync(segmentName(path, 1), '');
-    expect(() => RotatingCaptureSink.open(path, { maxBytes: 700, onProblem: () => undefined })).toThrow(/earlier\.000001\.jsonl exists already/);
+    expect(() => RotatingCaptureSink.open(path, { maxBytes: 700, onProblem: () => undefined })).toThrow(
+      /earlier\.000001\.jsonl exists already/,
+    );
     expect(readFileSync(segmentName(path, 1), 'utf8')).toBe('');
   });
 
   it('says in one line that a file cannot be opened, and goes on with the next name', async () => {
     const path = join(dir, 'blocked.jsonl');
     const problems: string[] = [];
-    const sink = RotatingCaptureSink.open(path, { maxBytes: 700, retryMs: 0, onProblem: (line) => problems.push(line) });
+    const sink = RotatingCaptureSink.open(path, {
+      maxBytes: 700,
+      retryMs: 0,
+      onProblem: (line) => problems.push(line),
+    });
     // The second file's name is taken: the rotation cannot open it.
     writeFileSync(segmentName(path, 2), 'someone else');
     const writer = new CaptureWriter(sink);
     for (let seq = 1; seq <= 3; seq++) writer.write(exchange(seq));
     await writer.close();
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^observe: capture: cannot open .*blocked\.000002\.jsonl: EEXIST; lines are dropped until a new file can be written/);
+    expect(problems[0]).toMatch(
+      /^observe: capture: cannot open .*blocked\.000002\.jsonl: EEXIST; lines are dropped until a new file can be written/,
+    );
     expect(readFileSync(segmentName(path, 2), 'utf8')).toBe('someone else');
     expect(await seqsOf([segmentName(path, 1), segmentName(path, 3)])).toEqual([[1], [3]]);
   });
@@ -104,9 +112,15 @@ describe('a rotating capture', () => {
 
 describe('--replay files', () => {
   it('keeps files given one by one in their order, expands a glob in numeric order, refuses a glob matching nothing', () => {
-    for (const name of ['run.2.jsonl', 'run.10.jsonl', 'run.1.jsonl', 'other.jsonl']) writeFileSync(join(dir, name), '');
-    expect(replayFiles([join(dir, 'b.jsonl'), join(dir, 'a.jsonl')])).toEqual([join(dir, 'b.jsonl'), join(dir, 'a.jsonl')]);
-    expect(replayFiles([join(dir, 'run.*.jsonl')])).toEqual(['run.1.jsonl', 'run.2.jsonl', 'run.10.jsonl'].map((name) => join(dir, name)));
+    for (const name of ['run.2.jsonl', 'run.10.jsonl', 'run.1.jsonl', 'other.jsonl'])
+      writeFileSync(join(dir, name), '');
+    expect(replayFiles([join(dir, 'b.jsonl'), join(dir, 'a.jsonl')])).toEqual([
+      join(dir, 'b.jsonl'),
+      join(dir, 'a.jsonl'),
+    ]);
+    expect(replayFiles([join(dir, 'run.*.jsonl')])).toEqual(
+      ['run.1.jsonl', 'run.2.jsonl', 'run.10.jsonl'].map((name) => join(dir, name)),
+    );
     expect(() => replayFiles([join(dir, 'none.*.jsonl')])).toThrow(/^--replay .*none\.\*\.jsonl matches no file$/);
   });
 });

@@ -69,11 +69,18 @@ export class RotatingCaptureSink implements CaptureSink {
   static open(path: string, options: RotationOptions): RotatingCaptureSink {
     const sink = new RotatingCaptureSink(path, options);
     const first = segmentName(path, ++sink.index);
-    if (existsSync(first)) throw new ConfigError('file-exists', `--capture ${first} exists already: name a new file (an earlier capture is not overwritten)`);
+    if (existsSync(first))
+      throw new ConfigError(
+        'file-exists',
+        `--capture ${first} exists already: name a new file (an earlier capture is not overwritten)`,
+      );
     try {
       sink.begin(first);
     } catch (error) {
-      throw new ConfigError('unwritable-file', `cannot write --capture ${first}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new ConfigError(
+        'unwritable-file',
+        `cannot write --capture ${first}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     return sink;
   }
@@ -99,7 +106,9 @@ export class RotatingCaptureSink implements CaptureSink {
     this.retryAt = Date.now() + (this.options.retryMs ?? RETRY_MS);
     if (this.failing) return;
     this.failing = true;
-    this.options.onProblem(`observe: capture: ${what}; lines are dropped until a new file can be written (forwarding goes on)`);
+    this.options.onProblem(
+      `observe: capture: ${what}; lines are dropped until a new file can be written (forwarding goes on)`,
+    );
   }
 
   get writableLength(): number {
@@ -147,7 +156,10 @@ export class RotatingCaptureSink implements CaptureSink {
     while (this.kept.length > keep) {
       const file = this.kept.shift()!;
       unlink(file, (error) => {
-        if (error) this.options.onProblem(`observe: capture: cannot delete ${file} (--capture-keep): ${error.code ?? error.message}`);
+        if (error)
+          this.options.onProblem(
+            `observe: capture: cannot delete ${file} (--capture-keep): ${error.code ?? error.message}`,
+          );
       });
     }
   }
@@ -195,9 +207,14 @@ export function replayFiles(args: readonly string[]): string[] {
     try {
       entries = readdirSync(folder);
     } catch (error) {
-      throw new ConfigError('unreadable-file', `cannot read --replay ${arg}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new ConfigError(
+        'unreadable-file',
+        `cannot read --replay ${arg}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
-    const matched = entries.filter((entry) => pattern.test(entry)).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    const matched = entries
+      .filter((entry) => pattern.test(entry))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     if (matched.length === 0) throw new ConfigError('unreadable-file', `--replay ${arg} matches no file`);
     out.push(...matched.map((entry) => (folder === '.' && !arg.startsWith('./') ? entry : join(folder, entry))));
   }

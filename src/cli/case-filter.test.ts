@@ -20,11 +20,19 @@ describe('--case', () => {
   it.each<[string[], string[]]>([
     [['merchant/raw-body/plus-sign'], ['merchant/raw-body/plus-sign']],
     [['plus-sign'], ['merchant/raw-body/plus-sign']],
-    [['merchant/idempotency/*'], ['merchant/idempotency/duplicate-deposit', 'merchant/idempotency/replayed-withdrawal']],
+    [
+      ['merchant/idempotency/*'],
+      ['merchant/idempotency/duplicate-deposit', 'merchant/idempotency/replayed-withdrawal'],
+    ],
     [['*-deposit'], ['merchant/raw-body/valid-deposit', 'merchant/idempotency/duplicate-deposit']],
     [
       ['merchant/**'],
-      ['merchant/raw-body/valid-deposit', 'merchant/raw-body/plus-sign', 'merchant/idempotency/duplicate-deposit', 'merchant/idempotency/replayed-withdrawal'],
+      [
+        'merchant/raw-body/valid-deposit',
+        'merchant/raw-body/plus-sign',
+        'merchant/idempotency/duplicate-deposit',
+        'merchant/idempotency/replayed-withdrawal',
+      ],
     ],
     [
       ['success', 'plus-sign'],
@@ -46,9 +54,18 @@ describe('--case', () => {
 
   it.each<[string, string]>([
     ['plus-sing', '--case "plus-sing" names no case; did you mean merchant/raw-body/plus-sign?'],
-    ['merchant/raw-body/valid-deposti', '--case "merchant/raw-body/valid-deposti" names no case; did you mean merchant/raw-body/valid-deposit?'],
-    ['deposit', '--case "deposit" names no case; did you mean merchant/idempotency/duplicate-deposit, merchant/raw-body/valid-deposit?'],
-    ['zzzzzzzzzzzzzzzzzzzzzz', '--case "zzzzzzzzzzzzzzzzzzzzzz" names no case (5 cases; ids are suite/case, e.g. merchant/raw-body/valid-deposit)'],
+    [
+      'merchant/raw-body/valid-deposti',
+      '--case "merchant/raw-body/valid-deposti" names no case; did you mean merchant/raw-body/valid-deposit?',
+    ],
+    [
+      'deposit',
+      '--case "deposit" names no case; did you mean merchant/idempotency/duplicate-deposit, merchant/raw-body/valid-deposit?',
+    ],
+    [
+      'zzzzzzzzzzzzzzzzzzzzzz',
+      '--case "zzzzzzzzzzzzzzzzzzzzzz" names no case (5 cases; ids are suite/case, e.g. merchant/raw-body/valid-deposit)',
+    ],
   ])('a typo %j is one line with the closest ids', (pattern, message) => {
     expect(refusal(() => filterCases(SUITES, [pattern]))).toEqual(['no-case', message]);
   });
@@ -61,6 +78,8 @@ describe('--case', () => {
   });
 
   it('narrows without the check when told (run checks once over both sides)', () => {
-    expect(ids(filterCases(SUITES, ['plus-sign', 'nothing-here'], { check: false }).suites)).toEqual(['merchant/raw-body/plus-sign']);
+    expect(ids(filterCases(SUITES, ['plus-sign', 'nothing-here'], { check: false }).suites)).toEqual([
+      'merchant/raw-body/plus-sign',
+    ]);
   });
 });

@@ -45,7 +45,11 @@ function closeMatches(wanted: string, known: readonly string[]): string[] {
  * names no case of these suites is a typo: one line, exit 2, with the closest ids (`check: false`
  * narrows without the check: `run` checks once over both sides, then narrows each).
  */
-export function filterCases(suites: Suite[], patterns: readonly string[], { check = true } = {}): { suites: Suite[]; generated: string[] } {
+export function filterCases(
+  suites: Suite[],
+  patterns: readonly string[],
+  { check = true } = {},
+): { suites: Suite[]; generated: string[] } {
   const generated = patterns.filter((p) => p.startsWith('generated/')).map((p) => p.split('/').slice(2).join('/') || p);
   const wanted = patterns.filter((p) => !p.startsWith('generated/'));
   const known = suites.flatMap((suite) => suite.cases.map((c) => `${suite.name}/${c.id}`));
@@ -58,7 +62,10 @@ export function filterCases(suites: Suite[], patterns: readonly string[], { chec
     );
   }
   const kept = suites
-    .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => wanted.some((pattern) => caseMatches(suite.name, c.id, pattern))) }))
+    .map((suite) => ({
+      ...suite,
+      cases: suite.cases.filter((c) => wanted.some((pattern) => caseMatches(suite.name, c.id, pattern))),
+    }))
     .filter((suite) => suite.cases.length > 0);
   return { suites: kept, generated };
 }

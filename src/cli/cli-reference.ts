@@ -57,7 +57,9 @@ function optionTable(options: readonly Option[]): string[] {
   return [
     '| flag | what it does | default |',
     '| --- | --- | --- |',
-    ...options.filter((option) => !option.hidden).map((option) => `| \`${option.flags}\` | ${cell(option.description)} | ${defaultOf(option)} |`),
+    ...options
+      .filter((option) => !option.hidden)
+      .map((option) => `| \`${option.flags}\` | ${cell(option.description)} | ${defaultOf(option)} |`),
   ];
 }
 

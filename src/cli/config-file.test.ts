@@ -69,7 +69,11 @@ describe('the config file', () => {
     ['timeout: 0\n', 'bad-config', `${FILE}: timeout must be a positive number, not a number`],
     ['suites: []\n', 'bad-config', `${FILE}: suites must be a path or a list of paths, not a list`],
     ['service:\n  baseUrl: ""\n', 'bad-config', `${FILE}: service.baseUrl must be a non-empty string, not a string`],
-    ['service:\n  publicKey: [a]\n', 'bad-config', `${FILE}: service.publicKey must be a file or folder path, not a list`],
+    [
+      'service:\n  publicKey: [a]\n',
+      'bad-config',
+      `${FILE}: service.publicKey must be a file or folder path, not a list`,
+    ],
     ['service: 3\n', 'bad-config', `${FILE}: service must be a mapping of option names to values, not a number`],
     ['- a\n- b\n', 'bad-config', `${FILE}: the file must be a mapping of option names to values, not a list`],
   ])('refuses %j in one line', (text, reason, message) => {
@@ -89,11 +93,18 @@ describe('the config file', () => {
 });
 
 describe("a command's values", () => {
-  const config = parseConfigFile('reports: top\nservice:\n  reports: svc\n  baseUrl: https://s/\npact:\n  reports: pact\n  privateKey: k.pem\n', FILE);
+  const config = parseConfigFile(
+    'reports: top\nservice:\n  reports: svc\n  baseUrl: https://s/\npact:\n  reports: pact\n  privateKey: k.pem\n',
+    FILE,
+  );
 
   it('come from the top level, then each section in order (later wins)', () => {
     expect(configValues(config, ['service'])).toEqual({ reports: '/ci/svc', baseUrl: 'https://s/' });
-    expect(configValues(config, ['service', 'pact'])).toEqual({ reports: '/ci/pact', baseUrl: 'https://s/', privateKey: '/ci/k.pem' });
+    expect(configValues(config, ['service', 'pact'])).toEqual({
+      reports: '/ci/pact',
+      baseUrl: 'https://s/',
+      privateKey: '/ci/k.pem',
+    });
     expect(configValues(config, ['merchant'])).toEqual({ reports: '/ci/top' });
     expect(configValues(undefined, ['service'])).toEqual({});
   });
@@ -112,18 +123,28 @@ describe("a command's values", () => {
       'missing-option',
       '--base-url is required (or service.baseUrl in wallet-conformance.yaml)',
     ]);
-    expect(refusal(() => requireOption({ flags: { callbackUrl: '' }, values: {}, file: 'ci.yaml' }, 'callbackUrl', 'merchant.callbackUrl'))).toEqual([
-      'missing-option',
-      '--callback-url is required (or merchant.callbackUrl in ci.yaml)',
-    ]);
-    expect(requireOption({ flags: { baseUrl: 'https://s/' }, values: {} }, 'baseUrl', 'service.baseUrl')).toBe('https://s/');
+    expect(
+      refusal(() =>
+        requireOption(
+          { flags: { callbackUrl: '' }, values: {}, file: 'ci.yaml' },
+          'callbackUrl',
+          'merchant.callbackUrl',
+        ),
+      ),
+    ).toEqual(['missing-option', '--callback-url is required (or merchant.callbackUrl in ci.yaml)']);
+    expect(requireOption({ flags: { baseUrl: 'https://s/' }, values: {} }, 'baseUrl', 'service.baseUrl')).toBe(
+      'https://s/',
+    );
   });
 });
 
 describe('filling a command from --config', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wc-config-file-'));
   const file = join(dir, 'ci.yaml');
-  writeFileSync(file, 'reports: from-file\nstrict: true\nmerchant:\n  callbackUrl: http://file/cb\n  apiKeyFile: ak.txt\n');
+  writeFileSync(
+    file,
+    'reports: from-file\nstrict: true\nmerchant:\n  callbackUrl: http://file/cb\n  apiKeyFile: ak.txt\n',
+  );
   const command = () =>
     new Command()
       .exitOverride()
@@ -144,9 +165,8 @@ describe('filling a command from --config', () => {
 
   it('a --config file that is not there is one line', () => {
     const missing = join(dir, 'nope.yaml');
-    expect(refusal(() => applyConfigFile(command().parse(['--config', missing], { from: 'user' }), ['merchant']))).toEqual([
-      'unreadable-file',
-      `cannot read config file ${missing}: no such file`,
-    ]);
+    expect(
+      refusal(() => applyConfigFile(command().parse(['--config', missing], { from: 'user' }), ['merchant'])),
+    ).toEqual(['unreadable-file', `cannot read config file ${missing}: no such file`]);
   });
 });

@@ -117,7 +117,12 @@ function checkValue({ label: file, base }: Where, key: string, type: ValueType, 
       return typeof value === 'string' && value.length > 0 ? resolve(base, value) : fail('a file or folder path');
     case 'paths': {
       const list = typeof value === 'string' ? [value] : value;
-      if (!Array.isArray(list) || list.length === 0 || !list.every((item) => typeof item === 'string' && item.length > 0)) fail('a path or a list of paths');
+      if (
+        !Array.isArray(list) ||
+        list.length === 0 ||
+        !list.every((item) => typeof item === 'string' && item.length > 0)
+      )
+        fail('a path or a list of paths');
       return (list as string[]).map((item) => resolve(base, item));
     }
     case 'boolean':
@@ -125,7 +130,9 @@ function checkValue({ label: file, base }: Where, key: string, type: ValueType, 
     case 'integer':
       return Number.isSafeInteger(value) && (value as number) >= 0 ? String(value) : fail('a whole number');
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) && value > 0 ? String(value) : fail('a positive number');
+      return typeof value === 'number' && Number.isFinite(value) && value > 0
+        ? String(value)
+        : fail('a positive number');
   }
 }
 
@@ -138,22 +145,37 @@ function checkMapping(
 ): { values: Record<string, unknown>; sections: ConfigFile['sections'] } {
   const file = where.label;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError('bad-config', `${file}: ${prefix || 'the file'} must be a mapping of option names to values, not ${describeType(value)}`);
+    throw new ConfigError(
+      'bad-config',
+      `${file}: ${prefix || 'the file'} must be a mapping of option names to values, not ${describeType(value)}`,
+    );
   }
   const values: Record<string, unknown> = {};
   const sections: ConfigFile['sections'] = {};
   for (const [key, item] of Object.entries(value)) {
     const name = prefix ? `${prefix}.${key}` : key;
     if (INLINE_SECRETS[key])
-      throw new ConfigError('secret-in-config', `${file}: ${name} would put a secret in a file that gets committed; give it as ${INLINE_SECRETS[key]}`);
+      throw new ConfigError(
+        'secret-in-config',
+        `${file}: ${name} would put a secret in a file that gets committed; give it as ${INLINE_SECRETS[key]}`,
+      );
     if (sectionsAllowed && key in SECTIONS) {
-      sections[key as ConfigSection] = checkMapping(where, key, item, { ...SHARED, ...SECTIONS[key as ConfigSection] }, false).values;
+      sections[key as ConfigSection] = checkMapping(
+        where,
+        key,
+        item,
+        { ...SHARED, ...SECTIONS[key as ConfigSection] },
+        false,
+      ).values;
       continue;
     }
     const type = allowed[key];
     if (!type) {
       const known = [...Object.keys(allowed), ...(sectionsAllowed ? Object.keys(SECTIONS) : [])].join(', ');
-      throw new ConfigError('bad-config', `${file}: unknown key ${name} (known${prefix ? ` in ${prefix}` : ''}: ${known})`);
+      throw new ConfigError(
+        'bad-config',
+        `${file}: unknown key ${name} (known${prefix ? ` in ${prefix}` : ''}: ${known})`,
+      );
     }
     values[key] = checkValue(where, name, type, item);
   }
@@ -180,9 +202,15 @@ function loadConfigFile(explicit: string | undefined, cwd: string = process.cwd(
 }
 
 /** The values one command reads: the top level, then its sections in order (later wins). */
-export function configValues(config: ConfigFile | undefined, sections: readonly ConfigSection[]): Record<string, unknown> {
+export function configValues(
+  config: ConfigFile | undefined,
+  sections: readonly ConfigSection[],
+): Record<string, unknown> {
   if (!config) return {};
-  return Object.assign({}, config.shared, ...sections.map((section) => config.sections[section] ?? {})) as Record<string, unknown>;
+  return Object.assign({}, config.shared, ...sections.map((section) => config.sections[section] ?? {})) as Record<
+    string,
+    unknown
+  >;
 }
 
 /** Where a command's option lives in the file: `service.baseUrl`, or `reports` at the top level. */
@@ -207,7 +235,11 @@ export interface AppliedConfig {
  * (`callback send` calls `merchant.callbackUrl` `--url`). Keys that name secret files are left to
  * the secret resolution, which ranks the environment above them.
  */
-export function applyConfigFile(command: Command, sections: readonly ConfigSection[], aliases: Record<string, string> = {}): AppliedConfig {
+export function applyConfigFile(
+  command: Command,
+  sections: readonly ConfigSection[],
+  aliases: Record<string, string> = {},
+): AppliedConfig {
   const explicit = command.getOptionValue('config') as string | undefined;
   const config = loadConfigFile(explicit);
   const values = configValues(config, sections);
@@ -228,5 +260,8 @@ export function requireOption(applied: AppliedConfig, name: string, configKey: s
   const value = applied.flags[name];
   if (typeof value === 'string' && value.length > 0) return value;
   const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  throw new ConfigError('missing-option', `${flag} is required (or ${configKey} in ${applied.file ?? CONFIG_FILE_NAME})`);
+  throw new ConfigError(
+    'missing-option',
+    `${flag} is required (or ${configKey} in ${applied.file ?? CONFIG_FILE_NAME})`,
+  );
 }

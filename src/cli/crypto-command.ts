@@ -17,13 +17,18 @@ interface CryptoOptions {
 
 /** `crypto encrypt|decrypt --direction D (--public-key F | --private-key F) [--profile F]`: stdin to stdout. */
 export function registerCryptoCommand(program: Command): void {
-  const crypto = program.command('crypto').description('encrypt or decrypt a payload with a profile (for debugging captures)');
+  const crypto = program
+    .command('crypto')
+    .description('encrypt or decrypt a payload with a profile (for debugging captures)');
   const common = (command: Command) =>
     command
       .requiredOption('--direction <d>', `where the data travels: ${DIRECTIONS.join(' | ')}`)
       .option('--public-key <file>', 'the merchant public key (PEM or bare Base64 DER)')
       .option('--private-key <file>', 'the merchant private key (PEM or bare Base64 DER)')
-      .option('--profile <file>', 'crypto profile YAML (default: pkcs1, request=public, response=private, callback=private)')
+      .option(
+        '--profile <file>',
+        'crypto profile YAML (default: pkcs1, request=public, response=private, callback=private)',
+      )
       .option('--engine <e>', 'RSA engine: native | forge', 'native');
 
   common(crypto.command('encrypt'))
@@ -76,9 +81,11 @@ async function setUp(options: CryptoOptions, operation: 'encrypt' | 'decrypt') {
   const { loadKeyFile, loadProfile } = await import('./io.js');
   const direction = parseChoice(options.direction, DIRECTIONS, '--direction');
   const profile = loadProfile(options.profile);
-  const engine = parseChoice(options.engine, ['native', 'forge'] as const, '--engine') === 'forge' ? forgeEngine : nativeEngine;
+  const engine =
+    parseChoice(options.engine, ['native', 'forge'] as const, '--engine') === 'forge' ? forgeEngine : nativeEngine;
   const needed = halfFor(direction, operation, profile);
-  if (options.publicKey && options.privateKey) throw new ConfigError('bad-flag', 'give --public-key or --private-key, not both');
+  if (options.publicKey && options.privateKey)
+    throw new ConfigError('bad-flag', 'give --public-key or --private-key, not both');
   const given = options.publicKey ? 'public' : options.privateKey ? 'private' : undefined;
   if (!given) throw new ConfigError('bad-flag', `${operation}ing ${direction} data needs --${needed}-key FILE`);
   if (given !== needed) {

@@ -49,6 +49,9 @@ describe('demo keys', () => {
 
   it('a key file that is not there is one line', () => {
     const missing = join(dir, 'missing.pem');
-    expect(refusal(() => assertPublishable(missing, undefined))).toEqual(['unreadable-file', `cannot read demo key ${missing}: no such file`]);
+    expect(refusal(() => assertPublishable(missing, undefined))).toEqual([
+      'unreadable-file',
+      `cannot read demo key ${missing}: no such file`,
+    ]);
   });
 });

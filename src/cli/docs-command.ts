@@ -21,12 +21,17 @@ interface DocsFlags {
 export function registerDocsCommand(program: Command): void {
   program
     .command('docs')
-    .description('render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites')
+    .description(
+      'render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites',
+    )
     .option('--out <dir>', 'folder of the site (its index.html and index.md)', join('reports', 'docs'))
     .option('--spec <file>', 'OpenAPI spec', SPEC_PATH)
     .option('--rules <file>', 'rule catalog', RULES_PATH)
     .option('--suites <dir>', 'suites folder, for the traceability table (default: the packaged suites)')
-    .option('--demo-key <file>', 'private key that encrypts the examples (default: a fresh 1024-bit demo key, written next to the site)')
+    .option(
+      '--demo-key <file>',
+      'private key that encrypts the examples (default: a fresh 1024-bit demo key, written next to the site)',
+    )
     .option(
       '--publish-private-key <words>',
       `publish a --demo-key that is not marked as a demo key (keys generate --demo): say "I understand this key is public"`,
@@ -46,7 +51,9 @@ export function registerDocsCommand(program: Command): void {
       const rules = parseRuleCatalog(readUserFile(flags.rules, 'rule catalog').toString('utf8'), flags.rules);
       const suites = flags.suites === undefined ? loadSuites() : loadSuites(suitesFolder(flags.suites));
       const key = (
-        flags.demoKey ? loadKeyFile(flags.demoKey, 'private') : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })
+        flags.demoKey
+          ? loadKeyFile(flags.demoKey, 'private')
+          : parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' })
       ) as RsaPrivateKey;
       // The site publishes the demo key's private half: only a demo key, or a key the user said may be public.
       if (flags.demoKey) assertPublishable(flags.demoKey, flags.publishPrivateKey);
@@ -68,10 +75,15 @@ export function registerDocsCommand(program: Command): void {
       for (const file of files) {
         // The published private key is marked as a demo key, so it can be given back to --demo-key.
         const contents = file.path.endsWith('private.pem') ? markDemoKey(String(file.contents)) : file.contents;
-        writeUserFile(join(flags.out, file.path), contents, { overwrite: true, mode: file.path.endsWith('private.pem') ? 0o600 : 0o644 });
+        writeUserFile(join(flags.out, file.path), contents, {
+          overwrite: true,
+          mode: file.path.endsWith('private.pem') ? 0o600 : 0o644,
+        });
       }
       const pages = files.filter((file) => file.path.endsWith('.html')).length;
-      process.stdout.write(`docs: ${pages} HTML pages and ${pages} Markdown pages in ${flags.out}; open ${join(flags.out, DOCS_INDEX)}\n`);
+      process.stdout.write(
+        `docs: ${pages} HTML pages and ${pages} Markdown pages in ${flags.out}; open ${join(flags.out, DOCS_INDEX)}\n`,
+      );
     });
 }
 
@@ -98,5 +110,8 @@ function manualFiles(): Array<{ path: string; text: string }> {
   };
   if (existsSync(join(PACKAGE_ROOT, 'docs'))) visit(join(PACKAGE_ROOT, 'docs'));
   if (existsSync(join(PACKAGE_ROOT, 'README.md'))) files.unshift(join(PACKAGE_ROOT, 'README.md'));
-  return files.map((file) => ({ path: relative(PACKAGE_ROOT, file).split(sep).join('/'), text: readFileSync(file, 'utf8') }));
+  return files.map((file) => ({
+    path: relative(PACKAGE_ROOT, file).split(sep).join('/'),
+    text: readFileSync(file, 'utf8'),
+  }));
 }

@@ -36,7 +36,11 @@ interface EmbeddedOptions {
 }
 
 /** The service target of a running emulator's merchant: every key, the control token, orders allowed. */
-export function emulatorTarget(emulator: RunningEmulator, config: EmulatorConfig, account: EmulatorMerchant): ServiceTarget {
+export function emulatorTarget(
+  emulator: RunningEmulator,
+  config: EmulatorConfig,
+  account: EmulatorMerchant,
+): ServiceTarget {
   const keys = describeMerchantKeys(account);
   return {
     side: 'service',
@@ -55,7 +59,10 @@ export function emulatorTarget(emulator: RunningEmulator, config: EmulatorConfig
 }
 
 /** The emulator's setup of `run`: a throwaway folder's config with fast retries and, under `tls`, certificates of a throwaway CA. */
-export function embeddedConfig(dir: string, tls: boolean): { config: EmulatorConfig; ca?: string; serverTls?: { cert: string; key: string } } {
+export function embeddedConfig(
+  dir: string,
+  tls: boolean,
+): { config: EmulatorConfig; ca?: string; serverTls?: { cert: string; key: string } } {
   initEmulatorDir(dir, { store: 'emulator.sqlite', port: 0 });
   const config = loadEmulatorConfig(join(dir, 'emulator.yaml'));
   config.callbacks = {

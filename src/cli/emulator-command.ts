@@ -25,20 +25,29 @@ interface EmulatorOptions {
 export function registerEmulatorCommand(program: Command): void {
   program
     .command('emulator')
-    .description('run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init')
+    .description(
+      'run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init',
+    )
     .option('--config <file>', 'emulator.yaml to serve (default: a throwaway in-memory setup in a temporary folder)')
     .option('--port <n>', 'port to listen on (0 = any free port); overrides the config')
     .option('--host <address>', 'address to listen on; overrides the config')
     .option('--init <dir>', 'write DIR/emulator.yaml and a merchant key pair, then exit')
-    .option('--merchant <file>', 'with --init: pair with this merchant.yaml (its key pair, API key and profile; callbacks go to its port)')
+    .option(
+      '--merchant <file>',
+      'with --init: pair with this merchant.yaml (its key pair, API key and profile; callbacks go to its port)',
+    )
     .option('--bits <n>', 'key size for --init', '1024')
     .option('--force', 'let --init overwrite existing files')
     .option('--quiet', 'no line per request')
     .action(async (options: EmulatorOptions) => {
-      if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
-      if (options.merchant !== undefined && options.init === undefined) throw new ConfigError('bad-flag', '--merchant goes with --init DIR');
-      if (options.init !== undefined && options.merchant !== undefined) return await initPaired(options.init, options.merchant, options.force === true);
-      if (options.init !== undefined) return await init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
+      if (options.init !== undefined && options.config !== undefined)
+        throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
+      if (options.merchant !== undefined && options.init === undefined)
+        throw new ConfigError('bad-flag', '--merchant goes with --init DIR');
+      if (options.init !== undefined && options.merchant !== undefined)
+        return await initPaired(options.init, options.merchant, options.force === true);
+      if (options.init !== undefined)
+        return await init(options.init, parseInteger(options.bits, '--bits'), options.force === true);
       await serve(options);
     });
 }
@@ -54,15 +63,22 @@ async function init(dir: string, bits: number, force: boolean): Promise<void> {
 async function initPaired(dir: string, merchantYaml: string, force: boolean): Promise<void> {
   const { keyFiles, pairedEmulatorYaml, pairingFromMerchant, writeInitFiles } = await import('./init-pairing.js');
   const pairing = pairingFromMerchant(merchantYaml);
-  const paths = writeInitFiles(dir, [['emulator.yaml', pairedEmulatorYaml(pairing), 0o600], ...keyFiles(pairing.keys)], force);
+  const paths = writeInitFiles(
+    dir,
+    [['emulator.yaml', pairedEmulatorYaml(pairing), 0o600], ...keyFiles(pairing.keys)],
+    force,
+  );
   for (const path of paths) process.stdout.write(`${path}\n`);
-  process.stdout.write(`paired with ${merchantYaml}: same key pair and API key; callbacks go to ${pairing.callbackUrl}\n`);
+  process.stdout.write(
+    `paired with ${merchantYaml}: same key pair and API key; callbacks go to ${pairing.callbackUrl}\n`,
+  );
   process.stdout.write(`next: wallet-conformance emulator --config ${join(dir, 'emulator.yaml')}\n`);
 }
 
 async function serve(options: EmulatorOptions): Promise<void> {
   const flagPort = options.port === undefined ? undefined : parseInteger(options.port, '--port');
-  if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535)) throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
+  if (flagPort !== undefined && (flagPort < 0 || flagPort > 65_535))
+    throw new ConfigError('bad-flag', `--port must be from 0 to 65535, not ${flagPort}`);
   const { loadEmulatorConfig } = await import('../emulator/config-load.js');
   const { initEmulatorDir } = await import('../emulator/init-dir.js');
   const { describeMerchantKeys } = await import('../emulator/key-description.js');
@@ -106,7 +122,9 @@ async function serve(options: EmulatorOptions): Promise<void> {
     ]
       .filter(Boolean)
       .join(', ');
-    process.stdout.write(`merchant ${merchant.userId}: api key ${keys.apiKey}${extra ? `, ${extra}` : ''}; public key ${merchant.publicKey}\n`);
+    process.stdout.write(
+      `merchant ${merchant.userId}: api key ${keys.apiKey}${extra ? `, ${extra}` : ''}; public key ${merchant.publicKey}\n`,
+    );
   }
   // Last, so a script that waits for this line has everything above it.
   process.stdout.write(`emulator listening on ${emulator.url} (control token: ${config.control.token})\n`);
@@ -117,7 +135,9 @@ async function serve(options: EmulatorOptions): Promise<void> {
   // Close cleanly: pending callbacks stay queued in the store, the SQLite WAL is checkpointed.
   // The close cuts every attempt and connection itself; this bound only guards a stop that hangs anyway.
   const bound = setTimeout(() => {
-    process.stderr.write(`emulator: the shutdown took longer than ${STOP_BOUND_MS} ms; exiting without waiting further\n`);
+    process.stderr.write(
+      `emulator: the shutdown took longer than ${STOP_BOUND_MS} ms; exiting without waiting further\n`,
+    );
     process.exit(1);
   }, STOP_BOUND_MS);
   bound.unref();

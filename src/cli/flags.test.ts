@@ -29,11 +29,18 @@ describe('the collectors of repeatable flags', () => {
   });
 
   it('--suites keeps every folder as given, commas included, in order', () => {
-    expect(['one', 'two,three', 'one'].reduce<string[]>((all, value) => collectDirs(value, all), [])).toEqual(['one', 'two,three', 'one']);
+    expect(['one', 'two,three', 'one'].reduce<string[]>((all, value) => collectDirs(value, all), [])).toEqual([
+      'one',
+      'two,three',
+      'one',
+    ]);
   });
 
   it('--case and --suites collect on a real command line', () => {
-    const program = new Command().exitOverride().option('--case <id>', '', collectCases).option('--suites <dir>', '', collectDirs, []);
+    const program = new Command()
+      .exitOverride()
+      .option('--case <id>', '', collectCases)
+      .option('--suites <dir>', '', collectDirs, []);
     program.parse(['--case', 'a/x,b/y', '--suites', 'd1', '--case', 'c/z', '--suites', 'd2'], { from: 'user' });
     expect(program.opts()).toEqual({ case: ['a/x', 'b/y', 'c/z'], suites: ['d1', 'd2'] });
   });
@@ -46,7 +53,23 @@ describe('the network flags', () => {
   };
 
   it('reads --ca (repeatable), --cert, --key, --insecure, --max-body and --timeout as given; the checks come later', () => {
-    expect(parse(['--ca', 'a.pem', '--ca', 'b.pem', '--cert', 'c.pem', '--key', 'k.pem', '--insecure', '--max-body', '1024', '--timeout', '30'])).toEqual({
+    expect(
+      parse([
+        '--ca',
+        'a.pem',
+        '--ca',
+        'b.pem',
+        '--cert',
+        'c.pem',
+        '--key',
+        'k.pem',
+        '--insecure',
+        '--max-body',
+        '1024',
+        '--timeout',
+        '30',
+      ]),
+    ).toEqual({
       ca: ['a.pem', 'b.pem'],
       cert: 'c.pem',
       key: 'k.pem',
@@ -65,7 +88,8 @@ describe('the network flags', () => {
 describe('the secrets', () => {
   it('each have a value flag, a file flag, a variable and a config key of their own', () => {
     const specs = Object.values(SECRETS);
-    for (const field of ['kind', 'flag', 'fileFlag', 'env', 'configKey'] as const) expect(new Set(specs.map((spec) => spec[field])).size).toBe(specs.length);
+    for (const field of ['kind', 'flag', 'fileFlag', 'env', 'configKey'] as const)
+      expect(new Set(specs.map((spec) => spec[field])).size).toBe(specs.length);
     for (const spec of specs) {
       expect(spec.fileFlag).toBe(`${spec.flag}-file`);
       expect(spec.configKey.endsWith('File')).toBe(true);
@@ -73,8 +97,12 @@ describe('the secrets', () => {
   });
 
   it('say in their help how to keep them out of argv', () => {
-    expect(secretHelp('apiKey', 'the merchant API key')).toBe('the merchant API key; better env WALLET_API_KEY or --api-key-file (ps and CI logs show argv)');
-    expect(secretFileHelp('brokerToken')).toBe('read the Pact Broker token from this file (one trailing newline is dropped)');
+    expect(secretHelp('apiKey', 'the merchant API key')).toBe(
+      'the merchant API key; better env WALLET_API_KEY or --api-key-file (ps and CI logs show argv)',
+    );
+    expect(secretFileHelp('brokerToken')).toBe(
+      'read the Pact Broker token from this file (one trailing newline is dropped)',
+    );
   });
 
   it('--config names the default file it reads', () => {
@@ -85,7 +113,10 @@ describe('the secrets', () => {
 describe('the registry of shared flags', () => {
   it('gives every command the same flag, collector and default, worded for the command when it asks', () => {
     const one = new Command().exitOverride().addOption(sharedOption('suites')).addOption(sharedOption('reports'));
-    const other = new Command().exitOverride().addOption(sharedOption('suites', 'my own words')).addOption(sharedOption('reports', 'where mine go'));
+    const other = new Command()
+      .exitOverride()
+      .addOption(sharedOption('suites', 'my own words'))
+      .addOption(sharedOption('reports', 'where mine go'));
     one.parse(['--suites', 'a', '--suites', 'b'], { from: 'user' });
     other.parse([], { from: 'user' });
     expect(one.opts()).toEqual({ suites: ['a', 'b'], reports: 'reports' });
@@ -94,7 +125,10 @@ describe('the registry of shared flags', () => {
   });
 
   it('writes a secret pair from its spec: the value flag, its file flag, help that keeps it out of argv', () => {
-    const command = new Command().exitOverride().addOption(secretOption('controlToken', 'the token')).addOption(secretFileOption('controlToken'));
+    const command = new Command()
+      .exitOverride()
+      .addOption(secretOption('controlToken', 'the token'))
+      .addOption(secretFileOption('controlToken'));
     expect(command.options.map((option) => [option.flags, option.description])).toEqual([
       ['--control-token <token>', secretHelp('controlToken', 'the token')],
       ['--control-token-file <file>', secretFileHelp('controlToken')],

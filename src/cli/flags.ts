@@ -53,51 +53,89 @@ const SHARED_OPTIONS = {
   },
   cert: { flags: '--cert <file>', description: 'client certificate (PEM) for targets that require mTLS; needs --key' },
   key: { flags: '--key <file>', description: 'private key (PEM, unencrypted) of --cert' },
-  insecure: { flags: '--insecure', description: 'do not verify TLS certificates (a warning is printed and every report notes it)' },
-  maxBody: { flags: '--max-body <bytes>', description: `largest answer accepted; a bigger one is a transport error (default ${DEFAULT_MAX_BODY_BYTES})` },
-  timeout: { flags: '--timeout <seconds>', description: 'bound the whole run: when it runs out the run stops, reports are written, exit 2' },
+  insecure: {
+    flags: '--insecure',
+    description: 'do not verify TLS certificates (a warning is printed and every report notes it)',
+  },
+  maxBody: {
+    flags: '--max-body <bytes>',
+    description: `largest answer accepted; a bigger one is a transport error (default ${DEFAULT_MAX_BODY_BYTES})`,
+  },
+  timeout: {
+    flags: '--timeout <seconds>',
+    description: 'bound the whole run: when it runs out the run stops, reports are written, exit 2',
+  },
   baseUrl: { flags: '--base-url <url>', description: '{base_url} of the order endpoints (required)' },
   cardBaseUrl: { flags: '--card-base-url <url>', description: '{card_base_url} of card close (default: --base-url)' },
   callbackUrl: { flags: '--callback-url <url>', description: "the merchant's callback URL (required)" },
-  publicKey: { flags: '--public-key <file>', description: "the merchant's public key (PEM or bare Base64 DER) (required)" },
-  privateKey: { flags: '--private-key <file>', description: 'the private key the service encrypts callbacks with (required)' },
+  publicKey: {
+    flags: '--public-key <file>',
+    description: "the merchant's public key (PEM or bare Base64 DER) (required)",
+  },
+  privateKey: {
+    flags: '--private-key <file>',
+    description: 'the private key the service encrypts callbacks with (required)',
+  },
   userId: { flags: '--user-id <n>', description: "the merchant's userId in the wallet system" },
   probeUrl: {
     flags: '--probe-url <url>',
-    description: 'the merchant\'s processing probe: GET answers {"processed": [payload, ...]}; idempotency checks are skipped without it or --probe-cmd',
+    description:
+      'the merchant\'s processing probe: GET answers {"processed": [payload, ...]}; idempotency checks are skipped without it or --probe-cmd',
   },
   probeCmd: {
     flags: '--probe-cmd <cmd>',
-    description: 'a shell command that prints the processed payloads as JSON ({"processed": [...]} or a bare array), in place of --probe-url',
+    description:
+      'a shell command that prints the processed payloads as JSON ({"processed": [...]} or a bare array), in place of --probe-url',
   },
   profile: { flags: '--profile <file>', description: 'crypto profile YAML' },
   config: { flags: '--config <file>', description: CONFIG_HELP },
-  reports: { flags: '--reports <dir>', description: 'where report.json, junit.xml, report.html and summary.md go', defaultValue: 'reports' },
+  reports: {
+    flags: '--reports <dir>',
+    description: 'where report.json, junit.xml, report.html and summary.md go',
+    defaultValue: 'reports',
+  },
   strict: { flags: '--strict', description: 'SHOULD rules fail too' },
-  suite: { flags: '--suite <glob>', description: 'only suites whose name matches (e.g. "service/energy", "*idempotency*")' },
+  suite: {
+    flags: '--suite <glob>',
+    description: 'only suites whose name matches (e.g. "service/energy", "*idempotency*")',
+  },
   suites: {
     flags: '--suites <dir>',
-    description: 'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)',
+    description:
+      'also run your own suite files of DIR (repeatable; validated against wallet-conformance/suite.schema.json)',
     parse: collectDirs,
     defaultValue: [],
   },
   shard: { flags: '--shard <i/n>', description: 'run the i-th of n shares of the cases' },
   case: {
     flags: '--case <id>',
-    description: 'only this case: suite/case or a glob (repeatable or a comma list; each failure in the reports shows its --case)',
+    description:
+      'only this case: suite/case or a glob (repeatable or a comma list; each failure in the reports shows its --case)',
     parse: collectCases,
   },
   waitFor: {
     flags: '--wait-for <seconds>',
-    description: 'poll until the target answers HTTP (for a target still starting), at most this long; then the unreachable line, exit 2',
+    description:
+      'poll until the target answers HTTP (for a target still starting), at most this long; then the unreachable line, exit 2',
   },
-  baseline: { flags: '--baseline <report.json>', description: 'an earlier report.json: only checks worse than it fail the run (known failures are listed)' },
-  failOnSkip: { flags: '--fail-on-skip', description: 'exit 1 when a check of a MUST rule was skipped (a CI gate that must not silently shrink)' },
+  baseline: {
+    flags: '--baseline <report.json>',
+    description: 'an earlier report.json: only checks worse than it fail the run (known failures are listed)',
+  },
+  failOnSkip: {
+    flags: '--fail-on-skip',
+    description: 'exit 1 when a check of a MUST rule was skipped (a CI gate that must not silently shrink)',
+  },
   verbose: { flags: '--verbose', description: 'print every case as it runs' },
-  generate: { flags: '--generate <n>', description: 'after the suites, N generated cases per property (property-based; 0: none)', defaultValue: '0' },
+  generate: {
+    flags: '--generate <n>',
+    description: 'after the suites, N generated cases per property (property-based; 0: none)',
+    defaultValue: '0',
+  },
   seed: {
     flags: '--seed <s>',
-    description: 'seed of the generated cases: the same seed replays the same cases (printed on the console and in summary.md)',
+    description:
+      'seed of the generated cases: the same seed replays the same cases (printed on the console and in summary.md)',
   },
 } as const satisfies Record<string, SharedOptionSpec>;
 
@@ -109,13 +147,21 @@ export function sharedOption(name: SharedOptionName, description?: string): Opti
   const spec: SharedOptionSpec = SHARED_OPTIONS[name];
   const option = new Option(spec.flags, description ?? spec.description);
   if (spec.parse) option.argParser(spec.parse);
-  if (spec.defaultValue !== undefined) option.default(Array.isArray(spec.defaultValue) ? [...spec.defaultValue] : spec.defaultValue);
+  if (spec.defaultValue !== undefined)
+    option.default(Array.isArray(spec.defaultValue) ? [...spec.defaultValue] : spec.defaultValue);
   return option;
 }
 
 /** Adds --ca, --cert, --key, --insecure, --max-body and (for commands that write reports) --timeout to a command. */
 export function addNetworkOptions(command: Command, options: { runTimeout?: boolean } = {}): Command {
-  const names: SharedOptionName[] = ['ca', 'cert', 'key', 'insecure', 'maxBody', ...(options.runTimeout === false ? [] : ['timeout' as const])];
+  const names: SharedOptionName[] = [
+    'ca',
+    'cert',
+    'key',
+    'insecure',
+    'maxBody',
+    ...(options.runTimeout === false ? [] : ['timeout' as const]),
+  ];
   for (const name of names) command.addOption(sharedOption(name));
   return command;
 }
@@ -138,7 +184,15 @@ interface SecretSpec {
 
 /** The secrets of the CLI, by option name. */
 export const SECRETS = {
-  apiKey: { kind: 'ak', flag: '--api-key', fileFlag: '--api-key-file', value: 'key', env: 'WALLET_API_KEY', configKey: 'apiKeyFile', what: 'API key' },
+  apiKey: {
+    kind: 'ak',
+    flag: '--api-key',
+    fileFlag: '--api-key-file',
+    value: 'key',
+    env: 'WALLET_API_KEY',
+    configKey: 'apiKeyFile',
+    what: 'API key',
+  },
   controlToken: {
     kind: 'ct',
     flag: '--control-token',

@@ -28,7 +28,11 @@ async function architectureFile(): Promise<GeneratedFile> {
     TYPES_FROM: LayerTable['typesFrom'];
   };
   const text = readFileSync(join(PACKAGE_ROOT, 'ARCHITECTURE.md'), 'utf8');
-  return architectureWithDiagram(text, { layers: config.LAYERS, generatedFile: config.GENERATED_FILE, typesFrom: config.TYPES_FROM });
+  return architectureWithDiagram(text, {
+    layers: config.LAYERS,
+    generatedFile: config.GENERATED_FILE,
+    typesFrom: config.TYPES_FROM,
+  });
 }
 
 /**
@@ -46,7 +50,11 @@ export function registerGenerateCommand(program: Command, shipped: () => Promise
     .option('--out <dir>', 'folder the generated paths are relative to (src/generated/…, spec/pacts/…)', PACKAGE_ROOT)
     .option('--check', 'write nothing; exit 1 when a generated file is missing or stale')
     .action(async (options: { spec: string; out: string; check?: boolean }) => {
-      const { generateAll } = await withOptionalPackage('@pact-foundation/pact', 'generate', () => import('../generate/all.js'));
+      const { generateAll } = await withOptionalPackage(
+        '@pact-foundation/pact',
+        'generate',
+        () => import('../generate/all.js'),
+      );
       if (
         writeGeneratedFiles(
           [

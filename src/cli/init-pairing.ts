@@ -50,7 +50,8 @@ export function writeInitFiles(dir: string, files: readonly InitFile[], force: b
   // Named as the user gave the folder (relative stays relative): the lines printed are the paths they typed.
   const paths = files.map(([name]) => join(dir, name));
   const existing = paths.filter((path) => existsSync(path));
-  if (existing.length > 0 && !force) throw new ConfigError('file-exists', `${existing.join(', ')} exists already (use --force to overwrite)`);
+  if (existing.length > 0 && !force)
+    throw new ConfigError('file-exists', `${existing.join(', ')} exists already (use --force to overwrite)`);
   files.forEach(([, contents, mode], i) => writeUserFile(paths[i] as string, contents, { overwrite: force, mode }));
   return paths;
 }
@@ -69,7 +70,12 @@ export function pairingFromEmulator(emulatorYaml: string, userId?: number): Pair
     );
   }
   const callbackUrl = merchant.callbackUrl ?? 'http://127.0.0.1:9400/callback';
-  return { apiKey: merchant.apiKey, keys: keyFilesOf(merchant.keyPair.privateKey), profile: merchant.profile, callbackUrl };
+  return {
+    apiKey: merchant.apiKey,
+    keys: keyFilesOf(merchant.keyPair.privateKey),
+    profile: merchant.profile,
+    callbackUrl,
+  };
 }
 
 /** The pairing a merchant.yaml holds: a key valid now, the key pair (its `privateKey` is needed), the profile, its callback URL. */
@@ -82,11 +88,20 @@ export function pairingFromMerchant(merchantYaml: string, now = Date.now()): Pai
       `${merchantYaml}: privateKey is required to pair an emulator with it (the service encrypts callbacks with the private half)`,
     );
   }
-  const privateKey = parseKey(readUserFile(file.privateKeyPath, 'private key'), { source: file.privateKeyPath, expect: 'private' }) as RsaPrivateKey;
+  const privateKey = parseKey(readUserFile(file.privateKeyPath, 'private key'), {
+    source: file.privateKeyPath,
+    expect: 'private',
+  }) as RsaPrivateKey;
   const valid = file.apiKeys.find(
-    (entry) => (!entry.notBefore || new Date(entry.notBefore).getTime() <= now) && (!entry.notAfter || new Date(entry.notAfter).getTime() >= now),
+    (entry) =>
+      (!entry.notBefore || new Date(entry.notBefore).getTime() <= now) &&
+      (!entry.notAfter || new Date(entry.notAfter).getTime() >= now),
   );
-  if (!valid) throw new ConfigError('bad-merchant-config', `${merchantYaml}: no apiKey is valid now, so no emulator could be paired with it`);
+  if (!valid)
+    throw new ConfigError(
+      'bad-merchant-config',
+      `${merchantYaml}: no apiKey is valid now, so no emulator could be paired with it`,
+    );
   if (settings.port === 0) {
     throw new ConfigError(
       'bad-merchant-config',
@@ -95,12 +110,23 @@ export function pairingFromMerchant(merchantYaml: string, now = Date.now()): Pai
   }
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  return { apiKey: valid.key, keys: keyFilesOf(privateKey), profile: settings.profile, callbackUrl: `http://${hostInUrl}:${settings.port}/callback` };
+  return {
+    apiKey: valid.key,
+    keys: keyFilesOf(privateKey),
+    profile: settings.profile,
+    callbackUrl: `http://${hostInUrl}:${settings.port}/callback`,
+  };
 }
 
 /** A profile as inline YAML flow (`{}` for the defaults), for the two config files. */
 function profileNode(profile: CryptoProfile): Record<string, unknown> {
-  return { padding: profile.padding, request: profile.request, response: profile.response, callback: profile.callback, plaintextBlock: profile.plaintextBlock };
+  return {
+    padding: profile.padding,
+    request: profile.request,
+    response: profile.response,
+    callback: profile.callback,
+    plaintextBlock: profile.plaintextBlock,
+  };
 }
 
 /**
@@ -132,7 +158,9 @@ export function withPort(merchantYaml: string, port: number): string {
 /** emulator.yaml paired with a merchant: the merchant's API key, profile and callback URL (the rest as `emulator --init` writes it). */
 export function pairedEmulatorYaml(pairing: Pairing): string {
   // The template's own fresh key pair is dropped: the merchant's key files replace it.
-  const template = emulatorSetupFiles({ callbackUrl: pairing.callbackUrl }).find((file) => file.name === 'emulator.yaml');
+  const template = emulatorSetupFiles({ callbackUrl: pairing.callbackUrl }).find(
+    (file) => file.name === 'emulator.yaml',
+  );
   if (!template) throw new Error('emulatorSetupFiles wrote no emulator.yaml');
   const doc = parseDocument(template.contents);
   doc.setIn(['merchants', 0, 'apiKey'], pairing.apiKey);

@@ -11,7 +11,10 @@ describe("the user's files", () => {
   it('are written with their folders, never over an existing one unless asked', () => {
     const path = join(dir, 'a', 'b', 'out.txt');
     writeUserFile(path, 'one');
-    expect(refusal(() => writeUserFile(path, 'two'))).toEqual(['file-exists', `${path} exists already (use --force to overwrite)`]);
+    expect(refusal(() => writeUserFile(path, 'two'))).toEqual([
+      'file-exists',
+      `${path} exists already (use --force to overwrite)`,
+    ]);
     expect(readFileSync(path, 'utf8')).toBe('one');
     writeUserFile(path, 'three', { overwrite: true });
     expect(readUserFile(path, 'report').toString('utf8')).toBe('three');
@@ -39,7 +42,10 @@ describe("the user's files", () => {
     ['a folder', (path) => path, 'is a directory'],
   ])('a %s file is one line saying what it was for', (_what, at, why) => {
     const path = at(dir);
-    expect(refusal(() => readUserFile(path, 'profile'))).toEqual(['unreadable-file', `cannot read profile ${path}: ${why}`]);
+    expect(refusal(() => readUserFile(path, 'profile'))).toEqual([
+      'unreadable-file',
+      `cannot read profile ${path}: ${why}`,
+    ]);
     expect(refusal(() => loadProfile(path))).toEqual(['unreadable-file', `cannot read profile ${path}: ${why}`]);
   });
 

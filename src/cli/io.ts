@@ -1,4 +1,13 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../platform/package-paths.js';
@@ -19,7 +28,14 @@ export function readUserFile(path: string, what: string): Buffer {
 
 function unreadable(error: unknown, path: string, what: string): ConfigError {
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+  const why =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EISDIR'
+        ? 'is a directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (code ?? 'unreadable');
   return new ConfigError('unreadable-file', `cannot read ${what} ${path}: ${why}`);
 }
 
@@ -55,7 +71,11 @@ export async function readStdin(): Promise<Buffer> {
 }
 
 /** Writes a file, creating its folder; refuses to overwrite unless asked. */
-export function writeUserFile(path: string, contents: string | Uint8Array, options: { overwrite?: boolean; mode?: number } = {}): void {
+export function writeUserFile(
+  path: string,
+  contents: string | Uint8Array,
+  options: { overwrite?: boolean; mode?: number } = {},
+): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     if (options.overwrite) {

@@ -7,11 +7,16 @@ export function registerKeysCommand(program: Command): void {
   const keys = program.command('keys').description('merchant RSA key pairs');
   keys
     .command('generate')
-    .description('write a merchant key pair: merchant-private.pem (PKCS#8), merchant-public.pem (SPKI) and the same as bare Base64 DER (.b64)')
+    .description(
+      'write a merchant key pair: merchant-private.pem (PKCS#8), merchant-public.pem (SPKI) and the same as bare Base64 DER (.b64)',
+    )
     .option('--bits <n>', 'key size: 1024 (platform default), 2048, 3072 or 4096', '1024')
     .requiredOption('--out <dir>', 'folder to write the four files into')
     .option('--force', 'overwrite existing files')
-    .option('--demo', 'mark merchant-private.pem as a demo key (a line before the PEM): one that docs --demo-key may publish')
+    .option(
+      '--demo',
+      'mark merchant-private.pem as a demo key (a line before the PEM): one that docs --demo-key may publish',
+    )
     .action(async (options: { bits: string; out: string; force?: boolean; demo?: boolean }) => {
       const { generateMerchantKeyPair } = await import('../crypto/key-pair.js');
       const { markDemoKey } = await import('./demo-key.js');

@@ -26,7 +26,12 @@ interface CommandEntry {
  * load none. `test/cold-start.test.ts` holds these lines to what the commands register.
  */
 export const COMMANDS: readonly CommandEntry[] = [
-  { name: 'keys', description: 'merchant RSA key pairs', options: false, register: async () => (await import('./keys-command.js')).registerKeysCommand },
+  {
+    name: 'keys',
+    description: 'merchant RSA key pairs',
+    options: false,
+    register: async () => (await import('./keys-command.js')).registerKeysCommand,
+  },
   {
     name: 'crypto',
     description: 'encrypt or decrypt a payload with a profile (for debugging captures)',
@@ -41,19 +46,22 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'emulator',
-    description: 'run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init',
+    description:
+      'run the service emulator (order endpoints, card close, control API, callbacks), or write a setup with --init',
     options: true,
     register: async () => (await import('./emulator-command.js')).registerEmulatorCommand,
   },
   {
     name: 'merchant',
-    description: 'run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init',
+    description:
+      'run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init',
     options: true,
     register: async () => (await import('./merchant-command.js')).registerMerchantCommand,
   },
   {
     name: 'run',
-    description: 'start the service emulator and the reference merchant, run every suite against both, write the reports',
+    description:
+      'start the service emulator and the reference merchant, run every suite against both, write the reports',
     options: true,
     register: async () => (await import('./run-command.js')).registerRunCommand,
   },
@@ -89,7 +97,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'docs',
-    description: 'render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites',
+    description:
+      'render the documentation site (HTML and Markdown, works offline) from the spec, spec/rules.yaml and the suites',
     options: true,
     register: async () => (await import('./docs-command.js')).registerDocsCommand,
   },
@@ -133,7 +142,9 @@ export async function programFor(argv: readonly string[]): Promise<Command> {
   const named = words[0] === 'help' ? words[1] : words[0];
   // `-h verify` and `--version verify` answer for the program, before any command.
   const first = argv.findIndex((word) => !word.startsWith('-'));
-  const global = argv.slice(0, first === -1 ? argv.length : first).some((word) => word === '-h' || word === '--help' || word === '--version');
+  const global = argv
+    .slice(0, first === -1 ? argv.length : first)
+    .some((word) => word === '-h' || word === '--help' || word === '--version');
   const entry = global ? undefined : COMMANDS.find((candidate) => candidate.name === named);
   const program = bareProgram();
   if (entry) {
@@ -158,14 +169,22 @@ function propagate(command: Command): void {
 }
 
 /** Runs the CLI and returns the exit status; every toolkit error becomes one line on stderr. */
-export async function main(argv: string[], build: (argv: readonly string[]) => Command | Promise<Command> = programFor): Promise<number> {
+export async function main(
+  argv: string[],
+  build: (argv: readonly string[]) => Command | Promise<Command> = programFor,
+): Promise<number> {
   try {
     const program = await build(argv);
     await program.parseAsync(argv, { from: 'user' });
     return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return EXIT.ok;
       if (error.code === 'commander.executeSubCommandAsync') return error.exitCode;
       process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${error.message.replace(/^error: /, '')} (see --help)\n`));
       return EXIT.unusable;
@@ -179,7 +198,9 @@ export async function main(argv: string[], build: (argv: readonly string[]) => C
     }
     // A bug of ours: still one line, with the stack only on request.
     process.stderr.write(
-      scrubOutput(`${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`),
+      scrubOutput(
+        `${MESSAGE_PREFIX} internal error: ${(error as Error)?.message ?? String(error)} (rerun with --debug for the stack trace)\n`,
+      ),
     );
     if (debug && error instanceof Error && error.stack) process.stderr.write(scrubOutput(`${error.stack}\n`));
     return EXIT.unusable;
@@ -188,7 +209,9 @@ export async function main(argv: string[], build: (argv: readonly string[]) => C
 
 const invokedDirectly = (() => {
   try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+    return (
+      process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+    );
   } catch {
     return false;
   }

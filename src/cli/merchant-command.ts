@@ -20,20 +20,33 @@ interface MerchantOptions {
 export function registerMerchantCommand(program: Command): void {
   program
     .command('merchant')
-    .description('run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init')
+    .description(
+      'run the reference merchant receiver (POST /callback, GET /probe), or write a config and key pair with --init',
+    )
     .option('--config <file>', 'merchant.yaml to serve with')
-    .option('--port <n>', 'port to listen on (0 = any free port); overrides the config; with --init: the port written to merchant.yaml')
+    .option(
+      '--port <n>',
+      'port to listen on (0 = any free port); overrides the config; with --init: the port written to merchant.yaml',
+    )
     .option('--init <dir>', 'write DIR/merchant.yaml and a merchant key pair, then exit')
-    .option('--emulator <file>', "with --init: pair with this emulator.yaml (its merchant's key pair, API key, profile and callback URL)")
+    .option(
+      '--emulator <file>',
+      "with --init: pair with this emulator.yaml (its merchant's key pair, API key, profile and callback URL)",
+    )
     .option('--user-id <n>', 'with --emulator: which of its merchants (default: the first)')
     .option('--bits <n>', 'key size for --init', '1024')
     .option('--force', 'let --init overwrite existing files')
     .action(async (options: MerchantOptions) => {
-      if (options.init !== undefined && options.config !== undefined) throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
+      if (options.init !== undefined && options.config !== undefined)
+        throw new ConfigError('bad-flag', 'give --init DIR or --config FILE, not both');
       if (options.init === undefined && (options.emulator !== undefined || options.userId !== undefined))
         throw new ConfigError('bad-flag', '--emulator and --user-id go with --init DIR');
       if (options.init !== undefined && options.emulator !== undefined) {
-        if (options.port !== undefined) throw new ConfigError('bad-flag', "with --emulator the port comes from the emulator's callbackUrl; drop --port");
+        if (options.port !== undefined)
+          throw new ConfigError(
+            'bad-flag',
+            "with --emulator the port comes from the emulator's callbackUrl; drop --port",
+          );
         return await initPaired(options.init, options.emulator, options.userId, options.force === true);
       }
       if (options.userId !== undefined) throw new ConfigError('bad-flag', '--user-id goes with --emulator FILE');
@@ -44,7 +57,8 @@ export function registerMerchantCommand(program: Command): void {
           options.force === true,
           options.port === undefined ? undefined : portOf(options.port),
         );
-      if (options.config === undefined) throw new ConfigError('bad-flag', 'merchant needs --config FILE (write one with merchant --init DIR)');
+      if (options.config === undefined)
+        throw new ConfigError('bad-flag', 'merchant needs --config FILE (write one with merchant --init DIR)');
       await serve(options.config, options.port);
     });
 }
@@ -73,19 +87,34 @@ async function init(dir: string, bits: number, force: boolean, port: number | un
   ];
   // Check every file first: a refusal must not leave half a set of keys behind.
   const existing = files.map(([name]) => join(dir, name)).filter((path) => existsSync(path));
-  if (existing.length > 0 && !force) throw new ConfigError('file-exists', `${existing.join(', ')} exists already (use --force to overwrite)`);
+  if (existing.length > 0 && !force)
+    throw new ConfigError('file-exists', `${existing.join(', ')} exists already (use --force to overwrite)`);
   for (const [name, contents, mode] of files) writeUserFile(join(dir, name), contents, { overwrite: force, mode });
   for (const [name] of files) process.stdout.write(`${join(dir, name)}\n`);
   process.stdout.write(`next: wallet-conformance merchant --config ${join(dir, 'merchant.yaml')}\n`);
 }
 
 /** `merchant --init DIR --emulator F`: the emulator's merchant key pair, API key and profile, served where it sends callbacks. */
-async function initPaired(dir: string, emulatorYaml: string, userId: string | undefined, force: boolean): Promise<void> {
+async function initPaired(
+  dir: string,
+  emulatorYaml: string,
+  userId: string | undefined,
+  force: boolean,
+): Promise<void> {
   const { keyFiles, pairedMerchantYaml, pairingFromEmulator, writeInitFiles } = await import('./init-pairing.js');
-  const pairing = pairingFromEmulator(emulatorYaml, userId === undefined ? undefined : parseInteger(userId, '--user-id', { min: 0 }));
-  const paths = writeInitFiles(dir, [['merchant.yaml', pairedMerchantYaml(pairing), 0o600], ...keyFiles(pairing.keys)], force);
+  const pairing = pairingFromEmulator(
+    emulatorYaml,
+    userId === undefined ? undefined : parseInteger(userId, '--user-id', { min: 0 }),
+  );
+  const paths = writeInitFiles(
+    dir,
+    [['merchant.yaml', pairedMerchantYaml(pairing), 0o600], ...keyFiles(pairing.keys)],
+    force,
+  );
   for (const path of paths) process.stdout.write(`${path}\n`);
-  process.stdout.write(`paired with ${emulatorYaml}: same key pair and API key; the emulator's callbacks go to ${pairing.callbackUrl}\n`);
+  process.stdout.write(
+    `paired with ${emulatorYaml}: same key pair and API key; the emulator's callbacks go to ${pairing.callbackUrl}\n`,
+  );
   process.stdout.write(`next: wallet-conformance merchant --config ${join(dir, 'merchant.yaml')}\n`);
 }
 

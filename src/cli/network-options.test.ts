@@ -20,10 +20,25 @@ describe('the network flags, checked before anything is sent', () => {
   const missing = join(dir, 'missing.pem');
 
   it.each<[string, NetworkFlags, string, string | RegExp]>([
-    ['--cert without --key', { cert: 'c.pem' }, 'bad-flag', 'a client certificate needs both --cert FILE and --key FILE'],
-    ['--key without --cert', { key: 'k.pem' }, 'bad-flag', 'a client certificate needs both --cert FILE and --key FILE'],
+    [
+      '--cert without --key',
+      { cert: 'c.pem' },
+      'bad-flag',
+      'a client certificate needs both --cert FILE and --key FILE',
+    ],
+    [
+      '--key without --cert',
+      { key: 'k.pem' },
+      'bad-flag',
+      'a client certificate needs both --cert FILE and --key FILE',
+    ],
     ['a --ca that is not there', { ca: [missing] }, 'unreadable-file', `--ca ${missing} cannot be read: ENOENT`],
-    ['a --ca with no certificate in it', { ca: [notPem] }, 'bad-certificate', `--ca ${notPem} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`],
+    [
+      'a --ca with no certificate in it',
+      { ca: [notPem] },
+      'bad-certificate',
+      `--ca ${notPem} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    ],
     ['--max-body 0', { maxBody: '0' }, 'bad-flag', '--max-body must be between 1 and ∞, not 0'],
     ['--max-body 1MB', { maxBody: '1MB' }, 'bad-flag', '--max-body takes a whole number, not "1MB"'],
     ['--timeout 0', { timeout: '0' }, 'bad-flag', '--timeout takes a positive number of seconds, not "0"'],
@@ -44,7 +59,9 @@ describe('the network flags, checked before anything is sent', () => {
     expect(reason).toBe('bad-certificate');
     expect(message).toMatch(new RegExp(`^--ca ${escape(alone)}: its certificate cannot be read: [^\\n]+$`));
     const mixed = write('mixed.pem', `${ca.cert}\n${garbage}`);
-    expect(refusal(() => networkFromFlags({ ca: [mixed] }, { env: {}, warn: () => {} }))?.[1]).toMatch(/: certificate 2 of 2 cannot be read: /);
+    expect(refusal(() => networkFromFlags({ ca: [mixed] }, { env: {}, warn: () => {} }))?.[1]).toMatch(
+      /: certificate 2 of 2 cannot be read: /,
+    );
     const bundle = [ca.cert, makeThrowawayCa('second').cert];
     const good = write('good.pem', bundle.join('\n'));
     expect(
@@ -56,17 +73,27 @@ describe('the network flags, checked before anything is sent', () => {
 
   it("a --cert and --key that are no pair name the files and OpenSSL's reason, never the key", () => {
     const cert = write('cert.pem', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-    const key = write('key.pem', '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n');
+    const key = write(
+      'key.pem',
+      '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n',
+    );
     const [reason, message] = refusal(() => networkFromFlags({ cert, key }, { env: {}, warn: () => {} }))!;
     expect(reason).toBe('bad-certificate');
-    expect(message).toMatch(new RegExp(`^--cert ${cert.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and --key .* are not a usable pair: [^\\n]+$`));
+    expect(message).toMatch(
+      new RegExp(`^--cert ${cert.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and --key .* are not a usable pair: [^\\n]+$`),
+    );
     expect(message).not.toContain('c2VjcmV0');
   });
 
   it('--insecure warns once, in one line, and --max-body sets the cap', () => {
     const warnings: string[] = [];
-    const network = networkFromFlags({ insecure: true, maxBody: '2048' }, { env: {}, warn: (line) => warnings.push(line) });
-    expect(warnings).toEqual(['wallet-conformance: warning: --insecure: TLS certificates are not verified; the reports note it']);
+    const network = networkFromFlags(
+      { insecure: true, maxBody: '2048' },
+      { env: {}, warn: (line) => warnings.push(line) },
+    );
+    expect(warnings).toEqual([
+      'wallet-conformance: warning: --insecure: TLS certificates are not verified; the reports note it',
+    ]);
     expect([network.tls.insecure, network.maxBodyBytes]).toEqual([true, 2048]);
   });
 });
@@ -75,6 +102,8 @@ describe("the report's network note", () => {
   it('names TLS settings only when the target speaks https', () => {
     const network = networkFromFlags({ insecure: true }, { env: {}, warn: () => undefined });
     expect(networkNote(network, { side: 'merchant', callbackUrl: 'http://127.0.0.1:8080/callback' })).toEqual({});
-    expect(networkNote(network, { side: 'merchant', callbackUrl: 'https://merchant.example/callback' })).toMatchObject({ tls: { insecure: true } });
+    expect(networkNote(network, { side: 'merchant', callbackUrl: 'https://merchant.example/callback' })).toMatchObject({
+      tls: { insecure: true },
+    });
   });
 });

@@ -21,7 +21,10 @@ function readFlagFile(file: string, flag: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError('unreadable-file', `${flag} ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError(
+      'unreadable-file',
+      `${flag} ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -41,7 +44,8 @@ export function networkFromFlags(
   const extraCa = [...base.tls.extraCa];
   for (const file of flags.ca ?? []) {
     const certificates = splitPem(readFlagFile(file, '--ca'));
-    if (certificates.length === 0) throw new ConfigError('bad-certificate', `--ca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    if (certificates.length === 0)
+      throw new ConfigError('bad-certificate', `--ca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
     // OpenSSL skips a block it cannot read when it builds a context: a damaged certificate would go
     // unnoticed until a handshake failed, and that failure would read like the target's.
     certificates.forEach((certificate, i) => {
@@ -49,17 +53,24 @@ export function networkFromFlags(
         new X509Certificate(certificate);
       } catch (error) {
         const which = certificates.length === 1 ? 'its certificate' : `certificate ${i + 1} of ${certificates.length}`;
-        throw new ConfigError('bad-certificate', `--ca ${file}: ${which} cannot be read: ${(error as Error).message.split('\n')[0]}`);
+        throw new ConfigError(
+          'bad-certificate',
+          `--ca ${file}: ${which} cannot be read: ${(error as Error).message.split('\n')[0]}`,
+        );
       }
     });
     try {
       createSecureContext({ ca: certificates });
     } catch (error) {
-      throw new ConfigError('bad-certificate', `--ca ${file} is not a usable certificate bundle: ${(error as Error).message}`);
+      throw new ConfigError(
+        'bad-certificate',
+        `--ca ${file} is not a usable certificate bundle: ${(error as Error).message}`,
+      );
     }
     extraCa.push(...certificates);
   }
-  if (Boolean(flags.cert) !== Boolean(flags.key)) throw new ConfigError('bad-flag', 'a client certificate needs both --cert FILE and --key FILE');
+  if (Boolean(flags.cert) !== Boolean(flags.key))
+    throw new ConfigError('bad-flag', 'a client certificate needs both --cert FILE and --key FILE');
   const cert = flags.cert ? readFlagFile(flags.cert, '--cert') : undefined;
   const key = flags.key ? readFlagFile(flags.key, '--key') : undefined;
   if (cert && key) {
@@ -67,7 +78,10 @@ export function networkFromFlags(
       createSecureContext({ cert, key });
     } catch (error) {
       // Never the key's content: only OpenSSL's reason.
-      throw new ConfigError('bad-certificate', `--cert ${flags.cert} and --key ${flags.key} are not a usable pair: ${(error as Error).message.split('\n')[0]}`);
+      throw new ConfigError(
+        'bad-certificate',
+        `--cert ${flags.cert} and --key ${flags.key} are not a usable pair: ${(error as Error).message.split('\n')[0]}`,
+      );
     }
   }
   const insecure = flags.insecure ?? false;
@@ -79,11 +93,15 @@ export function networkFromFlags(
     ...base,
     tls: { extraCa, insecure, ...(cert ? { cert } : {}), ...(key ? { key } : {}) },
     proxy: options.proxy === false ? base.proxy : proxyFromEnv(env),
-    maxBodyBytes: flags.maxBody === undefined ? base.maxBodyBytes : parseInteger(flags.maxBody, '--max-body', { min: 1 }),
+    maxBodyBytes:
+      flags.maxBody === undefined ? base.maxBodyBytes : parseInteger(flags.maxBody, '--max-body', { min: 1 }),
   };
   if (flags.timeout !== undefined) {
     if (!/^\d+(\.\d+)?$/.test(flags.timeout.trim()) || Number(flags.timeout) <= 0)
-      throw new ConfigError('bad-flag', `--timeout takes a positive number of seconds, not ${JSON.stringify(flags.timeout)}`);
+      throw new ConfigError(
+        'bad-flag',
+        `--timeout takes a positive number of seconds, not ${JSON.stringify(flags.timeout)}`,
+      );
     network.session.setDeadline(Number(flags.timeout) * 1000);
   }
   useNetwork(network);
@@ -99,7 +117,10 @@ export function networkNote(network: NetworkConfig, target: Record<string, unkno
   const stopped = network.session.stopped;
   // TLS settings mean something only where the run spoke TLS: an http:// target's report does not name them.
   const https = JSON.stringify(target).includes('"https://');
-  return { ...(https ? describeNetwork(network) : {}), ...(stopped ? { cut: { reason: stopped.reason, message: stopped.message } } : {}) };
+  return {
+    ...(https ? describeNetwork(network) : {}),
+    ...(stopped ? { cut: { reason: stopped.reason, message: stopped.message } } : {}),
+  };
 }
 
 /**
@@ -109,7 +130,11 @@ export function networkNote(network: NetworkConfig, target: Record<string, unkno
  * failure, so the status is the verdict's, at least 1. `--timeout` running out is the tool's stop:
  * exit 2. Otherwise `status` (what the verdict says).
  */
-export function endRun(report: { target: Record<string, unknown> }, network: NetworkConfig, write: () => number): number {
+export function endRun(
+  report: { target: Record<string, unknown> },
+  network: NetworkConfig,
+  write: () => number,
+): number {
   network.session.clearDeadline();
   Object.assign(report.target, networkNote(network, report.target));
   const status = write();

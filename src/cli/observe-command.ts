@@ -12,11 +12,26 @@ export function registerObserveCommand(program: Command): void {
       'a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)',
     )
     .option('--service-url <url>', "the service's {base_url}: requests arriving on --listen go on to it")
-    .option('--card-service-url <url>', "the service's {card_base_url}, when card close lives elsewhere (default: --service-url)")
-    .option('--listen <[host:]port>', 'where the merchant sends its orders (point its base URL here; host 127.0.0.1 unless given)')
-    .option('--listen-tls <file>', 'serve --listen over HTTPS: a YAML file with a tls: {cert, key, clientCa?} block (as in emulator.yaml)')
-    .option('--merchant-url <url>', "the merchant's base URL (scheme, host, port): a callback to /PATH on --callback-listen goes on to it with its /PATH")
-    .option('--callback-listen <[host:]port>', "where the service sends callbacks (point the merchant's callback URL here)")
+    .option(
+      '--card-service-url <url>',
+      "the service's {card_base_url}, when card close lives elsewhere (default: --service-url)",
+    )
+    .option(
+      '--listen <[host:]port>',
+      'where the merchant sends its orders (point its base URL here; host 127.0.0.1 unless given)',
+    )
+    .option(
+      '--listen-tls <file>',
+      'serve --listen over HTTPS: a YAML file with a tls: {cert, key, clientCa?} block (as in emulator.yaml)',
+    )
+    .option(
+      '--merchant-url <url>',
+      "the merchant's base URL (scheme, host, port): a callback to /PATH on --callback-listen goes on to it with its /PATH",
+    )
+    .option(
+      '--callback-listen <[host:]port>',
+      "where the service sends callbacks (point the merchant's callback URL here)",
+    )
     .option('--callback-listen-tls <file>', 'serve --callback-listen over HTTPS: a YAML file with a tls: block')
     .option('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER) (required)")
     .option('--private-key <file>', 'the private key: opens order requests and callbacks sealed with the public half')
@@ -24,22 +39,43 @@ export function registerObserveCommand(program: Command): void {
     .addOption(secretFileOption('apiKey'))
     .addOption(sharedOption('profile'))
     .addOption(sharedOption('reports'))
-    .option('--capture <file>', 'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)')
-    .option('--capture-max-mb <mb>', 'rotate the capture: FILE.000001.jsonl, FILE.000002.jsonl, ... each at most this many MiB and a whole capture of its own')
-    .option('--capture-max-age <seconds>', 'rotate the capture (as --capture-max-mb) once a file has been open this long, at its next exchange')
-    .option('--capture-keep <n>', 'with --capture-max-mb or --capture-max-age: keep the newest N files, delete older ones')
+    .option(
+      '--capture <file>',
+      'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)',
+    )
+    .option(
+      '--capture-max-mb <mb>',
+      'rotate the capture: FILE.000001.jsonl, FILE.000002.jsonl, ... each at most this many MiB and a whole capture of its own',
+    )
+    .option(
+      '--capture-max-age <seconds>',
+      'rotate the capture (as --capture-max-mb) once a file has been open this long, at its next exchange',
+    )
+    .option(
+      '--capture-keep <n>',
+      'with --capture-max-mb or --capture-max-age: keep the newest N files, delete older ones',
+    )
     .option('--duration <seconds>', 'stop after this long (default: on SIGINT or SIGTERM)')
-    .option('--metrics <[host:]port>', 'serve Prometheus metrics at /metrics and a health check at /healthz (host 127.0.0.1 unless given)')
+    .option(
+      '--metrics <[host:]port>',
+      'serve Prometheus metrics at /metrics and a health check at /healthz (host 127.0.0.1 unless given)',
+    )
     .option(
       '--ui <[host:]port>',
       'serve a live page of the latest exchanges, their decrypted payloads and verdicts (and /metrics, /healthz); host 127.0.0.1 unless given',
     )
-    .option('--report-every <seconds>', 'also rewrite the four reports every this many seconds while running (and on SIGHUP), each file replaced whole')
+    .option(
+      '--report-every <seconds>',
+      'also rewrite the four reports every this many seconds while running (and on SIGHUP), each file replaced whole',
+    )
     .option(
       '--upstream-timeout <seconds>',
       `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`,
     )
-    .option('--replay <files...>', 'judge capture files offline instead of listening (same output): several files or a glob (FILE.*.jsonl), in order')
+    .option(
+      '--replay <files...>',
+      'judge capture files offline instead of listening (same output): several files or a glob (FILE.*.jsonl), in order',
+    )
     .option('--strict', 'SHOULD rules and open points fail too');
   addNetworkOptions(command, { runTimeout: false });
   // Observe forwards every body whole; --max-body bounds only what it records of one (memory).

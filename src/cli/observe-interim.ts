@@ -9,7 +9,12 @@ import { scrubOutput } from './secrets.js';
  * The time a report covers: from the start of the run to when it was written (ISO 8601), added to
  * the judge's own `window` (how many events and how long its stream remembers), which it keeps.
  */
-export function reportWindow(target: Record<string, unknown>, startedAt: number, until: number, final: boolean): Record<string, unknown> {
+export function reportWindow(
+  target: Record<string, unknown>,
+  startedAt: number,
+  until: number,
+  final: boolean,
+): Record<string, unknown> {
   const judged = typeof target.window === 'object' && target.window !== null ? target.window : {};
   return { ...judged, from: new Date(startedAt).toISOString(), to: new Date(until).toISOString(), final };
 }
@@ -51,7 +56,11 @@ export function startInterimReports(options: InterimOptions): { stop: () => void
         if (!result || stopped) return;
         const report = {
           ...result.report,
-          target: { ...result.report.target, ...options.target(), window: reportWindow(result.report.target, options.startedAt, now, false) },
+          target: {
+            ...result.report.target,
+            ...options.target(),
+            window: reportWindow(result.report.target, options.startedAt, now, false),
+          },
         };
         writeReportFiles(report, options.reports);
         written++;

@@ -12,7 +12,13 @@ import { JudgeQueue } from '../observe/judge-queue.js';
 import { createObserveMetrics, startMetricsServer, type ObserveMetrics } from '../observe/metrics.js';
 import type { Judge, ObserveKeys, ObserveResult, ObservedExchange } from '../observe/exchange.js';
 import { createJudge, type JudgeOptions } from '../observe/judge.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, startObserveProxy, upstreamPath, type ObserveProxy, type ProxyListener } from '../observe/proxy.js';
+import {
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  startObserveProxy,
+  upstreamPath,
+  type ObserveProxy,
+  type ProxyListener,
+} from '../observe/proxy.js';
 import type { CheckResult } from '../runner/types.js';
 import { checkReadableFile, readUserFile, loadKeyFile, loadProfile } from './io.js';
 import { networkNote, networkFromFlags, type NetworkFlags } from './network-options.js';
@@ -62,8 +68,12 @@ function listenAddress(value: string, flag: string): { host: string; port: numbe
 /** A YAML file's `tls:` block (cert, key, clientCa: as in emulator.yaml and merchant.yaml; other keys are ignored). */
 function listenerTls(file: string, flag: string): ServerTls {
   const document = parseConfigYaml(readUserFile(file, `${flag} file`).toString('utf8'), file, 'bad-config');
-  const raw = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>).tls : undefined;
-  if (raw === undefined || raw === null) throw new ConfigError('bad-config', `${file}: no tls: block (${flag} needs tls: {cert: FILE, key: FILE})`);
+  const raw =
+    typeof document === 'object' && document !== null && !Array.isArray(document)
+      ? (document as Record<string, unknown>).tls
+      : undefined;
+  if (raw === undefined || raw === null)
+    throw new ConfigError('bad-config', `${file}: no tls: block (${flag} needs tls: {cert: FILE, key: FILE})`);
   return loadServerTls(raw, dirname(resolve(file)), file)!;
 }
 
@@ -98,12 +108,17 @@ function listenersOf(flags: ObserveFlags): ProxyListener[] {
   ];
   for (const pair of pairs) {
     if (pair.listen === undefined && pair.url === undefined) {
-      if (pair.tls !== undefined) throw new ConfigError('bad-flag', `${pair.tlsFlag} goes with ${pair.listenFlag} PORT`);
+      if (pair.tls !== undefined)
+        throw new ConfigError('bad-flag', `${pair.tlsFlag} goes with ${pair.listenFlag} PORT`);
       continue;
     }
     if (pair.listen === undefined)
-      throw new ConfigError('bad-flag', `${pair.urlFlag} needs ${pair.listenFlag} [HOST:]PORT (where the other side sends its requests)`);
-    if (pair.url === undefined) throw new ConfigError('bad-flag', `${pair.listenFlag} needs ${pair.urlFlag} URL (where the requests go on to)`);
+      throw new ConfigError(
+        'bad-flag',
+        `${pair.urlFlag} needs ${pair.listenFlag} [HOST:]PORT (where the other side sends its requests)`,
+      );
+    if (pair.url === undefined)
+      throw new ConfigError('bad-flag', `${pair.listenFlag} needs ${pair.urlFlag} URL (where the requests go on to)`);
     listeners.push({
       direction: pair.direction,
       ...listenAddress(pair.listen, pair.listenFlag),
@@ -127,7 +142,10 @@ function listenersOf(flags: ObserveFlags): ProxyListener[] {
 /** The keys the judge may use; a key file that cannot be read or parsed is one line, exit 2. */
 function keysOf(flags: ObserveFlags): ObserveKeys {
   if (flags.publicKey === undefined)
-    throw new ConfigError('missing-option', "--public-key FILE is required (the merchant's public key: PEM or bare Base64 DER)");
+    throw new ConfigError(
+      'missing-option',
+      "--public-key FILE is required (the merchant's public key: PEM or bare Base64 DER)",
+    );
   const publicKey = loadKeyFile(flags.publicKey, 'public');
   const privateKey = flags.privateKey === undefined ? undefined : loadKeyFile(flags.privateKey, 'private');
   if (privateKey) protectKey(privateKey);
@@ -152,7 +170,11 @@ function findingPrinter(): { print(results: readonly CheckResult[]): void } {
         if (result.status !== 'failed' && result.status !== 'warning') continue;
         if (printed.has(result.id)) continue;
         printed.add(result.id);
-        process.stdout.write(scrubOutput(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`));
+        process.stdout.write(
+          scrubOutput(
+            `  ${result.status === 'failed' ? 'FAIL' : 'WARN'} ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`,
+          ),
+        );
       }
     },
   };
@@ -162,14 +184,29 @@ function findingPrinter(): { print(results: readonly CheckResult[]): void } {
 function captureRotation(flags: ObserveFlags): Pick<LivePlan, 'capture'> {
   if (flags.captureMaxMb === undefined && flags.captureMaxAge === undefined) {
     if (flags.captureKeep !== undefined)
-      throw new ConfigError('bad-flag', '--capture-keep goes with --capture-max-mb MB or --capture-max-age SECONDS (it counts rotated files)');
+      throw new ConfigError(
+        'bad-flag',
+        '--capture-keep goes with --capture-max-mb MB or --capture-max-age SECONDS (it counts rotated files)',
+      );
     return {};
   }
   if (flags.capture === undefined)
-    throw new ConfigError('bad-flag', `${flags.captureMaxMb === undefined ? '--capture-max-age' : '--capture-max-mb'} goes with --capture FILE`);
-  if (flags.captureMaxMb !== undefined && (!/^\d+(\.\d+)?$/.test(flags.captureMaxMb.trim()) || Number(flags.captureMaxMb) <= 0))
-    throw new ConfigError('bad-flag', `--capture-max-mb takes a positive number of MiB, not ${JSON.stringify(flags.captureMaxMb)}`);
-  const keep = flags.captureKeep === undefined ? undefined : parseInteger(flags.captureKeep, '--capture-keep', { min: 1, max: 1_000_000 });
+    throw new ConfigError(
+      'bad-flag',
+      `${flags.captureMaxMb === undefined ? '--capture-max-age' : '--capture-max-mb'} goes with --capture FILE`,
+    );
+  if (
+    flags.captureMaxMb !== undefined &&
+    (!/^\d+(\.\d+)?$/.test(flags.captureMaxMb.trim()) || Number(flags.captureMaxMb) <= 0)
+  )
+    throw new ConfigError(
+      'bad-flag',
+      `--capture-max-mb takes a positive number of MiB, not ${JSON.stringify(flags.captureMaxMb)}`,
+    );
+  const keep =
+    flags.captureKeep === undefined
+      ? undefined
+      : parseInteger(flags.captureKeep, '--capture-keep', { min: 1, max: 1_000_000 });
   return {
     capture: {
       ...(flags.captureMaxMb === undefined ? {} : { maxBytes: Math.round(Number(flags.captureMaxMb) * 1024 * 1024) }),
@@ -184,12 +221,19 @@ function metricsAddress(value: string | undefined, listeners: readonly ProxyList
   if (value === undefined) return {};
   const address = listenAddress(value, '--metrics');
   if (address.port !== 0 && listeners.some((listener) => listener.port === address.port))
-    throw new ConfigError('bad-flag', `--metrics ${value}: port ${address.port} is a proxy listener's (give the metrics their own port)`);
+    throw new ConfigError(
+      'bad-flag',
+      `--metrics ${value}: port ${address.port} is a proxy listener's (give the metrics their own port)`,
+    );
   return { metrics: address };
 }
 
 /** Starts the metrics server after the proxy; one that cannot listen closes the proxy and is one line. */
-async function serveMetrics(metrics: ObserveMetrics, at: { host: string; port: number }, proxy: ObserveProxy): Promise<{ close: () => Promise<void> }> {
+async function serveMetrics(
+  metrics: ObserveMetrics,
+  at: { host: string; port: number },
+  proxy: ObserveProxy,
+): Promise<{ close: () => Promise<void> }> {
   try {
     const server = await startMetricsServer(metrics, at.host, at.port);
     process.stdout.write(`observe: metrics ${server.url}/metrics (probes: ${server.url}/healthz)\n`);
@@ -225,7 +269,11 @@ function rotatedFiles(files: readonly string[]): string {
 
 /** Opens the capture file, refusing to overwrite an earlier capture (real traffic is not thrown away by a rerun). */
 async function openCaptureFile(path: string): Promise<WriteStream> {
-  if (existsSync(path)) throw new ConfigError('file-exists', `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`);
+  if (existsSync(path))
+    throw new ConfigError(
+      'file-exists',
+      `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`,
+    );
   const stream = createWriteStream(path, { flags: 'wx', mode: 0o600 });
   await new Promise<void>((resolveOpen, reject) => {
     stream.once('open', () => resolveOpen());
@@ -247,7 +295,9 @@ function conclude(
   printer.print(result.report.results);
   const { summary } = result.report;
   // What the queue shed and the stop cut reached the judge's count as exchanges not judged.
-  process.stdout.write(`observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings, ${result.notJudged} not judged\n`);
+  process.stdout.write(
+    `observe: ${result.exchanges} exchanges, ${summary.failed} failed, ${summary.warnings} warnings, ${result.notJudged} not judged\n`,
+  );
   for (const line of extraLines) process.stdout.write(scrubOutput(`${line}\n`));
   if (result.forgottenEvents > 0)
     process.stdout.write(
@@ -274,7 +324,9 @@ function joinLine(address: { upstream: string; direction: ObservedExchange['dire
 async function openCapture(flags: ObserveFlags, plan: LivePlan) {
   const onProblem = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} ${line}\n`));
   const rotating =
-    flags.capture === undefined || plan.capture === undefined ? undefined : RotatingCaptureSink.open(flags.capture, { ...plan.capture, onProblem });
+    flags.capture === undefined || plan.capture === undefined
+      ? undefined
+      : RotatingCaptureSink.open(flags.capture, { ...plan.capture, onProblem });
   const stream: (CaptureSink & { end(done: () => void): void }) | undefined =
     rotating ?? (flags.capture === undefined ? undefined : await openCaptureFile(flags.capture));
   const capture = stream ? new CaptureWriter(stream, { text: scrubOutput, value: scrubData }) : undefined;
@@ -289,7 +341,14 @@ async function startProxy(
   stream: { end(done: () => void): void } | undefined,
 ): Promise<ObserveProxy> {
   try {
-    return await startObserveProxy({ listeners, network, upstreamTimeoutMs, maxRecordedBodyBytes: network.maxBodyBytes, onExchange, onError });
+    return await startObserveProxy({
+      listeners,
+      network,
+      upstreamTimeoutMs,
+      maxRecordedBodyBytes: network.maxBodyBytes,
+      onExchange,
+      onError,
+    });
   } catch (error) {
     if (stream) await new Promise<void>((done) => stream.end(() => done()));
     const code = (error as NodeJS.ErrnoException).code;
@@ -306,7 +365,8 @@ async function startProxy(
 
 /** The line naming both addresses (what tests and scripts wait for). */
 function printAddresses(proxy: ObserveProxy): void {
-  const side = (direction: ObservedExchange['direction']) => proxy.addresses.find((address) => address.direction === direction);
+  const side = (direction: ObservedExchange['direction']) =>
+    proxy.addresses.find((address) => address.direction === direction);
   const orders = side('merchant→service');
   const callbacks = side('service→merchant');
   process.stdout.write(
@@ -315,7 +375,9 @@ function printAddresses(proxy: ObserveProxy): void {
         orders
           ? `orders ${orders.url} → ${orders.upstream}${orders.cardUpstream ? ` (card close → ${orders.cardUpstream})` : ''}`
           : 'orders not observed (no --listen)',
-        callbacks ? `callbacks ${callbacks.url} → ${callbacks.upstream}` : 'callbacks not observed (no --callback-listen)',
+        callbacks
+          ? `callbacks ${callbacks.url} → ${callbacks.upstream}`
+          : 'callbacks not observed (no --callback-listen)',
       ].join('; ')}\n${[orders, callbacks].map(joinLine).join('')}`,
     ),
   );
@@ -344,7 +406,10 @@ function planLive(flags: ObserveFlags): LivePlan {
   return {
     listeners,
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
-    upstreamTimeoutMs: flags.upstreamTimeout === undefined ? DEFAULT_UPSTREAM_TIMEOUT_MS : seconds(flags.upstreamTimeout, '--upstream-timeout'),
+    upstreamTimeoutMs:
+      flags.upstreamTimeout === undefined
+        ? DEFAULT_UPSTREAM_TIMEOUT_MS
+        : seconds(flags.upstreamTimeout, '--upstream-timeout'),
     ...captureRotation(flags),
     ...(flags.reportEvery === undefined ? {} : { reportEveryMs: seconds(flags.reportEvery, '--report-every') }),
     ...metrics,
@@ -354,13 +419,20 @@ function planLive(flags: ObserveFlags): LivePlan {
   };
 }
 
-async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan: LivePlan, page: LiveFeed | undefined): Promise<number> {
+async function observeLive(
+  flags: ObserveFlags,
+  judgeOptions: JudgeOptions,
+  plan: LivePlan,
+  page: LiveFeed | undefined,
+): Promise<number> {
   const { listeners, durationMs, network } = plan;
   const printer = findingPrinter();
   const { stream, rotating, capture } = await openCapture(flags, plan);
   const judgeFailed = (error: unknown) =>
     process.stderr.write(
-      scrubOutput(`${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`),
+      scrubOutput(
+        `${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`,
+      ),
     );
   // Judging runs on its own thread behind a bounded queue (src/observe/judge-queue.ts); the capture is written at once.
   const queue = JudgeQueue.start(judgeOptions, {
@@ -403,7 +475,9 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
   const lines: string[] = [];
   if (cut > 0) lines.push(`observe: ${cut} exchanges still in flight at the stop were cut (not judged)`);
   if (queue.notJudged > 0)
-    lines.push(`observe: ${queue.notJudged} exchanges not judged: the judge fell behind or the stop came first (its queue is bounded; the capture holds them)`);
+    lines.push(
+      `observe: ${queue.notJudged} exchanges not judged: the judge fell behind or the stop came first (its queue is bounded; the capture holds them)`,
+    );
   if (capture) {
     await capture.close();
     lines.push(
@@ -417,7 +491,13 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
       upstream: address.upstream,
       ...(address.cardUpstream ? { cardUpstream: address.cardUpstream } : {}),
     })),
-    ...(flags.capture ? { capture: flags.capture, captured: capture!.written, ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}) } : {}),
+    ...(flags.capture
+      ? {
+          capture: flags.capture,
+          captured: capture!.written,
+          ...(capture!.dropped ? { notCaptured: capture!.dropped } : {}),
+        }
+      : {}),
     ...(rotating ? { captureFiles: rotating.files.length } : {}),
     ...(queue.notJudged > 0 ? { notJudged: queue.notJudged } : {}),
     ...(cut > 0 ? { cut } : {}),
@@ -426,7 +506,11 @@ async function observeLive(flags: ObserveFlags, judgeOptions: JudgeOptions, plan
     result,
     flags,
     printer,
-    { observe: observed, window: reportWindow(result.report.target, startedAt, Date.now(), true), ...networkNote(network, observed) },
+    {
+      observe: observed,
+      window: reportWindow(result.report.target, startedAt, Date.now(), true),
+      ...networkNote(network, observed),
+    },
     lines,
   );
   // Signals are taken until the reports are out: a signal during the writing does not lose them.
@@ -469,7 +553,10 @@ async function observeReplay(flags: ObserveFlags, judge: Judge, given: string | 
   const printer = findingPrinter();
   const onWarning = (line: string) => process.stderr.write(scrubOutput(`${MESSAGE_PREFIX} observe: ${line}\n`));
   for (const file of files)
-    for await (const exchange of readCaptureFile(file, { ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }), onWarning }))
+    for await (const exchange of readCaptureFile(file, {
+      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+      onWarning,
+    }))
       printer.print(judge.accept(exchange));
   return conclude(judge.finish(), flags, printer, { observe: { replay: files.length === 1 ? files[0] : files } }, []);
 }
@@ -486,9 +573,13 @@ export async function observe(self: Command): Promise<void> {
     keys,
     strict: flags.strict ?? false,
     ...(profile ? { profile } : {}),
-    ...(plan ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) } : {}),
+    ...(plan
+      ? { upstreams: Object.fromEntries(Object.entries(upstreams).filter(([, url]) => url !== undefined)) }
+      : {}),
   };
   const page = plan?.ui ? liveFeed(keys, profile) : undefined;
   // Live, the judge runs on its own thread beside forwarding; a replay forwards nothing and judges here.
-  process.exitCode = plan ? await observeLive(flags, options, plan, page) : await observeReplay(flags, createJudge(options), flags.replay!);
+  process.exitCode = plan
+    ? await observeLive(flags, options, plan, page)
+    : await observeReplay(flags, createJudge(options), flags.replay!);
 }

@@ -12,7 +12,11 @@ export const JUDGE_DRAIN_MS = 2_000;
  * reports are written at once; the handlers stay until `release` (a third signal is ignored: the
  * reports are seconds away).
  */
-export function stopSignals(durationMs: number | undefined): { stopped: Promise<void>; cut: AbortSignal; release: () => void } {
+export function stopSignals(durationMs: number | undefined): {
+  stopped: Promise<void>;
+  cut: AbortSignal;
+  release: () => void;
+} {
   const abort = new AbortController();
   let resolveStop!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStop = resolve));
@@ -21,11 +25,16 @@ export function stopSignals(durationMs: number | undefined): { stopped: Promise<
     signals++;
     if (signals === 1) resolveStop();
     else if (signals === 2) {
-      process.stderr.write(`${MESSAGE_PREFIX} observe: a second signal: cutting the exchanges in flight and writing the reports now\n`);
+      process.stderr.write(
+        `${MESSAGE_PREFIX} observe: a second signal: cutting the exchanges in flight and writing the reports now\n`,
+      );
       abort.abort();
     }
   };
-  const timer = durationMs === undefined ? undefined : setTimeout(() => ((signals = Math.max(signals, 1)), resolveStop()), durationMs);
+  const timer =
+    durationMs === undefined
+      ? undefined
+      : setTimeout(() => ((signals = Math.max(signals, 1)), resolveStop()), durationMs);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {
@@ -47,7 +56,9 @@ export function isLoopback(host: string): boolean {
 }
 
 /** One warning line per listener that accepts other machines' connections (a proxy is opened to the network on purpose, and said). */
-export function exposedListenerWarnings(listeners: ReadonlyArray<{ host: string; port: number; direction: string }>): string[] {
+export function exposedListenerWarnings(
+  listeners: ReadonlyArray<{ host: string; port: number; direction: string }>,
+): string[] {
   return listeners
     .filter((listener) => !isLoopback(listener.host))
     .map(
@@ -75,6 +86,7 @@ export function upstreamFlag(value: string, flag: string): string {
       'bad-url',
       `${flag} has a query (?...): observe appends each request's own path and query to the URL's path; give the base URL without one`,
     );
-  if (url.hash !== '' || value.includes('#')) throw new ConfigError('bad-url', `${flag} has a fragment (#...): give the base URL without one`);
+  if (url.hash !== '' || value.includes('#'))
+    throw new ConfigError('bad-url', `${flag} has a fragment (#...): give the base URL without one`);
   return checked;
 }

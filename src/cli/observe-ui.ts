@@ -27,7 +27,10 @@ export function uiAddress(
   const address = parse(value, '--ui');
   if (address.port === 0) return { ui: address };
   if (listeners.some((listener) => listener.port === address.port))
-    throw new ConfigError('bad-flag', `--ui ${value}: port ${address.port} is a proxy listener's (give the page its own port)`);
+    throw new ConfigError(
+      'bad-flag',
+      `--ui ${value}: port ${address.port} is a proxy listener's (give the page its own port)`,
+    );
   if (metrics && metrics.port === address.port)
     throw new ConfigError(
       'bad-flag',
@@ -46,10 +49,17 @@ export function liveFeed(keys: ObserveKeys, profile: CryptoProfile | undefined):
  * exit 2), prints its address, and warns when other machines can reach it: it shows decrypted
  * payloads.
  */
-export async function serveLivePage(feed: LiveFeed, metrics: ObserveMetrics, at: Address, proxy: ObserveProxy): Promise<{ close: () => Promise<void> }> {
+export async function serveLivePage(
+  feed: LiveFeed,
+  metrics: ObserveMetrics,
+  at: Address,
+  proxy: ObserveProxy,
+): Promise<{ close: () => Promise<void> }> {
   try {
     const server = await startLivePage(feed, metrics, at.host, at.port);
-    process.stdout.write(`observe: live page ${server.url}/ (metrics: ${server.url}/metrics, probes: ${server.url}/healthz)\n`);
+    process.stdout.write(
+      `observe: live page ${server.url}/ (metrics: ${server.url}/metrics, probes: ${server.url}/healthz)\n`,
+    );
     if (!isLoopback(at.host))
       process.stderr.write(
         `${MESSAGE_PREFIX} observe: warning: --ui ${at.host}:${at.port} accepts connections from other machines: the page shows decrypted payloads (secrets only as fingerprints) to anyone who reaches it\n`,

@@ -9,7 +9,9 @@ type OptionalPackage = 'msw' | '@pact-foundation/pact' | '@redocly/openapi-core'
 /** The version range package.json asks for, so the message says exactly what to install. */
 function peerRange(name: OptionalPackage): string | undefined {
   try {
-    const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+      peerDependencies?: Record<string, string>;
+    };
     return manifest.peerDependencies?.[name];
   } catch {
     return undefined;
@@ -29,7 +31,11 @@ export function isMissingPackage(error: unknown, name: string): boolean {
  *
  * @example const { verifyPacts } = await withOptionalPackage('@pact-foundation/pact', 'pact verify', () => import('../generate/pact/verifier.js'));
  */
-export async function withOptionalPackage<T>(name: OptionalPackage, command: string, load: () => Promise<T>): Promise<T> {
+export async function withOptionalPackage<T>(
+  name: OptionalPackage,
+  command: string,
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (error) {

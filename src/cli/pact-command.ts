@@ -53,13 +53,19 @@ function pactFilesOf(dir: string, provider: string): string[] {
         return false;
       }
     });
-  if (files.length === 0) throw new ConfigError('no-pacts', `${dir} holds no pact file of provider ${provider} (run: wallet-conformance pact generate)`);
+  if (files.length === 0)
+    throw new ConfigError(
+      'no-pacts',
+      `${dir} holds no pact file of provider ${provider} (run: wallet-conformance pact generate)`,
+    );
   return files;
 }
 
 /** `pact generate` and `pact verify`: Pact V4 contracts from the spec, verified with Pact's verifier. */
 export function registerPactCommand(program: Command): void {
-  const pact = program.command('pact').description('Pact contracts from the spec (generate) and their verification against a wallet service (verify)');
+  const pact = program
+    .command('pact')
+    .description('Pact contracts from the spec (generate) and their verification against a wallet service (verify)');
   pact
     .command('generate')
     .description('write the Pact V4 files (HTTP and callback messages) to spec/pacts from the spec, with pact-js')
@@ -68,24 +74,43 @@ export function registerPactCommand(program: Command): void {
     .option('--check', 'write nothing; exit 1 when a pact file is missing or stale')
     .action(async (flags: GenerateFlags) => {
       const { loadSpecFile, writeGeneratedFiles } = await import('./io.js');
-      const { generatePactFiles } = await withOptionalPackage('@pact-foundation/pact', 'pact generate', () => import('../generate/pact/files.js'));
-      if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0) process.exitCode = 1;
+      const { generatePactFiles } = await withOptionalPackage(
+        '@pact-foundation/pact',
+        'pact generate',
+        () => import('../generate/pact/files.js'),
+      );
+      if (writeGeneratedFiles(await generatePactFiles(loadSpecFile(flags.spec)), flags.out, flags.check) > 0)
+        process.exitCode = 1;
     });
   registerPactVerify(pact);
 }
 
 function registerPactVerify(pact: Command): void {
   addNetworkOptions(pact.command('verify'), { runTimeout: false })
-    .description('verify a wallet service against the HTTP pact with the Pact verifier (provider states through the control API)')
+    .description(
+      'verify a wallet service against the HTTP pact with the Pact verifier (provider states through the control API)',
+    )
     .addOption(sharedOption('baseUrl'))
     .addOption(sharedOption('cardBaseUrl'))
     .addOption(secretOption('apiKey', "the merchant's X-API-KEY, injected into the requests (required)"))
     .addOption(secretFileOption('apiKey'))
-    .addOption(sharedOption('privateKey', "the merchant's private key (PEM or bare Base64 DER); its public half is used where the profile says so"))
+    .addOption(
+      sharedOption(
+        'privateKey',
+        "the merchant's private key (PEM or bare Base64 DER); its public half is used where the profile says so",
+      ),
+    )
     .addOption(sharedOption('publicKey', "the merchant's public key (enough for the default profile)"))
     .addOption(sharedOption('profile'))
-    .addOption(sharedOption('userId', "the merchant's userId in the wallet system (default: the pact's example merchant)"))
-    .addOption(secretOption('controlToken', 'the target offers the control API (/__control, X-Control-Token): provider states are set up through it'))
+    .addOption(
+      sharedOption('userId', "the merchant's userId in the wallet system (default: the pact's example merchant)"),
+    )
+    .addOption(
+      secretOption(
+        'controlToken',
+        'the target offers the control API (/__control, X-Control-Token): provider states are set up through it',
+      ),
+    )
     .addOption(secretFileOption('controlToken'))
     .addOption(secretOption('forbiddenKey', 'a valid key without the permission, for the 403 interaction (ERR-403)'))
     .addOption(secretFileOption('forbiddenKey'))
@@ -113,22 +138,36 @@ async function pactVerifyFlags(
     required: ['baseUrl'],
   });
   // A key half given on the command line replaces the other half from the config file.
-  if (command.getOptionValueSource('privateKey') === 'cli' && command.getOptionValueSource('publicKey') === 'config') delete flags.publicKey;
-  if (command.getOptionValueSource('publicKey') === 'cli' && command.getOptionValueSource('privateKey') === 'config') delete flags.privateKey;
+  if (command.getOptionValueSource('privateKey') === 'cli' && command.getOptionValueSource('publicKey') === 'config')
+    delete flags.publicKey;
+  if (command.getOptionValueSource('publicKey') === 'cli' && command.getOptionValueSource('privateKey') === 'config')
+    delete flags.privateKey;
   const baseUrl = httpUrl(flags.baseUrl, '--base-url');
   const cardBaseUrl = httpUrl(flags.cardBaseUrl ?? flags.baseUrl, '--card-base-url');
   if (Boolean(flags.privateKey) === Boolean(flags.publicKey))
     throw new ConfigError('bad-flag', 'give the merchant key with exactly one of --private-key F or --public-key F');
   if (!(LOG_LEVELS as readonly string[]).includes(flags.logLevel))
-    throw new ConfigError('bad-flag', `--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(flags.logLevel)}`);
+    throw new ConfigError(
+      'bad-flag',
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(flags.logLevel)}`,
+    );
   const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
   const brokerToken = flags.brokerToken ?? process.env.PACT_BROKER_TOKEN;
   if (brokerUrl !== undefined && !/^https?:\/\//.test(brokerUrl))
     throw new ConfigError('bad-url', `--broker-url must be an http(s) URL, not ${JSON.stringify(brokerUrl)}`);
   if (flags.publish && !brokerUrl)
-    throw new ConfigError('bad-flag', '--publish needs --broker-url (verification results are published to the broker the pacts came from)');
+    throw new ConfigError(
+      'bad-flag',
+      '--publish needs --broker-url (verification results are published to the broker the pacts came from)',
+    );
   if (flags.publish && !flags.providerVersion) throw new ConfigError('bad-flag', '--publish needs --provider-version');
-  return { flags, baseUrl, cardBaseUrl, ...(brokerUrl === undefined ? {} : { brokerUrl }), ...(brokerToken === undefined ? {} : { brokerToken }) };
+  return {
+    flags,
+    baseUrl,
+    cardBaseUrl,
+    ...(brokerUrl === undefined ? {} : { brokerUrl }),
+    ...(brokerToken === undefined ? {} : { brokerToken }),
+  };
 }
 
 /** The action of `pact verify`: the Pact verifier against the target through loopback relays, then one line per check. */
@@ -143,11 +182,17 @@ async function pactVerify(command: Command): Promise<void> {
   const profile = loadProfile(flags.profile);
   const userId = flags.userId === undefined ? undefined : parseInteger(flags.userId, '--user-id', { min: 0 });
   const spec = loadSpecFile(flags.spec);
-  const pactFiles = brokerUrl ? undefined : pactFilesOf(resolve(flags.pactDir ?? join(PACKAGE_ROOT, 'spec', 'pacts')), 'wallet-service');
+  const pactFiles = brokerUrl
+    ? undefined
+    : pactFilesOf(resolve(flags.pactDir ?? join(PACKAGE_ROOT, 'spec', 'pacts')), 'wallet-service');
   const network = networkFromFlags(flags);
   await assertReachable(baseUrl, '--base-url');
   if (cardBaseUrl !== baseUrl) await assertReachable(cardBaseUrl, '--card-base-url');
-  const { verifyPacts } = await withOptionalPackage('@pact-foundation/pact', 'pact verify', () => import('../generate/pact/verifier.js'));
+  const { verifyPacts } = await withOptionalPackage(
+    '@pact-foundation/pact',
+    'pact verify',
+    () => import('../generate/pact/verifier.js'),
+  );
   // HTTPS and proxies: the Pact verifier reaches the target through loopback relays on our network layer.
   const endpoints = await pactEndpoints(baseUrl, cardBaseUrl, network);
   const result = await verifyPacts({
@@ -185,7 +230,9 @@ function resultLines(result: PactVerification): string[] {
   for (const note of result.notes) out.push(`note   ${note}`);
   for (const failure of result.failures) out.push(`FAIL   pact: ${failure}`);
   for (const check of result.checks)
-    out.push(`${check.status === 'passed' ? 'ok    ' : check.status === 'failed' ? 'FAIL  ' : 'skip  '} decrypted: ${check.interaction}: ${check.message}`);
+    out.push(
+      `${check.status === 'passed' ? 'ok    ' : check.status === 'failed' ? 'FAIL  ' : 'skip  '} decrypted: ${check.interaction}: ${check.message}`,
+    );
   const counts = (status: string) => result.checks.filter((check) => check.status === status).length;
   out.push(
     `pact verify: Pact verifier ${result.pactPassed ? 'passed' : 'FAILED'}; decrypted data checks: ${counts('passed')} passed, ${counts('failed')} failed, ${counts('skipped')} skipped`,

@@ -12,7 +12,17 @@ interface Relay {
 }
 
 /** Hop-by-hop headers and those the network layer sets itself. */
-const DROPPED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer']);
+const DROPPED = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 /**
  * Starts a relay to `base` (http or https): a tool that can only speak plain HTTP to a provider
@@ -44,7 +54,9 @@ async function startRelay(base: string, network?: NetworkConfig): Promise<Relay>
         res.writeHead(answer.status, { ...out, 'content-length': String(answer.body.length) }).end(answer.body);
       } catch (error) {
         const text = JSON.stringify({ relayError: (error as Error).message });
-        res.writeHead(502, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }).end(text);
+        res
+          .writeHead(502, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
+          .end(text);
       }
     })();
   });
@@ -81,7 +93,8 @@ export async function pactEndpoints(
   network: NetworkConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PactEndpoints> {
-  const needsRelay = (url: string) => url.startsWith('https:') || network.proxy.http !== undefined || network.proxy.https !== undefined;
+  const needsRelay = (url: string) =>
+    url.startsWith('https:') || network.proxy.http !== undefined || network.proxy.https !== undefined;
   if (!needsRelay(baseUrl) && !needsRelay(cardBaseUrl)) return { baseUrl, cardBaseUrl, close: async () => undefined };
   for (const name of ['HTTPS_PROXY', 'HTTP_PROXY'] as const) {
     const lower = name.toLowerCase();

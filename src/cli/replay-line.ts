@@ -2,7 +2,19 @@ import type { Command } from 'commander';
 import { SECRETS, type SecretName } from './secrets.js';
 
 /** Flags that choose which cases run or how the run is reported: a replay of one case sets its own. */
-const NOT_REPLAYED = new Set(['case', 'suite', 'shard', 'generate', 'seed', 'baseline', 'verbose', 'failOnSkip', 'reports', 'waitFor', 'debug']);
+const NOT_REPLAYED = new Set([
+  'case',
+  'suite',
+  'shard',
+  'generate',
+  'seed',
+  'baseline',
+  'verbose',
+  'failOnSkip',
+  'reports',
+  'waitFor',
+  'debug',
+]);
 
 /** A word as the shell reads it back: bare when safe, else single-quoted. */
 function shellWord(value: string): string {
@@ -26,7 +38,9 @@ function path(command: Command): string[] {
  */
 export function replayBase(command: Command): string {
   const words = ['wallet-conformance', ...path(command)];
-  const secretFlags = new Map<string, SecretName>(Object.entries(SECRETS).map(([name, spec]) => [spec.flag, name as SecretName]));
+  const secretFlags = new Map<string, SecretName>(
+    Object.entries(SECRETS).map(([name, spec]) => [spec.flag, name as SecretName]),
+  );
   for (const option of command.options) {
     const name = option.attributeName();
     if (NOT_REPLAYED.has(name) || command.getOptionValueSource(name) !== 'cli') continue;
@@ -42,6 +56,7 @@ export function replayBase(command: Command): string {
     else if (typeof value === 'string') words.push(flag, shellWord(value));
   }
   // The replay writes where the run wrote (not into the folder it is typed in), last so a reader finds it.
-  if (command.getOptionValueSource('reports') === 'cli') words.push('--reports', shellWord(String(command.getOptionValue('reports'))));
+  if (command.getOptionValueSource('reports') === 'cli')
+    words.push('--reports', shellWord(String(command.getOptionValue('reports'))));
   return words.join(' ');
 }

@@ -10,7 +10,11 @@ import { loadRules } from './report-output.js';
  * merchant (src/observe/replay.ts) and judges its answers with the observe judge, the merchant's
  * side only (the service's bytes are the capture's, not under test). Returns the report.
  */
-export async function replayMerchant(target: MerchantTarget, file: string, options: { strict: boolean; onEvent: (event: RunEvent) => void }): Promise<Report> {
+export async function replayMerchant(
+  target: MerchantTarget,
+  file: string,
+  options: { strict: boolean; onEvent: (event: RunEvent) => void },
+): Promise<Report> {
   const privateKeyPem = target.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString();
   const judge = createJudge({
     keys: { privateKeyPem, apiKey: target.apiKey },
@@ -29,7 +33,11 @@ export async function replayMerchant(target: MerchantTarget, file: string, optio
   try {
     for await (const exchange of replayCallbacks(
       readCaptureFile(file),
-      { callbackUrl: target.callbackUrl, apiKey: target.apiKey, ...(target.transport ? { transport: target.transport } : {}) },
+      {
+        callbackUrl: target.callbackUrl,
+        apiKey: target.apiKey,
+        ...(target.transport ? { transport: target.transport } : {}),
+      },
       counts,
     )) {
       for (const result of judge.accept(exchange)) options.onEvent({ kind: 'result', result });

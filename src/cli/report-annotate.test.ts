@@ -16,7 +16,12 @@ const result = (status: CheckResult['status'], over: Partial<CheckResult> = {}):
 describe('report annotate', () => {
   it('writes one ::error per failed check and one ::warning per warning, nothing for passed or skipped', () => {
     const lines = annotations({
-      results: [result('passed'), result('failed'), result('skipped'), result('warning', { rules: ['U-CRYPTO'], message: 'unpadded data accepted' })],
+      results: [
+        result('passed'),
+        result('failed'),
+        result('skipped'),
+        result('warning', { rules: ['U-CRYPTO'], message: 'unpadded data accepted' }),
+      ],
     });
     expect(lines).toEqual([
       '::error title=wallet-conformance service/energy/success/result [ENV-CODE%2C ENERGY-RES]::code was "0" (a string), not the number 0%0A(case service/energy/success: A valid query answers the encrypted result)',
@@ -29,7 +34,9 @@ describe('report annotate', () => {
   });
 
   it('escapes so that a message cannot end its command or start another one', () => {
-    const lines = annotations({ results: [result('failed', { message: 'line one\r\n::error::forged 100%', id: 'a:b,c' })] });
+    const lines = annotations({
+      results: [result('failed', { message: 'line one\r\n::error::forged 100%', id: 'a:b,c' })],
+    });
     expect(lines).toHaveLength(1);
     expect(lines[0]!.split('\n')).toHaveLength(1);
     expect(lines[0]).toContain('title=wallet-conformance a%3Ab%2Cc [');

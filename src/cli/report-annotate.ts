@@ -37,7 +37,10 @@ export function escapeProperty(text: string): string {
 }
 
 /** `report annotate DIR`: the workflow commands of DIR/report.json on stdout; exit 0 (verify's exit code is the verdict). */
-export function registerAnnotateCommand(report: Command, readReport: (dir: string) => Promise<{ report: Report }>): void {
+export function registerAnnotateCommand(
+  report: Command,
+  readReport: (dir: string) => Promise<{ report: Report }>,
+): void {
   report
     .command('annotate')
     .description('print a GitHub Actions ::error line per failed check (and ::warning per warning) of DIR/report.json')

@@ -25,7 +25,10 @@ export function registerReportCommand(program: Command): void {
       const order = new Map(loadSuites().map((suite) => [suite.name, suite.cases.map((c) => c.id)]));
       const merged = mergeShards(dirs.map(readReportDir), order);
       process.stdout.write(`merged ${dirs.length} report(s): ${summaryLine(merged.summary)}\n`);
-      process.exitCode = finish(merged, { reports: flags.reports, ...(flags.baseline === undefined ? {} : { baseline: flags.baseline }) });
+      process.exitCode = finish(merged, {
+        reports: flags.reports,
+        ...(flags.baseline === undefined ? {} : { baseline: flags.baseline }),
+      });
     });
   registerAnnotateCommand(report, async (dir) => (await import('./report-read.js')).readReportDir(dir));
 }

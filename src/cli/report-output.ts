@@ -60,9 +60,14 @@ function suitesOnce(dirs: readonly string[]): Suite[] {
 }
 
 /** The built-in suites (and the user's, --suites) of one side (or both), narrowed by --suite and --shard. */
-export function chooseSuites(side: 'service' | 'merchant' | 'both', options: CommonRunOptions, { allowEmpty = false } = {}): Suite[] {
+export function chooseSuites(
+  side: 'service' | 'merchant' | 'both',
+  options: CommonRunOptions,
+  { allowEmpty = false } = {},
+): Suite[] {
   // A bad --baseline is found before the run, not after it.
-  if (options.baseline !== undefined) parseBaseline(readUserFile(options.baseline, 'baseline').toString('utf8'), options.baseline);
+  if (options.baseline !== undefined)
+    parseBaseline(readUserFile(options.baseline, 'baseline').toString('utf8'), options.baseline);
   const all = suitesOnce(options.suites ?? []).filter((suite) => side === 'both' || suite.side === side);
   // A --suite that matches nothing is a typo, not a green run of nothing.
   if (options.suite && !allowEmpty && !all.some((suite) => matchesGlob(suite.name, options.suite!))) {
@@ -71,7 +76,10 @@ export function chooseSuites(side: 'service' | 'merchant' | 'both', options: Com
       `--suite ${JSON.stringify(options.suite)} matches no ${side === 'both' ? '' : `${side} `}suite (there are: ${all.map((suite) => suite.name).join(', ')})`,
     );
   }
-  const selected = selectSuites(all, { ...(options.suite ? { glob: options.suite } : {}), ...(options.shard ? { shard: parseShard(options.shard) } : {}) });
+  const selected = selectSuites(all, {
+    ...(options.suite ? { glob: options.suite } : {}),
+    ...(options.shard ? { shard: parseShard(options.shard) } : {}),
+  });
   if (!options.case?.length) return selected;
   if (!allowEmpty) filterCases(all, options.case);
   const narrowed = filterCases(selected, options.case, { check: false });
@@ -108,7 +116,8 @@ function loadBaseline(report: Report, file: string): BaselineComparison {
 /** Writes the four reports (scrubbed, each file replaced whole by a rename) and prints nothing: observe's reports while it runs. */
 export function writeReportFiles(unscrubbed: Report, reports: string): void {
   const report = scrubData(unscrubbed);
-  for (const file of renderReports(report, { rules: loadRules() })) writeUserFile(join(reports, file.path), scrubOutput(file.contents), { overwrite: true });
+  for (const file of renderReports(report, { rules: loadRules() }))
+    writeUserFile(join(reports, file.path), scrubOutput(file.contents), { overwrite: true });
 }
 
 export function finish(unscrubbed: Report, options: CommonRunOptions): number {
@@ -127,8 +136,11 @@ export function finish(unscrubbed: Report, options: CommonRunOptions): number {
       `baseline ${options.baseline}: ${baseline.worse.length} worse, ${baseline.known.length} known failure(s) (not fatal), ${baseline.fixed.length} fixed`,
     ];
     for (const { result, was } of baseline.worse)
-      lines.push(`  WORSE ${result.id} [${result.rules.join(', ')}] (${was === 'new' ? 'not in the baseline' : `was ${was}`}): ${result.message}`);
-    for (const result of baseline.known) lines.push(`  known ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
+      lines.push(
+        `  WORSE ${result.id} [${result.rules.join(', ')}] (${was === 'new' ? 'not in the baseline' : `was ${was}`}): ${result.message}`,
+      );
+    for (const result of baseline.known)
+      lines.push(`  known ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
     process.stdout.write(scrubOutput(`${lines.join('\n')}\n`));
   }
   const status = exitStatus(report, options, baseline);
@@ -171,7 +183,10 @@ function notJudgedLines(report: Report, failOnSkip: boolean): string[] {
   if (count === 0) return ['not judged: 0 MUST checks (every MUST check was judged)'];
   const checks = (n: number) => `${n} MUST check${n === 1 ? '' : 's'}`;
   const lines = groups.slice(0, NOT_JUDGED_GROUPS).map((group) => `  ${checks(group.count)}: ${group.reason}`);
-  if (groups.length > NOT_JUDGED_GROUPS) lines.push(`  … ${groups.length - NOT_JUDGED_GROUPS} more reason(s): see report.html`);
-  const gate = failOnSkip ? 'they fail the run (--fail-on-skip)' : 'a skip does not fail the run without --fail-on-skip';
+  if (groups.length > NOT_JUDGED_GROUPS)
+    lines.push(`  … ${groups.length - NOT_JUDGED_GROUPS} more reason(s): see report.html`);
+  const gate = failOnSkip
+    ? 'they fail the run (--fail-on-skip)'
+    : 'a skip does not fail the run without --fail-on-skip';
   return [...lines, `not judged: ${checks(count)}, for the reasons above; ${gate}`];
 }

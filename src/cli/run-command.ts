@@ -18,7 +18,10 @@ function mergeReports(service: Report, merchant: Report): Report {
       skippedMust: (service.summary.skippedMust ?? 0) + (merchant.summary.skippedMust ?? 0),
     },
     results: [...service.results, ...merchant.results],
-    notes: [...(service.notes ?? []).map((note) => `service side: ${note}`), ...(merchant.notes ?? []).map((note) => `merchant side: ${note}`)],
+    notes: [
+      ...(service.notes ?? []).map((note) => `service side: ${note}`),
+      ...(merchant.notes ?? []).map((note) => `merchant side: ${note}`),
+    ],
   };
 }
 
@@ -26,7 +29,9 @@ function mergeReports(service: Report, merchant: Report): Report {
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('start the service emulator and the reference merchant, run every suite against both, write the reports')
+    .description(
+      'start the service emulator and the reference merchant, run every suite against both, write the reports',
+    )
     .addOption(sharedOption('reports', 'where the reports go'))
     .addOption(sharedOption('strict'))
     .addOption(sharedOption('suite', 'only suites whose name matches'))
@@ -36,13 +41,31 @@ export function registerRunCommand(program: Command): void {
     .addOption(sharedOption('baseline'))
     .addOption(sharedOption('failOnSkip', 'exit 1 when a check of a MUST rule was skipped'))
     .addOption(sharedOption('verbose'))
-    .addOption(sharedOption('generate', 'after the suites, N generated cases per property on each side (property-based; 0: none)'))
+    .addOption(
+      sharedOption(
+        'generate',
+        'after the suites, N generated cases per property on each side (property-based; 0: none)',
+      ),
+    )
     .addOption(sharedOption('seed', 'seed of the generated cases: the same seed replays the same cases'))
-    .option('--tls', 'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it')
+    .option(
+      '--tls',
+      'serve the emulator and the reference merchant over HTTPS (a throwaway CA made for the run) and run everything through it',
+    )
     .addOption(sharedOption('config'))
     .action(async (_given: CommonRunOptions & { tls?: boolean }, command: Command) => {
-      const { addGenerated, chooseSuites, finish, generatedOnly, loadRules, progress, protectTarget, replayBase, runSuites, settleFlags } =
-        await import('./run-parts.js');
+      const {
+        addGenerated,
+        chooseSuites,
+        finish,
+        generatedOnly,
+        loadRules,
+        progress,
+        protectTarget,
+        replayBase,
+        runSuites,
+        settleFlags,
+      } = await import('./run-parts.js');
       const { summaryLine } = await import('../reporters/console.js');
       const { defaultNetwork } = await import('../net/network-config.js');
       const { useNetwork } = await import('../runner/http-client.js');
@@ -62,7 +85,9 @@ export function registerRunCommand(program: Command): void {
       // The embedded servers are the toolkit's own: reached directly (never through a proxy), trusting the run's CA.
       useNetwork(defaultNetwork({ tls: { extraCa: embedded.ca ? [embedded.ca] : [], insecure: false } }));
       try {
-        process.stdout.write(`emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`);
+        process.stdout.write(
+          `emulator ${embedded.service.baseUrl}, reference merchant ${embedded.merchant.callbackUrl}\n`,
+        );
         const onEvent = progress(flags);
         const strict = flags.strict ?? false;
         const generate = {

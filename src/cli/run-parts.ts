@@ -32,16 +32,26 @@ export async function addGenerated(report: Report, target: Target, run: Generate
 }
 
 /** The console lines of a side's generated properties: how many, the seed, each property's verdict. */
-function generatedLines(side: Target['side'], results: readonly CheckResult[], run: Pick<GeneratedRun, 'numRuns' | 'only'>): string {
+function generatedLines(
+  side: Target['side'],
+  results: readonly CheckResult[],
+  run: Pick<GeneratedRun, 'numRuns' | 'only'>,
+): string {
   if (results.length === 0)
     return run.only
       ? `${side} side: generated: --case names no generated ${side} property, so none ran (name one: --case generated/${side}/<property>)\n`
       : `${side} side: generated: no property of this side ran\n`;
   const seeds = new Set(
-    results.map((result) => (result.evidence as { generated?: { seed?: number } } | undefined)?.generated?.seed).filter((seed) => seed !== undefined),
+    results
+      .map((result) => (result.evidence as { generated?: { seed?: number } } | undefined)?.generated?.seed)
+      .filter((seed) => seed !== undefined),
   );
-  const seed = seeds.size === 1 ? ` seed ${[...seeds][0]} (replay: --generate ${run.numRuns} --seed ${[...seeds][0]})` : '';
-  const lines = [`${side} side: generated: ${results.length} propert${results.length === 1 ? 'y' : 'ies'}, ${run.numRuns} cases each,${seed}`];
-  for (const result of results) lines.push(`  ${result.status.toUpperCase()} ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
+  const seed =
+    seeds.size === 1 ? ` seed ${[...seeds][0]} (replay: --generate ${run.numRuns} --seed ${[...seeds][0]})` : '';
+  const lines = [
+    `${side} side: generated: ${results.length} propert${results.length === 1 ? 'y' : 'ies'}, ${run.numRuns} cases each,${seed}`,
+  ];
+  for (const result of results)
+    lines.push(`  ${result.status.toUpperCase()} ${result.id} [${result.rules.join(', ')}]: ${result.message}`);
   return `${lines.join('\n')}\n`;
 }

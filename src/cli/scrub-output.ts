@@ -11,7 +11,8 @@ let scrubber: Scrubber | undefined;
 
 /** Registers a secret: from now on no report or console line of this process shows it. */
 export function protect(secret: Secret): void {
-  if (secret.value.length === 0 || guarded.some((known) => known.kind === secret.kind && known.value === secret.value)) return;
+  if (secret.value.length === 0 || guarded.some((known) => known.kind === secret.kind && known.value === secret.value))
+    return;
   guarded.push(secret);
   scrubber = undefined;
 }

@@ -31,7 +31,13 @@ describe('a secret, from flag, file flag, environment or config file', () => {
   const config = write('ci.yaml', `merchant:\n  apiKeyFile: ${write('ak-config.txt', 'ak_from_config_0002')}\n`);
 
   it.each<[string, string[], NodeJS.ProcessEnv, string, string]>([
-    ['the flag', ['--api-key', 'ak_from_flag_0003'], { WALLET_API_KEY: 'ak_from_env_0004' }, 'ak_from_flag_0003', '--api-key'],
+    [
+      'the flag',
+      ['--api-key', 'ak_from_flag_0003'],
+      { WALLET_API_KEY: 'ak_from_env_0004' },
+      'ak_from_flag_0003',
+      '--api-key',
+    ],
     [
       'the file flag, one trailing newline dropped',
       ['--api-key-file', file],
@@ -39,7 +45,13 @@ describe('a secret, from flag, file flag, environment or config file', () => {
       'ak_from_file_0001',
       `--api-key-file ${file}`,
     ],
-    ['the environment over the config file', ['--config', config], { WALLET_API_KEY: 'ak_from_env_0004' }, 'ak_from_env_0004', 'env WALLET_API_KEY'],
+    [
+      'the environment over the config file',
+      ['--config', config],
+      { WALLET_API_KEY: 'ak_from_env_0004' },
+      'ak_from_env_0004',
+      'env WALLET_API_KEY',
+    ],
     [
       'the config file when the variable is empty (CI gives a missing secret as "")',
       ['--config', config],
@@ -54,7 +66,12 @@ describe('a secret, from flag, file flag, environment or config file', () => {
   });
 
   it.each<[string, string[], string, string]>([
-    ['both forms', ['--api-key', 'x', '--api-key-file', 'y'], 'bad-flag', 'give the API key once: --api-key or --api-key-file, not both'],
+    [
+      'both forms',
+      ['--api-key', 'x', '--api-key-file', 'y'],
+      'bad-flag',
+      'give the API key once: --api-key or --api-key-file, not both',
+    ],
     ['an empty flag', ['--api-key', ''], 'empty-secret', '--api-key is empty'],
     [
       'nothing at all',

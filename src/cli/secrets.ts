@@ -4,7 +4,14 @@ import { ConfigError } from '../core/errors.js';
 import { fingerprint } from '../secrets/scrub.js';
 import type { RsaKey } from '../crypto/keys.js';
 import type { Target } from '../runner/types.js';
-import { applyConfigFile, CONFIG_FILE_NAME, configKeyOf, requireOption, type AppliedConfig, type ConfigSection } from './config-file.js';
+import {
+  applyConfigFile,
+  CONFIG_FILE_NAME,
+  configKeyOf,
+  requireOption,
+  type AppliedConfig,
+  type ConfigSection,
+} from './config-file.js';
 import { readUserFile } from './io.js';
 import { SECRETS, type SecretName } from './flags.js';
 import { protect } from './scrub-output.js';
@@ -67,7 +74,11 @@ function resolveSecret(
   } else if (typeof file === 'string') value = readSecretFile(file, spec.what, spec.fileFlag);
   else if (env[spec.env]) value = env[spec.env];
   else if (typeof applied.values[spec.configKey] === 'string') {
-    value = readSecretFile(applied.values[spec.configKey] as string, spec.what, `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`);
+    value = readSecretFile(
+      applied.values[spec.configKey] as string,
+      spec.what,
+      `${options.configKey} in ${applied.file ?? CONFIG_FILE_NAME}`,
+    );
   }
   if (value !== undefined) {
     sources.set(
@@ -82,7 +93,8 @@ function resolveSecret(
     );
   }
   if (value === undefined) {
-    if (options.required) throw new ConfigError('missing-secret', `no ${spec.what}: give it with ${waysToGive(name, options.configKey)}`);
+    if (options.required)
+      throw new ConfigError('missing-secret', `no ${spec.what}: give it with ${waysToGive(name, options.configKey)}`);
     return undefined;
   }
   protect({ kind: spec.kind, value });
@@ -142,7 +154,11 @@ export function protectKey(key: RsaKey): void {
   if (key.half !== 'private') return;
   const pkcs8 = key.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString();
   protect({ kind: 'pk', value: pkcs8 });
-  protect({ kind: 'pk', value: key.keyObject.export({ type: 'pkcs1', format: 'pem' }).toString(), shownAs: fingerprint(pkcs8, 'pk') });
+  protect({
+    kind: 'pk',
+    value: key.keyObject.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    shownAs: fingerprint(pkcs8, 'pk'),
+  });
 }
 
 /** Registers every secret a target carries: its keys, tokens and private key. */

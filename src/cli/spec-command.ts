@@ -12,7 +12,11 @@ export function registerSpecCommand(program: Command): void {
     .option('--rules <file>', 'rule catalog', RULES_PATH)
     .action(async (options: { spec: string; rules: string }) => {
       // Redocly takes a third of a second to load: only this command pays for it.
-      const { lintOpenApi, lintToolkitRules } = await withOptionalPackage('@redocly/openapi-core', 'spec lint', () => import('../generate/spec-lint.js'));
+      const { lintOpenApi, lintToolkitRules } = await withOptionalPackage(
+        '@redocly/openapi-core',
+        'spec lint',
+        () => import('../generate/spec-lint.js'),
+      );
       const { parseRuleCatalog } = await import('../core/rules.js');
       const { parseSpec } = await import('../spec/document.js');
       const { readUserFile } = await import('./io.js');
@@ -20,7 +24,9 @@ export function registerSpecCommand(program: Command): void {
       const rules = parseRuleCatalog(readUserFile(options.rules, 'rule catalog').toString('utf8'), options.rules);
       const problems = [...(await lintOpenApi(source)), ...lintToolkitRules(source, rules)];
       for (const problem of problems) {
-        process.stdout.write(`${problem.severity.padEnd(7)} ${problem.source.padEnd(7)} ${problem.pointer || '/'}  ${problem.message}\n`);
+        process.stdout.write(
+          `${problem.severity.padEnd(7)} ${problem.source.padEnd(7)} ${problem.pointer || '/'}  ${problem.message}\n`,
+        );
       }
       const errors = problems.filter((problem) => problem.severity === 'error').length;
       process.stdout.write(`spec lint: ${errors} error(s), ${problems.length - errors} warning(s)\n`);

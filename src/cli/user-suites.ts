@@ -17,10 +17,12 @@ export function loadAllSuites(dirs: readonly string[], rules: readonly Rule[]): 
   for (const suite of suites) {
     for (const c of suite.cases) {
       const where = `suite ${suite.name}, case ${c.id}`;
-      for (const id of c.rules) if (!known.has(id)) throw new ConfigError('bad-suite', `${where}: rule ${id} is not in the rule catalog`);
+      for (const id of c.rules)
+        if (!known.has(id)) throw new ConfigError('bad-suite', `${where}: rule ${id} is not in the rule catalog`);
       for (const step of c.steps) {
         for (const expectation of step.expect ?? []) {
-          for (const id of expectation.rules ?? []) if (!known.has(id)) throw new ConfigError('bad-suite', `${where}: rule ${id} is not in the rule catalog`);
+          for (const id of expectation.rules ?? [])
+            if (!known.has(id)) throw new ConfigError('bad-suite', `${where}: rule ${id} is not in the rule catalog`);
         }
       }
     }

@@ -86,7 +86,9 @@ async function serviceTarget(flags: ServiceFlags): Promise<Target> {
     ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
     ...(flags.futureKey ? { futureKey: flags.futureKey } : {}),
     ...(flags.controlToken ? { controlToken: flags.controlToken } : {}),
-    ...(flags.listen === undefined ? {} : { listenPort: parseInteger(flags.listen, '--listen', { min: 0, max: 65535 }) }),
+    ...(flags.listen === undefined
+      ? {}
+      : { listenPort: parseInteger(flags.listen, '--listen', { min: 0, max: 65535 }) }),
     ...receiverAddress(flags),
   };
 }
@@ -106,7 +108,9 @@ function registerVerifyService(verify: Command): void {
     .addOption(secretOption('apiKey', "the merchant's X-API-KEY (required)"))
     .addOption(secretFileOption('apiKey'))
     .addOption(sharedOption('publicKey'))
-    .addOption(sharedOption('userId', "the merchant's userId in the wallet system (order cases are skipped without it)"))
+    .addOption(
+      sharedOption('userId', "the merchant's userId in the wallet system (order cases are skipped without it)"),
+    )
     .addOption(sharedOption('profile'))
     .option('--allow-orders', 'run order-creating cases against a real service (they move money)')
     .addOption(secretOption('forbiddenKey', 'a valid key without the permission (ERR-403)'))
@@ -115,11 +119,19 @@ function registerVerifyService(verify: Command): void {
     .addOption(secretFileOption('expiredKey'))
     .addOption(secretOption('futureKey', 'a key whose validity window has not begun yet (ERR-401)'))
     .addOption(secretFileOption('futureKey'))
-    .addOption(secretOption('controlToken', 'the target offers the control API (/__control, X-Control-Token) with this token'))
+    .addOption(
+      secretOption('controlToken', 'the target offers the control API (/__control, X-Control-Token) with this token'),
+    )
     .addOption(secretFileOption('controlToken'))
     .option('--listen <port>', 'port of the callback receiver')
-    .option('--listen-host <host>', 'address the callback receiver binds (default 127.0.0.1; 0.0.0.0 with --listen or --public-url)')
-    .option('--public-url <url>', "the callback receiver's URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)")
+    .option(
+      '--listen-host <host>',
+      'address the callback receiver binds (default 127.0.0.1; 0.0.0.0 with --listen or --public-url)',
+    )
+    .option(
+      '--public-url <url>',
+      "the callback receiver's URL as the service reaches it (told to the service; e.g. http://runner.ci.internal:8080/cb)",
+    )
     .action((_given: ServiceFlags, command: Command) => verifyService(command));
 }
 
@@ -143,8 +155,14 @@ function registerVerifyMerchant(verify: Command): void {
     .addOption(secretFileOption('expiredKey'))
     .addOption(secretOption('futureKey', 'a key whose validity window has not begun yet (CB-KEY-401)'))
     .addOption(secretFileOption('futureKey'))
-    .option('--settle-ms <ms>', 'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)')
-    .option('--replay <file>', 'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers')
+    .option(
+      '--settle-ms <ms>',
+      'how long to wait for processing that ends after the answer before the probe counts it (default 2000; 0: read the probe once)',
+    )
+    .option(
+      '--replay <file>',
+      'instead of the suites: resend the callbacks of an observe capture (JSON lines) byte for byte and judge the answers',
+    )
     .action((_given: MerchantFlags, command: Command) => verifyMerchant(command));
 }
 
@@ -178,7 +196,15 @@ async function verifyService(command: Command): Promise<void> {
   const generate = generateFlags(flags);
   const strict = flags.strict ?? false;
   const onEvent = parts.progress(flags);
-  const report = await parts.runSuites({ target, suites, capabilities, rules: parts.loadRules(), strict, onEvent, preflight });
+  const report = await parts.runSuites({
+    target,
+    suites,
+    capabilities,
+    rules: parts.loadRules(),
+    strict,
+    onEvent,
+    preflight,
+  });
   await parts.addGenerated(report, target, {
     ...generate,
     reportsDir: flags.reports,
@@ -188,7 +214,9 @@ async function verifyService(command: Command): Promise<void> {
     onEvent,
     ...parts.generatedOnly(flags),
   });
-  process.exitCode = parts.endRun(report, network, () => parts.finish(report, { ...flags, replay: parts.replayBase(command) }));
+  process.exitCode = parts.endRun(report, network, () =>
+    parts.finish(report, { ...flags, replay: parts.replayBase(command) }),
+  );
 }
 
 /** The merchant target of `verify merchant` from its flags (keys read, URLs and numbers checked). */
@@ -206,7 +234,9 @@ async function merchantTarget(flags: MerchantFlags): Promise<Target> {
     ...(flags.restart ? { restartCmd: flags.restart } : {}),
     ...(flags.expiredKey ? { expiredKey: flags.expiredKey } : {}),
     ...(flags.futureKey ? { futureKey: flags.futureKey } : {}),
-    ...(flags.settleMs === undefined ? {} : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),
+    ...(flags.settleMs === undefined
+      ? {}
+      : { settleMs: parseInteger(flags.settleMs, '--settle-ms', { min: 0, max: 60_000 }) }),
     apiKeySource: secretSource('apiKey'),
   };
 }
@@ -249,5 +279,7 @@ async function verifyMerchant(command: Command): Promise<void> {
     onEvent,
     ...parts.generatedOnly(flags),
   });
-  process.exitCode = parts.endRun(report, network, () => parts.finish(report, { ...flags, replay: parts.replayBase(command) }));
+  process.exitCode = parts.endRun(report, network, () =>
+    parts.finish(report, { ...flags, replay: parts.replayBase(command) }),
+  );
 }

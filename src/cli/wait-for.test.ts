@@ -20,7 +20,10 @@ describe('--wait-for SECONDS', () => {
   });
 
   it.each([['-1'], ['3600.5'], ['1e2'], ['soon'], [''], ['10s']])('refuses %j in one line', (value) => {
-    expect(refusal(() => waitForMs(value))).toEqual(['bad-flag', `--wait-for takes a number of seconds from 0 to 3600, not ${JSON.stringify(value)}`]);
+    expect(refusal(() => waitForMs(value))).toEqual([
+      'bad-flag',
+      `--wait-for takes a number of seconds from 0 to 3600, not ${JSON.stringify(value)}`,
+    ]);
   });
 });
 
@@ -55,13 +58,20 @@ describe('reaching a target before the run', () => {
     const server = await listen(200);
     const url = urlOf(server);
     await close(server);
-    const once = await reachWithin(url, '--callback-url', 0).catch((error: ConfigError) => [error.reason, error.message]);
+    const once = await reachWithin(url, '--callback-url', 0).catch((error: ConfigError) => [
+      error.reason,
+      error.message,
+    ]);
     expect(once).toEqual([
       'unreachable',
-      expect.stringMatching(new RegExp(`^--callback-url ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is unreachable: [^\\n]+$`)),
+      expect.stringMatching(
+        new RegExp(`^--callback-url ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is unreachable: [^\\n]+$`),
+      ),
     ]);
     expect((once as string[])[1]).not.toContain('waited');
-    const waited = await reachWithin(url, '--callback-url', 120, { pauseMs: 40 }).catch((error: ConfigError) => error.message);
+    const waited = await reachWithin(url, '--callback-url', 120, { pauseMs: 40 }).catch(
+      (error: ConfigError) => error.message,
+    );
     expect(waited).toMatch(/ \(waited \d+(\.\d)? s with --wait-for 0\.1: \d+ attempts?\)$/);
   });
 
@@ -70,7 +80,10 @@ describe('reaching a target before the run', () => {
     network.session.stop('run-timeout', 'the run was cut after --timeout 1 s');
     useNetwork(network);
     try {
-      const cut = await reachWithin('http://127.0.0.1:9/', '--base-url', 0).catch((error: ConfigError) => [error.reason, error.message]);
+      const cut = await reachWithin('http://127.0.0.1:9/', '--base-url', 0).catch((error: ConfigError) => [
+        error.reason,
+        error.message,
+      ]);
       expect(cut).toEqual([
         'run-timeout',
         'the run was cut after --timeout 1 s while waiting for --base-url http://127.0.0.1:9/ to answer (not proven unreachable: give a longer --timeout)',

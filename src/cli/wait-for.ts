@@ -7,7 +7,10 @@ import { send } from '../runner/http-client.js';
 export function waitForMs(value: string | undefined): number {
   if (value === undefined) return 0;
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) > 3600)
-    throw new ConfigError('bad-flag', `--wait-for takes a number of seconds from 0 to 3600, not ${JSON.stringify(value)}`);
+    throw new ConfigError(
+      'bad-flag',
+      `--wait-for takes a number of seconds from 0 to 3600, not ${JSON.stringify(value)}`,
+    );
   return Math.round(Number(value) * 1000);
 }
 
@@ -24,24 +27,38 @@ function seconds(ms: number): string {
  * configuration, not a target still starting: it ends the wait at once. Nothing answering is the
  * unreachable line (exit 2), saying how long it waited. Returns the answer's headers.
  */
-export async function reachWithin(url: string, flag: string, waitMs: number, options: { pauseMs?: number } = {}): Promise<Record<string, string>> {
+export async function reachWithin(
+  url: string,
+  flag: string,
+  waitMs: number,
+  options: { pauseMs?: number } = {},
+): Promise<Record<string, string>> {
   const started = Date.now();
   const pause = options.pauseMs ?? 250;
   for (let attempt = 1; ; attempt++) {
     const left = waitMs - (Date.now() - started);
     let failure: Error;
     try {
-      const answer = await send({ method: 'GET', url, headers: {}, timeoutMs: waitMs === 0 ? 5000 : Math.max(1000, Math.min(5000, left)) });
+      const answer = await send({
+        method: 'GET',
+        url,
+        headers: {},
+        timeoutMs: waitMs === 0 ? 5000 : Math.max(1000, Math.min(5000, left)),
+      });
       if (!STARTING.has(answer.status) || left <= 0) return answer.headers;
       failure = new Error(`answered HTTP ${answer.status}`);
     } catch (error) {
       // An answer over the cap came: the URL is reachable (a probe that does not page answers its whole history).
       if ((error as { reason?: string }).reason === 'too-large') return {};
       // A TLS failure names its cause (unknown CA, name mismatch, plain HTTP on a TLS port, …).
-      if ((error as { reason?: string }).reason === 'tls') throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
+      if ((error as { reason?: string }).reason === 'tls')
+        throw new ConfigError('tls', `${flag} ${url}: ${(error as Error).message}`);
       // --timeout ran out while waiting: the tool's stop, which proves nothing about the target.
       if (error instanceof RunCutError)
-        throw new ConfigError('run-timeout', `${error.message} while waiting for ${flag} ${url} to answer (not proven unreachable: give a longer --timeout)`);
+        throw new ConfigError(
+          'run-timeout',
+          `${error.message} while waiting for ${flag} ${url} to answer (not proven unreachable: give a longer --timeout)`,
+        );
       failure = error as Error;
     }
     const elapsed = Date.now() - started;

@@ -85,7 +85,8 @@ export class ConfigReader {
 
   /** A mapping whose fields are all among `fields` (a typo must not fall back to a default silently). */
   mapping(value: unknown, where: string, fields: readonly string[]): ConfigDoc {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) this.fail(where, `expected a mapping of ${fields.join(', ')}`);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      this.fail(where, `expected a mapping of ${fields.join(', ')}`);
     for (const key of Object.keys(value as ConfigDoc)) {
       if (!fields.includes(key)) this.fail(where, `unknown field '${key}' (known: ${fields.join(', ')})`);
     }
@@ -99,7 +100,8 @@ export class ConfigReader {
 
   /** A non-empty string. */
   string(value: unknown, where: string): string {
-    if (typeof value !== 'string' || value.length === 0) this.fail(where, `must be a non-empty string, not ${showValue(value)}`);
+    if (typeof value !== 'string' || value.length === 0)
+      this.fail(where, `must be a non-empty string, not ${showValue(value)}`);
     return value;
   }
 
@@ -118,7 +120,8 @@ export class ConfigReader {
   /** A host name or address; `fallback` when absent. */
   host(value: unknown, where: string, fallback: string): string {
     if (absent(value)) return fallback;
-    if (typeof value !== 'string' || value.trim() === '') this.fail(where, `must be a host name or address (e.g. 127.0.0.1), not ${showValue(value)}`);
+    if (typeof value !== 'string' || value.trim() === '')
+      this.fail(where, `must be a host name or address (e.g. 127.0.0.1), not ${showValue(value)}`);
     return value;
   }
 
@@ -149,7 +152,10 @@ export class ConfigReader {
     else if (typeof value === 'string' && /^\d{1,60}$/.test(value)) big = BigInt(value);
     else if (typeof value === 'bigint') big = value;
     if (big === undefined || big < min)
-      this.fail(where, `must be a whole number from ${min} (a quoted digit string for values beyond 2^53), not ${showValue(value)}`);
+      this.fail(
+        where,
+        `must be a whole number from ${min} (a quoted digit string for values beyond 2^53), not ${showValue(value)}`,
+      );
     return big;
   }
 
@@ -174,7 +180,8 @@ export class ConfigReader {
 
   /** A file path, through `resolvePath`; `:memory:` (a throwaway SQLite store) as is. */
   path(value: unknown, where: string): string {
-    if (typeof value !== 'string' || value.trim() === '') this.fail(where, `must be a file path, not ${showValue(value)}`);
+    if (typeof value !== 'string' || value.trim() === '')
+      this.fail(where, `must be a file path, not ${showValue(value)}`);
     return value === ':memory:' ? value : this.resolvePath(value);
   }
 
@@ -193,7 +200,8 @@ export class ConfigReader {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) this.fail(where, `must be an http(s) URL, not ${showValue(value)}`);
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      this.fail(where, `must be an http(s) URL, not ${showValue(value)}`);
     return text;
   }
 

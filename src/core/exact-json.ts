@@ -31,7 +31,8 @@ function assertDepth(text: string): void {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_PARSE_DEPTH) throw new SyntaxError(`JSON nested deeper than ${MAX_PARSE_DEPTH} levels at position ${i}`);
+      if (++depth > MAX_PARSE_DEPTH)
+        throw new SyntaxError(`JSON nested deeper than ${MAX_PARSE_DEPTH} levels at position ${i}`);
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
 }

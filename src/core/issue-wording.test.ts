@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { describeIssues, ruleSuffix } from './issue-wording.js';
 import type { SchemaIssue } from './schemas.js';
 
-const issue = (path: string, keyword: string, message: string, rules: string[] = []): SchemaIssue => ({ path, keyword, message, schemaPath: '', rules });
+const issue = (path: string, keyword: string, message: string, rules: string[] = []): SchemaIssue => ({
+  path,
+  keyword,
+  message,
+  schemaPath: '',
+  rules,
+});
 
 describe('issue wording', () => {
   it('names rules once each, or nothing', () => {
@@ -11,7 +17,9 @@ describe('issue wording', () => {
   });
 
   it('shows every issue with its rules by default (the runner)', () => {
-    const issues = Array.from({ length: 7 }, (_, i) => issue(`/f${i}`, 'type', `/f${i} must be string`, i === 0 ? ['ENV-CODE'] : []));
+    const issues = Array.from({ length: 7 }, (_, i) =>
+      issue(`/f${i}`, 'type', `/f${i} must be string`, i === 0 ? ['ENV-CODE'] : []),
+    );
     expect(describeIssues(issues)).toBe(
       '/f0 must be string [ENV-CODE]; /f1 must be string; /f2 must be string; /f3 must be string; /f4 must be string; /f5 must be string; /f6 must be string',
     );

@@ -4,12 +4,22 @@ import { DEFAULT_PROFILE, maxPlaintextBlock, parseProfileYaml, plaintextBlockSiz
 
 describe('crypto profile', () => {
   it('defaults to the platform documentation: pkcs1, public request, private response and callback', () => {
-    expect(resolveProfile(undefined)).toEqual({ padding: 'pkcs1', request: 'public', response: 'private', callback: 'private', plaintextBlock: 'auto' });
+    expect(resolveProfile(undefined)).toEqual({
+      padding: 'pkcs1',
+      request: 'public',
+      response: 'private',
+      callback: 'private',
+      plaintextBlock: 'auto',
+    });
     expect(parseProfileYaml('')).toEqual(DEFAULT_PROFILE);
   });
 
   it('overrides only the fields given', () => {
-    expect(parseProfileYaml('padding: oaep-sha256\nrequest: private\n')).toMatchObject({ padding: 'oaep-sha256', request: 'private', response: 'private' });
+    expect(parseProfileYaml('padding: oaep-sha256\nrequest: private\n')).toMatchObject({
+      padding: 'oaep-sha256',
+      request: 'private',
+      response: 'private',
+    });
   });
 
   it('computes k-11 and k-2h-2 block sizes', () => {
@@ -34,6 +44,8 @@ describe('crypto profile', () => {
   });
 
   it('refuses a block larger than the padding allows for the key', () => {
-    expect(() => plaintextBlockSize({ ...DEFAULT_PROFILE, plaintextBlock: 118 }, 128)).toThrow(/exceeds the 117-byte maximum/);
+    expect(() => plaintextBlockSize({ ...DEFAULT_PROFILE, plaintextBlock: 118 }, 128)).toThrow(
+      /exceeds the 117-byte maximum/,
+    );
   });
 });

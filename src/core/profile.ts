@@ -81,7 +81,10 @@ export function otherHalf(half: KeyHalf): KeyHalf {
 export function resolveProfile(input: unknown, source = 'profile'): CryptoProfile {
   if (input === undefined || input === null) return { ...DEFAULT_PROFILE };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    throw new ConfigError('bad-profile', `${source}: a profile is a mapping of padding, request, response, callback, plaintextBlock`);
+    throw new ConfigError(
+      'bad-profile',
+      `${source}: a profile is a mapping of padding, request, response, callback, plaintextBlock`,
+    );
   }
   const raw = input as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
@@ -92,7 +95,10 @@ export function resolveProfile(input: unknown, source = 'profile'): CryptoProfil
   const profile: CryptoProfile = { ...DEFAULT_PROFILE };
   if (raw.padding !== undefined) {
     if (!(PADDINGS as readonly unknown[]).includes(raw.padding)) {
-      throw new ConfigError('bad-profile', `${source}: padding must be one of ${PADDINGS.join(', ')}, not ${JSON.stringify(raw.padding)}`);
+      throw new ConfigError(
+        'bad-profile',
+        `${source}: padding must be one of ${PADDINGS.join(', ')}, not ${JSON.stringify(raw.padding)}`,
+      );
     }
     profile.padding = raw.padding as Padding;
   }
@@ -100,14 +106,20 @@ export function resolveProfile(input: unknown, source = 'profile'): CryptoProfil
     const value = raw[direction];
     if (value === undefined) continue;
     if (value !== 'public' && value !== 'private') {
-      throw new ConfigError('bad-profile', `${source}: ${direction} must be public or private, not ${JSON.stringify(value)}`);
+      throw new ConfigError(
+        'bad-profile',
+        `${source}: ${direction} must be public or private, not ${JSON.stringify(value)}`,
+      );
     }
     profile[direction] = value;
   }
   const block = raw.plaintextBlock;
   if (block !== undefined && block !== 'auto') {
     if (typeof block !== 'number' || !Number.isInteger(block) || block < 1) {
-      throw new ConfigError('bad-profile', `${source}: plaintextBlock must be auto or a positive integer, not ${JSON.stringify(block)}`);
+      throw new ConfigError(
+        'bad-profile',
+        `${source}: plaintextBlock must be auto or a positive integer, not ${JSON.stringify(block)}`,
+      );
     }
     profile.plaintextBlock = block;
   }

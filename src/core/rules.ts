@@ -51,11 +51,17 @@ export function parseRuleCatalog(text: string, name = 'spec/rules.yaml'): Rule[]
     seen.add(id);
     const severity = entry.severity;
     if (severity !== 'MUST' && severity !== 'SHOULD' && severity !== 'UNSPECIFIED') {
-      throw new SpecError('bad-rules', `${name}: rule ${id} has severity ${JSON.stringify(severity)} (MUST, SHOULD or UNSPECIFIED)`);
+      throw new SpecError(
+        'bad-rules',
+        `${name}: rule ${id} has severity ${JSON.stringify(severity)} (MUST, SHOULD or UNSPECIFIED)`,
+      );
     }
     const binds = entry.binds ?? 'both';
     if (binds !== 'service' && binds !== 'merchant' && binds !== 'both') {
-      throw new SpecError('bad-rules', `${name}: rule ${id} has binds ${JSON.stringify(binds)} (service, merchant or both)`);
+      throw new SpecError(
+        'bad-rules',
+        `${name}: rule ${id} has binds ${JSON.stringify(binds)} (service, merchant or both)`,
+      );
     }
     return {
       id,

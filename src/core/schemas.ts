@@ -54,12 +54,15 @@ export function validateSchema(name: SchemaName, value: unknown): SchemaIssue[] 
     validate(numberView(value, '', rounded, 0.5));
     const probe = (validate.errors ?? []).filter((error) => rounded.has(error.instancePath));
     const notInteger = new Set(
-      probe.filter((error) => error.keyword === 'type' && [error.params.type].flat().includes('integer')).map((error) => error.instancePath),
+      probe
+        .filter((error) => error.keyword === 'type' && [error.params.type].flat().includes('integer'))
+        .map((error) => error.instancePath),
     );
     const seen = new Set(errors.map((error) => `${error.instancePath} ${error.schemaPath}`));
     for (const error of probe) {
       const counts =
-        ['enum', 'const'].includes(error.keyword) || (notInteger.has(error.instancePath) && ['type', 'anyOf', 'oneOf', 'multipleOf'].includes(error.keyword));
+        ['enum', 'const'].includes(error.keyword) ||
+        (notInteger.has(error.instancePath) && ['type', 'anyOf', 'oneOf', 'multipleOf'].includes(error.keyword));
       if (counts && !seen.has(`${error.instancePath} ${error.schemaPath}`)) errors.push(error);
     }
   }
@@ -94,7 +97,8 @@ function numberView(value: unknown, pointer: string, rounded: Set<string>, stand
   if (Array.isArray(value)) return value.map((item, i) => numberView(item, `${pointer}/${i}`, rounded, stand));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = numberView(v, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, rounded, stand);
+    for (const [k, v] of Object.entries(value))
+      out[k] = numberView(v, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, rounded, stand);
     return out;
   }
   return value;
@@ -112,14 +116,18 @@ function isWholeLiteral(text: string): boolean {
 function rulesOf(error: AjvError, missing: string): string[] | undefined {
   const parent = error.parentSchema;
   if (!parent) return undefined;
-  const property = missing ? (parent.properties as Record<string, Record<string, unknown>> | undefined)?.[missing] : undefined;
+  const property = missing
+    ? (parent.properties as Record<string, Record<string, unknown>> | undefined)?.[missing]
+    : undefined;
   const rules = (property?.['x-rules'] ?? parent['x-rules']) as string[] | undefined;
   return rules && rules.length > 0 ? rules : undefined;
 }
 
 /** The rules of the deepest schema node on the error's path (relative to schema `name`) that has any. */
 function rulesAt(name: string, schemaPath: string): string[] {
-  let pointer = schemaPath.startsWith('#/$defs/') ? schemaPath.slice('#/$defs'.length) : `/${name}${schemaPath.replace(/^#/, '')}`;
+  let pointer = schemaPath.startsWith('#/$defs/')
+    ? schemaPath.slice('#/$defs'.length)
+    : `/${name}${schemaPath.replace(/^#/, '')}`;
   while (pointer.length > 0) {
     const rules = generated.RULE_INDEX[pointer];
     if (rules) return rules;

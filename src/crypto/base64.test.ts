@@ -56,21 +56,33 @@ function messageOf(text: string): string {
 }
 
 describe('strict Base64: each refusal explains itself exactly', () => {
-  const formBody = "the text starts with 'data=': it is a form body, but raw Base64 was expected (CB-RAW-BODY: the callback body is the Base64 text itself)";
+  const formBody =
+    "the text starts with 'data=': it is a form body, but raw Base64 was expected (CB-RAW-BODY: the callback body is the Base64 text itself)";
   const plusAsSpace =
     "a '+' of the Base64 text arrived as a space: the data went through form decoding (application/x-www-form-urlencoded turns '+' into ' '); read the raw body, or percent-encode the field";
-  const percent = 'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text';
-  const urlSafe = "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')";
+  const percent =
+    'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text';
+  const urlSafe =
+    "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')";
   const concatenated = (at: number) =>
     `'=' padding inside the text at offset ${at}: several Base64 strings concatenated? Encode the concatenated ciphertext once`;
-  const nonCanonical = 'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)';
+  const nonCanonical =
+    'the Base64 text is not canonical: the unused bits of the last character are not zero (corrupted or truncated data)';
 
   it.each([
     ['', 'empty', 'no data: the Base64 text is empty'],
     ['data=AQID', 'data-prefix', formBody],
     ['xdata=AQID', 'misplaced-padding', concatenated(5)],
-    ['AQ\nID', 'line-breaks', 'line breaks in the Base64 text (at offset 2): MIME-style wrapping is not allowed; encode without line breaks'],
-    ['AQI\r', 'line-breaks', 'line breaks in the Base64 text (at offset 3): MIME-style wrapping is not allowed; encode without line breaks'],
+    [
+      'AQ\nID',
+      'line-breaks',
+      'line breaks in the Base64 text (at offset 2): MIME-style wrapping is not allowed; encode without line breaks',
+    ],
+    [
+      'AQI\r',
+      'line-breaks',
+      'line breaks in the Base64 text (at offset 3): MIME-style wrapping is not allowed; encode without line breaks',
+    ],
     ['AQ I', 'plus-as-space', plusAsSpace],
     ['ab cd', 'whitespace', 'spaces in the Base64 text (at offset 2)'],
     ['AQ= ', 'whitespace', 'spaces in the Base64 text (at offset 3)'],
@@ -91,9 +103,21 @@ describe('strict Base64: each refusal explains itself exactly', () => {
     ['AQ*=', 'invalid-character', 'character "*" (U+002A) at offset 2 is not in the Base64 alphabet'],
     ['AQé=', 'invalid-character', 'character "é" (U+00E9) at offset 2 is not in the Base64 alphabet'],
     ['AQ===', 'misplaced-padding', "3 '=' characters at the end; Base64 has at most 2"],
-    ['AQ', 'missing-padding', "the '=' padding is missing (length 2 is not a multiple of 4); the interface uses padded Base64"],
-    ['AQI', 'missing-padding', "the '=' padding is missing (length 3 is not a multiple of 4); the interface uses padded Base64"],
-    ['AQIDAQ', 'missing-padding', "the '=' padding is missing (length 6 is not a multiple of 4); the interface uses padded Base64"],
+    [
+      'AQ',
+      'missing-padding',
+      "the '=' padding is missing (length 2 is not a multiple of 4); the interface uses padded Base64",
+    ],
+    [
+      'AQI',
+      'missing-padding',
+      "the '=' padding is missing (length 3 is not a multiple of 4); the interface uses padded Base64",
+    ],
+    [
+      'AQIDAQ',
+      'missing-padding',
+      "the '=' padding is missing (length 6 is not a multiple of 4); the interface uses padded Base64",
+    ],
     ['A', 'bad-base64-length', 'length 1 is not a multiple of 4: the text is truncated or has extra characters'],
     ['AQ=', 'bad-base64-length', 'length 3 is not a multiple of 4: the text is truncated or has extra characters'],
     ['AQIDA', 'bad-base64-length', 'length 5 is not a multiple of 4: the text is truncated or has extra characters'],

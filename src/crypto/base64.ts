@@ -60,7 +60,10 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
     throw new CryptoError('whitespace', `whitespace in the Base64 text (at offset ${text.search(/[\t\f\v]/)})`);
   }
   if (/%[0-9A-Fa-f]{2}/.test(text)) {
-    throw new CryptoError('percent-encoded', 'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text');
+    throw new CryptoError(
+      'percent-encoded',
+      'the Base64 text is percent-encoded (e.g. %2B, %2F, %3D): decode the form field once, or send the raw text',
+    );
   }
   if (/[-_]/.test(text) && ALPHABET.test(text.replace(/=+$/, '').replaceAll('-', '+').replaceAll('_', '/'))) {
     throw new CryptoError(
@@ -90,9 +93,15 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
   if (text.length % 4 !== 0) {
     if (padding === 0 && body.length % 4 !== 1) {
       if (accepts('missing-padding')) return decodeBase64Strict(text + '='.repeat(4 - (text.length % 4)), options);
-      throw new CryptoError('missing-padding', `the '=' padding is missing (length ${text.length} is not a multiple of 4); the interface uses padded Base64`);
+      throw new CryptoError(
+        'missing-padding',
+        `the '=' padding is missing (length ${text.length} is not a multiple of 4); the interface uses padded Base64`,
+      );
     }
-    throw new CryptoError('bad-base64-length', `length ${text.length} is not a multiple of 4: the text is truncated or has extra characters`);
+    throw new CryptoError(
+      'bad-base64-length',
+      `length ${text.length} is not a multiple of 4: the text is truncated or has extra characters`,
+    );
   }
   if (!isCanonical(text)) {
     if (accepts('non-canonical-base64')) return Buffer.from(text, 'base64');

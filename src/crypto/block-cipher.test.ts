@@ -89,12 +89,15 @@ describe('segmented encryption', () => {
   it('round-trips through the decryption of the same engine', () => {
     const { engine } = fakeEngine();
     const plain = Uint8Array.from(range(300).map((i) => i % 256));
-    expect([...decryptBlocks(encryptBlocks(plain, key, 'pkcs1', 117, engine), key, 'pkcs1', engine)]).toEqual([...plain]);
+    expect([...decryptBlocks(encryptBlocks(plain, key, 'pkcs1', 117, engine), key, 'pkcs1', engine)]).toEqual([
+      ...plain,
+    ]);
   });
 });
 
 describe('segmented decryption', () => {
-  const blocks = (count: number, k = 128): Buffer => Buffer.concat(range(count).map((i) => Buffer.concat([Buffer.from([1, i + 10]), Buffer.alloc(k - 2)])));
+  const blocks = (count: number, k = 128): Buffer =>
+    Buffer.concat(range(count).map((i) => Buffer.concat([Buffer.from([1, i + 10]), Buffer.alloc(k - 2)])));
   const wrongKey: BlockFailure = { kind: 'wrong-key', detail: 'no known padding' };
 
   it('decrypts every k-byte block, in order, and concatenates the messages', () => {
@@ -108,7 +111,10 @@ describe('segmented decryption', () => {
   });
 
   it('refuses an empty ciphertext', () => {
-    expect(failure(() => decryptBlocks(new Uint8Array(0), key, 'pkcs1', fakeEngine().engine))).toEqual({ reason: 'empty', message: 'no ciphertext' });
+    expect(failure(() => decryptBlocks(new Uint8Array(0), key, 'pkcs1', fakeEngine().engine))).toEqual({
+      reason: 'empty',
+      message: 'no ciphertext',
+    });
   });
 
   it.each([
@@ -125,7 +131,10 @@ describe('segmented decryption', () => {
       'ciphertext of 300 bytes is not a multiple of the 128-byte block of this 1024-bit key: a key of another size encrypted it, or the data was truncated (44 stray bytes)',
     ],
   ])('refuses a ciphertext of %i bytes with a 128-byte key by its length', (length, message) => {
-    expect(failure(() => decryptBlocks(new Uint8Array(length), key, 'pkcs1', fakeEngine().engine))).toEqual({ reason: 'ciphertext-length', message });
+    expect(failure(() => decryptBlocks(new Uint8Array(length), key, 'pkcs1', fakeEngine().engine))).toEqual({
+      reason: 'ciphertext-length',
+      message,
+    });
   });
 
   it.each([
@@ -149,13 +158,17 @@ describe('segmented decryption', () => {
       'block 1 of 4: no known padding (the length would also fit 2048-bit or 4096-bit keys: is this the right key?)',
     ],
   ])('names a wrong key on the first block of %s, with the key sizes the length fits', (_label, k, cipher, message) => {
-    expect(failure(() => decryptBlocks(cipher, k, 'pkcs1', fakeEngine({ 0: wrongKey }).engine))).toEqual({ reason: 'wrong-key', message });
+    expect(failure(() => decryptBlocks(cipher, k, 'pkcs1', fakeEngine({ 0: wrongKey }).engine))).toEqual({
+      reason: 'wrong-key',
+      message,
+    });
   });
 
   it('calls a later block that fails although the first opened a corrupted block', () => {
     expect(failure(() => decryptBlocks(blocks(3), key, 'pkcs1', fakeEngine({ 1: wrongKey }).engine))).toEqual({
       reason: 'corrupted-block',
-      message: 'block 2 of 3 does not decrypt although block 1 did: the ciphertext was altered or blocks of different messages were mixed',
+      message:
+        'block 2 of 3 does not decrypt although block 1 did: the ciphertext was altered or blocks of different messages were mixed',
     });
   });
 

@@ -8,7 +8,13 @@ import { nativeEngine, type RsaEngine } from './rsa-engine.js';
  * encrypt each to exactly k bytes, concatenate. An empty plaintext is one empty block, so the
  * ciphertext is never empty (the interface's Base64 pattern needs at least one character).
  */
-export function encryptBlocks(plain: Uint8Array, key: RsaKey, padding: Padding, blockSize: number, engine: RsaEngine = nativeEngine): Buffer {
+export function encryptBlocks(
+  plain: Uint8Array,
+  key: RsaKey,
+  padding: Padding,
+  blockSize: number,
+  engine: RsaEngine = nativeEngine,
+): Buffer {
   const blocks: Buffer[] = [];
   let offset = 0;
   do {
@@ -22,7 +28,12 @@ export function encryptBlocks(plain: Uint8Array, key: RsaKey, padding: Padding, 
  * Splits a ciphertext into k-byte blocks and decrypts each. Any plaintext block size up to the
  * padding's maximum is accepted (the sender's segmentation is its own business).
  */
-export function decryptBlocks(cipher: Uint8Array, key: RsaKey, padding: Padding, engine: RsaEngine = nativeEngine): Buffer {
+export function decryptBlocks(
+  cipher: Uint8Array,
+  key: RsaKey,
+  padding: Padding,
+  engine: RsaEngine = nativeEngine,
+): Buffer {
   const k = key.modulusBytes;
   if (cipher.length === 0) throw new CryptoError('empty', 'no ciphertext');
   if (cipher.length % k !== 0) {
@@ -57,5 +68,7 @@ const COMMON_MODULUS_BYTES = [128, 256, 384, 512];
 
 function otherSizeHint(length: number, k: number): string {
   const fits = COMMON_MODULUS_BYTES.filter((size) => size !== k && length % size === 0);
-  return fits.length === 0 ? '' : ` (the length would also fit ${fits.map((size) => `${size * 8}-bit`).join(' or ')} keys: is this the right key?)`;
+  return fits.length === 0
+    ? ''
+    : ` (the length would also fit ${fits.map((size) => `${size * 8}-bit`).join(' or ')} keys: is this the right key?)`;
 }

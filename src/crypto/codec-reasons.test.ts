@@ -12,7 +12,9 @@ import { forgeEngine, nativeEngine, type RsaEngine } from './rsa-engine.js';
  * The codec's contract case by case, over the committed 1024-bit test key (fast enough for
  * mutation testing); codec.test.ts holds the property-based round trips over fresh keys.
  */
-const key = parseKey(readFileSync(new URL('../../test/vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8')) as RsaPrivateKey;
+const key = parseKey(
+  readFileSync(new URL('../../test/vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8'),
+) as RsaPrivateKey;
 const inverted: CryptoProfile = resolveProfile({ request: 'private', response: 'public', callback: 'public' });
 
 function failure(run: () => unknown): { type: string; reason: string; message: string } {
@@ -53,12 +55,14 @@ describe('which key half serves each direction', () => {
     expect(failure(() => assertKeyHalf(key.publicKey, 'callback', 'encrypt'))).toEqual({
       type: 'ConfigError',
       reason: 'wrong-key-half',
-      message: 'the profile encrypts callback data with the private key, so encrypting it needs the private key; a public key was given',
+      message:
+        'the profile encrypts callback data with the private key, so encrypting it needs the private key; a public key was given',
     });
     expect(failure(() => assertKeyHalf(key, 'request', 'decrypt', inverted))).toEqual({
       type: 'ConfigError',
       reason: 'wrong-key-half',
-      message: 'the profile encrypts request data with the private key, so decrypting it needs the public key; a private key was given',
+      message:
+        'the profile encrypts request data with the private key, so decrypting it needs the public key; a private key was given',
     });
   });
 
@@ -75,18 +79,23 @@ describe('sealing and opening bytes', () => {
     ['request', key.publicKey, key],
     ['response', key, key.publicKey],
     ['callback', key, key.publicKey],
-  ] as const)('round-trips %s data with the default profile in blocks of k-11 bytes', (direction, sealWith, openWith) => {
-    const sealed = sealBytes(plain, direction as Direction, sealWith);
-    expect(Buffer.from(sealed, 'base64').length).toBe(3 * 128);
-    expect(openBytes(sealed, direction as Direction, openWith)).toEqual(plain);
-  });
+  ] as const)(
+    'round-trips %s data with the default profile in blocks of k-11 bytes',
+    (direction, sealWith, openWith) => {
+      const sealed = sealBytes(plain, direction as Direction, sealWith);
+      expect(Buffer.from(sealed, 'base64').length).toBe(3 * 128);
+      expect(openBytes(sealed, direction as Direction, openWith)).toEqual(plain);
+    },
+  );
 
   it('uses the profile: its padding, its halves and its block size', () => {
     const profile = resolveProfile({ padding: 'oaep-sha256', callback: 'public', plaintextBlock: 50 });
     const sealed = sealBytes(plain, 'callback', key.publicKey, { profile });
     expect(Buffer.from(sealed, 'base64').length).toBe(5 * 128);
     expect(openBytes(sealed, 'callback', key, { profile })).toEqual(plain);
-    expect(failure(() => openBytes(sealed, 'callback', key, { profile: { ...profile, padding: 'oaep-sha1' } })).reason).toBe('padding-mismatch');
+    expect(
+      failure(() => openBytes(sealed, 'callback', key, { profile: { ...profile, padding: 'oaep-sha1' } })).reason,
+    ).toBe('padding-mismatch');
   });
 
   it('refuses a key of the wrong half before any work, sealing and opening', () => {
@@ -94,13 +103,16 @@ describe('sealing and opening bytes', () => {
     expect(failure(() => openBytes('AQID', 'callback', key))).toEqual({
       type: 'ConfigError',
       reason: 'wrong-key-half',
-      message: 'the profile encrypts callback data with the private key, so decrypting it needs the public key; a private key was given',
+      message:
+        'the profile encrypts callback data with the private key, so decrypting it needs the public key; a private key was given',
     });
     expect(failure(() => sealBytes(plain, 'callback', key, { profile: inverted })).reason).toBe('wrong-key-half');
   });
 
   it('refuses a profile block larger than the padding allows', () => {
-    expect(failure(() => sealBytes(plain, 'callback', key, { profile: resolveProfile({ plaintextBlock: 118 }) }))).toEqual({
+    expect(
+      failure(() => sealBytes(plain, 'callback', key, { profile: resolveProfile({ plaintextBlock: 118 }) })),
+    ).toEqual({
       type: 'ConfigError',
       reason: 'plaintext-block-too-large',
       message: 'profile plaintextBlock 118 exceeds the 117-byte maximum of pkcs1 with a 1024-bit key',
@@ -120,15 +132,25 @@ describe('sealing and opening bytes', () => {
   it('decodes Base64 strictly before decrypting', () => {
     const sealed = sealBytes(plain, 'callback', key);
     expect(sealed).toContain('+'); // the deterministic ciphertext of this key and text has four
-    expect(failure(() => openBytes(sealed.replaceAll('+', ' '), 'callback', key.publicKey))).toMatchObject({ type: 'CryptoError', reason: 'plus-as-space' });
-    expect(failure(() => openBytes(`data=${sealed}`, 'callback', key.publicKey))).toMatchObject({ type: 'CryptoError', reason: 'data-prefix' });
+    expect(failure(() => openBytes(sealed.replaceAll('+', ' '), 'callback', key.publicKey))).toMatchObject({
+      type: 'CryptoError',
+      reason: 'plus-as-space',
+    });
+    expect(failure(() => openBytes(`data=${sealed}`, 'callback', key.publicKey))).toMatchObject({
+      type: 'CryptoError',
+      reason: 'data-prefix',
+    });
   });
 
   it('names a ciphertext of another length and a block that does not open', () => {
     const bytes = Buffer.from(sealBytes(plain, 'callback', key), 'base64');
-    expect(failure(() => openBytes(bytes.subarray(0, 200).toString('base64'), 'callback', key.publicKey)).reason).toBe('ciphertext-length');
+    expect(failure(() => openBytes(bytes.subarray(0, 200).toString('base64'), 'callback', key.publicKey)).reason).toBe(
+      'ciphertext-length',
+    );
     bytes[130] = (bytes[130] ?? 0) ^ 0x01;
-    expect(failure(() => openBytes(bytes.toString('base64'), 'callback', key.publicKey)).reason).toBe('corrupted-block');
+    expect(failure(() => openBytes(bytes.toString('base64'), 'callback', key.publicKey)).reason).toBe(
+      'corrupted-block',
+    );
   });
 });
 
@@ -176,7 +198,10 @@ describe('sealing and opening JSON', () => {
   });
 
   it('names decrypted bytes that are not UTF-8', () => {
-    expect(failure(() => openJson(sealBytes(Buffer.from([0x7b, 0xe9, 0x7d]), 'callback', key), 'callback', key.publicKey)).reason).toBe('not-utf8');
+    expect(
+      failure(() => openJson(sealBytes(Buffer.from([0x7b, 0xe9, 0x7d]), 'callback', key), 'callback', key.publicKey))
+        .reason,
+    ).toBe('not-utf8');
   });
 
   it('names decrypted text that is not JSON, with the parser’s reason', () => {

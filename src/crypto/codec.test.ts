@@ -22,7 +22,14 @@ function edgeSizes(block: number): number[] {
   return [0, 1, block - 1, block, block + 1, 64 * 1024];
 }
 
-function roundTrip(plain: Uint8Array, bits: 1024 | 2048 | 4096, padding: Padding, direction: Direction, enc: RsaEngine, dec: RsaEngine): Buffer {
+function roundTrip(
+  plain: Uint8Array,
+  bits: 1024 | 2048 | 4096,
+  padding: Padding,
+  direction: Direction,
+  enc: RsaEngine,
+  dec: RsaEngine,
+): Buffer {
   const priv = keys[bits];
   const profile = resolveProfile({ padding, request: 'public', response: 'private', callback: 'private' });
   const encryptKey = profile[direction] === 'private' ? priv : priv.publicKey;
@@ -43,7 +50,9 @@ describe('segmented RSA round trips (property-based)', () => {
             fc.constantFrom(...edgeSizes(block)).chain((size) => fc.uint8Array({ minLength: size, maxLength: size })),
             fc.constantFrom<Direction>('request', 'response', 'callback'),
             (plain, direction) => {
-              expect(roundTrip(plain, bits, padding, direction, nativeEngine, nativeEngine).equals(Buffer.from(plain))).toBe(true);
+              expect(
+                roundTrip(plain, bits, padding, direction, nativeEngine, nativeEngine).equals(Buffer.from(plain)),
+              ).toBe(true);
             },
           ),
           { numRuns: bits === 4096 ? 12 : 30 },
@@ -70,11 +79,15 @@ describe('segmented RSA round trips (property-based)', () => {
 
   it('produces byte-identical private-key PKCS#1 ciphertext on both engines (type 1 is deterministic)', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 0, maxLength: 1000 }), fc.constantFrom(1024, 2048) as fc.Arbitrary<1024 | 2048>, (plain, bits) => {
-        const native = sealBytes(plain, 'callback', keys[bits], { engine: nativeEngine });
-        const forged = sealBytes(plain, 'callback', keys[bits], { engine: forgeEngine });
-        expect(forged).toBe(native);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 0, maxLength: 1000 }),
+        fc.constantFrom(1024, 2048) as fc.Arbitrary<1024 | 2048>,
+        (plain, bits) => {
+          const native = sealBytes(plain, 'callback', keys[bits], { engine: nativeEngine });
+          const forged = sealBytes(plain, 'callback', keys[bits], { engine: forgeEngine });
+          expect(forged).toBe(native);
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -92,9 +105,17 @@ describe('OAEP encoding', () => {
     const key = keys[2048];
     const oaepHash = padding === 'oaep-sha1' ? 'sha1' : 'sha256';
     const message = Buffer.from('{"id":"+/="}');
-    const ours = publicEncrypt({ key: key.publicKey.keyObject, padding: constants.RSA_NO_PADDING }, padOaep(message, 256, padding));
-    expect(privateDecrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, ours).equals(message)).toBe(true);
-    const theirs = publicEncrypt({ key: key.publicKey.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, message);
+    const ours = publicEncrypt(
+      { key: key.publicKey.keyObject, padding: constants.RSA_NO_PADDING },
+      padOaep(message, 256, padding),
+    );
+    expect(
+      privateDecrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, ours).equals(message),
+    ).toBe(true);
+    const theirs = publicEncrypt(
+      { key: key.publicKey.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash },
+      message,
+    );
     const raw = privateDecrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, theirs);
     expect(unpadOaep(raw, padding)).toEqual({ ok: true, message });
   });

@@ -1,6 +1,13 @@
 import { ConfigError } from '../core/errors.js';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import { DEFAULT_PROFILE, otherHalf, plaintextBlockSize, type CryptoProfile, type Direction, type KeyHalf } from '../core/profile.js';
+import {
+  DEFAULT_PROFILE,
+  otherHalf,
+  plaintextBlockSize,
+  type CryptoProfile,
+  type Direction,
+  type KeyHalf,
+} from '../core/profile.js';
 import { decodeBase64Strict, encodeBase64, type Base64Options } from './base64.js';
 import { decryptBlocks, encryptBlocks } from './block-cipher.js';
 import { CryptoError } from './errors.js';
@@ -23,12 +30,21 @@ export interface OpenedJson {
 }
 
 /** Which half of the key pair encrypts (or decrypts) data travelling in `direction`. */
-export function halfFor(direction: Direction, operation: 'encrypt' | 'decrypt', profile: CryptoProfile = DEFAULT_PROFILE): KeyHalf {
+export function halfFor(
+  direction: Direction,
+  operation: 'encrypt' | 'decrypt',
+  profile: CryptoProfile = DEFAULT_PROFILE,
+): KeyHalf {
   return operation === 'encrypt' ? profile[direction] : otherHalf(profile[direction]);
 }
 
 /** Refuses a key of the half that the profile does not use for this direction and operation. */
-export function assertKeyHalf(key: RsaKey, direction: Direction, operation: 'encrypt' | 'decrypt', profile: CryptoProfile = DEFAULT_PROFILE): void {
+export function assertKeyHalf(
+  key: RsaKey,
+  direction: Direction,
+  operation: 'encrypt' | 'decrypt',
+  profile: CryptoProfile = DEFAULT_PROFILE,
+): void {
   const needed = halfFor(direction, operation, profile);
   if (key.half !== needed) {
     throw new ConfigError(
@@ -50,7 +66,12 @@ export function sealBytes(plain: Uint8Array, direction: Direction, key: RsaKey, 
 export function openBytes(base64: string, direction: Direction, key: RsaKey, options: CodecOptions = {}): Buffer {
   const profile = options.profile ?? DEFAULT_PROFILE;
   assertKeyHalf(key, direction, 'decrypt', profile);
-  return decryptBlocks(decodeBase64Strict(base64, options.base64), key, profile.padding, options.engine ?? nativeEngine);
+  return decryptBlocks(
+    decodeBase64Strict(base64, options.base64),
+    key,
+    profile.padding,
+    options.engine ?? nativeEngine,
+  );
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -60,7 +81,10 @@ export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new CryptoError('not-utf8', 'the decrypted bytes are not valid UTF-8 (wrong character set, or not the expected payload)');
+    throw new CryptoError(
+      'not-utf8',
+      'the decrypted bytes are not valid UTF-8 (wrong character set, or not the expected payload)',
+    );
   }
 }
 

@@ -7,6 +7,11 @@ describe('CryptoError', () => {
     const cause = new Error('inner');
     const error = new CryptoError('wrong-key', 'block 1 of 1: no known padding', { cause });
     expect(error).toBeInstanceOf(WalletConformanceError);
-    expect([error.name, error.reason, error.message, error.cause]).toEqual(['CryptoError', 'wrong-key', 'block 1 of 1: no known padding', cause]);
+    expect([error.name, error.reason, error.message, error.cause]).toEqual([
+      'CryptoError',
+      'wrong-key',
+      'block 1 of 1: no known padding',
+      cause,
+    ]);
   });
 });

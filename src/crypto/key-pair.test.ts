@@ -20,7 +20,9 @@ describe('merchant key pair generation', () => {
       parseKey(files.publicPem, { expect: 'public' }),
       parseKey(files.publicBase64, { expect: 'public' }),
     ];
-    const spki = forms.map((key) => publicHalf(key).keyObject.export({ type: 'spki', format: 'der' }).toString('base64'));
+    const spki = forms.map((key) =>
+      publicHalf(key).keyObject.export({ type: 'spki', format: 'der' }).toString('base64'),
+    );
     expect(new Set(spki)).toEqual(new Set([files.publicBase64]));
     expect(forms.map((key) => key.bits)).toEqual([1024, 1024, 1024, 1024]);
     expect(forms[0]!.keyObject.asymmetricKeyDetails?.publicExponent).toBe(65537n);
@@ -31,7 +33,9 @@ describe('merchant key pair generation', () => {
   });
 
   it.each([512, 1000, 8192])('refuses %i bits with the sizes it accepts', (bits) => {
-    expect(() => generateMerchantKeyPair(bits)).toThrow(new ConfigError('bad-key-size', `--bits must be one of 1024, 2048, 3072, 4096, not ${bits}`));
+    expect(() => generateMerchantKeyPair(bits)).toThrow(
+      new ConfigError('bad-key-size', `--bits must be one of 1024, 2048, 3072, 4096, not ${bits}`),
+    );
     expect(() => generateMerchantKeyPair(bits)).toThrow(ConfigError);
   });
 });

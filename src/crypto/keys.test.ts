@@ -20,8 +20,16 @@ describe('key loading', () => {
     ['bare Base64 PKCS#8 DER', privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'), 'private'],
     ['bare Base64 PKCS#1 DER', privateKey.export({ type: 'pkcs1', format: 'der' }).toString('base64'), 'private'],
     ['bare Base64 SPKI DER', spkiDer.toString('base64'), 'public'],
-    ['wrapped Base64 with CRLF and padding spaces', `  ${wrap(spkiDer.toString('base64'), 64, '\r\n')}\r\n  `, 'public'],
-    ['PEM with CRLF and indentation', publicKey.export({ type: 'spki', format: 'pem' }).toString().replaceAll('\n', '\r\n    '), 'public'],
+    [
+      'wrapped Base64 with CRLF and padding spaces',
+      `  ${wrap(spkiDer.toString('base64'), 64, '\r\n')}\r\n  `,
+      'public',
+    ],
+    [
+      'PEM with CRLF and indentation',
+      publicKey.export({ type: 'spki', format: 'pem' }).toString().replaceAll('\n', '\r\n    '),
+      'public',
+    ],
   ])('reads a %s', (_label, text, half) => {
     const key = parseKey(text);
     expect(key.half).toBe(half);
@@ -49,20 +57,28 @@ describe('key loading', () => {
       privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' }).toString(),
       /passphrase-protected/,
     ],
-    ['a truncated PEM', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().slice(0, 200) + '\n-----END PRIVATE KEY-----', /cannot read/],
+    [
+      'a truncated PEM',
+      privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().slice(0, 200) + '\n-----END PRIVATE KEY-----',
+      /cannot read/,
+    ],
   ])('refuses %s with a ConfigError', (_label, text, message) => {
     expect(() => parseKey(text)).toThrow(ConfigError);
     expect(() => parseKey(text)).toThrow(message);
   });
 
   it('refuses the wrong half when one is expected', () => {
-    expect(() => parseKey(spkiDer.toString('base64'), { expect: 'private', source: 'k.b64' })).toThrow(/k.b64: expected the private key/);
+    expect(() => parseKey(spkiDer.toString('base64'), { expect: 'private', source: 'k.b64' })).toThrow(
+      /k.b64: expected the private key/,
+    );
   });
 });
 
 describe('key loading: every refusal names the file and the fix', () => {
   const pkcs8Pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const ecPkcs8 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
+  const ecPkcs8 = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'der' })
+    .toString('base64');
 
   function messageOf(input: string, source?: string): string {
     try {
@@ -77,17 +93,37 @@ describe('key loading: every refusal names the file and the fix', () => {
   it.each([
     ['an empty file', '', 'bad-key: key: the key file is empty'],
     ['a file of whitespace', ' \r\n\t ', 'bad-key: key: the key file is empty'],
-    ['text with characters outside Base64', 'AQID!', 'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)'],
-    ['Base64 with three padding characters', 'AQ===', 'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)'],
-    ['Base64 text with a prefix', 'key:AQID', 'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)'],
-    ['Base64 that is no DER key', 'AQIDBA==', 'bad-key: key: the Base64 text is not a DER RSA key (tried PKCS#8, PKCS#1, SPKI)'],
+    [
+      'text with characters outside Base64',
+      'AQID!',
+      'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)',
+    ],
+    [
+      'Base64 with three padding characters',
+      'AQ===',
+      'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)',
+    ],
+    [
+      'Base64 text with a prefix',
+      'key:AQID',
+      'bad-key: key: not a PEM key and not bare Base64 DER (unexpected characters)',
+    ],
+    [
+      'Base64 that is no DER key',
+      'AQIDBA==',
+      'bad-key: key: the Base64 text is not a DER RSA key (tried PKCS#8, PKCS#1, SPKI)',
+    ],
     ['a bare Base64 EC private key', ecPkcs8, 'bad-key: key: a ec key; the interface uses RSA'],
     [
       'a PEM block of another kind',
       '-----BEGIN X509 CRL-----\nAQID\n-----END X509 CRL-----',
       "bad-key: key: PEM block 'X509 CRL' is not an RSA public or private key",
     ],
-    ['a PEM marker without a label', '-----BEGIN-----\nAQID\n-----END-----', "bad-key: key: PEM block '' is not an RSA public or private key"],
+    [
+      'a PEM marker without a label',
+      '-----BEGIN-----\nAQID\n-----END-----',
+      "bad-key: key: PEM block '' is not an RSA public or private key",
+    ],
     [
       'an encrypted PKCS#8 key',
       privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' }).toString(),
@@ -119,7 +155,10 @@ describe('key loading: every refusal names the file and the fix', () => {
 
   it('refuses a public key where the private key is expected, and the reverse', () => {
     expect(() => parseKey(spkiDer.toString('base64'), { expect: 'private' })).toThrow(
-      new ConfigError('wrong-key-half', 'key: expected the private key of the merchant key pair, but this is the public key'),
+      new ConfigError(
+        'wrong-key-half',
+        'key: expected the private key of the merchant key pair, but this is the public key',
+      ),
     );
     expect(() => parseKey(pkcs8Pem, { expect: 'public', source: 'p.pem' })).toThrow(
       'p.pem: expected the public key of the merchant key pair, but this is the private key',
@@ -134,7 +173,8 @@ describe('key loading: every refusal names the file and the fix', () => {
 
 describe('key loading: the forms the platform hands out', () => {
   const pkcs8Pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const spkiOf = (key: { keyObject: { export(o: object): Buffer | string } }) => key.keyObject.export({ type: 'spki', format: 'der' });
+  const spkiOf = (key: { keyObject: { export(o: object): Buffer | string } }) =>
+    key.keyObject.export({ type: 'spki', format: 'der' });
 
   it.each([
     ['a PEM with a byte order mark', `\uFEFF${pkcs8Pem}`, 'private'],
@@ -173,13 +213,19 @@ describe('key loading: the forms the platform hands out', () => {
   it('gives every key its size in bits and bytes, frozen', () => {
     const priv = parseKey(pkcs8Pem);
     expect([priv.bits, priv.modulusBytes]).toEqual([1024, 128]);
-    expect(priv.half === 'private' && [priv.publicKey.bits, priv.publicKey.modulusBytes, priv.publicKey.half]).toEqual([1024, 128, 'public']);
+    expect(priv.half === 'private' && [priv.publicKey.bits, priv.publicKey.modulusBytes, priv.publicKey.half]).toEqual([
+      1024,
+      128,
+      'public',
+    ]);
     expect(Object.isFrozen(priv)).toBe(true);
     expect(priv.half === 'private' && Object.isFrozen(priv.publicKey)).toBe(true);
   });
 
   it('rounds a modulus that is not a whole number of bytes up to the next byte', () => {
-    const odd = generateKeyPairSync('rsa', { modulusLength: 1025 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const odd = generateKeyPairSync('rsa', { modulusLength: 1025 })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     const key = parseKey(odd);
     expect([key.bits, key.modulusBytes]).toEqual([1025, 129]);
   });

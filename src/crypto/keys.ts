@@ -42,7 +42,10 @@ export function parseKey(input: string | Uint8Array, options: { source?: string;
   const text = (typeof input === 'string' ? input : Buffer.from(input).toString('utf8')).replace(/^\uFEFF/, '');
   const key = text.includes('-----BEGIN') ? fromPem(text, source) : fromBareBase64(text, source);
   if (options.expect && key.half !== options.expect) {
-    throw new ConfigError('wrong-key-half', `${source}: expected the ${options.expect} key of the merchant key pair, but this is the ${key.half} key`);
+    throw new ConfigError(
+      'wrong-key-half',
+      `${source}: expected the ${options.expect} key of the merchant key pair, but this is the ${key.half} key`,
+    );
   }
   return key;
 }
@@ -60,11 +63,15 @@ function fromPem(text: string, source: string): RsaKey {
     .join('\n');
   const label = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)?.[1] ?? '';
   if (label.includes('ENCRYPTED') || /Proc-Type: 4,ENCRYPTED/.test(pem)) {
-    throw new ConfigError('encrypted-key', `${source}: the private key is passphrase-protected; export it unencrypted (openssl pkey -in KEY -out PLAIN)`);
+    throw new ConfigError(
+      'encrypted-key',
+      `${source}: the private key is passphrase-protected; export it unencrypted (openssl pkey -in KEY -out PLAIN)`,
+    );
   }
   try {
     if (label.includes('PRIVATE')) return wrapPrivate(createPrivateKey({ key: pem, format: 'pem' }), source);
-    if (label.includes('PUBLIC') || label === 'CERTIFICATE') return wrapPublic(createPublicKey({ key: pem, format: 'pem' }), source);
+    if (label.includes('PUBLIC') || label === 'CERTIFICATE')
+      return wrapPublic(createPublicKey({ key: pem, format: 'pem' }), source);
   } catch (error) {
     throw new ConfigError('bad-key', `${source}: cannot read the ${label || 'PEM'} block: ${firstLine(error)}`);
   }
@@ -106,7 +113,10 @@ function wrapPrivate(keyObject: KeyObject, source: string): RsaPrivateKey {
 
 function rsaBits(keyObject: KeyObject, source: string): number {
   if (keyObject.asymmetricKeyType !== 'rsa') {
-    throw new ConfigError('bad-key', `${source}: a ${keyObject.asymmetricKeyType ?? 'non-asymmetric'} key; the interface uses RSA`);
+    throw new ConfigError(
+      'bad-key',
+      `${source}: a ${keyObject.asymmetricKeyType ?? 'non-asymmetric'} key; the interface uses RSA`,
+    );
   }
   const bits = keyObject.asymmetricKeyDetails?.modulusLength;
   if (!bits) throw new ConfigError('bad-key', `${source}: cannot read the RSA modulus length`);

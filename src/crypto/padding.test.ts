@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { parseKey, type RsaPrivateKey } from './keys.js';
 import { identifyPadding, padOaep, unpad, unpadOaep, unpadPkcs1 } from './padding.js';
 
-const key = parseKey(readFileSync(new URL('../../test/vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8')) as RsaPrivateKey;
+const key = parseKey(
+  readFileSync(new URL('../../test/vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8'),
+) as RsaPrivateKey;
 
 const bytes = (...parts: (number | number[])[]): Buffer => Buffer.from(parts.flat());
 const repeat = (byte: number, count: number): number[] => new Array<number>(count).fill(byte);
@@ -65,11 +67,36 @@ describe('PKCS#1 v1.5 unpadding', () => {
     ['a type 2 block read as type 1', bytes(0, 2, repeat(0x33, 8), 0, 7), 1, 'block does not start with 00 01'],
     ['a type 1 block read as type 2', bytes(0, 1, repeat(0xff, 8), 0, 7), 2, 'block does not start with 00 02'],
     ['a type 1 block of FF to the end', bytes(0, 1, repeat(0xff, 12)), 1, 'no 00 separator after the padding string'],
-    ['a type 1 block whose FF run ends in another byte', bytes(0, 1, repeat(0xff, 8), 0x05, 0, 7), 1, 'no 00 separator after the padding string'],
-    ['a type 2 block without a zero byte', bytes(0, 2, repeat(0x33, 12)), 2, 'no 00 separator after the padding string'],
-    ['a type 1 block with 7 padding bytes', bytes(0, 1, repeat(0xff, 7), 0, 7, 8), 1, 'padding string of 7 bytes, fewer than 8'],
-    ['a type 2 block with 7 padding bytes', bytes(0, 2, repeat(0x33, 7), 0, 7, 8), 2, 'padding string of 7 bytes, fewer than 8'],
-    ['a type 2 block with an immediate separator', bytes(0, 2, 0, repeat(0x33, 10)), 2, 'padding string of 0 bytes, fewer than 8'],
+    [
+      'a type 1 block whose FF run ends in another byte',
+      bytes(0, 1, repeat(0xff, 8), 0x05, 0, 7),
+      1,
+      'no 00 separator after the padding string',
+    ],
+    [
+      'a type 2 block without a zero byte',
+      bytes(0, 2, repeat(0x33, 12)),
+      2,
+      'no 00 separator after the padding string',
+    ],
+    [
+      'a type 1 block with 7 padding bytes',
+      bytes(0, 1, repeat(0xff, 7), 0, 7, 8),
+      1,
+      'padding string of 7 bytes, fewer than 8',
+    ],
+    [
+      'a type 2 block with 7 padding bytes',
+      bytes(0, 2, repeat(0x33, 7), 0, 7, 8),
+      2,
+      'padding string of 7 bytes, fewer than 8',
+    ],
+    [
+      'a type 2 block with an immediate separator',
+      bytes(0, 2, 0, repeat(0x33, 10)),
+      2,
+      'padding string of 0 bytes, fewer than 8',
+    ],
   ] as const)('refuses %s', (_label, raw, type, problem) => {
     expect(unpadPkcs1(raw, type)).toEqual({ ok: false, problem });
   });
@@ -99,13 +126,18 @@ describe('OAEP padding', () => {
     expect(padded[0]).toBe(0);
     const cipher = publicEncrypt({ key: key.publicKey.keyObject, padding: constants.RSA_NO_PADDING }, padded);
     const oaepHash = padding === 'oaep-sha1' ? 'sha1' : 'sha256';
-    expect(privateDecrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, cipher)).toEqual(message);
+    expect(privateDecrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, cipher)).toEqual(
+      message,
+    );
   });
 
   it.each(['oaep-sha1', 'oaep-sha256'] as const)('unpads what OpenSSL %s encrypted', (padding) => {
     const message = Buffer.from('ü€ and more');
     const oaepHash = padding === 'oaep-sha1' ? 'sha1' : 'sha256';
-    const cipher = publicEncrypt({ key: key.publicKey.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash }, message);
+    const cipher = publicEncrypt(
+      { key: key.publicKey.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash },
+      message,
+    );
     const raw = privateDecrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, cipher);
     expect(unpadOaep(raw, padding)).toEqual({ ok: true, message });
   });
@@ -113,21 +145,26 @@ describe('OAEP padding', () => {
   it.each([
     ['oaep-sha1', 20, 86],
     ['oaep-sha256', 32, 62],
-  ] as const)('%s takes a seed of %i bytes from the random source and at most %i message bytes with a 128-byte key', (padding, h, max) => {
-    const seeds: number[] = [];
-    const random = seeded(0x42, seeds);
-    const longest = Buffer.alloc(max, 0x61);
-    expect(unpadOaep(padOaep(longest, 128, padding, random), padding)).toEqual({ ok: true, message: longest });
-    expect(seeds).toEqual([h]);
-    expect(() => padOaep(Buffer.alloc(max + 1), 128, padding, random)).toThrow(
-      new RangeError(`message of ${max + 1} bytes too long for OAEP with a 128-byte key`),
-    );
-  });
+  ] as const)(
+    '%s takes a seed of %i bytes from the random source and at most %i message bytes with a 128-byte key',
+    (padding, h, max) => {
+      const seeds: number[] = [];
+      const random = seeded(0x42, seeds);
+      const longest = Buffer.alloc(max, 0x61);
+      expect(unpadOaep(padOaep(longest, 128, padding, random), padding)).toEqual({ ok: true, message: longest });
+      expect(seeds).toEqual([h]);
+      expect(() => padOaep(Buffer.alloc(max + 1), 128, padding, random)).toThrow(
+        new RangeError(`message of ${max + 1} bytes too long for OAEP with a 128-byte key`),
+      );
+    },
+  );
 
   it('is deterministic for a given seed and differs with another seed', () => {
     const message = Buffer.from('abc');
     expect(padOaep(message, 128, 'oaep-sha256', seeded(1))).toEqual(padOaep(message, 128, 'oaep-sha256', seeded(1)));
-    expect(padOaep(message, 128, 'oaep-sha256', seeded(1))).not.toEqual(padOaep(message, 128, 'oaep-sha256', seeded(2)));
+    expect(padOaep(message, 128, 'oaep-sha256', seeded(1))).not.toEqual(
+      padOaep(message, 128, 'oaep-sha256', seeded(2)),
+    );
   });
 
   it.each([
@@ -140,10 +177,30 @@ describe('OAEP padding', () => {
   it.each([
     ['a block one byte shorter than 2h+2', 'oaep-sha1', Buffer.alloc(41), 'block too short for OAEP'],
     ['a sha-256 block of 65 bytes', 'oaep-sha256', Buffer.alloc(65), 'block too short for OAEP'],
-    ['a block that does not start with 00', 'oaep-sha1', oaepBlock(dataBlock(128, 'sha1', [1, 2]), 'sha1', 0x01), 'OAEP block does not start with 00'],
-    ['a SHA-1 block read as SHA-256', 'oaep-sha256', oaepBlock(dataBlock(128, 'sha1', [1, 2]), 'sha1'), 'OAEP label hash (sha256) does not match'],
-    ['a SHA-256 block read as SHA-1', 'oaep-sha1', oaepBlock(dataBlock(128, 'sha256', [1, 2]), 'sha256'), 'OAEP label hash (sha1) does not match'],
-    ['a block whose separator is 02', 'oaep-sha1', oaepBlock(dataBlock(128, 'sha1', [1, 2], 0x02), 'sha1'), 'OAEP block has no 01 separator'],
+    [
+      'a block that does not start with 00',
+      'oaep-sha1',
+      oaepBlock(dataBlock(128, 'sha1', [1, 2]), 'sha1', 0x01),
+      'OAEP block does not start with 00',
+    ],
+    [
+      'a SHA-1 block read as SHA-256',
+      'oaep-sha256',
+      oaepBlock(dataBlock(128, 'sha1', [1, 2]), 'sha1'),
+      'OAEP label hash (sha256) does not match',
+    ],
+    [
+      'a SHA-256 block read as SHA-1',
+      'oaep-sha1',
+      oaepBlock(dataBlock(128, 'sha256', [1, 2]), 'sha256'),
+      'OAEP label hash (sha1) does not match',
+    ],
+    [
+      'a block whose separator is 02',
+      'oaep-sha1',
+      oaepBlock(dataBlock(128, 'sha1', [1, 2], 0x02), 'sha1'),
+      'OAEP block has no 01 separator',
+    ],
     [
       'a block of zeros after the label hash',
       'oaep-sha1',
@@ -155,7 +212,10 @@ describe('OAEP padding', () => {
   });
 
   it('reads a hand-made block with zeros before the separator', () => {
-    expect(unpadOaep(oaepBlock(dataBlock(128, 'sha256', [9, 8, 7]), 'sha256'), 'oaep-sha256')).toEqual({ ok: true, message: Buffer.from([9, 8, 7]) });
+    expect(unpadOaep(oaepBlock(dataBlock(128, 'sha256', [9, 8, 7]), 'sha256'), 'oaep-sha256')).toEqual({
+      ok: true,
+      message: Buffer.from([9, 8, 7]),
+    });
   });
 });
 
@@ -182,8 +242,16 @@ describe('naming the padding a block really carries', () => {
   it.each([
     ['a type 1 block', bytes(0, 1, repeat(0xff, 8), 0, 4), 'PKCS#1 v1.5 block type 1 (private-key encryption)'],
     ['a type 2 block', bytes(0, 2, repeat(0x44, 8), 0, 4), 'PKCS#1 v1.5 block type 2 (public-key encryption)'],
-    ['an OAEP SHA-1 block', padOaep(Buffer.from([4]), 128, 'oaep-sha1'), 'OAEP with SHA-1 (profile padding: oaep-sha1)'],
-    ['an OAEP SHA-256 block', padOaep(Buffer.from([4]), 128, 'oaep-sha256'), 'OAEP with SHA-256 (profile padding: oaep-sha256)'],
+    [
+      'an OAEP SHA-1 block',
+      padOaep(Buffer.from([4]), 128, 'oaep-sha1'),
+      'OAEP with SHA-1 (profile padding: oaep-sha1)',
+    ],
+    [
+      'an OAEP SHA-256 block',
+      padOaep(Buffer.from([4]), 128, 'oaep-sha256'),
+      'OAEP with SHA-256 (profile padding: oaep-sha256)',
+    ],
     [
       "Java's SHA-256 label with MGF1-SHA-1",
       mixed(dataBlock(128, 'sha256', [4])),
@@ -196,11 +264,31 @@ describe('naming the padding a block really carries', () => {
     ],
     ['a mixed block that does not start with 00', mixed(dataBlock(128, 'sha256', [4]), 0x01), null],
     ['a mixed block with separator 02', mixed(dataBlock(128, 'sha256', [4], 0x02)), null],
-    ['a mixed block of zeros after the label hash', mixed(Buffer.concat([createHash('sha256').digest(), Buffer.alloc(75)])), null],
-    ['a mixed-style block whose label is no SHA-256 hash', mixed(Buffer.concat([Buffer.alloc(32, 0x77), Buffer.alloc(61), Buffer.from([0x01, 4])])), null],
-    ['a mixed block with a SHA-1 label', oaepBlock(dataBlock(128, 'sha1', [4]).subarray(0, 95), 'sha1', 0x00, 32), null],
-    ['an OAEP SHA-1 block that also fits v1.5 type 2 framing', oaepFittingType2('oaep-sha1'), 'OAEP with SHA-1 (profile padding: oaep-sha1)'],
-    ['an OAEP SHA-256 block that also fits v1.5 type 2 framing', oaepFittingType2('oaep-sha256'), 'OAEP with SHA-256 (profile padding: oaep-sha256)'],
+    [
+      'a mixed block of zeros after the label hash',
+      mixed(Buffer.concat([createHash('sha256').digest(), Buffer.alloc(75)])),
+      null,
+    ],
+    [
+      'a mixed-style block whose label is no SHA-256 hash',
+      mixed(Buffer.concat([Buffer.alloc(32, 0x77), Buffer.alloc(61), Buffer.from([0x01, 4])])),
+      null,
+    ],
+    [
+      'a mixed block with a SHA-1 label',
+      oaepBlock(dataBlock(128, 'sha1', [4]).subarray(0, 95), 'sha1', 0x00, 32),
+      null,
+    ],
+    [
+      'an OAEP SHA-1 block that also fits v1.5 type 2 framing',
+      oaepFittingType2('oaep-sha1'),
+      'OAEP with SHA-1 (profile padding: oaep-sha1)',
+    ],
+    [
+      'an OAEP SHA-256 block that also fits v1.5 type 2 framing',
+      oaepFittingType2('oaep-sha256'),
+      'OAEP with SHA-256 (profile padding: oaep-sha256)',
+    ],
     ['a short block of zeros', Buffer.alloc(65), null],
     ['a block of zeros', Buffer.alloc(128), null],
   ])('names %s', (_label, raw, name) => {

@@ -56,7 +56,8 @@ export function padOaep(message: Uint8Array, modulusBytes: number, padding: Padd
   const hash = hashName(padding);
   const h = hash === 'sha1' ? 20 : 32;
   const k = modulusBytes;
-  if (message.length > k - 2 * h - 2) throw new RangeError(`message of ${message.length} bytes too long for OAEP with a ${k}-byte key`);
+  if (message.length > k - 2 * h - 2)
+    throw new RangeError(`message of ${message.length} bytes too long for OAEP with a ${k}-byte key`);
   const lHash = createHash(hash).digest();
   const db = Buffer.alloc(k - h - 1);
   lHash.copy(db, 0);

@@ -31,7 +31,10 @@ const OAEP_HASH = { 'oaep-sha1': 'sha1', 'oaep-sha256': 'sha256' } as const;
 
 /** A block that carries another padding than the profile's: `carried` names it; `type` is the v1.5 block type this half opens. */
 function mismatch(carried: string, expected: Padding, type: 1 | 2): BlockFailure {
-  const name = expected === 'pkcs1' ? `pkcs1 (PKCS#1 v1.5 block type ${type}, ${type === 1 ? 'private' : 'public'}-key encryption)` : expected;
+  const name =
+    expected === 'pkcs1'
+      ? `pkcs1 (PKCS#1 v1.5 block type ${type}, ${type === 1 ? 'private' : 'public'}-key encryption)`
+      : expected;
   return { kind: 'padding-mismatch', detail: `the block carries ${carried}, but the profile expects ${name}` };
 }
 
@@ -43,7 +46,8 @@ function diagnose(raw: Uint8Array, expected: Padding, type: 1 | 2, unpadded: Unp
   }
   return {
     kind: 'wrong-key',
-    detail: 'no known padding after decryption: the data was encrypted under another key pair, with the other half of this pair, or altered',
+    detail:
+      'no known padding after decryption: the data was encrypted under another key pair, with the other half of this pair, or altered',
   };
 }
 
@@ -54,11 +58,17 @@ export const nativeEngine: RsaEngine = {
     if (key.half === 'public') {
       return padding === 'pkcs1'
         ? publicEncrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_PADDING }, block)
-        : publicEncrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: OAEP_HASH[padding] }, block);
+        : publicEncrypt(
+            { key: key.keyObject, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: OAEP_HASH[padding] },
+            block,
+          );
     }
     return padding === 'pkcs1'
       ? privateEncrypt({ key: key.keyObject, padding: constants.RSA_PKCS1_PADDING }, block)
-      : privateEncrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, padOaep(block, key.modulusBytes, padding));
+      : privateEncrypt(
+          { key: key.keyObject, padding: constants.RSA_NO_PADDING },
+          padOaep(block, key.modulusBytes, padding),
+        );
   },
   decryptBlock(block, key, padding) {
     let raw: Buffer;
@@ -69,7 +79,13 @@ export const nativeEngine: RsaEngine = {
           : privateDecrypt({ key: key.keyObject, padding: constants.RSA_NO_PADDING }, block);
     } catch {
       // OpenSSL refuses a block whose integer is not below this key's modulus.
-      return { ok: false, failure: { kind: 'wrong-key', detail: "the block's value exceeds this key's modulus: it was encrypted under another key pair" } };
+      return {
+        ok: false,
+        failure: {
+          kind: 'wrong-key',
+          detail: "the block's value exceeds this key's modulus: it was encrypted under another key pair",
+        },
+      };
     }
     const type = key.half === 'public' ? 1 : 2;
     const unpadded = unpad(raw, padding, type);
@@ -133,7 +149,9 @@ export const forgeEngine: RsaEngine = {
     const m = toBinary(block);
     if (key.half === 'public') {
       const pub = fk as forge.pki.rsa.PublicKey;
-      return fromBinary(padding === 'pkcs1' ? pub.encrypt(m, 'RSAES-PKCS1-V1_5') : pub.encrypt(m, 'RSA-OAEP', oaepOptions(padding)));
+      return fromBinary(
+        padding === 'pkcs1' ? pub.encrypt(m, 'RSAES-PKCS1-V1_5') : pub.encrypt(m, 'RSA-OAEP', oaepOptions(padding)),
+      );
     }
     if (padding === 'pkcs1') return fromBinary(forgeRsa().encrypt(m, fk, 0x01));
     return fromBinary(forgeRsa().encrypt(forgePkcs1().encode_rsa_oaep(fk, m, oaepOptions(padding)), fk, false));
@@ -144,7 +162,10 @@ export const forgeEngine: RsaEngine = {
     try {
       if (key.half === 'private') {
         const priv = fk as forge.pki.rsa.PrivateKey;
-        const m = padding === 'pkcs1' ? priv.decrypt(ed, 'RSAES-PKCS1-V1_5') : priv.decrypt(ed, 'RSA-OAEP', oaepOptions(padding));
+        const m =
+          padding === 'pkcs1'
+            ? priv.decrypt(ed, 'RSAES-PKCS1-V1_5')
+            : priv.decrypt(ed, 'RSA-OAEP', oaepOptions(padding));
         return { ok: true, message: fromBinary(m) };
       }
       const m =

@@ -85,7 +85,10 @@ export function makeThrowawayCa(commonName = 'wallet-conformance throwaway CA'):
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
         { name: 'extKeyUsage', ...(options.client ? { clientAuth: true } : { serverAuth: true }) },
-        { name: 'subjectAltName', altNames: options.names.map((name) => (isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })) },
+        {
+          name: 'subjectAltName',
+          altNames: options.names.map((name) => (isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })),
+        },
         { name: 'authorityKeyIdentifier', keyIdentifier: cert.generateSubjectKeyIdentifier().getBytes() },
       ]);
       leaf.sign(keys.privateKey, forge.md.sha256.create());

@@ -3,7 +3,9 @@ import type { EmulatorMerchant, Permission } from './config.js';
 
 /** The verdict on an `X-API-KEY` for one operation; `why` goes to the log only. */
 type KeyVerdict =
-  { ok: true; merchant: EmulatorMerchant } | { ok: false; status: 401; why: string } | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
+  | { ok: true; merchant: EmulatorMerchant }
+  | { ok: false; status: 401; why: string }
+  | { ok: false; status: 403; why: string; merchant: EmulatorMerchant };
 
 /** One key of the ring: its merchant, window and permissions. */
 export type MerchantKeyEntry = ApiKeyEntry<EmulatorMerchant, Permission>;
@@ -19,8 +21,19 @@ export class ApiKeyIndex {
   /** `entries`: the keys the ring is built from, given the merchants' own (a variant's seam, `EmulatorVariant.keyEntries`). */
   constructor(merchants: readonly EmulatorMerchant[], entries?: (keys: MerchantKeyEntry[]) => MerchantKeyEntry[]) {
     const keys: MerchantKeyEntry[] = merchants.flatMap((merchant) => [
-      { key: merchant.apiKey, notBefore: merchant.apiKeyValidFrom, notAfter: merchant.apiKeyValidUntil, owner: merchant },
-      ...merchant.apiKeys.map((key) => ({ key: key.key, permissions: key.permissions, notBefore: key.notBefore, notAfter: key.notAfter, owner: merchant })),
+      {
+        key: merchant.apiKey,
+        notBefore: merchant.apiKeyValidFrom,
+        notAfter: merchant.apiKeyValidUntil,
+        owner: merchant,
+      },
+      ...merchant.apiKeys.map((key) => ({
+        key: key.key,
+        permissions: key.permissions,
+        notBefore: key.notBefore,
+        notAfter: key.notAfter,
+        owner: merchant,
+      })),
     ]);
     this.#ring = new ApiKeyRing(entries ? entries(keys) : keys);
   }

@@ -1,5 +1,11 @@
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
-import { CALLBACK_TYPE_TABLE, callbackPayload, callbackTypeEntry, otherCallbackType, type CallbackTypeTable } from '../spec/callback-types.js';
+import {
+  CALLBACK_TYPE_TABLE,
+  callbackPayload,
+  callbackTypeEntry,
+  otherCallbackType,
+  type CallbackTypeTable,
+} from '../spec/callback-types.js';
 import type { EmulatorRandom } from './emulator-context.js';
 
 /** A callback type (`type` of the payload): one of the callback type table's. */
@@ -16,7 +22,11 @@ function tronAddress(random: EmulatorRandom): string {
 }
 
 /** A new trackingId for an event of `type` (stable across its deliveries, CB-ID-OTHER); its prefix says the type. */
-export function newTrackingId(type: CallbackType, random: EmulatorRandom, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): string {
+export function newTrackingId(
+  type: CallbackType,
+  random: EmulatorRandom,
+  table: CallbackTypeTable = CALLBACK_TYPE_TABLE,
+): string {
   return `${(callbackTypeEntry(type, table) ?? otherCallbackType(type)).trackingPrefix}-${random.hex(8)}`;
 }
 

@@ -11,8 +11,18 @@ export const CARD_CLOSE_PATH = '/card/close';
  * CARD-ERR for a bug of ours (the pipeline threw): success false with every error field filled,
  * data null; HTTP 200, or a 4xx/5xx under the policy `refusals: http` (U-CODES).
  */
-export function sendCardFailure(ctx: EmulatorContext, res: ServerResponse, requestId: string, failure: CardFailure, detail: string): void {
+export function sendCardFailure(
+  ctx: EmulatorContext,
+  res: ServerResponse,
+  requestId: string,
+  failure: CardFailure,
+  detail: string,
+): void {
   noteWhy(res, `${CARD_ERROR_CODES[failure]} ${detail}`);
   const body = cardFailureBody(requestId, failure, detail);
-  sendJson(res, ctx.service.policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200, ctx.variant.cardFailure ? ctx.variant.cardFailure(body) : body);
+  sendJson(
+    res,
+    ctx.service.policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200,
+    ctx.variant.cardFailure ? ctx.variant.cardFailure(body) : body,
+  );
 }

@@ -24,7 +24,19 @@ import {
  * defaults filled; every problem one line naming the file and the field.
  */
 
-const TOP_FIELDS = ['host', 'port', 'store', 'bodyLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'control', 'callbacks', 'policies', 'merchants', 'tls'];
+const TOP_FIELDS = [
+  'host',
+  'port',
+  'store',
+  'bodyLimit',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'control',
+  'callbacks',
+  'policies',
+  'merchants',
+  'tls',
+];
 const CONTROL_FIELDS = ['token'];
 const CALLBACK_FIELDS = ['timeoutMs', 'withdrawalDelayMs', 'retry', 'ca'];
 const RETRY_FIELDS = ['initialDelayMs', 'factor', 'maxDelayMs', 'maxAttempts'];
@@ -52,7 +64,14 @@ function readText(path: string, what: string, source: string): string {
     return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? 'unreadable');
     throw new ConfigError('unreadable-file', `${source}: cannot read ${what} ${path}: ${why}`);
   }
 }
@@ -76,16 +95,31 @@ export function loadEmulatorConfig(path: string): EmulatorConfig {
  * @example resolveEmulatorConfig(parse(yamlText), '/srv/emu', 'emulator.yaml').store // '/srv/emu/emulator.sqlite'
  */
 export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'emulator config'): EmulatorConfig {
-  const r = new ConfigReader(source, 'bad-emulator-config', (path) => (isAbsolute(path) ? path : resolve(baseDir, path)));
+  const r = new ConfigReader(source, 'bad-emulator-config', (path) =>
+    isAbsolute(path) ? path : resolve(baseDir, path),
+  );
   const doc = r.mapping(raw, '', TOP_FIELDS);
   const control = r.mapping(doc.control, 'control', CONTROL_FIELDS);
   const callbacks = r.optionalMapping(doc.callbacks, 'callbacks', CALLBACK_FIELDS);
   const retry = r.optionalMapping(callbacks.retry, 'callbacks.retry', RETRY_FIELDS);
   const defaults = EMULATOR_DEFAULTS;
   const headersTimeoutMs = r.integer(doc.headersTimeoutMs, 'headersTimeoutMs', defaults.headersTimeoutMs, 50, 600_000);
-  const requestTimeoutMs = r.integer(doc.requestTimeoutMs, 'requestTimeoutMs', Math.max(defaults.requestTimeoutMs, headersTimeoutMs), 50, 600_000);
-  if (requestTimeoutMs < headersTimeoutMs) r.fail('requestTimeoutMs', `must be at least headersTimeoutMs (${headersTimeoutMs})`);
-  const initialDelayMs = r.integer(retry.initialDelayMs, 'callbacks.retry.initialDelayMs', defaults.retry.initialDelayMs, 0, 3_600_000);
+  const requestTimeoutMs = r.integer(
+    doc.requestTimeoutMs,
+    'requestTimeoutMs',
+    Math.max(defaults.requestTimeoutMs, headersTimeoutMs),
+    50,
+    600_000,
+  );
+  if (requestTimeoutMs < headersTimeoutMs)
+    r.fail('requestTimeoutMs', `must be at least headersTimeoutMs (${headersTimeoutMs})`);
+  const initialDelayMs = r.integer(
+    retry.initialDelayMs,
+    'callbacks.retry.initialDelayMs',
+    defaults.retry.initialDelayMs,
+    0,
+    3_600_000,
+  );
   const config: EmulatorConfig = {
     source,
     host: r.host(doc.host, 'host', defaults.host),
@@ -96,11 +130,23 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
     control: { token: r.secret(control.token, 'control.token') },
     callbacks: {
       timeoutMs: r.integer(callbacks.timeoutMs, 'callbacks.timeoutMs', defaults.callbackTimeoutMs, 10, 600_000),
-      withdrawalDelayMs: r.integer(callbacks.withdrawalDelayMs, 'callbacks.withdrawalDelayMs', defaults.withdrawalDelayMs, 0, 86_400_000),
+      withdrawalDelayMs: r.integer(
+        callbacks.withdrawalDelayMs,
+        'callbacks.withdrawalDelayMs',
+        defaults.withdrawalDelayMs,
+        0,
+        86_400_000,
+      ),
       retry: {
         initialDelayMs,
         factor: r.number(retry.factor, 'callbacks.retry.factor', defaults.retry.factor, 1, 100),
-        maxDelayMs: r.integer(retry.maxDelayMs, 'callbacks.retry.maxDelayMs', Math.max(defaults.retry.maxDelayMs, initialDelayMs), initialDelayMs, 86_400_000),
+        maxDelayMs: r.integer(
+          retry.maxDelayMs,
+          'callbacks.retry.maxDelayMs',
+          Math.max(defaults.retry.maxDelayMs, initialDelayMs),
+          initialDelayMs,
+          86_400_000,
+        ),
         maxAttempts: r.integer(retry.maxAttempts, 'callbacks.retry.maxAttempts', defaults.retry.maxAttempts, 1, 100),
       },
     },
@@ -118,11 +164,16 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
   const keys = new Set<string>();
   merchants.forEach((item, index) => {
     const merchant = resolveMerchant(r, item, `merchants[${index}]`);
-    if (userIds.has(merchant.userId)) r.fail(`merchants[${index}].userId`, `${merchant.userId} is used by another merchant`);
+    if (userIds.has(merchant.userId))
+      r.fail(`merchants[${index}].userId`, `${merchant.userId} is used by another merchant`);
     userIds.add(merchant.userId);
     for (const key of [merchant.apiKey, ...merchant.apiKeys.map((k) => k.key)]) {
       // One key, one merchant: the key alone says whose request it is. Named by its fingerprint: a key never shows in a message.
-      if (keys.has(key)) r.fail(`merchants[${index}]`, `API key ${fingerprint(key, 'ak')} appears twice (every key must be unique across merchants)`);
+      if (keys.has(key))
+        r.fail(
+          `merchants[${index}]`,
+          `API key ${fingerprint(key, 'ak')} appears twice (every key must be unique across merchants)`,
+        );
       keys.add(key);
     }
     config.merchants.push(merchant);
@@ -135,8 +186,14 @@ function resolveMerchant(r: ConfigReader, raw: unknown, where: string): Emulator
   const userId = r.integer(doc.userId, `${where}.userId`, undefined, 0, Number.MAX_SAFE_INTEGER);
   const privatePath = r.path(doc.privateKey, `${where}.privateKey`);
   const publicPath = r.path(doc.publicKey, `${where}.publicKey`);
-  const privateKey = parseKey(readText(privatePath, 'private key', r.source), { source: privatePath, expect: 'private' }) as RsaPrivateKey;
-  const publicKey = parseKey(readText(publicPath, 'public key', r.source), { source: publicPath, expect: 'public' }) as RsaPublicKey;
+  const privateKey = parseKey(readText(privatePath, 'private key', r.source), {
+    source: privatePath,
+    expect: 'private',
+  }) as RsaPrivateKey;
+  const publicKey = parseKey(readText(publicPath, 'public key', r.source), {
+    source: publicPath,
+    expect: 'public',
+  }) as RsaPublicKey;
   const exported = (key: RsaPublicKey) => key.keyObject.export({ type: 'spki', format: 'der' });
   if (!exported(publicKey).equals(exported(privateKey.publicKey))) {
     r.fail(`${where}.publicKey`, `${publicPath} is not the public half of ${privatePath}`);
@@ -152,7 +209,9 @@ function resolveMerchant(r: ConfigReader, raw: unknown, where: string): Emulator
   const merchant: EmulatorMerchant = {
     userId,
     apiKey: r.secret(doc.apiKey, `${where}.apiKey`),
-    apiKeys: r.array(doc.apiKeys, `${where}.apiKeys`).map((item, index) => resolveApiKey(r, item, `${where}.apiKeys[${index}]`)),
+    apiKeys: r
+      .array(doc.apiKeys, `${where}.apiKeys`)
+      .map((item, index) => resolveApiKey(r, item, `${where}.apiKeys[${index}]`)),
     privateKey: privatePath,
     publicKey: publicPath,
     profile,
@@ -171,7 +230,8 @@ function resolveMerchant(r: ConfigReader, raw: unknown, where: string): Emulator
   if (callbackUrl !== undefined) merchant.callbackUrl = callbackUrl;
   const cardIds = new Set<string>();
   for (const card of merchant.cards) {
-    if (cardIds.has(card.powerCardId)) r.fail(`${where}.cards`, `powerCardId ${showValue(card.powerCardId)} appears twice`);
+    if (cardIds.has(card.powerCardId))
+      r.fail(`${where}.cards`, `powerCardId ${showValue(card.powerCardId)} appears twice`);
     cardIds.add(card.powerCardId);
   }
   return merchant;
@@ -201,6 +261,11 @@ function resolveApiKey(r: ConfigReader, raw: unknown, where: string): EmulatorAp
 function resolveCard(r: ConfigReader, raw: unknown, where: string): EmulatorCard {
   const doc = r.mapping(raw, where, CARD_FIELDS);
   const status = doc.status ?? 'open';
-  if (status !== 'open' && status !== 'closed') r.fail(`${where}.status`, `must be open or closed, not ${showValue(status)}`);
-  return { powerCardId: r.string(doc.powerCardId, `${where}.powerCardId`), merchantUserId: r.string(doc.merchantUserId, `${where}.merchantUserId`), status };
+  if (status !== 'open' && status !== 'closed')
+    r.fail(`${where}.status`, `must be open or closed, not ${showValue(status)}`);
+  return {
+    powerCardId: r.string(doc.powerCardId, `${where}.powerCardId`),
+    merchantUserId: r.string(doc.merchantUserId, `${where}.merchantUserId`),
+    status,
+  };
 }

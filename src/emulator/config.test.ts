@@ -13,7 +13,11 @@ const MERCHANT = { userId: 7, apiKey: 'main', privateKey: 'rsa1024-private.pem',
 const load =
   (top: Record<string, unknown> = {}, merchant: Record<string, unknown> = {}) =>
   () =>
-    resolveEmulatorConfig({ control: { token: 't' }, merchants: [{ ...MERCHANT, ...merchant }], ...top }, KEYS_DIR, 'x.yaml');
+    resolveEmulatorConfig(
+      { control: { token: 't' }, merchants: [{ ...MERCHANT, ...merchant }], ...top },
+      KEYS_DIR,
+      'x.yaml',
+    );
 
 describe('emulator.yaml through the core config reader', () => {
   it('resolves paths against the folder, keeps :memory:, and treats an empty host as the default', () => {
@@ -27,14 +31,24 @@ describe('emulator.yaml through the core config reader', () => {
   });
 
   it.each([
-    ['a key of the wrong type, named by its type only', {}, { apiKey: 123456789 }, 'x.yaml: merchants[0].apiKey: must be a non-empty string, not a number'],
+    [
+      'a key of the wrong type, named by its type only',
+      {},
+      { apiKey: 123456789 },
+      'x.yaml: merchants[0].apiKey: must be a non-empty string, not a number',
+    ],
     [
       'an extra key of the wrong type',
       {},
       { apiKeys: [{ key: 987654321, permissions: [] }] },
       'x.yaml: merchants[0].apiKeys[0].key: must be a non-empty string, not a number',
     ],
-    ['a control token of the wrong type', { control: { token: 424242 } }, {}, 'x.yaml: control.token: must be a non-empty string, not a number'],
+    [
+      'a control token of the wrong type',
+      { control: { token: 424242 } },
+      {},
+      'x.yaml: control.token: must be a non-empty string, not a number',
+    ],
     [
       'a key used twice, named by its fingerprint',
       {},
@@ -55,8 +69,13 @@ describe('emulator.yaml through the core config reader', () => {
   });
 
   it('reads an extra key with its window', () => {
-    const config = load({}, { apiKeys: [{ key: 'k2', permissions: ['closeCard'], notAfter: '2020-01-01T00:00:00Z' }] })();
-    expect(config.merchants[0]!.apiKeys).toEqual([{ key: 'k2', permissions: ['closeCard'], notAfter: '2020-01-01T00:00:00Z' }]);
+    const config = load(
+      {},
+      { apiKeys: [{ key: 'k2', permissions: ['closeCard'], notAfter: '2020-01-01T00:00:00Z' }] },
+    )();
+    expect(config.merchants[0]!.apiKeys).toEqual([
+      { key: 'k2', permissions: ['closeCard'], notAfter: '2020-01-01T00:00:00Z' },
+    ]);
   });
 
   it('--init writes the main key window as apiKeyNotBefore/apiKeyNotAfter, never the older names', () => {
@@ -82,7 +101,12 @@ describe('emulator.yaml through the core config reader', () => {
       'bad-emulator-config',
     );
     const config = resolveEmulatorConfig(doc, KEYS_DIR, 'x.yaml');
-    expect([config.control.token, config.store, config.port, config.merchants[0]?.callbackUrl]).toEqual(['tok-1', ':memory:', 0, 'http://127.0.0.1:1/cb']);
+    expect([config.control.token, config.store, config.port, config.merchants[0]?.callbackUrl]).toEqual([
+      'tok-1',
+      ':memory:',
+      0,
+      'http://127.0.0.1:1/cb',
+    ]);
     expect(config.merchants[0]?.apiKey).toBe('ak-1');
     expect(config.merchants[0]?.apiKeys.map((key) => [key.key, key.permissions.length])).toEqual([
       ['fb-1', 0],

@@ -30,15 +30,27 @@ const error = (status: number, message: string): Answer => ({ status, body: { er
  * in and out, validated with the spec's Control* schemas; errors are `{"error": "..."}`
  * (ControlError) with 400, 401 or 404.
  */
-export async function serveControl(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+export async function serveControl(
+  ctx: EmulatorContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+): Promise<void> {
   const answer = await route(ctx, req, path, query);
   if (answer.status >= 400) noteWhy(res, (answer.body as { error: string }).error);
   req.resume();
   sendJson(res, answer.status, stringifyExact(answer.body));
 }
 
-async function route(ctx: EmulatorContext, req: IncomingMessage, path: string, query: URLSearchParams): Promise<Answer> {
-  if (!tokenMatches(req.headers['x-control-token'], ctx.config.control.token)) return error(401, 'missing or wrong X-Control-Token');
+async function route(
+  ctx: EmulatorContext,
+  req: IncomingMessage,
+  path: string,
+  query: URLSearchParams,
+): Promise<Answer> {
+  if (!tokenMatches(req.headers['x-control-token'], ctx.config.control.token))
+    return error(401, 'missing or wrong X-Control-Token');
   const method = req.method ?? '';
   if (path === `${CONTROL_PREFIX}/deliveries` && method === 'GET') return deliveries(ctx, query);
   const match = /^\/__control\/merchants\/([^/]+)\/(energy|callback-url|callbacks|cards)$/.exec(path);
@@ -46,12 +58,17 @@ async function route(ctx: EmulatorContext, req: IncomingMessage, path: string, q
   const [, idText = '', resource] = match;
   const merchant = /^\d{1,16}$/.test(idText) ? ctx.merchants.get(Number(idText)) : undefined;
   const known = `${method} ${resource}`;
-  if (!['PUT energy', 'GET energy', 'PUT callback-url', 'GET callback-url', 'POST callbacks', 'POST cards'].includes(known))
+  if (
+    !['PUT energy', 'GET energy', 'PUT callback-url', 'GET callback-url', 'POST callbacks', 'POST cards'].includes(
+      known,
+    )
+  )
     return error(404, `no control route ${method} ${path}`);
   if (!merchant) return error(404, `unknown merchant ${decodeSafely(idText)}`);
   if (known === 'GET energy') return { status: 200, body: energyBody(ctx, merchant) };
   // An extension (like GET energy): lets `verify` put the callback URL back after a run.
-  if (known === 'GET callback-url') return { status: 200, body: { url: ctx.store.callbackUrl(merchant.userId) ?? null } };
+  if (known === 'GET callback-url')
+    return { status: 200, body: { url: ctx.store.callbackUrl(merchant.userId) ?? null } };
   const body = await readJson(ctx, req);
   if ('error' in body) return body.error;
   switch (known) {
@@ -95,7 +112,8 @@ async function readJson(ctx: EmulatorContext, req: IncomingMessage): Promise<{ v
   } catch (problem) {
     return { error: error(400, `the body is not JSON: ${(problem as Error).message}`) };
   }
-  if (nestedDeeperThan(value)) return { error: error(400, `the JSON is nested deeper than ${MAX_REQUEST_DEPTH} levels`) };
+  if (nestedDeeperThan(value))
+    return { error: error(400, `the JSON is nested deeper than ${MAX_REQUEST_DEPTH} levels`) };
   return { value };
 }
 
@@ -115,7 +133,10 @@ function whole(value: ExactJson | undefined): bigint | undefined {
 function energyBody(ctx: EmulatorContext, merchant: EmulatorMerchant): unknown {
   settleLeaseDebits(ctx.service);
   const energy = ctx.store.energy(merchant.userId)!;
-  return { balance: new LosslessNumber(energy.balance.toString()), costPerTx: new LosslessNumber(energy.costPerTx.toString()) };
+  return {
+    balance: new LosslessNumber(energy.balance.toString()),
+    costPerTx: new LosslessNumber(energy.costPerTx.toString()),
+  };
 }
 
 /** PUT energy: ENERGY-FLOOR answers from this balance at once (the live balance). */
@@ -125,7 +146,8 @@ function setEnergy(ctx: EmulatorContext, merchant: EmulatorMerchant, value: Exac
   const doc = value as Json;
   const balance = whole(doc.balance);
   const costPerTx = whole(doc.costPerTx);
-  if (balance === undefined || costPerTx === undefined || costPerTx < 1n) return error(400, 'balance must be a whole number from 0 and costPerTx from 1');
+  if (balance === undefined || costPerTx === undefined || costPerTx < 1n)
+    return error(400, 'balance must be a whole number from 0 and costPerTx from 1');
   ctx.store.setEnergy(merchant.userId, { balance, costPerTx });
   // A new balance replaces the old one with its pending lease debits (U-STATES, leaseDebit: later).
   const pending = ctx.service.state.pendingDebits;
@@ -153,18 +175,25 @@ function emitCallback(ctx: EmulatorContext, merchant: EmulatorMerchant, value: E
   if (problem) return problem;
   const doc = value as Json;
   if (ctx.store.callbackUrl(merchant.userId) === null) {
-    return error(400, `merchant ${merchant.userId} has no callback URL: PUT ${CONTROL_PREFIX}/merchants/${merchant.userId}/callback-url first`);
+    return error(
+      400,
+      `merchant ${merchant.userId} has no callback URL: PUT ${CONTROL_PREFIX}/merchants/${merchant.userId}/callback-url first`,
+    );
   }
   const type = Number((doc.type as LosslessNumber).value) as CallbackType;
   const fields = (doc.fields ?? {}) as Json;
-  const trackingId = typeof fields.trackingId === 'string' && fields.trackingId !== '' ? fields.trackingId : newTrackingId(type, ctx.random);
+  const trackingId =
+    typeof fields.trackingId === 'string' && fields.trackingId !== ''
+      ? fields.trackingId
+      : newTrackingId(type, ctx.random);
   // U-CB-FIELDS (policies callbackAmount, callbackFieldNames): the amount's form and the fields' spelling.
   const payload = shapeCallbackPayload<ExactJson>(
     { ...defaultCallbackPayload(type, trackingId, ctx.random), ...fields, trackingId },
     ctx.service.policies,
     (text) => new LosslessNumber(text),
   );
-  const int = (field: ExactJson | undefined, fallback: number) => (field instanceof LosslessNumber ? Number(field.value) : fallback);
+  const int = (field: ExactJson | undefined, fallback: number) =>
+    field instanceof LosslessNumber ? Number(field.value) : fallback;
   const retryDelaysMs = Array.isArray(doc.retryDelaysMs) ? doc.retryDelaysMs.map((item) => int(item, 0)) : undefined;
   const now = ctx.now();
   ctx.store.insertEvent({

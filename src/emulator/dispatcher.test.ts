@@ -88,7 +88,12 @@ async function receiver(
   };
 }
 
-const merchant = { userId: 7, apiKey: 'k', keyPair: { privateKey, publicKey: privateKey.publicKey }, profile: DEFAULT_PROFILE } as unknown as EmulatorMerchant;
+const merchant = {
+  userId: 7,
+  apiKey: 'k',
+  keyPair: { privateKey, publicKey: privateKey.publicKey },
+  profile: DEFAULT_PROFILE,
+} as unknown as EmulatorMerchant;
 const ACK = '{"errCode":0,"message":""}';
 
 function event(trackingId: string, now: number, fields: Partial<NewEvent> = {}): NewEvent {
@@ -123,7 +128,12 @@ function dispatcherFor(
   const dispatcher = new CallbackDispatcher({
     store,
     merchants: new Map([[7, merchant]]),
-    callbacks: { timeoutMs: 400, withdrawalDelayMs: 0, retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 3 }, ...callbacks },
+    callbacks: {
+      timeoutMs: 400,
+      withdrawalDelayMs: 0,
+      retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 3 },
+      ...callbacks,
+    },
     now: Date.now,
     random: cryptoRandom,
     log: (line) => lines.push(line),
@@ -206,31 +216,40 @@ describe('callback dispatcher: every attempt has a deadline that covers the whol
 });
 
 describe('callback dispatcher under a backlog', () => {
-  it('sends each of 1,000 concurrent deliveries once to a receiver that acknowledges after 1 s', { timeout: 30_000 }, async () => {
-    const side = await receiver((_req, res) => {
-      setTimeout(() => res.end(ACK), 1_000);
-    });
-    const store = storeFor(side.url);
-    // 1,000 deliveries over 128 connections take 8 rounds of the receiver's second: a request left waiting for a socket (or a
-    // claim whose lease ran out meanwhile) would run out of this 3 s timeout or be sent twice.
-    store.insertEvent(event('storm-1', Date.now(), { deliveries: 1_000, concurrent: true }));
-    const { dispatcher } = dispatcherFor(store, { timeoutMs: 3_000 });
-    dispatcher.wake();
-    await until(() => store.unfinishedDeliveries() === 0, 'every delivery is finished', 25_000);
-    const rows = store.attemptRows('storm-1');
-    const tally = (list: string[]) =>
-      [...list.reduce((counts, x) => counts.set(x, (counts.get(x) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} x${n}`).join(', ');
-    expect(side.requests(), tally(rows.map((row) => `${row.phase}/${row.verdict}/${row.error ?? ''}`))).toBe(1_000);
-    expect(rows).toHaveLength(1_000);
-    expect(rows.every((row) => row.phase === 'done' && row.verdict === 'acknowledged' && row.attempt === 1)).toBe(true);
-    expect(
-      store
-        .attempts('storm-1')!
-        .map((a) => a.requestUUID)
-        .filter((u, i, all) => all.indexOf(u) === i),
-    ).toHaveLength(1_000);
-    for (let idx = 0; idx < 1_000; idx += 97) expect(store.delivery(1, idx)).toEqual({ state: 'acknowledged', attempts: 1, acked: true });
-  });
+  it(
+    'sends each of 1,000 concurrent deliveries once to a receiver that acknowledges after 1 s',
+    { timeout: 30_000 },
+    async () => {
+      const side = await receiver((_req, res) => {
+        setTimeout(() => res.end(ACK), 1_000);
+      });
+      const store = storeFor(side.url);
+      // 1,000 deliveries over 128 connections take 8 rounds of the receiver's second: a request left waiting for a socket (or a
+      // claim whose lease ran out meanwhile) would run out of this 3 s timeout or be sent twice.
+      store.insertEvent(event('storm-1', Date.now(), { deliveries: 1_000, concurrent: true }));
+      const { dispatcher } = dispatcherFor(store, { timeoutMs: 3_000 });
+      dispatcher.wake();
+      await until(() => store.unfinishedDeliveries() === 0, 'every delivery is finished', 25_000);
+      const rows = store.attemptRows('storm-1');
+      const tally = (list: string[]) =>
+        [...list.reduce((counts, x) => counts.set(x, (counts.get(x) ?? 0) + 1), new Map<string, number>())]
+          .map(([k, n]) => `${k} x${n}`)
+          .join(', ');
+      expect(side.requests(), tally(rows.map((row) => `${row.phase}/${row.verdict}/${row.error ?? ''}`))).toBe(1_000);
+      expect(rows).toHaveLength(1_000);
+      expect(rows.every((row) => row.phase === 'done' && row.verdict === 'acknowledged' && row.attempt === 1)).toBe(
+        true,
+      );
+      expect(
+        store
+          .attempts('storm-1')!
+          .map((a) => a.requestUUID)
+          .filter((u, i, all) => all.indexOf(u) === i),
+      ).toHaveLength(1_000);
+      for (let idx = 0; idx < 1_000; idx += 97)
+        expect(store.delivery(1, idx)).toEqual({ state: 'acknowledged', attempts: 1, acked: true });
+    },
+  );
 });
 
 describe('callback dispatcher: shutdown and restart', () => {
@@ -248,13 +267,18 @@ describe('callback dispatcher: shutdown and restart', () => {
     await dispatcher.close();
     await side.closed();
     expect(first.delivery(1, 0)).toMatchObject({ state: 'pending', attempts: 1 });
-    expect(first.attemptRows('cut-1')).toEqual([expect.objectContaining({ phase: 'done', verdict: 'failed', error: 'cut: the emulator shut down' })]);
+    expect(first.attemptRows('cut-1')).toEqual([
+      expect.objectContaining({ phase: 'done', verdict: 'failed', error: 'cut: the emulator shut down' }),
+    ]);
     first.close();
 
     hang = false;
     const second = storeFor(side.url, path);
     dispatcherFor(second).dispatcher.wake();
-    await until(() => second.delivery(1, 0)?.state === 'acknowledged', 'the delivery is acknowledged after the restart');
+    await until(
+      () => second.delivery(1, 0)?.state === 'acknowledged',
+      'the delivery is acknowledged after the restart',
+    );
     expect(side.requests()).toBe(2);
     expect(second.attemptRows('cut-1').map((row) => row.verdict)).toEqual(['failed', 'acknowledged']);
   });
@@ -277,7 +301,10 @@ describe('callback dispatcher: shutdown and restart', () => {
     const { dispatcher } = dispatcherFor(first);
     dispatcher.wake();
     await until(
-      () => first.unfinishedDeliveries() === 1 && first.attemptRows('retrying').length === 1 && first.attemptRows('retrying')[0]!.phase === 'done',
+      () =>
+        first.unfinishedDeliveries() === 1 &&
+        first.attemptRows('retrying').length === 1 &&
+        first.attemptRows('retrying')[0]!.phase === 'done',
       'one acknowledged, one rejected',
     );
     await dispatcher.close();
@@ -316,7 +343,11 @@ describe('callback dispatcher when the store cannot take an outcome', () => {
     const dispatcher = new CallbackDispatcher({
       store,
       merchants: new Map([[7, merchant]]),
-      callbacks: { timeoutMs: 200, withdrawalDelayMs: 0, retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 5 } },
+      callbacks: {
+        timeoutMs: 200,
+        withdrawalDelayMs: 0,
+        retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 5 },
+      },
       now,
       scheduler,
       random: cryptoRandom,
@@ -327,7 +358,10 @@ describe('callback dispatcher when the store cannot take an outcome', () => {
     dispatcher.wake();
     await scheduler.advance(0);
     await posted;
-    await until(() => lines.some((line) => line.includes('outcome not recorded yet (database is locked)')), 'the failed write is logged');
+    await until(
+      () => lines.some((line) => line.includes('outcome not recorded yet (database is locked)')),
+      'the failed write is logged',
+    );
     // Long past the claim's lease: the delivery is still held by this process, not sent again.
     for (let i = 0; i < 5; i++) await scheduler.advance(2_000);
     expect(merchantSide.posts()).toBe(1);
@@ -359,7 +393,9 @@ describe('judging an attempt (CB-ERRCODE; the emulator counts an ambiguous answe
     const { attempt, note } = judgeAttempt(at, 'u-1', { status, body: Buffer.from(body) });
     expect(attempt.verdict).toBe(verdict);
     expect(attempt.status).toBe(status);
-    expect(note === undefined ? false : /^counted as acknowledged, ambiguous under U-CB-RESPONSE: /.test(note)).toBe(noted);
+    expect(note === undefined ? false : /^counted as acknowledged, ambiguous under U-CB-RESPONSE: /.test(note)).toBe(
+      noted,
+    );
   });
 
   it('records no answer as failed, and the answer as written otherwise', () => {
@@ -374,7 +410,9 @@ describe('judging an attempt (CB-ERRCODE; the emulator counts an ambiguous answe
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('OK') }).attempt.answer).toBe('OK');
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('') }).attempt.answer).toBeNull();
     expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('null') }).attempt.answer).toBeNull();
-    expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('{"errCode":0.0}') }).attempt.answer).toEqual({ errCode: new LosslessNumber('0.0') });
+    expect(judgeAttempt(at, 'u', { status: 200, body: Buffer.from('{"errCode":0.0}') }).attempt.answer).toEqual({
+      errCode: new LosslessNumber('0.0'),
+    });
   });
 });
 
@@ -388,12 +426,23 @@ describe('callback dispatcher when a sealing thread dies', () => {
     const sealer = new SealPool({
       size: 1,
       startWorker: () =>
-        ++started === 1 ? new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(7));', { eval: true }) : startSealWorker(),
+        ++started === 1
+          ? new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(7));', {
+              eval: true,
+            })
+          : startSealWorker(),
     });
     cleanup.push(() => sealer.close());
-    const { dispatcher, lines } = dispatcherFor(store, { retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 1 } }, { sealer });
+    const { dispatcher, lines } = dispatcherFor(
+      store,
+      { retry: { initialDelayMs: 10, factor: 2, maxDelayMs: 100, maxAttempts: 1 } },
+      { sealer },
+    );
     dispatcher.wake();
-    await until(() => store.delivery(1, 0)?.state === 'acknowledged', 'the delivery is acknowledged after the thread died');
+    await until(
+      () => store.delivery(1, 0)?.state === 'acknowledged',
+      'the delivery is acknowledged after the thread died',
+    );
     const rows = store.attemptRows('crash-1');
     expect(rows.map((row) => row.phase)).toEqual(['not-sent', 'done']);
     expect(rows[1]!.verdict).toBe('acknowledged');
@@ -402,7 +451,11 @@ describe('callback dispatcher when a sealing thread dies', () => {
     expect(store.attempts('crash-1')!.map((a) => a.verdict)).toEqual(['acknowledged']);
     expect(side.requests()).toBe(1);
     expect(trackingIdOf(side.bodies[0]!)).toBe('crash-1');
-    expect(lines.some((line) => line.includes('not sent: the sealing thread stopped (exit code 7) (not counted as an attempt)'))).toBe(true);
+    expect(
+      lines.some((line) =>
+        line.includes('not sent: the sealing thread stopped (exit code 7) (not counted as an attempt)'),
+      ),
+    ).toBe(true);
     expect(started).toBe(2);
   });
 });
@@ -461,7 +514,10 @@ describe('callback dispatcher: claims in chunks while the sealer is busy', () =>
 
 describe('callback dispatcher: outbox writes under load share a window', () => {
   /** A store whose outbox writes are recorded (what each carried, and when on the test's clock). */
-  function recordedStore(url: string, now: () => number): { store: EmulatorStore; writes: Array<{ at: number; sends: number; settled: number }> } {
+  function recordedStore(
+    url: string,
+    now: () => number,
+  ): { store: EmulatorStore; writes: Array<{ at: number; sends: number; settled: number }> } {
     const store = storeFor(url);
     const writes: Array<{ at: number; sends: number; settled: number }> = [];
     const writeOutbox = store.writeOutbox;
@@ -477,7 +533,8 @@ describe('callback dispatcher: outbox writes under load share a window', () => {
   const instantSealer = {
     free: 1_000,
     onFree: () => undefined,
-    seal: async (text: string, key: Parameters<typeof sealCallback>[1], profile: Parameters<typeof sealCallback>[2]) => sealCallback(text, key, profile),
+    seal: async (text: string, key: Parameters<typeof sealCallback>[1], profile: Parameters<typeof sealCallback>[2]) =>
+      sealCallback(text, key, profile),
     close: async () => {},
   };
 
@@ -550,13 +607,20 @@ describe("callback dispatcher: its own pool's spare sealing thread", () => {
       const { dispatcher } = dispatcherFor(
         store,
         { timeoutMs: 20_000 },
-        { merchants: new Map([[7, { ...merchant, keyPair: { privateKey: slowKey, publicKey: slowKey.publicKey } } as EmulatorMerchant]]) },
+        {
+          merchants: new Map([
+            [7, { ...merchant, keyPair: { privateKey: slowKey, publicKey: slowKey.publicKey } } as EmulatorMerchant],
+          ]),
+        },
       );
       await dispatcher.ready();
       dispatcher.wake();
       await until(() => store.unfinishedDeliveries() === 0, 'every delivery is finished', 25_000);
       // Started by the storm; loading a thread from the TypeScript sources may outlast the storm itself.
-      await until(() => (dispatcher.sealer as SealPool).spareThreadId !== undefined, 'the spare thread started and lowered its priority');
+      await until(
+        () => (dispatcher.sealer as SealPool).spareThreadId !== undefined,
+        'the spare thread started and lowered its priority',
+      );
       expect(side.posts()).toBe(300);
       expect(store.attempts('spare-1')!.every((attempt) => attempt.verdict === 'acknowledged')).toBe(true);
     },

@@ -5,8 +5,22 @@ import { readAcknowledgement } from '../wire/acknowledgement.js';
 import { callbackHeaders, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
 import { merchantKey, type EmulatorClock, type EmulatorLog, type EmulatorRandom } from './emulator-context.js';
-import { createPostAgents, MAX_SOCKETS_PER_TARGET, startPost, type PostAnswer, type PostHandle, type PostOutcome } from './http-post.js';
-import type { AttemptRecord, ClaimDecision, ClaimedDelivery, DeliveryUpdate, DueDelivery, SendVerdict } from './outbox.js';
+import {
+  createPostAgents,
+  MAX_SOCKETS_PER_TARGET,
+  startPost,
+  type PostAnswer,
+  type PostHandle,
+  type PostOutcome,
+} from './http-post.js';
+import type {
+  AttemptRecord,
+  ClaimDecision,
+  ClaimedDelivery,
+  DeliveryUpdate,
+  DueDelivery,
+  SendVerdict,
+} from './outbox.js';
 import { OutboxWriter, WRITE_RETRY_MS, type WriteResult } from './outbox-writer.js';
 import type { EmulatorStore } from './store.js';
 import { SealerStopped, SealPool, type CallbackSealer } from './seal-pool.js';
@@ -178,7 +192,9 @@ export class CallbackDispatcher {
       // After a full chunk, look again at once (a tick that finds nothing clears this and asks the store).
       next = this.#moreDue && !this.#blocked ? now : this.#options.store.nextDueAt(this.#fullMerchants());
     } catch (error) {
-      this.#options.log?.(`callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
+      this.#options.log?.(
+        `callback queue: cannot read the store (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`,
+      );
       next = now + WRITE_RETRY_MS;
     }
     if (next === undefined) return;
@@ -221,7 +237,8 @@ export class CallbackDispatcher {
     for (const attempt of this.#inFlight.values()) {
       if (attempt.post) attempt.post.abort('the emulator shut down');
       // Counting, or still being sealed: never sent.
-      else if (attempt.phase === 'counting' || attempt.phase === 'queued') this.#unsent(attempt, 'not sent: the emulator shut down');
+      else if (attempt.phase === 'counting' || attempt.phase === 'queued')
+        this.#unsent(attempt, 'not sent: the emulator shut down');
     }
     // Seals not done yet are dropped (their attempts were released above); the threads stop.
     const sealerClosed = this.#ownSealer ? this.#sealer.close() : undefined;
@@ -266,7 +283,9 @@ export class CallbackDispatcher {
         this.#fullMerchants(),
       );
     } catch (error) {
-      this.#options.log?.(`callback queue: cannot claim due deliveries (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`);
+      this.#options.log?.(
+        `callback queue: cannot claim due deliveries (${(error as Error).message}); trying again in ${WRITE_RETRY_MS} ms`,
+      );
       this.#timerAt = now + WRITE_RETRY_MS;
       this.#timer = this.#timers.after(WRITE_RETRY_MS, () => this.#tick());
       return;
@@ -288,7 +307,8 @@ export class CallbackDispatcher {
     for (const [origin, count] of this.#perOrigin) if (count >= MAX_SOCKETS_PER_TARGET) full.add(origin);
     if (full.size === 0) return [];
     const merchants = new Set<number>();
-    for (const attempt of this.#inFlight.values()) if (full.has(attempt.origin)) merchants.add(attempt.delivery.merchant);
+    for (const attempt of this.#inFlight.values())
+      if (full.has(attempt.origin)) merchants.add(attempt.delivery.merchant);
     return [...merchants];
   }
 
@@ -296,7 +316,8 @@ export class CallbackDispatcher {
   #decide(delivery: DueDelivery, reserved: Map<string, number>): ClaimDecision {
     const key = keyOf(delivery);
     if (this.#inFlight.has(key)) return 'skip';
-    if (!this.#options.merchants.has(delivery.merchant)) return { finish: `not sent: merchant ${delivery.merchant} is no longer configured` };
+    if (!this.#options.merchants.has(delivery.merchant))
+      return { finish: `not sent: merchant ${delivery.merchant} is no longer configured` };
     const max = this.#maxAttempts(delivery);
     if (delivery.attempts >= max) return { finish: `not sent: maxAttempts (${max}) reached` };
     const origin = originOf(delivery.callbackUrl);
@@ -308,12 +329,21 @@ export class CallbackDispatcher {
 
   #start(delivery: ClaimedDelivery): void {
     const merchant = this.#options.merchants.get(delivery.merchant)!;
-    const attempt: Attempt = { key: keyOf(delivery), origin: originOf(delivery.callbackUrl), delivery, merchant, requestUUID: '', phase: 'queued' };
+    const attempt: Attempt = {
+      key: keyOf(delivery),
+      origin: originOf(delivery.callbackUrl),
+      delivery,
+      merchant,
+      requestUUID: '',
+      phase: 'queued',
+    };
     this.#inFlight.set(attempt.key, attempt);
     this.#perOrigin.set(attempt.origin, (this.#perOrigin.get(attempt.origin) ?? 0) + 1);
     // CB-UUID: every attempt is a delivery with its own requestUUID.
     const fresh = this.#options.random.uuid();
-    attempt.requestUUID = this.#options.variant?.requestUUID ? this.#options.variant.requestUUID(fresh, delivery) : fresh;
+    attempt.requestUUID = this.#options.variant?.requestUUID
+      ? this.#options.variant.requestUUID(fresh, delivery)
+      : fresh;
     let text: string;
     let headers: Record<string, string>;
     try {
@@ -370,7 +400,9 @@ export class CallbackDispatcher {
     attempt.post = post;
     const running: Promise<void> = post.done
       .then((outcome) => this.#outcome(attempt, outcome))
-      .catch((error: unknown) => this.#options.log?.(`callback ${delivery.trackingId}: internal error ${(error as Error).message}`))
+      .catch((error: unknown) =>
+        this.#options.log?.(`callback ${delivery.trackingId}: internal error ${(error as Error).message}`),
+      )
       .finally(() => this.#running.delete(running));
     this.#running.add(running);
   }
@@ -398,7 +430,13 @@ export class CallbackDispatcher {
     const { delivery } = attempt;
     this.#outbox.unsend({
       attempt,
-      unsent: { attemptId: delivery.attemptId, delivery, reason, dueAt: this.#closed ? now : now + UNSENT_RETRY_MS, settledAt: now },
+      unsent: {
+        attemptId: delivery.attemptId,
+        delivery,
+        reason,
+        dueAt: this.#closed ? now : now + UNSENT_RETRY_MS,
+        settledAt: now,
+      },
       line: `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries}: ${reason} (not counted as an attempt)`,
     });
   }
@@ -412,11 +450,21 @@ export class CallbackDispatcher {
     const { note } = judged;
     let { attempt: record } = judged;
     const reading = this.#options.variant?.acknowledgement;
-    if (reading) record = { ...record, verdict: reading(record.verdict, { status: answer.status, body: answer.body.toString('utf8') }) };
+    if (reading)
+      record = {
+        ...record,
+        verdict: reading(record.verdict, { status: answer.status, body: answer.body.toString('utf8') }),
+      };
     attempt.phase = 'settling';
     this.#outbox.settle({
       attempt,
-      settlement: { attemptId: delivery.attemptId, delivery, attempt: record, update: this.#next(delivery, record.verdict), settledAt: now },
+      settlement: {
+        attemptId: delivery.attemptId,
+        delivery,
+        attempt: record,
+        update: this.#next(delivery, record.verdict),
+        settledAt: now,
+      },
       line: `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries} attempt ${delivery.attempts + 1} -> ${record.status || '-'} ${record.verdict}${record.error ? ` (${record.error})` : ''}${note ? ` (${note})` : ''}`,
     });
   }
@@ -451,12 +499,21 @@ export class CallbackDispatcher {
     const { delivery } = attempt;
     if (verdict instanceof Error) {
       // Not counted, so not sent: the delivery is due again when its lease ends.
-      this.#options.log?.(`callback ${delivery.trackingId} delivery ${delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`);
+      this.#options.log?.(
+        `callback ${delivery.trackingId} delivery ${delivery.idx + 1}: not sent, the attempt could not be counted (${verdict.message})`,
+      );
       attempt.refused = 'changed';
     } else {
       attempt.refused = verdict;
-      const why = verdict === 'acknowledged' ? 'already acknowledged' : verdict === 'capped' ? 'maxAttempts reached' : 'changed since it was claimed';
-      this.#options.log?.(`callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries}: not sent (${why})`);
+      const why =
+        verdict === 'acknowledged'
+          ? 'already acknowledged'
+          : verdict === 'capped'
+            ? 'maxAttempts reached'
+            : 'changed since it was claimed';
+      this.#options.log?.(
+        `callback ${delivery.trackingId} delivery ${delivery.idx + 1}/${delivery.deliveries}: not sent (${why})`,
+      );
     }
     if (attempt.post) attempt.post.release(false, 'not sent');
     else this.#done(attempt);
@@ -490,7 +547,8 @@ export class CallbackDispatcher {
     // A requestUUID in the control API's `fields` pins it (for deliberately odd events).
     const requestUUID = typeof pinned === 'string' ? pinned : fresh;
     let payload: Record<string, ExactJson | undefined> = withRequestUUID({ type, ...rest }, requestUUID);
-    if (this.#options.variant?.payload) payload = this.#options.variant.payload(payload, this.#options.random, delivery);
+    if (this.#options.variant?.payload)
+      payload = this.#options.variant.payload(payload, this.#options.random, delivery);
     return { text: stringifyExact(payload), requestUUID };
   }
 
@@ -504,7 +562,11 @@ export class CallbackDispatcher {
     const text = stringifyExact(withRequestUUID({ type, ...rest }, marker));
     const at = text.indexOf(`"${marker}"`);
     if (at < 0) return undefined;
-    const template = { before: text.slice(0, at + 1), after: text.slice(at + 1 + marker.length), ...(typeof pinned === 'string' ? { pinned } : {}) };
+    const template = {
+      before: text.slice(0, at + 1),
+      after: text.slice(at + 1 + marker.length),
+      ...(typeof pinned === 'string' ? { pinned } : {}),
+    };
     if (this.#templates.size >= TEMPLATE_CACHE) this.#templates.clear();
     this.#templates.set(delivery.eventId, template);
     return template;
@@ -512,7 +574,8 @@ export class CallbackDispatcher {
 
   /** CB-HEADERS and CB-KEY-SAME: the merchant's own main key (the same for every attempt, so built once per merchant). */
   #headers(merchant: EmulatorMerchant): Record<string, string> {
-    if (this.#options.variant?.headers) return spelledHeaders(this.#options.variant.headers(callbackHeaders(merchant.apiKey), merchant));
+    if (this.#options.variant?.headers)
+      return spelledHeaders(this.#options.variant.headers(callbackHeaders(merchant.apiKey), merchant));
     const key = merchant.apiKey;
     let headers = this.#headersOf.get(key);
     if (!headers) this.#headersOf.set(key, (headers = spelledHeaders(callbackHeaders(merchant.apiKey))));
@@ -523,7 +586,14 @@ export class CallbackDispatcher {
   #next(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
     const update = this.#conformingNext(delivery, verdict);
     const hook = this.#options.variant?.next;
-    return hook ? hook(update, { delivery, verdict, now: this.#options.now(), delayMs: this.#delay(delivery, delivery.attempts + 1) }) : update;
+    return hook
+      ? hook(update, {
+          delivery,
+          verdict,
+          now: this.#options.now(),
+          delayMs: this.#delay(delivery, delivery.attempts + 1),
+        })
+      : update;
   }
 
   #conformingNext(delivery: DueDelivery, verdict: AttemptRecord['verdict']): DeliveryUpdate {
@@ -563,8 +633,15 @@ function originOf(url: string): string {
  * counted as acknowledged, since the rule asks only for errCode equal to 0; the note says so, and
  * the record keeps the status and the answer as written, so the reading stays visible.
  */
-export function judgeAttempt(at: string, requestUUID: string, answer: PostAnswer): { attempt: AttemptRecord; note?: string } {
-  if (answer.status === 0) return { attempt: { at, requestUUID, status: 0, answer: null, verdict: 'failed', error: answer.error ?? 'no answer' } };
+export function judgeAttempt(
+  at: string,
+  requestUUID: string,
+  answer: PostAnswer,
+): { attempt: AttemptRecord; note?: string } {
+  if (answer.status === 0)
+    return {
+      attempt: { at, requestUUID, status: 0, answer: null, verdict: 'failed', error: answer.error ?? 'no answer' },
+    };
   const text = answer.body.toString('utf8');
   let json: ExactJson | undefined;
   try {
@@ -580,5 +657,7 @@ export function judgeAttempt(at: string, requestUUID: string, answer: PostAnswer
     answer: text.length === 0 ? null : json === undefined ? text : json,
     verdict: read.verdict === 'not-acknowledged' ? 'rejected' : 'acknowledged',
   };
-  return read.verdict === 'ambiguous' ? { attempt, note: `counted as acknowledged, ambiguous under U-CB-RESPONSE: ${read.reason}` } : { attempt };
+  return read.verdict === 'ambiguous'
+    ? { attempt, note: `counted as acknowledged, ambiguous under U-CB-RESPONSE: ${read.reason}` }
+    : { attempt };
 }

@@ -22,9 +22,15 @@ export function whyOf(res: ServerResponse): string | undefined {
  * `{"code":<non-zero>,"message":"<text>"}` with no data (ENV-DATA; codes: U-CODES), or under the
  * policy `refusals: http` an HTTP 5xx with `{"code":"<code as text>","message":"<text>"}`.
  */
-export function sendFailure(ctx: EmulatorContext, res: ServerResponse, failure: EnvelopeFailure, message: string): void {
+export function sendFailure(
+  ctx: EmulatorContext,
+  res: ServerResponse,
+  failure: EnvelopeFailure,
+  message: string,
+): void {
   noteWhy(res, `${ENVELOPE_CODES[failure]} ${message}`);
-  if (ctx.service.policies.refusals === 'http') return sendJson(res, ENVELOPE_HTTP_STATUS[failure], { code: String(ENVELOPE_CODES[failure]), message });
+  if (ctx.service.policies.refusals === 'http')
+    return sendJson(res, ENVELOPE_HTTP_STATUS[failure], { code: String(ENVELOPE_CODES[failure]), message });
   sendJson(res, 200, { code: ENVELOPE_CODES[failure], message });
 }
 
@@ -41,5 +47,10 @@ function sendHttpError(ctx: EmulatorContext, res: ServerResponse, kind: 'notFoun
 /** 413 for a body over the limit (U-LIMITS); the connection closes so the rest is not read. */
 export function sendTooLarge(res: ServerResponse, limit: number): void {
   noteWhy(res, `body over ${limit} bytes`);
-  sendJson(res, 413, { code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds ${limit} bytes` }, { connection: 'close' });
+  sendJson(
+    res,
+    413,
+    { code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds ${limit} bytes` },
+    { connection: 'close' },
+  );
 }

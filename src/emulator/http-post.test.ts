@@ -51,7 +51,14 @@ function post(url: string, agents: PostAgents, timeoutMs: number, socketWaitMs: 
 async function heldOnSocket(url: string, agents: PostAgents, timeoutMs: number): Promise<PostHandle> {
   let onSocket!: () => void;
   const socketReached = new Promise<void>((resolve) => (onSocket = resolve));
-  const handle = startPost(url, {}, 'body', { agents, timeoutMs, socketWaitMs: 5_000, limit: 1024, timers: realScheduler, onSocket: () => onSocket() });
+  const handle = startPost(url, {}, 'body', {
+    agents,
+    timeoutMs,
+    socketWaitMs: 5_000,
+    limit: 1024,
+    timers: realScheduler,
+    onSocket: () => onSocket(),
+  });
   await socketReached;
   return handle;
 }

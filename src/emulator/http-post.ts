@@ -31,7 +31,11 @@ export const MAX_SOCKETS_PER_TARGET = 128;
 /** Agents that reuse connections to callback targets (at most MAX_SOCKETS_PER_TARGET each); `ca` is trusted besides the system roots. */
 export function createPostAgents(ca?: string[]): PostAgents {
   const http = new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_TARGET });
-  const https = new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS_PER_TARGET, ...(ca?.length ? { ca: [...rootCertificates, ...ca] } : {}) });
+  const https = new HttpsAgent({
+    keepAlive: true,
+    maxSockets: MAX_SOCKETS_PER_TARGET,
+    ...(ca?.length ? { ca: [...rootCertificates, ...ca] } : {}),
+  });
   return {
     http,
     https,
@@ -76,7 +80,12 @@ interface PostOptions {
  * handle this exchange holds until it settles, so no garbage collection can lose it (an
  * `AbortSignal.timeout` held by nothing can be collected before it fires). Never rejects.
  */
-export function startPost(url: string, headers: Record<string, string>, body: string, options: PostOptions): PostHandle {
+export function startPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): PostHandle {
   const exchange = new PostExchange(Buffer.from(body, 'utf8'), options);
   exchange.open(url, headers);
   return exchange;
@@ -150,7 +159,13 @@ class PostExchange implements PostHandle {
     }
     this.#request = request;
     this.#cancelWait = options.timers.after(options.socketWaitMs, () => {
-      if (!this.#hasSocket) this.#finish(0, Buffer.alloc(0), `not sent: no free connection to ${target.origin} within ${options.socketWaitMs} ms`, false);
+      if (!this.#hasSocket)
+        this.#finish(
+          0,
+          Buffer.alloc(0),
+          `not sent: no free connection to ${target.origin} within ${options.socketWaitMs} ms`,
+          false,
+        );
     });
     request.on('socket', () => {
       if (this.#settled) return;

@@ -11,13 +11,19 @@ import { emulatorSetupFiles, type SetupOptions } from './init-files.js';
  *
  * @example initEmulatorDir('emu').configPath // '<abs>/emu/emulator.yaml'
  */
-export function initEmulatorDir(dir: string, options: SetupOptions & { force?: boolean } = {}): { configPath: string; files: string[] } {
+export function initEmulatorDir(
+  dir: string,
+  options: SetupOptions & { force?: boolean } = {},
+): { configPath: string; files: string[] } {
   const root = resolve(dir);
   const files = emulatorSetupFiles(options);
   try {
     mkdirSync(root, { recursive: true });
   } catch (error) {
-    throw new ConfigError('unwritable-file', `cannot create ${root}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError(
+      'unwritable-file',
+      `cannot create ${root}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (!options.force) {
     // Check every file first: a half-written setup (new key, old config) would be worse than none.

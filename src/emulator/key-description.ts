@@ -21,11 +21,14 @@ interface MerchantKeyDescription {
  */
 export function describeMerchantKeys(merchant: EmulatorMerchant, now = Date.now()): MerchantKeyDescription {
   const description: MerchantKeyDescription = { apiKey: merchant.apiKey };
-  const forbidden = merchant.apiKeys.find((k) => inKeyWindow(k, now) && PERMISSIONS.some((p) => !k.permissions.includes(p)));
+  const forbidden = merchant.apiKeys.find(
+    (k) => inKeyWindow(k, now) && PERMISSIONS.some((p) => !k.permissions.includes(p)),
+  );
   if (forbidden) description.forbiddenKey = forbidden.key;
   const expired = merchant.apiKeys.find((k) => k.notAfter !== undefined && Date.parse(k.notAfter) < now);
   if (expired) description.expiredKey = expired.key;
-  else if (merchant.apiKeyValidUntil !== undefined && Date.parse(merchant.apiKeyValidUntil) < now) description.expiredKey = merchant.apiKey;
+  else if (merchant.apiKeyValidUntil !== undefined && Date.parse(merchant.apiKeyValidUntil) < now)
+    description.expiredKey = merchant.apiKey;
   const future = merchant.apiKeys.find((k) => k.notBefore !== undefined && Date.parse(k.notBefore) > now);
   if (future) description.futureKey = future.key;
   return description;

@@ -41,7 +41,8 @@ function merchantCodec(merchant: EmulatorMerchant, crypto: RequestCrypto | undef
   const responseKey = merchantKey(merchant, halfFor('response', 'encrypt', profile));
   const inline = nativeCodec(requestKey, responseKey, profile);
   if (!crypto) return inline;
-  const onThreads = <T>(job: () => Promise<T>, here: () => T): T | Promise<T> => (crypto.roomForRequests ? job().catch(() => here()) : here());
+  const onThreads = <T>(job: () => Promise<T>, here: () => T): T | Promise<T> =>
+    crypto.roomForRequests ? job().catch(() => here()) : here();
   return {
     open: (data, accept) =>
       onThreads(
@@ -56,7 +57,10 @@ function merchantCodec(merchant: EmulatorMerchant, crypto: RequestCrypto | undef
   };
 }
 
-type Serve = (endpoint: PipelineEndpoint, request: Parameters<ReturnType<typeof createPipeline>>[1]) => Promise<PipelineAnswer | undefined>;
+type Serve = (
+  endpoint: PipelineEndpoint,
+  request: Parameters<ReturnType<typeof createPipeline>>[1],
+) => Promise<PipelineAnswer | undefined>;
 
 /** One pipeline per running emulator, built on its first request. */
 const PIPELINES = new WeakMap<EmulatorContext, Serve>();
@@ -73,17 +77,24 @@ function pipelineOf(ctx: EmulatorContext): Serve {
   const codecs = new Map<EmulatorMerchant, PipelineCodec>();
   const orderOnly = (operation: string) => operation !== 'closeCard';
   const shapes: PipelineShapes<EmulatorMerchant> = {
-    ...(variant.requestChecks ? { requestChecks: (order, { operation }) => (orderOnly(operation) ? variant.requestChecks!(order) : order) } : {}),
+    ...(variant.requestChecks
+      ? { requestChecks: (order, { operation }) => (orderOnly(operation) ? variant.requestChecks!(order) : order) }
+      : {}),
     ...(variant.apiKey
       ? {
           apiKey: (header, { operation }) =>
-            orderOnly(operation) ? variant.apiKey!(header, { endpoint: operation as OrderEndpoint, merchants: ctx.config.merchants }) : header,
+            orderOnly(operation)
+              ? variant.apiKey!(header, { endpoint: operation as OrderEndpoint, merchants: ctx.config.merchants })
+              : header,
         }
       : {}),
     ...(variant.acceptsContentType
       ? {
           acceptsContentType: (type, conforming, { operation, header }) =>
-            variant.acceptsContentType!(type, conforming, { endpoint: orderOnly(operation) ? (operation as OrderEndpoint) : 'card', header }),
+            variant.acceptsContentType!(type, conforming, {
+              endpoint: orderOnly(operation) ? (operation as OrderEndpoint) : 'card',
+              header,
+            }),
         }
       : {}),
     ...(variant.requestData ? { requestData: variant.requestData } : {}),
@@ -94,12 +105,18 @@ function pipelineOf(ctx: EmulatorContext): Serve {
     ...(variant.cardSuccess ? { cardSuccess: variant.cardSuccess } : {}),
   };
   const operations: Record<string, PipelineOperation<EmulatorMerchant>> = {
-    getEnergyMaxCount: (merchant, plain) => ctx.operations.getEnergyMaxCount(ctx.service, BigInt(merchant!.userId), plain),
-    withdrawWithoutVerify: (merchant, plain) => ctx.operations.withdrawWithoutVerify(ctx.service, BigInt(merchant!.userId), plain),
-    closeCard: (merchant, plain) => ctx.operations.closeCard(ctx.service, plain, merchant === undefined ? undefined : BigInt(merchant.userId)),
+    getEnergyMaxCount: (merchant, plain) =>
+      ctx.operations.getEnergyMaxCount(ctx.service, BigInt(merchant!.userId), plain),
+    withdrawWithoutVerify: (merchant, plain) =>
+      ctx.operations.withdrawWithoutVerify(ctx.service, BigInt(merchant!.userId), plain),
+    closeCard: (merchant, plain) =>
+      ctx.operations.closeCard(ctx.service, plain, merchant === undefined ? undefined : BigInt(merchant.userId)),
   };
   serve = createPipeline<EmulatorMerchant>({
-    keys: { check: (header, operation, now) => ctx.keys.check(header as string | string[] | undefined, operation as Permission, now) },
+    keys: {
+      check: (header, operation, now) =>
+        ctx.keys.check(header as string | string[] | undefined, operation as Permission, now),
+    },
     codec: (merchant) => {
       let codec = codecs.get(merchant);
       if (!codec) codecs.set(merchant, (codec = merchantCodec(merchant, ctx.requestCrypto)));
@@ -122,7 +139,12 @@ function pipelineOf(ctx: EmulatorContext): Serve {
  * part is the transport, its body limit (413, the connection closed so the rest is not read) and a broken
  * connection (dropped, never answered).
  */
-export async function serveEndpoint(ctx: EmulatorContext, operation: OrderEndpoint | 'closeCard', req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveEndpoint(
+  ctx: EmulatorContext,
+  operation: OrderEndpoint | 'closeCard',
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const header = (name: string): string | undefined => {
     const value = req.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;

@@ -116,7 +116,8 @@ export class OutboxWriter<A extends WrittenAttempt> {
   #queue(): void {
     if (this.#queued || this.#closed) return;
     this.#queued = true;
-    const wait = this.#options.underWay() >= BATCH_IN_FLIGHT ? this.#lastWriteAt + BATCH_WINDOW_MS - this.#options.now() : 0;
+    const wait =
+      this.#options.underWay() >= BATCH_IN_FLIGHT ? this.#lastWriteAt + BATCH_WINDOW_MS - this.#options.now() : 0;
     // After this turn's I/O callbacks: every send and outcome of the turn in one transaction; under
     // load, of every turn until the window since the last write has passed.
     if (wait <= 0) setImmediate(() => this.flush());
@@ -140,16 +141,33 @@ export class OutboxWriter<A extends WrittenAttempt> {
       sentAt: now,
     }));
     const { verdicts, written } = this.#write(items, marks, now);
-    const result: WriteResult<A> = { now, settled: [], unsent: [], sends: items.sends.map((attempt, i) => ({ attempt, verdict: verdicts[i]! })) };
-    items.settled.forEach((item, i) => (written.settled[i] ? result.settled.push(item) : this.#keep(() => this.#pending.settled.push(item))));
-    items.unsent.forEach((item, i) => (written.unsent[i] ? result.unsent.push(item) : this.#keep(() => this.#pending.unsent.push(item))));
+    const result: WriteResult<A> = {
+      now,
+      settled: [],
+      unsent: [],
+      sends: items.sends.map((attempt, i) => ({ attempt, verdict: verdicts[i]! })),
+    };
+    items.settled.forEach((item, i) =>
+      written.settled[i] ? result.settled.push(item) : this.#keep(() => this.#pending.settled.push(item)),
+    );
+    items.unsent.forEach((item, i) =>
+      written.unsent[i] ? result.unsent.push(item) : this.#keep(() => this.#pending.unsent.push(item)),
+    );
     this.#options.onWritten(result);
   }
 
   /** The whole batch in one transaction; when the store refuses it, each record alone. */
-  #write(items: Pending<A>, marks: SendMark[], now: number): { verdicts: Array<SendVerdict | Error>; written: { settled: boolean[]; unsent: boolean[] } } {
+  #write(
+    items: Pending<A>,
+    marks: SendMark[],
+    now: number,
+  ): { verdicts: Array<SendVerdict | Error>; written: { settled: boolean[]; unsent: boolean[] } } {
     const { store } = this.#options;
-    const batch = { sends: marks, settled: items.settled.map((item) => item.settlement), unsent: items.unsent.map((item) => item.unsent) };
+    const batch = {
+      sends: marks,
+      settled: items.settled.map((item) => item.settlement),
+      unsent: items.unsent.map((item) => item.unsent),
+    };
     try {
       const verdicts = store.writeOutbox(batch, now);
       return { verdicts, written: { settled: items.settled.map(() => true), unsent: items.unsent.map(() => true) } };
@@ -163,7 +181,13 @@ export class OutboxWriter<A extends WrittenAttempt> {
         verdicts,
         written: {
           settled: items.settled.map((item) => this.#writeSettled(item, now)),
-          unsent: items.unsent.map((item) => !(orError(() => store.writeOutbox({ sends: [], settled: [], unsent: [item.unsent] }, now)) instanceof Error)),
+          unsent: items.unsent.map(
+            (item) =>
+              !(
+                orError(() => store.writeOutbox({ sends: [], settled: [], unsent: [item.unsent] }, now)) instanceof
+                Error
+              ),
+          ),
         },
       };
     }
@@ -177,7 +201,11 @@ export class OutboxWriter<A extends WrittenAttempt> {
     const recorded = item.settlement.attempt;
     const bare = {
       ...item.settlement,
-      attempt: { ...recorded, answer: null, error: `${recorded.error ? `${recorded.error}; ` : ''}the answer could not be recorded` },
+      attempt: {
+        ...recorded,
+        answer: null,
+        error: `${recorded.error ? `${recorded.error}; ` : ''}the answer could not be recorded`,
+      },
     };
     const retried = orError(() => store.writeOutbox({ sends: [], settled: [bare], unsent: [] }, now));
     if (!(retried instanceof Error)) return true;

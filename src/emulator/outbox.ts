@@ -65,7 +65,8 @@ const ATTEMPT_COLUMNS_V2: ReadonlyArray<[string, string]> = [
 ];
 
 /** Attempts not settled yet: few at any time, read at start (recovery). */
-const OPEN_ATTEMPTS_INDEX = "CREATE INDEX IF NOT EXISTS delivery_attempts_open ON delivery_attempts (id) WHERE phase IN ('queued', 'sent')";
+const OPEN_ATTEMPTS_INDEX =
+  "CREATE INDEX IF NOT EXISTS delivery_attempts_open ON delivery_attempts (id) WHERE phase IN ('queued', 'sent')";
 
 /** A callback event to queue: the service's QueuedCallback, its merchant by the store's number. */
 export type NewEvent = Omit<QueuedCallback, 'merchant'> & { merchant: number };
@@ -107,7 +108,8 @@ export interface AttemptRecord {
 }
 
 /** What happens to a delivery after an attempt. */
-export type DeliveryUpdate = { state: 'pending'; nextAt: number; acked?: boolean } | { state: 'acknowledged' | 'exhausted' };
+export type DeliveryUpdate =
+  { state: 'pending'; nextAt: number; acked?: boolean } | { state: 'acknowledged' | 'exhausted' };
 
 /** A delivery the dispatcher claimed: its attempt is a row (phase `queued`) from now on. */
 export type ClaimedDelivery = DueDelivery & { attemptId: number };
@@ -190,7 +192,9 @@ function prepareQueue(db: SqliteDatabase) {
     insertEvent: db.prepare(
       'INSERT INTO callback_events (tracking_id, merchant, type, payload, deliveries, concurrent, retry_delays, fixed_uuid, order_id, created_at) VALUES (@trackingId, @merchant, @type, @payload, @deliveries, @concurrent, @retryDelays, @fixedUuid, @orderId, @createdAt)',
     ),
-    insertDelivery: db.prepare<[number, number, string, number | null]>('INSERT INTO callback_deliveries (event_id, idx, state, next_at) VALUES (?, ?, ?, ?)'),
+    insertDelivery: db.prepare<[number, number, string, number | null]>(
+      'INSERT INTO callback_deliveries (event_id, idx, state, next_at) VALUES (?, ?, ?, ?)',
+    ),
     // `exclude`: a JSON array of merchants whose callback target has no free connection now.
     due: db.prepare<[number, string, number], DueRow>(
       `SELECT d.event_id, d.idx, d.attempts, d.acked, e.tracking_id, e.merchant, e.type, e.payload, e.concurrent, e.deliveries,
@@ -221,14 +225,18 @@ function prepareAttempts(db: SqliteDatabase) {
     deliveryState: db.prepare<[number, number], { state: string; attempts: number; acked: number }>(
       'SELECT state, attempts, acked FROM callback_deliveries WHERE event_id = ? AND idx = ?',
     ),
-    markSent: db.prepare<[string, string, number, number]>("UPDATE delivery_attempts SET phase = 'sent', at = ?, request_uuid = ?, sent_at = ? WHERE id = ?"),
+    markSent: db.prepare<[string, string, number, number]>(
+      "UPDATE delivery_attempts SET phase = 'sent', at = ?, request_uuid = ?, sent_at = ? WHERE id = ?",
+    ),
     settleAttempt: db.prepare(
       "UPDATE delivery_attempts SET phase = 'done', at = @at, request_uuid = @requestUUID, status = @status, answer = @answer, verdict = @verdict, error = @error, settled_at = @settledAt WHERE id = @id",
     ),
     settleUnknown: db.prepare<[string, number, number]>(
       "UPDATE delivery_attempts SET phase = 'done', status = 0, answer = 'null', verdict = 'failed', error = ?, settled_at = ? WHERE id = ?",
     ),
-    markUnsent: db.prepare<[string, number, number]>("UPDATE delivery_attempts SET phase = 'not-sent', error = ?, settled_at = ? WHERE id = ?"),
+    markUnsent: db.prepare<[string, number, number]>(
+      "UPDATE delivery_attempts SET phase = 'not-sent', error = ?, settled_at = ? WHERE id = ?",
+    ),
     keepPending: db.prepare<[number, number, number, number]>(
       "UPDATE callback_deliveries SET acked = MAX(acked, ?), next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'",
     ),
@@ -267,13 +275,19 @@ function prepareAttempts(db: SqliteDatabase) {
         sent_at: number | null;
         settled_at: number | null;
       }
-    >('SELECT attempt, phase, verdict, status, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? ORDER BY id'),
+    >(
+      'SELECT attempt, phase, verdict, status, error, queued_at, sent_at, settled_at FROM delivery_attempts WHERE tracking_id = ? ORDER BY id',
+    ),
     openAttempts: db.prepare<[], { id: number; event_id: number; idx: number; phase: 'queued' | 'sent' }>(
       "SELECT id, event_id, idx, phase FROM delivery_attempts WHERE phase IN ('queued', 'sent')",
     ),
     eventCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM callback_events WHERE tracking_id = ?'),
-    lease: db.prepare<[number, number, number]>("UPDATE callback_deliveries SET next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'"),
-    pendingCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM callback_deliveries WHERE state IN ('pending', 'waiting')"),
+    lease: db.prepare<[number, number, number]>(
+      "UPDATE callback_deliveries SET next_at = ? WHERE event_id = ? AND idx = ? AND state = 'pending'",
+    ),
+    pendingCount: db.prepare<[], { n: number }>(
+      "SELECT COUNT(*) AS n FROM callback_deliveries WHERE state IN ('pending', 'waiting')",
+    ),
   };
 }
 
@@ -315,15 +329,23 @@ export class DeliveryOutbox {
   /** Creates the tables if missing, adds the columns of schema 2 to a version-1 store, prepares the statements. */
   constructor(db: SqliteDatabase) {
     db.exec(OUTBOX_SCHEMA);
-    const columns = new Set((db.pragma('table_info(delivery_attempts)') as Array<{ name: string }>).map((column) => column.name));
-    for (const [name, type] of ATTEMPT_COLUMNS_V2) if (!columns.has(name)) db.exec(`ALTER TABLE delivery_attempts ADD COLUMN ${name} ${type}`);
+    const columns = new Set(
+      (db.pragma('table_info(delivery_attempts)') as Array<{ name: string }>).map((column) => column.name),
+    );
+    for (const [name, type] of ATTEMPT_COLUMNS_V2)
+      if (!columns.has(name)) db.exec(`ALTER TABLE delivery_attempts ADD COLUMN ${name} ${type}`);
     db.exec(OPEN_ATTEMPTS_INDEX);
 
     this.#statements = prepare(db);
     this.insertEvent = db.transaction((event: NewEvent) => this.#insertEvent(event));
     this.claimDue = db.transaction(
-      (now: number, limit: number, leaseUntil: number, decide?: (delivery: DueDelivery) => ClaimDecision, exclude: readonly number[] = []) =>
-        this.#claimDue(now, limit, leaseUntil, decide, exclude),
+      (
+        now: number,
+        limit: number,
+        leaseUntil: number,
+        decide?: (delivery: DueDelivery) => ClaimDecision,
+        exclude: readonly number[] = [],
+      ) => this.#claimDue(now, limit, leaseUntil, decide, exclude),
     );
     this.writeOutbox = db.transaction((batch: OutboxBatch, now: number) => this.#writeOutbox(batch, now));
     this.recoverOpenAttempts = db.transaction((now: number) => this.#recoverOpenAttempts(now));
@@ -357,14 +379,27 @@ export class DeliveryOutbox {
    * A claimed delivery is leased: its next_at moves past the send's deadline, so it is not due
    * again while in flight, and a crash mid-send only delays it (at-least-once, CB-ONCE is the merchant's part).
    */
-  #claimDue(now: number, limit: number, leaseUntil: number, decide: ((delivery: DueDelivery) => ClaimDecision) | undefined, exclude: readonly number[]) {
+  #claimDue(
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    decide: ((delivery: DueDelivery) => ClaimDecision) | undefined,
+    exclude: readonly number[],
+  ) {
     const statements = this.#statements;
     const claimed: ClaimedDelivery[] = [];
     for (const delivery of this.dueDeliveries(now, limit, exclude)) {
       const decision = decide ? decide(delivery) : 'send';
       if (decision === 'skip') continue;
       const attemptId = Number(
-        statements.queueAttempt.run(delivery.eventId, delivery.trackingId, delivery.idx, delivery.attempts + 1, iso(now), now).lastInsertRowid,
+        statements.queueAttempt.run(
+          delivery.eventId,
+          delivery.trackingId,
+          delivery.idx,
+          delivery.attempts + 1,
+          iso(now),
+          now,
+        ).lastInsertRowid,
       );
       if (decision !== 'send') {
         statements.markUnsent.run(decision.finish, now, attemptId);
@@ -406,9 +441,11 @@ export class DeliveryOutbox {
       error: attempt.error ?? null,
       settledAt: settlement.settledAt,
     });
-    if (update.state === 'pending') statements.keepPending.run(update.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
+    if (update.state === 'pending')
+      statements.keepPending.run(update.acked ? 1 : 0, update.nextAt, delivery.eventId, delivery.idx);
     else this.#finish(delivery, update.state, now);
-    if (delivery.orderId !== undefined && delivery.attempts === 0) statements.completeOrder.run(now, delivery.merchant, delivery.orderId);
+    if (delivery.orderId !== undefined && delivery.attempts === 0)
+      statements.completeOrder.run(now, delivery.merchant, delivery.orderId);
   }
 
   /** Counts a send while the delivery is unchanged since its claim and under the cap; otherwise says why not. */

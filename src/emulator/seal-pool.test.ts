@@ -25,13 +25,19 @@ function pool(options: ConstructorParameters<typeof SealPool>[0] = {}): SealPool
 }
 
 /** A thread that exits on its first message, as a thread that crashed would. */
-const dyingWorker = () => new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(3));', { eval: true });
+const dyingWorker = () =>
+  new Worker('require("node:worker_threads").parentPort.on("message", () => process.exit(3));', { eval: true });
 
 describe('the sealing pool (CB-DECRYPT off the event loop)', () => {
   it('seals exactly as sealCallback does, with each merchant its own key', async () => {
     const sealer = pool({ size: 2 });
-    const texts = Array.from({ length: 12 }, (_, i) => `{"type":1,"requestUUID":"u-${i}","trackingId":"t-${i}","pad":"${'x'.repeat(200)}"}`);
-    const bodies = await Promise.all(texts.map((text, i) => sealer.seal(text, i % 2 ? otherKey : privateKey, DEFAULT_PROFILE)));
+    const texts = Array.from(
+      { length: 12 },
+      (_, i) => `{"type":1,"requestUUID":"u-${i}","trackingId":"t-${i}","pad":"${'x'.repeat(200)}"}`,
+    );
+    const bodies = await Promise.all(
+      texts.map((text, i) => sealer.seal(text, i % 2 ? otherKey : privateKey, DEFAULT_PROFILE)),
+    );
     // PKCS#1 v1.5 with the private key is deterministic: the same Base64 as on this thread.
     expect(bodies).toEqual(texts.map((text, i) => sealCallback(text, i % 2 ? otherKey : privateKey, DEFAULT_PROFILE)));
     expect(openJson(bodies[3]!, 'callback', otherKey.publicKey).value).toMatchObject({ trackingId: 't-3' });
@@ -58,11 +64,19 @@ describe('the sealing pool (CB-DECRYPT off the event loop)', () => {
   it('fails the jobs of a thread that dies with SealerStopped and replaces the thread', async () => {
     let started = 0;
     const sealer = pool({ size: 1, startWorker: () => (++started === 1 ? dyingWorker() : startSealWorker()) });
-    const lost = await Promise.allSettled([sealer.seal('{"a":1}', privateKey, DEFAULT_PROFILE), sealer.seal('{"a":2}', privateKey, DEFAULT_PROFILE)]);
-    expect(lost.map((result) => result.status === 'rejected' && result.reason instanceof SealerStopped)).toEqual([true, true]);
+    const lost = await Promise.allSettled([
+      sealer.seal('{"a":1}', privateKey, DEFAULT_PROFILE),
+      sealer.seal('{"a":2}', privateKey, DEFAULT_PROFILE),
+    ]);
+    expect(lost.map((result) => result.status === 'rejected' && result.reason instanceof SealerStopped)).toEqual([
+      true,
+      true,
+    ]);
     expect((lost[0] as PromiseRejectedResult).reason.message).toMatch(/^the sealing thread stopped \(exit code 3\)$/);
     expect(sealer.free).toBe(32);
-    expect(await sealer.seal('{"a":3}', privateKey, DEFAULT_PROFILE)).toBe(sealCallback('{"a":3}', privateKey, DEFAULT_PROFILE));
+    expect(await sealer.seal('{"a":3}', privateKey, DEFAULT_PROFILE)).toBe(
+      sealCallback('{"a":3}', privateKey, DEFAULT_PROFILE),
+    );
     expect(started).toBe(2);
   });
 
@@ -80,7 +94,9 @@ describe('the sealing pool (CB-DECRYPT off the event loop)', () => {
 
   it('fails jobs not answered at close with SealerStopped and takes none after', async () => {
     const sealer = pool({ size: 1 });
-    const job = sealer.seal(`{"big":"${'y'.repeat(4_000)}"}`, privateKey, DEFAULT_PROFILE).catch((error: unknown) => error);
+    const job = sealer
+      .seal(`{"big":"${'y'.repeat(4_000)}"}`, privateKey, DEFAULT_PROFILE)
+      .catch((error: unknown) => error);
     await sealer.close();
     expect(await job).toBeInstanceOf(SealerStopped);
     await expect(sealer.seal('{}', privateKey, DEFAULT_PROFILE)).rejects.toBeInstanceOf(SealerStopped);
@@ -93,8 +109,20 @@ describe("the pool's request crypto (an order's RSA work off the event loop)", (
   const privateRequests = resolveProfile({ request: 'private' });
   // What the main thread gives (src/service/native-codec.ts) is the reference, for every outcome.
   const cases: Array<[string, string, RsaKey, CryptoProfile, ReadonlySet<CryptoFailureReason>]> = [
-    ['a request sealed for the private key', sealJson('{"amount":12.50,"n":"ü"}', 'request', privateKey.publicKey), privateKey, DEFAULT_PROFILE, new Set()],
-    ['an OAEP request', sealJson('{"a":1}', 'request', privateKey.publicKey, { profile: oaep }), privateKey, oaep, new Set()],
+    [
+      'a request sealed for the private key',
+      sealJson('{"amount":12.50,"n":"ü"}', 'request', privateKey.publicKey),
+      privateKey,
+      DEFAULT_PROFILE,
+      new Set(),
+    ],
+    [
+      'an OAEP request',
+      sealJson('{"a":1}', 'request', privateKey.publicKey, { profile: oaep }),
+      privateKey,
+      oaep,
+      new Set(),
+    ],
     [
       'a request sealed with the private half (a profile of request: private)',
       sealJson('{"a":2}', 'request', privateKey, { profile: privateRequests }),
@@ -111,7 +139,13 @@ describe("the pool's request crypto (an order's RSA work off the event loop)", (
       new Set(['missing-padding']),
     ],
     ['another key pair', sealJson('{"a":4}', 'request', otherKey.publicKey), privateKey, DEFAULT_PROFILE, new Set()],
-    ['bytes that are not UTF-8', sealBytes(Buffer.from([0x7b, 0xe9, 0x7d]), 'request', privateKey.publicKey), privateKey, DEFAULT_PROFILE, new Set()],
+    [
+      'bytes that are not UTF-8',
+      sealBytes(Buffer.from([0x7b, 0xe9, 0x7d]), 'request', privateKey.publicKey),
+      privateKey,
+      DEFAULT_PROFILE,
+      new Set(),
+    ],
   ];
 
   it.each(cases)('opens %s exactly as the main thread does', async (_label, data, key, profile, accept) => {
@@ -153,7 +187,9 @@ describe("the pool's request crypto (an order's RSA work off the event loop)", (
     await expect(sealer.open(data, privateKey, DEFAULT_PROFILE, new Set())).rejects.toBeInstanceOf(SealerStopped);
     await expect(sealer.sealResponse('{}', privateKey, DEFAULT_PROFILE)).rejects.toBeInstanceOf(SealerStopped);
     expect(requestCryptoOf(sealer)).toBe(sealer);
-    expect(requestCryptoOf({ free: 1, onFree: () => undefined, seal: async () => '', close: async () => undefined })).toBeUndefined();
+    expect(
+      requestCryptoOf({ free: 1, onFree: () => undefined, seal: async () => '', close: async () => undefined }),
+    ).toBeUndefined();
   });
 });
 
@@ -186,7 +222,9 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
     pool({ size: 1, spare: true, startWorker: (data) => (data?.lowerPriority ? spare() : normal(data)) });
   /** Overflows a pool of one thread once (33 seals), which starts the spare; resolves once `loaded` holds. */
   async function overflow(sealer: SealPool, loaded: () => boolean): Promise<void> {
-    await Promise.allSettled(Array.from({ length: 33 }, (_, i) => sealer.seal(`{"first":${i}}`, privateKey, DEFAULT_PROFILE)));
+    await Promise.allSettled(
+      Array.from({ length: 33 }, (_, i) => sealer.seal(`{"first":${i}}`, privateKey, DEFAULT_PROFILE)),
+    );
     const end = Date.now() + 10_000;
     while (!loaded()) {
       if (Date.now() > end) throw new Error('gave up waiting for the spare thread');
@@ -238,14 +276,18 @@ describe("the pool's spare thread (callback seals on CPU nothing else wants)", (
     });
     await overflow(sealer, () => sealer.free === 64);
     expect(spares).toBe(1);
-    const outcomes = await Promise.allSettled(Array.from({ length: 36 }, (_, i) => sealer.seal(`{"n":${i}}`, privateKey, DEFAULT_PROFILE)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 36 }, (_, i) => sealer.seal(`{"n":${i}}`, privateKey, DEFAULT_PROFILE)),
+    );
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(32);
     const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     expect(lost).toHaveLength(4);
     expect(lost.every((outcome) => outcome.reason instanceof SealerStopped)).toBe(true);
     // The spare is gone until the next overflow; the normal thread's queue is whole again.
     expect(sealer.free).toBe(32);
-    const again = Array.from({ length: 33 }, (_, i) => sealer.seal(`{"m":${i}}`, privateKey, DEFAULT_PROFILE).catch((error: unknown) => error));
+    const again = Array.from({ length: 33 }, (_, i) =>
+      sealer.seal(`{"m":${i}}`, privateKey, DEFAULT_PROFILE).catch((error: unknown) => error),
+    );
     expect(spares).toBe(2);
     await Promise.all(again);
   });

@@ -33,7 +33,12 @@ export interface RequestCrypto {
    */
   readonly roomForRequests: boolean;
   /** Rejects with a SealerStopped when the thread died or the pool closed. */
-  open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome>;
+  open(
+    data: string,
+    key: RsaKey,
+    profile: CryptoProfile,
+    accept: ReadonlySet<CryptoFailureReason>,
+  ): Promise<OpenOutcome>;
   /** Rejects with a SealerStopped when the thread died or the pool closed, with the sealing error otherwise. */
   sealResponse(json: string, key: RsaKey, profile: CryptoProfile): Promise<string>;
 }
@@ -41,7 +46,9 @@ export interface RequestCrypto {
 /** The sealer's request crypto when it has one (a SealPool does; a test's sealer may not). */
 export function requestCryptoOf(sealer: CallbackSealer): RequestCrypto | undefined {
   const candidate = sealer as Partial<RequestCrypto>;
-  return typeof candidate.open === 'function' && typeof candidate.sealResponse === 'function' && 'roomForRequests' in sealer
+  return typeof candidate.open === 'function' &&
+    typeof candidate.sealResponse === 'function' &&
+    'roomForRequests' in sealer
     ? (sealer as CallbackSealer & RequestCrypto)
     : undefined;
 }
@@ -154,7 +161,12 @@ export class SealPool implements CallbackSealer, RequestCrypto {
     return this.#run(key, { kind: 'seal', text, profile }) as Promise<string>;
   }
 
-  open(data: string, key: RsaKey, profile: CryptoProfile, accept: ReadonlySet<CryptoFailureReason>): Promise<OpenOutcome> {
+  open(
+    data: string,
+    key: RsaKey,
+    profile: CryptoProfile,
+    accept: ReadonlySet<CryptoFailureReason>,
+  ): Promise<OpenOutcome> {
     return this.#run(key, { kind: 'open', text: data, profile, accept: [...accept] }) as Promise<OpenOutcome>;
   }
 
@@ -166,13 +178,20 @@ export class SealPool implements CallbackSealer, RequestCrypto {
     if (this.#closed) return Promise.reject(new SealerStopped('the sealing threads are stopped'));
     // The thread with the fewest jobs.
     let index = 0;
-    for (let i = 1; i < this.#size; i++) if ((this.#threads[i]?.jobs.size ?? 0) < (this.#threads[index]?.jobs.size ?? 0)) index = i;
+    for (let i = 1; i < this.#size; i++)
+      if ((this.#threads[i]?.jobs.size ?? 0) < (this.#threads[index]?.jobs.size ?? 0)) index = i;
     let thread = this.#threads[index] ?? (this.#threads[index] = this.#spawn(index));
     if (request.kind === 'seal' && this.#spareWanted) {
       // A callback seal that finds every queue full goes to the spare thread. The spare starts when
       // a seal fills the last place: the dispatcher claims no more than `free`, so it would never
       // send a seal past a full queue before the spare's places count.
-      if (thread.jobs.size >= QUEUE_PER_THREAD && this.#spareUsable && this.#spare && this.#spare.jobs.size < QUEUE_PER_THREAD) thread = this.#spare;
+      if (
+        thread.jobs.size >= QUEUE_PER_THREAD &&
+        this.#spareUsable &&
+        this.#spare &&
+        this.#spare.jobs.size < QUEUE_PER_THREAD
+      )
+        thread = this.#spare;
       else if (thread.jobs.size + 1 >= QUEUE_PER_THREAD) this.#spare ??= this.#spawn('spare');
     }
     let keyId = this.#keyIds.get(key);
@@ -209,7 +228,13 @@ export class SealPool implements CallbackSealer, RequestCrypto {
     const spare = index === 'spare';
     const worker = spare ? this.#start({ lowerPriority: true }) : this.#start();
     let loaded = () => {};
-    const thread: Thread = { worker, jobs: new Map(), keys: new Set(), ready: new Promise<void>((resolve) => (loaded = resolve)), spare };
+    const thread: Thread = {
+      worker,
+      jobs: new Map(),
+      keys: new Set(),
+      ready: new Promise<void>((resolve) => (loaded = resolve)),
+      spare,
+    };
     worker.unref();
     worker.on('message', (answer: SealWorkerAnswer) => {
       if ('ready' in answer) {
@@ -280,8 +305,9 @@ export function startSealWorker(data: SealWorkerData = {}): Worker {
   const ts = pathToFileURL(fileURLToPath(new URL('./seal-worker.ts', import.meta.url))).href;
   // tsx's ESM entry (its package exports name it; require.resolve would give the CommonJS one).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import
-    .default;
+  const entry = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
+  ).exports['./esm/api']!.import.default;
   const api = new URL(entry, pathToFileURL(manifest)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); });`;
   return new Worker(bootstrap, { eval: true, workerData: data });

@@ -50,8 +50,10 @@ parentPort?.on('message', (message: SealWorkerRequest) => {
   try {
     const key = keys.get(message.keyId);
     if (!key) throw new Error('the sealing thread has no such key');
-    if (message.kind === 'open') answer = { id: message.id, opened: openRequest(message.text, key, message.profile, new Set(message.accept)) };
-    else if (message.kind === 'sealResponse') answer = { id: message.id, body: sealResponse(message.text, key, message.profile) };
+    if (message.kind === 'open')
+      answer = { id: message.id, opened: openRequest(message.text, key, message.profile, new Set(message.accept)) };
+    else if (message.kind === 'sealResponse')
+      answer = { id: message.id, body: sealResponse(message.text, key, message.profile) };
     else answer = { id: message.id, body: sealCallback(message.text, key, message.profile) };
   } catch (error) {
     answer = { id: message.id, error: (error as Error).message };

@@ -7,7 +7,13 @@ import { SERVICE_OPERATIONS } from '../service/operations.js';
 import { ApiKeyIndex } from './api-keys.js';
 import { CARD_CLOSE_PATH, sendCardFailure } from './card-close.js';
 import type { EmulatorConfig, EmulatorMerchant } from './config.js';
-import { cryptoRandom, type EmulatorClock, type EmulatorContext, type EmulatorLog, type EmulatorRandom } from './emulator-context.js';
+import {
+  cryptoRandom,
+  type EmulatorClock,
+  type EmulatorContext,
+  type EmulatorLog,
+  type EmulatorRandom,
+} from './emulator-context.js';
 import { CONTROL_PREFIX, serveControl } from './control-api.js';
 import { CallbackDispatcher } from './dispatcher.js';
 import { sendFailure, sendNotFound, whyOf } from './envelope.js';
@@ -61,7 +67,10 @@ const ROUTES = new Map<string, OrderEndpoint | 'closeCard'>([
  *
  * @example const emulator = await startEmulator(loadEmulatorConfig('emu/emulator.yaml'), { port: 0 }); await emulator.close()
  */
-export async function startEmulator(config: EmulatorConfig, options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+export async function startEmulator(
+  config: EmulatorConfig,
+  options: StartEmulatorOptions = {},
+): Promise<RunningEmulator> {
   const { ctx, dispatcher } = openContext(config, options);
   const { store } = ctx;
   const server = createServer(ctx);
@@ -93,7 +102,10 @@ export async function startEmulator(config: EmulatorConfig, options: StartEmulat
 }
 
 /** The emulator's context with its dispatcher: the store seeded, the service over it; the store is closed again if any of it fails. */
-function openContext(config: EmulatorConfig, options: StartEmulatorOptions): { ctx: EmulatorContext; dispatcher: CallbackDispatcher } {
+function openContext(
+  config: EmulatorConfig,
+  options: StartEmulatorOptions,
+): { ctx: EmulatorContext; dispatcher: CallbackDispatcher } {
   const variant = options.variant ?? {};
   const store = openEmulatorStore(config.store);
   const now = options.clock ?? Date.now;
@@ -103,7 +115,8 @@ function openContext(config: EmulatorConfig, options: StartEmulatorOptions): { c
   let service: ServiceContext;
   let operations = SERVICE_OPERATIONS;
   try {
-    for (const merchant of config.merchants) store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
+    for (const merchant of config.merchants)
+      store.seedMerchant(merchant.userId, merchant.energy, merchant.callbackUrl, merchant.cards);
     dispatcher = new CallbackDispatcher({
       store,
       merchants,
@@ -130,7 +143,10 @@ function openContext(config: EmulatorConfig, options: StartEmulatorOptions): { c
       bizId: () => `biz-${random.hex(8)}`,
     };
     if (variant.operations)
-      operations = variant.operations(SERVICE_OPERATIONS, { state, merchants: config.merchants.map((merchant) => BigInt(merchant.userId)) });
+      operations = variant.operations(SERVICE_OPERATIONS, {
+        state,
+        merchants: config.merchants.map((merchant) => BigInt(merchant.userId)),
+      });
   } catch (error) {
     store.close();
     throw error;
@@ -192,7 +208,11 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 /** Stops the server (connections still open after a second are closed), then the dispatcher, then the store. */
-async function closeEmulator(server: Server, dispatcher: CallbackDispatcher, store: EmulatorContext['store']): Promise<void> {
+async function closeEmulator(
+  server: Server,
+  dispatcher: CallbackDispatcher,
+  store: EmulatorContext['store'],
+): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const forceClose = setTimeout(() => server.closeAllConnections(), 1_000);
@@ -213,7 +233,9 @@ function handle(ctx: EmulatorContext, req: IncomingMessage, res: ServerResponse)
     const log = ctx.log;
     res.on('finish', () => {
       const why = whyOf(res);
-      log(`${req.method ?? '?'} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${why ? ` ${why}` : ''}`);
+      log(
+        `${req.method ?? '?'} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${why ? ` ${why}` : ''}`,
+      );
     });
   }
   const route = ROUTES.get(ctx.variant.route ? ctx.variant.route(path) : path);

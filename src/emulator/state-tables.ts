@@ -64,19 +64,32 @@ function prepare(db: SqliteDatabase) {
     seedMerchant: db.prepare<[number, string, string, string | null, string]>(
       'INSERT INTO merchants (user_id, balance, cost_per_tx, callback_url, seed) VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET balance = excluded.balance, cost_per_tx = excluded.cost_per_tx, callback_url = excluded.callback_url, seed = excluded.seed',
     ),
-    energy: db.prepare<[number], { balance: string; cost_per_tx: string }>('SELECT balance, cost_per_tx FROM merchants WHERE user_id = ?'),
-    setEnergy: db.prepare<[string, string, number]>('UPDATE merchants SET balance = ?, cost_per_tx = ? WHERE user_id = ?'),
+    energy: db.prepare<[number], { balance: string; cost_per_tx: string }>(
+      'SELECT balance, cost_per_tx FROM merchants WHERE user_id = ?',
+    ),
+    setEnergy: db.prepare<[string, string, number]>(
+      'UPDATE merchants SET balance = ?, cost_per_tx = ? WHERE user_id = ?',
+    ),
     setBalance: db.prepare<[string, number]>('UPDATE merchants SET balance = ? WHERE user_id = ?'),
-    callbackUrl: db.prepare<[number], { callback_url: string | null }>('SELECT callback_url FROM merchants WHERE user_id = ?'),
+    callbackUrl: db.prepare<[number], { callback_url: string | null }>(
+      'SELECT callback_url FROM merchants WHERE user_id = ?',
+    ),
     setCallbackUrl: db.prepare<[string, number]>('UPDATE merchants SET callback_url = ? WHERE user_id = ?'),
     insertOrder: db.prepare(
       'INSERT INTO orders (merchant, call_back_id, kind, tenant_user_id, symbol, chain, to_addr, amount, expiry_hours, status, txid, created_at) VALUES (@merchant, @callBackId, @kind, @tenantUserId, @symbol, @chain, @toAddr, @amount, @expiryHours, @status, @txid, @createdAt)',
     ),
-    order: db.prepare<[number, string], { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string }>(
+    order: db.prepare<
+      [number, string],
+      { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string }
+    >(
       'SELECT kind, amount, status, txid, tenant_user_id AS tenantUserId FROM orders WHERE merchant = ? AND call_back_id = ?',
     ),
-    insertTenant: db.prepare<[number, string]>('INSERT OR IGNORE INTO tenant_ids (merchant, tenant_user_id) VALUES (?, ?)'),
-    tenant: db.prepare<[number, string], { id: number }>('SELECT id FROM tenant_ids WHERE merchant = ? AND tenant_user_id = ?'),
+    insertTenant: db.prepare<[number, string]>(
+      'INSERT OR IGNORE INTO tenant_ids (merchant, tenant_user_id) VALUES (?, ?)',
+    ),
+    tenant: db.prepare<[number, string], { id: number }>(
+      'SELECT id FROM tenant_ids WHERE merchant = ? AND tenant_user_id = ?',
+    ),
     seedCard: db.prepare<[number, string, string, string]>(
       'INSERT OR IGNORE INTO cards (merchant, power_card_id, merchant_user_id, status) VALUES (?, ?, ?, ?)',
     ),
@@ -86,9 +99,15 @@ function prepare(db: SqliteDatabase) {
     card: db.prepare<[number, string], { merchant_user_id: string; status: 'open' | 'closed' }>(
       'SELECT merchant_user_id, status FROM cards WHERE merchant = ? AND power_card_id = ?',
     ),
-    closeCard: db.prepare<[string, number, string]>("UPDATE cards SET status = 'closed', biz_id = ? WHERE merchant = ? AND power_card_id = ?"),
-    hasSerial: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM close_serials WHERE merchant = ? AND serial = ?'),
-    insertSerial: db.prepare<[number, string, string]>('INSERT OR IGNORE INTO close_serials (merchant, serial, power_card_id) VALUES (?, ?, ?)'),
+    closeCard: db.prepare<[string, number, string]>(
+      "UPDATE cards SET status = 'closed', biz_id = ? WHERE merchant = ? AND power_card_id = ?",
+    ),
+    hasSerial: db.prepare<[number, string], { one: number }>(
+      'SELECT 1 AS one FROM close_serials WHERE merchant = ? AND serial = ?',
+    ),
+    insertSerial: db.prepare<[number, string, string]>(
+      'INSERT OR IGNORE INTO close_serials (merchant, serial, power_card_id) VALUES (?, ?, ?)',
+    ),
   };
 }
 
@@ -118,7 +137,13 @@ export class StateTables {
     const seed = JSON.stringify([energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null]);
     this.#db.transaction(() => {
       if (this.#stmt.seed.get(userId)?.seed !== seed) {
-        this.#stmt.seedMerchant.run(userId, energy.balance.toString(), energy.costPerTx.toString(), callbackUrl ?? null, seed);
+        this.#stmt.seedMerchant.run(
+          userId,
+          energy.balance.toString(),
+          energy.costPerTx.toString(),
+          callbackUrl ?? null,
+          seed,
+        );
       }
       for (const card of cards) this.#stmt.seedCard.run(userId, card.powerCardId, card.merchantUserId, card.status);
     })();
@@ -151,7 +176,10 @@ export class StateTables {
   }
 
   /** A recorded order. */
-  order(merchant: number, callBackId: string): { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string } | undefined {
+  order(
+    merchant: number,
+    callBackId: string,
+  ): { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string } | undefined {
     return this.#stmt.order.get(merchant, callBackId);
   }
 

@@ -24,9 +24,17 @@ const order = (fields: Record<string, unknown> = {}): Plain =>
     amount: n('123456789012.123456'),
     ...fields,
   }) as Plain;
-const lease = (fields: Record<string, unknown> = {}) => order({ symbol: 'ENERGY', amount: n('3'), expiryHours: n('24'), callBackId: 'el-1', ...fields });
+const lease = (fields: Record<string, unknown> = {}) =>
+  order({ symbol: 'ENERGY', amount: n('3'), expiryHours: n('24'), callBackId: 'el-1', ...fields });
 const card = (fields: Record<string, unknown> = {}): Plain =>
-  ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1', ...fields }) as Plain;
+  ({
+    merchantId: '10086',
+    merchantUserId: 'u-1',
+    powerCardId: 'pc-1',
+    channel: 'APP',
+    closeSerialNo: 'cs-1',
+    ...fields,
+  }) as Plain;
 const energy = { symbol: 'ENERGY', chainName: 'TRON' };
 
 /** A scenario: every step's outcome as text, on one state. */
@@ -68,7 +76,10 @@ function play(state: ServiceState, queued: QueuedCallback[], policies: Partial<S
 }
 
 function memory(): MemoryServiceState {
-  const state = new MemoryServiceState({ merchants: [{ userId: 10086n, energy: { balance: 20_000_000n, costPerTx: 64_000n } }], unknownCards: 'unknown' });
+  const state = new MemoryServiceState({
+    merchants: [{ userId: 10086n, energy: { balance: 20_000_000n, costPerTx: 64_000n } }],
+    unknownCards: 'unknown',
+  });
   state.openCard(10086n, 'pc-1', 'u-1');
   state.openCard(10086n, 'pc-2', 'u-1');
   return state;
@@ -88,7 +99,13 @@ describe('the SQLite store as the service state', () => {
     ['the default policies', {}],
     [
       'leaseDebit later, duplicates replayed, serials ignored, no card registry',
-      { leaseDebit: 'later', leaseDebitDelayMs: 1_000, duplicateCallBackId: 'replay', closeSerialNo: 'ignored', cardRegistry: 'off' },
+      {
+        leaseDebit: 'later',
+        leaseDebitDelayMs: 1_000,
+        duplicateCallBackId: 'replay',
+        closeSerialNo: 'ignored',
+        cardRegistry: 'off',
+      },
     ],
     ['leaseDebit never', { leaseDebit: 'never' }],
   ])('answers every step as the in-memory state does under %s', (_name, policies) => {
@@ -145,7 +162,11 @@ describe('the reads, writes and transaction of both states', () => {
     ]);
     return [
       ['memory', inMemory, () => inMemory.callbacks.map((queued) => queued.trackingId)],
-      ['sqlite', storeServiceState(store, [10086]), (ids) => ids.filter((trackingId) => store.attempts(trackingId) !== undefined)],
+      [
+        'sqlite',
+        storeServiceState(store, [10086]),
+        (ids) => ids.filter((trackingId) => store.attempts(trackingId) !== undefined),
+      ],
     ];
   }
   /** What a state holds, read through its interface alone. */
@@ -165,9 +186,21 @@ describe('the reads, writes and transaction of both states', () => {
       state.setBalance(1n, 9n);
       state.insertOrder(newOrder('cb-1'));
       state.queueCallback(callback('wd-1'));
-      state.recordClose({ merchant: m, powerCardId: 'pc-1', merchantUserId: 'u-1', closeSerialNo: 'cs-1', bizId: 'biz-1' });
+      state.recordClose({
+        merchant: m,
+        powerCardId: 'pc-1',
+        merchantUserId: 'u-1',
+        closeSerialNo: 'cs-1',
+        bizId: 'biz-1',
+      });
       // A card never registered is recorded closed, held by the user who closed it (policy cardRegistry: off).
-      state.recordClose({ merchant: m, powerCardId: 'pc-9', merchantUserId: 'u-1', closeSerialNo: 'cs-9', bizId: 'biz-9' });
+      state.recordClose({
+        merchant: m,
+        powerCardId: 'pc-9',
+        merchantUserId: 'u-1',
+        closeSerialNo: 'cs-9',
+        bizId: 'biz-9',
+      });
       return { before, after: snapshot(state, queued), unknown: state.energy(1n) };
     });
     expect(answers[1]).toEqual(answers[0]);
@@ -204,7 +237,13 @@ describe('the reads, writes and transaction of both states', () => {
           state.setBalance(m, 5n);
           state.insertOrder(newOrder('cb-1'));
           state.queueCallback(callback('wd-1'));
-          state.recordClose({ merchant: m, powerCardId: 'pc-1', merchantUserId: 'u-1', closeSerialNo: 'cs-1', bizId: 'biz-1' });
+          state.recordClose({
+            merchant: m,
+            powerCardId: 'pc-1',
+            merchantUserId: 'u-1',
+            closeSerialNo: 'cs-1',
+            bizId: 'biz-1',
+          });
           throw new Error('crash between the order and its answer');
         }),
       ).toThrow('crash between');
@@ -277,7 +316,9 @@ describe('the callback outbox', () => {
     expect(store.delivery(1, 0)).toEqual({ state: 'pending', attempts: 1, acked: false });
     // A stale claim of the same delivery (its lease ran out while the first was under way) is not counted, so not sent.
     expect(store.writeOutbox({ sends: [send(first!, 2)], settled: [], unsent: [] }, 1)).toEqual(['changed']);
-    expect(store.writeOutbox({ sends: [send({ ...first!, attempts: 1 }, 1)], settled: [], unsent: [] }, 1)).toEqual(['capped']);
+    expect(store.writeOutbox({ sends: [send({ ...first!, attempts: 1 }, 1)], settled: [], unsent: [] }, 1)).toEqual([
+      'capped',
+    ]);
     expect(store.delivery(1, 0)).toEqual({ state: 'exhausted', attempts: 1, acked: false });
   });
 
@@ -286,8 +327,13 @@ describe('the callback outbox', () => {
     store.insertEvent(event('ack'));
     const [first] = claim(store, 0);
     store.writeOutbox({ sends: [send(first!, 3)], settled: [], unsent: [] }, 1);
-    store.writeOutbox({ sends: [], settled: [settled(first!, 'acknowledged', { state: 'acknowledged' })], unsent: [] }, 2);
-    expect(store.writeOutbox({ sends: [send({ ...first!, attempts: 1 }, 3)], settled: [], unsent: [] }, 3)).toEqual(['acknowledged']);
+    store.writeOutbox(
+      { sends: [], settled: [settled(first!, 'acknowledged', { state: 'acknowledged' })], unsent: [] },
+      2,
+    );
+    expect(store.writeOutbox({ sends: [send({ ...first!, attempts: 1 }, 3)], settled: [], unsent: [] }, 3)).toEqual([
+      'acknowledged',
+    ]);
     // A give-up written after the acknowledgement (a late outcome) leaves it acknowledged.
     store.writeOutbox({ sends: [], settled: [settled(first!, 'rejected', { state: 'exhausted' })], unsent: [] }, 4);
     expect(store.delivery(1, 0)).toEqual({ state: 'acknowledged', attempts: 1, acked: true });
@@ -297,16 +343,33 @@ describe('the callback outbox', () => {
     const store = outbox();
     store.insertEvent(event('order'));
     const [first] = claim(store, 10);
-    expect(store.attemptRows('order')).toEqual([expect.objectContaining({ phase: 'queued', queuedAt: 10, sentAt: null, settledAt: null })]);
+    expect(store.attemptRows('order')).toEqual([
+      expect.objectContaining({ phase: 'queued', queuedAt: 10, sentAt: null, settledAt: null }),
+    ]);
     store.writeOutbox(
-      { sends: [], settled: [], unsent: [{ attemptId: first!.attemptId, delivery: first!, reason: 'not sent: no free connection', dueAt: 20, settledAt: 15 }] },
+      {
+        sends: [],
+        settled: [],
+        unsent: [
+          {
+            attemptId: first!.attemptId,
+            delivery: first!,
+            reason: 'not sent: no free connection',
+            dueAt: 20,
+            settledAt: 15,
+          },
+        ],
+      },
       15,
     );
     expect(store.delivery(1, 0)).toMatchObject({ state: 'pending', attempts: 0 });
     expect(store.attempts('order')).toEqual([]);
     const [second] = claim(store, 20);
     store.writeOutbox({ sends: [send(second!, 3, 21)], settled: [], unsent: [] }, 21);
-    store.writeOutbox({ sends: [], settled: [settled(second!, 'acknowledged', { state: 'acknowledged' })], unsent: [] }, 22);
+    store.writeOutbox(
+      { sends: [], settled: [settled(second!, 'acknowledged', { state: 'acknowledged' })], unsent: [] },
+      22,
+    );
     expect(store.attemptRows('order').map((row) => [row.phase, row.queuedAt, row.sentAt, row.settledAt])).toEqual([
       ['not-sent', 10, null, 15],
       ['done', 20, 21, 2],
@@ -327,9 +390,15 @@ describe('the callback outbox', () => {
       const after = outbox(path);
       expect(after.recoverOpenAttempts(5_000)).toEqual({ sent: 1, queued: 1 });
       expect(after.attempts('sent')).toEqual([
-        expect.objectContaining({ status: 0, verdict: 'failed', error: 'outcome unknown: the emulator stopped before the answer arrived' }),
+        expect.objectContaining({
+          status: 0,
+          verdict: 'failed',
+          error: 'outcome unknown: the emulator stopped before the answer arrived',
+        }),
       ]);
-      expect(after.attemptRows('queued')).toEqual([expect.objectContaining({ phase: 'not-sent', error: 'not sent: the emulator stopped before it was sent' })]);
+      expect(after.attemptRows('queued')).toEqual([
+        expect.objectContaining({ phase: 'not-sent', error: 'not sent: the emulator stopped before it was sent' }),
+      ]);
       expect([after.delivery(1, 0), after.delivery(2, 0)]).toEqual([
         { state: 'pending', attempts: 1, acked: false },
         { state: 'pending', attempts: 0, acked: false },
@@ -356,7 +425,13 @@ describe('the callback outbox', () => {
       db.close();
       const store = outbox(path);
       expect(store.attempts('old')).toEqual([
-        { at: '2026-01-01T00:00:00.000Z', requestUUID: 'r', status: 200, answer: { errCode: new LosslessNumber('0') }, verdict: 'acknowledged' },
+        {
+          at: '2026-01-01T00:00:00.000Z',
+          requestUUID: 'r',
+          status: 200,
+          answer: { errCode: new LosslessNumber('0') },
+          verdict: 'acknowledged',
+        },
       ]);
       store.close();
     } finally {

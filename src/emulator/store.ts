@@ -78,7 +78,12 @@ export class EmulatorStore {
     }
     this.state = new StateTables(db);
     this.outbox = new DeliveryOutbox(db);
-    ({ insertEvent: this.insertEvent, claimDue: this.claimDue, writeOutbox: this.writeOutbox, recoverOpenAttempts: this.recoverOpenAttempts } = this.outbox);
+    ({
+      insertEvent: this.insertEvent,
+      claimDue: this.claimDue,
+      writeOutbox: this.writeOutbox,
+      recoverOpenAttempts: this.recoverOpenAttempts,
+    } = this.outbox);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     this.#transaction = db.transaction((fn: () => unknown) => fn());
   }
@@ -121,7 +126,10 @@ export class EmulatorStore {
   }
 
   /** A recorded order. */
-  order(merchant: number, callBackId: string): { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string } | undefined {
+  order(
+    merchant: number,
+    callBackId: string,
+  ): { kind: string; amount: string; status: string; txid: string | null; tenantUserId: string } | undefined {
     return this.state.order(merchant, callBackId);
   }
 
@@ -196,7 +204,8 @@ export function storeServiceState(store: EmulatorStore, merchants: Iterable<numb
     setBalance: (merchant, balance) => state.setBalance(id(merchant), balance),
     insertOrder: (order) => state.insertOrder({ ...order, merchant: id(order.merchant) }),
     queueCallback: (callback) => void outbox.insertEvent({ ...callback, merchant: id(callback.merchant) }),
-    recordClose: (close) => state.recordClose(id(close.merchant), close.powerCardId, close.merchantUserId, close.closeSerialNo, close.bizId),
+    recordClose: (close) =>
+      state.recordClose(id(close.merchant), close.powerCardId, close.merchantUserId, close.closeSerialNo, close.bizId),
     transaction: (fn) => store.transaction(fn),
   };
 }

@@ -24,7 +24,11 @@ export interface DeliveryVariant {
   /** The requestUUID of one attempt (CB-UUID): `fresh` is new per attempt, `delivery.fixedUuid` one per event. */
   requestUUID?(fresh: string, delivery: DueDelivery): string;
   /** The payload of one attempt, requestUUID set (key order kept); `delivery` tells which attempt of which delivery it is. */
-  payload?(payload: Record<string, ExactJson | undefined>, random: EmulatorRandom, delivery: DueDelivery): Record<string, ExactJson | undefined>;
+  payload?(
+    payload: Record<string, ExactJson | undefined>,
+    random: EmulatorRandom,
+    delivery: DueDelivery,
+  ): Record<string, ExactJson | undefined>;
   /** The headers of one attempt (CB-HEADERS, CB-KEY-SAME). */
   headers?(headers: Record<string, string>, merchant: EmulatorMerchant): Record<string, string>;
   /** The body of one attempt (CB-RAW-BODY): `sealed` is the Base64 the profile names; `text` the payload's JSON. */
@@ -33,9 +37,15 @@ export interface DeliveryVariant {
    * How an answer is read (CB-ERRCODE): `verdict` is the conforming reading of the answer (HTTP
    * status, body text); the returned verdict decides what follows the attempt.
    */
-  acknowledgement?(verdict: AttemptRecord['verdict'], answer: { status: number; body: string }): AttemptRecord['verdict'];
+  acknowledgement?(
+    verdict: AttemptRecord['verdict'],
+    answer: { status: number; body: string },
+  ): AttemptRecord['verdict'];
   /** What follows an attempt (CB-ERRCODE, U-RETRY): `update` is the conforming next state. */
-  next?(update: DeliveryUpdate, attempt: { delivery: DueDelivery; verdict: AttemptRecord['verdict']; now: number; delayMs: number }): DeliveryUpdate;
+  next?(
+    update: DeliveryUpdate,
+    attempt: { delivery: DueDelivery; verdict: AttemptRecord['verdict']; now: number; delayMs: number },
+  ): DeliveryUpdate;
 }
 
 /**

@@ -17,7 +17,10 @@ import { generatePactFiles } from './pact/files.js';
  * generator writes into the project. `callbackTypes` names the callback types (default: the
  * built-in table).
  */
-export async function generateAll(spec: SpecSource, options: { callbackTypes?: CallbackTypeTable } = {}): Promise<GeneratedFile[]> {
+export async function generateAll(
+  spec: SpecSource,
+  options: { callbackTypes?: CallbackTypeTable } = {},
+): Promise<GeneratedFile[]> {
   return [
     ...generateValidators(spec),
     ...generateMswHandlers(spec),

@@ -32,7 +32,10 @@ export function benchPage(results: BenchResults): GeneratedFile {
     .sort()
     .map((name) => {
       const run = results.benches[name]!;
-      const load = run.loadAverage === undefined ? 'load average not recorded' : `load average ${run.loadAverage.toFixed(1)} at the start`;
+      const load =
+        run.loadAverage === undefined
+          ? 'load average not recorded'
+          : `load average ${run.loadAverage.toFixed(1)} at the start`;
       const machine = `${run.cores} cores, ${load}`;
       return [
         `## ${name}`,

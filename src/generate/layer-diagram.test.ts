@@ -21,11 +21,14 @@ describe('the layer diagram of ARCHITECTURE.md', () => {
   });
 
   it('refuses a table whose layers import each other round', () => {
-    expect(() => layerDiagram({ ...table, layers: { a: ['b'], b: ['a'] } })).toThrow('the layers import each other round: a → b → a');
+    expect(() => layerDiagram({ ...table, layers: { a: ['b'], b: ['a'] } })).toThrow(
+      'the layers import each other round: a → b → a',
+    );
   });
 
   it('rewrites only the block between its markers', () => {
-    const text = 'before\n<!-- layers: written by `npm run generate` from LAYERS in eslint.config.js; do not edit -->\nstale\n<!-- /layers -->\nafter\n';
+    const text =
+      'before\n<!-- layers: written by `npm run generate` from LAYERS in eslint.config.js; do not edit -->\nstale\n<!-- /layers -->\nafter\n';
     const { contents } = architectureWithDiagram(text, table);
     expect(contents.startsWith('before\n<!-- layers:')).toBe(true);
     expect(contents.endsWith('```\n<!-- /layers -->\nafter\n')).toBe(true);

@@ -42,7 +42,11 @@ export function layerDiagram(table: LayerTable): string {
     const deps = [...table.layers[name]!];
     const generated = table.generatedFile[name];
     const types = table.typesFrom[name];
-    const what = [deps.length > 0 ? deps.join(', ') : 'nothing', ...(generated ? [`generated/${generated}`] : []), ...(types ? [`types from ${types}`] : [])];
+    const what = [
+      deps.length > 0 ? deps.join(', ') : 'nothing',
+      ...(generated ? [`generated/${generated}`] : []),
+      ...(types ? [`types from ${types}`] : []),
+    ];
     lines.push(line(name, what.join('; ')));
   }
   return ['```', ...lines, '```'].join('\n');
@@ -53,5 +57,8 @@ export function architectureWithDiagram(text: string, table: LayerTable): Genera
   const begin = text.indexOf(BEGIN);
   const end = text.indexOf(END);
   if (begin < 0 || end < begin) throw new Error(`ARCHITECTURE.md has no layer diagram block (${BEGIN} … ${END})`);
-  return { path: 'ARCHITECTURE.md', contents: `${text.slice(0, begin + BEGIN.length)}\n${layerDiagram(table)}\n${text.slice(end)}` };
+  return {
+    path: 'ARCHITECTURE.md',
+    contents: `${text.slice(0, begin + BEGIN.length)}\n${layerDiagram(table)}\n${text.slice(end)}`,
+  };
 }

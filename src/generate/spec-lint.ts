@@ -46,7 +46,8 @@ export async function lintOpenApi(spec: SpecSource): Promise<LintProblem[]> {
  */
 export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[] {
   const problems: LintProblem[] = [];
-  const error = (pointer: string, message: string) => problems.push({ severity: 'error', source: 'toolkit', pointer, message });
+  const error = (pointer: string, message: string) =>
+    problems.push({ severity: 'error', source: 'toolkit', pointer, message });
   const known = new Set(rules.map((rule) => rule.id));
   const cited = new Set<string>();
   const model = specModel(spec);
@@ -70,14 +71,17 @@ export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[]
       }
     }
     if (encrypted !== undefined) {
-      if (!DIRECTIONS.has(encrypted.direction)) error(pointer, `x-encrypted.direction must be request, response or callback`);
+      if (!DIRECTIONS.has(encrypted.direction))
+        error(pointer, `x-encrypted.direction must be request, response or callback`);
       const ref = encrypted.plaintextRef ?? '';
       const target = /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1];
-      if (!target || !schemaNames.has(target)) error(pointer, `x-encrypted.plaintext must $ref an existing component schema, not ${JSON.stringify(ref)}`);
+      if (!target || !schemaNames.has(target))
+        error(pointer, `x-encrypted.plaintext must $ref an existing component schema, not ${JSON.stringify(ref)}`);
     }
   }
   for (const rule of rules) {
-    if (rule.severity !== 'UNSPECIFIED' && !cited.has(rule.id)) error('', `rule ${rule.id} (${rule.severity}) is not cited by any x-rules in the spec`);
+    if (rule.severity !== 'UNSPECIFIED' && !cited.has(rule.id))
+      error('', `rule ${rule.id} (${rule.severity}) is not cited by any x-rules in the spec`);
   }
 
   const ajv = createAjv();
@@ -92,7 +96,10 @@ export function lintToolkitRules(spec: SpecSource, rules: Rule[]): LintProblem[]
     const validate = ajv.getSchema(`wallet-api#/$defs/${name}`);
     examples.forEach((example, i) => {
       if (validate && !validate(example)) {
-        error(`${pointer}/examples/${i}`, `example ${i} of ${name} does not validate: ${ajv.errorsText(validate.errors)}`);
+        error(
+          `${pointer}/examples/${i}`,
+          `example ${i} of ${name} does not validate: ${ajv.errorsText(validate.errors)}`,
+        );
       }
     });
   }

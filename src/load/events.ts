@@ -1,7 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LosslessNumber, type ExactJson } from '../core/exact-json.js';
 import { idempotencyKey } from '../merchant/idempotency.js';
-import { CALLBACK_TYPES, callbackPayload, callbackTypeEntry, callbackTypeNumbers, otherCallbackType } from '../spec/callback-types.js';
+import {
+  CALLBACK_TYPES,
+  callbackPayload,
+  callbackTypeEntry,
+  callbackTypeNumbers,
+  otherCallbackType,
+} from '../spec/callback-types.js';
 
 /** One generated event of a storm: its payload without requestUUID (set per delivery, CB-UUID). */
 export interface StormEvent {
@@ -43,11 +49,14 @@ export function generateEvents(count: number, types: readonly number[]): StormEv
     if (type === CALLBACK_TYPES.deposit) {
       if (lastDeposit && ++deposits % 10 === 0) {
         // Another symbol or another toAddress than the original: a distinct event, the same txid.
-        const other = <T>(list: readonly T[], current: ExactJson | undefined) => list[(list.indexOf(current as T) + 1) % list.length]!;
+        const other = <T>(list: readonly T[], current: ExactJson | undefined) =>
+          list[(list.indexOf(current as T) + 1) % list.length]!;
         payload = {
           ...lastDeposit,
           trackingId: `load-${randomUUID()}`,
-          ...(index % 20 === 0 ? { symbol: other(SYMBOLS, lastDeposit.symbol) } : { toAddress: other(ADDRESSES, lastDeposit.toAddress) }),
+          ...(index % 20 === 0
+            ? { symbol: other(SYMBOLS, lastDeposit.symbol) }
+            : { toAddress: other(ADDRESSES, lastDeposit.toAddress) }),
         };
       }
       lastDeposit = payload;
@@ -65,7 +74,9 @@ function payloadOf(type: number, index: number): Record<string, ExactJson> {
     business: new LosslessNumber('0'),
   };
   // Amounts a float would round: the merchant must keep every digit (the probe shows it).
-  const amount = new LosslessNumber(`${1 + (index % 99_999)}${String(index).padStart(12, '0')}.${String((index * 7919) % 1_000_000).padStart(6, '0')}123`);
+  const amount = new LosslessNumber(
+    `${1 + (index % 99_999)}${String(index).padStart(12, '0')}.${String((index * 7919) % 1_000_000).padStart(6, '0')}123`,
+  );
   const toAddress = ADDRESSES[index % ADDRESSES.length]!;
   return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, {
     txid: randomBytes(32).toString('hex'),

@@ -30,7 +30,10 @@ export function loadReportJson(result: StormResult, target: LoadTarget): Record<
     title: 'Every event of the storm is acknowledged (errCode 0) by some delivery',
     rules: ['CB-ERRCODE'],
     status: unacknowledged > 0 ? 'failed' : 'passed',
-    message: unacknowledged > 0 ? `${unacknowledged} of ${result.events} events were never acknowledged` : `every one of ${result.events} events acknowledged`,
+    message:
+      unacknowledged > 0
+        ? `${unacknowledged} of ${result.events} events were never acknowledged`
+        : `every one of ${result.events} events acknowledged`,
     evidence: { failures: result.failures },
   };
   const results = [
@@ -49,12 +52,21 @@ export function loadReportJson(result: StormResult, target: LoadTarget): Record<
   const count = (wanted: string) => results.filter((entry) => entry.status === wanted).length;
   return {
     target: { side: 'merchant', ...target },
-    summary: { passed: count('passed'), failed: count('failed'), warnings: 0, skipped: count('skipped'), durationMs: Math.round(result.durationMs) },
+    summary: {
+      passed: count('passed'),
+      failed: count('failed'),
+      warnings: 0,
+      skipped: count('skipped'),
+      durationMs: Math.round(result.durationMs),
+    },
     results,
     load: {
       ...result,
       offenders: result.offenders.length,
-      histogram: result.histogram.map((bucket) => ({ upToMs: Number.isFinite(bucket.upToMs) ? bucket.upToMs : null, count: bucket.count })),
+      histogram: result.histogram.map((bucket) => ({
+        upToMs: Number.isFinite(bucket.upToMs) ? bucket.upToMs : null,
+        count: bucket.count,
+      })),
     },
   };
 }

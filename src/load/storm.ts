@@ -157,7 +157,16 @@ function stormSettings(options: StormOptions): StormSettings {
   const maxAttempts = bounded(options.maxAttempts ?? 8, 1, STORM_LIMITS.maxAttempts, 'maxAttempts');
   if (options.callbackUrls.length === 0) throw new RangeError('a storm needs at least one callback URL');
   const urls = options.callbackUrls.map((url) => new URL(url));
-  return { events, share, concurrency, durationMs, maxAttempts, timeoutMs: options.timeoutMs ?? 10_000, profile: options.profile ?? DEFAULT_PROFILE, urls };
+  return {
+    events,
+    share,
+    concurrency,
+    durationMs,
+    maxAttempts,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    profile: options.profile ?? DEFAULT_PROFILE,
+    urls,
+  };
 }
 
 /** One storm under way: the planned deliveries, the workers that send them, and what they saw. */
@@ -178,7 +187,9 @@ class Storm {
   constructor(options: StormOptions, settings: StormSettings, events: StormEvent[]) {
     this.#options = options;
     this.#settings = settings;
-    this.#plan = planDeliveries(events, settings.share).map(({ event, duplicate }) => ({ event, duplicate, body: this.#seal(event) }) satisfies Planned);
+    this.#plan = planDeliveries(events, settings.share).map(
+      ({ event, duplicate }) => ({ event, duplicate, body: this.#seal(event) }) satisfies Planned,
+    );
     const tls = options.tls ?? {};
     const httpsOptions = {
       rejectUnauthorized: !tls.insecure,
@@ -215,7 +226,9 @@ class Storm {
     this.#started = performance.now();
     const ticker = onProgress ? setInterval(() => onProgress(this.#progress()), 1_000) : undefined;
     try {
-      await Promise.all(Array.from({ length: Math.min(this.#settings.concurrency, this.#plan.length) }, () => this.#worker()));
+      await Promise.all(
+        Array.from({ length: Math.min(this.#settings.concurrency, this.#plan.length) }, () => this.#worker()),
+      );
     } finally {
       if (ticker) clearInterval(ticker);
       for (const agent of this.#agents) agent.destroy();
@@ -249,7 +262,9 @@ class Storm {
     for (let attempt = 0; attempt < maxAttempts && performance.now() <= deadline; attempt++) {
       if (attempt > 0) {
         this.#counters.retries++;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]));
+        await new Promise((resolve) =>
+          setTimeout(resolve, RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]),
+        );
       }
       // The retry goes to the next URL, as a balancer would send it to another instance.
       const which = (index + attempt) % urls.length;
@@ -273,7 +288,8 @@ class Storm {
   result(judged: { offenders: StormOffender[]; foreign: number } | undefined): StormResult {
     const counters = this.#counters;
     const sorted = this.#latencies.sort((a, b) => a - b);
-    const quantile = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
+    const quantile = (q: number) =>
+      sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
     return {
       events: this.#settings.events,
       duplicateDeliveries: this.#plan.filter((item) => item.duplicate).length,
@@ -304,7 +320,10 @@ class Storm {
  * The delivery order: each event once; `share` × N redeliveries of events chosen evenly, half
  * placed right after the event's first delivery (they race it), half at the end (late redelivery).
  */
-export function planDeliveries(events: readonly StormEvent[], share: number): Array<{ event: StormEvent; duplicate: boolean }> {
+export function planDeliveries(
+  events: readonly StormEvent[],
+  share: number,
+): Array<{ event: StormEvent; duplicate: boolean }> {
   const extra = Math.round(share * events.length);
   const soon = new Map<number, number>();
   const late: StormEvent[] = [];
@@ -324,7 +343,11 @@ export function planDeliveries(events: readonly StormEvent[], share: number): Ar
 }
 
 /** Matches probe entries to events by idempotency key: every event must show once. */
-function judge(events: readonly StormEvent[], acked: ReadonlySet<number>, probe: readonly string[]): { offenders: StormOffender[]; foreign: number } {
+function judge(
+  events: readonly StormEvent[],
+  acked: ReadonlySet<number>,
+  probe: readonly string[],
+): { offenders: StormOffender[]; foreign: number } {
   const counts = new Map<string, number>();
   const byKey = new Map(events.map((event) => [event.key, event]));
   let foreign = 0;
@@ -367,11 +390,22 @@ function failureOf(answer: CallbackAnswer): string {
 }
 
 /** One attempt: the answer (status and body), or a short reason when none came. */
-function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: string, timeoutMs: number): Promise<CallbackAnswer | string> {
+function post(
+  url: URL,
+  agent: HttpAgent | HttpsAgent,
+  body: string,
+  apiKey: string,
+  timeoutMs: number,
+): Promise<CallbackAnswer | string> {
   return new Promise((resolve) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
       url,
-      { method: 'POST', agent, headers: { ...spelledHeaders(callbackHeaders(apiKey)), 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
+      {
+        method: 'POST',
+        agent,
+        headers: { ...spelledHeaders(callbackHeaders(apiKey)), 'content-length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -379,17 +413,22 @@ function post(url: URL, agent: HttpAgent | HttpsAgent, body: string, apiKey: str
           size += chunk.length;
           if (size <= 64 * 1024) chunks.push(chunk);
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', () => resolve('answer cut off'));
       },
     );
     request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', (error: NodeJS.ErrnoException) => resolve(error.message === 'timeout' ? 'timeout' : (error.code ?? 'send failed')));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.message === 'timeout' ? 'timeout' : (error.code ?? 'send failed')),
+    );
     request.end(body);
   });
 }
 
 function bounded(value: number, min: number, max: number, what: string): number {
-  if (!Number.isFinite(value) || value < min || value > max) throw new RangeError(`${what} must be from ${min} to ${max}, not ${value}`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new RangeError(`${what} must be from ${min} to ${max}, not ${value}`);
   return value;
 }

@@ -6,7 +6,8 @@ import type { StormProgress, StormResult } from './storm.js';
  * Without a probe the verdict reads `unknown (needs --probe-url or --probe-cmd)`.
  */
 export function summaryLine(result: StormResult): string {
-  const verdict = result.exactlyOnce === undefined ? 'unknown (needs --probe-url or --probe-cmd)' : result.exactlyOnce ? 'yes' : 'no';
+  const verdict =
+    result.exactlyOnce === undefined ? 'unknown (needs --probe-url or --probe-cmd)' : result.exactlyOnce ? 'yes' : 'no';
   return `load: ${result.events} events, ${result.duplicateDeliveries} duplicate deliveries, processed exactly once: ${verdict}, ${result.eventsPerSecond.toFixed(0)} events/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms`;
 }
 

@@ -6,7 +6,12 @@
  * text at '=' and '&', so its `req.body` is useless; the raw bytes have to be kept before it runs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createCallbackHandler, createCallbackReceiver, ERR_CODES, type CallbackHandlerOptions } from './callback-handler.js';
+import {
+  createCallbackHandler,
+  createCallbackReceiver,
+  ERR_CODES,
+  type CallbackHandlerOptions,
+} from './callback-handler.js';
 
 /**
  * An Express route handler for callbacks. It reads, in this order: `req.rawBody` (a Buffer kept by a
@@ -62,14 +67,24 @@ interface FastifyLikeReply {
  *
  * @example app.post('/callback', fastifyCallback({ apiKeys, publicKey, store, process }))
  */
-export function fastifyCallback(options: CallbackHandlerOptions): (request: FastifyLikeRequest, reply: FastifyLikeReply) => Promise<void> {
+export function fastifyCallback(
+  options: CallbackHandlerOptions,
+): (request: FastifyLikeRequest, reply: FastifyLikeReply) => Promise<void> {
   const receiver = createCallbackReceiver(options);
   return async (request, reply) => {
     const answer =
       receiver.authorize(request.headers) ??
       (Buffer.isBuffer(request.body)
         ? await receiver.receive(request.body)
-        : receiver.answer('error', 500, ERR_CODES.failed, 'raw body unavailable: register a parseAs "buffer" content-type parser for the callback route'));
-    reply.code(answer.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(answer.body));
+        : receiver.answer(
+            'error',
+            500,
+            ERR_CODES.failed,
+            'raw body unavailable: register a parseAs "buffer" content-type parser for the callback route',
+          ));
+    reply
+      .code(answer.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(answer.body));
   };
 }

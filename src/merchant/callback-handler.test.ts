@@ -45,7 +45,11 @@ function watch<T>(answer: Promise<T>): () => T | undefined {
 describe('callback receiver core', () => {
   it('hands process the exact payload, its text, the key and the requestUUID', async () => {
     const { core, events } = receiver();
-    expect(await core.handle({ headers, body: body('r-1') })).toEqual({ status: 200, body: { errCode: 0, message: '' }, outcome: 'processed' });
+    expect(await core.handle({ headers, body: body('r-1') })).toEqual({
+      status: 200,
+      body: { errCode: 0, message: '' },
+      outcome: 'processed',
+    });
     const [event] = events;
     expect(event).toMatchObject({ type: 3, key: 'withdrawal:4e8a', requestUUID: 'r-1', text: withdrawalText('r-1') });
     expect(String(event!.payload.amount)).toBe('0.10000000000000000001');
@@ -101,7 +105,9 @@ describe('callback receiver core', () => {
         }
       },
     });
-    const answers = watch(Promise.all([core.handle({ headers, body: body('r-1') }), core.handle({ headers, body: body('r-2') })]));
+    const answers = watch(
+      Promise.all([core.handle({ headers, body: body('r-1') }), core.handle({ headers, body: body('r-2') })]),
+    );
     await settle();
     // The second delivery found the event busy and waits on the first.
     expect(calls).toBe(1);
@@ -145,7 +151,11 @@ describe('callback receiver core', () => {
     const store = new MemoryIdempotencyStore();
     await store.close();
     const { core, lines } = receiver({ store });
-    expect(await core.handle({ headers, body: body('r-1') })).toMatchObject({ status: 500, body: { errCode: 500 }, outcome: 'error' });
+    expect(await core.handle({ headers, body: body('r-1') })).toMatchObject({
+      status: 500,
+      body: { errCode: 500 },
+      outcome: 'error',
+    });
     expect(lines[0]).toMatch(/^error \(the idempotency store is closed\)$/);
   });
 
@@ -161,7 +171,10 @@ describe('callback receiver core', () => {
  * partition. With `stall`, the first holder also stops between its claim and its transaction: it
  * opens `stall.entered` and goes on when `stall.until` resolves.
  */
-function withoutRenewal(store: IdempotencyStore, stall?: { entered: () => void; until: Promise<void> }): IdempotencyStore {
+function withoutRenewal(
+  store: IdempotencyStore,
+  stall?: { entered: () => void; until: Promise<void> },
+): IdempotencyStore {
   let stalled = false;
   return {
     leaseMs: store.leaseMs,
@@ -232,7 +245,10 @@ describe('callback receiver claims under faults', () => {
     const slow = core.handle({ headers, body: body('r-1') });
     await started.promise;
     await scheduler.advance(30_000);
-    expect(await core.handle({ headers, body: body('r-2') })).toMatchObject({ body: { errCode: 0 }, outcome: 'processed' });
+    expect(await core.handle({ headers, body: body('r-2') })).toMatchObject({
+      body: { errCode: 0 },
+      outcome: 'processed',
+    });
     release.open();
     expect(await slow).toMatchObject({ status: 200, body: { errCode: 409 }, outcome: 'lost' });
     // Outside a transaction the stalled holder's effect already happened: at-least-once, never a false acknowledgement.
@@ -285,7 +301,10 @@ describe('callback receiver claims under faults', () => {
         if (++calls === 1) throw new Error('after the write');
       },
     });
-    expect(await core.handle({ headers, body: body('r-1') })).toMatchObject({ body: { errCode: 500 }, outcome: 'failed' });
+    expect(await core.handle({ headers, body: body('r-1') })).toMatchObject({
+      body: { errCode: 500 },
+      outcome: 'failed',
+    });
     expect((await core.handle({ headers, body: body('r-2') })).outcome).toBe('processed');
     expect((await core.handle({ headers, body: body('r-3') })).outcome).toBe('duplicate');
     expect(db.prepare('SELECT requestUUID FROM ledger').all()).toEqual([{ requestUUID: 'r-2' }]);
@@ -295,7 +314,9 @@ describe('callback receiver claims under faults', () => {
 
   it('refuses transactional mode with a store that cannot run a transaction', () => {
     const { completeInTransaction: _, ...plain } = withoutRenewal(new MemoryIdempotencyStore());
-    expect(() => receiver({ store: plain as IdempotencyStore, transactional: true })).toThrow(/transactional mode needs a store with completeInTransaction/);
+    expect(() => receiver({ store: plain as IdempotencyStore, transactional: true })).toThrow(
+      /transactional mode needs a store with completeInTransaction/,
+    );
   });
 });
 
@@ -306,7 +327,10 @@ describe('callback receiver and hostile payloads', () => {
     const sealed = Buffer.from(sealJson(deep, 'callback', privateKey));
     expect(sealed.length).toBeLessThan(64 * 1024);
     const answer = await core.handle({ headers, body: sealed });
-    expect(answer).toMatchObject({ status: 400, body: { errCode: 400, message: expect.stringMatching(/^not-json: .*nested deeper than 512/) } });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { errCode: 400, message: expect.stringMatching(/^not-json: .*nested deeper than 512/) },
+    });
     expect(events).toHaveLength(0);
   });
 
@@ -315,7 +339,10 @@ describe('callback receiver and hostile payloads', () => {
     for (const number of ['1.00000000000000000000001', '0.10000000000000000000001']) {
       const text = withdrawalText('r-1').replace('"trackingId":"wd-1"', `"trackingId":${number}`);
       const answer = await core.handle({ headers, body: Buffer.from(sealJson(text, 'callback', privateKey)) });
-      expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/invalid-payload: \/trackingId must be string/) } });
+      expect(answer).toMatchObject({
+        status: 400,
+        body: { message: expect.stringMatching(/invalid-payload: \/trackingId must be string/) },
+      });
     }
     expect(events).toHaveLength(0);
   });
@@ -324,6 +351,9 @@ describe('callback receiver and hostile payloads', () => {
     const { core } = receiver();
     const text = withdrawalText('r-1').replace('"trackingId"', '"business":1.0000000000000000000001,"trackingId"');
     const answer = await core.handle({ headers, body: Buffer.from(sealJson(text, 'callback', privateKey)) });
-    expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/\/business must be integer/) } });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/\/business must be integer/) },
+    });
   });
 });

@@ -63,7 +63,9 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
   const r = new ConfigReader(source, 'bad-merchant-config', (path) => (isAbsolute(path) ? path : resolve(base, path)));
   const doc = r.mapping(parseConfigYaml(text, source, 'bad-merchant-config'), '', FIELDS);
   const profile: MerchantConfigFile['profile'] =
-    typeof doc.profile === 'string' ? { path: r.path(doc.profile, 'profile') } : resolveProfile(doc.profile, `${source}: profile`);
+    typeof doc.profile === 'string'
+      ? { path: r.path(doc.profile, 'profile') }
+      : resolveProfile(doc.profile, `${source}: profile`);
   return {
     source,
     apiKeys: apiKeys(r, doc.apiKey),
@@ -71,7 +73,10 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
     privateKeyPath: r.optionalPath(doc.privateKey, 'privateKey'),
     profile,
     // A postgres:// URL names a database server (several instances share it), not a file.
-    storePath: typeof doc.store === 'string' && isPostgresUrl(doc.store) ? doc.store : (r.optionalPath(doc.store, 'store') ?? resolve(base, 'merchant.sqlite')),
+    storePath:
+      typeof doc.store === 'string' && isPostgresUrl(doc.store)
+        ? doc.store
+        : (r.optionalPath(doc.store, 'store') ?? resolve(base, 'merchant.sqlite')),
     bodyLimit: r.integer(doc.bodyLimit, 'bodyLimit', DEFAULT_BODY_LIMIT, 1, 64 * 1024 * 1024),
     port: r.integer(doc.port, 'port', 0, 0, 65_535),
     host: r.host(doc.host, 'host', '127.0.0.1'),
@@ -84,12 +89,16 @@ export function parseMerchantConfig(text: string, source: string): MerchantConfi
 function probeOptions(r: ConfigReader, value: unknown): ProbeOptions {
   const doc = r.optionalMapping(value, 'probe', PROBE_FIELDS);
   const token = doc.token === undefined || doc.token === null ? undefined : r.secret(doc.token, 'probe.token');
-  return { ...(token === undefined ? {} : { token }), deadlineMs: r.integer(doc.deadlineMs, 'probe.deadlineMs', PROBE_LIMITS.deadlineMs, 100, 600_000) };
+  return {
+    ...(token === undefined ? {} : { token }),
+    deadlineMs: r.integer(doc.deadlineMs, 'probe.deadlineMs', PROBE_LIMITS.deadlineMs, 100, 600_000),
+  };
 }
 
 /** `apiKey:` — one key, or a list of keys and `{ key, notBefore, notAfter }` mappings; a key is never shown in a message. */
 function apiKeys(r: ConfigReader, value: unknown): ApiKeyEntry[] {
-  if (value === undefined || value === null) return r.fail('apiKey', 'is required (the X-API-KEY the service sends, CB-KEY-SAME)');
+  if (value === undefined || value === null)
+    return r.fail('apiKey', 'is required (the X-API-KEY the service sends, CB-KEY-SAME)');
   const list = Array.isArray(value) ? value : [value];
   if (list.length === 0) return r.fail('apiKey', 'lists no key');
   return list.map((item: unknown, i) => {
@@ -104,7 +113,11 @@ function apiKeys(r: ConfigReader, value: unknown): ApiKeyEntry[] {
     const entry = r.mapping(item, where, KEY_FIELDS);
     const key = r.secret(entry.key, `${where}.key`);
     const { notBefore, notAfter } = r.keyWindow(entry, where);
-    return { key, ...(notBefore === undefined ? {} : { notBefore: new Date(notBefore) }), ...(notAfter === undefined ? {} : { notAfter: new Date(notAfter) }) };
+    return {
+      key,
+      ...(notBefore === undefined ? {} : { notBefore: new Date(notBefore) }),
+      ...(notAfter === undefined ? {} : { notAfter: new Date(notAfter) }),
+    };
   });
 }
 
@@ -112,14 +125,23 @@ function apiKeys(r: ConfigReader, value: unknown): ApiKeyEntry[] {
  * Loads the keys and profile that merchant.yaml names, with `read` doing the file I/O (the CLI passes
  * its reader, which turns a missing file into one clear line).
  */
-export function loadMerchantSettings(file: MerchantConfigFile, read: (path: string, what: string) => Uint8Array): MerchantSettings {
-  const profile = 'path' in file.profile ? parseProfileYaml(Buffer.from(read(file.profile.path, 'profile')).toString('utf8'), file.profile.path) : file.profile;
+export function loadMerchantSettings(
+  file: MerchantConfigFile,
+  read: (path: string, what: string) => Uint8Array,
+): MerchantSettings {
+  const profile =
+    'path' in file.profile
+      ? parseProfileYaml(Buffer.from(read(file.profile.path, 'profile')).toString('utf8'), file.profile.path)
+      : file.profile;
   // CB-DECRYPT: the service encrypts callbacks with the private key, so the merchant opens them
   // with the public key; a profile may say otherwise, and then the other half is needed.
   const half = halfFor('callback', 'decrypt', profile);
   const path = half === 'public' ? file.publicKeyPath : file.privateKeyPath;
   if (path === undefined) {
-    throw new ConfigError('bad-merchant-config', `${file.source}: ${half}Key is required (the profile opens callbacks with the ${half} key)`);
+    throw new ConfigError(
+      'bad-merchant-config',
+      `${file.source}: ${half}Key is required (the profile opens callbacks with the ${half} key)`,
+    );
   }
   const callbackKey = parseKey(read(path, `${half} key`), { source: path, expect: half });
   const tls = loadServerTls(file.tls, dirname(resolve(file.source)), file.source);

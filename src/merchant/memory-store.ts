@@ -72,7 +72,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (entry) entry.claimedAt = -Infinity;
   }
 
-  async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
+  async completeInTransaction<T>(
+    key: string,
+    token: number,
+    work: (tx: StoreTransaction) => T | Promise<T>,
+  ): Promise<TransactionOutcome<T>> {
     this.#open();
     if (!this.#held(key, token)) return { state: 'lost' };
     const value = await work({ kind: 'memory' });

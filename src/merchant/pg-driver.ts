@@ -30,7 +30,9 @@ export function pgDriver(): typeof Pg {
 /** pg with the range package.json asks for. */
 function pgSpec(): string {
   try {
-    const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+      peerDependencies?: Record<string, string>;
+    };
     const range = manifest.peerDependencies?.pg;
     return range ? `pg@${range}` : 'pg';
   } catch {

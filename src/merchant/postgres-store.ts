@@ -101,7 +101,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const table = options.table ?? 'wallet_processed_events';
     if (!/^[a-z_][a-z0-9_]{0,50}$/.test(table))
-      throw new ConfigError('bad-store', `the merchant store's table name must be lower-case letters, digits and _, not ${JSON.stringify(table)}`);
+      throw new ConfigError(
+        'bad-store',
+        `the merchant store's table name must be lower-case letters, digits and _, not ${JSON.stringify(table)}`,
+      );
     this.#names = { table, tokens: `${table}_token`, order: `${table}_seq` };
     this.#where = redact(url);
     this.#url = url;
@@ -109,8 +112,16 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const idleMs = Math.max(1, Math.round(options.transactionIdleMs ?? this.leaseMs));
     const bounded = `-c lock_timeout=${this.lockTimeoutMs}`;
     const pg = pgDriver();
-    this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `${bounded} -c idle_in_transaction_session_timeout=${idleMs}` });
-    this.#claims = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `${bounded} -c synchronous_commit=off` });
+    this.#pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      options: `${bounded} -c idle_in_transaction_session_timeout=${idleMs}`,
+    });
+    this.#claims = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      options: `${bounded} -c synchronous_commit=off`,
+    });
     // An idle client's error (the server restarted) must not crash the merchant; the next query reconnects.
     this.#pool.on('error', () => undefined);
     this.#claims.on('error', () => undefined);
@@ -120,7 +131,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   async ready(): Promise<void> {
     this.#schema ??= this.#createSchema().catch((error: unknown) => {
       this.#schema = undefined;
-      throw new ConfigError('bad-store', `cannot use the merchant store ${this.#where}: ${(error as Error).message.split('\n')[0]}`);
+      throw new ConfigError(
+        'bad-store',
+        `cannot use the merchant store ${this.#where}: ${(error as Error).message.split('\n')[0]}`,
+      );
     });
     return this.#schema;
   }
@@ -209,7 +223,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
         ),
       ).then(
         // Three statements answer with three results; the SELECT's is the last.
-        (results: pg.QueryResult | pg.QueryResult[]) => (Array.isArray(results) ? results.at(-1) : results)?.rowCount === 1,
+        (results: pg.QueryResult | pg.QueryResult[]) =>
+          (Array.isArray(results) ? results.at(-1) : results)?.rowCount === 1,
         // Treated as still held: the caller's slower poll finds the change.
         () => true,
       );
@@ -270,7 +285,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     return this.#listener;
   }
 
-  async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
+  async completeInTransaction<T>(
+    key: string,
+    token: number,
+    work: (tx: StoreTransaction) => T | Promise<T>,
+  ): Promise<TransactionOutcome<T>> {
     await this.ready();
     const { table, order } = this.#names;
     const client = await this.#pool.connect();
@@ -284,7 +303,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       await client.query('BEGIN');
       // A cheap early answer for a claim already lost; no lock: a takeover may still happen while
       // `work` runs, and the fenced mark below then finds the token gone.
-      const held = await client.query(`SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND state = 'processing'`, [key, token]);
+      const held = await client.query(`SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND state = 'processing'`, [
+        key,
+        token,
+      ]);
       if (held.rowCount !== 1) {
         await client.query('ROLLBACK');
         return { state: 'lost' };
@@ -318,7 +340,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async processed(): Promise<string[]> {
     await this.ready();
-    const result = await this.#pool.query<{ payload: string }>(`SELECT payload FROM ${this.#names.table} WHERE state = 'done' ORDER BY seq`);
+    const result = await this.#pool.query<{ payload: string }>(
+      `SELECT payload FROM ${this.#names.table} WHERE state = 'done' ORDER BY seq`,
+    );
     return result.rows.map((row) => row.payload);
   }
 
@@ -349,7 +373,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       [key, token],
     );
     if (done.rowCount === 1) return true;
-    const again = await db.query(`SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND state = 'done'`, [key, token]);
+    const again = await db.query(`SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND state = 'done'`, [
+      key,
+      token,
+    ]);
     return again.rowCount === 1;
   }
 

@@ -23,11 +23,19 @@ afterEach(async () => {
 });
 
 async function serve(store: MemoryIdempotencyStore, token?: string): Promise<MerchantServer> {
-  merchant = await startMerchantServer({ apiKeys: ['k'], publicKey: testKeys.publicKey, store, ...(token ? { probe: { token } } : {}) });
+  merchant = await startMerchantServer({
+    apiKeys: ['k'],
+    publicKey: testKeys.publicKey,
+    store,
+    ...(token ? { probe: { token } } : {}),
+  });
   return merchant;
 }
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(url, { headers });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -82,7 +90,10 @@ describe('GET /probe: paged, unpaged for a short history', () => {
     ['limit=-3', 'limit must be a whole number from 1 to 500, not "-3"'],
   ])('refuses ?%s with 400 and one line', async (query, message) => {
     const server = await serve(await storeWith(1));
-    expect(await get(`${server.probeUrl}?${query}`)).toEqual({ status: 400, body: { errCode: 400, message: `bad probe query: ${message}` } });
+    expect(await get(`${server.probeUrl}?${query}`)).toEqual({
+      status: 400,
+      body: { errCode: 400, message: `bad probe query: ${message}` },
+    });
   });
 
   it('caps limit at the largest page', () => {
@@ -99,7 +110,10 @@ describe('GET /probe: the token, when merchant.yaml sets probe.token', () => {
     const refused = await get(`${server.probeUrl}?since=0`, { authorization: 'Basic probe-secret-token-1234' });
     expect(refused).toEqual({
       status: 401,
-      body: { errCode: 401, message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)' },
+      body: {
+        errCode: 401,
+        message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)',
+      },
     });
     const allowed = await get(`${server.probeUrl}?since=0`, { authorization: 'Bearer probe-secret-token-1234' });
     expect([allowed.status, numbers(allowed.body)]).toEqual([200, [0]]);

@@ -18,7 +18,13 @@ export interface ProbeOptions {
  * and `shortBytes` (1 MiB, the most an unpaged answer may carry): only a short history is answered
  * whole to a request without a query; a longer one gets 413, so a reader cannot hold it all at once.
  */
-export const PROBE_LIMITS = { pageEntries: 500, pageBytes: 256 * 1024, shortEntries: 10_000, shortBytes: 1024 * 1024, deadlineMs: 10_000 } as const;
+export const PROBE_LIMITS = {
+  pageEntries: 500,
+  pageBytes: 256 * 1024,
+  shortEntries: 10_000,
+  shortBytes: 1024 * 1024,
+  deadlineMs: 10_000,
+} as const;
 
 /** The parsed query of a probe request: unpaged (no paging parameter), or a page. */
 type ProbeQuery = { paged: false } | { paged: true; after: number; limit: number };
@@ -31,13 +37,18 @@ export function parseProbeQuery(search: string): ProbeQuery | { error: string } 
   if (since === null && limit === null) return { paged: false };
   let after = 0;
   if (since !== null && since !== '') {
-    if (!/^\d{1,15}$/.test(since)) return { error: `since must be a cursor this probe gave as "next" (digits), not ${JSON.stringify(since.slice(0, 40))}` };
+    if (!/^\d{1,15}$/.test(since))
+      return {
+        error: `since must be a cursor this probe gave as "next" (digits), not ${JSON.stringify(since.slice(0, 40))}`,
+      };
     after = Number(since);
   }
   let size: number = PROBE_LIMITS.pageEntries;
   if (limit !== null) {
     if (!/^\d{1,6}$/.test(limit) || Number(limit) < 1)
-      return { error: `limit must be a whole number from 1 to ${PROBE_LIMITS.pageEntries}, not ${JSON.stringify(limit.slice(0, 40))}` };
+      return {
+        error: `limit must be a whole number from 1 to ${PROBE_LIMITS.pageEntries}, not ${JSON.stringify(limit.slice(0, 40))}`,
+      };
     size = Math.min(Number(limit), PROBE_LIMITS.pageEntries);
   }
   return { paged: true, after, limit: size };
@@ -91,7 +102,12 @@ function authorised(req: IncomingMessage, token: string | undefined): boolean {
  * `next` and `more`), the whole history unpaged (no query) while it is short, 413 beyond it; the token
  * when configured; the whole answer within the deadline, else the connection is cut.
  */
-export async function serveProbe(req: IncomingMessage, res: ServerResponse, store: IdempotencyStore, options: ProbeOptions = {}): Promise<void> {
+export async function serveProbe(
+  req: IncomingMessage,
+  res: ServerResponse,
+  store: IdempotencyStore,
+  options: ProbeOptions = {},
+): Promise<void> {
   const deadline = setTimeout(() => {
     // A reader that does not take the answer in time does not keep it in memory.
     if (!res.writableFinished) res.destroy();
@@ -102,7 +118,10 @@ export async function serveProbe(req: IncomingMessage, res: ServerResponse, stor
     return sendJson(
       res,
       401,
-      { errCode: 401, message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)' },
+      {
+        errCode: 401,
+        message: 'the probe needs its token: Authorization: Bearer <probe token> (merchant.yaml probe.token)',
+      },
       { 'www-authenticate': 'Bearer' },
     );
   }
@@ -122,5 +141,9 @@ export async function serveProbe(req: IncomingMessage, res: ServerResponse, stor
   }
   const { entries, more } = await probePage(store, query.after, query.limit);
   const next = entries.at(-1)?.seq ?? query.after;
-  return sendJson(res, 200, `{"processed":[${entries.map((entry) => entry.text).join(',')}],"next":"${next}","more":${more}}`);
+  return sendJson(
+    res,
+    200,
+    `{"processed":[${entries.map((entry) => entry.text).join(',')}],"next":"${next}","more":${more}}`,
+  );
 }

@@ -2,7 +2,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendJson } from '../platform/http-io.js';
 import { createWebServer, type ServerTls } from '../net/server-tls.js';
-import { createCallbackReceiver, serveCallback, ERR_CODES, type CallbackHandlerOptions, type ProcessCallback } from './callback-handler.js';
+import {
+  createCallbackReceiver,
+  serveCallback,
+  ERR_CODES,
+  type CallbackHandlerOptions,
+  type ProcessCallback,
+} from './callback-handler.js';
 import { openStore } from './open-store.js';
 import { serveProbe, type ProbeOptions } from './probe.js';
 import type { IdempotencyStore } from './store.js';
@@ -68,8 +74,12 @@ export async function startMerchantServer(config: MerchantServerConfig): Promise
       const route = async () => {
         if (path === '/callback') return serveCallback(receiver, req, res);
         req.resume();
-        if (path === '/probe' && (req.method === 'GET' || req.method === 'HEAD')) return serveProbe(req, res, store, config.probe);
-        return sendJson(res, 404, { errCode: 404, message: `not found: ${req.method ?? ''} ${path ?? ''}; the merchant serves POST /callback and GET /probe` });
+        if (path === '/probe' && (req.method === 'GET' || req.method === 'HEAD'))
+          return serveProbe(req, res, store, config.probe);
+        return sendJson(res, 404, {
+          errCode: 404,
+          message: `not found: ${req.method ?? ''} ${path ?? ''}; the merchant serves POST /callback and GET /probe`,
+        });
       };
       route().catch(() => {
         if (!res.headersSent) sendJson(res, 500, { errCode: ERR_CODES.failed, message: 'internal error' });

@@ -158,7 +158,9 @@ describe('SQLite idempotency store on disk', () => {
         throw new Error('after the write');
       }),
     ).rejects.toThrow('after the write');
-    await expect(store.completeInTransaction('k', token, async (tx) => write('k')(tx))).rejects.toThrow(/synchronously/);
+    await expect(store.completeInTransaction('k', token, async (tx) => write('k')(tx))).rejects.toThrow(
+      /synchronously/,
+    );
     expect(await store.completeInTransaction('k', token, write('k'))).toEqual({ state: 'done', value: undefined });
     const check = openSqlite(join(dir, 'tx.sqlite'));
     expect(check.prepare('SELECT key FROM ledger').all()).toEqual([{ key: 'k' }]);
@@ -180,7 +182,9 @@ describe('SQLite idempotency store on disk', () => {
       await new Promise((resolve) => setTimeout(resolve, 0));
       expect(answered).toBe(false);
       expect(await claim).toEqual({ state: 'busy' });
-      await expect(store.completeInTransaction('k', 1, () => 'never')).rejects.toThrow(/locked by another process for over 300 ms/);
+      await expect(store.completeInTransaction('k', 1, () => 'never')).rejects.toThrow(
+        /locked by another process for over 300 ms/,
+      );
       const pending = store.claim('k', 'after');
       setTimeout(() => other.exec('COMMIT'), 50);
       expect(await pending).toMatchObject({ state: 'claimed' });
@@ -192,7 +196,9 @@ describe('SQLite idempotency store on disk', () => {
   });
 
   it('refuses an unusable path with one clear line', () => {
-    expect(() => openSqliteStore(join(dir, 'no', 'such', 'dir', 'x.sqlite'))).toThrow(/^cannot open the merchant store .*x\.sqlite: /);
+    expect(() => openSqliteStore(join(dir, 'no', 'such', 'dir', 'x.sqlite'))).toThrow(
+      /^cannot open the merchant store .*x\.sqlite: /,
+    );
   });
 });
 
@@ -201,7 +207,9 @@ describe('SQLite idempotency store group commit', () => {
     const path = join(dir, 'group.sqlite');
     const store = openSqliteStore(path);
     const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => store.claim(`k${i}`, `t${i}`).then(tokenOf)));
-    const answers = await Promise.all(tokens.map((token, i) => store.complete(`k${i}`, i === 7 ? token + 10_000 : token)));
+    const answers = await Promise.all(
+      tokens.map((token, i) => store.complete(`k${i}`, i === 7 ? token + 10_000 : token)),
+    );
     expect(answers.filter((done) => !done)).toHaveLength(1);
     expect(answers[7]).toBe(false);
     const pending = store.complete('k7', tokens[7]!);

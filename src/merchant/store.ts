@@ -46,7 +46,11 @@ export interface IdempotencyStore {
    * that same transaction. `lost` (and nothing committed) when `token` no longer holds the claim;
    * a throwing `work` rolls back and rethrows.
    */
-  completeInTransaction?<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>>;
+  completeInTransaction?<T>(
+    key: string,
+    token: number,
+    work: (tx: StoreTransaction) => T | Promise<T>,
+  ): Promise<TransactionOutcome<T>>;
   /**
    * Resolves when a claim on `key` is completed or released by any instance, or after
    * `timeoutMs`. Optional: a store without it is polled. The PostgreSQL store listens for the
@@ -88,7 +92,10 @@ export type TransactionOutcome<T> = { state: 'done'; value: T } | { state: 'lost
  * - `memory`: no database; `process` runs and the mark follows only when it succeeds.
  */
 export type StoreTransaction =
-  | { kind: 'postgres'; client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> } }
+  | {
+      kind: 'postgres';
+      client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> };
+    }
   | { kind: 'sqlite'; db: import('../platform/sqlite.js').SqliteDatabase }
   | { kind: 'memory' };
 

@@ -28,9 +28,14 @@ function binaryOf(bytes: Uint8Array): string {
 function privateKeyOf(text: string, source: string): forge.pki.rsa.PrivateKey {
   try {
     if (text.includes('-----BEGIN')) return forge.pki.privateKeyFromPem(text) as forge.pki.rsa.PrivateKey;
-    return forge.pki.privateKeyFromAsn1(forge.asn1.fromDer(forge.util.decode64(text.replace(/\s+/g, '')))) as forge.pki.rsa.PrivateKey;
+    return forge.pki.privateKeyFromAsn1(
+      forge.asn1.fromDer(forge.util.decode64(text.replace(/\s+/g, ''))),
+    ) as forge.pki.rsa.PrivateKey;
   } catch (error) {
-    throw new ConfigError('bad-key', `${source}: not an RSA private key in PEM or bare Base64 DER (${(error as Error).message})`);
+    throw new ConfigError(
+      'bad-key',
+      `${source}: not an RSA private key in PEM or bare Base64 DER (${(error as Error).message})`,
+    );
   }
 }
 
@@ -42,8 +47,14 @@ function privateKeyOf(text: string, source: string): forge.pki.rsa.PrivateKey {
  */
 export const forgeCodec: WalletCodec = {
   forMerchant(privateKey, profile, source): MerchantCrypto {
-    if (typeof privateKey !== 'string') throw new ConfigError('bad-key', `${source}: the browser codec takes the key as PEM or bare Base64 text`);
-    if (profile.padding !== 'pkcs1' || profile.request !== 'public' || profile.response !== 'private' || profile.plaintextBlock !== 'auto') {
+    if (typeof privateKey !== 'string')
+      throw new ConfigError('bad-key', `${source}: the browser codec takes the key as PEM or bare Base64 text`);
+    if (
+      profile.padding !== 'pkcs1' ||
+      profile.request !== 'public' ||
+      profile.response !== 'private' ||
+      profile.plaintextBlock !== 'auto'
+    ) {
       throw new ConfigError(
         'bad-profile',
         `${source}: the browser codec supports only the default profile (pkcs1, request: public, response: private, plaintextBlock: auto); pass your own codec for another`,
@@ -53,10 +64,15 @@ export const forgeCodec: WalletCodec = {
     const k = Math.ceil(key.n.bitLength() / 8);
     return {
       open(data): OpenOutcome {
-        if (!BASE64.test(data) || data.length % 4 !== 0) return { ok: false, kind: 'base64', message: 'not standard padded Base64' };
+        if (!BASE64.test(data) || data.length % 4 !== 0)
+          return { ok: false, kind: 'base64', message: 'not standard padded Base64' };
         const cipher = forge.util.decode64(data);
         if (cipher.length === 0 || cipher.length % k !== 0)
-          return { ok: false, kind: 'decrypt', message: `ciphertext of ${cipher.length} bytes is not a multiple of ${k}` };
+          return {
+            ok: false,
+            kind: 'decrypt',
+            message: `ciphertext of ${cipher.length} bytes is not a multiple of ${k}`,
+          };
         let plain = '';
         for (let offset = 0; offset < cipher.length; offset += k) {
           try {

@@ -35,21 +35,38 @@ export function resolveMerchants(
   profile: Partial<CryptoProfile> | undefined,
 ): ResolvedMerchant[] {
   if (!Array.isArray(merchants) || merchants.length === 0) {
-    throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: merchants must list at least one merchant ({ userId, apiKey, privateKey })`);
+    throw new ConfigError(
+      'bad-options',
+      `${OPTIONS_SOURCE}: merchants must list at least one merchant ({ userId, apiKey, privateKey })`,
+    );
   }
   const keys = new Set<string>();
   return merchants.map((merchant, index) => {
     const where = `${OPTIONS_SOURCE}: merchants[${index}]`;
     const apiKey = merchant.apiKey;
-    if (typeof apiKey !== 'string' || apiKey.length === 0) throw new ConfigError('bad-options', `${where}.apiKey must be a non-empty string`);
-    if (keys.has(apiKey)) throw new ConfigError('bad-options', `${where}.apiKey is used by another merchant: the key alone must say whose request it is`);
+    if (typeof apiKey !== 'string' || apiKey.length === 0)
+      throw new ConfigError('bad-options', `${where}.apiKey must be a non-empty string`);
+    if (keys.has(apiKey))
+      throw new ConfigError(
+        'bad-options',
+        `${where}.apiKey is used by another merchant: the key alone must say whose request it is`,
+      );
     keys.add(apiKey);
-    if (typeof merchant.privateKey !== 'string' && (typeof merchant.privateKey !== 'object' || merchant.privateKey === null)) {
-      throw new ConfigError('bad-options', `${where}.privateKey must be a PEM or Base64 DER string, or a key from parseKey`);
+    if (
+      typeof merchant.privateKey !== 'string' &&
+      (typeof merchant.privateKey !== 'object' || merchant.privateKey === null)
+    ) {
+      throw new ConfigError(
+        'bad-options',
+        `${where}.privateKey must be a PEM or Base64 DER string, or a key from parseKey`,
+      );
     }
     for (const permission of merchant.permissions ?? []) {
       if (!operationIds.includes(permission)) {
-        throw new ConfigError('bad-options', `${where}.permissions: unknown operation ${JSON.stringify(permission)} (known: ${operationIds.join(', ')})`);
+        throw new ConfigError(
+          'bad-options',
+          `${where}.permissions: unknown operation ${JSON.stringify(permission)} (known: ${operationIds.join(', ')})`,
+        );
       }
     }
     const energy = merchant.energy ?? DEFAULT_ENERGY;
@@ -75,7 +92,10 @@ function integerOption(value: unknown, where: string, min: bigint): bigint {
   else if (typeof value === 'number' && Number.isSafeInteger(value)) result = BigInt(value);
   else if (typeof value === 'string' && /^-?\d+$/.test(value)) result = BigInt(value);
   if (result === undefined)
-    throw new ConfigError('bad-options', `${where} must be an integer (a bigint, a safe integer or decimal digits), not ${String(value)}`);
+    throw new ConfigError(
+      'bad-options',
+      `${where} must be an integer (a bigint, a safe integer or decimal digits), not ${String(value)}`,
+    );
   if (result < min) throw new ConfigError('bad-options', `${where} must be at least ${min}, not ${result}`);
   return result;
 }

@@ -12,9 +12,13 @@ import type { WalletCodec } from './types.js';
  */
 export const nodeCodec: WalletCodec = {
   forMerchant(privateKey, profile, source) {
-    const given: RsaKey = typeof privateKey === 'string' ? parseKey(privateKey, { source, expect: 'private' }) : privateKey;
+    const given: RsaKey =
+      typeof privateKey === 'string' ? parseKey(privateKey, { source, expect: 'private' }) : privateKey;
     if (given.half !== 'private') {
-      throw new ConfigError('wrong-key-half', `${source}: the handlers play the service, which holds the merchant's private key; a public key was given`);
+      throw new ConfigError(
+        'wrong-key-half',
+        `${source}: the handlers play the service, which holds the merchant's private key; a public key was given`,
+      );
     }
     const key: RsaPrivateKey = given;
     const half = (direction: 'request' | 'response', operation: 'encrypt' | 'decrypt'): RsaKey =>

@@ -14,7 +14,10 @@ const MERCHANT = 10086n;
 const n = (text: string) => new LosslessNumber(text);
 
 function context() {
-  const state = new MemoryServiceState({ merchants: [{ userId: MERCHANT, energy: { balance: 640n, costPerTx: 64n } }], unknownCards: 'open' });
+  const state = new MemoryServiceState({
+    merchants: [{ userId: MERCHANT, energy: { balance: 640n, costPerTx: 64n } }],
+    unknownCards: 'open',
+  });
   const ctx: ServiceContext = {
     state,
     callbacks: { queued: () => undefined },
@@ -41,7 +44,14 @@ const lease = (fields: Record<string, unknown> = {}): Plain =>
     ...fields,
   }) as Plain;
 const card = (fields: Record<string, unknown> = {}): Plain =>
-  ({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1', ...fields }) as Plain;
+  ({
+    merchantId: '10086',
+    merchantUserId: 'u-1',
+    powerCardId: 'pc-1',
+    channel: 'APP',
+    closeSerialNo: 'cs-1',
+    ...fields,
+  }) as Plain;
 
 describe('scenarioOperations', () => {
   it('leaves the operations as they are under success and the HTTP scenarios', () => {
@@ -69,8 +79,15 @@ describe('scenarioOperations', () => {
   it('lets the operation refuse an invalid request in its own words first', () => {
     const { ctx } = context();
     const ops = scenarioOperations(SERVICE_OPERATIONS, 'user-id-mismatch');
-    expect(ops.withdrawWithoutVerify(ctx, MERCHANT, lease({ tenantType: n('2') }))).toMatchObject({ ok: false, failure: 'tenantType' });
-    expect(scenarioOperations(SERVICE_OPERATIONS, 'unsupported-resource').getEnergyMaxCount(ctx, MERCHANT, { symbol: 'ENERGY' })).toMatchObject({
+    expect(ops.withdrawWithoutVerify(ctx, MERCHANT, lease({ tenantType: n('2') }))).toMatchObject({
+      ok: false,
+      failure: 'tenantType',
+    });
+    expect(
+      scenarioOperations(SERVICE_OPERATIONS, 'unsupported-resource').getEnergyMaxCount(ctx, MERCHANT, {
+        symbol: 'ENERGY',
+      }),
+    ).toMatchObject({
       failure: 'invalidRequest',
     });
   });
@@ -78,18 +95,32 @@ describe('scenarioOperations', () => {
   it('card close: an unknown merchant is refused as such; a known one gets the scenario, naming the merchant', () => {
     const { state, ctx } = context();
     const ops = scenarioOperations(SERVICE_OPERATIONS, 'card-already-closed');
-    expect(ops.closeCard(ctx, card({ merchantId: '1' }))).toMatchObject({ ok: false, failure: 'merchantNotFound', message: 'no merchant 1' });
-    expect(ops.closeCard(ctx, card())).toEqual({ ok: false, failure: 'alreadyClosed', message: 'the card is closed already', rules: [], merchant: MERCHANT });
+    expect(ops.closeCard(ctx, card({ merchantId: '1' }))).toMatchObject({
+      ok: false,
+      failure: 'merchantNotFound',
+      message: 'no merchant 1',
+    });
+    expect(ops.closeCard(ctx, card())).toEqual({
+      ok: false,
+      failure: 'alreadyClosed',
+      message: 'the card is closed already',
+      rules: [],
+      merchant: MERCHANT,
+    });
     // Nothing was closed: the undecorated operation closes the card now.
     expect(SERVICE_OPERATIONS.closeCard(ctx, card())).toMatchObject({ ok: true });
     expect(state.card(MERCHANT, 'pc-1', 'u-1')).toMatchObject({ status: 'closed' });
   });
 
   it('has a failure for every business scenario on at least one operation', () => {
-    const business = WALLET_SCENARIOS.filter((scenario) => !['success', 'unauthorized', 'forbidden', 'not-found'].includes(scenario));
+    const business = WALLET_SCENARIOS.filter(
+      (scenario) => !['success', 'unauthorized', 'forbidden', 'not-found'].includes(scenario),
+    );
     for (const scenario of business) {
       expect(
-        ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'].some((operation) => businessFailure(scenario, operation)),
+        ['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard'].some((operation) =>
+          businessFailure(scenario, operation),
+        ),
         scenario,
       ).toBe(true);
     }
@@ -97,12 +128,23 @@ describe('scenarioOperations', () => {
 });
 
 describe('scenarioKeys', () => {
-  const keys: PipelineKeys<string> = { check: (header) => (header === 'ak' ? { ok: true, merchant: 'm' } : { ok: false, status: 401, why: 'unknown' }) };
+  const keys: PipelineKeys<string> = {
+    check: (header) => (header === 'ak' ? { ok: true, merchant: 'm' } : { ok: false, status: 401, why: 'unknown' }),
+  };
 
   it('refuses every key under unauthorized, every known one under forbidden, and judges as given otherwise', () => {
-    expect(scenarioKeys(keys, 'unauthorized').check('ak', 'getEnergyMaxCount', 0)).toMatchObject({ ok: false, status: 401 });
-    expect(scenarioKeys(keys, 'forbidden').check('ak', 'getEnergyMaxCount', 0)).toMatchObject({ ok: false, status: 403 });
-    expect(scenarioKeys(keys, 'forbidden').check('nope', 'getEnergyMaxCount', 0)).toMatchObject({ ok: false, status: 401 });
+    expect(scenarioKeys(keys, 'unauthorized').check('ak', 'getEnergyMaxCount', 0)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(scenarioKeys(keys, 'forbidden').check('ak', 'getEnergyMaxCount', 0)).toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    expect(scenarioKeys(keys, 'forbidden').check('nope', 'getEnergyMaxCount', 0)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
     expect(scenarioKeys(keys, 'success')).toBe(keys);
   });
 });

@@ -38,7 +38,9 @@ export const HTTP_SCENARIOS: Readonly<Partial<Record<WalletScenario, string>>> =
 });
 
 /** A forced business failure: the service's code (U-CODES) and its text. */
-type BusinessFailure = { kind: 'envelope'; failure: EnvelopeFailure; message: string } | { kind: 'card'; failure: CardFailure; message: string };
+type BusinessFailure =
+  | { kind: 'envelope'; failure: EnvelopeFailure; message: string }
+  | { kind: 'card'; failure: CardFailure; message: string };
 
 type BusinessTable = Partial<Record<WalletScenario, Readonly<Record<string, BusinessFailure>>>>;
 
@@ -47,10 +49,18 @@ const internalEnvelope: BusinessFailure = { kind: 'envelope', failure: 'internal
 /** Business scenarios by operationId; the codes and texts are the service's (src/service/codes.ts). */
 const BUSINESS: BusinessTable = {
   'unsupported-resource': {
-    getEnergyMaxCount: { kind: 'envelope', failure: 'unsupportedResource', message: 'only symbol ENERGY on chainName TRON is supported' },
+    getEnergyMaxCount: {
+      kind: 'envelope',
+      failure: 'unsupportedResource',
+      message: 'only symbol ENERGY on chainName TRON is supported',
+    },
   },
   'user-id-mismatch': {
-    withdrawWithoutVerify: { kind: 'envelope', failure: 'userIdMismatch', message: 'userId is not the userId of the merchant that owns this X-API-KEY' },
+    withdrawWithoutVerify: {
+      kind: 'envelope',
+      failure: 'userIdMismatch',
+      message: 'userId is not the userId of the merchant that owns this X-API-KEY',
+    },
   },
   'duplicate-callback-id': {
     withdrawWithoutVerify: {
@@ -60,15 +70,27 @@ const BUSINESS: BusinessTable = {
     },
   },
   'insufficient-energy': {
-    withdrawWithoutVerify: { kind: 'envelope', failure: 'insufficientEnergy', message: 'insufficient energy: the lease needs more than the merchant has' },
+    withdrawWithoutVerify: {
+      kind: 'envelope',
+      failure: 'insufficientEnergy',
+      message: 'insufficient energy: the lease needs more than the merchant has',
+    },
   },
   'unsupported-symbol': {
-    withdrawWithoutVerify: { kind: 'envelope', failure: 'unsupportedSymbol', message: 'symbol is neither ENERGY nor a digital-currency symbol' },
+    withdrawWithoutVerify: {
+      kind: 'envelope',
+      failure: 'unsupportedSymbol',
+      message: 'symbol is neither ENERGY nor a digital-currency symbol',
+    },
   },
   'merchant-not-found': { closeCard: { kind: 'card', failure: 'merchantNotFound', message: 'no such merchant' } },
   'card-not-found': { closeCard: { kind: 'card', failure: 'cardNotFound', message: 'no such card of this merchant' } },
-  'card-already-closed': { closeCard: { kind: 'card', failure: 'alreadyClosed', message: 'the card is closed already' } },
-  'duplicate-serial-no': { closeCard: { kind: 'card', failure: 'duplicateSerialNo', message: 'closeSerialNo was used for an earlier close' } },
+  'card-already-closed': {
+    closeCard: { kind: 'card', failure: 'alreadyClosed', message: 'the card is closed already' },
+  },
+  'duplicate-serial-no': {
+    closeCard: { kind: 'card', failure: 'duplicateSerialNo', message: 'closeSerialNo was used for an earlier close' },
+  },
   'internal-error': {
     getEnergyMaxCount: internalEnvelope,
     withdrawWithoutVerify: internalEnvelope,
@@ -127,14 +149,20 @@ function guarded(ctx: ServiceContext, seen: { merchant?: MerchantId }): ServiceC
 }
 
 /** Runs `run` under the guarded context; at its first effect answers `forced` instead. */
-function forcing<O extends EnvelopeOutcome | CardOutcome>(forced: BusinessFailure, ctx: ServiceContext, run: (ctx: ServiceContext) => O): O {
+function forcing<O extends EnvelopeOutcome | CardOutcome>(
+  forced: BusinessFailure,
+  ctx: ServiceContext,
+  run: (ctx: ServiceContext) => O,
+): O {
   const seen: { merchant?: MerchantId } = {};
   try {
     return run(guarded(ctx, seen));
   } catch (error) {
     if (!(error instanceof FirstEffect)) throw error;
     const refusal = refuse<string>(forced.failure, forced.message);
-    return (forced.kind === 'card' && seen.merchant !== undefined ? { ...refusal, merchant: seen.merchant } : refusal) as O;
+    return (
+      forced.kind === 'card' && seen.merchant !== undefined ? { ...refusal, merchant: seen.merchant } : refusal
+    ) as O;
   }
 }
 
@@ -153,9 +181,12 @@ export function scenarioOperations(operations: ServiceOperations, scenario: Wall
       ? (ctx, merchant, plain) => forcing(energy, ctx, (inner) => operations.getEnergyMaxCount(inner, merchant, plain))
       : operations.getEnergyMaxCount,
     withdrawWithoutVerify: order
-      ? (ctx, merchant, plain) => forcing(order, ctx, (inner) => operations.withdrawWithoutVerify(inner, merchant, plain))
+      ? (ctx, merchant, plain) =>
+          forcing(order, ctx, (inner) => operations.withdrawWithoutVerify(inner, merchant, plain))
       : operations.withdrawWithoutVerify,
-    closeCard: card ? (ctx, plain, keyMerchant) => forcing(card, ctx, (inner) => operations.closeCard(inner, plain, keyMerchant)) : operations.closeCard,
+    closeCard: card
+      ? (ctx, plain, keyMerchant) => forcing(card, ctx, (inner) => operations.closeCard(inner, plain, keyMerchant))
+      : operations.closeCard,
   };
 }
 

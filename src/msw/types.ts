@@ -90,7 +90,11 @@ export interface MerchantCrypto {
  */
 export interface WalletCodec {
   /** Binds a merchant's private key and profile; a key it cannot use is a ConfigError. */
-  forMerchant(privateKey: string | RsaPrivateKey, profile: CryptoProfile, source: string): MerchantCrypto | Promise<MerchantCrypto>;
+  forMerchant(
+    privateKey: string | RsaPrivateKey,
+    profile: CryptoProfile,
+    source: string,
+  ): MerchantCrypto | Promise<MerchantCrypto>;
 }
 
 /** What one request did, for tests that look inside (the exact plain text the client sent). */

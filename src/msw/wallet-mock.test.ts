@@ -25,7 +25,8 @@ const options = (more: Partial<WalletMockOptions<WalletOperationId>> = {}): Wall
 });
 
 const form = (plain: unknown) => `data=${encodeURIComponent(sealJson(plain, 'request', publicKey))}`;
-const post = (url: string, body: string, headers: Record<string, string>) => new Request(url, { method: 'POST', body, headers });
+const post = (url: string, body: string, headers: Record<string, string>) =>
+  new Request(url, { method: 'POST', body, headers });
 const energyRequest = (key = 'ak_live') =>
   post(`${BASE}/api/v1/api/order/getEnergyMaxCount`, form({ symbol: 'ENERGY', chainName: 'TRON' }), {
     'x-api-key': key,
@@ -48,10 +49,20 @@ const orderRequest = (callBackId: string, lease = false) =>
     { 'x-api-key': 'ak_live', 'content-type': 'application/x-www-form-urlencoded' },
   );
 const cardRequest = (headers: Record<string, string> = {}) =>
-  post(`${BASE}/card/close`, JSON.stringify({ merchantId: '10086', merchantUserId: 'u-1', powerCardId: 'pc-1', channel: 'APP', closeSerialNo: 'cs-1' }), {
-    'content-type': 'application/json',
-    ...headers,
-  });
+  post(
+    `${BASE}/card/close`,
+    JSON.stringify({
+      merchantId: '10086',
+      merchantUserId: 'u-1',
+      powerCardId: 'pc-1',
+      channel: 'APP',
+      closeSerialNo: 'cs-1',
+    }),
+    {
+      'content-type': 'application/json',
+      ...headers,
+    },
+  );
 
 async function read(response: Response): Promise<{ status: number; body: Record<string, unknown> }> {
   return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
@@ -63,7 +74,11 @@ describe('createWalletMock: options are checked at creation, each with a one-lin
     ['no baseUrl', { baseUrl: undefined }, /baseUrl must be a URL/],
     ['a baseUrl that is no URL', { baseUrl: 'wallet test' }, /baseUrl "wallet test" is not an absolute URL/],
     ['no merchants', { merchants: [] }, /merchants must list at least one merchant/],
-    ['a merchant without apiKey', { merchants: [{ userId: 1, apiKey: '', privateKey: privatePem }] }, /merchants\[0\]\.apiKey must be a non-empty string/],
+    [
+      'a merchant without apiKey',
+      { merchants: [{ userId: 1, apiKey: '', privateKey: privatePem }] },
+      /merchants\[0\]\.apiKey must be a non-empty string/,
+    ],
     [
       'two merchants with one key',
       {
@@ -79,20 +94,29 @@ describe('createWalletMock: options are checked at creation, each with a one-lin
       { merchants: [{ userId: 1, apiKey: 'k', privateKey: privatePem, permissions: ['nope' as WalletOperationId] }] },
       /permissions: unknown operation "nope"/,
     ],
-    ['a userId that is no integer', { merchants: [{ userId: '1.5', apiKey: 'k', privateKey: privatePem }] }, /merchants\[0\]\.userId must be an integer/],
+    [
+      'a userId that is no integer',
+      { merchants: [{ userId: '1.5', apiKey: 'k', privateKey: privatePem }] },
+      /merchants\[0\]\.userId must be an integer/,
+    ],
     ['an unknown scenario', { scenario: 'no-such' as WalletScenario }, /unknown scenario "no-such"/],
   ])('refuses %s', (_label, given, message) => {
     const make = () =>
       createWalletMock(
         WALLET_ENDPOINTS,
-        (given === undefined ? undefined : options(given as Partial<WalletMockOptions<WalletOperationId>>)) as WalletMockOptions<WalletOperationId>,
+        (given === undefined
+          ? undefined
+          : options(given as Partial<WalletMockOptions<WalletOperationId>>)) as WalletMockOptions<WalletOperationId>,
       );
     expect(make).toThrow(ConfigError);
     expect(make).toThrow(message);
   });
 
   it('refuses a private key the codec cannot read on the first answer that needs it, not before', async () => {
-    const mock = createWalletMock(WALLET_ENDPOINTS, options({ merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: 'not a key' }] }));
+    const mock = createWalletMock(
+      WALLET_ENDPOINTS,
+      options({ merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: 'not a key' }] }),
+    );
     // The key check needs no key material: a refused key still gets its 401.
     expect((await mock.serve('getEnergyMaxCount', energyRequest('wrong'))).status).toBe(401);
     await expect(mock.serve('getEnergyMaxCount', energyRequest())).rejects.toThrow(/merchants\[0\]\.privateKey/);
@@ -102,18 +126,26 @@ describe('createWalletMock: options are checked at creation, each with a one-lin
 describe('createWalletMock: URLs and 404s (ERR-404)', () => {
   it('places each operation under its server variable; card close under cardBaseUrl', () => {
     const mock = createWalletMock(WALLET_ENDPOINTS, options({ cardBaseUrl: 'http://card.test/svc/' }));
-    expect([mock.url('getEnergyMaxCount'), mock.url('closeCard')]).toEqual([`${BASE}/api/v1/api/order/getEnergyMaxCount`, 'http://card.test/svc/card/close']);
+    expect([mock.url('getEnergyMaxCount'), mock.url('closeCard')]).toEqual([
+      `${BASE}/api/v1/api/order/getEnergyMaxCount`,
+      'http://card.test/svc/card/close',
+    ]);
     expect(mock.fallbackUrls).toEqual([BASE, `${BASE}/*`, 'http://card.test/svc', 'http://card.test/svc/*']);
   });
 
   it("answers the spec's 404 body for any other path", async () => {
     const mock = createWalletMock(WALLET_ENDPOINTS, options());
-    expect(await read(mock.notFound(new Request(`${BASE}/api/v2/anything`)))).toEqual({ status: 404, body: { code: 'NOT FOUND', message: 'not found' } });
+    expect(await read(mock.notFound(new Request(`${BASE}/api/v2/anything`)))).toEqual({
+      status: 404,
+      body: { code: 'NOT FOUND', message: 'not found' },
+    });
   });
 
   it('throws for an operation the table does not have', async () => {
     const mock = createWalletMock(WALLET_ENDPOINTS, options());
-    await expect(mock.serve('nope' as WalletOperationId, energyRequest())).rejects.toThrow(/no operation nope in the endpoint table/);
+    await expect(mock.serve('nope' as WalletOperationId, energyRequest())).rejects.toThrow(
+      /no operation nope in the endpoint table/,
+    );
   });
 });
 
@@ -135,7 +167,11 @@ describe('createWalletMock: scenarios are decorators of the key check and the op
       parseExactJson('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}'),
     );
     expect(order.body.code).toBe(0);
-    expect(card.body).toMatchObject({ success: true, requestId: expect.stringMatching(/^req-msw-\d{6}$/), data: { status: 'CLOSED' } });
+    expect(card.body).toMatchObject({
+      success: true,
+      requestId: expect.stringMatching(/^req-msw-\d{6}$/),
+      data: { status: 'CLOSED' },
+    });
     expect(calls.map((call) => [call.operationId, call.status, call.userId])).toEqual([
       ['getEnergyMaxCount', 200, '10086'],
       ['withdrawWithoutVerify', 200, '10086'],
@@ -159,21 +195,33 @@ describe('createWalletMock: scenarios are decorators of the key check and the op
     for (const scenario of ['unauthorized', 'forbidden'] as const) {
       const mock = createWalletMock(WALLET_ENDPOINTS, options({ scenario }));
       expect((await read(await mock.serve('closeCard', cardRequest()))).body.success, scenario).toBe(true);
-      expect((await mock.serve('closeCard', cardRequest({ 'x-api-key': 'ak_live' }))).status, scenario).toBe(scenario === 'unauthorized' ? 401 : 403);
+      expect((await mock.serve('closeCard', cardRequest({ 'x-api-key': 'ak_live' }))).status, scenario).toBe(
+        scenario === 'unauthorized' ? 401 : 403,
+      );
     }
   });
 
   it('a business scenario answers its failure after validation: an invalid request still fails as in success', async () => {
     const mock = createWalletMock(WALLET_ENDPOINTS, options({ scenario: 'insufficient-energy' }));
-    expect((await read(await mock.serve('withdrawWithoutVerify', orderRequest('cb-1')))).body.code).toBe(ENVELOPE_CODES.insufficientEnergy);
-    expect((await read(await mock.serve('withdrawWithoutVerify', orderRequest('')))).body.code).toBe(ENVELOPE_CODES.invalidRequest);
+    expect((await read(await mock.serve('withdrawWithoutVerify', orderRequest('cb-1')))).body.code).toBe(
+      ENVELOPE_CODES.insufficientEnergy,
+    );
+    expect((await read(await mock.serve('withdrawWithoutVerify', orderRequest('')))).body.code).toBe(
+      ENVELOPE_CODES.invalidRequest,
+    );
   });
 
   it('a business scenario changes no state: the lease it refused debited nothing', async () => {
     const count = async (mock: ReturnType<typeof createWalletMock<WalletOperationId>>) =>
-      openJson(String((await read(await mock.serve('getEnergyMaxCount', energyRequest()))).body.data), 'response', publicKey).value;
+      openJson(
+        String((await read(await mock.serve('getEnergyMaxCount', energyRequest()))).body.data),
+        'response',
+        publicKey,
+      ).value;
     const forced = createWalletMock(WALLET_ENDPOINTS, options({ scenario: 'insufficient-energy' }));
-    expect((await read(await forced.serve('withdrawWithoutVerify', orderRequest('cb-1', true)))).body.code).toBe(ENVELOPE_CODES.insufficientEnergy);
+    expect((await read(await forced.serve('withdrawWithoutVerify', orderRequest('cb-1', true)))).body.code).toBe(
+      ENVELOPE_CODES.insufficientEnergy,
+    );
     expect(await count(forced)).toMatchObject({ energyMaxCount: parseExactJson('312') });
     // The same lease under success debits 4 transactions: the count above would have shown it.
     const plain = createWalletMock(WALLET_ENDPOINTS, options());
@@ -183,7 +231,10 @@ describe('createWalletMock: scenarios are decorators of the key check and the op
 
   it('a card scenario names the merchant it refused for', async () => {
     const calls: WalletCall[] = [];
-    const mock = createWalletMock(WALLET_ENDPOINTS, options({ scenario: 'card-already-closed', onCall: (call) => calls.push(call) }));
+    const mock = createWalletMock(
+      WALLET_ENDPOINTS,
+      options({ scenario: 'card-already-closed', onCall: (call) => calls.push(call) }),
+    );
     expect((await read(await mock.serve('closeCard', cardRequest()))).body).toMatchObject({
       success: false,
       errorCode: CARD_ERROR_CODES.alreadyClosed,
@@ -209,6 +260,8 @@ describe('createWalletMock: the answers keep exact numbers', () => {
     const calls: WalletCall[] = [];
     const mock = createWalletMock(WALLET_ENDPOINTS, options({ onCall: (call) => calls.push(call) }));
     await mock.serve('getEnergyMaxCount', energyRequest());
-    expect(calls[0]?.resultText).toBe(stringifyExact(parseExactJson('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}')));
+    expect(calls[0]?.resultText).toBe(
+      stringifyExact(parseExactJson('{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":312}')),
+    );
   });
 });

@@ -14,7 +14,14 @@ import {
 } from '../service/pipeline.js';
 import { OPTIONS_SOURCE, resolveMerchants, type ResolvedMerchant } from './merchants.js';
 import { createMockState, mockServiceContext, nextId } from './operations.js';
-import { HTTP_SCENARIOS, isWalletScenario, scenarioKeys, scenarioOperations, WALLET_SCENARIOS, type WalletScenario } from './scenarios.js';
+import {
+  HTTP_SCENARIOS,
+  isWalletScenario,
+  scenarioKeys,
+  scenarioOperations,
+  WALLET_SCENARIOS,
+  type WalletScenario,
+} from './scenarios.js';
 import type { MerchantCrypto, WalletCodec, WalletEndpoint, WalletMockOptions } from './types.js';
 
 /**
@@ -48,7 +55,10 @@ function normaliseBase(value: unknown, name: string): string {
     try {
       new URL(base);
     } catch {
-      throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: ${name} ${JSON.stringify(value)} is not an absolute URL (or a path for setupWorker)`);
+      throw new ConfigError(
+        'bad-options',
+        `${OPTIONS_SOURCE}: ${name} ${JSON.stringify(value)} is not an absolute URL (or a path for setupWorker)`,
+      );
     }
   }
   return base;
@@ -69,7 +79,10 @@ function pipelineEndpoint(endpoint: WalletEndpoint): PipelineEndpoint {
 
 /** The answer as a Fetch API Response (msw resolvers may return one), numbers kept exact. */
 function toResponse(answer: { status: number; body: unknown }): Response {
-  return new Response(stringifyExact(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
+  return new Response(stringifyExact(answer.body), {
+    status: answer.status,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /**
@@ -98,17 +111,28 @@ export function createWalletMock<Op extends string>(
 }
 
 /** The scenario and the base URL of each server variable; a ConfigError for anything the mock cannot serve. */
-function checkOptions(endpoints: readonly WalletEndpoint[], options: WalletMockOptions<string>): { scenario: WalletScenario; bases: Record<string, string> } {
-  if (options === null || typeof options !== 'object') throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: options { baseUrl, merchants } are required`);
+function checkOptions(
+  endpoints: readonly WalletEndpoint[],
+  options: WalletMockOptions<string>,
+): { scenario: WalletScenario; bases: Record<string, string> } {
+  if (options === null || typeof options !== 'object')
+    throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: options { baseUrl, merchants } are required`);
   const scenario: WalletScenario = options.scenario ?? 'success';
   if (!isWalletScenario(scenario)) {
-    throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: unknown scenario ${JSON.stringify(scenario)} (known: ${WALLET_SCENARIOS.join(', ')})`);
+    throw new ConfigError(
+      'bad-options',
+      `${OPTIONS_SOURCE}: unknown scenario ${JSON.stringify(scenario)} (known: ${WALLET_SCENARIOS.join(', ')})`,
+    );
   }
   const bases: Record<string, string> = { base_url: normaliseBase(options.baseUrl, 'baseUrl') };
-  bases.card_base_url = options.cardBaseUrl === undefined ? bases.base_url! : normaliseBase(options.cardBaseUrl, 'cardBaseUrl');
+  bases.card_base_url =
+    options.cardBaseUrl === undefined ? bases.base_url! : normaliseBase(options.cardBaseUrl, 'cardBaseUrl');
   for (const endpoint of endpoints) {
     if (bases[endpoint.server] === undefined)
-      throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: operation ${endpoint.operationId} sits under the unknown server variable {${endpoint.server}}`);
+      throw new ConfigError(
+        'bad-options',
+        `${OPTIONS_SOURCE}: operation ${endpoint.operationId} sits under the unknown server variable {${endpoint.server}}`,
+      );
   }
   return { scenario, bases };
 }
@@ -123,7 +147,11 @@ class MockEngine<Op extends string> {
   readonly #byUserId: Map<bigint, ResolvedMerchant>;
   readonly #serveByPipeline: ReturnType<typeof createPipeline<ResolvedMerchant>>;
 
-  constructor(endpoints: readonly (WalletEndpoint & { operationId: Op })[], options: WalletMockOptions<Op>, scenario: WalletScenario) {
+  constructor(
+    endpoints: readonly (WalletEndpoint & { operationId: Op })[],
+    options: WalletMockOptions<Op>,
+    scenario: WalletScenario,
+  ) {
     this.#options = options;
     this.#scenario = scenario;
     this.#tableOf = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
@@ -133,7 +161,10 @@ class MockEngine<Op extends string> {
     this.#byUserId = new Map(merchants.map((merchant) => [merchant.userId, merchant]));
     const state = createMockState(merchants);
     const service = mockServiceContext(state);
-    this.notFoundBody = endpoints.find((endpoint) => endpoint.errors['404'])?.errors['404'] ?? { code: 'NOT FOUND', message: 'not found' };
+    this.notFoundBody = endpoints.find((endpoint) => endpoint.errors['404'])?.errors['404'] ?? {
+      code: 'NOT FOUND',
+      message: 'not found',
+    };
     const errorsOf = (status: string) => endpoints.find((endpoint) => endpoint.errors[status])?.errors[status];
     const codecs = merchantCodecs(options, merchants);
     const operations = scenarioOperations(SERVICE_OPERATIONS, scenario);
@@ -145,24 +176,33 @@ class MockEngine<Op extends string> {
     this.#serveByPipeline = createPipeline<ResolvedMerchant>({
       keys: merchantKeys(merchants, scenario),
       codec: (merchant) => codecs[merchant.index]!,
-      operations: (operationId) => serviceOperations[operationId] ?? exampleOperation(this.#tableOf.get(operationId as Op)),
+      operations: (operationId) =>
+        serviceOperations[operationId] ?? exampleOperation(this.#tableOf.get(operationId as Op)),
       policies: () => service.policies,
       acceptedBase64,
       now: () => Date.now(),
       requestId: () => nextId(state, 'req'),
-      errorBodies: { unauthorized: errorsOf('401') ?? this.notFoundBody, forbidden: errorsOf('403') ?? this.notFoundBody },
+      errorBodies: {
+        unauthorized: errorsOf('401') ?? this.notFoundBody,
+        forbidden: errorsOf('403') ?? this.notFoundBody,
+      },
     });
   }
 
   endpointOf(operationId: Op): WalletEndpoint {
     const endpoint = this.#tableOf.get(operationId);
-    if (!endpoint) throw new ConfigError('bad-options', `${OPTIONS_SOURCE}: no operation ${String(operationId)} in the endpoint table`);
+    if (!endpoint)
+      throw new ConfigError(
+        'bad-options',
+        `${OPTIONS_SOURCE}: no operation ${String(operationId)} in the endpoint table`,
+      );
     return endpoint;
   }
 
   async serve(operationId: Op, request: Request): Promise<Response> {
     const endpoint = this.endpointOf(operationId);
-    if (HTTP_SCENARIOS[this.#scenario] === '404' && endpoint.errors['404']) return this.#answer(operationId, { status: 404, body: endpoint.errors['404'] });
+    if (HTTP_SCENARIOS[this.#scenario] === '404' && endpoint.errors['404'])
+      return this.#answer(operationId, { status: 404, body: endpoint.errors['404'] });
     const header = endpoint.apiKeyHeader ?? 'x-api-key';
     const answer = await this.#serveByPipeline(this.#served.get(operationId)!, {
       apiKey: request.headers.get(header) ?? undefined,
@@ -172,7 +212,11 @@ class MockEngine<Op extends string> {
     if (!answer) throw new Error(`${OPTIONS_SOURCE}: the request body could not be read`);
     if (answer.status === 200 && answer.result !== undefined) {
       // The handlers answer only what the spec allows: a result that breaks its schema is a bug here, not a finding.
-      selfCheck(endpoint.operationId, endpoint.response.encrypted?.plaintext ?? endpoint.response.schema, parseExactJson(answer.resultText!));
+      selfCheck(
+        endpoint.operationId,
+        endpoint.response.encrypted?.plaintext ?? endpoint.response.schema,
+        parseExactJson(answer.resultText!),
+      );
       if (endpoint.response.encrypted) selfCheck(endpoint.operationId, endpoint.response.schema, answer.body);
     }
     return this.#answer(operationId, answer, answer);
@@ -199,10 +243,17 @@ class MockEngine<Op extends string> {
  * codec refuses fails every answer that needs it with its ConfigError.
  */
 function merchantCodecs(options: WalletMockOptions<string>, merchants: ResolvedMerchant[]): PipelineCodec[] {
-  const crypto: Promise<MerchantCrypto[]> = (options.codec ? Promise.resolve(options.codec) : loadNodeCodec()).then((codec) =>
-    Promise.all(
-      merchants.map((merchant) => codec.forMerchant(merchant.privateKey, merchant.profile, `${OPTIONS_SOURCE}: merchants[${merchant.index}].privateKey`)),
-    ),
+  const crypto: Promise<MerchantCrypto[]> = (options.codec ? Promise.resolve(options.codec) : loadNodeCodec()).then(
+    (codec) =>
+      Promise.all(
+        merchants.map((merchant) =>
+          codec.forMerchant(
+            merchant.privateKey,
+            merchant.profile,
+            `${OPTIONS_SOURCE}: merchants[${merchant.index}].privateKey`,
+          ),
+        ),
+      ),
   );
   crypto.catch(() => undefined);
   return merchants.map((merchant): PipelineCodec => ({
@@ -219,7 +270,8 @@ function merchantKeys(merchants: ResolvedMerchant[], scenario: WalletScenario): 
       check(header, operation) {
         const merchant = typeof header === 'string' && header !== '' ? byKey.get(header) : undefined;
         if (!merchant) return { ok: false, status: 401, why: 'unknown X-API-KEY' };
-        if (merchant.permissions && !merchant.permissions.has(operation)) return { ok: false, status: 403, why: `X-API-KEY lacks the ${operation} permission` };
+        if (merchant.permissions && !merchant.permissions.has(operation))
+          return { ok: false, status: 403, why: `X-API-KEY lacks the ${operation} permission` };
         return { ok: true, merchant };
       },
     },
@@ -230,7 +282,10 @@ function merchantKeys(merchants: ResolvedMerchant[], scenario: WalletScenario): 
 /** The handlers answer only what the spec allows: a result that breaks its schema is a bug here, not a finding. */
 function selfCheck(operationId: string, schema: WalletEndpoint['response']['schema'], value: unknown): void {
   const issues = validateSchema(schema, value);
-  if (issues.length > 0) throw new Error(`${OPTIONS_SOURCE}: the ${operationId} answer breaks ${schema}: ${issues.map((issue) => issue.message).join('; ')}`);
+  if (issues.length > 0)
+    throw new Error(
+      `${OPTIONS_SOURCE}: the ${operationId} answer breaks ${schema}: ${issues.map((issue) => issue.message).join('; ')}`,
+    );
 }
 
 /** An operation of the table the service has no logic for answers its spec example. */

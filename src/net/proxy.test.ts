@@ -42,11 +42,15 @@ describe('proxy choice (as curl reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_
 
   it('proxies loopback unless NO_PROXY lists it, as curl does', () => {
     expect(route('https://127.0.0.1:8443/', { HTTPS_PROXY: 'http://p:1' })).toBe('http://p:1/');
-    expect(route('https://localhost:8443/', { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'localhost,127.0.0.1' })).toBeUndefined();
+    expect(
+      route('https://localhost:8443/', { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'localhost,127.0.0.1' }),
+    ).toBeUndefined();
   });
 
   it('refuses a proxy scheme it cannot speak, naming it without the password', () => {
-    expect(() => proxyFromEnv({ HTTPS_PROXY: 'socks5://user:secret@p:1080' })).toThrow(/uses socks5:; only http:\/\/ proxies/);
+    expect(() => proxyFromEnv({ HTTPS_PROXY: 'socks5://user:secret@p:1080' })).toThrow(
+      /uses socks5:; only http:\/\/ proxies/,
+    );
     expect(() => proxyFromEnv({ HTTPS_PROXY: 'socks5://user:secret@p:1080' })).not.toThrow(/secret/);
     expect(redactUserinfo('http://user:secret@p:1')).toBe('http://***@p:1');
   });

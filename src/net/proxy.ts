@@ -12,7 +12,8 @@ export interface ProxySettings {
 }
 
 /** One NO_PROXY entry: `*`, a host or domain suffix, an IP or CIDR range, each with an optional port. */
-type NoProxyEntry = { kind: 'all' } | { kind: 'host'; host: string; port?: number } | { kind: 'ip'; range: BlockList; port?: number };
+type NoProxyEntry =
+  { kind: 'all' } | { kind: 'host'; host: string; port?: number } | { kind: 'ip'; range: BlockList; port?: number };
 
 /** No proxy at all: the embedded run and the toolkit's own servers are always reached directly. */
 export function noProxy(): ProxySettings {
@@ -25,7 +26,8 @@ export function noProxy(): ProxySettings {
  * name winning; `no_proxy`/`NO_PROXY` lists the exceptions. Loopback is proxied unless listed, as in curl.
  */
 export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): ProxySettings {
-  const pick = (...names: string[]) => names.map((name) => env[name]).find((value) => value !== undefined && value.trim() !== '');
+  const pick = (...names: string[]) =>
+    names.map((name) => env[name]).find((value) => value !== undefined && value.trim() !== '');
   const all = pick('all_proxy', 'ALL_PROXY');
   const https = pick('https_proxy', 'HTTPS_PROXY') ?? all;
   const http = pick('http_proxy', 'HTTP_PROXY') ?? all;
@@ -43,7 +45,10 @@ function proxyUrl(text: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError('bad-proxy', `the proxy ${JSON.stringify(redactUserinfo(text))} from the environment is not a URL`);
+    throw new ConfigError(
+      'bad-proxy',
+      `the proxy ${JSON.stringify(redactUserinfo(text))} from the environment is not a URL`,
+    );
   }
   if (url.protocol !== 'http:')
     throw new ConfigError(

@@ -50,7 +50,9 @@ export class RunSession {
 
   /** The last requests sent, oldest first, one line each (`PUT /path with body "…"`). */
   get lastSent(): string[] {
-    return this.#sent.map(({ what, body }) => (body === undefined || body.length === 0 ? what : `${what} with body ${bodyExcerpt(body)}`));
+    return this.#sent.map(({ what, body }) =>
+      body === undefined || body.length === 0 ? what : `${what} with body ${bodyExcerpt(body)}`,
+    );
   }
 
   /** Forgets that an origin answered: it is about to go away on purpose (a restart the user asked for). */

@@ -6,7 +6,10 @@ const failure = (code: string, message = 'x') => Object.assign(new Error(message
 
 describe('TLS failures are one line naming the cause', () => {
   it.each([
-    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', /signed by an unknown CA \[UNABLE_TO_VERIFY_LEAF_SIGNATURE\]; trust its CA with --ca FILE/],
+    [
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      /signed by an unknown CA \[UNABLE_TO_VERIFY_LEAF_SIGNATURE\]; trust its CA with --ca FILE/,
+    ],
     ['DEPTH_ZERO_SELF_SIGNED_CERT', /unknown CA \(self-signed\)/],
     ['SELF_SIGNED_CERT_IN_CHAIN', /unknown CA \(self-signed\)/],
     ['ERR_TLS_CERT_ALTNAME_INVALID', /does not name that host \(name mismatch\)/],
@@ -29,7 +32,9 @@ describe('TLS failures are one line naming the cause', () => {
       ),
       '127.0.0.1:4010',
     );
-    expect(line).toBe('TLS: 127.0.0.1:4010 does not speak TLS on that port, it answers plain HTTP [ERR_SSL_WRONG_VERSION_NUMBER]: use an http:// URL');
+    expect(line).toBe(
+      'TLS: 127.0.0.1:4010 does not speak TLS on that port, it answers plain HTTP [ERR_SSL_WRONG_VERSION_NUMBER]: use an http:// URL',
+    );
   });
 
   it('leaves errors that are not about TLS alone', () => {

@@ -22,9 +22,12 @@ export function describeTlsFailure(error: NodeJS.ErrnoException, host: string): 
     const self = code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN' ? ' (self-signed)' : '';
     return `TLS: the certificate of ${host} is signed by an unknown CA${self} [${code}]; trust its CA with --ca FILE or NODE_EXTRA_CA_CERTS`;
   }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `TLS: the certificate of ${host} does not name that host (name mismatch) [${code}]: ${error.message}`;
-  if (EXPIRED.has(code)) return `TLS: the certificate of ${host} is ${code === 'CERT_HAS_EXPIRED' ? 'expired' : 'not yet valid'} [${code}]`;
-  if (/CERTIFICATE_REQUIRED/.test(code)) return `TLS: ${host} requires a client certificate [${code}]; give --cert FILE --key FILE`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `TLS: the certificate of ${host} does not name that host (name mismatch) [${code}]: ${error.message}`;
+  if (EXPIRED.has(code))
+    return `TLS: the certificate of ${host} is ${code === 'CERT_HAS_EXPIRED' ? 'expired' : 'not yet valid'} [${code}]`;
+  if (/CERTIFICATE_REQUIRED/.test(code))
+    return `TLS: ${host} requires a client certificate [${code}]; give --cert FILE --key FILE`;
   if (/ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|ACCESS_DENIED|DECRYPT_ERROR)/.test(code))
     return `TLS: ${host} refused the client certificate [${code}]`;
   if (/ALERT_HANDSHAKE_FAILURE/.test(code))
@@ -37,7 +40,8 @@ export function describeTlsFailure(error: NodeJS.ErrnoException, host: string): 
   ) {
     return `TLS: ${host} does not speak TLS on that port, it answers plain HTTP [${code === 'EPROTO' ? 'ERR_SSL_WRONG_VERSION_NUMBER' : code}]: use an http:// URL`;
   }
-  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) return `TLS: the connection to ${host} failed [${code}]: ${error.message}`;
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
+    return `TLS: the connection to ${host} failed [${code}]: ${error.message}`;
   return undefined;
 }
 
@@ -48,7 +52,12 @@ export function describeTlsFailure(error: NodeJS.ErrnoException, host: string): 
  */
 export function speaksTls(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
   return new Promise((done) => {
-    const socket = tls.connect({ host, port, rejectUnauthorized: false, ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }) });
+    const socket = tls.connect({
+      host,
+      port,
+      rejectUnauthorized: false,
+      ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+    });
     const end = (answer: boolean) => {
       clearTimeout(timer);
       socket.destroy();

@@ -14,7 +14,11 @@ export function proxyAuthorization(proxy: URL): Record<string, string> {
  * Opens a CONNECT tunnel through an HTTP proxy to `authority` (host:port), resolving with the raw
  * socket once the proxy answered 200. Any other answer or a dead proxy is a TransportError.
  */
-export function openTunnel(proxy: URL, authority: string, onRequest: (req: http.ClientRequest) => void): Promise<Socket> {
+export function openTunnel(
+  proxy: URL,
+  authority: string,
+  onRequest: (req: http.ClientRequest) => void,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const shown = redactUserinfo(proxy.origin);
     const req = http.request({
@@ -32,10 +36,22 @@ export function openTunnel(proxy: URL, authority: string, onRequest: (req: http.
         return;
       }
       socket.destroy();
-      reject(new TransportError('proxy', `the proxy ${shown} answered ${res.statusCode ?? 0} to CONNECT ${authority}`, { cause: { status: res.statusCode } }));
+      reject(
+        new TransportError('proxy', `the proxy ${shown} answered ${res.statusCode ?? 0} to CONNECT ${authority}`, {
+          cause: { status: res.statusCode },
+        }),
+      );
     });
     req.once('error', (error: NodeJS.ErrnoException) => {
-      reject(new TransportError('proxy', `the proxy ${shown} (for CONNECT ${authority}) failed: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' ')));
+      reject(
+        new TransportError(
+          'proxy',
+          `the proxy ${shown} (for CONNECT ${authority}) failed: ${error.code ?? ''} ${error.message}`.replace(
+            /\s+/g,
+            ' ',
+          ),
+        ),
+      );
     });
     req.end();
   });

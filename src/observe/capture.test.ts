@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createScrubber, fingerprint } from '../secrets/scrub.js';
-import { CaptureWriter, captureLine, captureLines, parseCaptureLine, readCapture, type CaptureSink } from './capture.js';
+import {
+  CaptureWriter,
+  captureLine,
+  captureLines,
+  parseCaptureLine,
+  readCapture,
+  type CaptureSink,
+} from './capture.js';
 import type { ObservedExchange } from './exchange.js';
 
 const API_KEY = 'sk_live_0123456789abcdef';
@@ -20,7 +27,11 @@ function exchange(overrides: Partial<ObservedExchange> = {}): ObservedExchange {
       headers: { 'x-api-key': API_KEY, 'content-type': 'application/x-www-form-urlencoded' },
       bodyBase64: BODY,
     },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, bodyBase64: Buffer.from('{"code":0}').toString('base64') },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      bodyBase64: Buffer.from('{"code":0}').toString('base64'),
+    },
     ...overrides,
   };
 }
@@ -68,25 +79,34 @@ describe('captureLine', () => {
       API_KEY.toUpperCase(),
     ];
     const path = `/cb/${API_KEY}?${renderings.map((text, i) => `r${i}=${text}`).join('&')}&access_token=tok_unconfigured_9f8e7d`;
-    const line = captureLine(exchange({ request: { ...exchange().request, path } }), createScrubber([{ kind: 'ak', value: API_KEY }]));
+    const line = captureLine(
+      exchange({ request: { ...exchange().request, path } }),
+      createScrubber([{ kind: 'ak', value: API_KEY }]),
+    );
     const parsed = parseCaptureLine(line);
     for (const text of [...renderings, 'tok_unconfigured_9f8e7d']) expect(line).not.toContain(text);
     expect(parsed.request.path.startsWith(`/cb/${fingerprint(API_KEY, 'ak')}?r0=`)).toBe(true);
     // Without a scrubber the path still loses what is a secret by its form.
-    expect(parseCaptureLine(captureLine(exchange({ request: { ...exchange().request, path: '/cb?token=tok_unconfigured_9f8e7d' } }))).request.path).toBe(
-      `/cb?token=${fingerprint('tok_unconfigured_9f8e7d', 'qt')}`,
-    );
+    expect(
+      parseCaptureLine(
+        captureLine(exchange({ request: { ...exchange().request, path: '/cb?token=tok_unconfigured_9f8e7d' } })),
+      ).request.path,
+    ).toBe(`/cb?token=${fingerprint('tok_unconfigured_9f8e7d', 'qt')}`);
   });
 
   it('fingerprints a wrong API key too (it may be another real key)', () => {
-    const parsed = parseCaptureLine(captureLine(exchange({ request: { ...exchange().request, headers: { 'x-api-key': 'someone-elses-key' } } })));
+    const parsed = parseCaptureLine(
+      captureLine(exchange({ request: { ...exchange().request, headers: { 'x-api-key': 'someone-elses-key' } } })),
+    );
     expect(parsed.request.headers['x-api-key']).toBe(fingerprint('someone-elses-key', 'ak'));
   });
 });
 
 describe('readCapture', () => {
   it('gives back the configured key where its fingerprint stands, and only there', async () => {
-    const text = captureLine(exchange()) + captureLine(exchange({ seq: 2, request: { ...exchange().request, headers: { 'x-api-key': 'wrong-key' } } }));
+    const text =
+      captureLine(exchange()) +
+      captureLine(exchange({ seq: 2, request: { ...exchange().request, headers: { 'x-api-key': 'wrong-key' } } }));
     const [first, second] = await readAll(text, { apiKey: API_KEY });
     expect(first!.request.headers['x-api-key']).toBe(API_KEY);
     expect(second!.request.headers['x-api-key']).toBe(fingerprint('wrong-key', 'ak'));
@@ -95,7 +115,12 @@ describe('readCapture', () => {
   });
 
   it('skips blank lines and keeps an upstream failure without a response', async () => {
-    const failed = exchange({ seq: 3, kind: 'callback', direction: 'service→merchant', upstreamError: { message: 'ECONNREFUSED', gatewayStatus: 502 } });
+    const failed = exchange({
+      seq: 3,
+      kind: 'callback',
+      direction: 'service→merchant',
+      upstreamError: { message: 'ECONNREFUSED', gatewayStatus: 502 },
+    });
     delete failed.response;
     const all = await readAll(`${captureLine(exchange())}\n\n${captureLine(failed)}\n`);
     expect(all.map((item) => item.seq)).toEqual([1, 3]);
@@ -103,13 +128,17 @@ describe('readCapture', () => {
   });
 
   /** Reads `chunks` as a file's bytes would arrive, through the capture's own line splitter. */
-  async function readBytes(chunks: string[], options: { maxBytes?: number; warnings?: string[] } = {}): Promise<ObservedExchange[]> {
+  async function readBytes(
+    chunks: string[],
+    options: { maxBytes?: number; warnings?: string[] } = {},
+  ): Promise<ObservedExchange[]> {
     async function* bytes(): AsyncGenerator<Buffer> {
       for (const chunk of chunks) yield Buffer.from(chunk);
     }
     const out: ObservedExchange[] = [];
     const lines = captureLines(bytes(), options.maxBytes);
-    for await (const item of readCapture(lines, 'cap.jsonl', { onWarning: (line) => options.warnings?.push(line) })) out.push(item);
+    for await (const item of readCapture(lines, 'cap.jsonl', { onWarning: (line) => options.warnings?.push(line) }))
+      out.push(item);
     return out;
   }
 
@@ -118,10 +147,14 @@ describe('readCapture', () => {
     const warnings: string[] = [];
     const all = await readBytes([captureLine(exchange()), second.slice(0, 40)], { warnings });
     expect(all.map((item) => item.seq)).toEqual([1]);
-    expect(warnings).toEqual(['cap.jsonl:2: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read']);
+    expect(warnings).toEqual([
+      'cap.jsonl:2: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read',
+    ]);
     // A whole last line without its newline is read; a bad line that did end is still refused.
     expect((await readBytes([captureLine(exchange()), second.trimEnd()])).map((item) => item.seq)).toEqual([1, 2]);
-    await expect(readBytes([captureLine(exchange()), `${second.slice(0, 40)}\n`])).rejects.toThrow(/^cap\.jsonl:2: not JSON/);
+    await expect(readBytes([captureLine(exchange()), `${second.slice(0, 40)}\n`])).rejects.toThrow(
+      /^cap\.jsonl:2: not JSON/,
+    );
   });
 
   it('reads a line holding a body of 8 MiB, split across chunks anywhere (multi-byte text included)', async () => {
@@ -146,7 +179,10 @@ describe('readCapture', () => {
     [JSON.stringify({ ...good, v: 2 }), /^cap\.jsonl:2: v must be 1/],
     [JSON.stringify({ ...good, seq: 0 }), /^cap\.jsonl:2: seq must be a whole number from 1/],
     [JSON.stringify({ ...good, seq: 1 }), /^cap\.jsonl:2: seq 1 does not follow 1/],
-    [JSON.stringify({ ...good, seq: 2, kind: 'order' }), /^cap\.jsonl:2: kind must be one of energy, withdraw, card-close, callback, other, not "order"/],
+    [
+      JSON.stringify({ ...good, seq: 2, kind: 'order' }),
+      /^cap\.jsonl:2: kind must be one of energy, withdraw, card-close, callback, other, not "order"/,
+    ],
     [JSON.stringify({ ...good, seq: 2, direction: 'up' }), /^cap\.jsonl:2: direction must be one of/],
     [JSON.stringify({ ...good, seq: 2, endedAt: 1 }), /^cap\.jsonl:2: endedAt is before startedAt/],
     [
@@ -169,7 +205,10 @@ describe('readCapture', () => {
       JSON.stringify({ ...good, seq: 2, response: { ...(good.response as object), status: 42 } }),
       /^cap\.jsonl:2: response\.status must be a whole number from 100 to 599/,
     ],
-    [JSON.stringify({ ...good, seq: 2, response: undefined }), /^cap\.jsonl:2: an exchange has a response or an upstreamError/],
+    [
+      JSON.stringify({ ...good, seq: 2, response: undefined }),
+      /^cap\.jsonl:2: an exchange has a response or an upstreamError/,
+    ],
     [
       JSON.stringify({ ...good, seq: 2, upstreamError: { message: 'x', gatewayStatus: 500 } }),
       /^cap\.jsonl:2: upstreamError\.gatewayStatus must be 502 or 504/,

@@ -32,7 +32,8 @@ function scrubHeaders(headers: Record<string, string>, scrubber: Scrubber | unde
     if (kind === 'au')
       out[name] = value.replace(
         /^(\s*(?:Bearer|Basic)\s+)?(.*)$/is,
-        (_m, scheme: string | undefined, credential: string) => `${scheme ?? ''}${FINGERPRINT.test(credential) ? credential : fingerprint(credential, kind)}`,
+        (_m, scheme: string | undefined, credential: string) =>
+          `${scheme ?? ''}${FINGERPRINT.test(credential) ? credential : fingerprint(credential, kind)}`,
       );
     else if (kind) out[name] = FINGERPRINT.test(value) ? value : fingerprint(value, kind);
     else out[name] = scrubber ? scrubber.text(value) : value;
@@ -66,7 +67,12 @@ export function scrubExchange(exchange: ObservedExchange, scrubber?: Scrubber): 
     request: { ...scrubMessage(exchange.request, scrubber), path },
     ...(exchange.response ? { response: scrubMessage(exchange.response, scrubber) } : {}),
     ...(exchange.upstreamError
-      ? { upstreamError: { ...exchange.upstreamError, message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message } }
+      ? {
+          upstreamError: {
+            ...exchange.upstreamError,
+            message: scrubber ? scrubber.text(exchange.upstreamError.message) : exchange.upstreamError.message,
+          },
+        }
       : {}),
   };
 }
@@ -139,14 +145,18 @@ function checkMessage(value: unknown, where: string): void {
     if (typeof header !== 'string') throw new Error(`${where}.headers.${name} must be a string`);
     if (name !== name.toLowerCase()) throw new Error(`${where}.headers.${name}: header names are lower-case`);
   }
-  if (typeof value.bodyBase64 !== 'string') throw new Error(`${where}.bodyBase64 must be a string (standard, padded Base64 of the raw body)`);
+  if (typeof value.bodyBase64 !== 'string')
+    throw new Error(`${where}.bodyBase64 must be a string (standard, padded Base64 of the raw body)`);
   if (!isStandardBase64(value.bodyBase64)) throw new Error(`${where}.bodyBase64 is not standard, padded Base64`);
-  if (value.truncated !== undefined && value.truncated !== true) throw new Error(`${where}.truncated must be true when present`);
+  if (value.truncated !== undefined && value.truncated !== true)
+    throw new Error(`${where}.truncated must be true when present`);
 }
 
 function checkInteger(value: unknown, where: string, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${where} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`);
+    throw new Error(
+      `${where} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`,
+    );
 }
 
 /**
@@ -164,7 +174,8 @@ export function parseCaptureLine(text: string): ObservedExchange {
   if (!isObject(value)) throw new Error('a line must be one JSON object (an observed exchange)');
   if (value.v !== 1) throw new Error(`v must be 1 (the capture format version), not ${JSON.stringify(value.v)}`);
   checkInteger(value.seq, 'seq', 1);
-  if (!KINDS.includes(value.kind as ExchangeKind)) throw new Error(`kind must be one of ${KINDS.join(', ')}, not ${JSON.stringify(value.kind)}`);
+  if (!KINDS.includes(value.kind as ExchangeKind))
+    throw new Error(`kind must be one of ${KINDS.join(', ')}, not ${JSON.stringify(value.kind)}`);
   if (!DIRECTIONS.includes(value.direction as ObservedExchange['direction']))
     throw new Error(`direction must be one of ${DIRECTIONS.join(', ')}, not ${JSON.stringify(value.direction)}`);
   checkInteger(value.startedAt, 'startedAt', 0);
@@ -172,19 +183,25 @@ export function parseCaptureLine(text: string): ObservedExchange {
   if ((value.endedAt as number) < (value.startedAt as number)) throw new Error('endedAt is before startedAt');
   checkMessage(value.request, 'request');
   const request = value.request as Fields;
-  if (typeof request.method !== 'string' || !/^[A-Za-z]+$/.test(request.method)) throw new Error('request.method must be an HTTP method');
-  if (typeof request.path !== 'string' || !request.path.startsWith('/')) throw new Error('request.path must be a path starting with /');
+  if (typeof request.method !== 'string' || !/^[A-Za-z]+$/.test(request.method))
+    throw new Error('request.method must be an HTTP method');
+  if (typeof request.path !== 'string' || !request.path.startsWith('/'))
+    throw new Error('request.path must be a path starting with /');
   if (value.response !== undefined) {
     checkMessage(value.response, 'response');
     checkInteger((value.response as Fields).status, 'response.status', 100, 599);
   }
   if (value.upstreamError !== undefined) {
     const failure = value.upstreamError;
-    if (!isObject(failure) || typeof failure.message !== 'string') throw new Error('upstreamError must be {message, gatewayStatus}');
-    if (failure.gatewayStatus !== 502 && failure.gatewayStatus !== 504) throw new Error('upstreamError.gatewayStatus must be 502 or 504');
+    if (!isObject(failure) || typeof failure.message !== 'string')
+      throw new Error('upstreamError must be {message, gatewayStatus}');
+    if (failure.gatewayStatus !== 502 && failure.gatewayStatus !== 504)
+      throw new Error('upstreamError.gatewayStatus must be 502 or 504');
   }
-  if (value.clientGone !== undefined && value.clientGone !== true) throw new Error('clientGone must be true when present');
-  if (value.response === undefined && value.upstreamError === undefined) throw new Error('an exchange has a response or an upstreamError');
+  if (value.clientGone !== undefined && value.clientGone !== true)
+    throw new Error('clientGone must be true when present');
+  if (value.response === undefined && value.upstreamError === undefined)
+    throw new Error('an exchange has a response or an upstreamError');
   return value as unknown as ObservedExchange;
 }
 
@@ -199,7 +216,10 @@ type CaptureLineRead = { text: string; terminated: boolean } | { tooLong: number
  * line whole, and a line past the engine's longest string crashed): a line longer than `maxBytes`
  * is given as `{ tooLong }` and reading stops.
  */
-export async function* captureLines(input: AsyncIterable<Buffer | string>, maxBytes = MAX_CAPTURE_LINE_BYTES): AsyncGenerator<CaptureLineRead> {
+export async function* captureLines(
+  input: AsyncIterable<Buffer | string>,
+  maxBytes = MAX_CAPTURE_LINE_BYTES,
+): AsyncGenerator<CaptureLineRead> {
   let parts: Buffer[] = [];
   let size = 0;
   for await (const data of input) {
@@ -243,7 +263,11 @@ interface ReadCaptureOptions {
  * `apiKey` is given back as `apiKey` itself, so a judge holding the key judges a replay as it
  * judged the live run (a key that was not the configured one stays a fingerprint: still not the key).
  */
-export async function* readCapture(lines: LineSource, file: string, options: ReadCaptureOptions = {}): AsyncGenerator<ObservedExchange> {
+export async function* readCapture(
+  lines: LineSource,
+  file: string,
+  options: ReadCaptureOptions = {},
+): AsyncGenerator<ObservedExchange> {
   const keyShownAs = options.apiKey === undefined ? undefined : fingerprint(options.apiKey, 'ak');
   let lineNumber = 0;
   let previous = 0;
@@ -259,10 +283,13 @@ export async function* readCapture(lines: LineSource, file: string, options: Rea
     let exchange: ObservedExchange;
     try {
       exchange = parseCaptureLine(line.text);
-      if (exchange.seq <= previous) throw new Error(`seq ${exchange.seq} does not follow ${previous} (a capture is in seq order)`);
+      if (exchange.seq <= previous)
+        throw new Error(`seq ${exchange.seq} does not follow ${previous} (a capture is in seq order)`);
     } catch (error) {
       if (!line.terminated) {
-        options.onWarning?.(`${file}:${lineNumber}: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read`);
+        options.onWarning?.(
+          `${file}:${lineNumber}: the last line is cut short (observe stopped while writing it): skipped, the lines before it are read`,
+        );
         return;
       }
       throw new ConfigError('bad-capture', `${file}:${lineNumber}: ${(error as Error).message}`);
@@ -278,12 +305,20 @@ export async function* readCapture(lines: LineSource, file: string, options: Rea
 }
 
 /** The exchanges of a capture file, streamed line by line (an unreadable file is a one-line ConfigError). */
-export async function* readCaptureFile(path: string, options: ReadCaptureOptions = {}): AsyncGenerator<ObservedExchange> {
+export async function* readCaptureFile(
+  path: string,
+  options: ReadCaptureOptions = {},
+): AsyncGenerator<ObservedExchange> {
   const input = createReadStream(path);
   await new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());
     input.once('error', (error) =>
-      reject(new ConfigError('bad-capture', `${path}: cannot read the capture: ${(error as NodeJS.ErrnoException).code ?? error.message}`)),
+      reject(
+        new ConfigError(
+          'bad-capture',
+          `${path}: cannot read the capture: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+        ),
+      ),
     );
   });
   try {

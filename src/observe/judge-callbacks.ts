@@ -48,7 +48,12 @@ export interface DeliveryFacts {
   evidence: Evidence;
 }
 
-function contextFor(callback: ReceivedCallback, keys: JudgeKeys, apiKey: string, rules: Map<string, Rule>): CheckContext<never> {
+function contextFor(
+  callback: ReceivedCallback,
+  keys: JudgeKeys,
+  apiKey: string,
+  rules: Map<string, Rule>,
+): CheckContext<never> {
   // The runner's callback checks open a delivery with `target.publicKey`: here, the half the profile names for callbacks.
   const opener = (openingKey(keys, 'callback') ?? keys.publicKey) as RsaPublicKey;
   const target: ServiceTarget = {
@@ -72,8 +77,10 @@ function contextFor(callback: ReceivedCallback, keys: JudgeKeys, apiKey: string,
   };
 }
 
-const first = (check: Check<NoParams> | Check<{ fields?: Record<string, ExactJson> }>, ctx: CheckContext<never>): Finding =>
-  (check as Check<NoParams>).run(ctx)[0] ?? pass();
+const first = (
+  check: Check<NoParams> | Check<{ fields?: Record<string, ExactJson> }>,
+  ctx: CheckContext<never>,
+): Finding => (check as Check<NoParams>).run(ctx)[0] ?? pass();
 
 /** What judging one delivery shares between its parts. */
 interface DeliveryContext {
@@ -93,7 +100,11 @@ interface DeliveryContext {
 }
 
 /** Judges one callback exchange: the delivery (the service's bytes) and the answer (the merchant's). */
-export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): { judgements: Judgement[]; facts: DeliveryFacts } {
+export function judgeCallback(
+  observed: ObservedExchange,
+  keys: JudgeKeys,
+  rules: Map<string, Rule>,
+): { judgements: Judgement[]; facts: DeliveryFacts } {
   const judgements: Judgement[] = [];
   const body = bodyBytes(observed.request);
   const text = body.toString('latin1');
@@ -111,10 +122,16 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   const truncated = observed.request.truncated === true;
   const opened = truncated ? 'no-key' : openWith(keys, 'callback', text);
   const payload =
-    opened !== 'no-key' && 'opened' in opened && opened.opened.value !== null && typeof opened.opened.value === 'object' && !Array.isArray(opened.opened.value)
+    opened !== 'no-key' &&
+    'opened' in opened &&
+    opened.opened.value !== null &&
+    typeof opened.opened.value === 'object' &&
+    !Array.isArray(opened.opened.value)
       ? (opened.opened.value as Record<string, ExactJson>)
       : undefined;
-  const evidence = lazyEvidence(() => evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}));
+  const evidence = lazyEvidence(() =>
+    evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}),
+  );
   const judging: DeliveryContext = {
     observed,
     keys,
@@ -124,11 +141,29 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
     ownKey,
     truncated,
     opened,
-    ack: readAcknowledgement(observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined),
+    ack: readAcknowledgement(
+      observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined,
+    ),
     delivery: (check, title, labels, finding) =>
-      judgements.push({ check, title: `the service's callback delivery: ${title}`, labels, side: 'service', finding, seq: observed.seq, evidence }),
+      judgements.push({
+        check,
+        title: `the service's callback delivery: ${title}`,
+        labels,
+        side: 'service',
+        finding,
+        seq: observed.seq,
+        evidence,
+      }),
     answer: (check, title, labels, finding) =>
-      judgements.push({ check, title: `the merchant's answer to a callback: ${title}`, labels, side: 'merchant', finding, seq: observed.seq, evidence }),
+      judgements.push({
+        check,
+        title: `the merchant's answer to a callback: ${title}`,
+        labels,
+        side: 'merchant',
+        finding,
+        seq: observed.seq,
+        evidence,
+      }),
   };
   const raw = truncated ? { status: 'skipped' as const, message: TRUNCATED } : first(callbackRawBodyCheck, judging.ctx);
   judging.delivery('callback-raw-body', callbackRawBodyCheck.title, callbackRawBodyCheck.rules, raw);
@@ -140,7 +175,15 @@ export function judgeCallback(observed: ObservedExchange, keys: JudgeKeys, rules
   const keyRefused = observed.response?.status === 401;
   return {
     judgements,
-    facts: { ...(payload ? { payload } : {}), ack, valid, plus: text.includes('+'), ...(ownKey === undefined ? {} : { ownKey }), keyRefused, evidence },
+    facts: {
+      ...(payload ? { payload } : {}),
+      ack,
+      valid,
+      plus: text.includes('+'),
+      ...(ownKey === undefined ? {} : { ownKey }),
+      keyRefused,
+      evidence,
+    },
   };
 }
 
@@ -150,14 +193,19 @@ function judgeDeliveryHeaders({ keys, ctx, observed, header, ownKey, delivery }:
     const headers = first(callbackHeadersCheck, ctx);
     // A capture holds the key's fingerprint: it counts as the key (isConfiguredKey).
     const judged =
-      headers.status === 'failed' && ownKey && headers.rules?.includes('CB-KEY-SAME') ? pass("both headers, the merchant's own key (by fingerprint)") : headers;
+      headers.status === 'failed' && ownKey && headers.rules?.includes('CB-KEY-SAME')
+        ? pass("both headers, the merchant's own key (by fingerprint)")
+        : headers;
     delivery('callback-headers', callbackHeadersCheck.title, callbackHeadersCheck.rules, judged);
     return judged.status !== 'failed';
   }
   const type = mediaType(observed.request.headers['content-type']);
   const finding =
     type !== 'application/x-www-form-urlencoded'
-      ? fail(`Content-Type is ${JSON.stringify(observed.request.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`, ['CB-HEADERS'])
+      ? fail(
+          `Content-Type is ${JSON.stringify(observed.request.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`,
+          ['CB-HEADERS'],
+        )
       : header === undefined
         ? fail('no X-API-KEY header', ['CB-HEADERS', 'AUTH-KEY'])
         : pass('both headers');
@@ -170,15 +218,25 @@ function judgeDeliveryHeaders({ keys, ctx, observed, header, ownKey, delivery }:
 }
 
 /** CB-DECRYPT and the payload's schema; `valid` false when it did not open to a valid payload, `undecryptable` the reason it did not open. */
-function judgeDecryption({ ctx, truncated, opened, ack, delivery }: DeliveryContext, raw: Finding): { valid: boolean; undecryptable?: string } {
-  const record = (finding: Finding) => delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, finding);
+function judgeDecryption(
+  { ctx, truncated, opened, ack, delivery }: DeliveryContext,
+  raw: Finding,
+): { valid: boolean; undecryptable?: string } {
+  const record = (finding: Finding) =>
+    delivery('callback-decrypts', callbackDecryptsCheck.title, callbackDecryptsCheck.rules, finding);
   if (truncated) return (record({ status: 'skipped', message: TRUNCATED }), { valid: true });
   if (raw.status === 'failed') {
-    record({ status: 'skipped', message: `not judged: the body is not raw Base64 (reported once, by callback-raw-body)` });
+    record({
+      status: 'skipped',
+      message: `not judged: the body is not raw Base64 (reported once, by callback-raw-body)`,
+    });
     return { valid: true };
   }
   if (opened === 'no-key') {
-    record({ status: 'skipped', message: 'not judged: the judge holds no key that opens callbacks (give the public key)' });
+    record({
+      status: 'skipped',
+      message: 'not judged: the judge holds no key that opens callbacks (give the public key)',
+    });
     return { valid: false };
   }
   let undecryptable: string | undefined;
@@ -195,7 +253,10 @@ function judgeDecryption({ ctx, truncated, opened, ack, delivery }: DeliveryCont
   }
   record(finding);
   // A payload that differs from the toolkit's model only (U-CB-FIELDS) is still a valid delivery.
-  const valid = !(finding.status === 'skipped' || (finding.status === 'failed' && !(finding.rules ?? []).every((rule) => rule.startsWith('U-'))));
+  const valid = !(
+    finding.status === 'skipped' ||
+    (finding.status === 'failed' && !(finding.rules ?? []).every((rule) => rule.startsWith('U-')))
+  );
   return { valid, ...(undecryptable === undefined ? {} : { undecryptable }) };
 }
 
@@ -234,26 +295,38 @@ function judgeAnswer(judging: DeliveryContext, undecryptable: string | undefined
   else if (ownKey === false)
     answer('callback-key-check', 'a delivery with another X-API-KEY', ['CB-KEY-401'], {
       status: 'skipped',
-      message: 'the delivery carries a key that is not the one given to the judge: whether the merchant holds it is not observable',
+      message:
+        'the delivery carries a key that is not the one given to the judge: whether the merchant holds it is not observable',
     });
   const [title, finding] = errCodeVerdict(judging.ack, status, shown, undecryptable);
   answer('callback-answer', title, ['CB-ERRCODE'], finding);
 }
 
 /** The answer's errCode read as the service reads it (src/wire/acknowledgement.ts): the check's title and finding. */
-function errCodeVerdict(ack: Acknowledgement, status: number, shown: string, undecryptable: string | undefined): [string, Finding] {
+function errCodeVerdict(
+  ack: Acknowledgement,
+  status: number,
+  shown: string,
+  undecryptable: string | undefined,
+): [string, Finding] {
   const title = 'errCode (CB-ERRCODE)';
   if (ack.verdict === 'acknowledged') {
     const garbage = undecryptable !== undefined && familyOf(reasonInMessage(undecryptable)) === 'plaintext';
     return [
       'errCode (CB-ERRCODE, the one reading of src/wire/acknowledgement.ts)',
       garbage
-        ? fail(`answered errCode 0 to a delivery whose plaintext is not a JSON payload (${undecryptable}): the event would be lost`, ['CB-NO-FALSE-ACK'])
+        ? fail(
+            `answered errCode 0 to a delivery whose plaintext is not a JSON payload (${undecryptable}): the event would be lost`,
+            ['CB-NO-FALSE-ACK'],
+          )
         : pass(ack.reason),
     ];
   }
   if (ack.verdict === 'ambiguous')
-    return [title, fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ack.reason}: ${shown}`, ['U-CB-RESPONSE'])];
+    return [
+      title,
+      fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ack.reason}: ${shown}`, ['U-CB-RESPONSE']),
+    ];
   if (status >= 200 && status < 300 && ack.errCode === undefined)
     return [
       title,
@@ -263,7 +336,13 @@ function errCodeVerdict(ack: Acknowledgement, status: number, shown: string, und
       ),
     ];
   if (status >= 200 && status < 300 && ack.errCode !== undefined && !/^-?\d/.test(ack.errCode))
-    return [title, fail(`HTTP ${status} with ${ack.reason}: errCode is a number, and the service reads this as a failure: ${shown}`, ['CB-ERRCODE'])];
+    return [
+      title,
+      fail(
+        `HTTP ${status} with ${ack.reason}: errCode is a number, and the service reads this as a failure: ${shown}`,
+        ['CB-ERRCODE'],
+      ),
+    ];
   // A refusal (non-zero errCode, an error status): legal when processing failed; the stream judges the retry.
   return [title, pass(`not acknowledged: ${ack.reason}`)];
 }

@@ -160,7 +160,13 @@ function judgeOrderRequest(
   const request = observed.request;
   if (request.truncated)
     return {
-      findings: [{ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)' }],
+      findings: [
+        {
+          status: 'skipped',
+          message:
+            'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)',
+        },
+      ],
       reading: { kind: 'unknown' },
     };
   const findings: Finding[] = [];
@@ -172,15 +178,21 @@ function judgeOrderRequest(
   if (request.method.toUpperCase() !== 'POST') failWith(`method ${request.method}, not POST`, [endpoint.path]);
   const type = request.headers['content-type'];
   if (mediaType(type) !== 'application/x-www-form-urlencoded')
-    failWith(`Content-Type ${type === undefined ? 'absent' : JSON.stringify(type)}, not application/x-www-form-urlencoded`, [endpoint.ct]);
-  if (request.headers['x-api-key'] === undefined || request.headers['x-api-key'] === '') failWith('no X-API-KEY header', endpoint.key);
+    failWith(
+      `Content-Type ${type === undefined ? 'absent' : JSON.stringify(type)}, not application/x-www-form-urlencoded`,
+      [endpoint.ct],
+    );
+  if (request.headers['x-api-key'] === undefined || request.headers['x-api-key'] === '')
+    failWith('no X-API-KEY header', endpoint.key);
   const data = new URLSearchParams(bodyText(request, 'latin1')).get('data');
   if (data === null || data === '') {
     failWith(`no form field data in the body ${preview(bodyText(request, 'latin1'), 80)}`, [endpoint.data]);
     return { findings, reading: { kind: 'invalid', rules: broken } };
   }
   if (!BASE64_PATTERN.test(data)) {
-    const plusAsSpace = data.includes(' ') ? ": a '+' sent unencoded in the form body reads as ' ' (percent-encode the field)" : '';
+    const plusAsSpace = data.includes(' ')
+      ? ": a '+' sent unencoded in the form body reads as ' ' (percent-encode the field)"
+      : '';
     failWith(`form field data is not standard Base64${plusAsSpace}: ${preview(data, 60)}`, [endpoint.data]);
     return { findings, reading: { kind: 'invalid', rules: broken } };
   }
@@ -190,16 +202,26 @@ function judgeOrderRequest(
     const reason = error instanceof CryptoError ? error.reason : undefined;
     if (reason && LENIENT_BASE64_REASONS.has(reason))
       findings.push(
-        fail(`form field data is Base64 with ${reason}: the pattern of ${endpoint.data} allows it, a strict decoder refuses it (U-CRYPTO)`, ['U-CRYPTO']),
+        fail(
+          `form field data is Base64 with ${reason}: the pattern of ${endpoint.data} allows it, a strict decoder refuses it (U-CRYPTO)`,
+          ['U-CRYPTO'],
+        ),
       );
     else {
       failWith(`form field data is not standard Base64: ${(error as Error).message}`, [endpoint.data]);
       return { findings, reading: { kind: 'invalid', rules: broken } };
     }
   }
-  const opened = openWith(keys, 'request', BASE64_PATTERN.test(data) ? encodeBase64(Buffer.from(data, 'base64')) : data);
+  const opened = openWith(
+    keys,
+    'request',
+    BASE64_PATTERN.test(data) ? encodeBase64(Buffer.from(data, 'base64')) : data,
+  );
   if (opened === 'no-key') {
-    findings.push({ status: 'skipped', message: 'the plain request is not judged: the judge holds no key that opens requests (give the private key)' });
+    findings.push({
+      status: 'skipped',
+      message: 'the plain request is not judged: the judge holds no key that opens requests (give the private key)',
+    });
     return { findings, reading: broken.length ? { kind: 'invalid', rules: broken } : { kind: 'unknown' } };
   }
   if ('error' in opened) {
@@ -210,7 +232,9 @@ function judgeOrderRequest(
   const plain = opened.opened.text;
   const value = opened.opened.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof LosslessNumber) {
-    failWith(`the plain request is not a JSON object: ${preview(plain)}`, [endpoint.suiteName === 'energy' ? 'ENERGY-REQ' : 'ORDER-FIELDS']);
+    failWith(`the plain request is not a JSON object: ${preview(plain)}`, [
+      endpoint.suiteName === 'energy' ? 'ENERGY-REQ' : 'ORDER-FIELDS',
+    ]);
     return { findings, reading: { kind: 'invalid', rules: broken, plain }, plain };
   }
   const issues = validateSchema(endpoint.plainSchema, value);
@@ -219,7 +243,8 @@ function judgeOrderRequest(
       `plain request ${preview(plain)}: ${describeIssues(issues)}`,
       issueRules(issues) ?? [endpoint.suiteName === 'energy' ? 'ENERGY-REQ' : 'ORDER-FIELDS'],
     );
-  if (findings.every((finding) => finding.status !== 'failed')) findings.push(pass(`form field data opens to ${preview(plain, 80)}`));
+  if (findings.every((finding) => finding.status !== 'failed'))
+    findings.push(pass(`form field data opens to ${preview(plain, 80)}`));
   return {
     findings,
     reading: broken.length ? { kind: 'invalid', rules: [...new Set(broken)], plain } : { kind: 'valid', plain },
@@ -276,13 +301,20 @@ interface OrderAnswer {
  * Judges one energy query or order submission exchange: the request (sent by the merchant) and the
  * answer (sent by the service).
  */
-export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): { judgements: Judgement[]; facts: OrderFacts } {
+export function judgeOrder(
+  observed: ObservedExchange,
+  keys: JudgeKeys,
+  rules: Map<string, Rule>,
+): { judgements: Judgement[]; facts: OrderFacts } {
   const endpoint = ENDPOINTS[observed.kind === 'energy' ? 'energy' : 'withdraw'];
   const judgements: Judgement[] = [];
   const { findings, reading, plain, fields } = judgeOrderRequest(observed, endpoint, keys);
   const response = receivedResponse(observed, keys);
   const evidence = lazyEvidence(() =>
-    evidenceOf(keys, observed, { ...(plain === undefined ? {} : { request: plain }), ...(response?.decrypted ? { response: response.decrypted.text } : {}) }),
+    evidenceOf(keys, observed, {
+      ...(plain === undefined ? {} : { request: plain }),
+      ...(response?.decrypted ? { response: response.decrypted.text } : {}),
+    }),
   );
   const title = endpoint.suiteName === 'energy' ? 'energy query' : 'order submission';
   const accepted = response?.status === 200 && String((response.json as { code?: unknown } | undefined)?.code) === '0';
@@ -305,7 +337,15 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
   if (callBackId !== undefined && endpoint.suiteName === 'order')
     Object.assign(facts, { requestCallBackId: callBackId, ...(plain === undefined ? {} : { requestPlain: plain }) });
   const answer = (check: string, checkTitle: string, labels: string[], finding: Finding) =>
-    judgements.push({ check, title: `the service's ${title} answer: ${checkTitle}`, labels, side: 'service', finding, seq: observed.seq, evidence });
+    judgements.push({
+      check,
+      title: `the service's ${title} answer: ${checkTitle}`,
+      labels,
+      side: 'service',
+      finding,
+      seq: observed.seq,
+      evidence,
+    });
   if (!response) {
     answer(
       'answered',
@@ -323,14 +363,16 @@ export function judgeOrder(observed: ObservedExchange, keys: JudgeKeys, rules: M
     const symbol = plainField(fields, 'symbol');
     // An ENERGY order leases energy: no withdrawal callback follows it (ORDER-KIND). Without the plain
     // request the kind of the order is unknown, so no callback is expected.
-    if (symbol !== undefined && symbol !== 'ENERGY') facts.acceptedWithdrawal = callBackId ?? (typeof id === 'string' ? id : undefined);
+    if (symbol !== undefined && symbol !== 'ENERGY')
+      facts.acceptedWithdrawal = callBackId ?? (typeof id === 'string' ? id : undefined);
   }
   return { judgements, facts };
 }
 
 /** A request the judge cannot open but the service accepted: the judge's key or profile is not the one in use, not the merchant's fault. */
 function requestFinding(finding: Finding, accepted: boolean): Finding {
-  const notOurs = finding.status === 'failed' && accepted && finding.message.includes('does not decrypt with the private key');
+  const notOurs =
+    finding.status === 'failed' && accepted && finding.message.includes('does not decrypt with the private key');
   return notOurs
     ? {
         status: 'skipped',
@@ -366,7 +408,9 @@ function judgeOrderAnswer(judging: OrderAnswer): boolean {
   };
   const run = (check: { run(ctx: CheckContext<never>): Finding[] }, params: Record<string, unknown>) =>
     check.run(contextFor(exchange, keys, endpoint.suiteName, params, rules))[0] ?? pass();
-  const errorSchema = ({ 401: 'UnauthorizedError', 403: 'ForbiddenError', 404: 'NotFoundError' } as const)[response.status as 401 | 403 | 404];
+  const errorSchema = ({ 401: 'UnauthorizedError', 403: 'ForbiddenError', 404: 'NotFoundError' } as const)[
+    response.status as 401 | 403 | 404
+  ];
   if (errorSchema) {
     answer(
       'error-body',
@@ -412,13 +456,21 @@ function judgeEnvelope(
   }
   const envelope = unencrypted(response) ?? run(envelopeCheck, { outcome });
   answer('envelope', envelopeCheck.title, envelopeCheck.rules, envelope);
-  if (outcome === 'failure' || (envelope.status === 'failed' && envelope.cause === 'undecryptable-answer') || !response.decrypted) return false;
+  if (
+    outcome === 'failure' ||
+    (envelope.status === 'failed' && envelope.cause === 'undecryptable-answer') ||
+    !response.decrypted
+  )
+    return false;
   // ORDER-RES: id is the request's callBackId; tenantUserId is an integer, compared with the request's only when that is one written as text (as the suites do).
   const tenantUserId = plainField(fields, 'tenantUserId');
   const echo =
     plain === undefined || endpoint.suiteName !== 'order'
       ? undefined
-      : { id: 'callBackId', ...(tenantUserId !== undefined && /^\d+$/.test(tenantUserId) ? { tenantUserId: 'tenantUserId' } : {}) };
+      : {
+          id: 'callBackId',
+          ...(tenantUserId !== undefined && /^\d+$/.test(tenantUserId) ? { tenantUserId: 'tenantUserId' } : {}),
+        };
   const result = run(resultCheck, { schema: endpoint.resultSchema, ...(echo ? { echo } : {}) });
   answer('result', resultCheck.title, [endpoint.suiteName === 'energy' ? 'ENERGY-RES' : 'ORDER-RES'], result);
   return true;
@@ -441,22 +493,30 @@ export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rule
     });
   const type = mediaType(request.headers['content-type']);
   if (request.truncated)
-    requestJudgement({ status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body' }, ['CARD-REQ']);
+    requestJudgement(
+      { status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body' },
+      ['CARD-REQ'],
+    );
   else if (request.method.toUpperCase() !== 'POST' || type !== 'application/json')
     requestJudgement(
-      fail(`${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`, [
-        'CARD-PATH',
-      ]),
+      fail(
+        `${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`,
+        ['CARD-PATH'],
+      ),
       ['CARD-PATH'],
     );
   else {
     const json = bodyJson(request);
     const issues = json === undefined ? undefined : validateSchema('CardCloseRequest', json);
-    if (issues === undefined) requestJudgement(fail(`the body is not JSON: ${preview(bodyText(request))}`, ['CARD-REQ']), ['CARD-REQ']);
+    if (issues === undefined)
+      requestJudgement(fail(`the body is not JSON: ${preview(bodyText(request))}`, ['CARD-REQ']), ['CARD-REQ']);
     else
-      requestJudgement(issues.length ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ']) : pass(), [
-        'CARD-REQ',
-      ]);
+      requestJudgement(
+        issues.length
+          ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ'])
+          : pass(),
+        ['CARD-REQ'],
+      );
   }
   const response = receivedResponse(observed, keys);
   if (observed.response?.truncated) {
@@ -484,7 +544,12 @@ export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rule
     return judgements;
   }
   const exchange: Exchange = {
-    request: { method: request.method, url: `http://observed${request.path}`, headers: request.headers, body: bodyText(request) },
+    request: {
+      method: request.method,
+      url: `http://observed${request.path}`,
+      headers: request.headers,
+      body: bodyText(request),
+    },
     response,
   };
   const finding = cardResponseCheck.run(contextFor(exchange, keys, 'card', { outcome: 'any' }, rules))[0] ?? pass();

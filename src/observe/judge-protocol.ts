@@ -9,7 +9,8 @@ import type { JudgeOptions } from './judge.js';
 
 /** To the thread: an exchange to judge, or a request for the report so far (`final`: the end). */
 export type JudgeRequest =
-  { kind: 'exchange'; exchange: ObservedExchange } | { kind: 'result'; id: number; final: boolean; unjudged: Array<[reason: string, count: number]> };
+  | { kind: 'exchange'; exchange: ObservedExchange }
+  | { kind: 'result'; id: number; final: boolean; unjudged: Array<[reason: string, count: number]> };
 
 /** From the thread, in the order of the requests: one answer per exchange, one per result asked. */
 export type JudgeAnswer =

@@ -24,7 +24,12 @@ function judge(failOn: number[] = []): Judge & { judged: number[]; unjudgedSeen:
   const unjudgedSeen: Array<[string, number]> = [];
   const result = (): ObserveResult => ({
     exchanges: judged.length,
-    report: { target: {}, summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 }, results: [], notes: [] } as never,
+    report: {
+      target: {},
+      summary: { passed: 0, failed: 0, warnings: 0, skipped: 0, durationMs: 0 },
+      results: [],
+      notes: [],
+    } as never,
     forgottenEvents: 0,
     notJudged: unjudgedSeen.reduce((n, [, count]) => n + count, 0),
   });
@@ -34,7 +39,12 @@ function judge(failOn: number[] = []): Judge & { judged: number[]; unjudgedSeen:
     accept: (item) => {
       if (failOn.includes(item.seq)) throw new Error(`judge bug on ${item.seq}`);
       judged.push(item.seq);
-      const finding = { id: `seq-${item.seq}`, status: 'failed', rules: [], evidence: { amount: new LosslessNumber('12345678901234567890.10') } };
+      const finding = {
+        id: `seq-${item.seq}`,
+        status: 'failed',
+        rules: [],
+        evidence: { amount: new LosslessNumber('12345678901234567890.10') },
+      };
       return [finding as unknown as ObserveFinding];
     },
     unjudged: (reason, count) => void (count > 0 && unjudgedSeen.push([reason, count])),
@@ -70,7 +80,10 @@ describe('JudgeQueue', () => {
     const j = judge();
     const thread = manualPort(j);
     const found: ObserveFinding[] = [];
-    const queue = new JudgeQueue(thread.port, thread.stop, { ...quiet, onFindings: (findings) => found.push(...findings) });
+    const queue = new JudgeQueue(thread.port, thread.stop, {
+      ...quiet,
+      onFindings: (findings) => found.push(...findings),
+    });
     queue.submit(exchange(1));
     queue.submit(exchange(2));
     expect(j.judged).toEqual([]);
@@ -89,7 +102,12 @@ describe('JudgeQueue', () => {
     const j = judge();
     const thread = manualPort(j);
     let shedSeen = 0;
-    const queue = new JudgeQueue(thread.port, thread.stop, { ...quiet, maxExchanges: 2, maxBytes: 10, onShed: () => void shedSeen++ });
+    const queue = new JudgeQueue(thread.port, thread.stop, {
+      ...quiet,
+      maxExchanges: 2,
+      maxBytes: 10,
+      onShed: () => void shedSeen++,
+    });
     queue.submit(exchange(1, 'AAAA'));
     queue.submit(exchange(2, 'AAAAAAAA'));
     queue.submit(exchange(3));

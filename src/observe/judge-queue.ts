@@ -115,7 +115,12 @@ export class JudgeQueue {
   /** Queues one exchange for judging; sheds it (counted) when the queue is full or closed. */
   submit(exchange: ObservedExchange): void {
     const size = sizeOf(exchange);
-    if (this.#closed || this.#failure || this.pending >= this.#maxExchanges || (this.pending > 0 && this.#bytes + size > this.#maxBytes)) {
+    if (
+      this.#closed ||
+      this.#failure ||
+      this.pending >= this.#maxExchanges ||
+      (this.pending > 0 && this.#bytes + size > this.#maxBytes)
+    ) {
       this.notJudged++;
       this.#untold++;
       this.options.onShed?.();
@@ -137,7 +142,15 @@ export class JudgeQueue {
    * `signal` aborts, has it drop the rest (counted as not judged), and returns the final result,
    * with `cut` exchanges (cut at the stop, never finished) counted too. Nothing is queued afterwards.
    */
-  async close({ deadline, signal, cut = 0 }: { deadline: number; signal?: AbortSignal; cut?: number }): Promise<ObserveResult> {
+  async close({
+    deadline,
+    signal,
+    cut = 0,
+  }: {
+    deadline: number;
+    signal?: AbortSignal;
+    cut?: number;
+  }): Promise<ObserveResult> {
     this.#closed = true;
     await this.#drained(deadline, signal);
     Atomics.store(this.stop, 0, 1);

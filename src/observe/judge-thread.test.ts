@@ -34,18 +34,31 @@ function delivery(seq: number, trackingId: string, answer: string, at: number): 
     request: {
       method: 'POST',
       path: '/callback',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': seq % 3 === 0 ? 'another-key' : apiKey },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-api-key': seq % 3 === 0 ? 'another-key' : apiKey,
+      },
       bodyBase64: Buffer.from(sealCallback(payload, testKeys)).toString('base64'),
     },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, bodyBase64: Buffer.from(answer).toString('base64') },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      bodyBase64: Buffer.from(answer).toString('base64'),
+    },
   };
 }
 
 describe('the judge on its own thread', () => {
   it('judges to the same findings and report as on the main thread', async () => {
-    const options: JudgeOptions = { keys: { publicKeyPem, apiKey }, strict: false, limits: { retryWaitMs: 60_000, orderCallbackWaitMs: 60_000 } };
+    const options: JudgeOptions = {
+      keys: { publicKeyPem, apiKey },
+      strict: false,
+      limits: { retryWaitMs: 60_000, orderCallbackWaitMs: 60_000 },
+    };
     const answers = ['{"errCode":0,"message":""}', '{"errCode":1,"message":"busy"}', '{"code":0}'];
-    const exchanges = Array.from({ length: 12 }, (_, i) => delivery(i + 1, `t-${i % 4}`, answers[i % 3]!, 1_000 + i * 40_000));
+    const exchanges = Array.from({ length: 12 }, (_, i) =>
+      delivery(i + 1, `t-${i % 4}`, answers[i % 3]!, 1_000 + i * 40_000),
+    );
 
     const here = createJudge(options);
     const hereFindings = exchanges.flatMap((exchange) => here.accept(exchange));
@@ -53,7 +66,10 @@ describe('the judge on its own thread', () => {
 
     const threadFindings: ObserveFinding[] = [];
     const errors: unknown[] = [];
-    const queue = JudgeQueue.start(options, { onFindings: (findings) => threadFindings.push(...findings), onError: (error) => errors.push(error) });
+    const queue = JudgeQueue.start(options, {
+      onFindings: (findings) => threadFindings.push(...findings),
+      onError: (error) => errors.push(error),
+    });
     await queue.ready();
     for (const exchange of exchanges) queue.submit(exchange);
     const threadResult = await queue.close({ deadline: Date.now() + 60_000 });

@@ -22,7 +22,12 @@ const ACK = '{"errCode":0,"message":""}';
 const REFUSE = '{"errCode":1,"message":"busy"}';
 
 let seq = 0;
-function delivery(trackingId: string, answer: string, at: number, options: { requestUUID?: string; status?: number } = {}): ObservedExchange {
+function delivery(
+  trackingId: string,
+  answer: string,
+  at: number,
+  options: { requestUUID?: string; status?: number } = {},
+): ObservedExchange {
   const payload = withRequestUUID(
     {
       type: new LosslessNumber('4'),
@@ -48,11 +53,18 @@ function delivery(trackingId: string, answer: string, at: number, options: { req
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
       bodyBase64: Buffer.from(body).toString('base64'),
     },
-    response: { status: options.status ?? 200, headers: { 'content-type': 'application/json' }, bodyBase64: Buffer.from(answer).toString('base64') },
+    response: {
+      status: options.status ?? 200,
+      headers: { 'content-type': 'application/json' },
+      bodyBase64: Buffer.from(answer).toString('base64'),
+    },
   };
 }
 
-function judged(exchanges: ObservedExchange[], options: { strict?: boolean; window?: number; perCheckLimit?: number } = {}) {
+function judged(
+  exchanges: ObservedExchange[],
+  options: { strict?: boolean; window?: number; perCheckLimit?: number } = {},
+) {
   const judge = createJudge({
     keys: { publicKeyPem, apiKey },
     strict: options.strict ?? false,
@@ -81,7 +93,9 @@ describe('retries, in observed time (CB-ERRCODE, U-RETRY)', () => {
     const first = delivery('t-2', REFUSE, 1_000);
     const later = delivery('t-other', ACK, 70_000);
     const { live, result } = judged([first, later]);
-    expect(live.map((r) => [r.id, r.status, r.rules])).toEqual([[`observe/seq-${first.seq}/callback-retry`, 'warning', ['U-RETRY']]]);
+    expect(live.map((r) => [r.id, r.status, r.rules])).toEqual([
+      [`observe/seq-${first.seq}/callback-retry`, 'warning', ['U-RETRY']],
+    ]);
     expect(live[0]!.message).toMatch(
       /^event t-2 was not acknowledged \(seq \d+\) and not retried within 60 s: CB-ERRCODE wants a retry when processing failed; how soon is open \(U-RETRY\)$/,
     );
@@ -97,12 +111,18 @@ describe('retries, in observed time (CB-ERRCODE, U-RETRY)', () => {
     const { result } = judged([delivery('t-4', REFUSE, 1_000)]);
     const retry = byCheck(result.report.results, 'callback-retry');
     expect(retry.map((r) => r.status)).toEqual(['skipped']);
-    expect(retry[0]!.message).toMatch(/the observation ended 0 s after delivery 1 of event t-4 was refused, before a retry was due \(the judge waits 60 s\)/);
+    expect(retry[0]!.message).toMatch(
+      /the observation ended 0 s after delivery 1 of event t-4 was refused, before a retry was due \(the judge waits 60 s\)/,
+    );
   });
 
   it('a delivery after an acknowledgement warns: a retry CB-ERRCODE forbids, or a resend CB-ONCE allows', () => {
     const { result } = judged([delivery('t-5', ACK, 1_000), delivery('t-5', ACK, 1_500)]);
-    expect(result.report.results.filter((r) => r.status === 'warning').map((r) => [r.rules, r.message.replace(/seq \d+/, 'seq N')])).toEqual([
+    expect(
+      result.report.results
+        .filter((r) => r.status === 'warning')
+        .map((r) => [r.rules, r.message.replace(/seq \d+/, 'seq N')]),
+    ).toEqual([
       [
         ['U-RETRY'],
         'delivery 2 of event t-5 follows an acknowledgement (seq N): CB-ERRCODE retries only a failed delivery, CB-ONCE allows an identical resend, and traffic cannot tell which this is (U-RETRY)',
@@ -113,7 +133,10 @@ describe('retries, in observed time (CB-ERRCODE, U-RETRY)', () => {
 
 describe('the stream window (bounded memory)', () => {
   it('forgets the oldest events past the window, counts them, and skips a retry it can no longer judge', () => {
-    const { result } = judged([delivery('w-1', REFUSE, 1_000), delivery('w-2', ACK, 1_100), delivery('w-3', ACK, 1_200)], { window: 2 });
+    const { result } = judged(
+      [delivery('w-1', REFUSE, 1_000), delivery('w-2', ACK, 1_100), delivery('w-3', ACK, 1_200)],
+      { window: 2 },
+    );
     expect(result.forgottenEvents).toBe(1);
     expect(result.report.notes).toContain(
       '1 event was forgotten by the stream window (2 events, 3600 s): a resend or retry of one of them after that is judged as a new event',
@@ -125,9 +148,15 @@ describe('the stream window (bounded memory)', () => {
 
   it('judges a reused requestUUID across events (CB-UUID) as long as it remembers it', () => {
     const uuid = '6f9b0d4e-3a51-4c7e-9b2f-0d8e1c6a4b37';
-    const { result } = judged([delivery('u-1', ACK, 1_000, { requestUUID: uuid }), delivery('u-2', ACK, 1_100, { requestUUID: uuid })]);
+    const { result } = judged([
+      delivery('u-1', ACK, 1_000, { requestUUID: uuid }),
+      delivery('u-2', ACK, 1_100, { requestUUID: uuid }),
+    ]);
     expect(result.report.results.filter((r) => r.status === 'failed').map((r) => [r.rules, r.message])).toEqual([
-      [['CB-UUID'], expect.stringMatching(new RegExp(`^requestUUID ${uuid} was already sent on the delivery of seq \\d+$`))],
+      [
+        ['CB-UUID'],
+        expect.stringMatching(new RegExp(`^requestUUID ${uuid} was already sent on the delivery of seq \\d+$`)),
+      ],
     ]);
   });
 });
@@ -220,28 +249,45 @@ describe('ORDER-CALLBACK-ID: the merchant keeps callBackId unique (seen only in 
     const accepted = {
       ...exchange,
       request: { ...exchange.request, headers: { 'x-api-key': apiKey } },
-      response: { ...exchange.response!, bodyBase64: Buffer.from('{"code":0,"message":"","data":"AQID"}').toString('base64') },
+      response: {
+        ...exchange.response!,
+        bodyBase64: Buffer.from('{"code":0,"message":"","data":"AQID"}').toString('base64'),
+      },
     };
     const refused = judgeOrders([accepted]).results.filter((r) => r.id.endsWith('/refused'));
-    expect(refused.map((r) => [r.status, r.rules, r.title])).toEqual([['failed', ['ORDER-CT'], "the service's order submission answer: bad input is refused"]]);
+    expect(refused.map((r) => [r.status, r.rules, r.title])).toEqual([
+      ['failed', ['ORDER-CT'], "the service's order submission answer: bad input is refused"],
+    ]);
     expect(refused[0]!.message).toMatch(/^accepted \(code 0\)/);
   });
 
   it('passes the same order submitted again, and distinct callBackIds', () => {
-    const report = judgeOrders([orderExchange('cb-a', '10.5', 1_000), orderExchange('cb-a', '10.5', 2_000), orderExchange('cb-b', '10.5', 3_000)]);
+    const report = judgeOrders([
+      orderExchange('cb-a', '10.5', 1_000),
+      orderExchange('cb-a', '10.5', 2_000),
+      orderExchange('cb-b', '10.5', 3_000),
+    ]);
     expect(report.summary.failed, JSON.stringify(report.results.filter((r) => r.status === 'failed'))).toBe(0);
-    expect(report.results.find((r) => r.id === 'observe/all/order-callback-id')?.message).toMatch(/^passed on 3 judgements/);
+    expect(report.results.find((r) => r.id === 'observe/all/order-callback-id')?.message).toMatch(
+      /^passed on 3 judgements/,
+    );
   });
 });
 
 describe('a body the proxy truncated (ObservedMessage.truncated)', () => {
   it('is not judged (skipped, never failed): its first bytes are not the body', () => {
     const whole = delivery('big-1', ACK, 1_000);
-    const cut = { ...whole, request: { ...whole.request, bodyBase64: whole.request.bodyBase64.slice(0, 40), truncated: true as const } };
+    const cut = {
+      ...whole,
+      request: { ...whole.request, bodyBase64: whole.request.bodyBase64.slice(0, 40), truncated: true as const },
+    };
     const { result } = judged([cut]);
     expect(result.report.summary.failed).toBe(0);
     expect(byCheck(result.report.results, 'callback-raw-body').map((r) => [r.status, r.message])).toEqual([
-      ['skipped', `1 judgement (seq ${cut.seq}): not judged: the body was longer than the proxy records of one body (it was forwarded whole)`],
+      [
+        'skipped',
+        `1 judgement (seq ${cut.seq}): not judged: the body was longer than the proxy records of one body (it was forwarded whole)`,
+      ],
     ]);
   });
 });
@@ -259,15 +305,23 @@ describe('replay headers', () => {
         },
         apiKey,
       ),
-    ).toEqual({ 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8', 'x-trace': 'a1', 'X-API-KEY': apiKey });
+    ).toEqual({
+      'content-type': 'application/x-www-form-urlencoded; charset=UTF-8',
+      'x-trace': 'a1',
+      'X-API-KEY': apiKey,
+    });
   });
   it('keeps a delivery without a key without one, and cannot reproduce another key', () => {
     expect(replayHeaders({ 'content-type': 'text/plain' }, apiKey)).toEqual({ 'content-type': 'text/plain' });
     expect(replayHeaders({ 'x-api-key': fingerprint('another-key', 'ak') }, apiKey)).toBeUndefined();
   });
   it('finds a header whose secret the capture holds as a fingerprint (it cannot be resent), and no other', () => {
-    expect(scrubbedHeader({ authorization: `Bearer ${fingerprint('tok_1234567890', 'au')}`, 'content-type': 'text/plain' })).toBe('authorization');
+    expect(
+      scrubbedHeader({ authorization: `Bearer ${fingerprint('tok_1234567890', 'au')}`, 'content-type': 'text/plain' }),
+    ).toBe('authorization');
     expect(scrubbedHeader({ cookie: fingerprint('s=1234567890', 'au') })).toBe('cookie');
-    expect(scrubbedHeader({ 'X-API-KEY': apiKey, 'x-trace': 'a1', authorization: 'Bearer plain-token' })).toBeUndefined();
+    expect(
+      scrubbedHeader({ 'X-API-KEY': apiKey, 'x-trace': 'a1', authorization: 'Bearer plain-token' }),
+    ).toBeUndefined();
   });
 });

@@ -98,7 +98,11 @@ interface JudgeState {
 function judgeState(options: JudgeOptions): JudgeState {
   const rules = new Map((options.rules ?? packageRules()).map((rule) => [rule.id, rule]));
   const profile = options.profile ?? DEFAULT_PROFILE;
-  const limits: StreamLimits = { ...DEFAULT_LIMITS, ...options.limits, maxEvents: options.window ?? DEFAULT_LIMITS.maxEvents };
+  const limits: StreamLimits = {
+    ...DEFAULT_LIMITS,
+    ...options.limits,
+    maxEvents: options.window ?? DEFAULT_LIMITS.maxEvents,
+  };
   return {
     options,
     rules,
@@ -134,8 +138,10 @@ function settle(state: JudgeState, judgements: Judgement[]): ObserveFinding[] {
 function judgeOrderExchange({ keys, rules, refusals, stream }: JudgeState, exchange: ObservedExchange): Judgement[] {
   const judged = judgeOrder(exchange, keys, rules);
   const { facts } = judged;
-  refusals.observe(exchange, { valid: facts.valid ?? false, refused: facts.refused ?? false, keyCompared: keys.apiKey !== undefined }, () =>
-    evidenceOf(keys, exchange),
+  refusals.observe(
+    exchange,
+    { valid: facts.valid ?? false, refused: facts.refused ?? false, keyCompared: keys.apiKey !== undefined },
+    () => evidenceOf(keys, exchange),
   );
   return [
     ...judged.judgements,
@@ -153,7 +159,11 @@ function judgeDelivery({ keys, rules, refusals, stream }: JudgeState, exchange: 
   const { facts } = judged;
   // Valid as a receiver sees it: it opens with the keys given and carries the right key (or none was given to compare).
   const valid = facts.payload !== undefined && facts.ownKey !== false;
-  refusals.observe(exchange, { valid, refused: facts.ack.verdict === 'not-acknowledged', keyCompared: facts.ownKey !== undefined }, facts.evidence);
+  refusals.observe(
+    exchange,
+    { valid, refused: facts.ack.verdict === 'not-acknowledged', keyCompared: facts.ownKey !== undefined },
+    facts.evidence,
+  );
   return [...judged.judgements, ...stream.delivery(exchange, facts)];
 }
 
@@ -195,7 +205,10 @@ function accept(state: JudgeState, exchange: ObservedExchange): ObserveFinding[]
       title: 'the judge could judge the exchange',
       labels: [],
       side: exchange.direction === 'service→merchant' ? 'service' : 'merchant',
-      finding: { status: 'failed', message: `the judge could not judge seq ${exchange.seq}: ${(error as Error).message}` },
+      finding: {
+        status: 'failed',
+        message: `the judge could not judge seq ${exchange.seq}: ${(error as Error).message}`,
+      },
       seq: exchange.seq,
       evidence: evidenceOf(state.keys, exchange),
     });
@@ -236,7 +249,15 @@ function settleNotObservable(state: JudgeState): void {
     const judged = entry.rules.filter((id) => state.rules.has(id));
     if (judged.length === 0) continue;
     const side = judged.every((id) => state.rules.get(id)?.binds === 'service') ? 'service' : 'merchant';
-    settle(state, [{ check: entry.check, title: entry.title, labels: judged, side, finding: { status: 'skipped', message: entry.why } }]);
+    settle(state, [
+      {
+        check: entry.check,
+        title: entry.title,
+        labels: judged,
+        side,
+        finding: { status: 'skipped', message: entry.why },
+      },
+    ]);
   }
 }
 
@@ -252,12 +273,22 @@ function notesOf(state: JudgeState, final: boolean, notJudged: ReturnType<Tally[
       : []),
     ...(state.outOfOrder > 0 ? [`${state.outOfOrder} exchange(s) arrived out of seq order`] : []),
     ...(keys.publicKey === undefined ? ['no public key: answers and callbacks were not opened'] : []),
-    ...(keys.privateKey === undefined ? ['no private key: order requests were judged on the wire only (form, Base64, headers), not opened'] : []),
-    ...(keys.apiKey === undefined ? ["no API key: the key header was judged present, not compared with the merchant's key (CB-KEY-SAME skipped)"] : []),
+    ...(keys.privateKey === undefined
+      ? ['no private key: order requests were judged on the wire only (form, Base64, headers), not opened']
+      : []),
+    ...(keys.apiKey === undefined
+      ? ["no API key: the key header was judged present, not compared with the merchant's key (CB-KEY-SAME skipped)"]
+      : []),
     ...(sides.size < 2 ? [`only the ${[...sides].join(' and ')}'s bytes were judged`] : []),
-    ...(final ? [] : ['interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet']),
+    ...(final
+      ? []
+      : [
+          'interim report: the run goes on; verdicts that wait for later exchanges (retries, order callbacks) are not in it yet',
+        ]),
     // What was not judged, by reason, with how many judgements each reason cost (a MUST-only count is in the summary).
-    ...notJudged.map((group) => `not judged: ${group.count} ${group.unit}${group.count === 1 ? '' : 's'}: ${group.reason}`),
+    ...notJudged.map(
+      (group) => `not judged: ${group.count} ${group.unit}${group.count === 1 ? '' : 's'}: ${group.reason}`,
+    ),
   ];
 }
 
@@ -283,7 +314,12 @@ function build(state: JudgeState, final: boolean): ObserveResult {
         apiKey: keys.apiKey === undefined ? null : fingerprint(keys.apiKey, 'ak'),
       },
       strict: options.strict,
-      window: { events: limits.maxEvents, ageMs: limits.maxEventAgeMs, retryWaitMs: limits.retryWaitMs, orderCallbackWaitMs: limits.orderCallbackWaitMs },
+      window: {
+        events: limits.maxEvents,
+        ageMs: limits.maxEventAgeMs,
+        retryWaitMs: limits.retryWaitMs,
+        orderCallbackWaitMs: limits.orderCallbackWaitMs,
+      },
       ...options.target,
     },
     summary: {
@@ -297,5 +333,10 @@ function build(state: JudgeState, final: boolean): ObserveResult {
     results,
     notes: notesOf(state, final, notJudged),
   };
-  return { exchanges: state.exchanges, report, forgottenEvents: state.stream.forgotten, notJudged: notJudged.reduce((n, group) => n + group.count, 0) };
+  return {
+    exchanges: state.exchanges,
+    report,
+    forgottenEvents: state.stream.forgotten,
+    notJudged: notJudged.reduce((n, group) => n + group.count, 0),
+  };
 }

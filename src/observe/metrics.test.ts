@@ -26,7 +26,14 @@ describe('observe metrics', () => {
     const metrics = createObserveMetrics();
     expect(await metrics.text()).toContain('wallet_conformance_observe_not_judged_total{reason="shed"} 0');
     metrics.exchange(exchange());
-    metrics.exchange(exchange({ kind: 'callback', direction: 'service→merchant', response: undefined, upstreamError: { message: 'x', gatewayStatus: 504 } }));
+    metrics.exchange(
+      exchange({
+        kind: 'callback',
+        direction: 'service→merchant',
+        response: undefined,
+        upstreamError: { message: 'x', gatewayStatus: 504 },
+      }),
+    );
     metrics.findings([
       { id: 'a', suite: 'observe', case: 'seq-1', title: 't', rules: ['CB-ERRCODE'], status: 'failed', message: 'm' },
       { id: 'b', suite: 'observe', case: 'seq-1', title: 't', rules: ['U-RETRY'], status: 'warning', message: 'm' },
@@ -53,7 +60,9 @@ describe('observe metrics', () => {
     const scraped = await fetch(`${server.url}/metrics`);
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(await scraped.text()).toContain('wallet_conformance_observe_exchanges_total{kind="withdraw",side="merchant"} 1');
+    expect(await scraped.text()).toContain(
+      'wallet_conformance_observe_exchanges_total{kind="withdraw",side="merchant"} 1',
+    );
     const health = await fetch(`${server.url}/healthz`);
     expect([health.status, await health.text()]).toEqual([200, 'ok\n']);
     expect((await fetch(`${server.url}/other`)).status).toBe(404);

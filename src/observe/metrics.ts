@@ -71,7 +71,8 @@ export function createObserveMetrics(): ObserveMetrics {
     findings(settled) {
       for (const finding of settled) {
         if (finding.status !== 'failed' && finding.status !== 'warning') continue;
-        for (const rule of finding.rules.length > 0 ? finding.rules : ['none']) findings.inc({ rule, verdict: finding.status });
+        for (const rule of finding.rules.length > 0 ? finding.rules : ['none'])
+          findings.inc({ rule, verdict: finding.status });
       }
     },
     notJudged(reason) {
@@ -85,7 +86,8 @@ export function createObserveMetrics(): ObserveMetrics {
 /** Answers a GET of `/metrics` or `/healthz` (true), or leaves the request alone (false): the metrics server and the live page (`--ui`) both serve them. */
 export function answerMetrics(metrics: ObserveMetrics, req: http.IncomingMessage, res: http.ServerResponse): boolean {
   const path = (req.url ?? '/').split('?')[0];
-  if (path === '/healthz') return (res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n'), true);
+  if (path === '/healthz')
+    return (res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n'), true);
   if (path !== '/metrics') return false;
   metrics.text().then(
     (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
@@ -98,10 +100,15 @@ export function answerMetrics(metrics: ObserveMetrics, req: http.IncomingMessage
  * Serves `/metrics` and `/healthz` (200 `ok` while the proxy runs); anything else is 404. Its own
  * server, so a slow or stuck scraper never holds a forwarding socket.
  */
-export async function startMetricsServer(metrics: ObserveMetrics, host: string, port: number): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startMetricsServer(
+  metrics: ObserveMetrics,
+  host: string,
+  port: number,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
-    if (!answerMetrics(metrics, req, res)) res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: /metrics or /healthz\n');
+    if (!answerMetrics(metrics, req, res))
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: /metrics or /healthz\n');
   });
   // A scraper that stops reading is dropped rather than held for ever.
   server.requestTimeout = 10_000;

@@ -23,8 +23,12 @@ export interface JudgeKeys {
 
 /** Parses the PEM texts once; a bad key is the caller's error (thrown, one line). */
 export function judgeKeys(keys: ObserveKeys, profile: CryptoProfile = DEFAULT_PROFILE): JudgeKeys {
-  const privateKey = keys.privateKeyPem ? (parseKey(keys.privateKeyPem, { expect: 'private', source: 'private key' }) as RsaPrivateKey) : undefined;
-  const publicKey = keys.publicKeyPem ? publicHalf(parseKey(keys.publicKeyPem, { source: 'public key' })) : privateKey?.publicKey;
+  const privateKey = keys.privateKeyPem
+    ? (parseKey(keys.privateKeyPem, { expect: 'private', source: 'private key' }) as RsaPrivateKey)
+    : undefined;
+  const publicKey = keys.publicKeyPem
+    ? publicHalf(parseKey(keys.publicKeyPem, { source: 'public key' }))
+    : privateKey?.publicKey;
   const secrets = [
     ...(keys.apiKey ? [{ kind: 'ak' as const, value: keys.apiKey }] : []),
     ...(keys.privateKeyPem ? [{ kind: 'pk' as const, value: keys.privateKeyPem }] : []),
@@ -44,7 +48,11 @@ export function openingKey(keys: JudgeKeys, direction: Direction): RsaKey | unde
 }
 
 /** Opens Base64 ciphertext for `direction`: the opened JSON, the failure (worded with its reason), or `no-key`. */
-export function openWith(keys: JudgeKeys, direction: Direction, base64: string): { opened: OpenedJson } | { error: string } | 'no-key' {
+export function openWith(
+  keys: JudgeKeys,
+  direction: Direction,
+  base64: string,
+): { opened: OpenedJson } | { error: string } | 'no-key' {
   const key = openingKey(keys, direction);
   if (!key) return 'no-key';
   try {
@@ -96,7 +104,11 @@ function shownHeaders(headers: Record<string, string>): Record<string, string> {
  * The evidence of a result about one exchange: seq, path, status, the bodies as text (short), and
  * what the judge opened (plaintext), every secret scrubbed.
  */
-export function evidenceOf(keys: JudgeKeys, exchange: ObservedExchange, opened: { request?: string; response?: string } = {}): Record<string, unknown> {
+export function evidenceOf(
+  keys: JudgeKeys,
+  exchange: ObservedExchange,
+  opened: { request?: string; response?: string } = {},
+): Record<string, unknown> {
   const response = exchange.response;
   const evidence = {
     seq: exchange.seq,

@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultNetwork } from '../net/network-config.js';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 import type { ObservedExchange, Judge } from './exchange.js';
-import { endToEndHeaders, OBSERVE_HEADER, startObserveProxy, upstreamPath, type ObserveProxy, type ProxyListener } from './proxy.js';
+import {
+  endToEndHeaders,
+  OBSERVE_HEADER,
+  startObserveProxy,
+  upstreamPath,
+  type ObserveProxy,
+  type ProxyListener,
+} from './proxy.js';
 
 /** What an upstream saw of one request. */
 interface Seen {
@@ -16,7 +23,10 @@ interface Seen {
 }
 
 /** A loopback upstream that records every request and answers with `answer`. */
-async function upstream(answer: (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void, tls?: { cert: string; key: string }) {
+async function upstream(
+  answer: (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void,
+  tls?: { cert: string; key: string },
+) {
   const seen: Seen[] = [];
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -63,10 +73,20 @@ afterEach(async () => {
 async function proxy(
   listeners: Array<Partial<ProxyListener> & Pick<ProxyListener, 'upstream'>>,
   judge: Judge,
-  extra: { upstreamTimeoutMs?: number; maxRecordedBodyBytes?: number; onError?: (error: unknown) => void; network?: ReturnType<typeof defaultNetwork> } = {},
+  extra: {
+    upstreamTimeoutMs?: number;
+    maxRecordedBodyBytes?: number;
+    onError?: (error: unknown) => void;
+    network?: ReturnType<typeof defaultNetwork>;
+  } = {},
 ): Promise<ObserveProxy> {
   const started = await startObserveProxy({
-    listeners: listeners.map((listener) => ({ direction: 'merchant→service', host: '127.0.0.1', port: 0, ...listener })),
+    listeners: listeners.map((listener) => ({
+      direction: 'merchant→service',
+      host: '127.0.0.1',
+      port: 0,
+      ...listener,
+    })),
     onExchange: (exchange) => void judge.accept(exchange),
     ...extra,
   });
@@ -94,7 +114,14 @@ function request(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, statusMessage: res.statusMessage!, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            statusMessage: res.statusMessage!,
+            rawHeaders: res.rawHeaders,
+            body: Buffer.concat(chunks),
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -115,7 +142,16 @@ describe('the observe proxy', () => {
   it('forwards request and answer unchanged (headers in order, repeats, body bytes) and records both', async () => {
     const service = await upstream((_req, res) => {
       res.sendDate = false;
-      res.writeHead(201, 'Made It', ['Content-Type', 'application/json; charset=utf-8', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Odd-Case', 'v']);
+      res.writeHead(201, 'Made It', [
+        'Content-Type',
+        'application/json; charset=utf-8',
+        'Set-Cookie',
+        'a=1',
+        'Set-Cookie',
+        'b=2',
+        'X-Odd-Case',
+        'v',
+      ]);
       res.end('{"code":0,"data":"x+y/="}');
     });
     const judge = recordingJudge();
@@ -179,10 +215,18 @@ describe('the observe proxy', () => {
       seq: 1,
       kind: 'energy',
       direction: 'merchant→service',
-      request: { method: 'POST', path: '/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb', bodyBase64: FORM.toString('base64') },
+      request: {
+        method: 'POST',
+        path: '/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb',
+        bodyBase64: FORM.toString('base64'),
+      },
       response: { status: 201, bodyBase64: Buffer.from('{"code":0,"data":"x+y/="}').toString('base64') },
     });
-    expect(exchange!.request.headers).toMatchObject({ 'x-api-key': 'key-1', 'x-repeat': 'one, two', 'content-type': 'application/x-www-form-urlencoded' });
+    expect(exchange!.request.headers).toMatchObject({
+      'x-api-key': 'key-1',
+      'x-repeat': 'one, two',
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(exchange!.response!.headers['set-cookie']).toBe('a=1, b=2');
     expect(exchange!.endedAt).toBeGreaterThanOrEqual(exchange!.startedAt);
     expect(exchange!.upstreamError).toBeUndefined();
@@ -198,11 +242,14 @@ describe('the observe proxy', () => {
     const observe = await proxy([{ upstream: service.url }], judge);
     const target = new URL(`${observe.addresses[0]!.url}/callback`);
     const answer = await new Promise<{ body: string; chunked: string | undefined }>((resolve, reject) => {
-      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ body, chunked: res.headers['transfer-encoding'] }));
-      });
+      const req = http.request(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ body, chunked: res.headers['transfer-encoding'] }));
+        },
+      );
       req.on('error', reject);
       req.write('data=a+b');
       req.end('/c==');
@@ -238,13 +285,21 @@ describe('the observe proxy', () => {
     expect(upstreamPath(new URL('http://svc:1/base/'), '/card/close?a=1')).toBe('/base/card/close?a=1');
     expect(upstreamPath(new URL('http://svc:1'), 'http://elsewhere/card/close')).toBe('/card/close');
     // The target as received: no dot segments resolved, no decoding, no re-encoding.
-    expect(upstreamPath(new URL('http://svc:1/gw'), '/a/../x/%2e%2e/y\\z?q="1"#f')).toBe('/gw/a/../x/%2e%2e/y\\z?q="1"#f');
+    expect(upstreamPath(new URL('http://svc:1/gw'), '/a/../x/%2e%2e/y\\z?q="1"#f')).toBe(
+      '/gw/a/../x/%2e%2e/y\\z?q="1"#f',
+    );
   });
 
   it('numbers exchanges in the order they end, tells callbacks from orders, and routes card close to its own upstream', async () => {
-    const service = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}'));
-    const card = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"card":true}'));
-    const merchant = await upstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}'));
+    const service = await upstream((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}'),
+    );
+    const card = await upstream((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"card":true}'),
+    );
+    const merchant = await upstream((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}'),
+    );
     const judge = recordingJudge();
     const observe = await proxy(
       [
@@ -255,10 +310,17 @@ describe('the observe proxy', () => {
     );
     const [orders, callbacks] = observe.addresses;
     expect((await request(`${orders!.url}/card/close`, { body: FORM })).body.toString()).toBe('{"card":true}');
-    expect((await request(`${orders!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })).body.toString()).toBe('{"code":0}');
-    expect((await request(`${callbacks!.url}/callback`, { body: Buffer.from('c2VhbGVk'), headers: ['Content-Type', 'text/plain'] })).body.toString()).toBe(
-      '{"errCode":0}',
-    );
+    expect(
+      (await request(`${orders!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })).body.toString(),
+    ).toBe('{"code":0}');
+    expect(
+      (
+        await request(`${callbacks!.url}/callback`, {
+          body: Buffer.from('c2VhbGVk'),
+          headers: ['Content-Type', 'text/plain'],
+        })
+      ).body.toString(),
+    ).toBe('{"errCode":0}');
     expect(card.seen.map((seen) => seen.url)).toEqual(['/cards/card/close']);
     expect(merchant.seen.map((seen) => seen.body.toString())).toEqual(['c2VhbGVk']);
     const seen = await judged(judge, 3);
@@ -283,7 +345,10 @@ describe('the observe proxy', () => {
     const [exchange] = await judged(judge, 1);
     expect(exchange!.upstreamError!.message).toMatch(/^http:\/\/127\.0\.0\.1:\d+ failed: ECONNREFUSED/);
     expect(exchange!.response).toBeUndefined();
-    expect(exchange!.upstreamError).toMatchObject({ gatewayStatus: 502, message: expect.stringMatching(/ECONNREFUSED/) as string });
+    expect(exchange!.upstreamError).toMatchObject({
+      gatewayStatus: 502,
+      message: expect.stringMatching(/ECONNREFUSED/) as string,
+    });
     expect(exchange!.request.bodyBase64).toBe(Buffer.from('abc').toString('base64'));
   });
 
@@ -361,7 +426,9 @@ describe('the observe proxy', () => {
     const refused = await request(`${untrusting.addresses[0]!.url}/card/close`);
     expect(refused.status).toBe(502);
     const [failed] = await judged(untrustingJudge, 1);
-    expect(failed!.upstreamError!.message).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA/);
+    expect(failed!.upstreamError!.message).toMatch(
+      /TLS: the certificate of 127\.0\.0\.1:\d+ is signed by an unknown CA/,
+    );
   });
 
   it('never sends a request again: a reset on a reused upstream connection is a 502, recorded once', async () => {
@@ -383,12 +450,18 @@ describe('the observe proxy', () => {
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
     const judge = recordingJudge();
     const observe = await proxy([{ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }], judge);
-    expect((await request(`${observe.addresses[0]!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })).body.toString()).toBe('ok');
+    expect(
+      (
+        await request(`${observe.addresses[0]!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM })
+      ).body.toString(),
+    ).toBe('ok');
     const second = await request(`${observe.addresses[0]!.url}/api/v1/api/order/withdrawWithoutVerify`, { body: FORM });
     expect(second.status).toBe(502);
     const seen = await judged(judge, 2);
     expect(received).toBe(2);
-    expect(seen.map((exchange) => exchange.response?.status ?? exchange.upstreamError?.gatewayStatus)).toEqual([200, 502]);
+    expect(seen.map((exchange) => exchange.response?.status ?? exchange.upstreamError?.gatewayStatus)).toEqual([
+      200, 502,
+    ]);
   });
 
   it('forwards the request target exactly as received (no dot segments resolved, nothing decoded or re-encoded)', async () => {
@@ -410,7 +483,9 @@ describe('the observe proxy', () => {
   });
 
   it("never passes on an upstream's copy of observe's own failure header", async () => {
-    const forging = await upstream((_req, res) => res.writeHead(502, [OBSERVE_HEADER, 'upstream-failed', 'X-Other', '1']).end('no'));
+    const forging = await upstream((_req, res) =>
+      res.writeHead(502, [OBSERVE_HEADER, 'upstream-failed', 'X-Other', '1']).end('no'),
+    );
     const observe = await proxy([{ upstream: forging.url }], recordingJudge());
     const answer = await request(`${observe.addresses[0]!.url}/card/close`, { body: FORM });
     expect(answer.status).toBe(502);
@@ -421,18 +496,25 @@ describe('the observe proxy', () => {
   it('records an exchange whose client left after sending its whole request (the upstream had it)', async () => {
     let answerNow!: () => void;
     const held = new Promise<void>((resolve) => (answerNow = resolve));
-    const service = await upstream((_req, res) => void held.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}')));
+    const service = await upstream(
+      (_req, res) => void held.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}')),
+    );
     const judge = recordingJudge();
     const observe = await proxy([{ upstream: service.url }], judge);
     const socket = net.connect(Number(new URL(observe.addresses[0]!.url).port), '127.0.0.1');
-    socket.write(`POST /api/v1/api/order/withdrawWithoutVerify HTTP/1.1\r\nHost: x\r\nContent-Length: ${FORM.length}\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/api/order/withdrawWithoutVerify HTTP/1.1\r\nHost: x\r\nContent-Length: ${FORM.length}\r\n\r\n`,
+    );
     socket.write(FORM);
     for (let i = 0; i < 200 && service.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 20));
     answerNow();
     const [exchange] = await judged(judge, 1);
-    expect(exchange).toMatchObject({ clientGone: true, response: { status: 200, bodyBase64: Buffer.from('{"code":0}').toString('base64') } });
+    expect(exchange).toMatchObject({
+      clientGone: true,
+      response: { status: 200, bodyBase64: Buffer.from('{"code":0}').toString('base64') },
+    });
   });
 
   it('closes within its grace period, cutting exchanges still waiting for their upstream, and says how many', async () => {

@@ -94,7 +94,8 @@ const OWN_HEADERS: ReadonlySet<string> = new Set([OBSERVE_HEADER]);
 export function endToEndHeaders(raw: readonly string[], drop: ReadonlySet<string> = new Set()): string[] {
   const named = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection') for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
+    if (raw[i]!.toLowerCase() === 'connection')
+      for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
   }
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
@@ -136,7 +137,11 @@ class BodyRecorder {
     return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
   }
   message(headers: Record<string, string>): ObservedMessage {
-    return { headers, bodyBase64: this.bytes().toString('base64'), ...(this.truncated ? { truncated: true as const } : {}) };
+    return {
+      headers,
+      bodyBase64: this.bytes().toString('base64'),
+      ...(this.truncated ? { truncated: true as const } : {}),
+    };
   }
 }
 
@@ -198,7 +203,11 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
   res.sendDate = false;
   try {
     // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
-    res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders, OWN_HEADERS));
+    res.writeHead(
+      upstream.statusCode ?? 502,
+      upstream.statusMessage,
+      endToEndHeaders(upstream.rawHeaders, OWN_HEADERS),
+    );
   } catch (error) {
     return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
   }
@@ -213,12 +222,22 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
 /** The proxy's own answer to a failed upstream. Its body names no upstream (an internal address is not the client's business): the record holds the details. */
 function answerGatewayFailure(res: http.ServerResponse, gatewayStatus: 502 | 504): void {
   const text = `observe: ${gatewayStatus === 504 ? 'the upstream gave no complete answer in time' : 'the upstream failed'}\n`;
-  res.writeHead(gatewayStatus, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [OBSERVE_HEADER]: 'upstream-failed' });
+  res.writeHead(gatewayStatus, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    [OBSERVE_HEADER]: 'upstream-failed',
+  });
   res.end(text);
 }
 
 /** The request to the upstream (throws on what node:http refuses to send). */
-function openUpstream(target: URL, method: string, path: string, headers: string[], agents: { http: http.Agent; https: https.Agent }): http.ClientRequest {
+function openUpstream(
+  target: URL,
+  method: string,
+  path: string,
+  headers: string[],
+  agents: { http: http.Agent; https: https.Agent },
+): http.ClientRequest {
   const secure = target.protocol === 'https:';
   const hostname = target.hostname.replace(/^\[|\]$/g, '');
   return (secure ? https : http).request({
@@ -280,7 +299,13 @@ interface Crossing {
 }
 
 /** The forwarder: passes one request to its upstream and the answer back, and records the exchange once it ended. */
-function forward(context: Forwarding, listener: ProxyListener, req: http.IncomingMessage, res: http.ServerResponse, settle: () => void): void {
+function forward(
+  context: Forwarding,
+  listener: ProxyListener,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  settle: () => void,
+): void {
   const startedAt = context.now();
   const method = req.method ?? 'GET';
   const path = req.url ?? '/';
@@ -296,7 +321,16 @@ function forward(context: Forwarding, listener: ProxyListener, req: http.Incomin
     clearTimeout(state.deadline);
     const request = { method, path, ...requestBody.message(requestHeaders) };
     const gone = state.clientGone ? { clientGone: true as const } : {};
-    context.emit({ v: 1, kind, direction: listener.direction, startedAt, endedAt: context.now(), request, ...outcome, ...gone });
+    context.emit({
+      v: 1,
+      kind,
+      direction: listener.direction,
+      startedAt,
+      endedAt: context.now(),
+      request,
+      ...outcome,
+      ...gone,
+    });
     settle();
   };
   const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
@@ -309,7 +343,11 @@ function forward(context: Forwarding, listener: ProxyListener, req: http.Incomin
     record({ upstreamError: { message, gatewayStatus } });
   };
   state.deadline = setTimeout(
-    () => gatewayFailure(504, `${target.origin} gave no complete answer within ${context.timeoutMs} ms (--upstream-timeout)`),
+    () =>
+      gatewayFailure(
+        504,
+        `${target.origin} gave no complete answer within ${context.timeoutMs} ms (--upstream-timeout)`,
+      ),
     context.timeoutMs,
   );
   req.on('data', (chunk: Buffer) => requestBody.add(chunk));
@@ -317,7 +355,13 @@ function forward(context: Forwarding, listener: ProxyListener, req: http.Incomin
   res.once('close', () => {
     if (!res.writableFinished) abandon(state, settle);
   });
-  const relay: RelayContext = { cap: context.cap, origin: target.origin, clientGone: () => state.clientGone, record, fail: gatewayFailure };
+  const relay: RelayContext = {
+    cap: context.cap,
+    origin: target.origin,
+    clientGone: () => state.clientGone,
+    record,
+    fail: gatewayFailure,
+  };
   sendUpstream(context, { target, method, path, rawHeaders: req.rawHeaders }, state, relay, res, req);
 }
 
@@ -399,7 +443,11 @@ async function listen(
 }
 
 /** Waits for the exchanges in flight at most `graceMs` or until `signal` aborts; how many were still open. */
-async function waitInFlight(inFlight: ReadonlySet<Promise<void>>, graceMs: number, signal?: AbortSignal): Promise<number> {
+async function waitInFlight(
+  inFlight: ReadonlySet<Promise<void>>,
+  graceMs: number,
+  signal?: AbortSignal,
+): Promise<number> {
   let timer: NodeJS.Timeout | undefined;
   const graceOver = new Promise<void>((resolve) => {
     // Referenced until it settles: it is what ends the wait.

@@ -6,17 +6,21 @@ import { RefusalWatch } from './refusals.js';
 function exchange(direction: ObservedExchange['direction'], status: number | undefined): ObservedExchange {
   return {
     direction,
-    ...(status === undefined ? { upstreamError: { message: 'ECONNREFUSED', gatewayStatus: 502 } } : { response: { status } }),
+    ...(status === undefined
+      ? { upstreamError: { message: 'ECONNREFUSED', gatewayStatus: 502 } }
+      : { response: { status } }),
   } as ObservedExchange;
 }
 const callbacks = 'service→merchant';
 const orders = 'merchant→service';
-const summary = (watch: RefusalWatch) => watch.warnings().map((w) => `${w.side} ${w.finding.status} [${w.labels.join(', ')}]`);
+const summary = (watch: RefusalWatch) =>
+  watch.warnings().map((w) => `${w.side} ${w.finding.status} [${w.labels.join(', ')}]`);
 
 describe('a side that refuses everything, or answers nothing', () => {
   it('warns under CB-RAW-BODY when a merchant refused every one of 3 valid callbacks, and names its answers as evidence', () => {
     const watch = new RefusalWatch();
-    for (let i = 0; i < 3; i++) watch.observe(exchange(callbacks, 200), { valid: true, refused: true, keyCompared: true }, { seq: i });
+    for (let i = 0; i < 3; i++)
+      watch.observe(exchange(callbacks, 200), { valid: true, refused: true, keyCompared: true }, { seq: i });
     expect(summary(watch)).toEqual(['merchant warning [CB-RAW-BODY]']);
     expect(watch.warnings()[0]!.evidence).toEqual({ exchanges: [{ seq: 0 }, { seq: 1 }, { seq: 2 }] });
     expect(watch.warnings()[0]!.finding.message).toBe(
@@ -70,7 +74,8 @@ describe('a side that refuses everything, or answers nothing', () => {
     expect(summary(failing)).toEqual(['merchant warning [CB-AVAILABLE]', 'merchant warning [CB-RAW-BODY]']);
     expect(summary(missing)).toEqual(['merchant warning [CB-AVAILABLE]']);
     const answered = new RefusalWatch();
-    for (const status of [404, 404, 200]) answered.observe(exchange(orders, status), { valid: false, refused: false }, {});
+    for (const status of [404, 404, 200])
+      answered.observe(exchange(orders, status), { valid: false, refused: false }, {});
     expect(summary(answered)).toEqual([]);
   });
 });

@@ -52,7 +52,12 @@ const newWatch = (): Watch => ({
 /** Each direction's side and words. */
 const SIDES: Record<Direction, { side: 'service' | 'merchant'; what: string; flag: string; deadRules: string[] }> = {
   'service→merchant': { side: 'merchant', what: 'callbacks', flag: '--merchant-url', deadRules: ['CB-AVAILABLE'] },
-  'merchant→service': { side: 'service', what: 'order requests', flag: '--service-url', deadRules: ['ORDER-PATH', 'ENERGY-PATH'] },
+  'merchant→service': {
+    side: 'service',
+    what: 'order requests',
+    flag: '--service-url',
+    deadRules: ['ORDER-PATH', 'ENERGY-PATH'],
+  },
 };
 
 /** Watches both directions; `warnings()` at the end. */
@@ -65,13 +70,21 @@ export class RefusalWatch {
    * One exchange: `valid` when the judge found nothing wrong with what was sent (it opened with the
    * keys given, it carried the right key); `refused` when the receiving side did not accept it.
    */
-  observe(exchange: ObservedExchange, facts: { valid: boolean; refused: boolean; keyCompared?: boolean }, evidence: Evidence): void {
+  observe(
+    exchange: ObservedExchange,
+    facts: { valid: boolean; refused: boolean; keyCompared?: boolean },
+    evidence: Evidence,
+  ): void {
     const watch = this.#watches[exchange.direction];
     watch.total++;
     const status = exchange.response?.status;
     if (status === undefined || status === 404 || status >= 500) {
       watch.dead++;
-      watch.deadStatuses.add(status === undefined ? `no answer (${exchange.upstreamError?.message ?? 'the upstream failed'})` : `HTTP ${status}`);
+      watch.deadStatuses.add(
+        status === undefined
+          ? `no answer (${exchange.upstreamError?.message ?? 'the upstream failed'})`
+          : `HTTP ${status}`,
+      );
       if (watch.deadEvidence.length < EVIDENCE_KEPT) watch.deadEvidence.push(evidence);
     }
     if (!facts.valid) return;
@@ -86,14 +99,19 @@ export class RefusalWatch {
 
   /** The warnings the whole observation supports. */
   warnings(): Judgement[] {
-    return (Object.keys(this.#watches) as Direction[]).flatMap((direction) => [...this.#answersNothing(direction), ...this.#refusesEverything(direction)]);
+    return (Object.keys(this.#watches) as Direction[]).flatMap((direction) => [
+      ...this.#answersNothing(direction),
+      ...this.#refusesEverything(direction),
+    ]);
   }
 
   /** Nothing was answered as an implementation answers (404, 5xx, no answer): the likely cause is where they were sent. */
   #answersNothing(direction: Direction): Judgement[] {
     const watch = this.#watches[direction];
     const { side, what, flag, deadRules } = SIDES[direction];
-    const upstream = this.upstreams[direction] ? `${this.upstreams[direction]} (${flag})` : `the URL observe forwarded them to (${flag})`;
+    const upstream = this.upstreams[direction]
+      ? `${this.upstreams[direction]} (${flag})`
+      : `the URL observe forwarded them to (${flag})`;
     if (watch.total < MIN_EXCHANGES || watch.dead < watch.total) return [];
     return [
       {
@@ -117,7 +135,8 @@ export class RefusalWatch {
   #refusesEverything(direction: Direction): Judgement[] {
     const watch = this.#watches[direction];
     const { side, what } = SIDES[direction];
-    if (watch.valid < MIN_EXCHANGES || watch.validRefused < watch.valid || watch.notFound === watch.validRefused) return [];
+    if (watch.valid < MIN_EXCHANGES || watch.validRefused < watch.valid || watch.notFound === watch.validRefused)
+      return [];
     const byKey = watch.keyRefused === watch.validRefused;
     const rule = side === 'merchant' ? (byKey ? 'CB-KEY-SAME' : 'CB-RAW-BODY') : byKey ? 'AUTH-KEY' : 'CRYPTO-SAME';
     const suggests =

@@ -50,7 +50,8 @@ const SCRUBBED = /[a-z]{2}…#[0-9a-f]{4}/;
 /** The first header (other than the key header, which the run's key stands for) whose value a capture scrubbed, if any. */
 export function scrubbedHeader(captured: Record<string, string>): string | undefined {
   return Object.entries(captured).find(
-    ([name, value]) => !NOT_REPLAYED.has(name.toLowerCase()) && name.toLowerCase() !== 'x-api-key' && SCRUBBED.test(value),
+    ([name, value]) =>
+      !NOT_REPLAYED.has(name.toLowerCase()) && name.toLowerCase() !== 'x-api-key' && SCRUBBED.test(value),
   )?.[0];
 }
 
@@ -103,7 +104,13 @@ export async function* replayCallbacks(
     counts.replayed++;
     seq++;
     try {
-      const answer = await transport.send({ method: exchange.request.method, url: options.callbackUrl, headers, body, timeoutMs: options.timeoutMs ?? 10_000 });
+      const answer = await transport.send({
+        method: exchange.request.method,
+        url: options.callbackUrl,
+        headers,
+        body,
+        timeoutMs: options.timeoutMs ?? 10_000,
+      });
       const answerHeaders: Record<string, string> = {};
       for (const [name, value] of Object.entries(answer.headers)) answerHeaders[name.toLowerCase()] = value;
       yield {
@@ -114,7 +121,11 @@ export async function* replayCallbacks(
         startedAt,
         endedAt: Date.now(),
         request,
-        response: { status: answer.status, headers: answerHeaders, bodyBase64: Buffer.from(answer.body).toString('base64') },
+        response: {
+          status: answer.status,
+          headers: answerHeaders,
+          bodyBase64: Buffer.from(answer.body).toString('base64'),
+        },
       };
     } catch (error) {
       yield {

@@ -26,7 +26,9 @@ function exchange(seq: number, at: number): ObservedExchange {
 function facts(payload: Record<string, ExactJson>, acknowledged: boolean, plus: boolean): DeliveryFacts {
   return {
     payload,
-    ack: acknowledged ? { verdict: 'acknowledged', reason: 'errCode 0' } : { verdict: 'not-acknowledged', reason: 'errCode 1', errCode: '1' },
+    ack: acknowledged
+      ? { verdict: 'acknowledged', reason: 'errCode 0' }
+      : { verdict: 'not-acknowledged', reason: 'errCode 1', errCode: '1' },
     valid: true,
     plus,
     keyRefused: false,
@@ -37,7 +39,12 @@ function facts(payload: Record<string, ExactJson>, acknowledged: boolean, plus: 
 describe('the stream stays within its limits over a long run', () => {
   it('200,000 events: every memory at most its bound, the overflow forgotten and counted', () => {
     const maxEvents = 100;
-    const stream = new Stream({ maxEvents, maxEventAgeMs: 3_600_000, retryWaitMs: 300_000, orderCallbackWaitMs: 600_000 });
+    const stream = new Stream({
+      maxEvents,
+      maxEventAgeMs: 3_600_000,
+      retryWaitMs: 300_000,
+      orderCallbackWaitMs: 600_000,
+    });
     const largest: Record<string, number> = {};
     for (let i = 0; i < 200_000; i++) {
       const at = 1_000 + i * 5;
@@ -49,14 +56,20 @@ describe('the stream stays within its limits over a long run', () => {
           type: deposit ? '1' : '4',
           trackingId: `t-${i}`,
           requestUUID: `uuid-${i}`,
-          ...(deposit ? { txid: `tx-${i}`, chain: 'TRON', symbol: 'USDT', toAddress: 'T1' } : { chain: 'TRON', address: `T-${i}` }),
+          ...(deposit
+            ? { txid: `tx-${i}`, chain: 'TRON', symbol: 'USDT', toAddress: 'T1' }
+            : { chain: 'TRON', address: `T-${i}` }),
         };
         stream.delivery(exchange(i + 1, at), facts(payload, i % 3 !== 0, i % 10 === 0));
       } else {
         const callBackId = `cb-${i}`;
         stream.order(
           exchange(i + 1, at),
-          { acceptedWithdrawal: callBackId, requestCallBackId: callBackId, requestPlain: `{"callBackId":"${callBackId}"}` },
+          {
+            acceptedWithdrawal: callBackId,
+            requestCallBackId: callBackId,
+            requestPlain: `{"callBackId":"${callBackId}"}`,
+          },
           {},
         );
       }

@@ -27,7 +27,12 @@ export interface StreamLimits {
   orderCallbackWaitMs: number;
 }
 
-export const DEFAULT_LIMITS: StreamLimits = { maxEvents: 10_000, maxEventAgeMs: 3_600_000, retryWaitMs: 300_000, orderCallbackWaitMs: 600_000 };
+export const DEFAULT_LIMITS: StreamLimits = {
+  maxEvents: 10_000,
+  maxEventAgeMs: 3_600_000,
+  retryWaitMs: 300_000,
+  orderCallbackWaitMs: 600_000,
+};
 
 interface EventState {
   key: string;
@@ -63,7 +68,11 @@ const RETRY = {
 /** Records one judgement of the service's delivery (the stream's verdicts are about the service). */
 type JudgeService = (check: string, title: string, labels: string[], finding: Judgement['finding']) => void;
 
-const ORDER_CALLBACK = { check: 'order-callback', title: 'an accepted withdrawal is followed by its order callback (ORDER-KIND)', labels: ['ORDER-KIND'] };
+const ORDER_CALLBACK = {
+  check: 'order-callback',
+  title: 'an accepted withdrawal is followed by its order callback (ORDER-KIND)',
+  labels: ['ORDER-KIND'],
+};
 
 /** The text of a field for comparison: exact digits for numbers, the string itself, else its JSON. */
 function textOf(value: unknown): string | undefined {
@@ -75,7 +84,9 @@ function textOf(value: unknown): string | undefined {
 /** The fields an event is known by: the runner's identity fields plus the type table's key fields. */
 function identityFields(type: string): string[] {
   const entry = callbackTypeEntry(Number(type));
-  return [...new Set([...IDENTITY_FIELDS, ...(entry?.key.fields ?? []), ...(entry?.key.optional ?? [])])].filter((field) => field !== 'trackingId');
+  return [...new Set([...IDENTITY_FIELDS, ...(entry?.key.fields ?? []), ...(entry?.key.optional ?? [])])].filter(
+    (field) => field !== 'trackingId',
+  );
 }
 
 /** The key of a type's own idempotency recipe (deposits, withdrawals), when its fields are present. */
@@ -155,10 +166,22 @@ export class Stream {
       if (value !== undefined) identity.set(field, value);
     }
     const acknowledged = facts.ack.verdict !== 'not-acknowledged';
-    const seen = { lastSeq: observed.seq, lastAt: observed.startedAt, lastAcknowledged: acknowledged, lastEvidence: facts.evidence };
+    const seen = {
+      lastSeq: observed.seq,
+      lastAt: observed.startedAt,
+      lastAcknowledged: acknowledged,
+      lastEvidence: facts.evidence,
+    };
     const event = this.#events.get(key);
     if (!event) {
-      this.#events.set(key, { key, type, ...(trackingId === undefined ? {} : { trackingId }), identity, deliveries: 1, ...seen });
+      this.#events.set(key, {
+        key,
+        type,
+        ...(trackingId === undefined ? {} : { trackingId }),
+        identity,
+        deliveries: 1,
+        ...seen,
+      });
       this.#evictOverflow(out);
     } else {
       this.#resend(event, identity, trackingId ?? ownKey, at);
@@ -179,7 +202,9 @@ export class Stream {
       'callback-request-uuid',
       'a fresh requestUUID on every delivery (CB-UUID)',
       ['CB-UUID'],
-      before === undefined ? pass() : fail(`requestUUID ${uuid} was already sent on the delivery of seq ${before}`, ['CB-UUID']),
+      before === undefined
+        ? pass()
+        : fail(`requestUUID ${uuid} was already sent on the delivery of seq ${before}`, ['CB-UUID']),
     );
     this.#uuids.delete(uuid);
     this.#uuids.set(uuid, seq);
@@ -215,7 +240,8 @@ export class Stream {
     }
     if (first === undefined) {
       this.#trackingByKey.set(ownKey, trackingId);
-      while (this.#trackingByKey.size > this.limits.maxEvents) this.#trackingByKey.delete(this.#trackingByKey.keys().next().value as string);
+      while (this.#trackingByKey.size > this.limits.maxEvents)
+        this.#trackingByKey.delete(this.#trackingByKey.keys().next().value as string);
     }
   }
 
@@ -268,11 +294,19 @@ export class Stream {
     const before = this.#callBackIds.get(id);
     this.#callBackIds.delete(id);
     this.#callBackIds.set(id, before ?? { seq: observed.seq, plain: facts.requestPlain });
-    while (this.#callBackIds.size > this.limits.maxEvents) this.#callBackIds.delete(this.#callBackIds.keys().next().value as string);
+    while (this.#callBackIds.size > this.limits.maxEvents)
+      this.#callBackIds.delete(this.#callBackIds.keys().next().value as string);
     const finding =
       before === undefined || before.plain === facts.requestPlain
-        ? pass(before === undefined ? 'a callBackId not seen before' : `the same order as seq ${before.seq}, submitted again`)
-        : fail(`callBackId ${id} was already used by another order (seq ${before.seq}): the merchant keeps callBackId unique`, ['ORDER-CALLBACK-ID']);
+        ? pass(
+            before === undefined
+              ? 'a callBackId not seen before'
+              : `the same order as seq ${before.seq}, submitted again`,
+          )
+        : fail(
+            `callBackId ${id} was already used by another order (seq ${before.seq}): the merchant keeps callBackId unique`,
+            ['ORDER-CALLBACK-ID'],
+          );
     return [
       {
         check: 'order-callback-id',
@@ -291,7 +325,12 @@ export class Stream {
     const used = this.#callBackIdUse(observed, facts, evidence);
     if (facts.acceptedWithdrawal === undefined) return used;
     this.#orders.delete(facts.acceptedWithdrawal);
-    this.#orders.set(facts.acceptedWithdrawal, { callBackId: facts.acceptedWithdrawal, seq: observed.seq, at: observed.endedAt, evidence });
+    this.#orders.set(facts.acceptedWithdrawal, {
+      callBackId: facts.acceptedWithdrawal,
+      seq: observed.seq,
+      at: observed.endedAt,
+      evidence,
+    });
     const out: Judgement[] = [...used];
     while (this.#orders.size > this.limits.maxEvents) {
       const oldest = this.#orders.values().next().value as PendingOrder;
@@ -300,7 +339,10 @@ export class Stream {
       out.push({
         ...ORDER_CALLBACK,
         side: 'service',
-        finding: { status: 'skipped', message: 'not judged: the withdrawal was forgotten by the stream window before its callback was due' },
+        finding: {
+          status: 'skipped',
+          message: 'not judged: the withdrawal was forgotten by the stream window before its callback was due',
+        },
         seq: oldest.seq,
       });
     }
@@ -336,7 +378,10 @@ export class Stream {
   }
 
   /** How many entries each memory holds now (each is bounded by the limits: the memory test checks it). */
-  get sizes(): Record<'events' | 'requestUuids' | 'trackingIds' | 'retryDeadlines' | 'pendingOrders' | 'callBackIds' | 'refusedPlus', number> {
+  get sizes(): Record<
+    'events' | 'requestUuids' | 'trackingIds' | 'retryDeadlines' | 'pendingOrders' | 'callBackIds' | 'refusedPlus',
+    number
+  > {
     return {
       events: this.#events.size,
       requestUuids: this.#uuids.size,
@@ -383,7 +428,10 @@ export class Stream {
     const wait = Math.round(this.limits.orderCallbackWaitMs / 1000);
     let finding: Judgement['finding'];
     if (this.#callbacksSeen === 0)
-      finding = { status: 'skipped', message: 'not judged: no callback was observed at all (the callback leg is not behind the judge)' };
+      finding = {
+        status: 'skipped',
+        message: 'not judged: no callback was observed at all (the callback leg is not behind the judge)',
+      };
     else if (atEnd && this.#now < order.at + this.limits.orderCallbackWaitMs)
       finding = {
         status: 'skipped',
@@ -435,7 +483,8 @@ export class Stream {
   }
 
   #evictOverflow(out: Judgement[]): void {
-    while (this.#events.size > this.limits.maxEvents) this.#forget(this.#events.values().next().value as EventState, out);
+    while (this.#events.size > this.limits.maxEvents)
+      this.#forget(this.#events.values().next().value as EventState, out);
   }
 
   #forget(event: EventState, out: Judgement[]): void {

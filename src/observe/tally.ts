@@ -11,7 +11,14 @@
  * - Skipped findings are one aggregate result per check and reason.
  */
 import type { Rule } from '../core/rules.js';
-import { assumptionsOf, judgeFinding, judgedRules, type CheckResult, type Finding, type Status } from '../runner/api.js';
+import {
+  assumptionsOf,
+  judgeFinding,
+  judgedRules,
+  type CheckResult,
+  type Finding,
+  type Status,
+} from '../runner/api.js';
 
 /** The suite name of every observe result. */
 const OBSERVE_SUITE = 'observe';
@@ -78,7 +85,14 @@ export class Tally {
     const { status, message } = judgeFinding(finding, labels, this.rules, this.strict, side);
     const ruleIds = judgedRules(finding, labels);
     if (status === 'passed' || status === 'skipped') {
-      this.#aggregate(judgement.check, judgement.title, ruleIds, status, status === 'passed' ? '' : message, judgement.seq);
+      this.#aggregate(
+        judgement.check,
+        judgement.title,
+        ruleIds,
+        status,
+        status === 'passed' ? '' : message,
+        judgement.seq,
+      );
       return undefined;
     }
     const key = `${judgement.check}\u0000${status}`;
@@ -110,13 +124,23 @@ export class Tally {
       status,
       message,
       ...withAssumptions(ruleIds, this.rules),
-      ...(judgement.evidence ? { evidence: typeof judgement.evidence === 'function' ? judgement.evidence() : judgement.evidence } : {}),
+      ...(judgement.evidence
+        ? { evidence: typeof judgement.evidence === 'function' ? judgement.evidence() : judgement.evidence }
+        : {}),
     };
     this.#individual.push(result);
     return result;
   }
 
-  #aggregate(check: string, title: string, ruleIds: string[], status: Status, given: string, seq: number | undefined, overflow = false): void {
+  #aggregate(
+    check: string,
+    title: string,
+    ruleIds: string[],
+    status: Status,
+    given: string,
+    seq: number | undefined,
+    overflow = false,
+  ): void {
     let message = given;
     let key = `${check}\u0000${status}\u0000${overflow ? 'overflow' : message}`;
     // A reason that names its event (a forgotten event's id) would make one aggregate per event:
@@ -160,8 +184,13 @@ export class Tally {
       const reason = `${entry.title}: ${entry.message}`;
       groups.set(reason, (groups.get(reason) ?? 0) + entry.count);
     }
-    const judgements = [...groups].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count, unit: 'judgement' as const }));
-    return [...judgements, ...[...this.#unjudged].map(([reason, count]) => ({ reason, count, unit: 'exchange' as const }))];
+    const judgements = [...groups]
+      .sort((a, b) => b[1] - a[1])
+      .map(([reason, count]) => ({ reason, count, unit: 'judgement' as const }));
+    return [
+      ...judgements,
+      ...[...this.#unjudged].map(([reason, count]) => ({ reason, count, unit: 'exchange' as const })),
+    ];
   }
 
   /** Every result: the individual ones in the order they were settled, then the aggregates. */
@@ -169,7 +198,11 @@ export class Tally {
     const aggregates = [...this.#aggregates.values()].map((entry, i): CheckResult => {
       const ruleIds = [...entry.rules];
       const span =
-        entry.firstSeq === undefined ? '' : entry.firstSeq === entry.lastSeq ? ` (seq ${entry.firstSeq})` : ` (seq ${entry.firstSeq}…${entry.lastSeq})`;
+        entry.firstSeq === undefined
+          ? ''
+          : entry.firstSeq === entry.lastSeq
+            ? ` (seq ${entry.firstSeq})`
+            : ` (seq ${entry.firstSeq}…${entry.lastSeq})`;
       const count = `${entry.count} judgement${entry.count === 1 ? '' : 's'}${span}`;
       const message = entry.status === 'passed' ? `passed on ${count}` : `${count}: ${entry.message}`;
       const id = `${OBSERVE_SUITE}/all/${entry.check}${entry.status === 'passed' ? '' : `/${entry.status}-${i + 1}`}`;
@@ -182,7 +215,10 @@ export class Tally {
         status: entry.status,
         message,
         ...withAssumptions(ruleIds, this.rules),
-        evidence: { judgements: entry.count, ...(entry.firstSeq === undefined ? {} : { firstSeq: entry.firstSeq, lastSeq: entry.lastSeq }) },
+        evidence: {
+          judgements: entry.count,
+          ...(entry.firstSeq === undefined ? {} : { firstSeq: entry.firstSeq, lastSeq: entry.lastSeq }),
+        },
       };
     });
     return [...this.#individual, ...aggregates];

@@ -22,19 +22,46 @@ describe('ApiKeyRing: one key check for the emulator and the merchant', () => {
     ['no header', undefined, 'read', { ok: false, status: 401, why: 'no X-API-KEY header' }],
     ['an empty header', '', 'read', { ok: false, status: 401, why: 'no X-API-KEY header' }],
     ['an empty list of headers', [], 'read', { ok: false, status: 401, why: 'no X-API-KEY header' }],
-    ['several headers, even of a good key', ['main', 'main'], 'read', { ok: false, status: 401, why: 'several X-API-KEY headers' }],
+    [
+      'several headers, even of a good key',
+      ['main', 'main'],
+      'read',
+      { ok: false, status: 401, why: 'several X-API-KEY headers' },
+    ],
     ['an unknown key', 'mian', 'read', { ok: false, status: 401, why: 'unknown X-API-KEY' }],
     ['a prefix of a key', 'mai', 'read', { ok: false, status: 401, why: 'unknown X-API-KEY' }],
-    ['a key before its window', 'later', 'read', { ok: false, status: 401, why: 'X-API-KEY not valid before 2027-01-01T00:00:00.000Z' }],
-    ['a key after its window', 'gone', 'read', { ok: false, status: 401, why: 'X-API-KEY expired at 2026-01-01T00:00:00.000Z' }],
-    ['a key without the permission', 'reader', 'write', { ok: false, status: 403, why: 'X-API-KEY lacks the write permission', owner: 'm1' }],
-    ['a key without any permission', 'none', 'read', { ok: false, status: 403, why: 'X-API-KEY lacks the read permission', owner: 'm2' }],
+    [
+      'a key before its window',
+      'later',
+      'read',
+      { ok: false, status: 401, why: 'X-API-KEY not valid before 2027-01-01T00:00:00.000Z' },
+    ],
+    [
+      'a key after its window',
+      'gone',
+      'read',
+      { ok: false, status: 401, why: 'X-API-KEY expired at 2026-01-01T00:00:00.000Z' },
+    ],
+    [
+      'a key without the permission',
+      'reader',
+      'write',
+      { ok: false, status: 403, why: 'X-API-KEY lacks the write permission', owner: 'm1' },
+    ],
+    [
+      'a key without any permission',
+      'none',
+      'read',
+      { ok: false, status: 403, why: 'X-API-KEY lacks the read permission', owner: 'm2' },
+    ],
   ])('judges %s', (_label, header, permission, verdict) => {
     expect(ring.check(header, permission, T)).toEqual(verdict);
   });
 
   it('judges the window before the permission: an expired key without the permission is a 401', () => {
-    const limited = new ApiKeyRing<undefined, 'read'>([{ key: 'k', permissions: [], notAfter: '2020-01-01T00:00:00Z' }]);
+    const limited = new ApiKeyRing<undefined, 'read'>([
+      { key: 'k', permissions: [], notAfter: '2020-01-01T00:00:00Z' },
+    ]);
     expect(limited.check('k', 'read', T)).toMatchObject({ status: 401 });
   });
 
@@ -66,11 +93,11 @@ describe('ApiKeyRing: one key check for the emulator and the merchant', () => {
 
 describe('window helpers', () => {
   it('reads a bound as ms, its fallback when absent', () => {
-    expect([keyInstant('2030-01-01T00:00:00Z', 0, 'x'), keyInstant(new Date(5), 0, 'x'), keyInstant(undefined, -Infinity, 'x')]).toEqual([
-      1893456000000,
-      5,
-      -Infinity,
-    ]);
+    expect([
+      keyInstant('2030-01-01T00:00:00Z', 0, 'x'),
+      keyInstant(new Date(5), 0, 'x'),
+      keyInstant(undefined, -Infinity, 'x'),
+    ]).toEqual([1893456000000, 5, -Infinity]);
   });
 
   it('says whether a key is in its window, bounds inclusive', () => {

@@ -20,14 +20,20 @@ afterEach(() => {
 describe(`the SQLite seam (driver on Node ${process.version}: ${sqliteDriver()})`, () => {
   it('chooses node:sqlite where Node has it, better-sqlite3 otherwise', () => {
     const builtin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.('node:sqlite');
-    expect(sqliteDriver()).toBe(builtin && !process.env.WALLET_CONFORMANCE_SQLITE ? 'node:sqlite' : process.env.WALLET_CONFORMANCE_SQLITE || 'better-sqlite3');
+    expect(sqliteDriver()).toBe(
+      builtin && !process.env.WALLET_CONFORMANCE_SQLITE
+        ? 'node:sqlite'
+        : process.env.WALLET_CONFORMANCE_SQLITE || 'better-sqlite3',
+    );
   });
 
   it('binds positional and @named parameters, ignores keys a statement does not name, and gives plain rows', () => {
     const d = db();
     d.exec('CREATE TABLE t (key TEXT PRIMARY KEY, n INTEGER, s TEXT) STRICT');
     expect(
-      d.prepare<{ key: string; n: number; s: string | null }>('INSERT INTO t (key, n, s) VALUES (@key, @n, @s)').run({ key: 'a', n: 1, s: null }),
+      d
+        .prepare<{ key: string; n: number; s: string | null }>('INSERT INTO t (key, n, s) VALUES (@key, @n, @s)')
+        .run({ key: 'a', n: 1, s: null }),
     ).toMatchObject({ changes: 1 });
     d.prepare<[string, number, string]>('INSERT INTO t VALUES (?, ?, ?)').run('b', 2, 'x');
     const row = d
@@ -35,7 +41,10 @@ describe(`the SQLite seam (driver on Node ${process.version}: ${sqliteDriver()})
       .get({ key: 'a', unused: 7 } as { key: string });
     expect(row).toEqual({ key: 'a', n: 1, s: null });
     expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
-    expect(d.prepare<[], { key: string }>('SELECT key FROM t ORDER BY key').all()).toEqual([{ key: 'a' }, { key: 'b' }]);
+    expect(d.prepare<[], { key: string }>('SELECT key FROM t ORDER BY key').all()).toEqual([
+      { key: 'a' },
+      { key: 'b' },
+    ]);
     expect(d.prepare('SELECT 1 FROM t WHERE key = ?').get('none')).toBeUndefined();
   });
 
@@ -91,7 +100,9 @@ describe(`the SQLite seam (driver on Node ${process.version}: ${sqliteDriver()})
     const a = db(path);
     a.exec('CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY)');
     a.prepare('INSERT INTO t VALUES (?)').run('k');
-    expect(() => a.prepare('INSERT INTO t VALUES (?)').run('k')).toThrow(expect.objectContaining({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }));
+    expect(() => a.prepare('INSERT INTO t VALUES (?)').run('k')).toThrow(
+      expect.objectContaining({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }),
+    );
     const b = db(path);
     b.pragma('busy_timeout = 0');
     a.exec('BEGIN IMMEDIATE');

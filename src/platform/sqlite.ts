@@ -79,7 +79,10 @@ function choose(): NonNullable<typeof chosen> {
   if (builtin) {
     chosen = { driver: 'node:sqlite', open: (path) => new NodeSqliteDatabase(builtin, path) };
   } else if (wanted === 'node:sqlite') {
-    throw new ConfigError('missing-package', `${ENV} is node:sqlite, but Node ${process.version} has no node:sqlite (Node 22.13 or later has it)`);
+    throw new ConfigError(
+      'missing-package',
+      `${ENV} is node:sqlite, but Node ${process.version} has no node:sqlite (Node 22.13 or later has it)`,
+    );
   } else {
     const Database = loadBetterSqlite();
     chosen = { driver: 'better-sqlite3', open: (path) => new Database(path) as unknown as SqliteDatabase };

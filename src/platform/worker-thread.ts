@@ -13,8 +13,9 @@ export function startWorkerThread(js: URL, workerData: unknown): Worker {
   const ts = pathToFileURL(fileURLToPath(js).replace(/\.js$/, '.ts')).href;
   // tsx's ESM entry (its package exports name it; require.resolve would give the CommonJS one).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import
-    .default;
+  const entry = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
+  ).exports['./esm/api']!.import.default;
   const api = new URL(entry, pathToFileURL(manifest)).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); });`;
   return new Worker(bootstrap, { eval: true, workerData });

@@ -12,14 +12,21 @@ const typeOf = (payload: Record<string, ExactJson>) => Number(String(payload.typ
 /** As uniqueEvent sends it: identity fields with a suffix of fixed width. */
 const asSent = (payload: Record<string, ExactJson>) =>
   Object.fromEntries(
-    Object.entries(payload).map(([k, v]) => [k, ['trackingId', 'txid', 'callBackId'].includes(k) && typeof v === 'string' ? `${v}~abcd00001` : v]),
+    Object.entries(payload).map(([k, v]) => [
+      k,
+      ['trackingId', 'txid', 'callBackId'].includes(k) && typeof v === 'string' ? `${v}~abcd00001` : v,
+    ]),
   );
 
 describe('callback edge cases', () => {
   const examples = callbackEdgeExamples();
 
   it('put every callback type at n·block − 1, n·block, n·block + 1 bytes for three multiples, exactly as delivered', () => {
-    for (const block of [maxPlaintextBlock('pkcs1', 128), maxPlaintextBlock('pkcs1', 256), maxPlaintextBlock('oaep-sha256', 256)]) {
+    for (const block of [
+      maxPlaintextBlock('pkcs1', 128),
+      maxPlaintextBlock('pkcs1', 256),
+      maxPlaintextBlock('oaep-sha256', 256),
+    ]) {
       for (const entry of CALLBACK_TYPE_TABLE) {
         const lengths = examples
           .flatMap((s) => s.events)
@@ -28,19 +35,25 @@ describe('callback edge cases', () => {
         expect(lengths, `type ${entry.type}`).toHaveLength(9);
         const multiples = [...new Set(lengths.map((n) => Math.round(n / block)))];
         expect(multiples).toHaveLength(3);
-        for (const n of multiples) expect(lengths.filter((l) => Math.round(l / block) === n).sort()).toEqual([n * block - 1, n * block, n * block + 1].sort());
+        for (const n of multiples)
+          expect(lengths.filter((l) => Math.round(l / block) === n).sort()).toEqual(
+            [n * block - 1, n * block, n * block + 1].sort(),
+          );
       }
     }
   });
 
   it('reach every type in the first round (block edges), and a 4-byte character in every type in the second', () => {
     const types = CALLBACK_TYPE_TABLE.length;
-    expect(new Set(examples.slice(0, types).map((s) => typeOf(s.events[0]!.payload)))).toEqual(new Set(CALLBACK_TYPE_TABLE.map((e) => e.type)));
+    expect(new Set(examples.slice(0, types).map((s) => typeOf(s.events[0]!.payload)))).toEqual(
+      new Set(CALLBACK_TYPE_TABLE.map((e) => e.type)),
+    );
     for (const sequence of examples.slice(types, 2 * types)) {
       const payload = sequence.events[0]!.payload;
       expect(payload.tenantUserId).toBe(NON_ASCII[2]);
       for (const [field, value] of Object.entries(payload))
-        if (typeof value === 'string' && field !== 'requestUUID' && field !== 'amount') expect(value, field).toBe(NON_ASCII[2]);
+        if (typeof value === 'string' && field !== 'requestUUID' && field !== 'amount')
+          expect(value, field).toBe(NON_ASCII[2]);
     }
     // 2- and 3-byte characters too, in every type.
     for (const char of NON_ASCII)
@@ -57,7 +70,10 @@ describe('callback edge cases', () => {
   it('are valid callbacks of their type, amounts past 2^53 as JSON numbers and decimal strings included', () => {
     for (const event of examples.flatMap((s) => s.events)) {
       const entry = CALLBACK_TYPE_TABLE.find((e) => e.type === typeOf(event.payload))!;
-      expect(validateSchema(entry.schema as Parameters<typeof validateSchema>[0], event.payload), JSON.stringify(event.payload)).toEqual([]);
+      expect(
+        validateSchema(entry.schema as Parameters<typeof validateSchema>[0], event.payload),
+        JSON.stringify(event.payload),
+      ).toEqual([]);
     }
     const amounts = examples
       .flatMap((s) => s.events)
@@ -82,6 +98,10 @@ describe('callback edge cases', () => {
     const numbers = amountsAs(sequence, 'number').events.map((e) => e.payload.amount);
     expect(numbers[0]).toEqual(new LosslessNumber('9007199254740993.5'));
     expect(numbers[2]).toBe('+1');
-    expect(amountsAs(sequence, 'string').events.map((e) => e.payload.amount)).toEqual(['9007199254740993.5', '18446744073709551617', '+1']);
+    expect(amountsAs(sequence, 'string').events.map((e) => e.payload.amount)).toEqual([
+      '9007199254740993.5',
+      '18446744073709551617',
+      '+1',
+    ]);
   });
 });

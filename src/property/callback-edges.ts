@@ -28,20 +28,30 @@ export function deliveredText(payload: Record<string, ExactJson>): string {
 }
 
 /** The payload (as sent: identity suffixes applied) padded so that each delivery's plaintext is exactly at its block edge. */
-export function padToEdge(payload: Record<string, ExactJson>, edge: BlockEdge, blockSize: number): Record<string, ExactJson> {
+export function padToEdge(
+  payload: Record<string, ExactJson>,
+  edge: BlockEdge,
+  blockSize: number,
+): Record<string, ExactJson> {
   const bytes = blockEdgeLength(Buffer.byteLength(deliveredText(payload), 'utf8'), blockSize, edge);
   return padField(payload, CALLBACK_PAD_FIELD, bytes, deliveredText) ?? payload;
 }
 
 /** The text fields of a payload (not the requestUUID, which each delivery replaces; not an amount written as a decimal string). */
 function stringFields(payload: Record<string, ExactJson>): string[] {
-  return Object.keys(payload).filter((name) => typeof payload[name] === 'string' && name !== 'requestUUID' && name !== 'amount');
+  return Object.keys(payload).filter(
+    (name) => typeof payload[name] === 'string' && name !== 'requestUUID' && name !== 'amount',
+  );
 }
 
 /** A payload of `type` with short values (an edge case that fails is already small). */
 function basePayload(table: CallbackTypeTable, index: number): Record<string, ExactJson> {
   const entry = table[index]!;
-  return callbackPayload(entry, { requestUUID: UUID_PLACEHOLDER, trackingId: `${entry.trackingPrefix}-e`, tenantUserId: 'u' });
+  return callbackPayload(entry, {
+    requestUUID: UUID_PLACEHOLDER,
+    trackingId: `${entry.trackingPrefix}-e`,
+    tenantUserId: 'u',
+  });
 }
 
 /** The payload with every string field set to `text` (identity fields keep a unique suffix at send). */
@@ -56,11 +66,21 @@ function allText(payload: Record<string, ExactJson>, text: string): Record<strin
  * reaches each type): block edges at the multiple itself, every string field a 4-byte character,
  * one byte below, one byte above, 2- and 3-byte characters, then amounts and integers past 2^53.
  */
-export function callbackEdgeExamples(table: CallbackTypeTable = CALLBACK_TYPE_TABLE): Array<{ events: EdgeEvent[]; redeliveries: never[] }> {
+export function callbackEdgeExamples(
+  table: CallbackTypeTable = CALLBACK_TYPE_TABLE,
+): Array<{ events: EdgeEvent[]; redeliveries: never[] }> {
   const types = table.map((_, i) => i);
   const sequence = (events: EdgeEvent[]) => ({ events, redeliveries: [] as never[] });
   const atBlocks = (delta: BlockEdge['delta']) =>
-    types.map((i) => sequence(BLOCK_EDGES.filter((e) => e.delta === delta).map((length) => ({ payload: basePayload(table, i), twin: false, length }))));
+    types.map((i) =>
+      sequence(
+        BLOCK_EDGES.filter((e) => e.delta === delta).map((length) => ({
+          payload: basePayload(table, i),
+          twin: false,
+          length,
+        })),
+      ),
+    );
   const withText = (texts: readonly string[]) =>
     types.map((i) => sequence(texts.map((text) => ({ payload: allText(basePayload(table, i), text), twin: false }))));
   const numbers = types
@@ -82,5 +102,12 @@ export function callbackEdgeExamples(table: CallbackTypeTable = CALLBACK_TYPE_TA
         ]),
       );
     });
-  return [...atBlocks(0), ...withText([NON_ASCII[2]]), ...atBlocks(-1), ...atBlocks(1), ...withText([NON_ASCII[0], NON_ASCII[1]]), ...numbers];
+  return [
+    ...atBlocks(0),
+    ...withText([NON_ASCII[2]]),
+    ...atBlocks(-1),
+    ...atBlocks(1),
+    ...withText([NON_ASCII[0], NON_ASCII[1]]),
+    ...numbers,
+  ];
 }

@@ -15,7 +15,12 @@ describe('generated valid callbacks (finding: blank identity fields are not a va
   it('the schema alone allows blank strings (no minLength): the plain value rules do generate them', () => {
     const schemas = CALLBACK_TYPE_TABLE.map((entry) => componentSchema(entry.schema));
     const loose = fc.oneof(
-      ...schemas.map((schema) => deriveArbitrary(schema, { refine: valueRules({ strings: 'ascii' }) }) as fc.Arbitrary<Record<string, ExactJson>>),
+      ...schemas.map(
+        (schema) =>
+          deriveArbitrary(schema, { refine: valueRules({ strings: 'ascii' }) }) as fc.Arbitrary<
+            Record<string, ExactJson>
+          >,
+      ),
     );
     expect(fc.sample(loose, { numRuns: 400, seed: 7 }).some((payload) => blankFields(payload).length > 0)).toBe(true);
   });
@@ -32,8 +37,14 @@ describe('generated valid callbacks (finding: blank identity fields are not a va
     expect(refine({ property: 'kind', rules: [], node: { type: 'string', enum: ['a', 'b'] } })).toBeUndefined();
     expect(refine({ property: 'kind', rules: [], node: { type: 'string', const: 'a' } })).toBeUndefined();
     expect(refine({ property: 'n', rules: [], node: { type: 'integer' } })).toBeUndefined();
-    expect(fc.sample(refine({ property: 'symbol', rules: ['ENERGY-REQ'], node: { type: 'string' } })!, 5)).toEqual(Array(5).fill('ENERGY'));
+    expect(fc.sample(refine({ property: 'symbol', rules: ['ENERGY-REQ'], node: { type: 'string' } })!, 5)).toEqual(
+      Array(5).fill('ENERGY'),
+    );
     const text = refine({ property: 'chain', rules: [], node: { type: 'string', minLength: 3 } })!;
-    expect(fc.sample(text, { numRuns: 200, seed: 3 }).every((value) => typeof value === 'string' && [...value].length >= 3 && value.trim() !== '')).toBe(true);
+    expect(
+      fc
+        .sample(text, { numRuns: 200, seed: 3 })
+        .every((value) => typeof value === 'string' && [...value].length >= 3 && value.trim() !== ''),
+    ).toBe(true);
   });
 });

@@ -5,7 +5,15 @@ import { sealBytes } from '../crypto/codec.js';
 import { defaultPayload, type Exchange } from '../runner/api.js';
 import { callbackArbitrary } from './callbacks-once.js';
 import type { Property, Verdict } from './property.js';
-import { acknowledgementOf, deliverBody, deliverEvent, probeSince, sealCallback, uniqueEvent, type MerchantEnv } from './merchant-exchange.js';
+import {
+  acknowledgementOf,
+  deliverBody,
+  deliverEvent,
+  probeSince,
+  sealCallback,
+  uniqueEvent,
+  type MerchantEnv,
+} from './merchant-exchange.js';
 
 /** How a callback body is mangled. */
 type BodyMangle =
@@ -80,7 +88,8 @@ async function judgeMangled(env: MerchantEnv, { payload, mangle }: MangledCallba
   }
   const next = await deliverEvent(env, event);
   const nextAck = acknowledgementOf(next);
-  if (nextAck.verdict === 'not-acknowledged') return judgeNextRefused(env, { payload, mangle }, [exchange, next], nextAck.reason);
+  if (nextAck.verdict === 'not-acknowledged')
+    return judgeNextRefused(env, { payload, mangle }, [exchange, next], nextAck.reason);
   // One probe read for both deliveries: exactly the valid one was processed, the mangled one not.
   const added = await probeSince(env);
   if (added && added.length !== 1)
@@ -122,9 +131,17 @@ async function judgeMangled(env: MerchantEnv, { payload, mangle }: MangledCallba
  * one acknowledged: the refusal is of the event's content. Acknowledged: the mangled body left the
  * endpoint unable for a while.
  */
-async function judgeNextRefused(env: MerchantEnv, { payload, mangle }: MangledCallback, sent: [Exchange, Exchange], reason: string): Promise<Verdict> {
+async function judgeNextRefused(
+  env: MerchantEnv,
+  { payload, mangle }: MangledCallback,
+  sent: [Exchange, Exchange],
+  reason: string,
+): Promise<Verdict> {
   const plain = await deliverEvent(env, uniqueEvent(env, defaultPayload(4)).payload);
-  const fresh = acknowledgementOf(plain).verdict === 'not-acknowledged' ? undefined : await deliverEvent(env, uniqueEvent(env, payload).payload);
+  const fresh =
+    acknowledgementOf(plain).verdict === 'not-acknowledged'
+      ? undefined
+      : await deliverEvent(env, uniqueEvent(env, payload).payload);
   await probeSince(env);
   if (fresh && acknowledgementOf(fresh).verdict === 'not-acknowledged')
     return { ok: true, tag: 'the endpoint stays up (this event itself is refused: judged by callbacks-once)' };

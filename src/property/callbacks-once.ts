@@ -44,7 +44,11 @@ interface CallbackSequence {
 export function callbackArbitrary(): Arbitrary<Record<string, ExactJson>> {
   const of = (strings: StringFlavour) => {
     const refine = callbackValueRules({ strings });
-    return fc.oneof(...TYPE_SCHEMAS.map((name) => deriveArbitrary(componentSchema(name), { refine, strings }) as Arbitrary<Record<string, ExactJson>>));
+    return fc.oneof(
+      ...TYPE_SCHEMAS.map(
+        (name) => deriveArbitrary(componentSchema(name), { refine, strings }) as Arbitrary<Record<string, ExactJson>>,
+      ),
+    );
   };
   return fc.oneof({ arbitrary: of('ascii'), weight: 2 }, { arbitrary: of('unicode'), weight: 1 });
 }
@@ -58,7 +62,9 @@ let sequences: Arbitrary<CallbackSequence> | undefined;
 function sequenceArbitrary(): Arbitrary<CallbackSequence> {
   sequences ??= fc.record({
     events: fc.array(fc.record({ payload: callbackArbitrary(), twin: fc.boolean() }), { minLength: 1, maxLength: 6 }),
-    redeliveries: fc.array(fc.record({ event: fc.nat(5), copies: fc.integer({ min: 1, max: 3 }), at: fc.nat(20) }), { maxLength: 6 }),
+    redeliveries: fc.array(fc.record({ event: fc.nat(5), copies: fc.integer({ min: 1, max: 3 }), at: fc.nat(20) }), {
+      maxLength: 6,
+    }),
   });
   return sequences;
 }
@@ -68,7 +74,12 @@ const PROVIDER: Record<string, string> = { txId: 'txid', chainName: 'chain' };
 /** The sequence with every field spelt as the interface spells it (txid, chain). */
 function interfaceSpelling(sequence: CallbackSequence): CallbackSequence {
   const respell = (payload: Record<string, ExactJson>) =>
-    Object.fromEntries(Object.entries(payload).map(([name, value]) => [PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name, value]));
+    Object.fromEntries(
+      Object.entries(payload).map(([name, value]) => [
+        PROVIDER[name] && !(PROVIDER[name]! in payload) ? PROVIDER[name]! : name,
+        value,
+      ]),
+    );
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
 }
 
@@ -82,7 +93,9 @@ function agreeingSpellings(sequence: CallbackSequence): CallbackSequence {
   const agree = (payload: Record<string, ExactJson>) => {
     const kept = { ...payload };
     for (const [name, aliases] of Object.entries(FIELD_ALIASES))
-      for (const alias of aliases) if (name in kept && alias in kept && stringifyExact(kept[name]!) !== stringifyExact(kept[alias]!)) delete kept[alias];
+      for (const alias of aliases)
+        if (name in kept && alias in kept && stringifyExact(kept[name]!) !== stringifyExact(kept[alias]!))
+          delete kept[alias];
     return kept;
   };
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: agree(event.payload) })) };
@@ -96,7 +109,8 @@ export function amountsAs(sequence: CallbackSequence, form: 'number' | 'string')
   const respell = (payload: Record<string, ExactJson>): Record<string, ExactJson> => {
     const amount = payload.amount;
     if (form === 'string' && amount instanceof LosslessNumber) return { ...payload, amount: amount.value };
-    if (form === 'number' && typeof amount === 'string' && JSON_NUMBER.test(amount)) return { ...payload, amount: new LosslessNumber(amount) };
+    if (form === 'number' && typeof amount === 'string' && JSON_NUMBER.test(amount))
+      return { ...payload, amount: new LosslessNumber(amount) };
     return payload;
   };
   return { ...sequence, events: sequence.events.map((event) => ({ ...event, payload: respell(event.payload) })) };
@@ -112,7 +126,11 @@ function keyRule(payload: Record<string, ExactJson>): string {
  * The events to send: every generated event made unique; a twin takes the txid of the latest
  * deposit before it and another symbol.
  */
-function uniqueEvents(env: MerchantEnv, sequence: CallbackSequence, blockSize: number): Array<Record<string, ExactJson>> {
+function uniqueEvents(
+  env: MerchantEnv,
+  sequence: CallbackSequence,
+  blockSize: number,
+): Array<Record<string, ExactJson>> {
   const sent: Array<Record<string, ExactJson>> = [];
   let lastDeposit: { payload: Record<string, ExactJson>; suffix: string } | undefined;
   for (const event of sequence.events) {
@@ -120,11 +138,17 @@ function uniqueEvents(env: MerchantEnv, sequence: CallbackSequence, blockSize: n
     if (isDeposit && event.twin && lastDeposit) {
       const txField = 'txid' in lastDeposit.payload ? 'txid' : 'txId';
       // Each twin its own token (W1, W2, ...): two twins of one deposit with one symbol would be one event (CB-ID-DEPOSIT).
-      const twin = uniqueEvent(env, { ...event.payload, symbol: `${String(lastDeposit.payload.symbol)}W${env.events}` });
-      const withTxid: Record<string, ExactJson> = Object.fromEntries(Object.entries(twin.payload).filter(([name]) => name !== 'txid' && name !== 'txId'));
+      const twin = uniqueEvent(env, {
+        ...event.payload,
+        symbol: `${String(lastDeposit.payload.symbol)}W${env.events}`,
+      });
+      const withTxid: Record<string, ExactJson> = Object.fromEntries(
+        Object.entries(twin.payload).filter(([name]) => name !== 'txid' && name !== 'txId'),
+      );
       withTxid[txField] = lastDeposit.payload[txField]!;
       // Same chain and address as the deposit: only the token differs (a wrapped contract).
-      for (const field of ['chain', 'chainName', 'toAddress']) if (field in lastDeposit.payload) withTxid[field] = lastDeposit.payload[field]!;
+      for (const field of ['chain', 'chainName', 'toAddress'])
+        if (field in lastDeposit.payload) withTxid[field] = lastDeposit.payload[field]!;
       sent.push(withTxid);
       continue;
     }
@@ -139,7 +163,11 @@ function uniqueEvents(env: MerchantEnv, sequence: CallbackSequence, blockSize: n
 function scheduleOf(sent: unknown[], sequence: CallbackSequence): ScheduledDelivery[] {
   return [
     ...sent.map((_, event) => ({ event, copies: 1, at: event * 3 })),
-    ...sequence.redeliveries.map((redelivery) => ({ event: redelivery.event % sent.length, copies: redelivery.copies, at: redelivery.at })),
+    ...sequence.redeliveries.map((redelivery) => ({
+      event: redelivery.event % sent.length,
+      copies: redelivery.copies,
+      at: redelivery.at,
+    })),
   ].sort((one, other) => one.at - other.at);
 }
 
@@ -152,7 +180,11 @@ interface Delivered {
 }
 
 /** Delivers the schedule; a failed verdict as soon as an event is not acknowledged. */
-async function deliverSchedule(env: MerchantEnv, sent: Array<Record<string, ExactJson>>, schedule: ScheduledDelivery[]): Promise<Delivered | Verdict> {
+async function deliverSchedule(
+  env: MerchantEnv,
+  sent: Array<Record<string, ExactJson>>,
+  schedule: ScheduledDelivery[],
+): Promise<Delivered | Verdict> {
   const exchanges: Exchange[] = [];
   // U-CB-RESPONSE: an answer some readings count and some do not (errCode 0.0, errCode 0 with HTTP 202) warns.
   let warning: Warning | undefined;
@@ -195,8 +227,15 @@ async function deliverSchedule(env: MerchantEnv, sent: Array<Record<string, Exac
 }
 
 /** What the probe shows against what was sent: each event processed once, with the exact payload; a failed verdict, or undefined. */
-function judgeProcessing(sent: Array<Record<string, ExactJson>>, schedule: ScheduledDelivery[], exchanges: Exchange[], added: string[]): Verdict | undefined {
-  const delivered = new Set(exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))));
+function judgeProcessing(
+  sent: Array<Record<string, ExactJson>>,
+  schedule: ScheduledDelivery[],
+  exchanges: Exchange[],
+  added: string[],
+): Verdict | undefined {
+  const delivered = new Set(
+    exchanges.map((exchange) => stringifyExact(parseExactJson(exchange.payloadText ?? 'null'))),
+  );
   const sentTexts = () => sent.map((event) => stringifyExact(event));
   for (const [index, payload] of sent.entries()) {
     const trackingId = payload.trackingId;
@@ -205,7 +244,9 @@ function judgeProcessing(sent: Array<Record<string, ExactJson>>, schedule: Sched
       return value && value.trackingId === trackingId && String(value.type) === String(payload.type);
     });
     if (entries.length !== 1) {
-      const copies = schedule.filter((delivery) => delivery.event === index).reduce((n, delivery) => n + delivery.copies, 0);
+      const copies = schedule
+        .filter((delivery) => delivery.event === index)
+        .reduce((n, delivery) => n + delivery.copies, 0);
       return {
         ok: false,
         message: `a type ${String(payload.type)} event delivered ${copies} time(s) was processed ${entries.length} time(s), not once`,
@@ -242,7 +283,8 @@ async function runSequence(env: MerchantEnv, blockSize: number, sequence: Callba
   if ('ok' in delivered) return delivered;
   const { exchanges, warning } = delivered;
   const added = probe ? await probeSince(env) : undefined;
-  const held = (tag: string): Verdict => (warning ? { ok: true, tag: `${tag}, an ambiguous answer (U-CB-RESPONSE)`, warning } : { ok: true, tag });
+  const held = (tag: string): Verdict =>
+    warning ? { ok: true, tag: `${tag}, an ambiguous answer (U-CB-RESPONSE)`, warning } : { ok: true, tag };
   if (!added) return held('acknowledged (needs --probe-url or --probe-cmd to check processing)');
   return judgeProcessing(sent, schedule, exchanges, added) ?? held('processed once');
 }
@@ -253,7 +295,11 @@ async function runSequence(env: MerchantEnv, blockSize: number, sequence: Callba
  * number or a decimal string), or only where a payload's two spellings of a field disagree, gets a
  * warning.
  */
-async function explainFailure(run: (sequence: CallbackSequence) => Promise<Verdict>, sequence: CallbackSequence, verdict: Extract<Verdict, { ok: false }>) {
+async function explainFailure(
+  run: (sequence: CallbackSequence) => Promise<Verdict>,
+  sequence: CallbackSequence,
+  verdict: Extract<Verdict, { ok: false }>,
+) {
   const shown = stringifyExact(sequence as unknown as ExactJson);
   const interfaceSpelt = interfaceSpelling(sequence);
   const readings: Array<[string, CallbackSequence]> = [
@@ -286,8 +332,18 @@ export function callbacksOnce(env: MerchantEnv): Property<CallbackSequence> {
   const run = (sequence: CallbackSequence) => runSequence(env, blockSize, sequence);
   return {
     id: 'callbacks-once',
-    title: 'Random valid callbacks, redelivered at random moments, are acknowledged and processed exactly once with the exact payload',
-    rules: ['CB-ERRCODE', 'CB-ONCE', 'CB-DUP-ACK', 'CB-ID-DEPOSIT', 'CB-ID-WITHDRAW', 'CB-ID-OTHER', 'CB-UUID', 'CB-RAW-BODY'],
+    title:
+      'Random valid callbacks, redelivered at random moments, are acknowledged and processed exactly once with the exact payload',
+    rules: [
+      'CB-ERRCODE',
+      'CB-ONCE',
+      'CB-DUP-ACK',
+      'CB-ID-DEPOSIT',
+      'CB-ID-WITHDRAW',
+      'CB-ID-OTHER',
+      'CB-UUID',
+      'CB-RAW-BODY',
+    ],
     arbitrary: sequenceArbitrary(),
     examples: callbackEdgeExamples(),
     judge: run,

@@ -8,7 +8,16 @@ import type { RsaPublicKey } from '../crypto/keys.js';
 import { makeStrangerKeys } from '../runner/api.js';
 import { LENIENT_BASE64_REASONS } from '../wire/crypto-failure.js';
 import type { Property, Verdict } from './property.js';
-import { asSent, judgeRefused, judgeValidAnswer, readEnvelope, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import {
+  asSent,
+  judgeRefused,
+  judgeValidAnswer,
+  readEnvelope,
+  sendData,
+  validCases,
+  type ServiceCase,
+  type ServiceEnv,
+} from './service-exchange.js';
 
 /** One way to mangle a valid request's ciphertext or its Base64 text. */
 type Mangle =
@@ -41,7 +50,14 @@ const MANGLES: Arbitrary<Mangle> = fc.oneof(
   fc.constant({ op: 'wrong-key' as const }),
   fc.record({
     op: fc.constant('base64' as const),
-    variant: fc.constantFrom<Base64Variant>('url-safe', 'line-breaks', 'missing-padding', 'whitespace', 'plus-as-space', 'non-canonical'),
+    variant: fc.constantFrom<Base64Variant>(
+      'url-safe',
+      'line-breaks',
+      'missing-padding',
+      'whitespace',
+      'plus-as-space',
+      'non-canonical',
+    ),
   }),
 );
 
@@ -121,7 +137,9 @@ function base64Variant(text: string, variant: Extract<Mangle, { op: 'base64' }>[
   const data = variants[variant] === text ? variants.whitespace : variants[variant];
   // The one classification of Base64 failures says whether a rule obliges the service to refuse it.
   const reason = base64Reason(data);
-  return reason && LENIENT_BASE64_REASONS.has(reason) ? { data, open: `Base64 matching the pattern (${reason})` } : { data };
+  return reason && LENIENT_BASE64_REASONS.has(reason)
+    ? { data, open: `Base64 matching the pattern (${reason})` }
+    : { data };
 }
 
 /** The envelope data of `plainText` sealed for the target, then mangled. */
@@ -150,11 +168,16 @@ function mangledData(env: ServiceEnv, plainText: string, mangle: Mangle): Sealed
       return moveBlocks(cipher(), plain, blockBytes, size, mangle);
     case 'other-padding': {
       const other: Padding = padding === 'pkcs1' ? 'oaep-sha1' : 'pkcs1';
-      return { data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, blockBytes))), open: `another padding (${other})` };
+      return {
+        data: encodeBase64(encryptBlocks(plain, key, other, maxPlaintextBlock(other, blockBytes))),
+        open: `another padding (${other})`,
+      };
     }
     case 'other-key-size': {
       const stranger = otherSizeStranger(key.bits === 1024 ? 2048 : 1024);
-      return { data: encodeBase64(encryptBlocks(plain, stranger, padding, maxPlaintextBlock(padding, stranger.modulusBytes))) };
+      return {
+        data: encodeBase64(encryptBlocks(plain, stranger, padding, maxPlaintextBlock(padding, stranger.modulusBytes))),
+      };
     }
     case 'wrong-key':
       return { data: encodeBase64(encryptBlocks(plain, env.stranger.publicKey, padding, size)) };
@@ -185,7 +208,8 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
         const read = readEnvelope(exchange, rules);
         return 'ok' in read ? read : { ok: true, tag: 'still valid JSON' };
       }
-      if (result.open !== undefined) return judgeOpen(exchange, base, sent, rules, `${describe(mangle)}: ${result.open}`);
+      if (result.open !== undefined)
+        return judgeOpen(exchange, base, sent, rules, `${describe(mangle)}: ${result.open}`);
       return judgeRefused(exchange, rules, `after ${describe(mangle)}`);
     },
   };
@@ -196,7 +220,13 @@ export function cryptoMangled(env: ServiceEnv): Property<MangledCase> {
  * U-CRYPTO (a warning), provided the service then answers as any valid request demands (it read
  * the same plaintext). No answer, a 5xx or a broken success still fails.
  */
-function judgeOpen(exchange: Parameters<typeof readEnvelope>[0], base: ServiceCase, sent: Record<string, ExactJson>, rules: string[], what: string): Verdict {
+function judgeOpen(
+  exchange: Parameters<typeof readEnvelope>[0],
+  base: ServiceCase,
+  sent: Record<string, ExactJson>,
+  rules: string[],
+  what: string,
+): Verdict {
   const read = readEnvelope(exchange, rules);
   if ('ok' in read) return read;
   if ('refusedHttp' in read || read.code !== '0') return judgeRefused(exchange, rules, `after ${what}`);

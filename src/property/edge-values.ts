@@ -22,7 +22,9 @@ export interface BlockEdge {
 }
 
 /** The nine block edges: n = 1…3, one byte below, at, one byte above. */
-export const BLOCK_EDGES: readonly BlockEdge[] = ([1, 2, 3] as const).flatMap((nth) => ([-1, 0, 1] as const).map((delta) => ({ nth, delta })));
+export const BLOCK_EDGES: readonly BlockEdge[] = ([1, 2, 3] as const).flatMap((nth) =>
+  ([-1, 0, 1] as const).map((delta) => ({ nth, delta })),
+);
 
 /**
  * The exact plaintext length of a block edge for a plaintext that is `length` bytes before padding:

@@ -1,7 +1,16 @@
 import fc, { type Arbitrary } from 'fast-check';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { plaintextBlockSize } from '../core/profile.js';
-import { asText, BIG_INTEGERS, BLOCK_EDGES, blockEdgeLength, NON_ASCII, padField, padWithWhitespace, type BlockEdge } from './edge-values.js';
+import {
+  asText,
+  BIG_INTEGERS,
+  BLOCK_EDGES,
+  blockEdgeLength,
+  NON_ASCII,
+  padField,
+  padWithWhitespace,
+  type BlockEdge,
+} from './edge-values.js';
 import type { Property } from './property.js';
 import {
   asSent,
@@ -22,7 +31,22 @@ const STRING_FIELDS = ['tenantUserId', 'toAddr', 'callBackId', 'symbol', 'chainN
 const PAD_FIELDS = ['callBackId', 'toAddr', 'tenantUserId', 'whitespace'] as const;
 
 /** Characters the examples skip: astral (surrogate pairs in UTF-16, 4 bytes in UTF-8), combining sequences, joiners, CJK. */
-const HARD_TEXT = ['😀', '𝒜', '𠜎', 'e\u0301', 'a\u0308\u0323', '👨\u200D👩\u200D👧', '🇨🇳', '中文', 'Ω', '\u00A0', '\u2028', '"\\', '\t\n', ...NON_ASCII];
+const HARD_TEXT = [
+  '😀',
+  '𝒜',
+  '𠜎',
+  'e\u0301',
+  'a\u0308\u0323',
+  '👨\u200D👩\u200D👧',
+  '🇨🇳',
+  '中文',
+  'Ω',
+  '\u00A0',
+  '\u2028',
+  '"\\',
+  '\t\n',
+  ...NON_ASCII,
+];
 
 /** One edge of a valid request. */
 type Edge =
@@ -39,7 +63,8 @@ export interface EdgeCase {
   edge: Edge;
 }
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 
 /** The edges; `none` first, so a failure that needs no edge shrinks to the plain request. */
 const EDGES: Arbitrary<Edge> = fc.oneof(
@@ -114,7 +139,10 @@ function minimalCases(userId: number | undefined, orders: boolean): ServiceCase[
   return [
     energy,
     { endpoint: 'order', plain: { ...order, symbol: 'USDT', amount: new LosslessNumber('1.5') } },
-    { endpoint: 'order', plain: { ...order, symbol: 'ENERGY', amount: new LosslessNumber('1'), expiryHours: new LosslessNumber('1') } },
+    {
+      endpoint: 'order',
+      plain: { ...order, symbol: 'ENERGY', amount: new LosslessNumber('1'), expiryHours: new LosslessNumber('1') },
+    },
   ];
 }
 
@@ -141,7 +169,8 @@ export function edgeExamples(userId: number | undefined, orders: boolean): EdgeC
   for (const base of bases.filter((b) => b.endpoint === 'order')) {
     const lease = kindOf(base) === 'energy lease';
     for (const value of BIG_INTEGERS) {
-      for (const asString of lease ? [false] : [false, true]) out.push({ base, edge: { edge: 'big-integer', field: 'amount', value, asString } });
+      for (const asString of lease ? [false] : [false, true])
+        out.push({ base, edge: { edge: 'big-integer', field: 'amount', value, asString } });
       if (lease) out.push({ base, edge: { edge: 'big-integer', field: 'expiryHours', value, asString: false } });
     }
   }
@@ -153,7 +182,11 @@ export function edgeExamples(userId: number | undefined, orders: boolean): EdgeC
  * with ASCII (or, for the energy query, the JSON text with spaces) so that the whole plaintext (as
  * sent, callBackId suffix included) is n × block size + delta bytes.
  */
-export function applyEdge(plain: Record<string, ExactJson>, edge: Edge, blockSize: number): { sent: Record<string, ExactJson>; text: string } {
+export function applyEdge(
+  plain: Record<string, ExactJson>,
+  edge: Edge,
+  blockSize: number,
+): { sent: Record<string, ExactJson>; text: string } {
   const done = (sent: Record<string, ExactJson>) => ({ sent, text: stringifyExact(sent) });
   const out = { ...plain };
   switch (edge.edge) {
@@ -161,7 +194,8 @@ export function applyEdge(plain: Record<string, ExactJson>, edge: Edge, blockSiz
       return done(out);
     case 'unicode': {
       // A field the request lacks (an energy query has no toAddr): its first string field takes the text.
-      const field = typeof out[edge.field] === 'string' ? edge.field : STRING_FIELDS.find((name) => typeof out[name] === 'string');
+      const field =
+        typeof out[edge.field] === 'string' ? edge.field : STRING_FIELDS.find((name) => typeof out[name] === 'string');
       if (!field) return done(out);
       const value = out[field] as string;
       // Insert between code points, never inside a surrogate pair.
@@ -173,7 +207,8 @@ export function applyEdge(plain: Record<string, ExactJson>, edge: Edge, blockSiz
     case 'block-boundary': {
       const text = stringifyExact(out);
       const bytes = blockEdgeLength(Buffer.byteLength(text, 'utf8'), blockSize, edge);
-      if (edge.field === 'whitespace' || typeof out[edge.field] !== 'string') return { sent: out, text: padWithWhitespace(text, bytes) ?? text };
+      if (edge.field === 'whitespace' || typeof out[edge.field] !== 'string')
+        return { sent: out, text: padWithWhitespace(text, bytes) ?? text };
       const padded = padField(out, edge.field, bytes, asText);
       return padded ? done(padded) : done(out);
     }
@@ -181,7 +216,9 @@ export function applyEdge(plain: Record<string, ExactJson>, edge: Edge, blockSiz
       if (typeof out[edge.field] !== 'string') return done(out);
       // A callBackId keeps its unique suffix (a replay must not be a duplicate).
       out[edge.field] =
-        edge.field === 'callBackId' ? 'L'.repeat(edge.length) + String(out.callBackId).slice(-CALLBACK_ID_SUFFIX_LENGTH) : 'L'.repeat(edge.length);
+        edge.field === 'callBackId'
+          ? 'L'.repeat(edge.length) + String(out.callBackId).slice(-CALLBACK_ID_SUFFIX_LENGTH)
+          : 'L'.repeat(edge.length);
       return done(out);
     case 'precise-amount': {
       if (out.symbol === 'ENERGY' || !('amount' in out)) return done(out);
@@ -211,7 +248,8 @@ export function edges(env: ServiceEnv): Property<EdgeCase> {
   const blockSize = plaintextBlockSize(target.profile, target.publicKey.modulusBytes);
   return {
     id: 'edges',
-    title: 'Unicode, block boundaries, shortest and longest values, precise amounts and integers past 2^53 are handled like any valid request',
+    title:
+      'Unicode, block boundaries, shortest and longest values, precise amounts and integers past 2^53 are handled like any valid request',
     rules: ['ORDER-FIELDS', 'ORDER-RES', 'ENERGY-RES', 'CRYPTO-ENVELOPE', 'ENV-CODE'],
     arbitrary: fc.record({ base: validCases(target, 'unicode'), edge: EDGES }),
     examples: edgeExamples(target.userId, ordersAllowed(target)),

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { energyLeased, energyObserved, energyReadings, energySet, unknownEnergy, type EnergyKnowledge } from './energy-model.js';
+import {
+  energyLeased,
+  energyObserved,
+  energyReadings,
+  energySet,
+  unknownEnergy,
+  type EnergyKnowledge,
+} from './energy-model.js';
 
 /** A knowledge after `balance`/`cost` is set and the given leases (in transactions) are accepted. */
 function after(balance: number, cost: number, leases: number[]): EnergyKnowledge {
@@ -79,7 +86,11 @@ describe('the energy model of property 4', () => {
     const big = unknownEnergy();
     energySet(big, 18_446_744_073_709_551_617n, 3n);
     energyLeased(big, 2n * 3n);
-    expect(energyReadings(big)).toEqual({ own: '6148914691236517203', low: '6148914691236517203', high: '6148914691236517205' });
+    expect(energyReadings(big)).toEqual({
+      own: '6148914691236517203',
+      low: '6148914691236517203',
+      high: '6148914691236517205',
+    });
     expect(energyObserved(big, 6_148_914_691_236_517_203n)).toBe(true);
   });
 });

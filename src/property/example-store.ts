@@ -55,7 +55,10 @@ export function folderExampleStore(dir: string): ExampleStore {
       }
       mkdirSync(dir, { recursive: true });
       const encoded = kept.map((example) => ({ ...example, value: encodeExact(example.value) }));
-      writeFileSync(file(side, property), `${JSON.stringify({ property: `${side}/${property}`, examples: encoded }, null, 2)}\n`);
+      writeFileSync(
+        file(side, property),
+        `${JSON.stringify({ property: `${side}/${property}`, examples: encoded }, null, 2)}\n`,
+      );
     },
   };
 }
@@ -67,7 +70,8 @@ export const NO_EXAMPLE_STORE: ExampleStore = { load: () => [], save: () => unde
 function encodeExact(value: unknown): unknown {
   if (value instanceof LosslessNumber) return { $exact: value.value };
   if (Array.isArray(value)) return value.map(encodeExact);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encodeExact(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encodeExact(v)]));
   return value;
 }
 
@@ -77,7 +81,8 @@ function decodeExact(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
-    if (keys.length === 1 && keys[0] === '$exact' && typeof record.$exact === 'string') return new LosslessNumber(record.$exact);
+    if (keys.length === 1 && keys[0] === '$exact' && typeof record.$exact === 'string')
+      return new LosslessNumber(record.$exact);
     return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, decodeExact(v)]));
   }
   return value;

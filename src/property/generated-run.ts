@@ -48,9 +48,13 @@ export async function runGenerated(target: Target, run: GeneratedRun): Promise<C
   // The stateful property needs the control routes: probed here when the caller has not (the embedded run, library use).
   const wantsControl = !run.only || run.only.includes('stateful');
   const capabilities =
-    target.side === 'service' && !run.capabilities && target.controlToken && wantsControl ? await probeCapabilities(target) : run.capabilities;
+    target.side === 'service' && !run.capabilities && target.controlToken && wantsControl
+      ? await probeCapabilities(target)
+      : run.capabilities;
   const properties =
-    target.side === 'service' ? serviceProperties(target as ServiceTarget, stranger, capabilities) : merchantProperties(target as MerchantTarget, stranger);
+    target.side === 'service'
+      ? serviceProperties(target as ServiceTarget, stranger, capabilities)
+      : merchantProperties(target as MerchantTarget, stranger);
   const chosen = (properties as Property<unknown>[]).filter((property) => !run.only || run.only.includes(property.id));
   return checkProperties(target.side, chosen, options);
 }

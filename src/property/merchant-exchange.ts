@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { parseExactJson, stringifyExact, type ExactJson } from '../core/exact-json.js';
-import { postCallback, readProbeAfter, type Exchange, type MerchantTarget, type ProbeMark, type StrangerKeys } from '../runner/api.js';
+import {
+  postCallback,
+  readProbeAfter,
+  type Exchange,
+  type MerchantTarget,
+  type ProbeMark,
+  type StrangerKeys,
+} from '../runner/api.js';
 import { readAcknowledgement, type Acknowledgement } from '../wire/acknowledgement.js';
 import { sealCallback as sealWireCallback, withRequestUUID } from '../wire/callback-delivery.js';
 
@@ -27,11 +34,16 @@ const IDENTITY_FIELDS = ['trackingId', 'txid', 'txId', 'callBackId'] as const;
  * remembers every event it ever processed; a replay or an earlier run must not look like a
  * duplicate). A wrapped-contract twin shares the txid suffix of its deposit.
  */
-export function uniqueEvent(env: MerchantEnv, payload: Record<string, ExactJson>, shared?: string): { payload: Record<string, ExactJson>; suffix: string } {
+export function uniqueEvent(
+  env: MerchantEnv,
+  payload: Record<string, ExactJson>,
+  shared?: string,
+): { payload: Record<string, ExactJson>; suffix: string } {
   env.events++;
   const suffix = shared ?? `~${env.tag}${(env.events % 36 ** 5).toString(36).padStart(5, '0')}`;
   const out = { ...payload };
-  for (const field of IDENTITY_FIELDS) if (typeof out[field] === 'string') out[field] = `${out[field] as string}${suffix}`;
+  for (const field of IDENTITY_FIELDS)
+    if (typeof out[field] === 'string') out[field] = `${out[field] as string}${suffix}`;
   return { payload: out, suffix };
 }
 

@@ -3,7 +3,15 @@ import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-js
 import { rulesOf } from '../spec/document.js';
 import type { Property } from './property.js';
 import { componentSchema, flatten, type SchemaNode } from './schema-arbitrary.js';
-import { asSent, judgeRefused, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import {
+  asSent,
+  judgeRefused,
+  seal,
+  sendData,
+  validCases,
+  type ServiceCase,
+  type ServiceEnv,
+} from './service-exchange.js';
 
 /** One way to break exactly one rule of a valid request, derived from its schema. */
 interface Breakage {
@@ -44,7 +52,13 @@ function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
   const options: Arbitrary<Breakage>[] = [];
   for (const field of required) {
     const node = flatten(properties[field] ?? {});
-    options.push(fc.constant({ kind: 'missing' as const, field, rules: field === 'expiryHours' ? ['ORDER-EXPIRY'] : rulesOr(node, base) }));
+    options.push(
+      fc.constant({
+        kind: 'missing' as const,
+        field,
+        rules: field === 'expiryHours' ? ['ORDER-EXPIRY'] : rulesOr(node, base),
+      }),
+    );
   }
   // Only fields the request needs: an optional one a service does not use (expiryHours on a withdrawal, ORDER-EXPIRY) may be ignored.
   for (const field of required.filter((name) => name in testCase.plain)) {
@@ -63,10 +77,17 @@ function breakagesOf(testCase: ServiceCase): Arbitrary<Breakage> {
   }
   if (lease) {
     options.push(
-      fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 1, max: 99 }), fc.boolean()).map(([whole, fraction, asString]) => {
-        const text = `${whole}.${String(fraction).padStart(2, '0').replace(/0$/, '5')}`;
-        return { kind: 'wrong-literal' as const, field: 'amount', value: asString ? text : new LosslessNumber(text), rules: ['ORDER-ENERGY-AMOUNT'] };
-      }),
+      fc
+        .tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 1, max: 99 }), fc.boolean())
+        .map(([whole, fraction, asString]) => {
+          const text = `${whole}.${String(fraction).padStart(2, '0').replace(/0$/, '5')}`;
+          return {
+            kind: 'wrong-literal' as const,
+            field: 'amount',
+            value: asString ? text : new LosslessNumber(text),
+            rules: ['ORDER-ENERGY-AMOUNT'],
+          };
+        }),
     );
   }
   return fc.oneof(...options);
@@ -95,7 +116,9 @@ export function oneRuleBroken(env: ServiceEnv): Property<BrokenCase> {
       const text = stringifyExact(sent);
       const exchange = await sendData(env, base.endpoint, seal(env, text), text);
       const what =
-        breakage.kind === 'missing' ? `without ${breakage.field}` : `with ${breakage.field} = ${stringifyExact(breakage.value ?? null)} (${breakage.kind})`;
+        breakage.kind === 'missing'
+          ? `without ${breakage.field}`
+          : `with ${breakage.field} = ${stringifyExact(breakage.value ?? null)} (${breakage.kind})`;
       return judgeRefused(exchange, [...breakage.rules, 'ENV-CODE'], what);
     },
   };

@@ -9,7 +9,8 @@ interface RefineContext {
   strings: StringFlavour;
 }
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 
 /** A positive exact decimal: up to 20 integer and 12 fraction digits, no leading zeros, never through a float. */
 function exactDecimalText(): Arbitrary<string> {
@@ -53,17 +54,23 @@ export function valueRules(context: RefineContext): (site: RefineSite) => Arbitr
     if (has('ENERGY-REQ') && property === 'symbol') return fc.constant('ENERGY');
     if (has('ENERGY-REQ') && property === 'chainName') return fc.constant('TRON');
     // ORDER-ENERGY-AMOUNT: the number of transactions, a whole number (checked before the Decimal rule).
-    if (has('ORDER-ENERGY-AMOUNT') && property === 'amount') return asNumberOrString(fc.integer({ min: 1, max: 50 }).map(String));
+    if (has('ORDER-ENERGY-AMOUNT') && property === 'amount')
+      return asNumberOrString(fc.integer({ min: 1, max: 50 }).map(String));
     // ORDER-FIELDS: amount is a BigDecimal, exact digits.
     if (has('ORDER-FIELDS') && property === 'amount') return asNumberOrString(exactDecimalText());
     // ORDER-KIND: a digital-currency symbol makes a withdrawal, exactly ENERGY an energy lease.
     if (has('ORDER-KIND') && property === 'symbol') return fc.oneof(fc.constant('ENERGY'), currencySymbol());
     // ORDER-EXPIRY: an integer number of hours (its bounds are U-LIMITS: plausible values only).
-    if (has('ORDER-EXPIRY') && property === 'expiryHours') return fc.integer({ min: 1, max: 720 }).map((n) => new LosslessNumber(String(n)));
+    if (has('ORDER-EXPIRY') && property === 'expiryHours')
+      return fc.integer({ min: 1, max: 720 }).map((n) => new LosslessNumber(String(n)));
     // ORDER-FIELDS: userId is the merchant's identifier in the wallet system: its own.
-    if (property === 'userId' && context.userId !== undefined) return fc.constant(new LosslessNumber(String(context.userId)));
+    if (property === 'userId' && context.userId !== undefined)
+      return fc.constant(new LosslessNumber(String(context.userId)));
     if (has('ORDER-FIELDS') && property === 'chainName')
-      return fc.oneof({ arbitrary: fc.constant('TRON'), weight: 4 }, { arbitrary: fc.constantFrom('ETH', 'BSC'), weight: 1 });
+      return fc.oneof(
+        { arbitrary: fc.constant('TRON'), weight: 4 },
+        { arbitrary: fc.constantFrom('ETH', 'BSC'), weight: 1 },
+      );
     // ORDER-RES types the result's tenantUserId as an integer: the request's is mostly digits (a service may refuse other text).
     // Ids of every length a Java long holds, long ones as often as short ones (snowflake ids have 18 or 19 digits).
     if (has('ORDER-FIELDS') && property === 'tenantUserId') {
@@ -93,7 +100,8 @@ export function callbackValueRules(context: RefineContext): (site: RefineSite) =
     const refined = rules(site);
     if (refined) return refined;
     const { node } = site;
-    const free = node.type === 'string' && !('const' in node) && !Array.isArray(node.enum) && typeof node.pattern !== 'string';
+    const free =
+      node.type === 'string' && !('const' in node) && !Array.isArray(node.enum) && typeof node.pattern !== 'string';
     if (!free) return undefined;
     // A visible first character, then any text: never blank, and it shrinks in a step to one letter
     // (a filter would make shrinking, which re-runs deliveries, walk through rejected blanks).

@@ -36,10 +36,15 @@ type AnyProperty = Property<unknown>;
  * Checks each property over `numRuns` generated cases (stored failing examples first), shrinks a
  * failure to a minimal case, and returns one CheckResult per property (suite `generated/<side>`).
  */
-export async function checkProperties(side: 'service' | 'merchant', properties: AnyProperty[], options: GenerateOptions): Promise<CheckResult[]> {
+export async function checkProperties(
+  side: 'service' | 'merchant',
+  properties: AnyProperty[],
+  options: GenerateOptions,
+): Promise<CheckResult[]> {
   const seed = options.seed ?? newSeed();
   const results: CheckResult[] = [];
-  for (const property of properties) results.push(emit(options, await checkProperty({ side, property, options, seed })));
+  for (const property of properties)
+    results.push(emit(options, await checkProperty({ side, property, options, seed })));
   return results;
 }
 
@@ -68,7 +73,11 @@ class Tally {
     const { property, options, side } = this.check;
     this.judged++;
     const verdict = await property.judge(value);
-    if (verdict.ok && verdict.warning && failureStatus(verdict.warning.rules, options.rules, options.strict ?? false, side) === 'failed') {
+    if (
+      verdict.ok &&
+      verdict.warning &&
+      failureStatus(verdict.warning.rules, options.rules, options.strict ?? false, side) === 'failed'
+    ) {
       // --strict: another reading of an open point fails, and is shrunk like any failure.
       this.lastFailure = { value, verdict: { ok: false, ...verdict.warning } };
       return false;
@@ -114,7 +123,13 @@ async function checkProperty(check: PropertyCheck): Promise<CheckResult> {
   const { side, property, options, seed } = check;
   const store = options.store ?? NO_EXAMPLE_STORE;
   const suite = `generated/${side}`;
-  const base = { id: `${suite}/${property.id}`, suite, case: property.id, title: property.title, rules: property.rules };
+  const base = {
+    id: `${suite}/${property.id}`,
+    suite,
+    case: property.id,
+    title: property.title,
+    rules: property.rules,
+  };
   if (property.skip) return { ...base, status: 'skipped', message: property.skip };
   const started = performance.now();
   const stored = store.load(side, property.id);
@@ -132,7 +147,9 @@ async function checkProperty(check: PropertyCheck): Promise<CheckResult> {
   // The minimal failing case is named once, before the state is put back (explain may send again).
   if (details.failed && tally.lastFailure && details.counterexample && property.explain)
     tally.lastFailure = await explain(property, details, tally.lastFailure);
-  const restored = property.finish ? await property.finish().catch((error: unknown) => [`could not put the state back: ${(error as Error).message}`]) : [];
+  const restored = property.finish
+    ? await property.finish().catch((error: unknown) => [`could not put the state back: ${(error as Error).message}`])
+    : [];
   const outcome: Outcome = {
     base,
     details,
@@ -142,10 +159,12 @@ async function checkProperty(check: PropertyCheck): Promise<CheckResult> {
     replay: replayLine(options.numRuns, seed),
     finished: restored.length ? { restored } : {},
   };
-  if (details.failed && tally.lastFailure && details.counterexample) return failedResult(check, outcome, tally.lastFailure, store);
+  if (details.failed && tally.lastFailure && details.counterexample)
+    return failedResult(check, outcome, tally.lastFailure, store);
   if (details.failed) {
     // The judge itself threw: a fault of the toolkit, reported rather than hidden.
-    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const error =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     return {
       ...base,
       status: 'failed',
@@ -218,8 +237,12 @@ function heldResult(check: PropertyCheck, outcome: Outcome): CheckResult {
   const { property, options, seed } = check;
   const { details, tally, stored, replay, finished, durationMs } = outcome;
   const counted = tally.counted();
-  const stoppedEarly = details.interrupted ? ` (stopped by the time limit after ${details.numRuns} of ${options.numRuns})` : '';
-  const storedNote = stored.length ? `, ${stored.length} stored example${stored.length === 1 ? '' : 's'} replayed first and now passing` : '';
+  const stoppedEarly = details.interrupted
+    ? ` (stopped by the time limit after ${details.numRuns} of ${options.numRuns})`
+    : '';
+  const storedNote = stored.length
+    ? `, ${stored.length} stored example${stored.length === 1 ? '' : 's'} replayed first and now passing`
+    : '';
   const { judged, warnings, firstWarning } = tally;
   if (firstWarning) {
     // No failure, but some cases held only under another legal reading of an open point: a warning, with the first such case.
@@ -233,7 +256,10 @@ function heldResult(check: PropertyCheck, outcome: Outcome): CheckResult {
       durationMs,
       message: `${details.numRuns} cases${counted ? ` (${counted})` : ''}${stoppedEarly}${storedNote}, no failure; ${warnings} held under another legal reading than the property's own: ${warning.message} (first such case: ${stringifyExact(shown)}; replay with ${replay})`,
       ...(assumptions.length ? { assumptions } : {}),
-      evidence: { ...warning.evidence, generated: { seed, replay, case: shown, cases: details.numRuns, judged, warnings, ...finished } },
+      evidence: {
+        ...warning.evidence,
+        generated: { seed, replay, case: shown, cases: details.numRuns, judged, warnings, ...finished },
+      },
     };
   }
   return {

@@ -52,7 +52,9 @@ function schemaNodeOf(view: FlatSchema): SchemaNode {
   if ('default' in view) node.default = plainNumbers(view.default);
   if (view.examples.length > 0) node.examples = plainNumbers(view.examples);
   if (Object.keys(view.properties).length > 0)
-    node.properties = Object.fromEntries(Object.entries(view.properties).map(([key, value]) => [key, schemaNodeOf(value)]));
+    node.properties = Object.fromEntries(
+      Object.entries(view.properties).map(([key, value]) => [key, schemaNodeOf(value)]),
+    );
   if (view.required.length > 0) node.required = view.required;
   if (view.anyOf) node.anyOf = view.anyOf.map(schemaNodeOf);
   if (view.oneOf) node.oneOf = view.oneOf.map(schemaNodeOf);
@@ -76,13 +78,16 @@ export function flatten(input: SchemaNode): SchemaNode {
 function exactLiteral(value: unknown): ExactJson {
   if (typeof value === 'number') return new LosslessNumber(String(value));
   if (Array.isArray(value)) return value.map(exactLiteral);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, exactLiteral(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, exactLiteral(v)]));
   return value as ExactJson;
 }
 
 /** Text of the flavour asked for; `unicode` draws graphemes (astral, combining sequences included). */
 export function textArbitrary(flavour: StringFlavour, minLength = 0, maxLength = 40): Arbitrary<string> {
-  return flavour === 'unicode' ? fc.string({ unit: 'grapheme', minLength, maxLength }) : fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
+  return flavour === 'unicode'
+    ? fc.string({ unit: 'grapheme', minLength, maxLength })
+    : fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
 }
 
 /**
@@ -93,7 +98,11 @@ export function textArbitrary(flavour: StringFlavour, minLength = 0, maxLength =
  *
  * @example fc.sample(deriveArbitrary(componentSchema('EnergyMaxCountRequest')), 1)
  */
-export function deriveArbitrary(input: SchemaNode, options: DeriveOptions = {}, property?: string): Arbitrary<ExactJson> {
+export function deriveArbitrary(
+  input: SchemaNode,
+  options: DeriveOptions = {},
+  property?: string,
+): Arbitrary<ExactJson> {
   const node = flatten(input);
   if ('const' in node) return fc.constant(exactLiteral(node.const));
   const refined = options.refine?.({ property, rules: (node['x-rules'] as string[] | undefined) ?? [], node });
@@ -101,7 +110,11 @@ export function deriveArbitrary(input: SchemaNode, options: DeriveOptions = {}, 
   if (Array.isArray(node.enum)) return fc.constantFrom(...node.enum.map(exactLiteral));
   if (node.if && node.then) return conditional(node, options, property);
   if (Array.isArray(node.anyOf) && !node.type)
-    return fc.oneof(...(node.anyOf as SchemaNode[]).map((branch) => deriveArbitrary({ ...branch, 'x-rules': node['x-rules'] }, options, property)));
+    return fc.oneof(
+      ...(node.anyOf as SchemaNode[]).map((branch) =>
+        deriveArbitrary({ ...branch, 'x-rules': node['x-rules'] }, options, property),
+      ),
+    );
   const examples = Array.isArray(node.examples) ? node.examples.map(exactLiteral) : [];
   const generic = byType(node, options);
   return examples.length > 0 && node.type !== 'object'
@@ -129,7 +142,12 @@ function conditional(node: SchemaNode, options: DeriveOptions, property: string 
           {
             ...(baseProperties[key] ?? {}),
             ...schema,
-            'x-rules': [...new Set([...(((baseProperties[key] ?? {})['x-rules'] as string[]) ?? []), ...((schema['x-rules'] as string[]) ?? [])])],
+            'x-rules': [
+              ...new Set([
+                ...(((baseProperties[key] ?? {})['x-rules'] as string[]) ?? []),
+                ...((schema['x-rules'] as string[]) ?? []),
+              ]),
+            ],
           },
         ]),
       ),
@@ -137,12 +155,15 @@ function conditional(node: SchemaNode, options: DeriveOptions, property: string 
     },
   };
   const wanted = exactLiteral(constant.const);
-  const fails = deriveArbitrary(base, options, property).filter((value) => !sameLiteral((value as Record<string, ExactJson>)[name], wanted));
+  const fails = deriveArbitrary(base, options, property).filter(
+    (value) => !sameLiteral((value as Record<string, ExactJson>)[name], wanted),
+  );
   return fc.oneof(deriveArbitrary(holds, options, property), fails);
 }
 
 function sameLiteral(a: ExactJson | undefined, b: ExactJson): boolean {
-  const text = (v: ExactJson | undefined) => (v instanceof LosslessNumber ? `n:${v.value}` : `${typeof v}:${String(v)}`);
+  const text = (v: ExactJson | undefined) =>
+    v instanceof LosslessNumber ? `n:${v.value}` : `${typeof v}:${String(v)}`;
   return text(a) === text(b);
 }
 
@@ -156,7 +177,9 @@ function byType(node: SchemaNode, options: DeriveOptions): Arbitrary<ExactJson> 
       return fc.integer({ min, max: Math.max(min, 1_000_000) }).map((n) => new LosslessNumber(String(n)));
     }
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }).map((n) => new LosslessNumber(String(n)));
+      return fc
+        .double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 })
+        .map((n) => new LosslessNumber(String(n)));
     case 'boolean':
       return fc.boolean();
     case 'string': {
@@ -175,7 +198,9 @@ function objectArbitrary(node: SchemaNode, options: DeriveOptions): Arbitrary<Ex
   const required = new Set((node.required as string[] | undefined) ?? []);
   const choices = (node['x-any-required'] as string[][][] | undefined) ?? [];
   const spelled = new Set(choices.flat(2));
-  const fields = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, deriveArbitrary(schema, options, name)]));
+  const fields = Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [name, deriveArbitrary(schema, options, name)]),
+  );
   const fixed = Object.keys(fields).filter((name) => required.has(name) && !spelled.has(name));
   const optional = Object.keys(fields).filter((name) => !required.has(name) && !spelled.has(name));
   const pick = fc.tuple(...choices.map((alternatives) => fc.constantFrom(...alternatives)));

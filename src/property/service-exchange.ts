@@ -69,7 +69,12 @@ export function asSent(env: ServiceEnv, testCase: ServiceCase): Record<string, E
 }
 
 /** Encrypts exact bytes as the target's profile says (or hands `data` over as given) and sends them in the form field `data`. */
-export async function sendData(env: ServiceEnv, endpoint: Endpoint, data: string, plainText: string | undefined): Promise<Exchange> {
+export async function sendData(
+  env: ServiceEnv,
+  endpoint: Endpoint,
+  data: string,
+  plainText: string | undefined,
+): Promise<Exchange> {
   const exchange = await runRequest(
     { endpoint, data },
     env.target,
@@ -87,7 +92,16 @@ export function seal(env: ServiceEnv, plainText: string): string {
 
 /** Evidence of one exchange: the decrypted plain request beside the wire, the answer and its decrypted data. */
 function evidenceOf(exchange: Exchange, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }], ...extra };
+  return {
+    exchanges: [
+      {
+        request: exchange.request,
+        response: exchange.response ?? null,
+        ...(exchange.error ? { error: exchange.error } : {}),
+      },
+    ],
+    ...extra,
+  };
 }
 
 const fail = (exchange: Exchange, message: string, rules: string[], extra: Record<string, unknown> = {}): Verdict => ({
@@ -101,14 +115,19 @@ const fail = (exchange: Exchange, message: string, rules: string[], extra: Recor
  * Reads an answer to a request the service must not crash on: an answer at all, no 5xx, JSON, an
  * envelope with an integer code. Returns the envelope, or a failing verdict.
  */
-export function readEnvelope(exchange: Exchange, rules: string[]): { envelope: Record<string, unknown>; code: string } | { refusedHttp: number } | Verdict {
+export function readEnvelope(
+  exchange: Exchange,
+  rules: string[],
+): { envelope: Record<string, unknown>; code: string } | { refusedHttp: number } | Verdict {
   const response = exchange.response;
   if (!response) return fail(exchange, `no answer: ${exchange.error ?? 'the connection ended'}`, rules);
-  if (response.status >= 500) return fail(exchange, `HTTP ${response.status}: the service failed on this input instead of answering`, rules);
+  if (response.status >= 500)
+    return fail(exchange, `HTTP ${response.status}: the service failed on this input instead of answering`, rules);
   // U-CODES: a refusal as HTTP 4xx is one legal reading of the open error bodies.
   if (response.status !== 200) return { refusedHttp: response.status };
   const json = response.json as Record<string, unknown> | undefined;
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return fail(exchange, 'HTTP 200 whose body is not a JSON envelope', [...rules, 'ENV-CODE']);
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    return fail(exchange, 'HTTP 200 whose body is not a JSON envelope', [...rules, 'ENV-CODE']);
   const code = json.code;
   if (!(code instanceof LosslessNumber) || !/^-?\d+$/.test(code.value))
     return fail(exchange, `envelope code ${stringifyExact(code ?? null)} is not an integer`, [...rules, 'ENV-CODE']);
@@ -136,7 +155,9 @@ export function judgeValidAnswer(exchange: Exchange, testCase: ServiceCase, sent
   if (!response.decrypted) {
     return fail(
       exchange,
-      response.decryptError ? `success whose data does not decrypt with the merchant's key: ${response.decryptError}` : 'success without data',
+      response.decryptError
+        ? `success whose data does not decrypt with the merchant's key: ${response.decryptError}`
+        : 'success without data',
       ['CRYPTO-ENVELOPE', 'ENV-DATA', ...rules.slice(0, 1)],
     );
   }
@@ -155,9 +176,11 @@ export function judgeValidAnswer(exchange: Exchange, testCase: ServiceCase, sent
     const result = response.decrypted.value as Record<string, ExactJson>;
     const id = result.id;
     if (id !== sent.callBackId)
-      return fail(exchange, `success whose result id ${stringifyExact(id ?? null)} is not the callBackId ${stringifyExact(sent.callBackId ?? null)} sent`, [
-        'ORDER-RES',
-      ]);
+      return fail(
+        exchange,
+        `success whose result id ${stringifyExact(id ?? null)} is not the callBackId ${stringifyExact(sent.callBackId ?? null)} sent`,
+        ['ORDER-RES'],
+      );
     // ORDER-RES: the result's tenantUserId is the request's, typed integer. A canonical decimal that
     // fits a Java long must come back digit for digit (the suites' echo compares it the same way);
     // other text has no integer reading, and any integer is accepted for it.

@@ -8,7 +8,17 @@ import { edges } from './edges.js';
 import { stateful } from './stateful.js';
 
 /** The service properties, in the order they run (an explicit list, as checks/index.ts is). */
-export function serviceProperties(target: ServiceTarget, stranger: StrangerKeys, capabilities?: Capabilities): Property<never>[] {
+export function serviceProperties(
+  target: ServiceTarget,
+  stranger: StrangerKeys,
+  capabilities?: Capabilities,
+): Property<never>[] {
   const env = serviceEnv(target, stranger);
-  return [validRequests(env), oneRuleBroken(env), cryptoMangled(env), edges(env), stateful(env, capabilities)] as Property<never>[];
+  return [
+    validRequests(env),
+    oneRuleBroken(env),
+    cryptoMangled(env),
+    edges(env),
+    stateful(env, capabilities),
+  ] as Property<never>[];
 }

@@ -25,7 +25,12 @@ export const SETUP_ENERGY = { balance: 1_000_000_000, costPerTx: 65_000 } as con
  * and 10^30 + 7. A service computes floor(balance / cost) from them in exact arithmetic or refuses
  * them through the control API (U-LIMITS); a float rounds them.
  */
-export const HUGE_BALANCES = ['9007199254740993', '9223372036854775807', '18446744073709551617', '1000000000000000000000000000007'] as const;
+export const HUGE_BALANCES = [
+  '9007199254740993',
+  '9223372036854775807',
+  '18446744073709551617',
+  '1000000000000000000000000000007',
+] as const;
 const HUGE_COSTS = ['1', '3', '9007199254740993'] as const;
 
 /** A sequence's energy settings past 2^53, run first on every seed (queries and leases on them; leases only where orders are allowed). */
@@ -40,8 +45,14 @@ export function hugeEnergyExamples(orders: boolean): StateCommand[][] {
     ]);
   }
   // A cost past 2^53 on a balance past 2^64: one transaction's worth, and one unit short of it.
-  out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
-  out.push([{ op: 'set-energy', balance: (9007199254740993n * 2048n - 1n).toString(), costPerTx: '9007199254740993' }, { op: 'query' }]);
+  out.push([
+    { op: 'set-energy', balance: (9007199254740993n * 2048n).toString(), costPerTx: '9007199254740993' },
+    { op: 'query' },
+  ]);
+  out.push([
+    { op: 'set-energy', balance: (9007199254740993n * 2048n - 1n).toString(), costPerTx: '9007199254740993' },
+    { op: 'query' },
+  ]);
   return out;
 }
 
@@ -75,7 +86,11 @@ export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefi
   if (orders) {
     options.push(
       {
-        arbitrary: fc.record({ op: fc.constant('lease' as const), amount: fc.integer({ min: 1, max: 5 }), expiryHours: fc.integer({ min: 1, max: 72 }) }),
+        arbitrary: fc.record({
+          op: fc.constant('lease' as const),
+          amount: fc.integer({ min: 1, max: 5 }),
+          expiryHours: fc.integer({ min: 1, max: 72 }),
+        }),
         weight: 4,
       },
       {
@@ -90,8 +105,16 @@ export function commandsFor(env: ServiceEnv, capabilities: Capabilities | undefi
       { arbitrary: fc.record({ op: fc.constant('repeat-callback-id' as const), pick: fc.nat(7) }), weight: 2 },
     );
   }
-  if (cards) options.push({ arbitrary: fc.record({ op: fc.constant('close-card' as const), card: fc.nat(CARDS - 1) }), weight: 2 });
-  if (registrable) options.push({ arbitrary: fc.record({ op: fc.constant('register-card' as const), card: fc.nat(CARDS - 1) }), weight: 1 });
+  if (cards)
+    options.push({
+      arbitrary: fc.record({ op: fc.constant('close-card' as const), card: fc.nat(CARDS - 1) }),
+      weight: 2,
+    });
+  if (registrable)
+    options.push({
+      arbitrary: fc.record({ op: fc.constant('register-card' as const), card: fc.nat(CARDS - 1) }),
+      weight: 1,
+    });
   return fc.array(fc.oneof(...options), { minLength: 0, maxLength: 12 });
 }
 

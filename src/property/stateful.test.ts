@@ -4,7 +4,10 @@ import { describeCommand, HUGE_BALANCES, hugeEnergyExamples } from './stateful-c
 describe('the commands of property 4', () => {
   it('starts every run with energy settings past 2^53, leases on them only where orders are allowed', () => {
     const withOrders = hugeEnergyExamples(true);
-    for (const balance of HUGE_BALANCES) expect(withOrders.some((sequence) => sequence[0]!.op === 'set-energy' && sequence[0]!.balance === balance)).toBe(true);
+    for (const balance of HUGE_BALANCES)
+      expect(withOrders.some((sequence) => sequence[0]!.op === 'set-energy' && sequence[0]!.balance === balance)).toBe(
+        true,
+      );
     expect(withOrders.flat().some((command) => command.op === 'lease')).toBe(true);
     expect(
       hugeEnergyExamples(false)
@@ -13,7 +16,10 @@ describe('the commands of property 4', () => {
     ).toBe(true);
     for (const sequence of withOrders) {
       const set = sequence[0] as { balance: string; costPerTx: string };
-      expect(BigInt(set.balance) > BigInt(Number.MAX_SAFE_INTEGER) || BigInt(set.costPerTx) > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
+      expect(
+        BigInt(set.balance) > BigInt(Number.MAX_SAFE_INTEGER) ||
+          BigInt(set.costPerTx) > BigInt(Number.MAX_SAFE_INTEGER),
+      ).toBe(true);
     }
   });
 

@@ -1,11 +1,40 @@
 import fc from 'fast-check';
 import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-json.js';
 import { validateSchema } from '../core/schemas.js';
-import { restoreControlState, runControl, runRequest, snapshotControlState, type Capabilities, type Exchange } from '../runner/api.js';
-import { energyLeased, energyObserved, energyReadings, energySet, unknownEnergy, type EnergyKnowledge } from './energy-model.js';
+import {
+  restoreControlState,
+  runControl,
+  runRequest,
+  snapshotControlState,
+  type Capabilities,
+  type Exchange,
+} from '../runner/api.js';
+import {
+  energyLeased,
+  energyObserved,
+  energyReadings,
+  energySet,
+  unknownEnergy,
+  type EnergyKnowledge,
+} from './energy-model.js';
 import type { Property, Verdict, Warning } from './property.js';
-import { asSent, judgeValidAnswer, ordersAllowed, readEnvelope, seal, sendData, type ServiceEnv } from './service-exchange.js';
-import { CARDS, commandsFor, describeCommand, hugeEnergyExamples, SETUP_ENERGY, type StateCommand } from './stateful-commands.js';
+import {
+  asSent,
+  judgeValidAnswer,
+  ordersAllowed,
+  readEnvelope,
+  seal,
+  sendData,
+  type ServiceEnv,
+} from './service-exchange.js';
+import {
+  CARDS,
+  commandsFor,
+  describeCommand,
+  hugeEnergyExamples,
+  SETUP_ENERGY,
+  type StateCommand,
+} from './stateful-commands.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -55,7 +84,8 @@ function statefulSkip(env: ServiceEnv, capabilities: Capabilities | undefined): 
   return undefined;
 }
 
-const preview = (text: string | undefined, max = 300) => (text === undefined ? undefined : text.length > max ? `${text.slice(0, max)}…` : text);
+const preview = (text: string | undefined, max = 300) =>
+  text === undefined ? undefined : text.length > max ? `${text.slice(0, max)}…` : text;
 
 /** Adds an exchange to the sequence's log, with what the model expected of it. */
 function logExchange(real: Real, command: string, exchange: Exchange, expected?: string): LogEntry {
@@ -63,9 +93,19 @@ function logExchange(real: Real, command: string, exchange: Exchange, expected?:
   const entry: LogEntry = {
     step: real.log.length,
     command,
-    ...(exchange.request.plain ? { request: exchange.request.plain } : exchange.request.body ? { request: preview(exchange.request.body)! } : {}),
+    ...(exchange.request.plain
+      ? { request: exchange.request.plain }
+      : exchange.request.body
+        ? { request: preview(exchange.request.body)! }
+        : {}),
     status: response ? response.status : (exchange.error ?? 'no answer'),
-    ...(response ? { answer: response.decrypted ? `${preview(response.body, 120)} → data ${response.decrypted.text}` : preview(response.body)! } : {}),
+    ...(response
+      ? {
+          answer: response.decrypted
+            ? `${preview(response.body, 120)} → data ${response.decrypted.text}`
+            : preview(response.body)!,
+        }
+      : {}),
     ...(expected ? { expected } : {}),
   };
   real.log.push(entry);
@@ -74,7 +114,15 @@ function logExchange(real: Real, command: string, exchange: Exchange, expected?:
 
 /** What a step failure or warning shows of its answer: the exchange as sent and received. */
 function exchangeEvidence(exchange: Exchange) {
-  return { exchanges: [{ request: exchange.request, response: exchange.response ?? null, ...(exchange.error ? { error: exchange.error } : {}) }] };
+  return {
+    exchanges: [
+      {
+        request: exchange.request,
+        response: exchange.response ?? null,
+        ...(exchange.error ? { error: exchange.error } : {}),
+      },
+    ],
+  };
 }
 
 /** The first lines of a schema's issues, for a message. */
@@ -128,7 +176,11 @@ class StatefulRun {
   }
 
   private warn(real: Real, message: string, rules: string[]): void {
-    real.warning ??= { message: `${message} [step ${real.log.length - 1}]`, rules, evidence: { sequence: [...real.log] } };
+    real.warning ??= {
+      message: `${message} [step ${real.log.length - 1}]`,
+      rules,
+      evidence: { sequence: [...real.log] },
+    };
   }
 
   /**
@@ -138,7 +190,8 @@ class StatefulRun {
    */
   private succeeded(real: Real, exchange: Exchange, resultRule: string): boolean {
     const read = readEnvelope(exchange, [resultRule, 'ENV-CODE']);
-    if ('ok' in read) this.fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? [resultRule] : read.rules, exchange);
+    if ('ok' in read)
+      this.fail(real, read.ok ? 'unreadable answer' : read.message, read.ok ? [resultRule] : read.rules, exchange);
     if ('refusedHttp' in read) return false;
     const { envelope, code } = read as { envelope: Record<string, unknown>; code: string };
     if (code === '0') return true;
@@ -150,11 +203,20 @@ class StatefulRun {
   async setEnergy(real: Real, balance: number | string, costPerTx: number | string, label: string): Promise<void> {
     // Exact numbers on the wire (runControl writes the body with stringifyExact): a balance past 2^53 keeps its digits.
     const exact = (value: number | string) => new LosslessNumber(String(value)) as unknown as number;
-    const exchange = await runControl({ energy: { balance: exact(balance), costPerTx: exact(costPerTx) } }, this.target);
+    const exchange = await runControl(
+      { energy: { balance: exact(balance), costPerTx: exact(costPerTx) } },
+      this.target,
+    );
     this.touched = true;
     logExchange(real, label, exchange);
     const status = exchange.response?.status ?? 0;
-    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && (BigInt(balance) > MAX_SAFE || BigInt(costPerTx) > MAX_SAFE)) {
+    if (
+      status >= 400 &&
+      status < 500 &&
+      status !== 401 &&
+      status !== 403 &&
+      (BigInt(balance) > MAX_SAFE || BigInt(costPerTx) > MAX_SAFE)
+    ) {
       // U-LIMITS: a service may refuse a balance it cannot hold; the energy stays as it was, and the model with it.
       real.log[real.log.length - 1]!.expected = 'set, or refused (U-LIMITS: a balance past 2^53)';
       return;
@@ -172,14 +234,21 @@ class StatefulRun {
     const text = stringifyExact({ symbol: 'ENERGY', chainName: 'TRON' });
     const exchange = await sendData(this.env, 'energy', seal(this.env, text), text);
     const { own, low, high } = energyReadings(this.energy);
-    logExchange(real, label, exchange, low === high ? own : `${own} (the model's reading; a later debit: ${low} to ${high})`);
+    logExchange(
+      real,
+      label,
+      exchange,
+      low === high ? own : `${own} (the model's reading; a later debit: ${low} to ${high})`,
+    );
     if (!this.succeeded(real, exchange, 'ENERGY-RES')) return;
     const response = exchange.response!;
     const decrypted = response.decrypted;
     if (!decrypted)
       this.fail(
         real,
-        response.decryptError ? `success whose data does not decrypt: ${response.decryptError}` : 'success without data',
+        response.decryptError
+          ? `success whose data does not decrypt: ${response.decryptError}`
+          : 'success without data',
         ['ENERGY-RES', 'CRYPTO-ENVELOPE'],
         exchange,
       );
@@ -250,11 +319,22 @@ class StatefulRun {
     };
   }
 
-  async order(model: Model, real: Real, label: string, plain: Record<string, ExactJson>, lease: boolean): Promise<void> {
+  async order(
+    model: Model,
+    real: Real,
+    label: string,
+    plain: Record<string, ExactJson>,
+    lease: boolean,
+  ): Promise<void> {
     const sent = asSent(this.env, { endpoint: 'order', plain });
     const text = stringifyExact(sent);
     const exchange = await sendData(this.env, 'order', seal(this.env, text), text);
-    logExchange(real, label, exchange, lease ? 'accepted (then debited) or refused' : 'accepted or refused; the energy unchanged');
+    logExchange(
+      real,
+      label,
+      exchange,
+      lease ? 'accepted (then debited) or refused' : 'accepted or refused; the energy unchanged',
+    );
     const verdict = judgeValidAnswer(exchange, { endpoint: 'order', plain }, sent);
     if (!verdict.ok) this.fail(real, verdict.message, verdict.rules, exchange);
     if ((verdict as { tag?: string }).tag !== 'accepted') return;
@@ -270,7 +350,13 @@ class StatefulRun {
     if (!this.succeeded(real, exchange, 'ORDER-RES')) return;
     // The other reading: the first order's result again. It must still be a valid result for this callBackId.
     const verdict = judgeValidAnswer(exchange, { endpoint: 'order', plain: original.sent }, original.sent);
-    if (!verdict.ok) this.fail(real, `a repeated callBackId answered as a success with a wrong result: ${verdict.message}`, verdict.rules, exchange);
+    if (!verdict.ok)
+      this.fail(
+        real,
+        `a repeated callBackId answered as a success with a wrong result: ${verdict.message}`,
+        verdict.rules,
+        exchange,
+      );
     if (original.lease) real.repeatedLeaseAccepted = true;
     this.warn(
       real,
@@ -284,9 +370,13 @@ class StatefulRun {
   }
 
   async registerCard(model: Model, real: Real, label: string, card: number): Promise<void> {
-    const exchange = await runControl({ card: { powerCardId: this.cardId(real, card), merchantUserId: 'u-20931' } }, this.target);
+    const exchange = await runControl(
+      { card: { powerCardId: this.cardId(real, card), merchantUserId: 'u-20931' } },
+      this.target,
+    );
     logExchange(real, label, exchange);
-    if (exchange.error || !exchange.response) throw new Error(`the control API did not register the card: ${exchange.error ?? 'no answer'}`);
+    if (exchange.error || !exchange.response)
+      throw new Error(`the control API did not register the card: ${exchange.error ?? 'no answer'}`);
     model.cards[card] = 'open';
   }
 
@@ -299,7 +389,12 @@ class StatefulRun {
       channel: 'APP',
       closeSerialNo: `cls-${this.env.tag}-${real.caseNo}-${real.log.length}`,
     };
-    const exchange = await runRequest({ endpoint: 'card', json }, this.target, { caseId: 'generated', saved: {} }, this.env.stranger);
+    const exchange = await runRequest(
+      { endpoint: 'card', json },
+      this.target,
+      { caseId: 'generated', saved: {} },
+      this.env.stranger,
+    );
     const expected =
       state === 'open'
         ? 'success (a registered open card)'
@@ -308,13 +403,20 @@ class StatefulRun {
           : 'success or refused (an unknown card, U-STATES)';
     logExchange(real, label, exchange, expected);
     const response = exchange.response;
-    if (!response) this.fail(real, `card close got no answer: ${exchange.error ?? 'the connection ended'}`, ['CARD-RES'], exchange);
+    if (!response)
+      this.fail(real, `card close got no answer: ${exchange.error ?? 'the connection ended'}`, ['CARD-RES'], exchange);
     if (response!.status === 401 || response!.status === 403) {
       // U-CARD-AUTH: the toolkit sends no credential; nothing about the close can be judged.
       model.cardsJudged = false;
       return;
     }
-    if (response!.json === undefined) this.fail(real, `card close answered HTTP ${response!.status} with a body that is not JSON`, ['CARD-RES'], exchange);
+    if (response!.json === undefined)
+      this.fail(
+        real,
+        `card close answered HTTP ${response!.status} with a body that is not JSON`,
+        ['CARD-RES'],
+        exchange,
+      );
     const issues = validateSchema('CardCloseResponse', response!.json);
     const success = (response!.json as { success?: unknown }).success;
     if (issues.length > 0)
@@ -324,9 +426,14 @@ class StatefulRun {
         success === false ? ['CARD-ERR'] : ['CARD-RES'],
         exchange,
       );
-    if (state === 'open' && success !== true) this.fail(real, 'closing a registered open card was refused', ['CARD-RES'], exchange);
+    if (state === 'open' && success !== true)
+      this.fail(real, 'closing a registered open card was refused', ['CARD-RES'], exchange);
     if (state === 'closed' && success === true)
-      this.warn(real, `card #${card} was closed a second time: a closed card stays closed (how a service answers is open)`, ['U-STATES']);
+      this.warn(
+        real,
+        `card #${card} was closed a second time: a closed card stays closed (how a service answers is open)`,
+        ['U-STATES'],
+      );
     if (success === true) model.cards[card] = 'closed';
   }
 
@@ -345,8 +452,15 @@ class StatefulRun {
         await this.setEnergy(real, SETUP_ENERGY.balance, SETUP_ENERGY.costPerTx, 'calibration: set energy');
         const clean = this.floorOfSet();
         const before = await this.query(real, 'calibration: query energyMaxCount');
-        await this.order(model, real, 'calibration: lease 1 transaction', this.orderPlain(real, 'ENERGY', new LosslessNumber('1'), 1), true);
-        const after = model.orders.length === 1 ? await this.query(real, 'calibration: query energyMaxCount') : undefined;
+        await this.order(
+          model,
+          real,
+          'calibration: lease 1 transaction',
+          this.orderPlain(real, 'ENERGY', new LosslessNumber('1'), 1),
+          true,
+        );
+        const after =
+          model.orders.length === 1 ? await this.query(real, 'calibration: query energyMaxCount') : undefined;
         if (before !== clean || after !== clean - 1n) break;
         shown++;
       } catch (error) {
@@ -369,7 +483,12 @@ class StatefulRun {
     try {
       await fc.asyncModelRun(
         async () => {
-          await this.setEnergy(real, SETUP_ENERGY.balance, SETUP_ENERGY.costPerTx, `setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`);
+          await this.setEnergy(
+            real,
+            SETUP_ENERGY.balance,
+            SETUP_ENERGY.costPerTx,
+            `setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`,
+          );
           return { model, real };
         },
         commands.map((spec) => this.command(spec)),
@@ -383,7 +502,9 @@ class StatefulRun {
       if (error instanceof StepFailure) return error.verdict;
       throw error;
     }
-    return real.warning ? { ok: true, tag: 'held under another legal reading', warning: real.warning } : { ok: true, tag: 'held' };
+    return real.warning
+      ? { ok: true, tag: 'held under another legal reading', warning: real.warning }
+      : { ok: true, tag: 'held' };
   }
 
   private command(spec: StateCommand): fc.AsyncCommand<Model, Real> {
@@ -410,7 +531,13 @@ class StatefulRun {
         return;
       }
       case 'lease':
-        return this.order(model, real, label, this.orderPlain(real, 'ENERGY', new LosslessNumber(String(spec.amount)), spec.expiryHours), true);
+        return this.order(
+          model,
+          real,
+          label,
+          this.orderPlain(real, 'ENERGY', new LosslessNumber(String(spec.amount)), spec.expiryHours),
+          true,
+        );
       case 'withdraw':
         return this.order(model, real, label, this.orderPlain(real, 'USDT', new LosslessNumber(spec.amount)), false);
       case 'repeat-callback-id':
@@ -440,12 +567,26 @@ export function stateful(env: ServiceEnv, capabilities: Capabilities | undefined
   const run = new StatefulRun(env);
   return {
     id: 'stateful',
-    title: 'Random sequences of energy settings, queries, leases, orders, repeated callBackIds and card closes agree with a model of the service',
-    rules: ['ENERGY-FLOOR', 'ENERGY-RES', 'ORDER-KIND', 'ORDER-RES', 'ORDER-CALLBACK-ID', 'CARD-RES', 'CARD-ERR', 'U-STATES'],
+    title:
+      'Random sequences of energy settings, queries, leases, orders, repeated callBackIds and card closes agree with a model of the service',
+    rules: [
+      'ENERGY-FLOOR',
+      'ENERGY-RES',
+      'ORDER-KIND',
+      'ORDER-RES',
+      'ORDER-CALLBACK-ID',
+      'CARD-RES',
+      'CARD-ERR',
+      'U-STATES',
+    ],
     ...(skip ? { skip } : {}),
     arbitrary: commandsFor(env, capabilities),
     examples: hugeEnergyExamples(ordersAllowed(target)),
-    show: (commands) => [`setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`, ...commands.map(describeCommand), 'final: query energyMaxCount'],
+    show: (commands) => [
+      `setup: ${describeCommand({ op: 'set-energy', ...SETUP_ENERGY })}`,
+      ...commands.map(describeCommand),
+      'final: query energyMaxCount',
+    ],
     judge: (commands) => run.judge(commands, registrable),
     async finish() {
       if (!run.touched) return [];

@@ -1,6 +1,14 @@
 import { stringifyExact } from '../core/exact-json.js';
 import type { Property } from './property.js';
-import { asSent, judgeValidAnswer, seal, sendData, validCases, type ServiceCase, type ServiceEnv } from './service-exchange.js';
+import {
+  asSent,
+  judgeValidAnswer,
+  seal,
+  sendData,
+  validCases,
+  type ServiceCase,
+  type ServiceEnv,
+} from './service-exchange.js';
 
 /**
  * Property 1: any valid request (plain payload drawn from the spec's schemas and value rules) gets

@@ -34,7 +34,8 @@ export function parseBaseline(text: string, file: string): BaselineResults {
     throw new ConfigError('bad-baseline', `--baseline ${file} is not JSON: ${(error as Error).message}`);
   }
   const results = (parsed as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results)) throw new ConfigError('bad-baseline', `--baseline ${file} is not a report.json (no "results" list)`);
+  if (!Array.isArray(results))
+    throw new ConfigError('bad-baseline', `--baseline ${file} is not a report.json (no "results" list)`);
   const statuses = new Map<string, Status>();
   results.forEach((entry: { id?: unknown; status?: unknown } | null, i) => {
     if (typeof entry?.id !== 'string' || typeof entry.status !== 'string' || !STATUSES.has(entry.status)) {

@@ -6,7 +6,11 @@ import { consoleReporter } from './console.js';
 const result = (id: string, status: CheckResult['status']): CheckResult =>
   ({ id, status, severity: 'MUST', rules: ['ERR-401'], message: 'm' }) as unknown as CheckResult;
 const report = (passed: number, failed: number): Report =>
-  ({ target: {}, summary: { passed, failed, warnings: 0, skipped: 0, durationMs: 1500 }, results: [] }) as unknown as Report;
+  ({
+    target: {},
+    summary: { passed, failed, warnings: 0, skipped: 0, durationMs: 1500 },
+    results: [],
+  }) as unknown as Report;
 
 describe('console reporter', () => {
   it('counts each run on its own when one reporter follows the service side, then the merchant side', () => {

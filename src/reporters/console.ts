@@ -12,7 +12,10 @@ export function summaryLine(summary: Report['summary']): string {
  * One reporter may follow several runs (`run` does the service side, then the merchant side): each
  * start resets the counts and names its side.
  */
-export function consoleReporter(write: (text: string) => void, options: { verbose?: boolean } = {}): (event: RunEvent) => void {
+export function consoleReporter(
+  write: (text: string) => void,
+  options: { verbose?: boolean } = {},
+): (event: RunEvent) => void {
   let done = 0;
   let total = 0;
   let suite = '';
@@ -39,7 +42,9 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
         done++;
         const { result } = event;
         if (result.status === 'failed' || result.status === 'warning')
-          write(`  ${result.status === 'failed' ? 'FAIL' : 'WARN'} [${done}/${total}] ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`);
+          write(
+            `  ${result.status === 'failed' ? 'FAIL' : 'WARN'} [${done}/${total}] ${result.id} [${result.rules.join(', ')}]: ${result.message}\n`,
+          );
         break;
       }
       case 'done': {
@@ -50,7 +55,8 @@ export function consoleReporter(write: (text: string) => void, options: { verbos
             `  pre-flight: ${pre.verdict}${pre.verdict === 'warning' ? ` (${pre.steps.filter((step) => step.level === 'warning').length} unproven; see report.html)` : ''}\n`,
           );
         // Skipped MUST checks are counted, by reason, in the closing lines of the run (one place, last).
-        for (const note of event.report.notes ?? []) if (!/^\d+ MUST checks? skipped: /.test(note)) write(`  note: ${note}\n`);
+        for (const note of event.report.notes ?? [])
+          if (!/^\d+ MUST checks? skipped: /.test(note)) write(`  note: ${note}\n`);
         break;
       }
     }

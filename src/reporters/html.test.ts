@@ -5,7 +5,13 @@ import { deliveryTimeline, renderHtml } from './html.js';
 
 const rules: Rule[] = [
   { id: 'ERR-401', text: 'missing valid credentials get HTTP 401', severity: 'MUST', source: 'errors', blackBox: true },
-  { id: 'ORDER-RES', text: 'decrypted result holds tenantUserId typed integer', severity: 'MUST', source: 'orders', blackBox: true },
+  {
+    id: 'ORDER-RES',
+    text: 'decrypted result holds tenantUserId typed integer',
+    severity: 'MUST',
+    source: 'orders',
+    blackBox: true,
+  },
 ];
 
 describe('report.html', () => {
@@ -18,7 +24,10 @@ describe('report.html', () => {
 
   it('shows a rule with six passed and one skipped check as passed, with the rule text', () => {
     const html = renderHtml(sampleReport(), { rules });
-    const row = /<tr class="(\w+)"><td><span class="badge \w+">\w+<\/span><\/td><td class="rule-id"><b>ERR-401<\/b>.*?<\/tr>/s.exec(html);
+    const row =
+      /<tr class="(\w+)"><td><span class="badge \w+">\w+<\/span><\/td><td class="rule-id"><b>ERR-401<\/b>.*?<\/tr>/s.exec(
+        html,
+      );
     expect(row?.[1]).toBe('passed');
     expect(row?.[0]).toContain('missing valid credentials get HTTP 401');
     expect(row?.[0]).toContain('6 passed, 1 skipped');
@@ -39,7 +48,9 @@ describe('report.html against a baseline', () => {
     const report = sampleReport();
     const failed = report.results.filter((r) => r.status === 'failed');
     const html = renderHtml(report, { rules, baseline: { file: 'base.json', known: failed, worse: [], fixed: [] } });
-    expect(html).toMatch(/<header class="verdict pass">\s*<h1>PASSED<\/h1>\s*<p>no check worse than the baseline \(1 known failure\(s\), not fatal\)<\/p>/);
+    expect(html).toMatch(
+      /<header class="verdict pass">\s*<h1>PASSED<\/h1>\s*<p>no check worse than the baseline \(1 known failure\(s\), not fatal\)<\/p>/,
+    );
     expect(html).toContain('<h3>Worse than the baseline: these fail the run (0)</h3><p class="muted">none</p>');
     expect(html).toMatch(
       /<h3>Known failures, also in the baseline: not fatal \(1\)<\/h3><ul><li><a href="#check-7">service\/orders\/withdrawal\/order-res<\/a><\/li><\/ul>/,
@@ -50,7 +61,10 @@ describe('report.html against a baseline', () => {
 describe('the delivery timeline', () => {
   it('numbers the attempts, times them from the first, and tells retries from the first delivery by the previous answer', () => {
     const timeline = deliveryTimeline(sampleReport().results.find((r) => r.id.endsWith('callback-attempts'))!);
-    const rows = [...timeline.matchAll(/<tr class="(ack|nack)">(.*?)<\/tr>/g)].map((m) => [m[1], m[2]!.replace(/<[^>]+>/g, '|').replace(/\|+/g, '|')]);
+    const rows = [...timeline.matchAll(/<tr class="(ack|nack)">(.*?)<\/tr>/g)].map((m) => [
+      m[1],
+      m[2]!.replace(/<[^>]+>/g, '|').replace(/\|+/g, '|'),
+    ]);
     expect(rows).toEqual([
       ['nack', '|#1|+0 ms|uuid-1|nem-1|first delivery|no ack| HTTP 200, errCode 1|'],
       ['nack', '|#2|+55 ms|uuid-2|nem-1|retry (#1 was not acknowledged)|no ack| HTTP 500, errCode 500|'],
@@ -66,10 +80,14 @@ describe('the delivery timeline', () => {
       request: { receivedAt, plain: '{"trackingId":"nem-2","requestUUID":"u"}' },
       response: { status, body },
     });
-    const exchanges = [delivery(0, 200, '{"errCode":0.0}'), delivery(10, 500, '{"errCode":0}'), delivery(20, 200, '{"errCode":0}')];
-    const rows = [...deliveryTimeline({ ...result, evidence: { exchanges } }).matchAll(/<tr class="(ack|nack)">(.*?)<\/tr>/g)].map((m) =>
-      m[2]!.replace(/<[^>]+>/g, '|').replace(/\|+/g, '|'),
-    );
+    const exchanges = [
+      delivery(0, 200, '{"errCode":0.0}'),
+      delivery(10, 500, '{"errCode":0}'),
+      delivery(20, 200, '{"errCode":0}'),
+    ];
+    const rows = [
+      ...deliveryTimeline({ ...result, evidence: { exchanges } }).matchAll(/<tr class="(ack|nack)">(.*?)<\/tr>/g),
+    ].map((m) => m[2]!.replace(/<[^>]+>/g, '|').replace(/\|+/g, '|'));
     expect(rows).toEqual([
       '|#1|+0 ms|u|nem-2|first delivery|ambiguous| HTTP 200, errCode 0.0 (ambiguous: errCode written 0.0 (a strictly typed service may not read it as 0))|',
       '|#2|+10 ms|u|nem-2|resend after the ambiguous answer of #1|ambiguous| HTTP 500, errCode 0 (ambiguous: errCode 0 with HTTP 500 (a service that reads the status first counts it as a failure))|',

@@ -14,7 +14,12 @@ interface HtmlContext {
 }
 
 const ORDER: Status[] = ['failed', 'warning', 'skipped', 'passed'];
-const HEADINGS: Record<Status, string> = { failed: 'Failed', warning: 'Warnings', skipped: 'Skipped', passed: 'Passed' };
+const HEADINGS: Record<Status, string> = {
+  failed: 'Failed',
+  warning: 'Warnings',
+  skipped: 'Skipped',
+  passed: 'Passed',
+};
 
 interface ShownRequest {
   method?: unknown;
@@ -70,8 +75,15 @@ function exchangeHtml(exchange: ShownExchange, i: number): string {
   const isDelivery = typeof request.receivedAt === 'number';
   const wire = `${String(request.method ?? '')} ${String(request.url ?? '')}\n${headerLines(request.headers)}\n\n${String(request.body ?? '')}`;
   const plain =
-    showBody(request.plain) || (typeof request.plain === 'string' ? request.plain : isDelivery ? '(does not decrypt with the key)' : '(not encrypted)');
-  const answer = response ? `HTTP ${String(response.status)}\n\n${String(response.body ?? '')}` : `no answer: ${String(exchange.error ?? '')}`;
+    showBody(request.plain) ||
+    (typeof request.plain === 'string'
+      ? request.plain
+      : isDelivery
+        ? '(does not decrypt with the key)'
+        : '(not encrypted)');
+  const answer = response
+    ? `HTTP ${String(response.status)}\n\n${String(response.body ?? '')}`
+    : `no answer: ${String(exchange.error ?? '')}`;
   const decrypted =
     response?.decrypted?.text !== undefined
       ? showBody(response.decrypted.text)
@@ -81,7 +93,12 @@ function exchangeHtml(exchange: ShownExchange, i: number): string {
           ? showBody(response.body)
           : '(no encrypted data)';
   const who = isDelivery
-    ? ['callback from the service (wire)', 'callback (decrypted)', "the runner's answer (wire)", "the runner's answer (read)"]
+    ? [
+        'callback from the service (wire)',
+        'callback (decrypted)',
+        "the runner's answer (wire)",
+        "the runner's answer (read)",
+      ]
     : ['request (wire)', 'request (plain, before encryption)', 'answer (wire)', 'answer (decrypted)'];
   return `<div class="exchange"><h4>exchange ${i + 1}${exchange.error ? ` <span class="bad">${h(String(exchange.error))}</span>` : ''}</h4><div class="grid">
 ${pane(who[0]!, wire, 'wire')}${pane(who[1]!, plain, 'plain')}
@@ -97,7 +114,10 @@ function answerOf(response: ShownResponse | null | undefined): { verdict: Acknow
   if (!response) return { verdict: 'not-acknowledged', text: 'no answer' };
   const read = readAcknowledgement({ status: Number(response.status ?? 0) || 0, body: String(response.body ?? '') });
   const shown = read.errCode === undefined ? 'no errCode' : `errCode ${read.errCode}`;
-  return { verdict: read.verdict, text: `HTTP ${String(response.status)}, ${shown}${read.verdict === 'ambiguous' ? ` (ambiguous: ${read.reason})` : ''}` };
+  return {
+    verdict: read.verdict,
+    text: `HTTP ${String(response.status)}, ${shown}${read.verdict === 'ambiguous' ? ` (ambiguous: ${read.reason})` : ''}`,
+  };
 }
 
 /** How the timeline marks each reading of an answer: its row class, badge colour and word. */
@@ -116,12 +136,16 @@ export function deliveryTimeline(result: CheckResult): string {
   const exchanges = exchangesOf(result);
   const deliveries = exchanges.filter((e) => typeof e.request?.receivedAt === 'number');
   if (deliveries.length === 0) return '';
-  const asked = exchanges.find((e) => /\/callbacks$/.test(String(e.request?.url ?? '')) && e.request?.method === 'POST');
+  const asked = exchanges.find(
+    (e) => /\/callbacks$/.test(String(e.request?.url ?? '')) && e.request?.method === 'POST',
+  );
   let askedText = '';
   if (asked) {
     try {
       const body = parseExactJson(String(asked.request?.body ?? '')) as Record<string, ExactJson>;
-      const delays = Array.isArray(body.retryDelaysMs) ? `, retry delays ${body.retryDelaysMs.map((d) => stringifyExact(d)).join(', ')} ms` : '';
+      const delays = Array.isArray(body.retryDelaysMs)
+        ? `, retry delays ${body.retryDelaysMs.map((d) => stringifyExact(d)).join(', ')} ms`
+        : '';
       askedText = `<p class="asked">asked the service (control API) for callback type ${h(stringifyExact(body.type ?? null))}, ${h(stringifyExact(body.deliveries ?? 1))} delivery of each event${h(delays)}; ${h(String(asked.response?.status ?? 'no answer'))} ${h(String(asked.response?.body ?? ''))}</p>`;
     } catch {
       askedText = '';
@@ -168,7 +192,9 @@ function targetHtml(target: Record<string, unknown>): string {
         `<tr><td><b>${h(side.side)}</b></td><td>${side.address.map((a) => `<code>${h(a)}</code>`).join('<br>')}</td><td>${h(side.profile)}</td><td>${side.other.map(h).join('<br>')}</td></tr>`,
     )
     .join('\n');
-  const extra = general.map(([key, value]) => `<tr><td colspan="4"><span class="muted">${h(key)}</span> ${h(value)}</td></tr>`).join('\n');
+  const extra = general
+    .map(([key, value]) => `<tr><td colspan="4"><span class="muted">${h(key)}</span> ${h(value)}</td></tr>`)
+    .join('\n');
   return `<table class="target"><thead><tr><th>side</th><th>address</th><th>crypto profile</th><th>settings</th></tr></thead><tbody>\n${rows}\n${extra}\n</tbody></table>`;
 }
 
@@ -185,7 +211,10 @@ function checkHtml(result: CheckResult, index: number, rules: Map<string, Rule>)
   const ms = result.durationMs;
   const assumptions = result.assumptions ?? [];
   const exchanges = exchangesOf(result);
-  const more = typeof result.evidence?.more === 'number' ? `<p class="muted">${result.evidence.more} more exchange(s) not kept in the report</p>` : '';
+  const more =
+    typeof result.evidence?.more === 'number'
+      ? `<p class="muted">${result.evidence.more} more exchange(s) not kept in the report</p>`
+      : '';
   return `<details id="check-${index}" class="check ${result.status}"${result.status === 'failed' ? ' open' : ''}>
 <summary><span class="badge ${result.status}">${h(result.status)}</span> <code>${h(result.id)}</code> ${h(result.title)} <span class="rules">${result.rules.map((id) => `<abbr title="${h(ruleTip(rules.get(id), id))}">${h(id)}</abbr>`).join(' ')}</span>${ms === undefined ? '' : ` <span class="muted">${ms} ms</span>`}</summary>
 ${result.message ? `<p class="message">${h(result.message)}</p>` : ''}
@@ -197,7 +226,8 @@ ${deliveryTimeline(result)}${exchanges.map(exchangeHtml).join('\n')}${more}</det
 
 function rulesTable(report: Report, rules: Map<string, Rule>, anchors: Map<CheckResult, number>): string {
   const byRule = new Map<string, CheckResult[]>();
-  for (const result of report.results) for (const id of result.rules) byRule.set(id, [...(byRule.get(id) ?? []), result]);
+  for (const result of report.results)
+    for (const id of result.rules) byRule.set(id, [...(byRule.get(id) ?? []), result]);
   const rows = [...byRule.entries()]
     .map(([id, results]) => ({ id, results, status: ruleStatus(results) }))
     .sort((a, b) => ORDER.indexOf(a.status) - ORDER.indexOf(b.status) || a.id.localeCompare(b.id))

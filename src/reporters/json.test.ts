@@ -6,7 +6,9 @@ import { EXACT_AMOUNT, sampleReport } from '../../test/support/sample-report.js'
 import { renderJson } from './json.js';
 import { withReplay } from './replay.js';
 
-const schema = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../schemas/report.schema.json'), 'utf8')) as object;
+const schema = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../../schemas/report.schema.json'), 'utf8'),
+) as object;
 const validate = new Ajv2020({ strict: false }).compile(schema);
 
 describe('report.json', () => {
@@ -25,7 +27,9 @@ describe('report.json', () => {
     const report = withReplay(sampleReport(), 'wallet-conformance verify service --base-url http://127.0.0.1:4010');
     report.results[7]!.cause = 'undecryptable-answer';
     const parsed = JSON.parse(renderJson(report)) as { results: Array<{ replay?: unknown }> };
-    expect(parsed.results[7]!.replay).toBe('wallet-conformance verify service --base-url http://127.0.0.1:4010 --case service/orders/withdrawal');
+    expect(parsed.results[7]!.replay).toBe(
+      'wallet-conformance verify service --base-url http://127.0.0.1:4010 --case service/orders/withdrawal',
+    );
     expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
     parsed.results[7]!.replay = ['--case'];
     expect(validate(parsed)).toBe(false);

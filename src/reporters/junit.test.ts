@@ -18,7 +18,9 @@ describe('junit.xml', () => {
 
   it('keeps counts the common XSD does not know off <testsuites>, and properties off <testcase>', () => {
     const xml = renderJunit(sampleReport(), context);
-    expect(/<testsuites [^>]*>/.exec(xml)?.[0]).toBe('<testsuites name="wallet-conformance" tests="11" failures="1" errors="0" time="1.234">');
+    expect(/<testsuites [^>]*>/.exec(xml)?.[0]).toBe(
+      '<testsuites name="wallet-conformance" tests="11" failures="1" errors="0" time="1.234">',
+    );
     expect(xml).not.toMatch(/<testcase [^>]*>\s*<properties>/);
   });
 

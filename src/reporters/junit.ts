@@ -33,7 +33,11 @@ export function renderJunit(report: Report, context: JunitContext): string {
     lines.push(
       `  <testsuite name="${a(suite || '(no suite)')}" id="${id++}" tests="${results.length}" failures="${count('failed')}" errors="0" skipped="${count('skipped')}" time="${seconds(time)}" timestamp="${timestamp}" hostname="${a(context.hostname || 'localhost')}">`,
     );
-    lines.push('    <properties>', `      <property name="target" value="${a(describeSide(report.target))}"/>`, '    </properties>');
+    lines.push(
+      '    <properties>',
+      `      <property name="target" value="${a(describeSide(report.target))}"/>`,
+      '    </properties>',
+    );
     for (const result of results) {
       lines.push(
         `    <testcase classname="${a(`${suite}.${result.case}`)}" name="${a(`[${result.rules.join(', ')}] ${result.title}`)}" time="${seconds(result.durationMs)}">`,

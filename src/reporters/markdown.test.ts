@@ -7,13 +7,19 @@ describe('summary.md', () => {
   it('starts with the verdict as a heading and a table of counts, for $GITHUB_STEP_SUMMARY', () => {
     const lines = renderMarkdown(sampleReport()).split('\n');
     expect(lines[0]).toBe('## ❌ wallet-conformance: FAILED: 1 check(s) failed');
-    expect(lines.slice(2, 5)).toEqual(['| passed | failed | warnings | skipped | time |', '| ---: | ---: | ---: | ---: | ---: |', '| 7 | 1 | 1 | 2 | 1.2 s |']);
+    expect(lines.slice(2, 5)).toEqual([
+      '| passed | failed | warnings | skipped | time |',
+      '| ---: | ---: | ---: | ---: | ---: |',
+      '| 7 | 1 | 1 | 2 | 1.2 s |',
+    ]);
   });
 
   it('lists failures by cause before what was tested, and folds warnings and skips', () => {
     const text = renderMarkdown(sampleReport());
     expect(text).toContain('### Failed (1), by cause');
-    expect(text).toContain('- ❌ `service/orders/withdrawal/order-res` [ORDER-RES]: tenantUserId is the string "20931", expected an integer');
+    expect(text).toContain(
+      '- ❌ `service/orders/withdrawal/order-res` [ORDER-RES]: tenantUserId is the string "20931", expected an integer',
+    );
     expect(text.indexOf('### Failed')).toBeLessThan(text.indexOf('### What was tested'));
     expect(text).toContain('<details><summary>⏭️ 2 skipped</summary>');
   });
@@ -40,11 +46,16 @@ describe('summary.md', () => {
 
   it("puts the pre-flight diagnosis above the failures, shows each failure's replay, and writes no JSON for the target", () => {
     const report = withReplay(sampleReport(), 'wallet-conformance verify service --base-url http://127.0.0.1:4010');
-    report.preflight = { verdict: 'warning', steps: [{ what: 'one valid energy query', observed: 'HTTP 401', conclusion: 'check the key', level: 'warning' }] };
+    report.preflight = {
+      verdict: 'warning',
+      steps: [{ what: 'one valid energy query', observed: 'HTTP 401', conclusion: 'check the key', level: 'warning' }],
+    };
     report.target.tls = { extraCaCertificates: 144 };
     const text = renderMarkdown(report);
     expect(text.indexOf('**Pre-flight: warning**')).toBeLessThan(text.indexOf('### Failed'));
-    expect(text).toContain('  replay: `wallet-conformance verify service --base-url http://127.0.0.1:4010 --case service/orders/withdrawal`');
+    expect(text).toContain(
+      '  replay: `wallet-conformance verify service --base-url http://127.0.0.1:4010 --case service/orders/withdrawal`',
+    );
     expect(text).toContain('tls (extra CA certificates 144)');
     expect(text).not.toMatch(/\{"/);
   });
@@ -53,7 +64,9 @@ describe('summary.md', () => {
     const report = sampleReport();
     const failed = report.results.filter((r) => r.status === 'failed');
     const text = renderMarkdown(report, { file: 'base.json', known: failed, worse: [], fixed: [] });
-    expect(text.split('\n')[0]).toBe('## ✅ wallet-conformance: PASSED: no check worse than the baseline (1 known failure(s), not fatal)');
+    expect(text.split('\n')[0]).toBe(
+      '## ✅ wallet-conformance: PASSED: no check worse than the baseline (1 known failure(s), not fatal)',
+    );
     expect(text).toContain('### Known failures, also in the baseline (1): not fatal');
     expect(text).not.toContain('### Worse');
   });

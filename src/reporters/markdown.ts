@@ -9,13 +9,21 @@ const MAX_ROWS = 50;
 
 /** Text safe in a GFM table cell: no pipe, no line break, no HTML. */
 function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 300);
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
+    .slice(0, 300);
 }
 
 function table(results: CheckResult[], note?: (result: CheckResult) => string): string[] {
   const lines = ['| status | rules | check | message |', '| --- | --- | --- | --- |'];
   for (const r of results.slice(0, MAX_ROWS))
-    lines.push(`| ${ICON[r.status]} ${r.status}${note ? ` ${note(r)}` : ''} | ${r.rules.join(', ')} | \`${cell(r.id)}\` | ${cell(r.message)} |`);
+    lines.push(
+      `| ${ICON[r.status]} ${r.status}${note ? ` ${note(r)}` : ''} | ${r.rules.join(', ')} | \`${cell(r.id)}\` | ${cell(r.message)} |`,
+    );
   if (results.length > MAX_ROWS) lines.push(`| | | … and ${results.length - MAX_ROWS} more | see report.html |`);
   return [...lines, ''];
 }
@@ -35,18 +43,24 @@ function failureGroups(report: Report, only?: Set<CheckResult>, note?: (result: 
     .filter((g) => g.results.length > 0);
   for (const group of groups) {
     if (shown >= MAX_ROWS) {
-      lines.push(`… and ${groups.slice(groups.indexOf(group)).reduce((n, g) => n + g.results.length, 0)} more failures: see report.html`, '');
+      lines.push(
+        `… and ${groups.slice(groups.indexOf(group)).reduce((n, g) => n + g.results.length, 0)} more failures: see report.html`,
+        '',
+      );
       break;
     }
     if (group.results.length > 1 || group.fix) lines.push(`#### ${cell(groupHeading(group))}`, '');
     if (group.proof) lines.push(`How it is known: ${cell(group.proof)}`, '');
     const list = group.results.slice(0, Math.min(PER_GROUP, MAX_ROWS - shown));
     for (const r of list) {
-      lines.push(`- ${ICON.failed}${note ? ` ${note(r)}` : ''} \`${cell(r.id)}\` [${r.rules.join(', ')}]: ${cell(r.message)}`);
+      lines.push(
+        `- ${ICON.failed}${note ? ` ${note(r)}` : ''} \`${cell(r.id)}\` [${r.rules.join(', ')}]: ${cell(r.message)}`,
+      );
       if (r.replay) lines.push(`  replay: \`${r.replay.replace(/`/g, "'")}\``);
     }
     shown += list.length;
-    if (group.results.length > list.length) lines.push(`- … and ${group.results.length - list.length} more of this cause (see report.html)`);
+    if (group.results.length > list.length)
+      lines.push(`- … and ${group.results.length - list.length} more of this cause (see report.html)`);
     lines.push('');
   }
   return lines;
@@ -71,9 +85,14 @@ export function renderMarkdown(report: Report, baseline?: BaselineComparison): s
   ];
   if (report.preflight) {
     const pre = report.preflight;
-    lines.push(`**Pre-flight: ${pre.verdict}**${pre.verdict === 'warning' ? ' (unproven: the suites ran and judged)' : ''}`, '');
+    lines.push(
+      `**Pre-flight: ${pre.verdict}**${pre.verdict === 'warning' ? ' (unproven: the suites ran and judged)' : ''}`,
+      '',
+    );
     for (const step of pre.steps)
-      lines.push(`- ${step.level === 'warning' ? ICON.warning : ICON.passed} ${cell(step.what)}: ${cell(step.observed)}. ${cell(step.conclusion)}`);
+      lines.push(
+        `- ${step.level === 'warning' ? ICON.warning : ICON.passed} ${cell(step.what)}: ${cell(step.observed)}. ${cell(step.conclusion)}`,
+      );
     lines.push('');
   }
   const failed = report.results.filter((r) => r.status === 'failed');
@@ -84,7 +103,9 @@ export function renderMarkdown(report: Report, baseline?: BaselineComparison): s
       lines.push(
         `### Worse than the baseline (${fatal.length}), by cause`,
         '',
-        ...failureGroups(report, new Set(fatal), (r) => (worse.get(r) === 'new' ? '(new check)' : `(was ${worse.get(r)})`)),
+        ...failureGroups(report, new Set(fatal), (r) =>
+          worse.get(r) === 'new' ? '(new check)' : `(was ${worse.get(r)})`,
+        ),
       );
   } else if (failed.length > 0) lines.push(`### Failed (${failed.length}), by cause`, '', ...failureGroups(report));
   lines.push(
@@ -98,9 +119,15 @@ export function renderMarkdown(report: Report, baseline?: BaselineComparison): s
   );
   // What the run did not judge, one line per reason (the run's notes: skipped MUST checks, observe's not-judged groups).
   const notJudged = (report.notes ?? []).filter((note) => /^\d+ MUST checks? skipped: |^not judged: /.test(note));
-  if (notJudged.length > 0) lines.push('### Not judged, by reason', '', ...notJudged.map((note) => `- ${cell(note)}`), '');
+  if (notJudged.length > 0)
+    lines.push('### Not judged, by reason', '', ...notJudged.map((note) => `- ${cell(note)}`), '');
   if (baseline) {
-    if (baseline.known.length > 0) lines.push(`### Known failures, also in the baseline (${baseline.known.length}): not fatal`, '', ...table(baseline.known));
+    if (baseline.known.length > 0)
+      lines.push(
+        `### Known failures, also in the baseline (${baseline.known.length}): not fatal`,
+        '',
+        ...table(baseline.known),
+      );
     if (baseline.fixed.length > 0)
       lines.push(
         `Fixed since the baseline: ${baseline.fixed.length} check(s) (${baseline.fixed

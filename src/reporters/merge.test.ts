@@ -6,7 +6,13 @@ import { mergeShards, targetDifferences } from './merge.js';
 const target = { side: 'service', baseUrl: 'http://127.0.0.1:4010', userId: 1 };
 const shard = (results: CheckResult[], over: Partial<Report> = {}): Report => ({
   target,
-  summary: { passed: results.filter((r) => r.status === 'passed').length, failed: 0, warnings: 0, skipped: 0, durationMs: 100 },
+  summary: {
+    passed: results.filter((r) => r.status === 'passed').length,
+    failed: 0,
+    warnings: 0,
+    skipped: 0,
+    durationMs: 100,
+  },
   results,
   ...over,
 });
@@ -26,7 +32,12 @@ describe('merging shard reports', () => {
       ],
       order,
     );
-    expect(merged.results.map((r) => r.id)).toEqual(['service/energy/a/x', 'service/energy/b/x', 'service/energy/c/x', 'service/orders/d/x']);
+    expect(merged.results.map((r) => r.id)).toEqual([
+      'service/energy/a/x',
+      'service/energy/b/x',
+      'service/energy/c/x',
+      'service/orders/d/x',
+    ]);
     expect(merged.summary).toEqual({ passed: 2, failed: 1, warnings: 0, skipped: 1, durationMs: 200 });
     expect(merged.target).toEqual(target);
   });
@@ -41,7 +52,11 @@ describe('merging shard reports', () => {
       ],
       order,
     );
-    expect(merged.results.map((r) => r.id)).toEqual(['service/energy/a/x', 'service/energy/b/x', 'merchant/raw-body/a/x']);
+    expect(merged.results.map((r) => r.id)).toEqual([
+      'service/energy/a/x',
+      'service/energy/b/x',
+      'merchant/raw-body/a/x',
+    ]);
   });
 
   it('refuses reports of different targets and says which fields differ', () => {
@@ -61,7 +76,9 @@ describe('merging shard reports', () => {
       service: { side: 'service', baseUrl: `http://127.0.0.1:${port}`, profile: { padding } },
     });
     expect(targetDifferences(embedded(1, 'pkcs1'), embedded(2, 'pkcs1'))).toEqual([]);
-    expect(targetDifferences(embedded(1, 'pkcs1'), embedded(2, 'oaep'))).toEqual(['service.profile.padding: pkcs1 ≠ oaep']);
+    expect(targetDifferences(embedded(1, 'pkcs1'), embedded(2, 'oaep'))).toEqual([
+      'service.profile.padding: pkcs1 ≠ oaep',
+    ]);
   });
 
   it('refuses a check that two shards both have', () => {

@@ -24,7 +24,9 @@ export function targetDifferences(a: Record<string, unknown>, b: Record<string, 
   const left = comparableTarget(a);
   const right = comparableTarget(b);
   const keys = [...new Set([...left.keys(), ...right.keys()])].sort();
-  return keys.filter((key) => left.get(key) !== right.get(key)).map((key) => `${key}: ${left.get(key) ?? '(absent)'} ≠ ${right.get(key) ?? '(absent)'}`);
+  return keys
+    .filter((key) => left.get(key) !== right.get(key))
+    .map((key) => `${key}: ${left.get(key) ?? '(absent)'} ≠ ${right.get(key) ?? '(absent)'}`);
 }
 
 /**
@@ -42,7 +44,10 @@ export function mergeShards(shards: readonly ShardReport[], order: CaseOrder = n
   for (const shard of shards.slice(1)) {
     const differences = targetDifferences(first.report.target, shard.report.target);
     if (differences.length > 0)
-      throw new ConfigError('targets-differ', `the reports tested different targets: ${first.source} and ${shard.source} differ in ${differences.join('; ')}`);
+      throw new ConfigError(
+        'targets-differ',
+        `the reports tested different targets: ${first.source} and ${shard.source} differ in ${differences.join('; ')}`,
+      );
   }
   const seen = new Map<string, string>();
   const all: Array<{ result: CheckResult; position: number }> = [];
@@ -50,7 +55,10 @@ export function mergeShards(shards: readonly ShardReport[], order: CaseOrder = n
     for (const result of shard.report.results) {
       const other = seen.get(result.id);
       if (other !== undefined)
-        throw new ConfigError('shards-overlap', `check ${result.id} is in both ${other} and ${shard.source}: the shards overlap (the same shard twice?)`);
+        throw new ConfigError(
+          'shards-overlap',
+          `check ${result.id} is in both ${other} and ${shard.source}: the shards overlap (the same shard twice?)`,
+        );
       seen.set(result.id, shard.source);
       all.push({ result, position: all.length });
     }
@@ -65,7 +73,11 @@ export function mergeShards(shards: readonly ShardReport[], order: CaseOrder = n
     const suite = suiteNames.indexOf(result.suite);
     const cases = order.get(result.suite) ?? [];
     const testCase = cases.indexOf(result.case);
-    return [sides.indexOf(result.suite.split('/')[0] ?? ''), suite < 0 ? suiteNames.length : suite, testCase < 0 ? cases.length : testCase];
+    return [
+      sides.indexOf(result.suite.split('/')[0] ?? ''),
+      suite < 0 ? suiteNames.length : suite,
+      testCase < 0 ? cases.length : testCase,
+    ];
   };
   const ranked = all.map((entry) => ({ ...entry, rank: rank(entry.result) }));
   ranked.sort(

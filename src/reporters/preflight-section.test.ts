@@ -35,7 +35,9 @@ function withPreflight(): Report {
 
 describe('pre-flight in the reports', () => {
   it('report.json carries it and stays valid against the shipped schema; a report without it is valid too', () => {
-    const schema = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../schemas/report.schema.json'), 'utf8')) as object;
+    const schema = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, '../../schemas/report.schema.json'), 'utf8'),
+    ) as object;
     const validate = new Ajv2020({ strict: false }).compile(schema);
     const json = JSON.parse(renderJson(withPreflight())) as Report;
     expect(json.preflight?.steps).toHaveLength(2);
@@ -53,7 +55,9 @@ describe('pre-flight in the reports', () => {
     expect(renderHtml(sampleReport())).not.toContain('id="preflight"');
     const md = renderMarkdown(withPreflight());
     expect(md).toContain('**Pre-flight: warning** (unproven: the suites ran and judged)');
-    expect(md).toContain('- ⚠️ one valid deposit callback: HTTP 400 {"errCode":4001}. the merchant did not acknowledge a valid callback');
+    expect(md).toContain(
+      '- ⚠️ one valid deposit callback: HTTP 400 {"errCode":4001}. the merchant did not acknowledge a valid callback',
+    );
     const lines: string[] = [];
     const reporter = consoleReporter((text) => lines.push(text));
     reporter({ kind: 'start', total: 11, side: 'service' });

@@ -4,9 +4,12 @@ import { replayCommand, withReplay } from './replay.js';
 
 describe('the replay command of a result', () => {
   it("adds --case suite/case to the run's command, and the --generate/--seed of a generated case", () => {
-    expect(replayCommand(result('service/orders/withdrawal/order-res', 'failed'), 'wallet-conformance verify service --base-url http://h')).toBe(
-      'wallet-conformance verify service --base-url http://h --case service/orders/withdrawal',
-    );
+    expect(
+      replayCommand(
+        result('service/orders/withdrawal/order-res', 'failed'),
+        'wallet-conformance verify service --base-url http://h',
+      ),
+    ).toBe('wallet-conformance verify service --base-url http://h --case service/orders/withdrawal');
     const generated = result('generated/merchant/any-valid-callback/any-valid-callback', 'failed', {
       suite: 'generated/merchant',
       case: 'any-valid-callback',

@@ -27,7 +27,9 @@ export function withReplay(report: Report, command: string): Report {
     ...report,
     replay: { command },
     results: report.results.map((result) =>
-      result.status === 'failed' || result.status === 'warning' ? { ...result, replay: replayCommand(result, command) } : result,
+      result.status === 'failed' || result.status === 'warning'
+        ? { ...result, replay: replayCommand(result, command) }
+        : result,
     ),
   };
 }

@@ -15,7 +15,11 @@ function delivery(body: string, status: number): Record<string, unknown> {
     exchanges: [
       {
         request: { method: 'POST', url: 'http://127.0.0.1:9/callback', headers: {}, body },
-        response: { status, headers: {}, body: status === 200 ? '{"errCode":0}' : '{"errCode":4001,"message":"cannot process"}' },
+        response: {
+          status,
+          headers: {},
+          body: status === 200 ? '{"errCode":0}' : '{"errCode":4001,"message":"cannot process"}',
+        },
       },
     ],
   };
@@ -25,7 +29,13 @@ function report(results: CheckResult[], over: Partial<Report> = {}): Report {
   const count = (s: string) => results.filter((r) => r.status === s).length;
   return {
     target: { side: 'merchant', callbackUrl: 'http://127.0.0.1:9/callback' },
-    summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: 5 },
+    summary: {
+      passed: count('passed'),
+      failed: count('failed'),
+      warnings: count('warning'),
+      skipped: count('skipped'),
+      durationMs: 5,
+    },
     results,
     ...over,
   };
@@ -49,7 +59,12 @@ function formReader(n: number): CheckResult[] {
 
 describe('failures grouped by root cause', () => {
   it('names one cause for a receiver that reads the body as a form, when a callback without a + was acknowledged', () => {
-    const groups = groupFailures(report([...formReader(20), result('merchant/raw-body/plus-free/answers', 'passed', { evidence: delivery(NO_PLUS, 200) })]));
+    const groups = groupFailures(
+      report([
+        ...formReader(20),
+        result('merchant/raw-body/plus-free/answers', 'passed', { evidence: delivery(NO_PLUS, 200) }),
+      ]),
+    );
     expect(groups).toHaveLength(1);
     expect(groupHeading(groups[0]!)).toBe(
       "40 failures share one cause: the body was read as a form field (a '+' in the Base64 became a space): read the raw request body as the Base64 text, before any form or JSON parser (CB-RAW-BODY)",
@@ -78,7 +93,10 @@ describe('failures grouped by root cause', () => {
   it('does not claim a form reader when a refused callback held no + (a receiver that refuses everything)', () => {
     const results = [
       ...formReader(3),
-      result('merchant/raw-body/x/answers', 'failed', { message: 'expected HTTP 200, got 400: {"errCode":4001}', evidence: delivery(NO_PLUS, 400) }),
+      result('merchant/raw-body/x/answers', 'failed', {
+        message: 'expected HTTP 200, got 400: {"errCode":4001}',
+        evidence: delivery(NO_PLUS, 400),
+      }),
       result('merchant/raw-body/ok/answers', 'passed', { evidence: delivery(NO_PLUS, 200) }),
     ];
     const groups = groupFailures(report(results));
@@ -94,21 +112,34 @@ describe('failures grouped by root cause', () => {
 
   it("groups by the finding's cause, keeps different messages apart, and shows a group of one as the failure itself", () => {
     const results = [
-      result('service/a/one/envelope', 'failed', { cause: 'undecryptable-answer', message: 'data does not decrypt: bad padding' }),
-      result('service/a/two/envelope', 'failed', { cause: 'undecryptable-answer', message: 'data does not decrypt: wrong length' }),
+      result('service/a/one/envelope', 'failed', {
+        cause: 'undecryptable-answer',
+        message: 'data does not decrypt: bad padding',
+      }),
+      result('service/a/two/envelope', 'failed', {
+        cause: 'undecryptable-answer',
+        message: 'data does not decrypt: wrong length',
+      }),
       result('service/b/three/status', 'failed', { message: 'expected HTTP 401, got 200' }),
       result('service/b/four/error-body', 'failed', { message: 'code is "x", expected an integer' }),
     ];
     const groups = groupFailures(report(results, { target: { side: 'service' } }));
     expect(groups.map((g) => g.results.length)).toEqual([2, 1, 1]);
-    expect(groupHeading(groups[0]!)).toBe("2 failures share one cause: the answers' data does not decrypt with the merchant's key");
+    expect(groupHeading(groups[0]!)).toBe(
+      "2 failures share one cause: the answers' data does not decrypt with the merchant's key",
+    );
     expect(groupHeading(groups[1]!)).toBe('service/b/three/status: expected HTTP 401, got 200');
   });
 
   it("prints a digest with the replay command of a group's first failure, and no secret", () => {
     const replayed = withReplay(
       report(formReader(2), {
-        preflight: { verdict: 'warning', steps: [{ what: 'w', observed: 'o', conclusion: 'it reads the body as a form (CB-RAW-BODY)', level: 'warning' }] },
+        preflight: {
+          verdict: 'warning',
+          steps: [
+            { what: 'w', observed: 'o', conclusion: 'it reads the body as a form (CB-RAW-BODY)', level: 'warning' },
+          ],
+        },
       }),
       'wallet-conformance verify merchant --callback-url http://127.0.0.1:9/callback --api-key "$WALLET_API_KEY"',
     );
@@ -125,10 +156,20 @@ describe('failures grouped by root cause', () => {
   });
 
   it('report.html: the failures section is the first section after the title and the pre-flight diagnosis', () => {
-    const preflight = { verdict: 'warning' as const, steps: [{ what: 'w', observed: 'o', conclusion: 'c', level: 'warning' as const }] };
-    const html = renderHtml(withReplay(report([...formReader(2), result('merchant/x/y/z', 'passed')], { preflight }), 'wallet-conformance verify merchant'));
+    const preflight = {
+      verdict: 'warning' as const,
+      steps: [{ what: 'w', observed: 'o', conclusion: 'c', level: 'warning' as const }],
+    };
+    const html = renderHtml(
+      withReplay(
+        report([...formReader(2), result('merchant/x/y/z', 'passed')], { preflight }),
+        'wallet-conformance verify merchant',
+      ),
+    );
     const sections = [...html.matchAll(/<h2 id="(\w+)"/g)].map((m) => m[1]);
     expect(sections.slice(0, 3)).toEqual(['preflight', 'failed', 'tested']);
-    expect(html).toContain('replay just this case: <code>wallet-conformance verify merchant --case merchant/idempotency/case-0</code>');
+    expect(html).toContain(
+      'replay just this case: <code>wallet-conformance verify merchant --case merchant/idempotency/case-0</code>',
+    );
   });
 });

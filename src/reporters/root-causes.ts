@@ -41,7 +41,10 @@ function messageFamily(message: string): string {
 
 /** A valid callback refused (answered, not acknowledged) or not processed: what a receiver that cannot open callbacks shows. */
 function refusedOrUnprocessed(result: CheckResult): boolean {
-  return /^(delivery \d+\/\d+: )?expected HTTP 200, got \d+/.test(result.message) || /the probe shows 0\b|^nothing was processed/.test(result.message);
+  return (
+    /^(delivery \d+\/\d+: )?expected HTTP 200, got \d+/.test(result.message) ||
+    /the probe shows 0\b|^nothing was processed/.test(result.message)
+  );
 }
 
 interface Delivery {
@@ -52,11 +55,13 @@ interface Delivery {
 function deliveriesOf(result: CheckResult): Delivery[] {
   const list = result.evidence?.exchanges;
   if (!Array.isArray(list)) return [];
-  return list.flatMap((exchange: { request?: { method?: unknown; body?: unknown }; response?: { status?: unknown } | null }) => {
-    const body = exchange.request?.body;
-    if (exchange.request?.method !== 'POST' || typeof body !== 'string' || !/^[A-Za-z0-9+/=]+$/.test(body)) return [];
-    return [{ body, ...(typeof exchange.response?.status === 'number' ? { status: exchange.response.status } : {}) }];
-  });
+  return list.flatMap(
+    (exchange: { request?: { method?: unknown; body?: unknown }; response?: { status?: unknown } | null }) => {
+      const body = exchange.request?.body;
+      if (exchange.request?.method !== 'POST' || typeof body !== 'string' || !/^[A-Za-z0-9+/=]+$/.test(body)) return [];
+      return [{ body, ...(typeof exchange.response?.status === 'number' ? { status: exchange.response.status } : {}) }];
+    },
+  );
 }
 
 /**
@@ -80,14 +85,22 @@ function formReadingProof(report: Report, refused: CheckResult[]): string | unde
   // The runner's form-field body (data=<Base64>) opens only for a receiver that reads a form.
   const form = report.results.find(
     (r) =>
-      r.suite === 'merchant/raw-body' && r.case === 'form-field-body' && r.status !== 'passed' && /the probe shows [1-9]|answered errCode 0/.test(r.message),
+      r.suite === 'merchant/raw-body' &&
+      r.case === 'form-field-body' &&
+      r.status !== 'passed' &&
+      /the probe shows [1-9]|answered errCode 0/.test(r.message),
   );
   if (form)
     return `each of the ${bad.length} refused callbacks shown holds a '+' in its Base64 body, and the merchant processed a body sent as the form field data=… (${form.id})`;
   return undefined;
 }
 
-function group(key: string, cause: string, results: CheckResult[], extra: { fix?: string; proof?: string } = {}): CauseGroup {
+function group(
+  key: string,
+  cause: string,
+  results: CheckResult[],
+  extra: { fix?: string; proof?: string } = {},
+): CauseGroup {
   return {
     key,
     cause,
@@ -130,7 +143,8 @@ export function groupFailures(report: Report, status: 'failed' | 'warning' = 'fa
     );
   }
   const stopped = take((r) => r.id.endsWith('/target-stopped'));
-  if (stopped.length > 0) groups.push(group('target-stopped', "the target stopped answering under the run's input", stopped));
+  if (stopped.length > 0)
+    groups.push(group('target-stopped', "the target stopped answering under the run's input", stopped));
   const byCause = new Map<string, CheckResult[]>();
   for (const r of take((r) => r.cause !== undefined)) byCause.set(r.cause!, [...(byCause.get(r.cause!) ?? []), r]);
   for (const [cause, results] of byCause) groups.push(group(`cause:${cause}`, CAUSE_WORDS[cause] ?? cause, results));
@@ -139,7 +153,8 @@ export function groupFailures(report: Report, status: 'failed' | 'warning' = 'fa
     const family = messageFamily(r.message);
     byFamily.set(family, [...(byFamily.get(family) ?? []), r]);
   }
-  for (const [family, results] of byFamily) groups.push(group(`family:${family}`, results.length > 1 ? family : results[0]!.message, results));
+  for (const [family, results] of byFamily)
+    groups.push(group(`family:${family}`, results.length > 1 ? family : results[0]!.message, results));
   return groups.sort((a, b) => b.results.length - a.results.length);
 }
 
@@ -150,6 +165,7 @@ export function groupFailures(report: Report, status: 'failed' | 'warning' = 'fa
 export function groupHeading(group: CauseGroup, noun = 'failures'): string {
   const fix = group.fix ? `: ${group.fix}` : '';
   const one = group.results[0]!;
-  if (group.results.length === 1) return `${one.id}: ${group.key.startsWith('family:') || group.key.startsWith('cause:') ? one.message : group.cause}${fix}`;
+  if (group.results.length === 1)
+    return `${one.id}: ${group.key.startsWith('family:') || group.key.startsWith('cause:') ? one.message : group.cause}${fix}`;
   return `${group.results.length} ${noun} ${group.key.startsWith('family:') ? 'show one symptom' : 'share one cause'}: ${group.cause}${fix}`;
 }

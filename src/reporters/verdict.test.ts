@@ -22,12 +22,21 @@ describe('a rule status over its checks', () => {
 
 describe('the verdict', () => {
   it('fails a report with a failed check and says how many', () => {
-    expect(verdictOf(sampleReport())).toMatchObject({ passed: false, label: 'FAILED', text: 'FAILED: 1 check(s) failed' });
+    expect(verdictOf(sampleReport())).toMatchObject({
+      passed: false,
+      label: 'FAILED',
+      text: 'FAILED: 1 check(s) failed',
+    });
   });
 
   it('says COULD NOT JUDGE when a check failed through no fault of the target, even against a baseline', () => {
     const report = sampleReport();
-    const faulted = { ...report.results[0]!, status: 'failed' as const, fault: 'setup' as const, message: 'setup error: the probe never answered' };
+    const faulted = {
+      ...report.results[0]!,
+      status: 'failed' as const,
+      fault: 'setup' as const,
+      message: 'setup error: the probe never answered',
+    };
     report.results = [...report.results, faulted];
     expect(verdictOf(report, { file: 'b.json', known: [], worse: [], fixed: [] })).toMatchObject({
       passed: false,
@@ -39,7 +48,10 @@ describe('the verdict', () => {
   it('passes against a baseline that knows every failure', () => {
     const report = sampleReport();
     const known = report.results.filter((r) => r.status === 'failed');
-    expect(verdictOf(report, { file: 'b.json', known, worse: [], fixed: [] })).toMatchObject({ passed: true, label: 'PASSED' });
+    expect(verdictOf(report, { file: 'b.json', known, worse: [], fixed: [] })).toMatchObject({
+      passed: true,
+      label: 'PASSED',
+    });
   });
 });
 
@@ -47,7 +59,13 @@ describe("the target in a person's words", () => {
   it('shows one row per side of an embedded run, with the card URL only when it differs', () => {
     const { sides, general } = targetSides({
       embedded: true,
-      service: { side: 'service', baseUrl: 'http://a', cardBaseUrl: 'http://a', userId: 1, profile: { padding: 'pkcs1' } },
+      service: {
+        side: 'service',
+        baseUrl: 'http://a',
+        cardBaseUrl: 'http://a',
+        userId: 1,
+        profile: { padding: 'pkcs1' },
+      },
       merchant: { side: 'merchant', callbackUrl: 'http://b/cb', probeUrl: null },
     });
     expect(sides).toEqual([

@@ -32,8 +32,17 @@ export function verdictOf(report: Report, baseline?: BaselineComparison): Verdic
     );
   if (baseline) {
     const worse = baseline.worse.length;
-    if (worse > 0) return verdict(false, 'FAILED', `${worse} check(s) worse than the baseline (${baseline.known.length} known failure(s) not counted)`);
-    return verdict(true, 'PASSED', `no check worse than the baseline${baseline.known.length ? ` (${baseline.known.length} known failure(s), not fatal)` : ''}`);
+    if (worse > 0)
+      return verdict(
+        false,
+        'FAILED',
+        `${worse} check(s) worse than the baseline (${baseline.known.length} known failure(s) not counted)`,
+      );
+    return verdict(
+      true,
+      'PASSED',
+      `no check worse than the baseline${baseline.known.length ? ` (${baseline.known.length} known failure(s), not fatal)` : ''}`,
+    );
   }
   if (failed > 0) return verdict(false, 'FAILED', `${failed} check(s) failed`);
   // A green run that skipped MUST checks is not an all-clear: say how many and why.
@@ -93,15 +102,19 @@ function show(value: unknown): string {
 }
 
 /** The target as one row per side (`run` tests both) plus run-wide facts (embedded, TLS). */
-export function targetSides(target: Record<string, unknown>): { sides: TargetSide[]; general: Array<[string, string]> } {
-  const isSide = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && 'side' in value;
+export function targetSides(target: Record<string, unknown>): {
+  sides: TargetSide[];
+  general: Array<[string, string]>;
+} {
+  const isSide = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && 'side' in value;
   const nested = [target.service, target.merchant].filter(isSide);
   const list = nested.length > 0 ? nested : [target];
   const sides = list.map((one): TargetSide => ({
     side: show(one.side ?? '?'),
-    address: ADDRESS.filter((key) => typeof one[key] === 'string' && !(key === 'cardBaseUrl' && one[key] === one.baseUrl)).map(
-      (key) => `${key} ${String(one[key])}`,
-    ),
+    address: ADDRESS.filter(
+      (key) => typeof one[key] === 'string' && !(key === 'cardBaseUrl' && one[key] === one.baseUrl),
+    ).map((key) => `${key} ${String(one[key])}`),
     profile:
       one.profile && typeof one.profile === 'object'
         ? Object.entries(one.profile as Record<string, unknown>)
@@ -109,13 +122,22 @@ export function targetSides(target: Record<string, unknown>): { sides: TargetSid
             .join(', ')
         : '',
     other: Object.entries(one)
-      .filter(([key, value]) => key !== 'side' && key !== 'profile' && !ADDRESS.includes(key) && value !== null && value !== undefined)
+      .filter(
+        ([key, value]) =>
+          key !== 'side' && key !== 'profile' && !ADDRESS.includes(key) && value !== null && value !== undefined,
+      )
       .map(([key, value]) =>
-        value !== null && typeof value === 'object' && !('isLosslessNumber' in value) ? `${key} (${show(value)})` : `${key} ${show(value)}`,
+        value !== null && typeof value === 'object' && !('isLosslessNumber' in value)
+          ? `${key} (${show(value)})`
+          : `${key} ${show(value)}`,
       ),
   }));
   const general =
-    nested.length > 0 ? describeTarget(Object.fromEntries(Object.entries(target).filter(([key]) => key !== 'service' && key !== 'merchant'))) : [];
+    nested.length > 0
+      ? describeTarget(
+          Object.fromEntries(Object.entries(target).filter(([key]) => key !== 'service' && key !== 'merchant')),
+        )
+      : [];
   return { sides, general };
 }
 
@@ -125,7 +147,11 @@ export function describeTarget(target: Record<string, unknown>): Array<[string, 
   const walk = (value: unknown, path: string) => {
     if (value !== null && typeof value === 'object' && !Array.isArray(value) && !('isLosslessNumber' in value)) {
       for (const [key, inner] of Object.entries(value)) walk(inner, path ? `${path}.${key}` : key);
-    } else rows.push([path, typeof value === 'string' ? value : value === null || value === undefined ? '—' : stringifyExact(value)]);
+    } else
+      rows.push([
+        path,
+        typeof value === 'string' ? value : value === null || value === undefined ? '—' : stringifyExact(value),
+      ]);
   };
   walk(target, '');
   return rows;

@@ -25,6 +25,12 @@ export function renderReports(report: Report, context: ReportContext = {}): Arra
     { path: 'report.json', contents: renderJson(report, context.baseline) },
     { path: 'junit.xml', contents: renderJunit(report, { startedAt, hostname: context.hostname ?? hostname() }) },
     { path: 'summary.md', contents: renderMarkdown(report, context.baseline) },
-    { path: 'report.html', contents: renderHtml(report, { rules: context.rules ?? [], ...(context.baseline ? { baseline: context.baseline } : {}) }) },
+    {
+      path: 'report.html',
+      contents: renderHtml(report, {
+        rules: context.rules ?? [],
+        ...(context.baseline ? { baseline: context.baseline } : {}),
+      }),
+    },
   ];
 }

@@ -24,4 +24,12 @@ export { restoreControlState, snapshotControlState } from './restore.js';
 export { runControl, runRequest } from './service-steps.js';
 export { type Step } from './model.js';
 export { transportOf, type Transport } from './transport.js';
-export { type CheckResult, type Finding, type MerchantTarget, type Report, type ServiceTarget, type Status, type Target } from './types.js';
+export {
+  type CheckResult,
+  type Finding,
+  type MerchantTarget,
+  type Report,
+  type ServiceTarget,
+  type Status,
+  type Target,
+} from './types.js';

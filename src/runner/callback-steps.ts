@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { openJson } from '../crypto/codec.js';
-import { controlEmitCallback, controlSetCallbackUrl, type ControlCallbackRequest } from '../generated/control-client.js';
+import {
+  controlEmitCallback,
+  controlSetCallbackUrl,
+  type ControlCallbackRequest,
+} from '../generated/control-client.js';
 import { callbackField } from '../spec/callback-types.js';
 import { redact } from './redact.js';
 import { type Exchange, type ReceivedCallback } from './observation.js';
@@ -16,7 +20,8 @@ const EVENT_MARK = 'wcEventMark';
 /** A callback's decrypted payload, or undefined when it does not decrypt. */
 function payloadOf(callback: ReceivedCallback, target: ServiceTarget): Record<string, unknown> | undefined {
   try {
-    return openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile }).value as Record<string, unknown>;
+    return openJson(callback.body.toString('latin1'), 'callback', target.publicKey, { profile: target.profile })
+      .value as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -53,7 +58,12 @@ export async function runEmit(
   const emitted = await controlEmitCallback(client, merchantOf(target), request);
   const sent = emitted.request;
   const emitExchange: Exchange = {
-    request: { method: sent.method, url: sent.url, headers: { 'x-control-token': redact(client.token, 'ct') }, body: sent.body ?? '' },
+    request: {
+      method: sent.method,
+      url: sent.url,
+      headers: { 'x-control-token': redact(client.token, 'ct') },
+      body: sent.body ?? '',
+    },
     response: { status: emitted.status, headers: {}, body: emitted.text },
   };
   exchanges.push(emitExchange);
@@ -85,7 +95,9 @@ export async function pointCallbacks(target: ServiceTarget, receiver: Receiver):
   return {
     request: { method, url, headers: { 'x-control-token': redact(client.token, 'ct') }, body },
     response: { status: answer.status, headers: {}, body: answer.text },
-    ...(answer.status >= 200 && answer.status < 300 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
+    ...(answer.status >= 200 && answer.status < 300
+      ? {}
+      : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
   };
 }
 
@@ -127,7 +139,9 @@ export async function runAwait(
 /** Two payloads are deliveries of one event: the same trackingId, or without one, the same type and ids. */
 function sameEvent(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   if (a.trackingId !== undefined || b.trackingId !== undefined) return a.trackingId === b.trackingId;
-  return ['type', 'txid', 'callBackId'].every((field) => String(callbackField(a, field)) === String(callbackField(b, field)));
+  return ['type', 'txid', 'callBackId'].every(
+    (field) => String(callbackField(a, field)) === String(callbackField(b, field)),
+  );
 }
 
 /** A received callback as report evidence: wire body beside its decryption, key redacted. */
@@ -138,7 +152,10 @@ function exchangeOf(callback: ReceivedCallback, target: ServiceTarget): Exchange
   } catch {
     plain = undefined;
   }
-  const shown = { ...callback.headers, ...(callback.headers['x-api-key'] ? { 'x-api-key': redact(callback.headers['x-api-key']) } : {}) };
+  const shown = {
+    ...callback.headers,
+    ...(callback.headers['x-api-key'] ? { 'x-api-key': redact(callback.headers['x-api-key']) } : {}),
+  };
   return {
     request: {
       method: callback.method,

@@ -16,7 +16,14 @@ import type { ServiceTarget } from './types.js';
  * `POST callbacks`, `GET deliveries`); the rest are extensions some test doubles offer
  * (the toolkit's emulator offers `GET energy`, `GET callback-url` and `POST cards`).
  */
-export type ControlRoute = 'PUT energy' | 'GET energy' | 'PUT callback-url' | 'GET callback-url' | 'POST callbacks' | 'GET deliveries' | 'POST cards';
+export type ControlRoute =
+  | 'PUT energy'
+  | 'GET energy'
+  | 'PUT callback-url'
+  | 'GET callback-url'
+  | 'POST callbacks'
+  | 'GET deliveries'
+  | 'POST cards';
 
 /** What one route answered when probed: whether it is there, and one line on why we think so. */
 interface RouteProbe {
@@ -87,8 +94,15 @@ export async function probeCapabilities(target: ServiceTarget): Promise<Capabili
         const text = answer.body.toString('utf8');
         routes[route] =
           absent(answer.status) || answer.status === 401
-            ? { present: false, detail: answer.status === 401 ? 'answered 401 to --control-token' : `answered ${answer.status}` }
-            : { present: true, detail: `answered ${answer.status}`, ...(method === 'GET' && answer.status === 200 ? { text } : {}) };
+            ? {
+                present: false,
+                detail: answer.status === 401 ? 'answered 401 to --control-token' : `answered ${answer.status}`,
+              }
+            : {
+                present: true,
+                detail: `answered ${answer.status}`,
+                ...(method === 'GET' && answer.status === 200 ? { text } : {}),
+              };
       } catch (error) {
         routes[route] = { present: false, detail: `no answer: ${(error as Error).message}` };
       }

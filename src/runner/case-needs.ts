@@ -60,12 +60,19 @@ function needWords(target: Target): Record<Need, string> {
 }
 
 /** Why a case cannot run against this target, or undefined when it can. */
-export function missingNeed(testCase: Case, target: Target, capabilities: Capabilities = { routes: {} }): string | undefined {
+export function missingNeed(
+  testCase: Case,
+  target: Target,
+  capabilities: Capabilities = { routes: {} },
+): string | undefined {
   const met = metNeeds(target, capabilities);
   const missing = (testCase.needs ?? []).filter((need) => !met[need]);
   if (missing.length) {
     const words = needWords(target);
-    const cards = missing.includes('cards') && target.side === 'service' && target.controlToken ? capabilities.routes['POST cards'] : undefined;
+    const cards =
+      missing.includes('cards') && target.side === 'service' && target.controlToken
+        ? capabilities.routes['POST cards']
+        : undefined;
     return `needs ${missing.map((need) => words[need]).join(', ')}${cards ? `: answered ${cards.detail.replace(/^answered /, '')}` : ''}`;
   }
   // Only the documented control API (docs/service-guide.md) is assumed of a target: a route it lacks skips the cases using it.

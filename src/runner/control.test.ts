@@ -15,8 +15,22 @@ import type { ServiceTarget } from './types.js';
 /** A target whose transport records each request and answers `status` with `body`. */
 function recorded(status = 200, body = '{}'): { target: ServiceTarget; sent: WireRequest[] } {
   const sent: WireRequest[] = [];
-  const transport = { send: async (request: WireRequest) => (sent.push(request), { status, headers: {}, body: Buffer.from(body), durationMs: 0 }) };
-  return { sent, target: { ...serviceTarget, baseUrl: 'http://127.0.0.1:4010/wallet/', controlToken: 'ct-secret', userId: 10086, transport } };
+  const transport = {
+    send: async (request: WireRequest) => (
+      sent.push(request),
+      { status, headers: {}, body: Buffer.from(body), durationMs: 0 }
+    ),
+  };
+  return {
+    sent,
+    target: {
+      ...serviceTarget,
+      baseUrl: 'http://127.0.0.1:4010/wallet/',
+      controlToken: 'ct-secret',
+      userId: 10086,
+      transport,
+    },
+  };
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'ct-secret' };
@@ -25,7 +39,10 @@ const shownToken = { 'x-control-token': fingerprint('ct-secret', 'ct') };
 describe('control requests', () => {
   it('a control step sets energy with exact numbers and records the request with the token redacted', async () => {
     const { target, sent } = recorded(200, '{"balance":1,"costPerTx":1}');
-    const exchange = await runControl({ energy: { balance: new LosslessNumber('100000000000000000000000000001') as unknown as number, costPerTx: 3 } }, target);
+    const exchange = await runControl(
+      { energy: { balance: new LosslessNumber('100000000000000000000000000001') as unknown as number, costPerTx: 3 } },
+      target,
+    );
     expect(sent).toEqual([
       {
         method: 'PUT',
@@ -49,7 +66,11 @@ describe('control requests', () => {
     const { target, sent } = recorded(404, 'no merchant');
     const exchange = await runControl({ card: { powerCardId: 'pc-1', merchantUserId: 'u-1' } }, target);
     expect(sent.map((request) => [request.method, request.url, request.body])).toEqual([
-      ['POST', 'http://127.0.0.1:4010/wallet/__control/merchants/10086/cards', '{"powerCardId":"pc-1","merchantUserId":"u-1"}'],
+      [
+        'POST',
+        'http://127.0.0.1:4010/wallet/__control/merchants/10086/cards',
+        '{"powerCardId":"pc-1","merchantUserId":"u-1"}',
+      ],
     ]);
     expect(exchange.error).toBe('control API answered 404: no merchant');
   });
@@ -65,13 +86,23 @@ describe('control requests', () => {
         body: '{"url":"http://127.0.0.1:9400/cb"}',
       },
     ]);
-    expect(exchange.request).toEqual({ method: 'PUT', url: sent[0]!.url, headers: shownToken, body: '{"url":"http://127.0.0.1:9400/cb"}' });
+    expect(exchange.request).toEqual({
+      method: 'PUT',
+      url: sent[0]!.url,
+      headers: shownToken,
+      body: '{"url":"http://127.0.0.1:9400/cb"}',
+    });
   });
 
   it('probes each route without changing anything: reads are read, writes get a body that is not JSON', async () => {
     const { target, sent } = recorded(404);
     const capabilities = await probeCapabilities(target);
-    expect(sent.map((request) => `${request.method} ${request.url.replace('http://127.0.0.1:4010/wallet', '')} ${request.body ?? '-'}`)).toEqual([
+    expect(
+      sent.map(
+        (request) =>
+          `${request.method} ${request.url.replace('http://127.0.0.1:4010/wallet', '')} ${request.body ?? '-'}`,
+      ),
+    ).toEqual([
       'GET /__control/merchants/10086/energy -',
       'PUT /__control/merchants/10086/energy {not json',
       'GET /__control/merchants/10086/callback-url -',
@@ -80,7 +111,9 @@ describe('control requests', () => {
       'POST /__control/merchants/10086/cards {not json',
       'GET /__control/deliveries?trackingId=wc-capability-probe -',
     ]);
-    expect(Object.values(capabilities.routes).every((route) => !route!.present && route!.detail === 'answered 404')).toBe(true);
+    expect(
+      Object.values(capabilities.routes).every((route) => !route!.present && route!.detail === 'answered 404'),
+    ).toBe(true);
   });
 
   it('puts back what the run changed, as it was read', async () => {
@@ -90,7 +123,13 @@ describe('control requests', () => {
       new Set(['PUT energy', 'PUT callback-url']),
       target,
     );
-    expect(sent.map((request) => request.body)).toEqual(['{"balance":640000,"costPerTx":64000}', '{"url":"http://127.0.0.1:9/old"}']);
-    expect(notes).toEqual(['energy restored to its value before the run', 'callback URL restored to its value before the run']);
+    expect(sent.map((request) => request.body)).toEqual([
+      '{"balance":640000,"costPerTx":64000}',
+      '{"url":"http://127.0.0.1:9/old"}',
+    ]);
+    expect(notes).toEqual([
+      'energy restored to its value before the run',
+      'callback URL restored to its value before the run',
+    ]);
   });
 });

@@ -8,7 +8,11 @@ import type { ServiceTarget } from './types.js';
  * transport, or HTTP(S) over the run's network).
  */
 export function controlClientOf(target: ServiceTarget): ControlClient {
-  return { baseUrl: target.baseUrl, token: target.controlToken ?? '', send: (request) => transportOf(target).send(request) };
+  return {
+    baseUrl: target.baseUrl,
+    token: target.controlToken ?? '',
+    send: (request) => transportOf(target).send(request),
+  };
 }
 
 /** The merchant the control API is asked about: --user-id, else 0 (a target without one answers as it does). */

@@ -31,7 +31,11 @@ const target: ServiceTarget = {
 };
 const catalog = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
 const rules = new Map(catalog.map((rule) => [rule.id, rule]));
-const handlers = () => createWalletHandlers({ baseUrl: BASE, merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem }] });
+const handlers = () =>
+  createWalletHandlers({
+    baseUrl: BASE,
+    merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem }],
+  });
 
 /** The MSW service, with the order endpoint's success `data` replaced by `data(original)`. */
 function orderDataReplaced(data: (original: string) => string): Transport {
@@ -49,8 +53,11 @@ function orderDataReplaced(data: (original: string) => string): Transport {
 
 const orders = selectSuites(loadSuites(), { glob: 'service/orders' });
 const onlyCase = (suites: Suite[], id: string): Suite[] =>
-  suites.map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === id) })).filter((suite) => suite.cases.length);
-const show = (results: CheckResult[]) => results.map((r) => `${r.status} ${r.id.split('/').slice(2).join('/')} [${r.rules.join(', ')}]`);
+  suites
+    .map((suite) => ({ ...suite, cases: suite.cases.filter((c) => c.id === id) }))
+    .filter((suite) => suite.cases.length);
+const show = (results: CheckResult[]) =>
+  results.map((r) => `${r.status} ${r.id.split('/').slice(2).join('/')} [${r.rules.join(', ')}]`);
 
 describe('judgeFailure: a finding fails only a MUST that binds the target', () => {
   it('fails a MUST binding the target or both parties, warns on SHOULD and U-* (failed under strict)', () => {
@@ -70,7 +77,10 @@ describe('judgeFailure: a finding fails only a MUST that binds the target', () =
       status: 'warning',
       why: 'CB-KEY-FIRST, CB-DUP-ACK bind the merchant, not the service under test',
     });
-    expect(judgeFailure(['ENV-MSG'], rules, false, 'merchant')).toEqual({ status: 'warning', why: 'ENV-MSG binds the service, not the merchant under test' });
+    expect(judgeFailure(['ENV-MSG'], rules, false, 'merchant')).toEqual({
+      status: 'warning',
+      why: 'ENV-MSG binds the service, not the merchant under test',
+    });
     // One binding MUST among them is enough to fail; a binding open point fails under strict only.
     expect(judgeFailure(['CB-KEY-FIRST', 'CB-ERRCODE'], rules, false, 'service')).toEqual({ status: 'failed' });
     expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, true, 'service')).toEqual({ status: 'failed' });
@@ -83,28 +93,53 @@ describe('judgeFailure: a finding fails only a MUST that binds the target', () =
   it('counts a rule outside the catalog, and every rule without a side, as binding', () => {
     expect(failureStatus(['NO-SUCH-RULE'], rules, false, 'service')).toBe('warning');
     expect(failureStatus(['CB-KEY-FIRST'], rules, false)).toBe('failed');
-    const noBinds = new Map<string, Rule>([['X-Y', { id: 'X-Y', text: '', severity: 'MUST', source: '', blackBox: true }]]);
+    const noBinds = new Map<string, Rule>([
+      ['X-Y', { id: 'X-Y', text: '', severity: 'MUST', source: '', blackBox: true }],
+    ]);
     expect(failureStatus(['X-Y'], noBinds, false, 'merchant')).toBe('failed');
   });
 
   it('reads binds from spec/rules.yaml for every rule', () => {
-    expect(catalog.every((rule) => rule.binds === 'service' || rule.binds === 'merchant' || rule.binds === 'both')).toBe(true);
-    expect([rules.get('ORDER-RES')!.binds, rules.get('CB-KEY-401')!.binds, rules.get('CRYPTO-ENVELOPE')!.binds]).toEqual(['service', 'merchant', 'both']);
+    expect(
+      catalog.every((rule) => rule.binds === 'service' || rule.binds === 'merchant' || rule.binds === 'both'),
+    ).toBe(true);
+    expect([
+      rules.get('ORDER-RES')!.binds,
+      rules.get('CB-KEY-401')!.binds,
+      rules.get('CRYPTO-ENVELOPE')!.binds,
+    ]).toEqual(['service', 'merchant', 'both']);
   });
 });
 
 describe('runSuites: labels never hide a MUST', () => {
   it('fails orders/long-callback-id under CRYPTO-SAME when the accepted long order answers data that does not open (the envelope is labelled U-LIMITS only)', async () => {
-    const transport = orderDataReplaced((data) => Buffer.from(randomBytes(Buffer.from(data, 'base64').length)).toString('base64'));
-    const report = await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} } });
-    expect(show(report.results)).toEqual(['failed long-callback-id/envelope [CRYPTO-SAME]', 'skipped long-callback-id/result [CRYPTO-SAME]']);
+    const transport = orderDataReplaced((data) =>
+      Buffer.from(randomBytes(Buffer.from(data, 'base64').length)).toString('base64'),
+    );
+    const report = await runSuites({
+      target,
+      suites: onlyCase(orders, 'long-callback-id'),
+      rules: catalog,
+      transport,
+      capabilities: { routes: {} },
+    });
+    expect(show(report.results)).toEqual([
+      'failed long-callback-id/envelope [CRYPTO-SAME]',
+      'skipped long-callback-id/result [CRYPTO-SAME]',
+    ]);
     expect(report.results[0]!.message).toMatch(/does not decrypt with the merchant's key/);
     expect(report.results[1]!.message).toMatch(/the cause is reported once, by envelope, under CRYPTO-SAME\)$/);
   });
 
   it('reads an answer whose data lacks its = padding as Java does: a U-CRYPTO warning on the envelope, the result still judged', async () => {
     const transport = orderDataReplaced((data) => data.replace(/=+$/, ''));
-    const report = await runSuites({ target, suites: onlyCase(orders, 'withdrawal'), rules: catalog, transport, capabilities: { routes: {} } });
+    const report = await runSuites({
+      target,
+      suites: onlyCase(orders, 'withdrawal'),
+      rules: catalog,
+      transport,
+      capabilities: { routes: {} },
+    });
     expect(show(report.results)).toEqual([
       'passed withdrawal/status [ORDER-PATH, VERSION-V1]',
       'warning withdrawal/envelope [U-CRYPTO]',
@@ -122,7 +157,13 @@ describe('runSuites: labels never hide a MUST', () => {
 
   it('fails it under CRYPTO-ENVELOPE when the data breaks the Base64 pattern', async () => {
     const transport = orderDataReplaced((data) => data.replaceAll('+', '-').replaceAll('/', '_') + '-_');
-    const report = await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} } });
+    const report = await runSuites({
+      target,
+      suites: onlyCase(orders, 'long-callback-id'),
+      rules: catalog,
+      transport,
+      capabilities: { routes: {} },
+    });
     expect(show(report.results)[0]).toBe('failed long-callback-id/envelope [CRYPTO-ENVELOPE]');
   });
 
@@ -139,11 +180,28 @@ describe('runSuites: labels never hide a MUST', () => {
         };
       },
     };
-    const report = await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} } });
-    expect(show(report.results)).toEqual(['warning long-callback-id/envelope [U-LIMITS]', 'skipped long-callback-id/result [ORDER-RES, CRYPTO-ENVELOPE]']);
+    const report = await runSuites({
+      target,
+      suites: onlyCase(orders, 'long-callback-id'),
+      rules: catalog,
+      transport,
+      capabilities: { routes: {} },
+    });
+    expect(show(report.results)).toEqual([
+      'warning long-callback-id/envelope [U-LIMITS]',
+      'skipped long-callback-id/result [ORDER-RES, CRYPTO-ENVELOPE]',
+    ]);
     expect(
-      (await runSuites({ target, suites: onlyCase(orders, 'long-callback-id'), rules: catalog, transport, capabilities: { routes: {} }, strict: true }))
-        .results[0]!.status,
+      (
+        await runSuites({
+          target,
+          suites: onlyCase(orders, 'long-callback-id'),
+          rules: catalog,
+          transport,
+          capabilities: { routes: {} },
+          strict: true,
+        })
+      ).results[0]!.status,
     ).toBe('failed');
   });
 
@@ -155,7 +213,10 @@ describe('runSuites: labels never hide a MUST', () => {
       transport: mswTransport(handlers()),
       capabilities: { routes: {} },
     });
-    expect(show(report.results)).toEqual(['passed long-callback-id/envelope [U-LIMITS]', 'passed long-callback-id/result [ORDER-RES, CRYPTO-ENVELOPE]']);
+    expect(show(report.results)).toEqual([
+      'passed long-callback-id/envelope [U-LIMITS]',
+      'passed long-callback-id/result [ORDER-RES, CRYPTO-ENVELOPE]',
+    ]);
   });
 });
 
@@ -167,7 +228,12 @@ function oneStep(expect: Suite['cases'][number]['steps'][number]['expect']): Sui
       title: 'verdict',
       side: 'service',
       cases: [
-        { id: 'c', title: 'c', rules: ['ENERGY-RES'], steps: [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect }] },
+        {
+          id: 'c',
+          title: 'c',
+          rules: ['ENERGY-RES'],
+          steps: [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect }],
+        },
       ],
     },
   ];
@@ -191,7 +257,9 @@ describe('runSuites: one cause is judged once per rule', () => {
       'skipped c/result [ENERGY-RES, ENV-CODE]',
     ]);
     expect(report.results[0]!.message).toBe('no answer: socket hang up');
-    expect(report.results[1]!.message).toBe('not judged: no answer: socket hang up (the cause is reported once, by status, under U-LIMITS, ENV-CODE)');
+    expect(report.results[1]!.message).toBe(
+      'not judged: no answer: socket hang up (the cause is reported once, by status, under U-LIMITS, ENV-CODE)',
+    );
     expect(report.summary).toMatchObject({ failed: 1, skipped: 3, warnings: 0 });
   });
 
@@ -220,7 +288,11 @@ describe('runSuites: one cause is judged once per rule', () => {
       { check: 'energy-floor', balance: 1, costPerTx: 1, rules: ['U-STATES'] },
     ]);
     const report = await runSuites({ target, suites, rules: catalog, transport, capabilities: { routes: {} } });
-    expect(show(report.results)).toEqual(['failed c/envelope [CRYPTO-SAME]', 'skipped c/result [CRYPTO-SAME]', 'skipped c/energy-floor [CRYPTO-SAME]']);
+    expect(show(report.results)).toEqual([
+      'failed c/envelope [CRYPTO-SAME]',
+      'skipped c/result [CRYPTO-SAME]',
+      'skipped c/energy-floor [CRYPTO-SAME]',
+    ]);
   });
 
   it('warns, naming why, when the failed rule binds the merchant and the target is a service', async () => {
@@ -267,7 +339,9 @@ describe('runSuites: what a service may accept', () => {
       capabilities: { routes: {} },
     });
     expect(show(accepting.results)).toEqual(['warning unpadded-data/refused [U-CRYPTO]']);
-    expect(accepting.results[0]!.message).toMatch(/data is Base64 with missing-padding: the pattern of ENERGY-DATA\/ORDER-DATA allows it/);
+    expect(accepting.results[0]!.message).toMatch(
+      /data is Base64 with missing-padding: the pattern of ENERGY-DATA\/ORDER-DATA allows it/,
+    );
     const strict = await runSuites({
       target,
       suites: onlyCase(energy, 'unpadded-data'),
@@ -282,9 +356,17 @@ describe('runSuites: what a service may accept', () => {
   it('still fails a service that accepts data outside the pattern (url-safe-data, line-broken-data) or a wrong Content-Type', async () => {
     const suites = energy.map((suite) => ({
       ...suite,
-      cases: suite.cases.filter((c) => ['url-safe-data', 'line-broken-data', 'form-body-wrong-content-type'].includes(c.id)),
+      cases: suite.cases.filter((c) =>
+        ['url-safe-data', 'line-broken-data', 'form-body-wrong-content-type'].includes(c.id),
+      ),
     }));
-    const report = await runSuites({ target, suites, rules: catalog, transport: acceptsAll, capabilities: { routes: {} } });
+    const report = await runSuites({
+      target,
+      suites,
+      rules: catalog,
+      transport: acceptsAll,
+      capabilities: { routes: {} },
+    });
     expect(show(report.results)).toEqual([
       'failed form-body-wrong-content-type/refused [ENERGY-CT]',
       'failed url-safe-data/refused [ENERGY-DATA]',

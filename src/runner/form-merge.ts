@@ -22,14 +22,25 @@ interface FormAxis {
  * target that passes with one form only gets a warning naming the other, unless the failing
  * verdict already names the form's own rule; both judged but different: the worse stands.
  */
-function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: FormAxis, rules: Map<string, Rule>, strict: boolean): CheckResult {
+function mergeForms(
+  first: CheckResult,
+  second: CheckResult | undefined,
+  axis: FormAxis,
+  rules: Map<string, Rule>,
+  strict: boolean,
+): CheckResult {
   if (!second || second.status === first.status) {
-    return first.status === 'failed' && second ? { ...first, message: `${first.message} (with both ${axis.both})` } : first;
+    return first.status === 'failed' && second
+      ? { ...first, message: `${first.message} (with both ${axis.both})` }
+      : first;
   }
   if (first.status === 'skipped' || second.status === 'skipped') {
     // One skipped, the other judged: the judged verdict stands.
     const judged = first.status === 'skipped' ? second : first;
-    return { ...judged, status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict, 'merchant') : judged.status };
+    return {
+      ...judged,
+      status: judged.status === 'failed' ? failureStatus(judged.rules, rules, strict, 'merchant') : judged.status,
+    };
   }
   const rank: Record<Status, number> = { failed: 3, warning: 2, skipped: 1, passed: 0 };
   const bad = rank[second.status] > rank[first.status] ? second : first;
@@ -47,14 +58,20 @@ function mergeForms(first: CheckResult, second: CheckResult | undefined, axis: F
 const SPELLINGS: FormAxis = {
   noun: 'spelling',
   both: 'field spellings',
-  label: (provider) => (provider ? "txId/chainName (the provider documentation's spelling)" : "txid/chain (the interface's spelling)"),
+  label: (provider) =>
+    provider ? "txId/chainName (the provider documentation's spelling)" : "txid/chain (the interface's spelling)",
 };
 
 /**
  * One check's verdicts under both field spellings (U-CB-FIELDS): the same verdict stands; a target
  * that passes with one spelling only gets a warning naming the other; failing both is a failure.
  */
-export function mergeSpellings(asInterface: CheckResult, asProvider: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
+export function mergeSpellings(
+  asInterface: CheckResult,
+  asProvider: CheckResult | undefined,
+  rules: Map<string, Rule>,
+  strict: boolean,
+): CheckResult {
   return mergeForms(asInterface, asProvider, SPELLINGS, rules, strict);
 }
 
@@ -73,6 +90,11 @@ const AMOUNT_FORMS: FormAxis = {
  * amount's own rule stands; a target that passes with one form only otherwise gets a U-CB-FIELDS
  * warning naming the form that failed; failing both is a failure.
  */
-export function mergeAmountForms(asNumber: CheckResult, asString: CheckResult | undefined, rules: Map<string, Rule>, strict: boolean): CheckResult {
+export function mergeAmountForms(
+  asNumber: CheckResult,
+  asString: CheckResult | undefined,
+  rules: Map<string, Rule>,
+  strict: boolean,
+): CheckResult {
   return mergeForms(asNumber, asString, AMOUNT_FORMS, rules, strict);
 }

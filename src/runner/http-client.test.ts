@@ -50,7 +50,8 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
   });
   afterAll(() => proxy.close());
 
-  const trusting = (overrides: Partial<Omit<NetworkConfig, 'session'>> = {}) => defaultNetwork({ tls: { extraCa: [ca.cert], insecure: false }, ...overrides });
+  const trusting = (overrides: Partial<Omit<NetworkConfig, 'session'>> = {}) =>
+    defaultNetwork({ tls: { extraCa: [ca.cert], insecure: false }, ...overrides });
   const headerNames = (head: string) =>
     head
       .split('\r\n')
@@ -60,9 +61,17 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
   it('adds only Host and Connection to the headers a case gave, directly and through a CONNECT tunnel', async () => {
     const server = await recordingTlsServer(ca);
     try {
-      const request = { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-API-KEY': 'k' }, body: 'data=a+b' };
+      const request = {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-API-KEY': 'k' },
+        body: 'data=a+b',
+      };
       await send({ ...request, url: `https://localhost:${server.port}/callback`, network: trusting() });
-      await send({ ...request, url: `https://localhost:${server.port}/callback`, network: trusting({ proxy: proxyFromEnv({ HTTPS_PROXY: proxy.url }) }) });
+      await send({
+        ...request,
+        url: `https://localhost:${server.port}/callback`,
+        network: trusting({ proxy: proxyFromEnv({ HTTPS_PROXY: proxy.url }) }),
+      });
       expect(proxy.connects).toEqual([`localhost:${server.port}`]);
       expect(server.heads).toHaveLength(2);
       for (const head of server.heads) {
@@ -89,40 +98,45 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     });
     try {
       const network = defaultNetwork();
-      expect((await send({ method: 'POST', url: `${server.url}/once`, headers: {}, body: 'a', network })).status).toBe(200);
+      expect((await send({ method: 'POST', url: `${server.url}/once`, headers: {}, body: 'a', network })).status).toBe(
+        200,
+      );
       posts = 0;
       const again = await send({ method: 'POST', url: `${server.url}/once`, headers: {}, body: 'b', network });
       expect(again.status).toBe(200);
       expect(posts).toBe(2); // the reset one and the one sent again
       posts = 0;
-      await expect(send({ method: 'POST', url: `${server.url}/always`, headers: {}, body: 'c', network: defaultNetwork() })).rejects.toThrow(
-        /ECONNRESET|socket hang up/,
-      );
+      await expect(
+        send({ method: 'POST', url: `${server.url}/always`, headers: {}, body: 'c', network: defaultNetwork() }),
+      ).rejects.toThrow(/ECONNRESET|socket hang up/);
       expect(posts).toBe(1); // a fresh connection reset is the target's doing: not sent again
     } finally {
       server.close();
     }
   });
 
-  it.each([407, 502])("a proxy refusing CONNECT with %i is a transport error naming the proxy, never the target's answer", async (status) => {
-    // A proxy agent that replays the proxy's answer as the target's would make a service "answer"
-    // 502 here (docs/decisions/0077-proxies-our-own-connect-tunnel.md): the verdict must name the proxy.
-    const refusing = http.createServer();
-    refusing.on('connect', (_req, socket) => socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Length: 0\r\n\r\n`));
-    await new Promise<void>((listening) => refusing.listen(0, '127.0.0.1', listening));
-    const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
-    try {
-      const answer = send({
-        method: 'GET',
-        url: 'https://service.invalid/api',
-        headers: {},
-        network: defaultNetwork({ proxy: proxyFromEnv({ HTTPS_PROXY: url }) }),
-      });
-      await expect(answer).rejects.toThrow(`the proxy ${url} answered ${status} to CONNECT service.invalid:443`);
-    } finally {
-      refusing.close();
-    }
-  });
+  it.each([407, 502])(
+    "a proxy refusing CONNECT with %i is a transport error naming the proxy, never the target's answer",
+    async (status) => {
+      // A proxy agent that replays the proxy's answer as the target's would make a service "answer"
+      // 502 here (docs/decisions/0077-proxies-our-own-connect-tunnel.md): the verdict must name the proxy.
+      const refusing = http.createServer();
+      refusing.on('connect', (_req, socket) => socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Length: 0\r\n\r\n`));
+      await new Promise<void>((listening) => refusing.listen(0, '127.0.0.1', listening));
+      const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+      try {
+        const answer = send({
+          method: 'GET',
+          url: 'https://service.invalid/api',
+          headers: {},
+          network: defaultNetwork({ proxy: proxyFromEnv({ HTTPS_PROXY: url }) }),
+        });
+        await expect(answer).rejects.toThrow(`the proxy ${url} answered ${status} to CONNECT service.invalid:443`);
+      } finally {
+        refusing.close();
+      }
+    },
+  );
 
   it('refuses an answer bigger than the cap, declared or chunked, naming the cap', async () => {
     const big = Buffer.alloc(4096, 'a');
@@ -136,11 +150,20 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     });
     try {
       const network = defaultNetwork({ maxBodyBytes: 5000 });
-      await expect(send({ method: 'GET', url: `${server.url}/declared`, headers: {}, network })).resolves.toMatchObject({ status: 200 });
+      await expect(send({ method: 'GET', url: `${server.url}/declared`, headers: {}, network })).resolves.toMatchObject(
+        { status: 200 },
+      );
       await expect(send({ method: 'GET', url: `${server.url}/chunked`, headers: {}, network })).rejects.toThrow(
         /larger than the cap of 5000 bytes \(--max-body\)/,
       );
-      await expect(send({ method: 'GET', url: `${server.url}/declared`, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).rejects.toMatchObject({
+      await expect(
+        send({
+          method: 'GET',
+          url: `${server.url}/declared`,
+          headers: {},
+          network: defaultNetwork({ maxBodyBytes: 100 }),
+        }),
+      ).rejects.toMatchObject({
         reason: 'too-large',
       });
     } finally {
@@ -151,7 +174,9 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
   it('does not hold a HEAD answer to the cap: it declares a length it does not carry', async () => {
     const server = await httpServer((_req, res) => res.writeHead(200, { 'content-length': 10_000 }).end());
     try {
-      await expect(send({ method: 'HEAD', url: server.url, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) })).resolves.toMatchObject({
+      await expect(
+        send({ method: 'HEAD', url: server.url, headers: {}, network: defaultNetwork({ maxBodyBytes: 100 }) }),
+      ).resolves.toMatchObject({
         status: 200,
       });
     } finally {
@@ -167,7 +192,9 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     });
     try {
       const network = defaultNetwork({ requestDeadlineMs: 300, idleTimeoutMs: 10_000 });
-      await expect(send({ method: 'GET', url: server.url, headers: {}, network })).rejects.toMatchObject({ reason: 'deadline' });
+      await expect(send({ method: 'GET', url: server.url, headers: {}, network })).rejects.toMatchObject({
+        reason: 'deadline',
+      });
     } finally {
       await server.close();
     }
@@ -180,14 +207,19 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     await server.close();
     const gone = await send({ method: 'GET', url: server.url, headers: {}, network }).catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(RunCutError);
-    expect(gone).toMatchObject({ reason: 'target-gone', message: expect.stringMatching(/stopped answering: ECONNREFUSED \(it answered earlier in the run\)/) });
+    expect(gone).toMatchObject({
+      reason: 'target-gone',
+      message: expect.stringMatching(/stopped answering: ECONNREFUSED \(it answered earlier in the run\)/),
+    });
     expect(network.session.stopped).toBe(gone);
     await expect(send({ method: 'GET', url: 'http://127.0.0.1:9/', headers: {}, network })).rejects.toBe(gone);
   });
 
   it('a target that never answered is unreachable, not gone', async () => {
     const network = defaultNetwork();
-    await expect(send({ method: 'GET', url: 'http://127.0.0.1:9/', headers: {}, network })).rejects.toMatchObject({ reason: 'unreachable' });
+    await expect(send({ method: 'GET', url: 'http://127.0.0.1:9/', headers: {}, network })).rejects.toMatchObject({
+      reason: 'unreachable',
+    });
     expect(network.session.stopped).toBeUndefined();
   });
 
@@ -196,7 +228,9 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
     try {
       const network = defaultNetwork();
       network.session.setDeadline(200);
-      const error = await send({ method: 'GET', url: server.url, headers: {}, network }).catch((caught: unknown) => caught);
+      const error = await send({ method: 'GET', url: server.url, headers: {}, network }).catch(
+        (caught: unknown) => caught,
+      );
       expect(error).toMatchObject({ reason: 'run-timeout', message: 'the run was cut after --timeout 0.2 s' });
     } finally {
       await server.close();

@@ -96,8 +96,15 @@ export function closeNetwork(network: NetworkConfig): void {
 export function openConnections(network: NetworkConfig): number {
   const pool = opened.get(network);
   if (!pool) return 0;
-  const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
-  return count(pool.http.sockets) + count(pool.http.freeSockets) + count(pool.https.sockets) + count(pool.https.freeSockets) + pool.tunnels.size;
+  const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) =>
+    Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+  return (
+    count(pool.http.sockets) +
+    count(pool.http.freeSockets) +
+    count(pool.https.sockets) +
+    count(pool.https.freeSockets) +
+    pool.tunnels.size
+  );
 }
 
 const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -141,7 +148,9 @@ export function send(request: WireRequest): Promise<WireResponse> {
     return Promise.reject(new TransportError('bad-url', `not a URL: ${request.url}`));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return Promise.reject(new TransportError('bad-url', `only http:// and https:// targets are supported, not ${url.protocol}`));
+    return Promise.reject(
+      new TransportError('bad-url', `only http:// and https:// targets are supported, not ${url.protocol}`),
+    );
   const secure = url.protocol === 'https:';
   const what = `${request.method} ${request.url}`;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
@@ -194,7 +203,13 @@ class RequestInFlight {
     const { network, what } = out;
     this.untrack = network.session.track(this.fail);
     this.deadline = setTimeout(
-      () => this.fail(new TransportError('deadline', `${what}: no complete answer within ${network.requestDeadlineMs} ms (the overall deadline of a request)`)),
+      () =>
+        this.fail(
+          new TransportError(
+            'deadline',
+            `${what}: no complete answer within ${network.requestDeadlineMs} ms (the overall deadline of a request)`,
+          ),
+        ),
       network.requestDeadlineMs,
     );
     this.deadline.unref();
@@ -227,7 +242,17 @@ class RequestInFlight {
         agent: connectionsOf(network).http,
         headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       });
-    else if (secure) this.issue({ host: hostname, port, path, agent: connectionsOf(network).https, ...(isIP(hostname) ? {} : { servername: hostname }) }, true);
+    else if (secure)
+      this.issue(
+        {
+          host: hostname,
+          port,
+          path,
+          agent: connectionsOf(network).https,
+          ...(isIP(hostname) ? {} : { servername: hostname }),
+        },
+        true,
+      );
     else this.issue({ host: hostname, port, path, agent: connectionsOf(network).http });
   }
 
@@ -259,7 +284,10 @@ class RequestInFlight {
         const status = (error.cause as { status?: number } | undefined)?.status;
         if (status !== undefined && status >= 502 && status <= 504 && network.session.hasAnswered(url.origin)) {
           return this.fail(
-            network.session.stop('target-gone', `${url.origin} stopped answering: the proxy answered ${status} to CONNECT (it answered earlier in the run)`),
+            network.session.stop(
+              'target-gone',
+              `${url.origin} stopped answering: the proxy answered ${status} to CONNECT (it answered earlier in the run)`,
+            ),
           );
         }
         this.fail(error);
@@ -272,11 +300,21 @@ class RequestInFlight {
     const { request, headers, what, idleMs, body } = this.out;
     // Once per request, and only through a pooled agent (a tunnel's socket is never reused).
     this.reissue = options.agent
-      ? () => this.issue({ ...options, agent: viaTls ? new https.Agent({ ...(options.agent as https.Agent).options, keepAlive: false }) : false }, viaTls)
+      ? () =>
+          this.issue(
+            {
+              ...options,
+              agent: viaTls ? new https.Agent({ ...(options.agent as https.Agent).options, keepAlive: false }) : false,
+            },
+            viaTls,
+          )
       : undefined;
     let req: http.ClientRequest;
     try {
-      req = (viaTls ? https : http).request({ ...options, method: request.method, headers: options.headers ?? headers }, this.onResponse);
+      req = (viaTls ? https : http).request(
+        { ...options, method: request.method, headers: options.headers ?? headers },
+        this.onResponse,
+      );
     } catch (error) {
       // A header value Node refuses (e.g. a control character a case put there) is a transport error, not a crash.
       return this.fail(new TransportError('transport', `${what}: ${(error as Error).message}`));
@@ -289,7 +327,9 @@ class RequestInFlight {
       req.once('close', () => socket.off('secureConnect', mark));
     });
     req.once('response', () => (this.freshHandshake = false));
-    req.setTimeout(idleMs, () => req.destroy(Object.assign(new Error(`no answer within ${idleMs} ms`), { code: 'ETIMEDOUT' })));
+    req.setTimeout(idleMs, () =>
+      req.destroy(Object.assign(new Error(`no answer within ${idleMs} ms`), { code: 'ETIMEDOUT' })),
+    );
     req.on('error', this.onError);
     req.end(body);
   }
@@ -307,11 +347,23 @@ class RequestInFlight {
     const tlsLine = secure ? describeTlsFailure(error, url.host) : undefined;
     if (tlsLine) return this.fail(new TransportError('tls', tlsLine));
     if (secure && this.freshHandshake && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
-      const hint = network.tls.cert ? 'did it refuse the client certificate (--cert)?' : 'does it require a client certificate (--cert FILE --key FILE)?';
-      return this.fail(new TransportError('tls', `TLS: ${url.host} closed the connection right after the handshake [${error.code}]: ${hint}`));
+      const hint = network.tls.cert
+        ? 'did it refuse the client certificate (--cert)?'
+        : 'does it require a client certificate (--cert FILE --key FILE)?';
+      return this.fail(
+        new TransportError(
+          'tls',
+          `TLS: ${url.host} closed the connection right after the handshake [${error.code}]: ${hint}`,
+        ),
+      );
     }
     if (REFUSED.has(error.code ?? '') && network.session.hasAnswered(url.origin)) {
-      return this.fail(network.session.stop('target-gone', `${url.origin} stopped answering: ${error.code} (it answered earlier in the run)`));
+      return this.fail(
+        network.session.stop(
+          'target-gone',
+          `${url.origin} stopped answering: ${error.code} (it answered earlier in the run)`,
+        ),
+      );
     }
     const reason = error.code === 'ECONNREFUSED' ? 'unreachable' : 'transport';
     const plainLine = new TransportError(reason, `${what}: ${error.code ?? ''} ${error.message}`.replace(/\s+/g, ' '));
@@ -330,7 +382,10 @@ class RequestInFlight {
     const { network, url, what, cap, request, started } = this.out;
     network.session.answered(url.origin);
     const declared = Number(res.headers['content-length']);
-    const tooLarge = () => this.fail(new TransportError('too-large', `${what}: the answer is larger than the cap of ${cap} bytes (--max-body)`));
+    const tooLarge = () =>
+      this.fail(
+        new TransportError('too-large', `${what}: the answer is larger than the cap of ${cap} bytes (--max-body)`),
+      );
     // A HEAD answer (or 204/304) declares a length it does not carry.
     const bodyless = request.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304;
     if (!bodyless && Number.isFinite(declared) && declared > cap) return tooLarge();
@@ -343,8 +398,16 @@ class RequestInFlight {
     });
     res.on('end', () => {
       const flat: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-      this.finish({ response: { status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks), durationMs: performance.now() - started } });
+      for (const [name, value] of Object.entries(res.headers))
+        if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+      this.finish({
+        response: {
+          status: res.statusCode ?? 0,
+          headers: flat,
+          body: Buffer.concat(chunks),
+          durationMs: performance.now() - started,
+        },
+      });
     });
     res.on('error', (error) => this.fail(new TransportError('aborted', `${what}: ${error.message}`)));
     res.on('aborted', () => this.fail(new TransportError('aborted', `${what}: the answer was cut off`)));

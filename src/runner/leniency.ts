@@ -27,7 +27,10 @@ interface Leniency {
 }
 
 /** The plain schema of the order endpoints' requests, by the last path segment. */
-const PLAIN_SCHEMAS: Record<string, SchemaName> = { getEnergyMaxCount: 'EnergyMaxCountRequest', withdrawWithoutVerify: 'OrderRequest' };
+const PLAIN_SCHEMAS: Record<string, SchemaName> = {
+  getEnergyMaxCount: 'EnergyMaxCountRequest',
+  withdrawWithoutVerify: 'OrderRequest',
+};
 
 /** The lenient Base64 reason of the form field `data`, when the request's `data` has one. */
 function lenientData(request: SentRequest): string | undefined {
@@ -64,7 +67,8 @@ function plainReading(request: SentRequest): 'valid' | 'invalid' | string {
   } catch {
     return 'invalid';
   }
-  if (plain === null || typeof plain !== 'object' || Array.isArray(plain) || plain instanceof LosslessNumber) return 'invalid';
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain) || plain instanceof LosslessNumber)
+    return 'invalid';
   const issues = validateSchema(schema, plain);
   if (issues.length === 0) return 'valid';
   const fields = [...new Set(issues.map((issue) => issue.path.split('/')[1] ?? ''))];
@@ -95,7 +99,13 @@ export function leniencyOf(request: SentRequest): Leniency | undefined {
   const plain = plainReading(request);
   if (plain === 'invalid') return undefined;
   const data = lenientData(request);
-  const rules: Leniency['rules'] = [...(data ? ['U-CRYPTO' as const] : []), ...(plain !== 'valid' ? ['U-CODES' as const] : [])];
+  const rules: Leniency['rules'] = [
+    ...(data ? ['U-CRYPTO' as const] : []),
+    ...(plain !== 'valid' ? ['U-CODES' as const] : []),
+  ];
   if (rules.length === 0) return undefined;
-  return { rules, why: `${[data, plain === 'valid' ? undefined : plain].filter(Boolean).join('; ')}: no rule obliges a service to refuse it` };
+  return {
+    rules,
+    why: `${[data, plain === 'valid' ? undefined : plain].filter(Boolean).join('; ')}: no rule obliges a service to refuse it`,
+  };
 }

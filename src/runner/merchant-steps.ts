@@ -3,8 +3,21 @@ import { LosslessNumber, parseExactJson, stringifyExact, type ExactJson } from '
 import { plaintextBlockSize } from '../core/profile.js';
 import { encodeBase64 } from '../crypto/base64.js';
 import type { RunSession } from '../net/run-session.js';
-import { callbackPayload, callbackTypeEntry, otherCallbackType, providerName, type CallbackTypeEntry } from '../spec/callback-types.js';
-import { API_KEY_HEADER, CALLBACK_CONTENT_TYPE, callbackHeaders, sealCallback, spelledHeaders, withRequestUUID } from '../wire/callback-delivery.js';
+import {
+  callbackPayload,
+  callbackTypeEntry,
+  otherCallbackType,
+  providerName,
+  type CallbackTypeEntry,
+} from '../spec/callback-types.js';
+import {
+  API_KEY_HEADER,
+  CALLBACK_CONTENT_TYPE,
+  callbackHeaders,
+  sealCallback,
+  spelledHeaders,
+  withRequestUUID,
+} from '../wire/callback-delivery.js';
 import { redact } from './redact.js';
 import { type Exchange } from './observation.js';
 import { type StrangerKeys } from './stranger-keys.js';
@@ -21,9 +34,16 @@ import type { MerchantTarget } from './types.js';
  * exact number the 20-digit `12345678901234567890.123`, which a float would round.
  */
 export function defaultPayload(type: number, tenantUserId = 'u-20931'): Record<string, ExactJson> {
-  const common: Record<string, ExactJson> = { requestUUID: '', trackingId: `wc-${randomUUID()}`, tenantUserId, business: new LosslessNumber('0') };
+  const common: Record<string, ExactJson> = {
+    requestUUID: '',
+    trackingId: `wc-${randomUUID()}`,
+    tenantUserId,
+    business: new LosslessNumber('0'),
+  };
   const amount = (entry: CallbackTypeEntry): ExactJson =>
-    entry.example.amount instanceof LosslessNumber ? new LosslessNumber('12345678901234567890.123') : (entry.example.amount ?? null);
+    entry.example.amount instanceof LosslessNumber
+      ? new LosslessNumber('12345678901234567890.123')
+      : (entry.example.amount ?? null);
   return callbackPayload(callbackTypeEntry(type) ?? otherCallbackType(type), common, {
     txid: randomBytes(32).toString('hex'),
     callBackId: `wc-${randomUUID()}`,
@@ -53,13 +73,17 @@ const DECIMAL_FIELDS = ['amount'];
 const JSON_NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** The payload with its amounts written in `form` (same digits); the order of fields is kept. */
-export function withAmountForm(payload: Record<string, ExactJson>, form: AmountForm | undefined): Record<string, ExactJson> {
+export function withAmountForm(
+  payload: Record<string, ExactJson>,
+  form: AmountForm | undefined,
+): Record<string, ExactJson> {
   if (!form) return payload;
   return Object.fromEntries(
     Object.entries(payload).map(([name, value]) => {
       if (!DECIMAL_FIELDS.includes(name)) return [name, value];
       if (form === 'string' && value instanceof LosslessNumber) return [name, value.value];
-      if (form === 'number' && typeof value === 'string' && JSON_NUMBER_TEXT.test(value)) return [name, new LosslessNumber(value)];
+      if (form === 'number' && typeof value === 'string' && JSON_NUMBER_TEXT.test(value))
+        return [name, new LosslessNumber(value)];
       return [name, value];
     }),
   );
@@ -92,7 +116,10 @@ function deliveryBody(
   for (let attempt = 0; ; attempt++) {
     // A new requestUUID per delivery (CB-UUID) also varies the ciphertext until it shows all three characters.
     const stamped = withRequestUUID(payload);
-    const text = mangle === 'invalid-payload' ? stringifyExact({ ...stamped, type: new LosslessNumber('99') }) : stringifyExact(stamped);
+    const text =
+      mangle === 'invalid-payload'
+        ? stringifyExact({ ...stamped, type: new LosslessNumber('99') })
+        : stringifyExact(stamped);
     const bytes =
       mangle === 'not-json'
         ? Buffer.from(`not json: ${text.slice(0, 40)}`)
@@ -199,7 +226,11 @@ export function nearMiss(key: string, variant: KeyNearMiss): string | string[] {
 }
 
 /** The X-API-KEY of a delivery (two values: the header twice); undefined sends none. */
-function apiKeyFor(choice: DeliverStep['apiKey'], target: MerchantTarget, variant?: KeyNearMiss): string | string[] | undefined {
+function apiKeyFor(
+  choice: DeliverStep['apiKey'],
+  target: MerchantTarget,
+  variant?: KeyNearMiss,
+): string | string[] | undefined {
   if (variant) return nearMiss(target.apiKey, variant);
   switch (choice ?? 'valid') {
     case 'missing':
@@ -243,7 +274,12 @@ export async function postCallback(
   const wireHeaders: Record<string, string | string[]> = spelledHeaders(headers, keyHeader);
   if (keys.length > 1) wireHeaders[keyHeader] = [...keys];
   try {
-    const wire = await transportOf(target).send({ method: 'POST', url: target.callbackUrl, headers: wireHeaders, body });
+    const wire = await transportOf(target).send({
+      method: 'POST',
+      url: target.callbackUrl,
+      headers: wireHeaders,
+      body,
+    });
     const answer = wire.body.toString('utf8');
     let json: ExactJson | undefined;
     try {
@@ -251,7 +287,11 @@ export async function postCallback(
     } catch {
       json = undefined;
     }
-    return { request, payloadText: plainText, response: { status: wire.status, headers: wire.headers, body: answer, ...(json === undefined ? {} : { json }) } };
+    return {
+      request,
+      payloadText: plainText,
+      response: { status: wire.status, headers: wire.headers, body: answer, ...(json === undefined ? {} : { json }) },
+    };
   } catch (error) {
     return { request, payloadText: plainText, error: (error as Error).message };
   }
@@ -277,7 +317,8 @@ export async function runRestart(target: MerchantTarget, session: RunSession): P
       await transportOf(target).send({ method: 'GET', url: target.callbackUrl, headers: {}, timeoutMs: 2000 });
       return undefined;
     } catch (error) {
-      if (Date.now() > deadline) return `the callback URL did not answer within 30 s of the restart: ${(error as Error).message}`;
+      if (Date.now() > deadline)
+        return `the callback URL did not answer within 30 s of the restart: ${(error as Error).message}`;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -303,7 +344,13 @@ function acrossBlockEdge(payload: Record<string, ExactJson>, block: number): Rec
  * trackingId included, under `type` if given), a new event like one (`twin`: a new trackingId), or
  * a fresh event of `type`; then `fields`, the spelling and the amounts' form.
  */
-function eventOf(step: DeliverStep, scope: TemplateScope, events: EventBook, spelling: Spelling, amounts?: AmountForm): Record<string, ExactJson> {
+function eventOf(
+  step: DeliverStep,
+  scope: TemplateScope,
+  events: EventBook,
+  spelling: Spelling,
+  amounts?: AmountForm,
+): Record<string, ExactJson> {
   const named = (name: string, how: string) => {
     const known = events.get(name);
     if (!known) throw new StepError('suite', `deliver.${how} names ${name}, which no earlier step defined`);
@@ -315,7 +362,10 @@ function eventOf(step: DeliverStep, scope: TemplateScope, events: EventBook, spe
     : step.twin
       ? { ...named(step.twin, 'twin'), trackingId: `wc-${randomUUID()}` }
       : defaultPayload(step.type ?? 1);
-  return withAmountForm(spell({ ...base, ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling), amounts);
+  return withAmountForm(
+    spell({ ...base, ...(fill(step.fields ?? {}, scope) as Record<string, ExactJson>) }, spelling),
+    amounts,
+  );
 }
 
 /**
@@ -339,7 +389,11 @@ function retyped(event: Record<string, ExactJson>, type: number | undefined): Re
  * merchant's key: n·B−1, n·B or n·B+1 bytes for the smallest n that fits (CB-DECRYPT). The
  * requestUUID each delivery stamps has a fixed length, so every delivery keeps the length.
  */
-export function atBlockEdge(payload: Record<string, ExactJson>, edge: BlockEdge, target: MerchantTarget): Record<string, ExactJson> {
+export function atBlockEdge(
+  payload: Record<string, ExactJson>,
+  edge: BlockEdge,
+  target: MerchantTarget,
+): Record<string, ExactJson> {
   const block = plaintextBlockSize(target.profile, target.privateKey.modulusBytes);
   if (edge === 'split-character') return acrossBlockEdge(payload, block);
   const length = Buffer.byteLength(stringifyExact(withRequestUUID(payload)), 'utf8');
@@ -375,8 +429,10 @@ export async function runDelivery(
   if (step.distinct) {
     // A long history: distinct events, each delivered once, eight at a time.
     const events = Array.from({ length: step.distinct }, () => distinctFrom(payload));
-    for (let i = 0; i < events.length; i += 8) exchanges.push(...(await Promise.all(events.slice(i, i + 8).map((event) => deliverOne(event)))));
-  } else if (step.concurrent) exchanges.push(...(await Promise.all(Array.from({ length: count }, () => deliverOne(payload)))));
+    for (let i = 0; i < events.length; i += 8)
+      exchanges.push(...(await Promise.all(events.slice(i, i + 8).map((event) => deliverOne(event)))));
+  } else if (step.concurrent)
+    exchanges.push(...(await Promise.all(Array.from({ length: count }, () => deliverOne(payload)))));
   else for (let i = 0; i < count; i++) exchanges.push(await deliverOne(payload));
   return { exchanges, delivered: exchanges.map((exchange) => exchange.payloadText ?? '') };
 }

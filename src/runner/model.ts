@@ -13,7 +13,18 @@ export type Answer = 'ack' | 'errcode-1' | 'http-500' | 'string-zero' | 'no-errc
 
 /** What a case can need from the target; without it the case is skipped. */
 export type Need =
-  'userId' | 'orders' | 'control' | 'forbiddenKey' | 'expiredKey' | 'futureKey' | 'probe' | 'receiver' | 'listen' | 'cards' | 'restart' | 'casedKey';
+  | 'userId'
+  | 'orders'
+  | 'control'
+  | 'forbiddenKey'
+  | 'expiredKey'
+  | 'futureKey'
+  | 'probe'
+  | 'receiver'
+  | 'listen'
+  | 'cards'
+  | 'restart'
+  | 'casedKey';
 
 /**
  * A near miss of the merchant's key (the derived cases of CB-KEY-401): the key in other letter case,
@@ -75,7 +86,15 @@ export interface RequestStep {
   plain?: unknown;
   plainText?: string;
   data?: string;
-  encode?: 'standard' | 'url-safe' | 'line-breaks' | 'plus-as-space' | 'wrong-key' | 'truncated' | 'unencoded-form' | 'unpadded';
+  encode?:
+    | 'standard'
+    | 'url-safe'
+    | 'line-breaks'
+    | 'plus-as-space'
+    | 'wrong-key'
+    | 'truncated'
+    | 'unencoded-form'
+    | 'unpadded';
   json?: unknown;
   body?: string;
   save?: string;
@@ -136,7 +155,17 @@ export interface DeliverStep {
   /** Runs the user's `--restart` right after the answer, before the probe is read. */
   restartAfter?: boolean;
   mangle?:
-    'none' | 'form-field' | 'plus-as-space' | 'url-safe' | 'line-breaks' | 'garbage' | 'wrong-key' | 'truncated' | 'not-json' | 'invalid-payload' | 'not-utf8';
+    | 'none'
+    | 'form-field'
+    | 'plus-as-space'
+    | 'url-safe'
+    | 'line-breaks'
+    | 'garbage'
+    | 'wrong-key'
+    | 'truncated'
+    | 'not-json'
+    | 'invalid-payload'
+    | 'not-utf8';
   deliveries?: number;
   concurrent?: boolean;
   /** This many distinct events of the type (fresh ids each), each delivered once. */

@@ -45,14 +45,39 @@ describe("paramsProblem: an expectation's parameters against its check's schema"
       'parameter "schema" must be one of ErrorBody, UnauthorizedError, ForbiddenError, NotFoundError, not "Unauthorised"',
       'schema',
     ],
-    ['result', { schema: 'OrderReply' }, 'parameter "schema" must be one of EnergyMaxCountResult, OrderResult, not "OrderReply"', 'schema'],
+    [
+      'result',
+      { schema: 'OrderReply' },
+      'parameter "schema" must be one of EnergyMaxCountResult, OrderResult, not "OrderReply"',
+      'schema',
+    ],
     ['result', { schema: 'OrderResult', echo: { id: 5 } }, 'parameter "echo" at /id must be a string, not 5', 'echo'],
-    ['result', { schema: 'OrderResult', ifAccepted: 'yes' }, 'parameter "ifAccepted" must be a boolean, not "yes"', 'ifAccepted'],
+    [
+      'result',
+      { schema: 'OrderResult', ifAccepted: 'yes' },
+      'parameter "ifAccepted" must be a boolean, not "yes"',
+      'ifAccepted',
+    ],
     ['envelope', { outcome: 'sucess' }, 'parameter "outcome" must be one of success, failure, not "sucess"', 'outcome'],
     ['answers', { errCode: 0 }, 'parameter "errCode" must be one of zero, nonzero, not 0', 'errCode'],
-    ['energy-floor', { balance: 1.5, costPerTx: 1 }, 'parameter "balance" must be an integer, a string or an array, not 1.5', 'balance'],
-    ['energy-floor', { balance: [1, -2], costPerTx: 1 }, 'parameter "balance" at /1 must be >= 0 or a string, not -2', 'balance'],
-    ['energy-floor', { balance: 1, costPerTx: 0 }, 'parameter "costPerTx" must be >= 1 or a string, not 0', 'costPerTx'],
+    [
+      'energy-floor',
+      { balance: 1.5, costPerTx: 1 },
+      'parameter "balance" must be an integer, a string or an array, not 1.5',
+      'balance',
+    ],
+    [
+      'energy-floor',
+      { balance: [1, -2], costPerTx: 1 },
+      'parameter "balance" at /1 must be >= 0 or a string, not -2',
+      'balance',
+    ],
+    [
+      'energy-floor',
+      { balance: 1, costPerTx: 0 },
+      'parameter "costPerTx" must be >= 1 or a string, not 0',
+      'costPerTx',
+    ],
     ['callback-decrypts', { fields: [] }, 'parameter "fields" must be an object, not []', 'fields'],
   ])('refuses %s with %j: %s', (id, params, message, param) => {
     expect(paramsProblem(check(id), params)).toEqual(param === undefined ? { message } : { message, param });
@@ -66,10 +91,13 @@ describe("paramsProblem: an expectation's parameters against its check's schema"
     expect([...ERROR_SCHEMAS, ...RESULT_SCHEMAS].filter((name) => !isSchemaName(name))).toEqual([]);
   });
 
-  it.each(CHECKS.map((c) => [c.id, c] as const))('%s declares an object of exactly its properties, each required one among them', (_id, c) => {
-    expect([c.params.type, c.params.additionalProperties]).toEqual(['object', false]);
-    expect(c.params.required.filter((name) => !(name in c.params.properties))).toEqual([]);
-  });
+  it.each(CHECKS.map((c) => [c.id, c] as const))(
+    '%s declares an object of exactly its properties, each required one among them',
+    (_id, c) => {
+      expect([c.params.type, c.params.additionalProperties]).toEqual(['object', false]);
+      expect(c.params.required.filter((name) => !(name in c.params.properties))).toEqual([]);
+    },
+  );
 });
 
 describe('expectationProblem: whether an expectation can be judged on its step at all', () => {
@@ -78,7 +106,11 @@ describe('expectationProblem: whether an expectation can be judged on its step a
   const emit: Step = { emit: { type: 1 } };
 
   it.each([
-    ['a request check on a request step', { check: 'status', equals: 200, rules: ['ENERGY-PATH'], title: 'mine' }, request],
+    [
+      'a request check on a request step',
+      { check: 'status', equals: 200, rules: ['ENERGY-PATH'], title: 'mine' },
+      request,
+    ],
     ['a callback check on an emit step', { check: 'callback-headers' }, emit],
     ['a callback check on an await step', { check: 'callback-attempts', equals: 1 }, { await: { type: 3 } } as Step],
     ['an answers check on a deliver step', { check: 'answers', errCode: 'zero' }, deliver],
@@ -88,7 +120,12 @@ describe('expectationProblem: whether an expectation can be judged on its step a
   });
 
   it.each([
-    ['an unknown check', { check: 'statuz' }, request, `no check named "statuz" (known: ${CHECKS.map((c) => c.id).join(', ')})`],
+    [
+      'an unknown check',
+      { check: 'statuz' },
+      request,
+      `no check named "statuz" (known: ${CHECKS.map((c) => c.id).join(', ')})`,
+    ],
     [
       'a callback check on a request step',
       { check: 'callback-headers' },

@@ -18,7 +18,11 @@ let coercing: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 const compiledCoercing = new Map<string, ValidateFunction>();
 
-function validatorOf(check: AnyCheck, cache = compiled, compiler = () => (ajv ??= new Ajv2020({ allErrors: true, strict: true }))): ValidateFunction {
+function validatorOf(
+  check: AnyCheck,
+  cache = compiled,
+  compiler = () => (ajv ??= new Ajv2020({ allErrors: true, strict: true })),
+): ValidateFunction {
   let validate = cache.get(check.id);
   if (!validate) {
     validate = compiler().compile(check.params);
@@ -42,9 +46,19 @@ export function numbersFromText(expectation: Record<string, unknown>): void {
   const params: Record<string, unknown> = given;
   if (validatorOf(check)({ ...params })) return;
   const copy: Record<string, unknown> = structuredClone(params);
-  if (!validatorOf(check, compiledCoercing, () => (coercing ??= new Ajv2020({ allErrors: true, strict: true, coerceTypes: true })))(copy)) return;
+  if (
+    !validatorOf(
+      check,
+      compiledCoercing,
+      () => (coercing ??= new Ajv2020({ allErrors: true, strict: true, coerceTypes: true })),
+    )(copy)
+  )
+    return;
   const changed = Object.entries(copy).filter(
-    ([name, value]) => typeof value === 'number' && typeof params[name] === 'string' && /^-?(0|[1-9][0-9]*)$/.test(params[name] as string),
+    ([name, value]) =>
+      typeof value === 'number' &&
+      typeof params[name] === 'string' &&
+      /^-?(0|[1-9][0-9]*)$/.test(params[name] as string),
   );
   const next = { ...params, ...Object.fromEntries(changed) };
   if (!validatorOf(check)(next)) return;
@@ -60,7 +74,8 @@ function shown(value: unknown): string {
 /** The value at a JSON pointer below `root`. */
 function at(root: unknown, pointer: string): unknown {
   let node = root;
-  for (const part of pointer.split('/').slice(1)) node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of pointer.split('/').slice(1))
+    node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return node;
 }
 
@@ -73,7 +88,9 @@ function wording(error: ErrorObject, siblings: readonly ErrorObject[]): string {
       return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'anyOf': {
       // The alternatives' own complaints at the same place say what would have been accepted.
-      const own = siblings.filter((other) => other !== error && other.instancePath === error.instancePath && other.keyword !== 'anyOf');
+      const own = siblings.filter(
+        (other) => other !== error && other.instancePath === error.instancePath && other.keyword !== 'anyOf',
+      );
       const words = [...new Set(own.map((other) => wording(other, [])))];
       if (words.length === 0) return 'has none of the accepted forms';
       const alike = words.every((word) => word.startsWith('must be '));
@@ -97,7 +114,10 @@ export function paramsProblem(check: AnyCheck, params: Record<string, unknown>):
   const known = Object.keys(check.params.properties);
   const unknown = Object.keys(params).find((name) => !known.includes(name));
   if (unknown !== undefined)
-    return { message: `unknown parameter ${JSON.stringify(unknown)} (${known.length ? `known: ${known.join(', ')}` : 'it takes none'})`, param: unknown };
+    return {
+      message: `unknown parameter ${JSON.stringify(unknown)} (${known.length ? `known: ${known.join(', ')}` : 'it takes none'})`,
+      param: unknown,
+    };
   const validate = validatorOf(check);
   if (validate(params)) return undefined;
   const errors = validate.errors ?? [];
@@ -106,18 +126,29 @@ export function paramsProblem(check: AnyCheck, params: Record<string, unknown>):
   // The innermost value at fault (an item of a list rather than the list), and there an anyOf's own
   // complaint, which names every accepted form, rather than one of its alternatives'.
   const error = [...errors].sort(
-    (a, b) => b.instancePath.split('/').length - a.instancePath.split('/').length || Number(b.keyword === 'anyOf') - Number(a.keyword === 'anyOf'),
+    (a, b) =>
+      b.instancePath.split('/').length - a.instancePath.split('/').length ||
+      Number(b.keyword === 'anyOf') - Number(a.keyword === 'anyOf'),
   )[0]!;
   const [, param = '', ...inner] = error.instancePath.split('/');
   const place = inner.length ? ` at /${inner.join('/')}` : '';
-  return { message: `parameter ${JSON.stringify(param)}${place} ${wording(error, errors)}, not ${shown(at(params, error.instancePath))}`, param };
+  return {
+    message: `parameter ${JSON.stringify(param)}${place} ${wording(error, errors)}, not ${shown(at(params, error.instancePath))}`,
+    param,
+  };
 }
 
-const OBSERVATIONS: Record<Observation, string> = { exchange: 'requests and answers', callbacks: 'received callbacks', probe: "the probe's processed list" };
+const OBSERVATIONS: Record<Observation, string> = {
+  exchange: 'requests and answers',
+  callbacks: 'received callbacks',
+  probe: "the probe's processed list",
+};
 
 /** The step kinds that produce an observation, for a message: `emit and await`. */
 function producers(observation: Observation): string {
-  const kinds = (Object.keys(STEP_KINDS) as StepKindName[]).filter((kind) => STEP_KINDS[kind].produces.includes(observation));
+  const kinds = (Object.keys(STEP_KINDS) as StepKindName[]).filter((kind) =>
+    STEP_KINDS[kind].produces.includes(observation),
+  );
   return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : (kinds[0] ?? 'no');
 }
 
@@ -128,9 +159,16 @@ function producers(observation: Observation): string {
  *
  * @example expectationProblem({ check: 'status', equal: 200 }, { request: { endpoint: 'energy' } })?.message // 'unknown parameter "equal" (known: equals)'
  */
-export function expectationProblem(expectation: Expectation, step: Step): (ParamsProblem & { check?: AnyCheck }) | undefined {
+export function expectationProblem(
+  expectation: Expectation,
+  step: Step,
+): (ParamsProblem & { check?: AnyCheck }) | undefined {
   const check = findCheck(expectation.check);
-  if (!check) return { message: `no check named ${JSON.stringify(expectation.check)} (known: ${CHECKS.map((known) => known.id).join(', ')})`, param: 'check' };
+  if (!check)
+    return {
+      message: `no check named ${JSON.stringify(expectation.check)} (known: ${CHECKS.map((known) => known.id).join(', ')})`,
+      param: 'check',
+    };
   const kind = stepKindOf(step);
   if (kind && !STEP_KINDS[kind].produces.includes(check.needs)) {
     return {

@@ -46,12 +46,18 @@ describe('mergeAmountForms: one verdict from the run with JSON-number amounts an
       'a string amount refused, numbers processed: passes with one form only, a U-CB-FIELDS warning naming the form',
       result('passed', 'ok'),
       result('failed', 'expected 1 processing(s), the probe shows 0'),
-      result('warning', 'passes with one amount form only: with amounts as decimal strings: expected 1 processing(s), the probe shows 0', [
-        'CB-RAW-BODY',
-        'U-CB-FIELDS',
-      ]),
+      result(
+        'warning',
+        'passes with one amount form only: with amounts as decimal strings: expected 1 processing(s), the probe shows 0',
+        ['CB-RAW-BODY', 'U-CB-FIELDS'],
+      ),
     ],
-    ['one run skipped: the judged verdict stands', result('skipped', 'no probe'), result('failed', 'f'), result('failed', 'f')],
+    [
+      'one run skipped: the judged verdict stands',
+      result('skipped', 'no probe'),
+      result('failed', 'f'),
+      result('failed', 'f'),
+    ],
   ])('%s', (_label, asNumber, asString, merged) => {
     expect(mergeAmountForms(asNumber, asString, rules, false)).toEqual(merged);
   });
@@ -68,13 +74,20 @@ describe('mergeSpellings: unchanged by the generalisation', () => {
       'the provider spelling only fails',
       result('passed', 'ok'),
       result('failed', 'f'),
-      result('warning', "passes with one spelling only: with txId/chainName (the provider documentation's spelling): f", ['CB-RAW-BODY', 'U-CB-FIELDS']),
+      result(
+        'warning',
+        "passes with one spelling only: with txId/chainName (the provider documentation's spelling): f",
+        ['CB-RAW-BODY', 'U-CB-FIELDS'],
+      ),
     ],
     [
       'the interface spelling only fails',
       result('failed', 'f'),
       result('passed', 'ok'),
-      result('warning', "passes with one spelling only: with txid/chain (the interface's spelling): f", ['CB-RAW-BODY', 'U-CB-FIELDS']),
+      result('warning', "passes with one spelling only: with txid/chain (the interface's spelling): f", [
+        'CB-RAW-BODY',
+        'U-CB-FIELDS',
+      ]),
     ],
   ])('%s', (_label, asInterface, asProvider, merged) => {
     expect(mergeSpellings(asInterface, asProvider, rules, false)).toEqual(merged);

@@ -53,12 +53,25 @@ export async function checkUserId(target: ServiceTarget): Promise<PreflightStep 
   const what = `PUT /__control/merchants/${given}/energy (a body that is not JSON: nothing changes), and the same for ${nobody}, an id no merchant has`;
   const observed = `--user-id ${given}: ${shown(mine)}; ${nobody}: ${shown(stranger)}`;
   if (!mine || !stranger || mine.status === 401 || stranger.status === 401) {
-    return { what, observed, conclusion: 'the control API cannot tell whether --user-id is a merchant it knows; the suites run', level: 'warning' };
+    return {
+      what,
+      observed,
+      conclusion: 'the control API cannot tell whether --user-id is a merchant it knows; the suites run',
+      level: 'warning',
+    };
   }
   if (shape(mine, given) !== shape(stranger, nobody)) {
-    return { what, observed, conclusion: `the control API answers --user-id ${given} otherwise than an id no merchant has: the service knows it`, level: 'ok' };
+    return {
+      what,
+      observed,
+      conclusion: `the control API answers --user-id ${given} otherwise than an id no merchant has: the service knows it`,
+      level: 'ok',
+    };
   }
-  const missing = await ask({ ...energyProbe(given), url: joinUrl(target.baseUrl, `/__control/merchants/${given}/wc-no-such-route`) });
+  const missing = await ask({
+    ...energyProbe(given),
+    url: joinUrl(target.baseUrl, `/__control/merchants/${given}/wc-no-such-route`),
+  });
   if (mine.status === 404 && missing && shape(missing, given) !== shape(mine, given)) {
     throw new ConfigError(
       'preflight',

@@ -59,7 +59,9 @@ class Reasoning {
 
 /** The API key as messages name it: `--api-key`, or where else it came from (`the API key from env WALLET_API_KEY`). */
 function keyName(target: ServiceTarget | MerchantTarget): string {
-  return target.apiKeySource && target.apiKeySource !== '--api-key' ? `the API key from ${target.apiKeySource}` : '--api-key';
+  return target.apiKeySource && target.apiKeySource !== '--api-key'
+    ? `the API key from ${target.apiKeySource}`
+    : '--api-key';
 }
 
 /**
@@ -85,7 +87,9 @@ function noAnswerOnly(why: Reasoning, what: string, exchange: Exchange, conclusi
 
 /** The lines a console prints for a pre-flight: one per warning step. */
 export function preflightWarnings(preflight: Preflight): string[] {
-  return preflight.steps.filter((step) => step.level === 'warning').map((step) => `pre-flight: warning: ${step.conclusion}`);
+  return preflight.steps
+    .filter((step) => step.level === 'warning')
+    .map((step) => `pre-flight: warning: ${step.conclusion}`);
 }
 
 function clip(text: string, max = 120): string {
@@ -144,7 +148,9 @@ function controlTokenRefused(target: ServiceTarget, capabilities: Capabilities, 
   const probed = Object.entries(capabilities.routes);
   if (probed.length === 0 || !probed.every(([, route]) => route?.detail === 'answered 401 to --control-token')) return;
   const token =
-    target.controlTokenSource && target.controlTokenSource !== '--control-token' ? `the control token from ${target.controlTokenSource}` : '--control-token';
+    target.controlTokenSource && target.controlTokenSource !== '--control-token'
+      ? `the control token from ${target.controlTokenSource}`
+      : '--control-token';
   why.warn(
     `the control API routes with ${token}`,
     'every control API route answered 401',
@@ -183,8 +189,17 @@ async function judgeService(target: ServiceTarget, capabilities: Capabilities, w
   const response = exchange.response;
   if (!response) {
     if (await stillAnswers(target, target.baseUrl))
-      return noAnswerOnly(why, what, exchange, 'the service answers a plain GET of --base-url but gave no answer to a valid energy query: the suites judge it');
-    why.stop(what, '', `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`);
+      return noAnswerOnly(
+        why,
+        what,
+        exchange,
+        'the service answers a plain GET of --base-url but gave no answer to a valid energy query: the suites judge it',
+      );
+    why.stop(
+      what,
+      '',
+      `--base-url ${target.baseUrl} did not answer a valid energy query: ${exchange.error ?? 'no answer'}`,
+    );
   }
   if (response.status === 401 || response.status === 403) {
     // Not proof of a wrong key: a service whose key check is broken (an inverted validity window)
@@ -210,7 +225,8 @@ async function judgeService(target: ServiceTarget, capabilities: Capabilities, w
     );
     return why.result();
   }
-  if (response.decryptError && typeof envelope?.data === 'string') return judgeUnopened(probe, response.decryptError, envelope.data);
+  if (response.decryptError && typeof envelope?.data === 'string')
+    return judgeUnopened(probe, response.decryptError, envelope.data);
   const observed = `${answerOf(exchange)}${response.decrypted ? ' (data opens)' : ''}`;
   if (response.status !== 200) {
     why.warn(
@@ -219,7 +235,11 @@ async function judgeService(target: ServiceTarget, capabilities: Capabilities, w
       `the service answered a valid energy query with HTTP ${response.status}: a finding for the suites, not proof of a wrong configuration`,
     );
   } else if (!response.decrypted) {
-    why.warn(what, observed, 'the answer carries no encrypted data to open: a finding for the suites, not proof of a wrong configuration');
+    why.warn(
+      what,
+      observed,
+      'the answer carries no encrypted data to open: a finding for the suites, not proof of a wrong configuration',
+    );
   } else {
     why.ok(what, observed, 'the service accepts the key, and its answer opens with --public-key under --profile');
   }
@@ -308,7 +328,12 @@ function judgeUnopened(probe: ServiceProbe, decryptError: string, data: string):
 function plainCallback(target: MerchantTarget): { body: string; text: string } | undefined {
   const { trackingId: _tracking, requestUUID: _uuid, type, ...rest } = defaultPayload(4);
   for (let attempt = 0; attempt < 4000; attempt++) {
-    const text = stringifyExact({ type: type ?? 4, requestUUID: randomUUID(), ...rest, trackingId: `wc-${randomUUID()}` });
+    const text = stringifyExact({
+      type: type ?? 4,
+      requestUUID: randomUUID(),
+      ...rest,
+      trackingId: `wc-${randomUUID()}`,
+    });
     const body = sealBytes(Buffer.from(text, 'utf8'), 'callback', target.privateKey, { profile: target.profile });
     if (!body.includes('+')) return { body, text };
   }
@@ -333,7 +358,12 @@ function ordinaryCallback(key: RsaKey, profile: CryptoProfile): { body: string; 
  * `x-api-key`. Header names are case-insensitive (RFC 9110): when exactly one spelling is
  * accepted, the key is right and the receiver reads header names by their case.
  */
-async function keyHeaderExperiment(target: MerchantTarget, why: Reasoning, what: string, ordinary: Exchange): Promise<void> {
+async function keyHeaderExperiment(
+  target: MerchantTarget,
+  why: Reasoning,
+  what: string,
+  ordinary: Exchange,
+): Promise<void> {
   const spellings = ['X-API-KEY', 'x-api-key'] as const;
   const answers: { name: string; exchange: Exchange; accepted: boolean }[] = [];
   for (const name of spellings) {
@@ -360,7 +390,10 @@ async function keyHeaderExperiment(target: MerchantTarget, why: Reasoning, what:
 
 function sameAnswer(one: Exchange, other: Exchange): boolean {
   return (
-    one.response !== undefined && other.response !== undefined && one.response.status === other.response.status && one.response.body === other.response.body
+    one.response !== undefined &&
+    other.response !== undefined &&
+    one.response.status === other.response.status &&
+    one.response.body === other.response.body
   );
 }
 
@@ -371,7 +404,10 @@ function sameAnswer(one: Exchange, other: Exchange): boolean {
  * sealed under the other readings of the profile, one sealed with a stranger's key. `network`:
  * the one the run will use (default: the process's).
  */
-export async function preflightMerchant(target: MerchantTarget, network: NetworkConfig = currentNetwork()): Promise<Preflight> {
+export async function preflightMerchant(
+  target: MerchantTarget,
+  network: NetworkConfig = currentNetwork(),
+): Promise<Preflight> {
   const why = new Reasoning(network.session);
   return judgeMerchant(target, network, why).catch((error: unknown) => finishCut(error, why));
 }
@@ -414,7 +450,11 @@ async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why
         ordinary,
         'the merchant answers a plain GET of --callback-url but gave no answer to a valid callback: the suites judge it',
       );
-    why.stop(what, '', `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`);
+    why.stop(
+      what,
+      '',
+      `--callback-url ${target.callbackUrl} did not answer a valid callback: ${ordinary.error ?? 'no answer'}`,
+    );
   }
   if (ordinary.response.status === 401) {
     await keyHeaderExperiment(target, why, what, ordinary);
@@ -422,7 +462,11 @@ async function judgeMerchant(target: MerchantTarget, network: NetworkConfig, why
   }
   const ordinaryAck = ack(ordinary);
   if (ordinaryAck.verdict !== 'not-acknowledged') {
-    why.ok(what, `${answerOf(ordinary)} (${ordinaryAck.reason})`, 'the merchant accepts the key and opens the callback');
+    why.ok(
+      what,
+      `${answerOf(ordinary)} (${ordinaryAck.reason})`,
+      'the merchant accepts the key and opens the callback',
+    );
     return why.result();
   }
   why.warn(
@@ -447,7 +491,9 @@ async function formDecodingExplains(target: MerchantTarget, why: Reasoning, plus
   if (!plain) {
     why.ok(
       "a valid callback whose Base64 holds no '+'",
-      plus ? 'none could be built with this key size and profile in 4000 attempts' : 'the first callback already held none',
+      plus
+        ? 'none could be built with this key size and profile in 4000 attempts'
+        : 'the first callback already held none',
       'this experiment was not run',
     );
     return false;
@@ -473,7 +519,8 @@ async function formDecodingExplains(target: MerchantTarget, why: Reasoning, plus
 /** Experiment 2: a stranger's key: what the merchant answers to a callback it cannot open. */
 async function strangerExperiment(target: MerchantTarget, why: Reasoning): Promise<Exchange> {
   const strangerKeys = makeStrangerKeys(target.privateKey.bits);
-  const strangerKey = halfFor('callback', 'encrypt', target.profile) === 'private' ? strangerKeys.privateKey : strangerKeys.publicKey;
+  const strangerKey =
+    halfFor('callback', 'encrypt', target.profile) === 'private' ? strangerKeys.privateKey : strangerKeys.publicKey;
   const stranger = await deliver(target, ordinaryCallback(strangerKey, target.profile));
   const strangerAck = ack(stranger);
   why.ok(

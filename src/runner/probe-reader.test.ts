@@ -22,13 +22,21 @@ async function fill(store: MemoryIdempotencyStore, from: number, count: number, 
 }
 
 async function referenceMerchant(store: MemoryIdempotencyStore, token?: string): Promise<MerchantTarget> {
-  const merchant = await startMerchantServer({ apiKeys: ['k'], publicKey: testKeys.publicKey, store, ...(token ? { probe: { token } } : {}) });
+  const merchant = await startMerchantServer({
+    apiKeys: ['k'],
+    publicKey: testKeys.publicKey,
+    store,
+    ...(token ? { probe: { token } } : {}),
+  });
   closers.push(() => merchant.close());
   return { ...merchantTarget, probeUrl: merchant.probeUrl };
 }
 
 /** A user's probe of the old contract: answers its whole list, whatever the query; counts its requests. */
-async function oldProbe(list: () => string[], refuseQuery = false): Promise<{ target: MerchantTarget; urls: string[] }> {
+async function oldProbe(
+  list: () => string[],
+  refuseQuery = false,
+): Promise<{ target: MerchantTarget; urls: string[] }> {
   const urls: string[] = [];
   const server: Server = createServer((req, res) => {
     urls.push(req.url ?? '');
@@ -40,7 +48,10 @@ async function oldProbe(list: () => string[], refuseQuery = false): Promise<{ ta
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => new Promise((resolve) => server.close(resolve)));
-  return { target: { ...merchantTarget, probeUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe` }, urls };
+  return {
+    target: { ...merchantTarget, probeUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe` },
+    urls,
+  };
 }
 
 describe('reading the probe page by page', () => {
@@ -52,7 +63,9 @@ describe('reading the probe page by page', () => {
     expect(read.paged).toBe(true);
     expect(read.entries).toHaveLength(1_500);
     expect(read.entries.reduce((sum, entry) => sum + entry.length, 0)).toBeGreaterThan(1024 * 1024);
-    expect(read.entries.map((entry) => (JSON.parse(entry) as { trackingId: string }).trackingId)).toEqual(Array.from({ length: 1_500 }, (_, i) => `t-${i}`));
+    expect(read.entries.map((entry) => (JSON.parse(entry) as { trackingId: string }).trackingId)).toEqual(
+      Array.from({ length: 1_500 }, (_, i) => `t-${i}`),
+    );
   });
 
   it('reads from a mark only what came after it: a baseline keeps nothing of the history', async () => {
@@ -63,7 +76,10 @@ describe('reading the probe page by page', () => {
     expect(mark.cursor).toBe('1200');
     await fill(store, 1_200, 2, 10);
     const after = (await readProbeAfter(target, mark))!;
-    expect(after.entries.map((entry) => (JSON.parse(entry) as { trackingId: string }).trackingId)).toEqual(['t-1200', 't-1201']);
+    expect(after.entries.map((entry) => (JSON.parse(entry) as { trackingId: string }).trackingId)).toEqual([
+      't-1200',
+      't-1201',
+    ]);
     expect(after.mark.cursor).toBe('1202');
   });
 
@@ -88,25 +104,41 @@ describe('reading the probe page by page', () => {
     const store = new MemoryIdempotencyStore();
     await fill(store, 0, 1, 1);
     const target = await referenceMerchant(store, 'the-probe-token-5678');
-    await expect(readProbeAfter(target, undefined)).rejects.toThrow(/answered 401: it may need a token; give it with --probe-token or WALLET_PROBE_TOKEN$/);
+    await expect(readProbeAfter(target, undefined)).rejects.toThrow(
+      /answered 401: it may need a token; give it with --probe-token or WALLET_PROBE_TOKEN$/,
+    );
     await expect(readProbeAfter({ ...target, probeToken: 'wrong-token' }, undefined)).rejects.toThrow(
       /answered 401 to the probe token \(--probe-token or WALLET_PROBE_TOKEN\): is it the one in the merchant's probe.token\?$/,
     );
-    expect((await readProbeAfter({ ...target, probeToken: 'the-probe-token-5678' }, undefined))!.entries).toHaveLength(1);
+    expect((await readProbeAfter({ ...target, probeToken: 'the-probe-token-5678' }, undefined))!.entries).toHaveLength(
+      1,
+    );
   });
 
   it('refuses a probe whose cursor does not move while it says more follow', async () => {
-    const server = createServer((_req, res) => res.writeHead(200).end('{"processed":[{"a":1}],"next":"7","more":true}'));
+    const server = createServer((_req, res) =>
+      res.writeHead(200).end('{"processed":[{"a":1}],"next":"7","more":true}'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => server.close(resolve)));
     const target = { ...merchantTarget, probeUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe` };
-    await expect(readProbeAfter(target, undefined)).rejects.toThrow(/answered "more" with the same "next" cursor it was asked for/);
+    await expect(readProbeAfter(target, undefined)).rejects.toThrow(
+      /answered "more" with the same "next" cursor it was asked for/,
+    );
   });
 });
 
 describe('scanning a probe answer', () => {
   // Strings holding what a naive scan trips on: quotes and backslashes escaped, brackets and commas, astral and combining characters.
-  const entries = [String.raw`{"t":"a\\"}`, String.raw`{"t":"b\\\"],{x"}`, '{"t":"租户𐀀é\u0301"}', '[1,{"n":2.50}]', '"s"', '12.340', String.raw`{"t":"\\\\"}`];
+  const entries = [
+    String.raw`{"t":"a\\"}`,
+    String.raw`{"t":"b\\\"],{x"}`,
+    '{"t":"租户𐀀é\u0301"}',
+    '[1,{"n":2.50}]',
+    '"s"',
+    '12.340',
+    String.raw`{"t":"\\\\"}`,
+  ];
   const text = `{"count":7, "processed": [ ${entries.join(' ,\n')} ], "more": false}`;
 
   it('reads the same from the bytes as from the text, each entry exact, only those from the skip on decoded', () => {

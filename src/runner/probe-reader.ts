@@ -254,7 +254,12 @@ export function parseProbeAnswer(answer: string | Uint8Array, source: string, sk
   if (!scanned) {
     // Not the shape: parse it to say what is wrong.
     try {
-      parseExactJson((typeof answer === 'string' ? answer : Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength).toString('utf8')).trim());
+      parseExactJson(
+        (typeof answer === 'string'
+          ? answer
+          : Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength).toString('utf8')
+        ).trim(),
+      );
     } catch {
       throw new Error(`${source} gave no JSON: expected ${PROBE_SHAPE}`);
     }
@@ -271,25 +276,37 @@ export function parseProbeAnswer(answer: string | Uint8Array, source: string, sk
   };
   const next = field('next');
   const cursor = typeof next === 'string' ? next : next instanceof LosslessNumber ? next.value : undefined;
-  if (next !== undefined && next !== null && cursor === undefined) throw new Error(`${source} gave a "next" that is not a string: expected ${PROBE_SHAPE}`);
+  if (next !== undefined && next !== null && cursor === undefined)
+    throw new Error(`${source} gave a "next" that is not a string: expected ${PROBE_SHAPE}`);
   let entries: string[];
   try {
     entries = scanned.entries.map((entry) => stringifyExact(parseExactJson(entry)));
   } catch {
     throw new Error(`${source} gave no JSON (an entry of its processed list): expected ${PROBE_SHAPE}`);
   }
-  return { entries, count: scanned.count, ...(cursor === undefined ? {} : { next: cursor }), more: field('more') === true };
+  return {
+    entries,
+    count: scanned.count,
+    ...(cursor === undefined ? {} : { next: cursor }),
+    more: field('more') === true,
+  };
 }
 
 /** Runs a shell command (bounded in time) and resolves with its stdout; a failure names the command's exit. */
 export function runShellCommand(command: string, what: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    exec(command, { timeout: timeoutMs, maxBuffer: UNPAGED_PROBE_CAP_BYTES, windowsHide: true }, (error, stdout, stderr) => {
-      if (error) {
-        const why = error.killed ? `did not finish within ${timeoutMs / 1000} s` : `exited with status ${error.code ?? '?'}`;
-        reject(new Error(`${what} ${why}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
-      } else resolve(stdout);
-    });
+    exec(
+      command,
+      { timeout: timeoutMs, maxBuffer: UNPAGED_PROBE_CAP_BYTES, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) {
+          const why = error.killed
+            ? `did not finish within ${timeoutMs / 1000} s`
+            : `exited with status ${error.code ?? '?'}`;
+          reject(new Error(`${what} ${why}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
+        } else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -302,8 +319,15 @@ function pageUrl(probeUrl: string, cursor: string | undefined): string {
 }
 
 /** One GET of the probe; the answer's bytes (decoded only where an entry is kept), or a one-line error naming what to do. */
-async function getProbe(target: ProbeSource, url: string, network: NetworkConfig): Promise<{ status: number; body: Buffer }> {
-  const headers: Record<string, string> = { accept: 'application/json', ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}) };
+async function getProbe(
+  target: ProbeSource,
+  url: string,
+  network: NetworkConfig,
+): Promise<{ status: number; body: Buffer }> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(target.probeToken ? { authorization: `Bearer ${target.probeToken}` } : {}),
+  };
   try {
     // The run's network and its connections; only this answer's cap is raised (a probe that does not page answers its whole history).
     const answer = await transportOf(target).send({
@@ -345,7 +369,11 @@ const UNPAGED = new WeakMap<ProbeSource, true>();
  * entries past `from.index` are new. A history of any length is read in bounded pieces; with
  * `keep: false` nothing but the end is remembered (a baseline). A probe command is run once.
  */
-export async function readProbeAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<ProbeRead | undefined> {
+export async function readProbeAfter(
+  target: ProbeSource,
+  from: ProbeMark | undefined,
+  options: ProbeReadOptions = {},
+): Promise<ProbeRead | undefined> {
   const read = await readProbeOnce(target, from, options);
   if (read) {
     const session = (options.network ?? currentNetwork()).session;
@@ -367,11 +395,19 @@ export function probeAnswered(target: ProbeSource, network: NetworkConfig): bool
   return ANSWERED.get(network.session)?.has(probeKey(target)) ?? false;
 }
 
-async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions): Promise<ProbeRead | undefined> {
+async function readProbeOnce(
+  target: ProbeSource,
+  from: ProbeMark | undefined,
+  options: ProbeReadOptions,
+): Promise<ProbeRead | undefined> {
   const keep = options.keep ?? true;
   const network = options.network ?? currentNetwork();
   if (target.probeCmd) {
-    const answer = parseProbeAnswer(await runShellCommand(target.probeCmd, '--probe-cmd', 30_000), '--probe-cmd', keep ? (from?.index ?? 0) : Infinity);
+    const answer = parseProbeAnswer(
+      await runShellCommand(target.probeCmd, '--probe-cmd', 30_000),
+      '--probe-cmd',
+      keep ? (from?.index ?? 0) : Infinity,
+    );
     return { entries: answer.entries, mark: { index: answer.count }, paged: false };
   }
   if (!target.probeUrl) return undefined;
@@ -380,7 +416,11 @@ async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, o
   let cursor = from?.cursor;
   const maxPages = Math.min(options.maxPages ?? MAX_PAGES, MAX_PAGES);
   for (let page = 0; page < maxPages; page++) {
-    let answer = await getProbe(target, UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor), network);
+    let answer = await getProbe(
+      target,
+      UNPAGED.has(target) ? target.probeUrl : pageUrl(target.probeUrl, cursor),
+      network,
+    );
     if (answer.status !== 200 && page === 0 && !UNPAGED.has(target)) {
       // A probe that refuses a query it does not know (a strict router may even answer 401 to a
       // path it does not serve): ask for the plain URL, without the page query.
@@ -390,11 +430,17 @@ async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, o
     }
     if (answer.status !== 200) throw refusal(target, answer.status);
     // Until it shows it pages, an answer may be the whole history: only what follows the mark is parsed.
-    const parsed = parseProbeAnswer(answer.body, source, page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0);
+    const parsed = parseProbeAnswer(
+      answer.body,
+      source,
+      page === 0 && from?.cursor === undefined ? (keep ? (from?.index ?? 0) : Infinity) : 0,
+    );
     if (parsed.next === undefined) {
       // It does not page: the answer is the whole history.
       if (page > 0 || from?.cursor !== undefined)
-        throw new Error(`${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`);
+        throw new Error(
+          `${source} stopped paging (an answer without "next" after one with it): expected ${PROBE_SHAPE}`,
+        );
       return { entries: parsed.entries, mark: { index: parsed.count }, paged: false };
     }
     if (page === 0 && from?.cursor === undefined && parsed.entries.length < parsed.count) {
@@ -405,9 +451,13 @@ async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, o
     const advanced = parsed.next !== cursor;
     cursor = parsed.next;
     if (!parsed.more || parsed.entries.length === 0) return { entries, mark: { cursor, index: 0 }, paged: true };
-    if (!advanced) throw new Error(`${source} answered "more" with the same "next" cursor it was asked for: it would be read forever`);
+    if (!advanced)
+      throw new Error(
+        `${source} answered "more" with the same "next" cursor it was asked for: it would be read forever`,
+      );
   }
-  if (options.maxPages !== undefined) return { entries, mark: { ...(cursor === undefined ? {} : { cursor }), index: 0 }, paged: true };
+  if (options.maxPages !== undefined)
+    return { entries, mark: { ...(cursor === undefined ? {} : { cursor }), index: 0 }, paged: true };
   throw new Error(`${source} still had more after ${MAX_PAGES} pages of ${PROBE_PAGE_ENTRIES}: stopped`);
 }
 
@@ -417,7 +467,11 @@ async function readProbeOnce(target: ProbeSource, from: ProbeMark | undefined, o
  *
  * @example const processed = await probeEntriesAfter({ probeUrl: 'http://127.0.0.1:9400/probe' }, mark)
  */
-export async function probeEntriesAfter(target: ProbeSource, from: ProbeMark | undefined, options: ProbeReadOptions = {}): Promise<string[]> {
+export async function probeEntriesAfter(
+  target: ProbeSource,
+  from: ProbeMark | undefined,
+  options: ProbeReadOptions = {},
+): Promise<string[]> {
   return (await readProbeAfter(target, from, options))?.entries ?? [];
 }
 

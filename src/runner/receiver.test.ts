@@ -3,9 +3,12 @@ import { readAcknowledgement } from '../wire/acknowledgement.js';
 import { ANSWERS, startReceiver, type Answer, type Receiver } from './receiver.js';
 
 describe("the receiver's scripted answers (CB-ERRCODE, read by src/wire/acknowledgement.ts)", () => {
-  it.each(Object.keys(ANSWERS) as Answer[])('%s reads as the service must read it: only ack is an acknowledgement', (answer) => {
-    expect(readAcknowledgement(ANSWERS[answer]).verdict).toBe(answer === 'ack' ? 'acknowledged' : 'not-acknowledged');
-  });
+  it.each(Object.keys(ANSWERS) as Answer[])(
+    '%s reads as the service must read it: only ack is an acknowledgement',
+    (answer) => {
+      expect(readAcknowledgement(ANSWERS[answer]).verdict).toBe(answer === 'ack' ? 'acknowledged' : 'not-acknowledged');
+    },
+  );
 
   let receiver: Receiver | undefined;
   afterEach(async () => {

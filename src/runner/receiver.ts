@@ -15,7 +15,11 @@ export interface Receiver {
   /** Sets how the next deliveries are answered: in turn, the last one repeating. */
   script(answers: Answer[]): void;
   /** Resolves when `count` deliveries matching `filter` arrived, or after `timeoutMs`. */
-  waitFor(count: number, filter: (callback: ReceivedCallback) => boolean, timeoutMs: number): Promise<ReceivedCallback[]>;
+  waitFor(
+    count: number,
+    filter: (callback: ReceivedCallback) => boolean,
+    timeoutMs: number,
+  ): Promise<ReceivedCallback[]>;
   close(): Promise<void>;
 }
 
@@ -48,7 +52,8 @@ export async function startReceiver(port = 0, host = '127.0.0.1', publicUrl?: st
     const answer = ANSWERS[answers[Math.min(answered, answers.length - 1)] ?? 'ack'];
     answered++;
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     received.push({
       at: Date.now(),
       method: req.method ?? '',

@@ -38,7 +38,10 @@ function open(host: string, port: number, ms: number): Promise<Socket | undefine
  * step's level says so and pre-flight ends the run (exit 2). An in-process restart hook (the
  * toolkit's own tests) is not proven here. `session` is the network session of the run to come.
  */
-export async function proveRestart(target: MerchantTarget, session: RunSession): Promise<{ proven: boolean; step: PreflightStep }> {
+export async function proveRestart(
+  target: MerchantTarget,
+  session: RunSession,
+): Promise<{ proven: boolean; step: PreflightStep }> {
   const url = new URL(target.callbackUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -60,7 +63,8 @@ export async function proveRestart(target: MerchantTarget, session: RunSession):
     }
   })();
   // The receiver goes away on purpose: a refused connection now is not "the target stopped answering".
-  for (const origin of [url.origin, ...(target.probeUrl ? [new URL(target.probeUrl).origin] : [])]) session.forget(origin);
+  for (const origin of [url.origin, ...(target.probeUrl ? [new URL(target.probeUrl).origin] : [])])
+    session.forget(origin);
   const started = Date.now();
   let failure: string | undefined;
   try {
@@ -76,7 +80,12 @@ export async function proveRestart(target: MerchantTarget, session: RunSession):
   const backBy = Date.now() + BACK_MS;
   while (!failure) {
     try {
-      const answer = await transportOf(target).send({ method: 'GET', url: target.callbackUrl, headers: {}, timeoutMs: 2000 });
+      const answer = await transportOf(target).send({
+        method: 'GET',
+        url: target.callbackUrl,
+        headers: {},
+        timeoutMs: 2000,
+      });
       back = `answered HTTP ${answer.status}`;
       break;
     } catch (error) {
@@ -89,7 +98,8 @@ export async function proveRestart(target: MerchantTarget, session: RunSession):
   await poller;
   held?.destroy();
   const observed = `the command ${failure ? failure : `ran ${ran} ms`}; ${held ? `the held connection ${heldClosed ? 'was closed by the receiver' : 'stayed open'}` : 'no connection could be held before it'}; ${refused} of ${polls} connection attempts refused; afterwards the callback URL ${back}`;
-  if (failure) return { proven: false, step: { what, observed, conclusion: `--restart failed: ${failure}`, level: 'warning' } };
+  if (failure)
+    return { proven: false, step: { what, observed, conclusion: `--restart failed: ${failure}`, level: 'warning' } };
   if (!down())
     return {
       proven: false,
@@ -103,7 +113,15 @@ export async function proveRestart(target: MerchantTarget, session: RunSession):
   if (!back.startsWith('answered'))
     return {
       proven: false,
-      step: { what, observed, conclusion: `--restart stopped the receiver but it did not come back within ${BACK_MS / 1000} s`, level: 'warning' },
+      step: {
+        what,
+        observed,
+        conclusion: `--restart stopped the receiver but it did not come back within ${BACK_MS / 1000} s`,
+        level: 'warning',
+      },
     };
-  return { proven: true, step: { what, observed, conclusion: 'the receiver went down and came back: --restart restarts it', level: 'ok' } };
+  return {
+    proven: true,
+    step: { what, observed, conclusion: 'the receiver went down and came back: --restart restarts it', level: 'ok' },
+  };
 }

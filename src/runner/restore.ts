@@ -1,7 +1,12 @@
 import type { Capabilities, ControlRoute } from './capabilities.js';
 import { routePath } from './capabilities.js';
 import { parseExactJson } from '../core/exact-json.js';
-import { controlSetCallbackUrl, controlSetEnergy, type ControlAnswer, type ControlEnergy } from '../generated/control-client.js';
+import {
+  controlSetCallbackUrl,
+  controlSetEnergy,
+  type ControlAnswer,
+  type ControlEnergy,
+} from '../generated/control-client.js';
 import { controlClientOf, merchantOf } from './control.js';
 import type { ServiceTarget } from './types.js';
 
@@ -24,7 +29,8 @@ function parsed(text: string | undefined): unknown {
 
 /** What the capability probe already read: GET energy and GET callback-url, when offered. */
 export function snapshotControlState(capabilities: Capabilities): ControlSnapshot {
-  const energy = parsed(capabilities.routes['GET energy']?.text) as { balance?: unknown; costPerTx?: unknown } | undefined;
+  const energy = parsed(capabilities.routes['GET energy']?.text) as
+    { balance?: unknown; costPerTx?: unknown } | undefined;
   const callback = parsed(capabilities.routes['GET callback-url']?.text) as { url?: unknown } | undefined;
   return {
     ...(energy && energy.balance !== undefined && energy.costPerTx !== undefined
@@ -38,7 +44,11 @@ export function snapshotControlState(capabilities: Capabilities): ControlSnapsho
  * Puts back what the run changed through the control API (energy, callback URL), so `verify`
  * leaves a target as it found it. Returns one note per thing restored or not restorable.
  */
-export async function restoreControlState(snapshot: ControlSnapshot, touched: Set<ControlRoute>, target: ServiceTarget): Promise<string[]> {
+export async function restoreControlState(
+  snapshot: ControlSnapshot,
+  touched: Set<ControlRoute>,
+  target: ServiceTarget,
+): Promise<string[]> {
   const notes: string[] = [];
   const client = controlClientOf(target);
   const merchant = merchantOf(target);
@@ -51,7 +61,9 @@ export async function restoreControlState(snapshot: ControlSnapshot, touched: Se
   ) => {
     if (!touched.has(route)) return;
     if (value === undefined) {
-      notes.push(`${what} not restored: the run changed it, and the target offers no ${routePath(read, target)} to read it before the run`);
+      notes.push(
+        `${what} not restored: the run changed it, and the target offers no ${routePath(read, target)} to read it before the run`,
+      );
       return;
     }
     try {
@@ -66,12 +78,18 @@ export async function restoreControlState(snapshot: ControlSnapshot, touched: Se
     }
   };
   // The values are the target's own answers as read before the run (exact numbers), put back as they were.
-  await restore('energy', 'PUT energy', 'GET energy', snapshot.energy, (energy) => controlSetEnergy(client, merchant, energy));
+  await restore('energy', 'PUT energy', 'GET energy', snapshot.energy, (energy) =>
+    controlSetEnergy(client, merchant, energy),
+  );
   if (snapshot.callbackUrl === null && touched.has('PUT callback-url'))
     notes.push('callback URL not restored: none was set before the run, and the control API cannot unset it');
   else
-    await restore('callback URL', 'PUT callback-url', 'GET callback-url', snapshot.callbackUrl == null ? undefined : { url: snapshot.callbackUrl }, (url) =>
-      controlSetCallbackUrl(client, merchant, url),
+    await restore(
+      'callback URL',
+      'PUT callback-url',
+      'GET callback-url',
+      snapshot.callbackUrl == null ? undefined : { url: snapshot.callbackUrl },
+      (url) => controlSetCallbackUrl(client, merchant, url),
     );
   return notes;
 }

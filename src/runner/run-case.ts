@@ -51,7 +51,10 @@ export interface CaseRun {
  */
 export async function runCaseInForms(suite: Suite, testCase: Case, run: CaseRun): Promise<CheckResult[]> {
   const forms: Pick<Case, 'spellings' | 'amounts'> = run.target.side === 'merchant' ? testCase : {};
-  const base: PayloadForm = { spelling: 'interface', ...(forms.amounts === 'both' ? { amounts: 'number' as const } : {}) };
+  const base: PayloadForm = {
+    spelling: 'interface',
+    ...(forms.amounts === 'both' ? { amounts: 'number' as const } : {}),
+  };
   let verdicts = await runCase(suite, testCase, run, base);
   if (forms.spellings === 'both') {
     const asProvider = await runCase(suite, testCase, run, { ...base, spelling: 'provider' });
@@ -109,7 +112,12 @@ async function runCase(suite: Suite, testCase: Case, run: CaseRun, form: Payload
 }
 
 /** Runs a step into `outcome`; its fault, when it could not give its checks what they judge (a throw included). */
-async function runOneStep(step: Step, state: CaseState, outcome: StepOutcome, run: CaseRun): Promise<StepFault | undefined> {
+async function runOneStep(
+  step: Step,
+  state: CaseState,
+  outcome: StepOutcome,
+  run: CaseRun,
+): Promise<StepFault | undefined> {
   let fault: StepFault | undefined;
   try {
     const ran = await runStep(step, run.target, state);
@@ -160,14 +168,21 @@ function judgeStep(judged: JudgedStep, run: CaseRun): CheckResult[] {
 }
 
 /** One check's result within its step; `causes` holds the causes the step's earlier checks reported. */
-function judgeExpectation(expectation: Expectation, judged: JudgedStep, run: CaseRun, causes: Map<string, ReportedCause>): CheckResult {
+function judgeExpectation(
+  expectation: Expectation,
+  judged: JudgedStep,
+  run: CaseRun,
+  causes: Map<string, ReportedCause>,
+): CheckResult {
   const { suite, testCase } = judged;
   const check = findCheck(expectation.check);
   const ruleIds = expectation.rules ?? testCase.rules;
   const found = findingsOf(expectation, check, judged, run);
   let worst = found.fault
     ? found.findings[0]!
-    : (found.findings.find((finding) => finding.status === 'failed') ?? found.findings.find((finding) => finding.status === 'skipped') ?? found.findings[0]!);
+    : (found.findings.find((finding) => finding.status === 'failed') ??
+      found.findings.find((finding) => finding.status === 'skipped') ??
+      found.findings[0]!);
   const named = judgedRules(worst, ruleIds);
   // A rule the catalogue lacks cannot be weighed (nor shown to bind anyone): the suite's error, not a warning.
   const unknown = found.fault ? [] : named.filter((id) => !run.rules.has(id));
@@ -205,8 +220,15 @@ function judgeExpectation(expectation: Expectation, judged: JudgedStep, run: Cas
 function joinCause(reported: ReportedCause, finding: Finding, named: string[], run: CaseRun): Finding {
   const joined = [...new Set([...reported.result.rules, ...named])];
   if (joined.length > reported.result.rules.length)
-    Object.assign(reported.result, { rules: joined }, judgeFinding({ ...reported.finding, rules: joined }, joined, run.rules, run.strict, run.target.side));
-  return { status: 'skipped', message: `not judged: ${finding.message} (the cause is reported once, by ${reported.check}, under ${joined.join(', ')})` };
+    Object.assign(
+      reported.result,
+      { rules: joined },
+      judgeFinding({ ...reported.finding, rules: joined }, joined, run.rules, run.strict, run.target.side),
+    );
+  return {
+    status: 'skipped',
+    message: `not judged: ${finding.message} (the cause is reported once, by ${reported.check}, under ${joined.join(', ')})`,
+  };
 }
 
 /**
@@ -220,7 +242,10 @@ function findingsOf(
   judged: JudgedStep,
   run: CaseRun,
 ): { findings: Finding[]; fault?: RunFault } {
-  const suiteError = (message: string) => ({ findings: [{ status: 'failed' as const, message: `${FAULT_WORDS.suite}: ${message}` }], fault: 'suite' as const });
+  const suiteError = (message: string) => ({
+    findings: [{ status: 'failed' as const, message: `${FAULT_WORDS.suite}: ${message}` }],
+    fault: 'suite' as const,
+  });
   if (!check) return suiteError(`no check named ${expectation.check}`);
   // A suite the loader did not see (built in code): its checks read typed parameters only.
   const problem = expectationProblem(expectation, judged.step);
@@ -229,7 +254,10 @@ function findingsOf(
   if (fault && (!fault.lost || fault.lost === check.needs)) {
     if (fault.blame === 'target') return { findings: [{ status: 'failed', message: fault.message }] };
     if (fault.blame === 'unsupported') return { findings: [{ status: 'skipped', message: fault.message }] };
-    return { findings: [{ status: 'failed', message: `${FAULT_WORDS[fault.blame]}: ${fault.message}` }], fault: fault.blame };
+    return {
+      findings: [{ status: 'failed', message: `${FAULT_WORDS[fault.blame]}: ${fault.message}` }],
+      fault: fault.blame,
+    };
   }
   const { check: _id, rules: _rules, title: _title, ...params } = expectation;
   const ctx: CheckContext = {
@@ -246,7 +274,9 @@ function findingsOf(
   try {
     findings = check.run(ctx);
   } catch (error) {
-    return { findings: [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }] };
+    return {
+      findings: [{ status: 'failed', message: `check ${check.id} could not judge: ${(error as Error).message}` }],
+    };
   }
   // A check that says nothing has not judged: passing it would be green for nothing looked at.
   return findings.length > 0 ? { findings } : suiteError(`check ${check.id} returned no finding`);

@@ -53,7 +53,8 @@ async function counting(server: http.Server | https.Server, scheme: 'http' | 'ht
   };
 }
 
-const answer404: http.RequestListener = (_req, res) => void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such route"}');
+const answer404: http.RequestListener = (_req, res) =>
+  void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such route"}');
 
 describe('a run closes what it opened', () => {
   let ca: ThrowawayCa;
@@ -90,7 +91,9 @@ describe('a run closes what it opened', () => {
       release = () => res.writeHead(200).end('late');
     });
     const server = await counting(held, 'https');
-    const run = openRun(defaultNetwork({ tls: { extraCa: [ca.cert], insecure: false }, proxy: proxyFromEnv({ HTTPS_PROXY: proxy.url }) }));
+    const run = openRun(
+      defaultNetwork({ tls: { extraCa: [ca.cert], insecure: false }, proxy: proxyFromEnv({ HTTPS_PROXY: proxy.url }) }),
+    );
     try {
       const pending = run.transport.send({ method: 'GET', url: `${server.url}/held`, headers: {} });
       const settled = pending.then(
@@ -131,7 +134,12 @@ describe('a run closes what it opened', () => {
       // Kept alive while the run ran (the server would hold them 5 s): closed by the run's end.
       await server.allClosed();
       // Whose session the run reads: the given network's, not the process's.
-      const cut = await runSuites({ target: { ...serviceTarget, baseUrl: server.url }, suites: [], rules: [], network });
+      const cut = await runSuites({
+        target: { ...serviceTarget, baseUrl: server.url },
+        suites: [],
+        rules: [],
+        network,
+      });
       expect(cut.notes).toEqual(['cut by the test before the run']);
     } finally {
       await server.close();
@@ -146,7 +154,13 @@ describe('a run closes what it opened', () => {
         return { status: 404, headers: {}, body: Buffer.from('{}'), durationMs: 0 };
       },
     });
-    const target = { ...serviceTarget, baseUrl: 'http://127.0.0.1:9', controlToken: 'ct', userId: 1, transport: recording('target') };
+    const target = {
+      ...serviceTarget,
+      baseUrl: 'http://127.0.0.1:9',
+      controlToken: 'ct',
+      userId: 1,
+      transport: recording('target'),
+    };
     await runSuites({ target, suites: [], rules: [], network: defaultNetwork() });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((line) => line.startsWith('target '))).toBe(true);

@@ -33,7 +33,11 @@ export function joinUrl(base: string, path: string): string {
 }
 
 /** The X-API-KEY a case asks for (a list: the header once per value); undefined means "send none". */
-function apiKeyFor(choice: RequestStep['apiKey'], target: ServiceTarget, variant?: RequestStep['keyVariant']): string | string[] | undefined {
+function apiKeyFor(
+  choice: RequestStep['apiKey'],
+  target: ServiceTarget,
+  variant?: RequestStep['keyVariant'],
+): string | string[] | undefined {
   if (variant) return nearMiss(target.apiKey, variant);
   switch (choice ?? 'valid') {
     case 'missing':
@@ -59,7 +63,8 @@ function encodeData(plainText: string, step: RequestStep, target: ServiceTarget,
   // A mangling of '+' or '/' changes nothing when the ciphertext holds none (PKCS#1 v1.5 pads at
   // random, so about 1 in 200 two-block requests): seal again, so the case sends what it says it does.
   const mangled = encode === 'plus-as-space' ? /\+/ : encode === 'url-safe' ? /[+/]/ : undefined;
-  for (let tries = 1; mangled && !mangled.test(sealed) && tries < 32; tries++) sealed = sealJson(plainText, 'request', key, { profile: target.profile });
+  for (let tries = 1; mangled && !mangled.test(sealed) && tries < 32; tries++)
+    sealed = sealJson(plainText, 'request', key, { profile: target.profile });
   switch (encode) {
     case 'url-safe':
       return sealed.replaceAll('+', '-').replaceAll('/', '_');
@@ -109,11 +114,19 @@ function padToEdge(text: string, edge: LengthEdge, blocks: number, target: Servi
  * more in the id is a byte more in an answer that echoes it (ORDER-RES). A fresh id, longer than
  * the previous one, so no order repeats a callBackId (ORDER-CALLBACK-ID).
  */
-function steerAnswer(plain: Record<string, ExactJson>, edge: LengthEdge, scope: TemplateScope, target: ServiceTarget): Record<string, ExactJson> {
+function steerAnswer(
+  plain: Record<string, ExactJson>,
+  edge: LengthEdge,
+  scope: TemplateScope,
+  target: ServiceTarget,
+): Record<string, ExactJson> {
   const last = scope.lastAnswer;
   // The case's first order got no answer that opens (its own checks judge that): no length to steer by.
   if (!last?.callBackId)
-    throw new StepError('unsupported', "no answer length to steer by: the case's first order got no success answer that opens with the merchant's key");
+    throw new StepError(
+      'unsupported',
+      "no answer length to steer by: the case's first order got no success answer that opens with the merchant's key",
+    );
   const block = blockOf(target);
   const offset = EDGE_OFFSET[edge];
   const fixed = last.bytes - Buffer.byteLength(last.callBackId, 'utf8');
@@ -126,7 +139,12 @@ function steerAnswer(plain: Record<string, ExactJson>, edge: LengthEdge, scope: 
  * Sends the requests of one step: one, or one per edge of `plainLength` (the same content at three
  * lengths, for the differential oracle of CRYPTO-SAME), each with its answer.
  */
-export async function runRequests(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys): Promise<Exchange[]> {
+export async function runRequests(
+  step: RequestStep,
+  target: ServiceTarget,
+  scope: TemplateScope,
+  stranger: StrangerKeys,
+): Promise<Exchange[]> {
   if (!step.plainLength) return [await runRequest(step, target, scope, stranger)];
   const exchanges: Exchange[] = [];
   for (const edge of step.plainLength) exchanges.push(await runRequest(step, target, scope, stranger, edge));
@@ -134,7 +152,12 @@ export async function runRequests(step: RequestStep, target: ServiceTarget, scop
 }
 
 /** The plain text of a request step (templates filled, its length steered as the step asks); undefined without one. */
-function plainOf(step: RequestStep, target: ServiceTarget, scope: TemplateScope, edge?: LengthEdge): string | undefined {
+function plainOf(
+  step: RequestStep,
+  target: ServiceTarget,
+  scope: TemplateScope,
+  edge?: LengthEdge,
+): string | undefined {
   let plain: string | undefined;
   if (step.plainText !== undefined) plain = String(fill(step.plainText, scope));
   else if (step.plain !== undefined) {
@@ -149,7 +172,13 @@ function plainOf(step: RequestStep, target: ServiceTarget, scope: TemplateScope,
  * Builds and sends one request to the service side: the runner encrypts the plain payload, puts it
  * in the form field `data` (or the raw body the case gives), and decrypts the envelope's answer.
  */
-export async function runRequest(step: RequestStep, target: ServiceTarget, scope: TemplateScope, stranger: StrangerKeys, edge?: LengthEdge): Promise<Exchange> {
+export async function runRequest(
+  step: RequestStep,
+  target: ServiceTarget,
+  scope: TemplateScope,
+  stranger: StrangerKeys,
+  edge?: LengthEdge,
+): Promise<Exchange> {
   const endpoint = ENDPOINTS[step.endpoint];
   const path = endpoint?.path ?? step.endpoint;
   const url = joinUrl(endpoint?.card ? target.cardBaseUrl : target.baseUrl, path);
@@ -166,14 +195,23 @@ export async function runRequest(step: RequestStep, target: ServiceTarget, scope
   else if (step.json !== undefined) body = stringifyExact(fill(step.json, scope));
   else {
     plain = plainOf(step, target, scope, edge);
-    const data = step.data !== undefined ? String(fill(step.data, scope)) : plain !== undefined ? encodeData(plain, step, target, stranger) : undefined;
-    if (data !== undefined) body = step.encode === 'unencoded-form' ? `data=${data}` : new URLSearchParams({ data }).toString();
+    const data =
+      step.data !== undefined
+        ? String(fill(step.data, scope))
+        : plain !== undefined
+          ? encodeData(plain, step, target, stranger)
+          : undefined;
+    if (data !== undefined)
+      body = step.encode === 'unencoded-form' ? `data=${data}` : new URLSearchParams({ data }).toString();
   }
   if (step.save && plain !== undefined) scope.saved[step.save] = parseExactJson(plain);
   if (step.save && step.json !== undefined) scope.saved[step.save] = parseExactJson(body);
 
   const request = { method: step.method ?? 'POST', url, headers, body, ...(plain === undefined ? {} : { plain }) };
-  const shown = { ...request, headers: keys.length ? { ...headers, 'x-api-key': keys.map((one) => redact(one)).join(', ') } : headers };
+  const shown = {
+    ...request,
+    headers: keys.length ? { ...headers, 'x-api-key': keys.map((one) => redact(one)).join(', ') } : headers,
+  };
   // Several keys are several X-API-KEY lines, as a client that sets the header twice sends them.
   const wireHeaders: Record<string, string | string[]> = spelledHeaders(headers);
   if (keys.length > 1) wireHeaders['X-API-KEY'] = [...keys];
@@ -192,15 +230,24 @@ function rememberAnswer(scope: TemplateScope, plain: string | undefined, respons
   if (!response.decrypted) return;
   let callBackId: unknown;
   try {
-    callBackId = plain === undefined ? undefined : (parseExactJson(plain) as Record<string, unknown> | null)?.callBackId;
+    callBackId =
+      plain === undefined ? undefined : (parseExactJson(plain) as Record<string, unknown> | null)?.callBackId;
   } catch {
     callBackId = undefined;
   }
-  scope.lastAnswer = { bytes: Buffer.byteLength(response.decrypted.text, 'utf8'), ...(typeof callBackId === 'string' ? { callBackId } : {}) };
+  scope.lastAnswer = {
+    bytes: Buffer.byteLength(response.decrypted.text, 'utf8'),
+    ...(typeof callBackId === 'string' ? { callBackId } : {}),
+  };
 }
 
 /** Parses the answer; an envelope's `data` is decrypted with the merchant's key per profile. */
-function readResponse(status: number, headers: Record<string, string>, body: string, target: ServiceTarget): ReceivedResponse {
+function readResponse(
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+  target: ServiceTarget,
+): ReceivedResponse {
   const response: ReceivedResponse = { status, headers, body };
   try {
     response.json = parseExactJson(body);
@@ -218,7 +265,9 @@ function readResponse(status: number, headers: Record<string, string>, body: str
       // reads it, so the result is still judged; the envelope check warns about the form (U-CRYPTO).
       if (error instanceof CryptoError && LENIENT_BASE64_REASONS.has(error.reason) && BASE64_PATTERN.test(data)) {
         try {
-          const opened = openJson(encodeBase64(Buffer.from(data, 'base64')), 'response', target.publicKey, { profile: target.profile });
+          const opened = openJson(encodeBase64(Buffer.from(data, 'base64')), 'response', target.publicKey, {
+            profile: target.profile,
+          });
           response.decrypted = { text: opened.text, value: opened.value };
           response.lenientBase64 = error.reason;
           delete response.decryptError;
@@ -240,7 +289,10 @@ function exactAmount(value: number | string | LosslessNumber): number | Lossless
 export async function runControl(control: NonNullable<Step['control']>, target: ServiceTarget): Promise<Exchange> {
   const client = controlClientOf(target);
   const request = control.energy
-    ? controlSetEnergyRequest(client, merchantOf(target), { balance: exactAmount(control.energy.balance), costPerTx: exactAmount(control.energy.costPerTx) })
+    ? controlSetEnergyRequest(client, merchantOf(target), {
+        balance: exactAmount(control.energy.balance),
+        costPerTx: exactAmount(control.energy.costPerTx),
+      })
     : controlOpenCardRequest(client, merchantOf(target), control.card!);
   const { method, url, body = '' } = request;
   try {
@@ -248,7 +300,9 @@ export async function runControl(control: NonNullable<Step['control']>, target: 
     return {
       request: { method, url, headers: { 'x-control-token': redact(client.token, 'ct') }, body },
       response: { status: answer.status, headers: {}, body: answer.text },
-      ...(answer.status >= 200 && answer.status < 300 ? {} : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
+      ...(answer.status >= 200 && answer.status < 300
+        ? {}
+        : { error: `control API answered ${answer.status}: ${answer.text.slice(0, 200)}` }),
     };
   } catch (error) {
     return { request: { method, url, headers: {}, body }, error: (error as Error).message };

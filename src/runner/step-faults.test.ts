@@ -42,12 +42,22 @@ const merchant: MerchantTarget = {
   profile: { ...DEFAULT_PROFILE },
   settleMs: 0,
 };
-const handlers = () => createWalletHandlers({ baseUrl: BASE, merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem }] });
+const handlers = () =>
+  createWalletHandlers({
+    baseUrl: BASE,
+    merchants: [{ userId: 10086, apiKey: 'ak_live', privateKey: keys.privatePem }],
+  });
 const suiteOf = (side: Suite['side'], steps: Step[], rules = ['CB-ONCE']): Suite[] => [
   { name: `${side}/faults`, title: 'faults', side, cases: [{ id: 'one', title: 'one', rules, steps } as Case] },
 ];
-const show = (results: CheckResult[]) => results.map((r) => `${r.status}${r.fault ? `(${r.fault})` : ''} ${r.id.split('/').at(-1)} [${r.rules.join(', ')}]`);
-const answer = (status: number, body: string) => ({ status, headers: { 'content-type': 'application/json' }, body: Buffer.from(body), durationMs: 1 });
+const show = (results: CheckResult[]) =>
+  results.map((r) => `${r.status}${r.fault ? `(${r.fault})` : ''} ${r.id.split('/').at(-1)} [${r.rules.join(', ')}]`);
+const answer = (status: number, body: string) => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(body),
+  durationMs: 1,
+});
 
 /** A merchant that acknowledges every callback; its probe answers `probe(n)` to its n-th read (0 first). */
 function merchantTransport(probe: (read: number) => { status: number; body: string }): Transport {
@@ -86,7 +96,9 @@ describe('a merchant whose probe fails after the baseline has failed; a probe th
       target: { ...merchant },
       suites: suiteOf('merchant', deliverTwice),
       rules: catalog,
-      transport: merchantTransport((read) => (read === 0 ? { status: 200, body: '{"processed":[]}' } : { status: 500, body: 'oops' })),
+      transport: merchantTransport((read) =>
+        read === 0 ? { status: 200, body: '{"processed":[]}' } : { status: 500, body: 'oops' },
+      ),
     });
     expect(show(report.results)).toEqual([
       'passed answers [CB-ERRCODE]',
@@ -94,7 +106,9 @@ describe('a merchant whose probe fails after the baseline has failed; a probe th
       'passed answers#2 [CB-ERRCODE]',
       'failed processed#2 [CB-ONCE]',
     ]);
-    expect(report.results[1]!.message).toMatch(/^the merchant's probe failed after answering earlier in the run: the probe .* answered 500/);
+    expect(report.results[1]!.message).toMatch(
+      /^the merchant's probe failed after answering earlier in the run: the probe .* answered 500/,
+    );
     expect(report.summary.skipped).toBe(0);
   });
 
@@ -103,7 +117,9 @@ describe('a merchant whose probe fails after the baseline has failed; a probe th
       target: { ...merchant },
       suites: suiteOf('merchant', deliverTwice),
       rules: catalog,
-      transport: merchantTransport((read) => (read === 0 ? { status: 200, body: '{"processed":[]}' } : { status: 200, body: '<html>' })),
+      transport: merchantTransport((read) =>
+        read === 0 ? { status: 200, body: '{"processed":[]}' } : { status: 200, body: '<html>' },
+      ),
     });
     expect(report.results[1]).toMatchObject({ status: 'failed', rules: ['CB-ONCE'] });
     expect(report.results[1]!.message).toMatch(/gave no JSON/);
@@ -118,13 +134,17 @@ describe('a merchant whose probe fails after the baseline has failed; a probe th
       transport: merchantTransport(() => ({ status: 404, body: 'not found' })),
     });
     expect(show(report.results)).toEqual(['passed answers [CB-ERRCODE]', 'failed(setup) processed [CB-ONCE]']);
-    expect(report.results[1]!.message).toMatch(/^setup error: the merchant's probe never answered in this run \(check --probe-url or --probe-cmd\)/);
+    expect(report.results[1]!.message).toMatch(
+      /^setup error: the merchant's probe never answered in this run \(check --probe-url or --probe-cmd\)/,
+    );
   });
 
   it('makes a deliver step naming no earlier event a suite error, not a skip', async () => {
     const report = await runSuites({
       target: { ...merchant },
-      suites: suiteOf('merchant', [{ deliver: { same: 'nowhere' }, expect: [{ check: 'answers', rules: ['CB-ERRCODE'] }] }]),
+      suites: suiteOf('merchant', [
+        { deliver: { same: 'nowhere' }, expect: [{ check: 'answers', rules: ['CB-ERRCODE'] }] },
+      ]),
       rules: catalog,
       transport: merchantTransport(() => ({ status: 200, body: '{"processed":[]}' })),
     });
@@ -163,8 +183,13 @@ describe('a service whose control API fails mid-run has failed the checks that s
     const report = await withControlFailing(503, '{"error":"control store down"}');
     // The first check is judged on what the in-process service answers (it keeps no control state): only its absence of a fault matters here.
     expect(report.results[0]!.message).not.toMatch(/control API/);
-    expect(show(report.results).slice(1)).toEqual(['failed energy-floor#2 [ENERGY-FLOOR]', 'failed energy-floor#3 [ENERGY-FLOOR]']);
-    expect(report.results[1]!.message).toBe('the control API failed: control API answered 503: {"error":"control store down"}');
+    expect(show(report.results).slice(1)).toEqual([
+      'failed energy-floor#2 [ENERGY-FLOOR]',
+      'failed energy-floor#3 [ENERGY-FLOOR]',
+    ]);
+    expect(report.results[1]!.message).toBe(
+      'the control API failed: control API answered 503: {"error":"control store down"}',
+    );
     expect(JSON.stringify(report.results[2]!.evidence)).toContain('control store down');
     expect(report.summary.skipped).toBe(0);
   });
@@ -172,7 +197,10 @@ describe('a service whose control API fails mid-run has failed the checks that s
   it('does not judge the checks (skipped, with the reason) when the control API refuses a documented request with a 4xx', async () => {
     const report = await withControlFailing(400, '{"error":"balance out of range"}');
     // A control API that cannot take the request proves nothing about the interface: not a failure, not exit 2.
-    expect(show(report.results).slice(1)).toEqual(['skipped energy-floor#2 [ENERGY-FLOOR]', 'skipped energy-floor#3 [ENERGY-FLOOR]']);
+    expect(show(report.results).slice(1)).toEqual([
+      'skipped energy-floor#2 [ENERGY-FLOOR]',
+      'skipped energy-floor#3 [ENERGY-FLOOR]',
+    ]);
     expect(report.results[1]!.message).toBe(
       `not judged: the service's control API refused a documented request (control API answered 400: {"error":"balance out of range"}); the case needs one that accepts it`,
     );
@@ -183,7 +211,11 @@ describe('a service whose control API fails mid-run has failed the checks that s
 describe('engine soft paths: a check that says nothing or names an unknown rule is a suite error', () => {
   afterEach(() => vi.restoreAllMocks());
   const oneRequest = (expect: NonNullable<Step['expect']>) =>
-    suiteOf('service', [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect }], ['ENERGY-RES']);
+    suiteOf(
+      'service',
+      [{ request: { endpoint: 'energy', plain: { symbol: 'ENERGY', chainName: 'TRON' } }, expect }],
+      ['ENERGY-RES'],
+    );
 
   it('fails a check that returns no finding as a suite error instead of passing it', async () => {
     vi.spyOn(CHECKS_BY_ID.status, 'run').mockReturnValue([]);
@@ -194,7 +226,11 @@ describe('engine soft paths: a check that says nothing or names an unknown rule 
       transport: mswTransport(handlers()),
       capabilities: { routes: {} },
     });
-    expect(report.results[0]).toMatchObject({ status: 'failed', fault: 'suite', message: 'suite error: check status returned no finding' });
+    expect(report.results[0]).toMatchObject({
+      status: 'failed',
+      fault: 'suite',
+      message: 'suite error: check status returned no finding',
+    });
   });
 
   it('fails a finding under a rule the catalogue lacks as a suite error instead of warning', async () => {
@@ -213,8 +249,15 @@ describe('engine soft paths: a check that says nothing or names an unknown rule 
   });
 
   it("blames a thrown error by its kind: the step's own blame, a configuration error the setup, anything else the toolkit", () => {
-    expect(faultOf(new StepError('target', 'gone', 'probe'))).toEqual({ blame: 'target', message: 'gone', lost: 'probe' });
-    expect(faultOf(new ConfigError('bad-flags', '--restart exited 3'))).toEqual({ blame: 'setup', message: '--restart exited 3' });
+    expect(faultOf(new StepError('target', 'gone', 'probe'))).toEqual({
+      blame: 'target',
+      message: 'gone',
+      lost: 'probe',
+    });
+    expect(faultOf(new ConfigError('bad-flags', '--restart exited 3'))).toEqual({
+      blame: 'setup',
+      message: '--restart exited 3',
+    });
     expect(faultOf(new TypeError('x is undefined'))).toEqual({
       blame: 'toolkit',
       message: 'the toolkit could not run the step (a bug; please report it): x is undefined',

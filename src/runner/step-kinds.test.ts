@@ -44,17 +44,53 @@ describe('the step-kind registry: one entry per kind', () => {
 
   it.each<[string, Step, string | undefined, string[], boolean, string[]]>([
     ['a request', { request: { endpoint: 'energy' } }, 'request', [], false, ['exchange']],
-    ['an energy setting', { control: { energy: { balance: 1, costPerTx: 1 } } }, 'control', ['PUT energy'], false, ['exchange']],
-    ['a card registration', { control: { card: { powerCardId: 'p', merchantUserId: 'm' } } }, 'control', ['POST cards'], false, ['exchange']],
-    ['pointing callbacks at the runner', { control: { pointCallbacks: true } }, 'control', ['PUT callback-url'], true, ['exchange']],
-    ['an emitted callback', { emit: { type: 1 } }, 'emit', ['PUT callback-url', 'POST callbacks', 'GET deliveries'], true, ['exchange', 'callbacks']],
+    [
+      'an energy setting',
+      { control: { energy: { balance: 1, costPerTx: 1 } } },
+      'control',
+      ['PUT energy'],
+      false,
+      ['exchange'],
+    ],
+    [
+      'a card registration',
+      { control: { card: { powerCardId: 'p', merchantUserId: 'm' } } },
+      'control',
+      ['POST cards'],
+      false,
+      ['exchange'],
+    ],
+    [
+      'pointing callbacks at the runner',
+      { control: { pointCallbacks: true } },
+      'control',
+      ['PUT callback-url'],
+      true,
+      ['exchange'],
+    ],
+    [
+      'an emitted callback',
+      { emit: { type: 1 } },
+      'emit',
+      ['PUT callback-url', 'POST callbacks', 'GET deliveries'],
+      true,
+      ['exchange', 'callbacks'],
+    ],
     ['an awaited callback', { await: { type: 3 } }, 'await', [], true, ['exchange', 'callbacks']],
     ['a delivery', { deliver: { type: 1 } }, 'deliver', [], false, ['exchange', 'probe']],
     ['a restart', { restart: true }, 'restart', [], false, []],
     ['a step of no kind', { title: 'nothing' }, undefined, [], false, []],
-  ])('knows %s: its kind, control routes, receiver and what it produces', (_label, step, kind, routes, receiver, produces) => {
-    expect([stepKindOf(step), routesOfStep(step), stepNeedsReceiver(step), producedBy(step)]).toEqual([kind, routes, receiver, produces]);
-  });
+  ])(
+    'knows %s: its kind, control routes, receiver and what it produces',
+    (_label, step, kind, routes, receiver, produces) => {
+      expect([stepKindOf(step), routesOfStep(step), stepNeedsReceiver(step), producedBy(step)]).toEqual([
+        kind,
+        routes,
+        receiver,
+        produces,
+      ]);
+    },
+  );
 
   it.each<[string, Step, typeof serviceTarget | typeof merchantTarget]>([
     ['a delivery against a service', { deliver: { type: 1 } }, serviceTarget],
@@ -63,7 +99,10 @@ describe('the step-kind registry: one entry per kind', () => {
     ["pointing callbacks without the runner's receiver", { control: { pointCallbacks: true } }, serviceTarget],
     ['a step of no kind', {}, serviceTarget],
   ])('refuses to run %s, as a suite error, without touching the target', async (_label, step, target) => {
-    expect(await runStep(step, target, state())).toEqual({ exchanges: [], fault: { blame: 'suite', message: `this step does not apply to a ${target.side}` } });
+    expect(await runStep(step, target, state())).toEqual({
+      exchanges: [],
+      fault: { blame: 'suite', message: `this step does not apply to a ${target.side}` },
+    });
   });
 });
 
@@ -88,10 +127,18 @@ describe('a deliver step settles: processing may end after the answer', () => {
         const first = deliveries++ === 0;
         if ((first || !dedupe) && bookMs === 0) book();
         else if ((first || !dedupe) && bookMs > 0) setTimeout(book, bookMs);
-        return { status: 200, headers: { 'content-type': 'application/json' } as Record<string, string>, body: Buffer.from('{"errCode":0}'), durationMs: 0 };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json' } as Record<string, string>,
+          body: Buffer.from('{"errCode":0}'),
+          durationMs: 0,
+        };
       },
     };
-    return { target: { ...merchantTarget, probeUrl: 'http://127.0.0.1:9/probe', transport, settleMs: 1000 }, reads: () => probeReads };
+    return {
+      target: { ...merchantTarget, probeUrl: 'http://127.0.0.1:9/probe', transport, settleMs: 1000 },
+      reads: () => probeReads,
+    };
   };
   const deliver = (count: number, event: Record<string, unknown> = { type: 1, event: 'first' }): Step => ({
     deliver: event,
@@ -162,7 +209,11 @@ describe('what a deliver step waits for', () => {
     ['a processed count', { deliver: { type: 1 }, expect: [{ check: 'processed', count: 3 }] }, 3],
     ['a duplicate', { deliver: { type: 1 }, expect: [{ check: 'processed', count: 0 }] }, 0],
     ['processed-exact alone: at least one', { deliver: { type: 1 }, expect: [{ check: 'processed-exact' }] }, 1],
-    ['both: the larger', { deliver: { type: 1 }, expect: [{ check: 'processed', count: 2 }, { check: 'processed-exact' }] }, 2],
+    [
+      'both: the larger',
+      { deliver: { type: 1 }, expect: [{ check: 'processed', count: 2 }, { check: 'processed-exact' }] },
+      2,
+    ],
   ])('expects %s', (_label, step, expected) => {
     expect(expectedProcessings(step)).toBe(expected);
   });

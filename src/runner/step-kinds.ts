@@ -121,7 +121,8 @@ export function settleLimit(history: SettleHistory | undefined, settleMs: number
 export function expectedProcessings(step: Step): number | undefined {
   let expected: number | undefined;
   for (const expectation of step.expect ?? []) {
-    if (expectation.check === 'processed' && typeof expectation.count === 'number') expected = Math.max(expected ?? 0, expectation.count);
+    if (expectation.check === 'processed' && typeof expectation.count === 'number')
+      expected = Math.max(expected ?? 0, expectation.count);
     else if (expectation.check === 'processed-exact') expected = Math.max(expected ?? 0, 1);
   }
   return expected;
@@ -157,13 +158,17 @@ const request: StepKind<'request', 'service'> = {
 const control: StepKind<'control', 'service'> = {
   side: 'service',
   produces: ['exchange'],
-  routes: (body) => (body.energy ? ['PUT energy'] : body.card ? ['POST cards'] : body.pointCallbacks ? ['PUT callback-url'] : []),
+  routes: (body) =>
+    body.energy ? ['PUT energy'] : body.card ? ['POST cards'] : body.pointCallbacks ? ['PUT callback-url'] : [],
   receiver: (body) => body.pointCallbacks === true,
   async run(body, target, state) {
     if (body.pointCallbacks && state.receiver) {
       // The control API is the service's (the capability probe found the route): an error now is its failure.
       const exchange = await pointCallbacks(target, state.receiver);
-      return { exchanges: [exchange], ...(exchange.error ? { fault: controlFault(exchange, 'pointing callbacks at the runner') } : {}) };
+      return {
+        exchanges: [exchange],
+        ...(exchange.error ? { fault: controlFault(exchange, 'pointing callbacks at the runner') } : {}),
+      };
     }
     const exchange = await runControl(fill(body, state.scope) as typeof body, target);
     return { exchanges: [exchange], ...(exchange.error ? { fault: controlFault(exchange, 'the control API') } : {}) };
@@ -189,7 +194,10 @@ const awaitKind: StepKind<'await', 'service'> = {
   receiver: () => true,
   async run(body, target, state) {
     const receiver = state.receiver!;
-    if (body.prompt) state.prompt(String(fill(body.prompt, { ...state.scope, saved: { ...state.scope.saved, receiverUrl: receiver.url } })));
+    if (body.prompt)
+      state.prompt(
+        String(fill(body.prompt, { ...state.scope, saved: { ...state.scope.saved, receiverUrl: receiver.url } })),
+      );
     return runAwait(body, target, receiver, state.scope);
   },
 };
@@ -204,13 +212,25 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     // seen by the next step rather than lost.
     let fault: StepFault | undefined;
     const before =
-      state.lastProbe ?? (await probeBaseline(target, state.run.network).catch((error: unknown) => void (fault = probeFault(target, state, error))));
-    const delivered = await runDelivery(body, target, state.scope, state.events, state.stranger, state.spelling, state.amounts);
+      state.lastProbe ??
+      (await probeBaseline(target, state.run.network).catch(
+        (error: unknown) => void (fault = probeFault(target, state, error)),
+      ));
+    const delivered = await runDelivery(
+      body,
+      target,
+      state.scope,
+      state.events,
+      state.stranger,
+      state.spelling,
+      state.amounts,
+    );
     if (body.restartAfter) {
       // Restarted before the probe is read: what was acknowledged must still be processed (CB-ONCE).
       // The baseline stays: a durable history keeps its positions across the restart.
       const restarted = await runRestart(target, state.run.network.session);
-      if (restarted) return { exchanges: delivered.exchanges, delivered: delivered.delivered, fault: restartFault(restarted) };
+      if (restarted)
+        return { exchanges: delivered.exchanges, delivered: delivered.delivered, fault: restartFault(restarted) };
     }
     const answered = performance.now();
     for (const text of delivered.delivered) {
@@ -244,7 +264,9 @@ const deliver: StepKind<'deliver', 'merchant'> = {
     const settleMs = settleLimit(history, target.settleMs ?? DEFAULT_SETTLE_MS);
     const grace = expected === 0 ? graceMs(state.lateMs, settleMs) : 0;
     if (grace > 0) await sleep(grace);
-    let { mark, processed } = fault ? { mark: undefined, processed: undefined } : await readOwn().catch((error: unknown) => lostProbe(error));
+    let { mark, processed } = fault
+      ? { mark: undefined, processed: undefined }
+      : await readOwn().catch((error: unknown) => lostProbe(error));
     if (processed && expected !== undefined && expected > 0) {
       let reads = 0;
       while (processed.length < expected && performance.now() - answered < settleMs) {
@@ -253,12 +275,18 @@ const deliver: StepKind<'deliver', 'merchant'> = {
         if (!processed) break;
         reads++;
       }
-      state.lateMs = reads > 0 && processed !== undefined && processed.length >= expected ? performance.now() - answered : undefined;
+      state.lateMs =
+        reads > 0 && processed !== undefined && processed.length >= expected ? performance.now() - answered : undefined;
       if (state.lateMs !== undefined) history.late = true;
       if (processed && processed.length < expected) history.missed++;
     }
     state.lastProbe = mark;
-    return { exchanges: delivered.exchanges, delivered: delivered.delivered, ...(processed ? { processed } : {}), ...(fault ? { fault } : {}) };
+    return {
+      exchanges: delivered.exchanges,
+      delivered: delivered.delivered,
+      ...(processed ? { processed } : {}),
+      ...(fault ? { fault } : {}),
+    };
   },
 };
 
@@ -271,8 +299,16 @@ const deliver: StepKind<'deliver', 'merchant'> = {
 function probeFault(target: MerchantTarget, state: CaseState, error: unknown): StepFault {
   const message = error instanceof Error ? error.message : String(error);
   return probeAnswered(target, state.run.network)
-    ? { blame: 'target', message: `the merchant's probe failed after answering earlier in the run: ${message}`, lost: 'probe' }
-    : { blame: 'setup', message: `the merchant's probe never answered in this run (check --probe-url or --probe-cmd): ${message}`, lost: 'probe' };
+    ? {
+        blame: 'target',
+        message: `the merchant's probe failed after answering earlier in the run: ${message}`,
+        lost: 'probe',
+      }
+    : {
+        blame: 'setup',
+        message: `the merchant's probe never answered in this run (check --probe-url or --probe-cmd): ${message}`,
+        lost: 'probe',
+      };
 }
 
 const restart: StepKind<'restart', 'merchant'> = {
@@ -299,7 +335,14 @@ function restartFault(problem: string): StepFault {
  * Every step kind, in the order a step's keys are tried: the one table the loader (what a kind
  * produces), capabilities.ts (its routes) and the engine (its executor, its side) read.
  */
-export const STEP_KINDS: { readonly [K in StepKindName]: StepKind<K> } = { request, control, emit, await: awaitKind, deliver, restart } as {
+export const STEP_KINDS: { readonly [K in StepKindName]: StepKind<K> } = {
+  request,
+  control,
+  emit,
+  await: awaitKind,
+  deliver,
+  restart,
+} as {
   readonly [K in StepKindName]: StepKind<K>;
 };
 

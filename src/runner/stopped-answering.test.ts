@@ -12,10 +12,17 @@ const post = (body: string, outcome: Partial<Exchange>): Exchange => ({
   ...outcome,
 });
 const answered = post('AAAA', { response: { status: 200, headers: {}, body: '{"errCode":0}' } });
-const killer = post('this is not Base64 at all', { error: 'POST http://127.0.0.1:1/callback: ECONNRESET socket hang up' });
+const killer = post('this is not Base64 at all', {
+  error: 'POST http://127.0.0.1:1/callback: ECONNRESET socket hang up',
+});
 const refused = post('BBBB', { error: CUT });
-const RULES: Record<string, string[]> = { 'm/raw': ['CB-RAW-BODY', 'CB-AVAILABLE'], 'm/garbage': ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'], 'm/next': ['CB-ONCE'] };
-const caseRules = (suite: string, id: string, next = false) => (next ? RULES['m/next']! : (RULES[`${suite}/${id}`] ?? []));
+const RULES: Record<string, string[]> = {
+  'm/raw': ['CB-RAW-BODY', 'CB-AVAILABLE'],
+  'm/garbage': ['CB-NO-FALSE-ACK', 'CB-AVAILABLE'],
+  'm/next': ['CB-ONCE'],
+};
+const caseRules = (suite: string, id: string, next = false) =>
+  next ? RULES['m/next']! : (RULES[`${suite}/${id}`] ?? []);
 
 describe('stoppedAnswering: a target that fell over on what the run sent', () => {
   it("blames the case of the last input before the first refusal, under CB-AVAILABLE and that case's MUST rules, with the input as evidence", () => {
@@ -30,11 +37,9 @@ describe('stoppedAnswering: a target that fell over on what the run sent', () =>
     expect(result.message).toBe(
       `the merchant stopped answering after case m/raw (${CUT}); the last input it received: POST http://127.0.0.1:1/callback with body "this is not Base64 at all" (no answer: POST http://127.0.0.1:1/callback: ECONNRESET socket hang up); the cases left were not run`,
     );
-    expect((result.evidence as { exchanges: Array<{ request: { body: string } }> }).exchanges.map((e) => e.request.body)).toEqual([
-      'AAAA',
-      'this is not Base64 at all',
-      'BBBB',
-    ]);
+    expect(
+      (result.evidence as { exchanges: Array<{ request: { body: string } }> }).exchanges.map((e) => e.request.body),
+    ).toEqual(['AAAA', 'this is not Base64 at all', 'BBBB']);
   });
 
   it('fails even when the case names only SHOULD rules, naming the MUST rules of the next case it can no longer pass', () => {

@@ -54,7 +54,9 @@ export class SuiteRun {
     this.rules = new Map(options.rules.map((rule) => [rule.id, rule]));
     this.strict = options.strict ?? false;
     this.emit = options.onEvent ?? (() => undefined);
-    this.stranger = makeStrangerKeys(this.target.side === 'service' ? this.target.publicKey.bits : this.target.privateKey.bits);
+    this.stranger = makeStrangerKeys(
+      this.target.side === 'service' ? this.target.publicKey.bits : this.target.privateKey.bits,
+    );
     this.order = options.suites.flatMap((suite) => suite.cases.map((testCase) => ({ suite: suite.name, testCase })));
   }
 
@@ -72,16 +74,22 @@ export class SuiteRun {
   }
 
   private expectationCount(): number {
-    return this.order.reduce((sum, { testCase }) => sum + testCase.steps.reduce((inCase, step) => inCase + (step.expect?.length ?? 0), 0), 0);
+    return this.order.reduce(
+      (sum, { testCase }) => sum + testCase.steps.reduce((inCase, step) => inCase + (step.expect?.length ?? 0), 0),
+      0,
+    );
   }
 
   /** Probes the control API (a service's, when not given) and starts the callback receiver when a case needs it. */
   private async setUp(): Promise<void> {
     const { target, options } = this;
-    this.capabilities = options.capabilities ?? (target.side === 'service' ? await probeCapabilities(target) : { routes: {} });
+    this.capabilities =
+      options.capabilities ?? (target.side === 'service' ? await probeCapabilities(target) : { routes: {} });
     if (target.side !== 'service') return;
     this.snapshot = snapshotControlState(this.capabilities);
-    const needsReceiver = (target.controlToken || target.listenPort !== undefined) && this.order.some(({ testCase }) => testCase.steps.some(stepNeedsReceiver));
+    const needsReceiver =
+      (target.controlToken || target.listenPort !== undefined) &&
+      this.order.some(({ testCase }) => testCase.steps.some(stepNeedsReceiver));
     // --listen opens the receiver to the network: a real service must reach it.
     if (needsReceiver)
       this.receiver = await startReceiver(
@@ -101,7 +109,15 @@ export class SuiteRun {
     const firstCase = this.order[0];
     if (stop?.reason !== 'target-gone' || !firstCase) return;
     const running = { suite: firstCase.suite, case: firstCase.testCase.id };
-    const gone = stoppedAnswering([], this.target.side, stop.message, running, this.caseRules, this.rules, session.lastSent);
+    const gone = stoppedAnswering(
+      [],
+      this.target.side,
+      stop.message,
+      running,
+      this.caseRules,
+      this.rules,
+      session.lastSent,
+    );
     this.record({ ...gone.result, id: `${gone.result.suite}/${gone.result.case}/target-stopped` });
     this.stoppedWhere = 'during the set-up, before the first case';
   }
@@ -111,7 +127,11 @@ export class SuiteRun {
     const at = this.order.findIndex((entry) => entry.suite === suiteName && entry.testCase.id === id);
     const found = this.order[next ? at + 1 : at]?.testCase;
     if (!found || at < 0) return [];
-    return [...new Set(found.steps.flatMap((step) => (step.expect ?? []).flatMap((expectation) => expectation.rules ?? found.rules)))];
+    return [
+      ...new Set(
+        found.steps.flatMap((step) => (step.expect ?? []).flatMap((expectation) => expectation.rules ?? found.rules)),
+      ),
+    ];
   };
 
   private record(result: CheckResult): void {
@@ -169,10 +189,20 @@ export class SuiteRun {
    */
   private judgeCaseStop(suite: Suite, testCase: Case, stop: RunCutError): void {
     const running = { suite: suite.name, case: testCase.id };
-    const gone = stop.reason === 'target-gone' ? stoppedAnswering(this.trail, this.target.side, stop.message, running, this.caseRules, this.rules) : undefined;
-    const why = gone ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)` : `not judged: ${stop.message}`;
+    const gone =
+      stop.reason === 'target-gone'
+        ? stoppedAnswering(this.trail, this.target.side, stop.message, running, this.caseRules, this.rules)
+        : undefined;
+    const why = gone
+      ? `not judged: the target stopped answering (see ${gone.result.suite}/${gone.result.case}/target-stopped)`
+      : `not judged: ${stop.message}`;
     for (const result of this.results)
-      if (result.case === testCase.id && result.suite === suite.name && !result.fault && (result.status === 'failed' || result.status === 'warning'))
+      if (
+        result.case === testCase.id &&
+        result.suite === suite.name &&
+        !result.fault &&
+        (result.status === 'failed' || result.status === 'warning')
+      )
         Object.assign(result, { status: 'skipped', message: why });
     if (gone) {
       this.stoppedWhere = `after case ${gone.after}`;
@@ -183,7 +213,8 @@ export class SuiteRun {
   /** Stops the receiver and puts back the control state the run changed. */
   private async cleanUp(): Promise<void> {
     await this.receiver?.close();
-    if (this.snapshot && this.target.side === 'service') this.notes.push(...(await restoreControlState(this.snapshot, this.touched, this.target)));
+    if (this.snapshot && this.target.side === 'service')
+      this.notes.push(...(await restoreControlState(this.snapshot, this.touched, this.target)));
   }
 
   private report(): Report {
@@ -192,7 +223,11 @@ export class SuiteRun {
     const count = (status: Status) => results.filter((result) => result.status === status).length;
     const skipped = skipNotes(results, rules);
     const stopNote = stop
-      ? [this.stoppedWhere ? `the target stopped answering ${this.stoppedWhere} (${stop.message}): a failure, and the cases left were not run` : stop.message]
+      ? [
+          this.stoppedWhere
+            ? `the target stopped answering ${this.stoppedWhere} (${stop.message}): a failure, and the cases left were not run`
+            : stop.message,
+        ]
       : [];
     const report: Report = {
       target: describeTarget(this.target),

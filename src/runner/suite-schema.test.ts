@@ -16,7 +16,14 @@ const validate = new Ajv2020({ allErrors: true, strict: false }).compile(shipped
 const suiteWith = (expectation: Record<string, unknown>) => ({
   title: 't',
   side: 'service',
-  cases: [{ id: 'c', title: 't', rules: ['ENERGY-PATH'], steps: [{ request: { endpoint: 'energy' }, expect: [expectation] }] }],
+  cases: [
+    {
+      id: 'c',
+      title: 't',
+      rules: ['ENERGY-PATH'],
+      steps: [{ request: { endpoint: 'energy' }, expect: [expectation] }],
+    },
+  ],
 });
 
 describe("suites/suite.schema.json and the checks' parameter schemas", () => {

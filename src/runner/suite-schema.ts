@@ -16,14 +16,20 @@ export const paramsDef = (id: string): string => `params-${id}`;
  * @example withCheckParams(shipped).$defs['params-status'].required // ['equals']
  */
 export function withCheckParams(schema: Json, checks: readonly AnyCheck[] = CHECKS): Json {
-  const defs = Object.fromEntries(Object.entries((schema.$defs ?? {}) as Json).filter(([name]) => !name.startsWith('params-')));
+  const defs = Object.fromEntries(
+    Object.entries((schema.$defs ?? {}) as Json).filter(([name]) => !name.startsWith('params-')),
+  );
   const expectation = (defs.expectation ?? {}) as Json;
   const properties = (expectation.properties ?? {}) as Json;
   defs.expectation = {
     ...expectation,
     properties: {
       ...properties,
-      check: { type: 'string', enum: checks.map((check) => check.id), description: 'a registered check (src/runner/checks); its parameters sit beside it' },
+      check: {
+        type: 'string',
+        enum: checks.map((check) => check.id),
+        description: 'a registered check (src/runner/checks); its parameters sit beside it',
+      },
     },
     allOf: checks.map((check) => ({
       if: { properties: { check: { const: check.id } }, required: ['check'] },

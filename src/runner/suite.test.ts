@@ -32,8 +32,12 @@ describe('built-in suites', () => {
   it('enforce every MUST and SHOULD rule with at least one check, unless the catalog says it is not black-box', () => {
     const cited = new Set<string>();
     for (const suite of suites)
-      for (const c of suite.cases) for (const step of c.steps) for (const e of step.expect ?? []) for (const id of e.rules ?? c.rules) cited.add(id);
-    const uncovered = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).filter((r) => r.severity !== 'UNSPECIFIED' && r.blackBox && !cited.has(r.id));
+      for (const c of suite.cases)
+        for (const step of c.steps)
+          for (const e of step.expect ?? []) for (const id of e.rules ?? c.rules) cited.add(id);
+    const uncovered = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).filter(
+      (r) => r.severity !== 'UNSPECIFIED' && r.blackBox && !cited.has(r.id),
+    );
     expect(uncovered.map((r) => r.id)).toEqual([]);
   });
 });
@@ -47,7 +51,9 @@ describe('selection', () => {
 
   it('splits cases into disjoint shards that cover every case', () => {
     const total = suites.reduce((n, s) => n + s.cases.length, 0);
-    const shards = [1, 2, 3].map((index) => selectSuites(suites, { shard: { index, total: 3 } }).flatMap((s) => s.cases.map((c) => `${s.name}/${c.id}`)));
+    const shards = [1, 2, 3].map((index) =>
+      selectSuites(suites, { shard: { index, total: 3 } }).flatMap((s) => s.cases.map((c) => `${s.name}/${c.id}`)),
+    );
     expect(shards.flat().length).toBe(total);
     expect(new Set(shards.flat()).size).toBe(total);
     expect(() => parseShard('0/2')).toThrow(/--shard/);
@@ -151,7 +157,11 @@ describe('expectations the loader refuses, with the file, the case and the line'
   });
 
   it('reads a whole number written as text as the number, as suites written before typed parameters ran', () => {
-    const suite = parseSuite(SUITE('          - { check: status, equals: "401" }\n          - { check: answers, status: "200" }'), 'x', 'suites/x.yaml');
+    const suite = parseSuite(
+      SUITE('          - { check: status, equals: "401" }\n          - { check: answers, status: "200" }'),
+      'x',
+      'suites/x.yaml',
+    );
     expect(suite.cases[0]!.steps[0]!.expect).toEqual([
       { check: 'status', equals: 401 },
       { check: 'answers', status: 200 },
@@ -167,14 +177,16 @@ describe('expectations the loader refuses, with the file, the case and the line'
   it('names a case without an id by its position', () => {
     const text =
       'title: t\nside: service\ncases:\n  - { id: ok, title: t, rules: [ENERGY-PATH], steps: [{ request: { endpoint: energy } }] }\n  - title: t\n    steps:\n      - request: { endpoint: energy }\n        expect: [{ check: status, equal: 200 }]\n';
-    expect(() => parseSuite(text, 'x', 'x.yaml')).toThrow('x.yaml:8: case "#2" expects status: unknown parameter "equal" (known: equals)');
+    expect(() => parseSuite(text, 'x', 'x.yaml')).toThrow(
+      'x.yaml:8: case "#2" expects status: unknown parameter "equal" (known: equals)',
+    );
   });
 
   it('keeps YAML errors and schema errors as they were', () => {
     expect(() => parseSuite('title: [', 'x')).toThrow(/^suite x: not valid YAML: /);
-    expect(() => parseSuite(SUITE('          - { check: status, equals: 200 }').replace('steps:', 'stepz:'), 'x')).toThrow(
-      /^suite x: \/cases\/0 .+ \(suites\/suite\.schema\.json\)$/,
-    );
+    expect(() =>
+      parseSuite(SUITE('          - { check: status, equals: 200 }').replace('steps:', 'stepz:'), 'x'),
+    ).toThrow(/^suite x: \/cases\/0 .+ \(suites\/suite\.schema\.json\)$/);
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'wc-suite-'));
@@ -194,7 +206,9 @@ describe('another main folder than the built-in one (docs --suites DIR)', () => 
     const dir = mkdtempSync(join(tmpdir(), 'wc-suite-main-'));
     try {
       writeFileSync(join(dir, 'x.yaml'), SUITE('          - { check: status, equal: 200 }'));
-      expect(thrown(() => loadSuites(dir))).toBe(`${join(dir, 'x.yaml')}:10: case "floor" expects status: unknown parameter "equal" (known: equals)`);
+      expect(thrown(() => loadSuites(dir))).toBe(
+        `${join(dir, 'x.yaml')}:10: case "floor" expects status: unknown parameter "equal" (known: equals)`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

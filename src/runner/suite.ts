@@ -33,13 +33,17 @@ export function parseSuite(text: string, name: string, file = `suite ${name}`): 
   const lines = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: true, lineCounter: lines });
   const yamlError = doc.errors[0];
-  if (yamlError) throw new ConfigError('bad-suite', `suite ${name}: not valid YAML: ${yamlError.message.split('\n')[0]}`);
+  if (yamlError)
+    throw new ConfigError('bad-suite', `suite ${name}: not valid YAML: ${yamlError.message.split('\n')[0]}`);
   const data: unknown = doc.toJS();
   checkExpectations(data, doc, lines, file);
   const validate = suiteValidator();
   if (!validate(data)) {
     const first = validate.errors?.[0];
-    throw new ConfigError('bad-suite', `suite ${name}: ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'} (suites/suite.schema.json)`);
+    throw new ConfigError(
+      'bad-suite',
+      `suite ${name}: ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'} (suites/suite.schema.json)`,
+    );
   }
   const suite = data as Omit<Suite, 'name'>;
   const ids = new Set<string>();
@@ -73,7 +77,9 @@ function lineOf(doc: Document, lines: LineCounter, path: readonly (string | numb
 function checkExpectations(data: unknown, doc: Document, lines: LineCounter, file: string): void {
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   const record = (value: unknown): Record<string, unknown> | undefined =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   for (const [c, testCase] of list(record(data)?.cases).entries()) {
     const caseId = record(testCase)?.id;
     for (const [s, step] of list(record(testCase)?.steps).entries()) {
@@ -104,7 +110,11 @@ export function loadSuites(dir = SUITES_DIR, extraDirs: readonly string[] = []):
   const names = new Set(suites.map((suite) => suite.name));
   for (const extra of extraDirs) {
     for (const suite of suitesIn(extra, true)) {
-      if (names.has(suite.name)) throw new ConfigError('bad-suite', `suite ${suite.name} of ${extra}: a suite of that name is loaded already; rename the file`);
+      if (names.has(suite.name))
+        throw new ConfigError(
+          'bad-suite',
+          `suite ${suite.name} of ${extra}: a suite of that name is loaded already; rename the file`,
+        );
       names.add(suite.name);
       suites.push(suite);
     }
@@ -132,7 +142,8 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
     }
   };
   walk(dir);
-  if (userFolder && files.length === 0) throw new ConfigError('bad-suite', `suites folder ${dir} holds no .yaml or .yml file`);
+  if (userFolder && files.length === 0)
+    throw new ConfigError('bad-suite', `suites folder ${dir} holds no .yaml or .yml file`);
   return files.sort().map((file) => {
     const name = relative(dir, file)
       .split(sep)
@@ -140,10 +151,15 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
       .replace(/\.ya?ml$/, '');
     try {
       // A user's file is named by its path, which they can open; a built-in one by its path in the package.
-      return parseSuite(readFileSync(file, 'utf8'), name, dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file);
+      return parseSuite(
+        readFileSync(file, 'utf8'),
+        name,
+        dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file,
+      );
     } catch (error) {
       // A user's file is named by its path, which they can open.
-      if (userFolder && error instanceof ConfigError) throw new ConfigError('bad-suite', error.message.replace(`suite ${name}:`, `suite ${file}:`));
+      if (userFolder && error instanceof ConfigError)
+        throw new ConfigError('bad-suite', error.message.replace(`suite ${name}:`, `suite ${file}:`));
       throw error;
     }
   });
@@ -175,7 +191,10 @@ export function parseShard(text: string): { index: number; total: number } {
 }
 
 /** Selects suites by glob and cases by shard. */
-export function selectSuites(suites: Suite[], options: { glob?: string; shard?: { index: number; total: number } }): Suite[] {
+export function selectSuites(
+  suites: Suite[],
+  options: { glob?: string; shard?: { index: number; total: number } },
+): Suite[] {
   let position = 0;
   return suites
     .filter((suite) => !options.glob || matchesGlob(suite.name, options.glob))

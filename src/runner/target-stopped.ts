@@ -23,7 +23,9 @@ function describeInput(last: Sent | undefined): string {
   const request = last?.exchange.request;
   if (!request || !last) return 'none recorded';
   const body = request.plain === undefined ? ` with body ${bodyExcerpt(request.body)}` : '';
-  const answer = last.exchange.response ? `answered HTTP ${last.exchange.response.status}` : `no answer: ${last.exchange.error ?? 'none'}`;
+  const answer = last.exchange.response
+    ? `answered HTTP ${last.exchange.response.status}`
+    : `no answer: ${last.exchange.error ?? 'none'}`;
   return `${request.method} ${request.url}${body} (${answer})`;
 }
 
@@ -55,7 +57,13 @@ export function stoppedAnswering(
   const after = `${culprit.suite}/${culprit.case}`;
   const who = side === 'merchant' ? 'The merchant' : 'The service';
   // Failed even when only a SHOULD is named: a target that no longer answers fails every MUST that follows.
-  const failed = { id: 'target-stopped', suite: culprit.suite, case: culprit.case, rules: ruleIds, status: 'failed' as const };
+  const failed = {
+    id: 'target-stopped',
+    suite: culprit.suite,
+    case: culprit.case,
+    rules: ruleIds,
+    status: 'failed' as const,
+  };
   if (setUp)
     return {
       after,

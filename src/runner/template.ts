@@ -59,7 +59,8 @@ function lookup(name: string, scope: TemplateScope): unknown {
   if (name === 'receiverUrl') return String(scope.saved.receiverUrl ?? '');
   if (name.startsWith('saved.')) {
     let node: unknown = scope.saved;
-    for (const part of name.slice('saved.'.length).split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
+    for (const part of name.slice('saved.'.length).split('.'))
+      node = (node as Record<string, unknown> | undefined)?.[part];
     if (node instanceof LosslessNumber) return node;
     return node;
   }

@@ -42,10 +42,23 @@ function labelsOf(suite: string, caseId: string, check: string): string[] {
 }
 
 const ORDER = 'http://127.0.0.1:9/api/v1/api/order/withdrawWithoutVerify';
-const good = { userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 'cb-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'T', amount: 1.5 };
+const good = {
+  userId: 10086,
+  tenantUserId: '20931',
+  tenantType: 1,
+  callBackId: 'cb-1',
+  symbol: 'USDT',
+  chainName: 'TRON',
+  toAddr: 'T',
+  amount: 1.5,
+};
 const json = { 'content-type': 'application/json' };
 const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json });
-const order = (data: string, plain: Record<string, unknown> = good, contentType = 'application/x-www-form-urlencoded'): Exchange => ({
+const order = (
+  data: string,
+  plain: Record<string, unknown> = good,
+  contentType = 'application/x-www-form-urlencoded',
+): Exchange => ({
   request: {
     method: 'POST',
     url: ORDER,
@@ -56,7 +69,10 @@ const order = (data: string, plain: Record<string, unknown> = good, contentType 
   response: accepted,
 });
 /** Every lenient Base64 form (unpadded, non-zero unused bits) of 2 bytes, from LENIENT_BASE64_REASONS. */
-const lenientForms: Record<string, string> = { 'missing-padding': encodeBase64(Buffer.from([1, 2])).replace(/=+$/, ''), 'non-canonical-base64': 'AQJ=' };
+const lenientForms: Record<string, string> = {
+  'missing-padding': encodeBase64(Buffer.from([1, 2])).replace(/=+$/, ''),
+  'non-canonical-base64': 'AQJ=',
+};
 
 /** One observation: a check, its parameters, what the step produced, the expectation's labels, the side. */
 interface Scenario {
@@ -67,7 +83,11 @@ interface Scenario {
   step?: Parameters<typeof checkContext>[0] extends infer O ? (O extends { step?: infer S } ? S : never) : never;
   target?: Target;
 }
-const refusal = (exchanges: Exchange[], labels: string[]): Scenario => ({ run: (ctx) => refusedCheck.run(ctx), exchanges, labels });
+const refusal = (exchanges: Exchange[], labels: string[]): Scenario => ({
+  run: (ctx) => refusedCheck.run(ctx),
+  exchanges,
+  labels,
+});
 const acks = (response: ReceivedResponse): Scenario => ({
   run: (ctx) => answersCheck.run(ctx),
   params: { errCode: 'zero' },
@@ -81,7 +101,10 @@ const SCENARIOS: Record<string, Scenario[]> = {
   'accepts `data` without its `=` padding, or with non-zero unused bits': [...LENIENT_BASE64_REASONS].map((reason) =>
     refusal([order(lenientForms[reason]!)], labelsOf('service/energy', 'unpadded-data', 'refused')),
   ),
-  'accepts `data` with URL-safe letters or line breaks': [refusal([order('AQ-_')], ['ENERGY-DATA']), refusal([order('AQID\nAQID')], ['ENERGY-DATA'])],
+  'accepts `data` with URL-safe letters or line breaks': [
+    refusal([order('AQ-_')], ['ENERGY-DATA']),
+    refusal([order('AQID\nAQID')], ['ENERGY-DATA']),
+  ],
   'accepts `"1"` for tenantType, `"42"` for userId, `20931` for tenantUserId': [
     refusal([order('AQID', { ...good, tenantType: '1' })], ['ORDER-TENANT-TYPE']),
     refusal([order('AQID', { ...good, userId: '42', tenantUserId: 20931 })], ['ORDER-FIELDS']),
@@ -97,21 +120,39 @@ const SCENARIOS: Record<string, Scenario[]> = {
   'answers a JSON envelope under a Content-Type other than JSON': [
     {
       run: (ctx) => envelopeCheck.run(ctx),
-      exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{}'), headers: { 'content-type': 'text/plain' } })],
+      exchanges: [
+        exchange({
+          ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{}'),
+          headers: { 'content-type': 'text/plain' },
+        }),
+      ],
       labels: ['ENV-CODE', 'ENV-MSG', 'ENV-DATA'],
     },
   ],
   'answers envelope `data` without its `=` padding': [
     {
       run: (ctx) => envelopeCheck.run(ctx),
-      exchanges: [exchange({ ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), headers: json, lenientBase64: 'missing-padding' })],
+      exchanges: [
+        exchange({
+          ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'),
+          headers: json,
+          lenientBase64: 'missing-padding',
+        }),
+      ],
       labels: ['ENV-DATA'],
     },
   ],
   'accepts a long order (labelled U-LIMITS) and answers `data` that does not open': [
     {
       run: (ctx) => envelopeCheck.run(ctx),
-      exchanges: [exchange(answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json, decryptError: 'no key opens it [wrong-key]' }))],
+      exchanges: [
+        exchange(
+          answer(200, '{"code":0,"message":"","data":"AQID"}', {
+            headers: json,
+            decryptError: 'no key opens it [wrong-key]',
+          }),
+        ),
+      ],
       labels: labelsOf('service/orders', 'long-callback-id', 'envelope'),
     },
   ],
@@ -142,14 +183,24 @@ const SCENARIOS: Record<string, Scenario[]> = {
   'refuses a withdrawal carrying expiryHours': [
     {
       run: (ctx) => envelopeCheck.run(ctx),
-      exchanges: [exchange(answer(200, '{"code":40010,"message":"expiryHours is for ENERGY","data":""}', { headers: json }))],
+      exchanges: [
+        exchange(answer(200, '{"code":40010,"message":"expiryHours is for ENERGY","data":""}', { headers: json })),
+      ],
       labels: labelsOf('service/orders', 'withdrawal-with-expiry', 'envelope'),
     },
   ],
-  '(merchant) answers errCode 0 with HTTP 201, or written `0.0`': [acks(answer(201, '{"errCode":0}')), acks(answer(200, '{"errCode":0.0}'))],
+  '(merchant) answers errCode 0 with HTTP 201, or written `0.0`': [
+    acks(answer(201, '{"errCode":0}')),
+    acks(answer(200, '{"errCode":0.0}')),
+  ],
   '(merchant) answers `{"errCode":"0"}` where it processed': [acks(answer(200, '{"errCode":"0"}'))],
   "(service) fails a check labelled only with a merchant's rule (CB-KEY-FIRST)": [
-    { run: (ctx) => statusCheck.run(ctx), params: { equals: 200 }, exchanges: [exchange(answer(500, 'down'))], labels: ['CB-KEY-FIRST'] },
+    {
+      run: (ctx) => statusCheck.run(ctx),
+      params: { equals: 200 },
+      exchanges: [exchange(answer(500, 'down'))],
+      labels: ['CB-KEY-FIRST'],
+    },
   ],
 };
 
@@ -166,10 +217,17 @@ describe('docs/decisions/0061-verdict-model.md: the verdict model table', () => 
     for (const scenario of SCENARIOS[does] ?? []) {
       const target = scenario.target ?? checkContext().target;
       const findings = scenario.run(
-        checkContext({ target, params: scenario.params ?? {}, outcome: { exchanges: scenario.exchanges }, ...(scenario.step ? { step: scenario.step } : {}) }),
+        checkContext({
+          target,
+          params: scenario.params ?? {},
+          outcome: { exchanges: scenario.exchanges },
+          ...(scenario.step ? { step: scenario.step } : {}),
+        }),
       );
       const worst = findings.find((f) => f.status === 'failed') ?? findings[0]!;
-      expect(judgeFinding(worst, scenario.labels, rules, false, target.side).status, `${does}: ${worst.message}`).toBe(status);
+      expect(judgeFinding(worst, scenario.labels, rules, false, target.side).status, `${does}: ${worst.message}`).toBe(
+        status,
+      );
       if (rule) expect(judgedRules(worst, scenario.labels)).toContain(rule);
     }
   });

@@ -24,8 +24,14 @@ describe('what a run did not judge, by reason', () => {
       result('skipped', 'needs --probe-url or --probe-cmd'),
       result('skipped', 'not judged: no answer (the cause is reported once, by status, under ENV-CODE, CB-ONCE)'),
       result('skipped', 'not judged: bad data (the cause is reported once, by envelope, under ENV-DATA)'),
-      result('skipped', '1 judgement (seq 7): not judged: the observation ended 0 s after delivery 2 of event dep-1 was refused'),
-      result('skipped', '3 judgements (seq 8…12): not judged: the observation ended 4 s after delivery 1 of event wd-2 was refused'),
+      result(
+        'skipped',
+        '1 judgement (seq 7): not judged: the observation ended 0 s after delivery 2 of event dep-1 was refused',
+      ),
+      result(
+        'skipped',
+        '3 judgements (seq 8…12): not judged: the observation ended 4 s after delivery 1 of event wd-2 was refused',
+      ),
       result('skipped', 'needs --restart CMD', { rules: ['U-RETRY'] }),
       result('passed', 'fine'),
     ];

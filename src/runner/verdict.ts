@@ -21,7 +21,12 @@ interface FailureVerdict {
  * service side) is a warning that names them, even under `strict`: no reading makes it the
  * target's duty. Without `side` every rule binds the target.
  */
-export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): FailureVerdict {
+export function judgeFailure(
+  ruleIds: string[],
+  rules: Map<string, Rule>,
+  strict: boolean,
+  side?: Target['side'],
+): FailureVerdict {
   // A rule outside the catalog binds whoever runs: it cannot be shown to be another party's.
   const binds = (id: string) => {
     const rule = rules.get(id);
@@ -33,7 +38,10 @@ export function judgeFailure(ruleIds: string[], rules: Map<string, Rule>, strict
   const others = ruleIds.filter((id) => !binds(id) && rules.get(id)?.severity === 'MUST');
   if (others.length === 0) return { status: strict ? 'failed' : 'warning' };
   const party = side === 'service' ? 'merchant' : 'service';
-  return { status: 'warning', why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test` };
+  return {
+    status: 'warning',
+    why: `${others.join(', ')} ${others.length === 1 ? 'binds' : 'bind'} the ${party}, not the ${side} under test`,
+  };
 }
 
 /**
@@ -56,11 +64,19 @@ export function judgeFinding(
 ): { status: Status; message: string } {
   if (finding.status !== 'failed') return { status: finding.status, message: finding.message };
   const verdict = judgeFailure(judgedRules(finding, labels), rules, strict, side);
-  return { status: verdict.status, message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message };
+  return {
+    status: verdict.status,
+    message: verdict.why ? `${finding.message} (a warning: ${verdict.why})` : finding.message,
+  };
 }
 
 /** The severity a failure of these rules has: MUST fails, SHOULD and U-* warn (unless strict); see judgeFailure. */
-export function failureStatus(ruleIds: string[], rules: Map<string, Rule>, strict: boolean, side?: Target['side']): Status {
+export function failureStatus(
+  ruleIds: string[],
+  rules: Map<string, Rule>,
+  strict: boolean,
+  side?: Target['side'],
+): Status {
   return judgeFailure(ruleIds, rules, strict, side).status;
 }
 
@@ -93,7 +109,9 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
     const reason = skipReason(result.message);
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const notes = [...reasons].sort((one, other) => other[1] - one[1]).map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
+  const notes = [...reasons]
+    .sort((one, other) => other[1] - one[1])
+    .map(([reason, n]) => `${n} MUST check${n === 1 ? '' : 's'} skipped: ${reason}`);
   return { skippedMust, notes };
 }
 
@@ -102,11 +120,18 @@ export function skipNotes(results: CheckResult[], rules: Map<string, Rule>): { s
  * capability not given, a run cut short) and those a fault that is not the target's kept from
  * judging (the setup's, the suite's, the toolkit's: exit 2).
  */
-export function notJudged(results: readonly CheckResult[], rules: Map<string, Rule>): { count: number; groups: Array<{ reason: string; count: number }> } {
+export function notJudged(
+  results: readonly CheckResult[],
+  rules: Map<string, Rule>,
+): { count: number; groups: Array<{ reason: string; count: number }> } {
   const reasons = new Map<string, number>();
   let count = 0;
   for (const result of results) {
-    if (!(result.status === 'skipped' || result.fault) || !result.rules.some((id) => rules.get(id)?.severity === 'MUST')) continue;
+    if (
+      !(result.status === 'skipped' || result.fault) ||
+      !result.rules.some((id) => rules.get(id)?.severity === 'MUST')
+    )
+      continue;
     count++;
     const reason = skipReason(result.message);
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);

@@ -9,7 +9,8 @@ import { spellings } from './secret-renderings.js';
  */
 function regexReplace(replacement: ReadonlyMap<string, string>, wordBelow: number, input: string): string {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const alternative = (literal: string) => (literal.length >= wordBelow ? escape(literal) : `(?<![A-Za-z0-9])${escape(literal)}(?![A-Za-z0-9])`);
+  const alternative = (literal: string) =>
+    literal.length >= wordBelow ? escape(literal) : `(?<![A-Za-z0-9])${escape(literal)}(?![A-Za-z0-9])`;
   const keys = [...replacement.keys()].filter((key) => key.length > 0);
   if (keys.length === 0) return input;
   const known = new RegExp(
@@ -72,7 +73,9 @@ describe('createLiteralIndex', () => {
       ['key1', '<key1>'],
       ['longkey', '<long>'],
     ]);
-    expect(both(replacement, 6, 'k kk key1 key12 xkey1 -key1- (k) k9 9k xlongkeyx')).toBe('<k> kk <key1> key12 xkey1 -<key1>- (<k>) k9 9k x<long>x');
+    expect(both(replacement, 6, 'k kk key1 key12 xkey1 -key1- (k) k9 9k xlongkeyx')).toBe(
+      '<k> kk <key1> key12 xkey1 -<key1>- (<k>) k9 9k x<long>x',
+    );
   });
 
   it('treats non-ASCII neighbours as word boundaries and matches non-ASCII literals exactly', () => {
@@ -108,7 +111,9 @@ describe('createLiteralIndex', () => {
         fc.array(fc.oneof(fc.nat(), literal), { maxLength: 30 }),
         (literals, wordBelow, pieces) => {
           const replacement = new Map(literals.map((text, i) => [text, `<${i}>`]));
-          const input = pieces.map((piece) => (typeof piece === 'number' ? literals[piece % literals.length]! : piece)).join('');
+          const input = pieces
+            .map((piece) => (typeof piece === 'number' ? literals[piece % literals.length]! : piece))
+            .join('');
           expect(indexReplace(replacement, wordBelow, input)).toBe(regexReplace(replacement, wordBelow, input));
         },
       ),
@@ -117,7 +122,11 @@ describe('createLiteralIndex', () => {
   });
 
   it("matches as the RegExp alternation did on the scrubber's spellings of secrets, cut and joined with noise", () => {
-    const secret = fc.string({ unit: fc.constantFrom('a', 'k', 'Z', '7', '/', '+', '"', '&', '<', ' ', '%', 'é', '🔑'), minLength: 1, maxLength: 10 });
+    const secret = fc.string({
+      unit: fc.constantFrom('a', 'k', 'Z', '7', '/', '+', '"', '&', '<', ' ', '%', 'é', '🔑'),
+      minLength: 1,
+      maxLength: 10,
+    });
     fc.assert(
       fc.property(
         fc.uniqueArray(secret, { minLength: 1, maxLength: 3 }),
@@ -125,7 +134,8 @@ describe('createLiteralIndex', () => {
         (secrets, pieces) => {
           const replacement = new Map<string, string>();
           secrets.forEach((value, i) => {
-            for (const spelling of spellings(value)) if (!replacement.has(spelling)) replacement.set(spelling, `<${i}>`);
+            for (const spelling of spellings(value))
+              if (!replacement.has(spelling)) replacement.set(spelling, `<${i}>`);
           });
           const all = [...replacement.keys()];
           // Whole spellings, their heads (a text cut short) and noise between them.

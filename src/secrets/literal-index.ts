@@ -39,11 +39,15 @@ interface LiteralIndex<V> {
   replace(input: string, replace: (match: LiteralMatch<V>) => string): string;
 }
 
-const isWordChar = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+const isWordChar = (code: number) =>
+  (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 
 /** 7 bits of each of 4 characters (lossy outside ASCII: a collision only costs a comparison). */
 const code4 = (text: string, at: number) =>
-  ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f);
+  ((text.charCodeAt(at) & 0x7f) << 21) |
+  ((text.charCodeAt(at + 1) & 0x7f) << 14) |
+  ((text.charCodeAt(at + 2) & 0x7f) << 7) |
+  (text.charCodeAt(at + 3) & 0x7f);
 
 /** 7 bits of each of 2 characters: the first filter, one byte per pair. */
 const code2 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 7) | (text.charCodeAt(at + 1) & 0x7f);
@@ -55,7 +59,10 @@ const code2 = (text: string, at: number) => ((text.charCodeAt(at) & 0x7f) << 7) 
  *
  * @example createLiteralIndex(new Map([['secret', 'ak…#1234']]), 6).replace('a secret', (m) => m.value) // 'a ak…#1234'
  */
-export function createLiteralIndex<V>(literals: ReadonlyMap<string, V> | Iterable<readonly [string, V]>, wordBelow: number): LiteralIndex<V> {
+export function createLiteralIndex<V>(
+  literals: ReadonlyMap<string, V> | Iterable<readonly [string, V]>,
+  wordBelow: number,
+): LiteralIndex<V> {
   const long = new Map<number, Array<Entry<V>>>();
   const short = new Map<number, Array<Entry<V>>>();
   // First filters: the first two characters of a long literal, the first character of a short one.
@@ -81,7 +88,8 @@ export function createLiteralIndex<V>(literals: ReadonlyMap<string, V> | Iterabl
     }
   }
   // Longest first; among equal lengths the order given (two literals of one length cannot both match at one position).
-  for (const bucket of [...long.values(), ...short.values()]) bucket.sort((a, b) => b.literal.length - a.literal.length);
+  for (const bucket of [...long.values(), ...short.values()])
+    bucket.sort((a, b) => b.literal.length - a.literal.length);
   const hasShort = short.size > 0;
 
   const fits = (input: string, i: number, entry: Entry<V>): boolean => {

@@ -1,5 +1,13 @@
 import { createLiteralIndex } from './literal-index.js';
-import { byteRenderings, foldAscii, keyPieces, privateParts, spellings, WINDOW, WORDLIKE } from './secret-renderings.js';
+import {
+  byteRenderings,
+  foldAscii,
+  keyPieces,
+  privateParts,
+  spellings,
+  WINDOW,
+  WORDLIKE,
+} from './secret-renderings.js';
 
 /**
  * The indexes a scrubber builds once for its secrets, each a replacement over a text: the
@@ -20,7 +28,10 @@ export const SHORT = 6;
 const TRUNCATED_MIN = 6;
 
 /** Every spelling of every secret (a private key's pieces too) and the fingerprint that replaces it; the first secret wins a spelling. */
-export function spellingReplacements(secrets: readonly ShownSecret[]): { replacement: Map<string, string>; raw: Array<{ value: string; shown: string }> } {
+export function spellingReplacements(secrets: readonly ShownSecret[]): {
+  replacement: Map<string, string>;
+  raw: Array<{ value: string; shown: string }>;
+} {
   const replacement = new Map<string, string>();
   const raw: Array<{ value: string; shown: string }> = [];
   for (const secret of secrets) {
@@ -115,7 +126,10 @@ const HASH_BITS = 20;
 /** A window's first 4 characters as one integer, 7 bits each. */
 function code4(text: string, at: number): number {
   return (
-    ((text.charCodeAt(at) & 0x7f) << 21) | ((text.charCodeAt(at + 1) & 0x7f) << 14) | ((text.charCodeAt(at + 2) & 0x7f) << 7) | (text.charCodeAt(at + 3) & 0x7f)
+    ((text.charCodeAt(at) & 0x7f) << 21) |
+    ((text.charCodeAt(at + 1) & 0x7f) << 14) |
+    ((text.charCodeAt(at + 2) & 0x7f) << 7) |
+    (text.charCodeAt(at + 3) & 0x7f)
   );
 }
 

@@ -20,7 +20,10 @@ describe('fingerprint', () => {
   it('stays the sha256 of each secret and kind however many were fingerprinted before (its memo is bounded)', () => {
     const values = Array.from({ length: 600 }, (_, i) => `secret-${i}`);
     for (const round of [1, 2]) {
-      for (const value of values) expect(fingerprint(value, round === 1 ? 'ak' : 'ct'), value).toBe(`${round === 1 ? 'ak' : 'ct'}…#${hash4(value)}`);
+      for (const value of values)
+        expect(fingerprint(value, round === 1 ? 'ak' : 'ct'), value).toBe(
+          `${round === 1 ? 'ak' : 'ct'}…#${hash4(value)}`,
+        );
     }
     expect(fingerprint(TOKEN, 'ct')).toBe(`ct…#${hash4(TOKEN)}`);
     expect(fingerprint(TOKEN, 'ak')).toBe(`ak…#${hash4(TOKEN)}`);
@@ -63,7 +66,11 @@ describe('createScrubber', () => {
   it('scrubs data deeply and keeps exact numbers as they are', () => {
     const amount = new LosslessNumber('12345678901234567890.123');
     const out = scrub.value({ headers: { 'x-control-token': TOKEN }, list: [`t=${TOKEN}`], amount });
-    expect(out).toEqual({ headers: { 'x-control-token': fingerprint(TOKEN, 'ct') }, list: [`t=${fingerprint(TOKEN, 'ct')}`], amount });
+    expect(out).toEqual({
+      headers: { 'x-control-token': fingerprint(TOKEN, 'ct') },
+      list: [`t=${fingerprint(TOKEN, 'ct')}`],
+      amount,
+    });
     expect(out.amount).toBe(amount);
   });
 
@@ -84,12 +91,16 @@ describe('createScrubber', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const lines = pem.split('\n').slice(1, -2);
-    const out = createScrubber([{ kind: 'pk', value: pem }]).text(`one line: ${lines[3]!}; percent: ${encodeURIComponent(lines[5]!)}`);
+    const out = createScrubber([{ kind: 'pk', value: pem }]).text(
+      `one line: ${lines[3]!}; percent: ${encodeURIComponent(lines[5]!)}`,
+    );
     expect(out).toBe(`one line: ${fingerprint(pem, 'pk')}; percent: ${fingerprint(pem, 'pk')}`);
   });
 
   it('removes URL passwords, token query parameters and Authorization credentials it was not told about', () => {
-    const out = createScrubber([]).text('GET http://alice:hunter22@127.0.0.1:80/x?access_token=abc123&page=2 authorization: Bearer eyJhbGciOi.x.y');
+    const out = createScrubber([]).text(
+      'GET http://alice:hunter22@127.0.0.1:80/x?access_token=abc123&page=2 authorization: Bearer eyJhbGciOi.x.y',
+    );
     expect(out).toBe(
       `GET http://alice:${fingerprint('hunter22', 'pw')}@127.0.0.1:80/x?access_token=${fingerprint('abc123', 'qt')}&page=2 authorization: Bearer ${fingerprint('eyJhbGciOi.x.y', 'au')}`,
     );
@@ -102,7 +113,9 @@ describe('createScrubber', () => {
 
   it('finds a configured secret inside Base64 (a Basic credential made from URL userinfo)', () => {
     const basic = Buffer.from(`merchant:${TOKEN}`).toString('base64');
-    expect(createScrubber([{ kind: 'ct', value: TOKEN }]).text(`echo ${basic} end`)).toBe(`echo ${fingerprint(TOKEN, 'ct')} end`);
+    expect(createScrubber([{ kind: 'ct', value: TOKEN }]).text(`echo ${basic} end`)).toBe(
+      `echo ${fingerprint(TOKEN, 'ct')} end`,
+    );
   });
 
   it('names the kind right when the runner fingerprinted a configured forbidden key as an API key', () => {
@@ -122,13 +135,17 @@ describe('createScrubber on text cut short', () => {
     const secret = 'ak-Live-7Qx9zR2mP4';
     const scrub = createScrubber([{ kind: 'ak', value: secret }]);
     expect(scrub.text(`refused key ${secret.slice(0, 9)}…`)).toBe(`refused key ${fingerprint(secret, 'ak')}…`);
-    expect(scrub.text(`{"errMsg":"refused key ${JSON.stringify(secret).slice(1, 12)}`)).toBe(`{"errMsg":"refused key ${fingerprint(secret, 'ak')}`);
+    expect(scrub.text(`{"errMsg":"refused key ${JSON.stringify(secret).slice(1, 12)}`)).toBe(
+      `{"errMsg":"refused key ${fingerprint(secret, 'ak')}`,
+    );
   });
 
   it('leaves a word that goes on past what it shares with a secret (a case id beside an embedded key)', () => {
     const scrub = createScrubber([{ kind: 'fk', value: 'forbidden-8f3a91c2d4' }]);
     expect(scrub.text('service/errors/forbidden-key/status')).toBe('service/errors/forbidden-key/status');
-    expect(scrub.text('(HTTP 500: refused forbidden-8f3a)')).toBe(`(HTTP 500: refused ${fingerprint('forbidden-8f3a91c2d4', 'fk')})`);
+    expect(scrub.text('(HTTP 500: refused forbidden-8f3a)')).toBe(
+      `(HTTP 500: refused ${fingerprint('forbidden-8f3a91c2d4', 'fk')})`,
+    );
   });
 
   it('leaves a word that only shares a few first characters with a secret', () => {
@@ -150,7 +167,9 @@ describe('createScrubber on a key whose lines were joined with spaces', () => {
 describe('createScrubber on short secrets', () => {
   it('replaces a secret under 6 characters only as a whole word, so the text stays readable', () => {
     const scrub = createScrubber([{ kind: 'ak', value: 'k' }]);
-    expect(scrub.text('cannot read private key nope.pem; sent X-API-KEY k')).toBe(`cannot read private key nope.pem; sent X-API-KEY ${fingerprint('k', 'ak')}`);
+    expect(scrub.text('cannot read private key nope.pem; sent X-API-KEY k')).toBe(
+      `cannot read private key nope.pem; sent X-API-KEY ${fingerprint('k', 'ak')}`,
+    );
   });
 });
 
@@ -159,7 +178,8 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
   const shown = fingerprint(KEY, 'ak');
   const scrub = createScrubber([{ kind: 'ak', value: KEY }]);
   /** Every WINDOW-character run of the text, letter case folded. */
-  const windowsOf = (text: string) => Array.from({ length: Math.max(0, text.length - WINDOW + 1) }, (_, i) => text.slice(i, i + WINDOW).toLowerCase());
+  const windowsOf = (text: string) =>
+    Array.from({ length: Math.max(0, text.length - WINDOW + 1) }, (_, i) => text.slice(i, i + WINDOW).toLowerCase());
 
   it.each<[string, string]>([
     ['hex', Buffer.from(KEY).toString('hex')],
@@ -175,7 +195,8 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
   ])('leaves no 8-character window of its %s', (_what, rendering) => {
     const out = scrub.text(`echo: ${rendering} end`);
     expect(out).toContain(shown);
-    for (const window of windowsOf(rendering)) expect(out.toLowerCase().includes(window), `${window} in ${out}`).toBe(false);
+    for (const window of windowsOf(rendering))
+      expect(out.toLowerCase().includes(window), `${window} in ${out}`).toBe(false);
   });
 
   it('lists hex and Base64 at every alignment among the renderings', () => {
@@ -198,9 +219,15 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
     const keyed = createScrubber([{ kind: 'pk', value: pem }]);
     const d = Buffer.from(jwk.d!, 'base64url');
     const p = Buffer.from(jwk.p!, 'base64url');
-    for (const leak of [d.toString('hex').toUpperCase(), jwk.dp!, p.toString('base64'), d.toString('hex').slice(40, 60)]) {
+    for (const leak of [
+      d.toString('hex').toUpperCase(),
+      jwk.dp!,
+      p.toString('base64'),
+      d.toString('hex').slice(40, 60),
+    ]) {
       const out = keyed.text(`leaked ${leak} here`);
-      for (const window of windowsOf(leak)) expect(out.toLowerCase().includes(window), `${window} of a private part`).toBe(false);
+      for (const window of windowsOf(leak))
+        expect(out.toLowerCase().includes(window), `${window} of a private part`).toBe(false);
     }
     const modulus = Buffer.from(publicKey.export({ format: 'jwk' }).n!, 'base64url').toString('hex');
     expect(keyed.text(`n = ${modulus}`)).toBe(`n = ${modulus}`);
@@ -237,7 +264,8 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
     for (const leak of [q.toString('hex'), q.toString('base64'), pkcs1.split('\n')[2]!, pkcs8.split('\n')[3]!]) {
       const out = keyed.text(`leaked ${leak} here`);
       expect(out).toMatch(new RegExp(`^leaked (${fingerprint(pkcs8, 'pk')})+=* here$`));
-      for (const window of windowsOf(leak)) expect(out.toLowerCase().includes(window), `${window} of the key`).toBe(false);
+      for (const window of windowsOf(leak))
+        expect(out.toLowerCase().includes(window), `${window} of the key`).toBe(false);
     }
     expect(keyed.text(`and ${KEY}`)).toBe(`and ${shown}`);
   });

@@ -98,7 +98,8 @@ const PEM_PRIVATE = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1P
 const DER_CANDIDATE = /MII[A-Za-z0-9+/]{200,}={0,2}(?:(?:\\r\\n|\\n|\r?\n)[A-Za-z0-9+/]+={0,2})*/g;
 // A value that is a fingerprint already is matched first and kept.
 const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*:)([a-z]{2}…#[0-9a-f]{4}|[^\s/?#@"'<>]+)(@)/gi;
-const QUERY_TOKEN = /([?&](?:access_token|token|api[_-]?key|apikey|key|secret|password|signature|sig|auth)=)([a-z]{2}…#[0-9a-f]{4}|[^&\s"'<>#]+)/gi;
+const QUERY_TOKEN =
+  /([?&](?:access_token|token|api[_-]?key|apikey|key|secret|password|signature|sig|auth)=)([a-z]{2}…#[0-9a-f]{4}|[^&\s"'<>#]+)/gi;
 const AUTHORIZATION = /(authorization\W{0,12}(?:Bearer|Basic)\s+)([a-z]{2}…#[0-9a-f]{4}|[A-Za-z0-9._~+/-]+=*)/gi;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}={0,2}/g;
 
@@ -112,7 +113,11 @@ const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}={0,2}/g;
 export function createScrubber(secrets: readonly Secret[]): Scrubber {
   const shown = secrets
     .filter((secret) => secret.value.length > 0)
-    .map((secret) => ({ kind: secret.kind, value: secret.value, shown: secret.shownAs ?? fingerprint(secret.value, secret.kind) }));
+    .map((secret) => ({
+      kind: secret.kind,
+      value: secret.value,
+      shown: secret.shownAs ?? fingerprint(secret.value, secret.kind),
+    }));
   const byHash = new Map<string, SecretKind | null>();
   for (const secret of shown) {
     const hash = secret.shown.slice(-4);
@@ -151,13 +156,19 @@ function byForm(input: string): string {
   if (out.includes('://'))
     out = out.replace(
       USERINFO,
-      (_m, head: string, password: string, at: string) => `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`,
+      (_m, head: string, password: string, at: string) =>
+        `${head}${isFingerprint(password) ? password : fingerprint(safeDecode(password), 'pw')}${at}`,
     );
   if (out.includes('='))
-    out = out.replace(QUERY_TOKEN, (_m, head: string, token: string) => `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`);
+    out = out.replace(
+      QUERY_TOKEN,
+      (_m, head: string, token: string) =>
+        `${head}${isFingerprint(token) ? token : fingerprint(safeDecode(token), 'qt')}`,
+    );
   return out.replace(
     AUTHORIZATION,
-    (_m, head: string, credential: string) => `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`,
+    (_m, head: string, credential: string) =>
+      `${head}${isFingerprint(credential) ? credential : fingerprint(credential, 'au')}`,
   );
 }
 
@@ -168,8 +179,14 @@ function byDecoding(input: string, { decodable, shortestDecodable: shortest }: T
     part.replace(BASE64_RUN, (run) => {
       // Too short to hold the shortest secret once decoded: no need to decode it.
       if (Math.floor((run.length * 3) / 4) < shortest) return run;
-      const decoded = Buffer.from(run.includes('-') || run.includes('_') ? run.replace(/-/g, '+').replace(/_/g, '/') : run, 'base64').toString('latin1');
-      return decodable.find((secret) => secret.value.length <= decoded.length && decoded.includes(secret.value))?.shown ?? run;
+      const decoded = Buffer.from(
+        run.includes('-') || run.includes('_') ? run.replace(/-/g, '+').replace(/_/g, '/') : run,
+        'base64',
+      ).toString('latin1');
+      return (
+        decodable.find((secret) => secret.value.length <= decoded.length && decoded.includes(secret.value))?.shown ??
+        run
+      );
     }),
   );
 }
@@ -180,7 +197,8 @@ function scrubText(input: string, steps: TextSteps): string {
   // Each pattern pass is skipped when the text lacks a literal its pattern cannot match without.
   let out = input.includes('-----BEGIN ') ? input.replace(PEM_PRIVATE, (block) => fingerprint(block, 'pk')) : input;
   out = steps.known.replace(out, (match) => match.value);
-  if (out.includes('MII')) out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
+  if (out.includes('MII'))
+    out = out.replace(DER_CANDIDATE, (run) => (isPrivateKeyDer(keyBody(run)) ? fingerprint(run, 'pk') : run));
   out = byDecoding(byForm(steps.cutShort(out)), steps);
   out = betweenFingerprints(out, (part) => steps.windows.replace(part));
   if (out.includes('…#')) out = out.replace(PADDED_TAIL, '$1');

@@ -13,7 +13,12 @@ export function keyBody(text: string): string {
 
 function escapeHtml(text: string, apostrophe: string): string {
   if (!/[&<>"']/.test(text)) return text;
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apostrophe);
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, apostrophe);
 }
 
 function jsonEscaped(text: string): string[] {
@@ -33,7 +38,12 @@ export function spellings(secret: string): string[] {
   // Each stage drops its repeats (most spellings of Base64 text are alike): the list, in its order, is
   // the same as without, and a PEM key's spellings are not escaped 64 times over.
   const unique = (list: string[]) => [...new Set(list)];
-  const wire = unique([secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), new URLSearchParams({ s: secret }).toString().slice(2)]);
+  const wire = unique([
+    secret,
+    encoded,
+    encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+  ]);
   const json = unique(wire.flatMap((w) => [w, ...jsonEscaped(w)]));
   const twice = unique(json.flatMap((j) => [j, ...jsonEscaped(j)]));
   const all = twice.flatMap((t) => [t, escapeHtml(t, '&#39;'), escapeHtml(t, '&#x27;')]);
@@ -94,7 +104,9 @@ export function privateParts(text: string): Buffer[] {
   } catch {
     return [];
   }
-  return ['d', 'p', 'q', 'dp', 'dq', 'qi'].flatMap((name) => (typeof jwk[name] === 'string' ? [Buffer.from(jwk[name], 'base64url')] : []));
+  return ['d', 'p', 'q', 'dp', 'dq', 'qi'].flatMap((name) =>
+    typeof jwk[name] === 'string' ? [Buffer.from(jwk[name], 'base64url')] : [],
+  );
 }
 
 function createPrivateKeyFromDer(base64: string): ReturnType<typeof createPrivateKey> | undefined {

@@ -28,7 +28,8 @@ export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: Merch
   const empty = CARD_FIELDS.filter((field) => request[field].trim() === '');
   if (empty.length > 0) return refuse('badRequest', `${empty.join(', ')} must not be empty [CARD-REQ]`);
   const merchant = /^(0|[1-9]\d*)$/.test(request.merchantId) ? BigInt(request.merchantId) : undefined;
-  if (merchant === undefined || !ctx.state.hasMerchant(merchant)) return refuse('merchantNotFound', `no merchant ${request.merchantId}`);
+  if (merchant === undefined || !ctx.state.hasMerchant(merchant))
+    return refuse('merchantNotFound', `no merchant ${request.merchantId}`);
   if (keyMerchant !== undefined && keyMerchant !== merchant) {
     return { ...refuse('forbidden', `X-API-KEY of merchant ${keyMerchant} used for merchant ${merchant}`), merchant };
   }
@@ -46,9 +47,21 @@ export function closeCard(ctx: ServiceContext, plain: Plain, keyMerchant?: Merch
   });
   switch (outcome) {
     case 'duplicate-serial':
-      return { ...refuse('duplicateSerialNo', `closeSerialNo ${request.closeSerialNo} was used for an earlier close of merchant ${merchant}`), merchant };
+      return {
+        ...refuse(
+          'duplicateSerialNo',
+          `closeSerialNo ${request.closeSerialNo} was used for an earlier close of merchant ${merchant}`,
+        ),
+        merchant,
+      };
     case 'not-found':
-      return { ...refuse('cardNotFound', `no card ${request.powerCardId} of merchant ${merchant} held by ${request.merchantUserId}`), merchant };
+      return {
+        ...refuse(
+          'cardNotFound',
+          `no card ${request.powerCardId} of merchant ${merchant} held by ${request.merchantUserId}`,
+        ),
+        merchant,
+      };
     case 'already-closed':
       return { ...refuse('alreadyClosed', `card ${request.powerCardId} is closed already`), merchant };
     case 'closed':

@@ -19,7 +19,20 @@ describe('exact decimals', () => {
   });
 
   it('refuses what is not a decimal and exponents that would allocate absurd strings', () => {
-    for (const text of ['', '.', 'e5', '1e', 'abc', '1.2.3', '0x10', ' 1', '1e1001', '1e-99999999999', 'Infinity', 'NaN'])
+    for (const text of [
+      '',
+      '.',
+      'e5',
+      '1e',
+      'abc',
+      '1.2.3',
+      '0x10',
+      ' 1',
+      '1e1001',
+      '1e-99999999999',
+      'Infinity',
+      'NaN',
+    ])
       expect(parseDecimal(text), text).toBeUndefined();
   });
 

@@ -61,7 +61,8 @@ export function isWholeDecimal(value: ExactDecimal): boolean {
 
 /** The integer value of a whole decimal (callers check {@link isWholeDecimal} first). */
 export function decimalToBigInt(value: ExactDecimal): bigint {
-  const whole = value.scale === 0 ? value.digits : value.digits.slice(0, Math.max(0, value.digits.length - value.scale)) || '0';
+  const whole =
+    value.scale === 0 ? value.digits : value.digits.slice(0, Math.max(0, value.digits.length - value.scale)) || '0';
   const big = BigInt(whole);
   return value.negative ? -big : big;
 }

@@ -29,16 +29,27 @@ describe('getEnergyMaxCount', () => {
     ['floors 20000000 / 64000 = 312.5', { balance: 20_000_000n, costPerTx: 64_000n }, '312'],
     ['answers 0 below one transaction', { balance: 63_999n, costPerTx: 64_000n }, '0'],
     ['answers exactly at a whole number', { balance: 128_000n, costPerTx: 64_000n }, '2'],
-    ['keeps balances beyond 2^53 exact', { balance: 123_456_789_012_345_678_901n, costPerTx: 1n }, '123456789012345678901'],
+    [
+      'keeps balances beyond 2^53 exact',
+      { balance: 123_456_789_012_345_678_901n, costPerTx: 1n },
+      '123456789012345678901',
+    ],
     ['does not round up at .9999', { balance: 99_999n, costPerTx: 10_000n }, '9'],
   ])('%s', (_name, energy, count) => {
     const outcome = getEnergyMaxCount(setup(energy).ctx, MERCHANT, query);
-    expect(outcome.ok && stringifyExact(outcome.result)).toBe(`{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":${count}}`);
+    expect(outcome.ok && stringifyExact(outcome.result)).toBe(
+      `{"chainName":"TRON","symbol":"ENERGY","energyMaxCount":${count}}`,
+    );
   });
 
   it.each<[string, Plain, string, RegExp]>([
     ['no chainName', { symbol: 'ENERGY' }, 'invalidRequest', /^chainName is required \[ENERGY-REQ\]$/],
-    ['symbol as a number', { symbol: new LosslessNumber('1'), chainName: 'TRON' }, 'invalidRequest', /^symbol must be string \[ENERGY-REQ\]$/],
+    [
+      'symbol as a number',
+      { symbol: new LosslessNumber('1'), chainName: 'TRON' },
+      'invalidRequest',
+      /^symbol must be string \[ENERGY-REQ\]$/,
+    ],
     [
       'a number a float cannot hold where a string belongs',
       { symbol: 'ENERGY', chainName: new LosslessNumber('1e999') },
@@ -64,7 +75,10 @@ describe('getEnergyMaxCount', () => {
 
   it('reads the balance after the lease debits that are due (policy leaseDebit: later), not before', () => {
     const { ctx, state, advance } = setup({ balance: 640_000n, costPerTx: 64_000n });
-    state.pendingDebits.push({ merchant: MERCHANT, cost: 128_000n, dueAt: 1_500 }, { merchant: MERCHANT, cost: 64_000n, dueAt: 3_000 });
+    state.pendingDebits.push(
+      { merchant: MERCHANT, cost: 128_000n, dueAt: 1_500 },
+      { merchant: MERCHANT, cost: 64_000n, dueAt: 3_000 },
+    );
     const count = () => {
       const outcome = getEnergyMaxCount(ctx, MERCHANT, query);
       return outcome.ok ? String(outcome.result.energyMaxCount) : outcome.message;

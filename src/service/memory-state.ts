@@ -1,4 +1,14 @@
-import type { ClosedCard, Energy, MerchantId, NewOrder, PendingDebit, QueuedCallback, ServiceState, StoredCard, StoredOrder } from './state.js';
+import type {
+  ClosedCard,
+  Energy,
+  MerchantId,
+  NewOrder,
+  PendingDebit,
+  QueuedCallback,
+  ServiceState,
+  StoredCard,
+  StoredOrder,
+} from './state.js';
 
 /** Options of {@link MemoryServiceState}. */
 interface MemoryStateOptions {
@@ -126,6 +136,8 @@ export class MemoryServiceState implements ServiceState {
 
   /** Cards are per merchant; with `unknownCards: open` a card is also per holder (any holder may close "its" card once). */
   #cardKey(merchant: MerchantId, powerCardId: string, merchantUserId: string): string {
-    return this.#unknownCards === 'open' ? `${merchant}\u0000${merchantUserId}\u0000${powerCardId}` : `${merchant}\u0000${powerCardId}`;
+    return this.#unknownCards === 'open'
+      ? `${merchant}\u0000${merchantUserId}\u0000${powerCardId}`
+      : `${merchant}\u0000${powerCardId}`;
   }
 }

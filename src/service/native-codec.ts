@@ -16,9 +16,17 @@ const KIND: Record<CryptoFailureFamily, OpenFailureKind> = { base64: 'base64', p
  * Opens a request's encrypted field with the native engine: the UTF-8 text, or the failure's kind
  * and wording. Plain data in and out, so a worker thread (the emulator's crypto pool) runs it too.
  */
-export function openRequest(data: string, key: RsaKey, profile: CryptoProfile, accept?: ReadonlySet<CryptoFailureReason>): OpenOutcome {
+export function openRequest(
+  data: string,
+  key: RsaKey,
+  profile: CryptoProfile,
+  accept?: ReadonlySet<CryptoFailureReason>,
+): OpenOutcome {
   try {
-    return { ok: true, text: decodeUtf8(openBytes(data, 'request', key, { profile, ...(accept ? { base64: { accept } } : {}) })) };
+    return {
+      ok: true,
+      text: decodeUtf8(openBytes(data, 'request', key, { profile, ...(accept ? { base64: { accept } } : {}) })),
+    };
   } catch (error) {
     if (!(error instanceof CryptoError)) throw error;
     return { ok: false, kind: KIND[familyOf(error.reason)], message: describeCryptoFailure(error) };

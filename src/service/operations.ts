@@ -17,4 +17,8 @@ export interface ServiceOperations {
 }
 
 /** The operations as the interface describes them. */
-export const SERVICE_OPERATIONS: Readonly<ServiceOperations> = Object.freeze({ getEnergyMaxCount, withdrawWithoutVerify, closeCard });
+export const SERVICE_OPERATIONS: Readonly<ServiceOperations> = Object.freeze({
+  getEnergyMaxCount,
+  withdrawWithoutVerify,
+  closeCard,
+});

@@ -42,24 +42,60 @@ function order(fields: Record<string, unknown> = {}): Plain {
   return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined)) as Plain;
 }
 const n = (text: string) => new LosslessNumber(text);
-const lease = (fields: Record<string, unknown> = {}) => ({ symbol: 'ENERGY', amount: n('2'), expiryHours: n('24'), callBackId: 'el-1', ...fields });
+const lease = (fields: Record<string, unknown> = {}) => ({
+  symbol: 'ENERGY',
+  amount: n('2'),
+  expiryHours: n('24'),
+  callBackId: 'el-1',
+  ...fields,
+});
 
 describe('withdrawWithoutVerify', () => {
   it.each<[string, Record<string, unknown>, string, string]>([
-    ['echoes a decimal tenantUserId as that integer, digit for digit', {}, '{"tenantUserId":20931,"id":"cb-1"}', '10.5'],
-    ['echoes a tenantUserId up to a Java long', { tenantUserId: '9223372036854775807' }, '{"tenantUserId":9223372036854775807,"id":"cb-1"}', '10.5'],
+    [
+      'echoes a decimal tenantUserId as that integer, digit for digit',
+      {},
+      '{"tenantUserId":20931,"id":"cb-1"}',
+      '10.5',
+    ],
+    [
+      'echoes a tenantUserId up to a Java long',
+      { tenantUserId: '9223372036854775807' },
+      '{"tenantUserId":9223372036854775807,"id":"cb-1"}',
+      '10.5',
+    ],
     [
       'gives a tenantUserId beyond a Java long a surrogate id',
       { tenantUserId: '9223372036854775808' },
       '{"tenantUserId":9000000000000001,"id":"cb-1"}',
       '10.5',
     ],
-    ['gives a text tenantUserId a surrogate id', { tenantUserId: 'alice' }, '{"tenantUserId":9000000000000001,"id":"cb-1"}', '10.5'],
-    ['gives a tenantUserId with a leading zero a surrogate id', { tenantUserId: '007' }, '{"tenantUserId":9000000000000001,"id":"cb-1"}', '10.5'],
-    ['keeps an amount a float would round', { amount: n('123456789012.123456') }, '{"tenantUserId":20931,"id":"cb-1"}', '123456789012.123456'],
+    [
+      'gives a text tenantUserId a surrogate id',
+      { tenantUserId: 'alice' },
+      '{"tenantUserId":9000000000000001,"id":"cb-1"}',
+      '10.5',
+    ],
+    [
+      'gives a tenantUserId with a leading zero a surrogate id',
+      { tenantUserId: '007' },
+      '{"tenantUserId":9000000000000001,"id":"cb-1"}',
+      '10.5',
+    ],
+    [
+      'keeps an amount a float would round',
+      { amount: n('123456789012.123456') },
+      '{"tenantUserId":20931,"id":"cb-1"}',
+      '123456789012.123456',
+    ],
     ['keeps trailing fraction zeros', { amount: n('10.50') }, '{"tenantUserId":20931,"id":"cb-1"}', '10.50'],
     ['writes an exponent as plain digits', { amount: n('1.5e2') }, '{"tenantUserId":20931,"id":"cb-1"}', '150'],
-    ['takes an amount given as a decimal string', { amount: '0.000001' }, '{"tenantUserId":20931,"id":"cb-1"}', '0.000001'],
+    [
+      'takes an amount given as a decimal string',
+      { amount: '0.000001' },
+      '{"tenantUserId":20931,"id":"cb-1"}',
+      '0.000001',
+    ],
   ])('%s', (_name, fields, result, amount) => {
     const { submit, queued } = setup();
     const outcome = submit(fields);
@@ -72,9 +108,27 @@ describe('withdrawWithoutVerify', () => {
   it.each<[string, Record<string, unknown>, string, string | RegExp, string[]]>([
     ['tenantType 2', { tenantType: n('2') }, 'tenantType', 'tenantType must be 1 [ORDER-TENANT-TYPE]', []],
     ['no toAddr', { toAddr: undefined }, 'invalidRequest', 'toAddr is required [ORDER-FIELDS]', []],
-    ['tenantUserId as a number', { tenantUserId: n('20931') }, 'invalidRequest', 'tenantUserId must be string [ORDER-FIELDS]', []],
-    ['a userId of another merchant', { userId: n('10087') }, 'userIdMismatch', 'userId 10087 is not the userId of the merchant that owns this X-API-KEY', []],
-    ['a userId beyond every merchant', { userId: n('100860000000000000000') }, 'userIdMismatch', /^userId 100860000000000000000 is not/, []],
+    [
+      'tenantUserId as a number',
+      { tenantUserId: n('20931') },
+      'invalidRequest',
+      'tenantUserId must be string [ORDER-FIELDS]',
+      [],
+    ],
+    [
+      'a userId of another merchant',
+      { userId: n('10087') },
+      'userIdMismatch',
+      'userId 10087 is not the userId of the merchant that owns this X-API-KEY',
+      [],
+    ],
+    [
+      'a userId beyond every merchant',
+      { userId: n('100860000000000000000') },
+      'userIdMismatch',
+      /^userId 100860000000000000000 is not/,
+      [],
+    ],
     [
       'a symbol that is no currency',
       { symbol: 'usdt' },
@@ -82,13 +136,31 @@ describe('withdrawWithoutVerify', () => {
       'symbol "usdt" is neither ENERGY nor a digital-currency symbol this service pays out (1-20 upper-case letters or digits)',
       ['ORDER-KIND'],
     ],
-    ['amount 0', { amount: n('0') }, 'amount', 'amount must be a decimal above 0 with at most 38 integer and 18 fraction digits, not 0', []],
+    [
+      'amount 0',
+      { amount: n('0') },
+      'amount',
+      'amount must be a decimal above 0 with at most 38 integer and 18 fraction digits, not 0',
+      [],
+    ],
     ['a negative amount', { amount: n('-1') }, 'amount', /not -1$/, []],
     ['39 integer digits', { amount: n('1'.repeat(39)) }, 'amount', /at most 38 integer/, []],
     ['19 fraction digits', { amount: n(`0.${'1'.repeat(19)}`) }, 'amount', /18 fraction digits/, []],
-    ['an ENERGY order without expiryHours', lease({ expiryHours: undefined }), 'expiryHours', 'expiryHours is required [ORDER-EXPIRY]', []],
+    [
+      'an ENERGY order without expiryHours',
+      lease({ expiryHours: undefined }),
+      'expiryHours',
+      'expiryHours is required [ORDER-EXPIRY]',
+      [],
+    ],
     // expiryHours fails by its property and by the ENERGY branch: named once.
-    ['an ENERGY order with expiryHours "24"', lease({ expiryHours: '24' }), 'expiryHours', 'expiryHours must be integer [ORDER-EXPIRY]', []],
+    [
+      'an ENERGY order with expiryHours "24"',
+      lease({ expiryHours: '24' }),
+      'expiryHours',
+      'expiryHours must be integer [ORDER-EXPIRY]',
+      [],
+    ],
     [
       'an ENERGY order with expiryHours 8761',
       lease({ expiryHours: n('8761') }),
@@ -190,7 +262,11 @@ describe('withdrawWithoutVerify', () => {
 
   it.each<[string, Partial<ServicePolicies>, { ok: boolean; failure?: string; result?: string }]>([
     ['refuse (the default)', {}, { ok: false, failure: 'duplicateCallBackId' }],
-    ['replay', { duplicateCallBackId: 'replay' }, { ok: true, result: '{"tenantUserId":9000000000000001,"id":"cb-1"}' }],
+    [
+      'replay',
+      { duplicateCallBackId: 'replay' },
+      { ok: true, result: '{"tenantUserId":9000000000000001,"id":"cb-1"}' },
+    ],
   ])('answers a used callBackId under duplicateCallBackId %s, and records nothing new', (_name, policies, expected) => {
     const { submit, queued } = setup(policies);
     expect(submit({ tenantUserId: 'alice' }).ok).toBe(true);
@@ -218,7 +294,11 @@ describe('withdrawWithoutVerify', () => {
 
   it.each<[string, Partial<ServicePolicies>, bigint[]]>([
     ['now lowers the balance at once', { leaseDebit: 'now' }, [640_000n - 128_000n, 640_000n - 128_000n]],
-    ['later lowers it after leaseDebitDelayMs', { leaseDebit: 'later', leaseDebitDelayMs: 1_000 }, [640_000n, 640_000n - 128_000n]],
+    [
+      'later lowers it after leaseDebitDelayMs',
+      { leaseDebit: 'later', leaseDebitDelayMs: 1_000 },
+      [640_000n, 640_000n - 128_000n],
+    ],
     ['never leaves it', { leaseDebit: 'never' }, [640_000n, 640_000n]],
   ])('leases energy: leaseDebit %s', (_name, policies, balances) => {
     const { submit, state, ctx, advance, queued } = setup(policies, { balance: 640_000n, costPerTx: 64_000n });

@@ -23,7 +23,10 @@ function setup(more: Partial<PipelineSetup<Merchant>> = {}, policies: ServicePol
       check(header, operation) {
         seen.push('key');
         if (header === 'ak') return { ok: true, merchant: M };
-        if (header === 'energy-only') return operation === 'getEnergyMaxCount' ? { ok: true, merchant: M } : { ok: false, status: 403, why: 'no permission' };
+        if (header === 'energy-only')
+          return operation === 'getEnergyMaxCount'
+            ? { ok: true, merchant: M }
+            : { ok: false, status: 403, why: 'no permission' };
         return { ok: false, status: 401, why: 'unknown' };
       },
     },
@@ -31,7 +34,9 @@ function setup(more: Partial<PipelineSetup<Merchant>> = {}, policies: ServicePol
       open(data) {
         try {
           const text = atob(data);
-          return text.startsWith('enc:') ? { ok: true, text: text.slice(4) } : { ok: false, kind: 'decrypt', message: 'not ours [wrong-key]' };
+          return text.startsWith('enc:')
+            ? { ok: true, text: text.slice(4) }
+            : { ok: false, kind: 'decrypt', message: 'not ours [wrong-key]' };
         } catch {
           return { ok: false, kind: 'base64', message: 'not Base64' };
         }
@@ -43,7 +48,9 @@ function setup(more: Partial<PipelineSetup<Merchant>> = {}, policies: ServicePol
         getEnergyMaxCount: () => ({ ok: true, result: { energyMaxCount: 312 } }) as never,
         withdrawWithoutVerify: () => refuse('duplicateCallBackId', 'used before', ['ORDER-CALLBACK-ID']),
         closeCard: (merchant: Merchant | undefined) =>
-          merchant ? { ...refuse('forbidden', 'other merchant'), merchant: 1n } : { ok: true, merchant: 10086n, result: { bizId: 'b', status: 'CLOSED' } },
+          merchant
+            ? { ...refuse('forbidden', 'other merchant'), merchant: 1n }
+            : { ok: true, merchant: 10086n, result: { bizId: 'b', status: 'CLOSED' } },
       })[operation] as never,
     policies: () => policies,
     acceptedBase64: () => new Set(),
@@ -53,7 +60,12 @@ function setup(more: Partial<PipelineSetup<Merchant>> = {}, policies: ServicePol
   return { serve: createPipeline({ ...base, ...more }), seen };
 }
 
-const request = (apiKey: string | undefined, contentType: string | undefined, body: string, seen?: string[]): PipelineRequest => ({
+const request = (
+  apiKey: string | undefined,
+  contentType: string | undefined,
+  body: string,
+  seen?: string[],
+): PipelineRequest => ({
   apiKey,
   contentType,
   body: async () => {
@@ -71,7 +83,9 @@ describe('the service pipeline', () => {
         operation: endpoint.operationId,
         key: endpoint.apiKeyHeader === null ? 'when-sent' : 'required',
         mediaType: endpoint.request.mediaType,
-        encrypted: endpoint.request.encrypted ? { field: endpoint.request.encrypted.field, pattern: endpoint.request.encrypted.pattern } : null,
+        encrypted: endpoint.request.encrypted
+          ? { field: endpoint.request.encrypted.field, pattern: endpoint.request.encrypted.pattern }
+          : null,
         rules: { contentType: endpoint.rules.contentType, data: endpoint.rules.data, request: endpoint.rules.request },
       });
     }
@@ -80,8 +94,14 @@ describe('the service pipeline', () => {
   it('judges the key first, before the body is read (ERR-401 whatever the body)', async () => {
     const { serve, seen } = setup();
     const answer = await serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request(undefined, 'text/plain', 'garbage', seen));
-    expect([answer?.status, answer?.body, seen]).toEqual([401, { code: 'UNAUTHORIZED', message: 'unauthorized' }, ['key']]);
-    expect((await serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('energy-only', FORM, data('{}'))))?.status).toBe(403);
+    expect([answer?.status, answer?.body, seen]).toEqual([
+      401,
+      { code: 'UNAUTHORIZED', message: 'unauthorized' },
+      ['key'],
+    ]);
+    expect(
+      (await serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('energy-only', FORM, data('{}'))))?.status,
+    ).toBe(403);
   });
 
   it.each([
@@ -93,8 +113,20 @@ describe('the service pipeline', () => {
       'Content-Type must be application/x-www-form-urlencoded, not "text/plain" [ENERGY-CT]',
     ],
     ['no data', FORM, 'x=1', ENVELOPE_CODES.missingData, 'form field data is required [ENERGY-DATA]'],
-    ['data twice', FORM, 'data=a&data=b', ENVELOPE_CODES.missingData, 'form field data appears 2 times; send it once [ENERGY-DATA]'],
-    ['data off the pattern', FORM, 'data=a-b', ENVELOPE_CODES.badBase64, 'data does not match ^[A-Za-z0-9+/]+={0,2}$: not Base64 [ENERGY-DATA]'],
+    [
+      'data twice',
+      FORM,
+      'data=a&data=b',
+      ENVELOPE_CODES.missingData,
+      'form field data appears 2 times; send it once [ENERGY-DATA]',
+    ],
+    [
+      'data off the pattern',
+      FORM,
+      'data=a-b',
+      ENVELOPE_CODES.badBase64,
+      'data does not match ^[A-Za-z0-9+/]+={0,2}$: not Base64 [ENERGY-DATA]',
+    ],
     [
       'data of another key',
       FORM,
@@ -109,7 +141,13 @@ describe('the service pipeline', () => {
       ENVELOPE_CODES.badJson,
       "the decrypted data is not JSON: JSON value expected but got 'n' at position 0 [ENERGY-DATA]",
     ],
-    ['JSON that is no object', FORM, data('[1]'), ENVELOPE_CODES.badJson, 'the decrypted data is JSON but not an object [ENERGY-DATA]'],
+    [
+      'JSON that is no object',
+      FORM,
+      data('[1]'),
+      ENVELOPE_CODES.badJson,
+      'the decrypted data is JSON but not an object [ENERGY-DATA]',
+    ],
     [
       'JSON nested too deep',
       FORM,
@@ -119,20 +157,34 @@ describe('the service pipeline', () => {
     ],
   ])('refuses %s with one wording, naming the rule', async (_label, type, body, code, message) => {
     const { serve } = setup();
-    expect((await serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request('ak', type, body)))?.body).toEqual({ code, message });
+    expect((await serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request('ak', type, body)))?.body).toEqual({
+      code,
+      message,
+    });
   });
 
   it("names the rules of an operation's refusal it does not name already; HTTP 4xx under refusals: http (U-CODES)", async () => {
-    expect((await setup().serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('ak', FORM, data('{}'))))?.body).toEqual({
+    expect(
+      (await setup().serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('ak', FORM, data('{}'))))?.body,
+    ).toEqual({
       code: ENVELOPE_CODES.duplicateCallBackId,
       message: 'used before [ORDER-CALLBACK-ID]',
     });
-    const http = await setup({}, { ...DEFAULT_POLICIES, refusals: 'http' }).serve(SERVICE_ENDPOINTS.withdrawWithoutVerify, request('ak', FORM, data('{}')));
-    expect([http?.status, http?.body]).toEqual([409, { code: String(ENVELOPE_CODES.duplicateCallBackId), message: 'used before [ORDER-CALLBACK-ID]' }]);
+    const http = await setup({}, { ...DEFAULT_POLICIES, refusals: 'http' }).serve(
+      SERVICE_ENDPOINTS.withdrawWithoutVerify,
+      request('ak', FORM, data('{}')),
+    );
+    expect([http?.status, http?.body]).toEqual([
+      409,
+      { code: String(ENVELOPE_CODES.duplicateCallBackId), message: 'used before [ORDER-CALLBACK-ID]' },
+    ]);
   });
 
   it('seals a result into the success envelope and reports its text', async () => {
-    const answer = await setup().serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request('ak', `${FORM}; charset=utf-8`, data('{"symbol":"ENERGY"}')));
+    const answer = await setup().serve(
+      SERVICE_ENDPOINTS.getEnergyMaxCount,
+      request('ak', `${FORM}; charset=utf-8`, data('{"symbol":"ENERGY"}')),
+    );
     expect(answer).toMatchObject({
       status: 200,
       body: { code: 0, message: '', data: 'sealed({"energyMaxCount":312})' },
@@ -165,13 +217,20 @@ describe('the service pipeline', () => {
   });
 
   it('answers nothing when the adapter answered the body itself (over its limit)', async () => {
-    const answer = await setup().serve(SERVICE_ENDPOINTS.getEnergyMaxCount, { apiKey: 'ak', contentType: FORM, body: async () => undefined });
+    const answer = await setup().serve(SERVICE_ENDPOINTS.getEnergyMaxCount, {
+      apiKey: 'ak',
+      contentType: FORM,
+      body: async () => undefined,
+    });
     expect(answer).toBeUndefined();
   });
 
   it('runs the checks in the order a seam gives, the rest after', async () => {
     const { serve, seen } = setup({ shapes: { requestChecks: () => ['form'] } });
     const answer = await serve(SERVICE_ENDPOINTS.getEnergyMaxCount, request(undefined, FORM, 'x=1', seen));
-    expect([answer?.body, seen]).toEqual([{ code: ENVELOPE_CODES.missingData, message: 'form field data is required [ENERGY-DATA]' }, ['body']]);
+    expect([answer?.body, seen]).toEqual([
+      { code: ENVELOPE_CODES.missingData, message: 'form field data is required [ENERGY-DATA]' },
+      ['body'],
+    ]);
   });
 });

@@ -83,19 +83,67 @@ interface PolicyDescription {
 
 /** Every policy: its rule, values and meaning. docs/decisions/0040-open-points-emulator-policies.md follows it. */
 export const POLICIES: Readonly<Record<PolicyName, PolicyDescription>> = Object.freeze({
-  cardRegistry: { rule: 'U-STATES', values: ['on', 'off'], text: 'whether card close needs a card registered beforehand' },
-  leaseDebit: { rule: 'U-STATES', values: ['now', 'later', 'never'], text: 'whether and when an energy lease lowers the available energy' },
+  cardRegistry: {
+    rule: 'U-STATES',
+    values: ['on', 'off'],
+    text: 'whether card close needs a card registered beforehand',
+  },
+  leaseDebit: {
+    rule: 'U-STATES',
+    values: ['now', 'later', 'never'],
+    text: 'whether and when an energy lease lowers the available energy',
+  },
   leaseDebitDelayMs: { rule: 'U-STATES', values: [1_000, 0], text: 'the delay of leaseDebit: later' },
-  amountIntegerDigits: { rule: 'U-LIMITS', values: [38, 18, 12], text: 'integer digits of a withdrawal amount (12 to 1000)' },
-  amountFractionDigits: { rule: 'U-LIMITS', values: [18, 8, 6], text: 'fraction digits of a withdrawal amount (6 to 1000)' },
-  withdrawalSymbols: { rule: 'U-LIMITS', values: ['pattern', 'any', ['USDT', 'USDC', 'TRX']], text: 'which withdrawal symbols are accepted' },
-  callbackAmount: { rule: 'U-CB-FIELDS', values: ['per-type', 'number', 'string'], text: 'a callback amount as a JSON number or a decimal string' },
-  callbackFieldNames: { rule: 'U-CB-FIELDS', values: ['interface', 'provider'], text: 'callback field spelling txid/chain or txId/chainName' },
-  refusals: { rule: 'U-CODES', values: ['envelope', 'http'], text: 'refusal of bad input: HTTP 200 failure envelope or HTTP 4xx' },
-  duplicateCallBackId: { rule: 'U-STATES', values: ['refuse', 'replay'], text: 'a repeated callBackId: refused or answered with the first result' },
-  closeSerialNo: { rule: 'U-CARD-VALUES', values: ['unique', 'ignored'], text: 'whether a reused closeSerialNo is refused' },
-  base64Padding: { rule: 'U-CRYPTO', values: ['required', 'optional'], text: 'whether request data may be unpadded or non-canonical Base64' },
-  typeCoercion: { rule: 'U-CODES', values: ['off', 'on'], text: 'whether "42" binds to an integer field and 42 to a string field' },
+  amountIntegerDigits: {
+    rule: 'U-LIMITS',
+    values: [38, 18, 12],
+    text: 'integer digits of a withdrawal amount (12 to 1000)',
+  },
+  amountFractionDigits: {
+    rule: 'U-LIMITS',
+    values: [18, 8, 6],
+    text: 'fraction digits of a withdrawal amount (6 to 1000)',
+  },
+  withdrawalSymbols: {
+    rule: 'U-LIMITS',
+    values: ['pattern', 'any', ['USDT', 'USDC', 'TRX']],
+    text: 'which withdrawal symbols are accepted',
+  },
+  callbackAmount: {
+    rule: 'U-CB-FIELDS',
+    values: ['per-type', 'number', 'string'],
+    text: 'a callback amount as a JSON number or a decimal string',
+  },
+  callbackFieldNames: {
+    rule: 'U-CB-FIELDS',
+    values: ['interface', 'provider'],
+    text: 'callback field spelling txid/chain or txId/chainName',
+  },
+  refusals: {
+    rule: 'U-CODES',
+    values: ['envelope', 'http'],
+    text: 'refusal of bad input: HTTP 200 failure envelope or HTTP 4xx',
+  },
+  duplicateCallBackId: {
+    rule: 'U-STATES',
+    values: ['refuse', 'replay'],
+    text: 'a repeated callBackId: refused or answered with the first result',
+  },
+  closeSerialNo: {
+    rule: 'U-CARD-VALUES',
+    values: ['unique', 'ignored'],
+    text: 'whether a reused closeSerialNo is refused',
+  },
+  base64Padding: {
+    rule: 'U-CRYPTO',
+    values: ['required', 'optional'],
+    text: 'whether request data may be unpadded or non-canonical Base64',
+  },
+  typeCoercion: {
+    rule: 'U-CODES',
+    values: ['off', 'on'],
+    text: 'whether "42" binds to an integer field and 42 to a string field',
+  },
 });
 
 /** Every policy name, in table order. */
@@ -118,10 +166,12 @@ const NUMERIC: Partial<Record<PolicyName, { min: number; max: number }>> = {
 export function resolvePolicies(raw: unknown, fail: (where: string, message: string) => never): ServicePolicies {
   const policies: ServicePolicies = { ...DEFAULT_POLICIES };
   if (raw === undefined || raw === null) return policies;
-  if (typeof raw !== 'object' || Array.isArray(raw)) fail('policies', `expected a mapping of ${POLICY_NAMES.join(', ')}`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    fail('policies', `expected a mapping of ${POLICY_NAMES.join(', ')}`);
   for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
     const where = `policies.${name}`;
-    if (!Object.hasOwn(POLICIES, name)) fail('policies', `unknown policy '${name}' (known: ${POLICY_NAMES.join(', ')})`);
+    if (!Object.hasOwn(POLICIES, name))
+      fail('policies', `unknown policy '${name}' (known: ${POLICY_NAMES.join(', ')})`);
     const policy = name as PolicyName;
     const range = NUMERIC[policy];
     if (range) {
@@ -139,9 +189,17 @@ export function resolvePolicies(raw: unknown, fail: (where: string, message: str
   return policies;
 }
 
-function symbolsPolicy(value: unknown, where: string, fail: (where: string, message: string) => never): ServicePolicies['withdrawalSymbols'] {
+function symbolsPolicy(
+  value: unknown,
+  where: string,
+  fail: (where: string, message: string) => never,
+): ServicePolicies['withdrawalSymbols'] {
   if (value === 'pattern' || value === 'any') return value;
-  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY'))
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item) => typeof item === 'string' && item !== '' && item !== 'ENERGY')
+  )
     return Object.freeze([...(value as string[])]);
   return fail(where, `must be pattern, any, or a non-empty list of symbols other than ENERGY, not ${showValue(value)}`);
 }
@@ -174,7 +232,11 @@ export function describeWithdrawalSymbols(policies: ServicePolicies): string {
  *
  * @example shapeCallbackPayload({ txid: 'ab', amount: '1.5' }, { ...DEFAULT_POLICIES, callbackFieldNames: 'provider' }) // { txId: 'ab', amount: '1.5' }
  */
-export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: ServicePolicies, asNumber: (text: string) => T): Record<string, T> {
+export function shapeCallbackPayload<T>(
+  payload: Record<string, T>,
+  policies: ServicePolicies,
+  asNumber: (text: string) => T,
+): Record<string, T> {
   const out: Record<string, T> = {};
   for (const [field, value] of Object.entries(payload)) {
     let shaped = value;
@@ -185,7 +247,8 @@ export function shapeCallbackPayload<T>(payload: Record<string, T>, policies: Se
           : value !== null && typeof value === 'object' && 'value' in value
             ? String((value as { value: unknown }).value)
             : undefined;
-      if (text !== undefined && /^-?\d+(\.\d+)?$/.test(text)) shaped = policies.callbackAmount === 'string' ? (text as T) : asNumber(text);
+      if (text !== undefined && /^-?\d+(\.\d+)?$/.test(text))
+        shaped = policies.callbackAmount === 'string' ? (text as T) : asNumber(text);
     }
     const name = policies.callbackFieldNames === 'provider' ? providerName(field) : field;
     // A payload that already carries the provider's name keeps it (fields given through the control API).
@@ -219,7 +282,11 @@ export interface FieldTypes {
  *
  * @example coerceFields({ userId: '42' }, { ...DEFAULT_POLICIES, typeCoercion: 'on' }, { integers: ['userId'], strings: [] }) // { userId: 42 }
  */
-export function coerceFields(plain: Record<string, ExactJson>, policies: ServicePolicies, types: FieldTypes): Record<string, ExactJson> {
+export function coerceFields(
+  plain: Record<string, ExactJson>,
+  policies: ServicePolicies,
+  types: FieldTypes,
+): Record<string, ExactJson> {
   if (policies.typeCoercion !== 'on') return plain;
   const out = { ...plain };
   for (const field of types.integers) {

@@ -8,16 +8,41 @@ const n = (text: string) => new LosslessNumber(text);
 
 describe('the wording of a plain request off its schema', () => {
   it("holds each operation's constants to the spec's table", () => {
-    expect(REQUEST_CONSTANTS).toEqual(Object.fromEntries(WALLET_ENDPOINTS.map((endpoint) => [endpoint.operationId, endpoint.request.constants])));
+    expect(REQUEST_CONSTANTS).toEqual(
+      Object.fromEntries(WALLET_ENDPOINTS.map((endpoint) => [endpoint.operationId, endpoint.request.constants])),
+    );
   });
 
-  it.each<[string, Parameters<typeof describeRequestIssues>[0], Parameters<typeof validateSchema>[0], Record<string, unknown>, string]>([
-    ['a missing field by its name', 'getEnergyMaxCount', 'EnergyMaxCountRequest', { symbol: 'ENERGY' }, 'chainName is required [ENERGY-REQ]'],
+  it.each<
+    [
+      string,
+      Parameters<typeof describeRequestIssues>[0],
+      Parameters<typeof validateSchema>[0],
+      Record<string, unknown>,
+      string,
+    ]
+  >([
+    [
+      'a missing field by its name',
+      'getEnergyMaxCount',
+      'EnergyMaxCountRequest',
+      { symbol: 'ENERGY' },
+      'chainName is required [ENERGY-REQ]',
+    ],
     [
       'a const by the value it wants',
       'withdrawWithoutVerify',
       'OrderRequest',
-      { userId: n('10086'), tenantUserId: 't', tenantType: n('2'), callBackId: 'c', symbol: 'USDT', chainName: 'TRON', toAddr: 'a', amount: n('1') },
+      {
+        userId: n('10086'),
+        tenantUserId: 't',
+        tenantType: n('2'),
+        callBackId: 'c',
+        symbol: 'USDT',
+        chainName: 'TRON',
+        toAddr: 'a',
+        amount: n('1'),
+      },
       'tenantType must be 1 [ORDER-TENANT-TYPE]',
     ],
     // expiryHours breaks its property and the ENERGY branch: the same words twice, shown once.

@@ -14,11 +14,13 @@ type ValidatedOperation = 'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'close
  * The `const` of each plain request's properties, by field (the spec's table: `request.constants`
  * of `WALLET_ENDPOINTS`, to which `src/service/request-wording.test.ts` holds it).
  */
-export const REQUEST_CONSTANTS: Readonly<Record<ValidatedOperation, Readonly<Record<string, unknown>>>> = Object.freeze({
-  getEnergyMaxCount: Object.freeze({}),
-  withdrawWithoutVerify: Object.freeze({ tenantType: 1 }),
-  closeCard: Object.freeze({}),
-});
+export const REQUEST_CONSTANTS: Readonly<Record<ValidatedOperation, Readonly<Record<string, unknown>>>> = Object.freeze(
+  {
+    getEnergyMaxCount: Object.freeze({}),
+    withdrawWithoutVerify: Object.freeze({ tenantType: 1 }),
+    closeCard: Object.freeze({}),
+  },
+);
 
 /** Issues shown at most in one refusal, then `; and N more`. */
 const SHOWN_ISSUES = 5;
@@ -29,5 +31,9 @@ const SHOWN_ISSUES = 5;
  * @example describeRequestIssues('withdrawWithoutVerify', validateSchema('OrderRequest', plain)) // 'tenantType must be 1 [ORDER-TENANT-TYPE]'
  */
 export function describeRequestIssues(operation: ValidatedOperation, issues: readonly SchemaIssue[]): string {
-  return describeIssues(issues, { limit: SHOWN_ISSUES, fields: { constants: REQUEST_CONSTANTS[operation] }, once: true });
+  return describeIssues(issues, {
+    limit: SHOWN_ISSUES,
+    fields: { constants: REQUEST_CONSTANTS[operation] },
+    once: true,
+  });
 }

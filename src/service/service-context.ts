@@ -42,7 +42,8 @@ export type EnvelopeOutcome = { ok: true; result: Plain } | Refusal<EnvelopeFail
 
 /** Outcome of card close: the data of the success body, a card failure, or `forbidden` (a key of another merchant, ERR-403). */
 export type CardOutcome =
-  { ok: true; merchant: MerchantId; result: { bizId: string; status: 'CLOSED' } } | (Refusal<CardFailure | 'forbidden'> & { merchant?: MerchantId });
+  | { ok: true; merchant: MerchantId; result: { bizId: string; status: 'CLOSED' } }
+  | (Refusal<CardFailure | 'forbidden'> & { merchant?: MerchantId });
 
 /** A refusal with its rules. */
 export function refuse<F extends string>(failure: F, message: string, rules: readonly string[] = []): Refusal<F> {

@@ -23,7 +23,9 @@ const model = specModel(packagedSpec());
 
 describe('the callback type table', () => {
   it('lists exactly the types the spec dispatches, with the same schemas', () => {
-    expect(CALLBACK_TYPE_TABLE.map((entry) => [entry.type, entry.schema])).toEqual(model.callbackTypes().map(({ type, schema }) => [type, schema]));
+    expect(CALLBACK_TYPE_TABLE.map((entry) => [entry.type, entry.schema])).toEqual(
+      model.callbackTypes().map(({ type, schema }) => [type, schema]),
+    );
     expect(callbackTypeNumbers()).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(CALLBACK_TYPES).toMatchObject({ deposit: 1, withdrawal: 3, notEnoughHotMoney: 7 });
   });
@@ -39,7 +41,8 @@ describe('the callback type table', () => {
         expect(props[field]?.rules, `${entry.schema}.${field}`).toContain(entry.key.rule);
       for (const [field, aliases] of Object.entries(FIELD_ALIASES)) {
         if (entry.fields.includes(field))
-          for (const alias of aliases) expect(Object.keys(props), `${entry.schema} spells ${field} also ${alias}`).toContain(alias);
+          for (const alias of aliases)
+            expect(Object.keys(props), `${entry.schema} spells ${field} also ${alias}`).toContain(alias);
       }
     },
   );
@@ -53,7 +56,14 @@ describe('the callback type table', () => {
         tenantUserId: 'u-1',
         business: new LosslessNumber('0'),
       });
-      expect(Object.keys(payload)).toEqual(['type', 'requestUUID', 'trackingId', 'tenantUserId', 'business', ...entry.fields]);
+      expect(Object.keys(payload)).toEqual([
+        'type',
+        'requestUUID',
+        'trackingId',
+        'tenantUserId',
+        'business',
+        ...entry.fields,
+      ]);
       expect(validateSchema('CallbackPayload', payload)).toEqual([]);
     },
   );
@@ -64,9 +74,20 @@ describe('the callback type table', () => {
       calls.push(name);
       return name;
     };
-    const payload = callbackPayload(callbackTypeEntry(1)!, { trackingId: 't' }, { fromAddress: value('from'), txid: value('tx'), toAddress: value('to') });
+    const payload = callbackPayload(
+      callbackTypeEntry(1)!,
+      { trackingId: 't' },
+      { fromAddress: value('from'), txid: value('tx'), toAddress: value('to') },
+    );
     expect(calls).toEqual(['tx', 'to', 'from']);
-    expect(payload).toMatchObject({ trackingId: 't', txid: 'tx', chain: 'TRON', toAddress: 'to', fromAddress: 'from', amount: '250.000001' });
+    expect(payload).toMatchObject({
+      trackingId: 't',
+      txid: 'tx',
+      chain: 'TRON',
+      toAddress: 'to',
+      fromAddress: 'from',
+      amount: '250.000001',
+    });
     expect(() => callbackPayload({ ...callbackTypeEntry(4)!, fields: ['chain', 'nothing'] }, {})).toThrow(
       'callback type 4 has no example value for its field nothing',
     );

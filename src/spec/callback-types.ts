@@ -71,7 +71,13 @@ const BUILT_IN = [
     name: 'deposit',
     schema: 'DepositCallback',
     fields: ['txid', 'chain', 'symbol', 'toAddress', 'fromAddress', 'amount', 'txIndex'],
-    key: { rule: 'CB-ID-DEPOSIT', form: 'digest', prefix: 'deposit', fields: ['txid', 'chain', 'symbol', 'toAddress'], subject: 'a deposit (CB-ID-DEPOSIT)' },
+    key: {
+      rule: 'CB-ID-DEPOSIT',
+      form: 'digest',
+      prefix: 'deposit',
+      fields: ['txid', 'chain', 'symbol', 'toAddress'],
+      subject: 'a deposit (CB-ID-DEPOSIT)',
+    },
     trackingPrefix: 'dep',
     example: {
       txid: TXID,
@@ -99,9 +105,22 @@ const BUILT_IN = [
     name: 'withdrawal',
     schema: 'WithdrawalCallback',
     fields: ['txid', 'callBackId', 'chain', 'symbol', 'toAddress', 'amount'],
-    key: { rule: 'CB-ID-WITHDRAW', form: 'value', prefix: 'withdrawal', fields: ['txid'], subject: 'a withdrawal (CB-ID-WITHDRAW)' },
+    key: {
+      rule: 'CB-ID-WITHDRAW',
+      form: 'value',
+      prefix: 'withdrawal',
+      fields: ['txid'],
+      subject: 'a withdrawal (CB-ID-WITHDRAW)',
+    },
     trackingPrefix: 'wd',
-    example: { txid: TXID, callBackId: CALLBACK_ID, chain: TRON, symbol: USDT, toAddress: TO_ADDRESS, amount: ORDER_AMOUNT },
+    example: {
+      txid: TXID,
+      callBackId: CALLBACK_ID,
+      chain: TRON,
+      symbol: USDT,
+      toAddress: TO_ADDRESS,
+      amount: ORDER_AMOUNT,
+    },
   },
   {
     type: 4,
@@ -158,7 +177,10 @@ export const CALLBACK_TYPES = Object.fromEntries(BUILT_IN.map((entry) => [entry.
 };
 
 /** The entry of `type`, undefined when the table has none. */
-export function callbackTypeEntry(type: number, table: CallbackTypeTable = CALLBACK_TYPE_TABLE): CallbackTypeEntry | undefined {
+export function callbackTypeEntry(
+  type: number,
+  table: CallbackTypeTable = CALLBACK_TYPE_TABLE,
+): CallbackTypeEntry | undefined {
   return table.find((entry) => entry.type === type);
 }
 
@@ -203,7 +225,8 @@ export function callbackPayload(
   for (const field of entry.fields) {
     const given = values[field];
     const value = typeof given === 'function' ? given(entry) : given !== undefined ? given : entry.example[field];
-    if (value === undefined) throw new TypeError(`callback type ${entry.type} has no example value for its field ${field}`);
+    if (value === undefined)
+      throw new TypeError(`callback type ${entry.type} has no example value for its field ${field}`);
     payload[field] = value;
   }
   return payload;

@@ -24,8 +24,10 @@ describe('the dimensions table', () => {
       const rule = rules.get(dimension.rule);
       expect(rule?.severity, dimension.id).toBe('MUST');
       expect([undefined, 'both', dimension.side], dimension.id).toContain(rule?.binds);
-      for (const id of [...dimension.also, ...Object.values(dimension.readings)]) expect(rules.has(id), `${dimension.id}: ${id}`).toBe(true);
-      for (const reading of Object.values(dimension.readings)) expect(rules.get(reading)?.severity, dimension.id).toBe('UNSPECIFIED');
+      for (const id of [...dimension.also, ...Object.values(dimension.readings)])
+        expect(rules.has(id), `${dimension.id}: ${id}`).toBe(true);
+      for (const reading of Object.values(dimension.readings))
+        expect(rules.get(reading)?.severity, dimension.id).toBe('UNSPECIFIED');
     }
   });
 
@@ -57,7 +59,9 @@ describe('the dimensions table', () => {
   });
 
   it('refuses a repeated id, a missing list and YAML that does not parse', () => {
-    expect(() => parseDimensions(row({}) + row({}).replace('dimensions:\n', ''))).toThrow(/dimension #2: id keys is used twice/);
+    expect(() => parseDimensions(row({}) + row({}).replace('dimensions:\n', ''))).toThrow(
+      /dimension #2: id keys is used twice/,
+    );
     expect(() => parseDimensions('rules: []')).toThrow(/expected a 'dimensions:' list/);
     expect(() => parseDimensions('dimensions: [')).toThrow(/not valid YAML/);
   });

@@ -8,7 +8,14 @@ import { PACKAGE_ROOT } from '../platform/package-paths.js';
 const DIMENSIONS_PATH = resolve(PACKAGE_ROOT, 'spec', 'dimensions.yaml');
 
 /** How the cases of a dimension are made (spec/dimensions.yaml explains each). */
-const DIMENSION_CLASSES = ['exact-comparison', 'composite-key', 'echoed-identifier', 'computed-value', 'block-edge', 'durability'] as const;
+const DIMENSION_CLASSES = [
+  'exact-comparison',
+  'composite-key',
+  'echoed-identifier',
+  'computed-value',
+  'block-edge',
+  'durability',
+] as const;
 export type DimensionClass = (typeof DIMENSION_CLASSES)[number];
 
 /**
@@ -35,7 +42,10 @@ const RULE = /^[A-Z0-9]+(-[A-Z0-9]+)+$/;
 function text(entry: Record<string, unknown>, field: string, where: string, pattern?: RegExp): string {
   const value = entry[field];
   if (typeof value !== 'string' || value === '' || (pattern && !pattern.test(value)))
-    throw new SpecError('bad-dimensions', `${where}: ${field} must be ${pattern ? `a name matching ${pattern}` : 'a non-empty string'}`);
+    throw new SpecError(
+      'bad-dimensions',
+      `${where}: ${field} must be ${pattern ? `a name matching ${pattern}` : 'a non-empty string'}`,
+    );
   return value;
 }
 
@@ -50,17 +60,20 @@ function names(entry: Record<string, unknown>, field: string, where: string, pat
 /** Parses one entry; `where` names it in errors. */
 function parseEntry(entry: Record<string, unknown>, where: string): Dimension {
   const side = entry.side;
-  if (side !== 'service' && side !== 'merchant') throw new SpecError('bad-dimensions', `${where}: side must be service or merchant`);
+  if (side !== 'service' && side !== 'merchant')
+    throw new SpecError('bad-dimensions', `${where}: side must be service or merchant`);
   const kind = entry.class;
   if (!DIMENSION_CLASSES.includes(kind as DimensionClass))
     throw new SpecError('bad-dimensions', `${where}: class must be one of ${DIMENSION_CLASSES.join(', ')}`);
   const variants = names(entry, 'variants', where, ID);
-  if (variants.length === 0) throw new SpecError('bad-dimensions', `${where}: variants must name at least one variation`);
+  if (variants.length === 0)
+    throw new SpecError('bad-dimensions', `${where}: variants must name at least one variation`);
   const readings = (entry.readings ?? {}) as Record<string, unknown>;
   if (typeof readings !== 'object' || readings === null || Array.isArray(readings))
     throw new SpecError('bad-dimensions', `${where}: readings must map a variant to a U-* rule`);
   for (const [variant, rule] of Object.entries(readings)) {
-    if (!variants.includes(variant)) throw new SpecError('bad-dimensions', `${where}: readings names ${variant}, which is not one of its variants`);
+    if (!variants.includes(variant))
+      throw new SpecError('bad-dimensions', `${where}: readings names ${variant}, which is not one of its variants`);
     if (typeof rule !== 'string' || !/^U-[A-Z0-9-]+$/.test(rule))
       throw new SpecError('bad-dimensions', `${where}: the reading of ${variant} must be an open point (U-*)`);
   }
@@ -92,7 +105,8 @@ export function parseDimensions(source: string, name = 'spec/dimensions.yaml'): 
   const seen = new Set<string>();
   return list.map((entry: unknown, i) => {
     const where = `${name}: dimension #${i + 1}`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new SpecError('bad-dimensions', `${where}: not a mapping`);
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw new SpecError('bad-dimensions', `${where}: not a mapping`);
     const dimension = parseEntry(entry as Record<string, unknown>, where);
     if (seen.has(dimension.id)) throw new SpecError('bad-dimensions', `${where}: id ${dimension.id} is used twice`);
     seen.add(dimension.id);

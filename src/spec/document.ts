@@ -25,7 +25,16 @@ export interface SpecSource {
 }
 
 /** Keywords the spec uses that carry no validation: OpenAPI's and ours (the schema compiler ignores them). */
-export const ANNOTATION_KEYWORDS = ['x-rules', 'x-encrypted', 'x-unspecified', 'x-toolkit', 'discriminator', 'xml', 'externalDocs', 'example'];
+export const ANNOTATION_KEYWORDS = [
+  'x-rules',
+  'x-encrypted',
+  'x-unspecified',
+  'x-toolkit',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'example',
+];
 
 /** The HTTP methods an OpenAPI path item may hold, in the order every reader walks them. */
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -41,17 +50,27 @@ const NUMBER_LITERAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
  */
 export function parseSpec(text: string, name = 'spec/wallet-api.yaml'): SpecSource {
   const parsed = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (parsed.errors.length > 0) throw new SpecError('bad-spec', `${name}: not valid YAML: ${parsed.errors[0]!.message.split('\n')[0]}`);
+  if (parsed.errors.length > 0)
+    throw new SpecError('bad-spec', `${name}: not valid YAML: ${parsed.errors[0]!.message.split('\n')[0]}`);
   visit(parsed, {
     Scalar(_key, node) {
       if (typeof node.value === 'number' && Number.isFinite(node.value)) {
-        node.value = new LosslessNumber(node.source !== undefined && NUMBER_LITERAL.test(node.source) ? node.source : String(node.value));
+        node.value = new LosslessNumber(
+          node.source !== undefined && NUMBER_LITERAL.test(node.source) ? node.source : String(node.value),
+        );
       }
     },
   });
   const exact = parsed.toJS() as unknown;
-  if (!isNode(exact) || !('openapi' in exact)) throw new SpecError('bad-spec', `${name}: not an OpenAPI document (no 'openapi' field)`);
-  return { name, text, sha256: createHash('sha256').update(text).digest('hex'), exact, document: plainNumbers(exact) as OpenAPIV3_1.Document };
+  if (!isNode(exact) || !('openapi' in exact))
+    throw new SpecError('bad-spec', `${name}: not an OpenAPI document (no 'openapi' field)`);
+  return {
+    name,
+    text,
+    sha256: createHash('sha256').update(text).digest('hex'),
+    exact,
+    document: plainNumbers(exact) as OpenAPIV3_1.Document,
+  };
 }
 
 /** The same tree with every LosslessNumber as a JS number. */
@@ -85,7 +104,11 @@ export function componentSchemas(spec: SpecSource): Array<[string, Record<string
 }
 
 /** Calls `visit` on every object node of a JSON tree with its JSON pointer. */
-export function walkJson(node: unknown, visit: (value: Record<string, unknown>, pointer: string) => void, pointer = ''): void {
+export function walkJson(
+  node: unknown,
+  visit: (value: Record<string, unknown>, pointer: string) => void,
+  pointer = '',
+): void {
   if (Array.isArray(node)) {
     node.forEach((item, i) => walkJson(item, visit, `${pointer}/${i}`));
   } else if (node !== null && typeof node === 'object' && !(node instanceof LosslessNumber)) {
@@ -106,7 +129,11 @@ export function followLocalRef(document: unknown, ref: string): unknown {
   let node: unknown = document;
   for (const raw of ref.slice(2).split('/')) {
     const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    node = Array.isArray(node) ? node[Number(key)] : node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    node = Array.isArray(node)
+      ? node[Number(key)]
+      : node !== null && typeof node === 'object'
+        ? (node as Record<string, unknown>)[key]
+        : undefined;
   }
   return node;
 }

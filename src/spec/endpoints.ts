@@ -1,6 +1,12 @@
 import type { ExactJson } from '../core/exact-json.js';
 import { isNode, METHODS, rulesOf, type Method, type Node } from './document.js';
-import { encryptedField, type EncryptedMarker, type FlatSchema, type Flattener, type UnspecifiedNote } from './flatten.js';
+import {
+  encryptedField,
+  type EncryptedMarker,
+  type FlatSchema,
+  type Flattener,
+  type UnspecifiedNote,
+} from './flatten.js';
 
 /** A server of the spec: its URL (often one variable, `{base_url}`) and the variables' defaults. */
 export interface SpecServer {
@@ -142,7 +148,9 @@ export class OperationReader {
           name,
           {
             ...(isNode(variable) && variable.default !== undefined ? { default: String(variable.default) } : {}),
-            ...(isNode(variable) && typeof variable.description === 'string' ? { description: variable.description } : {}),
+            ...(isNode(variable) && typeof variable.description === 'string'
+              ? { description: variable.description }
+              : {}),
           },
         ]),
       ),
@@ -158,7 +166,12 @@ export class OperationReader {
         if (!isNode(node)) continue;
         const where = `${method.toUpperCase()} ${path}`;
         const view = this.operation(method, node, item, where);
-        out.push({ ...view, path, control: view.tags.includes('control'), servers: this.servers(node.servers ?? item.servers ?? this.root.servers) });
+        out.push({
+          ...view,
+          path,
+          control: view.tags.includes('control'),
+          servers: this.servers(node.servers ?? item.servers ?? this.root.servers),
+        });
       }
     }
     return out;
@@ -173,7 +186,8 @@ export class OperationReader {
         if (!isNode(node)) continue;
         const view = this.operation(method, node, item, `webhook ${name} ${method.toUpperCase()}`);
         const plain = view.requestBody?.media[0]?.schema.encrypted?.plaintext;
-        const payload = plain !== undefined ? this.flattener.flatten({ $ref: `#/components/schemas/${plain}` }) : undefined;
+        const payload =
+          plain !== undefined ? this.flattener.flatten({ $ref: `#/components/schemas/${plain}` }) : undefined;
         out.push({ ...view, name, payload, types: payload ? typeDispatch(payload) : [] });
       }
     }
@@ -182,10 +196,13 @@ export class OperationReader {
 
   private operation(method: Method, node: Node, item: Node, where: string): SpecOperationView {
     const tags = Array.isArray(node.tags) ? node.tags.map(String) : [];
-    const security = (Array.isArray(node.security) ? node.security : Array.isArray(this.root.security) ? this.root.security : []).filter(isNode) as Array<
-      Record<string, string[]>
-    >;
-    const rawParameters = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(node.parameters) ? node.parameters : [])];
+    const security = (
+      Array.isArray(node.security) ? node.security : Array.isArray(this.root.security) ? this.root.security : []
+    ).filter(isNode) as Array<Record<string, string[]>>;
+    const rawParameters = [
+      ...(Array.isArray(item.parameters) ? item.parameters : []),
+      ...(Array.isArray(node.parameters) ? node.parameters : []),
+    ];
     const parameters = rawParameters.map((raw) => this.parameter(raw, `${where} parameters`));
     return {
       method,
@@ -197,8 +214,11 @@ export class OperationReader {
       declaresSecurity: Array.isArray(node.security),
       apiKey: this.apiKey(security, rawParameters, where),
       parameters,
-      requestBody: node.requestBody === undefined ? undefined : this.requestBody(node.requestBody, `${where} requestBody`),
-      responses: Object.entries(isNode(node.responses) ? node.responses : {}).map(([status, raw]) => this.response(status, raw, `${where} ${status}`)),
+      requestBody:
+        node.requestBody === undefined ? undefined : this.requestBody(node.requestBody, `${where} requestBody`),
+      responses: Object.entries(isNode(node.responses) ? node.responses : {}).map(([status, raw]) =>
+        this.response(status, raw, `${where} ${status}`),
+      ),
       rules: rulesOf(node),
       unspecified: notesOf(node),
     };
@@ -220,7 +240,11 @@ export class OperationReader {
     };
   }
 
-  private apiKey(security: Array<Record<string, string[]>>, rawParameters: unknown[], where: string): SpecApiKey | undefined {
+  private apiKey(
+    security: Array<Record<string, string[]>>,
+    rawParameters: unknown[],
+    where: string,
+  ): SpecApiKey | undefined {
     const components = isNode(this.root.components) ? this.root.components : {};
     const schemes = isNode(components.securitySchemes) ? components.securitySchemes : {};
     for (const requirement of security) {
@@ -264,15 +288,24 @@ export class OperationReader {
     return Object.entries(isNode(content) ? content : {}).map(([mediaType, media]) => {
       const raw = isNode(media) ? media.schema : undefined;
       const schema = this.flattener.flatten(raw);
-      const found = encryptedField(schema) ?? (schema.encrypted ? { field: undefined, schema, marker: schema.encrypted } : undefined);
+      const found =
+        encryptedField(schema) ??
+        (schema.encrypted ? { field: undefined, schema, marker: schema.encrypted } : undefined);
       const plain = found?.marker.plaintext;
       return {
         mediaType,
         rules: rulesOf(media),
         schema,
-        schemaIsComponent: isNode(raw) && typeof raw.$ref === 'string' && /^#\/components\/schemas\/[^/]+$/.test(raw.$ref),
+        schemaIsComponent:
+          isNode(raw) && typeof raw.$ref === 'string' && /^#\/components\/schemas\/[^/]+$/.test(raw.$ref),
         ...(found
-          ? { encrypted: { ...found, plain: plain !== undefined ? this.flattener.flatten({ $ref: `#/components/schemas/${plain}` }) : undefined } }
+          ? {
+              encrypted: {
+                ...found,
+                plain:
+                  plain !== undefined ? this.flattener.flatten({ $ref: `#/components/schemas/${plain}` }) : undefined,
+              },
+            }
           : {}),
       };
     });
@@ -281,7 +314,9 @@ export class OperationReader {
 
 function notesOf(node: Node): UnspecifiedNote[] {
   const list = node['x-unspecified'];
-  return Array.isArray(list) ? list.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? '') })) : [];
+  return Array.isArray(list)
+    ? list.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? '') }))
+    : [];
 }
 
 /** The `if: {properties: {type: {const: N}}} then: <component>` conditions of a payload: one schema per type, sorted. */

@@ -143,10 +143,18 @@ describe('flatten: one view of a schema', () => {
     const data = envelope.properties.data!;
     expect(data.description).toBe('base data');
     expect(data.anyOf![0]!.name).toBe('Cipher');
-    expect(data.encrypted).toEqual({ direction: 'response', plaintext: 'Plain', plaintextRef: '#/components/schemas/Plain' });
+    expect(data.encrypted).toEqual({
+      direction: 'response',
+      plaintext: 'Plain',
+      plaintextRef: '#/components/schemas/Plain',
+    });
     expect(encryptedField(envelope, 'response')?.field).toBe('data');
     expect(encryptedField(envelope, 'request')).toBeUndefined();
-    expect(model().flatten('Err').properties.code!).toMatchObject({ type: 'integer', const: new LosslessNumber('401'), rules: ['CODE'] });
+    expect(model().flatten('Err').properties.code!).toMatchObject({
+      type: 'integer',
+      const: new LosslessNumber('401'),
+      rules: ['CODE'],
+    });
   });
 
   it('keeps if/then as conditions, parts first', () => {
@@ -192,7 +200,11 @@ describe('the typed views', () => {
       ownRules: ['KEY-RULE'],
     });
     const [media] = a.requestBody!.media;
-    expect(media).toMatchObject({ mediaType: 'application/x-www-form-urlencoded', rules: ['CT-RULE'], schemaIsComponent: true });
+    expect(media).toMatchObject({
+      mediaType: 'application/x-www-form-urlencoded',
+      rules: ['CT-RULE'],
+      schemaIsComponent: true,
+    });
     expect(media!.schema.name).toBe('Form');
     expect(media!.encrypted!.field).toBe('data');
     expect(media!.encrypted!.schema).toMatchObject({ pattern: '^[A-Z]+$', site: { rules: ['DATA'] } });
@@ -201,10 +213,18 @@ describe('the typed views', () => {
       ['200', undefined, []],
       ['401', 'Unauthorized', ['ERR-401']],
     ]);
-    expect(a.responses[0]!.media[0]!.encrypted).toMatchObject({ field: 'data', marker: { direction: 'response', plaintext: 'Plain' } });
+    expect(a.responses[0]!.media[0]!.encrypted).toMatchObject({
+      field: 'data',
+      marker: { direction: 'response', plaintext: 'Plain' },
+    });
     expect(a.responses[1]!.media[0]!.schema.examples).toEqual([{ code: new LosslessNumber('401') }]);
     const ctl = m.endpoint('ctl')!;
-    expect(ctl).toMatchObject({ declaresSecurity: true, security: [], apiKey: undefined, servers: [{ url: '{control_url}', variables: {} }] });
+    expect(ctl).toMatchObject({
+      declaresSecurity: true,
+      security: [],
+      apiKey: undefined,
+      servers: [{ url: '{control_url}', variables: {} }],
+    });
   });
 
   it('reads a callback: the encrypted body, the payload and its type dispatch', () => {
@@ -218,7 +238,10 @@ describe('the typed views', () => {
       ],
     });
     expect(hook!.payload!.name).toBe('Payload');
-    expect(hook!.requestBody!.media[0]!.encrypted).toMatchObject({ field: undefined, marker: { direction: 'callback', plaintext: 'Payload' } });
+    expect(hook!.requestBody!.media[0]!.encrypted).toMatchObject({
+      field: undefined,
+      marker: { direction: 'callback', plaintext: 'Payload' },
+    });
   });
 
   it('lists info, servers and every annotated place', () => {
@@ -241,12 +264,18 @@ describe('the typed views', () => {
 
   it('reads the packaged spec: three service endpoints, the control API, one webhook with seven types', () => {
     const m = specModel(packagedSpec());
-    expect(m.serviceEndpoints().map((endpoint) => endpoint.operationId)).toEqual(['getEnergyMaxCount', 'withdrawWithoutVerify', 'closeCard']);
+    expect(m.serviceEndpoints().map((endpoint) => endpoint.operationId)).toEqual([
+      'getEnergyMaxCount',
+      'withdrawWithoutVerify',
+      'closeCard',
+    ]);
     expect(m.controlOperations().length).toBeGreaterThan(0);
     expect(m.callbacks().map((callback) => [callback.name, callback.types.length])).toEqual([['walletCallback', 7]]);
     expect(m.callbacks()[0]!.types).toEqual(m.callbackTypes().map(({ type, schema }) => ({ type, schema })));
     const order = m.endpoint('withdrawWithoutVerify')!;
     expect(order.requestBody!.media[0]!.encrypted!.plain!.name).toBe('OrderRequest');
-    expect(order.responses.find((response) => response.status === '200')!.media[0]!.encrypted!.marker.plaintext).toBe('OrderResult');
+    expect(order.responses.find((response) => response.status === '200')!.media[0]!.encrypted!.marker.plaintext).toBe(
+      'OrderResult',
+    );
   });
 });

@@ -109,18 +109,27 @@ const union = (...lists: string[][]): string[] => [...new Set(lists.flat())];
 
 function unspecifiedOf(node: Node): UnspecifiedNote[] {
   const list = node['x-unspecified'];
-  return Array.isArray(list) ? list.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? '') })) : [];
+  return Array.isArray(list)
+    ? list.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? '') }))
+    : [];
 }
 
 /** An `anyOf` whose branches each only name required fields: a choice of spellings. */
 function requiredChoice(anyOf: unknown): string[][] | undefined {
   if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
-  if (!anyOf.every((branch) => isNode(branch) && Array.isArray(branch.required) && Object.keys(branch).every((key) => key === 'required'))) return undefined;
+  if (
+    !anyOf.every(
+      (branch) =>
+        isNode(branch) && Array.isArray(branch.required) && Object.keys(branch).every((key) => key === 'required'),
+    )
+  )
+    return undefined;
   return anyOf.map((branch) => ((branch as Node).required as unknown[]).map(String));
 }
 
 /** A bare `if`/`then` part of an `allOf` (the callback type dispatch). */
-const isConditionPart = (part: unknown): part is Node => isNode(part) && 'if' in part && !('properties' in part) && !('$ref' in part);
+const isConditionPart = (part: unknown): part is Node =>
+  isNode(part) && 'if' in part && !('properties' in part) && !('$ref' in part);
 
 /** The empty view: what `{}` flattens to. */
 function emptyFlat(): FlatSchema {
@@ -146,7 +155,8 @@ function emptyFlat(): FlatSchema {
 function mergeFlat(a: FlatSchema, b: FlatSchema): FlatSchema {
   const out: FlatSchema = { ...a, ...definedOf(b) };
   const properties: Record<string, FlatSchema> = { ...a.properties };
-  for (const [key, value] of Object.entries(b.properties)) properties[key] = properties[key] ? mergeFlat(properties[key], value) : value;
+  for (const [key, value] of Object.entries(b.properties))
+    properties[key] = properties[key] ? mergeFlat(properties[key], value) : value;
   out.properties = properties;
   out.required = union(a.required, b.required);
   out.requiredChoices = [...a.requiredChoices, ...b.requiredChoices];
@@ -158,7 +168,9 @@ function mergeFlat(a: FlatSchema, b: FlatSchema): FlatSchema {
   out.conditions = [...a.conditions, ...b.conditions];
   out.parts = [...a.parts, ...b.parts];
   out.site = {
-    ...((b.site.description ?? a.site.description) !== undefined ? { description: (b.site.description ?? a.site.description)! } : {}),
+    ...((b.site.description ?? a.site.description) !== undefined
+      ? { description: (b.site.description ?? a.site.description)! }
+      : {}),
     rules: union(a.site.rules, b.site.rules),
     unspecified: [...a.site.unspecified, ...b.site.unspecified],
   };
@@ -213,7 +225,10 @@ export class Flattener {
     if (typeof node.$ref !== 'string') return own;
     const name = /^#\/components\/schemas\/([^/]+)$/.exec(node.$ref)?.[1] ?? node.$ref.split('/').pop();
     const target = this.flatten(this.follow(node.$ref));
-    const merged = mergeFlat({ ...target, ...(target.name === undefined && name !== undefined ? { name } : {}) }, { ...own, ownRules: [] });
+    const merged = mergeFlat(
+      { ...target, ...(target.name === undefined && name !== undefined ? { name } : {}) },
+      { ...own, ownRules: [] },
+    );
     // The target's own rules stay its own; the site is what this node writes beside its $ref.
     return { ...merged, ownRules: target.ownRules, site: own.site };
   }
@@ -231,7 +246,13 @@ export class Flattener {
         // description, examples or title: those stay the part's (see `parts`).
         const flat = this.flatten(part);
         const { name: _name, description: _description, title: _title, ...lent } = flat;
-        view = mergeFlat(view, { ...lent, parts: [flat], ownRules: [], examples: [], site: { rules: [], unspecified: [] } });
+        view = mergeFlat(view, {
+          ...lent,
+          parts: [flat],
+          ownRules: [],
+          examples: [],
+          site: { rules: [], unspecified: [] },
+        });
       }
     }
     for (const part of rest) view.conditions.push(...this.conditionOf(part));
@@ -244,18 +265,21 @@ export class Flattener {
   /** The keywords written on this node itself (no `$ref`, no `allOf`). */
   private keywords(node: Node): FlatSchema {
     const view = emptyFlat();
-    for (const key of ['description', 'title', 'format', 'pattern'] as const) if (typeof node[key] === 'string') view[key] = node[key];
+    for (const key of ['description', 'title', 'format', 'pattern'] as const)
+      if (typeof node[key] === 'string') view[key] = node[key];
     for (const key of ['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems'] as const) {
       const n = numberOf(node[key]);
       if (n !== undefined) view[key] = n;
     }
-    if (typeof node.type === 'string' || Array.isArray(node.type)) view.type = Array.isArray(node.type) ? node.type.map(String) : node.type;
+    if (typeof node.type === 'string' || Array.isArray(node.type))
+      view.type = Array.isArray(node.type) ? node.type.map(String) : node.type;
     if (typeof node.additionalProperties === 'boolean') view.additionalProperties = node.additionalProperties;
     if ('const' in node) view.const = node.const as ExactJson;
     if (Array.isArray(node.enum)) view.enum = node.enum as ExactJson[];
     if ('default' in node) view.default = node.default as ExactJson;
     if (Array.isArray(node.examples)) view.examples = node.examples as ExactJson[];
-    if (isNode(node.properties)) for (const [key, value] of Object.entries(node.properties)) view.properties[key] = this.flatten(value);
+    if (isNode(node.properties))
+      for (const [key, value] of Object.entries(node.properties)) view.properties[key] = this.flatten(value);
     if (Array.isArray(node.required)) view.required = node.required.map(String);
     const choice = requiredChoice(node.anyOf);
     if (choice) view.requiredChoices.push(choice);
@@ -267,7 +291,8 @@ export class Flattener {
       [...(view.anyOf ?? []), ...(view.oneOf ?? [])].some((branch) => branch.type === 'null');
     const marker = node['x-encrypted'];
     if (isNode(marker)) {
-      const ref = isNode(marker.plaintext) && typeof marker.plaintext.$ref === 'string' ? marker.plaintext.$ref : undefined;
+      const ref =
+        isNode(marker.plaintext) && typeof marker.plaintext.$ref === 'string' ? marker.plaintext.$ref : undefined;
       view.encrypted = {
         direction: String(marker.direction ?? ''),
         plaintext: ref ? /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1] : undefined,
@@ -278,7 +303,11 @@ export class Flattener {
     view.ownRules = rulesOf(node);
     view.unspecified = unspecifiedOf(node);
     view.conditions = this.conditionOf(node);
-    view.site = { ...(typeof node.description === 'string' ? { description: node.description } : {}), rules: rulesOf(node), unspecified: unspecifiedOf(node) };
+    view.site = {
+      ...(typeof node.description === 'string' ? { description: node.description } : {}),
+      rules: rulesOf(node),
+      unspecified: unspecifiedOf(node),
+    };
     return view;
   }
 
@@ -288,7 +317,10 @@ export class Flattener {
 }
 
 /** The property marked `x-encrypted` (for `direction`, if given), with its name; the first one found. */
-export function encryptedField(schema: FlatSchema, direction?: string): { field: string; schema: FlatSchema; marker: EncryptedMarker } | undefined {
+export function encryptedField(
+  schema: FlatSchema,
+  direction?: string,
+): { field: string; schema: FlatSchema; marker: EncryptedMarker } | undefined {
   for (const [field, property] of Object.entries(schema.properties)) {
     if (property.encrypted && (direction === undefined || property.encrypted.direction === direction))
       return { field, schema: property, marker: property.encrypted };

@@ -40,7 +40,9 @@ describe('the spec model', () => {
   it('lists operations in order, with the control API marked, and resolves their request schemas', () => {
     const model = specModel(parseSpec(MINI, 'mini.yaml'));
     const endpoints = model.endpoints();
-    expect(endpoints.map(({ method, path, operationId, control, rules }) => ({ method, path, operationId, control, rules }))).toEqual([
+    expect(
+      endpoints.map(({ method, path, operationId, control, rules }) => ({ method, path, operationId, control, rules })),
+    ).toEqual([
       { method: 'post', path: '/a', operationId: 'a', control: false, rules: ['A-RULE'] },
       { method: 'get', path: '/b', operationId: 'b', control: true, rules: [] },
     ]);
@@ -53,9 +55,14 @@ describe('the spec model', () => {
   it('names a missing example and a dangling $ref as SpecErrors', () => {
     const model = specModel(parseSpec(MINI, 'mini.yaml'));
     expect(() => model.example('Amount', 9, 'the Pact contract')).toThrow(
-      new SpecError('missing-example', 'mini.yaml: components.schemas.Amount has no example 9, which the Pact contract needs'),
+      new SpecError(
+        'missing-example',
+        'mini.yaml: components.schemas.Amount has no example 9, which the Pact contract needs',
+      ),
     );
-    expect(() => model.flatten({ $ref: '#/components/schemas/Nope' })).toThrow('$ref #/components/schemas/Nope points nowhere');
+    expect(() => model.flatten({ $ref: '#/components/schemas/Nope' })).toThrow(
+      '$ref #/components/schemas/Nope points nowhere',
+    );
   });
 
   it('refuses broken YAML and a document that is not OpenAPI, naming the file', () => {
@@ -74,7 +81,9 @@ describe('the spec model', () => {
   });
 
   it('indexes x-rules by JSON pointer', () => {
-    expect(ruleIndex({ A: { 'x-rules': ['R-1'], properties: { 'a/b': { 'x-rules': ['R-2'] }, c: { 'x-rules': [] } } } })).toEqual({
+    expect(
+      ruleIndex({ A: { 'x-rules': ['R-1'], properties: { 'a/b': { 'x-rules': ['R-2'] }, c: { 'x-rules': [] } } } }),
+    ).toEqual({
       '/A': ['R-1'],
       '/A/properties/a~1b': ['R-2'],
     });

@@ -75,7 +75,11 @@ export class SpecModel {
 
   /** The component schemas' names, in the spec's order. */
   schemaNames(): string[] {
-    return Object.keys(isNode(this.document.components) && isNode(this.document.components.schemas) ? this.document.components.schemas : {});
+    return Object.keys(
+      isNode(this.document.components) && isNode(this.document.components.schemas)
+        ? this.document.components.schemas
+        : {},
+    );
   }
 
   /** Every operation of the paths as a typed view, in the spec's order (the control API's included, marked). Built once. */
@@ -114,7 +118,8 @@ export class SpecModel {
   info(): SpecInfo {
     const info = isNode(this.document.info) ? this.document.info : {};
     const out: SpecInfo = {};
-    for (const key of ['title', 'version', 'summary', 'description'] as const) if (info[key] !== undefined) out[key] = String(info[key]);
+    for (const key of ['title', 'version', 'summary', 'description'] as const)
+      if (info[key] !== undefined) out[key] = String(info[key]);
     return out;
   }
 
@@ -122,14 +127,20 @@ export class SpecModel {
   annotations(): SpecAnnotation[] {
     const out: SpecAnnotation[] = [];
     walkJson(this.document, (node, pointer) => {
-      if (node['x-rules'] === undefined && node['x-unspecified'] === undefined && node['x-encrypted'] === undefined) return;
+      if (node['x-rules'] === undefined && node['x-unspecified'] === undefined && node['x-encrypted'] === undefined)
+        return;
       const marker = node['x-encrypted'];
-      const encrypted = marker === undefined ? undefined : this.flattener.flatten({ 'x-encrypted': isNode(marker) ? marker : {} }).encrypted;
+      const encrypted =
+        marker === undefined
+          ? undefined
+          : this.flattener.flatten({ 'x-encrypted': isNode(marker) ? marker : {} }).encrypted;
       out.push({
         pointer,
         ...(node['x-rules'] !== undefined ? { rules: node['x-rules'] } : {}),
         ...(node['x-unspecified'] !== undefined ? { unspecified: node['x-unspecified'] } : {}),
-        ...(marker !== undefined ? { encrypted: encrypted ?? { direction: '', plaintext: undefined, plaintextRef: undefined } } : {}),
+        ...(marker !== undefined
+          ? { encrypted: encrypted ?? { direction: '', plaintext: undefined, plaintextRef: undefined } }
+          : {}),
       });
     });
     return out;
@@ -162,7 +173,10 @@ export class SpecModel {
 
   /** The raw component schema by name (exact numbers), undefined when the spec has none. Readers use {@link SpecModel.flatten}. */
   private schema(name: string): Node | undefined {
-    const schemas = isNode(this.document.components) && isNode(this.document.components.schemas) ? this.document.components.schemas : {};
+    const schemas =
+      isNode(this.document.components) && isNode(this.document.components.schemas)
+        ? this.document.components.schemas
+        : {};
     const schema = schemas[name];
     return isNode(schema) ? schema : undefined;
   }
@@ -184,7 +198,10 @@ export class SpecModel {
     const examples = this.schema(schema)?.examples;
     const value = Array.isArray(examples) ? (examples[index] as ExactJson | undefined) : undefined;
     if (value === undefined)
-      throw new SpecError('missing-example', `${this.name}: components.schemas.${schema} has no example ${index}, which ${purpose} needs`);
+      throw new SpecError(
+        'missing-example',
+        `${this.name}: components.schemas.${schema} has no example ${index}, which ${purpose} needs`,
+      );
     return value;
   }
 }

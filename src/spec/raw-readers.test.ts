@@ -61,14 +61,21 @@ describe('src/spec is the only reader of the spec document', () => {
   it('finds each kind of raw read, and not a spread, a comment or a URL', () => {
     expect(rawReads('const x = model.document.components;')).toEqual(['.document (the raw tree)']);
     expect(rawReads('const t = source.exact;')).toEqual(['.exact (the raw tree, exact numbers)']);
-    expect(rawReads('op.node.summary; ops[0].item;')).toEqual(['.node (a raw operation or resolved node)', '.item (a raw path item)']);
+    expect(rawReads('op.node.summary; ops[0].item;')).toEqual([
+      '.node (a raw operation or resolved node)',
+      '.item (a raw path item)',
+    ]);
     expect(rawReads("if (typeof node.$ref === 'string') x = node['$ref'];")).toEqual(["a '$ref' key"]);
     expect(rawReads('for (const part of schema.allOf ?? []) {}')).toEqual(['an allOf key']);
     expect(rawReads("const marker = property['x-encrypted'];")).toEqual(["an 'x-encrypted' key"]);
     expect(rawReads('followLocalRef(doc, ref); walkJson(doc, visit);')).toEqual(['followLocalRef', 'walkJson']);
-    expect(rawReads('view.refName(x); ctx.spec.requestSchema(op)')).toEqual(['the raw accessors refName/requestSchema']);
+    expect(rawReads('view.refName(x); ctx.spec.requestSchema(op)')).toEqual([
+      'the raw accessors refName/requestSchema',
+    ]);
     expect(rawReads('const a = { ...node, ...item.settlement };')).toEqual([]);
-    expect(rawReads('// walks allOf and $ref like model.document\n/* node.$ref */ const url = "http://example.test/a";')).toEqual([]);
+    expect(
+      rawReads('// walks allOf and $ref like model.document\n/* node.$ref */ const url = "http://example.test/a";'),
+    ).toEqual([]);
     expect(rawReads("const schema = { allOf: [], then: { $ref: '#/$defs/x' } };")).toEqual([]);
   });
 
@@ -91,7 +98,9 @@ describe('src/spec is the only reader of the spec document', () => {
   it("SpecModel's public members are its views: no raw accessor (document, resolve, a raw node) is handed out", () => {
     const text = readFileSync(join(SRC, 'spec/model.ts'), 'utf8');
     const body = /^export class SpecModel \{\n([\s\S]*?)^\}$/m.exec(text)?.[1] ?? '';
-    const members = [...body.matchAll(/^ {2}((?:(?:private|protected|public|readonly|static|get|set|async)\s+)*)(\w+)\s*[(<:=?]/gm)]
+    const members = [
+      ...body.matchAll(/^ {2}((?:(?:private|protected|public|readonly|static|get|set|async)\s+)*)(\w+)\s*[(<:=?]/gm),
+    ]
       .filter(([, modifiers]) => !/\b(private|protected)\b/.test(modifiers!))
       .map(([, modifiers, name]) => `${/\bget\b/.test(modifiers!) ? 'get ' : ''}${name}`)
       .filter((name) => name !== 'constructor');

@@ -37,8 +37,12 @@ describe('readAcknowledgement (CB-ERRCODE; its open edges U-CB-RESPONSE)', () =>
   });
 
   it('uses the exact JSON the caller already parsed instead of the body', () => {
-    expect(readAcknowledgement({ status: 200, body: 'ignored', json: parseExactJson('{"errCode":0}') }).verdict).toBe('acknowledged');
-    expect(readAcknowledgement({ status: 200, body: '{"errCode":0}', json: parseExactJson('{"errCode":0.0}') }).verdict).toBe('ambiguous');
+    expect(readAcknowledgement({ status: 200, body: 'ignored', json: parseExactJson('{"errCode":0}') }).verdict).toBe(
+      'acknowledged',
+    );
+    expect(
+      readAcknowledgement({ status: 200, body: '{"errCode":0}', json: parseExactJson('{"errCode":0.0}') }).verdict,
+    ).toBe('ambiguous');
   });
 });
 

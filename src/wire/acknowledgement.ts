@@ -50,7 +50,13 @@ function parsed(answer: CallbackAnswer): ExactJson | undefined {
 export function readAcknowledgement(answer: CallbackAnswer | undefined): Acknowledgement {
   if (!answer || answer.status === 0) return { verdict: 'not-acknowledged', reason: 'no answer' };
   const json = parsed(answer);
-  if (json === undefined || json === null || typeof json !== 'object' || Array.isArray(json) || json instanceof LosslessNumber) {
+  if (
+    json === undefined ||
+    json === null ||
+    typeof json !== 'object' ||
+    Array.isArray(json) ||
+    json instanceof LosslessNumber
+  ) {
     return {
       verdict: 'not-acknowledged',
       reason:
@@ -60,10 +66,12 @@ export function readAcknowledgement(answer: CallbackAnswer | undefined): Acknowl
     };
   }
   const record = json as Record<string, ExactJson>;
-  if (!Object.hasOwn(record, 'errCode')) return { verdict: 'not-acknowledged', reason: `HTTP ${answer.status} without errCode` };
+  if (!Object.hasOwn(record, 'errCode'))
+    return { verdict: 'not-acknowledged', reason: `HTTP ${answer.status} without errCode` };
   const code = record.errCode;
   const written = code instanceof LosslessNumber ? code.value : JSON.stringify(code);
-  if (!(code instanceof LosslessNumber)) return { verdict: 'not-acknowledged', reason: `errCode ${written} is not a number`, errCode: written };
+  if (!(code instanceof LosslessNumber))
+    return { verdict: 'not-acknowledged', reason: `errCode ${written} is not a number`, errCode: written };
   if (Number(code.value) !== 0) return { verdict: 'not-acknowledged', reason: `errCode ${written}`, errCode: written };
   if (answer.status !== 200)
     return {
@@ -72,7 +80,11 @@ export function readAcknowledgement(answer: CallbackAnswer | undefined): Acknowl
       errCode: written,
     };
   if (code.value !== '0')
-    return { verdict: 'ambiguous', reason: `errCode written ${written} (a strictly typed service may not read it as 0)`, errCode: written };
+    return {
+      verdict: 'ambiguous',
+      reason: `errCode written ${written} (a strictly typed service may not read it as 0)`,
+      errCode: written,
+    };
   return { verdict: 'acknowledged', reason: 'HTTP 200, errCode 0', errCode: written };
 }
 

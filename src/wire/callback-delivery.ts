@@ -37,9 +37,13 @@ export const API_KEY_HEADER = 'X-API-KEY';
  *
  * @example spelledHeaders({ 'x-api-key': 'k' }) // { 'X-API-KEY': 'k' }
  */
-export function spelledHeaders(headers: Record<string, string>, keyHeader: string = API_KEY_HEADER): Record<string, string> {
+export function spelledHeaders(
+  headers: Record<string, string>,
+  keyHeader: string = API_KEY_HEADER,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase() === 'x-api-key' ? keyHeader : name] = value;
+  for (const [name, value] of Object.entries(headers))
+    out[name.toLowerCase() === 'x-api-key' ? keyHeader : name] = value;
   return out;
 }
 
@@ -48,7 +52,10 @@ export function spelledHeaders(headers: Record<string, string>, keyHeader: strin
  * random UUID by default). An existing `requestUUID` is replaced where it stands; otherwise it
  * follows `type` (or leads, without a `type`). The event's own fields are untouched.
  */
-export function withRequestUUID<T extends Record<string, ExactJson | undefined>>(payload: T, requestUUID: string = randomUUID()): T & { requestUUID: string } {
+export function withRequestUUID<T extends Record<string, ExactJson | undefined>>(
+  payload: T,
+  requestUUID: string = randomUUID(),
+): T & { requestUUID: string } {
   if (Object.hasOwn(payload, 'requestUUID')) return { ...payload, requestUUID };
   const out: Record<string, ExactJson | undefined> = {};
   if (!Object.hasOwn(payload, 'type')) out.requestUUID = requestUUID;
@@ -81,6 +88,9 @@ export function sealCallback(
   key: RsaKey,
   profile: CryptoProfile = DEFAULT_PROFILE,
 ): string {
-  const bytes = payload instanceof Uint8Array ? payload : Buffer.from(typeof payload === 'string' ? payload : stringifyExact(payload), 'utf8');
+  const bytes =
+    payload instanceof Uint8Array
+      ? payload
+      : Buffer.from(typeof payload === 'string' ? payload : stringifyExact(payload), 'utf8');
   return sealBytes(bytes, 'callback', callbackSealingKey(key, profile), { profile });
 }

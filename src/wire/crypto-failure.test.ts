@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { CryptoError, type CryptoFailureReason } from '../crypto/errors.js';
-import { answerFailureRule, callbackFailureRule, familyOf, LENIENT_BASE64_REASONS, reasonInMessage, type CryptoFailureFamily } from './crypto-failure.js';
+import {
+  answerFailureRule,
+  callbackFailureRule,
+  familyOf,
+  LENIENT_BASE64_REASONS,
+  reasonInMessage,
+  type CryptoFailureFamily,
+} from './crypto-failure.js';
 import { describeCryptoFailure } from './crypto-wording.js';
 
 describe('crypto failure classification', () => {
-  it.each<[CryptoFailureReason | string, CryptoFailureFamily, 'CRYPTO-ENVELOPE' | 'CRYPTO-SAME', 'CB-RAW-BODY' | 'CB-DECRYPT']>([
+  it.each<
+    [CryptoFailureReason | string, CryptoFailureFamily, 'CRYPTO-ENVELOPE' | 'CRYPTO-SAME', 'CB-RAW-BODY' | 'CB-DECRYPT']
+  >([
     ['empty', 'base64', 'CRYPTO-ENVELOPE', 'CB-RAW-BODY'],
     ['data-prefix', 'base64', 'CRYPTO-ENVELOPE', 'CB-RAW-BODY'],
     ['plus-as-space', 'base64', 'CRYPTO-ENVELOPE', 'CB-RAW-BODY'],

@@ -71,4 +71,7 @@ export function callbackFailureRule(reason: string): 'CB-RAW-BODY' | 'CB-DECRYPT
  * - `non-canonical-base64`: the unused low bits of the last character are not zero; the pattern
  *   allows it and most decoders ignore them.
  */
-export const LENIENT_BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set(['missing-padding', 'non-canonical-base64']);
+export const LENIENT_BASE64_REASONS: ReadonlySet<CryptoFailureReason> = new Set([
+  'missing-padding',
+  'non-canonical-base64',
+]);

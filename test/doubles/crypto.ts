@@ -7,7 +7,16 @@
  * decrypts with the private key), a response and a callback with the PRIVATE key (the merchant
  * decrypts with the public key).
  */
-import { constants, createPrivateKey, createPublicKey, privateDecrypt, privateEncrypt, publicDecrypt, publicEncrypt, type KeyObject } from 'node:crypto';
+import {
+  constants,
+  createPrivateKey,
+  createPublicKey,
+  privateDecrypt,
+  privateEncrypt,
+  publicDecrypt,
+  publicEncrypt,
+  type KeyObject,
+} from 'node:crypto';
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 
 /** A double's own error: why a ciphertext or text could not be opened. */
@@ -48,7 +57,8 @@ function segments(bytes: Buffer, size: number): Buffer[] {
 
 /** Removes PKCS#1 v1.5 type-2 padding: 00 02 PS(>= 8 non-zero bytes) 00 M. */
 function unpadType2(block: Buffer): Buffer {
-  if (block[0] !== 0x00 || block[1] !== 0x02) throw new DoubleCryptoError('not a PKCS#1 v1.5 encryption block (wrong key?)');
+  if (block[0] !== 0x00 || block[1] !== 0x02)
+    throw new DoubleCryptoError('not a PKCS#1 v1.5 encryption block (wrong key?)');
   const separator = block.indexOf(0x00, 2);
   if (separator < 0 || separator < 10) throw new DoubleCryptoError('malformed PKCS#1 v1.5 padding');
   return block.subarray(separator + 1);
@@ -57,7 +67,9 @@ function unpadType2(block: Buffer): Buffer {
 /** Request direction: encrypts with the public key (the merchant's side of an order call). */
 export function encryptWithPublic(plain: Buffer, key: KeyObject): string {
   const k = modulusBytes(key);
-  const blocks = segments(plain, k - 11).map((block) => publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, block));
+  const blocks = segments(plain, k - 11).map((block) =>
+    publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, block),
+  );
   return Buffer.concat(blocks).toString('base64');
 }
 
@@ -68,7 +80,8 @@ export function encryptWithPublic(plain: Buffer, key: KeyObject): string {
 export function decryptWithPrivate(text: string, key: KeyObject): Buffer {
   const k = modulusBytes(key);
   const bytes = strictBase64(text);
-  if (bytes.length === 0 || bytes.length % k !== 0) throw new DoubleCryptoError(`ciphertext is ${bytes.length} bytes, not a multiple of ${k}`);
+  if (bytes.length === 0 || bytes.length % k !== 0)
+    throw new DoubleCryptoError(`ciphertext is ${bytes.length} bytes, not a multiple of ${k}`);
   const out: Buffer[] = [];
   for (const block of segments(bytes, k)) {
     let raw: Buffer;
@@ -85,7 +98,9 @@ export function decryptWithPrivate(text: string, key: KeyObject): Buffer {
 /** Response and callback direction: encrypts with the private key (PKCS#1 v1.5 type 1). */
 export function encryptWithPrivate(plain: Buffer, key: KeyObject): string {
   const k = modulusBytes(key);
-  const blocks = segments(plain, k - 11).map((block) => privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, block));
+  const blocks = segments(plain, k - 11).map((block) =>
+    privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, block),
+  );
   return Buffer.concat(blocks).toString('base64');
 }
 
@@ -93,7 +108,8 @@ export function encryptWithPrivate(plain: Buffer, key: KeyObject): string {
 export function decryptWithPublic(text: string, key: KeyObject): Buffer {
   const k = modulusBytes(key);
   const bytes = strictBase64(text);
-  if (bytes.length === 0 || bytes.length % k !== 0) throw new DoubleCryptoError(`ciphertext is ${bytes.length} bytes, not a multiple of ${k}`);
+  if (bytes.length === 0 || bytes.length % k !== 0)
+    throw new DoubleCryptoError(`ciphertext is ${bytes.length} bytes, not a multiple of ${k}`);
   return Buffer.concat(
     segments(bytes, k).map((block) => {
       try {

@@ -10,7 +10,14 @@ import type { KeyObject } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { publicKeyOf } from './crypto.js';
-import { businessWork, idempotencyKey, keyIsValid, openBody, ProcessedStore, type ApiKeyWindow } from './receiver-core.js';
+import {
+  businessWork,
+  idempotencyKey,
+  keyIsValid,
+  openBody,
+  ProcessedStore,
+  type ApiKeyWindow,
+} from './receiver-core.js';
 
 /** Options of {@link startExpressReceiver}. */
 export interface ReceiverOptions {
@@ -43,29 +50,34 @@ export async function startExpressReceiver(options: ReceiverOptions): Promise<Ru
     next();
   };
 
-  app.post('/wallet/callback', keyFirst, express.raw({ type: '*/*', limit: '128kb' }), async (req: Request, res: Response) => {
-    const raw: unknown = req.body;
-    if (!Buffer.isBuffer(raw) || raw.length === 0) {
-      res.status(400).json({ errCode: 4000, message: 'empty body' });
-      return;
-    }
-    const opened = openBody(raw, publicKey);
-    if ('error' in opened) {
-      res.status(400).json({ errCode: 4001, message: `cannot open callback: ${opened.error}` });
-      return;
-    }
-    const key = idempotencyKey(opened.payload, 'refuse');
-    if ('error' in key) {
-      res.status(400).json({ errCode: 4002, message: key.error });
-      return;
-    }
-    try {
-      await store.once(key.key, opened.text, work);
-      res.status(200).json({ errCode: 0, message: 'success' });
-    } catch {
-      res.status(200).json({ errCode: 5000, message: 'processing failed, retry later' });
-    }
-  });
+  app.post(
+    '/wallet/callback',
+    keyFirst,
+    express.raw({ type: '*/*', limit: '128kb' }),
+    async (req: Request, res: Response) => {
+      const raw: unknown = req.body;
+      if (!Buffer.isBuffer(raw) || raw.length === 0) {
+        res.status(400).json({ errCode: 4000, message: 'empty body' });
+        return;
+      }
+      const opened = openBody(raw, publicKey);
+      if ('error' in opened) {
+        res.status(400).json({ errCode: 4001, message: `cannot open callback: ${opened.error}` });
+        return;
+      }
+      const key = idempotencyKey(opened.payload, 'refuse');
+      if ('error' in key) {
+        res.status(400).json({ errCode: 4002, message: key.error });
+        return;
+      }
+      try {
+        await store.once(key.key, opened.text, work);
+        res.status(200).json({ errCode: 0, message: 'success' });
+      } catch {
+        res.status(200).json({ errCode: 5000, message: 'processing failed, retry later' });
+      }
+    },
+  );
 
   app.get('/probe', (_req: Request, res: Response) => {
     res.type('application/json').send(store.probeBody());

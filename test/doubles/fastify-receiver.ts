@@ -11,7 +11,15 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { KeyObject } from 'node:crypto';
 import { publicKeyOf } from './crypto.js';
-import { businessWork, idempotencyKey, keyIsValid, openBody, ProcessedStore, type ApiKeyWindow, type InFlightPolicy } from './receiver-core.js';
+import {
+  businessWork,
+  idempotencyKey,
+  keyIsValid,
+  openBody,
+  ProcessedStore,
+  type ApiKeyWindow,
+  type InFlightPolicy,
+} from './receiver-core.js';
 
 /** Options of {@link startFastifyReceiver}. */
 export interface FastifyReceiverOptions {
@@ -25,7 +33,9 @@ export interface FastifyReceiverOptions {
 }
 
 /** Starts the Fastify receiver on 127.0.0.1: POST /hooks/wallet and the probe GET /internal/processed-events. */
-export async function startFastifyReceiver(options: FastifyReceiverOptions): Promise<{ callbackUrl: string; probeUrl: string; close(): Promise<void> }> {
+export async function startFastifyReceiver(
+  options: FastifyReceiverOptions,
+): Promise<{ callbackUrl: string; probeUrl: string; close(): Promise<void> }> {
   const publicKey = publicKeyOf(options.publicKey);
   const store = new ProcessedStore(options.inFlight ?? 'busy', true);
   const work = businessWork(options.processingMs ?? 40);
@@ -45,7 +55,8 @@ export async function startFastifyReceiver(options: FastifyReceiverOptions): Pro
     },
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const raw = req.body;
-      if (!Buffer.isBuffer(raw) || raw.length === 0) return reply.code(200).send({ errCode: 10, message: 'empty body' });
+      if (!Buffer.isBuffer(raw) || raw.length === 0)
+        return reply.code(200).send({ errCode: 10, message: 'empty body' });
       const opened = openBody(raw, publicKey);
       if ('error' in opened) return reply.code(200).send({ errCode: 11, message: opened.error });
       const key = idempotencyKey(opened.payload, 'process-as-other');
@@ -53,7 +64,8 @@ export async function startFastifyReceiver(options: FastifyReceiverOptions): Pro
       try {
         const outcome = await store.once(key.key, opened.text, work);
         // U-CB-RESPONSE: an identical delivery during the first one's processing is told to retry.
-        if (outcome === 'busy') return reply.code(200).send({ errCode: 14, message: 'the same event is being processed, retry later' });
+        if (outcome === 'busy')
+          return reply.code(200).send({ errCode: 14, message: 'the same event is being processed, retry later' });
         return reply.code(200).send({ errCode: 0 });
       } catch {
         return reply.code(200).send({ errCode: 13, message: 'processing failed' });

@@ -31,10 +31,19 @@ export interface PythonDouble {
  * Starts `script` with its config file (written into `dir`); resolves once it prints `LISTENING <port>` (10 s at most).
  * `mode` goes before the config file's path (`--supervise`: the receiver under its crash supervisor).
  */
-export function startPython(script: string, config: Record<string, unknown>, dir: string, mode: readonly string[] = []): Promise<PythonDouble> {
+export function startPython(
+  script: string,
+  config: Record<string, unknown>,
+  dir: string,
+  mode: readonly string[] = [],
+): Promise<PythonDouble> {
   const configPath = join(dir, `${script}.json`);
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-  const child: ChildProcessWithoutNullStreams = spawn(PYTHON, ['-u', join(ROOT, 'test/doubles/python', script), ...mode, configPath], { stdio: 'pipe' });
+  const child: ChildProcessWithoutNullStreams = spawn(
+    PYTHON,
+    ['-u', join(ROOT, 'test/doubles/python', script), ...mode, configPath],
+    { stdio: 'pipe' },
+  );
   let output = '';
   const exited = new Promise<void>((done) => child.on('exit', () => done()));
   const close = async () => {

@@ -38,13 +38,21 @@ function field(payload: Record<string, unknown>, ...names: string[]): string | u
 export type UnknownTypePolicy = 'refuse' | 'process-as-other';
 
 /** The idempotency key of a payload (the interface's table: CB-ID-*), or an error text. */
-export function idempotencyKey(payload: Record<string, unknown>, unknownTypes: UnknownTypePolicy): { key: string } | { error: string } {
+export function idempotencyKey(
+  payload: Record<string, unknown>,
+  unknownTypes: UnknownTypePolicy,
+): { key: string } | { error: string } {
   const typeText = numberText(payload.type);
   if (typeText === undefined || !/^\d+$/.test(typeText)) return { error: 'type is not an integer' };
   const type = Number(typeText);
   if (type === 1) {
     // CB-ID-DEPOSIT: combined hash of (txid, chain, symbol, toAddress); wrapped-contract twins stay apart.
-    const parts = [field(payload, 'txid', 'txId'), field(payload, 'chain', 'chainName'), field(payload, 'symbol'), field(payload, 'toAddress')];
+    const parts = [
+      field(payload, 'txid', 'txId'),
+      field(payload, 'chain', 'chainName'),
+      field(payload, 'symbol'),
+      field(payload, 'toAddress'),
+    ];
     if (parts.some((part) => part === undefined)) return { error: 'a deposit needs txid, chain, symbol and toAddress' };
     return { key: `deposit:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}` };
   }
@@ -70,7 +78,8 @@ export function openBody(raw: Buffer, publicKey: KeyObject): Opened {
     // The raw body is ASCII Base64; a '+' stays a '+' because nothing form-decodes it.
     const text = strictUtf8(decryptWithPublic(raw.toString('latin1'), publicKey));
     const payload = parseExact(text);
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { error: 'payload is not a JSON object' };
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      return { error: 'payload is not a JSON object' };
     return { payload: payload as Record<string, unknown>, text };
   } catch (error) {
     if (error instanceof DoubleCryptoError) return { error: error.message };

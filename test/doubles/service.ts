@@ -33,7 +33,16 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { decryptWithPrivate, encryptWithPrivate, LosslessNumber, numberText, parseExact, privateKeyOf, strictUtf8, stringifyExact } from './crypto.js';
+import {
+  decryptWithPrivate,
+  encryptWithPrivate,
+  LosslessNumber,
+  numberText,
+  parseExact,
+  privateKeyOf,
+  strictUtf8,
+  stringifyExact,
+} from './crypto.js';
 
 /** Business codes of this service (U-CODES). */
 export const CODES = {
@@ -171,7 +180,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? body : stringifyExact(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -187,7 +199,8 @@ export async function startIndependentService(options: IndependentServiceOptions
   const withdrawalDelayMs = options.withdrawalDelayMs ?? 150;
   const defaultRetries = options.retryDelaysMs ?? [300, 1000, 3000, 10_000, 30_000];
   const digitCap = options.amountDigits ?? { integer: 30, fraction: 12 };
-  const amountValue = (literal: string) => (options.callbackAmounts === 'string' ? literal : new LosslessNumber(literal));
+  const amountValue = (literal: string) =>
+    options.callbackAmounts === 'string' ? literal : new LosslessNumber(literal);
   const orders = new Map<string, Order>();
   const closedCards = new Set<string>();
   const usedSerials = new Set<string>();
@@ -205,16 +218,27 @@ export async function startIndependentService(options: IndependentServiceOptions
   };
 
   const envelopeOk = (res: ServerResponse, result: unknown) =>
-    sendJson(res, 200, { code: 0, message: '', data: encryptWithPrivate(Buffer.from(stringifyExact(result), 'utf8'), privateKey) });
+    sendJson(res, 200, {
+      code: 0,
+      message: '',
+      data: encryptWithPrivate(Buffer.from(stringifyExact(result), 'utf8'), privateKey),
+    });
   const envelopeFail = (res: ServerResponse, code: number, message: string) => sendJson(res, 200, { code, message });
   /** A request the service cannot read: a failure envelope, or HTTP 400 JSON (U-CODES). */
   const requestFail = (res: ServerResponse, code: number, message: string) =>
-    options.requestFailures === 'http-400' ? sendJson(res, 400, { code: String(code), message }) : envelopeFail(res, code, message);
+    options.requestFailures === 'http-400'
+      ? sendJson(res, 400, { code: String(code), message })
+      : envelopeFail(res, code, message);
 
   // --- callbacks ---------------------------------------------------------------------------
 
   /** Delivers one event once, then retries per `delays` until HTTP 200 with errCode the number 0 (CB-ERRCODE). */
-  const deliver = (payload: Record<string, unknown>, trackingId: string, delays: number[], attempt = 0): Promise<void> =>
+  const deliver = (
+    payload: Record<string, unknown>,
+    trackingId: string,
+    delays: number[],
+    attempt = 0,
+  ): Promise<void> =>
     new Promise((done) => {
       const url = callbackUrl;
       if (!url || closing) return done();
@@ -223,10 +247,17 @@ export async function startIndependentService(options: IndependentServiceOptions
       const body = encryptWithPrivate(Buffer.from(stringifyExact({ ...payload, requestUUID }), 'utf8'), privateKey);
       const record = (status: number, answer: string, acknowledged: boolean) => {
         const list = attempts.get(trackingId) ?? [];
-        list.push({ at: new Date().toISOString(), requestUUID, status, answer: answer.slice(0, 500), verdict: acknowledged ? 'acknowledged' : 'failed' });
+        list.push({
+          at: new Date().toISOString(),
+          requestUUID,
+          status,
+          answer: answer.slice(0, 500),
+          verdict: acknowledged ? 'acknowledged' : 'failed',
+        });
         attempts.set(trackingId, list);
         const wait = delays[attempt];
-        if (!acknowledged && wait !== undefined) later(wait, () => void deliver(payload, trackingId, delays, attempt + 1));
+        if (!acknowledged && wait !== undefined)
+          later(wait, () => void deliver(payload, trackingId, delays, attempt + 1));
         done();
       };
       let target: URL;
@@ -240,7 +271,9 @@ export async function startIndependentService(options: IndependentServiceOptions
         {
           method: 'POST',
           headers: {
-            'content-type': options.callbackCharset ? 'application/x-www-form-urlencoded; charset=UTF-8' : 'application/x-www-form-urlencoded',
+            'content-type': options.callbackCharset
+              ? 'application/x-www-form-urlencoded; charset=UTF-8'
+              : 'application/x-www-form-urlencoded',
             'x-api-key': options.apiKey,
             'content-length': Buffer.byteLength(body),
           },
@@ -271,7 +304,12 @@ export async function startIndependentService(options: IndependentServiceOptions
 
   /** The provider-docs payload of one event type, fields spelt `txId`/`chainName` (U-CB-FIELDS). */
   const payloadOf = (type: number, trackingId: string): Record<string, unknown> => {
-    const common = { type: new LosslessNumber(String(type)), trackingId, tenantUserId: '20931', business: new LosslessNumber('0') };
+    const common = {
+      type: new LosslessNumber(String(type)),
+      trackingId,
+      tenantUserId: '20931',
+      business: new LosslessNumber('0'),
+    };
     const txId = randomBytes(32).toString('hex');
     const callBackId = `ind-${randomUUID()}`;
     const amount = amountValue('1000.000001');
@@ -288,9 +326,24 @@ export async function startIndependentService(options: IndependentServiceOptions
           txIndex: new LosslessNumber('0'),
         };
       case 2:
-        return { ...common, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
+        return {
+          ...common,
+          callBackId,
+          chainName: 'TRON',
+          symbol: 'USDT',
+          toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+          amount,
+        };
       case 3:
-        return { ...common, txId, callBackId, chainName: 'TRON', symbol: 'USDT', toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount };
+        return {
+          ...common,
+          txId,
+          callBackId,
+          chainName: 'TRON',
+          symbol: 'USDT',
+          toAddress: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+          amount,
+        };
       case 4:
         return { ...common, chainName: 'TRON', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' };
       case 5:
@@ -301,7 +354,14 @@ export async function startIndependentService(options: IndependentServiceOptions
   };
 
   /** Emits one event (`copies` identical deliveries) and returns its trackingId. */
-  const emit = (type: number, fields: Record<string, unknown>, copies: number, concurrent: boolean, delayMs: number, delays: number[]): string => {
+  const emit = (
+    type: number,
+    fields: Record<string, unknown>,
+    copies: number,
+    concurrent: boolean,
+    delayMs: number,
+    delays: number[],
+  ): string => {
     const trackingId = typeof fields.trackingId === 'string' ? fields.trackingId : `trk-${randomUUID()}`;
     const payload = payloadOf(type, trackingId);
     if (options.callbackLean) {
@@ -347,21 +407,38 @@ export async function startIndependentService(options: IndependentServiceOptions
   // --- order endpoints ---------------------------------------------------------------------
 
   /** Key, Content-Type, form, Base64, decryption and JSON; the plain object, or undefined when answered. */
-  const openRequest = async (req: IncomingMessage, res: ServerResponse, endpoint: 'energy' | 'order'): Promise<Record<string, unknown> | undefined> => {
+  const openRequest = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    endpoint: 'energy' | 'order',
+  ): Promise<Record<string, unknown> | undefined> => {
     // ERR-401/ERR-403 fix the bodies of the energy query; order submission's are open (U-CODES).
     const own = endpoint === 'order' && options.orderAuthBodies === 'own';
     const key = req.headers['x-api-key'];
     if (key === options.forbiddenKey) {
-      sendJson(res, 403, own ? { code: 40300, message: 'this key may not submit orders' } : { code: 'FORBIDDEN', message: 'forbidden' });
+      sendJson(
+        res,
+        403,
+        own ? { code: 40300, message: 'this key may not submit orders' } : { code: 'FORBIDDEN', message: 'forbidden' },
+      );
       return undefined;
     }
     if (typeof key !== 'string' || key !== options.apiKey) {
       // ERR-401: missing, unknown, expired and not-yet-valid keys alike.
-      sendJson(res, 401, own ? { code: 40100, message: 'X-API-KEY missing, unknown or expired' } : { code: 'UNAUTHORIZED', message: 'unauthorized' });
+      sendJson(
+        res,
+        401,
+        own
+          ? { code: 40100, message: 'X-API-KEY missing, unknown or expired' }
+          : { code: 'UNAUTHORIZED', message: 'unauthorized' },
+      );
       return undefined;
     }
     if (mediaType(req.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-      sendJson(res, 400, { code: 'BAD_CONTENT_TYPE', message: 'Content-Type must be application/x-www-form-urlencoded' });
+      sendJson(res, 400, {
+        code: 'BAD_CONTENT_TYPE',
+        message: 'Content-Type must be application/x-www-form-urlencoded',
+      });
       return undefined;
     }
     const body = await readBody(req);
@@ -381,7 +458,11 @@ export async function startIndependentService(options: IndependentServiceOptions
       if (!/^[A-Za-z0-9+/]+={0,2}$/.test(data)) throw new Error('data does not match ^[A-Za-z0-9+/]+={0,2}$');
       plainBytes = decryptWithPrivate(data, privateKey);
     } catch (error) {
-      requestFail(res, /match|Base64/.test((error as Error).message) ? CODES.badData : CODES.cannotDecrypt, `data cannot be read: ${(error as Error).message}`);
+      requestFail(
+        res,
+        /match|Base64/.test((error as Error).message) ? CODES.badData : CODES.cannotDecrypt,
+        `data cannot be read: ${(error as Error).message}`,
+      );
       return undefined;
     }
     let plain: unknown;
@@ -403,8 +484,13 @@ export async function startIndependentService(options: IndependentServiceOptions
     if (!plain) return;
     if (typeof plain.symbol !== 'string' || typeof plain.chainName !== 'string')
       return requestFail(res, CODES.badField, 'symbol and chainName are required strings');
-    if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') return envelopeFail(res, CODES.unsupportedResource, 'only ENERGY on TRON is supported');
-    envelopeOk(res, { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber(String(energy.balance / energy.costPerTx)) });
+    if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON')
+      return envelopeFail(res, CODES.unsupportedResource, 'only ENERGY on TRON is supported');
+    envelopeOk(res, {
+      chainName: 'TRON',
+      symbol: 'ENERGY',
+      energyMaxCount: new LosslessNumber(String(energy.balance / energy.costPerTx)),
+    });
   };
 
   const orderSubmission = async (req: IncomingMessage, res: ServerResponse) => {
@@ -415,19 +501,29 @@ export async function startIndependentService(options: IndependentServiceOptions
     if (typeof tenantUserId !== 'string' || !/^\d{1,18}$/.test(tenantUserId))
       return requestFail(res, CODES.badField, 'tenantUserId is a required string of digits');
     if (!isIntegerNumber(tenantType)) return requestFail(res, CODES.badField, 'tenantType is a required integer');
-    if (typeof callBackId !== 'string' || callBackId === '') return requestFail(res, CODES.badField, 'callBackId is a required string');
-    if (typeof symbol !== 'string' || symbol === '') return requestFail(res, CODES.badField, 'symbol is a required string');
-    if (typeof chainName !== 'string' || chainName === '') return requestFail(res, CODES.badField, 'chainName is a required string');
-    if (typeof toAddr !== 'string' || toAddr === '') return requestFail(res, CODES.badField, 'toAddr is a required string');
+    if (typeof callBackId !== 'string' || callBackId === '')
+      return requestFail(res, CODES.badField, 'callBackId is a required string');
+    if (typeof symbol !== 'string' || symbol === '')
+      return requestFail(res, CODES.badField, 'symbol is a required string');
+    if (typeof chainName !== 'string' || chainName === '')
+      return requestFail(res, CODES.badField, 'chainName is a required string');
+    if (typeof toAddr !== 'string' || toAddr === '')
+      return requestFail(res, CODES.badField, 'toAddr is a required string');
     const amountLiteral = amountText(amount);
     const decimal = amountLiteral === undefined ? undefined : decimalOf(amountLiteral);
-    if (amountLiteral === undefined || !decimal) return requestFail(res, CODES.badField, 'amount is a required decimal');
-    if (BigInt(numberText(userId) ?? '-1') !== BigInt(options.userId)) return envelopeFail(res, CODES.wrongUser, 'userId does not belong to this X-API-KEY');
+    if (amountLiteral === undefined || !decimal)
+      return requestFail(res, CODES.badField, 'amount is a required decimal');
+    if (BigInt(numberText(userId) ?? '-1') !== BigInt(options.userId))
+      return envelopeFail(res, CODES.wrongUser, 'userId does not belong to this X-API-KEY');
     if (numberText(tenantType) !== '1') return envelopeFail(res, CODES.tenantType, 'tenantType must be 1');
     if (orders.has(callBackId)) return envelopeFail(res, CODES.duplicateCallBackId, 'callBackId already used');
     const exactAmount = new LosslessNumber(amountLiteral.replace(/^\+/, ''));
     if (symbol === 'ENERGY') {
-      if (!isIntegerNumber(expiryHours) || BigInt(numberText(expiryHours) ?? '0') < 1n || BigInt(numberText(expiryHours) ?? '0') > 720n)
+      if (
+        !isIntegerNumber(expiryHours) ||
+        BigInt(numberText(expiryHours) ?? '0') < 1n ||
+        BigInt(numberText(expiryHours) ?? '0') > 720n
+      )
         return envelopeFail(res, CODES.expiryHours, 'expiryHours (1..720) is required for ENERGY');
       if (decimal.negative || decimal.fraction !== '' || decimal.integer === '' || decimal.integer.length > 12)
         return envelopeFail(res, CODES.leaseAmount, 'a lease amount is a whole number of transactions >= 1');
@@ -440,14 +536,37 @@ export async function startIndependentService(options: IndependentServiceOptions
       };
       if (leaseSettleMs === 0) settle();
       else later(leaseSettleMs, settle);
-      orders.set(callBackId, { callBackId, kind: 'lease', tenantUserId, symbol, chainName, toAddr, amount: exactAmount, completed: true });
+      orders.set(callBackId, {
+        callBackId,
+        kind: 'lease',
+        tenantUserId,
+        symbol,
+        chainName,
+        toAddr,
+        amount: exactAmount,
+        completed: true,
+      });
     } else {
-      if (!/^[A-Z0-9]{2,10}$/.test(symbol)) return envelopeFail(res, CODES.unsupportedSymbol, `unsupported symbol ${symbol}`);
+      if (!/^[A-Z0-9]{2,10}$/.test(symbol))
+        return envelopeFail(res, CODES.unsupportedSymbol, `unsupported symbol ${symbol}`);
       if (decimal.negative || (decimal.integer === '' && decimal.fraction === ''))
         return envelopeFail(res, CODES.withdrawalAmount, 'a withdrawal amount is > 0');
       if (decimal.integer.length > digitCap.integer || decimal.fraction.length > digitCap.fraction)
-        return envelopeFail(res, CODES.withdrawalAmount, `amount has more than ${digitCap.integer} integer or ${digitCap.fraction} fraction digits`);
-      orders.set(callBackId, { callBackId, kind: 'withdrawal', tenantUserId, symbol, chainName, toAddr, amount: exactAmount, completed: false });
+        return envelopeFail(
+          res,
+          CODES.withdrawalAmount,
+          `amount has more than ${digitCap.integer} integer or ${digitCap.fraction} fraction digits`,
+        );
+      orders.set(callBackId, {
+        callBackId,
+        kind: 'withdrawal',
+        tenantUserId,
+        symbol,
+        chainName,
+        toAddr,
+        amount: exactAmount,
+        completed: false,
+      });
       later(withdrawalDelayMs, () => void completeWithdrawal(callBackId));
     }
     envelopeOk(res, { tenantUserId: new LosslessNumber(BigInt(tenantUserId).toString()), id: callBackId });
@@ -455,7 +574,12 @@ export async function startIndependentService(options: IndependentServiceOptions
 
   // --- card close ----------------------------------------------------------------------------
 
-  const cardAnswer = (res: ServerResponse, status: number, failure?: { code: string; message: string; en: string; detail: string }, bizId?: string) => {
+  const cardAnswer = (
+    res: ServerResponse,
+    status: number,
+    failure?: { code: string; message: string; en: string; detail: string },
+    bizId?: string,
+  ) => {
     const requestId = randomUUID();
     if (!failure)
       return sendJson(res, status, {
@@ -484,7 +608,12 @@ export async function startIndependentService(options: IndependentServiceOptions
   const cardClose = async (req: IncomingMessage, res: ServerResponse) => {
     if (options.cardAuth === 'api-key' && req.headers['x-api-key'] !== options.apiKey) {
       req.resume();
-      return cardAnswer(res, 401, { code: 'E401', message: '未授权', en: 'unauthorized: X-API-KEY required', detail: '' });
+      return cardAnswer(res, 401, {
+        code: 'E401',
+        message: '未授权',
+        en: 'unauthorized: X-API-KEY required',
+        detail: '',
+      });
     }
     if (mediaType(req.headers['content-type']) !== 'application/json')
       return cardAnswer(res, 400, {
@@ -495,29 +624,64 @@ export async function startIndependentService(options: IndependentServiceOptions
       });
     const body = await readBody(req);
     if (body === 'too-large')
-      return cardAnswer(res, 413, { code: 'E101', message: '请求过大', en: 'request body too large', detail: `limit ${BODY_LIMIT} bytes` });
+      return cardAnswer(res, 413, {
+        code: 'E101',
+        message: '请求过大',
+        en: 'request body too large',
+        detail: `limit ${BODY_LIMIT} bytes`,
+      });
     let plain: unknown;
     try {
       plain = parseExact(strictUtf8(body));
     } catch (error) {
-      return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'body is not JSON', detail: (error as Error).message });
+      return cardAnswer(res, 400, {
+        code: 'E100',
+        message: '请求格式错误',
+        en: 'body is not JSON',
+        detail: (error as Error).message,
+      });
     }
     if (typeof plain !== 'object' || plain === null || Array.isArray(plain))
-      return cardAnswer(res, 400, { code: 'E100', message: '请求格式错误', en: 'body is not a JSON object', detail: '' });
+      return cardAnswer(res, 400, {
+        code: 'E100',
+        message: '请求格式错误',
+        en: 'body is not a JSON object',
+        detail: '',
+      });
     const fields = plain as Record<string, unknown>;
     for (const name of ['merchantId', 'merchantUserId', 'powerCardId', 'channel', 'closeSerialNo']) {
       if (typeof fields[name] !== 'string' || fields[name] === '')
-        return cardAnswer(res, cardStatus(400), { code: 'E102', message: '参数错误', en: `${name} is a required non-empty string`, detail: name });
+        return cardAnswer(res, cardStatus(400), {
+          code: 'E102',
+          message: '参数错误',
+          en: `${name} is a required non-empty string`,
+          detail: name,
+        });
     }
     const merchantId = String(fields.merchantId);
     const powerCardId = String(fields.powerCardId);
     const closeSerialNo = String(fields.closeSerialNo);
     if (merchantId !== String(options.userId))
-      return cardAnswer(res, cardStatus(404), { code: 'E200', message: '商户不存在', en: 'merchant not found', detail: merchantId });
+      return cardAnswer(res, cardStatus(404), {
+        code: 'E200',
+        message: '商户不存在',
+        en: 'merchant not found',
+        detail: merchantId,
+      });
     if (usedSerials.has(closeSerialNo))
-      return cardAnswer(res, cardStatus(409), { code: 'E301', message: '流水号重复', en: 'closeSerialNo already used', detail: closeSerialNo });
+      return cardAnswer(res, cardStatus(409), {
+        code: 'E301',
+        message: '流水号重复',
+        en: 'closeSerialNo already used',
+        detail: closeSerialNo,
+      });
     if (closedCards.has(powerCardId))
-      return cardAnswer(res, cardStatus(409), { code: 'E302', message: '卡已关闭', en: 'card already closed', detail: powerCardId });
+      return cardAnswer(res, cardStatus(409), {
+        code: 'E302',
+        message: '卡已关闭',
+        en: 'card already closed',
+        detail: powerCardId,
+      });
     usedSerials.add(closeSerialNo);
     closedCards.add(powerCardId);
     cardAnswer(res, 200, undefined, `biz-${randomUUID()}`);
@@ -568,7 +732,8 @@ export async function startIndependentService(options: IndependentServiceOptions
       return sendJson(res, 200, { balance: new LosslessNumber(balance), costPerTx: new LosslessNumber(cost) });
     }
     if (route === 'PUT callback-url') {
-      if (typeof input.url !== 'string' || !/^https?:\/\//.test(input.url)) return sendJson(res, 400, { error: 'url is an http(s) URL' });
+      if (typeof input.url !== 'string' || !/^https?:\/\//.test(input.url))
+        return sendJson(res, 400, { error: 'url is an http(s) URL' });
       callbackUrl = input.url;
       return sendJson(res, 200, { url: callbackUrl });
     }
@@ -576,19 +741,30 @@ export async function startIndependentService(options: IndependentServiceOptions
       const type = numberText(input.type);
       if (!type || !/^[1-7]$/.test(type)) return sendJson(res, 400, { error: 'type is 1..7' });
       const fields = input.fields ?? {};
-      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return sendJson(res, 400, { error: 'fields is an object' });
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+        return sendJson(res, 400, { error: 'fields is an object' });
       const copies = input.deliveries === undefined ? 1 : Number(numberText(input.deliveries));
-      if (!Number.isInteger(copies) || copies < 1 || copies > 100) return sendJson(res, 400, { error: 'deliveries is 1..100' });
+      if (!Number.isInteger(copies) || copies < 1 || copies > 100)
+        return sendJson(res, 400, { error: 'deliveries is 1..100' });
       const delayMs = input.delayMs === undefined ? 0 : Number(numberText(input.delayMs));
-      if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000) return sendJson(res, 400, { error: 'delayMs is 0..60000' });
+      if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000)
+        return sendJson(res, 400, { error: 'delayMs is 0..60000' });
       let delays = defaultRetries;
       if (input.retryDelaysMs !== undefined) {
         if (!Array.isArray(input.retryDelaysMs) || input.retryDelaysMs.length > 20)
           return sendJson(res, 400, { error: 'retryDelaysMs is a list of at most 20 waits' });
         delays = input.retryDelaysMs.map((wait) => Number(numberText(wait)));
-        if (delays.some((wait) => !Number.isInteger(wait) || wait < 0 || wait > 120_000)) return sendJson(res, 400, { error: 'each wait is 0..120000 ms' });
+        if (delays.some((wait) => !Number.isInteger(wait) || wait < 0 || wait > 120_000))
+          return sendJson(res, 400, { error: 'each wait is 0..120000 ms' });
       }
-      const trackingId = emit(Number(type), fields as Record<string, unknown>, copies, input.concurrent === true, delayMs, delays);
+      const trackingId = emit(
+        Number(type),
+        fields as Record<string, unknown>,
+        copies,
+        input.concurrent === true,
+        delayMs,
+        delays,
+      );
       // The control API fixes the answer's body, not its status: this service says the event is queued.
       return sendJson(res, options.controlAccepted ? 202 : 200, { trackingId });
     }
@@ -603,9 +779,11 @@ export async function startIndependentService(options: IndependentServiceOptions
     const url = new URL(req.url ?? '/', 'http://double.invalid');
     const path = url.pathname;
     const handle = async () => {
-      if (path.startsWith(`${BASE}/__control/`)) return control(req, res, path.slice(`${BASE}/__control`.length), url.searchParams);
+      if (path.startsWith(`${BASE}/__control/`))
+        return control(req, res, path.slice(`${BASE}/__control`.length), url.searchParams);
       if (req.method === 'POST' && path === `${BASE}/api/v1/api/order/getEnergyMaxCount`) return energyQuery(req, res);
-      if (req.method === 'POST' && path === `${BASE}/api/v1/api/order/withdrawWithoutVerify`) return orderSubmission(req, res);
+      if (req.method === 'POST' && path === `${BASE}/api/v1/api/order/withdrawWithoutVerify`)
+        return orderSubmission(req, res);
       if (req.method === 'POST' && path === `${CARD_BASE}/card/close`) return cardClose(req, res);
       req.resume();
       return notFound(res);

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { parseExactJson } from '../../src/core/exact-json.js';
 import { DEFAULT_PROFILE } from '../../src/core/profile.js';
 import { parseKey, type RsaPrivateKey } from '../../src/crypto/keys.js';
-import type { CheckContext, Exchange, ReceivedCallback, ReceivedResponse, StepOutcome } from '../../src/runner/observation.js';
+import type {
+  CheckContext,
+  Exchange,
+  ReceivedCallback,
+  ReceivedResponse,
+  StepOutcome,
+} from '../../src/runner/observation.js';
 import type { Step } from '../../src/runner/suite.js';
 import type { MerchantTarget, ServiceTarget, Target } from '../../src/runner/types.js';
 
@@ -12,7 +18,9 @@ import type { MerchantTarget, ServiceTarget, Target } from '../../src/runner/typ
  */
 
 /** The committed 1024-bit test key pair (test/vectors/keys: public, test-only). */
-export const testKeys = parseKey(readFileSync(new URL('../vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8')) as RsaPrivateKey;
+export const testKeys = parseKey(
+  readFileSync(new URL('../vectors/keys/rsa1024-private.pem', import.meta.url), 'utf8'),
+) as RsaPrivateKey;
 
 /** A service target: the merchant's public key opens its callbacks. */
 export const serviceTarget: ServiceTarget = {
@@ -51,17 +59,37 @@ export function decryptedAnswer(status: number, body: string, text: string): Rec
 }
 
 /** One exchange: the request (with its plain text, when given) and the answer, or a transport error. */
-export function exchange(response: ReceivedResponse | undefined, options: { error?: string; plain?: string } = {}): Exchange {
+export function exchange(
+  response: ReceivedResponse | undefined,
+  options: { error?: string; plain?: string } = {},
+): Exchange {
   return {
-    request: { method: 'POST', url: 'http://127.0.0.1:9/x', headers: {}, body: 'data=AQID', ...(options.plain === undefined ? {} : { plain: options.plain }) },
+    request: {
+      method: 'POST',
+      url: 'http://127.0.0.1:9/x',
+      headers: {},
+      body: 'data=AQID',
+      ...(options.plain === undefined ? {} : { plain: options.plain }),
+    },
     ...(response ? { response } : {}),
     ...(options.error === undefined ? {} : { error: options.error }),
   };
 }
 
 /** A callback as the runner's receiver got it. */
-export function callback(body: string | Buffer, headers: Record<string, string> = {}, answeredStatus = 200): ReceivedCallback {
-  return { at: 0, method: 'POST', url: '/callback', headers, body: typeof body === 'string' ? Buffer.from(body, 'latin1') : body, answeredStatus };
+export function callback(
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+  answeredStatus = 200,
+): ReceivedCallback {
+  return {
+    at: 0,
+    method: 'POST',
+    url: '/callback',
+    headers,
+    body: typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+    answeredStatus,
+  };
 }
 
 /**

@@ -28,7 +28,9 @@ let loaded: Promise<Main> | undefined;
  * run to print an earlier run's secret.
  */
 export async function runCliInProcess(args: string[]): Promise<InProcessRun> {
-  loaded ??= import(pathToFileURL(resolve(ROOT, 'dist/cli/main.js')).href).then((module: { main: Main }) => module.main);
+  loaded ??= import(pathToFileURL(resolve(ROOT, 'dist/cli/main.js')).href).then(
+    (module: { main: Main }) => module.main,
+  );
   const main = await loaded;
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);

@@ -33,11 +33,17 @@ export function runCli(args: string[], input?: string | Buffer, options: { cwd?:
  * Runs the real CLI without blocking this process: for targets (emulator, merchant) that live in it.
  * `env` adds variables (a value of undefined removes one); `cwd` is where a config file is looked for.
  */
-export function runCliAsync(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<Omit<CliRun, 'stdoutBytes'>> {
+export function runCliAsync(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Omit<CliRun, 'stdoutBytes'>> {
   return new Promise((done) => {
     const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...options.env };
     for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: options.cwd ?? ROOT, env });
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
+      cwd: options.cwd ?? ROOT,
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -67,10 +73,14 @@ export function runCliWithHand(
   trigger: (receiverUrl: string) => Promise<void>,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args, '--listen', String(port)], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [resolve(ROOT, 'bin/wallet-conformance.js'), ...args, '--listen', String(port)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     let triggered = false;
@@ -99,9 +109,13 @@ export interface ServedMerchant {
 
 /** Starts `merchant --config F --port 0` and resolves with the URLs it prints (fails if it exits first or takes over 20 s). */
 export function serveMerchant(config: string): Promise<ServedMerchant> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [resolve(ROOT, 'bin/wallet-conformance.js'), 'merchant', '--config', config, '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -109,7 +123,10 @@ export function serveMerchant(config: string): Promise<ServedMerchant> {
     const timer = setTimeout(() => fail(new Error(`merchant did not start: ${output}`)), 20_000);
     child.on('exit', () => fail(new Error(`merchant exited: ${output}`)));
     child.stdout!.on('data', () => {
-      const match = /merchant listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/.exec(output);
+      const match =
+        /merchant listening on (http:\/\/127\.0\.0\.1:\d+\/callback) \(probe: (http:\/\/127\.0\.0\.1:\d+\/probe)\)/.exec(
+          output,
+        );
       if (!match) return;
       clearTimeout(timer);
       done({ child, callbackUrl: match[1]!, probeUrl: match[2]!, output: () => output });
@@ -129,7 +146,9 @@ export interface ServedEmulator {
 
 /** Starts `wallet-conformance emulator <args>` and resolves once it printed its base URL (fails if it exits first or takes over 20 s). */
 export function serveEmulator(args: string[]): Promise<ServedEmulator> {
-  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), 'emulator', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((done, failed) => {
     const timer = setTimeout(() => failed(new Error(`no listening line in time: ${output}`)), 20_000);

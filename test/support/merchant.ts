@@ -5,7 +5,11 @@ import { generateMerchantKeyPair } from '../../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey, type RsaPublicKey } from '../../src/crypto/keys.js';
 
 /** A fresh 1024-bit merchant key pair (the platform's default size). */
-export function makeKeyPair(): { privateKey: RsaPrivateKey; publicKey: RsaPublicKey; pem: ReturnType<typeof generateMerchantKeyPair> } {
+export function makeKeyPair(): {
+  privateKey: RsaPrivateKey;
+  publicKey: RsaPublicKey;
+  pem: ReturnType<typeof generateMerchantKeyPair>;
+} {
   const pem = generateMerchantKeyPair(1024);
   const privateKey = parseKey(pem.privatePem, { expect: 'private' }) as RsaPrivateKey;
   return { privateKey, publicKey: privateKey.publicKey, pem };
@@ -67,7 +71,10 @@ export function seal(payload: Fields | string, privateKey: RsaPrivateKey): strin
  * A payload whose ciphertext's Base64 holds '+', '/' and '=' (the characters a form parser or a
  * URL-safe encoder mangles), found by varying the trackingId's length and text.
  */
-export function trickyPayload(make: (trackingId: string) => Fields, privateKey: RsaPrivateKey): { payload: Fields; body: string } {
+export function trickyPayload(
+  make: (trackingId: string) => Fields,
+  privateKey: RsaPrivateKey,
+): { payload: Fields; body: string } {
   for (let attempt = 0; attempt < 1000; attempt++) {
     const trackingId = `t-${randomBytes(1 + (attempt % 90)).toString('hex')}`;
     const payload = make(trackingId);
@@ -85,8 +92,14 @@ export interface Delivered {
 }
 
 /** Delivers a raw callback body the way the service does (form content type, X-API-KEY). */
-export async function deliver(url: string, body: string | Buffer, options: { apiKey?: string; contentType?: string } = {}): Promise<Delivered> {
-  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/x-www-form-urlencoded' };
+export async function deliver(
+  url: string,
+  body: string | Buffer,
+  options: { apiKey?: string; contentType?: string } = {},
+): Promise<Delivered> {
+  const headers: Record<string, string> = {
+    'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+  };
   if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
   const response = await fetch(url, { method: 'POST', headers, body });
   const text = await response.text();

@@ -13,12 +13,20 @@ export function mswTransport(handlers: RequestHandler[]): Transport {
   return {
     async send(request) {
       const started = performance.now();
-      const body = request.body === undefined || request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(request.body);
+      const body =
+        request.body === undefined || request.method === 'GET' || request.method === 'HEAD'
+          ? undefined
+          : Buffer.from(request.body);
       const response = await getResponse(
         handlers,
-        new Request(request.url, { method: request.method, headers: request.headers, ...(body === undefined ? {} : { body }) }),
+        new Request(request.url, {
+          method: request.method,
+          headers: request.headers,
+          ...(body === undefined ? {} : { body }),
+        }),
       );
-      if (!response) throw new TransportError('unreachable', `${request.method} ${request.url}: no in-process handler answers it`);
+      if (!response)
+        throw new TransportError('unreachable', `${request.method} ${request.url}: no in-process handler answers it`);
       return {
         status: response.status,
         headers: Object.fromEntries(response.headers),

@@ -13,14 +13,27 @@ export interface EnvRun {
 }
 
 /** Proxy variables cleared so that the machine's own settings never leak into a test. */
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy', 'NODE_EXTRA_CA_CERTS'];
+const PROXY_VARIABLES = [
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'ALL_PROXY',
+  'all_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+];
 
 /** Runs the built CLI without blocking this process (targets live in it), with exactly these proxy/CA variables. */
 export function runCliWithEnv(args: string[], env: Record<string, string> = {}): Promise<EnvRun> {
   const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const name of PROXY_VARIABLES) delete base[name];
   return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], { cwd: ROOT, env: { ...base, ...env } });
+    const child = spawn(process.execPath, [resolve(ROOT, 'bin/wallet-conformance.js'), ...args], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+    });
     let stdout = '';
     let stderr = '';
     const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
@@ -52,7 +65,13 @@ export async function startTestProxy(): Promise<TestProxy> {
     forwarded.push(req.url ?? '');
     const target = new URL(req.url ?? '');
     const upstream = http.request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers: req.headers,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -67,7 +86,10 @@ export async function startTestProxy(): Promise<TestProxy> {
   server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
     const authority = req.url ?? '';
     connects.push(authority);
-    const [host, port] = [authority.slice(0, authority.lastIndexOf(':')), Number(authority.slice(authority.lastIndexOf(':') + 1))];
+    const [host, port] = [
+      authority.slice(0, authority.lastIndexOf(':')),
+      Number(authority.slice(authority.lastIndexOf(':') + 1)),
+    ];
     const upstream = net.connect(port, host.replace(/^\[|\]$/g, ''), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);

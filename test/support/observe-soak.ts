@@ -59,7 +59,11 @@ function withdrawal(i: number): Pick<ObservedExchange, 'request' | 'response'> {
   const result = sealJson({ id: callBackId, tenantUserId: i % 1000 }, 'response', testKeys);
   return {
     request: { method: 'POST', path: ORDER, headers: FORM, bodyBase64: b64(new URLSearchParams({ data }).toString()) },
-    response: { status: 200, headers: JSON_TYPE, bodyBase64: b64(JSON.stringify({ code: 0, message: '', data: result })) },
+    response: {
+      status: 200,
+      headers: JSON_TYPE,
+      bodyBase64: b64(JSON.stringify({ code: 0, message: '', data: result })),
+    },
   };
 }
 
@@ -82,8 +86,10 @@ function exchangeAt(i: number): ObservedExchange {
     };
   }
   if (slot === 250) return { ...base, kind: 'withdraw', direction: 'merchant→service', ...withdrawal(i) };
-  if (slot % 100 === 1) return { ...base, kind: 'energy', direction: 'merchant→service', request: ENERGY_REQUEST, response: ANSWER_401 };
-  if (slot % 100 === 2) return { ...base, kind: 'card-close', direction: 'merchant→service', request: CARD_REQUEST, response: CARD_CLOSED };
+  if (slot % 100 === 1)
+    return { ...base, kind: 'energy', direction: 'merchant→service', request: ENERGY_REQUEST, response: ANSWER_401 };
+  if (slot % 100 === 2)
+    return { ...base, kind: 'card-close', direction: 'merchant→service', request: CARD_REQUEST, response: CARD_CLOSED };
   if (slot % 100 === 3)
     return {
       ...base,
@@ -92,10 +98,19 @@ function exchangeAt(i: number): ObservedExchange {
       request: ENERGY_REQUEST,
       upstreamError: { message: 'the upstream gave no complete answer', gatewayStatus: 504 },
     };
-  return { ...base, kind: 'other', direction: 'merchant→service', request: OTHER_REQUESTS[i % 7]!, response: ANSWER_404 };
+  return {
+    ...base,
+    kind: 'other',
+    direction: 'merchant→service',
+    request: OTHER_REQUESTS[i % 7]!,
+    response: ANSWER_404,
+  };
 }
 
-function answer(status: number, body = '{"code":401,"message":"unauthorized"}'): NonNullable<ObservedExchange['response']> {
+function answer(
+  status: number,
+  body = '{"code":401,"message":"unauthorized"}',
+): NonNullable<ObservedExchange['response']> {
   return { status, headers: JSON_TYPE, bodyBase64: b64(body) };
 }
 
@@ -161,5 +176,8 @@ export async function soak(
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
   const [total, window, perCheckLimit, ...at] = process.argv.slice(2).map(Number);
-  await soak(total!, at, (seen) => process.stdout.write(`${JSON.stringify(seen)}\n`), { window: window!, perCheckLimit: perCheckLimit! });
+  await soak(total!, at, (seen) => process.stdout.write(`${JSON.stringify(seen)}\n`), {
+    window: window!,
+    perCheckLimit: perCheckLimit!,
+  });
 }

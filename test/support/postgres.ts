@@ -30,13 +30,20 @@ export function postgresBinDir(): string | undefined {
  * afterwards), else a throwaway server of our own: initdb and pg_ctl in a temporary folder as an
  * unprivileged user (PostgreSQL refuses root), on a free port, listening on 127.0.0.1 only.
  */
-export async function startPostgres(options: { durable?: boolean; statementCounts?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+  options: { durable?: boolean; statementCounts?: boolean } = {},
+): Promise<PostgresServer> {
   if (process.env.PG_URL) return freshDatabase(process.env.PG_URL, async () => undefined);
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql) and PG_URL is not set');
   const dir = mkdtempSync(join(tmpdir(), 'wc-pg-'));
   const asRoot = userInfo().uid === 0;
-  if (asRoot) chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+      Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    );
   const as = (command: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args);
   const data = join(dir, 'data');
@@ -47,7 +54,9 @@ export async function startPostgres(options: { durable?: boolean; statementCount
     // merchants, never the database.
     // statementCounts (benches): pg_stat_statements counts every statement as it ends, utility
     // statements included; room for each LISTEN channel's own entry between two resets.
-    const counts = options.statementCounts ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=20000' : '';
+    const counts = options.statementCounts
+      ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=20000'
+      : '';
     const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${options.durable ? '' : ' -c fsync=off'}${counts}`;
     await as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
   } catch (error) {

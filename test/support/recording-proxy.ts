@@ -28,7 +28,8 @@ export function kindOf(path: string, direction: ObservedExchange['direction']): 
 
 function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
@@ -39,7 +40,11 @@ export interface RecordingProxy {
 }
 
 /** Starts a proxy on a free loopback port forwarding to `upstream` (an origin, optionally with a path prefix). */
-export async function startRecordingProxy(upstream: string, direction: ObservedExchange['direction'], recording: Recording): Promise<RecordingProxy> {
+export async function startRecordingProxy(
+  upstream: string,
+  direction: ObservedExchange['direction'],
+  recording: Recording,
+): Promise<RecordingProxy> {
   const target = new URL(upstream);
   const server = http.createServer((req, res) => {
     const startedAt = Date.now();
@@ -52,24 +57,31 @@ export async function startRecordingProxy(upstream: string, direction: ObservedE
       const request = { method: req.method ?? 'GET', path, headers, bodyBase64: body.toString('base64') };
       const forward = { ...headers, host: target.host };
       const upstreamPath = `${target.pathname.replace(/\/$/, '')}${path}`;
-      const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers: forward }, (answer) => {
-        const answerChunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-        answer.on('end', () => {
-          const answerBody = Buffer.concat(answerChunks);
-          res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
-          recording.exchanges.push({
-            v: 1,
-            seq: recording.next(),
-            kind: kindOf(path, direction),
-            direction,
-            startedAt,
-            endedAt: Date.now(),
-            request,
-            response: { status: answer.statusCode ?? 0, headers: flatHeaders(answer.headers), bodyBase64: answerBody.toString('base64') },
+      const out = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers: forward },
+        (answer) => {
+          const answerChunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+          answer.on('end', () => {
+            const answerBody = Buffer.concat(answerChunks);
+            res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
+            recording.exchanges.push({
+              v: 1,
+              seq: recording.next(),
+              kind: kindOf(path, direction),
+              direction,
+              startedAt,
+              endedAt: Date.now(),
+              request,
+              response: {
+                status: answer.statusCode ?? 0,
+                headers: flatHeaders(answer.headers),
+                bodyBase64: answerBody.toString('base64'),
+              },
+            });
           });
-        });
-      });
+        },
+      );
       out.on('error', (error) => {
         res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
         recording.exchanges.push({

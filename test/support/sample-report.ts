@@ -91,8 +91,15 @@ export function sampleReport(): Report {
       message: 'tenantUserId is the string "20931", expected an integer',
       evidence: orderEvidence(),
     }),
-    result('service/callbacks/retry-until-ack/callback-attempts', 'passed', { rules: ['CB-ERRCODE'], message: '4 deliveries', evidence: deliveryEvidence() }),
-    result('service/card/close/card-values', 'warning', { rules: ['U-CARD-VALUES'], message: 'status "CLOSED" is not a documented value' }),
+    result('service/callbacks/retry-until-ack/callback-attempts', 'passed', {
+      rules: ['CB-ERRCODE'],
+      message: '4 deliveries',
+      evidence: deliveryEvidence(),
+    }),
+    result('service/card/close/card-values', 'warning', {
+      rules: ['U-CARD-VALUES'],
+      message: 'status "CLOSED" is not a documented value',
+    }),
     result('service/energy/floor/floor', 'skipped', { rules: ['ENERGY-FLOOR'], message: 'needs --control-token' }),
   ];
   const count = (status: Status) => results.filter((r) => r.status === status).length;
@@ -106,7 +113,13 @@ export function sampleReport(): Report {
       control: true,
       allowOrders: true,
     },
-    summary: { passed: count('passed'), failed: count('failed'), warnings: count('warning'), skipped: count('skipped'), durationMs: 1234 },
+    summary: {
+      passed: count('passed'),
+      failed: count('failed'),
+      warnings: count('warning'),
+      skipped: count('skipped'),
+      durationMs: 1234,
+    },
     results,
   };
 }

@@ -2,7 +2,11 @@
  * Polls `probe` every `pollMs` until it gives a truthy value, which it resolves with; past
  * `timeoutMs` it fails with "condition not met in time".
  */
-export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000, pollMs = 10): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 5_000,
+  pollMs = 10,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

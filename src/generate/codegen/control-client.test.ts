@@ -15,7 +15,11 @@ function recording(answer: { status: number; body: string | Uint8Array } = { sta
   const sent: client.ControlRequest[] = [];
   return {
     sent,
-    client: { baseUrl: 'http://127.0.0.1:4010/wallet-api/', token: 'tok', send: async (request: client.ControlRequest) => (sent.push(request), answer) },
+    client: {
+      baseUrl: 'http://127.0.0.1:4010/wallet-api/',
+      token: 'tok',
+      send: async (request: client.ControlRequest) => (sent.push(request), answer),
+    },
   };
 }
 
@@ -31,18 +35,28 @@ describe('the control-API client generator', () => {
       'controlOpenCard POST /__control/merchants/{userId}/cards X-Control-Token',
       'controlListDeliveries GET /__control/deliveries X-Control-Token',
     ]);
-    expect(views.find((view) => view.operationId === 'controlListDeliveries')?.query).toEqual([{ name: 'trackingId', required: true }]);
+    expect(views.find((view) => view.operationId === 'controlListDeliveries')?.query).toEqual([
+      { name: 'trackingId', required: true },
+    ]);
   });
 
   it('writes the committed src/generated/control-client.ts', () => {
     const [file] = generateControlClient(packagedSpec());
     expect(file!.path).toBe(CONTROL_CLIENT_PATH);
-    expect(readFileSync(`${ROOT}${CONTROL_CLIENT_PATH}`, 'utf8') === file!.contents, 'stale: run npm run generate').toBe(true);
+    expect(
+      readFileSync(`${ROOT}${CONTROL_CLIENT_PATH}`, 'utf8') === file!.contents,
+      'stale: run npm run generate',
+    ).toBe(true);
   });
 
   it('refuses a control operation without an operationId, naming it', () => {
-    const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace('      operationId: controlOpenCard\n', '');
-    expect(() => generateControlClient(parseSpec(text))).toThrow(/POST \/__control\/merchants\/\{userId\}\/cards: a control operation needs an operationId/);
+    const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace(
+      '      operationId: controlOpenCard\n',
+      '',
+    );
+    expect(() => generateControlClient(parseSpec(text))).toThrow(
+      /POST \/__control\/merchants\/\{userId\}\/cards: a control operation needs an operationId/,
+    );
   });
   it("declares a component once, by its name, with its own description (not a $ref site's)", () => {
     const text = readFileSync(`${ROOT}spec/wallet-api.yaml`, 'utf8').replace(
@@ -59,8 +73,15 @@ describe('the control-API client generator', () => {
 
 describe('the generated control-API client', () => {
   it('builds a write: method, URL under the base, JSON headers and token, exact numbers in the body', async () => {
-    const { sent, client: c } = recording({ status: 200, body: '{"balance":100000000000000000000000000001,"costPerTx":3}' });
-    const answer = await client.controlSetEnergy(c, { userId: 10086 }, { balance: new LosslessNumber('100000000000000000000000000001'), costPerTx: 3 });
+    const { sent, client: c } = recording({
+      status: 200,
+      body: '{"balance":100000000000000000000000000001,"costPerTx":3}',
+    });
+    const answer = await client.controlSetEnergy(
+      c,
+      { userId: 10086 },
+      { balance: new LosslessNumber('100000000000000000000000000001'), costPerTx: 3 },
+    );
     expect(sent).toEqual([
       {
         method: 'PUT',
@@ -79,7 +100,12 @@ describe('the generated control-API client', () => {
     await client.controlGetEnergy(c, { userId: 'a/b c' });
     const answer = await client.controlListDeliveries(c, { trackingId: 'dep 1&x=2' });
     expect(sent.map((request) => [request.method, request.url, request.headers, request.body])).toEqual([
-      ['GET', 'http://127.0.0.1:4010/wallet-api/__control/merchants/a%2Fb%20c/energy', { accept: 'application/json', 'x-control-token': 'tok' }, undefined],
+      [
+        'GET',
+        'http://127.0.0.1:4010/wallet-api/__control/merchants/a%2Fb%20c/energy',
+        { accept: 'application/json', 'x-control-token': 'tok' },
+        undefined,
+      ],
       [
         'GET',
         'http://127.0.0.1:4010/wallet-api/__control/deliveries?trackingId=dep%201%26x%3D2',
@@ -98,8 +124,12 @@ describe('the generated control-API client', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json', 'x-control-token': 'tok' },
       body: '{not json',
     });
-    expect(client.controlProbeRequest(c, 'controlGetEnergy', { userId: 7 })).toEqual(client.controlGetEnergyRequest(c, { userId: 7 }));
-    expect(() => client.controlProbeRequest(c, 'controlOpenCard', {}, '{not json')).toThrow('controlOpenCard: no value for the path parameter userId');
+    expect(client.controlProbeRequest(c, 'controlGetEnergy', { userId: 7 })).toEqual(
+      client.controlGetEnergyRequest(c, { userId: 7 }),
+    );
+    expect(() => client.controlProbeRequest(c, 'controlOpenCard', {}, '{not json')).toThrow(
+      'controlOpenCard: no value for the path parameter userId',
+    );
   });
 
   it('keeps an answer that is not JSON as text, with no json', async () => {
@@ -109,7 +139,13 @@ describe('the generated control-API client', () => {
   });
 
   it('passes a sender failure on as a rejection', async () => {
-    const failing = { baseUrl: 'http://127.0.0.1:1', token: 't', send: () => Promise.reject(new Error('ECONNREFUSED')) };
-    await expect(client.controlOpenCard(failing, { userId: 1 }, { powerCardId: 'p', merchantUserId: 'u' })).rejects.toThrow('ECONNREFUSED');
+    const failing = {
+      baseUrl: 'http://127.0.0.1:1',
+      token: 't',
+      send: () => Promise.reject(new Error('ECONNREFUSED')),
+    };
+    await expect(
+      client.controlOpenCard(failing, { userId: 1 }, { powerCardId: 'p', merchantUserId: 'u' }),
+    ).rejects.toThrow('ECONNREFUSED');
   });
 });

@@ -37,9 +37,11 @@ function fail(model: SpecModel, where: string, what: string): never {
 export function readControlOperations(model: SpecModel): ControlOperationView[] {
   return model.controlOperations().map((endpoint) => {
     const where = `${endpoint.method.toUpperCase()} ${endpoint.path}`;
-    if (!endpoint.operationId) fail(model, where, 'a control operation needs an operationId (it names the client function)');
+    if (!endpoint.operationId)
+      fail(model, where, 'a control operation needs an operationId (it names the client function)');
     const method = endpoint.method.toUpperCase();
-    if (method !== 'GET' && method !== 'PUT' && method !== 'POST') fail(model, where, `method ${method} is not one the client sends`);
+    if (method !== 'GET' && method !== 'PUT' && method !== 'POST')
+      fail(model, where, `method ${method} is not one the client sends`);
     const pathParams: string[] = [];
     const query: ControlOperationView['query'] = [];
     for (const parameter of endpoint.parameters) {
@@ -49,11 +51,17 @@ export function readControlOperations(model: SpecModel): ControlOperationView[] 
     }
     const named = [...endpoint.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     if ([...named].sort().join() !== [...pathParams].sort().join())
-      fail(model, where, `the path template names {${named.join('}, {')}} but the parameters are ${pathParams.join(', ') || 'none'}`);
+      fail(
+        model,
+        where,
+        `the path template names {${named.join('}, {')}} but the parameters are ${pathParams.join(', ') || 'none'}`,
+      );
     const tokenHeader = endpoint.apiKey?.header;
     if (!tokenHeader) fail(model, where, 'a control operation needs an apiKey header security scheme');
     const body = endpoint.requestBody?.media[0]?.schema;
-    const answer = endpoint.responses.find((response) => response.status === '200')?.media.find((media) => media.mediaType === 'application/json')?.schema;
+    const answer = endpoint.responses
+      .find((response) => response.status === '200')
+      ?.media.find((media) => media.mediaType === 'application/json')?.schema;
     return {
       operationId: endpoint.operationId,
       method,
@@ -81,9 +89,15 @@ class TypeWriter {
       this.declarations.set(name, '');
       // The component as declared (a `$ref` site's own keywords, e.g. a property's description, are not its).
       const component = this.model.schemaNames().includes(name) ? this.model.flatten(name) : schema;
-      const description = component.description !== undefined ? `/** ${component.description.trim().replace(/\s+/g, ' ')} */\n` : '';
+      const description =
+        component.description !== undefined ? `/** ${component.description.trim().replace(/\s+/g, ' ')} */\n` : '';
       const shape = this.shape(component, '');
-      this.declarations.set(name, shape.startsWith('{') ? `${description}export interface ${name} ${shape}` : `${description}export type ${name} = ${shape};`);
+      this.declarations.set(
+        name,
+        shape.startsWith('{')
+          ? `${description}export interface ${name} ${shape}`
+          : `${description}export type ${name} = ${shape};`,
+      );
     }
     return name;
   }
@@ -119,7 +133,10 @@ class TypeWriter {
     if (Object.keys(schema.properties).length === 0) return 'Record<string, unknown>';
     const required = new Set(schema.required);
     const lines = Object.entries(schema.properties).map(([name, property]) => {
-      const description = property.site.description !== undefined ? `${indent}  /** ${property.site.description.trim().replace(/\s+/g, ' ')} */\n` : '';
+      const description =
+        property.site.description !== undefined
+          ? `${indent}  /** ${property.site.description.trim().replace(/\s+/g, ' ')} */\n`
+          : '';
       return `${description}${indent}  ${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${this.type(property, `${indent}  `)};`;
     });
     return `{\n${lines.join('\n')}\n${indent}}`;
@@ -129,13 +146,21 @@ class TypeWriter {
 const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function operationCode(operation: ControlOperationView, types: TypeWriter): string {
-  const params = [...operation.pathParams.map((name) => `${name}: ControlId`), ...operation.query.map((q) => `${q.name}${q.required ? '' : '?'}: string`)];
+  const params = [
+    ...operation.pathParams.map((name) => `${name}: ControlId`),
+    ...operation.query.map((q) => `${q.name}${q.required ? '' : '?'}: string`),
+  ];
   const paramsType = params.length ? `{ ${params.join('; ')} }` : 'Record<string, never>';
   const bodyType = operation.body ? types.type(operation.body) : undefined;
   const answerType = operation.answer ? types.type(operation.answer) : 'unknown';
   const answerName = `${upperFirst(operation.operationId)}Answer`;
-  const pathCode = '`' + operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => `\${encodeURIComponent(String(params.${name}))}`) + '`';
-  const queryCode = operation.query.length ? ` + query([${operation.query.map((q) => `[${JSON.stringify(q.name)}, params.${q.name}]`).join(', ')}])` : '';
+  const pathCode =
+    '`' +
+    operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => `\${encodeURIComponent(String(params.${name}))}`) +
+    '`';
+  const queryCode = operation.query.length
+    ? ` + query([${operation.query.map((q) => `[${JSON.stringify(q.name)}, params.${q.name}]`).join(', ')}])`
+    : '';
   const signature = `client: ControlClient, params: ${paramsType}${bodyType ? `, body: ${bodyType}` : ''}`;
   const bodyArg = bodyType ? 'stringifyExact(body)' : 'undefined';
   return [
@@ -258,14 +283,20 @@ export async function sendControlRequest<T = unknown>(client: ControlClient, req
 export function generateControlClient(spec: SpecSource): GeneratedFile[] {
   const model = specModel(spec);
   const operations = readControlOperations(model);
-  if (operations.length === 0) throw new SpecError('bad-spec', `${spec.name}: no operation is tagged control (needed by the control-API client)`);
+  if (operations.length === 0)
+    throw new SpecError('bad-spec', `${spec.name}: no operation is tagged control (needed by the control-API client)`);
   const headers = new Set(operations.map((operation) => operation.tokenHeader));
-  if (headers.size !== 1) throw new SpecError('bad-spec', `${spec.name}: the control operations name ${headers.size} token headers; the client sends one`);
+  if (headers.size !== 1)
+    throw new SpecError(
+      'bad-spec',
+      `${spec.name}: the control operations name ${headers.size} token headers; the client sends one`,
+    );
   const tokenHeader = [...headers][0]!.toLowerCase();
   const types = new TypeWriter(model);
   const code = operations.map((operation) => operationCode(operation, types));
   const table = operations.map(
-    (operation) => `  ${operation.operationId}: { method: ${JSON.stringify(operation.method)}, path: ${JSON.stringify(operation.path)} },`,
+    (operation) =>
+      `  ${operation.operationId}: { method: ${JSON.stringify(operation.method)}, path: ${JSON.stringify(operation.path)} },`,
   );
   const contents = `/* eslint-disable */
 // GENERATED by \`npm run generate\` from ${spec.name} (sha256 ${spec.sha256}).

@@ -76,21 +76,35 @@ export function mswEndpointTable(spec: SpecSource): EndpointRow[] {
     const server = serverVariable(endpoint, where, fail);
     const media = endpoint.requestBody?.media[0] ?? fail(where, 'the request body has no media type');
     const requestSchema = componentOf(media, `${where} requestBody`, fail);
-    const requestEncrypted = media.encrypted?.marker.direction === 'request' && media.encrypted.field !== undefined ? media.encrypted : undefined;
+    const requestEncrypted =
+      media.encrypted?.marker.direction === 'request' && media.encrypted.field !== undefined
+        ? media.encrypted
+        : undefined;
     if (requestEncrypted && requestEncrypted.marker.plaintext === undefined)
-      fail(`${where} ${requestEncrypted.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
+      fail(
+        `${where} ${requestEncrypted.field} x-encrypted`,
+        'the schema must be a $ref to a component schema (the validators are generated per component)',
+      );
     const plainName = requestEncrypted?.marker.plaintext ?? requestSchema;
     const plain = model.flatten(plainName);
-    const okMedia = endpoint.responses.find((response) => response.status === '200')?.media.find((candidate) => candidate.mediaType === 'application/json');
+    const okMedia = endpoint.responses
+      .find((response) => response.status === '200')
+      ?.media.find((candidate) => candidate.mediaType === 'application/json');
     if (!okMedia) fail(`${where} 200`, 'no application/json content');
     const responseSchema = componentOf(okMedia, `${where} 200`, fail);
     const responseField = encryptedField(okMedia.schema, 'response');
     if (responseField && responseField.marker.plaintext === undefined)
-      fail(`${where} 200 ${responseField.field} x-encrypted`, 'the schema must be a $ref to a component schema (the validators are generated per component)');
-    const responseEncrypted = responseField ? { field: responseField.field, plaintext: responseField.marker.plaintext! } : null;
+      fail(
+        `${where} 200 ${responseField.field} x-encrypted`,
+        'the schema must be a $ref to a component schema (the validators are generated per component)',
+      );
+    const responseEncrypted = responseField
+      ? { field: responseField.field, plaintext: responseField.marker.plaintext! }
+      : null;
     const result = model.flatten(responseEncrypted?.plaintext ?? responseSchema);
     const pattern = requestEncrypted?.schema.pattern;
-    if (requestEncrypted && typeof pattern !== 'string') fail(where, `the encrypted field ${requestEncrypted.field} has no pattern`);
+    if (requestEncrypted && typeof pattern !== 'string')
+      fail(where, `the encrypted field ${requestEncrypted.field} has no pattern`);
     rows.push({
       operationId: endpoint.operationId,
       method,
@@ -100,7 +114,9 @@ export function mswEndpointTable(spec: SpecSource): EndpointRow[] {
       request: {
         mediaType: media.mediaType.toLowerCase(),
         schema: requestSchema,
-        encrypted: requestEncrypted ? { field: requestEncrypted.field!, pattern: pattern!, plaintext: requestEncrypted.marker.plaintext! } : null,
+        encrypted: requestEncrypted
+          ? { field: requestEncrypted.field!, pattern: pattern!, plaintext: requestEncrypted.marker.plaintext! }
+          : null,
         constants: Object.fromEntries(
           Object.entries(plain.properties)
             .filter(([, p]) => 'const' in p)

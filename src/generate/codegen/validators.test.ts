@@ -75,6 +75,8 @@ describe('validator generator', () => {
 
   it('refuses a spec whose schemas are not JSON Schema, with a SpecError', () => {
     const broken = miniSpec(1).replace('type: object', 'type: objekt');
-    expect(() => generateValidators(parseSpec(broken, 'broken.yaml'))).toThrow(/broken.yaml: component schemas are not valid JSON Schema/);
+    expect(() => generateValidators(parseSpec(broken, 'broken.yaml'))).toThrow(
+      /broken.yaml: component schemas are not valid JSON Schema/,
+    );
   });
 });

@@ -2,18 +2,28 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
 import { SpecError } from '../../core/errors.js';
-import { ANNOTATION_KEYWORDS, componentSchemas, ruleIndex as specRuleIndex, type SpecSource } from '../../spec/document.js';
+import {
+  ANNOTATION_KEYWORDS,
+  componentSchemas,
+  ruleIndex as specRuleIndex,
+  type SpecSource,
+} from '../../spec/document.js';
 import type { GeneratedFile } from '../generated-file.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as a namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
 const standalone = ((standaloneCode as unknown as { default?: unknown }).default ?? standaloneCode) as StandaloneCode;
 
 /** A JSON Schema 2020-12 document holding every component schema under `$defs`. */
 export function schemaBundle(spec: SpecSource): Record<string, unknown> {
   const defs = Object.fromEntries(componentSchemas(spec));
-  const rewritten = JSON.parse(JSON.stringify(defs).replaceAll('"#/components/schemas/', '"#/$defs/')) as Record<string, unknown>;
+  const rewritten = JSON.parse(JSON.stringify(defs).replaceAll('"#/components/schemas/', '"#/$defs/')) as Record<
+    string,
+    unknown
+  >;
   return { $id: 'wallet-api', $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: rewritten };
 }
 
@@ -30,7 +40,8 @@ export function createAjv(options: { source?: boolean } = {}): Ajv2020 {
     code: { source: options.source ?? false, esm: true, lines: true },
   });
   addFormats(ajv);
-  for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ['object', 'array', 'string', 'boolean', 'number'] });
+  for (const keyword of ANNOTATION_KEYWORDS)
+    ajv.addKeyword({ keyword, schemaType: ['object', 'array', 'string', 'boolean', 'number'] });
   return ajv;
 }
 
@@ -52,7 +63,10 @@ export function generateValidators(spec: SpecSource): GeneratedFile[] {
   try {
     ajv.addSchema(bundle);
   } catch (error) {
-    throw new SpecError('bad-schema', `${spec.name}: component schemas are not valid JSON Schema 2020-12: ${(error as Error).message}`);
+    throw new SpecError(
+      'bad-schema',
+      `${spec.name}: component schemas are not valid JSON Schema 2020-12: ${(error as Error).message}`,
+    );
   }
   const names = componentSchemas(spec).map(([name]) => name);
   const refs = Object.fromEntries(names.map((name) => [name, `wallet-api#/$defs/${name}`]));
@@ -60,7 +74,10 @@ export function generateValidators(spec: SpecSource): GeneratedFile[] {
   try {
     code = standalone(ajv, refs);
   } catch (error) {
-    throw new SpecError('bad-schema', `${spec.name}: cannot compile the component schemas: ${(error as Error).message}`);
+    throw new SpecError(
+      'bad-schema',
+      `${spec.name}: cannot compile the component schemas: ${(error as Error).message}`,
+    );
   }
   const header = [
     '// @ts-nocheck',
@@ -95,6 +112,7 @@ function esmImports(code: string): string {
     }
     return name;
   });
-  const helper = 'function __cjs(ns) { const d = ns.default; return d && typeof d === "object" && d.__esModule ? d : ns; }';
+  const helper =
+    'function __cjs(ns) { const d = ns.default; return d && typeof d === "object" && d.__esModule ? d : ns; }';
   return `${helper}\n${imports.join('\n')}\n${body.replace(/^"use strict";\n?/, '')}`;
 }

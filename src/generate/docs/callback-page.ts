@@ -6,7 +6,21 @@ import type { DocsContext } from './docs-context.js';
 import { headerRows } from './endpoint-page.js';
 import { exampleBlock, sealedWith } from './examples.js';
 import { union } from './lists.js';
-import { boldText, badge, codeText, heading, join, link, para, paragraphs, prose, plainText, type Block, type Page, type Row } from './model.js';
+import {
+  boldText,
+  badge,
+  codeText,
+  heading,
+  join,
+  link,
+  para,
+  paragraphs,
+  prose,
+  plainText,
+  type Block,
+  type Page,
+  type Row,
+} from './model.js';
 import { ruleLinks } from './rule-cells.js';
 import { fieldTable } from './schema-tables.js';
 import { objectView, type FieldRow, type ObjectView } from './schema-view.js';
@@ -46,7 +60,11 @@ export function callbackPage(ctx: DocsContext, callback: CallbackType): Page {
   const op = callback.operation;
   const view = objectView(ctx.model.flatten(callback.schemaName));
   const idempotency = idempotencyOf(view);
-  const unspecified = [...located(op.unspecified, `callback ${callback.webhook}`), ...view.unspecified, ...view.fields.flatMap((field) => field.unspecified)];
+  const unspecified = [
+    ...located(op.unspecified, `callback ${callback.webhook}`),
+    ...view.unspecified,
+    ...view.fields.flatMap((field) => field.unspecified),
+  ];
   const headers = headerRows(op);
   const blocks: Block[] = [
     ...deliverySection(ctx, callback, view, headers, unspecified),
@@ -90,8 +108,16 @@ function deliverySection(
     ),
     para(boldText(`Callback type ${callback.type}: ${callback.label}. `), ...prose(view.description, ctx.ruleIds)),
     ...paragraphs(op.description ?? '', ctx.ruleIds),
-    para(plainText('Rules of the delivery: '), ...ruleLinks(op.rules), plainText('. Rules of this type: '), ...ruleLinks(view.rules)),
-    para(plainText('Other callback types: '), ...join(others.map((other) => [link(other.pageId, `${other.type} ${other.label}`)]))),
+    para(
+      plainText('Rules of the delivery: '),
+      ...ruleLinks(op.rules),
+      plainText('. Rules of this type: '),
+      ...ruleLinks(view.rules),
+    ),
+    para(
+      plainText('Other callback types: '),
+      ...join(others.map((other) => [link(other.pageId, `${other.type} ${other.label}`)])),
+    ),
     heading(2, 'request', 'Delivery'),
     heading(3, 'request-headers', 'Headers'),
     {
@@ -129,13 +155,27 @@ function deliverySection(
 /** The type's idempotency key: its CB-ID-* rule and the fields that carry it. */
 function idempotencySection(ctx: DocsContext, idempotency: IdempotencyKeyInfo | undefined): Block[] {
   const title = heading(2, 'idempotency', 'Idempotency key');
-  if (!idempotency) return [title, { kind: 'note', tone: 'info', text: [plainText('The spec names no idempotency rule for this type.')] }];
+  if (!idempotency)
+    return [
+      title,
+      { kind: 'note', tone: 'info', text: [plainText('The spec names no idempotency rule for this type.')] },
+    ];
   return [
     title,
-    para(plainText('Rule '), ...ruleLinks([idempotency.rule]), plainText(': '), ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds)),
+    para(
+      plainText('Rule '),
+      ...ruleLinks([idempotency.rule]),
+      plainText(': '),
+      ...prose(ctx.ruleById.get(idempotency.rule)?.text ?? '', ctx.ruleIds),
+    ),
     para(
       plainText('Key fields: '),
-      ...join(idempotency.fields.map((field) => [codeText(field.path), ...(field.required ? [] : [plainText(' (when present)')])])),
+      ...join(
+        idempotency.fields.map((field) => [
+          codeText(field.path),
+          ...(field.required ? [] : [plainText(' (when present)')]),
+        ]),
+      ),
       plainText('. '),
       codeText('requestUUID'),
       plainText(' is never part of a key: it is new on every delivery ('),
@@ -148,7 +188,12 @@ function idempotencySection(ctx: DocsContext, idempotency: IdempotencyKeyInfo | 
 }
 
 /** Each example payload sealed as the service sends it, with the reference merchant's key for it. */
-function examplesSection(ctx: DocsContext, callback: CallbackType, view: ObjectView, headers: ReturnType<typeof headerRows>): Block[] {
+function examplesSection(
+  ctx: DocsContext,
+  callback: CallbackType,
+  view: ObjectView,
+  headers: ReturnType<typeof headerRows>,
+): Block[] {
   const blocks: Block[] = [
     heading(2, 'examples', 'Examples'),
     para(
@@ -159,10 +204,22 @@ function examplesSection(ctx: DocsContext, callback: CallbackType, view: ObjectV
   ];
   view.examples.forEach((example, i) => {
     blocks.push(
-      exampleBlock(ctx, callback.pageId, `example-${i + 1}`, [plainText(`Type ${callback.type} example ${i + 1}`)], example, 'callback', (cipher) => [
-        { label: [plainText('raw body on the wire (Base64; not a form field '), codeText('data='), plainText(')')], text: cipher, cipher: true },
-        { label: [plainText('the delivery')], text: deliveryText(headers) },
-      ]),
+      exampleBlock(
+        ctx,
+        callback.pageId,
+        `example-${i + 1}`,
+        [plainText(`Type ${callback.type} example ${i + 1}`)],
+        example,
+        'callback',
+        (cipher) => [
+          {
+            label: [plainText('raw body on the wire (Base64; not a form field '), codeText('data='), plainText(')')],
+            text: cipher,
+            cipher: true,
+          },
+          { label: [plainText('the delivery')], text: deliveryText(headers) },
+        ],
+      ),
     );
     const keyFn = ctx.options.idempotencyKey;
     if (keyFn && isNode(example)) {
@@ -194,7 +251,11 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
     answer ??= view;
     rows.push({
       id: `answer-${response.status}`,
-      cells: [[codeText(`HTTP ${response.status}`)], prose(response.description ?? '', ctx.ruleIds), ruleLinks(response.rules)],
+      cells: [
+        [codeText(`HTTP ${response.status}`)],
+        prose(response.description ?? '', ctx.ruleIds),
+        ruleLinks(response.rules),
+      ],
     });
   }
   if (answer) unspecified.push(...answer.unspecified, ...answer.fields.flatMap((field) => field.unspecified));
@@ -207,7 +268,11 @@ export function answerBlocks(ctx: DocsContext, op: SpecOperationView, unspecifie
           fieldTable(ctx, answer, { id: 'answer-fields' }),
           ...answer.examples.map((example, i): Block => ({
             kind: 'code',
-            title: [plainText(`Answer example ${i + 1}: ${EXAMPLE_READING[readAcknowledgement({ status: 200, body: stringifyExact(example) }).verdict]}`)],
+            title: [
+              plainText(
+                `Answer example ${i + 1}: ${EXAMPLE_READING[readAcknowledgement({ status: 200, body: stringifyExact(example) }).verdict]}`,
+              ),
+            ],
             language: 'json',
             text: stringifyExact(example, 2),
           })),

@@ -25,7 +25,12 @@ export interface DocsContext extends RuleIndex, ExampleSink {
 }
 
 /** Builds the context: the rule index, the pages of the interface, the demo key. */
-export function createContext(source: SpecSource, rules: Rule[], suites: readonly DocsSuite[], options: DocsOptions): DocsContext {
+export function createContext(
+  source: SpecSource,
+  rules: Rule[],
+  suites: readonly DocsSuite[],
+  options: DocsOptions,
+): DocsContext {
   const model = specModel(source);
   const callbackTable = options.callbackTypes ?? CALLBACK_TYPE_TABLE;
   return {

@@ -6,7 +6,21 @@ import type { FlatSchema } from '../../spec/flatten.js';
 import type { DocsContext } from './docs-context.js';
 import { exampleBlock, sealedWith } from './examples.js';
 import { union } from './lists.js';
-import { badge, codeText, heading, link, para, paragraphs, prose, plainText, type Block, type Page, type Panel, type Row, type Text } from './model.js';
+import {
+  badge,
+  codeText,
+  heading,
+  link,
+  para,
+  paragraphs,
+  prose,
+  plainText,
+  type Block,
+  type Page,
+  type Panel,
+  type Row,
+  type Text,
+} from './model.js';
 import { ruleLinks } from './rule-cells.js';
 import { conditionTable, fieldTable } from './schema-tables.js';
 import { objectView, typeText, type Condition, type FieldRow, type ObjectView } from './schema-view.js';
@@ -43,13 +57,25 @@ export function endpointPage(ctx: DocsContext, endpoint: Endpoint): Page {
       link('errors', 'Error tables'),
       plainText('.'),
     ),
-    { kind: 'table', id: 'error-table', columns: ['status', 'meaning', 'body (exact)', 'rules'], rows: responses.errorRows, empty: 'no HTTP errors declared' },
+    {
+      kind: 'table',
+      id: 'error-table',
+      columns: ['status', 'meaning', 'body (exact)', 'rules'],
+      rows: responses.errorRows,
+      empty: 'no HTTP errors declared',
+    },
     ...businessFailures(ctx, op),
     heading(2, 'unspecified', 'Unspecified points'),
     para(plainText('What the interface leaves open here, and what the toolkit assumes:')),
     unspecifiedTable(ctx, unspecified),
   );
-  return { id: endpoint.pageId, title: `${endpoint.operationId}: ${op.summary ?? endpoint.path}`, nav: endpoint.operationId, group: 'endpoints', blocks };
+  return {
+    id: endpoint.pageId,
+    title: `${endpoint.operationId}: ${op.summary ?? endpoint.path}`,
+    nav: endpoint.operationId,
+    group: 'endpoints',
+    blocks,
+  };
 }
 
 /** The request: its headers, then its body (fields, plain form, examples) when it has one. */
@@ -61,7 +87,11 @@ function requestSection(ctx: DocsContext, endpoint: Endpoint, unspecified: Unspe
     blocks.push({
       kind: 'note',
       tone: 'info',
-      text: [plainText('This endpoint declares no authentication; the toolkit sends none (see the unspecified points below).')],
+      text: [
+        plainText(
+          'This endpoint declares no authentication; the toolkit sends none (see the unspecified points below).',
+        ),
+      ],
     });
   blocks.push(heading(3, 'request-headers', 'Headers'), {
     kind: 'table',
@@ -102,7 +132,11 @@ function requestSection(ctx: DocsContext, endpoint: Endpoint, unspecified: Unspe
     blocks.push(...encryptedRequest(ctx, endpoint, media.mediaType, headers, encrypted, unspecified));
     return blocks;
   }
-  blocks.push(heading(3, 'request-examples', 'Examples'), { kind: 'note', tone: 'info', text: [plainText('This body is plain JSON: it is not encrypted.')] });
+  blocks.push(heading(3, 'request-examples', 'Examples'), {
+    kind: 'note',
+    tone: 'info',
+    text: [plainText('This body is plain JSON: it is not encrypted.')],
+  });
   view.examples.forEach((example, i) => {
     blocks.push({
       kind: 'code',
@@ -126,7 +160,11 @@ function encryptedRequest(
   const plain = objectView(encrypted.plain);
   unspecified.push(...plain.unspecified, ...plain.fields.flatMap((field) => field.unspecified));
   const blocks: Block[] = [
-    heading(3, 'request-plain', [plainText('Plain '), codeText(encrypted.field), plainText(` (before encryption): ${plain.name}`)]),
+    heading(3, 'request-plain', [
+      plainText('Plain '),
+      codeText(encrypted.field),
+      plainText(` (before encryption): ${plain.name}`),
+    ]),
     ...paragraphs(plain.description, ctx.ruleIds),
     para(plainText('Rules: '), ...ruleLinks(plain.rules)),
     fieldTable(ctx, plain, { id: 'request-plain-fields' }),
@@ -152,7 +190,11 @@ function encryptedRequest(
         example,
         encrypted.direction,
         (cipher) => [
-          { label: [plainText('form field '), codeText(encrypted.field), plainText(' (Base64)')], text: cipher, cipher: true },
+          {
+            label: [plainText('form field '), codeText(encrypted.field), plainText(' (Base64)')],
+            text: cipher,
+            cipher: true,
+          },
           {
             label: [plainText('the request on the wire')],
             text: wireRequest(endpoint, mediaType, headers, `${encrypted.field}=${encodeURIComponent(cipher)}`),
@@ -165,7 +207,11 @@ function encryptedRequest(
 }
 
 /** The responses: a section per success status, the status table, and the rows of the error table. */
-function responsesSection(ctx: DocsContext, endpoint: Endpoint, unspecified: UnspecifiedPoint[]): { blocks: Block[]; errorRows: Row[] } {
+function responsesSection(
+  ctx: DocsContext,
+  endpoint: Endpoint,
+  unspecified: UnspecifiedPoint[],
+): { blocks: Block[]; errorRows: Row[] } {
   const blocks: Block[] = [heading(2, 'responses', 'Responses')];
   const errorRows: Row[] = [];
   const statusRows: Row[] = [];
@@ -174,7 +220,14 @@ function responsesSection(ctx: DocsContext, endpoint: Endpoint, unspecified: Uns
     const media = response.media[0];
     const view = media ? objectView(media.schema) : undefined;
     const rules = ruleLinks(union(response.rules, view?.rules ?? []));
-    statusRows.push({ cells: [[codeText(status)], prose(response.description ?? '', ctx.ruleIds), view ? [codeText(view.name)] : [], rules] });
+    statusRows.push({
+      cells: [
+        [codeText(status)],
+        prose(response.description ?? '', ctx.ruleIds),
+        view ? [codeText(view.name)] : [],
+        rules,
+      ],
+    });
     if (view) unspecified.push(...view.unspecified, ...view.fields.flatMap((field) => field.unspecified));
     if (!status.startsWith('2')) {
       const example = view?.examples[0];
@@ -193,14 +246,27 @@ function responsesSection(ctx: DocsContext, endpoint: Endpoint, unspecified: Uns
     blocks.push(
       heading(3, `response-${status}`, `HTTP ${status}`),
       ...paragraphs(response.description ?? '', ctx.ruleIds),
-      para(plainText('Schema '), codeText(view.name), plainText('. Rules: '), ...ruleLinks(union(response.rules, view.rules))),
+      para(
+        plainText('Schema '),
+        codeText(view.name),
+        plainText('. Rules: '),
+        ...ruleLinks(union(response.rules, view.rules)),
+      ),
       ...paragraphs(view.description, ctx.ruleIds),
-      fieldTable(ctx, view, { id: `response-${status}-fields`, plainLink: (plainName) => [link('', [codeText(plainName)], `response-${status}-plain`)] }),
+      fieldTable(ctx, view, {
+        id: `response-${status}-fields`,
+        plainLink: (plainName) => [link('', [codeText(plainName)], `response-${status}-plain`)],
+      }),
       ...conditionTable(ctx, view.conditions, `response-${status}-conditions`),
       ...responseBody(ctx, endpoint, status, media, unspecified),
     );
   }
-  blocks.push({ kind: 'table', id: 'status-table', columns: ['status', 'meaning', 'schema', 'rules'], rows: statusRows });
+  blocks.push({
+    kind: 'table',
+    id: 'status-table',
+    columns: ['status', 'meaning', 'schema', 'rules'],
+    rows: statusRows,
+  });
   return { blocks, errorRows };
 }
 
@@ -245,7 +311,13 @@ function encryptedOf(media: SpecMedia): EncryptedField | undefined {
 }
 
 /** The plain form of an encrypted response field, its examples sealed into the envelope. */
-function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, media: SpecMedia, unspecified: UnspecifiedPoint[]): Block[] {
+function responseBody(
+  ctx: DocsContext,
+  endpoint: Endpoint,
+  status: string,
+  media: SpecMedia,
+  unspecified: UnspecifiedPoint[],
+): Block[] {
   const blocks: Block[] = [];
   const encrypted = encryptedOf(media);
   const envelopeExamples = examplesWithInherited(media.schema);
@@ -253,7 +325,11 @@ function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, medi
     const plain = objectView(encrypted.plain);
     unspecified.push(...plain.unspecified, ...plain.fields.flatMap((field) => field.unspecified));
     blocks.push(
-      heading(4, `response-${status}-plain`, [plainText('Decrypted '), codeText(encrypted.field), plainText(`: ${plain.name}`)]),
+      heading(4, `response-${status}-plain`, [
+        plainText('Decrypted '),
+        codeText(encrypted.field),
+        plainText(`: ${plain.name}`),
+      ]),
       ...paragraphs(plain.description, ctx.ruleIds),
       para(plainText('Rules: '), ...ruleLinks(plain.rules)),
       fieldTable(ctx, plain, { id: `response-${status}-plain-fields` }),
@@ -278,7 +354,10 @@ function responseBody(ctx: DocsContext, endpoint: Endpoint, status: string, medi
           (cipher): Panel[] => [
             {
               label: [plainText('envelope on the wire (HTTP '), codeText(status), plainText(', application/json)')],
-              text: stringifyExact({ ...(isNode(success) ? success : { code: 0, message: '' }), [encrypted.field]: cipher }, 2),
+              text: stringifyExact(
+                { ...(isNode(success) ? success : { code: 0, message: '' }), [encrypted.field]: cipher },
+                2,
+              ),
             },
           ],
         ),
@@ -321,7 +400,9 @@ function exampleOutcome(example: unknown): string {
 }
 
 function exampleHint(example: unknown): Text {
-  return isNode(example) && typeof example.symbol === 'string' ? [plainText(': '), codeText(`symbol ${example.symbol}`)] : [];
+  return isNode(example) && typeof example.symbol === 'string'
+    ? [plainText(': '), codeText(`symbol ${example.symbol}`)]
+    : [];
 }
 
 /**
@@ -333,7 +414,9 @@ export function businessFailures(ctx: DocsContext, op: SpecOperationView): Block
   if (!schema) return [];
   const view = objectView(schema);
   const examples = examplesWithInherited(schema);
-  const codeField = view.fields.find((field) => field.path === 'code' && field.unspecified.some((point) => point.rule === 'U-CODES'));
+  const codeField = view.fields.find(
+    (field) => field.path === 'code' && field.unspecified.some((point) => point.rule === 'U-CODES'),
+  );
   if (codeField) return envelopeFailures(ctx, view, codeField, examples);
   const failure = view.conditions.find((condition) => /= false$/.test(condition.when));
   if (!failure) return [];
@@ -384,7 +467,12 @@ function cardFailures(ctx: DocsContext, view: ObjectView, failure: Condition, ex
   const failureExamples = examples.filter((example) => isNode(example) && example.success === false);
   return [
     heading(3, 'failure-fields', 'Failure fields'),
-    para(plainText('A failure is HTTP 200 with '), codeText(failure.when), plainText(' and every field below filled. Rules: '), ...ruleLinks(failure.rules)),
+    para(
+      plainText('A failure is HTTP 200 with '),
+      codeText(failure.when),
+      plainText(' and every field below filled. Rules: '),
+      ...ruleLinks(failure.rules),
+    ),
     {
       kind: 'table',
       id: 'failure-fields-table',
@@ -393,7 +481,11 @@ function cardFailures(ctx: DocsContext, view: ObjectView, failure: Condition, ex
         cells: [
           [codeText(field.path)],
           [plainText(field.type)],
-          prose(failure.then.find((effect) => effect.startsWith(`${field.path}:`))?.slice(field.path.length + 2) ?? 'present', ctx.ruleIds),
+          prose(
+            failure.then.find((effect) => effect.startsWith(`${field.path}:`))?.slice(field.path.length + 2) ??
+              'present',
+            ctx.ruleIds,
+          ),
           ruleLinks(field.rules),
         ],
       })),

@@ -53,10 +53,17 @@ export function demoKeyOf(demo: DemoCrypto): DemoKey {
 }
 
 /** Which half of the demo key encrypts `direction`, and the ciphertext of the exact JSON text. */
-function seal(sink: Pick<ExampleSink, 'demo'>, compact: string, direction: Direction): { cipher: string; keyHalf: KeyHalf } {
+function seal(
+  sink: Pick<ExampleSink, 'demo'>,
+  compact: string,
+  direction: Direction,
+): { cipher: string; keyHalf: KeyHalf } {
   const keyHalf = halfFor(direction, 'encrypt', sink.demo.profile);
   const key = keyHalf === 'private' ? sink.demo.key : publicHalf(sink.demo.key);
-  const cipher = sealJson(compact, direction, key, { profile: sink.demo.profile, ...(sink.demo.engine ? { engine: sink.demo.engine } : {}) });
+  const cipher = sealJson(compact, direction, key, {
+    profile: sink.demo.profile,
+    ...(sink.demo.engine ? { engine: sink.demo.engine } : {}),
+  });
   return { cipher, keyHalf };
 }
 

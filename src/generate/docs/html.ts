@@ -11,7 +11,10 @@ export const GROUP_TITLES: Readonly<Record<PageGroup, string>> = {
 
 /** Escapes text for HTML content and attribute values. */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+  return text.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
+  );
 }
 
 const h = escapeHtml;
@@ -116,7 +119,8 @@ function block(item: Block): string {
     case 'list':
       return `<ul>${item.items.map((entry) => `<li>${text(entry)}</li>`).join('')}</ul>`;
     case 'table': {
-      if (item.rows.length === 0) return `<p class="empty"${item.id ? ` id="${h(item.id)}"` : ''}>${h(item.empty ?? 'nothing to show')}</p>`;
+      if (item.rows.length === 0)
+        return `<p class="empty"${item.id ? ` id="${h(item.id)}"` : ''}>${h(item.empty ?? 'nothing to show')}</p>`;
       const head = `<thead><tr>${item.columns.map((column) => `<th scope="col">${h(column)}</th>`).join('')}</tr></thead>`;
       const rows = item.rows
         .map(
@@ -142,12 +146,17 @@ export function renderHtmlPage(page: Page, pages: readonly Page[], siteTitle: st
       const members = pages.filter((member) => member.group === group && !member.hidden);
       if (members.length === 0) return '';
       const items = members
-        .map((member) => `<li><a href="${member.id}.html"${member.id === page.id ? ' aria-current="page"' : ''}>${h(member.nav)}</a></li>`)
+        .map(
+          (member) =>
+            `<li><a href="${member.id}.html"${member.id === page.id ? ' aria-current="page"' : ''}>${h(member.nav)}</a></li>`,
+        )
         .join('');
       return `<h2>${h(GROUP_TITLES[group])}</h2><ul>${items}</ul>`;
     })
     .join('\n');
-  const sections = page.blocks.filter((item): item is Extract<Block, { kind: 'heading' }> => item.kind === 'heading' && item.level === 2);
+  const sections = page.blocks.filter(
+    (item): item is Extract<Block, { kind: 'heading' }> => item.kind === 'heading' && item.level === 2,
+  );
   const toc =
     sections.length > 2
       ? `<nav class="toc" aria-label="On this page"><strong>On this page</strong><ul>${sections.map((section) => `<li><a href="#${h(section.id)}">${text(section.text)}</a></li>`).join('')}</ul></nav>`

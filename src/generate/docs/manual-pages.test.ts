@@ -59,9 +59,15 @@ describe('manualPages', () => {
     expect(table).toMatchObject({
       kind: 'table',
       columns: ['flag', 'what'],
-      rows: [{ cells: [[{ kind: 'code', text: '--direction <d>' }], [{ kind: 'text', text: 'request | response' }]] }, {}],
+      rows: [
+        { cells: [[{ kind: 'code', text: '--direction <d>' }], [{ kind: 'text', text: 'request | response' }]] },
+        {},
+      ],
     });
-    expect(list).toMatchObject({ kind: 'list', items: [[{ kind: 'text', text: 'one item continued' }], expect.any(Array)] });
+    expect(list).toMatchObject({
+      kind: 'list',
+      items: [[{ kind: 'text', text: 'one item continued' }], expect.any(Array)],
+    });
   });
 
   it('links manual files to their pages and anchors; shows other files and web addresses without linking them', () => {

@@ -45,7 +45,14 @@ export function manualPages(files: readonly ManualFile[]): Page[] {
       const title = first >= 0 ? plain((blocks[first] as Extract<Block, { kind: 'heading' }>).text) : file.path;
       if (first >= 0) blocks.splice(first, 1);
       const decision = /^docs\/decisions\/(?!README\.md$)/.test(file.path);
-      return { id: manualPageId(file.path), title, nav: navLabel(file.path, title), group: 'manual', blocks, ...(decision ? { hidden: true } : {}) };
+      return {
+        id: manualPageId(file.path),
+        title,
+        nav: navLabel(file.path, title),
+        group: 'manual',
+        blocks,
+        ...(decision ? { hidden: true } : {}),
+      };
     });
 }
 
@@ -70,7 +77,11 @@ function plain(text: Text): string {
 
 type Resolve = (target: string) => { page: string; anchor?: string } | undefined;
 
-function resolveTarget(from: string, target: string, paths: ReadonlySet<string>): { page: string; anchor?: string } | undefined {
+function resolveTarget(
+  from: string,
+  target: string,
+  paths: ReadonlySet<string>,
+): { page: string; anchor?: string } | undefined {
   const [path = '', anchor] = target.split('#') as [string, string?];
   const anchorPart = anchor ? { anchor } : {};
   if (path === '') return { page: '', ...anchorPart };
@@ -127,7 +138,10 @@ function fencedCode(lines: string[], start: number): Parsed | undefined {
   if (!fence) return undefined;
   const end = lines.findIndex((next, j) => j > start && next.startsWith(fence[1]!) && next.trim() === fence[1]);
   const stop = end < 0 ? lines.length : end;
-  return { block: { kind: 'code', language: language(fence[2]!), text: lines.slice(start + 1, stop).join('\n') }, next: stop + 1 };
+  return {
+    block: { kind: 'code', language: language(fence[2]!), text: lines.slice(start + 1, stop).join('\n') },
+    next: stop + 1,
+  };
 }
 
 /** A heading with GitHub's anchor, numbered when the page has it already; levels 2 to 4 on the site. */
@@ -143,17 +157,22 @@ function headingBlock(lines: string[], start: number, resolve: Resolve, headings
   let id = base;
   for (let n = 1; headings.used.has(id); n++) id = `${base}-${n}`;
   headings.used.add(id);
-  return { block: { kind: 'heading', level: Math.min(4, Math.max(2, match[1]!.length)) as 2 | 3 | 4, id, text }, next: start + 1 };
+  return {
+    block: { kind: 'heading', level: Math.min(4, Math.max(2, match[1]!.length)) as 2 | 3 | 4, id, text },
+    next: start + 1,
+  };
 }
 
 /** A pipe table: a header row, a separator row, then every row that starts with `|`. */
 function tableBlock(lines: string[], start: number, resolve: Resolve): Parsed | undefined {
   const line = lines[start]!;
-  if (!(line.startsWith('|') && lines[start + 1]?.startsWith('|') && /^\|[\s:|-]+\|?\s*$/.test(lines[start + 1]!))) return undefined;
+  if (!(line.startsWith('|') && lines[start + 1]?.startsWith('|') && /^\|[\s:|-]+\|?\s*$/.test(lines[start + 1]!)))
+    return undefined;
   const columns = cells(line).map((cell) => cell.replace(/`/g, ''));
   let j = start + 2;
   const rows: Array<{ cells: Text[] }> = [];
-  for (; j < lines.length && lines[j]!.startsWith('|'); j++) rows.push({ cells: cells(lines[j]!).map((cell) => inline(cell, resolve)) });
+  for (; j < lines.length && lines[j]!.startsWith('|'); j++)
+    rows.push({ cells: cells(lines[j]!).map((cell) => inline(cell, resolve)) });
   return { block: { kind: 'table', columns, rows }, next: j };
 }
 
@@ -257,7 +276,8 @@ function inline(source: string, resolve: Resolve): Text {
         const label = inline(match[1]!, () => undefined);
         const target = resolve(match[2]!);
         if (target) out.push(link(target.page, label, target.anchor));
-        else if (/^[a-z][a-z+.-]*:/i.test(match[2]!)) out.push(...label, plainText(' ('), codeText(match[2]!), plainText(')'));
+        else if (/^[a-z][a-z+.-]*:/i.test(match[2]!))
+          out.push(...label, plainText(' ('), codeText(match[2]!), plainText(')'));
         else
           out.push(
             ...label,

@@ -60,7 +60,10 @@ function block(item: Block): string {
       const id = item.id ? `${anchor(item.id)}\n\n` : '';
       if (item.rows.length === 0) return `${id}_${md(item.empty ?? 'nothing to show')}_`;
       const head = `| ${item.columns.map((column) => md(column) || ' ').join(' | ')} |\n| ${item.columns.map(() => '---').join(' | ')} |`;
-      const rows = item.rows.map((row) => `| ${row.cells.map((cell, i) => `${i === 0 && row.id ? anchor(row.id) : ''}${text(cell)}`).join(' | ')} |`);
+      const rows = item.rows.map(
+        (row) =>
+          `| ${row.cells.map((cell, i) => `${i === 0 && row.id ? anchor(row.id) : ''}${text(cell)}`).join(' | ')} |`,
+      );
       return `${id}${head}\n${rows.join('\n')}`;
     }
     case 'code':
@@ -80,7 +83,9 @@ export function renderMarkdownPage(page: Page, pages: readonly Page[], siteTitle
     .map((group) => {
       const members = pages.filter((member) => member.group === group && !member.hidden);
       if (members.length === 0) return '';
-      const links = members.map((member) => (member.id === page.id ? `**${md(member.nav)}**` : `[${md(member.nav)}](${member.id}.md)`));
+      const links = members.map((member) =>
+        member.id === page.id ? `**${md(member.nav)}**` : `[${md(member.nav)}](${member.id}.md)`,
+      );
       return `${GROUP_TITLES[group]}: ${links.join(' · ')}`;
     })
     .filter(Boolean)

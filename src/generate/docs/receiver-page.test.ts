@@ -13,17 +13,24 @@ import { parseSpec } from '../../spec/document.js';
 
 const key = parseKey(generateMerchantKeyPair(1024).privatePem, { expect: 'private' }) as RsaPrivateKey;
 const files = new Map(
-  generateDocs(parseSpec(readFileSync(SPEC_PATH, 'utf8')), parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')), loadSuites(), {
-    checks: CHECKS,
-    demo: { key },
-  }).map((file) => [file.path, file.contents]),
+  generateDocs(
+    parseSpec(readFileSync(SPEC_PATH, 'utf8')),
+    parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')),
+    loadSuites(),
+    {
+      checks: CHECKS,
+      demo: { key },
+    },
+  ).map((file) => [file.path, file.contents]),
 );
 const markdown = files.get('receiver.md') ?? '';
 
 describe('the docs page "Writing a callback receiver"', () => {
   it('lists the seven callback types, each linking to its page, with required fields in bold', () => {
     for (const type of [1, 2, 3, 4, 5, 6, 7])
-      expect(markdown).toMatch(new RegExp(`<a id="receiver-type-${type}"></a>${type} \\| \\[[^\\]]+\\]\\(callback-${type}-[a-z-]+\\.md\\)`));
+      expect(markdown).toMatch(
+        new RegExp(`<a id="receiver-type-${type}"></a>${type} \\| \\[[^\\]]+\\]\\(callback-${type}-[a-z-]+\\.md\\)`),
+      );
     expect(markdown).toMatch(/receiver-type-3"><\/a>3 \|[^\n]*\*\*callBackId\*\*[^\n]*\*\*amount\*\*/);
   });
 

@@ -1,7 +1,19 @@
 import { stringifyExact } from '../../core/exact-json.js';
 import { idempotencyOf, keyFieldsText } from './callback-page.js';
 import type { DocsContext } from './docs-context.js';
-import { boldText, codeText, heading, join, link, para, plainText, type Block, type Page, type Row, type Text } from './model.js';
+import {
+  boldText,
+  codeText,
+  heading,
+  join,
+  link,
+  para,
+  plainText,
+  type Block,
+  type Page,
+  type Row,
+  type Text,
+} from './model.js';
 import { isNode } from '../../spec/document.js';
 import { aliasesOf, FIELD_ALIASES, type CallbackTypeTable } from '../../spec/callback-types.js';
 import { objectView } from './schema-view.js';
@@ -52,8 +64,18 @@ createServer((req, res) => {
 export function receiverPage(ctx: DocsContext): Page {
   // The types whose key needs a field spelt two ways (U-CB-FIELDS): deposits and withdrawals.
   const spelt = ctx.callbackTable.filter((entry) => entry.key.fields.some((field) => aliasesOf(field).length > 0));
-  const blocks: Block[] = [...typesSection(ctx, spelt), ...answerAndProbe(probeAnswer(ctx, spelt)), ...libraryAndNumbers()];
-  return { id: 'receiver', title: 'Writing a callback receiver', nav: 'Writing a receiver', group: 'callbacks', blocks };
+  const blocks: Block[] = [
+    ...typesSection(ctx, spelt),
+    ...answerAndProbe(probeAnswer(ctx, spelt)),
+    ...libraryAndNumbers(),
+  ];
+  return {
+    id: 'receiver',
+    title: 'Writing a callback receiver',
+    nav: 'Writing a receiver',
+    group: 'callbacks',
+    blocks,
+  };
 }
 
 /** The common fields, then one row per callback type with its own fields and idempotency key. */
@@ -77,7 +99,9 @@ function typesSection(ctx: DocsContext, spelt: CallbackTypeTable): Block[] {
     para(
       plainText("The service POSTs each event to the merchant's callback URL: header "),
       codeText('X-API-KEY'),
-      plainText(" (the merchant's own key), body the raw Base64 text of the RSA-encrypted JSON payload (not a form field). Every payload carries "),
+      plainText(
+        " (the merchant's own key), body the raw Base64 text of the RSA-encrypted JSON payload (not a form field). Every payload carries ",
+      ),
       codeText('type'),
       plainText(', '),
       codeText('requestUUID'),
@@ -105,7 +129,12 @@ function typesSection(ctx: DocsContext, spelt: CallbackTypeTable): Block[] {
       ),
       plainText(" (the provider's spelling of the same fields)."),
     ),
-    { kind: 'table', id: 'receiver-types', columns: ['type', 'callback', 'fields besides the common ones', 'idempotency key'], rows },
+    {
+      kind: 'table',
+      id: 'receiver-types',
+      columns: ['type', 'callback', 'fields besides the common ones', 'idempotency key'],
+      rows,
+    },
   ];
 }
 
@@ -143,7 +172,12 @@ function answerAndProbe(probeExample: string): Block[] {
         ': one entry each time business processing ran (a skipped duplicate adds none), in processing order, each the decrypted payload exactly as received, every field, numbers with their digits. Without a probe the checks that need it are skipped, never passed.',
       ),
     ),
-    { kind: 'code', title: [plainText('GET {probe-url} after a deposit and a withdrawal')], language: 'json', text: probeExample },
+    {
+      kind: 'code',
+      title: [plainText('GET {probe-url} after a deposit and a withdrawal')],
+      language: 'json',
+      text: probeExample,
+    },
   ];
 }
 
@@ -151,7 +185,12 @@ function answerAndProbe(probeExample: string): Block[] {
 function libraryAndNumbers(): Block[] {
   return [
     heading(2, 'receiver', 'A receiver on the library'),
-    { kind: 'code', title: [plainText('receiver.mjs (npm install wallet-conformance)')], language: 'text', text: RECEIVER_EXAMPLE },
+    {
+      kind: 'code',
+      title: [plainText('receiver.mjs (npm install wallet-conformance)')],
+      language: 'text',
+      text: RECEIVER_EXAMPLE,
+    },
     heading(2, 'exact-numbers', 'Exact numbers'),
     para(
       plainText('A JSON number in a payload arrives as a '),
@@ -164,7 +203,9 @@ function libraryAndNumbers(): Block[] {
       codeText('Number(amount)'),
       plainText(' would round '),
       codeText('12345678901234567890.123'),
-      plainText(". Compare the text when the digits must match, or scaled BigInts when 1.5 and 1.50 mean the same. The event's "),
+      plainText(
+        ". Compare the text when the digits must match, or scaled BigInts when 1.5 and 1.50 mean the same. The event's ",
+      ),
       codeText('text'),
       plainText(' is the decrypted JSON exactly as received: what the probe hands back.'),
     ),

@@ -79,7 +79,11 @@ function interfaceTables(ctx: DocsContext): Block[] {
       })),
     },
     heading(2, 'callbacks', 'Callbacks'),
-    para(plainText("The service POSTs each event to the merchant's callback URL as the Base64 text of the RSA-encrypted JSON payload, the raw body.")),
+    para(
+      plainText(
+        "The service POSTs each event to the merchant's callback URL as the Base64 text of the RSA-encrypted JSON payload, the raw body.",
+      ),
+    ),
     {
       kind: 'table',
       id: 'callbacks-table',
@@ -114,9 +118,19 @@ function referenceList(ctx: DocsContext): Block[] {
             `: ${ctx.rules.length} rules (${count(ctx, 'MUST')} MUST, ${count(ctx, 'SHOULD')} SHOULD, ${count(ctx, 'UNSPECIFIED')} unspecified), and every unspecified point of the spec.`,
           ),
         ],
-        [link('traceability', 'Traceability'), plainText(`: rule → checks → suites and cases; ${checked} of ${ctx.rules.length} rules are judged by a check.`)],
+        [
+          link('traceability', 'Traceability'),
+          plainText(
+            `: rule → checks → suites and cases; ${checked} of ${ctx.rules.length} rules are judged by a check.`,
+          ),
+        ],
         [link('idempotency', 'Callback idempotency'), plainText(': the key of every callback type.')],
-        [link('errors', 'Error tables'), plainText(": HTTP error bodies, failure envelopes and business codes, card close failures, the merchant's answers.")],
+        [
+          link('errors', 'Error tables'),
+          plainText(
+            ": HTTP error bodies, failure envelopes and business codes, card close failures, the merchant's answers.",
+          ),
+        ],
       ],
     },
   ];
@@ -229,9 +243,18 @@ export function rulesPage(ctx: DocsContext, citedOn: Map<string, Array<{ id: str
         plainText(' is a point the interface leaves open, where the toolkit states an assumption (its checks warn).'),
       ),
       heading(2, 'catalog', 'Rules'),
-      { kind: 'table', id: 'rules-table', columns: ['rule', 'severity', 'text', 'source', 'black-box', 'cited on', 'checked by'], rows },
+      {
+        kind: 'table',
+        id: 'rules-table',
+        columns: ['rule', 'severity', 'text', 'source', 'black-box', 'cited on', 'checked by'],
+        rows,
+      },
       heading(2, 'unspecified', 'Unspecified points'),
-      para(plainText('Every '), codeText('x-unspecified'), plainText(' of the spec: what the interface leaves open, where, and what the toolkit assumes.')),
+      para(
+        plainText('Every '),
+        codeText('x-unspecified'),
+        plainText(' of the spec: what the interface leaves open, where, and what the toolkit assumes.'),
+      ),
       unspecifiedTable(ctx, ctx.unspecified, 'unspecified-table'),
     ],
   };
@@ -264,20 +287,38 @@ export function traceabilityPage(ctx: DocsContext): Page {
       {
         kind: 'list',
         items: [
-          [badge('covered', 'checked'), plainText(` ${tally.checked} MUST/SHOULD rules are judged by at least one check.`)],
-          [badge('plain', 'not black-box'), plainText(` ${tally.notBlackBox} MUST/SHOULD rules cannot be observed from outside; the catalog says why.`)],
+          [
+            badge('covered', 'checked'),
+            plainText(` ${tally.checked} MUST/SHOULD rules are judged by at least one check.`),
+          ],
+          [
+            badge('plain', 'not black-box'),
+            plainText(` ${tally.notBlackBox} MUST/SHOULD rules cannot be observed from outside; the catalog says why.`),
+          ],
           [badge('uncovered', 'no check'), plainText(` ${tally.missing} MUST/SHOULD rules have no check.`)],
           [badge('unspecified', 'unspecified'), plainText(` ${tally.assumptions} points the interface leaves open.`)],
         ],
       },
       heading(2, 'rules', 'Rules'),
-      { kind: 'table', id: 'traceability-table', columns: ['rule', 'severity', 'checks', 'suites/cases', 'status'], rows },
+      {
+        kind: 'table',
+        id: 'traceability-table',
+        columns: ['rule', 'severity', 'checks', 'suites/cases', 'status'],
+        rows,
+      },
       heading(2, 'checks', 'Checks'),
       para(
         plainText('Every registered check, the rules it declares, and the rules suites use it for.'),
-        ...(unknown.length > 0 ? [plainText(' Suites name unknown checks: '), ...join(unknown.map((id) => [codeText(id)]))] : []),
+        ...(unknown.length > 0
+          ? [plainText(' Suites name unknown checks: '), ...join(unknown.map((id) => [codeText(id)]))]
+          : []),
       ),
-      { kind: 'table', id: 'checks-table', columns: ['check', 'title', 'declares', 'judges in suites'], rows: checkRows },
+      {
+        kind: 'table',
+        id: 'checks-table',
+        columns: ['check', 'title', 'declares', 'judges in suites'],
+        rows: checkRows,
+      },
     ],
   };
 }
@@ -294,7 +335,9 @@ function traceabilityRow(ctx: DocsContext, rule: DocsContext['rules'][number], t
     const places = union(ctx.unspecified.filter((point) => point.rule === rule.id).map((point) => point.where));
     status = [
       badge('unspecified', 'unspecified'),
-      plainText(` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`),
+      plainText(
+        ` the interface is silent; ${checks.length > 0 ? 'checks of the assumption warn' : 'no check'}. Marked at: ${places.join('; ') || '—'}`,
+      ),
     ];
     tone = 'unspecified';
   } else if (checks.length > 0) {
@@ -303,7 +346,11 @@ function traceabilityRow(ctx: DocsContext, rule: DocsContext['rules'][number], t
     tone = 'covered';
   } else if (!rule.blackBox) {
     tally.notBlackBox++;
-    status = [badge('plain', 'not black-box'), plainText(' '), ...prose(rule.reason ?? 'no check can observe it from outside.', ctx.ruleIds)];
+    status = [
+      badge('plain', 'not black-box'),
+      plainText(' '),
+      ...prose(rule.reason ?? 'no check can observe it from outside.', ctx.ruleIds),
+    ];
     tone = 'plain';
   } else {
     tally.missing++;
@@ -342,7 +389,12 @@ function checkTable(ctx: DocsContext): { checkRows: Row[]; unknown: string[] } {
     const used = expectations.get(check.id);
     return {
       id: checkAnchor(check.id),
-      cells: [[codeText(check.id)], [plainText(check.title)], ruleLinks(check.rules), used ? ruleLinks(used.rules) : [badge('uncovered', 'unused')]],
+      cells: [
+        [codeText(check.id)],
+        [plainText(check.title)],
+        ruleLinks(check.rules),
+        used ? ruleLinks(used.rules) : [badge('uncovered', 'unused')],
+      ],
     };
   });
   return { checkRows, unknown: [...expectations.keys()].filter((id) => !ctx.checks.has(id)) };
@@ -369,12 +421,20 @@ export function idempotencyPage(ctx: DocsContext): Page {
         [plainText(String(callback.type))],
         [link(callback.pageId, callback.label)],
         key ? ruleLinks([key.rule]) : [plainText('—')],
-        key ? join(key.fields.map((field) => [codeText(field.path), ...(field.required ? [] : [plainText(' (when present)')])])) : [plainText('—')],
+        key
+          ? join(
+              key.fields.map((field) => [
+                codeText(field.path),
+                ...(field.required ? [] : [plainText(' (when present)')]),
+              ]),
+            )
+          : [plainText('—')],
         ...(keyFn ? [sample ? [codeText(sample)] : [plainText('—')]] : []),
       ],
     };
   });
-  const cite = (id: string): Block => para(...ruleLinks([id]), plainText(': '), ...prose(ctx.ruleById.get(id)?.text ?? '', ctx.ruleIds));
+  const cite = (id: string): Block =>
+    para(...ruleLinks([id]), plainText(': '), ...prose(ctx.ruleById.get(id)?.text ?? '', ctx.ruleIds));
   return {
     id: 'idempotency',
     title: 'Callback idempotency',
@@ -393,7 +453,13 @@ export function idempotencyPage(ctx: DocsContext): Page {
       {
         kind: 'table',
         id: 'idempotency-table',
-        columns: ['type', 'callback', 'rule', 'key fields', ...(keyFn ? ["reference merchant's key of the spec example"] : [])],
+        columns: [
+          'type',
+          'callback',
+          'rule',
+          'key fields',
+          ...(keyFn ? ["reference merchant's key of the spec example"] : []),
+        ],
         rows,
       },
       para(
@@ -427,8 +493,15 @@ export function errorsPage(ctx: DocsContext): Page {
   blocks.push(...envelopeFailureSection(ctx), ...businessCodeSection(ctx));
   for (const endpoint of ctx.endpoints) {
     const failures = businessFailures(ctx, endpoint.operation);
-    if (failures.length === 0 || failures.some((block) => block.kind === 'heading' && block.id === 'business-failures')) continue;
-    blocks.push(heading(2, `failures-${slug(endpoint.operationId)}`, [link(endpoint.pageId, endpoint.operationId), plainText(': failures')]), ...failures);
+    if (failures.length === 0 || failures.some((block) => block.kind === 'heading' && block.id === 'business-failures'))
+      continue;
+    blocks.push(
+      heading(2, `failures-${slug(endpoint.operationId)}`, [
+        link(endpoint.pageId, endpoint.operationId),
+        plainText(': failures'),
+      ]),
+      ...failures,
+    );
   }
   const webhook = ctx.callbacks[0];
   if (webhook) {
@@ -443,7 +516,10 @@ export function errorsPage(ctx: DocsContext): Page {
 
 /** The HTTP error responses of every endpoint, one row per shared response with the endpoints that answer it. */
 function httpErrorTable(ctx: DocsContext): Block {
-  const byResponse = new Map<string, { status: string; meaning: string; body: string; rules: string[]; pages: Array<{ id: string; nav: string }> }>();
+  const byResponse = new Map<
+    string,
+    { status: string; meaning: string; body: string; rules: string[]; pages: Array<{ id: string; nav: string }> }
+  >();
   for (const endpoint of ctx.endpoints) {
     for (const response of endpoint.operation.responses) {
       const { status } = response;
@@ -491,7 +567,12 @@ function envelopeFailureSection(ctx: DocsContext): Block[] {
     ...conditionTable(ctx, view.conditions, 'envelope-conditions'),
     ...view.examples
       .filter((example) => isNode(example) && literal(example.code) !== '0')
-      .map((example, i): Block => ({ kind: 'code', title: [plainText(`Failure envelope ${i + 1}`)], language: 'json', text: stringifyExact(example, 2) })),
+      .map((example, i): Block => ({
+        kind: 'code',
+        title: [plainText(`Failure envelope ${i + 1}`)],
+        language: 'json',
+        text: stringifyExact(example, 2),
+      })),
   ];
 }
 

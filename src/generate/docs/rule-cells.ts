@@ -1,4 +1,18 @@
-import { anchorsOf, badge, codeText, join, link, linksOf, prose, ruleAnchor, plainText, type Page, type Row, type Text, type Tone } from './model.js';
+import {
+  anchorsOf,
+  badge,
+  codeText,
+  join,
+  link,
+  linksOf,
+  prose,
+  ruleAnchor,
+  plainText,
+  type Page,
+  type Row,
+  type Text,
+  type Tone,
+} from './model.js';
 import { union } from './lists.js';
 import type { RuleIndex } from './rule-index.js';
 
@@ -28,7 +42,12 @@ export function checksCell(index: Pick<RuleIndex, 'ruleById' | 'coverage'>, rule
   const checks = union(coverage.map((entry) => entry.check));
   if (checks.length === 0) {
     const catalog = index.ruleById.get(rule);
-    if (catalog?.severity === 'UNSPECIFIED') return [badge('unspecified', 'unspecified'), plainText(' '), link('traceability', 'assumption', ruleAnchor(rule))];
+    if (catalog?.severity === 'UNSPECIFIED')
+      return [
+        badge('unspecified', 'unspecified'),
+        plainText(' '),
+        link('traceability', 'assumption', ruleAnchor(rule)),
+      ];
     if (catalog && !catalog.blackBox) return [link('traceability', 'not black-box', ruleAnchor(rule))];
     return [badge('uncovered', 'no check'), plainText(' '), link('traceability', 'why', ruleAnchor(rule))];
   }
@@ -55,7 +74,12 @@ export function withRulesOnPage(index: Pick<RuleIndex, 'ruleById' | 'coverage'>,
   const rows: Row[] = ids
     .filter((id) => index.ruleById.has(id))
     .map((id) => ({
-      cells: [[link('rules', [codeText(id)], ruleAnchor(id))], severityBadge(index, id), prose(index.ruleById.get(id)!.text), checksCell(index, id)],
+      cells: [
+        [link('rules', [codeText(id)], ruleAnchor(id))],
+        severityBadge(index, id),
+        prose(index.ruleById.get(id)!.text),
+        checksCell(index, id),
+      ],
     }));
   const anchors = anchorsOf(page);
   const headingId = anchors.has('rules-on-this-page') ? 'rules-on-this-page-2' : 'rules-on-this-page';

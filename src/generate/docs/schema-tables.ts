@@ -23,14 +23,33 @@ export function fieldTable(
     if (options.keyFields?.has(field.path)) description.push(badge('key', 'idempotency key'), plainText(' '));
     if (field.description) description.push(...prose(field.description, index.ruleIds));
     if (field.constraints.length > 0)
-      description.push(plainText(field.description ? ' ' : ''), ...join(field.constraints.map((constraint) => [codeText(constraint)])));
+      description.push(
+        plainText(field.description ? ' ' : ''),
+        ...join(field.constraints.map((constraint) => [codeText(constraint)])),
+      );
     for (const point of field.unspecified) description.push(plainText(' '), ...unspecifiedInline(index, point));
     return {
-      cells: [[codeText(field.path)], [plainText(field.type)], [plainText(field.required ? 'yes' : 'no')], ruleLinks(field.rules), description],
-      ...(field.encrypted ? { tone: 'encrypted' as Tone } : field.unspecified.length > 0 ? { tone: 'unspecified' as Tone } : {}),
+      cells: [
+        [codeText(field.path)],
+        [plainText(field.type)],
+        [plainText(field.required ? 'yes' : 'no')],
+        ruleLinks(field.rules),
+        description,
+      ],
+      ...(field.encrypted
+        ? { tone: 'encrypted' as Tone }
+        : field.unspecified.length > 0
+          ? { tone: 'unspecified' as Tone }
+          : {}),
     };
   });
-  return { kind: 'table', ...(options.id ? { id: options.id } : {}), columns: ['field', 'type', 'required', 'rules', 'description'], rows, empty: 'no fields' };
+  return {
+    kind: 'table',
+    ...(options.id ? { id: options.id } : {}),
+    columns: ['field', 'type', 'required', 'rules', 'description'],
+    rows,
+    empty: 'no fields',
+  };
 }
 
 /** Conditional requirements of a schema (if/then). */

@@ -46,7 +46,12 @@ describe("objectView over the model's flattened schema", () => {
   const field = (path: string) => view.fields.find((row) => row.path === path)!;
 
   it('names the schema, keeps its own rules, description and examples, and lists inherited fields first', () => {
-    expect(view).toMatchObject({ name: 'Answer', description: 'An answer.', rules: ['ANSWER'], examples: [{ note: 'ok' }] });
+    expect(view).toMatchObject({
+      name: 'Answer',
+      description: 'An answer.',
+      rules: ['ANSWER'],
+      examples: [{ note: 'ok' }],
+    });
     expect(view.fields.map((row) => [row.path, row.required])).toEqual([
       ['code', true],
       ['data', false],

@@ -50,7 +50,8 @@ export function typeText(schema: FlatSchema | undefined, depth = 0): string {
     return depth > 1 ? name : `${name}: ${typeText(target, depth + 1)}`;
   }
   if ('const' in schema) return `const ${stringifyExact(schema.const)}`;
-  if (schema.enum) return `${schema.type ? `${literal(schema.type)}: ` : ''}${schema.enum.map((value) => stringifyExact(value)).join(' | ')}`;
+  if (schema.enum)
+    return `${schema.type ? `${literal(schema.type)}: ` : ''}${schema.enum.map((value) => stringifyExact(value)).join(' | ')}`;
   const options = schema.anyOf ?? schema.oneOf;
   if (options) return options.map((option) => typeText(option, depth + 1)).join(' | ');
   if (Array.isArray(schema.type)) return schema.type.join(' | ');
@@ -91,7 +92,8 @@ export function objectView(schema: FlatSchema, label?: string): ObjectView {
     if (choice.length > 1 && choice.every((alternative) => alternative.length === 1)) required.add(choice[0]![0]!);
   }
   const fields: FieldRow[] = [];
-  for (const [key, property] of Object.entries(schema.properties)) pushField(fields, key, 0, property, required.has(key), name);
+  for (const [key, property] of Object.entries(schema.properties))
+    pushField(fields, key, 0, property, required.has(key), name);
   return {
     name,
     description: schema.description?.trim() ?? '',
@@ -103,7 +105,14 @@ export function objectView(schema: FlatSchema, label?: string): ObjectView {
   };
 }
 
-function pushField(fields: FieldRow[], path: string, depth: number, property: FlatSchema, required: boolean, owner: string): void {
+function pushField(
+  fields: FieldRow[],
+  path: string,
+  depth: number,
+  property: FlatSchema,
+  required: boolean,
+  owner: string,
+): void {
   const encrypted = property.encrypted;
   fields.push({
     path,
@@ -138,14 +147,21 @@ function childObject(schema: FlatSchema): { schema: FlatSchema; array: boolean }
 
 /** One `if`/`then` in words. */
 function condition(when: FlatSchema, then: FlatSchema): Condition {
-  const terms = Object.entries(when.properties).map(([key, value]) => ('const' in value ? `${key} = ${stringifyExact(value.const)}` : key));
+  const terms = Object.entries(when.properties).map(([key, value]) =>
+    'const' in value ? `${key} = ${stringifyExact(value.const)}` : key,
+  );
   const effects: string[] = [];
   if (then.name) effects.push(`the schema ${then.name} applies`);
   effects.push(...then.required.map((key) => `${key} is required`));
   let rules = then.ownRules;
   for (const [key, value] of Object.entries(then.properties)) {
     rules = union(rules, value.site.rules);
-    const typed = value.name !== undefined || 'const' in value || value.enum !== undefined || value.type !== undefined || value.anyOf !== undefined;
+    const typed =
+      value.name !== undefined ||
+      'const' in value ||
+      value.enum !== undefined ||
+      value.type !== undefined ||
+      value.anyOf !== undefined;
     const facts = [...(typed ? [typeText(value)] : []), ...constraints(value).filter((c) => !c.startsWith('pattern'))];
     if (facts.length > 0) effects.push(`${key}: ${facts.join(', ')}`);
   }

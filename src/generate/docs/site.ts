@@ -26,7 +26,12 @@ export const DOCS_INDEX = 'index.html';
  *
  * @example generateDocs(spec, rules, loadSuites(), { checks: CHECKS, demo: { key } }).find((f) => f.path === 'index.html')
  */
-export function generateDocs(spec: SpecSource, rules: Rule[], suites: readonly DocsSuite[], options: DocsOptions): GeneratedFile[] {
+export function generateDocs(
+  spec: SpecSource,
+  rules: Rule[],
+  suites: readonly DocsSuite[],
+  options: DocsOptions,
+): GeneratedFile[] {
   const ctx = createContext(spec, rules, suites, options);
   const index = indexPage(ctx);
   const endpoints = ctx.endpoints.map((endpoint) => withRulesOnPage(ctx, endpointPage(ctx, endpoint)));
@@ -79,10 +84,15 @@ function assertRulesKnown(pages: Page[], ruleIds: ReadonlySet<string>, specName:
   const unknown = new Set<string>();
   for (const page of pages) {
     for (const target of linksOf(page)) {
-      if (target.page === 'rules' && target.anchor?.startsWith('rule-') && !ruleIds.has(target.anchor.slice(5))) unknown.add(target.anchor.slice(5));
+      if (target.page === 'rules' && target.anchor?.startsWith('rule-') && !ruleIds.has(target.anchor.slice(5)))
+        unknown.add(target.anchor.slice(5));
     }
   }
-  if (unknown.size > 0) throw new SpecError('unknown-rule', `${specName} cites rules that the rule catalog does not list: ${[...unknown].join(', ')}`);
+  if (unknown.size > 0)
+    throw new SpecError(
+      'unknown-rule',
+      `${specName} cites rules that the rule catalog does not list: ${[...unknown].join(', ')}`,
+    );
 }
 
 /** Every internal link names a generated page and an anchor it defines: a broken link is a bug of ours. */
@@ -92,7 +102,8 @@ function assertLinks(pages: Page[]): void {
     for (const target of linksOf(page)) {
       const defined = anchors.get(target.page);
       if (!defined) throw new Error(`docs: ${page.id} links to a page that does not exist: ${target.page}`);
-      if (target.anchor && !defined.has(target.anchor)) throw new Error(`docs: ${page.id} links to ${target.page}#${target.anchor}, which does not exist`);
+      if (target.anchor && !defined.has(target.anchor))
+        throw new Error(`docs: ${page.id} links to ${target.page}#${target.anchor}, which does not exist`);
     }
   }
 }

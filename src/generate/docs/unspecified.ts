@@ -21,7 +21,11 @@ export function located(notes: readonly UnspecifiedNote[], where: string): Unspe
 export function unspecifiedPointsOf(model: SpecModel): UnspecifiedPoint[] {
   return model.annotations().flatMap(({ pointer, unspecified }) => {
     if (!Array.isArray(unspecified)) return [];
-    return unspecified.filter(isNode).map((entry) => ({ rule: String(entry.rule ?? ''), note: String(entry.note ?? ''), where: describePointer(pointer) }));
+    return unspecified.filter(isNode).map((entry) => ({
+      rule: String(entry.rule ?? ''),
+      note: String(entry.note ?? ''),
+      where: describePointer(pointer),
+    }));
   });
 }
 
@@ -33,8 +37,10 @@ function describePointer(pointer: string): string {
     .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'the whole interface';
   if (parts[0] === 'info') return 'the whole interface';
-  if (parts[0] === 'paths' && parts.length >= 3) return `${parts[2]!.toUpperCase()} ${parts[1]}${parts.length > 3 ? ` (${parts.slice(3).join(' ')})` : ''}`;
-  if (parts[0] === 'webhooks' && parts.length >= 3) return `callback ${parts[1]}${parts.length > 3 ? ` (${parts.slice(3).join(' ')})` : ''}`;
+  if (parts[0] === 'paths' && parts.length >= 3)
+    return `${parts[2]!.toUpperCase()} ${parts[1]}${parts.length > 3 ? ` (${parts.slice(3).join(' ')})` : ''}`;
+  if (parts[0] === 'webhooks' && parts.length >= 3)
+    return `callback ${parts[1]}${parts.length > 3 ? ` (${parts.slice(3).join(' ')})` : ''}`;
   if (parts[0] === 'components' && parts.length >= 3) {
     const rest = parts.slice(3).filter((part) => part !== 'properties');
     return [parts[2], ...rest].join('.');
@@ -54,7 +60,11 @@ export function unspecifiedInline(index: Pick<RuleIndex, 'ruleIds'>, point: Unsp
 }
 
 /** A table of unspecified points: rule, where, what the toolkit assumes. */
-export function unspecifiedTable(index: Pick<RuleIndex, 'ruleIds'>, points: UnspecifiedPoint[], id = 'unspecified-table'): Block {
+export function unspecifiedTable(
+  index: Pick<RuleIndex, 'ruleIds'>,
+  points: UnspecifiedPoint[],
+  id = 'unspecified-table',
+): Block {
   const seen = new Set<string>();
   const unique = points.filter((point) => {
     const key = `${point.rule}\u0000${point.note}`;

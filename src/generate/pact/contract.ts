@@ -39,7 +39,15 @@ export const FORM_CONTENT_TYPE_REGEX = '^application/x-www-form-urlencoded(\\s*;
 const DECIMAL_REGEX = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?$';
 
 /** What a provider state asks of the service; the verifier maps each kind to the control API. */
-type StateKind = 'key-valid' | 'key-unknown' | 'key-forbidden' | 'energy' | 'callback-id-unused' | 'card-open' | 'card-missing' | 'callback-event';
+type StateKind =
+  | 'key-valid'
+  | 'key-unknown'
+  | 'key-forbidden'
+  | 'energy'
+  | 'callback-id-unused'
+  | 'card-open'
+  | 'card-missing'
+  | 'callback-event';
 
 /** A provider state: its readable name (with the example's values) and the same values as params. */
 export interface ProviderState {
@@ -118,7 +126,8 @@ function exampleRecord(spec: SpecSource, schema: string, index = 0): Record<stri
 
 function exampleString(spec: SpecSource, schema: string, field: string): string {
   const value = exampleRecord(spec, schema)[field];
-  if (typeof value !== 'string') throw new SpecError('bad-example', `${spec.name}: ${schema}.examples[0].${field} is not a string`);
+  if (typeof value !== 'string')
+    throw new SpecError('bad-example', `${spec.name}: ${schema}.examples[0].${field} is not a string`);
   return value;
 }
 
@@ -127,7 +136,11 @@ function endpointOf(spec: SpecSource, operationId: string, method: 'post' | 'put
   const endpoint = specModel(spec)
     .endpoints()
     .find((candidate) => candidate.method === method && candidate.operationId === operationId);
-  if (!endpoint) throw new SpecError('missing-operation', `${spec.name}: no ${method.toUpperCase()} operation ${operationId}, which the Pact contract needs`);
+  if (!endpoint)
+    throw new SpecError(
+      'missing-operation',
+      `${spec.name}: no ${method.toUpperCase()} operation ${operationId}, which the Pact contract needs`,
+    );
   return endpoint;
 }
 
@@ -147,18 +160,31 @@ function requestOf(endpoint: SpecEndpoint): SpecMedia | undefined {
 
 /** A response's JSON media type. */
 function responseOf(endpoint: SpecEndpoint, status: string): SpecMedia | undefined {
-  return endpoint.responses.find((response) => response.status === status)?.media.find((media) => media.mediaType === 'application/json');
+  return endpoint.responses
+    .find((response) => response.status === status)
+    ?.media.find((media) => media.mediaType === 'application/json');
 }
 
 /** An encrypted field: the form or envelope schema, the field and the plain schema it carries. */
-function encryptedOf(spec: SpecSource, endpoint: SpecEndpoint, media: SpecMedia | undefined, what: string): { schema: string; field: string; plain: string } {
+function encryptedOf(
+  spec: SpecSource,
+  endpoint: SpecEndpoint,
+  media: SpecMedia | undefined,
+  what: string,
+): { schema: string; field: string; plain: string } {
   const encrypted = media?.encrypted;
-  if (!encrypted?.field || !encrypted.marker.plaintext) return needs(spec, String(endpoint.operationId), `no encrypted field with a plain schema in ${what}`);
+  if (!encrypted?.field || !encrypted.marker.plaintext)
+    return needs(spec, String(endpoint.operationId), `no encrypted field with a plain schema in ${what}`);
   return { schema: schemaOf(spec, endpoint, media, what), field: encrypted.field, plain: encrypted.marker.plaintext };
 }
 
 /** The example of a parameter of an endpoint. */
-function parameterExample(spec: SpecSource, endpoint: SpecEndpoint, matches: (parameter: SpecParameter) => boolean, what: string): ExactJson {
+function parameterExample(
+  spec: SpecSource,
+  endpoint: SpecEndpoint,
+  matches: (parameter: SpecParameter) => boolean,
+  what: string,
+): ExactJson {
   const example = endpoint.parameters.find(matches)?.example;
   return example ?? needs(spec, String(endpoint.operationId), `no example of ${what}`);
 }
@@ -175,8 +201,16 @@ function integer(value: ExactJson | undefined, what: string): number {
 
 /** Provider states of the HTTP pact, named with the example's values so a broker shows them plainly. */
 const states = {
-  keyValid: (userId: number): ProviderState => ({ kind: 'key-valid', name: `merchant ${userId} holds a valid X-API-KEY`, params: { userId } }),
-  keyUnknown: (): ProviderState => ({ kind: 'key-unknown', name: 'the X-API-KEY is unknown to the service', params: {} }),
+  keyValid: (userId: number): ProviderState => ({
+    kind: 'key-valid',
+    name: `merchant ${userId} holds a valid X-API-KEY`,
+    params: { userId },
+  }),
+  keyUnknown: (): ProviderState => ({
+    kind: 'key-unknown',
+    name: 'the X-API-KEY is unknown to the service',
+    params: {},
+  }),
   keyForbidden: (userId: number, permission: string): ProviderState => ({
     kind: 'key-forbidden',
     name: `the X-API-KEY of merchant ${userId} lacks the ${permission} permission`,
@@ -249,7 +283,8 @@ function callbackSchemas(spec: SpecSource): Array<{ type: number; schema: string
   const out = specModel(spec)
     .callbackTypes()
     .map(({ type, schema }) => ({ type, schema }));
-  if (out.length === 0) throw new SpecError('missing-callbacks', `${spec.name}: CallbackPayload maps no callback type to a schema`);
+  if (out.length === 0)
+    throw new SpecError('missing-callbacks', `${spec.name}: CallbackPayload maps no callback type to a schema`);
   return out;
 }
 
@@ -259,7 +294,8 @@ function messageContent(plain: Record<string, ExactJson>): Record<string, unknow
     if (VARYING_CALLBACK_FIELDS.includes(field)) content[field] = like(value as string);
     // Pact's core reads JSON numbers as 64-bit floats: an exact BigDecimal is written as its decimal
     // string and matched by the Decimal pattern, which a number or a string satisfies (ORDER-FIELDS).
-    else if (field === 'amount') content[field] = regex(DECIMAL_REGEX, value instanceof LosslessNumber ? value.value : String(value));
+    else if (field === 'amount')
+      content[field] = regex(DECIMAL_REGEX, value instanceof LosslessNumber ? value.value : String(value));
     else content[field] = value instanceof LosslessNumber ? Number(value.value) : value;
   }
   return content;
@@ -311,10 +347,20 @@ function readHttpExamples(spec: SpecSource): HttpExamples {
   const energySchema = schemaOf(spec, controlEnergy, requestOf(controlEnergy), 'the request body');
   const keyHeader = energyEndpoint.apiKey?.header.toLowerCase();
   const apiKey = String(
-    parameterExample(spec, energyEndpoint, (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === keyHeader, 'the API key header'),
+    parameterExample(
+      spec,
+      energyEndpoint,
+      (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === keyHeader,
+      'the API key header',
+    ),
   );
   const userId = Number(
-    parameterExample(spec, controlEnergy, (parameter) => parameter.in === 'path' && parameter.name === 'userId', 'the userId path parameter'),
+    parameterExample(
+      spec,
+      controlEnergy,
+      (parameter) => parameter.in === 'path' && parameter.name === 'userId',
+      'the userId path parameter',
+    ),
   );
   const energyData = exampleString(spec, energyForm.schema, energyForm.field);
   const orderData = exampleString(spec, orderForm.schema, orderForm.field);
@@ -348,12 +394,18 @@ function readHttpExamples(spec: SpecSource): HttpExamples {
     cardRequest: exampleRecord(spec, cardRequestSchema),
     cardSuccess: exampleRecord(spec, cardResponseSchema, 0),
     cardFailure: exampleRecord(spec, cardResponseSchema, 1),
-    errorSchema: (status) => schemaOf(spec, energyEndpoint, responseOf(energyEndpoint, status), `the ${status} response`),
+    errorSchema: (status) =>
+      schemaOf(spec, energyEndpoint, responseOf(energyEndpoint, status), `the ${status} response`),
   };
 }
 
 /** The comments of an encrypted interaction: how data is sealed, the plain request and the plain result. */
-function encryptedComments(plain: Record<string, ExactJson>, plainSchema: SchemaName, result: Record<string, ExactJson>, resultSchema: string): string[] {
+function encryptedComments(
+  plain: Record<string, ExactJson>,
+  plainSchema: SchemaName,
+  result: Record<string, ExactJson>,
+  resultSchema: string,
+): string[] {
   return [
     'data is the Base64 text of the RSA-encrypted JSON (crypto profile; by default requests are encrypted with the merchant public key).',
     `plain request data: ${text(plain)} (${plainSchema})`,
@@ -363,11 +415,33 @@ function encryptedComments(plain: Record<string, ExactJson>, plainSchema: Schema
 
 /** The energy query and the two orders (withdrawal, energy lease), each with a valid key. */
 function orderInteractions(examples: HttpExamples): PactHttpInteraction[] {
-  const { userId, valid, energyPlain, energyPlainSchema, withdrawal, lease, orderPlainSchema, energyOk, orderOk, energyResult, orderResult } = examples;
+  const {
+    userId,
+    valid,
+    energyPlain,
+    energyPlainSchema,
+    withdrawal,
+    lease,
+    orderPlainSchema,
+    energyOk,
+    orderOk,
+    energyResult,
+    orderResult,
+  } = examples;
   const energyState = states.energy(userId, examples.balance, examples.costPerTx);
   const leaseResult = { ...orderResult, id: lease.callBackId ?? '' };
-  const orderRequest = { method: 'POST', path: examples.orderPath, base: 'base', apiKey: valid, operationId: 'withdrawWithoutVerify' } as const;
-  const orderResponse = { status: 200, body: successEnvelope(examples.orderEnvelope), plainSchema: orderOk.plain as SchemaName };
+  const orderRequest = {
+    method: 'POST',
+    path: examples.orderPath,
+    base: 'base',
+    apiKey: valid,
+    operationId: 'withdrawWithoutVerify',
+  } as const;
+  const orderResponse = {
+    status: 200,
+    body: successEnvelope(examples.orderEnvelope),
+    plainSchema: orderOk.plain as SchemaName,
+  };
   return [
     {
       id: 'energy-query',
@@ -379,7 +453,12 @@ function orderInteractions(examples: HttpExamples): PactHttpInteraction[] {
       base: 'base',
       apiKey: valid,
       form: { example: examples.energyData, plain: energyPlain, plainSchema: energyPlainSchema },
-      response: { status: 200, body: successEnvelope(examples.energyEnvelope), plainSchema: energyOk.plain as SchemaName, plainExample: energyResult },
+      response: {
+        status: 200,
+        body: successEnvelope(examples.energyEnvelope),
+        plainSchema: energyOk.plain as SchemaName,
+        plainExample: energyResult,
+      },
       comments: [
         ...encryptedComments(energyPlain, energyPlainSchema, energyResult, energyOk.plain),
         'energyMaxCount = floor(balance / costPerTx) (ENERGY-FLOOR).',
@@ -442,7 +521,9 @@ function cardInteractions(examples: HttpExamples): PactHttpInteraction[] {
       base: 'card',
       json: { ...cardRequest, powerCardId: missingCard, closeSerialNo: `${String(cardRequest.closeSerialNo)}-f` },
       response: { status: 200, body: cardResponse(cardFailure) },
-      comments: ["A failure is HTTP 200 with success false and every error field filled (CARD-ERR); the codes are the service's (U-CODES)."],
+      comments: [
+        "A failure is HTTP 200 with success false and every error field filled (CARD-ERR); the codes are the service's (U-CODES).",
+      ],
     },
   ];
 }
@@ -510,7 +591,9 @@ function callbackMessages(spec: SpecSource, table: CallbackTypeTable, userId: nu
         `The plain ${schema} payload. On the wire: HTTP POST to the merchant callback URL with X-API-KEY, the raw body being the Base64 text of the RSA-encrypted JSON (CB-RAW-BODY, CB-DECRYPT).`,
         'requestUUID is new on every delivery, trackingId stable per event (CB-UUID); the merchant answers {"errCode": 0} (CB-ERRCODE).',
         ...(plain.amount instanceof LosslessNumber
-          ? [`amount is the exact JSON number ${plain.amount.value} on the wire; Pact keeps it as a decimal string (64-bit floats would round it).`]
+          ? [
+              `amount is the exact JSON number ${plain.amount.value} on the wire; Pact keeps it as a decimal string (64-bit floats would round it).`,
+            ]
           : []),
       ],
     };

@@ -15,7 +15,13 @@ import {
   type ControlClient,
   type ControlEnergy,
 } from '../../generated/control-client.js';
-import { buildPactContract, PACT_PROVIDER, type PactContract, type PactHttpInteraction, type ProviderState } from './contract.js';
+import {
+  buildPactContract,
+  PACT_PROVIDER,
+  type PactContract,
+  type PactHttpInteraction,
+  type ProviderState,
+} from './contract.js';
 import type { SpecSource } from '../../spec/document.js';
 
 /** Where the pacts come from and where results go: a Pact Broker (PactFlow included). */
@@ -191,18 +197,29 @@ class VerificationRun {
     const userId = this.#options.userId ?? Number(state.params.userId);
     const needsControl = state.kind === 'energy' || state.kind === 'card-open';
     if (needsControl && !this.#options.controlToken) {
-      note(this.notes, `provider state "${state.name}" is not arranged: no --control-token (the provider must be in that state already)`);
+      note(
+        this.notes,
+        `provider state "${state.name}" is not arranged: no --control-token (the provider must be in that state already)`,
+      );
       return;
     }
     switch (state.kind) {
       case 'energy':
         // The contract's energy states carry numbers (contract.ts, states.energy): sent as they are.
-        await this.#control(controlSetEnergy(this.#client, { userId }, { balance: state.params.balance, costPerTx: state.params.costPerTx } as ControlEnergy));
+        await this.#control(
+          controlSetEnergy(this.#client, { userId }, {
+            balance: state.params.balance,
+            costPerTx: state.params.costPerTx,
+          } as ControlEnergy),
+        );
         session.energy = { balance: BigInt(state.params.balance ?? 0), costPerTx: BigInt(state.params.costPerTx ?? 1) };
         return;
       case 'card-open':
         await this.#control(
-          controlOpenCard(this.#client, { userId }, { powerCardId: state.params.powerCardId, merchantUserId: state.params.merchantUserId } as ControlCard),
+          controlOpenCard(this.#client, { userId }, {
+            powerCardId: state.params.powerCardId,
+            merchantUserId: state.params.merchantUserId,
+          } as ControlCard),
         );
         return;
       case 'callback-id-unused':
@@ -212,7 +229,10 @@ class VerificationRun {
       case 'key-forbidden':
         // Pact reports a failed state handler only in its log: say here why the 403 interaction will fail.
         if (!this.#options.forbiddenKey)
-          note(this.notes, `provider state "${state.name}" is not arranged: no --forbidden-key (a valid key without the permission, ERR-403)`);
+          note(
+            this.notes,
+            `provider state "${state.name}" is not arranged: no --forbidden-key (a valid key without the permission, ERR-403)`,
+          );
         return;
       default:
         return;
@@ -261,10 +281,16 @@ class VerificationRun {
     if (interaction.form) {
       const plain = substitute(interaction.form.plain, options.userId, this.#session.callBackIds);
       entry.sentPlain = plain;
-      return Buffer.from(`data=${encodeURIComponent(sealJson(plain, 'request', this.#requestKey, { profile: this.#profile }))}`, 'utf8');
+      return Buffer.from(
+        `data=${encodeURIComponent(sealJson(plain, 'request', this.#requestKey, { profile: this.#profile }))}`,
+        'utf8',
+      );
     }
     if (interaction.json) {
-      const json: Record<string, unknown> = { ...interaction.json, closeSerialNo: `${String(interaction.json.closeSerialNo)}-${this.#runId}` };
+      const json: Record<string, unknown> = {
+        ...interaction.json,
+        closeSerialNo: `${String(interaction.json.closeSerialNo)}-${this.#runId}`,
+      };
       if (options.userId !== undefined) json.merchantId = String(options.userId);
       return Buffer.from(JSON.stringify(json), 'utf8');
     }
@@ -273,9 +299,14 @@ class VerificationRun {
 }
 
 /** The pact-js Verifier's options: local files or a broker, the state handlers and the request filter. */
-function verifierOptions(options: PactVerifyOptions, contract: PactContract, run: VerificationRun): ConstructorParameters<typeof Verifier>[0] {
+function verifierOptions(
+  options: PactVerifyOptions,
+  contract: PactContract,
+  run: VerificationRun,
+): ConstructorParameters<typeof Verifier>[0] {
   const files = options.broker ? undefined : options.pactFiles;
-  if (!options.broker && (!files || files.length === 0)) throw new ConfigError('no-pacts', `no pact files of provider ${PACT_PROVIDER} to verify`);
+  if (!options.broker && (!files || files.length === 0))
+    throw new ConfigError('no-pacts', `no pact files of provider ${PACT_PROVIDER} to verify`);
   const broker = options.broker;
   return {
     provider: PACT_PROVIDER,
@@ -285,7 +316,10 @@ function verifierOptions(options: PactVerifyOptions, contract: PactContract, run
       ? {
           pactBrokerUrl: broker.url,
           ...(broker.token ? { pactBrokerToken: broker.token } : {}),
-          consumerVersionSelectors: broker.consumerVersionSelectors ?? [{ mainBranch: true }, { deployedOrReleased: true }],
+          consumerVersionSelectors: broker.consumerVersionSelectors ?? [
+            { mainBranch: true },
+            { deployedOrReleased: true },
+          ],
           publishVerificationResult: broker.publish ?? false,
           ...(broker.providerVersion ? { providerVersion: broker.providerVersion } : {}),
           ...(broker.providerBranch ? { providerVersionBranch: broker.providerBranch } : {}),
@@ -313,7 +347,10 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
   const contract = buildPactContract(options.spec);
   const requestKey = keyFor(options.key, halfFor('request', 'encrypt', profile));
   if (!requestKey)
-    throw new ConfigError('wrong-key-half', `the profile encrypts requests with the private key: give the merchant's private key (--private-key)`);
+    throw new ConfigError(
+      'wrong-key-half',
+      `the profile encrypts requests with the private key: give the merchant's private key (--private-key)`,
+    );
   const responseKey = keyFor(options.key, halfFor('response', 'decrypt', profile));
   const run = new VerificationRun(options, contract, profile, requestKey);
   const verifier = new Verifier(verifierOptions(options, contract, run));
@@ -325,8 +362,16 @@ export async function verifyPacts(options: PactVerifyOptions): Promise<PactVerif
     pactPassed = false;
     failures = describeFailure(error);
   }
-  const checks = run.pending.filter((entry) => entry.interaction.response.plainSchema).map((entry) => checkDecrypted(entry, responseKey, profile));
-  return { passed: pactPassed && checks.every((check) => check.status !== 'failed'), pactPassed, failures, checks, notes: run.notes };
+  const checks = run.pending
+    .filter((entry) => entry.interaction.response.plainSchema)
+    .map((entry) => checkDecrypted(entry, responseKey, profile));
+  return {
+    passed: pactPassed && checks.every((check) => check.status !== 'failed'),
+    pactPassed,
+    failures,
+    checks,
+    notes: run.notes,
+  };
 }
 
 function note(notes: string[], text: string): void {
@@ -344,7 +389,8 @@ function keyFor(key: RsaKey, half: 'public' | 'private'): RsaKey | undefined {
 
 /** The plain example with the target's userId and this run's callBackIds. */
 function substitute(plain: ExactJson, userId: number | undefined, callBackIds: Map<string, string>): ExactJson {
-  if (plain === null || typeof plain !== 'object' || Array.isArray(plain) || plain instanceof LosslessNumber) return plain;
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain) || plain instanceof LosslessNumber)
+    return plain;
   const out: Record<string, ExactJson> = { ...plain };
   if (userId !== undefined && 'userId' in out) out.userId = new LosslessNumber(String(userId));
   const callBackId = out.callBackId;
@@ -374,7 +420,13 @@ function capture(res: ServerResponse, entry: Pending): void {
 }
 
 /** Card close under another {card_base_url}: the filter sends it there and relays the answer. */
-async function forward(send: typeof fetch, url: string, req: ProxyRequest, body: Buffer | undefined, res: ServerResponse): Promise<void> {
+async function forward(
+  send: typeof fetch,
+  url: string,
+  req: ProxyRequest,
+  body: Buffer | undefined,
+  res: ServerResponse,
+): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) headers[name] = value;
@@ -391,9 +443,17 @@ async function forward(send: typeof fetch, url: string, req: ProxyRequest, body:
 function checkDecrypted(entry: Pending, key: RsaKey | undefined, profile: CryptoProfile): DecryptedCheck {
   const { interaction } = entry;
   const schema = interaction.response.plainSchema!;
-  const result = (status: DecryptedCheck['status'], message: string): DecryptedCheck => ({ interaction: interaction.description, status, message });
+  const result = (status: DecryptedCheck['status'], message: string): DecryptedCheck => ({
+    interaction: interaction.description,
+    status,
+    message,
+  });
   if (entry.body === undefined) return result('skipped', 'no answer was captured');
-  if (!key) return result('skipped', 'the profile encrypts responses with the public key: decrypting them needs the private key (--private-key)');
+  if (!key)
+    return result(
+      'skipped',
+      'the profile encrypts responses with the public key: decrypting them needs the private key (--private-key)',
+    );
   let envelope: ExactJson;
   try {
     envelope = parseExactJson(entry.body);
@@ -401,8 +461,14 @@ function checkDecrypted(entry: Pending, key: RsaKey | undefined, profile: Crypto
     return result('failed', `HTTP ${entry.status ?? '?'}: the answer is not JSON`);
   }
   const data =
-    envelope !== null && typeof envelope === 'object' && !Array.isArray(envelope) && !(envelope instanceof LosslessNumber) ? envelope.data : undefined;
-  if (typeof data !== 'string') return result('failed', `HTTP ${entry.status ?? '?'}: the envelope has no data to decrypt`);
+    envelope !== null &&
+    typeof envelope === 'object' &&
+    !Array.isArray(envelope) &&
+    !(envelope instanceof LosslessNumber)
+      ? envelope.data
+      : undefined;
+  if (typeof data !== 'string')
+    return result('failed', `HTTP ${entry.status ?? '?'}: the envelope has no data to decrypt`);
   let plain: ExactJson;
   try {
     plain = openJson(data, 'response', key, { profile }).value;
@@ -411,17 +477,27 @@ function checkDecrypted(entry: Pending, key: RsaKey | undefined, profile: Crypto
   }
   const issues = validateSchema(schema, plain);
   if (issues.length > 0)
-    return result('failed', `decrypted data breaks ${schema}: ${issues.map((issue) => `${issue.message} [${issue.rules.join(', ')}]`).join('; ')}`);
+    return result(
+      'failed',
+      `decrypted data breaks ${schema}: ${issues.map((issue) => `${issue.message} [${issue.rules.join(', ')}]`).join('; ')}`,
+    );
   const fields = plain as Record<string, ExactJson>;
   if (schema === 'EnergyMaxCountResult' && entry.energy) {
     const expected = entry.energy.balance / entry.energy.costPerTx;
-    const got = fields.energyMaxCount instanceof LosslessNumber ? fields.energyMaxCount.value : String(fields.energyMaxCount);
+    const got =
+      fields.energyMaxCount instanceof LosslessNumber ? fields.energyMaxCount.value : String(fields.energyMaxCount);
     if (got !== expected.toString())
-      return result('failed', `energyMaxCount ${got} is not floor(${entry.energy.balance} / ${entry.energy.costPerTx}) = ${expected} [ENERGY-FLOOR]`);
+      return result(
+        'failed',
+        `energyMaxCount ${got} is not floor(${entry.energy.balance} / ${entry.energy.costPerTx}) = ${expected} [ENERGY-FLOOR]`,
+      );
   }
   const sent = entry.sentPlain as Record<string, ExactJson> | undefined;
   if (schema === 'OrderResult' && sent && fields.id !== sent.callBackId) {
-    return result('failed', `id ${JSON.stringify(fields.id)} is not the request's callBackId ${JSON.stringify(sent.callBackId)} [ORDER-RES]`);
+    return result(
+      'failed',
+      `id ${JSON.stringify(fields.id)} is not the request's callBackId ${JSON.stringify(sent.callBackId)} [ORDER-RES]`,
+    );
   }
   return result('passed', `decrypted data is a valid ${schema}`);
 }
@@ -439,7 +515,9 @@ function describeFailure(error: unknown): string[] {
 }
 
 function summarise(mismatch: unknown): string {
-  const found = mismatch as { type?: string; mismatches?: Array<{ mismatch?: string; description?: string }>; message?: string } | undefined;
-  if (found?.mismatches?.length) return found.mismatches.map((m) => m.mismatch ?? m.description ?? JSON.stringify(m)).join('; ');
+  const found = mismatch as
+    { type?: string; mismatches?: Array<{ mismatch?: string; description?: string }>; message?: string } | undefined;
+  if (found?.mismatches?.length)
+    return found.mismatches.map((m) => m.mismatch ?? m.description ?? JSON.stringify(m)).join('; ');
   return found?.message ?? JSON.stringify(mismatch);
 }

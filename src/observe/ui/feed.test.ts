@@ -47,12 +47,24 @@ function callback(seq: number, path = `/callback?api_key=${SECRET}`): ObservedEx
       headers: { 'x-api-key': SECRET, 'content-type': 'application/x-www-form-urlencoded' },
       bodyBase64: Buffer.from(body).toString('base64'),
     },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, bodyBase64: Buffer.from('{"errCode":0}').toString('base64') },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      bodyBase64: Buffer.from('{"errCode":0}').toString('base64'),
+    },
   };
 }
 
 function finding(seq: number, rules: string[], status: ObserveFinding['status']): ObserveFinding {
-  return { id: `observe/seq-${seq}/x`, suite: 'observe', case: `seq-${seq}`, title: 'a check', rules, status, message: `saw ${SECRET}` };
+  return {
+    id: `observe/seq-${seq}/x`,
+    suite: 'observe',
+    case: `seq-${seq}`,
+    title: 'a check',
+    rules,
+    status,
+    message: `saw ${SECRET}`,
+  };
 }
 
 const closers: Array<() => Promise<void> | void> = [];
@@ -101,26 +113,42 @@ describe('the live page feed and server', () => {
     feed.flush();
     const page = listen(url);
     await page.until(() => page.events.length >= 1);
-    const snapshot = page.events[0]!.data as { exchanges: Array<{ seq: number; endpoint: string; path: string }>; capacity: number };
+    const snapshot = page.events[0]!.data as {
+      exchanges: Array<{ seq: number; endpoint: string; path: string }>;
+      capacity: number;
+    };
     expect(page.events[0]!.event).toBe('snapshot');
     expect(snapshot.capacity).toBe(500);
     expect(snapshot.exchanges.map((row) => [row.seq, row.endpoint])).toEqual([[1, '4 address']]);
 
     feed.exchange(callback(2));
-    feed.findings([finding(2, ['CB-ERRCODE'], 'failed'), finding(2, ['U-RETRY'], 'warning'), finding(2, ['ENV-CODE'], 'passed')]);
+    feed.findings([
+      finding(2, ['CB-ERRCODE'], 'failed'),
+      finding(2, ['U-RETRY'], 'warning'),
+      finding(2, ['ENV-CODE'], 'passed'),
+    ]);
     feed.flush();
     await page.until(() => page.events.length >= 4);
     expect(page.events.slice(1).map((event) => event.event)).toEqual(['exchange', 'finding', 'finding']);
     expect(page.events[2]!.data).toMatchObject({ seq: 2, status: 'failed', rules: ['CB-ERRCODE'] });
 
-    const detail = (await (await fetch(`${url}/api/exchanges/2`)).json()) as { request: { headers: Record<string, string>; plaintext: string } };
+    const detail = (await (await fetch(`${url}/api/exchanges/2`)).json()) as {
+      request: { headers: Record<string, string>; plaintext: string };
+    };
     expect(detail.request.headers['x-api-key']).toBe(fingerprint(SECRET, 'ak'));
-    expect(JSON.parse(detail.request.plaintext)).toMatchObject({ type: 4, trackingId: 'adr-2', note: fingerprint(SECRET, 'ak') });
+    expect(JSON.parse(detail.request.plaintext)).toMatchObject({
+      type: 4,
+      trackingId: 'adr-2',
+      note: fingerprint(SECRET, 'ak'),
+    });
     expect((await fetch(`${url}/api/exchanges/99`)).status).toBe(404);
 
     const again = listen(url);
     await again.until(() => again.events.length >= 1);
-    expect(again.events[0]!.data).toMatchObject({ rules: { 'CB-ERRCODE': { failed: 1, warning: 0 }, 'U-RETRY': { failed: 0, warning: 1 } }, seen: 2 });
+    expect(again.events[0]!.data).toMatchObject({
+      rules: { 'CB-ERRCODE': { failed: 1, warning: 0 }, 'U-RETRY': { failed: 0, warning: 1 } },
+      seen: 2,
+    });
     for (const text of [page.text(), again.text(), JSON.stringify(detail)]) expect(text).not.toContain(SECRET);
   });
 

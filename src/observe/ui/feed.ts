@@ -12,7 +12,14 @@ import type { Scrubber } from '../../secrets/scrub.js';
 import type { ObserveFinding, ObservedExchange } from '../exchange.js';
 import type { JudgeKeys } from '../observed.js';
 import { Ring } from './ring.js';
-import { exchangeDetail, exchangeRow, findingRows, type ExchangeDetail, type ExchangeRow, type FindingRow } from './view.js';
+import {
+  exchangeDetail,
+  exchangeRow,
+  findingRows,
+  type ExchangeDetail,
+  type ExchangeRow,
+  type FindingRow,
+} from './view.js';
 
 export interface FeedOptions {
   keys: JudgeKeys;
@@ -97,7 +104,8 @@ export class LiveFeed {
   exchange(exchange: ObservedExchange): void {
     this.#seen++;
     this.#queuedExchanges.push(exchange);
-    if (this.#queuedExchanges.length > this.#options.capacity) this.#queuedExchanges.splice(0, this.#queuedExchanges.length - this.#options.capacity);
+    if (this.#queuedExchanges.length > this.#options.capacity)
+      this.#queuedExchanges.splice(0, this.#queuedExchanges.length - this.#options.capacity);
     this.#wake();
   }
 
@@ -139,7 +147,11 @@ export class LiveFeed {
     let text = '';
     for (const exchange of exchanges) {
       const held: Held = { exchange };
-      this.#exchanges.push(exchange.seq, held, exchange.request.bodyBase64.length + (exchange.response?.bodyBase64.length ?? 0));
+      this.#exchanges.push(
+        exchange.seq,
+        held,
+        exchange.request.bodyBase64.length + (exchange.response?.bodyBase64.length ?? 0),
+      );
       // Rows are made when someone looks: with no browser listening, an exchange costs a ring slot only.
       if (this.#clients.size > 0) text += event('exchange', this.#row(held));
     }
@@ -181,7 +193,11 @@ export class LiveFeed {
   attach(res: ServerResponse): boolean {
     if (this.#clients.size >= this.#options.maxClients) return false;
     this.flush();
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
     res.write(`retry: 2000\n\n${event('snapshot', this.snapshot())}`);
     this.#clients.add(res);
     res.once('close', () => this.#clients.delete(res));

@@ -13,7 +13,8 @@ export class Ring<K, V> {
     readonly capacity: number,
     readonly maxWeight: number = Number.POSITIVE_INFINITY,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`a ring holds at least one entry, not ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`a ring holds at least one entry, not ${capacity}`);
   }
 
   get size(): number {

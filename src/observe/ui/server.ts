@@ -35,7 +35,12 @@ const SECURITY = {
 const PING_MS = 15_000;
 
 function readStatic(): Map<string, { body: Buffer; type: string }> {
-  return new Map(Object.entries(FILES).map(([path, { file, type }]) => [path, { body: readFileSync(resolve(STATIC_DIR, file)), type }]));
+  return new Map(
+    Object.entries(FILES).map(([path, { file, type }]) => [
+      path,
+      { body: readFileSync(resolve(STATIC_DIR, file)), type },
+    ]),
+  );
 }
 
 function answer(res: http.ServerResponse, status: number, type: string, body: string | Buffer): void {
@@ -68,7 +73,12 @@ interface LivePageServer {
 }
 
 /** Starts the page's server on `host:port` (0: any free port); rejects with the listen error. */
-export async function startLivePage(feed: LiveFeed, metrics: ObserveMetrics, host: string, port: number): Promise<LivePageServer> {
+export async function startLivePage(
+  feed: LiveFeed,
+  metrics: ObserveMetrics,
+  host: string,
+  port: number,
+): Promise<LivePageServer> {
   const server = http.createServer(route(feed, metrics, readStatic()));
   // A request that is not read whole in time is dropped; event streams are long-lived responses, not slow requests.
   server.requestTimeout = 10_000;

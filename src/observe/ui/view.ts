@@ -73,7 +73,12 @@ function sideOf(exchange: ObservedExchange): ExchangeRow['side'] {
 function callbackTypeName(payload: unknown): string | undefined {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
   const raw = callbackField(payload as Record<string, unknown>, 'type');
-  const text = raw !== null && typeof raw === 'object' && 'value' in raw ? String((raw as { value: unknown }).value) : raw === undefined ? '' : String(raw);
+  const text =
+    raw !== null && typeof raw === 'object' && 'value' in raw
+      ? String((raw as { value: unknown }).value)
+      : raw === undefined
+        ? ''
+        : String(raw);
   if (!/^\d+$/.test(text)) return undefined;
   return `${text} ${callbackTypeEntry(Number(text))?.name ?? 'unknown type'}`;
 }
@@ -84,7 +89,13 @@ function callbackTypeName(payload: unknown): string | undefined {
  * private key leaves the type to the detail, opened on demand.
  */
 function cheapCallbackType(keys: JudgeKeys, exchange: ObservedExchange): string | undefined {
-  if (exchange.kind !== 'callback' || exchange.request.truncated || !keys.publicKey || openingKey(keys, 'callback') !== keys.publicKey) return undefined;
+  if (
+    exchange.kind !== 'callback' ||
+    exchange.request.truncated ||
+    !keys.publicKey ||
+    openingKey(keys, 'callback') !== keys.publicKey
+  )
+    return undefined;
   const opened = openWith(keys, 'callback', bodyText(exchange.request, 'latin1'));
   return opened !== 'no-key' && 'opened' in opened ? callbackTypeName(opened.opened.value) : undefined;
 }
@@ -93,7 +104,10 @@ function cheapCallbackType(keys: JudgeKeys, exchange: ObservedExchange): string 
 export function exchangeRow(exchange: ObservedExchange, keys: JudgeKeys, scrubber: Scrubber): ExchangeRow {
   // Only the path shows in a row: the headers are scrubbed when the exchange is opened.
   const path = scrubber.text(exchange.request.path);
-  const endpoint = exchange.kind === 'callback' ? (cheapCallbackType(keys, exchange) ?? 'callback') : (path.split('?')[0]!.split('/').pop() ?? '') || path;
+  const endpoint =
+    exchange.kind === 'callback'
+      ? (cheapCallbackType(keys, exchange) ?? 'callback')
+      : (path.split('?')[0]!.split('/').pop() ?? '') || path;
   return {
     seq: exchange.seq,
     at: exchange.startedAt,
@@ -136,7 +150,11 @@ export function findingRows(findings: readonly ObserveFinding[], scrubber: Scrub
 }
 
 /** The Base64 text that carries a message's ciphertext: a callback's whole body, an order's form field `data`, an answer's JSON `data`. */
-function sealedText(exchange: ObservedExchange, message: ObservedMessage, part: 'request' | 'response'): string | undefined {
+function sealedText(
+  exchange: ObservedExchange,
+  message: ObservedMessage,
+  part: 'request' | 'response',
+): string | undefined {
   const text = bodyText(message, part === 'request' ? 'latin1' : 'utf8').trim();
   if (part === 'request' && exchange.kind === 'callback') return text;
   if (part === 'request') return new URLSearchParams(text).get('data')?.replace(/ /g, '+') ?? undefined;
@@ -149,14 +167,31 @@ function sealedText(exchange: ObservedExchange, message: ObservedMessage, part: 
 }
 
 /** A message with its payload opened (when the keys open it), every string scrubbed. */
-function messageDetail(exchange: ObservedExchange, message: ObservedMessage, part: 'request' | 'response', keys: JudgeKeys, scrubber: Scrubber): MessageDetail {
-  const detail: MessageDetail = { headers: message.headers, wire: scrubber.text(cut(bodyText(message, 'latin1'), WIRE_CHARS)) };
-  if (message.truncated) return { ...detail, truncated: true, notOpened: 'the body was longer than observe records (--max-body): not opened' };
+function messageDetail(
+  exchange: ObservedExchange,
+  message: ObservedMessage,
+  part: 'request' | 'response',
+  keys: JudgeKeys,
+  scrubber: Scrubber,
+): MessageDetail {
+  const detail: MessageDetail = {
+    headers: message.headers,
+    wire: scrubber.text(cut(bodyText(message, 'latin1'), WIRE_CHARS)),
+  };
+  if (message.truncated)
+    return {
+      ...detail,
+      truncated: true,
+      notOpened: 'the body was longer than observe records (--max-body): not opened',
+    };
   const sealed = exchange.kind === 'other' ? undefined : sealedText(exchange, message, part);
   if (sealed === undefined) return detail;
   const opened = openWith(keys, exchange.kind === 'callback' ? 'callback' : part, sealed);
   if (opened === 'no-key')
-    return { ...detail, notOpened: `no key to open it (${part === 'request' && exchange.kind !== 'callback' ? '--private-key' : '--public-key'})` };
+    return {
+      ...detail,
+      notOpened: `no key to open it (${part === 'request' && exchange.kind !== 'callback' ? '--private-key' : '--public-key'})`,
+    };
   if ('error' in opened) return { ...detail, notOpened: scrubber.text(opened.error) };
   return { ...detail, plaintext: scrubber.text(cut(opened.opened.text, PLAIN_CHARS)) };
 }
@@ -166,7 +201,9 @@ export function exchangeDetail(exchange: ObservedExchange, keys: JudgeKeys, scru
   const shown = scrubExchange(exchange, scrubber);
   const row = exchangeRow(exchange, keys, scrubber);
   const request = messageDetail(shown, shown.request, 'request', keys, scrubber);
-  const response = shown.response ? { status: shown.response.status, ...messageDetail(shown, shown.response, 'response', keys, scrubber) } : null;
+  const response = shown.response
+    ? { status: shown.response.status, ...messageDetail(shown, shown.response, 'response', keys, scrubber) }
+    : null;
   let endpoint = row.endpoint;
   if (exchange.kind === 'callback' && request.plaintext !== undefined) {
     try {
@@ -175,5 +212,11 @@ export function exchangeDetail(exchange: ObservedExchange, keys: JudgeKeys, scru
       // A plaintext that is not JSON names no type.
     }
   }
-  return { ...row, endpoint, request, response, ...(shown.upstreamError ? { upstreamError: shown.upstreamError.message } : {}) };
+  return {
+    ...row,
+    endpoint,
+    request,
+    response,
+    ...(shown.upstreamError ? { upstreamError: shown.upstreamError.message } : {}),
+  };
 }

@@ -13,7 +13,12 @@ const openPoint = (message: string): Finding[] => [{ status: 'failed', message, 
 
 describe('answers: the merchant acknowledges what it processed and only that (CB-ERRCODE, read by src/wire/acknowledgement.ts)', () => {
   it('enforces CB-ERRCODE under the id answers', () => {
-    expect([answersCheck.id, answersCheck.title, answersCheck.rules, answersCheck.needs]).toEqual(['answers', 'merchant answers', ['CB-ERRCODE'], 'exchange']);
+    expect([answersCheck.id, answersCheck.title, answersCheck.rules, answersCheck.needs]).toEqual([
+      'answers',
+      'merchant answers',
+      ['CB-ERRCODE'],
+      'exchange',
+    ]);
   });
 
   it.each([
@@ -31,10 +36,30 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
       [exchange(answer(200, ack)), exchange(undefined, { error: 'socket hang up' })],
       failed('delivery 2/2: no answer: socket hang up'),
     ],
-    ['HTTP 500 where 200 is the default', {}, [exchange(answer(500, 'oops'))], failed('expected HTTP 200, got 500: oops')],
-    ['HTTP 200 where the suite expects 401', { status: 401 }, [exchange(answer(200, ack))], failed('expected HTTP 401, got 200: {"errCode":0}')],
-    ['HTTP 200 with any body when no errCode is asked', {}, [exchange(answer(200, 'ok'))], passed('1 answer(s): HTTP 200; first ok')],
-    ['errCode 0 when it is asked', { errCode: 'zero' }, [exchange(answer(200, ack))], passed('1 answer(s): HTTP 200, errCode zero; first {"errCode":0}')],
+    [
+      'HTTP 500 where 200 is the default',
+      {},
+      [exchange(answer(500, 'oops'))],
+      failed('expected HTTP 200, got 500: oops'),
+    ],
+    [
+      'HTTP 200 where the suite expects 401',
+      { status: 401 },
+      [exchange(answer(200, ack))],
+      failed('expected HTTP 401, got 200: {"errCode":0}'),
+    ],
+    [
+      'HTTP 200 with any body when no errCode is asked',
+      {},
+      [exchange(answer(200, 'ok'))],
+      passed('1 answer(s): HTTP 200; first ok'),
+    ],
+    [
+      'errCode 0 when it is asked',
+      { errCode: 'zero' },
+      [exchange(answer(200, ack))],
+      passed('1 answer(s): HTTP 200, errCode zero; first {"errCode":0}'),
+    ],
     [
       'errCode 0 among other fields',
       { errCode: 'zero' },
@@ -184,8 +209,14 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
   });
 
   it('judges every delivery and names the first that fails, with its position', () => {
-    const exchanges = [exchange(answer(200, ack)), exchange(answer(200, ack)), exchange(answer(200, '{"errCode":"0"}'))];
-    expect(run({ errCode: 'zero' }, exchanges)).toEqual(failed('delivery 3/3: expected errCode 0, got {"errCode":"0"} (errCode "0" is not a number)'));
+    const exchanges = [
+      exchange(answer(200, ack)),
+      exchange(answer(200, ack)),
+      exchange(answer(200, '{"errCode":"0"}')),
+    ];
+    expect(run({ errCode: 'zero' }, exchanges)).toEqual(
+      failed('delivery 3/3: expected errCode 0, got {"errCode":"0"} (errCode "0" is not a number)'),
+    );
     // An ambiguous answer warns only when no delivery fails outright.
     expect(run({ errCode: 'zero' }, [exchange(answer(200, '{"errCode":0.0}')), exchange(answer(200, '{}'))])).toEqual(
       failed('delivery 2/2: expected errCode 0, got {} (HTTP 200 without errCode)'),
@@ -198,7 +229,9 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
     expect(run({ errCode: 'nonzero' }, [exchange(answer(500, 'x')), exchange(answer(200, ack))])).toEqual(
       failed('delivery 2/2: answered errCode 0 to a callback it could not have processed: {"errCode":0}'),
     );
-    expect(run({}, [exchange(answer(200, ack)), exchange(answer(503, 'busy'))])).toEqual(failed('delivery 2/2: expected HTTP 200, got 503: busy'));
+    expect(run({}, [exchange(answer(200, ack)), exchange(answer(503, 'busy'))])).toEqual(
+      failed('delivery 2/2: expected HTTP 200, got 503: busy'),
+    );
   });
 
   it('counts the answers and shows the first, cut at 80 characters', () => {
@@ -228,15 +261,27 @@ describe('answers: the merchant acknowledges what it processed and only that (CB
     expect(lenient(refused, [])[0]!.status).toBe('passed');
     expect(lenient(refused, undefined)[0]!.status).toBe('passed');
     // Refused yet processed: the service would never resend it, the merchant holds an event it refused.
-    expect(lenient(refused, [event])).toEqual([{ status: 'failed', message: expect.stringMatching(/^refused the body, yet the probe shows 1 processing/) }]);
+    expect(lenient(refused, [event])).toEqual([
+      { status: 'failed', message: expect.stringMatching(/^refused the body, yet the probe shows 1 processing/) },
+    ]);
     // Acknowledged and processed once, the event's own trackingId: leniency, U-CRYPTO.
-    expect(lenient(acked, [event])).toEqual([{ status: 'failed', rules: ['U-CRYPTO'], message: expect.stringMatching(/processed the event once/) }]);
+    expect(lenient(acked, [event])).toEqual([
+      { status: 'failed', rules: ['U-CRYPTO'], message: expect.stringMatching(/processed the event once/) },
+    ]);
     // Acknowledged without a probe: not known to be lost, U-CRYPTO.
-    expect(lenient(acked, undefined)).toEqual([{ status: 'failed', rules: ['U-CRYPTO'], message: expect.stringMatching(/without a probe/) }]);
+    expect(lenient(acked, undefined)).toEqual([
+      { status: 'failed', rules: ['U-CRYPTO'], message: expect.stringMatching(/without a probe/) },
+    ]);
     // Acknowledged and not processed, or something else processed: a false ack under the expectation's rules.
-    expect(lenient(acked, [])).toEqual([{ status: 'failed', message: expect.stringMatching(/the probe shows 0 processing\(s\) \(the event is lost\)$/) }]);
-    expect(lenient(acked, [other])).toEqual([{ status: 'failed', message: expect.stringMatching(/did not process as the event: the probe shows 1/) }]);
-    expect(lenient(acked, [event, event])).toEqual([{ status: 'failed', message: expect.stringMatching(/shows 2 processing/) }]);
+    expect(lenient(acked, [])).toEqual([
+      { status: 'failed', message: expect.stringMatching(/the probe shows 0 processing\(s\) \(the event is lost\)$/) },
+    ]);
+    expect(lenient(acked, [other])).toEqual([
+      { status: 'failed', message: expect.stringMatching(/did not process as the event: the probe shows 1/) },
+    ]);
+    expect(lenient(acked, [event, event])).toEqual([
+      { status: 'failed', message: expect.stringMatching(/shows 2 processing/) },
+    ]);
     // An ambiguous answer is read as a possible acknowledgement.
     expect(lenient([exchange(answer(200, '{"errCode":0.0}'))], [])[0]).toMatchObject({
       status: 'failed',

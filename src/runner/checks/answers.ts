@@ -33,11 +33,13 @@ export const answersCheck: Check<AnswersParams> = {
         type: 'integer',
         minimum: 100,
         maximum: 599,
-        description: 'the HTTP status of every answer; default 200 without errCode, else the acknowledgement reading decides',
+        description:
+          'the HTTP status of every answer; default 200 without errCode, else the acknowledgement reading decides',
       },
       errCode: {
         enum: ['zero', 'nonzero'],
-        description: 'zero: every answer acknowledges (HTTP 200, the number 0); nonzero: none does, nor may be read as doing so',
+        description:
+          'zero: every answer acknowledges (HTTP 200, the number 0); nonzero: none does, nor may be read as doing so',
       },
       lenient: {
         type: 'boolean',
@@ -51,7 +53,10 @@ export const answersCheck: Check<AnswersParams> = {
   run(ctx) {
     const { errCode } = ctx.params;
     // With errCode zero, HTTP 200 is part of what "acknowledged" means: the reading judges it (another status with errCode 0 is ambiguous).
-    const status = errCode === 'zero' && ctx.params.status === 200 ? undefined : (ctx.params.status ?? (errCode === undefined ? 200 : undefined));
+    const status =
+      errCode === 'zero' && ctx.params.status === 200
+        ? undefined
+        : (ctx.params.status ?? (errCode === undefined ? 200 : undefined));
     const exchanges = ctx.outcome.exchanges;
     if (exchanges.length === 0) return [fail('the step delivered nothing')];
     if (ctx.params.lenient && errCode === 'nonzero') return lenientVerdict(ctx);
@@ -60,21 +65,29 @@ export const answersCheck: Check<AnswersParams> = {
       const n = exchanges.length > 1 ? `delivery ${i + 1}/${exchanges.length}: ` : '';
       if (!exchange.response) return [fail(`${n}no answer: ${exchange.error ?? 'unknown'}`)];
       const { response } = exchange;
-      if (status !== undefined && response.status !== status) return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
+      if (status !== undefined && response.status !== status)
+        return [fail(`${n}expected HTTP ${status}, got ${response.status}: ${preview(response.body)}`)];
       if (!errCode) continue;
       const ack = readAcknowledgement(response);
       if (errCode === 'zero' && ack.verdict === 'not-acknowledged') {
-        if (response.status !== 200) return [fail(`${n}expected HTTP 200, got ${response.status}: ${preview(response.body)} (${ack.reason})`)];
+        if (response.status !== 200)
+          return [fail(`${n}expected HTTP 200, got ${response.status}: ${preview(response.body)} (${ack.reason})`)];
         return [fail(`${n}expected errCode 0, got ${preview(response.body) || 'an empty body'} (${ack.reason})`)];
       }
-      if (errCode === 'zero' && ack.verdict === 'ambiguous') ambiguous ??= `${n}${ack.reason}: ${preview(response.body)}`;
+      if (errCode === 'zero' && ack.verdict === 'ambiguous')
+        ambiguous ??= `${n}${ack.reason}: ${preview(response.body)}`;
       if (errCode === 'nonzero' && ack.verdict === 'acknowledged')
         return [fail(`${n}answered errCode 0 to a callback it could not have processed: ${preview(response.body)}`)];
       if (errCode === 'nonzero' && ack.verdict === 'ambiguous')
-        return [fail(`${n}answered a possible acknowledgement to a callback it could not have processed (${ack.reason}): ${preview(response.body)}`)];
+        return [
+          fail(
+            `${n}answered a possible acknowledgement to a callback it could not have processed (${ack.reason}): ${preview(response.body)}`,
+          ),
+        ];
     }
     // The merchant may mean an acknowledgement; whether the service counts it is open.
-    if (ambiguous) return [fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ambiguous}`, ['U-CB-RESPONSE'])];
+    if (ambiguous)
+      return [fail(`errCode 0 in a form the interface leaves open (U-CB-RESPONSE): ${ambiguous}`, ['U-CB-RESPONSE'])];
     return [
       pass(
         `${exchanges.length} answer(s): HTTP ${status ?? (errCode === 'zero' ? 200 : 'any')}${errCode ? `, errCode ${errCode}` : ''}; first ${preview(exchanges[0]!.response!.body, 80)}`,
@@ -87,7 +100,9 @@ export const answersCheck: Check<AnswersParams> = {
 function trackingIdOf(text: string): string | undefined {
   try {
     const value = parseExactJson(text) as Record<string, ExactJson> | null;
-    return value && typeof value === 'object' && !Array.isArray(value) && typeof value.trackingId === 'string' ? value.trackingId : undefined;
+    return value && typeof value === 'object' && !Array.isArray(value) && typeof value.trackingId === 'string'
+      ? value.trackingId
+      : undefined;
   } catch {
     return undefined;
   }
@@ -103,8 +118,14 @@ function lenientVerdict(ctx: CheckContext<AnswersParams>): Finding[] {
   const processed = ctx.outcome.processed;
   if (taken < 0) {
     if (processed && processed.length > 0)
-      return [fail(`refused the body, yet the probe shows ${processed.length} processing(s): ${preview(processed.join(' | '), 240)}`)];
-    return [pass(`${exchanges.length} answer(s) refuse the lenient form; first ${preview(exchanges[0]!.response!.body, 80)}`)];
+      return [
+        fail(
+          `refused the body, yet the probe shows ${processed.length} processing(s): ${preview(processed.join(' | '), 240)}`,
+        ),
+      ];
+    return [
+      pass(`${exchanges.length} answer(s) refuse the lenient form; first ${preview(exchanges[0]!.response!.body, 80)}`),
+    ];
   }
   const answer = `${acks[taken]!.verdict === 'ambiguous' ? `a possible acknowledgement (${acks[taken]!.reason})` : 'errCode 0'}: ${preview(exchanges[taken]!.response!.body)}`;
   if (!processed)

@@ -5,7 +5,8 @@ import { answerEdgeCheck, sameVerdictCheck } from './block-edge.js';
 
 const ok = '{"code":0,"message":"","data":"AQID"}';
 /** A request of `bytes` bytes of plaintext (the test key's blocks are 117 bytes) and its answer. */
-const sent = (bytes: number, response: Parameters<typeof exchange>[0]): Exchange => exchange(response, { plain: `{${' '.repeat(bytes - 2)}}` });
+const sent = (bytes: number, response: Parameters<typeof exchange>[0]): Exchange =>
+  exchange(response, { plain: `{${' '.repeat(bytes - 2)}}` });
 const answered = (bytes: number) => sent(bytes, decryptedAnswer(200, ok, '{"energyMaxCount":1}'));
 const refused = (bytes: number) => sent(bytes, answer(200, '{"code":4004,"message":"cannot decrypt","data":""}'));
 const verdict = (exchanges: Exchange[]) => sameVerdictCheck.run(checkContext({ outcome: { exchanges } }));
@@ -19,7 +20,8 @@ describe('same-verdict: one content at three plaintext lengths gets one verdict 
     expect(verdict([answered(116), answered(117), answered(118)])).toEqual([
       {
         status: 'passed',
-        message: 'answered at every length: 116 bytes: answered (data opens); 117 bytes: answered (data opens); 118 bytes: answered (data opens)',
+        message:
+          'answered at every length: 116 bytes: answered (data opens); 117 bytes: answered (data opens); 118 bytes: answered (data opens)',
       },
     ]);
     expect(verdict([refused(116), refused(117), refused(118)])[0]).toMatchObject({
@@ -49,7 +51,8 @@ describe('same-verdict: one content at three plaintext lengths gets one verdict 
   });
 
   it('passes a service broken alike at every length: the other cases judge that under their own rules', () => {
-    const broken = (bytes: number) => sent(bytes, answer(200, ok, { decryptError: 'the text uses the URL-safe Base64 alphabet [url-safe-alphabet]' }));
+    const broken = (bytes: number) =>
+      sent(bytes, answer(200, ok, { decryptError: 'the text uses the URL-safe Base64 alphabet [url-safe-alphabet]' }));
     expect(verdict([broken(116), broken(117), broken(118)])[0]).toMatchObject({
       status: 'passed',
       message: expect.stringMatching(/^broken at every length alike/) as unknown,
@@ -57,7 +60,9 @@ describe('same-verdict: one content at three plaintext lengths gets one verdict 
   });
 
   it('needs at least two requests', () => {
-    expect(verdict([answered(117)])).toEqual([{ status: 'failed', message: 'the step made 1 request(s): a differential verdict needs at least two' }]);
+    expect(verdict([answered(117)])).toEqual([
+      { status: 'failed', message: 'the step made 1 request(s): a differential verdict needs at least two' },
+    ]);
   });
 });
 
@@ -79,24 +84,36 @@ describe('answer-edge: an answer steered to a block edge opens whole (ENV-DATA, 
     expect(judge('whole', answer(200, ok, { decryptError: 'the decrypted text is not JSON [not-json]' }))).toEqual([
       {
         status: 'failed',
-        message: 'an answer steered to the whole edge of the blocks does not open whole: data does not open (the decrypted text is not JSON [not-json])',
+        message:
+          'an answer steered to the whole edge of the blocks does not open whole: data does not open (the decrypted text is not JSON [not-json])',
         cause: 'undecryptable-answer',
       },
     ]);
     expect(judge('whole', answer(200, '{"code":0,"message":"","data":""}'))).toEqual([
-      { status: 'failed', message: 'an order steered to the whole edge of the blocks got no result: no data', rules: ['ENV-DATA'] },
+      {
+        status: 'failed',
+        message: 'an order steered to the whole edge of the blocks got no result: no data',
+        rules: ['ENV-DATA'],
+      },
     ]);
   });
 
   it('leaves Base64 the merchant cannot read to the envelope rule (CRYPTO-ENVELOPE), whatever the length', () => {
-    expect(judge('whole', answer(200, ok, { decryptError: 'the text uses the URL-safe Base64 alphabet [url-safe-alphabet]' }))[0]).toMatchObject({
+    expect(
+      judge(
+        'whole',
+        answer(200, ok, { decryptError: 'the text uses the URL-safe Base64 alphabet [url-safe-alphabet]' }),
+      )[0],
+    ).toMatchObject({
       status: 'failed',
       rules: ['CRYPTO-ENVELOPE'],
     });
   });
 
   it('skips a refusal, and an answer that missed the edge', () => {
-    expect(judge('whole', answer(200, '{"code":2010,"message":"too long","data":""}'))[0]).toMatchObject({ status: 'skipped' });
+    expect(judge('whole', answer(200, '{"code":2010,"message":"too long","data":""}'))[0]).toMatchObject({
+      status: 'skipped',
+    });
     expect(judge('whole', answer(400, '{}'))[0]).toMatchObject({ status: 'skipped' });
     expect(judge('whole', decryptedAnswer(200, ok, text(240)))[0]).toMatchObject({
       status: 'skipped',

@@ -17,11 +17,16 @@ function verdictOf(exchange: Exchange): { verdict: Verdict; why: string } {
   if (!response) return { verdict: 'broken', why: `no answer (${exchange.error ?? 'transport failure'})` };
   if (response.status >= 400 && response.status < 500) return { verdict: 'refused', why: `HTTP ${response.status}` };
   const code = (response.json as { code?: unknown } | undefined)?.code;
-  if (response.status === 200 && code !== undefined && String(code) !== '0') return { verdict: 'refused', why: `code ${String(code)}` };
+  if (response.status === 200 && code !== undefined && String(code) !== '0')
+    return { verdict: 'refused', why: `code ${String(code)}` };
   // The envelope's own form (code, message) is judged by the envelope check: here only whether data opens.
-  if (response.decrypted) return { verdict: 'answered', why: response.status === 200 ? 'data opens' : `HTTP ${response.status}, data opens` };
+  if (response.decrypted)
+    return { verdict: 'answered', why: response.status === 200 ? 'data opens' : `HTTP ${response.status}, data opens` };
   if (response.status !== 200) return { verdict: 'broken', why: `HTTP ${response.status}` };
-  return { verdict: 'broken', why: response.decryptError ? `data does not open (${response.decryptError})` : 'no data' };
+  return {
+    verdict: 'broken',
+    why: response.decryptError ? `data does not open (${response.decryptError})` : 'no data',
+  };
 }
 
 /** The plaintext length of a request as sent, in bytes. */
@@ -42,14 +47,16 @@ export const sameVerdictCheck: Check = {
   params: NO_PARAMS,
   run(ctx) {
     const exchanges = ctx.outcome.exchanges;
-    if (exchanges.length < 2) return [fail(`the step made ${exchanges.length} request(s): a differential verdict needs at least two`)];
+    if (exchanges.length < 2)
+      return [fail(`the step made ${exchanges.length} request(s): a differential verdict needs at least two`)];
     const seen = exchanges.map((exchange) => ({ bytes: sentBytes(exchange), ...verdictOf(exchange) }));
     const shown = seen.map((one) => `${one.bytes} bytes: ${one.verdict} (${one.why})`).join('; ');
     const verdicts = new Set(seen.map((one) => one.verdict));
     if (verdicts.size > 1) return [fail(`one content got different verdicts at different plaintext lengths: ${shown}`)];
     // One verdict at every length is all this oracle judges: the answer itself (refused, or broken
     // alike at every length) is the other cases' finding, under their own rules.
-    if (!verdicts.has('answered')) return [pass(`${[...verdicts][0]} at every length alike, which proves nothing about the blocks: ${shown}`)];
+    if (!verdicts.has('answered'))
+      return [pass(`${[...verdicts][0]} at every length alike, which proves nothing about the blocks: ${shown}`)];
     return [pass(`answered at every length: ${shown}`)];
   },
 };
@@ -78,7 +85,12 @@ export const answerEdgeCheck: Check<AnswerEdgeParams> = {
   needs: 'exchange',
   params: {
     type: 'object',
-    properties: { edge: { enum: ['one-under', 'whole', 'one-over'], description: 'where the answer plaintext ends against the RSA blocks' } },
+    properties: {
+      edge: {
+        enum: ['one-under', 'whole', 'one-over'],
+        description: 'where the answer plaintext ends against the RSA blocks',
+      },
+    },
     required: ['edge'],
     additionalProperties: false,
   },
@@ -86,10 +98,12 @@ export const answerEdgeCheck: Check<AnswerEdgeParams> = {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
     const { verdict, why } = verdictOf(exchange);
-    if (verdict === 'refused') return [{ status: 'skipped', message: `the service refused the order (${why}): no answer at the edge to judge` }];
+    if (verdict === 'refused')
+      return [{ status: 'skipped', message: `the service refused the order (${why}): no answer at the edge to judge` }];
     const response = exchange.response!;
     // Base64 the merchant cannot read is the envelope's form (CRYPTO-ENVELOPE), whatever the length.
-    if (response.decryptError && familyOf(reasonInMessage(response.decryptError)) === 'base64') return [undecryptable(response.decryptError)];
+    if (response.decryptError && familyOf(reasonInMessage(response.decryptError)) === 'base64')
+      return [undecryptable(response.decryptError)];
     // An answer that does not open at the edge breaks ENV-DATA (data holds the result) and CRYPTO-SAME
     // (the callbacks' process handles the edge): a dropped or extra block, a block cut short.
     if (response.decryptError)
@@ -101,7 +115,12 @@ export const answerEdgeCheck: Check<AnswerEdgeParams> = {
         },
       ];
     if (verdict === 'broken')
-      return [fail(`an order steered to the ${ctx.params.edge} edge of the blocks got no result: ${why}`, response.status === 200 ? ['ENV-DATA'] : undefined)];
+      return [
+        fail(
+          `an order steered to the ${ctx.params.edge} edge of the blocks got no result: ${why}`,
+          response.status === 200 ? ['ENV-DATA'] : undefined,
+        ),
+      ];
     const target = ctx.target as ServiceTarget;
     const block = plaintextBlockSize(target.profile, target.publicKey.modulusBytes);
     const bytes = Buffer.byteLength(response.decrypted!.text, 'utf8');
@@ -113,7 +132,9 @@ export const answerEdgeCheck: Check<AnswerEdgeParams> = {
         },
       ];
     return [
-      pass(`the answer's ${bytes}-byte plaintext (${Math.ceil(bytes / block)} blocks of ${block}) opens whole: ${preview(response.decrypted!.text, 60)}`),
+      pass(
+        `the answer's ${bytes}-byte plaintext (${Math.ceil(bytes / block)} blocks of ${block}) opens whole: ${preview(response.decrypted!.text, 60)}`,
+      ),
     ];
   },
 };

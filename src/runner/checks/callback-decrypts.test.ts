@@ -8,10 +8,19 @@ import type { Finding } from '../types.js';
 import { callbackDecryptsCheck, withInterfaceNames } from './callback-decrypts.js';
 
 const sealed = (text: string): ReceivedCallback => callback(sealJson(text, 'callback', testKeys));
-const address = '{"type":4,"requestUUID":"u-1","trackingId":"t-1","chainName":"TRON","txId":"ab","amount":12345678901234567000}';
+const address =
+  '{"type":4,"requestUUID":"u-1","trackingId":"t-1","chainName":"TRON","txId":"ab","amount":12345678901234567000}';
 const run = (texts: (string | ReceivedCallback)[], params: Record<string, unknown> = {}, step: Step = {}): Finding[] =>
-  callbackDecryptsCheck.run(checkContext({ params, step, outcome: { callbacks: texts.map((text) => (typeof text === 'string' ? sealed(text) : text)) } }));
-const passed = (count: number): Finding[] => [{ status: 'passed', message: `${count} deliveries decrypt to valid payloads` }];
+  callbackDecryptsCheck.run(
+    checkContext({
+      params,
+      step,
+      outcome: { callbacks: texts.map((text) => (typeof text === 'string' ? sealed(text) : text)) },
+    }),
+  );
+const passed = (count: number): Finding[] => [
+  { status: 'passed', message: `${count} deliveries decrypt to valid payloads` },
+];
 
 describe('callback-decrypts: each callback opens with the merchant public key to a payload of the emitted event (CB-DECRYPT)', () => {
   it.each([
@@ -54,14 +63,18 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       [
         {
           status: 'failed',
-          message: 'delivery 1 payload {"type":9,"requestUUID":"u","trackingId":"t"}: /type must be equal to one of the allowed values [CB-ID-OTHER]',
+          message:
+            'delivery 1 payload {"type":9,"requestUUID":"u","trackingId":"t"}: /type must be equal to one of the allowed values [CB-ID-OTHER]',
           rules: ['CB-ID-OTHER'],
         },
       ],
     ],
     [
       'a field of the toolkit model typed otherwise: an open point (U-CB-FIELDS), once for the step',
-      ['{"type":4,"requestUUID":"u-1","trackingId":"t","tenantUserId":5}', '{"type":4,"requestUUID":"u-2","trackingId":"t","tenantUserId":6}'],
+      [
+        '{"type":4,"requestUUID":"u-1","trackingId":"t","tenantUserId":5}',
+        '{"type":4,"requestUUID":"u-2","trackingId":"t","tenantUserId":6}',
+      ],
       {},
       {},
       [
@@ -102,7 +115,13 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       [{ status: 'failed', message: 'delivery 1 has type 4, the event emitted was type 3' }],
     ],
     ['the type emitted', [address], {}, { emit: { type: 4 } }, passed(1)],
-    ['each field compared as sent, in either spelling', [address], { fields: { txid: 'ab', chainName: 'TRON', trackingId: 't-1' } }, {}, passed(1)],
+    [
+      'each field compared as sent, in either spelling',
+      [address],
+      { fields: { txid: 'ab', chainName: 'TRON', trackingId: 't-1' } },
+      {},
+      passed(1),
+    ],
     [
       'a field the payload lacks',
       [address],
@@ -110,7 +129,13 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       {},
       [{ status: 'failed', message: 'delivery 1: callBackId is absent, expected cb-1 exactly' }],
     ],
-    ['another value', [address], { fields: { txId: 'cd' } }, {}, [{ status: 'failed', message: 'delivery 1: txId is ab, expected cd exactly' }]],
+    [
+      'another value',
+      [address],
+      { fields: { txId: 'cd' } },
+      {},
+      [{ status: 'failed', message: 'delivery 1: txId is ab, expected cd exactly' }],
+    ],
     [
       'another number',
       [address],
@@ -126,11 +151,18 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       [
         {
           status: 'failed',
-          message: 'delivery 1: amount is 12345678901234567000, expected 12345678901234567890.123 exactly (the digits were rounded: parsed as a binary float?)',
+          message:
+            'delivery 1: amount is 12345678901234567000, expected 12345678901234567890.123 exactly (the digits were rounded: parsed as a binary float?)',
         },
       ],
     ],
-    ['a number equal to the decimal string expected', [address], { fields: { amount: '12345678901234567000' } }, {}, passed(1)],
+    [
+      'a number equal to the decimal string expected',
+      [address],
+      { fields: { amount: '12345678901234567000' } },
+      {},
+      passed(1),
+    ],
     [
       'a decimal string equal to the number expected',
       ['{"type":4,"requestUUID":"u","trackingId":"t","amount":"0.10"}'],
@@ -138,8 +170,20 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       {},
       passed(1),
     ],
-    ['a plain number expected', ['{"type":4,"requestUUID":"u","trackingId":"t","business":0}'], { fields: { business: 0 } }, {}, passed(1)],
-    ['a structured value expected', ['{"type":4,"requestUUID":"u","trackingId":"t","meta":{"a":"x"}}'], { fields: { meta: { a: 'x' } } }, {}, passed(1)],
+    [
+      'a plain number expected',
+      ['{"type":4,"requestUUID":"u","trackingId":"t","business":0}'],
+      { fields: { business: 0 } },
+      {},
+      passed(1),
+    ],
+    [
+      'a structured value expected',
+      ['{"type":4,"requestUUID":"u","trackingId":"t","meta":{"a":"x"}}'],
+      { fields: { meta: { a: 'x' } } },
+      {},
+      passed(1),
+    ],
     [
       'another structured value',
       ['{"type":4,"requestUUID":"u","trackingId":"t","meta":{"a":"x"}}'],
@@ -147,7 +191,13 @@ describe('callback-decrypts: each callback opens with the merchant public key to
       {},
       [{ status: 'failed', message: 'delivery 1: meta is {"a":"x"}, expected {"a":"y"} exactly' }],
     ],
-    ['no callback', [], {}, {}, [{ status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }]],
+    [
+      'no callback',
+      [],
+      {},
+      {},
+      [{ status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }],
+    ],
   ])('judges %s', (_label, texts, params, step, findings) => {
     expect(run(texts, params, step)).toEqual(findings);
   });

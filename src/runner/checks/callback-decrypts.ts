@@ -1,7 +1,16 @@
 import { stringifyExact, LosslessNumber, type ExactJson } from '../../core/exact-json.js';
 import { validateSchema, type SchemaIssue } from '../../core/schemas.js';
 import type { Finding } from '../types.js';
-import { describeIssues, isFinding, issueRules, pass, fail, preview, undecryptableCallback, type Check } from './check.js';
+import {
+  describeIssues,
+  isFinding,
+  issueRules,
+  pass,
+  fail,
+  preview,
+  undecryptableCallback,
+  type Check,
+} from './check.js';
 import { interfaceName } from '../../spec/callback-types.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 
@@ -61,7 +70,8 @@ export const callbackDecryptsCheck: Check<CallbackDecryptsParams> = {
     properties: {
       fields: {
         type: 'object',
-        description: 'payload fields compared exactly (digits kept; txid/txId and chain/chainName are one field; {{templates}} allowed)',
+        description:
+          'payload fields compared exactly (digits kept; txid/txId and chain/chainName are one field; {{templates}} allowed)',
       },
     },
     required: [],
@@ -81,7 +91,8 @@ export const callbackDecryptsCheck: Check<CallbackDecryptsParams> = {
       const issues = validateSchema('CallbackPayload', payload);
       const named = namedFields(payload.type);
       const hard = issues.filter((issue) => named.includes(fieldOf(issue)) || fieldOf(issue) === '');
-      if (hard.length > 0) return [fail(`delivery ${i + 1} payload ${preview(opened.text)}: ${describeIssues(hard)}`, issueRules(hard))];
+      if (hard.length > 0)
+        return [fail(`delivery ${i + 1} payload ${preview(opened.text)}: ${describeIssues(hard)}`, issueRules(hard))];
       // Judged by the expectation without `fields`: one warning per step, not one per compared field.
       if (issues.length > 0 && ctx.params.fields === undefined)
         openPoint ??= fail(

@@ -17,13 +17,15 @@ export const callbackHeadersCheck: Check = {
       const type = mediaType(callback.headers['content-type']);
       if (type !== 'application/x-www-form-urlencoded')
         return [
-          fail(`delivery ${i + 1}: Content-Type is ${JSON.stringify(callback.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`, [
-            'CB-HEADERS',
-          ]),
+          fail(
+            `delivery ${i + 1}: Content-Type is ${JSON.stringify(callback.headers['content-type'] ?? null)}, expected application/x-www-form-urlencoded`,
+            ['CB-HEADERS'],
+          ),
         ];
       const key = callback.headers['x-api-key'];
       if (key === undefined) return [fail(`delivery ${i + 1}: no X-API-KEY header`, ['CB-HEADERS', 'AUTH-KEY'])];
-      if (key !== target.apiKey) return [fail(`delivery ${i + 1}: X-API-KEY is not the merchant's own credential`, ['CB-KEY-SAME', 'AUTH-KEY'])];
+      if (key !== target.apiKey)
+        return [fail(`delivery ${i + 1}: X-API-KEY is not the merchant's own credential`, ['CB-KEY-SAME', 'AUTH-KEY'])];
     }
     return [pass(`${callbacks.length} deliveries with both headers`)];
   },

@@ -3,11 +3,21 @@ import { sealJson } from '../../crypto/codec.js';
 import { callback, checkContext, testKeys } from '../../../test/support/check-context.js';
 import type { ReceivedCallback } from '../observation.js';
 import type { Finding } from '../types.js';
-import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackSameEventCheck, callbackTrackingIdCheck } from './callback-identity.js';
+import {
+  callbackAttemptsCheck,
+  callbackRequestUuidCheck,
+  callbackSameEventCheck,
+  callbackTrackingIdCheck,
+} from './callback-identity.js';
 
 const delivery = (requestUUID: string, trackingId: string, answeredStatus = 200): ReceivedCallback =>
-  callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}","trackingId":"${trackingId}"}`, 'callback', testKeys), {}, answeredStatus);
-const untracked = (requestUUID: string): ReceivedCallback => callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}"}`, 'callback', testKeys));
+  callback(
+    sealJson(`{"type":4,"requestUUID":"${requestUUID}","trackingId":"${trackingId}"}`, 'callback', testKeys),
+    {},
+    answeredStatus,
+  );
+const untracked = (requestUUID: string): ReceivedCallback =>
+  callback(sealJson(`{"type":4,"requestUUID":"${requestUUID}"}`, 'callback', testKeys));
 // Sealed with the public key: the merchant's public key cannot open it (another half of the pair).
 const wrongHalf = callback(sealJson('{"type":4}', 'request', testKeys.publicKey));
 const undecryptable: Finding = {
@@ -20,10 +30,14 @@ const undecryptable: Finding = {
 const none: Finding = { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' };
 
 describe('callback-request-uuid: every delivery, retries included, has a fresh requestUUID (CB-UUID)', () => {
-  const run = (callbacks: ReceivedCallback[]): Finding[] => callbackRequestUuidCheck.run(checkContext({ outcome: { callbacks } }));
+  const run = (callbacks: ReceivedCallback[]): Finding[] =>
+    callbackRequestUuidCheck.run(checkContext({ outcome: { callbacks } }));
 
   it('is registered as callback-request-uuid under CB-UUID', () => {
-    expect([callbackRequestUuidCheck.id, callbackRequestUuidCheck.rules]).toEqual(['callback-request-uuid', ['CB-UUID']]);
+    expect([callbackRequestUuidCheck.id, callbackRequestUuidCheck.rules]).toEqual([
+      'callback-request-uuid',
+      ['CB-UUID'],
+    ]);
   });
 
   it.each([
@@ -37,7 +51,11 @@ describe('callback-request-uuid: every delivery, retries included, has a fresh r
       [delivery('u-1', 't'), delivery('u-2', 't'), delivery('u-1', 't')],
       [{ status: 'failed', message: 'requestUUID u-1 was sent on more than one delivery' }],
     ],
-    ['one delivery: nothing to compare', [delivery('u-1', 't')], [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }]],
+    [
+      'one delivery: nothing to compare',
+      [delivery('u-1', 't')],
+      [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }],
+    ],
     ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
     ['no callback', [], [none]],
   ])('judges %s', (_label, callbacks, findings) => {
@@ -46,10 +64,14 @@ describe('callback-request-uuid: every delivery, retries included, has a fresh r
 });
 
 describe('callback-tracking-id: every delivery of an event keeps its trackingId (CB-ID-OTHER)', () => {
-  const run = (callbacks: ReceivedCallback[]): Finding[] => callbackTrackingIdCheck.run(checkContext({ outcome: { callbacks } }));
+  const run = (callbacks: ReceivedCallback[]): Finding[] =>
+    callbackTrackingIdCheck.run(checkContext({ outcome: { callbacks } }));
 
   it('is registered as callback-tracking-id under CB-ID-OTHER', () => {
-    expect([callbackTrackingIdCheck.id, callbackTrackingIdCheck.rules]).toEqual(['callback-tracking-id', ['CB-ID-OTHER']]);
+    expect([callbackTrackingIdCheck.id, callbackTrackingIdCheck.rules]).toEqual([
+      'callback-tracking-id',
+      ['CB-ID-OTHER'],
+    ]);
   });
 
   it.each([
@@ -58,7 +80,11 @@ describe('callback-tracking-id: every delivery of an event keeps its trackingId 
       [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-7')],
       [{ status: 'passed', message: '2 deliveries share trackingId dep-7' }],
     ],
-    ['a single delivery', [delivery('u-1', 'dep-7')], [{ status: 'passed', message: '1 deliveries share trackingId dep-7' }]],
+    [
+      'a single delivery',
+      [delivery('u-1', 'dep-7')],
+      [{ status: 'passed', message: '1 deliveries share trackingId dep-7' }],
+    ],
     [
       'a new trackingId per delivery',
       [delivery('u-1', 'dep-7'), delivery('u-2', 'dep-8'), delivery('u-3', 'dep-7')],
@@ -69,7 +95,13 @@ describe('callback-tracking-id: every delivery of an event keeps its trackingId 
     [
       'deliveries without any trackingId (the field is the toolkit model, not the interface)',
       [untracked('u-1'), untracked('u-2')],
-      [{ status: 'skipped', message: "the 2 deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare" }],
+      [
+        {
+          status: 'skipped',
+          message:
+            "the 2 deliveries carry no trackingId (a field of the toolkit's payload model, U-CB-FIELDS): nothing to compare",
+        },
+      ],
     ],
     [
       'a trackingId on some deliveries only',
@@ -102,8 +134,18 @@ describe('callback-attempts: retries until errCode 0 and none after (CB-ERRCODE)
       [delivery('u-1', 't'), delivery('u-2', 't')],
       [{ status: 'failed', message: 'expected 1 deliveries, got 2 (answers HTTP 200, 200)' }],
     ],
-    ['no retry after a failure', 2, [delivery('u-1', 't', 500)], [{ status: 'failed', message: 'expected 2 deliveries, got 1 (answers HTTP 500)' }]],
-    ['deliveries that cannot be told apart (one does not decrypt)', 2, [delivery('u-1', 't'), wrongHalf], [undecryptable]],
+    [
+      'no retry after a failure',
+      2,
+      [delivery('u-1', 't', 500)],
+      [{ status: 'failed', message: 'expected 2 deliveries, got 1 (answers HTTP 500)' }],
+    ],
+    [
+      'deliveries that cannot be told apart (one does not decrypt)',
+      2,
+      [delivery('u-1', 't'), wrongHalf],
+      [undecryptable],
+    ],
     ['no callback', 1, [], [none]],
   ])('judges %s', (_label, equals, callbacks, findings) => {
     expect(run(equals, callbacks)).toEqual(findings);
@@ -112,9 +154,12 @@ describe('callback-attempts: retries until errCode 0 and none after (CB-ERRCODE)
 
 describe('callback-same-event: every delivery of an event carries the same identity fields (CB-ONCE)', () => {
   const deposit = (requestUUID: string, fields: string): ReceivedCallback =>
-    callback(sealJson(`{"type":1,"requestUUID":"${requestUUID}","trackingId":"dep-7",${fields}}`, 'callback', testKeys));
+    callback(
+      sealJson(`{"type":1,"requestUUID":"${requestUUID}","trackingId":"dep-7",${fields}}`, 'callback', testKeys),
+    );
   const same = '"txid":"ab","chain":"TRON","symbol":"USDT","toAddress":"T1","amount":1.5';
-  const run = (callbacks: ReceivedCallback[]): Finding[] => callbackSameEventCheck.run(checkContext({ outcome: { callbacks } }));
+  const run = (callbacks: ReceivedCallback[]): Finding[] =>
+    callbackSameEventCheck.run(checkContext({ outcome: { callbacks } }));
 
   it('is registered as callback-same-event under CB-ONCE', () => {
     expect([callbackSameEventCheck.id, callbackSameEventCheck.rules]).toEqual(['callback-same-event', ['CB-ONCE']]);
@@ -141,7 +186,11 @@ describe('callback-same-event: every delivery of an event carries the same ident
       [deposit('u-1', same), deposit('u-2', '"chain":"TRON","symbol":"usdt","toAddress":"T1"')],
       [{ status: 'failed', message: 'the 2 deliveries of one event differ in txid: ab, (absent); symbol: USDT, usdt' }],
     ],
-    ['one delivery: nothing to compare', [deposit('u-1', same)], [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }]],
+    [
+      'one delivery: nothing to compare',
+      [deposit('u-1', same)],
+      [{ status: 'skipped', message: 'only 1 delivery arrived; at least two are needed to judge' }],
+    ],
     ['a delivery that does not decrypt', [delivery('u-1', 't'), wrongHalf], [undecryptable]],
     ['no callback', [], [none]],
   ])('judges %s', (_label, callbacks, findings) => {

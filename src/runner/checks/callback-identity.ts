@@ -33,7 +33,10 @@ export const callbackRequestUuidCheck: Check = {
     const uuids = values.map((value) => String(value.requestUUID));
     const repeated = uuids.find((uuid, i) => uuids.indexOf(uuid) !== i);
     // Too few deliveries is callback-attempts' verdict (CB-ERRCODE); with one, requestUUIDs cannot be compared.
-    if (values.length < 2) return [{ status: 'skipped', message: `only ${values.length} delivery arrived; at least two are needed to judge` }];
+    if (values.length < 2)
+      return [
+        { status: 'skipped', message: `only ${values.length} delivery arrived; at least two are needed to judge` },
+      ];
     return [
       repeated === undefined
         ? pass(`${uuids.length} deliveries, ${uuids.length} distinct requestUUIDs`)
@@ -76,10 +79,18 @@ export const callbackTrackingIdCheck: Check = {
  * The fields an event is known by (CB-ID-DEPOSIT, CB-ID-WITHDRAW, CB-ID-OTHER), in the interface's
  * spelling (the provider's `txId`, `chainName` are read too). trackingId has its own check.
  */
-export const IDENTITY_FIELDS: readonly string[] = Object.freeze(['type', 'txid', 'chain', 'symbol', 'toAddress', 'callBackId']);
+export const IDENTITY_FIELDS: readonly string[] = Object.freeze([
+  'type',
+  'txid',
+  'chain',
+  'symbol',
+  'toAddress',
+  'callBackId',
+]);
 
 /** The text of a JSON value for comparison (exact numbers keep their digits). */
-const textOf = (value: unknown): string => (value === undefined ? '(absent)' : typeof value === 'string' ? value : String(value));
+const textOf = (value: unknown): string =>
+  value === undefined ? '(absent)' : typeof value === 'string' ? value : String(value);
 
 /**
  * `callback-same-event`: the deliveries of one event (resends and retries) are identical in the
@@ -95,7 +106,10 @@ export const callbackSameEventCheck: Check = {
   run(ctx) {
     const values = payloads(ctx);
     if (isFinding(values)) return [values];
-    if (values.length < 2) return [{ status: 'skipped', message: `only ${values.length} delivery arrived; at least two are needed to judge` }];
+    if (values.length < 2)
+      return [
+        { status: 'skipped', message: `only ${values.length} delivery arrived; at least two are needed to judge` },
+      ];
     const differing: string[] = [];
     const compared: string[] = [];
     for (const field of IDENTITY_FIELDS) {
@@ -105,7 +119,8 @@ export const callbackSameEventCheck: Check = {
       const distinct = [...new Set(seen.map(textOf))];
       if (distinct.length > 1) differing.push(`${field}: ${distinct.join(', ')}`);
     }
-    if (differing.length > 0) return [fail(`the ${values.length} deliveries of one event differ in ${differing.join('; ')}`)];
+    if (differing.length > 0)
+      return [fail(`the ${values.length} deliveries of one event differ in ${differing.join('; ')}`)];
     return [pass(`${values.length} deliveries carry the same ${compared.join(', ')}`)];
   },
 };
@@ -118,7 +133,13 @@ export const callbackAttemptsCheck: Check<CallbackAttemptsParams> = {
   needs: 'callbacks',
   params: {
     type: 'object',
-    properties: { equals: { type: 'integer', minimum: 0, description: 'the deliveries of the event that must arrive: retries until errCode 0, none after' } },
+    properties: {
+      equals: {
+        type: 'integer',
+        minimum: 0,
+        description: 'the deliveries of the event that must arrive: retries until errCode 0, none after',
+      },
+    },
     required: ['equals'],
     additionalProperties: false,
   },

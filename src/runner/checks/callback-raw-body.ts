@@ -19,12 +19,19 @@ export const callbackRawBodyCheck: Check = {
       if (body.startsWith('data='))
         return [
           {
-            ...fail(`delivery ${i + 1} sends a form field data=… instead of the raw body: ${preview(body, 60)}`, ['CB-RAW-BODY']),
+            ...fail(`delivery ${i + 1} sends a form field data=… instead of the raw body: ${preview(body, 60)}`, [
+              'CB-RAW-BODY',
+            ]),
             cause: 'undecryptable-callback',
           },
         ];
       if (!BASE64_PATTERN.test(body))
-        return [{ ...fail(`delivery ${i + 1} body is not strict Base64 text: ${preview(body, 60)}`, ['CB-RAW-BODY']), cause: 'undecryptable-callback' }];
+        return [
+          {
+            ...fail(`delivery ${i + 1} body is not strict Base64 text: ${preview(body, 60)}`, ['CB-RAW-BODY']),
+            cause: 'undecryptable-callback',
+          },
+        ];
     }
     return [pass(`${callbacks.length} deliveries, raw Base64 bodies`)];
   },

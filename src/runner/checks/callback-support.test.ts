@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../core/profile.js';
 import { sealJson } from '../../crypto/codec.js';
-import { callback, checkContext, exchange, merchantTarget, serviceTarget, testKeys } from '../../../test/support/check-context.js';
+import {
+  callback,
+  checkContext,
+  exchange,
+  merchantTarget,
+  serviceTarget,
+  testKeys,
+} from '../../../test/support/check-context.js';
 import { callbacksOf, openCallback } from './callback-support.js';
 
 const payload = '{"type":1,"amount":12345678901234567890.123,"requestUUID":"u-1"}';
@@ -9,7 +16,10 @@ const payload = '{"type":1,"amount":12345678901234567890.123,"requestUUID":"u-1"
 describe('callbacksOf: the deliveries a step collected, or why there are none', () => {
   it('hands back the callbacks and the service that sent them', () => {
     const received = [callback('AQID')];
-    expect(callbacksOf(checkContext({ outcome: { callbacks: received } }))).toEqual({ callbacks: received, target: serviceTarget });
+    expect(callbacksOf(checkContext({ outcome: { callbacks: received } }))).toEqual({
+      callbacks: received,
+      target: serviceTarget,
+    });
   });
 
   it.each([
@@ -20,11 +30,24 @@ describe('callbacksOf: the deliveries a step collected, or why there are none', 
     ],
     [
       'a control request that failed',
-      checkContext({ outcome: { callbacks: [callback('AQID')], exchanges: [exchange(undefined, { error: 'HTTP 404 from /__control/callbacks' })] } }),
+      checkContext({
+        outcome: {
+          callbacks: [callback('AQID')],
+          exchanges: [exchange(undefined, { error: 'HTTP 404 from /__control/callbacks' })],
+        },
+      }),
       { status: 'failed', message: 'could not make the service emit: HTTP 404 from /__control/callbacks' },
     ],
-    ['no callback', checkContext({ outcome: { callbacks: [] } }), { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }],
-    ['a step that collected no callback list', checkContext(), { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' }],
+    [
+      'no callback',
+      checkContext({ outcome: { callbacks: [] } }),
+      { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' },
+    ],
+    [
+      'a step that collected no callback list',
+      checkContext(),
+      { status: 'failed', message: 'no callback arrived at the receiver', cause: 'no-callback' },
+    ],
     [
       'an optional wait that saw none',
       checkContext({ outcome: { callbacks: [] }, step: { await: { timeoutMs: 1500, optional: true } } }),
@@ -61,8 +84,14 @@ describe('openCallback: a callback body opened with the merchant public key (CB-
   });
 
   it('reports a failure that is no CryptoError by its message', () => {
-    expect(openCallback(callback(sealJson(payload, 'callback', testKeys)), { ...serviceTarget, publicKey: testKeys as never })).toEqual({
-      error: 'the profile encrypts callback data with the private key, so decrypting it needs the public key; a private key was given',
+    expect(
+      openCallback(callback(sealJson(payload, 'callback', testKeys)), {
+        ...serviceTarget,
+        publicKey: testKeys as never,
+      }),
+    ).toEqual({
+      error:
+        'the profile encrypts callback data with the private key, so decrypting it needs the public key; a private key was given',
     });
   });
 });

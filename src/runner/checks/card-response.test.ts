@@ -6,9 +6,12 @@ import { cardResponseCheck } from './card-response.js';
 
 const success =
   '{"success":true,"data":{"bizId":"b","status":"CLOSED"},"errorCode":"","errorMessage":"","errorMessageEn":"","detailMessage":"","requestId":"r"}';
-const failure = '{"success":false,"data":null,"errorCode":"CARD_NOT_FOUND","errorMessage":"x","errorMessageEn":"x","detailMessage":"x","requestId":"r"}';
+const failure =
+  '{"success":false,"data":null,"errorCode":"CARD_NOT_FOUND","errorMessage":"x","errorMessageEn":"x","detailMessage":"x","requestId":"r"}';
 const run = (outcome: string | undefined, response: ReceivedResponse | undefined): Finding[] =>
-  cardResponseCheck.run(checkContext({ params: outcome ? { outcome } : {}, outcome: { exchanges: response ? [exchange(response)] : [] } }));
+  cardResponseCheck.run(
+    checkContext({ params: outcome ? { outcome } : {}, outcome: { exchanges: response ? [exchange(response)] : [] } }),
+  );
 
 describe('card-response: the card close answer has the response shape and the expected outcome', () => {
   it('is registered as card-response under CARD-RES', () => {
@@ -16,11 +19,36 @@ describe('card-response: the card close answer has the response shape and the ex
   });
 
   it.each([
-    ['a success (outcome success by default)', undefined, answer(200, success), [{ status: 'passed', message: `HTTP 200, ${success}` }]],
-    ['a failure where a failure is expected, on any HTTP status', 'failure', answer(404, failure), [{ status: 'passed', message: `HTTP 404, ${failure}` }]],
-    ['a success where any outcome will do', 'any', answer(200, success), [{ status: 'passed', message: `HTTP 200, success true: ${success.slice(0, 160)}` }]],
-    ['a failure where any outcome will do', 'any', answer(200, failure), [{ status: 'passed', message: `HTTP 200, success false: ${failure}` }]],
-    ['a failure where a success is expected', 'success', answer(200, failure), [{ status: 'failed', message: `expected success true, got false: ${failure}` }]],
+    [
+      'a success (outcome success by default)',
+      undefined,
+      answer(200, success),
+      [{ status: 'passed', message: `HTTP 200, ${success}` }],
+    ],
+    [
+      'a failure where a failure is expected, on any HTTP status',
+      'failure',
+      answer(404, failure),
+      [{ status: 'passed', message: `HTTP 404, ${failure}` }],
+    ],
+    [
+      'a success where any outcome will do',
+      'any',
+      answer(200, success),
+      [{ status: 'passed', message: `HTTP 200, success true: ${success.slice(0, 160)}` }],
+    ],
+    [
+      'a failure where any outcome will do',
+      'any',
+      answer(200, failure),
+      [{ status: 'passed', message: `HTTP 200, success false: ${failure}` }],
+    ],
+    [
+      'a failure where a success is expected',
+      'success',
+      answer(200, failure),
+      [{ status: 'failed', message: `expected success true, got false: ${failure}` }],
+    ],
     [
       'a success where a failure is expected',
       'failure',
@@ -49,7 +77,10 @@ describe('card-response: the card close answer has the response shape and the ex
     [
       'a success without data: a CARD-RES failure',
       undefined,
-      answer(200, '{"success":true,"errorCode":"","errorMessage":"","errorMessageEn":"","detailMessage":"","requestId":"r"}'),
+      answer(
+        200,
+        '{"success":true,"errorCode":"","errorMessage":"","errorMessageEn":"","detailMessage":"","requestId":"r"}',
+      ),
       [
         {
           status: 'failed',

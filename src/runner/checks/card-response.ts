@@ -39,7 +39,8 @@ export const cardResponseCheck: Check<CardResponseParams> = {
         },
       ];
     }
-    if (response.json === undefined) return [fail(`HTTP ${response.status}, body is not JSON: ${preview(response.body)}`, ['CARD-RES'])];
+    if (response.json === undefined)
+      return [fail(`HTTP ${response.status}, body is not JSON: ${preview(response.body)}`, ['CARD-RES'])];
     const issues = validateSchema('CardCloseResponse', response.json);
     const failed = (response.json as { success?: unknown }).success === false;
     // A failure's missing fields break CARD-ERR; a success's, CARD-RES.
@@ -55,7 +56,8 @@ export const cardResponseCheck: Check<CardResponseParams> = {
         },
       ];
     const success = (response.json as { success: boolean }).success;
-    if (ctx.params.outcome === 'any') return [pass(`HTTP ${response.status}, success ${success}: ${preview(response.body)}`)];
+    if (ctx.params.outcome === 'any')
+      return [pass(`HTTP ${response.status}, success ${success}: ${preview(response.body)}`)];
     const wanted = ctx.params.outcome !== 'failure';
     if (success !== wanted) return [fail(`expected success ${wanted}, got ${success}: ${preview(response.body)}`)];
     return [pass(`HTTP ${response.status}, ${preview(response.body)}`)];

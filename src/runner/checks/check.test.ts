@@ -1,9 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { SchemaIssue } from '../../core/schemas.js';
 import { answer, checkContext, exchange } from '../../../test/support/check-context.js';
-import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, undecryptableCallback } from './check.js';
+import {
+  describeIssues,
+  fail,
+  isFinding,
+  issueRules,
+  lastExchange,
+  pass,
+  preview,
+  undecryptable,
+  undecryptableCallback,
+} from './check.js';
 
-const issue = (message: string, rules: string[]): SchemaIssue => ({ path: '/x', message, keyword: 'type', schemaPath: '/properties/x/type', rules });
+const issue = (message: string, rules: string[]): SchemaIssue => ({
+  path: '/x',
+  message,
+  keyword: 'type',
+  schemaPath: '/properties/x/type',
+  rules,
+});
 
 describe('findings', () => {
   it('passes with a message, or none', () => {
@@ -14,7 +30,11 @@ describe('findings', () => {
   it('fails with the rules the observation breaks, each once, or none', () => {
     expect(fail('bad')).toEqual({ status: 'failed', message: 'bad' });
     expect(fail('bad', [])).toEqual({ status: 'failed', message: 'bad' });
-    expect(fail('bad', ['ENV-MSG', 'ENV-CODE', 'ENV-MSG'])).toEqual({ status: 'failed', message: 'bad', rules: ['ENV-MSG', 'ENV-CODE'] });
+    expect(fail('bad', ['ENV-MSG', 'ENV-CODE', 'ENV-MSG'])).toEqual({
+      status: 'failed',
+      message: 'bad',
+      rules: ['ENV-MSG', 'ENV-CODE'],
+    });
   });
 
   it('tells a finding from an exchange', () => {
@@ -66,21 +86,30 @@ describe('undecryptable envelope data: one failure under the rule of its cause',
 });
 
 describe('undecryptable callbacks: one failure under the rule of its cause', () => {
-  it.each(['data-prefix', 'plus-as-space', 'percent-encoded', 'url-safe-alphabet', 'line-breaks', 'whitespace', 'missing-padding', 'empty'])(
-    'files the body-shape reason %s under CB-RAW-BODY',
+  it.each([
+    'data-prefix',
+    'plus-as-space',
+    'percent-encoded',
+    'url-safe-alphabet',
+    'line-breaks',
+    'whitespace',
+    'missing-padding',
+    'empty',
+  ])('files the body-shape reason %s under CB-RAW-BODY', (reason) => {
+    expect(undecryptableCallback(2, `why [${reason}]`)).toEqual({
+      status: 'failed',
+      message: `delivery 2 does not decrypt with the public key: why [${reason}]`,
+      rules: ['CB-RAW-BODY'],
+      cause: 'undecryptable-callback',
+    });
+  });
+
+  it.each(['not-utf8', 'not-json', 'wrong-key', 'padding-mismatch', 'unknown'])(
+    'files %s under CB-DECRYPT',
     (reason) => {
-      expect(undecryptableCallback(2, `why [${reason}]`)).toEqual({
-        status: 'failed',
-        message: `delivery 2 does not decrypt with the public key: why [${reason}]`,
-        rules: ['CB-RAW-BODY'],
-        cause: 'undecryptable-callback',
-      });
+      expect(undecryptableCallback(1, `why [${reason}]`).rules).toEqual(['CB-DECRYPT']);
     },
   );
-
-  it.each(['not-utf8', 'not-json', 'wrong-key', 'padding-mismatch', 'unknown'])('files %s under CB-DECRYPT', (reason) => {
-    expect(undecryptableCallback(1, `why [${reason}]`).rules).toEqual(['CB-DECRYPT']);
-  });
 
   it('files an error without a reason under CB-DECRYPT', () => {
     expect(undecryptableCallback(1, 'no reason').rules).toEqual(['CB-DECRYPT']);
@@ -89,15 +118,22 @@ describe('undecryptable callbacks: one failure under the rule of its cause', () 
 
 describe('schema issues', () => {
   it('lists the rules of the issues once each, or none', () => {
-    expect(issueRules([issue('a', ['ENV-CODE']), issue('b', ['ENV-MSG', 'ENV-CODE'])])).toEqual(['ENV-CODE', 'ENV-MSG']);
+    expect(issueRules([issue('a', ['ENV-CODE']), issue('b', ['ENV-MSG', 'ENV-CODE'])])).toEqual([
+      'ENV-CODE',
+      'ENV-MSG',
+    ]);
     expect(issueRules([issue('a', [])])).toBeUndefined();
     expect(issueRules([])).toBeUndefined();
   });
 
   it('describes each issue with its rules on one line', () => {
-    expect(describeIssues([issue('/code must be integer', ['ENV-CODE']), issue('/x must be string', []), issue('/y bad', ['A', 'B'])])).toBe(
-      '/code must be integer [ENV-CODE]; /x must be string; /y bad [A, B]',
-    );
+    expect(
+      describeIssues([
+        issue('/code must be integer', ['ENV-CODE']),
+        issue('/x must be string', []),
+        issue('/y bad', ['A', 'B']),
+      ]),
+    ).toBe('/code must be integer [ENV-CODE]; /x must be string; /y bad [A, B]');
     expect(describeIssues([])).toBe('');
   });
 });
@@ -115,8 +151,16 @@ describe('the last exchange of a step', () => {
       [exchange(undefined, { error: 'timeout after 5000 ms' })],
       { status: 'failed', message: 'no answer: timeout after 5000 ms', cause: 'no-answer' },
     ],
-    ['an error beside an answer', [exchange(answer(200, ''), { error: 'reset' })], { status: 'failed', message: 'no answer: reset', cause: 'no-answer' }],
-    ['neither answer nor error', [exchange(undefined)], { status: 'failed', message: 'no answer: unknown transport failure', cause: 'no-answer' }],
+    [
+      'an error beside an answer',
+      [exchange(answer(200, ''), { error: 'reset' })],
+      { status: 'failed', message: 'no answer: reset', cause: 'no-answer' },
+    ],
+    [
+      'neither answer nor error',
+      [exchange(undefined)],
+      { status: 'failed', message: 'no answer: unknown transport failure', cause: 'no-answer' },
+    ],
   ])('is a failure when there is %s', (_label, exchanges, finding) => {
     expect(lastExchange(checkContext({ outcome: { exchanges } }))).toEqual(finding);
   });

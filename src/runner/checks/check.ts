@@ -46,7 +46,12 @@ export interface Check<P = NoParams> {
 export type AnyCheck = Check<Record<string, unknown>>;
 
 /** The schema of a check without parameters. */
-export const NO_PARAMS: ParamsSchema<NoParams> = { type: 'object', properties: {}, required: [], additionalProperties: false };
+export const NO_PARAMS: ParamsSchema<NoParams> = {
+  type: 'object',
+  properties: {},
+  required: [],
+  additionalProperties: false,
+};
 
 /**
  * The one wording, everywhere a run lacks the merchant's processing probe (a case's `needs`, a
@@ -70,7 +75,12 @@ export const fail = (message: string, rules?: readonly string[]): Finding =>
  */
 export function undecryptable(error: string): Finding {
   const rule = answerFailureRule(reasonInMessage(error));
-  return { status: 'failed', message: `data does not decrypt with the merchant's key: ${error}`, rules: [rule], cause: 'undecryptable-answer' };
+  return {
+    status: 'failed',
+    message: `data does not decrypt with the merchant's key: ${error}`,
+    rules: [rule],
+    cause: 'undecryptable-answer',
+  };
 }
 
 /**
@@ -80,7 +90,12 @@ export function undecryptable(error: string): Finding {
  */
 export function undecryptableCallback(delivery: number, error: string): Finding {
   const rule = callbackFailureRule(reasonInMessage(error));
-  return { status: 'failed', message: `delivery ${delivery} does not decrypt with the public key: ${error}`, rules: [rule], cause: 'undecryptable-callback' };
+  return {
+    status: 'failed',
+    message: `delivery ${delivery} does not decrypt with the public key: ${error}`,
+    rules: [rule],
+    cause: 'undecryptable-callback',
+  };
 }
 
 /** The rules of schema issues (their x-rules), or undefined when the issues name none. */
@@ -94,7 +109,11 @@ export function lastExchange(ctx: CheckContext<unknown>): Exchange | Finding {
   const exchange = ctx.outcome.exchanges.at(-1);
   if (!exchange) return fail('the step made no request');
   if (exchange.error || !exchange.response)
-    return { status: 'failed', message: `no answer: ${exchange.error ?? 'unknown transport failure'}`, cause: 'no-answer' };
+    return {
+      status: 'failed',
+      message: `no answer: ${exchange.error ?? 'unknown transport failure'}`,
+      cause: 'no-answer',
+    };
   return exchange;
 }
 

@@ -5,7 +5,8 @@ import type { Finding } from '../types.js';
 import { energyFloorCheck } from './energy-floor.js';
 
 const ok = '{"code":0,"message":"","data":"AQID"}';
-const withCount = (count: string): ReceivedResponse => decryptedAnswer(200, ok, `{"energyMaxCount":${count},"chainName":"TRON","symbol":"TRX"}`);
+const withCount = (count: string): ReceivedResponse =>
+  decryptedAnswer(200, ok, `{"energyMaxCount":${count},"chainName":"TRON","symbol":"TRX"}`);
 const run = (params: Record<string, unknown>, response: ReceivedResponse | undefined): Finding[] =>
   energyFloorCheck.run(checkContext({ params, outcome: { exchanges: response ? [exchange(response)] : [] } }));
 
@@ -46,7 +47,8 @@ describe('energy-floor: energyMaxCount is floor(balance / costPerTx) of the live
       [
         {
           status: 'passed',
-          message: 'energyMaxCount 17636684144620811271604938270, expected floor(123456789012345678901234567890 / 7) = 17636684144620811271604938270',
+          message:
+            'energyMaxCount 17636684144620811271604938270, expected floor(123456789012345678901234567890 / 7) = 17636684144620811271604938270',
         },
       ],
     ],
@@ -57,7 +59,8 @@ describe('energy-floor: energyMaxCount is floor(balance / costPerTx) of the live
       [
         {
           status: 'failed',
-          message: 'energyMaxCount is 17636684144620812000000000000, expected floor(123456789012345678901234567890 / 7) = 17636684144620811271604938270',
+          message:
+            'energyMaxCount is 17636684144620812000000000000, expected floor(123456789012345678901234567890 / 7) = 17636684144620811271604938270',
         },
       ],
     ],
@@ -104,7 +107,12 @@ describe('energy-floor: energyMaxCount is floor(balance / costPerTx) of the live
       answer(401, '{"code":"UNAUTHORIZED"}'),
       [{ status: 'failed', message: 'no decrypted result: {"code":"UNAUTHORIZED"}', rules: ['ENERGY-RES'] }],
     ],
-    ['no request', { balance: 1000, costPerTx: 300 }, undefined, [{ status: 'failed', message: 'the step made no request' }]],
+    [
+      'no request',
+      { balance: 1000, costPerTx: 300 },
+      undefined,
+      [{ status: 'failed', message: 'the step made no request' }],
+    ],
   ])('judges %s', (_label, params, response, findings) => {
     expect(run(params, response)).toEqual(findings);
   });

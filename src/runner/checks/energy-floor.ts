@@ -44,11 +44,17 @@ export const energyFloorCheck: Check<EnergyFloorParams> = {
     if (decryptError) return [undecryptable(decryptError)];
     if (!decrypted) return [fail(`no decrypted result: ${exchange.response!.body.slice(0, 160)}`, ['ENERGY-RES'])];
     // `balance` may list every balance a legal reading allows (e.g. before and after a lease is debited, U-STATES).
-    const balances = (Array.isArray(ctx.params.balance) ? ctx.params.balance : [ctx.params.balance]).map((value) => BigInt(String(value)));
+    const balances = (Array.isArray(ctx.params.balance) ? ctx.params.balance : [ctx.params.balance]).map((value) =>
+      BigInt(String(value)),
+    );
     const cost = BigInt(String(ctx.params.costPerTx));
     const expected = balances.map((balance) => (balance / cost).toString());
     const got = String((decrypted.value as Record<string, unknown>).energyMaxCount);
     const shown = balances.map((balance, i) => `floor(${balance} / ${cost}) = ${expected[i]}`).join(' or ');
-    return [expected.includes(got) ? pass(`energyMaxCount ${got}, expected ${shown}`) : fail(`energyMaxCount is ${got}, expected ${shown}`)];
+    return [
+      expected.includes(got)
+        ? pass(`energyMaxCount ${got}, expected ${shown}`)
+        : fail(`energyMaxCount is ${got}, expected ${shown}`),
+    ];
   },
 };

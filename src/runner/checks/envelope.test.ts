@@ -6,9 +6,16 @@ import { envelopeCheck } from './envelope.js';
 
 /** Answers are JSON-typed unless a row sets its own headers (see the Content-Type rows). */
 const asJson = (response: ReceivedResponse): ReceivedResponse =>
-  Object.keys(response.headers).length ? response : { ...response, headers: { 'content-type': 'application/json; charset=utf-8' } };
+  Object.keys(response.headers).length
+    ? response
+    : { ...response, headers: { 'content-type': 'application/json; charset=utf-8' } };
 const run = (outcome: string | undefined, response: ReceivedResponse | undefined): Finding[] =>
-  envelopeCheck.run(checkContext({ params: outcome ? { outcome } : {}, outcome: { exchanges: response ? [exchange(asJson(response))] : [] } }));
+  envelopeCheck.run(
+    checkContext({
+      params: outcome ? { outcome } : {},
+      outcome: { exchanges: response ? [exchange(asJson(response))] : [] },
+    }),
+  );
 const ok = '{"code":0,"message":"","data":"AQID"}';
 
 describe('envelope: the order endpoints answer HTTP 200 with {code, message, data}', () => {
@@ -23,7 +30,12 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       decryptedAnswer(200, ok, '{"energyMaxCount":3}'),
       [{ status: 'passed', message: 'code 0, data decrypts to {"energyMaxCount":3}' }],
     ],
-    ['a success where outcome success is explicit', 'success', decryptedAnswer(200, ok, '{}'), [{ status: 'passed', message: 'code 0, data decrypts to {}' }]],
+    [
+      'a success where outcome success is explicit',
+      'success',
+      decryptedAnswer(200, ok, '{}'),
+      [{ status: 'passed', message: 'code 0, data decrypts to {}' }],
+    ],
     [
       'a failure envelope where a failure is expected',
       'failure',
@@ -36,7 +48,12 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       answer(401, '{"code":"UNAUTHORIZED"}'),
       [{ status: 'failed', message: 'expected HTTP 200 with an envelope, got 401: {"code":"UNAUTHORIZED"}' }],
     ],
-    ['HTTP 200 with a body that is not JSON', undefined, answer(200, '<html>'), [{ status: 'failed', message: 'the body is not JSON: <html>' }]],
+    [
+      'HTTP 200 with a body that is not JSON',
+      undefined,
+      answer(200, '<html>'),
+      [{ status: 'failed', message: 'the body is not JSON: <html>' }],
+    ],
     [
       'code "0" as a string',
       undefined,
@@ -44,7 +61,8 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       [
         {
           status: 'failed',
-          message: 'not a valid envelope: /code must be integer [ENV-CODE]; body {"code":"0","message":"","data":"AQID"}',
+          message:
+            'not a valid envelope: /code must be integer [ENV-CODE]; body {"code":"0","message":"","data":"AQID"}',
           rules: ['ENV-CODE'],
         },
       ],
@@ -75,7 +93,12 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
         },
       ],
     ],
-    ['code 0 where a failure is expected', 'failure', answer(200, ok), [{ status: 'failed', message: 'expected a failure (non-zero code), got code 0' }]],
+    [
+      'code 0 where a failure is expected',
+      'failure',
+      answer(200, ok),
+      [{ status: 'failed', message: 'expected a failure (non-zero code), got code 0' }],
+    ],
     [
       'code 0 with data where a failure is expected',
       'failure',
@@ -86,7 +109,13 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       'a failure code without error text',
       'failure',
       answer(200, '{"code":40011,"message":"","data":""}'),
-      [{ status: 'failed', message: 'failure code 40011 with an empty message (ENV-MSG: message carries the error text)', rules: ['ENV-MSG'] }],
+      [
+        {
+          status: 'failed',
+          message: 'failure code 40011 with an empty message (ENV-MSG: message carries the error text)',
+          rules: ['ENV-MSG'],
+        },
+      ],
     ],
     [
       'a failure code where a success is expected',
@@ -114,30 +143,57 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       [
         {
           status: 'failed',
-          message: "data does not decrypt with the merchant's key: the Base64 text is not canonical [non-canonical-base64]",
+          message:
+            "data does not decrypt with the merchant's key: the Base64 text is not canonical [non-canonical-base64]",
           rules: ['CRYPTO-ENVELOPE'],
           cause: 'undecryptable-answer',
         },
       ],
     ],
-    ['a success without decrypted data', undefined, answer(200, ok), [{ status: 'failed', message: 'success without data', rules: ['ENV-DATA'] }]],
+    [
+      'a success without decrypted data',
+      undefined,
+      answer(200, ok),
+      [{ status: 'failed', message: 'success without data', rules: ['ENV-DATA'] }],
+    ],
     [
       'a success without a data field (ENV-DATA, not the Base64 pattern)',
       undefined,
       answer(200, '{"code":0,"message":""}'),
-      [{ status: 'failed', message: 'success (code 0) without data: {"code":0,"message":""}', rules: ['ENV-DATA'], cause: 'undecryptable-answer' }],
+      [
+        {
+          status: 'failed',
+          message: 'success (code 0) without data: {"code":0,"message":""}',
+          rules: ['ENV-DATA'],
+          cause: 'undecryptable-answer',
+        },
+      ],
     ],
     [
       'a success with data null (ENV-DATA: once for the step)',
       'success',
       answer(200, '{"code":0,"message":"","data":null}'),
-      [{ status: 'failed', message: 'success (code 0) without data: {"code":0,"message":"","data":null}', rules: ['ENV-DATA'], cause: 'undecryptable-answer' }],
+      [
+        {
+          status: 'failed',
+          message: 'success (code 0) without data: {"code":0,"message":"","data":null}',
+          rules: ['ENV-DATA'],
+          cause: 'undecryptable-answer',
+        },
+      ],
     ],
     [
       'a success with empty data',
       undefined,
       answer(200, '{"code":0,"message":"","data":""}'),
-      [{ status: 'failed', message: 'success (code 0) without data: {"code":0,"message":"","data":""}', rules: ['ENV-DATA'], cause: 'undecryptable-answer' }],
+      [
+        {
+          status: 'failed',
+          message: 'success (code 0) without data: {"code":0,"message":"","data":""}',
+          rules: ['ENV-DATA'],
+          cause: 'undecryptable-answer',
+        },
+      ],
     ],
     [
       'a failure with empty data, where a failure is expected (data on failure is open)',
@@ -155,7 +211,9 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
     expect(run(undefined, answer(200, `{"code":1,"message":"${text}","data":""}`))).toEqual([
       { status: 'failed', message: `expected success (code 0), got code 1: ${text.slice(0, 160)}…` },
     ]);
-    expect(run('failure', answer(200, `{"code":1,"message":"${text}","data":""}`))).toEqual([{ status: 'passed', message: `code 1: ${text.slice(0, 160)}…` }]);
+    expect(run('failure', answer(200, `{"code":1,"message":"${text}","data":""}`))).toEqual([
+      { status: 'passed', message: `code 1: ${text.slice(0, 160)}…` },
+    ]);
   });
 
   it.each([
@@ -170,24 +228,42 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
       'a JSON envelope answered with no Content-Type: typed JSON clients refuse to read it; no rule fixes it (U-CODES). The envelope itself: code 0, data decrypts to {}',
     ],
   ])('warns under U-CODES, never fails a MUST, on a passing envelope with %s', (_label, headers, message) => {
-    expect(run(undefined, { ...decryptedAnswer(200, ok, '{}'), headers })).toEqual([{ status: 'failed', message, rules: ['U-CODES'] }]);
+    expect(run(undefined, { ...decryptedAnswer(200, ok, '{}'), headers })).toEqual([
+      { status: 'failed', message, rules: ['U-CODES'] },
+    ]);
   });
 
-  it.each([['application/json'], ['application/json;charset=UTF-8'], ['Application/JSON'], ['application/problem+json']])('takes %s as JSON', (type) => {
+  it.each([
+    ['application/json'],
+    ['application/json;charset=UTF-8'],
+    ['Application/JSON'],
+    ['application/problem+json'],
+  ])('takes %s as JSON', (type) => {
     expect(run(undefined, { ...decryptedAnswer(200, ok, '{}'), headers: { 'content-type': type } })).toEqual([
       { status: 'passed', message: 'code 0, data decrypts to {}' },
     ]);
   });
 
   it('judges the envelope first: a MUST it breaks stands whatever the Content-Type', () => {
-    expect(run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQID"}'), headers: { 'content-type': 'text/html' } })).toEqual([
+    expect(
+      run(undefined, {
+        ...answer(200, '{"code":0,"message":"x","data":"AQID"}'),
+        headers: { 'content-type': 'text/html' },
+      }),
+    ).toEqual([
       {
         status: 'failed',
-        message: 'not a valid envelope: /message must be equal to constant [ENV-MSG]; body {"code":0,"message":"x","data":"AQID"}',
+        message:
+          'not a valid envelope: /message must be equal to constant [ENV-MSG]; body {"code":0,"message":"x","data":"AQID"}',
         rules: ['ENV-MSG'],
       },
     ]);
-    expect(run('failure', { ...answer(200, '{"code":7,"message":"no","data":""}'), headers: { 'content-type': 'text/html' } })).toEqual([
+    expect(
+      run('failure', {
+        ...answer(200, '{"code":7,"message":"no","data":""}'),
+        headers: { 'content-type': 'text/html' },
+      }),
+    ).toEqual([
       {
         status: 'failed',
         message:
@@ -198,7 +274,12 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
   });
 
   it('warns under U-CRYPTO when data opened only read leniently (no = padding), and judges the rest', () => {
-    expect(run(undefined, { ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'), lenientBase64: 'missing-padding' })).toEqual([
+    expect(
+      run(undefined, {
+        ...decryptedAnswer(200, '{"code":0,"message":"","data":"AQI"}', '{}'),
+        lenientBase64: 'missing-padding',
+      }),
+    ).toEqual([
       {
         status: 'failed',
         message:
@@ -206,7 +287,9 @@ describe('envelope: the order endpoints answer HTTP 200 with {code, message, dat
         rules: ['U-CRYPTO'],
       },
     ]);
-    expect(run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQI"}'), lenientBase64: 'missing-padding' })[0]).toMatchObject({
+    expect(
+      run(undefined, { ...answer(200, '{"code":0,"message":"x","data":"AQI"}'), lenientBase64: 'missing-padding' })[0],
+    ).toMatchObject({
       rules: ['ENV-MSG'],
     });
   });

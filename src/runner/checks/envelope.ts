@@ -2,7 +2,17 @@ import { mediaType } from '../../platform/http-io.js';
 import { validateSchema } from '../../core/schemas.js';
 import type { ReceivedResponse } from '../observation.js';
 import type { Finding } from '../types.js';
-import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
+import {
+  describeIssues,
+  fail,
+  isFinding,
+  issueRules,
+  lastExchange,
+  pass,
+  preview,
+  undecryptable,
+  type Check,
+} from './check.js';
 
 /** application/json or a structured `+json` type, with any parameters. */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
@@ -59,7 +69,8 @@ export const envelopeCheck: Check<EnvelopeParams> = {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
     const response = exchange.response!;
-    if (response.status !== 200) return [fail(`expected HTTP 200 with an envelope, got ${response.status}: ${preview(response.body)}`)];
+    if (response.status !== 200)
+      return [fail(`expected HTTP 200 with an envelope, got ${response.status}: ${preview(response.body)}`)];
     if (response.json === undefined) return [fail(`the body is not JSON: ${preview(response.body)}`)];
     // ENV-DATA: a success (code 0) carries its result in data; none at all (absent, null, "") is that rule's,
     // not the Base64 pattern's. Nothing of the step's result can be read after it.
@@ -71,7 +82,12 @@ export const envelopeCheck: Check<EnvelopeParams> = {
       String(sent.code) === '0' &&
       (sent.data === undefined || sent.data === null || sent.data === '')
     ) {
-      return [{ ...fail(`success (code 0) without data: ${preview(response.body)}`, ['ENV-DATA']), cause: 'undecryptable-answer' }];
+      return [
+        {
+          ...fail(`success (code 0) without data: ${preview(response.body)}`, ['ENV-DATA']),
+          cause: 'undecryptable-answer',
+        },
+      ];
     }
     const issues = validateSchema('Envelope', response.json);
     if (issues.length > 0) {
@@ -80,7 +96,9 @@ export const envelopeCheck: Check<EnvelopeParams> = {
       if (dataOnly)
         return [
           {
-            ...fail(`data is not standard Base64: ${describeIssues(issues)}; body ${preview(response.body)}`, ['CRYPTO-ENVELOPE']),
+            ...fail(`data is not standard Base64: ${describeIssues(issues)}; body ${preview(response.body)}`, [
+              'CRYPTO-ENVELOPE',
+            ]),
             cause: 'undecryptable-answer',
           },
         ];
@@ -95,12 +113,22 @@ export const envelopeCheck: Check<EnvelopeParams> = {
     const code = String(envelope.code);
     if (ctx.params.outcome === 'failure') {
       if (code === '0')
-        return [fail(`expected a failure (non-zero code), got code 0${response.decrypted ? ` with data ${preview(response.decrypted.text)}` : ''}`)];
-      if (envelope.message.length === 0) return [fail(`failure code ${code} with an empty message (ENV-MSG: message carries the error text)`, ['ENV-MSG'])];
+        return [
+          fail(
+            `expected a failure (non-zero code), got code 0${response.decrypted ? ` with data ${preview(response.decrypted.text)}` : ''}`,
+          ),
+        ];
+      if (envelope.message.length === 0)
+        return [
+          fail(`failure code ${code} with an empty message (ENV-MSG: message carries the error text)`, ['ENV-MSG']),
+        ];
       return [judgedWireForm(response, pass(`code ${code}: ${preview(envelope.message)}`))];
     }
     if (code !== '0') return [fail(`expected success (code 0), got code ${code}: ${preview(envelope.message)}`)];
-    if (envelope.message.length > 0) return [fail(`success (code 0) with a message ${preview(envelope.message)}: ENV-MSG wants it empty`, ['ENV-MSG'])];
+    if (envelope.message.length > 0)
+      return [
+        fail(`success (code 0) with a message ${preview(envelope.message)}: ENV-MSG wants it empty`, ['ENV-MSG']),
+      ];
     if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) return [fail('success without data', ['ENV-DATA'])];
     return [judgedWireForm(response, pass(`code 0, data decrypts to ${preview(response.decrypted.text)}`))];

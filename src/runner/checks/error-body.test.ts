@@ -10,11 +10,20 @@ const body401 = '{"code":"UNAUTHORIZED","message":"unauthorized"}';
 
 describe('error-body: an HTTP error body is the JSON the interface shows for it', () => {
   it('is registered as error-body under ERR-401', () => {
-    expect([errorBodyCheck.id, errorBodyCheck.rules, errorBodyCheck.needs]).toEqual(['error-body', ['ERR-401'], 'exchange']);
+    expect([errorBodyCheck.id, errorBodyCheck.rules, errorBodyCheck.needs]).toEqual([
+      'error-body',
+      ['ERR-401'],
+      'exchange',
+    ]);
   });
 
   it.each([
-    ['the 401 body', 'UnauthorizedError', [exchange(answer(401, body401))], [{ status: 'passed', message: `body ${body401}` }]],
+    [
+      'the 401 body',
+      'UnauthorizedError',
+      [exchange(answer(401, body401))],
+      [{ status: 'passed', message: `body ${body401}` }],
+    ],
     [
       'the 404 body',
       'NotFoundError',
@@ -28,7 +37,8 @@ describe('error-body: an HTTP error body is the JSON the interface shows for it'
       [
         {
           status: 'failed',
-          message: 'body {"code":"UNAUTHENTICATED","message":"unauthorized"} does not match UnauthorizedError: /code must be equal to constant [ERR-401]',
+          message:
+            'body {"code":"UNAUTHENTICATED","message":"unauthorized"} does not match UnauthorizedError: /code must be equal to constant [ERR-401]',
           rules: ['ERR-401'],
         },
       ],
@@ -51,20 +61,41 @@ describe('error-body: an HTTP error body is the JSON the interface shows for it'
       [exchange(answer(401, 'Unauthorized'))],
       [{ status: 'failed', message: 'the body is not JSON: Unauthorized' }],
     ],
-    ['an empty body', 'UnauthorizedError', [exchange(answer(401, ''))], [{ status: 'failed', message: 'the body is not JSON: ' }]],
+    [
+      'an empty body',
+      'UnauthorizedError',
+      [exchange(answer(401, ''))],
+      [{ status: 'failed', message: 'the body is not JSON: ' }],
+    ],
     [
       'HTTP 200 where the 401 body is expected: the status check judges it',
       'UnauthorizedError',
       [exchange(answer(200, '{"code":0}'))],
-      [{ status: 'skipped', message: 'HTTP 200, not 401: no UnauthorizedError body to judge (the status is judged on its own): {"code":0}' }],
+      [
+        {
+          status: 'skipped',
+          message:
+            'HTTP 200, not 401: no UnauthorizedError body to judge (the status is judged on its own): {"code":0}',
+        },
+      ],
     ],
     [
       'HTTP 400 where the 404 body is expected',
       'NotFoundError',
       [exchange(answer(400, 'bad'))],
-      [{ status: 'skipped', message: 'HTTP 400, not 404: no NotFoundError body to judge (the status is judged on its own): bad' }],
+      [
+        {
+          status: 'skipped',
+          message: 'HTTP 400, not 404: no NotFoundError body to judge (the status is judged on its own): bad',
+        },
+      ],
     ],
-    ['any status for the generic ErrorBody', 'ErrorBody', [exchange(answer(400, 'bad'))], [{ status: 'failed', message: 'the body is not JSON: bad' }]],
+    [
+      'any status for the generic ErrorBody',
+      'ErrorBody',
+      [exchange(answer(400, 'bad'))],
+      [{ status: 'failed', message: 'the body is not JSON: bad' }],
+    ],
     ['no request', 'UnauthorizedError', [], [{ status: 'failed', message: 'the step made no request' }]],
     [
       'a transport failure',
@@ -95,7 +126,8 @@ describe('error-body: an HTTP error body is the JSON the interface shows for it'
       [
         {
           status: 'failed',
-          message: 'the body is not JSON: denied (the error bodies of order submission and card close are open, U-CODES)',
+          message:
+            'the body is not JSON: denied (the error bodies of order submission and card close are open, U-CODES)',
           rules: ['U-CODES'],
         },
       ],

@@ -14,7 +14,11 @@ type ErrorBodyParams = { schema: (typeof ERROR_SCHEMAS)[number] };
 const OPEN_ERROR_BODIES = new Set(['order', 'card']);
 
 /** The HTTP status each error body belongs to: under another status the body is not that error's. */
-const STATUS_OF: Partial<Record<(typeof ERROR_SCHEMAS)[number], number>> = { UnauthorizedError: 401, ForbiddenError: 403, NotFoundError: 404 };
+const STATUS_OF: Partial<Record<(typeof ERROR_SCHEMAS)[number], number>> = {
+  UnauthorizedError: 401,
+  ForbiddenError: 403,
+  NotFoundError: 404,
+};
 
 /**
  * `error-body`: the HTTP error body is JSON matching `schema` (UnauthorizedError, ForbiddenError,
@@ -53,7 +57,10 @@ export const errorBodyCheck: Check<ErrorBodyParams> = {
     return [
       issues.length === 0
         ? pass(`body ${preview(response.body)}`)
-        : fail(`body ${preview(response.body)} does not match ${schema}: ${describeIssues(issues)}${where}`, open ?? issueRules(issues)),
+        : fail(
+            `body ${preview(response.body)} does not match ${schema}: ${describeIssues(issues)}${where}`,
+            open ?? issueRules(issues),
+          ),
     ];
   },
 };

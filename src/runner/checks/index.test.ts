@@ -16,7 +16,11 @@ describe('the check registry', () => {
   });
 
   it('finds the merchant-side checks', () => {
-    expect([findCheck('answers'), findCheck('processed'), findCheck('processed-exact')]).toEqual([answersCheck, processedCheck, processedExactCheck]);
+    expect([findCheck('answers'), findCheck('processed'), findCheck('processed-exact')]).toEqual([
+      answersCheck,
+      processedCheck,
+      processedExactCheck,
+    ]);
   });
 
   it.each([

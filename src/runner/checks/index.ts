@@ -1,6 +1,11 @@
 import { answersCheck } from './answers.js';
 import { answerEdgeCheck, sameVerdictCheck } from './block-edge.js';
-import { callbackAttemptsCheck, callbackRequestUuidCheck, callbackSameEventCheck, callbackTrackingIdCheck } from './callback-identity.js';
+import {
+  callbackAttemptsCheck,
+  callbackRequestUuidCheck,
+  callbackSameEventCheck,
+  callbackTrackingIdCheck,
+} from './callback-identity.js';
 import { callbackDecryptsCheck } from './callback-decrypts.js';
 import { callbackHeadersCheck } from './callback-headers.js';
 import { callbackRawBodyCheck } from './callback-raw-body.js';
@@ -47,7 +52,9 @@ type CheckParamsOf<Id extends CheckId> = (typeof CHECKS_BY_ID)[Id] extends Check
  * An expectation typed by its check, for suites built in code: `{ check: 'status', equal: 200 }`
  * does not compile. (Suite files are checked by the loader against the same schemas.)
  */
-export type TypedExpectation = { [Id in CheckId]: { check: Id; rules?: string[]; title?: string } & CheckParamsOf<Id> }[CheckId];
+export type TypedExpectation = {
+  [Id in CheckId]: { check: Id; rules?: string[]; title?: string } & CheckParamsOf<Id>;
+}[CheckId];
 
 /** Every check, in the registry's order (the order of the docs and of suite.schema.json). */
 export const CHECKS: readonly AnyCheck[] = Object.values(CHECKS_BY_ID);

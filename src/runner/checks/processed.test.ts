@@ -11,7 +11,9 @@ const noProbe: Finding[] = [{ status: 'skipped', message: 'needs --probe-url or 
 
 describe('processed: the probe shows exactly the business processings the step should cause (CB-ONCE)', () => {
   const run = (count: unknown, processed: string[] | undefined): Finding[] =>
-    processedCheck.run(checkContext({ target: merchantTarget, params: { count }, outcome: processed ? { processed } : {} }));
+    processedCheck.run(
+      checkContext({ target: merchantTarget, params: { count }, outcome: processed ? { processed } : {} }),
+    );
 
   it('enforces CB-ONCE under the id processed', () => {
     expect([processedCheck.id, processedCheck.title, processedCheck.rules, processedCheck.needs]).toEqual([
@@ -33,7 +35,12 @@ describe('processed: the probe shows exactly the business processings the step s
       ['{"a":1}', '{"a":1}'],
       failed('expected 1 processing(s), the probe shows 2: {"a":1} | {"a":1}'),
     ],
-    ['one processing where none is expected', 0, ['{"a":2}'], failed('expected 0 processing(s), the probe shows 1: {"a":2}')],
+    [
+      'one processing where none is expected',
+      0,
+      ['{"a":2}'],
+      failed('expected 0 processing(s), the probe shows 1: {"a":2}'),
+    ],
   ])('judges %s', (_label, count, processed, findings) => {
     expect(run(count, processed)).toEqual(findings);
   });
@@ -45,16 +52,17 @@ describe('processed: the probe shows exactly the business processings the step s
 });
 
 describe('processed-exact: every processed entry is a delivered payload, every digit intact (CB-RAW-BODY)', () => {
-  const run = (outcome: Partial<StepOutcome>): Finding[] => processedExactCheck.run(checkContext({ target: merchantTarget, outcome }));
+  const run = (outcome: Partial<StepOutcome>): Finding[] =>
+    processedExactCheck.run(checkContext({ target: merchantTarget, outcome }));
   const delivered = ['{"type":3, "amount": 12345678901234567890.123, "txid":"ab"}', '{"type":4,"amount":0.10}'];
 
   it('enforces CB-RAW-BODY under the id processed-exact', () => {
-    expect([processedExactCheck.id, processedExactCheck.title, processedExactCheck.rules, processedExactCheck.needs]).toEqual([
-      'processed-exact',
-      'processed payloads are exact (probe)',
-      ['CB-RAW-BODY'],
-      'probe',
-    ]);
+    expect([
+      processedExactCheck.id,
+      processedExactCheck.title,
+      processedExactCheck.rules,
+      processedExactCheck.needs,
+    ]).toEqual(['processed-exact', 'processed payloads are exact (probe)', ['CB-RAW-BODY'], 'probe']);
   });
 
   it.each([
@@ -66,7 +74,10 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     ],
     [
       'both delivered payloads',
-      { delivered, processed: ['{"type":4,"amount":0.10}', '{"type":3,"amount":12345678901234567890.123,"txid":"ab"}'] },
+      {
+        delivered,
+        processed: ['{"type":4,"amount":0.10}', '{"type":3,"amount":12345678901234567890.123,"txid":"ab"}'],
+      },
       passed('2 entries match delivered payloads exactly'),
     ],
     [
@@ -79,7 +90,10 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     ],
     [
       'a decimal string amount parsed as a binary float',
-      { delivered: ['{"type":3,"amount":"12345678901234567890.123","txid":"ab"}'], processed: ['{"type":3,"amount":"12345678901234567000","txid":"ab"}'] },
+      {
+        delivered: ['{"type":3,"amount":"12345678901234567890.123","txid":"ab"}'],
+        processed: ['{"type":3,"amount":"12345678901234567000","txid":"ab"}'],
+      },
       failedUnder(
         'ORDER-FIELDS',
         'amount "12345678901234567890.123" sent as a decimal string was booked as "12345678901234567000": digits lost, as through a binary float (ORDER-FIELDS: an amount is a BigDecimal, never rounded through a binary float)',
@@ -96,12 +110,16 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     [
       'a trailing zero dropped from the second entry: the same value, not a difference',
       { delivered, processed: ['{"type":3,"amount":12345678901234567890.123,"txid":"ab"}', '{"type":4,"amount":0.1}'] },
-      passed('2 entries match delivered payloads exactly; amount 0.10 booked as 0.1 (the same value; no rule fixes its scale or form)'),
+      passed(
+        '2 entries match delivered payloads exactly; amount 0.10 booked as 0.1 (the same value; no rule fixes its scale or form)',
+      ),
     ],
     [
       'a decimal string "1.10" booked as the number 1.1: the same value',
       { delivered: ['{"type":4,"amount":"1.10"}'], processed: ['{"type":4,"amount":1.1}'] },
-      passed('1 entries match delivered payloads exactly; amount "1.10" booked as 1.1 (the same value; no rule fixes its scale or form)'),
+      passed(
+        '1 entries match delivered payloads exactly; amount "1.10" booked as 1.1 (the same value; no rule fixes its scale or form)',
+      ),
     ],
     [
       "another field changed beside a float-rounded number amount: the field, under the expectation's rules",
@@ -113,16 +131,23 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     [
       'an entry when nothing was delivered',
       { processed: ['{"type":4,"amount":0.10}'] },
-      failed('the probe shows {"type":4,"amount":0.10}, which is not a payload that was delivered (a field or digit changed)'),
+      failed(
+        'the probe shows {"type":4,"amount":0.10}, which is not a payload that was delivered (a field or digit changed)',
+      ),
     ],
     ['no entry at all', { delivered, processed: [] }, failed('nothing was processed')],
     [
       'a field renamed and one missing, matched by trackingId',
       {
-        delivered: ['{"type":1,"trackingId":"t-1","txid":"ab","chain":"TRON"}', '{"type":1,"trackingId":"t-2","txid":"cd","chain":"TRON"}'],
+        delivered: [
+          '{"type":1,"trackingId":"t-1","txid":"ab","chain":"TRON"}',
+          '{"type":1,"trackingId":"t-2","txid":"cd","chain":"TRON"}',
+        ],
         processed: ['{"type":1,"trackingId":"t-2","txId":"cd"}'],
       },
-      failed('txid: sent "cd", the probe shows nothing; chain: sent "TRON", the probe shows nothing; txId: not sent, the probe shows "cd"'),
+      failed(
+        'txid: sent "cd", the probe shows nothing; chain: sent "TRON", the probe shows nothing; txId: not sent, the probe shows "cd"',
+      ),
     ],
     [
       'a decimal string whose digits a float rounded',
@@ -135,19 +160,29 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     [
       'another number: no float in sight',
       { delivered: ['{"type":4,"amount":5}'], processed: ['{"type":4,"amount":6}'] },
-      failedUnder('ORDER-FIELDS', 'amount: sent 5, the probe shows 6 (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)'),
+      failedUnder(
+        'ORDER-FIELDS',
+        'amount: sent 5, the probe shows 6 (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)',
+      ),
     ],
     [
       'a number turned into true',
       { delivered: ['{"type":4,"amount":1}'], processed: ['{"type":4,"amount":true}'] },
-      failedUnder('ORDER-FIELDS', 'amount: sent 1, the probe shows true (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)'),
+      failedUnder(
+        'ORDER-FIELDS',
+        'amount: sent 1, the probe shows true (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)',
+      ),
     ],
     [
       'a string sent and a number shown',
       { delivered: ['{"type":4,"txid":"5"}'], processed: ['{"type":4,"txid":5}'] },
       failed('txid: sent "5", the probe shows 5'),
     ],
-    ['another string', { delivered: ['{"type":4,"txid":"ab"}'], processed: ['{"type":4,"txid":"ac"}'] }, failed('txid: sent "ab", the probe shows "ac"')],
+    [
+      'another string',
+      { delivered: ['{"type":4,"txid":"ab"}'], processed: ['{"type":4,"txid":"ac"}'] },
+      failed('txid: sent "ab", the probe shows "ac"'),
+    ],
     [
       'an entry that is JSON null',
       { delivered, processed: ['null'] },
@@ -156,7 +191,10 @@ describe('processed-exact: every processed entry is a delivered payload, every d
     [
       'a delivered payload that is not an object, beside one that is',
       { delivered: ['null', '7', '{"type":4,"amount":0.10}'], processed: ['{"type":4,"amount":0.2}'] },
-      failedUnder('ORDER-FIELDS', 'amount: sent 0.10, the probe shows 0.2 (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)'),
+      failedUnder(
+        'ORDER-FIELDS',
+        'amount: sent 0.10, the probe shows 0.2 (ORDER-FIELDS: an amount is a BigDecimal, kept exactly)',
+      ),
     ],
   ])('judges %s', (_label, outcome, findings) => {
     expect(run(outcome)).toEqual(findings);
@@ -165,7 +203,9 @@ describe('processed-exact: every processed entry is a delivered payload, every d
   it('shows a changed entry cut at 240 characters', () => {
     const entry = `{"note":"${'n'.repeat(300)}"}`;
     expect(run({ delivered, processed: [entry] })).toEqual(
-      failed(`the probe shows ${entry.slice(0, 240)}…, which is not a payload that was delivered (a field or digit changed)`),
+      failed(
+        `the probe shows ${entry.slice(0, 240)}…, which is not a payload that was delivered (a field or digit changed)`,
+      ),
     );
   });
 });
@@ -173,8 +213,14 @@ describe('processed-exact: every processed entry is a delivered payload, every d
 describe('processed-exact: a digit lost from one entry and a float reading of another', () => {
   it("reports the failure under the amount's rule before the U-CB-FIELDS reading", () => {
     const outcome = {
-      delivered: ['{"type":3,"trackingId":"a","amount":12345678901234567890.123}', '{"type":3,"trackingId":"b","amount":"0.30"}'],
-      processed: ['{"type":3,"trackingId":"a","amount":12345678901234567000}', '{"type":3,"trackingId":"b","amount":"0.3000000000000000444"}'],
+      delivered: [
+        '{"type":3,"trackingId":"a","amount":12345678901234567890.123}',
+        '{"type":3,"trackingId":"b","amount":"0.30"}',
+      ],
+      processed: [
+        '{"type":3,"trackingId":"a","amount":12345678901234567000}',
+        '{"type":3,"trackingId":"b","amount":"0.3000000000000000444"}',
+      ],
     };
     const findings = processedExactCheck.run(checkContext({ target: merchantTarget, outcome }));
     expect(findings.map((f) => f.rules)).toEqual([['ORDER-FIELDS'], ['U-CB-FIELDS']]);

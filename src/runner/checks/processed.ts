@@ -13,7 +13,13 @@ export const processedCheck: Check<ProcessedParams> = {
   needs: 'probe',
   params: {
     type: 'object',
-    properties: { count: { type: 'integer', minimum: 0, description: 'the new business processings the probe must show after the step' } },
+    properties: {
+      count: {
+        type: 'integer',
+        minimum: 0,
+        description: 'the new business processings the probe must show after the step',
+      },
+    },
     required: ['count'],
     additionalProperties: false,
   },
@@ -24,7 +30,9 @@ export const processedCheck: Check<ProcessedParams> = {
     return [
       processed.length === expected
         ? pass(`${expected} processing(s)`)
-        : fail(`expected ${expected} processing(s), the probe shows ${processed.length}${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ''}`),
+        : fail(
+            `expected ${expected} processing(s), the probe shows ${processed.length}${processed.length ? `: ${preview(processed.join(' | '), 240)}` : ''}`,
+          ),
     ];
   },
 };
@@ -53,17 +61,26 @@ export const processedExactCheck: Check = {
       if (delivered.includes(entry)) continue;
       const compared = compareEntry(entry, delivered);
       if (!compared) {
-        findings.push(fail(`the probe shows ${preview(entry, 240)}, which is not a payload that was delivered (a field or digit changed)`));
+        findings.push(
+          fail(
+            `the probe shows ${preview(entry, 240)}, which is not a payload that was delivered (a field or digit changed)`,
+          ),
+        );
         continue;
       }
       for (const note of compared.notes) notes.add(note);
-      if (compared.differences.length) findings.push(fail(compared.differences.map((d) => d.line).join('; '), ruleOf(compared.differences)));
+      if (compared.differences.length)
+        findings.push(fail(compared.differences.map((d) => d.line).join('; '), ruleOf(compared.differences)));
     }
     // The worst first: a difference under the expectation's rules or ORDER-FIELDS before a U-CB-FIELDS reading.
     const weight = (f: Finding) => (f.rules?.includes('U-CB-FIELDS') ? 1 : 0);
     if (findings.length) return [...findings].sort((a, b) => weight(a) - weight(b));
     const note = notes.size ? `; ${[...notes].join('; ')}` : '';
-    return [processed.length > 0 ? pass(`${processed.length} entries match delivered payloads exactly${note}`) : fail('nothing was processed')];
+    return [
+      processed.length > 0
+        ? pass(`${processed.length} entries match delivered payloads exactly${note}`)
+        : fail('nothing was processed'),
+    ];
   },
 };
 
@@ -102,13 +119,19 @@ function textOf(value: ExactJson | undefined): string | undefined {
 }
 
 /** An amount shown otherwise than sent: the same value written otherwise is a note, not a difference. */
-function amountDifference(field: string, value: ExactJson, shown: ExactJson | undefined): Difference | { note: string } {
+function amountDifference(
+  field: string,
+  value: ExactJson,
+  shown: ExactJson | undefined,
+): Difference | { note: string } {
   const a = stringifyExact(value);
   const sentText = textOf(value);
   const shownText = textOf(shown);
   const sentValue = sentText === undefined ? undefined : decimalValue(sentText);
   if (sentValue !== undefined && shownText !== undefined && decimalValue(shownText) === sentValue) {
-    return { note: `${field} ${a} booked as ${stringifyExact(shown!)} (the same value; no rule fixes its scale or form)` };
+    return {
+      note: `${field} ${a} booked as ${stringifyExact(shown!)} (the same value; no rule fixes its scale or form)`,
+    };
   }
   const b = shown === undefined ? undefined : stringifyExact(shown);
   const float = sentText !== undefined && shownText !== undefined && Number(sentText) === Number(shownText);
@@ -131,7 +154,10 @@ function amountDifference(field: string, value: ExactJson, shown: ExactJson | un
 }
 
 /** The fields of `sent` that `entry` shows otherwise, each with both values, and notes on amounts written otherwise. */
-function fieldDifferences(sent: Record<string, ExactJson>, entry: Record<string, ExactJson>): { differences: Difference[]; notes: string[] } {
+function fieldDifferences(
+  sent: Record<string, ExactJson>,
+  entry: Record<string, ExactJson>,
+): { differences: Difference[]; notes: string[] } {
   const differences: Difference[] = [];
   const notes: string[] = [];
   for (const [field, value] of Object.entries(sent)) {
@@ -142,11 +168,16 @@ function fieldDifferences(sent: Record<string, ExactJson>, entry: Record<string,
       const judged = amountDifference(field, value, shown);
       if ('note' in judged) notes.push(judged.note);
       else differences.push(judged);
-    } else if (shown === undefined) differences.push({ line: `${field}: sent ${preview(a, 80)}, the probe shows nothing` });
-    else differences.push({ line: `${field}: sent ${preview(a, 80)}, the probe shows ${preview(stringifyExact(shown), 80)}` });
+    } else if (shown === undefined)
+      differences.push({ line: `${field}: sent ${preview(a, 80)}, the probe shows nothing` });
+    else
+      differences.push({
+        line: `${field}: sent ${preview(a, 80)}, the probe shows ${preview(stringifyExact(shown), 80)}`,
+      });
   }
   for (const field of Object.keys(entry))
-    if (!(field in sent)) differences.push({ line: `${field}: not sent, the probe shows ${preview(stringifyExact(entry[field]!), 80)}` });
+    if (!(field in sent))
+      differences.push({ line: `${field}: not sent, the probe shows ${preview(stringifyExact(entry[field]!), 80)}` });
   return { differences, notes };
 }
 
@@ -156,7 +187,10 @@ function fieldDifferences(sent: Record<string, ExactJson>, entry: Record<string,
  * field's rule (`amount 12345678901234567890.123 sent as a JSON number was booked as
  * 12345678901234567000: …`); undefined when there is no payload to compare with.
  */
-function compareEntry(entryText: string, delivered: string[]): { differences: Difference[]; notes: string[] } | undefined {
+function compareEntry(
+  entryText: string,
+  delivered: string[],
+): { differences: Difference[]; notes: string[] } | undefined {
   const entry = parseExactJson(entryText) as Record<string, ExactJson> | null;
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
   const sent = delivered
@@ -164,6 +198,11 @@ function compareEntry(entryText: string, delivered: string[]): { differences: Di
     .filter((payload) => payload && typeof payload === 'object' && !Array.isArray(payload));
   const same = (field: string) => (payload: Record<string, ExactJson>) =>
     entry[field] !== undefined && stringifyExact(payload[field] ?? null) === stringifyExact(entry[field]);
-  const candidates = typeof entry.trackingId === 'string' && sent.some(same('trackingId')) ? sent.filter(same('trackingId')) : sent.filter(same('type'));
-  return candidates.map((payload) => fieldDifferences(payload, entry)).sort((a, b) => a.differences.length - b.differences.length)[0];
+  const candidates =
+    typeof entry.trackingId === 'string' && sent.some(same('trackingId'))
+      ? sent.filter(same('trackingId'))
+      : sent.filter(same('type'));
+  return candidates
+    .map((payload) => fieldDifferences(payload, entry))
+    .sort((a, b) => a.differences.length - b.differences.length)[0];
 }

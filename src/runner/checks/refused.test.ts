@@ -16,18 +16,36 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
     ['HTTP 400', answer(400, 'bad request'), [{ status: 'passed', message: 'HTTP 400: bad request' }]],
     ['HTTP 499, the last client error', answer(499, ''), [{ status: 'passed', message: 'HTTP 499: ' }]],
     ['HTTP 399', answer(399, 'x'), [{ status: 'failed', message: 'HTTP 399 (neither a refusal nor an envelope): x' }]],
-    ['HTTP 500: the service broke', answer(500, 'boom'), [{ status: 'failed', message: 'HTTP 500 (neither a refusal nor an envelope): boom' }]],
-    ['HTTP 201', answer(201, '{}'), [{ status: 'failed', message: 'HTTP 201 (neither a refusal nor an envelope): {}' }]],
+    [
+      'HTTP 500: the service broke',
+      answer(500, 'boom'),
+      [{ status: 'failed', message: 'HTTP 500 (neither a refusal nor an envelope): boom' }],
+    ],
+    [
+      'HTTP 201',
+      answer(201, '{}'),
+      [{ status: 'failed', message: 'HTTP 201 (neither a refusal nor an envelope): {}' }],
+    ],
     [
       'a failure envelope with error text',
       answer(200, '{"code":40011,"message":"tenantType must be 1","data":""}'),
       [{ status: 'passed', message: 'failure envelope, code 40011: tenantType must be 1' }],
     ],
-    ['HTTP 200 with a body that is not JSON', answer(200, 'refused'), [{ status: 'failed', message: 'HTTP 200 with a body that is not JSON: refused' }]],
+    [
+      'HTTP 200 with a body that is not JSON',
+      answer(200, 'refused'),
+      [{ status: 'failed', message: 'HTTP 200 with a body that is not JSON: refused' }],
+    ],
     [
       'HTTP 200 with an invalid envelope',
       answer(200, '{"code":"40011","message":"x"}'),
-      [{ status: 'failed', message: 'HTTP 200 with an invalid envelope: /code must be integer [ENV-CODE]', rules: ['ENV-CODE'] }],
+      [
+        {
+          status: 'failed',
+          message: 'HTTP 200 with an invalid envelope: /code must be integer [ENV-CODE]',
+          rules: ['ENV-CODE'],
+        },
+      ],
     ],
     [
       "HTTP 200 whose data is URL-safe Base64: the answer's rule only (CRYPTO-ENVELOPE), once, not the request's ENERGY-DATA/ORDER-DATA",
@@ -35,12 +53,17 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
       [
         {
           status: 'failed',
-          message: 'HTTP 200 with data that is not standard Base64: /data must match pattern "^[A-Za-z0-9+/]+={0,2}$" [CRYPTO-ENVELOPE]',
+          message:
+            'HTTP 200 with data that is not standard Base64: /data must match pattern "^[A-Za-z0-9+/]+={0,2}$" [CRYPTO-ENVELOPE]',
           rules: ['CRYPTO-ENVELOPE'],
         },
       ],
     ],
-    ['an accepted request (code 0)', answer(200, '{"code":0,"message":"","data":"AQID"}'), [{ status: 'failed', message: 'accepted (code 0)' }]],
+    [
+      'an accepted request (code 0)',
+      answer(200, '{"code":0,"message":"","data":"AQID"}'),
+      [{ status: 'failed', message: 'accepted (code 0)' }],
+    ],
     [
       'an accepted request with its result',
       decryptedAnswer(200, '{"code":0,"message":"","data":"AQID"}', '{"id":"cb-1"}'),
@@ -66,9 +89,22 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
 
   describe('what a service may accept (leniency.ts): judged under the open point, not failed', () => {
     const ORDER = 'http://127.0.0.1:9/api/v1/api/order/withdrawWithoutVerify';
-    const good = { userId: 10086, tenantUserId: '20931', tenantType: 1, callBackId: 'cb-1', symbol: 'USDT', chainName: 'TRON', toAddr: 'T', amount: 1.5 };
+    const good = {
+      userId: 10086,
+      tenantUserId: '20931',
+      tenantType: 1,
+      callBackId: 'cb-1',
+      symbol: 'USDT',
+      chainName: 'TRON',
+      toAddr: 'T',
+      amount: 1.5,
+    };
     const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}');
-    const sent = (data: string, plain: Record<string, unknown> | string = good, contentType = 'application/x-www-form-urlencoded'): Exchange => ({
+    const sent = (
+      data: string,
+      plain: Record<string, unknown> | string = good,
+      contentType = 'application/x-www-form-urlencoded',
+    ): Exchange => ({
       request: {
         method: 'POST',
         url: ORDER,
@@ -79,24 +115,35 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
       response: accepted,
     });
     const judge = (ex: Exchange) => refusedCheck.run(checkContext({ outcome: { exchanges: [ex] } }));
-    const open = (why: string, rules: string[]) => [{ status: 'failed', message: `accepted (code 0); ${why}: no rule obliges a service to refuse it`, rules }];
+    const open = (why: string, rules: string[]) => [
+      { status: 'failed', message: `accepted (code 0); ${why}: no rule obliges a service to refuse it`, rules },
+    ];
     const plainFailure = [{ status: 'failed', message: 'accepted (code 0)' }];
 
     it.each([
       [
         'data without its = padding',
         sent('AQI'),
-        open('data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO']),
+        open(
+          'data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)',
+          ['U-CRYPTO'],
+        ),
       ],
       [
         'data with non-zero unused bits',
         sent('AQJ='),
-        open('data is Base64 with non-canonical-base64: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)', ['U-CRYPTO']),
+        open(
+          'data is Base64 with non-canonical-base64: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)',
+          ['U-CRYPTO'],
+        ),
       ],
       [
         'tenantType "1" (a string)',
         sent('AQID', { ...good, tenantType: '1' }),
-        open('tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)', ['U-CODES']),
+        open(
+          'tenantType "1": a JSON binder reads it as the type the interface names; how a service answers a mistyped field is open (U-CODES)',
+          ['U-CODES'],
+        ),
       ],
       [
         'userId "42" and tenantUserId 20931',
@@ -126,7 +173,10 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
       ['amount "lots" (no binder makes it a decimal)', sent('AQID', { ...good, amount: 'lots' })],
       ['a plain request that is not JSON', sent('AQI', 'symbol=ENERGY')],
       ['unpadded data under a wrong Content-Type (ORDER-CT)', sent('AQI', good, 'text/plain')],
-      ['a coerced field under a wrong Content-Type (ORDER-CT)', sent('AQID', { ...good, tenantType: '1' }, 'application/json')],
+      [
+        'a coerced field under a wrong Content-Type (ORDER-CT)',
+        sent('AQID', { ...good, tenantType: '1' }, 'application/json'),
+      ],
       ['a valid order in standard Base64', sent('AQID')],
     ])('fails an accepted order with %s', (_label, ex) => {
       expect(judge(ex)).toEqual(plainFailure);

@@ -1,6 +1,16 @@
 import { validateSchema } from '../../core/schemas.js';
 import { leniencyOf } from '../leniency.js';
-import { NO_PARAMS, describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, type Check } from './check.js';
+import {
+  NO_PARAMS,
+  describeIssues,
+  fail,
+  isFinding,
+  issueRules,
+  lastExchange,
+  pass,
+  preview,
+  type Check,
+} from './check.js';
 
 /**
  * `refused`: bad input is not accepted. The interface names no error for it (U-CODES), so a
@@ -19,8 +29,10 @@ export const refusedCheck: Check = {
     const exchange = lastExchange(ctx);
     if (isFinding(exchange)) return [exchange];
     const response = exchange.response!;
-    if (response.status >= 400 && response.status < 500) return [pass(`HTTP ${response.status}: ${preview(response.body)}`)];
-    if (response.status !== 200) return [fail(`HTTP ${response.status} (neither a refusal nor an envelope): ${preview(response.body)}`)];
+    if (response.status >= 400 && response.status < 500)
+      return [pass(`HTTP ${response.status}: ${preview(response.body)}`)];
+    if (response.status !== 200)
+      return [fail(`HTTP ${response.status} (neither a refusal nor an envelope): ${preview(response.body)}`)];
     if (response.json === undefined) return [fail(`HTTP 200 with a body that is not JSON: ${preview(response.body)}`)];
     const issues = validateSchema('Envelope', response.json);
     if (issues.length > 0) {
@@ -29,13 +41,19 @@ export const refusedCheck: Check = {
       const pattern = issues.filter((issue) => issue.path === '/data' && issue.keyword === 'pattern');
       if (pattern.length > 0 && issues.every((issue) => issue.path === '/data')) {
         return [
-          fail(`HTTP 200 with data that is not standard Base64: ${[...new Set(pattern.map((issue) => issue.message))].join('; ')} [CRYPTO-ENVELOPE]`, [
-            'CRYPTO-ENVELOPE',
-          ]),
+          fail(
+            `HTTP 200 with data that is not standard Base64: ${[...new Set(pattern.map((issue) => issue.message))].join('; ')} [CRYPTO-ENVELOPE]`,
+            ['CRYPTO-ENVELOPE'],
+          ),
         ];
       }
       const answerSide = issues.filter((issue) => issue.path !== '/data' || issue.keyword !== 'pattern');
-      return [fail(`HTTP 200 with an invalid envelope: ${describeIssues(issues)}`, issueRules(answerSide) ?? ['CRYPTO-ENVELOPE'])];
+      return [
+        fail(
+          `HTTP 200 with an invalid envelope: ${describeIssues(issues)}`,
+          issueRules(answerSide) ?? ['CRYPTO-ENVELOPE'],
+        ),
+      ];
     }
     const envelope = response.json as unknown as { code: unknown; message: string };
     if (String(envelope.code) === '0') {
@@ -43,7 +61,8 @@ export const refusedCheck: Check = {
       const lenient = leniencyOf(exchange.request);
       return [lenient ? fail(`${accepted}; ${lenient.why}`, lenient.rules) : fail(accepted)];
     }
-    if (envelope.message.length === 0) return [fail(`failure code ${String(envelope.code)} without error text (ENV-MSG)`, ['ENV-MSG'])];
+    if (envelope.message.length === 0)
+      return [fail(`failure code ${String(envelope.code)} without error text (ENV-MSG)`, ['ENV-MSG'])];
     return [pass(`failure envelope, code ${String(envelope.code)}: ${preview(envelope.message)}`)];
   },
 };

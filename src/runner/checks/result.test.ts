@@ -6,8 +6,17 @@ import { resultCheck } from './result.js';
 
 const ok = '{"code":0,"message":"","data":"AQID"}';
 const request = '{"callBackId":"cb-1","tenantUserId":20931,"amount":"12.5"}';
-const run = (params: Record<string, unknown>, response: ReceivedResponse | undefined, plain: string | undefined = request): Finding[] =>
-  resultCheck.run(checkContext({ params, outcome: { exchanges: response ? [exchange(response, plain === undefined ? {} : { plain })] : [] } }));
+const run = (
+  params: Record<string, unknown>,
+  response: ReceivedResponse | undefined,
+  plain: string | undefined = request,
+): Finding[] =>
+  resultCheck.run(
+    checkContext({
+      params,
+      outcome: { exchanges: response ? [exchange(response, plain === undefined ? {} : { plain })] : [] },
+    }),
+  );
 const echo = { id: 'callBackId', tenantUserId: 'tenantUserId' };
 
 describe('result: the decrypted data has the result shape and echoes the request (ORDER-RES)', () => {
@@ -35,7 +44,8 @@ describe('result: the decrypted data has the result shape and echoes the request
       [
         {
           status: 'failed',
-          message: 'decrypted {"id":"cb-1","tenantUserId":"20931"} does not match OrderResult: /tenantUserId must be integer [ORDER-RES]',
+          message:
+            'decrypted {"id":"cb-1","tenantUserId":"20931"} does not match OrderResult: /tenantUserId must be integer [ORDER-RES]',
           rules: ['ORDER-RES'],
         },
       ],
@@ -65,7 +75,8 @@ describe('result: the decrypted data has the result shape and echoes the request
       [
         {
           status: 'failed',
-          message: "data does not decrypt with the merchant's key: the text uses the URL-safe Base64 alphabet [url-safe-alphabet]",
+          message:
+            "data does not decrypt with the merchant's key: the text uses the URL-safe Base64 alphabet [url-safe-alphabet]",
           rules: ['CRYPTO-ENVELOPE'],
           cause: 'undecryptable-answer',
         },
@@ -81,7 +92,13 @@ describe('result: the decrypted data has the result shape and echoes the request
       'an internal error where a result or a refusal is due',
       { schema: 'OrderResult', ifAccepted: true },
       answer(500, '{"error":"NumberFormatException"}'),
-      [{ status: 'failed', message: 'HTTP 500: the service failed on the request, which is no refusal: {"error":"NumberFormatException"}' }],
+      [
+        {
+          status: 'failed',
+          message:
+            'HTTP 500: the service failed on the request, which is no refusal: {"error":"NumberFormatException"}',
+        },
+      ],
     ],
     ['no request', { schema: 'OrderResult' }, undefined, [{ status: 'failed', message: 'the step made no request' }]],
   ])('judges %s', (_label, params, response, findings) => {
@@ -107,7 +124,9 @@ describe('result echoes compare the request as sent, digit for digit', () => {
       decryptedAnswer(200, ok, '{"id":"12345678901234567890.123","tenantUserId":1}'),
       plain,
     );
-    expect(findings).toEqual([{ status: 'passed', message: 'decrypted {"id":"12345678901234567890.123","tenantUserId":1}' }]);
+    expect(findings).toEqual([
+      { status: 'passed', message: 'decrypted {"id":"12345678901234567890.123","tenantUserId":1}' },
+    ]);
   });
 });
 
@@ -118,7 +137,9 @@ describe('result with ifAccepted: only an accepted request has a result to judge
     ['a failure envelope', answer(200, '{"code":2013,"message":"too long","data":""}'), 'code 2013'],
     ['an HTTP 4xx', answer(413, '{"code":"TOO_LARGE","message":"too large"}'), 'HTTP 413'],
   ])('skips %s', (_label, response, why) => {
-    expect(run(params, response)).toEqual([{ status: 'skipped', message: expect.stringContaining(`the service refused the request (${why})`) as unknown }]);
+    expect(run(params, response)).toEqual([
+      { status: 'skipped', message: expect.stringContaining(`the service refused the request (${why})`) as unknown },
+    ]);
   });
 
   it('still fails an accepted order whose id lost its leading zeros, or came back as a number', () => {
@@ -128,7 +149,11 @@ describe('result with ifAccepted: only an accepted request has a result to judge
     ]);
     const big = '{"callBackId":"9007199254740993"}';
     expect(run(params, decryptedAnswer(200, ok, '{"id":9007199254740993,"tenantUserId":1}'), big)).toEqual([
-      expect.objectContaining({ status: 'failed', rules: ['ORDER-RES'], message: expect.stringContaining('/id must be string') as unknown }),
+      expect.objectContaining({
+        status: 'failed',
+        rules: ['ORDER-RES'],
+        message: expect.stringContaining('/id must be string') as unknown,
+      }),
     ]);
   });
 });

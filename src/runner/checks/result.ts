@@ -1,6 +1,16 @@
 import { parseExactJson, stringifyExact, type ExactJson } from '../../core/exact-json.js';
 import { validateSchema } from '../../core/schemas.js';
-import { describeIssues, fail, isFinding, issueRules, lastExchange, pass, preview, undecryptable, type Check } from './check.js';
+import {
+  describeIssues,
+  fail,
+  isFinding,
+  issueRules,
+  lastExchange,
+  pass,
+  preview,
+  undecryptable,
+  type Check,
+} from './check.js';
 
 /** The exact JSON text of a value; strings compare by their content. */
 function text(value: unknown): string {
@@ -30,8 +40,15 @@ export const resultCheck: Check<ResultParams> = {
     type: 'object',
     properties: {
       schema: { enum: [...RESULT_SCHEMAS], description: "the spec's schema of the decrypted data" },
-      echo: { type: 'object', additionalProperties: { type: 'string' }, description: 'result field → the request field whose value it must carry' },
-      ifAccepted: { type: 'boolean', description: 'a refusal (non-zero code) is skipped: only an accepted request has a result' },
+      echo: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'result field → the request field whose value it must carry',
+      },
+      ifAccepted: {
+        type: 'boolean',
+        description: 'a refusal (non-zero code) is skipped: only an accepted request has a result',
+      },
     },
     required: ['schema'],
     additionalProperties: false,
@@ -48,25 +65,43 @@ export const resultCheck: Check<ResultParams> = {
           ? `code ${text(code)}`
           : undefined;
     if (ctx.params.ifAccepted === true && refusedBy) {
-      return [{ status: 'skipped', message: `the service refused the request (${refusedBy}): no result to judge; ${preview(response.body, 80)}` }];
+      return [
+        {
+          status: 'skipped',
+          message: `the service refused the request (${refusedBy}): no result to judge; ${preview(response.body, 80)}`,
+        },
+      ];
     }
     if (response.decryptError) return [undecryptable(response.decryptError)];
     if (!response.decrypted) {
       // A refusal is a 4xx or a failure envelope; a 5xx is the service failing on a request it had to judge.
-      if (response.status >= 500) return [fail(`HTTP ${response.status}: the service failed on the request, which is no refusal: ${preview(response.body)}`)];
+      if (response.status >= 500)
+        return [
+          fail(
+            `HTTP ${response.status}: the service failed on the request, which is no refusal: ${preview(response.body)}`,
+          ),
+        ];
       return [fail(`no encrypted data in the answer: ${preview(response.body)}`)];
     }
     const { schema } = ctx.params;
     const issues = validateSchema(schema, response.decrypted.value);
     if (issues.length > 0)
-      return [fail(`decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`, issueRules(issues))];
+      return [
+        fail(
+          `decrypted ${preview(response.decrypted.text)} does not match ${schema}: ${describeIssues(issues)}`,
+          issueRules(issues),
+        ),
+      ];
     const echo = ctx.params.echo ?? {};
-    const requestPlain = exchange.request.plain ? (parseExactJson(exchange.request.plain) as Record<string, unknown>) : {};
+    const requestPlain = exchange.request.plain
+      ? (parseExactJson(exchange.request.plain) as Record<string, unknown>)
+      : {};
     const result = response.decrypted.value as Record<string, ExactJson>;
     for (const [resultField, requestField] of Object.entries(echo)) {
       const want = text(requestPlain[requestField]);
       const got = text(result[resultField]);
-      if (want !== got) return [fail(`result ${resultField} is ${got}, expected the request's ${requestField} ${want}`)];
+      if (want !== got)
+        return [fail(`result ${resultField} is ${got}, expected the request's ${requestField} ${want}`)];
     }
     return [pass(`decrypted ${preview(response.decrypted.text)}`)];
   },

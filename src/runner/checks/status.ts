@@ -20,6 +20,10 @@ export const statusCheck: Check<StatusParams> = {
     if (isFinding(exchange)) return [exchange];
     const expected = ctx.params.equals;
     const got = exchange.response!.status;
-    return [got === expected ? pass(`HTTP ${got}`) : fail(`expected HTTP ${expected}, got ${got}: ${preview(exchange.response!.body)}`)];
+    return [
+      got === expected
+        ? pass(`HTTP ${got}`)
+        : fail(`expected HTTP ${expected}, got ${got}: ${preview(exchange.response!.body)}`),
+    ];
   },
 };

@@ -21,7 +21,13 @@ function ruled(dimension: Dimension, variant: string, rules: string[]): string[]
 }
 
 /** An expectation of `check` under the rules `variant` is judged by. */
-export function expect(dimension: Dimension, variant: string, check: string, params: Record<string, unknown>, rules: string[]): Expectation {
+export function expect(
+  dimension: Dimension,
+  variant: string,
+  check: string,
+  params: Record<string, unknown>,
+  rules: string[],
+): Expectation {
   return { check, ...params, rules: ruled(dimension, variant, rules) };
 }
 
@@ -39,10 +45,18 @@ const CASED: readonly string[] = ['upper-case', 'lower-case', 'one-letter-case']
  * What a key variant sends and needs: a key of the target's outside its window (which the user
  * gives), or a near miss of the right key (the letter-case ones need a key with letters).
  */
-export function keyOfVariant(variant: string): { key: { apiKey: 'expired' | 'future' } | { keyVariant: KeyNearMiss }; needs: Need[]; what: string } {
+export function keyOfVariant(variant: string): {
+  key: { apiKey: 'expired' | 'future' } | { keyVariant: KeyNearMiss };
+  needs: Need[];
+  what: string;
+} {
   const window = WINDOW_KEYS[variant as keyof typeof WINDOW_KEYS];
   if (window) return { key: { apiKey: window.apiKey }, needs: [window.need], what: window.what };
-  return { key: { keyVariant: variant as KeyNearMiss }, needs: CASED.includes(variant) ? ['casedKey'] : [], what: `a near miss of the key (${variant})` };
+  return {
+    key: { keyVariant: variant as KeyNearMiss },
+    needs: CASED.includes(variant) ? ['casedKey'] : [],
+    what: `a near miss of the key (${variant})`,
+  };
 }
 
 /** The near misses of a key the exact-comparison generators know, on either side, and the keys outside their window. */

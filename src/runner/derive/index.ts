@@ -15,10 +15,15 @@ const BY_SIDE: Record<Dimension['side'], Generators> = { merchant: MERCHANT_GENE
 /** The suite of one row: its cases, with the row's input as the description. */
 function suiteOf(dimension: Dimension): Suite {
   const generator = BY_SIDE[dimension.side][dimension.class];
-  if (!generator) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no ${dimension.side} generator for class ${dimension.class}`);
+  if (!generator)
+    throw new Error(
+      `spec/dimensions.yaml: ${dimension.id}: no ${dimension.side} generator for class ${dimension.class}`,
+    );
   const unknown = dimension.variants.filter((variant) => !generator.variants.includes(variant));
   if (unknown.length)
-    throw new Error(`spec/dimensions.yaml: ${dimension.id}: the ${dimension.side} ${dimension.class} generator knows no variant ${unknown.join(', ')}`);
+    throw new Error(
+      `spec/dimensions.yaml: ${dimension.id}: the ${dimension.side} ${dimension.class} generator knows no variant ${unknown.join(', ')}`,
+    );
   return {
     name: `${dimension.side}/derived/${dimension.id}`,
     title: `Derived: ${dimension.rule}, ${dimension.class}`,

@@ -26,7 +26,9 @@ describe('the merchant derived suites', () => {
   });
 
   it('vary every key component of every callback type alone, each a second event under the type key rule', () => {
-    const cases = ['deposit-key-components', 'withdrawal-key-components', 'other-key-components'].flatMap((name) => byName(name).cases);
+    const cases = ['deposit-key-components', 'withdrawal-key-components', 'other-key-components'].flatMap(
+      (name) => byName(name).cases,
+    );
     for (const entry of CALLBACK_TYPE_TABLE)
       for (const field of [...entry.key.fields, ...(entry.key.optional ?? [])]) {
         const found = cases.find((c) => c.id === `${kebab(entry.id)}-${kebab(field)}-differs`);
@@ -57,9 +59,12 @@ describe('the merchant derived suites', () => {
     });
     // A row may put a variant under an open point: its findings then warn (readings in the table).
     const other = packagedDimensions().find((row) => row.id === 'other-key-components')!;
-    const read = derivedSuites([{ ...other, variants: ['other-fields'], readings: { 'other-fields': 'U-CB-FIELDS' } }])[0]!;
+    const read = derivedSuites([
+      { ...other, variants: ['other-fields'], readings: { 'other-fields': 'U-CB-FIELDS' } },
+    ])[0]!;
     expect(read.cases.length).toBeGreaterThan(0);
-    for (const c of read.cases) expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['U-CB-FIELDS'] });
+    for (const c of read.cases)
+      expect(c.steps[1]!.expect).toContainEqual({ check: 'processed', count: 0, rules: ['U-CB-FIELDS'] });
   });
 
   it('send the values of one type under the type sharing most of its key: a withdrawal for a deposit, a deposit for a withdrawal', () => {
@@ -88,8 +93,12 @@ describe('the merchant derived suites', () => {
 
   it('refuse a row naming a variant its generator does not know, or a class the side has no generator for', () => {
     const row = { ...packagedDimensions()[0]!, variants: ['upper-case', 'upside-down'] };
-    expect(() => derivedSuites([row])).toThrow(/callback-key-near-misses: the merchant exact-comparison generator knows no variant upside-down/);
-    expect(() => derivedSuites([{ ...row, class: 'computed-value' }])).toThrow(/no merchant generator for class computed-value/);
+    expect(() => derivedSuites([row])).toThrow(
+      /callback-key-near-misses: the merchant exact-comparison generator knows no variant upside-down/,
+    );
+    expect(() => derivedSuites([{ ...row, class: 'computed-value' }])).toThrow(
+      /no merchant generator for class computed-value/,
+    );
   });
 
   it('restart right after the answer, before the probe is read, and need the probe and --restart', () => {
@@ -127,7 +136,9 @@ describe('near misses of the key', () => {
     };
     for (const [name, accepts] of Object.entries(loose))
       expect(
-        variants.some((variant) => typeof nearMiss(key, variant) === 'string' && accepts(nearMiss(key, variant) as string)),
+        variants.some(
+          (variant) => typeof nearMiss(key, variant) === 'string' && accepts(nearMiss(key, variant) as string),
+        ),
         name,
       ).toBe(true);
   });
@@ -161,7 +172,10 @@ describe('plaintexts at the block edges', () => {
       const privateKey = parseKey(generateMerchantKeyPair(bits).privatePem) as RsaPrivateKey;
       const target = { profile: DEFAULT_PROFILE, privateKey } as unknown as MerchantTarget;
       const block = plaintextBlockSize(DEFAULT_PROFILE, privateKey.modulusBytes);
-      const plain = Buffer.from(stringifyExact(withRequestUUID(atBlockEdge(defaultPayload(1), 'split-character', target))), 'utf8');
+      const plain = Buffer.from(
+        stringifyExact(withRequestUUID(atBlockEdge(defaultPayload(1), 'split-character', target))),
+        'utf8',
+      );
       const at = plain.indexOf(Buffer.from('\u20ac', 'utf8'));
       expect(at % block).toBe(block - 1);
       const starts = Array.from({ length: Math.ceil(plain.length / block) }, (_, i) => i * block);

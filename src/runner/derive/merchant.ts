@@ -45,7 +45,8 @@ function otherFields(entry: CallbackTypeEntry): string[] {
  * toAddress; a not-enough-money event sharing a withdrawal request's trackingId and callBackId).
  */
 function anotherType(entry: CallbackTypeEntry): CallbackTypeEntry {
-  const shared = (other: CallbackTypeEntry) => keyFields(entry).filter((name) => name === 'trackingId' || other.fields.includes(name)).length;
+  const shared = (other: CallbackTypeEntry) =>
+    keyFields(entry).filter((name) => name === 'trackingId' || other.fields.includes(name)).length;
   const others = CALLBACK_TYPE_TABLE.filter((other) => other.type !== entry.type);
   return others.reduce((best, other) => (shared(other) > shared(best) ? other : best));
 }
@@ -57,7 +58,10 @@ function spellingsFor(field: string): Case['spellings'] {
 
 /** The first step of a key case: a fresh event of the type, processed once. */
 function firstEvent(entry: CallbackTypeEntry): Step {
-  return { deliver: { type: entry.type, event: 'first' }, expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }] };
+  return {
+    deliver: { type: entry.type, event: 'first' },
+    expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }],
+  };
 }
 
 /** Each key component varied alone: a new event, processed. */
@@ -73,7 +77,10 @@ function componentCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] 
       firstEvent(entry),
       {
         deliver: { copy: 'first', fields: { [field]: OTHER_VALUE[field] } },
-        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, 'each-component', 'processed', { count: 1 }, rules)],
+        expect: [
+          { check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] },
+          expect(dimension, 'each-component', 'processed', { count: 1 }, rules),
+        ],
       },
     ],
   }));
@@ -132,7 +139,10 @@ function otherTypeCase(dimension: Dimension, entry: CallbackTypeEntry, other: Ca
       firstEvent(entry),
       {
         deliver: { copy: 'first', type: other.type },
-        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, 'other-type', 'processed', { count: 1 }, [dimension.rule])],
+        expect: [
+          { check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] },
+          expect(dimension, 'other-type', 'processed', { count: 1 }, [dimension.rule]),
+        ],
       },
     ],
   };
@@ -168,7 +178,10 @@ function boundaryCases(dimension: Dimension, entry: CallbackTypeEntry): Case[] {
       needs: ['probe'],
       spellings: 'interface',
       steps: [
-        { deliver: { type: entry.type, event: 'first', fields: first }, expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }] },
+        {
+          deliver: { type: entry.type, event: 'first', fields: first },
+          expect: [{ check: 'processed', count: 1, rules: ['CB-ONCE'] }],
+        },
         {
           deliver: { copy: 'first', fields: moved },
           expect: [
@@ -196,7 +209,10 @@ function inFlightCase(dimension: Dimension, entry: CallbackTypeEntry): Case {
     steps: [
       {
         deliver: { type: entry.type, event: 'first', deliveries: 4, concurrent: true },
-        expect: [{ check: 'answers', errCode: 'zero', rules: ['U-STATES'] }, expect(dimension, 'resend-in-flight', 'processed', { count: 1 }, ['CB-ONCE'])],
+        expect: [
+          { check: 'answers', errCode: 'zero', rules: ['U-STATES'] },
+          expect(dimension, 'resend-in-flight', 'processed', { count: 1 }, ['CB-ONCE']),
+        ],
       },
     ],
   };
@@ -209,7 +225,9 @@ function compositeKey(dimension: Dimension): Case[] {
     ...(dimension.variants.includes('each-component') ? componentCases(dimension, entry) : []),
     ...(dimension.variants.includes('other-fields') ? otherFieldCases(dimension, entry) : []),
     ...(dimension.variants.includes('component-boundary') ? boundaryCases(dimension, entry) : []),
-    ...(dimension.variants.includes('other-type') ? otherTypes(entry).map((other) => otherTypeCase(dimension, entry, other)) : []),
+    ...(dimension.variants.includes('other-type')
+      ? otherTypes(entry).map((other) => otherTypeCase(dimension, entry, other))
+      : []),
     ...(dimension.variants.includes('resend-in-flight') ? [inFlightCase(dimension, entry)] : []),
   ]);
 }
@@ -254,7 +272,9 @@ function blockEdges(dimension: Dimension): Case[] {
           expect(dimension, variant, 'answers', { errCode: 'zero' }, [dimension.rule]),
           expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule]),
           // The split character must arrive whole: decoded per block, it becomes U+FFFD and still parses.
-          ...(variant === 'split-character' ? [expect(dimension, variant, 'processed-exact', {}, [dimension.rule])] : []),
+          ...(variant === 'split-character'
+            ? [expect(dimension, variant, 'processed-exact', {}, [dimension.rule])]
+            : []),
         ],
       },
     ],
@@ -273,11 +293,17 @@ function durability(dimension: Dimension): Case[] {
     steps: [
       {
         deliver: { type: DURABLE_TYPES[variant] ?? 1, event: 'first', restartAfter: true },
-        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] }, expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule])],
+        expect: [
+          { check: 'answers', errCode: 'zero', rules: ['CB-ERRCODE'] },
+          expect(dimension, variant, 'processed', { count: 1 }, [dimension.rule]),
+        ],
       },
       {
         deliver: { same: 'first' },
-        expect: [{ check: 'answers', errCode: 'zero', rules: ['CB-DUP-ACK'] }, expect(dimension, variant, 'processed', { count: 0 }, [dimension.rule])],
+        expect: [
+          { check: 'answers', errCode: 'zero', rules: ['CB-DUP-ACK'] },
+          expect(dimension, variant, 'processed', { count: 0 }, [dimension.rule]),
+        ],
       },
     ],
   }));
@@ -288,7 +314,13 @@ export const MERCHANT_GENERATORS: Generators = {
     variants: KEY_VARIANTS,
     cases: keyNearMisses,
   },
-  'composite-key': { variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'], cases: compositeKey },
-  'block-edge': { variants: ['one-under', 'whole', 'one-over', 'split-character'] satisfies BlockEdge[], cases: blockEdges },
+  'composite-key': {
+    variants: ['each-component', 'component-boundary', 'other-fields', 'other-type', 'resend-in-flight'],
+    cases: compositeKey,
+  },
+  'block-edge': {
+    variants: ['one-under', 'whole', 'one-over', 'split-character'] satisfies BlockEdge[],
+    cases: blockEdges,
+  },
   durability: { variants: Object.keys(DURABLE_TYPES), cases: durability },
 };

@@ -52,10 +52,16 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     const floors = suite('energy-floor-edges').cases.map((c) => {
       const last = expectations(c).at(-1)!;
       const [balance, cost] = [BigInt(String(last.balance)), BigInt(String(last.costPerTx))];
-      return { id: c.id, floor: balance / cost, float: Math.floor(Number(balance) / Number(cost)), round: Math.round(Number(balance) / Number(cost)) };
+      return {
+        id: c.id,
+        floor: balance / cost,
+        float: Math.floor(Number(balance) / Number(cost)),
+        round: Math.round(Number(balance) / Number(cost)),
+      };
     });
     const by = (id: string) => floors.find((one) => one.id === `energy-${id}`)!;
-    for (const id of ['balance-beyond-2-53', 'quotient-beyond-2-53']) expect(BigInt(by(id).float), id).not.toBe(by(id).floor);
+    for (const id of ['balance-beyond-2-53', 'quotient-beyond-2-53'])
+      expect(BigInt(by(id).float), id).not.toBe(by(id).floor);
     for (const id of ['fraction-half', 'fraction-above-half']) expect(BigInt(by(id).round), id).not.toBe(by(id).floor);
     expect(by('zero-balance').floor).toBe(0n);
   });
@@ -70,7 +76,10 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
 
   it('reads the energy after a lease as untouched or debited by transactions x cost, a floor no other debit reaches', () => {
     const lease = suite('energy-floor-edges').cases.find((one) => one.id === 'energy-after-lease')!;
-    const order = lease.steps.find((step) => step.request?.endpoint === 'order')!.request!.plain as Record<string, unknown>;
+    const order = lease.steps.find((step) => step.request?.endpoint === 'order')!.request!.plain as Record<
+      string,
+      unknown
+    >;
     expect(order).toMatchObject({ symbol: 'ENERGY', expiryHours: 24 });
     const [, afterLease, atOnce] = expectations(lease).filter((e) => e.check === 'energy-floor');
     const cost = BigInt(String(afterLease!.costPerTx));
@@ -81,7 +90,8 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     expect(atOnce).toMatchObject({ balance: String(debited), rules: ['U-STATES'] });
     // Debits a faulty service might take: the amount alone, the amount over the cost, one transaction's cost.
     const legal = new Set([balance / cost, debited / cost]);
-    for (const wrong of [transactions, transactions / cost, cost]) expect(legal.has((balance - wrong) / cost), String(wrong)).toBe(false);
+    for (const wrong of [transactions, transactions / cost, cost])
+      expect(legal.has((balance - wrong) / cost), String(wrong)).toBe(false);
   });
 
   it('keeps each callBackId value class fresh per case: a template in every one', () => {

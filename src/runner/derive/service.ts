@@ -102,7 +102,13 @@ function echoedIds(dimension: Dimension): Case[] {
           request: { endpoint: 'order', plain: withdrawal(callBackId.value) },
           expect: [
             { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
-            expect(dimension, variant, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, [dimension.rule]),
+            expect(
+              dimension,
+              variant,
+              'result',
+              { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true },
+              [dimension.rule],
+            ),
           ],
         },
       ],
@@ -134,7 +140,9 @@ function setAndRead(balance: bigint, cost: bigint, rules: string[], dimension: D
     { control: { energy: { balance: `#decimal:${balance}`, costPerTx: `#decimal:${cost}` } } },
     {
       request: { endpoint: 'energy', plain: ENERGY_QUERY },
-      expect: [expect(dimension, variant, 'energy-floor', { balance: String(balance), costPerTx: String(cost) }, rules)],
+      expect: [
+        expect(dimension, variant, 'energy-floor', { balance: String(balance), costPerTx: String(cost) }, rules),
+      ],
     },
   ];
 }
@@ -149,7 +157,10 @@ function energyEdges(dimension: Dimension): Case[] {
     if (variant === 'after-lease') return afterLease(dimension, variant);
     const edge = ENERGY_EDGES[variant];
     if (!edge) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no energy values for the variant ${variant}`);
-    const before = edge.balance === 0n ? { balance: 5n * edge.cost, cost: edge.cost } : { balance: edge.balance, cost: 2n * edge.cost };
+    const before =
+      edge.balance === 0n
+        ? { balance: 5n * edge.cost, cost: edge.cost }
+        : { balance: edge.balance, cost: 2n * edge.cost };
     return {
       id: `energy-${variant}`,
       title: `energyMaxCount is floor(balance / costPerTx) at ${edge.balance} / ${edge.cost}, read right after the state changed`,
@@ -184,14 +195,20 @@ function afterLease(dimension: Dimension, variant: string): Case {
     needs: ['control', 'userId', 'orders'],
     steps: [
       ...setAndRead(balance, cost, [dimension.rule], dimension, variant),
-      { request: { endpoint: 'order', plain: lease }, expect: [{ check: 'envelope', outcome: 'success', rules: ['ORDER-KIND'] }] },
+      {
+        request: { endpoint: 'order', plain: lease },
+        expect: [{ check: 'envelope', outcome: 'success', rules: ['ORDER-KIND'] }],
+      },
       {
         request: { endpoint: 'energy', plain: ENERGY_QUERY },
         expect: [
-          expect(dimension, variant, 'energy-floor', { balance: [String(balance), String(debited)], costPerTx: String(cost) }, [
-            dimension.rule,
-            'ORDER-ENERGY-AMOUNT',
-          ]),
+          expect(
+            dimension,
+            variant,
+            'energy-floor',
+            { balance: [String(balance), String(debited)], costPerTx: String(cost) },
+            [dimension.rule, 'ORDER-ENERGY-AMOUNT'],
+          ),
           {
             check: 'energy-floor',
             balance: String(debited),
@@ -247,7 +264,9 @@ function answerEdges(dimension: Dimension): Case[] {
           // First: an answer that does not open is this case's finding (ENV-DATA), not the envelope's.
           expect(dimension, edge, 'answer-edge', { edge }, [dimension.rule, 'CRYPTO-SAME']),
           { check: 'envelope', outcome: 'success', rules: ['U-LIMITS'] },
-          expect(dimension, edge, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, ['ORDER-RES']),
+          expect(dimension, edge, 'result', { schema: 'OrderResult', echo: { id: 'callBackId' }, ifAccepted: true }, [
+            'ORDER-RES',
+          ]),
         ],
       },
     ],
