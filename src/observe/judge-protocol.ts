@@ -7,23 +7,35 @@ import type { Judge, ObserveFinding, ObserveResult, ObservedExchange } from './e
 import { toCloneable, type Cloneable } from './exact-clone.js';
 import type { JudgeOptions } from './judge.js';
 
-/** To the thread: an exchange to judge, or a request for the report so far (`final`: the end). */
+/**
+ * To the thread: exchanges to judge, in the order they finished (one message carries every exchange
+ * that finished while the thread was busy), or a request for the report so far (`final`: the end).
+ */
 export type JudgeRequest =
-  | { kind: 'exchange'; exchange: ObservedExchange }
+  | { kind: 'exchanges'; exchanges: ObservedExchange[] }
   | { kind: 'result'; id: number; final: boolean; unjudged: Array<[reason: string, count: number]> };
 
-/** From the thread, in the order of the requests: one answer per exchange, one per result asked. */
+/**
+ * From the thread, in the order of the requests: one answer per batch of exchanges (`count` of them,
+ * their findings in order, the message of each judgement that threw), one per result asked.
+ */
 export type JudgeAnswer =
   | { kind: 'ready' }
-  | { kind: 'judged'; findings: Cloneable<ObserveFinding[]>; error?: string }
+  | { kind: 'judged'; count: number; findings: Cloneable<ObserveFinding[]>; errors: string[] }
   | { kind: 'result'; id: number; result?: Cloneable<ObserveResult>; dropped: number; error?: string };
+
+/**
+ * The judge thread's scheduling priority. `low` (nice 19 on Linux): the thread runs on CPU that
+ * forwarding does not want, and a judge that falls behind has its queue shed. `normal`: judging
+ * competes with forwarding for the CPU on equal terms.
+ */
+export type JudgePriority = 'low' | 'normal';
 
 /** What the thread starts with: the judge's options, and the flag that stops it judging (Int32, 1 = stop). */
 export interface JudgeThreadData {
   options: JudgeOptions;
   stop: SharedArrayBuffer;
-  /** Run the thread at the lowest priority (nice 19, Linux). */
-  lowerPriority?: boolean;
+  priority: JudgePriority;
 }
 
 /** Why exchanges were not judged: the notes' reasons (`not judged: N exchanges: <reason>`). */
@@ -33,8 +45,6 @@ export const UNJUDGED = {
   cut: 'in flight at the stop and cut: they never finished',
 } as const;
 
-const NONE = toCloneable<ObserveFinding[]>([]);
-
 /**
  * Answers one request with `judge`. Once `stop` is set, waiting exchanges are dropped, not judged,
  * and counted with the next result.
@@ -42,16 +52,21 @@ const NONE = toCloneable<ObserveFinding[]>([]);
 export function judgeServer(judge: Judge, stop: Int32Array): (request: JudgeRequest) => JudgeAnswer {
   let dropped = 0;
   return (request) => {
-    if (request.kind === 'exchange') {
-      if (Atomics.load(stop, 0) === 1) {
-        dropped++;
-        return { kind: 'judged', findings: NONE };
+    if (request.kind === 'exchanges') {
+      const findings: ObserveFinding[] = [];
+      const errors: string[] = [];
+      for (const exchange of request.exchanges) {
+        if (Atomics.load(stop, 0) === 1) {
+          dropped++;
+          continue;
+        }
+        try {
+          findings.push(...judge.accept(exchange));
+        } catch (error) {
+          errors.push((error as Error)?.message ?? String(error));
+        }
       }
-      try {
-        return { kind: 'judged', findings: toCloneable(judge.accept(request.exchange)) };
-      } catch (error) {
-        return { kind: 'judged', findings: NONE, error: (error as Error)?.message ?? String(error) };
-      }
+      return { kind: 'judged', count: request.exchanges.length, findings: toCloneable(findings), errors };
     }
     for (const [reason, count] of request.unjudged) judge.unjudged?.(reason, count);
     judge.unjudged?.(UNJUDGED.stopped, dropped);

@@ -57,20 +57,31 @@ function judge(failOn: number[] = []): Judge & { judged: number[]; unjudgedSeen:
  * The judge's thread played by hand: requests wait until `runAll` answers them (through a
  * structured clone, as a thread's would), so a test decides when the judge catches up.
  */
-function manualPort(target: Judge): { port: JudgePort; stop: Int32Array; runAll: () => void } {
+function manualPort(target: Judge): {
+  port: JudgePort;
+  stop: Int32Array;
+  runAll: () => void;
+  runOne: () => void;
+  posted: JudgeRequest[];
+} {
   const events = new EventEmitter();
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const serve = judgeServer(target, stop);
   const waiting: JudgeRequest[] = [];
+  const posted: JudgeRequest[] = [];
   const port: JudgePort = {
-    postMessage: (request) => void waiting.push(structuredClone(request)),
+    postMessage: (request) => {
+      waiting.push(structuredClone(request));
+      posted.push(request);
+    },
     on: (event: string, listener: Parameters<EventEmitter['on']>[1]) => events.on(event, listener),
     terminate: async () => undefined,
   };
+  const runOne = () => void events.emit('message', structuredClone(serve(waiting.shift()!)) as JudgeAnswer);
   const runAll = () => {
-    while (waiting.length > 0) events.emit('message', structuredClone(serve(waiting.shift()!)) as JudgeAnswer);
+    while (waiting.length > 0) runOne();
   };
-  return { port, stop, runAll };
+  return { port, stop, runAll, runOne, posted };
 }
 
 const quiet = { onFindings: () => undefined, onError: () => undefined };
@@ -173,5 +184,46 @@ describe('JudgeQueue', () => {
     expect(queue.notJudged).toBe(2);
     expect(j.unjudgedSeen).toEqual([[UNJUDGED.stopped, 2]]);
     expect(result.notJudged).toBe(2);
+  });
+
+  it('posts each exchange at once while the thread keeps up, and what finishes meanwhile in batches', () => {
+    const j = judge();
+    const thread = manualPort(j);
+    const queue = new JudgeQueue(thread.port, thread.stop, quiet);
+    for (let seq = 1; seq <= 100; seq++) queue.submit(exchange(seq));
+    // Two single exchanges went at once; the other 98 wait for the thread to answer.
+    const sizes = () => thread.posted.map((request) => (request.kind === 'exchanges' ? request.exchanges.length : 0));
+    expect(sizes()).toEqual([1, 1]);
+    expect(queue.pending).toBe(100);
+    thread.runOne();
+    // One answer, one batch (at most 64 exchanges in a message).
+    expect(sizes()).toEqual([1, 1, 64]);
+    thread.runAll();
+    expect(sizes()).toEqual([1, 1, 64, 34]);
+    expect(j.judged).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(queue.pending).toBe(0);
+  });
+
+  it('a report asked for covers every exchange submitted before it, the waiting ones too', async () => {
+    const j = judge();
+    const thread = manualPort(j);
+    const queue = new JudgeQueue(thread.port, thread.stop, quiet);
+    for (let seq = 1; seq <= 5; seq++) queue.submit(exchange(seq));
+    const snapshot = queue.snapshot();
+    thread.runAll();
+    expect((await snapshot)!.exchanges).toBe(5);
+    expect(j.judged).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('reports each judgement that threw in a batch, and judges the rest of it', () => {
+    const j = judge([3, 5]);
+    const thread = manualPort(j);
+    const errors: unknown[] = [];
+    const queue = new JudgeQueue(thread.port, thread.stop, { ...quiet, onError: (error) => errors.push(error) });
+    for (let seq = 1; seq <= 6; seq++) queue.submit(exchange(seq));
+    thread.runAll();
+    expect(j.judged).toEqual([1, 2, 4, 6]);
+    expect(errors.map((error) => (error as Error).message)).toEqual(['judge bug on 3', 'judge bug on 5']);
+    expect(queue.pending).toBe(0);
   });
 });

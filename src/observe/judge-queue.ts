@@ -3,13 +3,24 @@ import { startWorkerThread } from '../platform/worker-thread.js';
 import type { ObserveFinding, ObserveResult, ObservedExchange } from './exchange.js';
 import { fromCloneable } from './exact-clone.js';
 import type { JudgeOptions } from './judge.js';
-import { UNJUDGED, type JudgeAnswer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
+import {
+  UNJUDGED,
+  type JudgeAnswer,
+  type JudgePriority,
+  type JudgeRequest,
+  type JudgeThreadData,
+} from './judge-protocol.js';
 
 /**
  * Judging beside forwarding, not on it: the proxy hands a finished exchange to `submit`, which
  * posts it to the judge's own thread (src/observe/judge-worker.ts) and returns. Decrypting and
  * judging (the RSA blocks of a large request) run there; the proxy's event loop only forwards,
  * captures and counts.
+ *
+ * At most two batches are on their way to the thread at once; what finishes meanwhile waits here
+ * and goes in the next batch. Under a light load each exchange is posted as it finishes; under a
+ * heavy one, one message carries many, so the cost of a message (a wake-up of each thread) is not
+ * paid per exchange.
  *
  * The queue is bounded by exchanges and by the bytes of their bodies waiting for the thread. When
  * it is full an exchange is shed: not judged, counted (the report's notes and `notJudged`, the
@@ -42,6 +53,10 @@ export interface JudgePort {
 
 const DEFAULT_MAX_EXCHANGES = 10_000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** Batches posted and not yet answered, at most: one being judged, one ready behind it. */
+const MAX_BATCHES_POSTED = 2;
+/** Exchanges in one batch, at most: one structured clone stays short on the forwarding thread. */
+const MAX_BATCH = 64;
 
 function sizeOf(exchange: ObservedExchange): number {
   return exchange.request.bodyBase64.length + (exchange.response?.bodyBase64.length ?? 0);
@@ -57,8 +72,12 @@ export class JudgeQueue {
   notJudged = 0;
   /** Shed exchanges not yet told to the judge (they reach its report with the next result). */
   #untold = 0;
-  /** Sizes of the exchanges posted and not yet answered, oldest first (from `#head`). */
+  /** Sizes of the exchanges submitted and not yet answered (posted or waiting), oldest first (from `#head`). */
   #sizes: number[] = [];
+  /** Exchanges submitted and not yet posted: they go in the next batch. */
+  #waiting: ObservedExchange[] = [];
+  /** Batches posted and not yet answered. */
+  #batchesPosted = 0;
   #head = 0;
   #bytes = 0;
   #closed = false;
@@ -92,9 +111,9 @@ export class JudgeQueue {
   }
 
   /** A queue in front of a new judge thread holding a judge made with `judge`. */
-  static start(judge: JudgeOptions, options: JudgeQueueOptions & { lowerPriority?: boolean }): JudgeQueue {
+  static start(judge: JudgeOptions, options: JudgeQueueOptions & { priority?: JudgePriority }): JudgeQueue {
     const stop = new SharedArrayBuffer(4);
-    const data: JudgeThreadData = { options: judge, stop, ...(options.lowerPriority ? { lowerPriority: true } : {}) };
+    const data: JudgeThreadData = { options: judge, stop, priority: options.priority ?? 'low' };
     const worker: Worker = startWorkerThread(new URL('./judge-worker.js', import.meta.url), data);
     return new JudgeQueue(worker, new Int32Array(stop), options);
   }
@@ -128,8 +147,18 @@ export class JudgeQueue {
     }
     this.#sizes.push(size);
     this.#bytes += size;
+    this.#waiting.push(exchange);
+    if (this.#batchesPosted < MAX_BATCHES_POSTED) this.#post();
     this.#busy();
-    this.port.postMessage({ kind: 'exchange', exchange });
+  }
+
+  /** Posts the exchanges waiting here, oldest first, as one batch. */
+  #post(): void {
+    if (this.#waiting.length === 0) return;
+    const exchanges = this.#waiting.length <= MAX_BATCH ? this.#waiting : this.#waiting.slice(0, MAX_BATCH);
+    this.#waiting = exchanges === this.#waiting ? [] : this.#waiting.slice(MAX_BATCH);
+    this.#batchesPosted++;
+    this.port.postMessage({ kind: 'exchanges', exchanges });
   }
 
   /** The report so far (undefined when the judge makes none while running). */
@@ -182,6 +211,8 @@ export class JudgeQueue {
     const id = this.#nextId++;
     const told: Array<[string, number]> = [[UNJUDGED.shed, this.#untold], ...unjudged];
     this.#untold = 0;
+    // The report covers every exchange submitted before it was asked for: they go first.
+    while (this.#waiting.length > 0) this.#post();
     return new Promise((resolve, reject) => {
       this.#asked.set(id, { resolve, reject });
       this.#busy();
@@ -202,16 +233,18 @@ export class JudgeQueue {
       if (answer.error !== undefined) asked?.reject(new Error(answer.error));
       else asked?.resolve(answer.result ? fromCloneable(answer.result) : undefined);
     } else {
-      this.#bytes -= this.#sizes[this.#head]!;
-      this.#head++;
+      this.#batchesPosted--;
+      for (let i = 0; i < answer.count; i++) this.#bytes -= this.#sizes[this.#head + i]!;
+      this.#head += answer.count;
       // The list is compacted once its answered head is half of it: memory follows what waits.
       if (this.#head > 1024 && this.#head * 2 > this.#sizes.length) {
         this.#sizes.splice(0, this.#head);
         this.#head = 0;
       }
-      if (answer.error !== undefined) this.options.onError(new Error(answer.error));
+      for (const error of answer.errors) this.options.onError(new Error(error));
       const findings = fromCloneable(answer.findings);
       if (findings.length > 0) this.options.onFindings(findings);
+      if (this.#batchesPosted < MAX_BATCHES_POSTED) this.#post();
       if (this.pending === 0) this.#onDrained?.();
     }
     this.#busy();
@@ -225,6 +258,7 @@ export class JudgeQueue {
     if (!this.#closed) this.options.onError(error);
     this.notJudged += this.pending;
     this.#sizes = [];
+    this.#waiting = [];
     this.#head = 0;
     this.#bytes = 0;
     for (const asked of this.#asked.values()) asked.reject(error);

@@ -11,7 +11,7 @@ import { judgeServer, type JudgeAnswer, type JudgeRequest, type JudgeThreadData 
 const data = workerData as JudgeThreadData;
 // At nice 19 the thread runs on CPU no other thread wants (Linux sets a nice value per thread; its id is in
 // /proc/thread-self): forwarding never waits for judging, and a judge that falls behind has its queue shed.
-if (data.lowerPriority) {
+if (data.priority === 'low') {
   try {
     setPriority(Number(readlinkSync('/proc/thread-self').split('/').at(-1)), 19);
   } catch {
