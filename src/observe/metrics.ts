@@ -61,11 +61,19 @@ export function createObserveMetrics(): ObserveMetrics {
   // Zero from the start, so an alert on its increase sees the first shed exchange.
   notJudged.inc({ reason: 'shed' }, 0);
   const sideOf = (exchange: ObservedExchange) => (exchange.direction === 'merchant→service' ? 'merchant' : 'service');
+  // Every exchange counts here, on the forwarding thread: each label set's series is looked up once.
+  const counted = new Map<string, ReturnType<typeof exchanges.labels>>();
+  const timed = new Map<string, ReturnType<typeof latency.labels>>();
+  const countOf = (kind: string, side: string) => {
+    const key = `${kind} ${side}`;
+    return counted.get(key) ?? counted.set(key, exchanges.labels({ kind, side })).get(key)!;
+  };
+  const timeOf = (side: string) => timed.get(side) ?? timed.set(side, latency.labels({ side })).get(side)!;
   return {
     exchange(exchange) {
       const side = sideOf(exchange);
-      exchanges.inc({ kind: exchange.kind, side });
-      latency.observe({ side }, Math.max(0, exchange.endedAt - exchange.startedAt) / 1000);
+      countOf(exchange.kind, side).inc();
+      timeOf(side).observe(Math.max(0, exchange.endedAt - exchange.startedAt) / 1000);
       if (exchange.upstreamError) forwardingErrors.inc({ side, status: String(exchange.upstreamError.gatewayStatus) });
     },
     findings(settled) {

@@ -92,28 +92,36 @@ const OWN_HEADERS: ReadonlySet<string> = new Set([OBSERVE_HEADER]);
 
 /** The raw header list without hop-by-hop headers (and those Connection names) and without `drop`. */
 export function endToEndHeaders(raw: readonly string[], drop: ReadonlySet<string> = new Set()): string[] {
-  const named = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection')
-      for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
-  }
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(name) || named.has(name) || drop.has(name)) continue;
-    out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
+  return readHeaders(raw, drop).endToEnd;
 }
 
-/** Header names lower-case, repeats joined by ", " (the seam's form). */
-function flatHeaders(raw: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+/** One message's headers read in one pass: the seam's form and the list to pass on. */
+interface ReadHeaders {
+  /** Header names lower-case, repeats joined by ", " (the seam's form). */
+  flat: Record<string, string>;
+  /** The raw list without hop-by-hop headers (and those Connection names) and without `drop`. */
+  endToEnd: string[];
+}
+
+/** Reads a raw header list once (every message crosses here: one pass, names lower-cased once). */
+function readHeaders(raw: readonly string[], drop: ReadonlySet<string>): ReadHeaders {
+  const flat: Record<string, string> = {};
+  const endToEnd: string[] = [];
+  let connection: string[] | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    out[name] = name in out ? `${out[name]}, ${raw[i + 1]!}` : raw[i + 1]!;
+    const value = raw[i + 1]!;
+    flat[name] = name in flat ? `${flat[name]}, ${value}` : value;
+    if (name === 'connection') (connection ??= []).push(...value.split(',').map((token) => token.trim().toLowerCase()));
+    if (!HOP_BY_HOP.has(name) && !drop.has(name)) endToEnd.push(raw[i]!, value);
   }
-  return out;
+  if (!connection) return { flat, endToEnd };
+  // Connection names more headers of this hop (rare): they leave the list too.
+  const named = new Set(connection);
+  const kept: string[] = [];
+  for (let i = 0; i < endToEnd.length; i += 2)
+    if (!named.has(endToEnd[i]!.toLowerCase())) kept.push(endToEnd[i]!, endToEnd[i + 1]!);
+  return { flat, endToEnd: kept };
 }
 
 /** Keeps the first `cap` bytes of a body, and whether there was more. */
@@ -191,8 +199,10 @@ interface RelayContext {
 function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, context: RelayContext): void {
   const { origin, record, fail } = context;
   const responseBody = new BodyRecorder(context.cap);
-  const responseHeaders = flatHeaders(upstream.rawHeaders);
-  const answer = () => ({ response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders) } });
+  const responseHeaders = readHeaders(upstream.rawHeaders, OWN_HEADERS);
+  const answer = () => ({
+    response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders.flat) },
+  });
   upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
   upstream.on('aborted', () => fail(502, `${origin} cut its answer off after ${responseBody.bytes().length} bytes`));
   upstream.on('error', (error) => fail(502, `${origin} failed during its answer: ${error.message}`));
@@ -203,11 +213,7 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
   res.sendDate = false;
   try {
     // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
-    res.writeHead(
-      upstream.statusCode ?? 502,
-      upstream.statusMessage,
-      endToEndHeaders(upstream.rawHeaders, OWN_HEADERS),
-    );
+    res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, responseHeaders.endToEnd);
   } catch (error) {
     return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
   }
@@ -263,10 +269,10 @@ function recorder(options: Pick<ObserveProxyOptions, 'onExchange' | 'onError'>) 
       return seq;
     },
     stop: () => void (stopped = true),
-    emit(exchange: Omit<ObservedExchange, 'seq'>): void {
+    /** `make` builds the exchange with its number (so `seq` comes second in it, after `v`). */
+    emit(make: (seq: number) => ObservedExchange): void {
       if (stopped) return;
-      const { v, ...rest } = exchange;
-      const numbered: ObservedExchange = { v, seq: ++seq, ...rest };
+      const numbered = make(++seq);
       try {
         options.onExchange(numbered);
       } catch (error) {
@@ -279,10 +285,12 @@ function recorder(options: Pick<ObserveProxyOptions, 'onExchange' | 'onError'>) 
 /** What forwarding one exchange needs of the proxy. */
 interface Forwarding {
   agents: { http: http.Agent; https: https.Agent };
+  /** An upstream's base URL parsed (once per upstream, not per request). */
+  upstreamUrl: (base: string) => URL;
   timeoutMs: number;
   cap: number;
   now: () => number;
-  emit: (exchange: Omit<ObservedExchange, 'seq'>) => void;
+  emit: (make: (seq: number) => ObservedExchange) => void;
 }
 
 /** The state of one exchange on its way: what the client did, and how it ended. */
@@ -310,8 +318,10 @@ function forward(
   const method = req.method ?? 'GET';
   const path = req.url ?? '/';
   const kind = classify(listener.direction, method, path);
-  const target = new URL(kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream);
-  const requestHeaders = flatHeaders(req.rawHeaders);
+  const target = context.upstreamUrl(
+    kind === 'card-close' && listener.cardUpstream ? listener.cardUpstream : listener.upstream,
+  );
+  const requestHeaders = readHeaders(req.rawHeaders, REPLACED_ON_REQUEST);
   const requestBody = new BodyRecorder(context.cap);
   const state: Crossing = { requestEnded: false, finished: false, clientGone: false };
 
@@ -319,18 +329,20 @@ function forward(
     if (state.finished) return;
     state.finished = true;
     clearTimeout(state.deadline);
-    const request = { method, path, ...requestBody.message(requestHeaders) };
-    const gone = state.clientGone ? { clientGone: true as const } : {};
-    context.emit({
+    const request = { method, path, ...requestBody.message(requestHeaders.flat) };
+    const endedAt = context.now();
+    const { direction } = listener;
+    context.emit((seq) => ({
       v: 1,
+      seq,
       kind,
-      direction: listener.direction,
+      direction,
       startedAt,
-      endedAt: context.now(),
+      endedAt,
       request,
       ...outcome,
-      ...gone,
-    });
+      ...(state.clientGone ? { clientGone: true as const } : {}),
+    }));
     settle();
   };
   const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
@@ -362,7 +374,7 @@ function forward(
     record,
     fail: gatewayFailure,
   };
-  sendUpstream(context, { target, method, path, rawHeaders: req.rawHeaders }, state, relay, res, req);
+  sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res, req);
 }
 
 /**
@@ -384,14 +396,14 @@ function abandon(state: Crossing, settle: () => void): void {
 /** Opens the upstream request and pipes the client's request into it; its answer is relayed, its failure answered. */
 function sendUpstream(
   context: Forwarding,
-  request: { target: URL; method: string; path: string; rawHeaders: string[] },
+  request: { target: URL; method: string; path: string; endToEnd: string[] },
   state: Crossing,
   relay: RelayContext,
   res: http.ServerResponse,
   req: http.IncomingMessage,
 ): void {
   const { target } = request;
-  const headers = ['Host', target.host, ...endToEndHeaders(request.rawHeaders, REPLACED_ON_REQUEST)];
+  const headers = ['Host', target.host, ...request.endToEnd];
   try {
     state.current = openUpstream(target, request.method, upstreamPath(target, request.path), headers, context.agents);
   } catch (error) {
@@ -442,43 +454,52 @@ async function listen(
   return { servers, addresses };
 }
 
-/** Waits for the exchanges in flight at most `graceMs` or until `signal` aborts; how many were still open. */
-async function waitInFlight(
-  inFlight: ReadonlySet<Promise<void>>,
-  graceMs: number,
-  signal?: AbortSignal,
-): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<void>((resolve) => {
-    // Referenced until it settles: it is what ends the wait.
-    timer = setTimeout(resolve, graceMs);
-    if (signal?.aborted) resolve();
-    signal?.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await Promise.race([Promise.all([...inFlight]), graceOver]);
-  clearTimeout(timer);
-  return inFlight.size;
+/** Exchanges between their request and their record: counted, so a stop can wait for them. */
+class InFlight {
+  size = 0;
+  #onIdle: Array<() => void> = [];
+  /** One exchange began; the function returned ends it (once). */
+  begin(): () => void {
+    this.size++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.size === 0) for (const resolve of this.#onIdle.splice(0)) resolve();
+    };
+  }
+  /** Waits until none is in flight, at most `graceMs` or until `signal` aborts; how many were still open. */
+  async settle(graceMs: number, signal?: AbortSignal): Promise<number> {
+    if (this.size === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      // Referenced until it settles: it is what ends the wait.
+      timer = setTimeout(resolve, graceMs);
+      if (signal?.aborted) resolve();
+      signal?.addEventListener('abort', () => resolve(), { once: true });
+      this.#onIdle.push(resolve);
+    });
+    clearTimeout(timer);
+    return this.size;
+  }
 }
 
 /** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
 export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
   const agents = agentsFor(options.network ?? defaultNetwork());
   const records = recorder(options);
+  const parsed = new Map<string, URL>();
   const context: Forwarding = {
     agents,
+    upstreamUrl: (base) => parsed.get(base) ?? parsed.set(base, new URL(base)).get(base)!,
     timeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     cap: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
     now: options.now ?? Date.now,
     emit: records.emit,
   };
-  const inFlight = new Set<Promise<void>>();
-  const handler = (listener: ProxyListener) => (req: http.IncomingMessage, res: http.ServerResponse) => {
-    let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    inFlight.add(done);
-    void done.then(() => inFlight.delete(done));
-    forward(context, listener, req, res, settle);
-  };
+  const inFlight = new InFlight();
+  const handler = (listener: ProxyListener) => (req: http.IncomingMessage, res: http.ServerResponse) =>
+    forward(context, listener, req, res, inFlight.begin());
   const destroyAgents = () => {
     agents.http.destroy();
     agents.https.destroy();
@@ -495,7 +516,7 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
     async close({ graceMs = DEFAULT_CLOSE_GRACE_MS, signal } = {}) {
       const closed = Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       for (const server of servers) server.closeIdleConnections();
-      const cut = await waitInFlight(inFlight, graceMs, signal);
+      const cut = await inFlight.settle(graceMs, signal);
       records.stop();
       for (const server of servers) server.closeAllConnections();
       await closed;
