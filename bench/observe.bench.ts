@@ -11,9 +11,13 @@
  *   batches (so drift of a shared machine hits every route alike); p50 and p99 of each, and
  *   p99(observe) − p99(direct). Goal ≤ 2 ms.
  * - Throughput: autocannon (16 connections) straight, through the plain proxy and through
- *   observe, in front of a bare upstream (a node:http server answering a fixed order answer: the
- *   worst case, where the proxy's own work is as large as the upstream's) and in front of the
- *   emulator (real order traffic: 2048-bit RSA). Goal: observe ≥ 0.8× the plain proxy.
+ *   observe, in front of a bare upstream (a node:http server answering with one real answer of the
+ *   emulator, recorded at the start: the worst case, where the proxy's own work is as large as the
+ *   upstream's) and in front of the emulator (real order traffic: 2048-bit RSA). Goal: observe
+ *   ≥ 0.8× the plain proxy.
+ *
+ * The judge runs at its default priority (low: it takes only CPU forwarding leaves);
+ * OBSERVE_BENCH_PRIORITY=normal measures it competing on equal terms.
  *
  * Each server runs in its own child process (this file with OBSERVE_BENCH_ROLE set), so none
  * shares an event loop with the load. At its stop each observe says how many exchanges it forwarded,
@@ -31,6 +35,7 @@ import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { startEmulator } from '../src/emulator/server.js';
 import type { ObserveKeys } from '../src/observe/exchange.js';
+import type { JudgePriority } from '../src/observe/judge-protocol.js';
 import { JudgeQueue } from '../src/observe/judge-queue.js';
 import { createObserveMetrics, startMetricsServer } from '../src/observe/metrics.js';
 import { startObserveProxy } from '../src/observe/proxy.js';
@@ -41,8 +46,11 @@ const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 16;
 const LATENCY_ROUNDS = 20;
 const LATENCY_BATCH = 100;
-/** A sealed answer of the size the emulator sends (base64 of a 2048-bit block). */
-const BARE_ANSWER = JSON.stringify({ code: 0, message: '', data: 'A'.repeat(344) });
+/**
+ * The bare upstream's answer: one real answer of the emulator to the bench's request
+ * (OBSERVE_BENCH_ANSWER), so the judge opens and passes it as it would a live one.
+ */
+const BARE_ANSWER = process.env.OBSERVE_BENCH_ANSWER ?? '';
 
 /** Child roles: serve, print the URL, stop on SIGTERM. */
 async function child(role: string): Promise<void> {
@@ -116,7 +124,7 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
       onFindings: (findings) => metrics.findings(findings),
       onError: (error) => process.stderr.write(`observe bench: the judge failed: ${(error as Error).message}\n`),
       onShed: () => metrics.notJudged('shed'),
-      ...(process.env.OBSERVE_BENCH_NICE ? { lowerPriority: true } : {}),
+      ...(process.env.OBSERVE_BENCH_PRIORITY ? { priority: process.env.OBSERVE_BENCH_PRIORITY as JudgePriority } : {}),
     },
   );
   const proxy = await startObserveProxy({
@@ -285,16 +293,26 @@ export default async function bench(): Promise<void> {
       privateKeyPem: merchant.keyPair.privateKey.keyObject.export({ type: 'pkcs8', format: 'pem' }).toString(),
       apiKey: merchant.apiKey,
     });
-    const start = async (role: 'bare' | 'emulator' | 'proxy' | 'plain', upstream?: BenchChild) => {
+    const start = async (
+      role: 'bare' | 'emulator' | 'proxy' | 'plain',
+      upstream?: BenchChild,
+      extra: Record<string, string> = {},
+    ) => {
       const env: Record<string, string> = upstream
         ? { OBSERVE_BENCH_UPSTREAM: upstream.url, OBSERVE_BENCH_KEYS: keys }
-        : { OBSERVE_BENCH_CONFIG: configPath };
+        : { OBSERVE_BENCH_CONFIG: configPath, ...extra };
       const started = await startChild(role, env);
       children.push(started);
       return started;
     };
-    const bare = await start('bare');
     const emulator = await start('emulator');
+    const answer = await fetch(new URL(ENERGY, emulator.url), {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': merchant.apiKey },
+    });
+    if (answer.status !== 200) throw new Error(`the emulator answered ${answer.status}`);
+    const bare = await start('bare', undefined, { OBSERVE_BENCH_ANSWER: await answer.text() });
     await measure(
       {
         bare,
