@@ -24,9 +24,6 @@ const ALLOWED_LONG: readonly string[] = [
   'src/cli/run-command.ts: registerRunCommand',
   'src/crypto/base64.ts: decodeBase64Strict',
   'src/emulator/config-load.ts: resolveEmulatorConfig',
-  'src/observe/judge-callbacks.ts: judgeCallback',
-  'src/observe/judge-orders.ts: judgeOrderRequest',
-  'src/observe/judge-orders.ts: judgeCardClose',
   'src/runner/restart-proof.ts: proveRestart',
   'src/runner/step-kinds.ts: run',
 ];
