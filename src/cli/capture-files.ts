@@ -5,6 +5,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { finished } from 'node:stream';
 import { ConfigError } from '../core/errors.js';
 import type { CaptureSink } from '../observe/capture.js';
+import type { LiveCapture } from '../observe/live.js';
 
 /** The name of the `index`-th file of a rotating capture: `traffic.jsonl` → `traffic.000001.jsonl` (names sort in order). */
 function segmentName(path: string, index: number): string {
@@ -219,4 +220,33 @@ export function replayFiles(args: readonly string[]): string[] {
     out.push(...matched.map((entry) => (folder === '.' && !arg.startsWith('./') ? entry : join(folder, entry))));
   }
   return out;
+}
+
+/** Opens the capture file, refusing to overwrite an earlier capture (real traffic is not thrown away by a rerun). */
+async function openCaptureFile(path: string): Promise<WriteStream> {
+  if (existsSync(path))
+    throw new ConfigError(
+      'file-exists',
+      `--capture ${path} exists already: name a new file (an earlier capture is not overwritten)`,
+    );
+  const stream = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+  await new Promise<void>((resolveOpen, reject) => {
+    stream.once('open', () => resolveOpen());
+    stream.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new ConfigError('unwritable-file', `cannot write --capture ${path}: ${error.code ?? error.message}`)),
+    );
+  });
+  return stream;
+}
+
+/** Opens --capture: one new file, or the first of a rotating series (`rotation`, from --capture-max-mb and the like). */
+export async function openCapture(
+  path: string | undefined,
+  rotation: Pick<RotationOptions, 'maxBytes' | 'maxAgeMs' | 'keep'> | undefined,
+  onProblem: (line: string) => void,
+): Promise<LiveCapture | undefined> {
+  if (path === undefined) return undefined;
+  if (rotation === undefined) return { path, sink: await openCaptureFile(path) };
+  const rotating = RotatingCaptureSink.open(path, { ...rotation, onProblem });
+  return { path, sink: rotating, rotating };
 }

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { networkFromFlags, networkNote, type NetworkFlags } from './network-options.js';
+import { networkFromFlags, type NetworkFlags } from './network-options.js';
+import { networkNote } from '../net/network-config.js';
 import { refusal } from '../../test/support/refusal.js';
 import { makeThrowawayCa } from '../crypto/throwaway-certificates.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { ConfigError, MESSAGE_PREFIX } from '../core/errors.js';
-import { defaultNetwork, describeNetwork, splitPem, type NetworkConfig } from '../net/network-config.js';
+import { defaultNetwork, networkNote, splitPem, type NetworkConfig } from '../net/network-config.js';
 import { proxyFromEnv } from '../net/proxy.js';
 import { useNetwork } from '../runner/http-client.js';
 import { parseInteger } from './options.js';
@@ -106,21 +106,6 @@ export function networkFromFlags(
   }
   useNetwork(network);
   return network;
-}
-
-/**
- * What a report says about the run's network and how it ended: `tls: {insecure: true}` and the like
- * (only when `target` names an https:// URL), and `cut: {reason, message}` when the target stopped
- * answering or --timeout ran out.
- */
-export function networkNote(network: NetworkConfig, target: Record<string, unknown>): Record<string, unknown> {
-  const stopped = network.session.stopped;
-  // TLS settings mean something only where the run spoke TLS: an http:// target's report does not name them.
-  const https = JSON.stringify(target).includes('"https://');
-  return {
-    ...(https ? describeNetwork(network) : {}),
-    ...(stopped ? { cut: { reason: stopped.reason, message: stopped.message } } : {}),
-  };
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import type { ObserveFlags } from './observe-run.js';
+import type { ObserveIo } from '../observe/conclude.js';
 import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from '../observe/defaults.js';
-// Registration imports only flags.ts; the proxy, the judge and the capture are in observe-run.ts, imported by the action.
+import type { ObserveFlags } from './observe-flags.js';
+// Registration imports only flags.ts; the flags' checks (observe-flags.ts) and the workflow
+// (src/observe/live.ts, replay-run.ts) are imported by the action.
 import { addNetworkOptions, secretFileOption, secretOption, sharedOption } from './flags.js';
 
 /** `observe --service-url URL --listen PORT --merchant-url URL --callback-listen PORT --public-key FILE ...` and `observe --replay FILE`. */
@@ -10,7 +12,20 @@ export function registerObserveCommand(program: Command): void {
     .command('observe')
     .description(
       'a conformance proxy between a real merchant and a real service: forwards every request and answer unchanged and judges them against the rules as they happen (or judges a capture with --replay)',
-    )
+    );
+  addProxyOptions(command);
+  addRunOptions(command);
+  addNetworkOptions(command, { runTimeout: false });
+  // Observe forwards every body whole; --max-body bounds only what it records of one (memory).
+  const maxBody = command.options.find((option) => option.long === '--max-body');
+  if (maxBody)
+    maxBody.description = `how much of one body is recorded and judged; a longer body is forwarded whole, recorded cut (default ${DEFAULT_MAX_RECORDED_BODY_BYTES})`;
+  command.action(async (_given: ObserveFlags, self: Command) => observeAction(self));
+}
+
+/** The two sides of the proxy (listeners, upstreams, their TLS) and the keys the judge opens them with. */
+function addProxyOptions(command: Command): void {
+  command
     .option('--service-url <url>', "the service's {base_url}: requests arriving on --listen go on to it")
     .option(
       '--card-service-url <url>',
@@ -33,12 +48,19 @@ export function registerObserveCommand(program: Command): void {
       "where the service sends callbacks (point the merchant's callback URL here)",
     )
     .option('--callback-listen-tls <file>', 'serve --callback-listen over HTTPS: a YAML file with a tls: block')
-    .option('--public-key <file>', "the merchant's public key (PEM or bare Base64 DER) (required)")
-    .option('--private-key <file>', 'the private key: opens order requests and callbacks sealed with the public half')
+    .addOption(sharedOption('publicKey'))
+    .addOption(
+      sharedOption('privateKey', 'the private key: opens order requests and callbacks sealed with the public half'),
+    )
     .addOption(secretOption('apiKey', "the merchant's X-API-KEY, to judge the key header"))
     .addOption(secretFileOption('apiKey'))
     .addOption(sharedOption('profile'))
-    .addOption(sharedOption('reports'))
+    .addOption(sharedOption('reports'));
+}
+
+/** What the run keeps (capture, reports), how long it lasts, what it serves beside, or a replay instead. */
+function addRunOptions(command: Command): void {
+  command
     .option(
       '--capture <file>',
       'also write every exchange to FILE (JSON lines; ciphertext kept, secrets as fingerprints; a new file)',
@@ -76,13 +98,36 @@ export function registerObserveCommand(program: Command): void {
       '--replay <files...>',
       'judge capture files offline instead of listening (same output): several files or a glob (FILE.*.jsonl), in order',
     )
-    .option('--strict', 'SHOULD rules and open points fail too');
-  addNetworkOptions(command, { runTimeout: false });
-  // Observe forwards every body whole; --max-body bounds only what it records of one (memory).
-  const maxBody = command.options.find((option) => option.long === '--max-body');
-  if (maxBody)
-    maxBody.description = `how much of one body is recorded and judged; a longer body is forwarded whole, recorded cut (default ${DEFAULT_MAX_RECORDED_BODY_BYTES})`;
-  command.action(async (_given: ObserveFlags, self: Command) => {
-    await (await import('./observe-run.js')).observe(self);
-  });
+    .addOption(sharedOption('strict', 'SHOULD rules and open points fail too'));
+}
+
+/** The action of `observe`: settle and check the flags, then observe live or replay (src/observe). */
+async function observeAction(self: Command): Promise<void> {
+  const { settleFlags, scrubData, scrubOutput } = await import('./secrets.js');
+  const { planObserve } = await import('./observe-flags.js');
+  const { finish, writeReportFiles } = await import('./report-output.js');
+  const { MESSAGE_PREFIX } = await import('../core/errors.js');
+  const flags = settleFlags<ObserveFlags>(self, { sections: [], secrets: { apiKey: false } });
+  const { live, judge } = planObserve(flags);
+  const io: ObserveIo = {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    scrubber: { text: scrubOutput, value: scrubData },
+    writeReports: (report) => writeReportFiles(report, flags.reports),
+    finish: (report) => finish(report, { reports: flags.reports, ...(flags.strict ? { strict: true } : {}) }),
+  };
+  if (live) {
+    const { openCapture } = await import('./capture-files.js');
+    const { observeLive } = await import('../observe/live.js');
+    const onProblem = (line: string) => io.err(scrubOutput(`${MESSAGE_PREFIX} ${line}\n`));
+    const capture = await openCapture(flags.capture, live.capture, onProblem);
+    process.exitCode = await observeLive(judge, live, io, capture);
+    return;
+  }
+  const { createJudge } = await import('../observe/judge.js');
+  const { observeReplay } = await import('../observe/replay-run.js');
+  const { replayFiles } = await import('./capture-files.js');
+  const files = replayFiles([flags.replay!].flat());
+  // A replay forwards nothing: it judges on this thread.
+  process.exitCode = await observeReplay(files, createJudge(judge), flags.apiKey, io);
 }

@@ -80,3 +80,18 @@ export function describeNetwork(config: NetworkConfig): Record<string, unknown> 
   };
   return Object.keys(tls).length ? { tls } : {};
 }
+
+/**
+ * What a report says about the run's network and how it ended: `tls: {insecure: true}` and the like
+ * (only when `target` names an https:// URL), and `cut: {reason, message}` when the target stopped
+ * answering or --timeout ran out.
+ */
+export function networkNote(network: NetworkConfig, target: Record<string, unknown>): Record<string, unknown> {
+  const stopped = network.session.stopped;
+  // TLS settings mean something only where the run spoke TLS: an http:// target's report does not name them.
+  const https = JSON.stringify(target).includes('"https://');
+  return {
+    ...(https ? describeNetwork(network) : {}),
+    ...(stopped ? { cut: { reason: stopped.reason, message: stopped.message } } : {}),
+  };
+}

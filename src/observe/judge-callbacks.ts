@@ -99,16 +99,9 @@ interface DeliveryContext {
   answer: (check: string, title: string, labels: string[], finding: Finding) => void;
 }
 
-/** Judges one callback exchange: the delivery (the service's bytes) and the answer (the merchant's). */
-export function judgeCallback(
-  observed: ObservedExchange,
-  keys: JudgeKeys,
-  rules: Map<string, Rule>,
-): { judgements: Judgement[]; facts: DeliveryFacts } {
-  const judgements: Judgement[] = [];
-  const body = bodyBytes(observed.request);
-  const text = body.toString('latin1');
-  const callback: ReceivedCallback = {
+/** The delivery as the runner's callback checks see one they received. */
+function receivedCallback(observed: ObservedExchange, body: Buffer): ReceivedCallback {
+  return {
     at: observed.startedAt,
     method: observed.request.method,
     url: observed.request.path,
@@ -116,34 +109,26 @@ export function judgeCallback(
     body,
     answeredStatus: observed.response?.status ?? 0,
   };
-  const header = observed.request.headers['x-api-key'];
-  const ownKey = isConfiguredKey(keys, header);
-  // A body longer than the proxy records is only its first bytes: nothing about it can be judged.
-  const truncated = observed.request.truncated === true;
-  const opened = truncated ? 'no-key' : openWith(keys, 'callback', text);
-  const payload =
-    opened !== 'no-key' &&
+}
+
+/** The decrypted payload, when the delivery opened to a JSON object. */
+function payloadOf(opened: ReturnType<typeof openWith>): Record<string, ExactJson> | undefined {
+  return opened !== 'no-key' &&
     'opened' in opened &&
     opened.opened.value !== null &&
     typeof opened.opened.value === 'object' &&
     !Array.isArray(opened.opened.value)
-      ? (opened.opened.value as Record<string, ExactJson>)
-      : undefined;
-  const evidence = lazyEvidence(() =>
-    evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}),
-  );
-  const judging: DeliveryContext = {
-    observed,
-    keys,
-    // Without a configured key, the header is compared with itself: CB-KEY-SAME is skipped, not passed.
-    ctx: contextFor(callback, keys, keys.apiKey ?? header ?? '', rules),
-    header,
-    ownKey,
-    truncated,
-    opened,
-    ack: readAcknowledgement(
-      observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined,
-    ),
+    ? (opened.opened.value as Record<string, ExactJson>)
+    : undefined;
+}
+
+/** Where the judgements of one delivery go: the service's side (the delivery) and the merchant's (the answer). */
+function recorders(
+  observed: ObservedExchange,
+  evidence: Evidence,
+  judgements: Judgement[],
+): Pick<DeliveryContext, 'delivery' | 'answer'> {
+  return {
     delivery: (check, title, labels, finding) =>
       judgements.push({
         check,
@@ -164,6 +149,40 @@ export function judgeCallback(
         seq: observed.seq,
         evidence,
       }),
+  };
+}
+
+/** Judges one callback exchange: the delivery (the service's bytes) and the answer (the merchant's). */
+export function judgeCallback(
+  observed: ObservedExchange,
+  keys: JudgeKeys,
+  rules: Map<string, Rule>,
+): { judgements: Judgement[]; facts: DeliveryFacts } {
+  const judgements: Judgement[] = [];
+  const body = bodyBytes(observed.request);
+  const text = body.toString('latin1');
+  const header = observed.request.headers['x-api-key'];
+  const ownKey = isConfiguredKey(keys, header);
+  // A body longer than the proxy records is only its first bytes: nothing about it can be judged.
+  const truncated = observed.request.truncated === true;
+  const opened = truncated ? 'no-key' : openWith(keys, 'callback', text);
+  const payload = payloadOf(opened);
+  const evidence = lazyEvidence(() =>
+    evidenceOf(keys, observed, opened !== 'no-key' && 'opened' in opened ? { request: opened.opened.text } : {}),
+  );
+  const judging: DeliveryContext = {
+    observed,
+    keys,
+    // Without a configured key, the header is compared with itself: CB-KEY-SAME is skipped, not passed.
+    ctx: contextFor(receivedCallback(observed, body), keys, keys.apiKey ?? header ?? '', rules),
+    header,
+    ownKey,
+    truncated,
+    opened,
+    ack: readAcknowledgement(
+      observed.response ? { status: observed.response.status, body: bodyText(observed.response) } : undefined,
+    ),
+    ...recorders(observed, evidence, judgements),
   };
   const raw = truncated ? { status: 'skipped' as const, message: TRUNCATED } : first(callbackRawBodyCheck, judging.ctx);
   judging.delivery('callback-raw-body', callbackRawBodyCheck.title, callbackRawBodyCheck.rules, raw);

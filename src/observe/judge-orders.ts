@@ -151,30 +151,43 @@ function receivedResponse(observed: ObservedExchange, keys: JudgeKeys): Received
   return response;
 }
 
-/** Judges the request of an order endpoint: the merchant's side of the ENERGY and ORDER rules, CRYPTO-ENVELOPE and CRYPTO-SAME. */
-function judgeOrderRequest(
-  observed: ObservedExchange,
-  endpoint: Endpoint,
-  keys: JudgeKeys,
-): { findings: Finding[]; reading: RequestReading; plain?: string; fields?: Record<string, ExactJson> } {
-  const request = observed.request;
-  if (request.truncated)
-    return {
-      findings: [
-        {
-          status: 'skipped',
-          message:
-            'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)',
-        },
-      ],
-      reading: { kind: 'unknown' },
-    };
+/** What judging an order request yields: its findings, how the stream reads it, its plain text and fields. */
+interface RequestJudgement {
+  findings: Finding[];
+  reading: RequestReading;
+  plain?: string;
+  fields?: Record<string, ExactJson>;
+}
+
+/** The findings of one order request so far, and the rules it broke. */
+interface RequestFindings {
+  findings: Finding[];
+  broken: string[];
+  failWith: (message: string, rules: string[]) => void;
+}
+
+function requestFindings(): RequestFindings {
   const findings: Finding[] = [];
   const broken: string[] = [];
-  const failWith = (message: string, rules: string[]) => {
-    findings.push(fail(message, rules));
-    broken.push(...rules);
+  return {
+    findings,
+    broken,
+    failWith: (message, rules) => {
+      findings.push(fail(message, rules));
+      broken.push(...rules);
+    },
   };
+}
+
+/**
+ * The form envelope of an order request: POST, its Content-Type, the key header, the form field
+ * `data` as standard Base64. Returns `data` when it can be opened, undefined when it cannot.
+ */
+function envelopeData(
+  request: ObservedExchange['request'],
+  endpoint: Endpoint,
+  { findings, failWith }: RequestFindings,
+): string | undefined {
   if (request.method.toUpperCase() !== 'POST') failWith(`method ${request.method}, not POST`, [endpoint.path]);
   const type = request.headers['content-type'];
   if (mediaType(type) !== 'application/x-www-form-urlencoded')
@@ -187,31 +200,40 @@ function judgeOrderRequest(
   const data = new URLSearchParams(bodyText(request, 'latin1')).get('data');
   if (data === null || data === '') {
     failWith(`no form field data in the body ${preview(bodyText(request, 'latin1'), 80)}`, [endpoint.data]);
-    return { findings, reading: { kind: 'invalid', rules: broken } };
+    return undefined;
   }
   if (!BASE64_PATTERN.test(data)) {
     const plusAsSpace = data.includes(' ')
       ? ": a '+' sent unencoded in the form body reads as ' ' (percent-encode the field)"
       : '';
     failWith(`form field data is not standard Base64${plusAsSpace}: ${preview(data, 60)}`, [endpoint.data]);
-    return { findings, reading: { kind: 'invalid', rules: broken } };
+    return undefined;
   }
   try {
     decodeBase64Strict(data);
   } catch (error) {
     const reason = error instanceof CryptoError ? error.reason : undefined;
-    if (reason && LENIENT_BASE64_REASONS.has(reason))
-      findings.push(
-        fail(
-          `form field data is Base64 with ${reason}: the pattern of ${endpoint.data} allows it, a strict decoder refuses it (U-CRYPTO)`,
-          ['U-CRYPTO'],
-        ),
-      );
-    else {
+    if (!reason || !LENIENT_BASE64_REASONS.has(reason)) {
       failWith(`form field data is not standard Base64: ${(error as Error).message}`, [endpoint.data]);
-      return { findings, reading: { kind: 'invalid', rules: broken } };
+      return undefined;
     }
+    findings.push(
+      fail(
+        `form field data is Base64 with ${reason}: the pattern of ${endpoint.data} allows it, a strict decoder refuses it (U-CRYPTO)`,
+        ['U-CRYPTO'],
+      ),
+    );
   }
+  return data;
+}
+
+/** Opens `data` with the private key and judges the plain request against its schema. */
+function judgePlainRequest(
+  data: string,
+  endpoint: Endpoint,
+  keys: JudgeKeys,
+  { findings, broken, failWith }: RequestFindings,
+): RequestJudgement {
   const opened = openWith(
     keys,
     'request',
@@ -251,6 +273,26 @@ function judgeOrderRequest(
     plain,
     fields: value as Record<string, ExactJson>,
   };
+}
+
+/** Judges the request of an order endpoint: the merchant's side of the ENERGY and ORDER rules, CRYPTO-ENVELOPE and CRYPTO-SAME. */
+function judgeOrderRequest(observed: ObservedExchange, endpoint: Endpoint, keys: JudgeKeys): RequestJudgement {
+  const request = observed.request;
+  if (request.truncated)
+    return {
+      findings: [
+        {
+          status: 'skipped',
+          message:
+            'not judged: the request body was longer than the proxy records of one body (it was forwarded whole)',
+        },
+      ],
+      reading: { kind: 'unknown' },
+    };
+  const judging = requestFindings();
+  const data = envelopeData(request, endpoint, judging);
+  if (data === undefined) return { findings: judging.findings, reading: { kind: 'invalid', rules: judging.broken } };
+  return judgePlainRequest(data, endpoint, keys, judging);
 }
 
 /** A string field of the plain request, when the request was opened and has it. */
@@ -476,73 +518,55 @@ function judgeEnvelope(
   return true;
 }
 
-/** Judges one card close exchange: the request's form (CARD-PATH, CARD-REQ) and the answer's shape (CARD-RES, CARD-ERR). */
-export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): Judgement[] {
-  const judgements: Judgement[] = [];
-  const evidence = lazyEvidence(() => evidenceOf(keys, observed));
-  const request = observed.request;
-  const requestJudgement = (finding: Finding, labels: string[]) =>
-    judgements.push({
-      check: 'card-request',
-      title: "the merchant's card close request (Content-Type, JSON fields)",
-      labels,
-      side: 'merchant',
-      finding,
-      seq: observed.seq,
-      evidence,
-    });
+/** The card close request's form: POST application/json (CARD-PATH), its fields (CARD-REQ). */
+function cardRequestFinding(request: ObservedExchange['request']): { finding: Finding; labels: string[] } {
   const type = mediaType(request.headers['content-type']);
   if (request.truncated)
-    requestJudgement(
-      { status: 'skipped', message: 'not judged: the request body was longer than the proxy records of one body' },
-      ['CARD-REQ'],
-    );
-  else if (request.method.toUpperCase() !== 'POST' || type !== 'application/json')
-    requestJudgement(
-      fail(
+    return {
+      finding: {
+        status: 'skipped',
+        message: 'not judged: the request body was longer than the proxy records of one body',
+      },
+      labels: ['CARD-REQ'],
+    };
+  if (request.method.toUpperCase() !== 'POST' || type !== 'application/json')
+    return {
+      finding: fail(
         `${request.method} with Content-Type ${JSON.stringify(request.headers['content-type'] ?? null)}: card close is POST application/json`,
         ['CARD-PATH'],
       ),
-      ['CARD-PATH'],
-    );
-  else {
-    const json = bodyJson(request);
-    const issues = json === undefined ? undefined : validateSchema('CardCloseRequest', json);
-    if (issues === undefined)
-      requestJudgement(fail(`the body is not JSON: ${preview(bodyText(request))}`, ['CARD-REQ']), ['CARD-REQ']);
-    else
-      requestJudgement(
-        issues.length
-          ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ'])
-          : pass(),
-        ['CARD-REQ'],
-      );
-  }
+      labels: ['CARD-PATH'],
+    };
+  const json = bodyJson(request);
+  const issues = json === undefined ? undefined : validateSchema('CardCloseRequest', json);
+  if (issues === undefined)
+    return { finding: fail(`the body is not JSON: ${preview(bodyText(request))}`, ['CARD-REQ']), labels: ['CARD-REQ'] };
+  return {
+    finding: issues.length
+      ? fail(`request ${preview(bodyText(request))}: ${describeIssues(issues)}`, issueRules(issues) ?? ['CARD-REQ'])
+      : pass(),
+    labels: ['CARD-REQ'],
+  };
+}
+
+/** The service's card close answer: its shape (CARD-RES, CARD-ERR), or why it is not judged. */
+function cardAnswerFinding(
+  observed: ObservedExchange,
+  keys: JudgeKeys,
+  rules: Map<string, Rule>,
+): { title: string; finding: Finding } {
   const response = receivedResponse(observed, keys);
-  if (observed.response?.truncated) {
-    judgements.push({
-      check: 'card-response',
+  if (observed.response?.truncated)
+    return {
       title: "the service's card close answer",
-      labels: ['CARD-RES'],
-      side: 'service',
       finding: { status: 'skipped', message: 'not judged: the answer was longer than the proxy records of one body' },
-      seq: observed.seq,
-      evidence,
-    });
-    return judgements;
-  }
-  if (!response) {
-    judgements.push({
-      check: 'card-response',
+    };
+  if (!response)
+    return {
       title: "the service's card close answer",
-      labels: ['CARD-RES'],
-      side: 'service',
       finding: fail(`the service did not answer: ${observed.upstreamError?.message ?? 'no answer'}`),
-      seq: observed.seq,
-      evidence,
-    });
-    return judgements;
-  }
+    };
+  const request = observed.request;
   const exchange: Exchange = {
     request: {
       method: request.method,
@@ -552,15 +576,35 @@ export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rule
     },
     response,
   };
-  const finding = cardResponseCheck.run(contextFor(exchange, keys, 'card', { outcome: 'any' }, rules))[0] ?? pass();
-  judgements.push({
-    check: 'card-response',
+  return {
     title: "the service's card close answer: the response shape",
-    labels: ['CARD-RES'],
-    side: 'service',
-    finding,
-    seq: observed.seq,
-    evidence,
-  });
-  return judgements;
+    finding: cardResponseCheck.run(contextFor(exchange, keys, 'card', { outcome: 'any' }, rules))[0] ?? pass(),
+  };
+}
+
+/** Judges one card close exchange: the request's form (CARD-PATH, CARD-REQ) and the answer's shape (CARD-RES, CARD-ERR). */
+export function judgeCardClose(observed: ObservedExchange, keys: JudgeKeys, rules: Map<string, Rule>): Judgement[] {
+  const evidence = lazyEvidence(() => evidenceOf(keys, observed));
+  const request = cardRequestFinding(observed.request);
+  const answer = cardAnswerFinding(observed, keys, rules);
+  return [
+    {
+      check: 'card-request',
+      title: "the merchant's card close request (Content-Type, JSON fields)",
+      labels: request.labels,
+      side: 'merchant',
+      finding: request.finding,
+      seq: observed.seq,
+      evidence,
+    },
+    {
+      check: 'card-response',
+      title: answer.title,
+      labels: ['CARD-RES'],
+      side: 'service',
+      finding: answer.finding,
+      seq: observed.seq,
+      evidence,
+    },
+  ];
 }
