@@ -630,6 +630,11 @@ describe('wallet-conformance observe', () => {
         /^wallet-conformance: --capture-keep goes with --capture-max-mb MB/,
       ],
       [
+        'a judge priority that is neither low nor normal',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--judge-priority', 'high', ...key()],
+        /^wallet-conformance: --judge-priority takes low or normal, not "high"$/,
+      ],
+      [
         '--capture-max-mb without --capture',
         () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture-max-mb', '5', ...key()],
         /^wallet-conformance: --capture-max-mb goes with --capture FILE$/,

@@ -91,6 +91,10 @@ function addRunOptions(command: Command): void {
       'also rewrite the four reports every this many seconds while running (and on SIGHUP), each file replaced whole',
     )
     .option(
+      '--judge-priority <low|normal>',
+      "the judge thread's priority: low (default) judges with the CPU forwarding leaves and counts what it cannot follow as not judged; normal competes with forwarding",
+    )
+    .option(
       '--upstream-timeout <seconds>',
       `answer 504 when an upstream gives no complete answer within this long (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`,
     )

@@ -7,6 +7,7 @@ import { ConfigError } from '../core/errors.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 import type { ObserveKeys } from '../observe/exchange.js';
 import type { JudgeOptions } from '../observe/judge.js';
+import type { JudgePriority } from '../observe/judge-protocol.js';
 import type { LivePlan } from '../observe/live.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, type ProxyListener } from '../observe/proxy.js';
 import { replayFiles } from './capture-files.js';
@@ -37,6 +38,7 @@ export interface ObserveFlags extends NetworkFlags {
   duration?: string;
   upstreamTimeout?: string;
   reportEvery?: string;
+  judgePriority?: string;
   metrics?: string;
   ui?: string;
   /** Files or globs, in order (commander gives a variadic option as a list). */
@@ -268,12 +270,19 @@ function uiAddress(
   return { ui: address };
 }
 
+/** `--judge-priority low|normal` (decision 0116): low unless given. */
+function judgePriorityOf(value: string | undefined): JudgePriority {
+  if (value === undefined || value === 'low' || value === 'normal') return value ?? 'low';
+  throw new ConfigError('bad-flag', `--judge-priority takes low or normal, not ${JSON.stringify(value)}`);
+}
+
 /** Every flag of a live run checked before anything starts (one line, exit 2). */
 function planLive(flags: ObserveFlags): LivePlan & { capture?: CaptureRotation } {
   const listeners = listenersOf(flags);
   const metrics = metricsAddress(flags.metrics, listeners);
   return {
     listeners,
+    judgePriority: judgePriorityOf(flags.judgePriority),
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
     upstreamTimeoutMs:
       flags.upstreamTimeout === undefined
@@ -304,6 +313,7 @@ const LIVE_ONLY = [
   'captureMaxAge',
   'captureKeep',
   'reportEvery',
+  'judgePriority',
   'metrics',
   'ui',
 ] as const;

@@ -7,6 +7,7 @@ import { CaptureWriter, type CaptureSink } from './capture.js';
 import { conclude, findingPrinter, type ObserveIo } from './conclude.js';
 import type { ObservedExchange, ObserveResult } from './exchange.js';
 import type { JudgeOptions } from './judge.js';
+import type { JudgePriority } from './judge-protocol.js';
 import { JudgeQueue } from './judge-queue.js';
 import { exposedListenerWarnings, liveFeed, printAddresses, serveBeside, startProxy } from './live-listen.js';
 import { JUDGE_DRAIN_MS, reportWindow, startInterimReports, stopSignals } from './live-stop.js';
@@ -17,6 +18,8 @@ import type { LiveFeed } from './ui/feed.js';
 /** A live observation, every flag checked (the CLI's work). */
 export interface LivePlan {
   listeners: ProxyListener[];
+  /** The judge thread's priority (--judge-priority; decision 0116): low unless asked otherwise. */
+  judgePriority: JudgePriority;
   durationMs?: number;
   upstreamTimeoutMs: number;
   /** Where /metrics and /healthz are served (--metrics). */
@@ -41,8 +44,8 @@ export interface LiveCapture {
 type JudgeHooks = Parameters<typeof JudgeQueue.start>[1];
 
 /** The judge's thread behind its bounded queue: the one place a live observation starts it. */
-function startJudge(judge: JudgeOptions, hooks: JudgeHooks): JudgeQueue {
-  return JudgeQueue.start(judge, hooks);
+function startJudge(judge: JudgeOptions, hooks: JudgeHooks, priority: JudgePriority): JudgeQueue {
+  return JudgeQueue.start(judge, { ...hooks, priority });
 }
 
 /** What runs beside the proxy, each optional: the capture, the metrics, the live page. */
@@ -72,15 +75,19 @@ async function startForwarding(
         `${MESSAGE_PREFIX} observe: the judge failed on an exchange (forwarding goes on): ${(error as Error)?.message ?? String(error)}\n`,
       ),
     );
-  const queue = startJudge(judgeOptions, {
-    onFindings: (findings) => {
-      metrics?.findings(findings);
-      page?.findings(findings);
-      printer.print(findings);
+  const queue = startJudge(
+    judgeOptions,
+    {
+      onFindings: (findings) => {
+        metrics?.findings(findings);
+        page?.findings(findings);
+        printer.print(findings);
+      },
+      onError: judgeFailed,
+      onShed: () => metrics?.notJudged('shed'),
     },
-    onError: judgeFailed,
-    onShed: () => metrics?.notJudged('shed'),
-  });
+    plan.judgePriority,
+  );
   await queue.ready();
   const onExchange = (exchange: ObservedExchange) => {
     capture?.write(exchange);
