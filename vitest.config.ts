@@ -10,6 +10,10 @@ import { defineConfig } from 'vitest/config';
  * end-to-end time is spent waiting on child processes and servers. On the 2-core CI machine the suite
  * took 507 s on three workers and 535 s on four (the cores were then the limit). Every test writes
  * only into its own temporary folders.
+ *
+ * The unit files a worker runs share one module graph (`isolate: false`): importing src/ again for
+ * each file cost more than the unit tests themselves. A unit test puts back any process-wide state it
+ * changes (docs/decisions/0124-unit-tests-share-their-worker.md).
  */
 export default defineConfig({
   test: {
@@ -18,7 +22,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: Math.max(3, availableParallelism() + 1),
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
       {
         extends: true,
         test: {

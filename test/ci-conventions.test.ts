@@ -5,14 +5,15 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { reachWithin } from '../src/cli/wait-for.js';
 import { DEFAULT_PROFILE } from '../src/core/profile.js';
 import { makeThrowawayCa } from '../src/crypto/throwaway-certificates.js';
 import type { Report } from '../src/runner/types.js';
 import { startFaultyMerchant, type FaultyMerchant } from './fixtures/faulty-merchant.js';
-import { freePort, ROOT, runCliAsync } from './support/cli.js';
+import { ROOT, runCliAsync } from './support/cli.js';
+import { freePort, refusingPort } from './support/ports.js';
 import { runCliInProcess } from './support/cli-in-process.js';
 
 const cli = runCliAsync;
@@ -187,7 +188,9 @@ describe('reports that start with what to do, and the CLI conventions of CI (the
   });
 
   it('--wait-for: a target that never answers is the unreachable line, saying how long it waited', async () => {
-    const port = await freePort();
+    const down = await refusingPort();
+    onTestFinished(() => down.close());
+    const port = down.port;
     const run = await cli([
       'verify',
       'merchant',

@@ -2,12 +2,12 @@
 // with --init and no file edited, a curl-ready ciphertext, and a warning for a mistyped field.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -18,18 +18,6 @@ afterAll(async () => {
   await Promise.all(children.map(stop));
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on right now (the merchant's config needs a fixed one). */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
-}
 
 /** A long-running CLI command; `waitFor` resolves with the first match of its output (20 s at most). */
 function start(args: string[]) {

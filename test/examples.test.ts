@@ -16,7 +16,8 @@ import { sealCallback } from '../src/wire/callback-delivery.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey } from '../src/crypto/keys.js';
 import { pythonMissing, PYTHON } from './doubles/python.js';
-import { freePort, ROOT, runCliAsync } from './support/cli.js';
+import { ROOT, runCliAsync } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 const JAVA = spawnSync('java', ['-version']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'wc-examples-'));

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { goEnv, goMissing } from './support/go.js';
-import { freePort, ROOT, runCliAsync } from './support/cli.js';
+import { ROOT, runCliAsync } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 const API_KEY = 'ak_example_go_3c81';
 const EXPIRED_KEY = 'ak_example_go_old_9d04';

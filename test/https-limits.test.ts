@@ -8,6 +8,7 @@ import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { startMerchantServer } from '../src/merchant/server.js';
 import type { Report } from '../src/runner/types.js';
 import { runCliWithEnv as cli } from './support/network.js';
+import { freePort } from './support/ports.js';
 
 /** A receiver that answers GET at once and `answer` to everything else. */
 async function receiver(answer: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
@@ -130,8 +131,10 @@ describe('limits of a run: --max-body, --timeout, a target that goes away', () =
       // The third accepted callback (the pre-flight's is the first) takes the merchant down.
       process: () => void (++processed === 3 && setImmediate(pull)),
     });
-    await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
-    const url = `http://127.0.0.1:${(hop.address() as AddressInfo).port}/callback`;
+    // Off the ephemeral range: once pulled, no other test's listen(0) is given its port.
+    const port = await freePort();
+    await new Promise<void>((done) => hop.listen(port, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${port}/callback`;
     // Every merchant suite: many deliveries are left when the merchant goes.
     const run = await merchantRun(url, 'gone').finally(() => merchant.close());
     expect(run.stderr).toMatch(

@@ -16,7 +16,8 @@ import { decryptWithPrivate, decryptWithPublic, encryptWithPrivate, encryptWithP
 import { startExpressReceiver } from './doubles/express-receiver.js';
 import { startFastifyReceiver } from './doubles/fastify-receiver.js';
 import { startIndependentService } from './doubles/service.js';
-import { freePort, runCliAsync, runCliWithHand } from './support/cli.js';
+import { runCliAsync, runCliWithHand } from './support/cli.js';
+import { freePort } from './support/ports.js';
 import { limit } from './support/limit.js';
 
 /** The part of report.json (schemas/report.schema.json) these tests read. */

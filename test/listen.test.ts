@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startEmbedded } from '../src/cli/embedded.js';
@@ -8,16 +7,7 @@ import { runSuites } from '../src/runner/engine.js';
 import { controlEmitCallback, controlSetCallbackUrl } from '../src/generated/control-client.js';
 import { send } from '../src/runner/http-client.js';
 import { loadSuites, selectSuites } from '../src/runner/suite.js';
-
-/** A free TCP port on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './support/ports.js';
 
 describe('verify service --listen: callbacks triggered by hand', () => {
   it('prompts the person, receives the callback and its retry, and judges them', async () => {

@@ -24,7 +24,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, relative, resolve, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, ROOT } from './support/cli.js';
+import { ROOT } from './support/cli.js';
+import { freePort } from './support/ports.js';
 import { limit } from './support/limit.js';
 
 /** At most this many shell blocks may be marked `not run` (each with its reason). */

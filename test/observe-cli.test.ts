@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import http from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmbedded, type Embedded } from '../src/cli/embedded.js';
 import { makeThrowawayCa } from '../src/crypto/throwaway-certificates.js';
 import { readCapture } from '../src/observe/capture.js';
@@ -15,6 +15,7 @@ import { defaultPayload } from '../src/runner/merchant-steps.js';
 import type { Report } from '../src/runner/types.js';
 import { callbackHeaders, sealCallback, withRequestUUID } from '../src/wire/callback-delivery.js';
 import { ROOT, runCliAsync } from './support/cli.js';
+import { refusingPort } from './support/ports.js';
 import { runCliInProcess } from './support/cli-in-process.js';
 
 /**
@@ -246,10 +247,11 @@ describe('wallet-conformance observe', () => {
   }, 240_000);
 
   it('answers 502 for an upstream that is down, counts the exchange, and stops by itself after --duration', async () => {
-    const closed = await closedPort();
+    const down = await refusingPort();
+    onTestFinished(() => down.close());
     const run = await observe([
       '--service-url',
-      `http://127.0.0.1:${closed}`,
+      `http://127.0.0.1:${down.port}`,
       '--listen',
       '0',
       '--public-key',
@@ -265,6 +267,8 @@ describe('wallet-conformance observe', () => {
     expect(await answer.text()).toBe('observe: the upstream failed\n');
     const status = await run.exited;
     const report = reportOf(file('observe-down'));
+    // The upstream refused the connection: nothing else answered on its port while the test held it.
+    expect(JSON.stringify(report)).toContain(`ECONNREFUSED 127.0.0.1:${down.port}`);
     expect(status).toBe(report.summary.failed > 0 ? 1 : 0);
     expect(summaryLine(run.output().stdout)).toMatch(
       new RegExp(
@@ -444,11 +448,12 @@ describe('wallet-conformance observe', () => {
   }, 60_000);
 
   it('rotates its capture into files that are captures of their own, and --replay reads them by a glob in order', async () => {
-    const closed = await closedPort();
+    const down = await refusingPort();
+    onTestFinished(() => down.close());
     const capture = file('rotated.jsonl');
     const run = await observe([
       '--service-url',
-      `http://127.0.0.1:${closed}`,
+      `http://127.0.0.1:${down.port}`,
       '--listen',
       '0',
       '--public-key',
@@ -486,11 +491,12 @@ describe('wallet-conformance observe', () => {
   }, 60_000);
 
   it('rewrites its reports while it runs, every --report-every and on SIGHUP, with the window they cover', async () => {
-    const closed = await closedPort();
+    const down = await refusingPort();
+    onTestFinished(() => down.close());
     const reports = file('observe-interim');
     const run = await observe([
       '--service-url',
-      `http://127.0.0.1:${closed}`,
+      `http://127.0.0.1:${down.port}`,
       '--listen',
       '0',
       '--public-key',
@@ -541,7 +547,7 @@ describe('wallet-conformance observe', () => {
     // Without --report-every, SIGHUP writes them.
     const hup = await observe([
       '--service-url',
-      `http://127.0.0.1:${closed}`,
+      `http://127.0.0.1:${down.port}`,
       '--listen',
       '0',
       '--public-key',
@@ -707,14 +713,4 @@ describe('wallet-conformance observe', () => {
 function writeSecret(name: string, value: string): string {
   writeFileSync(file(name), `${value}\n`, { mode: 0o600 });
   return file(name);
-}
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }

@@ -5,7 +5,7 @@
 import { constants, generateKeyPairSync, privateEncrypt, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { faultyVariant } from './fixtures/emulator-faults.js';
 import { startFaultyMerchant, type FaultyMerchant } from './fixtures/faulty-merchant.js';
 import { listenOn, receiverServer, stopServer } from './fixtures/receiver-server.js';
 import { runCliAsync } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 type Envelope = (envelope: SuccessEnvelope, sealed: { result: unknown; merchant: EmulatorMerchant }) => SuccessEnvelope;
 
@@ -289,8 +290,10 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
       client.on('error', () => upstream.destroy());
       upstream.on('error', () => client.destroy());
     });
-    await new Promise<void>((done) => hop.listen(0, '127.0.0.1', done));
-    return `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
+    // Off the ephemeral range: once it falls, no other test's listen(0) is given its port.
+    const port = await freePort();
+    await new Promise<void>((done) => hop.listen(port, '127.0.0.1', done));
+    return `http://127.0.0.1:${port}`;
   };
 
   it('a service that stops answering mid-run has failed under the MUST rules of the case it stopped on; the cases left are not run; exit 1', async () => {
@@ -548,7 +551,7 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"errCode":0}');
       });
-      const port = await listenOn(server);
+      const port = await listenOn(server, await freePort());
       started.push({ close: () => stopServer(server) });
       const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-dies', 'merchant/malformed');
       expect(run.stderr).toMatch(
@@ -581,7 +584,7 @@ describe('pre-flight: no blame without proof; a crash is a failure (the real CLI
         server.close();
         server.closeAllConnections();
       });
-      const port = await listenOn(server);
+      const port = await listenOn(server, await freePort());
       started.push({ close: () => stopServer(server).catch(() => undefined) });
       const run = await merchant(`http://127.0.0.1:${port}/callback`, 'm-dies-preflight', 'merchant/raw-body');
       expect(run.stderr).not.toMatch(/pre-flight: --callback-url|did not answer a valid callback/);

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptWithPublic, encryptWithPublic } from './doubles/crypto.js';
 import { pythonMissing as missing, PYTHON, startPython as startIn, type PythonDouble } from './doubles/python.js';
-import { freePort, ROOT, runCliAsync, runCliWithHand } from './support/cli.js';
+import { ROOT, runCliAsync, runCliWithHand } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 /** The part of report.json these tests read. */
 interface ReportFile {

@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { sealBytes } from '../src/crypto/codec.js';
 import { generateMerchantKeyPair } from '../src/crypto/key-pair.js';
 import { parseKey, type RsaPrivateKey } from '../src/crypto/keys.js';
 import { ROOT } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 const readme = readFileSync(join(ROOT, 'docs/merchant-guide.md'), 'utf8');
 const code = /```js\n(\/\/ receiver\.mjs[\s\S]*?)```/.exec(readme)?.[1];
@@ -23,17 +23,6 @@ let dir: string;
 let child: ChildProcess;
 let base: string;
 let output = '';
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   if (!code) throw new Error('docs/merchant-guide.md has no ```js block starting with "// receiver.mjs"');

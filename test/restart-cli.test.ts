@@ -1,21 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../src/runner/types.js';
 import { ROOT, runCli, runCliAsync } from './support/cli.js';
-
-/** A free loopback port (the merchant must come back on the same one). */
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
-}
+import { freePort } from './support/ports.js';
 
 /**
  * Runs `merchant --config F` the way a process supervisor would: when the process exits, a new one

@@ -60,6 +60,8 @@ interface Instance {
   probeUrl: string;
   /** Resolves when the process printed `holding <trackingId>`. */
   holding(trackingId: string): Promise<void>;
+  /** Resolves when the process printed `claiming <trackingId>`: a delivery asked the store for its claim. */
+  claiming(trackingId: string): Promise<void>;
 }
 
 function startInstance(settings: Record<string, unknown>): Promise<Instance> {
@@ -86,22 +88,24 @@ function startInstance(settings: Record<string, unknown>): Promise<Instance> {
       if (port) {
         clearTimeout(timer);
         const url = `http://127.0.0.1:${port[1]}`;
+        const printed = (line: string) =>
+          new Promise<void>((seen, never) => {
+            const limit = setTimeout(() => never(new Error(`no "${line}" in 20 s: ${err}`)), 20_000);
+            const watch = () => {
+              if (!out.includes(`${line}\n`)) return;
+              clearTimeout(limit);
+              watchers.delete(watch);
+              seen();
+            };
+            watchers.add(watch);
+            watch();
+          });
         done({
           child,
           callbackUrl: `${url}/callback`,
           probeUrl: `${url}/probe`,
-          holding: (trackingId) =>
-            new Promise((held, never) => {
-              const limit = setTimeout(() => never(new Error(`no "holding ${trackingId}" in 20 s: ${err}`)), 20_000);
-              const watch = () => {
-                if (!out.includes(`holding ${trackingId}\n`)) return;
-                clearTimeout(limit);
-                watchers.delete(watch);
-                held();
-              };
-              watchers.add(watch);
-              watch();
-            }),
+          holding: (trackingId) => printed(`holding ${trackingId}`),
+          claiming: (trackingId) => printed(`claiming ${trackingId}`),
         });
       }
     });
@@ -238,8 +242,9 @@ describe.each(MODES)('a stalled claim holder on $name', (mode) => {
           order.push('callback');
           return answer;
         });
-        // Let the delivery reach B's wait for the lock (which lasts the lock bound and the busy wait, over 1 s).
-        await sleep(200);
+        // Once the delivery asked B's store for its claim it waits for A's lock (the lock bound and the
+        // busy wait, over 1 s): the probe goes in while it waits.
+        await b.claiming(String(unrelated.trackingId));
         await probe(b.probeUrl);
         order.push('probe');
         const answer = await waiting;

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LosslessNumber } from '../core/exact-json.js';
 import { fingerprint } from '../secrets/scrub.js';
 import { testKeys } from '../../test/support/check-context.js';
-import { sealCallback, withRequestUUID } from '../wire/callback-delivery.js';
+import {
+  observeJudgeOptions,
+  OBSERVE_API_KEY,
+  OBSERVE_PUBLIC_KEY_PEM,
+  sealedDelivery,
+} from '../../test/support/observe-exchanges.js';
 import { sealJson } from '../crypto/codec.js';
 import type { ObservedExchange } from './exchange.js';
 import { createJudge } from './judge.js';
@@ -16,59 +20,25 @@ import { renderReports } from '../reporters/write-reports.js';
  * replay's key header.
  */
 
-const apiKey = 'ak-unit-5f2e8c';
-const publicKeyPem = testKeys.publicKey.keyObject.export({ type: 'spki', format: 'pem' }).toString();
+const apiKey = OBSERVE_API_KEY;
+const publicKeyPem = OBSERVE_PUBLIC_KEY_PEM;
 const ACK = '{"errCode":0,"message":""}';
 const REFUSE = '{"errCode":1,"message":"busy"}';
 
 let seq = 0;
-function delivery(
+const delivery = (
   trackingId: string,
   answer: string,
   at: number,
   options: { requestUUID?: string; status?: number } = {},
-): ObservedExchange {
-  const payload = withRequestUUID(
-    {
-      type: new LosslessNumber('4'),
-      trackingId,
-      tenantUserId: 'u-1',
-      business: new LosslessNumber('0'),
-      chain: 'TRON',
-      address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
-    },
-    options.requestUUID,
-  );
-  const body = sealCallback(payload, testKeys);
-  return {
-    v: 1,
-    seq: ++seq,
-    kind: 'callback',
-    direction: 'service→merchant',
-    startedAt: at,
-    endedAt: at + 5,
-    request: {
-      method: 'POST',
-      path: '/callback',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
-      bodyBase64: Buffer.from(body).toString('base64'),
-    },
-    response: {
-      status: options.status ?? 200,
-      headers: { 'content-type': 'application/json' },
-      bodyBase64: Buffer.from(answer).toString('base64'),
-    },
-  };
-}
+): ObservedExchange => sealedDelivery(++seq, trackingId, answer, at, options);
 
 function judged(
   exchanges: ObservedExchange[],
   options: { strict?: boolean; window?: number; perCheckLimit?: number } = {},
 ) {
   const judge = createJudge({
-    keys: { publicKeyPem, apiKey },
-    strict: options.strict ?? false,
-    limits: { retryWaitMs: 60_000, orderCallbackWaitMs: 60_000 },
+    ...observeJudgeOptions(options.strict),
     ...(options.window ? { window: options.window } : {}),
     ...(options.perCheckLimit ? { perCheckLimit: options.perCheckLimit } : {}),
   });

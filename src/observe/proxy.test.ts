@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultNetwork } from '../net/network-config.js';
@@ -496,9 +497,12 @@ describe('the observe proxy', () => {
   it('records an exchange whose client left after sending its whole request (the upstream had it)', async () => {
     let answerNow!: () => void;
     const held = new Promise<void>((resolve) => (answerNow = resolve));
-    const service = await upstream(
-      (_req, res) => void held.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}')),
-    );
+    let reached!: () => void;
+    const upstreamHasIt = new Promise<void>((resolve) => (reached = resolve));
+    const service = await upstream((_req, res) => {
+      reached();
+      void held.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}'));
+    });
     const judge = recordingJudge();
     const observe = await proxy([{ upstream: service.url }], judge);
     const socket = net.connect(Number(new URL(observe.addresses[0]!.url).port), '127.0.0.1');
@@ -506,9 +510,11 @@ describe('the observe proxy', () => {
       `POST /api/v1/api/order/withdrawWithoutVerify HTTP/1.1\r\nHost: x\r\nContent-Length: ${FORM.length}\r\n\r\n`,
     );
     socket.write(FORM);
-    for (let i = 0; i < 200 && service.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await upstreamHasIt;
+    // The client leaves; its socket closes only once the proxy ended its side, which the proxy's
+    // server does as it drops the client's exchange: the upstream answers after that.
+    socket.end();
+    await once(socket, 'close');
     answerNow();
     const [exchange] = await judged(judge, 1);
     expect(exchange).toMatchObject({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ExactJson } from '../core/exact-json.js';
-import type { ObservedExchange } from './exchange.js';
 import type { DeliveryFacts } from './judge-callbacks.js';
 import { Stream } from './stream.js';
+import { callbackExchange } from '../../test/support/observe-exchanges.js';
 
 /**
  * The stream's memory is bounded by construction: however many events, requestUUIDs, callBackIds
@@ -10,18 +10,7 @@ import { Stream } from './stream.js';
  * memory"). Driven with facts as the judge hands them over, no crypto, so a long stream is quick.
  */
 
-function exchange(seq: number, at: number): ObservedExchange {
-  return {
-    v: 1,
-    seq,
-    kind: 'callback',
-    direction: 'service→merchant',
-    startedAt: at,
-    endedAt: at + 2,
-    request: { method: 'POST', path: '/callback', headers: {}, bodyBase64: '' },
-    response: { status: 200, headers: {}, bodyBase64: '' },
-  };
-}
+const exchange = (seq: number, at: number) => callbackExchange(seq, at, { endedAt: at + 2 });
 
 function facts(payload: Record<string, ExactJson>, acknowledged: boolean, plus: boolean): DeliveryFacts {
   return {

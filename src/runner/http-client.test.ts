@@ -7,6 +7,7 @@ import { defaultNetwork, type NetworkConfig } from '../net/network-config.js';
 import { proxyFromEnv } from '../net/proxy.js';
 import { RunCutError } from '../net/run-session.js';
 import { startTestProxy, type TestProxy } from '../../test/support/network.js';
+import { freePort } from '../../test/support/ports.js';
 import { send } from './http-client.js';
 
 /** A TLS server that records the raw request head and answers 200 with an empty body. */
@@ -28,9 +29,9 @@ async function recordingTlsServer(ca: ThrowawayCa): Promise<{ port: number; head
 }
 
 /** A plain HTTP server whose answer is given by `answer`. */
-async function httpServer(answer: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+async function httpServer(answer: http.RequestListener, port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(answer);
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
@@ -201,7 +202,11 @@ describe('send: the wire stays byte-exact over TLS, answers are capped, requests
   });
 
   it('cuts the run when a target that answered refuses connections, and fails every later request at once', async () => {
-    const server = await httpServer((_req, res) => res.writeHead(200, { connection: 'close' }).end('{}'));
+    // Off the ephemeral range: once closed, no other test's listen(0) is given its port.
+    const server = await httpServer(
+      (_req, res) => res.writeHead(200, { connection: 'close' }).end('{}'),
+      await freePort(),
+    );
     const network = defaultNetwork();
     await send({ method: 'GET', url: server.url, headers: {}, network });
     await server.close();

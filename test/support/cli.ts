@@ -1,5 +1,4 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 /** The repository root. */
@@ -49,16 +48,6 @@ export function runCliAsync(
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
-
-/** A free loopback port for --listen. */
-export function freePort(): Promise<number> {
-  return new Promise((done, failed) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : failed(new Error('no port'))));
-    });
   });
 }
 
