@@ -1,8 +1,9 @@
 /**
  * Figures of `wallet-conformance observe`: what it adds on loopback, judging as a live run does.
  *
- * Observe runs as a live run has it: the proxy, the judge on its own thread holding every key (so
- * it opens every request it judges), the metrics served and scraped every second. Beside it, in the
+ * Observe runs as a live run with `--ui` has it (issue 34's setting): the proxy, the judge on its
+ * own thread holding every key (so it opens every request it judges), the live page with a browser's
+ * event stream read throughout, and its /metrics scraped every second. Beside it, in the
  * same run, a plain node:http forwarding proxy (pipe in, pipe out, kept-alive upstream
  * connections): what any proxy costs on this machine, issue 34's yardstick.
  *
@@ -37,8 +38,12 @@ import { startEmulator } from '../src/emulator/server.js';
 import type { ObserveKeys } from '../src/observe/exchange.js';
 import type { JudgePriority } from '../src/observe/judge-protocol.js';
 import { JudgeQueue } from '../src/observe/judge-queue.js';
-import { createObserveMetrics, startMetricsServer } from '../src/observe/metrics.js';
+import { createObserveMetrics } from '../src/observe/metrics.js';
+import { judgeKeys } from '../src/observe/observed.js';
 import { startObserveProxy } from '../src/observe/proxy.js';
+import { LiveFeed } from '../src/observe/ui/feed.js';
+import { startLivePage } from '../src/observe/ui/server.js';
+import { createScrubber } from '../src/secrets/scrub.js';
 import { startBenchChild, type BenchChild } from './child.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
@@ -111,45 +116,49 @@ async function child(role: string): Promise<void> {
 }
 
 /**
- * Observe as a live run has it: the proxy, the judge on its thread with every key (so it opens each
- * request: 2048-bit RSA against the emulator), the metrics served and scraped every second. At the
- * stop it says how many exchanges the judge judged and how many its queue shed.
+ * Observe as a live run with `--ui` has it: the proxy, the judge on its thread with every key (so it
+ * opens each request: 2048-bit RSA against the emulator), the live page with its metrics scraped
+ * every second (a browser's event stream is read by the parent). At the stop it says how many
+ * exchanges the judge judged and how many its queue shed.
  */
 async function observeChild(): Promise<{ url: string; close: () => Promise<void> }> {
   const keys = JSON.parse(process.env.OBSERVE_BENCH_KEYS!) as ObserveKeys;
   const metrics = createObserveMetrics();
+  const feed = new LiveFeed({ keys: judgeKeys(keys), scrubber: createScrubber([{ kind: 'ak', value: keys.apiKey! }]) });
   const queue = JudgeQueue.start(
     { keys, strict: false },
     {
-      onFindings: (findings) => metrics.findings(findings),
+      onFindings: (findings) => (metrics.findings(findings), feed.findings(findings)),
       onError: (error) => process.stderr.write(`observe bench: the judge failed: ${(error as Error).message}\n`),
       onShed: () => metrics.notJudged('shed'),
       ...(process.env.OBSERVE_BENCH_PRIORITY ? { priority: process.env.OBSERVE_BENCH_PRIORITY as JudgePriority } : {}),
     },
   );
+  await queue.ready();
   const proxy = await startObserveProxy({
     listeners: [
       { direction: 'merchant→service', host: '127.0.0.1', port: 0, upstream: process.env.OBSERVE_BENCH_UPSTREAM! },
     ],
     onExchange: (exchange) => {
       metrics.exchange(exchange);
+      feed.exchange(exchange);
       queue.submit(exchange);
     },
   });
-  const server = await startMetricsServer(metrics, '127.0.0.1', 0);
+  const page = await startLivePage(feed, metrics, '127.0.0.1', 0);
   const scraper = setInterval(
     () =>
-      void fetch(`${server.url}/metrics`).then(
+      void fetch(`${page.url}/metrics`).then(
         (answer) => answer.text(),
         () => '',
       ),
     1_000,
   );
   return {
-    url: proxy.addresses[0]!.url,
+    url: `${proxy.addresses[0]!.url}|${page.url}`,
     close: async () => {
       clearInterval(scraper);
-      await server.close();
+      await page.close();
       await proxy.close();
       const result = await queue.close({ deadline: Date.now() + 2_000 });
       process.stderr.write(
@@ -157,6 +166,14 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
       );
     },
   };
+}
+
+/** A browser on observe's live page: its event stream read as fast as it comes, for the whole bench. */
+function watchPage(child: BenchChild): { url: string; close: () => void } {
+  const [url, page] = child.url.split('|') as [string, string];
+  const request = http.get(`${page}/events`, (res) => res.resume());
+  request.on('error', () => undefined);
+  return { url, close: () => void request.destroy() };
 }
 
 function startChild(
@@ -239,7 +256,7 @@ async function measure(
   children: {
     bare: BenchChild;
     emulator: BenchChild;
-    observe: Record<'bare' | 'emulator', BenchChild>;
+    observe: Record<'bare' | 'emulator', { url: string }>;
     plain: Record<'bare' | 'emulator', BenchChild>;
   },
   body: string,
@@ -282,6 +299,7 @@ async function measure(
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
   const children: BenchChild[] = [];
+  const pages: Array<{ url: string; close: () => void }> = [];
   try {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
@@ -313,17 +331,19 @@ export default async function bench(): Promise<void> {
     });
     if (answer.status !== 200) throw new Error(`the emulator answered ${answer.status}`);
     const bare = await start('bare', undefined, { OBSERVE_BENCH_ANSWER: await answer.text() });
+    pages.push(watchPage(await start('proxy', bare)), watchPage(await start('proxy', emulator)));
     await measure(
       {
         bare,
         emulator,
-        observe: { bare: await start('proxy', bare), emulator: await start('proxy', emulator) },
+        observe: { bare: pages[0]!, emulator: pages[1]! },
         plain: { bare: await start('plain', bare), emulator: await start('plain', emulator) },
       },
       body,
       merchant.apiKey,
     );
   } finally {
+    for (const page of pages) page.close();
     agent.destroy();
     await Promise.all(children.map((started) => started.stop()));
     rmSync(dir, { recursive: true, force: true });
