@@ -76,7 +76,8 @@ interface MerchantAnswer {
 }
 
 /** What happened to one delivery. */
-type CallbackOutcome = 'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
+type CallbackOutcome =
+  'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
 
 /** One delivery's answer: HTTP status, JSON body, and what happened (for logs and tests). */
 interface CallbackAnswer {
@@ -160,7 +161,9 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   const scheduler = options.scheduler ?? realScheduler;
   if (options.transactional && !options.store.completeInTransaction) {
-    throw new TypeError('transactional mode needs a store with completeInTransaction (the SQLite, PostgreSQL and memory stores have it)');
+    throw new TypeError(
+      'transactional mode needs a store with completeInTransaction (the SQLite, PostgreSQL and memory stores have it)',
+    );
   }
   const answer: CallbackReceiver['answer'] = (outcome, status, errCode, message, detail) => {
     log(`${outcome}${detail ? ` ${oneLine(detail)}` : message ? `: ${oneLine(message)}` : ''}`);
@@ -171,18 +174,27 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
   const authorize: CallbackReceiver['authorize'] = (headers) => {
     const verdict = checkKey(headerValue(headers, 'x-api-key'), now());
     // CB-KEY-401; the answer never says which part of the check failed, the log does.
-    return verdict.ok ? undefined : answer('unauthorized', 401, ERR_CODES.unauthorized, 'unauthorized', `(${verdict.why})`);
+    return verdict.ok
+      ? undefined
+      : answer('unauthorized', 401, ERR_CODES.unauthorized, 'unauthorized', `(${verdict.why})`);
   };
 
   const receive = async (body: Buffer): Promise<CallbackAnswer> => {
     try {
-      if (body.length > receiver.bodyLimit) return answer('too-large', 413, ERR_CODES.tooLarge, `the body exceeds ${receiver.bodyLimit} bytes`);
+      if (body.length > receiver.bodyLimit)
+        return answer('too-large', 413, ERR_CODES.tooLarge, `the body exceeds ${receiver.bodyLimit} bytes`);
       const event = openEvent(scope, body);
       if ('outcome' in event) return event;
       return await exactlyOnce(scope, event);
     } catch (error) {
       // Never crash, never a stack trace to the sender: a bug or a store failure is a 500 (CB-AVAILABLE).
-      return answer('error', 500, ERR_CODES.failed, 'internal error: the event was not processed', `(${(error as Error)?.message ?? String(error)})`);
+      return answer(
+        'error',
+        500,
+        ERR_CODES.failed,
+        'internal error: the event was not processed',
+        `(${(error as Error)?.message ?? String(error)})`,
+      );
     }
   };
 
@@ -223,12 +235,25 @@ function openEvent(scope: ReceiverScope, body: Buffer): CallbackEvent | Callback
   }
   const issues = validateSchema('CallbackPayload', payload);
   if (issues.length > 0) {
-    const first = issues.slice(0, 3).map((issue) => `${issue.message}${issue.rules.length ? ` [${issue.rules.join(', ')}]` : ''}`);
-    return reject(scope, 'invalid-payload', first.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : ''));
+    const first = issues
+      .slice(0, 3)
+      .map((issue) => `${issue.message}${issue.rules.length ? ` [${issue.rules.join(', ')}]` : ''}`);
+    return reject(
+      scope,
+      'invalid-payload',
+      first.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : ''),
+    );
   }
   try {
     const requestUUID = typeof payload.requestUUID === 'string' ? payload.requestUUID : undefined;
-    return { type: callbackType(payload), payload, text: opened.text, key: idempotencyKey(payload), requestUUID, signal: new AbortController().signal };
+    return {
+      type: callbackType(payload),
+      payload,
+      text: opened.text,
+      key: idempotencyKey(payload),
+      requestUUID,
+      signal: new AbortController().signal,
+    };
   } catch (error) {
     return reject(scope, 'invalid-payload', (error as Error).message);
   }
@@ -251,7 +276,13 @@ async function exactlyOnce(scope: ReceiverScope, event: CallbackEvent): Promise<
     // the service retries and nothing is lost or falsely acknowledged (CB-NO-FALSE-ACK).
     const remaining = deadline - scheduler.now();
     if (remaining <= 0) {
-      return answer('busy', 200, ERR_CODES.busy, 'another delivery of this event is still being processed; retry later', about);
+      return answer(
+        'busy',
+        200,
+        ERR_CODES.busy,
+        'another delivery of this event is still being processed; retry later',
+        about,
+      );
     }
     const local = inFlight.get(event.key);
     // In another process there is nothing to wait on but the store: its notification when it has
@@ -260,7 +291,11 @@ async function exactlyOnce(scope: ReceiverScope, event: CallbackEvent): Promise<
     const notified = local ? undefined : options.store.settled?.(event.key, remaining);
     let cancel = (): void => undefined;
     const pause = new Promise<void>(
-      (resolve) => (cancel = scheduler.after(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), resolve)),
+      (resolve) =>
+        (cancel = scheduler.after(
+          local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining),
+          resolve,
+        )),
     );
     await Promise.race([local ?? notified ?? pause, pause]);
     cancel();
@@ -268,7 +303,12 @@ async function exactlyOnce(scope: ReceiverScope, event: CallbackEvent): Promise<
 }
 
 /** Processes a claimed event under a renewed lease, then marks it done (or releases it when processing failed). */
-async function run(scope: ReceiverScope, claimed: CallbackEvent, token: number, about: string): Promise<CallbackAnswer> {
+async function run(
+  scope: ReceiverScope,
+  claimed: CallbackEvent,
+  token: number,
+  about: string,
+): Promise<CallbackAnswer> {
   const { options, scheduler, inFlight, answer } = scope;
   let settle = () => undefined as void;
   const mine = new Promise<void>((resolve) => (settle = resolve));
@@ -285,13 +325,20 @@ async function run(scope: ReceiverScope, claimed: CallbackEvent, token: number, 
     );
   });
   const lostAnswer = () =>
-    answer('lost', 200, ERR_CODES.busy, 'this delivery lost its claim on the event to another delivery (lease expired); retry later', `${about}: claim lost`);
+    answer(
+      'lost',
+      200,
+      ERR_CODES.busy,
+      'this delivery lost its claim on the event to another delivery (lease expired); retry later',
+      `${about}: claim lost`,
+    );
   try {
     let committed: boolean | undefined;
     try {
       if (options.transactional) {
         // Exactly-once: the business writes and the fenced done mark commit together or not at all.
-        committed = (await store.completeInTransaction!(event.key, token, (tx) => options.process(event, tx))).state === 'done';
+        committed =
+          (await store.completeInTransaction!(event.key, token, (tx) => options.process(event, tx))).state === 'done';
       } else {
         await options.process(event);
       }
@@ -326,7 +373,9 @@ type MaybeParsedRequest = IncomingMessage & { rawBody?: unknown; body?: unknown 
  *
  * @example createServer(createCallbackHandler({ apiKeys: ['k'], publicKey, store, process: async (e) => save(e) }))
  */
-export function createCallbackHandler(options: CallbackHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createCallbackHandler(
+  options: CallbackHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const receiver = createCallbackReceiver(options);
   return (req, res) => {
     serveCallback(receiver, req, res).catch((error: unknown) => {
@@ -338,12 +387,25 @@ export function createCallbackHandler(options: CallbackHandlerOptions): (req: In
 }
 
 /** Serves one request with a receiver: method, key first, raw body, then the pipeline. */
-export async function serveCallback(receiver: CallbackReceiver, req: MaybeParsedRequest, res: ServerResponse): Promise<void> {
+export async function serveCallback(
+  receiver: CallbackReceiver,
+  req: MaybeParsedRequest,
+  res: ServerResponse,
+): Promise<void> {
   if (req.method !== 'POST') {
     req.resume();
-    return send(res, receiver.answer('rejected', 405, ERR_CODES.methodNotAllowed, `method ${req.method ?? '?'} not allowed; callbacks are POST`), {
-      allow: 'POST',
-    });
+    return send(
+      res,
+      receiver.answer(
+        'rejected',
+        405,
+        ERR_CODES.methodNotAllowed,
+        `method ${req.method ?? '?'} not allowed; callbacks are POST`,
+      ),
+      {
+        allow: 'POST',
+      },
+    );
   }
   // The Content-Type is not checked: CB-HEADERS binds the sender, and the raw body is what counts.
   // CB-KEY-FIRST: the key is checked before a byte of the body is read or decoded.
@@ -365,7 +427,10 @@ export async function serveCallback(receiver: CallbackReceiver, req: MaybeParsed
 }
 
 /** The raw body bytes, from a framework that kept them or from the stream itself. */
-async function rawBody(receiver: CallbackReceiver, req: MaybeParsedRequest): Promise<Buffer | CallbackAnswer | 'aborted'> {
+async function rawBody(
+  receiver: CallbackReceiver,
+  req: MaybeParsedRequest,
+): Promise<Buffer | CallbackAnswer | 'aborted'> {
   // A global parser that kept the raw bytes (Express `verify`, Fastify `parseAs: 'buffer'`).
   if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
   // `express.raw()` puts the bytes in req.body.

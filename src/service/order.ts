@@ -2,7 +2,15 @@ import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-js
 import { validateSchema } from '../core/schemas.js';
 import type { EnvelopeFailure } from './codes.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './service-context.js';
-import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
+import {
+  decimalToBigInt,
+  formatDecimal,
+  integerDigits,
+  isPositive,
+  isWholeDecimal,
+  parseDecimal,
+  type ExactDecimal,
+} from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
 import { describeRequestIssues } from './request-wording.js';
 import {
@@ -64,9 +72,15 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (lease) {
     settleLeaseDebits(ctx);
     const energy = state.energy(merchant);
-    const pending = state.pendingDebits.filter((debit) => debit.merchant === merchant).reduce((sum, debit) => sum + debit.cost, 0n);
+    const pending = state.pendingDebits
+      .filter((debit) => debit.merchant === merchant)
+      .reduce((sum, debit) => sum + debit.cost, 0n);
     // U-STATES (policy leaseDebit): the lease lowers the balance now, later, or never.
-    leaseDebit = { cost: decimalToBigInt(amount) * (energy?.costPerTx ?? 1n), debit: policies.leaseDebit === 'now', pending };
+    leaseDebit = {
+      cost: decimalToBigInt(amount) * (energy?.costPerTx ?? 1n),
+      debit: policies.leaseDebit === 'now',
+      pending,
+    };
   }
   const now = ctx.now();
   const txid = lease ? undefined : ctx.random.hex(32);
@@ -90,12 +104,19 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
     // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
     if (policies.duplicateCallBackId === 'replay' && first)
       return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
-    return refuse('duplicateCallBackId', `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`, [
-      'ORDER-CALLBACK-ID',
-    ]);
+    return refuse(
+      'duplicateCallBackId',
+      `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`,
+      ['ORDER-CALLBACK-ID'],
+    );
   }
-  if (stored === 'insufficient') return refuse('insufficientEnergy', `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less`);
-  if (leaseDebit && policies.leaseDebit === 'later') state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
+  if (stored === 'insufficient')
+    return refuse(
+      'insufficientEnergy',
+      `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less`,
+    );
+  if (leaseDebit && policies.leaseDebit === 'later')
+    state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
   if (callback) ctx.callbacks.queued(callback);
   return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, tenantUserId), id: callBackId } };
 }
@@ -120,7 +141,10 @@ function readOrderRequest(ctx: ServiceContext, merchant: MerchantId, request: Pl
   if (notText) return refuse('invalidRequest', `${notText} [ORDER-FIELDS]`);
   const userId = parseDecimal(literal(plain.userId) ?? '');
   if (!userId || !isWholeDecimal(userId) || decimalToBigInt(userId) !== merchant) {
-    return refuse('userIdMismatch', `userId ${literal(plain.userId) ?? '?'} is not the userId of the merchant that owns this X-API-KEY`);
+    return refuse(
+      'userIdMismatch',
+      `userId ${literal(plain.userId) ?? '?'} is not the userId of the merchant that owns this X-API-KEY`,
+    );
   }
   const symbol = plain.symbol as string;
   const lease = symbol === 'ENERGY';
@@ -133,7 +157,14 @@ function readOrderRequest(ctx: ServiceContext, merchant: MerchantId, request: Pl
   }
   const amount = readAmount(ctx.policies, plain, lease);
   if ('failure' in amount) return amount;
-  return { plain, symbol, callBackId: plain.callBackId as string, tenantUserId: plain.tenantUserId as string, lease, ...amount };
+  return {
+    plain,
+    symbol,
+    callBackId: plain.callBackId as string,
+    tenantUserId: plain.tenantUserId as string,
+    lease,
+    ...amount,
+  };
 }
 
 /** The amount: a lease's number of transactions and its expiry, or a withdrawal's decimal within the policies' digits. */
@@ -156,11 +187,20 @@ function readAmount(
     if (plain.expiryHours !== undefined) {
       const hours = parseDecimal(literal(plain.expiryHours) ?? '');
       if (!hours || !isWholeDecimal(hours) || !isPositive(hours) || decimalToBigInt(hours) > BigInt(MAX_EXPIRY_HOURS)) {
-        return refuse('expiryHours', `expiryHours must be a whole number from 1 to ${MAX_EXPIRY_HOURS}, not ${literal(plain.expiryHours)}`, ['ORDER-EXPIRY']);
+        return refuse(
+          'expiryHours',
+          `expiryHours must be a whole number from 1 to ${MAX_EXPIRY_HOURS}, not ${literal(plain.expiryHours)}`,
+          ['ORDER-EXPIRY'],
+        );
       }
       expiryHours = Number(decimalToBigInt(hours));
     }
-  } else if (!amount || !isPositive(amount) || integerDigits(amount) > policies.amountIntegerDigits || amount.scale > policies.amountFractionDigits) {
+  } else if (
+    !amount ||
+    !isPositive(amount) ||
+    integerDigits(amount) > policies.amountIntegerDigits ||
+    amount.scale > policies.amountFractionDigits
+  ) {
     // U-LIMITS (policies amountIntegerDigits, amountFractionDigits): how many digits an amount may have.
     return refuse(
       'amount',
@@ -177,7 +217,12 @@ function readAmount(
  * leaseDebit); the order is stored and `callback` queued with it, so neither survives a crash
  * without the other.
  */
-function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | undefined, callback: QueuedCallback | undefined): CreateOrderOutcome {
+function recordOrder(
+  state: ServiceState,
+  order: NewOrder,
+  lease: LeaseDebit | undefined,
+  callback: QueuedCallback | undefined,
+): CreateOrderOutcome {
   return state.transaction(() => {
     if (state.order(order.merchant, order.callBackId)) return 'duplicate';
     if (lease) {
@@ -197,8 +242,11 @@ function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | u
  * stable surrogate id (9e15 + n) kept in the state.
  */
 function tenantIdOf(ctx: Pick<ServiceContext, 'state'>, merchant: MerchantId, tenantUserId: string): LosslessNumber {
-  if (/^(0|[1-9]\d{0,18})$/.test(tenantUserId) && BigInt(tenantUserId) <= JAVA_LONG_MAX) return new LosslessNumber(tenantUserId);
-  return new LosslessNumber((SURROGATE_TENANT_BASE + BigInt(ctx.state.tenantNumber(merchant, tenantUserId))).toString());
+  if (/^(0|[1-9]\d{0,18})$/.test(tenantUserId) && BigInt(tenantUserId) <= JAVA_LONG_MAX)
+    return new LosslessNumber(tenantUserId);
+  return new LosslessNumber(
+    (SURROGATE_TENANT_BASE + BigInt(ctx.state.tenantNumber(merchant, tenantUserId))).toString(),
+  );
 }
 
 /** The withdrawal callback (type 3) of an order, due after withdrawalDelayMs (CB-ID-WITHDRAW: txid). */

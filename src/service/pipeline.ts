@@ -71,11 +71,17 @@ export interface PipelineEndpoint {
   /** The form field carrying encrypted JSON and its pattern, answered in envelopes; null: a plain JSON body answered in the card close shape. */
   readonly encrypted: { readonly field: string; readonly pattern: string } | null;
   /** Rule ids a refusal names: of the Content-Type, of the encrypted field, of the plain request. */
-  readonly rules: { readonly contentType: readonly string[]; readonly data: readonly string[]; readonly request: readonly string[] };
+  readonly rules: {
+    readonly contentType: readonly string[];
+    readonly data: readonly string[];
+    readonly request: readonly string[];
+  };
 }
 
 /** The service's three endpoints (ENERGY-*, ORDER-*, CARD-*); `src/service/pipeline.test.ts` holds them to the spec's table. */
-export const SERVICE_ENDPOINTS: Readonly<Record<'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard', PipelineEndpoint>> = Object.freeze({
+export const SERVICE_ENDPOINTS: Readonly<
+  Record<'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard', PipelineEndpoint>
+> = Object.freeze({
   getEnergyMaxCount: {
     operation: 'getEnergyMaxCount',
     key: 'required',
@@ -126,7 +132,11 @@ export interface PipelineShapes<M> {
   /** The X-API-KEY the key check reads: gets the header as sent (undefined: none). */
   apiKey?(header: string | undefined, request: { operation: string }): string | undefined;
   /** Whether the request's Content-Type is accepted: `conforming` is the pipeline's answer, `type` the media type (undefined: none), `header` the whole header. */
-  acceptsContentType?(type: string | undefined, conforming: boolean, request: { operation: string; header: string | undefined }): boolean;
+  acceptsContentType?(
+    type: string | undefined,
+    conforming: boolean,
+    request: { operation: string; header: string | undefined },
+  ): boolean;
   /** The encrypted field's value as the codec gets it. */
   requestData?(data: string): string;
   /** The decrypted request text as the JSON parser gets it, with the merchant whose key opened it. */
@@ -259,11 +269,21 @@ class Pipeline<M extends PipelineMerchant> {
   private envelopeFailure(policies: ServicePolicies, failure: EnvelopeFailure, message: string): PipelineAnswer {
     const why = `${ENVELOPE_CODES[failure]} ${message}`;
     if (policies.refusals === 'http')
-      return { status: ENVELOPE_HTTP_STATUS[failure], headers: { ...JSON_HEADERS }, body: { code: String(ENVELOPE_CODES[failure]), message }, why };
+      return {
+        status: ENVELOPE_HTTP_STATUS[failure],
+        headers: { ...JSON_HEADERS },
+        body: { code: String(ENVELOPE_CODES[failure]), message },
+        why,
+      };
     return { status: 200, headers: { ...JSON_HEADERS }, body: { code: ENVELOPE_CODES[failure], message }, why };
   }
 
-  private cardFailure(policies: ServicePolicies, requestId: string, failure: CardFailure, detail: string): PipelineAnswer {
+  private cardFailure(
+    policies: ServicePolicies,
+    requestId: string,
+    failure: CardFailure,
+    detail: string,
+  ): PipelineAnswer {
     const body = cardFailureBody(requestId, failure, detail);
     return {
       status: policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200,
@@ -281,17 +301,23 @@ class Pipeline<M extends PipelineMerchant> {
     // Card close numbers its answer before anything else, so every answer of it carries one.
     const requestId = encrypted ? '' : setup.requestId();
     const fail = (failure: EnvelopeFailure | CardFailure, message: string): PipelineAnswer =>
-      encrypted ? this.envelopeFailure(policies, failure as EnvelopeFailure, message) : this.cardFailure(policies, requestId, failure as CardFailure, message);
+      encrypted
+        ? this.envelopeFailure(policies, failure as EnvelopeFailure, message)
+        : this.cardFailure(policies, requestId, failure as CardFailure, message);
     const served: Served = { endpoint, request, policies, requestId, fail };
 
-    const listed = shapes.requestChecks ? shapes.requestChecks(REQUEST_CHECK_ORDER, { operation: endpoint.operation }) : REQUEST_CHECK_ORDER;
+    const listed = shapes.requestChecks
+      ? shapes.requestChecks(REQUEST_CHECK_ORDER, { operation: endpoint.operation })
+      : REQUEST_CHECK_ORDER;
     let merchant: M | undefined;
     let text: string | undefined;
     let data = '';
     for (const check of [...listed, ...REQUEST_CHECK_ORDER.filter((one) => !listed.includes(one))]) {
       if (check === 'key') {
         const sent = request.apiKey;
-        const header = shapes.apiKey ? shapes.apiKey(typeof sent === 'string' ? sent : undefined, { operation: endpoint.operation }) : sent;
+        const header = shapes.apiKey
+          ? shapes.apiKey(typeof sent === 'string' ? sent : undefined, { operation: endpoint.operation })
+          : sent;
         if (endpoint.key === 'when-sent' && header === undefined) continue;
         const verdict = setup.keys.check(header, endpoint.operation, setup.now());
         if (!verdict.ok) return this.httpError(verdict.status === 401 ? 'unauthorized' : 'forbidden', verdict.why);
@@ -329,7 +355,10 @@ class Pipeline<M extends PipelineMerchant> {
     if (!accepted)
       return fail(
         'badContentType',
-        withRules(`Content-Type must be ${endpoint.mediaType}, not ${JSON.stringify(request.contentType ?? '')}`, endpoint.rules.contentType),
+        withRules(
+          `Content-Type must be ${endpoint.mediaType}, not ${JSON.stringify(request.contentType ?? '')}`,
+          endpoint.rules.contentType,
+        ),
       );
     return undefined;
   }
@@ -343,21 +372,39 @@ class Pipeline<M extends PipelineMerchant> {
     // Raw form parsing: URLSearchParams turns an unencoded '+' into ' ', which the codec then names (plus-as-space).
     const values = new URLSearchParams(body).getAll(encrypted.field);
     const rules = endpoint.rules.data;
-    if (values.length === 0 || values[0] === '') return { end: fail('missingData', withRules(`form field ${encrypted.field} is required`, rules)) };
-    if (values.length > 1) return { end: fail('missingData', withRules(`form field ${encrypted.field} appears ${values.length} times; send it once`, rules)) };
+    if (values.length === 0 || values[0] === '')
+      return { end: fail('missingData', withRules(`form field ${encrypted.field} is required`, rules)) };
+    if (values.length > 1)
+      return {
+        end: fail(
+          'missingData',
+          withRules(`form field ${encrypted.field} appears ${values.length} times; send it once`, rules),
+        ),
+      };
     return { data: this.shapes.requestData ? this.shapes.requestData(values[0]!) : values[0]! };
   }
 
   /** The encrypted field's plain text (CRYPTO-SAME), or the refusal of its pattern or its decryption. */
-  private async open({ endpoint, policies, fail }: Served, merchant: M, data: string): Promise<string | PipelineAnswer> {
+  private async open(
+    { endpoint, policies, fail }: Served,
+    merchant: M,
+    data: string,
+  ): Promise<string | PipelineAnswer> {
     const encrypted = endpoint.encrypted!;
     const rules = endpoint.rules.data;
     const opened = await this.setup.codec(merchant).open(data, this.setup.acceptedBase64(policies));
     if (!this.patternOf(encrypted.pattern).test(data)) {
-      return fail('badBase64', withRules(`${encrypted.field} does not match ${encrypted.pattern}${opened.ok ? '' : `: ${opened.message}`}`, rules));
+      return fail(
+        'badBase64',
+        withRules(
+          `${encrypted.field} does not match ${encrypted.pattern}${opened.ok ? '' : `: ${opened.message}`}`,
+          rules,
+        ),
+      );
     }
     if (!opened.ok) {
-      const failure: EnvelopeFailure = opened.kind === 'base64' ? 'badBase64' : opened.kind === 'text' ? 'badJson' : 'cannotDecrypt';
+      const failure: EnvelopeFailure =
+        opened.kind === 'base64' ? 'badBase64' : opened.kind === 'text' ? 'badJson' : 'cannotDecrypt';
       return fail(failure, withRules(`cannot read ${encrypted.field}: ${opened.message}`, rules));
     }
     return this.shapes.requestText ? this.shapes.requestText(opened.text, merchant) : opened.text;
@@ -374,13 +421,27 @@ class Pipeline<M extends PipelineMerchant> {
     try {
       value = parseExactJson(plainText);
     } catch (error) {
-      return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is not JSON: ${(error as Error).message}`, jsonRules)), ...named, plainText };
+      return {
+        ...fail(
+          encrypted ? 'badJson' : 'badRequest',
+          withRules(`${what} is not JSON: ${(error as Error).message}`, jsonRules),
+        ),
+        ...named,
+        plainText,
+      };
     }
     if (!isObject(value))
-      return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)), ...named, plainText };
+      return {
+        ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)),
+        ...named,
+        plainText,
+      };
     if (nestedDeeperThan(value)) {
       return {
-        ...fail(encrypted ? 'invalidRequest' : 'badRequest', withRules(`${what} is nested deeper than ${MAX_REQUEST_DEPTH} levels`, endpoint.rules.request)),
+        ...fail(
+          encrypted ? 'invalidRequest' : 'badRequest',
+          withRules(`${what} is nested deeper than ${MAX_REQUEST_DEPTH} levels`, endpoint.rules.request),
+        ),
         ...named,
         plainText,
       };
@@ -390,7 +451,8 @@ class Pipeline<M extends PipelineMerchant> {
     const outcome = operation(merchant, value);
     const who = 'merchant' in outcome && outcome.merchant !== undefined ? { merchant: outcome.merchant } : named;
     if (!outcome.ok) {
-      if (outcome.failure === 'forbidden') return { ...this.httpError('forbidden', outcome.message), ...who, plainText };
+      if (outcome.failure === 'forbidden')
+        return { ...this.httpError('forbidden', outcome.message), ...who, plainText };
       return { ...fail(outcome.failure, withRules(outcome.message, outcome.rules)), ...who, plainText };
     }
     return this.succeed(served, merchant, value, outcome.result, { ...who, plainText });
@@ -406,8 +468,14 @@ class Pipeline<M extends PipelineMerchant> {
   ): Promise<PipelineAnswer> {
     if (served.endpoint.encrypted) {
       const resultText = stringifyExact(result);
-      const envelope: SuccessEnvelope = { code: 0, message: '', data: await this.setup.codec(merchant!).seal(resultText) };
-      const body = this.shapes.successEnvelope ? this.shapes.successEnvelope(envelope, { result, merchant: merchant! }) : envelope;
+      const envelope: SuccessEnvelope = {
+        code: 0,
+        message: '',
+        data: await this.setup.codec(merchant!).seal(resultText),
+      };
+      const body = this.shapes.successEnvelope
+        ? this.shapes.successEnvelope(envelope, { result, merchant: merchant! })
+        : envelope;
       return { status: 200, headers: { ...JSON_HEADERS }, body, ...about, result, resultText };
     }
     // Card close answers in plain JSON: the whole success body is its result (CARD-RES).
