@@ -18,33 +18,33 @@ export const SCOPES = {
     // The receiver: the key check first (CB-KEY-*), decrypt and validate (CB-DECRYPT), the key of
     // the event, the claim (CB-ONCE, CB-DUP-ACK), processing and the done mark (CB-NO-FALSE-ACK),
     // the HTTP front (method, key before body).
-    'src/merchant/callback-handler.ts:163-167',
-    'src/merchant/callback-handler.ts:173-199',
-    'src/merchant/callback-handler.ts:206-213',
-    'src/merchant/callback-handler.ts:261-275',
-    'src/merchant/callback-handler.ts:318-342',
-    'src/merchant/callback-handler.ts:372-376',
+    'src/merchant/callback-handler.ts:222-259',
+    'src/merchant/callback-handler.ts:263-271',
+    'src/merchant/callback-handler.ts:174-180',
+    'src/merchant/callback-handler.ts:343-357',
+    'src/merchant/callback-handler.ts:390-427',
+    'src/merchant/callback-handler.ts:460-464',
     'src/merchant/api-keys.ts:22-29',
     // The key ring's check as the merchant uses it (CB-KEY-SAME, CB-KEY-401): one header, the digest, the window.
-    'src/platform/api-keys.ts:62-71',
+    'src/platform/api-keys.ts:63-79',
     // The idempotency key (CB-ID-*).
-    'src/merchant/idempotency.ts:29-31',
-    'src/merchant/idempotency.ts:43-64',
-    'src/merchant/idempotency.ts:72-74',
+    'src/merchant/idempotency.ts:35-37',
+    'src/merchant/idempotency.ts:49-71',
+    'src/merchant/idempotency.ts:80-82',
     // The SQLite store `run` uses: claim, done mark (CB-ONCE, CB-NO-FALSE-ACK).
-    'src/merchant/sqlite-store.ts:132-141',
-    'src/merchant/sqlite-store.ts:152-157',
-    'src/merchant/sqlite-store.ts:211-216',
+    'src/merchant/sqlite-store.ts:135-147',
+    'src/merchant/sqlite-store.ts:166-171',
+    'src/merchant/sqlite-store.ts:226-231',
   ],
   service: [
     // getEnergyMaxCount's reading and the lease debits it settles first (ENERGY-FLOOR, ENERGY-RES).
-    'src/service/energy.ts:24-48',
+    'src/service/energy.ts:27-58',
     // withdrawWithoutVerify: the lease's cost against the pending debits, the duplicate callBackId,
     // the order's record and the echoed tenantUserId (ORDER-CALLBACK-ID, ORDER-RES, ENERGY-FLOOR).
-    'src/service/order.ts:96-132',
-    'src/service/order.ts:142-164',
+    'src/service/order.ts:72-121',
+    'src/service/order.ts:220-250',
     // The request pipeline's key check and its place before everything else (ERR-401, ERR-403).
-    'src/service/pipeline.ts:258-265',
+    'src/service/pipeline.ts:315-324',
   ],
 };
 

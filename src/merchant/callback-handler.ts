@@ -76,7 +76,8 @@ interface MerchantAnswer {
 }
 
 /** What happened to one delivery. */
-type CallbackOutcome = 'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
+type CallbackOutcome =
+  'processed' | 'duplicate' | 'unauthorized' | 'too-large' | 'rejected' | 'failed' | 'busy' | 'lost' | 'error';
 
 /** One delivery's answer: HTTP status, JSON body, and what happened (for logs and tests). */
 interface CallbackAnswer {
@@ -134,6 +135,17 @@ interface CallbackReceiver {
   readonly bodyLimit: number;
 }
 
+/** What the receiver's steps share: the options resolved once, the answer builder, the deliveries in flight. */
+interface ReceiverScope {
+  options: CallbackHandlerOptions;
+  profile: CryptoProfile;
+  busyWaitMs: number;
+  scheduler: Scheduler;
+  /** Deliveries of an event being processed in this process, so concurrent twins wait on it directly. */
+  inFlight: Map<string, Promise<void>>;
+  answer: CallbackReceiver['answer'];
+}
+
 /**
  * Builds the transport-free receiver: pass it a raw body from any framework.
  *
@@ -149,136 +161,40 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
   const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
   const scheduler = options.scheduler ?? realScheduler;
   if (options.transactional && !options.store.completeInTransaction) {
-    throw new TypeError('transactional mode needs a store with completeInTransaction (the SQLite, PostgreSQL and memory stores have it)');
+    throw new TypeError(
+      'transactional mode needs a store with completeInTransaction (the SQLite, PostgreSQL and memory stores have it)',
+    );
   }
-  // Deliveries of an event being processed in this process, so concurrent twins wait on it directly.
-  const inFlight = new Map<string, Promise<void>>();
-
   const answer: CallbackReceiver['answer'] = (outcome, status, errCode, message, detail) => {
     log(`${outcome}${detail ? ` ${oneLine(detail)}` : message ? `: ${oneLine(message)}` : ''}`);
     return { status, body: { errCode, message }, outcome };
   };
-  const reject = (reason: string, message: string) => answer('rejected', 400, ERR_CODES.rejected, `${reason}: ${message}`);
+  const scope: ReceiverScope = { options, profile, busyWaitMs, scheduler, inFlight: new Map(), answer };
 
   const authorize: CallbackReceiver['authorize'] = (headers) => {
     const verdict = checkKey(headerValue(headers, 'x-api-key'), now());
     // CB-KEY-401; the answer never says which part of the check failed, the log does.
-    return verdict.ok ? undefined : answer('unauthorized', 401, ERR_CODES.unauthorized, 'unauthorized', `(${verdict.why})`);
+    return verdict.ok
+      ? undefined
+      : answer('unauthorized', 401, ERR_CODES.unauthorized, 'unauthorized', `(${verdict.why})`);
   };
 
   const receive = async (body: Buffer): Promise<CallbackAnswer> => {
     try {
-      if (body.length > receiver.bodyLimit) return answer('too-large', 413, ERR_CODES.tooLarge, `the body exceeds ${receiver.bodyLimit} bytes`);
-      let opened: OpenedJson;
-      try {
-        // CB-RAW-BODY, CB-DECRYPT: the raw bytes are the Base64 text itself. Strict: no trimming of
-        // a trailing line end or whitespace, because the interface's Base64 has none and a lenient
-        // reference would hide exactly the sender bugs a conformance run must show. latin1 maps
-        // every byte to one character, so a stray byte is reported, never silently replaced.
-        opened = openJson(body.toString('latin1'), 'callback', options.publicKey, { profile });
-      } catch (error) {
-        if (error instanceof CryptoError) return reject(error.reason, error.message);
-        throw error;
-      }
-      const payload = opened.value;
-      if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || payload instanceof LosslessNumber) {
-        return reject('invalid-payload', 'the decrypted JSON is not an object');
-      }
-      const issues = validateSchema('CallbackPayload', payload);
-      if (issues.length > 0) {
-        const first = issues.slice(0, 3).map((issue) => `${issue.message}${issue.rules.length ? ` [${issue.rules.join(', ')}]` : ''}`);
-        return reject('invalid-payload', first.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : ''));
-      }
-      let event: CallbackEvent;
-      try {
-        const requestUUID = typeof payload.requestUUID === 'string' ? payload.requestUUID : undefined;
-        event = { type: callbackType(payload), payload, text: opened.text, key: idempotencyKey(payload), requestUUID, signal: new AbortController().signal };
-      } catch (error) {
-        return reject('invalid-payload', (error as Error).message);
-      }
-      return await exactlyOnce(event);
+      if (body.length > receiver.bodyLimit)
+        return answer('too-large', 413, ERR_CODES.tooLarge, `the body exceeds ${receiver.bodyLimit} bytes`);
+      const event = openEvent(scope, body);
+      if ('outcome' in event) return event;
+      return await exactlyOnce(scope, event);
     } catch (error) {
       // Never crash, never a stack trace to the sender: a bug or a store failure is a 500 (CB-AVAILABLE).
-      return answer('error', 500, ERR_CODES.failed, 'internal error: the event was not processed', `(${(error as Error)?.message ?? String(error)})`);
-    }
-  };
-
-  const exactlyOnce = async (event: CallbackEvent): Promise<CallbackAnswer> => {
-    const about = `${event.key} (type ${event.type}, requestUUID ${event.requestUUID ?? '-'})`;
-    const deadline = scheduler.now() + busyWaitMs;
-    for (;;) {
-      const claim = await options.store.claim(event.key, event.text);
-      // CB-DUP-ACK: a duplicate is acknowledged at once and not processed again.
-      if (claim.state === 'processed') return answer('duplicate', 200, ERR_CODES.ok, '', about);
-      if (claim.state === 'claimed') return run(event, claim.token, about);
-      // Busy: another delivery of this event is processing it. Waiting for it (rather than answering
-      // a non-zero errCode at once) turns a burst of concurrent twins into duplicates acknowledged
-      // with errCode 0 as soon as the first one finishes; if that one fails, a waiter claims the
-      // event and processes it itself. Only when the wait runs out is the answer non-zero (409), so
-      // the service retries and nothing is lost or falsely acknowledged (CB-NO-FALSE-ACK).
-      const remaining = deadline - scheduler.now();
-      if (remaining <= 0) {
-        return answer('busy', 200, ERR_CODES.busy, 'another delivery of this event is still being processed; retry later', about);
-      }
-      const local = inFlight.get(event.key);
-      // In another process there is nothing to wait on but the store: its notification when it has
-      // one (PostgreSQL), with a slower poll behind it for a holder that died or a notification
-      // sent just before this wait began; else a fast poll.
-      const notified = local ? undefined : options.store.settled?.(event.key, remaining);
-      let cancel = (): void => undefined;
-      const pause = new Promise<void>(
-        (resolve) => (cancel = scheduler.after(local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining), resolve)),
+      return answer(
+        'error',
+        500,
+        ERR_CODES.failed,
+        'internal error: the event was not processed',
+        `(${(error as Error)?.message ?? String(error)})`,
       );
-      await Promise.race([local ?? notified ?? pause, pause]);
-      cancel();
-    }
-  };
-
-  const run = async (claimed: CallbackEvent, token: number, about: string): Promise<CallbackAnswer> => {
-    let settle = () => undefined as void;
-    const mine = new Promise<void>((resolve) => (settle = resolve));
-    inFlight.set(claimed.key, mine);
-    const lost = new AbortController();
-    const event = { ...claimed, signal: lost.signal };
-    const store = options.store;
-    // Keep the claim alive while process runs: renew at a third of the lease, so two renewals may
-    // fail before another delivery can take it over. A failed renewal means the claim is gone.
-    const stopRenewal = every(scheduler, Math.max(1, Math.floor(store.leaseMs / 3)), () => {
-      store.renew(event.key, token).then(
-        (held) => (held ? undefined : lost.abort(new Error('the claim was lost'))),
-        () => undefined,
-      );
-    });
-    const lostAnswer = () =>
-      answer('lost', 200, ERR_CODES.busy, 'this delivery lost its claim on the event to another delivery (lease expired); retry later', `${about}: claim lost`);
-    try {
-      let committed: boolean | undefined;
-      try {
-        if (options.transactional) {
-          // Exactly-once: the business writes and the fenced done mark commit together or not at all.
-          committed = (await store.completeInTransaction!(event.key, token, (tx) => options.process(event, tx))).state === 'done';
-        } else {
-          await options.process(event);
-        }
-      } catch (error) {
-        stopRenewal();
-        // Not processed: end the claim so the service's retry processes it (CB-ERRCODE). A stale
-        // token releases nothing, so a slow holder never frees another delivery's claim.
-        await store.release(event.key, token);
-        const why = oneLine((error as Error)?.message ?? String(error));
-        return answer('failed', 200, ERR_CODES.failed, `processing failed: ${why}`, `${about}: ${why}`);
-      }
-      stopRenewal();
-      committed ??= await store.complete(event.key, token);
-      // CB-NO-FALSE-ACK: errCode 0 only when this delivery's done mark is durable.
-      if (!committed) return lostAnswer();
-      return answer('processed', 200, ERR_CODES.ok, '', about);
-    } finally {
-      stopRenewal();
-      // Waiters re-claim only after complete/release, so they see the settled state. A holder
-      // that lost its claim leaves the entry of the delivery that took it over.
-      if (inFlight.get(event.key) === mine) inFlight.delete(event.key);
-      settle();
     }
   };
 
@@ -294,6 +210,160 @@ export function createCallbackReceiver(options: CallbackHandlerOptions): Callbac
   return receiver;
 }
 
+/** A 400 answer: the body did not open, or what it holds is not a valid callback. */
+function reject(scope: ReceiverScope, reason: string, message: string): CallbackAnswer {
+  return scope.answer('rejected', 400, ERR_CODES.rejected, `${reason}: ${message}`);
+}
+
+/** Decrypts and validates a body into the event it carries, with its idempotency key; or the 400 answer. */
+function openEvent(scope: ReceiverScope, body: Buffer): CallbackEvent | CallbackAnswer {
+  const { options, profile } = scope;
+  let opened: OpenedJson;
+  try {
+    // CB-RAW-BODY, CB-DECRYPT: the raw bytes are the Base64 text itself. Strict: no trimming of
+    // a trailing line end or whitespace, because the interface's Base64 has none and a lenient
+    // reference would hide exactly the sender bugs a conformance run must show. latin1 maps
+    // every byte to one character, so a stray byte is reported, never silently replaced.
+    opened = openJson(body.toString('latin1'), 'callback', options.publicKey, { profile });
+  } catch (error) {
+    if (error instanceof CryptoError) return reject(scope, error.reason, error.message);
+    throw error;
+  }
+  const payload = opened.value;
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || payload instanceof LosslessNumber) {
+    return reject(scope, 'invalid-payload', 'the decrypted JSON is not an object');
+  }
+  const issues = validateSchema('CallbackPayload', payload);
+  if (issues.length > 0) {
+    const first = issues
+      .slice(0, 3)
+      .map((issue) => `${issue.message}${issue.rules.length ? ` [${issue.rules.join(', ')}]` : ''}`);
+    return reject(
+      scope,
+      'invalid-payload',
+      first.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : ''),
+    );
+  }
+  try {
+    const requestUUID = typeof payload.requestUUID === 'string' ? payload.requestUUID : undefined;
+    return {
+      type: callbackType(payload),
+      payload,
+      text: opened.text,
+      key: idempotencyKey(payload),
+      requestUUID,
+      signal: new AbortController().signal,
+    };
+  } catch (error) {
+    return reject(scope, 'invalid-payload', (error as Error).message);
+  }
+}
+
+/** Claims the event and processes it once; a duplicate is acknowledged, a busy twin waited for. */
+async function exactlyOnce(scope: ReceiverScope, event: CallbackEvent): Promise<CallbackAnswer> {
+  const { options, scheduler, inFlight, answer } = scope;
+  const about = `${event.key} (type ${event.type}, requestUUID ${event.requestUUID ?? '-'})`;
+  const deadline = scheduler.now() + scope.busyWaitMs;
+  for (;;) {
+    const claim = await options.store.claim(event.key, event.text);
+    // CB-DUP-ACK: a duplicate is acknowledged at once and not processed again.
+    if (claim.state === 'processed') return answer('duplicate', 200, ERR_CODES.ok, '', about);
+    if (claim.state === 'claimed') return run(scope, event, claim.token, about);
+    // Busy: another delivery of this event is processing it. Waiting for it (rather than answering
+    // a non-zero errCode at once) turns a burst of concurrent twins into duplicates acknowledged
+    // with errCode 0 as soon as the first one finishes; if that one fails, a waiter claims the
+    // event and processes it itself. Only when the wait runs out is the answer non-zero (409), so
+    // the service retries and nothing is lost or falsely acknowledged (CB-NO-FALSE-ACK).
+    const remaining = deadline - scheduler.now();
+    if (remaining <= 0) {
+      return answer(
+        'busy',
+        200,
+        ERR_CODES.busy,
+        'another delivery of this event is still being processed; retry later',
+        about,
+      );
+    }
+    const local = inFlight.get(event.key);
+    // In another process there is nothing to wait on but the store: its notification when it has
+    // one (PostgreSQL), with a slower poll behind it for a holder that died or a notification
+    // sent just before this wait began; else a fast poll.
+    const notified = local ? undefined : options.store.settled?.(event.key, remaining);
+    let cancel = (): void => undefined;
+    const pause = new Promise<void>(
+      (resolve) =>
+        (cancel = scheduler.after(
+          local ? remaining : Math.min(notified ? NOTIFIED_POLL_MS : BUSY_POLL_MS, remaining),
+          resolve,
+        )),
+    );
+    await Promise.race([local ?? notified ?? pause, pause]);
+    cancel();
+  }
+}
+
+/** Processes a claimed event under a renewed lease, then marks it done (or releases it when processing failed). */
+async function run(
+  scope: ReceiverScope,
+  claimed: CallbackEvent,
+  token: number,
+  about: string,
+): Promise<CallbackAnswer> {
+  const { options, scheduler, inFlight, answer } = scope;
+  let settle = () => undefined as void;
+  const mine = new Promise<void>((resolve) => (settle = resolve));
+  inFlight.set(claimed.key, mine);
+  const lost = new AbortController();
+  const event = { ...claimed, signal: lost.signal };
+  const store = options.store;
+  // Keep the claim alive while process runs: renew at a third of the lease, so two renewals may
+  // fail before another delivery can take it over. A failed renewal means the claim is gone.
+  const stopRenewal = every(scheduler, Math.max(1, Math.floor(store.leaseMs / 3)), () => {
+    store.renew(event.key, token).then(
+      (held) => (held ? undefined : lost.abort(new Error('the claim was lost'))),
+      () => undefined,
+    );
+  });
+  const lostAnswer = () =>
+    answer(
+      'lost',
+      200,
+      ERR_CODES.busy,
+      'this delivery lost its claim on the event to another delivery (lease expired); retry later',
+      `${about}: claim lost`,
+    );
+  try {
+    let committed: boolean | undefined;
+    try {
+      if (options.transactional) {
+        // Exactly-once: the business writes and the fenced done mark commit together or not at all.
+        committed =
+          (await store.completeInTransaction!(event.key, token, (tx) => options.process(event, tx))).state === 'done';
+      } else {
+        await options.process(event);
+      }
+    } catch (error) {
+      stopRenewal();
+      // Not processed: end the claim so the service's retry processes it (CB-ERRCODE). A stale
+      // token releases nothing, so a slow holder never frees another delivery's claim.
+      await store.release(event.key, token);
+      const why = oneLine((error as Error)?.message ?? String(error));
+      return answer('failed', 200, ERR_CODES.failed, `processing failed: ${why}`, `${about}: ${why}`);
+    }
+    stopRenewal();
+    committed ??= await store.complete(event.key, token);
+    // CB-NO-FALSE-ACK: errCode 0 only when this delivery's done mark is durable.
+    if (!committed) return lostAnswer();
+    return answer('processed', 200, ERR_CODES.ok, '', about);
+  } finally {
+    stopRenewal();
+    // Waiters re-claim only after complete/release, so they see the settled state. A holder
+    // that lost its claim leaves the entry of the delivery that took it over.
+    if (inFlight.get(event.key) === mine) inFlight.delete(event.key);
+    settle();
+  }
+}
+
 /** A node:http request that a framework may have read already (see adapters.ts). */
 type MaybeParsedRequest = IncomingMessage & { rawBody?: unknown; body?: unknown };
 
@@ -303,7 +373,9 @@ type MaybeParsedRequest = IncomingMessage & { rawBody?: unknown; body?: unknown 
  *
  * @example createServer(createCallbackHandler({ apiKeys: ['k'], publicKey, store, process: async (e) => save(e) }))
  */
-export function createCallbackHandler(options: CallbackHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createCallbackHandler(
+  options: CallbackHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const receiver = createCallbackReceiver(options);
   return (req, res) => {
     serveCallback(receiver, req, res).catch((error: unknown) => {
@@ -315,12 +387,25 @@ export function createCallbackHandler(options: CallbackHandlerOptions): (req: In
 }
 
 /** Serves one request with a receiver: method, key first, raw body, then the pipeline. */
-export async function serveCallback(receiver: CallbackReceiver, req: MaybeParsedRequest, res: ServerResponse): Promise<void> {
+export async function serveCallback(
+  receiver: CallbackReceiver,
+  req: MaybeParsedRequest,
+  res: ServerResponse,
+): Promise<void> {
   if (req.method !== 'POST') {
     req.resume();
-    return send(res, receiver.answer('rejected', 405, ERR_CODES.methodNotAllowed, `method ${req.method ?? '?'} not allowed; callbacks are POST`), {
-      allow: 'POST',
-    });
+    return send(
+      res,
+      receiver.answer(
+        'rejected',
+        405,
+        ERR_CODES.methodNotAllowed,
+        `method ${req.method ?? '?'} not allowed; callbacks are POST`,
+      ),
+      {
+        allow: 'POST',
+      },
+    );
   }
   // The Content-Type is not checked: CB-HEADERS binds the sender, and the raw body is what counts.
   // CB-KEY-FIRST: the key is checked before a byte of the body is read or decoded.
@@ -342,7 +427,10 @@ export async function serveCallback(receiver: CallbackReceiver, req: MaybeParsed
 }
 
 /** The raw body bytes, from a framework that kept them or from the stream itself. */
-async function rawBody(receiver: CallbackReceiver, req: MaybeParsedRequest): Promise<Buffer | CallbackAnswer | 'aborted'> {
+async function rawBody(
+  receiver: CallbackReceiver,
+  req: MaybeParsedRequest,
+): Promise<Buffer | CallbackAnswer | 'aborted'> {
   // A global parser that kept the raw bytes (Express `verify`, Fastify `parseAs: 'buffer'`).
   if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
   // `express.raw()` puts the bytes in req.body.

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
-import { CALLBACK_TYPE_TABLE, callbackField, callbackTypeEntry, eventKey, type CallbackTypeTable } from '../spec/callback-types.js';
+import {
+  CALLBACK_TYPE_TABLE,
+  callbackField,
+  callbackTypeEntry,
+  eventKey,
+  type CallbackTypeTable,
+} from '../spec/callback-types.js';
 
 /** A decrypted callback payload: a JSON object (exact numbers as LosslessNumber, or plain numbers). */
 export type CallbackPayload = Readonly<Record<string, unknown>>;
@@ -58,13 +64,15 @@ function keyOf(payload: CallbackPayload, table: CallbackTypeTable): string {
 export function callbackType(payload: CallbackPayload): number {
   const raw = payload.type;
   const type = raw instanceof LosslessNumber ? Number(raw.value) : typeof raw === 'number' ? raw : Number.NaN;
-  if (!Number.isSafeInteger(type)) throw new TypeError(`the callback has no integer type (got ${stringifyExact(raw ?? null)})`);
+  if (!Number.isSafeInteger(type))
+    throw new TypeError(`the callback has no integer type (got ${stringifyExact(raw ?? null)})`);
   return type;
 }
 
 function required(payload: CallbackPayload, field: string, what: string): unknown {
   const value = callbackField(payload, field);
-  if (value === undefined || value === null || value === '') throw new TypeError(`${what} needs ${field} for its idempotency key`);
+  if (value === undefined || value === null || value === '')
+    throw new TypeError(`${what} needs ${field} for its idempotency key`);
   return value;
 }
 

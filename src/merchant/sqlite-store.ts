@@ -109,12 +109,15 @@ class SqliteIdempotencyStore implements IdempotencyStore {
     this.#retryingSync(() => db.exec(SCHEMA));
     // A file written before fencing tokens: add the column (old claims hold token 0).
     const columns = db.prepare<[], { name: string }>('PRAGMA table_info(processed_events)').all();
-    if (!columns.some((column) => column.name === 'token')) db.exec('ALTER TABLE processed_events ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
+    if (!columns.some((column) => column.name === 'token'))
+      db.exec('ALTER TABLE processed_events ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
 
     const select = db.prepare<{ key: string; now: number | null; lease: number }, Row>(
       `SELECT state, token, (claimed_at <= ${NOW} - @lease) AS expired FROM processed_events WHERE key = @key`,
     );
-    const nextToken = db.prepare<[], { last: number }>('UPDATE claim_tokens SET last = last + 1 WHERE id = 1 RETURNING last');
+    const nextToken = db.prepare<[], { last: number }>(
+      'UPDATE claim_tokens SET last = last + 1 WHERE id = 1 RETURNING last',
+    );
     const insert = db.prepare<{ key: string; text: string; token: number; now: number | null }>(
       `INSERT INTO processed_events (key, state, payload, token, claimed_at) VALUES (@key, 'processing', @text, @token, ${NOW})`,
     );
@@ -137,13 +140,24 @@ class SqliteIdempotencyStore implements IdempotencyStore {
       (row ? takeOver : insert).run({ key, text, token, now });
       return { state: 'claimed', token };
     }).immediate;
-    this.#markDone = (key, token, now) => markDone.run({ key, token, now }).changes === 1 || doneBy.get({ key, token }) !== undefined;
-    this.#completeMany = db.transaction((batch: readonly PendingDone[]) => batch.map((done) => this.#markDone(done.key, done.token, done.now))).immediate;
-    this.#renew = db.prepare(`UPDATE processed_events SET claimed_at = ${NOW} WHERE key = @key AND token = @token AND state = 'processing'`);
+    this.#markDone = (key, token, now) =>
+      markDone.run({ key, token, now }).changes === 1 || doneBy.get({ key, token }) !== undefined;
+    this.#completeMany = db.transaction((batch: readonly PendingDone[]) =>
+      batch.map((done) => this.#markDone(done.key, done.token, done.now)),
+    ).immediate;
+    this.#renew = db.prepare(
+      `UPDATE processed_events SET claimed_at = ${NOW} WHERE key = @key AND token = @token AND state = 'processing'`,
+    );
     // The row stays with an expired lease: the next claim takes it with a fresh token.
-    this.#release = db.prepare("UPDATE processed_events SET claimed_at = -9223372036854775807 WHERE key = @key AND token = @token AND state = 'processing'");
-    this.#held = db.prepare("SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'processing'");
-    this.#processed = db.prepare<[], { payload: string }>("SELECT payload FROM processed_events WHERE state = 'done' ORDER BY seq");
+    this.#release = db.prepare(
+      "UPDATE processed_events SET claimed_at = -9223372036854775807 WHERE key = @key AND token = @token AND state = 'processing'",
+    );
+    this.#held = db.prepare(
+      "SELECT 1 AS one FROM processed_events WHERE key = @key AND token = @token AND state = 'processing'",
+    );
+    this.#processed = db.prepare<[], { payload: string }>(
+      "SELECT payload FROM processed_events WHERE state = 'done' ORDER BY seq",
+    );
     this.#page = db.prepare<{ after: number; limit: number }, { seq: number; payload: string }>(
       "SELECT seq, payload FROM processed_events WHERE state = 'done' AND seq > @after ORDER BY seq LIMIT @limit",
     );
@@ -199,7 +213,8 @@ class SqliteIdempotencyStore implements IdempotencyStore {
   /** `#retry` for an operation that must happen: running out of the bound is an error. */
   async #must<T>(op: () => T, what: string): Promise<T> {
     const result = await this.#retry(() => ({ value: op() }));
-    if (result === undefined) throw new Error(`the merchant store is locked by another process for over ${this.lockTimeoutMs} ms (${what})`);
+    if (result === undefined)
+      throw new Error(`the merchant store is locked by another process for over ${this.lockTimeoutMs} ms (${what})`);
     return result.value;
   }
 
@@ -253,16 +268,23 @@ class SqliteIdempotencyStore implements IdempotencyStore {
    * Runs `work` and the fenced `done` mark in one `BEGIN IMMEDIATE` transaction. SQLite is
    * synchronous: `work` must write synchronously; a returned promise is refused and rolled back.
    */
-  async completeInTransaction<T>(key: string, token: number, work: (tx: StoreTransaction) => T | Promise<T>): Promise<TransactionOutcome<T>> {
+  async completeInTransaction<T>(
+    key: string,
+    token: number,
+    work: (tx: StoreTransaction) => T | Promise<T>,
+  ): Promise<TransactionOutcome<T>> {
     const now = this.#clock();
     const run = this.#db.transaction((): TransactionOutcome<T> => {
       // BEGIN IMMEDIATE holds the write lock: nobody can take the claim over between this check and the mark.
       if (this.#held.get({ key, token }) === undefined) return { state: 'lost' };
       const value = work({ kind: 'sqlite', db: this.#db });
       if (value !== null && typeof (value as { then?: unknown } | undefined)?.then === 'function') {
-        throw new TypeError('process must write synchronously in a SQLite transaction (SQLite is synchronous here); nothing was committed');
+        throw new TypeError(
+          'process must write synchronously in a SQLite transaction (SQLite is synchronous here); nothing was committed',
+        );
       }
-      if (!this.#markDone(key, token, now)) throw new Error('the claim was lost inside the transaction; nothing was committed');
+      if (!this.#markDone(key, token, now))
+        throw new Error('the claim was lost inside the transaction; nothing was committed');
       return { state: 'done', value: value as T };
     });
     // A refused BEGIN IMMEDIATE ran nothing of `work`, so trying again is safe.
@@ -302,6 +324,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return new SqliteIdempotencyStore(db, options);
   } catch (error) {
     db?.close();
-    throw new ConfigError('bad-store', `cannot open the merchant store ${path}: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      'bad-store',
+      `cannot open the merchant store ${path}: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }

@@ -24,7 +24,8 @@ export interface ApiKeyEntry<O = undefined, P extends string = string> {
  * known key without the permission. `why` is for the log only, never the answer (which part of the
  * check failed is no business of the caller's).
  */
-type ApiKeyVerdict<O = undefined> = { ok: true; owner: O } | { ok: false; status: 401; why: string } | { ok: false; status: 403; why: string; owner: O };
+type ApiKeyVerdict<O = undefined> =
+  { ok: true; owner: O } | { ok: false; status: 401; why: string } | { ok: false; status: 403; why: string; owner: O };
 
 interface CompiledKey<O, P extends string> {
   digest: Buffer;
@@ -61,14 +62,21 @@ export class ApiKeyRing<O = undefined, P extends string = string> {
    */
   check(header: string | readonly string[] | undefined, permission: P | undefined, now: number): ApiKeyVerdict<O> {
     const several = Array.isArray(header) && header.length > 1;
-    const value = Array.isArray(header) ? (header.length === 1 ? (header[0] as string) : undefined) : (header as string | undefined);
-    if (value === undefined || value === '') return { ok: false, status: 401, why: several ? 'several X-API-KEY headers' : 'no X-API-KEY header' };
+    const value = Array.isArray(header)
+      ? header.length === 1
+        ? (header[0] as string)
+        : undefined
+      : (header as string | undefined);
+    if (value === undefined || value === '')
+      return { ok: false, status: 401, why: several ? 'several X-API-KEY headers' : 'no X-API-KEY header' };
     const digest = sha256(value);
     let match: CompiledKey<O, P> | undefined;
     for (const key of this.#keys) if (timingSafeEqual(key.digest, digest) && !match) match = key;
     if (!match) return { ok: false, status: 401, why: 'unknown X-API-KEY' };
-    if (now < match.notBefore) return { ok: false, status: 401, why: `X-API-KEY not valid before ${new Date(match.notBefore).toISOString()}` };
-    if (now > match.notAfter) return { ok: false, status: 401, why: `X-API-KEY expired at ${new Date(match.notAfter).toISOString()}` };
+    if (now < match.notBefore)
+      return { ok: false, status: 401, why: `X-API-KEY not valid before ${new Date(match.notBefore).toISOString()}` };
+    if (now > match.notAfter)
+      return { ok: false, status: 401, why: `X-API-KEY expired at ${new Date(match.notAfter).toISOString()}` };
     if (permission !== undefined && match.permissions && !match.permissions.has(permission)) {
       return { ok: false, status: 403, why: `X-API-KEY lacks the ${permission} permission`, owner: match.owner };
     }
@@ -85,7 +93,10 @@ export function keyInstant(value: Date | string | undefined, fallback: number, w
   if (value === undefined) return fallback;
   const ms = value instanceof Date ? value.getTime() : Date.parse(value);
   if (Number.isNaN(ms))
-    throw new ConfigError('bad-api-key', `${what} is not a date-time: ${JSON.stringify(String(value))} (use ISO 8601, e.g. 2030-01-01T00:00:00Z)`);
+    throw new ConfigError(
+      'bad-api-key',
+      `${what} is not a date-time: ${JSON.stringify(String(value))} (use ISO 8601, e.g. 2030-01-01T00:00:00Z)`,
+    );
   return ms;
 }
 
@@ -95,11 +106,15 @@ export function keyInstant(value: Date | string | undefined, fallback: number, w
  * @example inKeyWindow({ key: 'k', notAfter: '2020-01-01T00:00:00Z' }, Date.now()) // false
  */
 export function inKeyWindow(entry: Pick<ApiKeyEntry, 'notBefore' | 'notAfter'>, now: number): boolean {
-  return keyInstant(entry.notBefore, -Infinity, 'notBefore') <= now && now <= keyInstant(entry.notAfter, Infinity, 'notAfter');
+  return (
+    keyInstant(entry.notBefore, -Infinity, 'notBefore') <= now &&
+    now <= keyInstant(entry.notAfter, Infinity, 'notAfter')
+  );
 }
 
 function compile<O, P extends string>(entry: ApiKeyEntry<O, P>, index: number): CompiledKey<O, P> {
-  if (typeof entry.key !== 'string' || entry.key.length === 0) throw new ConfigError('bad-api-key', `API key #${index + 1} is not a non-empty string`);
+  if (typeof entry.key !== 'string' || entry.key.length === 0)
+    throw new ConfigError('bad-api-key', `API key #${index + 1} is not a non-empty string`);
   return {
     digest: sha256(entry.key),
     notBefore: keyInstant(entry.notBefore, -Infinity, `API key #${index + 1} notBefore`),

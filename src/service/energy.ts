@@ -19,12 +19,22 @@ export function getEnergyMaxCount(ctx: ServiceContext, merchant: MerchantId, req
   const notText = notStrings(plain, ['symbol', 'chainName']);
   if (notText) return refuse('invalidRequest', `${notText} [ENERGY-REQ]`);
   if (plain.symbol !== 'ENERGY' || plain.chainName !== 'TRON') {
-    return refuse('unsupportedResource', `only symbol ENERGY on chainName TRON is supported, not ${String(plain.symbol)} on ${String(plain.chainName)}`);
+    return refuse(
+      'unsupportedResource',
+      `only symbol ENERGY on chainName TRON is supported, not ${String(plain.symbol)} on ${String(plain.chainName)}`,
+    );
   }
   settleLeaseDebits(ctx);
   const energy = ctx.state.energy(merchant);
   if (!energy) return refuse('internal', 'merchant missing from the store');
-  return { ok: true, result: { chainName: 'TRON', symbol: 'ENERGY', energyMaxCount: new LosslessNumber((energy.balance / energy.costPerTx).toString()) } };
+  return {
+    ok: true,
+    result: {
+      chainName: 'TRON',
+      symbol: 'ENERGY',
+      energyMaxCount: new LosslessNumber((energy.balance / energy.costPerTx).toString()),
+    },
+  };
 }
 
 /**

@@ -2,10 +2,25 @@ import { LosslessNumber, stringifyExact, type ExactJson } from '../core/exact-js
 import { validateSchema } from '../core/schemas.js';
 import type { EnvelopeFailure } from './codes.js';
 import { notStrings, refuse, type EnvelopeOutcome, type Plain, type ServiceContext } from './service-context.js';
-import { decimalToBigInt, formatDecimal, integerDigits, isPositive, isWholeDecimal, parseDecimal, type ExactDecimal } from './decimal.js';
+import {
+  decimalToBigInt,
+  formatDecimal,
+  integerDigits,
+  isPositive,
+  isWholeDecimal,
+  parseDecimal,
+  type ExactDecimal,
+} from './decimal.js';
 import { settleLeaseDebits } from './energy.js';
 import { describeRequestIssues } from './request-wording.js';
-import { acceptsWithdrawalSymbol, coerceFields, describeWithdrawalSymbols, shapeCallbackPayload, type FieldTypes } from './policies.js';
+import {
+  acceptsWithdrawalSymbol,
+  coerceFields,
+  describeWithdrawalSymbols,
+  shapeCallbackPayload,
+  type FieldTypes,
+  type ServicePolicies,
+} from './policies.js';
 import type { CreateOrderOutcome, LeaseDebit, MerchantId, NewOrder, QueuedCallback, ServiceState } from './state.js';
 
 /** Base of surrogate tenant ids: a non-numeric tenantUserId gets 9e15 + n (below 2^53, ORDER-RES). */
@@ -28,6 +43,20 @@ const ORDER_FIELD_TYPES: FieldTypes = {
   strings: ['tenantUserId', 'callBackId', 'symbol', 'chainName', 'toAddr'],
 };
 
+/** A refusal of the order request (ORDER-*). */
+type OrderRefusal = Extract<EnvelopeOutcome, { ok: false }>;
+
+/** An order request that passed every check of its fields, read for recording. */
+interface OrderRequest {
+  plain: Plain;
+  symbol: string;
+  callBackId: string;
+  tenantUserId: string;
+  lease: boolean;
+  amount: ExactDecimal;
+  expiryHours: number | undefined;
+}
+
 /**
  * withdrawWithoutVerify (ORDER-*): the schema, the userId of the key's merchant, the symbol, the
  * amount's digits (policies), a lease's transactions, expiry and energy (policy leaseDebit), a used
@@ -35,6 +64,65 @@ const ORDER_FIELD_TYPES: FieldTypes = {
  * callback (type 3). The result echoes tenantUserId as an integer (surrogate ids for other text).
  */
 export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId, request: Plain): EnvelopeOutcome {
+  const read = readOrderRequest(ctx, merchant, request);
+  if ('failure' in read) return read;
+  const { plain, symbol, callBackId, tenantUserId, lease, amount, expiryHours } = read;
+  const { policies, state } = ctx;
+  let leaseDebit: LeaseDebit | undefined;
+  if (lease) {
+    settleLeaseDebits(ctx);
+    const energy = state.energy(merchant);
+    const pending = state.pendingDebits
+      .filter((debit) => debit.merchant === merchant)
+      .reduce((sum, debit) => sum + debit.cost, 0n);
+    // U-STATES (policy leaseDebit): the lease lowers the balance now, later, or never.
+    leaseDebit = {
+      cost: decimalToBigInt(amount) * (energy?.costPerTx ?? 1n),
+      debit: policies.leaseDebit === 'now',
+      pending,
+    };
+  }
+  const now = ctx.now();
+  const txid = lease ? undefined : ctx.random.hex(32);
+  const order: NewOrder = {
+    merchant,
+    callBackId,
+    kind: lease ? 'energy' : 'withdrawal',
+    tenantUserId,
+    symbol,
+    chain: plain.chainName as string,
+    toAddr: plain.toAddr as string,
+    amount: formatDecimal(amount),
+    createdAt: now,
+    ...(expiryHours === undefined ? {} : { expiryHours }),
+    ...(txid === undefined ? {} : { txid }),
+  };
+  const callback = txid === undefined ? undefined : withdrawalCallback(ctx, order, txid, now);
+  const stored = recordOrder(state, order, leaseDebit, callback);
+  if (stored === 'duplicate') {
+    const first = state.order(merchant, callBackId);
+    // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
+    if (policies.duplicateCallBackId === 'replay' && first)
+      return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
+    return refuse(
+      'duplicateCallBackId',
+      `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`,
+      ['ORDER-CALLBACK-ID'],
+    );
+  }
+  if (stored === 'insufficient')
+    return refuse(
+      'insufficientEnergy',
+      `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less`,
+    );
+  if (leaseDebit && policies.leaseDebit === 'later')
+    state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
+  if (callback) ctx.callbacks.queued(callback);
+  return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, tenantUserId), id: callBackId } };
+}
+
+/** The order request's checks: the schema, the fields' types, the key's merchant's userId, the symbol, then the amount. */
+function readOrderRequest(ctx: ServiceContext, merchant: MerchantId, request: Plain): OrderRequest | OrderRefusal {
   // U-CODES (policy typeCoercion): "42" for an integer field, 42 for a string field, bound as Jackson binds them.
   const plain = coerceFields(request, ctx.policies, ORDER_FIELD_TYPES);
   const issues = validateSchema('OrderRequest', plain);
@@ -53,23 +141,40 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
   if (notText) return refuse('invalidRequest', `${notText} [ORDER-FIELDS]`);
   const userId = parseDecimal(literal(plain.userId) ?? '');
   if (!userId || !isWholeDecimal(userId) || decimalToBigInt(userId) !== merchant) {
-    return refuse('userIdMismatch', `userId ${literal(plain.userId) ?? '?'} is not the userId of the merchant that owns this X-API-KEY`);
+    return refuse(
+      'userIdMismatch',
+      `userId ${literal(plain.userId) ?? '?'} is not the userId of the merchant that owns this X-API-KEY`,
+    );
   }
   const symbol = plain.symbol as string;
-  const callBackId = plain.callBackId as string;
-  const tenantUserId = plain.tenantUserId as string;
   const lease = symbol === 'ENERGY';
-  const { policies, state } = ctx;
-  if (!lease && !acceptsWithdrawalSymbol(policies, symbol)) {
+  if (!lease && !acceptsWithdrawalSymbol(ctx.policies, symbol)) {
     return refuse(
       'unsupportedSymbol',
-      `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol this service pays out (${describeWithdrawalSymbols(policies)})`,
+      `symbol ${JSON.stringify(symbol)} is neither ENERGY nor a digital-currency symbol this service pays out (${describeWithdrawalSymbols(ctx.policies)})`,
       ['ORDER-KIND'],
     );
   }
+  const amount = readAmount(ctx.policies, plain, lease);
+  if ('failure' in amount) return amount;
+  return {
+    plain,
+    symbol,
+    callBackId: plain.callBackId as string,
+    tenantUserId: plain.tenantUserId as string,
+    lease,
+    ...amount,
+  };
+}
+
+/** The amount: a lease's number of transactions and its expiry, or a withdrawal's decimal within the policies' digits. */
+function readAmount(
+  policies: ServicePolicies,
+  plain: Plain,
+  lease: boolean,
+): { amount: ExactDecimal; expiryHours: number | undefined } | OrderRefusal {
   const amount = parseDecimal(literal(plain.amount) ?? '');
   let expiryHours: number | undefined;
-  let leaseDebit: LeaseDebit | undefined;
   if (lease) {
     // ORDER-ENERGY-AMOUNT: the number of transactions, a whole number.
     if (!amount || !isWholeDecimal(amount) || !isPositive(amount) || decimalToBigInt(amount) > MAX_LEASE_TRANSACTIONS) {
@@ -82,54 +187,27 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
     if (plain.expiryHours !== undefined) {
       const hours = parseDecimal(literal(plain.expiryHours) ?? '');
       if (!hours || !isWholeDecimal(hours) || !isPositive(hours) || decimalToBigInt(hours) > BigInt(MAX_EXPIRY_HOURS)) {
-        return refuse('expiryHours', `expiryHours must be a whole number from 1 to ${MAX_EXPIRY_HOURS}, not ${literal(plain.expiryHours)}`, ['ORDER-EXPIRY']);
+        return refuse(
+          'expiryHours',
+          `expiryHours must be a whole number from 1 to ${MAX_EXPIRY_HOURS}, not ${literal(plain.expiryHours)}`,
+          ['ORDER-EXPIRY'],
+        );
       }
       expiryHours = Number(decimalToBigInt(hours));
     }
-  } else if (!amount || !isPositive(amount) || integerDigits(amount) > policies.amountIntegerDigits || amount.scale > policies.amountFractionDigits) {
+  } else if (
+    !amount ||
+    !isPositive(amount) ||
+    integerDigits(amount) > policies.amountIntegerDigits ||
+    amount.scale > policies.amountFractionDigits
+  ) {
     // U-LIMITS (policies amountIntegerDigits, amountFractionDigits): how many digits an amount may have.
     return refuse(
       'amount',
       `amount must be a decimal above 0 with at most ${policies.amountIntegerDigits} integer and ${policies.amountFractionDigits} fraction digits, not ${literal(plain.amount)}`,
     );
   }
-  if (lease) {
-    settleLeaseDebits(ctx);
-    const energy = state.energy(merchant);
-    const pending = state.pendingDebits.filter((debit) => debit.merchant === merchant).reduce((sum, debit) => sum + debit.cost, 0n);
-    // U-STATES (policy leaseDebit): the lease lowers the balance now, later, or never.
-    leaseDebit = { cost: decimalToBigInt(amount!) * (energy?.costPerTx ?? 1n), debit: policies.leaseDebit === 'now', pending };
-  }
-  const now = ctx.now();
-  const txid = lease ? undefined : ctx.random.hex(32);
-  const order: NewOrder = {
-    merchant,
-    callBackId,
-    kind: lease ? 'energy' : 'withdrawal',
-    tenantUserId,
-    symbol,
-    chain: plain.chainName as string,
-    toAddr: plain.toAddr as string,
-    amount: formatDecimal(amount as ExactDecimal),
-    createdAt: now,
-    ...(expiryHours === undefined ? {} : { expiryHours }),
-    ...(txid === undefined ? {} : { txid }),
-  };
-  const callback = txid === undefined ? undefined : withdrawalCallback(ctx, order, txid, now);
-  const stored = recordOrder(state, order, leaseDebit, callback);
-  if (stored === 'duplicate') {
-    const first = state.order(merchant, callBackId);
-    // U-STATES (policy duplicateCallBackId): a replaying service answers the first order's result again.
-    if (policies.duplicateCallBackId === 'replay' && first)
-      return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, first.tenantUserId), id: callBackId } };
-    return refuse('duplicateCallBackId', `duplicate callBackId ${JSON.stringify(callBackId)}: the merchant used it for an earlier order`, [
-      'ORDER-CALLBACK-ID',
-    ]);
-  }
-  if (stored === 'insufficient') return refuse('insufficientEnergy', `insufficient energy: the lease needs ${leaseDebit?.cost} and the merchant has less`);
-  if (leaseDebit && policies.leaseDebit === 'later') state.pendingDebits.push({ merchant, cost: leaseDebit.cost, dueAt: now + policies.leaseDebitDelayMs });
-  if (callback) ctx.callbacks.queued(callback);
-  return { ok: true, result: { tenantUserId: tenantIdOf(ctx, merchant, tenantUserId), id: callBackId } };
+  return { amount, expiryHours };
 }
 
 /**
@@ -139,7 +217,12 @@ export function withdrawWithoutVerify(ctx: ServiceContext, merchant: MerchantId,
  * leaseDebit); the order is stored and `callback` queued with it, so neither survives a crash
  * without the other.
  */
-function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | undefined, callback: QueuedCallback | undefined): CreateOrderOutcome {
+function recordOrder(
+  state: ServiceState,
+  order: NewOrder,
+  lease: LeaseDebit | undefined,
+  callback: QueuedCallback | undefined,
+): CreateOrderOutcome {
   return state.transaction(() => {
     if (state.order(order.merchant, order.callBackId)) return 'duplicate';
     if (lease) {
@@ -159,8 +242,11 @@ function recordOrder(state: ServiceState, order: NewOrder, lease: LeaseDebit | u
  * stable surrogate id (9e15 + n) kept in the state.
  */
 function tenantIdOf(ctx: Pick<ServiceContext, 'state'>, merchant: MerchantId, tenantUserId: string): LosslessNumber {
-  if (/^(0|[1-9]\d{0,18})$/.test(tenantUserId) && BigInt(tenantUserId) <= JAVA_LONG_MAX) return new LosslessNumber(tenantUserId);
-  return new LosslessNumber((SURROGATE_TENANT_BASE + BigInt(ctx.state.tenantNumber(merchant, tenantUserId))).toString());
+  if (/^(0|[1-9]\d{0,18})$/.test(tenantUserId) && BigInt(tenantUserId) <= JAVA_LONG_MAX)
+    return new LosslessNumber(tenantUserId);
+  return new LosslessNumber(
+    (SURROGATE_TENANT_BASE + BigInt(ctx.state.tenantNumber(merchant, tenantUserId))).toString(),
+  );
 }
 
 /** The withdrawal callback (type 3) of an order, due after withdrawalDelayMs (CB-ID-WITHDRAW: txid). */

@@ -71,11 +71,17 @@ export interface PipelineEndpoint {
   /** The form field carrying encrypted JSON and its pattern, answered in envelopes; null: a plain JSON body answered in the card close shape. */
   readonly encrypted: { readonly field: string; readonly pattern: string } | null;
   /** Rule ids a refusal names: of the Content-Type, of the encrypted field, of the plain request. */
-  readonly rules: { readonly contentType: readonly string[]; readonly data: readonly string[]; readonly request: readonly string[] };
+  readonly rules: {
+    readonly contentType: readonly string[];
+    readonly data: readonly string[];
+    readonly request: readonly string[];
+  };
 }
 
 /** The service's three endpoints (ENERGY-*, ORDER-*, CARD-*); `src/service/pipeline.test.ts` holds them to the spec's table. */
-export const SERVICE_ENDPOINTS: Readonly<Record<'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard', PipelineEndpoint>> = Object.freeze({
+export const SERVICE_ENDPOINTS: Readonly<
+  Record<'getEnergyMaxCount' | 'withdrawWithoutVerify' | 'closeCard', PipelineEndpoint>
+> = Object.freeze({
   getEnergyMaxCount: {
     operation: 'getEnergyMaxCount',
     key: 'required',
@@ -126,7 +132,11 @@ export interface PipelineShapes<M> {
   /** The X-API-KEY the key check reads: gets the header as sent (undefined: none). */
   apiKey?(header: string | undefined, request: { operation: string }): string | undefined;
   /** Whether the request's Content-Type is accepted: `conforming` is the pipeline's answer, `type` the media type (undefined: none), `header` the whole header. */
-  acceptsContentType?(type: string | undefined, conforming: boolean, request: { operation: string; header: string | undefined }): boolean;
+  acceptsContentType?(
+    type: string | undefined,
+    conforming: boolean,
+    request: { operation: string; header: string | undefined },
+  ): boolean;
   /** The encrypted field's value as the codec gets it. */
   requestData?(data: string): string;
   /** The decrypted request text as the JSON parser gets it, with the merchant whose key opened it. */
@@ -203,6 +213,22 @@ function isObject(value: ExactJson): value is Plain {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof LosslessNumber);
 }
 
+/** One request in the pipeline: its endpoint, the policies read for it, and how it answers a failure. */
+interface Served {
+  readonly endpoint: PipelineEndpoint;
+  readonly request: PipelineRequest;
+  readonly policies: ServicePolicies;
+  /** Card close's requestId; empty for the envelope endpoints. */
+  readonly requestId: string;
+  fail(failure: EnvelopeFailure | CardFailure, message: string): PipelineAnswer;
+}
+
+/** What an operation returns on success. */
+type OperationResult = Extract<EnvelopeOutcome | CardOutcome, { ok: true }>['result'];
+
+/** What the form check read: the body's text (card close), the encrypted field's value, or the answer that ends the request (undefined: the adapter answered). */
+type FormRead = { text: string } | { data: string } | { end: PipelineAnswer | undefined };
+
 /**
  * The pipeline over one adapter's setup: `serve(endpoint, request)` answers one request.
  *
@@ -211,102 +237,183 @@ function isObject(value: ExactJson): value is Plain {
 export function createPipeline<M extends PipelineMerchant>(
   setup: PipelineSetup<M>,
 ): (endpoint: PipelineEndpoint, request: PipelineRequest) => Promise<PipelineAnswer | undefined> {
-  const shapes = setup.shapes ?? {};
-  const errorBodies = setup.errorBodies ?? HTTP_ERROR_BODIES;
-  const patterns = new Map<string, RegExp>();
-  const patternOf = (source: string): RegExp => {
-    let pattern = patterns.get(source);
-    if (!pattern) patterns.set(source, (pattern = new RegExp(source, 'u')));
-    return pattern;
-  };
+  const pipeline = new Pipeline(setup);
+  return (endpoint, request) => pipeline.serve(endpoint, request);
+}
 
-  function httpError(kind: 'unauthorized' | 'forbidden', why: string): PipelineAnswer {
-    const answer: HttpAnswer = { status: kind === 'unauthorized' ? 401 : 403, body: errorBodies[kind] };
-    const sent = shapes.httpError ? shapes.httpError(kind, answer) : answer;
+/** The steps of `createPipeline`, in the order they run; the setup's parts are read once. */
+class Pipeline<M extends PipelineMerchant> {
+  private readonly setup: PipelineSetup<M>;
+  private readonly shapes: PipelineShapes<M>;
+  private readonly errorBodies: { unauthorized: unknown; forbidden: unknown };
+  private readonly patterns = new Map<string, RegExp>();
+
+  constructor(setup: PipelineSetup<M>) {
+    this.setup = setup;
+    this.shapes = setup.shapes ?? {};
+    this.errorBodies = setup.errorBodies ?? HTTP_ERROR_BODIES;
+  }
+
+  private patternOf(source: string): RegExp {
+    let pattern = this.patterns.get(source);
+    if (!pattern) this.patterns.set(source, (pattern = new RegExp(source, 'u')));
+    return pattern;
+  }
+
+  private httpError(kind: 'unauthorized' | 'forbidden', why: string): PipelineAnswer {
+    const answer: HttpAnswer = { status: kind === 'unauthorized' ? 401 : 403, body: this.errorBodies[kind] };
+    const sent = this.shapes.httpError ? this.shapes.httpError(kind, answer) : answer;
     return { status: sent.status, headers: { ...JSON_HEADERS }, body: sent.body, why };
   }
 
-  function envelopeFailure(policies: ServicePolicies, failure: EnvelopeFailure, message: string): PipelineAnswer {
+  private envelopeFailure(policies: ServicePolicies, failure: EnvelopeFailure, message: string): PipelineAnswer {
     const why = `${ENVELOPE_CODES[failure]} ${message}`;
     if (policies.refusals === 'http')
-      return { status: ENVELOPE_HTTP_STATUS[failure], headers: { ...JSON_HEADERS }, body: { code: String(ENVELOPE_CODES[failure]), message }, why };
+      return {
+        status: ENVELOPE_HTTP_STATUS[failure],
+        headers: { ...JSON_HEADERS },
+        body: { code: String(ENVELOPE_CODES[failure]), message },
+        why,
+      };
     return { status: 200, headers: { ...JSON_HEADERS }, body: { code: ENVELOPE_CODES[failure], message }, why };
   }
 
-  function cardFailure(policies: ServicePolicies, requestId: string, failure: CardFailure, detail: string): PipelineAnswer {
+  private cardFailure(
+    policies: ServicePolicies,
+    requestId: string,
+    failure: CardFailure,
+    detail: string,
+  ): PipelineAnswer {
     const body = cardFailureBody(requestId, failure, detail);
     return {
       status: policies.refusals === 'http' ? CARD_HTTP_STATUS[failure] : 200,
       headers: { ...JSON_HEADERS },
-      body: shapes.cardFailure ? shapes.cardFailure(body) : body,
+      body: this.shapes.cardFailure ? this.shapes.cardFailure(body) : body,
       why: `${CARD_ERROR_CODES[failure]} ${detail}`,
     };
   }
 
-  return async function serve(endpoint, request) {
+  /** Answers one request: the checks before decryption in their order, the decryption, then the operation. */
+  async serve(endpoint: PipelineEndpoint, request: PipelineRequest): Promise<PipelineAnswer | undefined> {
+    const { setup, shapes } = this;
     const policies = setup.policies();
     const encrypted = endpoint.encrypted;
     // Card close numbers its answer before anything else, so every answer of it carries one.
     const requestId = encrypted ? '' : setup.requestId();
     const fail = (failure: EnvelopeFailure | CardFailure, message: string): PipelineAnswer =>
-      encrypted ? envelopeFailure(policies, failure as EnvelopeFailure, message) : cardFailure(policies, requestId, failure as CardFailure, message);
+      encrypted
+        ? this.envelopeFailure(policies, failure as EnvelopeFailure, message)
+        : this.cardFailure(policies, requestId, failure as CardFailure, message);
+    const served: Served = { endpoint, request, policies, requestId, fail };
 
-    const listed = shapes.requestChecks ? shapes.requestChecks(REQUEST_CHECK_ORDER, { operation: endpoint.operation }) : REQUEST_CHECK_ORDER;
+    const listed = shapes.requestChecks
+      ? shapes.requestChecks(REQUEST_CHECK_ORDER, { operation: endpoint.operation })
+      : REQUEST_CHECK_ORDER;
     let merchant: M | undefined;
     let text: string | undefined;
     let data = '';
     for (const check of [...listed, ...REQUEST_CHECK_ORDER.filter((one) => !listed.includes(one))]) {
       if (check === 'key') {
         const sent = request.apiKey;
-        const header = shapes.apiKey ? shapes.apiKey(typeof sent === 'string' ? sent : undefined, { operation: endpoint.operation }) : sent;
+        const header = shapes.apiKey
+          ? shapes.apiKey(typeof sent === 'string' ? sent : undefined, { operation: endpoint.operation })
+          : sent;
         if (endpoint.key === 'when-sent' && header === undefined) continue;
         const verdict = setup.keys.check(header, endpoint.operation, setup.now());
-        if (!verdict.ok) return httpError(verdict.status === 401 ? 'unauthorized' : 'forbidden', verdict.why);
+        if (!verdict.ok) return this.httpError(verdict.status === 401 ? 'unauthorized' : 'forbidden', verdict.why);
         merchant = verdict.merchant;
       } else if (check === 'content-type') {
-        const type = mediaTypeOf(request.contentType);
-        const conforming = type === endpoint.mediaType;
-        const accepted = shapes.acceptsContentType
-          ? shapes.acceptsContentType(request.contentType === undefined ? undefined : type, conforming, {
-              operation: endpoint.operation,
-              header: request.contentType,
-            })
-          : conforming;
-        if (!accepted)
-          return fail(
-            'badContentType',
-            withRules(`Content-Type must be ${endpoint.mediaType}, not ${JSON.stringify(request.contentType ?? '')}`, endpoint.rules.contentType),
-          );
+        const refused = this.checkContentType(served);
+        if (refused) return refused;
       } else {
-        const body = await request.body();
-        if (body === undefined) return undefined;
-        if (!encrypted) {
-          text = body;
-          continue;
-        }
-        // Raw form parsing: URLSearchParams turns an unencoded '+' into ' ', which the codec then names (plus-as-space).
-        const values = new URLSearchParams(body).getAll(encrypted.field);
-        const rules = endpoint.rules.data;
-        if (values.length === 0 || values[0] === '') return fail('missingData', withRules(`form field ${encrypted.field} is required`, rules));
-        if (values.length > 1) return fail('missingData', withRules(`form field ${encrypted.field} appears ${values.length} times; send it once`, rules));
-        data = shapes.requestData ? shapes.requestData(values[0]!) : values[0]!;
+        const read = await this.readForm(served);
+        if ('end' in read) return read.end;
+        if ('text' in read) text = read.text;
+        else data = read.data;
       }
     }
     if (encrypted) {
       // Every check ran (one left out of the order runs last), so the key's merchant is known here.
       if (!merchant) throw new Error('the X-API-KEY check did not run');
-      const rules = endpoint.rules.data;
-      const opened = await setup.codec(merchant).open(data, setup.acceptedBase64(policies));
-      if (!patternOf(encrypted.pattern).test(data)) {
-        return fail('badBase64', withRules(`${encrypted.field} does not match ${encrypted.pattern}${opened.ok ? '' : `: ${opened.message}`}`, rules));
-      }
-      if (!opened.ok) {
-        const failure: EnvelopeFailure = opened.kind === 'base64' ? 'badBase64' : opened.kind === 'text' ? 'badJson' : 'cannotDecrypt';
-        return fail(failure, withRules(`cannot read ${encrypted.field}: ${opened.message}`, rules));
-      }
-      text = shapes.requestText ? shapes.requestText(opened.text, merchant) : opened.text;
+      const opened = await this.open(served, merchant, data);
+      if (typeof opened !== 'string') return opened;
+      text = opened;
     }
-    const plainText = text!;
+    return this.operate(served, merchant, text!);
+  }
+
+  /** The Content-Type check (ENERGY-CT, ORDER-CT, CARD-PATH): the refusal, or undefined when accepted. */
+  private checkContentType({ endpoint, request, fail }: Served): PipelineAnswer | undefined {
+    const type = mediaTypeOf(request.contentType);
+    const conforming = type === endpoint.mediaType;
+    const accepted = this.shapes.acceptsContentType
+      ? this.shapes.acceptsContentType(request.contentType === undefined ? undefined : type, conforming, {
+          operation: endpoint.operation,
+          header: request.contentType,
+        })
+      : conforming;
+    if (!accepted)
+      return fail(
+        'badContentType',
+        withRules(
+          `Content-Type must be ${endpoint.mediaType}, not ${JSON.stringify(request.contentType ?? '')}`,
+          endpoint.rules.contentType,
+        ),
+      );
+    return undefined;
+  }
+
+  /** The body, and for the envelope endpoints its one form field (ENERGY-DATA, ORDER-DATA). */
+  private async readForm({ endpoint, request, fail }: Served): Promise<FormRead> {
+    const encrypted = endpoint.encrypted;
+    const body = await request.body();
+    if (body === undefined) return { end: undefined };
+    if (!encrypted) return { text: body };
+    // Raw form parsing: URLSearchParams turns an unencoded '+' into ' ', which the codec then names (plus-as-space).
+    const values = new URLSearchParams(body).getAll(encrypted.field);
+    const rules = endpoint.rules.data;
+    if (values.length === 0 || values[0] === '')
+      return { end: fail('missingData', withRules(`form field ${encrypted.field} is required`, rules)) };
+    if (values.length > 1)
+      return {
+        end: fail(
+          'missingData',
+          withRules(`form field ${encrypted.field} appears ${values.length} times; send it once`, rules),
+        ),
+      };
+    return { data: this.shapes.requestData ? this.shapes.requestData(values[0]!) : values[0]! };
+  }
+
+  /** The encrypted field's plain text (CRYPTO-SAME), or the refusal of its pattern or its decryption. */
+  private async open(
+    { endpoint, policies, fail }: Served,
+    merchant: M,
+    data: string,
+  ): Promise<string | PipelineAnswer> {
+    const encrypted = endpoint.encrypted!;
+    const rules = endpoint.rules.data;
+    const opened = await this.setup.codec(merchant).open(data, this.setup.acceptedBase64(policies));
+    if (!this.patternOf(encrypted.pattern).test(data)) {
+      return fail(
+        'badBase64',
+        withRules(
+          `${encrypted.field} does not match ${encrypted.pattern}${opened.ok ? '' : `: ${opened.message}`}`,
+          rules,
+        ),
+      );
+    }
+    if (!opened.ok) {
+      const failure: EnvelopeFailure =
+        opened.kind === 'base64' ? 'badBase64' : opened.kind === 'text' ? 'badJson' : 'cannotDecrypt';
+      return fail(failure, withRules(`cannot read ${encrypted.field}: ${opened.message}`, rules));
+    }
+    return this.shapes.requestText ? this.shapes.requestText(opened.text, merchant) : opened.text;
+  }
+
+  /** The plain request's JSON (an object, not too deep), the operation on it, and its answer. */
+  private async operate(served: Served, merchant: M | undefined, plainText: string): Promise<PipelineAnswer> {
+    const { endpoint, fail } = served;
+    const encrypted = endpoint.encrypted;
     const named = merchant ? { merchant: BigInt(merchant.userId) } : {};
     const what = encrypted ? `the decrypted ${encrypted.field}` : 'the body';
     const jsonRules = encrypted ? endpoint.rules.data : endpoint.rules.request;
@@ -314,30 +421,62 @@ export function createPipeline<M extends PipelineMerchant>(
     try {
       value = parseExactJson(plainText);
     } catch (error) {
-      return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is not JSON: ${(error as Error).message}`, jsonRules)), ...named, plainText };
-    }
-    if (!isObject(value))
-      return { ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)), ...named, plainText };
-    if (nestedDeeperThan(value)) {
       return {
-        ...fail(encrypted ? 'invalidRequest' : 'badRequest', withRules(`${what} is nested deeper than ${MAX_REQUEST_DEPTH} levels`, endpoint.rules.request)),
+        ...fail(
+          encrypted ? 'badJson' : 'badRequest',
+          withRules(`${what} is not JSON: ${(error as Error).message}`, jsonRules),
+        ),
         ...named,
         plainText,
       };
     }
-    const operation = setup.operations(endpoint.operation);
+    if (!isObject(value))
+      return {
+        ...fail(encrypted ? 'badJson' : 'badRequest', withRules(`${what} is JSON but not an object`, jsonRules)),
+        ...named,
+        plainText,
+      };
+    if (nestedDeeperThan(value)) {
+      return {
+        ...fail(
+          encrypted ? 'invalidRequest' : 'badRequest',
+          withRules(`${what} is nested deeper than ${MAX_REQUEST_DEPTH} levels`, endpoint.rules.request),
+        ),
+        ...named,
+        plainText,
+      };
+    }
+    const operation = this.setup.operations(endpoint.operation);
     if (!operation) throw new Error(`no operation ${endpoint.operation}`);
     const outcome = operation(merchant, value);
     const who = 'merchant' in outcome && outcome.merchant !== undefined ? { merchant: outcome.merchant } : named;
     if (!outcome.ok) {
-      if (outcome.failure === 'forbidden') return { ...httpError('forbidden', outcome.message), ...who, plainText };
+      if (outcome.failure === 'forbidden')
+        return { ...this.httpError('forbidden', outcome.message), ...who, plainText };
       return { ...fail(outcome.failure, withRules(outcome.message, outcome.rules)), ...who, plainText };
     }
-    if (encrypted) {
-      const resultText = stringifyExact(outcome.result);
-      const envelope: SuccessEnvelope = { code: 0, message: '', data: await setup.codec(merchant!).seal(resultText) };
-      const body = shapes.successEnvelope ? shapes.successEnvelope(envelope, { result: outcome.result, merchant: merchant! }) : envelope;
-      return { status: 200, headers: { ...JSON_HEADERS }, body, ...who, plainText, result: outcome.result, resultText };
+    return this.succeed(served, merchant, value, outcome.result, { ...who, plainText });
+  }
+
+  /** The success answer: the sealed envelope (ENV-*), or card close's plain JSON body (CARD-RES). */
+  private async succeed(
+    served: Served,
+    merchant: M | undefined,
+    value: Plain,
+    result: OperationResult,
+    about: Pick<PipelineAnswer, 'merchant' | 'plainText'>,
+  ): Promise<PipelineAnswer> {
+    if (served.endpoint.encrypted) {
+      const resultText = stringifyExact(result);
+      const envelope: SuccessEnvelope = {
+        code: 0,
+        message: '',
+        data: await this.setup.codec(merchant!).seal(resultText),
+      };
+      const body = this.shapes.successEnvelope
+        ? this.shapes.successEnvelope(envelope, { result, merchant: merchant! })
+        : envelope;
+      return { status: 200, headers: { ...JSON_HEADERS }, body, ...about, result, resultText };
     }
     // Card close answers in plain JSON: the whole success body is its result (CARD-RES).
     const answer: Record<string, unknown> = {
@@ -346,18 +485,17 @@ export function createPipeline<M extends PipelineMerchant>(
       errorMessage: '',
       errorMessageEn: '',
       detailMessage: '',
-      requestId,
-      data: outcome.result,
+      requestId: served.requestId,
+      data: result,
     };
     return {
       status: 200,
       headers: { ...JSON_HEADERS },
-      body: shapes.cardSuccess ? shapes.cardSuccess(answer) : answer,
+      body: this.shapes.cardSuccess ? this.shapes.cardSuccess(answer) : answer,
       why: `closed ${String(value.powerCardId)}`,
-      ...who,
-      plainText,
+      ...about,
       result: answer,
       resultText: stringifyExact(answer),
     };
-  };
+  }
 }
