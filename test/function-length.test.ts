@@ -24,7 +24,6 @@ const ALLOWED_LONG: readonly string[] = [
   'src/cli/observe-command.ts: registerObserveCommand',
   'src/cli/observe-run.ts: observeLive',
   'src/cli/run-command.ts: registerRunCommand',
-  'src/crypto/base64.ts: decodeBase64Strict',
   'src/emulator/config-load.ts: resolveEmulatorConfig',
   'src/observe/judge-callbacks.ts: judgeCallback',
   'src/observe/judge-orders.ts: judgeOrderRequest',
