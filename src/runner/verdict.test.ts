@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RULES_PATH } from '../platform/package-paths.js';
 import { parseRuleCatalog } from '../core/rules.js';
 import type { CheckResult } from './types.js';
-import { notJudged, skipNotes } from './verdict.js';
+import { assumptionsOf, judgedRules, judgeFinding, notJudged, skipNotes } from './verdict.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
 const result = (status: CheckResult['status'], message: string, extra: Partial<CheckResult> = {}): CheckResult => ({
@@ -53,6 +53,92 @@ describe('what a run did not judge, by reason', () => {
       groups: [
         { reason: 'suite error: no check named x', count: 1 },
         { reason: 'needs --probe-url or --probe-cmd', count: 1 },
+      ],
+    });
+  });
+});
+
+describe('a finding judged under its rules', () => {
+  it("judges a failure under the finding's own rules when it names them, else under the labels", () => {
+    expect(judgedRules({ status: 'failed', message: 'm', rules: ['CRYPTO-SAME'] }, ['U-LIMITS'])).toEqual([
+      'CRYPTO-SAME',
+    ]);
+    expect(judgedRules({ status: 'failed', message: 'm', rules: [] }, ['U-LIMITS'])).toEqual(['U-LIMITS']);
+    expect(judgedRules({ status: 'failed', message: 'm' }, ['U-LIMITS'])).toEqual(['U-LIMITS']);
+    expect(judgedRules({ status: 'passed', message: 'm', rules: ['CRYPTO-SAME'] }, ['U-LIMITS'])).toEqual(['U-LIMITS']);
+  });
+
+  it('keeps a finding that did not fail as it is, and says why a failure only warns', () => {
+    expect(judgeFinding({ status: 'passed', message: 'fine' }, ['ENV-CODE'], rules, true, 'service')).toEqual({
+      status: 'passed',
+      message: 'fine',
+    });
+    expect(judgeFinding({ status: 'skipped', message: 'needs x' }, ['ENV-CODE'], rules, false, 'service')).toEqual({
+      status: 'skipped',
+      message: 'needs x',
+    });
+    expect(judgeFinding({ status: 'failed', message: 'no key' }, ['CB-KEY-FIRST'], rules, false, 'service')).toEqual({
+      status: 'warning',
+      message: 'no key (a warning: CB-KEY-FIRST binds the merchant, not the service under test)',
+    });
+    expect(judgeFinding({ status: 'failed', message: 'slow' }, ['U-LIMITS'], rules, false, 'service')).toEqual({
+      status: 'warning',
+      message: 'slow',
+    });
+    expect(judgeFinding({ status: 'failed', message: 'bad' }, ['ENV-CODE'], rules, false, 'service')).toEqual({
+      status: 'failed',
+      message: 'bad',
+    });
+  });
+
+  it('lists the open points among the rules with their text', () => {
+    expect(assumptionsOf(['ENV-CODE', 'U-RETRY', 'U-NOT-IN-CATALOG'], rules)).toEqual([
+      { rule: 'U-RETRY', text: 'retry count and interval.' },
+      { rule: 'U-NOT-IN-CATALOG', text: '' },
+    ]);
+  });
+});
+
+describe('why MUST checks were skipped', () => {
+  it('counts skipped MUST checks only, in the singular for one', () => {
+    const results = [
+      result('skipped', 'needs --restart CMD'),
+      result('skipped', 'needs --restart CMD', { rules: ['U-RETRY'] }),
+      result('failed', 'suite error', { fault: 'suite' }),
+      result('passed', 'fine'),
+    ];
+    expect(skipNotes(results, rules)).toEqual({ skippedMust: 1, notes: ['1 MUST check skipped: needs --restart CMD'] });
+    expect(skipNotes([], rules)).toEqual({ skippedMust: 0, notes: [] });
+  });
+
+  it("keeps an observe message's words, dropping its count, seq span, event and delivery", () => {
+    const notes = (message: string) => skipNotes([result('skipped', message)], rules).notes;
+    expect(notes('2 judgements: needs --probe-url')).toEqual(['1 MUST check skipped: needs --probe-url']);
+    expect(notes('needs 2 judgements: as written')).toEqual(['1 MUST check skipped: needs 2 judgements: as written']);
+    expect(notes('not judged: withdrawal wd-9 was cut')).toEqual([
+      '1 MUST check skipped: not judged: withdrawal … was cut',
+    ]);
+    // Words after "event" without a digit or '-' are not an event's id.
+    expect(notes('not judged: the event stream ended')).toEqual([
+      '1 MUST check skipped: not judged: the event stream ended',
+    ]);
+    expect(notes('not judged: 12 s after delivery 3, the observation ended')).toEqual([
+      '1 MUST check skipped: not judged: … s after a delivery, the observation ended',
+    ]);
+  });
+
+  it('orders the groups of what was not judged by count, most first', () => {
+    const results = [
+      result('skipped', 'needs a'),
+      result('skipped', 'needs b'),
+      result('skipped', 'needs b'),
+      result('failed', 'needs b', { fault: 'setup', rules: ['U-RETRY'] }),
+    ];
+    expect(notJudged(results, rules)).toEqual({
+      count: 3,
+      groups: [
+        { reason: 'needs b', count: 2 },
+        { reason: 'needs a', count: 1 },
       ],
     });
   });
