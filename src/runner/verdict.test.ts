@@ -204,3 +204,57 @@ describe('judgeFailure: a finding fails only a MUST that binds the target', () =
     ]).toEqual(['service', 'merchant', 'both']);
   });
 });
+
+describe("judgeFailure: the other party's SHOULDs, and no rule at all", () => {
+  it("names only the other party's MUST rules as why a failure warns", () => {
+    expect(judgeFailure(['CB-NO-FALSE-ACK'], rules, false, 'service')).toEqual({ status: 'warning' });
+    expect(judgeFailure(['CB-KEY-FIRST', 'CB-NO-FALSE-ACK'], rules, false, 'service')).toEqual({
+      status: 'warning',
+      why: 'CB-KEY-FIRST binds the merchant, not the service under test',
+    });
+  });
+
+  it("fails under strict a SHOULD of the other party, and a failure under no rule, as it fails the target's", () => {
+    expect(judgeFailure(['CB-NO-FALSE-ACK'], rules, true, 'service')).toEqual({ status: 'failed' });
+    expect(judgeFailure([], rules, true, 'service')).toEqual({ status: 'failed' });
+    expect(judgeFailure([], rules, false, 'service')).toEqual({ status: 'warning' });
+  });
+});
+
+describe('skipped MUST checks: which count, and in which order', () => {
+  it('counts a check with a MUST among other rules, and not one under rules outside the catalog only', () => {
+    const results = [
+      result('skipped', 'needs a', { rules: ['U-RETRY', 'CB-ONCE'] }),
+      result('skipped', 'needs a', { rules: ['NO-SUCH-RULE'] }),
+      result('failed', 'suite error', { fault: 'suite', rules: ['NO-SUCH-RULE', 'CB-ONCE'] }),
+    ];
+    expect(skipNotes(results, rules)).toEqual({ skippedMust: 1, notes: ['1 MUST check skipped: needs a'] });
+    expect(notJudged(results, rules).count).toBe(2);
+  });
+
+  it('lists the most frequent reason first, whatever came first', () => {
+    const results = [
+      result('skipped', 'needs a'),
+      result('skipped', 'needs b'),
+      result('skipped', 'needs b'),
+      result('skipped', 'needs c'),
+      result('skipped', 'needs c'),
+      result('skipped', 'needs c'),
+    ];
+    expect(skipNotes(results, rules).notes).toEqual([
+      '3 MUST checks skipped: needs c',
+      '2 MUST checks skipped: needs b',
+      '1 MUST check skipped: needs a',
+    ]);
+  });
+
+  it('drops counts and delivery numbers of any size, and groups a cause only when the message starts with it', () => {
+    const notes = (message: string) => skipNotes([result('skipped', message)], rules).notes;
+    expect(notes('12 judgements (seq 1…40): needs --probe-url')).toEqual(['1 MUST check skipped: needs --probe-url']);
+    expect(notes('not judged: 30 s after delivery 12 the run ended')).toEqual([
+      '1 MUST check skipped: not judged: … s after a delivery the run ended',
+    ]);
+    const later = 'needs x; not judged: y (the cause is reported once, by status, under ENV-CODE)';
+    expect(notes(later)).toEqual([`1 MUST check skipped: ${later}`]);
+  });
+});
