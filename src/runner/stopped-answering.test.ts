@@ -155,3 +155,20 @@ describe('stoppedAnswering: the input shown and the trail kept as evidence', () 
     });
   });
 });
+
+describe('stoppedAnswering: a refusal at the start of the trail', () => {
+  it('blames the running case when the first exchange of the trail was already refused', () => {
+    const trail: Sent[] = [{ suite: 'm', case: 'raw', exchange: refused }];
+    const { result, after } = stoppedAnswering(
+      trail,
+      'merchant',
+      CUT,
+      { suite: 'm', case: 'garbage' },
+      (suite, id, next) => [...caseRules(suite, id, next), 'NO-SUCH-RULE'],
+      rules,
+    );
+    expect(after).toBe('m/garbage');
+    expect(result).toMatchObject({ case: 'garbage', rules: ['CB-AVAILABLE', 'CB-ONCE'] });
+    expect(result.message).toContain('the last input it received: none recorded;');
+  });
+});
