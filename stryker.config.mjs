@@ -1,6 +1,8 @@
 // @ts-check
 /**
- * `npm run mutate`: mutation testing of the checks and the crypto (issue 11: score >= 90%).
+ * `npm run mutate`: mutation testing of what the verdicts rest on: the checks, the crypto, the wire
+ * definitions (acknowledgement, callback delivery, crypto failures), leniency and the verdict model
+ * (issue 11: score >= 90%).
  * Only the unit tests beside the code run (vitest.stryker.config.ts: no tsc build, no servers),
  * one mutant at a time (the machine's 2 cores are shared), incremental between runs.
  *
@@ -11,7 +13,16 @@ export default {
   vitest: { configFile: 'vitest.stryker.config.ts', related: false },
   // throwaway-certificates.ts makes TLS certificates for loopback runs (not the interface's RSA);
   // test/https*.test.ts cover it end to end, and each of its calls generates 2048-bit keys.
-  mutate: ['src/runner/checks/**/*.ts', 'src/crypto/**/*.ts', '!**/*.test.ts', '!src/crypto/throwaway-certificates.ts'],
+  mutate: [
+    'src/runner/checks/**/*.ts',
+    'src/crypto/**/*.ts',
+    'src/wire/**/*.ts',
+    'src/runner/leniency.ts',
+    'src/runner/verdict.ts',
+    'src/runner/target-stopped.ts',
+    '!**/*.test.ts',
+    '!src/crypto/throwaway-certificates.ts',
+  ],
   coverageAnalysis: 'perTest',
   concurrency: 1,
   incremental: true,

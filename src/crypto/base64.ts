@@ -22,15 +22,10 @@ export interface Base64Options {
 }
 
 /**
- * Decodes standard, padded Base64 strictly. A failure says *why*, in the terms of the usual
- * integration bugs: a form-decoded '+', a `data=` prefix on a raw body, URL-safe text, line breaks.
- * `options.accept` lets a lenient reader take unpadded or non-canonical text, as Java's decoder does.
- *
- * @example decodeBase64Strict('AQID') // <Buffer 01 02 03>
- * @example decodeBase64Strict('AQI', { accept: new Set(['missing-padding']) }) // <Buffer 01 02>
+ * Refuses the text of the usual integration bugs, before it is read as Base64: empty, a `data=`
+ * prefix, line breaks, a form-decoded '+', other whitespace, percent-encoding, the URL-safe alphabet.
  */
-export function decodeBase64Strict(text: string, options: Base64Options = {}): Buffer {
-  const accepts = (reason: CryptoFailureReason) => options.accept?.has(reason) === true;
+function refuseMangledText(text: string): void {
   if (text.length === 0) {
     throw new CryptoError('empty', 'no data: the Base64 text is empty');
   }
@@ -71,7 +66,10 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
       "the text uses the URL-safe Base64 alphabet ('-' and '_'); the interface uses the standard alphabet ('+' and '/')",
     );
   }
-  const body = text.replace(/=+$/, '');
+}
+
+/** Refuses a character outside the alphabet in `body` (the text without its trailing '='). */
+function refuseOutsideAlphabet(body: string): void {
   const bad = body.search(/[^A-Za-z0-9+/]/);
   if (bad >= 0) {
     const ch = body[bad] ?? '';
@@ -86,6 +84,21 @@ export function decodeBase64Strict(text: string, options: Base64Options = {}): B
       `character ${JSON.stringify(ch)} (U+${ch.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}) at offset ${bad} is not in the Base64 alphabet`,
     );
   }
+}
+
+/**
+ * Decodes standard, padded Base64 strictly. A failure says *why*, in the terms of the usual
+ * integration bugs: a form-decoded '+', a `data=` prefix on a raw body, URL-safe text, line breaks.
+ * `options.accept` lets a lenient reader take unpadded or non-canonical text, as Java's decoder does.
+ *
+ * @example decodeBase64Strict('AQID') // <Buffer 01 02 03>
+ * @example decodeBase64Strict('AQI', { accept: new Set(['missing-padding']) }) // <Buffer 01 02>
+ */
+export function decodeBase64Strict(text: string, options: Base64Options = {}): Buffer {
+  const accepts = (reason: CryptoFailureReason) => options.accept?.has(reason) === true;
+  refuseMangledText(text);
+  const body = text.replace(/=+$/, '');
+  refuseOutsideAlphabet(body);
   const padding = text.length - body.length;
   if (padding > 2) {
     throw new CryptoError('misplaced-padding', `${padding} '=' characters at the end; Base64 has at most 2`);

@@ -158,7 +158,14 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
   if (tls) config.tls = tls;
   if (callbacks.ca !== undefined && callbacks.ca !== null)
     config.callbacks.ca = splitPem(readText(r.path(callbacks.ca, 'callbacks.ca'), 'callbacks.ca', source));
-  const merchants = r.array(doc.merchants, 'merchants');
+  config.merchants = resolveMerchants(r, doc.merchants);
+  return config;
+}
+
+/** The merchants of the config: at least one, each user id and API key used by one merchant only. */
+function resolveMerchants(r: ConfigReader, raw: unknown): EmulatorMerchant[] {
+  const resolved: EmulatorMerchant[] = [];
+  const merchants = r.array(raw, 'merchants');
   if (merchants.length === 0) r.fail('merchants', 'at least one merchant is required');
   const userIds = new Set<number>();
   const keys = new Set<string>();
@@ -176,9 +183,9 @@ export function resolveEmulatorConfig(raw: unknown, baseDir: string, source = 'e
         );
       keys.add(key);
     }
-    config.merchants.push(merchant);
+    resolved.push(merchant);
   });
-  return config;
+  return resolved;
 }
 
 function resolveMerchant(r: ConfigReader, raw: unknown, where: string): EmulatorMerchant {

@@ -7,12 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { mswTransport } from '../../test/support/msw-transport.js';
 import { DEFAULT_PROFILE } from '../core/profile.js';
 import { RULES_PATH } from '../platform/package-paths.js';
-import { parseRuleCatalog, type Rule } from '../core/rules.js';
+import { parseRuleCatalog } from '../core/rules.js';
 import { generateMerchantKeyPair } from '../crypto/key-pair.js';
 import { parseKey, type RsaPublicKey } from '../crypto/keys.js';
 import { createWalletHandlers } from '../generated/msw-handlers.js';
 import { runSuites } from './engine.js';
-import { failureStatus, judgeFailure } from './verdict.js';
 import { loadSuites, selectSuites, type Suite } from './suite.js';
 import type { Transport } from './transport.js';
 import type { CheckResult, ServiceTarget } from './types.js';
@@ -30,7 +29,6 @@ const target: ServiceTarget = {
   allowOrders: true,
 };
 const catalog = parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
-const rules = new Map(catalog.map((rule) => [rule.id, rule]));
 const handlers = () =>
   createWalletHandlers({
     baseUrl: BASE,
@@ -58,58 +56,6 @@ const onlyCase = (suites: Suite[], id: string): Suite[] =>
     .filter((suite) => suite.cases.length);
 const show = (results: CheckResult[]) =>
   results.map((r) => `${r.status} ${r.id.split('/').slice(2).join('/')} [${r.rules.join(', ')}]`);
-
-describe('judgeFailure: a finding fails only a MUST that binds the target', () => {
-  it('fails a MUST binding the target or both parties, warns on SHOULD and U-* (failed under strict)', () => {
-    expect(judgeFailure(['ENV-CODE'], rules, false, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CRYPTO-SAME'], rules, false, 'merchant')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['U-LIMITS'], rules, false, 'service')).toEqual({ status: 'warning' });
-    expect(judgeFailure(['U-LIMITS'], rules, true, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CB-NO-FALSE-ACK'], rules, false, 'merchant')).toEqual({ status: 'warning' });
-  });
-
-  it('warns, naming why, when every MUST found binds the other party, even under strict', () => {
-    expect(judgeFailure(['CB-KEY-FIRST'], rules, false, 'service')).toEqual({
-      status: 'warning',
-      why: 'CB-KEY-FIRST binds the merchant, not the service under test',
-    });
-    expect(judgeFailure(['CB-KEY-FIRST', 'CB-DUP-ACK'], rules, true, 'service')).toEqual({
-      status: 'warning',
-      why: 'CB-KEY-FIRST, CB-DUP-ACK bind the merchant, not the service under test',
-    });
-    expect(judgeFailure(['ENV-MSG'], rules, false, 'merchant')).toEqual({
-      status: 'warning',
-      why: 'ENV-MSG binds the service, not the merchant under test',
-    });
-    // One binding MUST among them is enough to fail; a binding open point fails under strict only.
-    expect(judgeFailure(['CB-KEY-FIRST', 'CB-ERRCODE'], rules, false, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, true, 'service')).toEqual({ status: 'failed' });
-    expect(judgeFailure(['CB-KEY-FIRST', 'U-RETRY'], rules, false, 'service')).toMatchObject({
-      status: 'warning',
-      why: expect.stringContaining('CB-KEY-FIRST binds the merchant'),
-    });
-  });
-
-  it('counts a rule outside the catalog, and every rule without a side, as binding', () => {
-    expect(failureStatus(['NO-SUCH-RULE'], rules, false, 'service')).toBe('warning');
-    expect(failureStatus(['CB-KEY-FIRST'], rules, false)).toBe('failed');
-    const noBinds = new Map<string, Rule>([
-      ['X-Y', { id: 'X-Y', text: '', severity: 'MUST', source: '', blackBox: true }],
-    ]);
-    expect(failureStatus(['X-Y'], noBinds, false, 'merchant')).toBe('failed');
-  });
-
-  it('reads binds from spec/rules.yaml for every rule', () => {
-    expect(
-      catalog.every((rule) => rule.binds === 'service' || rule.binds === 'merchant' || rule.binds === 'both'),
-    ).toBe(true);
-    expect([
-      rules.get('ORDER-RES')!.binds,
-      rules.get('CB-KEY-401')!.binds,
-      rules.get('CRYPTO-ENVELOPE')!.binds,
-    ]).toEqual(['service', 'merchant', 'both']);
-  });
-});
 
 describe('runSuites: labels never hide a MUST', () => {
   it('fails orders/long-callback-id under CRYPTO-SAME when the accepted long order answers data that does not open (the envelope is labelled U-LIMITS only)', async () => {

@@ -30,6 +30,26 @@ function open(host: string, port: number, ms: number): Promise<Socket | undefine
   });
 }
 
+/** Asks the callback URL until it answers HTTP (`answered HTTP n`) or BACK_MS have passed (`no answer: …`). */
+async function answerAgain(target: MerchantTarget): Promise<string> {
+  const backBy = Date.now() + BACK_MS;
+  for (;;) {
+    try {
+      const answer = await transportOf(target).send({
+        method: 'GET',
+        url: target.callbackUrl,
+        headers: {},
+        timeoutMs: 2000,
+      });
+      return `answered HTTP ${answer.status}`;
+    } catch (error) {
+      const back = `no answer: ${(error as Error).message}`;
+      if (Date.now() > backBy) return back;
+      await sleep(200);
+    }
+  }
+}
+
 /**
  * Proves that `--restart CMD` restarts the receiver: it must go down (a connection opened before
  * the command is closed by the receiver, or a new connection is refused, while the command runs or
@@ -76,24 +96,7 @@ export async function proveRestart(
   const down = () => heldClosed || refused > 0;
   const graceEnd = Date.now() + GRACE_MS;
   while (!down() && Date.now() < graceEnd && !failure) await sleep(50);
-  let back: string | undefined = 'not tried';
-  const backBy = Date.now() + BACK_MS;
-  while (!failure) {
-    try {
-      const answer = await transportOf(target).send({
-        method: 'GET',
-        url: target.callbackUrl,
-        headers: {},
-        timeoutMs: 2000,
-      });
-      back = `answered HTTP ${answer.status}`;
-      break;
-    } catch (error) {
-      back = `no answer: ${(error as Error).message}`;
-      if (Date.now() > backBy) break;
-      await sleep(200);
-    }
-  }
+  const back = failure ? 'not tried' : await answerAgain(target);
   polling = false;
   await poller;
   held?.destroy();

@@ -202,6 +202,24 @@ const awaitKind: StepKind<'await', 'service'> = {
   },
 };
 
+/**
+ * One read of the probe after `before`, kept to the case's processings. Only this case's events
+ * count: a merchant may process other traffic meanwhile (other tests, the service's own callbacks);
+ * an entry without a trackingId cannot be told apart. Each read starts at the baseline's mark: the
+ * history before it is never read again.
+ */
+async function readOwnProcessings(target: MerchantTarget, before: ProbeMark | undefined, state: CaseState) {
+  const read = before ? await readProbeAfter(target, before, { network: state.run.network }) : undefined;
+  if (read) rememberProbeMark(target, read.mark);
+  return {
+    mark: read?.mark,
+    processed: read?.entries.filter((entry) => {
+      const id = trackingIdOf(entry);
+      return id === undefined || state.caseEvents.has(id);
+    }),
+  };
+}
+
 const deliver: StepKind<'deliver', 'merchant'> = {
   side: 'merchant',
   produces: ['exchange', 'probe'],
@@ -237,20 +255,7 @@ const deliver: StepKind<'deliver', 'merchant'> = {
       const id = trackingIdOf(text);
       if (id !== undefined) state.caseEvents.add(id);
     }
-    // Only this case's events count: a merchant may process other traffic meanwhile (other
-    // tests, the service's own callbacks); an entry without a trackingId cannot be told apart.
-    // Each read starts at the baseline's mark: the history before it is never read again.
-    const readOwn = async () => {
-      const read = before ? await readProbeAfter(target, before, { network: state.run.network }) : undefined;
-      if (read) rememberProbeMark(target, read.mark);
-      return {
-        mark: read?.mark,
-        processed: read?.entries.filter((entry) => {
-          const id = trackingIdOf(entry);
-          return id === undefined || state.caseEvents.has(id);
-        }),
-      };
-    };
+    const readOwn = () => readOwnProcessings(target, before, state);
     // Processing may finish after the answer (nothing in the interface says it ends first): while the
     // probe shows fewer of the case's processings than the checks expect, it is read again, up to the
     // settle limit. A step expecting none waits a grace only when the case's events were seen late.

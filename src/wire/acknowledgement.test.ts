@@ -32,6 +32,23 @@ describe('readAcknowledgement (CB-ERRCODE; its open edges U-CB-RESPONSE)', () =>
     expect(isAcknowledged({ status, body })).toBe(verdict === 'acknowledged');
   });
 
+  it.each<[number, string, string]>([
+    [200, '{"errCode":0}', 'HTTP 200, errCode 0'],
+    [200, '', 'HTTP 200 with an empty body (no errCode)'],
+    [204, '  \n', 'HTTP 204 with an empty body (no errCode)'],
+    [200, 'success', 'HTTP 200 with a body that is not a JSON object (no errCode)'],
+    [200, '7', 'HTTP 200 with a body that is not a JSON object (no errCode)'],
+    [200, '"ok"', 'HTTP 200 with a body that is not a JSON object (no errCode)'],
+    [500, '{"code":0}', 'HTTP 500 without errCode'],
+    [200, '{"errCode":"0"}', 'errCode "0" is not a number'],
+    [200, '{"errCode":false}', 'errCode false is not a number'],
+    [200, '{"errCode":1}', 'errCode 1'],
+    [200, '{"errCode":-0.0}', 'errCode written -0.0 (a strictly typed service may not read it as 0)'],
+    [503, '{"errCode":0}', 'errCode 0 with HTTP 503 (a service that reads the status first counts it as a failure)'],
+  ])('HTTP %i %s reads as: %s', (status, body, reason) => {
+    expect(readAcknowledgement({ status, body }).reason).toBe(reason);
+  });
+
   it('reads no answer at all as not acknowledged', () => {
     expect(readAcknowledgement(undefined)).toEqual({ verdict: 'not-acknowledged', reason: 'no answer' });
   });

@@ -26,7 +26,8 @@ describe('callbackHeaders (CB-HEADERS, AUTH-KEY)', () => {
       'content-type': 'application/x-www-form-urlencoded',
       'x-api-key': 'ak-1',
     });
-    expect(callbackHeaders(undefined)).toEqual({ 'content-type': CALLBACK_CONTENT_TYPE });
+    // No key header at all, not one without a value.
+    expect(callbackHeaders(undefined)).toStrictEqual({ 'content-type': CALLBACK_CONTENT_TYPE });
   });
   it('names the key header on the wire as the interface spells it, or as asked', () => {
     expect(spelledHeaders(callbackHeaders('ak-1'))).toEqual({
@@ -56,12 +57,17 @@ describe('withRequestUUID (CB-UUID)', () => {
     );
   });
 
-  it('replaces an existing requestUUID where it stands, and leads without a type', () => {
+  it('replaces an existing requestUUID where it stands, follows type wherever it is, leads without one', () => {
     expect(
       Object.keys(withRequestUUID({ trackingId: 't', requestUUID: '', type: new LosslessNumber('1') }, 'u-2')),
     ).toEqual(['trackingId', 'requestUUID', 'type']);
     expect(withRequestUUID({ trackingId: 't', requestUUID: 'old' }, 'u-2').requestUUID).toBe('u-2');
     expect(Object.keys(withRequestUUID({ trackingId: 't' }, 'u-3'))).toEqual(['requestUUID', 'trackingId']);
+    expect(
+      Object.keys(
+        withRequestUUID({ trackingId: 't', type: new LosslessNumber('2'), amount: new LosslessNumber('1') }, 'u-4'),
+      ),
+    ).toEqual(['trackingId', 'type', 'requestUUID', 'amount']);
   });
 });
 

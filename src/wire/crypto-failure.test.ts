@@ -55,5 +55,11 @@ describe('crypto failure classification', () => {
     expect(describeCryptoFailure(new Error('socket hang up'))).toBe('socket hang up');
     expect(reasonInMessage('socket hang up')).toBe('');
     expect(describeCryptoFailure('text')).toBe('text');
+    // Only the bracketed reason that ends the message, of the codec's letters, digits and '-'.
+    expect(reasonInMessage('bytes are not UTF-8 [not-utf8]')).toBe('not-utf8');
+    expect(reasonInMessage('see [wrong-key] above')).toBe('');
+    expect(reasonInMessage('[a] then [b]')).toBe('b');
+    expect(reasonInMessage('odd [Wrong_Key]')).toBe('');
+    expect(reasonInMessage('empty []')).toBe('');
   });
 });
