@@ -13,7 +13,7 @@ import { defineConfig } from 'vitest/config';
  *
  * The unit files a worker runs share one module graph (`isolate: false`): importing src/ again for
  * each file cost more than the unit tests themselves. A unit test puts back any process-wide state it
- * changes (docs/decisions/0124-unit-tests-share-their-worker.md).
+ * changes (docs/decisions/0118-unit-tests-share-their-worker.md).
  */
 export default defineConfig({
   test: {
