@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { leniencyOf } from './leniency.js';
 import type { SentRequest } from './observation.js';
+import { GOOD_ORDER, ORDER_URL } from '../../test/support/order-request.js';
 
 const BASE = 'http://127.0.0.1:9/api/v1/api';
-const ORDER = `${BASE}/order/withdrawWithoutVerify`;
+const ORDER = ORDER_URL;
 const ENERGY = `${BASE}/energy/getEnergyMaxCount`;
 const FORM = 'application/x-www-form-urlencoded';
-const good = {
-  userId: 10086,
-  tenantUserId: '20931',
-  tenantType: 1,
-  callBackId: 'cb-1',
-  symbol: 'USDT',
-  chainName: 'TRON',
-  toAddr: 'T',
-  amount: 1.5,
-};
+const good = GOOD_ORDER;
 const UNPADDED =
   'data is Base64 with missing-padding: the pattern of ENERGY-DATA/ORDER-DATA allows it and common decoders read it (U-CRYPTO)';
 const open = (...why: string[]) => `${why.join('; ')}: no rule obliges a service to refuse it`;

@@ -17,6 +17,7 @@ import type { Exchange, ReceivedResponse } from './observation.js';
 import { judgedRules, judgeFinding } from './verdict.js';
 import { loadSuites } from './suite.js';
 import type { Finding, Target } from './types.js';
+import { GOOD_ORDER, ORDER_URL } from '../../test/support/order-request.js';
 
 const rules = new Map(parseRuleCatalog(readFileSync(RULES_PATH, 'utf8')).map((rule) => [rule.id, rule]));
 
@@ -41,17 +42,8 @@ function labelsOf(suite: string, caseId: string, check: string): string[] {
   return expectation.rules ?? testCase.rules;
 }
 
-const ORDER = 'http://127.0.0.1:9/api/v1/api/order/withdrawWithoutVerify';
-const good = {
-  userId: 10086,
-  tenantUserId: '20931',
-  tenantType: 1,
-  callBackId: 'cb-1',
-  symbol: 'USDT',
-  chainName: 'TRON',
-  toAddr: 'T',
-  amount: 1.5,
-};
+const ORDER = ORDER_URL;
+const good = GOOD_ORDER;
 const json = { 'content-type': 'application/json' };
 const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}', { headers: json });
 const order = (

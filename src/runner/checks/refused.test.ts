@@ -3,6 +3,7 @@ import { answer, checkContext, decryptedAnswer, exchange } from '../../../test/s
 import type { Exchange, ReceivedResponse } from '../observation.js';
 import type { Finding } from '../types.js';
 import { refusedCheck } from './refused.js';
+import { GOOD_ORDER, ORDER_URL } from '../../../test/support/order-request.js';
 
 const run = (response: ReceivedResponse | undefined): Finding[] =>
   refusedCheck.run(checkContext({ outcome: { exchanges: response ? [exchange(response)] : [] } }));
@@ -88,17 +89,8 @@ describe('refused: bad input is not accepted, by a 4xx or a failure envelope (U-
   });
 
   describe('what a service may accept (leniency.ts): judged under the open point, not failed', () => {
-    const ORDER = 'http://127.0.0.1:9/api/v1/api/order/withdrawWithoutVerify';
-    const good = {
-      userId: 10086,
-      tenantUserId: '20931',
-      tenantType: 1,
-      callBackId: 'cb-1',
-      symbol: 'USDT',
-      chainName: 'TRON',
-      toAddr: 'T',
-      amount: 1.5,
-    };
+    const ORDER = ORDER_URL;
+    const good = GOOD_ORDER;
     const accepted = answer(200, '{"code":0,"message":"","data":"AQID"}');
     const sent = (
       data: string,
