@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { cliReference } from './cli-reference.js';
+import { generatedSuitesFile } from './generated-suites.js';
 import { PACKAGE_ROOT, SPEC_PATH } from '../platform/package-paths.js';
 import type { GeneratedFile } from '../generate/generated-file.js';
 import { architectureWithDiagram, type LayerTable } from '../generate/layer-diagram.js';
@@ -60,6 +61,7 @@ export function registerGenerateCommand(program: Command, shipped: () => Promise
           [
             ...(await generateAll(loadSpecFile(options.spec))),
             suiteSchemaFile(),
+            generatedSuitesFile(),
             { path: 'docs/cli-reference.md', contents: cliReference(await shipped()) },
             await architectureFile(),
           ],

@@ -3,7 +3,7 @@ import { architectureWithDiagram, layerDiagram } from './layer-diagram.js';
 
 const table = {
   layers: { core: [], wire: ['core'], runner: ['core', 'wire'], reporters: ['core'] },
-  generatedFile: { core: 'validators.js' },
+  generatedFile: { core: ['validators.js'] },
   typesFrom: { reporters: 'runner' },
 };
 

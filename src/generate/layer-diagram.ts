@@ -4,7 +4,7 @@ import type { GeneratedFile } from './generated-file.js';
 export interface LayerTable {
   layers: Readonly<Record<string, readonly string[]>>;
   /** The one file of src/generated a layer reads. */
-  generatedFile: Readonly<Record<string, string>>;
+  generatedFile: Readonly<Record<string, readonly string[]>>;
   /** A layer it imports types from, and nothing else. */
   typesFrom: Readonly<Record<string, string>>;
 }
@@ -44,7 +44,7 @@ export function layerDiagram(table: LayerTable): string {
     const types = table.typesFrom[name];
     const what = [
       deps.length > 0 ? deps.join(', ') : 'nothing',
-      ...(generated ? [`generated/${generated}`] : []),
+      ...(generated ?? []).map((file) => `generated/${file}`),
       ...(types ? [`types from ${types}`] : []),
     ];
     lines.push(line(name, what.join('; ')));

@@ -3,6 +3,7 @@ import type { AnyCheck, Observation } from './checks/check.js';
 import { CHECKS, findCheck } from './checks/index.js';
 import { STEP_KINDS, stepKindOf, type StepKindName } from './step-kinds.js';
 import type { Expectation, Step } from './model.js';
+import { compiledParams } from './suite-cache.js';
 
 /** Why an expectation's parameters do not fit its check: one line, and the parameter it is about. */
 interface ParamsProblem {
@@ -25,7 +26,8 @@ function validatorOf(
 ): ValidateFunction {
   let validate = cache.get(check.id);
   if (!validate) {
-    validate = compiler().compile(check.params);
+    // Compiled by `npm run generate` while the schema is unchanged; the coercing ones are rare (loading YAML).
+    validate = (cache === compiled ? compiledParams(check) : undefined) ?? compiler().compile(check.params);
     cache.set(check.id, validate);
   }
   return validate;

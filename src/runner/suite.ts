@@ -6,6 +6,7 @@ import { ConfigError } from '../core/errors.js';
 import { PACKAGE_ROOT } from '../platform/package-paths.js';
 import { derivedSuites } from './derive/index.js';
 import { expectationProblem, numbersFromText } from './params.js';
+import { cachedSuites, type SuiteText } from './suite-cache.js';
 import type { Expectation, Step, Suite } from './model.js';
 
 /** The folder of the built-in suites and their schema. */
@@ -122,7 +123,13 @@ export function loadSuites(dir = SUITES_DIR, extraDirs: readonly string[] = []):
   return suites;
 }
 
-function suitesIn(dir: string, userFolder = false): Suite[] {
+/** A suite file as read: its path, its suite name (its path inside the folder, without .yaml) and its text. */
+interface SuiteFile extends SuiteText {
+  file: string;
+}
+
+/** Every .yaml/.yml file under `dir`, in name order; a user's folder that cannot be read or holds none is one line. */
+function readSuiteFiles(dir: string, userFolder: boolean): SuiteFile[] {
   const files: string[] = [];
   const walk = (folder: string) => {
     let entries;
@@ -144,25 +151,42 @@ function suitesIn(dir: string, userFolder = false): Suite[] {
   walk(dir);
   if (userFolder && files.length === 0)
     throw new ConfigError('bad-suite', `suites folder ${dir} holds no .yaml or .yml file`);
-  return files.sort().map((file) => {
-    const name = relative(dir, file)
+  return files.sort().map((file) => ({
+    file,
+    name: relative(dir, file)
       .split(sep)
       .join('/')
-      .replace(/\.ya?ml$/, '');
+      .replace(/\.ya?ml$/, ''),
+    text: readFileSync(file, 'utf8'),
+  }));
+}
+
+function parseSuiteFiles(dir: string, files: readonly SuiteFile[], userFolder: boolean): Suite[] {
+  return files.map(({ file, name, text }) => {
     try {
       // A user's file is named by its path, which they can open; a built-in one by its path in the package.
-      return parseSuite(
-        readFileSync(file, 'utf8'),
-        name,
-        dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file,
-      );
+      return parseSuite(text, name, dir === SUITES_DIR ? relative(PACKAGE_ROOT, file).split(sep).join('/') : file);
     } catch (error) {
-      // A user's file is named by its path, which they can open.
       if (userFolder && error instanceof ConfigError)
         throw new ConfigError('bad-suite', error.message.replace(`suite ${name}:`, `suite ${file}:`));
       throw error;
     }
   });
+}
+
+function suitesIn(dir: string, userFolder = false): Suite[] {
+  const files = readSuiteFiles(dir, userFolder);
+  // The built-in suites as `npm run generate` parsed and checked them, while the files are unchanged.
+  return (dir === SUITES_DIR ? cachedSuites(files) : undefined) ?? parseSuiteFiles(dir, files, userFolder);
+}
+
+/**
+ * The built-in suites parsed from their YAML, never from the generated copy, with the files they
+ * came from: what `npm run generate` keeps in src/generated/suites.ts.
+ */
+export function parseBuiltinSuites(): { suites: Suite[]; files: SuiteText[] } {
+  const files = readSuiteFiles(SUITES_DIR, false);
+  return { suites: parseSuiteFiles(SUITES_DIR, files, false), files: files.map(({ name, text }) => ({ name, text })) };
 }
 
 /** Glob over suite names: `*` within a segment, `**` across; `service/*`, `*energy*`. */

@@ -99,7 +99,7 @@ export function generateValidators(spec: SpecSource): GeneratedFile[] {
  * Vite and bundlers unwrap `__esModule` modules into the namespace itself; `__cjs` picks the right
  * one in both, so the same file loads under Node, vitest and a browser bundler.
  */
-function esmImports(code: string): string {
+export function esmImports(code: string): string {
   const imports: string[] = [];
   const seen = new Map<string, string>();
   const body = code.replace(/require\("([^"]+)"\)/g, (_match, specifier: string) => {
