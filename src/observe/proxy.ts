@@ -203,10 +203,10 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
   const answer = () => ({
     response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders.flat) },
   });
-  upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
   upstream.on('aborted', () => fail(502, `${origin} cut its answer off after ${responseBody.bytes().length} bytes`));
   upstream.on('error', (error) => fail(502, `${origin} failed during its answer: ${error.message}`));
   if (context.clientGone()) {
+    upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
     upstream.on('end', () => record(answer()));
     return;
   }
@@ -218,11 +218,19 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
     return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
   }
   res.once('finish', () => record(answer()));
+  // Passed on by hand rather than piped (fewer listeners per exchange), with the same back-pressure.
+  upstream.on('data', (chunk: Buffer) => {
+    responseBody.add(chunk);
+    if (!res.destroyed && !res.write(chunk)) upstream.pause();
+  });
+  res.on('drain', () => upstream.resume());
+  upstream.once('end', () => {
+    if (!res.destroyed) res.end();
+  });
   // The client left while the answer was on its way: finish reading it for the record.
   res.once('close', () => {
     if (!res.writableFinished && context.clientGone()) upstream.on('end', () => record(answer())).resume();
   });
-  upstream.pipe(res);
 }
 
 /** The proxy's own answer to a failed upstream. Its body names no upstream (an internal address is not the client's business): the record holds the details. */
@@ -362,8 +370,6 @@ function forward(
       ),
     context.timeoutMs,
   );
-  req.on('data', (chunk: Buffer) => requestBody.add(chunk));
-  req.on('end', () => (state.requestEnded = true));
   res.once('close', () => {
     if (!res.writableFinished) abandon(state, settle);
   });
@@ -374,7 +380,19 @@ function forward(
     record,
     fail: gatewayFailure,
   };
-  sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res, req);
+  sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res);
+  // The request's body is recorded and passed on by hand rather than piped (fewer listeners per
+  // exchange), with the same back-pressure; nothing is passed on once the upstream request is gone.
+  const upstream = state.current;
+  req.on('data', (chunk: Buffer) => {
+    requestBody.add(chunk);
+    if (upstream && !upstream.destroyed && !upstream.write(chunk)) req.pause();
+  });
+  upstream?.on('drain', () => req.resume());
+  req.on('end', () => {
+    state.requestEnded = true;
+    if (upstream && !upstream.destroyed) upstream.end();
+  });
 }
 
 /**
@@ -393,14 +411,13 @@ function abandon(state: Crossing, settle: () => void): void {
   settle();
 }
 
-/** Opens the upstream request and pipes the client's request into it; its answer is relayed, its failure answered. */
+/** Opens the upstream request; its answer is relayed, its failure answered. */
 function sendUpstream(
   context: Forwarding,
   request: { target: URL; method: string; path: string; endToEnd: string[] },
   state: Crossing,
   relay: RelayContext,
   res: http.ServerResponse,
-  req: http.IncomingMessage,
 ): void {
   const { target } = request;
   const headers = ['Host', target.host, ...request.endToEnd];
@@ -417,7 +434,6 @@ function sendUpstream(
     const tls = target.protocol === 'https:' ? describeTlsFailure(error, target.host) : undefined;
     relay.fail(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
   });
-  req.pipe(state.current);
 }
 
 /** The listeners: every server listening (all or none: one that cannot listen closes the others and rejects with its error). */
