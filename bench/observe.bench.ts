@@ -14,11 +14,15 @@
  * - Throughput: autocannon (16 connections) straight, through the plain proxy and through
  *   observe, in front of a bare upstream (a node:http server answering with one real answer of the
  *   emulator, recorded at the start: the worst case, where the proxy's own work is as large as the
- *   upstream's) and in front of the emulator (real order traffic: 2048-bit RSA). Goal: observe
- *   ≥ 0.8× the plain proxy.
+ *   upstream's) and in front of the emulator (real order traffic: 2048-bit RSA). The plain proxy
+ *   and observe alternate for three rounds (OBSERVE_BENCH_ROUNDS), which goes first turning each
+ *   round; after each observe run the bench waits until observe is quiet (its judge has caught
+ *   up), so no run pays for the one before. The median round's ratio is reported, with the CPU
+ *   each proxy spent per request (/proc). Goal: observe ≥ 0.8× the plain proxy.
  *
- * The judge runs at its default priority (low: it takes only CPU forwarding leaves);
- * OBSERVE_BENCH_PRIORITY=normal measures it competing on equal terms.
+ * The judge runs at its default priority (low) and share of a core (--judge-cpu, 25%);
+ * OBSERVE_BENCH_PRIORITY=normal and OBSERVE_BENCH_SHARE=<0..1> change them. The browser reading
+ * the page's event stream is a process of its own, as a browser is.
  *
  * Each server runs in its own child process (this file with OBSERVE_BENCH_ROLE set), so none
  * shares an event loop with the load. At its stop each observe says how many exchanges it forwarded,
@@ -35,6 +39,7 @@ import { sealJson } from '../src/crypto/codec.js';
 import { loadEmulatorConfig } from '../src/emulator/config-load.js';
 import { initEmulatorDir } from '../src/emulator/init-dir.js';
 import { startEmulator } from '../src/emulator/server.js';
+import { DEFAULT_JUDGE_CPU_PERCENT } from '../src/observe/defaults.js';
 import type { ObserveKeys } from '../src/observe/exchange.js';
 import type { JudgePriority } from '../src/observe/judge-protocol.js';
 import { JudgeQueue } from '../src/observe/judge-queue.js';
@@ -50,6 +55,8 @@ const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 16;
 const LATENCY_ROUNDS = 20;
+/** Throughput rounds, plain proxy and observe alternating (the median round's ratio is reported). */
+const ROUNDS = Number(process.env.OBSERVE_BENCH_ROUNDS ?? 3);
 const LATENCY_BATCH = 100;
 /**
  * The bare upstream's answer: one real answer of the emulator to the bench's request
@@ -80,6 +87,13 @@ async function child(role: string): Promise<void> {
     const emulator = await startEmulator(loadEmulatorConfig(process.env.OBSERVE_BENCH_CONFIG!), { port: 0 });
     url = emulator.url;
     close = () => emulator.close();
+  } else if (role === 'reader') {
+    // A browser on observe's live page, in a process of its own (as a browser is): its event stream
+    // read as fast as it comes, for the whole bench.
+    const request = http.get(process.env.OBSERVE_BENCH_EVENTS!, (res) => res.resume());
+    request.on('error', () => undefined);
+    url = process.env.OBSERVE_BENCH_EVENTS!;
+    close = async () => void request.destroy();
   } else if (role === 'plain') {
     // The yardstick of issue 34: a plain node:http forwarding proxy (pipe in, pipe out, kept-alive
     // upstream connections), no recording, no header work. What any proxy costs on this machine.
@@ -132,6 +146,8 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
       onError: (error) => process.stderr.write(`observe bench: the judge failed: ${(error as Error).message}\n`),
       onShed: () => metrics.notJudged('shed'),
       ...(process.env.OBSERVE_BENCH_PRIORITY ? { priority: process.env.OBSERVE_BENCH_PRIORITY as JudgePriority } : {}),
+      // The judge's share of a core as a live run has it (--judge-cpu), or OBSERVE_BENCH_SHARE.
+      cpuShare: Number(process.env.OBSERVE_BENCH_SHARE ?? DEFAULT_JUDGE_CPU_PERCENT / 100),
     },
   );
   await queue.ready();
@@ -168,16 +184,15 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
   };
 }
 
-/** A browser on observe's live page: its event stream read as fast as it comes, for the whole bench. */
-function watchPage(child: BenchChild): { url: string; close: () => void } {
+/** A browser on observe's live page, in its own process: the page's URL split off the child's. */
+async function watchPage(child: BenchChild, children: BenchChild[]): Promise<{ url: string; cpu: () => number }> {
   const [url, page] = child.url.split('|') as [string, string];
-  const request = http.get(`${page}/events`, (res) => res.resume());
-  request.on('error', () => undefined);
-  return { url, close: () => void request.destroy() };
+  children.push(await startChild('reader', { OBSERVE_BENCH_EVENTS: `${page}/events` }));
+  return { url, cpu: child.cpu };
 }
 
 function startChild(
-  role: 'bare' | 'emulator' | 'proxy' | 'plain',
+  role: 'bare' | 'emulator' | 'proxy' | 'plain' | 'reader',
   env: Record<string, string> = {},
 ): Promise<BenchChild> {
   return startBenchChild(fileURLToPath(import.meta.url), role, { OBSERVE_BENCH_ROLE: role, ...env });
@@ -251,12 +266,62 @@ async function throughput(url: string, body: string, apiKey: string): Promise<{ 
   return { rps: result.requests.average, non2xx: result.non2xx + result.errors };
 }
 
+/**
+ * Waits until observe is quiet (under 5% of a core over half a second: its judge has caught up
+ * with what the last round queued), at most 30 s, so no round pays for the one before it.
+ */
+async function settled(cpu: () => number): Promise<void> {
+  const until = Date.now() + 30_000;
+  let last = cpu();
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = cpu();
+    if (now - last < 0.025) return;
+    last = now;
+  }
+}
+
+interface Measured {
+  rps: number;
+  non2xx: number;
+  /** CPU of the process that forwarded, per request (µs; every thread: observe's judge included). */
+  cpuMicros: number;
+}
+interface Round {
+  plainly: Measured;
+  proxied: Measured;
+}
+
+/** One round: the plain proxy and observe, one after the other (`plainFirst` says which first). */
+async function compareOnce(
+  plain: BenchChild,
+  observe: { url: string; cpu: () => number },
+  plainFirst: boolean,
+  body: string,
+  apiKey: string,
+): Promise<Round> {
+  const run = async (route: { url: string; cpu: () => number }): Promise<Measured> => {
+    const before = route.cpu();
+    const result = await throughput(route.url, body, apiKey);
+    const cpuMicros = ((route.cpu() - before) * 1e6) / Math.max(1, result.rps * DURATION_S);
+    // Observe's judge may still be judging what the round queued: the next round waits for it.
+    if (route === observe) await settled(observe.cpu);
+    return { ...result, cpuMicros };
+  };
+  if (plainFirst) {
+    const plainly = await run(plain);
+    return { plainly, proxied: await run(observe) };
+  }
+  const proxied = await run(observe);
+  return { plainly: await run(plain), proxied };
+}
+
 /** The added latency and the throughputs, each line with its goal. */
 async function measure(
   children: {
     bare: BenchChild;
     emulator: BenchChild;
-    observe: Record<'bare' | 'emulator', { url: string }>;
+    observe: Record<'bare' | 'emulator', { url: string; cpu: () => number }>;
     plain: Record<'bare' | 'emulator', BenchChild>;
   },
   body: string,
@@ -282,8 +347,17 @@ async function measure(
     ['bare upstream (worst case)', 'bare'],
   ] as const) {
     const straight = await throughput(children[side].url, body, apiKey);
-    const plainly = await throughput(children.plain[side].url, body, apiKey);
-    const proxied = await throughput(children.observe[side].url, body, apiKey);
+    const rounds: Round[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rounds.push(await compareOnce(children.plain[side], children.observe[side], round % 2 === 0, body, apiKey));
+      const { plainly, proxied } = rounds.at(-1)!;
+      console.log(
+        `    round ${round + 1}: plain proxy ${plainly.rps.toFixed(0)} req/s (${plainly.cpuMicros.toFixed(0)} µs of CPU each), observe ${proxied.rps.toFixed(0)} req/s (${proxied.cpuMicros.toFixed(0)} µs each while it ran, its judge's thread included): ${(proxied.rps / plainly.rps).toFixed(2)}`,
+      );
+    }
+    // The median round's ratio: rounds alternate which route goes first, so drift hits both.
+    const ratioOf = (one: Round) => one.proxied.rps / one.plainly.rps;
+    const { plainly, proxied } = [...rounds].sort((x, y) => ratioOf(x) - ratioOf(y))[Math.floor(ROUNDS / 2)]!;
     const ratio = proxied.rps / straight.rps;
     const ofPlain = proxied.rps / plainly.rps;
     const bad = (n: number) => (n > 0 ? `  [${n} answers not 2xx]` : '');
@@ -299,7 +373,7 @@ async function measure(
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
   const children: BenchChild[] = [];
-  const pages: Array<{ url: string; close: () => void }> = [];
+  const pages: Array<{ url: string; cpu: () => number }> = [];
   try {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
@@ -331,7 +405,10 @@ export default async function bench(): Promise<void> {
     });
     if (answer.status !== 200) throw new Error(`the emulator answered ${answer.status}`);
     const bare = await start('bare', undefined, { OBSERVE_BENCH_ANSWER: await answer.text() });
-    pages.push(watchPage(await start('proxy', bare)), watchPage(await start('proxy', emulator)));
+    pages.push(
+      await watchPage(await start('proxy', bare), children),
+      await watchPage(await start('proxy', emulator), children),
+    );
     await measure(
       {
         bare,
@@ -343,7 +420,6 @@ export default async function bench(): Promise<void> {
       merchant.apiKey,
     );
   } finally {
-    for (const page of pages) page.close();
     agent.destroy();
     await Promise.all(children.map((started) => started.stop()));
     rmSync(dir, { recursive: true, force: true });

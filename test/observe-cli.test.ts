@@ -641,6 +641,11 @@ describe('wallet-conformance observe', () => {
         /^wallet-conformance: --judge-priority takes low or normal, not "high"$/,
       ],
       [
+        'a judge share of a core that is not a whole percentage from 1 to 100',
+        () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--judge-cpu', '12.5', ...key()],
+        /^wallet-conformance: --judge-cpu takes a whole percentage of one core from 1 to 100, not "12\.5"$/,
+      ],
+      [
         '--capture-max-mb without --capture',
         () => ['--listen', '0', '--service-url', 'http://127.0.0.1:1', '--capture-max-mb', '5', ...key()],
         /^wallet-conformance: --capture-max-mb goes with --capture FILE$/,

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import type { ObserveIo } from '../observe/conclude.js';
-import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from '../observe/defaults.js';
+import {
+  DEFAULT_JUDGE_CPU_PERCENT,
+  DEFAULT_MAX_RECORDED_BODY_BYTES,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+} from '../observe/defaults.js';
 import type { ObserveFlags } from './observe-flags.js';
 // Registration imports only flags.ts; the flags' checks (observe-flags.ts) and the workflow
 // (src/observe/live.ts, replay-run.ts) are imported by the action.
@@ -93,6 +97,10 @@ function addRunOptions(command: Command): void {
     .option(
       '--judge-priority <low|normal>',
       "the judge thread's priority: low (default) judges with the CPU forwarding leaves and counts what it cannot follow as not judged; normal competes with forwarding",
+    )
+    .option(
+      '--judge-cpu <percent>',
+      `the share of one core the judge may spend judging, 1 to 100 (default ${DEFAULT_JUDGE_CPU_PERCENT}): past it, exchanges are shed and counted as not judged; forwarding never waits`,
     )
     .option(
       '--upstream-timeout <seconds>',

@@ -6,6 +6,7 @@ import { parseConfigYaml } from '../core/config-reader.js';
 import { ConfigError } from '../core/errors.js';
 import { loadServerTls, type ServerTls } from '../net/server-tls.js';
 import type { ObserveKeys } from '../observe/exchange.js';
+import { DEFAULT_JUDGE_CPU_PERCENT } from '../observe/defaults.js';
 import type { JudgeOptions } from '../observe/judge.js';
 import type { JudgePriority } from '../observe/judge-protocol.js';
 import type { LivePlan } from '../observe/live.js';
@@ -39,6 +40,7 @@ export interface ObserveFlags extends NetworkFlags {
   upstreamTimeout?: string;
   reportEvery?: string;
   judgePriority?: string;
+  judgeCpu?: string;
   metrics?: string;
   ui?: string;
   /** Files or globs, in order (commander gives a variadic option as a list). */
@@ -276,6 +278,16 @@ function judgePriorityOf(value: string | undefined): JudgePriority {
   throw new ConfigError('bad-flag', `--judge-priority takes low or normal, not ${JSON.stringify(value)}`);
 }
 
+/** `--judge-cpu PERCENT` (decision 0121): the share of one core the judge may spend, 1 to 100. */
+function judgeCpuShareOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_JUDGE_CPU_PERCENT / 100;
+  if (/^[0-9]+$/.test(value) && Number(value) >= 1 && Number(value) <= 100) return Number(value) / 100;
+  throw new ConfigError(
+    'bad-flag',
+    `--judge-cpu takes a whole percentage of one core from 1 to 100, not ${JSON.stringify(value)}`,
+  );
+}
+
 /** Every flag of a live run checked before anything starts (one line, exit 2). */
 function planLive(flags: ObserveFlags): LivePlan & { capture?: CaptureRotation } {
   const listeners = listenersOf(flags);
@@ -283,6 +295,7 @@ function planLive(flags: ObserveFlags): LivePlan & { capture?: CaptureRotation }
   return {
     listeners,
     judgePriority: judgePriorityOf(flags.judgePriority),
+    judgeCpuShare: judgeCpuShareOf(flags.judgeCpu),
     ...(flags.duration === undefined ? {} : { durationMs: seconds(flags.duration, '--duration') }),
     upstreamTimeoutMs:
       flags.upstreamTimeout === undefined
@@ -314,6 +327,7 @@ const LIVE_ONLY = [
   'captureKeep',
   'reportEvery',
   'judgePriority',
+  'judgeCpu',
   'metrics',
   'ui',
 ] as const;

@@ -36,6 +36,24 @@ export interface JudgeThreadData {
   options: JudgeOptions;
   stop: SharedArrayBuffer;
   priority: JudgePriority;
+  /** The share of one core's time the thread may spend judging (0 < share ≤ 1; 1: no limit). */
+  cpuShare?: number;
+}
+
+/** The longest rest the share asks for at once (after one very large exchange): a report asked for waits no longer. */
+const MAX_REST_MS = 2_000;
+
+/**
+ * Until when the judge's thread rests after judging from `started` to `now` (ms on one clock), so it
+ * spends at most `share` of one core judging; `restUntil` is the rest owed before (time it spent
+ * idle since pays for it). Wall time is counted, not CPU time: on a busy machine that is more, so
+ * the thread rests longer, never shorter.
+ *
+ * @example restAfter(0, 100, 110, 0.25) // 140: 10 ms judged, 30 ms of rest
+ */
+export function restAfter(restUntil: number, started: number, now: number, share: number): number {
+  if (share >= 1) return 0;
+  return Math.min(Math.max(restUntil, now) + (now - started) * (1 / share - 1), now + MAX_REST_MS);
 }
 
 /** Why exchanges were not judged: the notes' reasons (`not judged: N exchanges: <reason>`). */

@@ -111,9 +111,17 @@ export class JudgeQueue {
   }
 
   /** A queue in front of a new judge thread holding a judge made with `judge`. */
-  static start(judge: JudgeOptions, options: JudgeQueueOptions & { priority?: JudgePriority }): JudgeQueue {
+  static start(
+    judge: JudgeOptions,
+    options: JudgeQueueOptions & { priority?: JudgePriority; cpuShare?: number },
+  ): JudgeQueue {
     const stop = new SharedArrayBuffer(4);
-    const data: JudgeThreadData = { options: judge, stop, priority: options.priority ?? 'low' };
+    const data: JudgeThreadData = {
+      options: judge,
+      stop,
+      priority: options.priority ?? 'low',
+      ...(options.cpuShare !== undefined ? { cpuShare: options.cpuShare } : {}),
+    };
     const worker: Worker = startWorkerThread(new URL('./judge-worker.js', import.meta.url), data);
     return new JudgeQueue(worker, new Int32Array(stop), options);
   }
@@ -183,6 +191,8 @@ export class JudgeQueue {
     this.#closed = true;
     await this.#drained(deadline, signal);
     Atomics.store(this.stop, 0, 1);
+    // A thread resting to stay within its share wakes now.
+    Atomics.notify(this.stop, 0);
     try {
       return (await this.#ask(true, [[UNJUDGED.cut, cut]]))!;
     } finally {

@@ -46,4 +46,18 @@ describe('the judge on its own thread', () => {
     expect(stringifyExact(threadResult)).toBe(stringifyExact(hereResult));
     expect(queue.notJudged).toBe(0);
   }, 60_000);
+
+  it('judges every exchange within a small share of a core too (--judge-cpu 10), resting between batches', async () => {
+    const options = observeJudgeOptions();
+    const exchanges = Array.from({ length: 100 }, (_, i) =>
+      delivery(i + 1, `t-${i % 4}`, '{"errCode":0,"message":""}', 1_000 + i * 40_000),
+    );
+    const queue = JudgeQueue.start(options, { onFindings: () => undefined, onError: () => undefined, cpuShare: 0.1 });
+    await queue.ready();
+    for (const exchange of exchanges) queue.submit(exchange);
+    const result = await queue.close({ deadline: Date.now() + 60_000 });
+
+    expect(queue.notJudged).toBe(0);
+    expect(result.exchanges).toBe(100);
+  }, 90_000);
 });

@@ -6,7 +6,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createJudge } from './judge.js';
-import { judgeServer, type JudgeAnswer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
+import { judgeServer, restAfter, type JudgeAnswer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
 
 const data = workerData as JudgeThreadData;
 // At nice 19 the thread runs on CPU no other thread wants (Linux sets a nice value per thread; its id is in
@@ -18,6 +18,20 @@ if (data.priority === 'low') {
     // Elsewhere the thread keeps its priority.
   }
 }
-const serve = judgeServer(createJudge(data.options), new Int32Array(data.stop));
-parentPort!.on('message', (request: JudgeRequest) => parentPort!.postMessage(serve(request)));
+const stop = new Int32Array(data.stop);
+const serve = judgeServer(createJudge(data.options), stop);
+const share = data.cpuShare ?? 1;
+/** Until when the thread rests to stay within its share (ms on performance.now's clock). */
+let restUntil = 0;
+parentPort!.on('message', (request: JudgeRequest) => {
+  if (request.kind === 'exchanges' && share < 1) {
+    const rest = restUntil - performance.now();
+    // Woken early by the stop (Atomics.notify), which drops what waits.
+    if (rest > 0) Atomics.wait(stop, 0, 0, rest);
+  }
+  const started = performance.now();
+  parentPort!.postMessage(serve(request));
+  if (request.kind !== 'exchanges' || share >= 1) return;
+  restUntil = restAfter(restUntil, started, performance.now(), share);
+});
 parentPort!.postMessage({ kind: 'ready' } satisfies JudgeAnswer);

@@ -20,6 +20,8 @@ export interface LivePlan {
   listeners: ProxyListener[];
   /** The judge thread's priority (--judge-priority; decision 0116): low unless asked otherwise. */
   judgePriority: JudgePriority;
+  /** The share of one core the judge may spend judging (--judge-cpu; decision 0121), 0 < share ≤ 1. */
+  judgeCpuShare: number;
   durationMs?: number;
   upstreamTimeoutMs: number;
   /** Where /metrics and /healthz are served (--metrics). */
@@ -44,8 +46,12 @@ export interface LiveCapture {
 type JudgeHooks = Parameters<typeof JudgeQueue.start>[1];
 
 /** The judge's thread behind its bounded queue: the one place a live observation starts it. */
-function startJudge(judge: JudgeOptions, hooks: JudgeHooks, priority: JudgePriority): JudgeQueue {
-  return JudgeQueue.start(judge, { ...hooks, priority });
+function startJudge(
+  judge: JudgeOptions,
+  hooks: JudgeHooks,
+  plan: Pick<LivePlan, 'judgePriority' | 'judgeCpuShare'>,
+): JudgeQueue {
+  return JudgeQueue.start(judge, { ...hooks, priority: plan.judgePriority, cpuShare: plan.judgeCpuShare });
 }
 
 /** What runs beside the proxy, each optional: the capture, the metrics, the live page. */
@@ -86,7 +92,7 @@ async function startForwarding(
       onError: judgeFailed,
       onShed: () => metrics?.notJudged('shed'),
     },
-    plan.judgePriority,
+    plan,
   );
   await queue.ready();
   const onExchange = (exchange: ObservedExchange) => {
