@@ -233,6 +233,16 @@ describe('scrubbing by value: any rendering of a secret, any 8-character window 
     expect(keyed.text(`n = ${modulus}`)).toBe(`n = ${modulus}`);
   });
 
+  it('scrubs the last characters of a Base64 rendering of a secret alone, partial last character included', () => {
+    // 16 bytes: the Base64 ends in a character of 2 bits that, alone, nothing follows (JWK fields end so).
+    const secret = 'q7-Rt9!xLm2#Vp4z';
+    const scrub = createScrubber([{ kind: 'ak', value: secret }]);
+    for (const encoded of [Buffer.from(secret).toString('base64url'), Buffer.from(secret).toString('base64')]) {
+      const tail = encoded.replace(/=+$/, '').slice(-8);
+      expect(scrub.text(`leaked ${tail} here`)).not.toContain(tail);
+    }
+  });
+
   it('keeps a fingerprint whole beside a Base64 rendering of the same secret (its letters are Base64 characters)', () => {
     const secret = 'sk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
     const scrub = createScrubber([{ kind: 'ak', value: secret }]);

@@ -60,10 +60,13 @@ function base64Alignments(bytes: Buffer): string[] {
     const padded = Buffer.concat([Buffer.alloc(shift), bytes])
       .toString('base64')
       .replace(/=+$/, '');
-    // The first characters mix in the padding bytes; the last one may be a partial group.
+    // The first characters mix in the padding bytes; the last one may be a partial group, whose
+    // value depends on what follows the secret. Alone (a JWK field, the Base64 of one key part)
+    // nothing follows: that ending is a rendering too, or its last window would go unscrubbed.
     const from = Math.ceil((shift * 4) / 3);
     const full = Math.floor(((shift + bytes.length) * 4) / 3);
     out.push(padded.slice(from, full));
+    if (padded.length > full) out.push(padded.slice(from));
   }
   return out;
 }
