@@ -31,7 +31,10 @@ export type JudgeAnswer =
  */
 export type JudgePriority = 'low' | 'normal';
 
-/** What the thread starts with: the judge's options, and the flag that stops it judging (Int32, 1 = stop). */
+/**
+ * What the thread starts with: the judge's options, and the flag that stops it (an Int32, `STOP`:
+ * draining at the end lifts the share, stopped drops what still waits).
+ */
 export interface JudgeThreadData {
   options: JudgeOptions;
   stop: SharedArrayBuffer;
@@ -44,17 +47,19 @@ export interface JudgeThreadData {
 const MAX_REST_MS = 2_000;
 
 /**
- * Until when the judge's thread rests after judging from `started` to `now` (ms on one clock), so it
- * spends at most `share` of one core judging; `restUntil` is the rest owed before (time it spent
- * idle since pays for it). Wall time is counted, not CPU time: on a busy machine that is more, so
- * the thread rests longer, never shorter.
+ * Until when the judge's thread rests (ms, on the clock of `now`) after spending `spent` ms of CPU
+ * on a batch, so it spends at most `share` of one core judging; `restUntil` is the rest owed before
+ * (time spent idle since pays for it).
  *
- * @example restAfter(0, 100, 110, 0.25) // 140: 10 ms judged, 30 ms of rest
+ * @example restAfter(0, 10, 110, 0.25) // 140: 10 ms judged, 30 ms of rest
  */
-export function restAfter(restUntil: number, started: number, now: number, share: number): number {
+export function restAfter(restUntil: number, spent: number, now: number, share: number): number {
   if (share >= 1) return 0;
-  return Math.min(Math.max(restUntil, now) + (now - started) * (1 / share - 1), now + MAX_REST_MS);
+  return Math.min(Math.max(restUntil, now) + spent * (1 / share - 1), now + MAX_REST_MS);
 }
+
+/** The stop flag's values (an Int32 shared with the judge's thread). */
+export const STOP = { running: 0, stopped: 1, draining: 2 } as const;
 
 /** Why exchanges were not judged: the notes' reasons (`not judged: N exchanges: <reason>`). */
 export const UNJUDGED = {
@@ -74,7 +79,7 @@ export function judgeServer(judge: Judge, stop: Int32Array): (request: JudgeRequ
       const findings: ObserveFinding[] = [];
       const errors: string[] = [];
       for (const exchange of request.exchanges) {
-        if (Atomics.load(stop, 0) === 1) {
+        if (Atomics.load(stop, 0) === STOP.stopped) {
           dropped++;
           continue;
         }

@@ -4,6 +4,7 @@ import type { ObserveFinding, ObserveResult, ObservedExchange } from './exchange
 import { fromCloneable } from './exact-clone.js';
 import type { JudgeOptions } from './judge.js';
 import {
+  STOP,
   UNJUDGED,
   type JudgeAnswer,
   type JudgePriority,
@@ -189,10 +190,11 @@ export class JudgeQueue {
     cut?: number;
   }): Promise<ObserveResult> {
     this.#closed = true;
-    await this.#drained(deadline, signal);
-    Atomics.store(this.stop, 0, 1);
-    // A thread resting to stay within its share wakes now.
+    // Forwarding has stopped: the share no longer holds, and a resting thread wakes to drain.
+    Atomics.store(this.stop, 0, STOP.draining);
     Atomics.notify(this.stop, 0);
+    await this.#drained(deadline, signal);
+    Atomics.store(this.stop, 0, STOP.stopped);
     try {
       return (await this.#ask(true, [[UNJUDGED.cut, cut]]))!;
     } finally {

@@ -2,11 +2,18 @@
  * The judge's thread (started by src/observe/judge-queue.ts): decrypting and judging run here,
  * beside the proxy's event loop, never on it.
  */
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createJudge } from './judge.js';
-import { judgeServer, restAfter, type JudgeAnswer, type JudgeRequest, type JudgeThreadData } from './judge-protocol.js';
+import {
+  judgeServer,
+  restAfter,
+  STOP,
+  type JudgeAnswer,
+  type JudgeRequest,
+  type JudgeThreadData,
+} from './judge-protocol.js';
 
 const data = workerData as JudgeThreadData;
 // At nice 19 the thread runs on CPU no other thread wants (Linux sets a nice value per thread; its id is in
@@ -21,17 +28,34 @@ if (data.priority === 'low') {
 const stop = new Int32Array(data.stop);
 const serve = judgeServer(createJudge(data.options), stop);
 const share = data.cpuShare ?? 1;
+
+/**
+ * CPU time this thread has used (ms): on Linux from /proc/thread-self/stat (clock ticks of 10 ms,
+ * summed over many batches); elsewhere undefined, and wall time stands in (more than the CPU time
+ * on a busy machine, so the thread rests longer, never shorter).
+ */
+function threadCpuMs(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Until when the thread rests to stay within its share (ms on performance.now's clock). */
 let restUntil = 0;
 parentPort!.on('message', (request: JudgeRequest) => {
-  if (request.kind === 'exchanges' && share < 1) {
-    const rest = restUntil - performance.now();
-    // Woken early by the stop (Atomics.notify), which drops what waits.
-    if (rest > 0) Atomics.wait(stop, 0, 0, rest);
-  }
-  const started = performance.now();
+  const paced = request.kind === 'exchanges' && share < 1;
+  // A stop wakes a resting thread (Atomics.notify): draining lifts the share, stopping drops what waits.
+  const rest = restUntil - performance.now();
+  if (paced && rest > 0 && Atomics.load(stop, 0) === STOP.running) Atomics.wait(stop, 0, STOP.running, rest);
+  const [wallBefore, cpuBefore] = paced ? [performance.now(), threadCpuMs()] : [0, undefined];
   parentPort!.postMessage(serve(request));
-  if (request.kind !== 'exchanges' || share >= 1) return;
-  restUntil = restAfter(restUntil, started, performance.now(), share);
+  if (!paced) return;
+  const now = performance.now();
+  const cpuAfter = cpuBefore === undefined ? undefined : threadCpuMs();
+  const spent = cpuBefore === undefined || cpuAfter === undefined ? now - wallBefore : cpuAfter - cpuBefore;
+  restUntil = restAfter(restUntil, spent, now, share);
 });
 parentPort!.postMessage({ kind: 'ready' } satisfies JudgeAnswer);
