@@ -4,7 +4,10 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { esmImports } from '../generate/codegen/validators.js';
 import type { GeneratedFile } from '../generate/generated-file.js';
 import { CHECKS } from '../runner/checks/index.js';
-import { paramsDigest, suitesDigest } from '../runner/suite-cache.js';
+import { paramsDigest, suitesDigest, textDigest } from '../runner/suite-cache.js';
+import { parseRuleCatalog } from '../core/rules.js';
+import { RULES_PATH } from '../platform/package-paths.js';
+import { readFileSync } from 'node:fs';
 import { parseBuiltinSuites } from '../runner/suite.js';
 
 type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
@@ -12,12 +15,13 @@ const standalone = ((standaloneCode as unknown as { default?: unknown }).default
 
 /**
  * src/generated/suites.ts: the built-in suites as the loader parses and checks them (JSON, with the
- * digest of the files), and each check's parameter schema compiled by ajv with the options the
+ * digest of the files), the rule catalog as parsed (with the digest of spec/rules.yaml), and each check's parameter schema compiled by ajv with the options the
  * runner compiles it with (src/runner/params.ts), each with its schema's digest. A run uses them
  * while both digests hold (src/runner/suite-cache.ts).
  */
 export function generatedSuitesFile(): GeneratedFile {
   const { suites, files } = parseBuiltinSuites();
+  const rulesText = readFileSync(RULES_PATH, 'utf8');
   const json = JSON.stringify(suites);
   // Only plain JSON can be kept: a value JSON would change (a date, a big number) stays in YAML.
   if (!isDeepStrictEqual(JSON.parse(json), suites))
@@ -41,6 +45,6 @@ export function generatedSuitesFile(): GeneratedFile {
   ].join('\n');
   return {
     path: 'src/generated/suites.ts',
-    contents: `${header}\n${esmImports(standalone(ajv, exported))}\n\nexport const SUITES_SHA256 = ${JSON.stringify(suitesDigest(files))};\n\nexport const SUITES_JSON = ${JSON.stringify(json)};\n\nexport const CHECK_PARAMS = {\n${table.join('\n')}\n};\n`,
+    contents: `${header}\n${esmImports(standalone(ajv, exported))}\n\nexport const SUITES_SHA256 = ${JSON.stringify(suitesDigest(files))};\n\nexport const SUITES_JSON = ${JSON.stringify(json)};\n\nexport const RULES_SHA256 = ${JSON.stringify(textDigest(rulesText))};\n\nexport const RULES_JSON = ${JSON.stringify(JSON.stringify(parseRuleCatalog(rulesText)))};\n\nexport const CHECK_PARAMS = {\n${table.join('\n')}\n};\n`,
   };
 }

@@ -6,6 +6,7 @@ import { compareWithBaseline, parseBaseline, type BaselineComparison } from '../
 import { consoleReporter, failureDigest } from '../reporters/console.js';
 import { withReplay } from '../reporters/replay.js';
 import { renderReports } from '../reporters/write-reports.js';
+import { cachedRules } from '../runner/suite-cache.js';
 import { matchesGlob, parseShard, selectSuites, type Suite } from '../runner/suite.js';
 import type { Report } from '../runner/types.js';
 import { notJudged } from '../runner/verdict.js';
@@ -38,7 +39,11 @@ export interface CommonRunOptions {
 /** The rule catalog of the package. */
 export function loadRules(): Rule[] {
   // Parsed once per process (a run asks for it several times; the packaged file does not change under it).
-  rules ??= parseRuleCatalog(readFileSync(RULES_PATH, 'utf8'));
+  if (!rules) {
+    const text = readFileSync(RULES_PATH, 'utf8');
+    // As `npm run generate` parsed it, while the file is unchanged (decision 0120).
+    rules = cachedRules(text) ?? parseRuleCatalog(text);
+  }
   return rules.map((rule) => ({ ...rule }));
 }
 

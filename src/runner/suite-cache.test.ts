@@ -2,7 +2,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { AnyCheck } from './checks/check.js';
 import { CHECKS } from './checks/index.js';
-import { cachedSuites, compiledParams } from './suite-cache.js';
+import { readFileSync } from 'node:fs';
+import { parseRuleCatalog } from '../core/rules.js';
+import { RULES_PATH } from '../platform/package-paths.js';
+import { cachedRules, cachedSuites, compiledParams } from './suite-cache.js';
 import { loadSuites, parseBuiltinSuites } from './suite.js';
 
 describe('the generated copy of the built-in suites (src/generated/suites.ts)', () => {
@@ -24,6 +27,20 @@ describe('the generated copy of the built-in suites (src/generated/suites.ts)', 
     expect(cachedSuites([{ ...head!, text: `${head!.text} ` }, ...rest])).toBeUndefined();
     expect(cachedSuites([...parsed.files, { name: 'merchant/extra', text: 'cases: []\n' }])).toBeUndefined();
     expect(cachedSuites(parsed.files.slice(1))).toBeUndefined();
+  });
+});
+
+describe('the generated copy of the rule catalog', () => {
+  const text = readFileSync(RULES_PATH, 'utf8');
+
+  it('is what parsing spec/rules.yaml gives, a fresh copy each time', () => {
+    expect(cachedRules(text)).toEqual(parseRuleCatalog(text));
+    cachedRules(text)![0]!.severity = 'SHOULD';
+    expect(cachedRules(text)).toEqual(parseRuleCatalog(text));
+  });
+
+  it('is not used once the catalog differs by one character', () => {
+    expect(cachedRules(`${text}\n`)).toBeUndefined();
   });
 });
 

@@ -1,19 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { Rule } from '../core/rules.js';
 import * as generated from '../generated/suites.js';
 import type { AnyCheck } from './checks/check.js';
 import type { Suite } from './model.js';
 
 /**
- * What `npm run generate` keeps of the built-in suites and the checks' parameter schemas
- * (src/generated/suites.ts), so a run does not parse and check nine YAML files and compile a schema
- * per check each time it starts (about half a second of CPU). Each is used only while its source is
- * what was generated from: the suite files' digest, each check's schema digest. Otherwise the
+ * What `npm run generate` keeps of the built-in suites, the rule catalog and the checks' parameter
+ * schemas (src/generated/suites.ts), so a run does not parse and check ten YAML files and compile a
+ * schema per check each time it starts (about half a second of CPU). Each is used only while its
+ * source is what was generated from: the suite files' digest, the catalog's, each check's schema's. Otherwise the
  * caller parses and compiles as before, so a stale file costs time, never a wrong suite.
  */
 interface Generated {
   SUITES_SHA256: string;
   SUITES_JSON: string;
+  RULES_SHA256: string;
+  RULES_JSON: string;
   CHECK_PARAMS: Record<string, { sha256: string; validate: ValidateFunction }>;
 }
 const cache = generated as unknown as Generated;
@@ -35,6 +38,17 @@ export function suitesDigest(files: readonly SuiteText[]): string {
 export function cachedSuites(files: readonly SuiteText[]): Suite[] | undefined {
   if (suitesDigest(files) !== cache.SUITES_SHA256) return undefined;
   return JSON.parse(cache.SUITES_JSON) as Suite[];
+}
+
+/** sha256 of a text (the rule catalog's). */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The rule catalog as generated from this very text of spec/rules.yaml (a fresh copy), or undefined when it changed since. */
+export function cachedRules(text: string): Rule[] | undefined {
+  if (textDigest(text) !== cache.RULES_SHA256) return undefined;
+  return JSON.parse(cache.RULES_JSON) as Rule[];
 }
 
 /** sha256 of a check's parameter schema. */
