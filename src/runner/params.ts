@@ -14,6 +14,8 @@ interface ParamsProblem {
 
 // Built on first use (an Ajv instance costs milliseconds to make); each check's schema is compiled
 // once, when an expectation naming it is first checked.
+/** How each check's parameter schema is compiled, here and by `npm run generate` (src/generated/suites.ts). */
+export const PARAMS_AJV_OPTIONS = { allErrors: true, strict: true } as const;
 let ajv: Ajv2020 | undefined;
 let coercing: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -22,7 +24,7 @@ const compiledCoercing = new Map<string, ValidateFunction>();
 function validatorOf(
   check: AnyCheck,
   cache = compiled,
-  compiler = () => (ajv ??= new Ajv2020({ allErrors: true, strict: true })),
+  compiler = () => (ajv ??= new Ajv2020(PARAMS_AJV_OPTIONS)),
 ): ValidateFunction {
   let validate = cache.get(check.id);
   if (!validate) {
@@ -52,7 +54,7 @@ export function numbersFromText(expectation: Record<string, unknown>): void {
     !validatorOf(
       check,
       compiledCoercing,
-      () => (coercing ??= new Ajv2020({ allErrors: true, strict: true, coerceTypes: true })),
+      () => (coercing ??= new Ajv2020({ ...PARAMS_AJV_OPTIONS, coerceTypes: true })),
     )(copy)
   )
     return;

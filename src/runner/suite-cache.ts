@@ -9,8 +9,9 @@ import type { Suite } from './model.js';
  * What `npm run generate` keeps of the built-in suites, the rule catalog and the checks' parameter
  * schemas (src/generated/suites.ts), so a run does not parse and check ten YAML files and compile a
  * schema per check each time it starts (about half a second of CPU). Each is used only while its
- * source is what was generated from: the suite files' digest, the catalog's, each check's schema's. Otherwise the
- * caller parses and compiles as before, so a stale file costs time, never a wrong suite.
+ * source is what it was generated from (the digest of the suite files, of the catalog, of each
+ * schema); otherwise the caller parses and compiles as before, so a stale file costs time, never a
+ * wrong suite.
  */
 interface Generated {
   SUITES_SHA256: string;
@@ -40,7 +41,7 @@ export function cachedSuites(files: readonly SuiteText[]): Suite[] | undefined {
   return JSON.parse(cache.SUITES_JSON) as Suite[];
 }
 
-/** sha256 of a text (the rule catalog's). */
+/** sha256 of a text (the rule catalog's, a schema's JSON). */
 export function textDigest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -53,7 +54,7 @@ export function cachedRules(text: string): Rule[] | undefined {
 
 /** sha256 of a check's parameter schema. */
 export function paramsDigest(check: AnyCheck): string {
-  return createHash('sha256').update(JSON.stringify(check.params)).digest('hex');
+  return textDigest(JSON.stringify(check.params));
 }
 
 /** The check's parameter validator compiled by `npm run generate`, while its schema is still that one. */
