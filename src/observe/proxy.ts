@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
 import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
 import { createWebServer, type ServerTls } from '../net/server-tls.js';
 import { describeTlsFailure } from '../net/tls-failure.js';
@@ -195,6 +196,22 @@ interface RelayContext {
   fail: (gatewayStatus: 502, message: string) => void;
 }
 
+/**
+ * Passes a body on by hand rather than piped (fewer listeners per exchange), with pipe's
+ * back-pressure, recording each chunk; nothing is written once `sink` is gone (or when there is
+ * none: the upstream request could not be opened, the client left).
+ */
+function passOn(source: Readable, sink: Writable | undefined, body: BodyRecorder): void {
+  source.on('data', (chunk: Buffer) => {
+    body.add(chunk);
+    if (sink && !sink.destroyed && !sink.write(chunk)) source.pause();
+  });
+  sink?.on('drain', () => source.resume());
+  source.once('end', () => {
+    if (sink && !sink.destroyed) sink.end();
+  });
+}
+
 /** Passes the upstream's answer to the client unchanged (but for observe's own header) and records it once it has left. */
 function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, context: RelayContext): void {
   const { origin, record, fail } = context;
@@ -206,7 +223,7 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
   upstream.on('aborted', () => fail(502, `${origin} cut its answer off after ${responseBody.bytes().length} bytes`));
   upstream.on('error', (error) => fail(502, `${origin} failed during its answer: ${error.message}`));
   if (context.clientGone()) {
-    upstream.on('data', (chunk: Buffer) => responseBody.add(chunk));
+    passOn(upstream, undefined, responseBody);
     upstream.on('end', () => record(answer()));
     return;
   }
@@ -218,15 +235,7 @@ function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, c
     return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
   }
   res.once('finish', () => record(answer()));
-  // Passed on by hand rather than piped (fewer listeners per exchange), with the same back-pressure.
-  upstream.on('data', (chunk: Buffer) => {
-    responseBody.add(chunk);
-    if (!res.destroyed && !res.write(chunk)) upstream.pause();
-  });
-  res.on('drain', () => upstream.resume());
-  upstream.once('end', () => {
-    if (!res.destroyed) res.end();
-  });
+  passOn(upstream, res, responseBody);
   // The client left while the answer was on its way: finish reading it for the record.
   res.once('close', () => {
     if (!res.writableFinished && context.clientGone()) upstream.on('end', () => record(answer())).resume();
@@ -381,18 +390,8 @@ function forward(
     fail: gatewayFailure,
   };
   sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res);
-  // The request's body is recorded and passed on by hand rather than piped (fewer listeners per
-  // exchange), with the same back-pressure; nothing is passed on once the upstream request is gone.
-  const upstream = state.current;
-  req.on('data', (chunk: Buffer) => {
-    requestBody.add(chunk);
-    if (upstream && !upstream.destroyed && !upstream.write(chunk)) req.pause();
-  });
-  upstream?.on('drain', () => req.resume());
-  req.on('end', () => {
-    state.requestEnded = true;
-    if (upstream && !upstream.destroyed) upstream.end();
-  });
+  req.on('end', () => (state.requestEnded = true));
+  passOn(req, state.current, requestBody);
 }
 
 /**
