@@ -14,6 +14,7 @@
  *
  * Each server runs in its own child process (this file with OBSERVE_UI_BENCH_ROLE set). The
  * proxy's judge is left out (it only counts): these are the page's and the proxy's figures.
+ * Observe's code runs compiled, from dist/, as users run it (bench/compiled.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,14 +22,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createScrubber } from '../src/secrets/scrub.js';
 import type { ObservedExchange } from '../src/observe/exchange.js';
-import { createObserveMetrics } from '../src/observe/metrics.js';
-import { judgeKeys } from '../src/observe/observed.js';
-import { startObserveProxy } from '../src/observe/proxy.js';
-import { LiveFeed } from '../src/observe/ui/feed.js';
-import { startLivePage } from '../src/observe/ui/server.js';
 import { startBenchChild, type BenchChild } from './child.js';
+import { buildDist, compiledObserve } from './compiled.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -68,6 +64,8 @@ async function child(role: Role): Promise<void> {
     urls = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => new Promise((done) => server.close(done));
   } else {
+    const { createObserveMetrics, LiveFeed, judgeKeys, createScrubber, startLivePage, startObserveProxy } =
+      await compiledObserve();
     const metrics = createObserveMetrics();
     const feed = new LiveFeed({ keys: judgeKeys({}), scrubber: createScrubber([{ kind: 'ak', value: API_KEY }]) });
     const page = role === 'ui' ? await startLivePage(feed, metrics, '127.0.0.1', 0) : undefined;
@@ -146,7 +144,8 @@ function heapMiB(gc: () => void): number {
   return process.memoryUsage().heapUsed / 1024 / 1024;
 }
 
-function memory(): { at10k: number; at1m: number } {
+async function memory(): Promise<{ at10k: number; at1m: number }> {
+  const { LiveFeed, judgeKeys, createScrubber } = await compiledObserve();
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const feed = new LiveFeed({ keys: judgeKeys({}), scrubber: createScrubber([]), schedule: () => undefined });
@@ -187,6 +186,7 @@ function memory(): { at10k: number; at1m: number } {
 }
 
 export default async function bench(): Promise<void> {
+  buildDist();
   const children: BenchChild[] = [];
   const start = async (role: Role, upstream = '') => {
     const started = await startBenchChild(fileURLToPath(import.meta.url), role, {
@@ -223,7 +223,7 @@ export default async function bench(): Promise<void> {
     agent.destroy();
     await Promise.all(children.map((started) => started.stop()));
   }
-  const { at10k, at1m } = memory();
+  const { at10k, at1m } = await memory();
   const ratio = at1m / at10k;
   console.log(
     `memory of the page's feed (heap after GC): ${at10k.toFixed(1)} MiB after 10,000 exchanges, ${at1m.toFixed(1)} MiB after 1,000,000`,

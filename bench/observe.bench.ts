@@ -25,8 +25,10 @@
  * the page's event stream is a process of its own, as a browser is.
  *
  * Each server runs in its own child process (this file with OBSERVE_BENCH_ROLE set), so none
- * shares an event loop with the load. At its stop each observe says how many exchanges it forwarded,
- * judged and shed: under a load its judge cannot follow, the queue sheds judgements, never forwarding.
+ * shares an event loop with the load. Observe's own code runs as users run it, compiled into dist/
+ * (the bench builds it first; bench/compiled.ts), not through the tsx loader that runs the bench.
+ * At its stop each observe says how many exchanges it forwarded, judged and shed: under a load its
+ * judge cannot follow, the queue sheds judgements, never forwarding.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -42,14 +44,8 @@ import { startEmulator } from '../src/emulator/server.js';
 import { DEFAULT_JUDGE_CPU_PERCENT } from '../src/observe/defaults.js';
 import type { ObserveKeys } from '../src/observe/exchange.js';
 import type { JudgePriority } from '../src/observe/judge-protocol.js';
-import { JudgeQueue } from '../src/observe/judge-queue.js';
-import { createObserveMetrics } from '../src/observe/metrics.js';
-import { judgeKeys } from '../src/observe/observed.js';
-import { startObserveProxy } from '../src/observe/proxy.js';
-import { LiveFeed } from '../src/observe/ui/feed.js';
-import { startLivePage } from '../src/observe/ui/server.js';
-import { createScrubber } from '../src/secrets/scrub.js';
 import { startBenchChild, type BenchChild } from './child.js';
+import { buildDist, compiledObserve } from './compiled.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -137,6 +133,8 @@ async function child(role: string): Promise<void> {
  */
 async function observeChild(): Promise<{ url: string; close: () => Promise<void> }> {
   const keys = JSON.parse(process.env.OBSERVE_BENCH_KEYS!) as ObserveKeys;
+  const { createObserveMetrics, LiveFeed, judgeKeys, createScrubber, JudgeQueue, startObserveProxy, startLivePage } =
+    await compiledObserve();
   const metrics = createObserveMetrics();
   const feed = new LiveFeed({ keys: judgeKeys(keys), scrubber: createScrubber([{ kind: 'ak', value: keys.apiKey! }]) });
   const queue = JudgeQueue.start(
@@ -371,6 +369,7 @@ async function measure(
 }
 
 export default async function bench(): Promise<void> {
+  buildDist();
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
   const children: BenchChild[] = [];
   const pages: Array<{ url: string; cpu: () => number }> = [];
