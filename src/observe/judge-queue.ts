@@ -88,6 +88,8 @@ export class JudgeQueue {
   #onDrained: (() => void) | undefined;
   /** The thread said it is ready (until then it keeps the process alive: someone may await it). */
   #started = false;
+  /** Whether the thread keeps the process alive now (ref'd), as last told to it. */
+  #held: boolean | undefined;
   #ready: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void };
   readonly #maxExchanges: number;
   readonly #maxBytes: number;
@@ -280,7 +282,11 @@ export class JudgeQueue {
 
   /** The thread keeps the process alive only while it has work: an idle judge never holds a stop up. */
   #busy(): void {
-    if (!this.#failure && (!this.#started || this.pending > 0 || this.#asked.size > 0)) this.port.ref?.();
+    const busy = !this.#failure && (!this.#started || this.pending > 0 || this.#asked.size > 0);
+    // Told to the thread only when it changes: every exchange passes here, on the forwarding thread.
+    if (busy === this.#held) return;
+    this.#held = busy;
+    if (busy) this.port.ref?.();
     else this.port.unref?.();
   }
 }
