@@ -8,7 +8,7 @@ import { sealCallback } from '../../wire/callback-delivery.js';
 import type { ObserveFinding, ObservedExchange } from '../exchange.js';
 import { createObserveMetrics } from '../metrics.js';
 import { judgeKeys } from '../observed.js';
-import { LiveFeed, type FeedOptions } from './feed.js';
+import { LiveFeed, rememberingScrubber, type FeedOptions } from './feed.js';
 import { startLivePage } from './server.js';
 
 /**
@@ -206,5 +206,25 @@ describe('the live page feed and server', () => {
     expect(snapshot.findings.length).toBe(500);
     expect(snapshot.exchanges.at(-1)!.seq).toBe(100_000);
     expect(snapshot.rules['CB-ERRCODE']!.failed).toBe(10_000);
+  });
+});
+
+describe('the scrubber of rows', () => {
+  it('scrubs as the scrubber does, scrubs a repeated path once, and forgets past its bound', () => {
+    const asked: string[] = [];
+    const counting = { text: (input: string) => (asked.push(input), scrubber.text(input)), value: scrubber.value };
+    const rows = rememberingScrubber(counting, 2);
+    const secretPath = `/callback?api_key=${SECRET}`;
+
+    expect(rows.text(secretPath)).toBe(scrubber.text(secretPath));
+    expect(rows.text(secretPath)).not.toContain(SECRET);
+    expect(rows.text(secretPath)).toContain(fingerprint(SECRET, 'ak'));
+    expect(asked).toEqual([secretPath]);
+
+    rows.text('/a');
+    // A third distinct path: everything remembered is forgotten, so memory stays within the bound.
+    rows.text('/b');
+    expect(rows.text(secretPath)).not.toContain(SECRET);
+    expect(asked).toEqual([secretPath, '/a', '/b', secretPath]);
   });
 });

@@ -59,6 +59,29 @@ interface Snapshot {
   seen: number;
 }
 
+/** Distinct paths whose scrubbed text a feed remembers at most (then it forgets them all and starts again). */
+const PATHS_REMEMBERED = 256;
+
+/**
+ * `scrubber` with its text() remembered for up to `size` inputs: the same text always scrubs the
+ * same (the secrets are fixed when the scrubber is made), and a busy page scrubs the same few
+ * paths thousands of times a second.
+ */
+export function rememberingScrubber(scrubber: Scrubber, size: number): Scrubber {
+  const known = new Map<string, string>();
+  return {
+    text(input) {
+      const seen = known.get(input);
+      if (seen !== undefined) return seen;
+      if (known.size >= size) known.clear();
+      const scrubbed = scrubber.text(input);
+      known.set(input, scrubbed);
+      return scrubbed;
+    },
+    value: (input) => scrubber.value(input),
+  };
+}
+
 function event(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
@@ -72,6 +95,8 @@ export class LiveFeed {
   #queuedFindings: ObserveFinding[] = [];
   #scheduled = false;
   #findingCount = 0;
+  /** The scrubber of rows: a row shows only its path, and most paths repeat. */
+  readonly #paths: Scrubber;
   #seen = 0;
   /** Browsers dropped for reading too slowly. */
   dropped = 0;
@@ -91,6 +116,7 @@ export class LiveFeed {
     };
     this.#exchanges = new Ring(this.#options.capacity, this.#options.maxBytes);
     this.#findings = new Ring(this.#options.findingCapacity);
+    this.#paths = rememberingScrubber(this.#options.scrubber, PATHS_REMEMBERED);
   }
 
   /** Browsers listening now. */
@@ -138,7 +164,7 @@ export class LiveFeed {
   }
 
   #row(held: Held): ExchangeRow {
-    return (held.row ??= exchangeRow(held.exchange, this.#options.keys, this.#options.scrubber));
+    return (held.row ??= exchangeRow(held.exchange, this.#options.keys, this.#paths));
   }
 
   /** Takes what was queued into the rings and the counters, and sends it to every browser listening. */
