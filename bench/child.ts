@@ -48,3 +48,49 @@ export function startBenchChild(file: string, role: string, env: Record<string, 
     proc.once('exit', (code) => reject(new Error(`${role} child exited with ${code}: ${out}`)));
   });
 }
+
+/** A browser on a live page's event stream (see `startEventReader`). */
+export interface EventReader {
+  /** Stops reading; resolves with the bytes it read. */
+  stop(): Promise<number>;
+}
+
+/** What the reader's process runs: reads the stream as fast as it comes, says its byte count at SIGTERM. */
+const READER = `
+const http = require('node:http');
+let bytes = 0;
+const request = http.get(process.env.EVENTS_URL, (res) => {
+  process.stdout.write('reading\\n');
+  res.on('data', (chunk) => (bytes += chunk.length));
+});
+request.on('error', (error) => (process.stderr.write(error.message + '\\n'), process.exit(1)));
+process.once('SIGTERM', () => process.stdout.write('bytes ' + bytes + '\\n', () => process.exit(0)));
+`;
+
+/**
+ * A browser on observe's live page in a process of its own, as a browser is: its event stream at
+ * `url` read as fast as it comes until `stop`. In the load generator's process it would take the
+ * load's event loop, and charge observe for the reading. Resolves once the stream answered.
+ */
+export function startEventReader(url: string): Promise<EventReader> {
+  const proc = spawn(process.execPath, ['-e', READER], {
+    env: { ...process.env, EVENTS_URL: url },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const exited = new Promise<void>((done) => proc.once('exit', () => done()));
+  return new Promise((resolve, reject) => {
+    proc.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.startsWith('reading\n'))
+        resolve({
+          stop: async () => {
+            proc.kill('SIGTERM');
+            await exited;
+            return Number(/bytes (\d+)/.exec(out)?.[1] ?? Number.NaN);
+          },
+        });
+    });
+    void exited.then(() => reject(new Error(`the event reader exited before reading ${url}`)));
+  });
+}

@@ -44,7 +44,7 @@ import { startEmulator } from '../src/emulator/server.js';
 import { DEFAULT_JUDGE_CPU_PERCENT } from '../src/observe/defaults.js';
 import type { ObserveKeys } from '../src/observe/exchange.js';
 import type { JudgePriority } from '../src/observe/judge-protocol.js';
-import { startBenchChild, type BenchChild } from './child.js';
+import { startBenchChild, startEventReader, type BenchChild, type EventReader } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
@@ -83,13 +83,6 @@ async function child(role: string): Promise<void> {
     const emulator = await startEmulator(loadEmulatorConfig(process.env.OBSERVE_BENCH_CONFIG!), { port: 0 });
     url = emulator.url;
     close = () => emulator.close();
-  } else if (role === 'reader') {
-    // A browser on observe's live page, in a process of its own (as a browser is): its event stream
-    // read as fast as it comes, for the whole bench.
-    const request = http.get(process.env.OBSERVE_BENCH_EVENTS!, (res) => res.resume());
-    request.on('error', () => undefined);
-    url = process.env.OBSERVE_BENCH_EVENTS!;
-    close = async () => void request.destroy();
   } else if (role === 'plain') {
     // The yardstick of issue 34: a plain node:http forwarding proxy (pipe in, pipe out, kept-alive
     // upstream connections), no recording, no header work. What any proxy costs on this machine.
@@ -183,14 +176,14 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
 }
 
 /** A browser on observe's live page, in its own process: the page's URL split off the child's. */
-async function watchPage(child: BenchChild, children: BenchChild[]): Promise<{ url: string; cpu: () => number }> {
+async function watchPage(child: BenchChild, readers: EventReader[]): Promise<{ url: string; cpu: () => number }> {
   const [url, page] = child.url.split('|') as [string, string];
-  children.push(await startChild('reader', { OBSERVE_BENCH_EVENTS: `${page}/events` }));
+  readers.push(await startEventReader(`${page}/events`));
   return { url, cpu: child.cpu };
 }
 
 function startChild(
-  role: 'bare' | 'emulator' | 'proxy' | 'plain' | 'reader',
+  role: 'bare' | 'emulator' | 'proxy' | 'plain',
   env: Record<string, string> = {},
 ): Promise<BenchChild> {
   return startBenchChild(fileURLToPath(import.meta.url), role, { OBSERVE_BENCH_ROLE: role, ...env });
@@ -372,6 +365,7 @@ export default async function bench(): Promise<void> {
   buildDist();
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
   const children: BenchChild[] = [];
+  const readers: EventReader[] = [];
   const pages: Array<{ url: string; cpu: () => number }> = [];
   try {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
@@ -405,8 +399,8 @@ export default async function bench(): Promise<void> {
     if (answer.status !== 200) throw new Error(`the emulator answered ${answer.status}`);
     const bare = await start('bare', undefined, { OBSERVE_BENCH_ANSWER: await answer.text() });
     pages.push(
-      await watchPage(await start('proxy', bare), children),
-      await watchPage(await start('proxy', emulator), children),
+      await watchPage(await start('proxy', bare), readers),
+      await watchPage(await start('proxy', emulator), readers),
     );
     await measure(
       {
@@ -420,6 +414,7 @@ export default async function bench(): Promise<void> {
     );
   } finally {
     agent.destroy();
+    await Promise.all(readers.map((reader) => reader.stop()));
     await Promise.all(children.map((started) => started.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
