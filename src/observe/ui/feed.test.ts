@@ -226,5 +226,11 @@ describe('the scrubber of rows', () => {
     rows.text('/b');
     expect(rows.text(secretPath)).not.toContain(SECRET);
     expect(asked).toEqual([secretPath, '/a', '/b', secretPath]);
+
+    // A long path is scrubbed each time, never kept.
+    const long = `/callback?api_key=${SECRET}&pad=${'x'.repeat(600)}`;
+    expect(rows.text(long)).toBe(rows.text(long));
+    expect(rows.text(long)).not.toContain(SECRET);
+    expect(asked.filter((input) => input === long)).toHaveLength(3);
   });
 });

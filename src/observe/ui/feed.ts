@@ -61,6 +61,8 @@ interface Snapshot {
 
 /** Distinct paths whose scrubbed text a feed remembers at most (then it forgets them all and starts again). */
 const PATHS_REMEMBERED = 256;
+/** Longer texts are scrubbed each time, never remembered: what is remembered stays small (256 × 512 characters). */
+const LONGEST_REMEMBERED = 512;
 
 /**
  * `scrubber` with its text() remembered for up to `size` inputs: the same text always scrubs the
@@ -71,6 +73,7 @@ export function rememberingScrubber(scrubber: Scrubber, size: number): Scrubber 
   const known = new Map<string, string>();
   return {
     text(input) {
+      if (input.length > LONGEST_REMEMBERED) return scrubber.text(input);
       const seen = known.get(input);
       if (seen !== undefined) return seen;
       if (known.size >= size) known.clear();
