@@ -12,10 +12,11 @@ interface ParamsProblem {
   param?: string;
 }
 
-// Built on first use (an Ajv instance costs milliseconds to make); each check's schema is compiled
-// once, when an expectation naming it is first checked.
 /** How each check's parameter schema is compiled, here and by `npm run generate` (src/generated/suites.ts). */
 export const PARAMS_AJV_OPTIONS = { allErrors: true, strict: true } as const;
+
+// Built on first use (an Ajv instance costs milliseconds to make); each check's schema is compiled
+// once, when an expectation naming it is first checked.
 let ajv: Ajv2020 | undefined;
 let coercing: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
