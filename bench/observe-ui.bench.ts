@@ -27,6 +27,7 @@ import autocannon from 'autocannon';
 import type { ObservedExchange } from '../src/observe/exchange.js';
 import { startBenchChild, startEventReader, type BenchChild } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
+import { medianRound } from './median.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -157,7 +158,7 @@ async function throughput(urls: Record<keyof Round, string>): Promise<Round> {
       `    round ${round + 1}: plain proxy ${measured.plain.toFixed(0)} req/s, observe ${measured.proxy.toFixed(0)} req/s, observe --ui with a client ${measured.ui.toFixed(0)} req/s: ${(measured.ui / measured.plain).toFixed(2)}`,
     );
   }
-  return [...rounds].sort((a, b) => a.ui / a.plain - b.ui / b.plain)[Math.floor(ROUNDS / 2)]!;
+  return medianRound(rounds, (one) => one.ui / one.plain);
 }
 
 /** Heap used (MiB) after a full collection. */

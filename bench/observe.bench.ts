@@ -46,6 +46,7 @@ import type { ObserveKeys } from '../src/observe/exchange.js';
 import type { JudgePriority } from '../src/observe/judge-protocol.js';
 import { startBenchChild, startEventReader, type BenchChild, type EventReader } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
+import { medianRound } from './median.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -347,8 +348,7 @@ async function measure(
       );
     }
     // The median round's ratio: rounds alternate which route goes first, so drift hits both.
-    const ratioOf = (one: Round) => one.proxied.rps / one.plainly.rps;
-    const { plainly, proxied } = [...rounds].sort((x, y) => ratioOf(x) - ratioOf(y))[Math.floor(ROUNDS / 2)]!;
+    const { plainly, proxied } = medianRound(rounds, (one) => one.proxied.rps / one.plainly.rps);
     const ratio = proxied.rps / straight.rps;
     const ofPlain = proxied.rps / plainly.rps;
     const bad = (n: number) => (n > 0 ? `  [${n} answers not 2xx]` : '');
