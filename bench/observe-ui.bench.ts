@@ -28,6 +28,7 @@ import type { ObservedExchange } from '../src/observe/exchange.js';
 import { startBenchChild, startEventReader, type BenchChild } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
 import { medianRound } from './median.js';
+import { startPlainProxy } from './plain-proxy.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -45,26 +46,18 @@ async function child(role: Role): Promise<void> {
   const upstream = process.env.OBSERVE_BENCH_UPSTREAM!;
   let urls: string;
   let close: () => Promise<unknown>;
-  if (role === 'bare' || role === 'plain') {
-    const target = role === 'plain' ? new URL(upstream) : undefined;
-    const agent = new http.Agent({ keepAlive: true });
-    const server = http.createServer((req, res) => {
-      if (!target)
-        return void req
-          .resume()
-          .on('end', () =>
-            res.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER),
-          );
-      const forward = http.request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on('error', () => res.destroy());
-      req.pipe(forward);
-    });
+  if (role === 'plain') {
+    const plain = await startPlainProxy(upstream);
+    urls = plain.url;
+    close = plain.close;
+  } else if (role === 'bare') {
+    const server = http.createServer((req, res) =>
+      req
+        .resume()
+        .on('end', () =>
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER),
+        ),
+    );
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     urls = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => new Promise((done) => server.close(done));
