@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** CPU seconds (user + system) of a process so far, from /proc (Linux, clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) of a process so far, every thread, or of its main thread alone
+ * (`mainOnly`), from /proc (Linux, clock ticks of 10 ms).
+ */
+function cpuSeconds(pid: number, mainOnly = false): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const stat = mainOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+    const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;
@@ -16,6 +20,8 @@ export interface BenchChild {
   url: string;
   /** CPU seconds (user + system, every thread) the child used so far, from /proc (Linux); NaN elsewhere. */
   cpu(): number;
+  /** CPU seconds of its main thread alone (a server's event loop: for observe, the forwarding thread); NaN elsewhere. */
+  mainThreadCpu(): number;
   pid: number;
   stop(): Promise<void>;
 }
@@ -42,6 +48,7 @@ export function startBenchChild(file: string, role: string, env: Record<string, 
           url,
           pid: proc.pid ?? 0,
           cpu: () => cpuSeconds(proc.pid ?? 0),
+          mainThreadCpu: () => cpuSeconds(proc.pid ?? 0, true),
           stop: () => new Promise((done) => (proc.once('exit', () => done()), proc.kill('SIGTERM'))),
         });
     });

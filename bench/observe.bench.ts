@@ -19,6 +19,10 @@
  *   round; after each observe run the bench waits until observe is quiet (its judge has caught
  *   up), so no run pays for the one before. The median round's ratio is reported, with the CPU
  *   each proxy spent per request (/proc). Goal: observe ≥ 0.8× the plain proxy.
+ * - Forwarding thread's cost: in front of the bare upstream, at a fixed rate both proxies keep up
+ *   with, the CPU observe's forwarding thread spends per request ÷ the plain proxy's, median of
+ *   short alternating slices (`forwardingCost`). Where forwarding is the limit, throughput follows
+ *   it, and it drifts far less than throughput on a shared machine.
  *
  * The judge runs at its default priority (low) and share of a core (--judge-cpu, 25%);
  * OBSERVE_BENCH_PRIORITY=normal and OBSERVE_BENCH_SHARE=<0..1> change them. The browser reading
@@ -47,6 +51,7 @@ import type { JudgePriority } from '../src/observe/judge-protocol.js';
 import { startBenchChild, startEventReader, type BenchChild, type EventReader } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
 import { medianRound } from './median.js';
+import { startPlainProxy } from './plain-proxy.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -85,31 +90,7 @@ async function child(role: string): Promise<void> {
     url = emulator.url;
     close = () => emulator.close();
   } else if (role === 'plain') {
-    // The yardstick of issue 34: a plain node:http forwarding proxy (pipe in, pipe out, kept-alive
-    // upstream connections), no recording, no header work. What any proxy costs on this machine.
-    const upstream = new URL(process.env.OBSERVE_BENCH_UPSTREAM!);
-    const keepAlive = new http.Agent({ keepAlive: true });
-    const server = http.createServer((req, res) => {
-      const forward = http.request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-          agent: keepAlive,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on('error', () => res.destroy());
-      req.pipe(forward);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => new Promise((resolve) => server.close(() => resolve()));
+    ({ url, close } = await startPlainProxy(process.env.OBSERVE_BENCH_UPSTREAM!));
   } else {
     ({ url, close } = await observeChild());
   }
@@ -176,11 +157,14 @@ async function observeChild(): Promise<{ url: string; close: () => Promise<void>
   };
 }
 
+/** A route under load: its URL and the CPU its process (every thread, or the main one) has spent. */
+type Served = Pick<BenchChild, 'url' | 'cpu' | 'mainThreadCpu'>;
+
 /** A browser on observe's live page, in its own process: the page's URL split off the child's. */
-async function watchPage(child: BenchChild, readers: EventReader[]): Promise<{ url: string; cpu: () => number }> {
+async function watchPage(child: BenchChild, readers: EventReader[]): Promise<Served> {
   const [url, page] = child.url.split('|') as [string, string];
   readers.push(await startEventReader(`${page}/events`));
-  return { url, cpu: child.cpu };
+  return { url, cpu: child.cpu, mainThreadCpu: child.mainThreadCpu };
 }
 
 function startChild(
@@ -246,16 +230,50 @@ async function latency(urls: Record<Route, string>, body: string, apiKey: string
   return times;
 }
 
-async function throughput(url: string, body: string, apiKey: string): Promise<{ rps: number; non2xx: number }> {
+async function throughput(
+  url: string,
+  body: string,
+  apiKey: string,
+  fixed?: { rate: number; seconds: number },
+): Promise<{ rps: number; non2xx: number; total: number }> {
   const result = await autocannon({
     url: `${url}${ENERGY}`,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration: fixed?.seconds ?? DURATION_S,
+    ...(fixed ? { overallRate: fixed.rate } : {}),
     method: 'POST',
     body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': apiKey },
   });
-  return { rps: result.requests.average, non2xx: result.non2xx + result.errors };
+  return { rps: result.requests.average, non2xx: result.non2xx + result.errors, total: result.requests.total };
+}
+
+/** Slices of the fixed-rate comparison, the plain proxy and observe alternating (OBSERVE_BENCH_COST_SLICES). */
+const COST_SLICES = Number(process.env.OBSERVE_BENCH_COST_SLICES ?? 9);
+const COST_SLICE_S = 2;
+
+/**
+ * CPU of observe's forwarding thread per request ÷ the plain proxy's (its only busy thread), at a
+ * fixed rate both keep up with (half what observe forwarded at saturation), in short slices that
+ * alternate, which goes first turning each time; the median slice's ratio. When forwarding is what
+ * limits observe (in front of the bare upstream it is), the throughput ratio follows this one:
+ * 0.8× the plain proxy's requests a second needs it at 1.25 or less. It moves far less with this
+ * machine's drift than throughput does. What the judge's thread spends is not in it; answers the
+ * judge sends back while a slice runs are.
+ */
+async function forwardingCost(plain: Served, observe: Served, rate: number, body: string, apiKey: string) {
+  const slices: Array<{ plain: number; observe: number }> = [];
+  for (let slice = 0; slice < COST_SLICES; slice++) {
+    const spent = { plain: 0, observe: 0 };
+    for (const name of slice % 2 === 0 ? (['plain', 'observe'] as const) : (['observe', 'plain'] as const)) {
+      const route = name === 'plain' ? plain : observe;
+      const before = route.mainThreadCpu();
+      const { total } = await throughput(route.url, body, apiKey, { rate, seconds: COST_SLICE_S });
+      spent[name] = ((route.mainThreadCpu() - before) * 1e6) / Math.max(1, total);
+    }
+    slices.push(spent);
+  }
+  return medianRound(slices, (one) => one.observe / one.plain);
 }
 
 /**
@@ -287,12 +305,12 @@ interface Round {
 /** One round: the plain proxy and observe, one after the other (`plainFirst` says which first). */
 async function compareOnce(
   plain: BenchChild,
-  observe: { url: string; cpu: () => number },
+  observe: Served,
   plainFirst: boolean,
   body: string,
   apiKey: string,
 ): Promise<Round> {
-  const run = async (route: { url: string; cpu: () => number }): Promise<Measured> => {
+  const run = async (route: Served): Promise<Measured> => {
     const before = route.cpu();
     const result = await throughput(route.url, body, apiKey);
     const cpuMicros = ((route.cpu() - before) * 1e6) / Math.max(1, result.rps * DURATION_S);
@@ -313,7 +331,7 @@ async function measure(
   children: {
     bare: BenchChild;
     emulator: BenchChild;
-    observe: Record<'bare' | 'emulator', { url: string; cpu: () => number }>;
+    observe: Record<'bare' | 'emulator', Served>;
     plain: Record<'bare' | 'emulator', BenchChild>;
   },
   body: string,
@@ -358,6 +376,12 @@ async function measure(
     console.log(
       `  ${''.padEnd(27)} observe/plain proxy=${ofPlain.toFixed(2)} (goal >= 0.8: ${ofPlain >= 0.8 ? 'met' : 'NOT met'})  observe/direct=${ratio.toFixed(2)}`,
     );
+    if (side !== 'bare') continue;
+    const rate = Math.max(500, Math.round(proxied.rps / 2));
+    const cost = await forwardingCost(children.plain.bare, children.observe.bare, rate, body, apiKey);
+    console.log(
+      `  forwarding thread's CPU per request at ${rate} req/s (median of ${COST_SLICES} alternating ${COST_SLICE_S} s slices): plain proxy ${cost.plain.toFixed(0)} µs, observe ${cost.observe.toFixed(0)} µs: ${(cost.observe / cost.plain).toFixed(2)}× (0.8× throughput needs <= 1.25×)`,
+    );
   }
 }
 
@@ -366,7 +390,7 @@ export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wc-observe-bench-'));
   const children: BenchChild[] = [];
   const readers: EventReader[] = [];
-  const pages: Array<{ url: string; cpu: () => number }> = [];
+  const pages: Array<Served> = [];
   try {
     const { configPath } = initEmulatorDir(dir, { bits: 2048, store: ':memory:', port: 0 });
     const merchant = loadEmulatorConfig(configPath).merchants[0]!;
