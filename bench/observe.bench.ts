@@ -255,11 +255,12 @@ const COST_SLICE_S = 2;
 /**
  * CPU of observe's forwarding thread per request ÷ the plain proxy's (its only busy thread), at a
  * fixed rate both keep up with (half what observe forwarded at saturation), in short slices that
- * alternate, which goes first turning each time; the median slice's ratio. When forwarding is what
- * limits observe (in front of the bare upstream it is), the throughput ratio follows this one:
- * 0.8× the plain proxy's requests a second needs it at 1.25 or less. It moves far less with this
- * machine's drift than throughput does. What the judge's thread spends is not in it; answers the
- * judge sends back while a slice runs are.
+ * alternate, which goes first turning each time; the median slice's ratio. Where the forwarding
+ * thread alone limits observe, the throughput ratio follows this one: 0.8× the plain proxy's
+ * requests a second needs it at 1.25 or less (on a machine whose cores the judge's thread and the
+ * load share too, throughput falls further). It moves far less with this machine's drift than
+ * throughput does. What the judge's thread spends is not in it; answers the judge sends back
+ * while a slice runs are.
  */
 async function forwardingCost(plain: Served, observe: Served, rate: number, body: string, apiKey: string) {
   const slices: Array<{ plain: number; observe: number }> = [];
