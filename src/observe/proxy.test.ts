@@ -177,11 +177,15 @@ describe('the observe proxy', () => {
     expect(seen!.method).toBe('POST');
     expect(seen!.url).toBe('/gw/api/v1/api/order/getEnergyMaxCount?trace=a%2Bb');
     expect(seen!.body.equals(FORM)).toBe(true);
-    // Host names the upstream; everything else as sent, in order; the client's keep-alive Connection is not passed on, nothing is added.
+    // Host names the upstream; everything else as sent, in order; the client's keep-alive Connection
+    // is not passed on, and the upstream connection's own is undici's, as are the framing headers'
+    // lower-case names (decision 0122); nothing is added.
     const { port } = new URL(service.url);
     expect(seen!.rawHeaders).toEqual([
-      'Host',
+      'host',
       `127.0.0.1:${port}`,
+      'connection',
+      'keep-alive',
       'Content-Type',
       'application/x-www-form-urlencoded',
       'X-API-KEY',
@@ -190,10 +194,8 @@ describe('the observe proxy', () => {
       'one',
       'X-Repeat',
       'two',
-      'Content-Length',
+      'content-length',
       String(FORM.length),
-      'Connection',
-      'keep-alive',
     ]);
 
     expect(answer.status).toBe(201);

@@ -1,7 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP, type AddressInfo } from 'node:net';
-import type { Readable, Writable } from 'node:stream';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
 import { defaultNetwork, trustedCa, type NetworkConfig } from '../net/network-config.js';
 import { createWebServer, type ServerTls } from '../net/server-tls.js';
 import { describeTlsFailure } from '../net/tls-failure.js';
@@ -20,8 +20,10 @@ import type { ObservedExchange, ObservedMessage } from './exchange.js';
  * phrase, headers and body. What a proxy must change it changes: the hop-by-hop headers of RFC 9110
  * §7.6.1 (Connection and the headers it names, Keep-Alive, Transfer-Encoding, TE, Trailer,
  * Upgrade, Proxy-*) are the connection's, not the message's, and `Host` names the upstream (as a
- * gateway's does); `Expect` is answered by the proxy itself. Nothing is added (no Via, no
- * X-Forwarded-*).
+ * gateway's does); `Expect` is answered by the proxy itself. Nothing else is added (no Via, no
+ * X-Forwarded-*). Upstream, undici writes `Host`, `Content-Length` (value and place kept) and its
+ * connection's `connection: keep-alive` in lower case: field names are case-insensitive (RFC 9110
+ * §5.1), and it is the price of its client (decision 0122).
  */
 
 /** One listener: where it listens, what it forwards to, which direction its traffic is. */
@@ -169,21 +171,29 @@ export function upstreamPath(base: URL, requestTarget: string): string {
   return `${prefix}${target.startsWith('/') ? '' : '/'}${target}`;
 }
 
-function agentsFor(network: NetworkConfig): { http: http.Agent; https: https.Agent } {
+/**
+ * The upstream connections: undici's dispatcher (Node's own HTTP client, maintained by the Node.js
+ * project). On the forwarding thread it costs about two thirds of what node:http's client does
+ * per request (decision 0122). Idle connections are closed after 4 s, before a server's usual
+ * 5 s keep-alive, so a request is rarely sent on a connection the upstream is closing; undici's
+ * own header and body timers are off, the exchange's deadline (--upstream-timeout) is the one
+ * that counts, and a connection attempt outlives it, so a silent upstream is a 504 as before.
+ */
+function dispatcherFor(network: NetworkConfig, timeoutMs: number): Agent {
   const ca = trustedCa(network.tls);
-  // Idle upstream connections are closed after 4 s, before a server's usual 5 s keep-alive, so a
-  // request is rarely sent on a connection the upstream is closing.
-  const common = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
-  return {
-    http: new http.Agent(common),
-    https: new https.Agent({
-      ...common,
+  return new Agent({
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 4_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: {
+      timeout: timeoutMs + 1_000,
       rejectUnauthorized: !network.tls.insecure,
       ...(ca ? { ca } : {}),
       ...(network.tls.cert ? { cert: network.tls.cert } : {}),
       ...(network.tls.key ? { key: network.tls.key } : {}),
-    }),
-  };
+    },
+  });
 }
 
 /** What relaying an answer needs of its exchange. */
@@ -197,49 +207,95 @@ interface RelayContext {
 }
 
 /**
- * Passes a body on by hand rather than piped (fewer listeners per exchange), with pipe's
- * back-pressure, recording each chunk; nothing is written once `sink` is gone (or when there is
- * none: the upstream request could not be opened, the client left).
+ * Passes a request body on by hand rather than piped (fewer listeners per exchange), with pipe's
+ * back-pressure, recording each chunk; it is read whole even once `sink` is gone, so the record
+ * holds the request the client sent whatever became of the upstream.
  */
-function passOn(source: Readable, sink: Writable | undefined, body: BodyRecorder): void {
+function passOn(source: Readable, sink: Writable, body: BodyRecorder): void {
   source.on('data', (chunk: Buffer) => {
     body.add(chunk);
-    if (sink && !sink.destroyed && !sink.write(chunk)) source.pause();
+    if (!sink.destroyed && !sink.write(chunk)) source.pause();
   });
-  sink?.on('drain', () => source.resume());
+  sink.on('drain', () => source.resume());
   source.once('end', () => {
-    if (sink && !sink.destroyed) sink.end();
+    if (!sink.destroyed) sink.end();
   });
 }
 
-/** Passes the upstream's answer to the client unchanged (but for observe's own header) and records it once it has left. */
-function relayAnswer(upstream: http.IncomingMessage, res: http.ServerResponse, context: RelayContext): void {
+/** A raw header list as text, whichever form undici gives it in (Latin-1 keeps every byte, as node:http does). */
+function headerTexts(raw: ReadonlyArray<Buffer | string>): string[] {
+  return raw.map((item) => (typeof item === 'string' ? item : item.toString('latin1')));
+}
+
+/** Why the upstream request failed, in one line: the TLS failure worded, or the error's code and message. */
+function upstreamFailure(target: URL, error: Error & { code?: string }): string {
+  if (error.code === 'UND_ERR_INVALID_ARG') return `cannot send to ${target.origin}: ${error.message}`;
+  const tls = target.protocol === 'https:' ? describeTlsFailure(error, target.host) : undefined;
+  return tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`;
+}
+
+/**
+ * undici's handler of one upstream request: passes the answer to the client unchanged (but for
+ * observe's own header) with back-pressure, records it once it has left, and words a failure.
+ * The request is never sent again, not even after a reused connection's reset: the upstream may
+ * have read it and acted on it (one order reaching the service twice). The client decides.
+ */
+function answerRelay(
+  target: URL,
+  res: http.ServerResponse,
+  state: Crossing,
+  context: RelayContext,
+): Dispatcher.DispatchHandler {
   const { origin, record, fail } = context;
   const responseBody = new BodyRecorder(context.cap);
-  const responseHeaders = readHeaders(upstream.rawHeaders, OWN_HEADERS);
-  const answer = () => ({
-    response: { status: upstream.statusCode ?? 0, ...responseBody.message(responseHeaders.flat) },
-  });
-  upstream.on('aborted', () => fail(502, `${origin} cut its answer off after ${responseBody.bytes().length} bytes`));
-  upstream.on('error', (error) => fail(502, `${origin} failed during its answer: ${error.message}`));
-  if (context.clientGone()) {
-    passOn(upstream, undefined, responseBody);
-    upstream.on('end', () => record(answer()));
-    return;
-  }
-  res.sendDate = false;
-  try {
-    // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
-    res.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, responseHeaders.endToEnd);
-  } catch (error) {
-    return fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
-  }
-  res.once('finish', () => record(answer()));
-  passOn(upstream, res, responseBody);
-  // The client left while the answer was on its way: finish reading it for the record.
-  res.once('close', () => {
-    if (!res.writableFinished && context.clientGone()) upstream.on('end', () => record(answer())).resume();
-  });
+  let answered: { status: number; headers: Record<string, string> } | undefined;
+  const answer = () => ({ response: { status: answered!.status, ...responseBody.message(answered!.headers) } });
+  return {
+    onConnect(abort) {
+      // The exchange ended (its deadline, its client) before a connection was free: nothing is sent.
+      if (state.finished) return abort();
+      state.abort = abort;
+    },
+    onHeaders(status, rawHeaders, resume, statusText) {
+      // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
+      const headers = readHeaders(headerTexts(rawHeaders as Array<Buffer | string>), OWN_HEADERS);
+      answered = { status, headers: headers.flat };
+      if (context.clientGone()) return true;
+      res.sendDate = false;
+      try {
+        res.writeHead(status, statusText, headers.endToEnd);
+      } catch (error) {
+        fail(502, `${origin} answered a header the proxy cannot pass on: ${(error as Error).message}`);
+        return false;
+      }
+      res.once('finish', () => record(answer()));
+      res.on('drain', () => resume());
+      // The client left while the answer was on its way: the rest is read for the record.
+      res.once('close', () => {
+        if (!res.writableFinished && context.clientGone()) resume();
+      });
+      return true;
+    },
+    onData(chunk) {
+      responseBody.add(chunk);
+      if (context.clientGone() || res.destroyed) return true;
+      return res.write(chunk);
+    },
+    onComplete() {
+      if (context.clientGone() || res.destroyed) record(answer());
+      else res.end();
+    },
+    onError(error: Error & { code?: string }) {
+      if (state.finished) return;
+      if (!answered) return fail(502, upstreamFailure(target, error));
+      fail(
+        502,
+        error.code === 'UND_ERR_SOCKET'
+          ? `${origin} cut its answer off after ${responseBody.bytes().length} bytes`
+          : `${origin} failed during its answer: ${error.message}`,
+      );
+    },
+  };
 }
 
 /** The proxy's own answer to a failed upstream. Its body names no upstream (an internal address is not the client's business): the record holds the details. */
@@ -251,27 +307,6 @@ function answerGatewayFailure(res: http.ServerResponse, gatewayStatus: 502 | 504
     [OBSERVE_HEADER]: 'upstream-failed',
   });
   res.end(text);
-}
-
-/** The request to the upstream (throws on what node:http refuses to send). */
-function openUpstream(
-  target: URL,
-  method: string,
-  path: string,
-  headers: string[],
-  agents: { http: http.Agent; https: https.Agent },
-): http.ClientRequest {
-  const secure = target.protocol === 'https:';
-  const hostname = target.hostname.replace(/^\[|\]$/g, '');
-  return (secure ? https : http).request({
-    host: hostname,
-    port: Number(target.port || (secure ? 443 : 80)),
-    method,
-    path,
-    headers,
-    agent: secure ? agents.https : agents.http,
-    ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
-  });
 }
 
 /**
@@ -301,7 +336,7 @@ function recorder(options: Pick<ObserveProxyOptions, 'onExchange' | 'onError'>) 
 
 /** What forwarding one exchange needs of the proxy. */
 interface Forwarding {
-  agents: { http: http.Agent; https: https.Agent };
+  dispatcher: Agent;
   /** An upstream's base URL parsed (once per upstream, not per request). */
   upstreamUrl: (base: string) => URL;
   timeoutMs: number;
@@ -319,7 +354,8 @@ interface Crossing {
    * so its answer is still awaited and recorded (with `clientGone`), just not delivered.
    */
   clientGone: boolean;
-  current?: http.ClientRequest;
+  /** Ends the upstream request (undici gives it once a connection is had). */
+  abort?: () => void;
   deadline?: NodeJS.Timeout;
 }
 
@@ -364,12 +400,14 @@ function forward(
   };
   const gatewayFailure = (gatewayStatus: 502 | 504, message: string) => {
     if (state.finished) return;
-    state.current?.destroy();
     // With the client gone there is nobody to answer: only the record. With part of the answer out
     // already, the connection is cut, as a gateway does, so no one takes half an answer for a whole one.
     if (!state.clientGone && !res.headersSent) answerGatewayFailure(res, gatewayStatus);
     else if (!state.clientGone) res.destroy();
     record({ upstreamError: { message, gatewayStatus } });
+    // Ended after the record: the upstream request's own failure (undici reports the abort) then
+    // finds the exchange finished.
+    state.abort?.();
   };
   state.deadline = setTimeout(
     () =>
@@ -389,9 +427,11 @@ function forward(
     record,
     fail: gatewayFailure,
   };
-  sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res);
   req.on('end', () => (state.requestEnded = true));
-  passOn(req, state.current, requestBody);
+  sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res, {
+    req,
+    recorded: requestBody,
+  });
 }
 
 /**
@@ -406,33 +446,39 @@ function abandon(state: Crossing, settle: () => void): void {
   }
   state.finished = true;
   clearTimeout(state.deadline);
-  state.current?.destroy();
+  state.abort?.();
   settle();
 }
 
-/** Opens the upstream request; its answer is relayed, its failure answered. */
+/**
+ * Opens the upstream request; its answer is relayed, its failure answered. The body is read as it
+ * comes and recorded whatever the upstream does; a request without one (no Content-Length, no
+ * Transfer-Encoding) goes on without one, where a body stream would have undici frame it as chunked.
+ */
 function sendUpstream(
   context: Forwarding,
   request: { target: URL; method: string; path: string; endToEnd: string[] },
   state: Crossing,
   relay: RelayContext,
   res: http.ServerResponse,
+  body: { req: http.IncomingMessage; recorded: BodyRecorder },
 ): void {
   const { target } = request;
-  const headers = ['Host', target.host, ...request.endToEnd];
-  try {
-    state.current = openUpstream(target, request.method, upstreamPath(target, request.path), headers, context.agents);
-  } catch (error) {
-    return relay.fail(502, `cannot send to ${target.origin}: ${(error as Error).message}`);
-  }
-  state.current.on('response', (upstream: http.IncomingMessage) => relayAnswer(upstream, res, relay));
-  state.current.on('error', (error: NodeJS.ErrnoException) => {
-    if (state.finished) return;
-    // Never sent again, not even on a reused connection's reset: the upstream may have read the
-    // request and acted on it (one order reaching the service twice). The client decides.
-    const tls = target.protocol === 'https:' ? describeTlsFailure(error, target.host) : undefined;
-    relay.fail(502, tls ?? `${target.origin} failed: ${`${error.code ?? ''} ${error.message}`.trim()}`);
-  });
+  const { req, recorded } = body;
+  const framed = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  const sink = framed ? new PassThrough() : undefined;
+  if (sink) passOn(req, sink, recorded);
+  else req.resume();
+  context.dispatcher.dispatch(
+    {
+      origin: target.origin,
+      method: request.method,
+      path: upstreamPath(target, request.path),
+      headers: ['Host', target.host, ...request.endToEnd],
+      body: sink ?? null,
+    },
+    answerRelay(target, res, state, relay),
+  );
 }
 
 /** The listeners: every server listening (all or none: one that cannot listen closes the others and rejects with its error). */
@@ -501,13 +547,14 @@ class InFlight {
 
 /** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
 export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
-  const agents = agentsFor(options.network ?? defaultNetwork());
+  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const dispatcher = dispatcherFor(options.network ?? defaultNetwork(), timeoutMs);
   const records = recorder(options);
   const parsed = new Map<string, URL>();
   const context: Forwarding = {
-    agents,
+    dispatcher,
     upstreamUrl: (base) => parsed.get(base) ?? parsed.set(base, new URL(base)).get(base)!,
-    timeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    timeoutMs,
     cap: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
     now: options.now ?? Date.now,
     emit: records.emit,
@@ -515,12 +562,10 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
   const inFlight = new InFlight();
   const handler = (listener: ProxyListener) => (req: http.IncomingMessage, res: http.ServerResponse) =>
     forward(context, listener, req, res, inFlight.begin());
-  const destroyAgents = () => {
-    agents.http.destroy();
-    agents.https.destroy();
-  };
-  const { servers, addresses } = await listen(options.listeners, handler).catch((error: unknown) => {
-    destroyAgents();
+  // What still runs upstream at the end is cut: its exchange was counted as cut already.
+  const destroyDispatcher = () => dispatcher.destroy().catch(() => undefined);
+  const { servers, addresses } = await listen(options.listeners, handler).catch(async (error: unknown) => {
+    await destroyDispatcher();
     throw error;
   });
   return {
@@ -535,7 +580,7 @@ export async function startObserveProxy(options: ObserveProxyOptions): Promise<O
       records.stop();
       for (const server of servers) server.closeAllConnections();
       await closed;
-      destroyAgents();
+      await destroyDispatcher();
       return { cut };
     },
   };
