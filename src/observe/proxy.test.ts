@@ -355,6 +355,21 @@ describe('the observe proxy', () => {
     expect(exchange!.request.bodyBase64).toBe(Buffer.from('abc').toString('base64'));
   });
 
+  it('passes over an interim 1xx answer and relays the final one', async () => {
+    const service = await upstream((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}');
+    });
+    const judge = recordingJudge();
+    const observe = await proxy([{ upstream: service.url }], judge);
+    const answer = await request(`${observe.addresses[0]!.url}/api/v1/api/order/getEnergyMaxCount`, { body: FORM });
+    expect(answer.status).toBe(200);
+    expect(answer.body.toString()).toBe('{"code":0}');
+    const [exchange] = await judged(judge, 1);
+    expect(exchange!.response?.status).toBe(200);
+    expect(Buffer.from(exchange!.response!.bodyBase64, 'base64').toString()).toBe('{"code":0}');
+  });
+
   it('answers 504 when the upstream gives no answer within --upstream-timeout', async () => {
     const held: http.ServerResponse[] = [];
     const silent = await upstream((_req, res) => void held.push(res));

@@ -257,6 +257,8 @@ function answerRelay(
       state.abort = abort;
     },
     onHeaders(status, rawHeaders, resume, statusText) {
+      // An interim answer (1xx) is the connection's: node:http's server sends its own 100 Continue.
+      if (status < 200) return true;
       // The failure header is observe's own: an upstream's copy would pass its answer off as observe's.
       const headers = readHeaders(headerTexts(rawHeaders as Array<Buffer | string>), OWN_HEADERS);
       answered = { status, headers: headers.flat };
@@ -431,6 +433,7 @@ function forward(
   sendUpstream(context, { target, method, path, endToEnd: requestHeaders.endToEnd }, state, relay, res, {
     req,
     recorded: requestBody,
+    headers: requestHeaders.flat,
   });
 }
 
@@ -461,11 +464,11 @@ function sendUpstream(
   state: Crossing,
   relay: RelayContext,
   res: http.ServerResponse,
-  body: { req: http.IncomingMessage; recorded: BodyRecorder },
+  body: { req: http.IncomingMessage; recorded: BodyRecorder; headers: Record<string, string> },
 ): void {
   const { target } = request;
-  const { req, recorded } = body;
-  const framed = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  const { req, recorded, headers } = body;
+  const framed = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
   const sink = framed ? new PassThrough() : undefined;
   if (sink) passOn(req, sink, recorded);
   else req.resume();
