@@ -199,7 +199,6 @@ function dispatcherFor(network: NetworkConfig, timeoutMs: number): Agent {
 /** What relaying an answer needs of its exchange. */
 interface RelayContext {
   cap: number;
-  origin: string;
   /** The client left after sending its whole request: the answer is read for the record only. */
   clientGone: () => boolean;
   record: (outcome: Pick<ObservedExchange, 'response'>) => void;
@@ -246,7 +245,8 @@ function answerRelay(
   state: Crossing,
   context: RelayContext,
 ): Dispatcher.DispatchHandler {
-  const { origin, record, fail } = context;
+  const { origin } = target;
+  const { record, fail } = context;
   const responseBody = new BodyRecorder(context.cap);
   let answered: { status: number; headers: Record<string, string> } | undefined;
   const answer = () => ({ response: { status: answered!.status, ...responseBody.message(answered!.headers) } });
@@ -424,7 +424,6 @@ function forward(
   });
   const relay: RelayContext = {
     cap: context.cap,
-    origin: target.origin,
     clientGone: () => state.clientGone,
     record,
     fail: gatewayFailure,
