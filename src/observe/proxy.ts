@@ -8,6 +8,7 @@ import { describeTlsFailure } from '../net/tls-failure.js';
 import { classify } from './classify.js';
 import { DEFAULT_MAX_RECORDED_BODY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import type { ObservedExchange, ObservedMessage } from './exchange.js';
+import { keepExchangesYoung } from './young-heap.js';
 
 /**
  * The forwarding half of `wallet-conformance observe`: listeners that pass every request to an
@@ -549,6 +550,7 @@ class InFlight {
 
 /** Starts every listener (all or none: one that cannot listen closes the others and rejects with its error). */
 export async function startObserveProxy(options: ObserveProxyOptions): Promise<ObserveProxy> {
+  keepExchangesYoung();
   const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   const dispatcher = dispatcherFor(options.network ?? defaultNetwork(), timeoutMs);
   const records = recorder(options);
