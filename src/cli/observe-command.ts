@@ -100,7 +100,7 @@ function addRunOptions(command: Command): void {
     )
     .option(
       '--judge-cpu <percent>',
-      `the share of one core the judge may spend judging, 1 to 100 (default ${DEFAULT_JUDGE_CPU_PERCENT}): past it, exchanges are shed and counted as not judged; forwarding never waits`,
+      `the share of one core the judge may spend judging, 1 to 100 (default ${DEFAULT_JUDGE_CPU_PERCENT}; a tenth of it while forwarding keeps its thread half busy): past it, exchanges are shed and counted as not judged; forwarding never waits`,
     )
     .option(
       '--upstream-timeout <seconds>',

@@ -41,6 +41,55 @@ export interface JudgeThreadData {
   priority: JudgePriority;
   /** The share of one core's time the thread may spend judging (0 < share ≤ 1; 1: no limit). */
   cpuShare?: number;
+  /**
+   * The forwarding thread's stat file in /proc (Linux), read to see how busy forwarding is: while
+   * it keeps that thread busy, a judge at low priority takes a tenth of its share (`shareNow`).
+   */
+  forwardingStat?: string;
+}
+
+/** Forwarding this busy (its thread's CPU time ÷ wall time) or more is a heavy load: the judge steps back. */
+const FORWARDING_BUSY = 0.5;
+/** The part of its share the judge keeps while forwarding is busy. */
+const SHARE_WHILE_FORWARDING_BUSY = 0.1;
+/** The shortest window the forwarding thread's load is measured over (its CPU clock ticks in 10 ms). */
+const BUSY_WINDOW_MS = 250;
+
+/**
+ * The judge's share now: all of `share` while forwarding is light (or its load is unknown), a tenth
+ * of it while forwarding keeps its thread at least half busy. On a machine whose cores the proxy,
+ * its load and its upstream share, a judge at nice 19 still slows forwarding (decision 0124).
+ *
+ * @example shareNow(0.25, 0.8) // 0.025
+ */
+export function shareNow(share: number, forwardingBusy: number | undefined): number {
+  return forwardingBusy !== undefined && forwardingBusy >= FORWARDING_BUSY
+    ? share * SHARE_WHILE_FORWARDING_BUSY
+    : share;
+}
+
+/**
+ * How busy a thread has been: fed its CPU time (ms) now and then, it gives the CPU time ÷ wall time
+ * over the last window of at least 250 ms, the last such figure between windows, and undefined
+ * before the first window closes or when the CPU time cannot be read.
+ */
+export class BusyMeter {
+  #since: { at: number; cpu: number } | undefined;
+  #busy: number | undefined;
+
+  sample(now: number, cpuMs: number | undefined): number | undefined {
+    if (cpuMs === undefined) {
+      this.#since = undefined;
+      this.#busy = undefined;
+      return undefined;
+    }
+    if (!this.#since) this.#since = { at: now, cpu: cpuMs };
+    else if (now - this.#since.at >= BUSY_WINDOW_MS) {
+      this.#busy = (cpuMs - this.#since.cpu) / (now - this.#since.at);
+      this.#since = { at: now, cpu: cpuMs };
+    }
+    return this.#busy;
+  }
 }
 
 /** The longest rest the share asks for at once (after one very large exchange): a report asked for waits no longer. */

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../platform/worker-thread.js';
 import type { ObserveFinding, ObserveResult, ObservedExchange } from './exchange.js';
@@ -59,6 +60,15 @@ const MAX_BATCHES_POSTED = 2;
 /** Exchanges in one batch, at most: one structured clone stays short on the forwarding thread. */
 const MAX_BATCH = 64;
 
+/** This thread's stat file in /proc (Linux: the thread that forwards starts the judge), else undefined. */
+function thisThreadStat(): string | undefined {
+  try {
+    return `/proc/${readlinkSync('/proc/thread-self')}/stat`;
+  } catch {
+    return undefined;
+  }
+}
+
 function sizeOf(exchange: ObservedExchange): number {
   return exchange.request.bodyBase64.length + (exchange.response?.bodyBase64.length ?? 0);
 }
@@ -116,14 +126,21 @@ export class JudgeQueue {
   /** A queue in front of a new judge thread holding a judge made with `judge`. */
   static start(
     judge: JudgeOptions,
-    options: JudgeQueueOptions & { priority?: JudgePriority; cpuShare?: number },
+    options: JudgeQueueOptions & {
+      priority?: JudgePriority;
+      cpuShare?: number;
+      /** The stat file of the thread whose load the judge yields to (default: this thread's, which forwards). */
+      forwardingStat?: string;
+    },
   ): JudgeQueue {
     const stop = new SharedArrayBuffer(4);
+    const forwardingStat = options.forwardingStat ?? thisThreadStat();
     const data: JudgeThreadData = {
       options: judge,
       stop,
       priority: options.priority ?? 'low',
       ...(options.cpuShare !== undefined ? { cpuShare: options.cpuShare } : {}),
+      ...(forwardingStat ? { forwardingStat } : {}),
     };
     const worker: Worker = startWorkerThread(new URL('./judge-worker.js', import.meta.url), data);
     return new JudgeQueue(worker, new Int32Array(stop), options);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LosslessNumber, stringifyExact } from '../core/exact-json.js';
 import { observeJudgeOptions, sealedDelivery } from '../../test/support/observe-exchanges.js';
@@ -60,4 +63,45 @@ describe('the judge on its own thread', () => {
     expect(queue.notJudged).toBe(0);
     expect(result.exchanges).toBe(100);
   }, 90_000);
+
+  it('steps back to a tenth of its share while the forwarding thread is busy', async () => {
+    // Two judges side by side, alike but for what they read of forwarding's load: a stat file in
+    // /proc's form, one advancing at a whole core (busy), one still. A loaded machine slows both alike.
+    const dir = mkdtempSync(join(tmpdir(), 'wc-judge-busy-'));
+    const stat = (name: string, ticks: number) =>
+      writeFileSync(
+        join(dir, name),
+        `1 (node) R ${Array.from({ length: 40 }, (_, i) => (i === 10 ? ticks : 0)).join(' ')}\n`,
+      );
+    stat('busy', 0);
+    stat('idle', 0);
+    const started = performance.now();
+    const ticking = setInterval(() => stat('busy', Math.floor((performance.now() - started) / 10)), 20);
+    const base = delivery(1, 't-0', '{"errCode":0,"message":""}', 1_000);
+    const queues = ['busy', 'idle'].map((name) =>
+      JudgeQueue.start(observeJudgeOptions(), {
+        onFindings: () => undefined,
+        onError: () => undefined,
+        cpuShare: 0.25,
+        forwardingStat: join(dir, name),
+      }),
+    );
+    try {
+      await Promise.all(queues.map((queue) => queue.ready()));
+      for (const queue of queues)
+        for (let seq = 1; seq <= 10_000; seq++)
+          queue.submit({ ...base, seq, startedAt: seq * 40_000, endedAt: seq * 40_000 + 1 });
+      const [busy, idle] = queues as [JudgeQueue, JudgeQueue];
+      const judged = (queue: JudgeQueue) => 10_000 - queue.pending;
+      // Until the judge beside a still forwarding thread has judged a thousand (at most 30 s).
+      while (judged(idle) < 1_000 && performance.now() - started < 30_000)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(judged(idle)).toBeGreaterThanOrEqual(1_000);
+      expect(judged(busy)).toBeLessThan(judged(idle) / 2);
+    } finally {
+      clearInterval(ticking);
+      await Promise.all(queues.map((queue) => queue.close({ deadline: Date.now() })));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -7,8 +7,10 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createJudge } from './judge.js';
 import {
+  BusyMeter,
   judgeServer,
   restAfter,
+  shareNow,
   STOP,
   type JudgeAnswer,
   type JudgeRequest,
@@ -30,18 +32,22 @@ const serve = judgeServer(createJudge(data.options), stop);
 const share = data.cpuShare ?? 1;
 
 /**
- * CPU time this thread has used (ms): on Linux from /proc/thread-self/stat (clock ticks of 10 ms,
- * summed over many batches); elsewhere undefined, and wall time stands in (more than the CPU time
- * on a busy machine, so the thread rests longer, never shorter).
+ * CPU time a thread has used (ms), from its stat file in /proc (Linux; clock ticks of 10 ms, right
+ * summed over many batches); elsewhere undefined. For this thread, wall time then stands in (more
+ * than the CPU time on a busy machine, so the thread rests longer, never shorter).
  */
-function threadCpuMs(): number | undefined {
+function threadCpuMs(stat = '/proc/thread-self/stat'): number | undefined {
   try {
-    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return undefined;
   }
 }
+
+/** How busy forwarding is: read only where a low-priority judge steps back for it. */
+const forwarding = data.priority === 'low' && data.forwardingStat ? data.forwardingStat : undefined;
+const forwardingLoad = new BusyMeter();
 
 /** Until when the thread rests to stay within its share (ms on performance.now's clock). */
 let restUntil = 0;
@@ -56,6 +62,7 @@ parentPort!.on('message', (request: JudgeRequest) => {
   const now = performance.now();
   const cpuAfter = cpuBefore === undefined ? undefined : threadCpuMs();
   const spent = cpuBefore === undefined || cpuAfter === undefined ? now - wallBefore : cpuAfter - cpuBefore;
-  restUntil = restAfter(restUntil, spent, now, share);
+  const busy = forwarding ? forwardingLoad.sample(now, threadCpuMs(forwarding)) : undefined;
+  restUntil = restAfter(restUntil, spent, now, shareNow(share, busy));
 });
 parentPort!.postMessage({ kind: 'ready' } satisfies JudgeAnswer);
