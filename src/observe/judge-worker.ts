@@ -32,8 +32,8 @@ const serve = judgeServer(createJudge(data.options), stop);
 const share = data.cpuShare ?? 1;
 
 /**
- * CPU time a thread has used (ms), from its stat file in /proc (Linux; clock ticks of 10 ms, right
- * summed over many batches); elsewhere undefined. For this thread, wall time then stands in (more
+ * CPU time a thread has used (ms), from its stat file in /proc (Linux; clock ticks of 10 ms, coarse
+ * for one batch and right over many); elsewhere undefined. For this thread, wall time then stands in (more
  * than the CPU time on a busy machine, so the thread rests longer, never shorter).
  */
 function threadCpuMs(stat = '/proc/thread-self/stat'): number | undefined {
