@@ -9,18 +9,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hideRequiredPackage } from './support/hide-package.js';
+import { hideBuiltinModule, hideRequiredPackage } from './support/hide-package.js';
 import { ROOT } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-optional-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const hide = hideRequiredPackage(dir, 'better-sqlite3');
+const hideNodeSqlite = hideBuiltinModule(dir, 'node:sqlite');
 
-function cli(args: string[], env: Record<string, string>, preload = true) {
+function cli(args: string[], env: Record<string, string>, preload: string | false = hide) {
   const run = spawnSync(
     process.execPath,
-    [...(preload ? ['--require', hide] : []), resolve(ROOT, 'bin/wallet-conformance.js'), ...args],
+    [...(preload ? ['--require', preload] : []), resolve(ROOT, 'bin/wallet-conformance.js'), ...args],
     {
       cwd: dir,
       timeout: 60_000,
@@ -69,8 +70,13 @@ describe('better-sqlite3, an optional dependency', () => {
     120_000,
   );
 
-  it.skipIf(hasNodeSqlite)('asked for node:sqlite on a Node without it, one line and exit 2', () => {
-    const run = cli(['run', '--reports', join(dir, 'r3')], { WALLET_CONFORMANCE_SQLITE: 'node:sqlite' }, false);
+  // On every Node: where Node has node:sqlite, a preload hides it as a Node without it would.
+  it('asked for node:sqlite on a Node without it, one line and exit 2', () => {
+    const run = cli(
+      ['run', '--reports', join(dir, 'r3')],
+      { WALLET_CONFORMANCE_SQLITE: 'node:sqlite' },
+      hideNodeSqlite,
+    );
     expect(run.status, run.stdout).toBe(2);
     expect(run.stderr).toBe(
       `wallet-conformance: WALLET_CONFORMANCE_SQLITE is node:sqlite, but Node ${process.version} has no node:sqlite (Node 22.13 or later has it)\n`,

@@ -25,3 +25,23 @@ Module._resolveFilename = function (request, ...rest) {
   );
   return file;
 }
+
+/**
+ * Writes `DIR/hide-builtin-NAME.cjs`, a preload that makes `process.getBuiltinModule(ID)` answer as
+ * a Node without that built-in does (undefined), and returns its path: how the tests reach the
+ * path a Node without `node:sqlite` takes, on any Node.
+ */
+export function hideBuiltinModule(dir: string, id: string): string {
+  const file = join(dir, `hide-builtin-${id.replace(/[^a-z0-9-]/gi, '-')}.cjs`);
+  writeFileSync(
+    file,
+    `const get = process.getBuiltinModule;
+const ID = ${JSON.stringify(id)};
+if (typeof get === 'function')
+  process.getBuiltinModule = function (request, ...rest) {
+    return request === ID || 'node:' + request === ID ? undefined : get.call(this, request, ...rest);
+  };
+`,
+  );
+  return file;
+}
