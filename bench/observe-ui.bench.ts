@@ -19,7 +19,6 @@
  * Observe's code runs compiled, from dist/, as users run it (bench/compiled.ts).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +27,7 @@ import type { ObservedExchange } from '../src/observe/exchange.js';
 import { startBenchChild, startEventReader, type BenchChild } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
 import { medianRound } from './median.js';
-import { startPlainProxy } from './plain-proxy.js';
+import { startBareUpstream, startPlainProxy } from './plain-proxy.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -51,16 +50,9 @@ async function child(role: Role): Promise<void> {
     urls = plain.url;
     close = plain.close;
   } else if (role === 'bare') {
-    const server = http.createServer((req, res) =>
-      req
-        .resume()
-        .on('end', () =>
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER),
-        ),
-    );
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    urls = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => new Promise((done) => server.close(done));
+    const bare = await startBareUpstream(ANSWER);
+    urls = bare.url;
+    close = bare.close;
   } else {
     const { createObserveMetrics, LiveFeed, judgeKeys, createScrubber, startLivePage, startObserveProxy } =
       await compiledObserve();

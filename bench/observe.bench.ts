@@ -36,7 +36,6 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +50,7 @@ import type { JudgePriority } from '../src/observe/judge-protocol.js';
 import { startBenchChild, startEventReader, type BenchChild, type EventReader } from './child.js';
 import { buildDist, compiledObserve } from './compiled.js';
 import { medianRound } from './median.js';
-import { startPlainProxy } from './plain-proxy.js';
+import { startBareUpstream, startPlainProxy } from './plain-proxy.js';
 
 const ENERGY = '/api/v1/api/order/getEnergyMaxCount';
 const DURATION_S = Number(process.env.OBSERVE_BENCH_SECONDS ?? 5);
@@ -71,20 +70,7 @@ async function child(role: string): Promise<void> {
   let url: string;
   let close: () => Promise<void>;
   if (role === 'bare') {
-    const server = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () =>
-        res
-          .writeHead(200, {
-            'content-type': 'application/json; charset=utf-8',
-            'content-length': Buffer.byteLength(BARE_ANSWER),
-          })
-          .end(BARE_ANSWER),
-      );
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => new Promise((resolve) => server.close(() => resolve()));
+    ({ url, close } = await startBareUpstream(BARE_ANSWER));
   } else if (role === 'emulator') {
     const emulator = await startEmulator(loadEmulatorConfig(process.env.OBSERVE_BENCH_CONFIG!), { port: 0 });
     url = emulator.url;
