@@ -3,7 +3,8 @@
  * Python wallet service (test/doubles/python/service.py) with one defect each, written from the
  * rules and named in no hand-written suite: a key compared ignoring case or after strip(), a
  * whole-block plaintext refused, a callBackId echoed as a number, URL-decoded or cut, an energy
- * floor from a float division or a stale cost, a whole-block answer missing its last block. Each
+ * floor from a float division or a stale cost, a whole-block answer missing its last block, a
+ * tenantType compared as it comes (true == 1) or kept in 32 bits, a null chainName taken for TRON. Each
  * must end in exit 1 with a failure under its rule; the correct service passes with no failure.
  * Only the derived suites run (`--suite 'service/derived/*'`), one verify per double, two at a time.
  * The block-edge defects run under a 1024- and a 2048-bit key: the key decides the block size.
@@ -137,6 +138,21 @@ const FAULTS: { fault: string; rule: string; caughtBy: RegExp; bits?: (1024 | 20
     caughtBy: /energy-floor-edges\/energy-(balance|quotient)-beyond-2-53\/energy-floor/,
   },
   { fault: 'energy-stale-cost', rule: 'ENERGY-FLOOR', caughtBy: /energy-floor-edges\/energy-[a-z0-9-]+\/energy-floor/ },
+  {
+    fault: 'tenant-type-truthy',
+    rule: 'ORDER-FIELDS',
+    caughtBy: /order-field-values\/order-tenant-type-boolean\/refused/,
+  },
+  {
+    fault: 'tenant-type-int32',
+    rule: 'ORDER-TENANT-TYPE',
+    caughtBy: /order-field-values\/order-tenant-type-wraps-to-one\/refused/,
+  },
+  {
+    fault: 'chain-name-null-default',
+    rule: 'ORDER-FIELDS',
+    caughtBy: /order-field-values\/order-string-field-null\/refused/,
+  },
   {
     fault: 'response-drops-whole-block',
     rule: 'ENV-DATA',

@@ -739,6 +739,12 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     good: 'ok',
     faulty: 'not-json',
   },
+  'order-tenant-type-int32': {
+    probe: (h) => orderAccepted(h, order({ tenantType: 4_294_967_297 })),
+    good: false,
+    faulty: true,
+  },
+  'order-null-chain-tron': { probe: (h) => orderAccepted(h, order({ chainName: null })), good: false, faulty: true },
 };
 
 /** The plaintext block size of the merchant's key and profile. */

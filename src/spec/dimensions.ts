@@ -12,6 +12,7 @@ const DIMENSION_CLASSES = [
   'exact-comparison',
   'composite-key',
   'echoed-identifier',
+  'value-class',
   'computed-value',
   'block-edge',
   'durability',

@@ -16,6 +16,7 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     expect(suites.map((one) => one.name)).toEqual([
       'service/derived/order-key-near-misses',
       'service/derived/order-id-echo',
+      'service/derived/order-field-values',
       'service/derived/energy-floor-edges',
       'service/derived/request-block-edges',
       'service/derived/answer-block-edges',
@@ -33,7 +34,7 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     }
   });
 
-  it('labels with an open point only what a legal reading may answer otherwise: the order endpoint status and body, a refused callBackId, a lease debited later', () => {
+  it('labels with an open point only what a legal reading may answer otherwise: the order endpoint status and body, a refused callBackId, a lease debited later, an order field past a bound or truncated by a binder', () => {
     const open = cases.flatMap(({ suite: name, case: c }) =>
       expectations(c)
         .filter((e) => (e.rules ?? []).some((rule) => rule.startsWith('U-')))
@@ -42,6 +43,8 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     expect([...new Set(open)].sort()).toEqual([
       'answer-block-edges:envelope:U-LIMITS',
       'energy-floor-edges:energy-floor:U-STATES',
+      'order-field-values:refused:U-CODES',
+      'order-field-values:refused:U-LIMITS',
       'order-id-echo:envelope:U-LIMITS',
       'order-key-near-misses:error-body:U-CODES',
       'order-key-near-misses:status:U-CODES',
@@ -99,5 +102,52 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
       const callBackId = String((c.steps[0]!.request!.plain as Record<string, unknown>).callBackId);
       expect(callBackId, c.id).toMatch(/\{\{(id|digits:\d+)\}\}/);
     }
+  });
+
+  it('varies one field of a valid order per case: the rest is the valid withdrawal or lease, and only bounds and a binder truncation warn', () => {
+    const fields = suite('order-field-values').cases.map((c) => {
+      const order = c.steps.find((step) => step.request?.endpoint === 'order')!;
+      const plain = order.request!.plain as Record<string, unknown>;
+      const lease = plain.symbol === 'ENERGY';
+      const valid: Record<string, unknown> = lease
+        ? { userId: '{{userId}}', tenantUserId: '20931', tenantType: 1, symbol: 'ENERGY', amount: 2, expiryHours: 24 }
+        : {
+            userId: '{{userId}}',
+            tenantUserId: '20931',
+            tenantType: 1,
+            symbol: 'USDT',
+            amount: '#decimal:123456789012.123456',
+          };
+      valid.chainName = 'TRON';
+      valid.toAddr = 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE';
+      valid.callBackId = '{{id}}';
+      const changed = Object.keys(valid).filter(
+        (field) => JSON.stringify(plain[field]) !== JSON.stringify(valid[field]),
+      );
+      expect(changed, c.id).toHaveLength(1);
+      // A lease case sets enough energy first, so a service that takes the value cannot refuse for want of it.
+      if (lease) expect(c.steps[0]!.control, c.id).toBeDefined();
+      const rules = order.expect!.map((e) => (e.rules ?? []).join(','));
+      return { id: c.id, field: changed[0], rules: rules.join(';') };
+    });
+    const warn = fields.filter((one) => one.rules.startsWith('U-')).map((one) => one.id);
+    expect(warn.sort()).toEqual(
+      [
+        'order-amount-negative',
+        'order-amount-zero',
+        'order-expiry-fraction',
+        'order-expiry-negative',
+        'order-expiry-zero',
+        'order-lease-amount-negative',
+        'order-lease-amount-zero',
+      ].sort(),
+    );
+    expect(new Set(fields.map((one) => one.field))).toEqual(
+      new Set(['tenantType', 'userId', 'tenantUserId', 'toAddr', 'chainName', 'amount', 'expiryHours']),
+    );
+    const wraps = suite('order-field-values').cases.find((c) => c.id === 'order-tenant-type-wraps-to-one')!;
+    const tenantType = (wraps.steps[0]!.request!.plain as { tenantType: number }).tenantType;
+    // Kept in 32 bits (two's complement), the value reads as the one allowed value.
+    expect(Number(BigInt.asIntN(32, BigInt(tenantType)))).toBe(1);
   });
 });

@@ -116,6 +116,167 @@ function echoedIds(dimension: Dimension): Case[] {
   });
 }
 
+/** A valid energy lease (ORDER-KIND: exactly ENERGY) of two transactions for a day, with the given callBackId. */
+function lease(callBackId: string): Record<string, unknown> {
+  return { ...withdrawal(callBackId), symbol: 'ENERGY', amount: 2, expiryHours: 24 };
+}
+
+/**
+ * One value of one order field for each value class: a type the field is not (a boolean, null, an
+ * object or a list), past its one allowed value (tenantType), or past the bounds a service may set
+ * (zero, negative: U-LIMITS in the table's readings). Each replaces the field in a valid order, and
+ * names the rules its acceptance breaks (true for tenantType is neither an integer nor 1).
+ */
+const FIELD_VALUES: Record<
+  string,
+  { order: 'withdrawal' | 'lease'; field: string; value: unknown; what: string; rules: string[] }
+> = {
+  'tenant-type-negative': {
+    order: 'withdrawal',
+    field: 'tenantType',
+    value: -1,
+    what: 'tenantType -1',
+    rules: ['ORDER-TENANT-TYPE'],
+  },
+  // 2^32 + 1: a 32-bit integer keeps its low bits, 1.
+  'tenant-type-wraps-to-one': {
+    order: 'withdrawal',
+    field: 'tenantType',
+    value: 4_294_967_297,
+    what: 'tenantType 4294967297 (2^32 + 1, which a 32-bit integer wraps to 1)',
+    rules: ['ORDER-TENANT-TYPE'],
+  },
+  'tenant-type-boolean': {
+    order: 'withdrawal',
+    field: 'tenantType',
+    value: true,
+    what: 'tenantType true',
+    rules: ['ORDER-FIELDS', 'ORDER-TENANT-TYPE'],
+  },
+  'tenant-type-null': {
+    order: 'withdrawal',
+    field: 'tenantType',
+    value: null,
+    what: 'tenantType null',
+    rules: ['ORDER-FIELDS', 'ORDER-TENANT-TYPE'],
+  },
+  'user-id-boolean': {
+    order: 'withdrawal',
+    field: 'userId',
+    value: true,
+    what: 'userId true',
+    rules: ['ORDER-FIELDS'],
+  },
+  'user-id-null': { order: 'withdrawal', field: 'userId', value: null, what: 'userId null', rules: ['ORDER-FIELDS'] },
+  'string-field-object': {
+    order: 'withdrawal',
+    field: 'tenantUserId',
+    value: { id: '20931' },
+    what: 'tenantUserId an object',
+    rules: ['ORDER-FIELDS'],
+  },
+  'string-field-array': {
+    order: 'withdrawal',
+    field: 'toAddr',
+    value: ['TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE'],
+    what: 'toAddr a list of one address',
+    rules: ['ORDER-FIELDS'],
+  },
+  'string-field-null': {
+    order: 'withdrawal',
+    field: 'chainName',
+    value: null,
+    what: 'chainName null',
+    rules: ['ORDER-FIELDS'],
+  },
+  'amount-boolean': { order: 'withdrawal', field: 'amount', value: true, what: 'amount true', rules: ['ORDER-FIELDS'] },
+  'amount-null': { order: 'withdrawal', field: 'amount', value: null, what: 'amount null', rules: ['ORDER-FIELDS'] },
+  'amount-zero': {
+    order: 'withdrawal',
+    field: 'amount',
+    value: 0,
+    what: 'a withdrawal amount of 0',
+    rules: ['ORDER-FIELDS'],
+  },
+  'amount-negative': {
+    order: 'withdrawal',
+    field: 'amount',
+    value: -1.5,
+    what: 'a withdrawal amount of -1.5',
+    rules: ['ORDER-FIELDS'],
+  },
+  'lease-amount-zero': {
+    order: 'lease',
+    field: 'amount',
+    value: 0,
+    what: 'a lease of 0 transactions',
+    rules: ['ORDER-ENERGY-AMOUNT'],
+  },
+  'lease-amount-negative': {
+    order: 'lease',
+    field: 'amount',
+    value: -2,
+    what: 'a lease of -2 transactions',
+    rules: ['ORDER-ENERGY-AMOUNT'],
+  },
+  'expiry-boolean': {
+    order: 'lease',
+    field: 'expiryHours',
+    value: true,
+    what: 'a lease whose expiryHours is true',
+    rules: ['ORDER-EXPIRY'],
+  },
+  'expiry-fraction': {
+    order: 'lease',
+    field: 'expiryHours',
+    value: 1.5,
+    what: 'a lease whose expiryHours is 1.5',
+    rules: ['ORDER-EXPIRY'],
+  },
+  'expiry-zero': {
+    order: 'lease',
+    field: 'expiryHours',
+    value: 0,
+    what: 'a lease whose expiryHours is 0',
+    rules: ['ORDER-EXPIRY'],
+  },
+  'expiry-negative': {
+    order: 'lease',
+    field: 'expiryHours',
+    value: -24,
+    what: 'a lease whose expiryHours is -24',
+    rules: ['ORDER-EXPIRY'],
+  },
+};
+
+/** The energy a lease case sets first: enough for its order, so a service that takes the value cannot refuse for want of energy. */
+const LEASE_ENERGY = { control: { energy: { balance: 1_000_000, costPerTx: 65_000 } } };
+
+/**
+ * Each value class of each order field in an otherwise valid order: refused (ORDER-FIELDS and the
+ * rule of the field's one value). A variant the table lists under `readings` (a bound the interface
+ * leaves open, a value a JSON binder truncates) warns when accepted.
+ */
+function fieldValues(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => {
+    const entry = FIELD_VALUES[variant];
+    if (!entry) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no field value for the variant ${variant}`);
+    const base = entry.order === 'lease' ? lease('{{id}}') : withdrawal('{{id}}');
+    const reading = dimension.readings[variant];
+    const order: Step = {
+      request: { endpoint: 'order', plain: { ...base, [entry.field]: entry.value } },
+      expect: [expect(dimension, variant, 'refused', {}, entry.rules)],
+    };
+    return {
+      id: `order-${variant}`,
+      title: `An order with ${entry.what} is refused${reading ? ` (a service may take it, ${reading})` : ''}`,
+      rules: [...entry.rules, ...(reading ? [reading] : [])],
+      needs: entry.order === 'lease' ? ['userId', 'orders', 'control'] : ['userId', 'orders'],
+      steps: entry.order === 'lease' ? [LEASE_ENERGY, order] : [order],
+    };
+  });
+}
+
 const TWO_53 = 2n ** 53n;
 
 /**
@@ -284,6 +445,7 @@ export const SERVICE_GENERATORS: Generators = {
     cases: keyNearMisses,
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
+  'value-class': { variants: Object.keys(FIELD_VALUES), cases: fieldValues },
   'computed-value': { variants: [...Object.keys(ENERGY_EDGES), 'after-lease'], cases: energyEdges },
   'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
 };

@@ -90,6 +90,9 @@ FAULTS = {
     "energy-float-division": "ENERGY-FLOOR: energyMaxCount = int(balance / cost), a float division",
     "energy-stale-cost": "ENERGY-FLOOR: energyMaxCount is cached and recomputed only when the balance changes",
     "response-drops-whole-block": "ENV-DATA: an answer whose plaintext fills its last block exactly loses that block",
+    "tenant-type-truthy": "ORDER-FIELDS: tenantType is compared with == 1 as it comes, and True == 1 in Python",
+    "tenant-type-int32": "ORDER-TENANT-TYPE: tenantType is kept in a 32-bit integer (a C or Go int32), so 2^32 + 1 reads as 1",
+    "chain-name-null-default": "ORDER-FIELDS: chainName is checked for presence, then a null one falls back to TRON (or 'TRON')",
 }
 
 BASE64_PATTERN = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -350,7 +353,14 @@ class Service:
     def order(self, plain):
         user_id = bind_integer(plain, "userId")
         tenant_user_id = bind_string(plain, "tenantUserId")
-        tenant_type = bind_integer(plain, "tenantType")
+        if self.fault == "tenant-type-truthy":
+            tenant_type = plain.get("tenantType")
+        else:
+            tenant_type = bind_integer(plain, "tenantType")
+        if self.fault == "tenant-type-int32":
+            tenant_type = (tenant_type + 2 ** 31) % 2 ** 32 - 2 ** 31
+        if self.fault == "chain-name-null-default" and "chainName" in plain:
+            plain = dict(plain, chainName=plain["chainName"] or "TRON")
         call_back_id = bind_string(plain, "callBackId")
         if self.fault == "callback-id-url-decoded":
             call_back_id = urllib.parse.unquote_plus(call_back_id)
