@@ -8,10 +8,10 @@
  * One tsc build of the instrumented sources serves every mutant: the mutant in force is chosen when
  * the process starts, from the __STRYKER_ACTIVE_MUTANT__ variable the command runner sets.
  *
- * The scope (merchant or service, from REFERENCE_MUTATION_SCOPE; both when unset) is kept to what
+ * The scope (merchant, service or service-requests, from REFERENCE_MUTATION_SCOPE; all when unset) is kept to what
  * `run` exercises and the judge does not share; docs/mutation-reference.md says what is left out and why.
  *
- * @type {Record<'merchant' | 'service', string[]>}
+ * @type {Record<'merchant' | 'service' | 'service-requests', string[]>}
  */
 export const SCOPES = {
   merchant: [
@@ -46,11 +46,26 @@ export const SCOPES = {
     // The request pipeline's key check and its place before everything else (ERR-401, ERR-403).
     'src/service/pipeline.ts:315-324',
   ],
+  // The service's refusals of a request, every check after the key's: the Content-Type (ENERGY-CT,
+  // ORDER-CT, CARD-PATH), the form field (ENERGY-DATA, ORDER-DATA), its pattern and decryption, the
+  // plain JSON, each operation's fields (ENERGY-REQ, ORDER-FIELDS, ORDER-TENANT-TYPE, ORDER-KIND,
+  // ORDER-ENERGY-AMOUNT, ORDER-EXPIRY, CARD-REQ, CARD-*), and the answers they give (ENV-*, ERR-*,
+  // CARD-RES). A scope of its own, so the two above keep their figures.
+  'service-requests': [
+    'src/service/pipeline.ts:203-205',
+    'src/service/pipeline.ts:263-294',
+    'src/service/pipeline.ts:325-342',
+    'src/service/pipeline.ts:346-460',
+    'src/service/pipeline.ts:462-499',
+    'src/service/energy.ts:14-26',
+    'src/service/order.ts:124-211',
+    'src/service/card-close.ts:17-90',
+  ],
 };
 
 const scope = process.env.REFERENCE_MUTATION_SCOPE;
 if (scope !== undefined && !(scope in SCOPES))
-  throw new Error(`REFERENCE_MUTATION_SCOPE must be merchant or service, not ${scope}`);
+  throw new Error(`REFERENCE_MUTATION_SCOPE must be one of ${Object.keys(SCOPES).join(', ')}, not ${scope}`);
 const folder = `reports/mutation-reference/${scope ?? 'all'}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -62,7 +77,7 @@ export default {
   },
   // Once, in the sandbox, after instrumenting: dist/ holds every mutant, switched at run time.
   buildCommand: 'tsc -p tsconfig.build.json',
-  mutate: scope ? SCOPES[/** @type {'merchant' | 'service'} */ (scope)] : [...SCOPES.merchant, ...SCOPES.service],
+  mutate: scope ? SCOPES[/** @type {keyof typeof SCOPES} */ (scope)] : Object.values(SCOPES).flat(),
   // Text is left alone: refusal messages and log lines (free under U-CODES; the suites rightly judge
   // no wording), SQL (a broken statement fails at start-up) and header names would be a quarter of the
   // mutants at a whole run each. The values the interface fixes are the derived cases' business.

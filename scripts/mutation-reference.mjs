@@ -1,4 +1,4 @@
-// `npm run mutation:reference [-- merchant|service] [-- stryker flags]`: StrykerJS over the reference
+// `npm run mutation:reference [-- merchant|service|service-requests] [-- stryker flags]`: StrykerJS over the reference
 // merchant and the service core, each mutant judged by the conformance run (stryker.reference.config.mjs).
 // Each scope runs on its own, with its own reports folder and incremental file, so one can be re-run alone.
 //
@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const SCOPE_NAMES = ['merchant', 'service'];
+const SCOPE_NAMES = ['merchant', 'service', 'service-requests'];
 const DETECTED = new Set(['Killed', 'Timeout']);
 
 const args = process.argv.slice(2);
