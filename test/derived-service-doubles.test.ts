@@ -4,7 +4,8 @@
  * rules and named in no hand-written suite: a key compared ignoring case or after strip(), a
  * whole-block plaintext refused, a callBackId echoed as a number, URL-decoded or cut, an energy
  * floor from a float division or a stale cost, a whole-block answer missing its last block, a
- * tenantType compared as it comes (true == 1) or kept in 32 bits, a null chainName taken for TRON. Each
+ * tenantType compared as it comes (true == 1) or kept in 32 bits, a null chainName taken for TRON,
+ * a Content-Type checked by prefix, a multipart form read as the urlencoded one. Each
  * must end in exit 1 with a failure under its rule; the correct service passes with no failure.
  * Only the derived suites run (`--suite 'service/derived/*'`), one verify per double, two at a time.
  * The block-edge defects run under a 1024- and a 2048-bit key: the key decides the block size.
@@ -152,6 +153,16 @@ const FAULTS: { fault: string; rule: string; caughtBy: RegExp; bits?: (1024 | 20
     fault: 'chain-name-null-default',
     rule: 'ORDER-FIELDS',
     caughtBy: /order-field-values\/order-string-field-null\/refused/,
+  },
+  {
+    fault: 'content-type-prefix',
+    rule: 'ENERGY-CT',
+    caughtBy: /form-media-type-near-misses\/energy-media-type-prefix-extended\/refused/,
+  },
+  {
+    fault: 'form-multipart',
+    rule: 'ENERGY-CT',
+    caughtBy: /form-media-type-near-misses\/energy-media-type-multipart-form\/refused/,
   },
   {
     fault: 'response-drops-whole-block',

@@ -745,6 +745,12 @@ const TABLE: Record<EmulatorFault, { probe: (h: Harness) => Promise<unknown>; go
     faulty: true,
   },
   'order-null-chain-tron': { probe: (h) => orderAccepted(h, order({ chainName: null })), good: false, faulty: true },
+  'ct-prefix-match': {
+    probe: async (h) =>
+      (await h.call(ENERGY, energyQuery, { contentType: 'application/x-www-form-urlencoded-v2' })).body.code,
+    good: 40001,
+    faulty: 0,
+  },
 };
 
 /** The plaintext block size of the merchant's key and profile. */

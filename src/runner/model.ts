@@ -97,6 +97,11 @@ export interface RequestStep {
     | 'unpadded';
   json?: unknown;
   body?: string;
+  /**
+   * The form as multipart/form-data, the encrypted field one part of it, instead of urlencoded (a
+   * near miss of ENERGY-CT/ORDER-CT); the Content-Type names the boundary unless `contentType` is given.
+   */
+  form?: 'multipart';
   save?: string;
   /** A near miss of the merchant's key instead of the key (the derived cases of ERR-401). */
   keyVariant?: KeyNearMiss;

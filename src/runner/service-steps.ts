@@ -26,6 +26,14 @@ const ENDPOINTS: Record<string, { path: string; card?: boolean }> = {
 };
 
 const FORM = 'application/x-www-form-urlencoded';
+/** The boundary of a multipart form: '-' is outside the Base64 alphabet, so no data holds it. */
+const MULTIPART_BOUNDARY = 'wallet-conformance-part';
+
+/** One field as a multipart/form-data body (RFC 7578). */
+function multipartBody(field: string, value: string): string {
+  const disposition = `Content-Disposition: form-data; name="${field}"`;
+  return `--${MULTIPART_BOUNDARY}\r\n${disposition}\r\n\r\n${value}\r\n--${MULTIPART_BOUNDARY}--\r\n`;
+}
 
 /** Joins a base URL (which may carry a path prefix) and an absolute path. */
 export function joinUrl(base: string, path: string): string {
@@ -186,7 +194,13 @@ export async function runRequest(
   const key = apiKeyFor(step.apiKey, target, step.keyVariant);
   const keys = key === undefined || endpoint?.card ? [] : typeof key === 'string' ? [key] : key;
   if (keys.length) headers['x-api-key'] = keys[0]!;
-  const contentType = step.contentType ?? (endpoint?.card ? 'application/json' : FORM);
+  const contentType =
+    step.contentType ??
+    (endpoint?.card
+      ? 'application/json'
+      : step.form === 'multipart'
+        ? `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`
+        : FORM);
   if (contentType !== 'none') headers['content-type'] = contentType;
 
   let body = '';
@@ -202,7 +216,12 @@ export async function runRequest(
           ? encodeData(plain, step, target, stranger)
           : undefined;
     if (data !== undefined)
-      body = step.encode === 'unencoded-form' ? `data=${data}` : new URLSearchParams({ data }).toString();
+      body =
+        step.form === 'multipart'
+          ? multipartBody('data', data)
+          : step.encode === 'unencoded-form'
+            ? `data=${data}`
+            : new URLSearchParams({ data }).toString();
   }
   if (step.save && plain !== undefined) scope.saved[step.save] = parseExactJson(plain);
   if (step.save && step.json !== undefined) scope.saved[step.save] = parseExactJson(body);

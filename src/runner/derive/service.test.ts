@@ -15,6 +15,7 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
   it('makes one suite per service row, each case with a unique id, every rule named one of the catalogue', () => {
     expect(suites.map((one) => one.name)).toEqual([
       'service/derived/order-key-near-misses',
+      'service/derived/form-media-type-near-misses',
       'service/derived/order-id-echo',
       'service/derived/order-field-values',
       'service/derived/energy-floor-edges',
@@ -149,5 +150,24 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     const tenantType = (wraps.steps[0]!.request!.plain as { tenantType: number }).tenantType;
     // Kept in 32 bits (two's complement), the value reads as the one allowed value.
     expect(Number(BigInt.asIntN(32, BigInt(tenantType)))).toBe(1);
+  });
+
+  it('sends each near miss of the form type with the whole valid form, on both form endpoints, and no type the form check takes', () => {
+    const near = suite('form-media-type-near-misses').cases;
+    expect(near.map((c) => c.steps[0]!.request!.endpoint).sort()).toEqual(
+      [...Array(near.length / 2).fill('energy'), ...Array(near.length / 2).fill('order')].sort(),
+    );
+    for (const c of near) {
+      const request = c.steps[0]!.request!;
+      expect(request.plain, c.id).toBeDefined();
+      expect(request.encode, c.id).toBeUndefined();
+      const media = (request.contentType ?? 'multipart/form-data').split(';')[0]!.trim().toLowerCase();
+      expect(media, c.id).not.toBe('application/x-www-form-urlencoded');
+      // A check by prefix or by substring takes at least one of them; the multipart one is a whole other form.
+    }
+    const types = near.map((c) => c.steps[0]!.request!.contentType ?? '');
+    expect(types.some((type) => type.startsWith('application/x-www-form-urlencoded'))).toBe(true);
+    expect(types.some((type) => !type.startsWith('application/') && type.includes('x-www-form-urlencoded'))).toBe(true);
+    expect(near.filter((c) => c.steps[0]!.request!.form === 'multipart')).toHaveLength(2);
   });
 });

@@ -69,6 +69,74 @@ function keyNearMisses(dimension: Dimension): Case[] {
 }
 
 /**
+ * Near misses of the form's media type, each with the whole valid form: a body a service reads
+ * when it checks the type by prefix (`startsWith`), by substring (`includes`), or takes every form
+ * its framework parses (Flask's `request.form`, Spring's `@RequestParam` read multipart too).
+ */
+const MEDIA_TYPES: Record<string, { contentType?: string; multipart?: true; what: string }> = {
+  'multipart-form': { multipart: true, what: 'the form sent as multipart/form-data' },
+  'prefix-extended': {
+    contentType: 'application/x-www-form-urlencoded-v2',
+    what: 'Content-Type application/x-www-form-urlencoded-v2 (the form type as a prefix)',
+  },
+  'other-top-level-type': {
+    contentType: 'text/x-www-form-urlencoded',
+    what: 'Content-Type text/x-www-form-urlencoded (the form subtype under text/)',
+  },
+  'in-parameter': {
+    contentType: 'text/plain; format=application/x-www-form-urlencoded',
+    what: 'Content-Type text/plain naming the form type in a parameter',
+  },
+};
+
+/**
+ * Near misses of the form's media type on the energy query (ENERGY-CT) and on order submission
+ * (ORDER-CT): refused, as under any other type. The order is a valid one, so a service that takes
+ * the near miss places it: it needs --allow-orders.
+ */
+function mediaTypeNearMisses(dimension: Dimension): Case[] {
+  return dimension.variants.flatMap((variant): Case[] => {
+    const near = MEDIA_TYPES[variant];
+    if (!near) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no media type for the variant ${variant}`);
+    const sent = {
+      ...(near.contentType ? { contentType: near.contentType } : {}),
+      ...(near.multipart ? { form: 'multipart' as const } : {}),
+    };
+    return [
+      {
+        id: `energy-media-type-${variant}`,
+        title: `An energy query with ${near.what} is refused`,
+        rules: ['ENERGY-CT'],
+        needs: [],
+        steps: [
+          {
+            request: { endpoint: 'energy', ...sent, plain: ENERGY_QUERY },
+            expect: [expect(dimension, variant, 'refused', {}, ['ENERGY-CT'])],
+          },
+        ],
+      },
+      {
+        id: `order-media-type-${variant}`,
+        title: `An order with ${near.what} is refused`,
+        rules: ['ORDER-CT'],
+        needs: ['userId', 'orders'],
+        steps: [
+          {
+            request: { endpoint: 'order', ...sent, plain: withdrawal('{{id}}') },
+            expect: [expect(dimension, variant, 'refused', {}, ['ORDER-CT'])],
+          },
+        ],
+      },
+    ];
+  });
+}
+
+/** Near misses of one right value: the key (ERR-401) or the form's media type (ENERGY-CT), by the row's rule. */
+function nearMisses(dimension: Dimension): Case[] {
+  return dimension.rule === 'ENERGY-CT' ? mediaTypeNearMisses(dimension) : keyNearMisses(dimension);
+}
+
+/**
  * The callBackId of each value class, fresh per case (ORDER-CALLBACK-ID: the merchant keeps it
  * unique) and still of its class: digits only come from `{{digits:N}}`.
  */
@@ -441,8 +509,8 @@ function blockEdges(dimension: Dimension): Case[] {
 
 export const SERVICE_GENERATORS: Generators = {
   'exact-comparison': {
-    variants: KEY_VARIANTS,
-    cases: keyNearMisses,
+    variants: [...KEY_VARIANTS, ...Object.keys(MEDIA_TYPES)],
+    cases: nearMisses,
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
   'value-class': { variants: Object.keys(FIELD_VALUES), cases: fieldValues },

@@ -41,6 +41,7 @@ import base64
 import binascii
 import datetime
 import decimal
+import email
 import json
 import re
 import sys
@@ -93,6 +94,8 @@ FAULTS = {
     "tenant-type-truthy": "ORDER-FIELDS: tenantType is compared with == 1 as it comes, and True == 1 in Python",
     "tenant-type-int32": "ORDER-TENANT-TYPE: tenantType is kept in a 32-bit integer (a C or Go int32), so 2^32 + 1 reads as 1",
     "chain-name-null-default": "ORDER-FIELDS: chainName is checked for presence, then a null one falls back to TRON (or 'TRON')",
+    "content-type-prefix": "ENERGY-CT, ORDER-CT: the Content-Type is checked with startswith('application/x-www-form-urlencoded')",
+    "form-multipart": "ENERGY-CT, ORDER-CT: a multipart/form-data body is read too, as Flask's request.form reads both",
 }
 
 BASE64_PATTERN = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -425,6 +428,17 @@ class Service:
         return {"success": True, "errorCode": "", "errorMessage": "", "errorMessageEn": "", "detailMessage": "", "requestId": str(uuid.uuid4()), "data": {"bizId": "biz-" + uuid.uuid4().hex[:16], "status": "CLOSED"}}
 
 
+def multipart_fields(header, body):
+    """The fields of a multipart/form-data body, as parse_qs gives a form's (the fault form-multipart)."""
+    message = email.message_from_bytes(b"Content-Type: " + header.encode("latin-1") + b"\r\n\r\n" + body)
+    fields = {}
+    for part in message.get_payload() if message.is_multipart() else []:
+        name = part.get_param("name", header="content-disposition")
+        if name:
+            fields.setdefault(name, []).append(part.get_payload(decode=True).decode("utf-8"))
+    return fields
+
+
 def card_failure(code, message, english, detail):
     return {"success": False, "errorCode": code, "errorMessage": message, "errorMessageEn": english, "detailMessage": detail, "requestId": str(uuid.uuid4()), "data": {"bizId": "", "status": "FAILED"}}
 
@@ -529,13 +543,19 @@ def make_handler(service):
             if body is None:
                 return self.refuse_too_large()
             try:
-                media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-                if media != "application/x-www-form-urlencoded":
+                header = self.headers.get("Content-Type") or ""
+                media = header.split(";")[0].strip().lower()
+                if service.fault == "content-type-prefix" and header.lower().startswith("application/x-www-form-urlencoded"):
+                    media = "application/x-www-form-urlencoded"
+                if service.fault == "form-multipart" and media == "multipart/form-data":
+                    form = multipart_fields(header, body)
+                elif media != "application/x-www-form-urlencoded":
                     raise Refusal("content_type", "Content-Type must be application/x-www-form-urlencoded")
-                try:
-                    form = urllib.parse.parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
-                except UnicodeDecodeError:
-                    raise Refusal("missing_data", "the form is not UTF-8")
+                else:
+                    try:
+                        form = urllib.parse.parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
+                    except UnicodeDecodeError:
+                        raise Refusal("missing_data", "the form is not UTF-8")
                 values = form.get("data", [])
                 if len(values) != 1 or values[0] == "":
                     raise Refusal("missing_data", "form field data is required, once")
