@@ -18,6 +18,7 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
       'service/derived/form-media-type-near-misses',
       'service/derived/order-id-echo',
       'service/derived/order-field-values',
+      'service/derived/energy-field-values',
       'service/derived/energy-floor-edges',
       'service/derived/request-block-edges',
       'service/derived/answer-block-edges',
@@ -169,5 +170,17 @@ describe('the service side of the derived cases (spec/dimensions.yaml)', () => {
     expect(types.some((type) => type.startsWith('application/x-www-form-urlencoded'))).toBe(true);
     expect(types.some((type) => !type.startsWith('application/') && type.includes('x-www-form-urlencoded'))).toBe(true);
     expect(near.filter((c) => c.steps[0]!.request!.form === 'multipart')).toHaveLength(2);
+  });
+
+  it('sends each energy field value in an otherwise valid query, never another symbol (ENERGY-REQ lets a service take one)', () => {
+    for (const c of suite('energy-field-values').cases) {
+      const plain = c.steps[0]!.request!.plain as Record<string, unknown>;
+      const changed = ['symbol', 'chainName'].filter(
+        (field) => plain[field] !== (field === 'symbol' ? 'ENERGY' : 'TRON'),
+      );
+      expect(changed, c.id).toHaveLength(1);
+      expect(typeof plain[changed[0]!], c.id).not.toBe('string');
+      expect(c.rules, c.id).toEqual(['ENERGY-REQ']);
+    }
   });
 });

@@ -317,6 +317,43 @@ const FIELD_VALUES: Record<
   },
 };
 
+/** One value of one field of the energy query for each value class it can get wrong: null, another type. */
+const ENERGY_FIELD_VALUES: Record<string, { field: 'symbol' | 'chainName'; value: unknown; what: string }> = {
+  'symbol-null': { field: 'symbol', value: null, what: 'symbol null' },
+  'symbol-boolean': { field: 'symbol', value: true, what: 'symbol true' },
+  'symbol-object': { field: 'symbol', value: { name: 'ENERGY' }, what: 'symbol an object' },
+  'chain-name-null': { field: 'chainName', value: null, what: 'chainName null' },
+  'chain-name-array': { field: 'chainName', value: ['TRON'], what: 'chainName a list of TRON' },
+};
+
+/**
+ * Each value class of a field of the energy query in an otherwise valid query: refused
+ * (ENERGY-REQ: both fields are required strings; only another symbol may be taken).
+ */
+function energyFieldValues(dimension: Dimension): Case[] {
+  return dimension.variants.map((variant) => {
+    const entry = ENERGY_FIELD_VALUES[variant];
+    if (!entry) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no field value for the variant ${variant}`);
+    return {
+      id: `energy-${variant}`,
+      title: `An energy query with ${entry.what} is refused`,
+      rules: [dimension.rule],
+      needs: [],
+      steps: [
+        {
+          request: { endpoint: 'energy', plain: { ...ENERGY_QUERY, [entry.field]: entry.value } },
+          expect: [expect(dimension, variant, 'refused', {}, [dimension.rule])],
+        },
+      ],
+    };
+  });
+}
+
+/** Value classes of a request's fields: the energy query's (ENERGY-REQ) or the order's (ORDER-FIELDS), by the row's rule. */
+function valueClasses(dimension: Dimension): Case[] {
+  return dimension.rule === 'ENERGY-REQ' ? energyFieldValues(dimension) : fieldValues(dimension);
+}
+
 /** The energy a lease case sets first: enough for its order, so a service that takes the value cannot refuse for want of energy. */
 const LEASE_ENERGY = { control: { energy: { balance: 1_000_000, costPerTx: 65_000 } } };
 
@@ -513,7 +550,10 @@ export const SERVICE_GENERATORS: Generators = {
     cases: nearMisses,
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
-  'value-class': { variants: Object.keys(FIELD_VALUES), cases: fieldValues },
+  'value-class': {
+    variants: [...Object.keys(FIELD_VALUES), ...Object.keys(ENERGY_FIELD_VALUES)],
+    cases: valueClasses,
+  },
   'computed-value': { variants: [...Object.keys(ENERGY_EDGES), 'after-lease'], cases: energyEdges },
   'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
 };

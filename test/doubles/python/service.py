@@ -96,6 +96,7 @@ FAULTS = {
     "chain-name-null-default": "ORDER-FIELDS: chainName is checked for presence, then a null one falls back to TRON (or 'TRON')",
     "content-type-prefix": "ENERGY-CT, ORDER-CT: the Content-Type is checked with startswith('application/x-www-form-urlencoded')",
     "form-multipart": "ENERGY-CT, ORDER-CT: a multipart/form-data body is read too, as Flask's request.form reads both",
+    "energy-fields-present-only": "ENERGY-REQ: symbol and chainName are checked for presence, and their value only when it is text",
 }
 
 BASE64_PATTERN = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -337,6 +338,15 @@ class Service:
     # order endpoints
 
     def energy(self, plain):
+        if self.fault == "energy-fields-present-only":
+            # Present is enough; a text other than the supported one is refused (other symbols are for later).
+            for name, supported in (("symbol", "ENERGY"), ("chainName", "TRON")):
+                if name not in plain:
+                    raise Refusal("bad_field", "%s is required" % name)
+                if isinstance(plain[name], str) and plain[name] != supported:
+                    raise Refusal("unsupported", "only ENERGY on TRON")
+            with self.lock:
+                return {"chainName": "TRON", "symbol": "ENERGY", "energyMaxCount": self.energy_max_count()}
         symbol = bind_string(plain, "symbol")
         chain = bind_string(plain, "chainName")
         if symbol != "ENERGY" or chain != "TRON":
