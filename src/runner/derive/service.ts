@@ -1,27 +1,20 @@
 /**
  * The service side's derived cases (spec/dimensions.yaml): near misses of the merchant's key on the
  * order endpoints, value classes of the callBackId the result must echo, energy balances around the
- * edges of the floor, and plaintexts at the RSA block edges judged by one verdict.
+ * edges of the floor, and plaintexts at the RSA block edges judged by one verdict. The rows that vary
+ * one part of a valid request (the form's media type, a field's value) are in service-fields.ts.
  */
 import type { Dimension } from '../../spec/dimensions.js';
 import type { LengthEdge, Case, Step } from '../model.js';
 import { expect, KEY_VARIANTS, keyOfVariant, type Generators } from './common.js';
-
-const ENERGY_QUERY = { symbol: 'ENERGY', chainName: 'TRON' };
-
-/** A valid withdrawal order (suites/service/orders.yaml) with the given callBackId. */
-function withdrawal(callBackId: string): Record<string, unknown> {
-  return {
-    userId: '{{userId}}',
-    tenantUserId: '20931',
-    tenantType: 1,
-    callBackId,
-    symbol: 'USDT',
-    chainName: 'TRON',
-    toAddr: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
-    amount: '#decimal:123456789012.123456',
-  };
-}
+import {
+  ENERGY_QUERY,
+  MEDIA_TYPE_VARIANTS,
+  mediaTypeNearMisses,
+  VALUE_CLASS_VARIANTS,
+  valueClasses,
+  withdrawal,
+} from './service-fields.js';
 
 /**
  * Near misses of the merchant's key, on the energy query (ERR-401: 401 with its body) and on order
@@ -61,69 +54,6 @@ function keyNearMisses(dimension: Dimension): Case[] {
               { check: 'status', equals: 401, rules: ['U-CODES'] },
               { check: 'error-body', schema: 'UnauthorizedError', rules: ['U-CODES'] },
             ],
-          },
-        ],
-      },
-    ];
-  });
-}
-
-/**
- * Near misses of the form's media type, each with the whole valid form: a body a service reads
- * when it checks the type by prefix (`startsWith`), by substring (`includes`), or takes every form
- * its framework parses (Flask's `request.form`, Spring's `@RequestParam` read multipart too).
- */
-const MEDIA_TYPES: Record<string, { contentType?: string; multipart?: true; what: string }> = {
-  'multipart-form': { multipart: true, what: 'the form sent as multipart/form-data' },
-  'prefix-extended': {
-    contentType: 'application/x-www-form-urlencoded-v2',
-    what: 'Content-Type application/x-www-form-urlencoded-v2 (the form type as a prefix)',
-  },
-  'other-top-level-type': {
-    contentType: 'text/x-www-form-urlencoded',
-    what: 'Content-Type text/x-www-form-urlencoded (the form subtype under text/)',
-  },
-  'in-parameter': {
-    contentType: 'text/plain; format=application/x-www-form-urlencoded',
-    what: 'Content-Type text/plain naming the form type in a parameter',
-  },
-};
-
-/**
- * Near misses of the form's media type on the energy query (ENERGY-CT) and on order submission
- * (ORDER-CT): refused, as under any other type. The order is a valid one, so a service that takes
- * the near miss places it: it needs --allow-orders.
- */
-function mediaTypeNearMisses(dimension: Dimension): Case[] {
-  return dimension.variants.flatMap((variant): Case[] => {
-    const near = MEDIA_TYPES[variant];
-    if (!near) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no media type for the variant ${variant}`);
-    const sent = {
-      ...(near.contentType ? { contentType: near.contentType } : {}),
-      ...(near.multipart ? { form: 'multipart' as const } : {}),
-    };
-    return [
-      {
-        id: `energy-media-type-${variant}`,
-        title: `An energy query with ${near.what} is refused`,
-        rules: ['ENERGY-CT'],
-        needs: [],
-        steps: [
-          {
-            request: { endpoint: 'energy', ...sent, plain: ENERGY_QUERY },
-            expect: [expect(dimension, variant, 'refused', {}, ['ENERGY-CT'])],
-          },
-        ],
-      },
-      {
-        id: `order-media-type-${variant}`,
-        title: `An order with ${near.what} is refused`,
-        rules: ['ORDER-CT'],
-        needs: ['userId', 'orders'],
-        steps: [
-          {
-            request: { endpoint: 'order', ...sent, plain: withdrawal('{{id}}') },
-            expect: [expect(dimension, variant, 'refused', {}, ['ORDER-CT'])],
           },
         ],
       },
@@ -180,204 +110,6 @@ function echoedIds(dimension: Dimension): Case[] {
           ],
         },
       ],
-    };
-  });
-}
-
-/** A valid energy lease (ORDER-KIND: exactly ENERGY) of two transactions for a day, with the given callBackId. */
-function lease(callBackId: string): Record<string, unknown> {
-  return { ...withdrawal(callBackId), symbol: 'ENERGY', amount: 2, expiryHours: 24 };
-}
-
-/**
- * One value of one order field for each value class: a type the field is not (a boolean, null, an
- * object or a list), past its one allowed value (tenantType), or past the bounds a service may set
- * (zero, negative: U-LIMITS in the table's readings). Each replaces the field in a valid order, and
- * names the rules its acceptance breaks (true for tenantType is neither an integer nor 1).
- */
-const FIELD_VALUES: Record<
-  string,
-  { order: 'withdrawal' | 'lease'; field: string; value: unknown; what: string; rules: string[] }
-> = {
-  'tenant-type-negative': {
-    order: 'withdrawal',
-    field: 'tenantType',
-    value: -1,
-    what: 'tenantType -1',
-    rules: ['ORDER-TENANT-TYPE'],
-  },
-  // 2^32 + 1: a 32-bit integer keeps its low bits, 1.
-  'tenant-type-wraps-to-one': {
-    order: 'withdrawal',
-    field: 'tenantType',
-    value: 4_294_967_297,
-    what: 'tenantType 4294967297 (2^32 + 1, which a 32-bit integer wraps to 1)',
-    rules: ['ORDER-TENANT-TYPE'],
-  },
-  'tenant-type-boolean': {
-    order: 'withdrawal',
-    field: 'tenantType',
-    value: true,
-    what: 'tenantType true',
-    rules: ['ORDER-FIELDS', 'ORDER-TENANT-TYPE'],
-  },
-  'tenant-type-null': {
-    order: 'withdrawal',
-    field: 'tenantType',
-    value: null,
-    what: 'tenantType null',
-    rules: ['ORDER-FIELDS', 'ORDER-TENANT-TYPE'],
-  },
-  'user-id-boolean': {
-    order: 'withdrawal',
-    field: 'userId',
-    value: true,
-    what: 'userId true',
-    rules: ['ORDER-FIELDS'],
-  },
-  'user-id-null': { order: 'withdrawal', field: 'userId', value: null, what: 'userId null', rules: ['ORDER-FIELDS'] },
-  'string-field-object': {
-    order: 'withdrawal',
-    field: 'tenantUserId',
-    value: { id: '20931' },
-    what: 'tenantUserId an object',
-    rules: ['ORDER-FIELDS'],
-  },
-  'string-field-array': {
-    order: 'withdrawal',
-    field: 'toAddr',
-    value: ['TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE'],
-    what: 'toAddr a list of one address',
-    rules: ['ORDER-FIELDS'],
-  },
-  'string-field-null': {
-    order: 'withdrawal',
-    field: 'chainName',
-    value: null,
-    what: 'chainName null',
-    rules: ['ORDER-FIELDS'],
-  },
-  'amount-boolean': { order: 'withdrawal', field: 'amount', value: true, what: 'amount true', rules: ['ORDER-FIELDS'] },
-  'amount-null': { order: 'withdrawal', field: 'amount', value: null, what: 'amount null', rules: ['ORDER-FIELDS'] },
-  'amount-zero': {
-    order: 'withdrawal',
-    field: 'amount',
-    value: 0,
-    what: 'a withdrawal amount of 0',
-    rules: ['ORDER-FIELDS'],
-  },
-  'amount-negative': {
-    order: 'withdrawal',
-    field: 'amount',
-    value: -1.5,
-    what: 'a withdrawal amount of -1.5',
-    rules: ['ORDER-FIELDS'],
-  },
-  'lease-amount-zero': {
-    order: 'lease',
-    field: 'amount',
-    value: 0,
-    what: 'a lease of 0 transactions',
-    rules: ['ORDER-ENERGY-AMOUNT'],
-  },
-  'lease-amount-negative': {
-    order: 'lease',
-    field: 'amount',
-    value: -2,
-    what: 'a lease of -2 transactions',
-    rules: ['ORDER-ENERGY-AMOUNT'],
-  },
-  'expiry-boolean': {
-    order: 'lease',
-    field: 'expiryHours',
-    value: true,
-    what: 'a lease whose expiryHours is true',
-    rules: ['ORDER-EXPIRY'],
-  },
-  'expiry-fraction': {
-    order: 'lease',
-    field: 'expiryHours',
-    value: 1.5,
-    what: 'a lease whose expiryHours is 1.5',
-    rules: ['ORDER-EXPIRY'],
-  },
-  'expiry-zero': {
-    order: 'lease',
-    field: 'expiryHours',
-    value: 0,
-    what: 'a lease whose expiryHours is 0',
-    rules: ['ORDER-EXPIRY'],
-  },
-  'expiry-negative': {
-    order: 'lease',
-    field: 'expiryHours',
-    value: -24,
-    what: 'a lease whose expiryHours is -24',
-    rules: ['ORDER-EXPIRY'],
-  },
-};
-
-/** One value of one field of the energy query for each value class it can get wrong: null, another type. */
-const ENERGY_FIELD_VALUES: Record<string, { field: 'symbol' | 'chainName'; value: unknown; what: string }> = {
-  'symbol-null': { field: 'symbol', value: null, what: 'symbol null' },
-  'symbol-boolean': { field: 'symbol', value: true, what: 'symbol true' },
-  'symbol-object': { field: 'symbol', value: { name: 'ENERGY' }, what: 'symbol an object' },
-  'chain-name-null': { field: 'chainName', value: null, what: 'chainName null' },
-  'chain-name-array': { field: 'chainName', value: ['TRON'], what: 'chainName a list of TRON' },
-};
-
-/**
- * Each value class of a field of the energy query in an otherwise valid query: refused
- * (ENERGY-REQ: both fields are required strings; only another symbol may be taken).
- */
-function energyFieldValues(dimension: Dimension): Case[] {
-  return dimension.variants.map((variant) => {
-    const entry = ENERGY_FIELD_VALUES[variant];
-    if (!entry) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no field value for the variant ${variant}`);
-    return {
-      id: `energy-${variant}`,
-      title: `An energy query with ${entry.what} is refused`,
-      rules: [dimension.rule],
-      needs: [],
-      steps: [
-        {
-          request: { endpoint: 'energy', plain: { ...ENERGY_QUERY, [entry.field]: entry.value } },
-          expect: [expect(dimension, variant, 'refused', {}, [dimension.rule])],
-        },
-      ],
-    };
-  });
-}
-
-/** Value classes of a request's fields: the energy query's (ENERGY-REQ) or the order's (ORDER-FIELDS), by the row's rule. */
-function valueClasses(dimension: Dimension): Case[] {
-  return dimension.rule === 'ENERGY-REQ' ? energyFieldValues(dimension) : fieldValues(dimension);
-}
-
-/** The energy a lease case sets first: enough for its order, so a service that takes the value cannot refuse for want of energy. */
-const LEASE_ENERGY = { control: { energy: { balance: 1_000_000, costPerTx: 65_000 } } };
-
-/**
- * Each value class of each order field in an otherwise valid order: refused (ORDER-FIELDS and the
- * rule of the field's one value). A variant the table lists under `readings` (a bound the interface
- * leaves open, a value a JSON binder truncates) warns when accepted.
- */
-function fieldValues(dimension: Dimension): Case[] {
-  return dimension.variants.map((variant) => {
-    const entry = FIELD_VALUES[variant];
-    if (!entry) throw new Error(`spec/dimensions.yaml: ${dimension.id}: no field value for the variant ${variant}`);
-    const base = entry.order === 'lease' ? lease('{{id}}') : withdrawal('{{id}}');
-    const reading = dimension.readings[variant];
-    const order: Step = {
-      request: { endpoint: 'order', plain: { ...base, [entry.field]: entry.value } },
-      expect: [expect(dimension, variant, 'refused', {}, entry.rules)],
-    };
-    return {
-      id: `order-${variant}`,
-      title: `An order with ${entry.what} is refused${reading ? ` (a service may take it, ${reading})` : ''}`,
-      rules: [...entry.rules, ...(reading ? [reading] : [])],
-      needs: entry.order === 'lease' ? ['userId', 'orders', 'control'] : ['userId', 'orders'],
-      steps: entry.order === 'lease' ? [LEASE_ENERGY, order] : [order],
     };
   });
 }
@@ -546,14 +278,11 @@ function blockEdges(dimension: Dimension): Case[] {
 
 export const SERVICE_GENERATORS: Generators = {
   'exact-comparison': {
-    variants: [...KEY_VARIANTS, ...Object.keys(MEDIA_TYPES)],
+    variants: [...KEY_VARIANTS, ...MEDIA_TYPE_VARIANTS],
     cases: nearMisses,
   },
   'echoed-identifier': { variants: Object.keys(CALLBACK_IDS), cases: echoedIds },
-  'value-class': {
-    variants: [...Object.keys(FIELD_VALUES), ...Object.keys(ENERGY_FIELD_VALUES)],
-    cases: valueClasses,
-  },
+  'value-class': { variants: VALUE_CLASS_VARIANTS, cases: valueClasses },
   'computed-value': { variants: [...Object.keys(ENERGY_EDGES), 'after-lease'], cases: energyEdges },
   'block-edge': { variants: ['one-under', 'whole', 'one-over'] satisfies LengthEdge[], cases: blockEdges },
 };
