@@ -29,10 +29,20 @@ const FORM = 'application/x-www-form-urlencoded';
 /** The boundary of a multipart form: '-' is outside the Base64 alphabet, so no data holds it. */
 const MULTIPART_BOUNDARY = 'wallet-conformance-part';
 
-/** One field as a multipart/form-data body (RFC 7578). */
-function multipartBody(field: string, value: string): string {
-  const disposition = `Content-Disposition: form-data; name="${field}"`;
-  return `--${MULTIPART_BOUNDARY}\r\n${disposition}\r\n\r\n${value}\r\n--${MULTIPART_BOUNDARY}--\r\n`;
+/** The Content-Type a request step sends: its own, else card close's JSON or the form it sends. */
+function contentTypeOf(step: RequestStep, card: boolean): string {
+  if (step.contentType !== undefined) return step.contentType;
+  if (card) return 'application/json';
+  return step.form === 'multipart' ? `multipart/form-data; boundary=${MULTIPART_BOUNDARY}` : FORM;
+}
+
+/** The form carrying `data`: urlencoded (its value encoded, or as it is), or multipart/form-data (RFC 7578). */
+function formBody(step: RequestStep, data: string): string {
+  if (step.form === 'multipart') {
+    const part = `Content-Disposition: form-data; name="data"\r\n\r\n${data}`;
+    return `--${MULTIPART_BOUNDARY}\r\n${part}\r\n--${MULTIPART_BOUNDARY}--\r\n`;
+  }
+  return step.encode === 'unencoded-form' ? `data=${data}` : new URLSearchParams({ data }).toString();
 }
 
 /** Joins a base URL (which may carry a path prefix) and an absolute path. */
@@ -194,13 +204,7 @@ export async function runRequest(
   const key = apiKeyFor(step.apiKey, target, step.keyVariant);
   const keys = key === undefined || endpoint?.card ? [] : typeof key === 'string' ? [key] : key;
   if (keys.length) headers['x-api-key'] = keys[0]!;
-  const contentType =
-    step.contentType ??
-    (endpoint?.card
-      ? 'application/json'
-      : step.form === 'multipart'
-        ? `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`
-        : FORM);
+  const contentType = contentTypeOf(step, endpoint?.card === true);
   if (contentType !== 'none') headers['content-type'] = contentType;
 
   let body = '';
@@ -215,13 +219,7 @@ export async function runRequest(
         : plain !== undefined
           ? encodeData(plain, step, target, stranger)
           : undefined;
-    if (data !== undefined)
-      body =
-        step.form === 'multipart'
-          ? multipartBody('data', data)
-          : step.encode === 'unencoded-form'
-            ? `data=${data}`
-            : new URLSearchParams({ data }).toString();
+    if (data !== undefined) body = formBody(step, data);
   }
   if (step.save && plain !== undefined) scope.saved[step.save] = parseExactJson(plain);
   if (step.save && step.json !== undefined) scope.saved[step.save] = parseExactJson(body);
