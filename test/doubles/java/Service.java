@@ -199,7 +199,7 @@ public class Service {
         }
         String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
         byte[] raw = exchange.getRequestBody().readAllBytes();
-        if (contentType == null || !contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+        if (!mediaType(contentType).equals("application/x-www-form-urlencoded")) {
             refuse(exchange, 40000, "Content-Type must be application/x-www-form-urlencoded");
             return;
         }
@@ -222,6 +222,11 @@ public class Service {
         } catch (BadInput e) {
             refuse(exchange, 40002, e.getMessage());
         }
+    }
+
+    /** The media type of a Content-Type header, lower case, without its parameters ("" when there is none). */
+    static String mediaType(String contentType) {
+        return contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** application/x-www-form-urlencoded: the value of one field, URL-decoded. */
@@ -309,7 +314,7 @@ public class Service {
         String requestId = UUID.randomUUID().toString();
         String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
         try {
-            if (contentType == null || !contentType.toLowerCase().startsWith("application/json")) throw new BadInput("Content-Type must be application/json");
+            if (!mediaType(contentType).equals("application/json")) throw new BadInput("Content-Type must be application/json");
             Object parsed = new Json(utf8(raw)).parseDocument();
             if (!(parsed instanceof Map<?, ?> body)) throw new BadInput("body is not a JSON object");
             for (String name : new String[] {"merchantId", "merchantUserId", "powerCardId", "channel", "closeSerialNo"}) {
