@@ -6,8 +6,8 @@
  * floor from a float division or a stale cost, a whole-block answer missing its last block, a
  * tenantType compared as it comes (true == 1) or kept in 32 bits, a null chainName taken for TRON,
  * a Content-Type checked by prefix, a multipart form read as the urlencoded one, energy query
- * fields checked for presence only. Each
- * must end in exit 1 with a failure under its rule; the correct service passes with no failure.
+ * fields checked for presence only. Each must end in exit 1 with a failure under its rule; the
+ * correct service passes with no failure.
  * Only the derived suites run (`--suite 'service/derived/*'`), one verify per double, two at a time.
  * The block-edge defects run under a 1024- and a 2048-bit key: the key decides the block size.
  */
