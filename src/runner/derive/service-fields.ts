@@ -88,7 +88,7 @@ export function mediaTypeNearMisses(dimension: Dimension): Case[] {
 }
 
 /** A valid energy lease (ORDER-KIND: exactly ENERGY) of two transactions for a day, with the given callBackId. */
-function lease(callBackId: string): Record<string, unknown> {
+export function lease(callBackId: string): Record<string, unknown> {
   return { ...withdrawal(callBackId), symbol: 'ENERGY', amount: 2, expiryHours: 24 };
 }
 

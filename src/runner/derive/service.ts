@@ -9,6 +9,7 @@ import type { LengthEdge, Case, Step } from '../model.js';
 import { expect, KEY_VARIANTS, keyOfVariant, type Generators } from './common.js';
 import {
   ENERGY_QUERY,
+  lease,
   MEDIA_TYPE_VARIANTS,
   mediaTypeNearMisses,
   VALUE_CLASS_VARIANTS,
@@ -185,7 +186,7 @@ const LEASE = { balance: 30n, cost: 3n, transactions: 7n };
 function afterLease(dimension: Dimension, variant: string): Case {
   const { balance, cost, transactions } = LEASE;
   const debited = balance - transactions * cost;
-  const lease = { ...withdrawal('{{id}}'), symbol: 'ENERGY', amount: Number(transactions), expiryHours: 24 };
+  const order = { ...lease('{{id}}'), amount: Number(transactions) };
   return {
     id: `energy-${variant}`,
     title: `energyMaxCount after a lease of ${transactions} transactions at ${cost} each is floor(${balance} / ${cost}) or, debited, floor(${debited} / ${cost})`,
@@ -194,7 +195,7 @@ function afterLease(dimension: Dimension, variant: string): Case {
     steps: [
       ...setAndRead(balance, cost, [dimension.rule], dimension, variant),
       {
-        request: { endpoint: 'order', plain: lease },
+        request: { endpoint: 'order', plain: order },
         expect: [{ check: 'envelope', outcome: 'success', rules: ['ORDER-KIND'] }],
       },
       {
